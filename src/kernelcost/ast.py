@@ -1,0 +1,201 @@
+"""The syntax tree of a .kcost spec: frozen dataclasses, each with the span it came from.
+
+    Kernel(name, params, items)
+    ├── Param(name, default)
+    ├── ReuseSetting(mode)                       reuse perfect | none
+    ├── Assume(facts)                            Divides(divisor, dividend) | Compare(left, op, right)
+    ├── TensorDecl(role, name, dtype, shape, level)
+    └── statements
+        ├── Let(name, dtype | None, value)       a derived size (no type) or a register local
+        ├── For(var, lo, hi, step | None, body)  one iterator; `for i in .., j in ..` nests
+        ├── Keep(tensors, level, body)           a reuse scope
+        └── Assign(target, op, value)            op: = += max= min=
+    expressions: Number, Name, Access(tensor, indices), BinOp(op, left, right), Neg, Call(func, args)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a node stands in its file: 1-based line and column, end exclusive."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+# --- expressions -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Number:
+    text: str  # as written, so that 1e8 and 0.5 keep their exact decimal meaning
+    span: Span
+
+
+@dataclass(frozen=True)
+class Name:
+    id: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Access:
+    tensor: str
+    indices: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # + - * /
+    left: Expr
+    right: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str
+    args: tuple[Expr, ...]
+    span: Span
+
+
+Expr = Number | Name | Access | BinOp | Neg | Call
+
+
+# --- statements --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Let:
+    name: str
+    dtype: str | None  # None: a derived size; a type: a register local
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class For:
+    var: str
+    lo: Expr
+    hi: Expr
+    step: Expr | None
+    body: tuple[Statement, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Keep:
+    tensors: tuple[Name, ...]
+    level: Name
+    body: tuple[Statement, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Assign:
+    target: Name | Access
+    op: str  # = += max= min=
+    value: Expr
+    span: Span
+
+
+Statement = Let | For | Keep | Assign
+
+
+# --- kernel-level declarations -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: int | None
+    span: Span
+
+
+@dataclass(frozen=True)
+class ReuseSetting:
+    mode: Name
+    span: Span
+
+
+@dataclass(frozen=True)
+class Divides:
+    divisor: Expr
+    dividend: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Compare:
+    left: Expr
+    op: str  # <= < >= >
+    right: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Assume:
+    facts: tuple[Divides | Compare, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class TensorDecl:
+    role: str  # in | out | inout
+    name: str
+    dtype: Name
+    shape: tuple[Expr, ...]  # empty for a scalar
+    level: Name | None  # home level; None means global
+    span: Span
+
+
+Item = ReuseSetting | Assume | TensorDecl | Statement
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    params: tuple[Param, ...]
+    items: tuple[Item, ...]
+    span: Span
+    source: str  # the text it was parsed from, for error excerpts
+
+    @property
+    def statements(self) -> tuple[Statement, ...]:
+        return tuple(item for item in self.items if isinstance(item, (Let, For, Keep, Assign)))
+
+    @property
+    def tensors(self) -> tuple[TensorDecl, ...]:
+        return tuple(item for item in self.items if isinstance(item, TensorDecl))
+
+
+def walk_expr(expr: Expr):
+    """Yield expr and every sub-expression, parents first."""
+    yield expr
+    if isinstance(expr, Access):
+        for index in expr.indices:
+            yield from walk_expr(index)
+    elif isinstance(expr, BinOp):
+        yield from walk_expr(expr.left)
+        yield from walk_expr(expr.right)
+    elif isinstance(expr, Neg):
+        yield from walk_expr(expr.operand)
+    elif isinstance(expr, Call):
+        for arg in expr.args:
+            yield from walk_expr(arg)

@@ -1,0 +1,76 @@
+"""Errors are data: a diagnostic has a span, a message and a hint, and renders itself with
+the source line and a caret. Every user-facing failure is a KcostError carrying diagnostics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .ast import Span
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    span: Span | None  # None for errors with no place in a file (a missing file, say)
+    message: str
+    hint: str | None = None
+
+    def render(self, source: str | None) -> str:
+        """`file:line:col: error: message`, the source line, a caret under the place, the hint."""
+        if self.span is None:
+            lines = [f"error: {self.message}"]
+        else:
+            lines = [f"{self.span}: error: {self.message}"]
+            excerpt = _excerpt(source, self.span)
+            if excerpt:
+                lines.extend(excerpt)
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(lines)
+
+
+def _excerpt(source: str | None, span: Span) -> list[str]:
+    if source is None:
+        return []
+    source_lines = source.splitlines()
+    if not 1 <= span.line <= len(source_lines):
+        return []
+    text = source_lines[span.line - 1].expandtabs(1)
+    width = 1
+    if span.end_line == span.line and span.end_column > span.column:
+        width = span.end_column - span.column
+    width = max(1, min(width, len(text) - span.column + 1))
+    gutter = f"{span.line:>4} | "
+    return [gutter + text, " " * (len(gutter) + span.column - 1) + "^" * width]
+
+
+class KcostError(Exception):
+    """The one exception the tool raises for bad input: one or more diagnostics."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic, source: str | None = None):
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics = list(diagnostics)
+        self.source = source
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        return "\n\n".join(d.render(self.source) for d in self.diagnostics)
+
+
+def closest(name: str, candidates) -> str | None:
+    """The candidate a typo most likely meant, for 'did you mean' hints."""
+    import difflib
+
+    candidates = sorted(set(candidates))
+    exact_case = [c for c in candidates if c.lower() == name.lower()]
+    if exact_case:
+        return exact_case[0]
+    matches = difflib.get_close_matches(name, candidates, n=1, cutoff=0.5)
+    return matches[0] if matches else None
+
+
+def did_you_mean(name: str, candidates, kind: str = "") -> str | None:
+    match = closest(name, candidates)
+    if match is None:
+        return None
+    return f"did you mean `{match}`?"
