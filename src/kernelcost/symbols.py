@@ -1,0 +1,94 @@
+"""Sympy symbols for sizes and iterators, created in one place, and the one translation of
+AST expressions into sympy. User text never reaches sympify: each node maps to a constructor."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+import sympy
+
+from . import ast
+from .errors import Diagnostic, KcostError
+
+# Bytes per element. Sub-byte types are fractions: 8 fp4 values take 4 bytes.
+ELEMENT_BYTES: dict[str, sympy.Rational] = {
+    "f64": sympy.Integer(8), "f32": sympy.Integer(4), "tf32": sympy.Integer(4),
+    "f16": sympy.Integer(2), "bf16": sympy.Integer(2), "fp8": sympy.Integer(1),
+    "fp6": sympy.Rational(3, 4), "fp4": sympy.Rational(1, 2), "i64": sympy.Integer(8),
+    "i32": sympy.Integer(4), "i16": sympy.Integer(2), "i8": sympy.Integer(1),
+    "i4": sympy.Rational(1, 2), "u8": sympy.Integer(1), "bool": sympy.Integer(1),
+}
+
+# The machine precision each element type computes in (names of the machine database).
+PRECISION_OF_TYPE: dict[str, str] = {
+    "f64": "fp64", "f32": "fp32", "tf32": "tf32", "f16": "fp16", "bf16": "bf16",
+    "fp8": "fp8", "fp6": "fp6", "fp4": "fp4", "i8": "i8", "i4": "i4", "u8": "i8",
+    "i16": "i32", "i32": "i32", "i64": "i32", "bool": "i32",
+}
+
+LEVELS: tuple[str, ...] = ("global", "l2", "shared", "registers")  # slowest first
+
+SFU_FUNCTIONS = frozenset({"exp", "log", "sqrt", "rsqrt", "tanh", "sin", "cos"})
+VECTOR_FUNCTIONS = frozenset({"max", "min"})
+FMA_FUNCTIONS = frozenset({"fma"})
+FUNCTIONS = SFU_FUNCTIONS | VECTOR_FUNCTIONS | FMA_FUNCTIONS
+FUNCTION_ARITY = {**{f: 1 for f in SFU_FUNCTIONS}, "fma": 3}  # max and min take 2 or more
+
+
+@functools.cache
+def size_symbol(name: str) -> sympy.Symbol:
+    """A size parameter or derived quantity: a positive integer."""
+    return sympy.Symbol(name, integer=True, positive=True)
+
+
+@functools.cache
+def iterator_symbol(name: str) -> sympy.Symbol:
+    """A loop iterator: an integer (it may start below zero)."""
+    return sympy.Symbol(name, integer=True)
+
+
+@functools.cache
+def counter_symbol(name: str) -> sympy.Symbol:
+    """The normalised counter 0, 1, 2, ... of the loop over `name`."""
+    return sympy.Symbol(f"_{name}_t", integer=True, nonnegative=True)
+
+
+def number(text: str) -> sympy.Rational:
+    """The exact value of a numeric literal: 1e8 -> 100000000, 0.5 -> 1/2."""
+    try:
+        value = Fraction(Decimal(text))
+    except (InvalidOperation, ValueError):
+        raise ValueError(f"not a number: {text!r}") from None
+    return sympy.Rational(value.numerator, value.denominator)
+
+
+def to_sympy(expr: ast.Expr, names: Mapping[str, sympy.Expr]) -> sympy.Expr:
+    """Translate an index or size expression. Names must be in `names`; tensor accesses and
+    functions other than min/max are not size expressions (the checker reports them first)."""
+    if isinstance(expr, ast.Number):
+        return number(expr.text)
+    if isinstance(expr, ast.Name):
+        if expr.id not in names:
+            raise KcostError(Diagnostic(expr.span, f"`{expr.id}` is not a size or iterator"))
+        return names[expr.id]
+    if isinstance(expr, ast.Neg):
+        return -to_sympy(expr.operand, names)
+    if isinstance(expr, ast.BinOp):
+        left, right = to_sympy(expr.left, names), to_sympy(expr.right, names)
+        if expr.op == "+":
+            return left + right
+        if expr.op == "-":
+            return left - right
+        if expr.op == "*":
+            return left * right
+        if right == 0:
+            raise KcostError(Diagnostic(expr.span, "division by zero"))
+        return left / right
+    if isinstance(expr, ast.Call) and expr.func in ("min", "max") and len(expr.args) >= 2:
+        args = [to_sympy(arg, names) for arg in expr.args]
+        return sympy.Min(*args) if expr.func == "min" else sympy.Max(*args)
+    raise KcostError(Diagnostic(expr.span, "not a size expression",
+                                "sizes and indices use + - * /, min and max of sizes and iterators"))
