@@ -51,6 +51,7 @@ class Cost:
     scopes: tuple[ScopeCost, ...]
     conditions: tuple[sympy.Basic, ...] = field(default=())  # where the closed forms hold
     exact: bool = True  # False when a footprint is a bounding box (an upper bound)
+    closed_form: bool = True  # False when a sum had to stay unevaluated (still exact)
 
     @property
     def total_work(self) -> sympy.Expr:

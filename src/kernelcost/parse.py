@@ -1,4 +1,7 @@
-"""Stage 1: text -> AST. The grammar is grammar/kcost.lark, loaded once from package data."""
+"""Stage 1: text -> AST. The grammar is grammar/kcost.lark, loaded once from package data.
+
+Any text either parses or raises KcostError with a position: oversized, too deeply nested and
+malformed input are all refused with a diagnostic, never with another exception."""
 
 from __future__ import annotations
 
@@ -6,14 +9,19 @@ import functools
 from importlib import resources
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import (
+    UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError,
+)
+from lark.lexer import PatternStr
 
 from . import ast
 from .errors import Diagnostic, KcostError
 
 MAX_SOURCE_BYTES = 1_000_000
 MAX_NESTING = 32  # brackets and blocks; deeper text is refused before it reaches the parser
+MAX_TREE_DEPTH = 200  # parse-tree levels; the transformer, checker and sympy recurse this deep
+MAX_NUMBER_DIGITS = 1000  # digits or exponent of a literal: 10**400 is fine, 1e400000000 is not
 
 
 @functools.cache
@@ -51,11 +59,20 @@ def parse_file(path: str | Path) -> ast.Kernel:
 def parse(text: str, filename: str = "<string>") -> ast.Kernel:
     """Parse the text of one spec into a Kernel, or raise KcostError with the position."""
     _refuse_oversized(text, filename)
+    if not text.strip():
+        raise KcostError(Diagnostic(ast.Span(filename, 1, 1, 1, 2), "the spec is empty",
+                                    "a spec is one kernel: `kernel name(n) { ... }`"), text)
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as error:
         raise KcostError(_syntax_diagnostic(error, text, filename), text) from None
-    return _ToAst(filename, text).transform(tree)
+    _refuse_deep_tree(tree, text, filename)
+    try:
+        return _ToAst(filename, text).transform(tree)
+    except VisitError as error:
+        if isinstance(error.orig_exc, KcostError):
+            raise error.orig_exc from None
+        raise
 
 
 def _refuse_oversized(text: str, filename: str) -> None:
@@ -75,7 +92,7 @@ def _refuse_oversized(text: str, filename: str) -> None:
             if depth > MAX_NESTING:
                 span = ast.Span(filename, line, column, line, column + 1)
                 raise KcostError(
-                    Diagnostic(span, f"nesting deeper than {MAX_NESTING} levels",
+                    Diagnostic(span, f"brackets nest more than {MAX_NESTING} levels deep",
                                "flatten the expression or the loop nest"),
                     text,
                 )
@@ -87,70 +104,222 @@ def _refuse_oversized(text: str, filename: str) -> None:
             column += 1
 
 
-_TOKEN_WORDS = {
-    "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`",
-    "RSQB": "`]`", "COMMA": "`,`", "COLON": "`:`", "EQUAL": "`=`", "NAME": "a name",
-    "NUMBER": "a number", "INT": "an integer", "ASSIGN_OP": "`=`, `+=`, `max=` or `min=`",
-    "COMPARE": "a comparison", "PLUS": "`+`", "MINUS": "`-`", "STAR": "`*`", "SLASH": "`/`",
-    "VBAR": "`|`", "AT": "`@`", "SEMICOLON": "`;`", "__ANON_0": "`..`", "$END": "end of file",
-}
+def _refuse_deep_tree(tree: Tree, text: str, filename: str) -> None:
+    """Long operator chains (`a + b + ... + z`) nest without brackets; the tree builders and
+    sympy recurse, so a chain deeper than MAX_TREE_DEPTH is refused with its position."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise KcostError(
+                Diagnostic(_span(filename, node.meta),
+                           f"the spec nests more than {MAX_TREE_DEPTH} levels deep here",
+                           "split a long expression with `let` locals"),
+                text,
+            )
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
 
 
-def _describe_expected(expected: set[str]) -> str:
+# --- syntax errors ---------------------------------------------------------------------------
+#
+# A syntax error is described by what the parser expected at that point. Common mistakes get a
+# message of their own: each is recognised by the parser state it leaves, learnt from the
+# malformed examples below (lark's UnexpectedInput.match_examples does the same, but compares
+# the whole state stack, so an example would match only at the nesting depth it is written at).
+
+_MISTAKES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    # (what was expected, hint, malformed examples)
+    ("expected `{` to open the loop body",
+     "a loop is written `for i in lo..hi { ... }` or `for i in lo..hi by step { ... }`",
+     ("kernel k(n) { for i in 0..n y = 1 }", "kernel k(n) { for i in 0..n by 2 y = 1 }",
+      "kernel k(n) { for i in 0..n by 2 2 }", "kernel k(n) { for i in 0..n 2 }")),
+    ("expected `{` to open the keep scope",
+     "a reuse scope is written `keep A, B in shared { ... }`",
+     ("kernel k(n) { keep A in shared y = 1 }",)),
+    ("expected `:` between the tensor's name and its element type",
+     "a tensor is declared `in x: f32[n]`",
+     ("kernel k(n) { in x f32 }",)),
+    ("expected the tensor's element type",
+     "a tensor is declared `in x: f32[n]`",
+     ("kernel k(n) { in x: [n] }",)),
+    ("expected `..` between the bounds of the range",
+     "a range is written `lo..hi` or `lo..hi by step`",
+     ("kernel k(n) { for i in 0 n {} }", "kernel k(n) { for i in 0, n {} }",
+      "kernel k(n) { for i in 0: n {} }", "kernel k(n) { for i in 0 {} }")),
+    ("expected `in` after the loop's iterator",
+     "a loop is written `for i in lo..hi { ... }`",
+     ("kernel k(n) { for i = 0..n {} }", "kernel k(n) { for i 0..n {} }")),
+    ("expected an expression",
+     "an expression is a number, a name, `x[i]`, `f(x)`, `-x` or `(...)`",
+     ("kernel k(n) { y = }", "kernel k(n) { y = 1 + }", "kernel k(n) { y = 1 * }",
+      "kernel k(n) { y = 1 - }", "kernel k(n) { y = 1 / }", "kernel k(n) { y = - }",
+      "kernel k(n) { y = (}", "kernel k(n) { y = x[}", "kernel k(n) { y = x[1, }",
+      "kernel k(n) { y = f(1, }", "kernel k(n) { for i in 0.. {} }",
+      "kernel k(n) { for i in .. {} }", "kernel k(n) { for i in 0..n by {} }")),
+    ("expected an expression after the assignment",
+     "`==` is not an assignment: assign with `=`; comparisons belong in `assume`",
+     ("kernel k(n) { y == 1 }",)),
+    ("expected `kernel` at the start of the spec",
+     "a spec is one kernel: `kernel name(n) { ... }`",
+     ("k(n) {}",)),
+    ("expected the end of the spec after the kernel's closing `}`",
+     "a spec holds one kernel; does a `}` close it too early?",
+     ("kernel k(n) {} }", "kernel k(n) {} y = 1", "kernel k(n) {} kernel")),
+    ("expected an assignment operator",
+     "a statement assigns with `=`, `+=`, `max=` or `min=`; is an operator missing "
+     "between two expressions?",
+     ("kernel k(n) { y = x[0] x[1] }", "kernel k(n) { y[0] }", "kernel k(n) { y }",
+      "kernel k(n) { y[0] y }")),
+)
+
+
+@functools.cache
+def _mistake_table() -> dict[tuple[object, str], tuple[str, str]]:
+    """(parser state, offending token) -> (expectation, hint), from the examples above; the
+    token is '' for a match on the state alone. The first example of a state wins."""
+    table: dict[tuple[object, str], tuple[str, str]] = {}
+    for expectation, hint, examples in _MISTAKES:
+        for example in examples:
+            try:
+                _parser().parse(example)
+            except UnexpectedToken as error:
+                position = error.state.position
+                table.setdefault((position, str(error.token)), (expectation, hint))
+                table.setdefault((position, ""), (expectation, hint))
+            except UnexpectedInput:  # an example that fails in the lexer teaches nothing
+                continue
+    return table
+
+
+def _known_mistake(error: UnexpectedToken) -> tuple[str, str] | None:
+    if error.state is None:
+        return None
+    table = _mistake_table()
+    position = error.state.position
+    return table.get((position, str(error.token))) or table.get((position, ""))
+
+
+# Keywords are listed after punctuation and names: `}` is a likelier fix than `reuse`.
+_KEYWORDS = frozenset({"KERNEL", "REUSE", "ASSUME", "IN", "OUT", "INOUT", "LET", "FOR", "BY",
+                       "KEEP"})
+
+
+@functools.cache
+def _terminal_words() -> dict[str, str]:
+    """How each terminal is named in a message: literal ones by their text (`{`, `..`)."""
+    words = {
+        "NAME": "a name", "NUMBER": "a number", "INT": "an integer",
+        "ASSIGN_OP": "`=`, `+=`, `max=` or `min=`", "COMPARE": "`<=`, `<`, `>=` or `>`",
+        "$END": "the end of the file",
+    }
+    for terminal in _parser().terminals:
+        if isinstance(terminal.pattern, PatternStr) and terminal.name not in words:
+            words[terminal.name] = f"`{terminal.pattern.value}`"
+    return words
+
+
+def _describe_expected(expected) -> str:
+    """`expected a name, `(` or `-``, punctuation and names before keywords."""
     words = []
-    for name in sorted(expected):
-        word = _TOKEN_WORDS.get(name)
-        if word is None:
-            word = f"`{name.lower()}`" if name.isupper() and not name.startswith("__") else None
+    for name in sorted(expected, key=lambda name: (name in _KEYWORDS, name)):
+        word = _terminal_words().get(name)
         if word and word not in words:
             words.append(word)
     if not words:
         return ""
-    if len(words) > 6:
-        words = words[:6] + ["..."]
-    return "expected " + ", ".join(words)
+    if len(words) > 8:
+        words = words[:7] + ["..."]
+    if len(words) == 1:
+        return "expected " + words[0]
+    return "expected " + ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _syntax_diagnostic(error: UnexpectedInput, text: str, filename: str) -> Diagnostic:
-    line = getattr(error, "line", None) or 1
-    column = getattr(error, "column", None) or 1
-    if isinstance(error, UnexpectedEOF) or (
-        isinstance(error, UnexpectedToken) and error.token.type == "$END"
-    ):
-        lines = text.splitlines() or [""]
-        line = len(lines)
-        column = len(lines[-1]) + 1
-        expected = getattr(error, "expected", None) or set()
-        hint = _describe_expected(set(expected))
-        if "RBRACE" in expected:
-            hint = "a `{` is not closed: add the missing `}`"
-        return Diagnostic(ast.Span(filename, line, column, line, column + 1),
-                          "unexpected end of file", hint or None)
     if isinstance(error, UnexpectedCharacters):
-        char = text[error.pos_in_stream] if error.pos_in_stream < len(text) else "?"
-        span = ast.Span(filename, line, column, line, column + 1)
-        hint = "comments start with `#`" if char in "/" else None
-        if char == ".":
-            hint = "ranges are written `lo..hi`"
-        return Diagnostic(span, f"unexpected character {char!r}", hint)
-    token = error.token
+        return _character_diagnostic(error, text, filename)
+    token = getattr(error, "token", None)
+    expected = set(getattr(error, "expected", None) or ())
+    if isinstance(error, UnexpectedEOF) or token is None or token.type == "$END":
+        return _end_of_file_diagnostic(text, filename, expected)
     width = max(1, len(str(token)))
-    span = ast.Span(filename, line, column, line, column + width)
-    expected = set(getattr(error, "expected", set()) or set())
-    hint = _describe_expected(expected) or None
-    if token.type == "ASSIGN_OP" and "COMPARE" not in expected:
-        hint = "assignments need a target: `name = ...` or `tensor[i] = ...`"
-    if token.type == "EQUAL" and "ASSIGN_OP" in expected:
-        hint = "use `=`, `+=`, `max=` or `min=`"
-    return Diagnostic(span, f"unexpected {_token_phrase(token)}", hint)
+    span = ast.Span(filename, token.line, token.column, token.line, token.column + width)
+    mistake = _known_mistake(error) if isinstance(error, UnexpectedToken) else None
+    if mistake is not None:
+        expectation, hint = mistake
+        return Diagnostic(span, f"{expectation}, found {_token_phrase(token)}", hint)
+    return Diagnostic(span, f"unexpected {_token_phrase(token)}",
+                      _describe_expected(expected) or None)
+
+
+def _character_diagnostic(error: UnexpectedCharacters, text: str, filename: str) -> Diagnostic:
+    position = error.pos_in_stream
+    line, column = error.line, error.column
+    char = text[position] if position < len(text) else ""
+    if char == "." and text[max(0, position - 2):position] == "..":
+        # `0...n`: the lexer took `..` and stumbled on the third dot; point at all three
+        span = ast.Span(filename, line, column - 2, line, column + 1)
+        return Diagnostic(span, "`...` is not a range", "a range is written `lo..hi`, two dots")
+    span = ast.Span(filename, line, column, line, column + 1)
+    hint = _describe_expected(set(error.allowed or ())) or None
+    if char == "/" and text[position:position + 2] == "//":
+        hint = "comments start with `#`"
+    elif char == "=" and position > 0 and text[position - 1] in "*-/":
+        hint = "only `+=`, `max=` and `min=` combine an operation with assignment"
+    return Diagnostic(span, f"unexpected character {_character_phrase(char)}", hint)
+
+
+def _character_phrase(char: str) -> str:
+    if char.isprintable() and not char.isspace():
+        return f"`{char}`"
+    return f"U+{ord(char):04X}" if char else "end of text"
+
+
+def _end_of_file_diagnostic(text: str, filename: str, expected) -> Diagnostic:
+    line, column = _end_position(text)
+    span = ast.Span(filename, line, column, line, column + 1)
+    unclosed = _innermost_unclosed(text)
+    if unclosed is not None:
+        bracket, open_line, open_column = unclosed
+        closer = {"{": "}", "(": ")", "[": "]"}[bracket]
+        hint = (f"the `{bracket}` at line {open_line}, column {open_column} is never closed: "
+                f"add a `{closer}`")
+    else:
+        hint = _describe_expected(expected) or None
+    return Diagnostic(span, "unexpected end of file", hint)
+
+
+def _end_position(text: str) -> tuple[int, int]:
+    """The place just after the last character that is not blank or a comment."""
+    lines = text.split("\n")
+    for index in range(len(lines) - 1, -1, -1):
+        content = lines[index].split("#", 1)[0].rstrip()
+        if content:
+            return index + 1, len(content) + 1
+    return 1, 1
+
+
+def _innermost_unclosed(text: str) -> tuple[str, int, int] | None:
+    """The last bracket still open at the end of the text, skipping comments."""
+    stack: list[tuple[str, int, int]] = []
+    for line_number, line in enumerate(text.split("\n"), start=1):
+        for column, char in enumerate(line.split("#", 1)[0], start=1):
+            if char in "{([":
+                stack.append((char, line_number, column))
+            elif char in "})]" and stack:
+                stack.pop()
+    return stack[-1] if stack else None
 
 
 def _token_phrase(token: Token) -> str:
     if token.type == "NAME":
         return f"name `{token}`"
-    if token.type == "NUMBER":
-        return f"number `{token}`"
+    if token.type in ("NUMBER", "INT"):
+        return f"number `{_shorten(str(token))}`"
     return f"`{token}`"
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 20 else text[:8] + "..." + text[-8:]
 
 
 def _span(filename: str, meta) -> ast.Span:
@@ -189,6 +358,8 @@ class _ToAst(Transformer):
 
     def param(self, meta, children):
         name, default = children
+        if default is not None:
+            self._refuse_huge_number(default)
         return ast.Param(str(name), int(default) if default is not None else None, self._s(meta))
 
     def reuse_setting(self, meta, children):
@@ -263,7 +434,25 @@ class _ToAst(Transformer):
         return ast.Name(str(children[0]), self._s(meta))
 
     def number(self, meta, children):
+        self._refuse_huge_number(children[0])
         return ast.Number(str(children[0]), self._s(meta))
+
+    def _refuse_huge_number(self, token: Token) -> None:
+        """A literal becomes an exact rational: 1e400000000 would be a 400-million-digit
+        integer, so digits and exponent are bounded (10**400 written out is fine)."""
+        mantissa, _, exponent = str(token).lower().partition("e")
+        digits = len(mantissa.replace(".", "").lstrip("0"))
+        exponent_size = len(exponent.lstrip("+-").lstrip("0"))
+        if digits > MAX_NUMBER_DIGITS or exponent_size > len(str(MAX_NUMBER_DIGITS)) or (
+            exponent and abs(int(exponent)) > MAX_NUMBER_DIGITS
+        ):
+            raise KcostError(
+                Diagnostic(_token_span(self.filename, token),
+                           f"number `{_shorten(str(token))}` is too large",
+                           f"numbers have at most {MAX_NUMBER_DIGITS} digits and exponents "
+                           f"at most {MAX_NUMBER_DIGITS}"),
+                self.source,
+            )
 
     def access(self, meta, children):
         tensor, *indices = children
