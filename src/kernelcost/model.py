@@ -1,0 +1,447 @@
+"""Stage: Cost x Machine x precision -> Verdict. The roofline model, in exact sympy arithmetic.
+
+For each memory level with traffic Q_l the ridge point is I_crit = P / B_l, where P is the
+precision's main ceiling (the one fused multiply-adds meet: its tensor peak when the machine
+has one). The kernel's intensity I_l = W / Q_l against that ridge gives the regime and the
+chapter's zone. The time bound takes every ceiling at once:
+
+    t_min = max( max over work classes W_c / P_c , max over levels Q_l / B_l )
+
+and the largest term, named ("global bandwidth", "bf16 tensor peak", "sfu"), is what binds.
+The launch overhead is kept apart: `t_min` is the chapter's bound without it, and
+`t_min_with_launch` adds it.
+
+Machine figures enter as exact rationals (3.35e12 -> 335 * 10**10), so ridges such as
+990e12 / 3.35e12 = 19800/67 stay exact and a report rounds only when it prints. Expressions
+stay symbolic in every parameter left unset; fields that need a number (zone, regime, bound)
+are None until the parameters they depend on are set."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy
+
+from .cost import Cost
+from .errors import Diagnostic, KcostError
+from .hardware import Machine
+from .symbols import size_symbol
+
+MEMORY_BOUND = "memory-bound"
+COMPUTE_BOUND = "compute-bound"
+
+# The chapter's zones, on ratio = I / I_crit.
+CLEARLY_MEMORY_BOUND_BELOW = sympy.Rational(1, 10)
+CLEARLY_COMPUTE_BOUND_ABOVE = sympy.Integer(10)
+
+
+@dataclass(frozen=True)
+class Zone:
+    name: str  # clearly memory-bound | mixed | clearly compute-bound
+    advice: str
+
+
+ZONE_MEMORY = Zone(
+    "clearly memory-bound",
+    "bytes are the limit: cut traffic (fuse, tile for reuse, narrower types); "
+    "do not touch compute")
+ZONE_MIXED = Zone(
+    "mixed",
+    "near the ridge: both levers count, fewer bytes and faster arithmetic")
+ZONE_COMPUTE = Zone(
+    "clearly compute-bound",
+    "arithmetic is the limit: use the tensor cores (or a narrower precision); "
+    "bytes no longer matter")
+
+
+@dataclass(frozen=True)
+class LevelVerdict:
+    """The kernel against one memory level's roof."""
+
+    level: str
+    traffic_B: sympy.Expr  # Q_l, bytes moved at this level
+    intensity: sympy.Expr  # I_l = W / Q_l, FLOP/B
+    peak_FLOPps: sympy.Rational  # P: the precision's main ceiling
+    peak_name: str  # "bf16 tensor peak"
+    bandwidth_Bps: sympy.Rational  # B_l
+    ridge: sympy.Rational  # I_crit = P / B_l, FLOP/B
+    ratio: sympy.Expr  # I_l / I_crit
+    zone: Zone | None  # None while the ratio is symbolic
+    regime: str | None  # memory-bound when I_l < I_crit; None while undecided
+    performance: sympy.Expr  # attainable FLOP/s under this roof: min(P, I_l * B_l)
+    peak_fraction: sympy.Expr  # performance / P = min(1, ratio)
+    time_s: sympy.Expr  # Q_l / B_l
+
+
+@dataclass(frozen=True)
+class TimeTerm:
+    """One term of t_min: a work class on its ceiling, or a level's traffic on its bandwidth."""
+
+    name: str  # "bf16 tensor peak", "sfu", "global bandwidth"
+    kind: str  # work | traffic
+    key: str  # the work class (fma, vector, sfu) or the level (global, l2, ...)
+    rate: sympy.Rational  # FLOP/s or B/s
+    amount: sympy.Expr  # FLOP or B
+    seconds: sympy.Expr  # amount / rate
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Does what a keep scope holds fit the capacity of its level?"""
+
+    scope_index: int  # position among the kernel's keep scopes
+    level: str
+    tensors: tuple[str, ...]
+    held_B: sympy.Expr
+    capacity_B: sympy.Rational | None  # None: the machine gives no capacity for the level
+    capacity_per: str | None  # sm | device
+    fits: bool | None  # None while symbolic or without a capacity
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Everything the model says about one kernel on one machine at one precision."""
+
+    machine: str  # machine id
+    precision: str
+    values: dict[sympy.Symbol, sympy.Expr]  # the parameter values used (defaults included)
+    work_FLOP: sympy.Expr  # W, all classes
+    levels: tuple[LevelVerdict, ...]  # levels with traffic and a bandwidth, slowest first
+    unmodelled_levels: tuple[str, ...]  # levels with traffic but no bandwidth on the machine
+    terms: tuple[TimeTerm, ...]
+    t_min: sympy.Expr  # s: max over terms, WITHOUT launch overhead (the chapter's t_min)
+    launch_overhead_s: sympy.Rational | None
+    t_min_with_launch: sympy.Expr  # s: t_min + launch overhead (t_min when none is known)
+    bound: str | None  # name of the binding term; None while undecided
+    regime: str | None  # memory-bound when a bandwidth binds, compute-bound when a peak does
+    performance: sympy.Expr  # attainable FLOP/s: W / t_min
+    fits: tuple[Fit, ...]
+    working_set_B: sympy.Expr | None  # bytes of every tensor's footprint, when known
+    l2_capacity_B: sympy.Rational | None
+    working_set_fits_l2: bool | None  # False: the chapter's cache caveat does not apply
+
+    def level(self, name: str) -> LevelVerdict:
+        for level_verdict in self.levels:
+            if level_verdict.level == name:
+                return level_verdict
+        raise KeyError(name)
+
+    def binding_term(self) -> TimeTerm | None:
+        for term in self.terms:
+            if term.name == self.bound:
+                return term
+        return None
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """How far a measured run is from its roof, in the metric of its regime."""
+
+    regime: str
+    metric: str  # B/s when memory-bound, FLOP/s when compute-bound
+    level: str | None  # the level whose bandwidth is the roof, when memory-bound
+    achieved: float  # in `metric`
+    roof: float  # in `metric`
+    fraction: float  # achieved / roof = t_min / measured time
+    measured_s: float  # the kernel time implied by the measurement
+
+    def describe(self) -> str:
+        """'3.1 TB/s of 3.35 TB/s (93 %)' or '400 TFLOP/s of 990 TFLOP/s (40 %)'."""
+        return (f"{si(self.achieved, self.metric)} of {si(self.roof, self.metric)} "
+                f"({100 * self.fraction:.0f} %)")
+
+
+# ------------------------------------------------------------------------------ the model
+
+def verdict(cost: Cost, machine: Machine, precision: str | None = None,
+            values: Mapping | None = None, *, apply_defaults: bool = True,
+            element_bytes: Mapping[str, sympy.Expr] | None = None) -> Verdict:
+    """The roofline verdict of `cost` on `machine` at `precision` (the spec's own by default).
+
+    `values` maps parameters (Symbols or their names) to numbers or expressions (`{M: N}`
+    makes a square problem); parameters left out stay symbolic, except those with a default
+    in the spec when `apply_defaults`. `element_bytes` (tensor -> bytes per element) enables
+    the working-set check against L2."""
+    precision = precision or cost.precision
+    substitutions = parameter_values(cost, values, apply_defaults)
+    work_by_class = {work_class: evaluate(amount, substitutions)
+                     for work_class, amount in cost.work.items() if amount != 0}
+    total_work = sympy.Add(*work_by_class.values())
+    main_ceiling = machine.ceiling(precision, "fma")
+    peak = exact(main_ceiling.peak_FLOPps)
+
+    levels, unmodelled = [], []
+    for level in cost.levels:
+        bandwidth = machine.bandwidth(level)
+        if bandwidth is None:
+            unmodelled.append(level)
+            continue
+        traffic = evaluate(cost.traffic[level], substitutions)
+        levels.append(level_verdict(level, total_work, traffic, peak, main_ceiling.name,
+                                    exact(bandwidth)))
+
+    terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
+    if not terms:
+        raise KcostError(Diagnostic(None, f"kernel `{cost.kernel}` has neither work nor traffic "
+                                          f"that {machine.id} has a ceiling for"))
+    t_min = sympy.Max(*[term.seconds for term in terms])
+    binding = binding_term(terms)
+    overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
+    working_set = working_set_bytes(cost, element_bytes, substitutions)
+    l2_capacity = _optional_exact(machine.capacity("l2"))
+    return Verdict(
+        machine=machine.id,
+        precision=precision,
+        values=substitutions,
+        work_FLOP=total_work,
+        levels=tuple(levels),
+        unmodelled_levels=tuple(unmodelled),
+        terms=tuple(terms),
+        t_min=t_min,
+        launch_overhead_s=overhead,
+        t_min_with_launch=t_min + (overhead or 0),
+        bound=None if binding is None else binding.name,
+        regime=None if binding is None else regime_of_term(binding),
+        performance=sympy.cancel(total_work / t_min) if total_work != 0 else sympy.Integer(0),
+        fits=scope_fits(cost, machine, substitutions),
+        working_set_B=working_set,
+        l2_capacity_B=l2_capacity,
+        working_set_fits_l2=_at_most(working_set, l2_capacity),
+    )
+
+
+def verdicts(cost: Cost, machines, precisions=None, values: Mapping | None = None,
+             **options) -> list[Verdict]:
+    """One verdict per machine x precision (the spec's own precision when none is given)."""
+    precisions = list(precisions or [cost.precision])
+    return [verdict(cost, machine, precision, values, **options)
+            for machine in machines for precision in precisions]
+
+
+def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy.Rational,
+                  peak_name: str, bandwidth: sympy.Rational) -> LevelVerdict:
+    intensity = sympy.cancel(work / traffic)
+    ridge = peak / bandwidth
+    ratio = sympy.cancel(intensity / ridge)
+    return LevelVerdict(
+        level=level,
+        traffic_B=traffic,
+        intensity=intensity,
+        peak_FLOPps=peak,
+        peak_name=peak_name,
+        bandwidth_Bps=bandwidth,
+        ridge=ridge,
+        ratio=ratio,
+        zone=zone_of(ratio),
+        regime=regime_of_ratio(ratio),
+        performance=sympy.Min(peak, intensity * bandwidth),
+        peak_fraction=sympy.Min(1, ratio),
+        time_s=traffic / bandwidth,
+    )
+
+
+def zone_of(ratio: sympy.Expr) -> Zone | None:
+    """The chapter's zone: < 0.1 clearly memory-bound, 0.1..10 mixed, > 10 compute-bound."""
+    below = _decide(ratio < CLEARLY_MEMORY_BOUND_BELOW)
+    above = _decide(ratio > CLEARLY_COMPUTE_BOUND_ABOVE)
+    if below is None or above is None:
+        return None
+    if below:
+        return ZONE_MEMORY
+    if above:
+        return ZONE_COMPUTE
+    return ZONE_MIXED
+
+
+def regime_of_ratio(ratio: sympy.Expr) -> str | None:
+    """Memory-bound below the ridge (ratio < 1), compute-bound at or above it."""
+    below_ridge = _decide(ratio < 1)
+    if below_ridge is None:
+        return None
+    return MEMORY_BOUND if below_ridge else COMPUTE_BOUND
+
+
+def work_terms(work_by_class: Mapping[str, sympy.Expr], machine: Machine,
+               precision: str) -> list[TimeTerm]:
+    terms = []
+    for work_class, amount in work_by_class.items():
+        ceiling = machine.ceiling(precision, work_class)
+        rate = exact(ceiling.peak_FLOPps)
+        terms.append(TimeTerm(ceiling.name, "work", work_class, rate, amount, amount / rate))
+    return terms
+
+
+def traffic_terms(levels: list[LevelVerdict]) -> list[TimeTerm]:
+    return [TimeTerm(f"{level.level} bandwidth", "traffic", level.level, level.bandwidth_Bps,
+                     level.traffic_B, level.time_s) for level in levels]
+
+
+def binding_term(terms: list[TimeTerm]) -> TimeTerm | None:
+    """The term no other exceeds, or None when symbolic terms cannot be ordered. Ties go to
+    the first term (work before traffic)."""
+    for term in terms:
+        if all(_decide(term.seconds >= other.seconds) for other in terms if other is not term):
+            return term
+    return None
+
+
+def regime_of_term(term: TimeTerm) -> str:
+    return MEMORY_BOUND if term.kind == "traffic" else COMPUTE_BOUND
+
+
+# ------------------------------------------------------------------------- capacity fits
+
+def scope_fits(cost: Cost, machine: Machine, substitutions: Mapping) -> tuple[Fit, ...]:
+    """For each keep scope: the bytes it holds against its level's capacity (per SM for shared
+    and registers: one scope runs on one SM)."""
+    fits = []
+    for scope in cost.scopes:
+        held = evaluate(scope.held_bytes, substitutions)
+        capacity = _optional_exact(machine.capacity(scope.level))
+        fits.append(Fit(scope.index, scope.level, scope.tensors, held, capacity,
+                        machine.capacity_per(scope.level), _at_most(held, capacity)))
+    return tuple(fits)
+
+
+def working_set_bytes(cost: Cost, element_bytes: Mapping[str, sympy.Expr] | None,
+                      substitutions: Mapping | None = None) -> sympy.Expr | None:
+    """Bytes of all tensors' footprints: per tensor the larger of its read and written
+    elements (an inout tensor reads and writes the same elements) times its element size.
+    None when element sizes are not given."""
+    if element_bytes is None:
+        return None
+    total = sympy.Integer(0)
+    for name, footprint in cost.footprints.items():
+        elements = sympy.Max(footprint.read_elements, footprint.write_elements)
+        total += elements * element_bytes[name]
+    return evaluate(total, substitutions or {})
+
+
+# --------------------------------------------------------------------- measured efficiency
+
+def measured_efficiency(result: Verdict, *, seconds: float | None = None,
+                        FLOPps: float | None = None, Bps: float | None = None) -> Efficiency:
+    """The fraction of the roof a measurement attains, in the metric of the kernel's regime:
+    achieved B/s against the binding level's bandwidth when memory-bound, achieved FLOP/s
+    against W / t_min (the peak, for a kernel of one work class) when compute-bound.
+
+    Give exactly one of a kernel time (s), a FLOP rate or a byte rate (at the binding level
+    when memory-bound, at global otherwise). The roof is t_min without launch overhead: a
+    profiler's kernel time does not include the launch."""
+    given = [name for name, value in (("seconds", seconds), ("FLOPps", FLOPps), ("Bps", Bps))
+             if value is not None]
+    if len(given) != 1:
+        raise KcostError(Diagnostic(None, "give one measurement: a time, a FLOP/s or a B/s",
+                                    f"got {', '.join(given) or 'none'}"))
+    binding = result.binding_term()
+    if binding is None:
+        raise KcostError(Diagnostic(None, "the verdict is symbolic: set every parameter "
+                                          "before comparing with a measurement"))
+    level = binding.key if binding.kind == "traffic" else "global"
+    work = _number(result.work_FLOP, "W")
+    traffic = _number(result.level(level).traffic_B, "Q") if level in _levels(result) else None
+    t_min = _number(result.t_min, "t_min")
+    if seconds is not None:
+        measured = float(seconds)
+    elif FLOPps is not None:
+        measured = work / float(FLOPps)
+    else:
+        if traffic is None:
+            raise KcostError(Diagnostic(None, f"no {level} traffic to convert B/s into a time"))
+        measured = traffic / float(Bps)
+    fraction = t_min / measured
+    if binding.kind == "traffic":
+        return Efficiency(MEMORY_BOUND, "B/s", level, traffic / measured,
+                          float(binding.rate), fraction, measured)
+    return Efficiency(COMPUTE_BOUND, "FLOP/s", None, work / measured, work / t_min,
+                      fraction, measured)
+
+
+# ------------------------------------------------------------------------------- helpers
+
+def exact(value) -> sympy.Rational:
+    """A machine figure or a user value as an exact number: 3.35e12 -> 3350000000000."""
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, bool):
+        raise TypeError("a boolean is not a number")
+    if isinstance(value, numbers.Integral):
+        return sympy.Integer(int(value))
+    if isinstance(value, Fraction):
+        return sympy.Rational(value.numerator, value.denominator)
+    if isinstance(value, float):
+        # repr gives the shortest decimal that round-trips: 3.35e12, not its binary expansion
+        return sympy.Rational(repr(value))
+    raise TypeError(f"not a number: {value!r}")
+
+
+def parameter_values(cost: Cost, values: Mapping | None,
+                     apply_defaults: bool) -> dict[sympy.Symbol, sympy.Expr]:
+    """Parameter symbol -> exact value or expression, defaults first, user values over them."""
+    substitutions: dict[sympy.Symbol, sympy.Expr] = {}
+    if apply_defaults:
+        substitutions.update({symbol: exact(value) for symbol, value in cost.defaults.items()})
+    for key, value in (values or {}).items():
+        substitutions[as_symbol(key)] = exact(value)
+    return substitutions
+
+
+def as_symbol(key) -> sympy.Symbol:
+    if isinstance(key, sympy.Symbol):
+        return key
+    if isinstance(key, str):
+        return size_symbol(key)
+    raise TypeError(f"not a parameter: {key!r}")
+
+
+def evaluate(expr: sympy.Expr, substitutions: Mapping) -> sympy.Expr:
+    """Substitute parameter values; exact, symbolic where parameters remain."""
+    expr = sympy.sympify(expr)
+    if not substitutions:
+        return expr
+    # simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys
+    return sympy.cancel(expr.subs(dict(substitutions), simultaneous=True))
+
+
+def si(value: float, unit: str) -> str:
+    """A number with an SI prefix, 3 significant digits: 3.35e12, 'B/s' -> '3.35 TB/s'."""
+    prefixes = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"),
+                (1, ""), (1e-3, "m"), (1e-6, "u"), (1e-9, "n"))
+    magnitude = abs(value)
+    for scale, prefix in prefixes:
+        if magnitude >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+def _decide(relation) -> bool | None:
+    """True or False when sympy can decide a relation, None otherwise."""
+    if relation is sympy.true or relation is True:
+        return True
+    if relation is sympy.false or relation is False:
+        return False
+    return None
+
+
+def _at_most(amount: sympy.Expr | None, capacity: sympy.Expr | None) -> bool | None:
+    if amount is None or capacity is None:
+        return None
+    return _decide(sympy.sympify(amount) <= capacity)
+
+
+def _optional_exact(value) -> sympy.Rational | None:
+    return None if value is None else exact(value)
+
+
+def _levels(result: Verdict) -> tuple[str, ...]:
+    return tuple(level.level for level in result.levels)
+
+
+def _number(expr: sympy.Expr, what: str) -> float:
+    if not sympy.sympify(expr).is_number:
+        raise KcostError(Diagnostic(None, f"{what} is symbolic ({expr}): set every parameter "
+                                          "before comparing with a measurement"))
+    return float(expr)
