@@ -131,6 +131,33 @@ class Facts:
     def nonpositive(self, expr: sympy.Expr) -> bool:
         return self.nonnegative(-expr)
 
+    def nonnegative_within(self, expr: sympy.Expr, loops) -> bool:
+        """expr >= 0 at every point of the nest `loops` (whose iterators it may use)."""
+        node = next((n for n in sympy.preorder_traversal(expr)
+                     if isinstance(n, (sympy.Min, sympy.Max))), None)
+        if node is not None:
+            # min(a, b) + r >= 0 needs both a + r and b + r; max(a, b) + r needs one
+            cases = [self.nonnegative_within(expr.xreplace({node: arg}), loops)
+                     for arg in node.args]
+            return all(cases) if isinstance(node, sympy.Min) else any(cases)
+        slack = sympy.Symbol("_within", integer=True, nonnegative=True)
+        for loop in reversed(loops):
+            expr = sympy.expand(expr.subs(loop.var, loop.lo + loop.step * loop.counter))
+            slope = sympy.diff(expr, loop.counter)
+            if loop.counter not in expr.free_symbols:
+                continue
+            if slope.free_symbols & {loop.counter}:
+                return False
+            if self.nonnegative(slope):
+                expr = expr.subs(loop.counter, slack)
+            elif self.nonpositive(slope):
+                expr = expr.subs(loop.counter, loop.trips - 1 - slack)
+            else:
+                return False
+            if expr.has(sympy.Min, sympy.Max):
+                return self.nonnegative_within(expr, loops[:loop.depth])
+        return self.nonnegative(expr)
+
     def _variants(self, expr):
         """expr, then lower bounds of it: if any is nonnegative, so is expr."""
         yield expr
@@ -222,7 +249,7 @@ class _NestBuilder:
         hi = to_sympy(loop.hi, names)
         step = to_sympy(loop.step, names) if loop.step is not None else sympy.Integer(1)
         trips = sympy.ceiling((hi - lo) / step)
-        if not self.facts.nonnegative(trips):
+        if not self.facts.nonnegative_within(hi - lo, loops):
             trips = sympy.Max(0, trips)
         this = Loop(iterator_symbol(loop.var), counter_symbol(loop.var), lo, hi, step, trips,
                     len(loops))
@@ -435,15 +462,10 @@ class Footprints:
 
     def _strictly_nested(self, spans) -> bool:
         covered = sympy.Integer(0)
-        remaining = list(spans)
-        while remaining:
-            for position, (stride, trips) in enumerate(remaining):
-                if self.facts.nonnegative(stride - covered - 1):
-                    covered += stride * (trips - 1)
-                    del remaining[position]
-                    break
-            else:
+        for stride, trips in _finest_first(spans):
+            if not self.facts.nonnegative(stride - covered - 1):
                 return False
+            covered += stride * (trips - 1)
         return True
 
     def _box(self, view: "_CounterView"):
@@ -484,15 +506,10 @@ class Footprints:
         """Progressions add up to an interval when, taken from the finest stride up, each
         stride is at most the span covered so far plus one."""
         covered = sympy.Integer(0)
-        remaining = list(strides)
-        while remaining:
-            for position, (stride, trips) in enumerate(remaining):
-                if stride == 1 or self.facts.nonnegative(covered + 1 - stride):
-                    covered += stride * (trips - 1)
-                    del remaining[position]
-                    break
-            else:
+        for stride, trips in _finest_first(strides):
+            if not self.facts.nonnegative(covered + 1 - stride):
                 return False
+            covered += stride * (trips - 1)
         return True
 
     @staticmethod
@@ -560,15 +577,27 @@ class Footprints:
         return sympy.Min(at_first, at_last) if smallest else sympy.Max(at_first, at_last)
 
 
+def _finest_first(strides):
+    """Numeric strides by value, then symbolic ones (a tile size T > 1 comes after 1)."""
+    return sorted(strides, key=lambda item: (not item[0].is_number,
+                                             item[0] if item[0].is_number else 0))
+
+
 def _largest_value(trips, counters):
-    """An upper bound of a trip count free of the counters: the count itself, or one
-    argument of a min (min(T, M - T*t) <= T)."""
-    if not trips.free_symbols & set(counters):
+    """An upper bound of a trip count free of the counters: the count itself, or the count
+    with a min replaced by one of its arguments (min(M, T*t + T) - T*t <= T)."""
+    counters = set(counters)
+    if not trips.free_symbols & counters:
         return trips
-    if isinstance(trips, sympy.Min):
-        for argument in trips.args:
-            if not argument.free_symbols & set(counters):
-                return argument
+    for node in sympy.preorder_traversal(trips):
+        if isinstance(node, sympy.Min):
+            coefficient = sympy.expand(trips).coeff(node)
+            if not (coefficient.is_number and coefficient > 0):
+                continue
+            for argument in node.args:
+                bound = sympy.expand(trips.xreplace({node: argument}))
+                if not bound.free_symbols & counters:
+                    return bound
     return None
 
 

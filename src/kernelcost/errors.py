@@ -29,18 +29,26 @@ class Diagnostic:
 
 
 def _excerpt(source: str | None, span: Span) -> list[str]:
+    """The span's source line and a caret line under it. Lines are split on "\\n" only, as
+    the parser counts them; tabs and control characters become one visible character each so
+    that the caret stays under the column the parser reported."""
     if source is None:
         return []
-    source_lines = source.splitlines()
+    source_lines = source.split("\n")
     if not 1 <= span.line <= len(source_lines):
         return []
-    text = source_lines[span.line - 1].expandtabs(1)
+    text = _printable(source_lines[span.line - 1].removesuffix("\r"))
     width = 1
     if span.end_line == span.line and span.end_column > span.column:
         width = span.end_column - span.column
     width = max(1, min(width, len(text) - span.column + 1))
     gutter = f"{span.line:>4} | "
-    return [gutter + text, " " * (len(gutter) + span.column - 1) + "^" * width]
+    return [(gutter + text).rstrip(), " " * (len(gutter) + span.column - 1) + "^" * width]
+
+
+def _printable(line: str) -> str:
+    return "".join(" " if char == "\t" else char if char.isprintable() else "\ufffd"
+                   for char in line)
 
 
 class KcostError(Exception):
@@ -69,7 +77,7 @@ def closest(name: str, candidates) -> str | None:
     return matches[0] if matches else None
 
 
-def did_you_mean(name: str, candidates, kind: str = "") -> str | None:
+def did_you_mean(name: str, candidates) -> str | None:
     match = closest(name, candidates)
     if match is None:
         return None

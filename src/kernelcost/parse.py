@@ -164,7 +164,8 @@ _MISTAKES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("k(n) {}",)),
     ("expected the end of the spec after the kernel's closing `}`",
      "a spec holds one kernel; does a `}` close it too early?",
-     ("kernel k(n) {} }", "kernel k(n) {} y = 1", "kernel k(n) {} kernel")),
+     ("kernel k(n) {} }", "kernel k(n) {} y = 1", "kernel k(n) {} kernel",
+      "kernel k(n) { y = 1 } }", "kernel k(n) { y = 1 } y = 1", "kernel k(n) { y = 1 } kernel")),
     ("expected an assignment operator",
      "a statement assigns with `=`, `+=`, `max=` or `min=`; is an operator missing "
      "between two expressions?",
@@ -243,12 +244,31 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, filename: str) -> Diag
         return _end_of_file_diagnostic(text, filename, expected)
     width = max(1, len(str(token)))
     span = ast.Span(filename, token.line, token.column, token.line, token.column + width)
+    misread = _misread_operator(token, text, filename)
+    if misread is not None:
+        return misread
     mistake = _known_mistake(error) if isinstance(error, UnexpectedToken) else None
     if mistake is not None:
         expectation, hint = mistake
         return Diagnostic(span, f"{expectation}, found {_token_phrase(token)}", hint)
     return Diagnostic(span, f"unexpected {_token_phrase(token)}",
                       _describe_expected(expected) or None)
+
+
+def _misread_operator(token: Token, text: str, filename: str) -> Diagnostic | None:
+    """Operators from other languages that lex as two tokens here: `*=`, `//`, `==`."""
+    position = token.start_pos
+    pair = text[position:position + 2] if position is not None else ""
+    span = ast.Span(filename, token.line, token.column, token.line, token.column + 2)
+    if pair in ("*=", "-=", "/="):
+        return Diagnostic(span, f"`{pair}` is not an assignment operator",
+                          "assign with `=`, `+=`, `max=` or `min=`: "
+                          f"`x = x {pair[0]} y` for `x {pair} y`")
+    if pair == "//" or (str(token) == "/" and text[position - 1:position] == "/"):
+        if pair != "//":  # the parser took the first `/` as a division
+            span = ast.Span(filename, token.line, token.column - 1, token.line, token.column + 1)
+        return Diagnostic(span, "`//` is not an operator", "comments start with `#`")
+    return None
 
 
 def _character_diagnostic(error: UnexpectedCharacters, text: str, filename: str) -> Diagnostic:
