@@ -378,15 +378,30 @@ def exact(value) -> sympy.Rational:
     raise TypeError(f"not a number: {value!r}")
 
 
-def parameter_values(cost: Cost, values: Mapping | None,
-                     apply_defaults: bool) -> dict[sympy.Symbol, sympy.Expr]:
-    """Parameter symbol -> exact value or expression, defaults first, user values over them."""
+def parameter_values(cost: Cost, values: Mapping | None, apply_defaults: bool,
+                     exclude: sympy.Symbol | None = None) -> dict[sympy.Symbol, sympy.Expr]:
+    """Parameter symbol -> exact value or expression, defaults first, user values over them;
+    `exclude` (a parameter being solved for) keeps no default."""
     substitutions: dict[sympy.Symbol, sympy.Expr] = {}
     if apply_defaults:
-        substitutions.update({symbol: exact(value) for symbol, value in cost.defaults.items()})
+        substitutions.update({symbol: exact(value) for symbol, value in cost.defaults.items()
+                              if symbol != exclude})
     for key, value in (values or {}).items():
         substitutions[as_symbol(key)] = exact(value)
-    return substitutions
+    return resolve_chains(substitutions)
+
+
+def resolve_chains(substitutions: dict[sympy.Symbol, sympy.Expr]) -> dict:
+    """Follow values that name other parameters: {M: N, N: 4096} -> {M: 4096, N: 4096}."""
+    for _ in range(len(substitutions) + 1):
+        resolved = {symbol: sympy.sympify(value).subs(substitutions, simultaneous=True)
+                    for symbol, value in substitutions.items()}
+        if resolved == substitutions:
+            return resolved
+        substitutions = resolved
+    cyclic = [str(s) for s, v in substitutions.items() if v.free_symbols & substitutions.keys()]
+    raise KcostError(Diagnostic(None, f"parameter values refer to each other in a cycle: "
+                                      f"{', '.join(sorted(cyclic))}"))
 
 
 def as_symbol(key) -> sympy.Symbol:

@@ -1,0 +1,389 @@
+"""Stage: Cost x Machine -> crossings. At what size does the kernel cross a ridge point, and at
+what size do its staged tiles or its working set stop fitting their level?
+
+Intensity is rational in the sizes, so I_l(p) = I_crit is a polynomial equation in the
+parameter p once the denominators are cleared. It is solved exactly, with the ridge kept as a
+symbol `I_crit`: the root comes out as a closed form in I_crit and in the parameters left
+unset (gemm_tiled, M = N = K: N* = I_crit*T/(T - 2*I_crit)), with the condition under which
+it is a positive real (T > 2*I_crit). The machine's ridge is then put in for the value; where
+the condition fails there is no crossing ("never"), and lim I (p -> oo) says where the
+intensity goes instead (T/2 for gemm_tiled).
+
+Capacity crossings are the same equation with bytes: held_B(p) = capacity (a keep scope
+against its level, per SM for shared and registers), working set(p) = L2 capacity."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import sympy
+
+from .cost import Cost
+from .errors import Diagnostic, KcostError, did_you_mean
+from .hardware import Machine
+from .model import as_symbol, evaluate, exact, parameter_values, working_set_bytes
+
+# The symbols the closed forms are written in.
+RIDGE = sympy.Symbol("I_crit", positive=True)
+CAPACITY = sympy.Symbol("capacity_B", positive=True)
+
+ABOVE = "above"
+BELOW = "below"
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """Where I_l(parameter) = I_crit on one machine, precision and level, or never."""
+
+    machine: str
+    precision: str
+    level: str
+    parameter: str
+    value: sympy.Expr | None  # the root at this machine's ridge; None: never crosses
+    expr: sympy.Expr | None  # the root in closed form, in I_crit and the unset parameters
+    condition: sympy.Basic  # where `expr` is a positive real root (sympy.true: always)
+    limit: sympy.Expr  # lim I_l as parameter -> oo, FLOP/B
+    compute_bound_side: str | None  # above | below the root; None for never
+    ridge: sympy.Rational  # I_crit of this machine and precision at this level
+
+    def as_json(self) -> dict:
+        """The documented JSON keys; numbers as floats, expressions as sympy strings."""
+        return {
+            "machine": self.machine, "precision": self.precision, "level": self.level,
+            "parameter": self.parameter, "value": json_value(self.value),
+            "expr": None if self.expr is None else str(self.expr),
+            "condition": str(self.condition), "limit": json_value(self.limit),
+            "compute_bound_side": self.compute_bound_side,
+        }
+
+
+@dataclass(frozen=True)
+class CapacityCrossing:
+    """Where the bytes a keep scope holds (or the whole working set) reach a capacity."""
+
+    machine: str
+    what: str  # "keep scope 0 (A, B)" or "working set"
+    level: str
+    parameter: str
+    held_B: sympy.Expr  # bytes held, as a function of the parameter
+    capacity_B: sympy.Rational
+    capacity_per: str  # sm | device
+    value: sympy.Expr | None  # the size where held_B = capacity; None: never
+    expr: sympy.Expr | None  # the root in closed form, in capacity_B and the unset parameters
+    condition: sympy.Basic
+    exceeds_side: str | None  # above | below the root: where held_B > capacity
+    fits_everywhere: bool | None  # for never: True if it always fits, False if never does
+
+    def as_json(self) -> dict:
+        return {
+            "machine": self.machine, "what": self.what, "level": self.level,
+            "parameter": self.parameter, "held_B": str(self.held_B),
+            "capacity_B": float(self.capacity_B), "capacity_per": self.capacity_per,
+            "value": json_value(self.value),
+            "expr": None if self.expr is None else str(self.expr),
+            "condition": str(self.condition), "exceeds_side": self.exceeds_side,
+            "fits_everywhere": self.fits_everywhere,
+        }
+
+
+@dataclass(frozen=True)
+class _Root:
+    expr: sympy.Expr | None  # in the target symbol; None for a root found only numerically
+    condition: sympy.Basic
+    value: sympy.Expr  # at the target's value
+    side: str | None  # where the quantity exceeds the target
+
+
+# --------------------------------------------------------------------------- ridge crossings
+
+def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | None = None,
+                    level: str = "global", values: Mapping | None = None, *,
+                    apply_defaults: bool = False) -> list[Crossing]:
+    """Solve I_level(parameter) = I_crit on `machine` at `precision`.
+
+    `values` sets other parameters (numbers, or expressions such as `{M: N, K: N}`); those
+    left out stay symbolic, and so do spec defaults unless `apply_defaults` (a closed form in
+    T says more than one at T = 128). One Crossing per positive real root, or one with
+    value None (never)."""
+    precision = precision or cost.precision
+    symbol = _parameter(cost, parameter)
+    substitutions = _other_values(cost, symbol, values, apply_defaults)
+    if level not in cost.traffic:
+        raise KcostError(Diagnostic(None, f"kernel `{cost.kernel}` moves no bytes at `{level}`",
+                                    f"levels with traffic: {', '.join(cost.levels)}"))
+    bandwidth = machine.bandwidth(level)
+    if bandwidth is None:
+        raise KcostError(Diagnostic(None, f"{machine.id} has no bandwidth figure for `{level}`"))
+    ridge = exact(machine.peak(precision, "fma")) / exact(bandwidth)
+    intensity = evaluate(cost.intensity(level), substitutions)
+    variable = sympy.Dummy(str(symbol), positive=True)  # real, so non-integer roots survive
+    intensity = intensity.subs(symbol, variable)
+    limit = sympy.limit(intensity, variable, sympy.oo)
+
+    def crossing(root: _Root | None) -> Crossing:
+        return Crossing(
+            machine=machine.id, precision=precision, level=level, parameter=str(symbol),
+            value=None if root is None else root.value,
+            expr=None if root is None or root.expr is None else root.expr.subs(variable, symbol),
+            condition=sympy.false if root is None else root.condition,
+            limit=limit, compute_bound_side=None if root is None else root.side, ridge=ridge)
+
+    roots = solve_equal(intensity, variable, RIDGE, ridge)
+    return [crossing(root) for root in roots] or [crossing(None)]
+
+
+# ------------------------------------------------------------------------ capacity crossings
+
+def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping | None = None,
+                       *, element_bytes: Mapping[str, sympy.Expr] | None = None,
+                       apply_defaults: bool = False) -> list[CapacityCrossing]:
+    """Sizes where each keep scope's held bytes reach its level's capacity (per SM for shared
+    and registers), and, given `element_bytes` (tensor -> bytes), where the working set
+    reaches the L2 capacity: below that size the L2 slope binds (the chapter's cache caveat)."""
+    symbol = _parameter(cost, parameter)
+    substitutions = _other_values(cost, symbol, values, apply_defaults)
+    variable = sympy.Dummy(str(symbol), positive=True)
+    results = []
+    for scope in cost.scopes:
+        capacity = machine.capacity(scope.level)
+        if capacity is None:
+            continue
+        held = evaluate(scope.held_bytes, substitutions).subs(symbol, variable)
+        what = f"keep scope {scope.index} ({', '.join(scope.tensors)})"
+        results += _capacity_results(machine, what, scope.level, symbol, variable, held,
+                                     capacity, machine.capacity_per(scope.level))
+    working_set = working_set_bytes(cost, element_bytes, substitutions)
+    l2_capacity = machine.capacity("l2")
+    if working_set is not None and l2_capacity is not None:
+        results += _capacity_results(machine, "working set", "l2", symbol, variable,
+                                     working_set.subs(symbol, variable), l2_capacity,
+                                     machine.capacity_per("l2"))
+    return results
+
+
+def _capacity_results(machine: Machine, what: str, level: str, symbol, variable, held,
+                      capacity: float, capacity_per: str) -> list[CapacityCrossing]:
+    capacity = exact(capacity)
+    roots = solve_equal(held, variable, CAPACITY, capacity)
+
+    def result(root: _Root | None) -> CapacityCrossing:
+        fits_everywhere = None
+        if root is None:
+            fits_everywhere = _decide_everywhere(held, variable, capacity)
+        return CapacityCrossing(
+            machine=machine.id, what=what, level=level, parameter=str(symbol),
+            held_B=held.subs(variable, symbol), capacity_B=capacity, capacity_per=capacity_per,
+            value=None if root is None else root.value,
+            expr=None if root is None or root.expr is None else root.expr.subs(variable, symbol),
+            condition=sympy.false if root is None else root.condition,
+            exceeds_side=None if root is None else root.side,
+            fits_everywhere=fits_everywhere)
+
+    return [result(root) for root in roots] or [result(None)]
+
+
+def _decide_everywhere(held, variable, capacity) -> bool | None:
+    """With no crossing, the side is the same for every size: probe one."""
+    probe = held.subs(variable, 1)
+    if not probe.is_number:
+        return None
+    return bool(probe <= capacity)
+
+
+# ------------------------------------------------------------------------------ the solver
+
+def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol,
+                target_value: sympy.Expr) -> list[_Root]:
+    """Positive real roots of quantity(variable) = target, as closed forms in `target` and the
+    other free symbols, kept where their condition can hold at `target_value`, sorted by value
+    when numeric. Falls back to a numeric search when the equation is not polynomial."""
+    numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(quantity)))
+    equation = sympy.expand(numerator - target * denominator)
+    if not equation.has(variable):
+        return []
+    if not equation.is_polynomial(variable):
+        return _numeric_roots(quantity, variable, target_value)
+    try:
+        candidates = sympy.solve(equation, variable, dict=False)
+    except NotImplementedError:
+        return _numeric_roots(quantity, variable, target_value)
+    roots = []
+    for candidate in map(_tidy, candidates):
+        condition = positive_real_condition(candidate)
+        if condition.subs(target, target_value) is sympy.false:
+            continue  # a root on some machine, not on this one
+        value = sympy.simplify(candidate.subs(target, target_value))
+        if value.is_number and not (value.is_real and value.is_positive):
+            continue
+        side = side_where_larger(quantity, variable, value)
+        roots.append(_Root(candidate, condition, value, side))
+    return sorted(roots, key=_sort_key)
+
+
+def _tidy(root: sympy.Expr) -> sympy.Expr:
+    """A leading minus moved into the denominator: -R*T/(2*R - T) -> R*T/(T - 2*R)."""
+    numerator, denominator = sympy.fraction(sympy.together(root))
+    if denominator != 1 and numerator.could_extract_minus_sign():
+        return (-numerator) / sympy.expand(-denominator)
+    return root
+
+
+def _sort_key(root: _Root):
+    return (0, float(root.value)) if root.value.is_number else (1, str(root.value))
+
+
+def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
+    """Where `root` is a positive real number, as simply as the signs of its factors allow:
+    R*T/(T - 2*R) with R, T > 0 gives T > 2*R."""
+    conditions = [base >= 0 for base in _even_root_radicands(root)]
+    if root.is_positive:
+        return sympy.And(*conditions) if conditions else sympy.true
+    if root.is_positive is False and root.is_real:
+        return sympy.false
+    numerator, denominator = sympy.fraction(sympy.together(root))
+    sign = 1
+    undecided = []
+    for part, exponent_sign in ((numerator, 1), (denominator, -1)):
+        coefficient, factors = sympy.factor_list(part)
+        if coefficient.is_negative:
+            sign = -sign
+        for factor, multiplicity in factors:
+            if factor.is_positive:
+                continue
+            if factor.is_negative:
+                sign *= (-1) ** multiplicity
+            elif multiplicity % 2 == 1:
+                undecided.append(factor)
+            else:
+                conditions.append(sympy.Ne(factor, 0))
+    if not undecided:
+        positive = sympy.true if sign > 0 else sympy.false
+        return sympy.And(positive, *conditions)
+    product = sympy.Mul(*undecided)
+    relation = product > 0 if sign > 0 else product < 0
+    if len(undecided) == 1:
+        relation = isolate(relation)
+    return sympy.And(relation, *conditions)
+
+
+def isolate(relation: sympy.Rel) -> sympy.Basic:
+    """Write a linear relation with one symbol alone on the left: T - 2*R > 0 -> T > 2*R.
+    Size parameters are isolated before the ridge or capacity symbols."""
+    expression = relation.lhs - relation.rhs
+    symbols = sorted(expression.free_symbols, key=lambda s: (s in (RIDGE, CAPACITY), str(s)))
+    for symbol in symbols:
+        if not expression.is_polynomial(symbol) or sympy.degree(expression, symbol) != 1:
+            continue
+        coefficient = expression.coeff(symbol)
+        if not coefficient.is_number:
+            continue
+        rest = sympy.expand(-(expression - coefficient * symbol) / coefficient)
+        # dividing by a negative coefficient turns the relation round
+        relation_type = _flip(relation) if coefficient < 0 else type(relation)
+        return relation_type(symbol, rest)
+    return relation
+
+
+def _flip(relation: sympy.Rel):
+    return {sympy.StrictGreaterThan: sympy.StrictLessThan,
+            sympy.StrictLessThan: sympy.StrictGreaterThan,
+            sympy.GreaterThan: sympy.LessThan,
+            sympy.LessThan: sympy.GreaterThan}[type(relation)]
+
+
+def _even_root_radicands(expr: sympy.Expr) -> list[sympy.Expr]:
+    radicands = []
+    for power in expr.atoms(sympy.Pow):
+        exponent = power.exp
+        if exponent.is_Rational and not exponent.is_integer and exponent.q % 2 == 0:
+            if power.base.is_nonnegative is not True:
+                radicands.append(power.base)
+    return radicands
+
+
+def side_where_larger(quantity: sympy.Expr, variable: sympy.Symbol,
+                      root: sympy.Expr) -> str | None:
+    """`above` when quantity exceeds the target just above the root (it rises through it),
+    `below` when it falls through it; None at a tangency or while undecidable."""
+    slope = sympy.factor(sympy.cancel(sympy.diff(quantity, variable)))
+    if slope.is_positive:  # monotonic in the positive sizes: no need to look at the root
+        return ABOVE
+    if slope.is_negative:
+        return BELOW
+    slope = sympy.simplify(slope.subs(variable, root))
+    if slope.is_positive:
+        return ABOVE
+    if slope.is_negative:
+        return BELOW
+    if slope.is_number and slope != 0:
+        return ABOVE if float(slope) > 0 else BELOW
+    return None
+
+
+def _numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
+                   target_value: sympy.Expr) -> list[_Root]:
+    """Sign changes of quantity - target over 1 .. 1e15 on a log grid, refined by bisection:
+    for intensities with ceilings or min/max, when every other parameter is set."""
+    if quantity.free_symbols - {variable}:
+        raise KcostError(Diagnostic(
+            None, f"cannot solve {quantity} = {target_value} in closed form",
+            "set every other parameter (--set) for a numeric answer"))
+    difference = sympy.lambdify(variable, quantity - target_value, modules="math")
+    grid = [10 ** (k / 40) for k in range(0, 15 * 40 + 1)]
+    roots = []
+    for left, right in zip(grid, grid[1:]):
+        if _sign(difference, left) * _sign(difference, right) < 0:
+            root = _bisect(difference, left, right)
+            value = sympy.Float(root, 6)
+            side = ABOVE if _sign(difference, right) > 0 else BELOW
+            roots.append(_Root(None, sympy.true, value, side))
+    return roots
+
+
+def _sign(function, x: float) -> int:
+    value = function(x)
+    return 0 if value == 0 else int(math.copysign(1, value))
+
+
+def _bisect(function, left: float, right: float) -> float:
+    for _ in range(200):
+        middle = (left + right) / 2
+        if _sign(function, middle) == _sign(function, left):
+            left = middle
+        else:
+            right = middle
+    return (left + right) / 2
+
+
+# ------------------------------------------------------------------------------- helpers
+
+def _parameter(cost: Cost, parameter) -> sympy.Symbol:
+    symbol = as_symbol(parameter)
+    if symbol not in cost.parameters:
+        names = [str(p) for p in cost.parameters]
+        raise KcostError(Diagnostic(None, f"`{symbol}` is not a parameter of `{cost.kernel}`",
+                                    did_you_mean(str(symbol), names)
+                                    or f"parameters: {', '.join(names)}"))
+    return symbol
+
+
+def _other_values(cost: Cost, symbol: sympy.Symbol, values: Mapping | None,
+                  apply_defaults: bool) -> dict:
+    if symbol in {as_symbol(key) for key in (values or {})}:
+        raise KcostError(Diagnostic(None, f"`{symbol}` is both solved for and set"))
+    # a default of the solved parameter does not apply
+    return parameter_values(cost, values, apply_defaults, exclude=symbol)
+
+
+def json_value(expr: sympy.Expr | None):
+    """A number as a float, an expression as its sympy string, None as None."""
+    if expr is None:
+        return None
+    expr = sympy.sympify(expr)
+    if expr.is_number:
+        if expr in (sympy.oo, -sympy.oo):
+            return str(expr)
+        return float(expr)
+    return str(expr)
