@@ -1,0 +1,154 @@
+"""The public result objects: a loaded spec, and the analysis of it at given sizes.
+
+load(path) parses and checks; analyze(spec, sizes, reuse) counts and evaluates. Everything
+here holds sympy expressions; values are floats in SI base units (FLOP, B, FLOP/B)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sympy
+
+from . import ast
+from .asymptotic import leading_term, limit_at_infinity
+from .check import CheckedKernel, check
+from .cost import Cost
+from .count import count
+from .parse import parse, parse_file
+from .settings import resolve_settings
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed and checked spec."""
+
+    path: str
+    checked: CheckedKernel
+    _costs: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.checked.name
+
+    @property
+    def kernel(self) -> ast.Kernel:
+        return self.checked.kernel
+
+    @property
+    def parameters(self) -> dict[str, sympy.Symbol]:
+        return {symbol.name: symbol for symbol in self.checked.parameters}
+
+    def cost(self, reuse: str = "spec") -> Cost:
+        """The closed forms under a reuse mode (spec, perfect or none), counted once."""
+        if reuse not in self._costs:
+            self._costs[reuse] = count(self.checked, reuse)
+        return self._costs[reuse]
+
+
+def load(path: str | Path) -> Spec:
+    """Parse and check a .kcost file. Raises KcostError with positions on bad input."""
+    return Spec(str(path), check(parse_file(path)))
+
+
+def loads(text: str, filename: str = "<string>") -> Spec:
+    """Parse and check spec text."""
+    return Spec(filename, check(parse(text, filename)))
+
+
+@dataclass(frozen=True)
+class Quantity:
+    expr: sympy.Expr  # closed form, with expression-valued settings (M=N) applied
+    value: float | None  # at the numeric settings and defaults; None while symbolic
+    leading: sympy.Expr | None  # dominant term as the free sizes grow together
+
+
+@dataclass(frozen=True)
+class Intensity(Quantity):
+    limit: sympy.Expr | None  # as every size without a default grows together
+    limits: dict[str, sympy.Expr | None] = field(default_factory=dict)  # one size at a time
+
+
+@dataclass(frozen=True)
+class Analysis:
+    spec: Spec
+    cost: Cost
+    reuse: str
+    settings: dict[sympy.Symbol, sympy.Expr]
+    parameters: dict[str, float | None]  # value used for numbers (set or default), or None
+    work: Quantity
+    work_by_class: dict[str, Quantity]
+    traffic: dict[str, Quantity]
+    intensity: dict[str, Intensity]
+
+    @property
+    def kernel(self) -> str:
+        return self.cost.kernel
+
+    @property
+    def values(self) -> dict[sympy.Symbol, sympy.Expr]:
+        """Numeric value of each parameter that has one (set, or its default)."""
+        return {self.spec.parameters[name]: sympy.nsimplify(value)
+                for name, value in self.parameters.items() if value is not None}
+
+
+def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
+            reuse: str = "spec") -> Analysis:
+    """Count a spec and evaluate it. sizes: {name: number or expression text}."""
+    if not isinstance(spec, Spec):
+        spec = load(spec)
+    cost = spec.cost(reuse)
+    settings = resolve_settings(dict(sizes or {}), spec.parameters)
+    numeric = _numeric_values(spec, settings)
+    symbolic_settings = {s: e for s, e in settings.items() if e.free_symbols}
+    growing = [p for p in cost.parameters
+               if p not in cost.defaults and p not in symbolic_settings]
+    growing += [s for e in symbolic_settings.values() for s in e.free_symbols
+                if s not in growing and s not in cost.defaults]
+
+    def quantity(expr: sympy.Expr) -> Quantity:
+        expr = _apply(expr, symbolic_settings)
+        return Quantity(expr, _evaluate(expr, numeric), leading_term(expr, growing))
+
+    work = quantity(cost.total_work)
+    by_class = {cls: quantity(expr) for cls, expr in cost.work.items()}
+    traffic = {level: quantity(expr) for level, expr in cost.traffic.items()}
+    intensity = {}
+    for level in cost.levels:
+        expr = _apply(cost.intensity(level), symbolic_settings)
+        per_size = {str(p): limit_at_infinity(expr, [p]) for p in growing}
+        intensity[level] = Intensity(expr, _evaluate(expr, numeric), leading_term(expr, growing),
+                                     limit_at_infinity(expr, growing), per_size)
+    parameters = {str(p): _as_float(numeric[p]) if p in numeric else None
+                  for p in cost.parameters}
+    return Analysis(spec, cost, reuse, settings, parameters, work, by_class, traffic, intensity)
+
+
+def _numeric_values(spec: Spec, settings) -> dict[sympy.Symbol, sympy.Expr]:
+    values = {symbol: sympy.Integer(default) for symbol, default in spec.checked.defaults.items()}
+    values.update({s: e for s, e in settings.items() if not e.free_symbols})
+    for symbol, expr in settings.items():  # M=N with N numeric: M numeric too
+        resolved = expr.subs(values)
+        if not resolved.free_symbols:
+            values[symbol] = resolved
+    return values
+
+
+def _apply(expr: sympy.Expr, settings) -> sympy.Expr:
+    if not settings:
+        return expr
+    return sympy.factor(sympy.cancel(expr.subs(settings)))
+
+
+def _evaluate(expr: sympy.Expr, values) -> float | None:
+    result = expr.subs(values)
+    if result.free_symbols:
+        return None
+    return _as_float(result)
+
+
+def _as_float(value) -> float | None:
+    value = sympy.sympify(value) if not isinstance(value, sympy.Basic) else value
+    if value.has(sympy.zoo, sympy.nan):
+        return None
+    return float(value.evalf(30)) if value.is_finite is not False else float("inf")

@@ -1,0 +1,49 @@
+"""Numbers for people: SI prefixes and units on every figure."""
+
+from __future__ import annotations
+
+import math
+
+_PREFIXES = [(1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"),
+             (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
+
+
+def si(value: float | None, unit: str, digits: int = 3) -> str:
+    """`si(1.37e11, "FLOP")` -> '137 GFLOP'; `si(3.58e-4, "s")` -> '358 µs'."""
+    if value is None:
+        return "-"
+    if math.isinf(value):
+        return f"∞ {unit}" if value > 0 else f"-∞ {unit}"
+    if value == 0:
+        return f"0 {unit}"
+    magnitude = abs(value)
+    for scale, prefix in _PREFIXES:
+        if magnitude >= scale * 0.9995:
+            break
+    else:
+        scale, prefix = _PREFIXES[-1]
+    scaled = value / scale
+    return f"{_significant(scaled, digits)} {prefix}{unit}"
+
+
+def plain(value: float | None, unit: str, digits: int = 4) -> str:
+    """A number without prefix (intensities): '1365 FLOP/B', '0.08333 FLOP/B'."""
+    if value is None:
+        return "-"
+    if math.isinf(value):
+        return f"∞ {unit}"
+    return f"{_significant(value, digits)} {unit}"
+
+
+def percent(fraction: float) -> str:
+    return f"{fraction * 100:.3g} %"
+
+
+def _significant(value: float, digits: int) -> str:
+    if value == 0:
+        return "0"
+    text = f"{value:.{digits}g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        return f"{mantissa}e{int(exponent)}"
+    return text
