@@ -1,0 +1,271 @@
+"""The roofline model against the chapter's worked examples (REFERENCE.md), on Costs built by
+hand as the chapter counts them, then on Costs counted from the specs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sympy
+
+from kernelcost.cost import Cost, ScopeCost, TensorFootprint
+from kernelcost.errors import KcostError
+from kernelcost.hardware import load_machine
+from kernelcost.model import (
+    COMPUTE_BOUND, MEMORY_BOUND, ZONE_COMPUTE, ZONE_MEMORY, ZONE_MIXED, measured_efficiency,
+    verdict, zone_of,
+)
+from kernelcost.symbols import size_symbol
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+n, M, N, K, T = (size_symbol(name) for name in ("n", "M", "N", "K", "T"))
+Theta, b, d = (size_symbol(name) for name in ("Theta", "b", "d"))
+
+
+def hand_cost(kernel, parameters, precision, work, traffic, footprints=None, scopes=(),
+              defaults=None) -> Cost:
+    return Cost(kernel, parameters, defaults or {}, precision, "perfect", work, traffic,
+                footprints or {}, tuple(scopes))
+
+
+def vector_add() -> Cost:
+    # chapter example 1: c = a + b in f32, W = n (vector), Q = 12 n (two reads, one write)
+    return hand_cost("vector_add", (n,), "fp32", {"vector": n}, {"global": 12 * n})
+
+
+def gemm() -> Cost:
+    # chapter example 2: W = 2MNK (fma), Q = 2(MK + KN + MN) bytes of bf16
+    return hand_cost("gemm", (M, N, K), "bf16", {"fma": 2 * M * N * K},
+                     {"global": 2 * (M * K + K * N + M * N)})
+
+
+def llm_decode() -> Cost:
+    # chapter example 5: W = 2 Theta b (fma), Q ~ 2 Theta (weights) + 4 b d (activations)
+    return hand_cost("llm_decode", (Theta, b, d), "bf16", {"fma": 2 * Theta * b},
+                     {"global": 2 * Theta + 4 * b * d}, defaults={d: 8192})
+
+
+def conv3x3() -> Cost:
+    # chapter example 6: W = 18 n^2 (9 fma per pixel), Q = 8 n^2 (read x, write y, f32)
+    return hand_cost("conv3x3", (n,), "fp32", {"fma": 18 * n**2}, {"global": 8 * n**2})
+
+
+# ---------------------------------------------------------------------- example 1: vector_add
+
+def test_vector_add_on_h100_fp32_is_clearly_memory_bound():
+    result = verdict(vector_add(), load_machine("h100"), "fp32")
+    level = result.level("global")
+    assert level.intensity == sympy.Rational(1, 12)  # chapter example 1: I = 1/12, exact
+    assert level.ridge == 20  # 67e12 / 3.35e12
+    assert level.ratio == sympy.Rational(1, 240)  # chapter example 1: I/I_crit = 1/240
+    assert level.zone == ZONE_MEMORY and level.regime == MEMORY_BOUND
+    # chapter example 1: perf bound 0.279 TFLOP/s = 0.42 % of P
+    assert float(level.performance) == pytest.approx(0.279e12, rel=0.01)
+    assert float(level.peak_fraction) == pytest.approx(0.0042, rel=0.01)
+    assert result.bound == "global bandwidth" and result.regime == MEMORY_BOUND
+
+
+def test_vector_add_t_min_at_1e8_without_launch_overhead():
+    result = verdict(vector_add(), load_machine("h100"), "fp32", {n: 10**8})
+    # chapter example 1: t_min = 358 us at n = 1e8 (12e8 B / 3.35e12 B/s), no launch overhead
+    assert float(result.t_min) == pytest.approx(358e-6, rel=0.01)
+    assert float(result.t_min_with_launch) == pytest.approx(358e-6 + 4e-6, rel=0.01)
+    assert result.launch_overhead_s == sympy.Rational(4, 10**6)
+
+
+def test_vector_add_symbolic_t_min_is_linear_in_n():
+    result = verdict(vector_add(), load_machine("h100"), "fp32")
+    assert result.t_min == 12 * n / sympy.Integer(3_350_000_000_000)
+    assert result.bound == "global bandwidth"  # decided for every n > 0
+
+
+def test_measured_bandwidth_is_reported_in_bytes_per_second():
+    result = verdict(vector_add(), load_machine("h100"), "fp32", {"n": 10**8})
+    # REFERENCE.md: "3.1 TB/s of 3.35, 93 %" for a memory-bound kernel, never in TFLOP/s
+    efficiency = measured_efficiency(result, Bps=3.1e12)
+    assert efficiency.metric == "B/s" and efficiency.level == "global"
+    assert efficiency.fraction == pytest.approx(3.1 / 3.35)
+    assert efficiency.describe() == "3.1 TB/s of 3.35 TB/s (93 %)"
+    # the same run given as a time: 12e8 B in 387 us is 3.1 TB/s
+    by_time = measured_efficiency(result, seconds=12e8 / 3.1e12)
+    assert by_time.fraction == pytest.approx(efficiency.fraction)
+
+
+# ---------------------------------------------------------------------------- example 2: gemm
+
+def test_gemm_4096_on_h100_bf16_is_compute_bound():
+    result = verdict(gemm(), load_machine("h100"), "bf16", {M: 4096, N: 4096, K: 4096})
+    level = result.level("global")
+    assert float(result.work_FLOP) == pytest.approx(1.37e11, rel=0.01)  # chapter example 2
+    assert float(level.traffic_B) == pytest.approx(1.01e8, rel=0.01)  # chapter example 2
+    assert float(level.intensity) == pytest.approx(1365.3, rel=0.001)  # chapter: I = 1365.3
+    assert level.regime == COMPUTE_BOUND and level.zone == ZONE_MIXED  # ratio 4.6
+    assert float(result.t_min) == pytest.approx(139e-6, rel=0.01)  # chapter: 139 us
+    assert result.bound == "bf16 tensor peak" and result.regime == COMPUTE_BOUND
+    assert float(result.performance) == pytest.approx(990e12)
+
+
+def test_square_problem_by_setting_parameters_to_each_other():
+    result = verdict(gemm(), load_machine("h100"), "bf16", {M: N, K: N, N: 4096})
+    assert float(result.level("global").intensity) == pytest.approx(1365.3, rel=0.001)
+
+
+def test_measured_400_tflops_bf16_on_h100_is_40_percent():
+    result = verdict(gemm(), load_machine("h100"), "bf16", {M: 8192, N: 8192, K: 8192})
+    # chapter example 8: measured 400 TFLOP/s BF16 on H100 -> 40 % of peak
+    efficiency = measured_efficiency(result, FLOPps=400e12)
+    assert efficiency.metric == "FLOP/s" and efficiency.regime == COMPUTE_BOUND
+    assert efficiency.fraction == pytest.approx(400 / 990)
+    assert efficiency.describe() == "400 TFLOP/s of 990 TFLOP/s (40 %)"
+
+
+def test_measurement_needs_exactly_one_quantity():
+    result = verdict(gemm(), load_machine("h100"), "bf16", {M: 64, N: 64, K: 64})
+    with pytest.raises(KcostError):
+        measured_efficiency(result)
+    with pytest.raises(KcostError):
+        measured_efficiency(result, seconds=1.0, FLOPps=1.0)
+
+
+def test_measurement_needs_numbers():
+    result = verdict(gemm(), load_machine("h100"), "bf16")
+    with pytest.raises(KcostError, match="symbolic"):
+        measured_efficiency(result, seconds=1e-3)
+
+
+# ---------------------------------------------------------------------- example 5: llm_decode
+
+def test_llm_decode_batch_1_on_h100():
+    result = verdict(llm_decode(), load_machine("h100"), "bf16", {Theta: 70 * 10**9, b: 1})
+    assert result.values[d] == 8192  # the spec's default for d applies
+    # chapter example 5: t_min = 41.8 ms/token, 23.9 tokens/s (b = 1)
+    assert float(result.t_min) == pytest.approx(41.8e-3, rel=0.01)
+    assert 1 / float(result.t_min) == pytest.approx(23.9, rel=0.01)
+    assert float(result.level("global").intensity) == pytest.approx(1, rel=0.01)  # I ~ 1
+    assert result.regime == MEMORY_BOUND
+
+
+# ------------------------------------------------------------------------ example 6: conv3x3
+
+def test_conv3x3_memory_bound_by_about_9x_on_h100_fp32():
+    result = verdict(conv3x3(), load_machine("h100"), "fp32", {n: 1024})
+    level = result.level("global")
+    assert float(result.work_FLOP) == pytest.approx(1.89e7, rel=0.01)  # chapter example 6
+    assert float(level.traffic_B) == pytest.approx(8.39e6, rel=0.01)  # chapter example 6
+    assert level.intensity == sympy.Rational(9, 4)  # I = 2.25
+    assert level.regime == MEMORY_BOUND
+    assert float(1 / level.ratio) == pytest.approx(8.9, rel=0.01)  # "memory-bound by ~9x"
+
+
+# ----------------------------------------------------------------------------- the model's parts
+
+def test_zones_follow_the_chapter():
+    # REFERENCE.md: < 0.1 clearly memory-bound, 0.1..10 mixed, > 10 compute-bound
+    assert zone_of(sympy.Rational(1, 240)) == ZONE_MEMORY
+    assert zone_of(sympy.Rational(1, 10)) == ZONE_MIXED
+    assert zone_of(sympy.Integer(10)) == ZONE_MIXED
+    assert zone_of(sympy.Integer(11)) == ZONE_COMPUTE
+    assert zone_of(N / 3) is None  # undecided while symbolic
+    assert "tensor cores" in ZONE_COMPUTE.advice and "do not touch compute" in ZONE_MEMORY.advice
+
+
+def test_sfu_work_has_its_own_ceiling():
+    # chapter example 7: exp runs on the special-function unit, a ceiling of its own
+    cost = hand_cost("exp_only", (n,), "fp32", {"sfu": n, "vector": 4 * n},
+                     {"global": 8 * n})
+    result = verdict(cost, load_machine("h100"), "fp32", {n: 10**9})
+    assert {term.name for term in result.terms} == {
+        "sfu", "fp32 vector peak", "global bandwidth"}
+    assert result.bound == "global bandwidth"  # 8e9 B / 3.35e12 = 2.4 ms > 1e9 / 3.9e12
+
+
+def test_levels_without_a_bandwidth_figure_are_listed_not_modelled():
+    cost = hand_cost("staged", (n,), "bf16", {"fma": 2 * n}, {"global": 2 * n, "l2": 4 * n})
+    result = verdict(cost, load_machine("b200"), "bf16", {n: 10**6})  # no B200 L2 figure
+    assert result.unmodelled_levels == ("l2",)
+    assert [level.level for level in result.levels] == ["global"]
+
+
+def test_keep_scope_fit_against_shared_capacity_per_sm():
+    # gemm_tiled: A and B tiles of T x T bf16 held in shared: 4 T^2 bytes
+    scope = ScopeCost(0, "shared", ("A", "B"), (), M * N * K / T**3,
+                      {"A": T**2, "B": T**2}, {}, True, 4 * T**2)
+    cost = hand_cost("gemm_tiled", (M, N, K, T), "bf16", {"fma": 2 * M * N * K},
+                     {"global": 4 * M * N * K / T + 2 * M * N}, scopes=[scope],
+                     defaults={T: 128})
+    h100 = load_machine("h100")
+    fit = verdict(cost, h100, "bf16", {M: 4096, N: 4096, K: 4096}).fits[0]
+    assert fit.held_B == 65536 and fit.capacity_per == "sm" and fit.fits is True
+    too_big = verdict(cost, h100, "bf16", {M: 4096, N: 4096, K: 4096, T: 256}).fits[0]
+    assert too_big.fits is False  # 256 KiB > 228 KiB of shared memory per SM
+
+
+def test_working_set_against_l2():
+    footprints = {name: TensorFootprint(name, n, 0, True) for name in ("a", "b")}
+    footprints["c"] = TensorFootprint("c", 0, n, True)
+    cost = hand_cost("vector_add", (n,), "fp32", {"vector": n}, {"global": 12 * n},
+                     footprints=footprints)
+    element_bytes = {"a": 4, "b": 4, "c": 4}
+    h100 = load_machine("h100")
+    small = verdict(cost, h100, "fp32", {n: 10**6}, element_bytes=element_bytes)
+    assert small.working_set_B == 12 * 10**6 and small.working_set_fits_l2 is True
+    large = verdict(cost, h100, "fp32", {n: 10**8}, element_bytes=element_bytes)
+    assert large.working_set_fits_l2 is False  # 1.2 GB > 50 MiB
+
+
+def test_model_imports_no_presentation_library():
+    # STYLE.md practice 1: nothing in the core imports rich or matplotlib
+    script = (
+        "import sys\n"
+        "from kernelcost import hardware, model, solve\n"
+        "from kernelcost.symbols import size_symbol\n"
+        "from kernelcost.cost import Cost\n"
+        "n = size_symbol('n')\n"
+        "cost = Cost('k', (n,), {}, 'fp32', 'perfect', {'vector': n}, {'global': 12*n}, {}, ())\n"
+        "model.verdict(cost, hardware.load_machine('h100'), values={n: 10})\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'matplotlib')))\n")
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True).stdout
+    assert output.strip() == "[]"
+
+
+# ------------------------------------------------------------------ Costs counted from specs
+
+def counted(spec: str) -> Cost:
+    count_module = pytest.importorskip("kernelcost.count")
+    from kernelcost.check import check
+    from kernelcost.parse import parse_file
+
+    return count_module.count(check(parse_file(SPECS / f"{spec}.kcost")))
+
+
+def test_spec_vector_add_on_h100():
+    result = verdict(counted("vector_add"), load_machine("h100"), values={"n": 10**8})
+    assert result.precision == "fp32"  # the spec's own precision
+    assert result.level("global").ratio == sympy.Rational(1, 240)  # chapter example 1
+    assert float(result.t_min) == pytest.approx(358e-6, rel=0.01)  # chapter example 1
+
+
+def test_spec_gemm_at_4096_on_h100():
+    result = verdict(counted("gemm"), load_machine("h100"),
+                     values={"M": 4096, "N": 4096, "K": 4096})
+    assert float(result.level("global").intensity) == pytest.approx(1365.3, rel=0.001)
+    assert float(result.t_min) == pytest.approx(139e-6, rel=0.01)  # chapter example 2
+    assert result.regime == COMPUTE_BOUND
+
+
+def test_spec_llm_decode_batch_1_on_h100():
+    result = verdict(counted("llm_decode"), load_machine("h100"),
+                     values={"Theta": 70 * 10**9, "b": 1})
+    assert float(result.t_min) == pytest.approx(41.8e-3, rel=0.01)  # chapter example 5
+    assert 1 / float(result.t_min) == pytest.approx(23.9, rel=0.01)
+
+
+def test_spec_conv3x3_on_h100_fp32():
+    result = verdict(counted("conv3x3"), load_machine("h100"), values={"n": 1024})
+    level = result.level("global")
+    assert float(level.intensity) == pytest.approx(2.25, rel=0.01)  # chapter example 6
+    assert float(1 / level.ratio) == pytest.approx(8.9, rel=0.01)  # memory-bound by ~9x
+    assert result.regime == MEMORY_BOUND
