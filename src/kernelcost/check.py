@@ -3,7 +3,8 @@ steps and reuse scopes, and collects every diagnostic before raising them togeth
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 import sympy
 
@@ -16,6 +17,9 @@ from .symbols import (
 
 REUSE_MODES = ("perfect", "none")
 ROLES = ("in", "out", "inout")
+KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
+                      "keep"})
+MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
 
 
 @dataclass(frozen=True)
@@ -61,14 +65,19 @@ def check(kernel: ast.Kernel) -> CheckedKernel:
 
 
 class _Checker:
+    """Walks the kernel once, collecting diagnostics. A declaration that is itself wrong (a bad
+    shape, an unknown type) is still recorded, so its uses do not report the same mistake
+    again; the checked kernel is built only when nothing was reported."""
+
     def __init__(self, kernel: ast.Kernel):
         self.kernel = kernel
         self.diagnostics: list[Diagnostic] = []
         self.sizes: dict[str, sympy.Expr] = {}
         self.defaults: dict[sympy.Symbol, int] = {}
         self.tensors: dict[str, Tensor] = {}
-        self.locals: dict[str, str] = {}
-        self.declared_at: dict[str, ast.Span] = {}
+        self.locals: dict[str, str] = {}  # every register local, whatever its scope
+        self.local_spans: dict[str, ast.Span] = {}
+        self.declared_at: dict[str, ast.Span] = {}  # sizes and tensors: kernel-wide names
         self.divisibility: list[tuple[sympy.Expr, sympy.Expr]] = []
         self.bounds: list[sympy.Basic] = []
         self.reuse = "perfect"
@@ -78,14 +87,11 @@ class _Checker:
 
     def run(self) -> CheckedKernel:
         self._parameters()
+        kernel_scope = _Scope()
         for item in self.kernel.items:
-            self._kernel_item(item)
-        if not self.kernel.statements and not self.diagnostics:
-            self.error(self.kernel.span, f"kernel `{self.kernel.name}` has no statements",
-                       "add the loop nest: `for i in 0..n { y[i] = x[i] }`")
-        elif not self._has_assignment(self.kernel.statements) and not self.diagnostics:
-            self.error(self.kernel.span, f"kernel `{self.kernel.name}` does no work",
-                       "a kernel needs at least one assignment")
+            self._kernel_item(item, kernel_scope)
+        if not self.diagnostics:
+            self._has_work()
         if self.diagnostics:
             self.diagnostics.sort(key=lambda d: (d.span.line, d.span.column) if d.span else (0, 0))
             raise KcostError(self.diagnostics, self.kernel.source)
@@ -95,39 +101,78 @@ class _Checker:
             tuple(self.divisibility), tuple(self.bounds), self.reuse,
         )
 
-    # --- declarations ------------------------------------------------------------------
+    def _has_work(self) -> None:
+        # the caret goes under the `kernel` keyword: the whole kernel would underline a page
+        span = self.kernel.span
+        keyword = ast.Span(span.file, span.line, span.column, span.line, span.column + 6)
+        if not self.kernel.statements:
+            self.error(keyword, f"kernel `{self.kernel.name}` has no statements",
+                       "add the loop nest: `for i in 0..n { y[i] = x[i] }`")
+        elif not _has_assignment(self.kernel.statements):
+            self.error(keyword, f"kernel `{self.kernel.name}` does no work",
+                       "a kernel needs at least one assignment, such as `y[i] = x[i]`")
+
+    # --- source positions ----------------------------------------------------------------
+
+    def _name_span(self, span: ast.Span, name: str) -> ast.Span:
+        """The span of `name` inside a declaration's span (the AST keeps only the whole
+        declaration), so that the caret sits under the name and not under the keyword."""
+        lines = self.kernel.source.split("\n")
+        if not 1 <= span.line <= len(lines):
+            return span
+        line = lines[span.line - 1]
+        pattern = re.compile(rf"(?<![A-Za-z_0-9]){re.escape(name)}(?![A-Za-z_0-9])")
+        keyword = re.match(r"(in|out|inout|let|for)\b", line[span.column - 1:])
+        match = pattern.search(line, span.column - 1 + (keyword.end() if keyword else 0))
+        if match is None:
+            return span
+        return ast.Span(span.file, span.line, match.start() + 1, span.line, match.end() + 1)
+
+    def _source_text(self, span: ast.Span) -> str:
+        if span.line != span.end_line:
+            return "..."
+        line = self.kernel.source.split("\n")[span.line - 1]
+        return line[span.column - 1:span.end_column - 1]
+
+    # --- declarations --------------------------------------------------------------------
 
     def _declare(self, name: str, span: ast.Span, what: str) -> bool:
-        if name in self.declared_at:
-            first = self.declared_at[name]
-            self.error(span, f"`{name}` is already declared (line {first.line})",
+        """Record a kernel-wide name (size or tensor); False when it cannot be declared."""
+        place = self._name_span(span, name)
+        if name in KEYWORDS:
+            self.error(place, f"`{name}` is a keyword and cannot name a {what}",
                        f"rename this {what}")
             return False
         if name in FUNCTIONS:
-            self.error(span, f"`{name}` is a built-in function", f"rename this {what}")
+            self.error(place, f"`{name}` is a built-in function and cannot name a {what}",
+                       f"rename this {what}")
+            return False
+        first = self.declared_at.get(name) or self.local_spans.get(name)
+        if first is not None:
+            self.error(place, f"`{name}` is already declared at {_place(first, place)}",
+                       f"rename this {what}: sizes, tensors, locals and iterators share "
+                       "one namespace")
             return False
         self.declared_at[name] = span
         return True
 
     def _parameters(self) -> None:
-        if not self.kernel.params:
-            pass
         for param in self.kernel.params:
-            if not self._declare(param.name, param.span, "parameter"):
+            if not self._declare(param.name, param.span, "size"):
                 continue
             symbol = size_symbol(param.name)
             self.sizes[param.name] = symbol
             if param.default is not None:
                 if param.default < 1:
-                    self.error(param.span, f"default of `{param.name}` must be positive",
-                               "sizes are positive integers")
+                    self.error(param.span, f"default of `{param.name}` must be positive, "
+                               f"not {param.default}", "sizes are positive integers")
                 self.defaults[symbol] = param.default
 
-    def _kernel_item(self, item: ast.Item) -> None:
+    def _kernel_item(self, item: ast.Item, scope: _Scope) -> None:
         if isinstance(item, ast.ReuseSetting):
             if item.mode.id not in REUSE_MODES:
                 self.error(item.mode.span, f"unknown reuse mode `{item.mode.id}`",
-                           "use `reuse perfect` or `reuse none`")
+                           "write `reuse perfect` or `reuse none`")
             else:
                 self.reuse = item.mode.id
         elif isinstance(item, ast.Assume):
@@ -138,272 +183,398 @@ class _Checker:
         elif isinstance(item, ast.Let) and item.dtype is None:
             self._derived_size(item)
         else:
-            self._statement(item, iterators={}, keeps={})
+            self._statement(item, scope)
 
     def _size_expr(self, expr: ast.Expr, what: str) -> sympy.Expr | None:
         if not self._names_known(expr, self.sizes, what):
             return None
+        return self._to_sympy(expr, self.sizes)
+
+    def _to_sympy(self, expr: ast.Expr, names) -> sympy.Expr | None:
         try:
-            return to_sympy(expr, self.sizes)
+            return to_sympy(expr, names)
         except KcostError as error:
             self.diagnostics.extend(error.diagnostics)
             return None
 
     def _assume(self, fact: ast.Divides | ast.Compare) -> None:
         if isinstance(fact, ast.Divides):
-            divisor = self._size_expr(fact.divisor, "size")
-            dividend = self._size_expr(fact.dividend, "size")
+            divisor = self._size_expr(fact.divisor, "an assumption")
+            dividend = self._size_expr(fact.dividend, "an assumption")
             if divisor is not None and dividend is not None:
                 self.divisibility.append((divisor, dividend))
             return
-        left = self._size_expr(fact.left, "size")
-        right = self._size_expr(fact.right, "size")
+        left = self._size_expr(fact.left, "an assumption")
+        right = self._size_expr(fact.right, "an assumption")
         if left is None or right is None:
             return
         relation = {"<=": sympy.Le, "<": sympy.Lt, ">=": sympy.Ge, ">": sympy.Gt}[fact.op]
         self.bounds.append(relation(left, right, evaluate=False))
 
     def _tensor(self, decl: ast.TensorDecl) -> None:
-        if decl.dtype.id not in ELEMENT_BYTES:
+        element_bytes = ELEMENT_BYTES.get(decl.dtype.id)
+        if element_bytes is None:
             self.error(decl.dtype.span, f"unknown element type `{decl.dtype.id}`",
                        did_you_mean(decl.dtype.id, ELEMENT_BYTES)
-                       or "types: " + " ".join(ELEMENT_BYTES))
+                       or "element types: " + ", ".join(ELEMENT_BYTES))
         level = "global"
         if decl.level is not None:
             if decl.level.id not in LEVELS:
-                self.error(decl.level.span, f"unknown memory level `{decl.level.id}`",
-                           did_you_mean(decl.level.id, LEVELS) or "levels: " + " ".join(LEVELS))
+                self._unknown_level(decl.level)
             else:
                 level = decl.level.id
-        shape = []
-        for extent in decl.shape:
-            value = self._size_expr(extent, "size")
-            if value is not None:
-                shape.append(value)
-        if not self._declare(decl.name, decl.span, "tensor"):
-            return
-        if decl.dtype.id in ELEMENT_BYTES and len(shape) == len(decl.shape):
+        shape = tuple(self._extent(extent) for extent in decl.shape)
+        if self._declare(decl.name, decl.span, "tensor"):
+            # recorded even when broken, so that its uses are checked against its rank
             self.tensors[decl.name] = Tensor(
-                decl.name, decl.role, decl.dtype.id, ELEMENT_BYTES[decl.dtype.id], tuple(shape),
+                decl.name, decl.role, decl.dtype.id, element_bytes or sympy.Integer(1), shape,
                 level, decl.span,
             )
 
+    def _extent(self, extent: ast.Expr) -> sympy.Expr:
+        value = self._size_expr(extent, "a tensor shape")
+        if value is None:
+            return sympy.nan
+        if value.is_positive is False:
+            self.error(extent.span, f"tensor extent `{self._source_text(extent.span)}` is "
+                       f"{value}, not positive", "extents are sizes: positive integers")
+        return value
+
     def _derived_size(self, let: ast.Let) -> None:
-        value = self._size_expr(let.value, "size")
+        value = self._size_expr(let.value, "a size")
         if self._declare(let.name, let.span, "size") and value is not None:
             self.sizes[let.name] = value
 
-    # --- statements --------------------------------------------------------------------
+    def _unknown_level(self, level: ast.Name) -> None:
+        self.error(level.span, f"unknown memory level `{level.id}`",
+                   did_you_mean(level.id, LEVELS) or "levels, slowest first: "
+                   + ", ".join(LEVELS))
 
-    def _statement(self, stmt: ast.Statement, iterators: dict[str, sympy.Symbol],
-                   keeps: dict[str, str]) -> None:
+    # --- statements ----------------------------------------------------------------------
+
+    def _statement(self, stmt: ast.Statement, scope: _Scope) -> None:
         if isinstance(stmt, ast.For):
-            self._for(stmt, iterators, keeps)
+            self._for(stmt, scope)
         elif isinstance(stmt, ast.Keep):
-            self._keep(stmt, iterators, keeps)
+            self._keep(stmt, scope)
         elif isinstance(stmt, ast.Let):
-            if stmt.dtype is None:
-                self.error(stmt.span, f"`let {stmt.name}` inside a loop needs a type",
-                           f"a register local: `let {stmt.name}: f32 = ...`")
-                return
-            self._value(stmt.value, iterators)
-            if stmt.dtype not in ELEMENT_BYTES:
-                self.error(stmt.span, f"unknown element type `{stmt.dtype}`",
-                           did_you_mean(stmt.dtype, ELEMENT_BYTES))
-            if self._declare(stmt.name, stmt.span, "local"):
-                self.locals[stmt.name] = stmt.dtype
+            self._local(stmt, scope)
         elif isinstance(stmt, ast.Assign):
-            self._assign(stmt, iterators)
+            self._assign(stmt, scope)
 
-    def _for(self, loop: ast.For, iterators, keeps) -> None:
-        bound_names = {**self.sizes, **iterators}
+    def _block(self, body: tuple[ast.Statement, ...], scope: _Scope) -> None:
+        """A block's locals are visible after their `let`, to the end of the block."""
+        inner = scope.child()
+        for stmt in body:
+            self._statement(stmt, inner)
+
+    def _local(self, let: ast.Let, scope: _Scope) -> None:
+        if let.dtype is None:
+            self.error(let.span, f"`let {let.name}` inside a loop needs a type",
+                       f"a register local: `let {let.name}: f32 = ...`")
+            return
+        self._value(let.value, scope)
+        if let.dtype not in ELEMENT_BYTES:
+            self.error(let.span, f"unknown element type `{let.dtype}`",
+                       did_you_mean(let.dtype, ELEMENT_BYTES)
+                       or "element types: " + ", ".join(ELEMENT_BYTES))
+        place = self._name_span(let.span, let.name)
+        if let.name in KEYWORDS or let.name in FUNCTIONS or let.name in self.declared_at:
+            self._declare(let.name, let.span, "local")
+            return
+        if let.name in scope.locals or let.name in scope.iterators:
+            first = scope.locals.get(let.name) or scope.iterators[let.name]
+            self.error(place, f"`{let.name}` is already declared at {_place(first, place)}",
+                       "rename this local, or assign to the one in scope")
+            return
+        if self.locals.get(let.name, let.dtype) != let.dtype:
+            first = self.local_spans[let.name]
+            self.error(place, f"local `{let.name}` is `{self.locals[let.name]}` at line "
+                       f"{first.line}, `{let.dtype}` here", "give one of them another name")
+            scope.locals[let.name] = let.span  # its uses are checked all the same
+            return
+        self.locals[let.name] = let.dtype
+        self.local_spans.setdefault(let.name, let.span)
+        scope.locals[let.name] = let.span
+
+    def _for(self, loop: ast.For, scope: _Scope) -> None:
+        bound_names = {**self.sizes, **scope.iterator_symbols()}
         for bound in (loop.lo, loop.hi):
-            if self._names_known(bound, bound_names, "loop bound"):
-                self._affine_or_minmax(bound, bound_names, "loop bound")
-        if loop.step is not None and self._names_known(loop.step, self.sizes, "loop step"):
-            step = self._size_expr(loop.step, "step")
-            if step is not None and (step.is_positive is False or step == 0):
-                self.error(loop.step.span, f"loop step must be positive, not {step}",
-                           "write the loop upward: `for i in lo..hi by s` with s > 0")
-        if loop.var in iterators:
-            self.error(loop.span, f"iterator `{loop.var}` is already in use by an outer loop",
-                       "rename the inner iterator")
+            if self._names_known(bound, bound_names, "a loop bound", scope):
+                self._to_sympy(bound, bound_names)
+        if loop.step is not None:
+            self._step(loop.step, scope)
+        if scope.depth >= MAX_LOOP_DEPTH:
+            self.error(loop.span, f"loops nest more than {MAX_LOOP_DEPTH} deep",
+                       "a kernel's loop nest is a handful of loops; merge or drop some")
             return
-        if loop.var in self.declared_at:
-            self.error(loop.span, f"`{loop.var}` is already declared "
-                       f"(line {self.declared_at[loop.var].line})", "rename the iterator")
-            return
-        inner = {**iterators, loop.var: iterator_symbol(loop.var)}
-        for stmt in loop.body:
-            self._statement(stmt, inner, keeps)
+        place = self._name_span(loop.span, loop.var)
+        inner = scope.child()
+        if loop.var in scope.iterators:
+            self.error(place, f"iterator `{loop.var}` is already used by an outer loop "
+                       f"(line {scope.iterators[loop.var].line})", "rename the inner iterator")
+        elif loop.var in self.declared_at or loop.var in scope.locals or loop.var in KEYWORDS:
+            first = self.declared_at.get(loop.var) or scope.locals.get(loop.var)
+            where = f" at line {first.line}" if first else ""
+            self.error(place, f"iterator `{loop.var}` is already declared{where}",
+                       "rename the iterator")
+        inner.iterators[loop.var] = place
+        inner.depth = scope.depth + 1
+        self._block(loop.body, inner)
 
-    def _keep(self, keep: ast.Keep, iterators, keeps) -> None:
-        level = keep.level.id
-        if level not in LEVELS:
-            self.error(keep.level.span, f"unknown memory level `{level}`",
-                       did_you_mean(level, LEVELS) or "levels: " + " ".join(LEVELS))
+    def _step(self, step: ast.Expr, scope: _Scope) -> None:
+        if not self._names_known(step, self.sizes, "a loop step", scope):
             return
-        inner_keeps = dict(keeps)
+        value = self._to_sympy(step, self.sizes)
+        if value is not None and (value.is_positive is False or value == 0):
+            self.error(step.span, f"loop step must be positive, not {value}",
+                       "write the loop upward: `for i in lo..hi by s` with s > 0")
+
+    def _keep(self, keep: ast.Keep, scope: _Scope) -> None:
+        level = keep.level.id
+        inner = scope.child()
+        if level not in LEVELS:
+            self._unknown_level(keep.level)
+            self._block(keep.body, inner)
+            return
         for name in keep.tensors:
             if name.id not in self.tensors:
-                hint = did_you_mean(name.id, self.tensors) or "keep names declared tensors"
+                hint = did_you_mean(name.id, self.tensors) or (
+                    "keep stages declared tensors: " + ", ".join(self.tensors)
+                    if self.tensors else "declare the tensor first: `in x: f32[n]`")
                 self.error(name.span, f"keep of unknown tensor `{name.id}`", hint)
                 continue
-            current = keeps.get(name.id, self.tensors[name.id].level)
+            current = scope.keeps.get(name.id, self.tensors[name.id].level)
             if LEVELS.index(level) <= LEVELS.index(current):
-                self.error(keep.level.span,
-                           f"`{name.id}` is already in `{current}`; keeping it in `{level}` "
-                           "moves nothing",
-                           "a keep stages data into a faster level: "
-                           + " > ".join(LEVELS[LEVELS.index(current) + 1:]) if
-                           current != "registers" else "remove this keep")
+                self._keep_not_faster(keep, name.id, current)
                 continue
-            inner_keeps[name.id] = level
-        for stmt in keep.body:
-            self._statement(stmt, iterators, inner_keeps)
+            inner.keeps[name.id] = level
+        self._block(keep.body, inner)
 
-    def _assign(self, assign: ast.Assign, iterators) -> None:
+    def _keep_not_faster(self, keep: ast.Keep, tensor: str, current: str) -> None:
+        level = keep.level.id
+        faster = LEVELS[LEVELS.index(current) + 1:]
+        if faster:
+            hint = (f"a keep stages data into a level faster than `{current}`: "
+                    + " or ".join(f"`{name}`" for name in faster))
+        else:
+            hint = f"`{current}` is the fastest level; remove this keep"
+        self.error(keep.level.span,
+                   f"`{tensor}` is already in `{current}` here; keeping it in `{level}` "
+                   "moves nothing", hint)
+
+    def _assign(self, assign: ast.Assign, scope: _Scope) -> None:
         target = assign.target
         if isinstance(target, ast.Name):
-            if target.id in self.tensors:
-                tensor = self.tensors[target.id]
-                if tensor.shape:
-                    self.error(target.span, f"`{target.id}` has {len(tensor.shape)} indices",
-                               f"write `{target.id}[...]`")
-                elif tensor.role == "in":
-                    self._write_to_input(target.span, target.id)
-            elif target.id in self.sizes:
-                self.error(target.span, f"cannot assign to size `{target.id}`",
-                           "sizes are fixed; declare a local: `let x: f32 = ...`")
-            elif target.id in self.locals:
-                pass
-            elif target.id in iterators:
-                self.error(target.span, f"cannot assign to iterator `{target.id}`")
-            else:
-                self._unknown(target, {**self.tensors, **self.locals}, "name")
+            self._assign_name(target, scope)
         else:
-            self._access(target, iterators)
-            if target.tensor in self.tensors and self.tensors[target.tensor].role == "in":
-                self._write_to_input(target.span, target.tensor)
-        self._value(assign.value, iterators)
+            self._access(target, scope, role="out")
+            tensor = self.tensors.get(target.tensor)
+            if tensor is not None and tensor.role == "in":
+                self._write_to_input(target.span, tensor)
+        self._value(assign.value, scope)
 
-    def _write_to_input(self, span: ast.Span, name: str) -> None:
-        self.error(span, f"`{name}` is declared `in` and cannot be written",
-                   f"declare it `out` or `inout`")
+    def _assign_name(self, target: ast.Name, scope: _Scope) -> None:
+        name = target.id
+        if name in self.tensors:
+            tensor = self.tensors[name]
+            if tensor.shape:
+                indices = ", ".join("i" if rank == 0 else "ijkl"[rank % 4] if rank < 4 else
+                                    f"i{rank}" for rank in range(len(tensor.shape)))
+                self.error(target.span, f"`{name}` is a tensor of rank {len(tensor.shape)}; "
+                           "assign to one element", f"write `{name}[{indices}] = ...`")
+            elif tensor.role == "in":
+                self._write_to_input(target.span, tensor)
+        elif name in self.sizes:
+            self.error(target.span, f"cannot assign to size `{name}`",
+                       "sizes are fixed; for a value that changes, declare a local: "
+                       "`let total: f32 = 0`")
+        elif name in scope.iterators:
+            self.error(target.span, f"cannot assign to iterator `{name}`",
+                       "its loop sets it; for a value that changes, declare a local: "
+                       "`let total: f32 = 0`")
+        elif name not in scope.locals:
+            self._unknown(target, {**self.tensors, **scope.locals},
+                          f"declare it first: `out {name}: f32[...]` or "
+                          f"`let {name}: f32 = 0`")
 
-    def _value(self, expr: ast.Expr, iterators) -> None:
+    def _write_to_input(self, span: ast.Span, tensor: Tensor) -> None:
+        self.error(span, f"`{tensor.name}` is declared `in` (line {tensor.span.line}) and "
+                   "cannot be written", "declare it `out` (written) or `inout` (read, then "
+                   "written)")
+
+    def _value(self, expr: ast.Expr, scope: _Scope) -> None:
         """Check a value expression: accesses, calls and names."""
         if isinstance(expr, ast.Access):
-            self._access(expr, iterators)
+            self._access(expr, scope)
         elif isinstance(expr, ast.Name):
-            known = {**self.sizes, **iterators, **self.locals, **self.tensors}
-            if expr.id not in known:
-                self._unknown(expr, known, "name")
-            elif expr.id in self.tensors and self.tensors[expr.id].shape:
-                self.error(expr.span, f"`{expr.id}` needs {len(self.tensors[expr.id].shape)} "
-                           "indices", f"write `{expr.id}[...]`")
+            self._value_name(expr, scope)
         elif isinstance(expr, ast.BinOp):
-            self._value(expr.left, iterators)
-            self._value(expr.right, iterators)
+            self._value(expr.left, scope)
+            self._value(expr.right, scope)
         elif isinstance(expr, ast.Neg):
-            self._value(expr.operand, iterators)
+            self._value(expr.operand, scope)
         elif isinstance(expr, ast.Call):
-            self._call(expr, iterators)
+            self._call(expr, scope)
+        elif isinstance(expr, ast.Number):
+            pass
 
-    def _call(self, call: ast.Call, iterators) -> None:
+    def _value_name(self, name: ast.Name, scope: _Scope) -> None:
+        known = {**self.sizes, **scope.iterators, **scope.locals, **self.tensors}
+        if name.id not in known:
+            hint = None
+            if name.id in self.locals:
+                line = self.local_spans[name.id].line
+                hint = f"the local `{name.id}` declared at line {line} is out of scope here"
+            self._unknown(name, known, hint)
+        elif name.id in self.tensors and self.tensors[name.id].shape:
+            rank = len(self.tensors[name.id].shape)
+            self.error(name.span, f"`{name.id}` is a tensor of rank {rank}; read one element",
+                       f"write `{name.id}[...]` with {rank} ind{'ex' if rank == 1 else 'ices'}")
+
+    def _call(self, call: ast.Call, scope: _Scope) -> None:
         if call.func not in FUNCTIONS:
-            self.error(call.span, f"unknown function `{call.func}`",
+            place = ast.Span(call.span.file, call.span.line, call.span.column, call.span.line,
+                             call.span.column + len(call.func))
+            self.error(place, f"unknown function `{call.func}`",
                        did_you_mean(call.func, FUNCTIONS)
-                       or "functions: " + " ".join(sorted(FUNCTIONS)))
+                       or "functions: " + ", ".join(sorted(FUNCTIONS)))
         else:
-            arity = FUNCTION_ARITY.get(call.func)
-            if arity is not None and len(call.args) != arity:
-                self.error(call.span, f"`{call.func}` takes {arity} argument"
-                           f"{'s' if arity > 1 else ''}, not {len(call.args)}")
-            elif arity is None and len(call.args) < 2:
-                self.error(call.span, f"`{call.func}` takes at least 2 arguments")
+            self._arity(call)
         for arg in call.args:
-            self._value(arg, iterators)
+            self._value(arg, scope)
 
-    def _access(self, access: ast.Access, iterators) -> None:
+    def _arity(self, call: ast.Call) -> None:
+        arity = FUNCTION_ARITY.get(call.func)
+        given = len(call.args)
+        if arity is not None and given != arity:
+            self.error(call.span, f"`{call.func}` takes {_count(arity, 'argument')}, "
+                       f"not {given}", f"call it as `{_usage(call.func, arity)}`")
+        elif arity is None and given < 2:
+            self.error(call.span, f"`{call.func}` takes at least 2 arguments, not {given}",
+                       f"call it as `{call.func}(a, b)`")
+
+    def _access(self, access: ast.Access, scope: _Scope, role: str = "in") -> None:
         if access.tensor not in self.tensors:
-            known = {**self.tensors, **self.locals, **self.sizes, **iterators}
+            known = {**self.tensors, **scope.locals, **self.sizes, **scope.iterators}
             if access.tensor in known:
-                self.error(access.span, f"`{access.tensor}` is not a tensor and takes no indices")
+                self.error(access.span, f"`{access.tensor}` is not a tensor and takes no "
+                           "indices", f"write `{access.tensor}` alone")
             else:
-                self.error(access.span, f"unknown tensor `{access.tensor}`",
-                           did_you_mean(access.tensor, self.tensors))
+                hint = did_you_mean(access.tensor, self.tensors) or (
+                    f"declare it: `{role} {access.tensor}: f32[...]`")
+                self.error(access.span, f"unknown tensor `{access.tensor}`", hint)
             return
         tensor = self.tensors[access.tensor]
         if len(access.indices) != len(tensor.shape):
+            declared = self._source_text(tensor.span).split(":", 1)[-1].strip()
             self.error(access.span,
                        f"`{access.tensor}` has rank {len(tensor.shape)} but is indexed with "
-                       f"{len(access.indices)} ind{'ex' if len(access.indices) == 1 else 'ices'}",
-                       f"declared at line {tensor.span.line}: "
-                       f"{access.tensor}[{', '.join(str(s) for s in tensor.shape)}]")
-        index_names = {**self.sizes, **iterators}
+                       f"{_count(len(access.indices), 'index')}",
+                       f"declared at line {tensor.span.line}: `{access.tensor}: {declared}`")
+        index_names = {**self.sizes, **scope.iterator_symbols()}
         for index in access.indices:
-            if self._names_known(index, index_names, "index"):
-                self._affine(index, index_names, iterators)
+            if self._names_known(index, index_names, "an index", scope):
+                self._affine(index, index_names, scope)
 
-    # --- expression helpers ------------------------------------------------------------
+    # --- expression helpers --------------------------------------------------------------
 
-    def _names_known(self, expr: ast.Expr, names, what: str) -> bool:
+    def _names_known(self, expr: ast.Expr, names, what: str, scope: _Scope | None = None) -> bool:
+        """True when `expr` uses only `names` (sizes, and iterators where allowed)."""
         ok = True
         for node in ast.walk_expr(expr):
             if isinstance(node, ast.Name) and node.id not in names:
-                if node.id in self.tensors or node.id in self.locals:
-                    self.error(node.span, f"{what} uses `{node.id}`, which is data, not a size",
-                               "indices and bounds are made of sizes and iterators")
-                else:
-                    self._unknown(node, names, "name")
+                self._not_a_size(node, names, what, scope)
                 ok = False
             elif isinstance(node, ast.Access):
                 self.error(node.span, f"{what} reads tensor `{node.tensor}`",
-                           "indirect indexing is not modelled; indices are affine in iterators")
+                           "indirect indexing is not modelled: indices and bounds are affine "
+                           "in sizes and iterators")
                 ok = False
             elif isinstance(node, ast.Call) and node.func not in ("min", "max"):
                 self.error(node.span, f"{what} calls `{node.func}`",
-                           "indices and bounds may use + - * / min max")
+                           "indices and bounds use only + - * / min max")
                 ok = False
         return ok
 
-    def _unknown(self, name: ast.Name, known, what: str) -> None:
-        hint = did_you_mean(name.id, known)
-        self.error(name.span, f"undefined {what} `{name.id}`", hint)
+    def _not_a_size(self, node: ast.Name, names, what: str, scope: _Scope | None) -> None:
+        if node.id in self.tensors or node.id in self.locals:
+            self.error(node.span, f"{what} uses `{node.id}`, which is data, not a size",
+                       "indices and bounds are made of sizes and iterators")
+        elif scope is not None and node.id in scope.iterators:
+            self.error(node.span, f"{what} uses iterator `{node.id}`",
+                       "a loop step stays fixed while the loop runs: use a size")
+        else:
+            self._unknown(node, names, "declare it as a size: a kernel parameter "
+                          f"`kernel {self.kernel.name}(..., {node.id})` or `let {node.id} = ...`")
 
-    def _affine(self, expr: ast.Expr, names, iterators) -> None:
+    def _unknown(self, name: ast.Name, known, fallback_hint: str | None = None) -> None:
+        hint = did_you_mean(name.id, known) or fallback_hint
+        self.error(name.span, f"undefined name `{name.id}`", hint)
+
+    def _affine(self, expr: ast.Expr, names, scope: _Scope) -> None:
         """Indices must be affine in the iterators (sizes may multiply them)."""
-        value = to_sympy(expr, names)
-        symbols = [iterator_symbol(v) for v in iterators]
+        value = self._to_sympy(expr, names)
+        if value is None:
+            return
         if value.has(sympy.Min, sympy.Max):
             self.error(expr.span, "min/max in an index", "clip the loop bound instead")
             return
-        try:
-            poly = sympy.Poly(value, *symbols) if symbols else None
-        except sympy.PolynomialError:
-            poly = None
-            self.error(expr.span, "index is not affine in the iterators",
-                       "a footprint needs indices like `i + 1`, `2*i`, `T*i0 + i`")
+        symbols = [iterator_symbol(name) for name in scope.iterators]
+        if not symbols:
             return
-        if poly is not None and poly.total_degree() > 1:
-            self.error(expr.span, "index is not affine in the iterators",
-                       "products of iterators (`i*j`) have no box footprint")
-        elif any(sympy.denom(c) != 1 for c in (poly.coeffs() if poly is not None else [])):
-            self.error(expr.span, "index divides an iterator",
-                       "indices must be integers; use a step instead")
-
-    def _affine_or_minmax(self, expr: ast.Expr, names, what: str) -> None:
         try:
-            to_sympy(expr, names)
-        except KcostError as error:
-            self.diagnostics.extend(error.diagnostics)
+            poly = sympy.Poly(value, *symbols)
+        except sympy.PolynomialError:
+            self.error(expr.span, "index is not affine in the iterators",
+                       "a footprint needs indices like `i + 1`, `2*i` or `T*i0 + i`")
+            return
+        if poly.total_degree() > 1:
+            self.error(expr.span, "index is not affine in the iterators",
+                       "a product of iterators has no box footprint; write indices like "
+                       "`i + 1`, `2*i` or `T*i0 + i`")
+        elif any(sympy.denom(coefficient) != 1 for coefficient in poly.coeffs()):
+            self.error(expr.span, "index divides an iterator",
+                       "indices are integers: write `2*i` rather than `i/2`, or use a step")
 
-    @staticmethod
-    def _has_assignment(statements) -> bool:
-        for stmt in statements:
-            if isinstance(stmt, ast.Assign):
-                return True
-            if isinstance(stmt, (ast.For, ast.Keep)) and _Checker._has_assignment(stmt.body):
-                return True
-        return False
+
+@dataclass
+class _Scope:
+    """What a statement sees: iterators and locals in scope (name -> where declared), the
+    level each kept tensor is in, and how many loops enclose it."""
+
+    iterators: dict[str, ast.Span] = field(default_factory=dict)
+    locals: dict[str, ast.Span] = field(default_factory=dict)
+    keeps: dict[str, str] = field(default_factory=dict)
+    depth: int = 0
+
+    def child(self) -> _Scope:
+        return _Scope(dict(self.iterators), dict(self.locals), dict(self.keeps), self.depth)
+
+    def iterator_symbols(self) -> dict[str, sympy.Symbol]:
+        return {name: iterator_symbol(name) for name in self.iterators}
+
+
+def _has_assignment(statements) -> bool:
+    for stmt in statements:
+        if isinstance(stmt, ast.Assign):
+            return True
+        if isinstance(stmt, (ast.For, ast.Keep)) and _has_assignment(stmt.body):
+            return True
+    return False
+
+
+def _place(first: ast.Span, here: ast.Span) -> str:
+    """Where `first` is, as seen from `here`: the column too when both share a line."""
+    if first.line == here.line:
+        return f"line {first.line}, column {first.column}"
+    return f"line {first.line}"
+
+
+def _count(number: int, noun: str) -> str:
+    plural = {"index": "indices"}.get(noun, noun + "s")
+    return f"{number} {noun if number == 1 else plural}"
+
+
+def _usage(func: str, arity: int) -> str:
+    return f"{func}({', '.join('abc'[:arity])})" if arity <= 3 else f"{func}(...)"

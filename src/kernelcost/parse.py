@@ -210,7 +210,8 @@ def _terminal_words() -> dict[str, str]:
     """How each terminal is named in a message: literal ones by their text (`{`, `..`)."""
     words = {
         "NAME": "a name", "NUMBER": "a number", "INT": "an integer",
-        "ASSIGN_OP": "`=`, `+=`, `max=` or `min=`", "COMPARE": "`<=`, `<`, `>=` or `>`",
+        "ASSIGN_OP": "an assignment (`=` `+=` `max=` `min=`)",
+        "COMPARE": "a comparison (`<=` `<` `>=` `>`)",
         "$END": "the end of the file",
     }
     for terminal in _parser().terminals:
@@ -240,14 +241,14 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, filename: str) -> Diag
         return _character_diagnostic(error, text, filename)
     token = getattr(error, "token", None)
     expected = set(getattr(error, "expected", None) or ())
+    mistake = _known_mistake(error) if isinstance(error, UnexpectedToken) else None
     if isinstance(error, UnexpectedEOF) or token is None or token.type == "$END":
-        return _end_of_file_diagnostic(text, filename, expected)
-    width = max(1, len(str(token)))
-    span = ast.Span(filename, token.line, token.column, token.line, token.column + width)
+        return _end_of_file_diagnostic(text, filename, expected, mistake)
     misread = _misread_operator(token, text, filename)
     if misread is not None:
         return misread
-    mistake = _known_mistake(error) if isinstance(error, UnexpectedToken) else None
+    width = max(1, len(str(token)))
+    span = ast.Span(filename, token.line, token.column, token.line, token.column + width)
     if mistake is not None:
         expectation, hint = mistake
         return Diagnostic(span, f"{expectation}, found {_token_phrase(token)}", hint)
@@ -280,11 +281,11 @@ def _character_diagnostic(error: UnexpectedCharacters, text: str, filename: str)
         span = ast.Span(filename, line, column - 2, line, column + 1)
         return Diagnostic(span, "`...` is not a range", "a range is written `lo..hi`, two dots")
     span = ast.Span(filename, line, column, line, column + 1)
-    hint = _describe_expected(set(error.allowed or ())) or None
-    if char == "/" and text[position:position + 2] == "//":
-        hint = "comments start with `#`"
-    elif char == "=" and position > 0 and text[position - 1] in "*-/":
-        hint = "only `+=`, `max=` and `min=` combine an operation with assignment"
+    if char.isalpha() or char.isdigit():
+        hint = "names are ASCII: letters, digits and `_`, not starting with a digit"
+    else:
+        hint = ("the language has `+ - * /`, calls like `exp(x)`, `x[i]` and `lo..hi`; "
+                "comments start with `#`")
     return Diagnostic(span, f"unexpected character {_character_phrase(char)}", hint)
 
 
@@ -294,18 +295,20 @@ def _character_phrase(char: str) -> str:
     return f"U+{ord(char):04X}" if char else "end of text"
 
 
-def _end_of_file_diagnostic(text: str, filename: str, expected) -> Diagnostic:
+def _end_of_file_diagnostic(text: str, filename: str, expected,
+                            mistake: tuple[str, str] | None) -> Diagnostic:
     line, column = _end_position(text)
     span = ast.Span(filename, line, column, line, column + 1)
+    message, hint = "unexpected end of file", _describe_expected(expected) or None
+    if mistake is not None and "RBRACE" not in expected:  # the text stops mid-statement
+        message, hint = f"{mistake[0]}, found the end of the file", mistake[1]
     unclosed = _innermost_unclosed(text)
     if unclosed is not None:
         bracket, open_line, open_column = unclosed
         closer = {"{": "}", "(": ")", "[": "]"}[bracket]
         hint = (f"the `{bracket}` at line {open_line}, column {open_column} is never closed: "
                 f"add a `{closer}`")
-    else:
-        hint = _describe_expected(expected) or None
-    return Diagnostic(span, "unexpected end of file", hint)
+    return Diagnostic(span, message, hint)
 
 
 def _end_position(text: str) -> tuple[int, int]:

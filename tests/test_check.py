@@ -1,0 +1,129 @@
+"""The checker and the rendered errors: every broken spec in tests/errors/ gives exactly the
+text in its .expected file (regenerate with tests/regen_errors.py and review the diff)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelcost.check import MAX_LOOP_DEPTH, check
+from kernelcost.errors import KcostError
+from kernelcost.parse import parse, parse_file
+
+TESTS = Path(__file__).parent
+ERRORS = TESTS / "errors"
+SPECS = TESTS.parent / "specs"
+BROKEN_SPECS = sorted(ERRORS.glob("*.kcost"))
+
+
+def errors_of(text: str) -> list[str]:
+    """The messages of the diagnostics a spec raises, in order."""
+    with pytest.raises(KcostError) as raised:
+        check(parse(text, "t.kcost"))
+    return [diagnostic.message for diagnostic in raised.value.diagnostics]
+
+
+def test_there_are_enough_broken_specs():
+    assert len(BROKEN_SPECS) >= 18
+
+
+@pytest.mark.parametrize("spec", BROKEN_SPECS, ids=lambda path: path.stem)
+def test_broken_spec_renders_its_expected_error(spec: Path):
+    text = spec.read_text("utf-8")
+    expected = spec.with_suffix(".expected").read_text("utf-8")
+    with pytest.raises(KcostError) as raised:
+        check(parse(text, f"errors/{spec.name}"))
+    assert raised.value.render() + "\n" == expected
+
+
+@pytest.mark.parametrize("spec", BROKEN_SPECS, ids=lambda path: path.stem)
+def test_every_diagnostic_has_a_place_and_a_hint(spec: Path):
+    with pytest.raises(KcostError) as raised:
+        check(parse(spec.read_text("utf-8"), spec.name))
+    for diagnostic in raised.value.diagnostics:
+        assert diagnostic.span is not None and diagnostic.span.line >= 1
+        assert diagnostic.span.column >= 1
+        assert diagnostic.hint
+
+
+@pytest.mark.parametrize("spec", sorted(SPECS.glob("*.kcost")), ids=lambda path: path.stem)
+def test_shipped_specs_pass_the_checker(spec: Path):
+    checked = check(parse_file(spec))
+    assert checked.tensors
+
+
+def test_several_errors_come_sorted_by_position():
+    spec = (ERRORS / "several_errors.kcost").read_text("utf-8")
+    with pytest.raises(KcostError) as raised:
+        check(parse(spec, "t.kcost"))
+    places = [(d.span.line, d.span.column) for d in raised.value.diagnostics]
+    assert len(places) == 4
+    assert places == sorted(places)
+
+
+def test_a_broken_declaration_does_not_cascade_into_its_uses():
+    # A's shape names an undefined size; its uses must not add "unknown tensor" errors
+    messages = errors_of("""kernel k(M) {
+        in A: f32[M, Q]
+        out y: f32[M]
+        for i in 0..M { y[i] = A[i, 0] }
+    }""")
+    assert messages == ["undefined name `Q`"]
+
+
+def test_locals_in_sibling_blocks_may_share_a_name():
+    check(parse("""kernel k(n) {
+        in x: f32[n]
+        out y: f32[n]
+        for i in 0..n { let t: f32 = x[i]; y[i] = t }
+        for i in 0..n { let t: f32 = 2 * x[i]; y[i] += t }
+    }"""))
+
+
+def test_a_local_redeclared_with_another_type_is_an_error():
+    messages = errors_of("""kernel k(n) {
+        out y: f32[n]
+        for i in 0..n { let t: f32 = 1; y[i] = t }
+        for i in 0..n { let t: f16 = 1; y[i] = t }
+    }""")
+    assert messages == ["local `t` is `f32` at line 3, `f16` here"]
+
+
+def test_loop_nests_deeper_than_the_limit_are_refused():
+    depth = MAX_LOOP_DEPTH + 1
+    ranges = ", ".join(f"i{level} in 0..n" for level in range(depth))
+    messages = errors_of(f"kernel k(n) {{ out y: f32[n]\n for {ranges} {{ y[i0] = 1 }} }}")
+    assert messages == [f"loops nest more than {MAX_LOOP_DEPTH} deep"]
+
+
+def test_steps_that_use_an_iterator_are_refused():
+    messages = errors_of("""kernel k(n) {
+        out y: f32[n]
+        for i in 1..n { for j in 0..n by i { y[j] = 1 } }
+    }""")
+    assert messages == ["a loop step uses iterator `i`"]
+
+
+@pytest.mark.parametrize("extent, message", [
+    ("0", "tensor extent `0` is 0, not positive"),
+    ("n - n", "tensor extent `n - n` is 0, not positive"),
+])
+def test_tensor_extents_must_be_positive(extent: str, message: str):
+    assert errors_of(f"kernel k(n) {{ out y: f32[{extent}]\n y[0] = 1 }}") == [message]
+
+
+def test_a_default_must_be_positive():
+    assert errors_of("kernel k(n = 0) { out y: f32[n]\n y[0] = 1 }") == [
+        "default of `n` must be positive, not 0"]
+
+
+def test_division_by_zero_in_an_index_is_one_diagnostic():
+    messages = errors_of("kernel k(n) { out y: f32[n]\n for i in 0..n { y[i / 0] = 1 } }")
+    assert messages == ["division by zero"]
+
+
+def test_a_huge_loop_bound_is_fine():
+    text = f"kernel k(n) {{ out y: f32[n]\n for i in 0..{10**400} {{ y[0] = 1 }} }}"
+    checked = check(parse(text))
+    assert checked.name == "k"

@@ -1,0 +1,149 @@
+"""The parser: positions, the AST it builds, and syntax errors with their place and hint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelcost import ast
+from kernelcost.errors import KcostError
+from kernelcost.parse import MAX_NESTING, MAX_TREE_DEPTH, parse, parse_file
+
+GEMM_TILED = Path(__file__).parent.parent / "specs" / "gemm_tiled.kcost"
+
+
+def syntax_error(text: str):
+    """The one diagnostic of a text that does not parse."""
+    with pytest.raises(KcostError) as raised:
+        parse(text, "t.kcost")
+    (diagnostic,) = raised.value.diagnostics
+    return diagnostic
+
+
+def test_gemm_tiled_parses_with_positions():
+    kernel = parse_file(GEMM_TILED)
+    assert kernel.name == "gemm_tiled"
+    assert [p.name for p in kernel.params] == ["M", "N", "K", "T"]
+    assert kernel.params[3].default == 128
+    assert [t.name for t in kernel.tensors] == ["A", "B", "C"]
+    outer = kernel.statements[0]
+    assert isinstance(outer, ast.For) and outer.var == "i0"
+    assert (outer.span.line, outer.span.column) == (8, 5)  # `for` on line 8 of the file
+
+
+def test_one_header_with_several_ranges_is_a_nest():
+    kernel = parse("kernel k(n) { for i in 0..n, j in 0..i { y = 1 } }")
+    outer = kernel.statements[0]
+    inner = outer.body[0]
+    assert (outer.var, inner.var) == ("i", "j")
+    assert inner.span.column == 30  # the inner loop keeps the span of its own range
+
+
+def test_positions_are_one_based_line_and_column():
+    diagnostic = syntax_error("kernel k(n) {\n\ty = $\n}")
+    assert (diagnostic.span.line, diagnostic.span.column) == (2, 6)
+
+
+def test_caret_sits_under_the_offending_token_with_a_tab_in_the_line():
+    with pytest.raises(KcostError) as raised:
+        parse("kernel k(n) {\n\tfor i in 0 n {}\n}", "t.kcost")
+    caret_line = raised.value.render().splitlines()[2]
+    source_line = raised.value.render().splitlines()[1]
+    assert source_line[caret_line.index("^")] == "n"
+
+
+def test_carriage_returns_do_not_shift_lines():
+    diagnostic = syntax_error("kernel k(n) {\r\n  y = $\r\n}\r\n")
+    assert (diagnostic.span.line, diagnostic.span.column) == (2, 7)
+
+
+@pytest.mark.parametrize("text, message, hint", [
+    ("", "the spec is empty", "a spec is one kernel: `kernel name(n) { ... }`"),
+    ("gemm(n) {}", "expected `kernel` at the start of the spec, found name `gemm`",
+     "a spec is one kernel: `kernel name(n) { ... }`"),
+    ("kernel k(n) { for i = 0..n {} }", "expected `in` after the loop's iterator, found `=`",
+     "a loop is written `for i in lo..hi { ... }`"),
+    ("kernel k(n) { keep A in shared y = 1 }",
+     "expected `{` to open the keep scope, found name `y`",
+     "a reuse scope is written `keep A, B in shared { ... }`"),
+    ("kernel k(n) { y = 1 // half\n}", "`//` is not an operator", "comments start with `#`"),
+    ("kernel k(n) { y -= 1 }", "`-=` is not an assignment operator",
+     "assign with `=`, `+=`, `max=` or `min=`: `x = x - y` for `x -= y`"),
+    ("kernel k(n) { y = 1 }\n}",
+     "expected the end of the spec after the kernel's closing `}`, found `}`",
+     "a spec holds one kernel; does a `}` close it too early?"),
+])
+def test_common_mistakes_have_their_own_message(text: str, message: str, hint: str):
+    diagnostic = syntax_error(text)
+    assert (diagnostic.message, diagnostic.hint) == (message, hint)
+
+
+def test_a_mistake_is_recognised_at_any_nesting_depth():
+    # lark's match_examples compares whole state stacks; ours compares the parser state only
+    shallow = syntax_error("kernel k(n) { for i in 0..n y = 1 }")
+    deep = syntax_error("kernel k(n) { for a in 0..n { for b in 0..n { for i in 0..n y = 1 } } }")
+    assert shallow.message == deep.message == "expected `{` to open the loop body, found name `y`"
+
+
+def test_other_syntax_errors_list_what_was_expected():
+    diagnostic = syntax_error("kernel k(n m) {}")
+    assert diagnostic.message == "unexpected name `m`"
+    assert diagnostic.hint == "expected `,`, `=` or `)`"
+
+
+def test_end_of_file_names_the_unclosed_bracket():
+    diagnostic = syntax_error("kernel k(n) {\n  for i in 0..n {\n    y = 1\n  }\n\n# done\n")
+    assert diagnostic.message == "unexpected end of file"
+    assert (diagnostic.span.line, diagnostic.span.column) == (4, 4)  # after the last `}`
+    assert diagnostic.hint == "the `{` at line 1, column 13 is never closed: add a `}`"
+
+
+def test_unicode_and_control_characters_are_named_plainly():
+    assert syntax_error("kernel k(n) { y = é }").message == "unexpected character `é`"
+    assert syntax_error("kernel k(n) { y = \x00 }").message == "unexpected character U+0000"
+
+
+def test_nesting_beyond_the_limit_is_refused_before_parsing():
+    text = "kernel k(n) { y = " + "(" * (MAX_NESTING + 1) + "1" + ")" * (MAX_NESTING + 1) + " }"
+    assert syntax_error(text).message == f"brackets nest more than {MAX_NESTING} levels deep"
+
+
+def test_long_operator_chains_are_refused_not_a_recursion_error():
+    text = "kernel k(n) { y = " + " + ".join(["n"] * (MAX_TREE_DEPTH * 5)) + " }"
+    message = f"the spec nests more than {MAX_TREE_DEPTH} levels deep here"
+    assert syntax_error(text).message == message
+
+
+def test_a_moderate_chain_parses():
+    parse("kernel k(n) { y = " + " + ".join(["n"] * 50) + " }")
+
+
+@pytest.mark.parametrize("literal", ["1e400000000", "1e-5000", "9" * 1001, "0.1e99999"])
+def test_absurd_number_literals_are_refused(literal: str):
+    assert syntax_error(f"kernel k(n) {{ y = {literal} }}").message.endswith("is too large")
+
+
+def test_a_400_digit_literal_is_fine():
+    kernel = parse(f"kernel k(n = {10**400}) {{ y = {10**400} }}")
+    assert kernel.params[0].default == 10**400
+
+
+def test_a_directory_is_a_clean_error(tmp_path: Path):
+    with pytest.raises(KcostError) as raised:
+        parse_file(tmp_path)
+    assert raised.value.diagnostics[0].message == f"{tmp_path} is a directory"
+
+
+def test_a_missing_file_is_a_clean_error(tmp_path: Path):
+    with pytest.raises(KcostError) as raised:
+        parse_file(tmp_path / "missing.kcost")
+    assert raised.value.render().startswith("error: no such file:")
+
+
+def test_a_file_that_is_not_utf8_is_a_clean_error(tmp_path: Path):
+    path = tmp_path / "latin1.kcost"
+    path.write_bytes(b"kernel k(n) { y = \xe9 }")
+    with pytest.raises(KcostError) as raised:
+        parse_file(path)
+    assert "is not UTF-8 text (byte 18)" in raised.value.diagnostics[0].message
