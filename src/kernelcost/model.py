@@ -28,7 +28,7 @@ import sympy
 from .cost import Cost
 from .errors import Diagnostic, KcostError
 from .hardware import Machine
-from .symbols import size_symbol
+from .symbols import number, size_symbol
 
 MEMORY_BOUND = "memory-bound"
 COMPUTE_BOUND = "compute-bound"
@@ -387,8 +387,23 @@ def parameter_values(cost: Cost, values: Mapping | None, apply_defaults: bool,
         substitutions.update({symbol: exact(value) for symbol, value in cost.defaults.items()
                               if symbol != exclude})
     for key, value in (values or {}).items():
-        substitutions[as_symbol(key)] = exact(value)
+        substitutions[as_symbol(key)] = parameter_value(value)
     return resolve_chains(substitutions)
+
+
+def parameter_value(value) -> sympy.Expr:
+    """A value for a parameter: a number, a sympy expression, or text as `--set` gives it:
+    a literal ("4096", "1e8") or another parameter's name ("N"). Text is never sympified."""
+    if not isinstance(value, str):
+        return exact(value)
+    text = value.strip()
+    if text.isidentifier():
+        return size_symbol(text)
+    try:
+        return number(text)
+    except ValueError:
+        raise KcostError(Diagnostic(None, f"not a parameter value: {value!r}",
+                                    "give a number (4096, 1e8) or a parameter name (N)")) from None
 
 
 def resolve_chains(substitutions: dict[sympy.Symbol, sympy.Expr]) -> dict:

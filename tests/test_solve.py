@@ -1,0 +1,201 @@
+"""Crossings: the sizes where a kernel crosses a ridge point, solved exactly, and the sizes
+where its tiles or its working set stop fitting their level."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sympy
+
+from kernelcost.cost import Cost, ScopeCost, TensorFootprint
+from kernelcost.errors import KcostError
+from kernelcost.hardware import load_machine
+from kernelcost.solve import (
+    ABOVE, RIDGE, CAPACITY, capacity_crossings, positive_real_condition, ridge_crossings,
+)
+from kernelcost.symbols import size_symbol
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+n, M, N, K, T = (size_symbol(name) for name in ("n", "M", "N", "K", "T"))
+Theta, b, d = (size_symbol(name) for name in ("Theta", "b", "d"))
+SQUARE = {M: N, K: N}
+H100_BF16_RIDGE = sympy.Rational(990, 1) / sympy.Rational(335, 100)  # 295.52 FLOP/B
+
+
+def gemm() -> Cost:
+    # chapter example 2: W = 2MNK (fma), Q = 2(MK + KN + MN) bytes of bf16
+    return Cost("gemm", (M, N, K), {}, "bf16", "perfect", {"fma": 2 * M * N * K},
+                {"global": 2 * (M * K + K * N + M * N)}, {}, ())
+
+
+def gemm_tiled() -> Cost:
+    # chapter example 4: A, B tiles staged in shared, C written once:
+    # W = 2MNK, Q_global = 4MNK/T + 2MN; the scope holds two T x T bf16 tiles, 4 T^2 bytes
+    scope = ScopeCost(0, "shared", ("A", "B"), (), M * N * K / T**3,
+                      {"A": T**2, "B": T**2}, {}, True, 4 * T**2)
+    footprints = {"A": TensorFootprint("A", M * K, 0, True),
+                  "B": TensorFootprint("B", K * N, 0, True),
+                  "C": TensorFootprint("C", 0, M * N, True)}
+    return Cost("gemm_tiled", (M, N, K, T), {T: 128}, "bf16", "perfect",
+                {"fma": 2 * M * N * K}, {"global": 4 * M * N * K / T + 2 * M * N},
+                footprints, (scope,))
+
+
+def llm_decode() -> Cost:
+    # chapter example 5: W = 2 Theta b, Q ~ 2 Theta + 4 b d
+    return Cost("llm_decode", (Theta, b, d), {d: 8192}, "bf16", "perfect",
+                {"fma": 2 * Theta * b}, {"global": 2 * Theta + 4 * b * d}, {}, ())
+
+
+# ----------------------------------------------------------------------------- ridge crossings
+
+def test_square_gemm_crosses_at_three_times_the_ridge():
+    [crossing] = ridge_crossings(gemm(), N, load_machine("h100"), "bf16", values=SQUARE)
+    # chapter example 2: I = N/3 for a square problem, so N* = 3 * I_crit = 886.6 on H100 BF16
+    assert crossing.expr == 3 * RIDGE
+    assert crossing.value == 3 * H100_BF16_RIDGE
+    assert float(crossing.value) == pytest.approx(886.6, rel=0.01)
+    assert crossing.compute_bound_side == ABOVE
+    assert crossing.condition == sympy.true
+    assert crossing.limit == sympy.oo
+
+
+def test_gemm_tiled_closed_form_and_its_condition():
+    [crossing] = ridge_crossings(gemm_tiled(), N, load_machine("h100"), "bf16",
+                                 values=SQUARE)
+    # chapter example 4 with M = N = K: I = N T / (2N + T), so N* = I_crit T / (T - 2 I_crit),
+    # a crossing only when T > 2 I_crit
+    assert sympy.simplify(crossing.expr - RIDGE * T / (T - 2 * RIDGE)) == 0
+    assert crossing.condition == (T > 2 * RIDGE)
+    assert crossing.limit == T / 2  # I -> T/2 as N -> oo
+    assert crossing.compute_bound_side == ABOVE
+
+
+def test_gemm_tiled_with_128_tiles_never_crosses_on_h100():
+    [crossing] = ridge_crossings(gemm_tiled(), N, load_machine("h100"), "bf16",
+                                 values={**SQUARE, T: 128})
+    # chapter example 4: T/2 = 64 < I_crit = 295.5: memory-bound for every N
+    assert crossing.value is None and crossing.compute_bound_side is None
+    assert crossing.limit == 64
+    assert crossing.as_json()["value"] is None and crossing.as_json()["limit"] == 64.0
+
+
+def test_gemm_tiled_spec_default_applies_only_when_asked():
+    [crossing] = ridge_crossings(gemm_tiled(), N, load_machine("h100"), "bf16",
+                                 values=SQUARE, apply_defaults=True)
+    assert crossing.value is None and crossing.limit == 64  # T = 128 from the spec
+
+
+def test_gemm_tiled_solved_for_the_tile_at_8192():
+    [crossing] = ridge_crossings(gemm_tiled(), T, load_machine("h100"), "bf16",
+                                 values={**SQUARE, N: 8192})
+    # I = 8192 T / (16384 + T) = I_crit  =>  T* = 16384 I_crit / (8192 - I_crit) = 613.2
+    ridge = H100_BF16_RIDGE
+    assert crossing.value == 16384 * ridge / (8192 - ridge)
+    assert float(crossing.value) == pytest.approx(613.16, rel=0.001)
+    assert crossing.compute_bound_side == ABOVE
+    assert crossing.condition == (RIDGE < 8192)
+
+
+def test_the_tile_that_crosses_does_not_fit_in_shared_memory():
+    crossings = capacity_crossings(gemm_tiled(), T, load_machine("h100"),
+                                   values={**SQUARE, N: 8192})
+    [shared] = [c for c in crossings if c.level == "shared"]
+    # 4 T^2 bytes against 228 KiB per SM: T <= sqrt(233472 / 4) = 241.6, well below T* = 613
+    assert shared.expr == sympy.sqrt(CAPACITY) / 2
+    assert float(shared.value) == pytest.approx(241.59, rel=0.001)
+    assert shared.exceeds_side == ABOVE and shared.capacity_per == "sm"
+
+
+def test_llm_decode_batch_crossing():
+    [crossing] = ridge_crossings(llm_decode(), b, load_machine("h100"), "bf16",
+                                 values={Theta: 70 * 10**9, d: 8192})
+    # chapter example 5: I ~ b, compute-bound from b* ~ 296 (295.5 + the activations' share)
+    assert float(crossing.value) == pytest.approx(295.5, rel=0.01)
+    assert crossing.compute_bound_side == ABOVE
+
+
+def test_vector_add_never_crosses_and_says_why():
+    cost = Cost("vector_add", (n,), {}, "fp32", "perfect", {"vector": n}, {"global": 12 * n},
+                {}, ())
+    [crossing] = ridge_crossings(cost, n, load_machine("h100"), "fp32")
+    # chapter example 1: I = 1/12 for every n, under I_crit = 20
+    assert crossing.value is None and crossing.limit == sympy.Rational(1, 12)
+
+
+def test_crossings_on_other_machines_use_their_ridge():
+    [crossing] = ridge_crossings(gemm(), N, load_machine("b200"), "fp4", values=SQUARE)
+    assert crossing.value == 3 * 1125  # B200 FP4 ridge, REFERENCE.md: I_crit = 1125
+
+
+def test_json_keys_are_the_documented_ones():
+    [crossing] = ridge_crossings(gemm(), N, load_machine("h100"), "bf16", values=SQUARE)
+    assert list(crossing.as_json()) == [
+        "machine", "precision", "level", "parameter", "value", "expr", "condition", "limit",
+        "compute_bound_side"]
+    assert crossing.as_json()["expr"] == "3*I_crit"
+
+
+def test_solving_for_a_set_parameter_is_an_error():
+    with pytest.raises(KcostError, match="both solved for and set"):
+        ridge_crossings(gemm(), N, load_machine("h100"), "bf16", values={N: 10})
+
+
+def test_unknown_parameter_is_an_error():
+    with pytest.raises(KcostError, match="not a parameter"):
+        ridge_crossings(gemm(), "Q", load_machine("h100"), "bf16")
+
+
+# ------------------------------------------------------------------------ capacity crossings
+
+def test_working_set_leaves_l2_at_the_square_root_of_its_capacity():
+    crossings = capacity_crossings(gemm_tiled(), N, load_machine("h100"),
+                                   values={**SQUARE, T: 128},
+                                   element_bytes={"A": 2, "B": 2, "C": 2})
+    [working_set] = [c for c in crossings if c.what == "working set"]
+    # A, B and C: 3 N^2 bf16 = 6 N^2 bytes against 50 MiB of L2: N = sqrt(52428800 / 6)
+    assert working_set.value == sympy.sqrt(sympy.Integer(52428800) / 6)
+    assert working_set.exceeds_side == ABOVE
+    [scope] = [c for c in crossings if c.level == "shared"]
+    assert scope.value is None and scope.fits_everywhere is True  # 64 KiB whatever N
+
+
+# ------------------------------------------------------------------------------- the solver
+
+def test_positive_real_condition_isolates_a_size():
+    assert positive_real_condition(RIDGE * T / (T - 2 * RIDGE)) == (T > 2 * RIDGE)
+    assert positive_real_condition(3 * RIDGE) == sympy.true
+    assert positive_real_condition(-RIDGE) == sympy.false
+
+
+# ------------------------------------------------------------------ Costs counted from specs
+
+def counted(spec: str) -> Cost:
+    count_module = pytest.importorskip("kernelcost.count")
+    from kernelcost.check import check
+    from kernelcost.parse import parse_file
+
+    return count_module.count(check(parse_file(SPECS / f"{spec}.kcost")))
+
+
+def test_spec_gemm_square_crossing():
+    # values as the command line gives them: --set M=N --set K=N
+    [crossing] = ridge_crossings(counted("gemm"), "N", load_machine("h100"), "bf16",
+                                 values={"M": "N", "K": "N"})
+    assert float(crossing.value) == pytest.approx(886.6, rel=0.01)  # chapter example 2
+
+
+def test_spec_gemm_tiled_never_at_128_and_crossing_in_t():
+    cost = counted("gemm_tiled")
+    h100 = load_machine("h100")
+    [never] = ridge_crossings(cost, "N", h100, "bf16", values={**SQUARE, T: 128})
+    assert never.value is None and never.limit == 64  # chapter example 4: lim I = T/2 = 64
+    [crossing] = ridge_crossings(cost, "T", h100, "bf16", values={**SQUARE, N: 8192})
+    assert float(crossing.value) == pytest.approx(613.16, rel=0.001)
+
+
+def test_spec_llm_decode_batch_crossing():
+    [crossing] = ridge_crossings(counted("llm_decode"), "b", load_machine("h100"), "bf16",
+                                 values={"Theta": 70 * 10**9}, apply_defaults=True)
+    assert float(crossing.value) == pytest.approx(295.5, rel=0.01)  # chapter example 5
