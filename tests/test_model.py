@@ -107,6 +107,15 @@ def test_gemm_4096_on_h100_bf16_is_compute_bound():
     assert float(result.performance) == pytest.approx(990e12)
 
 
+def test_verdict_rows_carry_the_documented_json_keys():
+    result = verdict(gemm(), load_machine("h100"), "bf16", {M: 4096, N: 4096, K: 4096})
+    [row] = result.as_json()
+    assert list(row) == ["machine", "precision", "level", "ridge", "ratio", "regime", "t_min",
+                         "bound", "performance"]
+    assert row["regime"] == "compute-bound" and row["bound"] == "bf16 tensor peak"
+    assert row["ridge"] == pytest.approx(295.52, rel=1e-4)  # 990e12 / 3.35e12
+
+
 def test_square_problem_by_setting_parameters_to_each_other():
     result = verdict(gemm(), load_machine("h100"), "bf16", {M: N, K: N, N: 4096})
     assert float(result.level("global").intensity) == pytest.approx(1365.3, rel=0.001)

@@ -120,8 +120,8 @@ class Machine:
         else the fp32 vector peak. vector: the vector peak of the precision, else fp32's.
         sfu: the special-function rate, else (no figure for the machine) the fp32 vector peak,
         named so that a report shows the stand-in."""
-        _check_name(precision, _lookup_precisions(), "precision", self.path)
-        _check_name(work_class, WORK_CLASSES, "work class", self.path)
+        _check_name(precision, _lookup_precisions(), "precision")
+        _check_name(work_class, WORK_CLASSES, "work class")
         if work_class == "sfu":
             if self.sfu_OPps is not None:
                 return Ceiling("sfu", self.sfu_OPps, self.sfu_source or "")
@@ -150,7 +150,7 @@ class Machine:
         return self.ceiling(precision, work_class).peak_FLOPps
 
     def memory_level(self, level: str) -> MemoryLevel | None:
-        _check_name(level, LEVELS, "memory level", self.path)
+        _check_name(level, LEVELS, "memory level")
         for memory in self.memory:
             if memory.level == level:
                 return memory
@@ -186,7 +186,7 @@ def _lookup_precisions() -> tuple[str, ...]:
     return PRECISIONS + ("i32", "i4")
 
 
-def _check_name(name: str, allowed, what: str, path: str) -> None:
+def _check_name(name: str, allowed, what: str) -> None:
     if name not in allowed:
         raise KcostError(Diagnostic(None, f"unknown {what} `{name}`",
                                     did_you_mean(name, allowed) or

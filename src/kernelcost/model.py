@@ -129,6 +129,17 @@ class Verdict:
                 return level_verdict
         raise KeyError(name)
 
+    def as_json(self) -> list[dict]:
+        """The documented `verdicts` rows, one per level: numbers as floats in SI base units,
+        expressions as sympy strings. `regime` and `performance` are the level's own;
+        `t_min` (without launch overhead) and `bound` are the kernel's."""
+        return [{
+            "machine": self.machine, "precision": self.precision, "level": level.level,
+            "ridge": json_value(level.ridge), "ratio": json_value(level.ratio),
+            "regime": level.regime, "t_min": json_value(self.t_min), "bound": self.bound,
+            "performance": json_value(level.performance),
+        } for level in self.levels]
+
     def binding_term(self) -> TimeTerm | None:
         for term in self.terms:
             if term.name == self.bound:
@@ -445,6 +456,18 @@ def si(value: float, unit: str) -> str:
         if magnitude >= scale:
             return f"{value / scale:.3g} {prefix}{unit}"
     return f"{value:.3g} {unit}"
+
+
+def json_value(expr: sympy.Expr | None):
+    """A number as a float, an expression as its sympy string, None as None."""
+    if expr is None:
+        return None
+    expr = sympy.sympify(expr)
+    if expr.is_number:
+        if expr in (sympy.oo, -sympy.oo):
+            return str(expr)
+        return float(expr)
+    return str(expr)
 
 
 def _decide(relation) -> bool | None:

@@ -23,7 +23,9 @@ import sympy
 from .cost import Cost
 from .errors import Diagnostic, KcostError, did_you_mean
 from .hardware import Machine
-from .model import as_symbol, evaluate, exact, parameter_values, working_set_bytes
+from .model import (
+    as_symbol, evaluate, exact, json_value, parameter_values, working_set_bytes,
+)
 
 # The symbols the closed forms are written in.
 RIDGE = sympy.Symbol("I_crit", positive=True)
@@ -375,15 +377,3 @@ def _other_values(cost: Cost, symbol: sympy.Symbol, values: Mapping | None,
         raise KcostError(Diagnostic(None, f"`{symbol}` is both solved for and set"))
     # a default of the solved parameter does not apply
     return parameter_values(cost, values, apply_defaults, exclude=symbol)
-
-
-def json_value(expr: sympy.Expr | None):
-    """A number as a float, an expression as its sympy string, None as None."""
-    if expr is None:
-        return None
-    expr = sympy.sympify(expr)
-    if expr.is_number:
-        if expr in (sympy.oo, -sympy.oo):
-            return str(expr)
-        return float(expr)
-    return str(expr)
