@@ -31,7 +31,7 @@ from . import ast
 from .check import CheckedKernel
 from .cost import WORK_CLASSES, Cost
 from .errors import Diagnostic, KcostError
-from .symbols import LEVELS, iterator_symbol, number, size_symbol
+from .symbols import LEVELS, iterator_symbol, number, size_symbol, to_sympy
 from .work import statement_work
 
 REUSE_MODES = ("spec", "perfect", "none")
@@ -328,7 +328,7 @@ class _ScopeState:
     tensors: tuple[str, ...]
     outer_iterators: tuple[str, ...]
     element_bytes: dict[str, Fraction]
-    fill_levels: dict[str, str] | None  # tensor -> level its fill is charged to; None: ignored
+    fill_levels: dict[str, str]  # tensor -> level its fill crosses from (charged there)
     read_sets: dict[str, set] = field(default_factory=dict)
     write_sets: dict[str, set] = field(default_factory=dict)
     entries: list[ScopeEntry] = field(default_factory=list)
@@ -354,9 +354,8 @@ class _ScopeState:
                  for tensor in self.tensors), Fraction(0))
         outer_values = {name: env[name] for name in self.outer_iterators}
         self.entries.append(ScopeEntry(outer_values, reads, writes))
-        if self.fill_levels is not None:
-            for tensor, level in self.fill_levels.items():
-                budget.moves[(tensor, level)] += reads[tensor] + writes[tensor]
+        for tensor, level in self.fill_levels.items():
+            budget.moves[(tensor, level)] += reads[tensor] + writes[tensor]
 
     def result(self) -> ScopeCounts:
         return ScopeCounts(self.index, self.level, self.tensors, self.outer_iterators,
@@ -399,8 +398,10 @@ class _Compiler:
         for stmt in statements:
             if isinstance(stmt, ast.For):
                 plans.append(self.loop(stmt, loops, keeps))
-            elif isinstance(stmt, ast.Keep):
+            elif isinstance(stmt, ast.Keep) and self.honour_keeps:
                 plans.append(self.keep(stmt, loops, keeps))
+            elif isinstance(stmt, ast.Keep):  # a forced reuse mode: the scope is not there
+                plans.extend(self.block(stmt.body, loops, keeps))
             elif isinstance(stmt, ast.Assign) or (isinstance(stmt, ast.Let) and stmt.dtype):
                 plans.append(self.statement(stmt, keeps))
             # an untyped `let` is a derived size, already among the sizes
@@ -409,8 +410,9 @@ class _Compiler:
     def loop(self, loop: ast.For, loops, keeps) -> _LoopPlan:
         step = 1 if loop.step is None else _compile(loop.step, self.sizes)
         if callable(step) or step <= 0:
-            raise KcostError(Diagnostic(loop.span, f"loop step of `{loop.var}` must be a "
-                                                   f"positive size expression, not {step}"))
+            what = "depends on an iterator" if callable(step) else f"is {step}"
+            raise KcostError(Diagnostic(loop.span, f"loop step of `{loop.var}` {what}",
+                                        "a step is a positive size expression"))
         lo = _as_function(_compile(loop.lo, self.sizes))
         hi = _as_function(_compile(loop.hi, self.sizes))
         body = self.block(loop.body, (*loops, loop.var), keeps)
@@ -418,9 +420,7 @@ class _Compiler:
 
     def keep(self, keep: ast.Keep, loops, keeps) -> _KeepPlan:
         tensors = tuple(dict.fromkeys(name.id for name in keep.tensors))
-        fill_levels = None
-        if self.honour_keeps:
-            fill_levels = {tensor: self._current_level(tensor, keeps) for tensor in tensors}
+        fill_levels = {tensor: self._current_level(tensor, keeps) for tensor in tensors}
         scope = _ScopeState(len(self.scopes), keep.level.id, tensors, loops,
                             {tensor: self.element_bytes[tensor] for tensor in tensors},
                             fill_levels)
@@ -471,13 +471,13 @@ class _Compiler:
         is_out_accumulation = accumulated is not None and self.kernel.tensors[tensor].role == "out"
         footprint = self.footprint_writes if is_write else self.footprint_reads
         sets = [footprint[tensor]]
-        chain = [scope for scope in keeps if tensor in scope.tensors]
+        chain = [scope for scope in keeps if tensor in scope.tensors]  # empty when forced
         for scope in chain:
-            if is_out_accumulation and _scope_encloses_reduction(scope, accumulated):
+            if is_out_accumulation and self._encloses_reduction(scope, accumulated):
                 continue
             sets.append((scope.write_sets if is_write else scope.read_sets)[tensor])
         move = None
-        if self.honour_keeps and chain:
+        if chain:
             move = (tensor, chain[-1].level)  # served by the innermost keep, every execution
         elif self.direct_reuse == "none":
             move = (tensor, self.kernel.tensors[tensor].level)
@@ -486,15 +486,18 @@ class _Compiler:
         return _AccessPlan(_compile_index(indices, self.sizes), tuple(sets), move)
 
 
-def _scope_encloses_reduction(scope: _ScopeState, target_indices: tuple[ast.Expr, ...]) -> bool:
-    """The contract's test for skipping the fill of an `out` accumulation target: every loop
-    around the statement that lies outside the scope (exactly the loops around the scope) has
-    its iterator written in the target's index expressions. The test is syntactic: in
-    `for i0 { keep C { for i in i0..i0+T { C[i] += ... } } }` the name i0 is not in `C[i]`,
-    so the read is filled, although the tiles of different i0 do not overlap."""
-    names = {node.id for index in target_indices for node in ast.walk_expr(index)
-             if isinstance(node, ast.Name)}
-    return all(iterator in names for iterator in scope.outer_iterators)
+    def _encloses_reduction(self, scope: _ScopeState, target_indices: tuple) -> bool:
+        """The contract's test for skipping the fill of an `out` accumulation target: every
+        loop around the statement that lies outside the scope (exactly the loops around the
+        scope) has its iterator in the target's index expressions (as sympy reads them, so
+        `i0 - i0` does not count). In `for i0 { keep C { for i in i0..i0+T { C[i] += .. } } }`
+        i0 is not in `C[i]`, so the read is filled, although tiles of different i0 are apart."""
+        names = {node.id: iterator_symbol(node.id) for index in target_indices
+                 for node in ast.walk_expr(index)
+                 if isinstance(node, ast.Name) and node.id not in self.kernel.sizes}
+        names.update({name: size_symbol(name) for name in self.kernel.sizes})
+        symbols = set().union(*(to_sympy(index, names).free_symbols for index in target_indices))
+        return all(iterator_symbol(name) in symbols for name in scope.outer_iterators)
 
 
 def _fraction(value: sympy.Rational) -> Fraction:
@@ -510,7 +513,8 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
     their defaults) and count work, traffic, footprints and scope fills by enumeration.
 
     reuse: `spec` honours keep scopes, and tensors outside them follow the kernel's `reuse`
-    setting; `perfect` and `none` ignore every keep and count every tensor that way.
+    setting; `perfect` and `none` ignore every keep (no scope is reported, as in the Cost)
+    and count every tensor that way.
     A nest running more than max_steps loop iterations plus statements is a KcostError."""
     if reuse not in REUSE_MODES:
         raise KcostError(Diagnostic(None, f"unknown reuse mode `{reuse}`",
