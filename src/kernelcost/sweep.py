@@ -1,0 +1,260 @@
+"""Size sweeps: the closed forms evaluated over many sizes at once.
+
+The closed forms W, Q_l and I_l = W / Q_l are exact sympy expressions. Once every parameter but
+one is set, each becomes a function of that one size; `sympy.lambdify` turns it into numpy code
+that takes a whole array of sizes in one call (10^6 sizes in a few milliseconds), instead of
+substituting the sizes one at a time. The roofline bound follows the model exactly:
+
+    t_min = max( max over work classes W_c / P_c , max over levels Q_l / B_l )
+
+with the binding term the first largest (work before traffic, as `model.binding_term`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy
+import sympy
+from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import PRECEDENCE
+
+from .analysis import Analysis, Spec, load
+from .cost import Cost
+from .errors import Diagnostic, KcostError, did_you_mean
+from .hardware import Machine
+from .model import evaluate, exact, parameter_values
+from .settings import resolve_settings
+from .symbols import size_symbol
+
+DEFAULT_POINTS = 20
+
+_RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\s*(\S+)\s*$")
+
+
+@dataclass(frozen=True)
+class SizeRange:
+    """The sizes of one parameter to sweep: `points` values from `low` to `high`, equally
+    spaced, or geometrically spaced when `log`. Integer sizes are rounded and deduplicated."""
+
+    parameter: str
+    low: float
+    high: float
+    points: int = DEFAULT_POINTS
+    log: bool = False
+    integer: bool = True
+
+    def values(self) -> numpy.ndarray:
+        if self.log:
+            sizes = numpy.geomspace(self.low, self.high, self.points)
+        else:
+            sizes = numpy.linspace(self.low, self.high, self.points)
+        if self.integer:
+            sizes = numpy.unique(numpy.rint(sizes))
+        return sizes
+
+    def dense(self, points: int = 400) -> SizeRange:
+        """The same range, geometric and continuous: a smooth path for a figure."""
+        return SizeRange(self.parameter, self.low, self.high, points, log=True, integer=False)
+
+
+def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = False) -> SizeRange:
+    """`N=64..65536` -> SizeRange('N', 64, 65536, points, log). Bounds may be written 1e8."""
+    match = _RANGE.match(text)
+    if match is None:
+        raise KcostError(Diagnostic(None, f"not a size range: `{text}`",
+                                    "write NAME=LOW..HIGH, for example N=64..65536"))
+    name, low_text, high_text = match.groups()
+    low, high = _bound(low_text, text), _bound(high_text, text)
+    if not 0 < low < high:
+        raise KcostError(Diagnostic(None, f"size range `{text}`: need 0 < LOW < HIGH"))
+    if points < 2:
+        raise KcostError(Diagnostic(None, f"a sweep needs at least 2 points, not {points}"))
+    return SizeRange(name, low, high, points, log)
+
+
+def _bound(text: str, whole: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise KcostError(Diagnostic(None, f"size range `{whole}`: `{text}` is not a number",
+                                    "bounds are plain numbers: 64, 1e8")) from None
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """Closed forms evaluated at each size; arrays in SI base units, one entry per size.
+
+    The roofline fields are None when no machine was given."""
+
+    kernel: str
+    parameter: str
+    sizes: numpy.ndarray
+    work: numpy.ndarray  # W, FLOP
+    work_by_class: dict[str, numpy.ndarray]  # fma | vector | sfu -> FLOP
+    traffic: dict[str, numpy.ndarray]  # level -> B
+    intensity: dict[str, numpy.ndarray]  # level -> FLOP/B
+    machine: str | None = None
+    precision: str | None = None
+    peak_FLOPps: float | None = None  # P, the precision's main ceiling (fma)
+    ridges: dict[str, float] | None = None  # level -> I_crit = P / B_l, FLOP/B
+    term_names: tuple[str, ...] = ()  # "bf16 tensor peak", "global bandwidth", ...
+    term_seconds: numpy.ndarray | None = None  # (terms, sizes): W_c / P_c and Q_l / B_l
+    t_min: numpy.ndarray | None = None  # s, without launch overhead
+    binding_index: numpy.ndarray | None = None  # index into term_names, per size
+    performance: numpy.ndarray | None = None  # attainable FLOP/s: W / t_min
+    peak_fraction: numpy.ndarray | None = None  # performance / P
+
+    @property
+    def binding(self) -> list[str]:
+        """The binding term's name at each size."""
+        if self.binding_index is None:
+            return []
+        return [self.term_names[index] for index in self.binding_index]
+
+
+def sweep(source: Analysis | Spec | str | Path, sizes: SizeRange | numpy.ndarray,
+          parameter: str | None = None, *, settings: Mapping | None = None,
+          machine: Machine | None = None, precision: str | None = None,
+          reuse: str | None = None) -> SweepResult:
+    """Evaluate W, Q_l, I_l (and, given a machine, t_min, the binding term and the fraction of
+    peak) at every size of `sizes`, vectorised.
+
+    `source` is an Analysis (its settings and reuse are used) or a spec; `settings` (names to
+    numbers or expression text such as {"M": "N"}) fix every other parameter, defaults apply.
+    A value set for the swept parameter itself is ignored: the sweep replaces it."""
+    if isinstance(sizes, SizeRange):
+        parameter, sizes = sizes.parameter, sizes.values()
+    if parameter is None:
+        raise TypeError("sweep: give the parameter name with an array of sizes")
+    spec, reuse, resolved = _source_settings(source, settings, reuse, parameter)
+    cost = spec.cost(reuse)
+    symbol = _parameter(cost, parameter)
+    sizes = numpy.asarray(sizes, dtype=float)
+    functions = closed_forms(cost, symbol, resolved)
+    evaluated = {key: _evaluate_array(expr, symbol, sizes) for key, expr in functions.items()}
+    work_by_class = {cls: evaluated[("work", cls)] for cls in cost.work
+                     if cost.work[cls] != 0}
+    work = sum(work_by_class.values(), numpy.zeros_like(sizes))
+    traffic = {level: evaluated[("traffic", level)] for level in cost.levels}
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        intensity = {level: work / traffic[level] for level in cost.levels}
+    result = SweepResult(cost.kernel, str(symbol), sizes, work, work_by_class, traffic,
+                         intensity)
+    if machine is None:
+        return result
+    return _with_roofline(result, machine, precision or cost.precision)
+
+
+def closed_forms(cost: Cost, symbol: sympy.Symbol,
+                 settings: Mapping[sympy.Symbol, sympy.Expr]) -> dict[tuple, sympy.Expr]:
+    """Work per class and traffic per level with every parameter but `symbol` substituted;
+    a parameter left unset is an error naming it."""
+    others = {s: e for s, e in settings.items() if s != symbol}
+    substitutions = parameter_values(cost, others, apply_defaults=True, exclude=symbol)
+    forms = {("work", cls): expr for cls, expr in cost.work.items()}
+    forms.update({("traffic", level): expr for level, expr in cost.traffic.items()})
+    forms = {key: evaluate(expr, substitutions) for key, expr in forms.items()}
+    unset = set().union(*(expr.free_symbols for expr in forms.values())) - {symbol}
+    if unset:
+        names = ", ".join(sorted(str(s) for s in unset))
+        raise KcostError(Diagnostic(None, f"sweeping `{symbol}` of `{cost.kernel}` needs every "
+                                          f"other size set; unset: {names}",
+                                    "set them with --set NAME=VALUE (or NAME=" + str(symbol)
+                                    + ")"))
+    return forms
+
+
+def vectorized(expr: sympy.Expr, symbol: sympy.Symbol):
+    """A numpy function of an array of sizes for a closed form in `symbol` alone."""
+    if not expr.has(symbol):
+        constant = float(expr)
+        return lambda sizes: numpy.full(numpy.shape(sizes), constant)
+    # the size symbol is a positive integer; numpy sees it as a plain float array
+    return sympy.lambdify(symbol, expr, modules="numpy", printer=_MultiplyingPrinter)
+
+
+class _MultiplyingPrinter(NumPyPrinter):
+    """Writes N**3 as N*N*N: numpy raises floats to a power other than 2 through `pow`,
+    several times slower than the multiplications, and the closed forms are polynomials."""
+
+    def _print_Pow(self, expr, rational=False):
+        exponent = expr.exp
+        if exponent.is_Integer and 2 <= exponent <= 8:
+            base = self.parenthesize(expr.base, PRECEDENCE["Mul"])
+            return "*".join([base] * int(exponent))
+        return super()._print_Pow(expr, rational=rational)
+
+
+def _evaluate_array(expr: sympy.Expr, symbol: sympy.Symbol,
+                    sizes: numpy.ndarray) -> numpy.ndarray:
+    values = numpy.asarray(vectorized(expr, symbol)(sizes), dtype=float)
+    if values.shape != sizes.shape:  # a closed form that does not depend on the size
+        values = numpy.broadcast_to(values, sizes.shape).copy()
+    return values
+
+
+def _with_roofline(result: SweepResult, machine: Machine, precision: str) -> SweepResult:
+    names, seconds = [], []
+    for work_class, amount in result.work_by_class.items():
+        ceiling = machine.ceiling(precision, work_class)
+        names.append(ceiling.name)
+        seconds.append(amount / float(exact(ceiling.peak_FLOPps)))
+    peak = float(exact(machine.peak(precision, "fma")))
+    ridges = {}
+    for level, amount in result.traffic.items():
+        bandwidth = machine.bandwidth(level)
+        if bandwidth is None:  # the model leaves such a level out of t_min too
+            continue
+        names.append(f"{level} bandwidth")
+        seconds.append(amount / float(exact(bandwidth)))
+        ridges[level] = peak / float(exact(bandwidth))
+    term_seconds = numpy.vstack(seconds)
+    t_min, binding_index = _running_max(seconds)
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        performance = result.work / t_min
+    return SweepResult(
+        **{**result.__dict__, "machine": machine.id, "precision": precision,
+           "peak_FLOPps": peak, "ridges": ridges, "term_names": tuple(names),
+           "term_seconds": term_seconds, "t_min": t_min, "binding_index": binding_index,
+           "performance": performance, "peak_fraction": performance / peak})
+
+
+def _running_max(rows: list[numpy.ndarray]) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """Elementwise max over a few rows and the index of the first row reaching it (ties go
+    to the earlier term, as in model.binding_term). A pass per row is faster than argmax
+    along the short axis of a (terms, sizes) array."""
+    largest = rows[0]
+    index = numpy.zeros(largest.shape, dtype=numpy.intp)
+    for position, row in enumerate(rows[1:], start=1):
+        index = numpy.where(row > largest, position, index)
+        largest = numpy.maximum(largest, row)
+    return largest, index
+
+
+def _source_settings(source, settings: Mapping | None, reuse: str | None, parameter: str):
+    """The spec, reuse mode and resolved settings ({Symbol: Expr}) a sweep works from.
+
+    The swept parameter's own value is dropped before chains are resolved, so that M=N stays
+    M=N when N=4096 was also set. (An Analysis holds its settings already resolved: give the
+    spec and the raw settings to sweep a parameter that other settings refer to.)"""
+    raw = {name: value for name, value in dict(settings or {}).items() if name != parameter}
+    if isinstance(source, Analysis):
+        resolved = {s: e for s, e in source.settings.items() if str(s) != parameter}
+        if raw:
+            resolved.update(resolve_settings(raw, source.spec.parameters))
+        return source.spec, reuse or source.reuse, resolved
+    spec = source if isinstance(source, Spec) else load(source)
+    return spec, reuse or "spec", resolve_settings(raw, spec.parameters)
+
+
+def _parameter(cost: Cost, name: str) -> sympy.Symbol:
+    symbol = size_symbol(str(name))
+    if symbol not in cost.parameters:
+        names = [str(p) for p in cost.parameters]
+        raise KcostError(Diagnostic(None, f"`{name}` is not a parameter of `{cost.kernel}`",
+                                    did_you_mean(str(name), names)
+                                    or f"parameters: {', '.join(names)}"))
+    return symbol
