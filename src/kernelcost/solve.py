@@ -74,7 +74,7 @@ class CapacityCrossing:
     capacity_per: str  # sm | device
     value: sympy.Expr | None  # the size where held_B = capacity; None: never
     expr: sympy.Expr | None  # the root in closed form, in capacity_B and the unset parameters
-    condition: sympy.Basic
+    condition: sympy.Basic  # where `expr` holds; the unsolved equation when none was found
     exceeds_side: str | None  # above | below the root: where held_B > capacity
     fits_everywhere: bool | None  # for never: True if it always fits, False if never does
 
@@ -120,7 +120,7 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
         raise KcostError(Diagnostic(None, f"{machine.id} has no bandwidth figure for `{level}`"))
     ridge = exact(machine.peak(precision, "fma")) / exact(bandwidth)
     intensity = evaluate(cost.intensity(level), substitutions)
-    variable = sympy.Dummy(str(symbol), positive=True)  # real, so non-integer roots survive
+    variable = _real_variable(symbol)  # real, so non-integer roots survive
     intensity = intensity.subs(symbol, variable)
     limit = sympy.limit(intensity, variable, sympy.oo)
 
@@ -146,7 +146,7 @@ def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping 
     reaches the L2 capacity: below that size the L2 slope binds (the chapter's cache caveat)."""
     symbol = _parameter(cost, parameter)
     substitutions = _other_values(cost, symbol, values, apply_defaults)
-    variable = sympy.Dummy(str(symbol), positive=True)
+    variable = _real_variable(symbol)
     results = []
     for scope in cost.scopes:
         capacity = machine.capacity(scope.level)
@@ -168,7 +168,16 @@ def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping 
 def _capacity_results(machine: Machine, what: str, level: str, symbol, variable, held,
                       capacity: float, capacity_per: str) -> list[CapacityCrossing]:
     capacity = exact(capacity)
-    roots = solve_equal(held, variable, CAPACITY, capacity)
+    try:
+        roots = solve_equal(held, variable, CAPACITY, capacity)
+    except KcostError:
+        # no closed form (min/max in the bytes) with other parameters unset: say so, with the
+        # equation left unsolved as the condition, rather than drop the check
+        return [CapacityCrossing(
+            machine=machine.id, what=what, level=level, parameter=str(symbol),
+            held_B=held.subs(variable, symbol), capacity_B=capacity, capacity_per=capacity_per,
+            value=None, expr=None, condition=sympy.Eq(held.subs(variable, symbol), capacity),
+            exceeds_side=None, fits_everywhere=None)]
 
     def result(root: _Root | None) -> CapacityCrossing:
         fits_everywhere = None
@@ -217,8 +226,8 @@ def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symb
         if condition.subs(target, target_value) is sympy.false:
             continue  # a root on some machine, not on this one
         value = sympy.simplify(candidate.subs(target, target_value))
-        if value.is_number and not (value.is_real and value.is_positive):
-            continue
+        if value.is_number and not (value.is_real and value >= 1):
+            continue  # sizes are positive integers: a root below 1 is no crossing
         side = side_where_larger(quantity, variable, value)
         roots.append(_Root(candidate, condition, value, side))
     return sorted(roots, key=_sort_key)
@@ -248,7 +257,7 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
     sign = 1
     undecided = []
     for part, exponent_sign in ((numerator, 1), (denominator, -1)):
-        coefficient, factors = sympy.factor_list(part)
+        coefficient, factors = _factors(part)
         if coefficient.is_negative:
             sign = -sign
         for factor, multiplicity in factors:
@@ -268,6 +277,17 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
     if len(undecided) == 1:
         relation = isolate(relation)
     return sympy.And(relation, *conditions)
+
+
+def _factors(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, int]]]:
+    """factor_list, or the expression as one factor where sympy cannot make it a polynomial
+    (a bare number, radicals of symbols)."""
+    if expr.is_number:
+        return expr, []
+    try:
+        return sympy.factor_list(expr)
+    except sympy.PolificationFailed:
+        return sympy.Integer(1), [(expr, 1)]
 
 
 def isolate(relation: sympy.Rel) -> sympy.Basic:
@@ -338,6 +358,8 @@ def _numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
     for left, right in zip(grid, grid[1:]):
         if _sign(difference, left) * _sign(difference, right) < 0:
             root = _bisect(difference, left, right)
+            if root < 1:
+                continue
             value = sympy.Float(root, 6)
             side = ABOVE if _sign(difference, right) > 0 else BELOW
             roots.append(_Root(None, sympy.true, value, side))
@@ -360,6 +382,12 @@ def _bisect(function, left: float, right: float) -> float:
 
 
 # ------------------------------------------------------------------------------- helpers
+
+def _real_variable(symbol: sympy.Symbol) -> sympy.Symbol:
+    """The parameter as a positive real of the same name: sympy.solve drops the roots an
+    integer symbol cannot take, and a crossing at N = 886.6 is still the answer."""
+    return sympy.Symbol(str(symbol), positive=True)
+
 
 def _parameter(cost: Cost, parameter) -> sympy.Symbol:
     symbol = as_symbol(parameter)
