@@ -20,6 +20,7 @@ class TensorFootprint:
     read_elements: sympy.Expr
     write_elements: sympy.Expr
     exact: bool  # False: a bounding box, an upper bound
+    element_bytes: sympy.Expr = sympy.Integer(1)  # bytes per element of the tensor
 
 
 @dataclass(frozen=True)

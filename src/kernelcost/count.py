@@ -40,6 +40,7 @@ class Loop:
     step: sympy.Expr
     trips: sympy.Expr
     depth: int  # position in the nest, 0 outermost
+    never_empty: bool = True  # proven to run at least once at every outer iteration
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class AccessSite:
     accumulation_read: bool  # the read half of `X[..] += ...`
     loops: tuple[Loop, ...]
     scopes: tuple[Scope, ...]  # keep scopes around the access, outermost first
+    extent: tuple[sympy.Expr, ...]  # the tensor's declared shape
 
 
 @dataclass(frozen=True)
@@ -251,8 +253,9 @@ class _NestBuilder:
         trips = sympy.ceiling((hi - lo) / step)
         if not self.facts.nonnegative_within(hi - lo, loops):
             trips = sympy.Max(0, trips)
+        never_empty = self.facts.nonnegative_within(hi - lo - 1, loops)
         this = Loop(iterator_symbol(loop.var), counter_symbol(loop.var), lo, hi, step, trips,
-                    len(loops))
+                    len(loops), never_empty)
         for stmt in loop.body:
             self._statement(stmt, loops + (this,), scopes, levels)
 
@@ -275,8 +278,9 @@ class _NestBuilder:
         names = self._names(loops)
         indices = tuple(to_sympy(index, names) for index in access.indices)
         tensor_scopes = tuple(s for s in scopes if access.tensor in s.tensors)
+        extent = tuple(self.facts.apply(e) for e in self.checked.tensors[access.tensor].shape)
         return AccessSite(access.tensor, indices, is_write, accumulation_read, loops,
-                          tensor_scopes)
+                          tensor_scopes, extent)
 
     def _reads(self, expr: ast.Expr, loops, scopes) -> None:
         for node in ast.walk_expr(expr):
@@ -422,7 +426,10 @@ class Footprints:
         if not used:
             return Footprint(sympy.Integer(1), True)
         injective = self._injective(view.indices, used) or self._mixed_radix(view, used)
-        if injective and view.closed(used):
+        # a loop the access does not use still hides its points where it runs zero times
+        unused_can_be_empty = any(not loop.never_empty for loop in view.inner
+                                  if loop.counter not in used)
+        if injective and view.closed(used) and not unused_can_be_empty:
             return Footprint(self.summer.over_loops(sympy.Integer(1), view.counter_loops(used)),
                              True)
         box = self._box(view)
@@ -472,7 +479,7 @@ class Footprints:
         """Per dimension (first index value, number of values) when the access covers a
         contiguous box: each counter moves one dimension, the counter ranges are
         rectangular, and the values in each dimension leave no gap."""
-        if not view.rectangular():
+        if not view.rectangular() or not all(loop.never_empty for loop in view.inner):
             return None
         box = []
         claimed: set = set()
@@ -544,37 +551,84 @@ class Footprints:
         return Footprint(sympy.expand(total), True)
 
     def _bounding_box(self, views) -> Footprint:
-        """Upper bound: the product of each dimension's value range over every access."""
+        """Upper bound: the product of each dimension's value range over every access
+        (the declared extent where a range cannot be bounded)."""
         volume = sympy.Integer(1)
         for dim in range(len(views[0].indices)):
             lows, highs = [], []
             for view in views:
                 low, high = self._interval(view.indices[dim], view)
+                if low is None or high is None:
+                    lows, highs = [sympy.Integer(0)], [view.extent[dim] - 1]
+                    break
                 lows.append(low)
                 highs.append(high)
             volume *= sympy.Max(*highs) - sympy.Min(*lows) + 1
         return Footprint(volume, False)
 
     def _interval(self, expr, view):
-        """Smallest and largest value of expr over the counters, innermost first."""
+        """Bounds of expr over the counters, innermost first; None where unbounded."""
         low, high = expr, expr
         for counter in reversed(view.counters):
-            last = view.trips_of[counter] - 1
-            low = self._extreme(low, counter, last, smallest=True)
-            high = self._extreme(high, counter, last, smallest=False)
+            most = self._straighten(view.trips_of[counter], upward=True)
+            if low is None or high is None or most is None:
+                return None, None
+            low = self._extreme(low, counter, most - 1, smallest=True)
+            high = self._extreme(high, counter, most - 1, smallest=False)
         return low, high
 
     def _extreme(self, expr, counter, last, smallest):
-        if counter not in expr.free_symbols:
+        """expr at the end of [0, last] where it is smallest (largest), after replacing
+        rounding and min/max by straight bounds; None if its slope's sign is unknown."""
+        if expr is None or counter not in expr.free_symbols:
             return expr
-        at_first, at_last = expr.subs(counter, 0), expr.subs(counter, last)
+        expr = self._straighten(expr, upward=not smallest)
+        if expr is None:
+            return None
         slope = sympy.diff(expr, counter)
-        if slope.is_polynomial(counter) and counter not in slope.free_symbols:
+        if counter in slope.free_symbols:
+            return None
+        at_first, at_last = expr.subs(counter, 0), expr.subs(counter, last)
+        if self.facts.nonnegative(slope):
+            return at_first if smallest else at_last
+        if self.facts.nonpositive(slope):
+            return at_last if smallest else at_first
+        return None
+
+    def _straighten(self, expr, upward: bool):
+        """A bound of expr (upper if upward) free of floor, ceiling, min and max."""
+        while True:
+            node = next((n for n in sympy.postorder_traversal(expr)
+                         if isinstance(n, (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max))),
+                        None)
+            if node is None:
+                return expr
+            stand_in = sympy.Dummy("node")
+            replaced = expr.xreplace({node: stand_in})
+            slope = sympy.diff(replaced, stand_in)
             if self.facts.nonnegative(slope):
-                return at_first if smallest else at_last
-            if self.facts.nonpositive(slope):
-                return at_last if smallest else at_first
-        return sympy.Min(at_first, at_last) if smallest else sympy.Max(at_first, at_last)
+                wanted_upper = upward
+            elif self.facts.nonpositive(slope):
+                wanted_upper = not upward
+            else:
+                return None
+            bound = _node_bound(node, wanted_upper)
+            if bound is None:
+                return None
+            expr = sympy.expand(replaced.subs(stand_in, bound))
+
+
+def _node_bound(node, upper: bool):
+    """A straight bound of one rounding or min/max node: ceiling(x) < x + 1, floor(x) <= x,
+    min(a, b) <= a; and x <= ceiling(x), x - 1 < floor(x), a <= max(a, b)."""
+    argument = node.args[0]
+    if isinstance(node, sympy.ceiling):
+        return argument + 1 if upper else argument
+    if isinstance(node, sympy.floor):
+        return argument if upper else argument - 1
+    if isinstance(node, sympy.Min):
+        return argument if upper else None
+    return None if upper else argument
 
 
 def _finest_first(strides):
@@ -607,6 +661,8 @@ class _CounterView:
 
     def __init__(self, site: AccessSite, outer_depth: int):
         inner = site.loops[outer_depth:]
+        self.inner = inner
+        self.extent = site.extent
         to_counters = {}
         for loop in inner:  # outermost first, so inner bounds see outer counters
             to_counters[loop.var] = (loop.lo + loop.step * loop.counter).subs(to_counters)
@@ -764,8 +820,9 @@ class _Counter:
             sites = [s for s in self.nest.accesses if s.tensor == name]
             read = self.footprint.union([s for s in sites if not s.is_write], 0)
             write = self.footprint.union([s for s in sites if s.is_write], 0)
-            result[name] = TensorFootprint(name, self.finish(read.elements),
-                                           self.finish(write.elements), read.exact and write.exact)
+            result[name] = TensorFootprint(
+                name, self.finish(read.elements), self.finish(write.elements),
+                read.exact and write.exact, self.checked.tensors[name].element_bytes)
         return result
 
     def scope_costs(self) -> tuple[ScopeCost, ...]:

@@ -320,14 +320,13 @@ def scope_fits(cost: Cost, machine: Machine, substitutions: Mapping) -> tuple[Fi
 def working_set_bytes(cost: Cost, element_bytes: Mapping[str, sympy.Expr] | None,
                       substitutions: Mapping | None = None) -> sympy.Expr | None:
     """Bytes of all tensors' footprints: per tensor the larger of its read and written
-    elements (an inout tensor reads and writes the same elements) times its element size.
-    None when element sizes are not given."""
-    if element_bytes is None:
-        return None
+    elements (an inout tensor reads and writes the same elements) times its element size,
+    from `element_bytes` when given, else from the footprints themselves."""
     total = sympy.Integer(0)
     for name, footprint in cost.footprints.items():
         elements = sympy.Max(footprint.read_elements, footprint.write_elements)
-        total += elements * element_bytes[name]
+        size = footprint.element_bytes if element_bytes is None else element_bytes[name]
+        total += elements * size
     return evaluate(total, substitutions or {})
 
 
