@@ -379,8 +379,7 @@ class _Checker:
         if name in self.tensors:
             tensor = self.tensors[name]
             if tensor.shape:
-                indices = ", ".join("i" if rank == 0 else "ijkl"[rank % 4] if rank < 4 else
-                                    f"i{rank}" for rank in range(len(tensor.shape)))
+                indices = ", ".join(f"i{axis}" for axis in range(len(tensor.shape)))
                 self.error(target.span, f"`{name}` is a tensor of rank {len(tensor.shape)}; "
                            "assign to one element", f"write `{name}[{indices}] = ...`")
             elif tensor.role == "in":
@@ -416,8 +415,6 @@ class _Checker:
             self._value(expr.operand, scope)
         elif isinstance(expr, ast.Call):
             self._call(expr, scope)
-        elif isinstance(expr, ast.Number):
-            pass
 
     def _value_name(self, name: ast.Name, scope: _Scope) -> None:
         known = {**self.sizes, **scope.iterators, **scope.locals, **self.tensors}
