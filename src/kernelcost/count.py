@@ -173,6 +173,25 @@ class Facts:
                 yield sympy.expand(base.subs(substitution))
 
 
+def _integer_ratio(value):
+    numerator, denominator = sympy.fraction(sympy.together(value))
+    if numerator.is_integer and denominator.is_integer and denominator.is_positive:
+        return numerator, denominator
+    return None
+
+
+def _floor_at_least(value):
+    """floor(p/q) >= (p - q + 1)/q for integers p and q > 0; else floor(x) > x - 1."""
+    ratio = _integer_ratio(value)
+    return value - 1 if ratio is None else (ratio[0] - ratio[1] + 1) / ratio[1]
+
+
+def _ceiling_at_most(value):
+    """ceiling(p/q) <= (p + q - 1)/q for integers p and q > 0; else ceiling(x) < x + 1."""
+    ratio = _integer_ratio(value)
+    return value + 1 if ratio is None else (ratio[0] + ratio[1] - 1) / ratio[1]
+
+
 def _lower_bound(expr, ceiling_to_floor=False):
     """A lower bound of expr free of floor/ceiling terms (x - 1 < floor(x) <= x, and
     x <= ceiling(x) < x + 1), chosen by the sign of each term's coefficient; or with
@@ -200,9 +219,9 @@ def _lower_bound(expr, ceiling_to_floor=False):
                 terms.append(term)
             continue
         if isinstance(node, sympy.floor):
-            value = inner if subtracts else (inner - 1 if adds else None)
+            value = inner if subtracts else (_floor_at_least(inner) if adds else None)
         else:
-            value = inner if adds else (inner + 1 if subtracts else None)
+            value = inner if adds else (_ceiling_at_most(inner) if subtracts else None)
         if value is None:
             return None
         terms.append(coefficient * value)
