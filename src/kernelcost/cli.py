@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sizes(analyze)
     _add_reuse(analyze)
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
+    _build_plot_parser(commands)
+    _build_sweep_parser(commands)
     return parser
 
 
@@ -86,7 +88,70 @@ def _console():
     return Console(highlight=False)
 
 
+# --- plot and sweep (issue 5) ----------------------------------------------------------
+
+def _build_plot_parser(commands) -> None:
+    plot = commands.add_parser("plot", help="a roofline figure (SVG, PNG or PDF) of one or "
+                                            "more specs")
+    plot.add_argument("specs", nargs="+", metavar="SPEC", help=".kcost files, on one figure")
+    plot.add_argument("--machine", required=True, help="a machine id (h100) or a .toml path")
+    plot.add_argument("--precision", nargs="+", action="extend", default=[],
+                      help="precisions whose roofs are drawn; the first sets the ridges "
+                           "(default: the first spec's own)")
+    _add_sizes(plot)
+    _add_reuse(plot)
+    plot.add_argument("--sweep", metavar="NAME=LOW..HIGH",
+                      help="draw each kernel's path as this size grows, e.g. N=64..65536")
+    plot.add_argument("-o", "--output", required=True, help="the figure file: .svg, .png, .pdf")
+
+
+def _build_sweep_parser(commands) -> None:
+    sweep = commands.add_parser("sweep", help="W, Q, I, t_min and the binding roof over a "
+                                              "range of sizes")
+    sweep.add_argument("spec", help="a .kcost file")
+    sweep.add_argument("--sweep", required=True, metavar="NAME=LOW..HIGH",
+                       help="the size to vary and its range, e.g. N=64..65536")
+    sweep.add_argument("--points", type=int, default=20, help="how many sizes (default 20)")
+    sweep.add_argument("--log", action="store_true", help="space the sizes geometrically")
+    sweep.add_argument("--machine", help="a machine id or .toml path: adds t_min, the "
+                                         "binding roof and the fraction of peak")
+    sweep.add_argument("--precision", help="the precision on the machine (default: the "
+                                           "spec's own)")
+    sweep.add_argument("--csv", action="store_true", help="CSV in SI base units")
+    _add_sizes(sweep)
+    _add_reuse(sweep)
+
+
+def run_plot(args) -> int:
+    from .plot import roofline_figure, save
+    from .sweep import parse_range
+
+    size_range = parse_range(args.sweep) if args.sweep else None
+    figure = roofline_figure(args.specs, args.machine, args.precision,
+                             settings=parse_settings(args.settings), size_range=size_range,
+                             reuse=args.reuse)
+    print(save(figure, args.output))
+    return EXIT_OK
+
+
+def run_sweep(args) -> int:
+    from .hardware import load_machine
+    from .report import sweep_csv, sweep_table
+    from .sweep import parse_range, sweep
+
+    machine = load_machine(args.machine) if args.machine else None
+    result = sweep(args.spec, parse_range(args.sweep, args.points, args.log),
+                   settings=parse_settings(args.settings), machine=machine,
+                   precision=args.precision, reuse=args.reuse)
+    if args.csv:
+        sys.stdout.write(sweep_csv(result))
+    else:
+        _console().print(sweep_table(result))
+    return EXIT_OK
+
+
 COMMANDS = {"analyze": run_analyze}
+COMMANDS.update(plot=run_plot, sweep=run_sweep)
 
 
 def main(argv: list[str] | None = None) -> int:
