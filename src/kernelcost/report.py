@@ -106,3 +106,110 @@ def _size_text(analysis: Analysis, name: str, value) -> str:
     if value is None:
         return "symbolic"
     return f"{value:g}"
+
+
+# --- sweeps (issue 5) --------------------------------------------------------------------
+
+def _sweep_columns(result) -> list[tuple[str, str, object]]:
+    """(header, unit, values per size) for each column of a sweep table."""
+    columns = [(result.parameter, "", result.sizes), ("W", WORK_UNIT, result.work)]
+    columns += [(f"Q {level}", TRAFFIC_UNIT, values) for level, values in result.traffic.items()]
+    columns += [(f"I {level}", INTENSITY_UNIT, values)
+                for level, values in result.intensity.items()]
+    if result.t_min is not None:
+        columns += [("t_min", "s", result.t_min), ("bound", "", result.binding),
+                    ("of peak", "", result.peak_fraction)]
+    return columns
+
+
+def sweep_table(result):
+    """A rich Table: one row per size; the unit in each header, an SI prefix in each cell."""
+    from rich.table import Table
+
+    from .units import percent
+
+    where = f" on {result.machine} {result.precision}" if result.machine else ""
+    table = Table(title=f"{result.kernel}: sweep over {result.parameter}{where}",
+                  title_justify="left")
+    columns = _sweep_columns(result)
+    for header, unit, _ in columns:
+        # a word a line keeps the columns as narrow as their numbers
+        lines = header.split(" ") + ([unit] if unit and unit != "s" else [])
+        table.add_column("\n".join(lines),
+                         justify="left" if header == "bound" else "right", no_wrap=True)
+    for row in range(len(result.sizes)):
+        table.add_row(*[_sweep_cell(header, unit, values[row], result.parameter, percent)
+                        for header, unit, values in columns])
+    return table
+
+
+def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
+    if header == parameter:
+        return f"{int(value)}" if value < 1e9 and float(value).is_integer() else (
+            f"{value:.4g}".replace("e+", "e"))
+    if header == "bound":
+        return value.removesuffix(" bandwidth").removesuffix(" peak")
+    if header == "of peak":
+        return percent(float(value)).replace(" ", "")
+    if unit == INTENSITY_UNIT:
+        return plain(float(value), "").strip()
+    if unit == "s":
+        return si(float(value), unit)
+    return si(float(value), "").replace(" ", "")
+
+
+def sweep_csv(result) -> str:
+    """CSV in SI base units, the unit in each header: N,W_FLOP,Q_global_B,..."""
+    import csv
+    import io
+
+    columns = _sweep_columns(result)
+    headers = [header.replace(" ", "_") + (f"_{unit.replace('/', 'per')}" if unit else "")
+               for header, unit, _ in columns]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(headers)
+    for row in range(len(result.sizes)):
+        writer.writerow([values[row] if isinstance(values[row], str) else repr(float(values[row]))
+                         for _, _, values in columns])
+    return buffer.getvalue()
+
+
+# --- notebooks (issue 5) -----------------------------------------------------------------
+
+def analysis_markdown(analysis: Analysis) -> str:
+    """A Markdown table of the closed forms, formulas in $...$ (Jupyter renders them)."""
+    lines = [f"**{analysis.kernel}** (reuse: {analysis.reuse})", "",
+             "| quantity | closed form | as sizes grow | value |", "|---|---|---|---|"]
+    for name, quantity, unit in _notebook_rows(analysis):
+        grows = getattr(quantity, "limit", None)
+        grows_text = (f"$\\to {sympy.latex(grows)}$" if grows is not None
+                      else _math(quantity.leading))
+        value = plain(quantity.value, unit) if unit == INTENSITY_UNIT else si(quantity.value,
+                                                                                unit)
+        lines.append(f"| {name} | {_math(quantity.expr)} | {grows_text} | {value} |")
+    return "\n".join(lines)
+
+
+def analysis_latex(analysis: Analysis) -> str:
+    """The closed forms as one LaTeX `aligned` block."""
+    rows = [f"{_latex_name(name)} &= {sympy.latex(quantity.expr)}"
+            for name, quantity, _ in _notebook_rows(analysis)]
+    return "$$\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}$$"
+
+
+def _notebook_rows(analysis: Analysis):
+    yield "W", analysis.work, WORK_UNIT
+    for level, quantity in analysis.traffic.items():
+        yield f"Q {level}", quantity, TRAFFIC_UNIT
+    for level, intensity in analysis.intensity.items():
+        yield f"I {level}", intensity, INTENSITY_UNIT
+
+
+def _math(expr) -> str:
+    return "-" if expr is None else f"${sympy.latex(expr)}$"
+
+
+def _latex_name(name: str) -> str:
+    letter, _, level = name.partition(" ")
+    return f"{letter}_{{\\mathrm{{{level}}}}}" if level else letter
