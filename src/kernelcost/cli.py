@@ -7,7 +7,7 @@ import json
 import sys
 
 from . import __version__
-from .errors import KcostError
+from .errors import Diagnostic, KcostError
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -25,6 +25,34 @@ def _add_reuse(parser: argparse.ArgumentParser) -> None:
                              "reuse for every tensor")
 
 
+def _add_machines(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--machine", action="append", default=[], metavar="ID|PATH",
+                        help="a machine id (a100 h100 h200 b200 mi300x ...), a .toml file, or "
+                             "`all`; repeat or separate by commas")
+    parser.add_argument("--precision", action="append", default=[],
+                        help="fp64 fp32 tf32 fp16 bf16 fp8 fp6 fp4 i8 (default: the spec's)")
+
+
+def _add_formats(parser: argparse.ArgumentParser) -> None:
+    formats = parser.add_mutually_exclusive_group()
+    formats.add_argument("--json", action="store_true", help="print one JSON object")
+    formats.add_argument("--markdown", action="store_true", help="print Markdown")
+    formats.add_argument("--latex", action="store_true", help="print a LaTeX table")
+
+
+def _machine_ids(items: list[str], default: list[str]) -> list[str]:
+    from .hardware import builtin_machine_ids
+
+    ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
+    if "all" in ids:
+        return builtin_machine_ids()
+    return ids or default
+
+
+def _precisions(items: list[str]) -> list[str] | None:
+    return [p.strip() for item in items for p in item.split(",") if p.strip()] or None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kernelcost",
@@ -37,7 +65,35 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("spec", help="a .kcost file")
     _add_sizes(analyze)
     _add_reuse(analyze)
-    analyze.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_machines(analyze)
+    analyze.add_argument("--measured", metavar="VALUE",
+                         help="a measurement to compare with the roof: 412us, 400TFLOP/s, "
+                              "3.1TB/s")
+    _add_formats(analyze)
+
+    solve = commands.add_parser("solve", help="sizes where the kernel crosses each ridge "
+                                              "point, and where its tiles stop fitting")
+    solve.add_argument("spec", help="a .kcost file")
+    solve.add_argument("--for", dest="parameter", required=True, metavar="NAME",
+                       help="the size to solve for")
+    _add_sizes(solve)
+    _add_reuse(solve)
+    _add_machines(solve)
+    solve.add_argument("--level", action="append", default=[],
+                       help="memory levels to solve at (default: every level with traffic)")
+    solve.add_argument("--json", action="store_true", help="print one JSON object")
+
+    machines = commands.add_parser("machines", help="the machine database")
+    machines.add_argument("machine", nargs="?", help="a machine id or .toml path to show")
+    machines.add_argument("--json", action="store_true", help="print JSON")
+
+    check = commands.add_parser("check", help="closed forms against brute-force enumeration "
+                                              "of the loop nest at small sizes")
+    check.add_argument("spec", help="a .kcost file")
+    _add_sizes(check)
+    _add_reuse(check)
+    check.add_argument("--samples", type=int, default=4,
+                       help="how many small size assignments to draw when no --set is given")
     _build_plot_parser(commands)
     _build_sweep_parser(commands)
     return parser
@@ -69,17 +125,98 @@ def _split_commas(text: str) -> list[str]:
 
 
 def run_analyze(args) -> int:
+    from . import report
     from .analysis import analyze
-    from .report import analysis_json, analysis_tables
+    from .answer import answers
 
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
+    machines = _machine_ids(args.machine, [])
+    measurement = _measurement(args.measured) if args.measured else None
+    if measurement and not machines:
+        raise KcostError(Diagnostic(None, "--measured needs a machine to compare with",
+                                    "add --machine h100 (or another id)"))
+    found = answers(result, machines, _precisions(args.precision), measurement)
     if args.json:
-        print(json.dumps(analysis_json(result), indent=2, sort_keys=False))
-        return EXIT_OK
-    console = _console()
-    for renderable in analysis_tables(result):
-        console.print(renderable)
+        document = report.analysis_json(result)
+        if machines:
+            document.update(report.answers_json(found))
+        print(json.dumps(document, indent=2))
+    elif args.markdown:
+        print(report.analysis_markdown(result, found), end="")
+    elif args.latex:
+        print(report.analysis_latex(result, found), end="")
+    else:
+        console = _console()
+        for renderable in report.analysis_tables(result):
+            console.print(renderable)
+        if found:
+            console.print(report.verdict_table(found))
+            for line in report.answer_lines(found):
+                console.print(line)
     return EXIT_OK
+
+
+def _measurement(text: str) -> dict[str, float]:
+    from .units import parse_measurement
+
+    measurement = parse_measurement(text)
+    if measurement is None:
+        raise KcostError(Diagnostic(None, f"cannot read the measurement `{text}`",
+                                    "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a "
+                                    "byte rate (3.1TB/s)"))
+    return measurement
+
+
+def run_solve(args) -> int:
+    from . import report
+    from .analysis import analyze
+    from .answer import solve_spec
+
+    result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
+    machines = _machine_ids(args.machine, ["h100"])
+    found = solve_spec(result, args.parameter, machines, _precisions(args.precision),
+                       args.level or None)
+    if args.json:
+        print(json.dumps(report.solve_json(result, args.parameter, found), indent=2))
+    else:
+        console = _console()
+        for renderable in report.solve_tables(result, args.parameter, found):
+            console.print(renderable)
+    return EXIT_OK
+
+
+def run_machines(args) -> int:
+    from . import report
+    from .hardware import builtin_machine_ids, load_machine
+
+    if args.machine:
+        machine = load_machine(args.machine)
+        if args.json:
+            print(json.dumps(report.machine_json(machine), indent=2))
+        else:
+            _console().print(report.machine_table(machine))
+        return EXIT_OK
+    machines = [load_machine(i) for i in builtin_machine_ids()]
+    if args.json:
+        print(json.dumps([report.machine_json(m) for m in machines], indent=2))
+    else:
+        _console().print(report.machines_table(machines))
+    return EXIT_OK
+
+
+def run_check(args) -> int:
+    from . import report
+    from .analysis import load
+    from .verify import check_against_oracle
+
+    spec = load(args.spec)
+    settings = parse_settings(args.settings)
+    results = check_against_oracle(spec, settings, args.reuse, args.samples)
+    console = _console()
+    for renderable in report.check_tables(spec, results):
+        console.print(renderable)
+    mismatches = sum(len(r.mismatches) for r in results)
+    return EXIT_MISMATCH if mismatches else EXIT_OK
 
 
 def _console():
@@ -150,7 +287,8 @@ def run_sweep(args) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"analyze": run_analyze}
+COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,
+            "check": run_check}
 COMMANDS.update(plot=run_plot, sweep=run_sweep)
 
 

@@ -173,3 +173,393 @@ def sweep_csv(result) -> str:
         writer.writerow([values[row] if isinstance(values[row], str) else repr(float(values[row]))
                          for _, _, values in columns])
     return buffer.getvalue()
+
+
+# --- verdicts and answers ------------------------------------------------------------------
+
+MACHINE_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200", "b200": "B200",
+                 "mi300x": "MI300X", "mi250x": "MI250X", "l40s": "L40S", "rtx4090": "RTX 4090"}
+
+
+def _number(expr) -> float | None:
+    expr = sympy.sympify(expr)
+    if not expr.is_number:
+        return None
+    return float(expr) if expr.is_finite is not False else float("inf")
+
+
+def machine_label(machine_id: str, precision: str) -> str:
+    return f"{MACHINE_NAMES.get(machine_id, machine_id)} {precision.upper()}"
+
+
+def _size_value(value: float) -> str:
+    return f"{value:.1f}" if abs(value - round(value)) > 1e-9 else f"{value:.0f}"
+
+
+def answer_sentence(answer) -> str:
+    """The verdict in one sentence, as the chapter would say it."""
+    result = answer.verdict
+    label = machine_label(result.machine, result.precision)
+    if answer.crossings:
+        return _crossing_sentence(answer, label)
+    if result.regime is not None:
+        level = result.levels[0] if result.levels else None
+        ratio = _number(level.ratio) if level else None
+        parts = [f"{result.regime} on {label}"]
+        if ratio is not None:
+            ridge = _number(level.ridge)
+            parts.append(f": I = {plain(_number(level.intensity), INTENSITY_UNIT)} is "
+                         f"{ratio:.3g}× the ridge ({plain(ridge, INTENSITY_UNIT)})")
+        parts.append(f"; t_min = {si(_number(result.t_min), 's')}, bound by {result.bound}")
+        return "".join(parts)
+    return (f"symbolic on {label}: set the sizes (--set), or leave one free to find where "
+            "it crosses the ridge")
+
+
+def _crossing_sentence(answer, label: str) -> str:
+    parameter = str(answer.free_parameter)
+    crossings = [c for c in answer.crossings if c.value is not None]
+    if not crossings:
+        crossing = answer.crossings[0]
+        limit = _number(crossing.limit)
+        ridge = _number(crossing.ridge)
+        if limit is not None and ridge is not None and limit < ridge:
+            return (f"memory-bound on {label} at every {parameter}: I → "
+                    f"{plain(limit, INTENSITY_UNIT)} stays under the ridge "
+                    f"({plain(ridge, INTENSITY_UNIT)})")
+        return f"compute-bound on {label} at every {parameter}"
+    crossing = crossings[0]
+    value = _size_value(_number(crossing.value))
+    if crossing.compute_bound_side == "above":
+        return (f"memory-bound on {label} below {parameter} = {value}, compute-bound above "
+                f"(ridge {plain(_number(crossing.ridge), INTENSITY_UNIT)})")
+    return (f"compute-bound on {label} below {parameter} = {value}, memory-bound above "
+            f"(ridge {plain(_number(crossing.ridge), INTENSITY_UNIT)})")
+
+
+def answers_json(answers) -> dict:
+    """The `verdicts` rows (one per machine x precision x level) and one sentence each."""
+    return {
+        "verdicts": [row for answer in answers for row in answer.verdict.as_json()],
+        "answers": [{
+            "machine": a.verdict.machine, "precision": a.verdict.precision,
+            "sentence": answer_sentence(a),
+            "t_min": json_number(a.verdict.t_min),
+            "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
+            "bound": a.verdict.bound, "regime": a.verdict.regime,
+            "crossings": [c.as_json() for c in a.crossings],
+            "fits": [{"scope": f.scope_index, "level": f.level, "held_B": json_number(f.held_B),
+                      "capacity_B": json_number(f.capacity_B), "per": f.capacity_per,
+                      "fits": f.fits} for f in a.verdict.fits],
+            "efficiency": None if a.efficiency is None else {
+                "regime": a.efficiency.regime, "metric": a.efficiency.metric,
+                "achieved": a.efficiency.achieved, "roof": a.efficiency.roof,
+                "fraction": a.efficiency.fraction, "text": a.efficiency.describe()},
+        } for a in answers],
+    }
+
+
+def json_number(expr):
+    if expr is None:
+        return None
+    value = _number(expr)
+    return value if value is not None else expression(sympy.sympify(expr))
+
+
+def verdict_table(answers):
+    """One row per machine x precision x level; the zone and advice follow as sentences."""
+    from rich.table import Table
+
+    table = Table(title="Roofline verdicts", title_justify="left")
+    for column, justify in (("machine", "left"), ("level", "left"), ("I", "right"),
+                            ("ridge", "right"), ("I/ridge", "right"), ("attainable", "right"),
+                            ("t_min", "right"), ("bound", "left")):
+        table.add_column(column, justify=justify)
+    for answer in answers:
+        result = answer.verdict
+        for position, level in enumerate(result.levels):
+            ratio = _number(level.ratio)
+            first = position == 0
+            table.add_row(
+                machine_label(result.machine, result.precision) if first else "",
+                level.level,
+                _value_or_formula(level.intensity, INTENSITY_UNIT),
+                plain(_number(level.ridge), INTENSITY_UNIT),
+                "-" if ratio is None else f"{ratio:.3g}",
+                _value_or_formula(level.performance, "FLOP/s", prefixed=True),
+                si(_number(result.t_min), "s") if first else "",
+                (result.bound or "-") if first else "")
+    return table
+
+
+def _value_or_formula(expr, unit: str, prefixed: bool = False) -> str:
+    return _value_or_formula_spaced(expr, unit, prefixed).strip()
+
+
+def _value_or_formula_spaced(expr, unit: str, prefixed: bool = False) -> str:
+    value = _number(expr)
+    if value is None:
+        text = _formula(sympy.sympify(expr))
+        return text if len(text) <= 16 else "symbolic"
+    return si(value, unit) if prefixed else plain(value, unit)
+
+
+def answer_lines(answers) -> list[str]:
+    lines = []
+    for answer in answers:
+        lines.append(answer_sentence(answer) + ".")
+        result = answer.verdict
+        zone = result.levels[0].zone if result.levels else None
+        if zone is not None:
+            lines.append(f"  {zone.name} at {result.levels[0].level}: {zone.advice}.")
+        for fit in result.fits:
+            if fit.fits is False:
+                lines.append(f"  keep scope {fit.scope_index} ({', '.join(fit.tensors)}) holds "
+                             f"{si(_number(fit.held_B), 'B')}, more than the "
+                             f"{si(_number(fit.capacity_B), 'B')} of {fit.level} per "
+                             f"{fit.capacity_per}.")
+        if result.working_set_fits_l2:
+            lines.append(f"  the working set ({si(_number(result.working_set_B), 'B')}) fits in "
+                         f"L2 ({si(_number(result.l2_capacity_B), 'B')}): the L2 slope may "
+                         "bind rather than HBM's.")
+        if answer.efficiency is not None:
+            above = (" — above the roof: check the measurement, the sizes or the spec"
+                     if answer.efficiency.fraction > 1 else "")
+            lines.append(f"  measured: {answer.efficiency.describe()} "
+                         f"({answer.efficiency.regime}, so measured in "
+                         f"{answer.efficiency.metric}){above}.")
+    return lines
+
+
+# --- markdown and LaTeX: the same content --------------------------------------------------
+
+
+def analysis_markdown(analysis: Analysis, answers=()) -> str:
+    lines = [f"# {analysis.kernel}", "", f"Spec `{analysis.spec.path}`, reuse {analysis.reuse}.",
+             "", "| quantity | closed form | as sizes grow | value |", "|---|---|---|---|"]
+    for name, quantity, unit in _rows(analysis):
+        lines.append(f"| {name} | `{_formula(quantity.expr)}` | `{_formula(_grown(quantity))}` "
+                     f"| {_value_text(quantity, unit)} |")
+    if answers:
+        lines += ["", "| machine | level | I (FLOP/B) | ridge (FLOP/B) | I / ridge | t_min |",
+                  "|---|---|---|---|---|---|"]
+        for answer in answers:
+            for level in answer.verdict.levels:
+                lines.append(
+                    f"| {machine_label(answer.verdict.machine, answer.verdict.precision)} "
+                    f"| {level.level} | {_value_or_formula(level.intensity, '')} "
+                    f"| {plain(_number(level.ridge), '').strip()} "
+                    f"| {_value_or_formula(level.ratio, '')} "
+                    f"| {si(_number(answer.verdict.t_min), 's')} |")
+        lines += [""] + [f"- {line.strip()}" for line in answer_lines(answers)]
+    return "\n".join(lines) + "\n"
+
+
+def analysis_latex(analysis: Analysis, answers=()) -> str:
+    lines = [r"\begin{tabular}{llll}", r"\hline",
+             r"quantity & closed form & as sizes grow & value \\", r"\hline"]
+    for name, quantity, unit in _rows(analysis):
+        grown = _grown(quantity)
+        lines.append(f"{_latex_text(name)} & ${sympy.latex(quantity.expr)}$ & "
+                     f"${sympy.latex(grown) if grown is not None else '-'}$ & "
+                     f"{_latex_text(_value_text(quantity, unit))} \\\\")
+    lines += [r"\hline", r"\end{tabular}"]
+    if answers:
+        lines += ["", r"\begin{itemize}"]
+        lines += [rf"\item {_latex_text(line.strip())}" for line in answer_lines(answers)]
+        lines.append(r"\end{itemize}")
+    return "\n".join(lines) + "\n"
+
+
+def _rows(analysis: Analysis):
+    yield "W", analysis.work, WORK_UNIT
+    for level, quantity in analysis.traffic.items():
+        yield f"Q {level}", quantity, TRAFFIC_UNIT
+    for level, intensity in analysis.intensity.items():
+        yield f"I {level}", intensity, INTENSITY_UNIT
+
+
+def _grown(quantity):
+    return getattr(quantity, "limit", None) if hasattr(quantity, "limit") else quantity.leading
+
+
+def _value_text(quantity, unit: str) -> str:
+    if unit == INTENSITY_UNIT:
+        return plain(quantity.value, unit)
+    return si(quantity.value, unit)
+
+
+def _latex_text(text: str) -> str:
+    for char, escaped in (("\\", r"\textbackslash{}"), ("%", r"\%"), ("_", r"\_"),
+                          ("&", r"\&"), ("#", r"\#"), ("µ", r"$\mu$"), ("→", r"$\to$"),
+                          ("×", r"$\times$"), ("∞", r"$\infty$")):
+        text = text.replace(char, escaped)
+    return text
+
+
+# --- solve ----------------------------------------------------------------------------------
+
+
+def _crossing_text(crossing) -> str:
+    if crossing.value is None:
+        limit = _number(crossing.limit)
+        ridge = _number(crossing.ridge)
+        limit_text = plain(limit, INTENSITY_UNIT) if limit is not None else _formula(
+            crossing.limit)
+        side = "under" if limit is not None and ridge is not None and limit < ridge else "over"
+        return f"never: I → {limit_text} stays {side} the ridge"
+    value = _number(crossing.value)
+    shown = _size_value(value) if value is not None else _formula(crossing.value)
+    return f"{crossing.parameter} = {shown}, compute-bound {crossing.compute_bound_side}"
+
+
+def solve_tables(analysis: Analysis, parameter: str, solutions):
+    from rich.table import Table
+
+    ridges = Table(title=f"{analysis.kernel}: where I(level) = ridge, solving for {parameter}",
+                   title_justify="left")
+    for column in ("machine", "level", "ridge", "crossing", "closed form", "valid when"):
+        ridges.add_column(column, overflow="fold")
+    capacity = Table(title="Capacity: where the bytes held reach the level's size",
+                     title_justify="left")
+    for column in ("machine", "what", "level", "capacity", "crossing", "closed form"):
+        capacity.add_column(column, overflow="fold")
+    for solution in solutions:
+        for crossing in solution.crossings:
+            ridges.add_row(machine_label(crossing.machine, crossing.precision), crossing.level,
+                           plain(_number(crossing.ridge), INTENSITY_UNIT),
+                           _crossing_text(crossing), _formula(crossing.expr),
+                           "-" if crossing.expr is None else str(crossing.condition))
+        for crossing in solution.capacity:
+            capacity.add_row(MACHINE_NAMES.get(crossing.machine, crossing.machine),
+                             crossing.what, crossing.level,
+                             f"{si(_number(crossing.capacity_B), 'B')} per "
+                             f"{crossing.capacity_per}", _capacity_text(crossing),
+                             _formula(crossing.expr))
+    return [ridges, capacity] if any(s.capacity for s in solutions) else [ridges]
+
+
+def _capacity_text(crossing) -> str:
+    if crossing.value is None:
+        if crossing.fits_everywhere is True:
+            return "fits at every size"
+        if crossing.fits_everywhere is False:
+            return "never fits"
+        return f"unsolved: {crossing.condition}"
+    value = _number(crossing.value)
+    shown = _size_value(value) if value is not None else _formula(crossing.value)
+    return f"{crossing.parameter} = {shown}, exceeds {crossing.exceeds_side}"
+
+
+def solve_json(analysis: Analysis, parameter: str, solutions) -> dict:
+    return {
+        "kernel": analysis.kernel,
+        "parameter": parameter,
+        "settings": {str(s): expression(e) for s, e in analysis.settings.items()},
+        "crossings": [c.as_json() for s in solutions for c in s.crossings],
+        "capacity": [c.as_json() for s in solutions for c in s.capacity],
+    }
+
+
+# --- machines -------------------------------------------------------------------------------
+
+
+def machine_json(machine) -> dict:
+    return {
+        "id": machine.id, "name": machine.name, "vendor": machine.vendor,
+        "sm_count": machine.sm_count,
+        "compute": [{"precision": p.precision, "unit": p.unit, "peak_FLOPps": p.peak_FLOPps,
+                     "sparse": p.sparse, "source": p.source} for p in machine.compute],
+        "sfu_OPps": machine.sfu_OPps,
+        "memory": [{"level": m.level, "bandwidth_Bps": m.bandwidth_Bps,
+                    "capacity_B": m.capacity_B, "capacity_per": m.capacity_per,
+                    "bandwidth_source": m.bandwidth_source,
+                    "capacity_source": m.capacity_source} for m in machine.memory],
+        "launch_overhead_s": machine.launch_overhead_s,
+    }
+
+
+def machines_table(machines):
+    from rich.table import Table
+
+    table = Table(title="Machines", title_justify="left")
+    for column in ("id", "name", "SMs", "HBM", "L2", "fp32", "bf16 tensor", "ridge bf16"):
+        table.add_column(column)
+    for machine in machines:
+        hbm = machine.bandwidth("global")
+        bf16 = machine.dense_peak("bf16", "tensor")
+        table.add_row(machine.id, machine.name, str(machine.sm_count), si(hbm, "B/s"),
+                      si(machine.capacity("l2"), "B"), si(machine.peak("fp32", "vector"),
+                                                          "FLOP/s"),
+                      si(bf16.peak_FLOPps if bf16 else None, "FLOP/s"),
+                      plain(bf16.peak_FLOPps / hbm if bf16 and hbm else None, INTENSITY_UNIT))
+    return table
+
+
+def machine_table(machine):
+    from rich.table import Table
+
+    table = Table(title=f"{machine.name} ({machine.id}, {machine.sm_count} SMs)",
+                  title_justify="left")
+    for column in ("what", "figure", "source"):
+        table.add_column(column, overflow="fold")
+    for peak in machine.compute:
+        kind = f"{peak.precision} {peak.unit}" + (" (sparse)" if peak.sparse else "")
+        table.add_row(kind, si(peak.peak_FLOPps, "FLOP/s"), peak.source)
+    if machine.sfu_OPps:
+        table.add_row("sfu", si(machine.sfu_OPps, "OP/s"), machine.sfu_source or "")
+    for memory in machine.memory:
+        if memory.bandwidth_Bps is not None:
+            table.add_row(f"{memory.level} bandwidth", si(memory.bandwidth_Bps, "B/s"),
+                          memory.bandwidth_source or "")
+        if memory.capacity_B is not None:
+            table.add_row(f"{memory.level} capacity",
+                          f"{si(memory.capacity_B, 'B')} per {memory.capacity_per}",
+                          memory.capacity_source or "")
+    if machine.launch_overhead_s is not None:
+        table.add_row(f"launch overhead ({machine.launch_mode})",
+                      si(machine.launch_overhead_s, "s"), machine.launch_source or "")
+    return table
+
+
+# --- check ----------------------------------------------------------------------------------
+
+
+def check_tables(spec, results):
+    from rich.table import Table
+    from rich.text import Text
+
+    from .oracle import evaluate
+
+    tables = []
+    cost = spec.cost(results[0].counts.reuse) if results else None
+    for result in results:
+        symbols = {spec.parameters[name]: sympy.Integer(value)
+                   for name, value in result.sizes.items() if name in spec.parameters}
+        sizes = ", ".join(f"{k} = {v}" for k, v in result.sizes.items()
+                          if k in spec.parameters)
+        table = Table(title=f"{spec.name} at {sizes}", title_justify="left")
+        for column, justify in (("quantity", "left"), ("closed form", "right"),
+                                ("enumerated", "right"), ("", "left")):
+            table.add_column(column, justify=justify)
+        rows = [(f"W {cls}", expr, result.counts.work.get(cls, 0), "FLOP")
+                for cls, expr in cost.work.items()]
+        rows += [(f"Q {level}", expr, result.counts.traffic.get(level, 0), "B")
+                 for level, expr in cost.traffic.items()]
+        for name, footprint in cost.footprints.items():
+            read, written = result.counts.footprints.get(name, (0, 0))
+            rows.append((f"footprint {name} read", footprint.read_elements, read, "elements"))
+            rows.append((f"footprint {name} written", footprint.write_elements, written,
+                         "elements"))
+        bad = {m.quantity for m in result.mismatches}
+        for label, expr, enumerated, unit in rows:
+            closed = evaluate(expr, symbols)
+            ok = closed is not None and closed == enumerated
+            table.add_row(label, f"{closed} {unit}", f"{enumerated} {unit}",
+                          Text("ok", style="green") if ok else Text("differs", style="red"))
+        tables.append(table)
+        for mismatch in result.mismatches:
+            tables.append(Text(f"mismatch: {mismatch}", style="red"))
+        if not bad:
+            tables.append(Text("closed forms agree with the enumeration", style="green"))
+    return tables

@@ -47,3 +47,23 @@ def _significant(value: float, digits: int) -> str:
         mantissa, exponent = text.split("e")
         return f"{mantissa}e{int(exponent)}"
     return text
+
+
+_MEASUREMENT_UNITS = {"s": "seconds", "FLOP/s": "FLOPps", "FLOPS": "FLOPps", "B/s": "Bps"}
+_PREFIX_SCALE = {"": 1.0, "n": 1e-9, "u": 1e-6, "µ": 1e-6, "m": 1e-3, "k": 1e3, "M": 1e6,
+                 "G": 1e9, "T": 1e12, "P": 1e15}
+
+
+def parse_measurement(text: str) -> dict[str, float] | None:
+    """'412us' -> {'seconds': 4.12e-4}; '400TFLOP/s' -> {'FLOPps': 4e14};
+    '3.1 TB/s' -> {'Bps': 3.1e12}. None when the text is not a measurement."""
+    import re
+
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*"
+                         r"([nuµmkMGTP]?)(s|FLOP/s|FLOPS|B/s)\s*", text)
+    if match is None:
+        return None
+    number, prefix, unit = match.groups()
+    if unit == "s" and prefix in ("M", "G", "T", "P", "k"):
+        return None
+    return {_MEASUREMENT_UNITS[unit]: float(number) * _PREFIX_SCALE[prefix]}

@@ -1,0 +1,99 @@
+"""The answers users come for, per machine and precision: the verdict at the given sizes,
+where the kernel crosses the ridge in its one free size, and how a measurement compares.
+Builds on analysis (closed forms), model (verdicts) and solve (crossings)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from .analysis import Analysis
+from .hardware import Machine, load_machine
+from .model import Efficiency, Verdict, measured_efficiency, verdict
+from .solve import Crossing, ridge_crossings
+
+
+@dataclass(frozen=True)
+class Answer:
+    verdict: Verdict
+    free_parameter: sympy.Symbol | None  # the one size left symbolic, if exactly one
+    crossings: tuple[Crossing, ...]  # of the global ridge in that size
+    efficiency: Efficiency | None  # against a measurement, when one was given
+
+
+def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[str] | None,
+            measurement: dict[str, float] | None = None) -> list[Answer]:
+    """One Answer per machine x precision (the spec's own precision when none is given)."""
+    cost = analysis.cost
+    loaded = [m if isinstance(m, Machine) else load_machine(m) for m in machines]
+    free = free_parameters(analysis)
+    results = []
+    for machine in loaded:
+        for precision in precisions or [cost.precision]:
+            result = verdict(cost, machine, precision, analysis.settings, apply_defaults=True)
+            crossings = ()
+            if len(free) == 1 and "global" in cost.traffic and machine.bandwidth("global"):
+                crossings = tuple(ridge_crossings(cost, free[0], machine, precision, "global",
+                                                  analysis.settings, apply_defaults=True))
+            efficiency = None
+            if measurement and result.binding_term() is not None:
+                efficiency = measured_efficiency(result, **measurement)
+            results.append(Answer(result, free[0] if len(free) == 1 else None, crossings,
+                                  efficiency))
+    return results
+
+
+def free_parameters(analysis: Analysis) -> list[sympy.Symbol]:
+    """Sizes still symbolic once settings and defaults are applied (M=N leaves N)."""
+    values = analysis.values
+    remaining = []
+    for parameter in analysis.cost.parameters:
+        if parameter in values:
+            continue
+        setting = analysis.settings.get(parameter)
+        if setting is not None:
+            continue
+        remaining.append(parameter)
+    return remaining
+
+
+@dataclass(frozen=True)
+class Solution:
+    """`kernelcost solve` on one machine: ridge crossings per precision and level, and the
+    sizes where keep scopes or the working set outgrow their level."""
+
+    machine: Machine
+    crossings: tuple[Crossing, ...]
+    capacity: tuple  # CapacityCrossing
+
+
+def solve_spec(analysis: Analysis, parameter: str, machines: list[str | Machine],
+               precisions: list[str] | None, levels: list[str] | None) -> list[Solution]:
+    from .errors import Diagnostic, KcostError
+    from .solve import capacity_crossings
+
+    cost = analysis.cost
+    names = {str(p): p for p in cost.parameters}
+    if parameter not in names:
+        from .errors import did_you_mean
+
+        raise KcostError(Diagnostic(None, f"`{parameter}` is not a parameter of "
+                                          f"{cost.kernel}", did_you_mean(parameter, names)
+                                    or "parameters: " + ", ".join(names)))
+    symbol = names[parameter]
+    settings = {s: e for s, e in analysis.settings.items() if s != symbol}
+    if symbol in analysis.settings:
+        raise KcostError(Diagnostic(None, f"`{parameter}` is both set and solved for",
+                                    f"drop --set {parameter}=..."))
+    solutions = []
+    for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
+        found = []
+        for precision in precisions or [cost.precision]:
+            for level in levels or cost.levels:
+                if machine.bandwidth(level) is None:
+                    continue
+                found += ridge_crossings(cost, symbol, machine, precision, level, settings)
+        capacity = capacity_crossings(cost, symbol, machine, settings)
+        solutions.append(Solution(machine, tuple(found), tuple(capacity)))
+    return solutions
