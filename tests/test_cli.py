@@ -1,0 +1,136 @@
+"""The command line, end to end, through kernelcost.cli.main (as the console script runs it)."""
+
+import json
+
+import pytest
+
+from conftest import SPECS
+from kernelcost import cli
+
+
+def run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_analyze_json_schema_for_the_tiled_gemm(capsys):
+    document = run_json(capsys, "analyze", SPECS / "gemm_tiled.kcost")
+    assert document["kernel"] == "gemm_tiled"
+    assert document["parameters"] == {"M": None, "N": None, "K": None, "T": 128.0}
+    assert document["work"]["value"] is None
+    assert document["work"]["by_class"]["fma"]["expr"] == "2*K*M*N"
+    assert document["traffic"]["global"]["expr"] == "2*M*N*(2*K + T)/T"
+    assert set(document["traffic"]) == {"global", "shared"}
+    assert document["intensity"]["global"]["limit"] == "T/2"  # example 4
+
+
+def test_analyze_values_are_si_base_units(capsys):
+    document = run_json(capsys, "analyze", SPECS / "gemm.kcost", "--set", "N=4096",
+                        "--set", "M=N", "--set", "K=N")
+    assert document["parameters"] == {"M": 4096.0, "N": 4096.0, "K": 4096.0}
+    assert document["work"]["value"] == 2 * 4096**3  # FLOP
+    assert document["traffic"]["global"]["value"] == 6 * 4096**2 * 1.0  # B, bf16
+    assert document["intensity"]["global"]["value"] == pytest.approx(4096 / 3)
+
+
+def test_analyze_with_a_machine_gives_verdicts_and_an_answer(capsys):
+    document = run_json(capsys, "analyze", SPECS / "gemm.kcost", "--set", "M=N,K=N",
+                        "--machine", "h100")
+    (answer,) = document["answers"]
+    # chapter example 2: the square GEMM crosses the H100 BF16 ridge at N* = 3 I_crit = 886.6
+    (crossing,) = answer["crossings"]
+    assert crossing["value"] == pytest.approx(886.6, rel=1e-3)
+    assert crossing["compute_bound_side"] == "above"
+    assert "below N = 886.6" in answer["sentence"]
+    (row,) = document["verdicts"]
+    assert row["machine"] == "h100" and row["precision"] == "bf16"
+    assert row["ridge"] == pytest.approx(295.5, rel=1e-3)
+
+
+def test_measured_throughput_is_reported_in_the_regime_metric(capsys):
+    document = run_json(capsys, "analyze", SPECS / "gemm.kcost", "--set", "M=4096,N=4096,K=4096",
+                        "--machine", "h100", "--measured", "400TFLOP/s")
+    efficiency = document["answers"][0]["efficiency"]
+    assert efficiency["regime"] == "compute-bound"
+    assert efficiency["fraction"] == pytest.approx(400 / 990)  # chapter: 40 % of peak
+    assert efficiency["text"] == "400 TFLOP/s of 990 TFLOP/s (40 %)"
+
+
+def test_vector_add_on_h100_text_report(capsys):
+    code, out, _ = run(capsys, "analyze", SPECS / "vector_add.kcost", "--set", "n=1e8",
+                       "--machine", "h100")
+    assert code == 0
+    assert "358 µs" in out  # chapter example 1
+    assert "memory-bound on H100 FP32" in out
+
+
+def test_solve_tiled_gemm_never_crosses_at_t128(capsys):
+    document = run_json(capsys, "solve", SPECS / "gemm_tiled.kcost", "--for", "N",
+                        "--set", "M=N,K=N,T=128", "--machine", "h100", "--precision", "bf16",
+                        "--level", "global")
+    (crossing,) = document["crossings"]
+    assert crossing["value"] is None  # never
+    assert crossing["limit"] == 64.0  # T/2 < 295.5
+
+
+def test_solve_tile_size_at_8192_and_its_shared_memory_fit(capsys):
+    document = run_json(capsys, "solve", SPECS / "gemm_tiled.kcost", "--for", "T",
+                        "--set", "M=N,K=N,N=8192", "--machine", "h100", "--level", "global")
+    (crossing,) = document["crossings"]
+    # I = N T / (2N + T) = 19800/67 at N = 8192: T* = 2 N I_crit / (N - I_crit) = 613.2
+    assert crossing["value"] == pytest.approx(613.2, rel=1e-3)
+    fits = [c for c in document["capacity"] if c["level"] == "shared"]
+    assert fits[0]["value"] == pytest.approx((233472 / 4) ** 0.5, rel=1e-6)  # 4 T^2 B
+
+
+def test_machines_lists_the_database(capsys):
+    code, out, _ = run(capsys, "machines")
+    assert code == 0
+    for machine in ("a100", "h100", "h200", "b200", "mi300x"):
+        assert machine in out
+    document = run_json(capsys, "machines", "h100")
+    assert all(peak["source"] for peak in document["compute"])
+
+
+def test_check_agrees_on_every_shipped_spec_at_one_size(capsys):
+    code, out, _ = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "M=4,N=6,K=8,T=2")
+    assert code == 0
+    assert "closed forms agree" in out
+
+
+def test_check_fails_when_the_count_is_broken(capsys, monkeypatch):
+    import kernelcost.count as count_module
+
+    real_work = count_module._Counter.work
+
+    def off_by_one(self):
+        return {cls: expr + 1 for cls, expr in real_work(self).items()}
+
+    monkeypatch.setattr(count_module._Counter, "work", off_by_one)
+    code, out, _ = run(capsys, "check", SPECS / "vector_add.kcost", "--set", "n=5")
+    assert code == cli.EXIT_MISMATCH
+    assert "mismatch" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["analyze", "specs/nope.kcost"], "no such file"),
+    (["analyze", "specs"], "is a directory"),
+    (["analyze", "specs/gemm.kcost", "--set", "Q=3"], "not a parameter"),
+    (["analyze", "specs/gemm.kcost", "--set", "N=two"], "unknown size `two`"),
+    (["analyze", "specs/gemm.kcost", "--machine", "h1000"], "h1000"),
+    (["analyze", "specs/gemm.kcost", "--measured", "fast"], "cannot read the measurement"),
+    (["solve", "specs/gemm.kcost", "--for", "X"], "not a parameter"),
+])
+def test_user_errors_exit_2_without_traceback(capsys, monkeypatch, argv, message):
+    monkeypatch.chdir(SPECS.parent)
+    code, out, err = run(capsys, *argv)
+    assert code == cli.EXIT_USER_ERROR
+    assert message in err
+    assert "Traceback" not in err + out
