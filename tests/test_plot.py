@@ -1,0 +1,206 @@
+"""The roofline figure, read back structurally: the coordinates of the lines and points drawn
+and the texts written, not pixels."""
+
+import itertools
+import subprocess
+import sys
+
+import numpy
+import pytest
+import sympy
+
+import kernelcost
+from kernelcost.errors import KcostError
+from kernelcost.hardware import load_machine
+from kernelcost.plot import (Roofline, crossing_label, draw, roofline_figure, save, scene,
+                             verdict_scene)
+from kernelcost.solve import ridge_crossings
+from kernelcost.sweep import parse_range
+
+from conftest import SPECS, size
+
+H100 = load_machine("h100")
+P_BF16 = 990e12  # H100 bf16 tensor peak (REFERENCE.md)
+P_FP32 = 67e12
+BANDWIDTH = {"global": 3.35e12, "l2": 7e12, "shared": 30e12}  # REFERENCE.md, H100 hierarchy
+
+
+def lines_by_gid(figure) -> dict:
+    axes = figure.axes[0]
+    return {line.get_gid(): line for line in axes.get_lines() if line.get_gid()}
+
+
+def texts_by_gid(figure) -> dict:
+    return {text.get_gid(): text for text in figure.axes[0].texts}
+
+
+@pytest.fixture(scope="module")
+def gemm_over_t():
+    # gemm_tiled at N = 8192 as T grows: crosses the HBM ridge (chapter, example 4)
+    return roofline_figure(SPECS / "gemm_tiled.kcost", H100, ["bf16"],
+                           settings={"M": 8192, "N": 8192, "K": 8192},
+                           size_range=parse_range("T=16..8192"))
+
+
+@pytest.fixture(scope="module")
+def gemm_over_n():
+    return roofline_figure(SPECS / "gemm_tiled.kcost", H100, ["bf16", "fp32"],
+                           settings={"M": "N", "K": "N", "N": 4096},
+                           size_range=parse_range("N=64..65536"))
+
+
+def test_roofs_slopes_and_ridges_carry_the_machine_figures(gemm_over_n):
+    lines = lines_by_gid(gemm_over_n)
+    assert set(lines["roof:bf16 tensor"].get_ydata()) == {P_BF16}
+    assert set(lines["roof:fp32 vector"].get_ydata()) == {P_FP32}
+    for level, bandwidth in BANDWIDTH.items():
+        slope = lines[f"slope:{level}"]
+        x, y = map(numpy.asarray, slope.get_data())
+        assert y / x == pytest.approx([bandwidth, bandwidth])
+        assert y[-1] == pytest.approx(P_BF16)  # the slope stops at the highest roof
+        ridge = lines[f"ridge:{level}"]
+        assert ridge.get_xdata()[0] == pytest.approx(P_BF16 / bandwidth)  # I_crit = P / B
+        assert ridge.get_ydata()[0] == pytest.approx(P_BF16)
+    # chapter's table: H100 BF16 ridge 295.5 FLOP/B, written beside its marker
+    assert texts_by_gid(gemm_over_n)["ridge:global"].get_text() == "295.5 FLOP/B"
+
+
+def test_kernel_point_sits_under_its_roof(gemm_over_n):
+    lines = lines_by_gid(gemm_over_n)
+    # gemm_tiled, M = N = K = 4096, T = 128: I_global = N T / (2N + T) = 4096/65
+    intensity = 4096 * 128 / (2 * 4096 + 128)
+    point = lines["point:0:global"]
+    assert point.get_xdata()[0] == pytest.approx(intensity)
+    assert point.get_ydata()[0] == pytest.approx(min(P_BF16, intensity * BANDWIDTH["global"]))
+    shared = lines["point:0:shared"]  # every inner access served by shared: I = 1/2
+    assert shared.get_xdata()[0] == pytest.approx(0.5)
+    assert shared.get_ydata()[0] == pytest.approx(0.5 * BANDWIDTH["shared"])
+
+
+def test_sweep_path_follows_the_closed_form(gemm_over_n):
+    path = lines_by_gid(gemm_over_n)["path:0:global"]
+    x, y = map(numpy.asarray, path.get_data())
+    n = numpy.geomspace(64, 65536, len(x))
+    assert x == pytest.approx(n * 128 / (2 * n + 128), rel=1e-12)
+    assert y == pytest.approx(numpy.minimum(P_BF16, x * BANDWIDTH["global"]), rel=1e-12)
+
+
+def test_never_crossing_is_annotated_with_the_limit(gemm_over_n):
+    # I -> T/2 = 64 < 295.5 for every N: no crossing (chapter, example 4)
+    texts = texts_by_gid(gemm_over_n)
+    assert not any(gid.startswith("crossing") for gid in texts)
+    assert texts["never:0:global"].get_text() == "never crosses: I → 64 < 295.5 FLOP/B"
+
+
+def test_crossing_annotation_is_the_value_solve_gives(gemm_over_t):
+    crossing, = ridge_crossings(kernelcost.load(SPECS / "gemm_tiled.kcost").cost(), "T", H100,
+                                "bf16", "global", {"M": 8192, "N": 8192, "K": 8192})
+    annotation = texts_by_gid(gemm_over_t)["crossing:0:global"]
+    assert annotation.get_text() == crossing_label("T", float(crossing.value))
+    assert annotation.get_text() == "T* = 613.2"  # 16384 R / (8192 - R), R = 19800/67
+    assert float(annotation.get_text().split("= ")[1]) == pytest.approx(
+        float(crossing.value), rel=1e-4)
+    x, y = annotation.xy  # the arrow points at the ridge, where the path meets it
+    assert x == pytest.approx(P_BF16 / BANDWIDTH["global"]) and y == pytest.approx(P_BF16)
+
+
+def test_llm_decode_crosses_at_b_star_295_5():
+    # chapter, example 5: I ~ b, compute-bound from b* ~ 296
+    figure = roofline_figure(SPECS / "llm_decode.kcost", H100, settings={"Theta": 70e9},
+                             size_range=parse_range("b=1..4096"))
+    assert texts_by_gid(figure)["crossing:0:global"].get_text() == "b* = 295.5"
+    assert "point:0:global" not in lines_by_gid(figure)  # b unset: a path, no point
+
+
+def test_labels_do_not_overlap_and_the_legend_is_outside(gemm_over_t, gemm_over_n):
+    for figure in (gemm_over_t, gemm_over_n):
+        renderer = figure.canvas.get_renderer()
+        boxes = [(text.get_text(), text.get_window_extent(renderer))
+                 for text in figure.axes[0].texts]
+        for (first, a), (second, b) in itertools.combinations(boxes, 2):
+            assert not a.overlaps(b), f"`{first}` overlaps `{second}`"
+        legend = figure.legends[0].get_window_extent(renderer)
+        assert not legend.overlaps(figure.axes[0].get_window_extent(renderer))
+
+
+def test_axes_say_their_units(gemm_over_n):
+    axes = gemm_over_n.axes[0]
+    assert axes.get_xscale() == axes.get_yscale() == "log"
+    assert "(FLOP/B)" in axes.get_xlabel() and "(FLOP/s)" in axes.get_ylabel()
+
+
+def test_several_specs_on_one_figure():
+    figure = roofline_figure([SPECS / "gemm_naive.kcost", SPECS / "gemm.kcost"], H100,
+                             ["fp32"], settings={"M": 4096, "N": 4096, "K": 4096})
+    lines = lines_by_gid(figure)
+    assert lines["point:0:global"].get_marker() != lines["point:1:global"].get_marker()
+    # gemm, perfect reuse (chapter, example 2): I = 2N^3 / (6 N^2 * 2 bytes... ) = 1365.3
+    assert lines["point:1:global"].get_xdata()[0] == pytest.approx(1365.33, rel=1e-4)
+    labels = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert any(label.startswith("gemm_naive") for label in labels)
+
+
+def test_sfu_roof_only_when_a_kernel_uses_the_sfu():
+    softmax = scene(SPECS / "softmax.kcost", H100, settings={"n": 4096})
+    assert any(roof.unit == "sfu" for roof in softmax.roofs)
+    vector_add = scene(SPECS / "vector_add.kcost", H100, settings={"n": 10**8})
+    assert not any(roof.unit == "sfu" for roof in vector_add.roofs)
+
+
+def test_a_symbolic_kernel_without_sweep_is_a_user_error():
+    with pytest.raises(KcostError, match="set every size"):
+        scene(SPECS / "gemm.kcost", H100)
+
+
+def test_save_formats(tmp_path, gemm_over_t):
+    for suffix in ("svg", "png", "pdf"):
+        path = save(gemm_over_t, tmp_path / f"figure.{suffix}")
+        assert path.stat().st_size > 1000
+    with pytest.raises(KcostError, match=".svg, .png"):
+        save(gemm_over_t, tmp_path / "figure.jpg")
+    # rendered twice, the same SVG: the committed figures do not churn
+    save(gemm_over_t, tmp_path / "again.svg")
+    assert (tmp_path / "figure.svg").read_bytes() == (tmp_path / "again.svg").read_bytes()
+
+
+def test_notebook_display():
+    analysis = kernelcost.analyze(SPECS / "vector_add.kcost", {"n": 10**8})
+    assert "12*n" in analysis._repr_markdown_()  # Q = 12 n (chapter, example 1)
+    assert r"\frac{1}{12}" in analysis._repr_latex_()
+    figure = analysis.roofline("h100")
+    assert isinstance(figure, Roofline) and "<svg" in figure._repr_svg_()
+    from kernelcost.model import verdict
+
+    result = verdict(analysis.cost, H100, None, {size("n"): sympy.Integer(10**8)})
+    points = verdict_scene(result).kernels[0].points
+    assert points == {"global": pytest.approx(1 / 12)}
+    assert "<svg" in result._repr_svg_()
+
+
+def test_importing_kernelcost_loads_neither_matplotlib_nor_rich():
+    code = ("import sys, kernelcost; kernelcost.analyze(sys.argv[1], {'n': 8}); "
+            "import kernelcost.sweep, kernelcost.textplot, kernelcost.plot; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('matplotlib', 'rich')))")
+    completed = subprocess.run([sys.executable, "-c", code, str(SPECS / "vector_add.kcost")],
+                               capture_output=True, text=True, check=True)
+    assert completed.stdout.strip() == "[]"
+
+
+def test_plot_cli(tmp_path):
+    output = tmp_path / "roofline.png"
+    completed = subprocess.run(
+        [sys.executable, "-m", "kernelcost.cli", "plot", str(SPECS / "gemm_tiled.kcost"),
+         str(SPECS / "gemm.kcost"), "--machine", "h100", "--precision", "bf16",
+         "--set", "M=N,K=N", "--sweep", "N=64..65536", "-o", str(output)],
+        capture_output=True, text=True, check=False)
+    assert completed.returncode == 0, completed.stderr
+    assert output.stat().st_size > 10000
+
+
+def test_draw_is_separate_from_the_numbers():
+    figure_scene = scene(SPECS / "vector_add.kcost", H100, settings={"n": 10**8})
+    assert figure_scene.peak_FLOPps == P_FP32
+    assert figure_scene.kernels[0].points == {"global": pytest.approx(1 / 12)}
+    assert lines_by_gid(draw(figure_scene))["point:0:global"].get_ydata()[0] == pytest.approx(
+        3.35e12 / 12)
