@@ -239,7 +239,8 @@ def _build_plot_parser(commands) -> None:
     _add_reuse(plot)
     plot.add_argument("--sweep", metavar="NAME=LOW..HIGH",
                       help="draw each kernel's path as this size grows, e.g. N=64..65536")
-    plot.add_argument("-o", "--output", required=True, help="the figure file: .svg, .png, .pdf")
+    plot.add_argument("-o", "--output", required=True, action="append",
+                      help="the figure file: .svg, .png, .pdf; repeat for several formats")
 
 
 def _build_sweep_parser(commands) -> None:
@@ -267,7 +268,8 @@ def run_plot(args) -> int:
     figure = roofline_figure(args.specs, args.machine, args.precision,
                              settings=parse_settings(args.settings), size_range=size_range,
                              reuse=args.reuse)
-    print(save(figure, args.output))
+    for output in args.output:
+        print(save(figure, output))
     return EXIT_OK
 
 

@@ -37,7 +37,6 @@ LEVEL_NAMES = {"global": "HBM", "l2": "L2", "shared": "shared", "registers": "re
 ROOF_COLOUR = "#222222"
 ROOF_STYLES = {"tensor": "-", "vector": "--", "sfu": ":"}
 KERNEL_MARKERS = ("o", "s", "^", "D", "v", "P")
-KERNEL_LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 3)))
 SLOPE_LEVELS = ("global", "l2", "shared")  # the chapter's hierarchy; registers when used
 PATH_POINTS = 400  # a smooth path on log axes
 PATH_MARKS = 6  # sizes marked along a path, equally spaced on the log axis
@@ -192,7 +191,7 @@ def _kernel_marks(spec: Spec, raw: dict, reuse: str, machine: Machine, precision
                   size_range: SizeRange | None, slopes: tuple[Slope, ...]) -> KernelMarks:
     cost = spec.cost(reuse)
     levels = [s.level for s in slopes if s.level in cost.levels]
-    label = _kernel_label(spec, raw, size_range)
+    label = _kernel_label(spec, raw)
     points = _points(spec, raw, reuse, machine, precision, levels)
     if size_range is None:
         if not points:
@@ -254,11 +253,11 @@ def never_label(limit, ridge: float) -> str:
             f"< {plain(ridge, 'FLOP/B')}")
 
 
-def _kernel_label(spec: Spec, raw: dict, size_range: SizeRange | None) -> str:
+def _kernel_label(spec: Spec, raw: dict) -> str:
     sizes = [f"{name}={_value_text(value)}" for name, value in raw.items()]
+    # a swept default stays in the label: it is where the point is drawn
     defaults = [f"{symbol}={value}" for symbol, value in spec.checked.defaults.items()
-                if str(symbol) not in raw and (size_range is None
-                                               or str(symbol) != size_range.parameter)]
+                if str(symbol) not in raw]
     shown = ", ".join(sizes + defaults)
     return f"{spec.name} ({shown})" if shown else spec.name
 
@@ -355,13 +354,12 @@ def _draw_kernels(axes, figure_scene: Scene) -> list:
     labels = []
     for position, kernel in enumerate(figure_scene.kernels):
         marker = KERNEL_MARKERS[position % len(KERNEL_MARKERS)]
-        linestyle = KERNEL_LINESTYLES[position % len(KERNEL_LINESTYLES)]
         for level, intensity in kernel.paths.items():
             # the path lies on the roofline by construction: a wide translucent band over
             # the slope, with small marks at a few sizes, shows where it runs
             heights = figure_scene.attainable(level, intensity)
-            axes.plot(intensity, heights, color=LEVEL_COLOURS[level], linestyle=linestyle,
-                      linewidth=7, alpha=0.3, solid_capstyle="round",
+            axes.plot(intensity, heights, color=LEVEL_COLOURS[level], linewidth=7, alpha=0.3,
+                      solid_capstyle="round",
                       gid=f"{GID_PATH}:{position}:{level}", label="_path")
             marks = numpy.linspace(0, len(intensity) - 1, PATH_MARKS).round().astype(int)
             axes.plot(intensity[marks], heights[marks], linestyle="none", marker=marker,
@@ -439,10 +437,10 @@ def _legend(figure, axes, figure_scene: Scene) -> None:
                if not handle.get_label().startswith("_")]
     grey = "#888888"
     for position, kernel in enumerate(figure_scene.kernels):
+        # a kernel is told apart by its marker; its path is a band under the marks
         handles.append(Line2D([], [], color=grey, marker=KERNEL_MARKERS[position % 6],
                               markerfacecolor=grey, markeredgecolor="black",
-                              linestyle=KERNEL_LINESTYLES[position % 6] if kernel.paths
-                              else "none",
+                              linewidth=6 if kernel.paths else 0, alpha=0.8,
                               label=kernel.label + (f": path over {kernel.parameter}"
                                                     if kernel.paths else "")))
     handles.append(Line2D([], [], linestyle="none", marker="D", markerfacecolor="white",
