@@ -80,6 +80,7 @@ class Analysis:
     work_by_class: dict[str, Quantity]
     traffic: dict[str, Quantity]
     intensity: dict[str, Intensity]
+    warnings: tuple[str, ...] = ()  # settings that break the spec's assumptions
 
     @property
     def kernel(self) -> str:
@@ -140,7 +141,28 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
                                      limit_at_infinity(expr, growing), per_size)
     parameters = {str(p): _as_float(numeric[p]) if p in numeric else None
                   for p in cost.parameters}
-    return Analysis(spec, cost, reuse, settings, parameters, work, by_class, traffic, intensity)
+    return Analysis(spec, cost, reuse, settings, parameters, work, by_class, traffic, intensity,
+                    broken_assumptions(spec.checked, numeric))
+
+
+def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:
+    """The spec's `assume` facts that numeric sizes contradict: the closed forms rely on them,
+    so values computed there may not be those of the loops as written."""
+    broken = []
+    for divisor, dividend in checked.divisibility:
+        divisor_value, dividend_value = divisor.subs(values), dividend.subs(values)
+        if divisor_value.is_Integer and dividend_value.is_Integer and dividend_value % divisor_value:
+            broken.append(f"`assume {divisor} | {dividend}` does not hold at "
+                          f"{divisor} = {divisor_value}, {dividend} = {dividend_value}")
+        elif divisor_value.is_number and dividend_value.is_number and not (
+                divisor_value.is_Integer and dividend_value.is_Integer):
+            broken.append(f"`assume {divisor} | {dividend}` needs whole numbers, not "
+                          f"{dividend} = {dividend_value}, {divisor} = {divisor_value}")
+    for relation in checked.bounds:
+        holds = relation.subs(values)
+        if holds is sympy.false:
+            broken.append(f"`assume {relation}` does not hold at these sizes")
+    return tuple(broken)
 
 
 def _numeric_values(spec: Spec, settings) -> dict[sympy.Symbol, sympy.Expr]:

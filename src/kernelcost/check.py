@@ -51,8 +51,8 @@ class CheckedKernel:
 
     @property
     def precision(self) -> str:
-        """The precision the kernel computes in: that of its widest-used element type,
-        counted over tensors, the first one declared breaking ties."""
+        """The precision the kernel computes in: the element type most of its tensors are
+        declared with, the first one declared breaking ties."""
         types = [tensor.dtype for tensor in self.tensors.values()]
         if not types:
             types = list(self.locals.values()) or ["f32"]

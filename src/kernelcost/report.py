@@ -33,6 +33,7 @@ def analysis_json(analysis: Analysis) -> dict:
         "precision": cost.precision,
         "exact": cost.exact,
         "closed_form": cost.closed_form,
+        "warnings": list(analysis.warnings),
         "work": {
             **_quantity_json(analysis.work),
             "by_class": {cls: _quantity_json(q) for cls, q in analysis.work_by_class.items()},
@@ -78,6 +79,8 @@ def analysis_tables(analysis: Analysis):
     if not analysis.cost.exact:
         header.append("\nsome footprints are bounding boxes: traffic is an upper bound",
                       style="yellow")
+    for warning in analysis.warnings:
+        header.append(f"\nwarning: {warning}; the closed forms assume it", style="yellow")
 
     table = Table(title="Work, traffic, intensity", title_justify="left", expand=False)
     table.add_column("quantity")
