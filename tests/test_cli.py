@@ -134,3 +134,12 @@ def test_user_errors_exit_2_without_traceback(capsys, monkeypatch, argv, message
     assert code == cli.EXIT_USER_ERROR
     assert message in err
     assert "Traceback" not in err + out
+
+
+def test_sizes_that_break_an_assumption_are_flagged(capsys):
+    document = run_json(capsys, "analyze", SPECS / "gemm_tiled.kcost",
+                        "--set", "M=100,N=128,K=128,T=32")
+    assert document["warnings"] == ["`assume T | M` does not hold at T = 32, M = 100"]
+    clean = run_json(capsys, "analyze", SPECS / "gemm_tiled.kcost",
+                     "--set", "M=128,N=128,K=128,T=32")
+    assert clean["warnings"] == []
