@@ -153,7 +153,19 @@ def run_analyze(args) -> int:
             console.print(report.verdict_table(found))
             for line in report.answer_lines(found):
                 console.print(line)
+            if console.is_terminal:
+                _print_text_roofline(console, found)
     return EXIT_OK
+
+
+def _print_text_roofline(console, found) -> None:
+    """A roofline preview for a terminal without a figure viewer (issue 5)."""
+    from .textplot import drawable, render
+
+    results = [answer.verdict for answer in found if drawable(answer.verdict)]
+    if results:
+        console.print(render(results[:1], width=min(console.width, 100)), markup=False,
+                      highlight=False)
 
 
 def _measurement(text: str) -> dict[str, float]:

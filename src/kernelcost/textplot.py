@@ -38,8 +38,10 @@ class _Level:
     performance: float  # FLOP/s attainable under this level's roof
 
 
-def render(source, machine: Machine, precision: str | None = None, width: int = 72) -> str:
-    """The text roofline of an Analysis (at its set sizes) or of one or more Verdicts.
+def render(source, machine: Machine | None = None, precision: str | None = None,
+           width: int = 72) -> str:
+    """The text roofline of an Analysis (at its set sizes, on `machine`) or of one or more
+    Verdicts (which know their machine).
 
     Raises ValueError when the sizes are not all set (a symbolic point cannot be drawn)."""
     verdicts = _verdicts(source, machine, precision)
@@ -52,6 +54,8 @@ def _verdicts(source, machine: Machine, precision: str | None) -> list[Verdict]:
     if isinstance(source, Sequence) and all(isinstance(v, Verdict) for v in source):
         return list(source)
     # an Analysis: the model at its sizes (expression settings such as M=N included)
+    if machine is None:
+        raise ValueError("an Analysis is drawn on a machine: give one")
     return [verdict(source.cost, machine, precision, source.settings)]
 
 
@@ -79,6 +83,11 @@ def _render_one(result: Verdict, width: int) -> str:
     lines.append(" " * (LABEL_WIDTH + 1) + _x_labels(x_range, columns))
     lines += _legend(result, levels)
     return "\n".join(lines)
+
+
+def drawable(result: Verdict) -> bool:
+    """Whether every level's intensity is a number (the sizes are all set)."""
+    return bool(result.levels) and all(level.intensity.is_number for level in result.levels)
 
 
 def _levels(result: Verdict) -> list[_Level]:
