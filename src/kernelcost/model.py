@@ -29,6 +29,7 @@ from .cost import Cost
 from .errors import Diagnostic, KcostError
 from .hardware import Machine
 from .symbols import number, size_symbol
+from .units import si
 
 MEMORY_BOUND = "memory-bound"
 COMPUTE_BOUND = "compute-bound"
@@ -450,17 +451,6 @@ def evaluate(expr: sympy.Expr, substitutions: Mapping) -> sympy.Expr:
         return expr
     # simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys
     return sympy.cancel(expr.subs(dict(substitutions), simultaneous=True))
-
-
-def si(value: float, unit: str) -> str:
-    """A number with an SI prefix, 3 significant digits: 3.35e12, 'B/s' -> '3.35 TB/s'."""
-    prefixes = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"),
-                (1, ""), (1e-3, "m"), (1e-6, "u"), (1e-9, "n"))
-    magnitude = abs(value)
-    for scale, prefix in prefixes:
-        if magnitude >= scale:
-            return f"{value / scale:.3g} {prefix}{unit}"
-    return f"{value:.3g} {unit}"
 
 
 def json_value(expr: sympy.Expr | None):
