@@ -9,6 +9,7 @@ import functools
 from importlib import resources
 from pathlib import Path
 
+import lark
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
     UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError,
@@ -16,6 +17,7 @@ from lark.exceptions import (
 from lark.lexer import PatternStr
 
 from . import ast
+from .cache import cache_file
 from .errors import Diagnostic, KcostError
 
 MAX_SOURCE_BYTES = 1_000_000
@@ -31,7 +33,12 @@ def grammar_text() -> str:
 
 @functools.cache
 def _parser() -> Lark:
-    return Lark(grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    # the LALR tables are built once and pickled to the user cache (about 0.3 s a process);
+    # lark rebuilds them when the file is missing, stale or unreadable, and skips the save
+    # when the directory cannot be written
+    cache = cache_file("lark-parser", grammar_text(), lark.__version__) or False
+    return Lark(grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True,
+                cache=cache)
 
 
 def parse_file(path: str | Path) -> ast.Kernel:
