@@ -11,7 +11,7 @@ from pathlib import Path
 import sympy
 
 from . import ast
-from .asymptotic import leading_term, limit_at_infinity
+from .asymptotic import Asymptotics, leading_term
 from .check import CheckedKernel, check
 from .cost import Cost
 from .count import count
@@ -126,9 +126,14 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     growing += [s for e in symbolic_settings.values() for s in e.free_symbols
                 if s not in growing and s not in cost.defaults]
 
+    quantities: dict[sympy.Expr, Quantity] = {}  # the total work is often one class's work
+
     def quantity(expr: sympy.Expr) -> Quantity:
-        expr = _apply(expr, symbolic_settings)
-        return Quantity(expr, _evaluate(expr, numeric), leading_term(expr, growing))
+        if expr not in quantities:
+            applied = _apply(expr, symbolic_settings)
+            quantities[expr] = Quantity(applied, _evaluate(applied, numeric),
+                                        leading_term(applied, growing))
+        return quantities[expr]
 
     work = quantity(cost.total_work)
     by_class = {cls: quantity(expr) for cls, expr in cost.work.items()}
@@ -136,9 +141,10 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     intensity = {}
     for level in cost.levels:
         expr = _apply(cost.intensity(level), symbolic_settings)
-        per_size = {str(p): limit_at_infinity(expr, [p]) for p in growing}
-        intensity[level] = Intensity(expr, _evaluate(expr, numeric), leading_term(expr, growing),
-                                     limit_at_infinity(expr, growing), per_size)
+        forms = Asymptotics(expr)  # one common denominator for every limit below
+        per_size = {str(p): forms.limit([p]) for p in growing}
+        intensity[level] = Intensity(expr, _evaluate(expr, numeric), forms.leading(growing),
+                                     forms.limit(growing), per_size)
     parameters = {str(p): _as_float(numeric[p]) if p in numeric else None
                   for p in cost.parameters}
     return Analysis(spec, cost, reuse, settings, parameters, work, by_class, traffic, intensity,

@@ -1,7 +1,11 @@
 """Asymptotic forms: the leading term of a size expression and limits as sizes grow.
 
 Sizes grow together: each symbol s in the growing set becomes lam*s and lam -> oo. Floors and
-ceilings are replaced by their argument first (same leading behaviour)."""
+ceilings are replaced by their argument first (same leading behaviour).
+
+The expression is brought over one denominator once (`Asymptotics`); each growing set then
+only scales that numerator and denominator, so the limit in every size alone, the limit as all
+grow and the leading term share the one `together`, the costly step on large closed forms."""
 
 from __future__ import annotations
 
@@ -15,47 +19,71 @@ def _smooth(expr: sympy.Expr) -> sympy.Expr:
                         lambda e: e.args[0])
 
 
-def _scaled_parts(expr, growing):
-    """Numerator and denominator of expr(lam*s) as polynomials in lam, or None."""
-    scaled = _smooth(expr).subs({s: _SCALE * s for s in growing}, simultaneous=True)
-    numerator, denominator = sympy.fraction(sympy.together(scaled))
-    try:
-        return sympy.Poly(numerator, _SCALE), sympy.Poly(denominator, _SCALE)
-    except sympy.PolynomialError:
-        return None
+class Asymptotics:
+    """The asymptotic forms of one expression, for any number of growing sets."""
+
+    def __init__(self, expr: sympy.Expr):
+        self.expr = expr
+        self._fraction = None
+        self._parts: dict[tuple, tuple | None] = {}
+
+    def _growing(self, growing) -> tuple:
+        return tuple(s for s in growing if s in self.expr.free_symbols)
+
+    def _scaled_parts(self, growing: tuple):
+        """Numerator and denominator of expr(lam*s) as polynomials in lam, or None."""
+        if growing not in self._parts:
+            if self._fraction is None:
+                self._fraction = sympy.fraction(sympy.together(_smooth(self.expr)))
+            numerator, denominator = self._fraction
+            scale = {s: _SCALE * s for s in growing}  # simultaneous: plain symbols only
+            try:
+                self._parts[growing] = (sympy.Poly(numerator.xreplace(scale), _SCALE),
+                                        sympy.Poly(denominator.xreplace(scale), _SCALE))
+            except sympy.PolynomialError:
+                self._parts[growing] = None
+        return self._parts[growing]
+
+    def leading(self, growing) -> sympy.Expr | None:
+        """The part of expr that dominates as every symbol in `growing` goes to infinity
+        together (2*(M*K + K*N + M*N) stays whole; 4*M*N*K/T + 2*M*N -> 4*M*N*K/T), or None."""
+        growing = self._growing(growing)
+        if not growing:
+            return self.expr
+        parts = self._scaled_parts(growing)
+        if parts is None:
+            return None
+        numerator, denominator = parts
+        top = numerator.LC() * _SCALE ** numerator.degree()
+        bottom = denominator.LC() * _SCALE ** denominator.degree()
+        return sympy.factor(sympy.cancel((top / bottom).subs(_SCALE, 1)))
+
+    def limit(self, growing) -> sympy.Expr | None:
+        """lim expr as every symbol in `growing` goes to infinity together; oo, a finite
+        expression in the other symbols, or None when it cannot be found."""
+        growing = self._growing(growing)
+        if not growing:
+            return self.expr
+        parts = self._scaled_parts(growing)
+        if parts is None:
+            return _sympy_limit(self.expr, growing)
+        numerator, denominator = parts
+        if numerator.degree() > denominator.degree():
+            sign = sympy.sign(numerator.LC() / denominator.LC())
+            return sympy.oo * sign if sign.is_number else sympy.oo
+        if numerator.degree() < denominator.degree():
+            return sympy.Integer(0)
+        return sympy.factor(sympy.cancel(numerator.LC() / denominator.LC()))
 
 
 def leading_term(expr: sympy.Expr, growing) -> sympy.Expr | None:
-    """The part of expr that dominates as every symbol in `growing` goes to infinity together
-    (2*(M*K + K*N + M*N) stays whole; 4*M*N*K/T + 2*M*N -> 4*M*N*K/T), or None."""
-    growing = [s for s in growing if s in expr.free_symbols]
-    if not growing:
-        return expr
-    parts = _scaled_parts(expr, growing)
-    if parts is None:
-        return None
-    numerator, denominator = parts
-    top = numerator.LC() * _SCALE ** numerator.degree()
-    bottom = denominator.LC() * _SCALE ** denominator.degree()
-    return sympy.factor(sympy.cancel((top / bottom).subs(_SCALE, 1)))
+    """The dominant part of expr as the sizes in `growing` grow together (Asymptotics.leading)."""
+    return Asymptotics(expr).leading(growing)
 
 
 def limit_at_infinity(expr: sympy.Expr, growing) -> sympy.Expr | None:
-    """lim expr as every symbol in `growing` goes to infinity together; oo, a finite
-    expression in the other symbols, or None when it cannot be found."""
-    growing = [s for s in growing if s in expr.free_symbols]
-    if not growing:
-        return expr
-    parts = _scaled_parts(expr, growing)
-    if parts is None:
-        return _sympy_limit(expr, growing)
-    numerator, denominator = parts
-    if numerator.degree() > denominator.degree():
-        sign = sympy.sign(numerator.LC() / denominator.LC())
-        return sympy.oo * sign if sign.is_number else sympy.oo
-    if numerator.degree() < denominator.degree():
-        return sympy.Integer(0)
-    return sympy.factor(sympy.cancel(numerator.LC() / denominator.LC()))
+    """lim expr as the sizes in `growing` grow together (Asymptotics.limit)."""
+    return Asymptotics(expr).limit(growing)
 
 
 def _sympy_limit(expr, growing):
