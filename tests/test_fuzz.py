@@ -53,8 +53,13 @@ class Hang(Exception):
 
 @contextmanager
 def time_budget(seconds: float):
-    """Turn a hang into a failure that names the input (SIGALRM: main thread, POSIX)."""
+    """Turn a hang into a failure that names the input (SIGALRM: main thread, POSIX). The
+    signal can land in a garbage-collector callback, which swallows the exception, so the
+    expiry is also remembered and raised again when the block ends."""
+    expired = []
+
     def interrupt(signum, frame):
+        expired.append(True)
         raise Hang(f"no answer within {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, interrupt)
@@ -64,6 +69,8 @@ def time_budget(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    if expired:
+        raise Hang(f"no answer within {seconds} s")
 
 
 def parse_and_check(text: str):
