@@ -512,8 +512,8 @@ class _Checker:
     def _affine(self, expr: ast.Expr, names, scope: _Scope) -> None:
         """Indices must be affine in the iterators (sizes may multiply them)."""
         value = self._to_sympy(expr, names)
-        if value is None:
-            return
+        if value is None or value.is_Symbol or value.is_Integer:
+            return  # `i`, `N`, `0`: affine, and the most common index, without a Poly
         if value.has(sympy.Min, sympy.Max):
             self.error(expr.span, "min/max in an index", "clip the loop bound instead")
             return

@@ -127,7 +127,6 @@ def _split_commas(text: str) -> list[str]:
 def run_analyze(args) -> int:
     from . import report
     from .analysis import analyze
-    from .answer import answers
 
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
     machines = _machine_ids(args.machine, [])
@@ -135,7 +134,11 @@ def run_analyze(args) -> int:
     if measurement and not machines:
         raise KcostError(Diagnostic(None, "--measured needs a machine to compare with",
                                     "add --machine h100 (or another id)"))
-    found = answers(result, machines, _precisions(args.precision), measurement)
+    found = []
+    if machines:  # the model, solve and machine stages load only when there is one
+        from .answer import answers
+
+        found = answers(result, machines, _precisions(args.precision), measurement)
     if args.json:
         document = report.analysis_json(result)
         if machines:
