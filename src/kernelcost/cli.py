@@ -41,10 +41,10 @@ def _add_formats(parser: argparse.ArgumentParser) -> None:
 
 
 def _machine_ids(items: list[str], default: list[str]) -> list[str]:
-    from .hardware import builtin_machine_ids
-
     ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
     if "all" in ids:
+        from .hardware import builtin_machine_ids
+
         return builtin_machine_ids()
     return ids or default
 
