@@ -138,3 +138,83 @@ def test_home_level_charges_traffic_there():
         for i in 0..n { y[i] = x[i] + 1 } }""")
     assert same(cost.traffic["l2"], 4 * n)
     assert same(cost.traffic["global"], 4 * n)
+
+
+# --- regressions found by the property tests (tests/test_properties.py) -------------------
+
+
+def matches_enumeration(text: str, sizes: list[dict], reuse: str = "spec") -> list[str]:
+    """Mismatches of the closed forms against the oracle's enumeration at each size."""
+    from kernelcost.oracle import compare, enumerate_counts
+
+    spec = kernelcost.loads(text)
+    cost = spec.cost(reuse)
+    return [f"{s}: {m}" for s in sizes
+            for m in compare(cost, enumerate_counts(spec.checked, s, reuse))]
+
+
+def test_bounding_box_drops_arguments_the_nest_proves_smaller():
+    # x[j + i0, 0] and x[0, j] are no shifted boxes: a bounding box, per entry of the keep.
+    # It used to be max(0, j) - min(0, j) + 1 wide (j >= 0 unproven), and summing that max
+    # over the clipped tile loops took a minute and returned a sum with a counter left free
+    # ("no number"); j >= i0 >= 0 inside the nest, so the width is j + 1.
+    text = """kernel box(N, M, T) {
+        assume T | M
+        in x: f32[2 * M + 2 * T, 2 * M + 2 * T]
+        out y: f32[2 * M + 2 * T]
+        for i0 in 0..M by T { for j in i0..min(i0 + T, M) {
+            keep x in shared { y[j] = x[j + i0, 0] + x[0, j] } } } }"""
+    from kernelcost.symbols import iterator_symbol
+
+    (scope,) = cost_of(text).scopes
+    i0, j = iterator_symbol("i0"), iterator_symbol("j")
+    assert not scope.exact  # a bounding box, an upper bound
+    assert same(scope.read_elements["x"], (j + 1) * (i0 + j + 1))
+    assert matches_enumeration(text, [{"N": 1, "M": m, "T": t} for m, t in
+                                      ((4, 2), (6, 3), (9, 3), (8, 4))]) == []
+
+
+def test_minmax_inside_an_unevaluated_sum_is_not_split_outside_it():
+    # The fill of x is a bounding box with max(k, M - 1, M + j - 1) and the like; the sum
+    # over k stayed unevaluated, and the split of a max inside it (in the bound counter _k_t)
+    # gave the outer sum over i limits in _k_t: a closed form with a free counter, no number.
+    text = """kernel leak(N, M, T) {
+        in x: f32[2 * N + 2 * M + 2 * T + 4, 2 * N + 2 * M + 2 * T + 4]
+        out z: f32[2 * N + 2 * M + 2 * T + 4]
+        for i in 1..M { for j in 0..M { for k in 1..M { keep x in shared {
+            for l in 0..M { z[0] += x[1, k] + x[2 * k, l] + x[l, l + j] } } } } } }"""
+    assert matches_enumeration(text, [{"N": 1, "M": m, "T": 1} for m in (1, 2, 4, 6)]) == []
+
+
+def test_one_element_counts_zero_when_the_loops_around_it_never_run():
+    # z[0] is one element only where `for i in 1..M` runs: at M = 1 nothing is touched.
+    # The footprint said 1 (exact) there; now min(1, number of executions).
+    text = """kernel once(M) {
+        in x: f32[M]
+        out z: f32[1]
+        for i in 1..M { z[0] += x[i] } }"""
+    cost = cost_of(text)
+    assert at(cost.footprints["z"].write_elements, M=1) == 0
+    assert at(cost.footprints["z"].write_elements, M=5) == 1
+    assert cost.footprints["z"].exact
+    assert same(cost.traffic["global"], 4 * (M - 1) + 4 * sympy.Min(1, M - 1))
+    assert matches_enumeration(text, [{"M": m} for m in (1, 2, 3)]) == []
+
+
+def test_bounding_box_of_a_deep_keep_is_summed_over_the_whole_nest_range():
+    # A keep four loops in, over z[2l, l], z[k, 2i], z[i, l]: the per-entry box has a max of
+    # three iterators in each dimension, and splitting them in every outer sum did not end
+    # within minutes. Each dimension now takes its range over the whole nest (sizes only),
+    # still an upper bound of each entry's footprint.
+    text = """kernel deep(N, T) {
+        assume T | N
+        in z: f32[2 * N + 4, 2 * N + 4]
+        out y: f32[2 * N + 4, 2 * N + 4]
+        for i in 0..N, j in 0..N by T, k in 0..N by T, l in 0..N by 2 {
+            keep z in l2 { y[0, k + l] += exp(z[2 * l, l]) - z[k, 2 * i] - z[i, l] } } }"""
+    cost = cost_of(text)
+    (scope,) = cost.scopes
+    assert not cost.exact and not scope.exact
+    assert scope.read_elements["z"].free_symbols <= {N, T}  # no iterator left
+    sizes = [{"N": n, "T": t} for n, t in ((2, 1), (4, 2), (6, 3))]
+    assert matches_enumeration(text, sizes) == []

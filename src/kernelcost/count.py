@@ -354,10 +354,16 @@ class Summer:
     @staticmethod
     def _first_minmax(expr, counter):
         """An innermost min/max over the counter: split it first, the outer ones then
-        often resolve on each side."""
-        for node in sympy.postorder_traversal(expr):
-            if isinstance(node, (sympy.Min, sympy.Max)) and counter in node.free_symbols:
+        often resolve on each side. Never one inside an unevaluated Sum: it may hold that
+        sum's bound counters, and a split point made of them would leak out of the sum."""
+        if isinstance(expr, sympy.Sum):
+            return None
+        for arg in expr.args:
+            node = Summer._first_minmax(arg, counter)
+            if node is not None:
                 return node
+        if isinstance(expr, (sympy.Min, sympy.Max)) and counter in expr.free_symbols:
+            return expr
         return None
 
     def _split_minmax(self, summand, counter, first, last, node) -> sympy.Expr:
@@ -443,7 +449,11 @@ class Footprints:
     def _single(self, view: "_CounterView") -> Footprint:
         used = view.used_counters()
         if not used:
-            return Footprint(sympy.Integer(1), True)
+            # one element, touched only when the loops inside run at all (`1..M`, M = 1)
+            if all(loop.never_empty for loop in view.inner):
+                return Footprint(sympy.Integer(1), True)
+            runs = self.summer.over_loops(sympy.Integer(1), view.inner)
+            return Footprint(sympy.Min(1, runs), True)
         injective = self._injective(view.indices, used) or self._mixed_radix(view, used)
         # a loop the access does not use still hides its points where it runs zero times
         unused_can_be_empty = any(not loop.never_empty for loop in view.inner
@@ -582,8 +592,41 @@ class Footprints:
                     break
                 lows.append(low)
                 highs.append(high)
-            volume *= sympy.Max(*highs) - sympy.Min(*lows) + 1
+            outer = views[0].outer
+            high = self._dominant(highs, outer, largest=True)
+            low = self._dominant(lows, outer, largest=False)
+            if outer and _iterator_minmax(high - low, outer):
+                high, low = self._whole_nest_range(views, dim)
+            volume *= high - low + 1
         return Footprint(volume, False)
+
+    def _whole_nest_range(self, views, dim):
+        """The dimension's range over the whole nest, outer loops included: wider than one
+        entry's, so still an upper bound, and free of the outer iterators. A min/max of them
+        left in a fill would be split at every sum over the outer loops, term by term, which
+        takes minutes for a 4-deep nest; a fill made of sizes only sums at once."""
+        lows, highs = [], []
+        for view in (_CounterView(view.site, 0) for view in views):
+            low, high = self._interval(view.indices[dim], view)
+            if low is None or high is None:
+                return view.extent[dim] - 1, sympy.Integer(0)
+            lows.append(low)
+            highs.append(high)
+        return (self._dominant(highs, (), largest=True),
+                self._dominant(lows, (), largest=False))
+
+    def _dominant(self, values, loops, largest: bool) -> sympy.Expr:
+        """max (min) of values, leaving out each value another one is proven to bound at
+        every point of the outer loops: `max(0, j)` with j >= 0 there is j. A min/max left
+        in a fill would have to be split in every sum over the outer loops."""
+        kept: list = []
+        for value in dict.fromkeys(sympy.expand(v) for v in values):
+            def bounds(a, b):  # a >= b (a <= b for a min) everywhere in the nest
+                return self.facts.nonnegative_within(a - b if largest else b - a, loops)
+            if any(bounds(other, value) for other in kept):
+                continue
+            kept = [other for other in kept if not bounds(value, other)] + [value]
+        return sympy.Max(*kept) if largest else sympy.Min(*kept)
 
     def _interval(self, expr, view):
         """Bounds of expr over the counters, innermost first; None where unbounded."""
@@ -650,6 +693,13 @@ def _node_bound(node, upper: bool):
     return None if upper else argument
 
 
+def _iterator_minmax(expr, loops) -> bool:
+    """expr holds a min or max whose arguments move with the iterators of `loops`."""
+    iterators = {loop.var for loop in loops}
+    return any(isinstance(node, (sympy.Min, sympy.Max)) and node.free_symbols & iterators
+               for node in sympy.preorder_traversal(expr))
+
+
 def _finest_first(strides):
     """Numeric strides by value, then symbolic ones (a tile size T > 1 comes after 1)."""
     return sorted(strides, key=lambda item: (not item[0].is_number,
@@ -681,6 +731,8 @@ class _CounterView:
     def __init__(self, site: AccessSite, outer_depth: int):
         inner = site.loops[outer_depth:]
         self.inner = inner
+        self.outer = site.loops[:outer_depth]  # the loops the region itself runs inside
+        self.site = site
         self.extent = site.extent
         # xreplace, not subs: plain symbols to expressions free of them, ten times faster
         to_counters = {}
