@@ -218,3 +218,16 @@ def test_bounding_box_of_a_deep_keep_is_summed_over_the_whole_nest_range():
     assert scope.read_elements["z"].free_symbols <= {N, T}  # no iterator left
     sizes = [{"N": n, "T": t} for n, t in ((2, 1), (4, 2), (6, 3))]
     assert matches_enumeration(text, sizes) == []
+
+
+def test_bounding_box_is_never_negative_where_the_nest_may_be_empty():
+    # y[2 * l] under l < j < i < M: a bounding box (l's range depends on j), 2M - 5 wide.
+    # At M = 2 no iteration runs and the box said -1 elements, below the truth, 0.
+    text = """kernel empty(M) {
+        in x: f32[2 * M + 2, 2 * M + 2]
+        out y: f32[2 * M + 2]
+        for i in 0..M { for j in 0..i { for l in 0..j { y[2 * l] += x[l, 1] } } } }"""
+    cost = cost_of(text, "perfect")
+    assert not cost.footprints["y"].exact
+    assert at(cost.footprints["y"].write_elements, M=2) == 0
+    assert matches_enumeration(text, [{"M": m} for m in (1, 2, 3, 5)], "perfect") == []

@@ -597,7 +597,11 @@ class Footprints:
             low = self._dominant(lows, outer, largest=False)
             if outer and _iterator_minmax(high - low, outer):
                 high, low = self._whole_nest_range(views, dim)
-            volume *= high - low + 1
+            width = high - low + 1
+            if not self.facts.nonnegative_within(width, outer):
+                # negative only where the loops inside never run: nothing is touched then
+                width = sympy.Max(0, width)
+            volume *= width
         return Footprint(volume, False)
 
     def _whole_nest_range(self, views, dim):
