@@ -28,6 +28,9 @@ class Diagnostic:
         return "\n".join(lines)
 
 
+EXCERPT_WIDTH = 100  # columns of a long source line shown around an error
+
+
 def _excerpt(source: str | None, span: Span) -> list[str]:
     """The span's source line and a caret line under it. Lines are split on "\\n" only, as
     the parser counts them; tabs and control characters become one visible character each so
@@ -42,8 +45,17 @@ def _excerpt(source: str | None, span: Span) -> list[str]:
     if span.end_line == span.line and span.end_column > span.column:
         width = span.end_column - span.column
     width = max(1, min(width, len(text) - span.column + 1))
+    column = span.column
+    if len(text) > EXCERPT_WIDTH:  # show a window around the place, not a 10,000-column line
+        start = max(0, min(column - 1 - EXCERPT_WIDTH // 2, len(text) - EXCERPT_WIDTH))
+        window = text[start:start + EXCERPT_WIDTH]
+        prefix = "…" if start > 0 else ""
+        suffix = "…" if start + EXCERPT_WIDTH < len(text) else ""
+        text = prefix + window + suffix
+        column = column - start + len(prefix)
+        width = max(1, min(width, EXCERPT_WIDTH - (column - 1 - len(prefix))))
     gutter = f"{span.line:>4} | "
-    return [(gutter + text).rstrip(), " " * (len(gutter) + span.column - 1) + "^" * width]
+    return [(gutter + text).rstrip(), " " * (len(gutter) + column - 1) + "^" * width]
 
 
 def _printable(line: str) -> str:
