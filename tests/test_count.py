@@ -231,3 +231,19 @@ def test_bounding_box_is_never_negative_where_the_nest_may_be_empty():
     assert not cost.footprints["y"].exact
     assert at(cost.footprints["y"].write_elements, M=2) == 0
     assert matches_enumeration(text, [{"M": m} for m in (1, 2, 3, 5)], "perfect") == []
+
+
+def test_symbolic_work_over_budget_is_a_clean_error():
+    import pytest
+
+    from kernelcost.count import count
+    from kernelcost.errors import KcostError
+
+    spec = kernelcost.loads("""kernel k(n) {
+        in x: f32[n]
+        out y: f32[n]
+        for i in 0..n { for j in 0..i + 1 { y[i] += x[j] } } }""", "budget.kcost")
+    with pytest.raises(KcostError) as error:
+        count(spec.checked, budget_s=0)
+    assert "needs more than 0 s of symbolic work" in error.value.render()
+    assert error.value.render().startswith("budget.kcost:1:1: error")

@@ -11,6 +11,8 @@ which lets sympy drop the ceilings; q is written back as N/T at the end."""
 from __future__ import annotations
 
 import itertools
+import os
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -24,6 +26,9 @@ from .symbols import LEVELS, counter_symbol, iterator_symbol, to_sympy
 from .work import statement_work
 
 REUSE_MODES = ("spec", "perfect", "none")
+# Seconds of symbolic work one count may take before it stops with an error rather than
+# leaving the user waiting; KERNELCOST_BUDGET_S overrides it.
+DEFAULT_BUDGET_S = 60.0
 MAX_UNION_ACCESSES = 8  # distinct shifted boxes unioned exactly; more get a bounding box
 ACCUMULATIONS = ("+=", "max=", "min=")
 
@@ -86,7 +91,10 @@ class Nest:
 class Facts:
     """What the spec assumes about its sizes, used to simplify and to prove signs."""
 
-    def __init__(self, checked: CheckedKernel):
+    def __init__(self, checked: CheckedKernel, budget_s: float | None = None):
+        self.kernel = checked.kernel
+        self.budget_s = _budget_seconds() if budget_s is None else budget_s
+        self.deadline = time.monotonic() + self.budget_s
         self.forward: dict[sympy.Symbol, sympy.Expr] = {}
         self.backward: dict[sympy.Symbol, sympy.Expr] = {}
         for divisor, dividend in checked.divisibility:
@@ -123,8 +131,20 @@ class Facts:
     def restore(self, expr: sympy.Expr) -> sympy.Expr:
         return expr.subs(self.backward)
 
+    def check_budget(self) -> None:
+        """Stop with a clear error once the symbolic work outruns its budget."""
+        if time.monotonic() > self.deadline:
+            raise KcostError(Diagnostic(
+                ast.Span(self.kernel.span.file, self.kernel.span.line, self.kernel.span.column,
+                         self.kernel.span.line, self.kernel.span.column + 6),
+                f"counting `{self.kernel.name}` needs more than {self.budget_s:g} s of "
+                "symbolic work",
+                "simplify the nest (fewer nested keep scopes or min/max bounds), or raise "
+                "KERNELCOST_BUDGET_S"), self.kernel.source)
+
     def nonnegative(self, expr: sympy.Expr) -> bool:
         """True only when expr >= 0 is proven from the assumptions."""
+        self.check_budget()
         for candidate in self._variants(sympy.expand(expr)):
             if candidate.is_nonnegative:
                 return True
@@ -340,6 +360,7 @@ class Summer:
 
     def range_sum(self, summand, counter, first, last) -> sympy.Expr:
         """sum of summand for counter = first..last (empty when last < first)."""
+        self.facts.check_budget()
         summand = sympy.expand(summand) if not summand.has(sympy.Min, sympy.Max) else summand
         if counter not in summand.free_symbols:
             return summand * (last - first + 1)
@@ -767,15 +788,23 @@ class _CounterView:
 # --- assembling the cost -------------------------------------------------------------------
 
 
-def count(checked: CheckedKernel, reuse: str = "spec") -> Cost:
+def _budget_seconds() -> float:
+    try:
+        return float(os.environ.get("KERNELCOST_BUDGET_S", DEFAULT_BUDGET_S))
+    except ValueError:
+        return DEFAULT_BUDGET_S
+
+
+def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = None) -> Cost:
     """Count work, traffic per level and footprints of a checked kernel.
 
     reuse: "spec" counts keep scopes as written and other tensors by the kernel's own
-    `reuse` setting; "perfect" or "none" ignore the keep scopes and count every tensor so."""
+    `reuse` setting; "perfect" or "none" ignore the keep scopes and count every tensor so.
+    budget_s: seconds of symbolic work allowed (default 60, or KERNELCOST_BUDGET_S)."""
     if reuse not in REUSE_MODES:
         raise KcostError(Diagnostic(None, f"unknown reuse mode `{reuse}`",
                                     "use spec, perfect or none"))
-    facts = Facts(checked)
+    facts = Facts(checked, budget_s)
     nest = _NestBuilder(checked, facts, reuse).build()
     summer = Summer(facts)
     counter = _Counter(checked, facts, summer, nest, reuse)
