@@ -247,3 +247,17 @@ def test_symbolic_work_over_budget_is_a_clean_error():
         count(spec.checked, budget_s=0)
     assert "needs more than 0 s of symbolic work" in error.value.render()
     assert error.value.render().startswith("budget.kcost:1:1: error")
+
+
+def test_accumulation_skip_follows_tile_bounds():
+    cost = cost_of("""kernel g(M, N, K, T = 16) {
+        assume T | M, T | N, T | K
+        in A: bf16[M, K]
+        in B: bf16[K, N]
+        out C: f32[M, N]
+        for i0 in 0..M by T, j0 in 0..N by T { keep C in shared { for k0 in 0..K by T {
+            for i in i0..i0 + T, j in j0..j0 + T, k in k0..k0 + T {
+                C[i, j] += A[i, k] * B[k, j] } } } } }""")
+    # C[i, j] moves with i0 and j0 through the tile bounds: each entry holds whole sums, so
+    # C is written once (4 B each) and never read; A and B cross once (perfect reuse)
+    assert same(cost.traffic["global"], 2 * M * K + 2 * K * N + 4 * M * N)

@@ -293,7 +293,7 @@ def test_accumulation_read_is_skipped_when_the_scope_encloses_the_reduction():
     assert counts.footprints["y"] == (2, 2)
 
 
-def test_accumulation_skip_reads_the_index_expressions_literally():
+def test_accumulation_skip_follows_the_tile_bounds():
     kernel = kernel_of("""
     kernel row_tiles(M, K, T) {
         in A: f32[M, K]
@@ -304,11 +304,26 @@ def test_accumulation_skip_reads_the_index_expressions_literally():
     }
     """)
     counts = enumerate_counts(kernel, {"M": 4, "K": 3, "T": 2})
-    # the contract's test: i0 lies outside the scope and is not written in `y[i]`, so the
-    # fill reads y's 2 tile elements (the tiles do not overlap, but the rule is syntactic)
+    # i0 lies outside the scope; `y[i]` moves with it through i's bounds (i in i0..i0 + T),
+    # so each entry holds whole sums: no fill of y, only its 2 tile elements written back
+    assert [e.read_elements for e in counts.scopes[0].entries] == [{"y": 0}, {"y": 0}]
+    # global: y 2 entries * 2 * 4 B = 16, A 12 * 4 B = 48; registers: 12 * 2 * 4 B
+    assert traffic(counts) == {"global": 64, "registers": 96}
+
+
+def test_accumulation_skip_needs_every_outer_loop_to_move_the_target():
+    kernel = kernel_of("""
+    kernel partial_rows(M, K, T) {
+        in A: f32[M, K]
+        out y: f32[M]
+        for k0 in 0..K by T {
+            keep y in registers { for i in 0..M, k in k0..k0 + T { y[i] += A[i, k] } }
+        }
+    }
+    """)
+    counts = enumerate_counts(kernel, {"M": 2, "K": 4, "T": 2})
+    # k0 does not move y[i]: each entry continues partial sums, so y is filled each time
     assert [e.read_elements for e in counts.scopes[0].entries] == [{"y": 2}, {"y": 2}]
-    # global: y 2 entries * (2 + 2) * 4 B = 32, A 12 * 4 B = 48; registers: 12 * 2 * 4 B
-    assert traffic(counts) == {"global": 80, "registers": 96}
 
 
 def test_inout_accumulation_is_always_filled():

@@ -912,9 +912,11 @@ class _Counter:
 
     @staticmethod
     def _encloses_reduction(scope, site) -> bool:
-        """Every loop outside the scope indexes the target: the scope holds whole sums."""
+        """Every loop outside the scope moves the target (directly, or through the bounds of
+        the loops inside, as `i` in `i0..i0 + T` does): the scope holds whole sums."""
+        indices = _CounterView(site, len(scope.loops)).indices
         outside = site.loops[:len(scope.loops)]
-        return all(any(loop.var in index.free_symbols for index in site.indices)
+        return all(any(loop.var in index.free_symbols for index in indices)
                    for loop in outside)
 
     # footprints and scopes

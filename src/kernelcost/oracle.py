@@ -391,6 +391,7 @@ class _Compiler:
         self.direct_writes: dict[str, set] = {name: set() for name in tensors}
         self.scopes: list[_ScopeState] = []
         self.statements: list[_StatementPlan] = []
+        self.lower_bounds: dict[str, ast.Expr] = {}  # iterator -> its loop's `lo`, this chain
 
     def block(self, statements: Iterable[ast.Statement], loops: tuple[str, ...],
               keeps: tuple[_ScopeState, ...]) -> tuple:
@@ -415,7 +416,13 @@ class _Compiler:
                                         "a step is a positive size expression"))
         lo = _as_function(_compile(loop.lo, self.sizes))
         hi = _as_function(_compile(loop.hi, self.sizes))
+        outer_bound = self.lower_bounds.get(loop.var)
+        self.lower_bounds[loop.var] = loop.lo
         body = self.block(loop.body, (*loops, loop.var), keeps)
+        if outer_bound is None:
+            del self.lower_bounds[loop.var]
+        else:
+            self.lower_bounds[loop.var] = outer_bound
         return _LoopPlan(loop.var, lo, hi, step, body)
 
     def keep(self, keep: ast.Keep, loops, keeps) -> _KeepPlan:
@@ -488,15 +495,22 @@ class _Compiler:
 
     def _encloses_reduction(self, scope: _ScopeState, target_indices: tuple) -> bool:
         """The contract's test for skipping the fill of an `out` accumulation target: every
-        loop around the statement that lies outside the scope (exactly the loops around the
-        scope) has its iterator in the target's index expressions (as sympy reads them, so
-        `i0 - i0` does not count). In `for i0 { keep C { for i in i0..i0+T { C[i] += .. } } }`
-        i0 is not in `C[i]`, so the read is filled, although tiles of different i0 are apart."""
-        names = {node.id: iterator_symbol(node.id) for index in target_indices
-                 for node in ast.walk_expr(index)
-                 if isinstance(node, ast.Name) and node.id not in self.kernel.sizes}
-        names.update({name: size_symbol(name) for name in self.kernel.sizes})
-        symbols = set().union(*(to_sympy(index, names).free_symbols for index in target_indices))
+        loop around the scope moves the target's index expressions, directly or through the
+        lower bounds of the loops inside the scope (`i` in `i0..i0 + T` moves with `i0`).
+        Indices are read as sympy reads them, so `i0 - i0` does not count."""
+        names = {name: size_symbol(name) for name in self.kernel.sizes}
+        names.update({name: iterator_symbol(name) for name in self.lower_bounds})
+        indices = [to_sympy(index, names) for index in target_indices]
+        outer = {iterator_symbol(name) for name in scope.outer_iterators}
+        for _ in range(len(self.lower_bounds)):  # each pass resolves one level of the nest
+            inner = {symbol for index in indices for symbol in index.free_symbols
+                     if symbol not in outer and symbol.name in self.lower_bounds}
+            if not inner:
+                break
+            offsets = {symbol: to_sympy(self.lower_bounds[symbol.name], names)
+                       + sympy.Dummy(f"{symbol.name}_offset") for symbol in inner}
+            indices = [index.subs(offsets) for index in indices]
+        symbols = set().union(*(index.free_symbols for index in indices))
         return all(iterator_symbol(name) in symbols for name in scope.outer_iterators)
 
 
