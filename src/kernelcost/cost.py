@@ -67,4 +67,4 @@ class Cost:
 
     def intensity(self, level: str) -> sympy.Expr:
         """I = W / Q at a level, in FLOP/B."""
-        return sympy.cancel(self.total_work / self.traffic[level])
+        return sympy.factor(sympy.cancel(self.total_work / self.traffic[level]))
