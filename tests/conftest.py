@@ -1,3 +1,5 @@
+import signal
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,3 +28,29 @@ def spec_cost():
         return specs[name].cost(reuse)
 
     return get
+
+
+class Hang(Exception):
+    """An input took longer than its time budget."""
+
+
+@contextmanager
+def time_budget(seconds: float):
+    """Turn a hang into a failure that names the input (SIGALRM: main thread, POSIX). The
+    signal can land in a garbage-collector callback, which swallows the exception, so the
+    expiry is also remembered and raised again when the block ends."""
+    expired = []
+
+    def interrupt(signum, frame):
+        expired.append(True)
+        raise Hang(f"no answer within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    if expired:
+        raise Hang(f"no answer within {seconds} s")

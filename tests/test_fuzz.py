@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,6 +23,8 @@ from lark.lexer import PatternStr
 from kernelcost.check import check
 from kernelcost.errors import KcostError
 from kernelcost.parse import grammar_text, parse, parse_file
+
+from conftest import time_budget
 
 SPECS = {path.name: path.read_text("utf-8")
          for path in sorted((Path(__file__).parent.parent / "specs").glob("*.kcost"))}
@@ -47,30 +47,6 @@ def fuzz_settings(share: int):
                     suppress_health_check=list(HealthCheck))
 
 
-class Hang(Exception):
-    """An input took longer than its time budget."""
-
-
-@contextmanager
-def time_budget(seconds: float):
-    """Turn a hang into a failure that names the input (SIGALRM: main thread, POSIX). The
-    signal can land in a garbage-collector callback, which swallows the exception, so the
-    expiry is also remembered and raised again when the block ends."""
-    expired = []
-
-    def interrupt(signum, frame):
-        expired.append(True)
-        raise Hang(f"no answer within {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    if expired:
-        raise Hang(f"no answer within {seconds} s")
 
 
 def parse_and_check(text: str):

@@ -22,8 +22,6 @@ import functools
 import math
 import os
 import random
-import signal
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +36,8 @@ from kernelcost.oracle import (
     assumptions_hold, compare, count_steps, enumerate_counts, sample_sizes,
 )
 from kernelcost.symbols import size_symbol
+
+from conftest import time_budget
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 SPEC_NAMES = sorted(path.stem for path in SPECS.glob("*.kcost"))
@@ -347,22 +347,6 @@ def keep_lines(draw, depth: int, tensors: list[str]) -> dict[int, list[str]]:
     return keeps
 
 
-class Hang(Exception):
-    """A nest took longer than its time budget."""
-
-
-@contextmanager
-def time_budget(seconds: float):
-    def interrupt(signum, frame):
-        raise Hang(f"no answer within {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @NEST_SETTINGS
