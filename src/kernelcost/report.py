@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy
 
-from .analysis import Analysis, Quantity
+from .analysis import Analysis, Intensity, Quantity
 from .units import plain, si
 
 WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
@@ -296,15 +296,12 @@ def verdict_table(answers):
 
 
 def _value_or_formula(expr, unit: str, prefixed: bool = False) -> str:
-    return _value_or_formula_spaced(expr, unit, prefixed).strip()
-
-
-def _value_or_formula_spaced(expr, unit: str, prefixed: bool = False) -> str:
+    """The value with its unit, a short formula while symbolic, else `symbolic`."""
     value = _number(expr)
     if value is None:
         text = _formula(sympy.sympify(expr))
         return text if len(text) <= 16 else "symbolic"
-    return si(value, unit) if prefixed else plain(value, unit)
+    return (si(value, unit) if prefixed else plain(value, unit)).strip()
 
 
 def answer_lines(answers) -> list[str]:
@@ -383,7 +380,9 @@ def _rows(analysis: Analysis):
 
 
 def _grown(quantity):
-    return getattr(quantity, "limit", None) if hasattr(quantity, "limit") else quantity.leading
+    """What a row shows as the sizes grow: an intensity's limit, another quantity's leading
+    term."""
+    return quantity.limit if isinstance(quantity, Intensity) else quantity.leading
 
 
 def _value_text(quantity, unit: str) -> str:
