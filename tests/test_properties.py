@@ -19,23 +19,21 @@ KERNELCOST_PROPERTY_EXAMPLES sets the examples per spec (the nests scale with it
 from __future__ import annotations
 
 import functools
-import math
 import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import sympy
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 import kernelcost
 from kernelcost.errors import KcostError
 from kernelcost.oracle import (
-    assumptions_hold, compare, count_steps, enumerate_counts, sample_sizes,
+    _divisors_known, _divisors_lcm, assumptions_hold, compare, count_steps, enumerate_counts,
+    sample_sizes,
 )
-from kernelcost.symbols import size_symbol
 
 from conftest import time_budget
 
@@ -88,35 +86,15 @@ def sizes_for(draw, kernel, extra_facts=(), max_steps=SPEC_STEPS):
     values: dict[str, int] = {}
     pending = [symbol.name for symbol in kernel.parameters]
     while pending:
-        name = next((n for n in pending if _divisors_drawn(kernel, n, values)), pending[0])
-        base = _divisors_lcm(kernel, name, values)
+        ready = [n for n in pending if _divisors_known(kernel, n, values)]
+        name = ready[0] if ready else pending[0]  # a cycle of facts: drawn freely, then filtered
+        base = _divisors_lcm(kernel, name, values) if ready else 1
         top = 4 if name in tile_like else 12
         values[name] = base * draw(st.integers(1, max(1, top // base)), label=name)
         pending.remove(name)
     assume(assumptions_hold(kernel, values, extra_facts))
     assume(count_steps(kernel, values, max_steps) <= max_steps)
     return values
-
-
-def _divisors_of(kernel, name):
-    return [divisor for divisor, dividend in kernel.divisibility if dividend == size_symbol(name)]
-
-
-def _divisors_drawn(kernel, name, values) -> bool:
-    return all(symbol.name in values for divisor in _divisors_of(kernel, name)
-               for symbol in divisor.free_symbols)
-
-
-def _divisors_lcm(kernel, name, values) -> int:
-    if not _divisors_drawn(kernel, name, values):
-        return 1  # a cycle of facts: drawn freely, assumptions_hold filters
-    substitution = {size_symbol(n): sympy.Integer(v) for n, v in values.items()}
-    base = 1
-    for divisor in _divisors_of(kernel, name):
-        value = divisor.xreplace(substitution)
-        if value.is_Integer and value > 0:
-            base = math.lcm(base, int(value))
-    return base
 
 
 def check_against_enumeration(kernel, cost, sizes) -> list[str]:

@@ -157,7 +157,8 @@ def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:
     broken = []
     for divisor, dividend in checked.divisibility:
         divisor_value, dividend_value = divisor.subs(values), dividend.subs(values)
-        if divisor_value.is_Integer and dividend_value.is_Integer and dividend_value % divisor_value:
+        whole = divisor_value.is_Integer and dividend_value.is_Integer
+        if whole and dividend_value % divisor_value:
             broken.append(f"`assume {divisor} | {dividend}` does not hold at "
                           f"{divisor} = {divisor_value}, {dividend} = {dividend_value}")
         elif divisor_value.is_number and dividend_value.is_number and not (

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 import sympy
 
 from .analysis import Analysis
+from .errors import Diagnostic, KcostError
 from .hardware import Machine, load_machine
 from .model import Efficiency, Verdict, measured_efficiency, verdict
-from .solve import Crossing, ridge_crossings
+from .solve import Crossing, capacity_crossings, parameter_symbol, ridge_crossings
 
 
 @dataclass(frozen=True)
@@ -70,22 +71,12 @@ class Solution:
 
 def solve_spec(analysis: Analysis, parameter: str, machines: list[str | Machine],
                precisions: list[str] | None, levels: list[str] | None) -> list[Solution]:
-    from .errors import Diagnostic, KcostError
-    from .solve import capacity_crossings
-
     cost = analysis.cost
-    names = {str(p): p for p in cost.parameters}
-    if parameter not in names:
-        from .errors import did_you_mean
-
-        raise KcostError(Diagnostic(None, f"`{parameter}` is not a parameter of "
-                                          f"{cost.kernel}", did_you_mean(parameter, names)
-                                    or "parameters: " + ", ".join(names)))
-    symbol = names[parameter]
-    settings = {s: e for s, e in analysis.settings.items() if s != symbol}
+    symbol = parameter_symbol(cost, parameter)
     if symbol in analysis.settings:
         raise KcostError(Diagnostic(None, f"`{parameter}` is both set and solved for",
                                     f"drop --set {parameter}=..."))
+    settings = analysis.settings
     solutions = []
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
         found = []

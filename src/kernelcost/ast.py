@@ -3,14 +3,15 @@
     Kernel(name, params, items)
     ├── Param(name, default)
     ├── ReuseSetting(mode)                       reuse perfect | none
-    ├── Assume(facts)                            Divides(divisor, dividend) | Compare(left, op, right)
+    ├── Assume(facts)                            Divides(divisor, dividend) | Compare(l, op, r)
     ├── TensorDecl(role, name, dtype, shape, level)
     └── statements
         ├── Let(name, dtype | None, value)       a derived size (no type) or a register local
         ├── For(var, lo, hi, step | None, body)  one iterator; `for i in .., j in ..` nests
         ├── Keep(tensors, level, body)           a reuse scope
         └── Assign(target, op, value)            op: = += max= min=
-    expressions: Number, Name, Access(tensor, indices), BinOp(op, left, right), Neg, Call(func, args)
+    expressions: Number, Name, Access(tensor, indices), BinOp(op, left, right), Neg,
+                 Call(func, args)
 """
 
 from __future__ import annotations

@@ -938,7 +938,6 @@ class _Counter:
         costs = []
         for scope in self.nest.scopes:
             reads, writes, held, exact = {}, {}, sympy.Integer(0), True
-            first_entry = {loop.var: loop.lo for loop in scope.loops}
             for name in scope.tensors:
                 tensor = self.checked.tensors[name]
                 inside = [s for s in self.nest.accesses if s.tensor == name and scope in s.scopes]

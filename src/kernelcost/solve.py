@@ -110,7 +110,7 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
     T says more than one at T = 128). One Crossing per positive real root, or one with
     value None (never)."""
     precision = precision or cost.precision
-    symbol = _parameter(cost, parameter)
+    symbol = parameter_symbol(cost, parameter)
     substitutions = _other_values(cost, symbol, values, apply_defaults)
     if level not in cost.traffic:
         raise KcostError(Diagnostic(None, f"kernel `{cost.kernel}` moves no bytes at `{level}`",
@@ -144,7 +144,7 @@ def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping 
     """Sizes where each keep scope's held bytes reach its level's capacity (per SM for shared
     and registers), and, given `element_bytes` (tensor -> bytes), where the working set
     reaches the L2 capacity: below that size the L2 slope binds (the chapter's cache caveat)."""
-    symbol = _parameter(cost, parameter)
+    symbol = parameter_symbol(cost, parameter)
     substitutions = _other_values(cost, symbol, values, apply_defaults)
     variable = _real_variable(symbol)
     results = []
@@ -389,7 +389,8 @@ def _real_variable(symbol: sympy.Symbol) -> sympy.Symbol:
     return sympy.Symbol(str(symbol), positive=True)
 
 
-def _parameter(cost: Cost, parameter) -> sympy.Symbol:
+def parameter_symbol(cost: Cost, parameter) -> sympy.Symbol:
+    """The size symbol of a parameter name (or symbol), or a KcostError naming the choices."""
     symbol = as_symbol(parameter)
     if symbol not in cost.parameters:
         names = [str(p) for p in cost.parameters]

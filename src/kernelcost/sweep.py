@@ -23,11 +23,11 @@ from sympy.printing.precedence import PRECEDENCE
 
 from .analysis import Analysis, Spec, load
 from .cost import Cost
-from .errors import Diagnostic, KcostError, did_you_mean
+from .errors import Diagnostic, KcostError
 from .hardware import Machine
 from .model import evaluate, exact, parameter_values
+from .solve import parameter_symbol
 from .settings import resolve_settings
-from .symbols import size_symbol
 
 DEFAULT_POINTS = 20
 
@@ -131,7 +131,7 @@ def sweep(source: Analysis | Spec | str | Path, sizes: SizeRange | numpy.ndarray
         raise TypeError("sweep: give the parameter name with an array of sizes")
     spec, reuse, resolved = _source_settings(source, settings, reuse, parameter)
     cost = spec.cost(reuse)
-    symbol = _parameter(cost, parameter)
+    symbol = parameter_symbol(cost, parameter)
     sizes = numpy.asarray(sizes, dtype=float)
     functions = closed_forms(cost, symbol, resolved)
     evaluated = {key: _evaluate_array(expr, symbol, sizes) for key, expr in functions.items()}
@@ -248,13 +248,3 @@ def _source_settings(source, settings: Mapping | None, reuse: str | None, parame
         return source.spec, reuse or source.reuse, resolved
     spec = source if isinstance(source, Spec) else load(source)
     return spec, reuse or "spec", resolve_settings(raw, spec.parameters)
-
-
-def _parameter(cost: Cost, name: str) -> sympy.Symbol:
-    symbol = size_symbol(str(name))
-    if symbol not in cost.parameters:
-        names = [str(p) for p in cost.parameters]
-        raise KcostError(Diagnostic(None, f"`{name}` is not a parameter of `{cost.kernel}`",
-                                    did_you_mean(str(name), names)
-                                    or f"parameters: {', '.join(names)}"))
-    return symbol

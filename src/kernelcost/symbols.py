@@ -90,5 +90,6 @@ def to_sympy(expr: ast.Expr, names: Mapping[str, sympy.Expr]) -> sympy.Expr:
     if isinstance(expr, ast.Call) and expr.func in ("min", "max") and len(expr.args) >= 2:
         args = [to_sympy(arg, names) for arg in expr.args]
         return sympy.Min(*args) if expr.func == "min" else sympy.Max(*args)
-    raise KcostError(Diagnostic(expr.span, "not a size expression",
-                                "sizes and indices use + - * /, min and max of sizes and iterators"))
+    raise KcostError(Diagnostic(
+        expr.span, "not a size expression",
+        "sizes and indices use + - * /, min and max of sizes and iterators"))
