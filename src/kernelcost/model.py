@@ -28,7 +28,7 @@ import sympy
 from .cost import Cost
 from .errors import Diagnostic, KcostError
 from .hardware import Machine
-from .symbols import number, size_symbol
+from .symbols import size_symbol
 from .units import si
 
 MEMORY_BOUND = "memory-bound"
@@ -404,23 +404,19 @@ def parameter_values(cost: Cost, values: Mapping | None, apply_defaults: bool,
         substitutions.update({symbol: exact(value) for symbol, value in cost.defaults.items()
                               if symbol != exclude})
     for key, value in (values or {}).items():
-        substitutions[as_symbol(key)] = parameter_value(value)
+        substitutions[as_symbol(key)] = parameter_value(value, cost, key)
     return resolve_chains(substitutions)
 
 
-def parameter_value(value) -> sympy.Expr:
-    """A value for a parameter: a number, a sympy expression, or text as `--set` gives it:
-    a literal ("4096", "1e8") or another parameter's name ("N"). Text is never sympified."""
+def parameter_value(value, cost: Cost, key) -> sympy.Expr:
+    """A value for a parameter: a number, a sympy expression, or text as `--set` gives it
+    (4096, 1e8, N, 2*N), read by the spec grammar's expression rule, never sympified."""
     if not isinstance(value, str):
         return exact(value)
-    text = value.strip()
-    if text.isidentifier():
-        return size_symbol(text)
-    try:
-        return number(text)
-    except ValueError:
-        raise KcostError(Diagnostic(None, f"not a parameter value: {value!r}",
-                                    "give a number (4096, 1e8) or a parameter name (N)")) from None
+    from .settings import size_expression
+
+    names = {str(parameter): parameter for parameter in cost.parameters}
+    return size_expression(value.strip(), names, f"value of {key}")
 
 
 def resolve_chains(substitutions: dict[sympy.Symbol, sympy.Expr]) -> dict:
