@@ -1,9 +1,17 @@
+import os
 import signal
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import sympy
+from hypothesis import settings
+
+# CI runs the same examples every time, so that a red run is reproducible; a local run
+# explores new examples each time (set CI=true to replay CI's).
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"
