@@ -8,7 +8,8 @@ counts with plain Python ints and Fractions. Each bound and index is turned once
 (sizes folded in as constants); the loop nest then runs with iterator values in a dict.
 
     enumerate_counts(kernel, sizes, reuse) -> Counts      the enumeration
-    compare(cost, counts)                  -> [Mismatch]  closed forms evaluated against it
+    comparisons(cost, counts)              -> [Comparison] closed forms evaluated against it
+    compare(cost, counts)                  -> [Mismatch]  the comparisons that fail
     sample_sizes(kernel, count, rng)       -> [sizes]     small sizes meeting the assumptions
 
 The counting rules are those of DESIGN.md; where the oracle had to settle a detail it says so
@@ -108,6 +109,32 @@ class Mismatch:
         closed = "no number" if self.closed_form is None else str(self.closed_form)
         return (f"{self.quantity}: closed form {self.expression} = {closed} should {expected} "
                 f"the enumeration {self.enumerated}")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One closed form evaluated against the enumeration: a row of `kernelcost check`."""
+
+    quantity: str  # e.g. `traffic[global]`, `scope 0 (A in shared) read[A]`
+    where: str  # the entry's outer iterator values (`i0=0, k0=2`), or "" for the whole kernel
+    unit: str  # FLOP, B, elements, entries
+    closed_form: Fraction | None  # its value at the sizes; None when it gave no number
+    enumerated: Fraction
+    relation: str  # `==` for an exact form, `>=` for an upper bound (a bounding box)
+    expression: str  # the closed form as sympy prints it
+
+    @property
+    def holds(self) -> bool:
+        if self.closed_form is None:
+            return False
+        if self.relation == "==":
+            return self.closed_form == self.enumerated
+        return self.closed_form >= self.enumerated
+
+    def mismatch(self) -> Mismatch:
+        quantity = f"{self.quantity} at {self.where}" if self.where else self.quantity
+        return Mismatch(quantity, self.closed_form, self.enumerated, self.relation,
+                        self.expression)
 
 
 # --- sizes -------------------------------------------------------------------------------
@@ -603,8 +630,15 @@ def _traffic(compiler: _Compiler, moves: Counter) -> dict[str, Fraction]:
 
 def compare(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = None,
             *, max_entries: int = 512) -> list[Mismatch]:
+    """Every disagreement of the Cost's closed forms with the enumeration (see comparisons)."""
+    return [row.mismatch() for row in comparisons(cost, counts, sizes, max_entries=max_entries)
+            if not row.holds]
+
+
+def comparisons(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = None,
+                *, max_entries: int = 512) -> list[Comparison]:
     """Evaluate the Cost's closed forms at the sizes of `counts` (`sizes`, when given,
-    overrides some of them) and list every disagreement with the enumeration: equality where
+    overrides some of them) against the enumeration, one row per quantity: equality where
     the form is exact, closed form >= enumeration where it is an upper bound. Per-entry scope
     footprints are checked at the recorded iterator values of up to max_entries entries of
     each scope (evenly spread, first and last included)."""
@@ -614,14 +648,14 @@ def compare(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = None,
     substitution = _sympy_substitution({**counts.sizes, **(sizes or {})})
     checker = _Comparison(substitution)
     for work_class in sorted(set(cost.work) | set(counts.work)):
-        checker.check(f"work[{work_class}]", cost.work.get(work_class, 0),
+        checker.check(f"work[{work_class}]", "FLOP", cost.work.get(work_class, 0),
                       counts.work.get(work_class, 0), exact=True)
     for level in _ordered_levels(set(cost.traffic) | set(counts.traffic)):
-        checker.check(f"traffic[{level}]", cost.traffic.get(level, 0),
+        checker.check(f"traffic[{level}]", "B", cost.traffic.get(level, 0),
                       counts.traffic.get(level, 0), exact=cost.exact)
     _compare_footprints(checker, cost, counts)
     _compare_scopes(checker, cost, counts, max_entries)
-    return checker.mismatches
+    return checker.rows
 
 
 def _ordered_levels(levels: set[str]) -> list[str]:
@@ -632,17 +666,15 @@ def _ordered_levels(levels: set[str]) -> list[str]:
 class _Comparison:
     def __init__(self, substitution: dict[sympy.Symbol, sympy.Rational]):
         self.substitution = substitution
-        self.mismatches: list[Mismatch] = []
+        self.rows: list[Comparison] = []
 
-    def check(self, quantity: str, closed_form, enumerated: Value, *, exact: bool,
-              extra: Mapping[sympy.Symbol, sympy.Rational] | None = None) -> None:
+    def check(self, quantity: str, unit: str, closed_form, enumerated: Value, *, exact: bool,
+              extra: Mapping[sympy.Symbol, sympy.Rational] | None = None,
+              where: str = "") -> None:
         substitution = {**self.substitution, **extra} if extra else self.substitution
-        value = evaluate(closed_form, substitution)
-        enumerated = Fraction(enumerated)
-        holds = value is not None and (value == enumerated if exact else value >= enumerated)
-        if not holds:
-            self.mismatches.append(Mismatch(quantity, value, enumerated, "==" if exact else ">=",
-                                            str(closed_form)))
+        self.rows.append(Comparison(quantity, where, unit, evaluate(closed_form, substitution),
+                                    Fraction(enumerated), "==" if exact else ">=",
+                                    str(closed_form)))
 
 
 def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) -> Fraction | None:
@@ -664,36 +696,40 @@ def _compare_footprints(checker: _Comparison, cost: Cost, counts: Counts) -> Non
         footprint = cost.footprints.get(tensor)
         if footprint is None:
             if read or written:
-                checker.mismatches.append(Mismatch(f"footprint[{tensor}]", None,
-                                                   Fraction(read + written), "==", "missing"))
+                checker.rows.append(Comparison(f"footprint[{tensor}]", "", "elements", None,
+                                               Fraction(read + written), "==", "missing"))
             continue
-        checker.check(f"footprint[{tensor}].read", footprint.read_elements, read,
+        checker.check(f"footprint[{tensor}].read", "elements", footprint.read_elements, read,
                       exact=footprint.exact)
-        checker.check(f"footprint[{tensor}].write", footprint.write_elements, written,
-                      exact=footprint.exact)
+        checker.check(f"footprint[{tensor}].write", "elements", footprint.write_elements,
+                      written, exact=footprint.exact)
 
 
 def _compare_scopes(checker: _Comparison, cost: Cost, counts: Counts, max_entries: int) -> None:
     if len(cost.scopes) != len(counts.scopes):
-        checker.check("number of scopes", len(cost.scopes), len(counts.scopes), exact=True)
+        checker.check("number of scopes", "scopes", len(cost.scopes), len(counts.scopes),
+                      exact=True)
     for closed, counted in zip(cost.scopes, counts.scopes):
         name = f"scope {counted.index} ({', '.join(counted.tensors)} in {counted.level})"
-        checker.check(f"{name} entries", closed.entries, counted.entry_count, exact=True)
+        checker.check(f"{name} entries", "entries", closed.entries, counted.entry_count,
+                      exact=True)
         for entry in _spread(counted.entries, max_entries):
             at = {iterator_symbol(n): _rational(v) for n, v in entry.outer_values.items()}
             where = ", ".join(f"{n}={v}" for n, v in entry.outer_values.items())
             for tensor in counted.tensors:
-                checker.check(f"{name} read[{tensor}] at {where}",
+                checker.check(f"{name} read[{tensor}]", "elements",
                               closed.read_elements.get(tensor, 0),
-                              entry.read_elements[tensor], exact=closed.exact, extra=at)
-                checker.check(f"{name} write[{tensor}] at {where}",
+                              entry.read_elements[tensor], exact=closed.exact, extra=at,
+                              where=where)
+                checker.check(f"{name} write[{tensor}]", "elements",
                               closed.write_elements.get(tensor, 0),
-                              entry.write_elements[tensor], exact=closed.exact, extra=at)
+                              entry.write_elements[tensor], exact=closed.exact, extra=at,
+                              where=where)
         if counted.entries and counted.held_bytes_first is not None:
             first = counted.entries[0].outer_values
             at = {iterator_symbol(n): _rational(v) for n, v in first.items()}
-            checker.check(f"{name} held bytes", closed.held_bytes, counted.held_bytes_first,
-                          exact=closed.exact, extra=at)
+            checker.check(f"{name} held bytes", "B", closed.held_bytes,
+                          counted.held_bytes_first, exact=closed.exact, extra=at)
 
 
 def _spread(entries: tuple, limit: int) -> list:

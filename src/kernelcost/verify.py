@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .analysis import Spec
-from .oracle import Counts, Mismatch, compare, enumerate_counts, sample_sizes
+from .oracle import Comparison, Counts, Mismatch, comparisons, enumerate_counts, sample_sizes
 from .settings import resolve_settings
+
+if TYPE_CHECKING:
+    from .analysis import Spec
 
 SAMPLE_SEED = 20261129  # fixed, so that a check is repeatable
 
 
 @dataclass(frozen=True)
 class CheckResult:
-    sizes: dict[str, int]
-    counts: Counts
-    mismatches: tuple[Mismatch, ...]
+    sizes: dict[str, int]  # the parameters given or sampled; defaults fill in the rest
+    counts: Counts  # counts.sizes: every size as enumerated, defaults included
+    rows: tuple[Comparison, ...]  # every closed form against the enumeration
+
+    @property
+    def mismatches(self) -> tuple[Mismatch, ...]:
+        return tuple(row.mismatch() for row in self.rows if not row.holds)
 
 
 def check_against_oracle(spec: Spec, settings: dict[str, str], reuse: str = "spec",
@@ -33,5 +40,5 @@ def check_against_oracle(spec: Spec, settings: dict[str, str], reuse: str = "spe
     results = []
     for sizes in assignments:
         counts = enumerate_counts(spec.checked, sizes, reuse)
-        results.append(CheckResult(sizes, counts, tuple(compare(cost, counts, sizes))))
+        results.append(CheckResult(sizes, counts, tuple(comparisons(cost, counts, sizes))))
     return results
