@@ -16,7 +16,8 @@ from .check import CheckedKernel, check
 from .cost import Cost
 from .count import count
 from .parse import parse, parse_file
-from .settings import resolve_settings
+from .settings import resolve_settings, setting_warnings
+from .sizes import size_warnings
 
 
 @dataclass(frozen=True)
@@ -117,9 +118,11 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     """Count a spec and evaluate it. sizes: {name: number or expression text}."""
     if not isinstance(spec, Spec):
         spec = load(spec)
-    cost = spec.cost(reuse)
     settings = resolve_settings(dict(sizes or {}), spec.parameters)
     numeric = _numeric_values(spec, settings)
+    warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings),
+                *size_warnings(spec.checked, numeric))
+    cost = spec.cost(reuse)
     symbolic_settings = {s: e for s, e in settings.items() if e.free_symbols}
     growing = [p for p in cost.parameters
                if p not in cost.defaults and p not in symbolic_settings]
@@ -148,7 +151,7 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     parameters = {str(p): _as_float(numeric[p]) if p in numeric else None
                   for p in cost.parameters}
     return Analysis(spec, cost, reuse, settings, parameters, work, by_class, traffic, intensity,
-                    broken_assumptions(spec.checked, numeric))
+                    warnings)
 
 
 def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:

@@ -72,9 +72,6 @@ def resolve_settings(raw: dict[str, object], parameters: dict[str, sympy.Symbol]
             expr = sympy.nsimplify(value) if isinstance(value, float) else sympy.Integer(value)
         else:
             expr = size_expression(str(value), parameters, f"--set {name}")
-        if isinstance(expr, sympy.Number) and expr <= 0:
-            raise KcostError(Diagnostic(None, f"`{name}` must be positive, not {value}",
-                                        "sizes are positive"))
         settings[parameters[name]] = expr
     for _ in range(len(settings)):
         settings = {s: e.subs(settings) for s, e in settings.items()}
@@ -82,4 +79,34 @@ def resolve_settings(raw: dict[str, object], parameters: dict[str, sympy.Symbol]
         if symbol in expr.free_symbols:
             raise KcostError(Diagnostic(None, f"the setting of `{symbol}` refers to itself",
                                         "give one of the sizes a number"))
+        _refuse_what_is_not_a_size(symbol.name, str(raw[symbol.name]).strip(), expr)
     return settings
+
+
+def _refuse_what_is_not_a_size(name: str, text: str, expr: sympy.Expr) -> None:
+    """A size is a positive integer: a value that provably is not one (1/3, 1.5, 0, N - N,
+    -N, or M = N - 10 with N = 5) is an error with a caret under the value. Size symbols are
+    positive integers, so sympy decides this for symbolic values too where it can."""
+    if expr.is_integer is False:
+        reason, hint = "is not a whole number", "sizes count elements and iterations: use " \
+                                                "a whole number such as 64 or 1e8"
+    elif expr.is_positive is False:
+        reason, hint = "is not positive", "sizes are at least 1"
+    else:
+        return
+    value = "" if str(expr) == text else f" (= {expr})"
+    raise KcostError(Diagnostic(
+        ast.Span(f"--set {name}", 1, 1, 1, len(text) + 1),
+        f"size `{name}` must be a positive integer: `{text}`{value} {reason}", hint), text)
+
+
+def setting_warnings(settings: dict[sympy.Symbol, sympy.Expr]) -> tuple[str, ...]:
+    """The symbolic settings that may not be sizes (M = N - 4 is zero at N = 4, M = N/2 is
+    not whole at N = 3): the closed forms take them to be positive integers."""
+    warnings = []
+    for symbol, expr in settings.items():
+        if expr.is_positive is not True:
+            warnings.append(f"size `{symbol} = {expr}` is not proved positive")
+        elif expr.is_integer is not True:
+            warnings.append(f"size `{symbol} = {expr}` is not proved a whole number")
+    return tuple(warnings)

@@ -6,8 +6,11 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import sympy
+
 from .oracle import Comparison, Counts, Mismatch, comparisons, enumerate_counts, sample_sizes
 from .settings import resolve_settings
+from .sizes import size_warnings
 
 if TYPE_CHECKING:
     from .analysis import Spec
@@ -33,7 +36,10 @@ def check_against_oracle(spec: Spec, settings: dict[str, str], reuse: str = "spe
     cost = spec.cost(reuse)
     if settings:
         resolved = resolve_settings(settings, spec.parameters)
-        assignments = [{str(s): int(v) for s, v in resolved.items() if not v.free_symbols}]
+        numeric = {s: v for s, v in resolved.items() if not v.free_symbols}
+        defaults = {s: sympy.Integer(v) for s, v in spec.checked.defaults.items()}
+        size_warnings(spec.checked, {**defaults, **numeric})  # a step <= 0 there: an error
+        assignments = [{str(s): int(v) for s, v in numeric.items()}]
     else:
         assignments = sample_sizes(spec.checked, samples, random.Random(SAMPLE_SEED),
                                    extra_facts=cost.conditions)
