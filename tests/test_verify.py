@@ -3,6 +3,7 @@ come from one comparison, a default left unset takes its value, a bound shows as
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from fractions import Fraction
@@ -12,7 +13,7 @@ import pytest
 from conftest import SPECS
 from kernelcost import cli, loads
 from kernelcost.analysis import load
-from kernelcost.verify import check_against_oracle
+from kernelcost.verify import Verification, check_against_oracle, self_verify
 
 # a footprint that is a bounding box: x[i] and x[2*i] are not shifted copies of one box
 BOUNDING_BOX = """
@@ -130,3 +131,101 @@ def test_a_wrong_per_entry_form_shows_where_it_differs(capsys, monkeypatch):
         "5 elements", "4 elements", "differs at i0=2, j0=0, k0=0"]
     assert "mismatch: scope 0 (A, B in shared) read[A] at i0=2, j0=0, k0=0" in out
     assert "agree" not in out
+
+
+# --- self-verification in analyze -------------------------------------------------------
+
+SHIPPED = sorted(SPECS.glob("*.kcost"))
+
+
+def break_the_work(monkeypatch):
+    """Every closed form of the work one FLOP too high: what a counting bug would print."""
+    from kernelcost.analysis import Spec
+
+    real_cost = Spec.cost
+
+    def off_by_one(self, reuse="spec"):
+        cost = real_cost(self, reuse)
+        return replace(cost, work={cls: expr + 1 for cls, expr in cost.work.items()})
+
+    monkeypatch.setattr(Spec, "cost", off_by_one)
+
+
+def test_analyze_refuses_to_print_forms_that_disagree_with_enumeration(capsys, monkeypatch):
+    break_the_work(monkeypatch)
+    code, out, err = run(capsys, "analyze", SPECS / "vector_add.kcost")
+    assert code == cli.EXIT_MISMATCH
+    assert out == ""  # no closed form printed
+    (n,) = re.findall(r"disagree with enumeration at n = (\d+)", err)
+    # vector_add: one vector add per element, n FLOP; the broken form says n + 1
+    assert f"work[vector]: closed form n + 1 = {int(n) + 1} should equal the enumeration {n}" \
+        in err
+    assert "hint: this is a bug in kernelcost" in err
+
+
+def test_analyze_json_carries_the_failure_and_exits_1(capsys, monkeypatch):
+    break_the_work(monkeypatch)
+    code, out, err = run(capsys, "analyze", SPECS / "gemm_tiled.kcost", "--json")
+    assert code == cli.EXIT_MISMATCH
+    verified = json.loads(out)["verified"]
+    assert (verified["samples"], verified["agree"], verified["skipped"]) == (1, False, None)
+    sizes = verified["failed_at"]
+    assert set(sizes) == {"M", "N", "K", "T"} and sizes["T"] <= 4  # T = 128 drawn small
+    M, N, K = sizes["M"], sizes["N"], sizes["K"]
+    assert verified["mismatches"] == [f"work[fma]: closed form 2*K*M*N + 1 = {2 * M * N * K + 1}"
+                                      f" should equal the enumeration {2 * M * N * K}"]
+    assert f"M = {M}, N = {N}, K = {K}, T = {sizes['T']}" in err
+
+
+@pytest.mark.parametrize("spec", SHIPPED, ids=lambda path: path.stem)
+def test_every_shipped_spec_verifies(capsys, spec):
+    code, out, err = run(capsys, "analyze", spec, "--json")
+    assert code == cli.EXIT_OK, err
+    assert json.loads(out)["verified"] == {"samples": 3, "agree": True, "skipped": None,
+                                           "failed_at": None, "mismatches": []}
+
+
+def test_no_verify_gives_null_and_prints_even_a_broken_count(capsys, monkeypatch):
+    break_the_work(monkeypatch)
+    code, out, _ = run(capsys, "analyze", SPECS / "vector_add.kcost", "--json", "--no-verify")
+    assert code == cli.EXIT_OK
+    document = json.loads(out)
+    assert document["verified"] is None
+    assert document["work"]["expr"] == "n + 1"
+
+
+def test_the_reports_say_it_in_one_line(capsys):
+    _, out, _ = run(capsys, "analyze", SPECS / "gemm.kcost")
+    assert "verified: the closed forms agree with enumeration at 3 small sizes" in out
+    _, out, _ = run(capsys, "analyze", SPECS / "gemm.kcost", "--markdown")
+    assert "\nverified: the closed forms agree with enumeration at 3 small sizes.\n" in out
+    _, out, _ = run(capsys, "analyze", SPECS / "gemm.kcost", "--no-verify")
+    assert "verified" not in out
+
+
+def test_the_time_cap_skips_and_says_so():
+    spec = load(SPECS / "gemm_tiled.kcost")
+    cost = spec.cost("spec")
+
+    def clock_ticking_one_second_per_reading():
+        ticks = iter(range(100))
+        return lambda: next(ticks)
+
+    verified = self_verify(spec.checked, cost, time_cap_s=1.5,
+                           clock=clock_ticking_one_second_per_reading())
+    assert verified == Verification(
+        1, True, "the time cap of 1.5 s was reached after 1 of 3 samples")
+    verified = self_verify(spec.checked, cost, time_cap_s=0.5,
+                           clock=clock_ticking_one_second_per_reading())
+    assert verified == Verification(
+        0, None, "the time cap of 0.5 s was reached after 0 of 3 samples")
+    assert self_verify(spec.checked, cost, time_cap_s=0.5, clock=lambda: 7.0) == Verification(
+        3, True, None)  # a clock that stands still never reaches the cap
+
+
+def test_sizes_no_small_assignment_meets_are_skipped_with_the_reason():
+    spec = loads("kernel k(n) {\n    assume n >= 100\n    in x: f32[n]\n    out y: f32[n]\n"
+                 "    for i in 0..n { y[i] = x[i] }\n}\n", "k.kcost")
+    verified = self_verify(spec.checked, spec.cost("spec"))
+    assert verified == Verification(
+        0, None, "no 3 small sizes meet the assumptions within 2,000 enumeration steps")

@@ -18,6 +18,7 @@ from .count import count
 from .parse import parse, parse_file
 from .settings import resolve_settings, setting_warnings
 from .sizes import size_warnings
+from .verify import Verification, self_verify
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class Analysis:
     traffic: dict[str, Quantity]
     intensity: dict[str, Intensity]
     warnings: tuple[str, ...] = ()  # settings that break the spec's assumptions
+    verified: Verification | None = None  # the closed forms against enumeration; None: off
 
     @property
     def kernel(self) -> str:
@@ -114,8 +116,10 @@ class Analysis:
 
 
 def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
-            reuse: str = "spec") -> Analysis:
-    """Count a spec and evaluate it. sizes: {name: number or expression text}."""
+            reuse: str = "spec", verify: bool = False) -> Analysis:
+    """Count a spec and evaluate it. sizes: {name: number or expression text}. verify: first
+    compare the closed forms with enumeration at a few small sizes (Analysis.verified), as
+    `kernelcost analyze` does unless told --no-verify."""
     if not isinstance(spec, Spec):
         spec = load(spec)
     settings = resolve_settings(dict(sizes or {}), spec.parameters)
@@ -123,6 +127,7 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings),
                 *size_warnings(spec.checked, numeric))
     cost = spec.cost(reuse)
+    verified = self_verify(spec.checked, cost) if verify else None
     symbolic_settings = {s: e for s, e in settings.items() if e.free_symbols}
     growing = [p for p in cost.parameters
                if p not in cost.defaults and p not in symbolic_settings]
@@ -151,7 +156,7 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     parameters = {str(p): _as_float(numeric[p]) if p in numeric else None
                   for p in cost.parameters}
     return Analysis(spec, cost, reuse, settings, parameters, work, by_class, traffic, intensity,
-                    warnings)
+                    warnings, verified)
 
 
 def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:

@@ -34,6 +34,7 @@ def analysis_json(analysis: Analysis) -> dict:
         "exact": cost.exact,
         "closed_form": cost.closed_form,
         "warnings": list(analysis.warnings),
+        "verified": verification_json(analysis.verified),
         "work": {
             **_quantity_json(analysis.work),
             "by_class": {cls: _quantity_json(q) for cls, q in analysis.work_by_class.items()},
@@ -81,6 +82,9 @@ def analysis_tables(analysis: Analysis):
                       style="yellow")
     for warning in analysis.warnings:
         header.append(f"\nwarning: {warning}; the closed forms assume it", style="yellow")
+    if analysis.verified is not None:
+        header.append(f"\n{verification_note(analysis.verified)}",
+                      style="green" if analysis.verified.skipped is None else "yellow")
 
     table = Table(title="Work, traffic, intensity", title_justify="left", expand=False)
     table.add_column("quantity")
@@ -336,7 +340,7 @@ def answer_lines(answers) -> list[str]:
 
 def analysis_markdown(analysis: Analysis, answers=()) -> str:
     lines = [f"# {analysis.kernel}", "", f"Spec `{analysis.spec.path}`, reuse {analysis.reuse}.",
-             "", "| quantity | closed form | as sizes grow | value |", "|---|---|---|---|"]
+             *_verification_markdown(analysis.verified), "", "| quantity | closed form | as sizes grow | value |", "|---|---|---|---|"]
     for name, quantity, unit in _rows(analysis):
         lines.append(f"| {name} | `{_formula(quantity.expr)}` | `{_formula(_grown(quantity))}` "
                      f"| {_value_text(quantity, unit)} |")
@@ -594,3 +598,47 @@ def _check_status(row, where: str):
         return Text(f"no number{at}", style="red")
     return Text(("below the enumeration" if row.relation == ">=" else "differs") + at,
                 style="red")
+
+
+# --- self-verification (analyze) ------------------------------------------------------------
+
+
+def verification_json(verified) -> dict | None:
+    """`verified` of the analyze JSON: null when verification was turned off."""
+    if verified is None:
+        return None
+    failure = verified.failure
+    return {"samples": verified.samples, "agree": verified.agree, "skipped": verified.skipped,
+            "failed_at": dict(failure.sizes) if failure else None,
+            "mismatches": [str(m) for m in failure.mismatches] if failure else []}
+
+
+def verification_note(verified) -> str:
+    """One line for the terminal and Markdown reports."""
+    sizes = "size" if verified.samples == 1 else "sizes"
+    if verified.agree is False:
+        return (f"verification failed: the closed forms disagree with enumeration at "
+                f"{_sizes_text(verified.failure.sizes)}")
+    if verified.skipped is None:
+        return (f"verified: the closed forms agree with enumeration at {verified.samples} "
+                f"small {sizes}")
+    if verified.samples:
+        return (f"verified at {verified.samples} small {sizes} only: {verified.skipped}")
+    return f"not verified: {verified.skipped}"
+
+
+def _verification_markdown(verified) -> list[str]:
+    return [] if verified is None else ["", verification_note(verified) + "."]
+
+
+def verification_error(verified) -> str:
+    """The error `analyze` prints when a closed form disagrees with the enumeration."""
+    lines = [f"error: {verification_note(verified)}"]
+    lines += [f"  {mismatch}" for mismatch in verified.failure.mismatches]
+    lines.append("  hint: this is a bug in kernelcost; please report it with the spec "
+                 "(`kernelcost check` shows the comparison; --no-verify prints the forms)")
+    return "\n".join(lines)
+
+
+def _sizes_text(sizes) -> str:
+    return ", ".join(f"{name} = {value}" for name, value in sizes.items())

@@ -1,13 +1,19 @@
-"""`kernelcost check`: the closed forms against brute-force enumeration of the nest."""
+"""The closed forms against brute-force enumeration of the nest: `kernelcost check` at the
+sizes asked for, and the self-verification `analyze` runs at a few small sizes."""
 
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sympy
 
+from .check import CheckedKernel
+from .cost import Cost
+from .errors import KcostError
 from .oracle import Comparison, Counts, Mismatch, comparisons, enumerate_counts, sample_sizes
 from .settings import resolve_settings
 from .sizes import size_warnings
@@ -48,3 +54,54 @@ def check_against_oracle(spec: Spec, settings: dict[str, str], reuse: str = "spe
         counts = enumerate_counts(spec.checked, sizes, reuse)
         results.append(CheckResult(sizes, counts, tuple(comparisons(cost, counts, sizes))))
     return results
+
+
+# --- self-verification: `analyze` checks its closed forms before printing them -----------
+
+VERIFY_SAMPLES = 3  # small size assignments enumerated
+VERIFY_MAX_STEPS = 2_000  # loop iterations plus statements per assignment: milliseconds
+VERIFY_MAX_ENTRIES = 8  # per-entry scope footprints compared per scope and assignment
+VERIFY_ATTEMPTS = 400  # draws sample_sizes may try before it gives up
+VERIFY_TIME_CAP_S = 0.5  # a safety net: the shipped specs take a few milliseconds
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The closed forms against enumeration at a few small sizes. Nothing here depends on
+    timing except `skipped` when the cap is reached, so that the JSON stays reproducible."""
+
+    samples: int  # size assignments enumerated and compared
+    agree: bool | None  # None when no assignment was compared
+    skipped: str | None  # why verification stopped early or did not run; None when it ran
+    failure: CheckResult | None = None  # the first assignment where a form disagrees
+
+
+def self_verify(checked: CheckedKernel, cost: Cost, *, samples: int = VERIFY_SAMPLES,
+                time_cap_s: float = VERIFY_TIME_CAP_S,
+                clock: Callable[[], float] = time.perf_counter) -> Verification:
+    """Compare `cost` (counted from `checked` under cost.reuse) with the enumeration at
+    `samples` small sizes that meet the spec's assumptions (defaults such as T = 128 are
+    drawn small too), stopping at the first disagreement or when time_cap_s has passed."""
+    start = clock()
+    try:
+        assignments = sample_sizes(checked, samples, random.Random(SAMPLE_SEED),
+                                   max_steps=VERIFY_MAX_STEPS, extra_facts=cost.conditions,
+                                   max_attempts=VERIFY_ATTEMPTS)
+    except KcostError:
+        return Verification(0, None, f"no {samples} small sizes meet the assumptions within "
+                                     f"{VERIFY_MAX_STEPS:,} enumeration steps")
+    order = [symbol.name for symbol in checked.parameters]
+    for done, drawn in enumerate(assignments):
+        sizes = {name: drawn[name] for name in order}
+        if clock() - start > time_cap_s:
+            return Verification(done, bool(done) or None, f"the time cap of {time_cap_s:g} s "
+                                f"was reached after {done} of {samples} samples")
+        try:
+            counts = enumerate_counts(checked, sizes, cost.reuse, max_steps=VERIFY_MAX_STEPS)
+        except KcostError as error:
+            return Verification(done, bool(done) or None, "the enumeration cannot run this "
+                                f"spec: {error.diagnostics[0].message}")
+        rows = tuple(comparisons(cost, counts, max_entries=VERIFY_MAX_ENTRIES))
+        if not all(row.holds for row in rows):
+            return Verification(done + 1, False, None, CheckResult(sizes, counts, rows))
+    return Verification(len(assignments), True, None)
