@@ -340,7 +340,8 @@ def answer_lines(answers) -> list[str]:
 
 def analysis_markdown(analysis: Analysis, answers=()) -> str:
     lines = [f"# {analysis.kernel}", "", f"Spec `{analysis.spec.path}`, reuse {analysis.reuse}.",
-             *_verification_markdown(analysis.verified), "", "| quantity | closed form | as sizes grow | value |", "|---|---|---|---|"]
+             *_verification_markdown(analysis.verified),
+             "", "| quantity | closed form | as sizes grow | value |", "|---|---|---|---|"]
     for name, quantity, unit in _rows(analysis):
         lines.append(f"| {name} | `{_formula(quantity.expr)}` | `{_formula(_grown(quantity))}` "
                      f"| {_value_text(quantity, unit)} |")
