@@ -121,7 +121,11 @@ class Comparison:
     closed_form: Fraction | None  # its value at the sizes; None when it gave no number
     enumerated: Fraction
     relation: str  # `==` for an exact form, `>=` for an upper bound (a bounding box)
-    expression: str  # the closed form as sympy prints it
+    form: object  # the closed form (sympy), printed only when a mismatch is reported
+
+    @property
+    def expression(self) -> str:
+        return str(self.form)
 
     @property
     def holds(self) -> bool:
@@ -674,7 +678,7 @@ class _Comparison:
         substitution = {**self.substitution, **extra} if extra else self.substitution
         self.rows.append(Comparison(quantity, where, unit, evaluate(closed_form, substitution),
                                     Fraction(enumerated), "==" if exact else ">=",
-                                    str(closed_form)))
+                                    closed_form))
 
 
 def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) -> Fraction | None:
