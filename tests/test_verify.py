@@ -203,24 +203,34 @@ def test_the_reports_say_it_in_one_line(capsys):
     assert "verified" not in out
 
 
-def test_the_time_cap_skips_and_says_so():
+def test_the_time_cap_skips_and_says_so(monkeypatch):
+    import kernelcost.verify as verify_module
+
     spec = load(SPECS / "gemm_tiled.kcost")
     cost = spec.cost("spec")
+    now = [0.0]
+    real_enumerate = verify_module.enumerate_counts
 
-    def clock_ticking_one_second_per_reading():
-        ticks = iter(range(100))
-        return lambda: next(ticks)
+    def enumeration_taking_one_second(*args, **options):
+        now[0] += 1
+        return real_enumerate(*args, **options)
 
-    verified = self_verify(spec.checked, cost, time_cap_s=1.5,
-                           clock=clock_ticking_one_second_per_reading())
+    monkeypatch.setattr(verify_module, "enumerate_counts", enumeration_taking_one_second)
+    verified = self_verify(spec.checked, cost, time_cap_s=1.5, clock=lambda: now[0])
     assert verified == Verification(
-        1, True, "the time cap of 1.5 s was reached after 1 of 3 samples")
-    verified = self_verify(spec.checked, cost, time_cap_s=0.5,
-                           clock=clock_ticking_one_second_per_reading())
+        2, True, "the time cap of 1.5 s was reached after 2 of 3 samples")
+    now[0] = 0.0
+    assert self_verify(spec.checked, cost, time_cap_s=10, clock=lambda: now[0]) == Verification(
+        3, True, None)
+
+
+def test_the_time_cap_also_bounds_the_search_for_sizes():
+    spec = load(SPECS / "gemm_tiled.kcost")
+    ticks = iter(range(10_000))  # a clock that moves one second per reading
+    verified = self_verify(spec.checked, spec.cost("spec"), time_cap_s=0.5,
+                           clock=lambda: next(ticks))
     assert verified == Verification(
         0, None, "the time cap of 0.5 s was reached after 0 of 3 samples")
-    assert self_verify(spec.checked, cost, time_cap_s=0.5, clock=lambda: 7.0) == Verification(
-        3, True, None)  # a clock that stands still never reaches the cap
 
 
 def test_sizes_no_small_assignment_meets_are_skipped_with_the_reason():

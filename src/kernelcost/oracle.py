@@ -749,19 +749,23 @@ def _spread(entries: tuple, limit: int) -> list:
 
 def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
                  max_steps: int = SAMPLE_MAX_STEPS, extra_facts: Iterable[sympy.Basic] = (),
-                 max_attempts: int = 4000) -> list[dict[str, int]]:
+                 max_attempts: int = 4000,
+                 stop: Callable[[], bool] | None = None) -> list[dict[str, int]]:
     """Draw `count` small assignments of every size parameter that satisfy the kernel's
     assumptions (divisibility and bounds, plus extra_facts such as a Cost's conditions) and
     whose nest runs at most max_steps loop iterations plus statements (counted by count_steps
     before the nest is ever run). Parameters that divide others
     or have a default (tile sizes) are drawn from 1..4, the others from 1..12; the ranges
-    shrink when draws keep failing. Distinct assignments are preferred."""
+    shrink when draws keep failing. Distinct assignments are preferred. `stop`, asked before
+    each draw, ends the search early: the assignments found so far are returned."""
     extra_facts = tuple(extra_facts)
     samples: list[dict[str, int]] = []
     seen: set[tuple] = set()
     for attempt in range(max_attempts):
         if len(samples) == count:
             break
+        if stop is not None and stop():
+            return samples
         shrink = attempt * 4 // max_attempts  # 0, 1, 2, 3 over the attempts
         candidate = _draw_sizes(kernel, rng, size_top=12 - 3 * shrink, tile_top=4 - shrink)
         key = tuple(sorted(candidate.items()))
