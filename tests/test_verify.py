@@ -1,5 +1,6 @@
-"""`kernelcost check` (verify.check_against_oracle and its table): the table and the verdict
-come from one comparison, a default left unset takes its value, a bound shows as a bound."""
+"""The closed forms against enumeration (verify.py). `kernelcost check`: the table and the
+verdict come from one comparison, a default left unset takes its value, a bound shows as a
+bound. `analyze`: self-verification at small sizes before anything is printed (issue 9)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
+import sympy
 
 from conftest import SPECS
 from kernelcost import cli, loads
@@ -239,3 +241,21 @@ def test_sizes_no_small_assignment_meets_are_skipped_with_the_reason():
     verified = self_verify(spec.checked, spec.cost("spec"))
     assert verified == Verification(
         0, None, "no 3 small sizes meet the assumptions within 2,000 enumeration steps")
+
+
+def test_a_form_that_gives_no_number_is_an_explicit_mismatch(capsys, monkeypatch):
+    from kernelcost.analysis import Spec
+
+    real_cost = Spec.cost
+    stray = sympy.Symbol("stray")  # a symbol no size setting can give a value
+
+    def with_a_stray_symbol(self, reuse="spec"):
+        cost = real_cost(self, reuse)
+        return replace(cost, traffic={**cost.traffic, "global": cost.traffic["global"] + stray})
+
+    monkeypatch.setattr(Spec, "cost", with_a_stray_symbol)
+    code, out, _ = run(capsys, "check", SPECS / "vector_add.kcost", "--set", "n=5")
+    assert code == cli.EXIT_MISMATCH
+    # x, y read and z written once each, f32: 3 * 5 * 4 B
+    assert table_rows(out)["traffic[global]"] == ["no number", "60 B", "no number"]
+    assert "mismatch: traffic[global]: closed form 12*n + stray = no number" in out
