@@ -82,7 +82,8 @@ class Analysis:
     work_by_class: dict[str, Quantity]
     traffic: dict[str, Quantity]
     intensity: dict[str, Intensity]
-    warnings: tuple[str, ...] = ()  # settings that break the spec's assumptions
+    # settings that break the spec's assumptions, values and steps not proved positive
+    warnings: tuple[str, ...] = ()
     verified: Verification | None = None  # the closed forms against enumeration; None: off
 
     @property

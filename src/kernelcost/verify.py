@@ -95,17 +95,22 @@ def self_verify(checked: CheckedKernel, cost: Cost, *, samples: int = VERIFY_SAM
         return Verification(0, None, f"no {samples} small sizes meet the assumptions within "
                                      f"{VERIFY_MAX_STEPS:,} enumeration steps")
     order = [symbol.name for symbol in checked.parameters]
-    for done, drawn in enumerate([*assignments, None][:samples]):
-        if drawn is None or out_of_time():
-            return Verification(done, bool(done) or None, f"the time cap of {time_cap_s:g} s "
-                                f"was reached after {done} of {samples} samples")
-        sizes = {name: drawn[name] for name in order}
+    for done in range(samples):
+        if done == len(assignments) or out_of_time():
+            return _stopped(done, f"the time cap of {time_cap_s:g} s was reached after {done} "
+                                  f"of {samples} samples")
+        sizes = {name: assignments[done][name] for name in order}
         try:
             counts = enumerate_counts(checked, sizes, cost.reuse, max_steps=VERIFY_MAX_STEPS)
         except KcostError as error:
-            return Verification(done, bool(done) or None, "the enumeration cannot run this "
-                                f"spec: {error.diagnostics[0].message}")
+            return _stopped(done, "the enumeration cannot run this spec: "
+                                  f"{error.diagnostics[0].message}")
         rows = tuple(comparisons(cost, counts, max_entries=VERIFY_MAX_ENTRIES))
         if not all(row.holds for row in rows):
             return Verification(done + 1, False, None, CheckResult(sizes, counts, rows))
     return Verification(samples, True, None)
+
+
+def _stopped(done: int, reason: str) -> Verification:
+    """Stopped early: the assignments compared so far all agreed (agree is None if none)."""
+    return Verification(done, True if done else None, reason)
