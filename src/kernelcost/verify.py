@@ -14,7 +14,8 @@ import sympy
 from .check import CheckedKernel
 from .cost import Cost
 from .errors import KcostError
-from .oracle import Comparison, Counts, Mismatch, comparisons, enumerate_counts, sample_sizes
+from .oracle import (Comparison, Counts, Mismatch, comparisons, count_steps, enumerate_counts,
+                     sample_sizes)
 from .settings import resolve_settings
 from .sizes import size_warnings
 
@@ -58,9 +59,10 @@ def check_against_oracle(spec: Spec, settings: dict[str, str], reuse: str = "spe
 
 # --- self-verification: `analyze` checks its closed forms before printing them -----------
 
-VERIFY_SAMPLES = 3  # small size assignments enumerated
-VERIFY_MAX_STEPS = 2_000  # loop iterations plus statements per assignment: milliseconds
+VERIFY_SAMPLES = 2  # small size assignments enumerated (the issue asks for two or more)
+VERIFY_MAX_STEPS = 500  # loop iterations plus statements per assignment: about a millisecond
 VERIFY_MAX_ENTRIES = 8  # per-entry scope footprints compared per scope and assignment
+VERIFY_CANDIDATES = 6  # assignments drawn; the distinct ones with the most steps are kept
 VERIFY_ATTEMPTS = 400  # draws sample_sizes may try before it gives up
 VERIFY_TIME_CAP_S = 0.25  # a safety net: the shipped specs take a few milliseconds
 
@@ -88,17 +90,18 @@ def self_verify(checked: CheckedKernel, cost: Cost, *, samples: int = VERIFY_SAM
         return clock() - start > time_cap_s
 
     try:
-        assignments = sample_sizes(checked, samples, random.Random(SAMPLE_SEED),
-                                   max_steps=VERIFY_MAX_STEPS, extra_facts=cost.conditions,
-                                   max_attempts=VERIFY_ATTEMPTS, stop=out_of_time)
+        assignments = _largest_samples(checked, cost, samples, out_of_time)[:samples]
     except KcostError:
-        return Verification(0, None, f"no {samples} small sizes meet the assumptions within "
+        return Verification(0, None, "no small sizes meet the assumptions within "
                                      f"{VERIFY_MAX_STEPS:,} enumeration steps")
     order = [symbol.name for symbol in checked.parameters]
     for done in range(samples):
-        if done == len(assignments) or out_of_time():
+        if out_of_time():
             return _stopped(done, f"the time cap of {time_cap_s:g} s was reached after {done} "
                                   f"of {samples} samples")
+        if done == len(assignments):
+            return _stopped(done, f"only {done} distinct small sizes meet the assumptions "
+                                  f"within {VERIFY_MAX_STEPS:,} enumeration steps")
         sizes = {name: assignments[done][name] for name in order}
         try:
             counts = enumerate_counts(checked, sizes, cost.reuse, max_steps=VERIFY_MAX_STEPS)
@@ -109,6 +112,35 @@ def self_verify(checked: CheckedKernel, cost: Cost, *, samples: int = VERIFY_SAM
         if not all(row.holds for row in rows):
             return Verification(done + 1, False, None, CheckResult(sizes, counts, rows))
     return Verification(samples, True, None)
+
+
+def _largest_samples(checked: CheckedKernel, cost: Cost, samples: int,
+                     stop: Callable[[], bool]) -> list[dict[str, int]]:
+    """Distinct small assignments, the ones whose nest runs the most steps first: sizes of 1
+    leave little for a wrong form to get wrong, and the step budget keeps them cheap."""
+
+    def draw(count: int) -> list[dict[str, int]]:
+        return sample_sizes(checked, count, random.Random(SAMPLE_SEED),
+                            max_steps=VERIFY_MAX_STEPS, extra_facts=cost.conditions,
+                            max_attempts=VERIFY_ATTEMPTS, stop=stop)
+
+    drawn = _first_that_draws(draw, (max(samples, VERIFY_CANDIDATES), samples, 1))
+    distinct = list({tuple(sorted(sizes.items())): sizes for sizes in drawn}.values())
+    steps = [count_steps(checked, sizes, VERIFY_MAX_STEPS) for sizes in distinct]
+    ranked = sorted(range(len(distinct)), key=lambda index: -steps[index])
+    return [distinct[index] for index in ranked]
+
+
+def _first_that_draws(draw: Callable[[int], list[dict[str, int]]],
+                      counts: tuple[int, ...]) -> list[dict[str, int]]:
+    """draw(count) for the first count that succeeds: where few assignments meet the
+    assumptions, fewer candidates, then fewer samples (the last KcostError propagates)."""
+    for count in counts[:-1]:
+        try:
+            return draw(count)
+        except KcostError:
+            continue
+    return draw(counts[-1])
 
 
 def _stopped(done: int, reason: str) -> Verification:
