@@ -14,8 +14,7 @@ import sympy
 from .check import CheckedKernel
 from .cost import Cost
 from .errors import KcostError
-from .oracle import (Comparison, Counts, Mismatch, comparisons, count_steps, enumerate_counts,
-                     sample_sizes)
+from .oracle import Comparison, Counts, Mismatch, comparisons, enumerate_counts, sample_sizes
 from .settings import resolve_settings
 from .sizes import size_warnings
 
@@ -62,8 +61,9 @@ def check_against_oracle(spec: Spec, settings: dict[str, str], reuse: str = "spe
 VERIFY_SAMPLES = 2  # small size assignments enumerated (the issue asks for two or more)
 VERIFY_MAX_STEPS = 500  # loop iterations plus statements per assignment: about a millisecond
 VERIFY_MAX_ENTRIES = 8  # per-entry scope footprints compared per scope and assignment
-VERIFY_CANDIDATES = 6  # assignments drawn; the distinct ones with the most steps are kept
-VERIFY_ATTEMPTS = 400  # draws sample_sizes may try before it gives up
+VERIFY_CANDIDATES = 4  # assignments drawn; the largest distinct ones are kept
+VERIFY_CANDIDATE_ATTEMPTS = 32  # draws for the candidates: few distinct ones, give up soon
+VERIFY_ATTEMPTS = 400  # draws sample_sizes may try for the samples before it gives up
 VERIFY_TIME_CAP_S = 0.25  # a safety net: the shipped specs take a few milliseconds
 
 
@@ -116,31 +116,31 @@ def self_verify(checked: CheckedKernel, cost: Cost, *, samples: int = VERIFY_SAM
 
 def _largest_samples(checked: CheckedKernel, cost: Cost, samples: int,
                      stop: Callable[[], bool]) -> list[dict[str, int]]:
-    """Distinct small assignments, the ones whose nest runs the most steps first: sizes of 1
+    """Distinct small assignments, the largest first (by the sum of their sizes): sizes of 1
     leave little for a wrong form to get wrong, and the step budget keeps them cheap."""
 
-    def draw(count: int) -> list[dict[str, int]]:
+    def draw(count: int, attempts: int) -> list[dict[str, int]]:
         return sample_sizes(checked, count, random.Random(SAMPLE_SEED),
                             max_steps=VERIFY_MAX_STEPS, extra_facts=cost.conditions,
-                            max_attempts=VERIFY_ATTEMPTS, stop=stop)
+                            max_attempts=attempts, stop=stop)
 
-    drawn = _first_that_draws(draw, (max(samples, VERIFY_CANDIDATES), samples, 1))
+    candidates = max(samples, VERIFY_CANDIDATES)
+    drawn = _first_that_draws(draw, ((candidates, VERIFY_CANDIDATE_ATTEMPTS),
+                                     (samples, VERIFY_ATTEMPTS), (1, VERIFY_ATTEMPTS)))
     distinct = list({tuple(sorted(sizes.items())): sizes for sizes in drawn}.values())
-    steps = [count_steps(checked, sizes, VERIFY_MAX_STEPS) for sizes in distinct]
-    ranked = sorted(range(len(distinct)), key=lambda index: -steps[index])
-    return [distinct[index] for index in ranked]
+    return sorted(distinct, key=lambda sizes: -sum(sizes.values()))  # stable: draw order
 
 
-def _first_that_draws(draw: Callable[[int], list[dict[str, int]]],
-                      counts: tuple[int, ...]) -> list[dict[str, int]]:
-    """draw(count) for the first count that succeeds: where few assignments meet the
+def _first_that_draws(draw: Callable[[int, int], list[dict[str, int]]],
+                      tries: tuple[tuple[int, int], ...]) -> list[dict[str, int]]:
+    """draw(count, attempts) for the first try that succeeds: where few assignments meet the
     assumptions, fewer candidates, then fewer samples (the last KcostError propagates)."""
-    for count in counts[:-1]:
+    for count, attempts in tries[:-1]:
         try:
-            return draw(count)
+            return draw(count, attempts)
         except KcostError:
             continue
-    return draw(counts[-1])
+    return draw(*tries[-1])
 
 
 def _stopped(done: int, reason: str) -> Verification:
