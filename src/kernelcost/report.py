@@ -3,10 +3,17 @@ No arithmetic happens here beyond formatting."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import sympy
 
-from .analysis import Analysis, Intensity, Quantity
+from .analysis import Analysis, Intensity, Quantity, Spec
 from .units import plain, si
+
+if TYPE_CHECKING:
+    from .oracle import Comparison
+    from .verify import CheckResult, Verification
 
 WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
 
@@ -532,7 +539,7 @@ def machine_table(machine):
 # --- check ----------------------------------------------------------------------------------
 
 
-def check_tables(spec, results):
+def check_tables(spec: Spec, results: list[CheckResult]) -> list:
     """Each CheckResult as a table of its comparisons, then its verdict: both read the same
     rows, so the table can never show a difference that the verdict missed."""
     from rich.text import Text
@@ -550,7 +557,7 @@ def check_tables(spec, results):
     return tables
 
 
-def _check_table(spec, result):
+def _check_table(spec: Spec, result: CheckResult):
     from rich.table import Table
     from rich.text import Text
 
@@ -569,7 +576,7 @@ def _check_table(spec, result):
     return table
 
 
-def _check_rows(rows):
+def _check_rows(rows: tuple[Comparison, ...]) -> Iterator[tuple[str, Comparison, str]]:
     """(label, row shown, where it fails) per quantity: a scope's per-entry rows become one
     line showing its first failing entry, or its first entry when all hold."""
     entries: dict[str, list] = {}
@@ -589,7 +596,7 @@ def _check_rows(rows):
             yield label, first, first.where if failing else ""
 
 
-def _check_status(row, where: str):
+def _check_status(row: Comparison, where: str):
     from rich.text import Text
 
     at = f" at {where}" if where else ""
@@ -604,7 +611,7 @@ def _check_status(row, where: str):
 # --- self-verification (analyze) ------------------------------------------------------------
 
 
-def verification_json(verified) -> dict | None:
+def verification_json(verified: Verification | None) -> dict | None:
     """`verified` of the analyze JSON: null when verification was turned off."""
     if verified is None:
         return None
@@ -614,7 +621,7 @@ def verification_json(verified) -> dict | None:
             "mismatches": [str(m) for m in failure.mismatches] if failure else []}
 
 
-def verification_note(verified) -> str:
+def verification_note(verified: Verification) -> str:
     """One line for the terminal and Markdown reports."""
     sizes = "size" if verified.samples == 1 else "sizes"
     if verified.agree is False:
@@ -628,11 +635,11 @@ def verification_note(verified) -> str:
     return f"not verified: {verified.skipped}"
 
 
-def _verification_markdown(verified) -> list[str]:
+def _verification_markdown(verified: Verification | None) -> list[str]:
     return [] if verified is None else ["", verification_note(verified) + "."]
 
 
-def verification_error(verified) -> str:
+def verification_error(verified: Verification) -> str:
     """The error `analyze` prints when a closed form disagrees with the enumeration."""
     lines = [f"error: {verification_note(verified)}"]
     lines += [f"  {mismatch}" for mismatch in verified.failure.mismatches]
@@ -641,5 +648,5 @@ def verification_error(verified) -> str:
     return "\n".join(lines)
 
 
-def _sizes_text(sizes) -> str:
+def _sizes_text(sizes: dict[str, int]) -> str:
     return ", ".join(f"{name} = {value}" for name, value in sizes.items())
