@@ -28,41 +28,102 @@ class Facts:
         self.kernel = checked.kernel
         self.budget_s = _budget_seconds() if budget_s is None else budget_s
         self.deadline = time.monotonic() + self.budget_s
-        self.forward: dict[sympy.Symbol, sympy.Expr] = {}
-        self.backward: dict[sympy.Symbol, sympy.Expr] = {}
+        self.forward: dict[sympy.Symbol, sympy.Expr] = {}  # dividend -> divisor * quotient
+        self.backward: dict[sympy.Symbol, sympy.Expr] = {}  # quotient -> dividend / divisor
+        self.quotient_of: dict[sympy.Symbol, sympy.Symbol] = {}  # dividend -> its quotient
+        # facts on a size that already has a quotient (`Br | S` after `Bc | S`): used to
+        # prove a rounding argument integral, since one product cannot carry both
+        self.further: list[tuple[sympy.Expr, sympy.Symbol]] = []
         for divisor, dividend in checked.divisibility:
-            if not isinstance(dividend, sympy.Symbol) or dividend in self.forward:
-                continue
-            divisor = divisor.subs(self.forward)
-            quotient = sympy.Symbol(f"{dividend}__over__{sympy.sstr(divisor)}",
-                                    integer=True, positive=True)
-            self.forward[dividend] = divisor * quotient
-            self.backward[quotient] = dividend / divisor
+            self._divisibility(divisor, dividend)
+        self._close_chains()
         self.slack: list[dict[sympy.Symbol, sympy.Expr]] = []
         for relation in checked.bounds:
             self.slack.extend(self._slack_substitutions(relation))
 
+    def _divisibility(self, divisor: sympy.Expr, dividend: sympy.Expr) -> None:
+        if not isinstance(dividend, sympy.Symbol) or dividend in divisor.free_symbols:
+            return
+        if dividend in self.forward:
+            self.further.append((divisor, dividend))
+            return
+        quotient = sympy.Symbol(f"{dividend}__over__{sympy.sstr(divisor)}",
+                                integer=True, positive=True)
+        self.forward[dividend] = divisor * quotient
+        self.backward[quotient] = dividend / divisor
+        self.quotient_of[dividend] = quotient
+
+    def _close_chains(self) -> None:
+        """`T | K, K | N` gives K = T*a and N = K*b: substitute until every image is in
+        sizes that are no dividend (N = T*a*b). A circle (`N | K, K | N`) keeps its first
+        fact only; the others then prove integrality like further facts."""
+        for _ in range(len(self.forward)):
+            closed = {size: image.xreplace(self.forward) for size, image in self.forward.items()}
+            if closed == self.forward:
+                break
+            self.forward = closed
+        for size, image in list(self.forward.items()):
+            if image.free_symbols & set(self.forward):
+                quotient = self.quotient_of.pop(size)
+                del self.forward[size], self.backward[quotient]
+                self.further.append((image / quotient, size))
+
     def _slack_substitutions(self, relation) -> list[dict]:
-        """`a <= b` with b a symbol becomes b = a + d (d >= 0), to prove signs with."""
+        """`a <= b` with b a symbol becomes b = a + d, to prove signs with: a statement proven
+        for every admissible d holds wherever the assumption does. d >= 0 for `<=`, and for
+        `<` d > 0, or d >= 1 where both sides are integers; a slack that can be zero must never
+        be declared positive=False (sympy would read that as d = 0)."""
         if isinstance(relation, (sympy.Ge, sympy.Gt)):
             small, large = relation.rhs, relation.lhs
         else:
             small, large = relation.lhs, relation.rhs
-        strict = isinstance(relation, (sympy.Lt, sympy.Gt))
-        delta = sympy.Symbol("_slack", integer=True, positive=strict, nonnegative=True)
-        substitutions = []
         small, large = small.subs(self.forward), large.subs(self.forward)
-        for free in (large.free_symbols if isinstance(large, sympy.Symbol) else ()):
-            substitutions.append({free: small + delta})
-        if isinstance(small, sympy.Symbol) and not substitutions:
-            substitutions.append({small: large - delta})
-        return substitutions
+        strict = isinstance(relation, (sympy.Lt, sympy.Gt))
+        assumptions = {"positive": True} if strict else {"nonnegative": True}
+        if small.is_integer and large.is_integer:
+            assumptions["integer"] = True
+        delta = sympy.Dummy("slack", **assumptions)
+        if isinstance(large, sympy.Symbol) and large not in small.free_symbols:
+            return [{large: small + delta}]
+        if isinstance(small, sympy.Symbol) and small not in large.free_symbols:
+            return [{small: large - delta}]
+        return []
 
     def apply(self, expr: sympy.Expr) -> sympy.Expr:
-        return expr.subs(self.forward)
+        """expr with each dividend written as its divisor times a quotient."""
+        return self.drop_rounding(expr.xreplace(self.forward))
 
     def restore(self, expr: sympy.Expr) -> sympy.Expr:
-        return expr.subs(self.backward)
+        """The quotients written back as dividend / divisor, in the spec's own sizes."""
+        return self.drop_rounding(expr).xreplace(self.backward)
+
+    def drop_rounding(self, expr: sympy.Expr) -> sympy.Expr:
+        """floor(x) and ceiling(x) replaced by x wherever the facts prove x an integer."""
+        for _ in range(8):  # a rounding inside a rounding needs a second pass
+            replacements = {node: node.args[0] for node in expr.atoms(sympy.floor, sympy.ceiling)
+                            if self.integral(node.args[0])}
+            if not replacements:
+                return expr
+            expr = expr.xreplace(replacements)
+        return expr
+
+    def integral(self, value: sympy.Expr) -> bool:
+        """value (in quotients) is an integer for every choice of sizes the facts allow.
+        A further fact `d | n` with n = c*q says q = d*r/c for some integer r: a value that is
+        an integer for every integer r is one under the facts."""
+        if value.is_integer:
+            return True
+        for divisor, dividend in self.further:
+            quotient = self.quotient_of.get(dividend)
+            image = self.forward.get(dividend)
+            if quotient is None or image is None or quotient not in value.free_symbols:
+                continue
+            free = sympy.Dummy("r", integer=True, positive=True)
+            coefficient = sympy.cancel(image / quotient)
+            rewritten = value.xreplace({quotient: divisor.xreplace(self.forward) * free / coefficient})
+            if sympy.expand(rewritten).is_integer:
+                return True
+        return False
 
     def check_budget(self) -> None:
         """Stop with a clear error once the symbolic work outruns its budget."""
@@ -91,10 +152,7 @@ class Facts:
         node = next((n for n in sympy.preorder_traversal(expr)
                      if isinstance(n, (sympy.Min, sympy.Max))), None)
         if node is not None:
-            # min(a, b) + r >= 0 needs both a + r and b + r; max(a, b) + r needs one
-            cases = [self.nonnegative_within(expr.xreplace({node: arg}), loops)
-                     for arg in node.args]
-            return all(cases) if isinstance(node, sympy.Min) else any(cases)
+            return self._extremum_nonnegative_within(expr, node, loops)
         slack = sympy.Symbol("_within", integer=True, nonnegative=True)
         for loop in reversed(loops):
             expr = sympy.expand(expr.subs(loop.var, loop.lo + loop.step * loop.counter))
@@ -112,6 +170,23 @@ class Facts:
             if expr.has(sympy.Min, sympy.Max):
                 return self.nonnegative_within(expr, loops[:loop.depth])
         return self.nonnegative(expr)
+
+    def _extremum_nonnegative_within(self, expr, node, loops) -> bool:
+        """c*min(a, b) + r >= 0 with c >= 0 needs both c*a + r and c*b + r, and c*max(a, b) + r
+        needs one of them; a coefficient c <= 0 swaps the two rules. c of unknown sign, or
+        one that holds the node itself, proves nothing."""
+        stand_in = sympy.Dummy("extremum")
+        coefficient = sympy.diff(expr.xreplace({node: stand_in}), stand_in)
+        if stand_in in coefficient.free_symbols:
+            return False
+        if self.nonnegative_within(coefficient, loops):
+            needs_all = isinstance(node, sympy.Min)
+        elif self.nonnegative_within(-coefficient, loops):
+            needs_all = isinstance(node, sympy.Max)
+        else:
+            return False
+        cases = (self.nonnegative_within(expr.xreplace({node: arg}), loops) for arg in node.args)
+        return all(cases) if needs_all else any(cases)
 
     def _variants(self, expr):
         """expr, then lower bounds of it: if any is nonnegative, so is expr."""

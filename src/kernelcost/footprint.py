@@ -52,6 +52,10 @@ class Footprints:
             # one element, touched only when the loops inside run at all (`1..M`, M = 1)
             if all(loop.never_empty for loop in view.inner):
                 return Footprint(sympy.Integer(1), True)
+            if view.rectangular():
+                # trips are nonnegative integers: the loops run at all when each one does
+                return Footprint(sympy.Mul(*[sympy.Min(1, trips) for trips in view.trips]),
+                                 True)
             runs = self.summer.over_loops(sympy.Integer(1), view.inner)
             return Footprint(sympy.Min(1, runs), True)
         injective = self._injective(view.indices, used) or self._mixed_radix(view, used)

@@ -37,7 +37,8 @@ from .work import statement_work
 REUSE_MODES = ("spec", "perfect", "none")
 ACCUMULATIONS = ("+=", "max=", "min=")
 DEFAULT_MAX_STEPS = 5_000_000  # loop iterations plus statement executions, per enumeration
-SAMPLE_MAX_STEPS = 200_000  # what sample_sizes aims for, so that a property test stays fast
+SAMPLE_MAX_STEPS = 200_000
+MAX_SUM_TERMS = 1_000_000  # terms of an unevaluated Sum added up one by one in `evaluate`  # what sample_sizes aims for, so that a property test stays fast
 
 Value = int | Fraction  # a size, an iterator or an index component
 Env = dict[str, Value]  # iterator name -> current value
@@ -562,6 +563,7 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
     env: Env = {}
     for plan in plans:
         plan.execute(env, budget)
+    _check_inside_shapes(kernel, values, compiler)
     return Counts(
         kernel=kernel.name,
         sizes=values,
@@ -574,6 +576,32 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
         statement_executions=sum(plan.executions for plan in compiler.statements),
         steps=budget.steps,
     )
+
+
+def _check_inside_shapes(kernel: CheckedKernel, values: Mapping[str, Value],
+                         compiler: _Compiler) -> None:
+    """Every element touched lies inside its tensor's declared shape. Counts of a nest that
+    reaches outside are not defined (a footprint bound may use the shape), so that is an
+    error of the spec at these sizes rather than a number."""
+    substitution = _sympy_substitution(values)
+    for name, tensor in kernel.tensors.items():
+        extents = [_sympy_value(extent.xreplace(substitution), f"the shape of `{name}`")
+                   for extent in tensor.shape]
+        touched = compiler.footprint_reads[name] | compiler.footprint_writes[name]
+        for dimension, extent in enumerate(extents):
+            if not touched:
+                break
+            low = min(element[dimension] for element in touched)
+            high = max(element[dimension] for element in touched)
+            if low < 0 or high >= extent:
+                index = low if low < 0 else high
+                sizes = ", ".join(f"{size} = {value}" for size, value in values.items())
+                raise KcostError(Diagnostic(
+                    tensor.span,
+                    f"`{name}` is indexed at {index} in dimension {dimension + 1}, outside "
+                    f"its declared extent 0..{extent - 1} (at {sizes})",
+                    "declare a shape that holds every index, or bound the loops: counts "
+                    "outside the shape are not defined"), kernel.kernel.source)
 
 
 def _work(statements: list[_StatementPlan]) -> dict[str, int]:
@@ -650,6 +678,10 @@ def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) ->
     if isinstance(expression, (int, Fraction)):
         return Fraction(expression)
     value = expression.xreplace(dict(substitution))
+    if value.has(sympy.Sum):
+        value = _sum_explicitly(value, [MAX_SUM_TERMS])
+        if value is None:
+            return None
     if not value.is_Rational:
         value = value.doit()
     if value.is_Float:
@@ -657,6 +689,34 @@ def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) ->
     if not value.is_Rational:
         return None
     return Fraction(int(value.p), int(value.q))
+
+
+def _sum_explicitly(expr: sympy.Expr, terms_left: list[int]) -> sympy.Expr | None:
+    """expr with every Sum added up term by term, the outermost range first (its bounds are
+    numbers once the sizes are in); None when a bound is no integer or the terms run out."""
+    if not expr.has(sympy.Sum):
+        return expr
+    if not isinstance(expr, sympy.Sum):
+        args = [_sum_explicitly(arg, terms_left) for arg in expr.args]
+        return None if any(arg is None for arg in args) else expr.func(*args)
+    *inner, (variable, first, last) = expr.limits
+    if not (first.is_Integer and last.is_Integer):
+        return None
+    total = sympy.Integer(0)
+    for value in range(int(first), int(last) + 1):
+        terms_left[0] -= 1
+        if terms_left[0] < 0:
+            return None
+        term = expr.function.xreplace({variable: value})
+        if inner:
+            limits = [tuple(part.xreplace({variable: value}) for part in limit)
+                      for limit in inner]
+            term = sympy.Sum(term, *limits)
+        term = _sum_explicitly(term, terms_left)
+        if term is None:
+            return None
+        total += term
+    return total
 
 
 def _compare_footprints(checker: _Comparison, cost: Cost, counts: Counts) -> None:

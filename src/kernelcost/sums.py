@@ -6,6 +6,7 @@ flagged as not closed)."""
 from __future__ import annotations
 
 import sympy
+from sympy.polys.polyerrors import BasePolynomialError
 
 from .facts import Facts
 
@@ -34,7 +35,11 @@ class Summer:
         choice = self._first_minmax(summand, counter)
         if choice is not None:
             return self._split_minmax(summand, counter, first, last, choice)
-        result = sympy.summation(summand, (counter, first, last))
+        try:
+            result = sympy.summation(summand, (counter, first, last))
+        except (BasePolynomialError, NotImplementedError):
+            # sympy's algorithms give up on some coefficient domains; the sum stays exact
+            result = sympy.Sum(summand, (counter, first, last))
         if result.has(sympy.Sum):
             self.closed = False
         return result
@@ -77,8 +82,11 @@ class Summer:
         ):
             return self.range_sum(with_right, counter, first, last)
         if slope == 0:
-            self.closed = False
-            return sympy.Sum(summand, (counter, first, last))
+            # the arguments move together: min(a + g, b + g) = min(a, b) + g, free of the
+            # counter where it chooses
+            moving = sympy.expand(left - left.subs(counter, 0))
+            still = node.func(sympy.expand(left - moving), sympy.expand(right - moving))
+            return self.range_sum(summand.xreplace({node: still + moving}), counter, first, last)
         # slope*t + offset <= 0  <=>  t <= -offset/slope (slope > 0), t >= .. (slope < 0)
         if self.facts.nonnegative(slope):
             split = sympy.floor(sympy.expand(-offset / slope))
