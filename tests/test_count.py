@@ -385,3 +385,15 @@ def test_limit_in_one_size_keeps_the_roundings_of_the_fixed_sizes():
     assert limit == sympy.Rational(252, 163)
     symbolic = Asymptotics(cost.intensity("global")).limit([M])
     assert symbolic.has(sympy.ceiling)  # ceiling(N/T) stays: N and T do not grow
+
+
+def test_tiles_of_tiles_under_chained_divisibility_are_exact():
+    # i0 steps by K, i by T inside: x[i] visits 0, T, 2T, ... once each, N/T elements
+    cost = cost_of("""kernel k(N, K, T) {
+        assume T | K, K | N
+        in x: f32[N]
+        out y: f32[N]
+        for i0 in 0..N by K { for i in i0..i0 + K by T { y[i] = x[i] } }
+    }""")
+    assert cost.exact
+    assert same(cost.traffic["global"], 8 * N / T)  # N/T elements read and written, 4 B each

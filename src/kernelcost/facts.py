@@ -199,6 +199,8 @@ class Facts:
         for substitution in self.slack:
             for base in lowered:
                 yield sympy.expand(base.subs(substitution))
+        if not expr.has(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max):
+            yield sympy.factor(expr)  # T*a - T is T*(a - 1): a product of signed factors
 
 
 def _integer_ratio(value):

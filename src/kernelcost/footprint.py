@@ -102,11 +102,26 @@ class Footprints:
 
     def _strictly_nested(self, spans) -> bool:
         covered = sympy.Integer(0)
-        for stride, trips in _finest_first(spans):
+        for stride, trips in self._finest_first(spans):
             if not self.facts.nonnegative(stride - covered - 1):
                 return False
             covered += stride * (trips - 1)
         return True
+
+    def _finest_first(self, strides):
+        """Strides from the finest up, where the facts order them (T before T*a), numeric
+        ones by value first; the callers' tests stay sound in any order, they only prove
+        less when it is wrong."""
+        pending = sorted(strides, key=lambda item: (not item[0].is_number,
+                                                    item[0] if item[0].is_number else 0))
+        ordered = []
+        while pending:
+            finest = next((item for item in pending
+                           if all(self.facts.nonnegative(other[0] - item[0])
+                                  for other in pending if other is not item)), pending[0])
+            pending.remove(finest)
+            ordered.append(finest)
+        return ordered
 
     def _box(self, view: CounterView):
         """Per dimension (first index value, number of values) when the access covers a
@@ -146,7 +161,7 @@ class Footprints:
         """Progressions add up to an interval when, taken from the finest stride up, each
         stride is at most the span covered so far plus one."""
         covered = sympy.Integer(0)
-        for stride, trips in _finest_first(strides):
+        for stride, trips in self._finest_first(strides):
             if not self.facts.nonnegative(covered + 1 - stride):
                 return False
             covered += stride * (trips - 1)
@@ -306,12 +321,6 @@ def _iterator_minmax(expr, loops) -> bool:
     iterators = {loop.var for loop in loops}
     return any(isinstance(node, (sympy.Min, sympy.Max)) and node.free_symbols & iterators
                for node in sympy.preorder_traversal(expr))
-
-
-def _finest_first(strides):
-    """Numeric strides by value, then symbolic ones (a tile size T > 1 comes after 1)."""
-    return sorted(strides, key=lambda item: (not item[0].is_number,
-                                             item[0] if item[0].is_number else 0))
 
 
 def _largest_value(trips, counters):
