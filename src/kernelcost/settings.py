@@ -8,13 +8,12 @@ from __future__ import annotations
 import functools
 import re
 
-import lark
 import sympy
 from lark import Lark
 from lark.exceptions import UnexpectedInput
 
 from . import ast
-from .cache import cache_file
+from .cache import lark_parser
 from .errors import Diagnostic, KcostError, did_you_mean
 from .parse import _ToAst, grammar_text
 from .symbols import to_sympy
@@ -24,11 +23,10 @@ _SETTING = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*(.+?)\s*$")
 
 @functools.cache
 def _expression_parser() -> Lark:
-    # pickled to the user cache like the spec parser (parse._parser): a --set value would
-    # otherwise build a second set of LALR tables, about 0.25 s, in every process
-    cache = cache_file("lark-expression-parser", grammar_text(), lark.__version__) or False
-    return Lark(grammar_text(), parser="lalr", start="expr", propagate_positions=True,
-                maybe_placeholders=True, cache=cache)
+    # cached like the spec parser (parse._parser): a --set value would otherwise build a
+    # second set of LALR tables in every process
+    return lark_parser("lark-expression-parser", grammar_text(), start="expr",
+                       propagate_positions=True, maybe_placeholders=True)
 
 
 def parse_setting(text: str) -> tuple[str, str]:
