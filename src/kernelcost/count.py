@@ -11,6 +11,7 @@ from collections import defaultdict
 
 import sympy
 
+from .blocks import count_grid
 from .check import CheckedKernel
 from .cost import WORK_CLASSES, Cost, ScopeCost, TensorFootprint
 from .errors import Diagnostic, KcostError
@@ -18,7 +19,7 @@ from .facts import Facts
 from .footprint import CounterView, Footprints
 from .nest import build_nest
 from .sums import Summer
-from .symbols import LEVELS
+from .symbols import LEVELS, iterator_symbol
 
 REUSE_MODES = ("spec", "perfect", "none")
 
@@ -40,6 +41,7 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
     traffic = counter.traffic()
     footprints = counter.footprints()
     scopes = counter.scope_costs()
+    grid = count_grid(counter, scopes)
     exact = all(f.exact for f in footprints.values()) and all(s.exact for s in scopes)
     return Cost(
         kernel=checked.name,
@@ -53,6 +55,7 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
         scopes=scopes,
         exact=exact and counter.exact,
         closed_form=summer.closed,
+        grid=grid,
     )
 
 
@@ -66,6 +69,24 @@ class _Counter:
         self.footprint = Footprints(facts, summer)
         self.exact = True
         self._executions_cache: dict = {}
+        grid = checked.grid
+        self.grid_depth = 0 if grid is None else len(grid.iterators)
+        self.multicast = self._multicast_tensors()
+
+    def _multicast_tensors(self) -> frozenset[str]:
+        """Tensors a block fills from L2 that no cluster neighbour fills differently: the
+        iterator the clusters run along moves none of their indices (directly or through the
+        bounds of the loops inside the block), so one L2 read serves the whole cluster."""
+        grid = self.checked.grid
+        if grid is None or grid.cluster_axis is None:
+            return frozenset()
+        axis = iterator_symbol(grid.cluster_axis)
+        filled = {name for scope in self.nest.scopes for name in scope.tensors
+                  if scope.parent_levels[name] == "l2"}
+        moved = {site.tensor for site in self.nest.accesses if site.tensor in filled
+                 and any(axis in index.free_symbols
+                         for index in CounterView(site, self.grid_depth).indices)}
+        return frozenset(filled - moved)
 
     def finish(self, expr: sympy.Expr) -> sympy.Expr:
         """Write the quotients back and put the expression in a readable canonical form."""
@@ -82,39 +103,56 @@ class _Counter:
             self._executions_cache[key] = self.summer.over_loops(sympy.Integer(1), loops)
         return self._executions_cache[key]
 
-    def work(self) -> dict[str, sympy.Expr]:
+    def work(self, depth: int = 0) -> dict[str, sympy.Expr]:
+        """FLOP by class, summed over the loops from `depth` in (0: the whole kernel; the
+        grid's depth: one block, in the grid iterators)."""
         totals = {cls: sympy.Integer(0) for cls in WORK_CLASSES}
         for execution in self.nest.executions:
-            count = self.executions(execution.loops)
+            count = self.executions(execution.loops[depth:])
             for cls, flops in execution.work.items():
                 totals[cls] += flops * count
         return {cls: self.finish(total) for cls, total in totals.items() if total != 0}
 
     # traffic
 
-    def traffic(self) -> dict[str, sympy.Expr]:
+    def traffic(self, depth: int = 0) -> dict[str, sympy.Expr]:
+        """Bytes per level, summed over the loops from `depth` in. In a parallel spec L2
+        serves the blocks (their fills, and per block the distinct elements they touch
+        outside a keep) and global memory sees each element once: the compulsory traffic."""
         bytes_at = defaultdict(lambda: sympy.Integer(0))
+        mode = self.reuse if self.reuse != "spec" else self.checked.reuse
         for name, tensor in self.checked.tensors.items():
             sites = [s for s in self.nest.accesses if s.tensor == name]
+            size = tensor.element_bytes
+            if tensor.role == "local":  # lives in its level: every access is served there
+                bytes_at[tensor.level] += size * self._dynamic(sites, depth)
+                continue
             direct = [s for s in sites if not s.scopes]
-            mode = self.reuse if self.reuse != "spec" else self.checked.reuse
-            bytes_at[tensor.level] += tensor.element_bytes * self._direct_elements(
-                tensor, direct, mode)
+            if self.grid_depth and tensor.level == "global":
+                if depth == 0:
+                    bytes_at["global"] += size * self._distinct(tensor, sites, "perfect")
+                bytes_at["l2"] += size * self._block_direct(tensor, direct, mode, depth)
+            elif depth == 0:
+                bytes_at[tensor.level] += size * self._distinct(tensor, direct, mode)
             for scope in self.nest.scopes:
                 if name not in scope.tensors:
                     continue
                 inside = [s for s in sites if scope in s.scopes]
-                fill = self._scope_fill(tensor, scope, inside)
-                bytes_at[scope.parent_levels[name]] += tensor.element_bytes * fill
+                fill = self._scope_fill(tensor, scope, inside, depth)
+                if depth == 0 and name in self.multicast and scope.parent_levels[name] == "l2":
+                    fill = fill / self.checked.grid.cluster_size
+                bytes_at[scope.parent_levels[name]] += size * fill
                 served = [s for s in inside if s.scopes[-1] is scope]
-                bytes_at[scope.level] += tensor.element_bytes * self._dynamic(served)
+                bytes_at[scope.level] += size * self._dynamic(served, depth)
         return {level: self.finish(bytes_at[level]) for level in LEVELS
                 if level in bytes_at and bytes_at[level] != 0}
 
-    def _dynamic(self, sites) -> sympy.Expr:
-        return sympy.Add(*[self.executions(site.loops) for site in sites])
+    def _dynamic(self, sites, depth: int = 0) -> sympy.Expr:
+        return sympy.Add(*[self.executions(site.loops[depth:]) for site in sites])
 
-    def _direct_elements(self, tensor, sites, mode) -> sympy.Expr:
+    def _distinct(self, tensor, sites, mode) -> sympy.Expr:
+        """Elements crossing under a reuse mode: every access (none) or each distinct element
+        once (perfect; an `out` tensor's accumulation starts on chip and is not read)."""
         if not sites:
             return sympy.Integer(0)
         if mode == "none":
@@ -127,33 +165,52 @@ class _Counter:
         self.exact &= read.exact and write.exact
         return read.elements + write.elements
 
+    def _block_direct(self, tensor, sites, mode, depth: int) -> sympy.Expr:
+        """What the blocks move between L2 and the SMs outside any keep: every access, or
+        (perfect reuse) each block the distinct elements it touches, an out accumulation
+        that the block holds whole starting on chip."""
+        if not sites:
+            return sympy.Integer(0)
+        if mode == "none":
+            return self._dynamic(sites, depth)
+        grid = self.grid_depth
+        reads = [s for s in sites if not s.is_write
+                 and not (s.accumulation_read and tensor.role == "out"
+                          and self._encloses_reduction(grid, s))]
+        read = self.footprint.union(reads, grid)
+        write = self.footprint.union([s for s in sites if s.is_write], grid)
+        self.exact &= read.exact and write.exact
+        grid_loops = sites[0].loops[depth:grid]
+        return self.summer.over_loops(read.elements + write.elements, grid_loops)
+
     def _scope_reads_and_writes(self, tensor, scope, inside):
         depth = len(scope.loops)
         reads = [s for s in inside if not s.is_write
                  and not (s.accumulation_read and tensor.role == "out"
-                          and self._encloses_reduction(scope, s))]
+                          and self._encloses_reduction(depth, s))]
         writes = [s for s in inside if s.is_write]
         return self.footprint.union(reads, depth), self.footprint.union(writes, depth)
 
-    def _scope_fill(self, tensor, scope, inside) -> sympy.Expr:
+    def _scope_fill(self, tensor, scope, inside, depth: int = 0) -> sympy.Expr:
         read, write = self._scope_reads_and_writes(tensor, scope, inside)
         self.exact &= read.exact and write.exact
-        return self.summer.over_loops(read.elements + write.elements, scope.loops)
+        return self.summer.over_loops(read.elements + write.elements, scope.loops[depth:])
 
     @staticmethod
-    def _encloses_reduction(scope, site) -> bool:
-        """Every loop outside the scope moves the target (directly, or through the bounds of
-        the loops inside, as `i` in `i0..i0 + T` does): the scope holds whole sums."""
-        indices = CounterView(site, len(scope.loops)).indices
-        outside = site.loops[:len(scope.loops)]
+    def _encloses_reduction(depth: int, site) -> bool:
+        """Every loop outside depth moves the target (directly, or through the bounds of the
+        loops inside, as `i` in `i0..i0 + T` does): the region holds whole sums."""
+        indices = CounterView(site, depth).indices
         return all(any(loop.var in index.free_symbols for index in indices)
-                   for loop in outside)
+                   for loop in site.loops[:depth])
 
     # footprints and scopes
 
     def footprints(self) -> dict[str, TensorFootprint]:
         result = {}
-        for name in self.checked.tensors:
+        for name, tensor in self.checked.tensors.items():
+            if tensor.role == "local":
+                continue  # on chip for the block's life: no footprint in memory
             sites = [s for s in self.nest.accesses if s.tensor == name]
             read = self.footprint.union([s for s in sites if not s.is_write], 0)
             write = self.footprint.union([s for s in sites if s.is_write], 0)
@@ -180,7 +237,7 @@ class _Counter:
                 outer_iterators=tuple(loop.var for loop in scope.loops),
                 entries=self.finish(self.executions(scope.loops)),
                 read_elements=reads, write_elements=writes, exact=exact,
-                held_bytes=self.finish(held),
+                held_bytes=self.finish(held), stages=self.finish(scope.stages),
             ))
         return tuple(costs)
 

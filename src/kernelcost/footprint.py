@@ -198,6 +198,24 @@ class Footprints:
                 total += sign * volume
         return Footprint(sympy.expand(total), True)
 
+    def box(self, sites: list[AccessSite], outer_depth: int):
+        """Per dimension (lowest, highest) index the sites reach while the loops from
+        outer_depth in run; None where a range has no bound."""
+        views = [CounterView(site, outer_depth) for site in sites]
+        outer = views[0].outer
+        box = []
+        for dim in range(len(views[0].indices)):
+            lows, highs = [], []
+            for view in views:
+                low, high = self._interval(view.indices[dim], view)
+                if low is None or high is None:
+                    return None
+                lows.append(low)
+                highs.append(high)
+            box.append((self._dominant(lows, outer, largest=False),
+                        self._dominant(highs, outer, largest=True)))
+        return tuple(box)
+
     def _bounding_box(self, views) -> Footprint:
         """Upper bound: the product of each dimension's value range over every access
         (the declared extent where a range cannot be bounded)."""

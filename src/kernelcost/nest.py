@@ -40,6 +40,7 @@ class Scope:
     tensors: tuple[str, ...]
     loops: tuple[Loop, ...]  # loops around the scope
     parent_levels: dict[str, str]  # tensor -> the level it is in when the scope starts
+    stages: sympy.Expr = sympy.Integer(1)  # tiles held at once (a pipeline's depth)
 
 
 @dataclass(frozen=True)
@@ -124,12 +125,20 @@ class NestBuilder:
                 self._statement(stmt, loops, scopes, levels)
             return
         tensors = tuple(name.id for name in keep.tensors)
-        parent_levels = {t: levels.get(t, self.checked.tensors[t].level) for t in tensors}
-        scope = Scope(index, keep.level.id, tensors, loops, parent_levels)
+        parent_levels = {t: self._fill_level(levels.get(t, self.checked.tensors[t].level))
+                         for t in tensors}
+        stages = (sympy.Integer(1) if keep.stages is None
+                  else to_sympy(keep.stages, self.sizes))
+        scope = Scope(index, keep.level.id, tensors, loops, parent_levels, stages)
         self.nest.scopes.append(scope)
         inner_levels = {**levels, **{t: keep.level.id for t in tensors}}
         for stmt in keep.body:
             self._statement(stmt, loops, scopes + (scope,), inner_levels)
+
+    def _fill_level(self, level: str) -> str:
+        """Thread blocks fill their tiles of a global tensor from L2, where every load of
+        global memory goes through: in a parallel spec L2 serves the fills."""
+        return "l2" if self.checked.grid is not None and level == "global" else level
 
     def _site(self, access: ast.Access, loops, scopes, is_write, accumulation_read=False):
         names = self._names(loops)

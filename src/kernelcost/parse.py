@@ -411,8 +411,21 @@ class _ToAst(Transformer):
         return None
 
     def let(self, meta, children):
-        name, dtype, value = children
-        return ast.Let(str(name), str(dtype) if dtype is not None else None, value, self._s(meta))
+        name, dtype, shape, level, value = children
+        level_name = None if level is None else ast.Name(str(level),
+                                                         _token_span(self.filename, level))
+        return ast.Let(str(name), str(dtype) if dtype is not None else None, value,
+                       self._s(meta), shape or (), level_name)
+
+    def parallel(self, meta, children):
+        return ast.Parallel(tuple(option for option in children if option is not None),
+                            self._s(meta))
+
+    def block_option(self, meta, children):
+        name, axis, value = children
+        axis_name = None if axis is None else ast.Name(str(axis), _token_span(self.filename, axis))
+        return ast.BlockOption(ast.Name(str(name), _token_span(self.filename, name)), axis_name,
+                               value, self._s(meta))
 
     def range(self, meta, children):
         var, lo, hi, step = children
@@ -427,19 +440,20 @@ class _ToAst(Transformer):
         return tuple(flat)
 
     def for_loop(self, meta, children):
-        *ranges, body = children
+        *ranges, parallel, body = children
         # `for i in .., j in ..` is a nest, outermost first; each loop keeps its range's span
         # except the outermost, which spans the whole statement.
         for index in range(len(ranges) - 1, -1, -1):
             var, lo, hi, step, span = ranges[index]
-            body = (ast.For(var, lo, hi, step, body, self._s(meta) if index == 0 else span),)
+            body = (ast.For(var, lo, hi, step, body, self._s(meta) if index == 0 else span,
+                            parallel),)
         return body[0]
 
     def keep(self, meta, children):
-        *names, level, body = children
+        *names, level, stages, body = children
         tensors = tuple(ast.Name(str(n), _token_span(self.filename, n)) for n in names)
         level_name = ast.Name(str(level), _token_span(self.filename, level))
-        return ast.Keep(tensors, level_name, body, self._s(meta))
+        return ast.Keep(tensors, level_name, body, self._s(meta), stages)
 
     def assign(self, meta, children):
         target, op, value = children
