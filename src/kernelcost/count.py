@@ -7,6 +7,7 @@ footprints per tensor and the cost of each keep scope from them."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 
 import sympy
@@ -138,9 +139,9 @@ class _Counter:
                 if name not in scope.tensors:
                     continue
                 inside = [s for s in sites if scope in s.scopes]
-                fill = self._scope_fill(tensor, scope, inside, depth)
-                if depth == 0 and name in self.multicast and scope.parent_levels[name] == "l2":
-                    fill = fill / self.checked.grid.cluster_size
+                multicast = (depth == 0 and name in self.multicast
+                             and scope.parent_levels[name] == "l2")
+                fill = self._scope_fill(tensor, scope, inside, depth, multicast)
                 bytes_at[scope.parent_levels[name]] += size * fill
                 served = [s for s in inside if s.scopes[-1] is scope]
                 bytes_at[scope.level] += size * self._dynamic(served, depth)
@@ -191,10 +192,18 @@ class _Counter:
         writes = [s for s in inside if s.is_write]
         return self.footprint.union(reads, depth), self.footprint.union(writes, depth)
 
-    def _scope_fill(self, tensor, scope, inside, depth: int = 0) -> sympy.Expr:
+    def _scope_fill(self, tensor, scope, inside, depth: int = 0,
+                    multicast: bool = False) -> sympy.Expr:
         read, write = self._scope_reads_and_writes(tensor, scope, inside)
         self.exact &= read.exact and write.exact
-        return self.summer.over_loops(read.elements + write.elements, scope.loops[depth:])
+        loops = scope.loops[depth:]
+        if multicast:  # one fill per cluster: the axis runs ceil(trips / c) clusters
+            grid = self.checked.grid
+            axis = iterator_symbol(grid.cluster_axis)
+            loops = [dataclasses.replace(loop, trips=self.facts.drop_rounding(
+                sympy.ceiling(loop.trips / grid.cluster_size))) if loop.var == axis else loop
+                for loop in loops]
+        return self.summer.over_loops(read.elements + write.elements, loops)
 
     @staticmethod
     def _encloses_reduction(depth: int, site) -> bool:

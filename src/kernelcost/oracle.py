@@ -32,6 +32,7 @@ from .check import CheckedKernel
 from .cost import WORK_CLASSES, Cost
 from .errors import Diagnostic, KcostError
 from .symbols import LEVELS, iterator_symbol, number, size_symbol, to_sympy
+from .oracle_blocks import BlockCounts, BlockState, compare_blocks
 from .work import statement_work
 
 REUSE_MODES = ("spec", "perfect", "none")
@@ -88,6 +89,7 @@ class Counts:
     scopes: tuple[ScopeCounts, ...]
     statement_executions: int
     steps: int  # loop iterations plus statement executions: what the budget limits
+    blocks: tuple[BlockCounts, ...] = ()  # a parallel spec's thread blocks, in grid order
 
     @property
     def total_work(self) -> int:
@@ -105,7 +107,7 @@ class Mismatch:
     expression: str = ""  # the closed form as sympy prints it
 
     def __str__(self) -> str:
-        expected = "equal" if self.relation == "==" else "be at least"
+        expected = {"==": "equal", ">=": "be at least", "<=": "be at most"}[self.relation]
         closed = "no number" if self.closed_form is None else str(self.closed_form)
         return (f"{self.quantity}: closed form {self.expression} = {closed} should {expected} "
                 f"the enumeration {self.enumerated}")
@@ -336,6 +338,8 @@ class _ScopeState:
     write_sets: dict[str, set] = field(default_factory=dict)
     entries: list[ScopeEntry] = field(default_factory=list)
     held_bytes_first: Fraction = Fraction(0)
+    # fills crossing from L2 in a parallel spec go to the block log, counted per cluster
+    blocks: BlockState | None = None
     # (iterator, its loop's lower bound) for the loops around the scope, outermost first:
     # the closed form's held bytes are taken with each at its lower bound
     outer_lows: tuple = ()
@@ -363,7 +367,13 @@ class _ScopeState:
         outer_values = {name: env[name] for name in self.outer_iterators}
         self.entries.append(ScopeEntry(outer_values, reads, writes))
         for tensor, level in self.fill_levels.items():
-            budget.moves[(tensor, level)] += reads[tensor] + writes[tensor]
+            if level == "l2" and self.blocks is not None:
+                step = (self.index, *(env[name] for name in self.outer_iterators
+                                      if name not in self.blocks.iterators))
+                self.blocks.fill_from_l2(env, step, tensor, self.read_sets[tensor], "read")
+                self.blocks.fill_from_l2(env, step, tensor, self.write_sets[tensor], "write")
+            else:
+                budget.moves[(tensor, level)] += reads[tensor] + writes[tensor]
 
     def _at_lower_bounds(self, env: Env) -> bool:
         """Whether the first entry that ran is the one at every outer lower bound (it is not
@@ -411,6 +421,9 @@ class _Compiler:
         self.scopes: list[_ScopeState] = []
         self.statements: list[_StatementPlan] = []
         self.lower_bounds: dict[str, ast.Expr] = {}  # iterator -> its loop's `lo`, this chain
+        self.grid = kernel.grid
+        self.blocks = None if self.grid is None else BlockState(
+            self.grid.iterators, self.element_bytes, None)
 
     def block(self, statements: Iterable[ast.Statement], loops: tuple[str, ...],
               keeps: tuple[_ScopeState, ...]) -> tuple:
@@ -437,12 +450,28 @@ class _Compiler:
         hi = _as_function(_compile(loop.hi, self.sizes))
         outer_bound = self.lower_bounds.get(loop.var)
         self.lower_bounds[loop.var] = loop.lo
+        if self.grid is not None and loop.var == self.grid.cluster_axis:
+            self._cluster_along(loop.var, lo, step)
         body = self.block(loop.body, (*loops, loop.var), keeps)
+        if self.grid is not None and loop.var == self.grid.iterators[-1]:
+            body = (_BlockPlan(self.blocks, self.statements, body),)
         if outer_bound is None:
             del self.lower_bounds[loop.var]
         else:
             self.lower_bounds[loop.var] = outer_bound
         return _LoopPlan(loop.var, lo, hi, step, body)
+
+    def _cluster_along(self, axis: str, lo, step) -> None:
+        """Blocks c at a time along the axis form a cluster; the other coordinates agree."""
+        size = int(_sympy_value(self.grid.cluster_size.xreplace(
+            _sympy_substitution(self.sizes)), "the cluster size"))
+        iterators = self.grid.iterators
+
+        def cluster_of(env: Env) -> tuple:
+            return tuple((env[name] - lo(env)) // step // size if name == axis else env[name]
+                         for name in iterators)
+
+        self.blocks.cluster_of = cluster_of
 
     def keep(self, keep: ast.Keep, loops, keeps) -> _KeepPlan:
         tensors = tuple(dict.fromkeys(name.id for name in keep.tensors))
@@ -451,7 +480,7 @@ class _Compiler:
                      for name in loops)
         scope = _ScopeState(len(self.scopes), keep.level.id, tensors, loops,
                             {tensor: self.element_bytes[tensor] for tensor in tensors},
-                            fill_levels, outer_lows=lows)
+                            fill_levels, outer_lows=lows, blocks=self.blocks)
         self.scopes.append(scope)
         return _KeepPlan(scope, self.block(keep.body, loops, (*keeps, scope)))
 
@@ -459,7 +488,8 @@ class _Compiler:
         for scope in reversed(keeps):
             if tensor in scope.tensors:
                 return scope.level
-        return self.kernel.tensors[tensor].level
+        level = self.kernel.tensors[tensor].level
+        return "l2" if self.grid is not None and level == "global" else level
 
     def statement(self, stmt: ast.Assign | ast.Let, keeps) -> _StatementPlan:
         accesses = [self.access(tensor, indices, False, None, keeps)
@@ -496,8 +526,14 @@ class _Compiler:
                keeps: tuple[_ScopeState, ...]) -> _AccessPlan:
         """accumulated: the target's indices when this is the read half of `+=` (or max=,
         min=); None for every other read and for writes."""
-        is_out_accumulation = accumulated is not None and self.kernel.tensors[tensor].role == "out"
+        declared = self.kernel.tensors[tensor]
+        is_out_accumulation = accumulated is not None and declared.role == "out"
         footprint = self.footprint_writes if is_write else self.footprint_reads
+        index = _compile_index(indices, self.sizes)
+        if declared.role == "local":  # lives in its level: every access is served there
+            return _AccessPlan(index, (footprint[tensor],), (tensor, declared.level))
+        if self.grid is not None and declared.level == "global":
+            return self._block_access(tensor, index, is_write, accumulated, keeps)
         sets = [footprint[tensor]]
         chain = [scope for scope in keeps if tensor in scope.tensors]  # empty when forced
         for scope in chain:
@@ -511,7 +547,33 @@ class _Compiler:
             move = (tensor, self.kernel.tensors[tensor].level)
         elif not is_out_accumulation:  # perfect: distinct elements, counted at the end
             sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
-        return _AccessPlan(_compile_index(indices, self.sizes), tuple(sets), move)
+        return _AccessPlan(index, tuple(sets), move)
+
+    def _block_access(self, tensor: str, index, is_write: bool, accumulated, keeps):
+        """A global tensor in a parallel spec: each element reaches global memory once
+        (compulsory); a block reads its fills from L2, and outside a keep the distinct
+        elements it touches (every access under `reuse none`)."""
+        is_out_accumulation = (accumulated is not None
+                               and self.kernel.tensors[tensor].role == "out")
+        kind = "write" if is_write else "read"
+        sets = [(self.footprint_writes if is_write else self.footprint_reads)[tensor],
+                self.blocks.touched[tensor]]
+        if not is_out_accumulation:
+            sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
+        chain = [scope for scope in keeps if tensor in scope.tensors]
+        for scope in chain:
+            if is_out_accumulation and self._encloses_reduction(scope, accumulated):
+                continue
+            sets.append((scope.write_sets if is_write else scope.read_sets)[tensor])
+        move = None
+        if chain:
+            move = (tensor, chain[-1].level)
+        elif self.direct_reuse == "none":
+            move = (tensor, "l2")
+        elif not (is_out_accumulation and self._encloses_reduction(_WholeBlock(
+                self.grid.iterators), accumulated)):
+            sets.append(self.blocks.direct[(tensor, kind)])
+        return _AccessPlan(index, tuple(sets), move)
 
 
     def _encloses_reduction(self, scope: _ScopeState, target_indices: tuple) -> bool:
@@ -533,6 +595,26 @@ class _Compiler:
             indices = [index.subs(offsets) for index in indices]
         symbols = set().union(*(index.free_symbols for index in indices))
         return all(iterator_symbol(name) in symbols for name in scope.outer_iterators)
+
+
+@dataclass(frozen=True)
+class _WholeBlock:
+    """A block seen as a scope around everything inside the grid (for the skip rule)."""
+
+    outer_iterators: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class _BlockPlan:
+    state: BlockState
+    statements: list  # every statement plan of the kernel, for the block's work
+    body: tuple
+
+    def execute(self, env: Env, budget: _Budget) -> None:
+        self.state.open(self.statements, budget.moves)
+        for plan in self.body:
+            plan.execute(env, budget)
+        self.state.close(env, self.statements, budget.moves)
 
 
 def _fraction(value: sympy.Rational) -> Fraction:
@@ -564,6 +646,9 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
     for plan in plans:
         plan.execute(env, budget)
     _check_inside_shapes(kernel, values, compiler)
+    if compiler.blocks is not None:
+        budget.moves.update({(tensor, "l2"): elements for tensor, elements
+                             in compiler.blocks.l2_fill_elements().items()})
     return Counts(
         kernel=kernel.name,
         sizes=values,
@@ -571,10 +656,12 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
         work=_work(compiler.statements),
         traffic=_traffic(compiler, budget.moves),
         footprints={name: (len(compiler.footprint_reads[name]),
-                           len(compiler.footprint_writes[name])) for name in kernel.tensors},
+                           len(compiler.footprint_writes[name]))
+                    for name, tensor in kernel.tensors.items() if tensor.role != "local"},
         scopes=tuple(scope.result() for scope in compiler.scopes),
         statement_executions=sum(plan.executions for plan in compiler.statements),
         steps=budget.steps,
+        blocks=() if compiler.blocks is None else tuple(compiler.blocks.blocks),
     )
 
 
@@ -649,6 +736,7 @@ def compare(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = None,
                       counts.traffic.get(level, 0), exact=cost.exact)
     _compare_footprints(checker, cost, counts)
     _compare_scopes(checker, cost, counts, max_entries)
+    compare_blocks(checker, cost, counts, lambda blocks: _spread(blocks, max_entries))
     return checker.mismatches
 
 
@@ -663,13 +751,18 @@ class _Comparison:
         self.mismatches: list[Mismatch] = []
 
     def check(self, quantity: str, closed_form, enumerated: Value, *, exact: bool,
-              extra: Mapping[sympy.Symbol, sympy.Rational] | None = None) -> None:
+              extra: Mapping[sympy.Symbol, sympy.Rational] | None = None,
+              relation: str = ">=") -> None:
+        """closed form == enumeration where exact; else the closed form bounds it (>= an
+        upper bound, or <= for a lower end such as a box's first index)."""
         substitution = {**self.substitution, **extra} if extra else self.substitution
         value = evaluate(closed_form, substitution)
         enumerated = Fraction(enumerated)
-        holds = value is not None and (value == enumerated if exact else value >= enumerated)
+        relation = "==" if exact else relation
+        holds = value is not None and {"==": value == enumerated, ">=": value >= enumerated,
+                                       "<=": value <= enumerated}[relation]
         if not holds:
-            self.mismatches.append(Mismatch(quantity, value, enumerated, "==" if exact else ">=",
+            self.mismatches.append(Mismatch(quantity, value, enumerated, relation,
                                             str(closed_form)))
 
 
