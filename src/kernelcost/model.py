@@ -18,18 +18,18 @@ are None until the parameters they depend on are set."""
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 
 import sympy
 
 from .cost import Cost
 from .errors import Diagnostic, KcostError
+from .execution import GridVerdict, grid_verdict
 from .hardware import Machine
 from .symbols import size_symbol
 from .units import si
+from .values import exact
 
 MEMORY_BOUND = "memory-bound"
 COMPUTE_BOUND = "compute-bound"
@@ -123,6 +123,7 @@ class Verdict:
     working_set_B: sympy.Expr | None  # bytes of every tensor's footprint, when known
     l2_capacity_B: sympy.Rational | None
     working_set_fits_l2: bool | None  # False: the chapter's cache caveat does not apply
+    grid: GridVerdict | None = None  # the execution model of a parallel spec
 
     def level(self, name: str) -> LevelVerdict:
         for level_verdict in self.levels:
@@ -208,6 +209,9 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     t_min = sympy.Max(*[term.seconds for term in terms])
     binding = binding_term(terms)
     overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
+    grid = None
+    if cost.grid is not None:
+        grid = grid_verdict(cost, machine, precision, substitutions, work_by_class)
     working_set = working_set_bytes(cost, element_bytes, substitutions)
     l2_capacity = _optional_exact(machine.capacity("l2"))
     return Verdict(
@@ -228,6 +232,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         working_set_B=working_set,
         l2_capacity_B=l2_capacity,
         working_set_fits_l2=_at_most(working_set, l2_capacity),
+        grid=grid,
     )
 
 
@@ -378,22 +383,6 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
 
 
 # ------------------------------------------------------------------------------- helpers
-
-def exact(value) -> sympy.Rational:
-    """A machine figure or a user value as an exact number: 3.35e12 -> 3350000000000."""
-    if isinstance(value, sympy.Basic):
-        return value
-    if isinstance(value, bool):
-        raise TypeError("a boolean is not a number")
-    if isinstance(value, numbers.Integral):
-        return sympy.Integer(int(value))
-    if isinstance(value, Fraction):
-        return sympy.Rational(value.numerator, value.denominator)
-    if isinstance(value, float):
-        # repr gives the shortest decimal that round-trips: 3.35e12, not its binary expansion
-        return sympy.Rational(repr(value))
-    raise TypeError(f"not a number: {value!r}")
-
 
 def parameter_values(cost: Cost, values: Mapping | None, apply_defaults: bool,
                      exclude: sympy.Symbol | None = None) -> dict[sympy.Symbol, sympy.Expr]:
