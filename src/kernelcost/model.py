@@ -31,6 +31,7 @@ from .symbols import size_symbol
 from .units import si
 from .values import exact
 
+UNBOUNDING_LEVELS = ("registers",)  # reported, never a roof of t_min
 MEMORY_BOUND = "memory-bound"
 COMPUTE_BOUND = "compute-bound"
 
@@ -203,15 +204,18 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
                                     exact(bandwidth)))
 
     terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
+    grid = None
+    if cost.grid is not None:
+        grid = grid_verdict(cost, machine, precision, substitutions, work_by_class)
+        if grid.t_bound is not None:  # the quantised bound is the kernel's t_min
+            terms = [TimeTerm(t.name, t.kind, t.key, t.rate, t.amount, t.seconds)
+                     for t in grid.bound_terms]
     if not terms:
         raise KcostError(Diagnostic(None, f"kernel `{cost.kernel}` has neither work nor traffic "
                                           f"that {machine.id} has a ceiling for"))
     t_min = sympy.Max(*[term.seconds for term in terms])
     binding = binding_term(terms)
     overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
-    grid = None
-    if cost.grid is not None:
-        grid = grid_verdict(cost, machine, precision, substitutions, work_by_class)
     working_set = working_set_bytes(cost, element_bytes, substitutions)
     l2_capacity = _optional_exact(machine.capacity("l2"))
     return Verdict(
@@ -298,8 +302,11 @@ def work_terms(work_by_class: Mapping[str, sympy.Expr], machine: Machine,
 
 
 def traffic_terms(levels: list[LevelVerdict]) -> list[TimeTerm]:
+    """A roof per level but the registers: the register file feeds the units at their own
+    rate (its bandwidth is derived from the fp32 rate, no bound for tensor-core work)."""
     return [TimeTerm(f"{level.level} bandwidth", "traffic", level.level, level.bandwidth_Bps,
-                     level.traffic_B, level.time_s) for level in levels]
+                     level.traffic_B, level.time_s) for level in levels
+            if level.level not in UNBOUNDING_LEVELS]
 
 
 def binding_term(terms: list[TimeTerm]) -> TimeTerm | None:
