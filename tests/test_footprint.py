@@ -7,7 +7,6 @@ inexact must never be below it."""
 
 import itertools
 
-import pytest
 import sympy
 
 import kernelcost
@@ -18,11 +17,9 @@ from kernelcost.sums import Summer
 from kernelcost.symbols import iterator_symbol, size_symbol
 
 N, M, T = (size_symbol(s) for s in ("N", "M", "T"))
-i, j = iterator_symbol("i"), iterator_symbol("j")
-i0 = iterator_symbol("i0")
 
 
-def setup(body: str, assume: str = "", tensors: str = "in x: f32[N, N]\n out y: f32[N]"):
+def prepare(body: str, assume: str = "", tensors: str = "in x: f32[N, N]\n out y: f32[N]"):
     fact = f"assume {assume}\n" if assume else ""
     kernel = kernelcost.loads(f"kernel k(N, M, T) {{ {fact} {tensors}\n {body} }}").checked
     facts = Facts(kernel)
@@ -31,7 +28,7 @@ def setup(body: str, assume: str = "", tensors: str = "in x: f32[N, N]\n out y: 
 
 
 def reads_of(body: str, depth: int = 0, tensor: str = "x", **options):
-    footprints, nest, facts = setup(body, **options)
+    footprints, nest, facts = prepare(body, **options)
     sites = [s for s in nest.accesses if s.tensor == tensor and not s.is_write]
     return footprints.union(sites, depth), facts
 
@@ -54,7 +51,7 @@ def sizes(**ranges):
 
 
 def test_no_access_touches_nothing():
-    footprints, _, _ = setup("for i in 0..N { y[i] = 1 }")
+    footprints, _, _ = prepare("for i in 0..N { y[i] = 1 }")
     result = footprints.union([], 0)
     assert result.elements == 0 and result.exact
 
@@ -116,7 +113,8 @@ def test_clipped_tiles_touch_each_element_once():
     for point in sizes(N=range(1, 10), T=range(1, 5)):
         n, t = point["N"], point["T"]
         for start in range(0, n, t):
-            assert at(inner.elements, i0=start, **point) == len(set(range(start, min(start + t, n))))
+            truth = len(set(range(start, min(start + t, n))))
+            assert at(inner.elements, i0=start, **point) == truth
 
 
 def test_tiles_that_overlap_are_not_injective():
@@ -203,7 +201,8 @@ def test_neighbours_under_an_assumption_need_no_clip():
 
 
 def test_three_shifts_in_two_dimensions():
-    result, _ = reads_of("for i in 0..M, j in 0..M { y[i] += x[i, j] + x[i + 1, j + 1] + x[i, j + 2] }",
+    result, _ = reads_of("for i in 0..M, j in 0..M {"
+                         " y[i] += x[i, j] + x[i + 1, j + 1] + x[i, j + 2] }",
                          tensors="in x: f32[M + 1, M + 2]\n out y: f32[M]")
     assert result.exact
     for m in range(1, 7):
@@ -228,7 +227,7 @@ def test_accesses_that_are_no_shifts_get_a_flagged_bounding_box():
 
 def test_a_bounding_box_per_scope_entry_is_never_below_the_enumeration():
     # issue 9, defect 3: z[i] and z[j] for j in i..M, once per (i, j): one or two elements
-    footprints, nest, _ = setup("""for i in 0..N, j in i..M { keep z in l2 { z[i] = x[0]
+    footprints, nest, _ = prepare("""for i in 0..N, j in i..M { keep z in l2 { z[i] = x[0]
         z[j] = x[0] } }""", tensors="in x: f32[N]\n out z: f32[N]")
     sites = [s for s in nest.accesses if s.tensor == "z"]
     loops = sites[0].loops

@@ -14,7 +14,7 @@ from kernelcost.nest import build_nest
 from kernelcost.symbols import counter_symbol, iterator_symbol, size_symbol
 
 N, M, T = (size_symbol(s) for s in ("N", "M", "T"))
-i, j, k = (iterator_symbol(s) for s in ("i", "j", "k"))
+i, j = iterator_symbol("i"), iterator_symbol("j")
 
 
 def nest_of(body: str, assume: str = "", params: str = "N, M, T", reuse: str = "spec",
