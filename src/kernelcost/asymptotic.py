@@ -99,9 +99,9 @@ class Asymptotics:
         numerator, denominator = parts
         if numerator.degree() > denominator.degree():
             sign = sympy.sign(numerator.LC() / denominator.LC())
-            if _has_remainder(sign):
-                return None
-            return sympy.oo * sign if sign.is_number else sympy.oo
+            if not sign.is_number:
+                return None  # (M - 5)*N**2 grows to oo or -oo as M says
+            return sympy.oo * sign
         if numerator.degree() < denominator.degree():
             return sympy.Integer(0)
         return _without_remainder(sympy.factor(sympy.cancel(numerator.LC() / denominator.LC())))

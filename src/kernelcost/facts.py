@@ -42,9 +42,11 @@ class Facts:
             self.slack.extend(self._slack_substitutions(relation))
 
     def _divisibility(self, divisor: sympy.Expr, dividend: sympy.Expr) -> None:
+        """`d | n` becomes n = d*q. A second fact on n, or one that would close a circle
+        (`N | K` after `K | N`: N would be written in itself), proves integrality only."""
         if not isinstance(dividend, sympy.Symbol) or dividend in divisor.free_symbols:
             return
-        if dividend in self.forward:
+        if dividend in self.forward or dividend in self._closure(divisor).free_symbols:
             self.further.append((divisor, dividend))
             return
         quotient = sympy.Symbol(f"{dividend}__over__{sympy.sstr(divisor)}",
@@ -53,20 +55,18 @@ class Facts:
         self.backward[quotient] = dividend / divisor
         self.quotient_of[dividend] = quotient
 
+    def _closure(self, expr: sympy.Expr) -> sympy.Expr:
+        for _ in range(len(self.forward) + 1):
+            replaced = expr.xreplace(self.forward)
+            if replaced == expr:
+                break
+            expr = replaced
+        return expr
+
     def _close_chains(self) -> None:
         """`T | K, K | N` gives K = T*a and N = K*b: substitute until every image is in
-        sizes that are no dividend (N = T*a*b). A circle (`N | K, K | N`) keeps its first
-        fact only; the others then prove integrality like further facts."""
-        for _ in range(len(self.forward)):
-            closed = {size: image.xreplace(self.forward) for size, image in self.forward.items()}
-            if closed == self.forward:
-                break
-            self.forward = closed
-        for size, image in list(self.forward.items()):
-            if image.free_symbols & set(self.forward):
-                quotient = self.quotient_of.pop(size)
-                del self.forward[size], self.backward[quotient]
-                self.further.append((image / quotient, size))
+        sizes that are no dividend (N = T*a*b); no circle can form (see _divisibility)."""
+        self.forward = {size: self._closure(image) for size, image in self.forward.items()}
 
     def _slack_substitutions(self, relation) -> list[dict]:
         """`a <= b` with b a symbol becomes b = a + d, to prove signs with: a statement proven
@@ -143,6 +143,12 @@ class Facts:
             if candidate.is_nonnegative:
                 return True
         return False
+
+    def positive(self, expr: sympy.Expr) -> bool:
+        """True only when expr > 0 is proven: an integer is positive once it is >= 1."""
+        if expr.is_positive:
+            return True
+        return bool(expr.is_integer) and self.nonnegative(expr - 1)
 
     def nonpositive(self, expr: sympy.Expr) -> bool:
         return self.nonnegative(-expr)

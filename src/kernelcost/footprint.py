@@ -70,12 +70,20 @@ class Footprints:
             return Footprint(sympy.Mul(*[length for _, length in box]), True)
         return self._bounding_box([view])
 
-    @staticmethod
-    def _injective(indices, counters) -> bool:
-        if not indices:
+    def _injective(self, indices, counters) -> bool:
+        """Distinct counter values reach distinct elements: some square minor of the index
+        map's matrix is nonzero at every admissible size (`(T - 1)*i` is not, at T = 1)."""
+        if not indices or len(indices) < len(counters):
             return False
         matrix = sympy.Matrix([[sympy.diff(index, c) for c in counters] for index in indices])
-        return matrix.rank() == len(counters)
+        if not matrix.free_symbols:
+            return matrix.rank() == len(counters)
+        for rows in itertools.combinations(range(len(indices)), len(counters)):
+            determinant = sympy.expand(matrix.extract(list(rows), list(range(len(counters))))
+                                       .det())
+            if self.facts.positive(determinant) or self.facts.positive(-determinant):
+                return True
+        return False
 
     def _mixed_radix(self, view: CounterView, used) -> bool:
         """Each counter moves one dimension, and within a dimension each stride exceeds
@@ -151,9 +159,10 @@ class Footprints:
         return box
 
     def _sign(self, value):
-        if self.facts.nonnegative(value) and value != 0:
+        """+1 or -1 where the facts prove the sign strictly (a stride T - 1 may be zero)."""
+        if self.facts.positive(value):
             return 1
-        if self.facts.nonpositive(value) and value != 0:
+        if self.facts.positive(-value):
             return -1
         return None
 

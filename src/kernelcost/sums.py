@@ -29,6 +29,8 @@ class Summer:
     def range_sum(self, summand, counter, first, last) -> sympy.Expr:
         """sum of summand for counter = first..last (empty when last < first)."""
         self.facts.check_budget()
+        if (last - first + 1).is_negative:
+            return sympy.Integer(0)  # not sympy's convention, which sums such a range backward
         summand = sympy.expand(summand) if not summand.has(sympy.Min, sympy.Max) else summand
         if counter not in summand.free_symbols:
             return summand * (last - first + 1)
@@ -88,12 +90,13 @@ class Summer:
             still = node.func(sympy.expand(left - moving), sympy.expand(right - moving))
             return self.range_sum(summand.xreplace({node: still + moving}), counter, first, last)
         # slope*t + offset <= 0  <=>  t <= -offset/slope (slope > 0), t >= .. (slope < 0)
-        if self.facts.nonnegative(slope):
+        # a slope that may be zero would divide by zero: only a proven sign splits
+        if self.facts.positive(slope):
             split = sympy.floor(sympy.expand(-offset / slope))
             split = self._clamp(split, first - 1, last)
             return (self.range_sum(with_left, counter, first, split)
                     + self.range_sum(with_right, counter, split + 1, last))
-        if self.facts.nonpositive(slope):
+        if self.facts.positive(-slope):
             split = sympy.ceiling(sympy.expand(-offset / slope))
             split = self._clamp(split, first, last + 1)
             return (self.range_sum(with_right, counter, first, split - 1)
