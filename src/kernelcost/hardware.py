@@ -1,5 +1,6 @@
 """Stage: the machine model. A Machine holds the sourced peaks, bandwidths and capacities of
-one GPU and chooses the ceiling a work class meets; machinefile reads one from TOML."""
+one GPU, its execution resources (the per-SM limits that set occupancy and waves) and measured
+load latencies, and chooses the ceiling a work class meets; machinefile reads one from TOML."""
 
 from __future__ import annotations
 
@@ -14,6 +15,40 @@ UNITS: tuple[str, ...] = ("vector", "tensor")
 CAPACITY_SCOPES: tuple[str, ...] = ("device", "sm")
 LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
 WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
+# Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2
+# partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
+LATENCY_LEVELS: tuple[str, ...] = ("shared", "l1", "l2", "l2_far", "global", "dsmem")
+
+# The figures of an [execution] table, in file order, with their type. Counts are per SM (per
+# CU on AMD), per block or per warp as the name says; `_B` keys are bytes.
+EXECUTION_FIGURES: dict[str, type] = {
+    "warp_size": int,                       # threads of a warp (AMD: a wavefront)
+    "max_threads_per_block": int,
+    "max_threads_per_sm": int,
+    "max_warps_per_sm": int,
+    "max_blocks_per_sm": int,               # resident blocks (AMD: workgroups) per SM
+    "registers_per_sm": int,                # 32-bit registers
+    "max_registers_per_block": int,
+    "max_registers_per_thread": int,
+    "register_granularity_per_warp": int,   # registers are allocated per warp in these units
+    "shared_per_block_max_B": int,          # the most one block may allocate
+    "shared_reserved_per_block_B": int,     # taken by the system from the SM for each block
+    "shared_banks": int,
+    "sector_B": int,                        # the unit of global memory traffic
+    "cache_line_B": int,                    # L1 line (a tag lookup)
+    "l2_partitions": int,
+    "usable_l2_fraction": float,            # of L2 capacity, for data shared by all SMs
+    "cluster_max_portable": int,            # blocks per cluster; 1 where there are no clusters
+    "cluster_max_nonportable": int,
+    "multicast_max_blocks": int,            # blocks one multicast load reaches
+}
+
+
+def execution_source_key(key: str) -> str:
+    """The key of a figure's source: the figure's key without its unit suffix, then `_source`
+    (`shared_per_block_max_B` -> `shared_per_block_max_source`), as `bandwidth_Bps` has
+    `bandwidth_source`."""
+    return f"{key.removesuffix('_B')}_source"
 
 # The precision whose vector peak stands in when a machine lists none for the precision asked:
 # 16- and 8-bit element-wise arithmetic runs on the fp32 pipes unless packed.
@@ -43,6 +78,60 @@ class MemoryLevel:
 
 
 @dataclass(frozen=True)
+class Execution:
+    """Execution resources of one SM (CU on AMD), each with its source; None where the machine
+    file gives no figure. Shared memory per SM and L2 size are the capacities of the memory
+    levels (`Machine.capacity`)."""
+
+    warp_size: int | None = None
+    max_threads_per_block: int | None = None
+    max_threads_per_sm: int | None = None
+    max_warps_per_sm: int | None = None
+    max_blocks_per_sm: int | None = None
+    registers_per_sm: int | None = None
+    max_registers_per_block: int | None = None
+    max_registers_per_thread: int | None = None
+    register_granularity_per_warp: int | None = None
+    shared_per_block_max_B: int | None = None
+    shared_reserved_per_block_B: int | None = None
+    shared_banks: int | None = None
+    sector_B: int | None = None
+    cache_line_B: int | None = None
+    l2_partitions: int | None = None
+    usable_l2_fraction: float | None = None
+    cluster_max_portable: int | None = None
+    cluster_max_nonportable: int | None = None
+    multicast_max_blocks: int | None = None
+    sources: tuple[tuple[str, str], ...] = ()  # (figure key, source), one per figure given
+
+    def source(self, key: str) -> str | None:
+        """The source of a figure, by its key (`max_blocks_per_sm`)."""
+        return dict(self.sources).get(key)
+
+    def figures(self) -> tuple[tuple[str, int | float, str], ...]:
+        """(key, value, source) of every figure given, in file order."""
+        sources = dict(self.sources)
+        return tuple((key, getattr(self, key), sources[key]) for key in EXECUTION_FIGURES
+                     if getattr(self, key) is not None)
+
+
+@dataclass(frozen=True)
+class Latency:
+    """A measured load-to-use latency: one chain of dependent loads, unloaded, in core cycles
+    at the clock of the measurement (Little's law needs the time: `seconds`)."""
+
+    level: str  # one of LATENCY_LEVELS
+    cycles: float
+    clock_Hz: float
+    measured_on: str  # the part measured, which may be a stand-in for the machine
+    source: str
+
+    @property
+    def seconds(self) -> float:
+        return self.cycles / self.clock_Hz
+
+
+@dataclass(frozen=True)
 class Ceiling:
     """The compute ceiling chosen for a work class at a precision, with its name and source."""
 
@@ -66,6 +155,8 @@ class Machine:
     launch_mode: str | None  # eager | graph
     launch_source: str | None
     path: str  # the file it was read from
+    execution: Execution = Execution()
+    latencies: tuple[Latency, ...] = ()
 
     def dense_peak(self, precision: str, unit: str) -> ComputePeak | None:
         for peak in self.compute:
@@ -129,6 +220,14 @@ class Machine:
     def capacity_per(self, level: str) -> str | None:
         memory = self.memory_level(level)
         return None if memory is None else memory.capacity_per
+
+    def latency(self, level: str) -> Latency | None:
+        """The measured latency at a level (see LATENCY_LEVELS), or None."""
+        _check_name(level, LATENCY_LEVELS, "latency level")
+        for latency in self.latencies:
+            if latency.level == level:
+                return latency
+        return None
 
     @property
     def precisions(self) -> tuple[str, ...]:

@@ -37,6 +37,24 @@ and the key, so a typo never silently drops a figure.
     capacity_B = 80e9
     capacity_per = "device"              # device | sm
     capacity_source = "..."
+
+    [execution]                          # per SM (per CU on AMD); every key optional
+    max_blocks_per_sm = 32               # a figure ...
+    max_blocks_per_sm_source = "..."     # ... and its source: the key, less `_B`, + `_source`
+    shared_per_block_max_B = 232448
+    shared_per_block_max_source = "..."
+    usable_l2_fraction = 0.7             # a fraction in (0, 1]; every other figure a count
+
+    [[latency]]                          # measured load-to-use latency, one table a level
+    level = "l2"                         # shared l1 l2 l2_far global dsmem
+    cycles = 265.5
+    clock_Hz = 1.755e9                   # the clock it was measured at
+    measured_on = "H100 PCIe"            # the part measured (a stand-in is named so)
+    source = "..."
+
+The figures of [execution] are listed in `hardware.EXECUTION_FIGURES`. A source string names
+a public document (title, author or publisher, year, section or table, URL); a figure that is
+derived, assumed or in conflict says UNCERTAIN in its source.
 """
 
 from __future__ import annotations
@@ -48,7 +66,8 @@ from pathlib import Path
 
 from .errors import Diagnostic, KcostError, did_you_mean
 from .hardware import (
-    CAPACITY_SCOPES, LAUNCH_MODES, PRECISIONS, UNITS, ComputePeak, Machine, MemoryLevel,
+    CAPACITY_SCOPES, EXECUTION_FIGURES, LATENCY_LEVELS, LAUNCH_MODES, PRECISIONS, UNITS,
+    ComputePeak, Execution, Latency, Machine, MemoryLevel, execution_source_key,
 )
 from .inputs import normalise, read_text
 from .symbols import LEVELS
@@ -102,13 +121,17 @@ def parse_machine(text: str, path: str) -> Machine:
 
 
 # Allowed keys of each table; a key outside its table's list is an error.
-_TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "compute", "memory")
+_TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "compute", "memory",
+             "execution", "latency")
 _DEVICE_KEYS = ("sm_count", "source")
 _LAUNCH_KEYS = ("launch_overhead_s", "mode", "source")
 _SFU_KEYS = ("peak_OPps", "source")
 _COMPUTE_KEYS = ("precision", "unit", "peak_FLOPps", "sparse", "source")
 _MEMORY_KEYS = ("level", "technology", "bandwidth_Bps", "bandwidth_source", "capacity_B",
                 "capacity_per", "capacity_source")
+_EXECUTION_KEYS = tuple(name for key in EXECUTION_FIGURES
+                        for name in (key, execution_source_key(key)))
+_LATENCY_KEYS = ("level", "cycles", "clock_Hz", "measured_on", "source")
 
 
 class _Reader:
@@ -141,20 +164,24 @@ class _Reader:
         machine_id = self.string(data, "id", "", required=True)
         if machine_id != machine_id.lower():
             raise self.error("id", f"machine ids are lower case: `{machine_id.lower()}`")
+        compute = self.compute(data.get("compute", []))
+        memory = self.memory(data.get("memory", []))
         return Machine(
             id=machine_id,
             name=self.string(data, "name", "", required=True),
             vendor=self.string(data, "vendor", "", required=True),
             sm_count=self.count(device, "sm_count", "device"),
             sm_count_source=self.string(device, "source", "device", required=True),
-            compute=self.compute(data.get("compute", [])),
+            compute=compute,
             sfu_OPps=self.number(sfu, "peak_OPps", "sfu"),
             sfu_source=self.source_for(sfu, "peak_OPps", "source", "sfu"),
-            memory=self.memory(data.get("memory", [])),
+            memory=memory,
             launch_overhead_s=self.number(launch, "launch_overhead_s", "launch"),
             launch_mode=self.choice(launch, "mode", LAUNCH_MODES, "launch", default=None),
             launch_source=self.source_for(launch, "launch_overhead_s", "source", "launch"),
             path=self.path,
+            execution=self.execution(self.table(data, "execution"), memory),
+            latencies=self.latencies(data.get("latency", [])),
         )
 
     def compute(self, tables) -> tuple[ComputePeak, ...]:
@@ -206,6 +233,53 @@ class _Reader:
             raise self.error("memory", "the first level must be `global`")
         return tuple(levels)
 
+    def execution(self, table: dict, memory: tuple[MemoryLevel, ...]) -> Execution:
+        self.known_keys(table, _EXECUTION_KEYS, "execution")
+        values: dict[str, int | float] = {}
+        sources: list[tuple[str, str]] = []
+        for key, kind in EXECUTION_FIGURES.items():
+            source_key = execution_source_key(key)
+            source = self.source_for(table, key, source_key, "execution")
+            if key not in table:
+                continue
+            if kind is int:
+                values[key] = self.count(table, key, "execution")
+            else:
+                values[key] = self.fraction(table, key, "execution")
+            sources.append((key, source))
+        execution = Execution(**values, sources=tuple(sources))
+        portable, nonportable = execution.cluster_max_portable, execution.cluster_max_nonportable
+        if portable and nonportable and portable > nonportable:
+            raise self.error("execution.cluster_max_nonportable",
+                             f"smaller than cluster_max_portable ({portable})")
+        shared = next((m for m in memory if m.level == "shared"), None)
+        per_block = execution.shared_per_block_max_B
+        if per_block and shared and shared.capacity_B and shared.capacity_per == "sm" \
+                and per_block > shared.capacity_B:
+            raise self.error("execution.shared_per_block_max_B",
+                             f"more than the shared capacity per SM "
+                             f"({shared.capacity_B:.0f} B)")
+        return execution
+
+    def latencies(self, tables) -> tuple[Latency, ...]:
+        if not isinstance(tables, list):
+            raise self.error("latency", "expected [[latency]] tables")
+        found = []
+        for position, table in enumerate(self.entries(tables, "latency")):
+            where = f"latency[{position}]"
+            self.known_keys(table, _LATENCY_KEYS, where)
+            latency = Latency(
+                level=self.choice(table, "level", LATENCY_LEVELS, where),
+                cycles=self.number(table, "cycles", where, required=True),
+                clock_Hz=self.number(table, "clock_Hz", where, required=True),
+                measured_on=self.string(table, "measured_on", where, required=True),
+                source=self.string(table, "source", where, required=True),
+            )
+            if any(other.level == latency.level for other in found):
+                raise self.error(f"{where}.level", f"a second latency for `{latency.level}`")
+            found.append(latency)
+        return tuple(found)
+
     # -- typed accessors ----------------------------------------------------------------
 
     def known_keys(self, table: dict, allowed: tuple[str, ...], where: str) -> None:
@@ -251,6 +325,14 @@ class _Reader:
             raise self.error(f"{where}.{key}", f"expected a positive integer up to "
                                                f"{MAX_COUNT:,}, got {value!r:.40}")
         return value
+
+    def fraction(self, table: dict, key: str, where: str) -> float:
+        value = table.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0 < value <= 1:
+            raise self.error(f"{where}.{key}", f"expected a fraction in (0, 1], "
+                                               f"got {value!r:.40}")
+        return float(value)
 
     def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None:
         value = table.get(key)

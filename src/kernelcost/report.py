@@ -467,18 +467,40 @@ def solve_json(analysis: Analysis, parameter: str, solutions) -> dict:
 
 
 def machine_json(machine) -> dict:
-    return {
-        "id": machine.id, "name": machine.name, "vendor": machine.vendor,
-        "sm_count": machine.sm_count,
-        "compute": [{"precision": p.precision, "unit": p.unit, "peak_FLOPps": p.peak_FLOPps,
-                     "sparse": p.sparse, "source": p.source} for p in machine.compute],
-        "sfu_OPps": machine.sfu_OPps,
-        "memory": [{"level": m.level, "bandwidth_Bps": m.bandwidth_Bps,
-                    "capacity_B": m.capacity_B, "capacity_per": m.capacity_per,
-                    "bandwidth_source": m.bandwidth_source,
-                    "capacity_source": m.capacity_source} for m in machine.memory],
-        "launch_overhead_s": machine.launch_overhead_s,
-    }
+    """The machine in the layout of its TOML file (tables, keys and sources as written there),
+    so that a user's machine file can start from it; absent figures are left out."""
+
+    def present(table: dict) -> dict:
+        return {key: value for key, value in table.items() if value is not None}
+
+    document = {"id": machine.id, "name": machine.name, "vendor": machine.vendor,
+                "device": {"sm_count": machine.sm_count, "source": machine.sm_count_source}}
+    if machine.launch_overhead_s is not None:
+        document["launch"] = present({"launch_overhead_s": machine.launch_overhead_s,
+                                      "mode": machine.launch_mode,
+                                      "source": machine.launch_source})
+    if machine.sfu_OPps is not None:
+        document["sfu"] = {"peak_OPps": machine.sfu_OPps, "source": machine.sfu_source}
+    document["compute"] = [
+        {"precision": p.precision, "unit": p.unit, "sparse": p.sparse,
+         "peak_FLOPps": p.peak_FLOPps, "source": p.source} for p in machine.compute]
+    document["memory"] = [present({
+        "level": m.level, "technology": m.technology, "bandwidth_Bps": m.bandwidth_Bps,
+        "bandwidth_source": m.bandwidth_source, "capacity_B": m.capacity_B,
+        "capacity_per": m.capacity_per, "capacity_source": m.capacity_source})
+        for m in machine.memory]
+    figures = machine.execution.figures()
+    if figures:
+        from .hardware import execution_source_key
+
+        document["execution"] = {name: item for key, value, source in figures
+                                 for name, item in ((key, value),
+                                                    (execution_source_key(key), source))}
+    if machine.latencies:
+        document["latency"] = [
+            {"level": lat.level, "cycles": lat.cycles, "clock_Hz": lat.clock_Hz,
+             "measured_on": lat.measured_on, "source": lat.source} for lat in machine.latencies]
+    return document
 
 
 def machines_table(machines):
@@ -521,6 +543,13 @@ def machine_table(machine):
     if machine.launch_overhead_s is not None:
         table.add_row(f"launch overhead ({machine.launch_mode})",
                       si(machine.launch_overhead_s, "s"), machine.launch_source or "")
+    for key, value, source in machine.execution.figures():
+        shown = f"{value} B" if key.endswith("_B") else f"{value:g}"
+        table.add_row(key.removesuffix("_B").replace("_", " "), shown, source)
+    for latency in machine.latencies:
+        table.add_row(f"{latency.level} latency", f"{latency.cycles:g} cycles",
+                      f"{latency.seconds * 1e9:.3g} ns at {latency.clock_Hz / 1e9:g} GHz on "
+                      f"{latency.measured_on}: {latency.source}")
     return table
 
 
