@@ -93,6 +93,8 @@ class Cost:
     exact: bool = True  # False when a footprint is a bounding box (an upper bound)
     closed_form: bool = True  # False when a sum had to stay unevaluated (still exact)
     grid: GridCost | None = None  # the thread blocks, for a parallel spec
+    homed: dict[str, sympy.Expr] = field(default_factory=dict)  # level -> bytes of the
+    # tensors declared in it (`@ shared`): what it must hold besides the keeps
 
     @property
     def total_work(self) -> sympy.Expr:

@@ -57,6 +57,7 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
         exact=exact and counter.exact,
         closed_form=summer.closed,
         grid=grid,
+        homed=counter.homed(),
     )
 
 
@@ -214,6 +215,13 @@ class _Counter:
                    for loop in site.loops[:depth])
 
     # footprints and scopes
+
+    def homed(self) -> dict[str, sympy.Expr]:
+        held = defaultdict(lambda: sympy.Integer(0))
+        for tensor in self.checked.tensors.values():
+            if tensor.role != "local" and tensor.level != "global":
+                held[tensor.level] += tensor.element_bytes * sympy.Mul(*tensor.shape)
+        return {level: self.finish(amount) for level, amount in held.items()}
 
     def footprints(self) -> dict[str, TensorFootprint]:
         result = {}

@@ -66,7 +66,7 @@ class Occupancy:
 
 def occupancy(grid: GridCost, machine: Machine, values: dict) -> Occupancy:
     """The occupancy of `grid` on `machine` with the sizes in `values` (symbols -> values)."""
-    execution = getattr(machine, "execution", None)
+    execution = machine.execution
     on_chip = {level: _at(amount, values) for level, amount in grid.on_chip.items()}
     threads = _at(grid.threads, values)
     blocks = _at(grid.blocks, values)
@@ -92,8 +92,8 @@ def _shared(needed, machine: Machine, execution, limits, misfits, missing) -> No
     if needed == 0:
         return
     per_sm = machine.capacity("shared")
-    per_block = getattr(execution, "shared_per_block_max_B", None)
-    reserved = getattr(execution, "shared_reserved_per_block_B", None) or 0
+    per_block = execution.shared_per_block_max_B
+    reserved = execution.shared_reserved_per_block_B or 0
     if per_block is not None and _exceeds(needed, per_block):
         misfits.append(Misfit("shared", needed, exact(per_block), "block", "B"))
     if per_sm is None:
@@ -107,7 +107,7 @@ def _shared(needed, machine: Machine, execution, limits, misfits, missing) -> No
 
 def _registers(grid: GridCost, array_bytes, threads, values, execution, limits, misfits,
                missing) -> None:
-    per_sm = getattr(execution, "registers_per_sm", None)
+    per_sm = execution.registers_per_sm
     if per_sm is None:
         missing.append("registers per SM")
         return
@@ -117,7 +117,7 @@ def _registers(grid: GridCost, array_bytes, threads, values, execution, limits, 
         needed = sympy.ceiling(array_bytes / REGISTER_BYTES)  # registers of the arrays alone
     else:
         per_thread = _at(grid.registers, values)
-        ceiling = getattr(execution, "max_registers_per_thread", None)
+        ceiling = execution.max_registers_per_thread
         if ceiling is not None and _exceeds(per_thread, ceiling):
             misfits.append(Misfit("registers", per_thread, exact(ceiling), "block",
                                   "registers per thread"))
@@ -130,19 +130,19 @@ def _registers(grid: GridCost, array_bytes, threads, values, execution, limits, 
 
 
 def _threads(threads, execution, limits, misfits, missing) -> None:
-    most = getattr(execution, "max_threads_per_block", None)
+    most = execution.max_threads_per_block
     if most is not None and _exceeds(threads, most):
         misfits.append(Misfit("threads", threads, exact(most), "block", "threads"))
-    per_sm = getattr(execution, "max_threads_per_sm", None)
+    per_sm = execution.max_threads_per_sm
     if per_sm is None:
         missing.append("threads per SM")
     else:
         limits.append(Limit("threads", sympy.floor(exact(per_sm) / threads)))
-    warps_per_sm = getattr(execution, "max_warps_per_sm", None)
+    warps_per_sm = execution.max_warps_per_sm
     if warps_per_sm is not None:
         limits.append(Limit("warps", sympy.floor(exact(warps_per_sm)
                                                  / _warps(threads, execution))))
-    blocks_per_sm = getattr(execution, "max_blocks_per_sm", None)
+    blocks_per_sm = execution.max_blocks_per_sm
     if blocks_per_sm is None:
         missing.append("blocks per SM")
     else:
@@ -150,14 +150,14 @@ def _threads(threads, execution, limits, misfits, missing) -> None:
 
 
 def _warps(threads, execution) -> sympy.Expr:
-    warp = getattr(execution, "warp_size", None) or 32
+    warp = execution.warp_size or 32
     return sympy.ceiling(threads / warp)
 
 
 def _per_warp(per_thread, execution) -> sympy.Expr:
     """Registers one warp takes: per thread x warp size, rounded up to the allocation unit."""
-    warp = getattr(execution, "warp_size", None) or 32
-    unit = getattr(execution, "register_granularity_per_warp", None) or 1
+    warp = execution.warp_size or 32
+    unit = execution.register_granularity_per_warp or 1
     return sympy.ceiling(per_thread * warp / unit) * unit
 
 

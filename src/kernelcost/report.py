@@ -6,6 +6,7 @@ from __future__ import annotations
 import sympy
 
 from .analysis import Analysis, Intensity, Quantity
+from .report_grid import grid_clause, grid_json, misfit_sentence
 from .units import plain, si
 
 WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
@@ -203,6 +204,8 @@ def answer_sentence(answer) -> str:
     """The verdict in one sentence, as the chapter would say it."""
     result = answer.verdict
     label = machine_label(result.machine, result.precision)
+    if result.misfits:
+        return misfit_sentence(result, label)
     if answer.crossings:
         return _crossing_sentence(answer, label)
     if result.regime is not None:
@@ -214,6 +217,8 @@ def answer_sentence(answer) -> str:
             parts.append(f": I = {plain(_number(level.intensity), INTENSITY_UNIT)} is "
                          f"{ratio:.3g}× the ridge ({plain(ridge, INTENSITY_UNIT)})")
         parts.append(f"; t_min = {si(_number(result.t_min), 's')}, bound by {result.bound}")
+        if result.grid is not None:
+            parts.append(grid_clause(result))
         return "".join(parts)
     return (f"symbolic on {label}: set the sizes (--set), or leave one free to find where "
             "it crosses the ridge")
@@ -243,11 +248,13 @@ def _crossing_sentence(answer, label: str) -> str:
 def answers_json(answers) -> dict:
     """The `verdicts` rows (one per machine x precision x level) and one sentence each."""
     return {
-        "verdicts": [row for answer in answers for row in answer.verdict.as_json()],
+        "verdicts": [{**row, **grid_json(answer.verdict)} for answer in answers
+                     for row in answer.verdict.as_json()],
         "answers": [{
             "machine": a.verdict.machine, "precision": a.verdict.precision,
             "sentence": answer_sentence(a),
-            "t_min": json_number(a.verdict.t_min),
+            "t_min": json_number(a.verdict.t_bound),
+            "t_model": json_number(a.verdict.t_model),
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
@@ -290,9 +297,13 @@ def verdict_table(answers):
                 plain(_number(level.ridge), INTENSITY_UNIT),
                 "-" if ratio is None else f"{ratio:.3g}",
                 _value_or_formula(level.performance, "FLOP/s", prefixed=True),
-                si(_number(result.t_min), "s") if first else "",
+                _time_cell(result) if first else "",
                 (result.bound or "-") if first else "")
     return table
+
+
+def _time_cell(result) -> str:
+    return "does not fit" if result.misfits else si(_number(result.t_bound), "s")
 
 
 def _value_or_formula(expr, unit: str, prefixed: bool = False) -> str:
