@@ -10,6 +10,7 @@ counts with plain Python ints and Fractions. Each bound and index is turned once
     enumerate_counts(kernel, sizes, reuse) -> Counts      the enumeration
     compare(cost, counts)                  -> [Mismatch]  closed forms evaluated against it
     sample_sizes(kernel, count, rng)       -> [sizes]     small sizes meeting the assumptions
+    draw_sizes(kernel, pick)               -> sizes       one draw of them (divisibility met)
 
 The counting rules are those of DESIGN.md; where the oracle had to settle a detail it says so
 at the place (scalar tensors, the accumulation skip, per-entry fills of nested scopes).
@@ -876,7 +877,8 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
         if len(samples) == count:
             break
         shrink = attempt * 4 // max_attempts  # 0, 1, 2, 3 over the attempts
-        candidate = _draw_sizes(kernel, rng, size_top=12 - 3 * shrink, tile_top=4 - shrink)
+        candidate = draw_sizes(kernel, lambda name, top: rng.randint(1, top),
+                               size_top=12 - 3 * shrink, tile_top=4 - shrink)
         key = tuple(sorted(candidate.items()))
         if key in seen and attempt < max_attempts // 2:
             continue
@@ -894,10 +896,14 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
     return samples
 
 
-def _draw_sizes(kernel: CheckedKernel, rng: random.Random, size_top: int,
-                tile_top: int) -> dict[str, int]:
-    """One assignment: divisors are drawn before what they divide, which is then drawn as a
-    multiple of their least common multiple."""
+def draw_sizes(kernel: CheckedKernel, pick: Callable[[str, int], int], *, size_top: int = 12,
+               tile_top: int = 4) -> dict[str, int]:
+    """One assignment, with `pick(name, top)` choosing an integer in 1..top (a random draw,
+    or a hypothesis draw in the property tests). Tile-like parameters (divisors, and those
+    with a default) take top = tile_top, the others size_top. Divisors are drawn before what
+    they divide, which is then drawn as a multiple of their least common multiple; a cycle
+    of facts is drawn freely (assumptions_hold filters it). Relations (`T <= N`) are not
+    enforced here: the caller filters with assumptions_hold."""
     divisor_names = {symbol.name for divisor, _ in kernel.divisibility
                      for symbol in divisor.free_symbols}
     tile_like = divisor_names | {symbol.name for symbol in kernel.defaults}
@@ -908,7 +914,7 @@ def _draw_sizes(kernel: CheckedKernel, rng: random.Random, size_top: int,
         name = ready[0] if ready else pending[0]  # a cycle of facts: draw freely
         top = tile_top if name in tile_like else size_top
         base = _divisors_lcm(kernel, name, values) if ready else 1
-        values[name] = base * rng.randint(1, max(1, top // base))
+        values[name] = base * pick(name, max(1, top // base))
         pending.remove(name)
     return values
 
