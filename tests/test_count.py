@@ -261,3 +261,139 @@ def test_accumulation_skip_follows_tile_bounds():
     # C[i, j] moves with i0 and j0 through the tile bounds: each entry holds whole sums, so
     # C is written once (4 B each) and never read; A and B cross once (perfect reuse)
     assert same(cost.traffic["global"], 2 * M * K + 2 * K * N + 4 * M * N)
+
+
+# --- issue "Sound counts": each reproducer, against the enumeration -----------------------
+
+
+def mismatches(text: str, reuse: str = "spec", **sizes) -> list[str]:
+    from kernelcost.oracle import compare, enumerate_counts
+
+    spec = kernelcost.loads(text)
+    counts = enumerate_counts(spec.checked, sizes, reuse)
+    return [str(m) for m in compare(spec.cost(reuse), counts, sizes)]
+
+
+PREFIX_SUM_UNDER_A_BOUND = """kernel k(N, T) {{
+    assume {fact}
+    in x: f32[N]
+    out y: f32[N]
+    for i in 0..N {{ for j in 0..min({cap}, i) {{ y[i] += x[j] }} }}
+}}"""
+
+
+def test_a_non_strict_bound_proves_nothing_beyond_itself():
+    # `assume T <= N` once "proved" T >= N too (a slack symbol that could only be zero)
+    text = PREFIX_SUM_UNDER_A_BOUND.format(fact="T <= N", cap="T")
+    cost = cost_of(text)
+    assert at(cost.work["vector"], N=10, T=2) == 17  # i = 0..9: min(2, i) = 0+1+2*8
+    assert mismatches(text, N=10, T=2) == []
+    assert mismatches(text, N=5, T=5) == []
+
+
+def test_a_lower_bound_on_a_size_proves_nothing_beyond_itself():
+    text = PREFIX_SUM_UNDER_A_BOUND.format(fact="N >= 3", cap="3")
+    assert at(cost_of(text).work["vector"], N=10, T=2) == 24  # 0+1+2+3*7
+    assert mismatches(text, N=10, T=2) == []
+
+
+def test_a_strict_bound_between_integers_proves_the_gap_of_one():
+    from kernelcost.facts import Facts
+
+    spec = kernelcost.loads("kernel k(N, T) { assume T < N\n in x: f32[N]\n"
+                            " out y: f32[N]\n for i in 0..N { y[i] = x[i] } }")
+    facts = Facts(spec.checked)
+    assert facts.nonnegative(N - T - 1)  # integers: T < N means T + 1 <= N
+    assert not facts.nonnegative(T - N)
+
+
+def test_triangle_bounded_by_two_sizes():
+    text = """kernel k(N, M) {
+        in x: f32[N]
+        out y: f32[N]
+        for i in 0..M, j in i..N, k in j..M { y[k] = x[j] * 2 }
+    }"""
+    # by hand at N = 7, M = 5: i < 5, j in i..6, k in j..4 -> sum over i of
+    # sum_{j=i}^{4} (5 - j) = 15 + 10 + 6 + 3 + 1
+    assert at(cost_of(text).work["vector"], N=7, M=5) == 35
+    for n_, m_ in ((7, 5), (5, 5), (6, 2), (1, 1)):
+        assert mismatches(text, N=n_, M=m_) == []
+
+
+def test_a_subtracted_max_needs_both_of_its_arguments():
+    from kernelcost.facts import Facts
+
+    spec = kernelcost.loads("kernel k(N, M) { in x: f32[N]\n out y: f32[N]\n"
+                            " for i in 0..N { y[i] = x[i] } }")
+    facts = Facts(spec.checked)
+    assert facts.nonnegative_within(M + 1 - sympy.Max(0, M - 1), ())
+    assert not facts.nonnegative_within(M - sympy.Max(0, N), ())  # N may exceed M
+
+
+def test_a_flagged_bound_is_at_least_the_enumeration():
+    text = """kernel k(N, M) {
+        in x: f32[N]
+        out z: f32[N]
+        for i in 0..N, j in i..M { keep z in l2 { z[i] = x[0]
+                                                  z[j] = x[0] } }
+    }"""
+    cost = cost_of(text)
+    assert not cost.exact  # two accesses apart by j - i: a bounding box per entry
+    for n_, m_ in ((3, 3), (4, 2), (2, 2)):
+        assert mismatches(text, N=n_, M=m_) == []
+
+
+def test_chained_divisibility_leaves_no_internal_symbol():
+    text = """kernel k(N, K, T) {
+        assume T | K, K | N
+        in x: f32[N]
+        out y: f32[N]
+        for i in 0..N by T { for k in 0..K by T { y[i] += x[k] } }
+    }"""
+    cost = cost_of(text)
+    assert same(cost.work["vector"], K * N / T**2)
+    assert same(cost.traffic["global"], 4 * (K + N) / T)  # N/T of y, K/T of x
+    names = {s.name for e in (*cost.work.values(), *cost.traffic.values()) for s in e.free_symbols}
+    assert names == {"N", "K", "T"}
+    reversed_order = text.replace("T | K, K | N", "K | N, T | K")
+    assert same(cost_of(reversed_order).work["vector"], K * N / T**2)
+    assert mismatches(text, N=12, K=6, T=3) == []
+
+
+def test_several_divisors_of_one_size_all_drop_their_ceilings():
+    S, Br, Bc = size("S"), size("Br"), size("Bc")
+    cost = cost_of("""kernel k(S, Br, Bc) {
+        assume Br | S, Bc | S
+        in x: f32[S]
+        out y: f32[S]
+        for i in 0..S by Br { for j in 0..S by Bc { y[i] += x[j] } }
+    }""")
+    assert same(cost.work["vector"], S**2 / (Br * Bc))
+    assert not cost.work["vector"].has(sympy.ceiling)
+
+
+def test_limit_in_one_size_keeps_the_roundings_of_the_fixed_sizes():
+    from kernelcost.asymptotic import Asymptotics
+
+    spec = kernelcost.load("specs/gemm_tiled_clipped.kcost")
+    cost = spec.cost()
+    fixed = {N: 7, K: 9, T: 4}
+    intensity = cost.intensity("global").xreplace(fixed)
+    limit = Asymptotics(intensity).limit([M])
+    # by hand: W = 2*M*7*9; Q = 2*9*M*ceiling(7/4) + 2*9*7*ceiling(M/4) + 2*M*7 bytes
+    # -> 126*M / (36*M + 126*M/4 + 14*M) = 252/163 as M grows (M = 10^12 gives 1.546)
+    assert limit == sympy.Rational(252, 163)
+    symbolic = Asymptotics(cost.intensity("global")).limit([M])
+    assert symbolic.has(sympy.ceiling)  # ceiling(N/T) stays: N and T do not grow
+
+
+def test_tiles_of_tiles_under_chained_divisibility_are_exact():
+    # i0 steps by K, i by T inside: x[i] visits 0, T, 2T, ... once each, N/T elements
+    cost = cost_of("""kernel k(N, K, T) {
+        assume T | K, K | N
+        in x: f32[N]
+        out y: f32[N]
+        for i0 in 0..N by K { for i in i0..i0 + K by T { y[i] = x[i] } }
+    }""")
+    assert cost.exact
+    assert same(cost.traffic["global"], 8 * N / T)  # N/T elements read and written, 4 B each

@@ -1,4 +1,4 @@
-"""The roofline model against the chapter's worked examples (REFERENCE.md), on Costs built by
+"""The roofline model against the roofline chapter's worked examples, on Costs built by
 hand as the chapter counts them, then on Costs counted from the specs."""
 
 from __future__ import annotations
@@ -83,7 +83,8 @@ def test_vector_add_symbolic_t_min_is_linear_in_n():
 
 def test_measured_bandwidth_is_reported_in_bytes_per_second():
     result = verdict(vector_add(), load_machine("h100"), "fp32", {"n": 10**8})
-    # REFERENCE.md: "3.1 TB/s of 3.35, 93 %" for a memory-bound kernel, never in TFLOP/s
+    # the roofline chapter, example 1: "3.1 TB/s of 3.35, 93 %" for a memory-bound kernel,
+    # never in TFLOP/s
     efficiency = measured_efficiency(result, Bps=3.1e12)
     assert efficiency.metric == "B/s" and efficiency.level == "global"
     assert efficiency.fraction == pytest.approx(3.1 / 3.35)
@@ -171,7 +172,7 @@ def test_conv3x3_memory_bound_by_about_9x_on_h100_fp32():
 # ----------------------------------------------------------------------------- the model's parts
 
 def test_zones_follow_the_chapter():
-    # REFERENCE.md: < 0.1 clearly memory-bound, 0.1..10 mixed, > 10 compute-bound
+    # the roofline chapter: < 0.1 clearly memory-bound, 0.1..10 mixed, > 10 compute-bound
     assert zone_of(sympy.Rational(1, 240)) == ZONE_MEMORY
     assert zone_of(sympy.Rational(1, 10)) == ZONE_MIXED
     assert zone_of(sympy.Integer(10)) == ZONE_MIXED

@@ -146,4 +146,6 @@ def test_a_file_that_is_not_utf8_is_a_clean_error(tmp_path: Path):
     path.write_bytes(b"kernel k(n) { y = \xe9 }")
     with pytest.raises(KcostError) as raised:
         parse_file(path)
-    assert "is not UTF-8 text (byte 18)" in raised.value.diagnostics[0].message
+    diagnostic = raised.value.diagnostics[0]
+    assert "is not UTF-8 text: byte 0xE9" in diagnostic.message
+    assert (diagnostic.span.line, diagnostic.span.column) == (1, 19)

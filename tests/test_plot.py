@@ -20,9 +20,10 @@ from kernelcost.sweep import parse_range
 from conftest import SPECS, size
 
 H100 = load_machine("h100")
-P_BF16 = 990e12  # H100 bf16 tensor peak (REFERENCE.md)
+P_BF16 = 990e12  # H100 bf16 tensor peak (the roofline chapter's hardware table)
 P_FP32 = 67e12
-BANDWIDTH = {"global": 3.35e12, "l2": 7e12, "shared": 30e12}  # REFERENCE.md, H100 hierarchy
+# H100 hierarchy: HBM and shared as the roofline chapter (§1.4); L2 the SXM figure (h100.toml)
+BANDWIDTH = {"global": 3.35e12, "l2": 1.0e13, "shared": 30e12}
 
 
 def lines_by_gid(figure) -> dict:

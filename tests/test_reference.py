@@ -1,4 +1,4 @@
-"""The chapter's worked examples (../shared/REFERENCE.md, examples 1-7), from the spec files."""
+"""The chapter's worked examples (the roofline chapter, examples 1-7), from the spec files."""
 
 import sympy
 

@@ -126,7 +126,7 @@ def test_vector_add_never_crosses_and_says_why():
 
 def test_crossings_on_other_machines_use_their_ridge():
     [crossing] = ridge_crossings(gemm(), N, load_machine("b200"), "fp4", values=SQUARE)
-    assert crossing.value == 3 * 1125  # B200 FP4 ridge, REFERENCE.md: I_crit = 1125
+    assert crossing.value == 3 * 1125  # B200 FP4 ridge, the chapter's table: I_crit = 1125
 
 
 def test_json_keys_are_the_documented_ones():

@@ -129,7 +129,7 @@ def test_a_wrong_per_entry_form_shows_where_it_differs(capsys, monkeypatch):
     assert code == cli.EXIT_MISMATCH
     rows = table_rows(out)
     # tiles of 2 x 2 = 4 elements of A; at i0 = 2 the wrong form says 4 + 2/2 = 5
-    assert rows["scope 0 (A, B in shared) read[A], 2 entries checked"] == [
+    assert rows["scope 0 (A, B in shared) read[A], checked at 2 points"] == [
         "5 elements", "4 elements", "differs at i0=2, j0=0, k0=0"]
     assert "mismatch: scope 0 (A, B in shared) read[A] at i0=2, j0=0, k0=0" in out
     assert "agree" not in out

@@ -6,9 +6,13 @@
     ├── Assume(facts)                            Divides(divisor, dividend) | Compare(l, op, r)
     ├── TensorDecl(role, name, dtype, shape, level)
     └── statements
-        ├── Let(name, dtype | None, value)       a derived size (no type) or a register local
-        ├── For(var, lo, hi, step | None, body)  one iterator; `for i in .., j in ..` nests
-        ├── Keep(tensors, level, body)           a reuse scope
+        ├── Let(name, dtype | None, shape, level | None, value)
+        │                                        a derived size (no type), a register local,
+        │                                        or a local array in a level
+        ├── For(var, lo, hi, step | None, body, parallel | None)
+        │                                        one iterator; `for i in .., j in ..` nests;
+        │                                        a parallel header's loops share its Parallel
+        ├── Keep(tensors, level, stages | None, body)   a reuse scope
         └── Assign(target, op, value)            op: = += max= min=
     expressions: Number, Name, Access(tensor, indices), BinOp(op, left, right), Neg,
                  Call(func, args)
@@ -85,8 +89,28 @@ Expr = Number | Name | Access | BinOp | Neg | Call
 @dataclass(frozen=True)
 class Let:
     name: str
-    dtype: str | None  # None: a derived size; a type: a register local
+    dtype: str | None  # None: a derived size; a type: a local
     value: Expr
+    span: Span
+    shape: tuple[Expr, ...] = ()  # a local array's extents; () for a scalar local
+    level: Name | None = None  # the level a local array lives in (registers when None)
+
+
+@dataclass(frozen=True)
+class BlockOption:
+    """One setting of a parallel header: `threads = 256`, `cluster i0 = 2`, `raster = row`."""
+
+    name: Name
+    axis: Name | None  # the iterator a `cluster` setting runs along
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """`parallel(...)` after a loop header: its loops are the grid of thread blocks."""
+
+    options: tuple[BlockOption, ...]
     span: Span
 
 
@@ -98,6 +122,7 @@ class For:
     step: Expr | None
     body: tuple[Statement, ...]
     span: Span
+    parallel: Parallel | None = None  # the same object on every loop of a parallel header
 
 
 @dataclass(frozen=True)
@@ -106,6 +131,7 @@ class Keep:
     level: Name
     body: tuple[Statement, ...]
     span: Span
+    stages: Expr | None = None  # pipeline stages: the level holds this many tiles at once
 
 
 @dataclass(frozen=True)

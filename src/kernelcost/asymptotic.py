@@ -1,7 +1,9 @@
 """Asymptotic forms: the leading term of a size expression and limits as sizes grow.
 
-Sizes grow together: each symbol s in the growing set becomes lam*s and lam -> oo. Floors and
-ceilings are replaced by their argument first (same leading behaviour).
+Sizes grow together: each symbol s in the growing set becomes lam*s and lam -> oo. A floor or
+ceiling whose argument grows is its argument plus a bounded remainder (ceiling(x) = x + r,
+0 <= r < 1); a form in which a remainder survives has no single limit and is not given. A
+rounding of sizes that stay fixed stays as it is (ceiling(N/T) with N and T fixed).
 
 The expression is brought over one denominator once (`Asymptotics`); each growing set then
 only scales that numerator and denominator, so the limit in every size alone, the limit as all
@@ -14,9 +16,28 @@ import sympy
 _SCALE = sympy.Symbol("_lambda", positive=True)
 
 
-def _smooth(expr: sympy.Expr) -> sympy.Expr:
-    return expr.replace(lambda e: isinstance(e, (sympy.floor, sympy.ceiling)),
-                        lambda e: e.args[0])
+_REMAINDER = "remainder"
+
+
+def _smooth(expr: sympy.Expr, growing) -> sympy.Expr:
+    """Each floor or ceiling of a growing argument as its argument plus a remainder symbol,
+    inner roundings too (a replaced node is not searched again in the same pass)."""
+    growing = set(growing)
+    while True:
+        nodes = [node for node in expr.atoms(sympy.floor, sympy.ceiling)
+                 if node.args[0].free_symbols & growing]
+        if not nodes:
+            return expr
+        replacements = {}
+        for node in sorted(nodes, key=sympy.default_sort_key):
+            remainder = sympy.Dummy(_REMAINDER, nonnegative=True)
+            sign = 1 if isinstance(node, sympy.ceiling) else -1
+            replacements[node] = node.args[0] + sign * remainder
+        expr = expr.xreplace(replacements)
+
+
+def _has_remainder(expr: sympy.Expr) -> bool:
+    return any(isinstance(s, sympy.Dummy) and s.name == _REMAINDER for s in expr.free_symbols)
 
 
 class Asymptotics:
@@ -24,7 +45,7 @@ class Asymptotics:
 
     def __init__(self, expr: sympy.Expr):
         self.expr = expr
-        self._fraction = None
+        self._fractions: dict[frozenset, tuple] = {}
         self._parts: dict[tuple, tuple | None] = {}
 
     def _growing(self, growing) -> tuple:
@@ -33,9 +54,7 @@ class Asymptotics:
     def _scaled_parts(self, growing: tuple):
         """Numerator and denominator of expr(lam*s) as polynomials in lam, or None."""
         if growing not in self._parts:
-            if self._fraction is None:
-                self._fraction = sympy.fraction(sympy.together(_smooth(self.expr)))
-            numerator, denominator = self._fraction
+            numerator, denominator = self._fraction(growing)
             scale = {s: _SCALE * s for s in growing}  # simultaneous: plain symbols only
             try:
                 self._parts[growing] = (sympy.Poly(numerator.xreplace(scale), _SCALE),
@@ -43,6 +62,16 @@ class Asymptotics:
             except sympy.PolynomialError:
                 self._parts[growing] = None
         return self._parts[growing]
+
+    def _fraction(self, growing: tuple) -> tuple:
+        """Numerator and denominator of the smoothed expression, one `together` for every
+        growing set that smooths the same roundings."""
+        rounded = frozenset(node for node in self.expr.atoms(sympy.floor, sympy.ceiling)
+                            if node.args[0].free_symbols & set(growing))
+        if rounded not in self._fractions:
+            self._fractions[rounded] = sympy.fraction(sympy.together(_smooth(self.expr,
+                                                                              growing)))
+        return self._fractions[rounded]
 
     def leading(self, growing) -> sympy.Expr | None:
         """The part of expr that dominates as every symbol in `growing` goes to infinity
@@ -56,7 +85,7 @@ class Asymptotics:
         numerator, denominator = parts
         top = numerator.LC() * _SCALE ** numerator.degree()
         bottom = denominator.LC() * _SCALE ** denominator.degree()
-        return sympy.factor(sympy.cancel((top / bottom).subs(_SCALE, 1)))
+        return _without_remainder(sympy.factor(sympy.cancel((top / bottom).subs(_SCALE, 1))))
 
     def limit(self, growing) -> sympy.Expr | None:
         """lim expr as every symbol in `growing` goes to infinity together; oo, a finite
@@ -70,10 +99,17 @@ class Asymptotics:
         numerator, denominator = parts
         if numerator.degree() > denominator.degree():
             sign = sympy.sign(numerator.LC() / denominator.LC())
-            return sympy.oo * sign if sign.is_number else sympy.oo
+            if not sign.is_number:
+                return None  # (M - 5)*N**2 grows to oo or -oo as M says
+            return sympy.oo * sign
         if numerator.degree() < denominator.degree():
             return sympy.Integer(0)
-        return sympy.factor(sympy.cancel(numerator.LC() / denominator.LC()))
+        return _without_remainder(sympy.factor(sympy.cancel(numerator.LC() / denominator.LC())))
+
+
+def _without_remainder(expr: sympy.Expr) -> sympy.Expr | None:
+    """expr, or None where it still depends on a rounding remainder (no single limit)."""
+    return None if _has_remainder(expr) else expr
 
 
 def leading_term(expr: sympy.Expr, growing) -> sympy.Expr | None:
@@ -81,17 +117,12 @@ def leading_term(expr: sympy.Expr, growing) -> sympy.Expr | None:
     return Asymptotics(expr).leading(growing)
 
 
-def limit_at_infinity(expr: sympy.Expr, growing) -> sympy.Expr | None:
-    """lim expr as the sizes in `growing` grow together (Asymptotics.limit)."""
-    return Asymptotics(expr).limit(growing)
-
-
 def _sympy_limit(expr, growing):
-    scaled = _smooth(expr).subs({s: _SCALE * s for s in growing}, simultaneous=True)
+    scaled = _smooth(expr, growing).subs({s: _SCALE * s for s in growing}, simultaneous=True)
     try:
         result = sympy.limit(scaled, _SCALE, sympy.oo)
     except (NotImplementedError, ValueError, TypeError):
         return None
     if result.has(sympy.Limit) or result.has(_SCALE):
         return None
-    return result
+    return _without_remainder(result)

@@ -10,6 +10,7 @@ import sympy
 
 from . import ast
 from .errors import Diagnostic, KcostError, did_you_mean
+from .parallel import Grid, header_iterators, read_grid
 from .symbols import (
     ELEMENT_BYTES, FUNCTION_ARITY, FUNCTIONS, LEVELS, PRECISION_OF_TYPE, iterator_symbol,
     size_symbol, to_sympy,
@@ -18,14 +19,14 @@ from .symbols import (
 REUSE_MODES = ("perfect", "none")
 ROLES = ("in", "out", "inout")
 KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
-                      "keep"})
+                      "keep", "parallel", "stages"})
 MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
 
 
 @dataclass(frozen=True)
 class Tensor:
     name: str
-    role: str  # in | out | inout
+    role: str  # in | out | inout, or local: an array declared with `let` inside the nest
     dtype: str
     element_bytes: sympy.Rational
     shape: tuple[sympy.Expr, ...]  # in the size parameters
@@ -44,6 +45,7 @@ class CheckedKernel:
     divisibility: tuple[tuple[sympy.Expr, sympy.Expr], ...]  # (divisor, dividend) pairs
     bounds: tuple[sympy.Basic, ...]  # assumed relations such as T <= N
     reuse: str  # the kernel's default reuse for tensors outside keep scopes
+    grid: Grid | None = None  # the thread blocks of a parallel spec
 
     @property
     def name(self) -> str:
@@ -53,7 +55,7 @@ class CheckedKernel:
     def precision(self) -> str:
         """The precision the kernel computes in: the element type most of its tensors are
         declared with, the first one declared breaking ties."""
-        types = [tensor.dtype for tensor in self.tensors.values()]
+        types = [tensor.dtype for tensor in self.tensors.values() if tensor.role != "local"]
         if not types:
             types = list(self.locals.values()) or ["f32"]
         return PRECISION_OF_TYPE[max(types, key=types.count)]
@@ -81,6 +83,8 @@ class _Checker:
         self.divisibility: list[tuple[sympy.Expr, sympy.Expr]] = []
         self.bounds: list[sympy.Basic] = []
         self.reuse = "perfect"
+        self.grid: Grid | None = None
+        self.grid_header: ast.Parallel | None = None
 
     def error(self, span: ast.Span | None, message: str, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic(span, message, hint))
@@ -90,6 +94,8 @@ class _Checker:
         kernel_scope = _Scope()
         for item in self.kernel.items:
             self._kernel_item(item, kernel_scope)
+        if self.grid_header is not None:
+            self._all_inside_grid()
         if not self.diagnostics:
             self._has_work()
         if self.diagnostics:
@@ -98,8 +104,18 @@ class _Checker:
         parameters = tuple(size_symbol(p.name) for p in self.kernel.params)
         return CheckedKernel(
             self.kernel, parameters, self.defaults, self.sizes, self.tensors, self.locals,
-            tuple(self.divisibility), tuple(self.bounds), self.reuse,
+            tuple(self.divisibility), tuple(self.bounds), self.reuse, self.grid,
         )
+
+    def _all_inside_grid(self) -> None:
+        """A parallel spec is its grid: every statement runs in some block."""
+        for stmt in self.kernel.statements:
+            if isinstance(stmt, ast.Let) and stmt.dtype is None:
+                continue  # a derived size
+            if not (isinstance(stmt, ast.For) and stmt.parallel is self.grid_header):
+                self.error(stmt.span, "statement outside the parallel loops",
+                           "in a parallel spec every statement runs in a thread block: move "
+                           "it inside the `parallel` loops")
 
     def _has_work(self) -> None:
         # the caret goes under the `kernel` keyword: the whole kernel would underline a page
@@ -269,6 +285,9 @@ class _Checker:
             self._statement(stmt, inner)
 
     def _local(self, let: ast.Let, scope: _Scope) -> None:
+        if let.dtype is not None and (let.shape or let.level is not None):
+            self._local_array(let, scope)
+            return
         if let.dtype is None:
             self.error(let.span, f"`let {let.name}` inside a loop needs a type",
                        f"a register local: `let {let.name}: f32 = ...`")
@@ -297,7 +316,36 @@ class _Checker:
         self.local_spans.setdefault(let.name, let.span)
         scope.locals[let.name] = let.span
 
+    def _local_array(self, let: ast.Let, scope: _Scope) -> None:
+        """`let acc: f32[TM, TN] in registers = 0`: an array in an on-chip level, per block."""
+        self._value(let.value, scope)
+        element_bytes = ELEMENT_BYTES.get(let.dtype)
+        if element_bytes is None:
+            self.error(let.span, f"unknown element type `{let.dtype}`",
+                       did_you_mean(let.dtype, ELEMENT_BYTES)
+                       or "element types: " + ", ".join(ELEMENT_BYTES))
+        level = "registers"
+        if let.level is not None:
+            if let.level.id not in LEVELS:
+                self._unknown_level(let.level)
+            elif let.level.id == "global":
+                self.error(let.level.span, "a local array lives on chip, not in `global`",
+                           "declare a tensor (`out x: f32[...]`) for data in global memory")
+            else:
+                level = let.level.id
+        shape = tuple(self._extent(extent) for extent in let.shape)
+        if not shape:
+            self.error(let.span, f"local array `{let.name}` needs a shape",
+                       f"write `let {let.name}: {let.dtype}[T] in {level} = 0`")
+        if self._declare(let.name, let.span, "local array"):
+            self.tensors[let.name] = Tensor(let.name, "local", let.dtype,
+                                            element_bytes or sympy.Integer(1), shape, level,
+                                            let.span)
+            scope.locals[let.name] = let.span
+
     def _for(self, loop: ast.For, scope: _Scope) -> None:
+        if loop.parallel is not None and loop.parallel is not self.grid_header:
+            self._grid(loop, scope)
         bound_names = {**self.sizes, **scope.iterator_symbols()}
         for bound in (loop.lo, loop.hi):
             if self._names_known(bound, bound_names, "a loop bound", scope):
@@ -322,6 +370,21 @@ class _Checker:
         inner.depth = scope.depth + 1
         self._block(loop.body, inner)
 
+    def _grid(self, loop: ast.For, scope: _Scope) -> None:
+        if self.grid_header is not None:
+            self.error(loop.parallel.span, "a kernel has one parallel header",
+                       f"the grid is declared at line {self.grid_header.span.line}; mark "
+                       "the loops of one header `parallel`")
+            return
+        self.grid_header = loop.parallel
+        if scope.depth > 0 or scope.keeps:
+            self.error(loop.parallel.span, "the parallel loops must be the outermost loops",
+                       "the grid of thread blocks comes first: `for b in 0..n by T "
+                       "parallel(threads = 256) { ... }`")
+        grid, diagnostics = read_grid(loop.parallel, header_iterators(loop), self._size_expr)
+        self.diagnostics.extend(diagnostics)
+        self.grid = grid
+
     def _step(self, step: ast.Expr, scope: _Scope) -> None:
         if not self._names_known(step, self.sizes, "a loop step", scope):
             return
@@ -333,11 +396,21 @@ class _Checker:
     def _keep(self, keep: ast.Keep, scope: _Scope) -> None:
         level = keep.level.id
         inner = scope.child()
+        if keep.stages is not None:
+            stages = self._size_expr(keep.stages, "a stage count")
+            if stages is not None and (stages.is_positive is False or stages == 0):
+                self.error(keep.stages.span, f"stages must be positive, not {stages}",
+                           "a pipeline holds at least one stage")
         if level not in LEVELS:
             self._unknown_level(keep.level)
             self._block(keep.body, inner)
             return
         for name in keep.tensors:
+            if name.id in self.tensors and self.tensors[name.id].role == "local":
+                self.error(name.span, f"`{name.id}` is a local array; it lives in "
+                           f"`{self.tensors[name.id].level}` and is not kept",
+                           "keep stages tensors declared with in, out or inout")
+                continue
             if name.id not in self.tensors:
                 hint = did_you_mean(name.id, self.tensors) or (
                     "keep stages declared tensors: " + ", ".join(self.tensors)
@@ -463,6 +536,12 @@ class _Checker:
                 self.error(access.span, f"unknown tensor `{access.tensor}`", hint)
             return
         tensor = self.tensors[access.tensor]
+        if tensor.role == "local" and access.tensor not in scope.locals:
+            line = tensor.span.line
+            self.error(access.span, f"the local array `{access.tensor}` is out of scope here",
+                       f"it is declared at line {line}; use it inside the block it is "
+                       "declared in")
+            return
         if len(access.indices) != len(tensor.shape):
             declared = self._source_text(tensor.span).split(":", 1)[-1].strip()
             self.error(access.span,

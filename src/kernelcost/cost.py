@@ -37,6 +37,45 @@ class ScopeCost:
     write_elements: dict[str, sympy.Expr]  # tensor -> distinct elements written back
     exact: bool
     held_bytes: sympy.Expr  # bytes the scope holds at its first entry (for capacity checks)
+    stages: sympy.Expr = sympy.Integer(1)  # tiles held at once: the level holds stages x held
+
+
+@dataclass(frozen=True)
+class TileBox:
+    """The elements of one global tensor that one block touches, as a box: per dimension the
+    first and last index (in the grid iterators and the sizes). `per_step` is the box one step
+    of the block's innermost sequential loop outside the keeps touches (its iterator free)."""
+
+    tensor: str
+    element_bytes: sympy.Expr
+    whole: tuple[tuple[sympy.Expr, sympy.Expr], ...]
+    per_step: tuple[tuple[sympy.Expr, sympy.Expr], ...]
+    exact: bool  # False: a bounding box around what the block touches
+
+
+@dataclass(frozen=True)
+class GridCost:
+    """The thread blocks of a parallel spec. Per-block amounts may hold the grid iterators
+    (unequal blocks: clipped edges, causal masks); `equal_blocks` says they do not."""
+
+    iterators: tuple[sympy.Symbol, ...]  # the grid's loops, outermost first
+    trips: tuple[sympy.Expr, ...]  # trip count of each grid loop (outer iterators allowed)
+    lower_bounds: tuple[sympy.Expr, ...]  # first value of each grid iterator
+    steps: tuple[sympy.Expr, ...]  # step of each grid loop
+    blocks: sympy.Expr  # B: the number of blocks
+    threads: sympy.Expr  # per block
+    registers: sympy.Expr | None  # per thread, as the spec gives it
+    cluster_axis: sympy.Symbol | None  # the grid iterator clusters run along
+    cluster_size: sympy.Expr  # blocks per cluster (1: none)
+    multicast: tuple[str, ...]  # tensors a cluster reads from L2 once
+    raster: str  # row | column | grouped
+    group: sympy.Expr | None  # rows of blocks per group (grouped raster)
+    work: dict[str, sympy.Expr]  # per block: class -> FLOP
+    traffic: dict[str, sympy.Expr]  # per block: on-chip level -> bytes moved there
+    on_chip: dict[str, sympy.Expr]  # per block: on-chip level -> bytes held (stages included)
+    equal_blocks: bool  # per-block work and traffic free of the grid iterators
+    step_iterator: sympy.Symbol | None  # the innermost sequential loop outside the keeps
+    tiles: tuple[TileBox, ...]  # what one block touches of each global tensor
 
 
 @dataclass(frozen=True)
@@ -53,6 +92,9 @@ class Cost:
     conditions: tuple[sympy.Basic, ...] = field(default=())  # where the closed forms hold
     exact: bool = True  # False when a footprint is a bounding box (an upper bound)
     closed_form: bool = True  # False when a sum had to stay unevaluated (still exact)
+    grid: GridCost | None = None  # the thread blocks, for a parallel spec
+    homed: dict[str, sympy.Expr] = field(default_factory=dict)  # level -> bytes of the
+    # tensors declared in it (`@ shared`): what it must hold besides the keeps
 
     @property
     def total_work(self) -> sympy.Expr:

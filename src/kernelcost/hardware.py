@@ -1,59 +1,54 @@
-"""Stage: TOML -> Machine. One file a machine, shipped in kernelcost/machines/ or given by path.
-
-A machine file is small and strict. Keys carry their unit in their name (`peak_FLOPps`,
-`bandwidth_Bps`, `capacity_B`, `launch_overhead_s`), values are plain numbers in SI base units,
-and every number has a source string beside it. An unknown key is an error naming the file
-and the key, so a typo never silently drops a figure.
-
-    id = "h100"                          # lower case, what --machine takes
-    name = "NVIDIA H100 SXM5 80 GB"
-    vendor = "NVIDIA"
-
-    [device]
-    sm_count = 132                       # SMs (NVIDIA) or CUs (AMD)
-    source = "..."
-
-    [launch]
-    launch_overhead_s = 4e-6
-    mode = "eager"                       # eager | graph: how the figure was measured
-    source = "..."
-
-    [sfu]                                # special-function unit: exp, log, rsqrt, ...
-    peak_OPps = 3.9e12
-    source = "..."
-
-    [[compute]]                          # one table per precision and unit
-    precision = "bf16"                   # fp64 fp32 tf32 fp16 bf16 fp8 fp6 fp4 i8
-    unit = "tensor"                      # vector | tensor
-    peak_FLOPps = 990e12
-    sparse = false                       # optional; a sparse peak is never used by default
-    source = "..."
-
-    [[memory]]                           # in order: global, l2, shared, registers
-    level = "global"
-    technology = "HBM3"                  # optional
-    bandwidth_Bps = 3.35e12              # optional when no figure is known
-    bandwidth_source = "..."
-    capacity_B = 80e9
-    capacity_per = "device"              # device | sm
-    capacity_source = "..."
-"""
+"""Stage: the machine model. A Machine holds the sourced peaks, bandwidths and capacities of
+one GPU, its execution resources (the per-SM limits that set occupancy and waves) and measured
+load latencies, and chooses the ceiling a work class meets; machinefile reads one from TOML."""
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 
 from .errors import Diagnostic, KcostError, did_you_mean
 from .symbols import LEVELS
+
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8")
 UNITS: tuple[str, ...] = ("vector", "tensor")
 CAPACITY_SCOPES: tuple[str, ...] = ("device", "sm")
 LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
 WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
+# Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2
+# partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
+LATENCY_LEVELS: tuple[str, ...] = ("shared", "l1", "l2", "l2_far", "global", "dsmem")
+
+# The figures of an [execution] table, in file order, with their type. Counts are per SM (per
+# CU on AMD), per block or per warp as the name says; `_B` keys are bytes.
+EXECUTION_FIGURES: dict[str, type] = {
+    "warp_size": int,                       # threads of a warp (AMD: a wavefront)
+    "max_threads_per_block": int,
+    "max_threads_per_sm": int,
+    "max_warps_per_sm": int,
+    "max_blocks_per_sm": int,               # resident blocks (AMD: workgroups) per SM
+    "registers_per_sm": int,                # 32-bit registers
+    "max_registers_per_block": int,
+    "max_registers_per_thread": int,
+    "register_granularity_per_warp": int,   # registers are allocated per warp in these units
+    "shared_per_block_max_B": int,          # the most one block may allocate
+    "shared_reserved_per_block_B": int,     # taken by the system from the SM for each block
+    "shared_banks": int,
+    "sector_B": int,                        # the unit of global memory traffic
+    "cache_line_B": int,                    # L1 line (a tag lookup)
+    "l2_partitions": int,
+    "usable_l2_fraction": float,            # of L2 capacity, for data shared by all SMs
+    "cluster_max_portable": int,            # blocks per cluster; 1 where there are no clusters
+    "cluster_max_nonportable": int,
+    "multicast_max_blocks": int,            # blocks one multicast load reaches
+}
+
+
+def execution_source_key(key: str) -> str:
+    """The key of a figure's source: the figure's key without its unit suffix, then `_source`
+    (`shared_per_block_max_B` -> `shared_per_block_max_source`), as `bandwidth_Bps` has
+    `bandwidth_source`."""
+    return f"{key.removesuffix('_B')}_source"
 
 # The precision whose vector peak stands in when a machine lists none for the precision asked:
 # 16- and 8-bit element-wise arithmetic runs on the fp32 pipes unless packed.
@@ -83,6 +78,60 @@ class MemoryLevel:
 
 
 @dataclass(frozen=True)
+class Execution:
+    """Execution resources of one SM (CU on AMD), each with its source; None where the machine
+    file gives no figure. Shared memory per SM and L2 size are the capacities of the memory
+    levels (`Machine.capacity`)."""
+
+    warp_size: int | None = None
+    max_threads_per_block: int | None = None
+    max_threads_per_sm: int | None = None
+    max_warps_per_sm: int | None = None
+    max_blocks_per_sm: int | None = None
+    registers_per_sm: int | None = None
+    max_registers_per_block: int | None = None
+    max_registers_per_thread: int | None = None
+    register_granularity_per_warp: int | None = None
+    shared_per_block_max_B: int | None = None
+    shared_reserved_per_block_B: int | None = None
+    shared_banks: int | None = None
+    sector_B: int | None = None
+    cache_line_B: int | None = None
+    l2_partitions: int | None = None
+    usable_l2_fraction: float | None = None
+    cluster_max_portable: int | None = None
+    cluster_max_nonportable: int | None = None
+    multicast_max_blocks: int | None = None
+    sources: tuple[tuple[str, str], ...] = ()  # (figure key, source), one per figure given
+
+    def source(self, key: str) -> str | None:
+        """The source of a figure, by its key (`max_blocks_per_sm`)."""
+        return dict(self.sources).get(key)
+
+    def figures(self) -> tuple[tuple[str, int | float, str], ...]:
+        """(key, value, source) of every figure given, in file order."""
+        sources = dict(self.sources)
+        return tuple((key, getattr(self, key), sources[key]) for key in EXECUTION_FIGURES
+                     if getattr(self, key) is not None)
+
+
+@dataclass(frozen=True)
+class Latency:
+    """A measured load-to-use latency: one chain of dependent loads, unloaded, in core cycles
+    at the clock of the measurement (Little's law needs the time: `seconds`)."""
+
+    level: str  # one of LATENCY_LEVELS
+    cycles: float
+    clock_Hz: float
+    measured_on: str  # the part measured, which may be a stand-in for the machine
+    source: str
+
+    @property
+    def seconds(self) -> float:
+        return self.cycles / self.clock_Hz
+
+
+@dataclass(frozen=True)
 class Ceiling:
     """The compute ceiling chosen for a work class at a precision, with its name and source."""
 
@@ -106,6 +155,8 @@ class Machine:
     launch_mode: str | None  # eager | graph
     launch_source: str | None
     path: str  # the file it was read from
+    execution: Execution = Execution()
+    latencies: tuple[Latency, ...] = ()
 
     def dense_peak(self, precision: str, unit: str) -> ComputePeak | None:
         for peak in self.compute:
@@ -170,6 +221,14 @@ class Machine:
         memory = self.memory_level(level)
         return None if memory is None else memory.capacity_per
 
+    def latency(self, level: str) -> Latency | None:
+        """The measured latency at a level (see LATENCY_LEVELS), or None."""
+        _check_name(level, LATENCY_LEVELS, "latency level")
+        for latency in self.latencies:
+            if latency.level == level:
+                return latency
+        return None
+
     @property
     def precisions(self) -> tuple[str, ...]:
         """Precisions with a dense peak, in the canonical order."""
@@ -193,205 +252,7 @@ def _check_name(name: str, allowed, what: str) -> None:
                                     f"one of: {', '.join(allowed)}"))
 
 
-# ---------------------------------------------------------------------------------- loading
 
-def builtin_machine_ids() -> list[str]:
-    """Ids of the machines shipped with kernelcost, sorted."""
-    files = resources.files("kernelcost.machines").iterdir()
-    return sorted(f.name.removesuffix(".toml") for f in files if f.name.endswith(".toml"))
-
-
-def load_machine(name_or_path: str | Path) -> Machine:
-    """A built-in machine by id (`h100`), or a machine file by path (`path/to/mine.toml`)."""
-    text_name = str(name_or_path)
-    if text_name.lower() in builtin_machine_ids():
-        resource = resources.files("kernelcost.machines") / f"{text_name.lower()}.toml"
-        return parse_machine(resource.read_text(encoding="utf-8"),
-                             f"kernelcost/machines/{text_name.lower()}.toml")
-    path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise KcostError(Diagnostic(None, f"cannot read machine file {path}: "
-                                              f"{error.strerror}")) from None
-        return parse_machine(text, str(path))
-    raise KcostError(Diagnostic(
-        None, f"unknown machine `{text_name}`",
-        did_you_mean(text_name.lower(), builtin_machine_ids())
-        or f"built-in machines: {', '.join(builtin_machine_ids())}; or give a .toml path"))
-
-
-def parse_machine(text: str, path: str) -> Machine:
-    """Build a Machine from the text of a machine file; `path` names it in errors."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise KcostError(Diagnostic(None, f"{path}: not valid TOML: {error}")) from None
-    return _Reader(path).machine(data)
-
-
-# Allowed keys of each table; a key outside its table's list is an error.
-_TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "compute", "memory")
-_DEVICE_KEYS = ("sm_count", "source")
-_LAUNCH_KEYS = ("launch_overhead_s", "mode", "source")
-_SFU_KEYS = ("peak_OPps", "source")
-_COMPUTE_KEYS = ("precision", "unit", "peak_FLOPps", "sparse", "source")
-_MEMORY_KEYS = ("level", "technology", "bandwidth_Bps", "bandwidth_source", "capacity_B",
-                "capacity_per", "capacity_source")
-
-
-class _Reader:
-    """Reads one parsed TOML document, naming the file and key in every error."""
-
-    def __init__(self, path: str):
-        self.path = path
-
-    def error(self, where: str, message: str, hint: str | None = None) -> KcostError:
-        return KcostError(Diagnostic(None, f"{self.path}: `{where}`: {message}", hint))
-
-    def machine(self, data: dict) -> Machine:
-        self.known_keys(data, _TOP_KEYS, "")
-        device = self.table(data, "device", required=True)
-        self.known_keys(device, _DEVICE_KEYS, "device")
-        launch = self.table(data, "launch")
-        self.known_keys(launch, _LAUNCH_KEYS, "launch")
-        sfu = self.table(data, "sfu")
-        self.known_keys(sfu, _SFU_KEYS, "sfu")
-        machine_id = self.string(data, "id", "", required=True)
-        if machine_id != machine_id.lower():
-            raise self.error("id", f"machine ids are lower case: `{machine_id.lower()}`")
-        return Machine(
-            id=machine_id,
-            name=self.string(data, "name", "", required=True),
-            vendor=self.string(data, "vendor", "", required=True),
-            sm_count=self.count(device, "sm_count", "device"),
-            sm_count_source=self.string(device, "source", "device", required=True),
-            compute=self.compute(data.get("compute", [])),
-            sfu_OPps=self.number(sfu, "peak_OPps", "sfu"),
-            sfu_source=self.source_for(sfu, "peak_OPps", "source", "sfu"),
-            memory=self.memory(data.get("memory", [])),
-            launch_overhead_s=self.number(launch, "launch_overhead_s", "launch"),
-            launch_mode=self.choice(launch, "mode", LAUNCH_MODES, "launch", default=None),
-            launch_source=self.source_for(launch, "launch_overhead_s", "source", "launch"),
-            path=self.path,
-        )
-
-    def compute(self, tables) -> tuple[ComputePeak, ...]:
-        if not isinstance(tables, list) or not tables:
-            raise self.error("compute", "a machine needs at least one [[compute]] table")
-        peaks = []
-        seen = set()
-        for position, table in enumerate(tables):
-            where = f"compute[{position}]"
-            self.known_keys(table, _COMPUTE_KEYS, where)
-            peak = ComputePeak(
-                precision=self.choice(table, "precision", PRECISIONS, where),
-                unit=self.choice(table, "unit", UNITS, where),
-                peak_FLOPps=self.number(table, "peak_FLOPps", where, required=True),
-                sparse=self.boolean(table, "sparse", where),
-                source=self.string(table, "source", where, required=True),
-            )
-            identity = (peak.precision, peak.unit, peak.sparse)
-            if identity in seen:
-                raise self.error(where, f"a second {'sparse' if peak.sparse else 'dense'} "
-                                        f"{peak.precision} {peak.unit} peak")
-            seen.add(identity)
-            peaks.append(peak)
-        return tuple(peaks)
-
-    def memory(self, tables) -> tuple[MemoryLevel, ...]:
-        if not isinstance(tables, list) or not tables:
-            raise self.error("memory", "a machine needs at least the [[memory]] level `global`")
-        levels = []
-        for position, table in enumerate(tables):
-            where = f"memory[{position}]"
-            self.known_keys(table, _MEMORY_KEYS, where)
-            levels.append(MemoryLevel(
-                level=self.choice(table, "level", LEVELS, where),
-                technology=self.string(table, "technology", where),
-                bandwidth_Bps=self.number(table, "bandwidth_Bps", where),
-                bandwidth_source=self.source_for(table, "bandwidth_Bps", "bandwidth_source",
-                                                 where),
-                capacity_B=self.number(table, "capacity_B", where),
-                capacity_per=self.choice(table, "capacity_per", CAPACITY_SCOPES, where,
-                                         default="device"),
-                capacity_source=self.source_for(table, "capacity_B", "capacity_source", where),
-            ))
-        order = [LEVELS.index(memory.level) for memory in levels]
-        if order != sorted(set(order)):
-            raise self.error("memory", "levels must appear once each, in the order "
-                                       + ", ".join(LEVELS))
-        if levels[0].level != "global":
-            raise self.error("memory", "the first level must be `global`")
-        return tuple(levels)
-
-    # -- typed accessors ----------------------------------------------------------------
-
-    def known_keys(self, table: dict, allowed: tuple[str, ...], where: str) -> None:
-        for key in table:
-            if key not in allowed:
-                name = f"{where}.{key}" if where else key
-                raise self.error(name, "unknown key",
-                                 did_you_mean(key, allowed) or f"known keys: {', '.join(allowed)}")
-
-    def table(self, data: dict, key: str, required: bool = False) -> dict:
-        value = data.get(key)
-        if value is None:
-            if required:
-                raise self.error(key, "missing table")
-            return {}
-        if not isinstance(value, dict):
-            raise self.error(key, "expected a table")
-        return value
-
-    def number(self, table: dict, key: str, where: str, required: bool = False) -> float | None:
-        value = table.get(key)
-        if value is None:
-            if required:
-                raise self.error(f"{where}.{key}", "missing number")
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise self.error(f"{where}.{key}", f"expected a positive number, got {value!r}")
-        return float(value)
-
-    def count(self, table: dict, key: str, where: str) -> int:
-        value = table.get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise self.error(f"{where}.{key}", f"expected a positive integer, got {value!r}")
-        return value
-
-    def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None:
-        value = table.get(key)
-        name = f"{where}.{key}" if where else key
-        if value is None:
-            if required:
-                raise self.error(name, "missing")
-            return None
-        if not isinstance(value, str) or not value.strip():
-            raise self.error(name, f"expected a non-empty string, got {value!r}")
-        return value
-
-    def boolean(self, table: dict, key: str, where: str) -> bool:
-        value = table.get(key, False)
-        if not isinstance(value, bool):
-            raise self.error(f"{where}.{key}", f"expected true or false, got {value!r}")
-        return value
-
-    def choice(self, table: dict, key: str, allowed, where: str, default: object = ...):
-        value = table.get(key)
-        if value is None and default is not ...:
-            return default
-        if value not in allowed:
-            raise self.error(f"{where}.{key}", f"expected one of {', '.join(allowed)}, "
-                                               f"got {value!r}",
-                             did_you_mean(str(value), allowed))
-        return value
-
-    def source_for(self, table: dict, number_key: str, source_key: str, where: str) -> str | None:
-        """Every number needs its source: required when the number is there."""
-        required = number_key in table
-        source = self.string(table, source_key, where, required=required)
-        if source is not None and not required:
-            raise self.error(f"{where}.{source_key}", f"a source without `{number_key}`")
-        return source
+# the loader lives in machinefile (the file format and its checks); imported last because it
+# builds the classes above
+from .machinefile import builtin_machine_ids, load_machine, parse_machine  # noqa: E402,F401

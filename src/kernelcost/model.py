@@ -18,19 +18,22 @@ are None until the parameters they depend on are set."""
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 
 import sympy
 
 from .cost import Cost
 from .errors import Diagnostic, KcostError
+from .execution import GridVerdict, grid_verdict
+from .occupancy import Misfit
 from .hardware import Machine
 from .symbols import size_symbol
 from .units import si
+from .values import exact
 
+UNBOUNDING_LEVELS = ("registers",)  # reported, never a roof of t_min
+ON_CHIP_LEVELS = ("shared", "registers")  # capacities per SM: exceeding one does not fit
 MEMORY_BOUND = "memory-bound"
 COMPUTE_BOUND = "compute-bound"
 
@@ -123,6 +126,28 @@ class Verdict:
     working_set_B: sympy.Expr | None  # bytes of every tensor's footprint, when known
     l2_capacity_B: sympy.Rational | None
     working_set_fits_l2: bool | None  # False: the chapter's cache caveat does not apply
+    grid: GridVerdict | None = None  # the execution model of a parallel spec
+    nest_misfits: tuple[Misfit, ...] = ()  # without a grid: on-chip keeps or tensors too big
+
+    @property
+    def misfits(self) -> tuple[Misfit, ...]:
+        """On-chip levels one block (the whole nest, without a grid) needs more of than an
+        SM or a block has: such a kernel cannot run as written, and has no time."""
+        if self.grid is not None:
+            return self.grid.occupancy.misfits
+        return self.nest_misfits
+
+    @property
+    def t_bound(self) -> sympy.Expr | None:
+        """A lower bound on the kernel's time (s): no run can beat it. None: does not fit."""
+        return None if self.misfits else self.t_min
+
+    @property
+    def t_model(self) -> sympy.Expr | None:
+        """The estimate (s): the bound, with the waves' L2 reuse for a parallel spec."""
+        if self.misfits:
+            return None
+        return self.grid.t_model if self.grid is not None else self.t_min
 
     def level(self, name: str) -> LevelVerdict:
         for level_verdict in self.levels:
@@ -202,6 +227,12 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
                                     exact(bandwidth)))
 
     terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
+    grid = None
+    if cost.grid is not None:
+        grid = grid_verdict(cost, machine, precision, substitutions, work_by_class)
+        if grid.t_bound is not None:  # the quantised bound is the kernel's t_min
+            terms = [TimeTerm(t.name, t.kind, t.key, t.rate, t.amount, t.seconds)
+                     for t in grid.bound_terms]
     if not terms:
         raise KcostError(Diagnostic(None, f"kernel `{cost.kernel}` has neither work nor traffic "
                                           f"that {machine.id} has a ceiling for"))
@@ -228,6 +259,8 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         working_set_B=working_set,
         l2_capacity_B=l2_capacity,
         working_set_fits_l2=_at_most(working_set, l2_capacity),
+        grid=grid,
+        nest_misfits=() if grid is not None else nest_misfits(cost, machine, substitutions),
     )
 
 
@@ -293,8 +326,11 @@ def work_terms(work_by_class: Mapping[str, sympy.Expr], machine: Machine,
 
 
 def traffic_terms(levels: list[LevelVerdict]) -> list[TimeTerm]:
+    """A roof per level but the registers: the register file feeds the units at their own
+    rate (its bandwidth is derived from the fp32 rate, no bound for tensor-core work)."""
     return [TimeTerm(f"{level.level} bandwidth", "traffic", level.level, level.bandwidth_Bps,
-                     level.traffic_B, level.time_s) for level in levels]
+                     level.traffic_B, level.time_s) for level in levels
+            if level.level not in UNBOUNDING_LEVELS]
 
 
 def binding_term(terms: list[TimeTerm]) -> TimeTerm | None:
@@ -322,6 +358,28 @@ def scope_fits(cost: Cost, machine: Machine, substitutions: Mapping) -> tuple[Fi
         fits.append(Fit(scope.index, scope.level, scope.tensors, held, capacity,
                         machine.capacity_per(scope.level), _at_most(held, capacity)))
     return tuple(fits)
+
+
+def nest_misfits(cost: Cost, machine: Machine, substitutions: Mapping) -> tuple[Misfit, ...]:
+    """A nest without a grid runs its keeps and on-chip tensors in one SM: a keep scope
+    (times its stages) or a tensor homed in shared memory or registers that outgrows an SM's
+    capacity does not fit."""
+    misfits = []
+    for scope in cost.scopes:
+        if scope.level in ON_CHIP_LEVELS:
+            held = evaluate(scope.held_bytes * scope.stages, substitutions)
+            misfits += _over_capacity(scope.level, held, machine)
+    for level, held in cost.homed.items():
+        if level in ON_CHIP_LEVELS:
+            misfits += _over_capacity(level, evaluate(held, substitutions), machine)
+    return tuple(misfits)
+
+
+def _over_capacity(level: str, held: sympy.Expr, machine: Machine) -> list[Misfit]:
+    capacity = _optional_exact(machine.capacity(level))
+    if _at_most(held, capacity) is False:
+        return [Misfit(level, held, capacity, machine.capacity_per(level) or "sm", "B")]
+    return []
 
 
 def working_set_bytes(cost: Cost, element_bytes: Mapping[str, sympy.Expr] | None,
@@ -378,22 +436,6 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
 
 
 # ------------------------------------------------------------------------------- helpers
-
-def exact(value) -> sympy.Rational:
-    """A machine figure or a user value as an exact number: 3.35e12 -> 3350000000000."""
-    if isinstance(value, sympy.Basic):
-        return value
-    if isinstance(value, bool):
-        raise TypeError("a boolean is not a number")
-    if isinstance(value, numbers.Integral):
-        return sympy.Integer(int(value))
-    if isinstance(value, Fraction):
-        return sympy.Rational(value.numerator, value.denominator)
-    if isinstance(value, float):
-        # repr gives the shortest decimal that round-trips: 3.35e12, not its binary expansion
-        return sympy.Rational(repr(value))
-    raise TypeError(f"not a number: {value!r}")
-
 
 def parameter_values(cost: Cost, values: Mapping | None, apply_defaults: bool,
                      exclude: sympy.Symbol | None = None) -> dict[sympy.Symbol, sympy.Expr]:

@@ -11,6 +11,7 @@ counts with plain Python ints and Fractions. Each bound and index is turned once
     comparisons(cost, counts)              -> [Comparison] closed forms evaluated against it
     compare(cost, counts)                  -> [Mismatch]  the comparisons that fail
     sample_sizes(kernel, count, rng)       -> [sizes]     small sizes meeting the assumptions
+    draw_sizes(kernel, pick)               -> sizes       one draw of them (divisibility met)
 
 The counting rules are those of DESIGN.md; where the oracle had to settle a detail it says so
 at the place (scalar tensors, the accumulation skip, per-entry fills of nested scopes).
@@ -33,12 +34,14 @@ from .check import CheckedKernel
 from .cost import WORK_CLASSES, Cost
 from .errors import Diagnostic, KcostError
 from .symbols import LEVELS, iterator_symbol, number, size_symbol, to_sympy
+from .oracle_blocks import BlockCounts, BlockState, compare_blocks
 from .work import statement_work
 
 REUSE_MODES = ("spec", "perfect", "none")
 ACCUMULATIONS = ("+=", "max=", "min=")
 DEFAULT_MAX_STEPS = 5_000_000  # loop iterations plus statement executions, per enumeration
-SAMPLE_MAX_STEPS = 200_000  # what sample_sizes aims for, so that a property test stays fast
+SAMPLE_MAX_STEPS = 200_000
+MAX_SUM_TERMS = 1_000_000  # terms of an unevaluated Sum added up one by one in `evaluate`  # what sample_sizes aims for, so that a property test stays fast
 
 Value = int | Fraction  # a size, an iterator or an index component
 Env = dict[str, Value]  # iterator name -> current value
@@ -88,6 +91,7 @@ class Counts:
     scopes: tuple[ScopeCounts, ...]
     statement_executions: int
     steps: int  # loop iterations plus statement executions: what the budget limits
+    blocks: tuple[BlockCounts, ...] = ()  # a parallel spec's thread blocks, in grid order
 
     @property
     def total_work(self) -> int:
@@ -105,7 +109,7 @@ class Mismatch:
     expression: str = ""  # the closed form as sympy prints it
 
     def __str__(self) -> str:
-        expected = "equal" if self.relation == "==" else "be at least"
+        expected = {"==": "equal", ">=": "be at least", "<=": "be at most"}[self.relation]
         closed = "no number" if self.closed_form is None else str(self.closed_form)
         return (f"{self.quantity}: closed form {self.expression} = {closed} should {expected} "
                 f"the enumeration {self.enumerated}")
@@ -120,7 +124,7 @@ class Comparison:
     unit: str  # FLOP, B, elements, entries
     closed_form: Fraction | None  # its value at the sizes; None when it gave no number
     enumerated: Fraction
-    relation: str  # `==` for an exact form, `>=` for an upper bound (a bounding box)
+    relation: str  # `==` exact, `>=` an upper bound (a bounding box), `<=` a lower end
     form: object  # the closed form (sympy), printed only when a mismatch is reported
 
     @property
@@ -133,6 +137,8 @@ class Comparison:
             return False
         if self.relation == "==":
             return self.closed_form == self.enumerated
+        if self.relation == "<=":  # a lower end, such as a box's first index
+            return self.closed_form <= self.enumerated
         return self.closed_form >= self.enumerated
 
     def mismatch(self) -> Mismatch:
@@ -366,6 +372,8 @@ class _ScopeState:
     write_sets: dict[str, set] = field(default_factory=dict)
     entries: list[ScopeEntry] = field(default_factory=list)
     held_bytes_first: Fraction = Fraction(0)
+    # fills crossing from L2 in a parallel spec go to the block log, counted per cluster
+    blocks: BlockState | None = None
     # (iterator, its loop's lower bound) for the loops around the scope, outermost first:
     # the closed form's held bytes are taken with each at its lower bound
     outer_lows: tuple = ()
@@ -393,7 +401,13 @@ class _ScopeState:
         outer_values = {name: env[name] for name in self.outer_iterators}
         self.entries.append(ScopeEntry(outer_values, reads, writes))
         for tensor, level in self.fill_levels.items():
-            budget.moves[(tensor, level)] += reads[tensor] + writes[tensor]
+            if level == "l2" and self.blocks is not None:
+                step = (self.index, *(env[name] for name in self.outer_iterators
+                                      if name not in self.blocks.iterators))
+                self.blocks.fill_from_l2(env, step, tensor, self.read_sets[tensor], "read")
+                self.blocks.fill_from_l2(env, step, tensor, self.write_sets[tensor], "write")
+            else:
+                budget.moves[(tensor, level)] += reads[tensor] + writes[tensor]
 
     def _at_lower_bounds(self, env: Env) -> bool:
         """Whether the first entry that ran is the one at every outer lower bound (it is not
@@ -441,6 +455,9 @@ class _Compiler:
         self.scopes: list[_ScopeState] = []
         self.statements: list[_StatementPlan] = []
         self.lower_bounds: dict[str, ast.Expr] = {}  # iterator -> its loop's `lo`, this chain
+        self.grid = kernel.grid
+        self.blocks = None if self.grid is None else BlockState(
+            self.grid.iterators, self.element_bytes, None)
 
     def block(self, statements: Iterable[ast.Statement], loops: tuple[str, ...],
               keeps: tuple[_ScopeState, ...]) -> tuple:
@@ -467,12 +484,28 @@ class _Compiler:
         hi = _as_function(_compile(loop.hi, self.sizes))
         outer_bound = self.lower_bounds.get(loop.var)
         self.lower_bounds[loop.var] = loop.lo
+        if self.grid is not None and loop.var == self.grid.cluster_axis:
+            self._cluster_along(loop.var, lo, step)
         body = self.block(loop.body, (*loops, loop.var), keeps)
+        if self.grid is not None and loop.var == self.grid.iterators[-1]:
+            body = (_BlockPlan(self.blocks, self.statements, body),)
         if outer_bound is None:
             del self.lower_bounds[loop.var]
         else:
             self.lower_bounds[loop.var] = outer_bound
         return _LoopPlan(loop.var, lo, hi, step, body)
+
+    def _cluster_along(self, axis: str, lo, step) -> None:
+        """Blocks c at a time along the axis form a cluster; the other coordinates agree."""
+        size = int(_sympy_value(self.grid.cluster_size.xreplace(
+            _sympy_substitution(self.sizes)), "the cluster size"))
+        iterators = self.grid.iterators
+
+        def cluster_of(env: Env) -> tuple:
+            return tuple((env[name] - lo(env)) // step // size if name == axis else env[name]
+                         for name in iterators)
+
+        self.blocks.cluster_of = cluster_of
 
     def keep(self, keep: ast.Keep, loops, keeps) -> _KeepPlan:
         tensors = tuple(dict.fromkeys(name.id for name in keep.tensors))
@@ -481,7 +514,7 @@ class _Compiler:
                      for name in loops)
         scope = _ScopeState(len(self.scopes), keep.level.id, tensors, loops,
                             {tensor: self.element_bytes[tensor] for tensor in tensors},
-                            fill_levels, outer_lows=lows)
+                            fill_levels, outer_lows=lows, blocks=self.blocks)
         self.scopes.append(scope)
         return _KeepPlan(scope, self.block(keep.body, loops, (*keeps, scope)))
 
@@ -489,7 +522,8 @@ class _Compiler:
         for scope in reversed(keeps):
             if tensor in scope.tensors:
                 return scope.level
-        return self.kernel.tensors[tensor].level
+        level = self.kernel.tensors[tensor].level
+        return "l2" if self.grid is not None and level == "global" else level
 
     def statement(self, stmt: ast.Assign | ast.Let, keeps) -> _StatementPlan:
         accesses = [self.access(tensor, indices, False, None, keeps)
@@ -526,8 +560,14 @@ class _Compiler:
                keeps: tuple[_ScopeState, ...]) -> _AccessPlan:
         """accumulated: the target's indices when this is the read half of `+=` (or max=,
         min=); None for every other read and for writes."""
-        is_out_accumulation = accumulated is not None and self.kernel.tensors[tensor].role == "out"
+        declared = self.kernel.tensors[tensor]
+        is_out_accumulation = accumulated is not None and declared.role == "out"
         footprint = self.footprint_writes if is_write else self.footprint_reads
+        index = _compile_index(indices, self.sizes)
+        if declared.role == "local":  # lives in its level: every access is served there
+            return _AccessPlan(index, (footprint[tensor],), (tensor, declared.level))
+        if self.grid is not None and declared.level == "global":
+            return self._block_access(tensor, index, is_write, accumulated, keeps)
         sets = [footprint[tensor]]
         chain = [scope for scope in keeps if tensor in scope.tensors]  # empty when forced
         for scope in chain:
@@ -541,7 +581,33 @@ class _Compiler:
             move = (tensor, self.kernel.tensors[tensor].level)
         elif not is_out_accumulation:  # perfect: distinct elements, counted at the end
             sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
-        return _AccessPlan(_compile_index(indices, self.sizes), tuple(sets), move)
+        return _AccessPlan(index, tuple(sets), move)
+
+    def _block_access(self, tensor: str, index, is_write: bool, accumulated, keeps):
+        """A global tensor in a parallel spec: each element reaches global memory once
+        (compulsory); a block reads its fills from L2, and outside a keep the distinct
+        elements it touches (every access under `reuse none`)."""
+        is_out_accumulation = (accumulated is not None
+                               and self.kernel.tensors[tensor].role == "out")
+        kind = "write" if is_write else "read"
+        sets = [(self.footprint_writes if is_write else self.footprint_reads)[tensor],
+                self.blocks.touched[tensor]]
+        if not is_out_accumulation:
+            sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
+        chain = [scope for scope in keeps if tensor in scope.tensors]
+        for scope in chain:
+            if is_out_accumulation and self._encloses_reduction(scope, accumulated):
+                continue
+            sets.append((scope.write_sets if is_write else scope.read_sets)[tensor])
+        move = None
+        if chain:
+            move = (tensor, chain[-1].level)
+        elif self.direct_reuse == "none":
+            move = (tensor, "l2")
+        elif not (is_out_accumulation and self._encloses_reduction(_WholeBlock(
+                self.grid.iterators), accumulated)):
+            sets.append(self.blocks.direct[(tensor, kind)])
+        return _AccessPlan(index, tuple(sets), move)
 
 
     def _encloses_reduction(self, scope: _ScopeState, target_indices: tuple) -> bool:
@@ -563,6 +629,26 @@ class _Compiler:
             indices = [index.subs(offsets) for index in indices]
         symbols = set().union(*(index.free_symbols for index in indices))
         return all(iterator_symbol(name) in symbols for name in scope.outer_iterators)
+
+
+@dataclass(frozen=True)
+class _WholeBlock:
+    """A block seen as a scope around everything inside the grid (for the skip rule)."""
+
+    outer_iterators: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class _BlockPlan:
+    state: BlockState
+    statements: list  # every statement plan of the kernel, for the block's work
+    body: tuple
+
+    def execute(self, env: Env, budget: _Budget) -> None:
+        self.state.open(self.statements, budget.moves)
+        for plan in self.body:
+            plan.execute(env, budget)
+        self.state.close(env, self.statements, budget.moves)
 
 
 def _fraction(value: sympy.Rational) -> Fraction:
@@ -593,6 +679,10 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
     env: Env = {}
     for plan in plans:
         plan.execute(env, budget)
+    _check_inside_shapes(kernel, values, compiler)
+    if compiler.blocks is not None:
+        budget.moves.update({(tensor, "l2"): elements for tensor, elements
+                             in compiler.blocks.l2_fill_elements().items()})
     return Counts(
         kernel=kernel.name,
         sizes=values,
@@ -600,11 +690,39 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
         work=_work(compiler.statements),
         traffic=_traffic(compiler, budget.moves),
         footprints={name: (len(compiler.footprint_reads[name]),
-                           len(compiler.footprint_writes[name])) for name in kernel.tensors},
+                           len(compiler.footprint_writes[name]))
+                    for name, tensor in kernel.tensors.items() if tensor.role != "local"},
         scopes=tuple(scope.result() for scope in compiler.scopes),
         statement_executions=sum(plan.executions for plan in compiler.statements),
         steps=budget.steps,
+        blocks=() if compiler.blocks is None else tuple(compiler.blocks.blocks),
     )
+
+
+def _check_inside_shapes(kernel: CheckedKernel, values: Mapping[str, Value],
+                         compiler: _Compiler) -> None:
+    """Every element touched lies inside its tensor's declared shape. Counts of a nest that
+    reaches outside are not defined (a footprint bound may use the shape), so that is an
+    error of the spec at these sizes rather than a number."""
+    substitution = _sympy_substitution(values)
+    for name, tensor in kernel.tensors.items():
+        extents = [_sympy_value(extent.xreplace(substitution), f"the shape of `{name}`")
+                   for extent in tensor.shape]
+        touched = compiler.footprint_reads[name] | compiler.footprint_writes[name]
+        for dimension, extent in enumerate(extents):
+            if not touched:
+                break
+            low = min(element[dimension] for element in touched)
+            high = max(element[dimension] for element in touched)
+            if low < 0 or high >= extent:
+                index = low if low < 0 else high
+                sizes = ", ".join(f"{size} = {value}" for size, value in values.items())
+                raise KcostError(Diagnostic(
+                    tensor.span,
+                    f"`{name}` is indexed at {index} in dimension {dimension + 1}, outside "
+                    f"its declared extent 0..{extent - 1} (at {sizes})",
+                    "declare a shape that holds every index, or bound the loops: counts "
+                    "outside the shape are not defined"), kernel.kernel.source)
 
 
 def _work(statements: list[_StatementPlan]) -> dict[str, int]:
@@ -652,13 +770,14 @@ def comparisons(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = No
     substitution = _sympy_substitution({**counts.sizes, **(sizes or {})})
     checker = _Comparison(substitution)
     for work_class in sorted(set(cost.work) | set(counts.work)):
-        checker.check(f"work[{work_class}]", "FLOP", cost.work.get(work_class, 0),
-                      counts.work.get(work_class, 0), exact=True)
+        checker.check(f"work[{work_class}]", cost.work.get(work_class, 0),
+                      counts.work.get(work_class, 0), exact=True, unit="FLOP")
     for level in _ordered_levels(set(cost.traffic) | set(counts.traffic)):
-        checker.check(f"traffic[{level}]", "B", cost.traffic.get(level, 0),
-                      counts.traffic.get(level, 0), exact=cost.exact)
+        checker.check(f"traffic[{level}]", cost.traffic.get(level, 0),
+                      counts.traffic.get(level, 0), exact=cost.exact, unit="B")
     _compare_footprints(checker, cost, counts)
     _compare_scopes(checker, cost, counts, max_entries)
+    compare_blocks(checker, cost, counts, lambda blocks: _spread(blocks, max_entries))
     return checker.rows
 
 
@@ -672,12 +791,14 @@ class _Comparison:
         self.substitution = substitution
         self.rows: list[Comparison] = []
 
-    def check(self, quantity: str, unit: str, closed_form, enumerated: Value, *, exact: bool,
+    def check(self, quantity: str, closed_form, enumerated: Value, *, exact: bool,
               extra: Mapping[sympy.Symbol, sympy.Rational] | None = None,
-              where: str = "") -> None:
+              relation: str = ">=", unit: str = "", where: str = "") -> None:
+        """closed form == enumeration where exact; else the closed form bounds it (>= an
+        upper bound, or <= for a lower end such as a box's first index)."""
         substitution = {**self.substitution, **extra} if extra else self.substitution
         self.rows.append(Comparison(quantity, where, unit, evaluate(closed_form, substitution),
-                                    Fraction(enumerated), "==" if exact else ">=",
+                                    Fraction(enumerated), "==" if exact else relation,
                                     closed_form))
 
 
@@ -686,6 +807,10 @@ def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) ->
     if isinstance(expression, (int, Fraction)):
         return Fraction(expression)
     value = expression.xreplace(dict(substitution))
+    if value.has(sympy.Sum):
+        value = _sum_explicitly(value, [MAX_SUM_TERMS])
+        if value is None:
+            return None
     if not value.is_Rational:
         value = value.doit()
     if value.is_Float:
@@ -693,6 +818,34 @@ def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) ->
     if not value.is_Rational:
         return None
     return Fraction(int(value.p), int(value.q))
+
+
+def _sum_explicitly(expr: sympy.Expr, terms_left: list[int]) -> sympy.Expr | None:
+    """expr with every Sum added up term by term, the outermost range first (its bounds are
+    numbers once the sizes are in); None when a bound is no integer or the terms run out."""
+    if not expr.has(sympy.Sum):
+        return expr
+    if not isinstance(expr, sympy.Sum):
+        args = [_sum_explicitly(arg, terms_left) for arg in expr.args]
+        return None if any(arg is None for arg in args) else expr.func(*args)
+    *inner, (variable, first, last) = expr.limits
+    if not (first.is_Integer and last.is_Integer):
+        return None
+    total = sympy.Integer(0)
+    for value in range(int(first), int(last) + 1):
+        terms_left[0] -= 1
+        if terms_left[0] < 0:
+            return None
+        term = expr.function.xreplace({variable: value})
+        if inner:
+            limits = [tuple(part.xreplace({variable: value}) for part in limit)
+                      for limit in inner]
+            term = sympy.Sum(term, *limits)
+        term = _sum_explicitly(term, terms_left)
+        if term is None:
+            return None
+        total += term
+    return total
 
 
 def _compare_footprints(checker: _Comparison, cost: Cost, counts: Counts) -> None:
@@ -703,37 +856,35 @@ def _compare_footprints(checker: _Comparison, cost: Cost, counts: Counts) -> Non
                 checker.rows.append(Comparison(f"footprint[{tensor}]", "", "elements", None,
                                                Fraction(read + written), "==", "missing"))
             continue
-        checker.check(f"footprint[{tensor}].read", "elements", footprint.read_elements, read,
-                      exact=footprint.exact)
-        checker.check(f"footprint[{tensor}].write", "elements", footprint.write_elements,
-                      written, exact=footprint.exact)
+        checker.check(f"footprint[{tensor}].read", footprint.read_elements, read,
+                      exact=footprint.exact, unit="elements")
+        checker.check(f"footprint[{tensor}].write", footprint.write_elements, written,
+                      exact=footprint.exact, unit="elements")
 
 
 def _compare_scopes(checker: _Comparison, cost: Cost, counts: Counts, max_entries: int) -> None:
     if len(cost.scopes) != len(counts.scopes):
-        checker.check("number of scopes", "scopes", len(cost.scopes), len(counts.scopes),
-                      exact=True)
+        checker.check("number of scopes", len(cost.scopes), len(counts.scopes), exact=True,
+                      unit="scopes")
     for closed, counted in zip(cost.scopes, counts.scopes):
         name = f"scope {counted.index} ({', '.join(counted.tensors)} in {counted.level})"
-        checker.check(f"{name} entries", "entries", closed.entries, counted.entry_count,
-                      exact=True)
+        checker.check(f"{name} entries", closed.entries, counted.entry_count, exact=True,
+                      unit="entries")
         for entry in _spread(counted.entries, max_entries):
             at = {iterator_symbol(n): _rational(v) for n, v in entry.outer_values.items()}
             where = ", ".join(f"{n}={v}" for n, v in entry.outer_values.items())
             for tensor in counted.tensors:
-                checker.check(f"{name} read[{tensor}]", "elements",
-                              closed.read_elements.get(tensor, 0),
+                checker.check(f"{name} read[{tensor}]", closed.read_elements.get(tensor, 0),
                               entry.read_elements[tensor], exact=closed.exact, extra=at,
-                              where=where)
-                checker.check(f"{name} write[{tensor}]", "elements",
-                              closed.write_elements.get(tensor, 0),
+                              unit="elements", where=where)
+                checker.check(f"{name} write[{tensor}]", closed.write_elements.get(tensor, 0),
                               entry.write_elements[tensor], exact=closed.exact, extra=at,
-                              where=where)
+                              unit="elements", where=where)
         if counted.entries and counted.held_bytes_first is not None:
             first = counted.entries[0].outer_values
             at = {iterator_symbol(n): _rational(v) for n, v in first.items()}
-            checker.check(f"{name} held bytes", "B", closed.held_bytes,
-                          counted.held_bytes_first, exact=closed.exact, extra=at)
+            checker.check(f"{name} held bytes", closed.held_bytes, counted.held_bytes_first,
+                          exact=closed.exact, extra=at, unit="B")
 
 
 def _spread(entries: tuple, limit: int) -> list:
@@ -767,7 +918,8 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
         if stop is not None and stop():
             return samples
         shrink = attempt * 4 // max_attempts  # 0, 1, 2, 3 over the attempts
-        candidate = _draw_sizes(kernel, rng, size_top=12 - 3 * shrink, tile_top=4 - shrink)
+        candidate = draw_sizes(kernel, lambda name, top: rng.randint(1, top),
+                               size_top=12 - 3 * shrink, tile_top=4 - shrink)
         key = tuple(sorted(candidate.items()))
         if key in seen and attempt < max_attempts // 2:
             continue
@@ -785,10 +937,14 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
     return samples
 
 
-def _draw_sizes(kernel: CheckedKernel, rng: random.Random, size_top: int,
-                tile_top: int) -> dict[str, int]:
-    """One assignment: divisors are drawn before what they divide, which is then drawn as a
-    multiple of their least common multiple."""
+def draw_sizes(kernel: CheckedKernel, pick: Callable[[str, int], int], *, size_top: int = 12,
+               tile_top: int = 4) -> dict[str, int]:
+    """One assignment, with `pick(name, top)` choosing an integer in 1..top (a random draw,
+    or a hypothesis draw in the property tests). Tile-like parameters (divisors, and those
+    with a default) take top = tile_top, the others size_top. Divisors are drawn before what
+    they divide, which is then drawn as a multiple of their least common multiple; a cycle
+    of facts is drawn freely (assumptions_hold filters it). Relations (`T <= N`) are not
+    enforced here: the caller filters with assumptions_hold."""
     divisor_names = {symbol.name for divisor, _ in kernel.divisibility
                      for symbol in divisor.free_symbols}
     tile_like = divisor_names | {symbol.name for symbol in kernel.defaults}
@@ -799,7 +955,7 @@ def _draw_sizes(kernel: CheckedKernel, rng: random.Random, size_top: int,
         name = ready[0] if ready else pending[0]  # a cycle of facts: draw freely
         top = tile_top if name in tile_like else size_top
         base = _divisors_lcm(kernel, name, values) if ready else 1
-        values[name] = base * rng.randint(1, max(1, top // base))
+        values[name] = base * pick(name, max(1, top // base))
         pending.remove(name)
     return values
 

@@ -9,7 +9,6 @@ import functools
 from importlib import resources
 from pathlib import Path
 
-import lark
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
     UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError,
@@ -17,8 +16,9 @@ from lark.exceptions import (
 from lark.lexer import PatternStr
 
 from . import ast
-from .cache import cache_file
+from .cache import lark_parser
 from .errors import Diagnostic, KcostError
+from .inputs import normalise, read_text
 
 MAX_SOURCE_BYTES = 1_000_000
 MAX_NESTING = 32  # brackets and blocks; deeper text is refused before it reaches the parser
@@ -33,38 +33,21 @@ def grammar_text() -> str:
 
 @functools.cache
 def _parser() -> Lark:
-    # the LALR tables are built once and pickled to the user cache (about 0.3 s a process);
-    # lark rebuilds them when the file is missing, stale or unreadable, and skips the save
-    # when the directory cannot be written
-    cache = cache_file("lark-parser", grammar_text(), lark.__version__) or False
-    return Lark(grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True,
-                cache=cache)
+    # the LALR tables are built once and kept in the user cache as JSON (cache.lark_parser):
+    # building them costs about 30 ms a process, loading them about 4 ms
+    return lark_parser("lark-parser", grammar_text(), propagate_positions=True,
+                       maybe_placeholders=True)
 
 
 def parse_file(path: str | Path) -> ast.Kernel:
-    """Read and parse a spec file; a missing, unreadable or non-text file is a KcostError."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise KcostError(Diagnostic(None, f"no such file: {path}", "check the path")) from None
-    except IsADirectoryError:
-        raise KcostError(
-            Diagnostic(None, f"{path} is a directory", "give a .kcost file")
-        ) from None
-    except OSError as error:
-        raise KcostError(Diagnostic(None, f"cannot read {path}: {error.strerror}")) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise KcostError(
-            Diagnostic(None, f"{path} is not UTF-8 text (byte {error.start})", "save it as UTF-8")
-        ) from None
-    return parse(text, str(path))
+    """Read and parse a spec file; a missing, unreadable, special or non-text file is a
+    KcostError (inputs.read_text)."""
+    return parse(read_text(str(path), MAX_SOURCE_BYTES, "spec file"), str(path))
 
 
 def parse(text: str, filename: str = "<string>") -> ast.Kernel:
     """Parse the text of one spec into a Kernel, or raise KcostError with the position."""
+    text = normalise(text)
     _refuse_oversized(text, filename)
     if not text.strip():
         raise KcostError(Diagnostic(ast.Span(filename, 1, 1, 1, 2), "the spec is empty",
@@ -73,7 +56,7 @@ def parse(text: str, filename: str = "<string>") -> ast.Kernel:
         tree = _parser().parse(text)
     except UnexpectedInput as error:
         raise KcostError(_syntax_diagnostic(error, text, filename), text) from None
-    _refuse_deep_tree(tree, text, filename)
+    refuse_deep_tree(tree, text, filename)
     try:
         return _ToAst(filename, text).transform(tree)
     except VisitError as error:
@@ -111,7 +94,8 @@ def _refuse_oversized(text: str, filename: str) -> None:
             column += 1
 
 
-def _refuse_deep_tree(tree: Tree, text: str, filename: str) -> None:
+def refuse_deep_tree(tree: Tree, text: str, filename: str, what: str = "the spec",
+                     hint: str = "split a long expression with `let` locals") -> None:
     """Long operator chains (`a + b + ... + z`) nest without brackets; the tree builders and
     sympy recurse, so a chain deeper than MAX_TREE_DEPTH is refused with its position."""
     stack = [(tree, 1)]
@@ -120,8 +104,7 @@ def _refuse_deep_tree(tree: Tree, text: str, filename: str) -> None:
         if depth > MAX_TREE_DEPTH:
             raise KcostError(
                 Diagnostic(_span(filename, node.meta),
-                           f"the spec nests more than {MAX_TREE_DEPTH} levels deep here",
-                           "split a long expression with `let` locals"),
+                           f"{what} nests more than {MAX_TREE_DEPTH} levels deep here", hint),
                 text,
             )
         stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
@@ -288,7 +271,9 @@ def _character_diagnostic(error: UnexpectedCharacters, text: str, filename: str)
         span = ast.Span(filename, line, column - 2, line, column + 1)
         return Diagnostic(span, "`...` is not a range", "a range is written `lo..hi`, two dots")
     span = ast.Span(filename, line, column, line, column + 1)
-    if char.isalpha() or char.isdigit():
+    if char.isdigit() or char.isnumeric():
+        hint = f"numbers are written with ASCII digits 0-9; {char} is not one"
+    elif char.isalpha():
         hint = "names are ASCII: letters, digits and `_`, not starting with a digit"
     else:
         hint = ("the language has `+ - * /`, calls like `exp(x)`, `x[i]` and `lo..hi`; "
@@ -426,8 +411,21 @@ class _ToAst(Transformer):
         return None
 
     def let(self, meta, children):
-        name, dtype, value = children
-        return ast.Let(str(name), str(dtype) if dtype is not None else None, value, self._s(meta))
+        name, dtype, shape, level, value = children
+        level_name = None if level is None else ast.Name(str(level),
+                                                         _token_span(self.filename, level))
+        return ast.Let(str(name), str(dtype) if dtype is not None else None, value,
+                       self._s(meta), shape or (), level_name)
+
+    def parallel(self, meta, children):
+        return ast.Parallel(tuple(option for option in children if option is not None),
+                            self._s(meta))
+
+    def block_option(self, meta, children):
+        name, axis, value = children
+        axis_name = None if axis is None else ast.Name(str(axis), _token_span(self.filename, axis))
+        return ast.BlockOption(ast.Name(str(name), _token_span(self.filename, name)), axis_name,
+                               value, self._s(meta))
 
     def range(self, meta, children):
         var, lo, hi, step = children
@@ -442,19 +440,20 @@ class _ToAst(Transformer):
         return tuple(flat)
 
     def for_loop(self, meta, children):
-        *ranges, body = children
+        *ranges, parallel, body = children
         # `for i in .., j in ..` is a nest, outermost first; each loop keeps its range's span
         # except the outermost, which spans the whole statement.
         for index in range(len(ranges) - 1, -1, -1):
             var, lo, hi, step, span = ranges[index]
-            body = (ast.For(var, lo, hi, step, body, self._s(meta) if index == 0 else span),)
+            body = (ast.For(var, lo, hi, step, body, self._s(meta) if index == 0 else span,
+                            parallel),)
         return body[0]
 
     def keep(self, meta, children):
-        *names, level, body = children
+        *names, level, stages, body = children
         tensors = tuple(ast.Name(str(n), _token_span(self.filename, n)) for n in names)
         level_name = ast.Name(str(level), _token_span(self.filename, level))
-        return ast.Keep(tensors, level_name, body, self._s(meta))
+        return ast.Keep(tensors, level_name, body, self._s(meta), stages)
 
     def assign(self, meta, children):
         target, op, value = children

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from .analysis import Analysis, Intensity, Quantity, Spec
+from .report_grid import grid_clause, grid_json, misfit_sentence
 from .units import plain, si
 
 if TYPE_CHECKING:
@@ -214,6 +215,8 @@ def answer_sentence(answer) -> str:
     """The verdict in one sentence, as the chapter would say it."""
     result = answer.verdict
     label = machine_label(result.machine, result.precision)
+    if result.misfits:
+        return misfit_sentence(result, label)
     if answer.crossings:
         return _crossing_sentence(answer, label)
     if result.regime is not None:
@@ -225,6 +228,8 @@ def answer_sentence(answer) -> str:
             parts.append(f": I = {plain(_number(level.intensity), INTENSITY_UNIT)} is "
                          f"{ratio:.3g}× the ridge ({plain(ridge, INTENSITY_UNIT)})")
         parts.append(f"; t_min = {si(_number(result.t_min), 's')}, bound by {result.bound}")
+        if result.grid is not None:
+            parts.append(grid_clause(result))
         return "".join(parts)
     return (f"symbolic on {label}: set the sizes (--set), or leave one free to find where "
             "it crosses the ridge")
@@ -254,11 +259,13 @@ def _crossing_sentence(answer, label: str) -> str:
 def answers_json(answers) -> dict:
     """The `verdicts` rows (one per machine x precision x level) and one sentence each."""
     return {
-        "verdicts": [row for answer in answers for row in answer.verdict.as_json()],
+        "verdicts": [{**row, **grid_json(answer.verdict)} for answer in answers
+                     for row in answer.verdict.as_json()],
         "answers": [{
             "machine": a.verdict.machine, "precision": a.verdict.precision,
             "sentence": answer_sentence(a),
-            "t_min": json_number(a.verdict.t_min),
+            "t_min": json_number(a.verdict.t_bound),
+            "t_model": json_number(a.verdict.t_model),
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
@@ -301,9 +308,13 @@ def verdict_table(answers):
                 plain(_number(level.ridge), INTENSITY_UNIT),
                 "-" if ratio is None else f"{ratio:.3g}",
                 _value_or_formula(level.performance, "FLOP/s", prefixed=True),
-                si(_number(result.t_min), "s") if first else "",
+                _time_cell(result) if first else "",
                 (result.bound or "-") if first else "")
     return table
+
+
+def _time_cell(result) -> str:
+    return "does not fit" if result.misfits else si(_number(result.t_bound), "s")
 
 
 def _value_or_formula(expr, unit: str, prefixed: bool = False) -> str:
@@ -479,18 +490,40 @@ def solve_json(analysis: Analysis, parameter: str, solutions) -> dict:
 
 
 def machine_json(machine) -> dict:
-    return {
-        "id": machine.id, "name": machine.name, "vendor": machine.vendor,
-        "sm_count": machine.sm_count,
-        "compute": [{"precision": p.precision, "unit": p.unit, "peak_FLOPps": p.peak_FLOPps,
-                     "sparse": p.sparse, "source": p.source} for p in machine.compute],
-        "sfu_OPps": machine.sfu_OPps,
-        "memory": [{"level": m.level, "bandwidth_Bps": m.bandwidth_Bps,
-                    "capacity_B": m.capacity_B, "capacity_per": m.capacity_per,
-                    "bandwidth_source": m.bandwidth_source,
-                    "capacity_source": m.capacity_source} for m in machine.memory],
-        "launch_overhead_s": machine.launch_overhead_s,
-    }
+    """The machine in the layout of its TOML file (tables, keys and sources as written there),
+    so that a user's machine file can start from it; absent figures are left out."""
+
+    def present(table: dict) -> dict:
+        return {key: value for key, value in table.items() if value is not None}
+
+    document = {"id": machine.id, "name": machine.name, "vendor": machine.vendor,
+                "device": {"sm_count": machine.sm_count, "source": machine.sm_count_source}}
+    if machine.launch_overhead_s is not None:
+        document["launch"] = present({"launch_overhead_s": machine.launch_overhead_s,
+                                      "mode": machine.launch_mode,
+                                      "source": machine.launch_source})
+    if machine.sfu_OPps is not None:
+        document["sfu"] = {"peak_OPps": machine.sfu_OPps, "source": machine.sfu_source}
+    document["compute"] = [
+        {"precision": p.precision, "unit": p.unit, "sparse": p.sparse,
+         "peak_FLOPps": p.peak_FLOPps, "source": p.source} for p in machine.compute]
+    document["memory"] = [present({
+        "level": m.level, "technology": m.technology, "bandwidth_Bps": m.bandwidth_Bps,
+        "bandwidth_source": m.bandwidth_source, "capacity_B": m.capacity_B,
+        "capacity_per": m.capacity_per, "capacity_source": m.capacity_source})
+        for m in machine.memory]
+    figures = machine.execution.figures()
+    if figures:
+        from .hardware import execution_source_key
+
+        document["execution"] = {name: item for key, value, source in figures
+                                 for name, item in ((key, value),
+                                                    (execution_source_key(key), source))}
+    if machine.latencies:
+        document["latency"] = [
+            {"level": lat.level, "cycles": lat.cycles, "clock_Hz": lat.clock_Hz,
+             "measured_on": lat.measured_on, "source": lat.source} for lat in machine.latencies]
+    return document
 
 
 def machines_table(machines):
@@ -533,6 +566,13 @@ def machine_table(machine):
     if machine.launch_overhead_s is not None:
         table.add_row(f"launch overhead ({machine.launch_mode})",
                       si(machine.launch_overhead_s, "s"), machine.launch_source or "")
+    for key, value, source in machine.execution.figures():
+        shown = f"{value} B" if key.endswith("_B") else f"{value:g}"
+        table.add_row(key.removesuffix("_B").replace("_", " "), shown, source)
+    for latency in machine.latencies:
+        table.add_row(f"{latency.level} latency", f"{latency.cycles:g} cycles",
+                      f"{latency.seconds * 1e9:.3g} ns at {latency.clock_Hz / 1e9:g} GHz on "
+                      f"{latency.measured_on}: {latency.source}")
     return table
 
 
@@ -550,7 +590,7 @@ def check_tables(spec: Spec, results: list[CheckResult]) -> list:
         for mismatch in result.mismatches:
             tables.append(Text(f"mismatch: {mismatch}", style="red"))
         if not result.mismatches:
-            bounds = sum(row.relation == ">=" for row in result.rows)
+            bounds = sum(row.relation != "==" for row in result.rows)
             note = f" ({bounds} of them upper bounds)" if bounds else ""
             tables.append(Text(f"closed forms agree with the enumeration{note}",
                                style="green"))
@@ -569,16 +609,20 @@ def _check_table(spec: Spec, result: CheckResult):
         table.add_column(column, justify=justify)
     for label, row, where in _check_rows(result.rows):
         closed = "no number" if row.closed_form is None else f"{row.closed_form} {row.unit}"
-        if row.relation == ">=" and row.closed_form is not None:
-            closed = f"<= {closed}"
+        if row.relation != "==" and row.closed_form is not None:
+            closed = f"{_BOUND_SIGN[row.relation]} {closed}"
         table.add_row(Text(label), closed, f"{row.enumerated} {row.unit}",
                       _check_status(row, where))
     return table
 
 
+_BOUND_SIGN = {">=": "<=", "<=": ">="}  # what the closed form says of the enumerated value
+
+
 def _check_rows(rows: tuple[Comparison, ...]) -> Iterator[tuple[str, Comparison, str]]:
-    """(label, row shown, where it fails) per quantity: a scope's per-entry rows become one
-    line showing its first failing entry, or its first entry when all hold."""
+    """(label, row shown, where it fails) per quantity: the rows checked at several points
+    (a scope's entries, a grid's blocks) become one line showing the first point that fails,
+    or the first point when all hold."""
     entries: dict[str, list] = {}
     for row in rows:
         if row.where:
@@ -592,7 +636,7 @@ def _check_rows(rows: tuple[Comparison, ...]) -> Iterator[tuple[str, Comparison,
             group = entries[row.quantity]
             failing = [entry for entry in group if not entry.holds]
             first = failing[0] if failing else group[0]
-            label = f"{row.quantity}, {len(group)} entries checked"
+            label = f"{row.quantity}, checked at {len(group)} points"
             yield label, first, first.where if failing else ""
 
 
@@ -601,11 +645,11 @@ def _check_status(row: Comparison, where: str):
 
     at = f" at {where}" if where else ""
     if row.holds:
-        return Text("ok (bound)" if row.relation == ">=" else "ok", style="green")
+        return Text("ok" if row.relation == "==" else "ok (bound)", style="green")
     if row.closed_form is None:
         return Text(f"no number{at}", style="red")
-    return Text(("below the enumeration" if row.relation == ">=" else "differs") + at,
-                style="red")
+    wrong = {"==": "differs", ">=": "below the enumeration", "<=": "above the enumeration"}
+    return Text(wrong[row.relation] + at, style="red")
 
 
 # --- self-verification (analyze) ------------------------------------------------------------

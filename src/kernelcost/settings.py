@@ -6,17 +6,18 @@ the other parameters; chains such as M=N, N=4096 are resolved."""
 from __future__ import annotations
 
 import functools
+import math
 import re
 
-import lark
 import sympy
 from lark import Lark
-from lark.exceptions import UnexpectedInput
+from lark.exceptions import UnexpectedInput, VisitError
 
 from . import ast
-from .cache import cache_file
+from .cache import lark_parser
 from .errors import Diagnostic, KcostError, did_you_mean
-from .parse import _ToAst, grammar_text
+from .inputs import normalise
+from .parse import _ToAst, grammar_text, refuse_deep_tree
 from .symbols import to_sympy
 
 _SETTING = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*(.+?)\s*$")
@@ -24,11 +25,10 @@ _SETTING = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*(.+?)\s*$")
 
 @functools.cache
 def _expression_parser() -> Lark:
-    # pickled to the user cache like the spec parser (parse._parser): a --set value would
-    # otherwise build a second set of LALR tables, about 0.25 s, in every process
-    cache = cache_file("lark-expression-parser", grammar_text(), lark.__version__) or False
-    return Lark(grammar_text(), parser="lalr", start="expr", propagate_positions=True,
-                maybe_placeholders=True, cache=cache)
+    # cached like the spec parser (parse._parser): a --set value would otherwise build a
+    # second set of LALR tables in every process
+    return lark_parser("lark-expression-parser", grammar_text(), start="expr",
+                       propagate_positions=True, maybe_placeholders=True)
 
 
 def parse_setting(text: str) -> tuple[str, str]:
@@ -42,15 +42,22 @@ def parse_setting(text: str) -> tuple[str, str]:
 
 def size_expression(text: str, sizes: dict[str, sympy.Expr], label: str) -> sympy.Expr:
     """Translate one value: a number or an expression in the sizes."""
+    text = normalise(text)
     try:
         tree = _expression_parser().parse(text)
     except UnexpectedInput as error:
         column = getattr(error, "column", 1) or 1
         raise KcostError(Diagnostic(
             ast.Span(label, 1, column, 1, column + 1),
-            f"cannot read `{text}` as a size", "use a number (4096, 1e8) or an expression "
-            "in the other sizes (N, 2*N)"), text) from None
-    expr = _ToAst(label, text).transform(tree)
+            f"cannot read `{text}` as a size", _unreadable_hint(text)), text) from None
+    refuse_deep_tree(tree, text, label, f"the value of {label}",
+                     "give the size a number, or a short expression in the other sizes")
+    try:
+        expr = _ToAst(label, text).transform(tree)
+    except VisitError as error:
+        if isinstance(error.orig_exc, KcostError):
+            raise error.orig_exc from None
+        raise
     for node in ast.walk_expr(expr):
         if isinstance(node, ast.Name) and node.id not in sizes:
             raise KcostError(Diagnostic(node.span, f"unknown size `{node.id}`",
@@ -58,28 +65,50 @@ def size_expression(text: str, sizes: dict[str, sympy.Expr], label: str) -> symp
     return to_sympy(expr, sizes)
 
 
+def _unreadable_hint(text: str) -> str:
+    foreign = [char for char in text if char.isnumeric() and not char.isascii()]
+    if foreign:
+        return f"numbers are written with ASCII digits 0-9; {foreign[0]} is not one"
+    return "use a number (4096, 1e8) or an expression in the other sizes (N, 2*N)"
+
+
+def _whole_value(name: str, text: str) -> ast.Span:
+    """The span of a whole --set value, for errors about the value rather than a part."""
+    return ast.Span(f"--set {name}", 1, 1, 1, len(text) + 1)
+
+
 def resolve_settings(raw: dict[str, object], parameters: dict[str, sympy.Symbol]
                      ) -> dict[sympy.Symbol, sympy.Expr]:
     """{name: number or text} -> {parameter symbol: expression}, chains substituted."""
     settings: dict[sympy.Symbol, sympy.Expr] = {}
+    texts: dict[sympy.Symbol, str] = {}
     for name, value in raw.items():
         if name not in parameters:
             hint = did_you_mean(name, parameters) or (
                 "parameters: " + ", ".join(parameters) if parameters else None)
             raise KcostError(Diagnostic(None, f"`{name}` is not a parameter of this kernel",
                                         hint))
+        text = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if isinstance(value, float) and not math.isfinite(value):
+                raise KcostError(Diagnostic(None, f"`{name}` must be a finite number, not "
+                                                  f"{value}", "sizes are positive numbers"))
             expr = sympy.nsimplify(value) if isinstance(value, float) else sympy.Integer(value)
         else:
-            expr = size_expression(str(value), parameters, f"--set {name}")
+            text = normalise(str(value))
+            expr = size_expression(text, parameters, f"--set {name}")
         settings[parameters[name]] = expr
+        if text is not None:
+            texts[parameters[name]] = text
     for _ in range(len(settings)):
         settings = {s: e.subs(settings) for s, e in settings.items()}
     for symbol, expr in settings.items():
         if symbol in expr.free_symbols:
-            raise KcostError(Diagnostic(None, f"the setting of `{symbol}` refers to itself",
-                                        "give one of the sizes a number"))
-        _refuse_what_is_not_a_size(symbol.name, str(raw[symbol.name]).strip(), expr)
+            text = texts.get(symbol)
+            span = _whole_value(symbol.name, text) if text is not None else None
+            raise KcostError(Diagnostic(span, f"the setting of `{symbol}` refers to itself",
+                                        "give one of the sizes a number"), text)
+        _refuse_what_is_not_a_size(symbol.name, texts.get(symbol, str(raw[symbol.name])), expr)
     return settings
 
 
@@ -88,16 +117,15 @@ def _refuse_what_is_not_a_size(name: str, text: str, expr: sympy.Expr) -> None:
     -N, or M = N - 10 with N = 5) is an error with a caret under the value. Size symbols are
     positive integers, so sympy decides this for symbolic values too where it can."""
     if expr.is_integer is False:
-        reason, hint = "is not a whole number", "sizes count elements and iterations: use " \
-                                                "a whole number such as 64 or 1e8"
+        must, hint = "be a whole number", ("sizes count elements and iterations: use a whole "
+                                           "number such as 64 or 1e8")
     elif expr.is_positive is False:
-        reason, hint = "is not positive", "sizes are at least 1"
+        must, hint = "be positive", "sizes are at least 1"
     else:
         return
     value = "" if str(expr) == text else f" (= {expr})"
-    raise KcostError(Diagnostic(
-        ast.Span(f"--set {name}", 1, 1, 1, len(text) + 1),
-        f"size `{name}` must be a positive integer: `{text}`{value} {reason}", hint), text)
+    raise KcostError(Diagnostic(_whole_value(name, text),
+                                f"size `{name}` must {must}: `{text}`{value} is not", hint), text)
 
 
 def setting_warnings(settings: dict[sympy.Symbol, sympy.Expr]) -> tuple[str, ...]:

@@ -152,10 +152,17 @@ def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping 
         capacity = machine.capacity(scope.level)
         if capacity is None:
             continue
-        held = evaluate(scope.held_bytes, substitutions).subs(symbol, variable)
+        held = evaluate(scope.held_bytes * scope.stages, substitutions).subs(symbol, variable)
         what = f"keep scope {scope.index} ({', '.join(scope.tensors)})"
         results += _capacity_results(machine, what, scope.level, symbol, variable, held,
                                      capacity, machine.capacity_per(scope.level))
+    for level, homed in _on_chip_needs(cost).items():
+        capacity = machine.capacity(level)
+        if capacity is None:
+            continue
+        held = evaluate(homed, substitutions).subs(symbol, variable)
+        results += _capacity_results(machine, f"tensors in {level}", level, symbol, variable,
+                                     held, capacity, machine.capacity_per(level))
     working_set = working_set_bytes(cost, element_bytes, substitutions)
     l2_capacity = machine.capacity("l2")
     if working_set is not None and l2_capacity is not None:
@@ -163,6 +170,15 @@ def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping 
                                      working_set.subs(symbol, variable), l2_capacity,
                                      machine.capacity_per("l2"))
     return results
+
+
+def _on_chip_needs(cost: Cost) -> dict[str, sympy.Expr]:
+    """What one block holds on chip besides its keep scopes: the grid's per-block bytes
+    (local arrays, stages included) for a parallel spec, the tensors homed there otherwise."""
+    if cost.grid is not None:
+        return {"shared": cost.grid.on_chip["shared"]} if "shared" in cost.grid.on_chip else {}
+    return {level: held for level, held in cost.homed.items() if level in ("shared",
+                                                                           "registers")}
 
 
 def _capacity_results(machine: Machine, what: str, level: str, symbol, variable, held,

@@ -26,6 +26,18 @@ def si(value: float | None, unit: str, digits: int = 3) -> str:
     return f"{_significant(scaled, digits)} {prefix}{unit}"
 
 
+def binary(value: float | None, digits: int = 3) -> str:
+    """A capacity in binary units, as data sheets state them: '228 KiB', '60 MiB'."""
+    if value is None:
+        return "-"
+    magnitude, prefix = abs(value), ""
+    for candidate in ("Ki", "Mi", "Gi", "Ti"):
+        if magnitude < 1024:
+            break
+        magnitude, prefix = magnitude / 1024, candidate
+    return f"{_significant(math.copysign(magnitude, value), digits)} {prefix}B"
+
+
 def plain(value: float | None, unit: str, digits: int = 4) -> str:
     """A number without prefix (intensities): '1365 FLOP/B', '0.08333 FLOP/B'."""
     if value is None:

@@ -1,0 +1,151 @@
+"""Stage: the GPU execution model of a parallel spec on one machine -> GridVerdict.
+
+Two times, kept apart:
+- t_bound, a lower bound no run can beat: every per-SM roof (each work class on its ceiling,
+  shared memory) taken by the busiest SM, which runs at least ceil(B / SMs) blocks; L2
+  traffic (the blocks' fills and their distinct elements outside a keep) on the L2
+  bandwidth; compulsory global traffic (each element once) on the global bandwidth.
+- t_model, the estimate: global traffic from the waves (what each wave's blocks touch
+  together, when a step of it fits in L2; the fills otherwise), the rest as in t_bound.
+The register file sets no roof (it feeds its units at their rate); it limits occupancy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from .cost import Cost
+from .hardware import Machine
+from .occupancy import Occupancy, occupancy
+from .values import exact
+
+PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
+
+
+@dataclass(frozen=True)
+class GridTerm:
+    """One term of t_bound or t_model."""
+
+    name: str  # "bf16 tensor peak", "shared bandwidth", "global bandwidth"
+    kind: str  # work | traffic
+    key: str  # work class or level
+    amount: sympy.Expr  # FLOP or B: on the busiest SM for a per-SM roof, else in all
+    rate: sympy.Expr  # FLOP/s or B/s: per SM for a per-SM roof
+    seconds: sympy.Expr
+    per_sm: bool  # quantised: the busiest SM's share on one SM's rate
+
+
+@dataclass(frozen=True)
+class GridVerdict:
+    occupancy: Occupancy
+    bound_terms: tuple[GridTerm, ...]
+    t_bound: sympy.Expr | None  # s; None when the block does not fit
+    bound: str | None  # the term that sets t_bound
+    model_terms: tuple[GridTerm, ...]
+    t_model: sympy.Expr | None
+    model_bound: str | None
+    model_rule: str  # how t_model counted global traffic, in a sentence
+    tail_share: sympy.Expr | None  # the part of t_bound that quantisation adds
+    equal_blocks: bool
+
+
+def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
+                 work_by_class: dict[str, sympy.Expr]) -> GridVerdict:
+    """The execution model of cost.grid; `values` maps parameters to their values."""
+    grid = cost.grid
+    occ = occupancy(grid, machine, values)
+    sms = machine.sm_count
+    share = occ.busiest_sm_blocks if grid.equal_blocks else None
+    terms = _work_terms(grid, machine, precision, values, work_by_class, sms, share)
+    terms += _on_chip_terms(cost, grid, machine, values, sms, share)
+    terms += _device_terms(cost, machine, values, ("l2",))
+    bound_terms = terms + _device_terms(cost, machine, values, ("global",))
+    model_terms, rule = terms + _device_terms(cost, machine, values, ("global",)), (
+        "global traffic as in t_bound: each element once")
+    if not occ.fits:
+        return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
+                           rule, None, grid.equal_blocks)
+    t_bound, bound = _largest(bound_terms)
+    t_model, model_bound = _largest(model_terms)
+    flat = _largest(_device_terms(cost, machine, values, ("global", "l2"))
+                    + _flat_work_terms(machine, precision, work_by_class)
+                    + _flat_on_chip_terms(cost, machine, values))[0]
+    tail = None if t_bound is None or flat is None else sympy.cancel(1 - flat / t_bound)
+    return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
+                       model_bound, rule, tail, grid.equal_blocks)
+
+
+def _work_terms(grid, machine, precision, values, work_by_class, sms, share) -> list[GridTerm]:
+    terms = []
+    for work_class, total in work_by_class.items():
+        ceiling = machine.ceiling(precision, work_class)
+        rate = exact(ceiling.peak_FLOPps)
+        if share is None:  # unequal blocks: the whole grid's work on the whole machine
+            terms.append(GridTerm(ceiling.name, "work", work_class, total, rate, total / rate,
+                                  False))
+            continue
+        amount = share * _at(grid.work[work_class], values)
+        terms.append(GridTerm(ceiling.name, "work", work_class, amount, rate / sms,
+                              amount * sms / rate, True))
+    return terms
+
+
+def _on_chip_terms(cost, grid, machine, values, sms, share) -> list[GridTerm]:
+    terms = []
+    for level in PER_SM_LEVELS:
+        bandwidth = machine.bandwidth(level)
+        if bandwidth is None or level not in cost.traffic:
+            continue
+        rate = exact(bandwidth)
+        if share is None:
+            total = _at(cost.traffic[level], values)
+            terms.append(GridTerm(f"{level} bandwidth", "traffic", level, total, rate,
+                                  total / rate, False))
+            continue
+        amount = share * _at(grid.traffic.get(level, 0), values)
+        terms.append(GridTerm(f"{level} bandwidth", "traffic", level, amount, rate / sms,
+                              amount * sms / rate, True))
+    return terms
+
+
+def _device_terms(cost, machine, values, levels) -> list[GridTerm]:
+    terms = []
+    for level in levels:
+        bandwidth = machine.bandwidth(level)
+        if bandwidth is None or level not in cost.traffic:
+            continue
+        amount = _at(cost.traffic[level], values)
+        rate = exact(bandwidth)
+        terms.append(GridTerm(f"{level} bandwidth", "traffic", level, amount, rate,
+                              amount / rate, False))
+    return terms
+
+
+def _flat_work_terms(machine, precision, work_by_class) -> list[GridTerm]:
+    terms = []
+    for work_class, total in work_by_class.items():
+        ceiling = machine.ceiling(precision, work_class)
+        rate = exact(ceiling.peak_FLOPps)
+        terms.append(GridTerm(ceiling.name, "work", work_class, total, rate, total / rate, False))
+    return terms
+
+
+def _flat_on_chip_terms(cost, machine, values) -> list[GridTerm]:
+    return _device_terms(cost, machine, values, PER_SM_LEVELS)
+
+
+def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, str | None]:
+    """The largest term and its name; the max while symbolic terms cannot be ordered."""
+    if not terms:
+        return None, None
+    seconds = [sympy.sympify(term.seconds) for term in terms]
+    if all(value.is_number for value in seconds):
+        index = max(range(len(terms)), key=lambda k: seconds[k])  # first wins a tie
+        return seconds[index], terms[index].name
+    return sympy.Max(*seconds), None
+
+
+def _at(expr, values: dict) -> sympy.Expr:
+    expr = sympy.sympify(expr)
+    return sympy.cancel(expr.xreplace(values)) if values else expr

@@ -1,0 +1,370 @@
+"""Stage: TOML -> Machine. One file a machine, shipped in kernelcost/machines/ or given by path.
+
+A machine file is small and strict. Keys carry their unit in their name (`peak_FLOPps`,
+`bandwidth_Bps`, `capacity_B`, `launch_overhead_s`), values are plain numbers in SI base units,
+and every number has a source string beside it. An unknown key is an error naming the file
+and the key, so a typo never silently drops a figure.
+
+    id = "h100"                          # lower case, what --machine takes
+    name = "NVIDIA H100 SXM5 80 GB"
+    vendor = "NVIDIA"
+
+    [device]
+    sm_count = 132                       # SMs (NVIDIA) or CUs (AMD)
+    source = "..."
+
+    [launch]
+    launch_overhead_s = 4e-6
+    mode = "eager"                       # eager | graph: how the figure was measured
+    source = "..."
+
+    [sfu]                                # special-function unit: exp, log, rsqrt, ...
+    peak_OPps = 3.9e12
+    source = "..."
+
+    [[compute]]                          # one table per precision and unit
+    precision = "bf16"                   # fp64 fp32 tf32 fp16 bf16 fp8 fp6 fp4 i8
+    unit = "tensor"                      # vector | tensor
+    peak_FLOPps = 990e12
+    sparse = false                       # optional; a sparse peak is never used by default
+    source = "..."
+
+    [[memory]]                           # in order: global, l2, shared, registers
+    level = "global"
+    technology = "HBM3"                  # optional
+    bandwidth_Bps = 3.35e12              # optional when no figure is known
+    bandwidth_source = "..."
+    capacity_B = 80e9
+    capacity_per = "device"              # device | sm
+    capacity_source = "..."
+
+    [execution]                          # per SM (per CU on AMD); every key optional
+    max_blocks_per_sm = 32               # a figure ...
+    max_blocks_per_sm_source = "..."     # ... and its source: the key, less `_B`, + `_source`
+    shared_per_block_max_B = 232448
+    shared_per_block_max_source = "..."
+    usable_l2_fraction = 0.7             # a fraction in (0, 1]; every other figure a count
+
+    [[latency]]                          # measured load-to-use latency, one table a level
+    level = "l2"                         # shared l1 l2 l2_far global dsmem
+    cycles = 265.5
+    clock_Hz = 1.755e9                   # the clock it was measured at
+    measured_on = "H100 PCIe"            # the part measured (a stand-in is named so)
+    source = "..."
+
+The figures of [execution] are listed in `hardware.EXECUTION_FIGURES`. A source string names
+a public document (title, author or publisher, year, section or table, URL); a figure that is
+derived, assumed or in conflict says UNCERTAIN in its source.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from .errors import Diagnostic, KcostError, did_you_mean
+from .hardware import (
+    CAPACITY_SCOPES, EXECUTION_FIGURES, LATENCY_LEVELS, LAUNCH_MODES, PRECISIONS, UNITS,
+    ComputePeak, Execution, Latency, Machine, MemoryLevel, execution_source_key,
+)
+from .inputs import normalise, read_text
+from .symbols import LEVELS
+from .tomlplaces import place_of, syntax_place
+
+MAX_MACHINE_BYTES = 1_000_000
+# Every figure of a machine (FLOP/s, B/s, B, s) lies well inside this range; outside it the
+# divisions of the model overflow or lose all precision (5e-324 B/s makes every time inf).
+NUMBER_RANGE = (1e-15, 1e30)
+MAX_COUNT = 10_000_000  # SMs or CUs
+
+
+# ---------------------------------------------------------------------------------- loading
+
+def builtin_machine_ids() -> list[str]:
+    """Ids of the machines shipped with kernelcost, sorted."""
+    files = resources.files("kernelcost.machines").iterdir()
+    return sorted(f.name.removesuffix(".toml") for f in files if f.name.endswith(".toml"))
+
+
+def load_machine(name_or_path: str | Path) -> Machine:
+    """A built-in machine by id (`h100`), or a machine file by path (`path/to/mine.toml`)."""
+    text_name = str(name_or_path)
+    if text_name.lower() in builtin_machine_ids():
+        resource = resources.files("kernelcost.machines") / f"{text_name.lower()}.toml"
+        return parse_machine(resource.read_text(encoding="utf-8"),
+                             f"kernelcost/machines/{text_name.lower()}.toml")
+    path = Path(name_or_path)
+    if path.suffix == ".toml" or path.exists():
+        return parse_machine(read_text(str(path), MAX_MACHINE_BYTES, "machine file"), str(path))
+    raise KcostError(Diagnostic(
+        None, f"unknown machine `{text_name}`",
+        did_you_mean(text_name.lower(), builtin_machine_ids())
+        or f"built-in machines: {', '.join(builtin_machine_ids())}; or give a .toml path"))
+
+
+def parse_machine(text: str, path: str) -> Machine:
+    """Build a Machine from the text of a machine file; `path` names it in errors."""
+    text = normalise(text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message, span = syntax_place(str(error), text, path)
+        where = "" if span else f"{path}: "
+        raise KcostError(Diagnostic(span, f"{where}not valid TOML: {message}"), text) from None
+    except RecursionError:
+        raise KcostError(Diagnostic(None, f"{path}: the machine file nests arrays or tables "
+                                          "too deeply to read",
+                                    "a machine file is flat: tables of numbers and strings"))
+    return _Reader(path, text).machine(data)
+
+
+# Allowed keys of each table; a key outside its table's list is an error.
+_TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "compute", "memory",
+             "execution", "latency")
+_DEVICE_KEYS = ("sm_count", "source")
+_LAUNCH_KEYS = ("launch_overhead_s", "mode", "source")
+_SFU_KEYS = ("peak_OPps", "source")
+_COMPUTE_KEYS = ("precision", "unit", "peak_FLOPps", "sparse", "source")
+_MEMORY_KEYS = ("level", "technology", "bandwidth_Bps", "bandwidth_source", "capacity_B",
+                "capacity_per", "capacity_source")
+_EXECUTION_KEYS = tuple(name for key in EXECUTION_FIGURES
+                        for name in (key, execution_source_key(key)))
+_LATENCY_KEYS = ("level", "cycles", "clock_Hz", "measured_on", "source")
+
+
+class _Reader:
+    """Reads one parsed TOML document, naming the file and key in every error."""
+
+    def __init__(self, path: str, text: str = ""):
+        self.path = path
+        self.text = text
+
+    def error(self, where: str, message: str, hint: str | None = None) -> KcostError:
+        span = place_of(self.text, self.path, where) if self.text else None
+        prefix = "" if span else f"{self.path}: "
+        return KcostError(Diagnostic(span, f"{prefix}`{where}`: {message}", hint), self.text)
+
+    def entries(self, tables: list, key: str) -> list[dict]:
+        for position, table in enumerate(tables):
+            if not isinstance(table, dict):
+                raise self.error(f"{key}[{position}]", f"expected a table, got {table!r:.40}",
+                                 f"write each entry as a [[{key}]] table")
+        return tables
+
+    def machine(self, data: dict) -> Machine:
+        self.known_keys(data, _TOP_KEYS, "")
+        device = self.table(data, "device", required=True)
+        self.known_keys(device, _DEVICE_KEYS, "device")
+        launch = self.table(data, "launch")
+        self.known_keys(launch, _LAUNCH_KEYS, "launch")
+        sfu = self.table(data, "sfu")
+        self.known_keys(sfu, _SFU_KEYS, "sfu")
+        machine_id = self.string(data, "id", "", required=True)
+        if machine_id != machine_id.lower():
+            raise self.error("id", f"machine ids are lower case: `{machine_id.lower()}`")
+        compute = self.compute(data.get("compute", []))
+        memory = self.memory(data.get("memory", []))
+        return Machine(
+            id=machine_id,
+            name=self.string(data, "name", "", required=True),
+            vendor=self.string(data, "vendor", "", required=True),
+            sm_count=self.count(device, "sm_count", "device"),
+            sm_count_source=self.string(device, "source", "device", required=True),
+            compute=compute,
+            sfu_OPps=self.number(sfu, "peak_OPps", "sfu"),
+            sfu_source=self.source_for(sfu, "peak_OPps", "source", "sfu"),
+            memory=memory,
+            launch_overhead_s=self.number(launch, "launch_overhead_s", "launch"),
+            launch_mode=self.choice(launch, "mode", LAUNCH_MODES, "launch", default=None),
+            launch_source=self.source_for(launch, "launch_overhead_s", "source", "launch"),
+            path=self.path,
+            execution=self.execution(self.table(data, "execution"), memory),
+            latencies=self.latencies(data.get("latency", [])),
+        )
+
+    def compute(self, tables) -> tuple[ComputePeak, ...]:
+        if not isinstance(tables, list) or not tables:
+            raise self.error("compute", "a machine needs at least one [[compute]] table")
+        peaks = []
+        seen = set()
+        for position, table in enumerate(self.entries(tables, "compute")):
+            where = f"compute[{position}]"
+            self.known_keys(table, _COMPUTE_KEYS, where)
+            peak = ComputePeak(
+                precision=self.choice(table, "precision", PRECISIONS, where),
+                unit=self.choice(table, "unit", UNITS, where),
+                peak_FLOPps=self.number(table, "peak_FLOPps", where, required=True),
+                sparse=self.boolean(table, "sparse", where),
+                source=self.string(table, "source", where, required=True),
+            )
+            identity = (peak.precision, peak.unit, peak.sparse)
+            if identity in seen:
+                raise self.error(where, f"a second {'sparse' if peak.sparse else 'dense'} "
+                                        f"{peak.precision} {peak.unit} peak")
+            seen.add(identity)
+            peaks.append(peak)
+        return tuple(peaks)
+
+    def memory(self, tables) -> tuple[MemoryLevel, ...]:
+        if not isinstance(tables, list) or not tables:
+            raise self.error("memory", "a machine needs at least the [[memory]] level `global`")
+        levels = []
+        for position, table in enumerate(self.entries(tables, "memory")):
+            where = f"memory[{position}]"
+            self.known_keys(table, _MEMORY_KEYS, where)
+            levels.append(MemoryLevel(
+                level=self.choice(table, "level", LEVELS, where),
+                technology=self.string(table, "technology", where),
+                bandwidth_Bps=self.number(table, "bandwidth_Bps", where),
+                bandwidth_source=self.source_for(table, "bandwidth_Bps", "bandwidth_source",
+                                                 where),
+                capacity_B=self.number(table, "capacity_B", where),
+                capacity_per=self.choice(table, "capacity_per", CAPACITY_SCOPES, where,
+                                         default="device"),
+                capacity_source=self.source_for(table, "capacity_B", "capacity_source", where),
+            ))
+        order = [LEVELS.index(memory.level) for memory in levels]
+        if order != sorted(set(order)):
+            raise self.error("memory", "levels must appear once each, in the order "
+                                       + ", ".join(LEVELS))
+        if levels[0].level != "global":
+            raise self.error("memory", "the first level must be `global`")
+        return tuple(levels)
+
+    def execution(self, table: dict, memory: tuple[MemoryLevel, ...]) -> Execution:
+        self.known_keys(table, _EXECUTION_KEYS, "execution")
+        values: dict[str, int | float] = {}
+        sources: list[tuple[str, str]] = []
+        for key, kind in EXECUTION_FIGURES.items():
+            source_key = execution_source_key(key)
+            source = self.source_for(table, key, source_key, "execution")
+            if key not in table:
+                continue
+            if kind is int:
+                values[key] = self.count(table, key, "execution")
+            else:
+                values[key] = self.fraction(table, key, "execution")
+            sources.append((key, source))
+        execution = Execution(**values, sources=tuple(sources))
+        portable, nonportable = execution.cluster_max_portable, execution.cluster_max_nonportable
+        if portable and nonportable and portable > nonportable:
+            raise self.error("execution.cluster_max_nonportable",
+                             f"smaller than cluster_max_portable ({portable})")
+        shared = next((m for m in memory if m.level == "shared"), None)
+        per_block = execution.shared_per_block_max_B
+        if per_block and shared and shared.capacity_B and shared.capacity_per == "sm" \
+                and per_block > shared.capacity_B:
+            raise self.error("execution.shared_per_block_max_B",
+                             f"more than the shared capacity per SM "
+                             f"({shared.capacity_B:.0f} B)")
+        return execution
+
+    def latencies(self, tables) -> tuple[Latency, ...]:
+        if not isinstance(tables, list):
+            raise self.error("latency", "expected [[latency]] tables")
+        found = []
+        for position, table in enumerate(self.entries(tables, "latency")):
+            where = f"latency[{position}]"
+            self.known_keys(table, _LATENCY_KEYS, where)
+            latency = Latency(
+                level=self.choice(table, "level", LATENCY_LEVELS, where),
+                cycles=self.number(table, "cycles", where, required=True),
+                clock_Hz=self.number(table, "clock_Hz", where, required=True),
+                measured_on=self.string(table, "measured_on", where, required=True),
+                source=self.string(table, "source", where, required=True),
+            )
+            if any(other.level == latency.level for other in found):
+                raise self.error(f"{where}.level", f"a second latency for `{latency.level}`")
+            found.append(latency)
+        return tuple(found)
+
+    # -- typed accessors ----------------------------------------------------------------
+
+    def known_keys(self, table: dict, allowed: tuple[str, ...], where: str) -> None:
+        for key in table:
+            if key not in allowed:
+                name = f"{where}.{key}" if where else key
+                raise self.error(name, "unknown key",
+                                 did_you_mean(key, allowed) or f"known keys: {', '.join(allowed)}")
+
+    def table(self, data: dict, key: str, required: bool = False) -> dict:
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise self.error(key, "missing table")
+            return {}
+        if not isinstance(value, dict):
+            raise self.error(key, "expected a table")
+        return value
+
+    def number(self, table: dict, key: str, where: str, required: bool = False) -> float | None:
+        value = table.get(key)
+        if value is None:
+            if required:
+                raise self.error(f"{where}.{key}", "missing number")
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.error(f"{where}.{key}", f"expected a positive number, got {value!r:.40}")
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            number = math.inf
+        if not math.isfinite(number) or not NUMBER_RANGE[0] <= number <= NUMBER_RANGE[1]:
+            shown = f"{value:.3g}" if isinstance(value, float) else f"an integer of " \
+                f"{len(str(value)) if number == math.inf else len(repr(value))} digits"
+            raise self.error(f"{where}.{key}", f"expected a positive number between "
+                                               f"{NUMBER_RANGE[0]:g} and {NUMBER_RANGE[1]:g} "
+                                               f"in SI base units, got {shown}")
+        return number
+
+    def count(self, table: dict, key: str, where: str) -> int:
+        value = table.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_COUNT:
+            raise self.error(f"{where}.{key}", f"expected a positive integer up to "
+                                               f"{MAX_COUNT:,}, got {value!r:.40}")
+        return value
+
+    def fraction(self, table: dict, key: str, where: str) -> float:
+        value = table.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0 < value <= 1:
+            raise self.error(f"{where}.{key}", f"expected a fraction in (0, 1], "
+                                               f"got {value!r:.40}")
+        return float(value)
+
+    def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None:
+        value = table.get(key)
+        name = f"{where}.{key}" if where else key
+        if value is None:
+            if required:
+                raise self.error(name, "missing")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise self.error(name, f"expected a non-empty string, got {value!r}")
+        return value
+
+    def boolean(self, table: dict, key: str, where: str) -> bool:
+        value = table.get(key, False)
+        if not isinstance(value, bool):
+            raise self.error(f"{where}.{key}", f"expected true or false, got {value!r}")
+        return value
+
+    def choice(self, table: dict, key: str, allowed, where: str, default: object = ...):
+        value = table.get(key)
+        if value is None and default is not ...:
+            return default
+        if value not in allowed:
+            raise self.error(f"{where}.{key}", f"expected one of {', '.join(allowed)}, "
+                                               f"got {value!r}",
+                             did_you_mean(str(value), allowed))
+        return value
+
+    def source_for(self, table: dict, number_key: str, source_key: str, where: str) -> str | None:
+        """Every number needs its source: required when the number is there."""
+        required = number_key in table
+        source = self.string(table, source_key, where, required=required)
+        if source is not None and not required:
+            raise self.error(f"{where}.{source_key}", f"a source without `{number_key}`")
+        return source

@@ -1,0 +1,180 @@
+"""Stage: GridCost x Machine -> Occupancy. How many blocks of a parallel spec an SM holds at
+once, which resource limits it, and how the grid divides into waves.
+
+    resident r = min over resources of the blocks per SM it allows:
+        shared     floor(shared per SM / (shared per block + the per-block reservation))
+        registers  floor(registers per SM / (warps x registers per warp, rounded up to the
+                   allocation unit)), or the bytes of register arrays where the spec gives no
+                   registers per thread
+        threads    floor(threads per SM / threads per block)
+        warps      floor(warps per SM / warps per block)
+        blocks     the machine's block limit per SM
+    busiest SM = ceil(B / SMs) blocks;  waves = ceil(B / (SMs x r));
+    wave efficiency = B / (waves x SMs x r)
+
+A block that needs more of a level than one SM (or one block) may have does not fit: r = 0,
+and the misfit says which level and by how much. Figures the machine file lacks limit
+nothing, and the Occupancy says which were missing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from .cost import GridCost
+from .hardware import Machine
+from .values import exact
+
+REGISTER_BYTES = 4  # one 32-bit register
+
+
+@dataclass(frozen=True)
+class Limit:
+    resource: str  # shared | registers | threads | warps | blocks
+    blocks_per_sm: sympy.Expr  # how many blocks this resource lets an SM hold
+
+
+@dataclass(frozen=True)
+class Misfit:
+    """A level one block needs more of than the hardware gives it."""
+
+    level: str  # shared | registers | threads
+    needed: sympy.Expr  # per block, in `unit`
+    capacity: sympy.Expr  # the most one block (per: block) or one SM (per: sm) has
+    per: str  # block | sm
+    unit: str  # B | threads | registers
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    blocks: sympy.Expr  # B
+    sm_count: int
+    limits: tuple[Limit, ...]
+    resident: sympy.Expr | None  # r: blocks per SM at once; None without any limit
+    limited_by: str | None  # the resource that sets r (None while undecided)
+    misfits: tuple[Misfit, ...]
+    busiest_sm_blocks: sympy.Expr  # ceil(B / SMs): what the most loaded SM runs at least
+    waves: sympy.Expr | None  # ceil(B / (SMs r))
+    wave_efficiency: sympy.Expr | None  # B / (waves SMs r)
+    missing: tuple[str, ...]  # machine figures that would have limited r, not in the file
+
+    @property
+    def fits(self) -> bool:
+        return not self.misfits
+
+
+def occupancy(grid: GridCost, machine: Machine, values: dict) -> Occupancy:
+    """The occupancy of `grid` on `machine` with the sizes in `values` (symbols -> values)."""
+    execution = machine.execution
+    on_chip = {level: _at(amount, values) for level, amount in grid.on_chip.items()}
+    threads = _at(grid.threads, values)
+    blocks = _at(grid.blocks, values)
+    limits, misfits, missing = [], [], []
+    _shared(on_chip.get("shared", 0), machine, execution, limits, misfits, missing)
+    _registers(grid, on_chip.get("registers", 0), threads, values, execution, limits,
+               misfits, missing)
+    _threads(threads, execution, limits, misfits, missing)
+    resident, limited_by = _tightest(limits)
+    if misfits:
+        resident, limited_by = sympy.Integer(0), misfits[0].level
+    sms = machine.sm_count
+    busiest = sympy.ceiling(blocks / sms)
+    waves = efficiency = None
+    if resident is not None and resident != 0:
+        waves = sympy.ceiling(blocks / (sms * resident))
+        efficiency = blocks / (waves * sms * resident)
+    return Occupancy(blocks, sms, tuple(limits), resident, limited_by, tuple(misfits), busiest,
+                     waves, efficiency, tuple(missing))
+
+
+def _shared(needed, machine: Machine, execution, limits, misfits, missing) -> None:
+    if needed == 0:
+        return
+    per_sm = machine.capacity("shared")
+    per_block = execution.shared_per_block_max_B
+    reserved = execution.shared_reserved_per_block_B or 0
+    if per_block is not None and _exceeds(needed, per_block):
+        misfits.append(Misfit("shared", needed, exact(per_block), "block", "B"))
+    if per_sm is None:
+        missing.append("shared memory per SM")
+        return
+    allowed = sympy.floor(exact(per_sm) / (needed + exact(reserved)))
+    limits.append(Limit("shared", allowed))
+    if per_block is None and _exceeds(needed, per_sm):
+        misfits.append(Misfit("shared", needed, exact(per_sm), "sm", "B"))
+
+
+def _registers(grid: GridCost, array_bytes, threads, values, execution, limits, misfits,
+               missing) -> None:
+    per_sm = execution.registers_per_sm
+    if per_sm is None:
+        missing.append("registers per SM")
+        return
+    if grid.registers is None:
+        if array_bytes == 0:
+            return
+        needed = sympy.ceiling(array_bytes / REGISTER_BYTES)  # registers of the arrays alone
+    else:
+        per_thread = _at(grid.registers, values)
+        ceiling = execution.max_registers_per_thread
+        if ceiling is not None and _exceeds(per_thread, ceiling):
+            misfits.append(Misfit("registers", per_thread, exact(ceiling), "block",
+                                  "registers per thread"))
+            return
+        needed = _warps(threads, execution) * _per_warp(per_thread, execution)
+    if _exceeds(needed, per_sm):
+        misfits.append(Misfit("registers", needed, exact(per_sm), "sm", "registers"))
+        return
+    limits.append(Limit("registers", sympy.floor(exact(per_sm) / needed)))
+
+
+def _threads(threads, execution, limits, misfits, missing) -> None:
+    most = execution.max_threads_per_block
+    if most is not None and _exceeds(threads, most):
+        misfits.append(Misfit("threads", threads, exact(most), "block", "threads"))
+    per_sm = execution.max_threads_per_sm
+    if per_sm is None:
+        missing.append("threads per SM")
+    else:
+        limits.append(Limit("threads", sympy.floor(exact(per_sm) / threads)))
+    warps_per_sm = execution.max_warps_per_sm
+    if warps_per_sm is not None:
+        limits.append(Limit("warps", sympy.floor(exact(warps_per_sm)
+                                                 / _warps(threads, execution))))
+    blocks_per_sm = execution.max_blocks_per_sm
+    if blocks_per_sm is None:
+        missing.append("blocks per SM")
+    else:
+        limits.append(Limit("blocks", exact(blocks_per_sm)))
+
+
+def _warps(threads, execution) -> sympy.Expr:
+    warp = execution.warp_size or 32
+    return sympy.ceiling(threads / warp)
+
+
+def _per_warp(per_thread, execution) -> sympy.Expr:
+    """Registers one warp takes: per thread x warp size, rounded up to the allocation unit."""
+    warp = execution.warp_size or 32
+    unit = execution.register_granularity_per_warp or 1
+    return sympy.ceiling(per_thread * warp / unit) * unit
+
+
+def _tightest(limits: list[Limit]) -> tuple[sympy.Expr | None, str | None]:
+    if not limits:
+        return None, None
+    numeric = [limit for limit in limits if limit.blocks_per_sm.is_number]
+    if len(numeric) < len(limits):
+        return sympy.Min(*[limit.blocks_per_sm for limit in limits]), None
+    tightest = min(numeric, key=lambda limit: limit.blocks_per_sm)  # first wins a tie
+    return tightest.blocks_per_sm, tightest.resource
+
+
+def _exceeds(amount, capacity) -> bool:
+    relation = sympy.sympify(amount) > exact(capacity)
+    return relation is sympy.true
+
+
+def _at(expr, values: dict) -> sympy.Expr:
+    return sympy.sympify(expr).xreplace(values) if values else sympy.sympify(expr)

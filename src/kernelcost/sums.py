@@ -1,0 +1,113 @@
+"""Exact sums over loop counters, in closed form. `min`/`max` in a summand are split at the
+counter value where the smaller (larger) argument changes, so clipped edge tiles count exactly
+(full tiles plus the remainder); what sympy cannot close stays an unevaluated Sum (still exact,
+flagged as not closed)."""
+
+from __future__ import annotations
+
+import sympy
+from sympy.polys.polyerrors import BasePolynomialError
+
+from .facts import Facts
+
+
+class Summer:
+    """Closed-form sums over loop counters."""
+
+    def __init__(self, facts: Facts):
+        self.facts = facts
+        self.closed = True  # False once a sum had to stay unevaluated
+
+    def over_loops(self, summand: sympy.Expr, loops) -> sympy.Expr:
+        """Sum summand (in the loops' iterators) over every point of the nest `loops`."""
+        total = summand
+        for loop in reversed(loops):
+            total = total.subs(loop.var, loop.lo + loop.step * loop.counter)
+            total = self.range_sum(total, loop.counter, sympy.Integer(0), loop.trips - 1)
+        return total
+
+    def range_sum(self, summand, counter, first, last) -> sympy.Expr:
+        """sum of summand for counter = first..last (empty when last < first)."""
+        self.facts.check_budget()
+        if (last - first + 1).is_negative:
+            return sympy.Integer(0)  # not sympy's convention, which sums such a range backward
+        summand = sympy.expand(summand) if not summand.has(sympy.Min, sympy.Max) else summand
+        if counter not in summand.free_symbols:
+            return summand * (last - first + 1)
+        choice = self._first_minmax(summand, counter)
+        if choice is not None:
+            return self._split_minmax(summand, counter, first, last, choice)
+        try:
+            result = sympy.summation(summand, (counter, first, last))
+        except (BasePolynomialError, NotImplementedError):
+            # sympy's algorithms give up on some coefficient domains; the sum stays exact
+            result = sympy.Sum(summand, (counter, first, last))
+        if result.has(sympy.Sum):
+            self.closed = False
+        return result
+
+    @staticmethod
+    def _first_minmax(expr, counter):
+        """An innermost min/max over the counter: split it first, the outer ones then
+        often resolve on each side. Never one inside an unevaluated Sum: it may hold that
+        sum's bound counters, and a split point made of them would leak out of the sum."""
+        if isinstance(expr, sympy.Sum):
+            return None
+        for arg in expr.args:
+            node = Summer._first_minmax(arg, counter)
+            if node is not None:
+                return node
+        if isinstance(expr, (sympy.Min, sympy.Max)) and counter in expr.free_symbols:
+            return expr
+        return None
+
+    def _split_minmax(self, summand, counter, first, last, node) -> sympy.Expr:
+        left, *rest = node.args
+        right = node.func(*rest) if len(rest) > 1 else rest[0]
+        # `chosen_left` holds where left is the one min (max) picks
+        difference = sympy.expand(left - right)
+        if not isinstance(node, sympy.Min):
+            difference = -difference  # Max picks left where left - right >= 0
+        poly = sympy.Poly(difference, counter) if difference.is_polynomial(counter) else None
+        if poly is None or poly.degree() > 1:
+            self.closed = False
+            return sympy.Sum(summand, (counter, first, last))
+        slope, offset = poly.all_coeffs() if poly.degree() == 1 else (0, poly.as_expr())
+        with_left = summand.xreplace({node: left})
+        with_right = summand.xreplace({node: right})
+        at_first = difference.subs(counter, first)
+        at_last = difference.subs(counter, last)
+        if self.facts.nonpositive(at_first) and self.facts.nonpositive(at_last):
+            return self.range_sum(with_left, counter, first, last)
+        if self.facts.nonnegative(at_first) and self.facts.nonnegative(at_last) and not (
+            at_first == 0 and at_last == 0
+        ):
+            return self.range_sum(with_right, counter, first, last)
+        if slope == 0:
+            # the arguments move together: min(a + g, b + g) = min(a, b) + g, free of the
+            # counter where it chooses
+            moving = sympy.expand(left - left.subs(counter, 0))
+            still = node.func(sympy.expand(left - moving), sympy.expand(right - moving))
+            return self.range_sum(summand.xreplace({node: still + moving}), counter, first, last)
+        # slope*t + offset <= 0  <=>  t <= -offset/slope (slope > 0), t >= .. (slope < 0)
+        # a slope that may be zero would divide by zero: only a proven sign splits
+        if self.facts.positive(slope):
+            split = sympy.floor(sympy.expand(-offset / slope))
+            split = self._clamp(split, first - 1, last)
+            return (self.range_sum(with_left, counter, first, split)
+                    + self.range_sum(with_right, counter, split + 1, last))
+        if self.facts.positive(-slope):
+            split = sympy.ceiling(sympy.expand(-offset / slope))
+            split = self._clamp(split, first, last + 1)
+            return (self.range_sum(with_right, counter, first, split - 1)
+                    + self.range_sum(with_left, counter, split, last))
+        self.closed = False
+        return sympy.Sum(summand, (counter, first, last))
+
+    def _clamp(self, value, low, high):
+        if not self.facts.nonnegative(value - low):
+            value = sympy.Max(value, low)
+        if not self.facts.nonnegative(high - value):
+            value = sympy.Min(value, high)
+        return value
+

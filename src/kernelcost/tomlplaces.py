@@ -1,0 +1,82 @@
+"""Where a key stands in a TOML file, for machine-file errors with a line, column and caret.
+
+tomllib reports positions only for syntax errors; a value it parsed has no position. This
+reads the text again line by line, following table headers (`[launch]`, `[[compute]]` with
+its running index) and `key = value` lines, and maps each dotted key as the machine reader
+names it (`id`, `launch.mode`, `compute[2].peak_FLOPps`) to its place. Machine files are flat,
+so a line scan suffices; a key it cannot find (a multi-line value, an inline table) falls back
+to its table's header, then to no place at all."""
+
+from __future__ import annotations
+
+import re
+
+from .ast import Span
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*')\s*=\s*")
+_SYNTAX_PLACE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_SYNTAX_END = re.compile(r"\s*\(at end of document\)\s*$")
+
+
+def key_places(text: str) -> dict[str, tuple[int, int, int]]:
+    """{dotted key: (line, first column of the value, column after the value)}, 1-based;
+    table names map to their header line."""
+    places: dict[str, tuple[int, int, int]] = {}
+    counts: dict[str, int] = {}
+    prefix = ""
+    for number, line in enumerate(text.split("\n"), start=1):
+        header = _HEADER.match(line)
+        if header:
+            name = header.group(2).strip().strip("\"'")
+            if header.group(1) == "[[":
+                index = counts.get(name, 0)
+                counts[name] = index + 1
+                prefix = f"{name}[{index}]"
+                places.setdefault(name, (number, 1, len(line.rstrip()) + 1))
+            else:
+                prefix = name
+            places.setdefault(prefix, (number, 1, len(line.rstrip()) + 1))
+            continue
+        key = _KEY.match(line)
+        if key:
+            name = key.group(1).strip("\"'")
+            value = line[key.end():]
+            value = value.split(" #", 1)[0].rstrip() if not value.startswith(("\"", "'")) \
+                else value.rstrip()
+            start = key.end() + 1
+            end = start + max(1, len(value))
+            places.setdefault(f"{prefix}.{name}" if prefix else name, (number, start, end))
+    return places
+
+
+def place_of(text: str, filename: str, where: str) -> Span | None:
+    """The span of the value of `where`, else of its enclosing table, else None."""
+    places = key_places(text)
+    candidate = where
+    while candidate:
+        if candidate in places:
+            line, start, end = places[candidate]
+            return Span(filename, line, start, line, end)
+        if "." in candidate:
+            candidate = candidate.rsplit(".", 1)[0]
+        elif candidate.endswith("]"):
+            candidate = candidate[:candidate.rindex("[")]
+        else:
+            break
+    return None
+
+
+def syntax_place(message: str, text: str, filename: str) -> tuple[str, Span | None]:
+    """A tomllib error message without its `(at line L, column C)` tail, and that place."""
+    match = _SYNTAX_PLACE.search(message)
+    if match:
+        line, column = int(match.group(1)), int(match.group(2))
+        return message[:match.start()], Span(filename, line, column, line, column + 1)
+    match = _SYNTAX_END.search(message)
+    if match:
+        lines = text.split("\n")
+        line = len(lines)
+        column = len(lines[-1]) + 1
+        return message[:match.start()], Span(filename, line, column, line, column + 1)
+    return message, None

@@ -1,0 +1,165 @@
+"""The asymptotic module on its own: `Asymptotics.leading` and `Asymptotics.limit`.
+
+A rounding of growing sizes is its argument plus a bounded remainder; a rounding of fixed sizes
+stays; a form in which a remainder survives has no single limit and gives None. Limits found are
+also checked numerically, at large values of the growing sizes, with exact rationals."""
+
+import pytest
+import sympy
+
+from kernelcost.asymptotic import Asymptotics, leading_term
+from kernelcost.symbols import size_symbol
+
+M, N, K, T = (size_symbol(s) for s in ("M", "N", "K", "T"))
+ceil, floor = sympy.ceiling, sympy.floor
+
+
+def numeric_limit(expr, growing, fixed, scale=10**12):
+    """expr with every growing size at scale times a small odd multiple (so that a rounding
+    of it is not exact by accident) and the others at `fixed`: exact, then a float."""
+    point = {**fixed, **{s: scale * 7 + 3 * n + 1 for n, s in enumerate(growing)}}
+    return float(expr.subs(point))
+
+
+# --- leading terms ---------------------------------------------------------------------------
+
+
+def test_the_leading_term_of_a_tiled_gemm():
+    # W = 4MNK/T + 2MN: degree 3 against degree 2 as M, N, K grow together
+    assert Asymptotics(4 * M * N * K / T + 2 * M * N).leading([M, N, K]) == 4 * M * N * K / T
+    assert leading_term(4 * M * N * K / T + 2 * M * N, [M, N, K]) == 4 * M * N * K / T
+
+
+def test_terms_of_one_degree_stay_whole():
+    leading = Asymptotics(2 * (M * K + K * N + M * N)).leading([M, N, K])
+    assert sympy.expand(leading - 2 * (M * K + K * N + M * N)) == 0
+
+
+def test_no_growing_size_leaves_the_expression_as_it_is():
+    expr = ceil(N / T) * M + 3
+    assert Asymptotics(expr).leading([]) == expr
+    assert Asymptotics(expr).limit([]) == expr
+    assert Asymptotics(expr).limit([K]) == expr  # K does not occur: nothing grows
+
+
+def test_the_leading_term_in_one_size_keeps_the_others():
+    # (N + 1)M^2 + N^3 M as M grows: (N + 1)M^2
+    leading = Asymptotics((N + 1) * M**2 + N**3 * M).leading([M])
+    assert sympy.expand(leading - (N + 1) * M**2) == 0
+
+
+def test_a_ceiling_of_a_growing_size_leads_with_its_argument():
+    # ceiling(N/T)*T = N + T*r, 0 <= r < 1: the leading term is N
+    assert Asymptotics(ceil(N / T) * T).leading([N]) == N
+    leading = Asymptotics(ceil(N / T) * ceil(M / T)).leading([N, M])
+    assert sympy.simplify(leading - M * N / T**2) == 0
+
+
+def test_a_leading_term_that_keeps_a_remainder_is_none():
+    # N*ceiling(N/2) - N^2/2 = N*r with r in {0, 1/2}: no single leading term
+    expr = N * ceil(N / 2) - N**2 / 2
+    assert Asymptotics(expr).leading([N]) is None
+    assert expr.subs(N, 10**6) == 0 and expr.subs(N, 10**6 + 1) > 0
+
+
+# --- limits ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("expr, growing, expected", [
+    (N * M / (N + M), [N], M),  # N grows alone: M*N/(N + M) -> M
+    (N * M / (N + M), [N, M], sympy.oo),  # degree 2 over degree 1
+    (N / (N + M), [N, M], N / (N + M)),  # scale-free: the ratio stays
+    (M / N, [N], sympy.Integer(0)),
+    (M - N**2, [N], -sympy.oo),  # a negative leading coefficient
+    (N**2 - M, [N], sympy.oo),
+    ((3 * N + 1) / (2 * N + 5), [N], sympy.Rational(3, 2)),
+])
+def test_limits_of_rational_forms(expr, growing, expected):
+    limit = Asymptotics(expr).limit(growing)
+    if expected in (sympy.oo, -sympy.oo):
+        assert limit == expected
+    else:
+        assert sympy.simplify(limit - expected) == 0
+    if expected.is_number and expected.is_finite:
+        assert numeric_limit(expr, growing, {M: 5}) == pytest.approx(float(expected), rel=1e-9)
+
+
+def test_a_ceiling_of_a_growing_size_has_the_limit_of_its_argument():
+    # ceiling(N/T)/N = 1/T + r/N -> 1/T as N grows
+    expr = ceil(N / T) / N
+    assert Asymptotics(expr).limit([N]) == 1 / T
+    assert numeric_limit(expr, [N], {T: 4}) == pytest.approx(0.25, rel=1e-9)
+
+
+def test_nested_roundings_of_a_growing_size():
+    # floor(ceiling(N/3)/2) = N/6 + a bounded remainder: divided by N, 1/6
+    expr = floor(ceil(N / 3) / 2) / N
+    assert Asymptotics(expr).limit([N]) == sympy.Rational(1, 6)
+    assert numeric_limit(expr, [N], {}) == pytest.approx(1 / 6, rel=1e-9)
+
+
+def test_a_ceiling_of_fixed_sizes_stays():
+    # M/(M + 1) -> 1 as M grows; ceiling(N/T) holds no growing size and stays as it is
+    expr = ceil(N / T) * M / (M + 1)
+    assert Asymptotics(expr).limit([M]) == ceil(N / T)
+    assert Asymptotics(expr).leading([M]) == ceil(N / T)
+
+
+def test_a_clipped_gemm_limit_keeps_the_fixed_ceiling():
+    # W = 2MNK; Q = 2KM*ceiling(N/T) + 2KN*ceiling(M/T) + 2MN (bf16 tiles of A, B, and C):
+    # as M grows, ceiling(M/T) -> M/T and ceiling(N/T) stays:
+    # 2NK / (2K*ceiling(N/T) + 2KN/T + 2N); at N = 7, K = 9, T = 4: 126 / (36 + 31.5 + 14)
+    work = 2 * M * N * K
+    traffic = 2 * K * M * ceil(N / T) + 2 * K * N * ceil(M / T) + 2 * M * N
+    intensity = work / traffic
+    limit = Asymptotics(intensity).limit([M])
+    assert limit.has(sympy.ceiling)
+    fixed = {N: 7, K: 9, T: 4}
+    assert limit.subs(fixed) == sympy.Rational(252, 163)
+    assert Asymptotics(intensity.subs(fixed)).limit([M]) == sympy.Rational(252, 163)
+    assert numeric_limit(intensity, [M], fixed) == pytest.approx(252 / 163, rel=1e-9)
+    # replacing the fixed ceiling by its argument gave 2NK/(2K*N/T + 2KN/T + 2N) instead
+    assert (2 * N * K / (4 * K * N / T + 2 * N)).subs(fixed) != sympy.Rational(252, 163)
+
+
+@pytest.mark.parametrize("expr", [
+    N - T * floor(N / T),  # N mod T: 0 .. T - 1 forever
+    ceil(N / 2) - N / 2,  # 0, 1/2, 0, 1/2, ...
+    (N * ceil(N / 2) - N**2 / 2) / N,  # the same, scaled
+])
+def test_a_surviving_remainder_gives_no_limit(expr):
+    assert Asymptotics(expr).limit([N]) is None
+    values = {expr.subs({N: n, T: 4}) for n in range(10**6, 10**6 + 4)}
+    assert len(values) > 1  # it does oscillate
+
+
+def test_forms_sympy_limits_directly():
+    assert Asymptotics(sympy.sqrt(N) / N).limit([N]) == 0
+    assert Asymptotics(sympy.log(N) / N).limit([N]) == 0
+
+
+@pytest.mark.parametrize("expr, growing", [
+    (ceil(N / T) / N, [T]),  # 1/N once T > N; the remainder form cannot tell
+    (sympy.Max(N, M) / N, [N]),  # 1
+    (sympy.Min(N, M) / N, [N]),  # 0
+])
+def test_a_limit_not_found_is_none_never_a_wrong_value(expr, growing):
+    limit = Asymptotics(expr).limit(growing)
+    if limit is not None:
+        fixed = {s: 3 for s in (M, N, T) if s not in growing}
+        assert float(limit.subs(fixed)) == pytest.approx(numeric_limit(expr, growing, fixed),
+                                                         rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("expr", [
+    (M - 5) * N**2 + N,  # -oo for M < 5, N for M = 5, oo for M > 5
+    sympy.Max(0, M - 5) * N / 4,  # 0 for M <= 5: the intensity of `for a in 5..M` nests
+])
+def test_a_leading_coefficient_of_unknown_sign_gives_no_infinite_limit(expr):
+    # Asymptotics.limit: "oo, a finite expression in the other symbols, or None". A leading
+    # coefficient whose sign depends on M must not be read as positive: at M = 3 the limit of
+    # (M - 5)N^2 + N is -oo, and that of max(0, M - 5)*N/4 is 0 (it is 0 for every N)
+    limit = Asymptotics(expr).limit([N])
+    for m in range(1, 8):
+        truth = sympy.limit(expr.subs(M, m), N, sympy.oo)
+        assert limit is None or limit.subs(M, m) == truth, (m, limit, truth)

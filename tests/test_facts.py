@@ -1,0 +1,386 @@
+"""The facts module on its own: divisibility rewriting, slack substitutions from bounds, the
+one-sided sign prover and the budget.
+
+The prover is tested both ways. What it proves is checked against a brute-force search over
+small admissible sizes (and iterator points), so that a "proof" of something false fails here;
+what it must not prove comes with the counterexample that makes it false."""
+
+import itertools
+
+import pytest
+import sympy
+
+import kernelcost
+from kernelcost.errors import KcostError
+from kernelcost.facts import DEFAULT_BUDGET_S, Facts
+from kernelcost.nest import build_nest
+from kernelcost.symbols import iterator_symbol, size_symbol
+
+N, M, K, T, S, Br, Bc = (size_symbol(s) for s in ("N", "M", "K", "T", "S", "Br", "Bc"))
+i, j = iterator_symbol("i"), iterator_symbol("j")
+
+SMALL = range(1, 9)  # sizes tried by the brute-force searches
+
+
+def checked(assume: str = "", params: str = "N, M, T", body: str = "for i in 0..N { y[i] = x[i] }"):
+    fact = f"assume {assume}\n" if assume else ""
+    return kernelcost.loads(f"kernel k({params}) {{ {fact} in x: f32[N]\n out y: f32[N]\n"
+                            f" {body} }}").checked
+
+
+def facts_of(assume: str = "", params: str = "N, M, T") -> Facts:
+    return Facts(checked(assume, params))
+
+
+def admissible(symbols, holds):
+    """Every assignment of SMALL values to `symbols` for which `holds(values)` is true."""
+    for values in itertools.product(SMALL, repeat=len(symbols)):
+        point = dict(zip(symbols, values))
+        if holds(point):
+            yield point
+
+
+def smallest(expr, symbols, holds):
+    """The least value of expr over the admissible small sizes (exact rationals)."""
+    return min(expr.subs(point) for point in admissible(symbols, holds))
+
+
+def internal_names(expr) -> set[str]:
+    return {s.name for s in expr.free_symbols if "__" in s.name}
+
+
+# --- divisibility -------------------------------------------------------------------------
+
+
+def test_one_divisor_writes_the_dividend_as_a_product_and_restores_it():
+    facts = facts_of("T | N")
+    (quotient,) = facts.backward
+    assert facts.forward == {N: T * quotient}  # N = T*q, q a positive integer
+    assert quotient.is_integer and quotient.is_positive
+    # ceiling(N/T) = ceiling(q) = q; restored it is N/T, with no internal symbol left
+    assert facts.apply(sympy.ceiling(N / T)) == quotient
+    assert facts.restore(facts.apply(sympy.ceiling(N / T))) == N / T
+    assert facts.restore(facts.apply(sympy.floor(N / T) * M)) == M * N / T
+
+
+def test_one_divisor_keeps_roundings_it_does_not_prove_integral():
+    facts = facts_of("T | N")
+    # N/(2T) = q/2 is not an integer for odd q (N = 3, T = 1): the ceiling must stay
+    kept = facts.apply(sympy.ceiling(N / (2 * T)))
+    assert kept.has(sympy.ceiling)
+    assert sympy.ceiling(sympy.Rational(3, 2)) != sympy.Rational(3, 2)
+    assert facts.apply(sympy.ceiling(M / T)).has(sympy.ceiling)  # M is no multiple of T
+    assert not facts.integral(facts.apply(N / (2 * T)))
+    assert facts.integral(facts.apply(N / T))
+
+
+@pytest.mark.parametrize("order", ["T | K, K | N", "K | N, T | K"])
+def test_a_chain_of_divisors_is_closed_in_either_order(order):
+    facts = facts_of(order, "N, K, T")
+    # K = T*a and N = K*b = T*a*b: no image may still hold a dividend
+    for image in facts.forward.values():
+        assert not image.free_symbols & set(facts.forward)
+    assert sympy.simplify(facts.apply(N) / facts.apply(K)).is_integer  # N/K = b
+    # N/T = a*b, N/K = b, K/T = a: all three ceilings drop, and restore leaves sizes only
+    for ratio in (N / T, N / K, K / T):
+        applied = facts.apply(sympy.ceiling(ratio))
+        assert not applied.has(sympy.ceiling)
+        restored = facts.restore(applied)
+        assert sympy.simplify(restored - ratio) == 0
+        assert internal_names(restored) == set()
+    # K/N = 1/b lies in (0, 1]: its ceiling is 1; 2K/N = 2/b is 2/3 at b = 3: that one stays
+    assert facts.apply(sympy.ceiling(K / N)) == 1
+    assert facts.apply(sympy.ceiling(2 * K / N)).has(sympy.ceiling)
+    # the work of `for i in 0..N by T { for k in 0..K by T }` is N*K/T^2, in sizes only
+    total = facts.restore(facts.apply(sympy.ceiling(N / T) * sympy.ceiling(K / T)))
+    assert sympy.simplify(total - N * K / T**2) == 0 and internal_names(total) == set()
+
+
+def test_several_divisors_of_one_size_each_drop_their_ceiling():
+    facts = facts_of("Br | S, Bc | S", "N, S, Br, Bc")
+    for divisor in (Br, Bc):
+        applied = facts.apply(sympy.ceiling(S / divisor))
+        assert not applied.has(sympy.ceiling)
+        assert sympy.simplify(facts.restore(applied) - S / divisor) == 0
+    # neither fact makes Br*Bc or Br + Bc a divisor: S = 4, Br = 2, Bc = 4 gives S/(Br*Bc) =
+    # 1/2, and S = 2, Br = Bc = 1 gives S/(Br + Bc) = 2/3
+    assert facts.apply(sympy.ceiling(S / (Br * Bc))).has(sympy.ceiling)
+    assert facts.apply(sympy.ceiling(S / (Br + Bc))).has(sympy.ceiling)
+    assert facts.apply(sympy.ceiling(2 * S / (3 * Bc))).has(sympy.ceiling)  # S = Bc = 1
+
+
+def test_three_divisors_of_one_size():
+    facts = facts_of("T | N, M | N, K | N", "N, M, K, T")
+    for divisor in (T, M, K):
+        assert not facts.apply(sympy.ceiling(N / divisor)).has(sympy.ceiling)
+    assert facts.apply(sympy.ceiling(N / (T + M))).has(sympy.ceiling)  # N = 2, T = M = 1
+
+
+def test_a_circle_of_divisors_proves_nothing_false_and_leaks_nothing():
+    facts = facts_of("N | K, K | N", "N, K")
+    # N | K and K | N mean N = K; whatever is kept, nothing beyond that may be proven:
+    # K/(2N) = 1/2
+    assert facts.apply(sympy.ceiling(K / (2 * N))).has(sympy.ceiling)
+    assert not facts.nonnegative(facts.apply(N - K - 1))  # N = K
+    for expr in (sympy.ceiling(K / N) * N, sympy.ceiling(N / K) + K):
+        assert internal_names(facts.restore(facts.apply(expr))) == set()
+
+
+def test_a_circle_of_divisors_keeps_its_first_fact():
+    # Facts._close_chains: "A circle (`N | K, K | N`) keeps its first fact only". The first
+    # fact, N | K, writes K = N*q: ceiling(K/N) = q must drop, as it does for `N | K` alone.
+    alone = facts_of("N | K", "N, K")
+    assert not alone.apply(sympy.ceiling(K / N)).has(sympy.ceiling)
+    circle = facts_of("N | K, K | N", "N, K")
+    assert not circle.apply(sympy.ceiling(K / N)).has(sympy.ceiling)
+
+
+def test_a_divisibility_fact_on_a_dividend_that_is_no_size_is_left_alone():
+    facts = facts_of("T | 2*N")  # only a size can be written as a product
+    assert facts.forward == {} and facts.further == []
+    assert facts.apply(sympy.ceiling(N / T)).has(sympy.ceiling)  # N = 1, T = 2 -> 1/2
+
+
+# --- bounds as slack ------------------------------------------------------------------------
+
+
+# (assumption, what holds given it, its truth as a predicate on sizes)
+PROVEN = [
+    ("T <= N", N - T, lambda p: p[T] <= p[N]),
+    ("N >= T", N - T, lambda p: p[N] >= p[T]),
+    ("T < N", N - T - 1, lambda p: p[T] < p[N]),  # integers: T + 1 <= N
+    ("N > T", N - T - 1, lambda p: p[N] > p[T]),
+    ("N >= 3", N - 3, lambda p: p[N] >= 3),
+    ("N > 3", N - 4, lambda p: p[N] > 3),
+    ("2*T <= N", N - 2 * T, lambda p: 2 * p[T] <= p[N]),
+    ("T/2 < N", N - T / 2, lambda p: sympy.Rational(p[T], 2) < p[N]),
+    ("N/2 > T", N - 2 * T, lambda p: sympy.Rational(p[N], 2) > p[T]),  # T = N/2 - d
+    ("T <= N - 2", N - T - 2, lambda p: p[T] <= p[N] - 2),
+]
+
+# (assumption, what does NOT follow from it, its truth as a predicate, a counterexample)
+NOT_PROVEN = [
+    ("T <= N", T - N, lambda p: p[T] <= p[N], {T: 1, N: 2}),  # the issue-9 defect 1
+    ("T <= N", N - T - 1, lambda p: p[T] <= p[N], {T: 2, N: 2}),  # the slack may be 0
+    ("N >= T", T - N, lambda p: p[N] >= p[T], {T: 1, N: 2}),
+    ("T < N", N - T - 2, lambda p: p[T] < p[N], {T: 1, N: 2}),
+    ("T < N", T - N, lambda p: p[T] < p[N], {T: 1, N: 2}),
+    ("N >= 3", 3 - N, lambda p: p[N] >= 3, {N: 4}),  # the issue-9 defect 1, second form
+    ("N >= 3", N - 4, lambda p: p[N] >= 3, {N: 3}),
+    ("N > 3", N - 5, lambda p: p[N] > 3, {N: 4}),
+    ("2*T <= N", N - 2 * T - 1, lambda p: 2 * p[T] <= p[N], {T: 1, N: 2}),
+    # T/2 is no integer: the strict bound gives no gap of one (T = 1, N = 1: 1/2 < 1)
+    ("T/2 < N", N - T / 2 - 1, lambda p: sympy.Rational(p[T], 2) < p[N], {T: 1, N: 1}),
+    ("N/2 > T", N - 2 * T - 2, lambda p: sympy.Rational(p[N], 2) > p[T], {T: 1, N: 3}),
+    ("T <= N", M - T, lambda p: p[T] <= p[N], {T: 2, N: 2, M: 1}),  # says nothing of M
+]
+
+
+@pytest.mark.parametrize("assume, expr, truth", PROVEN)
+def test_a_bound_proves_what_follows_from_it(assume, expr, truth):
+    facts = facts_of(assume)
+    assert facts.nonnegative(expr)
+    assert facts.nonpositive(-expr)
+    # and it is true: brute force over small admissible sizes
+    assert smallest(expr, (N, M, T), truth) >= 0
+
+
+@pytest.mark.parametrize("assume, expr, truth, counterexample", NOT_PROVEN)
+def test_a_bound_proves_nothing_beyond_itself(assume, expr, truth, counterexample):
+    point = {N: 1, M: 1, T: 1, **counterexample}
+    assert truth(point) and expr.subs(point) < 0  # the counterexample is admissible
+    facts = facts_of(assume)
+    assert not facts.nonnegative(expr)
+    assert not facts.nonpositive(-expr)
+
+
+@pytest.mark.parametrize("assume, integer", [("T <= N", True), ("T < N", True),
+                                             ("T/2 < N", False), ("N/2 >= T", False)])
+def test_the_slack_is_an_integer_only_between_integer_sides(assume, integer):
+    (substitution,) = facts_of(assume).slack
+    (delta,) = {s for value in substitution.values() for s in value.free_symbols} - {N, T}
+    assert bool(delta.is_integer) is integer
+    # a non-strict slack may be zero: it must never be declared positive (nor zero)
+    strict = "<" in assume and "=" not in assume
+    assert bool(delta.is_positive) is strict
+    assert delta.is_nonnegative and delta.is_zero is not True
+
+
+def test_a_bound_without_a_lone_size_on_either_side_gives_no_substitution():
+    facts = facts_of("T + 1 <= 2*N")
+    assert facts.slack == []
+
+
+def test_a_bound_on_a_dividend_is_read_through_its_product():
+    facts = facts_of("T | N, M <= N")
+    assert facts.nonnegative(facts.apply(N - M))
+    assert not facts.nonnegative(facts.apply(M - N))  # M = 1, N = T = 2
+    assert not facts.nonnegative(facts.apply(N - M - 1))  # M = N
+
+
+def test_without_assumptions_only_what_holds_for_all_positive_integers():
+    facts = facts_of()
+    assert facts.nonnegative(N - 1)  # sizes are positive integers
+    assert not facts.nonnegative(N - 2)  # N = 1
+    assert not facts.nonnegative(N - T)  # N = 1, T = 2
+    assert not facts.nonnegative(M - sympy.Max(0, N))  # M = 1, N = 2
+    assert not facts.nonpositive(N - T)
+    assert facts.nonpositive(-N)
+
+
+# --- rounding lower bounds -------------------------------------------------------------
+
+
+ROUNDED_PROVEN = [
+    # floor(p/q) >= (p - q + 1)/q for integers p, q > 0
+    sympy.floor(N / T) - (N - T + 1) / T,
+    sympy.floor(N / T) + 1 - N / T,  # floor(x) > x - 1
+    sympy.ceiling(N / T) - N / T,  # ceiling(x) >= x
+    N / T + 1 - 1 / T - sympy.ceiling(N / T),  # ceiling(p/q) <= (p + q - 1)/q
+    sympy.ceiling(N / T) - sympy.floor(N / T),  # ceiling >= floor
+    2 * sympy.ceiling(N / T) - sympy.floor(N / T) - N / T,
+]
+
+ROUNDED_NOT_PROVEN = [
+    (sympy.floor(N / T) - N / T, {N: 1, T: 2}),  # floor rounds down: 0 - 1/2
+    (N / T - sympy.ceiling(N / T), {N: 1, T: 2}),  # 1/2 - 1
+    (sympy.floor(N / T) - sympy.ceiling(N / T), {N: 1, T: 2}),  # 0 - 1
+    (sympy.floor(N / T) - (N - T + 2) / T, {N: 1, T: 2}),  # 0 - 1/2: one above the bound
+    (N / T - sympy.ceiling(N / T) + 1 - 2 / T, {N: 1, T: 2}),  # 1/2 - 1 + 1 - 1 = -1/2
+]
+
+
+@pytest.mark.parametrize("expr", ROUNDED_PROVEN)
+def test_rounding_bounds_prove_what_holds(expr):
+    assert facts_of().nonnegative(expr)
+    assert smallest(expr, (N, T), lambda p: True) >= 0  # brute force, N, T in 1..8
+
+
+@pytest.mark.parametrize("expr, counterexample", ROUNDED_NOT_PROVEN)
+def test_rounding_bounds_prove_nothing_false(expr, counterexample):
+    assert expr.subs(counterexample) < 0
+    assert not facts_of().nonnegative(expr)
+
+
+# --- signs within a nest ----------------------------------------------------------------------
+
+
+def triangle_loops():
+    """The loops of `for i in 0..N { for j in 0..i + 1 }` (j <= i)."""
+    kernel = checked(body="for i in 0..N { for j in 0..i + 1 { y[i] += x[j] } }")
+    facts = Facts(kernel)
+    return facts, build_nest(kernel, facts, "spec").executions[0].loops
+
+
+def triangle_points(n):
+    for i_ in range(n):
+        for j_ in range(i_ + 1):
+            yield {i: i_, j: j_}
+
+
+def least_in_triangle(expr):
+    return min(expr.subs({**point, N: n, T: t})
+               for n in range(1, 7) for t in range(1, 4) for point in triangle_points(n))
+
+
+WITHIN_PROVEN = [
+    i - j,  # j <= i
+    N - 1 - i,
+    N - 1 - j,
+    sympy.Min(T, i),  # both arguments are nonnegative
+    N - sympy.Min(N, i),  # a subtracted min: one argument suffices
+    i - sympy.Min(N, i),
+    N - 1 - sympy.Min(N, i),  # min(N, i) = i <= N - 1
+    N - 1 - sympy.Max(i, j),  # a subtracted max: both arguments
+    3 * sympy.Max(i, j) - 3 * i,  # positive coefficient on a max: one argument
+    2 * i - 2 * sympy.Max(i, j),  # negative coefficient on a max: both (max(i, j) = i)
+    sympy.Max(i - N, j) - j,
+    sympy.Min(i, j) - 2 * sympy.Min(i, j) + j,  # j - min(i, j) >= 0
+]
+
+WITHIN_NOT_PROVEN = [
+    i - j - 1,  # j = i
+    N - 2 - i,  # i = N - 1
+    j - i,  # i = 1, j = 0
+    N - 1 - i - j,  # i = j = N - 1 (N >= 2)
+    sympy.Min(T, i) - 1,  # i = 0
+    sympy.Min(N, i) - i + sympy.Min(0, j - 1),  # j = 0
+    -sympy.Max(i, j) + j,  # = j - i, negative for j < i
+    sympy.Max(i, j) - j - 1,  # i = j
+    T - sympy.Max(i, j),  # T = 1, i = 2
+    2 * sympy.Max(N - 1, j) - 2 * N + 1,  # 2(N - 1) - 2N + 1 = -1
+    -2 * sympy.Min(i, T) + T,  # T = 1, i = 1 gives -1
+]
+
+
+@pytest.mark.parametrize("expr", WITHIN_PROVEN)
+def test_nonnegative_within_proves_what_holds_at_every_point(expr):
+    facts, loops = triangle_loops()
+    assert facts.nonnegative_within(expr, loops)
+    assert least_in_triangle(expr) >= 0
+
+
+@pytest.mark.parametrize("expr", WITHIN_NOT_PROVEN)
+def test_nonnegative_within_proves_nothing_false(expr):
+    facts, loops = triangle_loops()
+    assert least_in_triangle(expr) < 0  # false somewhere in the nest
+    assert not facts.nonnegative_within(expr, loops)
+
+
+def test_a_subtracted_max_of_sizes_needs_both_arguments():
+    facts = facts_of()
+    # M + 1 - max(0, M - 1): both M + 1 and 2 are nonnegative
+    assert facts.nonnegative_within(M + 1 - sympy.Max(0, M - 1), ())
+    # M - max(0, N) is M - N for N > 0: false at M = 1, N = 2
+    assert (M - sympy.Max(0, N)).subs({M: 1, N: 2}) < 0
+    assert not facts.nonnegative_within(M - sympy.Max(0, N), ())
+    assert not facts.nonnegative_within(-sympy.Max(N, M) + N, ())  # M = 2, N = 1
+
+
+def test_nonnegative_within_a_bounded_nest_uses_the_assumption():
+    # for i in 0..min(T, N): with T <= N, T - 1 - i >= 0, but not N - T - 1 - i (i = 0, T = N)
+    kernel = checked("T <= N", body="for i in 0..min(T, N) { y[i] = x[i] }")
+    facts = Facts(kernel)
+    (loop,) = build_nest(kernel, facts, "spec").executions[0].loops
+    assert facts.nonnegative_within(T - 1 - i, (loop,))
+    assert facts.nonnegative_within(N - 1 - i, (loop,))
+    assert not facts.nonnegative_within(N - T - 1 - i, (loop,))
+    assert not facts.nonnegative_within(T - N, (loop,))
+    for n, t in itertools.product(range(1, 6), repeat=2):
+        if t <= n:
+            assert all(t - 1 - i_ >= 0 and n - 1 - i_ >= 0 for i_ in range(min(t, n)))
+
+
+def test_an_unknown_sign_coefficient_proves_nothing():
+    facts, loops = triangle_loops()
+    # (i - 2)*min(i, N): the coefficient changes sign; at i = 1 it is -1
+    assert not facts.nonnegative_within((i - 2) * sympy.Min(i, N), loops)
+    # the square of a min is no linear use of it
+    assert not facts.nonnegative_within(sympy.Min(i, N - 2) ** 2 - 1, loops)
+
+
+# --- budget -------------------------------------------------------------------------------------
+
+
+def test_an_exhausted_budget_stops_with_an_error():
+    facts = Facts(checked(), budget_s=-1.0)  # the deadline has passed before it starts
+    with pytest.raises(KcostError, match="more than -1 s of symbolic work"):
+        facts.nonnegative(N)
+    with pytest.raises(KcostError):
+        facts.check_budget()
+
+
+def test_a_budget_left_proves_as_usual():
+    facts = Facts(checked(), budget_s=30.0)
+    facts.check_budget()  # no error
+    assert facts.nonnegative(N)
+
+
+def test_the_budget_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("KERNELCOST_BUDGET_S", "2.5")
+    assert Facts(checked()).budget_s == 2.5
+    monkeypatch.setenv("KERNELCOST_BUDGET_S", "soon")  # unreadable: the default
+    assert Facts(checked()).budget_s == DEFAULT_BUDGET_S
+    monkeypatch.delenv("KERNELCOST_BUDGET_S")
+    assert Facts(checked()).budget_s == DEFAULT_BUDGET_S
+    assert Facts(checked(), budget_s=7.0).budget_s == 7.0  # an explicit one wins

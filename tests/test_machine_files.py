@@ -1,0 +1,98 @@
+"""Hostile machine files (issue 15.3, 15.5, 15.7, 15.8): every one is an exit-2 error with the
+file, line, column and a caret under the value, or is read as meant."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from kernelcost.cli import main
+from kernelcost.errors import KcostError
+from kernelcost.hardware import load_machine, parse_machine
+
+H100 = (Path(__file__).resolve().parent.parent / "src" / "kernelcost" / "machines"
+        / "h100.toml").read_text("utf-8")
+BIG = "9" * 400
+
+
+def error_of(text: str) -> KcostError:
+    with pytest.raises(KcostError) as raised:
+        parse_machine(text, "evil.toml")
+    return raised.value
+
+
+@pytest.mark.parametrize("old, new, where, line", [
+    ("peak_FLOPps = 33.5e12", "peak_FLOPps = nan", "compute[0].peak_FLOPps", 25),
+    ("peak_FLOPps = 33.5e12", "peak_FLOPps = inf", "compute[0].peak_FLOPps", 25),
+    ("peak_FLOPps = 33.5e12", f"peak_FLOPps = {BIG}", "compute[0].peak_FLOPps", 25),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = nan", "memory[0].bandwidth_Bps", 108),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = inf", "memory[0].bandwidth_Bps", 108),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = 5e-324", "memory[0].bandwidth_Bps", 108),
+    ("launch_overhead_s = 4e-6", "launch_overhead_s = nan", "launch.launch_overhead_s", 14),
+    ("launch_overhead_s = 4e-6", "launch_overhead_s = -inf", "launch.launch_overhead_s", 14),
+    ("sm_count = 132", f"sm_count = {BIG}", "device.sm_count", 10),
+    ("sm_count = 132", "sm_cont = 132", "device.sm_cont", 10),
+])
+def test_bad_values_are_positioned(old, new, where, line):
+    assert old in H100
+    error = error_of(H100.replace(old, new, 1))
+    diagnostic = error.diagnostics[0]
+    assert f"`{where}`" in diagnostic.message
+    assert diagnostic.span.line == line and diagnostic.span.column > 1
+    rendered = error.render()
+    assert rendered.startswith(f"evil.toml:{line}:") and "^" in rendered
+
+
+@pytest.mark.parametrize("entries", ["compute = [1, 2]", "memory = [1]",
+                                     "compute = [\"fp32\"]"])
+def test_arrays_of_non_tables_are_refused(entries):
+    compute = "" if entries.startswith("compute") else (
+        "compute = [{precision = \"fp32\", unit = \"vector\", peak_FLOPps = 1e12, "
+        "source = \"s\"}]\n")
+    text = (f"id = \"evil\"\nname = \"Evil\"\nvendor = \"X\"\n{compute}{entries}\n"
+            "[device]\nsm_count = 1\nsource = \"s\"\n")
+    error = error_of(text)
+    assert "expected a table" in error.diagnostics[0].message
+    assert error.diagnostics[0].span.line == text.split("\n").index(entries) + 1
+
+
+def test_syntax_error_has_line_and_column():
+    error = error_of("id = \"x\"\nname = \n")
+    span = error.diagnostics[0].span
+    assert (span.line, span.column) == (2, 8)
+    assert "(at line" not in error.diagnostics[0].message
+
+
+def test_deep_nesting_names_the_machine_file():
+    error = error_of("id = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert "machine file nests" in error.diagnostics[0].message
+
+
+def test_invalid_utf8_machine_file(tmp_path):
+    path = tmp_path / "evil.toml"
+    path.write_bytes(H100.encode().replace(b'name = "NVIDIA', b'name = "\xffNVIDIA'))
+    with pytest.raises(KcostError) as raised:
+        load_machine(path)
+    span = raised.value.diagnostics[0].span
+    assert (span.line, span.column) == (6, 9)
+
+
+def test_bom_and_cr_line_endings_are_read(tmp_path):
+    path = tmp_path / "mac.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + H100.replace("\n", "\r").encode())
+    assert load_machine(path).id == "h100"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = nan"),
+    ("peak_FLOPps = 33.5e12", f"peak_FLOPps = {BIG}"),
+    ("[device]", "compute = [1, 2]\n[device]"),
+])
+def test_cli_exits_2(tmp_path, capsys, old, new):
+    path = tmp_path / "evil.toml"
+    path.write_text(H100.replace(old, new, 1))
+    spec = os.path.join(os.path.dirname(__file__), "..", "specs", "vector_add.kcost")
+    assert main(["machines", str(path), "--json"]) == 2
+    assert main(["analyze", spec, "--machine", str(path), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "internal error" not in err and "evil.toml:" in err
