@@ -590,8 +590,8 @@ def check_tables(spec: Spec, results: list[CheckResult]) -> list:
         for mismatch in result.mismatches:
             tables.append(Text(f"mismatch: {mismatch}", style="red"))
         if not result.mismatches:
-            bounds = sum(row.relation != "==" for row in result.rows)
-            note = f" ({bounds} of them upper bounds)" if bounds else ""
+            bounds = len({row.quantity for row in result.rows if row.relation != "=="})
+            note = f" ({bounds} of the quantities as bounds)" if bounds else ""
             tables.append(Text(f"closed forms agree with the enumeration{note}",
                                style="green"))
     return tables
