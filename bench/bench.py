@@ -21,7 +21,9 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Four 
 3. scaling: generated specs growing in nest depth, statements, tensors and nested keep scopes:
    load + analyze time, peak traced memory, and the log-log slope of each against the size;
 4. sweep throughput: sizes per second for the gemm_tiled global intensity through the
-   lambdified closed form (target >= 1e7 sizes/s).
+   lambdified closed form (target >= 1e7 sizes/s);
+5. self-verification (bench/verify_cost.py): `analyze --json` over `analyze --json
+   --no-verify` per shipped spec, whole process (target <= 1.10x), and in process.
 
 Targets are for this script to report, not timed assertions in the tests."""
 
@@ -400,7 +402,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
     parser.add_argument("--runs", type=int, help="whole-process runs per spec (default 5, "
                                                  "quick 3)")
-    parser.add_argument("--only", nargs="+", choices=("process", "stages", "scaling", "sweep"),
+    parser.add_argument("--only", nargs="+",
+                        choices=("process", "stages", "scaling", "sweep", "verify"),
                         help="run only these tables")
     parser.add_argument("--output", type=Path, default=RESULTS,
                         help="Markdown results file (default bench/RESULTS.md); `-` for none")
@@ -417,12 +420,16 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sys.path.insert(0, str(ROOT / "src"))
     runs = args.runs or (3 if args.quick else 5)
+    from verify_cost import verification_cost
     sections = [
         ("process", "Whole process: `kernelcost analyze SPEC --json`",
          lambda: whole_process(runs)),
         ("stages", "Stages in process, per spec", lambda: stages(1 if args.quick else 3)),
         ("scaling", "Scaling with generated specs", lambda: scaling(args.quick)),
         ("sweep", "Sweep throughput", lambda: sweep_throughput(args.quick)),
+        ("verify", "Self-verification: `analyze` with and without `--no-verify`",
+         lambda: verification_cost(SPECS, ROOT, kernelcost_command(), run_quietly,
+                                   markdown_table, runs)),
     ]
     machine = machine_description()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

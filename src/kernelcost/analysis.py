@@ -16,7 +16,9 @@ from .check import CheckedKernel, check
 from .cost import Cost
 from .count import count
 from .parse import parse, parse_file
-from .settings import resolve_settings
+from .settings import resolve_settings, setting_warnings
+from .sizes import size_warnings
+from .verify import Verification, self_verify
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,9 @@ class Analysis:
     work_by_class: dict[str, Quantity]
     traffic: dict[str, Quantity]
     intensity: dict[str, Intensity]
-    warnings: tuple[str, ...] = ()  # settings that break the spec's assumptions
+    # settings that break the spec's assumptions, values and steps not proved positive
+    warnings: tuple[str, ...] = ()
+    verified: Verification | None = None  # the closed forms against enumeration; None: off
 
     @property
     def kernel(self) -> str:
@@ -113,13 +117,18 @@ class Analysis:
 
 
 def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
-            reuse: str = "spec") -> Analysis:
-    """Count a spec and evaluate it. sizes: {name: number or expression text}."""
+            reuse: str = "spec", verify: bool = False) -> Analysis:
+    """Count a spec and evaluate it. sizes: {name: number or expression text}. verify: first
+    compare the closed forms with enumeration at a few small sizes (Analysis.verified), as
+    `kernelcost analyze` does unless told --no-verify."""
     if not isinstance(spec, Spec):
         spec = load(spec)
-    cost = spec.cost(reuse)
     settings = resolve_settings(dict(sizes or {}), spec.parameters)
     numeric = _numeric_values(spec, settings)
+    warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings),
+                *size_warnings(spec.checked, numeric))
+    cost = spec.cost(reuse)
+    verified = self_verify(spec.checked, cost) if verify else None
     symbolic_settings = {s: e for s, e in settings.items() if e.free_symbols}
     growing = [p for p in cost.parameters
                if p not in cost.defaults and p not in symbolic_settings]
@@ -148,7 +157,7 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     parameters = {str(p): _as_float(numeric[p]) if p in numeric else None
                   for p in cost.parameters}
     return Analysis(spec, cost, reuse, settings, parameters, work, by_class, traffic, intensity,
-                    broken_assumptions(spec.checked, numeric))
+                    warnings, verified)
 
 
 def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:

@@ -66,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sizes(analyze)
     _add_reuse(analyze)
     _add_machines(analyze)
+    analyze.add_argument("--no-verify", action="store_true",
+                         help="skip comparing the closed forms with enumeration at a few "
+                              "small sizes before printing them")
     analyze.add_argument("--measured", metavar="VALUE",
                          help="a measurement to compare with the roof: 412us, 400TFLOP/s, "
                               "3.1TB/s")
@@ -128,7 +131,12 @@ def run_analyze(args) -> int:
     from . import report
     from .analysis import analyze
 
-    result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
+    result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse,
+                     verify=not args.no_verify)
+    failed = result.verified is not None and result.verified.agree is False
+    if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
+        print(report.verification_error(result.verified), file=sys.stderr)
+        return EXIT_MISMATCH
     machines = _machine_ids(args.machine, [])
     measurement = _measurement(args.measured) if args.measured else None
     if measurement and not machines:
@@ -144,6 +152,9 @@ def run_analyze(args) -> int:
         if machines:
             document.update(report.answers_json(found))
         print(json.dumps(document, indent=2))
+        if failed:
+            print(report.verification_error(result.verified), file=sys.stderr)
+            return EXIT_MISMATCH
     elif args.markdown:
         print(report.analysis_markdown(result, found), end="")
     elif args.latex:

@@ -8,7 +8,8 @@ counts with plain Python ints and Fractions. Each bound and index is turned once
 (sizes folded in as constants); the loop nest then runs with iterator values in a dict.
 
     enumerate_counts(kernel, sizes, reuse) -> Counts      the enumeration
-    compare(cost, counts)                  -> [Mismatch]  closed forms evaluated against it
+    comparisons(cost, counts)              -> [Comparison] closed forms evaluated against it
+    compare(cost, counts)                  -> [Mismatch]  the comparisons that fail
     sample_sizes(kernel, count, rng)       -> [sizes]     small sizes meeting the assumptions
     draw_sizes(kernel, pick)               -> sizes       one draw of them (divisibility met)
 
@@ -112,6 +113,38 @@ class Mismatch:
         closed = "no number" if self.closed_form is None else str(self.closed_form)
         return (f"{self.quantity}: closed form {self.expression} = {closed} should {expected} "
                 f"the enumeration {self.enumerated}")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One closed form evaluated against the enumeration: a row of `kernelcost check`."""
+
+    quantity: str  # e.g. `traffic[global]`, `scope 0 (A in shared) read[A]`
+    where: str  # the entry's outer iterator values (`i0=0, k0=2`), or "" for the whole kernel
+    unit: str  # FLOP, B, elements, entries
+    closed_form: Fraction | None  # its value at the sizes; None when it gave no number
+    enumerated: Fraction
+    relation: str  # `==` for an exact form, `>=` for an upper bound (a bounding box)
+    form: object  # the closed form (sympy), printed only when a mismatch is reported
+
+    @property
+    def expression(self) -> str:
+        return str(self.form)
+
+    @property
+    def holds(self) -> bool:
+        if self.closed_form is None:
+            return False
+        if self.relation == "==":
+            return self.closed_form == self.enumerated
+        if self.relation == "<=":
+            return self.closed_form <= self.enumerated
+        return self.closed_form >= self.enumerated
+
+    def mismatch(self) -> Mismatch:
+        quantity = f"{self.quantity} at {self.where}" if self.where else self.quantity
+        return Mismatch(quantity, self.closed_form, self.enumerated, self.relation,
+                        self.expression)
 
 
 # --- sizes -------------------------------------------------------------------------------
@@ -719,8 +752,15 @@ def _traffic(compiler: _Compiler, moves: Counter) -> dict[str, Fraction]:
 
 def compare(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = None,
             *, max_entries: int = 512) -> list[Mismatch]:
+    """Every disagreement of the Cost's closed forms with the enumeration (see comparisons)."""
+    return [row.mismatch() for row in comparisons(cost, counts, sizes, max_entries=max_entries)
+            if not row.holds]
+
+
+def comparisons(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = None,
+                *, max_entries: int = 512) -> list[Comparison]:
     """Evaluate the Cost's closed forms at the sizes of `counts` (`sizes`, when given,
-    overrides some of them) and list every disagreement with the enumeration: equality where
+    overrides some of them) against the enumeration, one row per quantity: equality where
     the form is exact, closed form >= enumeration where it is an upper bound. Per-entry scope
     footprints are checked at the recorded iterator values of up to max_entries entries of
     each scope (evenly spread, first and last included)."""
@@ -730,15 +770,15 @@ def compare(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = None,
     substitution = _sympy_substitution({**counts.sizes, **(sizes or {})})
     checker = _Comparison(substitution)
     for work_class in sorted(set(cost.work) | set(counts.work)):
-        checker.check(f"work[{work_class}]", cost.work.get(work_class, 0),
+        checker.check(f"work[{work_class}]", "FLOP", cost.work.get(work_class, 0),
                       counts.work.get(work_class, 0), exact=True)
     for level in _ordered_levels(set(cost.traffic) | set(counts.traffic)):
-        checker.check(f"traffic[{level}]", cost.traffic.get(level, 0),
+        checker.check(f"traffic[{level}]", "B", cost.traffic.get(level, 0),
                       counts.traffic.get(level, 0), exact=cost.exact)
     _compare_footprints(checker, cost, counts)
     _compare_scopes(checker, cost, counts, max_entries)
     compare_blocks(checker, cost, counts, lambda blocks: _spread(blocks, max_entries))
-    return checker.mismatches
+    return checker.rows
 
 
 def _ordered_levels(levels: set[str]) -> list[str]:
@@ -749,22 +789,17 @@ def _ordered_levels(levels: set[str]) -> list[str]:
 class _Comparison:
     def __init__(self, substitution: dict[sympy.Symbol, sympy.Rational]):
         self.substitution = substitution
-        self.mismatches: list[Mismatch] = []
+        self.rows: list[Comparison] = []
 
-    def check(self, quantity: str, closed_form, enumerated: Value, *, exact: bool,
+    def check(self, quantity: str, unit: str, closed_form, enumerated: Value, *, exact: bool,
               extra: Mapping[sympy.Symbol, sympy.Rational] | None = None,
-              relation: str = ">=") -> None:
-        """closed form == enumeration where exact; else the closed form bounds it (>= an
-        upper bound, or <= for a lower end such as a box's first index)."""
+              where: str = "", relation: str = ">=") -> None:
+        """closed form == enumeration where exact; else the closed form bounds it (>= for an
+        upper bound, <= for a lower end such as a box's first index)."""
         substitution = {**self.substitution, **extra} if extra else self.substitution
-        value = evaluate(closed_form, substitution)
-        enumerated = Fraction(enumerated)
-        relation = "==" if exact else relation
-        holds = value is not None and {"==": value == enumerated, ">=": value >= enumerated,
-                                       "<=": value <= enumerated}[relation]
-        if not holds:
-            self.mismatches.append(Mismatch(quantity, value, enumerated, relation,
-                                            str(closed_form)))
+        self.rows.append(Comparison(quantity, where, unit, evaluate(closed_form, substitution),
+                                    Fraction(enumerated), "==" if exact else relation,
+                                    closed_form))
 
 
 def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) -> Fraction | None:
@@ -818,36 +853,40 @@ def _compare_footprints(checker: _Comparison, cost: Cost, counts: Counts) -> Non
         footprint = cost.footprints.get(tensor)
         if footprint is None:
             if read or written:
-                checker.mismatches.append(Mismatch(f"footprint[{tensor}]", None,
-                                                   Fraction(read + written), "==", "missing"))
+                checker.rows.append(Comparison(f"footprint[{tensor}]", "", "elements", None,
+                                               Fraction(read + written), "==", "missing"))
             continue
-        checker.check(f"footprint[{tensor}].read", footprint.read_elements, read,
+        checker.check(f"footprint[{tensor}].read", "elements", footprint.read_elements, read,
                       exact=footprint.exact)
-        checker.check(f"footprint[{tensor}].write", footprint.write_elements, written,
-                      exact=footprint.exact)
+        checker.check(f"footprint[{tensor}].write", "elements", footprint.write_elements,
+                      written, exact=footprint.exact)
 
 
 def _compare_scopes(checker: _Comparison, cost: Cost, counts: Counts, max_entries: int) -> None:
     if len(cost.scopes) != len(counts.scopes):
-        checker.check("number of scopes", len(cost.scopes), len(counts.scopes), exact=True)
+        checker.check("number of scopes", "scopes", len(cost.scopes), len(counts.scopes),
+                      exact=True)
     for closed, counted in zip(cost.scopes, counts.scopes):
         name = f"scope {counted.index} ({', '.join(counted.tensors)} in {counted.level})"
-        checker.check(f"{name} entries", closed.entries, counted.entry_count, exact=True)
+        checker.check(f"{name} entries", "entries", closed.entries, counted.entry_count,
+                      exact=True)
         for entry in _spread(counted.entries, max_entries):
             at = {iterator_symbol(n): _rational(v) for n, v in entry.outer_values.items()}
             where = ", ".join(f"{n}={v}" for n, v in entry.outer_values.items())
             for tensor in counted.tensors:
-                checker.check(f"{name} read[{tensor}] at {where}",
+                checker.check(f"{name} read[{tensor}]", "elements",
                               closed.read_elements.get(tensor, 0),
-                              entry.read_elements[tensor], exact=closed.exact, extra=at)
-                checker.check(f"{name} write[{tensor}] at {where}",
+                              entry.read_elements[tensor], exact=closed.exact, extra=at,
+                              where=where)
+                checker.check(f"{name} write[{tensor}]", "elements",
                               closed.write_elements.get(tensor, 0),
-                              entry.write_elements[tensor], exact=closed.exact, extra=at)
+                              entry.write_elements[tensor], exact=closed.exact, extra=at,
+                              where=where)
         if counted.entries and counted.held_bytes_first is not None:
             first = counted.entries[0].outer_values
             at = {iterator_symbol(n): _rational(v) for n, v in first.items()}
-            checker.check(f"{name} held bytes", closed.held_bytes, counted.held_bytes_first,
-                          exact=closed.exact, extra=at)
+            checker.check(f"{name} held bytes", "B", closed.held_bytes,
+                          counted.held_bytes_first, exact=closed.exact, extra=at)
 
 
 def _spread(entries: tuple, limit: int) -> list:
@@ -863,19 +902,23 @@ def _spread(entries: tuple, limit: int) -> list:
 
 def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
                  max_steps: int = SAMPLE_MAX_STEPS, extra_facts: Iterable[sympy.Basic] = (),
-                 max_attempts: int = 4000) -> list[dict[str, int]]:
+                 max_attempts: int = 4000,
+                 stop: Callable[[], bool] | None = None) -> list[dict[str, int]]:
     """Draw `count` small assignments of every size parameter that satisfy the kernel's
     assumptions (divisibility and bounds, plus extra_facts such as a Cost's conditions) and
     whose nest runs at most max_steps loop iterations plus statements (counted by count_steps
     before the nest is ever run). Parameters that divide others
     or have a default (tile sizes) are drawn from 1..4, the others from 1..12; the ranges
-    shrink when draws keep failing. Distinct assignments are preferred."""
+    shrink when draws keep failing. Distinct assignments are preferred. `stop`, asked before
+    each draw, ends the search early: the assignments found so far are returned."""
     extra_facts = tuple(extra_facts)
     samples: list[dict[str, int]] = []
     seen: set[tuple] = set()
     for attempt in range(max_attempts):
         if len(samples) == count:
             break
+        if stop is not None and stop():
+            return samples
         shrink = attempt * 4 // max_attempts  # 0, 1, 2, 3 over the attempts
         candidate = draw_sizes(kernel, lambda name, top: rng.randint(1, top),
                                size_top=12 - 3 * shrink, tile_top=4 - shrink)

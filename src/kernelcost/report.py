@@ -3,11 +3,18 @@ No arithmetic happens here beyond formatting."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import sympy
 
-from .analysis import Analysis, Intensity, Quantity
+from .analysis import Analysis, Intensity, Quantity, Spec
 from .report_grid import grid_clause, grid_json, misfit_sentence
 from .units import plain, si
+
+if TYPE_CHECKING:
+    from .oracle import Comparison
+    from .verify import CheckResult, Verification
 
 WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
 
@@ -35,6 +42,7 @@ def analysis_json(analysis: Analysis) -> dict:
         "exact": cost.exact,
         "closed_form": cost.closed_form,
         "warnings": list(analysis.warnings),
+        "verified": verification_json(analysis.verified),
         "work": {
             **_quantity_json(analysis.work),
             "by_class": {cls: _quantity_json(q) for cls, q in analysis.work_by_class.items()},
@@ -82,6 +90,9 @@ def analysis_tables(analysis: Analysis):
                       style="yellow")
     for warning in analysis.warnings:
         header.append(f"\nwarning: {warning}; the closed forms assume it", style="yellow")
+    if analysis.verified is not None:
+        header.append(f"\n{verification_note(analysis.verified)}",
+                      style="green" if analysis.verified.skipped is None else "yellow")
 
     table = Table(title="Work, traffic, intensity", title_justify="left", expand=False)
     table.add_column("quantity")
@@ -347,6 +358,7 @@ def answer_lines(answers) -> list[str]:
 
 def analysis_markdown(analysis: Analysis, answers=()) -> str:
     lines = [f"# {analysis.kernel}", "", f"Spec `{analysis.spec.path}`, reuse {analysis.reuse}.",
+             *_verification_markdown(analysis.verified),
              "", "| quantity | closed form | as sizes grow | value |", "|---|---|---|---|"]
     for name, quantity, unit in _rows(analysis):
         lines.append(f"| {name} | `{_formula(quantity.expr)}` | `{_formula(_grown(quantity))}` "
@@ -567,41 +579,114 @@ def machine_table(machine):
 # --- check ----------------------------------------------------------------------------------
 
 
-def check_tables(spec, results):
+def check_tables(spec: Spec, results: list[CheckResult]) -> list:
+    """Each CheckResult as a table of its comparisons, then its verdict: both read the same
+    rows, so the table can never show a difference that the verdict missed."""
+    from rich.text import Text
+
+    tables = []
+    for result in results:
+        tables.append(_check_table(spec, result))
+        for mismatch in result.mismatches:
+            tables.append(Text(f"mismatch: {mismatch}", style="red"))
+        if not result.mismatches:
+            bounds = sum(row.relation == ">=" for row in result.rows)
+            note = f" ({bounds} of them upper bounds)" if bounds else ""
+            tables.append(Text(f"closed forms agree with the enumeration{note}",
+                               style="green"))
+    return tables
+
+
+def _check_table(spec: Spec, result: CheckResult):
     from rich.table import Table
     from rich.text import Text
 
-    from .oracle import evaluate
+    sizes = ", ".join(f"{name} = {value}" + ("" if name in result.sizes else " (default)")
+                      for name, value in result.counts.sizes.items() if name in spec.parameters)
+    table = Table(title=f"{spec.name} at {sizes}", title_justify="left")
+    for column, justify in (("quantity", "left"), ("closed form", "right"),
+                            ("enumerated", "right"), ("", "left")):
+        table.add_column(column, justify=justify)
+    for label, row, where in _check_rows(result.rows):
+        closed = "no number" if row.closed_form is None else f"{row.closed_form} {row.unit}"
+        if row.relation == ">=" and row.closed_form is not None:
+            closed = f"<= {closed}"
+        table.add_row(Text(label), closed, f"{row.enumerated} {row.unit}",
+                      _check_status(row, where))
+    return table
 
-    tables = []
-    cost = spec.cost(results[0].counts.reuse) if results else None
-    for result in results:
-        symbols = {spec.parameters[name]: sympy.Integer(value)
-                   for name, value in result.sizes.items() if name in spec.parameters}
-        sizes = ", ".join(f"{k} = {v}" for k, v in result.sizes.items()
-                          if k in spec.parameters)
-        table = Table(title=f"{spec.name} at {sizes}", title_justify="left")
-        for column, justify in (("quantity", "left"), ("closed form", "right"),
-                                ("enumerated", "right"), ("", "left")):
-            table.add_column(column, justify=justify)
-        rows = [(f"W {cls}", expr, result.counts.work.get(cls, 0), "FLOP")
-                for cls, expr in cost.work.items()]
-        rows += [(f"Q {level}", expr, result.counts.traffic.get(level, 0), "B")
-                 for level, expr in cost.traffic.items()]
-        for name, footprint in cost.footprints.items():
-            read, written = result.counts.footprints.get(name, (0, 0))
-            rows.append((f"footprint {name} read", footprint.read_elements, read, "elements"))
-            rows.append((f"footprint {name} written", footprint.write_elements, written,
-                         "elements"))
-        bad = {m.quantity for m in result.mismatches}
-        for label, expr, enumerated, unit in rows:
-            closed = evaluate(expr, symbols)
-            ok = closed is not None and closed == enumerated
-            table.add_row(label, f"{closed} {unit}", f"{enumerated} {unit}",
-                          Text("ok", style="green") if ok else Text("differs", style="red"))
-        tables.append(table)
-        for mismatch in result.mismatches:
-            tables.append(Text(f"mismatch: {mismatch}", style="red"))
-        if not bad:
-            tables.append(Text("closed forms agree with the enumeration", style="green"))
-    return tables
+
+def _check_rows(rows: tuple[Comparison, ...]) -> Iterator[tuple[str, Comparison, str]]:
+    """(label, row shown, where it fails) per quantity: a scope's per-entry rows become one
+    line showing its first failing entry, or its first entry when all hold."""
+    entries: dict[str, list] = {}
+    for row in rows:
+        if row.where:
+            entries.setdefault(row.quantity, []).append(row)
+    shown = set()
+    for row in rows:
+        if not row.where:
+            yield row.quantity, row, ""
+        elif row.quantity not in shown:
+            shown.add(row.quantity)
+            group = entries[row.quantity]
+            failing = [entry for entry in group if not entry.holds]
+            first = failing[0] if failing else group[0]
+            label = f"{row.quantity}, {len(group)} entries checked"
+            yield label, first, first.where if failing else ""
+
+
+def _check_status(row: Comparison, where: str):
+    from rich.text import Text
+
+    at = f" at {where}" if where else ""
+    if row.holds:
+        return Text("ok (bound)" if row.relation == ">=" else "ok", style="green")
+    if row.closed_form is None:
+        return Text(f"no number{at}", style="red")
+    return Text(("below the enumeration" if row.relation == ">=" else "differs") + at,
+                style="red")
+
+
+# --- self-verification (analyze) ------------------------------------------------------------
+
+
+def verification_json(verified: Verification | None) -> dict | None:
+    """`verified` of the analyze JSON: null when verification was turned off."""
+    if verified is None:
+        return None
+    failure = verified.failure
+    return {"samples": verified.samples, "agree": verified.agree, "skipped": verified.skipped,
+            "failed_at": dict(failure.sizes) if failure else None,
+            "mismatches": [str(m) for m in failure.mismatches] if failure else []}
+
+
+def verification_note(verified: Verification) -> str:
+    """One line for the terminal and Markdown reports."""
+    sizes = "size" if verified.samples == 1 else "sizes"
+    if verified.agree is False:
+        return (f"verification failed: the closed forms disagree with enumeration at "
+                f"{_sizes_text(verified.failure.sizes)}")
+    if verified.skipped is None:
+        return (f"verified: the closed forms agree with enumeration at {verified.samples} "
+                f"small {sizes}")
+    if verified.samples:
+        return (f"verified at {verified.samples} small {sizes} only: {verified.skipped}")
+    return f"not verified: {verified.skipped}"
+
+
+def _verification_markdown(verified: Verification | None) -> list[str]:
+    return [] if verified is None else ["", verification_note(verified) + "."]
+
+
+def verification_error(verified: Verification) -> str:
+    """The error `analyze` prints when a closed form disagrees with the enumeration."""
+    lines = [f"error: {verification_note(verified)}"]
+    lines += [f"  {mismatch}" for mismatch in verified.failure.mismatches]
+    lines.append("  hint: this is a bug in kernelcost; please report it with the spec "
+                 "(`kernelcost check` shows the comparison; --no-verify prints the forms)")
+    return "\n".join(lines)
+
+
+def _sizes_text(sizes: dict[str, int]) -> str:
+    return ", ".join(f"{name} = {value}" for name, value in sizes.items())

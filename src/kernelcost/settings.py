@@ -97,10 +97,6 @@ def resolve_settings(raw: dict[str, object], parameters: dict[str, sympy.Symbol]
         else:
             text = normalise(str(value))
             expr = size_expression(text, parameters, f"--set {name}")
-        if isinstance(expr, sympy.Number) and expr <= 0:
-            span = _whole_value(name, text) if text is not None else None
-            raise KcostError(Diagnostic(span, f"`{name}` must be positive, not {value}",
-                                        "sizes are positive"), text)
         settings[parameters[name]] = expr
         if text is not None:
             texts[parameters[name]] = text
@@ -112,4 +108,35 @@ def resolve_settings(raw: dict[str, object], parameters: dict[str, sympy.Symbol]
             span = _whole_value(symbol.name, text) if text is not None else None
             raise KcostError(Diagnostic(span, f"the setting of `{symbol}` refers to itself",
                                         "give one of the sizes a number"), text)
+        _refuse_what_is_not_a_size(symbol.name, texts.get(symbol, str(raw[symbol.name]).strip()),
+                                   expr)
     return settings
+
+
+def _refuse_what_is_not_a_size(name: str, text: str, expr: sympy.Expr) -> None:
+    """A size is a positive integer: a value that provably is not one (1/3, 1.5, 0, N - N,
+    -N, or M = N - 10 with N = 5) is an error with a caret under the value. Size symbols are
+    positive integers, so sympy decides this for symbolic values too where it can."""
+    if expr.is_integer is False:
+        reason, hint = "is not a whole number", "sizes count elements and iterations: use " \
+                                                "a whole number such as 64 or 1e8"
+    elif expr.is_positive is False:
+        reason, hint = "is not positive", "sizes are at least 1"
+    else:
+        return
+    value = "" if str(expr) == text else f" (= {expr})"
+    raise KcostError(Diagnostic(
+        _whole_value(name, text),
+        f"size `{name}` must be a positive integer: `{text}`{value} {reason}", hint), text)
+
+
+def setting_warnings(settings: dict[sympy.Symbol, sympy.Expr]) -> tuple[str, ...]:
+    """The symbolic settings that may not be sizes (M = N - 4 is zero at N = 4, M = N/2 is
+    not whole at N = 3): the closed forms take them to be positive integers."""
+    warnings = []
+    for symbol, expr in settings.items():
+        if expr.is_positive is not True:
+            warnings.append(f"size `{symbol} = {expr}` is not proved positive")
+        elif expr.is_integer is not True:
+            warnings.append(f"size `{symbol} = {expr}` is not proved a whole number")
+    return tuple(warnings)

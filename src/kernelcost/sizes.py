@@ -1,0 +1,89 @@
+"""What the spec computes from the sizes must itself make sense at the sizes analysed: a loop
+step is positive (`by m - n` at n = 10, m = 4 runs backwards: its closed form counts a
+negative number of iterations) and a derived size (`let S = N - M`) is positive.
+
+The checker refuses what is never positive (`by -1`, `by 1 - n`); here the sizes given are
+known, so what is not positive at them is an error at its place in the spec, and what cannot
+be proved positive at all (the sizes left symbolic) is a warning."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import sympy
+
+from . import ast
+from .check import CheckedKernel
+from .errors import Diagnostic, KcostError
+from .symbols import to_sympy
+
+
+def size_warnings(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
+                  ) -> tuple[str, ...]:
+    """Warnings for steps and derived sizes not proved positive at `values` (numeric values
+    of some parameters); a KcostError where one is zero or negative there."""
+    warnings = []
+    for what, expr, span in _positive_quantities(checked):
+        value = expr.xreplace(dict(values))
+        if value.is_number:
+            if not value > 0:
+                _refuse(checked, span, what, expr, values)
+        elif not proved_positive(value, checked.bounds):
+            warnings.append(f"{what} (line {span.line}) is not proved positive")
+    return tuple(warnings)
+
+
+def _positive_quantities(checked: CheckedKernel
+                         ) -> Iterator[tuple[str, sympy.Expr, ast.Span]]:
+    """(what it is, value in the parameters, place) of every loop step and `let` size."""
+    for item in checked.kernel.items:
+        if isinstance(item, ast.Let) and item.dtype is None and item.name in checked.sizes:
+            yield f"size `{item.name}`", checked.sizes[item.name], item.span
+    for loop in _loops(checked.kernel.statements):
+        if loop.step is not None:
+            step = to_sympy(loop.step, checked.sizes)
+            yield f"step `{step}` of loop `{loop.var}`", step, loop.step.span
+
+
+def _loops(statements) -> Iterator[ast.For]:
+    for statement in statements:
+        if isinstance(statement, ast.For):
+            yield statement
+            yield from _loops(statement.body)
+        elif isinstance(statement, ast.Keep):
+            yield from _loops(statement.body)
+
+
+def _refuse(checked: CheckedKernel, span: ast.Span, what: str, expr: sympy.Expr,
+            values: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    used = sorted(expr.free_symbols & set(values), key=str)
+    sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
+    value = expr.xreplace(dict(values))
+    raise KcostError(Diagnostic(span, f"{what} is {value} at {sizes}",
+                                "it must be positive: change the sizes, or the spec"),
+                     checked.kernel.source)
+
+
+def proved_positive(expr: sympy.Expr, bounds: tuple[sympy.Basic, ...]) -> bool:
+    """Whether expr > 0 follows from the sizes being positive integers, or from one assumed
+    relation: `assume n < m` gives m - n >= 1, so a step m - n is positive."""
+    if expr.is_positive:
+        return True
+    for relation in bounds:
+        gap = _gap(relation)
+        if gap is None:
+            continue
+        gap_value, strict = gap
+        difference = sympy.expand(expr - gap_value)
+        if difference.is_positive or (strict and difference.is_nonnegative):
+            return True
+    return False
+
+
+def _gap(relation: sympy.Basic) -> tuple[sympy.Expr, bool] | None:
+    """An assumed relation as (g, strict): g > 0 when strict, else g >= 0."""
+    if isinstance(relation, (sympy.StrictGreaterThan, sympy.GreaterThan)):
+        return relation.lhs - relation.rhs, isinstance(relation, sympy.StrictGreaterThan)
+    if isinstance(relation, (sympy.StrictLessThan, sympy.LessThan)):
+        return relation.rhs - relation.lhs, isinstance(relation, sympy.StrictLessThan)
+    return None

@@ -1,0 +1,270 @@
+"""The closed forms against enumeration (verify.py). `kernelcost check`: the table and the
+verdict come from one comparison, a default left unset takes its value, a bound shows as a
+bound. `analyze`: self-verification at small sizes before anything is printed (issue 9)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from conftest import SPECS
+from kernelcost import cli, loads
+from kernelcost.analysis import load
+from kernelcost.verify import Verification, check_against_oracle, self_verify
+
+# a footprint that is a bounding box: x[i] and x[2*i] are not shifted copies of one box
+BOUNDING_BOX = """
+kernel strided(n) {
+    in  x: f32[2*n]
+    out y: f32[n]
+    for i in 0..n {
+        y[i] = x[i] + x[2*i]
+    }
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # one line per table row, for table_rows
+
+
+def run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def table_rows(out: str) -> dict[str, list[str]]:
+    """quantity -> the other cells of its row, from the rich table of `check`."""
+    rows = {}
+    for line in out.splitlines():
+        cells = [cell.strip() for cell in re.split(r"[│┃]", line)[1:-1]]
+        if len(cells) == 4:
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_an_unset_default_takes_its_value_in_the_table_and_the_verdict(capsys):
+    # issue 9, defect 7: T = 128 left unset printed "None B ... differs", then "agree"
+    code, out, _ = run(capsys, "check", SPECS / "gemm_tiled_clipped.kcost",
+                       "--set", "M=5,N=7,K=9")
+    assert code == cli.EXIT_OK
+    assert "T = 128 (default)" in out
+    assert "None" not in out and "differs" not in out
+    rows = table_rows(out)
+    # one tile (T = 128 > 5, 7, 9): A and B cross once, C is written once, all bf16:
+    # (5*9 + 9*7 + 5*7) * 2 B = 286 B
+    assert rows["traffic[global]"] == ["286 B", "286 B", "ok"]
+    assert rows["work[fma]"] == ["630 FLOP", "630 FLOP", "ok"]  # 2 * 5 * 7 * 9
+    assert "closed forms agree with the enumeration" in out
+
+
+def test_the_table_shows_exactly_the_comparisons_the_verdict_counts():
+    spec = load(SPECS / "gemm_tiled_clipped.kcost")
+    (result,) = check_against_oracle(spec, {"M": "5", "N": "7", "K": "9"})
+    assert result.counts.sizes["T"] == 128
+    assert result.mismatches == ()
+    assert all(row.closed_form is not None for row in result.rows)
+    assert {row.quantity for row in result.rows} >= {"work[fma]", "traffic[global]",
+                                                     "traffic[shared]"}
+
+
+def test_a_bound_row_shows_as_a_bound_and_agrees(capsys, tmp_path):
+    spec = tmp_path / "strided.kcost"
+    spec.write_text(BOUNDING_BOX)
+    code, out, _ = run(capsys, "check", spec, "--set", "n=5")
+    assert code == cli.EXIT_OK
+    rows = table_rows(out)
+    # x touches {0..4} and {0, 2, 4, 6, 8}: 7 distinct elements; its box 0..8 holds 9
+    assert rows["footprint[x].read"] == ["<= 9 elements", "7 elements", "ok (bound)"]
+    # y written 5 * 4 B, x read 9 * 4 B (the box), against 7 * 4 B enumerated
+    assert rows["traffic[global]"] == ["<= 56 B", "48 B", "ok (bound)"]
+    assert "differs" not in out
+    assert "closed forms agree with the enumeration" in out
+
+
+def test_a_bound_below_the_enumeration_is_a_mismatch_in_the_table_too():
+    spec = loads(BOUNDING_BOX, "strided.kcost")
+    real_cost = spec.cost("spec")
+    low = real_cost.traffic["global"] - 20  # 36 B < 48 B enumerated
+    spec._costs["spec"] = _with_traffic(real_cost, low)  # the counted form, made wrong
+    (result,) = check_against_oracle(spec, {"n": "5"})
+    (mismatch,) = result.mismatches
+    assert (mismatch.quantity, mismatch.closed_form, mismatch.enumerated) == (
+        "traffic[global]", Fraction(36), Fraction(48))
+    failing = [row for row in result.rows if not row.holds]
+    assert [row.quantity for row in failing] == ["traffic[global]"]
+
+
+def _with_traffic(cost, global_traffic):
+    return replace(cost, traffic={**cost.traffic, "global": global_traffic})
+
+
+def test_a_wrong_per_entry_form_shows_where_it_differs(capsys, monkeypatch):
+    import kernelcost.analysis as analysis_module
+
+    from kernelcost.symbols import iterator_symbol
+
+    real_load = analysis_module.load
+
+    def load_with_a_wrong_tile(path):
+        spec = real_load(path)
+        cost = spec.cost("spec")
+        (scope,) = cost.scopes
+        # right only for the first row of tiles: one element too many where i0 = 2
+        wrong = replace(scope, read_elements={**scope.read_elements,
+                                              "A": scope.read_elements["A"]
+                                              + iterator_symbol("i0") / 2})
+        spec._costs["spec"] = replace(cost, scopes=(wrong,))
+        return spec
+
+    monkeypatch.setattr(analysis_module, "load", load_with_a_wrong_tile)
+    code, out, _ = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "M=4,N=2,K=2,T=2")
+    assert code == cli.EXIT_MISMATCH
+    rows = table_rows(out)
+    # tiles of 2 x 2 = 4 elements of A; at i0 = 2 the wrong form says 4 + 2/2 = 5
+    assert rows["scope 0 (A, B in shared) read[A], 2 entries checked"] == [
+        "5 elements", "4 elements", "differs at i0=2, j0=0, k0=0"]
+    assert "mismatch: scope 0 (A, B in shared) read[A] at i0=2, j0=0, k0=0" in out
+    assert "agree" not in out
+
+
+# --- self-verification in analyze -------------------------------------------------------
+
+SHIPPED = sorted(SPECS.glob("*.kcost"))
+
+
+def break_the_work(monkeypatch):
+    """Every closed form of the work one FLOP too high: what a counting bug would print."""
+    from kernelcost.analysis import Spec
+
+    real_cost = Spec.cost
+
+    def off_by_one(self, reuse="spec"):
+        cost = real_cost(self, reuse)
+        return replace(cost, work={cls: expr + 1 for cls, expr in cost.work.items()})
+
+    monkeypatch.setattr(Spec, "cost", off_by_one)
+
+
+def test_analyze_refuses_to_print_forms_that_disagree_with_enumeration(capsys, monkeypatch):
+    break_the_work(monkeypatch)
+    code, out, err = run(capsys, "analyze", SPECS / "vector_add.kcost")
+    assert code == cli.EXIT_MISMATCH
+    assert out == ""  # no closed form printed
+    (n,) = re.findall(r"disagree with enumeration at n = (\d+)", err)
+    # vector_add: one vector add per element, n FLOP; the broken form says n + 1
+    assert f"work[vector]: closed form n + 1 = {int(n) + 1} should equal the enumeration {n}" \
+        in err
+    assert "hint: this is a bug in kernelcost" in err
+
+
+def test_analyze_json_carries_the_failure_and_exits_1(capsys, monkeypatch):
+    break_the_work(monkeypatch)
+    code, out, err = run(capsys, "analyze", SPECS / "gemm_tiled.kcost", "--json")
+    assert code == cli.EXIT_MISMATCH
+    verified = json.loads(out)["verified"]
+    assert (verified["samples"], verified["agree"], verified["skipped"]) == (1, False, None)
+    sizes = verified["failed_at"]
+    assert set(sizes) == {"M", "N", "K", "T"} and sizes["T"] <= 4  # T = 128 drawn small
+    M, N, K = sizes["M"], sizes["N"], sizes["K"]
+    assert verified["mismatches"] == [f"work[fma]: closed form 2*K*M*N + 1 = {2 * M * N * K + 1}"
+                                      f" should equal the enumeration {2 * M * N * K}"]
+    assert f"M = {M}, N = {N}, K = {K}, T = {sizes['T']}" in err
+
+
+@pytest.mark.parametrize("spec", SHIPPED, ids=lambda path: path.stem)
+def test_every_shipped_spec_verifies(capsys, spec):
+    code, out, err = run(capsys, "analyze", spec, "--json")
+    assert code == cli.EXIT_OK, err
+    assert json.loads(out)["verified"] == {"samples": 2, "agree": True, "skipped": None,
+                                           "failed_at": None, "mismatches": []}
+
+
+def test_no_verify_gives_null_and_prints_even_a_broken_count(capsys, monkeypatch):
+    break_the_work(monkeypatch)
+    code, out, _ = run(capsys, "analyze", SPECS / "vector_add.kcost", "--json", "--no-verify")
+    assert code == cli.EXIT_OK
+    document = json.loads(out)
+    assert document["verified"] is None
+    assert document["work"]["expr"] == "n + 1"
+
+
+def test_the_reports_say_it_in_one_line(capsys):
+    _, out, _ = run(capsys, "analyze", SPECS / "gemm.kcost")
+    assert "verified: the closed forms agree with enumeration at 2 small sizes" in out
+    _, out, _ = run(capsys, "analyze", SPECS / "gemm.kcost", "--markdown")
+    assert "\nverified: the closed forms agree with enumeration at 2 small sizes.\n" in out
+    _, out, _ = run(capsys, "analyze", SPECS / "gemm.kcost", "--no-verify")
+    assert "verified" not in out
+
+
+def test_the_time_cap_skips_and_says_so(monkeypatch):
+    import kernelcost.verify as verify_module
+
+    spec = load(SPECS / "gemm_tiled.kcost")
+    cost = spec.cost("spec")
+    now = [0.0]
+    real_enumerate = verify_module.enumerate_counts
+
+    def enumeration_taking_one_second(*args, **options):
+        now[0] += 1
+        return real_enumerate(*args, **options)
+
+    monkeypatch.setattr(verify_module, "enumerate_counts", enumeration_taking_one_second)
+    verified = self_verify(spec.checked, cost, time_cap_s=0.5, clock=lambda: now[0])
+    assert verified == Verification(
+        1, True, "the time cap of 0.5 s was reached after 1 of 2 samples")
+    now[0] = 0.0
+    assert self_verify(spec.checked, cost, time_cap_s=10, clock=lambda: now[0]) == Verification(
+        2, True, None)
+
+
+def test_the_time_cap_also_bounds_the_search_for_sizes():
+    spec = load(SPECS / "gemm_tiled.kcost")
+    ticks = iter(range(10_000))  # a clock that moves one second per reading
+    verified = self_verify(spec.checked, spec.cost("spec"), time_cap_s=0.5,
+                           clock=lambda: next(ticks))
+    assert verified == Verification(
+        0, None, "the time cap of 0.5 s was reached after 0 of 2 samples")
+
+
+def test_sizes_no_small_assignment_meets_are_skipped_with_the_reason():
+    spec = loads("kernel k(n) {\n    assume n >= 100\n    in x: f32[n]\n    out y: f32[n]\n"
+                 "    for i in 0..n { y[i] = x[i] }\n}\n", "k.kcost")
+    verified = self_verify(spec.checked, spec.cost("spec"))
+    assert verified == Verification(
+        0, None, "no small sizes meet the assumptions within 500 enumeration steps")
+
+
+def test_a_form_that_gives_no_number_is_an_explicit_mismatch(capsys, monkeypatch):
+    from kernelcost.analysis import Spec
+
+    real_cost = Spec.cost
+    stray = sympy.Symbol("stray")  # a symbol no size setting can give a value
+
+    def with_a_stray_symbol(self, reuse="spec"):
+        cost = real_cost(self, reuse)
+        return replace(cost, traffic={**cost.traffic, "global": cost.traffic["global"] + stray})
+
+    monkeypatch.setattr(Spec, "cost", with_a_stray_symbol)
+    code, out, _ = run(capsys, "check", SPECS / "vector_add.kcost", "--set", "n=5")
+    assert code == cli.EXIT_MISMATCH
+    # x, y read and z written once each, f32: 3 * 5 * 4 B
+    assert table_rows(out)["traffic[global]"] == ["no number", "60 B", "no number"]
+    assert "mismatch: traffic[global]: closed form 12*n + stray = no number" in out
+
+
+def test_a_spec_with_one_small_assignment_verifies_it_and_says_so():
+    # n >= 12 and n drawn from 1..12: only n = 12 meets the assumption
+    spec = loads("kernel k(n) {\n    assume n >= 12\n    in x: f32[n]\n    out y: f32[n]\n"
+                 "    for i in 0..n { y[i] = x[i] }\n}\n", "k.kcost")
+    verified = self_verify(spec.checked, spec.cost("spec"))
+    assert verified == Verification(
+        1, True, "only 1 distinct small sizes meet the assumptions within 500 enumeration steps")
