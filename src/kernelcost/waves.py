@@ -54,13 +54,13 @@ def _compile(expr: sympy.Expr) -> Callable[[Env], Exact]:
         return lambda env: (env[expr], 1)
     args = [_compile(arg) for arg in expr.args]
     if expr.is_Add:
-        return lambda env: _fold(_add, [arg(env) for arg in args])
+        return lambda env: _fold(lambda a, b: _common(a, b, np.add), [a(env) for a in args])
     if expr.is_Mul:
         return lambda env: _fold(lambda a, b: (a[0] * b[0], a[1] * b[1]),
                                  [arg(env) for arg in args])
     if expr.is_Pow and expr.exp.is_Integer and expr.exp >= 0:
         power = int(expr.exp)
-        return lambda env: _pow(args[0](env), power)
+        return lambda env: tuple(part ** power for part in args[0](env))
     if isinstance(expr, (sympy.Min, sympy.Max)):
         pick = np.minimum if isinstance(expr, sympy.Min) else np.maximum
         return lambda env: _fold(lambda a, b: _common(a, b, pick), [arg(env) for arg in args])
@@ -81,14 +81,6 @@ def _fold(step, items: list[Exact]) -> Exact:
 def _common(a: Exact, b: Exact, combine) -> Exact:
     den = math.lcm(a[1], b[1])
     return combine(a[0] * (den // a[1]), b[0] * (den // b[1])), den
-
-
-def _add(a: Exact, b: Exact) -> Exact:
-    return _common(a, b, lambda x, y: x + y)
-
-
-def _pow(a: Exact, power: int) -> Exact:
-    return a[0] ** power, a[1] ** power
 
 
 def _round(a: Exact, up: bool) -> Exact:
@@ -272,53 +264,61 @@ def estimate(grid: GridCost, values: dict[sympy.Symbol, sympy.Rational], sms: in
              resident: int, usable_l2_B: float, stages: int,
              fills_B: Fraction | Mapping[str, Fraction], *, step_first=0) -> WaveEstimate:
     """HBM bytes by the wave rule at the given sizes. `fills_B`: the keep fills' L2 traffic
-    (a total, or per tensor), used where a wave's step does not fit in L2. `step_first`:
-    the first value of the step iterator (k0 in 0..K: 0), where the fit test looks."""
+    (a total, or per tensor), the answer where a wave's step does not fit in L2.
+    `step_first`: the step iterator's first value (k0 in 0..K: 0), where the fit test looks."""
     sizes = _numeric(values)
     coords, index, rectangular = _enumerate(grid, sizes)
     order, note = _order(grid, sizes, index, rectangular)
-    coords = coords[order]
     blocks, wave_blocks = len(coords), sms * resident
     waves = -(-blocks // wave_blocks)
-    wave_of = np.arange(blocks) // wave_blocks
-    env = {iterator: coords[:, k] for k, iterator in enumerate(grid.iterators)}
-    union: dict[str, Fraction] = {}
-    step_bytes: list = [0] * waves  # per wave, Fractions: element bytes may be 1/2
+    env = {iterator: coords[order, k] for k, iterator in enumerate(grid.iterators)}
+    union, step_bytes = _per_wave(grid, sizes, env, np.arange(blocks) // wave_blocks, waves,
+                                  step_first)
+    step_B = max(step_bytes, default=Fraction(0)) * stages
+    inexact = [tile.tensor for tile in grid.tiles if not tile.exact]
+    if inexact:
+        note += f" ({', '.join(inexact)}: bounding boxes, an upper bound)"
+    launch = (f"{blocks} blocks in {waves} wave{'s' if waves != 1 else ''} of {wave_blocks} "
+              f"({sms} SMs x {resident} resident, {_raster_name(grid, sizes)} raster){note}")
+    fit = (f"the largest wave's {'step ' if grid.step_iterator is not None else ''}working "
+           f"set, {si(float(step_B / stages), 'B')} x {stages} stages = {si(float(step_B), 'B')}")
+    l2 = si(usable_l2_B, "B")
+    if step_B > Fraction(usable_l2_B):
+        by_tensor = dict(fills_B) if isinstance(fills_B, Mapping) else {}
+        total = sum(by_tensor.values(), Fraction(0)) if by_tensor else Fraction(fills_B)
+        return WaveEstimate("per-block fills", waves, wave_blocks, by_tensor, total, step_B,
+                            usable_l2_B, f"per-block fills: {launch}; {fit}, exceeds usable "
+                            f"L2 {l2}, so HBM sees the keep fills, {si(float(total), 'B')}.")
+    total = sum(union.values(), Fraction(0))
+    rule, what = (("one wave", "the whole footprint") if waves <= 1
+                  else ("wave union", "each wave's distinct elements"))
+    return WaveEstimate(rule, waves, wave_blocks, union, total, step_B, usable_l2_B,
+                        f"{rule}: {launch}; {fit}, fits usable L2 {l2}, so HBM sees {what} "
+                        f"once, {si(float(total), 'B')}.")
+
+
+def _per_wave(grid: GridCost, sizes: Mapping, env: Env, wave_of: np.ndarray, waves: int,
+              step_first) -> tuple[dict[str, Fraction], list[Fraction]]:
+    """Bytes per tensor summed over the waves' unions, and per wave the bytes of its first
+    step's union over the tensors (its whole union where the grid has no step loop)."""
+    blocks = len(wave_of)
     at_step = dict(sizes)
     if grid.step_iterator is not None:
-        at_step[grid.step_iterator.name] = sympy.Integer(step_first)
+        at_step[grid.step_iterator.name] = sympy.Rational(_substitute(step_first, sizes))
+    union: dict[str, Fraction] = {}
+    step_bytes = [Fraction(0)] * waves  # Fractions: an element may take half a byte
     for tile in grid.tiles:
         size = _fraction(tile.element_bytes, sizes)
         volumes = _wave_volumes(*_boxes(tile.whole, sizes, env, blocks), wave_of, waves)
         union[tile.tensor] = size * int(volumes.sum())
-        if grid.step_iterator is None:  # no streaming loop: a wave holds all it touches
+        if grid.step_iterator is None:  # nothing streams: a wave holds all it touches
             step = volumes
         elif tile.per_step:
             step = _wave_volumes(*_boxes(tile.per_step, at_step, env, blocks), wave_of, waves)
         else:
             continue  # not touched inside the step loop (C written after it)
         step_bytes = [total + size * int(v) for total, v in zip(step_bytes, step)]
-    step_B = Fraction(max(step_bytes, default=0)) * stages
-    inexact = [tile.tensor for tile in grid.tiles if not tile.exact]
-    if inexact:
-        note += f" ({', '.join(inexact)}: bounding boxes, an upper bound)"
-    launch = (f"{blocks} blocks in {waves} wave{'s' if waves != 1 else ''} of {wave_blocks} "
-              f"({sms} SMs x {resident} resident, {_raster_name(grid, sizes)} raster){note}")
-    fit = (f"a wave's step working set, {si(float(step_B / stages), 'B')} x {stages} stages "
-           f"= {si(float(step_B), 'B')}")
-    if step_B > Fraction(usable_l2_B):
-        by_tensor = dict(fills_B) if isinstance(fills_B, Mapping) else {}
-        total = sum(by_tensor.values(), Fraction(0)) if by_tensor else Fraction(fills_B)
-        return WaveEstimate("per-block fills", waves, wave_blocks, by_tensor, total, step_B,
-                            usable_l2_B, f"per-block fills: {launch}; {fit}, exceeds usable "
-                            f"L2 {si(usable_l2_B, 'B')}, so HBM sees the keep fills, "
-                            f"{si(float(total), 'B')}.")
-    total = sum(union.values(), Fraction(0))
-    rule = "one wave" if waves <= 1 else "wave union"
-    what = ("the whole footprint" if waves <= 1 else "each wave's distinct elements")
-    return WaveEstimate(rule, waves, wave_blocks, union, total, step_B, usable_l2_B,
-                        f"{rule}: {launch}; {fit}, fits usable L2 {si(usable_l2_B, 'B')}, "
-                        f"so HBM sees {what} once, {si(float(total), 'B')}.")
+    return union, step_bytes
 
 
 def _raster_name(grid: GridCost, sizes: Mapping) -> str:
