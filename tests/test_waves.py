@@ -18,6 +18,7 @@ import sympy
 import kernelcost
 from kernelcost.cost import TileBox
 from kernelcost.oracle import enumerate_counts
+from kernelcost import waves as waves_module
 from kernelcost.waves import estimate, raster_order
 
 HUGE_L2 = 1e18  # the fit test always passes: the wave rule applies
@@ -265,11 +266,13 @@ def test_triangular_grid_nests_its_trips(raster):
         assert ("row order used" in result.reason) == (used != raster)
 
 
+@pytest.mark.parametrize("slab_cells", (1 << 22, 7))  # 7: the union grid in many slabs
 @pytest.mark.parametrize("raster", ("row", "column", "grouped(2)"))
-def test_overlapping_halos_are_united_exactly(raster):
+def test_overlapping_halos_are_united_exactly(raster, slab_cells, monkeypatch):
     """3 x 3 box filter: neighbouring blocks' X boxes overlap by two rows and columns, so
     the union takes the coordinate-compression path; no step loop: the fit test looks at
     the whole wave."""
+    monkeypatch.setattr(waves_module, "MAX_CELLS", slab_cells)
     sizes = {"N": 24}
     grid = spec(BOX3, raster).cost().grid
     blocks = oracle_blocks(BOX3, tuple(sizes.items()))
@@ -321,3 +324,10 @@ def test_hundred_thousand_blocks_under_a_second(spec_cost):
         result = estimate(grid, values, 132, 2, 50e6, 4, Fraction(0))
         assert time.perf_counter() - start < 1.0, raster
         assert (result.waves, result.wave_blocks) == (388, 264)  # ceil(102400 / 264)
+    # overlapping boxes (halos) go through coordinate compression, wave by wave
+    halo = spec(BOX3, "grouped(8)").cost()
+    values = {symbol: sympy.Integer({"N": 1264, "T": 4}[symbol.name])
+              for symbol in halo.parameters}  # 316 x 316 = 99856 blocks
+    start = time.perf_counter()
+    result = estimate(halo.grid, values, 132, 1, 50e6, 1, Fraction(0))
+    assert time.perf_counter() - start < 1.0 and result.waves == 757

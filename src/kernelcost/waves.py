@@ -28,7 +28,7 @@ from .units import si
 
 Env = Mapping[sympy.Symbol, np.ndarray]
 Exact = tuple[object, int]  # numerator (int or int64 array), positive denominator
-MAX_CELLS = 1 << 24  # cells of one compressed union grid at once (int64: 128 MiB)
+MAX_CELLS = 1 << 22  # cells of one compressed union grid at once (int64: 32 MiB)
 
 
 @dataclass(frozen=True)
@@ -244,11 +244,11 @@ def _wave_volumes(lows, highs, wave_of: np.ndarray, waves: int) -> np.ndarray:
     if per_wave is not None:
         return per_wave
     per_wave = np.zeros(waves, dtype=np.int64)
-    for wave in np.unique(wave_of):
-        mine = wave_of == wave
-        tiled = _tiled_volumes(lows[mine], highs[mine], wave_of[mine] * 0, 1)
-        per_wave[wave] = (tiled[0] if tiled is not None
-                          else _compressed_volume(lows[mine], highs[mine]))
+    bounds = np.searchsorted(wave_of, np.arange(waves + 1))  # blocks come wave by wave
+    for wave in range(waves):
+        mine = slice(bounds[wave], bounds[wave + 1])
+        if mine.start < mine.stop:
+            per_wave[wave] = _compressed_volume(lows[mine], highs[mine])
     return per_wave
 
 
