@@ -148,7 +148,7 @@ def _order(grid: GridCost, sizes: Mapping, index: np.ndarray,
     count, dims = index.shape
     if grid.raster == "column":  # first iterator fastest: the last one is the primary key
         return np.lexsort(index.T), ""
-    if grid.raster != "grouped":
+    if grid.raster != "grouped" or count == 0:
         return np.arange(count), ""
     if dims != 2 or not rectangular:
         return np.arange(count), " (grouped raster needs a rectangular 2-D grid: row order used)"
@@ -266,6 +266,8 @@ def estimate(grid: GridCost, values: dict[sympy.Symbol, sympy.Rational], sms: in
     """HBM bytes by the wave rule at the given sizes. `fills_B`: the keep fills' L2 traffic
     (a total, or per tensor), the answer where a wave's step does not fit in L2.
     `step_first`: the step iterator's first value (k0 in 0..K: 0), where the fit test looks."""
+    if sms < 1 or resident < 1:
+        raise ValueError(f"a wave needs blocks: {sms} SMs x {resident} resident")
     sizes = _numeric(values)
     coords, index, rectangular = _enumerate(grid, sizes)
     order, note = _order(grid, sizes, index, rectangular)
@@ -274,14 +276,15 @@ def estimate(grid: GridCost, values: dict[sympy.Symbol, sympy.Rational], sms: in
     env = {iterator: coords[order, k] for k, iterator in enumerate(grid.iterators)}
     union, step_bytes = _per_wave(grid, sizes, env, np.arange(blocks) // wave_blocks, waves,
                                   step_first)
-    step_B = max(step_bytes, default=Fraction(0)) * stages
+    step_union = max(step_bytes, default=Fraction(0))
+    step_B = step_union * stages
     inexact = [tile.tensor for tile in grid.tiles if not tile.exact]
     if inexact:
         note += f" ({', '.join(inexact)}: bounding boxes, an upper bound)"
     launch = (f"{blocks} blocks in {waves} wave{'s' if waves != 1 else ''} of {wave_blocks} "
               f"({sms} SMs x {resident} resident, {_raster_name(grid, sizes)} raster){note}")
     fit = (f"the largest wave's {'step ' if grid.step_iterator is not None else ''}working "
-           f"set, {si(float(step_B / stages), 'B')} x {stages} stages = {si(float(step_B), 'B')}")
+           f"set, {si(float(step_union), 'B')} x {stages} stages = {si(float(step_B), 'B')}")
     l2 = si(usable_l2_B, "B")
     if step_B > Fraction(usable_l2_B):
         by_tensor = dict(fills_B) if isinstance(fills_B, Mapping) else {}
