@@ -88,9 +88,10 @@ class Analysis:
 
     @property
     def values(self) -> dict[sympy.Symbol, sympy.Expr]:
-        """Numeric value of each parameter that has one (set, or its default)."""
-        return {self.spec.parameters[name]: sympy.nsimplify(value)
-                for name, value in self.parameters.items() if value is not None}
+        """Exact value of each parameter that has one (set, or its default): exact, since a
+        float of N=1e999 is inf."""
+        numeric = _numeric_values(self.spec, self.settings)
+        return {symbol: numeric[symbol] for symbol in self.cost.parameters if symbol in numeric}
 
     # notebook display: thin calls into the report and plot stages, imported when shown
 

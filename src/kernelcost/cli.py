@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 
 from . import __version__
@@ -143,7 +143,7 @@ def run_analyze(args) -> int:
         document = report.analysis_json(result)
         if machines:
             document.update(report.answers_json(found))
-        print(json.dumps(document, indent=2))
+        _print_json(document)
     elif args.markdown:
         print(report.analysis_markdown(result, found), end="")
     elif args.latex:
@@ -159,6 +159,16 @@ def run_analyze(args) -> int:
             if console.is_terminal:
                 _print_text_roofline(console, found)
     return EXIT_OK
+
+
+def _print_json(document) -> None:
+    """Strict JSON (no bare Infinity or NaN); a value written as exact text is announced."""
+    from .jsonout import dumps
+
+    text, warnings = dumps(document, indent=2)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(text)
 
 
 def _print_text_roofline(console, found) -> None:
@@ -179,6 +189,10 @@ def _measurement(text: str) -> dict[str, float]:
         raise KcostError(Diagnostic(None, f"cannot read the measurement `{text}`",
                                     "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a "
                                     "byte rate (3.1TB/s)"))
+    (value,) = measurement.values()
+    if not 0 < value < float("inf"):  # 0us would divide by zero, 1e400us is inf
+        raise KcostError(Diagnostic(None, f"the measurement `{text}` must be positive and "
+                                          "finite", "a time such as 412us, or a rate"))
     return measurement
 
 
@@ -192,7 +206,7 @@ def run_solve(args) -> int:
     found = solve_spec(result, args.parameter, machines, _precisions(args.precision),
                        args.level or None)
     if args.json:
-        print(json.dumps(report.solve_json(result, args.parameter, found), indent=2))
+        _print_json(report.solve_json(result, args.parameter, found))
     else:
         console = _console()
         for renderable in report.solve_tables(result, args.parameter, found):
@@ -207,13 +221,13 @@ def run_machines(args) -> int:
     if args.machine:
         machine = load_machine(args.machine)
         if args.json:
-            print(json.dumps(report.machine_json(machine), indent=2))
+            _print_json(report.machine_json(machine))
         else:
             _console().print(report.machine_table(machine))
         return EXIT_OK
     machines = [load_machine(i) for i in builtin_machine_ids()]
     if args.json:
-        print(json.dumps([report.machine_json(m) for m in machines], indent=2))
+        _print_json([report.machine_json(m) for m in machines])
     else:
         _console().print(report.machines_table(machines))
     return EXIT_OK
@@ -276,9 +290,11 @@ def _build_sweep_parser(commands) -> None:
 
 
 def run_plot(args) -> int:
-    from .plot import roofline_figure, save
+    from .plot import check_figure_path, roofline_figure, save
     from .sweep import parse_range
 
+    for output in args.output:  # every destination checked before any is drawn or written
+        check_figure_path(output)
     size_range = parse_range(args.sweep) if args.sweep else None
     figure = roofline_figure(args.specs, args.machine, args.precision,
                              settings=parse_settings(args.settings), size_range=size_range,
@@ -313,15 +329,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at interpreter exit
+        return code
     except KcostError as error:
         print(error.render(), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `kernelcost ... | head`: the reader left, nothing to report
+        _drop_stdout()
         sys.stderr.close()
         return EXIT_OK
+    except OSError as error:  # reading is checked where it happens: this is the output
+        _drop_stdout()
+        print(f"error: cannot write the output: {error.strerror or error}",
+              file=sys.stderr)
+        print("  hint: check the disk space and where the output goes", file=sys.stderr)
+        return EXIT_USER_ERROR
     except RecursionError:
         print("error: the spec is nested too deeply to analyse", file=sys.stderr)
         return EXIT_USER_ERROR
@@ -330,6 +355,20 @@ def main(argv: list[str] | None = None) -> int:
               "  hint: this is a bug in kernelcost; please report it with the spec",
               file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so that the unwritable rest is not retried at exit."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout (a test's capture)
+        pass
 
 
 if __name__ == "__main__":

@@ -450,15 +450,11 @@ def evaluate(expr: sympy.Expr, substitutions: Mapping) -> sympy.Expr:
 
 
 def json_value(expr: sympy.Expr | None):
-    """A number as a float, an expression as its sympy string, None as None."""
-    if expr is None:
-        return None
-    expr = sympy.sympify(expr)
-    if expr.is_number:
-        if expr in (sympy.oo, -sympy.oo):
-            return str(expr)
-        return float(expr)
-    return str(expr)
+    """A number as a float (as its exact text where no double holds it, see jsonout), an
+    expression as its sympy string, None as None."""
+    from .jsonout import number
+
+    return number(expr)
 
 
 def _decide(relation) -> bool | None:

@@ -3,9 +3,12 @@ No arithmetic happens here beyond formatting."""
 
 from __future__ import annotations
 
+import math
+
 import sympy
 
 from .analysis import Analysis, Intensity, Quantity
+from .jsonout import number
 from .units import plain, si
 
 WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
@@ -16,31 +19,39 @@ def expression(expr: sympy.Expr | None) -> str | None:
     return None if expr is None else sympy.sstr(expr, order="lex")
 
 
-def _quantity_json(quantity: Quantity) -> dict:
-    return {"expr": expression(quantity.expr), "value": quantity.value,
+def _quantity_json(quantity: Quantity, values=None) -> dict:
+    value = quantity.value
+    if value is not None and not math.isfinite(value) and values is not None:
+        value = number(quantity.expr.subs(values))  # exact text where a double overflows
+    return {"expr": expression(quantity.expr), "value": value,
             "leading": expression(quantity.leading)}
 
 
 def analysis_json(analysis: Analysis) -> dict:
     """The `analyze --json` object (schema in README.md)."""
     cost = analysis.cost
+    values = analysis.values
+    parameters = {name: value if value is None or math.isfinite(value) else
+                  number(values[analysis.spec.parameters[name]])
+                  for name, value in analysis.parameters.items()}
     return {
         "kernel": analysis.kernel,
         "spec": analysis.spec.path,
         "reuse": analysis.reuse,
-        "parameters": dict(analysis.parameters),
+        "parameters": parameters,
         "settings": {str(s): expression(e) for s, e in analysis.settings.items()},
         "precision": cost.precision,
         "exact": cost.exact,
         "closed_form": cost.closed_form,
         "warnings": list(analysis.warnings),
         "work": {
-            **_quantity_json(analysis.work),
-            "by_class": {cls: _quantity_json(q) for cls, q in analysis.work_by_class.items()},
+            **_quantity_json(analysis.work, values),
+            "by_class": {cls: _quantity_json(q, values)
+                         for cls, q in analysis.work_by_class.items()},
         },
-        "traffic": {level: _quantity_json(q) for level, q in analysis.traffic.items()},
+        "traffic": {level: _quantity_json(q, values) for level, q in analysis.traffic.items()},
         "intensity": {
-            level: {**_quantity_json(i), "limit": expression(i.limit),
+            level: {**_quantity_json(i, values), "limit": expression(i.limit),
                     "limits": {p: expression(v) for p, v in i.limits.items()}}
             for level, i in analysis.intensity.items()
         },
@@ -266,6 +277,8 @@ def json_number(expr):
     if expr is None:
         return None
     value = _number(expr)
+    if value is not None and not math.isfinite(value):
+        return number(expr)  # exact text where a double overflows
     return value if value is not None else expression(sympy.sympify(expr))
 
 
