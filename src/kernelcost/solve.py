@@ -122,7 +122,7 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
     intensity = evaluate(cost.intensity(level), substitutions)
     variable = _real_variable(symbol)  # real, so non-integer roots survive
     intensity = intensity.subs(symbol, variable)
-    limit = sympy.limit(intensity, variable, sympy.oo)
+    limit = _limit(intensity, variable, cost.kernel, level)
 
     def crossing(root: _Root | None) -> Crossing:
         return Crossing(
@@ -134,6 +134,25 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
 
     roots = solve_equal(intensity, variable, RIDGE, ridge)
     return [crossing(root) for root in roots] or [crossing(None)]
+
+
+def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: str):
+    """lim I as the parameter grows. Max and Min settle first (asymptotic.eventual): sympy's
+    series expansion has no rule for them and raises NotImplementedError."""
+    from .asymptotic import limit_at_infinity
+
+    limit = limit_at_infinity(intensity, [variable])
+    if limit is None:
+        try:
+            limit = sympy.limit(intensity, variable, sympy.oo)
+        except (NotImplementedError, ValueError, TypeError):
+            limit = None
+    if limit is None or limit.has(sympy.Limit, sympy.nan):
+        raise KcostError(Diagnostic(
+            None, f"cannot find where the intensity of `{kernel}` at `{level}` goes as "
+                  f"{variable} grows: {_shortened(intensity)}",
+            "set the other sizes (--set) so that its min and max settle"))
+    return limit
 
 
 # ------------------------------------------------------------------------ capacity crossings
@@ -350,7 +369,7 @@ def _numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
     for intensities with ceilings or min/max, when every other parameter is set."""
     if quantity.free_symbols - {variable}:
         raise KcostError(Diagnostic(
-            None, f"cannot solve {quantity} = {target_value} in closed form",
+            None, f"cannot solve {_shortened(quantity)} = {target_value} in closed form",
             "set every other parameter (--set) for a numeric answer"))
     difference = sympy.lambdify(variable, quantity - target_value, modules="math")
     grid = [10 ** (k / 40) for k in range(0, 15 * 40 + 1)]
@@ -366,9 +385,21 @@ def _numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
     return roots
 
 
+def _shortened(expr: sympy.Expr, width: int = 160) -> str:
+    text = sympy.sstr(expr)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def _sign(function, x: float) -> int:
-    value = function(x)
-    return 0 if value == 0 else int(math.copysign(1, value))
+    """The sign at x; 0 where the form is undefined there (a pole, an overflow), so that no
+    root is claimed across it."""
+    try:
+        value = function(x)
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return 0
+    if not isinstance(value, (int, float)) or math.isnan(value) or value == 0:
+        return 0
+    return int(math.copysign(1, value))
 
 
 def _bisect(function, left: float, right: float) -> float:

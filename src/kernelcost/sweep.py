@@ -187,6 +187,20 @@ class _MultiplyingPrinter(NumPyPrinter):
             return "*".join([base] * int(exponent))
         return super()._print_Pow(expr, rational=rational)
 
+    # numpy's printer writes Max and Min through functools.reduce, a name lambdify leaves
+    # undefined with a custom printer; nested two-argument calls need no import
+    def _print_Max(self, expr):
+        return self._nested("numpy.maximum", expr.args)
+
+    def _print_Min(self, expr):
+        return self._nested("numpy.minimum", expr.args)
+
+    def _nested(self, function: str, args) -> str:
+        text = self._print(args[-1])
+        for arg in reversed(args[:-1]):
+            text = f"{function}({self._print(arg)}, {text})"
+        return text
+
 
 def _evaluate_array(expr: sympy.Expr, symbol: sympy.Symbol,
                     sizes: numpy.ndarray) -> numpy.ndarray:
