@@ -17,6 +17,7 @@ from .cost import Cost
 from .count import count
 from .parse import parse, parse_file
 from .settings import resolve_settings
+from .watchdog import stage
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,16 @@ class Spec:
     def cost(self, reuse: str = "spec") -> Cost:
         """The closed forms under a reuse mode (spec, perfect or none), counted once."""
         if reuse not in self._costs:
+            stage("counting", self.kernel.span)
             self._costs[reuse] = count(self.checked, reuse)
         return self._costs[reuse]
 
 
 def load(path: str | Path) -> Spec:
     """Parse and check a .kcost file. Raises KcostError with positions on bad input."""
-    return Spec(str(path), check(parse_file(path)))
+    kernel = parse_file(path)
+    stage("checking", kernel.span)
+    return Spec(str(path), check(kernel))
 
 
 def loads(text: str, filename: str = "<string>") -> Spec:
@@ -119,6 +123,7 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     if not isinstance(spec, Spec):
         spec = load(spec)
     cost = spec.cost(reuse)
+    stage("finding values and asymptotic forms", spec.kernel.span)
     settings = resolve_settings(dict(sizes or {}), spec.parameters)
     numeric = _numeric_values(spec, settings)
     symbolic_settings = {s: e for s, e in settings.items() if e.free_symbols}

@@ -8,6 +8,8 @@ import sys
 
 from . import __version__
 from .errors import Diagnostic, KcostError
+from .watchdog import available as watchdog_available
+from .watchdog import budget_seconds, current_stage, run_watched, stage
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -138,7 +140,9 @@ def run_analyze(args) -> int:
     if machines:  # the model, solve and machine stages load only when there is one
         from .answer import answers
 
+        stage("comparing with the machines")
         found = answers(result, machines, _precisions(args.precision), measurement)
+    stage("writing the output")
     if args.json:
         document = report.analysis_json(result)
         if machines:
@@ -203,6 +207,7 @@ def run_solve(args) -> int:
 
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
     machines = _machine_ids(args.machine, ["h100"])
+    stage(f"solving for {args.parameter}")
     found = solve_spec(result, args.parameter, machines, _precisions(args.precision),
                        args.level or None)
     if args.json:
@@ -240,6 +245,7 @@ def run_check(args) -> int:
 
     spec = load(args.spec)
     settings = parse_settings(args.settings)
+    stage("comparing with the enumeration")
     results = check_against_oracle(spec, settings, args.reuse, args.samples)
     console = _console()
     for renderable in report.check_tables(spec, results):
@@ -296,6 +302,7 @@ def run_plot(args) -> int:
     for output in args.output:  # every destination checked before any is drawn or written
         check_figure_path(output)
     size_range = parse_range(args.sweep) if args.sweep else None
+    stage("drawing the figure")
     figure = roofline_figure(args.specs, args.machine, args.precision,
                              settings=parse_settings(args.settings), size_range=size_range,
                              reuse=args.reuse)
@@ -310,6 +317,7 @@ def run_sweep(args) -> int:
     from .sweep import parse_range, sweep
 
     machine = load_machine(args.machine) if args.machine else None
+    stage("sweeping")
     result = sweep(args.spec, parse_range(args.sweep, args.points, args.log),
                    settings=parse_settings(args.settings), machine=machine,
                    precision=args.precision, reuse=args.reuse)
@@ -326,8 +334,21 @@ COMMANDS.update(plot=run_plot, sweep=run_sweep)
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line. Run as a program (argv None) the work runs under the watchdog, one
+    time budget for the whole command; called with arguments (tests, scripts) it runs here."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        budget = budget_seconds()
+    except KcostError as error:
+        print(error.render(), file=sys.stderr)
+        return EXIT_USER_ERROR
+    if argv is None and watchdog_available():
+        return run_watched(lambda: _run(args), budget)
+    return _run(args)
+
+
+def _run(args) -> int:
     try:
         code = COMMANDS[args.command](args)
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at interpreter exit
@@ -348,7 +369,10 @@ def main(argv: list[str] | None = None) -> int:
         print("  hint: check the disk space and where the output goes", file=sys.stderr)
         return EXIT_USER_ERROR
     except RecursionError:
-        print("error: the spec is nested too deeply to analyse", file=sys.stderr)
+        print(f"error: the input nests too deeply to analyse while {current_stage()}",
+              file=sys.stderr)
+        print("  hint: split long expressions with `let`, shorten --set values, or flatten "
+              "the machine file", file=sys.stderr)
         return EXIT_USER_ERROR
     except Exception as error:  # the promise: no traceback reaches the user
         print(f"internal error: {type(error).__name__}: {error}\n"

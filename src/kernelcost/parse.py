@@ -19,6 +19,7 @@ from . import ast
 from .cache import lark_parser
 from .errors import Diagnostic, KcostError
 from .inputs import normalise, read_text
+from .watchdog import stage
 
 MAX_SOURCE_BYTES = 1_000_000
 # Limits, each refused with its position (docs/language.md, "Limits"). Brackets and blocks are
@@ -47,6 +48,7 @@ def _parser() -> Lark:
 def parse_file(path: str | Path) -> ast.Kernel:
     """Read and parse a spec file; a missing, unreadable, special or non-text file is a
     KcostError (inputs.read_text)."""
+    stage("reading and parsing the spec", ast.Span(str(path), 1, 1, 1, 2))
     return parse(read_text(str(path), MAX_SOURCE_BYTES, "spec file"), str(path))
 
 
