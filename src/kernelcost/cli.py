@@ -314,18 +314,43 @@ def run_plot(args) -> int:
 def run_sweep(args) -> int:
     from .hardware import load_machine
     from .report import sweep_csv, sweep_table
-    from .sweep import parse_range, sweep
+    from .sweep import Sweeper, parse_range
 
     machine = load_machine(args.machine) if args.machine else None
+    size_range = parse_range(args.sweep, args.points, args.log)
+    if not args.csv and size_range.points > MAX_TABLE_POINTS:
+        raise KcostError(Diagnostic(None, f"a table of {size_range.points:,} rows is too long "
+                                          "to read", f"use --csv, or at most "
+                                          f"{MAX_TABLE_POINTS:,} points"))
     stage("sweeping")
-    result = sweep(args.spec, parse_range(args.sweep, args.points, args.log),
-                   settings=parse_settings(args.settings), machine=machine,
-                   precision=args.precision, reuse=args.reuse)
-    if args.csv:
-        sys.stdout.write(sweep_csv(result))
-    else:
-        _console().print(sweep_table(result))
+    sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
+                      machine=machine, precision=args.precision, reuse=args.reuse)
+    if not args.csv:
+        _console().print(sweep_table(sweeper(size_range.values())))
+        return EXIT_OK
+    if size_range.points > LARGE_SWEEP_POINTS:
+        _announce_large_sweep(size_range.points, sweeper)
+    # streamed a chunk at a time: memory stays bounded whatever the point count
+    for position, sizes in enumerate(size_range.chunks()):
+        sys.stdout.write(sweep_csv(sweeper(sizes), header=position == 0))
     return EXIT_OK
+
+
+MAX_TABLE_POINTS = 100_000
+LARGE_SWEEP_POINTS = 1_000_000
+SECONDS_PER_VALUE = 1e-6  # measured: writing one float of the CSV (its repr) dominates
+
+
+def _announce_large_sweep(points: int, sweeper) -> None:
+    from .sweep import CHUNK_POINTS
+    from .units import si
+
+    levels = len(sweeper.cost.levels)
+    columns = 2 + 2 * levels + (3 if sweeper.machine is not None else 0)
+    print(f"note: sweeping {points:,} sizes, {min(points, CHUNK_POINTS):,} at a time: memory "
+          f"stays under about 0.5 GB; expect up to {si(points * columns * 18, 'B')} of CSV "
+          f"and {si(points * columns * SECONDS_PER_VALUE, 's')} or more (sizes that round "
+          "to the same integer are written once)", file=sys.stderr)
 
 
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,

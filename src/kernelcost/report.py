@@ -172,21 +172,23 @@ def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
     return si(float(value), "").replace(" ", "")
 
 
-def sweep_csv(result) -> str:
-    """CSV in SI base units, the unit in each header: N,W_FLOP,Q_global_B,..."""
-    import csv
-    import io
-
+def sweep_csv(result, header: bool = True) -> str:
+    """CSV in SI base units, the unit in each header: N,W_FLOP,Q_global_B,... Built a column
+    at a time (repr of each float, as csv would write it): a row loop costs minutes at 10^8
+    sizes. header=False gives the rows alone, for the chunks after the first."""
     columns = _sweep_columns(result)
-    headers = [header.replace(" ", "_") + (f"_{unit.replace('/', 'per')}" if unit else "")
-               for header, unit, _ in columns]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(headers)
-    for row in range(len(result.sizes)):
-        writer.writerow([values[row] if isinstance(values[row], str) else repr(float(values[row]))
-                         for _, _, values in columns])
-    return buffer.getvalue()
+    lines = []
+    if header:
+        lines.append(",".join(name.replace(" ", "_") + (
+            f"_{unit.replace('/', 'per')}" if unit else "") for name, unit, _ in columns))
+    texts = [list(values) if isinstance(values, list) else
+             list(map(repr, numpy_floats(values))) for _, _, values in columns]
+    lines.extend(map(",".join, zip(*texts)))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def numpy_floats(values) -> list[float]:
+    return values.tolist() if hasattr(values, "tolist") else [float(v) for v in values]
 
 
 # --- verdicts and answers ------------------------------------------------------------------
