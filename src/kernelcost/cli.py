@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from . import __version__
 from .errors import Diagnostic, KcostError
+from .jsonout import print_json
+from .outputs import drop_stdout
 from .watchdog import available as watchdog_available
 from .watchdog import budget_seconds, current_stage, run_watched, stage
 
@@ -147,7 +148,7 @@ def run_analyze(args) -> int:
         document = report.analysis_json(result)
         if machines:
             document.update(report.answers_json(found))
-        _print_json(document)
+        print_json(document)
     elif args.markdown:
         print(report.analysis_markdown(result, found), end="")
     elif args.latex:
@@ -163,16 +164,6 @@ def run_analyze(args) -> int:
             if console.is_terminal:
                 _print_text_roofline(console, found)
     return EXIT_OK
-
-
-def _print_json(document) -> None:
-    """Strict JSON (no bare Infinity or NaN); a value written as exact text is announced."""
-    from .jsonout import dumps
-
-    text, warnings = dumps(document, indent=2)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(text)
 
 
 def _print_text_roofline(console, found) -> None:
@@ -211,7 +202,7 @@ def run_solve(args) -> int:
     found = solve_spec(result, args.parameter, machines, _precisions(args.precision),
                        args.level or None)
     if args.json:
-        _print_json(report.solve_json(result, args.parameter, found))
+        print_json(report.solve_json(result, args.parameter, found))
     else:
         console = _console()
         for renderable in report.solve_tables(result, args.parameter, found):
@@ -226,13 +217,13 @@ def run_machines(args) -> int:
     if args.machine:
         machine = load_machine(args.machine)
         if args.json:
-            _print_json(report.machine_json(machine))
+            print_json(report.machine_json(machine))
         else:
             _console().print(report.machine_table(machine))
         return EXIT_OK
     machines = [load_machine(i) for i in builtin_machine_ids()]
     if args.json:
-        _print_json([report.machine_json(m) for m in machines])
+        print_json([report.machine_json(m) for m in machines])
     else:
         _console().print(report.machines_table(machines))
     return EXIT_OK
@@ -313,8 +304,8 @@ def run_plot(args) -> int:
 
 def run_sweep(args) -> int:
     from .hardware import load_machine
-    from .report import sweep_csv, sweep_table
-    from .sweep import Sweeper, parse_range
+    from .report import sweep_table
+    from .sweep import Sweeper, parse_range, stream_csv
 
     machine = load_machine(args.machine) if args.machine else None
     size_range = parse_range(args.sweep, args.points, args.log)
@@ -328,29 +319,11 @@ def run_sweep(args) -> int:
     if not args.csv:
         _console().print(sweep_table(sweeper(size_range.values())))
         return EXIT_OK
-    if size_range.points > LARGE_SWEEP_POINTS:
-        _announce_large_sweep(size_range.points, sweeper)
-    # streamed a chunk at a time: memory stays bounded whatever the point count
-    for position, sizes in enumerate(size_range.chunks()):
-        sys.stdout.write(sweep_csv(sweeper(sizes), header=position == 0))
+    stream_csv(sweeper, size_range, sys.stdout.write)
     return EXIT_OK
 
 
 MAX_TABLE_POINTS = 100_000
-LARGE_SWEEP_POINTS = 1_000_000
-SECONDS_PER_VALUE = 1e-6  # measured: writing one float of the CSV (its repr) dominates
-
-
-def _announce_large_sweep(points: int, sweeper) -> None:
-    from .sweep import CHUNK_POINTS
-    from .units import si
-
-    levels = len(sweeper.cost.levels)
-    columns = 2 + 2 * levels + (3 if sweeper.machine is not None else 0)
-    print(f"note: sweeping {points:,} sizes, {min(points, CHUNK_POINTS):,} at a time: memory "
-          f"stays under about 0.5 GB; expect up to {si(points * columns * 18, 'B')} of CSV "
-          f"and {si(points * columns * SECONDS_PER_VALUE, 's')} or more (sizes that round "
-          "to the same integer are written once)", file=sys.stderr)
 
 
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,
@@ -384,11 +357,11 @@ def _run(args) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `kernelcost ... | head`: the reader left, nothing to report
-        _drop_stdout()
+        drop_stdout()
         sys.stderr.close()
         return EXIT_OK
     except OSError as error:  # reading is checked where it happens: this is the output
-        _drop_stdout()
+        drop_stdout()
         print(f"error: cannot write the output: {error.strerror or error}",
               file=sys.stderr)
         print("  hint: check the disk space and where the output goes", file=sys.stderr)
@@ -404,20 +377,6 @@ def _run(args) -> int:
               "  hint: this is a bug in kernelcost; please report it with the spec",
               file=sys.stderr)
         return EXIT_INTERNAL
-
-
-def _drop_stdout() -> None:
-    """Point stdout at /dev/null so that the unwritable rest is not retried at exit."""
-    try:
-        sys.stdout.flush()
-    except OSError:
-        pass
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):  # no real stdout (a test's capture)
-        pass
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import sympy
 
@@ -76,3 +77,11 @@ def dumps(document, **options) -> tuple[str, list[str]]:
     if warnings and isinstance(document, dict) and isinstance(document.get("warnings"), list):
         document["warnings"] = document["warnings"] + warnings
     return json.dumps(document, allow_nan=False, **options), warnings
+
+
+def print_json(document) -> None:
+    """Print strict JSON; each value written as exact text is announced on stderr."""
+    text, warnings = dumps(document, indent=2)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -79,3 +80,18 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def drop_stdout() -> None:
+    """Point stdout at /dev/null after a failed write (a full disk, a closed pipe), so that
+    the unwritable rest is not retried, and reported again, at interpreter exit."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout (a test's capture)
+        pass

@@ -14,7 +14,6 @@ against its level, per SM for shared and registers), working set(p) = L2 capacit
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -23,6 +22,8 @@ import sympy
 from .cost import Cost
 from .errors import Diagnostic, KcostError, did_you_mean
 from .hardware import Machine
+from .numeric_roots import ABOVE, BELOW, numeric_roots, shortened
+from .numeric_roots import Root as _Root
 from .model import (
     as_symbol, evaluate, exact, json_value, parameter_values, working_set_bytes,
 )
@@ -31,8 +32,6 @@ from .model import (
 RIDGE = sympy.Symbol("I_crit", positive=True)
 CAPACITY = sympy.Symbol("capacity_B", positive=True)
 
-ABOVE = "above"
-BELOW = "below"
 
 
 @dataclass(frozen=True)
@@ -90,14 +89,6 @@ class CapacityCrossing:
         }
 
 
-@dataclass(frozen=True)
-class _Root:
-    expr: sympy.Expr | None  # in the target symbol; None for a root found only numerically
-    condition: sympy.Basic
-    value: sympy.Expr  # at the target's value
-    side: str | None  # where the quantity exceeds the target
-
-
 # --------------------------------------------------------------------------- ridge crossings
 
 def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | None = None,
@@ -150,7 +141,7 @@ def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: st
     if limit is None or limit.has(sympy.Limit, sympy.nan):
         raise KcostError(Diagnostic(
             None, f"cannot find where the intensity of `{kernel}` at `{level}` goes as "
-                  f"{variable} grows: {_shortened(intensity)}",
+                  f"{variable} grows: {shortened(intensity)}",
             "set the other sizes (--set) so that its min and max settle"))
     return limit
 
@@ -234,11 +225,11 @@ def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symb
     if not equation.has(variable):
         return []
     if not equation.is_polynomial(variable):
-        return _numeric_roots(quantity, variable, target_value)
+        return numeric_roots(quantity, variable, target_value)
     try:
         candidates = sympy.solve(equation, variable, dict=False)
     except NotImplementedError:
-        return _numeric_roots(quantity, variable, target_value)
+        return numeric_roots(quantity, variable, target_value)
     roots = []
     for candidate in map(_tidy, candidates):
         condition = positive_real_condition(candidate)
@@ -361,55 +352,6 @@ def side_where_larger(quantity: sympy.Expr, variable: sympy.Symbol,
     if slope.is_number and slope != 0:
         return ABOVE if float(slope) > 0 else BELOW
     return None
-
-
-def _numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
-                   target_value: sympy.Expr) -> list[_Root]:
-    """Sign changes of quantity - target over 1 .. 1e15 on a log grid, refined by bisection:
-    for intensities with ceilings or min/max, when every other parameter is set."""
-    if quantity.free_symbols - {variable}:
-        raise KcostError(Diagnostic(
-            None, f"cannot solve {_shortened(quantity)} = {target_value} in closed form",
-            "set every other parameter (--set) for a numeric answer"))
-    difference = sympy.lambdify(variable, quantity - target_value, modules="math")
-    grid = [10 ** (k / 40) for k in range(0, 15 * 40 + 1)]
-    roots = []
-    for left, right in zip(grid, grid[1:]):
-        if _sign(difference, left) * _sign(difference, right) < 0:
-            root = _bisect(difference, left, right)
-            if root < 1:
-                continue
-            value = sympy.Float(root, 6)
-            side = ABOVE if _sign(difference, right) > 0 else BELOW
-            roots.append(_Root(None, sympy.true, value, side))
-    return roots
-
-
-def _shortened(expr: sympy.Expr, width: int = 160) -> str:
-    text = sympy.sstr(expr)
-    return text if len(text) <= width else text[:width - 3] + "..."
-
-
-def _sign(function, x: float) -> int:
-    """The sign at x; 0 where the form is undefined there (a pole, an overflow), so that no
-    root is claimed across it."""
-    try:
-        value = function(x)
-    except (ZeroDivisionError, OverflowError, ValueError):
-        return 0
-    if not isinstance(value, (int, float)) or math.isnan(value) or value == 0:
-        return 0
-    return int(math.copysign(1, value))
-
-
-def _bisect(function, left: float, right: float) -> float:
-    for _ in range(200):
-        middle = (left + right) / 2
-        if _sign(function, middle) == _sign(function, left):
-            left = middle
-        else:
-            right = middle
-    return (left + right) / 2
 
 
 # ------------------------------------------------------------------------------- helpers

@@ -306,3 +306,31 @@ def _source_settings(source, settings: Mapping | None, reuse: str | None, parame
         return source.spec, reuse or source.reuse, resolved
     spec = source if isinstance(source, Spec) else load(source)
     return spec, reuse or "spec", resolve_settings(raw, spec.parameters)
+
+
+# --- long sweeps ----------------------------------------------------------------------------
+
+LARGE_SWEEP_POINTS = 1_000_000  # from here on, the sweep says what it will cost first
+SECONDS_PER_VALUE = 1e-6  # measured: writing one float of the CSV (its repr) dominates
+
+
+def stream_csv(sweeper: Sweeper, size_range: SizeRange, write) -> None:
+    """The CSV of a sweep, a chunk at a time: memory stays bounded whatever the point count."""
+    from .report import sweep_csv
+
+    if size_range.points > LARGE_SWEEP_POINTS:
+        _announce(size_range.points, sweeper)
+    for position, sizes in enumerate(size_range.chunks()):
+        write(sweep_csv(sweeper(sizes), header=position == 0))
+
+
+def _announce(points: int, sweeper: Sweeper) -> None:
+    import sys
+
+    from .units import si
+
+    columns = 2 + 2 * len(sweeper.cost.levels) + (3 if sweeper.machine is not None else 0)
+    print(f"note: sweeping {points:,} sizes, {min(points, CHUNK_POINTS):,} at a time: memory "
+          f"stays under about 0.5 GB; expect up to {si(points * columns * 18, 'B')} of CSV "
+          f"and {si(points * columns * SECONDS_PER_VALUE, 's')} or more (sizes that round "
+          "to the same integer are written once)", file=sys.stderr)
