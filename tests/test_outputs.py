@@ -138,3 +138,28 @@ def test_written_figures_are_whole_and_readable(tmp_path, capsys):
     for name in names:
         assert name.stat().st_size > 1000 and name.stat().st_mode & 0o444 == 0o444
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.svg", "b.pdf", "c.png"]
+
+
+# --- numbers beyond what can be printed --------------------------------------------------------
+
+def test_count_with_a_5000_digit_constant_is_refused(tmp_path, capsys):
+    spec = tmp_path / "big.kcost"
+    spec.write_text("kernel big(n) { in x: f32[n]  out y: f32[n]\n  for i in 0..n * 1e1000 * "
+                    "1e1000 * 1e1000 * 1e1000 * 1e1000 { y[0] += x[i] } }\n")
+    for command in (["analyze", str(spec), "--set", "n=4", "--json", "--machine", "h100"],
+                    ["sweep", str(spec), "--sweep", "n=1..100", "--csv"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert f"{spec}:1:1: error: the counts of `big` hold a number of about 5,000 digits" in err
+
+
+def test_a_value_beyond_4000_digits_is_written_to_30_digits(tmp_path, capsys):
+    spec = tmp_path / "deep.kcost"
+    spec.write_text("kernel deep(n) { in x: f32[n]  out y: f32[n]\n  for a in 0..n, b in 0..n, "
+                    "c in 0..n, d in 0..n, e in 0..n { y[a] += x[b] } }\n")
+    document, _ = json_of(["analyze", str(spec), "--set", "n=1e999", "--machine", "h100",
+                           "--json"], capsys)
+    assert document["work"]["value"] == "1.00000000000000000000000000000e+4995"
+    for arguments in ([], ["--markdown"], ["--latex"]):
+        assert main(["analyze", str(spec), "--set", "n=1e999", "--machine", "h100",
+                     *arguments]) == 0

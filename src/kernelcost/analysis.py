@@ -15,6 +15,7 @@ from .asymptotic import Asymptotics, leading_term
 from .check import CheckedKernel, check
 from .cost import Cost
 from .count import count
+from .magnitude import refuse_huge_constants
 from .parse import parse, parse_file
 from .settings import resolve_settings
 from .watchdog import stage
@@ -44,7 +45,9 @@ class Spec:
         """The closed forms under a reuse mode (spec, perfect or none), counted once."""
         if reuse not in self._costs:
             stage("counting", self.kernel.span)
-            self._costs[reuse] = count(self.checked, reuse)
+            cost = count(self.checked, reuse)
+            refuse_huge_constants(cost, self.kernel)
+            self._costs[reuse] = cost
         return self._costs[reuse]
 
 

@@ -14,6 +14,10 @@ import sys
 import sympy
 
 
+EXACT_DIGITS = 4_000  # Python refuses to print an integer of more than 4,300 digits
+_EXACT_BITS = int(EXACT_DIGITS * 3.3219)
+
+
 class Exact(str):
     """A number too large or too small for a double, written as its exact text."""
 
@@ -40,8 +44,9 @@ def number(expr) -> float | str | None:
 
 
 def exact_text(expr: sympy.Expr) -> str:
-    """An integer or fraction exactly; anything else to 30 significant digits."""
-    if expr.is_Rational:
+    """An integer or fraction exactly (up to EXACT_DIGITS digits); anything else to 30
+    significant digits."""
+    if expr.is_Rational and max(abs(expr.p), abs(expr.q)).bit_length() <= _EXACT_BITS:
         return str(expr)
     return str(sympy.N(expr, 30))
 
