@@ -67,3 +67,12 @@ def test_recursion_fallback_names_the_stage(monkeypatch, capsys):
     monkeypatch.setitem(cli.COMMANDS, "machines", deep)
     assert main(["machines"]) == 2
     assert "while reading the machine file" in capsys.readouterr().err
+
+
+def test_an_announced_long_task_extends_the_budget():
+    def announced():
+        watchdog.extend(1.0)
+        time.sleep(0.8)
+        return 0
+
+    assert watchdog.run_watched(announced, 0.5) == 0

@@ -28,6 +28,7 @@ from .hardware import Machine
 from .model import evaluate, exact, parameter_values
 from .solve import parameter_symbol
 from .settings import resolve_settings
+from .watchdog import extend
 
 DEFAULT_POINTS = 20
 CHUNK_POINTS = 200_000  # sizes evaluated and written at a time: about 100 MB at most
@@ -319,18 +320,21 @@ def stream_csv(sweeper: Sweeper, size_range: SizeRange, write) -> None:
     from .report import sweep_csv
 
     if size_range.points > LARGE_SWEEP_POINTS:
-        _announce(size_range.points, sweeper)
+        estimate = _announce(size_range.points, sweeper)
+        extend(3 * estimate + 10)  # the time budget covers the announced writing too
     for position, sizes in enumerate(size_range.chunks()):
         write(sweep_csv(sweeper(sizes), header=position == 0))
 
 
-def _announce(points: int, sweeper: Sweeper) -> None:
+def _announce(points: int, sweeper: Sweeper) -> float:
     import sys
 
     from .units import si
 
     columns = 2 + 2 * len(sweeper.cost.levels) + (3 if sweeper.machine is not None else 0)
+    seconds = points * columns * SECONDS_PER_VALUE
     print(f"note: sweeping {points:,} sizes, {min(points, CHUNK_POINTS):,} at a time: memory "
           f"stays under about 0.5 GB; expect up to {si(points * columns * 18, 'B')} of CSV "
-          f"and {si(points * columns * SECONDS_PER_VALUE, 's')} or more (sizes that round "
-          "to the same integer are written once)", file=sys.stderr)
+          f"and {si(seconds, 's')} or more (sizes that round to the same integer are "
+          "written once); the time budget is extended to cover it", file=sys.stderr)
+    return seconds

@@ -47,6 +47,16 @@ def stage(name: str, span: Span | None = None) -> None:
             pass
 
 
+def extend(seconds: float) -> None:
+    """Add `seconds` to the budget: for work whose length the user chose and was told before
+    it started (a sweep of 10^8 points), not for symbolic work, which the budget is for."""
+    if _channel is not None and math.isfinite(seconds) and seconds > 0:
+        try:
+            os.write(_channel, f"+{seconds:.3f}\n".encode())
+        except OSError:
+            pass
+
+
 def current_stage() -> str:
     return _current.name
 
@@ -136,7 +146,10 @@ def _watch(read_end: int, deadline: float) -> _Stage | None:
         pending += data
         *lines, pending = pending.split(b"\n")
         for line in lines:
-            _take(line.decode("utf-8", "replace"))
+            if line.startswith(b"+"):
+                deadline += float(line[1:])
+            else:
+                _take(line.decode("utf-8", "replace"))
 
 
 def _take(line: str) -> None:
