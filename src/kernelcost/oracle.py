@@ -33,8 +33,8 @@ from . import ast
 from .check import CheckedKernel
 from .cost import WORK_CLASSES, Cost
 from .errors import Diagnostic, KcostError
-from .symbols import LEVELS, iterator_symbol, number, size_symbol, to_sympy
 from .oracle_blocks import BlockCounts, BlockState, compare_blocks
+from .symbols import LEVELS, iterator_symbol, number, size_symbol, to_sympy
 from .work import statement_work
 
 REUSE_MODES = ("spec", "perfect", "none")
