@@ -206,9 +206,11 @@ def test_the_slack_is_an_integer_only_between_integer_sides(assume, integer):
     assert delta.is_nonnegative and delta.is_zero is not True
 
 
-def test_a_bound_without_a_lone_size_on_either_side_gives_no_substitution():
-    facts = facts_of("T + 1 <= 2*N")
-    assert facts.slack == []
+def test_a_bound_without_a_lone_size_on_either_side_is_solved_for_a_unit_size():
+    facts = facts_of("T + 1 <= 2*N")  # T = 2*N - 1 - d, d >= 0
+    assert facts.nonnegative(2 * N - T - 1)
+    assert not facts.nonnegative(N - T)  # N = 2, T = 3: T + 1 = 4 <= 4, N - T = -1
+    assert facts_of("2*T <= 3*N").slack == []  # no size with coefficient 1: nothing proven
 
 
 def test_a_bound_on_a_dividend_is_read_through_its_product():

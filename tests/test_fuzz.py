@@ -1,6 +1,8 @@
 """Hardening: any text ends in a checked kernel or in one KcostError, never another exception
 and never a hang. Inputs come from the grammar itself, from mutations of the shipped specs, and
-from the file system (a directory, a missing file, bytes that are not UTF-8).
+from the file system (a directory, a missing file, bytes that are not UTF-8), and the attack
+kinds of issue 15: hostile machine files, --set values, planted cache files, output paths,
+budgets and measurements (e).
 
 The default profile runs about 5,000 inputs; set KERNELCOST_FUZZ_EXAMPLES to run more:
 
@@ -22,6 +24,7 @@ from lark.lexer import PatternStr
 
 from kernelcost.check import check
 from kernelcost.errors import KcostError
+from kernelcost.inputs import normalise
 from kernelcost.parse import grammar_text, parse, parse_file
 
 from conftest import time_budget
@@ -30,8 +33,8 @@ SPECS = {path.name: path.read_text("utf-8")
          for path in sorted((Path(__file__).parent.parent / "specs").glob("*.kcost"))}
 
 # The default profile: 600 grammar texts (each tried whole and as 5 broken variants),
-# 1,200 mutated specs, 300 files and 20 counted specs: about 5,100 inputs in under a minute on
-# two cores. The environment variable scales every test by the same factor.
+# 1,200 mutated specs, 300 files, 20 counted specs and 840 attacks (e): about 6,000 inputs in
+# about a minute on two cores. The environment variable scales every test by the same factor.
 DEFAULT_TOTAL = 5_000
 TOTAL = int(os.environ.get("KERNELCOST_FUZZ_EXAMPLES", DEFAULT_TOTAL))
 SECONDS_PER_INPUT = 5  # parse and check of one input; far above the ~20 ms they take
@@ -59,7 +62,8 @@ def parse_and_check(text: str):
             assert error.diagnostics
             for diagnostic in error.diagnostics:
                 assert diagnostic.span is not None
-                assert 1 <= diagnostic.span.line <= text.count("\n") + 1
+                lines = normalise(text).count("\n") + 1  # CR-only endings count as lines
+                assert 1 <= diagnostic.span.line <= lines
                 assert diagnostic.span.column >= 1
             assert error.render()
             return None
@@ -276,3 +280,130 @@ def test_count_accepts_what_check_accepts(text):
             count(checked, reuse="spec")
         except KcostError as error:
             assert error.render()
+
+
+# --- (e) the attack kinds of issue 15: machine files, --set values, cache files, output
+# paths, budgets and measurements ------------------------------------------------------------
+
+MACHINE = (Path(__file__).parent.parent / "src" / "kernelcost" / "machines" / "h100.toml"
+           ).read_text("utf-8")
+HOSTILE_VALUES = ["nan", "inf", "-inf", "0", "-1", "5e-324", "1e400", "9" * 400, "[1, 2]", "[]",
+                  "{}", "\"x\"", "true", "[[1]]", "[" * 600 + "]" * 600, "1979e12", "\"\"",
+                  "0x10", "1_000", "+nan"]
+HOSTILE_TEXT = ["\ufeff", "\r", "\r\n", "\x00", "é", "１２", "[[compute]]\n", "[device]\n",
+                "compute = [1, 2]\n", "memory = [1]\n", "= 1\n", "\"", "#", "\n"]
+
+
+@st.composite
+def mutated_machines(draw):
+    """h100.toml with values replaced by hostile ones, or hostile text inserted."""
+    text = MACHINE
+    for _ in range(draw(st.integers(1, 3))):
+        if draw(st.booleans()):
+            keys = re.findall(r"(?m)^(\w+) = (.*)$", text)
+            key, value = draw(st.sampled_from(keys))
+            hostile = draw(st.sampled_from(HOSTILE_VALUES))
+            text = text.replace(f"{key} = {value}", f"{key} = {hostile}", 1)
+        else:
+            position = draw(st.integers(0, len(text)))
+            text = text[:position] + draw(st.sampled_from(HOSTILE_TEXT)) + text[position:]
+    return text
+
+
+@fuzz_settings(300)
+@given(mutated_machines())
+def test_hostile_machine_files(text):
+    from kernelcost.hardware import parse_machine
+
+    with time_budget(SECONDS_PER_INPUT):
+        try:
+            parse_machine(text, "evil.toml")
+        except KcostError as error:
+            assert error.render() and "internal" not in error.render()
+
+
+SET_ATOMS = ["1", "0", "-1", "1e1001", "1e999", "9" * 5000, "n", "m", "2*n", "(", ")", "+",
+             "１２", "\ufeff", "\r", " ", "1e", ".5", "n+1", "min(n, 2)", "1/3", "--", "é"]
+
+
+@fuzz_settings(300)
+@given(st.lists(st.sampled_from(SET_ATOMS), min_size=1, max_size=6).map("".join)
+       | st.text(max_size=12))
+def test_hostile_set_values(value):
+    from kernelcost.analysis import loads
+    from kernelcost.settings import resolve_settings
+
+    parameters = loads("kernel k(n, m) { out y: f32[n]  for i in 0..n { y[i] = m } }")
+    with time_budget(SECONDS_PER_INPUT):
+        try:
+            resolve_settings({"n": value}, parameters.parameters)
+        except KcostError as error:
+            assert error.diagnostics[0].span is not None or "setting" in error.render()
+
+
+@fuzz_settings(40)  # each builds the parser tables twice: about 0.2 s
+@given(st.binary(max_size=300) | st.sampled_from([b"{}", b"[]", b'{"data": {}, "memo": {}}',
+                                                  b'{"~d": [[1, 2]]}', b"\x80\x04K\x01."]))
+def test_planted_cache_files(tmp_path_factory, data):
+    from kernelcost import parse as parse_module
+
+    directory = tmp_path_factory.mktemp("cache", numbered=True)
+    directory.chmod(0o700)
+    previous = os.environ.get("KERNELCOST_CACHE_DIR")
+    os.environ["KERNELCOST_CACHE_DIR"] = str(directory)
+    try:
+        parse_module._parser.cache_clear()
+        parse(SPECS["vector_add.kcost"])  # writes the tables: find their name
+        for path in directory.iterdir():
+            path.write_bytes(data)
+        parse_module._parser.cache_clear()
+        assert parse(SPECS["vector_add.kcost"]).name == "vector_add"
+    finally:
+        parse_module._parser.cache_clear()
+        if previous is None:
+            os.environ.pop("KERNELCOST_CACHE_DIR", None)
+        else:
+            os.environ["KERNELCOST_CACHE_DIR"] = previous
+
+
+@fuzz_settings(100)
+@given(st.sampled_from(["a.svg", "nodir/a.svg", "dir.svg", "ro.svg", "fifo.svg", "a.txt", "",
+                        "/dev/full", "/dev/null.svg", "a.svg/b.svg", ".svg", "é.png"]))
+def test_hostile_output_paths(tmp_path_factory, name):
+    from kernelcost.plot import check_figure_path
+
+    base = tmp_path_factory.mktemp("out", numbered=True)
+    (base / "dir.svg").mkdir()
+    (base / "ro.svg").write_text("")
+    (base / "ro.svg").chmod(0o444)
+    os.mkfifo(base / "fifo.svg")
+    with time_budget(SECONDS_PER_INPUT):
+        try:
+            check_figure_path(name if name.startswith("/") else base / name)
+        except KcostError as error:
+            assert error.render().startswith("error: cannot write")
+
+
+@fuzz_settings(100)
+@given(st.text(max_size=10) | st.sampled_from(["nan", "inf", "-1", "0", "1e400", "5", "0.1"]))
+def test_hostile_budgets_and_measurements(text):
+    from kernelcost.cli import _measurement
+    from kernelcost.watchdog import budget_seconds
+
+    previous = os.environ.get("KERNELCOST_BUDGET_S")
+    os.environ["KERNELCOST_BUDGET_S"] = text.replace("\x00", "")
+    try:
+        assert 0 < budget_seconds() < float("inf")
+    except KcostError:
+        pass
+    finally:
+        if previous is None:
+            os.environ.pop("KERNELCOST_BUDGET_S", None)
+        else:
+            os.environ["KERNELCOST_BUDGET_S"] = previous
+    for unit in ("us", "TFLOP/s", "TB/s", ""):
+        try:
+            (value,) = _measurement(text + unit).values()
+            assert 0 < value < float("inf")
+        except KcostError:
+            pass

@@ -8,7 +8,9 @@ import pytest
 
 from kernelcost import ast
 from kernelcost.errors import KcostError
-from kernelcost.parse import MAX_NESTING, MAX_TREE_DEPTH, parse, parse_file
+from kernelcost.parse import (
+    MAX_BLOCK_NESTING, MAX_NESTING, MAX_TREE_DEPTH, parse, parse_file,
+)
 
 GEMM_TILED = Path(__file__).parent.parent / "specs" / "gemm_tiled.kcost"
 
@@ -107,6 +109,30 @@ def test_unicode_and_control_characters_are_named_plainly():
 def test_nesting_beyond_the_limit_is_refused_before_parsing():
     text = "kernel k(n) { y = " + "(" * (MAX_NESTING + 1) + "1" + ")" * (MAX_NESTING + 1) + " }"
     assert syntax_error(text).message == f"brackets nest more than {MAX_NESTING} levels deep"
+
+
+def test_thirty_nested_parentheses_are_fine():
+    """A Horner-form polynomial as C kernels write it (issue 15.12)."""
+    value = "x[i]"
+    for _ in range(30):
+        value = f"({value} * 2 + 1)"
+    text = ("kernel k(n) { in x: f32[n]  out y: f32[n]\n"
+            f"  for i in 0..n {{ y[i] = {value} }} }}")
+    assert parse(text).name == "k"
+
+
+def test_brackets_and_blocks_are_limited_apart():
+    expression = "(" * (MAX_NESTING - 1) + "1" + ")" * (MAX_NESTING - 1)
+    text = "kernel k(n) { out y: f32[n]  for i in 0..n { y[i] = " + expression + " } }"
+    assert parse(text).name == "k"  # the blocks around it do not count against brackets
+    blocks = "kernel k(n) {" + "{" * MAX_BLOCK_NESTING + "}" * MAX_BLOCK_NESTING + "}"
+    assert syntax_error(blocks).message == (
+        f"blocks nest more than {MAX_BLOCK_NESTING} levels deep")
+
+
+def test_brackets_in_comments_do_not_count():
+    text = "# " + "(" * 500 + "\nkernel k(n) { out y: f32[n]  for i in 0..n { y[i] = 1 } }"
+    assert parse(text).name == "k"
 
 
 def test_long_operator_chains_are_refused_not_a_recursion_error():

@@ -7,9 +7,9 @@
 
 __version__ = "0.1.0"
 
-from .analysis import Analysis, Intensity, Quantity, Spec, analyze, load, loads  # noqa: E402
-from .cost import Cost  # noqa: E402
-from .errors import Diagnostic, KcostError  # noqa: E402
+from .analysis import Analysis, Intensity, Quantity, Spec, analyze, load, loads
+from .cost import Cost
+from .errors import Diagnostic, KcostError
 
 __all__ = ["Analysis", "Cost", "Diagnostic", "Intensity", "KcostError", "Quantity", "Spec",
            "analyze", "load", "loads"]

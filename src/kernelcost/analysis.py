@@ -15,10 +15,12 @@ from .asymptotic import Asymptotics, leading_term
 from .check import CheckedKernel, check
 from .cost import Cost
 from .count import count
+from .magnitude import refuse_huge_constants
 from .parse import parse, parse_file
 from .settings import resolve_settings, setting_warnings
 from .sizes import size_warnings
 from .verify import Verification, self_verify
+from .watchdog import stage
 
 
 @dataclass(frozen=True)
@@ -44,13 +46,18 @@ class Spec:
     def cost(self, reuse: str = "spec") -> Cost:
         """The closed forms under a reuse mode (spec, perfect or none), counted once."""
         if reuse not in self._costs:
-            self._costs[reuse] = count(self.checked, reuse)
+            stage("counting", self.kernel.span)
+            cost = count(self.checked, reuse)
+            refuse_huge_constants(cost, self.kernel)
+            self._costs[reuse] = cost
         return self._costs[reuse]
 
 
 def load(path: str | Path) -> Spec:
     """Parse and check a .kcost file. Raises KcostError with positions on bad input."""
-    return Spec(str(path), check(parse_file(path)))
+    kernel = parse_file(path)
+    stage("checking", kernel.span)
+    return Spec(str(path), check(kernel))
 
 
 def loads(text: str, filename: str = "<string>") -> Spec:
@@ -92,9 +99,10 @@ class Analysis:
 
     @property
     def values(self) -> dict[sympy.Symbol, sympy.Expr]:
-        """Numeric value of each parameter that has one (set, or its default)."""
-        return {self.spec.parameters[name]: sympy.nsimplify(value)
-                for name, value in self.parameters.items() if value is not None}
+        """Exact value of each parameter that has one (set, or its default): exact, since a
+        float of N=1e999 is inf."""
+        numeric = _numeric_values(self.spec, self.settings)
+        return {symbol: numeric[symbol] for symbol in self.cost.parameters if symbol in numeric}
 
     # notebook display: thin calls into the report and plot stages, imported when shown
 
@@ -128,7 +136,9 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings),
                 *size_warnings(spec.checked, numeric))
     cost = spec.cost(reuse)
+    stage("verifying the closed forms", spec.kernel.span)
     verified = self_verify(spec.checked, cost) if verify else None
+    stage("finding values and asymptotic forms", spec.kernel.span)
     symbolic_settings = {s: e for s, e in settings.items() if e.free_symbols}
     growing = [p for p in cost.parameters
                if p not in cost.defaults and p not in symbolic_settings]

@@ -40,6 +40,48 @@ def _has_remainder(expr: sympy.Expr) -> bool:
     return any(isinstance(s, sympy.Dummy) and s.name == _REMAINDER for s in expr.free_symbols)
 
 
+def eventual(expr: sympy.Expr, growing) -> sympy.Expr:
+    """expr with each Max and Min replaced by the argument it takes once the sizes in
+    `growing` are large enough (Max(0, N - 4) -> N - 4 as N grows), innermost first; an
+    argument pair whose order depends on a size that stays put is left as it is."""
+    growing = tuple(growing)
+    if not growing or not expr.has(sympy.Max, sympy.Min):
+        return expr
+
+    def settle(node: sympy.Expr) -> sympy.Expr:
+        if not isinstance(node, (sympy.Max, sympy.Min)):
+            return node
+        largest = isinstance(node, sympy.Max)
+        chosen = node.args[0]
+        for other in node.args[1:]:
+            sign = _eventual_sign(chosen - other, growing)
+            if sign is None:
+                return node
+            if (sign < 0) == largest:
+                chosen = other
+        return chosen
+
+    return expr.replace(lambda e: isinstance(e, (sympy.Max, sympy.Min)), settle)
+
+
+def _eventual_sign(difference: sympy.Expr, growing) -> int | None:
+    """The sign difference takes for all large enough sizes: 1, -1, 0 (they meet), or None
+    when it depends on the sizes themselves (N - T as N and T grow together)."""
+    forms = Asymptotics(difference)
+    growing = forms._growing(growing)
+    if not growing:
+        sign = sympy.sign(difference)
+        return int(sign) if sign.is_number and sign is not sympy.nan else None
+    parts = forms._scaled_parts(growing)
+    if parts is None:
+        return None
+    numerator, denominator = parts
+    if numerator.is_zero or numerator.degree() < denominator.degree():
+        return 0
+    sign = sympy.sign(sympy.factor(numerator.LC() / denominator.LC()))
+    return int(sign) if sign.is_number and sign is not sympy.nan else None
+
+
 class Asymptotics:
     """The asymptotic forms of one expression, for any number of growing sets."""
 
@@ -68,10 +110,12 @@ class Asymptotics:
         growing set that smooths the same roundings."""
         rounded = frozenset(node for node in self.expr.atoms(sympy.floor, sympy.ceiling)
                             if node.args[0].free_symbols & set(growing))
-        if rounded not in self._fractions:
-            self._fractions[rounded] = sympy.fraction(sympy.together(_smooth(self.expr,
-                                                                              growing)))
-        return self._fractions[rounded]
+        settled = self.expr.has(sympy.Max, sympy.Min)  # the settled form depends on `growing`
+        key = (rounded, tuple(growing) if settled else ())
+        if key not in self._fractions:
+            expr = eventual(self.expr, growing) if settled else self.expr
+            self._fractions[key] = sympy.fraction(sympy.together(_smooth(expr, growing)))
+        return self._fractions[key]
 
     def leading(self, growing) -> sympy.Expr | None:
         """The part of expr that dominates as every symbol in `growing` goes to infinity

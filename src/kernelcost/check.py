@@ -12,8 +12,14 @@ from . import ast
 from .errors import Diagnostic, KcostError, did_you_mean
 from .parallel import Grid, header_iterators, read_grid
 from .symbols import (
-    ELEMENT_BYTES, FUNCTION_ARITY, FUNCTIONS, LEVELS, PRECISION_OF_TYPE, iterator_symbol,
-    size_symbol, to_sympy,
+    ELEMENT_BYTES,
+    FUNCTION_ARITY,
+    FUNCTIONS,
+    LEVELS,
+    PRECISION_OF_TYPE,
+    iterator_symbol,
+    size_symbol,
+    to_sympy,
 )
 
 REUSE_MODES = ("perfect", "none")

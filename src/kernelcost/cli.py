@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from . import __version__
 from .errors import Diagnostic, KcostError
+from .jsonout import print_json
+from .outputs import drop_stdout
+from .watchdog import available as watchdog_available
+from .watchdog import budget_seconds, current_stage, run_watched, stage
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -146,12 +149,14 @@ def run_analyze(args) -> int:
     if machines:  # the model, solve and machine stages load only when there is one
         from .answer import answers
 
+        stage("comparing with the machines")
         found = answers(result, machines, _precisions(args.precision), measurement)
+    stage("writing the output")
     if args.json:
         document = report.analysis_json(result)
         if machines:
             document.update(report.answers_json(found))
-        print(json.dumps(document, indent=2))
+        print_json(document)
         if failed:
             print(report.verification_error(result.verified), file=sys.stderr)
             return EXIT_MISMATCH
@@ -190,6 +195,10 @@ def _measurement(text: str) -> dict[str, float]:
         raise KcostError(Diagnostic(None, f"cannot read the measurement `{text}`",
                                     "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a "
                                     "byte rate (3.1TB/s)"))
+    (value,) = measurement.values()
+    if not 0 < value < float("inf"):  # 0us would divide by zero, 1e400us is inf
+        raise KcostError(Diagnostic(None, f"the measurement `{text}` must be positive and "
+                                          "finite", "a time such as 412us, or a rate"))
     return measurement
 
 
@@ -200,10 +209,11 @@ def run_solve(args) -> int:
 
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
     machines = _machine_ids(args.machine, ["h100"])
+    stage(f"solving for {args.parameter}")
     found = solve_spec(result, args.parameter, machines, _precisions(args.precision),
                        args.level or None)
     if args.json:
-        print(json.dumps(report.solve_json(result, args.parameter, found), indent=2))
+        print_json(report.solve_json(result, args.parameter, found))
     else:
         console = _console()
         for renderable in report.solve_tables(result, args.parameter, found):
@@ -218,13 +228,13 @@ def run_machines(args) -> int:
     if args.machine:
         machine = load_machine(args.machine)
         if args.json:
-            print(json.dumps(report.machine_json(machine), indent=2))
+            print_json(report.machine_json(machine))
         else:
             _console().print(report.machine_table(machine))
         return EXIT_OK
     machines = [load_machine(i) for i in builtin_machine_ids()]
     if args.json:
-        print(json.dumps([report.machine_json(m) for m in machines], indent=2))
+        print_json([report.machine_json(m) for m in machines])
     else:
         _console().print(report.machines_table(machines))
     return EXIT_OK
@@ -237,6 +247,7 @@ def run_check(args) -> int:
 
     spec = load(args.spec)
     settings = parse_settings(args.settings)
+    stage("comparing with the enumeration")
     results = check_against_oracle(spec, settings, args.reuse, args.samples)
     console = _console()
     for renderable in report.check_tables(spec, results):
@@ -287,10 +298,13 @@ def _build_sweep_parser(commands) -> None:
 
 
 def run_plot(args) -> int:
-    from .plot import roofline_figure, save
+    from .plot import check_figure_path, roofline_figure, save
     from .sweep import parse_range
 
+    for output in args.output:  # every destination checked before any is drawn or written
+        check_figure_path(output)
     size_range = parse_range(args.sweep) if args.sweep else None
+    stage("drawing the figure")
     figure = roofline_figure(args.specs, args.machine, args.precision,
                              settings=parse_settings(args.settings), size_range=size_range,
                              reuse=args.reuse)
@@ -301,18 +315,26 @@ def run_plot(args) -> int:
 
 def run_sweep(args) -> int:
     from .hardware import load_machine
-    from .report import sweep_csv, sweep_table
-    from .sweep import parse_range, sweep
+    from .report import sweep_table
+    from .sweep import Sweeper, parse_range, stream_csv
 
     machine = load_machine(args.machine) if args.machine else None
-    result = sweep(args.spec, parse_range(args.sweep, args.points, args.log),
-                   settings=parse_settings(args.settings), machine=machine,
-                   precision=args.precision, reuse=args.reuse)
-    if args.csv:
-        sys.stdout.write(sweep_csv(result))
-    else:
-        _console().print(sweep_table(result))
+    size_range = parse_range(args.sweep, args.points, args.log)
+    if not args.csv and size_range.points > MAX_TABLE_POINTS:
+        raise KcostError(Diagnostic(None, f"a table of {size_range.points:,} rows is too long "
+                                          "to read", f"use --csv, or at most "
+                                          f"{MAX_TABLE_POINTS:,} points"))
+    stage("sweeping")
+    sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
+                      machine=machine, precision=args.precision, reuse=args.reuse)
+    if not args.csv:
+        _console().print(sweep_table(sweeper(size_range.values())))
+        return EXIT_OK
+    stream_csv(sweeper, size_range, sys.stdout.write)
     return EXIT_OK
+
+
+MAX_TABLE_POINTS = 100_000
 
 
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,
@@ -321,20 +343,45 @@ COMMANDS.update(plot=run_plot, sweep=run_sweep)
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line. Run as a program (argv None) the work runs under the watchdog, one
+    time budget for the whole command; called with arguments (tests, scripts) it runs here."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        budget = budget_seconds()
+    except KcostError as error:
+        print(error.render(), file=sys.stderr)
+        return EXIT_USER_ERROR
+    if argv is None and watchdog_available():
+        return run_watched(lambda: _run(args), budget)
+    return _run(args)
+
+
+def _run(args) -> int:
+    try:
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at interpreter exit
+        return code
     except KcostError as error:
         print(error.render(), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `kernelcost ... | head`: the reader left, nothing to report
+        drop_stdout()
         sys.stderr.close()
         return EXIT_OK
+    except OSError as error:  # reading is checked where it happens: this is the output
+        drop_stdout()
+        print(f"error: cannot write the output: {error.strerror or error}",
+              file=sys.stderr)
+        print("  hint: check the disk space and where the output goes", file=sys.stderr)
+        return EXIT_USER_ERROR
     except RecursionError:
-        print("error: the spec is nested too deeply to analyse", file=sys.stderr)
+        print(f"error: the input nests too deeply to analyse while {current_stage()}",
+              file=sys.stderr)
+        print("  hint: split long expressions with `let`, shorten --set values, or flatten "
+              "the machine file", file=sys.stderr)
         return EXIT_USER_ERROR
     except Exception as error:  # the promise: no traceback reaches the user
         print(f"internal error: {type(error).__name__}: {error}\n"

@@ -12,12 +12,14 @@ The register file sets no roof (it feeds its units at their rate); it limits occ
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import sympy
 
 from .cost import Cost
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
+from .units import si
 from .values import exact
 
 PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
@@ -45,7 +47,8 @@ class GridVerdict:
     model_terms: tuple[GridTerm, ...]
     t_model: sympy.Expr | None
     model_bound: str | None
-    model_rule: str  # how t_model counted global traffic, in a sentence
+    model_rule: str  # how t_model counted global traffic, in a few words
+    model_detail: str  # the wave estimate's reasoning, with its figures ("" without one)
     tail_share: sympy.Expr | None  # the part of t_bound that quantisation adds
     equal_blocks: bool
 
@@ -61,11 +64,12 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     terms += _on_chip_terms(cost, grid, machine, values, sms, share)
     terms += _device_terms(cost, machine, values, ("l2",))
     bound_terms = terms + _device_terms(cost, machine, values, ("global",))
-    model_terms, rule = terms + _device_terms(cost, machine, values, ("global",)), (
-        "global traffic as in t_bound: each element once")
+    global_term, rule, detail = _wave_term(cost, machine, values, occ)
+    model_terms = terms + ([global_term] if global_term is not None else
+                           _device_terms(cost, machine, values, ("global",)))
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, None, grid.equal_blocks)
+                           rule, detail, None, grid.equal_blocks)
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat = _largest(_device_terms(cost, machine, values, ("global", "l2"))
@@ -73,7 +77,35 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
                     + _flat_on_chip_terms(cost, machine, values))[0]
     tail = None if t_bound is None or flat is None else sympy.cancel(1 - flat / t_bound)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
-                       model_bound, rule, tail, grid.equal_blocks)
+                       model_bound, rule, detail, tail, grid.equal_blocks)
+
+
+def _wave_term(cost, machine, values, occ: Occupancy) -> tuple[GridTerm | None, str, str]:
+    """Global traffic for t_model: the waves' L2 reuse (waves.estimate) once every size is a
+    number and the occupancy is known; else compulsory traffic, as in t_bound."""
+    grid = cost.grid
+    bandwidth, capacity = machine.bandwidth("global"), machine.capacity("l2")
+    resident = occ.resident
+    bounds = [bound for tile in grid.tiles for box in (tile.whole, tile.per_step)
+              for pair in box for bound in pair]
+    free = set().union(*(sympy.sympify(expr).free_symbols
+                         for expr in (grid.blocks, *grid.trips, *bounds)))
+    free -= {*grid.iterators, grid.step_iterator}
+    if (bandwidth is None or capacity is None or resident is None or not resident.is_number
+            or resident < 1 or any(not sympy.sympify(values.get(symbol)).is_number
+                                   for symbol in free)):
+        return None, "compulsory: the wave estimate needs every size", ""
+    from .waves import estimate  # numpy: loaded only where a grid meets a machine
+
+    usable = capacity * (machine.execution.usable_l2_fraction or 1)
+    stages = max((int(_at(scope.stages, values)) for scope in cost.scopes), default=1)
+    fills = Fraction(str(_at(cost.traffic.get("l2", 0), values)))
+    result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
+    amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
+    rate = exact(bandwidth)
+    rule = f"{result.rule}, {si(float(amount), 'B')} from global memory"
+    return GridTerm("global bandwidth", "traffic", "global", amount, rate, amount / rate,
+                    False), rule, result.reason
 
 
 def _work_terms(grid, machine, precision, values, work_by_class, sms, share) -> list[GridTerm]:

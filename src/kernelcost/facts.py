@@ -87,7 +87,21 @@ class Facts:
             return [{large: small + delta}]
         if isinstance(small, sympy.Symbol) and small not in large.free_symbols:
             return [{small: large - delta}]
+        # neither side alone: solve large - small = delta for a symbol of coefficient +-1
+        # (m - n > 0 gives m = n + delta)
+        difference = sympy.expand(large - small)
+        for symbol in sorted(difference.free_symbols, key=sympy.default_sort_key):
+            coefficient = difference.coeff(symbol)
+            rest = sympy.expand(difference - coefficient * symbol)
+            if coefficient in (1, -1) and symbol not in rest.free_symbols:
+                return [{symbol: (delta - rest) / coefficient}]
         return []
+
+    def assume_positive(self, expr: sympy.Expr) -> None:
+        """Take expr > 0 as a fact: a loop's step, which every count presumes positive (the
+        checker refuses a step that is not, and warns where it cannot tell)."""
+        if not self.positive(expr):
+            self.slack.extend(self._slack_substitutions(sympy.Gt(expr, 0, evaluate=False)))
 
     def apply(self, expr: sympy.Expr) -> sympy.Expr:
         """expr with each dividend written as its divisor times a quotient."""

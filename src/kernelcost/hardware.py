@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from .errors import Diagnostic, KcostError, did_you_mean
 from .symbols import LEVELS
 
-
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8")
 UNITS: tuple[str, ...] = ("vector", "tensor")
 CAPACITY_SCOPES: tuple[str, ...] = ("device", "sm")
@@ -255,4 +254,4 @@ def _check_name(name: str, allowed, what: str) -> None:
 
 # the loader lives in machinefile (the file format and its checks); imported last because it
 # builds the classes above
-from .machinefile import builtin_machine_ids, load_machine, parse_machine  # noqa: E402,F401
+from .machinefile import builtin_machine_ids, load_machine, parse_machine  # noqa: F401

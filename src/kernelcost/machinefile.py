@@ -66,8 +66,18 @@ from pathlib import Path
 
 from .errors import Diagnostic, KcostError, did_you_mean
 from .hardware import (
-    CAPACITY_SCOPES, EXECUTION_FIGURES, LATENCY_LEVELS, LAUNCH_MODES, PRECISIONS, UNITS,
-    ComputePeak, Execution, Latency, Machine, MemoryLevel, execution_source_key,
+    CAPACITY_SCOPES,
+    EXECUTION_FIGURES,
+    LATENCY_LEVELS,
+    LAUNCH_MODES,
+    PRECISIONS,
+    UNITS,
+    ComputePeak,
+    Execution,
+    Latency,
+    Machine,
+    MemoryLevel,
+    execution_source_key,
 )
 from .inputs import normalise, read_text
 from .symbols import LEVELS

@@ -26,8 +26,8 @@ import sympy
 from .cost import Cost
 from .errors import Diagnostic, KcostError
 from .execution import GridVerdict, grid_verdict
-from .occupancy import Misfit
 from .hardware import Machine
+from .occupancy import Misfit
 from .symbols import size_symbol
 from .units import si
 from .values import exact
@@ -492,15 +492,11 @@ def evaluate(expr: sympy.Expr, substitutions: Mapping) -> sympy.Expr:
 
 
 def json_value(expr: sympy.Expr | None):
-    """A number as a float, an expression as its sympy string, None as None."""
-    if expr is None:
-        return None
-    expr = sympy.sympify(expr)
-    if expr.is_number:
-        if expr in (sympy.oo, -sympy.oo):
-            return str(expr)
-        return float(expr)
-    return str(expr)
+    """A number as a float (as its exact text where no double holds it, see jsonout), an
+    expression as its sympy string, None as None."""
+    from .jsonout import number
+
+    return number(expr)
 
 
 def _decide(relation) -> bool | None:

@@ -33,8 +33,8 @@ from . import ast
 from .check import CheckedKernel
 from .cost import WORK_CLASSES, Cost
 from .errors import Diagnostic, KcostError
-from .symbols import LEVELS, iterator_symbol, number, size_symbol, to_sympy
 from .oracle_blocks import BlockCounts, BlockState, compare_blocks
+from .symbols import LEVELS, iterator_symbol, number, size_symbol, to_sympy
 from .work import statement_work
 
 REUSE_MODES = ("spec", "perfect", "none")
@@ -124,7 +124,7 @@ class Comparison:
     unit: str  # FLOP, B, elements, entries
     closed_form: Fraction | None  # its value at the sizes; None when it gave no number
     enumerated: Fraction
-    relation: str  # `==` exact, `>=` an upper bound (a bounding box), `<=` a lower end
+    relation: str  # `==` for an exact form, `>=` for an upper bound (a bounding box)
     form: object  # the closed form (sympy), printed only when a mismatch is reported
 
     @property
@@ -137,7 +137,7 @@ class Comparison:
             return False
         if self.relation == "==":
             return self.closed_form == self.enumerated
-        if self.relation == "<=":  # a lower end, such as a box's first index
+        if self.relation == "<=":
             return self.closed_form <= self.enumerated
         return self.closed_form >= self.enumerated
 
@@ -770,11 +770,11 @@ def comparisons(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = No
     substitution = _sympy_substitution({**counts.sizes, **(sizes or {})})
     checker = _Comparison(substitution)
     for work_class in sorted(set(cost.work) | set(counts.work)):
-        checker.check(f"work[{work_class}]", cost.work.get(work_class, 0),
-                      counts.work.get(work_class, 0), exact=True, unit="FLOP")
+        checker.check(f"work[{work_class}]", "FLOP", cost.work.get(work_class, 0),
+                      counts.work.get(work_class, 0), exact=True)
     for level in _ordered_levels(set(cost.traffic) | set(counts.traffic)):
-        checker.check(f"traffic[{level}]", cost.traffic.get(level, 0),
-                      counts.traffic.get(level, 0), exact=cost.exact, unit="B")
+        checker.check(f"traffic[{level}]", "B", cost.traffic.get(level, 0),
+                      counts.traffic.get(level, 0), exact=cost.exact)
     _compare_footprints(checker, cost, counts)
     _compare_scopes(checker, cost, counts, max_entries)
     compare_blocks(checker, cost, counts, lambda blocks: _spread(blocks, max_entries))
@@ -791,11 +791,11 @@ class _Comparison:
         self.substitution = substitution
         self.rows: list[Comparison] = []
 
-    def check(self, quantity: str, closed_form, enumerated: Value, *, exact: bool,
+    def check(self, quantity: str, unit: str, closed_form, enumerated: Value, *, exact: bool,
               extra: Mapping[sympy.Symbol, sympy.Rational] | None = None,
-              relation: str = ">=", unit: str = "", where: str = "") -> None:
-        """closed form == enumeration where exact; else the closed form bounds it (>= an
-        upper bound, or <= for a lower end such as a box's first index)."""
+              where: str = "", relation: str = ">=") -> None:
+        """closed form == enumeration where exact; else the closed form bounds it (>= for an
+        upper bound, <= for a lower end such as a box's first index)."""
         substitution = {**self.substitution, **extra} if extra else self.substitution
         self.rows.append(Comparison(quantity, where, unit, evaluate(closed_form, substitution),
                                     Fraction(enumerated), "==" if exact else relation,
@@ -856,35 +856,37 @@ def _compare_footprints(checker: _Comparison, cost: Cost, counts: Counts) -> Non
                 checker.rows.append(Comparison(f"footprint[{tensor}]", "", "elements", None,
                                                Fraction(read + written), "==", "missing"))
             continue
-        checker.check(f"footprint[{tensor}].read", footprint.read_elements, read,
-                      exact=footprint.exact, unit="elements")
-        checker.check(f"footprint[{tensor}].write", footprint.write_elements, written,
-                      exact=footprint.exact, unit="elements")
+        checker.check(f"footprint[{tensor}].read", "elements", footprint.read_elements, read,
+                      exact=footprint.exact)
+        checker.check(f"footprint[{tensor}].write", "elements", footprint.write_elements,
+                      written, exact=footprint.exact)
 
 
 def _compare_scopes(checker: _Comparison, cost: Cost, counts: Counts, max_entries: int) -> None:
     if len(cost.scopes) != len(counts.scopes):
-        checker.check("number of scopes", len(cost.scopes), len(counts.scopes), exact=True,
-                      unit="scopes")
+        checker.check("number of scopes", "scopes", len(cost.scopes), len(counts.scopes),
+                      exact=True)
     for closed, counted in zip(cost.scopes, counts.scopes):
         name = f"scope {counted.index} ({', '.join(counted.tensors)} in {counted.level})"
-        checker.check(f"{name} entries", closed.entries, counted.entry_count, exact=True,
-                      unit="entries")
+        checker.check(f"{name} entries", "entries", closed.entries, counted.entry_count,
+                      exact=True)
         for entry in _spread(counted.entries, max_entries):
             at = {iterator_symbol(n): _rational(v) for n, v in entry.outer_values.items()}
             where = ", ".join(f"{n}={v}" for n, v in entry.outer_values.items())
             for tensor in counted.tensors:
-                checker.check(f"{name} read[{tensor}]", closed.read_elements.get(tensor, 0),
+                checker.check(f"{name} read[{tensor}]", "elements",
+                              closed.read_elements.get(tensor, 0),
                               entry.read_elements[tensor], exact=closed.exact, extra=at,
-                              unit="elements", where=where)
-                checker.check(f"{name} write[{tensor}]", closed.write_elements.get(tensor, 0),
+                              where=where)
+                checker.check(f"{name} write[{tensor}]", "elements",
+                              closed.write_elements.get(tensor, 0),
                               entry.write_elements[tensor], exact=closed.exact, extra=at,
-                              unit="elements", where=where)
+                              where=where)
         if counted.entries and counted.held_bytes_first is not None:
             first = counted.entries[0].outer_values
             at = {iterator_symbol(n): _rational(v) for n, v in first.items()}
-            checker.check(f"{name} held bytes", closed.held_bytes, counted.held_bytes_first,
-                          exact=closed.exact, extra=at, unit="B")
+            checker.check(f"{name} held bytes", "B", closed.held_bytes,
+                          counted.held_bytes_first, exact=closed.exact, extra=at)
 
 
 def _spread(entries: tuple, limit: int) -> list:

@@ -82,24 +82,22 @@ class BlockState:
 def compare_blocks(checker, cost, counts, spread) -> None:
     """The grid's closed forms against the blocks enumerated: how many, and at blocks spread
     over the grid, the work, the on-chip traffic and the box of each global tensor.
-    `checker.check(quantity, closed_form, value, exact=..., extra=...)` records a comparison;
-    `spread(items)` picks the blocks to look at."""
+    `checker.check(quantity, unit, closed_form, value, exact=..., extra=..., where=...)`
+    records a row; `spread(items)` picks the blocks to look at."""
     grid = cost.grid
     if grid is None:
         return
-    checker.check("grid blocks", grid.blocks, len(counts.blocks), exact=True, unit="blocks")
+    checker.check("grid blocks", "blocks", grid.blocks, len(counts.blocks), exact=True)
     symbols = {symbol.name: symbol for symbol in grid.iterators}
     for block in spread(tuple(counts.blocks)):
         at = ", ".join(f"{name}={value}" for name, value in block.coordinates.items())
         extra = {symbols[name]: _rational(value) for name, value in block.coordinates.items()}
         for work_class in sorted(set(grid.work) | set(block.work)):
-            checker.check(f"block work[{work_class}]", grid.work.get(work_class, 0),
-                          block.work.get(work_class, 0), exact=True, extra=extra, unit="FLOP",
-                          where=at)
+            checker.check(f"block W {work_class}", "FLOP", grid.work.get(work_class, 0),
+                          block.work.get(work_class, 0), exact=True, extra=extra, where=at)
         for level in ON_CHIP:
-            checker.check(f"block traffic[{level}]", grid.traffic.get(level, 0),
-                          block.traffic.get(level, 0), exact=cost.exact, extra=extra, unit="B",
-                          where=at)
+            checker.check(f"block Q {level}", "B", grid.traffic.get(level, 0),
+                          block.traffic.get(level, 0), exact=cost.exact, extra=extra, where=at)
         for tile in grid.tiles:
             _compare_tile(checker, tile, block.elements.get(tile.tensor, frozenset()), at, extra)
 
@@ -111,13 +109,13 @@ def _compare_tile(checker, tile, elements: frozenset, at: str, extra) -> None:
     volume = 1
     for dim, (low, high) in enumerate(tile.whole):
         touched = [element[dim] for element in elements]
-        checker.check(f"tile {tile.tensor} low[{dim}]", low, min(touched),
-                      exact=False, extra=extra, relation="<=", unit="index", where=at)
-        checker.check(f"tile {tile.tensor} high[{dim}]", high, max(touched),
-                      exact=False, extra=extra, unit="index", where=at)
+        checker.check(f"tile {tile.tensor} first index {dim}", "", low, min(touched),
+                      exact=False, extra=extra, where=at, relation="<=")
+        checker.check(f"tile {tile.tensor} last index {dim}", "", high, max(touched),
+                      exact=False, extra=extra, where=at)
         volume = volume * (high - low + 1)
-    checker.check(f"tile {tile.tensor} elements", volume, len(elements),
-                  exact=tile.exact, extra=extra, unit="elements", where=at)
+    checker.check(f"tile {tile.tensor}", "elements", volume, len(elements), exact=tile.exact,
+                  extra=extra, where=at)
 
 
 def _rational(value):

@@ -11,7 +11,11 @@ from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
-    UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError,
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
 )
 from lark.lexer import PatternStr
 
@@ -19,10 +23,16 @@ from . import ast
 from .cache import lark_parser
 from .errors import Diagnostic, KcostError
 from .inputs import normalise, read_text
+from .watchdog import stage
 
 MAX_SOURCE_BYTES = 1_000_000
-MAX_NESTING = 32  # brackets and blocks; deeper text is refused before it reaches the parser
-MAX_TREE_DEPTH = 200  # parse-tree levels; the transformer, checker and sympy recurse this deep
+# Limits, each refused with its position (docs/language.md, "Limits"). Brackets and blocks are
+# counted apart: a polynomial in Horner form nests its parentheses 30 deep in real kernels,
+# while loop nests are shallow. The tree bound keeps the recursive stages (the transformer,
+# the checker, sympy, the oracle) well inside Python's recursion limit: they pass at 400.
+MAX_NESTING = 100  # ( and [ within the text
+MAX_BLOCK_NESTING = 32  # { } blocks: the kernel, loops and keep scopes
+MAX_TREE_DEPTH = 300  # parse-tree levels (an unbracketed chain a + b + ... nests one a term)
 MAX_NUMBER_DIGITS = 1000  # digits or exponent of a literal: 10**400 is fine, 1e400000000 is not
 
 
@@ -42,6 +52,7 @@ def _parser() -> Lark:
 def parse_file(path: str | Path) -> ast.Kernel:
     """Read and parse a spec file; a missing, unreadable, special or non-text file is a
     KcostError (inputs.read_text)."""
+    stage("reading and parsing the spec", ast.Span(str(path), 1, 1, 1, 2))
     return parse(read_text(str(path), MAX_SOURCE_BYTES, "spec file"), str(path))
 
 
@@ -75,23 +86,40 @@ def _refuse_oversized(text: str, filename: str) -> None:
             ),
             text,
         )
-    depth, line, column = 0, 1, 1
+    brackets, blocks, line, column = 0, 0, 1, 1
+    comment = False
     for char in text:
-        if char in "([{":
-            depth += 1
-            if depth > MAX_NESTING:
-                span = ast.Span(filename, line, column, line, column + 1)
-                raise KcostError(
-                    Diagnostic(span, f"brackets nest more than {MAX_NESTING} levels deep",
-                               "flatten the expression or the loop nest"),
-                    text,
-                )
-        elif char in ")]}":
-            depth = max(0, depth - 1)
         if char == "\n":
-            line, column = line + 1, 1
-        else:
-            column += 1
+            line, column, comment = line + 1, 1, False
+            continue
+        if char == "#":
+            comment = True
+        elif comment:
+            pass
+        elif char in "([":
+            brackets += 1
+            if brackets > MAX_NESTING:
+                _refuse_nesting(filename, line, column, text,
+                                f"brackets nest more than {MAX_NESTING} levels deep",
+                                "name a part of the expression with `let`")
+        elif char == "{":
+            blocks += 1
+            if blocks > MAX_BLOCK_NESTING:
+                _refuse_nesting(filename, line, column, text,
+                                f"blocks nest more than {MAX_BLOCK_NESTING} levels deep",
+                                "put several iterators in one loop header: "
+                                "`for i in 0..n, j in 0..m { ... }`")
+        elif char in ")]":
+            brackets = max(0, brackets - 1)
+        elif char == "}":
+            blocks = max(0, blocks - 1)
+        column += 1
+
+
+def _refuse_nesting(filename: str, line: int, column: int, text: str, message: str,
+                    hint: str) -> None:
+    span = ast.Span(filename, line, column, line, column + 1)
+    raise KcostError(Diagnostic(span, message, hint), text)
 
 
 def refuse_deep_tree(tree: Tree, text: str, filename: str, what: str = "the spec",

@@ -25,6 +25,7 @@ from .analysis import Analysis, Spec, load
 from .errors import Diagnostic, KcostError
 from .hardware import Machine, load_machine
 from .model import Verdict, verdict
+from .outputs import check_output, write_via_temporary
 from .settings import resolve_settings
 from .solve import ridge_crossings
 from .sweep import SizeRange, sweep
@@ -477,17 +478,27 @@ def roofline_figure(kernels, machine: Machine | str, precisions: Sequence[str] =
 
 def save(figure, path: str | Path) -> Path:
     """Write the figure; the format follows the suffix (.svg, .png, .pdf)."""
-    path = Path(path)
-    if path.suffix.lower() not in (".svg", ".png", ".pdf"):
-        raise KcostError(Diagnostic(None, f"cannot write `{path}`: the figure is .svg, .png "
-                                          "or .pdf"))
+    path = check_figure_path(path)
     kwargs = {"dpi": 150} if path.suffix.lower() == ".png" else {}
     if path.suffix.lower() in (".svg", ".pdf"):
         kwargs["metadata"] = {"CreationDate": None} if path.suffix.lower() == ".pdf" else {
             "Date": None}  # reproducible files: no timestamp
-    with _reproducible():
-        figure.savefig(path, **kwargs)
-    return path
+    kwargs["format"] = path.suffix.lower()[1:]
+
+    def write(temporary: str) -> None:
+        with _reproducible():
+            figure.savefig(temporary, **kwargs)
+
+    return write_via_temporary(path, write)
+
+
+def check_figure_path(path: str | Path) -> Path:
+    """Refuse an unusable figure name (format, directory, permissions) before drawing."""
+    path = Path(path)
+    if path.suffix.lower() not in (".svg", ".png", ".pdf"):
+        raise KcostError(Diagnostic(None, f"cannot write `{path}`: the figure is .svg, .png "
+                                          "or .pdf"))
+    return check_output(path)
 
 
 def _reproducible():

@@ -3,12 +3,14 @@ No arithmetic happens here beyond formatting."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import sympy
 
 from .analysis import Analysis, Intensity, Quantity, Spec
+from .jsonout import number
 from .report_grid import grid_clause, grid_json, misfit_sentence
 from .units import plain, si
 
@@ -24,19 +26,26 @@ def expression(expr: sympy.Expr | None) -> str | None:
     return None if expr is None else sympy.sstr(expr, order="lex")
 
 
-def _quantity_json(quantity: Quantity) -> dict:
-    return {"expr": expression(quantity.expr), "value": quantity.value,
+def _quantity_json(quantity: Quantity, values=None) -> dict:
+    value = quantity.value
+    if value is not None and not math.isfinite(value) and values is not None:
+        value = number(quantity.expr.subs(values))  # exact text where a double overflows
+    return {"expr": expression(quantity.expr), "value": value,
             "leading": expression(quantity.leading)}
 
 
 def analysis_json(analysis: Analysis) -> dict:
     """The `analyze --json` object (schema in README.md)."""
     cost = analysis.cost
+    values = analysis.values
+    parameters = {name: value if value is None or math.isfinite(value) else
+                  number(values[analysis.spec.parameters[name]])
+                  for name, value in analysis.parameters.items()}
     return {
         "kernel": analysis.kernel,
         "spec": analysis.spec.path,
         "reuse": analysis.reuse,
-        "parameters": dict(analysis.parameters),
+        "parameters": parameters,
         "settings": {str(s): expression(e) for s, e in analysis.settings.items()},
         "precision": cost.precision,
         "exact": cost.exact,
@@ -44,12 +53,13 @@ def analysis_json(analysis: Analysis) -> dict:
         "warnings": list(analysis.warnings),
         "verified": verification_json(analysis.verified),
         "work": {
-            **_quantity_json(analysis.work),
-            "by_class": {cls: _quantity_json(q) for cls, q in analysis.work_by_class.items()},
+            **_quantity_json(analysis.work, values),
+            "by_class": {cls: _quantity_json(q, values)
+                         for cls, q in analysis.work_by_class.items()},
         },
-        "traffic": {level: _quantity_json(q) for level, q in analysis.traffic.items()},
+        "traffic": {level: _quantity_json(q, values) for level, q in analysis.traffic.items()},
         "intensity": {
-            level: {**_quantity_json(i), "limit": expression(i.limit),
+            level: {**_quantity_json(i, values), "limit": expression(i.limit),
                     "limits": {p: expression(v) for p, v in i.limits.items()}}
             for level, i in analysis.intensity.items()
         },
@@ -173,21 +183,23 @@ def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
     return si(float(value), "").replace(" ", "")
 
 
-def sweep_csv(result) -> str:
-    """CSV in SI base units, the unit in each header: N,W_FLOP,Q_global_B,..."""
-    import csv
-    import io
-
+def sweep_csv(result, header: bool = True) -> str:
+    """CSV in SI base units, the unit in each header: N,W_FLOP,Q_global_B,... Built a column
+    at a time (repr of each float, as csv would write it): a row loop costs minutes at 10^8
+    sizes. header=False gives the rows alone, for the chunks after the first."""
     columns = _sweep_columns(result)
-    headers = [header.replace(" ", "_") + (f"_{unit.replace('/', 'per')}" if unit else "")
-               for header, unit, _ in columns]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(headers)
-    for row in range(len(result.sizes)):
-        writer.writerow([values[row] if isinstance(values[row], str) else repr(float(values[row]))
-                         for _, _, values in columns])
-    return buffer.getvalue()
+    lines = []
+    if header:
+        lines.append(",".join(name.replace(" ", "_") + (
+            f"_{unit.replace('/', 'per')}" if unit else "") for name, unit, _ in columns))
+    texts = [list(values) if isinstance(values, list) else
+             list(map(repr, numpy_floats(values))) for _, _, values in columns]
+    lines.extend(map(",".join, zip(*texts)))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def numpy_floats(values) -> list[float]:
+    return values.tolist() if hasattr(values, "tolist") else [float(v) for v in values]
 
 
 # --- verdicts and answers ------------------------------------------------------------------
@@ -284,6 +296,8 @@ def json_number(expr):
     if expr is None:
         return None
     value = _number(expr)
+    if value is not None and not math.isfinite(value):
+        return number(expr)  # exact text where a double overflows
     return value if value is not None else expression(sympy.sympify(expr))
 
 

@@ -33,7 +33,7 @@ def grid_json(verdict) -> dict:
         "busiest_sm_blocks": _number(occupancy.busiest_sm_blocks),
         "waves": _number(occupancy.waves), "wave_efficiency": _number(occupancy.wave_efficiency),
         "tail_share": _number(grid.tail_share), "equal_blocks": grid.equal_blocks,
-        "bound": grid.bound, "model_bound": grid.model_bound, "model_rule": grid.model_rule,
+        "bound": grid.bound, "model_bound": grid.model_bound, "model_rule": grid.model_rule, "model_detail": grid.model_detail,
         "missing_figures": list(occupancy.missing),
     }
     return fields

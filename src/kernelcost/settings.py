@@ -108,7 +108,8 @@ def resolve_settings(raw: dict[str, object], parameters: dict[str, sympy.Symbol]
             span = _whole_value(symbol.name, text) if text is not None else None
             raise KcostError(Diagnostic(span, f"the setting of `{symbol}` refers to itself",
                                         "give one of the sizes a number"), text)
-        _refuse_what_is_not_a_size(symbol.name, texts.get(symbol, str(raw[symbol.name])), expr)
+        _refuse_what_is_not_a_size(symbol.name, texts.get(symbol, str(raw[symbol.name]).strip()),
+                                   expr)
     return settings
 
 
@@ -117,15 +118,16 @@ def _refuse_what_is_not_a_size(name: str, text: str, expr: sympy.Expr) -> None:
     -N, or M = N - 10 with N = 5) is an error with a caret under the value. Size symbols are
     positive integers, so sympy decides this for symbolic values too where it can."""
     if expr.is_integer is False:
-        must, hint = "be a whole number", ("sizes count elements and iterations: use a whole "
-                                           "number such as 64 or 1e8")
+        reason, hint = "is not a whole number", "sizes count elements and iterations: use " \
+                                                "a whole number such as 64 or 1e8"
     elif expr.is_positive is False:
-        must, hint = "be positive", "sizes are at least 1"
+        reason, hint = "is not positive", "sizes are at least 1"
     else:
         return
     value = "" if str(expr) == text else f" (= {expr})"
-    raise KcostError(Diagnostic(_whole_value(name, text),
-                                f"size `{name}` must {must}: `{text}`{value} is not", hint), text)
+    raise KcostError(Diagnostic(
+        _whole_value(name, text),
+        f"size `{name}` must be a positive integer: `{text}`{value} {reason}", hint), text)
 
 
 def setting_warnings(settings: dict[sympy.Symbol, sympy.Expr]) -> tuple[str, ...]:

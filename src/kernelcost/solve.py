@@ -14,7 +14,6 @@ against its level, per SM for shared and registers), working set(p) = L2 capacit
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -24,15 +23,20 @@ from .cost import Cost
 from .errors import Diagnostic, KcostError, did_you_mean
 from .hardware import Machine
 from .model import (
-    as_symbol, evaluate, exact, json_value, parameter_values, working_set_bytes,
+    as_symbol,
+    evaluate,
+    exact,
+    json_value,
+    parameter_values,
+    working_set_bytes,
 )
+from .numeric_roots import ABOVE, BELOW, numeric_roots, shortened
+from .numeric_roots import Root as _Root
 
 # The symbols the closed forms are written in.
 RIDGE = sympy.Symbol("I_crit", positive=True)
 CAPACITY = sympy.Symbol("capacity_B", positive=True)
 
-ABOVE = "above"
-BELOW = "below"
 
 
 @dataclass(frozen=True)
@@ -90,14 +94,6 @@ class CapacityCrossing:
         }
 
 
-@dataclass(frozen=True)
-class _Root:
-    expr: sympy.Expr | None  # in the target symbol; None for a root found only numerically
-    condition: sympy.Basic
-    value: sympy.Expr  # at the target's value
-    side: str | None  # where the quantity exceeds the target
-
-
 # --------------------------------------------------------------------------- ridge crossings
 
 def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | None = None,
@@ -122,7 +118,7 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
     intensity = evaluate(cost.intensity(level), substitutions)
     variable = _real_variable(symbol)  # real, so non-integer roots survive
     intensity = intensity.subs(symbol, variable)
-    limit = sympy.limit(intensity, variable, sympy.oo)
+    limit = _limit(intensity, variable, cost.kernel, level)
 
     def crossing(root: _Root | None) -> Crossing:
         return Crossing(
@@ -134,6 +130,25 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
 
     roots = solve_equal(intensity, variable, RIDGE, ridge)
     return [crossing(root) for root in roots] or [crossing(None)]
+
+
+def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: str):
+    """lim I as the parameter grows. Max and Min settle first (asymptotic.eventual): sympy's
+    series expansion has no rule for them and raises NotImplementedError."""
+    from .asymptotic import Asymptotics
+
+    limit = Asymptotics(intensity).limit([variable])
+    if limit is None:
+        try:
+            limit = sympy.limit(intensity, variable, sympy.oo)
+        except (NotImplementedError, ValueError, TypeError):
+            limit = None
+    if limit is None or limit.has(sympy.Limit, sympy.nan):
+        raise KcostError(Diagnostic(
+            None, f"cannot find where the intensity of `{kernel}` at `{level}` goes as "
+                  f"{variable} grows: {shortened(intensity)}",
+            "set the other sizes (--set) so that its min and max settle"))
+    return limit
 
 
 # ------------------------------------------------------------------------ capacity crossings
@@ -231,11 +246,11 @@ def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symb
     if not equation.has(variable):
         return []
     if not equation.is_polynomial(variable):
-        return _numeric_roots(quantity, variable, target_value)
+        return numeric_roots(quantity, variable, target_value)
     try:
         candidates = sympy.solve(equation, variable, dict=False)
     except NotImplementedError:
-        return _numeric_roots(quantity, variable, target_value)
+        return numeric_roots(quantity, variable, target_value)
     roots = []
     for candidate in map(_tidy, candidates):
         condition = positive_real_condition(candidate)
@@ -358,43 +373,6 @@ def side_where_larger(quantity: sympy.Expr, variable: sympy.Symbol,
     if slope.is_number and slope != 0:
         return ABOVE if float(slope) > 0 else BELOW
     return None
-
-
-def _numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
-                   target_value: sympy.Expr) -> list[_Root]:
-    """Sign changes of quantity - target over 1 .. 1e15 on a log grid, refined by bisection:
-    for intensities with ceilings or min/max, when every other parameter is set."""
-    if quantity.free_symbols - {variable}:
-        raise KcostError(Diagnostic(
-            None, f"cannot solve {quantity} = {target_value} in closed form",
-            "set every other parameter (--set) for a numeric answer"))
-    difference = sympy.lambdify(variable, quantity - target_value, modules="math")
-    grid = [10 ** (k / 40) for k in range(0, 15 * 40 + 1)]
-    roots = []
-    for left, right in zip(grid, grid[1:]):
-        if _sign(difference, left) * _sign(difference, right) < 0:
-            root = _bisect(difference, left, right)
-            if root < 1:
-                continue
-            value = sympy.Float(root, 6)
-            side = ABOVE if _sign(difference, right) > 0 else BELOW
-            roots.append(_Root(None, sympy.true, value, side))
-    return roots
-
-
-def _sign(function, x: float) -> int:
-    value = function(x)
-    return 0 if value == 0 else int(math.copysign(1, value))
-
-
-def _bisect(function, left: float, right: float) -> float:
-    for _ in range(200):
-        middle = (left + right) / 2
-        if _sign(function, middle) == _sign(function, left):
-            left = middle
-        else:
-            right = middle
-    return (left + right) / 2
 
 
 # ------------------------------------------------------------------------------- helpers

@@ -26,10 +26,12 @@ from .cost import Cost
 from .errors import Diagnostic, KcostError
 from .hardware import Machine
 from .model import evaluate, exact, parameter_values
-from .solve import parameter_symbol
 from .settings import resolve_settings
+from .solve import parameter_symbol
+from .watchdog import extend
 
 DEFAULT_POINTS = 20
+CHUNK_POINTS = 200_000  # sizes evaluated and written at a time: about 100 MB at most
 
 _RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\s*(\S+)\s*$")
 
@@ -54,6 +56,31 @@ class SizeRange:
         if self.integer:
             sizes = numpy.unique(numpy.rint(sizes))
         return sizes
+
+    def chunks(self, length: int = CHUNK_POINTS):
+        """The same sizes as values(), `length` at a time, so that memory stays bounded
+        whatever the point count (rounded sizes deduplicated across chunk edges too)."""
+        if self.points <= length:
+            yield self.values()
+            return
+        last = None
+        for start in range(0, self.points, length):
+            index = numpy.arange(start, min(start + length, self.points), dtype=float)
+            fraction = index / (self.points - 1)
+            if self.log:
+                sizes = self.low * (self.high / self.low) ** fraction
+            else:
+                sizes = self.low + (self.high - self.low) * fraction
+            if start + length >= self.points:
+                sizes[-1] = self.high  # exact at the end, as numpy's spacing functions are
+            if self.integer:
+                sizes = numpy.unique(numpy.rint(sizes))
+                if last is not None:
+                    sizes = sizes[sizes > last]
+                if len(sizes):
+                    last = sizes[-1]
+            if len(sizes):
+                yield sizes
 
     def dense(self, points: int = 400) -> SizeRange:
         """The same range, geometric and continuous: a smooth path for a figure."""
@@ -129,23 +156,41 @@ def sweep(source: Analysis | Spec | str | Path, sizes: SizeRange | numpy.ndarray
         parameter, sizes = sizes.parameter, sizes.values()
     if parameter is None:
         raise TypeError("sweep: give the parameter name with an array of sizes")
-    spec, reuse, resolved = _source_settings(source, settings, reuse, parameter)
-    cost = spec.cost(reuse)
-    symbol = parameter_symbol(cost, parameter)
-    sizes = numpy.asarray(sizes, dtype=float)
-    functions = closed_forms(cost, symbol, resolved)
-    evaluated = {key: _evaluate_array(expr, symbol, sizes) for key, expr in functions.items()}
-    work_by_class = {cls: evaluated[("work", cls)] for cls in cost.work
-                     if cost.work[cls] != 0}
-    work = sum(work_by_class.values(), numpy.zeros_like(sizes))
-    traffic = {level: evaluated[("traffic", level)] for level in cost.levels}
-    with numpy.errstate(divide="ignore", invalid="ignore"):
-        intensity = {level: work / traffic[level] for level in cost.levels}
-    result = SweepResult(cost.kernel, str(symbol), sizes, work, work_by_class, traffic,
-                         intensity)
-    if machine is None:
-        return result
-    return _with_roofline(result, machine, precision or cost.precision)
+    return Sweeper(source, parameter, settings=settings, machine=machine, precision=precision,
+                   reuse=reuse)(sizes)
+
+
+class Sweeper:
+    """The closed forms of one sweep turned into numpy functions once, then evaluated on any
+    number of size arrays (the chunks of a long sweep)."""
+
+    def __init__(self, source, parameter: str, *, settings: Mapping | None = None,
+                 machine: Machine | None = None, precision: str | None = None,
+                 reuse: str | None = None):
+        spec, reuse, resolved = _source_settings(source, settings, reuse, parameter)
+        self.cost = cost = spec.cost(reuse)
+        self.symbol = parameter_symbol(cost, parameter)
+        self.machine = machine
+        self.precision = precision or cost.precision
+        self.functions = {key: vectorized(expr, self.symbol)
+                          for key, expr in closed_forms(cost, self.symbol, resolved).items()}
+
+    def __call__(self, sizes) -> SweepResult:
+        cost = self.cost
+        sizes = numpy.asarray(sizes, dtype=float)
+        evaluated = {key: _evaluate_array(function, sizes)
+                     for key, function in self.functions.items()}
+        work_by_class = {cls: evaluated[("work", cls)] for cls in cost.work
+                         if cost.work[cls] != 0}
+        work = sum(work_by_class.values(), numpy.zeros_like(sizes))
+        traffic = {level: evaluated[("traffic", level)] for level in cost.levels}
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            intensity = {level: work / traffic[level] for level in cost.levels}
+        result = SweepResult(cost.kernel, str(self.symbol), sizes, work, work_by_class,
+                             traffic, intensity)
+        if self.machine is None:
+            return result
+        return _with_roofline(result, self.machine, self.precision)
 
 
 def closed_forms(cost: Cost, symbol: sympy.Symbol,
@@ -187,10 +232,24 @@ class _MultiplyingPrinter(NumPyPrinter):
             return "*".join([base] * int(exponent))
         return super()._print_Pow(expr, rational=rational)
 
+    # numpy's printer writes Max and Min through functools.reduce, a name lambdify leaves
+    # undefined with a custom printer; nested two-argument calls need no import
+    def _print_Max(self, expr):
+        return self._nested("numpy.maximum", expr.args)
 
-def _evaluate_array(expr: sympy.Expr, symbol: sympy.Symbol,
-                    sizes: numpy.ndarray) -> numpy.ndarray:
-    values = numpy.asarray(vectorized(expr, symbol)(sizes), dtype=float)
+    def _print_Min(self, expr):
+        return self._nested("numpy.minimum", expr.args)
+
+    def _nested(self, function: str, args) -> str:
+        text = self._print(args[-1])
+        for arg in reversed(args[:-1]):
+            text = f"{function}({self._print(arg)}, {text})"
+        return text
+
+
+def _evaluate_array(function, sizes: numpy.ndarray) -> numpy.ndarray:
+    with numpy.errstate(all="ignore"):  # overflow to inf is reported as inf, not a warning
+        values = numpy.asarray(function(sizes), dtype=float)
     if values.shape != sizes.shape:  # a closed form that does not depend on the size
         values = numpy.broadcast_to(values, sizes.shape).copy()
     return values
@@ -248,3 +307,34 @@ def _source_settings(source, settings: Mapping | None, reuse: str | None, parame
         return source.spec, reuse or source.reuse, resolved
     spec = source if isinstance(source, Spec) else load(source)
     return spec, reuse or "spec", resolve_settings(raw, spec.parameters)
+
+
+# --- long sweeps ----------------------------------------------------------------------------
+
+LARGE_SWEEP_POINTS = 1_000_000  # from here on, the sweep says what it will cost first
+SECONDS_PER_VALUE = 1e-6  # measured: writing one float of the CSV (its repr) dominates
+
+
+def stream_csv(sweeper: Sweeper, size_range: SizeRange, write) -> None:
+    """The CSV of a sweep, a chunk at a time: memory stays bounded whatever the point count."""
+    from .report import sweep_csv
+
+    if size_range.points > LARGE_SWEEP_POINTS:
+        estimate = _announce(size_range.points, sweeper)
+        extend(3 * estimate + 10)  # the time budget covers the announced writing too
+    for position, sizes in enumerate(size_range.chunks()):
+        write(sweep_csv(sweeper(sizes), header=position == 0))
+
+
+def _announce(points: int, sweeper: Sweeper) -> float:
+    import sys
+
+    from .units import si
+
+    columns = 2 + 2 * len(sweeper.cost.levels) + (3 if sweeper.machine is not None else 0)
+    seconds = points * columns * SECONDS_PER_VALUE
+    print(f"note: sweeping {points:,} sizes, {min(points, CHUNK_POINTS):,} at a time: memory "
+          f"stays under about 0.5 GB; expect up to {si(points * columns * 18, 'B')} of CSV "
+          f"and {si(seconds, 's')} or more (sizes that round to the same integer are "
+          "written once); the time budget is extended to cover it", file=sys.stderr)
+    return seconds

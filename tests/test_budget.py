@@ -1,0 +1,78 @@
+"""One time budget for the whole command (issue 15.2): the work runs in a watched child,
+killed at the budget, with an error naming the stage and the place; a budget that is not a
+positive number of seconds is an error, never silently off."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelcost import watchdog
+from kernelcost.cli import main
+
+ROOT = Path(__file__).resolve().parent
+SLOW = ROOT / "specs_slow" / "slow.kcost"
+pytestmark = pytest.mark.skipif(not watchdog.available(), reason="the watchdog needs fork")
+
+
+def test_run_watched_kills_within_half_a_second():
+    def spin():
+        watchdog.stage("spinning")
+        while True:
+            pass
+
+    started = time.monotonic()
+    assert watchdog.run_watched(spin, 0.5) == 2
+    assert time.monotonic() - started < 1.0
+
+
+def test_run_watched_passes_the_exit_code_through():
+    assert watchdog.run_watched(lambda: 0, 10) == 0
+    assert watchdog.run_watched(lambda: 2, 10) == 2
+
+
+def test_whole_command_stops_at_the_budget():
+    budget = 2.0
+    environment = dict(os.environ, KERNELCOST_BUDGET_S=str(budget))
+    started = time.monotonic()
+    completed = subprocess.run(
+        [sys.executable, "-m", "kernelcost.cli", "analyze", str(SLOW), "--json"],
+        capture_output=True, text=True, env=environment, timeout=120)
+    elapsed = time.monotonic() - started
+    assert completed.returncode == 2, completed.stderr
+    assert "the time budget of 2 s ran out while" in completed.stderr
+    assert f"{SLOW}:" in completed.stderr and "^" in completed.stderr
+    assert completed.stdout == ""
+    # start-up (imports, about 1 s on a quiet machine) comes before the budget's clock
+    assert elapsed < budget + 4.0
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "0", "inf", "abc", ""])
+def test_budget_that_is_not_seconds_is_an_error(monkeypatch, capsys, value):
+    monkeypatch.setenv("KERNELCOST_BUDGET_S", value)
+    assert main(["machines", "--json"]) == 2
+    assert "KERNELCOST_BUDGET_S" in capsys.readouterr().err
+
+
+def test_recursion_fallback_names_the_stage(monkeypatch, capsys):
+    from kernelcost import cli
+
+    def deep(args):
+        watchdog.stage("reading the machine file")
+        raise RecursionError
+
+    monkeypatch.setitem(cli.COMMANDS, "machines", deep)
+    assert main(["machines"]) == 2
+    assert "while reading the machine file" in capsys.readouterr().err
+
+
+def test_an_announced_long_task_extends_the_budget():
+    def announced():
+        watchdog.extend(1.0)
+        time.sleep(0.8)
+        return 0
+
+    assert watchdog.run_watched(announced, 0.5) == 0

@@ -1,0 +1,77 @@
+"""Every command on every shipped spec, and on specs whose counts hold Max and Min (issue
+15.10, 15.11): analyze, solve --for each size, sweep and plot --sweep each end in exit 0 or in
+a clear exit-2 error, never in "internal error". Called in process (kernelcost.cli.main):
+a subprocess a call would cost a second of start-up each."""
+
+from pathlib import Path
+
+import pytest
+
+import kernelcost
+from kernelcost.cli import main
+
+ROOT = Path(__file__).resolve().parent
+SPECS = sorted((ROOT.parent / "specs").glob("*.kcost")) + sorted(
+    (ROOT / "specs_minmax").glob("*.kcost"))
+SIZE = "256"  # every size not swept or solved for: a multiple of every shipped tile
+
+
+def parameters(spec: Path) -> list[str]:
+    return list(kernelcost.load(spec).parameters)
+
+
+def run(arguments, capsys) -> int:
+    code = main(arguments)
+    err = capsys.readouterr().err
+    assert code in (0, 2), f"{arguments}: exit {code}\n{err}"
+    assert "internal error" not in err and "Traceback" not in err
+    if code == 2:
+        assert "error:" in err, err
+    return code
+
+
+def others(names: list[str], chosen: str) -> list[str]:
+    settings = [f"{name}={SIZE}" for name in names if name != chosen]
+    return ["--set", ",".join(settings)] if settings else []
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda path: path.stem)
+def test_every_command_on_the_spec(spec, capsys, tmp_path):
+    names = parameters(spec)
+    assert run(["analyze", str(spec), "--json"], capsys) == 0
+    for name in names:
+        run(["solve", str(spec), "--for", name, "--machine", "h100", "--json"], capsys)
+    swept = names[0]
+    assert run(["sweep", str(spec), "--sweep", f"{swept}=8..4096", "--points", "5",
+                "--machine", "h100", "--csv", *others(names, swept)], capsys) == 0
+    assert run(["plot", str(spec), "--machine", "h100", "--sweep", f"{swept}=8..4096",
+                *others(names, swept), "-o", str(tmp_path / "figure.svg")], capsys) == 0
+
+
+@pytest.mark.parametrize("spec", sorted((ROOT / "specs_minmax").glob("*.kcost")),
+                         ids=lambda path: path.stem)
+def test_solve_with_max_answers_once_the_other_sizes_are_set(spec, capsys):
+    names = parameters(spec)
+    for name in names:
+        assert run(["solve", str(spec), "--for", name, "--machine", "h100",
+                    *others(names, name)], capsys) == 0
+
+
+def test_cross_stencil_limit_and_leading_term(capsys):
+    import json
+
+    assert main(["analyze", str(ROOT / "specs_minmax" / "cross.kcost"), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["intensity"]["global"]["limit"] == "3/16"
+    assert document["traffic"]["global"]["leading"] == "16*N**2"
+
+
+def test_vectorized_max_and_min_of_several_arguments():
+    import numpy
+    import sympy
+
+    from kernelcost.sweep import vectorized
+
+    n = sympy.Symbol("n", positive=True)
+    function = vectorized(sympy.Max(0, n - 4) + sympy.Min(3, n, n ** 2), n)
+    assert list(function(numpy.array([1.0, 5.0]))) == [1.0, 4.0]

@@ -1,0 +1,72 @@
+"""Long sweeps are streamed (issue 15.9): the sizes come a chunk at a time, the CSV is the
+same as in one piece, and memory stays bounded whatever the point count."""
+
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy
+import pytest
+
+from kernelcost import sweep as sweep_module
+from kernelcost.hardware import load_machine
+from kernelcost.report import sweep_csv
+from kernelcost.sweep import SizeRange, Sweeper
+
+GEMM = str(Path(__file__).resolve().parent.parent / "specs" / "gemm.kcost")
+
+
+@pytest.mark.parametrize("size_range", [
+    SizeRange("N", 8, 100_000, 5_001), SizeRange("N", 8, 1e9, 5_001, log=True),
+    SizeRange("N", 8, 300, 5_001), SizeRange("N", 1, 2, 5_001, integer=False),
+    SizeRange("N", 3, 7e5, 4_000, log=True, integer=False),
+])
+def test_chunks_give_the_sizes_of_values(size_range):
+    whole = size_range.values()
+    pieces = list(size_range.chunks(700))
+    assert all(len(piece) <= 700 for piece in pieces)
+    joined = numpy.concatenate(pieces)
+    assert len(joined) == len(whole)
+    assert numpy.allclose(joined, whole, rtol=1e-12, atol=0)
+    assert (numpy.diff(joined) > 0).all()
+
+
+def test_streamed_csv_equals_the_csv_in_one_piece():
+    sweeper = Sweeper(GEMM, "N", settings={"M": "N", "K": "N"}, machine=load_machine("h100"))
+    size_range = SizeRange("N", 8, 4096, 3_000)
+    whole = sweep_csv(sweeper(size_range.values()))
+    streamed = "".join(sweep_csv(sweeper(sizes), header=position == 0)
+                       for position, sizes in enumerate(size_range.chunks(400)))
+    assert streamed == whole
+
+
+def test_hundred_million_points_stay_in_bounded_memory():
+    """10^8 points over a short integer range: every chunk is made and deduplicated, few rows
+    are written; the whole array alone would be 800 MB, each evaluated column as much."""
+    code = ("import resource, sys\nfrom kernelcost.cli import main\n"
+            "code = main(sys.argv[1:])\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+            "sys.exit(code)")
+    completed = subprocess.run(
+        [sys.executable, "-c", code, "sweep", GEMM, "--sweep", "N=8..2000", "--points",
+         "100000000", "--set", "M=N,K=N", "--machine", "h100", "--csv"],
+        capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    assert "note: sweeping 100,000,000 sizes" in completed.stderr
+    peak_kib = int(completed.stderr.strip().splitlines()[-1])
+    assert peak_kib < 600 * 1024
+    rows = completed.stdout.splitlines()
+    assert len(rows) == 1 + 1993 and rows[1].startswith("8.0,") and rows[-1].startswith("2000.0,")
+
+
+def test_a_table_of_too_many_rows_is_refused(capsys):
+    from kernelcost.cli import main
+
+    assert main(["sweep", GEMM, "--sweep", "N=8..2000", "--points", "1000000",
+                 "--set", "M=N,K=N"]) == 2
+    assert "use --csv" in capsys.readouterr().err
+
+
+def test_chunk_size_is_bounded():
+    assert sweep_module.CHUNK_POINTS <= 1_000_000
