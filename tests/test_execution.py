@@ -383,6 +383,10 @@ def case_id(case) -> str:
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_occupancy_and_bound_terms(case):
+    """Blocks, resident blocks and their limit, waves, the busiest SM's share, and every
+    term of t_bound: per-SM roofs (tensor, shared) quantised to the busiest SM's blocks when
+    blocks are equal, L2 fills (multicast once per cluster) and compulsory HBM traffic
+    device-wide; then t_bound, and the share of it that quantisation adds."""
     name, machine, (M, N, K) = case
     config, fig = config_of(name), figures(machine)
     hand = ByHand(config, machine, M, N, K)
@@ -396,27 +400,38 @@ def test_occupancy_and_bound_terms(case):
     assert occ.waves == hand.waves
     assert occ.wave_efficiency == rational(Fraction(hand.blocks,
                                                     hand.waves * hand.wave_blocks))
-    grid_cost = v.grid
-    assert v.grid.equal_blocks == (not config.get("ragged"))
-    per_sm_rate = fig["bf16"] / fig["sms"]
-    work, l2, hbm = (term(grid_cost.bound_terms, key) for key in ("fma", "l2", "global"))
-    if grid_cost.equal_blocks:
-        assert work.per_sm and work.amount == hand.busiest * hand.work(0, 0)
-        assert work.seconds == rational(hand.busiest * hand.work(0, 0) / per_sm_rate)
-        shared = term(grid_cost.bound_terms, "shared")
-        assert shared.amount == hand.busiest * hand.shared_traffic(0, 0)
-        assert shared.seconds == rational(hand.busiest * hand.shared_traffic(0, 0)
-                                          / (fig["shared_bw"] / fig["sms"]))
-    else:  # unequal blocks: the whole grid's work on the whole machine (execution.py)
-        total = sum(hand.work(m, n) for m, n in hand.order)
-        assert total == 2 * M * N * K
-        assert not work.per_sm and work.seconds == rational(total / fig["bf16"])
-    assert l2.amount == hand.l2_bytes()
-    assert l2.seconds == rational(hand.l2_bytes() / fig["l2_bw"])
+    grid = v.grid
+    assert grid.equal_blocks == (not config.get("ragged"))
+    sms = fig["sms"]
+    work_total = sum(hand.work(m, n) for m, n in hand.order)
+    assert work_total == 2 * M * N * K
+    if grid.equal_blocks:
+        shared_total = hand.blocks * hand.shared_traffic(0, 0)
+    else:  # no register keep: each multiply-add reads its A and B elements from shared
+        shared_total = 2 * BF16 * M * N * K
     compulsory = BF16 * (M * K + K * N + M * N)
-    assert hbm.amount == compulsory and hbm.seconds == rational(compulsory / fig["hbm"])
-    t_bound = max(t.seconds for t in grid_cost.bound_terms)
-    assert grid_cost.t_bound == t_bound == v.t_min
+    flat = {  # every roof on the whole machine, blocks ignored
+        "fma": (work_total, fig["bf16"]),
+        "shared": (shared_total, fig["shared_bw"]),
+        "l2": (hand.l2_bytes(), fig["l2_bw"]),
+        "global": (compulsory, fig["hbm"]),
+    }
+    expected = dict(flat)
+    if grid.equal_blocks:  # the busiest SM's blocks on one SM's share of the rate
+        expected["fma"] = (hand.busiest * hand.work(0, 0), fig["bf16"] / sms)
+        expected["shared"] = (hand.busiest * hand.shared_traffic(0, 0),
+                              fig["shared_bw"] / sms)
+    # unequal blocks: the whole grid's amount on the whole machine (execution.py)
+    assert sorted(t.key for t in grid.bound_terms) == sorted(expected)
+    for key, (amount, rate) in expected.items():
+        found = term(grid.bound_terms, key)
+        assert (found.amount, found.rate) == (amount, rational(rate)), key
+        assert found.seconds == rational(Fraction(amount) / rate), key
+        assert found.per_sm == (grid.equal_blocks and key in ("fma", "shared")), key
+    t_bound = max(Fraction(amount) / rate for amount, rate in expected.values())
+    assert grid.t_bound == rational(t_bound) == v.t_min
+    unquantised = max(Fraction(amount) / rate for amount, rate in flat.values())
+    assert grid.tail_share == rational(1 - unquantised / t_bound)
 
 
 DIVISIBLE_CASES = [case for case in CASES if not config_of(case[0]).get("ragged")]
@@ -544,6 +559,7 @@ def test_quantised_compute_term_steps_exactly_on_a100():
     # B = n^2 crosses 108, 216, 324, ...: n = 11, 15, 19, 21, 24, 26, 28, 30, 32, 33, ...
     assert steps_by_hand == [n for n in range(2, 41)
                              if any((n - 1) ** 2 <= 108 * k < n * n for k in range(1, 16))]
+    assert steps_by_hand[:10] == [11, 15, 19, 21, 24, 26, 28, 30, 32, 33]
     # the same term, symbolic in N, evaluated at each size
     N = sympy.Symbol("N", integer=True, positive=True)
     symbolic = verdict(cost, machine, values={"M": N, "N": N, "K": N})
