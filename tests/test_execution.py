@@ -15,7 +15,6 @@ is the first in the contract's list (shared, registers, threads, warps, blocks).
 from __future__ import annotations
 
 import heapq
-import math
 import tomllib
 from fractions import Fraction
 from functools import cache
