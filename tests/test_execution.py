@@ -493,7 +493,7 @@ TINY_CASES = [
 
 @pytest.mark.parametrize("raster, machine, shape, ragged, cluster", TINY_CASES, ids=str)
 def test_wave_union_by_element_sets(raster, machine, shape, ragged, cluster):
-    """8 x 8 tiles and 1024 threads a block (one resident per SM, registers): 150-200
+    """8 x 8 tiles and 1024 threads a block (one resident per SM, registers): 150-240
     blocks make two waves on either machine. The tiles' element sets, written here, are
     checked against the oracle's blocks, then united per wave with Python sets; the L2
     fills (multicast in clusters of two) against the oracle's and the count's."""
