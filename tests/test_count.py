@@ -397,3 +397,29 @@ def test_tiles_of_tiles_under_chained_divisibility_are_exact():
     }""")
     assert cost.exact
     assert same(cost.traffic["global"], 8 * N / T)  # N/T elements read and written, 4 B each
+
+
+def test_a_stepped_triangle_evaluates_even_inside_a_min():
+    # property-test findings F2 and F3: trip counts ceil((N - j)/2) summed over a triangle
+    # stay an unevaluated Sum; the oracle's evaluation must sum it before any Min compares it
+    text = """kernel k(N) {
+        reuse none
+        in x: f32[N]
+        out y: f32[N]
+        for i in 0..N, j in 0..i, k in j..N by 2 { y[0] = x[0] }
+    }"""
+    assert mismatches(text, N=7) == []
+    assert mismatches(text, N=1) == []
+
+
+def test_a_triangle_under_an_outer_max_clips_its_reversed_ranges():
+    # finding F4: for i >= N the j loop is empty, not N - i < 0 trips
+    text = """kernel k(N, M) {
+        reuse none
+        in x: f32[N + M]
+        out y: f32[N + M]
+        for i in 0..max(N, M), j in i..N { y[0] = x[0] }
+    }"""
+    # by hand at N = 5, M = 9: sum over i < 5 of (5 - i) = 15 executions, 8 B each
+    assert at(cost_of(text).traffic["global"], N=5, M=9) == 120
+    assert mismatches(text, N=5, M=9) == []

@@ -101,10 +101,17 @@ def test_attention_products_are_four_s_squared_d():
     assert same(result.work.leading, 4 * S**2 * d)
 
 
+# specs whose counts are upper bounds, each saying why in its header comment
+UPPER_BOUNDS = {
+    "flash_attention_causal": "the triangle of keys read: K and V footprints bounded by a box",
+}
+
+
 def test_every_spec_counts_exactly(spec_cost):
     for path in sorted(SPECS.glob("*.kcost")):
         cost = spec_cost(path.stem)
-        assert cost.exact and cost.closed_form, path.stem
+        assert cost.closed_form, path.stem
+        assert cost.exact or path.stem in UPPER_BOUNDS, path.stem
 
 
 def test_reuse_modes_order_intensities(spec_cost):

@@ -11,7 +11,7 @@ import sympy
 from .analysis import Analysis
 from .errors import Diagnostic, KcostError
 from .hardware import Machine, load_machine
-from .model import Efficiency, Verdict, measured_efficiency, verdict
+from .model import UNBOUNDING_LEVELS, Efficiency, Verdict, measured_efficiency, verdict
 from .solve import Crossing, capacity_crossings, parameter_symbol, ridge_crossings
 
 
@@ -34,15 +34,23 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
         for precision in precisions or [cost.precision]:
             result = verdict(cost, machine, precision, analysis.settings, apply_defaults=True)
             crossings = ()
-            if len(free) == 1 and "global" in cost.traffic and machine.bandwidth("global"):
-                crossings = tuple(ridge_crossings(cost, free[0], machine, precision, "global",
-                                                  analysis.settings, apply_defaults=True))
+            if len(free) == 1:
+                crossings = tuple(
+                    crossing for level in roof_levels(cost, machine)
+                    for crossing in ridge_crossings(cost, free[0], machine, precision, level,
+                                                    analysis.settings, apply_defaults=True))
             efficiency = None
             if measurement and result.binding_term() is not None:
                 efficiency = measured_efficiency(result, **measurement)
             results.append(Answer(result, free[0] if len(free) == 1 else None, crossings,
                                   efficiency))
     return results
+
+
+def roof_levels(cost, machine: Machine) -> list[str]:
+    """The levels whose bandwidth is a roof on this machine, slowest first."""
+    return [level for level in cost.levels
+            if level not in UNBOUNDING_LEVELS and machine.bandwidth(level)]
 
 
 def free_parameters(analysis: Analysis) -> list[sympy.Symbol]:
@@ -81,7 +89,7 @@ def solve_spec(analysis: Analysis, parameter: str, machines: list[str | Machine]
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
         found = []
         for precision in precisions or [cost.precision]:
-            for level in levels or cost.levels:
+            for level in levels or roof_levels(cost, machine):
                 if machine.bandwidth(level) is None:
                     continue
                 found += ridge_crossings(cost, symbol, machine, precision, level, settings)

@@ -86,9 +86,9 @@ def _tiles(counter, depth: int) -> tuple[TileBox, ...]:
         sites = [s for s in counter.nest.accesses if s.tensor == name]
         if not sites or not tensor.shape:
             continue
-        whole = counter.footprint.box(sites, depth)
         in_step = [s for s in sites if step is not None and step in s.loops]
-        per_step = counter.footprint.box(in_step, step.depth + 1) if in_step else ()
+        whole = _box(counter, sites, depth)
+        per_step = _box(counter, in_step, step.depth + 1) if in_step else ()
         if whole is None or per_step is None:
             whole = tuple((sympy.Integer(0), extent - 1) for extent in sites[0].extent)
             per_step = whole if in_step else ()
@@ -98,6 +98,16 @@ def _tiles(counter, depth: int) -> tuple[TileBox, ...]:
         tiles.append(TileBox(name, tensor.element_bytes, _finish_box(counter, whole),
                              _finish_box(counter, per_step), exact))
     return tuple(tiles)
+
+
+def _box(counter, sites, depth: int):
+    """The reach of the sites with clipped edges kept where every loop inside runs, else the
+    straightened bounding box."""
+    if all(loop.never_empty for site in sites for loop in site.loops[depth:]):
+        box = counter.footprint.reach(sites, depth)
+        if box is not None:
+            return box
+    return counter.footprint.box(sites, depth)
 
 
 def _finish_box(counter, box):

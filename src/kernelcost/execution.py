@@ -92,8 +92,8 @@ def _wave_term(cost, machine, values, occ: Occupancy) -> tuple[GridTerm | None, 
                          for expr in (grid.blocks, *grid.trips, *bounds)))
     free -= {*grid.iterators, grid.step_iterator}
     if (bandwidth is None or capacity is None or resident is None or not resident.is_number
-            or resident < 1 or any(not sympy.sympify(values.get(symbol)).is_number
-                                   for symbol in free)):
+            or resident < 1 or any(symbol not in values or not sympy.sympify(
+                values[symbol]).is_number for symbol in free)):
         return None, "compulsory: the wave estimate needs every size", ""
     from .waves import estimate  # numpy: loaded only where a grid meets a machine
 

@@ -207,6 +207,27 @@ class Footprints:
                 total += sign * volume
         return Footprint(sympy.expand(total), True)
 
+    def reach(self, sites: list[AccessSite], outer_depth: int):
+        """Per dimension the first and last index the sites reach while the loops from
+        outer_depth in run, with clipped bounds kept (`min(i0 + T, M) - 1`, not `M - 1`):
+        each iterator, innermost first, at its loop's first or last value, whichever moves
+        the index that way. None where an index is not monotone in some iterator."""
+        box = []
+        for dim in range(len(sites[0].indices)):
+            lows, highs = [], []
+            for site in sites:
+                inner = site.loops[outer_depth:]
+                low = _extreme_value(site.indices[dim], inner, self.facts, largest=False)
+                high = _extreme_value(site.indices[dim], inner, self.facts, largest=True)
+                if low is None or high is None:
+                    return None
+                lows.append(low)
+                highs.append(high)
+            outer = sites[0].loops[:outer_depth]
+            box.append((self._dominant(lows, outer, largest=False),
+                        self._dominant(highs, outer, largest=True)))
+        return tuple(box)
+
     def box(self, sites: list[AccessSite], outer_depth: int):
         """Per dimension (lowest, highest) index the sites reach while the loops from
         outer_depth in run; None where a range has no bound."""
@@ -328,6 +349,40 @@ class Footprints:
             if bound is None:
                 return None
             expr = sympy.expand(replaced.subs(stand_in, bound))
+
+
+def _extreme_value(expr, loops, facts: Facts, largest: bool):
+    """expr at its largest (smallest) over the points of `loops`, innermost first: each
+    iterator at its loop's last or first value (last = lo + step*(trips - 1); the loops are
+    assumed to run, as the callers check). None where the direction is not proven."""
+    for loop in reversed(loops):
+        if loop.var not in expr.free_symbols:
+            continue
+        direction = _direction(expr, loop.var, facts)
+        if direction is None:
+            return None
+        at_last = (direction > 0) == largest
+        value = loop.lo + loop.step * (loop.trips - 1) if at_last else loop.lo
+        expr = expr.xreplace({loop.var: value})
+    return sympy.expand(expr)
+
+
+def _direction(expr, var, facts: Facts) -> int | None:
+    """+1 where expr never decreases as var grows (every argument choice of its min/max
+    rising), -1 where it never increases, None otherwise."""
+    choices = [expr]
+    for node in expr.atoms(sympy.Min, sympy.Max):
+        choices = [choice.xreplace({node: arg}) for choice in choices for arg in node.args]
+        if len(choices) > 64:
+            return None
+    slopes = [sympy.diff(choice, var) for choice in choices]
+    if any(var in slope.free_symbols for slope in slopes):
+        return None
+    if all(facts.nonnegative(slope) for slope in slopes):
+        return 1
+    if all(facts.nonpositive(slope) for slope in slopes):
+        return -1
+    return None
 
 
 def _node_bound(node, upper: bool):

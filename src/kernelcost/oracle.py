@@ -806,11 +806,13 @@ def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) ->
     """The exact value of a closed form at concrete sizes, or None when it gives no number."""
     if isinstance(expression, (int, Fraction)):
         return Fraction(expression)
-    value = expression.xreplace(dict(substitution))
-    if value.has(sympy.Sum):
-        value = _sum_explicitly(value, [MAX_SUM_TERMS])
+    if expression.has(sympy.Sum):
+        # the sums first, from the inside: a Min or Max cannot compare an unevaluated Sum
+        value = _sum_explicitly(expression, dict(substitution), [MAX_SUM_TERMS])
         if value is None:
             return None
+    else:
+        value = expression.xreplace(dict(substitution))
     if not value.is_Rational:
         value = value.doit()
     if value.is_Float:
@@ -820,15 +822,17 @@ def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) ->
     return Fraction(int(value.p), int(value.q))
 
 
-def _sum_explicitly(expr: sympy.Expr, terms_left: list[int]) -> sympy.Expr | None:
-    """expr with every Sum added up term by term, the outermost range first (its bounds are
-    numbers once the sizes are in); None when a bound is no integer or the terms run out."""
+def _sum_explicitly(expr: sympy.Expr, values: dict, terms_left: list[int]) -> sympy.Expr | None:
+    """expr at `values` with every Sum added up term by term, rebuilt from the leaves up so
+    that no node ever holds an unevaluated Sum; None when a bound is no integer or the terms
+    run out."""
     if not expr.has(sympy.Sum):
-        return expr
+        return expr.xreplace(values)
     if not isinstance(expr, sympy.Sum):
-        args = [_sum_explicitly(arg, terms_left) for arg in expr.args]
+        args = [_sum_explicitly(arg, values, terms_left) for arg in expr.args]
         return None if any(arg is None for arg in args) else expr.func(*args)
     *inner, (variable, first, last) = expr.limits
+    first, last = first.xreplace(values), last.xreplace(values)
     if not (first.is_Integer and last.is_Integer):
         return None
     total = sympy.Integer(0)
@@ -836,12 +840,8 @@ def _sum_explicitly(expr: sympy.Expr, terms_left: list[int]) -> sympy.Expr | Non
         terms_left[0] -= 1
         if terms_left[0] < 0:
             return None
-        term = expr.function.xreplace({variable: value})
-        if inner:
-            limits = [tuple(part.xreplace({variable: value}) for part in limit)
-                      for limit in inner]
-            term = sympy.Sum(term, *limits)
-        term = _sum_explicitly(term, terms_left)
+        term = sympy.Sum(expr.function, *inner) if inner else expr.function
+        term = _sum_explicitly(term, {**values, variable: sympy.Integer(value)}, terms_left)
         if term is None:
             return None
         total += term

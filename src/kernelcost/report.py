@@ -243,24 +243,44 @@ def answer_sentence(answer) -> str:
 
 
 def _crossing_sentence(answer, label: str) -> str:
+    """One clause per level, then the size from which every roof is compute-bound."""
     parameter = str(answer.free_parameter)
-    crossings = [c for c in answer.crossings if c.value is not None]
-    if not crossings:
-        crossing = answer.crossings[0]
+    clauses, last, never_compute = [], 0.0, False
+    for crossing in answer.crossings:
+        clause, start = _level_clause(crossing, parameter)
+        clauses.append(clause)
+        if start is None:
+            never_compute = True
+        else:
+            last = max(last, start)
+    if len(clauses) == 1:
+        return f"{clauses[0][:1].upper()}{clauses[0][1:]} on {label}"
+    if never_compute:
+        verdict = f"memory-bound on {label} at every {parameter}"
+    elif last > 0:
+        verdict = f"compute-bound on {label} from {parameter} = {_size_value(last)}"
+    else:
+        verdict = f"compute-bound on {label} at every {parameter}"
+    return verdict + " (" + "; ".join(clauses) + ")"
+
+
+def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
+    """What one level does as the size grows, and the size from which it is compute-bound
+    (0: always; None: never)."""
+    ridge = plain(_number(crossing.ridge), INTENSITY_UNIT)
+    level = crossing.level
+    if crossing.value is None:
         limit = _number(crossing.limit)
-        ridge = _number(crossing.ridge)
-        if limit is not None and ridge is not None and limit < ridge:
-            return (f"memory-bound on {label} at every {parameter}: I → "
-                    f"{plain(limit, INTENSITY_UNIT)} stays under the ridge "
-                    f"({plain(ridge, INTENSITY_UNIT)})")
-        return f"compute-bound on {label} at every {parameter}"
-    crossing = crossings[0]
-    value = _size_value(_number(crossing.value))
+        if limit is not None and limit < _number(crossing.ridge):
+            return (f"{level}: memory-bound at every {parameter}, I → "
+                    f"{plain(limit, INTENSITY_UNIT)} stays under the ridge ({ridge})"), None
+        return f"{level}: compute-bound at every {parameter} (ridge {ridge})", 0.0
+    value = _number(crossing.value)
     if crossing.compute_bound_side == "above":
-        return (f"memory-bound on {label} below {parameter} = {value}, compute-bound above "
-                f"(ridge {plain(_number(crossing.ridge), INTENSITY_UNIT)})")
-    return (f"compute-bound on {label} below {parameter} = {value}, memory-bound above "
-            f"(ridge {plain(_number(crossing.ridge), INTENSITY_UNIT)})")
+        return (f"{level}: memory-bound below {parameter} = {_size_value(value)}, "
+                f"compute-bound above (ridge {ridge})"), value
+    return (f"{level}: compute-bound below {parameter} = {_size_value(value)}, memory-bound "
+            f"above (ridge {ridge})"), None
 
 
 def answers_json(answers) -> dict:

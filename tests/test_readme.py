@@ -1,0 +1,64 @@
+"""Every command block of the README runs as written, and the answer it quotes is what the
+tool prints. The two setup commands create the virtual environment this suite runs in (CI
+runs the second word for word); here their kernelcost part runs with this environment's
+console script, and the test command itself is not run again from inside its own run."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+KERNELCOST = str(Path(sys.executable).with_name("kernelcost"))
+SETUP = re.compile(r"^python3 -m venv \.venv && \.venv/bin/pip install -q \S+ && (.*)$")
+
+
+def command_lines() -> list[str]:
+    lines = []
+    for block in re.findall(r"```sh\n(.*?)```", README, flags=re.S):
+        for line in block.splitlines():
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            setup = SETUP.match(line)
+            lines.append(setup.group(1) if setup else line)
+    return lines
+
+
+def runnable(line: str) -> list[str] | None:
+    words = shlex.split(line)
+    if words[0] == ".venv/bin/kernelcost":
+        return [KERNELCOST, *words[1:]]
+    if words[:3] == [".venv/bin/python", "-m", "pytest"]:
+        return None  # the command running this very test
+    return words
+
+
+LINES = command_lines()
+
+
+def test_the_readme_has_its_two_commands():
+    assert sum(1 for line in README.splitlines() if SETUP.match(line.strip())) == 2
+    assert any("pytest" in line for line in LINES)
+
+
+@pytest.mark.parametrize("line", [line for line in LINES if runnable(line)])
+def test_each_command_runs(line, tmp_path):
+    command = runnable(line)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{line}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    assert "internal error" not in done.stderr
+
+
+def test_the_quoted_answer_is_what_the_first_command_prints():
+    first = runnable(LINES[0])
+    quoted = README.split("per\nmemory level:\n\n```\n", 1)[1].split("```", 1)[0]
+    done = subprocess.run(first, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    printed = " ".join(done.stdout.split())
+    assert " ".join(quoted.split()) in printed
