@@ -186,3 +186,17 @@ def test_cli_text_json_and_figure(tmp_path, capsys):
 def test_cli_refuses_an_unknown_model(capsys):
     assert main(["model", "llama3_7b"]) == 2
     assert "did you mean `llama3_70b`" in capsys.readouterr().err
+
+
+def test_t_model_takes_the_tiled_gemm_where_its_tiles_fit(llama70b, h100):
+    from kernelcost.wholemodel import PREFILL
+
+    decode = step(llama70b, h100, DECODE, 1, 4096)  # 1 row: no 256-row cluster, the bound
+    assert all(k.t_model_s == k.t_bound_s and k.model_from == k.use.spec
+               for k in decode.kernels)
+    prefill = step(llama70b, h100, PREFILL, 1, 4096)  # 4096 rows: gemm_hopper's waves
+    tiled = [k for k in prefill.kernels if k.model_from == "gemm_hopper"]
+    assert {k.use.name for k in tiled} == {"qkv projection", "output projection",
+                                           "gate+up projection", "down projection"}
+    assert all(k.t_model_s >= k.t_bound_s for k in prefill.kernels)
+    assert prefill.t_model_s > prefill.t_bound_s

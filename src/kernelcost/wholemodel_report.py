@@ -18,8 +18,10 @@ from .wholemodel import KINDS, Crossing, Step, WholeModel
 OUT_OF_SCOPE = ("embedding lookup, RoPE, residual adds and sampling are left out; prefill "
                 "attention is counted without the causal mask (about twice the work a causal "
                 "kernel does)")
-T_MODEL_NOTE = ("t_model = t_bound for every kernel here: the composed specs are sequential "
-                "(no grid), so there is no wave or L2-reuse estimate to add")
+T_MODEL_NOTE = ("t_model: a GEMM whose sizes fit gemm_hopper's tiles (M in 256-row clusters, "
+                "N in 256, K in 64: prefill, large batches) takes that spec's estimate (waves "
+                "of 128 x 256 tiles on the SMs); every other kernel's t_model is its t_bound "
+                "(sequential specs, no grid)")
 TP_NOTE = ("--gpus {n}: tensor parallelism, every kernel's W, Q and time split over {n} GPUs, "
            "figures per GPU; the all-reduce after attention and after the MLP (2 per layer) is "
            "out of scope")
@@ -159,7 +161,8 @@ def _step_json(step: Step) -> dict:
                      "sizes": {name: str(value) for name, value in k.use.sizes},
                      "copies": float(k.use.copies), "launches": k.use.launches,
                      "W": k.work_FLOP, "Q": k.traffic_B, "I": k.intensity,
-                     "t_bound": k.t_bound_s, "t_model": k.t_model_s, "bound": k.bound}
+                     "t_bound": k.t_bound_s, "t_model": k.t_model_s, "bound": k.bound,
+                     "t_model_from": k.model_from}
                     for k in step.kernels],
     }
 
