@@ -6,7 +6,7 @@ and how the spec's sizes come from the model; T is the tokens of the step (decod
 b, one new token per sequence; prefill: b x context):
 
     kernel             spec             sizes                                copies per step
-    norms              layernorm        n = hidden                           (2 layers + 1) T
+    norms              model_rmsnorm    T = T, n = hidden                    2 layers + 1
     qkv projection     gemm             M = T, K = hidden, N = (h + 2 kv) hd  layers
     attention          model_attention  Sq = g (decode) | g S (prefill),     layers kv b
                                         L = context, d = hd
@@ -21,8 +21,7 @@ h heads, kv KV heads, g = h / kv, hd head dim, I intermediate size, E experts, k
 token, E_t = E (1 - (1 - k/E)^T) the experts a step's T tokens touch in expectation (E_t = 1,
 k = 1 for a dense MLP). Every GEMM is gemm.kcost (perfect reuse: weights cross HBM once a
 step); a kernel's copies run back to back, so its W, Q and time are the spec's times the
-copies. The norms are the shipped f32 layernorm standing in for bf16 RMSNorm (a term far
-below a percent of the step). With --gpus N every copy count is divided by N: tensor
+copies. With --gpus N every copy count is divided by N: tensor
 parallelism gives each GPU 1/N of every kernel; the all-reduce after attention and after the
 MLP is not modelled. Launch overhead is kept apart: launches x the machine's figure."""
 
@@ -222,7 +221,8 @@ def kernel_uses(model: ModelConfig, phase: str, batch, context: int,
                          sympy.sympify(copies) * share, launches, tiled)
 
     uses = [
-        use("norms", "norms", "layernorm", (2 * layers + 1) * tokens, 2 * layers + 1, n=hidden),
+        use("norms", "norms", "model_rmsnorm", 2 * layers + 1, 2 * layers + 1,
+            T=tokens, n=hidden),
         use("qkv projection", "projections", "gemm", layers, layers,
             M=tokens, K=hidden, N=model.qkv_width),
         use("attention", "attention", "model_attention", layers * model.kv_heads * b, layers,

@@ -202,27 +202,31 @@ def time_by_kind(step: Step) -> dict[str, float]:
 
 
 def stack_figure(result: WholeModel):
-    """Two panels, decode and prefill: one bar per batch, stacked by kernel kind, in ms."""
+    """Two panels: the decode step per batch, and the prefill per sequence (a batch of b
+    prefills takes b times as long: per sequence the bars compare), stacked by kernel kind,
+    launch overhead hatched on top."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(10, 4.5), layout="constrained")
     FigureCanvasAgg(figure)
     panels = figure.subplots(1, 2)
-    for axes, steps, phase in ((panels[0], result.decode, "decode step"),
-                               (panels[1], result.prefill, "prefill")):
+    for axes, steps, per_sequence in ((panels[0], result.decode, False),
+                                      (panels[1], result.prefill, True)):
         labels = [str(s.batch) for s in steps]
         bottom = [0.0] * len(steps)
         for kind in (*KINDS, "launch overhead"):
-            heights = [1e3 * (s.launch_s if kind == "launch overhead"
-                              else time_by_kind(s)[kind]) for s in steps]
+            heights = [1e3 * (s.launch_s if kind == "launch overhead" else time_by_kind(s)[kind])
+                       / (s.batch if per_sequence else 1) for s in steps]
             axes.bar(labels, heights, bottom=bottom, label=kind,
                      hatch="//" if kind == "launch overhead" else None)
             bottom = [b + h for b, h in zip(bottom, heights)]
         axes.set_xlabel("batch (sequences)")
-        axes.set_ylabel("time (ms), t_bound")
-        axes.set_title(f"{result.model.name} {phase} on {result.machine.id}, "
-                       f"context {result.context}")
+        axes.set_ylabel("ms per sequence, t_bound" if per_sequence else "ms per step, t_bound")
+    panels[0].set_title(f"{result.model.name} decode step on {result.machine.id}, "
+                        f"context {result.context}", fontsize="medium")
+    panels[1].set_title(f"prefill of {result.context} tokens, per sequence",
+                        fontsize="medium")
     panels[0].legend(fontsize="small")
     return figure
 
