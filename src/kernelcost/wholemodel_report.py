@@ -90,6 +90,9 @@ def summary_table(result: WholeModel) -> Table:
 
 
 def crossing_line(crossing: Crossing, what: str) -> str:
+    if crossing.batch is None and crossing.limit > crossing.ridge:  # past the search
+        return (f"{what}: not compute-bound below batch 1e9, though W/Q tends to "
+                f"{crossing.limit:.1f} FLOP/B, over the ridge {crossing.ridge:.1f} FLOP/B")
     if crossing.batch is None:
         return (f"{what}: never compute-bound: W/Q rises with the batch towards "
                 f"{crossing.limit:.1f} FLOP/B, under the ridge {crossing.ridge:.1f} FLOP/B "
