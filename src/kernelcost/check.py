@@ -91,6 +91,7 @@ class _Checker:
         self.reuse = "perfect"
         self.grid: Grid | None = None
         self.grid_header: ast.Parallel | None = None
+        self.grid_outermost = True
 
     def error(self, span: ast.Span | None, message: str, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic(span, message, hint))
@@ -100,7 +101,7 @@ class _Checker:
         kernel_scope = _Scope()
         for item in self.kernel.items:
             self._kernel_item(item, kernel_scope)
-        if self.grid_header is not None:
+        if self.grid_header is not None and self.grid_outermost:
             self._all_inside_grid()
         if not self.diagnostics:
             self._has_work()
@@ -383,7 +384,8 @@ class _Checker:
                        "the loops of one header `parallel`")
             return
         self.grid_header = loop.parallel
-        if scope.depth > 0 or scope.keeps:
+        self.grid_outermost = scope.depth == 0 and not scope.keeps
+        if not self.grid_outermost:
             self.error(loop.parallel.span, "the parallel loops must be the outermost loops",
                        "the grid of thread blocks comes first: `for b in 0..n by T "
                        "parallel(threads = 256) { ... }`")

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from . import __version__
+from .cli_model import build_model_parser, run_model
 from .errors import Diagnostic, KcostError
 from .jsonout import print_json
 from .outputs import drop_stdout
@@ -102,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how many small size assignments to draw when no --set is given")
     _build_plot_parser(commands)
     _build_sweep_parser(commands)
+    build_model_parser(commands)
     return parser
 
 
@@ -340,6 +342,7 @@ MAX_TABLE_POINTS = 100_000
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,
             "check": run_check}
 COMMANDS.update(plot=run_plot, sweep=run_sweep)
+COMMANDS.update(model=run_model)
 
 
 def main(argv: list[str] | None = None) -> int:

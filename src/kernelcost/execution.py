@@ -59,7 +59,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     grid = cost.grid
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
-    share = occ.busiest_sm_blocks if grid.equal_blocks else None
+    share = busiest_share(grid, occ, values, sms)
     terms = _work_terms(grid, machine, precision, values, work_by_class, sms, share)
     terms += _on_chip_terms(cost, grid, machine, values, sms, share)
     terms += _device_terms(cost, machine, values, ("l2",))
@@ -108,19 +108,52 @@ def _wave_term(cost, machine, values, occ: Occupancy) -> tuple[GridTerm | None, 
                     False), rule, result.reason
 
 
+def busiest_share(grid, occ: Occupancy, values: dict, sms: int):
+    """per-block amount -> what the busiest SM runs at least, or None (then the whole grid's
+    amount on the whole machine, a looser bound). Equal blocks: ceil(B / SMs) of them.
+    Unequal blocks at numeric sizes: whatever the schedule, some SM runs ceil(B / SMs) blocks
+    (at least the sum of that many smallest), one runs the largest, and one at least the
+    mean: the largest of the three."""
+    if grid.equal_blocks:
+        return lambda amount: occ.busiest_sm_blocks * _at(amount, values)
+    blocks = _at(grid.blocks, values)
+    if not blocks.is_number or blocks < 1:
+        return None
+    from .waves import per_block  # numpy: loaded only where a grid meets a machine
+
+    def share(amount):
+        try:
+            amounts = sorted(int(a) for a in per_block(grid, values, _at(amount, values)))
+        except ValueError:
+            return None
+        if not amounts:
+            return None
+        busiest = -(-len(amounts) // sms)
+        return sympy.Integer(max(amounts[-1], sum(amounts[:busiest])))
+
+    return share
+
+
 def _work_terms(grid, machine, precision, values, work_by_class, sms, share) -> list[GridTerm]:
     terms = []
     for work_class, total in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
         rate = exact(ceiling.peak_FLOPps)
-        if share is None:  # unequal blocks: the whole grid's work on the whole machine
-            terms.append(GridTerm(ceiling.name, "work", work_class, total, rate, total / rate,
-                                  False))
-            continue
-        amount = share * _at(grid.work[work_class], values)
-        terms.append(GridTerm(ceiling.name, "work", work_class, amount, rate / sms,
-                              amount * sms / rate, True))
+        terms.append(_per_sm_term(ceiling.name, "work", work_class, total,
+                                  grid.work[work_class], rate, sms, share, values))
     return terms
+
+
+def _per_sm_term(name, kind, key, total, per_block_amount, rate, sms, share, values):
+    """The busiest SM's share on one SM's rate, never below the whole grid's amount on the
+    whole machine; that alone where no share is known."""
+    flat = GridTerm(name, kind, key, total, rate, total / rate, False)
+    amount = None if share is None else share(per_block_amount)
+    if amount is None:
+        return flat
+    quantised = GridTerm(name, kind, key, amount, rate / sms, amount * sms / rate, True)
+    below = sympy.sympify(amount * sms < total)  # only unequal blocks can fall under the mean
+    return flat if below is sympy.true else quantised
 
 
 def _on_chip_terms(cost, grid, machine, values, sms, share) -> list[GridTerm]:
@@ -129,15 +162,10 @@ def _on_chip_terms(cost, grid, machine, values, sms, share) -> list[GridTerm]:
         bandwidth = machine.bandwidth(level)
         if bandwidth is None or level not in cost.traffic:
             continue
-        rate = exact(bandwidth)
-        if share is None:
-            total = _at(cost.traffic[level], values)
-            terms.append(GridTerm(f"{level} bandwidth", "traffic", level, total, rate,
-                                  total / rate, False))
-            continue
-        amount = share * _at(grid.traffic.get(level, 0), values)
-        terms.append(GridTerm(f"{level} bandwidth", "traffic", level, amount, rate / sms,
-                              amount * sms / rate, True))
+        total = _at(cost.traffic[level], values)
+        terms.append(_per_sm_term(f"{level} bandwidth", "traffic", level, total,
+                                  grid.traffic.get(level, 0), exact(bandwidth), sms, share,
+                                  values))
     return terms
 
 
@@ -180,4 +208,9 @@ def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, str | None]:
 
 def _at(expr, values: dict) -> sympy.Expr:
     expr = sympy.sympify(expr)
-    return sympy.cancel(expr.xreplace(values)) if values else expr
+    if not values:
+        return expr
+    expr = expr.xreplace(values)
+    if expr.has(sympy.Sum):
+        expr = expr.doit()  # a sum left open over a grid loop closes once sizes are numbers
+    return sympy.cancel(expr)

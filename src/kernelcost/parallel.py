@@ -68,7 +68,7 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
             diagnostics.append(_axis_misplaced(option))
         else:
             values[name] = option
-    if "threads" not in values:
+    if "threads" not in values and not diagnostics:  # a misspelt `thread` says it already
         diagnostics.append(Diagnostic(parallel.span, "a parallel header needs `threads`",
                                       "write `parallel(threads = 256)`: the threads of one "
                                       "block, which occupancy counts"))

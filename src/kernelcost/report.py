@@ -218,6 +218,21 @@ def _size_value(value: float) -> str:
     return f"{value:.1f}" if abs(value - round(value)) > 1e-9 else f"{value:.0f}"
 
 
+def binding_level(result):
+    """The level the sentence and the advice speak of: the one whose bandwidth binds, or,
+    when a compute roof binds, the level closest to its ridge (the smallest ratio)."""
+    binding = result.binding_term()
+    if binding is not None and binding.kind == "traffic":
+        for level in result.levels:
+            if level.level == binding.key:
+                return level
+    ratios = [(level, _number(level.ratio)) for level in result.levels]
+    known = [(level, ratio) for level, ratio in ratios if ratio is not None]
+    if known:
+        return min(known, key=lambda pair: pair[1])[0]
+    return result.levels[0] if result.levels else None
+
+
 def answer_sentence(answer) -> str:
     """The verdict in one sentence, as the chapter would say it."""
     result = answer.verdict
@@ -227,13 +242,14 @@ def answer_sentence(answer) -> str:
     if answer.crossings:
         return _crossing_sentence(answer, label)
     if result.regime is not None:
-        level = result.levels[0] if result.levels else None
+        level = binding_level(result)
         ratio = _number(level.ratio) if level else None
         parts = [f"{result.regime} on {label}"]
         if ratio is not None:
             ridge = _number(level.ridge)
-            parts.append(f": I = {plain(_number(level.intensity), INTENSITY_UNIT)} is "
-                         f"{ratio:.3g}× the ridge ({plain(ridge, INTENSITY_UNIT)})")
+            parts.append(f": I_{level.level} = {plain(_number(level.intensity), INTENSITY_UNIT)}"
+                         f" is {ratio:.3g}× the {level.level} ridge "
+                         f"({plain(ridge, INTENSITY_UNIT)})")
         parts.append(f"; t_min = {si(_number(result.t_min), 's')}, bound by {result.bound}")
         if result.grid is not None:
             parts.append(grid_clause(result))
@@ -292,6 +308,8 @@ def answers_json(answers) -> dict:
             "machine": a.verdict.machine, "precision": a.verdict.precision,
             "sentence": answer_sentence(a),
             "t_min": json_number(a.verdict.t_bound),
+            "terms": [{"name": t.name, "kind": t.kind, "key": t.key,
+                       "seconds": json_number(t.seconds)} for t in a.verdict.terms],
             "t_model": json_number(a.verdict.t_model),
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
@@ -355,14 +373,24 @@ def _value_or_formula(expr, unit: str, prefixed: bool = False) -> str:
     return (si(value, unit) if prefixed else plain(value, unit)).strip()
 
 
+def _term_order(term) -> float:
+    seconds = _number(term.seconds)
+    return -seconds if seconds is not None else 0.0
+
+
 def answer_lines(answers) -> list[str]:
     lines = []
     for answer in answers:
         lines.append(answer_sentence(answer) + ".")
         result = answer.verdict
-        zone = result.levels[0].zone if result.levels else None
-        if zone is not None:
-            lines.append(f"  {zone.name} at {result.levels[0].level}: {zone.advice}.")
+        level = binding_level(result)
+        zone = level.zone if level is not None else None
+        if zone is not None and not result.misfits:
+            lines.append(f"  {zone.name} at {level.level}: {zone.advice}.")
+        if not result.misfits and len(result.terms) > 1:
+            lines.append("  time terms: " + ", ".join(
+                f"{term.name} {si(_number(term.seconds), 's')}"
+                for term in sorted(result.terms, key=_term_order)) + ".")
         for fit in result.fits:
             if fit.fits is False:
                 lines.append(f"  keep scope {fit.scope_index} ({', '.join(fit.tensors)}) holds "

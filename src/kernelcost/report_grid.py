@@ -23,6 +23,7 @@ def grid_json(verdict) -> dict:
     `misfits`."""
     grid = verdict.grid
     fields = {"t_bound": _number(verdict.t_bound), "t_model": _number(verdict.t_model),
+              "t_min": _number(verdict.t_bound),
               "misfits": [misfit_json(m) for m in verdict.misfits], "grid": None}
     if grid is None:
         return fields
@@ -73,7 +74,8 @@ def grid_clause(verdict) -> str:
         clause += f", {resident:.0f} resident per SM ({occupancy.limited_by})"
         waves, efficiency = _number(occupancy.waves), _number(occupancy.wave_efficiency)
         if waves is not None and efficiency is not None:
-            clause += f", {waves:.0f} waves {100 * efficiency:.0f} % full"
+            clause += (f", {waves:.0f} wave{'s' if waves != 1 else ''} "
+                       f"{100 * efficiency:.0f} % full")
     t_model = _number(verdict.t_model)
     if t_model is not None:
         clause += f"; t_model = {si(t_model, 's')} ({grid.model_rule})"

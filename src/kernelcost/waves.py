@@ -171,6 +171,15 @@ def raster_order(grid: GridCost, values) -> list[tuple[int, ...]]:
     return [tuple(int(v) for v in row) for row in coords[order]]
 
 
+def per_block(grid: GridCost, values, expr: sympy.Expr) -> np.ndarray:
+    """expr (in the grid iterators and the sizes) at every block, exactly, as int64; a
+    ValueError where it is not an integer at some block."""
+    sizes = _numeric(values)
+    coords, _, _ = _enumerate(grid, sizes)
+    env = {iterator: coords[:, k] for k, iterator in enumerate(grid.iterators)}
+    return _evaluate(sympy.sympify(expr).doit(), sizes, env, len(coords))
+
+
 # -- exact union volumes of integer boxes, per wave ---------------------------------------
 
 def _distinct(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,1 @@
+"""The shipped specs, as package data: `kernelcost model` composes some of them."""

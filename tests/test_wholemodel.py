@@ -1,0 +1,201 @@
+"""`kernelcost model`: the whole-model view against hand computations from the published
+configs (Llama-3-70B: 80 layers, hidden 8192, 64 heads, 8 KV heads, head dim 128,
+intermediate 28672, vocab 128256) and the H100 figures (3.35 TB/s HBM, 990 TFLOP/s bf16,
+80 GB, 4 us per launch)."""
+
+import json
+import math
+from importlib import resources
+
+import pytest
+from conftest import SPECS
+
+import kernelcost
+from kernelcost.answer import answers
+from kernelcost.cli import main
+from kernelcost.errors import KcostError
+from kernelcost.hardware import load_machine
+from kernelcost.modelfile import builtin_model_ids, load_model, parse_model
+from kernelcost.wholemodel import (
+    DECODE,
+    decode_crossing,
+    expected_experts,
+    memory,
+    step,
+    whole_model,
+)
+
+H100_BANDWIDTH = 3.35e12
+H100_BF16 = 990e12
+RIDGE = H100_BF16 / H100_BANDWIDTH  # 295.5
+
+# Llama-3-70B by hand, from its config.json figures
+LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, INTER, VOCAB = 80, 8192, 64, 8, 128, 28672, 128256
+LAYER_MATMUL = (HIDDEN * (HEADS + 2 * KV_HEADS) * HEAD_DIM  # q, k, v
+                + HEADS * HEAD_DIM * HIDDEN  # output projection
+                + 3 * HIDDEN * INTER)  # gate, up, down
+PARAMS = LAYERS * (LAYER_MATMUL + 2 * HIDDEN) + HIDDEN + 2 * VOCAB * HIDDEN  # untied head
+STREAMED = LAYERS * LAYER_MATMUL + VOCAB * HIDDEN  # weights a decode step reads (no embedding)
+
+
+def kv_bytes(context: int) -> int:
+    return 2 * LAYERS * KV_HEADS * HEAD_DIM * context * 2  # K and V, bf16
+
+
+@pytest.fixture(scope="module")
+def llama70b():
+    return load_model("llama3_70b")
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return load_machine("h100")
+
+
+def test_shipped_models_load_with_their_published_figures():
+    assert builtin_model_ids() == ["llama3_70b", "llama3_8b", "mixtral_8x7b"]
+    small, large, mixtral = (load_model(i) for i in ("llama3_8b", "llama3_70b", "mixtral_8x7b"))
+    assert (large.layers, large.hidden, large.heads, large.kv_heads, large.head_dim,
+            large.intermediate, large.vocab) == (LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM,
+                                                 INTER, VOCAB)
+    assert large.params() == PARAMS
+    assert math.isclose(large.params(), 70.55e9, rel_tol=1e-3)
+    assert math.isclose(small.params(), 8.03e9, rel_tol=1e-3)
+    assert math.isclose(mixtral.params(), 46.70e9, rel_tol=1e-3)
+    assert (mixtral.experts, mixtral.experts_per_token, mixtral.vocab) == (8, 2, 32000)
+    for model in (small, large, mixtral):  # every figure names the config it comes from
+        assert all("config.json" in source for _, source in model.sources)
+
+
+def test_unknown_key_is_an_error_with_line_and_caret(tmp_path):
+    good = (resources.files("kernelcost.models") / "llama3_8b.toml").read_text("utf-8")
+    bad = good.replace("kv_heads = 8", "kv_head = 8")
+    with pytest.raises(KcostError) as error:
+        parse_model(bad, "typo.toml")
+    line = bad.split("\n").index("kv_head = 8") + 1
+    rendered = error.value.render()
+    assert rendered.startswith(f"typo.toml:{line}:") and "unknown key" in rendered
+    assert "^" in rendered and "did you mean `kv_heads`" in rendered
+
+
+def test_decode_at_batch_one_is_the_weights_and_the_kv_cache_over_bandwidth(llama70b, h100):
+    decode = step(llama70b, h100, DECODE, 1, 4096)
+    by_hand = (2 * PARAMS + kv_bytes(4096)) / H100_BANDWIDTH  # 42.5 ms
+    assert abs(decode.t_bound_s - by_hand) / by_hand < 0.10
+    # closer still: the step reads the streamed weights (no embedding table) and the cache
+    streamed = (2 * STREAMED + kv_bytes(4096)) / H100_BANDWIDTH
+    assert abs(decode.t_bound_s - streamed) / streamed < 0.005
+    attention = next(k for k in decode.kernels if k.use.name == "attention")
+    assert math.isclose(attention.traffic_B, kv_bytes(4096), rel_tol=0.01)
+    # launch overhead apart: 8 kernels a layer, the final norm and the LM head, 4 us each
+    assert decode.launches == 8 * LAYERS + 2
+    assert math.isclose(decode.launch_s, decode.launches * 4e-6)
+    assert decode.t_bound_s == pytest.approx(sum(k.t_bound_s for k in decode.kernels))
+    assert decode.tokens_per_s == pytest.approx(1 / decode.t_bound_s)
+
+
+def test_weights_do_not_fit_one_h100_and_fit_two(llama70b, h100):
+    one = memory(llama70b, h100, 4096, 1)
+    assert one.weights_B == 2 * PARAMS and one.fits() is False and one.max_batch == 0
+    two = memory(llama70b, h100, 4096, 2)
+    assert two.weights_B == pytest.approx(70.55e9, rel=1e-3) and two.weights_B < 80e9
+    assert two.fits() is True
+    # the KV cache splits too: (80 - 70.55) GB / (1.34 GB / 2) per sequence
+    assert two.max_batch == int((80e9 - PARAMS) // (kv_bytes(4096) / 2))
+
+
+def test_decode_never_turns_compute_bound_at_4096_and_the_limit_matches(llama70b, h100):
+    crossing = decode_crossing(llama70b, h100, 4096)
+    assert crossing.batch is None and crossing.ridge == pytest.approx(RIDGE)
+    # per extra sequence: W = 2 x matmul weights + attention's 4 L d per query head;
+    # Q = its KV cache + its activations between kernels (bf16 in and out of each GEMM,
+    # q and o of attention, RMSNorm x and y, SwiGLU gate, up, out)
+    context = 4096
+    work = 2 * STREAMED + LAYERS * HEADS * 4 * context * HEAD_DIM
+    activations = (LAYERS * (2 * (HIDDEN + (HEADS + 2 * KV_HEADS) * HEAD_DIM)
+                             + 2 * (HEADS * HEAD_DIM + HIDDEN)
+                             + 2 * (HIDDEN + 2 * INTER) + 2 * (INTER + HIDDEN)
+                             + 4 * HEADS * HEAD_DIM + 2 * 4 * HIDDEN + 6 * INTER)
+                   + 4 * HIDDEN + 2 * (HIDDEN + VOCAB))
+    limit = work / (kv_bytes(context) + activations)
+    assert crossing.limit == pytest.approx(limit, rel=0.01)  # ~107 FLOP/B < 295.5
+    assert crossing.limit < RIDGE
+
+
+def test_weights_alone_cross_the_ridge_where_the_hand_formula_says(llama70b, h100):
+    # W(b) = 2 Theta b, Q(b) = 2 Theta + a b (a: the activation bytes per token above
+    # without the KV cache): W = ridge Q at b* = ridge 2 Theta / (2 Theta - ridge a);
+    # with a = 0 (activations in L2, as llm_decode keeps them) b* is the chapter's 295.5
+    crossing = decode_crossing(llama70b, h100, 0)
+    activations = (LAYERS * (2 * (HIDDEN + (HEADS + 2 * KV_HEADS) * HEAD_DIM)
+                             + 2 * (HEADS * HEAD_DIM + HIDDEN)
+                             + 2 * (HIDDEN + 2 * INTER) + 2 * (INTER + HIDDEN)
+                             + 4 * HEADS * HEAD_DIM + 2 * 4 * HIDDEN + 6 * INTER)
+                   + 4 * HIDDEN + 2 * (HIDDEN + VOCAB))
+    theta2 = 2 * STREAMED
+    by_hand = RIDGE * theta2 / (theta2 - RIDGE * activations)
+    assert crossing.root == pytest.approx(by_hand, rel=0.01)  # ~338
+    assert crossing.batch == math.ceil(crossing.root)
+    assert RIDGE * theta2 / theta2 == pytest.approx(295.5, abs=0.05)
+
+
+def test_the_chapter_llm_decode_figures_stay_reproduced():
+    # example 5 of the chapter: 70e9 weights on H100 BF16, 41.8 ms/token, b* = 295.5
+    result = kernelcost.analyze(SPECS / "llm_decode.kcost", {"Theta": "70e9", "b": 1})
+    (found,) = answers(result, ["h100"], None)
+    seconds = float(found.verdict.t_min)
+    assert seconds == pytest.approx(41.8e-3, rel=0.01)
+    assert 1 / seconds == pytest.approx(23.9, rel=0.01)
+    symbolic = kernelcost.analyze(SPECS / "llm_decode.kcost", {"Theta": "70e9"})
+    (answer,) = answers(symbolic, ["h100"], None)
+    (crossing,) = [c for c in answer.crossings if c.level == "global"]
+    assert float(crossing.value) == pytest.approx(295.5, rel=0.01)
+
+
+def test_moe_touches_the_expected_experts():
+    mixtral = load_model("mixtral_8x7b")
+    assert float(expected_experts(mixtral, 1)) == pytest.approx(2)  # top-2 of 8
+    assert float(expected_experts(mixtral, 8)) == pytest.approx(8 * (1 - 0.75 ** 8))
+    assert float(expected_experts(mixtral, 512)) == pytest.approx(8)
+    # batch 1 reads 2 of 8 experts' MLP weights, plus attention and the LM head
+    decode = step(mixtral, load_machine("h100"), DECODE, 1, 4096)
+    mlp = sum(k.traffic_B for k in decode.kernels if k.use.name in ("gate+up projection",
+                                                                     "down projection"))
+    expert = 3 * 4096 * 14336 * 2
+    assert mlp == pytest.approx(32 * 2 * expert, rel=0.01)
+
+
+def test_cli_text_json_and_figure(tmp_path, capsys):
+    figure = tmp_path / "stack.svg"
+    assert main(["model", "llama3_70b", "--machine", "h100", "--batch", "1,8",
+                 "--context", "4096", "-o", str(figure)]) == 0
+    text = capsys.readouterr().out
+    assert "WARNING: the weights alone" in text and "--gpus 2" in text
+    assert "never compute-bound" in text and "launch overhead" in text
+    assert figure.read_text().startswith("<?xml")
+    assert main(["model", "llama3_70b", "--batch", "1", "--gpus", "2", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["memory"]["weights_fit"] is True and document["gpus"] == 2
+    assert document["crossing"]["batch"] == "never"
+    # per GPU: half of every kernel
+    single = whole_model(load_model("llama3_70b"), load_machine("h100"), [1], 4096)
+    assert document["decode"][0]["t_bound"] == pytest.approx(single.decode[0].t_bound_s / 2)
+
+
+def test_cli_refuses_an_unknown_model(capsys):
+    assert main(["model", "llama3_7b"]) == 2
+    assert "did you mean `llama3_70b`" in capsys.readouterr().err
+
+
+def test_t_model_takes_the_tiled_gemm_where_its_tiles_fit(llama70b, h100):
+    from kernelcost.wholemodel import PREFILL
+
+    decode = step(llama70b, h100, DECODE, 1, 4096)  # 1 row: no 256-row cluster, the bound
+    assert all(k.t_model_s == k.t_bound_s and k.model_from == k.use.spec
+               for k in decode.kernels)
+    prefill = step(llama70b, h100, PREFILL, 1, 4096)  # 4096 rows: gemm_hopper's waves
+    tiled = [k for k in prefill.kernels if k.model_from == "gemm_hopper"]
+    assert {k.use.name for k in tiled} == {"qkv projection", "output projection",
+                                           "gate+up projection", "down projection"}
+    assert all(k.t_model_s >= k.t_bound_s for k in prefill.kernels)
+    assert prefill.t_model_s > prefill.t_bound_s
