@@ -102,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how many small size assignments to draw when no --set is given")
     _build_plot_parser(commands)
     _build_sweep_parser(commands)
+    _build_bound_parsers(commands)
     return parser
 
 
@@ -337,9 +338,40 @@ def run_sweep(args) -> int:
 MAX_TABLE_POINTS = 100_000
 
 
+# --- bound, tune and phase (issue 14) ------------------------------------------------------
+
+def _build_bound_parsers(commands) -> None:
+    bound = commands.add_parser("bound", help="the least traffic any schedule of the nest "
+                                              "moves through a fast memory (HBL bound)")
+    bound.add_argument("spec", help="a .kcost file")
+    bound.add_argument("--level", choices=("shared", "l2", "registers"), default="shared",
+                       help="the fast memory: registers + shared per SM (shared), L2, or "
+                            "registers per SM")
+    bound.add_argument("--machine", metavar="ID|PATH", help="take S from this machine")
+    bound.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run_bound(args) -> int:
+    from .analysis import load
+    from .bound_report import json_object, text_lines
+    from .hardware import load_machine
+    from .lower import level_bound
+
+    spec = load(args.spec)
+    machine = load_machine(args.machine) if args.machine else None
+    stage("bounding the traffic")
+    result = level_bound(spec, args.level, machine)
+    if args.json:
+        print_json(json_object(result, args.spec))
+    else:
+        print("\n".join(text_lines(result, args.spec)))
+    return EXIT_OK
+
+
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,
             "check": run_check}
 COMMANDS.update(plot=run_plot, sweep=run_sweep)
+COMMANDS.update(bound=run_bound)
 
 
 def main(argv: list[str] | None = None) -> int:
