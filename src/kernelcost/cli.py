@@ -350,6 +350,19 @@ def _build_bound_parsers(commands) -> None:
     bound.add_argument("--machine", metavar="ID|PATH", help="take S from this machine")
     bound.add_argument("--json", action="store_true", help="print one JSON object")
 
+    tune = commands.add_parser("tune", help="every combination of tile sizes, ranked by "
+                                            "t_bound on a machine")
+    tune.add_argument("spec", help="a .kcost file")
+    tune.add_argument("--machine", required=True, metavar="ID|PATH")
+    tune.add_argument("--vary", required=True, metavar="P1,P2,...",
+                      help="the parameters to vary, e.g. TM,TN,TK")
+    tune.add_argument("--values", metavar="LOW..HIGH[:STEP] | V1,V2,...",
+                      help="values of each varied parameter (default 16..512: multiples "
+                           "of 16)")
+    tune.add_argument("--pow2", action="store_true", help="only powers of two in the range")
+    tune.add_argument("--top", type=int, default=10, help="rows to show (default 10)")
+    _add_sizes(tune)
+
 
 def run_bound(args) -> int:
     from .analysis import load
@@ -371,7 +384,22 @@ def run_bound(args) -> int:
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,
             "check": run_check}
 COMMANDS.update(plot=run_plot, sweep=run_sweep)
-COMMANDS.update(bound=run_bound)
+def run_tune(args) -> int:
+    from .analysis import load
+    from .hardware import load_machine
+    from .tune import parse_values, text_lines, tune
+
+    spec = load(args.spec)
+    machine = load_machine(args.machine)
+    varied = [name.strip() for name in args.vary.split(",") if name.strip()]
+    values = parse_values(args.values, args.pow2)
+    stage("tuning")
+    ranking = tune(spec, machine, varied, values, parse_settings(args.settings), args.top)
+    print("\n".join(text_lines(ranking, values, spec)))
+    return EXIT_OK
+
+
+COMMANDS.update(bound=run_bound, tune=run_tune)
 
 
 def main(argv: list[str] | None = None) -> int:
