@@ -363,6 +363,15 @@ def _build_bound_parsers(commands) -> None:
     tune.add_argument("--top", type=int, default=10, help="rows to show (default 10)")
     _add_sizes(tune)
 
+    phase = commands.add_parser("phase", help="the plane of two sizes coloured by what binds, "
+                                              "with the ridge curves in closed form")
+    phase.add_argument("spec", help="a .kcost file")
+    phase.add_argument("--x", required=True, metavar="NAME=LOW..HIGH")
+    phase.add_argument("--y", required=True, metavar="NAME=LOW..HIGH")
+    phase.add_argument("--machine", required=True, metavar="ID|PATH")
+    phase.add_argument("-o", "--output", required=True, help="the figure: .svg, .png, .pdf")
+    _add_sizes(phase)
+
 
 def run_bound(args) -> int:
     from .analysis import load
@@ -399,7 +408,21 @@ def run_tune(args) -> int:
     return EXIT_OK
 
 
-COMMANDS.update(bound=run_bound, tune=run_tune)
+def run_phase(args) -> int:
+    from .hardware import load_machine
+    from .phase import draw, parse_axis, phase
+    from .plot import check_figure_path, save
+
+    check_figure_path(args.output)
+    machine = load_machine(args.machine)
+    stage("drawing the phase diagram")
+    result = phase(args.spec, machine, parse_axis(args.x), parse_axis(args.y),
+                   parse_settings(args.settings))
+    print(save(draw(result), args.output))
+    return EXIT_OK
+
+
+COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -114,8 +114,11 @@ def parse_values(text: str | None, pow2: bool) -> numpy.ndarray:
     return numpy.array(values, dtype=numpy.float64)
 
 
-def fixed_values(spec: Spec, varied: list[str], raw: dict) -> dict[sympy.Symbol, sympy.Expr]:
-    """Every parameter not varied, at a number (set, or its default)."""
+def fixed_values(spec: Spec, varied: list[str], raw: dict,
+                 follow: str | None = None) -> dict[sympy.Symbol, sympy.Expr]:
+    """Every parameter not varied, at a number (set, or its default) or at an expression of
+    the varied ones (`M=N` with N varied); with `follow`, a size left without a value
+    equals that varied parameter."""
     parameters = spec.parameters
     for name in varied:
         if name not in parameters:
@@ -126,6 +129,15 @@ def fixed_values(spec: Spec, varied: list[str], raw: dict) -> dict[sympy.Symbol,
     settings = resolve_settings(raw, parameters)
     numeric = _numeric_values(spec, settings)
     fixed = {symbol: value for symbol, value in numeric.items() if str(symbol) not in varied}
+    varied_symbols = {parameters[name] for name in varied}
+    for symbol, expr in settings.items():
+        if symbol not in fixed and str(symbol) not in varied and \
+                expr.free_symbols <= varied_symbols:
+            fixed[symbol] = expr
+    if follow is not None:
+        for p in spec.checked.parameters:
+            if str(p) not in varied and p not in fixed:
+                fixed[p] = parameters[follow]
     missing = [str(p) for p in spec.checked.parameters
                if str(p) not in varied and p not in fixed]
     if missing:
@@ -138,8 +150,10 @@ def fixed_values(spec: Spec, varied: list[str], raw: dict) -> dict[sympy.Symbol,
 class Evaluator:
     """The closed forms of one spec on one machine, lambdified in the varied parameters."""
 
-    def __init__(self, spec: Spec, machine, varied: list[str], fixed: dict):
+    def __init__(self, spec: Spec, machine, varied: list[str], fixed: dict,
+                 check_facts: bool = True):
         self.spec, self.machine = spec, machine
+        self.check_facts = check_facts  # off for a continuous map (phase)
         self.cost = spec.cost("spec")
         self.symbols = [spec.parameters[name] for name in varied]
         self.fixed = fixed
@@ -156,7 +170,8 @@ class Evaluator:
         reasons = ["", "breaks an `assume` fact", "does not fit in shared memory",
                    "does not fit in registers", "occupancy 0"]
         reject = numpy.zeros(arrays[0].shape, dtype=numpy.int8)
-        for divisor, dividend in self.spec.checked.divisibility:
+        facts = self.spec.checked.divisibility if self.check_facts else ()
+        for divisor, dividend in facts:
             d, n = self._f(divisor)(arrays), self._f(dividend)(arrays)
             broken = (numpy.mod(n, d) != 0) | (n < d)
             reject = numpy.where((reject == 0) & broken, 1, reject)
