@@ -89,6 +89,30 @@ kernel mttkrp(I, J, K, R) {
     assert program.weights["X[i, j, k]"] == R(2, 3)
 
 
+def test_attention_products_and_a_stencil():
+    # attention's two products are matrix products: P = Q K^T over (i, j | k), O = P V over
+    # (i, k | j); each sigma = 3/2. The softmax passes touch P and per-row scalars: sigma = 1.
+    statements = analyse(load(SPECS / "attention.kcost").checked)
+    products = [s for s in statements if s.product is not None]
+    assert len(products) == 2 and all(s.program.exponent == R(3, 2) for s in products)
+    assert all(s.program.exponent == 1 for s in statements if s.product is None)
+    # a 5-point stencil: every access projects onto (i, j) (shifts by constants are
+    # translations), so one constraint x_i + x_j <= 1: sigma = 1, no reuse beyond linear
+    (stencil,) = analyse(load(SPECS / "stencil2d5pt.kcost").checked)
+    assert stencil.program.exponent == 1
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in SPECS.glob("*.kcost")))
+def test_every_shipped_spec_is_bounded_or_refused_with_its_place(name):
+    try:
+        result = level_bound(load(SPECS / f"{name}.kcost"), "shared", load_machine("h100"))
+    except KcostError as error:
+        assert "outside the projection class" in str(error) and "conv3x3" in name
+        assert error.diagnostics[0].span is not None
+        return
+    assert result.verdict.i_max > 0 and result.headline.program.exponent >= 1
+
+
 def test_tiled_gemm_is_the_same_nest():
     # gemm_hopper's tile loops (i0, w, j0, k0, k1) only place windows: the points are i, j, k
     (statement,) = analyse(load(SPECS / "gemm_hopper.kcost").checked)

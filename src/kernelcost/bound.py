@@ -272,10 +272,9 @@ def _projected(expr, points, allowed, index, checked, access):
             "the HBL program here needs each index to be one loop iterator (a projection); "
             "a convolution's `i + di` needs the general HBL polytope (Christ et al. 2013)"),
             checked.kernel.source)
-    stray = expr.free_symbols & {s for s in expr.free_symbols if s.name.startswith("_")}
     rest = expr - sum(expr.coeff(u) * u for u in used)
     iterators = {s for s in rest.free_symbols if s not in _size_symbols(checked)} - allowed
-    if iterators or stray or any(expr.coeff(u).free_symbols & points for u in used):
+    if iterators or any(expr.coeff(u).free_symbols & points for u in used):
         raise KcostError(Diagnostic(
             index.span, f"{OUTSIDE_CLASS}: the index `{_text(checked, index)}` of "
             f"{access.tensor} is not one iterator",

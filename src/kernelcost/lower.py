@@ -81,15 +81,22 @@ def level_bound(spec: Spec, level: str, machine=None) -> LevelBound:
         leading = reference
     compulsory = sympy.factor(_compulsory(spec, level) / b)
     floor = _leading_in(compulsory, headline, spec)  # compulsory traffic of |Z|'s order
-    if sigma == 1 and floor != 0 and sympy.simplify(floor - leading).is_positive:
-        leading = floor  # no reuse beyond linear: each element once is the larger bound
+    hbl_lead = _leading_in(leading, headline, spec)
+    if sigma == 1 and floor and hbl_lead:
+        ratio = sympy.simplify(floor / hbl_lead)
+        if ratio.is_number and ratio > 1:
+            leading = floor  # no reuse beyond linear: each element once is the larger bound
     q_lower = sympy.Max(*[q for q in (compulsory, hbl, tight) if q is not None])
     work = spec.cost("spec").total_work
-    i_max = sympy.simplify(headline.work / (b * leading))
+    work_lead = _leading_in(headline.work, headline, spec)
+    bound_lead = _leading_in(leading, headline, spec)
+    i_max = sympy.simplify(headline.work / (b * leading) if None in (work_lead, bound_lead)
+                           else work_lead / (b * bound_lead))
     spec_level, spec_traffic = _spec_inflow(spec, level)
     gap = None
     if spec_traffic is not None:
-        gap = sympy.simplify(_leading_in(spec_traffic, headline, spec) / (b * leading))
+        spec_lead = _leading_in(spec_traffic, headline, spec)
+        gap = None if spec_lead is None else sympy.simplify(spec_lead / (b * leading))
     verdict = None if machine is None else _verdict(spec, level, machine, S, b, i_max, work,
                                                     b * compulsory, gap,
                                                     (spec_traffic, b * leading))
@@ -189,15 +196,21 @@ def _spec_inflow(spec, level) -> tuple[str | None, sympy.Expr | None]:
     return None, None
 
 
-def _leading_in(expr, headline, spec) -> sympy.Expr:
+def _leading_in(expr, headline, spec) -> sympy.Expr | None:
     """The part of expr of the headline's degree as every size without a default grows."""
     t = sympy.Symbol("t", positive=True)
     grow = {p: t * p for p in spec.checked.parameters if p not in spec.checked.defaults}
+    # a ceiling or floor (ragged edge tiles) grows as its argument: same leading term
+    expr = sympy.sympify(expr).replace(sympy.ceiling, lambda a: a).replace(sympy.floor,
+                                                                             lambda a: a)
     scaled = sympy.expand(sympy.cancel(expr.subs(grow)))
     degree = sympy.Poly(sympy.expand(headline.points.subs(grow)), t).degree()
     numerator, denominator = sympy.fraction(sympy.cancel(scaled))
-    top = sympy.Poly(numerator, t)
-    bottom = sympy.Poly(denominator, t)
+    try:
+        top = sympy.Poly(numerator, t)
+        bottom = sympy.Poly(denominator, t)
+    except sympy.PolynomialError:  # Min, Max of sizes: no single leading term here
+        return None
     shift = top.degree() - bottom.degree()
     if shift < degree:
         return sympy.Integer(0)  # lower order than the bound: vanishes against it
