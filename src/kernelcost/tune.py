@@ -66,6 +66,7 @@ class Ranking:
     top: tuple[Row, ...]
     rejected: tuple[Rejection, ...]  # the first ones, in candidate order
     rejected_by: tuple[tuple[str, int], ...]  # reason kind -> how many
+    parallel: bool = True  # False: no grid, flat roofs (no blocks, occupancy or waves)
     tie_rule: str = TIE_RULE
 
 
@@ -286,7 +287,8 @@ def tune(spec_path: str, machine, varied: list[str], values: numpy.ndarray,
     by = tuple((result.reasons[k], int(counts[k])) for k in range(1, len(counts)) if counts[k])
     fixed_out = tuple((str(s), float(v)) for s, v in fixed.items())
     return Ranking(spec.name, machine.id, tuple(varied), fixed_out, int(mesh.shape[1]),
-                   int(len(order)), seconds, rows, tuple(rejected), by)
+                   int(len(order)), seconds, rows, tuple(rejected), by,
+                   spec.cost("spec").grid is not None)
 
 
 def _reason(result: Evaluation, i: int, machine, evaluator, mesh) -> str:
@@ -337,9 +339,10 @@ def text_lines(ranking: Ranking, values: numpy.ndarray, spec: Spec) -> list[str]
     header = ["rank", *names, "t_bound", "binding", "blocks", "per SM", "waves", "on chip"]
     table = [header]
     for position, row in enumerate(ranking.top, 1):
+        grid = ([f"{row.blocks:,}", str(row.resident), str(row.waves)] if ranking.parallel
+                else ["-", "-", "-"])  # a spec without a grid has no blocks
         table.append([str(position), *map(str, row.values), f"{row.t_bound * 1e3:.4f} ms",
-                      row.binding, f"{row.blocks:,}", str(row.resident), str(row.waves),
-                      f"{row.on_chip_B / 1024:g} KiB"])
+                      row.binding, *grid, f"{row.on_chip_B / 1024:g} KiB"])
     widths = [max(len(r[c]) for r in table) for c in range(len(header))]
     lines += ["  ".join(cell.rjust(w) for cell, w in zip(r, widths)) for r in table]
     lines.append(f"ties: {ranking.tie_rule}")
