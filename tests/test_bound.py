@@ -4,6 +4,8 @@ hand (in the comments) for the nests of the projection class, and the out-of-cla
 import json
 import math
 
+import numpy
+
 import pytest
 import sympy
 
@@ -173,3 +175,26 @@ def test_simplex_degenerate_and_unbounded():
         lp.maximise([1, 1], [[1, 0]], [1])
     with pytest.raises(lp.Infeasible):
         lp.maximise([1], [[1], [-1]], [1, -2])
+
+
+def test_ski_slope_figure(tmp_path):
+    # gemm_hopper at N = 8192: the slope 4 N^3 / sqrt(S / 2) B meets the compulsory floor
+    # 6 N^2 B near S = 2 (2 N / 3)^2 = 60 MB; the spec's lines are flat; H100's capacities
+    from kernelcost.ski import draw, slope
+    spec = load(SPECS / "gemm_hopper.kcost")
+    result = level_bound(spec, "shared", load_machine("h100"))
+    figure = draw(slope(spec, result, load_machine("h100"), {"M": "N", "K": "N", "N": 8192}),
+                  "gemm_hopper")
+    lines = {line.get_gid(): line for line in figure.axes[0].get_lines()}
+    S, q = map(numpy.asarray, lines["qlower"].get_data())
+    n = 8192
+    small = S < 1e6  # far left of the floor: the tight term leads
+    assert q[small] == pytest.approx(2 * (2 * n ** 3 / numpy.sqrt(S[small] / 2)
+                                          - 2 * S[small] / 2))
+    assert q[-1] == pytest.approx(6 * n ** 2)  # compulsory: each element of A, B, C once
+    assert set(lines["spec:global"].get_ydata()) == {6 * n ** 2}
+    assert lines["capacity:L2"].get_xdata()[0] == 52428800
+    assert lines["capacity:registers + shared per SM"].get_xdata()[0] == 233472 + 262144
+    assert main(["bound", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100", "--set",
+                 "M=N,K=N,N=8192", "--plot", str(tmp_path / "ski.svg")]) == 0
+    assert (tmp_path / "ski.svg").exists()

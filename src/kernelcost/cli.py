@@ -349,6 +349,10 @@ def _build_bound_parsers(commands) -> None:
                             "registers per SM")
     bound.add_argument("--machine", metavar="ID|PATH", help="take S from this machine")
     bound.add_argument("--json", action="store_true", help="print one JSON object")
+    bound.add_argument("--plot", metavar="FILE", help="also draw the ski slope, Q_lower "
+                       "against S with the spec's traffic and the machine's capacities "
+                       "(needs every size: --set)")
+    _add_sizes(bound)
 
     tune = commands.add_parser("tune", help="every combination of tile sizes, ranked by "
                                             "t_bound on a machine")
@@ -381,12 +385,23 @@ def run_bound(args) -> int:
 
     spec = load(args.spec)
     machine = load_machine(args.machine) if args.machine else None
+    if args.plot:
+        from .plot import check_figure_path
+
+        check_figure_path(args.plot)
     stage("bounding the traffic")
     result = level_bound(spec, args.level, machine)
     if args.json:
         print_json(json_object(result, args.spec))
     else:
         print("\n".join(text_lines(result, args.spec)))
+    if args.plot:
+        from .plot import save
+        from .ski import draw, slope
+
+        figure = draw(slope(spec, result, machine, parse_settings(args.settings)),
+                      f"{spec.name}: Q_lower against S")
+        print(save(figure, args.plot), file=sys.stderr if args.json else sys.stdout)
     return EXIT_OK
 
 
