@@ -166,6 +166,14 @@ def test_cli_text_and_json(capsys):
     document = json.loads(capsys.readouterr().out)
     assert document["program"]["exponent"] == "3/2"
     assert document["machine"]["compute_bound_possible"] is True
+    # at N = 8192 through the SM's fast memory: 2 (2 N^3 / sqrt(S_e) - 2 S_e) B
+    assert main(["bound", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100", "--json",
+                 "--set", "M=N,K=N,N=8192"]) == 0
+    at = json.loads(capsys.readouterr().out)["at_sizes"]
+    words = (233472 + 262144) / 2
+    assert at["q_lower_B"] == pytest.approx(2 * (2 * 8192 ** 3 / math.sqrt(words) - 2 * words))
+    assert at["spec_B"] == pytest.approx(8192 ** 2 * (2 * 8192 * 128 + 8192 * 256
+                                                      + 2 * 128 * 256) / (128 * 256))
 
 
 def test_simplex_degenerate_and_unbounded():

@@ -161,3 +161,14 @@ def json_object(result: LevelBound, path: str) -> dict:
             "compute_bound_possible": v.can, "from_size": v.from_size, "gap": v.gap,
             "spec_below_bound_from": v.below_from}
     return document
+
+
+def at_sizes_line(found, result: LevelBound) -> str:
+    sizes = ", ".join(f"{name}={value:g}" for name, value in found.sizes)
+    line = (f"at {sizes}: Q_lower = {found.q_lower_B:.4g} B, so no schedule exceeds "
+            f"I = {_num(found.i_bound)} FLOP/B through {result.verdict.machine}'s "
+            f"{result.level}")
+    if found.spec_B is not None:
+        line += (f"; the spec moves {found.spec_B:.4g} B "
+                 f"({found.spec_B / found.q_lower_B:.3g}x Q_lower)")
+    return line

@@ -379,9 +379,9 @@ def _build_bound_parsers(commands) -> None:
 
 def run_bound(args) -> int:
     from .analysis import load
-    from .bound_report import json_object, text_lines
+    from .bound_report import at_sizes_line, json_object, text_lines
     from .hardware import load_machine
-    from .lower import level_bound
+    from .lower import at_sizes, level_bound
 
     spec = load(args.spec)
     machine = load_machine(args.machine) if args.machine else None
@@ -391,10 +391,17 @@ def run_bound(args) -> int:
         check_figure_path(args.plot)
     stage("bounding the traffic")
     result = level_bound(spec, args.level, machine)
+    found = at_sizes(spec, result, parse_settings(args.settings))
     if args.json:
-        print_json(json_object(result, args.spec))
+        document = json_object(result, args.spec)
+        if found is not None:
+            document["at_sizes"] = {"sizes": dict(found.sizes), "q_lower_B": found.q_lower_B,
+                                    "spec_B": found.spec_B, "i_bound": found.i_bound}
+        print_json(document)
     else:
         print("\n".join(text_lines(result, args.spec)))
+        if found is not None:
+            print(at_sizes_line(found, result))
     if args.plot:
         from .plot import save
         from .ski import draw, slope

@@ -225,3 +225,35 @@ def _size(expr, spec) -> float:
         return float(sympy.sympify(expr).subs(values))
     except (TypeError, ValueError):
         return 0.0
+
+
+@dataclass(frozen=True)
+class AtSizes:
+    """The bound in numbers at set sizes, on the machine's S."""
+
+    sizes: tuple[tuple[str, float], ...]
+    q_lower_B: float
+    spec_B: float | None  # the spec's traffic into the level
+    i_bound: float  # W / Q_lower: no schedule exceeds it at these sizes, FLOP/B
+
+
+def at_sizes(spec: Spec, result: LevelBound, raw: dict) -> AtSizes | None:
+    """Q_lower and the spec's traffic at the sizes set (None unless every size and the
+    machine's S have values)."""
+    from .analysis import _numeric_values
+    from .settings import resolve_settings
+
+    if result.verdict is None or not raw:
+        return None
+    values = _numeric_values(spec, resolve_settings(raw, spec.parameters))
+    if any(p not in values for p in spec.checked.parameters):
+        return None
+    b = result.word_bytes
+    words = sympy.Rational(repr(result.verdict.capacity_B)) / b
+    q_lower = b * result.q_lower.xreplace(values).subs(result.S, words)
+    spec_B = (None if result.spec_traffic is None
+              else float(sympy.sympify(result.spec_traffic).xreplace(values)))
+    work = sympy.sympify(result.work).xreplace(values)
+    return AtSizes(tuple((str(p), float(values[p])) for p in spec.checked.parameters
+                         if p not in spec.checked.defaults),
+                   float(q_lower), spec_B, float(work / q_lower))
