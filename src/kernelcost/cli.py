@@ -9,6 +9,7 @@ from . import __version__
 from .errors import Diagnostic, KcostError
 from .jsonout import print_json
 from .outputs import drop_stdout
+from .validate import add_parser as add_validate_parser
 from .watchdog import available as watchdog_available
 from .watchdog import budget_seconds, current_stage, run_watched, stage
 
@@ -102,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how many small size assignments to draw when no --set is given")
     _build_plot_parser(commands)
     _build_sweep_parser(commands)
+    add_validate_parser(commands)
     return parser
 
 
@@ -340,6 +342,15 @@ MAX_TABLE_POINTS = 100_000
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,
             "check": run_check}
 COMMANDS.update(plot=run_plot, sweep=run_sweep)
+
+
+def run_validate(args) -> int:
+    from .validate import run
+
+    return run(args, _console)
+
+
+COMMANDS["validate"] = run_validate
 
 
 def main(argv: list[str] | None = None) -> int:
