@@ -166,3 +166,19 @@ def test_gemm_hopper_against_the_measured_h200_rate():
     assert t_bound <= fastest
     for measured in (fastest, slowest):
         assert abs(t_model - measured) <= 0.25 * measured
+
+
+def test_a_kernel_without_work_has_no_point_on_the_log_axes(tmp_path, capsys):
+    # copy: W = 0, so I = 0: the terminal preview is skipped, a figure at set sizes is a
+    # clear error, and a swept figure draws the roofs alone (it used to be a math error)
+    from kernelcost.cli import main
+    from kernelcost.textplot import drawable
+
+    analysis = kernelcost.analyze(SPECS / "copy.kcost", {"n": 4096})
+    assert not drawable(answers(analysis, ["h200"], None)[0].verdict)
+    figure = str(tmp_path / "copy.svg")
+    copy = str(SPECS / "copy.kcost")
+    assert main(["plot", copy, "--machine", "h200", "--set", "n=4096", "-o", figure]) == 2
+    assert "does no work" in capsys.readouterr().err
+    assert main(["plot", copy, "--machine", "h200", "--sweep", "n=1024..4096", "-o",
+                 figure]) == 0
