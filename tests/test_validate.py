@@ -120,3 +120,42 @@ def test_malformed_input_is_one_error_at_its_line(tmp_path, capsys, body, line, 
 def test_a_missing_file_is_an_error(tmp_path, capsys):
     code, _, err = validate(capsys, tmp_path / "absent.csv")
     assert code == 2 and "no such file" in err
+
+
+# -- validate/run_h200.py on a machine without a GPU ----------------------------------------
+
+HARNESS = ROOT / "validate" / "run_h200.py"
+
+
+def test_the_harness_without_a_gpu_says_so_and_exits_2():
+    import os
+    import subprocess
+    import sys
+
+    environment = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}  # no GPU, even on one
+    done = subprocess.run([sys.executable, str(HARNESS), "--no-counters"], capture_output=True,
+                          text=True, timeout=120, env=environment)
+    assert done.returncode == 2, done.stderr
+    assert "Nothing was measured and no CSV was written" in done.stderr
+
+
+def test_every_harness_case_meets_its_spec():
+    # the sizes of each measured case satisfy the spec's assumptions and set every size
+    # without a default, so that `kernelcost validate` can analyse each row
+    import importlib.util
+
+    import kernelcost
+    from kernelcost.analysis import _numeric_values, broken_assumptions
+    from kernelcost.settings import resolve_settings
+
+    loader = importlib.util.spec_from_file_location("run_h200", HARNESS)
+    harness = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(harness)
+    specs = {}
+    for kernel, name, sizes, dtype, _ in harness.cases():
+        spec = specs.setdefault(name, kernelcost.load(ROOT / "specs" / f"{name}.kcost"))
+        settings = resolve_settings({k: str(v) for k, v in sizes.items()}, spec.parameters)
+        values = _numeric_values(spec, settings)
+        assert not broken_assumptions(spec.checked, values), (kernel, sizes)
+        assert set(spec.parameters.values()) <= set(values), (kernel, sizes)
+        assert dtype == spec.cost().precision, (kernel, dtype)
