@@ -1,6 +1,7 @@
 """The kernels of an LLM's forward pass (issue 12): each spec's W and Q against forms derived
 by hand from the loop nest, its closed forms against enumeration at small sizes, and the
-H200 figures measured on this project's machines (REFERENCE.md) against t_bound and t_model.
+H200 figures measured on this project's machines (the acceptance values) against t_bound
+and t_model.
 
 How the hand forms are derived: count the statements' FLOP per innermost iteration (the
 language's rules: `+= a * b` is 2 fma, each other operator 1 vector, exp/log/rsqrt 1 sfu),
@@ -140,7 +141,7 @@ def test_closed_forms_agree_with_enumeration(name):
     assert results and not any(result.mismatches for result in results), name
 
 
-# -- REFERENCE.md: measured on this project's H200 ------------------------------------------
+# -- the acceptance values measured on this project's H200 (machines/h200.toml) ---------
 
 def h200_times(name: str, sizes: dict) -> tuple[float, float]:
     analysis = kernelcost.analyze(SPECS / f"{name}.kcost", sizes)
