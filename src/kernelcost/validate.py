@@ -200,8 +200,12 @@ def compare(path: str | Path, machine: str) -> list[Comparison]:
 
 
 def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
-    from .analysis import analyze, load
-    from .answer import answers, free_parameters
+    """One row against its spec. The counts and the verdict only, not `analyze`'s limits and
+    leading terms: those cost most of its time, and a results file has dozens of rows."""
+    from .analysis import _numeric_values, broken_assumptions, load
+    from .model import verdict as model_verdict
+    from .settings import resolve_settings, setting_warnings
+    from .sizes import size_warnings
 
     spec_path = _find_spec(path, row.spec)
     line = text.splitlines()[row.line - 1]
@@ -212,39 +216,42 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     try:
         if spec_path not in specs:
             specs[spec_path] = load(spec_path)
-        analysis = analyze(specs[spec_path], row.sizes)
+        spec = specs[spec_path]
+        settings = resolve_settings(dict(row.sizes), spec.parameters)
+        values = _numeric_values(spec, settings)
+        warnings = (*broken_assumptions(spec.checked, values), *setting_warnings(settings),
+                    *size_warnings(spec.checked, values))
+        cost = spec.cost()
     except KcostError as error:  # the spec's own message, placed at the row that asked
         detail = error.diagnostics[0]
         raise _error(path, text, row.line, 1, f"{row.kernel}: {detail.message}",
                      detail.hint or f"see `kernelcost analyze {row.spec}`") from None
-    unset = free_parameters(analysis)
+    unset = [str(p) for p in cost.parameters if p not in values]
     if unset:
         raise _error(path, text, row.line, 1,
-                     f"{row.kernel}: the sizes leave {', '.join(map(str, unset))} unset",
+                     f"{row.kernel}: the sizes leave {', '.join(unset)} unset",
                      "give every size of the spec without a default in the sizes column")
-    (answer,) = answers(analysis, [machine], None)
-    verdict = answer.verdict
+    verdict = model_verdict(cost, machine, cost.precision, settings, apply_defaults=True)
     t_bound = _float(verdict.t_bound)
     t_model = _float(verdict.t_model)
-    notes = list(analysis.warnings)
+    notes = list(warnings)
     if t_bound is None:
         notes.append("the spec does not fit the machine: " + "; ".join(
             f"{m.level} needs {_float(m.needed):g} {m.unit} of {_float(m.capacity):g} per {m.per}"
             for m in verdict.misfits))
-    if row.dtype and row.dtype != analysis.cost.precision:
-        notes.append(f"measured in {row.dtype}, the spec counts {analysis.cost.precision}")
-    counters = tuple(_counter(name, row.counters[name], analysis, verdict)
+    if row.dtype and row.dtype != cost.precision:
+        notes.append(f"measured in {row.dtype}, the spec counts {cost.precision}")
+    counters = tuple(_counter(name, row.counters[name], cost, values, verdict)
                      for name in COUNTERS if name in row.counters)
     return Comparison(row, t_bound, t_model, verdict.bound if t_bound is not None else None,
                       counters, tuple(notes))
 
 
-def _counter(name: str, measured: float, analysis, verdict) -> Counter:
+def _counter(name: str, measured: float, cost, values, verdict) -> Counter:
     what = COUNTERS[name]
     if what == "work":
-        return Counter(name, analysis.work.value, None, measured)
-    quantity = analysis.traffic.get(what)
-    predicted = quantity.value if quantity is not None else 0.0
+        return Counter(name, _float(cost.total_work.subs(values)), None, measured)
+    predicted = _float(cost.traffic[what].subs(values)) if what in cost.traffic else 0.0
     model = None
     if what == "global" and verdict.grid is not None:
         terms = [t for t in verdict.grid.model_terms if t.key == "global"]
