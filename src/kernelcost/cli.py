@@ -10,6 +10,7 @@ from .cli_model import build_model_parser, run_model
 from .errors import Diagnostic, KcostError
 from .jsonout import print_json
 from .outputs import drop_stdout
+from .validate import add_parser as add_validate_parser
 from .watchdog import available as watchdog_available
 from .watchdog import budget_seconds, current_stage, run_watched, stage
 
@@ -105,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     _build_sweep_parser(commands)
     build_model_parser(commands)
     _build_bound_parsers(commands)
+    add_validate_parser(commands)
     return parser
 
 
@@ -448,6 +450,15 @@ def run_phase(args) -> int:
 
 
 COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
+
+
+def run_validate(args) -> int:
+    from .validate import run
+
+    return run(args, _console)
+
+
+COMMANDS["validate"] = run_validate
 
 
 def main(argv: list[str] | None = None) -> int:
