@@ -133,7 +133,7 @@ def verdict_scene(result: Verdict, label: str = "kernel") -> Scene:
     """The figure of one verdict: its machine's roofs and slopes, the kernel's points."""
     machine = load_machine(result.machine)
     points = {level.level: float(level.intensity) for level in result.levels
-              if level.intensity.is_number}
+              if level.intensity.is_number and level.intensity > 0}
     slopes = tuple(Slope(level, machine.bandwidth(level)) for level in _levels(machine)
                    if machine.bandwidth(level) is not None
                    and (level in SLOPE_LEVELS or level in points))
@@ -195,6 +195,11 @@ def _kernel_marks(spec: Spec, raw: dict, reuse: str, machine: Machine, precision
     label = _kernel_label(spec, raw)
     points = _points(spec, raw, reuse, machine, precision, levels)
     if size_range is None:
+        if not points and cost.total_work == 0:  # I = 0: no point on a log axis
+            raise KcostError(Diagnostic(None, f"`{spec.name}` does no work (W = 0): its "
+                                              "intensity is 0, which a log axis cannot show",
+                                        f"its time is Q / B: kernelcost analyze {spec.path} "
+                                        "--machine ..."))
         if not points:
             raise KcostError(Diagnostic(None, f"`{spec.name}`: set every size (--set) or give "
                                               "a sweep (--sweep NAME=LOW..HIGH) to plot it"))
@@ -215,7 +220,8 @@ def _points(spec: Spec, raw: dict, reuse: str, machine: Machine, precision: str,
     result = verdict(spec.cost(reuse), machine, precision, settings)
     points = {}
     for level in result.levels:
-        if level.level in levels and level.intensity.is_number:
+        # a kernel without work (a copy) has I = 0: nothing to place on a log axis
+        if level.level in levels and level.intensity.is_number and level.intensity > 0:
             points[level.level] = float(level.intensity)
     return points
 

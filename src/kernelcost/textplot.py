@@ -86,8 +86,10 @@ def _render_one(result: Verdict, width: int) -> str:
 
 
 def drawable(result: Verdict) -> bool:
-    """Whether every level's intensity is a number (the sizes are all set)."""
-    return bool(result.levels) and all(level.intensity.is_number for level in result.levels)
+    """Whether every level's intensity is a positive number (the sizes are all set, and the
+    kernel does work: a copy's I = 0 has no place on a log axis)."""
+    return bool(result.levels) and all(level.intensity.is_number and level.intensity > 0
+                                       for level in result.levels)
 
 
 def _levels(result: Verdict) -> list[_Level]:

@@ -1,0 +1,371 @@
+"""`kernelcost validate RESULTS.csv --machine h200`: predictions against measured runs.
+
+The CSV is what validate/run_h200.py writes, one measured run a row:
+
+    kernel, spec, sizes, dtype, time_s, dram_bytes, l2_bytes, flop
+
+- `spec`: the .kcost file, absolute or relative to the working directory or to a folder
+  above the CSV (the harness writes `specs/copy.kcost`, relative to the repository);
+- `sizes`: `NAME=VALUE;NAME=VALUE` (values as `--set` takes them);
+- `time_s`: the measured time of one run, in seconds (a positive number);
+- `dram_bytes`, `l2_bytes`, `flop`: counters (Nsight Compute), empty when not measured.
+Lines that start with `#` are comments (the harness records the GPU there); blank lines
+are skipped; other columns are ignored.
+
+Per row: t_bound (a lower bound no run may beat) and t_model (the estimate) on the
+machine, the fraction of the roof attained (t_bound / measured) and the error of t_model
+((t_model - measured) / measured); where counters exist, the predicted bytes per level and
+FLOP against the measured ones. A row measured faster than t_bound falsifies the bound:
+the spec or a machine figure is wrong. Such rows are flagged, and the command exits 1."""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from .ast import Span
+from .errors import Diagnostic, KcostError
+
+COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
+COUNTERS = {"dram_bytes": "global", "l2_bytes": "l2", "flop": "work"}  # counter -> prediction
+MAX_BYTES = 10_000_000  # a results file is a few kB; refuse anything absurd before reading
+# measured below t_bound by more than rounding: t_bound is exact, the time a float
+FALSIFIED_BELOW = 1 - 1e-9
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measured run, as read from the CSV."""
+
+    line: int
+    kernel: str
+    spec: str
+    sizes: dict[str, str]
+    dtype: str
+    time_s: float
+    counters: dict[str, float]  # only the counters that were measured
+
+
+@dataclass(frozen=True)
+class Counter:
+    name: str  # dram_bytes, l2_bytes, flop
+    predicted: float | None  # the spec's figure (compulsory bytes for DRAM), None if none
+    model: float | None  # t_model's figure where it differs (the wave estimate of DRAM)
+    measured: float
+
+    @property
+    def ratio(self) -> float | None:
+        """measured / predicted."""
+        return self.measured / self.predicted if self.predicted else None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    row: Row
+    t_bound: float | None  # None: the spec does not fit the machine (no time)
+    t_model: float | None
+    bound: str | None  # the roof that sets t_bound
+    counters: tuple[Counter, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def roof_fraction(self) -> float | None:
+        return None if self.t_bound is None else self.t_bound / self.row.time_s
+
+    @property
+    def model_error(self) -> float | None:
+        if self.t_model is None:
+            return None
+        return (self.t_model - self.row.time_s) / self.row.time_s
+
+    @property
+    def falsified(self) -> bool:
+        """The run beat the bound, or ran although the spec says it cannot fit."""
+        return self.t_bound is None or self.row.time_s < self.t_bound * FALSIFIED_BELOW
+
+
+# -- reading --------------------------------------------------------------------------------
+
+def read_results(path: str | Path) -> list[Row]:
+    """The rows of a results CSV; a KcostError at file:line with a hint on bad input."""
+    path = Path(path)
+    if not path.is_file():
+        raise KcostError(Diagnostic(None, f"cannot read `{path}`: no such file",
+                                    "give the CSV that validate/run_h200.py wrote"))
+    if path.stat().st_size > MAX_BYTES:
+        raise KcostError(Diagnostic(None, f"`{path}` is larger than {MAX_BYTES:,} bytes",
+                                    "a results file holds one row per measured run"))
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise KcostError(Diagnostic(None, f"cannot read `{path}`: {error}",
+                                    "the results file is UTF-8 text")) from None
+    lines = text.splitlines()
+    records = [(number, line) for number, line in enumerate(lines, 1)
+               if line.strip() and not line.lstrip().startswith("#")]
+    if not records:
+        raise KcostError(Diagnostic(None, f"`{path}` has no header and no rows",
+                                    "the first line names the columns: " + ",".join(COLUMNS)))
+    header_line, header_text = records[0]
+    header = [name.strip() for name in next(csv.reader([header_text]))]
+    missing = [name for name in COLUMNS if name not in header]
+    if missing:
+        raise _error(path, text, header_line, 1, f"the header lacks {', '.join(missing)}",
+                     "the columns are " + ",".join(COLUMNS))
+    rows = [_row(path, text, number, line, header) for number, line in records[1:]]
+    if not rows:
+        raise _error(path, text, header_line, 1, "the header is followed by no rows",
+                     "run validate/run_h200.py on a GPU machine to measure some")
+    return rows
+
+
+def _row(path, text, number, line, header) -> Row:
+    fields = next(csv.reader([line]))
+    if len(fields) != len(header):
+        raise _error(path, text, number, 1, f"{len(fields)} fields where the header has "
+                     f"{len(header)}", "one value per column, empty for a counter not "
+                     "measured; quote a value that holds a comma")
+    values = {name: value.strip() for name, value in zip(header, fields)}
+
+    def fail(column: str, message: str, hint: str):
+        raise _error(path, text, number, _column(line, fields, header.index(column)),
+                     message, hint)
+
+    for name in ("kernel", "spec", "sizes"):
+        if not values[name]:
+            fail(name, f"`{name}` is empty", "every row names its kernel, spec and sizes")
+    sizes = {}
+    for item in values["sizes"].split(";"):
+        name, equals, value = item.partition("=")
+        if not equals or not name.strip() or not value.strip():
+            fail("sizes", f"cannot read the size `{item.strip()}`",
+                 "sizes are NAME=VALUE separated by `;`, e.g. M=4096;N=4096")
+        sizes[name.strip()] = value.strip()
+    time_s = _number(values["time_s"])
+    if time_s is None or time_s <= 0:
+        fail("time_s", f"time_s `{values['time_s']}` is not a positive number of seconds",
+             "the measured time of one run, in seconds: 4.47e-4")
+    counters = {}
+    for name in COUNTERS:
+        if values[name] == "":
+            continue
+        value = _number(values[name])
+        if value is None or value < 0:
+            fail(name, f"{name} `{values[name]}` is not a number >= 0",
+                 "a counter is a count (bytes or FLOP), or empty when not measured")
+        counters[name] = value
+    return Row(number, values["kernel"], values["spec"], sizes, values["dtype"], time_s,
+               counters)
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _column(line: str, fields: list[str], index: int) -> int:
+    """1-based column where field `index` starts (quoting aside, the commas before it)."""
+    column, position = 1, 0
+    for field in fields[:index]:
+        found = line.find(field, position)
+        position = (found if found >= 0 else position) + len(field)
+        comma = line.find(",", position)
+        position = comma + 1 if comma >= 0 else position
+    column += position
+    return column
+
+
+def _error(path, text, line, column, message, hint) -> KcostError:
+    span = Span(str(path), line, column, line, column + 1)
+    return KcostError(Diagnostic(span, message, hint), text)
+
+
+# -- comparing ------------------------------------------------------------------------------
+
+def compare(path: str | Path, machine: str) -> list[Comparison]:
+    """Read the CSV and compare each row with the spec's predictions on `machine`."""
+    from .hardware import load_machine
+
+    path = Path(path)
+    rows = read_results(path)
+    loaded = load_machine(machine)
+    text = path.read_text(encoding="utf-8-sig")
+    specs: dict[Path, object] = {}
+    return [_compare(path, text, row, loaded, specs) for row in rows]
+
+
+def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
+    """One row against its spec. The counts and the verdict only, not `analyze`'s limits and
+    leading terms: those cost most of its time, and a results file has dozens of rows."""
+    from .analysis import _numeric_values, broken_assumptions, load
+    from .model import verdict as model_verdict
+    from .settings import resolve_settings, setting_warnings
+    from .sizes import size_warnings
+
+    spec_path = _find_spec(path, row.spec)
+    line = text.splitlines()[row.line - 1]
+    if spec_path is None:
+        raise _error(path, text, row.line, line.find(row.spec) + 1,
+                     f"spec `{row.spec}` not found",
+                     "a .kcost path, relative to here or to a folder above the CSV")
+    try:
+        if spec_path not in specs:
+            specs[spec_path] = load(spec_path)
+        spec = specs[spec_path]
+        settings = resolve_settings(dict(row.sizes), spec.parameters)
+        values = _numeric_values(spec, settings)
+        warnings = (*broken_assumptions(spec.checked, values), *setting_warnings(settings),
+                    *size_warnings(spec.checked, values))
+        cost = spec.cost()
+    except KcostError as error:  # the spec's own message, placed at the row that asked
+        detail = error.diagnostics[0]
+        raise _error(path, text, row.line, 1, f"{row.kernel}: {detail.message}",
+                     detail.hint or f"see `kernelcost analyze {row.spec}`") from None
+    unset = [str(p) for p in cost.parameters if p not in values]
+    if unset:
+        raise _error(path, text, row.line, 1,
+                     f"{row.kernel}: the sizes leave {', '.join(unset)} unset",
+                     "give every size of the spec without a default in the sizes column")
+    verdict = model_verdict(cost, machine, cost.precision, settings, apply_defaults=True)
+    t_bound = _float(verdict.t_bound)
+    t_model = _float(verdict.t_model)
+    notes = list(warnings)
+    if t_bound is None:
+        notes.append("the spec does not fit the machine: " + "; ".join(
+            f"{m.level} needs {_float(m.needed):g} {m.unit} of {_float(m.capacity):g} per {m.per}"
+            for m in verdict.misfits))
+    if row.dtype and row.dtype != cost.precision:
+        notes.append(f"measured in {row.dtype}, the spec counts {cost.precision}")
+    counters = tuple(_counter(name, row.counters[name], cost, values, verdict)
+                     for name in COUNTERS if name in row.counters)
+    return Comparison(row, t_bound, t_model, verdict.bound if t_bound is not None else None,
+                      counters, tuple(notes))
+
+
+def _counter(name: str, measured: float, cost, values, verdict) -> Counter:
+    what = COUNTERS[name]
+    if what == "work":
+        return Counter(name, _float(cost.total_work.subs(values)), None, measured)
+    predicted = _float(cost.traffic[what].subs(values)) if what in cost.traffic else 0.0
+    model = None
+    if what == "global" and verdict.grid is not None:
+        terms = [t for t in verdict.grid.model_terms if t.key == "global"]
+        model = _float(terms[0].amount) if terms else None
+    return Counter(name, predicted, model, measured)
+
+
+def _find_spec(csv_path: Path, spec: str) -> Path | None:
+    candidate = Path(spec)
+    if candidate.is_absolute():
+        return candidate if candidate.is_file() else None
+    if candidate.is_file():
+        return candidate
+    for folder in csv_path.resolve().parents:
+        if (folder / candidate).is_file():
+            return folder / candidate
+    return None
+
+
+def _float(value) -> float | None:
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except TypeError:  # symbolic: a size left unset
+        return None
+
+
+# -- the command ----------------------------------------------------------------------------
+
+def add_parser(commands) -> None:
+    validate = commands.add_parser("validate", help="predictions against measured runs: the "
+                                                    "CSV of validate/run_h200.py")
+    validate.add_argument("results", help="the CSV: " + ",".join(COLUMNS))
+    validate.add_argument("--machine", required=True,
+                          help="the machine the runs were measured on: an id or a .toml")
+    validate.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args, console) -> int:
+    """Exit 1 when a run beat its t_bound (a falsified bound); bad input raises (exit 2)."""
+    from .jsonout import print_json
+
+    comparisons = compare(args.results, args.machine)
+    if args.json:
+        print_json(as_json(args.machine, comparisons))
+    else:
+        render(console(), args.machine, comparisons)
+    return 1 if any(c.falsified for c in comparisons) else 0
+
+
+# -- output ---------------------------------------------------------------------------------
+
+def as_json(machine: str, comparisons: list[Comparison]) -> dict:
+    return {
+        "machine": machine,
+        "rows": [{
+            "line": c.row.line, "kernel": c.row.kernel, "spec": c.row.spec,
+            "sizes": c.row.sizes, "dtype": c.row.dtype, "measured_s": c.row.time_s,
+            "t_bound": c.t_bound, "t_model": c.t_model, "bound": c.bound,
+            "roof_fraction": c.roof_fraction, "model_error": c.model_error,
+            "falsified": c.falsified,
+            "counters": {k.name: {"predicted": k.predicted, "model": k.model,
+                                  "measured": k.measured, "ratio": k.ratio}
+                         for k in c.counters},
+            "notes": list(c.notes),
+        } for c in comparisons],
+        "falsified": sum(c.falsified for c in comparisons),
+    }
+
+
+def render(console, machine: str, comparisons: list[Comparison]) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from .units import si
+
+    # compact: 80 columns hold the numbers; the sizes wrap under the kernel's name
+    table = Table(title=f"Predictions against measurements on {machine}", box=box.SIMPLE_HEAD,
+                  padding=(0, 1))
+    table.add_column("line, kernel, sizes", justify="left")
+    for name in ("t_bound", "t_model", "measured", "roof", "error", ""):
+        table.add_column(name, justify="left" if not name else "right", no_wrap=True)
+    for c in comparisons:
+        sizes = " ".join(f"{k}={v}" for k, v in c.row.sizes.items())
+        table.add_row(f"{c.row.line} {c.row.kernel} {sizes}", si(c.t_bound, "s"),
+                      si(c.t_model, "s"), si(c.row.time_s, "s"), _percent(c.roof_fraction),
+                      _percent(c.model_error, signed=True),
+                      "FALSIFIED" if c.falsified else "ok")
+    console.print(table)
+    console.print("roof: t_bound / measured (the fraction of the roof attained); error: "
+                  "(t_model - measured) / measured")
+    for c in comparisons:
+        for k in c.counters:
+            unit = "FLOP" if k.name == "flop" else "B"
+            model = f", t_model {si(k.model, unit)}" if k.model is not None else ""
+            ratio = f" ({k.ratio:.2f}x)" if k.ratio is not None else ""
+            console.print(f"line {c.row.line} {c.row.kernel} {k.name}: predicted "
+                          f"{si(k.predicted, unit)}{model}, measured {si(k.measured, unit)}"
+                          f"{ratio}")
+        for note in c.notes:
+            console.print(f"line {c.row.line} {c.row.kernel}: note: {note}")
+    bad = [c for c in comparisons if c.falsified]
+    for c in bad:
+        console.print(f"line {c.row.line} {c.row.kernel}: FALSIFIED: measured "
+                      f"{si(c.row.time_s, 's')} is below t_bound {si(c.t_bound, 's')} "
+                      f"(bound by {c.bound}): the spec or a figure of {machine} is wrong"
+                      if c.t_bound is not None else
+                      f"line {c.row.line} {c.row.kernel}: FALSIFIED: the spec says it "
+                      "cannot run on this machine, yet it was measured")
+    console.print(f"{len(comparisons)} rows, {len(bad)} falsified")
+
+
+def _percent(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 100:+.1f} %" if signed else f"{value * 100:.1f} %"

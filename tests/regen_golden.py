@@ -1,0 +1,75 @@
+"""Regenerate tests/golden/: `analyze --json` of every shipped spec (no machine, and on H100
+at sizes of its own), and the terminal report rendered at 80 and 120 columns. Run it after an
+intended change of output, then read `git diff tests/golden` as the review:
+
+    .venv/bin/python tests/regen_golden.py
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from contextlib import redirect_stdout
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).parent / "golden"
+# one machine verdict per spec where its sizes make a number (the spec's own defaults else)
+MACHINE_SIZES = {
+    "gemm": "M=4096,N=4096,K=4096", "gemm_hopper": "M=8192,N=8192,K=8192",
+    "gemm_tiled": "M=N,K=N,N=8192", "vector_add": "n=1e8", "llm_decode": "Theta=70e9,b=1",
+    "flash_attention": "S=4096", "attention": "S=4096,d=128", "copy": "n=268435456",
+}
+RENDERED = ("gemm_tiled", "gemm_hopper", "attention")
+
+
+def run(argv: list[str], columns: int | None = None) -> str:
+    from kernelcost import cli
+
+    if columns is not None:
+        import os
+
+        os.environ["COLUMNS"] = str(columns)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = cli.main(argv)
+    if code != 0:
+        raise SystemExit(f"{argv}: exit {code}")
+    return out.getvalue()
+
+
+def golden_cases() -> dict[str, list[str]]:
+    """file name -> the argv that produces it (paths relative to the repository)."""
+    cases = {}
+    for spec in sorted((ROOT / "specs").glob("*.kcost")):
+        path = f"specs/{spec.name}"
+        cases[f"{spec.stem}.json"] = ["analyze", path, "--json"]
+        if spec.stem in MACHINE_SIZES:
+            cases[f"{spec.stem}.h100.json"] = ["analyze", path, "--set", MACHINE_SIZES[spec.stem],
+                                               "--machine", "h100", "--json"]
+    return cases
+
+
+def rendered_cases() -> dict[str, tuple[list[str], int]]:
+    return {f"{name}.h100.{width}.txt": (["analyze", f"specs/{name}.kcost", "--set",
+                                           MACHINE_SIZES[name], "--machine", "h100"], width)
+            for name in RENDERED for width in (80, 120)}
+
+
+def main() -> None:
+    import os
+
+    os.chdir(ROOT)
+    GOLDEN.mkdir(exist_ok=True)
+    for name, argv in golden_cases().items():
+        document = json.loads(run(argv))
+        (GOLDEN / name).write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    for name, (argv, width) in rendered_cases().items():
+        (GOLDEN / name).write_text(run(argv, width))
+    print(f"wrote {len(golden_cases()) + len(rendered_cases())} files in {GOLDEN}",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""`tune` (the vectorised ranking of tile sizes) and `phase` (the plane of what binds), read
+back structurally: rows, reasons, and the figure's artists by their gid."""
+
+import math
+
+import numpy
+import pytest
+
+from kernelcost.analysis import load
+from kernelcost.cli import main
+from kernelcost.errors import KcostError
+from kernelcost.hardware import load_machine
+from kernelcost.phase import CATEGORIES, draw, parse_axis, phase
+from kernelcost.tune import Evaluator, fixed_values, parse_values, tune
+
+from conftest import SPECS
+
+H100 = load_machine("h100")
+SQUARE_8192 = {"M": "N", "K": "N", "N": "8192"}
+
+
+@pytest.fixture(scope="module")
+def hopper():
+    return tune(load(SPECS / "gemm_hopper.kcost"), H100, ["TM", "TN", "TK"],
+                parse_values(None, True), SQUARE_8192)
+
+
+def test_values():
+    assert parse_values(None, True).tolist() == [16, 32, 64, 128, 256, 512]
+    assert parse_values("16..64", False).tolist() == [16, 32, 48, 64]
+    assert parse_values("16..64:8", True).tolist() == [16, 32, 64]
+    assert parse_values("64,128,96", False).tolist() == [64, 96, 128]
+    with pytest.raises(KcostError):
+        parse_values("big", False)
+
+
+def test_first_row_fits_and_cutlass_family_in_top_five(hopper):
+    assert hopper.candidates == 216
+    first = hopper.top[0]
+    tm, tn, tk = first.values
+    # shared: 4 stages x (TM + TN) x TK bf16 within 227 KiB per block (+1 KiB reserved)
+    assert 8 * tk * (tm + tn) + 1024 <= 233472
+    # registers: the f32 accumulator plus the MMA fragments, 2 (2 TM TN + TN WK + WK WM) B
+    assert 2 * (2 * tm * tn + tn * 16 + 16 * 64) <= 65536 * 4
+    top5 = {row.values[:2] for row in hopper.top[:5]}
+    assert (128, 256) in top5 and (256, 128) in top5
+
+
+def test_t_bound_by_hand(hopper):
+    # 128 x 256 at N = 8192: 2048 blocks, the busiest of 132 SMs runs ceil(2048/132) = 16,
+    # each 2 x 8192 x 128 x 256 FLOP on 1/132 of 990 TFLOP/s
+    row = next(r for r in hopper.top if r.values == (128, 256, 16))
+    assert row.blocks == 2048 and row.waves == 16 and row.binding == "tensor"
+    assert row.t_bound == pytest.approx(16 * 2 * 8192 * 128 * 256 * 132 / 990e12)
+
+
+def test_ties_go_to_fewer_bytes_then_the_squarer_tile(hopper):
+    tied = [r for r in hopper.top if r.t_bound == pytest.approx(hopper.top[0].t_bound)]
+    bytes_on_chip = [r.on_chip_B for r in tied]
+    assert bytes_on_chip == sorted(bytes_on_chip)
+    # 128 x 256 x 16 before 64 x 512 x 16: both compute-bound, fewer bytes first
+    order = [r.values for r in tied]
+    assert order.index((128, 256, 16)) < order.index((64, 512, 16))
+
+
+def test_rejections_carry_their_reason(hopper):
+    reasons = {r.reason.split(":")[0].split(" (")[0] for r in hopper.rejected}
+    assert any(reason.startswith("breaks `assume WM | TM`") for reason in reasons)
+    assert "does not fit in shared memory" in reasons
+    assert "does not fit in registers" in reasons
+    counts = dict(hopper.rejected_by)
+    assert sum(counts.values()) + hopper.fitting == hopper.candidates
+
+
+def test_vectorised_matches_the_execution_model():
+    # one candidate through the sympy model (execution.grid_verdict) and through numpy
+    from kernelcost.analysis import analyze
+    from kernelcost.execution import grid_verdict
+
+    sizes = {"M": 4096, "N": 4096, "K": 4096, "TM": 128, "TN": 128, "TK": 64}
+    result = analyze(SPECS / "gemm_hopper.kcost", sizes)
+    verdict = grid_verdict(result.cost, H100, "bf16", result.values,
+                           {c: q.expr for c, q in result.work_by_class.items()})
+    spec = load(SPECS / "gemm_hopper.kcost")
+    fixed = fixed_values(spec, ["TM", "TN"], {"M": "4096", "N": "4096", "K": "4096",
+                                              "TK": "64"})
+    evaluation = Evaluator(spec, H100, ["TM", "TN"], fixed)([numpy.array([128.0]),
+                                                              numpy.array([128.0])])
+    assert evaluation.t_bound[0] == pytest.approx(float(verdict.t_bound))
+
+
+def test_cli(capsys):
+    assert main(["tune", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100", "--vary",
+                 "TM,TN,TK", "--pow2", "--set", "M=N,K=N,N=8192"]) == 0
+    out = capsys.readouterr().out
+    assert "rank" in out and "ties:" in out and "the spec's own values" in out
+    assert main(["tune", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100", "--vary",
+                 "TM,TX"]) == 2
+
+
+@pytest.fixture(scope="module")
+def tiled_phase():
+    return phase(load(SPECS / "gemm_tiled.kcost"), H100, parse_axis("N=64..65536"),
+                 parse_axis("T=16..1024"), {"T": "128", "N": "4096"}, points=(40, 30))
+
+
+def test_phase_ridge_curve_is_the_solved_crossing(tiled_phase):
+    figure = draw(tiled_phase)
+    lines = {line.get_gid(): line for line in figure.axes[0].get_lines()}
+    ridge = lines["ridge:global"]
+    x, y = map(numpy.asarray, ridge.get_data())
+    ok = ~numpy.isnan(x)
+    # I = N T / (2N + T) = P/B  =>  N = r T / (T - 2 r), r = 990/3.35 (M = K = N)
+    r = 990e12 / 3.35e12
+    assert x[ok] == pytest.approx(r * y[ok] / (y[ok] - 2 * r))
+    assert y[ok].min() > 2 * r  # only a tile of T > 2 r = 591 reaches the HBM ridge
+    # and `solve --for N` gives the same crossing at T = 1024 (the top of the plane)
+    from kernelcost.analysis import analyze
+    from kernelcost.answer import solve_spec
+    result = analyze(SPECS / "gemm_tiled.kcost", {"M": "N", "K": "N", "T": 1024})
+    (solution,) = solve_spec(result, "N", ["h100"], None, ["global"])
+    (crossing,) = solution.crossings
+    top = numpy.flatnonzero(ok)[-1]
+    assert y[top] == pytest.approx(1024)
+    assert x[top] == pytest.approx(float(crossing.value))  # 698.95 = r T / (T - 2 r)
+    fit = lines["fit:shared"]
+    assert numpy.asarray(fit.get_ydata()) == pytest.approx(math.sqrt(233472 / 4))  # 4 T^2
+    point = lines["point:spec"]
+    assert (point.get_xdata()[0], point.get_ydata()[0]) == (4096, 128)
+
+
+def test_phase_map_colours(tiled_phase):
+    figure = draw(tiled_phase)
+    mesh = next(c for c in figure.axes[0].collections if c.get_gid() == "phase:map")
+    codes = numpy.asarray(mesh.get_array()).reshape(tiled_phase.codes.shape)
+    ys = tiled_phase.ys
+    unfit = CATEGORIES.index("does not fit")
+    assert (codes[ys > 242] == unfit).all() and (codes[ys < 241] != unfit).all()
+    # T >= 16: 4 MNK B at 30 TB/s outweighs 4MNK/T B at 3.35 TB/s: shared binds
+    assert (codes[ys < 241] == CATEGORIES.index("shared")).all()
+
+
+def test_phase_cli(tmp_path):
+    out = tmp_path / "phase.svg"
+    assert main(["phase", str(SPECS / "gemm_tiled.kcost"), "--x", "N=64..65536", "--y",
+                 "T=16..512", "--machine", "h100", "-o", str(out)]) == 0
+    assert out.read_text().startswith("<?xml")
