@@ -1,0 +1,128 @@
+"""`check` tables and the self-verification note and error."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ..analysis import Spec
+
+if TYPE_CHECKING:
+    from ..oracle import Comparison
+    from ..verify import CheckResult, Verification
+
+
+# --- check ----------------------------------------------------------------------------------
+
+
+def check_tables(spec: Spec, results: list[CheckResult]) -> list:
+    """Each CheckResult as a table of its comparisons, then its verdict: both read the same
+    rows, so the table can never show a difference that the verdict missed."""
+    from rich.text import Text
+
+    tables = []
+    for result in results:
+        tables.append(_check_table(spec, result))
+        for mismatch in result.mismatches:
+            tables.append(Text(f"mismatch: {mismatch}", style="red"))
+        if not result.mismatches:
+            bounds = sum(row.relation == ">=" for row in result.rows)
+            note = f" ({bounds} of them upper bounds)" if bounds else ""
+            tables.append(Text(f"closed forms agree with the enumeration{note}",
+                               style="green"))
+    return tables
+
+
+def _check_table(spec: Spec, result: CheckResult):
+    from rich.table import Table
+    from rich.text import Text
+
+    sizes = ", ".join(f"{name} = {value}" + ("" if name in result.sizes else " (default)")
+                      for name, value in result.counts.sizes.items() if name in spec.parameters)
+    table = Table(title=f"{spec.name} at {sizes}", title_justify="left")
+    for column, justify in (("quantity", "left"), ("closed form", "right"),
+                            ("enumerated", "right"), ("", "left")):
+        table.add_column(column, justify=justify)
+    for label, row, where in _check_rows(result.rows):
+        closed = "no number" if row.closed_form is None else f"{row.closed_form} {row.unit}"
+        if row.relation == ">=" and row.closed_form is not None:
+            closed = f"<= {closed}"
+        table.add_row(Text(label), closed, f"{row.enumerated} {row.unit}",
+                      _check_status(row, where))
+    return table
+
+
+def _check_rows(rows: tuple[Comparison, ...]) -> Iterator[tuple[str, Comparison, str]]:
+    """(label, row shown, where it fails) per quantity: a scope's per-entry rows become one
+    line showing its first failing entry, or its first entry when all hold."""
+    entries: dict[str, list] = {}
+    for row in rows:
+        if row.where:
+            entries.setdefault(row.quantity, []).append(row)
+    shown = set()
+    for row in rows:
+        if not row.where:
+            yield row.quantity, row, ""
+        elif row.quantity not in shown:
+            shown.add(row.quantity)
+            group = entries[row.quantity]
+            failing = [entry for entry in group if not entry.holds]
+            first = failing[0] if failing else group[0]
+            label = f"{row.quantity}, {len(group)} entries checked"
+            yield label, first, first.where if failing else ""
+
+
+def _check_status(row: Comparison, where: str):
+    from rich.text import Text
+
+    at = f" at {where}" if where else ""
+    if row.holds:
+        return Text("ok (bound)" if row.relation == ">=" else "ok", style="green")
+    if row.closed_form is None:
+        return Text(f"no number{at}", style="red")
+    return Text(("below the enumeration" if row.relation == ">=" else "differs") + at,
+                style="red")
+
+
+# --- self-verification (analyze) ------------------------------------------------------------
+
+
+def verification_json(verified: Verification | None) -> dict | None:
+    """`verified` of the analyze JSON: null when verification was turned off."""
+    if verified is None:
+        return None
+    failure = verified.failure
+    return {"samples": verified.samples, "agree": verified.agree, "skipped": verified.skipped,
+            "failed_at": dict(failure.sizes) if failure else None,
+            "mismatches": [str(m) for m in failure.mismatches] if failure else []}
+
+
+def verification_note(verified: Verification) -> str:
+    """One line for the terminal and Markdown reports."""
+    sizes = "size" if verified.samples == 1 else "sizes"
+    if verified.agree is False:
+        return (f"verification failed: the closed forms disagree with enumeration at "
+                f"{_sizes_text(verified.failure.sizes)}")
+    if verified.skipped is None:
+        return (f"verified: the closed forms agree with enumeration at {verified.samples} "
+                f"small {sizes}")
+    if verified.samples:
+        return (f"verified at {verified.samples} small {sizes} only: {verified.skipped}")
+    return f"not verified: {verified.skipped}"
+
+
+def verification_markdown(verified: Verification | None) -> list[str]:
+    return [] if verified is None else ["", verification_note(verified) + "."]
+
+
+def verification_error(verified: Verification) -> str:
+    """The error `analyze` prints when a closed form disagrees with the enumeration."""
+    lines = [f"error: {verification_note(verified)}"]
+    lines += [f"  {mismatch}" for mismatch in verified.failure.mismatches]
+    lines.append("  hint: this is a bug in kernelcost; please report it with the spec "
+                 "(`kernelcost check` shows the comparison; --no-verify prints the forms)")
+    return "\n".join(lines)
+
+
+def _sizes_text(sizes: dict[str, int]) -> str:
+    return ", ".join(f"{name} = {value}" for name, value in sizes.items())
