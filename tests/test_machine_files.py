@@ -96,3 +96,9 @@ def test_cli_exits_2(tmp_path, capsys, old, new):
     assert main(["analyze", spec, "--machine", str(path), "--json"]) == 2
     err = capsys.readouterr().err
     assert "internal error" not in err and "evil.toml:" in err
+
+
+def test_unknown_key_caret_is_under_the_key():
+    error = error_of(H100.replace("sm_count = 132", "sm_cont = 132", 1))
+    span = error.diagnostics[0].span
+    assert (span.line, span.column, span.end_column) == (10, 1, 8)
