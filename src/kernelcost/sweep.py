@@ -11,6 +11,7 @@ with the binding term the first largest (work before traffic, as `model.binding_
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from .settings import resolve_settings
 from .watchdog import extend
 
 DEFAULT_POINTS = 20
+MAX_POINTS = 10**10  # hours of CSV; more is a typo
 CHUNK_POINTS = 200_000  # sizes evaluated and written at a time: about 100 MB at most
 
 _RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\s*(\S+)\s*$")
@@ -95,10 +97,13 @@ def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = False) -> S
                                     "write NAME=LOW..HIGH, for example N=64..65536"))
     name, low_text, high_text = match.groups()
     low, high = _bound(low_text, text), _bound(high_text, text)
-    if not 0 < low < high:
-        raise KcostError(Diagnostic(None, f"size range `{text}`: need 0 < LOW < HIGH"))
-    if points < 2:
-        raise KcostError(Diagnostic(None, f"a sweep needs at least 2 points, not {points}"))
+    if not 0 < low < high < math.inf:
+        raise KcostError(Diagnostic(None, f"size range `{text}`: need 0 < LOW < HIGH, both "
+                                          "finite"))
+    if not 2 <= points <= MAX_POINTS:
+        raise KcostError(Diagnostic(None, f"a sweep takes 2 to {MAX_POINTS:,} points, not "
+                                          f"{points:,}", "10^8 points already make 12 GB of "
+                                                         "CSV"))
     return SizeRange(name, low, high, points, log)
 
 
