@@ -76,3 +76,41 @@ def test_an_announced_long_task_extends_the_budget():
         return 0
 
     assert watchdog.run_watched(announced, 0.5) == 0
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGKILL"])
+def test_the_worker_dies_with_its_watcher(tmp_path, signal_name):
+    """`timeout` or a closed terminal ends the watcher: the worker must not live on."""
+    import signal
+
+    marker = tmp_path / "worker.pid"
+    code = ("import os, sys\nfrom kernelcost import watchdog\n"
+            "def spin():\n"
+            f"    open({str(marker)!r}, 'w').write(str(os.getpid()))\n"
+            "    while True:\n        pass\n"
+            "sys.exit(watchdog.run_watched(spin, 60))\n")
+    watcher = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        for _ in range(200):
+            if marker.exists() and marker.read_text():
+                break
+            time.sleep(0.05)
+        worker = int(marker.read_text())
+        watcher.send_signal(getattr(signal, signal_name))
+        watcher.wait(timeout=30)
+        for _ in range(100):
+            if not _running(worker):
+                break
+            time.sleep(0.05)
+        assert not _running(worker)
+    finally:
+        watcher.kill()
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting for init to reap it."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")

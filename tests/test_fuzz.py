@@ -6,7 +6,8 @@ budgets and measurements (e).
 
 The default profile runs about 5,000 inputs; set KERNELCOST_FUZZ_EXAMPLES to run more:
 
-    KERNELCOST_FUZZ_EXAMPLES=100000 .venv/bin/python -m pytest tests/test_fuzz.py
+    KERNELCOST_FUZZ_EXAMPLES=100000 KERNELCOST_FUZZ_SECONDS=30 \
+        .venv/bin/python -m pytest tests/test_fuzz.py --hypothesis-show-statistics
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ SPECS = {path.name: path.read_text("utf-8")
 # about a minute on two cores. The environment variable scales every test by the same factor.
 DEFAULT_TOTAL = 5_000
 TOTAL = int(os.environ.get("KERNELCOST_FUZZ_EXAMPLES", DEFAULT_TOTAL))
-SECONDS_PER_INPUT = 5  # parse and check of one input; far above the ~20 ms they take
+# parse and check of one input; far above the ~20 ms they take. A long run on a busy machine
+# (where a niced process can wait seconds for a core) sets KERNELCOST_FUZZ_SECONDS=30.
+SECONDS_PER_INPUT = float(os.environ.get("KERNELCOST_FUZZ_SECONDS", 5))
 
 
 def examples(share: int) -> int:

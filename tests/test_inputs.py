@@ -151,3 +151,12 @@ def test_cli_set_errors_exit_2(capsys):
     for value in ("n=1e1001", "n=" + "9" * 5000, "n=１２", "n=" + "+".join(["1"] * 3000)):
         assert main(["analyze", spec, "--set", value, "--json"]) == 2
     assert "internal error" not in capsys.readouterr().err
+
+
+def test_a_nul_byte_in_a_name_is_an_error():
+    from kernelcost.hardware import load_machine
+    from kernelcost.plot import check_figure_path
+
+    for call in (lambda: parse_file("a\0b.kcost"), lambda: load_machine("a\0b.toml"),
+                 lambda: check_figure_path("a\0b.svg")):
+        assert "NUL" in str(error_of(call)) or "usable path" in str(error_of(call))

@@ -31,7 +31,6 @@ def error_of(text: str) -> KcostError:
     ("launch_overhead_s = 4e-6", "launch_overhead_s = nan", "launch.launch_overhead_s", 14),
     ("launch_overhead_s = 4e-6", "launch_overhead_s = -inf", "launch.launch_overhead_s", 14),
     ("sm_count = 132", f"sm_count = {BIG}", "device.sm_count", 10),
-    ("sm_count = 132", "sm_cont = 132", "device.sm_cont", 10),
 ])
 def test_bad_values_are_positioned(old, new, where, line):
     assert old in H100
@@ -96,3 +95,9 @@ def test_cli_exits_2(tmp_path, capsys, old, new):
     assert main(["analyze", spec, "--machine", str(path), "--json"]) == 2
     err = capsys.readouterr().err
     assert "internal error" not in err and "evil.toml:" in err
+
+
+def test_unknown_key_caret_is_under_the_key():
+    error = error_of(H100.replace("sm_count = 132", "sm_cont = 132", 1))
+    span = error.diagnostics[0].span
+    assert (span.line, span.column, span.end_column) == (10, 1, 8)

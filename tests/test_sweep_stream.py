@@ -1,7 +1,6 @@
 """Long sweeps are streamed (issue 15.9): the sizes come a chunk at a time, the CSV is the
 same as in one piece, and memory stays bounded whatever the point count."""
 
-import resource
 import subprocess
 import sys
 from pathlib import Path

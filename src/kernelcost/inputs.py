@@ -24,6 +24,9 @@ def read_text(path: str, limit: int, what: str = "file") -> str:
         raise KcostError(Diagnostic(None, f"no such file: {path}", "check the path")) from None
     except OSError as error:
         raise KcostError(Diagnostic(None, f"cannot read {path}: {error.strerror}")) from None
+    except ValueError:  # a NUL byte in the name (from the API; argv cannot hold one)
+        raise KcostError(Diagnostic(None, f"cannot read {path!r}: the name holds a NUL "
+                                          "byte")) from None
     _refuse_special(path, info, what)
     try:
         # O_NONBLOCK: should the path become a FIFO after the stat, the open still returns

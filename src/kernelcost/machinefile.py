@@ -151,8 +151,9 @@ class _Reader:
         self.path = path
         self.text = text
 
-    def error(self, where: str, message: str, hint: str | None = None) -> KcostError:
-        span = place_of(self.text, self.path, where) if self.text else None
+    def error(self, where: str, message: str, hint: str | None = None,
+              key: bool = False) -> KcostError:
+        span = place_of(self.text, self.path, where, key) if self.text else None
         prefix = "" if span else f"{self.path}: "
         return KcostError(Diagnostic(span, f"{prefix}`{where}`: {message}", hint), self.text)
 
@@ -297,7 +298,8 @@ class _Reader:
             if key not in allowed:
                 name = f"{where}.{key}" if where else key
                 raise self.error(name, "unknown key",
-                                 did_you_mean(key, allowed) or f"known keys: {', '.join(allowed)}")
+                                 did_you_mean(key, allowed) or f"known keys: {', '.join(allowed)}",
+                                 key=True)
 
     def table(self, data: dict, key: str, required: bool = False) -> dict:
         value = data.get(key)

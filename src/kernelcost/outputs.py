@@ -30,8 +30,9 @@ def check_output(path: str | Path) -> Path:
         info = os.stat(path)
     except FileNotFoundError:
         info = None
-    except OSError as error:
-        raise KcostError(Diagnostic(None, f"cannot write {path}: {error.strerror}")) from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the name
+        reason = getattr(error, "strerror", None) or "the name is not a usable path"
+        raise KcostError(Diagnostic(None, f"cannot write {str(path)!r}: {reason}")) from None
     if info is not None:
         if stat.S_ISDIR(info.st_mode):
             raise KcostError(Diagnostic(None, f"cannot write {path}: it is a directory",

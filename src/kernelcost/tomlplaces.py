@@ -19,9 +19,9 @@ _SYNTAX_PLACE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _SYNTAX_END = re.compile(r"\s*\(at end of document\)\s*$")
 
 
-def key_places(text: str) -> dict[str, tuple[int, int, int]]:
-    """{dotted key: (line, first column of the value, column after the value)}, 1-based;
-    table names map to their header line."""
+def key_places(text: str, keys: bool = False) -> dict[str, tuple[int, int, int]]:
+    """{dotted key: (line, first column of the value, column after the value)}, 1-based, or
+    of the key itself when `keys`; table names map to their header line."""
     places: dict[str, tuple[int, int, int]] = {}
     counts: dict[str, int] = {}
     prefix = ""
@@ -46,13 +46,17 @@ def key_places(text: str) -> dict[str, tuple[int, int, int]]:
                 else value.rstrip()
             start = key.end() + 1
             end = start + max(1, len(value))
+            if keys:
+                start = key.start(1) + 1
+                end = key.end(1) + 1
             places.setdefault(f"{prefix}.{name}" if prefix else name, (number, start, end))
     return places
 
 
-def place_of(text: str, filename: str, where: str) -> Span | None:
-    """The span of the value of `where`, else of its enclosing table, else None."""
-    places = key_places(text)
+def place_of(text: str, filename: str, where: str, key: bool = False) -> Span | None:
+    """The span of the value of `where` (of the key itself when `key`), else of its
+    enclosing table, else None."""
+    places = key_places(text, key)
     candidate = where
     while candidate:
         if candidate in places:

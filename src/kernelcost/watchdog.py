@@ -95,6 +95,7 @@ def run_watched(work, budget_s: float) -> int:
     if child == 0:  # the worker
         os.close(read_end)
         _channel = write_end
+        _die_with_parent()
         code = 3
         try:
             code = work()
@@ -108,6 +109,7 @@ def run_watched(work, budget_s: float) -> int:
                 pass
             os._exit(code)
     os.close(write_end)
+    previous = _kill_child_on_termination(child)
     try:
         last = _watch(read_end, deadline)
     except KeyboardInterrupt:
@@ -115,6 +117,8 @@ def run_watched(work, budget_s: float) -> int:
         return 130
     finally:
         os.close(read_end)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     if last is not None:  # out of time
         _kill(child)
         _report_timeout(last, budget_s)
@@ -127,6 +131,32 @@ def run_watched(work, budget_s: float) -> int:
               "of memory; please report it with the spec", file=sys.stderr)
         return 3
     return code
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills the worker when the watching parent dies (`timeout`, a closed
+    terminal), so that no orphan keeps computing."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() == 1:  # the parent died before the line above
+        os._exit(1)
+
+
+def _kill_child_on_termination(child: int) -> dict:
+    """SIGTERM or SIGHUP to the parent ends the child too, then the parent."""
+    def terminate(number, frame):
+        _kill(child)
+        os._exit(128 + number)
+
+    previous = {}
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        previous[number] = signal.signal(number, terminate)
+    return previous
 
 
 def _watch(read_end: int, deadline: float) -> _Stage | None:

@@ -56,9 +56,10 @@ class BlockState:
                 work[work_class] += operations * (plan.executions - before)
         traffic: dict[str, Fraction] = {}
         for (tensor, level), count in moves.items():
-            if level in ON_CHIP and count != self._moves.get((tensor, level), 0):
-                moved = count - self._moves.get((tensor, level), 0)
-                traffic[level] = traffic.get(level, Fraction(0)) + self.element_bytes[tensor] * moved
+            moved = count - self._moves.get((tensor, level), 0)
+            if level in ON_CHIP and moved:
+                bytes_moved = self.element_bytes[tensor] * moved
+                traffic[level] = traffic.get(level, Fraction(0)) + bytes_moved
         self.blocks.append(BlockCounts(
             {name: env[name] for name in self.iterators},
             {work_class: amount for work_class, amount in work.items() if amount},
@@ -91,7 +92,7 @@ def compare_blocks(checker, cost, counts, spread) -> None:
     symbols = {symbol.name: symbol for symbol in grid.iterators}
     for block in spread(tuple(counts.blocks)):
         at = ", ".join(f"{name}={value}" for name, value in block.coordinates.items())
-        extra = {symbols[name]: _rational(value) for name, value in block.coordinates.items()}
+        extra = {symbols[name]: rational(value) for name, value in block.coordinates.items()}
         for work_class in sorted(set(grid.work) | set(block.work)):
             checker.check(f"block W {work_class}", "FLOP", grid.work.get(work_class, 0),
                           block.work.get(work_class, 0), exact=True, extra=extra, where=at)
@@ -118,7 +119,7 @@ def _compare_tile(checker, tile, elements: frozenset, at: str, extra) -> None:
                   extra=extra, where=at)
 
 
-def _rational(value):
+def rational(value):
     import sympy
 
     value = Fraction(value)

@@ -1,16 +1,16 @@
-"""Presentation of the closed forms against enumeration: `kernelcost check`'s tables and
-`analyze`'s self-verification (JSON field, one-line note, error). Formatting only: every
-comparison was made by the oracle (oracle.comparisons)."""
+"""`check` tables and the self-verification note and error."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ..analysis import Spec
+
 if TYPE_CHECKING:
-    from .analysis import Spec
-    from .oracle import Comparison
-    from .verify import CheckResult, Verification
+    from ..oracle import Comparison
+    from ..verify import CheckResult, Verification
+
 
 # --- check ----------------------------------------------------------------------------------
 

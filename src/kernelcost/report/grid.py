@@ -3,57 +3,51 @@ and the clauses the answer sentence gains for a parallel spec or a kernel that d
 
 from __future__ import annotations
 
-import sympy
-
-from .units import binary, si
+from ..units import binary, si
+from .common import value_of
 
 PER_WORDS = {"sm": "SM", "block": "block", "device": "device"}
 LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "threads"}
 
-
-def _number(expr) -> float | None:
-    if expr is None:
-        return None
-    expr = sympy.sympify(expr)
-    return float(expr) if expr.is_number and expr.is_finite is not False else None
 
 
 def grid_json(verdict) -> dict:
     """The keys each verdict row gains: `grid` (null without one), `t_bound`, `t_model`,
     `misfits`."""
     grid = verdict.grid
-    fields = {"t_bound": _number(verdict.t_bound), "t_model": _number(verdict.t_model),
-              "t_min": _number(verdict.t_bound),
+    fields = {"t_bound": value_of(verdict.t_bound), "t_model": value_of(verdict.t_model),
+              "t_min": value_of(verdict.t_bound),
               "misfits": [misfit_json(m) for m in verdict.misfits], "grid": None}
     if grid is None:
         return fields
     occupancy = grid.occupancy
     fields["grid"] = {
-        "blocks": _number(occupancy.blocks), "sm_count": occupancy.sm_count,
-        "resident_per_sm": _number(occupancy.resident), "limited_by": occupancy.limited_by,
-        "busiest_sm_blocks": _number(occupancy.busiest_sm_blocks),
-        "waves": _number(occupancy.waves), "wave_efficiency": _number(occupancy.wave_efficiency),
-        "tail_share": _number(grid.tail_share), "equal_blocks": grid.equal_blocks,
-        "bound": grid.bound, "model_bound": grid.model_bound, "model_rule": grid.model_rule, "model_detail": grid.model_detail,
+        "blocks": value_of(occupancy.blocks), "sm_count": occupancy.sm_count,
+        "resident_per_sm": value_of(occupancy.resident), "limited_by": occupancy.limited_by,
+        "busiest_sm_blocks": value_of(occupancy.busiest_sm_blocks),
+        "waves": value_of(occupancy.waves), "wave_efficiency": value_of(occupancy.wave_efficiency),
+        "tail_share": value_of(grid.tail_share), "equal_blocks": grid.equal_blocks,
+        "bound": grid.bound, "model_bound": grid.model_bound, "model_rule": grid.model_rule,
+        "model_detail": grid.model_detail,
         "missing_figures": list(occupancy.missing),
     }
     return fields
 
 
 def misfit_json(misfit) -> dict:
-    return {"level": misfit.level, "needed": _number(misfit.needed),
-            "capacity": _number(misfit.capacity), "per": misfit.per, "unit": misfit.unit}
+    return {"level": misfit.level, "needed": value_of(misfit.needed),
+            "capacity": value_of(misfit.capacity), "per": misfit.per, "unit": misfit.unit}
 
 
 def misfit_sentence(verdict, label: str) -> str:
     """`does not fit on H100 BF16: shared memory needs 64 MiB per SM, 294x the 228 KiB`."""
     parts = []
     for misfit in verdict.misfits:
-        needed, capacity = _number(misfit.needed), _number(misfit.capacity)
+        needed, capacity = value_of(misfit.needed), value_of(misfit.capacity)
         what = LEVEL_WORDS.get(misfit.level, misfit.level)
         if misfit.unit == "B":
-            amounts = (f"{binary(needed)} per {PER_WORDS[misfit.per]}, {needed / capacity:.3g}x the "
-                       f"{binary(capacity)}")
+            amounts = (f"{binary(needed)} per {PER_WORDS[misfit.per]}, "
+                       f"{needed / capacity:.3g}x the {binary(capacity)}")
         else:
             amounts = f"{needed:g} {misfit.unit}, over the {capacity:g} allowed per {misfit.per}"
         parts.append(f"{what} needs {amounts}")
@@ -65,18 +59,18 @@ def grid_clause(verdict) -> str:
     97 % full; t_model = 1.2 ms`: what quantisation does to the bound."""
     grid = verdict.grid
     occupancy = grid.occupancy
-    blocks, busiest = _number(occupancy.blocks), _number(occupancy.busiest_sm_blocks)
+    blocks, busiest = value_of(occupancy.blocks), value_of(occupancy.busiest_sm_blocks)
     if blocks is None or busiest is None:
         return ""
     clause = f"; {busiest:.0f} of {blocks:.0f} blocks on the busiest of {occupancy.sm_count} SMs"
-    resident = _number(occupancy.resident)
+    resident = value_of(occupancy.resident)
     if resident is not None:
         clause += f", {resident:.0f} resident per SM ({occupancy.limited_by})"
-        waves, efficiency = _number(occupancy.waves), _number(occupancy.wave_efficiency)
+        waves, efficiency = value_of(occupancy.waves), value_of(occupancy.wave_efficiency)
         if waves is not None and efficiency is not None:
             clause += (f", {waves:.0f} wave{'s' if waves != 1 else ''} "
                        f"{100 * efficiency:.0f} % full")
-    t_model = _number(verdict.t_model)
+    t_model = value_of(verdict.t_model)
     if t_model is not None:
         clause += f"; t_model = {si(t_model, 's')} ({grid.model_rule})"
     return clause

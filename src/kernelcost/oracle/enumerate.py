@@ -1,0 +1,328 @@
+"""The enumeration: compile the checked kernel into a plan, run it at concrete sizes, and
+count work, bytes per level, footprints and the fills of every keep scope."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+
+import sympy
+
+from .. import ast
+from ..check import CheckedKernel
+from ..cost import WORK_CLASSES
+from ..errors import Diagnostic, KcostError
+from ..symbols import LEVELS, iterator_symbol, size_symbol, to_sympy
+from ..work import statement_work
+from .blocks import BlockState
+from .exprs import (
+    as_function,
+    compile_expr,
+    compile_index,
+    fraction_of,
+    resolve_sizes,
+    sympy_substitution,
+    sympy_value,
+)
+from .plans import (
+    AccessPlan,
+    BlockPlan,
+    Budget,
+    KeepPlan,
+    LoopPlan,
+    ScopeState,
+    StatementPlan,
+    WholeBlock,
+)
+from .results import ACCUMULATIONS, DEFAULT_MAX_STEPS, REUSE_MODES, Counts, Env, Value
+from .sample import count_steps
+
+
+class _Compiler:
+    """Turns the checked statement tree into plans, deciding statically for each access
+    occurrence which sets its elements join and at which level each execution is charged."""
+
+    def __init__(self, kernel: CheckedKernel, sizes: Mapping[str, Value], reuse: str):
+        self.kernel = kernel
+        self.sizes = sizes
+        self.honour_keeps = reuse == "spec"
+        self.direct_reuse = kernel.reuse if reuse == "spec" else reuse
+        tensors = kernel.tensors
+        self.element_bytes = {name: fraction_of(t.element_bytes) for name, t in tensors.items()}
+        self.footprint_reads: dict[str, set] = {name: set() for name in tensors}
+        self.footprint_writes: dict[str, set] = {name: set() for name in tensors}
+        self.direct_reads: dict[str, set] = {name: set() for name in tensors}
+        self.direct_writes: dict[str, set] = {name: set() for name in tensors}
+        self.scopes: list[ScopeState] = []
+        self.statements: list[StatementPlan] = []
+        self.lower_bounds: dict[str, ast.Expr] = {}  # iterator -> its loop's `lo`, this chain
+        self.grid = kernel.grid
+        self.blocks = None if self.grid is None else BlockState(
+            self.grid.iterators, self.element_bytes, None)
+
+    def block(self, statements: Iterable[ast.Statement], loops: tuple[str, ...],
+              keeps: tuple[ScopeState, ...]) -> tuple:
+        plans = []
+        for stmt in statements:
+            if isinstance(stmt, ast.For):
+                plans.append(self.loop(stmt, loops, keeps))
+            elif isinstance(stmt, ast.Keep) and self.honour_keeps:
+                plans.append(self.keep(stmt, loops, keeps))
+            elif isinstance(stmt, ast.Keep):  # a forced reuse mode: the scope is not there
+                plans.extend(self.block(stmt.body, loops, keeps))
+            elif isinstance(stmt, ast.Assign) or (isinstance(stmt, ast.Let) and stmt.dtype):
+                plans.append(self.statement(stmt, keeps))
+            # an untyped `let` is a derived size, already among the sizes
+        return tuple(plans)
+
+    def loop(self, loop: ast.For, loops, keeps) -> LoopPlan:
+        step = 1 if loop.step is None else compile_expr(loop.step, self.sizes)
+        if callable(step) or step <= 0:
+            what = "depends on an iterator" if callable(step) else f"is {step}"
+            raise KcostError(Diagnostic(loop.span, f"loop step of `{loop.var}` {what}",
+                                        "a step is a positive size expression"))
+        lo = as_function(compile_expr(loop.lo, self.sizes))
+        hi = as_function(compile_expr(loop.hi, self.sizes))
+        outer_bound = self.lower_bounds.get(loop.var)
+        self.lower_bounds[loop.var] = loop.lo
+        if self.grid is not None and loop.var == self.grid.cluster_axis:
+            self._cluster_along(loop.var, lo, step)
+        body = self.block(loop.body, (*loops, loop.var), keeps)
+        if self.grid is not None and loop.var == self.grid.iterators[-1]:
+            body = (BlockPlan(self.blocks, self.statements, body),)
+        if outer_bound is None:
+            del self.lower_bounds[loop.var]
+        else:
+            self.lower_bounds[loop.var] = outer_bound
+        return LoopPlan(loop.var, lo, hi, step, body)
+
+    def _cluster_along(self, axis: str, lo, step) -> None:
+        """Blocks c at a time along the axis form a cluster; the other coordinates agree."""
+        size = int(sympy_value(self.grid.cluster_size.xreplace(
+            sympy_substitution(self.sizes)), "the cluster size"))
+        iterators = self.grid.iterators
+
+        def cluster_of(env: Env) -> tuple:
+            return tuple((env[name] - lo(env)) // step // size if name == axis else env[name]
+                         for name in iterators)
+
+        self.blocks.cluster_of = cluster_of
+
+    def keep(self, keep: ast.Keep, loops, keeps) -> KeepPlan:
+        tensors = tuple(dict.fromkeys(name.id for name in keep.tensors))
+        fill_levels = {tensor: self._current_level(tensor, keeps) for tensor in tensors}
+        lows = tuple((name, as_function(compile_expr(self.lower_bounds[name], self.sizes)))
+                     for name in loops)
+        scope = ScopeState(len(self.scopes), keep.level.id, tensors, loops,
+                            {tensor: self.element_bytes[tensor] for tensor in tensors},
+                            fill_levels, outer_lows=lows, blocks=self.blocks)
+        self.scopes.append(scope)
+        return KeepPlan(scope, self.block(keep.body, loops, (*keeps, scope)))
+
+    def _current_level(self, tensor: str, keeps: tuple[ScopeState, ...]) -> str:
+        for scope in reversed(keeps):
+            if tensor in scope.tensors:
+                return scope.level
+        level = self.kernel.tensors[tensor].level
+        return "l2" if self.grid is not None and level == "global" else level
+
+    def statement(self, stmt: ast.Assign | ast.Let, keeps) -> StatementPlan:
+        accesses = [self.access(tensor, indices, False, None, keeps)
+                    for tensor, indices in self._value_reads(stmt.value)]
+        target = stmt.target if isinstance(stmt, ast.Assign) else None
+        target_access = self._as_access(target)
+        if target_access is not None:
+            tensor, indices = target_access
+            if stmt.op in ACCUMULATIONS:
+                accesses.append(self.access(tensor, indices, False, indices, keeps))
+            accesses.append(self.access(tensor, indices, True, None, keeps))
+        plan = StatementPlan(statement_work(stmt), tuple(accesses))
+        self.statements.append(plan)
+        return plan
+
+    def _as_access(self, expr) -> tuple[str, tuple[ast.Expr, ...]] | None:
+        """A tensor access, or None for a register local. A scalar tensor (declared without a
+        shape) is written as a bare name; it is one element, with the empty index ()."""
+        if isinstance(expr, ast.Access):
+            return expr.tensor, expr.indices
+        if isinstance(expr, ast.Name) and expr.id in self.kernel.tensors:
+            return expr.id, ()
+        return None
+
+    def _value_reads(self, value: ast.Expr) -> list[tuple[str, tuple[ast.Expr, ...]]]:
+        reads = []
+        for node in ast.walk_expr(value):
+            access = self._as_access(node) if isinstance(node, (ast.Access, ast.Name)) else None
+            if access is not None:
+                reads.append(access)
+        return reads
+
+    def access(self, tensor: str, indices, is_write: bool, accumulated: tuple | None,
+               keeps: tuple[ScopeState, ...]) -> AccessPlan:
+        """accumulated: the target's indices when this is the read half of `+=` (or max=,
+        min=); None for every other read and for writes."""
+        declared = self.kernel.tensors[tensor]
+        is_out_accumulation = accumulated is not None and declared.role == "out"
+        footprint = self.footprint_writes if is_write else self.footprint_reads
+        index = compile_index(indices, self.sizes)
+        if declared.role == "local":  # lives in its level: every access is served there
+            return AccessPlan(index, (footprint[tensor],), (tensor, declared.level))
+        if self.grid is not None and declared.level == "global":
+            return self._block_access(tensor, index, is_write, accumulated, keeps)
+        sets = [footprint[tensor]]
+        chain = [scope for scope in keeps if tensor in scope.tensors]  # empty when forced
+        for scope in chain:
+            if is_out_accumulation and self._encloses_reduction(scope, accumulated):
+                continue
+            sets.append((scope.write_sets if is_write else scope.read_sets)[tensor])
+        move = None
+        if chain:
+            move = (tensor, chain[-1].level)  # served by the innermost keep, every execution
+        elif self.direct_reuse == "none":
+            move = (tensor, self.kernel.tensors[tensor].level)
+        elif not is_out_accumulation:  # perfect: distinct elements, counted at the end
+            sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
+        return AccessPlan(index, tuple(sets), move)
+
+    def _block_access(self, tensor: str, index, is_write: bool, accumulated, keeps):
+        """A global tensor in a parallel spec: each element reaches global memory once
+        (compulsory); a block reads its fills from L2, and outside a keep the distinct
+        elements it touches (every access under `reuse none`)."""
+        is_out_accumulation = (accumulated is not None
+                               and self.kernel.tensors[tensor].role == "out")
+        kind = "write" if is_write else "read"
+        sets = [(self.footprint_writes if is_write else self.footprint_reads)[tensor],
+                self.blocks.touched[tensor]]
+        if not is_out_accumulation:
+            sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
+        chain = [scope for scope in keeps if tensor in scope.tensors]
+        for scope in chain:
+            if is_out_accumulation and self._encloses_reduction(scope, accumulated):
+                continue
+            sets.append((scope.write_sets if is_write else scope.read_sets)[tensor])
+        move = None
+        if chain:
+            move = (tensor, chain[-1].level)
+        elif self.direct_reuse == "none":
+            move = (tensor, "l2")
+        elif not (is_out_accumulation and self._encloses_reduction(WholeBlock(
+                self.grid.iterators), accumulated)):
+            sets.append(self.blocks.direct[(tensor, kind)])
+        return AccessPlan(index, tuple(sets), move)
+
+
+    def _encloses_reduction(self, scope: ScopeState, target_indices: tuple) -> bool:
+        """The contract's test for skipping the fill of an `out` accumulation target: every
+        loop around the scope moves the target's index expressions, directly or through the
+        lower bounds of the loops inside the scope (`i` in `i0..i0 + T` moves with `i0`).
+        Indices are read as sympy reads them, so `i0 - i0` does not count."""
+        names = {name: size_symbol(name) for name in self.kernel.sizes}
+        names.update({name: iterator_symbol(name) for name in self.lower_bounds})
+        indices = [to_sympy(index, names) for index in target_indices]
+        outer = {iterator_symbol(name) for name in scope.outer_iterators}
+        for _ in range(len(self.lower_bounds)):  # each pass resolves one level of the nest
+            inner = {symbol for index in indices for symbol in index.free_symbols
+                     if symbol not in outer and symbol.name in self.lower_bounds}
+            if not inner:
+                break
+            offsets = {symbol: to_sympy(self.lower_bounds[symbol.name], names)
+                       + sympy.Dummy(f"{symbol.name}_offset") for symbol in inner}
+            indices = [index.subs(offsets) for index in indices]
+        symbols = set().union(*(index.free_symbols for index in indices))
+        return all(iterator_symbol(name) in symbols for name in scope.outer_iterators)
+
+
+
+# --- enumeration -------------------------------------------------------------------------
+
+
+def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str = "spec",
+                     *, max_steps: int = DEFAULT_MAX_STEPS) -> Counts:
+    """Run the kernel's loop nest at the given sizes (parameters missing from `sizes` take
+    their defaults) and count work, traffic, footprints and scope fills by enumeration.
+
+    reuse: `spec` honours keep scopes, and tensors outside them follow the kernel's `reuse`
+    setting; `perfect` and `none` ignore every keep (no scope is reported, as in the Cost)
+    and count every tensor that way.
+    A nest running more than max_steps loop iterations plus statements is a KcostError."""
+    if reuse not in REUSE_MODES:
+        raise KcostError(Diagnostic(None, f"unknown reuse mode `{reuse}`",
+                                    "use " + ", ".join(REUSE_MODES)))
+    values = resolve_sizes(kernel, sizes)
+    if count_steps(kernel, sizes, max_steps) > max_steps:
+        Budget(max_steps).exceeded()  # refuse before running: the count is cheap
+    compiler = _Compiler(kernel, values, reuse)
+    plans = compiler.block(kernel.kernel.statements, (), ())
+    budget = Budget(max_steps)
+    env: Env = {}
+    for plan in plans:
+        plan.execute(env, budget)
+    _check_inside_shapes(kernel, values, compiler)
+    if compiler.blocks is not None:
+        budget.moves.update({(tensor, "l2"): elements for tensor, elements
+                             in compiler.blocks.l2_fill_elements().items()})
+    return Counts(
+        kernel=kernel.name,
+        sizes=values,
+        reuse=reuse,
+        work=_work(compiler.statements),
+        traffic=_traffic(compiler, budget.moves),
+        footprints={name: (len(compiler.footprint_reads[name]),
+                           len(compiler.footprint_writes[name]))
+                    for name, tensor in kernel.tensors.items() if tensor.role != "local"},
+        scopes=tuple(scope.result() for scope in compiler.scopes),
+        statement_executions=sum(plan.executions for plan in compiler.statements),
+        steps=budget.steps,
+        blocks=() if compiler.blocks is None else tuple(compiler.blocks.blocks),
+    )
+
+
+def _check_inside_shapes(kernel: CheckedKernel, values: Mapping[str, Value],
+                         compiler: _Compiler) -> None:
+    """Every element touched lies inside its tensor's declared shape. Counts of a nest that
+    reaches outside are not defined (a footprint bound may use the shape), so that is an
+    error of the spec at these sizes rather than a number."""
+    substitution = sympy_substitution(values)
+    for name, tensor in kernel.tensors.items():
+        extents = [sympy_value(extent.xreplace(substitution), f"the shape of `{name}`")
+                   for extent in tensor.shape]
+        touched = compiler.footprint_reads[name] | compiler.footprint_writes[name]
+        for dimension, extent in enumerate(extents):
+            if not touched:
+                break
+            low = min(element[dimension] for element in touched)
+            high = max(element[dimension] for element in touched)
+            if low < 0 or high >= extent:
+                index = low if low < 0 else high
+                sizes = ", ".join(f"{size} = {value}" for size, value in values.items())
+                raise KcostError(Diagnostic(
+                    tensor.span,
+                    f"`{name}` is indexed at {index} in dimension {dimension + 1}, outside "
+                    f"its declared extent 0..{extent - 1} (at {sizes})",
+                    "declare a shape that holds every index, or bound the loops: counts "
+                    "outside the shape are not defined"), kernel.kernel.source)
+
+
+def _work(statements: list[StatementPlan]) -> dict[str, int]:
+    work = {work_class: 0 for work_class in WORK_CLASSES}
+    for plan in statements:
+        for work_class, operations in plan.work.items():
+            work[work_class] = work.get(work_class, 0) + operations * plan.executions
+    return work
+
+
+def _traffic(compiler: _Compiler, moves: Counter) -> dict[str, Fraction]:
+    """Bytes per level: elements moved one by one (served accesses, `none` reuse, fills),
+    plus the distinct elements of direct accesses under perfect reuse, at the home level."""
+    traffic: dict[str, Fraction] = {}
+    for (tensor, level), elements in moves.items():
+        traffic[level] = traffic.get(level, Fraction(0)) + compiler.element_bytes[tensor] * elements
+    for tensor, declared in compiler.kernel.tensors.items():
+        distinct = len(compiler.direct_reads[tensor]) + len(compiler.direct_writes[tensor])
+        if distinct:
+            traffic[declared.level] = (traffic.get(declared.level, Fraction(0))
+                                       + compiler.element_bytes[tensor] * distinct)
+    return {level: traffic[level] for level in LEVELS if traffic.get(level)}
+
+

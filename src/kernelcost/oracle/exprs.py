@@ -1,0 +1,156 @@
+"""Sizes resolved to numbers, and index and bound expressions turned once into closures
+(sizes folded in as constants), so that the nest runs on plain ints and Fractions."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+
+import sympy
+
+from .. import ast
+from ..check import CheckedKernel
+from ..errors import Diagnostic, KcostError
+from ..symbols import number, size_symbol
+from .results import Element, Env, Value
+
+# --- sizes -------------------------------------------------------------------------------
+
+
+def resolve_sizes(kernel: CheckedKernel, sizes: Mapping[str, int]) -> dict[str, Value]:
+    """Every size name -> its value: the given parameters, defaults for the rest, and the
+    derived (`let`) sizes evaluated. A missing, unknown or non-positive size is a KcostError."""
+    parameter_names = [symbol.name for symbol in kernel.parameters]
+    for name in sizes:
+        if name not in parameter_names:
+            raise KcostError(Diagnostic(None, f"`{name}` is not a size parameter of "
+                                              f"`{kernel.name}`",
+                                        "parameters: " + ", ".join(parameter_names)))
+    values: dict[str, Value] = {}
+    for symbol in kernel.parameters:
+        value = sizes.get(symbol.name, kernel.defaults.get(symbol))
+        if value is None:
+            raise KcostError(Diagnostic(None, f"size `{symbol.name}` needs a value",
+                                        f"set it: {symbol.name}=8"))
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise KcostError(Diagnostic(None, f"size `{symbol.name}` must be a positive "
+                                              f"integer, not {value!r}"))
+        values[symbol.name] = value
+    substitution = sympy_substitution(values)
+    for name, expression in kernel.sizes.items():
+        if name not in values:
+            values[name] = sympy_value(expression.xreplace(substitution), f"size `{name}`")
+    return values
+
+
+def sympy_substitution(values: Mapping[str, Value]) -> dict[sympy.Symbol, sympy.Rational]:
+    return {size_symbol(name): rational(value) for name, value in values.items()}
+
+
+def rational(value: Value) -> sympy.Rational:
+    value = Fraction(value)
+    return sympy.Rational(value.numerator, value.denominator)
+
+
+def sympy_value(expression: sympy.Expr, what: str) -> Value:
+    if not expression.is_Rational:
+        raise KcostError(Diagnostic(None, f"{what} does not evaluate to a number: {expression}"))
+    return normal(Fraction(int(expression.p), int(expression.q)))
+
+
+def normal(value: Value) -> Value:
+    """Integral Fractions become ints, so that loops can use range()."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+# --- expressions as closures -------------------------------------------------------------
+# An expression compiles to a constant (a Value) when it depends on sizes only, otherwise to a
+# function of the iterator environment. Values are never callable, so callable() tells them
+# apart.
+
+Compiled = Value | Callable[[Env], Value]
+
+
+def _divide(left: Value, right: Value) -> Value:
+    if right == 0:
+        raise KcostError(Diagnostic(None, "division by zero in an index or a loop bound"))
+    if isinstance(left, int) and isinstance(right, int) and left % right == 0:
+        return left // right
+    return normal(Fraction(left) / right)
+
+
+_OPERATORS: dict[str, Callable[[Value, Value], Value]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": _divide,
+}
+
+
+def compile_expr(expr: ast.Expr, sizes: Mapping[str, Value]) -> Compiled:
+    """An index or bound expression (sizes, iterators, + - * /, min, max) as a closure."""
+    if isinstance(expr, ast.Number):
+        rational = number(expr.text)
+        return normal(Fraction(int(rational.p), int(rational.q)))
+    if isinstance(expr, ast.Name):
+        if expr.id in sizes:
+            return sizes[expr.id]
+        return operator.itemgetter(expr.id)
+    if isinstance(expr, ast.Neg):
+        operand = compile_expr(expr.operand, sizes)
+        if not callable(operand):
+            return -operand
+        return lambda env: -operand(env)
+    if isinstance(expr, ast.BinOp):
+        return compile_binary(_OPERATORS[expr.op], compile_expr(expr.left, sizes),
+                               compile_expr(expr.right, sizes))
+    if isinstance(expr, ast.Call) and expr.func in ("min", "max"):
+        return compile_extremum(min if expr.func == "min" else max,
+                                 [compile_expr(arg, sizes) for arg in expr.args])
+    raise KcostError(Diagnostic(expr.span, "not an index or bound expression",
+                                "indices and bounds use sizes, iterators, + - * /, min, max"))
+
+
+def compile_binary(apply, left: Compiled, right: Compiled) -> Compiled:
+    if not callable(left) and not callable(right):
+        return normal(apply(left, right))
+    if not callable(right):
+        return lambda env: apply(left(env), right)
+    if not callable(left):
+        return lambda env: apply(left, right(env))
+    return lambda env: apply(left(env), right(env))
+
+
+def compile_extremum(choose, args: list[Compiled]) -> Compiled:
+    if not any(callable(arg) for arg in args):
+        return choose(args)
+    functions = [as_function(arg) for arg in args]
+    return lambda env: choose([function(env) for function in functions])
+
+
+def as_function(compiled: Compiled) -> Callable[[Env], Value]:
+    if callable(compiled):
+        return compiled
+    return lambda env: compiled
+
+
+def compile_index(indices: tuple[ast.Expr, ...],
+                   sizes: Mapping[str, Value]) -> Callable[[Env], Element]:
+    """The element an access touches, as a tuple of index values (() for a scalar tensor)."""
+    parts = [as_function(compile_expr(index, sizes)) for index in indices]
+    if not parts:
+        return lambda env: ()
+    if len(parts) == 1:
+        (first,) = parts
+        return lambda env: (first(env),)
+    if len(parts) == 2:
+        first, second = parts
+        return lambda env: (first(env), second(env))
+    if len(parts) == 3:
+        first, second, third = parts
+        return lambda env: (first(env), second(env), third(env))
+    return lambda env: tuple(part(env) for part in parts)
+
+
+def fraction_of(value: sympy.Rational) -> Fraction:
+    return Fraction(int(value.p), int(value.q))

@@ -1,0 +1,216 @@
+"""Small sizes that meet a kernel's assumptions, and the steps a nest will take before it
+runs (so that an enumeration too large is refused at once)."""
+
+from __future__ import annotations
+
+import math
+import operator
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+import sympy
+
+from .. import ast
+from ..check import CheckedKernel
+from ..errors import Diagnostic, KcostError
+from ..symbols import size_symbol
+from .compare import evaluate
+from .exprs import as_function, compile_expr, resolve_sizes, sympy_substitution
+from .plans import iterator_values
+from .results import SAMPLE_MAX_STEPS, Env, Value
+
+# --- sampling sizes ----------------------------------------------------------------------
+
+
+def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
+                 max_steps: int = SAMPLE_MAX_STEPS, extra_facts: Iterable[sympy.Basic] = (),
+                 max_attempts: int = 4000,
+                 stop: Callable[[], bool] | None = None) -> list[dict[str, int]]:
+    """Draw `count` small assignments of every size parameter that satisfy the kernel's
+    assumptions (divisibility and bounds, plus extra_facts such as a Cost's conditions) and
+    whose nest runs at most max_steps loop iterations plus statements (counted by count_steps
+    before the nest is ever run). Parameters that divide others
+    or have a default (tile sizes) are drawn from 1..4, the others from 1..12; the ranges
+    shrink when draws keep failing. Distinct assignments are preferred. `stop`, asked before
+    each draw, ends the search early: the assignments found so far are returned."""
+    extra_facts = tuple(extra_facts)
+    samples: list[dict[str, int]] = []
+    seen: set[tuple] = set()
+    for attempt in range(max_attempts):
+        if len(samples) == count:
+            break
+        if stop is not None and stop():
+            return samples
+        shrink = attempt * 4 // max_attempts  # 0, 1, 2, 3 over the attempts
+        candidate = draw_sizes(kernel, lambda name, top: rng.randint(1, top),
+                               size_top=12 - 3 * shrink, tile_top=4 - shrink)
+        key = tuple(sorted(candidate.items()))
+        if key in seen and attempt < max_attempts // 2:
+            continue
+        if not assumptions_hold(kernel, candidate, extra_facts):
+            continue
+        if count_steps(kernel, candidate, max_steps) > max_steps:
+            continue
+        seen.add(key)
+        samples.append(candidate)
+    if len(samples) < count:
+        raise KcostError(Diagnostic(None, f"found only {len(samples)} of {count} size "
+                                          f"assignments of `{kernel.name}` that satisfy its "
+                                          f"assumptions within {max_steps:,} steps",
+                                    "check that the `assume` facts can hold together"))
+    return samples
+
+
+def draw_sizes(kernel: CheckedKernel, pick: Callable[[str, int], int], *, size_top: int = 12,
+               tile_top: int = 4) -> dict[str, int]:
+    """One assignment, with `pick(name, top)` choosing an integer in 1..top (a random draw,
+    or a hypothesis draw in the property tests). Tile-like parameters (divisors, and those
+    with a default) take top = tile_top, the others size_top. Divisors are drawn before what
+    they divide, which is then drawn as a multiple of their least common multiple; a cycle
+    of facts is drawn freely (assumptions_hold filters it). Relations (`T <= N`) are not
+    enforced here: the caller filters with assumptions_hold."""
+    divisor_names = {symbol.name for divisor, _ in kernel.divisibility
+                     for symbol in divisor.free_symbols}
+    tile_like = divisor_names | {symbol.name for symbol in kernel.defaults}
+    pending = [symbol.name for symbol in kernel.parameters]
+    values: dict[str, int] = {}
+    while pending:
+        ready = [name for name in pending if _divisors_known(kernel, name, values)]
+        name = ready[0] if ready else pending[0]  # a cycle of facts: draw freely
+        top = tile_top if name in tile_like else size_top
+        base = _divisors_lcm(kernel, name, values) if ready else 1
+        values[name] = base * pick(name, max(1, top // base))
+        pending.remove(name)
+    return values
+
+
+def _divisors_of(kernel: CheckedKernel, name: str) -> list[sympy.Expr]:
+    return [divisor for divisor, dividend in kernel.divisibility
+            if dividend == size_symbol(name)]
+
+
+def _divisors_known(kernel: CheckedKernel, name: str, values: Mapping[str, int]) -> bool:
+    return all(symbol.name in values for divisor in _divisors_of(kernel, name)
+               for symbol in divisor.free_symbols)
+
+
+def _divisors_lcm(kernel: CheckedKernel, name: str, values: Mapping[str, int]) -> int:
+    substitution = sympy_substitution(values)
+    base = 1
+    for divisor in _divisors_of(kernel, name):
+        value = divisor.xreplace(substitution)
+        if value.is_Integer and value > 0:
+            base = math.lcm(base, int(value))
+    return base
+
+
+def assumptions_hold(kernel: CheckedKernel, sizes: Mapping[str, int],
+                     extra_facts: Iterable[sympy.Basic] = ()) -> bool:
+    """Whether the sizes satisfy every `assume` fact of the kernel, and the extra relations."""
+    substitution = sympy_substitution(resolve_sizes(kernel, sizes))
+    for divisor, dividend in kernel.divisibility:
+        divisor_value = evaluate(divisor, substitution)
+        dividend_value = evaluate(dividend, substitution)
+        if divisor_value is None or dividend_value is None or divisor_value == 0:
+            return False
+        if (dividend_value / divisor_value).denominator != 1:
+            return False
+    for relation in (*kernel.bounds, *extra_facts):
+        if not _relation_holds(relation, substitution):
+            return False
+    return True
+
+
+_RELATIONS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt,
+              "==": operator.eq, "!=": operator.ne}
+
+
+def _relation_holds(relation: sympy.Basic, substitution) -> bool:
+    if relation in (sympy.true, True):
+        return True
+    if relation in (sympy.false, False):
+        return False
+    if isinstance(relation, sympy.And):
+        return all(_relation_holds(arg, substitution) for arg in relation.args)
+    if isinstance(relation, sympy.Or):
+        return any(_relation_holds(arg, substitution) for arg in relation.args)
+    if getattr(relation, "rel_op", None) in _RELATIONS:
+        left = evaluate(relation.lhs, substitution)
+        right = evaluate(relation.rhs, substitution)
+        return left is not None and right is not None and _RELATIONS[relation.rel_op](left, right)
+    value = relation.xreplace(dict(substitution))
+    return bool(value == sympy.true)
+
+
+# --- counting the steps before running the nest -----------------------------------------
+
+
+class _OverLimit(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class _LoopShape:
+    """A loop with its bounds compiled and its body reduced to what costs steps."""
+
+    lo: Callable[[Env], Value]
+    hi: Callable[[Env], Value]
+    step: Value
+    var: str
+    statements: int  # statements directly in the body (keeps flattened)
+    loops: tuple[_LoopShape, ...]
+
+
+def count_steps(kernel: CheckedKernel, sizes: Mapping[str, int],
+                limit: int = SAMPLE_MAX_STEPS) -> float:
+    """Loop iterations plus statement executions of the nest, as enumerate_counts would run
+    them, or inf as soon as they pass `limit`. Much cheaper than the enumeration: no access is
+    evaluated, and a loop with no loop inside is counted from its trip count alone."""
+    values = resolve_sizes(kernel, sizes)
+    statements, loops = _shape(kernel.kernel.statements, values)
+    try:
+        return _count_block(statements, loops, {}, limit)
+    except _OverLimit:
+        return math.inf
+
+
+def _shape(statements, sizes) -> tuple[int, tuple[_LoopShape, ...]]:
+    count, loops = 0, []
+    for stmt in statements:
+        if isinstance(stmt, ast.For):
+            step = 1 if stmt.step is None else compile_expr(stmt.step, sizes)
+            if callable(step) or step <= 0:
+                raise KcostError(Diagnostic(stmt.span, f"loop step of `{stmt.var}` must be a "
+                                                       f"positive size expression"))
+            inner_count, inner_loops = _shape(stmt.body, sizes)
+            loops.append(_LoopShape(as_function(compile_expr(stmt.lo, sizes)),
+                                    as_function(compile_expr(stmt.hi, sizes)), step, stmt.var,
+                                    inner_count, inner_loops))
+        elif isinstance(stmt, ast.Keep):
+            inner_count, inner_loops = _shape(stmt.body, sizes)
+            count += inner_count
+            loops.extend(inner_loops)
+        elif isinstance(stmt, ast.Assign) or (isinstance(stmt, ast.Let) and stmt.dtype):
+            count += 1
+    return count, tuple(loops)
+
+
+def _count_block(statements: int, loops: tuple[_LoopShape, ...], env: Env, limit: int) -> int:
+    total = statements
+    for loop in loops:
+        values = iterator_values(loop.lo(env), loop.hi(env), loop.step)
+        if not loop.loops:
+            trips = len(values) if isinstance(values, range) else sum(1 for _ in values)
+            total += trips * (1 + loop.statements)
+        else:
+            for value in values:
+                env[loop.var] = value
+                total += 1 + _count_block(loop.statements, loop.loops, env, limit)
+                if total > limit:
+                    raise _OverLimit
+            env.pop(loop.var, None)
+        if total > limit:
+            raise _OverLimit
+    return total
+

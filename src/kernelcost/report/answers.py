@@ -1,0 +1,195 @@
+"""Verdicts and answers: the sentence, the verdict table, the JSON rows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..units import plain, si
+from .common import (
+    INTENSITY_UNIT,
+    json_number,
+    machine_label,
+    size_text,
+    value_of,
+    value_or_formula,
+)
+from .grid import grid_clause, grid_json, misfit_sentence
+
+if TYPE_CHECKING:
+    pass
+
+
+# --- verdicts and answers ------------------------------------------------------------------
+
+def binding_level(result):
+    """The level the sentence and the advice speak of: the one whose bandwidth binds, or,
+    when a compute roof binds, the level closest to its ridge (the smallest ratio)."""
+    binding = result.binding_term()
+    if binding is not None and binding.kind == "traffic":
+        for level in result.levels:
+            if level.level == binding.key:
+                return level
+    ratios = [(level, value_of(level.ratio)) for level in result.levels]
+    known = [(level, ratio) for level, ratio in ratios if ratio is not None]
+    if known:
+        return min(known, key=lambda pair: pair[1])[0]
+    return result.levels[0] if result.levels else None
+
+
+def answer_sentence(answer) -> str:
+    """The verdict in one sentence, as the chapter would say it."""
+    result = answer.verdict
+    label = machine_label(result.machine, result.precision)
+    if result.misfits:
+        return misfit_sentence(result, label)
+    if answer.crossings:
+        return _crossing_sentence(answer, label)
+    if result.regime is not None:
+        level = binding_level(result)
+        ratio = value_of(level.ratio) if level else None
+        parts = [f"{result.regime} on {label}"]
+        if ratio is not None:
+            ridge = value_of(level.ridge)
+            parts.append(f": I_{level.level} = {plain(value_of(level.intensity), INTENSITY_UNIT)}"
+                         f" is {ratio:.3g}× the {level.level} ridge "
+                         f"({plain(ridge, INTENSITY_UNIT)})")
+        parts.append(f"; t_min = {si(value_of(result.t_min), 's')}, bound by {result.bound}")
+        if result.grid is not None:
+            parts.append(grid_clause(result))
+        return "".join(parts)
+    return (f"symbolic on {label}: set the sizes (--set), or leave one free to find where "
+            "it crosses the ridge")
+
+
+def _crossing_sentence(answer, label: str) -> str:
+    """One clause per level, then the size from which every roof is compute-bound."""
+    parameter = str(answer.free_parameter)
+    clauses, last, never_compute = [], 0.0, False
+    for crossing in answer.crossings:
+        clause, start = _level_clause(crossing, parameter)
+        clauses.append(clause)
+        if start is None:
+            never_compute = True
+        else:
+            last = max(last, start)
+    if len(clauses) == 1:
+        return f"{clauses[0][:1].upper()}{clauses[0][1:]} on {label}"
+    if never_compute:
+        verdict = f"memory-bound on {label} at every {parameter}"
+    elif last > 0:
+        verdict = f"compute-bound on {label} from {parameter} = {size_text(last)}"
+    else:
+        verdict = f"compute-bound on {label} at every {parameter}"
+    return verdict + " (" + "; ".join(clauses) + ")"
+
+
+def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
+    """What one level does as the size grows, and the size from which it is compute-bound
+    (0: always; None: never)."""
+    ridge = plain(value_of(crossing.ridge), INTENSITY_UNIT)
+    level = crossing.level
+    if crossing.value is None:
+        limit = value_of(crossing.limit)
+        if limit is not None and limit < value_of(crossing.ridge):
+            return (f"{level}: memory-bound at every {parameter}, I → "
+                    f"{plain(limit, INTENSITY_UNIT)} stays under the ridge ({ridge})"), None
+        return f"{level}: compute-bound at every {parameter} (ridge {ridge})", 0.0
+    value = value_of(crossing.value)
+    if crossing.compute_bound_side == "above":
+        return (f"{level}: memory-bound below {parameter} = {size_text(value)}, "
+                f"compute-bound above (ridge {ridge})"), value
+    return (f"{level}: compute-bound below {parameter} = {size_text(value)}, memory-bound "
+            f"above (ridge {ridge})"), None
+
+
+def answers_json(answers) -> dict:
+    """The `verdicts` rows (one per machine x precision x level) and one sentence each."""
+    return {
+        "verdicts": [{**row, **grid_json(answer.verdict)} for answer in answers
+                     for row in answer.verdict.as_json()],
+        "answers": [{
+            "machine": a.verdict.machine, "precision": a.verdict.precision,
+            "sentence": answer_sentence(a),
+            "t_min": json_number(a.verdict.t_bound),
+            "terms": [{"name": t.name, "kind": t.kind, "key": t.key,
+                       "seconds": json_number(t.seconds)} for t in a.verdict.terms],
+            "t_model": json_number(a.verdict.t_model),
+            "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
+            "bound": a.verdict.bound, "regime": a.verdict.regime,
+            "crossings": [c.as_json() for c in a.crossings],
+            "fits": [{"scope": f.scope_index, "level": f.level, "held_B": json_number(f.held_B),
+                      "capacity_B": json_number(f.capacity_B), "per": f.capacity_per,
+                      "fits": f.fits} for f in a.verdict.fits],
+            "efficiency": None if a.efficiency is None else {
+                "regime": a.efficiency.regime, "metric": a.efficiency.metric,
+                "achieved": a.efficiency.achieved, "roof": a.efficiency.roof,
+                "fraction": a.efficiency.fraction, "text": a.efficiency.describe()},
+        } for a in answers],
+    }
+
+
+def verdict_table(answers):
+    """One row per machine x precision x level; the zone and advice follow as sentences."""
+    from rich.table import Table
+
+    table = Table(title="Roofline verdicts", title_justify="left")
+    for column, justify in (("machine", "left"), ("level", "left"), ("I", "right"),
+                            ("ridge", "right"), ("I/ridge", "right"), ("attainable", "right"),
+                            ("t_min", "right"), ("bound", "left")):
+        table.add_column(column, justify=justify)
+    for answer in answers:
+        result = answer.verdict
+        for position, level in enumerate(result.levels):
+            ratio = value_of(level.ratio)
+            first = position == 0
+            table.add_row(
+                machine_label(result.machine, result.precision) if first else "",
+                level.level,
+                value_or_formula(level.intensity, INTENSITY_UNIT),
+                plain(value_of(level.ridge), INTENSITY_UNIT),
+                "-" if ratio is None else f"{ratio:.3g}",
+                value_or_formula(level.performance, "FLOP/s", prefixed=True),
+                _time_cell(result) if first else "",
+                (result.bound or "-") if first else "")
+    return table
+
+
+def _time_cell(result) -> str:
+    return "does not fit" if result.misfits else si(value_of(result.t_bound), "s")
+
+
+def _term_order(term) -> float:
+    seconds = value_of(term.seconds)
+    return -seconds if seconds is not None else 0.0
+
+
+def answer_lines(answers) -> list[str]:
+    lines = []
+    for answer in answers:
+        lines.append(answer_sentence(answer) + ".")
+        result = answer.verdict
+        level = binding_level(result)
+        zone = level.zone if level is not None else None
+        if zone is not None and not result.misfits:
+            lines.append(f"  {zone.name} at {level.level}: {zone.advice}.")
+        if not result.misfits and len(result.terms) > 1:
+            lines.append("  time terms: " + ", ".join(
+                f"{term.name} {si(value_of(term.seconds), 's')}"
+                for term in sorted(result.terms, key=_term_order)) + ".")
+        for fit in result.fits:
+            if fit.fits is False:
+                lines.append(f"  keep scope {fit.scope_index} ({', '.join(fit.tensors)}) holds "
+                             f"{si(value_of(fit.held_B), 'B')}, more than the "
+                             f"{si(value_of(fit.capacity_B), 'B')} of {fit.level} per "
+                             f"{fit.capacity_per}.")
+        if result.working_set_fits_l2:
+            lines.append(f"  the working set ({si(value_of(result.working_set_B), 'B')}) fits in "
+                         f"L2 ({si(value_of(result.l2_capacity_B), 'B')}): the L2 slope may "
+                         "bind rather than HBM's.")
+        if answer.efficiency is not None:
+            above = (" — above the roof: check the measurement, the sizes or the spec"
+                     if answer.efficiency.fraction > 1 else "")
+            lines.append(f"  measured: {answer.efficiency.describe()} "
+                         f"({answer.efficiency.regime}, so measured in "
+                         f"{answer.efficiency.metric}){above}.")
+    return lines

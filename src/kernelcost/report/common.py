@@ -1,0 +1,61 @@
+"""What every printer shares: numbers and expressions as text, machine labels, units."""
+
+from __future__ import annotations
+
+import math
+
+import sympy
+
+from ..jsonout import number
+from ..units import plain, si
+
+WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
+
+
+MACHINE_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200", "b200": "B200",
+                 "mi300x": "MI300X", "mi250x": "MI250X", "l40s": "L40S", "rtx4090": "RTX 4090"}
+
+
+def expression(expr: sympy.Expr | None) -> str | None:
+    """Expressions travel as sympy strings (parseable by sympy, deterministic)."""
+    return None if expr is None else sympy.sstr(expr, order="lex")
+
+
+def value_of(expr) -> float | None:
+    """A number as a float (infinity kept), None for an expression or nothing."""
+    if expr is None:
+        return None
+    expr = sympy.sympify(expr)
+    if not expr.is_number:
+        return None
+    return float(expr) if expr.is_finite is not False else float("inf")
+
+
+def machine_label(machine_id: str, precision: str) -> str:
+    return f"{MACHINE_NAMES.get(machine_id, machine_id)} {precision.upper()}"
+
+
+def size_text(value: float) -> str:
+    return f"{value:.1f}" if abs(value - round(value)) > 1e-9 else f"{value:.0f}"
+
+
+def formula(expr: sympy.Expr | None) -> str:
+    return "-" if expr is None else sympy.sstr(expr, order="lex")
+
+
+def json_number(expr):
+    if expr is None:
+        return None
+    value = value_of(expr)
+    if value is not None and not math.isfinite(value):
+        return number(expr)  # exact text where a double overflows
+    return value if value is not None else expression(sympy.sympify(expr))
+
+
+def value_or_formula(expr, unit: str, prefixed: bool = False) -> str:
+    """The value with its unit, a short formula while symbolic, else `symbolic`."""
+    value = value_of(expr)
+    if value is None:
+        text = formula(sympy.sympify(expr))
+        return text if len(text) <= 16 else "symbolic"
+    return (si(value, unit) if prefixed else plain(value, unit)).strip()
