@@ -106,23 +106,6 @@ class Analysis:
 
     # notebook display: thin calls into the report and plot stages, imported when shown
 
-    def _repr_markdown_(self) -> str:
-        from .report import analysis_markdown
-
-        return analysis_markdown(self)
-
-    def _repr_latex_(self) -> str:
-        from .report import analysis_latex
-
-        return analysis_latex(self)
-
-    def roofline(self, machine="h100", precisions=(), **options):
-        """The roofline figure at these sizes (options as plot.scene: size_range, ...);
-        it displays itself in a notebook and has .save(path)."""
-        from .plot import Roofline
-
-        return Roofline.of(self, machine, precisions, **options)
-
 
 def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
             reuse: str = "spec", verify: bool = False) -> Analysis:

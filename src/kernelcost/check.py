@@ -9,35 +9,24 @@ from dataclasses import dataclass, field
 import sympy
 
 from . import ast
+from .check_decls import (
+    KEYWORDS,
+    MAX_LOOP_DEPTH,
+    DeclarationChecks,
+    Tensor,
+    place_of,
+)
+from .check_exprs import ExpressionChecks
 from .errors import Diagnostic, KcostError, did_you_mean
 from .parallel import Grid, header_iterators, read_grid
 from .symbols import (
     ELEMENT_BYTES,
-    FUNCTION_ARITY,
     FUNCTIONS,
     LEVELS,
     PRECISION_OF_TYPE,
     iterator_symbol,
     size_symbol,
-    to_sympy,
 )
-
-REUSE_MODES = ("perfect", "none")
-ROLES = ("in", "out", "inout")
-KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
-                      "keep", "parallel", "stages"})
-MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
-
-
-@dataclass(frozen=True)
-class Tensor:
-    name: str
-    role: str  # in | out | inout, or local: an array declared with `let` inside the nest
-    dtype: str
-    element_bytes: sympy.Rational
-    shape: tuple[sympy.Expr, ...]  # in the size parameters
-    level: str  # home level
-    span: ast.Span
 
 
 @dataclass(frozen=True)
@@ -72,7 +61,7 @@ def check(kernel: ast.Kernel) -> CheckedKernel:
     return _Checker(kernel).run()
 
 
-class _Checker:
+class _Checker(DeclarationChecks, ExpressionChecks):
     """Walks the kernel once, collecting diagnostics. A declaration that is itself wrong (a bad
     shape, an unknown type) is still recorded, so its uses do not report the same mistake
     again; the checked kernel is built only when nothing was reported."""
@@ -157,122 +146,6 @@ class _Checker:
         line = self.kernel.source.split("\n")[span.line - 1]
         return line[span.column - 1:span.end_column - 1]
 
-    # --- declarations --------------------------------------------------------------------
-
-    def _declare(self, name: str, span: ast.Span, what: str) -> bool:
-        """Record a kernel-wide name (size or tensor); False when it cannot be declared."""
-        place = self._name_span(span, name)
-        if name in KEYWORDS:
-            self.error(place, f"`{name}` is a keyword and cannot name a {what}",
-                       f"rename this {what}")
-            return False
-        if name in FUNCTIONS:
-            self.error(place, f"`{name}` is a built-in function and cannot name a {what}",
-                       f"rename this {what}")
-            return False
-        first = self.declared_at.get(name) or self.local_spans.get(name)
-        if first is not None:
-            self.error(place, f"`{name}` is already declared at {_place(first, place)}",
-                       f"rename this {what}: sizes, tensors, locals and iterators share "
-                       "one namespace")
-            return False
-        self.declared_at[name] = span
-        return True
-
-    def _parameters(self) -> None:
-        for param in self.kernel.params:
-            if not self._declare(param.name, param.span, "size"):
-                continue
-            symbol = size_symbol(param.name)
-            self.sizes[param.name] = symbol
-            if param.default is not None:
-                if param.default < 1:
-                    self.error(param.span, f"default of `{param.name}` must be positive, "
-                               f"not {param.default}", "sizes are positive integers")
-                self.defaults[symbol] = param.default
-
-    def _kernel_item(self, item: ast.Item, scope: _Scope) -> None:
-        if isinstance(item, ast.ReuseSetting):
-            if item.mode.id not in REUSE_MODES:
-                self.error(item.mode.span, f"unknown reuse mode `{item.mode.id}`",
-                           "write `reuse perfect` or `reuse none`")
-            else:
-                self.reuse = item.mode.id
-        elif isinstance(item, ast.Assume):
-            for fact in item.facts:
-                self._assume(fact)
-        elif isinstance(item, ast.TensorDecl):
-            self._tensor(item)
-        elif isinstance(item, ast.Let) and item.dtype is None:
-            self._derived_size(item)
-        else:
-            self._statement(item, scope)
-
-    def _size_expr(self, expr: ast.Expr, what: str) -> sympy.Expr | None:
-        if not self._names_known(expr, self.sizes, what):
-            return None
-        return self._to_sympy(expr, self.sizes)
-
-    def _to_sympy(self, expr: ast.Expr, names) -> sympy.Expr | None:
-        try:
-            return to_sympy(expr, names)
-        except KcostError as error:
-            self.diagnostics.extend(error.diagnostics)
-            return None
-
-    def _assume(self, fact: ast.Divides | ast.Compare) -> None:
-        if isinstance(fact, ast.Divides):
-            divisor = self._size_expr(fact.divisor, "an assumption")
-            dividend = self._size_expr(fact.dividend, "an assumption")
-            if divisor is not None and dividend is not None:
-                self.divisibility.append((divisor, dividend))
-            return
-        left = self._size_expr(fact.left, "an assumption")
-        right = self._size_expr(fact.right, "an assumption")
-        if left is None or right is None:
-            return
-        relation = {"<=": sympy.Le, "<": sympy.Lt, ">=": sympy.Ge, ">": sympy.Gt}[fact.op]
-        self.bounds.append(relation(left, right, evaluate=False))
-
-    def _tensor(self, decl: ast.TensorDecl) -> None:
-        element_bytes = ELEMENT_BYTES.get(decl.dtype.id)
-        if element_bytes is None:
-            self.error(decl.dtype.span, f"unknown element type `{decl.dtype.id}`",
-                       did_you_mean(decl.dtype.id, ELEMENT_BYTES)
-                       or "element types: " + ", ".join(ELEMENT_BYTES))
-        level = "global"
-        if decl.level is not None:
-            if decl.level.id not in LEVELS:
-                self._unknown_level(decl.level)
-            else:
-                level = decl.level.id
-        shape = tuple(self._extent(extent) for extent in decl.shape)
-        if self._declare(decl.name, decl.span, "tensor"):
-            # recorded even when broken, so that its uses are checked against its rank
-            self.tensors[decl.name] = Tensor(
-                decl.name, decl.role, decl.dtype.id, element_bytes or sympy.Integer(1), shape,
-                level, decl.span,
-            )
-
-    def _extent(self, extent: ast.Expr) -> sympy.Expr:
-        value = self._size_expr(extent, "a tensor shape")
-        if value is None:
-            return sympy.nan
-        if value.is_positive is False:
-            self.error(extent.span, f"tensor extent `{self._source_text(extent.span)}` is "
-                       f"{value}, not positive", "extents are sizes: positive integers")
-        return value
-
-    def _derived_size(self, let: ast.Let) -> None:
-        value = self._size_expr(let.value, "a size")
-        if self._declare(let.name, let.span, "size") and value is not None:
-            self.sizes[let.name] = value
-
-    def _unknown_level(self, level: ast.Name) -> None:
-        self.error(level.span, f"unknown memory level `{level.id}`",
-                   did_you_mean(level.id, LEVELS) or "levels, slowest first: "
-                   + ", ".join(LEVELS))
-
     # --- statements ----------------------------------------------------------------------
 
     def _statement(self, stmt: ast.Statement, scope: _Scope) -> None:
@@ -310,7 +183,7 @@ class _Checker:
             return
         if let.name in scope.locals or let.name in scope.iterators:
             first = scope.locals.get(let.name) or scope.iterators[let.name]
-            self.error(place, f"`{let.name}` is already declared at {_place(first, place)}",
+            self.error(place, f"`{let.name}` is already declared at {place_of(first, place)}",
                        "rename this local, or assign to the one in scope")
             return
         if self.locals.get(let.name, let.dtype) != let.dtype:
@@ -483,145 +356,6 @@ class _Checker:
                    "cannot be written", "declare it `out` (written) or `inout` (read, then "
                    "written)")
 
-    def _value(self, expr: ast.Expr, scope: _Scope) -> None:
-        """Check a value expression: accesses, calls and names."""
-        if isinstance(expr, ast.Access):
-            self._access(expr, scope)
-        elif isinstance(expr, ast.Name):
-            self._value_name(expr, scope)
-        elif isinstance(expr, ast.BinOp):
-            self._value(expr.left, scope)
-            self._value(expr.right, scope)
-        elif isinstance(expr, ast.Neg):
-            self._value(expr.operand, scope)
-        elif isinstance(expr, ast.Call):
-            self._call(expr, scope)
-
-    def _value_name(self, name: ast.Name, scope: _Scope) -> None:
-        known = {**self.sizes, **scope.iterators, **scope.locals, **self.tensors}
-        if name.id not in known:
-            hint = None
-            if name.id in self.locals:
-                line = self.local_spans[name.id].line
-                hint = f"the local `{name.id}` declared at line {line} is out of scope here"
-            self._unknown(name, known, hint)
-        elif name.id in self.tensors and self.tensors[name.id].shape:
-            rank = len(self.tensors[name.id].shape)
-            self.error(name.span, f"`{name.id}` is a tensor of rank {rank}; read one element",
-                       f"write `{name.id}[...]` with {rank} ind{'ex' if rank == 1 else 'ices'}")
-
-    def _call(self, call: ast.Call, scope: _Scope) -> None:
-        if call.func not in FUNCTIONS:
-            place = ast.Span(call.span.file, call.span.line, call.span.column, call.span.line,
-                             call.span.column + len(call.func))
-            self.error(place, f"unknown function `{call.func}`",
-                       did_you_mean(call.func, FUNCTIONS)
-                       or "functions: " + ", ".join(sorted(FUNCTIONS)))
-        else:
-            self._arity(call)
-        for arg in call.args:
-            self._value(arg, scope)
-
-    def _arity(self, call: ast.Call) -> None:
-        arity = FUNCTION_ARITY.get(call.func)
-        given = len(call.args)
-        if arity is not None and given != arity:
-            self.error(call.span, f"`{call.func}` takes {_count(arity, 'argument')}, "
-                       f"not {given}", f"call it as `{_usage(call.func, arity)}`")
-        elif arity is None and given < 2:
-            self.error(call.span, f"`{call.func}` takes at least 2 arguments, not {given}",
-                       f"call it as `{call.func}(a, b)`")
-
-    def _access(self, access: ast.Access, scope: _Scope, role: str = "in") -> None:
-        if access.tensor not in self.tensors:
-            known = {**self.tensors, **scope.locals, **self.sizes, **scope.iterators}
-            if access.tensor in known:
-                self.error(access.span, f"`{access.tensor}` is not a tensor and takes no "
-                           "indices", f"write `{access.tensor}` alone")
-            else:
-                hint = did_you_mean(access.tensor, self.tensors) or (
-                    f"declare it: `{role} {access.tensor}: f32[...]`")
-                self.error(access.span, f"unknown tensor `{access.tensor}`", hint)
-            return
-        tensor = self.tensors[access.tensor]
-        if tensor.role == "local" and access.tensor not in scope.locals:
-            line = tensor.span.line
-            self.error(access.span, f"the local array `{access.tensor}` is out of scope here",
-                       f"it is declared at line {line}; use it inside the block it is "
-                       "declared in")
-            return
-        if len(access.indices) != len(tensor.shape):
-            declared = self._source_text(tensor.span).split(":", 1)[-1].strip()
-            self.error(access.span,
-                       f"`{access.tensor}` has rank {len(tensor.shape)} but is indexed with "
-                       f"{_count(len(access.indices), 'index')}",
-                       f"declared at line {tensor.span.line}: `{access.tensor}: {declared}`")
-        index_names = {**self.sizes, **scope.iterator_symbols()}
-        for index in access.indices:
-            if self._names_known(index, index_names, "an index", scope):
-                self._affine(index, index_names, scope)
-
-    # --- expression helpers --------------------------------------------------------------
-
-    def _names_known(self, expr: ast.Expr, names, what: str, scope: _Scope | None = None) -> bool:
-        """True when `expr` uses only `names` (sizes, and iterators where allowed)."""
-        ok = True
-        for node in ast.walk_expr(expr):
-            if isinstance(node, ast.Name) and node.id not in names:
-                self._not_a_size(node, names, what, scope)
-                ok = False
-            elif isinstance(node, ast.Access):
-                self.error(node.span, f"{what} reads tensor `{node.tensor}`",
-                           "indirect indexing is not modelled: indices and bounds are affine "
-                           "in sizes and iterators")
-                ok = False
-            elif isinstance(node, ast.Call) and node.func not in ("min", "max"):
-                self.error(node.span, f"{what} calls `{node.func}`",
-                           "indices and bounds use only + - * / min max")
-                ok = False
-        return ok
-
-    def _not_a_size(self, node: ast.Name, names, what: str, scope: _Scope | None) -> None:
-        if node.id in self.tensors or node.id in self.locals:
-            self.error(node.span, f"{what} uses `{node.id}`, which is data, not a size",
-                       "indices and bounds are made of sizes and iterators")
-        elif scope is not None and node.id in scope.iterators:
-            self.error(node.span, f"{what} uses iterator `{node.id}`",
-                       "a loop step stays fixed while the loop runs: use a size")
-        else:
-            self._unknown(node, names, "declare it as a size: a kernel parameter "
-                          f"`kernel {self.kernel.name}(..., {node.id})` or `let {node.id} = ...`")
-
-    def _unknown(self, name: ast.Name, known, fallback_hint: str | None = None) -> None:
-        hint = did_you_mean(name.id, known) or fallback_hint
-        self.error(name.span, f"undefined name `{name.id}`", hint)
-
-    def _affine(self, expr: ast.Expr, names, scope: _Scope) -> None:
-        """Indices must be affine in the iterators (sizes may multiply them)."""
-        value = self._to_sympy(expr, names)
-        if value is None or value.is_Symbol or value.is_Integer:
-            return  # `i`, `N`, `0`: affine, and the most common index, without a Poly
-        if value.has(sympy.Min, sympy.Max):
-            self.error(expr.span, "min/max in an index", "clip the loop bound instead")
-            return
-        symbols = [iterator_symbol(name) for name in scope.iterators]
-        if not symbols:
-            return
-        try:
-            poly = sympy.Poly(value, *symbols)
-        except sympy.PolynomialError:
-            self.error(expr.span, "index is not affine in the iterators",
-                       "a footprint needs indices like `i + 1`, `2*i` or `T*i0 + i`")
-            return
-        if poly.total_degree() > 1:
-            self.error(expr.span, "index is not affine in the iterators",
-                       "a product of iterators has no box footprint; write indices like "
-                       "`i + 1`, `2*i` or `T*i0 + i`")
-        elif any(sympy.denom(coefficient) != 1 for coefficient in poly.coeffs()):
-            self.error(expr.span, "index divides an iterator",
-                       "indices are integers: write `2*i` rather than `i/2`, or use a step")
-
-
 @dataclass
 class _Scope:
     """What a statement sees: iterators and locals in scope (name -> where declared), the
@@ -646,19 +380,3 @@ def _has_assignment(statements) -> bool:
         if isinstance(stmt, (ast.For, ast.Keep)) and _has_assignment(stmt.body):
             return True
     return False
-
-
-def _place(first: ast.Span, here: ast.Span) -> str:
-    """Where `first` is, as seen from `here`: the column too when both share a line."""
-    if first.line == here.line:
-        return f"line {first.line}, column {first.column}"
-    return f"line {first.line}"
-
-
-def _count(number: int, noun: str) -> str:
-    plural = {"index": "indices"}.get(noun, noun + "s")
-    return f"{number} {noun if number == 1 else plural}"
-
-
-def _usage(func: str, arity: int) -> str:
-    return f"{func}({', '.join('abc'[:arity])})" if arity <= 3 else f"{func}(...)"

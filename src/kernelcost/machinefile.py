@@ -65,7 +65,7 @@ from importlib import resources
 from pathlib import Path
 
 from .errors import Diagnostic, KcostError, did_you_mean
-from .hardware import (
+from .machine import (
     CAPACITY_SCOPES,
     EXECUTION_FIGURES,
     LATENCY_LEVELS,

@@ -172,12 +172,6 @@ class Verdict:
                 return term
         return None
 
-    def _repr_svg_(self) -> str:
-        """Notebook display: the roofline with the kernel's point per level."""
-        from .plot import verdict_svg
-
-        return verdict_svg(self)
-
 
 @dataclass(frozen=True)
 class Efficiency:
