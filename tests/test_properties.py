@@ -583,6 +583,39 @@ KNOWN_CASES = {
                 keep x in shared { for i in i0..i0 + Br, j in j0..j0 + Bc { y[i, j] += x[j] } }
             }
         }""", {"S": 12, "Br": 3, "Bc": 4}),
+    # found by the widened generator (FINDINGS.md F1-F5)
+    "F1-inner-loop-empty-at-N-1": ("""
+        kernel k(N) {
+            in x: f32[N]
+            out y: f32[N]
+            for i in 0..N, j in max(1, i)..N { y[i] += x[j] }
+        }""", {"N": 1}),
+    "F2-stepped-triangle-sum": ("""
+        kernel k(N) {
+            in x: f32[N]
+            out y: f32[N]
+            for i in 0..N, j in 0..i + 1, k in j..N by 2 { y[k] += x[j] }
+        }""", {"N": 7}),
+    "F3-min-of-an-unevaluated-sum": ("""
+        kernel k(N) {
+            in x: f32[N]
+            out y: f32[N]
+            for i in 0..N, j in 0..i, k in j..N by 2 { y[0] = x[0] }
+        }""", {"N": 7}),
+    "F4-triangle-under-max-of-sizes": ("""
+        kernel k(N, M) {
+            in x: f32[N + M]
+            out y: f32[N]
+            for i in 0..max(N, M), j in i..N { y[j] += x[i] }
+        }""", {"N": 5, "M": 9}),
+    "F5-step-T-plus-1-box": ("""
+        kernel k(N, T) {
+            in x: f32[N]
+            out y: f32[N]
+            for j0 in 0..N by T + 1, k in j0..min(j0 + T + 1, N) {
+                keep x in shared { y[0] = x[0] * x[j0] * x[k] }
+            }
+        }""", {"N": 7, "T": 1}),
 }
 
 
