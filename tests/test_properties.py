@@ -583,7 +583,7 @@ KNOWN_CASES = {
                 keep x in shared { for i in i0..i0 + Br, j in j0..j0 + Bc { y[i, j] += x[j] } }
             }
         }""", {"S": 12, "Br": 3, "Bc": 4}),
-    # found by the widened generator (FINDINGS.md F1-F5)
+    # found by the widened generator (FINDINGS.md F1-F5, F7)
     "F1-inner-loop-empty-at-N-1": ("""
         kernel k(N) {
             in x: f32[N]
@@ -616,6 +616,15 @@ KNOWN_CASES = {
                 keep x in shared { y[0] = x[0] * x[j0] * x[k] }
             }
         }""", {"N": 7, "T": 1}),
+    "F7-keep-two-elements-in-one-update": ("""
+        kernel k(N, M) {
+            inout y: f32[N + M]
+            for i in 0..N, j in i..M {
+                keep y in l2 {
+                    for k in 0..N { y[j] += y[i] }
+                }
+            }
+        }""", {"N": 7, "M": 7}),
 }
 
 
