@@ -595,7 +595,7 @@ KNOWN_CASES = {
                 keep x in shared { for i in i0..i0 + Br, j in j0..j0 + Bc { y[i, j] += x[j] } }
             }
         }""", {"S": 12, "Br": 3, "Bc": 4}),
-    # found by the widened generator (FINDINGS.md F1-F5, F7)
+    # found by the widened generator (FINDINGS.md F1-F5, F7, F8)
     "F1-inner-loop-empty-at-N-1": ("""
         kernel k(N) {
             in x: f32[N]
@@ -637,6 +637,13 @@ KNOWN_CASES = {
                 }
             }
         }""", {"N": 7, "M": 7}),
+    "F8-non-strict-ge-min-2-i": ("""
+        kernel k(N, M) {
+            assume M >= 2
+            in x: f32[N]
+            out y: f32[N]
+            for i in 1..M, j in min(2, i)..N { y[j] += x[i] }
+        }""", {"N": 8, "M": 7}),
 }
 
 
