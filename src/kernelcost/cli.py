@@ -158,7 +158,7 @@ def run_analyze(args) -> int:
 
 
 def _print_text_roofline(console, found) -> None:
-    """A roofline preview for a terminal without a figure viewer (issue 5)."""
+    """A roofline preview for a terminal without a figure viewer."""
     from .textplot import drawable, render
 
     results = [answer.verdict for answer in found if drawable(answer.verdict)]
@@ -242,7 +242,7 @@ def _console():
     return Console(highlight=False)
 
 
-# --- plot and sweep (issue 5) ----------------------------------------------------------
+# --- plot and sweep ----------------------------------------------------------------------
 
 def _build_plot_parser(commands) -> None:
     plot = commands.add_parser("plot", help="a roofline figure (SVG, PNG or PDF) of one or "
