@@ -366,7 +366,7 @@ def sweep_throughput(quick: bool) -> tuple[str, dict]:
 
     import kernelcost
     from kernelcost import sweep
-    from kernelcost.model import evaluate, parameter_values
+    from kernelcost.values import evaluate, parameter_values
 
     spec = kernelcost.load(ROOT / "specs" / "gemm_tiled.kcost")
     cost = spec.cost("spec")

@@ -46,11 +46,15 @@ class Hang(Exception):
 def time_budget(seconds: float):
     """Turn a hang into a failure that names the input (SIGALRM: main thread, POSIX). The
     signal can land in a garbage-collector callback, which swallows the exception, so the
-    expiry is also remembered and raised again when the block ends."""
+    alarm is re-armed each time it fires, and the expiry is also remembered and raised again
+    when the block ends."""
     expired = []
 
     def interrupt(signum, frame):
         expired.append(True)
+        # re-armed: when a garbage-collector callback swallows this one, the next lands
+        # elsewhere a second later, instead of the block running on for minutes
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
         raise Hang(f"no answer within {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, interrupt)

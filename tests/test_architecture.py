@@ -14,20 +14,21 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 
 # floors, lowest first: a module may import from its own floor and the floors below it
 FLOORS = {
-    "foundations": ["machines", "models", "errors", "ast", "symbols", "units", "values", "inputs", "cache", "jsonout",
-                    "tomlplaces", "magnitude", "watchdog", "outputs"],
+    "foundations": ["machines", "models", "errors", "ast", "symbols", "units", "inputs",
+                    "cache", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs"],
     "language": ["syntax_errors", "parse", "parallel", "check_decls", "check_exprs", "check",
                  "work", "settings", "sizes"],
-    "count": ["cost", "facts", "nest", "sums", "footprint", "blocks", "count", "asymptotic"],
+    "count": ["cost", "facts", "nest", "sums", "counters", "footprint", "blocks", "count",
+              "asymptotic"],
     "oracle": ["oracle"],
-    "hardware": ["machine", "machinefile", "hardware", "modelfile"],
+    "hardware": ["values", "machine", "machinefile", "hardware", "modelfile"],
     "analysis": ["verify", "analysis"],
-    "model": ["occupancy", "waves", "execution", "model", "numeric_roots", "solve", "answer",
+    "model": ["efficiency", "occupancy", "waves", "execution", "model", "numeric_roots", "solve", "answer",
               "lp", "lower", "bound"],
     "uses": ["tune", "wholemodel", "validate"],
-    "presentation": ["sweep", "report", "textplot", "plot", "phase", "ski", "bound_report",
+    "presentation": ["sweep", "scene", "report", "textplot", "plot", "phase", "ski", "bound_report",
                      "wholemodel_report", "display"],
-    "front": ["cli_model", "cli", "__init__"],
+    "front": ["cli_common", "cli_model", "cli_bounds", "cli", "__init__"],
 }
 FLOOR_OF = {module: level for level, (_, modules) in enumerate(FLOORS.items())
             for module in modules}

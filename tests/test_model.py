@@ -11,11 +11,17 @@ import pytest
 import sympy
 
 from kernelcost.cost import Cost, ScopeCost, TensorFootprint
+from kernelcost.efficiency import measured_efficiency
 from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
 from kernelcost.model import (
-    COMPUTE_BOUND, MEMORY_BOUND, ZONE_COMPUTE, ZONE_MEMORY, ZONE_MIXED, measured_efficiency,
-    verdict, zone_of,
+    COMPUTE_BOUND,
+    MEMORY_BOUND,
+    ZONE_COMPUTE,
+    ZONE_MEMORY,
+    ZONE_MIXED,
+    verdict,
+    zone_of,
 )
 from kernelcost.symbols import size_symbol
 

@@ -12,8 +12,8 @@ import sympy
 import kernelcost
 from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
-from kernelcost.plot import (Roofline, crossing_label, draw, roofline_figure, save, scene,
-                             verdict_scene)
+from kernelcost.plot import Roofline, draw, roofline_figure, save
+from kernelcost.scene import crossing_label, scene, verdict_scene
 from kernelcost.solve import ridge_crossings
 from kernelcost.sweep import parse_range
 

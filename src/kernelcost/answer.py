@@ -9,9 +9,10 @@ from dataclasses import dataclass
 import sympy
 
 from .analysis import Analysis
+from .efficiency import Efficiency, measured_efficiency
 from .errors import Diagnostic, KcostError
 from .hardware import Machine, load_machine
-from .model import UNBOUNDING_LEVELS, Efficiency, Verdict, measured_efficiency, verdict
+from .model import UNBOUNDING_LEVELS, Verdict, verdict
 from .solve import Crossing, capacity_crossings, parameter_symbol, ridge_crossings
 
 

@@ -6,6 +6,15 @@ import argparse
 import sys
 
 from . import __version__
+from .cli_bounds import build_bound_parsers, run_bound, run_phase, run_tune
+from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public codes)
+    EXIT_INTERNAL,
+    EXIT_MISMATCH,
+    EXIT_OK,
+    EXIT_USER_ERROR,
+    add_sizes,
+    parse_settings,
+)
 from .cli_model import build_model_parser, run_model
 from .errors import Diagnostic, KcostError
 from .jsonout import print_json
@@ -13,15 +22,6 @@ from .outputs import drop_stdout
 from .validate import add_parser as add_validate_parser
 from .watchdog import available as watchdog_available
 from .watchdog import budget_seconds, current_stage, run_watched, stage
-
-EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
-
-
-def _add_sizes(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--set", dest="settings", action="append", default=[],
-                        metavar="NAME=VALUE",
-                        help="size value: N=4096, n=1e8, or an expression M=N, K=2*N; "
-                             "repeat, or separate by commas")
 
 
 def _add_reuse(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     analyze = commands.add_parser("analyze", help="closed forms, values and verdicts of a spec")
     analyze.add_argument("spec", help="a .kcost file")
-    _add_sizes(analyze)
+    add_sizes(analyze)
     _add_reuse(analyze)
     _add_machines(analyze)
     analyze.add_argument("--no-verify", action="store_true",
@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("spec", help="a .kcost file")
     solve.add_argument("--for", dest="parameter", required=True, metavar="NAME",
                        help="the size to solve for")
-    _add_sizes(solve)
+    add_sizes(solve)
     _add_reuse(solve)
     _add_machines(solve)
     solve.add_argument("--level", action="append", default=[],
@@ -98,41 +98,16 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="closed forms against brute-force enumeration "
                                               "of the loop nest at small sizes")
     check.add_argument("spec", help="a .kcost file")
-    _add_sizes(check)
+    add_sizes(check)
     _add_reuse(check)
     check.add_argument("--samples", type=int, default=4,
                        help="how many small size assignments to draw when no --set is given")
     _build_plot_parser(commands)
     _build_sweep_parser(commands)
     build_model_parser(commands)
-    _build_bound_parsers(commands)
+    build_bound_parsers(commands)
     add_validate_parser(commands)
     return parser
-
-
-def parse_settings(items: list[str]) -> dict[str, str]:
-    from .settings import parse_setting
-
-    settings: dict[str, str] = {}
-    for item in items:
-        for part in _split_commas(item):
-            name, value = parse_setting(part)
-            settings[name] = value
-    return settings
-
-
-def _split_commas(text: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for char in text:
-        depth += char in "(["
-        depth -= char in ")]"
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    parts.append(current)
-    return [p for p in parts if p.strip()]
 
 
 def run_analyze(args) -> int:
@@ -183,7 +158,7 @@ def run_analyze(args) -> int:
 
 
 def _print_text_roofline(console, found) -> None:
-    """A roofline preview for a terminal without a figure viewer (issue 5)."""
+    """A roofline preview for a terminal without a figure viewer."""
     from .textplot import drawable, render
 
     results = [answer.verdict for answer in found if drawable(answer.verdict)]
@@ -267,7 +242,7 @@ def _console():
     return Console(highlight=False)
 
 
-# --- plot and sweep (issue 5) ----------------------------------------------------------
+# --- plot and sweep ----------------------------------------------------------------------
 
 def _build_plot_parser(commands) -> None:
     plot = commands.add_parser("plot", help="a roofline figure (SVG, PNG or PDF) of one or "
@@ -277,7 +252,7 @@ def _build_plot_parser(commands) -> None:
     plot.add_argument("--precision", nargs="+", action="extend", default=[],
                       help="precisions whose roofs are drawn; the first sets the ridges "
                            "(default: the first spec's own)")
-    _add_sizes(plot)
+    add_sizes(plot)
     _add_reuse(plot)
     plot.add_argument("--sweep", metavar="NAME=LOW..HIGH",
                       help="draw each kernel's path as this size grows, e.g. N=64..65536")
@@ -298,7 +273,7 @@ def _build_sweep_parser(commands) -> None:
     sweep.add_argument("--precision", help="the precision on the machine (default: the "
                                            "spec's own)")
     sweep.add_argument("--csv", action="store_true", help="CSV in SI base units")
-    _add_sizes(sweep)
+    add_sizes(sweep)
     _add_reuse(sweep)
 
 
@@ -342,113 +317,13 @@ def run_sweep(args) -> int:
 MAX_TABLE_POINTS = 100_000
 
 
-# --- bound, tune and phase (issue 14) ------------------------------------------------------
 
-def _build_bound_parsers(commands) -> None:
-    bound = commands.add_parser("bound", help="the least traffic any schedule of the nest "
-                                              "moves through a fast memory (HBL bound)")
-    bound.add_argument("spec", help="a .kcost file")
-    bound.add_argument("--level", choices=("shared", "l2", "registers"), default="shared",
-                       help="the fast memory: registers + shared per SM (shared), L2, or "
-                            "registers per SM")
-    bound.add_argument("--machine", metavar="ID|PATH", help="take S from this machine")
-    bound.add_argument("--json", action="store_true", help="print one JSON object")
-    bound.add_argument("--plot", metavar="FILE", help="also draw the ski slope, Q_lower "
-                       "against S with the spec's traffic and the machine's capacities "
-                       "(needs every size: --set)")
-    _add_sizes(bound)
-
-    tune = commands.add_parser("tune", help="every combination of tile sizes, ranked by "
-                                            "t_bound on a machine")
-    tune.add_argument("spec", help="a .kcost file")
-    tune.add_argument("--machine", required=True, metavar="ID|PATH")
-    tune.add_argument("--vary", required=True, metavar="P1,P2,...",
-                      help="the parameters to vary, e.g. TM,TN,TK")
-    tune.add_argument("--values", metavar="LOW..HIGH[:STEP] | V1,V2,...",
-                      help="values of each varied parameter (default 16..512: multiples "
-                           "of 16)")
-    tune.add_argument("--pow2", action="store_true", help="only powers of two in the range")
-    tune.add_argument("--top", type=int, default=10, help="rows to show (default 10)")
-    _add_sizes(tune)
-
-    phase = commands.add_parser("phase", help="the plane of two sizes coloured by what binds, "
-                                              "with the ridge curves in closed form")
-    phase.add_argument("spec", help="a .kcost file")
-    phase.add_argument("--x", required=True, metavar="NAME=LOW..HIGH")
-    phase.add_argument("--y", required=True, metavar="NAME=LOW..HIGH")
-    phase.add_argument("--machine", required=True, metavar="ID|PATH")
-    phase.add_argument("-o", "--output", required=True, help="the figure: .svg, .png, .pdf")
-    _add_sizes(phase)
-
-
-def run_bound(args) -> int:
-    from .analysis import load
-    from .bound_report import at_sizes_line, json_object, text_lines
-    from .hardware import load_machine
-    from .lower import at_sizes, level_bound
-
-    spec = load(args.spec)
-    machine = load_machine(args.machine) if args.machine else None
-    if args.plot:
-        from .plot import check_figure_path
-
-        check_figure_path(args.plot)
-    stage("bounding the traffic")
-    result = level_bound(spec, args.level, machine)
-    found = at_sizes(spec, result, parse_settings(args.settings))
-    if args.json:
-        document = json_object(result, args.spec)
-        if found is not None:
-            document["at_sizes"] = {"sizes": dict(found.sizes), "q_lower_B": found.q_lower_B,
-                                    "spec_B": found.spec_B, "i_bound": found.i_bound}
-        print_json(document)
-    else:
-        print("\n".join(text_lines(result, args.spec)))
-        if found is not None:
-            print(at_sizes_line(found, result))
-    if args.plot:
-        from .plot import save
-        from .ski import draw, slope
-
-        figure = draw(slope(spec, result, machine, parse_settings(args.settings)),
-                      f"{spec.name}: Q_lower against S")
-        print(save(figure, args.plot), file=sys.stderr if args.json else sys.stdout)
-    return EXIT_OK
 
 
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,
             "check": run_check}
 COMMANDS.update(plot=run_plot, sweep=run_sweep)
 COMMANDS.update(model=run_model)
-def run_tune(args) -> int:
-    from .analysis import load
-    from .hardware import load_machine
-    from .tune import parse_values, text_lines, tune
-
-    spec = load(args.spec)
-    machine = load_machine(args.machine)
-    varied = [name.strip() for name in args.vary.split(",") if name.strip()]
-    values = parse_values(args.values, args.pow2)
-    stage("tuning")
-    ranking = tune(spec, machine, varied, values, parse_settings(args.settings), args.top)
-    print("\n".join(text_lines(ranking, values, spec)))
-    return EXIT_OK
-
-
-def run_phase(args) -> int:
-    from .hardware import load_machine
-    from .phase import draw, parse_axis, phase
-    from .plot import check_figure_path, save
-
-    check_figure_path(args.output)
-    machine = load_machine(args.machine)
-    stage("drawing the phase diagram")
-    result = phase(args.spec, machine, parse_axis(args.x), parse_axis(args.y),
-                   parse_settings(args.settings))
-    print(save(draw(result), args.output))
-    return EXIT_OK
-
-
 COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
 
 

@@ -15,9 +15,10 @@ import sympy
 from .blocks import count_grid
 from .check import CheckedKernel
 from .cost import WORK_CLASSES, Cost, ScopeCost, TensorFootprint
+from .counters import CounterView
 from .errors import Diagnostic, KcostError
 from .facts import Facts
-from .footprint import CounterView, Footprints
+from .footprint import Footprints
 from .nest import build_nest
 from .sums import Summer
 from .symbols import LEVELS, iterator_symbol

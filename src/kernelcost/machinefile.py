@@ -65,6 +65,7 @@ from importlib import resources
 from pathlib import Path
 
 from .errors import Diagnostic, KcostError, did_you_mean
+from .inputs import normalise, read_text
 from .machine import (
     CAPACITY_SCOPES,
     EXECUTION_FIGURES,
@@ -79,7 +80,6 @@ from .machine import (
     MemoryLevel,
     execution_source_key,
 )
-from .inputs import normalise, read_text
 from .symbols import LEVELS
 from .tomlplaces import place_of, syntax_place
 

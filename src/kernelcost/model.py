@@ -28,9 +28,7 @@ from .errors import Diagnostic, KcostError
 from .execution import GridVerdict, grid_verdict
 from .hardware import Machine
 from .occupancy import Misfit
-from .symbols import size_symbol
-from .units import si
-from .values import exact
+from .values import evaluate, exact, json_value, parameter_values
 
 UNBOUNDING_LEVELS = ("registers",)  # reported, never a roof of t_min
 ON_CHIP_LEVELS = ("shared", "registers")  # capacities per SM: exceeding one does not fit
@@ -173,24 +171,6 @@ class Verdict:
         return None
 
 
-@dataclass(frozen=True)
-class Efficiency:
-    """How far a measured run is from its roof, in the metric of its regime."""
-
-    regime: str
-    metric: str  # B/s when memory-bound, FLOP/s when compute-bound
-    level: str | None  # the level whose bandwidth is the roof, when memory-bound
-    achieved: float  # in `metric`
-    roof: float  # in `metric`
-    fraction: float  # achieved / roof = t_min / measured time
-    measured_s: float  # the kernel time implied by the measurement
-
-    def describe(self) -> str:
-        """'3.1 TB/s of 3.35 TB/s (93 %)' or '400 TFLOP/s of 990 TFLOP/s (40 %)'."""
-        return (f"{si(self.achieved, self.metric)} of {si(self.roof, self.metric)} "
-                f"({100 * self.fraction:.0f} %)")
-
-
 # ------------------------------------------------------------------------------ the model
 
 def verdict(cost: Cost, machine: Machine, precision: str | None = None,
@@ -256,14 +236,6 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         grid=grid,
         nest_misfits=() if grid is not None else nest_misfits(cost, machine, substitutions),
     )
-
-
-def verdicts(cost: Cost, machines, precisions=None, values: Mapping | None = None,
-             **options) -> list[Verdict]:
-    """One verdict per machine x precision (the spec's own precision when none is given)."""
-    precisions = list(precisions or [cost.precision])
-    return [verdict(cost, machine, precision, values, **options)
-            for machine in machines for precision in precisions]
 
 
 def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy.Rational,
@@ -389,110 +361,6 @@ def working_set_bytes(cost: Cost, element_bytes: Mapping[str, sympy.Expr] | None
     return evaluate(total, substitutions or {})
 
 
-# --------------------------------------------------------------------- measured efficiency
-
-def measured_efficiency(result: Verdict, *, seconds: float | None = None,
-                        FLOPps: float | None = None, Bps: float | None = None) -> Efficiency:
-    """The fraction of the roof a measurement attains, in the metric of the kernel's regime:
-    achieved B/s against the binding level's bandwidth when memory-bound, achieved FLOP/s
-    against W / t_min (the peak, for a kernel of one work class) when compute-bound.
-
-    Give exactly one of a kernel time (s), a FLOP rate or a byte rate (at the binding level
-    when memory-bound, at global otherwise). The roof is t_min without launch overhead: a
-    profiler's kernel time does not include the launch."""
-    given = [name for name, value in (("seconds", seconds), ("FLOPps", FLOPps), ("Bps", Bps))
-             if value is not None]
-    if len(given) != 1:
-        raise KcostError(Diagnostic(None, "give one measurement: a time, a FLOP/s or a B/s",
-                                    f"got {', '.join(given) or 'none'}"))
-    binding = result.binding_term()
-    if binding is None:
-        raise KcostError(Diagnostic(None, "the verdict is symbolic: set every parameter "
-                                          "before comparing with a measurement"))
-    level = binding.key if binding.kind == "traffic" else "global"
-    work = _number(result.work_FLOP, "W")
-    traffic = _number(result.level(level).traffic_B, "Q") if level in _levels(result) else None
-    t_min = _number(result.t_min, "t_min")
-    if seconds is not None:
-        measured = float(seconds)
-    elif FLOPps is not None:
-        measured = work / float(FLOPps)
-    else:
-        if traffic is None:
-            raise KcostError(Diagnostic(None, f"no {level} traffic to convert B/s into a time"))
-        measured = traffic / float(Bps)
-    fraction = t_min / measured
-    if binding.kind == "traffic":
-        return Efficiency(MEMORY_BOUND, "B/s", level, traffic / measured,
-                          float(binding.rate), fraction, measured)
-    return Efficiency(COMPUTE_BOUND, "FLOP/s", None, work / measured, work / t_min,
-                      fraction, measured)
-
-
-# ------------------------------------------------------------------------------- helpers
-
-def parameter_values(cost: Cost, values: Mapping | None, apply_defaults: bool,
-                     exclude: sympy.Symbol | None = None) -> dict[sympy.Symbol, sympy.Expr]:
-    """Parameter symbol -> exact value or expression, defaults first, user values over them;
-    `exclude` (a parameter being solved for) keeps no default."""
-    substitutions: dict[sympy.Symbol, sympy.Expr] = {}
-    if apply_defaults:
-        substitutions.update({symbol: exact(value) for symbol, value in cost.defaults.items()
-                              if symbol != exclude})
-    for key, value in (values or {}).items():
-        substitutions[as_symbol(key)] = parameter_value(value, cost, key)
-    return resolve_chains(substitutions)
-
-
-def parameter_value(value, cost: Cost, key) -> sympy.Expr:
-    """A value for a parameter: a number, a sympy expression, or text as `--set` gives it
-    (4096, 1e8, N, 2*N), read by the spec grammar's expression rule, never sympified."""
-    if not isinstance(value, str):
-        return exact(value)
-    from .settings import size_expression
-
-    names = {str(parameter): parameter for parameter in cost.parameters}
-    return size_expression(value.strip(), names, f"value of {key}")
-
-
-def resolve_chains(substitutions: dict[sympy.Symbol, sympy.Expr]) -> dict:
-    """Follow values that name other parameters: {M: N, N: 4096} -> {M: 4096, N: 4096}."""
-    for _ in range(len(substitutions) + 1):
-        resolved = {symbol: sympy.sympify(value).subs(substitutions, simultaneous=True)
-                    for symbol, value in substitutions.items()}
-        if resolved == substitutions:
-            return resolved
-        substitutions = resolved
-    cyclic = [str(s) for s, v in substitutions.items() if v.free_symbols & substitutions.keys()]
-    raise KcostError(Diagnostic(None, f"parameter values refer to each other in a cycle: "
-                                      f"{', '.join(sorted(cyclic))}"))
-
-
-def as_symbol(key) -> sympy.Symbol:
-    if isinstance(key, sympy.Symbol):
-        return key
-    if isinstance(key, str):
-        return size_symbol(key)
-    raise TypeError(f"not a parameter: {key!r}")
-
-
-def evaluate(expr: sympy.Expr, substitutions: Mapping) -> sympy.Expr:
-    """Substitute parameter values; exact, symbolic where parameters remain."""
-    expr = sympy.sympify(expr)
-    if not substitutions:
-        return expr
-    # simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys
-    return sympy.cancel(expr.subs(dict(substitutions), simultaneous=True))
-
-
-def json_value(expr: sympy.Expr | None):
-    """A number as a float (as its exact text where no double holds it, see jsonout), an
-    expression as its sympy string, None as None."""
-    from .jsonout import number
-
-    return number(expr)
-
-
 def _decide(relation) -> bool | None:
     """True or False when sympy can decide a relation, None otherwise."""
     if relation is sympy.true or relation is True:
@@ -510,14 +378,3 @@ def _at_most(amount: sympy.Expr | None, capacity: sympy.Expr | None) -> bool | N
 
 def _optional_exact(value) -> sympy.Rational | None:
     return None if value is None else exact(value)
-
-
-def _levels(result: Verdict) -> tuple[str, ...]:
-    return tuple(level.level for level in result.levels)
-
-
-def _number(expr: sympy.Expr, what: str) -> float:
-    if not sympy.sympify(expr).is_number:
-        raise KcostError(Diagnostic(None, f"{what} is symbolic ({expr}): set every parameter "
-                                          "before comparing with a measurement"))
-    return float(expr)

@@ -22,16 +22,10 @@ import sympy
 from .cost import Cost
 from .errors import Diagnostic, KcostError, did_you_mean
 from .hardware import Machine
-from .model import (
-    as_symbol,
-    evaluate,
-    exact,
-    json_value,
-    parameter_values,
-    working_set_bytes,
-)
+from .model import working_set_bytes
 from .numeric_roots import ABOVE, BELOW, numeric_roots, shortened
 from .numeric_roots import Root as _Root
+from .values import as_symbol, evaluate, exact, json_value, parameter_values
 
 # The symbols the closed forms are written in.
 RIDGE = sympy.Symbol("I_crit", positive=True)

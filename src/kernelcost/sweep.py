@@ -26,9 +26,9 @@ from .analysis import Analysis, Spec, load
 from .cost import Cost
 from .errors import Diagnostic, KcostError
 from .hardware import Machine
-from .model import evaluate, exact, parameter_values
 from .settings import resolve_settings
 from .solve import parameter_symbol
+from .values import evaluate, exact, parameter_values
 from .watchdog import extend
 
 DEFAULT_POINTS = 20

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     pass
 
 
-# --- sweeps (issue 5) --------------------------------------------------------------------
+# --- sweeps ----------------------------------------------------------------------------
 
 def _sweep_columns(result) -> list[tuple[str, str, object]]:
     """(header, unit, values per size) for each column of a sweep table."""
