@@ -32,6 +32,8 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
     free = free_parameters(analysis)
     results = []
     for machine in loaded:
+        for precision in precisions or []:
+            machine.require_precision(precision)
         for precision in precisions or [cost.precision]:
             result = verdict(cost, machine, precision, analysis.settings, apply_defaults=True)
             crossings = ()
@@ -89,6 +91,8 @@ def solve_spec(analysis: Analysis, parameter: str, machines: list[str | Machine]
     solutions = []
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
         found = []
+        for precision in precisions or []:
+            machine.require_precision(precision)
         for precision in precisions or [cost.precision]:
             for level in levels or roof_levels(cost, machine):
                 if machine.bandwidth(level) is None:

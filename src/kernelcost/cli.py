@@ -55,7 +55,14 @@ def _machine_ids(items: list[str], default: list[str]) -> list[str]:
 
 
 def _precisions(items: list[str]) -> list[str] | None:
-    return [p.strip() for item in items for p in item.split(",") if p.strip()] or None
+    """The precisions asked for, each a name kernelcost knows (a machine refuses those it
+    lacks when it is loaded)."""
+    from .hardware import check_precision_name
+
+    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    for name in names:
+        check_precision_name(name)
+    return names or None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,6 +121,7 @@ def run_analyze(args) -> int:
     from . import report
     from .analysis import analyze
 
+    precisions = _precisions(args.precision)  # an unknown name is refused before any work
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse,
                      verify=not args.no_verify)
     failed = result.verified is not None and result.verified.agree is False
@@ -130,7 +138,7 @@ def run_analyze(args) -> int:
         from .answer import answers
 
         stage("comparing with the machines")
-        found = answers(result, machines, _precisions(args.precision), measurement)
+        found = answers(result, machines, precisions, measurement)
     stage("writing the output")
     if args.json:
         document = report.analysis_json(result)
@@ -187,10 +195,11 @@ def run_solve(args) -> int:
     from .analysis import analyze
     from .answer import solve_spec
 
+    precisions = _precisions(args.precision)
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
     machines = _machine_ids(args.machine, ["h100"])
     stage(f"solving for {args.parameter}")
-    found = solve_spec(result, args.parameter, machines, _precisions(args.precision),
+    found = solve_spec(result, args.parameter, machines, precisions,
                        args.level or None)
     if args.json:
         print_json(report.solve_json(result, args.parameter, found))
@@ -278,6 +287,7 @@ def _build_sweep_parser(commands) -> None:
 
 
 def run_plot(args) -> int:
+    from .hardware import load_machine
     from .plot import check_figure_path, roofline_figure, save
     from .sweep import parse_range
 
@@ -285,7 +295,10 @@ def run_plot(args) -> int:
         check_figure_path(output)
     size_range = parse_range(args.sweep) if args.sweep else None
     stage("drawing the figure")
-    figure = roofline_figure(args.specs, args.machine, args.precision,
+    precisions = _precisions(args.precision) or []
+    if precisions:
+        load_machine(args.machine).require_precision(precisions[0])
+    figure = roofline_figure(args.specs, args.machine, precisions,
                              settings=parse_settings(args.settings), size_range=size_range,
                              reuse=args.reuse)
     for output in args.output:
@@ -299,6 +312,10 @@ def run_sweep(args) -> int:
     from .sweep import Sweeper, parse_range, stream_csv
 
     machine = load_machine(args.machine) if args.machine else None
+    if args.precision:
+        precision = _precisions([args.precision])[0]
+        if machine is not None:
+            machine.require_precision(precision)
     size_range = parse_range(args.sweep, args.points, args.log)
     if not args.csv and size_range.points > MAX_TABLE_POINTS:
         raise KcostError(Diagnostic(None, f"a table of {size_range.points:,} rows is too long "
