@@ -47,6 +47,7 @@ class Crossing:
     limit: sympy.Expr  # lim I_l as parameter -> oo, FLOP/B
     compute_bound_side: str | None  # above | below the root; None for never
     ridge: sympy.Rational  # I_crit of this machine and precision at this level
+    known_limit: sympy.Expr | None = None  # `limit` with the spec's defaults put in
 
     def as_json(self) -> dict:
         """The documented JSON keys; numbers as floats, expressions as sympy strings."""
@@ -113,6 +114,10 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
     variable = _real_variable(symbol)  # real, so non-integer roots survive
     intensity = intensity.subs(symbol, variable)
     limit = _limit(intensity, variable, cost.kernel, level)
+    # the closed form keeps defaults symbolic; where the intensity goes is a number a user
+    # reads, so the printers have it with the sizes known by default (d = 8192) put in
+    known_limit = None if limit is None else evaluate(
+        limit, _other_values(cost, symbol, values, True))
 
     def crossing(root: _Root | None) -> Crossing:
         return Crossing(
@@ -120,7 +125,8 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
             value=None if root is None else root.value,
             expr=None if root is None or root.expr is None else root.expr.subs(variable, symbol),
             condition=sympy.false if root is None else root.condition,
-            limit=limit, compute_bound_side=None if root is None else root.side, ridge=ridge)
+            limit=limit, compute_bound_side=None if root is None else root.side, ridge=ridge,
+            known_limit=known_limit)
 
     roots = solve_equal(intensity, variable, RIDGE, ridge)
     return [crossing(root) for root in roots] or [crossing(None)]
