@@ -56,3 +56,39 @@ def test_a_never_limit_has_the_default_sizes_in(capsys, monkeypatch):
     out = text_of(capsys, "solve", SPECS / "llm_decode.kcost", "--for", "b", "--set",
                   "Theta=7e10")
     assert "d**2" not in out and "never: I → 4094 FLOP/B" in out
+
+
+# --- crossings as integer sizes (issue 16, item 5) -------------------------------------------
+
+
+def test_the_first_integer_size_that_is_compute_bound(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    out = text_of(capsys, "solve", SPECS / "gemm.kcost", "--for", "N", "--set", "M=N,K=N")
+    assert "N = 886.6: compute-bound at N >= 887" in out
+    out = text_of(capsys, "analyze", SPECS / "gemm.kcost", "--set", "M=N,K=N", "--machine",
+                  "h100")
+    assert "compute-bound at N >= 887" in " ".join(out.split())
+
+
+def test_the_largest_tile_that_fits(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    out = text_of(capsys, "solve", SPECS / "gemm_tiled.kcost", "--for", "T", "--set",
+                  "M=4096,N=4096,K=4096")
+    assert "T = 241.6: fits at T <= 241" in out
+
+
+def test_integer_bounds_in_the_model():
+    import sympy
+
+    from kernelcost.analysis import analyze
+    from kernelcost.answer import solve_spec
+
+    (solution,) = solve_spec(analyze(SPECS / "gemm_tiled.kcost", {"M": 4096, "N": 4096,
+                                                                   "K": 4096}),
+                             "T", ["h100"], None, None)
+    (tile,) = [c for c in solution.capacity if c.level == "shared"]
+    assert tile.integer_bound == ("<=", 241)
+    (T,) = tile.held_B.free_symbols
+    assert tile.held_B.subs(T, 241) <= tile.capacity_B < tile.held_B.subs(T, 242)
+    (ridge,) = [c for c in solution.crossings if c.level == "global"]
+    assert ridge.integer_bound == (">=", int(sympy.ceiling(ridge.value)))

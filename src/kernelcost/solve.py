@@ -49,6 +49,13 @@ class Crossing:
     ridge: sympy.Rational  # I_crit of this machine and precision at this level
     known_limit: sympy.Expr | None = None  # `limit` with the spec's defaults put in
 
+    @property
+    def integer_bound(self) -> tuple[str, int] | None:
+        """The integer sizes that are compute-bound at this level: (">=", 887) for a root of
+        886.6 with compute above it, ("<=", n) for compute below; None when never or
+        symbolic."""
+        return _integer_bound(self.value, self.compute_bound_side)
+
     def as_json(self) -> dict:
         """The documented JSON keys; numbers as floats, expressions as sympy strings."""
         return {
@@ -77,6 +84,13 @@ class CapacityCrossing:
     exceeds_side: str | None  # above | below the root: where held_B > capacity
     fits_everywhere: bool | None  # for never: True if it always fits, False if never does
 
+    @property
+    def integer_bound(self) -> tuple[str, int] | None:
+        """The integer sizes that fit: ("<=", 241) for a tile whose bytes reach the capacity
+        at T = 241.6; None when never or symbolic."""
+        inside = {"above": "below", "below": "above"}.get(self.exceeds_side)
+        return _integer_bound(self.value, inside)
+
     def as_json(self) -> dict:
         return {
             "machine": self.machine, "what": self.what, "level": self.level,
@@ -87,6 +101,19 @@ class CapacityCrossing:
             "condition": str(self.condition), "exceeds_side": self.exceeds_side,
             "fits_everywhere": self.fits_everywhere,
         }
+
+
+def _integer_bound(value, side: str | None) -> tuple[str, int] | None:
+    """The integers on `side` of a root, the root included: (">=", ceil) above, ("<=",
+    floor) below."""
+    if value is None or side is None:
+        return None
+    value = sympy.sympify(value)
+    if not value.is_number or not value.is_finite or not value.is_real:
+        return None
+    if side == "above":
+        return ">=", int(sympy.ceiling(value))
+    return "<=", int(sympy.floor(value))
 
 
 # --------------------------------------------------------------------------- ridge crossings

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..units import plain, si
 from .common import (
     INTENSITY_UNIT,
+    bound_text,
     json_number,
     machine_label,
     size_text,
@@ -64,20 +65,22 @@ def answer_sentence(answer) -> str:
 def _crossing_sentence(answer, label: str) -> str:
     """One clause per level, then the size from which every roof is compute-bound."""
     parameter = str(answer.free_parameter)
-    clauses, last, never_compute = [], 0.0, False
+    clauses, last, last_bound, never_compute = [], 0.0, None, False
     for crossing in answer.crossings:
         clause, start = _level_clause(crossing, parameter)
         clauses.append(clause)
         if start is None:
             never_compute = True
-        else:
-            last = max(last, start)
+        elif start > last:
+            last, last_bound = start, crossing.integer_bound
     if len(clauses) == 1:
         return f"{clauses[0][:1].upper()}{clauses[0][1:]} on {label}"
     if never_compute:
         verdict = f"memory-bound on {label} at every {parameter}"
     elif last > 0:
         verdict = f"compute-bound on {label} from {parameter} = {size_text(last)}"
+        if last_bound is not None:
+            verdict += f", so at {parameter} {bound_text(last_bound)}"
     else:
         verdict = f"compute-bound on {label} at every {parameter}"
     return verdict + " (" + "; ".join(clauses) + ")"
@@ -95,11 +98,14 @@ def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
                     f"{plain(limit, INTENSITY_UNIT)} stays under the ridge ({ridge})"), None
         return f"{level}: compute-bound at every {parameter} (ridge {ridge})", 0.0
     value = value_of(crossing.value)
+    bound = crossing.integer_bound  # the integer sizes that are compute-bound
     if crossing.compute_bound_side == "above":
+        where = "above" if bound is None else f"at {parameter} {bound_text(bound)}"
         return (f"{level}: memory-bound below {parameter} = {size_text(value)}, "
-                f"compute-bound above (ridge {ridge})"), value
-    return (f"{level}: compute-bound below {parameter} = {size_text(value)}, memory-bound "
-            f"above (ridge {ridge})"), None
+                f"compute-bound {where} (ridge {ridge})"), value
+    where = "" if bound is None else f" (at {parameter} {bound_text(bound)})"
+    return (f"{level}: compute-bound below {parameter} = {size_text(value)}{where}, "
+            f"memory-bound above (ridge {ridge})"), None
 
 
 def answers_json(answers) -> dict:

@@ -55,6 +55,12 @@ def size_number(value: float) -> str:
     return f"10^{zeros}" if mantissa == 1 else f"{mantissa}·10^{zeros}"
 
 
+def bound_text(bound: tuple[str, int]) -> str:
+    """(">=", 887) -> '>= 887'."""
+    operator, value = bound
+    return f"{operator} {size_number(value)}"
+
+
 def condition_text(condition) -> str:
     """Where a closed form holds, in words when it always or never does."""
     if condition is None:

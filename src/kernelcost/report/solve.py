@@ -11,6 +11,7 @@ from ..units import plain, si
 from .common import (
     INTENSITY_UNIT,
     MACHINE_NAMES,
+    bound_text,
     condition_text,
     expression,
     formula,
@@ -36,7 +37,10 @@ def _crossing_text(crossing) -> str:
         return f"never: I → {limit_text(known)} stays {side} the ridge"
     value = value_of(crossing.value)
     shown = size_text(value) if value is not None else formula(crossing.value)
-    return f"{crossing.parameter} = {shown}, compute-bound {crossing.compute_bound_side}"
+    bound = crossing.integer_bound
+    if bound is None:
+        return f"{crossing.parameter} = {shown}, compute-bound {crossing.compute_bound_side}"
+    return f"{crossing.parameter} = {shown}: compute-bound at {crossing.parameter} {bound_text(bound)}"
 
 
 def solve_tables(analysis: Analysis, parameter: str, solutions):
@@ -78,7 +82,10 @@ def _capacity_text(crossing) -> str:
         return f"no closed form: {condition_text(crossing.condition)}"
     value = value_of(crossing.value)
     shown = size_text(value) if value is not None else formula(crossing.value)
-    return f"{crossing.parameter} = {shown}, exceeds {crossing.exceeds_side}"
+    bound = crossing.integer_bound
+    if bound is None:
+        return f"{crossing.parameter} = {shown}, exceeds {crossing.exceeds_side}"
+    return f"{crossing.parameter} = {shown}: fits at {crossing.parameter} {bound_text(bound)}"
 
 
 def solve_json(analysis: Analysis, parameter: str, solutions) -> dict:
