@@ -288,8 +288,10 @@ def _build_sweep_parser(commands) -> None:
 
 def run_plot(args) -> int:
     from .hardware import load_machine
-    from .plot import check_figure_path, roofline_figure, save
+    from .plot import check_figure_path, require_matplotlib, roofline_figure, save
     from .sweep import parse_range
+
+    require_matplotlib()  # before any work, with how to install it
 
     for output in args.output:  # every destination checked before any is drawn or written
         check_figure_path(output)

@@ -6,6 +6,7 @@ plot) load only when something is displayed or drawn. `import kernelcost` regist
 from __future__ import annotations
 
 from .analysis import Analysis
+from .errors import KcostError
 from .model import Verdict
 
 
@@ -29,9 +30,14 @@ def _roofline(analysis: Analysis, machine="h100", precisions=(), **options):
     return Roofline.of(analysis, machine, precisions, **options)
 
 
-def _verdict_svg(verdict: Verdict) -> str:
-    from .plot import verdict_svg
+def _verdict_svg(verdict: Verdict) -> str | None:
+    """The figure, or None (the notebook shows the text form) without matplotlib."""
+    from .plot import require_matplotlib, verdict_svg
 
+    try:
+        require_matplotlib()
+    except KcostError:
+        return None
     return verdict_svg(verdict)
 
 
