@@ -276,7 +276,10 @@ def _build_sweep_parser(commands) -> None:
     sweep.add_argument("--sweep", required=True, metavar="NAME=LOW..HIGH",
                        help="the size to vary and its range, e.g. N=64..65536")
     sweep.add_argument("--points", type=int, default=20, help="how many sizes (default 20)")
-    sweep.add_argument("--log", action="store_true", help="space the sizes geometrically")
+    spacing = sweep.add_mutually_exclusive_group()
+    spacing.add_argument("--log", action="store_true",
+                         help="space the sizes geometrically (the default)")
+    spacing.add_argument("--linear", action="store_true", help="space the sizes equally")
     sweep.add_argument("--machine", help="a machine id or .toml path: adds t_min, the "
                                          "binding roof and the fraction of peak")
     sweep.add_argument("--precision", help="the precision on the machine (default: the "
@@ -318,7 +321,7 @@ def run_sweep(args) -> int:
         precision = _precisions([args.precision])[0]
         if machine is not None:
             machine.require_precision(precision)
-    size_range = parse_range(args.sweep, args.points, args.log)
+    size_range = parse_range(args.sweep, args.points, log=not args.linear)
     if not args.csv and size_range.points > MAX_TABLE_POINTS:
         raise KcostError(Diagnostic(None, f"a table of {size_range.points:,} rows is too long "
                                           "to read", f"use --csv, or at most "
@@ -326,6 +329,7 @@ def run_sweep(args) -> int:
     stage("sweeping")
     sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
                       machine=machine, precision=args.precision, reuse=args.reuse)
+    size_range = size_range.with_step(sweeper.step)  # sizes the spec's `assume d | N` allow
     if not args.csv:
         _console().print(sweep_table(sweeper(size_range.values())))
         return EXIT_OK
