@@ -56,3 +56,13 @@ def test_the_model_refuses_it_too():
     with pytest.raises(KcostError, match="no fp8 peak"):
         load_machine("a100").require_precision("fp8")
     load_machine("a100").require_precision("bf16")  # no error
+
+
+def test_all_keeps_the_machines_that_have_it(capsys):
+    code, out, _ = run(capsys, "analyze", GEMM, "--set", "M=4096,N=4096,K=4096", "--machine",
+                       "all", "--precision", "fp8", "--json")
+    assert code == cli.EXIT_OK
+    import json
+
+    machines = {row["machine"] for row in json.loads(out)["verdicts"]}
+    assert "h100" in machines and "a100" not in machines and "mi250x" not in machines

@@ -45,12 +45,21 @@ def _add_formats(parser: argparse.ArgumentParser) -> None:
     formats.add_argument("--latex", action="store_true", help="print a LaTeX table")
 
 
-def _machine_ids(items: list[str], default: list[str]) -> list[str]:
+def _machine_ids(items: list[str], default: list[str],
+                 precisions: list[str] | None = None) -> list[str]:
+    """The machines asked for. With `all` and precisions, the built-in machines that have
+    every one of them (a machine named on its own that lacks one is refused later)."""
     ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
     if "all" in ids:
-        from .hardware import builtin_machine_ids
+        from .hardware import builtin_machine_ids, load_machine
 
-        return builtin_machine_ids()
+        every = builtin_machine_ids()
+        kept = [m for m in every
+                if all(p in load_machine(m).precisions for p in precisions or [])]
+        if not kept:
+            raise KcostError(Diagnostic(None, "no built-in machine has "
+                                              f"{' and '.join(precisions or [])}"))
+        return kept
     return ids or default
 
 
@@ -128,7 +137,7 @@ def run_analyze(args) -> int:
     if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
         print(report.verification_error(result.verified), file=sys.stderr)
         return EXIT_MISMATCH
-    machines = _machine_ids(args.machine, [])
+    machines = _machine_ids(args.machine, [], precisions)
     measurement = _measurement(args.measured) if args.measured else None
     if measurement and not machines:
         raise KcostError(Diagnostic(None, "--measured needs a machine to compare with",
@@ -197,7 +206,7 @@ def run_solve(args) -> int:
 
     precisions = _precisions(args.precision)
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
-    machines = _machine_ids(args.machine, ["h100"])
+    machines = _machine_ids(args.machine, ["h100"], precisions)
     stage(f"solving for {args.parameter}")
     found = solve_spec(result, args.parameter, machines, precisions,
                        args.level or None)
