@@ -176,6 +176,9 @@ def answer_lines(answers) -> list[str]:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
                 for term in sorted(result.terms, key=_term_order)) + ".")
+        for derate in result.derates:
+            lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
+                         f" ({derate.detail}).")
         for fit in result.fits:
             if fit.fits is False:
                 lines.append(f"  keep scope {fit.scope_index} ({', '.join(fit.tensors)}) holds "
