@@ -13,6 +13,8 @@ from .efficiency import Efficiency, measured_efficiency
 from .errors import Diagnostic, KcostError
 from .hardware import Machine, load_machine
 from .model import UNBOUNDING_LEVELS, Verdict, verdict
+from .polyexp import ExpOnFma
+from .polyexp import exp_on_fma as move_exponentials
 from .solve import Crossing, capacity_crossings, parameter_symbol, ridge_crossings
 
 
@@ -25,9 +27,11 @@ class Answer:
 
 
 def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[str] | None,
-            measurement: dict[str, float] | None = None) -> list[Answer]:
-    """One Answer per machine x precision (the spec's own precision when none is given)."""
-    cost = analysis.cost
+            measurement: dict[str, float] | None = None,
+            exp_on_fma: ExpOnFma | None = None) -> list[Answer]:
+    """One Answer per machine x precision (the spec's own precision when none is given).
+    `exp_on_fma`: a fraction of the exponentials on the FP32 vector units (polyexp)."""
+    cost = move_exponentials(analysis.cost, exp_on_fma)
     loaded = [m if isinstance(m, Machine) else load_machine(m) for m in machines]
     free = free_parameters(analysis)
     results = []
