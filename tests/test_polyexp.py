@@ -88,3 +88,13 @@ def test_the_cli_flag(capsys):
     assert main([*argv, "--exp-on-fma", "0.5:3"]) == 0
     moved = capsys.readouterr().out
     assert '"bound": "sfu"' in plain and '"bound": "fp32 vector peak"' in moved
+    assert '"exp_on_fma": null' in plain and '"vector_FLOP_per_exp": 10' in moved
+
+
+def test_the_answer_says_the_exponentials_moved():
+    from kernelcost.report import answer_lines
+
+    analysis = analyze("specs/flash_attention.kcost", {**SIZES, "d": 64})
+    found = answers(analysis, ["b200"], None, None, ExpOnFma(HALF, 3))
+    assert "  exponentials: 0.5 of the exponentials as a degree-3 polynomial on the FP32 vector " \
+           "units (3 FMA + 4 range-reduction operations = 10 FLOP each)." in answer_lines(found)

@@ -24,6 +24,7 @@ class Answer:
     free_parameter: sympy.Symbol | None  # the one size left symbolic, if exactly one
     crossings: tuple[Crossing, ...]  # of the global ridge in that size
     efficiency: Efficiency | None  # against a measurement, when one was given
+    exp_on_fma: ExpOnFma | None = None  # exponentials moved to the FP32 vector units
 
 
 def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[str] | None,
@@ -48,7 +49,7 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
             if measurement and result.binding_term() is not None:
                 efficiency = measured_efficiency(result, **measurement)
             results.append(Answer(result, free[0] if len(free) == 1 else None, crossings,
-                                  efficiency))
+                                  efficiency, exp_on_fma))
     return results
 
 
