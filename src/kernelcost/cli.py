@@ -93,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--measured", metavar="VALUE",
                          help="a measurement to compare with the roof: 412us, 400TFLOP/s, "
                               "3.1TB/s")
+    analyze.add_argument("--exp-on-fma", metavar="FRACTION[:K]",
+                         help="compute FRACTION of the exponentials as a degree-K polynomial "
+                              "on the FP32 vector units instead of the SFU (FlashAttention-4; "
+                              "K = 3 unless given)")
     _add_formats(analyze)
 
     solve = commands.add_parser("solve", help="sizes where the kernel crosses each ridge "
@@ -139,6 +143,9 @@ def run_analyze(args) -> int:
         return EXIT_MISMATCH
     machines = _machine_ids(args.machine, [], precisions)
     measurement = _measurement(args.measured) if args.measured else None
+    if args.exp_on_fma and not machines:
+        raise KcostError(Diagnostic(None, "--exp-on-fma needs a machine",
+                                    "add --machine b200 (or another id)"))
     if measurement and not machines:
         raise KcostError(Diagnostic(None, "--measured needs a machine to compare with",
                                     "add --machine h100 (or another id)"))
@@ -147,7 +154,10 @@ def run_analyze(args) -> int:
         from .answer import answers
 
         stage("comparing with the machines")
-        found = answers(result, machines, precisions, measurement)
+        from .polyexp import parse_exp_on_fma
+
+        option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
+        found = answers(result, machines, precisions, measurement, option)
     stage("writing the output")
     if args.json:
         document = report.analysis_json(result)

@@ -120,6 +120,9 @@ def answers_json(answers) -> dict:
             "terms": [{"name": t.name, "kind": t.kind, "key": t.key,
                        "seconds": json_number(t.seconds)} for t in a.verdict.terms],
             "t_model": json_number(a.verdict.t_model),
+            "exp_on_fma": None if a.exp_on_fma is None else {
+                "fraction": float(a.exp_on_fma.fraction), "k": a.exp_on_fma.k,
+                "vector_FLOP_per_exp": a.exp_on_fma.vector_FLOP_per_exp},
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
@@ -182,6 +185,11 @@ def answer_lines(answers) -> list[str]:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
                 for term in sorted(result.terms, key=_term_order)) + ".")
+        if answer.exp_on_fma is not None:
+            lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
+        for derate in result.derates:
+            lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
+                         f" ({derate.detail}).")
         for fit in result.fits:
             if fit.fits is False:
                 lines.append(f"  keep scope {fit.scope_index} ({', '.join(fit.tensors)}) holds "
