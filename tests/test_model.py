@@ -118,7 +118,7 @@ def test_verdict_rows_carry_the_documented_json_keys():
     result = verdict(gemm(), load_machine("h100"), "bf16", {M: 4096, N: 4096, K: 4096})
     [row] = result.as_json()
     assert list(row) == ["machine", "precision", "level", "ridge", "ratio", "regime", "t_min",
-                         "bound", "performance"]
+                         "bound", "performance", "derates"]
     assert row["regime"] == "compute-bound" and row["bound"] == "bf16 tensor peak"
     assert row["ridge"] == pytest.approx(295.52, rel=1e-4)  # 990e12 / 3.35e12
 

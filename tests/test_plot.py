@@ -166,7 +166,7 @@ def test_save_formats(tmp_path, gemm_over_t):
 
 def test_notebook_display():
     analysis = kernelcost.analyze(SPECS / "vector_add.kcost", {"n": 10**8})
-    assert "12*n" in analysis._repr_markdown_()  # Q = 12 n (chapter, example 1)
+    assert "$12 n$" in analysis._repr_markdown_()  # Q = 12 n (chapter, example 1)
     assert r"\frac{1}{12}" in analysis._repr_latex_()
     figure = analysis.roofline("h100")
     assert isinstance(figure, Roofline) and "<svg" in figure._repr_svg_()

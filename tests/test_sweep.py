@@ -97,8 +97,9 @@ def test_unknown_parameter_is_an_error_with_a_hint():
 
 def test_size_ranges():
     assert list(SizeRange("N", 64, 1024, 5, log=True).values()) == [64, 128, 256, 512, 1024]
-    linear = parse_range("n=10..100", points=10)
+    linear = parse_range("n=10..100", points=10, log=False)
     assert list(linear.values()) == list(range(10, 101, 10))
+    assert parse_range("n=10..100").log  # geometric by default: sizes span decades
     assert parse_range("n=1e3..1e9", log=True).high == 1e9
     dense = parse_range("N=64..65536").dense(50).values()
     assert len(dense) == 50 and dense[0] == pytest.approx(64) and not dense[1].is_integer()
@@ -138,3 +139,41 @@ def test_sweep_cli_reports_user_errors():
     completed = run_cli("sweep", str(SPECS / "gemm_tiled.kcost"), "--sweep", "N=64..128")
     assert completed.returncode == 2
     assert "unset" in completed.stderr
+
+
+# --- issue 16, item 15: log spacing, sizes the assumptions allow, integers as integers -------
+
+
+def test_sizes_respect_the_specs_divisibility():
+    # gemm_tiled assumes T | N (T = 128): linear 64..65536 gave 3510, 6956, ...
+    completed = run_cli("sweep", str(SPECS / "gemm_tiled.kcost"), "--sweep", "N=64..65536",
+                        "--set", "M=N,K=N", "--csv")
+    assert completed.returncode == 0, completed.stderr
+    sizes = [row.split(",")[0] for row in completed.stdout.strip().splitlines()[1:]]
+    assert all(size.isdigit() for size in sizes)  # printed as integers
+    values = [int(size) for size in sizes]
+    assert all(value % 128 == 0 for value in values) and values[-1] == 65536
+    ratios = [b / a for a, b in zip(values, values[1:])]
+    assert max(ratios) < 2.5 and values[1] / values[0] > 1.5  # geometric, not 3447 apart
+
+
+def test_a_set_tile_sets_the_step():
+    from kernelcost.sweep import Sweeper
+
+    sweeper = Sweeper(SPECS / "gemm_tiled.kcost", "N", settings={"M": "N", "K": "N", "T": 64})
+    assert sweeper.step == 64
+    assert Sweeper(SPECS / "gemm.kcost", "N", settings={"M": "N", "K": "N"}).step == 1
+
+
+def test_the_library_sweep_rounds_a_range_too():
+    result = sweep(SPECS / "gemm_tiled.kcost", SizeRange("N", 100, 1000, 6), settings={
+        "M": "N", "K": "N"})
+    assert all(size % 128 == 0 for size in result.sizes)
+
+
+def test_linear_spacing_on_request_and_big_sizes_as_integers():
+    completed = run_cli("sweep", str(SPECS / "vector_add.kcost"), "--sweep", "n=1e9..3e9",
+                        "--points", "3", "--linear")
+    assert completed.returncode == 0, completed.stderr
+    assert "1000000000" in completed.stdout and "2000000000" in completed.stdout
+    assert "e+" not in completed.stdout and "1e9" not in completed.stdout

@@ -13,6 +13,8 @@ from .efficiency import Efficiency, measured_efficiency
 from .errors import Diagnostic, KcostError
 from .hardware import Machine, load_machine
 from .model import UNBOUNDING_LEVELS, Verdict, verdict
+from .polyexp import ExpOnFma
+from .polyexp import exp_on_fma as move_exponentials
 from .solve import Crossing, capacity_crossings, parameter_symbol, ridge_crossings
 
 
@@ -22,16 +24,21 @@ class Answer:
     free_parameter: sympy.Symbol | None  # the one size left symbolic, if exactly one
     crossings: tuple[Crossing, ...]  # of the global ridge in that size
     efficiency: Efficiency | None  # against a measurement, when one was given
+    exp_on_fma: ExpOnFma | None = None  # exponentials moved to the FP32 vector units
 
 
 def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[str] | None,
-            measurement: dict[str, float] | None = None) -> list[Answer]:
-    """One Answer per machine x precision (the spec's own precision when none is given)."""
-    cost = analysis.cost
+            measurement: dict[str, float] | None = None,
+            exp_on_fma: ExpOnFma | None = None) -> list[Answer]:
+    """One Answer per machine x precision (the spec's own precision when none is given).
+    `exp_on_fma`: a fraction of the exponentials on the FP32 vector units (polyexp)."""
+    cost = move_exponentials(analysis.cost, exp_on_fma)
     loaded = [m if isinstance(m, Machine) else load_machine(m) for m in machines]
     free = free_parameters(analysis)
     results = []
     for machine in loaded:
+        for precision in precisions or []:
+            machine.require_precision(precision)
         for precision in precisions or [cost.precision]:
             result = verdict(cost, machine, precision, analysis.settings, apply_defaults=True)
             crossings = ()
@@ -44,7 +51,7 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
             if measurement and result.binding_term() is not None:
                 efficiency = measured_efficiency(result, **measurement)
             results.append(Answer(result, free[0] if len(free) == 1 else None, crossings,
-                                  efficiency))
+                                  efficiency, exp_on_fma))
     return results
 
 
@@ -89,6 +96,8 @@ def solve_spec(analysis: Analysis, parameter: str, machines: list[str | Machine]
     solutions = []
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
         found = []
+        for precision in precisions or []:
+            machine.require_precision(precision)
         for precision in precisions or [cost.precision]:
             for level in levels or roof_levels(cost, machine):
                 if machine.bandwidth(level) is None:

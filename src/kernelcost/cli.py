@@ -45,17 +45,33 @@ def _add_formats(parser: argparse.ArgumentParser) -> None:
     formats.add_argument("--latex", action="store_true", help="print a LaTeX table")
 
 
-def _machine_ids(items: list[str], default: list[str]) -> list[str]:
+def _machine_ids(items: list[str], default: list[str],
+                 precisions: list[str] | None = None) -> list[str]:
+    """The machines asked for. With `all` and precisions, the built-in machines that have
+    every one of them (a machine named on its own that lacks one is refused later)."""
     ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
     if "all" in ids:
-        from .hardware import builtin_machine_ids
+        from .hardware import builtin_machine_ids, load_machine
 
-        return builtin_machine_ids()
+        every = builtin_machine_ids()
+        kept = [m for m in every
+                if all(p in load_machine(m).precisions for p in precisions or [])]
+        if not kept:
+            raise KcostError(Diagnostic(None, "no built-in machine has "
+                                              f"{' and '.join(precisions or [])}"))
+        return kept
     return ids or default
 
 
 def _precisions(items: list[str]) -> list[str] | None:
-    return [p.strip() for item in items for p in item.split(",") if p.strip()] or None
+    """The precisions asked for, each a name kernelcost knows (a machine refuses those it
+    lacks when it is loaded)."""
+    from .hardware import check_precision_name
+
+    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    for name in names:
+        check_precision_name(name)
+    return names or None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--measured", metavar="VALUE",
                          help="a measurement to compare with the roof: 412us, 400TFLOP/s, "
                               "3.1TB/s")
+    analyze.add_argument("--exp-on-fma", metavar="FRACTION[:K]",
+                         help="compute FRACTION of the exponentials as a degree-K polynomial "
+                              "on the FP32 vector units instead of the SFU (FlashAttention-4; "
+                              "K = 3 unless given)")
     _add_formats(analyze)
 
     solve = commands.add_parser("solve", help="sizes where the kernel crosses each ridge "
@@ -114,14 +134,18 @@ def run_analyze(args) -> int:
     from . import report
     from .analysis import analyze
 
+    precisions = _precisions(args.precision)  # an unknown name is refused before any work
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse,
                      verify=not args.no_verify)
     failed = result.verified is not None and result.verified.agree is False
     if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
         print(report.verification_error(result.verified), file=sys.stderr)
         return EXIT_MISMATCH
-    machines = _machine_ids(args.machine, [])
+    machines = _machine_ids(args.machine, [], precisions)
     measurement = _measurement(args.measured) if args.measured else None
+    if args.exp_on_fma and not machines:
+        raise KcostError(Diagnostic(None, "--exp-on-fma needs a machine",
+                                    "add --machine b200 (or another id)"))
     if measurement and not machines:
         raise KcostError(Diagnostic(None, "--measured needs a machine to compare with",
                                     "add --machine h100 (or another id)"))
@@ -130,7 +154,10 @@ def run_analyze(args) -> int:
         from .answer import answers
 
         stage("comparing with the machines")
-        found = answers(result, machines, _precisions(args.precision), measurement)
+        from .polyexp import parse_exp_on_fma
+
+        option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
+        found = answers(result, machines, precisions, measurement, option)
     stage("writing the output")
     if args.json:
         document = report.analysis_json(result)
@@ -187,10 +214,11 @@ def run_solve(args) -> int:
     from .analysis import analyze
     from .answer import solve_spec
 
+    precisions = _precisions(args.precision)
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
-    machines = _machine_ids(args.machine, ["h100"])
+    machines = _machine_ids(args.machine, ["h100"], precisions)
     stage(f"solving for {args.parameter}")
-    found = solve_spec(result, args.parameter, machines, _precisions(args.precision),
+    found = solve_spec(result, args.parameter, machines, precisions,
                        args.level or None)
     if args.json:
         print_json(report.solve_json(result, args.parameter, found))
@@ -267,7 +295,10 @@ def _build_sweep_parser(commands) -> None:
     sweep.add_argument("--sweep", required=True, metavar="NAME=LOW..HIGH",
                        help="the size to vary and its range, e.g. N=64..65536")
     sweep.add_argument("--points", type=int, default=20, help="how many sizes (default 20)")
-    sweep.add_argument("--log", action="store_true", help="space the sizes geometrically")
+    spacing = sweep.add_mutually_exclusive_group()
+    spacing.add_argument("--log", action="store_true",
+                         help="space the sizes geometrically (the default)")
+    spacing.add_argument("--linear", action="store_true", help="space the sizes equally")
     sweep.add_argument("--machine", help="a machine id or .toml path: adds t_min, the "
                                          "binding roof and the fraction of peak")
     sweep.add_argument("--precision", help="the precision on the machine (default: the "
@@ -278,14 +309,20 @@ def _build_sweep_parser(commands) -> None:
 
 
 def run_plot(args) -> int:
-    from .plot import check_figure_path, roofline_figure, save
+    from .hardware import load_machine
+    from .plot import check_figure_path, require_matplotlib, roofline_figure, save
     from .sweep import parse_range
+
+    require_matplotlib()  # before any work, with how to install it
 
     for output in args.output:  # every destination checked before any is drawn or written
         check_figure_path(output)
     size_range = parse_range(args.sweep) if args.sweep else None
     stage("drawing the figure")
-    figure = roofline_figure(args.specs, args.machine, args.precision,
+    precisions = _precisions(args.precision) or []
+    if precisions:
+        load_machine(args.machine).require_precision(precisions[0])
+    figure = roofline_figure(args.specs, args.machine, precisions,
                              settings=parse_settings(args.settings), size_range=size_range,
                              reuse=args.reuse)
     for output in args.output:
@@ -299,7 +336,11 @@ def run_sweep(args) -> int:
     from .sweep import Sweeper, parse_range, stream_csv
 
     machine = load_machine(args.machine) if args.machine else None
-    size_range = parse_range(args.sweep, args.points, args.log)
+    if args.precision:
+        precision = _precisions([args.precision])[0]
+        if machine is not None:
+            machine.require_precision(precision)
+    size_range = parse_range(args.sweep, args.points, log=not args.linear)
     if not args.csv and size_range.points > MAX_TABLE_POINTS:
         raise KcostError(Diagnostic(None, f"a table of {size_range.points:,} rows is too long "
                                           "to read", f"use --csv, or at most "
@@ -307,6 +348,7 @@ def run_sweep(args) -> int:
     stage("sweeping")
     sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
                       machine=machine, precision=args.precision, reuse=args.reuse)
+    size_range = size_range.with_step(sweeper.step)  # sizes the spec's `assume d | N` allow
     if not args.csv:
         _console().print(sweep_table(sweeper(size_range.values())))
         return EXIT_OK

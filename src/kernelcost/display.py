@@ -6,6 +6,7 @@ plot) load only when something is displayed or drawn. `import kernelcost` regist
 from __future__ import annotations
 
 from .analysis import Analysis
+from .errors import KcostError
 from .model import Verdict
 
 
@@ -16,9 +17,17 @@ def _markdown(analysis: Analysis) -> str:
 
 
 def _latex(analysis: Analysis) -> str:
-    from .report import analysis_latex
+    """Display math MathJax renders (an array; a tabular is text mode, which it cannot)."""
+    from .report import analysis_mathjax
 
-    return analysis_latex(analysis)
+    return analysis_mathjax(analysis)
+
+
+def _summary(analysis: Analysis) -> str:
+    """A one-line repr: the closed forms, not every field of the dataclass."""
+    from .report import analysis_summary
+
+    return analysis_summary(analysis)
 
 
 def _roofline(analysis: Analysis, machine="h100", precisions=(), **options):
@@ -29,9 +38,41 @@ def _roofline(analysis: Analysis, machine="h100", precisions=(), **options):
     return Roofline.of(analysis, machine, precisions, **options)
 
 
-def _verdict_svg(verdict: Verdict) -> str:
-    from .plot import verdict_svg
+class Report:
+    """An analysis with its verdicts on machines: `analysis.report("h100")` shows the formulas
+    and the verdict table (Markdown or MathJax) in a notebook."""
 
+    def __init__(self, analysis: Analysis, answers: list):
+        self.analysis, self.answers = analysis, answers
+
+    def _repr_markdown_(self) -> str:
+        from .report import analysis_markdown
+
+        return analysis_markdown(self.analysis, self.answers)
+
+    def _repr_latex_(self) -> str:
+        from .report import analysis_mathjax
+
+        return analysis_mathjax(self.analysis, self.answers)
+
+
+def _report(analysis: Analysis, machines="h100", precisions=None) -> Report:
+    """The analysis and its verdicts on one machine id (or several, a list)."""
+    from .answer import answers
+
+    machines = [machines] if isinstance(machines, str) else list(machines)
+    precisions = [precisions] if isinstance(precisions, str) else precisions
+    return Report(analysis, answers(analysis, machines, precisions))
+
+
+def _verdict_svg(verdict: Verdict) -> str | None:
+    """The figure, or None (the notebook shows the text form) without matplotlib."""
+    from .plot import require_matplotlib, verdict_svg
+
+    try:
+        require_matplotlib()
+    except KcostError:
+        return None
     return verdict_svg(verdict)
 
 
@@ -39,5 +80,7 @@ def register() -> None:
     """Attach the display methods (idempotent)."""
     Analysis._repr_markdown_ = _markdown
     Analysis._repr_latex_ = _latex
+    Analysis.__repr__ = _summary
     Analysis.roofline = _roofline
+    Analysis.report = _report
     Verdict._repr_svg_ = _verdict_svg

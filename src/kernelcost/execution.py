@@ -17,6 +17,7 @@ from fractions import Fraction
 import sympy
 
 from .cost import Cost
+from .derates import Derate, in_flight, latency_derate
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
 from .units import si
@@ -51,6 +52,7 @@ class GridVerdict:
     model_detail: str  # the wave estimate's reasoning, with its figures ("" without one)
     tail_share: sympy.Expr | None  # the part of t_bound that quantisation adds
     equal_blocks: bool
+    derates: tuple[Derate, ...] = ()  # estimates in t_model only (latency), never in t_bound
 
 
 def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
@@ -67,9 +69,18 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     global_term, rule, detail = _wave_term(cost, machine, values, occ)
     model_terms = terms + ([global_term] if global_term is not None else
                            _device_terms(cost, machine, values, ("global",)))
+    derates = ()
+    if occ.fits:
+        derate = latency_derate(in_flight(cost, machine, values, occ,
+                                          lambda expr: _at(expr, values)), machine,
+                                occ.resident)
+        if derate is not None:
+            derates = (derate,)
+            model_terms = [_derated(term, derate.factor) if term.key == "global" else term
+                           for term in model_terms]
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, detail, None, grid.equal_blocks)
+                           rule, detail, None, grid.equal_blocks, derates)
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat = _largest(_device_terms(cost, machine, values, ("global", "l2"))
@@ -77,7 +88,14 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
                     + _flat_on_chip_terms(cost, machine, values))[0]
     tail = None if t_bound is None or flat is None else sympy.cancel(1 - flat / t_bound)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
-                       model_bound, rule, detail, tail, grid.equal_blocks)
+                       model_bound, rule, detail, tail, grid.equal_blocks, derates)
+
+
+def _derated(term: GridTerm, factor) -> GridTerm:
+    """A bandwidth term at the attainable fraction of its rate (latency-bound)."""
+    rate = term.rate * factor
+    return GridTerm(f"{term.name} (latency-bound)", term.kind, term.key, term.amount, rate,
+                    term.amount / rate, term.per_sm)
 
 
 def _wave_term(cost, machine, values, occ: Occupancy) -> tuple[GridTerm | None, str, str]:

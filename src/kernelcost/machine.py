@@ -234,6 +234,15 @@ class Machine:
         listed = {peak.precision for peak in self.compute if not peak.sparse}
         return tuple(p for p in PRECISIONS if p in listed)
 
+    def require_precision(self, precision: str) -> None:
+        """Refuse a precision a user asks for that this machine has no dense peak for (the
+        fp32 stand-in of `ceiling` is for a spec's own element type, not for a request)."""
+        check_precision_name(precision)
+        if precision not in self.precisions:
+            raise KcostError(Diagnostic(
+                None, f"machine `{self.id}` ({self.name}) has no {precision} peak",
+                f"precisions on {self.id}: {', '.join(self.precisions)}"))
+
 
 def _ceiling_of(peak: ComputePeak) -> Ceiling:
     return Ceiling(f"{peak.precision} {peak.unit} peak", peak.peak_FLOPps, peak.source)
@@ -242,6 +251,11 @@ def _ceiling_of(peak: ComputePeak) -> Ceiling:
 def _lookup_precisions() -> tuple[str, ...]:
     # kernels may compute in i32 or i4 (index or packed types): they fall back to fp32 vector
     return PRECISIONS + ("i32", "i4")
+
+
+def check_precision_name(precision: str) -> None:
+    """Refuse a precision name kernelcost does not know (`bf61`)."""
+    _check_name(precision, PRECISIONS, "precision")
 
 
 def _check_name(name: str, allowed, what: str) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import sympy
 
 from .cost import Cost
+from .derates import Derate, launch_derate
 from .errors import Diagnostic, KcostError
 from .execution import GridVerdict, grid_verdict
 from .hardware import Machine
@@ -126,6 +127,7 @@ class Verdict:
     working_set_fits_l2: bool | None  # False: the chapter's cache caveat does not apply
     grid: GridVerdict | None = None  # the execution model of a parallel spec
     nest_misfits: tuple[Misfit, ...] = ()  # without a grid: on-chip keeps or tensors too big
+    derates: tuple[Derate, ...] = ()  # what lowers the roof: estimates, in t_model only
 
     @property
     def misfits(self) -> tuple[Misfit, ...]:
@@ -162,6 +164,8 @@ class Verdict:
             "ridge": json_value(level.ridge), "ratio": json_value(level.ratio),
             "regime": level.regime, "t_min": json_value(self.t_min), "bound": self.bound,
             "performance": json_value(level.performance),
+            "derates": [{"cause": d.cause, "factor": json_value(d.factor), "detail": d.detail}
+                        for d in self.derates],
         } for level in self.levels]
 
     def binding_term(self) -> TimeTerm | None:
@@ -215,6 +219,11 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
     working_set = working_set_bytes(cost, element_bytes, substitutions)
     l2_capacity = _optional_exact(machine.capacity("l2"))
+    misfits = (grid.occupancy.misfits if grid is not None
+               else nest_misfits(cost, machine, substitutions))
+    t_kernel = None if misfits else (grid.t_model if grid is not None else t_min)
+    derates = (*(grid.derates if grid is not None else ()),
+               *filter(None, [launch_derate(t_kernel, overhead)]))
     return Verdict(
         machine=machine.id,
         precision=precision,
@@ -234,7 +243,8 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         l2_capacity_B=l2_capacity,
         working_set_fits_l2=_at_most(working_set, l2_capacity),
         grid=grid,
-        nest_misfits=() if grid is not None else nest_misfits(cost, machine, substitutions),
+        nest_misfits=() if grid is not None else misfits,
+        derates=derates,
     )
 
 

@@ -41,8 +41,22 @@ GID_POINT, GID_PATH, GID_CROSSING, GID_NEVER = "point", "path", "crossing", "nev
 
 # --------------------------------------------------------------------------------- drawing
 
+PLOT_EXTRA_HINT = "install the plot extra: pip install 'kernelcost[plot]'"
+
+
+def require_matplotlib() -> None:
+    """Refuse to draw, with how to install the extra, where matplotlib is not installed
+    (`pip install kernelcost` leaves it out)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as error:
+        raise KcostError(Diagnostic(None, f"figures need matplotlib, which is not installed "
+                                          f"({error})", PLOT_EXTRA_HINT)) from None
+
+
 def draw(figure_scene: Scene):
     """A matplotlib Figure of the scene."""
+    require_matplotlib()
     # a Figure on its own Agg canvas, without pyplot: no GUI backend, no global state
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -304,6 +318,7 @@ class Roofline:
 
     @classmethod
     def of(cls, kernels, machine, precisions=(), **options) -> Roofline:
+        require_matplotlib()  # before the scene, with how to install it
         return cls(roofline_figure(kernels, machine, precisions, **options))
 
     def _repr_svg_(self) -> str:

@@ -47,6 +47,14 @@ class Crossing:
     limit: sympy.Expr  # lim I_l as parameter -> oo, FLOP/B
     compute_bound_side: str | None  # above | below the root; None for never
     ridge: sympy.Rational  # I_crit of this machine and precision at this level
+    known_limit: sympy.Expr | None = None  # `limit` with the spec's defaults put in
+
+    @property
+    def integer_bound(self) -> tuple[str, int] | None:
+        """The integer sizes that are compute-bound at this level: (">=", 887) for a root of
+        886.6 with compute above it, ("<=", n) for compute below; None when never or
+        symbolic."""
+        return _integer_bound(self.value, self.compute_bound_side)
 
     def as_json(self) -> dict:
         """The documented JSON keys; numbers as floats, expressions as sympy strings."""
@@ -76,6 +84,13 @@ class CapacityCrossing:
     exceeds_side: str | None  # above | below the root: where held_B > capacity
     fits_everywhere: bool | None  # for never: True if it always fits, False if never does
 
+    @property
+    def integer_bound(self) -> tuple[str, int] | None:
+        """The integer sizes that fit: ("<=", 241) for a tile whose bytes reach the capacity
+        at T = 241.6; None when never or symbolic."""
+        inside = {"above": "below", "below": "above"}.get(self.exceeds_side)
+        return _integer_bound(self.value, inside)
+
     def as_json(self) -> dict:
         return {
             "machine": self.machine, "what": self.what, "level": self.level,
@@ -86,6 +101,19 @@ class CapacityCrossing:
             "condition": str(self.condition), "exceeds_side": self.exceeds_side,
             "fits_everywhere": self.fits_everywhere,
         }
+
+
+def _integer_bound(value, side: str | None) -> tuple[str, int] | None:
+    """The integers on `side` of a root, the root included: (">=", ceil) above, ("<=",
+    floor) below."""
+    if value is None or side is None:
+        return None
+    value = sympy.sympify(value)
+    if not value.is_number or not value.is_finite or not value.is_real:
+        return None
+    if side == "above":
+        return ">=", int(sympy.ceiling(value))
+    return "<=", int(sympy.floor(value))
 
 
 # --------------------------------------------------------------------------- ridge crossings
@@ -113,6 +141,10 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
     variable = _real_variable(symbol)  # real, so non-integer roots survive
     intensity = intensity.subs(symbol, variable)
     limit = _limit(intensity, variable, cost.kernel, level)
+    # the closed form keeps defaults symbolic; where the intensity goes is a number a user
+    # reads, so the printers have it with the sizes known by default (d = 8192) put in
+    known_limit = None if limit is None else evaluate(
+        limit, _other_values(cost, symbol, values, True))
 
     def crossing(root: _Root | None) -> Crossing:
         return Crossing(
@@ -120,7 +152,8 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
             value=None if root is None else root.value,
             expr=None if root is None or root.expr is None else root.expr.subs(variable, symbol),
             condition=sympy.false if root is None else root.condition,
-            limit=limit, compute_bound_side=None if root is None else root.side, ridge=ridge)
+            limit=limit, compute_bound_side=None if root is None else root.side, ridge=ridge,
+            known_limit=known_limit)
 
     roots = solve_equal(intensity, variable, RIDGE, ridge)
     return [crossing(root) for root in roots] or [crossing(None)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy
@@ -41,7 +41,8 @@ _RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\
 @dataclass(frozen=True)
 class SizeRange:
     """The sizes of one parameter to sweep: `points` values from `low` to `high`, equally
-    spaced, or geometrically spaced when `log`. Integer sizes are rounded and deduplicated."""
+    spaced, or geometrically spaced when `log`. Integer sizes are rounded to the nearest
+    multiple of `step` (the spec's `assume T | N` makes N a multiple of T) and deduplicated."""
 
     parameter: str
     low: float
@@ -49,15 +50,23 @@ class SizeRange:
     points: int = DEFAULT_POINTS
     log: bool = False
     integer: bool = True
+    step: int = 1
 
     def values(self) -> numpy.ndarray:
         if self.log:
             sizes = numpy.geomspace(self.low, self.high, self.points)
         else:
             sizes = numpy.linspace(self.low, self.high, self.points)
-        if self.integer:
-            sizes = numpy.unique(numpy.rint(sizes))
-        return sizes
+        return self._rounded(sizes)
+
+    def _rounded(self, sizes: numpy.ndarray) -> numpy.ndarray:
+        if not self.integer:
+            return sizes
+        step = float(self.step)
+        return numpy.unique(numpy.maximum(numpy.rint(sizes / step), 1.0) * step)
+
+    def with_step(self, step: int) -> SizeRange:
+        return replace(self, step=step) if self.integer else self
 
     def chunks(self, length: int = CHUNK_POINTS):
         """The same sizes as values(), `length` at a time, so that memory stays bounded
@@ -76,7 +85,7 @@ class SizeRange:
             if start + length >= self.points:
                 sizes[-1] = self.high  # exact at the end, as numpy's spacing functions are
             if self.integer:
-                sizes = numpy.unique(numpy.rint(sizes))
+                sizes = self._rounded(sizes)
                 if last is not None:
                     sizes = sizes[sizes > last]
                 if len(sizes):
@@ -89,8 +98,9 @@ class SizeRange:
         return SizeRange(self.parameter, self.low, self.high, points, log=True, integer=False)
 
 
-def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = False) -> SizeRange:
-    """`N=64..65536` -> SizeRange('N', 64, 65536, points, log). Bounds may be written 1e8."""
+def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = True) -> SizeRange:
+    """`N=64..65536` -> SizeRange('N', 64, 65536, points, log). Bounds may be written 1e8.
+    Geometric spacing unless `log` is False: sizes span decades, as a roofline's axes do."""
     match = _RANGE.match(text)
     if match is None:
         raise KcostError(Diagnostic(None, f"not a size range: `{text}`",
@@ -157,12 +167,16 @@ def sweep(source: Analysis | Spec | str | Path, sizes: SizeRange | numpy.ndarray
     `source` is an Analysis (its settings and reuse are used) or a spec; `settings` (names to
     numbers or expression text such as {"M": "N"}) fix every other parameter, defaults apply.
     A value set for the swept parameter itself is ignored: the sweep replaces it."""
-    if isinstance(sizes, SizeRange):
-        parameter, sizes = sizes.parameter, sizes.values()
+    size_range = sizes if isinstance(sizes, SizeRange) else None
+    if size_range is not None:
+        parameter = size_range.parameter
     if parameter is None:
         raise TypeError("sweep: give the parameter name with an array of sizes")
-    return Sweeper(source, parameter, settings=settings, machine=machine, precision=precision,
-                   reuse=reuse)(sizes)
+    sweeper = Sweeper(source, parameter, settings=settings, machine=machine,
+                      precision=precision, reuse=reuse)
+    if size_range is not None:
+        sizes = size_range.with_step(sweeper.step).values()
+    return sweeper(sizes)
 
 
 class Sweeper:
@@ -179,6 +193,7 @@ class Sweeper:
         self.precision = precision or cost.precision
         self.functions = {key: vectorized(expr, self.symbol)
                           for key, expr in closed_forms(cost, self.symbol, resolved).items()}
+        self.step = size_step(spec, cost, self.symbol, resolved)
 
     def __call__(self, sizes) -> SweepResult:
         cost = self.cost
@@ -196,6 +211,22 @@ class Sweeper:
         if self.machine is None:
             return result
         return _with_roofline(result, self.machine, self.precision)
+
+
+def size_step(spec: Spec, cost: Cost, symbol: sympy.Symbol, settings: Mapping) -> int:
+    """What every swept size must be a multiple of for the spec's assumptions to hold: the
+    least common multiple of the divisors d of each `assume d | N` (and of `d | M` where the
+    settings make M = N), with the other sizes at their values."""
+    others = {s: e for s, e in settings.items() if s != symbol}
+    values = parameter_values(cost, others, apply_defaults=True, exclude=symbol)
+    step = 1
+    for divisor, dividend in spec.checked.divisibility:
+        if str(evaluate(dividend, values)) != str(symbol):
+            continue
+        value = evaluate(divisor, values)
+        if value.is_Integer and value > 0:
+            step = math.lcm(step, int(value))
+    return step
 
 
 def closed_forms(cost: Cost, symbol: sympy.Symbol,

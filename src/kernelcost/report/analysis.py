@@ -9,7 +9,15 @@ from ..analysis import Analysis, Quantity
 from ..jsonout import number
 from ..units import plain, si
 from .check import verification_json, verification_note
-from .common import INTENSITY_UNIT, TRAFFIC_UNIT, WORK_UNIT, expression, formula
+from .common import (
+    INTENSITY_UNIT,
+    TRAFFIC_UNIT,
+    WORK_UNIT,
+    expression,
+    formula,
+    limit_text,
+    size_number,
+)
 
 if TYPE_CHECKING:
     pass
@@ -104,7 +112,7 @@ def analysis_tables(analysis: Analysis):
         table.add_row(f"Q {level}", formula(quantity.expr), formula(quantity.leading),
                       si(quantity.value, TRAFFIC_UNIT))
     for level, intensity in analysis.intensity.items():
-        table.add_row(f"I {level}", formula(intensity.expr), f"→ {formula(intensity.limit)}",
+        table.add_row(f"I {level}", formula(intensity.expr), f"→ {limit_text(intensity.limit, None)}",
                       plain(intensity.value, INTENSITY_UNIT))
     return [header, table]
 
@@ -115,4 +123,4 @@ def _size_text(analysis: Analysis, name: str, value) -> str:
         return formula(analysis.settings[symbol])
     if value is None:
         return "symbolic"
-    return f"{value:g}"
+    return size_number(value)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..units import plain, si
 from .common import (
     INTENSITY_UNIT,
+    bound_text,
     json_number,
     machine_label,
     size_text,
@@ -64,20 +65,22 @@ def answer_sentence(answer) -> str:
 def _crossing_sentence(answer, label: str) -> str:
     """One clause per level, then the size from which every roof is compute-bound."""
     parameter = str(answer.free_parameter)
-    clauses, last, never_compute = [], 0.0, False
+    clauses, last, last_bound, never_compute = [], 0.0, None, False
     for crossing in answer.crossings:
         clause, start = _level_clause(crossing, parameter)
         clauses.append(clause)
         if start is None:
             never_compute = True
-        else:
-            last = max(last, start)
+        elif start > last:
+            last, last_bound = start, crossing.integer_bound
     if len(clauses) == 1:
         return f"{clauses[0][:1].upper()}{clauses[0][1:]} on {label}"
     if never_compute:
         verdict = f"memory-bound on {label} at every {parameter}"
     elif last > 0:
         verdict = f"compute-bound on {label} from {parameter} = {size_text(last)}"
+        if last_bound is not None:
+            verdict += f", so at {parameter} {bound_text(last_bound)}"
     else:
         verdict = f"compute-bound on {label} at every {parameter}"
     return verdict + " (" + "; ".join(clauses) + ")"
@@ -95,11 +98,14 @@ def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
                     f"{plain(limit, INTENSITY_UNIT)} stays under the ridge ({ridge})"), None
         return f"{level}: compute-bound at every {parameter} (ridge {ridge})", 0.0
     value = value_of(crossing.value)
+    bound = crossing.integer_bound  # the integer sizes that are compute-bound
     if crossing.compute_bound_side == "above":
+        where = "above" if bound is None else f"at {parameter} {bound_text(bound)}"
         return (f"{level}: memory-bound below {parameter} = {size_text(value)}, "
-                f"compute-bound above (ridge {ridge})"), value
-    return (f"{level}: compute-bound below {parameter} = {size_text(value)}, memory-bound "
-            f"above (ridge {ridge})"), None
+                f"compute-bound {where} (ridge {ridge})"), value
+    where = "" if bound is None else f" (at {parameter} {bound_text(bound)})"
+    return (f"{level}: compute-bound below {parameter} = {size_text(value)}{where}, "
+            f"memory-bound above (ridge {ridge})"), None
 
 
 def answers_json(answers) -> dict:
@@ -114,6 +120,9 @@ def answers_json(answers) -> dict:
             "terms": [{"name": t.name, "kind": t.kind, "key": t.key,
                        "seconds": json_number(t.seconds)} for t in a.verdict.terms],
             "t_model": json_number(a.verdict.t_model),
+            "exp_on_fma": None if a.exp_on_fma is None else {
+                "fraction": float(a.exp_on_fma.fraction), "k": a.exp_on_fma.k,
+                "vector_FLOP_per_exp": a.exp_on_fma.vector_FLOP_per_exp},
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
@@ -176,6 +185,11 @@ def answer_lines(answers) -> list[str]:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
                 for term in sorted(result.terms, key=_term_order)) + ".")
+        if answer.exp_on_fma is not None:
+            lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
+        for derate in result.derates:
+            lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
+                         f" ({derate.detail}).")
         for fit in result.fits:
             if fit.fits is False:
                 lines.append(f"  keep scope {fit.scope_index} ({', '.join(fit.tensors)}) holds "

@@ -39,6 +39,52 @@ def size_text(value: float) -> str:
     return f"{value:.1f}" if abs(value - round(value)) > 1e-9 else f"{value:.0f}"
 
 
+def size_number(value: float) -> str:
+    """A size as a user writes it: integers whole (65536, not 6.5536e+04), powers of ten as
+    10^8 and round multiples as 3·10^9; other values with 6 significant digits."""
+    if not math.isfinite(value):
+        return "infinity" if value > 0 else "-infinity"
+    if value != round(value):
+        return f"{value:g}"
+    whole = int(round(value))
+    digits = str(abs(whole))
+    zeros = len(digits) - len(digits.rstrip("0"))
+    if zeros < 6:
+        return str(whole)
+    mantissa = whole // 10 ** zeros
+    return f"10^{zeros}" if mantissa == 1 else f"{mantissa}·10^{zeros}"
+
+
+def bound_text(bound: tuple[str, int]) -> str:
+    """(">=", 887) -> '>= 887'."""
+    operator, value = bound
+    return f"{operator} {size_number(value)}"
+
+
+def condition_text(condition) -> str:
+    """Where a closed form holds, in words when it always or never does."""
+    if condition is None:
+        return "-"
+    if condition is sympy.true or condition is True:
+        return "always"
+    if condition is sympy.false or condition is False:
+        return "never"
+    return formula(condition)
+
+
+def limit_text(expr, unit: str | None = INTENSITY_UNIT) -> str:
+    """Where a quantity goes as a size grows: a number with its unit (exact, as 1/2, with no
+    unit), `infinity`, or (other sizes unset) the closed form."""
+    if expr is None:
+        return "-"
+    value = value_of(expr)
+    if value is None:
+        return formula(sympy.sympify(expr))
+    if math.isinf(value):
+        return "infinity" if value > 0 else "-infinity"
+    return formula(sympy.sympify(expr)) if unit is None else plain(value, unit)
+
+
 def formula(expr: sympy.Expr | None) -> str:
     return "-" if expr is None else sympy.sstr(expr, order="lex")
 

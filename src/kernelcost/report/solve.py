@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import sympy
+
 from ..analysis import Analysis
 from ..units import plain, si
 from .common import (
     INTENSITY_UNIT,
     MACHINE_NAMES,
+    bound_text,
+    condition_text,
     expression,
     formula,
+    limit_text,
     machine_label,
     size_text,
     value_of,
@@ -25,15 +30,17 @@ if TYPE_CHECKING:
 
 def _crossing_text(crossing) -> str:
     if crossing.value is None:
-        limit = value_of(crossing.limit)
+        known = crossing.limit if crossing.known_limit is None else crossing.known_limit
+        limit = value_of(known)
         ridge = value_of(crossing.ridge)
-        limit_text = plain(limit, INTENSITY_UNIT) if limit is not None else formula(
-            crossing.limit)
         side = "under" if limit is not None and ridge is not None and limit < ridge else "over"
-        return f"never: I → {limit_text} stays {side} the ridge"
+        return f"never: I → {limit_text(known)} stays {side} the ridge"
     value = value_of(crossing.value)
     shown = size_text(value) if value is not None else formula(crossing.value)
-    return f"{crossing.parameter} = {shown}, compute-bound {crossing.compute_bound_side}"
+    bound = crossing.integer_bound
+    if bound is None:
+        return f"{crossing.parameter} = {shown}, compute-bound {crossing.compute_bound_side}"
+    return f"{crossing.parameter} = {shown}: compute-bound at {crossing.parameter} {bound_text(bound)}"
 
 
 def solve_tables(analysis: Analysis, parameter: str, solutions):
@@ -52,7 +59,7 @@ def solve_tables(analysis: Analysis, parameter: str, solutions):
             ridges.add_row(machine_label(crossing.machine, crossing.precision), crossing.level,
                            plain(value_of(crossing.ridge), INTENSITY_UNIT),
                            _crossing_text(crossing), formula(crossing.expr),
-                           "-" if crossing.expr is None else str(crossing.condition))
+                           "-" if crossing.expr is None else condition_text(crossing.condition))
         for crossing in solution.capacity:
             capacity.add_row(MACHINE_NAMES.get(crossing.machine, crossing.machine),
                              crossing.what, crossing.level,
@@ -68,10 +75,17 @@ def _capacity_text(crossing) -> str:
             return "fits at every size"
         if crossing.fits_everywhere is False:
             return "never fits"
-        return f"unsolved: {crossing.condition}"
+        if crossing.parameter not in {str(s) for s in crossing.held_B.free_symbols}:
+            return f"does not depend on {crossing.parameter}"
+        if crossing.condition is sympy.false:
+            return "no crossing"
+        return f"no closed form: {condition_text(crossing.condition)}"
     value = value_of(crossing.value)
     shown = size_text(value) if value is not None else formula(crossing.value)
-    return f"{crossing.parameter} = {shown}, exceeds {crossing.exceeds_side}"
+    bound = crossing.integer_bound
+    if bound is None:
+        return f"{crossing.parameter} = {shown}, exceeds {crossing.exceeds_side}"
+    return f"{crossing.parameter} = {shown}: fits at {crossing.parameter} {bound_text(bound)}"
 
 
 def solve_json(analysis: Analysis, parameter: str, solutions) -> dict:

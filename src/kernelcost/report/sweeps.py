@@ -48,8 +48,8 @@ def sweep_table(result):
 
 def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
     if header == parameter:
-        return f"{int(value)}" if value < 1e9 and float(value).is_integer() else (
-            f"{value:.4g}".replace("e+", "e"))
+        # whole sizes as integers, every digit (a table of sizes is read down a column)
+        return str(int(value)) if float(value).is_integer() else f"{value:.4g}"
     if header == "bound":
         return value.removesuffix(" bandwidth").removesuffix(" peak")
     if header == "of peak":
@@ -71,9 +71,16 @@ def sweep_csv(result, header: bool = True) -> str:
         lines.append(",".join(name.replace(" ", "_") + (
             f"_{unit.replace('/', 'per')}" if unit else "") for name, unit, _ in columns))
     texts = [list(values) if isinstance(values, list) else
-             list(map(repr, numpy_floats(values))) for _, _, values in columns]
+             _size_texts(values) if name == result.parameter else
+             list(map(repr, numpy_floats(values))) for name, _, values in columns]
     lines.extend(map(",".join, zip(*texts)))
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def _size_texts(sizes) -> list[str]:
+    """Sizes as integers where they are whole (128, not 128.0), as repr elsewhere."""
+    return [str(int(size)) if size.is_integer() else repr(size)
+            for size in numpy_floats(sizes)]
 
 
 def numpy_floats(values) -> list[float]:

@@ -1,0 +1,129 @@
+"""What lowers the roof (issue 13): the chapter's caveats as Derates, estimates that enter
+t_model and never t_bound. The figures are checked by hand from the machine files."""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+
+import sympy
+
+from kernelcost.analysis import analyze, loads
+from kernelcost.answer import answers
+from kernelcost.hardware import load_machine
+from kernelcost.model import verdict
+from kernelcost.report import answer_lines
+
+H100 = load_machine("h100")
+
+COPY = """kernel copy_flat(n) {
+    in  x: f32[n]
+    out y: f32[n]
+    for i in 0..n {
+        y[i] = x[i]
+    }
+}"""
+
+
+def vector_add(threads: int):
+    """c = a + b in f32, one block of `threads` threads per `threads` elements."""
+    return loads(f"""kernel vector_add_blocks(n) {{
+    assume {threads} | n
+    in  a: f32[n]
+    in  b: f32[n]
+    out c: f32[n]
+    for b0 in 0..n by {threads} parallel(threads = {threads}) {{
+        for i in b0..b0 + {threads} {{
+            c[i] = a[i] + b[i]
+        }}
+    }}
+}}""")
+
+
+def derate(result, cause):
+    [found] = [d for d in result.derates if d.cause == cause]
+    return found
+
+
+# --- 1. launch overhead: the chapter's example ----------------------------------------------
+
+def test_the_chapters_launch_example_5us_on_a_20us_kernel():
+    # 8 B per element at 3.35 TB/s: n = 8 375 000 makes the kernel 67 MB / 3.35 TB/s = 20 us
+    machine = dataclasses.replace(H100, launch_overhead_s=5e-6)
+    result = verdict(loads(COPY).cost("spec"), machine, values={"n": 8_375_000})
+    assert result.t_min == sympy.Rational(20, 10**6)
+    assert result.t_model == result.t_min  # the kernel's time: launch kept apart
+    assert result.t_min_with_launch == sympy.Rational(25, 10**6)
+    launch = derate(result, "launch")
+    assert launch.factor == sympy.Rational(4, 5)  # the kernel computes 80 % of the call
+    assert (result.t_min_with_launch - result.t_min) / result.t_min == sympy.Rational(1, 4)
+    assert 1 - launch.factor == sympy.Rational(1, 5)
+    assert "25 % of the kernel's time, 20 % of the total" in launch.detail
+
+
+def test_without_a_launch_figure_there_is_no_launch_derate():
+    machine = dataclasses.replace(H100, launch_overhead_s=None)
+    result = verdict(loads(COPY).cost("spec"), machine, values={"n": 8_375_000})
+    assert result.derates == ()
+
+
+# --- 2. derates as data: JSON rows and the terminal line ------------------------------------
+
+def test_derates_in_json_rows_and_the_terminal_line():
+    analysis = analyze(loads(COPY), {"n": 8_375_000})
+    [answer] = answers(analysis, ["h100"], None)
+    [row] = answer.verdict.as_json()
+    [entry] = row["derates"]
+    assert entry["cause"] == "launch" and set(entry) == {"cause", "factor", "detail"}
+    assert entry["factor"] == float(Fraction(20, 24))  # h100's 4 us on 20 us
+    lines = answer_lines([answer])
+    assert any(line.startswith("  what lowers the roof here: launch, x0.8333") for line in lines)
+
+
+# --- 3. latency: Little's law --------------------------------------------------------------
+
+def _hand_needed() -> Fraction:
+    """3.35 TB/s x 655 cycles / 1.755 GHz (h100.toml, [[latency]] global): 1.25 MB."""
+    latency = H100.latency("global")
+    assert (latency.cycles, latency.clock_Hz) == (655, 1.755e9)
+    return Fraction(335 * 10**10) * 655 / Fraction(1755 * 10**6)
+
+
+def test_vector_add_with_one_warp_per_sm_is_latency_bound_on_h100():
+    sms = H100.sm_count
+    assert sms == 132
+    result = verdict(vector_add(32).cost("spec"), H100, values={"n": 32 * sms})
+    assert result.grid.occupancy.blocks == sms  # one 32-thread block (a warp) per SM
+    available = sms * 32 * (4 + 4)  # blocks x threads x one f32 load each of a and b
+    assert available == 33_792
+    needed = _hand_needed()
+    assert round(float(needed)) == 1_250_285
+    latency = derate(result, "latency")
+    factor = Fraction(available) / needed
+    assert latency.factor == sympy.Rational(factor.numerator, factor.denominator)
+    attainable = float(Fraction(335 * 10**10) * factor)
+    assert round(attainable / 1e9, 1) == 90.5  # GB/s, against the 3.35 TB/s roof
+    assert "latency-bound" in latency.detail and "90.5 GB/s" in latency.detail
+    assert "unloaded" in latency.detail
+    # the occupancy that lifts it: ceil(1.25 MB / (132 SMs x 256 B)) = 37 blocks per SM,
+    # more than the 32 blocks an SM holds
+    assert "37 resident blocks per SM" in latency.detail and "more than the 32" in latency.detail
+    # t_model takes global traffic (12 B per element) at the attainable bandwidth ...
+    traffic = 12 * 32 * sms
+    assert result.t_model == sympy.Rational(traffic) / (
+        sympy.Rational(335 * 10**10) * latency.factor)
+    assert result.grid.model_bound == "global bandwidth (latency-bound)"
+    # ... and t_bound stays the roof: no derate enters it
+    assert result.t_bound == sympy.Rational(traffic, 335 * 10**10)
+    assert result.grid.bound == "global bandwidth"
+
+
+def test_vector_add_at_full_occupancy_reaches_the_hbm_roof():
+    sms = H100.sm_count
+    n = 1024 * sms * 8  # 1024-thread blocks, 2 resident per SM (2048 threads), 4 waves
+    result = verdict(vector_add(1024).cost("spec"), H100, values={"n": n})
+    assert result.grid.occupancy.resident == 2
+    available = 2 * sms * 1024 * 8
+    assert available > _hand_needed()  # 2.16 MB in flight against 1.25 MB
+    assert [d.cause for d in result.derates] == ["launch"]
+    assert result.t_model == result.t_bound == sympy.Rational(12 * n, 335 * 10**10)

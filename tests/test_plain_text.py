@@ -1,0 +1,94 @@
+"""No sympy in the text a user reads (issue 16, item 4): words and numbers, not `True`,
+`False`, `oo` or `1e+08`; a limit with the sizes known by default put in."""
+
+from pathlib import Path
+
+import pytest
+
+from kernelcost import cli
+from kernelcost.report.common import condition_text, limit_text, size_number
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+
+
+def text_of(capsys, *argv) -> str:
+    assert cli.main([str(a) for a in argv]) == cli.EXIT_OK
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value, shown", [
+    (1e8, "10^8"), (3e9, "3·10^9"), (4096, "4096"), (65536, "65536"), (1048576, "1048576"),
+    (2.5, "2.5"), (float("inf"), "infinity")])
+def test_sizes_as_a_user_writes_them(value, shown):
+    assert size_number(value) == shown
+
+
+def test_conditions_and_limits_in_words():
+    import sympy
+
+    assert condition_text(sympy.true) == "always"
+    assert condition_text(sympy.false) == "never"
+    assert limit_text(sympy.oo) == "infinity"
+    assert limit_text(sympy.Rational(1, 2), None) == "1/2"
+
+
+def test_analyze_says_infinity_and_ten_to_the_eighth(capsys):
+    out = text_of(capsys, "analyze", SPECS / "vector_add.kcost", "--set", "n=1e8")
+    assert "n = 10^8" in out and "1e+08" not in out
+    out = text_of(capsys, "analyze", SPECS / "gemm.kcost")
+    assert "→ infinity" in out and "oo" not in out.replace("too", "")
+
+
+def test_solve_says_always_not_true(capsys):
+    out = text_of(capsys, "solve", SPECS / "gemm.kcost", "--for", "N", "--set", "M=N,K=N")
+    assert "always" in out and "True" not in out
+
+
+def test_solve_says_what_a_size_free_tile_does_not_false(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    out = text_of(capsys, "solve", SPECS / "gemm_tiled.kcost", "--for", "N")
+    assert "False" not in out and "unsolved" not in out
+    assert "does not depend on N" in out  # the tile's bytes are T's, not N's
+
+
+def test_a_never_limit_has_the_default_sizes_in(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    out = text_of(capsys, "solve", SPECS / "llm_decode.kcost", "--for", "b", "--set",
+                  "Theta=7e10")
+    assert "d**2" not in out and "never: I → 4094 FLOP/B" in out
+
+
+# --- crossings as integer sizes (issue 16, item 5) -------------------------------------------
+
+
+def test_the_first_integer_size_that_is_compute_bound(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    out = text_of(capsys, "solve", SPECS / "gemm.kcost", "--for", "N", "--set", "M=N,K=N")
+    assert "N = 886.6: compute-bound at N >= 887" in out
+    out = text_of(capsys, "analyze", SPECS / "gemm.kcost", "--set", "M=N,K=N", "--machine",
+                  "h100")
+    assert "compute-bound at N >= 887" in " ".join(out.split())
+
+
+def test_the_largest_tile_that_fits(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    out = text_of(capsys, "solve", SPECS / "gemm_tiled.kcost", "--for", "T", "--set",
+                  "M=4096,N=4096,K=4096")
+    assert "T = 241.6: fits at T <= 241" in out
+
+
+def test_integer_bounds_in_the_model():
+    import sympy
+
+    from kernelcost.analysis import analyze
+    from kernelcost.answer import solve_spec
+
+    (solution,) = solve_spec(analyze(SPECS / "gemm_tiled.kcost", {"M": 4096, "N": 4096,
+                                                                   "K": 4096}),
+                             "T", ["h100"], None, None)
+    (tile,) = [c for c in solution.capacity if c.level == "shared"]
+    assert tile.integer_bound == ("<=", 241)
+    (T,) = tile.held_B.free_symbols
+    assert tile.held_B.subs(T, 241) <= tile.capacity_B < tile.held_B.subs(T, 242)
+    (ridge,) = [c for c in solution.crossings if c.level == "global"]
+    assert ridge.integer_bound == (">=", int(sympy.ceiling(ridge.value)))
