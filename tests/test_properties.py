@@ -542,7 +542,7 @@ def nest_problems(text: str, mode: str, seed: int) -> list[str]:
 
 # Issue 9's reproducers, as written there, with the sizes where they failed and, where
 # needed, what keeps the sampled sizes' indices inside the tensors (`y[k]`, k < M, in f32[N]);
-# new cases that the generator finds are added here too (FINDINGS.md has the closed forms and
+# new cases that the generator finds are added here too (docs/property-findings.md has the closed forms and
 # enumerations).
 KNOWN_CASES = {
     "non-strict-le-min-T-i": ("""
@@ -595,7 +595,7 @@ KNOWN_CASES = {
                 keep x in shared { for i in i0..i0 + Br, j in j0..j0 + Bc { y[i, j] += x[j] } }
             }
         }""", {"S": 12, "Br": 3, "Bc": 4}),
-    # found by the widened generator (FINDINGS.md F1-F5, F7, F8)
+    # found by the widened generator (docs/property-findings.md F1-F5, F7, F8)
     "F1-inner-loop-empty-at-N-1": ("""
         kernel k(N) {
             in x: f32[N]
