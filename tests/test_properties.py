@@ -542,8 +542,8 @@ def nest_problems(text: str, mode: str, seed: int) -> list[str]:
 
 # Issue 9's reproducers, as written there, with the sizes where they failed and, where
 # needed, what keeps the sampled sizes' indices inside the tensors (`y[k]`, k < M, in f32[N]);
-# new cases that the generator finds are added here too (docs/property-findings.md has the closed forms and
-# enumerations).
+# new cases that the generator finds are added here too (docs/property-findings.md has
+# the closed forms and enumerations).
 KNOWN_CASES = {
     "non-strict-le-min-T-i": ("""
         kernel k(N, T) {
