@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import sympy
 
+import kernelcost
 from kernelcost.cost import Cost, ScopeCost, TensorFootprint
 from kernelcost.efficiency import measured_efficiency
 from kernelcost.errors import KcostError
@@ -285,3 +286,17 @@ def test_spec_conv3x3_on_h100_fp32():
     assert float(level.intensity) == pytest.approx(2.25, rel=0.01)  # chapter example 6
     assert float(1 / level.ratio) == pytest.approx(8.9, rel=0.01)  # memory-bound by ~9x
     assert result.regime == MEMORY_BOUND
+
+
+def test_the_sentence_never_speaks_of_the_register_file_as_a_roof():
+    # gemm_hopper on H200 is compute-bound; its register traffic (acc read and written per
+    # multiply-add) has the smallest ratio, but the register file is no roof
+    from kernelcost.answer import answers
+    from kernelcost.report import answer_sentence
+
+    analysis = kernelcost.analyze(kernelcost.load(SPECS / "gemm_hopper.kcost"),
+                                  {"M": 8192, "N": 8192, "K": 8192})
+    (answer,) = answers(analysis, ["h200"], None)
+    sentence = answer_sentence(answer)
+    assert "registers" not in sentence
+    assert "I_l2 = 126 FLOP/B" in sentence  # the roof level nearest its ridge (99 FLOP/B)

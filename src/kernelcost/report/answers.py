@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..model import UNBOUNDING_LEVELS
 from ..units import plain, si
 from .common import (
     INTENSITY_UNIT,
@@ -24,13 +25,15 @@ if TYPE_CHECKING:
 
 def binding_level(result):
     """The level the sentence and the advice speak of: the one whose bandwidth binds, or,
-    when a compute roof binds, the level closest to its ridge (the smallest ratio)."""
+    when a compute roof binds, the roof level closest to its ridge (the smallest ratio; the
+    register file is no roof)."""
     binding = result.binding_term()
     if binding is not None and binding.kind == "traffic":
         for level in result.levels:
             if level.level == binding.key:
                 return level
-    ratios = [(level, value_of(level.ratio)) for level in result.levels]
+    roofs = [level for level in result.levels if level.level not in UNBOUNDING_LEVELS]
+    ratios = [(level, value_of(level.ratio)) for level in roofs or result.levels]
     known = [(level, ratio) for level, ratio in ratios if ratio is not None]
     if known:
         return min(known, key=lambda pair: pair[1])[0]
