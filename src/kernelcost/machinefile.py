@@ -60,12 +60,10 @@ derived, assumed or in conflict says UNCERTAIN in its source.
 from __future__ import annotations
 
 import math
-import tomllib
-from importlib import resources
 from pathlib import Path
 
 from .errors import Diagnostic, KcostError, did_you_mean
-from .inputs import normalise, read_text
+from .inputs import normalise
 from .machine import (
     CAPACITY_SCOPES,
     EXECUTION_FIGURES,
@@ -81,7 +79,7 @@ from .machine import (
     execution_source_key,
 )
 from .symbols import LEVELS
-from .tomlplaces import place_of, syntax_place
+from .tomlplaces import place_of, shipped_ids, shipped_or_file, toml_data
 
 MAX_MACHINE_BYTES = 1_000_000
 # Every figure of a machine (FLOP/s, B/s, B, s) lies well inside this range; outside it the
@@ -94,39 +92,26 @@ MAX_COUNT = 10_000_000  # SMs or CUs
 
 def builtin_machine_ids() -> list[str]:
     """Ids of the machines shipped with kernelcost, sorted."""
-    files = resources.files("kernelcost.machines").iterdir()
-    return sorted(f.name.removesuffix(".toml") for f in files if f.name.endswith(".toml"))
+    return shipped_ids("kernelcost.machines")
 
 
 def load_machine(name_or_path: str | Path) -> Machine:
     """A built-in machine by id (`h100`), or a machine file by path (`path/to/mine.toml`)."""
-    text_name = str(name_or_path)
-    if text_name.lower() in builtin_machine_ids():
-        resource = resources.files("kernelcost.machines") / f"{text_name.lower()}.toml"
-        return parse_machine(resource.read_text(encoding="utf-8"),
-                             f"kernelcost/machines/{text_name.lower()}.toml")
-    path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
-        return parse_machine(read_text(str(path), MAX_MACHINE_BYTES, "machine file"), str(path))
-    raise KcostError(Diagnostic(
-        None, f"unknown machine `{text_name}`",
-        did_you_mean(text_name.lower(), builtin_machine_ids())
-        or f"built-in machines: {', '.join(builtin_machine_ids())}; or give a .toml path"))
+    found = shipped_or_file(name_or_path, "kernelcost.machines", MAX_MACHINE_BYTES,
+                            "machine file")
+    if found is None:
+        name = str(name_or_path)
+        raise KcostError(Diagnostic(
+            None, f"unknown machine `{name}`",
+            did_you_mean(name.lower(), builtin_machine_ids())
+            or f"built-in machines: {', '.join(builtin_machine_ids())}; or give a .toml path"))
+    return parse_machine(*found)
 
 
 def parse_machine(text: str, path: str) -> Machine:
     """Build a Machine from the text of a machine file; `path` names it in errors."""
     text = normalise(text)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        message, span = syntax_place(str(error), text, path)
-        where = "" if span else f"{path}: "
-        raise KcostError(Diagnostic(span, f"{where}not valid TOML: {message}"), text) from None
-    except RecursionError:
-        raise KcostError(Diagnostic(None, f"{path}: the machine file nests arrays or tables "
-                                          "too deeply to read",
-                                    "a machine file is flat: tables of numbers and strings"))
+    data = toml_data(text, path, "machine file")
     return _Reader(path, text).machine(data)
 
 

@@ -22,14 +22,12 @@ caret, so that a typo (`kv_head = 8`) never silently leaves a default in place.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from .errors import Diagnostic, KcostError, did_you_mean
-from .inputs import normalise, read_text
-from .tomlplaces import place_of, syntax_place
+from .inputs import normalise
+from .tomlplaces import place_of, shipped_ids, shipped_or_file, toml_data
 
 MAX_MODEL_BYTES = 100_000
 MAX_FIGURE = 10**9  # a layer count or a width; beyond it the sums below mean nothing
@@ -105,34 +103,24 @@ class ModelConfig:
 
 
 def builtin_model_ids() -> list[str]:
-    files = resources.files("kernelcost.models").iterdir()
-    return sorted(f.name.removesuffix(".toml") for f in files if f.name.endswith(".toml"))
+    return shipped_ids("kernelcost.models")
 
 
 def load_model(name_or_path: str | Path) -> ModelConfig:
     """A shipped model by id (`llama3_70b`), or a model file by path."""
-    text_name = str(name_or_path)
-    if text_name.lower() in builtin_model_ids():
-        resource = resources.files("kernelcost.models") / f"{text_name.lower()}.toml"
-        return parse_model(resource.read_text(encoding="utf-8"),
-                           f"kernelcost/models/{text_name.lower()}.toml")
-    path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
-        return parse_model(read_text(str(path), MAX_MODEL_BYTES, "model file"), str(path))
-    raise KcostError(Diagnostic(
-        None, f"unknown model `{text_name}`",
-        did_you_mean(text_name.lower(), builtin_model_ids())
-        or f"shipped models: {', '.join(builtin_model_ids())}; or give a .toml path"))
+    found = shipped_or_file(name_or_path, "kernelcost.models", MAX_MODEL_BYTES, "model file")
+    if found is None:
+        name = str(name_or_path)
+        raise KcostError(Diagnostic(
+            None, f"unknown model `{name}`",
+            did_you_mean(name.lower(), builtin_model_ids())
+            or f"shipped models: {', '.join(builtin_model_ids())}; or give a .toml path"))
+    return parse_model(*found)
 
 
 def parse_model(text: str, path: str) -> ModelConfig:
     text = normalise(text)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        message, span = syntax_place(str(error), text, path)
-        where = "" if span else f"{path}: "
-        raise KcostError(Diagnostic(span, f"{where}not valid TOML: {message}"), text) from None
+    data = toml_data(text, path, "model file")
     return _Reader(path, text).model(data)
 
 

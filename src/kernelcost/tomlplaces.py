@@ -10,8 +10,13 @@ to its table's header, then to no place at all."""
 from __future__ import annotations
 
 import re
+import tomllib
+from importlib import resources
+from pathlib import Path
 
 from .ast import Span
+from .errors import Diagnostic, KcostError
+from .inputs import read_text
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*')\s*=\s*")
@@ -84,3 +89,39 @@ def syntax_place(message: str, text: str, filename: str) -> tuple[str, Span | No
         column = len(lines[-1]) + 1
         return message[:match.start()], Span(filename, line, column, line, column + 1)
     return message, None
+
+
+def shipped_ids(package: str) -> list[str]:
+    """Ids of the TOML files shipped in a package (`kernelcost.machines`), sorted."""
+    files = resources.files(package).iterdir()
+    return sorted(f.name.removesuffix(".toml") for f in files if f.name.endswith(".toml"))
+
+
+def shipped_or_file(name_or_path: str | Path, package: str, max_bytes: int,
+                    what: str) -> tuple[str, str] | None:
+    """(text, name for errors) of a shipped file by id (`h100`) or of a file by path; None
+    when it is neither."""
+    name = str(name_or_path)
+    if name.lower() in shipped_ids(package):
+        resource = resources.files(package) / f"{name.lower()}.toml"
+        return (resource.read_text(encoding="utf-8"),
+                f"{package.replace('.', '/')}/{name.lower()}.toml")
+    path = Path(name_or_path)
+    if path.suffix == ".toml" or path.exists():
+        return read_text(str(path), max_bytes, what), str(path)
+    return None
+
+
+def toml_data(text: str, path: str, what: str) -> dict:
+    """The tables of a TOML text; a syntax error at its line and column, and a file nested
+    too deeply for the reader, as KcostErrors."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message, span = syntax_place(str(error), text, path)
+        where = "" if span else f"{path}: "
+        raise KcostError(Diagnostic(span, f"{where}not valid TOML: {message}"), text) from None
+    except RecursionError:
+        raise KcostError(Diagnostic(None, f"{path}: the {what} nests arrays or tables too "
+                                          "deeply to read",
+                                    f"a {what} is flat: tables of numbers and strings")) from None
