@@ -121,13 +121,12 @@ def check_against_enumeration(kernel, cost, sizes) -> list[str]:
 def test_shipped_spec_closed_forms_match_enumeration(name):
     spec = load_spec(name)
     costs = {mode: spec.cost(mode) for mode in REUSE_MODES}  # counted once per session
-    conditions = tuple(c for cost in costs.values() for c in cost.conditions)
     leftovers = [f"reuse={mode}: {problem}" for mode, cost in costs.items()
                  for problem in leftover_problems(spec.checked, cost)]
     assert not leftovers, f"{name}:\n" + "\n".join(leftovers[:8])
 
     @SPEC_SETTINGS
-    @given(sizes=sizes_for(spec.checked, conditions))
+    @given(sizes=sizes_for(spec.checked))
     def closed_forms_equal_enumeration(sizes):
         for mode, cost in costs.items():
             problems = check_against_enumeration(spec.checked, cost, sizes)
@@ -529,7 +528,7 @@ def nest_problems(text: str, mode: str, seed: int) -> list[str]:
         cost = spec.cost(mode)
         problems = [f"reuse={mode}: {p}" for p in leftover_problems(spec.checked, cost)]
         samples = sample_sizes(spec.checked, SAMPLES_PER_NEST, random.Random(seed),
-                               max_steps=NEST_STEPS, extra_facts=cost.conditions)
+                               max_steps=NEST_STEPS)
         for sizes in samples:
             mismatches = check_against_enumeration(spec.checked, cost, sizes)
             if mismatches:
@@ -659,7 +658,7 @@ def test_known_case(case, mode):
     in_bounds = [sympy.Le(*(size_symbol(name) for name in fact.split(" <= ")))
                  for fact in in_bounds]
     samples = sample_sizes(spec.checked, SAMPLES_PER_NEST, random.Random(0),
-                           max_steps=NEST_STEPS, extra_facts=(*cost.conditions, *in_bounds))
+                           max_steps=NEST_STEPS, extra_facts=in_bounds)
     for sizes in [failing_sizes, *samples]:
         problems += [f"at {sizes}: {p}"
                      for p in check_against_enumeration(spec.checked, cost, sizes)]

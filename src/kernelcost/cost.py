@@ -89,7 +89,6 @@ class Cost:
     traffic: dict[str, sympy.Expr]  # level -> bytes moved at that level
     footprints: dict[str, TensorFootprint]
     scopes: tuple[ScopeCost, ...]
-    conditions: tuple[sympy.Basic, ...] = field(default=())  # where the closed forms hold
     exact: bool = True  # False when a footprint is a bounding box (an upper bound)
     closed_form: bool = True  # False when a sum had to stay unevaluated (still exact)
     grid: GridCost | None = None  # the thread blocks, for a parallel spec

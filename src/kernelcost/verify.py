@@ -47,8 +47,7 @@ def check_against_oracle(spec: Spec, settings: dict[str, str], reuse: str = "spe
         size_warnings(spec.checked, {**defaults, **numeric})  # a step <= 0 there: an error
         assignments = [{str(s): int(v) for s, v in numeric.items()}]
     else:
-        assignments = sample_sizes(spec.checked, samples, random.Random(SAMPLE_SEED),
-                                   extra_facts=cost.conditions)
+        assignments = sample_sizes(spec.checked, samples, random.Random(SAMPLE_SEED))
     results = []
     for sizes in assignments:
         counts = enumerate_counts(spec.checked, sizes, reuse)
@@ -123,7 +122,7 @@ def _largest_samples(checked: CheckedKernel, cost: Cost, samples: int,
 
     def draw(count: int, attempts: int) -> list[dict[str, int]]:
         return sample_sizes(checked, count, random.Random(SAMPLE_SEED),
-                            max_steps=VERIFY_MAX_STEPS, extra_facts=cost.conditions,
+                            max_steps=VERIFY_MAX_STEPS,
                             max_attempts=attempts, stop=stop)
 
     candidates = max(samples, VERIFY_CANDIDATES)
