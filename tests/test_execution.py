@@ -338,14 +338,16 @@ def test_gemm_hopper_8192_on_h200_is_a_bound_on_the_measured_rate():
 
 
 def test_gemm_hopper_does_not_fit_an_a100():
-    """192 KiB of stages per block against the 163 KiB a block may have on an A100."""
+    """192 KiB of stages per block against the 163 KiB a block may have on an A100, and
+    2-block clusters on a machine that forms none (cc 8.0: a block is its own cluster)."""
     fig = figures("a100")
     v = verdict(cost_of("gemm_hopper"), load_machine("a100"), values=values(8192, 8192, 8192))
     assert v.grid.t_bound is None and v.grid.t_model is None
-    [misfit] = v.misfits
-    assert (misfit.level, misfit.per) == ("shared", "block")
-    assert misfit.needed == 4 * 2 * (128 * 64 + 64 * 256) == 196608
-    assert misfit.capacity == fig["smem_block_max"] == 166912
+    shared, cluster = v.misfits
+    assert (shared.level, shared.per) == ("shared", "block")
+    assert shared.needed == 4 * 2 * (128 * 64 + 64 * 256) == 196608
+    assert shared.capacity == fig["smem_block_max"] == 166912
+    assert (cluster.level, cluster.needed, cluster.capacity) == ("cluster", 2, 1)
 
 
 # -- the grid against the independent computation --------------------------------------------

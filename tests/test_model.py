@@ -300,3 +300,24 @@ def test_the_sentence_never_speaks_of_the_register_file_as_a_roof():
     sentence = answer_sentence(answer)
     assert "registers" not in sentence
     assert "I_l2 = 126 FLOP/B" in sentence  # the roof level nearest its ridge (99 FLOP/B)
+
+
+CLUSTERED = """kernel c(M, N, T = 64) {
+    assume T | M, T | N
+    in  x: bf16[M, N]
+    out y: bf16[M, N]
+    for i0 in 0..M by T, j0 in 0..N by T parallel(threads = 128, cluster i0 = 2) {
+        keep x in shared { for i in i0..i0 + T, j in j0..j0 + T { y[i, j] = x[i, j] } }
+    }
+}"""
+
+
+def test_a_cluster_the_machine_cannot_form_does_not_fit():
+    # A100 (cc 8.0) has no thread-block clusters: its limit is 1 block (CUDA Programming
+    # Guide, Table 26); H100 forms 2-block clusters (portable up to 8)
+    cost = kernelcost.loads(CLUSTERED).cost()
+    values = {"M": 4096, "N": 4096}
+    a100 = verdict(cost, load_machine("a100"), values=values)
+    assert [(m.level, m.needed, m.capacity) for m in a100.misfits] == [("cluster", 2, 1)]
+    assert a100.t_bound is None
+    assert not verdict(cost, load_machine("h100"), values=values).misfits

@@ -75,6 +75,7 @@ def occupancy(grid: GridCost, machine: Machine, values: dict) -> Occupancy:
     _registers(grid, on_chip.get("registers", 0), threads, values, execution, limits,
                misfits, missing)
     _threads(threads, execution, limits, misfits, missing)
+    _cluster(_at(grid.cluster_size, values), execution, misfits)
     resident, limited_by = _tightest(limits)
     if misfits:
         resident, limited_by = sympy.Integer(0), misfits[0].level
@@ -147,6 +148,14 @@ def _threads(threads, execution, limits, misfits, missing) -> None:
         missing.append("blocks per SM")
     else:
         limits.append(Limit("blocks", exact(blocks_per_sm)))
+
+
+def _cluster(size, execution, misfits) -> None:
+    """A cluster larger than the machine forms (1 where it has no clusters: before Hopper)
+    cannot launch; the portable limit only needs an opt-in, so the non-portable one counts."""
+    most = execution.cluster_max_nonportable or execution.cluster_max_portable
+    if size != 1 and most is not None and _exceeds(size, most):
+        misfits.append(Misfit("cluster", size, exact(most), "cluster", "blocks"))
 
 
 def _warps(threads, execution) -> sympy.Expr:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from ..units import binary, si
 from .common import value_of
 
-PER_WORDS = {"sm": "SM", "block": "block", "device": "device"}
-LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "threads"}
+PER_WORDS = {"sm": "SM", "block": "block", "device": "device", "cluster": "cluster"}
+LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "threads",
+               "cluster": "a thread-block cluster"}
 
 
 
