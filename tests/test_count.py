@@ -423,3 +423,33 @@ def test_a_triangle_under_an_outer_max_clips_its_reversed_ranges():
     # by hand at N = 5, M = 9: sum over i < 5 of (5 - i) = 15 executions, 8 B each
     assert at(cost_of(text).traffic["global"], N=5, M=9) == 120
     assert mismatches(text, N=5, M=9) == []
+
+
+def test_a_sum_sympy_cannot_close_stays_exact():
+    # long-run finding: sympy's telescoping solver compares a Max holding nan and raises
+    # ValueError inside `summation`; the sum then stays an unevaluated, exact Sum
+    text = """kernel k(N, M, T, K) {
+        assume T | K
+        assume K <= M
+        assume K | N
+        in x: f32[4 * N + 4 * M + 4 * T + 4 * K + 8]
+        out y: f32[4 * N + 4 * M + 4 * T + 4 * K + 8, 4 * N + 4 * M + 4 * T + 4 * K + 8]
+        out z: f32[4 * N + 4 * M + 4 * T + 4 * K + 8]
+        for i in 0..M by 2 * T {
+            for j in 1..N {
+                for k in i..N by 2 * T {
+                    keep y, x in shared {
+                        keep x, z in registers {
+                            y[k, j + i] += exp(x[i + j])
+                            y[2 * k, i] += x[i + j] * x[i]
+                        }
+                    }
+                }
+            }
+            y[2 * i, 1] = x[1]
+        }
+    }"""
+    for sizes in ({"N": 4, "M": 6, "T": 1, "K": 2}, {"N": 6, "M": 3, "T": 1, "K": 3},
+                  {"N": 8, "M": 8, "T": 2, "K": 4}):
+        for reuse in ("spec", "perfect", "none"):
+            assert mismatches(text, reuse, **sizes) == []

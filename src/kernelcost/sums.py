@@ -39,8 +39,9 @@ class Summer:
             return self._split_minmax(summand, counter, first, last, choice)
         try:
             result = sympy.summation(summand, (counter, first, last))
-        except (BasePolynomialError, NotImplementedError):
-            # sympy's algorithms give up on some coefficient domains; the sum stays exact
+        except (BasePolynomialError, NotImplementedError, ValueError):
+            # sympy gives up on some coefficient domains, or fails inside its solvers (a Max
+            # compared with nan): the sum then stays exact, unevaluated
             result = sympy.Sum(summand, (counter, first, last))
         if result.has(sympy.Sum):
             self.closed = False
