@@ -27,6 +27,8 @@ from pathlib import Path
 import lark
 from lark import Lark
 
+from .inputs import read_at_most
+
 MAX_CACHE_BYTES = 4_000_000  # the kcost tables are about 80 kB
 _FORMAT = "1"  # bumped when the encoding below changes
 
@@ -108,14 +110,8 @@ def read_private(path: str, limit: int = MAX_CACHE_BYTES) -> bytes | None:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode) or not _private(info) or info.st_size > limit:
             return None
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(descriptor, min(1 << 16, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        return None if total > limit else b"".join(chunks)
+        data = read_at_most(descriptor, limit)
+        return None if len(data) > limit else data
     except OSError:
         return None
     finally:

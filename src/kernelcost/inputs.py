@@ -35,21 +35,28 @@ def read_text(path: str, limit: int, what: str = "file") -> str:
         raise KcostError(Diagnostic(None, f"cannot read {path}: {error.strerror}")) from None
     try:
         _refuse_special(path, os.fstat(descriptor), what)
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(descriptor, min(1 << 20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
+        data = read_at_most(descriptor, limit)
     except OSError as error:
         raise KcostError(Diagnostic(None, f"cannot read {path}: {error.strerror}")) from None
     finally:
         os.close(descriptor)
-    if total > limit:
+    if len(data) > limit:
         raise KcostError(Diagnostic(None, f"{path} is larger than {limit:,} bytes",
                                     f"a {what} is a few dozen lines"))
-    return decode(b"".join(chunks), path)
+    return decode(data, path)
+
+
+def read_at_most(descriptor: int, limit: int) -> bytes:
+    """Up to limit + 1 bytes of an open file: one byte past the limit says it is too long,
+    and no more is ever read (a link to /dev/zero cannot grow memory)."""
+    chunks, total = [], 0
+    while total <= limit:
+        chunk = os.read(descriptor, min(1 << 20, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 def _refuse_special(path: str, info: os.stat_result, what: str) -> None:
