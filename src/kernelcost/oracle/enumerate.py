@@ -170,12 +170,8 @@ class _Compiler:
             return AccessPlan(index, (footprint[tensor],), (tensor, declared.level))
         if self.grid is not None and declared.level == "global":
             return self._block_access(tensor, index, is_write, accumulated, keeps)
-        sets = [footprint[tensor]]
         chain = [scope for scope in keeps if tensor in scope.tensors]  # empty when forced
-        for scope in chain:
-            if is_out_accumulation and self._encloses_reduction(scope, accumulated):
-                continue
-            sets.append((scope.write_sets if is_write else scope.read_sets)[tensor])
+        sets = [footprint[tensor], *self._fill_sets(tensor, chain, is_write, accumulated)]
         move = None
         if chain:
             move = (tensor, chain[-1].level)  # served by the innermost keep, every execution
@@ -184,6 +180,13 @@ class _Compiler:
         elif not is_out_accumulation:  # perfect: distinct elements, counted at the end
             sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
         return AccessPlan(index, tuple(sets), move)
+
+    def _fill_sets(self, tensor: str, chain, is_write: bool, accumulated) -> list[set]:
+        """The sets of the keeps around an access that its element joins: every scope's fill,
+        but an `out` accumulation skips the scopes that hold its whole sum."""
+        skip = accumulated is not None and self.kernel.tensors[tensor].role == "out"
+        return [(scope.write_sets if is_write else scope.read_sets)[tensor] for scope in chain
+                if not (skip and self._encloses_reduction(scope, accumulated))]
 
     def _block_access(self, tensor: str, index, is_write: bool, accumulated, keeps):
         """A global tensor in a parallel spec: each element reaches global memory once
@@ -197,10 +200,7 @@ class _Compiler:
         if not is_out_accumulation:
             sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
         chain = [scope for scope in keeps if tensor in scope.tensors]
-        for scope in chain:
-            if is_out_accumulation and self._encloses_reduction(scope, accumulated):
-                continue
-            sets.append((scope.write_sets if is_write else scope.read_sets)[tensor])
+        sets.extend(self._fill_sets(tensor, chain, is_write, accumulated))
         move = None
         if chain:
             move = (tensor, chain[-1].level)
