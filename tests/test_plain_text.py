@@ -48,7 +48,7 @@ def test_solve_says_what_a_size_free_tile_does_not_false(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     out = text_of(capsys, "solve", SPECS / "gemm_tiled.kcost", "--for", "N")
     assert "False" not in out and "unsolved" not in out
-    assert "does not depend on N" in out  # the tile's bytes are T's, not N's
+    assert "independent of N" in out  # the tile's bytes are T's, not N's
 
 
 def test_a_never_limit_has_the_default_sizes_in(capsys, monkeypatch):
