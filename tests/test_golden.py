@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from regen_golden import GOLDEN, ROOT, golden_cases, rendered_cases, run
 
 CASES = golden_cases()

@@ -122,7 +122,7 @@ def test_a_min_bound_under_a_non_strict_assumption():
     assert not inner.never_empty  # i = 0 runs zero times
     for n, t in itertools.product(range(1, 6), repeat=2):
         for i_ in range(n):
-            assert trips_at(inner, T=t, i=i_) == len(range(min(t, i_)))
+            assert trips_at(inner, T=t, i=i_) == len(range(0, min(t, i_)))
 
 
 def test_a_clipped_tile_counts_the_remainder():

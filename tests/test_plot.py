@@ -8,7 +8,6 @@ import sys
 import numpy
 import pytest
 import sympy
-from conftest import SPECS, size
 
 import kernelcost
 from kernelcost.errors import KcostError
@@ -17,6 +16,8 @@ from kernelcost.plot import Roofline, draw, roofline_figure, save
 from kernelcost.scene import crossing_label, scene, verdict_scene
 from kernelcost.solve import ridge_crossings
 from kernelcost.sweep import parse_range
+
+from conftest import SPECS, size
 
 H100 = load_machine("h100")
 P_BF16 = 990e12  # H100 bf16 tensor peak (the roofline chapter's hardware table)

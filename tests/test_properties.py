@@ -44,21 +44,17 @@ from pathlib import Path
 
 import pytest
 import sympy
-from conftest import time_budget
 from hypothesis import HealthCheck, Phase, assume, example, given, seed, settings
 from hypothesis import strategies as st
 
 import kernelcost
 from kernelcost.errors import KcostError
 from kernelcost.oracle import (
-    assumptions_hold,
-    compare,
-    count_steps,
-    draw_sizes,
-    enumerate_counts,
-    sample_sizes,
+    assumptions_hold, compare, count_steps, draw_sizes, enumerate_counts, sample_sizes,
 )
 from kernelcost.symbols import size_symbol
+
+from conftest import time_budget
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 SPEC_NAMES = sorted(path.stem for path in SPECS.glob("*.kcost"))

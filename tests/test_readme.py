@@ -21,7 +21,7 @@ SETUP = re.compile(r"^python3 -m venv \.venv && \.venv/bin/pip install -q \S+ &&
 
 def command_lines() -> list[str]:
     lines = []
-    for block in re.findall(r"```sh\n(.*?)```", README, flags=re.DOTALL):
+    for block in re.findall(r"```sh\n(.*?)```", README, flags=re.S):
         for line in block.splitlines():
             line = line.strip()
             if not line or line.startswith("#"):

@@ -12,12 +12,7 @@ from kernelcost.cost import Cost, ScopeCost, TensorFootprint
 from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
 from kernelcost.solve import (
-    ABOVE,
-    CAPACITY,
-    RIDGE,
-    capacity_crossings,
-    positive_real_condition,
-    ridge_crossings,
+    ABOVE, RIDGE, CAPACITY, capacity_crossings, positive_real_condition, ridge_crossings,
 )
 from kernelcost.symbols import size_symbol
 

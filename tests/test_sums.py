@@ -51,7 +51,7 @@ def test_a_polynomial_sum_is_closed():
     total = s.range_sum(t**2, t, sympy.Integer(0), N - 1)
     assert sympy.expand(total - (N - 1) * N * (2 * N - 1) / 6) == 0  # sum of squares below N
     assert s.closed
-    for n in range(8):
+    for n in range(0, 8):
         assert value(total, N=n) == sum(k * k for k in range(n))
 
 

@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 
 from .analysis import Analysis, Intensity, Quantity, Spec, analyze, load, loads
 from .cost import Cost
-from .display import register as _register_display
+from .display import register as _register_display  # noqa: E402
 from .errors import Diagnostic, KcostError
 
 _register_display()

@@ -2,5 +2,5 @@
 capacities, execution resources) and its file format (machinefile), under one name for the
 stages above: `from .hardware import Machine, load_machine`."""
 
-from .machine import *
+from .machine import *  # noqa: F403 (the model's public names, one import for the stages above)
 from .machinefile import builtin_machine_ids, load_machine, parse_machine  # noqa: F401

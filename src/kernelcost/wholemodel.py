@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from importlib import resources
 
 import sympy
@@ -246,7 +246,7 @@ def kernel_uses(model: ModelConfig, phase: str, batch, context: int,
     return tuple(uses)
 
 
-@cache
+@lru_cache(maxsize=None)
 def shipped_spec(stem: str) -> Spec:
     with resources.as_file(resources.files("kernelcost.specs") / f"{stem}.kcost") as path:
         return load(path)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy
 
 from ..analysis import Analysis, Intensity
@@ -17,6 +19,10 @@ from .common import (
     value_of,
     value_or_formula,
 )
+
+if TYPE_CHECKING:
+    pass
+
 
 # --- markdown and LaTeX: the same content --------------------------------------------------
 

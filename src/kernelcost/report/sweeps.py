@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..units import plain, si
 from .common import INTENSITY_UNIT, TRAFFIC_UNIT, WORK_UNIT
+
+if TYPE_CHECKING:
+    pass
+
 
 # --- sweeps ----------------------------------------------------------------------------
 
