@@ -380,9 +380,16 @@ COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
 
 
 def run_validate(args) -> int:
+    from .report.validation import validation_page
     from .validate import run
 
-    return run(args, _console)
+    def show(machine, comparisons) -> None:
+        console, width = page(args)
+        table, lines = validation_page(machine, comparisons, width)
+        print_fitted(console, table)
+        print_prose(console, lines, width)
+
+    return run(args, show)
 
 
 COMMANDS["validate"] = run_validate

@@ -17,7 +17,7 @@ from .common import (
     limit_text,
     size_number,
 )
-from .page import Column, fitted_table, wrap_lines
+from .page import Column, fitted_table, wrap, wrap_lines
 
 
 def _quantity_json(quantity: Quantity, values=None) -> dict:
@@ -84,7 +84,7 @@ def analysis_tables(analysis: Analysis, width: int | None = None):
     header.append(f"  ({analysis.spec.path})  reuse: {analysis.reuse}\n")
     sizes = ", ".join(f"{name} = {_size_text(analysis, name, value)}"
                       for name, value in analysis.parameters.items())
-    header.append(f"sizes: {sizes}")
+    header.append(wrap(f"sizes: {sizes}", width))
     if not analysis.cost.exact:
         header.append("\nsome footprints are bounding boxes: traffic is an upper bound",
                       style="yellow")
@@ -96,10 +96,11 @@ def analysis_tables(analysis: Analysis, width: int | None = None):
 
     rows = [[name, closed, grown, value] for name, closed, grown, value in _quantity_rows(analysis)]
     table, left_out = fitted_table("Work, traffic, intensity", QUANTITY_COLUMNS, rows, width)
-    shown = [header, table]
-    if left_out:  # the formulas a narrow page has no column for, as lines under the table
-        shown.append(Text(wrap_lines([_formula_line(row) for row in rows], width)))
-    return shown
+    if not left_out:
+        return [header, table]
+    # a narrow page: the values in the table, every formula as a line under it
+    table, _ = fitted_table("Work, traffic, intensity", QUANTITY_COLUMNS, rows, 0)
+    return [header, table, Text(wrap_lines([_formula_line(row) for row in rows], width))]
 
 
 QUANTITY_COLUMNS = [Column("quantity"), Column("value", "right"),
@@ -123,12 +124,11 @@ def _quantity_rows(analysis: Analysis):
 
 
 def _formula_line(row: list[str]) -> str:
-    """`Q global = 2*M*N*(2*K + T)/T, as sizes grow 4*K*M*N/T`."""
+    """`Q global = 2*M*N*(2*K + T)/T   as sizes grow 4*K*M*N/T`."""
     name, _, closed, grown = row
     if grown == closed:
         return f"{name.strip()} = {closed}"
-    grown = grown if grown.startswith("→") else f"~ {grown}"
-    return f"{name.strip()} = {closed}   {grown}"
+    return f"{name.strip()} = {closed}   as sizes grow {grown}"
 
 
 def _size_text(analysis: Analysis, name: str, value) -> str:

@@ -103,8 +103,8 @@ def _figures(machine):
             yield f"{memory.level} bandwidth", si(memory.bandwidth_Bps, "B/s"), \
                 memory.bandwidth_source
         if memory.capacity_B is not None:
-            yield (f"{memory.level} capacity",
-                   f"{binary(memory.capacity_B)} per {PER_WORDS.get(memory.capacity_per, memory.capacity_per)}",
+            per = PER_WORDS.get(memory.capacity_per, memory.capacity_per)
+            yield (f"{memory.level} capacity", f"{binary(memory.capacity_B)} per {per}",
                    memory.capacity_source)
     if machine.launch_overhead_s is not None:
         yield (f"launch overhead ({machine.launch_mode})", si(machine.launch_overhead_s, "s"),
@@ -113,6 +113,6 @@ def _figures(machine):
         shown = binary(value) if key.endswith("_B") else f"{value:g}"
         yield key.removesuffix("_B").replace("_", " "), shown, source
     for latency in machine.latencies:
-        yield (f"{latency.level} latency", f"{latency.cycles:g} cycles",
-               f"{latency.seconds * 1e9:.3g} ns at {latency.clock_Hz / 1e9:g} GHz on "
-               f"{latency.measured_on}: {latency.source}")
+        measured = (f"{latency.seconds * 1e9:.3g} ns at {latency.clock_Hz / 1e9:g} GHz on "
+                    f"{latency.measured_on}: {latency.source}")
+        yield f"{latency.level} latency", f"{latency.cycles:g} cycles", measured
