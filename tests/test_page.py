@@ -18,11 +18,12 @@ def text_of(capsys, monkeypatch, columns: int, *argv) -> str:
 
 
 def test_a_number_stays_with_its_unit_and_the_lines_hang():
-    line = "memory-bound on H100 BF16: I_shared = 0.5 FLOP/B is 0.0152× the shared ridge (33 FLOP/B)"
+    line = ("memory-bound on H100 BF16: I_shared = 0.5 FLOP/B is 0.0152× the shared ridge "
+            "(33 FLOP/B)")
     wrapped = wrap(line, 78).splitlines()
     # at 78 columns the break falls between "(33" and "FLOP/B)": the pair moves down whole
-    assert wrapped == ["memory-bound on H100 BF16: I_shared = 0.5 FLOP/B is 0.0152× the shared "
-                       "ridge", "  (33 FLOP/B)"]
+    first = "memory-bound on H100 BF16: I_shared = 0.5 FLOP/B is 0.0152× the shared ridge"
+    assert wrapped == [first, "  (33 FLOP/B)"]
     label = wrap("program    maximise x_i + x_j + x_k subject to x_i + x_j <= 1", 40)
     assert label.splitlines()[1] == " " * 11 + "subject to x_i + x_j <= 1"  # under the text
 

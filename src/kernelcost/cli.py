@@ -7,7 +7,7 @@ import sys
 
 from . import __version__
 from .cli_bounds import build_bound_parsers, run_bound, run_phase, run_tune
-from .cli_common import (
+from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public codes)
     EXIT_INTERNAL,
     EXIT_MISMATCH,
     EXIT_OK,
