@@ -13,7 +13,11 @@ from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public co
     EXIT_OK,
     EXIT_USER_ERROR,
     add_sizes,
+    add_wide,
+    page,
     parse_settings,
+    print_fitted,
+    print_prose,
 )
 from .cli_model import build_model_parser, run_model
 from .errors import Diagnostic, KcostError
@@ -98,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "on the FP32 vector units instead of the SFU (FlashAttention-4; "
                               "K = 3 unless given)")
     _add_formats(analyze)
+    add_wide(analyze)
 
     solve = commands.add_parser("solve", help="sizes where the kernel crosses each ridge "
                                               "point, and where its tiles stop fitting")
@@ -110,10 +115,12 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--level", action="append", default=[],
                        help="memory levels to solve at (default: every level with traffic)")
     solve.add_argument("--json", action="store_true", help="print one JSON object")
+    add_wide(solve)
 
     machines = commands.add_parser("machines", help="the machine database")
     machines.add_argument("machine", nargs="?", help="a machine id or .toml path to show")
     machines.add_argument("--json", action="store_true", help="print JSON")
+    add_wide(machines)
 
     check = commands.add_parser("check", help="closed forms against brute-force enumeration "
                                               "of the loop nest at small sizes")
@@ -172,13 +179,12 @@ def run_analyze(args) -> int:
     elif args.latex:
         print(report.analysis_latex(result, found), end="")
     else:
-        console = _console()
-        for renderable in report.analysis_tables(result):
+        console, width = page(args)
+        for renderable in report.analysis_tables(result, width):
             console.print(renderable)
         if found:
-            console.print(report.verdict_table(found))
-            for line in report.answer_lines(found):
-                console.print(line)
+            print_fitted(console, report.verdict_table(found, width))
+            print_prose(console, report.answer_lines(found), width)
             if console.is_terminal:
                 _print_text_roofline(console, found)
     return EXIT_OK
@@ -223,9 +229,9 @@ def run_solve(args) -> int:
     if args.json:
         print_json(report.solve_json(result, args.parameter, found))
     else:
-        console = _console()
-        for renderable in report.solve_tables(result, args.parameter, found):
-            console.print(renderable)
+        console, width = page(args)
+        for fitted in report.solve_tables(result, args.parameter, found, width):
+            print_fitted(console, fitted)
     return EXIT_OK
 
 
@@ -238,13 +244,17 @@ def run_machines(args) -> int:
         if args.json:
             print_json(report.machine_json(machine))
         else:
-            _console().print(report.machine_table(machine))
+            console, width = page(args)
+            fitted, notes = report.machine_table(machine, width)
+            print_fitted(console, fitted)
+            print_prose(console, notes, width)
         return EXIT_OK
     machines = [load_machine(i) for i in builtin_machine_ids()]
     if args.json:
         print_json([report.machine_json(m) for m in machines])
     else:
-        _console().print(report.machines_table(machines))
+        console, width = page(args)
+        print_fitted(console, report.machines_table(machines, width))
     return EXIT_OK
 
 
@@ -257,8 +267,8 @@ def run_check(args) -> int:
     settings = parse_settings(args.settings)
     stage("comparing with the enumeration")
     results = check_against_oracle(spec, settings, args.reuse, args.samples)
-    console = _console()
-    for renderable in report.check_tables(spec, results):
+    console, width = page(args)
+    for renderable in report.check_tables(spec, results, width):
         console.print(renderable)
     mismatches = sum(len(r.mismatches) for r in results)
     return EXIT_MISMATCH if mismatches else EXIT_OK
@@ -370,9 +380,16 @@ COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
 
 
 def run_validate(args) -> int:
+    from .report.validation import validation_page
     from .validate import run
 
-    return run(args, _console)
+    def show(machine, comparisons) -> None:
+        console, width = page(args)
+        table, lines = validation_page(machine, comparisons, width)
+        print_fitted(console, table)
+        print_prose(console, lines, width)
+
+    return run(args, show)
 
 
 COMMANDS["validate"] = run_validate

@@ -53,7 +53,7 @@ ZONE_MEMORY = Zone(
     "do not touch compute")
 ZONE_MIXED = Zone(
     "mixed",
-    "near the ridge: both levers count, fewer bytes and faster arithmetic")
+    "both levers count: fewer bytes and faster arithmetic")
 ZONE_COMPUTE = Zone(
     "clearly compute-bound",
     "arithmetic is the limit: use the tensor cores (or a narrower precision); "
