@@ -17,7 +17,7 @@ from fractions import Fraction
 import sympy
 
 from .cost import Cost
-from .derates import Derate, in_flight, latency_derate
+from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
 from .units import si
@@ -53,6 +53,7 @@ class GridVerdict:
     tail_share: sympy.Expr | None  # the part of t_bound that quantisation adds
     equal_blocks: bool
     derates: tuple[Derate, ...] = ()  # estimates in t_model only (latency), never in t_bound
+    latency_unknown: tuple[str, ...] = ()  # levels whose load latency the machine does not cite
 
 
 def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
@@ -69,18 +70,14 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     global_term, rule, detail = _wave_term(cost, machine, values, occ)
     model_terms = terms + ([global_term] if global_term is not None else
                            _device_terms(cost, machine, values, ("global",)))
-    derates = ()
-    if occ.fits:
-        derate = latency_derate(in_flight(cost, machine, values, occ,
-                                          lambda expr: _at(expr, values)), machine,
-                                occ.resident)
-        if derate is not None:
-            derates = (derate,)
-            model_terms = [_derated(term, derate.factor) if term.key == "global" else term
-                           for term in model_terms]
+    derates = _latency_derates(cost, machine, values, occ) if occ.fits else ()
+    by_level = {derate.level: derate.factor for derate in derates}
+    model_terms = [_derated(term, by_level[term.key]) if term.key in by_level else term
+                   for term in model_terms]
+    unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, detail, None, grid.equal_blocks, derates)
+                           rule, detail, None, grid.equal_blocks, derates, unknown)
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat = _largest(_device_terms(cost, machine, values, ("global", "l2"))
@@ -88,7 +85,15 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
                     + _flat_on_chip_terms(cost, machine, values))[0]
     tail = None if t_bound is None or flat is None else sympy.cancel(1 - flat / t_bound)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
-                       model_bound, rule, detail, tail, grid.equal_blocks, derates)
+                       model_bound, rule, detail, tail, grid.equal_blocks, derates, unknown)
+
+
+def _latency_derates(cost, machine, values, occ: Occupancy) -> tuple[Derate, ...]:
+    """Little's law at each level with traffic: the levels latency-bound at these sizes."""
+    found = (latency_derate(in_flight(cost, machine, level, occ, lambda expr: _at(expr, values),
+                                      level in PER_SM_LEVELS), machine, occ.resident)
+             for level in LITTLE_LEVELS)
+    return tuple(derate for derate in found if derate is not None)
 
 
 def _derated(term: GridTerm, factor) -> GridTerm:

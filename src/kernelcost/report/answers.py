@@ -193,6 +193,11 @@ def answer_lines(answers) -> list[str]:
         for derate in result.derates:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
                          f" ({derate.detail}).")
+        unknown = result.grid.latency_unknown if result.grid is not None else ()
+        if unknown and not result.misfits:
+            lines.append(f"  latency unknown at {', '.join(unknown)}: the machine file cites no "
+                         "load latency there, so Little's law is not checked (no latency "
+                         "derate).")
         for fit in result.fits:
             if fit.fits is False:
                 lines.append(f"  keep scope {fit.scope_index} ({', '.join(fit.tensors)}) holds "
