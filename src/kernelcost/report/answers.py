@@ -126,6 +126,7 @@ def answers_json(answers) -> dict:
             "exp_on_fma": None if a.exp_on_fma is None else {
                 "fraction": float(a.exp_on_fma.fraction), "k": a.exp_on_fma.k,
                 "vector_FLOP_per_exp": a.exp_on_fma.vector_FLOP_per_exp},
+            "warm_l2": warm_json(a.verdict.warm_l2),
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
@@ -138,6 +139,19 @@ def answers_json(answers) -> dict:
                 "fraction": a.efficiency.fraction, "text": a.efficiency.describe()},
         } for a in answers],
     }
+
+
+def warm_json(warm) -> dict | None:
+    """The stated initial state of L2 and what each time took from it (module warm)."""
+    if warm is None:
+        return None
+    return {"tensors": list(warm.tensors), "read_B": json_number(warm.read_B),
+            "capacity_B": json_number(warm.capacity_B), "usable_B": json_number(warm.usable_B),
+            "fits": warm.fits, "t_bound_from_l2_B": json_number(warm.bound_B),
+            "t_model_from_l2_B": json_number(warm.model_B),
+            "l2_bandwidth_Bps": json_number(warm.l2_bandwidth_Bps),
+            "global_bandwidth_Bps": json_number(warm.global_bandwidth_Bps),
+            "detail": warm.describe()}
 
 
 def verdict_table(answers):
@@ -190,6 +204,8 @@ def answer_lines(answers) -> list[str]:
                 for term in sorted(result.terms, key=_term_order)) + ".")
         if answer.exp_on_fma is not None:
             lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
+        if result.warm_l2 is not None:
+            lines.append(f"  warm L2: {result.warm_l2.describe()}.")
         for derate in result.derates:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
                          f" ({derate.detail}).")
