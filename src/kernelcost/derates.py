@@ -12,16 +12,16 @@ can beat): a derate may be wrong, a bound may not.
   bandwidth x its load latency (the machine file's figure, in cycles at its clock: an unloaded
   latency, a chain of dependent loads, so loaded latencies are longer and the need larger);
   bytes in flight available = the blocks resident at once x what one block keeps in flight.
-  Device-wide for global and L2 (min(B, resident x SMs) blocks, the device's bandwidth); per SM
-  for shared memory, whose roof is the busiest SM's (min(its blocks, resident) blocks, one
-  SM's share of the bandwidth). Toward global memory and L2 (the same requests: a load is in flight
-  to L2 whether it hits there or goes on to DRAM): its shared tiles, stages x tile bytes
-  (asynchronous copies, or a fill of independent loads), else threads x one load per thread
-  of each global tensor it reads. From shared memory: threads x one load per thread of each
-  tensor its shared scopes hold. A load is an element, or a vector of up to 16 B when the
-  block reads several elements per thread of the tensor. Below the need, the attainable
-  bandwidth of the level is scaled by available / needed. A level without a cited latency in
-  the machine file gets no derate: the verdict says its latency is unknown."""
+  Global and L2 are device-wide: min(B, resident x SMs) blocks against the device's bandwidth,
+  each keeping in flight its shared tiles, stages x tile bytes (asynchronous copies, or a fill
+  of independent loads), else threads x one load per thread of each global tensor it reads
+  (the same requests for both: a load is in flight to L2 whether it hits there or goes on to
+  DRAM). Shared memory is per SM, as its roof is the busiest SM's: min(that SM's blocks,
+  resident) blocks against one SM's share of the bandwidth, each keeping threads x one load
+  per thread of each tensor its shared scopes hold. A load is an element, or a vector of up
+  to 16 B when the block reads several elements per thread of the tensor. Below the need,
+  the attainable bandwidth of the level is scaled by available / needed. A level without a
+  cited latency in the machine file gets no derate: the verdict says its latency is unknown."""
 
 from __future__ import annotations
 
@@ -145,8 +145,8 @@ def _shared_loads(cost, threads, at) -> tuple[sympy.Expr, str]:
             continue
         for tensor in scope.tensors:
             element = at(cost.footprints[tensor].element_bytes)
-            elements = at(scope.read_elements.get(tensor, 0) or scope.write_elements.get(
-                tensor, 0))
+            filled = scope.read_elements.get(tensor, 0)
+            elements = at(filled if filled != 0 else scope.write_elements.get(tensor, 0))
             tensors.append(tensor)
             loads.append(_one_load(element, elements, threads))
     return threads * sum(loads, sympy.Integer(0)), _loads_words(threads, tensors, loads)

@@ -147,7 +147,8 @@ class Verdict:
 
     @property
     def t_model(self) -> sympy.Expr | None:
-        """The estimate (s): the bound, with the waves' L2 reuse for a parallel spec."""
+        """The estimate (s): the bound, with the waves' L2 reuse and the derates for a
+        parallel spec, and a warm L2 only where it fits usable L2 (module warm)."""
         if self.misfits:
             return None
         if self.grid is not None:

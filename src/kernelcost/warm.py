@@ -110,7 +110,8 @@ def warm_l2(cost: Cost, machine, values: dict, tensors: tuple[str, ...]) -> Warm
     written = {name: _bytes(cost, name, "write_elements", values) for name in tensors}
     capacity = exact(capacity)
     usable = capacity * exact(machine.execution.usable_l2_fraction or 1)
-    return WarmL2(machine.name, tuple(tensors), read, written, capacity, usable, exact(l2), exact(hbm))
+    return WarmL2(machine.name, tuple(tensors), read, written, capacity, usable, exact(l2),
+                  exact(hbm))
 
 
 def served_cost(cost: Cost, served_B: sympy.Expr) -> Cost:
@@ -124,11 +125,9 @@ def served_cost(cost: Cost, served_B: sympy.Expr) -> Cost:
     return dataclasses.replace(cost, traffic=traffic)
 
 
-def wave_served_B(warm: WarmL2, bytes_by_tensor: dict) -> sympy.Expr:
-    """What the wave estimate's HBM bytes lose when the warm tensors fit usable L2: per warm
+def wave_served_B(warm: WarmL2, bytes_by_tensor: dict[str, Fraction]) -> sympy.Expr:
+    """What the wave estimate's HBM bytes lose to warm tensors that fit usable L2: per warm
     tensor its estimated bytes less what this kernel writes of it (writes still reach HBM)."""
-    if not warm.fits:
-        return sympy.Integer(0)
     served = sympy.Integer(0)
     for name in warm.tensors:
         estimated = bytes_by_tensor.get(name, Fraction(0))
