@@ -101,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="compute FRACTION of the exponentials as a degree-K polynomial "
                               "on the FP32 vector units instead of the SFU (FlashAttention-4; "
                               "K = 3 unless given)")
+    analyze.add_argument("--warm-l2", metavar="TENSOR[,TENSOR]",
+                         help="tensors the previous kernel left in L2 (a GEMM's output read "
+                              "next): where they fit, their reads come from L2, not HBM")
     _add_formats(analyze)
     add_wide(analyze)
 
@@ -153,6 +156,12 @@ def run_analyze(args) -> int:
     if args.exp_on_fma and not machines:
         raise KcostError(Diagnostic(None, "--exp-on-fma needs a machine",
                                     "add --machine b200 (or another id)"))
+    warm = tuple(name.strip() for name in (args.warm_l2 or "").split(",") if name.strip())
+    if args.warm_l2 is not None and not warm:
+        raise KcostError(Diagnostic(None, "--warm-l2 names no tensor", "--warm-l2 x,w"))
+    if warm and not machines:
+        raise KcostError(Diagnostic(None, "--warm-l2 needs a machine (its L2 capacity)",
+                                    "add --machine h100 (or another id)"))
     if measurement and not machines:
         raise KcostError(Diagnostic(None, "--measured needs a machine to compare with",
                                     "add --machine h100 (or another id)"))
@@ -164,7 +173,7 @@ def run_analyze(args) -> int:
         from .polyexp import parse_exp_on_fma
 
         option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
-        found = answers(result, machines, precisions, measurement, option)
+        found = answers(result, machines, precisions, measurement, option, warm)
     stage("writing the output")
     if args.json:
         document = report.analysis_json(result)

@@ -128,6 +128,7 @@ def answers_json(answers) -> dict:
             "exp_on_fma": None if a.exp_on_fma is None else {
                 "fraction": float(a.exp_on_fma.fraction), "k": a.exp_on_fma.k,
                 "vector_FLOP_per_exp": a.exp_on_fma.vector_FLOP_per_exp},
+            "warm_l2": warm_json(a.verdict.warm_l2),
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
@@ -140,6 +141,19 @@ def answers_json(answers) -> dict:
                 "fraction": a.efficiency.fraction, "text": a.efficiency.describe()},
         } for a in answers],
     }
+
+
+def warm_json(warm) -> dict | None:
+    """The stated initial state of L2 and what each time took from it (module warm)."""
+    if warm is None:
+        return None
+    return {"tensors": list(warm.tensors), "read_B": json_number(warm.read_B),
+            "capacity_B": json_number(warm.capacity_B), "usable_B": json_number(warm.usable_B),
+            "fits": warm.fits, "t_bound_from_l2_B": json_number(warm.bound_B),
+            "t_model_from_l2_B": json_number(warm.model_B),
+            "l2_bandwidth_Bps": json_number(warm.l2_bandwidth_Bps),
+            "global_bandwidth_Bps": json_number(warm.global_bandwidth_Bps),
+            "detail": warm.describe()}
 
 
 VERDICT_COLUMNS = [
@@ -220,9 +234,16 @@ def answer_lines(answers) -> list[str]:
                 for term in sorted(result.terms, key=_term_order)) + ".")
         if answer.exp_on_fma is not None:
             lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
+        if result.warm_l2 is not None:
+            lines.append(f"  warm L2: {result.warm_l2.describe()}.")
         for derate in result.derates:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
                          f" ({derate.detail}).")
+        unknown = result.grid.latency_unknown if result.grid is not None else ()
+        if unknown and not result.misfits:
+            lines.append(f"  latency unknown at {', '.join(unknown)}: the machine file cites no "
+                         "load latency there, so Little's law is not checked (no latency "
+                         "derate).")
         for fit in result.fits:
             if fit.fits is False:
                 lines.append(f"  keep scope {fit.scope_index} ({', '.join(fit.tensors)}) holds "
