@@ -19,6 +19,7 @@ from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public co
     print_fitted,
     print_prose,
 )
+from .cli_inspect import run_check, run_machines, run_validate
 from .cli_model import build_model_parser, run_model
 from .errors import Diagnostic, KcostError
 from .jsonout import print_json
@@ -244,45 +245,6 @@ def run_solve(args) -> int:
     return EXIT_OK
 
 
-def run_machines(args) -> int:
-    from . import report
-    from .hardware import builtin_machine_ids, load_machine
-
-    if args.machine:
-        machine = load_machine(args.machine)
-        if args.json:
-            print_json(report.machine_json(machine))
-        else:
-            console, width = page(args)
-            fitted, notes = report.machine_table(machine, width)
-            print_fitted(console, fitted)
-            print_prose(console, notes, width)
-        return EXIT_OK
-    machines = [load_machine(i) for i in builtin_machine_ids()]
-    if args.json:
-        print_json([report.machine_json(m) for m in machines])
-    else:
-        console, width = page(args)
-        print_fitted(console, report.machines_table(machines, width))
-    return EXIT_OK
-
-
-def run_check(args) -> int:
-    from . import report
-    from .analysis import load
-    from .verify import check_against_oracle
-
-    spec = load(args.spec)
-    settings = parse_settings(args.settings)
-    stage("comparing with the enumeration")
-    results = check_against_oracle(spec, settings, args.reuse, args.samples)
-    console, width = page(args)
-    for renderable in report.check_tables(spec, results, width):
-        console.print(renderable)
-    mismatches = sum(len(r.mismatches) for r in results)
-    return EXIT_MISMATCH if mismatches else EXIT_OK
-
-
 def _console():
     from rich.console import Console
 
@@ -378,29 +340,11 @@ def run_sweep(args) -> int:
 MAX_TABLE_POINTS = 100_000
 
 
-
-
-
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,
             "check": run_check}
 COMMANDS.update(plot=run_plot, sweep=run_sweep)
 COMMANDS.update(model=run_model)
 COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
-
-
-def run_validate(args) -> int:
-    from .report.validation import validation_page
-    from .validate import run
-
-    def show(machine, comparisons) -> None:
-        console, width = page(args)
-        table, lines = validation_page(machine, comparisons, width)
-        print_fitted(console, table)
-        print_prose(console, lines, width)
-
-    return run(args, show)
-
-
 COMMANDS["validate"] = run_validate
 
 
