@@ -23,7 +23,10 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Four 
 4. sweep throughput: sizes per second for the gemm_tiled global intensity through the
    lambdified closed form (target >= 1e7 sizes/s);
 5. self-verification (bench/verify_cost.py): `analyze --json` over `analyze --json
-   --no-verify` per shipped spec, whole process (target <= 1.10x), and in process.
+   --no-verify` per shipped spec, whole process (target <= 1.10x), and in process;
+6. whole commands with machines (bench/process_ratios.py): `analyze --json` alone, with
+   `--machine h100` and with `--machine all`, and `solve gemm_tiled --for N`, each as the
+   median of paired ratios to the import-sympy floor.
 
 Targets are for this script to report, not timed assertions in the tests."""
 
@@ -403,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="whole-process runs per spec (default 5, "
                                                  "quick 3)")
     parser.add_argument("--only", nargs="+",
-                        choices=("process", "stages", "scaling", "sweep", "verify"),
+                        choices=("process", "stages", "scaling", "sweep", "verify", "ratios",
+                                 "constructs"),
                         help="run only these tables")
     parser.add_argument("--output", type=Path, default=RESULTS,
                         help="Markdown results file (default bench/RESULTS.md); `-` for none")
@@ -420,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sys.path.insert(0, str(ROOT / "src"))
     runs = args.runs or (3 if args.quick else 5)
+    from process_ratios import process_ratios
     from verify_cost import verification_cost
     sections = [
         ("process", "Whole process: `kernelcost analyze SPEC --json`",
@@ -430,6 +435,9 @@ def main(argv: list[str] | None = None) -> int:
         ("verify", "Self-verification: `analyze` with and without `--no-verify`",
          lambda: verification_cost(SPECS, ROOT, kernelcost_command(), run_quietly,
                                    markdown_table, runs)),
+        ("ratios", "Whole commands with machines, paired ratios to `import sympy`",
+         lambda: process_ratios(SPECS, ROOT, kernelcost_command(), run_quietly,
+                                markdown_table, runs)),
     ]
     machine = machine_description()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
