@@ -48,7 +48,7 @@ def _grid_series(root: Path, repeats: int):
         result = verdict(cost, machine, None, values)
         blocks = int(result.grid.occupancy.blocks)
         sizes.append(blocks)
-        times.append(_median_ms(lambda: verdict(cost, machine, None, values), repeats))
+        times.append(_median_ms(lambda at=values: verdict(cost, machine, None, at), repeats))
         notes.append(f"n = {size}, {int(result.grid.occupancy.waves)} waves")
     return "blocks, waves, L2 unions: gemm_hopper verdict on h100", "blocks", sizes, times, notes
 
@@ -63,7 +63,8 @@ def _bound_series(repeats: int, generated_spec: Callable[..., str]):
     for depth in BOUND_DEPTHS:
         spec = kernelcost.loads(generated_spec(depth=depth, statements=1, tensors=3),
                                 "<generated>")
-        times.append(_median_ms(lambda: level_bound(spec, "shared", machine), repeats))
+        times.append(_median_ms(lambda nest=spec: level_bound(nest, "shared", machine),
+                                repeats))
     return ("HBL program: level_bound at shared, generated nests", "nest depth",
             list(BOUND_DEPTHS), times, [""] * len(times))
 
@@ -82,7 +83,8 @@ def _tune_series(root: Path, repeats: int):
         values = parse_values(text, False)
         sizes.append(len(values) ** 3)
         times.append(_median_ms(
-            lambda: tune(spec, machine, ["TM", "TN", "TK"], values, settings), repeats))
+            lambda tried=values: tune(spec, machine, ["TM", "TN", "TK"], tried, settings),
+            repeats))
     return ("tuning: tune gemm_hopper TM, TN, TK on h100", "candidates", sizes, times,
             [f"values {text}" for text in TUNE_VALUES])
 
