@@ -4,11 +4,12 @@ Builds on analysis (closed forms), model (verdicts) and solve (crossings)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy
 
 from .analysis import Analysis
+from .cost import Cost
 from .efficiency import Efficiency, measured_efficiency
 from .errors import Diagnostic, KcostError
 from .hardware import Machine, load_machine
@@ -55,21 +56,22 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
     return results
 
 
+@dataclass
 class RidgeEquations:
     """The ridge equation of each level in one size, solved on first use and then shared by
     every machine and precision."""
 
-    def __init__(self, cost, parameter, settings, *, apply_defaults: bool = True):
-        self._arguments = (cost, parameter)
-        self._settings = settings
-        self._apply_defaults = apply_defaults
-        self._solved: dict[str, RidgeEquation] = {}
+    cost: Cost
+    parameter: sympy.Symbol
+    settings: dict
+    apply_defaults: bool = True
+    solved: dict[str, RidgeEquation] = field(default_factory=dict)
 
     def at(self, level: str) -> RidgeEquation:
-        if level not in self._solved:
-            self._solved[level] = ridge_equation(*self._arguments, level, self._settings,
-                                                 apply_defaults=self._apply_defaults)
-        return self._solved[level]
+        if level not in self.solved:
+            self.solved[level] = ridge_equation(self.cost, self.parameter, level, self.settings,
+                                                apply_defaults=self.apply_defaults)
+        return self.solved[level]
 
 
 def roof_levels(cost, machine: Machine) -> list[str]:
