@@ -26,7 +26,7 @@ FLOORS = {
     "model": ["efficiency", "polyexp", "derates", "occupancy", "waves", "execution", "model", "numeric_roots", "solve", "answer",
               "lp", "lower", "bound"],
     "uses": ["tune", "wholemodel", "validate"],
-    "presentation": ["sweep", "scene", "report", "textplot", "plot", "phase", "ski", "bound_report",
+    "presentation": ["sweep", "scene", "report", "textplot", "placement", "plot", "phase", "ski", "bound_report",
                      "wholemodel_report", "display"],
     "front": ["cli_common", "cli_model", "cli_bounds", "cli", "__init__"],
 }
