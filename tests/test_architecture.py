@@ -26,9 +26,9 @@ FLOORS = {
     "model": ["efficiency", "polyexp", "derates", "occupancy", "waves", "execution", "model", "numeric_roots", "solve", "answer",
               "lp", "lower", "bound"],
     "uses": ["tune", "wholemodel", "validate"],
-    "presentation": ["sweep", "scene", "report", "textplot", "placement", "plot", "phase", "ski", "bound_report",
+    "presentation": ["sweep", "trajectory", "scene", "report", "textplot", "placement", "plot", "phase", "ski", "bound_report",
                      "wholemodel_report", "display"],
-    "front": ["cli_common", "cli_model", "cli_bounds", "cli", "__init__"],
+    "front": ["cli_common", "cli_model", "cli_plot", "cli_bounds", "cli", "__init__"],
 }
 FLOOR_OF = {module: level for level, (_, modules) in enumerate(FLOORS.items())
             for module in modules}

@@ -28,6 +28,13 @@ class Label:
     annotation: object  # matplotlib Annotation, created with xytext in offset points
     anchors: Sequence[tuple[float, float]]
     offsets: Sequence[tuple[float, float]]
+    # a line's label: every anchor at the nearest offset before any anchor further away
+    offset_first: bool = False
+
+    def candidates(self):
+        if self.offset_first:
+            return [(anchor, offset) for offset in self.offsets for anchor in self.anchors]
+        return [(anchor, offset) for anchor in self.anchors for offset in self.offsets]
 
 
 def ring_offsets(distances: Sequence[float] = RING_POINTS,
@@ -129,24 +136,26 @@ def _first_free(axes, label: Label, obstacles: Obstacles, inside, width: float,
     """The first candidate (anchor, anchor in pixels, offset, box) that hits nothing, and,
     with `clear_leader`, whose leader line crosses no line either."""
     frame = axes.bbox
-    for anchor in label.anchors:
+    for anchor, offset in label.candidates():
         anchor_px = axes.transData.transform(anchor)
         if not _within((*anchor_px, *anchor_px), (frame.x0, frame.y0, frame.x1, frame.y1)):
             continue
-        for offset in label.offsets:
-            box = _box(anchor_px, offset, width, height, obstacles.pixels_per_point)
-            if not _within(box, inside) or obstacles.hit(box):
-                continue
-            if clear_leader and obstacles.leader_crosses(box, anchor_px):
-                continue
-            return anchor, anchor_px, offset, box
+        box = _box(anchor_px, offset, width, height, obstacles.pixels_per_point)
+        if not _within(box, inside) or obstacles.hit(box):
+            continue
+        if clear_leader and obstacles.leader_crosses(box, anchor_px):
+            continue
+        return anchor, anchor_px, offset, box
     return None
 
 
 def _size(annotation, renderer) -> tuple[float, float]:
+    from matplotlib.text import Text
+
     # an annotation whose anchor lies outside the axes is not drawn, and measures 1 x 1
     annotation.set_annotation_clip(False)
-    extent = annotation.get_window_extent(renderer)
+    annotation.update_positions(renderer)
+    extent = Text.get_window_extent(annotation, renderer)  # without the leader line
     return extent.width, extent.height
 
 

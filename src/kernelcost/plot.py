@@ -17,7 +17,6 @@ from the figure's Line2D data and annotation texts, found by their gids."""
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -212,9 +211,10 @@ def _line_labels(axes, figure_scene: Scene) -> list[Label]:
     for slope in figure_scene.slopes:
         along = numpy.geomspace(max(low, slope.end / 1e4), slope.end, ALONG_LINE)
         anchors = [(x, x * slope.bandwidth_Bps) for x in along]
+        # between two slopes there may be no room: then off to one side, with a leader
         labels.append(Label(_text(axes, slope.label, anchors[0], colour=SLOPE_GREYS[slope.level],
-                                  gid=f"{GID_SLOPE}:{slope.level}"),
-                            anchors, ABOVE_OR_BELOW))
+                                  gid=f"{GID_SLOPE}:{slope.level}", leader=True),
+                            anchors, ABOVE_OR_BELOW + tuple(ring_offsets()), offset_first=True))
     for roof in figure_scene.roofs:
         along = numpy.geomspace(high, roof.start, ALONG_LINE)
         anchors = [(x, roof.peak_FLOPps) for x in along]
@@ -228,8 +228,8 @@ def _line_labels(axes, figure_scene: Scene) -> list[Label]:
 def _text(axes, text: str, anchor, *, gid: str, colour: str, leader: bool = False,
           size: float = 9, **style):
     """An annotation at `anchor`, in offset points; `placement.place` moves it."""
-    arrowprops = dict(arrowstyle="-", color=colour, linewidth=0.7, shrinkA=1,
-                      shrinkB=5) if leader else None
+    arrowprops = {"arrowstyle": "-", "color": colour, "linewidth": 0.7, "shrinkA": 1,
+                  "shrinkB": 5} if leader else None
     annotation = axes.annotate(text, xy=anchor, xytext=(0, 0), textcoords="offset points",
                                fontsize=size, gid=gid, color=colour, arrowprops=arrowprops,
                                **style)

@@ -19,18 +19,14 @@ from .errors import Diagnostic, KcostError
 from .hardware import Machine, load_machine
 from .model import Verdict, verdict
 from .settings import resolve_settings
-from .solve import capacity_crossings, ridge_crossings
-from .sweep import SizeRange, sweep
-from .units import binary, plain, si
+from .sweep import SizeRange
+from .trajectory import Note, Trajectory, trajectory, value_text
+from .units import plain, si
 
 SLOPE_LEVELS = ("global", "l2", "shared")  # the chapter's hierarchy; registers when used
 LEVEL_NAMES = {"global": "HBM", "l2": "L2", "shared": "shared", "registers": "registers"}
-PATH_POINTS = 400  # a smooth path on log axes
-PATH_MARKS = 6  # sizes marked along a path, equally spaced on the log axis
-# a derated point closer than this to its roof would hide under the roof's own marker
-VISIBLE_DERATE = 0.95
-SIDE_SIGNS = {"<=": "≤", ">=": "≥"}
-ON_CHIP = ("shared", "registers")
+# a derated point less than this far under its roof would hide under the point itself
+VISIBLE_DERATE = 0.8
 
 
 @dataclass(frozen=True)
@@ -69,25 +65,6 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Path:
-    level: str
-    intensity: numpy.ndarray  # I_l per swept size (FLOP/B)
-    performance: numpy.ndarray  # min(P, I_l B_l) per swept size (FLOP/s)
-    fits: numpy.ndarray  # bool per swept size: every on-chip tile fits its level
-    marks: numpy.ndarray  # indices of the sizes marked along the path
-
-
-@dataclass(frozen=True)
-class Note:
-    """A labelled place on the figure: a crossing, a capacity limit, a path's end, a limit."""
-
-    level: str
-    intensity: float
-    performance: float
-    label: str
-
-
-@dataclass(frozen=True)
 class Achieved:
     """A point under the roof: a measured run, or the model with its derates."""
 
@@ -110,7 +87,7 @@ class KernelMarks:
     binding: str | None = None  # the level whose point binds (None: compute binds)
     parameter: str | None = None  # the swept size
     sizes: numpy.ndarray | None = None
-    paths: dict[str, Path] = field(default_factory=dict)
+    paths: dict[str, Trajectory] = field(default_factory=dict)
     crossings: tuple[Note, ...] = ()  # "N* = 699" at the ridge
     never: tuple[Note, ...] = ()  # "never crosses: I → 64 < 295.5 FLOP/B" at the path's end
     capacity: tuple[Note, ...] = ()  # "T ≤ 241: shared full (228 KiB)" on the path
@@ -237,15 +214,6 @@ def _setting_text(expr: sympy.Expr):
     return int(expr) if expr.is_Integer else sympy.sstr(expr)
 
 
-def _value_text(value) -> str:
-    """A size as a person writes it: 4096, 7e10, M=N."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e6:
-        return str(int(value))
-    if isinstance(value, (int, float)):
-        return f"{value:g}".replace("e+", "e")
-    return str(value)
-
-
 def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine,
                   precision: str, size_range: SizeRange | None, slopes: tuple[Slope, ...],
                   measurement: Mapping | None) -> KernelMarks:
@@ -271,30 +239,11 @@ def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine
     if size_range.parameter not in spec.parameters:
         raise KcostError(Diagnostic(None, f"`{size_range.parameter}` is not a parameter of "
                                           f"`{spec.name}`"))
-    return _with_path(marks, spec, raw, reuse, machine, size_range, levels, slopes)
-
-
-def _with_path(marks: KernelMarks, spec: Spec, raw: dict, reuse: str, machine: Machine,
-               size_range: SizeRange, levels: list[str], slopes) -> KernelMarks:
-    swept = sweep(spec, size_range.dense(PATH_POINTS), settings=raw, reuse=reuse)
-    parameter = size_range.parameter
-    limits, fits = _capacity(spec, raw, reuse, machine, parameter, swept.sizes)
-    bandwidth = {slope.level: slope.bandwidth_Bps for slope in slopes}
-    marked = numpy.linspace(0, len(swept.sizes) - 1, PATH_MARKS).round().astype(int)
-    paths = {}
-    for level in levels:
-        intensity = swept.intensity[level]
-        paths[level] = Path(level, intensity,
-                            numpy.minimum(marks.peak_FLOPps, intensity * bandwidth[level]),
-                            fits, marked)
-    slowest = paths[levels[0]]
-    capacity = tuple(_on_path(slowest, index, label) for index, label in limits)
-    crossings, never = _crossings(spec, raw, reuse, machine, marks, size_range, levels,
-                                  paths)
-    ends = tuple(_on_path(slowest, index, f"{parameter}={_value_text(float(size))}")
-                 for index, size in ((0, swept.sizes[0]), (-1, swept.sizes[-1])))
-    return replace(marks, parameter=parameter, sizes=swept.sizes, paths=paths,
-                   crossings=crossings, never=never, capacity=capacity, ends=ends)
+    bandwidths = {slope.level: slope.bandwidth_Bps for slope in slopes if slope.level in levels}
+    found = trajectory(spec, raw, reuse, machine, precision, size_range, bandwidths)
+    return replace(marks, parameter=found.parameter, sizes=found.sizes, paths=found.paths,
+                   crossings=found.crossings, never=found.never, capacity=found.capacity,
+                   ends=found.ends)
 
 
 def _verdict_points(result: Verdict, levels: Sequence[str]) -> dict[str, Point]:
@@ -339,75 +288,8 @@ def _achieved(result: Verdict, points: dict[str, Point],
     return tuple(found)
 
 
-def _on_path(path: Path, index: int, label: str) -> Note:
-    return Note(path.level, float(path.intensity[index]), float(path.performance[index]), label)
-
-
-def _capacity(spec: Spec, raw: dict, reuse: str, machine: Machine, parameter: str,
-              sizes: numpy.ndarray):
-    """Where an on-chip tile stops fitting its level along the sweep: (the index of the swept
-    size nearest the last that fits, its label) per limit, and which swept sizes fit."""
-    others = {name: value for name, value in raw.items() if name != parameter}
-    values = resolve_settings(others, spec.parameters)
-    fits = numpy.ones(len(sizes), dtype=bool)
-    limits = []
-    for crossing in capacity_crossings(spec.cost(reuse), parameter, machine, values,
-                                       apply_defaults=True):
-        bound = crossing.integer_bound
-        if bound is None or crossing.level not in ON_CHIP:
-            continue  # L2 and HBM over capacity slow a kernel down; on chip, it cannot run
-        side, limit = bound
-        inside = sizes <= limit if side == "<=" else sizes >= limit
-        if inside.all() or not (sizes.min() <= limit <= sizes.max()):
-            continue
-        fits &= inside
-        nearest = int(numpy.argmin(numpy.abs(numpy.log(sizes) - math.log(limit))))
-        per = " per SM" if crossing.capacity_per == "sm" else ""
-        limits.append((nearest, f"{parameter} {SIDE_SIGNS[side]} {limit}: {crossing.level} full "
-                                f"({binary(float(crossing.capacity_B))}{per})"))
-    return limits, fits
-
-
-def _crossings(spec: Spec, raw: dict, reuse: str, machine: Machine, marks: KernelMarks,
-               size_range: SizeRange, levels: list[str], paths: dict[str, Path]):
-    """The ridge crossings inside the swept range, exactly as `solve` gives them, and for a
-    level that never crosses, the limit the intensity tends to instead (written at the end of
-    the slowest level's path)."""
-    others = {name: value for name, value in raw.items() if name != size_range.parameter}
-    values = resolve_settings(others, spec.parameters)
-    found, never = [], []
-    for level in levels:
-        for crossing in ridge_crossings(spec.cost(reuse), size_range.parameter, machine,
-                                        marks.precision, level, values, apply_defaults=True):
-            ridge = float(crossing.ridge)
-            if crossing.value is None and level == levels[0]:
-                path = paths[level]
-                never.append(Note(level, float(path.intensity[-1]),
-                                  float(path.performance[-1]),
-                                  never_label(crossing.limit, ridge)))
-            elif crossing.value is not None and crossing.value.is_number:
-                value = float(crossing.value)
-                if size_range.low <= value <= size_range.high:
-                    found.append(Note(level, ridge, marks.peak_FLOPps,
-                                      crossing_label(crossing.parameter, value)))
-    return tuple(found), tuple(never)
-
-
-def crossing_label(parameter: str, value: float) -> str:
-    """'N* = 699': the crossing size, 4 significant digits as `units.plain` prints it."""
-    return f"{parameter}* = {plain(value, '').strip()}"
-
-
-def never_label(limit, ridge: float) -> str:
-    limit_value = float(limit) if limit is not None and limit.is_number else None
-    if limit_value is None or math.isinf(limit_value):
-        return "never crosses the ridge"
-    return (f"never crosses: I → {plain(limit_value, '').strip()} "
-            f"< {plain(ridge, 'FLOP/B')}")
-
-
 def _sizes_text(raw: Mapping) -> str:
-    return ", ".join(f"{name}={_value_text(value)}" for name, value in raw.items())
+    return ", ".join(f"{name}={value_text(value)}" for name, value in raw.items())
 
 
 def _kernel_label(spec: Spec, raw: dict) -> str:
