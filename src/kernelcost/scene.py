@@ -106,9 +106,6 @@ class Scene:
     x_limits: tuple[float, float] = (0.1, 1e4)  # FLOP/B
     y_limits: tuple[float, float] = (1e9, 1e15)  # FLOP/s
 
-    def bandwidth(self, level: str) -> float:
-        return next(s.bandwidth_Bps for s in self.slopes if s.level == level)
-
 
 def scene(kernels, machine: Machine | str, precisions: Sequence[str] = (), *,
           settings: Mapping | None = None, own_settings: Sequence[Mapping] = (),
