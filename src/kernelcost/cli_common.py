@@ -1,8 +1,11 @@
-"""What the commands share: exit codes, the --set option and its reader."""
+"""What the commands share: exit codes, the --set, --reuse and --machine options and their
+readers, and a --measured value."""
 
 from __future__ import annotations
 
 import argparse
+
+from .errors import Diagnostic, KcostError
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -74,3 +77,53 @@ def print_prose(console, lines, width: int | None) -> None:
 
     if lines:
         console.print(wrap_lines(lines, width), markup=False, soft_wrap=True)
+
+
+def add_reuse(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--reuse", choices=("spec", "perfect", "none"), default="spec",
+                        help="count keep scopes as written (spec), or force perfect or no "
+                             "reuse for every tensor")
+
+
+def machine_ids(items: list[str], default: list[str],
+                 precisions: list[str] | None = None) -> list[str]:
+    """The machines asked for. With `all` and precisions, the built-in machines that have
+    every one of them (a machine named on its own that lacks one is refused later)."""
+    ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
+    if "all" in ids:
+        from .hardware import builtin_machine_ids, load_machine
+
+        every = builtin_machine_ids()
+        kept = [m for m in every
+                if all(p in load_machine(m).precisions for p in precisions or [])]
+        if not kept:
+            raise KcostError(Diagnostic(None, "no built-in machine has "
+                                              f"{' and '.join(precisions or [])}"))
+        return kept
+    return ids or default
+
+
+def precision_names(items: list[str]) -> list[str] | None:
+    """The precisions asked for, each a name kernelcost knows (a machine refuses those it
+    lacks when it is loaded)."""
+    from .hardware import check_precision_name
+
+    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    for name in names:
+        check_precision_name(name)
+    return names or None
+
+
+def measurement_of(text: str) -> dict[str, float]:
+    from .units import parse_measurement
+
+    measurement = parse_measurement(text)
+    if measurement is None:
+        raise KcostError(Diagnostic(None, f"cannot read the measurement `{text}`",
+                                    "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a "
+                                    "byte rate (3.1TB/s)"))
+    (value,) = measurement.values()
+    if not 0 < value < float("inf"):  # 0us would divide by zero, 1e400us is inf
+        raise KcostError(Diagnostic(None, f"the measurement `{text}` must be positive and "
+                                          "finite", "a time such as 412us, or a rate"))
+    return measurement
