@@ -203,16 +203,17 @@ def _time_cell(result) -> str:
     return "does not fit" if result.misfits else si(value_of(result.t_bound), "s")
 
 
-def _advice_line(level) -> str:
+def _advice_line(level, result) -> str:
     """The regime (a side of the ridge) and the chapter's zone (under 0.1x, 0.1x to 10x,
     over 10x) in one clause, so that `compute-bound` beside `mixed` reads as a position, not
     a contradiction."""
     ratio = value_of(level.ratio)
+    advice = result.compute_advice if level.zone is ZONE_COMPUTE else level.zone.advice
     low, high = float(CLEARLY_MEMORY_BOUND_BELOW), float(CLEARLY_COMPUTE_BOUND_ABOVE)
     span = {ZONE_MEMORY: f"under {low:g}×", ZONE_MIXED: f"{low:g}× to {high:g}×",
             ZONE_COMPUTE: f"over {high:g}×"}[level.zone]
     return (f"  {level.regime} at {level.level}, {ratio:.3g}× the ridge: in the "
-            f"{level.zone.name} zone ({span}), {level.zone.advice}.")
+            f"{level.zone.name} zone ({span}), {advice}.")
 
 
 def _term_order(term) -> float:
@@ -227,7 +228,7 @@ def answer_lines(answers) -> list[str]:
         result = answer.verdict
         level = binding_level(result)
         if level is not None and level.zone is not None and not result.misfits:
-            lines.append(_advice_line(level))
+            lines.append(_advice_line(level, result))
         if not result.misfits and len(result.terms) > 1:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
@@ -253,7 +254,7 @@ def answer_lines(answers) -> list[str]:
         if result.working_set_fits_l2:
             lines.append(f"  the working set ({binary(value_of(result.working_set_B))}) fits in "
                          f"L2 ({binary(value_of(result.l2_capacity_B))}): the L2 slope may "
-                         "bind rather than HBM's.")
+                         "bind rather than global memory's.")
         if answer.efficiency is not None:
             above = (" — above the roof: check the measurement, the sizes or the spec"
                      if answer.efficiency.fraction > 1 else "")
