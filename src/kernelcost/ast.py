@@ -9,9 +9,10 @@
         ├── Let(name, dtype | None, shape, level | None, value)
         │                                        a derived size (no type), a register local,
         │                                        or a local array in a level
-        ├── For(var, lo, hi, step | None, body, parallel | None)
+        ├── For(var, lo, hi, step | None, body, parallel | None, lanes | None)
         │                                        one iterator; `for i in .., j in ..` nests;
-        │                                        a parallel header's loops share its Parallel
+        │                                        a parallel header's loops share its Parallel;
+        │                                        a `lanes` loop spreads over a warp's lanes
         ├── Keep(tensors, level, stages | None, body)   a reuse scope
         └── Assign(target, op, value)            op: = += max= min=
     expressions: Number, Name, Access(tensor, indices), BinOp(op, left, right), Neg,
@@ -123,6 +124,7 @@ class For:
     body: tuple[Statement, ...]
     span: Span
     parallel: Parallel | None = None  # the same object on every loop of a parallel header
+    lanes: Span | None = None  # `lanes`: consecutive iterations run on consecutive lanes
 
 
 @dataclass(frozen=True)

@@ -248,7 +248,28 @@ class _Checker(DeclarationChecks, ExpressionChecks):
                        "rename the iterator")
         inner.iterators[loop.var] = place
         inner.depth = scope.depth + 1
+        inner.in_grid = scope.in_grid or (loop.parallel is not None
+                                          and loop.parallel is self.grid_header)
+        if loop.lanes is not None:
+            self._lanes(loop, scope, inner)
         self._block(loop.body, inner)
+
+    def _lanes(self, loop: ast.For, scope: _Scope, inner: _Scope) -> None:
+        """A `lanes` loop spreads over the threads of a block, so it runs inside the grid,
+        is not one of the grid's loops, and no other lanes loop encloses it."""
+        if loop.parallel is not None:
+            self.error(loop.lanes, "a loop of the parallel header cannot be a `lanes` loop",
+                       "the header's loops are the grid of blocks; mark a loop inside the "
+                       "block: `for j in 0..T lanes { ... }`")
+        elif not scope.in_grid:
+            self.error(loop.lanes, "a `lanes` loop runs inside a thread block",
+                       "put it inside the grid's loops: `for b0 in 0..n by T "
+                       "parallel(threads = 256) { for i in b0..b0 + T lanes { ... } }`")
+        elif scope.lanes is not None:
+            self.error(loop.lanes, f"already inside the lanes loop `{scope.lanes}` (line "
+                       f"{scope.iterators[scope.lanes].line})",
+                       "a warp's lanes follow one loop: mark only one of the two")
+        inner.lanes = loop.var
 
     def _grid(self, loop: ast.For, scope: _Scope) -> None:
         if self.grid_header is not None:
@@ -365,9 +386,12 @@ class _Scope:
     locals: dict[str, ast.Span] = field(default_factory=dict)
     keeps: dict[str, str] = field(default_factory=dict)
     depth: int = 0
+    in_grid: bool = False  # inside the loops of the parallel header
+    lanes: str | None = None  # the iterator of the enclosing `lanes` loop
 
     def child(self) -> _Scope:
-        return _Scope(dict(self.iterators), dict(self.locals), dict(self.keeps), self.depth)
+        return _Scope(dict(self.iterators), dict(self.locals), dict(self.keeps), self.depth,
+                      self.in_grid, self.lanes)
 
     def iterator_symbols(self) -> dict[str, sympy.Symbol]:
         return {name: iterator_symbol(name) for name in self.iterators}

@@ -233,8 +233,9 @@ class _ToAst(Transformer):
                                value, self._s(meta))
 
     def range(self, meta, children):
-        var, lo, hi, step = children
-        return (str(var), lo, hi, step, self._s(meta))
+        var, lo, hi, step, lanes = children
+        lanes_span = None if lanes is None else _token_span(self.filename, lanes)
+        return (str(var), lo, hi, step, self._s(meta), lanes_span)
 
     def block(self, meta, children):
         flat = []
@@ -249,9 +250,9 @@ class _ToAst(Transformer):
         # `for i in .., j in ..` is a nest, outermost first; each loop keeps its range's span
         # except the outermost, which spans the whole statement.
         for index in range(len(ranges) - 1, -1, -1):
-            var, lo, hi, step, span = ranges[index]
+            var, lo, hi, step, span, lanes = ranges[index]
             body = (ast.For(var, lo, hi, step, body, self._s(meta) if index == 0 else span,
-                            parallel),)
+                            parallel, lanes),)
         return body[0]
 
     def keep(self, meta, children):
