@@ -178,7 +178,7 @@ def run_analyze(args) -> int:
         if found:
             console.print(report.verdict_table(found))
             for line in report.answer_lines(found):
-                console.print(line)
+                console.print(line, markup=False)
             if console.is_terminal:
                 _print_text_roofline(console, found)
     return EXIT_OK

@@ -20,6 +20,7 @@ from .cost import Cost
 from .derates import Derate, in_flight, latency_derate
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
+from .transfer import bank_derate, sector_derates, transfers
 from .units import si
 from .values import exact
 
@@ -71,13 +72,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
                            _device_terms(cost, machine, values, ("global",)))
     derates = ()
     if occ.fits:
-        derate = latency_derate(in_flight(cost, machine, values, occ,
-                                          lambda expr: _at(expr, values)), machine,
-                                occ.resident)
-        if derate is not None:
-            derates = (derate,)
-            model_terms = [_derated(term, derate.factor) if term.key == "global" else term
-                           for term in model_terms]
+        model_terms, derates = _derate(cost, machine, values, occ, model_terms)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
                            rule, detail, None, grid.equal_blocks, derates)
@@ -91,11 +86,37 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
                        model_bound, rule, detail, tail, grid.equal_blocks, derates)
 
 
-def _derated(term: GridTerm, factor) -> GridTerm:
-    """A bandwidth term at the attainable fraction of its rate (latency-bound)."""
-    rate = term.rate * factor
-    return GridTerm(f"{term.name} (latency-bound)", term.kind, term.key, term.amount, rate,
-                    term.amount / rate, term.per_sm)
+def _derate(cost, machine, values, occ, model_terms) -> tuple[list, tuple[Derate, ...]]:
+    """The model terms under the derates that apply (latency, sectors, bank conflicts), each
+    on the bandwidth of its level, and the derates."""
+    def at(expr):
+        return _at(expr, values)
+
+    by_level: list[tuple[str, Derate]] = []
+    latency = latency_derate(in_flight(cost, machine, values, occ, at), machine, occ.resident)
+    if latency is not None:
+        by_level.append(("global", latency))
+    found = transfers(cost, at)
+    global_B = next((term.amount for term in model_terms if term.key == "global"), None)
+    by_level += sector_derates(found, cost, at, global_B)
+    banks = bank_derate(found, cost, at)
+    if banks is not None:
+        by_level.append(("shared", banks))
+    for level, derate in by_level:
+        model_terms = [_derated(term, derate) if term.key == level and term.kind == "traffic"
+                       else term for term in model_terms]
+    return model_terms, tuple(derate for _, derate in by_level)
+
+
+def _derated(term: GridTerm, derate: Derate) -> GridTerm:
+    """A bandwidth term at the attainable fraction of its rate, named with what lowered it:
+    `global bandwidth (latency-bound, dram sectors)`."""
+    rate = term.rate * derate.factor
+    label = "latency-bound" if derate.cause == "latency" else derate.cause.replace("_", " ")
+    base, _, causes = term.name.partition(" (")
+    name = f"{base} ({causes[:-1] + ', ' if causes else ''}{label})"
+    return GridTerm(name, term.kind, term.key, term.amount, rate, term.amount / rate,
+                    term.per_sm)
 
 
 def _wave_term(cost, machine, values, occ: Occupancy) -> tuple[GridTerm | None, str, str]:
