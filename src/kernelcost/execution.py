@@ -20,7 +20,7 @@ from .cost import Cost
 from .derates import Derate, in_flight, latency_derate
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
-from .transfer import bank_derate, sector_derates, transfers
+from .transfer import Transfer, bank_derate, sector_derates, transfers
 from .units import si
 from .values import exact
 
@@ -53,7 +53,8 @@ class GridVerdict:
     model_detail: str  # the wave estimate's reasoning, with its figures ("" without one)
     tail_share: sympy.Expr | None  # the part of t_bound that quantisation adds
     equal_blocks: bool
-    derates: tuple[Derate, ...] = ()  # estimates in t_model only (latency), never in t_bound
+    derates: tuple[Derate, ...] = ()  # estimates in t_model only, never in t_bound
+    transfers: tuple[Transfer, ...] = ()  # the lanes accesses in sectors and bank wavefronts
 
 
 def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
@@ -70,12 +71,12 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     global_term, rule, detail = _wave_term(cost, machine, values, occ)
     model_terms = terms + ([global_term] if global_term is not None else
                            _device_terms(cost, machine, values, ("global",)))
-    derates = ()
+    derates, found = (), transfers(cost, lambda expr: _at(expr, values))
     if occ.fits:
-        model_terms, derates = _derate(cost, machine, values, occ, model_terms)
+        model_terms, derates = _derate(cost, machine, values, occ, model_terms, found)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, detail, None, grid.equal_blocks, derates)
+                           rule, detail, None, grid.equal_blocks, derates, found)
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat = _largest(_device_terms(cost, machine, values, ("global", "l2"))
@@ -83,10 +84,11 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
                     + _flat_on_chip_terms(cost, machine, values))[0]
     tail = None if t_bound is None or flat is None else sympy.cancel(1 - flat / t_bound)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
-                       model_bound, rule, detail, tail, grid.equal_blocks, derates)
+                       model_bound, rule, detail, tail, grid.equal_blocks, derates, found)
 
 
-def _derate(cost, machine, values, occ, model_terms) -> tuple[list, tuple[Derate, ...]]:
+def _derate(cost, machine, values, occ, model_terms,
+            found: tuple[Transfer, ...]) -> tuple[list, tuple[Derate, ...]]:
     """The model terms under the derates that apply (latency, sectors, bank conflicts), each
     on the bandwidth of its level, and the derates."""
     def at(expr):
@@ -96,7 +98,6 @@ def _derate(cost, machine, values, occ, model_terms) -> tuple[list, tuple[Derate
     latency = latency_derate(in_flight(cost, machine, values, occ, at), machine, occ.resident)
     if latency is not None:
         by_level.append(("global", latency))
-    found = transfers(cost, at)
     global_B = next((term.amount for term in model_terms if term.key == "global"), None)
     by_level += sector_derates(found, cost, at, global_B)
     banks = bank_derate(found, cost, at)
