@@ -46,7 +46,7 @@ def lane_accesses(counter) -> tuple[LaneAccess, ...]:
         tensor = counter.checked.tensors[site.tensor]
         stride = _stride_elements(site, lanes_loop)
         found.append(LaneAccess(
-            text=_text(site), tensor=site.tensor, is_write=site.is_write, level=level,
+            text=_text(site, counter.checked.kernel.source), tensor=site.tensor, is_write=site.is_write, level=level,
             element_bytes=tensor.element_bytes,
             stride_bytes=counter.finish(stride * tensor.element_bytes),
             lanes=counter.finish(lanes_loop.trips),
@@ -74,7 +74,11 @@ def _stride_elements(site: AccessSite, lanes_loop: Loop) -> sympy.Expr:
     return sympy.expand(sympy.diff(offset, lanes_loop.var) * lanes_loop.step)
 
 
-def _text(site: AccessSite) -> str:
+def _text(site: AccessSite, source: str) -> str:
+    """The access as the spec writes it, or as sympy prints it where the span is unknown."""
+    span = site.span
+    if span is not None and span.line == span.end_line:
+        return source.split("\n")[span.line - 1][span.column - 1:span.end_column - 1]
     if not site.indices:
         return site.tensor
     return f"{site.tensor}[{', '.join(str(index) for index in site.indices)}]"

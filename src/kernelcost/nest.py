@@ -55,6 +55,7 @@ class AccessSite:
     loops: tuple[Loop, ...]
     scopes: tuple[Scope, ...]  # keep scopes around the access, outermost first
     extent: tuple[sympy.Expr, ...]  # the tensor's declared shape
+    span: ast.Span | None = None  # where the access is written
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ class NestBuilder:
         tensor_scopes = tuple(s for s in scopes if access.tensor in s.tensors)
         extent = tuple(self.facts.apply(e) for e in self.checked.tensors[access.tensor].shape)
         return AccessSite(access.tensor, indices, is_write, accumulation_read, loops,
-                          tensor_scopes, extent)
+                          tensor_scopes, extent, access.span)
 
     def _reads(self, expr: ast.Expr, loops, scopes) -> None:
         for node in ast.walk_expr(expr):

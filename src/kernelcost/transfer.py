@@ -97,28 +97,19 @@ def sector_derates(found: tuple[Transfer, ...], cost: Cost, at,
         return []
     counted = at(cost.traffic.get("l2", 0))
     factor = counted / (counted + waste)
-    lines = "; ".join(_sector_line(t) for t in at_global)
-    derates = [("l2", Derate(SECTORS, factor, (
-        f"L1<->L2 in 32-byte sectors: {lines}; L2 serves {si(float(counted + waste), 'B')} "
-        f"where the spec counts {si(float(counted), 'B')}")))]
+    worst = max(at_global, key=lambda t: t.ratio)
+    moved = (f"L1<->L2 moves whole 32-byte sectors: L2 serves {si(float(counted + waste), 'B')} "
+             f"where the spec counts {si(float(counted), 'B')} (worst: {worst.access.text}, "
+             f"{_times(worst.ratio)} its useful bytes)")
     seen, reasons = _dram_seen(at_global, cost, at)
     extra = seen - global_B if global_B is not None and seen.is_number else 0
     if extra > global_B * NEGLIGIBLE:
-        derates.append(("global", Derate(DRAM_SECTORS, global_B / seen, (
-            f"HBM sees whole sectors through L2: {reasons}: {si(float(seen), 'B')} where "
-            f"t_model counted {si(float(global_B), 'B')}"))))
-    else:
-        derates[0] = ("l2", Derate(SECTORS, factor, derates[0][1].detail + (
-            f"; HBM: {reasons}, no more than t_model's {si(float(global_B), 'B')}"
-            if global_B is not None else "")))
-    return derates
-
-
-def _sector_line(transfer: Transfer) -> str:
-    kind = "write" if transfer.access.is_write else "read"
-    return (f"{transfer.access.text} ({kind}) {transfer.per_warp} sectors a warp instruction, "
-            f"{si(float(transfer.cost_B), 'B')} moved for {si(float(transfer.useful_B), 'B')} "
-            f"useful ({_times(transfer.ratio)})")
+        return [("l2", Derate(SECTORS, factor, moved)),
+                ("global", Derate(DRAM_SECTORS, global_B / seen, (
+                    f"HBM sees whole sectors through L2: {reasons}: {si(float(seen), 'B')} "
+                    f"where t_model counted {si(float(global_B), 'B')}")))]
+    hbm = f"; HBM: {reasons}" if reasons else ""
+    return [("l2", Derate(SECTORS, factor, moved + hbm))]
 
 
 def _dram_seen(at_global, cost: Cost, at) -> tuple[sympy.Expr, str]:
@@ -155,18 +146,17 @@ def bank_derate(found: tuple[Transfer, ...], cost: Cost, at) -> Derate | None:
     if waste == 0:
         return None
     counted = at(cost.traffic.get("shared", 0))
-    lines = "; ".join(
-        f"{t.access.text} ({'write' if t.access.is_write else 'read'}) "
-        f"{_way(t.ratio)}, {t.per_warp} wavefronts a warp instruction" for t in at_shared)
+    worst = max(at_shared, key=lambda t: t.ratio)
     return Derate(BANK_CONFLICTS, counted / (counted + waste), (
-        f"shared-memory bank conflicts (32 banks of 4 B): {lines}; the shared bandwidth "
-        f"serves {si(float(counted + waste), 'B')} of wavefronts for "
-        f"{si(float(counted), 'B')}"))
+        f"shared-memory bank conflicts (32 banks of 4 B): the shared bandwidth serves "
+        f"{si(float(counted + waste), 'B')} of wavefronts for {si(float(counted), 'B')} "
+        f"(worst: {worst.access.text}, {way(worst.ratio)})"))
 
 
 def _times(ratio) -> str:
     return f"{float(ratio):.3g}x"
 
 
-def _way(degree) -> str:
+def way(degree) -> str:
+    """`32-way` or `conflict-free`."""
     return "conflict-free" if degree == 1 else f"{float(degree):.3g}-way"

@@ -15,7 +15,7 @@ from .common import (
     value_of,
     value_or_formula,
 )
-from .grid import grid_clause, grid_json, misfit_sentence
+from .grid import grid_clause, grid_json, misfit_sentence, transfer_lines
 
 if TYPE_CHECKING:
     pass
@@ -190,6 +190,7 @@ def answer_lines(answers) -> list[str]:
                 for term in sorted(result.terms, key=_term_order)) + ".")
         if answer.exp_on_fma is not None:
             lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
+        lines += transfer_lines(result)
         for derate in result.derates:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
                          f" ({derate.detail}).")
