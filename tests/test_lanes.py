@@ -169,6 +169,21 @@ F64_PARTIAL = """kernel f64_partial(n, L = 48) {
     }
 }"""
 
+SWIZZLED = """kernel transpose_swizzled(n, W = 32) {
+    assume 32 | n, W | n
+    in  a: f32[n, n]
+    out b: f32[n, n]
+    for i0 in 0..n by 32, j0 in 0..n by W parallel(threads = 1024) {
+        let tile: f32[32, W] in shared swizzle = 0
+        for i in 0..32, j in 0..W lanes {
+            tile[i, j] = a[i0 + i, j0 + j]
+        }
+        for j in 0..W, i in 0..32 lanes {
+            b[j0 + j, i0 + i] = tile[i, j]
+        }
+    }
+}"""
+
 CASES = [
     (lambda: spec("transpose_naive"), {"n": 64}),
     (lambda: spec("transpose_naive"), {"n": 96}),
@@ -180,6 +195,8 @@ CASES = [
     (lambda: spec("strided_read"), {"n": 1024, "s": 9}),
     (lambda: loads(BF16_COLUMN), {"n": 64}),
     (lambda: loads(F64_PARTIAL), {"n": 96}),
+    (lambda: loads(SWIZZLED), {"n": 64}),
+    (lambda: loads(SWIZZLED), {"n": 128, "W": 64}),
 ]
 
 
@@ -217,3 +234,12 @@ def test_what_hbm_sees_by_enumeration():
     # strided read at s = 9: one sector a value, nobody reads the rest
     [read, _] = enumerate_lanes(spec("strided_read").checked, {"n": 1024, "s": 9})
     assert len(read.distinct_sectors) == 1024
+
+
+def test_an_xor_swizzle_makes_the_column_read_conflict_free():
+    # word c of row r at c XOR (r mod 32): the 32 rows of one column land in 32 banks
+    result = on_h100(loads(SWIZZLED), n=8192)
+    assert [t.ratio for t in result.grid.transfers if t.access.level == "shared"] == [1, 1]
+    assert derate(result, "bank_conflicts") is None
+    counted = enumerate_lanes(loads(SWIZZLED).checked, {"n": 64})
+    assert [c.degree for c in counted if c.tensor == "tile"] == [1, 1]

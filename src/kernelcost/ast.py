@@ -6,7 +6,7 @@
     ├── Assume(facts)                            Divides(divisor, dividend) | Compare(l, op, r)
     ├── TensorDecl(role, name, dtype, shape, level)
     └── statements
-        ├── Let(name, dtype | None, shape, level | None, value)
+        ├── Let(name, dtype | None, shape, level | None, value, swizzle | None)
         │                                        a derived size (no type), a register local,
         │                                        or a local array in a level
         ├── For(var, lo, hi, step | None, body, parallel | None, lanes | None)
@@ -95,6 +95,7 @@ class Let:
     span: Span
     shape: tuple[Expr, ...] = ()  # a local array's extents; () for a scalar local
     level: Name | None = None  # the level a local array lives in (registers when None)
+    swizzle: Span | None = None  # `swizzle`: a shared array's rows in an XOR-swizzled layout
 
 
 @dataclass(frozen=True)

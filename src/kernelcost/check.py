@@ -217,11 +217,27 @@ class _Checker(DeclarationChecks, ExpressionChecks):
         if not shape:
             self.error(let.span, f"local array `{let.name}` needs a shape",
                        f"write `let {let.name}: {let.dtype}[T] in {level} = 0`")
+        if let.swizzle is not None:
+            self._swizzle(let, level, shape, element_bytes)
         if self._declare(let.name, let.span, "local array"):
             self.tensors[let.name] = Tensor(let.name, "local", let.dtype,
                                             element_bytes or sympy.Integer(1), shape, level,
-                                            let.span)
+                                            let.span, let.swizzle is not None)
             scope.locals[let.name] = let.span
+
+    def _swizzle(self, let: ast.Let, level: str, shape, element_bytes) -> None:
+        """An XOR swizzle moves 4-byte words within rows of whole bank cycles (128 B)."""
+        row_bytes = None if not shape or element_bytes is None else shape[-1] * element_bytes
+        if level != "shared" or len(shape) != 2:
+            self.error(let.swizzle, "`swizzle` lays out the rows of a 2-D array in shared "
+                       "memory", f"write `let {let.name}: f32[T, 32] in shared swizzle = 0`")
+        elif element_bytes is not None and element_bytes > 4:
+            self.error(let.swizzle, f"`swizzle` moves 4-byte words; `{let.dtype}` elements "
+                       "are wider", "swizzle arrays of 4-byte or narrower elements")
+        elif row_bytes is not None and row_bytes.is_Integer and row_bytes % 128 != 0:
+            self.error(let.swizzle, f"a swizzled row of {row_bytes} B is not a whole number "
+                       "of 128-byte bank cycles", "make each row a multiple of 32 words "
+                       f"(for `{let.dtype}`, {128 // element_bytes} elements)")
 
     def _for(self, loop: ast.For, scope: _Scope) -> None:
         if loop.parallel is not None and loop.parallel is not self.grid_header:

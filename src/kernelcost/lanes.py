@@ -52,6 +52,8 @@ def lane_accesses(counter) -> tuple[LaneAccess, ...]:
             lanes=counter.finish(lanes_loop.trips),
             executions=counter.finish(counter.executions(site.loops)),
             tensor_elements=counter.finish(sympy.Mul(*site.extent)),
+            swizzled_row_bytes=(counter.finish(site.extent[-1] * tensor.element_bytes)
+                                if tensor.swizzled else None),
         ))
     return tuple(found)
 

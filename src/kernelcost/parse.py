@@ -216,11 +216,12 @@ class _ToAst(Transformer):
         return None
 
     def let(self, meta, children):
-        name, dtype, shape, level, value = children
+        name, dtype, shape, level, swizzle, value = children
         level_name = None if level is None else ast.Name(str(level),
                                                          _token_span(self.filename, level))
+        swizzle_span = None if swizzle is None else _token_span(self.filename, swizzle)
         return ast.Let(str(name), str(dtype) if dtype is not None else None, value,
-                       self._s(meta), shape or (), level_name)
+                       self._s(meta), shape or (), level_name, swizzle_span)
 
     def parallel(self, meta, children):
         return ast.Parallel(tuple(option for option in children if option is not None),

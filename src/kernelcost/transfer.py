@@ -56,17 +56,18 @@ def transfers(cost: Cost, at) -> tuple[Transfer, ...]:
     """Every lanes access whose figures are numbers once `at` sets the sizes."""
     found = []
     for access in cost.grid.lane_accesses if cost.grid is not None else ():
+        row = access.swizzled_row_bytes
         figures = [at(expr) for expr in (access.stride_bytes, access.element_bytes,
-                                         access.lanes, access.executions)]
+                                         access.lanes, access.executions, row or 0)]
         if not all(value.is_Integer for value in figures) or figures[2] < 1:
             continue
-        stride, element, lanes, executions = (int(value) for value in figures)
-        found.append(_transfer(access, stride, element, lanes, executions))
+        stride, element, lanes, executions, row_B = (int(value) for value in figures)
+        found.append(_transfer(access, stride, element, lanes, executions, row_B or None))
     return tuple(found)
 
 
-def _transfer(access: LaneAccess, stride: int, element: int, lanes: int,
-              executions: int) -> Transfer:
+def _transfer(access: LaneAccess, stride: int, element: int, lanes: int, executions: int,
+              row_B: int | None) -> Transfer:
     runs = sympy.Rational(executions, lanes)  # the lanes loop's runs (inner loops included)
     full, rest = divmod(lanes, WARP)
     per_run = full + (rest > 0)
@@ -77,12 +78,11 @@ def _transfer(access: LaneAccess, stride: int, element: int, lanes: int,
         cost = runs * sectors * SECTOR_B
         per_warp = sectors_per_warp(stride, element, min(lanes, WARP))
     else:
-        row = access.swizzled_row_bytes
-        wavefronts = (full * bank_wavefronts(stride, element, WARP, row)
-                      + bank_wavefronts(stride, element, rest, row))
+        wavefronts = (full * bank_wavefronts(stride, element, WARP, row_B)
+                      + bank_wavefronts(stride, element, rest, row_B))
         ideal = full * bank_wavefronts(0, element) + bank_wavefronts(0, element, rest)
         cost = useful * sympy.Rational(wavefronts, ideal)
-        per_warp = bank_wavefronts(stride, element, min(lanes, WARP), row)
+        per_warp = bank_wavefronts(stride, element, min(lanes, WARP), row_B)
     return Transfer(access, sympy.Integer(runs * per_run), useful, sympy.Integer(cost),
                     per_warp)
 

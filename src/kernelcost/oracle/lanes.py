@@ -119,13 +119,25 @@ class _Walker:
                 element = int(self.kernel.tensors[tensor].element_bytes)
                 self.counts[key] = LaneCounts(tensor, is_write, level, element)
             values = [as_function(compile_expr(index, self.sizes))(env) for index in indices]
-            address = 0
-            for value, extent in zip(values, self.shapes[tensor]):
-                address = address * extent + value
             var, counter = lane
             others = tuple(sorted((name, value) for name, value in env.items() if name != var))
             warp = (key, others, counter // LANES_PER_WARP)
-            self.warps[warp][counter % LANES_PER_WARP] = address * self.counts[key].element_bytes
+            self.warps[warp][counter % LANES_PER_WARP] = self._address(tensor, values)
+
+    def _address(self, tensor: str, values: list[int]) -> int:
+        """Byte address in the tensor's row-major layout; a swizzled array keeps word w of row
+        r at w XOR (r mod 32) within its row."""
+        declared = self.kernel.tensors[tensor]
+        element = int(declared.element_bytes)
+        offset = 0
+        for value, extent in zip(values, self.shapes[tensor]):
+            offset = offset * extent + value
+        if not declared.swizzled:
+            return offset * element
+        row, column = values
+        in_row = column * element
+        word = in_row // 4 ^ row % 32
+        return row * self.shapes[tensor][1] * element + word * 4 + in_row % 4
 
     def _served_at(self, tensor: str, keeps: tuple) -> str | None:
         level = self.kernel.tensors[tensor].level
