@@ -243,3 +243,29 @@ def test_an_xor_swizzle_makes_the_column_read_conflict_free():
     assert derate(result, "bank_conflicts") is None
     counted = enumerate_lanes(loads(SWIZZLED).checked, {"n": 64})
     assert [c.degree for c in counted if c.tensor == "tile"] == [1, 1]
+
+
+FIRST_COLUMN = """kernel first_column(n) {
+    assume 1024 | n
+    in  x: f32[n, 8]
+    out y: f32[n]
+    for b0 in 0..n by 1024 parallel(threads = 1024) {
+        for i in b0..b0 + 1024 lanes {
+            y[i] = x[i, 0]
+        }
+    }
+}"""
+
+
+def test_hbm_sees_the_sectors_nobody_else_uses():
+    # x[i, 0]: lanes 32 B apart, one sector each, and no access reads the other 7 floats; the
+    # wave boxes hold column 0 only (4n B), so HBM's 32n B of sectors + y's 4n B is a derate
+    n = 2**22
+    result = on_h100(loads(FIRST_COLUMN), n=n)
+    assert transfer(result, "x", False).ratio == 8
+    assert derate(result, "dram_sectors").factor == sympy.Rational(4 * n + 4 * n, 32 * n + 4 * n)
+    [hbm] = [term for term in result.grid.model_terms if term.key == "global"]
+    assert hbm.amount == 8 * n  # the amount stays; the rate carries the derate
+    assert "dram sectors" in hbm.name
+    [read, _] = enumerate_lanes(loads(FIRST_COLUMN).checked, {"n": 2048})
+    assert len(read.distinct_sectors) == 2048  # one sector a row reaches DRAM

@@ -9,7 +9,7 @@
   write, completed by the warps of the next rows); when nobody does (a strided read of a
   larger array), its waste reaches DRAM too. Per tensor, HBM sees at most the smaller of its
   sector bytes and its declared size, and at least its distinct elements: kernelcost takes
-  the first (an upper estimate) and derates the global bandwidth by what it adds.
+  the upper figure and derates the global bandwidth when it exceeds what t_model counts.
 - bank_conflicts: a shared access of conflict degree d takes d times the wavefronts of a
   conflict-free one; factor = shared bytes / (those bytes + each access's bytes x (d - 1)).
 
@@ -96,14 +96,15 @@ def sector_derates(found: tuple[Transfer, ...], cost: Cost, at,
     if waste == 0:
         return []
     counted = at(cost.traffic.get("l2", 0))
+    if not counted.is_number or counted <= 0:
+        return []
     factor = counted / (counted + waste)
     worst = max(at_global, key=lambda t: t.ratio)
     moved = (f"L1<->L2 moves whole 32-byte sectors: L2 serves {si(float(counted + waste), 'B')} "
              f"where the spec counts {si(float(counted), 'B')} (worst: {worst.access.text}, "
              f"{_times(worst.ratio)} its useful bytes)")
     seen, reasons = _dram_seen(at_global, cost, at)
-    extra = seen - global_B if global_B is not None and seen.is_number else 0
-    if extra > global_B * NEGLIGIBLE:
+    if global_B is not None and seen.is_number and seen - global_B > global_B * NEGLIGIBLE:
         return [("l2", Derate(SECTORS, factor, moved)),
                 ("global", Derate(DRAM_SECTORS, global_B / seen, (
                     f"HBM sees whole sectors through L2: {reasons}: {si(float(seen), 'B')} "
@@ -146,6 +147,8 @@ def bank_derate(found: tuple[Transfer, ...], cost: Cost, at) -> Derate | None:
     if waste == 0:
         return None
     counted = at(cost.traffic.get("shared", 0))
+    if not counted.is_number or counted <= 0:
+        return None
     worst = max(at_shared, key=lambda t: t.ratio)
     return Derate(BANK_CONFLICTS, counted / (counted + waste), (
         f"shared-memory bank conflicts (32 banks of 4 B): the shared bandwidth serves "
