@@ -17,6 +17,7 @@ from .check_decls import (
     place_of,
 )
 from .check_exprs import ExpressionChecks
+from .check_lanes import LaneChecks
 from .errors import Diagnostic, KcostError, did_you_mean
 from .parallel import Grid, header_iterators, read_grid
 from .symbols import (
@@ -61,7 +62,7 @@ def check(kernel: ast.Kernel) -> CheckedKernel:
     return _Checker(kernel).run()
 
 
-class _Checker(DeclarationChecks, ExpressionChecks):
+class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
     """Walks the kernel once, collecting diagnostics. A declaration that is itself wrong (a bad
     shape, an unknown type) is still recorded, so its uses do not report the same mistake
     again; the checked kernel is built only when nothing was reported."""
@@ -225,20 +226,6 @@ class _Checker(DeclarationChecks, ExpressionChecks):
                                             let.span, let.swizzle is not None)
             scope.locals[let.name] = let.span
 
-    def _swizzle(self, let: ast.Let, level: str, shape, element_bytes) -> None:
-        """An XOR swizzle moves 4-byte words within rows of whole bank cycles (128 B)."""
-        row_bytes = None if not shape or element_bytes is None else shape[-1] * element_bytes
-        if level != "shared" or len(shape) != 2:
-            self.error(let.swizzle, "`swizzle` lays out the rows of a 2-D array in shared "
-                       "memory", f"write `let {let.name}: f32[T, 32] in shared swizzle = 0`")
-        elif element_bytes is not None and element_bytes > 4:
-            self.error(let.swizzle, f"`swizzle` moves 4-byte words; `{let.dtype}` elements "
-                       "are wider", "swizzle arrays of 4-byte or narrower elements")
-        elif row_bytes is not None and row_bytes.is_Integer and row_bytes % 128 != 0:
-            self.error(let.swizzle, f"a swizzled row of {row_bytes} B is not a whole number "
-                       "of 128-byte bank cycles", "make each row a multiple of 32 words "
-                       f"(for `{let.dtype}`, {128 // element_bytes} elements)")
-
     def _for(self, loop: ast.For, scope: _Scope) -> None:
         if loop.parallel is not None and loop.parallel is not self.grid_header:
             self._grid(loop, scope)
@@ -269,23 +256,6 @@ class _Checker(DeclarationChecks, ExpressionChecks):
         if loop.lanes is not None:
             self._lanes(loop, scope, inner)
         self._block(loop.body, inner)
-
-    def _lanes(self, loop: ast.For, scope: _Scope, inner: _Scope) -> None:
-        """A `lanes` loop spreads over the threads of a block, so it runs inside the grid,
-        is not one of the grid's loops, and no other lanes loop encloses it."""
-        if loop.parallel is not None:
-            self.error(loop.lanes, "a loop of the parallel header cannot be a `lanes` loop",
-                       "the header's loops are the grid of blocks; mark a loop inside the "
-                       "block: `for j in 0..T lanes { ... }`")
-        elif not scope.in_grid:
-            self.error(loop.lanes, "a `lanes` loop runs inside a thread block",
-                       "put it inside the grid's loops: `for b0 in 0..n by T "
-                       "parallel(threads = 256) { for i in b0..b0 + T lanes { ... } }`")
-        elif scope.lanes is not None:
-            self.error(loop.lanes, f"already inside the lanes loop `{scope.lanes}` (line "
-                       f"{scope.iterators[scope.lanes].line})",
-                       "a warp's lanes follow one loop: mark only one of the two")
-        inner.lanes = loop.var
 
     def _grid(self, loop: ast.For, scope: _Scope) -> None:
         if self.grid_header is not None:
