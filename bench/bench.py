@@ -23,7 +23,12 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Four 
 4. sweep throughput: sizes per second for the gemm_tiled global intensity through the
    lambdified closed form (target >= 1e7 sizes/s);
 5. self-verification (bench/verify_cost.py): `analyze --json` over `analyze --json
-   --no-verify` per shipped spec, whole process (target <= 1.10x), and in process.
+   --no-verify` per shipped spec, whole process (target <= 1.10x), and in process;
+6. whole commands with machines (bench/process_ratios.py): `analyze --json` alone, with
+   `--machine h100` and with `--machine all`, and `solve gemm_tiled --for N`, each as the
+   median of paired ratios to the import-sympy floor;
+7. the execution model and the bounds (bench/constructs.py): blocks, waves and L2 unions,
+   the HBL program and tuning, each as a series with its log-log growth slope.
 
 Targets are for this script to report, not timed assertions in the tests."""
 
@@ -129,6 +134,7 @@ def child_environment() -> dict[str, str]:
     kernelcost's own are written on the first (warm-up) run as any install would have them."""
     environment = dict(os.environ)
     environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    environment.setdefault("KERNELCOST_BUDGET_S", "600")  # a busy machine is no failure
     if SOURCE is not None:
         environment["PYTHONPATH"] = str(SOURCE)
     return environment
@@ -403,8 +409,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="whole-process runs per spec (default 5, "
                                                  "quick 3)")
     parser.add_argument("--only", nargs="+",
-                        choices=("process", "stages", "scaling", "sweep", "verify"),
+                        choices=("process", "stages", "scaling", "sweep", "verify", "ratios",
+                                 "constructs"),
                         help="run only these tables")
+    parser.add_argument("--specs", nargs="+", metavar="NAME",
+                        help="time only these shipped specs (names without .kcost)")
     parser.add_argument("--output", type=Path, default=RESULTS,
                         help="Markdown results file (default bench/RESULTS.md); `-` for none")
     parser.add_argument("--json", type=Path, help="also write the raw figures as JSON")
@@ -413,13 +422,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--src", type=Path, help="time the kernelcost package under this "
                         "folder (a git worktree's src/ of an older commit: before and after)")
     args = parser.parse_args(argv)
-    global SOURCE
+    global SOURCE, SPECS
+    if args.specs:
+        SPECS = [spec for spec in SPECS if spec.stem in args.specs]
     if args.src is not None:
         SOURCE = args.src.resolve()
         sys.path.insert(0, str(SOURCE))
     else:
         sys.path.insert(0, str(ROOT / "src"))
     runs = args.runs or (3 if args.quick else 5)
+    from constructs import constructs
+    from process_ratios import process_ratios
     from verify_cost import verification_cost
     sections = [
         ("process", "Whole process: `kernelcost analyze SPEC --json`",
@@ -430,6 +443,12 @@ def main(argv: list[str] | None = None) -> int:
         ("verify", "Self-verification: `analyze` with and without `--no-verify`",
          lambda: verification_cost(SPECS, ROOT, kernelcost_command(), run_quietly,
                                    markdown_table, runs)),
+        ("ratios", "Whole commands with machines, paired ratios to `import sympy`",
+         lambda: process_ratios(SPECS, ROOT, kernelcost_command(), run_quietly,
+                                markdown_table, runs)),
+        ("constructs", "Execution model and bounds: growth of each construct",
+         lambda: constructs(ROOT, 1 if args.quick else 3, generated_spec, loglog_slope,
+                            markdown_table)),
     ]
     machine = machine_description()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -92,6 +92,9 @@ def test_sectors_enter_t_model_never_t_bound():
     bandwidth_bound = sympy.Rational(8 * 8192**2) / sympy.Rational(str(H100.bandwidth("global")))
     assert result.t_bound == bandwidth_bound  # compulsory 8n^2 at HBM, as without lanes
     [l2] = [term for term in result.grid.model_terms if term.key == "l2"]
+    # L2 is latency-bound too (x0.71, Little's law) but the sectors cap it lower: the smaller
+    # factor binds, the product would count the same lost bandwidth twice
+    assert l2.name == "l2 bandwidth (latency-bound, sectors)"
     assert l2.amount / l2.seconds == sympy.Rational(str(H100.bandwidth("l2"))) * sympy.Rational(
         2, 9)
     assert result.t_model >= l2.seconds

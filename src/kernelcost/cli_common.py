@@ -1,8 +1,11 @@
-"""What the commands share: exit codes, the --set option and its reader."""
+"""What the commands share: exit codes, the --set, --reuse and --machine options and their
+readers, and a --measured value."""
 
 from __future__ import annotations
 
 import argparse
+
+from .errors import Diagnostic, KcostError
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -37,3 +40,90 @@ def _split_commas(text: str) -> list[str]:
             current += char
     parts.append(current)
     return [p for p in parts if p.strip()]
+
+
+WIDE_COLUMNS = 1000  # --wide: no table leaves a column out; the terminal wraps what it must
+
+
+def add_wide(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wide", action="store_true",
+                        help="every column of the tables, however wide the page")
+
+
+def page(args):
+    """The console to print on and the width the tables and sentences fit (None with
+    --wide: every column, no line wrapped)."""
+    from rich.console import Console
+
+    wide = getattr(args, "wide", False)
+    console = Console(highlight=False, width=WIDE_COLUMNS if wide else None)
+    return console, None if wide else console.width
+
+
+def print_fitted(console, fitted) -> None:
+    """A table from report.page.fitted_table, then which columns --wide would add."""
+    from .report.page import left_out_note
+
+    table, left_out = fitted
+    console.print(table)
+    note = left_out_note(left_out)
+    if note:
+        console.print(note, markup=False)
+
+
+def print_prose(console, lines, width: int | None) -> None:
+    """Sentences wrapped between words (report.page.wrap), printed as they are."""
+    from .report.page import wrap_lines
+
+    if lines:
+        console.print(wrap_lines(lines, width), markup=False, soft_wrap=True)
+
+
+def add_reuse(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--reuse", choices=("spec", "perfect", "none"), default="spec",
+                        help="count keep scopes as written (spec), or force perfect or no "
+                             "reuse for every tensor")
+
+
+def machine_ids(items: list[str], default: list[str],
+                 precisions: list[str] | None = None) -> list[str]:
+    """The machines asked for. With `all` and precisions, the built-in machines that have
+    every one of them (a machine named on its own that lacks one is refused later)."""
+    ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
+    if "all" in ids:
+        from .hardware import builtin_machine_ids, load_machine
+
+        every = builtin_machine_ids()
+        kept = [m for m in every
+                if all(p in load_machine(m).precisions for p in precisions or [])]
+        if not kept:
+            raise KcostError(Diagnostic(None, "no built-in machine has "
+                                              f"{' and '.join(precisions or [])}"))
+        return kept
+    return ids or default
+
+
+def precision_names(items: list[str]) -> list[str] | None:
+    """The precisions asked for, each a name kernelcost knows (a machine refuses those it
+    lacks when it is loaded)."""
+    from .hardware import check_precision_name
+
+    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    for name in names:
+        check_precision_name(name)
+    return names or None
+
+
+def measurement_of(text: str) -> dict[str, float]:
+    from .units import parse_measurement
+
+    measurement = parse_measurement(text)
+    if measurement is None:
+        raise KcostError(Diagnostic(None, f"cannot read the measurement `{text}`",
+                                    "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a "
+                                    "byte rate (3.1TB/s)"))
+    (value,) = measurement.values()
+    if not 0 < value < float("inf"):  # 0us would divide by zero, 1e400us is inf
+        raise KcostError(Diagnostic(None, f"the measurement `{text}` must be positive and "
+                                          "finite", "a time such as 412us, or a rate"))
+    return measurement

@@ -17,12 +17,14 @@ from fractions import Fraction
 import sympy
 
 from .cost import Cost
-from .derates import Derate, in_flight, latency_derate
+from .decide import largest
+from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
 from .transfer import Transfer, bank_derate, sector_derates, transfers
 from .units import si
 from .values import exact
+from .warm import WarmL2, served_cost, wave_served_B
 
 PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
 
@@ -54,12 +56,14 @@ class GridVerdict:
     tail_share: sympy.Expr | None  # the part of t_bound that quantisation adds
     equal_blocks: bool
     derates: tuple[Derate, ...] = ()  # estimates in t_model only, never in t_bound
+    latency_unknown: tuple[str, ...] = ()  # levels whose load latency the machine does not cite
     transfers: tuple[Transfer, ...] = ()  # the lanes accesses in sectors and bank wavefronts
 
 
 def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
-                 work_by_class: dict[str, sympy.Expr]) -> GridVerdict:
-    """The execution model of cost.grid; `values` maps parameters to their values."""
+                 work_by_class: dict[str, sympy.Expr], warm: WarmL2 | None = None) -> GridVerdict:
+    """The execution model of cost.grid; `values` maps parameters to their values; `warm`:
+    tensors a previous kernel left in L2, read from there where L2 holds them (module warm)."""
     grid = cost.grid
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
@@ -67,16 +71,25 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     terms = _work_terms(grid, machine, precision, values, work_by_class, sms, share)
     terms += _on_chip_terms(cost, grid, machine, values, sms, share)
     terms += _device_terms(cost, machine, values, ("l2",))
-    bound_terms = terms + _device_terms(cost, machine, values, ("global",))
-    global_term, rule, detail = _wave_term(cost, machine, values, occ)
+    bound_cost, model_cost = cost, cost
+    if warm is not None:
+        bound_cost = served_cost(cost, warm.bound_B)
+        model_cost = served_cost(cost, warm.model_B)
+    bound_terms = terms + _device_terms(bound_cost, machine, values, ("global",))
+    global_term, rule, detail = _wave_term(cost, machine, values, occ, warm)
     model_terms = terms + ([global_term] if global_term is not None else
-                           _device_terms(cost, machine, values, ("global",)))
-    derates, found = (), transfers(cost, lambda expr: _at(expr, values))
+                           _device_terms(model_cost, machine, values, ("global",)))
+    found = transfers(cost, lambda expr: _at(expr, values))
+    derates = ()
     if occ.fits:
-        model_terms, derates = _derate(cost, machine, values, occ, model_terms, found)
+        derates = _latency_derates(cost, machine, values, occ)
+        derates += _transfer_derates(cost, values, model_terms, found)
+    model_terms = [_derated(term, [d for d in derates if d.level == term.key])
+                   if term.kind == "traffic" else term for term in model_terms]
+    unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, detail, None, grid.equal_blocks, derates, found)
+                           rule, detail, None, grid.equal_blocks, derates, unknown, found)
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat = _largest(_device_terms(cost, machine, values, ("global", "l2"))
@@ -84,45 +97,49 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
                     + _flat_on_chip_terms(cost, machine, values))[0]
     tail = None if t_bound is None or flat is None else sympy.cancel(1 - flat / t_bound)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
-                       model_bound, rule, detail, tail, grid.equal_blocks, derates, found)
+                       model_bound, rule, detail, tail, grid.equal_blocks, derates, unknown,
+                       found)
 
 
-def _derate(cost, machine, values, occ, model_terms,
-            found: tuple[Transfer, ...]) -> tuple[list, tuple[Derate, ...]]:
-    """The model terms under the derates that apply (latency, sectors, bank conflicts), each
-    on the bandwidth of its level, and the derates."""
+def _latency_derates(cost, machine, values, occ: Occupancy) -> tuple[Derate, ...]:
+    """Little's law at each level with traffic: the levels latency-bound at these sizes."""
+    found = (latency_derate(in_flight(cost, machine, level, occ, lambda expr: _at(expr, values),
+                                      level in PER_SM_LEVELS), machine, occ.resident)
+             for level in LITTLE_LEVELS)
+    return tuple(derate for derate in found if derate is not None)
+
+
+def _transfer_derates(cost, values, model_terms, found: tuple[Transfer, ...]) -> tuple[
+        Derate, ...]:
+    """Sectors (L2, and HBM where it sees more than t_model counts) and bank conflicts."""
     def at(expr):
         return _at(expr, values)
 
-    by_level: list[tuple[str, Derate]] = []
-    latency = latency_derate(in_flight(cost, machine, values, occ, at), machine, occ.resident)
-    if latency is not None:
-        by_level.append(("global", latency))
     global_B = next((term.amount for term in model_terms if term.key == "global"), None)
-    by_level += sector_derates(found, cost, at, global_B)
     banks = bank_derate(found, cost, at)
-    if banks is not None:
-        by_level.append(("shared", banks))
-    for level, derate in by_level:
-        model_terms = [_derated(term, derate) if term.key == level and term.kind == "traffic"
-                       else term for term in model_terms]
-    return model_terms, tuple(derate for _, derate in by_level)
+    return (*sector_derates(found, cost, at, global_B), *([banks] if banks else []))
 
 
-def _derated(term: GridTerm, derate: Derate) -> GridTerm:
-    """A bandwidth term at the attainable fraction of its rate, named with what lowered it:
-    `global bandwidth (latency-bound, dram sectors)`."""
-    rate = term.rate * derate.factor
-    label = "latency-bound" if derate.cause == "latency" else derate.cause.replace("_", " ")
-    base, _, causes = term.name.partition(" (")
-    name = f"{base} ({causes[:-1] + ', ' if causes else ''}{label})"
-    return GridTerm(name, term.kind, term.key, term.amount, rate, term.amount / rate,
-                    term.per_sm)
+def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:
+    """A bandwidth term at the attainable fraction of its rate, named with what lowered it
+    (`l2 bandwidth (latency-bound, sectors)`). Several derates of one level take the smallest
+    factor, not the product: each caps the useful bytes a second on its own (Little's law
+    counts the loads in flight whatever sectors they move, sectors cap the link whatever is
+    in flight), so the tighter cap binds."""
+    if not derates:
+        return term
+    rate = term.rate * sympy.Min(*(derate.factor for derate in derates))
+    labels = ["latency-bound" if derate.cause == "latency" else derate.cause.replace("_", " ")
+              for derate in derates]
+    return GridTerm(f"{term.name} ({', '.join(labels)})", term.kind, term.key, term.amount,
+                    rate, term.amount / rate, term.per_sm)
 
 
-def _wave_term(cost, machine, values, occ: Occupancy) -> tuple[GridTerm | None, str, str]:
+def _wave_term(cost, machine, values, occ: Occupancy,
+               warm: WarmL2 | None) -> tuple[GridTerm | None, str, str]:
     """Global traffic for t_model: the waves' L2 reuse (waves.estimate) once every size is a
-    number and the occupancy is known; else compulsory traffic, as in t_bound."""
+    number and the occupancy is known, less the reads a warm L2 serves; else compulsory
+    traffic, as in t_bound."""
     grid = cost.grid
     bandwidth, capacity = machine.bandwidth("global"), machine.capacity("l2")
     resident = occ.resident
@@ -142,8 +159,12 @@ def _wave_term(cost, machine, values, occ: Occupancy) -> tuple[GridTerm | None, 
     fills = Fraction(str(_at(cost.traffic.get("l2", 0), values)))
     result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
+    rule = result.rule
+    if warm is not None and warm.fits:
+        amount -= wave_served_B(warm, result.bytes_by_tensor)
+        rule += f" less the warm L2 reads of {', '.join(warm.tensors)}"
     rate = exact(bandwidth)
-    rule = f"{result.rule}, {si(float(amount), 'B')} from global memory"
+    rule = f"{rule}, {si(float(amount), 'B')} from global memory"
     return GridTerm("global bandwidth", "traffic", "global", amount, rate, amount / rate,
                     False), rule, result.reason
 
@@ -243,7 +264,7 @@ def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, str | None]:
     if all(value.is_number for value in seconds):
         index = max(range(len(terms)), key=lambda k: seconds[k])  # first wins a tie
         return seconds[index], terms[index].name
-    return sympy.Max(*seconds), None
+    return largest(*seconds), None
 
 
 def _at(expr, values: dict) -> sympy.Expr:

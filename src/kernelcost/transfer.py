@@ -87,9 +87,9 @@ def _transfer(access: LaneAccess, stride: int, element: int, lanes: int, executi
                     per_warp)
 
 
-def sector_derates(found: tuple[Transfer, ...], cost: Cost, at,
-                   global_B) -> list[tuple[str, Derate]]:
-    """(level, derate) for the L1<->L2 link and HBM; none where every warp is coalesced.
+def sector_derates(found: tuple[Transfer, ...], cost: Cost, at, global_B) -> list[Derate]:
+    """The derates of the L1<->L2 link (level l2) and of HBM (global); none where every warp
+    is coalesced.
     `global_B`: the bytes t_model already puts on the global bandwidth."""
     at_global = [t for t in found if t.access.level == "global"]
     waste = sum((t.waste_B for t in at_global), sympy.Integer(0))
@@ -105,12 +105,12 @@ def sector_derates(found: tuple[Transfer, ...], cost: Cost, at,
              f"{_times(worst.ratio)} its useful bytes)")
     seen, reasons = _dram_seen(at_global, cost, at)
     if global_B is not None and seen.is_number and seen - global_B > global_B * NEGLIGIBLE:
-        return [("l2", Derate(SECTORS, factor, moved)),
-                ("global", Derate(DRAM_SECTORS, global_B / seen, (
+        return [Derate(SECTORS, factor, moved, "l2"),
+                Derate(DRAM_SECTORS, global_B / seen, (
                     f"HBM sees whole sectors through L2: {reasons}: {si(float(seen), 'B')} "
-                    f"where t_model counted {si(float(global_B), 'B')}")))]
+                    f"where t_model counted {si(float(global_B), 'B')}"), "global")]
     hbm = f"; HBM: {reasons}" if reasons else ""
-    return [("l2", Derate(SECTORS, factor, moved + hbm))]
+    return [Derate(SECTORS, factor, moved + hbm, "l2")]
 
 
 def _dram_seen(at_global, cost: Cost, at) -> tuple[sympy.Expr, str]:
@@ -153,7 +153,7 @@ def bank_derate(found: tuple[Transfer, ...], cost: Cost, at) -> Derate | None:
     return Derate(BANK_CONFLICTS, counted / (counted + waste), (
         f"shared-memory bank conflicts (32 banks of 4 B): the shared bandwidth serves "
         f"{si(float(counted + waste), 'B')} of wavefronts for {si(float(counted), 'B')} "
-        f"(worst: {worst.access.text}, {way(worst.ratio)})"))
+        f"(worst: {worst.access.text}, {way(worst.ratio)})"), "shared")
 
 
 def _times(ratio) -> str:
