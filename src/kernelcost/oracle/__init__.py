@@ -31,7 +31,7 @@ from .lanes import LaneCounts, enumerate_lanes
 from .results import Comparison, Counts, Mismatch, ScopeCounts, ScopeEntry
 from .sample import assumptions_hold, count_steps, draw_sizes, sample_sizes
 
-__all__ = ["BlockCounts", "Comparison", "Counts", "Mismatch", "ScopeCounts", "ScopeEntry",
-           "LaneCounts", "enumerate_lanes",
-           "assumptions_hold", "compare", "comparisons", "count_steps", "draw_sizes",
-           "enumerate_counts", "evaluate", "resolve_sizes", "sample_sizes"]
+__all__ = ["BlockCounts", "Comparison", "Counts", "LaneCounts", "Mismatch", "ScopeCounts",
+           "ScopeEntry", "assumptions_hold", "compare", "comparisons", "count_steps",
+           "draw_sizes", "enumerate_counts", "enumerate_lanes", "evaluate", "resolve_sizes",
+           "sample_sizes"]
