@@ -20,7 +20,7 @@ from .common import (
     value_of,
     value_or_formula,
 )
-from .grid import grid_clause, grid_json, misfit_sentence
+from .grid import grid_clause, grid_json, misfit_sentence, transfer_lines
 from .page import Column, fitted_table
 
 # --- verdicts and answers ------------------------------------------------------------------
@@ -237,6 +237,7 @@ def answer_lines(answers) -> list[str]:
             lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
         if result.warm_l2 is not None:
             lines.append(f"  warm L2: {result.warm_l2.describe()}.")
+        lines += transfer_lines(result)
         for derate in result.derates:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
                          f" ({derate.detail}).")
