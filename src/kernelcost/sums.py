@@ -31,9 +31,14 @@ class Summer:
         self.facts.check_budget()
         if (last - first + 1).is_negative:
             return sympy.Integer(0)  # not sympy's convention, which sums such a range backward
-        summand = sympy.expand(summand) if not summand.has(sympy.Min, sympy.Max) else summand
         if counter not in summand.free_symbols:
             return summand * (last - first + 1)
+        constant, varying = summand.as_independent(counter, as_Add=False)
+        if constant != 1:
+            # a separable summand: the factors free of the counter leave the sum unexpanded,
+            # so c clipped dimensions give a product of c one-dimensional sums, not 2^c terms
+            return constant * self.range_sum(varying, counter, first, last)
+        summand = sympy.expand(summand) if not summand.has(sympy.Min, sympy.Max) else summand
         choice = self._first_minmax(summand, counter)
         if choice is not None:
             return self._split_minmax(summand, counter, first, last, choice)
