@@ -139,16 +139,20 @@ class Facts:
                 return True
         return False
 
-    def check_budget(self) -> None:
-        """Stop with a clear error once the symbolic work outruns its budget."""
-        if time.monotonic() > self.deadline:
-            raise KcostError(Diagnostic(
-                ast.Span(self.kernel.span.file, self.kernel.span.line, self.kernel.span.column,
-                         self.kernel.span.line, self.kernel.span.column + 6),
-                f"counting `{self.kernel.name}` needs more than {self.budget_s:g} s of "
-                "symbolic work",
-                "simplify the nest (fewer nested keep scopes or min/max bounds), or raise "
-                "KERNELCOST_BUDGET_S"), self.kernel.source)
+    def check_budget(self, place: ast.Span | None = None, why: str = "") -> None:
+        """Stop with a clear error once the symbolic work outruns its budget; `place` and
+        `why` say which loop's sum was running and what made it long."""
+        if time.monotonic() <= self.deadline:
+            return
+        kernel = self.kernel.span
+        place = place or ast.Span(kernel.file, kernel.line, kernel.column, kernel.line,
+                                  kernel.column + 6)
+        raise KcostError(Diagnostic(
+            place,
+            f"counting `{self.kernel.name}` needs more than {self.budget_s:g} s of "
+            f"symbolic work{why}",
+            "simplify the nest (fewer nested keep scopes or min/max bounds), or raise "
+            "KERNELCOST_BUDGET_S"), self.kernel.source)
 
     def nonnegative(self, expr: sympy.Expr) -> bool:
         """True only when expr >= 0 is proven from the assumptions."""

@@ -31,6 +31,7 @@ class Loop:
     trips: sympy.Expr
     depth: int  # position in the nest, 0 outermost
     never_empty: bool = True  # proven to run at least once at every outer iteration
+    span: ast.Span | None = None  # where the spec writes it (none for a derived loop)
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class NestBuilder:
             trips = sympy.Max(0, trips)
         never_empty = self.facts.nonnegative_within(hi - lo - 1, loops)
         this = Loop(iterator_symbol(loop.var), counter_symbol(loop.var), lo, hi, step, trips,
-                    len(loops), never_empty)
+                    len(loops), never_empty, loop.span)
         for stmt in loop.body:
             self._statement(stmt, loops + (this,), scopes, levels)
 

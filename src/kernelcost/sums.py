@@ -8,7 +8,9 @@ from __future__ import annotations
 import sympy
 from sympy.polys.polyerrors import BasePolynomialError
 
+from . import watchdog
 from .facts import Facts
+from .nest import Loop
 
 
 class Summer:
@@ -17,18 +19,26 @@ class Summer:
     def __init__(self, facts: Facts):
         self.facts = facts
         self.closed = True  # False once a sum had to stay unevaluated
+        self.summing: Loop | None = None  # the loop over_loops is summing, for the budget
+        self.pieces = 1  # ranges its min/max splits have made of that loop's sum so far
 
     def over_loops(self, summand: sympy.Expr, loops) -> sympy.Expr:
         """Sum summand (in the loops' iterators) over every point of the nest `loops`."""
         total = summand
+        outer_stage = watchdog.current()
         for loop in reversed(loops):
+            self.summing, self.pieces = loop, 1
+            self._announce()
             total = total.subs(loop.var, loop.lo + loop.step * loop.counter)
             total = self.range_sum(total, loop.counter, sympy.Integer(0), loop.trips - 1)
+        if self.summing is not None:
+            self.summing = None
+            watchdog.stage(*outer_stage)
         return total
 
     def range_sum(self, summand, counter, first, last) -> sympy.Expr:
         """sum of summand for counter = first..last (empty when last < first)."""
-        self.facts.check_budget()
+        self._check_budget()
         if (last - first + 1).is_negative:
             return sympy.Integer(0)  # not sympy's convention, which sums such a range backward
         if counter not in summand.free_symbols:
@@ -42,6 +52,11 @@ class Summer:
         choice = self._first_minmax(summand, counter)
         if choice is not None:
             return self._split_minmax(summand, counter, first, last, choice)
+        if summand.has(sympy.Sum):
+            # an inner sum sympy could not close: summing over it again cannot close it
+            # either, and sympy's search for a way can take minutes (a four-deep nest)
+            self.closed = False
+            return sympy.Sum(summand, (counter, first, last))
         try:
             result = sympy.summation(summand, (counter, first, last))
         except (BasePolynomialError, NotImplementedError, ValueError):
@@ -100,15 +115,35 @@ class Summer:
         if self.facts.positive(slope):
             split = sympy.floor(sympy.expand(-offset / slope))
             split = self._clamp(split, first - 1, last)
+            self.pieces += 1
+            self._announce()
             return (self.range_sum(with_left, counter, first, split)
                     + self.range_sum(with_right, counter, split + 1, last))
         if self.facts.positive(-slope):
             split = sympy.ceiling(sympy.expand(-offset / slope))
             split = self._clamp(split, first, last + 1)
+            self.pieces += 1
+            self._announce()
             return (self.range_sum(with_right, counter, first, split - 1)
                     + self.range_sum(with_left, counter, split, last))
         self.closed = False
         return sympy.Sum(summand, (counter, first, last))
+
+    def _check_budget(self) -> None:
+        if self.summing is None:
+            self.facts.check_budget()
+        else:
+            self.facts.check_budget(self.summing.span, f": {self._progress()}")
+
+    def _announce(self) -> None:
+        """Tell the command's watchdog which loop's sum is running, and how split it is."""
+        if self.summing is not None:
+            watchdog.stage(f"counting: {self._progress()}", self.summing.span)
+
+    def _progress(self) -> str:
+        return (f"the sum over loop `{self.summing.var}` has split at its min/max bounds "
+                f"into {self.pieces} ranges so far (a closed form over c clipped bounds that "
+                "depend on each other can have 2^c pieces)")
 
     def _clamp(self, value, low, high):
         if not self.facts.nonnegative(value - low):
