@@ -38,6 +38,7 @@ class Facts:
             self._divisibility(divisor, dividend)
         self._close_chains()
         self.slack: list[dict[sympy.Symbol, sympy.Expr]] = []
+        self._proven: dict[tuple[sympy.Expr, int], bool] = {}  # nonnegative's answers
         for relation in checked.bounds:
             self.slack.extend(self._slack_substitutions(relation))
 
@@ -157,10 +158,13 @@ class Facts:
     def nonnegative(self, expr: sympy.Expr) -> bool:
         """True only when expr >= 0 is proven from the assumptions."""
         self.check_budget()
-        for candidate in self._variants(sympy.expand(expr)):
-            if candidate.is_nonnegative:
-                return True
-        return False
+        # keyed on the facts too: a step taken as positive later (assume_positive) may prove
+        # what could not be proven before
+        key = (expr, len(self.slack))
+        if key not in self._proven:
+            self._proven[key] = any(candidate.is_nonnegative
+                                    for candidate in self._variants(sympy.expand(expr)))
+        return self._proven[key]
 
     def positive(self, expr: sympy.Expr) -> bool:
         """True only when expr > 0 is proven: an integer is positive once it is >= 1."""
