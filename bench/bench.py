@@ -10,7 +10,7 @@ Before and after a change: time an older commit from a worktree, then this tree 
         --output -
     .venv/bin/python bench/bench.py --before bench/before-<commit>.json
 
-Standard library timing only (time.perf_counter, subprocess, tracemalloc). Four tables:
+Standard library timing only (time.perf_counter, subprocess, tracemalloc). Six tables:
 
 1. whole process: `kernelcost analyze SPEC --json` per shipped spec, median of several runs,
    beside `python -c "import sympy"` timed in the same run; the ratio is the figure that
@@ -23,7 +23,11 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Four 
 4. sweep throughput: sizes per second for the gemm_tiled global intensity through the
    lambdified closed form (target >= 1e7 sizes/s);
 5. self-verification (bench/verify_cost.py): `analyze --json` over `analyze --json
-   --no-verify` per shipped spec, whole process (target <= 1.10x), and in process.
+   --no-verify` per shipped spec, whole process (target <= 1.10x), and in process;
+6. clipped dimensions (bench/clipped_dims.py): whole-process `analyze --json` on generated
+   specs with 1 to 8 independent min-clipped tile dimensions, the growth per dimension
+   (target: 8 in under 2 s); `bench/clipped_dims.py --before-src OLD/src` times an older
+   tree beside this one.
 
 Targets are for this script to report, not timed assertions in the tests."""
 
@@ -403,7 +407,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="whole-process runs per spec (default 5, "
                                                  "quick 3)")
     parser.add_argument("--only", nargs="+",
-                        choices=("process", "stages", "scaling", "sweep", "verify"),
+                        choices=("process", "stages", "scaling", "sweep", "verify",
+                                 "clipped"),
                         help="run only these tables")
     parser.add_argument("--output", type=Path, default=RESULTS,
                         help="Markdown results file (default bench/RESULTS.md); `-` for none")
@@ -420,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sys.path.insert(0, str(ROOT / "src"))
     runs = args.runs or (3 if args.quick else 5)
+    from clipped_dims import clipped_growth
     from verify_cost import verification_cost
     sections = [
         ("process", "Whole process: `kernelcost analyze SPEC --json`",
@@ -430,6 +436,9 @@ def main(argv: list[str] | None = None) -> int:
         ("verify", "Self-verification: `analyze` with and without `--no-verify`",
          lambda: verification_cost(SPECS, ROOT, kernelcost_command(), run_quietly,
                                    markdown_table, runs)),
+        ("clipped", "Clipped dimensions: `analyze --json` as they grow",
+         lambda: clipped_growth({"kernelcost": kernelcost_command()}, run_quietly,
+                                markdown_table, args.quick, 1 if args.quick else 3)),
     ]
     machine = machine_description()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
