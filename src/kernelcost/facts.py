@@ -39,6 +39,9 @@ class Facts:
         self._close_chains()
         self.slack: list[dict[sympy.Symbol, sympy.Expr]] = []
         self._proven: dict[tuple[sympy.Expr, int], bool] = {}  # nonnegative's answers
+        # what the symbolic work is doing now and the spec place it concerns (a loop's sum),
+        # for the budget's error
+        self.activity: tuple[str, ast.Span | None] | None = None
         for relation in checked.bounds:
             self.slack.extend(self._slack_substitutions(relation))
 
@@ -140,18 +143,21 @@ class Facts:
                 return True
         return False
 
-    def check_budget(self, place: ast.Span | None = None, why: str = "") -> None:
-        """Stop with a clear error once the symbolic work outruns its budget; `place` and
-        `why` say which loop's sum was running and what made it long."""
+    def check_budget(self) -> None:
+        """Stop with a clear error once the symbolic work outruns its budget, placed at the
+        loop whose sum was running (`activity`) or else at the kernel."""
         if time.monotonic() <= self.deadline:
             return
         kernel = self.kernel.span
-        place = place or ast.Span(kernel.file, kernel.line, kernel.column, kernel.line,
-                                  kernel.column + 6)
+        place = ast.Span(kernel.file, kernel.line, kernel.column, kernel.line,
+                         kernel.column + 6)
+        doing = ""
+        if self.activity is not None:
+            doing, place = f", stopped while {self.activity[0]}", self.activity[1] or place
         raise KcostError(Diagnostic(
             place,
             f"counting `{self.kernel.name}` needs more than {self.budget_s:g} s of "
-            f"symbolic work{why}",
+            f"symbolic work{doing}",
             "simplify the nest (fewer nested keep scopes or min/max bounds), or raise "
             "KERNELCOST_BUDGET_S"), self.kernel.source)
 

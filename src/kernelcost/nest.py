@@ -31,7 +31,8 @@ class Loop:
     trips: sympy.Expr
     depth: int  # position in the nest, 0 outermost
     never_empty: bool = True  # proven to run at least once at every outer iteration
-    span: ast.Span | None = None  # where the spec writes it (none for a derived loop)
+    # where the spec writes it (none for a derived loop); not part of the loop's identity
+    span: ast.Span | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -32,13 +32,13 @@ class Summer:
             total = total.subs(loop.var, loop.lo + loop.step * loop.counter)
             total = self.range_sum(total, loop.counter, sympy.Integer(0), loop.trips - 1)
         if self.summing is not None:
-            self.summing = None
+            self.summing = self.facts.activity = None
             watchdog.stage(*outer_stage)
         return total
 
     def range_sum(self, summand, counter, first, last) -> sympy.Expr:
         """sum of summand for counter = first..last (empty when last < first)."""
-        self._check_budget()
+        self.facts.check_budget()
         if (last - first + 1).is_negative:
             return sympy.Integer(0)  # not sympy's convention, which sums such a range backward
         if counter not in summand.free_symbols:
@@ -115,35 +115,30 @@ class Summer:
         if self.facts.positive(slope):
             split = sympy.floor(sympy.expand(-offset / slope))
             split = self._clamp(split, first - 1, last)
-            self.pieces += 1
-            self._announce()
+            self._one_more_piece()
             return (self.range_sum(with_left, counter, first, split)
                     + self.range_sum(with_right, counter, split + 1, last))
         if self.facts.positive(-slope):
             split = sympy.ceiling(sympy.expand(-offset / slope))
             split = self._clamp(split, first, last + 1)
-            self.pieces += 1
-            self._announce()
+            self._one_more_piece()
             return (self.range_sum(with_right, counter, first, split - 1)
                     + self.range_sum(with_left, counter, split, last))
         self.closed = False
         return sympy.Sum(summand, (counter, first, last))
 
-    def _check_budget(self) -> None:
-        if self.summing is None:
-            self.facts.check_budget()
-        else:
-            self.facts.check_budget(self.summing.span, f": {self._progress()}")
+    def _one_more_piece(self) -> None:
+        self.pieces += 1
+        self._announce()
 
     def _announce(self) -> None:
-        """Tell the command's watchdog which loop's sum is running, and how split it is."""
-        if self.summing is not None:
-            watchdog.stage(f"counting: {self._progress()}", self.summing.span)
-
-    def _progress(self) -> str:
-        return (f"the sum over loop `{self.summing.var}` has split at its min/max bounds "
-                f"into {self.pieces} ranges so far (a closed form over c clipped bounds that "
-                "depend on each other can have 2^c pieces)")
+        """Tell the budget and the command's watchdog which loop's sum is running, and into
+        how many ranges its min/max splits have cut it."""
+        doing = (f"summing over loop `{self.summing.var}`, split at its min/max bounds into "
+                 f"{self.pieces} ranges so far (a closed form over c clipped bounds that "
+                 "depend on each other can have 2^c pieces)")
+        self.facts.activity = (doing, self.summing.span)
+        watchdog.stage(doing, self.summing.span)
 
     def _clamp(self, value, low, high):
         if not self.facts.nonnegative(value - low):
