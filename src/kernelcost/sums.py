@@ -134,6 +134,8 @@ class Summer:
     def _announce(self) -> None:
         """Tell the budget and the command's watchdog which loop's sum is running, and into
         how many ranges its min/max splits have cut it."""
+        if self.summing is None:
+            return  # a sum over one range, outside over_loops
         doing = (f"summing over loop `{self.summing.var}`, split at its min/max bounds into "
                  f"{self.pieces} ranges so far (a closed form over c clipped bounds that "
                  "depend on each other can have 2^c pieces)")
