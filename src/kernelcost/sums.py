@@ -1,7 +1,8 @@
 """Exact sums over loop counters, in closed form. `min`/`max` in a summand are split at the
 counter value where the smaller (larger) argument changes, so clipped edge tiles count exactly
-(full tiles plus the remainder); what sympy cannot close stays an unevaluated Sum (still exact,
-flagged as not closed)."""
+(full tiles plus the remainder); factors free of the counter stay outside the sum, so that
+independent clipped dimensions give a product of one-dimensional sums; what sympy cannot close
+stays an unevaluated Sum (still exact, flagged as not closed)."""
 
 from __future__ import annotations
 
