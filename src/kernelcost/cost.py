@@ -128,4 +128,7 @@ class Cost:
 
     def intensity(self, level: str) -> sympy.Expr:
         """I = W / Q at a level, in FLOP/B."""
-        return sympy.factor(sympy.cancel(self.total_work / self.traffic[level]))
+        ratio = self.total_work / self.traffic[level]
+        if ratio.has(sympy.Sum):
+            return ratio  # sums left open do not cancel, and trying takes seconds
+        return sympy.factor(sympy.cancel(ratio))

@@ -32,6 +32,8 @@ class Loop:
     depth: int  # position in the nest, 0 outermost
     never_empty: bool = True  # proven to run at least once at every outer iteration
     lanes: bool = False  # consecutive iterations run on consecutive lanes of a warp
+    # where the spec writes it (none for a derived loop); not part of the loop's identity
+    span: ast.Span | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,7 @@ class NestBuilder:
             trips = sympy.Max(0, trips)
         never_empty = self.facts.nonnegative_within(hi - lo - 1, loops)
         this = Loop(iterator_symbol(loop.var), counter_symbol(loop.var), lo, hi, step, trips,
-                    len(loops), never_empty, loop.lanes is not None)
+                    len(loops), never_empty, loop.lanes is not None, loop.span)
         for stmt in loop.body:
             self._statement(stmt, loops + (this,), scopes, levels)
 
