@@ -54,7 +54,7 @@ from kernelcost.oracle import (
 )
 from kernelcost.symbols import size_symbol
 
-from conftest import time_budget
+from conftest import Hang, time_budget
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 SPEC_NAMES = sorted(path.stem for path in SPECS.glob("*.kcost"))
@@ -740,16 +740,25 @@ CAMPAIGN_NESTS = int(os.environ.get("KERNELCOST_CAMPAIGN_NESTS", 10_000))
 @pytest.mark.slow
 def test_generated_nests_campaign():
     """The long run: CAMPAIGN_NESTS generated nests from the seed KERNELCOST_PROPERTY_SEED
-    (default 0), every one checked (a failure is printed at once and the run goes on), then
-    a summary line with the seed, the count and the time. Run it with -s to see them:
+    (default 0), every one checked (a failure is printed at once and the run goes on), a
+    progress line every PROGRESS_EVERY nests, then a summary line with the seed, the counts
+    and the time. Run it with -s to see them:
 
         KERNELCOST_CAMPAIGN_NESTS=10000 KERNELCOST_PROPERTY_SEED=1 nice .venv/bin/python \\
             -m pytest -m slow -s tests/test_properties.py -k campaign
-    """
+
+    A nest whose count outruns its budget (the count's own positioned error, or the CPU
+    budget of this test) is not a wrong number: it is listed and counted apart, and fails
+    the run only when more than MAX_OVER_BUDGET of the nests do."""
     run_seed = int(SEED or 0)
     failures: list[str] = []
+    over_budget: list[str] = []
     checked = 0
     started = time.monotonic()
+
+    def summary(what: str) -> str:
+        return (f"campaign {what}: {checked} nests, seed {run_seed}, {len(failures)} failing, "
+                f"{len(over_budget)} over budget, {time.monotonic() - started:.0f} s")
 
     @seed(run_seed)
     @settings(NEST_SETTINGS, max_examples=CAMPAIGN_NESTS, derandomize=False,
@@ -762,15 +771,29 @@ def test_generated_nests_campaign():
         text = nest.text()
         try:
             problems = nest_problems(text, mode, sample_seed)
-        except Exception as error:  # noqa: BLE001 - a crash or a hang is a finding too
+        except Exception as error:  # noqa: BLE001 - a crash is a finding too
             problems = [f"reuse={mode}: {type(error).__name__}: {error}"]
+            if _is_over_budget(error):
+                over_budget.append(text)
+                print(f"\n--- over budget {len(over_budget)} (nest {checked}, reuse={mode})\n"
+                      f"{text}{problems[0]}", flush=True)
+                problems = []
         if problems:
             failures.append(text)
             print(f"\n--- failure {len(failures)} (nest {checked}, sample seed {sample_seed})\n"
                   f"{text}" + "\n".join(problems[:12]), flush=True)
+        if checked % PROGRESS_EVERY == 0:
+            print(summary("progress"), flush=True)
 
     campaign()
-    elapsed = time.monotonic() - started
-    print(f"\ncampaign: {checked} nests, seed {run_seed}, {len(failures)} failing, "
-          f"{elapsed:.0f} s", flush=True)
+    print("\n" + summary("done"), flush=True)
     assert not failures, f"{len(failures)} of {checked} generated nests fail (seed {run_seed})"
+    assert len(over_budget) <= MAX_OVER_BUDGET * checked, summary("over budget too often")
+
+
+PROGRESS_EVERY = 100
+MAX_OVER_BUDGET = 0.01  # a share of the nests; more means counting got slower
+
+
+def _is_over_budget(error: Exception) -> bool:
+    return isinstance(error, Hang) or "symbolic work" in str(error)
