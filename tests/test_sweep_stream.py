@@ -69,3 +69,19 @@ def test_a_table_of_too_many_rows_is_refused(capsys):
 
 def test_chunk_size_is_bounded():
     assert sweep_module.CHUNK_POINTS <= 1_000_000
+
+
+def test_csv_rows_are_the_result_figures_written_one_by_one():
+    """The column-at-once text against a plain row loop over the same arrays (issue 17)."""
+    sweeper = Sweeper(GEMM, "N", settings={"M": "N", "K": "N"}, machine=load_machine("h100"))
+    result = sweeper(SizeRange("N", 1, 10**7, 3_000, log=True).values())
+    header, *rows = sweep_csv(result).splitlines()
+    assert header == "N,W_FLOP,Q_global_B,I_global_FLOPperB,t_min_s,bound,of_peak"
+    expected = [",".join(["%.16g" % result.sizes[i], "%.16g" % result.work[i],
+                          "%.16g" % result.traffic["global"][i],
+                          "%.16g" % result.intensity["global"][i], "%.16g" % result.t_min[i],
+                          result.binding[i], "%.16g" % result.peak_fraction[i]])
+                for i in range(len(result.sizes))]
+    assert rows == expected
+    assert rows[0] == "1,2,6,0.3333333333333333,1.791044776119403e-12,global bandwidth," \
+                      "0.001127946127946128"  # W = 2N^3, Q = 3 N^2 x 2 B, I = W / Q

@@ -352,7 +352,9 @@ def run_sweep(args) -> int:
     if not args.csv:
         _console().print(sweep_table(sweeper(size_range.values())))
         return EXIT_OK
-    stream_csv(sweeper, size_range, sys.stdout.write)
+    sys.stdout.flush()
+    stream_csv(sweeper, size_range, sys.stdout.buffer.write)
+    sys.stdout.buffer.flush()
     return EXIT_OK
 
 

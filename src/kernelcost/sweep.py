@@ -33,7 +33,7 @@ from .watchdog import extend
 
 DEFAULT_POINTS = 20
 MAX_POINTS = 10**10  # hours of CSV; more is a typo
-CHUNK_POINTS = 200_000  # sizes evaluated and written at a time: about 100 MB at most
+CHUNK_POINTS = 65_536  # sizes evaluated and written at a time: under 50 MB of arrays
 
 _RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\s*(\S+)\s*$")
 
@@ -352,14 +352,15 @@ SECONDS_PER_VALUE = 0.35e-6  # measured: 10^8 sizes x 7 columns in 228 s of CPU
 
 
 def stream_csv(sweeper: Sweeper, size_range: SizeRange, write) -> None:
-    """The CSV of a sweep, a chunk at a time: memory stays bounded whatever the point count."""
-    from .report import sweep_csv
+    """The CSV of a sweep, a chunk at a time, to `write` (which takes bytes): memory stays
+    bounded whatever the point count."""
+    from .report import sweep_csv_bytes
 
     if size_range.points > LARGE_SWEEP_POINTS:
         estimate = _announce(size_range.points, sweeper)
         extend(5 * estimate + 30)  # the budget covers the announced writing, on a busy machine too
     for position, sizes in enumerate(size_range.chunks()):
-        write(sweep_csv(sweeper(sizes), header=position == 0))
+        write(sweep_csv_bytes(sweeper(sizes), header=position == 0))
 
 
 def _announce(points: int, sweeper: Sweeper) -> float:
