@@ -23,7 +23,9 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Four 
 4. sweep throughput: sizes per second for the gemm_tiled global intensity through the
    lambdified closed form (target >= 1e7 sizes/s);
 5. self-verification (bench/verify_cost.py): `analyze --json` over `analyze --json
-   --no-verify` per shipped spec, whole process (target <= 1.10x), and in process.
+   --no-verify` per shipped spec, whole process (target <= 1.10x), and in process;
+6. sweep CSV (bench/sweep_csv.py): `sweep --csv` over 10^5, 10^6 and 10^7 sizes, time and
+   peak memory of the whole process (target: 10^7 in under 10 s and 1 GiB).
 
 Targets are for this script to report, not timed assertions in the tests."""
 
@@ -403,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="whole-process runs per spec (default 5, "
                                                  "quick 3)")
     parser.add_argument("--only", nargs="+",
-                        choices=("process", "stages", "scaling", "sweep", "verify"),
+                        choices=("process", "stages", "scaling", "sweep", "verify", "csv"),
                         help="run only these tables")
     parser.add_argument("--output", type=Path, default=RESULTS,
                         help="Markdown results file (default bench/RESULTS.md); `-` for none")
@@ -420,6 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sys.path.insert(0, str(ROOT / "src"))
     runs = args.runs or (3 if args.quick else 5)
+    from sweep_csv import sweep_csv_cost
     from verify_cost import verification_cost
     sections = [
         ("process", "Whole process: `kernelcost analyze SPEC --json`",
@@ -430,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
         ("verify", "Self-verification: `analyze` with and without `--no-verify`",
          lambda: verification_cost(SPECS, ROOT, kernelcost_command(), run_quietly,
                                    markdown_table, runs)),
+        ("csv", "Sweep CSV: `kernelcost sweep --csv`", lambda: sweep_csv_cost(markdown_table, 1)),
     ]
     machine = machine_description()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

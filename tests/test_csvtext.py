@@ -12,7 +12,7 @@ def texts(values) -> list[str]:
 
 
 def python_texts(values) -> list[str]:
-    return ["%.16g" % value for value in values]
+    return [format(value, ".16g") for value in values]
 
 
 RNG = numpy.random.default_rng(17)

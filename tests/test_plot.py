@@ -8,6 +8,7 @@ import sys
 import numpy
 import pytest
 import sympy
+from conftest import SPECS, size
 
 import kernelcost
 from kernelcost.errors import KcostError
@@ -16,8 +17,6 @@ from kernelcost.plot import Roofline, draw, roofline_figure, save
 from kernelcost.scene import crossing_label, scene, verdict_scene
 from kernelcost.solve import ridge_crossings
 from kernelcost.sweep import parse_range
-
-from conftest import SPECS, size
 
 H100 = load_machine("h100")
 P_BF16 = 990e12  # H100 bf16 tensor peak (the roofline chapter's hardware table)
@@ -205,3 +204,17 @@ def test_draw_is_separate_from_the_numbers():
     assert figure_scene.kernels[0].points == {"global": pytest.approx(1 / 12)}
     assert lines_by_gid(draw(figure_scene))["point:0:global"].get_ydata()[0] == pytest.approx(
         3.35e12 / 12)
+
+
+def test_plot_shows_a_progress_bar_on_a_terminal_only(tmp_path, capsys, monkeypatch):
+    """Issue 16.15: a bar over the kernels of a figure on stderr, when it is a terminal."""
+    from kernelcost.cli import main
+
+    specs = [str(SPECS / "vector_add.kcost"), str(SPECS / "gemm.kcost")]
+    command = ["plot", *specs, "--machine", "h100", "--set", "n=1e6,M=N,K=N,N=4096",
+               "-o", str(tmp_path / "figure.svg")]
+    assert main(command) == 0
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(command) == 0
+    assert "drawing" in capsys.readouterr().err

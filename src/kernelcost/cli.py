@@ -14,20 +14,18 @@ from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public co
     EXIT_USER_ERROR,
     add_sizes,
     parse_settings,
+    progress_bar,
 )
+from .cli_common import add_reuse as _add_reuse
+from .cli_common import precision_names as _precisions
 from .cli_model import build_model_parser, run_model
+from .cli_sweep import build_sweep_parser, run_sweep
 from .errors import Diagnostic, KcostError
 from .jsonout import print_json
 from .outputs import drop_stdout
 from .validate import add_parser as add_validate_parser
 from .watchdog import available as watchdog_available
 from .watchdog import budget_seconds, current_stage, run_watched, stage
-
-
-def _add_reuse(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--reuse", choices=("spec", "perfect", "none"), default="spec",
-                        help="count keep scopes as written (spec), or force perfect or no "
-                             "reuse for every tensor")
 
 
 def _add_machines(parser: argparse.ArgumentParser) -> None:
@@ -61,17 +59,6 @@ def _machine_ids(items: list[str], default: list[str],
                                               f"{' and '.join(precisions or [])}"))
         return kept
     return ids or default
-
-
-def _precisions(items: list[str]) -> list[str] | None:
-    """The precisions asked for, each a name kernelcost knows (a machine refuses those it
-    lacks when it is loaded)."""
-    from .hardware import check_precision_name
-
-    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
-    for name in names:
-        check_precision_name(name)
-    return names or None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--samples", type=int, default=4,
                        help="how many small size assignments to draw when no --set is given")
     _build_plot_parser(commands)
-    _build_sweep_parser(commands)
+    build_sweep_parser(commands)
     build_model_parser(commands)
     build_bound_parsers(commands)
     add_validate_parser(commands)
@@ -288,26 +275,6 @@ def _build_plot_parser(commands) -> None:
                       help="the figure file: .svg, .png, .pdf; repeat for several formats")
 
 
-def _build_sweep_parser(commands) -> None:
-    sweep = commands.add_parser("sweep", help="W, Q, I, t_min and the binding roof over a "
-                                              "range of sizes")
-    sweep.add_argument("spec", help="a .kcost file")
-    sweep.add_argument("--sweep", required=True, metavar="NAME=LOW..HIGH",
-                       help="the size to vary and its range, e.g. N=64..65536")
-    sweep.add_argument("--points", type=int, default=20, help="how many sizes (default 20)")
-    spacing = sweep.add_mutually_exclusive_group()
-    spacing.add_argument("--log", action="store_true",
-                         help="space the sizes geometrically (the default)")
-    spacing.add_argument("--linear", action="store_true", help="space the sizes equally")
-    sweep.add_argument("--machine", help="a machine id or .toml path: adds t_min, the "
-                                         "binding roof and the fraction of peak")
-    sweep.add_argument("--precision", help="the precision on the machine (default: the "
-                                           "spec's own)")
-    sweep.add_argument("--csv", action="store_true", help="CSV in SI base units")
-    add_sizes(sweep)
-    _add_reuse(sweep)
-
-
 def run_plot(args) -> int:
     from .hardware import load_machine
     from .plot import check_figure_path, require_matplotlib, roofline_figure, save
@@ -322,46 +289,13 @@ def run_plot(args) -> int:
     precisions = _precisions(args.precision) or []
     if precisions:
         load_machine(args.machine).require_precision(precisions[0])
-    figure = roofline_figure(args.specs, args.machine, precisions,
-                             settings=parse_settings(args.settings), size_range=size_range,
-                             reuse=args.reuse)
+    with progress_bar("drawing", len(args.specs)) as advance:
+        figure = roofline_figure(args.specs, args.machine, precisions,
+                                 settings=parse_settings(args.settings), size_range=size_range,
+                                 reuse=args.reuse, on_kernel=advance)
     for output in args.output:
         print(save(figure, output))
     return EXIT_OK
-
-
-def run_sweep(args) -> int:
-    from .hardware import load_machine
-    from .report import sweep_table
-    from .sweep import Sweeper, parse_range, stream_csv
-
-    machine = load_machine(args.machine) if args.machine else None
-    if args.precision:
-        precision = _precisions([args.precision])[0]
-        if machine is not None:
-            machine.require_precision(precision)
-    size_range = parse_range(args.sweep, args.points, log=not args.linear)
-    if not args.csv and size_range.points > MAX_TABLE_POINTS:
-        raise KcostError(Diagnostic(None, f"a table of {size_range.points:,} rows is too long "
-                                          "to read", f"use --csv, or at most "
-                                          f"{MAX_TABLE_POINTS:,} points"))
-    stage("sweeping")
-    sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
-                      machine=machine, precision=args.precision, reuse=args.reuse)
-    size_range = size_range.with_step(sweeper.step)  # sizes the spec's `assume d | N` allow
-    if not args.csv:
-        _console().print(sweep_table(sweeper(size_range.values())))
-        return EXIT_OK
-    sys.stdout.flush()
-    stream_csv(sweeper, size_range, sys.stdout.buffer.write)
-    sys.stdout.buffer.flush()
-    return EXIT_OK
-
-
-MAX_TABLE_POINTS = 100_000
-
-
-
 
 
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,

@@ -1,8 +1,12 @@
-"""What the commands share: exit codes, the --set option and its reader."""
+"""What the commands share: exit codes, the --set, --reuse and --precision options and
+their readers, the progress bar of long work."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -37,3 +41,44 @@ def _split_commas(text: str) -> list[str]:
             current += char
     parts.append(current)
     return [p for p in parts if p.strip()]
+
+
+def add_reuse(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--reuse", choices=("spec", "perfect", "none"), default="spec",
+                        help="count keep scopes as written (spec), or force perfect or no "
+                             "reuse for every tensor")
+
+
+def precision_names(items: list[str]) -> list[str] | None:
+    """The precisions asked for, each a name kernelcost knows (a machine refuses those it
+    lacks when it is loaded)."""
+    from .hardware import check_precision_name
+
+    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    for name in names:
+        check_precision_name(name)
+    return names or None
+
+
+@contextmanager
+def progress_bar(description: str, total: int) -> Iterator[Callable[..., None]]:
+    """A rich progress bar on stderr while the work runs, only when stderr is a terminal
+    (a pipe or a log file gets no bar); yields `advance(steps=1)`. The bar goes away when
+    the work is done, leaving the terminal as the output left it."""
+    if not sys.stderr.isatty():
+        yield lambda steps=1: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True, force_terminal=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console, transient=True) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda steps=1: progress.advance(task, steps)

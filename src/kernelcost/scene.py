@@ -5,7 +5,7 @@ its crossings. The figure (plot.draw) and anything else that draws a roofline re
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,10 +85,11 @@ class Scene:
 
 def scene(kernels, machine: Machine | str, precisions: Sequence[str] = (), *,
           settings: Mapping | None = None, size_range: SizeRange | None = None,
-          reuse: str | None = None) -> Scene:
+          reuse: str | None = None, on_kernel: Callable[[], None] | None = None) -> Scene:
     """Gather what a roofline figure shows. `kernels`: Analyses, Specs or spec paths (or one);
     `settings` (raw, {"M": "N", "N": 4096}) apply to every spec that has the parameter;
-    `size_range` draws each kernel's path as that size grows."""
+    `size_range` draws each kernel's path as that size grows; `on_kernel` is called as each
+    kernel is done (a progress bar)."""
     machine = load_machine(machine) if isinstance(machine, str) else machine
     kernels = [kernels] if isinstance(kernels, (Analysis, Spec, str, Path)) else list(kernels)
     loaded = [_spec_and_settings(k, settings, reuse) for k in kernels]
@@ -100,11 +101,14 @@ def scene(kernels, machine: Machine | str, precisions: Sequence[str] = (), *,
     slopes = tuple(Slope(level, machine.bandwidth(level)) for level in _levels(machine)
                    if machine.bandwidth(level) is not None
                    and (level in SLOPE_LEVELS or level in used_levels))
-    marks = tuple(_kernel_marks(spec, raw, mode, machine, precision, size_range, slopes)
-                  for spec, raw, mode in loaded)
+    marks = []
+    for spec, raw, mode in loaded:
+        marks.append(_kernel_marks(spec, raw, mode, machine, precision, size_range, slopes))
+        if on_kernel is not None:
+            on_kernel()
     title = f"{machine.name}, {', '.join(precisions)}: hierarchical roofline"
     return Scene(title, machine, precision, peak, _roofs(machine, precisions, uses_sfu),
-                 slopes, marks)
+                 slopes, tuple(marks))
 
 
 def verdict_scene(result: Verdict, label: str = "kernel") -> Scene:

@@ -68,9 +68,13 @@ class SizeRange:
     def with_step(self, step: int) -> SizeRange:
         return replace(self, step=step) if self.integer else self
 
+    def chunk_count(self, length: int = CHUNK_POINTS) -> int:
+        return -(-self.points // length)
+
     def chunks(self, length: int = CHUNK_POINTS):
-        """The same sizes as values(), `length` at a time, so that memory stays bounded
-        whatever the point count (rounded sizes deduplicated across chunk edges too)."""
+        """The same sizes as values(), `length` points at a time (chunk_count() arrays), so
+        that memory stays bounded whatever the point count. Rounded sizes are deduplicated
+        across chunk edges too: a chunk whose sizes all round onto earlier ones is empty."""
         if self.points <= length:
             yield self.values()
             return
@@ -90,8 +94,19 @@ class SizeRange:
                     sizes = sizes[sizes > last]
                 if len(sizes):
                     last = sizes[-1]
-            if len(sizes):
-                yield sizes
+            yield sizes
+
+    def ends(self, count: int) -> tuple[numpy.ndarray, numpy.ndarray, int]:
+        """The first `count` and the last `count` sizes of values() and how many there are,
+        a chunk at a time (a table's summary of 10^8 points). The two overlap when there
+        are fewer than 2 count sizes."""
+        first, last, total = numpy.empty(0), numpy.empty(0), 0
+        for sizes in self.chunks():
+            total += len(sizes)
+            if len(first) < count:
+                first = numpy.concatenate([first, sizes[:count - len(first)]])
+            last = numpy.concatenate([last, sizes])[-count:]
+        return first, last, total
 
     def dense(self, points: int = 400) -> SizeRange:
         """The same range, geometric and continuous: a smooth path for a figure."""
@@ -351,16 +366,20 @@ LARGE_SWEEP_POINTS = 1_000_000  # from here on, the sweep says what it will cost
 SECONDS_PER_VALUE = 0.35e-6  # measured: 10^8 sizes x 7 columns in 228 s of CPU
 
 
-def stream_csv(sweeper: Sweeper, size_range: SizeRange, write) -> None:
+def stream_csv(sweeper: Sweeper, size_range: SizeRange, write, advance=None) -> None:
     """The CSV of a sweep, a chunk at a time, to `write` (which takes bytes): memory stays
-    bounded whatever the point count."""
+    bounded whatever the point count. `advance()` is called after each of the
+    size_range.chunk_count() chunks (a progress bar)."""
     from .report import sweep_csv_bytes
 
     if size_range.points > LARGE_SWEEP_POINTS:
         estimate = _announce(size_range.points, sweeper)
         extend(5 * estimate + 30)  # the budget covers the announced writing, on a busy machine too
     for position, sizes in enumerate(size_range.chunks()):
-        write(sweep_csv_bytes(sweeper(sizes), header=position == 0))
+        if position == 0 or len(sizes):  # the first chunk is never empty: it has the header
+            write(sweep_csv_bytes(sweeper(sizes), header=position == 0))
+        if advance is not None:
+            advance()
 
 
 def _announce(points: int, sweeper: Sweeper) -> float:

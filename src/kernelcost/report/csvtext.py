@@ -238,7 +238,7 @@ def _python_field(values: numpy.ndarray, rows: numpy.ndarray, field: Field) -> F
     """Python's own '%.16g' in the rows the vector path leaves out (0, nan, inf) or cannot
     be sure of (near-ties)."""
     chosen = numpy.flatnonzero(rows)
-    encoded = [("%.16g" % values[row]).encode() for row in chosen]
+    encoded = [format(values[row], ".16g").encode() for row in chosen]
     missing = max(map(len, encoded), default=0) - field.text.shape[1]
     if missing > 0:
         field = Field(numpy.pad(field.text, ((0, 0), (0, missing))),

@@ -5,7 +5,6 @@ from __future__ import annotations
 from ..units import plain, si
 from .common import INTENSITY_UNIT, TRAFFIC_UNIT, WORK_UNIT
 
-
 # --- sweeps ----------------------------------------------------------------------------
 
 def _sweep_columns(result) -> list[tuple[str, str, object]]:
@@ -20,8 +19,9 @@ def _sweep_columns(result) -> list[tuple[str, str, object]]:
     return columns
 
 
-def sweep_table(result):
-    """A rich Table: one row per size; the unit in each header, an SI prefix in each cell."""
+def sweep_table(result, gap_after: int | None = None):
+    """A rich Table: one row per size; the unit in each header, an SI prefix in each cell.
+    With `gap_after`, a row of dots after that many marks the sizes left out there."""
     from rich.table import Table
 
     from ..units import percent
@@ -36,6 +36,8 @@ def sweep_table(result):
         table.add_column("\n".join(lines),
                          justify="left" if header == "bound" else "right", no_wrap=True)
     for row in range(len(result.sizes)):
+        if row == gap_after:
+            table.add_row(*["⋮"] * len(columns), style="dim")
         table.add_row(*[_sweep_cell(header, unit, values[row], result.parameter, percent)
                         for header, unit, values in columns])
     return table
