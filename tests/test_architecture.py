@@ -23,7 +23,7 @@ FLOORS = {
     "oracle": ["oracle"],
     "hardware": ["values", "machine", "machinefile", "hardware", "modelfile"],
     "analysis": ["verify", "analysis"],
-    "model": ["efficiency", "polyexp", "derates", "occupancy", "waves", "execution", "model", "numeric_roots", "solve", "answer",
+    "model": ["efficiency", "polyexp", "derates", "occupancy", "waves", "execution", "model", "numeric_roots", "solve", "rates", "answer",
               "lp", "lower", "bound"],
     "uses": ["tune", "wholemodel", "validate"],
     "presentation": ["sweep", "scene", "report", "textplot", "plot", "phase", "ski", "bound_report",

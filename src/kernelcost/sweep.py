@@ -163,6 +163,11 @@ class SweepResult:
     binding_index: numpy.ndarray | None = None  # index into term_names, per size
     performance: numpy.ndarray | None = None  # attainable FLOP/s: W / t_min
     peak_fraction: numpy.ndarray | None = None  # performance / P
+    t_min_with_launch: numpy.ndarray | None = None  # s: t_min + the machine's launch overhead
+    item: str | None = None  # `per token = b`: what one item is
+    items: numpy.ndarray | None = None  # items one run handles
+    item_rate: numpy.ndarray | None = None  # items/s: items / t_min
+    item_rate_with_launch: numpy.ndarray | None = None  # items / t_min_with_launch
 
     @property
     def binding(self) -> list[str]:
@@ -206,8 +211,10 @@ class Sweeper:
         self.symbol = parameter_symbol(cost, parameter)
         self.machine = machine
         self.precision = precision or cost.precision
-        self.functions = {key: vectorized(expr, self.symbol)
-                          for key, expr in closed_forms(cost, self.symbol, resolved).items()}
+        self.item = None if spec.checked.items is None else spec.checked.items.item
+        counts = {} if spec.checked.items is None else {("items",): spec.checked.items.count}
+        self.functions = {key: vectorized(expr, self.symbol) for key, expr
+                          in closed_forms(cost, self.symbol, resolved, counts).items()}
         self.step = size_step(spec, cost, self.symbol, resolved)
 
     def __call__(self, sizes) -> SweepResult:
@@ -222,7 +229,8 @@ class Sweeper:
         with numpy.errstate(divide="ignore", invalid="ignore"):
             intensity = {level: work / traffic[level] for level in cost.levels}
         result = SweepResult(cost.kernel, str(self.symbol), sizes, work, work_by_class,
-                             traffic, intensity)
+                             traffic, intensity, item=self.item,
+                             items=evaluated.get(("items",)))
         if self.machine is None:
             return result
         return _with_roofline(result, self.machine, self.precision)
@@ -244,14 +252,16 @@ def size_step(spec: Spec, cost: Cost, symbol: sympy.Symbol, settings: Mapping) -
     return step
 
 
-def closed_forms(cost: Cost, symbol: sympy.Symbol,
-                 settings: Mapping[sympy.Symbol, sympy.Expr]) -> dict[tuple, sympy.Expr]:
-    """Work per class and traffic per level with every parameter but `symbol` substituted;
-    a parameter left unset is an error naming it."""
+def closed_forms(cost: Cost, symbol: sympy.Symbol, settings: Mapping[sympy.Symbol, sympy.Expr],
+                 extra: Mapping[tuple, sympy.Expr] | None = None) -> dict[tuple, sympy.Expr]:
+    """Work per class and traffic per level (and the `extra` forms, such as the item count)
+    with every parameter but `symbol` substituted; a parameter left unset is an error
+    naming it."""
     others = {s: e for s, e in settings.items() if s != symbol}
     substitutions = parameter_values(cost, others, apply_defaults=True, exclude=symbol)
     forms = {("work", cls): expr for cls, expr in cost.work.items()}
     forms.update({("traffic", level): expr for level, expr in cost.traffic.items()})
+    forms.update(extra or {})
     forms = {key: evaluate(expr, substitutions) for key, expr in forms.items()}
     unset = set().union(*(expr.free_symbols for expr in forms.values())) - {symbol}
     if unset:
@@ -323,13 +333,19 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str) -> Swe
         ridges[level] = peak / float(exact(bandwidth))
     term_seconds = numpy.vstack(seconds)
     t_min, binding_index = _running_max(seconds)
+    # as the model adds it: t_min + the overhead, t_min itself where the machine gives none
+    t_min_with_launch = t_min + float(exact(machine.launch_overhead_s or 0))
     with numpy.errstate(divide="ignore", invalid="ignore"):
         performance = result.work / t_min
+        rates = {} if result.items is None else {
+            "item_rate": result.items / t_min,
+            "item_rate_with_launch": result.items / t_min_with_launch}
     return SweepResult(
         **{**result.__dict__, "machine": machine.id, "precision": precision,
            "peak_FLOPps": peak, "ridges": ridges, "term_names": tuple(names),
            "term_seconds": term_seconds, "t_min": t_min, "binding_index": binding_index,
-           "performance": performance, "peak_fraction": performance / peak})
+           "performance": performance, "peak_fraction": performance / peak,
+           "t_min_with_launch": t_min_with_launch, **rates})
 
 
 def _running_max(rows: list[numpy.ndarray]) -> tuple[numpy.ndarray, numpy.ndarray]:
@@ -387,7 +403,7 @@ def _announce(points: int, sweeper: Sweeper) -> float:
 
     from .units import si
 
-    columns = 2 + 2 * len(sweeper.cost.levels) + (3 if sweeper.machine is not None else 0)
+    columns = 2 + 2 * len(sweeper.cost.levels) + (4 if sweeper.machine is not None else 0)
     seconds = points * columns * SECONDS_PER_VALUE
     print(f"note: sweeping {points:,} sizes, {min(points, CHUNK_POINTS):,} at a time: memory "
           f"stays under about 0.5 GB; expect up to {si(points * columns * 18, 'B')} of CSV "

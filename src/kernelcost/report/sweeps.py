@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from ..rates import plural
 from ..units import plain, si
 from .common import INTENSITY_UNIT, TRAFFIC_UNIT, WORK_UNIT
 
 # --- sweeps ----------------------------------------------------------------------------
 
-def _sweep_columns(result) -> list[tuple[str, str, object]]:
-    """(header, unit, values per size) for each column of a sweep table."""
+def _sweep_columns(result, launch: bool = True) -> list[tuple[str, str, object]]:
+    """(header, unit, values per size) for each column of a sweep; `launch`: with the
+    columns of the launch overhead (the CSV has them, a table that must fit 80 columns
+    leaves them out)."""
     columns = [(result.parameter, "", result.sizes), ("W", WORK_UNIT, result.work)]
     columns += [(f"Q {level}", TRAFFIC_UNIT, values) for level, values in result.traffic.items()]
     columns += [(f"I {level}", INTENSITY_UNIT, values)
@@ -16,7 +19,18 @@ def _sweep_columns(result) -> list[tuple[str, str, object]]:
     if result.t_min is not None:
         columns += [("t_min", "s", result.t_min), ("bound", "", result.binding),
                     ("of peak", "", result.peak_fraction)]
+        columns += [("t_min +launch", "s", result.t_min_with_launch)] if launch else []
+    if result.item_rate is not None:
+        rate = f"{plural(result.item)}/s"
+        columns += [(rate, "", result.item_rate)]
+        columns += [(f"{rate} +launch", "", result.item_rate_with_launch)] if launch else []
     return columns
+
+
+def _csv_header(name: str, unit: str) -> str:
+    """Q_global_B, t_min_with_launch_s, tokens_per_s_with_launch: the unit after an `_`."""
+    name = name.replace("/s", " per s").replace(" +launch", " with launch")
+    return name.replace(" ", "_") + (f"_{unit.replace('/', 'per')}" if unit else "")
 
 
 def sweep_table(result, gap_after: int | None = None):
@@ -29,7 +43,7 @@ def sweep_table(result, gap_after: int | None = None):
     where = f" on {result.machine} {result.precision}" if result.machine else ""
     table = Table(title=f"{result.kernel}: sweep over {result.parameter}{where}",
                   title_justify="left")
-    columns = _sweep_columns(result)
+    columns = _sweep_columns(result, launch=False)
     for header, unit, _ in columns:
         # a word a line keeps the columns as narrow as their numbers
         lines = header.split(" ") + ([unit] if unit and unit != "s" else [])
@@ -55,7 +69,7 @@ def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
         return plain(float(value), "").strip()
     if unit == "s":
         return si(float(value), unit)
-    return si(float(value), "").replace(" ", "")
+    return si(float(value), "").replace(" ", "")  # W, Q and item rates: 1.02k
 
 
 def sweep_csv(result, header: bool = True) -> str:
@@ -74,6 +88,5 @@ def sweep_csv_bytes(result, header: bool = True) -> bytes:
               else figure_field(values) for name, _, values in columns]
     head = ""
     if header:
-        head = ",".join(name.replace(" ", "_") + (f"_{unit.replace('/', 'per')}" if unit else "")
-                        for name, unit, _ in columns) + "\n"
+        head = ",".join(_csv_header(name, unit) for name, unit, _ in columns) + "\n"
     return head.encode() + csv_rows(fields)
