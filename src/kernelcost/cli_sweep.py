@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy
-
 from .cli_common import EXIT_OK, add_reuse, add_sizes, parse_settings, precision_names, progress_bar
 from .errors import Diagnostic, KcostError
 from .watchdog import stage
@@ -73,6 +71,7 @@ def run_sweep(args) -> int:
 def _print_table(sweeper, size_range, every_row: bool) -> None:
     """The whole table when it fits a screen (or with --all); else its first and last rows,
     with how many sizes were left out and how to see them all."""
+    import numpy
     from rich.console import Console
 
     from .report import sweep_table
