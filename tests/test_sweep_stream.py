@@ -120,12 +120,13 @@ def test_csv_rows_are_the_result_figures_written_one_by_one():
     sweeper = Sweeper(GEMM, "N", settings={"M": "N", "K": "N"}, machine=load_machine("h100"))
     result = sweeper(SizeRange("N", 1, 10**7, 3_000, log=True).values())
     header, *rows = sweep_csv(result).splitlines()
-    assert header == "N,W_FLOP,Q_global_B,I_global_FLOPperB,t_min_s,bound,of_peak"
-    expected = [",".join([format(result.sizes[i], ".16g"), format(result.work[i], ".16g"),
-                          format(result.traffic["global"][i], ".16g"),
-                          format(result.intensity["global"][i], ".16g"), format(result.t_min[i], ".16g"),
-                          result.binding[i], format(result.peak_fraction[i], ".16g")])
-                for i in range(len(result.sizes))]
+    assert header == ("N,W_FLOP,Q_global_B,I_global_FLOPperB,t_min_s,bound,of_peak,"
+                      "t_min_with_launch_s")
+    figures = [result.sizes, result.work, result.traffic["global"], result.intensity["global"],
+               result.t_min, result.binding, result.peak_fraction, result.t_min_with_launch]
+    expected = [",".join(column[i] if isinstance(column, list) else format(column[i], ".16g")
+                         for column in figures) for i in range(len(result.sizes))]
     assert rows == expected
-    assert rows[0] == "1,2,6,0.3333333333333333,1.791044776119403e-12,global bandwidth," \
-                      "0.001127946127946128"  # W = 2N^3, Q = 3 N^2 x 2 B, I = W / Q
+    # W = 2N^3, Q = 3 N^2 x 2 B, I = W / Q; t_min = 6 B / 3.35 TB/s, then + 4 us of launch
+    assert rows[0] == ("1,2,6,0.3333333333333333,1.791044776119403e-12,global bandwidth,"
+                       "0.001127946127946128,4.000001791044776e-06")

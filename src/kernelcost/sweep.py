@@ -26,6 +26,7 @@ from .analysis import Analysis, Spec, load
 from .cost import Cost
 from .errors import Diagnostic, KcostError
 from .hardware import Machine
+from .model import UNBOUNDING_LEVELS
 from .settings import resolve_settings
 from .solve import parameter_symbol
 from .values import evaluate, exact, parameter_values
@@ -328,9 +329,10 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str) -> Swe
         bandwidth = machine.bandwidth(level)
         if bandwidth is None:  # the model leaves such a level out of t_min too
             continue
-        names.append(f"{level} bandwidth")
-        seconds.append(amount / float(exact(bandwidth)))
         ridges[level] = peak / float(exact(bandwidth))
+        if level not in UNBOUNDING_LEVELS:  # the register file: reported, never a roof
+            names.append(f"{level} bandwidth")
+            seconds.append(amount / float(exact(bandwidth)))
     term_seconds = numpy.vstack(seconds)
     t_min, binding_index = _running_max(seconds)
     # as the model adds it: t_min + the overhead, t_min itself where the machine gives none
