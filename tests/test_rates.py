@@ -79,6 +79,23 @@ def test_a_grid_spec_divides_by_its_quantised_bound(capsys):
         8 / answer["t_min_with_launch"], rel=1e-12)
 
 
+def test_a_memory_bound_grid_sweeps_as_analyze_reports_it(capsys):
+    """gemv_decode at b = 8 is HBM-bound: its sweep figures are analyze's; the sweep notes
+    that a grid's quantisation is left out (it binds only where a per-SM roof does)."""
+    answer = json_of(["analyze", str(SPECS / "gemv_decode.kcost"), "--set",
+                      "N=4096,K=4096,b=8", "--machine", "h100", "--json", "--no-verify"],
+                     capsys)["answers"][0]
+    assert main(["sweep", str(SPECS / "gemv_decode.kcost"), "--set", "N=4096,K=4096",
+                 "--sweep", "b=8..9", "--points", "2", "--machine", "h100", "--csv"]) == 0
+    captured = capsys.readouterr()
+    header, first, _ = captured.out.splitlines()
+    values = dict(zip(header.split(","), first.split(",")))
+    assert float(values["t_min_with_launch_s"]) == pytest.approx(answer["t_min_with_launch"],
+                                                                 rel=1e-14)
+    assert float(values["tokens_per_s"]) == pytest.approx(answer["rate"]["per_s"], rel=1e-14)
+    assert "without the block quantisation" in captured.err
+
+
 def test_without_a_per_line_there_is_no_rate(capsys):
     document = json_of(["analyze", str(SPECS / "gemm.kcost"), "--set", "M=N,K=N,N=1024",
                         "--machine", "h100", "--json", "--no-verify"], capsys)
