@@ -43,26 +43,29 @@ class Hang(Exception):
 
 
 @contextmanager
-def time_budget(seconds: float):
-    """Turn a hang into a failure that names the input (SIGALRM: main thread, POSIX). The
-    signal can land in a garbage-collector callback, which swallows the exception, so the
-    alarm is re-armed each time it fires, and the expiry is also remembered and raised again
-    when the block ends."""
+def time_budget(seconds: float, cpu: bool = False):
+    """Turn a hang into a failure that names the input (a timer signal: main thread, POSIX).
+    With `cpu`, the budget is the process's CPU time (SIGPROF), so that a long run's verdicts
+    do not depend on what else the machine is doing. The signal can land in a
+    garbage-collector callback, which swallows the exception, so the timer is re-armed each
+    time it fires, and the expiry is also remembered and raised again when the block ends."""
+    timer, signum = ((signal.ITIMER_PROF, signal.SIGPROF) if cpu
+                     else (signal.ITIMER_REAL, signal.SIGALRM))
     expired = []
 
     def interrupt(signum, frame):
         expired.append(True)
         # re-armed: when a garbage-collector callback swallows this one, the next lands
         # elsewhere a second later, instead of the block running on for minutes
-        signal.setitimer(signal.ITIMER_REAL, 1.0)
-        raise Hang(f"no answer within {seconds} s")
+        signal.setitimer(timer, 1.0)
+        raise Hang(f"no answer within {seconds} s" + (" of CPU time" if cpu else ""))
 
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(signum, interrupt)
+    signal.setitimer(timer, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(timer, 0)
+        signal.signal(signum, previous)
     if expired:
-        raise Hang(f"no answer within {seconds} s")
+        raise Hang(f"no answer within {seconds} s" + (" of CPU time" if cpu else ""))

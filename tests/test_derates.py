@@ -40,8 +40,8 @@ def vector_add(threads: int):
 }}""")
 
 
-def derate(result, cause):
-    [found] = [d for d in result.derates if d.cause == cause]
+def derate(result, cause, level=None):
+    [found] = [d for d in result.derates if d.cause == cause and d.level == level]
     return found
 
 
@@ -98,7 +98,7 @@ def test_vector_add_with_one_warp_per_sm_is_latency_bound_on_h100():
     assert available == 33_792
     needed = _hand_needed()
     assert round(float(needed)) == 1_250_285
-    latency = derate(result, "latency")
+    latency = derate(result, "latency", "global")
     factor = Fraction(available) / needed
     assert latency.factor == sympy.Rational(factor.numerator, factor.denominator)
     attainable = float(Fraction(335 * 10**10) * factor)
@@ -125,5 +125,98 @@ def test_vector_add_at_full_occupancy_reaches_the_hbm_roof():
     assert result.grid.occupancy.resident == 2
     available = 2 * sms * 1024 * 8
     assert available > _hand_needed()  # 2.16 MB in flight against 1.25 MB
+    assert available > _hand_l2_needed()  # and against L2's 1.51 MB
     assert [d.cause for d in result.derates] == ["launch"]
     assert result.t_model == result.t_bound == sympy.Rational(12 * n, 335 * 10**10)
+
+
+# --- 4. latency at every level: L2 and shared memory ---------------------------------------
+
+GEMM_SMALL_BLOCKS = """kernel gemm_small_blocks(M, N, K, T = 32) {
+    assume T | M, T | N, T | K
+    in  A: f32[M, K]
+    in  B: f32[K, N]
+    out C: f32[M, N]
+    for i0 in 0..M by T, j0 in 0..N by T parallel(threads = 32) {
+        for k0 in 0..K by T {
+            keep A, B in shared {
+                for i in i0..i0 + T, j in j0..j0 + T, k in k0..k0 + T {
+                    C[i, j] += A[i, k] * B[k, j]
+                }
+            }
+        }
+    }
+}"""
+
+
+def _hand_l2_needed() -> Fraction:
+    """10 TB/s x 265.5 cycles / 1.755 GHz (h100.toml, [[latency]] l2): 1.51 MB."""
+    latency = H100.latency("l2")
+    assert (latency.cycles, latency.clock_Hz, H100.bandwidth("l2")) == (265.5, 1.755e9, 1e13)
+    return Fraction(10**13) * Fraction(2655, 10) / Fraction(1755 * 10**6)
+
+
+def _hand_shared_needed() -> Fraction:
+    """One SM's share of the shared bandwidth x its latency: 30 TB/s / 132 SMs x 29 cycles /
+    1.755 GHz (h100.toml, [[latency]] shared): 3.76 kB per SM."""
+    latency = H100.latency("shared")
+    assert (latency.cycles, latency.clock_Hz, H100.bandwidth("shared")) == (29, 1.755e9, 30e12)
+    return Fraction(30 * 10**12, 132) * 29 / Fraction(1755 * 10**6)
+
+
+def test_a_small_grid_of_one_warp_blocks_is_latency_bound_at_shared_memory():
+    # M = N = K = 512: 16 x 16 = 256 blocks of 32 threads; the busiest SM runs
+    # ceil(256 / 132) = 2 of them, both resident (25 fit: 228 KiB / (8 KiB of tiles + 1 KiB))
+    result = verdict(loads(GEMM_SMALL_BLOCKS).cost("spec"), H100,
+                     values={"M": 512, "N": 512, "K": 512})
+    assert result.grid.occupancy.resident == 233_472 // (8192 + 1024) == 25
+    assert result.grid.occupancy.busiest_sm_blocks == 2
+    # each thread keeps one 16 B load of A and one of B in flight (32 x 32 tiles, 32 elements
+    # per thread: a 4-wide f32 vector each): 2 blocks x 32 threads x 32 B on that SM
+    available = 2 * 32 * (16 + 16)
+    needed = _hand_shared_needed()
+    assert round(float(needed)) == 3_756
+    shared = derate(result, "latency", "shared")
+    factor = Fraction(available) / needed
+    assert shared.factor == sympy.Rational(factor.numerator, factor.denominator)
+    assert round(float(factor), 4) == 0.5453
+    assert "latency-bound at shared: 2.05 kB in flight per SM" in shared.detail
+    assert "attainable shared bandwidth 124 GB/s per SM" in shared.detail  # 227 GB/s x 0.5453
+    # ceil(3 756 B / 1 KiB) = 4 resident blocks per SM would lift it
+    assert "4 resident blocks per SM" in shared.detail
+    assert result.grid.model_bound == "shared bandwidth (latency-bound)"
+    assert result.grid.bound == "shared bandwidth"  # t_bound keeps the roof
+    # global and L2: 256 blocks keep their 8 KiB of tiles in flight: 2.1 MB > 1.51 > 1.25 MB
+    assert [d.level for d in result.derates if d.cause == "latency"] == ["shared"]
+
+
+def test_four_blocks_on_the_busiest_sm_hide_the_shared_latency():
+    # M = N = K = 1024: 1024 blocks, 8 on the busiest SM: 8 KiB in flight, above 3.76 kB
+    result = verdict(loads(GEMM_SMALL_BLOCKS).cost("spec"), H100,
+                     values={"M": 1024, "N": 1024, "K": 1024})
+    assert result.grid.occupancy.busiest_sm_blocks == 8
+    assert 8 * 1024 > _hand_shared_needed()
+    assert [d.cause for d in result.derates] == ["launch"]
+    assert result.grid.model_bound == "shared bandwidth"
+
+
+def test_without_a_cited_latency_the_verdict_says_it_is_unknown():
+    # b200.toml cites no DRAM or shared latency; l40s.toml no shared one
+    values = {"M": 512, "N": 512, "K": 512}
+    b200 = verdict(loads(GEMM_SMALL_BLOCKS).cost("spec"), load_machine("b200"), values=values)
+    assert b200.grid.latency_unknown == ("global", "shared")
+    assert not [d for d in b200.derates if d.cause == "latency"]
+    analysis = analyze(loads(GEMM_SMALL_BLOCKS), values)
+    [answer] = answers(analysis, ["l40s"], None)
+    assert answer.verdict.grid.latency_unknown == ("shared",)
+    lines = answer_lines([answer])
+    assert "  latency unknown at shared: the machine file cites no load latency there, so " \
+           "Little's law is not checked (no latency derate)." in lines
+    [row, *_] = answers_json_rows([answer])
+    assert row["grid"]["latency_unknown"] == ["shared"]
+
+
+def answers_json_rows(found):
+    from kernelcost.report import answers_json
+
+    return answers_json(found)["verdicts"]

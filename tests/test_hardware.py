@@ -327,6 +327,7 @@ LATENCIES = {
     ("h100", "global"): (655, 1.755e9, "H100 PCIe"),
     ("h100", "shared"): (29, 1.755e9, "H800 PCIe"),
     ("h200", "global"): (655, 1.755e9, "H100 PCIe"),
+    ("h200", "shared"): (29, 1.755e9, "H800 PCIe"),  # the H800 stands in (same GH100 SM)
     ("b200", "l1"): (39, 1.99e9, "B200"),
     ("l40s", "l2"): (276.5, 2.49e9, "L40"),
     ("rtx4090", "global"): (631, 2.49e9, "L40"),

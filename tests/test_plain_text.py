@@ -1,6 +1,7 @@
 """No sympy in the text a user reads (issue 16, item 4): words and numbers, not `True`,
 `False`, `oo` or `1e+08`; a limit with the sizes known by default put in."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,8 @@ def test_analyze_says_infinity_and_ten_to_the_eighth(capsys):
 
 
 def test_solve_says_always_not_true(capsys):
-    out = text_of(capsys, "solve", SPECS / "gemm.kcost", "--for", "N", "--set", "M=N,K=N")
+    out = text_of(capsys, "solve", SPECS / "gemm.kcost", "--for", "N", "--set", "M=N,K=N",
+                  "--wide")  # `valid when` is a column a narrow page leaves out
     assert "always" in out and "True" not in out
 
 
@@ -48,7 +50,7 @@ def test_solve_says_what_a_size_free_tile_does_not_false(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     out = text_of(capsys, "solve", SPECS / "gemm_tiled.kcost", "--for", "N")
     assert "False" not in out and "unsolved" not in out
-    assert "does not depend on N" in out  # the tile's bytes are T's, not N's
+    assert "independent of N" in out  # the tile's bytes are T's, not N's
 
 
 def test_a_never_limit_has_the_default_sizes_in(capsys, monkeypatch):
@@ -64,7 +66,8 @@ def test_a_never_limit_has_the_default_sizes_in(capsys, monkeypatch):
 def test_the_first_integer_size_that_is_compute_bound(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     out = text_of(capsys, "solve", SPECS / "gemm.kcost", "--for", "N", "--set", "M=N,K=N")
-    assert "N = 886.6: compute-bound at N >= 887" in out
+    # the crossing, then the sizes that are compute-bound, in one row
+    assert re.search(r"N = 886\.6 +N >= 887 ", out)
     out = text_of(capsys, "analyze", SPECS / "gemm.kcost", "--set", "M=N,K=N", "--machine",
                   "h100")
     assert "compute-bound at N >= 887" in " ".join(out.split())
@@ -74,7 +77,7 @@ def test_the_largest_tile_that_fits(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     out = text_of(capsys, "solve", SPECS / "gemm_tiled.kcost", "--for", "T", "--set",
                   "M=4096,N=4096,K=4096")
-    assert "T = 241.6: fits at T <= 241" in out
+    assert re.search(r"T = 241\.6 +T <= 241 ", out)  # the crossing, then the tiles that fit
 
 
 def test_integer_bounds_in_the_model():

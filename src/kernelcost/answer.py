@@ -31,9 +31,10 @@ class Answer:
 
 def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[str] | None,
             measurement: dict[str, float] | None = None,
-            exp_on_fma: ExpOnFma | None = None) -> list[Answer]:
+            exp_on_fma: ExpOnFma | None = None, warm_l2: tuple[str, ...] = ()) -> list[Answer]:
     """One Answer per machine x precision (the spec's own precision when none is given).
-    `exp_on_fma`: a fraction of the exponentials on the FP32 vector units (polyexp)."""
+    `exp_on_fma`: a fraction of the exponentials on the FP32 vector units (polyexp);
+    `warm_l2`: tensors a previous kernel left in L2 (warm)."""
     cost = move_exponentials(analysis.cost, exp_on_fma)
     loaded = [m if isinstance(m, Machine) else load_machine(m) for m in machines]
     free = free_parameters(analysis)
@@ -42,7 +43,8 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
         for precision in precisions or []:
             machine.require_precision(precision)
         for precision in precisions or [cost.precision]:
-            result = verdict(cost, machine, precision, analysis.settings, apply_defaults=True)
+            result = verdict(cost, machine, precision, analysis.settings, apply_defaults=True,
+                             warm=warm_l2)
             crossings = ()
             if len(free) == 1:
                 crossings = tuple(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy
 
 from .lower import LevelBound
+from .units import binary
 
 HBL_SOURCE = ("Christ, Demmel, Knight, Scanlon, Yelick, \"Communication lower bounds and "
               "optimal algorithms for programs that reference arrays\", UCB/EECS-2013-61, 2013")
@@ -98,7 +99,7 @@ def _spec_lines(result: LevelBound) -> list[str]:
 def _verdict_lines(result: LevelBound) -> list[str]:
     v = result.verdict
     level = result.level
-    lines = [f"machine    {v.machine}: S = {_num(v.capacity_B)} B ({v.capacity_text}) = "
+    lines = [f"machine    {v.machine}: S = {binary(v.capacity_B)} ({v.capacity_text}) = "
              f"{_num(v.capacity_B / float(result.word_bytes))} words; fed by {v.bandwidth_level}"
              f"; ridge P/B = {_num(v.ridge)} FLOP/B"]
     verb = "can" if v.can else "cannot"

@@ -13,11 +13,16 @@ from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public co
     EXIT_OK,
     EXIT_USER_ERROR,
     add_sizes,
+    add_wide,
+    page,
     parse_settings,
+    print_fitted,
+    print_prose,
     progress_bar,
 )
 from .cli_common import add_reuse as _add_reuse
 from .cli_common import precision_names as _precisions
+from .cli_inspect import run_check, run_machines, run_validate
 from .cli_model import build_model_parser, run_model
 from .cli_sweep import build_sweep_parser, run_sweep
 from .errors import Diagnostic, KcostError
@@ -84,7 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="compute FRACTION of the exponentials as a degree-K polynomial "
                               "on the FP32 vector units instead of the SFU (FlashAttention-4; "
                               "K = 3 unless given)")
+    analyze.add_argument("--warm-l2", metavar="TENSOR[,TENSOR]",
+                         help="tensors the previous kernel left in L2 (a GEMM's output read "
+                              "next): where they fit, their reads come from L2, not HBM")
     _add_formats(analyze)
+    add_wide(analyze)
 
     solve = commands.add_parser("solve", help="sizes where the kernel crosses each ridge "
                                               "point, and where its tiles stop fitting")
@@ -97,10 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--level", action="append", default=[],
                        help="memory levels to solve at (default: every level with traffic)")
     solve.add_argument("--json", action="store_true", help="print one JSON object")
+    add_wide(solve)
 
     machines = commands.add_parser("machines", help="the machine database")
     machines.add_argument("machine", nargs="?", help="a machine id or .toml path to show")
     machines.add_argument("--json", action="store_true", help="print JSON")
+    add_wide(machines)
 
     check = commands.add_parser("check", help="closed forms against brute-force enumeration "
                                               "of the loop nest at small sizes")
@@ -133,6 +144,12 @@ def run_analyze(args) -> int:
     if args.exp_on_fma and not machines:
         raise KcostError(Diagnostic(None, "--exp-on-fma needs a machine",
                                     "add --machine b200 (or another id)"))
+    warm = tuple(name.strip() for name in (args.warm_l2 or "").split(",") if name.strip())
+    if args.warm_l2 is not None and not warm:
+        raise KcostError(Diagnostic(None, "--warm-l2 names no tensor", "--warm-l2 x,w"))
+    if warm and not machines:
+        raise KcostError(Diagnostic(None, "--warm-l2 needs a machine (its L2 capacity)",
+                                    "add --machine h100 (or another id)"))
     if measurement and not machines:
         raise KcostError(Diagnostic(None, "--measured needs a machine to compare with",
                                     "add --machine h100 (or another id)"))
@@ -144,7 +161,7 @@ def run_analyze(args) -> int:
         from .polyexp import parse_exp_on_fma
 
         option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
-        found = answers(result, machines, precisions, measurement, option)
+        found = answers(result, machines, precisions, measurement, option, warm)
     stage("writing the output")
     if args.json:
         document = report.analysis_json(result)
@@ -159,13 +176,12 @@ def run_analyze(args) -> int:
     elif args.latex:
         print(report.analysis_latex(result, found), end="")
     else:
-        console = _console()
-        for renderable in report.analysis_tables(result):
+        console, width = page(args)
+        for renderable in report.analysis_tables(result, width):
             console.print(renderable)
         if found:
-            console.print(report.verdict_table(found))
-            for line in report.answer_lines(found):
-                console.print(line)
+            print_fitted(console, report.verdict_table(found, width))
+            print_prose(console, report.answer_lines(found), width)
             if console.is_terminal:
                 _print_text_roofline(console, found)
     return EXIT_OK
@@ -210,51 +226,10 @@ def run_solve(args) -> int:
     if args.json:
         print_json(report.solve_json(result, args.parameter, found))
     else:
-        console = _console()
-        for renderable in report.solve_tables(result, args.parameter, found):
-            console.print(renderable)
+        console, width = page(args)
+        for fitted in report.solve_tables(result, args.parameter, found, width):
+            print_fitted(console, fitted)
     return EXIT_OK
-
-
-def run_machines(args) -> int:
-    from . import report
-    from .hardware import builtin_machine_ids, load_machine
-
-    if args.machine:
-        machine = load_machine(args.machine)
-        if args.json:
-            print_json(report.machine_json(machine))
-        else:
-            _console().print(report.machine_table(machine))
-        return EXIT_OK
-    machines = [load_machine(i) for i in builtin_machine_ids()]
-    if args.json:
-        print_json([report.machine_json(m) for m in machines])
-    else:
-        _console().print(report.machines_table(machines))
-    return EXIT_OK
-
-
-def run_check(args) -> int:
-    from . import report
-    from .analysis import load
-    from .verify import check_against_oracle
-
-    spec = load(args.spec)
-    settings = parse_settings(args.settings)
-    stage("comparing with the enumeration")
-    results = check_against_oracle(spec, settings, args.reuse, args.samples)
-    console = _console()
-    for renderable in report.check_tables(spec, results):
-        console.print(renderable)
-    mismatches = sum(len(r.mismatches) for r in results)
-    return EXIT_MISMATCH if mismatches else EXIT_OK
-
-
-def _console():
-    from rich.console import Console
-
-    return Console(highlight=False)
 
 
 # --- plot and sweep ----------------------------------------------------------------------
@@ -303,14 +278,6 @@ COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines
 COMMANDS.update(plot=run_plot, sweep=run_sweep)
 COMMANDS.update(model=run_model)
 COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
-
-
-def run_validate(args) -> int:
-    from .validate import run
-
-    return run(args, _console)
-
-
 COMMANDS["validate"] = run_validate
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from .cli_common import EXIT_OK, add_sizes, parse_settings
+from .cli_common import EXIT_OK, add_sizes, page, parse_settings, print_prose
 from .jsonout import print_json
 from .watchdog import stage
 
@@ -69,9 +69,11 @@ def run_bound(args) -> int:
                                     "spec_B": found.spec_B, "i_bound": found.i_bound}
         print_json(document)
     else:
-        print("\n".join(text_lines(result, args.spec)))
+        console, width = page(args)
+        lines = list(text_lines(result, args.spec))
         if found is not None:
-            print(at_sizes_line(found, result))
+            lines.append(at_sizes_line(found, result))
+        print_prose(console, lines, width)
     if args.plot:
         from .plot import save
         from .ski import draw, slope
@@ -93,7 +95,8 @@ def run_tune(args) -> int:
     values = parse_values(args.values, args.pow2)
     stage("tuning")
     ranking = tune(spec, machine, varied, values, parse_settings(args.settings), args.top)
-    print("\n".join(text_lines(ranking, values, spec)))
+    console, width = page(args)
+    print_prose(console, text_lines(ranking, values, spec), width)
     return EXIT_OK
 
 

@@ -82,3 +82,40 @@ def progress_bar(description: str, total: int) -> Iterator[Callable[..., None]]:
                   TimeRemainingColumn(), console=console, transient=True) as progress:
         task = progress.add_task(description, total=total)
         yield lambda steps=1: progress.advance(task, steps)
+
+
+WIDE_COLUMNS = 1000  # --wide: no table leaves a column out; the terminal wraps what it must
+
+
+def add_wide(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wide", action="store_true",
+                        help="every column of the tables, however wide the page")
+
+
+def page(args):
+    """The console to print on and the width the tables and sentences fit (None with
+    --wide: every column, no line wrapped)."""
+    from rich.console import Console
+
+    wide = getattr(args, "wide", False)
+    console = Console(highlight=False, width=WIDE_COLUMNS if wide else None)
+    return console, None if wide else console.width
+
+
+def print_fitted(console, fitted) -> None:
+    """A table from report.page.fitted_table, then which columns --wide would add."""
+    from .report.page import left_out_note
+
+    table, left_out = fitted
+    console.print(table)
+    note = left_out_note(left_out)
+    if note:
+        console.print(note, markup=False)
+
+
+def print_prose(console, lines, width: int | None) -> None:
+    """Sentences wrapped between words (report.page.wrap), printed as they are."""
+    from .report.page import wrap_lines
+
+    if lines:
+        console.print(wrap_lines(lines, width), markup=False, soft_wrap=True)

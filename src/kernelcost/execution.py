@@ -17,11 +17,12 @@ from fractions import Fraction
 import sympy
 
 from .cost import Cost
-from .derates import Derate, in_flight, latency_derate
+from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
 from .units import si
 from .values import exact
+from .warm import WarmL2, served_cost, wave_served_B
 
 PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
 
@@ -53,11 +54,13 @@ class GridVerdict:
     tail_share: sympy.Expr | None  # the part of t_bound that quantisation adds
     equal_blocks: bool
     derates: tuple[Derate, ...] = ()  # estimates in t_model only (latency), never in t_bound
+    latency_unknown: tuple[str, ...] = ()  # levels whose load latency the machine does not cite
 
 
 def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
-                 work_by_class: dict[str, sympy.Expr]) -> GridVerdict:
-    """The execution model of cost.grid; `values` maps parameters to their values."""
+                 work_by_class: dict[str, sympy.Expr], warm: WarmL2 | None = None) -> GridVerdict:
+    """The execution model of cost.grid; `values` maps parameters to their values; `warm`:
+    tensors a previous kernel left in L2, read from there where L2 holds them (module warm)."""
     grid = cost.grid
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
@@ -65,22 +68,22 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     terms = _work_terms(grid, machine, precision, values, work_by_class, sms, share)
     terms += _on_chip_terms(cost, grid, machine, values, sms, share)
     terms += _device_terms(cost, machine, values, ("l2",))
-    bound_terms = terms + _device_terms(cost, machine, values, ("global",))
-    global_term, rule, detail = _wave_term(cost, machine, values, occ)
+    bound_cost, model_cost = cost, cost
+    if warm is not None:
+        bound_cost = served_cost(cost, warm.bound_B)
+        model_cost = served_cost(cost, warm.model_B)
+    bound_terms = terms + _device_terms(bound_cost, machine, values, ("global",))
+    global_term, rule, detail = _wave_term(cost, machine, values, occ, warm)
     model_terms = terms + ([global_term] if global_term is not None else
-                           _device_terms(cost, machine, values, ("global",)))
-    derates = ()
-    if occ.fits:
-        derate = latency_derate(in_flight(cost, machine, values, occ,
-                                          lambda expr: _at(expr, values)), machine,
-                                occ.resident)
-        if derate is not None:
-            derates = (derate,)
-            model_terms = [_derated(term, derate.factor) if term.key == "global" else term
-                           for term in model_terms]
+                           _device_terms(model_cost, machine, values, ("global",)))
+    derates = _latency_derates(cost, machine, values, occ) if occ.fits else ()
+    by_level = {derate.level: derate.factor for derate in derates}
+    model_terms = [_derated(term, by_level[term.key]) if term.key in by_level else term
+                   for term in model_terms]
+    unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, detail, None, grid.equal_blocks, derates)
+                           rule, detail, None, grid.equal_blocks, derates, unknown)
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat = _largest(_device_terms(cost, machine, values, ("global", "l2"))
@@ -88,7 +91,15 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
                     + _flat_on_chip_terms(cost, machine, values))[0]
     tail = None if t_bound is None or flat is None else sympy.cancel(1 - flat / t_bound)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
-                       model_bound, rule, detail, tail, grid.equal_blocks, derates)
+                       model_bound, rule, detail, tail, grid.equal_blocks, derates, unknown)
+
+
+def _latency_derates(cost, machine, values, occ: Occupancy) -> tuple[Derate, ...]:
+    """Little's law at each level with traffic: the levels latency-bound at these sizes."""
+    found = (latency_derate(in_flight(cost, machine, level, occ, lambda expr: _at(expr, values),
+                                      level in PER_SM_LEVELS), machine, occ.resident)
+             for level in LITTLE_LEVELS)
+    return tuple(derate for derate in found if derate is not None)
 
 
 def _derated(term: GridTerm, factor) -> GridTerm:
@@ -98,9 +109,11 @@ def _derated(term: GridTerm, factor) -> GridTerm:
                     term.amount / rate, term.per_sm)
 
 
-def _wave_term(cost, machine, values, occ: Occupancy) -> tuple[GridTerm | None, str, str]:
+def _wave_term(cost, machine, values, occ: Occupancy,
+               warm: WarmL2 | None) -> tuple[GridTerm | None, str, str]:
     """Global traffic for t_model: the waves' L2 reuse (waves.estimate) once every size is a
-    number and the occupancy is known; else compulsory traffic, as in t_bound."""
+    number and the occupancy is known, less the reads a warm L2 serves; else compulsory
+    traffic, as in t_bound."""
     grid = cost.grid
     bandwidth, capacity = machine.bandwidth("global"), machine.capacity("l2")
     resident = occ.resident
@@ -120,8 +133,12 @@ def _wave_term(cost, machine, values, occ: Occupancy) -> tuple[GridTerm | None, 
     fills = Fraction(str(_at(cost.traffic.get("l2", 0), values)))
     result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
+    rule = result.rule
+    if warm is not None and warm.fits:
+        amount -= wave_served_B(warm, result.bytes_by_tensor)
+        rule += f" less the warm L2 reads of {', '.join(warm.tensors)}"
     rate = exact(bandwidth)
-    rule = f"{result.rule}, {si(float(amount), 'B')} from global memory"
+    rule = f"{rule}, {si(float(amount), 'B')} from global memory"
     return GridTerm("global bandwidth", "traffic", "global", amount, rate, amount / rate,
                     False), rule, result.reason
 

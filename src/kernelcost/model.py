@@ -30,6 +30,7 @@ from .execution import GridVerdict, grid_verdict
 from .hardware import Machine
 from .occupancy import Misfit
 from .values import evaluate, exact, json_value, parameter_values
+from .warm import WarmL2, served_cost, warm_l2
 
 UNBOUNDING_LEVELS = ("registers",)  # reported, never a roof of t_min
 ON_CHIP_LEVELS = ("shared", "registers")  # capacities per SM: exceeding one does not fit
@@ -53,7 +54,7 @@ ZONE_MEMORY = Zone(
     "do not touch compute")
 ZONE_MIXED = Zone(
     "mixed",
-    "near the ridge: both levers count, fewer bytes and faster arithmetic")
+    "both levers count: fewer bytes and faster arithmetic")
 ZONE_COMPUTE = Zone(
     "clearly compute-bound",
     "arithmetic is the limit: use the tensor cores (or a narrower precision); "
@@ -128,6 +129,8 @@ class Verdict:
     grid: GridVerdict | None = None  # the execution model of a parallel spec
     nest_misfits: tuple[Misfit, ...] = ()  # without a grid: on-chip keeps or tensors too big
     derates: tuple[Derate, ...] = ()  # what lowers the roof: estimates, in t_model only
+    warm_l2: WarmL2 | None = None  # tensors a previous kernel left in L2 (the stated state)
+    nest_t_model: sympy.Expr | None = None  # without a grid, t_model when it is not t_min
 
     @property
     def misfits(self) -> tuple[Misfit, ...]:
@@ -144,10 +147,13 @@ class Verdict:
 
     @property
     def t_model(self) -> sympy.Expr | None:
-        """The estimate (s): the bound, with the waves' L2 reuse for a parallel spec."""
+        """The estimate (s): the bound, with the waves' L2 reuse and the derates for a
+        parallel spec, and a warm L2 only where it fits usable L2 (module warm)."""
         if self.misfits:
             return None
-        return self.grid.t_model if self.grid is not None else self.t_min
+        if self.grid is not None:
+            return self.grid.t_model
+        return self.t_min if self.nest_t_model is None else self.nest_t_model
 
     def level(self, name: str) -> LevelVerdict:
         for level_verdict in self.levels:
@@ -179,13 +185,15 @@ class Verdict:
 
 def verdict(cost: Cost, machine: Machine, precision: str | None = None,
             values: Mapping | None = None, *, apply_defaults: bool = True,
-            element_bytes: Mapping[str, sympy.Expr] | None = None) -> Verdict:
+            element_bytes: Mapping[str, sympy.Expr] | None = None,
+            warm: tuple[str, ...] = ()) -> Verdict:
     """The roofline verdict of `cost` on `machine` at `precision` (the spec's own by default).
 
     `values` maps parameters (Symbols or their names) to numbers or expressions (`{M: N}`
     makes a square problem); parameters left out stay symbolic, except those with a default
     in the spec when `apply_defaults`. `element_bytes` (tensor -> bytes per element) enables
-    the working-set check against L2."""
+    the working-set check against L2. `warm`: tensors a previous kernel left in L2 (module
+    warm: t_bound and t_model read them from L2 where it can hold them)."""
     precision = precision or cost.precision
     substitutions = parameter_values(cost, values, apply_defaults)
     work_by_class = {work_class: evaluate(amount, substitutions)
@@ -193,21 +201,17 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     total_work = sympy.Add(*work_by_class.values())
     main_ceiling = machine.ceiling(precision, "fma")
     peak = exact(main_ceiling.peak_FLOPps)
-
-    levels, unmodelled = [], []
-    for level in cost.levels:
-        bandwidth = machine.bandwidth(level)
-        if bandwidth is None:
-            unmodelled.append(level)
-            continue
-        traffic = evaluate(cost.traffic[level], substitutions)
-        levels.append(level_verdict(level, total_work, traffic, peak, main_ceiling.name,
-                                    exact(bandwidth)))
-
+    state = warm_l2(cost, machine, substitutions, warm) if warm else None
+    cold_cost = cost
+    if state is not None:
+        cost = served_cost(cost, state.bound_B)
+    levels, unmodelled = _level_verdicts(cost, machine, substitutions, total_work, peak,
+                                         main_ceiling.name)
     terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
     grid = None
+    nest_t_model = None
     if cost.grid is not None:
-        grid = grid_verdict(cost, machine, precision, substitutions, work_by_class)
+        grid = grid_verdict(cold_cost, machine, precision, substitutions, work_by_class, state)
         if grid.t_bound is not None:  # the quantised bound is the kernel's t_min
             terms = [TimeTerm(t.name, t.kind, t.key, t.rate, t.amount, t.seconds)
                      for t in grid.bound_terms]
@@ -215,13 +219,17 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         raise KcostError(Diagnostic(None, f"kernel `{cost.kernel}` has neither work nor traffic "
                                           f"that {machine.id} has a ceiling for"))
     t_min = sympy.Max(*[term.seconds for term in terms])
+    if cost.grid is None and state is not None and state.model_B != state.bound_B:
+        nest_t_model = _nest_t_model(served_cost(cold_cost, state.model_B), machine, precision,
+                                     substitutions, work_by_class)
     binding = binding_term(terms)
     overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
     working_set = working_set_bytes(cost, element_bytes, substitutions)
     l2_capacity = _optional_exact(machine.capacity("l2"))
     misfits = (grid.occupancy.misfits if grid is not None
                else nest_misfits(cost, machine, substitutions))
-    t_kernel = None if misfits else (grid.t_model if grid is not None else t_min)
+    t_kernel = (None if misfits else grid.t_model if grid is not None
+                else t_min if nest_t_model is None else nest_t_model)
     derates = (*(grid.derates if grid is not None else ()),
                *filter(None, [launch_derate(t_kernel, overhead)]))
     return Verdict(
@@ -245,7 +253,34 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         grid=grid,
         nest_misfits=() if grid is not None else misfits,
         derates=derates,
+        warm_l2=state,
+        nest_t_model=nest_t_model,
     )
+
+
+def _level_verdicts(cost: Cost, machine: Machine, substitutions: Mapping, work: sympy.Expr,
+                    peak: sympy.Rational, peak_name: str) -> tuple[list, list[str]]:
+    """A LevelVerdict per level with traffic and a bandwidth; the levels without one."""
+    levels, unmodelled = [], []
+    for level in cost.levels:
+        bandwidth = machine.bandwidth(level)
+        if bandwidth is None:
+            unmodelled.append(level)
+            continue
+        traffic = evaluate(cost.traffic[level], substitutions)
+        levels.append(level_verdict(level, work, traffic, peak, peak_name, exact(bandwidth)))
+    return levels, unmodelled
+
+
+def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: Mapping,
+                  work_by_class: Mapping) -> sympy.Expr:
+    """t_model of a nest whose global traffic differs from t_min's (a warm L2 that t_bound
+    counts and the estimate does not)."""
+    main = machine.ceiling(precision, "fma")
+    levels, _ = _level_verdicts(cost, machine, substitutions, sympy.Add(*work_by_class.values()),
+                                exact(main.peak_FLOPps), main.name)
+    terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
+    return sympy.Max(*[term.seconds for term in terms])
 
 
 def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy.Rational,

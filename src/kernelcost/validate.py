@@ -289,21 +289,24 @@ def add_parser(commands) -> None:
     validate.add_argument("--machine", required=True,
                           help="the machine the runs were measured on: an id or a .toml")
     validate.add_argument("--json", action="store_true", help="print one JSON object")
+    validate.add_argument("--wide", action="store_true",
+                          help="every column of the table, however wide the page")
 
 
-def run(args, console) -> int:
-    """Exit 1 when a run beat its t_bound (a falsified bound); bad input raises (exit 2)."""
+def run(args, show) -> int:
+    """Exit 1 when a run beat its t_bound (a falsified bound); bad input raises (exit 2).
+    `show(machine, comparisons)` prints them (the printer lives above this floor)."""
     from .jsonout import print_json
 
     comparisons = compare(args.results, args.machine)
     if args.json:
         print_json(as_json(args.machine, comparisons))
     else:
-        render(console(), args.machine, comparisons)
+        show(args.machine, comparisons)
     return 1 if any(c.falsified for c in comparisons) else 0
 
 
-# -- output ---------------------------------------------------------------------------------
+# -- output (the terminal's is report.validation) -------------------------------------------
 
 def as_json(machine: str, comparisons: list[Comparison]) -> dict:
     return {
@@ -321,51 +324,3 @@ def as_json(machine: str, comparisons: list[Comparison]) -> dict:
         } for c in comparisons],
         "falsified": sum(c.falsified for c in comparisons),
     }
-
-
-def render(console, machine: str, comparisons: list[Comparison]) -> None:
-    from rich import box
-    from rich.table import Table
-
-    from .units import si
-
-    # compact: 80 columns hold the numbers; the sizes wrap under the kernel's name
-    table = Table(title=f"Predictions against measurements on {machine}", box=box.SIMPLE_HEAD,
-                  padding=(0, 1))
-    table.add_column("line, kernel, sizes", justify="left")
-    for name in ("t_bound", "t_model", "measured", "roof", "error", ""):
-        table.add_column(name, justify="left" if not name else "right", no_wrap=True)
-    for c in comparisons:
-        sizes = " ".join(f"{k}={v}" for k, v in c.row.sizes.items())
-        table.add_row(f"{c.row.line} {c.row.kernel} {sizes}", si(c.t_bound, "s"),
-                      si(c.t_model, "s"), si(c.row.time_s, "s"), _percent(c.roof_fraction),
-                      _percent(c.model_error, signed=True),
-                      "FALSIFIED" if c.falsified else "ok")
-    console.print(table)
-    console.print("roof: t_bound / measured (the fraction of the roof attained); error: "
-                  "(t_model - measured) / measured")
-    for c in comparisons:
-        for k in c.counters:
-            unit = "FLOP" if k.name == "flop" else "B"
-            model = f", t_model {si(k.model, unit)}" if k.model is not None else ""
-            ratio = f" ({k.ratio:.2f}x)" if k.ratio is not None else ""
-            console.print(f"line {c.row.line} {c.row.kernel} {k.name}: predicted "
-                          f"{si(k.predicted, unit)}{model}, measured {si(k.measured, unit)}"
-                          f"{ratio}")
-        for note in c.notes:
-            console.print(f"line {c.row.line} {c.row.kernel}: note: {note}")
-    bad = [c for c in comparisons if c.falsified]
-    for c in bad:
-        console.print(f"line {c.row.line} {c.row.kernel}: FALSIFIED: measured "
-                      f"{si(c.row.time_s, 's')} is below t_bound {si(c.t_bound, 's')} "
-                      f"(bound by {c.bound}): the spec or a figure of {machine} is wrong"
-                      if c.t_bound is not None else
-                      f"line {c.row.line} {c.row.kernel}: FALSIFIED: the spec says it "
-                      "cannot run on this machine, yet it was measured")
-    console.print(f"{len(comparisons)} rows, {len(bad)} falsified")
-
-
-def _percent(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value * 100:+.1f} %" if signed else f"{value * 100:.1f} %"

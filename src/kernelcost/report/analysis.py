@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from ..analysis import Analysis, Quantity
 from ..jsonout import number
@@ -18,9 +17,7 @@ from .common import (
     limit_text,
     size_number,
 )
-
-if TYPE_CHECKING:
-    pass
+from .page import Column, fitted_table, wrap, wrap_lines
 
 
 def _quantity_json(quantity: Quantity, values=None) -> dict:
@@ -77,9 +74,9 @@ def analysis_json(analysis: Analysis) -> dict:
 # --- rich --------------------------------------------------------------------------------
 
 
-def analysis_tables(analysis: Analysis):
-    """Rich renderables for the terminal report."""
-    from rich.table import Table
+def analysis_tables(analysis: Analysis, width: int | None = None):
+    """Rich renderables for the terminal report, fitted to `width` columns (None: every
+    column): a narrow page gets the closed forms as lines under the table of values."""
     from rich.text import Text
 
     header = Text()
@@ -87,7 +84,7 @@ def analysis_tables(analysis: Analysis):
     header.append(f"  ({analysis.spec.path})  reuse: {analysis.reuse}\n")
     sizes = ", ".join(f"{name} = {_size_text(analysis, name, value)}"
                       for name, value in analysis.parameters.items())
-    header.append(f"sizes: {sizes}")
+    header.append(wrap(f"sizes: {sizes}", width))
     if not analysis.cost.exact:
         header.append("\nsome footprints are bounding boxes: traffic is an upper bound",
                       style="yellow")
@@ -97,24 +94,41 @@ def analysis_tables(analysis: Analysis):
         header.append(f"\n{verification_note(analysis.verified)}",
                       style="green" if analysis.verified.skipped is None else "yellow")
 
-    table = Table(title="Work, traffic, intensity", title_justify="left", expand=False)
-    table.add_column("quantity")
-    table.add_column("closed form", overflow="fold")
-    table.add_column("as sizes grow", overflow="fold")
-    table.add_column("value", justify="right")
-    table.add_row("W (work)", formula(analysis.work.expr), formula(analysis.work.leading),
-                  si(analysis.work.value, WORK_UNIT))
+    rows = [[name, closed, grown, value] for name, closed, grown, value in _quantity_rows(analysis)]
+    table, left_out = fitted_table("Work, traffic, intensity", QUANTITY_COLUMNS, rows, width)
+    if not left_out:
+        return [header, table]
+    # a narrow page: the values in the table, every formula as a line under it
+    table, _ = fitted_table("Work, traffic, intensity", QUANTITY_COLUMNS, rows, 0)
+    return [header, table, Text(wrap_lines([_formula_line(row) for row in rows], width))]
+
+
+QUANTITY_COLUMNS = [Column("quantity"), Column("value", "right"),
+                    Column("closed form", optional=True), Column("as sizes grow", optional=True)]
+
+
+def _quantity_rows(analysis: Analysis):
+    """(label, value with its unit, closed form, where it goes as the sizes grow) per row."""
+    yield ("W (work)", si(analysis.work.value, WORK_UNIT), formula(analysis.work.expr),
+           formula(analysis.work.leading))
     if len(analysis.work_by_class) > 1:
         for cls, quantity in analysis.work_by_class.items():
-            table.add_row(f"  W {cls}", formula(quantity.expr), formula(quantity.leading),
-                          si(quantity.value, WORK_UNIT))
+            yield (f"  W {cls}", si(quantity.value, WORK_UNIT), formula(quantity.expr),
+                   formula(quantity.leading))
     for level, quantity in analysis.traffic.items():
-        table.add_row(f"Q {level}", formula(quantity.expr), formula(quantity.leading),
-                      si(quantity.value, TRAFFIC_UNIT))
+        yield (f"Q {level}", si(quantity.value, TRAFFIC_UNIT), formula(quantity.expr),
+               formula(quantity.leading))
     for level, intensity in analysis.intensity.items():
-        table.add_row(f"I {level}", formula(intensity.expr), f"→ {limit_text(intensity.limit, None)}",
-                      plain(intensity.value, INTENSITY_UNIT))
-    return [header, table]
+        yield (f"I {level}", plain(intensity.value, INTENSITY_UNIT), formula(intensity.expr),
+               f"→ {limit_text(intensity.limit, None)}")
+
+
+def _formula_line(row: list[str]) -> str:
+    """`Q global = 2*M*N*(2*K + T)/T   as sizes grow 4*K*M*N/T`."""
+    name, _, closed, grown = row
+    if grown == closed:
+        return f"{name.strip()} = {closed}"
+    return f"{name.strip()} = {closed}   as sizes grow {grown}"
 
 
 def _size_text(analysis: Analysis, name: str, value) -> str:

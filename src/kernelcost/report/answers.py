@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ..model import UNBOUNDING_LEVELS
-from ..units import plain, si
+from ..model import (
+    CLEARLY_COMPUTE_BOUND_ABOVE,
+    CLEARLY_MEMORY_BOUND_BELOW,
+    UNBOUNDING_LEVELS,
+    ZONE_COMPUTE,
+    ZONE_MEMORY,
+    ZONE_MIXED,
+)
+from ..units import binary, plain, si
 from .common import (
     INTENSITY_UNIT,
     bound_text,
@@ -16,10 +21,7 @@ from .common import (
     value_or_formula,
 )
 from .grid import grid_clause, grid_json, misfit_sentence
-
-if TYPE_CHECKING:
-    pass
-
+from .page import Column, fitted_table
 
 # --- verdicts and answers ------------------------------------------------------------------
 
@@ -126,6 +128,7 @@ def answers_json(answers) -> dict:
             "exp_on_fma": None if a.exp_on_fma is None else {
                 "fraction": float(a.exp_on_fma.fraction), "k": a.exp_on_fma.k,
                 "vector_FLOP_per_exp": a.exp_on_fma.vector_FLOP_per_exp},
+            "warm_l2": warm_json(a.verdict.warm_l2),
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "rate": _rate_json(a.rate),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
@@ -171,34 +174,76 @@ def _count_text(value: float) -> str:
     return si(value, "").strip()
 
 
-def verdict_table(answers):
-    """One row per machine x precision x level; the zone and advice follow as sentences."""
-    from rich.table import Table
+def warm_json(warm) -> dict | None:
+    """The stated initial state of L2 and what each time took from it (module warm)."""
+    if warm is None:
+        return None
+    return {"tensors": list(warm.tensors), "read_B": json_number(warm.read_B),
+            "capacity_B": json_number(warm.capacity_B), "usable_B": json_number(warm.usable_B),
+            "fits": warm.fits, "t_bound_from_l2_B": json_number(warm.bound_B),
+            "t_model_from_l2_B": json_number(warm.model_B),
+            "l2_bandwidth_Bps": json_number(warm.l2_bandwidth_Bps),
+            "global_bandwidth_Bps": json_number(warm.global_bandwidth_Bps),
+            "detail": warm.describe()}
 
-    table = Table(title="Roofline verdicts", title_justify="left")
-    for column, justify in (("machine", "left"), ("level", "left"), ("I", "right"),
-                            ("ridge", "right"), ("I/ridge", "right"), ("attainable", "right"),
-                            ("t_min", "right"), ("bound", "left")):
-        table.add_column(column, justify=justify)
+
+VERDICT_COLUMNS = [
+    Column("machine"), Column("level"), Column("I\nFLOP/B", "right"),
+    Column("ridge\nFLOP/B", "right"), Column("I/ridge", "right"),
+    Column("attainable\nFLOP/s", "right", optional=True), Column("t_min", "right"),
+    Column("bound by")]
+
+
+def verdict_table(answers, width: int | None = None):
+    """One row per machine x precision x level, the units in the headers; a page narrower
+    than every column leaves out the attainable rate. Returns the table and the headers left
+    out; the zone and advice follow as sentences."""
+    rows = []
     for answer in answers:
         result = answer.verdict
         for position, level in enumerate(result.levels):
             ratio = value_of(level.ratio)
             first = position == 0
-            table.add_row(
+            rows.append([
                 machine_label(result.machine, result.precision) if first else "",
                 level.level,
-                value_or_formula(level.intensity, INTENSITY_UNIT),
-                plain(value_of(level.ridge), INTENSITY_UNIT),
+                value_or_formula(level.intensity, ""),
+                plain(value_of(level.ridge), "").strip(),
                 "-" if ratio is None else f"{ratio:.3g}",
-                value_or_formula(level.performance, "FLOP/s", prefixed=True),
+                _compact(level.performance),
                 _time_cell(result) if first else "",
-                (result.bound or "-") if first else "")
-    return table
+                short_bound(result.bound) if first else ""])
+    return fitted_table("Roofline verdicts", VERDICT_COLUMNS, rows, width)
+
+
+def short_bound(bound: str | None) -> str:
+    """`bf16 tensor peak` -> `bf16 tensor`, `shared bandwidth` -> `shared`: the column says
+    what binds."""
+    return "-" if bound is None else bound.removesuffix(" bandwidth").removesuffix(" peak")
+
+
+def _compact(expr) -> str:
+    """A rate under a header that holds its unit: `990T`."""
+    value = value_of(expr)
+    if value is None:
+        return value_or_formula(expr, "")
+    return si(value, "").replace(" ", "")
 
 
 def _time_cell(result) -> str:
     return "does not fit" if result.misfits else si(value_of(result.t_bound), "s")
+
+
+def _advice_line(level) -> str:
+    """The regime (a side of the ridge) and the chapter's zone (under 0.1x, 0.1x to 10x,
+    over 10x) in one clause, so that `compute-bound` beside `mixed` reads as a position, not
+    a contradiction."""
+    ratio = value_of(level.ratio)
+    low, high = float(CLEARLY_MEMORY_BOUND_BELOW), float(CLEARLY_COMPUTE_BOUND_ABOVE)
+    span = {ZONE_MEMORY: f"under {low:g}×", ZONE_MIXED: f"{low:g}× to {high:g}×",
+            ZONE_COMPUTE: f"over {high:g}×"}[level.zone]
+    return (f"  {level.regime} at {level.level}, {ratio:.3g}× the ridge: in the "
+            f"{level.zone.name} zone ({span}), {level.zone.advice}.")
 
 
 def _term_order(term) -> float:
@@ -212,9 +257,8 @@ def answer_lines(answers) -> list[str]:
         lines.append(answer_sentence(answer) + ".")
         result = answer.verdict
         level = binding_level(result)
-        zone = level.zone if level is not None else None
-        if zone is not None and not result.misfits:
-            lines.append(f"  {zone.name} at {level.level}: {zone.advice}.")
+        if level is not None and level.zone is not None and not result.misfits:
+            lines.append(_advice_line(level))
         if not result.misfits and len(result.terms) > 1:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
@@ -223,18 +267,25 @@ def answer_lines(answers) -> list[str]:
             lines.append(rate_line(answer))
         if answer.exp_on_fma is not None:
             lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
+        if result.warm_l2 is not None:
+            lines.append(f"  warm L2: {result.warm_l2.describe()}.")
         for derate in result.derates:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
                          f" ({derate.detail}).")
+        unknown = result.grid.latency_unknown if result.grid is not None else ()
+        if unknown and not result.misfits:
+            lines.append(f"  latency unknown at {', '.join(unknown)}: the machine file cites no "
+                         "load latency there, so Little's law is not checked (no latency "
+                         "derate).")
         for fit in result.fits:
             if fit.fits is False:
                 lines.append(f"  keep scope {fit.scope_index} ({', '.join(fit.tensors)}) holds "
-                             f"{si(value_of(fit.held_B), 'B')}, more than the "
-                             f"{si(value_of(fit.capacity_B), 'B')} of {fit.level} per "
+                             f"{binary(value_of(fit.held_B))}, more than the "
+                             f"{binary(value_of(fit.capacity_B))} of {fit.level} per "
                              f"{fit.capacity_per}.")
         if result.working_set_fits_l2:
-            lines.append(f"  the working set ({si(value_of(result.working_set_B), 'B')}) fits in "
-                         f"L2 ({si(value_of(result.l2_capacity_B), 'B')}): the L2 slope may "
+            lines.append(f"  the working set ({binary(value_of(result.working_set_B))}) fits in "
+                         f"L2 ({binary(value_of(result.l2_capacity_B))}): the L2 slope may "
                          "bind rather than HBM's.")
         if answer.efficiency is not None:
             above = (" — above the roof: check the measurement, the sizes or the spec"

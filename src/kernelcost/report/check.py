@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..analysis import Spec
+from .page import Column, fitted_table
 
 if TYPE_CHECKING:
     from ..oracle import Comparison
@@ -15,14 +17,19 @@ if TYPE_CHECKING:
 # --- check ----------------------------------------------------------------------------------
 
 
-def check_tables(spec: Spec, results: list[CheckResult]) -> list:
-    """Each CheckResult as a table of its comparisons, then its verdict: both read the same
-    rows, so the table can never show a difference that the verdict missed."""
+def check_tables(spec: Spec, results: list[CheckResult], width: int | None = None) -> list:
+    """Each CheckResult as a table of its comparisons (a fitted table, report.page), then its
+    verdict: both read the same rows, so the table can never show a difference that the
+    verdict missed."""
     from rich.text import Text
 
     tables = []
     for result in results:
-        tables.append(_check_table(spec, result))
+        table, scopes = _check_table(spec, result, width)
+        tables.append(table)
+        if scopes:
+            tables.append(Text("; ".join(f"scope {index}: {what}"
+                                         for index, what in scopes.items())))
         for mismatch in result.mismatches:
             tables.append(Text(f"mismatch: {mismatch}", style="red"))
         if not result.mismatches:
@@ -33,23 +40,31 @@ def check_tables(spec: Spec, results: list[CheckResult]) -> list:
     return tables
 
 
-def _check_table(spec: Spec, result: CheckResult):
-    from rich.table import Table
+CHECK_COLUMNS = [Column("quantity"), Column("closed form", "right"),
+                 Column("enumerated", "right"), Column("")]
+# `scope 0 (A, B in shared) read[A]`: the scope's contents go to a note under the table
+_SCOPE_LABEL = re.compile(r"scope (\d+) \(([^)]*)\) (.*)")
+
+
+def _check_table(spec: Spec, result: CheckResult, width: int | None):
+    """The fitted table, and what each scope keeps where (`A, B in shared`) by its index."""
     from rich.text import Text
 
     sizes = ", ".join(f"{name} = {value}" + ("" if name in result.sizes else " (default)")
                       for name, value in result.counts.sizes.items() if name in spec.parameters)
-    table = Table(title=f"{spec.name} at {sizes}", title_justify="left")
-    for column, justify in (("quantity", "left"), ("closed form", "right"),
-                            ("enumerated", "right"), ("", "left")):
-        table.add_column(column, justify=justify)
+    rows, scopes = [], {}
     for label, row, where in _check_rows(result.rows):
+        scope = _SCOPE_LABEL.fullmatch(label)
+        if scope is not None:
+            index, what, quantity = scope.groups()
+            scopes[int(index)] = what
+            label = f"scope {index} {quantity}"
         closed = "no number" if row.closed_form is None else f"{row.closed_form} {row.unit}"
         if row.relation != "==" and row.closed_form is not None:
             closed = f"{_BOUND_SIGN[row.relation]} {closed}"
-        table.add_row(Text(label), closed, f"{row.enumerated} {row.unit}",
-                      _check_status(row, where))
-    return table
+        rows.append([Text(label), closed, f"{row.enumerated} {row.unit}",
+                     _check_status(row, where)])
+    return fitted_table(f"{spec.name} at {sizes}", CHECK_COLUMNS, rows, width)[0], scopes
 
 
 _BOUND_SIGN = {">=": "<=", "<=": ">="}  # what the closed form says of the enumerated value
@@ -72,7 +87,7 @@ def _check_rows(rows: tuple[Comparison, ...]) -> Iterator[tuple[str, Comparison,
             group = entries[row.quantity]
             failing = [entry for entry in group if not entry.holds]
             first = failing[0] if failing else group[0]
-            label = f"{row.quantity}, checked at {len(group)} points"
+            label = f"{row.quantity} ({len(group)} points)"
             yield label, first, first.where if failing else ""
 
 

@@ -31,6 +31,7 @@ def grid_json(verdict) -> dict:
         "bound": grid.bound, "model_bound": grid.model_bound, "model_rule": grid.model_rule,
         "model_detail": grid.model_detail,
         "missing_figures": list(occupancy.missing),
+        "latency_unknown": list(grid.latency_unknown),
     }
     return fields
 

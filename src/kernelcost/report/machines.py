@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ..units import plain, si
-from .common import INTENSITY_UNIT
-
-if TYPE_CHECKING:
-    pass
-
+from ..units import binary, si
+from .grid import PER_WORDS
+from .page import Column, fitted_table
 
 # --- machines -------------------------------------------------------------------------------
 
@@ -51,51 +46,73 @@ def machine_json(machine) -> dict:
     return document
 
 
-def machines_table(machines):
-    from rich.table import Table
+MACHINES_COLUMNS = [
+    Column("id"), Column("name", optional=True), Column("SMs", "right"),
+    Column("HBM\nTB/s", "right"), Column("L2\nMiB", "right"), Column("fp32\nTFLOP/s", "right"),
+    Column("bf16 tensor\nTFLOP/s", "right"), Column("ridge bf16\nFLOP/B", "right")]
 
-    table = Table(title="Machines", title_justify="left")
-    for column in ("id", "name", "SMs", "HBM", "L2", "fp32", "bf16 tensor", "ridge bf16"):
-        table.add_column(column)
+
+def machines_table(machines, width: int | None = None):
+    """The database, one machine a row, each column in the unit of its header (capacities
+    binary, rates decimal): a fitted table (report.page)."""
+    rows = []
     for machine in machines:
         hbm = machine.bandwidth("global")
         bf16 = machine.dense_peak("bf16", "tensor")
-        table.add_row(machine.id, machine.name, str(machine.sm_count), si(hbm, "B/s"),
-                      si(machine.capacity("l2"), "B"), si(machine.peak("fp32", "vector"),
-                                                          "FLOP/s"),
-                      si(bf16.peak_FLOPps if bf16 else None, "FLOP/s"),
-                      plain(bf16.peak_FLOPps / hbm if bf16 and hbm else None, INTENSITY_UNIT))
-    return table
+        rows.append([machine.id, machine.name, str(machine.sm_count), _scaled(hbm, 1e12),
+                     _scaled(machine.capacity("l2"), 2**20),
+                     _scaled(machine.peak("fp32", "vector"), 1e12),
+                     _scaled(bf16.peak_FLOPps if bf16 else None, 1e12),
+                     _scaled(bf16.peak_FLOPps / hbm if bf16 and hbm else None, 1)])
+    return fitted_table("Machines", MACHINES_COLUMNS, rows, width)
 
 
-def machine_table(machine):
-    from rich.table import Table
+def _scaled(value: float | None, scale: float) -> str:
+    return "-" if value is None else f"{value / scale:.4g}"
 
-    table = Table(title=f"{machine.name} ({machine.id}, {machine.sm_count} SMs)",
-                  title_justify="left")
-    for column in ("what", "figure", "source"):
-        table.add_column(column, overflow="fold")
+
+def machine_table(machine, width: int | None = None):
+    """Every figure of one machine with its unit, and a reference to its source; the
+    sources follow as numbered notes (one note for the figures that share it). Returns the
+    fitted table and the notes."""
+    sources: dict[str, int] = {}
+
+    def cite(source: str | None) -> str:
+        if not source:
+            return "-"
+        return f"[{sources.setdefault(source, len(sources) + 1)}]"
+
+    rows = [[what, figure, cite(source)] for what, figure, source in _figures(machine)]
+    title = f"{machine.name} ({machine.id}, {machine.sm_count} SMs)"
+    notes = [f"[{number}]  {source}" for source, number in sources.items()]
+    return fitted_table(title, MACHINE_COLUMNS, rows, width), notes
+
+
+MACHINE_COLUMNS = [Column("what"), Column("figure", "right"), Column("source")]
+
+
+def _figures(machine):
+    """(what, figure with its unit, source) of every figure of the machine file."""
     for peak in machine.compute:
         kind = f"{peak.precision} {peak.unit}" + (" (sparse)" if peak.sparse else "")
-        table.add_row(kind, si(peak.peak_FLOPps, "FLOP/s"), peak.source)
+        yield kind, si(peak.peak_FLOPps, "FLOP/s"), peak.source
     if machine.sfu_OPps:
-        table.add_row("sfu", si(machine.sfu_OPps, "OP/s"), machine.sfu_source or "")
+        yield "sfu", si(machine.sfu_OPps, "OP/s"), machine.sfu_source
     for memory in machine.memory:
         if memory.bandwidth_Bps is not None:
-            table.add_row(f"{memory.level} bandwidth", si(memory.bandwidth_Bps, "B/s"),
-                          memory.bandwidth_source or "")
+            yield f"{memory.level} bandwidth", si(memory.bandwidth_Bps, "B/s"), \
+                memory.bandwidth_source
         if memory.capacity_B is not None:
-            table.add_row(f"{memory.level} capacity",
-                          f"{si(memory.capacity_B, 'B')} per {memory.capacity_per}",
-                          memory.capacity_source or "")
+            per = PER_WORDS.get(memory.capacity_per, memory.capacity_per)
+            yield (f"{memory.level} capacity", f"{binary(memory.capacity_B)} per {per}",
+                   memory.capacity_source)
     if machine.launch_overhead_s is not None:
-        table.add_row(f"launch overhead ({machine.launch_mode})",
-                      si(machine.launch_overhead_s, "s"), machine.launch_source or "")
+        yield (f"launch overhead ({machine.launch_mode})", si(machine.launch_overhead_s, "s"),
+               machine.launch_source)
     for key, value, source in machine.execution.figures():
-        shown = f"{value} B" if key.endswith("_B") else f"{value:g}"
-        table.add_row(key.removesuffix("_B").replace("_", " "), shown, source)
+        shown = binary(value) if key.endswith("_B") else f"{value:g}"
+        yield key.removesuffix("_B").replace("_", " "), shown, source
     for latency in machine.latencies:
-        table.add_row(f"{latency.level} latency", f"{latency.cycles:g} cycles",
-                      f"{latency.seconds * 1e9:.3g} ns at {latency.clock_Hz / 1e9:g} GHz on "
-                      f"{latency.measured_on}: {latency.source}")
-    return table
+        measured = (f"{latency.seconds * 1e9:.3g} ns at {latency.clock_Hz / 1e9:g} GHz on "
+                    f"{latency.measured_on}: {latency.source}")
+        yield f"{latency.level} latency", f"{latency.cycles:g} cycles", measured

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import sympy
 
 from ..analysis import Analysis
-from ..units import plain, si
+from ..units import binary, plain
 from .common import (
-    INTENSITY_UNIT,
     MACHINE_NAMES,
     bound_text,
     condition_text,
@@ -20,72 +17,87 @@ from .common import (
     size_text,
     value_of,
 )
-
-if TYPE_CHECKING:
-    pass
-
+from .grid import PER_WORDS
+from .page import Column, fitted_table
 
 # --- solve ----------------------------------------------------------------------------------
 
 
-def _crossing_text(crossing) -> str:
+def _crossing_cells(crossing) -> tuple[str, str]:
+    """(where I meets the ridge, the sizes that are compute-bound): `T = 613.2`, `T >= 614`;
+    `never: I → 0.5 FLOP/B`, `never` when the limit stays under the ridge."""
+    parameter = crossing.parameter
     if crossing.value is None:
         known = crossing.limit if crossing.known_limit is None else crossing.known_limit
-        limit = value_of(known)
-        ridge = value_of(crossing.ridge)
-        side = "under" if limit is not None and ridge is not None and limit < ridge else "over"
-        return f"never: I → {limit_text(known)} stays {side} the ridge"
+        limit, ridge = value_of(known), value_of(crossing.ridge)
+        under = limit is not None and ridge is not None and limit < ridge
+        return f"never: I → {limit_text(known)}", "never" if under else "always"
     value = value_of(crossing.value)
     shown = size_text(value) if value is not None else formula(crossing.value)
     bound = crossing.integer_bound
-    if bound is None:
-        return f"{crossing.parameter} = {shown}, compute-bound {crossing.compute_bound_side}"
-    return f"{crossing.parameter} = {shown}: compute-bound at {crossing.parameter} {bound_text(bound)}"
+    where = crossing.compute_bound_side if bound is None else (
+        f"{parameter} {bound_text(bound)}")
+    return f"{parameter} = {shown}", where
 
 
-def solve_tables(analysis: Analysis, parameter: str, solutions):
-    from rich.table import Table
+RIDGE_COLUMNS = [Column("machine"), Column("level"), Column("ridge\nFLOP/B", "right"),
+                 Column("crossing"), Column("compute-bound"),
+                 Column("closed form", optional=True), Column("valid when", optional=True)]
+CAPACITY_COLUMNS = [Column("machine"), Column("what"), Column("level"),
+                    Column("capacity", "right"), Column("crossing"), Column("fits"),
+                    Column("closed form", optional=True)]
 
-    ridges = Table(title=f"{analysis.kernel}: where I(level) = ridge, solving for {parameter}",
-                   title_justify="left")
-    for column in ("machine", "level", "ridge", "crossing", "closed form", "valid when"):
-        ridges.add_column(column, overflow="fold")
-    capacity = Table(title="Capacity: where the bytes held reach the level's size",
-                     title_justify="left")
-    for column in ("machine", "what", "level", "capacity", "crossing", "closed form"):
-        capacity.add_column(column, overflow="fold")
+
+def solve_tables(analysis: Analysis, parameter: str, solutions, width: int | None = None):
+    """The crossings of the ridges, then (when a tile or the working set depends on the
+    size) of the capacities, each a fitted table (report.page): (table, headers left out)."""
+    ridge_rows, capacity_rows = [], []
     for solution in solutions:
         for crossing in solution.crossings:
-            ridges.add_row(machine_label(crossing.machine, crossing.precision), crossing.level,
-                           plain(value_of(crossing.ridge), INTENSITY_UNIT),
-                           _crossing_text(crossing), formula(crossing.expr),
-                           "-" if crossing.expr is None else condition_text(crossing.condition))
+            ridge_rows.append([machine_label(crossing.machine, crossing.precision),
+                               crossing.level, plain(value_of(crossing.ridge), "").strip(),
+                               *_crossing_cells(crossing), formula(crossing.expr),
+                               "-" if crossing.expr is None else
+                               condition_text(crossing.condition)])
         for crossing in solution.capacity:
-            capacity.add_row(MACHINE_NAMES.get(crossing.machine, crossing.machine),
-                             crossing.what, crossing.level,
-                             f"{si(value_of(crossing.capacity_B), 'B')} per "
-                             f"{crossing.capacity_per}", _capacity_text(crossing),
-                             formula(crossing.expr))
-    return [ridges, capacity] if any(s.capacity for s in solutions) else [ridges]
+            capacity_rows.append([MACHINE_NAMES.get(crossing.machine, crossing.machine),
+                                  crossing.what.removeprefix("keep "), crossing.level,
+                                  _capacity_text(crossing), *_capacity_cells(crossing),
+                                  formula(crossing.expr)])
+    tables = [fitted_table(f"{analysis.kernel}: where I(level) = ridge, solving for "
+                           f"{parameter}", RIDGE_COLUMNS, ridge_rows, width)]
+    if capacity_rows:
+        tables.append(fitted_table("Capacity: where the bytes held reach the level's size",
+                                   CAPACITY_COLUMNS, capacity_rows, width))
+    return tables
 
 
 def _capacity_text(crossing) -> str:
+    """`228 KiB/SM`; a device's capacity without a `per`."""
+    capacity = binary(value_of(crossing.capacity_B))
+    per = crossing.capacity_per
+    return capacity if per == "device" else f"{capacity}/{PER_WORDS.get(per, per)}"
+
+
+def _capacity_cells(crossing) -> tuple[str, str]:
+    """(where the bytes held reach the capacity, the sizes that fit)."""
     if crossing.value is None:
         if crossing.fits_everywhere is True:
-            return "fits at every size"
+            return "none", "at every size"
         if crossing.fits_everywhere is False:
-            return "never fits"
+            return "none", "never"
         if crossing.parameter not in {str(s) for s in crossing.held_B.free_symbols}:
-            return f"does not depend on {crossing.parameter}"
+            return f"independent of {crossing.parameter}", "-"
         if crossing.condition is sympy.false:
-            return "no crossing"
-        return f"no closed form: {condition_text(crossing.condition)}"
+            return "no crossing", "-"
+        return f"no closed form: {condition_text(crossing.condition)}", "-"
     value = value_of(crossing.value)
     shown = size_text(value) if value is not None else formula(crossing.value)
     bound = crossing.integer_bound
     if bound is None:
-        return f"{crossing.parameter} = {shown}, exceeds {crossing.exceeds_side}"
-    return f"{crossing.parameter} = {shown}: fits at {crossing.parameter} {bound_text(bound)}"
+        return (f"{crossing.parameter} = {shown}",
+                "below" if crossing.exceeds_side == "above" else "above")
+    return f"{crossing.parameter} = {shown}", f"{crossing.parameter} {bound_text(bound)}"
 
 
 def solve_json(analysis: Analysis, parameter: str, solutions) -> dict:

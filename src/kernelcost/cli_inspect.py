@@ -1,0 +1,61 @@
+"""`kernelcost machines`, `check` and `validate`: the commands that show what the tool
+holds or compare it with something else (the database, the enumeration, measurements).
+Kept out of cli.py, which only registers them."""
+
+from __future__ import annotations
+
+from .cli_common import EXIT_MISMATCH, EXIT_OK, page, parse_settings, print_fitted, print_prose
+from .jsonout import print_json
+from .watchdog import stage
+
+
+def run_machines(args) -> int:
+    from . import report
+    from .hardware import builtin_machine_ids, load_machine
+
+    if args.machine:
+        machine = load_machine(args.machine)
+        if args.json:
+            print_json(report.machine_json(machine))
+        else:
+            console, width = page(args)
+            fitted, notes = report.machine_table(machine, width)
+            print_fitted(console, fitted)
+            print_prose(console, notes, width)
+        return EXIT_OK
+    machines = [load_machine(i) for i in builtin_machine_ids()]
+    if args.json:
+        print_json([report.machine_json(m) for m in machines])
+    else:
+        console, width = page(args)
+        print_fitted(console, report.machines_table(machines, width))
+    return EXIT_OK
+
+
+def run_check(args) -> int:
+    from . import report
+    from .analysis import load
+    from .verify import check_against_oracle
+
+    spec = load(args.spec)
+    settings = parse_settings(args.settings)
+    stage("comparing with the enumeration")
+    results = check_against_oracle(spec, settings, args.reuse, args.samples)
+    console, width = page(args)
+    for renderable in report.check_tables(spec, results, width):
+        console.print(renderable)
+    mismatches = sum(len(r.mismatches) for r in results)
+    return EXIT_MISMATCH if mismatches else EXIT_OK
+
+
+def run_validate(args) -> int:
+    from .report.validation import validation_page
+    from .validate import run
+
+    def show(machine, comparisons) -> None:
+        console, width = page(args)
+        table, lines = validation_page(machine, comparisons, width)
+        print_fitted(console, table)
+        print_prose(console, lines, width)
+
+    return run(args, show)

@@ -1,0 +1,89 @@
+"""The page: what is printed fits the width of the terminal. A sentence wraps between words,
+never inside one, with a number kept on the line of its unit; a table keeps every row on one
+line by leaving out its optional columns, the last first, and says that `--wide` shows them."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+
+# a non-breaking space: textwrap breaks only at ASCII whitespace, so the pairs it joins stay
+# on one line
+_JOIN = "\u00a0"
+_UNIT_AFTER_NUMBER = re.compile(
+    r"(?<=[\d∞]) (?=(?:[kMGTPEmµn]|[KMGT]i)?"
+    r"(?:FLOP/s|FLOP/B|FLOP|OP/s|B/s|B|s|%|cycles|words|elements|registers)(?![\w/]))")
+_RELATION = re.compile(r" (=|>=|<=|→) (?=\S)")
+# `statement  acc[i] += ...`: a label, then two spaces or more; its continuation lines start
+# under the text after the label
+_LABEL = re.compile(r"(\s*)(\S+ {2,})?")
+
+
+def wrap(line: str, width: int | None) -> str:
+    """One line of prose fitted to `width` columns (None: as it is). The continuation lines
+    hang under the text after a label (`program    maximise ...`), or two columns in."""
+    if width is None or len(line) <= width:
+        return line
+    joined = _RELATION.sub(lambda m: f"{_JOIN}{m.group(1)}{_JOIN}",
+                           _UNIT_AFTER_NUMBER.sub(_JOIN, line))
+    indent, label = _LABEL.match(line).groups()
+    hang = len(indent) + (len(label) if label else 2)
+    lines = textwrap.wrap(joined, width=width, subsequent_indent=" " * hang,
+                          break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines).replace(_JOIN, " ")
+
+
+def wrap_lines(lines, width: int | None) -> str:
+    return "\n".join(wrap(line, width) for line in lines)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: its header (a unit on a second line), its justification, and whether
+    a narrow page may leave it out."""
+
+    header: str
+    justify: str = "left"
+    optional: bool = False
+
+
+def fitted_table(title: str, columns: list[Column], rows: list[list[str]],
+                 width: int | None):
+    """A rich Table whose rows are one line each: the optional columns that do not fit
+    `width` are left out, the last first (None: every column). Returns the table and the
+    headers left out."""
+    kept = list(range(len(columns)))
+    table = _table(title, columns, rows, kept)
+    optional = [index for index, column in enumerate(columns) if column.optional]
+    while width is not None and _natural_width(table) > width and optional:
+        kept.remove(optional.pop())
+        table = _table(title, columns, rows, kept)
+    left_out = [columns[index].header.replace("\n", " ") for index in range(len(columns))
+                if index not in kept]
+    return table, left_out
+
+
+def left_out_note(left_out: list[str]) -> str | None:
+    """`(--wide adds: attainable FLOP/s)`, or None when every column is shown."""
+    return f"(--wide adds: {', '.join(left_out)})" if left_out else None
+
+
+def _table(title: str, columns: list[Column], rows: list[list[str]], kept: list[int]):
+    from rich import box
+    from rich.table import Table
+
+    # no outer frame, a rule under the header: four columns more than a boxed table
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                  pad_edge=False)
+    for index in kept:
+        table.add_column(columns[index].header, justify=columns[index].justify, no_wrap=True)
+    for row in rows:
+        table.add_row(*[row[index] for index in kept])
+    return table
+
+
+def _natural_width(table) -> int:
+    from rich.console import Console
+
+    return Console(width=100_000).measure(table).maximum

@@ -1,0 +1,94 @@
+"""The printed page (issue 16, items 2, 7 and 8): sentences wrapped between words with a
+number on the line of its unit, tables that leave out optional columns rather than wrap a row,
+the regime and the chapter's zone in one clause, capacities in binary units and rates in
+decimal SI. The goldens of every command at 80 and 120 columns are in test_golden.py."""
+
+from pathlib import Path
+
+from kernelcost import cli
+from kernelcost.report.page import Column, fitted_table, left_out_note, wrap
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+
+
+def text_of(capsys, monkeypatch, columns: int, *argv) -> str:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert cli.main([str(a) for a in argv]) == cli.EXIT_OK
+    return capsys.readouterr().out
+
+
+def test_a_number_stays_with_its_unit_and_the_lines_hang():
+    line = ("memory-bound on H100 BF16: I_shared = 0.5 FLOP/B is 0.0152× the shared ridge "
+            "(33 FLOP/B)")
+    wrapped = wrap(line, 78).splitlines()
+    # at 78 columns the break falls between "(33" and "FLOP/B)": the pair moves down whole
+    first = "memory-bound on H100 BF16: I_shared = 0.5 FLOP/B is 0.0152× the shared ridge"
+    assert wrapped == [first, "  (33 FLOP/B)"]
+    label = wrap("program    maximise x_i + x_j + x_k subject to x_i + x_j <= 1", 40)
+    assert label.splitlines()[1] == " " * 11 + "subject to x_i + x_j <= 1"  # under the text
+
+
+def test_a_word_longer_than_the_page_is_not_split():
+    url = "https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/x.html"
+    assert wrap(f"[1]  see {url}", 40).splitlines() == ["[1]  see", f"     {url}"]
+
+
+def test_a_narrow_table_leaves_out_its_optional_columns_last_first():
+    columns = [Column("name"), Column("first", optional=True), Column("second", optional=True)]
+    rows = [["a" * 10, "b" * 20, "c" * 20]]
+    _, left_out = fitted_table("t", columns, rows, 40)
+    assert left_out == ["second"]  # 10 + 20 + 3 fits 40; 10 + 20 + 20 + 6 does not
+    _, left_out = fitted_table("t", columns, rows, 20)
+    assert left_out == ["first", "second"]
+    _, left_out = fitted_table("t", columns, rows, None)
+    assert left_out == [] and left_out_note(left_out) is None
+    assert left_out_note(["attainable FLOP/s"]) == "(--wide adds: attainable FLOP/s)"
+
+
+def test_compute_bound_in_the_mixed_zone_reads_as_one_position(capsys, monkeypatch):
+    # gemm 4096 on H100: I = 4096/3 = 1365 FLOP/B against the 295.5 ridge (990 TFLOP/s over
+    # 3.35 TB/s): 4.62x, compute-bound and inside the chapter's 0.1x..10x mixed zone
+    out = text_of(capsys, monkeypatch, 200, "analyze", SPECS / "gemm.kcost", "--set",
+                  "M=4096,N=4096,K=4096", "--machine", "h100", "--no-verify")
+    assert ("compute-bound at global, 4.62× the ridge: in the mixed zone (0.1× to 10×), both "
+            "levers count: fewer bytes and faster arithmetic.") in out
+    assert "mixed at global" not in out and "near the ridge" not in out
+
+
+def test_the_memory_zone_names_its_span(capsys, monkeypatch):
+    # gemm_tiled N = 8192 binds at shared: I = 1/2 against the 33 ridge, 0.0152x < 0.1x
+    out = text_of(capsys, monkeypatch, 200, "analyze", SPECS / "gemm_tiled.kcost", "--set",
+                  "M=N,K=N,N=8192", "--machine", "h100", "--no-verify")
+    assert ("memory-bound at shared, 0.0152× the ridge: in the clearly memory-bound zone "
+            "(under 0.1×), bytes are the limit") in out
+
+
+def test_capacities_binary_rates_decimal(capsys, monkeypatch):
+    # h100.toml: L2 52428800 B = 50 MiB, shared 233472 B = 228 KiB per SM, HBM 3.35e12 B/s
+    out = text_of(capsys, monkeypatch, 200, "machines", "h100")
+    assert "50 MiB per device" in out and "228 KiB per SM" in out
+    assert "3.35 TB/s" in out and "52.4 MB" not in out and "233 kB" not in out
+    out = text_of(capsys, monkeypatch, 200, "machines")
+    assert "MiB" in out.split("\n")[1] + out.split("\n")[2]  # the L2 column's unit
+    out = text_of(capsys, monkeypatch, 200, "solve", SPECS / "gemm_tiled.kcost", "--for", "T",
+                  "--set", "M=N,K=N,N=8192", "--machine", "h100")
+    assert "228 KiB/SM" in out and "50 MiB" in out
+    out = text_of(capsys, monkeypatch, 200, "bound", SPECS / "gemm_hopper.kcost", "--level",
+                  "l2", "--machine", "h100")
+    assert "S = 50 MiB" in out
+
+
+def test_the_working_set_and_l2_are_binary(capsys, monkeypatch):
+    # gemm 4096 bf16: 3 x 4096^2 x 2 B = 96 MiB, under B200's 126.5 MiB of L2
+    out = text_of(capsys, monkeypatch, 200, "analyze", SPECS / "gemm.kcost", "--set",
+                  "M=4096,N=4096,K=4096", "--machine", "b200", "--no-verify")
+    assert "the working set (96 MiB) fits in L2 (126 MiB)" in out
+
+
+def test_wide_shows_every_column_at_any_width(capsys, monkeypatch):
+    narrow = text_of(capsys, monkeypatch, 80, "analyze", SPECS / "gemm.kcost", "--set",
+                     "M=4096,N=4096,K=4096", "--machine", "all", "--no-verify")
+    assert "(--wide adds: attainable FLOP/s)" in narrow and "2.25P" not in narrow
+    wide = text_of(capsys, monkeypatch, 80, "analyze", SPECS / "gemm.kcost", "--set",
+                   "M=4096,N=4096,K=4096", "--machine", "all", "--no-verify", "--wide")
+    assert "--wide adds" not in wide and "2.25P" in wide  # B200: 2250 TFLOP/s bf16 tensor
