@@ -28,7 +28,8 @@ FLOORS = {
     "uses": ["tune", "wholemodel", "validate"],
     "presentation": ["sweep", "scene", "report", "textplot", "plot", "phase", "ski", "bound_report",
                      "wholemodel_report", "display"],
-    "front": ["cli_common", "cli_model", "cli_bounds", "cli_inspect", "cli_sweep", "cli", "__init__"],
+    "front": ["cli_common", "cli_model", "cli_bounds", "cli_inspect", "cli_sweep", "cli",
+              "__init__"],
 }
 FLOOR_OF = {module: level for level, (_, modules) in enumerate(FLOORS.items())
             for module in modules}

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import sys
 
-from .cli_common import EXIT_OK, add_reuse, add_sizes, parse_settings, precision_names, progress_bar
+from .cli_common import (
+    EXIT_OK,
+    add_reuse,
+    add_sizes,
+    parse_settings,
+    precision_names,
+    progress_bar,
+)
 from .errors import Diagnostic, KcostError
 from .watchdog import stage
 

@@ -11,11 +11,11 @@ A column becomes a Field: a byte matrix with one row per figure, laid out the sa
 every figure (sign, `0.000`, the 16 digits with a point after each, `e+308`; the columns no
 figure of the chunk shows left out), and which bytes each figure keeps, which depends only
 on its layout (exponent and last non-zero digit): a row of a small table. csv_rows places
-every column in one matrix and drops the unkept bytes of all of them at once. The digits come from a decimal mantissa M in [10^15, 10^16)
-computed in doubles, exactly enough to round it right (an error-free product with the power
-of ten as a sum of two doubles); the rows it cannot settle (exact ties, which go to the even
-digit, and magnitudes beyond 10^+-280) are formatted by Python itself, so the text never
-differs from '%.16g'."""
+every column in one matrix and drops the unkept bytes of all of them at once. The digits
+come from a decimal mantissa M in [10^15, 10^16) computed in doubles, exactly enough to round
+it right (an error-free product with the power of ten as a sum of two doubles); the rows it
+cannot settle (exact ties, which go to the even digit, and magnitudes beyond 10^+-280) are
+formatted by Python itself, so the text never differs from '%.16g'."""
 
 from __future__ import annotations
 
