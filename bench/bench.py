@@ -24,7 +24,12 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Four 
    lambdified closed form (target >= 1e7 sizes/s);
 5. self-verification (bench/verify_cost.py): `analyze --json` over `analyze --json
    --no-verify` per shipped spec, whole process (target <= 1.10x), and in process;
-6. sweep CSV (bench/sweep_csv.py): `sweep --csv` over 10^5, 10^6 and 10^7 sizes, time and
+6. whole commands with machines (bench/process_ratios.py): `analyze --json` alone, with
+   `--machine h100` and with `--machine all`, and `solve gemm_tiled --for N`, each as the
+   median of paired ratios to the import-sympy floor;
+7. the execution model and the bounds (bench/constructs.py): blocks, waves and L2 unions,
+   the HBL program and tuning, each as a series with its log-log growth slope.
+8. sweep CSV (bench/sweep_csv.py): `sweep --csv` over 10^5, 10^6 and 10^7 sizes, time and
    peak memory of the whole process (target: 10^7 in under 10 s and 1 GiB).
 
 Targets are for this script to report, not timed assertions in the tests."""
@@ -131,6 +136,7 @@ def child_environment() -> dict[str, str]:
     kernelcost's own are written on the first (warm-up) run as any install would have them."""
     environment = dict(os.environ)
     environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    environment.setdefault("KERNELCOST_BUDGET_S", "600")  # a busy machine is no failure
     if SOURCE is not None:
         environment["PYTHONPATH"] = str(SOURCE)
     return environment
@@ -405,8 +411,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="whole-process runs per spec (default 5, "
                                                  "quick 3)")
     parser.add_argument("--only", nargs="+",
-                        choices=("process", "stages", "scaling", "sweep", "verify", "csv"),
+                        choices=("process", "stages", "scaling", "sweep", "verify", "ratios",
+                                 "constructs", "csv"),
                         help="run only these tables")
+    parser.add_argument("--specs", nargs="+", metavar="NAME",
+                        help="time only these shipped specs (names without .kcost)")
     parser.add_argument("--output", type=Path, default=RESULTS,
                         help="Markdown results file (default bench/RESULTS.md); `-` for none")
     parser.add_argument("--json", type=Path, help="also write the raw figures as JSON")
@@ -415,13 +424,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--src", type=Path, help="time the kernelcost package under this "
                         "folder (a git worktree's src/ of an older commit: before and after)")
     args = parser.parse_args(argv)
-    global SOURCE
+    global SOURCE, SPECS
+    if args.specs:
+        SPECS = [spec for spec in SPECS if spec.stem in args.specs]
     if args.src is not None:
         SOURCE = args.src.resolve()
         sys.path.insert(0, str(SOURCE))
     else:
         sys.path.insert(0, str(ROOT / "src"))
     runs = args.runs or (3 if args.quick else 5)
+    from constructs import constructs
+    from process_ratios import process_ratios
     from sweep_csv import sweep_csv_cost
     from verify_cost import verification_cost
     sections = [
@@ -433,6 +446,12 @@ def main(argv: list[str] | None = None) -> int:
         ("verify", "Self-verification: `analyze` with and without `--no-verify`",
          lambda: verification_cost(SPECS, ROOT, kernelcost_command(), run_quietly,
                                    markdown_table, runs)),
+        ("ratios", "Whole commands with machines, paired ratios to `import sympy`",
+         lambda: process_ratios(SPECS, ROOT, kernelcost_command(), run_quietly,
+                                markdown_table, runs)),
+        ("constructs", "Execution model and bounds: growth of each construct",
+         lambda: constructs(ROOT, 1 if args.quick else 3, generated_spec, loglog_slope,
+                            markdown_table)),
         ("csv", "Sweep CSV: `kernelcost sweep --csv`", lambda: sweep_csv_cost(markdown_table, 1)),
     ]
     machine = machine_description()

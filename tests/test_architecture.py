@@ -23,13 +23,15 @@ FLOORS = {
     "oracle": ["oracle"],
     "hardware": ["values", "machine", "machinefile", "hardware", "modelfile"],
     "analysis": ["verify", "analysis"],
-    "model": ["efficiency", "polyexp", "derates", "warm", "occupancy", "waves", "execution",
-              "model", "numeric_roots", "solve", "rates", "answer", "lp", "lower", "bound"],
+    "model": ["decide", "efficiency", "polyexp", "derates", "warm", "occupancy", "waves",
+              "execution", "model", "numeric_roots", "equations", "solve", "rates", "answer", "lp",
+              "lower", "bound"],
     "uses": ["tune", "wholemodel", "validate"],
-    "presentation": ["sweep", "scene", "report", "textplot", "plot", "phase", "ski", "bound_report",
+    "presentation": ["sweep", "trajectory", "scene", "report", "textplot", "placement", "plot",
+                     "phase", "ski", "bound_report",
                      "wholemodel_report", "display"],
-    "front": ["cli_common", "cli_model", "cli_bounds", "cli_inspect", "cli_sweep", "cli",
-              "__init__"],
+    "front": ["cli_common", "cli_model", "cli_plot", "cli_bounds", "cli_inspect", "cli_sweep",
+              "cli", "__init__"],
 }
 FLOOR_OF = {module: level for level, (_, modules) in enumerate(FLOORS.items())
             for module in modules}

@@ -390,7 +390,7 @@ def test_hostile_output_paths(tmp_path_factory, name):
 @fuzz_settings(100)
 @given(st.text(max_size=10) | st.sampled_from(["nan", "inf", "-1", "0", "1e400", "5", "0.1"]))
 def test_hostile_budgets_and_measurements(text):
-    from kernelcost.cli import _measurement
+    from kernelcost.cli_common import measurement_of
     from kernelcost.watchdog import budget_seconds
 
     previous = os.environ.get("KERNELCOST_BUDGET_S")
@@ -406,7 +406,7 @@ def test_hostile_budgets_and_measurements(text):
             os.environ["KERNELCOST_BUDGET_S"] = previous
     for unit in ("us", "TFLOP/s", "TB/s", ""):
         try:
-            (value,) = _measurement(text + unit).values()
+            (value,) = measurement_of(text + unit).values()
             assert 0 < value < float("inf")
         except KcostError:
             pass

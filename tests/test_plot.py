@@ -9,20 +9,53 @@ import numpy
 import pytest
 import sympy
 from conftest import SPECS, size
+from matplotlib.text import Text
 
 import kernelcost
 from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
 from kernelcost.plot import Roofline, draw, roofline_figure, save
-from kernelcost.scene import crossing_label, scene, verdict_scene
+from kernelcost.scene import scene, verdict_scene
 from kernelcost.solve import ridge_crossings
 from kernelcost.sweep import parse_range
+from kernelcost.trajectory import crossing_label
 
 H100 = load_machine("h100")
 P_BF16 = 990e12  # H100 bf16 tensor peak (the roofline chapter's hardware table)
 P_FP32 = 67e12
 # H100 hierarchy: HBM and shared as the roofline chapter (§1.4); L2 the SXM figure (h100.toml)
 BANDWIDTH = {"global": 3.35e12, "l2": 1.0e13, "shared": 30e12}
+
+
+def assert_labels_clear(figure) -> None:
+    """Every label, by its rendered extent, overlaps no other label and touches no drawn line
+    or marker: each line is sampled every pixel in display space, independently of how the
+    placement decided."""
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    axes = figure.axes[0]
+    assert figure.crowded_labels == []
+    boxes = [(text.get_text(), text_extent(text, renderer)) for text in axes.texts]
+    for (first, a), (second, b) in itertools.combinations(boxes, 2):
+        assert not a.overlaps(b), f"`{first}` overlaps `{second}`"
+    for line in axes.get_lines():
+        data = numpy.column_stack([line.get_xdata(), line.get_ydata()]).astype(float)
+        data = data[numpy.isfinite(data).all(axis=1)]
+        pixels = axes.transData.transform(data)
+        if line.get_linestyle() not in ("None", "") and len(pixels) > 1:
+            steps = [numpy.linspace(p, q, int(numpy.hypot(*(q - p))) + 2)
+                     for p, q in itertools.pairwise(pixels)]
+            pixels = numpy.vstack(steps)
+        for text, box in boxes:
+            inside = ((pixels[:, 0] > box.x0) & (pixels[:, 0] < box.x1)
+                      & (pixels[:, 1] > box.y0) & (pixels[:, 1] < box.y1))
+            assert not inside.any(), f"`{text}` lies on {line.get_gid()}"
+
+
+def text_extent(annotation, renderer):
+    """The rendered box of the text alone (an annotation's extent includes its leader)."""
+    annotation.update_positions(renderer)
+    return Text.get_window_extent(annotation, renderer)
 
 
 def lines_by_gid(figure) -> dict:
@@ -58,11 +91,11 @@ def test_roofs_slopes_and_ridges_carry_the_machine_figures(gemm_over_n):
         x, y = map(numpy.asarray, slope.get_data())
         assert y / x == pytest.approx([bandwidth, bandwidth])
         assert y[-1] == pytest.approx(P_BF16)  # the slope stops at the highest roof
-        ridge = lines[f"ridge:{level}"]
+        ridge = lines[f"ridge:{level}:bf16"]
         assert ridge.get_xdata()[0] == pytest.approx(P_BF16 / bandwidth)  # I_crit = P / B
         assert ridge.get_ydata()[0] == pytest.approx(P_BF16)
     # chapter's table: H100 BF16 ridge 295.5 FLOP/B, written beside its marker
-    assert texts_by_gid(gemm_over_n)["ridge:global"].get_text() == "295.5 FLOP/B"
+    assert texts_by_gid(gemm_over_n)["ridge:global:bf16"].get_text() == "295.5 FLOP/B"
 
 
 def test_kernel_point_sits_under_its_roof(gemm_over_n):
@@ -114,11 +147,8 @@ def test_llm_decode_crosses_at_b_star_295_5():
 
 def test_labels_do_not_overlap_and_the_legend_is_outside(gemm_over_t, gemm_over_n):
     for figure in (gemm_over_t, gemm_over_n):
+        assert_labels_clear(figure)
         renderer = figure.canvas.get_renderer()
-        boxes = [(text.get_text(), text.get_window_extent(renderer))
-                 for text in figure.axes[0].texts]
-        for (first, a), (second, b) in itertools.combinations(boxes, 2):
-            assert not a.overlaps(b), f"`{first}` overlaps `{second}`"
         legend = figure.legends[0].get_window_extent(renderer)
         assert not legend.overlaps(figure.axes[0].get_window_extent(renderer))
 
@@ -133,7 +163,10 @@ def test_several_specs_on_one_figure():
     figure = roofline_figure([SPECS / "gemm_naive.kcost", SPECS / "gemm.kcost"], H100,
                              ["fp32"], settings={"M": 4096, "N": 4096, "K": 4096})
     lines = lines_by_gid(figure)
-    assert lines["point:0:global"].get_marker() != lines["point:1:global"].get_marker()
+    # one colour per kernel; the level is the marker
+    assert lines["point:0:global"].get_markerfacecolor() != \
+        lines["point:1:global"].get_markerfacecolor()
+    assert lines["point:0:global"].get_marker() == lines["point:1:global"].get_marker() == "o"
     # gemm, perfect reuse (chapter, example 2): I = 2N^3 / (6 N^2 * 2 bytes... ) = 1365.3
     assert lines["point:1:global"].get_xdata()[0] == pytest.approx(1365.33, rel=1e-4)
     labels = [text.get_text() for text in figure.legends[0].get_texts()]
@@ -172,8 +205,8 @@ def test_notebook_display():
     from kernelcost.model import verdict
 
     result = verdict(analysis.cost, H100, None, {size("n"): sympy.Integer(10**8)})
-    points = verdict_scene(result).kernels[0].points
-    assert points == {"global": pytest.approx(1 / 12)}
+    (point,) = verdict_scene(result).kernels[0].points.values()
+    assert point.intensity == pytest.approx(1 / 12)
     assert "<svg" in result._repr_svg_()
 
 
@@ -200,10 +233,12 @@ def test_plot_cli(tmp_path):
 
 def test_draw_is_separate_from_the_numbers():
     figure_scene = scene(SPECS / "vector_add.kcost", H100, settings={"n": 10**8})
-    assert figure_scene.peak_FLOPps == P_FP32
-    assert figure_scene.kernels[0].points == {"global": pytest.approx(1 / 12)}
-    assert lines_by_gid(draw(figure_scene))["point:0:global"].get_ydata()[0] == pytest.approx(
-        3.35e12 / 12)
+    point = figure_scene.kernels[0].points["global"]
+    assert figure_scene.kernels[0].peak_FLOPps == P_FP32
+    assert point.intensity == pytest.approx(1 / 12)
+    assert point.performance == pytest.approx(3.35e12 / 12)  # the scene computes the height
+    assert lines_by_gid(draw(figure_scene))["point:0:global"].get_ydata()[0] == \
+        point.performance
 
 
 def test_plot_shows_a_progress_bar_on_a_terminal_only(tmp_path, capsys, monkeypatch):

@@ -9,11 +9,11 @@ import pytest
 import sympy
 
 from kernelcost.cost import Cost, ScopeCost, TensorFootprint
+from kernelcost.equations import CAPACITY, RIDGE, positive_real_condition
 from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
-from kernelcost.solve import (
-    ABOVE, RIDGE, CAPACITY, capacity_crossings, positive_real_condition, ridge_crossings,
-)
+from kernelcost.numeric_roots import ABOVE
+from kernelcost.solve import capacity_crossings, ridge_crossings, ridge_equation
 from kernelcost.symbols import size_symbol
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
@@ -85,6 +85,19 @@ def test_gemm_tiled_spec_default_applies_only_when_asked():
     [crossing] = ridge_crossings(gemm_tiled(), N, load_machine("h100"), "bf16",
                                  values=SQUARE, apply_defaults=True)
     assert crossing.value is None and crossing.limit == 64  # T = 128 from the spec
+
+
+def test_one_ridge_equation_serves_every_machine_and_precision():
+    # solved once in I_crit; each machine's ridge put in gives what a solve per machine gives
+    prepared = ridge_equation(gemm(), N, values=SQUARE)
+    for machine_id, precision in (("h100", "bf16"), ("a100", "fp16"), ("b200", "fp4"),
+                                  ("mi300x", "fp32")):
+        machine = load_machine(machine_id)
+        shared = prepared.crossings(machine, precision)
+        alone = ridge_crossings(gemm(), N, machine, precision, values=SQUARE)
+        assert shared == alone
+        # gemm at M = N = K: I = 2N^3 / (6N^2) = N/3, so N* = 3 I_crit on every machine
+        assert shared[0].value == 3 * alone[0].ridge
 
 
 def test_gemm_tiled_solved_for_the_tile_at_8192():

@@ -4,11 +4,12 @@ Builds on analysis (closed forms), model (verdicts) and solve (crossings)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy
 
 from .analysis import Analysis
+from .cost import Cost
 from .efficiency import Efficiency, measured_efficiency
 from .errors import Diagnostic, KcostError
 from .hardware import Machine, load_machine
@@ -16,7 +17,7 @@ from .model import UNBOUNDING_LEVELS, Verdict, verdict
 from .polyexp import ExpOnFma
 from .polyexp import exp_on_fma as move_exponentials
 from .rates import ItemRate, item_rate
-from .solve import Crossing, capacity_crossings, parameter_symbol, ridge_crossings
+from .solve import Crossing, RidgeEquation, capacity_crossings, parameter_symbol, ridge_equation
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
     cost = move_exponentials(analysis.cost, exp_on_fma)
     loaded = [m if isinstance(m, Machine) else load_machine(m) for m in machines]
     free = free_parameters(analysis)
+    equations = RidgeEquations(cost, free[0], analysis.settings) if len(free) == 1 else None
     results = []
     for machine in loaded:
         for precision in precisions or []:
@@ -46,11 +48,10 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
             result = verdict(cost, machine, precision, analysis.settings, apply_defaults=True,
                              warm=warm_l2)
             crossings = ()
-            if len(free) == 1:
+            if equations is not None:
                 crossings = tuple(
                     crossing for level in roof_levels(cost, machine)
-                    for crossing in ridge_crossings(cost, free[0], machine, precision, level,
-                                                    analysis.settings, apply_defaults=True))
+                    for crossing in equations.at(level).crossings(machine, precision))
             efficiency = None
             if measurement and result.binding_term() is not None:
                 efficiency = measured_efficiency(result, **measurement)
@@ -58,6 +59,24 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
                                   efficiency, exp_on_fma,
                                   item_rate(analysis.spec.checked, result)))
     return results
+
+
+@dataclass
+class RidgeEquations:
+    """The ridge equation of each level in one size, solved on first use and then shared by
+    every machine and precision."""
+
+    cost: Cost
+    parameter: sympy.Symbol
+    settings: dict
+    apply_defaults: bool = True
+    solved: dict[str, RidgeEquation] = field(default_factory=dict)
+
+    def at(self, level: str) -> RidgeEquation:
+        if level not in self.solved:
+            self.solved[level] = ridge_equation(self.cost, self.parameter, level, self.settings,
+                                                apply_defaults=self.apply_defaults)
+        return self.solved[level]
 
 
 def roof_levels(cost, machine: Machine) -> list[str]:
@@ -98,6 +117,7 @@ def solve_spec(analysis: Analysis, parameter: str, machines: list[str | Machine]
         raise KcostError(Diagnostic(None, f"`{parameter}` is both set and solved for",
                                     f"drop --set {parameter}=..."))
     settings = analysis.settings
+    equations = RidgeEquations(cost, symbol, settings, apply_defaults=False)
     solutions = []
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
         found = []
@@ -107,7 +127,7 @@ def solve_spec(analysis: Analysis, parameter: str, machines: list[str | Machine]
             for level in levels or roof_levels(cost, machine):
                 if machine.bandwidth(level) is None:
                     continue
-                found += ridge_crossings(cost, symbol, machine, precision, level, settings)
+                found += equations.at(level).crossings(machine, precision)
         capacity = capacity_crossings(cost, symbol, machine, settings)
         solutions.append(Solution(machine, tuple(found), tuple(capacity)))
     return solutions

@@ -12,18 +12,20 @@ from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public co
     EXIT_MISMATCH,
     EXIT_OK,
     EXIT_USER_ERROR,
+    add_reuse,
     add_sizes,
     add_wide,
+    machine_ids,
+    measurement_of,
     page,
     parse_settings,
+    precision_names,
     print_fitted,
     print_prose,
-    progress_bar,
 )
-from .cli_common import add_reuse as _add_reuse
-from .cli_common import precision_names as _precisions
 from .cli_inspect import run_check, run_machines, run_validate
 from .cli_model import build_model_parser, run_model
+from .cli_plot import build_plot_parser, run_plot
 from .cli_sweep import build_sweep_parser, run_sweep
 from .errors import Diagnostic, KcostError
 from .jsonout import print_json
@@ -48,24 +50,6 @@ def _add_formats(parser: argparse.ArgumentParser) -> None:
     formats.add_argument("--latex", action="store_true", help="print a LaTeX table")
 
 
-def _machine_ids(items: list[str], default: list[str],
-                 precisions: list[str] | None = None) -> list[str]:
-    """The machines asked for. With `all` and precisions, the built-in machines that have
-    every one of them (a machine named on its own that lacks one is refused later)."""
-    ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
-    if "all" in ids:
-        from .hardware import builtin_machine_ids, load_machine
-
-        every = builtin_machine_ids()
-        kept = [m for m in every
-                if all(p in load_machine(m).precisions for p in precisions or [])]
-        if not kept:
-            raise KcostError(Diagnostic(None, "no built-in machine has "
-                                              f"{' and '.join(precisions or [])}"))
-        return kept
-    return ids or default
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kernelcost",
@@ -77,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze = commands.add_parser("analyze", help="closed forms, values and verdicts of a spec")
     analyze.add_argument("spec", help="a .kcost file")
     add_sizes(analyze)
-    _add_reuse(analyze)
+    add_reuse(analyze)
     _add_machines(analyze)
     analyze.add_argument("--no-verify", action="store_true",
                          help="skip comparing the closed forms with enumeration at a few "
@@ -101,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--for", dest="parameter", required=True, metavar="NAME",
                        help="the size to solve for")
     add_sizes(solve)
-    _add_reuse(solve)
+    add_reuse(solve)
     _add_machines(solve)
     solve.add_argument("--level", action="append", default=[],
                        help="memory levels to solve at (default: every level with traffic)")
@@ -117,10 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
                                               "of the loop nest at small sizes")
     check.add_argument("spec", help="a .kcost file")
     add_sizes(check)
-    _add_reuse(check)
+    add_reuse(check)
     check.add_argument("--samples", type=int, default=4,
                        help="how many small size assignments to draw when no --set is given")
-    _build_plot_parser(commands)
+    build_plot_parser(commands)
     build_sweep_parser(commands)
     build_model_parser(commands)
     build_bound_parsers(commands)
@@ -132,15 +116,15 @@ def run_analyze(args) -> int:
     from . import report
     from .analysis import analyze
 
-    precisions = _precisions(args.precision)  # an unknown name is refused before any work
+    precisions = precision_names(args.precision)  # an unknown name is refused before any work
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse,
                      verify=not args.no_verify)
     failed = result.verified is not None and result.verified.agree is False
     if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
         print(report.verification_error(result.verified), file=sys.stderr)
         return EXIT_MISMATCH
-    machines = _machine_ids(args.machine, [], precisions)
-    measurement = _measurement(args.measured) if args.measured else None
+    machines = machine_ids(args.machine, [], precisions)
+    measurement = measurement_of(args.measured) if args.measured else None
     if args.exp_on_fma and not machines:
         raise KcostError(Diagnostic(None, "--exp-on-fma needs a machine",
                                     "add --machine b200 (or another id)"))
@@ -197,29 +181,14 @@ def _print_text_roofline(console, found) -> None:
                       highlight=False)
 
 
-def _measurement(text: str) -> dict[str, float]:
-    from .units import parse_measurement
-
-    measurement = parse_measurement(text)
-    if measurement is None:
-        raise KcostError(Diagnostic(None, f"cannot read the measurement `{text}`",
-                                    "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a "
-                                    "byte rate (3.1TB/s)"))
-    (value,) = measurement.values()
-    if not 0 < value < float("inf"):  # 0us would divide by zero, 1e400us is inf
-        raise KcostError(Diagnostic(None, f"the measurement `{text}` must be positive and "
-                                          "finite", "a time such as 412us, or a rate"))
-    return measurement
-
-
 def run_solve(args) -> int:
     from . import report
     from .analysis import analyze
     from .answer import solve_spec
 
-    precisions = _precisions(args.precision)
+    precisions = precision_names(args.precision)
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
-    machines = _machine_ids(args.machine, ["h100"], precisions)
+    machines = machine_ids(args.machine, ["h100"], precisions)
     stage(f"solving for {args.parameter}")
     found = solve_spec(result, args.parameter, machines, precisions,
                        args.level or None)
@@ -229,47 +198,6 @@ def run_solve(args) -> int:
         console, width = page(args)
         for fitted in report.solve_tables(result, args.parameter, found, width):
             print_fitted(console, fitted)
-    return EXIT_OK
-
-
-# --- plot and sweep ----------------------------------------------------------------------
-
-def _build_plot_parser(commands) -> None:
-    plot = commands.add_parser("plot", help="a roofline figure (SVG, PNG or PDF) of one or "
-                                            "more specs")
-    plot.add_argument("specs", nargs="+", metavar="SPEC", help=".kcost files, on one figure")
-    plot.add_argument("--machine", required=True, help="a machine id (h100) or a .toml path")
-    plot.add_argument("--precision", nargs="+", action="extend", default=[],
-                      help="precisions whose roofs are drawn; the first sets the ridges "
-                           "(default: the first spec's own)")
-    add_sizes(plot)
-    _add_reuse(plot)
-    plot.add_argument("--sweep", metavar="NAME=LOW..HIGH",
-                      help="draw each kernel's path as this size grows, e.g. N=64..65536")
-    plot.add_argument("-o", "--output", required=True, action="append",
-                      help="the figure file: .svg, .png, .pdf; repeat for several formats")
-
-
-def run_plot(args) -> int:
-    from .hardware import load_machine
-    from .plot import check_figure_path, require_matplotlib, roofline_figure, save
-    from .sweep import parse_range
-
-    require_matplotlib()  # before any work, with how to install it
-
-    for output in args.output:  # every destination checked before any is drawn or written
-        check_figure_path(output)
-    size_range = parse_range(args.sweep) if args.sweep else None
-    stage("drawing the figure")
-    precisions = _precisions(args.precision) or []
-    if precisions:
-        load_machine(args.machine).require_precision(precisions[0])
-    with progress_bar("drawing", len(args.specs)) as advance:
-        figure = roofline_figure(args.specs, args.machine, precisions,
-                                 settings=parse_settings(args.settings), size_range=size_range,
-                                 reuse=args.reuse, on_kernel=advance)
-    for output in args.output:
-        print(save(figure, output))
     return EXIT_OK
 
 

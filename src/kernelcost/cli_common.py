@@ -1,5 +1,5 @@
-"""What the commands share: exit codes, the --set, --reuse and --precision options and
-their readers, the progress bar of long work."""
+"""What the commands share: exit codes, the --set, --reuse and --machine options and their
+readers, a --measured value, and the progress bar of long work."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
+from .errors import Diagnostic, KcostError
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -41,47 +43,6 @@ def _split_commas(text: str) -> list[str]:
             current += char
     parts.append(current)
     return [p for p in parts if p.strip()]
-
-
-def add_reuse(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--reuse", choices=("spec", "perfect", "none"), default="spec",
-                        help="count keep scopes as written (spec), or force perfect or no "
-                             "reuse for every tensor")
-
-
-def precision_names(items: list[str]) -> list[str] | None:
-    """The precisions asked for, each a name kernelcost knows (a machine refuses those it
-    lacks when it is loaded)."""
-    from .hardware import check_precision_name
-
-    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
-    for name in names:
-        check_precision_name(name)
-    return names or None
-
-
-@contextmanager
-def progress_bar(description: str, total: int) -> Iterator[Callable[..., None]]:
-    """A rich progress bar on stderr while the work runs, only when stderr is a terminal
-    (a pipe or a log file gets no bar); yields `advance(steps=1)`. The bar goes away when
-    the work is done, leaving the terminal as the output left it."""
-    if not sys.stderr.isatty():
-        yield lambda steps=1: None
-        return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    console = Console(stderr=True, force_terminal=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=console, transient=True) as progress:
-        task = progress.add_task(description, total=total)
-        yield lambda steps=1: progress.advance(task, steps)
 
 
 WIDE_COLUMNS = 1000  # --wide: no table leaves a column out; the terminal wraps what it must
@@ -119,3 +80,77 @@ def print_prose(console, lines, width: int | None) -> None:
 
     if lines:
         console.print(wrap_lines(lines, width), markup=False, soft_wrap=True)
+
+
+def add_reuse(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--reuse", choices=("spec", "perfect", "none"), default="spec",
+                        help="count keep scopes as written (spec), or force perfect or no "
+                             "reuse for every tensor")
+
+
+def machine_ids(items: list[str], default: list[str],
+                 precisions: list[str] | None = None) -> list[str]:
+    """The machines asked for. With `all` and precisions, the built-in machines that have
+    every one of them (a machine named on its own that lacks one is refused later)."""
+    ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
+    if "all" in ids:
+        from .hardware import builtin_machine_ids, load_machine
+
+        every = builtin_machine_ids()
+        kept = [m for m in every
+                if all(p in load_machine(m).precisions for p in precisions or [])]
+        if not kept:
+            raise KcostError(Diagnostic(None, "no built-in machine has "
+                                              f"{' and '.join(precisions or [])}"))
+        return kept
+    return ids or default
+
+
+def precision_names(items: list[str]) -> list[str] | None:
+    """The precisions asked for, each a name kernelcost knows (a machine refuses those it
+    lacks when it is loaded)."""
+    from .hardware import check_precision_name
+
+    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    for name in names:
+        check_precision_name(name)
+    return names or None
+
+
+def measurement_of(text: str) -> dict[str, float]:
+    from .units import parse_measurement
+
+    measurement = parse_measurement(text)
+    if measurement is None:
+        raise KcostError(Diagnostic(None, f"cannot read the measurement `{text}`",
+                                    "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a "
+                                    "byte rate (3.1TB/s)"))
+    (value,) = measurement.values()
+    if not 0 < value < float("inf"):  # 0us would divide by zero, 1e400us is inf
+        raise KcostError(Diagnostic(None, f"the measurement `{text}` must be positive and "
+                                          "finite", "a time such as 412us, or a rate"))
+    return measurement
+
+
+@contextmanager
+def progress_bar(description: str, total: int) -> Iterator[Callable[..., None]]:
+    """A rich progress bar on stderr while the work runs, only when stderr is a terminal
+    (a pipe or a log file gets no bar); yields `advance(steps=1)`. The bar goes away when
+    the work is done, leaving the terminal as the output left it."""
+    if not sys.stderr.isatty():
+        yield lambda steps=1: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True, force_terminal=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console, transient=True) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda steps=1: progress.advance(task, steps)

@@ -17,6 +17,7 @@ from fractions import Fraction
 import sympy
 
 from .cost import Cost
+from .decide import largest
 from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
@@ -238,7 +239,7 @@ def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, str | None]:
     if all(value.is_number for value in seconds):
         index = max(range(len(terms)), key=lambda k: seconds[k])  # first wins a tie
         return seconds[index], terms[index].name
-    return sympy.Max(*seconds), None
+    return largest(*seconds), None
 
 
 def _at(expr, values: dict) -> sympy.Expr:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import sympy
 
 from .cost import Cost
+from .decide import at_least, at_most, largest, less_than, smallest
 from .derates import Derate, launch_derate
 from .errors import Diagnostic, KcostError
 from .execution import GridVerdict, grid_verdict
@@ -218,7 +219,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     if not terms:
         raise KcostError(Diagnostic(None, f"kernel `{cost.kernel}` has neither work nor traffic "
                                           f"that {machine.id} has a ceiling for"))
-    t_min = sympy.Max(*[term.seconds for term in terms])
+    t_min = largest(*[term.seconds for term in terms])
     if cost.grid is None and state is not None and state.model_B != state.bound_B:
         nest_t_model = _nest_t_model(served_cost(cold_cost, state.model_B), machine, precision,
                                      substitutions, work_by_class)
@@ -280,7 +281,7 @@ def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: M
     levels, _ = _level_verdicts(cost, machine, substitutions, sympy.Add(*work_by_class.values()),
                                 exact(main.peak_FLOPps), main.name)
     terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
-    return sympy.Max(*[term.seconds for term in terms])
+    return largest(*[term.seconds for term in terms])
 
 
 def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy.Rational,
@@ -299,16 +300,16 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
         ratio=ratio,
         zone=zone_of(ratio),
         regime=regime_of_ratio(ratio),
-        performance=sympy.Min(peak, intensity * bandwidth),
-        peak_fraction=sympy.Min(1, ratio),
+        performance=smallest(peak, intensity * bandwidth),
+        peak_fraction=smallest(1, ratio),
         time_s=traffic / bandwidth,
     )
 
 
 def zone_of(ratio: sympy.Expr) -> Zone | None:
     """The chapter's zone: < 0.1 clearly memory-bound, 0.1..10 mixed, > 10 compute-bound."""
-    below = _decide(ratio < CLEARLY_MEMORY_BOUND_BELOW)
-    above = _decide(ratio > CLEARLY_COMPUTE_BOUND_ABOVE)
+    below = less_than(ratio, CLEARLY_MEMORY_BOUND_BELOW)
+    above = less_than(CLEARLY_COMPUTE_BOUND_ABOVE, ratio)
     if below is None or above is None:
         return None
     if below:
@@ -320,7 +321,7 @@ def zone_of(ratio: sympy.Expr) -> Zone | None:
 
 def regime_of_ratio(ratio: sympy.Expr) -> str | None:
     """Memory-bound below the ridge (ratio < 1), compute-bound at or above it."""
-    below_ridge = _decide(ratio < 1)
+    below_ridge = less_than(ratio, 1)
     if below_ridge is None:
         return None
     return MEMORY_BOUND if below_ridge else COMPUTE_BOUND
@@ -348,7 +349,7 @@ def binding_term(terms: list[TimeTerm]) -> TimeTerm | None:
     """The term no other exceeds, or None when symbolic terms cannot be ordered. Ties go to
     the first term (work before traffic)."""
     for term in terms:
-        if all(_decide(term.seconds >= other.seconds) for other in terms if other is not term):
+        if all(at_least(term.seconds, other.seconds) for other in terms if other is not term):
             return term
     return None
 
@@ -406,19 +407,10 @@ def working_set_bytes(cost: Cost, element_bytes: Mapping[str, sympy.Expr] | None
     return evaluate(total, substitutions or {})
 
 
-def _decide(relation) -> bool | None:
-    """True or False when sympy can decide a relation, None otherwise."""
-    if relation is sympy.true or relation is True:
-        return True
-    if relation is sympy.false or relation is False:
-        return False
-    return None
-
-
 def _at_most(amount: sympy.Expr | None, capacity: sympy.Expr | None) -> bool | None:
     if amount is None or capacity is None:
         return None
-    return _decide(sympy.sympify(amount) <= capacity)
+    return at_most(amount, capacity)
 
 
 def _optional_exact(value) -> sympy.Rational | None:

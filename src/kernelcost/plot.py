@@ -1,19 +1,22 @@
 """Stage: results -> a roofline figure (matplotlib, imported only when a figure is drawn).
 
 The chapter's hierarchical roofline on log-log axes: one horizontal roof per compute ceiling
-of the chosen precisions (tensor, vector, and the special-function unit when a kernel uses it),
-one slope per memory level (y = I * B_l), a marked ridge point where each slope meets the main
-roof (I_crit = P / B_l). Each kernel is a point per level at (I_l, min(P, I_l * B_l)) at its set
-sizes and, with a sweep, a path per level as the size grows; where the path meets a ridge the
-crossing size from `solve.ridge_crossings` is written beside it.
+of the precisions drawn (tensor, vector, and the special-function unit when a kernel uses it),
+one grey slope per memory level (y = I * B_l), a marked ridge point where each slope meets a
+precision's main roof (I_crit = P / B_l). Each kernel has one colour and a direct label; its
+levels differ by marker. A kernel is a point per level at (I_l, min(P, I_l * B_l)) under the
+roofs of its own precision and, with a sweep, a path per level as the size grows, dotted past
+the size where its tiles stop fitting; where the path meets a ridge the crossing size from
+`solve.ridge_crossings` is written beside it. A measured run, and the model lowered by its
+derates, are points under the roof.
 
-Two steps: `scene` gathers the numbers (no matplotlib), `draw` turns them into a Figure. Tests
-read the numbers back from the figure's Line2D data and annotation texts."""
+Two steps: `scene` computes every coordinate (no matplotlib), `draw` places them and then
+the labels (`placement`), off the lines and off each other. Tests read the numbers back
+from the figure's Line2D data and annotation texts, found by their gids."""
 
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,20 +26,28 @@ from .errors import Diagnostic, KcostError
 from .hardware import Machine
 from .model import Verdict
 from .outputs import check_output, write_via_temporary
-from .scene import PATH_MARKS, KernelMarks, Scene, scene, verdict_scene
-from .units import plain, si
+from .placement import Label, place, ring_offsets
+from .scene import LEVEL_NAMES, KernelMarks, Scene, scene, verdict_scene
+from .units import si
 
-# Okabe & Ito (2008), the colour-blind-safe palette: one colour per memory level.
-LEVEL_COLOURS = {"global": "#0072B2", "l2": "#009E73", "shared": "#E69F00",
-                 "registers": "#CC79A7"}
-LEVEL_NAMES = {"global": "HBM", "l2": "L2", "shared": "shared", "registers": "registers"}
+# Okabe & Ito (2008), the colour-blind-safe palette (yellow left out: unreadable on white),
+# one colour per kernel
+KERNEL_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+LEVEL_MARKERS = {"global": "o", "l2": "s", "shared": "^", "registers": "v"}
+SLOPE_GREYS = {"global": "#333333", "l2": "#777777", "shared": "#aaaaaa",
+               "registers": "#cccccc"}
 ROOF_COLOUR = "#222222"
 ROOF_STYLES = {"tensor": "-", "vector": "--", "sfu": ":"}
-KERNEL_MARKERS = ("o", "s", "^", "D", "v", "P")
+ACHIEVED_MARKERS = {"measured": "*", "model": "P"}
+CAPACITY_MARKER = "X"
 
 # gids: how tests (and anyone) find an artist's role in the figure
-GID_ROOF, GID_SLOPE, GID_RIDGE = "roof", "slope", "ridge"
+GID_ROOF, GID_SLOPE, GID_RIDGE, GID_KERNEL = "roof", "slope", "ridge", "kernel"
 GID_POINT, GID_PATH, GID_CROSSING, GID_NEVER = "point", "path", "crossing", "never"
+GID_CAPACITY, GID_MISFIT = "capacity", "path-misfit"
+
+ALONG_LINE = 24  # candidate anchors along a roof or a slope for its label
+ABOVE_OR_BELOW = ((-3, 3), (-3, -3), (3, 3), (3, -3))  # points: beside a line, not on it
 
 
 # --------------------------------------------------------------------------------- drawing
@@ -54,6 +65,10 @@ def require_matplotlib() -> None:
                                           f"({error})", PLOT_EXTRA_HINT)) from None
 
 
+def kernel_colour(position: int) -> str:
+    return KERNEL_COLOURS[position % len(KERNEL_COLOURS)]
+
+
 def draw(figure_scene: Scene):
     """A matplotlib Figure of the scene."""
     require_matplotlib()
@@ -66,143 +81,158 @@ def draw(figure_scene: Scene):
     axes = figure.add_subplot()
     axes.set_xscale("log")
     axes.set_yscale("log")
-    x_limits, y_limits = _limits(figure_scene)
-    axes.set_xlim(*x_limits)
-    axes.set_ylim(*y_limits)
-    labels = []
-    labels += _draw_roofs(axes, figure_scene, x_limits)
-    _draw_slopes(axes, figure_scene, x_limits)
-    labels += _draw_ridges(axes, figure_scene)
-    labels += _draw_kernels(axes, figure_scene)
+    axes.set_xlim(*figure_scene.x_limits)
+    axes.set_ylim(*figure_scene.y_limits)
+    _draw_roofs(axes, figure_scene)
+    _draw_slopes(axes, figure_scene)
+    _draw_ridges(axes, figure_scene)
+    for position, kernel in enumerate(figure_scene.kernels):
+        _draw_kernel(axes, kernel, position)
     _decorate(axes, figure_scene)
-    _legend(figure, axes, figure_scene)
-    _separate(figure, labels)
+    _legend(figure, figure_scene)
+    labels = [label for position, kernel in enumerate(figure_scene.kernels)
+              for label in _kernel_labels(axes, kernel, position)]
+    labels += _line_labels(axes, figure_scene)
+    figure.crowded_labels = place(figure, axes, labels)
     return figure
 
 
-def _limits(figure_scene: Scene):
-    """Whole decades around every point, path, ridge and roof, with room for the labels."""
-    intensities = [figure_scene.ridge(s.level) for s in figure_scene.slopes]
-    heights = [roof.peak_FLOPps for roof in figure_scene.roofs]
-    for kernel in figure_scene.kernels:
-        for level, intensity in kernel.points.items():
-            intensities.append(intensity)
-            heights.append(float(figure_scene.attainable(level, intensity)))
-        for level, path in kernel.paths.items():
-            finite = path[numpy.isfinite(path) & (path > 0)]
-            if finite.size:
-                intensities += [finite.min(), finite.max()]
-                heights.append(float(figure_scene.attainable(level, finite.min())))
-    low_x, high_x = min(intensities), max(intensities)
-    low_y, high_y = min(heights), max(heights)
-    # whole decades below and left (the slopes run off there); room above and right for labels
-    x_limits = (10 ** math.floor(math.log10(low_x) - 0.3), high_x * 6)
-    y_limits = (10 ** math.floor(math.log10(low_y) - 0.3), high_y * 2.5)
-    return x_limits, y_limits
-
-
-def _draw_roofs(axes, figure_scene: Scene, x_limits) -> list:
-    fastest = max(s.bandwidth_Bps for s in figure_scene.slopes)
-    labels = []
+def _draw_roofs(axes, figure_scene: Scene) -> None:
     for roof in figure_scene.roofs:
-        start = roof.peak_FLOPps / fastest  # where the fastest slope reaches this roof
-        axes.plot([start, x_limits[1]], [roof.peak_FLOPps] * 2, color=ROOF_COLOUR,
-                  linestyle=ROOF_STYLES[roof.unit], linewidth=1.8, gid=f"{GID_ROOF}:{roof.name}",
-                  label="_roof")
-        labels.append(_label(axes, f"{roof.name} {si(roof.peak_FLOPps, 'FLOP/s')}",
-                             (x_limits[1], roof.peak_FLOPps), (-4, 3), ha="right", va="bottom",
-                             color=ROOF_COLOUR, gid=f"{GID_ROOF}:{roof.name}"))
-    return labels
+        axes.plot([roof.start, figure_scene.x_limits[1]], [roof.peak_FLOPps] * 2,
+                  color=ROOF_COLOUR, linestyle=ROOF_STYLES[roof.unit], linewidth=1.6,
+                  gid=f"{GID_ROOF}:{roof.name}")
 
 
-def _draw_slopes(axes, figure_scene: Scene, x_limits) -> None:
+def _draw_slopes(axes, figure_scene: Scene) -> None:
     top = max(roof.peak_FLOPps for roof in figure_scene.roofs)
+    start = figure_scene.x_limits[0]
     for slope in figure_scene.slopes:
-        end = top / slope.bandwidth_Bps  # the slope stops at the highest roof
-        start = x_limits[0]
-        axes.plot([start, end], [start * slope.bandwidth_Bps, top],
-                  color=LEVEL_COLOURS[slope.level], linewidth=1.8,
-                  gid=f"{GID_SLOPE}:{slope.level}",
-                  label=f"{LEVEL_NAMES[slope.level]} slope, {si(slope.bandwidth_Bps, 'B/s')}")
+        axes.plot([start, slope.end], [start * slope.bandwidth_Bps, top],
+                  color=SLOPE_GREYS[slope.level], linewidth=1.6,
+                  gid=f"{GID_SLOPE}:{slope.level}")
 
 
-def _draw_ridges(axes, figure_scene: Scene) -> list:
+def _draw_ridges(axes, figure_scene: Scene) -> None:
+    for ridge in figure_scene.ridges:
+        axes.plot([ridge.intensity], [ridge.peak_FLOPps], linestyle="none", marker="D",
+                  markersize=6, markerfacecolor="white",
+                  markeredgecolor=SLOPE_GREYS[ridge.level], markeredgewidth=1.6, zorder=5,
+                  gid=f"{GID_RIDGE}:{ridge.level}:{ridge.precision}")
+
+
+def _draw_kernel(axes, kernel: KernelMarks, position: int) -> None:
+    colour = kernel_colour(position)
+    for level, path in kernel.paths.items():
+        fits = numpy.where(path.fits, path.performance, numpy.nan)
+        # the path lies on the roofline by construction: a wide translucent band over the
+        # slope shows where it runs, with a few sizes marked
+        axes.plot(path.intensity, fits, color=colour, linewidth=6, alpha=0.35,
+                  solid_capstyle="round", gid=f"{GID_PATH}:{position}:{level}")
+        if not path.fits.all():
+            # past the capacity limit the kernel cannot run as written: a dotted trace
+            misfit = numpy.where(path.fits, numpy.nan, path.performance)
+            axes.plot(path.intensity, misfit, color=colour, linewidth=1.4, linestyle=":",
+                      gid=f"{GID_MISFIT}:{position}:{level}")
+        axes.plot(path.intensity[path.marks], path.performance[path.marks], linestyle="none",
+                  marker=LEVEL_MARKERS[level], markersize=4, color=colour,
+                  markeredgecolor="black", markeredgewidth=0.5, zorder=4,
+                  gid=f"{GID_PATH}-marks:{position}:{level}")
+    for level, point in kernel.points.items():
+        axes.plot([point.intensity], [point.performance], linestyle="none",
+                  marker=LEVEL_MARKERS[level], markersize=10 if level == kernel.binding else 8,
+                  markerfacecolor=colour, markeredgecolor="black",
+                  markeredgewidth=1.6 if level == kernel.binding else 0.8, zorder=6,
+                  gid=f"{GID_POINT}:{position}:{level}")
+    for achieved in kernel.achieved:
+        roof = kernel.points[achieved.level].performance
+        axes.plot([achieved.intensity] * 2, [roof, achieved.performance], color=colour,
+                  linewidth=1, linestyle=":", gid=f"{achieved.kind}-drop:{position}")
+        axes.plot([achieved.intensity], [achieved.performance], linestyle="none",
+                  marker=ACHIEVED_MARKERS[achieved.kind], markersize=11,
+                  markerfacecolor=colour, markeredgecolor="black", markeredgewidth=0.8,
+                  zorder=6, gid=f"{achieved.kind}:{position}")
+    for note in kernel.capacity:
+        axes.plot([note.intensity], [note.performance], linestyle="none",
+                  marker=CAPACITY_MARKER, markersize=9, markerfacecolor=colour,
+                  markeredgecolor="black", markeredgewidth=0.8, zorder=6,
+                  gid=f"{GID_CAPACITY}:{position}")
+
+
+def _kernel_labels(axes, kernel: KernelMarks, position: int) -> list[Label]:
+    """The kernel's direct label at its binding point (or its first point, or the middle of
+    its path), then what it reached, where it crosses, stops fitting and ends."""
+    colour = kernel_colour(position)
+    near = ring_offsets()
+    labels = [Label(_text(axes, _kernel_text(kernel), _kernel_anchor(kernel), colour=colour,
+                          weight="bold", gid=f"{GID_KERNEL}:{position}", leader=True),
+                    [_kernel_anchor(kernel)], near)]
+    for achieved in kernel.achieved:
+        anchor = (achieved.intensity, achieved.performance)
+        labels.append(Label(_text(axes, achieved.label, anchor, colour=colour, leader=True,
+                                  gid=f"{achieved.kind}:{position}"), [anchor], near))
+    for gid, notes, leader in ((GID_CROSSING, kernel.crossings, True),
+                               (GID_CAPACITY, kernel.capacity, True),
+                               (GID_NEVER, kernel.never, False),
+                               (f"{GID_PATH}-end", kernel.ends, False)):
+        for note in notes:
+            anchor = (note.intensity, note.performance)
+            labels.append(Label(_text(axes, note.label, anchor, colour=colour, leader=leader,
+                                      gid=f"{gid}:{position}:{note.level}",
+                                      size=8 if gid.endswith("end") else 9),
+                                [anchor], near))
+    return labels
+
+
+def _kernel_text(kernel: KernelMarks) -> str:
+    if kernel.binding is not None:
+        return f"{kernel.name}: {LEVEL_NAMES[kernel.binding]} binds"
+    return kernel.name
+
+
+def _kernel_anchor(kernel: KernelMarks) -> tuple[float, float]:
+    if kernel.points:
+        point = kernel.points[kernel.binding or next(iter(kernel.points))]
+        return point.intensity, point.performance
+    path = next(iter(kernel.paths.values()))
+    middle = path.marks[len(path.marks) // 2]
+    return float(path.intensity[middle]), float(path.performance[middle])
+
+
+def _line_labels(axes, figure_scene: Scene) -> list[Label]:
+    """Ridges beside their markers; slopes and roofs somewhere along their length."""
     labels = []
-    peak = figure_scene.peak_FLOPps
+    for ridge in figure_scene.ridges:
+        anchor = (ridge.intensity, ridge.peak_FLOPps)
+        labels.append(Label(_text(axes, ridge.label, anchor, colour=SLOPE_GREYS[ridge.level],
+                                  gid=f"{GID_RIDGE}:{ridge.level}:{ridge.precision}"),
+                            [anchor], ring_offsets()))
+    low, high = figure_scene.x_limits
     for slope in figure_scene.slopes:
-        ridge = figure_scene.ridge(slope.level)
-        axes.plot([ridge], [peak], linestyle="none", marker="D", markersize=7,
-                  markerfacecolor="white", markeredgecolor=LEVEL_COLOURS[slope.level],
-                  markeredgewidth=1.8, zorder=5, gid=f"{GID_RIDGE}:{slope.level}",
-                  label="_ridge")
-        labels.append(_label(axes, plain(ridge, "FLOP/B"), (ridge, peak), (4, -6), ha="left",
-                             va="top", color=LEVEL_COLOURS[slope.level],
-                             gid=f"{GID_RIDGE}:{slope.level}"))
+        along = numpy.geomspace(max(low, slope.end / 1e4), slope.end, ALONG_LINE)
+        anchors = [(x, x * slope.bandwidth_Bps) for x in along]
+        # between two slopes there may be no room: then off to one side, with a leader
+        labels.append(Label(_text(axes, slope.label, anchors[0], colour=SLOPE_GREYS[slope.level],
+                                  gid=f"{GID_SLOPE}:{slope.level}", leader=True),
+                            anchors, ABOVE_OR_BELOW + tuple(ring_offsets()), offset_first=True))
+    for roof in figure_scene.roofs:
+        along = numpy.geomspace(high, roof.start, ALONG_LINE)
+        anchors = [(x, roof.peak_FLOPps) for x in along]
+        text = f"{roof.name} {si(roof.peak_FLOPps, 'FLOP/s')}"
+        labels.append(Label(_text(axes, text, anchors[0], colour=ROOF_COLOUR,
+                                  gid=f"{GID_ROOF}:{roof.name}"),
+                            anchors, ((-3, 3), (-3, -3))))
     return labels
 
 
-def _draw_kernels(axes, figure_scene: Scene) -> list:
-    labels = []
-    for position, kernel in enumerate(figure_scene.kernels):
-        marker = KERNEL_MARKERS[position % len(KERNEL_MARKERS)]
-        for level, intensity in kernel.paths.items():
-            # the path lies on the roofline by construction: a wide translucent band over
-            # the slope, with small marks at a few sizes, shows where it runs
-            heights = figure_scene.attainable(level, intensity)
-            axes.plot(intensity, heights, color=LEVEL_COLOURS[level], linewidth=7, alpha=0.3,
-                      solid_capstyle="round",
-                      gid=f"{GID_PATH}:{position}:{level}", label="_path")
-            marks = numpy.linspace(0, len(intensity) - 1, PATH_MARKS).round().astype(int)
-            axes.plot(intensity[marks], heights[marks], linestyle="none", marker=marker,
-                      markersize=4, color=LEVEL_COLOURS[level], markeredgecolor="black",
-                      markeredgewidth=0.5, zorder=4, gid=f"{GID_PATH}-marks:{position}:{level}",
-                      label="_path marks")
-        for level, intensity in kernel.points.items():
-            axes.plot([intensity], [figure_scene.attainable(level, intensity)], linestyle="none",
-                      marker=marker, markersize=9, markerfacecolor=LEVEL_COLOURS[level],
-                      markeredgecolor="black", zorder=6, gid=f"{GID_POINT}:{position}:{level}",
-                      label="_point")
-        labels += _path_ends(axes, figure_scene, kernel, position)
-        for mark in kernel.crossings:
-            labels.append(_label(axes, mark.label, (mark.ridge, figure_scene.peak_FLOPps),
-                                 (-10, 14), ha="right", va="bottom",
-                                 color=LEVEL_COLOURS[mark.level], weight="bold",
-                                 gid=f"{GID_CROSSING}:{position}:{mark.level}", arrow=True))
-        for level, text in kernel.never.items():
-            if level != "global":
-                continue  # the slowest level tells the story; more notes would crowd it
-            path = kernel.paths[level]
-            end = (path[-1], float(figure_scene.attainable(level, path[-1])))
-            labels.append(_label(axes, text, end, (6, -4), ha="left", va="top",
-                                 color=LEVEL_COLOURS[level], gid=f"{GID_NEVER}:{position}:{level}"))
-    return labels
-
-
-def _path_ends(axes, figure_scene: Scene, kernel: KernelMarks, position: int) -> list:
-    """The first and last swept sizes written at the ends of the slowest level's path, so the
-    direction of growth reads off the figure."""
-    if not kernel.paths:
-        return []
-    level = next(iter(kernel.paths))
-    path = kernel.paths[level]
-    labels = []
-    for index, offset, align in ((0, (-4, 4), "right"), (-1, (4, 4), "left")):
-        where = (path[index], float(figure_scene.attainable(level, path[index])))
-        text = f"{kernel.parameter}={kernel.sizes[index]:g}"
-        labels.append(_label(axes, text, where, offset, ha=align, va="bottom", color="#555555",
-                             size=8, gid=f"{GID_PATH}-end:{position}:{level}"))
-    return labels
-
-
-def _label(axes, text: str, xy, offset, *, gid: str, arrow: bool = False, size: float = 9,
-           **style):
-    """A text placed `offset` points from a data point; `_separate` may move it later."""
-    arrowprops = dict(arrowstyle="-", color=style.get("color", "black"), linewidth=0.8,
-                      shrinkA=0, shrinkB=4) if arrow else None
-    annotation = axes.annotate(text, xy=xy, xytext=offset, textcoords="offset points",
-                               fontsize=size, gid=gid, arrowprops=arrowprops,
-                               bbox=dict(boxstyle="round,pad=0.15", facecolor="white",
-                                         edgecolor="none", alpha=0.85), **style)
+def _text(axes, text: str, anchor, *, gid: str, colour: str, leader: bool = False,
+          size: float = 9, **style):
+    """An annotation at `anchor`, in offset points; `placement.place` moves it."""
+    arrowprops = {"arrowstyle": "-", "color": colour, "linewidth": 0.7, "shrinkA": 1,
+                  "shrinkB": 5} if leader else None
+    annotation = axes.annotate(text, xy=anchor, xytext=(0, 0), textcoords="offset points",
+                               fontsize=size, gid=gid, color=colour, arrowprops=arrowprops,
+                               **style)
     annotation.set_in_layout(False)  # labels stay inside the axes; they do not resize them
     return annotation
 
@@ -217,46 +247,51 @@ def _decorate(axes, figure_scene: Scene) -> None:
     axes.yaxis.set_major_locator(LogLocator(base=10, numticks=20))
     axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: si(value, "FLOP/s", 3)))
-    axes.grid(True, which="major", color="#dddddd", linewidth=0.6)
+    axes.grid(True, which="major", color="#e6e6e6", linewidth=0.6)
     axes.set_axisbelow(True)
 
 
-def _legend(figure, axes, figure_scene: Scene) -> None:
+def _legend(figure, figure_scene: Scene) -> None:
+    """What the direct labels do not say: each kernel's sizes, which marker is which level."""
     from matplotlib.lines import Line2D
 
-    handles = [handle for handle in axes.get_lines()
-               if not handle.get_label().startswith("_")]
     grey = "#888888"
+    handles = []
     for position, kernel in enumerate(figure_scene.kernels):
-        # a kernel is told apart by its marker; its path is a band under the marks
-        handles.append(Line2D([], [], color=grey, marker=KERNEL_MARKERS[position % 6],
-                              markerfacecolor=grey, markeredgecolor="black",
-                              linewidth=6 if kernel.paths else 0, alpha=0.8,
-                              label=kernel.label + (f": path over {kernel.parameter}"
-                                                    if kernel.paths else "")))
+        colour = kernel_colour(position)
+        handles.append(Line2D([], [], color=colour, linewidth=6 if kernel.paths else 0,
+                              alpha=0.6, marker="o", markerfacecolor=colour,
+                              markeredgecolor="black",
+                              label=f"{kernel.label}, {kernel.precision}"
+                                    + (f": path over {kernel.parameter}"
+                                       if kernel.paths else "")))
+    levels = {level for kernel in figure_scene.kernels
+              for level in (*kernel.points, *kernel.paths)}
+    for level, marker in LEVEL_MARKERS.items():
+        if level in levels:
+            handles.append(Line2D([], [], linestyle="none", marker=marker, color=grey,
+                                  markeredgecolor="black", label=f"{LEVEL_NAMES[level]} point"))
     handles.append(Line2D([], [], linestyle="none", marker="D", markerfacecolor="white",
                           markeredgecolor=grey, label="ridge point P / B (FLOP/B)"))
-    for roof in figure_scene.roofs:
-        handles.append(Line2D([], [], color=ROOF_COLOUR, linestyle=ROOF_STYLES[roof.unit],
-                              label=f"{roof.name} roof"))
+    handles += _legend_extras(figure_scene, grey)
     figure.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=8,
                   frameon=False)
 
 
-def _separate(figure, labels: list, step_points: float = 3.0, tries: int = 80) -> None:
-    """Move labels down, one step at a time, until none overlaps an earlier one: the ridges of
-    nearby levels and the crossings of several kernels otherwise write over each other."""
-    figure.canvas.draw()
-    renderer = figure.canvas.get_renderer()
-    placed = []
-    for label in labels:
-        for _ in range(tries):
-            box = label.get_window_extent(renderer).expanded(1.04, 1.15)
-            if not any(box.overlaps(other) for other in placed):
-                break
-            dx, dy = label.xyann
-            label.xyann = (dx, dy - step_points)
-        placed.append(label.get_window_extent(renderer))
+def _legend_extras(figure_scene: Scene, grey: str) -> list:
+    from matplotlib.lines import Line2D
+
+    kinds = {achieved.kind for kernel in figure_scene.kernels for achieved in kernel.achieved}
+    extras = [Line2D([], [], linestyle="none", marker=ACHIEVED_MARKERS[kind], color=grey,
+                     markeredgecolor="black", markersize=10,
+                     label={"measured": "measured run",
+                            "model": "t_model: the roof lowered by its derates"}[kind])
+              for kind in sorted(kinds)]
+    if any(kernel.capacity for kernel in figure_scene.kernels):
+        extras.append(Line2D([], [], color=grey, linestyle=":", marker=CAPACITY_MARKER,
+                             markeredgecolor="black",
+                             label="last size whose tiles fit; dotted: they do not"))
+    return extras
 
 
 # ---------------------------------------------------------------------------------- output
@@ -295,7 +330,8 @@ def _reproducible():
     """SVG element ids from a fixed salt, so that a figure rendered twice is the same file."""
     import matplotlib
 
-    return matplotlib.rc_context({"svg.hashsalt": "kernelcost"})
+    # svg.fonttype none: text stays text (searchable, copyable), not glyph outlines
+    return matplotlib.rc_context({"svg.hashsalt": "kernelcost", "svg.fonttype": "none"})
 
 
 def svg_text(figure) -> str:

@@ -20,17 +20,13 @@ from dataclasses import dataclass
 import sympy
 
 from .cost import Cost
+from .equations import CAPACITY, RIDGE, Equation, equation, solve_equal
 from .errors import Diagnostic, KcostError, did_you_mean
 from .hardware import Machine
 from .model import working_set_bytes
-from .numeric_roots import ABOVE, BELOW, numeric_roots, shortened
 from .numeric_roots import Root as _Root
+from .numeric_roots import shortened
 from .values import as_symbol, evaluate, exact, json_value, parameter_values
-
-# The symbols the closed forms are written in.
-RIDGE = sympy.Symbol("I_crit", positive=True)
-CAPACITY = sympy.Symbol("capacity_B", positive=True)
-
 
 
 @dataclass(frozen=True)
@@ -118,45 +114,76 @@ def _integer_bound(value, side: str | None) -> tuple[str, int] | None:
 
 # --------------------------------------------------------------------------- ridge crossings
 
-def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | None = None,
-                    level: str = "global", values: Mapping | None = None, *,
-                    apply_defaults: bool = False) -> list[Crossing]:
-    """Solve I_level(parameter) = I_crit on `machine` at `precision`.
+@dataclass(frozen=True)
+class RidgeEquation:
+    """I_level(parameter) = I_crit with the ridge kept as the symbol I_crit: what every machine
+    and precision share (the intensity, its limit, the closed-form roots), solved once."""
+
+    kernel: str
+    level: str
+    symbol: sympy.Symbol  # the size solved for
+    variable: sympy.Symbol  # its positive real twin, so that non-integer roots survive
+    limit: sympy.Expr  # lim I_level as the size grows
+    known_limit: sympy.Expr | None  # the same with the spec's defaults put in
+    equation: Equation
+
+    def crossings(self, machine: Machine, precision: str) -> list[Crossing]:
+        """One Crossing per positive real root at this machine's ridge, or one with value
+        None (never)."""
+        ridge = ridge_value(machine, precision, self.level)
+
+        def crossing(root: _Root | None) -> Crossing:
+            expr = None if root is None or root.expr is None else root.expr.subs(
+                self.variable, self.symbol)
+            return Crossing(
+                machine=machine.id, precision=precision, level=self.level,
+                parameter=str(self.symbol), value=None if root is None else root.value,
+                expr=expr, condition=sympy.false if root is None else root.condition,
+                limit=self.limit, compute_bound_side=None if root is None else root.side,
+                ridge=ridge, known_limit=self.known_limit)
+
+        return [crossing(root) for root in self.equation.roots_at(ridge)] or [crossing(None)]
+
+
+def ridge_equation(cost: Cost, parameter, level: str = "global", values: Mapping | None = None,
+                   *, apply_defaults: bool = False) -> RidgeEquation:
+    """I_level(parameter) = I_crit solved in closed form, for `crossings` on each machine.
 
     `values` sets other parameters (numbers, or expressions such as `{M: N, K: N}`); those
     left out stay symbolic, and so do spec defaults unless `apply_defaults` (a closed form in
-    T says more than one at T = 128). One Crossing per positive real root, or one with
-    value None (never)."""
-    precision = precision or cost.precision
+    T says more than one at T = 128)."""
     symbol = parameter_symbol(cost, parameter)
     substitutions = _other_values(cost, symbol, values, apply_defaults)
     if level not in cost.traffic:
         raise KcostError(Diagnostic(None, f"kernel `{cost.kernel}` moves no bytes at `{level}`",
                                     f"levels with traffic: {', '.join(cost.levels)}"))
-    bandwidth = machine.bandwidth(level)
-    if bandwidth is None:
-        raise KcostError(Diagnostic(None, f"{machine.id} has no bandwidth figure for `{level}`"))
-    ridge = exact(machine.peak(precision, "fma")) / exact(bandwidth)
     intensity = evaluate(cost.intensity(level), substitutions)
-    variable = _real_variable(symbol)  # real, so non-integer roots survive
+    variable = _real_variable(symbol)
     intensity = intensity.subs(symbol, variable)
     limit = _limit(intensity, variable, cost.kernel, level)
     # the closed form keeps defaults symbolic; where the intensity goes is a number a user
     # reads, so the printers have it with the sizes known by default (d = 8192) put in
-    known_limit = None if limit is None else evaluate(
-        limit, _other_values(cost, symbol, values, True))
+    known_limit = evaluate(limit, _other_values(cost, symbol, values, True))
+    return RidgeEquation(cost.kernel, level, symbol, variable, limit, known_limit,
+                         equation(intensity, variable, RIDGE))
 
-    def crossing(root: _Root | None) -> Crossing:
-        return Crossing(
-            machine=machine.id, precision=precision, level=level, parameter=str(symbol),
-            value=None if root is None else root.value,
-            expr=None if root is None or root.expr is None else root.expr.subs(variable, symbol),
-            condition=sympy.false if root is None else root.condition,
-            limit=limit, compute_bound_side=None if root is None else root.side, ridge=ridge,
-            known_limit=known_limit)
 
-    roots = solve_equal(intensity, variable, RIDGE, ridge)
-    return [crossing(root) for root in roots] or [crossing(None)]
+def ridge_value(machine: Machine, precision: str, level: str) -> sympy.Rational:
+    """I_crit = P / B_level, exact, FLOP/B."""
+    bandwidth = machine.bandwidth(level)
+    if bandwidth is None:
+        raise KcostError(Diagnostic(None, f"{machine.id} has no bandwidth figure for `{level}`"))
+    return exact(machine.peak(precision, "fma")) / exact(bandwidth)
+
+
+def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | None = None,
+                    level: str = "global", values: Mapping | None = None, *,
+                    apply_defaults: bool = False) -> list[Crossing]:
+    """Solve I_level(parameter) = I_crit on `machine` at `precision` (the spec's own by
+    default): `ridge_equation(...).crossings(machine, precision)`. Several machines or
+    precisions share one `ridge_equation`."""
+    prepared = ridge_equation(cost, parameter, level, values, apply_defaults=apply_defaults)
+    return prepared.crossings(machine, precision or cost.precision)
 
 
 def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: str):
@@ -259,147 +286,6 @@ def _decide_everywhere(held, variable, capacity) -> bool | None:
     if not probe.is_number:
         return None
     return bool(probe <= capacity)
-
-
-# ------------------------------------------------------------------------------ the solver
-
-def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol,
-                target_value: sympy.Expr) -> list[_Root]:
-    """Positive real roots of quantity(variable) = target, as closed forms in `target` and the
-    other free symbols, kept where their condition can hold at `target_value`, sorted by value
-    when numeric. Falls back to a numeric search when the equation is not polynomial."""
-    numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(quantity)))
-    equation = sympy.expand(numerator - target * denominator)
-    if not equation.has(variable):
-        return []
-    if not equation.is_polynomial(variable):
-        return numeric_roots(quantity, variable, target_value)
-    try:
-        candidates = sympy.solve(equation, variable, dict=False)
-    except NotImplementedError:
-        return numeric_roots(quantity, variable, target_value)
-    roots = []
-    for candidate in map(_tidy, candidates):
-        condition = positive_real_condition(candidate)
-        if condition.subs(target, target_value) is sympy.false:
-            continue  # a root on some machine, not on this one
-        value = sympy.simplify(candidate.subs(target, target_value))
-        if value.is_number and not (value.is_real and value >= 1):
-            continue  # sizes are positive integers: a root below 1 is no crossing
-        side = side_where_larger(quantity, variable, value)
-        roots.append(_Root(candidate, condition, value, side))
-    return sorted(roots, key=_sort_key)
-
-
-def _tidy(root: sympy.Expr) -> sympy.Expr:
-    """A leading minus moved into the denominator: -R*T/(2*R - T) -> R*T/(T - 2*R)."""
-    numerator, denominator = sympy.fraction(sympy.together(root))
-    if denominator != 1 and numerator.could_extract_minus_sign():
-        return (-numerator) / sympy.expand(-denominator)
-    return root
-
-
-def _sort_key(root: _Root):
-    return (0, float(root.value)) if root.value.is_number else (1, str(root.value))
-
-
-def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
-    """Where `root` is a positive real number, as simply as the signs of its factors allow:
-    R*T/(T - 2*R) with R, T > 0 gives T > 2*R."""
-    conditions = [base >= 0 for base in _even_root_radicands(root)]
-    if root.is_positive:
-        return sympy.And(*conditions) if conditions else sympy.true
-    if root.is_positive is False and root.is_real:
-        return sympy.false
-    numerator, denominator = sympy.fraction(sympy.together(root))
-    sign = 1
-    undecided = []
-    for part, exponent_sign in ((numerator, 1), (denominator, -1)):
-        coefficient, factors = _factors(part)
-        if coefficient.is_negative:
-            sign = -sign
-        for factor, multiplicity in factors:
-            if factor.is_positive:
-                continue
-            if factor.is_negative:
-                sign *= (-1) ** multiplicity
-            elif multiplicity % 2 == 1:
-                undecided.append(factor)
-            else:
-                conditions.append(sympy.Ne(factor, 0))
-    if not undecided:
-        positive = sympy.true if sign > 0 else sympy.false
-        return sympy.And(positive, *conditions)
-    product = sympy.Mul(*undecided)
-    relation = product > 0 if sign > 0 else product < 0
-    if len(undecided) == 1:
-        relation = isolate(relation)
-    return sympy.And(relation, *conditions)
-
-
-def _factors(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, int]]]:
-    """factor_list, or the expression as one factor where sympy cannot make it a polynomial
-    (a bare number, radicals of symbols)."""
-    if expr.is_number:
-        return expr, []
-    try:
-        return sympy.factor_list(expr)
-    except sympy.PolificationFailed:
-        return sympy.Integer(1), [(expr, 1)]
-
-
-def isolate(relation: sympy.Rel) -> sympy.Basic:
-    """Write a linear relation with one symbol alone on the left: T - 2*R > 0 -> T > 2*R.
-    Size parameters are isolated before the ridge or capacity symbols."""
-    expression = relation.lhs - relation.rhs
-    symbols = sorted(expression.free_symbols, key=lambda s: (s in (RIDGE, CAPACITY), str(s)))
-    for symbol in symbols:
-        if not expression.is_polynomial(symbol) or sympy.degree(expression, symbol) != 1:
-            continue
-        coefficient = expression.coeff(symbol)
-        if not coefficient.is_number:
-            continue
-        rest = sympy.expand(-(expression - coefficient * symbol) / coefficient)
-        # dividing by a negative coefficient turns the relation round
-        relation_type = _flip(relation) if coefficient < 0 else type(relation)
-        return relation_type(symbol, rest)
-    return relation
-
-
-def _flip(relation: sympy.Rel):
-    return {sympy.StrictGreaterThan: sympy.StrictLessThan,
-            sympy.StrictLessThan: sympy.StrictGreaterThan,
-            sympy.GreaterThan: sympy.LessThan,
-            sympy.LessThan: sympy.GreaterThan}[type(relation)]
-
-
-def _even_root_radicands(expr: sympy.Expr) -> list[sympy.Expr]:
-    radicands = []
-    for power in expr.atoms(sympy.Pow):
-        exponent = power.exp
-        if exponent.is_Rational and not exponent.is_integer and exponent.q % 2 == 0:
-            if power.base.is_nonnegative is not True:
-                radicands.append(power.base)
-    return radicands
-
-
-def side_where_larger(quantity: sympy.Expr, variable: sympy.Symbol,
-                      root: sympy.Expr) -> str | None:
-    """`above` when quantity exceeds the target just above the root (it rises through it),
-    `below` when it falls through it; None at a tangency or while undecidable."""
-    slope = sympy.factor(sympy.cancel(sympy.diff(quantity, variable)))
-    if slope.is_positive:  # monotonic in the positive sizes: no need to look at the root
-        return ABOVE
-    if slope.is_negative:
-        return BELOW
-    slope = sympy.simplify(slope.subs(variable, root))
-    if slope.is_positive:
-        return ABOVE
-    if slope.is_negative:
-        return BELOW
-    if slope.is_number and slope != 0:
-        return ABOVE if float(slope) > 0 else BELOW
-    return None
 
 
 # ------------------------------------------------------------------------------- helpers

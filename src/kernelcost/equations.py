@@ -1,0 +1,191 @@
+"""Stage: quantity(p) = target, solved once with the target as a symbol. The closed-form roots
+and the conditions under which they are positive reals do not depend on the target's value,
+so an `Equation` is solved once (sympy.solve, its simplification, the factor lists of the
+conditions) and `roots_at` puts in each machine's ridge or capacity: a handful of
+substitutions per machine and precision instead of a solve."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import sympy
+
+from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
+
+# The symbols the closed forms are written in.
+RIDGE = sympy.Symbol("I_crit", positive=True)
+CAPACITY = sympy.Symbol("capacity_B", positive=True)
+
+
+@dataclass(frozen=True)
+class Equation:
+    """quantity(variable) = target for a symbolic target: its candidate roots in closed form,
+    each with the condition under which it is a positive real."""
+
+    quantity: sympy.Expr
+    variable: sympy.Symbol
+    target: sympy.Symbol
+    candidates: tuple[tuple[sympy.Expr, sympy.Basic], ...] | None  # None: search numerically
+
+    @cached_property
+    def slope(self) -> sympy.Expr:
+        """d quantity / d variable, factored: its sign says on which side of a root the
+        quantity exceeds the target."""
+        return sympy.factor(sympy.cancel(sympy.diff(self.quantity, self.variable)))
+
+    def roots_at(self, target_value: sympy.Expr) -> list[Root]:
+        """Positive real roots where the target is `target_value`, sorted by value when
+        numeric; roots below 1 are dropped (sizes are positive integers)."""
+        if self.candidates is None:
+            return numeric_roots(self.quantity, self.variable, target_value)
+        roots = []
+        for candidate, condition in self.candidates:
+            if condition.subs(self.target, target_value) is sympy.false:
+                continue  # a root on some machine, not on this one
+            value = _simplified(candidate.subs(self.target, target_value))
+            if value.is_number and not (value.is_real and value >= 1):
+                continue
+            roots.append(Root(candidate, condition, value, self.side_at(value)))
+        return sorted(roots, key=_sort_key)
+
+    def side_at(self, root: sympy.Expr) -> str | None:
+        """`above` when the quantity exceeds the target just above the root (it rises through
+        it), `below` when it falls through it; None at a tangency or while undecidable."""
+        return _side_of_slope(self.slope, self.variable, root)
+
+
+def equation(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol) -> Equation:
+    """quantity(variable) = target with the denominators cleared, solved in closed form where
+    it is a polynomial equation that sympy solves; otherwise marked for a numeric search."""
+    numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(quantity)))
+    cleared = sympy.expand(numerator - target * denominator)
+    if not cleared.has(variable):
+        return Equation(quantity, variable, target, ())
+    if not cleared.is_polynomial(variable):
+        return Equation(quantity, variable, target, None)
+    try:
+        solutions = sympy.solve(cleared, variable, dict=False)
+    except NotImplementedError:
+        return Equation(quantity, variable, target, None)
+    candidates = tuple((candidate, positive_real_condition(candidate))
+                       for candidate in map(_tidy, solutions))
+    return Equation(quantity, variable, target, candidates)
+
+
+def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol,
+                target_value: sympy.Expr) -> list[Root]:
+    """Positive real roots of quantity(variable) = target at one value of the target."""
+    return equation(quantity, variable, target).roots_at(target_value)
+
+
+def _simplified(value: sympy.Expr) -> sympy.Expr:
+    """sympy.simplify, which leaves a rational number as it is: skipped for one."""
+    return value if value.is_Rational else sympy.simplify(value)
+
+
+def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) -> str | None:
+    if slope.is_positive:  # monotonic in the positive sizes: no need to look at the root
+        return ABOVE
+    if slope.is_negative:
+        return BELOW
+    slope = sympy.simplify(slope.subs(variable, root))
+    if slope.is_positive:
+        return ABOVE
+    if slope.is_negative:
+        return BELOW
+    if slope.is_number and slope != 0:
+        return ABOVE if float(slope) > 0 else BELOW
+    return None
+
+
+def _tidy(root: sympy.Expr) -> sympy.Expr:
+    """A leading minus moved into the denominator: -R*T/(2*R - T) -> R*T/(T - 2*R)."""
+    numerator, denominator = sympy.fraction(sympy.together(root))
+    if denominator != 1 and numerator.could_extract_minus_sign():
+        return (-numerator) / sympy.expand(-denominator)
+    return root
+
+
+def _sort_key(root: Root):
+    return (0, float(root.value)) if root.value.is_number else (1, str(root.value))
+
+
+def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
+    """Where `root` is a positive real number, as simply as the signs of its factors allow:
+    R*T/(T - 2*R) with R, T > 0 gives T > 2*R."""
+    conditions = [base >= 0 for base in _even_root_radicands(root)]
+    if root.is_positive:
+        return sympy.And(*conditions) if conditions else sympy.true
+    if root.is_positive is False and root.is_real:
+        return sympy.false
+    numerator, denominator = sympy.fraction(sympy.together(root))
+    sign = 1
+    undecided = []
+    for part, exponent_sign in ((numerator, 1), (denominator, -1)):
+        coefficient, factors = _factors(part)
+        if coefficient.is_negative:
+            sign = -sign
+        for factor, multiplicity in factors:
+            if factor.is_positive:
+                continue
+            if factor.is_negative:
+                sign *= (-1) ** multiplicity
+            elif multiplicity % 2 == 1:
+                undecided.append(factor)
+            else:
+                conditions.append(sympy.Ne(factor, 0))
+    if not undecided:
+        positive = sympy.true if sign > 0 else sympy.false
+        return sympy.And(positive, *conditions)
+    product = sympy.Mul(*undecided)
+    relation = product > 0 if sign > 0 else product < 0
+    if len(undecided) == 1:
+        relation = isolate(relation)
+    return sympy.And(relation, *conditions)
+
+
+def _factors(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, int]]]:
+    """factor_list, or the expression as one factor where sympy cannot make it a polynomial
+    (a bare number, radicals of symbols)."""
+    if expr.is_number:
+        return expr, []
+    try:
+        return sympy.factor_list(expr)
+    except sympy.PolificationFailed:
+        return sympy.Integer(1), [(expr, 1)]
+
+
+def isolate(relation: sympy.Rel) -> sympy.Basic:
+    """Write a linear relation with one symbol alone on the left: T - 2*R > 0 -> T > 2*R.
+    Size parameters are isolated before the ridge or capacity symbols."""
+    expression = relation.lhs - relation.rhs
+    symbols = sorted(expression.free_symbols, key=lambda s: (s in (RIDGE, CAPACITY), str(s)))
+    for symbol in symbols:
+        if not expression.is_polynomial(symbol) or sympy.degree(expression, symbol) != 1:
+            continue
+        coefficient = expression.coeff(symbol)
+        if not coefficient.is_number:
+            continue
+        rest = sympy.expand(-(expression - coefficient * symbol) / coefficient)
+        # dividing by a negative coefficient turns the relation round
+        relation_type = _flip(relation) if coefficient < 0 else type(relation)
+        return relation_type(symbol, rest)
+    return relation
+
+
+def _flip(relation: sympy.Rel):
+    return {sympy.StrictGreaterThan: sympy.StrictLessThan,
+            sympy.StrictLessThan: sympy.StrictGreaterThan,
+            sympy.GreaterThan: sympy.LessThan,
+            sympy.LessThan: sympy.GreaterThan}[type(relation)]
+
+
+def _even_root_radicands(expr: sympy.Expr) -> list[sympy.Expr]:
+    radicands = []
+    for power in expr.atoms(sympy.Pow):
+        exponent = power.exp
+        even_root = exponent.is_Rational and not exponent.is_integer and exponent.q % 2 == 0
+        if even_root and power.base.is_nonnegative is not True:
+            radicands.append(power.base)
+    return radicands

@@ -1,0 +1,181 @@
+"""What the roofline figure marks beyond roofs and slopes, read back from its artists: a
+colour and a direct label per kernel, each under its own precision's roofs, where a tile
+stops fitting, a measured run and the derated model under the roof; the command line's
+machines and per-spec sizes."""
+
+import subprocess
+import sys
+
+import numpy
+import pytest
+from conftest import SPECS
+from test_plot import assert_labels_clear, lines_by_gid, texts_by_gid
+
+from kernelcost.cli_plot import figure_paths, split_by_spec
+from kernelcost.errors import KcostError
+from kernelcost.hardware import load_machine
+from kernelcost.plot import roofline_figure, save
+from kernelcost.sweep import parse_range
+
+H100 = load_machine("h100")
+HBM, SHARED = 3.35e12, 30e12  # H100 bandwidths (roofline chapter, §1.4)
+P_BF16, P_FP32 = 990e12, 67e12
+SQUARE = {"M": "N", "K": "N", "N": 4096}
+
+
+@pytest.fixture(scope="module")
+def compare():
+    # the README's comparison: naive fp32, tiled bf16, ideal bf16, each at its own precision
+    return roofline_figure([SPECS / "gemm_naive.kcost", SPECS / "gemm_tiled.kcost",
+                            SPECS / "gemm.kcost"], H100, settings=SQUARE,
+                           size_range=parse_range("N=64..65536"))
+
+
+@pytest.fixture(scope="module")
+def tile_sweep():
+    return roofline_figure(SPECS / "gemm_tiled.kcost", H100, ["bf16"],
+                           settings={"M": 8192, "N": 8192, "K": 8192},
+                           size_range=parse_range("T=16..8192"))
+
+
+def test_each_kernel_has_its_colour_and_a_direct_label():
+    # softmax and layernorm at n = 4096 sit almost on one spot: colour and label tell them
+    figure = roofline_figure([SPECS / "softmax.kcost", SPECS / "layernorm.kcost"], H100,
+                             settings={"n": 4096})
+    lines, texts = lines_by_gid(figure), texts_by_gid(figure)
+    assert lines["point:0:global"].get_markerfacecolor() != \
+        lines["point:1:global"].get_markerfacecolor()
+    assert texts["kernel:0"].get_text() == "softmax: HBM binds"
+    assert texts["kernel:1"].get_text() == "layernorm: HBM binds"
+    assert texts["kernel:0"].get_color() == lines["point:0:global"].get_markerfacecolor()
+    assert_labels_clear(figure)
+
+
+def test_the_binding_shared_point_is_labelled(tile_sweep):
+    # gemm_tiled, T = 128: every inner access served by shared, I = 1/2, 15 TFLOP/s at
+    # 30 TB/s, below the HBM point (I = 63.5): shared binds
+    label = texts_by_gid(tile_sweep)["kernel:0"]
+    assert label.get_text() == "gemm_tiled: shared binds"
+    assert label.xy == pytest.approx((0.5, 0.5 * SHARED))
+    assert lines_by_gid(tile_sweep)["point:0:shared"].get_marker() == "^"
+
+
+def test_the_tile_sweep_marks_where_the_tiles_stop_fitting(tile_sweep):
+    # A and B tiles in bf16: 2 T^2 x 2 B <= 228 KiB = 233472 B per SM  ->  T <= 241.6
+    texts, lines = texts_by_gid(tile_sweep), lines_by_gid(tile_sweep)
+    assert texts["capacity:0:global"].get_text() == "T ≤ 241: shared full (228 KiB per SM)"
+    intensity_241 = 8192 * 241 / (2 * 8192 + 241)  # I = N T / (2N + T) at M = N = K
+    assert texts["capacity:0:global"].xy[0] == pytest.approx(intensity_241, rel=0.02)
+    fits_x, fits_y = map(numpy.asarray, lines["path:0:global"].get_data())
+    misfit_x, misfit_y = map(numpy.asarray, lines["path-misfit:0:global"].get_data())
+    assert fits_x[numpy.isfinite(fits_y)].max() <= intensity_241
+    assert misfit_x[numpy.isfinite(misfit_y)].min() > intensity_241
+    assert_labels_clear(tile_sweep)
+
+
+def test_each_kernel_sits_under_the_roofs_of_its_own_precision(compare):
+    lines, texts = lines_by_gid(compare), texts_by_gid(compare)
+    assert set(lines["roof:fp32 vector"].get_ydata()) == {P_FP32}
+    assert set(lines["roof:bf16 tensor"].get_ydata()) == {P_BF16}
+    # naive fp32 GEMM, no reuse: I = 2N^3 / (8N^3 + 4N^2), against the fp32 ridge 67 / 3.35
+    naive = 2 * 4096 / (8 * 4096 + 4)
+    assert lines["point:0:global"].get_xdata()[0] == pytest.approx(naive)
+    assert texts["never:0:global"].get_text() == "never crosses: I → 0.25 < 20 FLOP/B"
+    # the ideal bf16 GEMM is compute-bound at 4096 under the bf16 tensor roof
+    assert lines["point:2:global"].get_ydata()[0] == pytest.approx(P_BF16)
+    assert texts["crossing:2:global"].get_text() == "N* = 886.6"
+    # ridges of both precisions: fp32 20 FLOP/B, bf16 295.5 FLOP/B at HBM
+    assert texts["ridge:global:fp32"].get_text() == "20 FLOP/B"
+    assert texts["ridge:global:bf16"].get_text() == "295.5 FLOP/B"
+
+
+def test_comparison_labels_are_off_lines_and_each_other(compare):
+    # two "N=64" (tiled and ideal) used to stack at the start of their paths
+    starts = [text for text in compare.axes[0].texts if text.get_text() == "N=64"]
+    assert len(starts) == 3 and len({text.get_color() for text in starts}) == 3
+    assert_labels_clear(compare)
+
+
+def test_llm_decode_point_and_path_labels_are_apart():
+    figure = roofline_figure(SPECS / "llm_decode.kcost", H100, ["bf16"],
+                             settings={"Theta": "70e9", "b": 1},
+                             size_range=parse_range("b=1..4096"))
+    assert_labels_clear(figure)
+
+
+def test_a_measured_run_is_drawn_under_its_roof():
+    # vector_add, n = 1e8 (chapter, example 1): W = 1e8 FLOP, Q = 1.2e9 B; 400 us is
+    # 2.5e11 FLOP/s, 3 TB/s of the 3.35 TB/s roof: 89.6 %
+    figure = roofline_figure(SPECS / "vector_add.kcost", H100, settings={"n": 10**8},
+                             measured=[{"seconds": 400e-6}])
+    lines, texts = lines_by_gid(figure), texts_by_gid(figure)
+    measured = lines["measured:0"]
+    assert measured.get_xdata()[0] == pytest.approx(1 / 12)
+    assert measured.get_ydata()[0] == pytest.approx(1e8 / 400e-6)
+    assert measured.get_ydata()[0] < lines["point:0:global"].get_ydata()[0]
+    assert texts["measured:0"].get_text() == "measured: 3 TB/s of 3.35 TB/s (90 %)"
+    assert_labels_clear(figure)
+
+
+def test_derates_lower_the_point_under_the_roof():
+    # vector_add at n = 4096: t = 12 n / 3.35 TB/s = 14.7 ns against a 4 us launch
+    # (h100.toml): factor t / (t + 4 us) = 0.00365
+    figure = roofline_figure(SPECS / "vector_add.kcost", H100, settings={"n": 4096})
+    seconds = 12 * 4096 / HBM
+    factor = seconds / (seconds + 4e-6)
+    model = lines_by_gid(figure)["model:0"]
+    assert model.get_ydata()[0] == pytest.approx(HBM / 12 * factor)
+    assert texts_by_gid(figure)["model:0"].get_text() == \
+        "model 1.02 GFLOP/s: launch ×0.0037"
+    # at n = 1e8 the launch costs 0.01 %: no point apart from the roof's
+    large = roofline_figure(SPECS / "vector_add.kcost", H100, settings={"n": 10**8})
+    assert "model:0" not in lines_by_gid(large)
+
+
+def test_svg_text_stays_text(tmp_path):
+    figure = roofline_figure(SPECS / "vector_add.kcost", H100, settings={"n": 10**8})
+    svg = save(figure, tmp_path / "figure.svg").read_text()
+    assert "vector_add: HBM binds" in svg and "<text" in svg
+
+
+def test_figure_paths_per_machine():
+    assert [str(p) for p in figure_paths(["fig.svg", "out/fig.png"], "h100", False)] == [
+        "fig.svg", "out/fig.png"]
+    assert [str(p) for p in figure_paths(["fig.svg"], "b200", True)] == ["fig.b200.svg"]
+
+
+def test_settings_of_one_spec():
+    shared, own = split_by_spec(["M=N,K=N", "gemm_tiled:T=64,N=2048"], ["gemm_tiled", "gemm"],
+                                "--set")
+    assert shared == ["M=N,K=N"]
+    assert own == {"gemm_tiled": ["T=64,N=2048"], "gemm": []}
+    with pytest.raises(KcostError, match="no spec named `gemm_tild`"):
+        split_by_spec(["gemm_tild:T=64"], ["gemm_tiled"], "--set")
+
+
+def run_plot(*arguments):
+    return subprocess.run([sys.executable, "-m", "kernelcost.cli", "plot", *map(str, arguments)],
+                          capture_output=True, text=True, check=False)
+
+
+def test_plot_cli_several_machines_and_own_sizes(tmp_path):
+    completed = run_plot(SPECS / "gemm_tiled.kcost", SPECS / "gemm.kcost", "--machine",
+                         "h100,b200", "--set", "M=N,K=N,N=4096", "--set", "gemm_tiled:T=64",
+                         "-o", tmp_path / "fig.svg")
+    assert completed.returncode == 0, completed.stderr
+    for machine in ("h100", "b200"):
+        svg = (tmp_path / f"fig.{machine}.svg").read_text()
+        assert "gemm_tiled (T=64): shared binds" in svg
+        assert "gemm_tiled (M=N, K=N, N=4096, T=64), bf16" in svg  # the legend's sizes
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--set", "n=1e8", "--set", "vadd:n=8"], "no spec named `vadd`"),
+    (["--set", "n=1e8", "--machine", "b200", "--measured", "1ms"], "one --machine"),
+    (["--measured", "1ms"], "set every parameter"),
+])
+def test_plot_cli_refuses_with_a_hint(tmp_path, arguments, message):
+    completed = run_plot(SPECS / "vector_add.kcost", "--machine", "h100", *arguments,
+                         "--sweep", "n=64..4096", "-o", tmp_path / "fig.svg")
+    assert completed.returncode == 2 and message in completed.stderr, completed.stderr
+    assert "Traceback" not in completed.stderr
