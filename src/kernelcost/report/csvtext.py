@@ -77,10 +77,9 @@ _TIE_WIDTH = 1e-9
 
 @dataclass(frozen=True)
 class Field:
-    """A column of text, laid out for csv_rows to place in the row without a copy of its
-    own: the template bytes of each row, the template columns the column needs, and which
-    of them each row keeps (a row of a small table, by layout). `patches` are rows written
-    whole instead, (row, bytes)."""
+    """A column of text for csv_rows: the bytes of each row (the template's columns the
+    column uses), which of them each row keeps (a row of a small table, by layout), and
+    `patches`, rows written whole instead, (row, bytes)."""
 
     text: numpy.ndarray  # (rows, width) uint8: the template's columns this field uses
     keep_table: numpy.ndarray  # (layouts, width) bool
