@@ -10,7 +10,7 @@ Before and after a change: time an older commit from a worktree, then this tree 
         --output -
     .venv/bin/python bench/bench.py --before bench/before-<commit>.json
 
-Standard library timing only (time.perf_counter, subprocess, tracemalloc). Four tables:
+Standard library timing only (time.perf_counter, subprocess, tracemalloc). Six tables:
 
 1. whole process: `kernelcost analyze SPEC --json` per shipped spec, median of several runs,
    beside `python -c "import sympy"` timed in the same run; the ratio is the figure that
@@ -29,7 +29,11 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Four 
    median of paired ratios to the import-sympy floor;
 7. the execution model and the bounds (bench/constructs.py): blocks, waves and L2 unions,
    the HBL program and tuning, each as a series with its log-log growth slope.
-8. sweep CSV (bench/sweep_csv.py): `sweep --csv` over 10^5, 10^6 and 10^7 sizes, time and
+8. clipped dimensions (bench/clipped_dims.py): whole-process `analyze --json` on generated
+   specs with 1 to 8 independent min-clipped tile dimensions, the growth per dimension
+   (target: 8 in under 2 s); `bench/clipped_dims.py --before-src OLD/src` times an older
+   tree beside this one.
+9. sweep CSV (bench/sweep_csv.py): `sweep --csv` over 10^5, 10^6 and 10^7 sizes, time and
    peak memory of the whole process (target: 10^7 in under 10 s and 1 GiB).
 
 Targets are for this script to report, not timed assertions in the tests."""
@@ -412,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
                                                  "quick 3)")
     parser.add_argument("--only", nargs="+",
                         choices=("process", "stages", "scaling", "sweep", "verify", "ratios",
-                                 "constructs", "csv"),
+                                 "constructs", "clipped", "csv"),
                         help="run only these tables")
     parser.add_argument("--specs", nargs="+", metavar="NAME",
                         help="time only these shipped specs (names without .kcost)")
@@ -435,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = args.runs or (3 if args.quick else 5)
     from constructs import constructs
     from process_ratios import process_ratios
+    from clipped_dims import clipped_growth
     from sweep_csv import sweep_csv_cost
     from verify_cost import verification_cost
     sections = [
@@ -452,6 +457,9 @@ def main(argv: list[str] | None = None) -> int:
         ("constructs", "Execution model and bounds: growth of each construct",
          lambda: constructs(ROOT, 1 if args.quick else 3, generated_spec, loglog_slope,
                             markdown_table)),
+        ("clipped", "Clipped dimensions: `analyze --json` as they grow",
+         lambda: clipped_growth({"kernelcost": kernelcost_command()}, run_quietly,
+                                markdown_table, args.quick, 1 if args.quick else 3)),
         ("csv", "Sweep CSV: `kernelcost sweep --csv`", lambda: sweep_csv_cost(markdown_table, 1)),
     ]
     machine = machine_description()

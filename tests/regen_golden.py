@@ -21,8 +21,10 @@ MACHINE_SIZES = {
     "gemm": "M=4096,N=4096,K=4096", "gemm_hopper": "M=8192,N=8192,K=8192",
     "gemm_tiled": "M=N,K=N,N=8192", "vector_add": "n=1e8", "llm_decode": "Theta=70e9,b=1",
     "flash_attention": "S=4096", "attention": "S=4096,d=128", "copy": "n=268435456",
+    "transpose_naive": "n=8192", "transpose_tiled": "n=8192", "strided_read": "n=16777216,s=8",
 }
-RENDERED = ("gemm_tiled", "gemm_hopper", "attention")
+RENDERED = ("gemm_tiled", "gemm_hopper", "attention", "transpose_tiled")
+MARKDOWN = ("transpose_naive", "transpose_tiled")
 WIDTHS = (80, 120)
 # every command's terminal page (name -> argv): rendered at each width of WIDTHS
 PAGES = {
@@ -91,6 +93,12 @@ def rendered_cases() -> dict[str, tuple[list[str], int, int]]:
     return cases
 
 
+def markdown_cases() -> dict[str, list[str]]:
+    return {f"{name}.h100.md": ["analyze", f"specs/{name}.kcost", "--set", MACHINE_SIZES[name],
+                                "--machine", "h100", "--no-verify", "--markdown"]
+            for name in MARKDOWN}
+
+
 def main() -> None:
     import os
 
@@ -101,7 +109,10 @@ def main() -> None:
         (GOLDEN / name).write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
     for name, (argv, width, exit_code) in rendered_cases().items():
         (GOLDEN / name).write_text(run(argv, width, exit_code))
-    print(f"wrote {len(golden_cases()) + len(rendered_cases())} files in {GOLDEN}",
+    for name, argv in markdown_cases().items():
+        (GOLDEN / name).write_text(run(argv))
+    written = len(golden_cases()) + len(rendered_cases()) + len(markdown_cases())
+    print(f"wrote {written} files in {GOLDEN}",
           file=sys.stderr)
 
 

@@ -163,3 +163,13 @@ def test_a_leading_coefficient_of_unknown_sign_gives_no_infinite_limit(expr):
     for m in range(1, 8):
         truth = sympy.limit(expr.subs(M, m), N, sympy.oo)
         assert limit is None or limit.subs(M, m) == truth, (m, limit, truth)
+
+
+def test_a_sum_left_open_has_no_leading_term_or_limit():
+    # F6's class: a trip count ceil((N - j)/2) summed over a triangle stays an open Sum;
+    # sympy's limit and the min/max settling searched such forms for minutes
+    j, i = sympy.Symbol("j", integer=True), sympy.Symbol("i", integer=True)
+    open_sum = sympy.Sum(ceil((N - j) / 2) * sympy.Min(M, N - j), (j, 0, i), (i, 0, N - 1))
+    forms = Asymptotics(N + open_sum)
+    assert forms.leading([N, M]) is None
+    assert forms.limit([N]) is None and forms.limit([N, M]) is None

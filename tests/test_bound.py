@@ -117,6 +117,9 @@ REFUSED = {
     "rmsnorm": "the loop `r` indexes no array", "layernorm_rows": "the loop `r` indexes no array",
     "decode_attention": "combines the iterators kh and qi",  # grouped-query index kh*g + qi
     "copy": "no statement does work",
+    # data movement alone: the transpose and the strided read probe transfer efficiency
+    "transpose_naive": "no statement does work", "transpose_tiled": "no statement does work",
+    "strided_read": "no statement does work",
 }
 
 

@@ -46,8 +46,9 @@ def test_whole_command_stops_at_the_budget():
     assert "the time budget of 2 s ran out while" in completed.stderr
     assert f"{SLOW}:" in completed.stderr and "^" in completed.stderr
     assert completed.stdout == ""
-    # start-up (imports, about 1 s on a quiet machine) comes before the budget's clock
-    assert elapsed < budget + 4.0
+    # the spec runs on for more than 45 s under a larger budget; start-up (about 1 s on a
+    # quiet machine, several on a loaded one) comes before the budget's clock
+    assert elapsed < budget + 20.0
 
 
 @pytest.mark.parametrize("value", ["nan", "-1", "0", "inf", "abc", ""])

@@ -386,3 +386,14 @@ def test_the_budget_comes_from_the_environment(monkeypatch):
     monkeypatch.delenv("KERNELCOST_BUDGET_S")
     assert Facts(checked()).budget_s == DEFAULT_BUDGET_S
     assert Facts(checked(), budget_s=7.0).budget_s == 7.0  # an explicit one wins
+
+
+def test_a_step_taken_as_positive_later_proves_what_the_prover_refused_before():
+    # nonnegative's answers are remembered; a fact added afterwards (a loop step `by M - N`,
+    # taken as positive while the nest is built) must not be hidden by an earlier "no"
+    facts = facts_of()
+    assert not facts.nonnegative(M - N - 1)  # false at M = N = 1
+    facts.assume_positive(M - N)
+    assert facts.nonnegative(M - N - 1)  # an integer M - N > 0 is at least 1
+    for point in admissible((N, M), lambda p: p[M] - p[N] > 0):
+        assert (M - N - 1).subs(point) >= 0

@@ -1,6 +1,6 @@
-"""Golden files: `analyze --json` of every shipped spec, and the terminal report at 80 and 120
-columns, byte for byte as tests/regen_golden.py wrote them. A change of output is reviewed as
-the diff of tests/golden after running that script."""
+"""Golden files: `analyze --json` of every shipped spec, the terminal report at 80 and 120
+columns and the Markdown report of a few, byte for byte as tests/regen_golden.py wrote them.
+A change of output is reviewed as the diff of tests/golden after running that script."""
 
 from __future__ import annotations
 
@@ -8,15 +8,22 @@ import json
 
 import pytest
 
-from regen_golden import GOLDEN, ROOT, golden_cases, rendered_cases, run
+from regen_golden import GOLDEN, ROOT, golden_cases, markdown_cases, rendered_cases, run
 
 CASES = golden_cases()
 RENDERS = rendered_cases()
+MARKDOWN = markdown_cases()
 
 
 def test_every_golden_file_has_its_case_and_back():
     files = {path.name for path in GOLDEN.iterdir()}
-    assert files == set(CASES) | set(RENDERS)
+    assert files == set(CASES) | set(RENDERS) | set(MARKDOWN)
+
+
+@pytest.mark.parametrize("name", sorted(MARKDOWN))
+def test_markdown_report_is_as_recorded(name, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert run(MARKDOWN[name]) == (GOLDEN / name).read_text()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

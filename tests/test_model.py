@@ -185,7 +185,7 @@ def test_zones_follow_the_chapter():
     assert zone_of(sympy.Integer(10)) == ZONE_MIXED
     assert zone_of(sympy.Integer(11)) == ZONE_COMPUTE
     assert zone_of(N / 3) is None  # undecided while symbolic
-    assert "tensor cores" in ZONE_COMPUTE.advice and "do not touch compute" in ZONE_MEMORY.advice
+    assert "arithmetic is the limit" in ZONE_COMPUTE.advice and "do not touch compute" in ZONE_MEMORY.advice
 
 
 def test_sfu_work_has_its_own_ceiling():
@@ -321,3 +321,28 @@ def test_a_cluster_the_machine_cannot_form_does_not_fit():
     assert [(m.level, m.needed, m.capacity) for m in a100.misfits] == [("cluster", 2, 1)]
     assert a100.t_bound is None
     assert not verdict(cost, load_machine("h100"), values=values).misfits
+
+
+def test_compute_advice_speaks_of_tensor_units_only_where_the_machine_has_them():
+    """Issue 16 item 1: words follow the machine. A user's machine file without tensor units
+    must not be told to use them; work already on them is told to narrow the precision."""
+    import dataclasses
+
+    from kernelcost.model import compute_advice
+
+    h100 = load_machine("h100")
+    on_tensor = compute_advice(h100, h100.ceiling("bf16", "fma").name)
+    assert "narrower precision on the tensor units" in on_tensor
+    vector_only = dataclasses.replace(
+        h100, compute=tuple(p for p in h100.compute if p.unit != "tensor"))
+    advice = compute_advice(vector_only, vector_only.ceiling("bf16", "fma").name)
+    assert "tensor units" not in advice.replace("no tensor units", "")
+    assert "no tensor units on this machine" in advice
+    fp32 = compute_advice(h100, h100.ceiling("fp32", "fma").name)  # H100 fp32: vector only
+    assert "move the work to the tensor units (bf16, fp16, fp64, fp8, i8, tf32)" in fp32
+
+
+def test_a_clearly_compute_bound_verdict_carries_the_machine_advice():
+    found = verdict(gemm(), load_machine("h100"), "bf16", {M: 65536, N: 65536, K: 65536})
+    assert found.level("global").zone == ZONE_COMPUTE
+    assert found.compute_advice.startswith("arithmetic is the limit: a narrower precision")

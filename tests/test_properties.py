@@ -643,6 +643,25 @@ KNOWN_CASES = {
             out y: f32[N]
             for i in 1..M, j in min(2, i)..N { y[j] += x[i] }
         }""", {"N": 8, "M": 7}),
+    "four-deep-stepped-minmax-triangle": ("""
+        kernel generated(N, M, T) {
+            in x: f32[4 * N + 4 * M + 4 * T + 8, 4 * N + 4 * M + 4 * T + 8]
+            out y: f32[4 * N + 4 * M + 4 * T + 8]
+            out z: f32[4 * N + 4 * M + 4 * T + 8]
+            for i in 0..N {
+                for j in i..N by T {
+                    for k in j..M by 2 * T {
+                        for l in max(j, 2)..min(N, M) {
+                            keep z in shared {
+                                y[j + i] += exp(x[l, l + j])
+                                z[l] += x[l + i, l] + x[i + 1, l + j]
+                            }
+                        }
+                    }
+                }
+                z[i] += x[i + 1, i]
+            }
+        }""", {"N": 5, "M": 7, "T": 2}),  # F6: counting once ran past 5 minutes
 }
 
 

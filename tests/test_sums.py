@@ -11,6 +11,7 @@ import sympy
 import kernelcost
 from kernelcost.facts import Facts
 from kernelcost.nest import build_nest
+from kernelcost.oracle import evaluate
 from kernelcost.sums import Summer
 from kernelcost.symbols import iterator_symbol, size_symbol
 
@@ -219,6 +220,20 @@ def test_a_summation_sympy_gives_up_on_stays_a_sum():
     total = s.range_sum(1 / (t + N), t, sympy.Integer(0), M - 1)
     assert total.has(sympy.Sum) and not s.closed
     assert value(total, N=2, M=3) == sympy.Rational(13, 12)  # 1/2 + 1/3 + 1/4
+
+
+def test_a_summand_holding_a_sum_left_open_stays_a_sum_over_it():
+    # sympy's summation of an open inner sum cannot close it and searched for minutes (F6)
+    s = summer()
+    u = sympy.Symbol("u", integer=True, nonnegative=True)
+    inner = sympy.Sum(sympy.ceiling((N - t) / 2), (t, 0, u))  # a stepped trip count
+    total = s.range_sum(M * inner, u, sympy.Integer(0), N - 1)
+    assert total.has(sympy.Sum) and not s.closed
+    for point in grid(N=range(1, 7), M=range(1, 3)):
+        n, m = point["N"], point["M"]
+        at = {N: sympy.Integer(n), M: sympy.Integer(m)}
+        assert evaluate(total, at) == m * sum(-(-(n - k) // 2) for u_ in range(n)
+                                                for k in range(u_ + 1))
 
 
 # --- over the loops of a nest -------------------------------------------------------------------

@@ -7,12 +7,13 @@
     ├── TensorDecl(role, name, dtype, shape, level)
     ├── PerItem(item, count)                     per token = b: items one run handles
     └── statements
-        ├── Let(name, dtype | None, shape, level | None, value)
+        ├── Let(name, dtype | None, shape, level | None, value, swizzle | None)
         │                                        a derived size (no type), a register local,
         │                                        or a local array in a level
-        ├── For(var, lo, hi, step | None, body, parallel | None)
+        ├── For(var, lo, hi, step | None, body, parallel | None, lanes | None)
         │                                        one iterator; `for i in .., j in ..` nests;
-        │                                        a parallel header's loops share its Parallel
+        │                                        a parallel header's loops share its Parallel;
+        │                                        a `lanes` loop spreads over a warp's lanes
         ├── Keep(tensors, level, stages | None, body)   a reuse scope
         └── Assign(target, op, value)            op: = += max= min=
     expressions: Number, Name, Access(tensor, indices), BinOp(op, left, right), Neg,
@@ -95,6 +96,7 @@ class Let:
     span: Span
     shape: tuple[Expr, ...] = ()  # a local array's extents; () for a scalar local
     level: Name | None = None  # the level a local array lives in (registers when None)
+    swizzle: Span | None = None  # `swizzle`: a shared array's rows in an XOR-swizzled layout
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,7 @@ class For:
     body: tuple[Statement, ...]
     span: Span
     parallel: Parallel | None = None  # the same object on every loop of a parallel header
+    lanes: Span | None = None  # `lanes`: consecutive iterations run on consecutive lanes
 
 
 @dataclass(frozen=True)

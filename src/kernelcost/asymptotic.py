@@ -87,14 +87,20 @@ class Asymptotics:
 
     def __init__(self, expr: sympy.Expr):
         self.expr = expr
+        self.free_symbols = expr.free_symbols  # computed once: slow on sums left open
         self._fractions: dict[frozenset, tuple] = {}
         self._parts: dict[tuple, tuple | None] = {}
 
     def _growing(self, growing) -> tuple:
-        return tuple(s for s in growing if s in self.expr.free_symbols)
+        return tuple(s for s in growing if s in self.free_symbols)
 
     def _scaled_parts(self, growing: tuple):
         """Numerator and denominator of expr(lam*s) as polynomials in lam, or None."""
+        if growing not in self._parts and self.expr.has(sympy.Sum):
+            # a sum left open has no polynomial form in the scale, and settling the min/max
+            # of its bounds, or sympy's limit, searches for minutes (a four-deep stepped
+            # triangle) to find nothing
+            self._parts[growing] = None
         if growing not in self._parts:
             numerator, denominator = self._fraction(growing)
             scale = {s: _SCALE * s for s in growing}  # simultaneous: plain symbols only
@@ -162,6 +168,8 @@ def leading_term(expr: sympy.Expr, growing) -> sympy.Expr | None:
 
 
 def _sympy_limit(expr, growing):
+    if expr.has(sympy.Sum):
+        return None  # see Asymptotics._scaled_parts
     scaled = _smooth(expr, growing).subs({s: _SCALE * s for s in growing}, simultaneous=True)
     try:
         result = sympy.limit(scaled, _SCALE, sympy.oo)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sympy
 
 from .cost import GridCost, ScopeCost, TileBox
+from .lanes import lane_accesses
 from .symbols import iterator_symbol
 
 ON_CHIP = ("shared", "registers")
@@ -48,6 +49,7 @@ def count_grid(counter, scopes: tuple[ScopeCost, ...]) -> GridCost | None:
         equal_blocks=not any(expr.free_symbols & set(iterators) for expr in per_block),
         step_iterator=_step_loop_var(counter, depth),
         tiles=_tiles(counter, depth),
+        lane_accesses=lane_accesses(counter),
     )
 
 

@@ -18,6 +18,7 @@ from .check_decls import (
     place_of,
 )
 from .check_exprs import ExpressionChecks
+from .check_lanes import LaneChecks
 from .errors import Diagnostic, KcostError, did_you_mean
 from .parallel import Grid, header_iterators, read_grid
 from .symbols import (
@@ -63,7 +64,7 @@ def check(kernel: ast.Kernel) -> CheckedKernel:
     return _Checker(kernel).run()
 
 
-class _Checker(DeclarationChecks, ExpressionChecks):
+class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
     """Walks the kernel once, collecting diagnostics. A declaration that is itself wrong (a bad
     shape, an unknown type) is still recorded, so its uses do not report the same mistake
     again; the checked kernel is built only when nothing was reported."""
@@ -220,10 +221,12 @@ class _Checker(DeclarationChecks, ExpressionChecks):
         if not shape:
             self.error(let.span, f"local array `{let.name}` needs a shape",
                        f"write `let {let.name}: {let.dtype}[T] in {level} = 0`")
+        if let.swizzle is not None:
+            self._swizzle(let, level, shape, element_bytes)
         if self._declare(let.name, let.span, "local array"):
             self.tensors[let.name] = Tensor(let.name, "local", let.dtype,
                                             element_bytes or sympy.Integer(1), shape, level,
-                                            let.span)
+                                            let.span, let.swizzle is not None)
             scope.locals[let.name] = let.span
 
     def _for(self, loop: ast.For, scope: _Scope) -> None:
@@ -251,6 +254,10 @@ class _Checker(DeclarationChecks, ExpressionChecks):
                        "rename the iterator")
         inner.iterators[loop.var] = place
         inner.depth = scope.depth + 1
+        inner.in_grid = scope.in_grid or (loop.parallel is not None
+                                          and loop.parallel is self.grid_header)
+        if loop.lanes is not None:
+            self._lanes(loop, scope, inner)
         self._block(loop.body, inner)
 
     def _grid(self, loop: ast.For, scope: _Scope) -> None:
@@ -368,9 +375,12 @@ class _Scope:
     locals: dict[str, ast.Span] = field(default_factory=dict)
     keeps: dict[str, str] = field(default_factory=dict)
     depth: int = 0
+    in_grid: bool = False  # inside the loops of the parallel header
+    lanes: str | None = None  # the iterator of the enclosing `lanes` loop
 
     def child(self) -> _Scope:
-        return _Scope(dict(self.iterators), dict(self.locals), dict(self.keeps), self.depth)
+        return _Scope(dict(self.iterators), dict(self.locals), dict(self.keeps), self.depth,
+                      self.in_grid, self.lanes)
 
     def iterator_symbols(self) -> dict[str, sympy.Symbol]:
         return {name: iterator_symbol(name) for name in self.iterators}

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 REUSE_MODES = ("perfect", "none")
 ROLES = ("in", "out", "inout")
 KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
-                      "keep", "parallel", "stages", "per"})
+                      "keep", "parallel", "stages", "lanes", "swizzle", "per"})
 MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
 
 
@@ -32,6 +32,7 @@ class Tensor:
     shape: tuple[sympy.Expr, ...]  # in the size parameters
     level: str  # home level
     span: ast.Span
+    swizzled: bool = False  # a shared array whose rows are XOR-swizzled (word c at c ^ row)
 
 
 

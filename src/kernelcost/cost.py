@@ -54,6 +54,25 @@ class TileBox:
 
 
 @dataclass(frozen=True)
+class LaneAccess:
+    """One access inside a `lanes` loop, as a warp instruction sees it: 32 consecutive
+    iterations of the lanes loop (the other iterators fixed) touch addresses `stride_bytes`
+    apart. Served at `global` (through the L1<->L2 link, in 32-byte sectors) or `shared`
+    (32 banks of 4-byte words)."""
+
+    text: str  # the access as written, with its indices: `b[j0 + j, i0 + i]`
+    tensor: str
+    is_write: bool
+    level: str  # global | shared
+    element_bytes: sympy.Expr
+    stride_bytes: sympy.Expr  # between consecutive lanes, in the sizes
+    lanes: sympy.Expr  # iterations of the lanes loop each time it runs
+    executions: sympy.Expr  # thread accesses over the kernel (one a lane)
+    tensor_elements: sympy.Expr  # the tensor's declared size
+    swizzled_row_bytes: sympy.Expr | None = None  # XOR-swizzled shared rows of this many bytes
+
+
+@dataclass(frozen=True)
 class GridCost:
     """The thread blocks of a parallel spec. Per-block amounts may hold the grid iterators
     (unequal blocks: clipped edges, causal masks); `equal_blocks` says they do not."""
@@ -76,6 +95,7 @@ class GridCost:
     equal_blocks: bool  # per-block work and traffic free of the grid iterators
     step_iterator: sympy.Symbol | None  # the innermost sequential loop outside the keeps
     tiles: tuple[TileBox, ...]  # what one block touches of each global tensor
+    lane_accesses: tuple[LaneAccess, ...] = ()  # accesses inside `lanes` loops
 
 
 @dataclass(frozen=True)
@@ -108,4 +128,7 @@ class Cost:
 
     def intensity(self, level: str) -> sympy.Expr:
         """I = W / Q at a level, in FLOP/B."""
-        return sympy.factor(sympy.cancel(self.total_work / self.traffic[level]))
+        ratio = self.total_work / self.traffic[level]
+        if ratio.has(sympy.Sum):
+            return ratio  # sums left open do not cancel, and trying takes seconds
+        return sympy.factor(sympy.cancel(ratio))

@@ -97,8 +97,10 @@ class _Counter:
         if expr.has(sympy.Sum):
             return expr
         # factor, not simplify: as readable on these sums of products, and simplify's search
-        # cost most of the time on clipped tiles
-        return sympy.factor(sympy.expand(expr))
+        # cost most of the time on clipped tiles. A product is factored factor by factor:
+        # expanding c clipped widths first would make 2^c terms to factor back
+        return sympy.Mul(*[sympy.factor(sympy.expand(factor))
+                           for factor in sympy.Mul.make_args(expr)])
 
     def executions(self, loops) -> sympy.Expr:
         key = tuple(loops)

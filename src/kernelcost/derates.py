@@ -41,10 +41,10 @@ LATENCY_WORDS = {"global": "DRAM", "l2": "L2 hit", "shared": "shared-memory"}
 
 @dataclass(frozen=True)
 class Derate:
-    cause: str  # launch | latency
+    cause: str  # launch | latency | sectors | dram_sectors | bank_conflicts (module transfer)
     factor: sympy.Expr  # the fraction of the roof's rate kept, in (0, 1]
     detail: str  # the reasoning, with its figures
-    level: str | None = None  # the memory level a latency derate scales
+    level: str | None = None  # the memory level whose bandwidth the derate scales
 
 
 def launch_derate(t_kernel, overhead) -> Derate | None:

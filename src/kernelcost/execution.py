@@ -21,6 +21,7 @@ from .decide import largest
 from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
+from .transfer import Transfer, bank_derate, sector_derates, transfers
 from .units import si
 from .values import exact
 from .warm import WarmL2, served_cost, wave_served_B
@@ -54,8 +55,9 @@ class GridVerdict:
     model_detail: str  # the wave estimate's reasoning, with its figures ("" without one)
     tail_share: sympy.Expr | None  # the part of t_bound that quantisation adds
     equal_blocks: bool
-    derates: tuple[Derate, ...] = ()  # estimates in t_model only (latency), never in t_bound
+    derates: tuple[Derate, ...] = ()  # estimates in t_model only, never in t_bound
     latency_unknown: tuple[str, ...] = ()  # levels whose load latency the machine does not cite
+    transfers: tuple[Transfer, ...] = ()  # the lanes accesses in sectors and bank wavefronts
 
 
 def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
@@ -77,14 +79,17 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     global_term, rule, detail = _wave_term(cost, machine, values, occ, warm)
     model_terms = terms + ([global_term] if global_term is not None else
                            _device_terms(model_cost, machine, values, ("global",)))
-    derates = _latency_derates(cost, machine, values, occ) if occ.fits else ()
-    by_level = {derate.level: derate.factor for derate in derates}
-    model_terms = [_derated(term, by_level[term.key]) if term.key in by_level else term
-                   for term in model_terms]
+    found = transfers(cost, lambda expr: _at(expr, values))
+    derates = ()
+    if occ.fits:
+        derates = _latency_derates(cost, machine, values, occ)
+        derates += _transfer_derates(cost, values, model_terms, found)
+    model_terms = [_derated(term, [d for d in derates if d.level == term.key])
+                   if term.kind == "traffic" else term for term in model_terms]
     unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, detail, None, grid.equal_blocks, derates, unknown)
+                           rule, detail, None, grid.equal_blocks, derates, unknown, found)
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat = _largest(_device_terms(cost, machine, values, ("global", "l2"))
@@ -92,7 +97,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
                     + _flat_on_chip_terms(cost, machine, values))[0]
     tail = None if t_bound is None or flat is None else sympy.cancel(1 - flat / t_bound)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
-                       model_bound, rule, detail, tail, grid.equal_blocks, derates, unknown)
+                       model_bound, rule, detail, tail, grid.equal_blocks, derates, unknown,
+                       found)
 
 
 def _latency_derates(cost, machine, values, occ: Occupancy) -> tuple[Derate, ...]:
@@ -103,11 +109,30 @@ def _latency_derates(cost, machine, values, occ: Occupancy) -> tuple[Derate, ...
     return tuple(derate for derate in found if derate is not None)
 
 
-def _derated(term: GridTerm, factor) -> GridTerm:
-    """A bandwidth term at the attainable fraction of its rate (latency-bound)."""
-    rate = term.rate * factor
-    return GridTerm(f"{term.name} (latency-bound)", term.kind, term.key, term.amount, rate,
-                    term.amount / rate, term.per_sm)
+def _transfer_derates(cost, values, model_terms, found: tuple[Transfer, ...]) -> tuple[
+        Derate, ...]:
+    """Sectors (L2, and HBM where it sees more than t_model counts) and bank conflicts."""
+    def at(expr):
+        return _at(expr, values)
+
+    global_B = next((term.amount for term in model_terms if term.key == "global"), None)
+    banks = bank_derate(found, cost, at)
+    return (*sector_derates(found, cost, at, global_B), *([banks] if banks else []))
+
+
+def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:
+    """A bandwidth term at the attainable fraction of its rate, named with what lowered it
+    (`l2 bandwidth (latency-bound, sectors)`). Several derates of one level take the smallest
+    factor, not the product: each caps the useful bytes a second on its own (Little's law
+    counts the loads in flight whatever sectors they move, sectors cap the link whatever is
+    in flight), so the tighter cap binds."""
+    if not derates:
+        return term
+    rate = term.rate * sympy.Min(*(derate.factor for derate in derates))
+    labels = ["latency-bound" if derate.cause == "latency" else derate.cause.replace("_", " ")
+              for derate in derates]
+    return GridTerm(f"{term.name} ({', '.join(labels)})", term.kind, term.key, term.amount,
+                    rate, term.amount / rate, term.per_sm)
 
 
 def _wave_term(cost, machine, values, occ: Occupancy,

@@ -39,6 +39,10 @@ class Facts:
             self._divisibility(divisor, dividend)
         self._close_chains()
         self.slack: list[dict[sympy.Symbol, sympy.Expr]] = []
+        self._proven: dict[tuple[sympy.Expr, int], bool] = {}  # nonnegative's answers
+        # what the symbolic work is doing now and the spec place it concerns (a loop's sum),
+        # for the budget's error
+        self.activity: tuple[str, ast.Span | None] | None = None
         for relation in checked.bounds:
             self.slack.extend(self._slack_substitutions(relation))
 
@@ -141,23 +145,33 @@ class Facts:
         return False
 
     def check_budget(self) -> None:
-        """Stop with a clear error once the symbolic work outruns its budget."""
-        if time.process_time() > self.deadline:
-            raise KcostError(Diagnostic(
-                ast.Span(self.kernel.span.file, self.kernel.span.line, self.kernel.span.column,
-                         self.kernel.span.line, self.kernel.span.column + 6),
-                f"counting `{self.kernel.name}` needs more than {self.budget_s:g} s of "
-                "symbolic work",
-                "simplify the nest (fewer nested keep scopes or min/max bounds), or raise "
-                "KERNELCOST_BUDGET_S"), self.kernel.source)
+        """Stop with a clear error once the symbolic work outruns its budget, placed at the
+        loop whose sum was running (`activity`) or else at the kernel."""
+        if time.process_time() <= self.deadline:
+            return
+        kernel = self.kernel.span
+        place = ast.Span(kernel.file, kernel.line, kernel.column, kernel.line,
+                         kernel.column + 6)
+        doing = ""
+        if self.activity is not None:
+            doing, place = f", stopped while {self.activity[0]}", self.activity[1] or place
+        raise KcostError(Diagnostic(
+            place,
+            f"counting `{self.kernel.name}` needs more than {self.budget_s:g} s of "
+            f"symbolic work{doing}",
+            "simplify the nest (fewer nested keep scopes or min/max bounds), or raise "
+            "KERNELCOST_BUDGET_S"), self.kernel.source)
 
     def nonnegative(self, expr: sympy.Expr) -> bool:
         """True only when expr >= 0 is proven from the assumptions."""
         self.check_budget()
-        for candidate in self._variants(sympy.expand(expr)):
-            if candidate.is_nonnegative:
-                return True
-        return False
+        # keyed on the facts too: a step taken as positive later (assume_positive) may prove
+        # what could not be proven before
+        key = (expr, len(self.slack))
+        if key not in self._proven:
+            self._proven[key] = any(candidate.is_nonnegative
+                                    for candidate in self._variants(sympy.expand(expr)))
+        return self._proven[key]
 
     def positive(self, expr: sympy.Expr) -> bool:
         """True only when expr > 0 is proven: an integer is positive once it is >= 1."""

@@ -58,8 +58,20 @@ ZONE_MIXED = Zone(
     "both levers count: fewer bytes and faster arithmetic")
 ZONE_COMPUTE = Zone(
     "clearly compute-bound",
-    "arithmetic is the limit: use the tensor cores (or a narrower precision); "
-    "bytes no longer matter")
+    "arithmetic is the limit: fewer operations or a faster unit; bytes no longer matter")
+
+
+def compute_advice(machine: Machine, peak_name: str) -> str:
+    """The compute-bound zone's advice in the machine's own words: tensor units are named
+    only where its file lists them, and not urged on work already on them."""
+    tensor = sorted({p.precision for p in machine.compute if p.unit == "tensor" and not p.sparse})
+    if "tensor" in peak_name:
+        lever = "a narrower precision on the tensor units, or fewer operations"
+    elif tensor:
+        lever = f"move the work to the tensor units ({', '.join(tensor)}) or cut operations"
+    else:
+        lever = "fewer operations or a narrower precision (no tensor units on this machine)"
+    return f"arithmetic is the limit: {lever}; bytes no longer matter"
 
 
 @dataclass(frozen=True)
@@ -132,6 +144,7 @@ class Verdict:
     derates: tuple[Derate, ...] = ()  # what lowers the roof: estimates, in t_model only
     warm_l2: WarmL2 | None = None  # tensors a previous kernel left in L2 (the stated state)
     nest_t_model: sympy.Expr | None = None  # without a grid, t_model when it is not t_min
+    compute_advice: str = ZONE_COMPUTE.advice  # the compute zone's advice on this machine
 
     @property
     def misfits(self) -> tuple[Misfit, ...]:
@@ -256,6 +269,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         derates=derates,
         warm_l2=state,
         nest_t_model=nest_t_model,
+        compute_advice=compute_advice(machine, main_ceiling.name),
     )
 
 

@@ -31,6 +31,9 @@ class Loop:
     trips: sympy.Expr
     depth: int  # position in the nest, 0 outermost
     never_empty: bool = True  # proven to run at least once at every outer iteration
+    lanes: bool = False  # consecutive iterations run on consecutive lanes of a warp
+    # where the spec writes it (none for a derived loop); not part of the loop's identity
+    span: ast.Span | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class AccessSite:
     loops: tuple[Loop, ...]
     scopes: tuple[Scope, ...]  # keep scopes around the access, outermost first
     extent: tuple[sympy.Expr, ...]  # the tensor's declared shape
+    span: ast.Span | None = None  # where the access is written
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,7 @@ class NestBuilder:
             trips = sympy.Max(0, trips)
         never_empty = self.facts.nonnegative_within(hi - lo - 1, loops)
         this = Loop(iterator_symbol(loop.var), counter_symbol(loop.var), lo, hi, step, trips,
-                    len(loops), never_empty)
+                    len(loops), never_empty, loop.lanes is not None, loop.span)
         for stmt in loop.body:
             self._statement(stmt, loops + (this,), scopes, levels)
 
@@ -147,7 +151,7 @@ class NestBuilder:
         tensor_scopes = tuple(s for s in scopes if access.tensor in s.tensors)
         extent = tuple(self.facts.apply(e) for e in self.checked.tensors[access.tensor].shape)
         return AccessSite(access.tensor, indices, is_write, accumulation_read, loops,
-                          tensor_scopes, extent)
+                          tensor_scopes, extent, access.span)
 
     def _reads(self, expr: ast.Expr, loops, scopes) -> None:
         for node in ast.walk_expr(expr):

@@ -221,11 +221,12 @@ class _ToAst(Transformer):
         return None
 
     def let(self, meta, children):
-        name, dtype, shape, level, value = children
+        name, dtype, shape, level, swizzle, value = children
         level_name = None if level is None else ast.Name(str(level),
                                                          _token_span(self.filename, level))
+        swizzle_span = None if swizzle is None else _token_span(self.filename, swizzle)
         return ast.Let(str(name), str(dtype) if dtype is not None else None, value,
-                       self._s(meta), shape or (), level_name)
+                       self._s(meta), shape or (), level_name, swizzle_span)
 
     def parallel(self, meta, children):
         return ast.Parallel(tuple(option for option in children if option is not None),
@@ -238,8 +239,9 @@ class _ToAst(Transformer):
                                value, self._s(meta))
 
     def range(self, meta, children):
-        var, lo, hi, step = children
-        return (str(var), lo, hi, step, self._s(meta))
+        var, lo, hi, step, lanes = children
+        lanes_span = None if lanes is None else _token_span(self.filename, lanes)
+        return (str(var), lo, hi, step, self._s(meta), lanes_span)
 
     def block(self, meta, children):
         flat = []
@@ -254,9 +256,9 @@ class _ToAst(Transformer):
         # `for i in .., j in ..` is a nest, outermost first; each loop keeps its range's span
         # except the outermost, which spans the whole statement.
         for index in range(len(ranges) - 1, -1, -1):
-            var, lo, hi, step, span = ranges[index]
+            var, lo, hi, step, span, lanes = ranges[index]
             body = (ast.For(var, lo, hi, step, body, self._s(meta) if index == 0 else span,
-                            parallel),)
+                            parallel, lanes),)
         return body[0]
 
     def keep(self, meta, children):

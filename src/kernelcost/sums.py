@@ -1,14 +1,17 @@
 """Exact sums over loop counters, in closed form. `min`/`max` in a summand are split at the
 counter value where the smaller (larger) argument changes, so clipped edge tiles count exactly
-(full tiles plus the remainder); what sympy cannot close stays an unevaluated Sum (still exact,
-flagged as not closed)."""
+(full tiles plus the remainder); factors free of the counter stay outside the sum, so that
+independent clipped dimensions give a product of one-dimensional sums; what sympy cannot close
+stays an unevaluated Sum (still exact, flagged as not closed)."""
 
 from __future__ import annotations
 
 import sympy
 from sympy.polys.polyerrors import BasePolynomialError
 
+from . import watchdog
 from .facts import Facts
+from .nest import Loop
 
 
 class Summer:
@@ -17,13 +20,21 @@ class Summer:
     def __init__(self, facts: Facts):
         self.facts = facts
         self.closed = True  # False once a sum had to stay unevaluated
+        self.summing: Loop | None = None  # the loop over_loops is summing, for the budget
+        self.pieces = 1  # ranges its min/max splits have made of that loop's sum so far
 
     def over_loops(self, summand: sympy.Expr, loops) -> sympy.Expr:
         """Sum summand (in the loops' iterators) over every point of the nest `loops`."""
         total = summand
+        outer_stage = watchdog.current()
         for loop in reversed(loops):
+            self.summing, self.pieces = loop, 1
+            self._announce()
             total = total.subs(loop.var, loop.lo + loop.step * loop.counter)
             total = self.range_sum(total, loop.counter, sympy.Integer(0), loop.trips - 1)
+        if self.summing is not None:
+            self.summing = self.facts.activity = None
+            watchdog.stage(*outer_stage)
         return total
 
     def range_sum(self, summand, counter, first, last) -> sympy.Expr:
@@ -31,12 +42,22 @@ class Summer:
         self.facts.check_budget()
         if (last - first + 1).is_negative:
             return sympy.Integer(0)  # not sympy's convention, which sums such a range backward
-        summand = sympy.expand(summand) if not summand.has(sympy.Min, sympy.Max) else summand
         if counter not in summand.free_symbols:
             return summand * (last - first + 1)
+        constant, varying = summand.as_independent(counter, as_Add=False)
+        if constant != 1:
+            # a separable summand: the factors free of the counter leave the sum unexpanded,
+            # so c clipped dimensions give a product of c one-dimensional sums, not 2^c terms
+            return constant * self.range_sum(varying, counter, first, last)
+        summand = sympy.expand(summand) if not summand.has(sympy.Min, sympy.Max) else summand
         choice = self._first_minmax(summand, counter)
         if choice is not None:
             return self._split_minmax(summand, counter, first, last, choice)
+        if summand.has(sympy.Sum):
+            # an inner sum sympy could not close: summing over it again cannot close it
+            # either, and sympy's search for a way can take minutes (a four-deep nest)
+            self.closed = False
+            return sympy.Sum(summand, (counter, first, last))
         try:
             result = sympy.summation(summand, (counter, first, last))
         except (BasePolynomialError, NotImplementedError, ValueError):
@@ -95,15 +116,32 @@ class Summer:
         if self.facts.positive(slope):
             split = sympy.floor(sympy.expand(-offset / slope))
             split = self._clamp(split, first - 1, last)
+            self._one_more_piece()
             return (self.range_sum(with_left, counter, first, split)
                     + self.range_sum(with_right, counter, split + 1, last))
         if self.facts.positive(-slope):
             split = sympy.ceiling(sympy.expand(-offset / slope))
             split = self._clamp(split, first, last + 1)
+            self._one_more_piece()
             return (self.range_sum(with_right, counter, first, split - 1)
                     + self.range_sum(with_left, counter, split, last))
         self.closed = False
         return sympy.Sum(summand, (counter, first, last))
+
+    def _one_more_piece(self) -> None:
+        self.pieces += 1
+        self._announce()
+
+    def _announce(self) -> None:
+        """Tell the budget and the command's watchdog which loop's sum is running, and into
+        how many ranges its min/max splits have cut it."""
+        if self.summing is None:
+            return  # a sum over one range, outside over_loops
+        doing = (f"summing over loop `{self.summing.var}`, split at its min/max bounds into "
+                 f"{self.pieces} ranges so far (a closed form over c clipped bounds that "
+                 "depend on each other can have 2^c pieces)")
+        self.facts.activity = (doing, self.summing.span)
+        watchdog.stage(doing, self.summing.span)
 
     def _clamp(self, value, low, high):
         if not self.facts.nonnegative(value - low):

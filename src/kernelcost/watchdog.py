@@ -61,6 +61,11 @@ def current_stage() -> str:
     return _current.name
 
 
+def current() -> tuple[str, Span | None]:
+    """The stage announced last and its place, to announce again when a sub-stage ends."""
+    return _current.name, _current.span
+
+
 def budget_seconds() -> float:
     """KERNELCOST_BUDGET_S as seconds; a value that is not a positive finite number is an
     error, never a silently disabled budget."""

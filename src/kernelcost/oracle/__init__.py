@@ -12,6 +12,8 @@ counts with plain Python ints and Fractions. Each bound and index is turned once
     compare(cost, counts)                  -> [Mismatch]  the comparisons that fail
     sample_sizes(kernel, count, rng)       -> [sizes]     small sizes meeting the assumptions
     draw_sizes(kernel, pick)               -> sizes       one draw of them (divisibility met)
+    enumerate_lanes(kernel, sizes)         -> [LaneCounts] sectors and bank wavefronts of
+                                                           every warp of the `lanes` loops
 
 The counting rules are those of DESIGN.md; where the oracle had to settle a detail it says so
 at the place (scalar tensors, the accumulation skip, per-entry fills of nested scopes).
@@ -25,9 +27,11 @@ from .blocks import BlockCounts
 from .compare import compare, comparisons, evaluate
 from .enumerate import enumerate_counts
 from .exprs import resolve_sizes
+from .lanes import LaneCounts, enumerate_lanes
 from .results import Comparison, Counts, Mismatch, ScopeCounts, ScopeEntry
 from .sample import assumptions_hold, count_steps, draw_sizes, sample_sizes
 
-__all__ = ["BlockCounts", "Comparison", "Counts", "Mismatch", "ScopeCounts", "ScopeEntry",
-           "assumptions_hold", "compare", "comparisons", "count_steps", "draw_sizes",
-           "enumerate_counts", "evaluate", "resolve_sizes", "sample_sizes"]
+__all__ = ["BlockCounts", "Comparison", "Counts", "LaneCounts", "Mismatch", "ScopeCounts",
+           "ScopeEntry", "assumptions_hold", "compare", "comparisons", "count_steps",
+           "draw_sizes", "enumerate_counts", "enumerate_lanes", "evaluate", "resolve_sizes",
+           "sample_sizes"]

@@ -20,7 +20,7 @@ from .common import (
     value_of,
     value_or_formula,
 )
-from .grid import grid_clause, grid_json, misfit_sentence
+from .grid import grid_clause, grid_json, misfit_sentence, transfer_lines
 from .page import Column, fitted_table
 
 # --- verdicts and answers ------------------------------------------------------------------
@@ -234,16 +234,17 @@ def _time_cell(result) -> str:
     return "does not fit" if result.misfits else si(value_of(result.t_bound), "s")
 
 
-def _advice_line(level) -> str:
+def _advice_line(level, result) -> str:
     """The regime (a side of the ridge) and the chapter's zone (under 0.1x, 0.1x to 10x,
     over 10x) in one clause, so that `compute-bound` beside `mixed` reads as a position, not
     a contradiction."""
     ratio = value_of(level.ratio)
+    advice = result.compute_advice if level.zone is ZONE_COMPUTE else level.zone.advice
     low, high = float(CLEARLY_MEMORY_BOUND_BELOW), float(CLEARLY_COMPUTE_BOUND_ABOVE)
     span = {ZONE_MEMORY: f"under {low:g}×", ZONE_MIXED: f"{low:g}× to {high:g}×",
             ZONE_COMPUTE: f"over {high:g}×"}[level.zone]
     return (f"  {level.regime} at {level.level}, {ratio:.3g}× the ridge: in the "
-            f"{level.zone.name} zone ({span}), {level.zone.advice}.")
+            f"{level.zone.name} zone ({span}), {advice}.")
 
 
 def _term_order(term) -> float:
@@ -258,7 +259,7 @@ def answer_lines(answers) -> list[str]:
         result = answer.verdict
         level = binding_level(result)
         if level is not None and level.zone is not None and not result.misfits:
-            lines.append(_advice_line(level))
+            lines.append(_advice_line(level, result))
         if not result.misfits and len(result.terms) > 1:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
@@ -269,6 +270,7 @@ def answer_lines(answers) -> list[str]:
             lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
         if result.warm_l2 is not None:
             lines.append(f"  warm L2: {result.warm_l2.describe()}.")
+        lines += transfer_lines(result)
         for derate in result.derates:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
                          f" ({derate.detail}).")
@@ -286,7 +288,7 @@ def answer_lines(answers) -> list[str]:
         if result.working_set_fits_l2:
             lines.append(f"  the working set ({binary(value_of(result.working_set_B))}) fits in "
                          f"L2 ({binary(value_of(result.l2_capacity_B))}): the L2 slope may "
-                         "bind rather than HBM's.")
+                         "bind rather than global memory's.")
         if answer.efficiency is not None:
             above = (" — above the roof: check the measurement, the sizes or the spec"
                      if answer.efficiency.fraction > 1 else "")

@@ -3,6 +3,7 @@ and the clauses the answer sentence gains for a parallel spec or a kernel that d
 
 from __future__ import annotations
 
+from ..transfer import way
 from ..units import binary, si
 from .common import value_of
 
@@ -32,8 +33,44 @@ def grid_json(verdict) -> dict:
         "model_detail": grid.model_detail,
         "missing_figures": list(occupancy.missing),
         "latency_unknown": list(grid.latency_unknown),
+        "transfers": [transfer_json(found) for found in grid.transfers],
     }
     return fields
+
+
+def transfer_json(found) -> dict:
+    """One `lanes` access: at global, the sector bytes the L1<->L2 link moves and their ratio
+    to the useful bytes; at shared, the wavefronts and the bank-conflict degree."""
+    access = found.access
+    row = {"access": access.text, "tensor": access.tensor, "write": access.is_write,
+           "level": access.level, "warp_instructions": value_of(found.instructions),
+           "useful_B": value_of(found.useful_B)}
+    if access.level == "global":
+        return {**row, "sectors_per_warp": found.per_warp, "l1_l2_B": value_of(found.cost_B),
+                "ratio": value_of(found.ratio)}
+    return {**row, "wavefronts_per_warp": found.per_warp,
+            "bank_conflict_degree": value_of(found.ratio)}
+
+
+def transfer_lines(verdict) -> list[str]:
+    """`b[j, i] (write): 32 sectors a warp instruction, 2.15 GB between L1 and L2 for 268 MB
+    useful (8x)`, one line a `lanes` access."""
+    if verdict.grid is None:
+        return []
+    lines = []
+    for found in verdict.grid.transfers:
+        access = found.access
+        kind = "write" if access.is_write else "read"
+        if access.level == "global":
+            lines.append(f"  lanes: {access.text} ({kind}) {found.per_warp} sectors a warp "
+                         f"instruction: {si(value_of(found.cost_B), 'B')} between L1 and L2 "
+                         f"for {si(value_of(found.useful_B), 'B')} useful "
+                         f"({value_of(found.ratio):.3g}x).")
+        else:
+            lines.append(f"  lanes: {access.text} ({kind}) in shared memory: {way(found.ratio)}"
+                         f", {found.per_warp} wavefront{'s' if found.per_warp != 1 else ''} a "
+                         f"warp instruction.")
+    return lines
 
 
 def misfit_json(misfit) -> dict:
