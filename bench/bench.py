@@ -33,6 +33,8 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Six t
    specs with 1 to 8 independent min-clipped tile dimensions, the growth per dimension
    (target: 8 in under 2 s); `bench/clipped_dims.py --before-src OLD/src` times an older
    tree beside this one.
+9. sweep CSV (bench/sweep_csv.py): `sweep --csv` over 10^5, 10^6 and 10^7 sizes, time and
+   peak memory of the whole process (target: 10^7 in under 10 s and 1 GiB).
 
 Targets are for this script to report, not timed assertions in the tests."""
 
@@ -414,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
                                                  "quick 3)")
     parser.add_argument("--only", nargs="+",
                         choices=("process", "stages", "scaling", "sweep", "verify", "ratios",
-                                 "constructs", "clipped"),
+                                 "constructs", "clipped", "csv"),
                         help="run only these tables")
     parser.add_argument("--specs", nargs="+", metavar="NAME",
                         help="time only these shipped specs (names without .kcost)")
@@ -438,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     from constructs import constructs
     from process_ratios import process_ratios
     from clipped_dims import clipped_growth
+    from sweep_csv import sweep_csv_cost
     from verify_cost import verification_cost
     sections = [
         ("process", "Whole process: `kernelcost analyze SPEC --json`",
@@ -457,6 +460,7 @@ def main(argv: list[str] | None = None) -> int:
         ("clipped", "Clipped dimensions: `analyze --json` as they grow",
          lambda: clipped_growth({"kernelcost": kernelcost_command()}, run_quietly,
                                 markdown_table, args.quick, 1 if args.quick else 3)),
+        ("csv", "Sweep CSV: `kernelcost sweep --csv`", lambda: sweep_csv_cost(markdown_table, 1)),
     ]
     machine = machine_description()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

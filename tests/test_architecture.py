@@ -24,14 +24,14 @@ FLOORS = {
     "hardware": ["values", "machine", "machinefile", "hardware", "modelfile"],
     "analysis": ["verify", "analysis"],
     "model": ["decide", "efficiency", "polyexp", "derates", "transfer", "warm", "occupancy",
-              "waves", "execution", "model", "numeric_roots", "equations", "solve", "answer",
-              "lp", "lower", "bound"],
+              "waves", "execution", "model", "numeric_roots", "equations", "solve", "rates",
+              "answer", "lp", "lower", "bound"],
     "uses": ["tune", "wholemodel", "validate"],
     "presentation": ["sweep", "trajectory", "scene", "report", "textplot", "placement", "plot",
                      "phase", "ski", "bound_report",
                      "wholemodel_report", "display"],
-    "front": ["cli_common", "cli_model", "cli_plot", "cli_bounds", "cli_inspect", "cli",
-              "__init__"],
+    "front": ["cli_common", "cli_model", "cli_plot", "cli_bounds", "cli_inspect", "cli_sweep",
+              "cli", "__init__"],
 }
 FLOOR_OF = {module: level for level, (_, modules) in enumerate(FLOORS.items())
             for module in modules}

@@ -239,3 +239,17 @@ def test_draw_is_separate_from_the_numbers():
     assert point.performance == pytest.approx(3.35e12 / 12)  # the scene computes the height
     assert lines_by_gid(draw(figure_scene))["point:0:global"].get_ydata()[0] == \
         point.performance
+
+
+def test_plot_shows_a_progress_bar_on_a_terminal_only(tmp_path, capsys, monkeypatch):
+    """Issue 16.15: a bar over the kernels of a figure on stderr, when it is a terminal."""
+    from kernelcost.cli import main
+
+    specs = [str(SPECS / "vector_add.kcost"), str(SPECS / "gemm.kcost")]
+    command = ["plot", *specs, "--machine", "h100", "--set", "n=1e6,M=N,K=N,N=4096",
+               "-o", str(tmp_path / "figure.svg")]
+    assert main(command) == 0
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(command) == 0
+    assert "drawing" in capsys.readouterr().err

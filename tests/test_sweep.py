@@ -13,7 +13,7 @@ from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
 from kernelcost.model import verdict
 from kernelcost.settings import resolve_settings
-from kernelcost.sweep import SizeRange, parse_range, sweep
+from kernelcost.sweep import SizeRange, Sweeper, parse_range, sweep
 
 from conftest import SPECS, size
 
@@ -121,7 +121,7 @@ def test_sweep_cli_csv_carries_units_and_values():
     header, *rows = completed.stdout.strip().splitlines()
     assert header.split(",") == ["N", "W_FLOP", "Q_global_B", "Q_shared_B",
                                  "I_global_FLOPperB", "I_shared_FLOPperB", "t_min_s", "bound",
-                                 "of_peak"]
+                                 "of_peak", "t_min_with_launch_s"]
     first = rows[0].split(",")
     assert float(first[0]) == 128 and float(first[1]) == 2 * 128**3
     assert math.isclose(float(first[4]), 128 * 128 / (2 * 128 + 128))  # N T / (2N + T)
@@ -177,3 +177,22 @@ def test_linear_spacing_on_request_and_big_sizes_as_integers():
     assert completed.returncode == 0, completed.stderr
     assert "1000000000" in completed.stdout and "2000000000" in completed.stdout
     assert "e+" not in completed.stdout and "1e9" not in completed.stdout
+
+
+def test_registers_are_no_roof_of_the_sweep_as_of_the_model():
+    """The register file is reported, never a roof of t_min (model.UNBOUNDING_LEVELS): the
+    sweep said 7.64 us "registers bandwidth" where analyze says 3.82 us "fp32 vector peak".
+    n = 10^6 rows of m = 256 adds, x and y in registers: W = n m = 2.56e8 FLOP at the H100
+    FP32 vector peak of 67 TFLOP/s is 3.82 us; HBM 8 MB / 3.35 TB/s is 2.39 us."""
+    from kernelcost import analysis, loads
+    from kernelcost.answer import answers
+
+    text = ("kernel poly(n, m) { in x: f32[n]  out y: f32[n]\n for i in 0..n {\n"
+            " keep x, y in registers { for j in 0..m { y[i] += x[i] } } } }")
+    spec = loads(text)
+    (answer,) = answers(analysis.analyze(spec, {"n": 10**6, "m": 256}), ["h100"], None)
+    result = Sweeper(spec, "n", settings={"m": 256}, machine=load_machine("h100"))(
+        numpy.array([1e6]))
+    assert result.t_min[0] == pytest.approx(float(answer.verdict.t_min), rel=1e-14)
+    assert result.t_min[0] == pytest.approx(1e6 * 256 / 67e12, rel=1e-12)
+    assert result.binding == [answer.verdict.bound] == ["fp32 vector peak"]

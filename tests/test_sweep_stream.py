@@ -59,13 +59,74 @@ def test_hundred_million_points_stay_in_bounded_memory():
     assert len(rows) == 1 + 1993 and rows[1].startswith("8,") and rows[-1].startswith("2000,")
 
 
-def test_a_table_of_too_many_rows_is_refused(capsys):
+def test_a_table_longer_than_a_screen_shows_its_ends(capsys):
+    """Issue 17: 1,993 distinct sizes (8..2000 from 10^6 points) do not fit a screen: the
+    first and last 15 rows (30 where the console has no height), and how to get them all."""
     from kernelcost.cli import main
 
     assert main(["sweep", GEMM, "--sweep", "N=8..2000", "--points", "1000000",
-                 "--set", "M=N,K=N"]) == 2
-    assert "use --csv" in capsys.readouterr().err
+                 "--set", "M=N,K=N", "--linear"]) == 0
+    out = capsys.readouterr().out
+    sizes = [line.split("│")[1].strip() for line in out.splitlines()
+             if line.startswith("│") and line.split("│")[1].strip().isdigit()]
+    assert sizes == [str(n) for n in range(8, 23)] + [str(n) for n in range(1986, 2001)]
+    assert "⋮" in out
+    assert "1,993 sizes: the first 15 and the last 15 shown, 1,963 left out; all of them: " \
+           "--csv, or --all for the whole table" in " ".join(out.split())
+
+
+def test_a_table_that_fits_is_whole_and_all_asks_for_every_row(capsys):
+    from kernelcost.cli import main
+
+    assert main(["sweep", GEMM, "--sweep", "N=8..40", "--points", "33", "--set", "M=N,K=N",
+                 "--linear", "--all"]) == 0
+    out = capsys.readouterr().out
+    assert "left out" not in out and all(f"│ {n:>2} │" in out for n in range(8, 41))
+    assert main(["sweep", GEMM, "--sweep", "N=8..2000", "--points", "1000000",
+                 "--set", "M=N,K=N", "--all"]) == 2
+    assert "use --csv, or at most 100,000 points with --all" in capsys.readouterr().err
+
+
+def test_ends_stream_the_chunks():
+    size_range = SizeRange("N", 8, 100_000, 5_001)
+    first, last, total = size_range.ends(7)
+    whole = size_range.values()
+    assert total == len(whole) and list(first) == list(whole[:7]) and list(last) == list(
+        whole[-7:])
+
+
+def test_a_progress_bar_only_on_a_terminal(capsys, monkeypatch):
+    """Issue 16.15: rich's bar on stderr while a long CSV is written, when stderr is a
+    terminal; a pipe gets the CSV alone."""
+    from kernelcost.cli import main
+
+    command = ["sweep", GEMM, "--sweep", "N=1..300000", "--linear", "--points", "300000",
+               "--set", "M=N,K=N", "--csv"]
+    assert main(command) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and len(captured.out.splitlines()) == 300_001
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(command) == 0
+    captured = capsys.readouterr()
+    assert "sweeping" in captured.err and len(captured.out.splitlines()) == 300_001
 
 
 def test_chunk_size_is_bounded():
     assert sweep_module.CHUNK_POINTS <= 1_000_000
+
+
+def test_csv_rows_are_the_result_figures_written_one_by_one():
+    """The column-at-once text against a plain row loop over the same arrays (issue 17)."""
+    sweeper = Sweeper(GEMM, "N", settings={"M": "N", "K": "N"}, machine=load_machine("h100"))
+    result = sweeper(SizeRange("N", 1, 10**7, 3_000, log=True).values())
+    header, *rows = sweep_csv(result).splitlines()
+    assert header == ("N,W_FLOP,Q_global_B,I_global_FLOPperB,t_min_s,bound,of_peak,"
+                      "t_min_with_launch_s")
+    figures = [result.sizes, result.work, result.traffic["global"], result.intensity["global"],
+               result.t_min, result.binding, result.peak_fraction, result.t_min_with_launch]
+    expected = [",".join(column[i] if isinstance(column, list) else format(column[i], ".16g")
+                         for column in figures) for i in range(len(result.sizes))]
+    assert rows == expected
+    # W = 2N^3, Q = 3 N^2 x 2 B, I = W / Q; t_min = 6 B / 3.35 TB/s, then + 4 us of launch
+    assert rows[0] == ("1,2,6,0.3333333333333333,1.791044776119403e-12,global bandwidth,"
+                       "0.001127946127946128,4.000001791044776e-06")

@@ -16,6 +16,7 @@ from .hardware import Machine, load_machine
 from .model import UNBOUNDING_LEVELS, Verdict, verdict
 from .polyexp import ExpOnFma
 from .polyexp import exp_on_fma as move_exponentials
+from .rates import ItemRate, item_rate
 from .solve import Crossing, RidgeEquation, capacity_crossings, parameter_symbol, ridge_equation
 
 
@@ -26,6 +27,7 @@ class Answer:
     crossings: tuple[Crossing, ...]  # of the global ridge in that size
     efficiency: Efficiency | None  # against a measurement, when one was given
     exp_on_fma: ExpOnFma | None = None  # exponentials moved to the FP32 vector units
+    rate: ItemRate | None = None  # items per second, when the spec says what an item is
 
 
 def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[str] | None,
@@ -54,7 +56,8 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
             if measurement and result.binding_term() is not None:
                 efficiency = measured_efficiency(result, **measurement)
             results.append(Answer(result, free[0] if len(free) == 1 else None, crossings,
-                                  efficiency, exp_on_fma))
+                                  efficiency, exp_on_fma,
+                                  item_rate(analysis.spec.checked, result)))
     return results
 
 

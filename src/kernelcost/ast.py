@@ -5,6 +5,7 @@
     ├── ReuseSetting(mode)                       reuse perfect | none
     ├── Assume(facts)                            Divides(divisor, dividend) | Compare(l, op, r)
     ├── TensorDecl(role, name, dtype, shape, level)
+    ├── PerItem(item, count)                     per token = b: items one run handles
     └── statements
         ├── Let(name, dtype | None, shape, level | None, value, swizzle | None)
         │                                        a derived size (no type), a register local,
@@ -195,7 +196,17 @@ class TensorDecl:
     span: Span
 
 
-Item = ReuseSetting | Assume | TensorDecl | Statement
+@dataclass(frozen=True)
+class PerItem:
+    """`per token = b`: one run of the kernel handles `count` items named `item` (a token, a
+    row, an image), so that a time becomes a rate in items per second."""
+
+    item: Name
+    count: Expr
+    span: Span
+
+
+Item = ReuseSetting | Assume | TensorDecl | PerItem | Statement
 
 
 @dataclass(frozen=True)

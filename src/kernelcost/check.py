@@ -13,6 +13,7 @@ from .check_decls import (
     KEYWORDS,
     MAX_LOOP_DEPTH,
     DeclarationChecks,
+    ItemCount,
     Tensor,
     place_of,
 )
@@ -42,6 +43,7 @@ class CheckedKernel:
     bounds: tuple[sympy.Basic, ...]  # assumed relations such as T <= N
     reuse: str  # the kernel's default reuse for tensors outside keep scopes
     grid: Grid | None = None  # the thread blocks of a parallel spec
+    items: ItemCount | None = None  # `per token = b`: what one run of the kernel handles
 
     @property
     def name(self) -> str:
@@ -79,6 +81,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         self.divisibility: list[tuple[sympy.Expr, sympy.Expr]] = []
         self.bounds: list[sympy.Basic] = []
         self.reuse = "perfect"
+        self.items: ItemCount | None = None
         self.grid: Grid | None = None
         self.grid_header: ast.Parallel | None = None
         self.grid_outermost = True
@@ -101,7 +104,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         parameters = tuple(size_symbol(p.name) for p in self.kernel.params)
         return CheckedKernel(
             self.kernel, parameters, self.defaults, self.sizes, self.tensors, self.locals,
-            tuple(self.divisibility), tuple(self.bounds), self.reuse, self.grid,
+            tuple(self.divisibility), tuple(self.bounds), self.reuse, self.grid, self.items,
         )
 
     def _all_inside_grid(self) -> None:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 REUSE_MODES = ("perfect", "none")
 ROLES = ("in", "out", "inout")
 KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
-                      "keep", "parallel", "stages", "lanes", "swizzle"})
+                      "keep", "parallel", "stages", "lanes", "swizzle", "per"})
 MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
 
 
@@ -35,6 +35,14 @@ class Tensor:
     swizzled: bool = False  # a shared array whose rows are XOR-swizzled (word c at c ^ row)
 
 
+
+@dataclass(frozen=True)
+class ItemCount:
+    """`per token = b`: one run of the kernel handles `count` items named `item`."""
+
+    item: str  # singular, as the spec names it: token
+    count: sympy.Expr  # in the size parameters
+    span: ast.Span
 
 
 class DeclarationChecks:
@@ -85,6 +93,8 @@ class DeclarationChecks:
                 self._assume(fact)
         elif isinstance(item, ast.TensorDecl):
             self._tensor(item)
+        elif isinstance(item, ast.PerItem):
+            self._per_item(item)
         elif isinstance(item, ast.Let) and item.dtype is None:
             self._derived_size(item)
         else:
@@ -149,6 +159,25 @@ class DeclarationChecks:
         value = self._size_expr(let.value, "a size")
         if self._declare(let.name, let.span, "size") and value is not None:
             self.sizes[let.name] = value
+
+    def _per_item(self, per: ast.PerItem) -> None:
+        """`per token = b`: once a kernel, a count of sizes that is not zero or negative."""
+        if self.items is not None:
+            first = self.items.span
+            self.error(per.span, f"the kernel already counts its items at "
+                       f"{place_of(first, per.span)} (`per {self.items.item}`)",
+                       "one `per` line a kernel: the items one run of it handles")
+            return
+        count = self._size_expr(per.count, "an item count")
+        if count is None:
+            return
+        if count.is_positive is False:
+            self.error(per.count.span, f"the count of `{per.item.id}`s is "
+                       f"{self._source_text(per.count.span)} = {count}, not positive",
+                       f"write how many {per.item.id}s one run handles, from the sizes: "
+                       f"`per {per.item.id} = b`")
+            return
+        self.items = ItemCount(per.item.id, count, per.span)
 
     def _unknown_level(self, level: ast.Name) -> None:
         self.error(level.span, f"unknown memory level `{level.id}`",

@@ -26,6 +26,7 @@ from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public co
 from .cli_inspect import run_check, run_machines, run_validate
 from .cli_model import build_model_parser, run_model
 from .cli_plot import build_plot_parser, run_plot
+from .cli_sweep import build_sweep_parser, run_sweep
 from .errors import Diagnostic, KcostError
 from .jsonout import print_json
 from .outputs import drop_stdout
@@ -104,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--samples", type=int, default=4,
                        help="how many small size assignments to draw when no --set is given")
     build_plot_parser(commands)
-    _build_sweep_parser(commands)
+    build_sweep_parser(commands)
     build_model_parser(commands)
     build_bound_parsers(commands)
     add_validate_parser(commands)
@@ -198,63 +199,6 @@ def run_solve(args) -> int:
         for fitted in report.solve_tables(result, args.parameter, found, width):
             print_fitted(console, fitted)
     return EXIT_OK
-
-
-def _console():
-    from rich.console import Console
-
-    return Console(highlight=False)
-
-
-# --- plot and sweep ----------------------------------------------------------------------
-
-def _build_sweep_parser(commands) -> None:
-    sweep = commands.add_parser("sweep", help="W, Q, I, t_min and the binding roof over a "
-                                              "range of sizes")
-    sweep.add_argument("spec", help="a .kcost file")
-    sweep.add_argument("--sweep", required=True, metavar="NAME=LOW..HIGH",
-                       help="the size to vary and its range, e.g. N=64..65536")
-    sweep.add_argument("--points", type=int, default=20, help="how many sizes (default 20)")
-    spacing = sweep.add_mutually_exclusive_group()
-    spacing.add_argument("--log", action="store_true",
-                         help="space the sizes geometrically (the default)")
-    spacing.add_argument("--linear", action="store_true", help="space the sizes equally")
-    sweep.add_argument("--machine", help="a machine id or .toml path: adds t_min, the "
-                                         "binding roof and the fraction of peak")
-    sweep.add_argument("--precision", help="the precision on the machine (default: the "
-                                           "spec's own)")
-    sweep.add_argument("--csv", action="store_true", help="CSV in SI base units")
-    add_sizes(sweep)
-    add_reuse(sweep)
-
-
-def run_sweep(args) -> int:
-    from .hardware import load_machine
-    from .report import sweep_table
-    from .sweep import Sweeper, parse_range, stream_csv
-
-    machine = load_machine(args.machine) if args.machine else None
-    if args.precision:
-        precision = precision_names([args.precision])[0]
-        if machine is not None:
-            machine.require_precision(precision)
-    size_range = parse_range(args.sweep, args.points, log=not args.linear)
-    if not args.csv and size_range.points > MAX_TABLE_POINTS:
-        raise KcostError(Diagnostic(None, f"a table of {size_range.points:,} rows is too long "
-                                          "to read", f"use --csv, or at most "
-                                          f"{MAX_TABLE_POINTS:,} points"))
-    stage("sweeping")
-    sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
-                      machine=machine, precision=args.precision, reuse=args.reuse)
-    size_range = size_range.with_step(sweeper.step)  # sizes the spec's `assume d | N` allow
-    if not args.csv:
-        _console().print(sweep_table(sweeper(size_range.values())))
-        return EXIT_OK
-    stream_csv(sweeper, size_range, sys.stdout.write)
-    return EXIT_OK
-
-
-MAX_TABLE_POINTS = 100_000
 
 
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,

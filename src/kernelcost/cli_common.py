@@ -1,9 +1,12 @@
 """What the commands share: exit codes, the --set, --reuse and --machine options and their
-readers, and a --measured value."""
+readers, a --measured value, and the progress bar of long work."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from .errors import Diagnostic, KcostError
 
@@ -127,3 +130,27 @@ def measurement_of(text: str) -> dict[str, float]:
         raise KcostError(Diagnostic(None, f"the measurement `{text}` must be positive and "
                                           "finite", "a time such as 412us, or a rate"))
     return measurement
+
+
+@contextmanager
+def progress_bar(description: str, total: int) -> Iterator[Callable[..., None]]:
+    """A rich progress bar on stderr while the work runs, only when stderr is a terminal
+    (a pipe or a log file gets no bar); yields `advance(steps=1)`. The bar goes away when
+    the work is done, leaving the terminal as the output left it."""
+    if not sys.stderr.isatty():
+        yield lambda steps=1: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True, force_terminal=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console, transient=True) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda steps=1: progress.advance(task, steps)

@@ -14,6 +14,7 @@ from .cli_common import (
     measurement_of,
     parse_settings,
     precision_names,
+    progress_bar,
 )
 from .errors import Diagnostic, KcostError
 from .watchdog import stage
@@ -68,14 +69,16 @@ def run_plot(args) -> int:
         for path in paths:
             check_figure_path(path)
     size_range = parse_range(args.sweep) if args.sweep else None
-    for machine in machines:
-        stage(f"drawing the figure for {machine.id}")
-        figure = roofline_figure(args.specs, machine, precisions,
-                                 settings=parse_settings(shared),
-                                 own_settings=[parse_settings(own[name]) for name in names],
-                                 size_range=size_range, reuse=args.reuse, measured=measured)
-        for path in outputs[machine.id]:
-            print(save(figure, path))
+    with progress_bar("drawing", len(machines) * len(args.specs)) as advance:
+        for machine in machines:
+            stage(f"drawing the figure for {machine.id}")
+            figure = roofline_figure(args.specs, machine, precisions,
+                                     settings=parse_settings(shared),
+                                     own_settings=[parse_settings(own[name]) for name in names],
+                                     size_range=size_range, reuse=args.reuse,
+                                     measured=measured, on_kernel=advance)
+            for path in outputs[machine.id]:
+                print(save(figure, path))
     return EXIT_OK
 
 

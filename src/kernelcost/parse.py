@@ -187,6 +187,11 @@ class _ToAst(Transformer):
         return ast.ReuseSetting(ast.Name(str(mode), _token_span(self.filename, mode)),
                                 self._s(meta))
 
+    def per_item(self, meta, children):
+        item, count = children
+        return ast.PerItem(ast.Name(str(item), _token_span(self.filename, item)), count,
+                           self._s(meta))
+
     def assume(self, meta, children):
         return ast.Assume(tuple(children), self._s(meta))
 

@@ -6,7 +6,7 @@ coordinate the figure draws is computed here; `plot.draw` only places it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -110,13 +110,15 @@ class Scene:
 def scene(kernels, machine: Machine | str, precisions: Sequence[str] = (), *,
           settings: Mapping | None = None, own_settings: Sequence[Mapping] = (),
           size_range: SizeRange | None = None, reuse: str | None = None,
-          measured: Sequence[Mapping | None] = ()) -> Scene:
+          measured: Sequence[Mapping | None] = (),
+          on_kernel: Callable[[], None] | None = None) -> Scene:
     """Gather what a roofline figure shows. `kernels`: Analyses, Specs or spec paths (or one);
     `settings` (raw, {"M": "N", "N": 4096}) apply to every spec that has the parameter, and
     `own_settings[i]` to kernel i only; `size_range` draws each kernel's path as that size
     grows. Each kernel is placed under the roofs of its own precision unless `precisions`
     names one (the first); every precision named has its roofs drawn. `measured[i]`: a
-    measurement of kernel i ({"seconds": 4e-4}, as efficiency.measured_efficiency takes)."""
+    measurement of kernel i ({"seconds": 4e-4}, as efficiency.measured_efficiency takes).
+    `on_kernel` is called as each kernel is done (a progress bar)."""
     machine = load_machine(machine) if isinstance(machine, str) else machine
     kernels = [kernels] if isinstance(kernels, (Analysis, Spec, str, Path)) else list(kernels)
     loaded = [_spec_and_settings(kernel, settings, own, reuse)
@@ -129,13 +131,16 @@ def scene(kernels, machine: Machine | str, precisions: Sequence[str] = (), *,
     used_levels = {level for spec, _, _, mode in loaded for level in spec.cost(mode).levels}
     roofs = _roofs(machine, drawn, uses_sfu)
     slopes = _slopes(machine, used_levels, roofs)
-    marks = tuple(_kernel_marks(spec, raw, own, mode, machine, precision, size_range, slopes,
-                                measurement)
-                  for (spec, raw, own, mode), precision, measurement
-                  in zip(loaded, kernel_precisions, _padded(measured, len(loaded))))
+    marks = []
+    for (spec, raw, own, mode), precision, measurement in zip(
+            loaded, kernel_precisions, _padded(measured, len(loaded))):
+        marks.append(_kernel_marks(spec, raw, own, mode, machine, precision, size_range,
+                                   slopes, measurement))
+        if on_kernel is not None:
+            on_kernel()
     title = f"{machine.name}, {', '.join(drawn)}: hierarchical roofline"
     return _framed(Scene(title, machine, roofs, slopes, _ridges(machine, drawn, slopes),
-                         marks))
+                         tuple(marks)))
 
 
 def verdict_scene(result: Verdict, label: str = "kernel") -> Scene:

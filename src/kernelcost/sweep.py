@@ -26,6 +26,7 @@ from .analysis import Analysis, Spec, load
 from .cost import Cost
 from .errors import Diagnostic, KcostError
 from .hardware import Machine
+from .model import UNBOUNDING_LEVELS
 from .settings import resolve_settings
 from .solve import parameter_symbol
 from .values import evaluate, exact, parameter_values
@@ -33,7 +34,7 @@ from .watchdog import extend
 
 DEFAULT_POINTS = 20
 MAX_POINTS = 10**10  # hours of CSV; more is a typo
-CHUNK_POINTS = 200_000  # sizes evaluated and written at a time: about 100 MB at most
+CHUNK_POINTS = 65_536  # sizes evaluated and written at a time: under 50 MB of arrays
 
 _RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\s*(\S+)\s*$")
 
@@ -68,9 +69,13 @@ class SizeRange:
     def with_step(self, step: int) -> SizeRange:
         return replace(self, step=step) if self.integer else self
 
+    def chunk_count(self, length: int = CHUNK_POINTS) -> int:
+        return -(-self.points // length)
+
     def chunks(self, length: int = CHUNK_POINTS):
-        """The same sizes as values(), `length` at a time, so that memory stays bounded
-        whatever the point count (rounded sizes deduplicated across chunk edges too)."""
+        """The same sizes as values(), `length` points at a time (chunk_count() arrays), so
+        that memory stays bounded whatever the point count. Rounded sizes are deduplicated
+        across chunk edges too: a chunk whose sizes all round onto earlier ones is empty."""
         if self.points <= length:
             yield self.values()
             return
@@ -90,8 +95,19 @@ class SizeRange:
                     sizes = sizes[sizes > last]
                 if len(sizes):
                     last = sizes[-1]
-            if len(sizes):
-                yield sizes
+            yield sizes
+
+    def ends(self, count: int) -> tuple[numpy.ndarray, numpy.ndarray, int]:
+        """The first `count` and the last `count` sizes of values() and how many there are,
+        a chunk at a time (a table's summary of 10^8 points). The two overlap when there
+        are fewer than 2 count sizes."""
+        first, last, total = numpy.empty(0), numpy.empty(0), 0
+        for sizes in self.chunks():
+            total += len(sizes)
+            if len(first) < count:
+                first = numpy.concatenate([first, sizes[:count - len(first)]])
+            last = numpy.concatenate([last, sizes])[-count:]
+        return first, last, total
 
     def dense(self, points: int = 400) -> SizeRange:
         """The same range, geometric and continuous: a smooth path for a figure."""
@@ -148,6 +164,11 @@ class SweepResult:
     binding_index: numpy.ndarray | None = None  # index into term_names, per size
     performance: numpy.ndarray | None = None  # attainable FLOP/s: W / t_min
     peak_fraction: numpy.ndarray | None = None  # performance / P
+    t_min_with_launch: numpy.ndarray | None = None  # s: t_min + the machine's launch overhead
+    item: str | None = None  # `per token = b`: what one item is
+    items: numpy.ndarray | None = None  # items one run handles
+    item_rate: numpy.ndarray | None = None  # items/s: items / t_min
+    item_rate_with_launch: numpy.ndarray | None = None  # items / t_min_with_launch
 
     @property
     def binding(self) -> list[str]:
@@ -191,8 +212,10 @@ class Sweeper:
         self.symbol = parameter_symbol(cost, parameter)
         self.machine = machine
         self.precision = precision or cost.precision
-        self.functions = {key: vectorized(expr, self.symbol)
-                          for key, expr in closed_forms(cost, self.symbol, resolved).items()}
+        self.item = None if spec.checked.items is None else spec.checked.items.item
+        counts = {} if spec.checked.items is None else {("items",): spec.checked.items.count}
+        self.functions = {key: vectorized(expr, self.symbol) for key, expr
+                          in closed_forms(cost, self.symbol, resolved, counts).items()}
         self.step = size_step(spec, cost, self.symbol, resolved)
 
     def __call__(self, sizes) -> SweepResult:
@@ -207,7 +230,8 @@ class Sweeper:
         with numpy.errstate(divide="ignore", invalid="ignore"):
             intensity = {level: work / traffic[level] for level in cost.levels}
         result = SweepResult(cost.kernel, str(self.symbol), sizes, work, work_by_class,
-                             traffic, intensity)
+                             traffic, intensity, item=self.item,
+                             items=evaluated.get(("items",)))
         if self.machine is None:
             return result
         return _with_roofline(result, self.machine, self.precision)
@@ -229,14 +253,16 @@ def size_step(spec: Spec, cost: Cost, symbol: sympy.Symbol, settings: Mapping) -
     return step
 
 
-def closed_forms(cost: Cost, symbol: sympy.Symbol,
-                 settings: Mapping[sympy.Symbol, sympy.Expr]) -> dict[tuple, sympy.Expr]:
-    """Work per class and traffic per level with every parameter but `symbol` substituted;
-    a parameter left unset is an error naming it."""
+def closed_forms(cost: Cost, symbol: sympy.Symbol, settings: Mapping[sympy.Symbol, sympy.Expr],
+                 extra: Mapping[tuple, sympy.Expr] | None = None) -> dict[tuple, sympy.Expr]:
+    """Work per class and traffic per level (and the `extra` forms, such as the item count)
+    with every parameter but `symbol` substituted; a parameter left unset is an error
+    naming it."""
     others = {s: e for s, e in settings.items() if s != symbol}
     substitutions = parameter_values(cost, others, apply_defaults=True, exclude=symbol)
     forms = {("work", cls): expr for cls, expr in cost.work.items()}
     forms.update({("traffic", level): expr for level, expr in cost.traffic.items()})
+    forms.update(extra or {})
     forms = {key: evaluate(expr, substitutions) for key, expr in forms.items()}
     unset = set().union(*(expr.free_symbols for expr in forms.values())) - {symbol}
     if unset:
@@ -303,18 +329,25 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str) -> Swe
         bandwidth = machine.bandwidth(level)
         if bandwidth is None:  # the model leaves such a level out of t_min too
             continue
-        names.append(f"{level} bandwidth")
-        seconds.append(amount / float(exact(bandwidth)))
         ridges[level] = peak / float(exact(bandwidth))
+        if level not in UNBOUNDING_LEVELS:  # the register file: reported, never a roof
+            names.append(f"{level} bandwidth")
+            seconds.append(amount / float(exact(bandwidth)))
     term_seconds = numpy.vstack(seconds)
     t_min, binding_index = _running_max(seconds)
+    # as the model adds it: t_min + the overhead, t_min itself where the machine gives none
+    t_min_with_launch = t_min + float(exact(machine.launch_overhead_s or 0))
     with numpy.errstate(divide="ignore", invalid="ignore"):
         performance = result.work / t_min
+        rates = {} if result.items is None else {
+            "item_rate": result.items / t_min,
+            "item_rate_with_launch": result.items / t_min_with_launch}
     return SweepResult(
         **{**result.__dict__, "machine": machine.id, "precision": precision,
            "peak_FLOPps": peak, "ridges": ridges, "term_names": tuple(names),
            "term_seconds": term_seconds, "t_min": t_min, "binding_index": binding_index,
-           "performance": performance, "peak_fraction": performance / peak})
+           "performance": performance, "peak_fraction": performance / peak,
+           "t_min_with_launch": t_min_with_launch, **rates})
 
 
 def _running_max(rows: list[numpy.ndarray]) -> tuple[numpy.ndarray, numpy.ndarray]:
@@ -348,18 +381,23 @@ def _source_settings(source, settings: Mapping | None, reuse: str | None, parame
 # --- long sweeps ----------------------------------------------------------------------------
 
 LARGE_SWEEP_POINTS = 1_000_000  # from here on, the sweep says what it will cost first
-SECONDS_PER_VALUE = 0.35e-6  # measured: 10^8 sizes x 7 columns in 228 s of CPU
+SECONDS_PER_VALUE = 0.1e-6  # measured: 10^7 sizes x 8 columns in 7.7 s of CPU (bench/)
 
 
-def stream_csv(sweeper: Sweeper, size_range: SizeRange, write) -> None:
-    """The CSV of a sweep, a chunk at a time: memory stays bounded whatever the point count."""
-    from .report import sweep_csv
+def stream_csv(sweeper: Sweeper, size_range: SizeRange, write, advance=None) -> None:
+    """The CSV of a sweep, a chunk at a time, to `write` (which takes bytes): memory stays
+    bounded whatever the point count. `advance()` is called after each of the
+    size_range.chunk_count() chunks (a progress bar)."""
+    from .report import sweep_csv_bytes
 
     if size_range.points > LARGE_SWEEP_POINTS:
         estimate = _announce(size_range.points, sweeper)
         extend(5 * estimate + 30)  # the budget covers the announced writing, on a busy machine too
     for position, sizes in enumerate(size_range.chunks()):
-        write(sweep_csv(sweeper(sizes), header=position == 0))
+        if position == 0 or len(sizes):  # the first chunk is never empty: it has the header
+            write(sweep_csv_bytes(sweeper(sizes), header=position == 0))
+        if advance is not None:
+            advance()
 
 
 def _announce(points: int, sweeper: Sweeper) -> float:
@@ -367,10 +405,10 @@ def _announce(points: int, sweeper: Sweeper) -> float:
 
     from .units import si
 
-    columns = 2 + 2 * len(sweeper.cost.levels) + (3 if sweeper.machine is not None else 0)
+    columns = 2 + 2 * len(sweeper.cost.levels) + (4 if sweeper.machine is not None else 0)
     seconds = points * columns * SECONDS_PER_VALUE
     print(f"note: sweeping {points:,} sizes, {min(points, CHUNK_POINTS):,} at a time: memory "
-          f"stays under about 0.5 GB; expect up to {si(points * columns * 18, 'B')} of CSV "
+          f"stays under about 0.2 GB; expect up to {si(points * columns * 18, 'B')} of CSV "
           f"and {si(seconds, 's')} or more (sizes that round to the same integer are "
           "written once); the time budget is extended to cover it", file=sys.stderr)
     return seconds

@@ -16,13 +16,13 @@ from .common import expression, json_number, machine_label
 from .documents import analysis_latex, analysis_markdown, analysis_mathjax, analysis_summary
 from .machines import machine_json, machine_table, machines_table
 from .solve import solve_json, solve_tables
-from .sweeps import numpy_floats, sweep_csv, sweep_table
+from .sweeps import sweep_csv, sweep_csv_bytes, sweep_table
 
 __all__ = [
     "analysis_json", "analysis_latex", "analysis_markdown", "analysis_mathjax",
     "analysis_summary", "analysis_tables", "answer_lines",
     "answer_sentence", "answers_json", "check_tables", "expression", "json_number",
-    "machine_json", "machine_label", "machine_table", "machines_table", "numpy_floats",
-    "solve_json", "solve_tables", "sweep_csv", "sweep_table", "verdict_table",
+    "machine_json", "machine_label", "machine_table", "machines_table",
+    "solve_json", "solve_tables", "sweep_csv", "sweep_csv_bytes", "sweep_table", "verdict_table",
     "verification_error", "verification_json", "verification_note",
 ]

@@ -130,6 +130,7 @@ def answers_json(answers) -> dict:
                 "vector_FLOP_per_exp": a.exp_on_fma.vector_FLOP_per_exp},
             "warm_l2": warm_json(a.verdict.warm_l2),
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
+            "rate": _rate_json(a.rate),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
             "fits": [{"scope": f.scope_index, "level": f.level, "held_B": json_number(f.held_B),
@@ -141,6 +142,36 @@ def answers_json(answers) -> dict:
                 "fraction": a.efficiency.fraction, "text": a.efficiency.describe()},
         } for a in answers],
     }
+
+
+def _rate_json(rate) -> dict | None:
+    """Items per second at t_min and with the launch overhead (`per token = b`)."""
+    if rate is None:
+        return None
+    return {"item": rate.item, "unit": rate.unit, "count": json_number(rate.count),
+            "per_s": json_number(rate.per_s),
+            "per_s_with_launch": json_number(rate.per_s_with_launch)}
+
+
+def rate_line(answer) -> str | None:
+    """`tokens/s: 25 k at t_min, 20 k with the 10 µs launch overhead (1 token a run)`."""
+    rate, result = answer.rate, answer.verdict
+    if rate is None or result.misfits:
+        return None
+    count, per_s = value_of(rate.count), value_of(rate.per_s)
+    if count is None or per_s is None:
+        return None
+    line = f"  {rate.unit}: {_count_text(per_s)} at t_min"
+    launch = value_of(result.launch_overhead_s)
+    if launch:
+        line += (f", {_count_text(value_of(rate.per_s_with_launch))} with the "
+                 f"{si(launch, 's')} launch overhead")
+    item = rate.item if count == 1 else rate.unit.removesuffix("/s")
+    return line + f" ({size_text(count)} {item} a run)."
+
+
+def _count_text(value: float) -> str:
+    return si(value, "").strip()
 
 
 def warm_json(warm) -> dict | None:
@@ -233,6 +264,8 @@ def answer_lines(answers) -> list[str]:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
                 for term in sorted(result.terms, key=_term_order)) + ".")
+        if rate_line(answer) is not None:
+            lines.append(rate_line(answer))
         if answer.exp_on_fma is not None:
             lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
         if result.warm_l2 is not None:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from ..rates import plural
 from ..units import plain, si
 from .common import INTENSITY_UNIT, TRAFFIC_UNIT, WORK_UNIT
 
-if TYPE_CHECKING:
-    pass
-
-
 # --- sweeps ----------------------------------------------------------------------------
 
-def _sweep_columns(result) -> list[tuple[str, str, object]]:
-    """(header, unit, values per size) for each column of a sweep table."""
+def _sweep_columns(result, launch: bool = True) -> list[tuple[str, str, object]]:
+    """(header, unit, values per size) for each column of a sweep; `launch`: with the
+    columns of the launch overhead (the CSV has them, a table that must fit 80 columns
+    leaves them out)."""
     columns = [(result.parameter, "", result.sizes), ("W", WORK_UNIT, result.work)]
     columns += [(f"Q {level}", TRAFFIC_UNIT, values) for level, values in result.traffic.items()]
     columns += [(f"I {level}", INTENSITY_UNIT, values)
@@ -22,11 +19,23 @@ def _sweep_columns(result) -> list[tuple[str, str, object]]:
     if result.t_min is not None:
         columns += [("t_min", "s", result.t_min), ("bound", "", result.binding),
                     ("of peak", "", result.peak_fraction)]
+        columns += [("t_min +launch", "s", result.t_min_with_launch)] if launch else []
+    if result.item_rate is not None:
+        rate = f"{plural(result.item)}/s"
+        columns += [(rate, "", result.item_rate)]
+        columns += [(f"{rate} +launch", "", result.item_rate_with_launch)] if launch else []
     return columns
 
 
-def sweep_table(result):
-    """A rich Table: one row per size; the unit in each header, an SI prefix in each cell."""
+def _csv_header(name: str, unit: str) -> str:
+    """Q_global_B, t_min_with_launch_s, tokens_per_s_with_launch: the unit after an `_`."""
+    name = name.replace("/s", " per s").replace(" +launch", " with launch")
+    return name.replace(" ", "_") + (f"_{unit.replace('/', 'per')}" if unit else "")
+
+
+def sweep_table(result, gap_after: int | None = None):
+    """A rich Table: one row per size; the unit in each header, an SI prefix in each cell.
+    With `gap_after`, a row of dots after that many marks the sizes left out there."""
     from rich.table import Table
 
     from ..units import percent
@@ -34,13 +43,15 @@ def sweep_table(result):
     where = f" on {result.machine} {result.precision}" if result.machine else ""
     table = Table(title=f"{result.kernel}: sweep over {result.parameter}{where}",
                   title_justify="left")
-    columns = _sweep_columns(result)
+    columns = _sweep_columns(result, launch=False)
     for header, unit, _ in columns:
         # a word a line keeps the columns as narrow as their numbers
         lines = header.split(" ") + ([unit] if unit and unit != "s" else [])
         table.add_column("\n".join(lines),
                          justify="left" if header == "bound" else "right", no_wrap=True)
     for row in range(len(result.sizes)):
+        if row == gap_after:
+            table.add_row(*["⋮"] * len(columns), style="dim")
         table.add_row(*[_sweep_cell(header, unit, values[row], result.parameter, percent)
                         for header, unit, values in columns])
     return table
@@ -58,30 +69,24 @@ def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
         return plain(float(value), "").strip()
     if unit == "s":
         return si(float(value), unit)
-    return si(float(value), "").replace(" ", "")
+    return si(float(value), "").replace(" ", "")  # W, Q and item rates: 1.02k
 
 
 def sweep_csv(result, header: bool = True) -> str:
-    """CSV in SI base units, the unit in each header: N,W_FLOP,Q_global_B,... Built a column
-    at a time (repr of each float, as csv would write it): a row loop costs minutes at 10^8
-    sizes. header=False gives the rows alone, for the chunks after the first."""
+    """CSV in SI base units, the unit in each header: N,W_FLOP,Q_global_B,... header=False
+    gives the rows alone, for the chunks after the first."""
+    return sweep_csv_bytes(result, header).decode()
+
+
+def sweep_csv_bytes(result, header: bool = True) -> bytes:
+    """sweep_csv as bytes, each column formatted at once (csvtext): a row loop costs a
+    minute at 10^7 sizes. Figures as '%.16g' writes them: sizes and counts as integers."""
+    from .csvtext import csv_rows, figure_field, label_field
+
     columns = _sweep_columns(result)
-    lines = []
+    fields = [label_field(result.binding_index, result.term_names) if name == "bound"
+              else figure_field(values) for name, _, values in columns]
+    head = ""
     if header:
-        lines.append(",".join(name.replace(" ", "_") + (
-            f"_{unit.replace('/', 'per')}" if unit else "") for name, unit, _ in columns))
-    texts = [list(values) if isinstance(values, list) else
-             _size_texts(values) if name == result.parameter else
-             list(map(repr, numpy_floats(values))) for name, _, values in columns]
-    lines.extend(map(",".join, zip(*texts)))
-    return "\n".join(lines) + "\n" if lines else ""
-
-
-def _size_texts(sizes) -> list[str]:
-    """Sizes as integers where they are whole (128, not 128.0), as repr elsewhere."""
-    return [str(int(size)) if size.is_integer() else repr(size)
-            for size in numpy_floats(sizes)]
-
-
-def numpy_floats(values) -> list[float]:
-    return values.tolist() if hasattr(values, "tolist") else [float(v) for v in values]
+        head = ",".join(_csv_header(name, unit) for name, unit, _ in columns) + "\n"
+    return head.encode() + csv_rows(fields)
