@@ -26,6 +26,7 @@ import sympy
 from .cost import Cost
 from .decide import at_least, at_most, largest, less_than, smallest
 from .derates import Derate, launch_derate
+from .drawable import Drawable
 from .errors import Diagnostic, KcostError
 from .execution import GridVerdict, grid_verdict
 from .hardware import Machine
@@ -107,7 +108,7 @@ class Fit:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Verdict(Drawable):
     """Everything the model says about one kernel on one machine at one precision."""
 
     machine: str  # machine id
