@@ -28,7 +28,9 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Four 
    `--machine h100` and with `--machine all`, and `solve gemm_tiled --for N`, each as the
    median of paired ratios to the import-sympy floor;
 7. the execution model and the bounds (bench/constructs.py): blocks, waves and L2 unions,
-   the HBL program and tuning, each as a series with its log-log growth slope.
+   the HBL program and tuning, each as a series with its log-log growth slope;
+8. start-up (bench/startup.py): `import kernelcost.cli` as a paired ratio to the floor, and
+   the modules `-X importtime` finds heaviest.
 
 Targets are for this script to report, not timed assertions in the tests."""
 
@@ -410,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
                                                  "quick 3)")
     parser.add_argument("--only", nargs="+",
                         choices=("process", "stages", "scaling", "sweep", "verify", "ratios",
-                                 "constructs"),
+                                 "constructs", "startup"),
                         help="run only these tables")
     parser.add_argument("--specs", nargs="+", metavar="NAME",
                         help="time only these shipped specs (names without .kcost)")
@@ -433,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = args.runs or (3 if args.quick else 5)
     from constructs import constructs
     from process_ratios import process_ratios
+    from startup import startup
     from verify_cost import verification_cost
     sections = [
         ("process", "Whole process: `kernelcost analyze SPEC --json`",
@@ -449,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
         ("constructs", "Execution model and bounds: growth of each construct",
          lambda: constructs(ROOT, 1 if args.quick else 3, generated_spec, loglog_slope,
                             markdown_table)),
+        ("startup", "Start-up: `import kernelcost.cli`",
+         lambda: startup(run_quietly, child_environment(), markdown_table, runs)),
     ]
     machine = machine_description()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
