@@ -28,13 +28,15 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Six t
    `--machine h100` and with `--machine all`, and `solve gemm_tiled --for N`, each as the
    median of paired ratios to the import-sympy floor;
 7. the execution model and the bounds (bench/constructs.py): blocks, waves and L2 unions,
-   the HBL program and tuning, each as a series with its log-log growth slope.
+   the HBL program and tuning, each as a series with its log-log growth slope;
 8. clipped dimensions (bench/clipped_dims.py): whole-process `analyze --json` on generated
    specs with 1 to 8 independent min-clipped tile dimensions, the growth per dimension
    (target: 8 in under 2 s); `bench/clipped_dims.py --before-src OLD/src` times an older
-   tree beside this one.
+   tree beside this one;
 9. sweep CSV (bench/sweep_csv.py): `sweep --csv` over 10^5, 10^6 and 10^7 sizes, time and
-   peak memory of the whole process (target: 10^7 in under 10 s and 1 GiB).
+   peak memory of the whole process (target: 10^7 in under 10 s and 1 GiB);
+10. start-up (bench/startup.py): `import kernelcost.cli` as a paired ratio to the floor, and
+    the modules `-X importtime` finds heaviest.
 
 Targets are for this script to report, not timed assertions in the tests."""
 
@@ -416,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                                                  "quick 3)")
     parser.add_argument("--only", nargs="+",
                         choices=("process", "stages", "scaling", "sweep", "verify", "ratios",
-                                 "constructs", "clipped", "csv"),
+                                 "constructs", "clipped", "csv", "startup"),
                         help="run only these tables")
     parser.add_argument("--specs", nargs="+", metavar="NAME",
                         help="time only these shipped specs (names without .kcost)")
@@ -441,6 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     from process_ratios import process_ratios
     from clipped_dims import clipped_growth
     from sweep_csv import sweep_csv_cost
+    from startup import startup
     from verify_cost import verification_cost
     sections = [
         ("process", "Whole process: `kernelcost analyze SPEC --json`",
@@ -461,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
          lambda: clipped_growth({"kernelcost": kernelcost_command()}, run_quietly,
                                 markdown_table, args.quick, 1 if args.quick else 3)),
         ("csv", "Sweep CSV: `kernelcost sweep --csv`", lambda: sweep_csv_cost(markdown_table, 1)),
+        ("startup", "Start-up: `import kernelcost.cli`",
+         lambda: startup(run_quietly, child_environment(), markdown_table, runs)),
     ]
     machine = machine_description()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

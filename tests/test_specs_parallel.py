@@ -126,6 +126,18 @@ def test_attention_does_not_fit_at_4096_on_h100(capsys):
     assert "does not fit" in answer["sentence"]
 
 
+def test_a_misfit_in_a_free_size_is_said_with_its_formula(capsys):
+    """moe_gemm on an MI300X: a block needs 512 B a token row (Min(64, Mt) rows) and the
+    64 KiB of its B tile, more than the 64 KiB of LDS a workgroup has, for every Mt."""
+    document = run_json(capsys, "analyze", SPECS / "moe_gemm.kcost", "--machine", "mi300x",
+                        "--json", "--no-verify")
+    misfits = document["verdicts"][0]["misfits"]
+    assert misfits[0]["level"] == "shared" and misfits[0]["needed"] is None
+    assert misfits[0]["capacity"] == 64 * 1024
+    sentence = document["answers"][0]["sentence"]
+    assert "needs 512*Min(64, Mt) + 65536 B per block, over the 64 KiB" in sentence
+
+
 def test_flash_attention_causal_global_traffic_is_a_box_bound(spec_cost):
     """Q and O once, K and V once each, 2 bytes; the triangular union of key tiles is bounded
     by a box Bc rows longer than the S rows read: 4 H Bc d bytes over, and flagged inexact."""

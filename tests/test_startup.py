@@ -1,5 +1,6 @@
 """What a command loads: `kernelcost analyze --json` pays for sympy and lark, not for the
-plotting, sweeping or terminal-table libraries (bench/bench.py times the whole process)."""
+plotting, sweeping or terminal-table libraries, nor, without a machine, for the model and the
+machine database (bench/bench.py times the whole process)."""
 
 import subprocess
 import sys
@@ -8,12 +9,14 @@ from pathlib import Path
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
 HEAVY = ("matplotlib", "numpy", "rich")
+MACHINE_STAGES = ("kernelcost.model", "kernelcost.execution", "kernelcost.hardware", "tomllib")
 
 
-def loaded_after(arguments: list[str]) -> list[str]:
+def loaded_after(arguments: list[str], watched: tuple[str, ...] = HEAVY) -> list[str]:
+    """The watched modules (or packages) loaded once the command has run."""
     code = ("import sys\nfrom kernelcost import cli\ncli.main(sys.argv[1:])\n"
-            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})), "
-            "file=sys.stderr)")
+            "loaded = set(sys.modules) | {m.split('.')[0] for m in sys.modules}\n"
+            f"print(sorted(loaded & set({watched!r})), file=sys.stderr)")
     completed = subprocess.run([sys.executable, "-c", code, *arguments], capture_output=True,
                                text=True, check=True)
     return completed.stderr.strip().splitlines()[-1]
@@ -26,3 +29,13 @@ def test_analyze_json_loads_no_plotting_sweeping_or_table_library():
 def test_analyze_json_with_a_machine_loads_none_either():
     arguments = ["analyze", str(SPECS / "gemm.kcost"), "--json", "--machine", "h100"]
     assert loaded_after(arguments) == "[]"
+
+
+def test_analyze_json_without_a_machine_loads_no_model_or_machine_database():
+    assert loaded_after(["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"],
+                        MACHINE_STAGES) == "[]"
+
+
+def test_a_machine_loads_the_model():  # the watch above sees what it looks for
+    arguments = ["analyze", str(SPECS / "gemm.kcost"), "--json", "--machine", "h100"]
+    assert loaded_after(arguments, MACHINE_STAGES) == str(sorted(MACHINE_STAGES))

@@ -109,9 +109,11 @@ def machine_ids(items: list[str], default: list[str],
 def precision_names(items: list[str]) -> list[str] | None:
     """The precisions asked for, each a name kernelcost knows (a machine refuses those it
     lacks when it is loaded)."""
+    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    if not names:  # the machine database loads only for a command that needs it
+        return None
     from .hardware import check_precision_name
 
-    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
     for name in names:
         check_precision_name(name)
     return names or None

@@ -5,9 +5,14 @@ plot) load only when something is displayed or drawn. `import kernelcost` regist
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .analysis import Analysis
+from .drawable import Drawable
 from .errors import KcostError
-from .model import Verdict
+
+if TYPE_CHECKING:
+    from .model import Verdict
 
 
 def _markdown(analysis: Analysis) -> str:
@@ -83,4 +88,4 @@ def register() -> None:
     Analysis.__repr__ = _summary
     Analysis.roofline = _roofline
     Analysis.report = _report
-    Verdict._repr_svg_ = _verdict_svg
+    Drawable._repr_svg_ = _verdict_svg  # model.Verdict, the one drawable result

@@ -7,7 +7,7 @@ substitutions per machine and precision instead of a solve."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import sympy
 
@@ -55,9 +55,11 @@ class Equation:
         return _side_of_slope(self.slope, self.variable, root)
 
 
+@lru_cache(maxsize=256)
 def equation(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol) -> Equation:
     """quantity(variable) = target with the denominators cleared, solved in closed form where
-    it is a polynomial equation that sympy solves; otherwise marked for a numeric search."""
+    it is a polynomial equation that sympy solves; otherwise marked for a numeric search.
+    Kept: every machine asks the same of a keep scope's bytes against its capacity."""
     numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(quantity)))
     cleared = sympy.expand(numerator - target * denominator)
     if not cleared.has(variable):

@@ -17,7 +17,7 @@ from fractions import Fraction
 import sympy
 
 from .cost import Cost
-from .decide import largest
+from .decide import cancelled, largest
 from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
@@ -95,7 +95,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     flat = _largest(_device_terms(cost, machine, values, ("global", "l2"))
                     + _flat_work_terms(machine, precision, work_by_class)
                     + _flat_on_chip_terms(cost, machine, values))[0]
-    tail = None if t_bound is None or flat is None else sympy.cancel(1 - flat / t_bound)
+    tail = None if t_bound is None or flat is None else cancelled(1 - flat / t_bound)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, rule, detail, tail, grid.equal_blocks, derates, unknown,
                        found)

@@ -18,14 +18,16 @@ are None until the parameters they depend on are set."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import sympy
 
 from .cost import Cost
-from .decide import at_least, at_most, largest, less_than, smallest
+from .decide import at_least, at_most, cancelled, largest, less_than, smallest
 from .derates import Derate, launch_derate
+from .drawable import Drawable
 from .errors import Diagnostic, KcostError
 from .execution import GridVerdict, grid_verdict
 from .hardware import Machine
@@ -119,7 +121,7 @@ class Fit:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Verdict(Drawable):
     """Everything the model says about one kernel on one machine at one precision."""
 
     machine: str  # machine id
@@ -259,7 +261,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         t_min_with_launch=t_min + (overhead or 0),
         bound=None if binding is None else binding.name,
         regime=None if binding is None else regime_of_term(binding),
-        performance=sympy.cancel(total_work / t_min) if total_work != 0 else sympy.Integer(0),
+        performance=cancelled(total_work / t_min) if total_work != 0 else sympy.Integer(0),
         fits=scope_fits(cost, machine, substitutions),
         working_set_B=working_set,
         l2_capacity_B=l2_capacity,
@@ -300,7 +302,7 @@ def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: M
 
 def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy.Rational,
                   peak_name: str, bandwidth: sympy.Rational) -> LevelVerdict:
-    intensity = sympy.cancel(work / traffic)
+    intensity = _intensity(work, traffic)
     ridge = peak / bandwidth
     ratio = sympy.cancel(intensity / ridge)
     return LevelVerdict(
@@ -318,6 +320,12 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
         peak_fraction=smallest(1, ratio),
         time_s=traffic / bandwidth,
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _intensity(work: sympy.Expr, traffic: sympy.Expr) -> sympy.Expr:
+    """W / Q_l in lowest terms, kept: every machine and precision has the same."""
+    return sympy.cancel(work / traffic)
 
 
 def zone_of(ratio: sympy.Expr) -> Zone | None:

@@ -4,6 +4,7 @@ values with their defaults, chains of settings resolved, and one `evaluate`."""
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Mapping
 from fractions import Fraction
@@ -84,7 +85,13 @@ def evaluate(expr: sympy.Expr, substitutions: Mapping) -> sympy.Expr:
     expr = sympy.sympify(expr)
     if not substitutions:
         return expr
-    # simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys
+    return _substituted(expr, tuple(substitutions.items()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _substituted(expr: sympy.Expr, substitutions: tuple) -> sympy.Expr:
+    # kept: each machine and precision of a command evaluates the same work and traffic.
+    # Simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys
     return sympy.cancel(expr.subs(dict(substitutions), simultaneous=True))
 
 

@@ -2,14 +2,6 @@
 
 from __future__ import annotations
 
-from ..model import (
-    CLEARLY_COMPUTE_BOUND_ABOVE,
-    CLEARLY_MEMORY_BOUND_BELOW,
-    UNBOUNDING_LEVELS,
-    ZONE_COMPUTE,
-    ZONE_MEMORY,
-    ZONE_MIXED,
-)
 from ..units import binary, plain, si
 from .common import (
     INTENSITY_UNIT,
@@ -29,6 +21,8 @@ def binding_level(result):
     """The level the sentence and the advice speak of: the one whose bandwidth binds, or,
     when a compute roof binds, the roof level closest to its ridge (the smallest ratio; the
     register file is no roof)."""
+    from ..model import UNBOUNDING_LEVELS  # loaded with the verdicts: `analyze` alone has none
+
     binding = result.binding_term()
     if binding is not None and binding.kind == "traffic":
         for level in result.levels:
@@ -238,6 +232,14 @@ def _advice_line(level, result) -> str:
     """The regime (a side of the ridge) and the chapter's zone (under 0.1x, 0.1x to 10x,
     over 10x) in one clause, so that `compute-bound` beside `mixed` reads as a position, not
     a contradiction."""
+    from ..model import (
+        CLEARLY_COMPUTE_BOUND_ABOVE,
+        CLEARLY_MEMORY_BOUND_BELOW,
+        ZONE_COMPUTE,
+        ZONE_MEMORY,
+        ZONE_MIXED,
+    )
+
     ratio = value_of(level.ratio)
     advice = result.compute_advice if level.zone is ZONE_COMPUTE else level.zone.advice
     low, high = float(CLEARLY_MEMORY_BOUND_BELOW), float(CLEARLY_COMPUTE_BOUND_ABOVE)

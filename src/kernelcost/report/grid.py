@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..transfer import way
 from ..units import binary, si
-from .common import value_of
+from .common import formula, value_of
 
 PER_WORDS = {"sm": "SM", "block": "block", "device": "device", "cluster": "cluster"}
 LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "threads",
@@ -84,7 +84,10 @@ def misfit_sentence(verdict, label: str) -> str:
     for misfit in verdict.misfits:
         needed, capacity = value_of(misfit.needed), value_of(misfit.capacity)
         what = LEVEL_WORDS.get(misfit.level, misfit.level)
-        if misfit.unit == "B":
+        if misfit.unit == "B" and needed is None:  # over the capacity at every size
+            amounts = (f"{formula(misfit.needed)} B per {PER_WORDS[misfit.per]}, over the "
+                       f"{binary(capacity)}")
+        elif misfit.unit == "B":
             amounts = (f"{binary(needed)} per {PER_WORDS[misfit.per]}, "
                        f"{needed / capacity:.3g}x the {binary(capacity)}")
         else:
