@@ -6,12 +6,15 @@ its own (the machine's launch overhead added, as `t_min_with_launch` reports it)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy
 
 from .check import CheckedKernel
-from .model import Verdict
 from .values import evaluate
+
+if TYPE_CHECKING:  # only a type here: the model loads only for a command with a machine
+    from .model import Verdict
 
 
 @dataclass(frozen=True)
