@@ -50,7 +50,7 @@ from hypothesis import strategies as st
 import kernelcost
 from kernelcost.errors import KcostError
 from kernelcost.oracle import (
-    assumptions_hold, compare, count_steps, draw_sizes, enumerate_counts, sample_sizes,
+    assumptions_hold, compare, count_steps, draw_sizes, enumerate_counts, evaluate, sample_sizes,
 )
 from kernelcost.symbols import size_symbol
 
@@ -114,6 +114,23 @@ def check_against_enumeration(kernel, cost, sizes) -> list[str]:
     bounded += [f"scope {scope.index}" for scope in cost.scopes if not scope.exact]
     if bounded and cost.exact:
         problems.append(f"{', '.join(bounded)} reported as upper bound, but cost.exact is True")
+    return problems
+
+
+def intensity_problems(cost, intensities, sizes) -> list[str]:
+    """The intensity analyze prints (cancelled, and factored where that is cheap) equals W / Q
+    of the closed forms at one size assignment."""
+    values = {size_symbol(name): sympy.Integer(value) for name, value in sizes.items()}
+    work = evaluate(cost.total_work, values)
+    problems = []
+    for level, intensity in intensities.items():
+        traffic = evaluate(cost.traffic[level], values)
+        if work is None or not traffic:
+            continue
+        shown = evaluate(intensity, values)
+        if shown != work / traffic:
+            problems.append(f"I[{level}] = {intensity} gives {shown}, W/Q gives "
+                            f"{work / traffic}")
     return problems
 
 
@@ -527,10 +544,12 @@ def nest_problems(text: str, mode: str, seed: int) -> list[str]:
             raise AssertionError(f"the checker rejects generated text:\n{text}\n{error}")
         cost = spec.cost(mode)
         problems = [f"reuse={mode}: {p}" for p in leftover_problems(spec.checked, cost)]
+        intensities = {level: cost.intensity(level) for level in cost.levels}
         samples = sample_sizes(spec.checked, SAMPLES_PER_NEST, random.Random(seed),
                                max_steps=NEST_STEPS)
         for sizes in samples:
-            mismatches = check_against_enumeration(spec.checked, cost, sizes)
+            mismatches = (check_against_enumeration(spec.checked, cost, sizes)
+                          + intensity_problems(cost, intensities, sizes))
             if mismatches:
                 problems += [f"reuse={mode} at {sizes}:", *mismatches[:8]]
                 break
@@ -662,6 +681,28 @@ KNOWN_CASES = {
                 z[i] += x[i + 1, i]
             }
         }""", {"N": 5, "M": 7, "T": 2}),  # F6: counting once ran past 5 minutes
+    "intensity-with-many-min-max-generators": ("""
+        kernel generated(N, M, T, K) {
+            assume K <= M
+            assume K | N
+            assume T | K
+            in x: f32[4 * N + 4 * M + 4 * T + 4 * K + 8]
+            inout y: f32[4 * N + 4 * M + 4 * T + 4 * K + 8]
+            out z: f32[4 * N + 4 * M + 4 * T + 4 * K + 8]
+            for i in 0..N {
+                for j in 0..N by K {
+                    keep x, y in shared {
+                        for k in max(1, i)..min(N, M) {
+                            for l in 0..M {
+                                z[2 * k] += 2 * y[l]
+                                z[0] = 2 * x[l]
+                            }
+                            y[j] += 2 * x[k]
+                        }
+                    }
+                }
+            }
+        }""", {"N": 8, "M": 7, "T": 2, "K": 4}),  # F10: its intensity once took 244 s
 }
 
 
@@ -672,7 +713,9 @@ def test_known_case(case, mode):
     mode, with nothing left over in the closed forms."""
     text, failing_sizes, *in_bounds = KNOWN_CASES[case]
     spec = kernelcost.loads(text, f"{case}.kcost")
-    cost = spec.cost(mode)
+    with time_budget(SECONDS_PER_NEST, cpu=True):
+        cost = spec.cost(mode)
+        intensities = {level: cost.intensity(level) for level in cost.levels}
     problems = leftover_problems(spec.checked, cost)
     in_bounds = [sympy.Le(*(size_symbol(name) for name in fact.split(" <= ")))
                  for fact in in_bounds]
@@ -680,7 +723,8 @@ def test_known_case(case, mode):
                            max_steps=NEST_STEPS, extra_facts=in_bounds)
     for sizes in [failing_sizes, *samples]:
         problems += [f"at {sizes}: {p}"
-                     for p in check_against_enumeration(spec.checked, cost, sizes)]
+                     for p in (check_against_enumeration(spec.checked, cost, sizes)
+                               + intensity_problems(cost, intensities, sizes))]
     assert not problems, "\n".join(problems[:12])
 
 
