@@ -41,6 +41,8 @@ PAGES = {
     "check.gemm_tiled": ["check", "specs/gemm_tiled.kcost", "--set", "M=12,N=12,K=12,T=4"],
     "sweep.gemm_tiled": ["sweep", "specs/gemm_tiled.kcost", "--sweep", "N=64..65536", "--set",
                          "M=N,K=N", "--machine", "h100", "--points", "6"],
+    "sweep.llm_decode": ["sweep", "specs/llm_decode.kcost", "--sweep", "b=1..4096", "--set",
+                         "Theta=68719476736", "--machine", "h100", "--points", "6"],
     "bound.gemm_hopper": ["bound", "specs/gemm_hopper.kcost", "--level", "l2", "--machine",
                           "h100"],
     "tune.gemm_hopper": ["tune", "specs/gemm_hopper.kcost", "--machine", "h100", "--vary",

@@ -10,8 +10,11 @@ from .cli_common import (
     EXIT_OK,
     add_reuse,
     add_sizes,
+    add_wide,
+    page,
     parse_settings,
     precision_names,
+    print_fitted,
     progress_bar,
 )
 from .errors import Diagnostic, KcostError
@@ -44,6 +47,7 @@ def build_sweep_parser(commands) -> None:
                             "without it a table longer than a screen shows its first and "
                             "last sizes")
     add_sizes(sweep)
+    add_wide(sweep)
     add_reuse(sweep)
 
 
@@ -70,7 +74,7 @@ def run_sweep(args) -> int:
               "t_min is the roofline of its totals, without the block quantisation and "
               "occupancy of `analyze` (the two agree where L2 or HBM binds)", file=sys.stderr)
     if not args.csv:
-        _print_table(sweeper, size_range, args.all)
+        _print_table(sweeper, size_range, args)
         return EXIT_OK
     sys.stdout.flush()
     _keep_freed_memory()
@@ -97,24 +101,24 @@ def _keep_freed_memory() -> None:
     mallopt(trim_threshold, 256 << 20)
 
 
-def _print_table(sweeper, size_range, every_row: bool) -> None:
+def _print_table(sweeper, size_range, args) -> None:
     """The whole table when it fits a screen (or with --all); else its first and last rows,
     with how many sizes were left out and how to see them all."""
     import numpy
-    from rich.console import Console
 
     from .report import sweep_table
 
-    console = Console(highlight=False)
+    console, width = page(args)
     rows = max(console.height - TABLE_CHROME_LINES, MIN_TABLE_ROWS)
-    if every_row or size_range.points <= rows:
-        console.print(sweep_table(sweeper(size_range.values())))
+    if args.all or size_range.points <= rows:
+        print_fitted(console, sweep_table(sweeper(size_range.values()), width=width))
         return
     first, last, total = size_range.ends(rows // 2)
     if total <= rows:
-        console.print(sweep_table(sweeper(numpy.union1d(first, last))))
+        print_fitted(console, sweep_table(sweeper(numpy.union1d(first, last)), width=width))
         return
-    console.print(sweep_table(sweeper(numpy.concatenate([first, last])), gap_after=len(first)))
+    print_fitted(console, sweep_table(sweeper(numpy.concatenate([first, last])),
+                                      gap_after=len(first), width=width))
     whole_table = f" (up to {MAX_TABLE_POINTS:,} sizes)" if total > MAX_TABLE_POINTS else ""
     console.print(f"{total:,} sizes: the first {len(first)} and the last {len(last)} shown, "
                   f"{total - len(first) - len(last):,} left out; all of them: --csv, or --all "

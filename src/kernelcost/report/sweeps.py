@@ -33,28 +33,35 @@ def _csv_header(name: str, unit: str) -> str:
     return name.replace(" ", "_") + (f"_{unit.replace('/', 'per')}" if unit else "")
 
 
-def sweep_table(result, gap_after: int | None = None):
-    """A rich Table: one row per size; the unit in each header, an SI prefix in each cell.
-    With `gap_after`, a row of dots after that many marks the sizes left out there."""
-    from rich.table import Table
-
+def sweep_table(result, gap_after: int | None = None, width: int | None = None):
+    """One row per size, the unit in each header and an SI prefix in each cell, fitted to
+    `width` (report.page): the levels after the first and `of peak` are left out first on a
+    narrow page. With `gap_after`, a row of dots after that many marks the sizes left out
+    there. Returns the table and the headers left out."""
     from ..units import percent
+    from .page import Column, fitted_table
 
     where = f" on {result.machine} {result.precision}" if result.machine else ""
-    table = Table(title=f"{result.kernel}: sweep over {result.parameter}{where}",
-                  title_justify="left")
-    columns = _sweep_columns(result, launch=False)
-    for header, unit, _ in columns:
-        # a word a line keeps the columns as narrow as their numbers
-        lines = header.split(" ") + ([unit] if unit and unit != "s" else [])
-        table.add_column("\n".join(lines),
-                         justify="left" if header == "bound" else "right", no_wrap=True)
+    data = _sweep_columns(result, launch=False)
+    first_level = next(iter(result.traffic), None)
+    columns = [Column(_sweep_header(header, unit),
+                      "left" if header == "bound" else "right",
+                      optional=header == "of peak" or (header[:2] in ("Q ", "I ")
+                                                       and header[2:] != first_level))
+               for header, unit, _ in data]
+    rows = []
     for row in range(len(result.sizes)):
         if row == gap_after:
-            table.add_row(*["⋮"] * len(columns), style="dim")
-        table.add_row(*[_sweep_cell(header, unit, values[row], result.parameter, percent)
-                        for header, unit, values in columns])
-    return table
+            rows.append(["⋮"] * len(data))
+        rows.append([_sweep_cell(header, unit, values[row], result.parameter, percent)
+                     for header, unit, values in data])
+    return fitted_table(f"{result.kernel}: sweep over {result.parameter}{where}", columns, rows,
+                        width)
+
+
+def _sweep_header(header: str, unit: str) -> str:
+    """A word a line keeps the columns as narrow as their numbers: `Q\nglobal\nB`."""
+    return "\n".join(header.split(" ") + ([unit] if unit and unit != "s" else []))
 
 
 def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
