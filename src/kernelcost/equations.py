@@ -67,7 +67,7 @@ def equation(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol)
     if not cleared.is_polynomial(variable):
         return Equation(quantity, variable, target, None)
     try:
-        solutions = sympy.solve(cleared, variable, dict=False)
+        solutions = sympy.solve(cleared, variable, dict=False, simplify=False)
     except NotImplementedError:
         return Equation(quantity, variable, target, None)
     candidates = tuple((candidate, positive_real_condition(candidate))
@@ -82,8 +82,17 @@ def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symb
 
 
 def _simplified(value: sympy.Expr) -> sympy.Expr:
-    """sympy.simplify, which leaves a rational number as it is: skipped for one."""
-    return value if value.is_Rational else sympy.simplify(value)
+    """A root's value at one ridge, without sympy.simplify: its first call imports
+    sympy.physics.units (about 80 ms), more than the rest of a crossing costs. A number keeps
+    its radicals in lowest terms; a formula is factored, its sign inside a sum."""
+    if value.is_Rational:
+        return value
+    if value.is_number:
+        return sympy.radsimp(value)
+    value = sympy.factor(sympy.cancel(value))
+    numerator, denominator = sympy.fraction(value)
+    flipped = _minus_into_a_sum(numerator) if numerator.could_extract_minus_sign() else None
+    return value if flipped is None else flipped / denominator
 
 
 def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) -> str | None:
@@ -91,7 +100,9 @@ def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) 
         return ABOVE
     if slope.is_negative:
         return BELOW
-    slope = sympy.simplify(slope.subs(variable, root))
+    slope = slope.subs(variable, root)
+    if not slope.is_number:
+        slope = sympy.factor(sympy.cancel(slope))
     if slope.is_positive:
         return ABOVE
     if slope.is_negative:
@@ -102,11 +113,32 @@ def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) 
 
 
 def _tidy(root: sympy.Expr) -> sympy.Expr:
-    """A leading minus moved into the denominator: -R*T/(2*R - T) -> R*T/(T - 2*R)."""
+    """One fraction, factored where no radical makes that costly, then a leading minus moved
+    into the denominator: -R*T/(2*R - T) -> R*T/(T - 2*R)."""
+    if not any(not power.exp.is_Integer for power in root.atoms(sympy.Pow)):
+        root = sympy.factor(sympy.cancel(root))
     numerator, denominator = sympy.fraction(sympy.together(root))
-    if denominator != 1 and numerator.could_extract_minus_sign():
+    if not numerator.could_extract_minus_sign():
+        return root
+    flipped = _minus_into_a_sum(numerator)
+    if flipped is not None:  # -d*(2*T - C) -> d*(C - 2*T)
+        return flipped / denominator
+    if denominator != 1:
         return (-numerator) / sympy.expand(-denominator)
     return root
+
+
+def _minus_into_a_sum(product: sympy.Expr) -> sympy.Expr | None:
+    """-x*(a - b) as x*(b - a): the sign taken by the first sum among the factors."""
+    coefficient, rest = product.as_coeff_Mul()
+    if not coefficient.is_negative:
+        return None
+    factors = sympy.Mul.make_args(rest)
+    for index, factor in enumerate(factors):
+        if factor.is_Add:
+            flipped = sympy.expand(-factor)
+            return -coefficient * sympy.Mul(*factors[:index], flipped, *factors[index + 1:])
+    return None
 
 
 def _sort_key(root: Root):
