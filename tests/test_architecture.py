@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 # floors, lowest first: a module may import from its own floor and the floors below it
 FLOORS = {
     "foundations": ["machines", "models", "errors", "ast", "symbols", "units", "inputs",
-                    "cache", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs",
+                    "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs",
                     "drawable"],
     "language": ["syntax_errors", "parse", "parallel", "check_decls", "check_exprs",
                  "check_lanes", "check", "work", "settings", "sizes"],
@@ -36,6 +36,7 @@ FLOORS = {
 }
 FLOOR_OF = {module: level for level, (_, modules) in enumerate(FLOORS.items())
             for module in modules}
+GENERATED = {"kcost_parser"}  # lark's stand-alone parser, written by tests/regen_parser.py
 FORBIDDEN = {  # the oracle checks the counting code: it must not share its logic
     "oracle": {"count", "nest", "facts", "sums", "footprint", "blocks", "asymptotic", "lanes"},
 }
@@ -75,7 +76,10 @@ def imports_of(name: str, path: Path) -> set[str]:
 
 
 TOP_MODULES = {top(name) for name in modules()} - {"__init__"}
-GRAPH = {name: imports_of(name, path) for name, path in modules().items()}
+# lark's own code: two relative imports in it (lark's cache path, and UnexpectedEOF, which only
+# the Earley parser raises) are never run here, and it is regenerated, never edited
+GRAPH = {name: set() if name in GENERATED else imports_of(name, path)
+         for name, path in modules().items()}
 TOP_GRAPH: dict[str, set[str]] = {}
 for _name, _targets in GRAPH.items():
     TOP_GRAPH.setdefault(top(_name), set()).update(_targets)
@@ -110,5 +114,6 @@ def test_no_import_circle():
 
 
 def test_no_file_is_much_over_400_lines():
-    long = {name: len(path.read_text().splitlines()) for name, path in modules().items()}
+    long = {name: len(path.read_text().splitlines()) for name, path in modules().items()
+            if name not in GENERATED}
     assert {name: lines for name, lines in long.items() if lines > 450} == {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -177,3 +179,12 @@ def test_a_file_that_is_not_utf8_is_a_clean_error(tmp_path: Path):
     diagnostic = raised.value.diagnostics[0]
     assert "is not UTF-8 text: byte 0xE9" in diagnostic.message
     assert (diagnostic.span.line, diagnostic.span.column) == (1, 19)
+
+
+def test_the_generated_parser_is_what_the_grammar_gives():
+    """src/kernelcost/kcost_parser.py holds the tables of grammar/kcost.lark: the script that
+    writes it, run again (under this run's hash seed), writes the same bytes."""
+    script = Path(__file__).resolve().parent / "regen_parser.py"
+    completed = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
+                               text=True, check=False)
+    assert completed.returncode == 0, completed.stderr

@@ -1,6 +1,6 @@
-"""What a command loads: `kernelcost analyze --json` pays for sympy and lark, not for the
-plotting, sweeping or terminal-table libraries, nor, without a machine, for the model and the
-machine database (bench/bench.py times the whole process)."""
+"""What a command loads: `kernelcost analyze --json` pays for sympy, not for lark (the parser
+is generated: kcost_parser), the plotting, sweeping or terminal-table libraries, nor, without a
+machine, for the model and the machine database (bench/bench.py times the whole process)."""
 
 import subprocess
 import sys
@@ -8,7 +8,7 @@ from pathlib import Path
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
-HEAVY = ("matplotlib", "numpy", "rich")
+HEAVY = ("matplotlib", "numpy", "rich", "lark")
 MACHINE_STAGES = ("kernelcost.model", "kernelcost.execution", "kernelcost.hardware", "tomllib")
 
 
@@ -24,6 +24,11 @@ def loaded_after(arguments: list[str], watched: tuple[str, ...] = HEAVY) -> list
 
 def test_analyze_json_loads_no_plotting_sweeping_or_table_library():
     assert loaded_after(["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"]) == "[]"
+
+
+def test_a_size_setting_loads_no_parser_library():  # --set values have a parser of their own
+    arguments = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json", "--set", "M=2*N"]
+    assert loaded_after(arguments, ("lark", "pickle")) == "[]"
 
 
 def test_analyze_json_with_a_machine_loads_none_either():

@@ -6,19 +6,21 @@ malformed input are all refused with a diagnostic, never with another exception.
 from __future__ import annotations
 
 import functools
-from importlib import resources
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import (
-    UnexpectedInput,
-    VisitError,
-)
-
 from . import ast
-from .cache import lark_parser
 from .errors import Diagnostic, KcostError
 from .inputs import normalise, read_text
+from .kcost_parser import (
+    Lark,
+    Lark_StandAlone,
+    Token,
+    Transformer,
+    Tree,
+    UnexpectedInput,
+    VisitError,
+    v_args,
+)
 from .syntax_errors import shorten, syntax_diagnostic
 from .watchdog import stage
 
@@ -35,15 +37,16 @@ MAX_NUMBER_DIGITS = 1000  # digits or exponent of a literal: 10**400 is fine, 1e
 
 @functools.cache
 def grammar_text() -> str:
+    from importlib import resources
+
     return resources.files("kernelcost.grammar").joinpath("kcost.lark").read_text("utf-8")
 
 
 @functools.cache
 def _parser() -> Lark:
-    # the LALR tables are built once and kept in the user cache as JSON (cache.lark_parser):
-    # building them costs about 30 ms a process, loading them about 4 ms
-    return lark_parser("lark-parser", grammar_text(), propagate_positions=True,
-                       maybe_placeholders=True)
+    # lark's stand-alone parser, generated from the grammar with its tables
+    # (tests/regen_parser.py): no grammar to load and no tables to build or read at run time
+    return Lark_StandAlone()
 
 
 def parse_file(path: str | Path) -> ast.Kernel:

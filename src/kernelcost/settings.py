@@ -10,14 +10,12 @@ import math
 import re
 
 import sympy
-from lark import Lark
-from lark.exceptions import UnexpectedInput, VisitError
 
 from . import ast
-from .cache import lark_parser
 from .errors import Diagnostic, KcostError, did_you_mean
 from .inputs import normalise
-from .parse import _ToAst, grammar_text, refuse_deep_tree
+from .kcost_parser import Expression_StandAlone, Lark, UnexpectedInput, VisitError
+from .parse import _ToAst, refuse_deep_tree
 from .symbols import to_sympy
 
 _SETTING = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*(.+?)\s*$")
@@ -25,10 +23,8 @@ _SETTING = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*(.+?)\s*$")
 
 @functools.cache
 def _expression_parser() -> Lark:
-    # cached like the spec parser (parse._parser): a --set value would otherwise build a
-    # second set of LALR tables in every process
-    return lark_parser("lark-expression-parser", grammar_text(), start="expr",
-                       propagate_positions=True, maybe_placeholders=True)
+    # the grammar's `expr` rule alone, generated beside the spec parser (parse._parser)
+    return Expression_StandAlone()
 
 
 def parse_setting(text: str) -> tuple[str, str]:

@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import functools
 
-from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.lexer import PatternStr
-
 from . import ast
 from .errors import Diagnostic
+from .kcost_parser import (
+    Lark,
+    PatternStr,
+    Token,
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+)
 
 _MISTAKES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # (what was expected, hint, malformed examples)
