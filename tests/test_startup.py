@@ -9,6 +9,10 @@ from pathlib import Path
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
 HEAVY = ("matplotlib", "numpy", "rich", "lark")
+# the printers of verdicts, sweeps, machines and solutions, and the validation command's rows
+OTHER_COMMANDS = ("kernelcost.report.answers", "kernelcost.report.sweeps",
+                  "kernelcost.report.machines", "kernelcost.report.solve",
+                  "kernelcost.report.documents", "kernelcost.validate", "csv")
 MACHINE_STAGES = ("kernelcost.model", "kernelcost.execution", "kernelcost.hardware", "tomllib")
 
 
@@ -39,6 +43,12 @@ def test_analyze_json_with_a_machine_loads_none_either():
 def test_analyze_json_without_a_machine_loads_no_model_or_machine_database():
     assert loaded_after(["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"],
                         MACHINE_STAGES) == "[]"
+
+
+def test_analyze_json_loads_only_the_printers_it_uses():
+    arguments = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"]
+    watched = ("kernelcost.report.analysis", *OTHER_COMMANDS)
+    assert loaded_after(arguments, watched) == "['kernelcost.report.analysis']"
 
 
 def test_a_machine_loads_the_model():  # the watch above sees what it looks for

@@ -159,3 +159,11 @@ def test_every_harness_case_meets_its_spec():
         assert not broken_assumptions(spec.checked, values), (kernel, sizes)
         assert set(spec.parameters.values()) <= set(values), (kernel, sizes)
         assert dtype == spec.cost().precision, (kernel, dtype)
+
+
+def test_the_help_names_the_columns_the_reader_needs(capsys):
+    from kernelcost.validate import COLUMNS  # the parser is built without loading validate
+
+    with pytest.raises(SystemExit):
+        main(["validate", "--help"])
+    assert ",".join(COLUMNS) in capsys.readouterr().out

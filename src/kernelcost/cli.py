@@ -23,14 +23,13 @@ from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public co
     print_fitted,
     print_prose,
 )
-from .cli_inspect import run_check, run_machines, run_validate
+from .cli_inspect import add_validate_parser, run_check, run_machines, run_validate
 from .cli_model import build_model_parser, run_model
 from .cli_plot import build_plot_parser, run_plot
 from .cli_sweep import build_sweep_parser, run_sweep
 from .errors import Diagnostic, KcostError
 from .jsonout import print_json
 from .outputs import drop_stdout
-from .validate import add_parser as add_validate_parser
 from .watchdog import available as watchdog_available
 from .watchdog import budget_seconds, current_stage, run_watched, stage
 

@@ -48,6 +48,19 @@ def run_check(args) -> int:
     return EXIT_MISMATCH if mismatches else EXIT_OK
 
 
+def add_validate_parser(commands) -> None:
+    # here rather than in validate.py, whose rows and comparisons load only for the command
+    validate = commands.add_parser("validate", help="predictions against measured runs: the "
+                                                    "CSV of validate/run_h200.py")
+    validate.add_argument("results", help="the CSV: kernel,spec,sizes,dtype,time_s,dram_bytes,"
+                                          "l2_bytes,flop")
+    validate.add_argument("--machine", required=True,
+                          help="the machine the runs were measured on: an id or a .toml")
+    validate.add_argument("--json", action="store_true", help="print one JSON object")
+    validate.add_argument("--wide", action="store_true",
+                          help="every column of the table, however wide the page")
+
+
 def run_validate(args) -> int:
     from .report.validation import validation_page
     from .validate import run

@@ -282,17 +282,6 @@ def _float(value) -> float | None:
 
 # -- the command ----------------------------------------------------------------------------
 
-def add_parser(commands) -> None:
-    validate = commands.add_parser("validate", help="predictions against measured runs: the "
-                                                    "CSV of validate/run_h200.py")
-    validate.add_argument("results", help="the CSV: " + ",".join(COLUMNS))
-    validate.add_argument("--machine", required=True,
-                          help="the machine the runs were measured on: an id or a .toml")
-    validate.add_argument("--json", action="store_true", help="print one JSON object")
-    validate.add_argument("--wide", action="store_true",
-                          help="every column of the table, however wide the page")
-
-
 def run(args, show) -> int:
     """Exit 1 when a run beat its t_bound (a falsified bound); bad input raises (exit 2).
     `show(machine, comparisons)` prints them (the printer lives above this floor)."""

@@ -9,20 +9,34 @@ kernelcost.display).
     solve, machines, check, sweeps   the other commands' tables and JSON
 """
 
-from .analysis import analysis_json, analysis_tables
-from .answers import answer_lines, answer_sentence, answers_json, verdict_table
-from .check import check_tables, verification_error, verification_json, verification_note
-from .common import expression, json_number, machine_label
-from .documents import analysis_latex, analysis_markdown, analysis_mathjax, analysis_summary
-from .machines import machine_json, machine_table, machines_table
-from .solve import solve_json, solve_tables
-from .sweeps import sweep_csv, sweep_csv_bytes, sweep_table
+from __future__ import annotations
 
-__all__ = [
-    "analysis_json", "analysis_latex", "analysis_markdown", "analysis_mathjax",
-    "analysis_summary", "analysis_tables", "answer_lines",
-    "answer_sentence", "answers_json", "check_tables", "expression", "json_number",
-    "machine_json", "machine_label", "machine_table", "machines_table",
-    "solve_json", "solve_tables", "sweep_csv", "sweep_csv_bytes", "sweep_table", "verdict_table",
-    "verification_error", "verification_json", "verification_note",
-]
+from importlib import import_module
+
+# each printer by the module that holds it: the modules load on first use, so that
+# `analyze --json` loads the analysis printers and none of the verdicts', sweeps' or machines'
+_HOMES = {
+    "analysis": ("analysis_json", "analysis_tables"),
+    "answers": ("answer_lines", "answer_sentence", "answers_json", "verdict_table"),
+    "check": ("check_tables", "verification_error", "verification_json", "verification_note"),
+    "common": ("expression", "json_number", "machine_label"),
+    "documents": ("analysis_latex", "analysis_markdown", "analysis_mathjax", "analysis_summary"),
+    "machines": ("machine_json", "machine_table", "machines_table"),
+    "solve": ("solve_json", "solve_tables"),
+    "sweeps": ("sweep_csv", "sweep_csv_bytes", "sweep_table"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+__all__ = sorted(_HOME_OF)  # noqa: PLE0605 (the names above, each loaded on first use)
+
+
+def __getattr__(name: str):
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
