@@ -1,6 +1,7 @@
 """What a command loads: `kernelcost analyze --json` pays for sympy, not for lark (the parser
-is generated: kcost_parser), the plotting, sweeping or terminal-table libraries, nor, without a
-machine, for the model and the machine database (bench/bench.py times the whole process)."""
+is generated: kcost_parser), the plotting, sweeping or terminal-table libraries, the printers
+it does not use, nor, without a machine, for the model and the machine database; the commands
+that do not verify do not load the enumeration (bench/bench.py times the whole process)."""
 
 import subprocess
 import sys
@@ -49,6 +50,15 @@ def test_analyze_json_loads_only_the_printers_it_uses():
     arguments = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"]
     watched = ("kernelcost.report.analysis", *OTHER_COMMANDS)
     assert loaded_after(arguments, watched) == "['kernelcost.report.analysis']"
+
+
+def test_only_the_commands_that_verify_load_the_enumeration():
+    solve = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N"]
+    assert loaded_after(solve, ("kernelcost.oracle",)) == "[]"
+    unverified = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json", "--no-verify"]
+    assert loaded_after(unverified, ("kernelcost.oracle",)) == "[]"
+    verified = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"]
+    assert loaded_after(verified, ("kernelcost.oracle",)) == "['kernelcost.oracle']"
 
 
 def test_a_machine_loads_the_model():  # the watch above sees what it looks for

@@ -14,12 +14,15 @@ import sympy
 from .check import CheckedKernel
 from .cost import Cost
 from .errors import KcostError
-from .oracle import Comparison, Counts, Mismatch, comparisons, enumerate_counts, sample_sizes
 from .settings import resolve_settings
 from .sizes import size_warnings
 
 if TYPE_CHECKING:
     from .analysis import Spec
+    from .oracle import Comparison, Counts, Mismatch
+
+# The oracle (the enumeration) is imported where it runs: `analyze` and `check` use it, the
+# other commands (solve, sweep, plot, ...) count without it and skip loading it.
 
 SAMPLE_SEED = 20261129  # fixed, so that a check is repeatable
 
@@ -39,6 +42,8 @@ def check_against_oracle(spec: Spec, settings: dict[str, str], reuse: str = "spe
                          samples: int = 4) -> list[CheckResult]:
     """Enumerate at the given sizes (every parameter set, defaults filling in), or at
     `samples` small assignments that respect the spec's assumptions."""
+    from .oracle import comparisons, enumerate_counts, sample_sizes
+
     cost = spec.cost(reuse)
     if settings:
         resolved = resolve_settings(settings, spec.parameters)
@@ -85,6 +90,8 @@ def self_verify(checked: CheckedKernel, cost: Cost, *, samples: int = VERIFY_SAM
     """Compare `cost` (counted from `checked` under cost.reuse) with the enumeration at
     `samples` small sizes that meet the spec's assumptions (defaults such as T = 128 are
     drawn small too), stopping at the first disagreement or when time_cap_s has passed."""
+    from .oracle import comparisons, enumerate_counts
+
     start = clock()
 
     def out_of_time() -> bool:
@@ -119,6 +126,7 @@ def _largest_samples(checked: CheckedKernel, cost: Cost, samples: int,
                      stop: Callable[[], bool]) -> list[dict[str, int]]:
     """Distinct small assignments, the largest first (by the sum of their sizes): sizes of 1
     leave little for a wrong form to get wrong, and the step budget keeps them cheap."""
+    from .oracle import sample_sizes
 
     def draw(count: int, attempts: int) -> list[dict[str, int]]:
         return sample_sizes(checked, count, random.Random(SAMPLE_SEED),
