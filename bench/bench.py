@@ -252,7 +252,7 @@ def stages(repeats: int) -> tuple[str, dict]:
     from kernelcost.parse import parse
 
     start = time.perf_counter()
-    parse(SPECS[0].read_text())  # builds (or loads) the parser once per process
+    parse(SPECS[0].read_text())  # builds the parser once per process
     first_parse = time.perf_counter() - start
     rows, figures = [], {}
     for spec in SPECS:
@@ -263,7 +263,7 @@ def stages(repeats: int) -> tuple[str, dict]:
         rows.append([spec.stem] + [f"{medians[s] * 1000:.0f}" for s in STAGES]
                     + [f"{total * 1000:.0f}"])
     table = markdown_table(["spec (ms)"] + list(STAGES) + ["total"], rows)
-    note = (f"first parse in a process (parser construction or cache load included): "
+    note = (f"first parse in a process (the parser built from its generated tables): "
             f"{first_parse * 1000:.0f} ms; stage figures are medians of {repeats} runs, each "
             "with sympy's cache cleared")
     return table + "\n\n" + note, {"first_parse_s": first_parse, "specs": figures}

@@ -38,7 +38,7 @@ SOLVE_ARGUMENTS = ("solve", "specs/gemm_tiled.kcost", "--for", "N")
 def paired_ratios(command: list[str], floor: list[str], timer: Timer,
                   repeats: int) -> tuple[float, float]:
     """Median CPU seconds of `command` and median of its CPU over the floor run before it."""
-    timer(command)  # warm-up: bytecode, parser cache, file cache
+    timer(command)  # warm-up: bytecode, file cache
     seconds, ratios = [], []
     for _ in range(repeats):
         floor_cpu = timer(floor)[1]

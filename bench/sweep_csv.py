@@ -59,7 +59,7 @@ def sweep_csv_cost(table: Callable[[list[str], list[list[str]]], str], repeats: 
                    before: Path | None = None,
                    sizes: tuple[int, ...] = SIZES) -> tuple[str, dict]:
     rows, figures = [], {}
-    measured(sweep_command(1000), None)  # warm-up: bytecode and the parser cache
+    measured(sweep_command(1000), None)  # warm-up: bytecode and the file cache
     for count in sizes:
         after_runs, before_runs = [], []
         for _ in range(repeats):  # alternating, so that a busy machine slows both alike
