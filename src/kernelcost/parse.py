@@ -1,4 +1,5 @@
-"""Stage 1: text -> AST. The grammar is grammar/kcost.lark, loaded once from package data.
+"""Stage 1: text -> AST. The grammar is grammar/kcost.lark (shipped as package data); the
+parser and its tables are generated from it (kcost_parser, written by tests/regen_parser.py).
 
 Any text either parses or raises KcostError with a position: oversized, too deeply nested and
 malformed input are all refused with a diagnostic, never with another exception."""
@@ -37,6 +38,7 @@ MAX_NUMBER_DIGITS = 1000  # digits or exponent of a literal: 10**400 is fine, 1e
 
 @functools.cache
 def grammar_text() -> str:
+    """The grammar as shipped; the parser does not read it (its tables are generated)."""
     from importlib import resources
 
     return resources.files("kernelcost.grammar").joinpath("kcost.lark").read_text("utf-8")
