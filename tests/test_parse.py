@@ -183,7 +183,7 @@ def test_a_file_that_is_not_utf8_is_a_clean_error(tmp_path: Path):
 
 def test_the_generated_parser_is_what_the_grammar_gives():
     """src/kernelcost/kcost_parser.py holds the tables of grammar/kcost.lark: the script that
-    writes it, run again (under this run's hash seed), writes the same bytes."""
+    writes it, run again in a fresh process (whatever its hash seed), writes the same bytes."""
     script = Path(__file__).resolve().parent / "regen_parser.py"
     completed = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
                                text=True, check=False)
