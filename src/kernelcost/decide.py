@@ -20,6 +20,7 @@ larger (Min) or smaller (Max) argument."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from fractions import Fraction
@@ -43,7 +44,20 @@ def decided(relation) -> bool | None:
 def less_than(left, right) -> bool | None:
     """left < right at every size; False when left >= right at every size; None otherwise
     or when no decider can tell."""
-    difference = sympy.sympify(left) - right
+    return _less_than(sympy.sympify(left), sympy.sympify(right))
+
+
+def at_most(left, right) -> bool | None:
+    """left <= right at every size; False when left > right at every size; None otherwise
+    or when no decider can tell."""
+    return _at_most(sympy.sympify(left), sympy.sympify(right))
+
+
+# The model asks the same questions of every precision and of several parts of one verdict
+# (the grid's terms and t_min, the capacities of each scope): each is answered once.
+@functools.lru_cache(maxsize=4096)
+def _less_than(left: sympy.Expr, right: sympy.Expr) -> bool | None:
+    difference = left - right
     if _both_signs(difference, zero_counts_as=1):
         return None
     sign = one_size_sign(difference)
@@ -52,16 +66,15 @@ def less_than(left, right) -> bool | None:
     return decided(left < right)
 
 
-def at_most(left, right) -> bool | None:
-    """left <= right at every size; False when left > right at every size; None otherwise
-    or when no decider can tell."""
-    difference = sympy.sympify(left) - right
+@functools.lru_cache(maxsize=4096)
+def _at_most(left: sympy.Expr, right: sympy.Expr) -> bool | None:
+    difference = left - right
     if _both_signs(difference, zero_counts_as=-1):
         return None
     sign = one_size_sign(difference)
     if sign is not None:
         return sign <= 0
-    return decided(sympy.sympify(left) <= right)
+    return decided(left <= right)
 
 
 def at_least(left, right) -> bool | None:
@@ -71,21 +84,21 @@ def at_least(left, right) -> bool | None:
 
 def smallest(*arguments) -> sympy.Expr:
     """sympy.Min(*arguments), the same expression."""
-    return _lattice(sympy.Min, arguments)
+    return _lattice(sympy.Min, tuple(sympy.sympify(argument) for argument in arguments))
 
 
 def largest(*arguments) -> sympy.Expr:
     """sympy.Max(*arguments), the same expression."""
-    return _lattice(sympy.Max, arguments)
+    return _lattice(sympy.Max, tuple(sympy.sympify(argument) for argument in arguments))
 
 
-def _lattice(kind, arguments) -> sympy.Expr:
+@functools.lru_cache(maxsize=1024)
+def _lattice(kind, arguments: tuple[sympy.Expr, ...]) -> sympy.Expr:
     """Min and Max drop every argument another one provably bounds: first those one size
     orders exactly, then, within the groups of what is left that no pair of witnesses can
     split, those sympy orders (its evaluation asks two to four relations of every pair). The
     arguments no decider can order all stay, in sympy's canonical order. Nested Min or Max and
     infinities are left to sympy, which rewrites them."""
-    arguments = [sympy.sympify(argument) for argument in arguments]
     if len(arguments) < 2 or any(_rewritten_by_lattice(argument) for argument in arguments):
         return kind(*arguments)
     split, signs = _pair_orders(arguments)
