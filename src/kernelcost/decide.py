@@ -44,37 +44,28 @@ def decided(relation) -> bool | None:
 def less_than(left, right) -> bool | None:
     """left < right at every size; False when left >= right at every size; None otherwise
     or when no decider can tell."""
-    return _less_than(sympy.sympify(left), sympy.sympify(right))
+    return _compared(sympy.sympify(left), sympy.sympify(right), strict=True)
 
 
 def at_most(left, right) -> bool | None:
     """left <= right at every size; False when left > right at every size; None otherwise
     or when no decider can tell."""
-    return _at_most(sympy.sympify(left), sympy.sympify(right))
+    return _compared(sympy.sympify(left), sympy.sympify(right), strict=False)
 
 
 # The model asks the same questions of every precision and of several parts of one verdict
 # (the grid's terms and t_min, the capacities of each scope): each is answered once.
 @functools.lru_cache(maxsize=4096)
-def _less_than(left: sympy.Expr, right: sympy.Expr) -> bool | None:
+def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
+    """left < right (strict) or left <= right, by the first decider that can tell. A zero of
+    the difference at a witness counts against the relation asked."""
     difference = left - right
-    if _both_signs(difference, zero_counts_as=1):
+    if _both_signs(difference, zero_counts_as=1 if strict else -1):
         return None
     sign = one_size_sign(difference)
     if sign is not None:
-        return sign < 0
-    return decided(left < right)
-
-
-@functools.lru_cache(maxsize=4096)
-def _at_most(left: sympy.Expr, right: sympy.Expr) -> bool | None:
-    difference = left - right
-    if _both_signs(difference, zero_counts_as=-1):
-        return None
-    sign = one_size_sign(difference)
-    if sign is not None:
-        return sign <= 0
-    return decided(left <= right)
+        return sign < 0 if strict else sign <= 0
+    return decided(left < right if strict else left <= right)
 
 
 def at_least(left, right) -> bool | None:
@@ -83,12 +74,12 @@ def at_least(left, right) -> bool | None:
 
 
 def smallest(*arguments) -> sympy.Expr:
-    """sympy.Min(*arguments), the same expression."""
+    """sympy.Min(*arguments), less the arguments one size proves larger than another."""
     return _lattice(sympy.Min, tuple(sympy.sympify(argument) for argument in arguments))
 
 
 def largest(*arguments) -> sympy.Expr:
-    """sympy.Max(*arguments), the same expression."""
+    """sympy.Max(*arguments), less the arguments one size proves smaller than another."""
     return _lattice(sympy.Max, tuple(sympy.sympify(argument) for argument in arguments))
 
 
