@@ -1,10 +1,16 @@
-"""The model's comparisons: the same answers and expressions as sympy's own relations, Min and
-Max, with the undecidable ones settled by witness sizes instead of the assumption system."""
+"""The model's comparisons: sympy's own answers and expressions for relations, Min and Max
+wherever sympy decides, the undecidable ones settled by witness sizes instead of the
+assumption system, and rational functions of one size decided exactly, also where sympy
+cannot (checked against exact values at sizes from 1 to 10^9)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 import sympy
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from kernelcost import decide
 from kernelcost.decide import at_least, at_most, cancelled, largest, less_than, smallest
@@ -79,9 +85,12 @@ def test_relations_of_numbers_are_exact():
 
 def test_groups_are_what_witnesses_cannot_split():
     # N and N/2 order; N**2 crosses both (below at N = 1, above at N = 10**6); 3 crosses all
-    groups = decide._orderable_groups([N, N / 2, N**2 / 1000, sympy.Integer(3)])
-    assert sorted(map(len, groups)) == [1, 1, 2]
-    assert [N, N / 2] in groups
+    arguments = [N, N / 2, N**2 / 1000, sympy.Integer(3)]
+    split, signs = decide._pair_orders(arguments)
+    assert split == {(0, 2), (0, 3), (1, 2), (1, 3), (2, 3)}
+    assert signs == {(0, 1): 1, (1, 0): -1}  # N - N/2 = N/2 > 0 at every N
+    groups = decide._orderable_groups(list(range(len(arguments))), split)
+    assert sorted(groups) == [[0, 1], [2], [3]]
 
 
 HOPPER_T_MIN = sympy.Max(K * M * N / 156 / 10**12, (K * M + K * N + M * N) / 10**12,
@@ -118,3 +127,140 @@ def test_signs_at_witnesses_are_sympys(expr):
         expected = (None if not value.is_Number or not value.is_finite
                     else 1 if value.is_positive else -1 if value.is_negative else 0)
         assert decide._sign_at(expr, point) == expected, point
+
+
+# ------------------------------------------------------------- one size, decided exactly
+
+ONE_SIZE = [
+    # (difference, its sign at every n >= 1)
+    (CONV_RATIO - 1, -1),  # below 9/80 < 1: sympy proves it too
+    (CONV_RATIO * 20 - 20, -1),  # conv3x3's intensity under the H100 ridge, 9/4 < 20
+    (n**2 - 2 * n + 2, 1),  # (n - 1)^2 + 1: complex roots only
+    (n * (n + 1) - n**2 - n, 0),  # the same polynomial written twice
+    (1 / (n + 3) - sympy.Rational(1, 3), -1),  # 1/4 at n = 1, falling
+    (sympy.Rational(1, 2) - n / (2 * n + 1), 1),  # n/(2n + 1) rises towards 1/2
+    ((n - sympy.Rational(1, 2)) * (n + 2), 1),  # roots below 1 only
+]
+UNDECIDED_BY_ONE_SIZE = [
+    CONV_RATIO - sympy.Rational(1, 10),  # crosses between n = 18 and 19
+    (n - 3)**2,  # a double root at 3: >= 0, but not proven here
+    n - 1,  # zero at n = 1
+    1 / (n - 2),  # no value at n = 2
+    sympy.floor(n / 2) - n,  # floor: another function
+    sympy.Float(0.5) * n - 1,  # a float coefficient
+    N - T,  # two sizes
+    sympy.Symbol("x") ** 2 + 1,  # not a size: it may be below 1
+]
+
+
+@pytest.mark.parametrize("difference, sign", ONE_SIZE)
+def test_one_size_proves_a_constant_sign(difference, sign):
+    assert decide.one_size_sign(difference) == sign
+    assert less_than(difference, 0) is (sign < 0)
+    assert at_most(difference, 0) is (sign <= 0)
+    assert at_least(difference, 0) is (sign >= 0)
+
+
+@pytest.mark.parametrize("difference", UNDECIDED_BY_ONE_SIZE)
+def test_one_size_leaves_the_rest(difference):
+    assert decide.one_size_sign(difference) is None
+
+
+def test_min_and_max_drop_what_one_size_orders():
+    # pairs sympy leaves in a Min and a Max; one size orders them, and the Min or Max is the
+    # proven argument
+    pairs = [
+        (n / (n + 1), (n + 1) / (n + 2)),  # the difference is -1/((n + 1)(n + 2))
+        (n - 1, (n**2 + 1) / (n + 1)),  # the difference is -2/(n + 1)
+        (n**2 - n, n**3 - 2 * n + 2),  # n^3 - n^2 - n + 2: 1 at n = 1, then rising
+    ]
+    for lower, higher in pairs:
+        assert isinstance(sympy.Max(lower, higher), sympy.Max)
+        assert isinstance(sympy.Min(lower, higher), sympy.Min)
+        assert smallest(lower, higher) == smallest(higher, lower) == lower
+        assert largest(lower, higher) == largest(higher, lower) == higher
+    # conv3x3's time terms on an H100: sympy cannot tell work >= traffic, one size can
+    work, traffic = 9 * n**2 / 33500000000000, (2 * n**2 + 4 * n + 13) / 837500000000
+    assert at_least(work, traffic) is False and at_least(traffic, work) is True
+    # what one size cannot order stays, in sympy's order: here N/2 goes, N**2 crosses N
+    assert largest(N, N / 2, N**2 / 1000) == sympy.Max(N, N**2 / 1000)
+
+
+# Random rational functions of n: numerator and denominator of degree 0 to 3 with small
+# integer coefficients, times (n - r) or (n - r)^2 for a root r in [1, 10] (on an integer
+# or between two), or written twice (an exact zero).
+ROOTS = st.builds(Fraction, st.integers(2, 20), st.sampled_from([1, 2]))
+COEFFICIENTS = st.lists(st.integers(-4, 4), min_size=1, max_size=4)
+
+
+@st.composite
+def polynomials(draw) -> list[Fraction]:
+    """Coefficients, constant term first."""
+    coefficients = [Fraction(c) for c in draw(COEFFICIENTS)]
+    for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):  # a root in range, maybe double
+        root = draw(ROOTS)
+        coefficients = _times(coefficients, [-root, Fraction(1)])
+    return coefficients
+
+
+def _times(first: list[Fraction], second: list[Fraction]) -> list[Fraction]:
+    product = [Fraction(0)] * (len(first) + len(second) - 1)
+    for i, a in enumerate(first):
+        for j, b in enumerate(second):
+            product[i + j] += a * b
+    return product
+
+
+def _value(coefficients: list[Fraction], size: int) -> Fraction:
+    return sum((c * size**power for power, c in enumerate(coefficients)), Fraction(0))
+
+
+def _expr(coefficients: list[Fraction]) -> sympy.Expr:
+    return sympy.Add(*(sympy.Rational(c.numerator, c.denominator) * n**power
+                       for power, c in enumerate(coefficients)))
+
+
+def _sign_of_difference(difference, polynomials, size: int) -> int:
+    """The sign at `size` in Python's fractions, or as sympy evaluates it where a
+    denominator vanishes (sympy reads 0/(n - 2) as 0 and (n - 2)/(n - 2) as 1)."""
+    top, bottom, other_top, other_bottom = (_value(p, size) for p in polynomials)
+    if bottom and other_bottom:
+        value = top / bottom - other_top / other_bottom
+    else:
+        by_sympy = difference.subs(n, size)
+        assert by_sympy.is_Rational, (size, by_sympy)
+        value = Fraction(int(by_sympy.p), int(by_sympy.q))
+    return (value > 0) - (value < 0)
+
+
+SIZES = [*range(1, 201), *(10**k for k in range(3, 10)), *(7 * 10**k + 3 for k in range(3, 9))]
+
+
+@given(polynomials(), polynomials(), polynomials(), st.booleans())
+@settings(max_examples=100, deadline=None)
+def test_one_size_agrees_with_exact_values_and_sympy(top, bottom, other_top, twice):
+    if not any(bottom):
+        bottom = [Fraction(1)]
+    if twice:  # f - f written as (f * g) / (bottom * g), g without positive roots
+        other_top, other_bottom = _times(top, [Fraction(3), Fraction(1)]), _times(bottom, [3, 1])
+    else:
+        other_bottom = [Fraction(1)]
+    first, second = _expr(top) / _expr(bottom), _expr(other_top) / _expr(other_bottom)
+    difference = first - second
+    assume(difference.free_symbols == {n})
+    sign = decide.one_size_sign(difference)
+    if sign is not None:
+        for size in SIZES:  # a proven sign holds at every size
+            assert _sign_of_difference(difference, (top, bottom, other_top, other_bottom),
+                                       size) == sign, size
+    for by_sympy, ours in ((difference < 0, less_than(difference, 0)),
+                           (difference <= 0, at_most(difference, 0)),
+                           (difference >= 0, at_least(difference, 0))):
+        if decide.decided(by_sympy) is not None:
+            assert ours == decide.decided(by_sympy)
+    by_sympy = sympy.Min(first, second)
+    if not isinstance(by_sympy, sympy.Min):
+        assert smallest(first, second) == by_sympy
+    if sign:
+        assert smallest(first, second) == (second if sign > 0 else first)
+        assert largest(first, second) == (first if sign > 0 else second)

@@ -288,6 +288,28 @@ def test_spec_conv3x3_on_h100_fp32():
     assert result.regime == MEMORY_BOUND
 
 
+def test_spec_conv3x3_is_memory_bound_at_every_n():
+    # I(n) = 9n^2 / (2(2n^2 + 4n + 13)) rises towards 9/4 FLOP/B and never reaches it, so it
+    # stays under every fp32 ridge: bound and regime are decided with n symbolic
+    cost = counted("conv3x3")
+    h100 = verdict(cost, load_machine("h100"))
+    level = h100.level("global")
+    assert level.ridge == 20  # 67 TFLOP/s fp32 vector over 3.35 TB/s
+    assert level.ratio == 9 * n**2 / (80 * n**2 + 160 * n + 520)
+    assert level.regime == MEMORY_BOUND and h100.regime == MEMORY_BOUND
+    assert h100.bound == "global bandwidth"
+    # Q / B, 4(2n^2 + 4n + 13) B at 3.35 TB/s
+    assert sympy.expand(h100.t_min - 4 * (2 * n**2 + 4 * n + 13) / (335 * 10**10)) == 0
+    assert level.peak_fraction == level.ratio  # min(1, ratio), the ratio being below 1
+    # the ratio is 9/760 at n = 1 and 9/80 as n grows: it crosses 1/10 between 18 and 19
+    assert level.ratio.subs(n, 18) < sympy.Rational(1, 10) < level.ratio.subs(n, 19)
+    assert level.zone is None
+    # on an L40S (ridge 91.6 TFLOP/s / 864 GB/s = 5725/54) it stays under 9/4 / 106 = 0.021
+    l40s = verdict(cost, load_machine("l40s")).level("global")
+    assert l40s.ridge == sympy.Rational(5725, 54)
+    assert l40s.zone == ZONE_MEMORY and l40s.regime == MEMORY_BOUND
+
+
 def test_the_sentence_never_speaks_of_the_register_file_as_a_roof():
     # gemm_hopper on H200 is compute-bound; its register traffic (acc read and written per
     # multiply-add) has the smallest ratio, but the register file is no roof

@@ -92,3 +92,16 @@ def test_wide_shows_every_column_at_any_width(capsys, monkeypatch):
     wide = text_of(capsys, monkeypatch, 80, "analyze", SPECS / "gemm.kcost", "--set",
                    "M=4096,N=4096,K=4096", "--machine", "all", "--no-verify", "--wide")
     assert "--wide adds" not in wide and "2.25P" in wide  # B200: 2250 TFLOP/s bf16 tensor
+
+
+def test_a_zone_decided_at_every_size_is_said_without_a_ratio(capsys, monkeypatch):
+    # conv3x3 with n symbolic on an L40S: I(n) < 9/4 FLOP/B, under 0.1x of the 5725/54 ridge
+    # (91.6 TFLOP/s fp32 over 864 GB/s) at every n, though the ratio itself has no number
+    out = text_of(capsys, monkeypatch, 200, "analyze", SPECS / "conv3x3.kcost", "--machine",
+                  "l40s", "--no-verify")
+    assert ("memory-bound at global at every size: in the clearly memory-bound zone "
+            "(under 0.1×), bytes are the limit") in out
+    # reduce_sum with n symbolic on a B200 (no L2 bandwidth in its file): the same at global
+    out = text_of(capsys, monkeypatch, 200, "analyze", SPECS / "reduce_sum.kcost", "--machine",
+                  "b200", "--no-verify")
+    assert "memory-bound at global at every size: in the clearly memory-bound zone" in out

@@ -1,16 +1,26 @@
-"""Comparisons the model asks of symbolic sizes, answered as sympy answers them but without its
-assumption system where a few numbers already settle the question.
+"""Comparisons the model asks of symbolic sizes: sympy's relations, Min and Max, answered
+where they can be proven without sympy's assumption system, which takes tens of milliseconds
+a question and often cannot answer.
 
-sympy decides `ratio < 1/10` or `Min(P, I*B)` by asking the signs of differences through its
-assumption system: tens of milliseconds per question for a rational function of one size, and
-most such questions have no answer (the ratio crosses 1/10 as N grows). sympy is sound, so it
-can only prove `a < b` when no size makes it false. Evaluating the difference at a few
-positive integer sizes (every size symbol is a positive integer) gives witnesses: where both
-outcomes occur, sympy's answer is "undecided" and it need not be asked. Where the witnesses
-agree the question goes to sympy as before, so every answer is the one sympy gives."""
+Every size symbol is a positive integer, so a question is whether a difference has one sign
+at every size. Three deciders, cheapest first:
+
+- witnesses: the difference at a few sizes. Where both signs occur, no decider can prove
+  either answer: undecided, as sympy would say.
+- one size: a difference that is a rational function of a single size with rational
+  coefficients (no floor, Min or other function) is decided exactly. Where neither its
+  numerator nor its denominator has a real root at or beyond 1 (real-root isolation,
+  `Poly.count_roots`), its sign at 1 is its sign at every size. This settles questions
+  sympy leaves undecided: conv3x3's ratio 9n^2/(80n^2 + 160n + 520) < 1.
+- sympy, for the rest (several sizes, floors, roots in range).
+
+All three are sound, so where sympy decides the answer is sympy's; Min and Max keep sympy's
+canonical expression, and where one size proves an order sympy cannot, they drop the proven
+larger (Min) or smaller (Max) argument."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from fractions import Fraction
@@ -32,17 +42,30 @@ def decided(relation) -> bool | None:
 
 
 def less_than(left, right) -> bool | None:
-    """left < right as sympy decides it; None when undecided."""
-    if _both_signs(sympy.sympify(left) - right, zero_counts_as=1):
-        return None
-    return decided(left < right)
+    """left < right at every size; False when left >= right at every size; None otherwise
+    or when no decider can tell."""
+    return _compared(sympy.sympify(left), sympy.sympify(right), strict=True)
 
 
 def at_most(left, right) -> bool | None:
-    """left <= right as sympy decides it; None when undecided."""
-    if _both_signs(sympy.sympify(left) - right, zero_counts_as=-1):
+    """left <= right at every size; False when left > right at every size; None otherwise
+    or when no decider can tell."""
+    return _compared(sympy.sympify(left), sympy.sympify(right), strict=False)
+
+
+# The model asks the same questions of every precision and of several parts of one verdict
+# (the grid's terms and t_min, the capacities of each scope): each is answered once.
+@functools.lru_cache(maxsize=4096)
+def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
+    """left < right (strict) or left <= right, by the first decider that can tell. A zero of
+    the difference at a witness counts against the relation asked."""
+    difference = left - right
+    if _both_signs(difference, zero_counts_as=1 if strict else -1):
         return None
-    return decided(sympy.sympify(left) <= right)
+    sign = one_size_sign(difference)
+    if sign is not None:
+        return sign < 0 if strict else sign <= 0
+    return decided(left < right if strict else left <= right)
 
 
 def at_least(left, right) -> bool | None:
@@ -51,52 +74,107 @@ def at_least(left, right) -> bool | None:
 
 
 def smallest(*arguments) -> sympy.Expr:
-    """sympy.Min(*arguments), the same expression."""
-    return _lattice(sympy.Min, arguments)
+    """sympy.Min(*arguments), less the arguments one size proves larger than another."""
+    return _lattice(sympy.Min, tuple(sympy.sympify(argument) for argument in arguments))
 
 
 def largest(*arguments) -> sympy.Expr:
-    """sympy.Max(*arguments), the same expression."""
-    return _lattice(sympy.Max, arguments)
+    """sympy.Max(*arguments), less the arguments one size proves smaller than another."""
+    return _lattice(sympy.Max, tuple(sympy.sympify(argument) for argument in arguments))
 
 
-def _lattice(kind, arguments) -> sympy.Expr:
-    """Min and Max drop every argument another one provably bounds; arguments that no pair of
-    witnesses can order all stay, in sympy's canonical order, and sympy's evaluation (two to
-    four relations asked of every pair) runs only within the groups witnesses cannot split.
-    Nested Min or Max and infinities are left to sympy, which rewrites them."""
-    arguments = [sympy.sympify(argument) for argument in arguments]
+@functools.lru_cache(maxsize=1024)
+def _lattice(kind, arguments: tuple[sympy.Expr, ...]) -> sympy.Expr:
+    """Min and Max drop every argument another one provably bounds: first those one size
+    orders exactly, then, within the groups of what is left that no pair of witnesses can
+    split, those sympy orders (its evaluation asks two to four relations of every pair). The
+    arguments no decider can order all stay, in sympy's canonical order. Nested Min or Max and
+    infinities are left to sympy, which rewrites them."""
     if len(arguments) < 2 or any(_rewritten_by_lattice(argument) for argument in arguments):
         return kind(*arguments)
+    split, signs = _pair_orders(arguments)
+    winning_sign = -1 if kind is sympy.Min else 1  # of (kept argument - dropped argument)
+    unbounded = [j for j in range(len(arguments))
+                 if all(signs.get((i, j)) != winning_sign for i in range(len(arguments)))]
     kept = []
-    for group in _orderable_groups(arguments):
+    for group in _orderable_groups(unbounded, split):
         if len(group) == 1:
-            kept += group
+            kept.append(arguments[group[0]])
             continue
-        evaluated = kind(*group)
+        evaluated = kind(*(arguments[index] for index in group))
         kept += evaluated.args if isinstance(evaluated, kind) else [evaluated]
     return kind(*kept, evaluate=False)
 
 
-def _orderable_groups(arguments: list[sympy.Expr]) -> list[list[sympy.Expr]]:
-    """The arguments in groups that no pair of witnesses separates, directly or through a
-    chain. sympy keeps or drops an argument only on comparing it with one it can order, so it
-    evaluates each group apart as it would the whole: only the pairs within a group are asked,
-    the costly part being pairs it cannot order (`Max(K*M*N/c, (K*M + K*N + M*N)/d)`)."""
-    group_of = list(range(len(arguments)))
+def _pair_orders(arguments: list[sympy.Expr]) -> tuple[set, dict[tuple[int, int], int]]:
+    """The pairs of argument indices that witnesses split, and the sign of
+    `arguments[i] - arguments[j]` at every size for each ordered pair (i, j) one size
+    decides."""
+    split, signs = set(), {}
+    for (i, first), (j, second) in itertools.combinations(enumerate(arguments), 2):
+        difference = first - second
+        if _both_signs(difference, zero_counts_as=0):
+            split.add((i, j))
+            continue
+        sign = one_size_sign(difference)
+        if sign is not None:
+            signs[i, j], signs[j, i] = sign, -sign
+    return split, signs
+
+
+def _orderable_groups(indices: list[int], split: set) -> list[list[int]]:
+    """The indices in groups that no split pair separates, directly or through a chain. sympy
+    keeps or drops an argument only on comparing it with one it can order, so it evaluates
+    each group apart as it would the whole: only the pairs within a group are asked, the
+    costly part being pairs it cannot order (`Max(K*M*N/c, (K*M + K*N + M*N)/d)`)."""
+    group_of = {index: index for index in indices}
 
     def root(index: int) -> int:
         while group_of[index] != index:
             index = group_of[index]
         return index
 
-    for (i, first), (j, second) in itertools.combinations(enumerate(arguments), 2):
-        if root(i) != root(j) and not _both_signs(first - second, zero_counts_as=0):
+    for i, j in itertools.combinations(indices, 2):
+        if root(i) != root(j) and (i, j) not in split:
             group_of[root(j)] = root(i)
-    groups: dict[int, list[sympy.Expr]] = {}
-    for index, argument in enumerate(arguments):
-        groups.setdefault(root(index), []).append(argument)
+    groups: dict[int, list[int]] = {}
+    for index in indices:
+        groups.setdefault(root(index), []).append(index)
     return list(groups.values())
+
+
+def one_size_sign(difference: sympy.Expr) -> int | None:
+    """The sign (-1, 0 or 1) the difference has at every size, when it is a rational function
+    of one size with rational coefficients whose numerator and denominator have no real root
+    at or beyond 1: between roots a rational function keeps its sign, and a size is at least
+    1. None for anything else (several symbols, floors, Min, floats, a root in range)."""
+    symbols = difference.free_symbols
+    if len(symbols) != 1:
+        return None
+    (size,) = symbols
+    if not (size.is_integer and size.is_positive) or not _rational_in(difference, size):
+        return None
+    numerator, denominator = (sympy.Poly(part, size, domain=sympy.QQ)
+                              for part in difference.as_numer_denom())
+    if denominator.count_roots(1, None):
+        return None
+    if numerator.is_zero:
+        return 0
+    if numerator.count_roots(1, None):
+        return None
+    value_at_one = numerator.eval(1) / denominator.eval(1)
+    return 1 if value_at_one > 0 else -1
+
+
+def _rational_in(expr: sympy.Expr, size: sympy.Symbol) -> bool:
+    """Whether expr is built of rationals and `size` by sums, products and integer powers."""
+    if expr.is_Rational or expr == size:
+        return True
+    if expr.is_Add or expr.is_Mul:
+        return all(_rational_in(arg, size) for arg in expr.args)
+    if expr.is_Pow:
+        return expr.exp.is_Integer and _rational_in(expr.base, size)
+    return False
 
 
 def _rewritten_by_lattice(argument: sympy.Expr) -> bool:

@@ -245,7 +245,9 @@ def _advice_line(level, result) -> str:
     low, high = float(CLEARLY_MEMORY_BOUND_BELOW), float(CLEARLY_COMPUTE_BOUND_ABOVE)
     span = {ZONE_MEMORY: f"under {low:g}×", ZONE_MIXED: f"{low:g}× to {high:g}×",
             ZONE_COMPUTE: f"over {high:g}×"}[level.zone]
-    return (f"  {level.regime} at {level.level}, {ratio:.3g}× the ridge: in the "
+    # a symbolic ratio has a zone only where it stays inside one at every size
+    position = " at every size" if ratio is None else f", {ratio:.3g}× the ridge"
+    return (f"  {level.regime} at {level.level}{position}: in the "
             f"{level.zone.name} zone ({span}), {advice}.")
 
 
