@@ -72,6 +72,7 @@ class _Counter:
         self.footprint = Footprints(facts, summer)
         self.exact = True
         self._executions_cache: dict = {}
+        self._finished: dict[sympy.Expr, sympy.Expr] = {}  # the same totals recur per scope
         grid = checked.grid
         self.grid_depth = 0 if grid is None else len(grid.iterators)
         self.multicast = self._multicast_tensors()
@@ -93,13 +94,18 @@ class _Counter:
 
     def finish(self, expr: sympy.Expr) -> sympy.Expr:
         """Write the quotients back and put the expression in a readable canonical form."""
-        expr = self.facts.restore(expr)
+        if expr not in self._finished:
+            self._finished[expr] = self._readable(self.facts.restore(expr))
+        return self._finished[expr]
+
+    @staticmethod
+    def _readable(expr: sympy.Expr) -> sympy.Expr:
         if expr.has(sympy.Sum):
             return expr
         # factor, not simplify: as readable on these sums of products, and simplify's search
         # cost most of the time on clipped tiles. A product is factored factor by factor:
         # expanding c clipped widths first would make 2^c terms to factor back
-        return sympy.Mul(*[sympy.factor(sympy.expand(factor))
+        return sympy.Mul(*[factor if factor.is_Atom else sympy.factor(sympy.expand(factor))
                            for factor in sympy.Mul.make_args(expr)])
 
     def executions(self, loops) -> sympy.Expr:
