@@ -46,9 +46,10 @@ class Scope:
     stages: sympy.Expr = sympy.Integer(1)  # tiles held at once (a pipeline's depth)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class AccessSite:
-    """One tensor access in one statement: read or write, with its place in the nest."""
+    """One tensor access in one statement: read or write, with its place in the nest.
+    Each site is its own identity (and hashable, to remember its footprints by)."""
 
     tensor: str
     indices: tuple[sympy.Expr, ...]
