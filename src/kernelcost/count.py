@@ -210,8 +210,8 @@ class _Counter:
         if multicast:  # one fill per cluster: the axis runs ceil(trips / c) clusters
             grid = self.checked.grid
             axis = iterator_symbol(grid.cluster_axis)
-            loops = [dataclasses.replace(loop, trips=self.facts.drop_rounding(
-                sympy.ceiling(loop.trips / grid.cluster_size))) if loop.var == axis else loop
+            loops = [dataclasses.replace(loop, trips=self.facts.whole_ceiling(
+                loop.trips / grid.cluster_size)) if loop.var == axis else loop
                 for loop in loops]
         return self.summer.over_loops(read.elements + write.elements, loops)
 

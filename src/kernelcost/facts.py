@@ -126,6 +126,13 @@ class Facts:
             expr = expr.xreplace(replacements)
         return expr
 
+    def whole_ceiling(self, value: sympy.Expr) -> sympy.Expr:
+        """ceiling(value), or value itself where the facts prove it an integer: asked first,
+        since building a ceiling of sizes runs sympy's sign queries on its argument."""
+        if self.integral(value):
+            return value
+        return self.drop_rounding(sympy.ceiling(value))
+
     def integral(self, value: sympy.Expr) -> bool:
         """value (in quotients) is an integer for every choice of sizes the facts allow.
         A further fact `d | n` with n = c*q says q = d*r/c for some integer r: a value that is
