@@ -136,7 +136,7 @@ class Asymptotics:
         numerator, denominator = parts
         top = numerator.LC() * _SCALE ** numerator.degree()
         bottom = denominator.LC() * _SCALE ** denominator.degree()
-        return _without_remainder(self._readable((top / bottom).subs(_SCALE, 1)))
+        return _without_remainder(self._readable((top / bottom).xreplace({_SCALE: 1})))
 
     def limit(self, growing) -> sympy.Expr | None:
         """lim expr as every symbol in `growing` goes to infinity together; oo, a finite
@@ -160,11 +160,18 @@ class Asymptotics:
     def _readable(self, ratio: sympy.Expr) -> sympy.Expr:
         """ratio cancelled and factored, once for each ratio the forms meet (the limit as
         all sizes grow is the leading term where the degrees are equal)."""
-        if ratio.is_Rational:
-            return ratio
+        if _is_monomial(ratio):
+            return ratio  # cancelled and factored already (2*K*M*N, M/6)
         if ratio not in self._ratios:
             self._ratios[ratio] = sympy.factor(sympy.cancel(ratio))
         return self._ratios[ratio]
+
+
+def _is_monomial(expr: sympy.Expr) -> bool:
+    """A number times powers of symbols with integer exponents."""
+    return all(factor.is_Rational or factor.is_Symbol
+               or (factor.is_Pow and factor.base.is_Symbol and factor.exp.is_Integer)
+               for factor in sympy.Mul.make_args(expr))
 
 
 def _without_remainder(expr: sympy.Expr) -> sympy.Expr | None:
