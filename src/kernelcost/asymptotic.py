@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sympy
 
+from .symbols import is_monomial
+
 _SCALE = sympy.Symbol("_lambda", positive=True)
 
 
@@ -160,18 +162,11 @@ class Asymptotics:
     def _readable(self, ratio: sympy.Expr) -> sympy.Expr:
         """ratio cancelled and factored, once for each ratio the forms meet (the limit as
         all sizes grow is the leading term where the degrees are equal)."""
-        if _is_monomial(ratio):
+        if is_monomial(ratio):
             return ratio  # cancelled and factored already (2*K*M*N, M/6)
         if ratio not in self._ratios:
             self._ratios[ratio] = sympy.factor(sympy.cancel(ratio))
         return self._ratios[ratio]
-
-
-def _is_monomial(expr: sympy.Expr) -> bool:
-    """A number times powers of symbols with integer exponents."""
-    return all(factor.is_Rational or factor.is_Symbol
-               or (factor.is_Pow and factor.base.is_Symbol and factor.exp.is_Integer)
-               for factor in sympy.Mul.make_args(expr))
 
 
 def _without_remainder(expr: sympy.Expr) -> sympy.Expr | None:

@@ -21,7 +21,7 @@ from .facts import Facts
 from .footprint import Footprints
 from .nest import build_nest
 from .sums import Summer
-from .symbols import LEVELS, iterator_symbol
+from .symbols import LEVELS, is_monomial, iterator_symbol
 
 REUSE_MODES = ("spec", "perfect", "none")
 
@@ -105,7 +105,7 @@ class _Counter:
         # factor, not simplify: as readable on these sums of products, and simplify's search
         # cost most of the time on clipped tiles. A product is factored factor by factor:
         # expanding c clipped widths first would make 2^c terms to factor back
-        return sympy.Mul(*[factor if factor.is_Atom else sympy.factor(sympy.expand(factor))
+        return sympy.Mul(*[factor if is_monomial(factor) else sympy.factor(sympy.expand(factor))
                            for factor in sympy.Mul.make_args(expr)])
 
     def executions(self, loops) -> sympy.Expr:

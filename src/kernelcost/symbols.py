@@ -93,3 +93,11 @@ def to_sympy(expr: ast.Expr, names: Mapping[str, sympy.Expr]) -> sympy.Expr:
     raise KcostError(Diagnostic(
         expr.span, "not a size expression",
         "sizes and indices use + - * /, min and max of sizes and iterators"))
+
+
+def is_monomial(expr: sympy.Expr) -> bool:
+    """A number times powers of symbols with integer exponents (2*K*M*N, M/6, 1/T): an
+    expression sympy's factor and cancel give back unchanged."""
+    return all(factor.is_Rational or factor.is_Symbol
+               or (factor.is_Pow and factor.base.is_Symbol and factor.exp.is_Integer)
+               for factor in sympy.Mul.make_args(expr))
