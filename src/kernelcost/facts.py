@@ -197,16 +197,16 @@ class Facts:
             return self._extremum_nonnegative_within(expr, node, loops)
         slack = sympy.Symbol("_within", integer=True, nonnegative=True)
         for loop in reversed(loops):
-            expr = sympy.expand(expr.subs(loop.var, loop.lo + loop.step * loop.counter))
+            expr = sympy.expand(expr.xreplace({loop.var: loop.lo + loop.step * loop.counter}))
             slope = sympy.diff(expr, loop.counter)
             if loop.counter not in expr.free_symbols:
                 continue
             if slope.free_symbols & {loop.counter}:
                 return False
             if self.nonnegative(slope):
-                expr = expr.subs(loop.counter, slack)
+                expr = expr.xreplace({loop.counter: slack})
             elif self.nonpositive(slope):
-                expr = expr.subs(loop.counter, loop.trips - 1 - slack)
+                expr = expr.xreplace({loop.counter: loop.trips - 1 - slack})
             else:
                 return False
             if expr.has(sympy.Min, sympy.Max):

@@ -30,7 +30,8 @@ class Summer:
         for loop in reversed(loops):
             self.summing, self.pieces = loop, 1
             self._announce()
-            total = total.subs(loop.var, loop.lo + loop.step * loop.counter)
+            # xreplace, not subs: an iterator is never a bound variable of a sum left open
+            total = total.xreplace({loop.var: loop.lo + loop.step * loop.counter})
             total = self.range_sum(total, loop.counter, sympy.Integer(0), loop.trips - 1)
         if self.summing is not None:
             self.summing = self.facts.activity = None
@@ -97,8 +98,8 @@ class Summer:
         slope, offset = poly.all_coeffs() if poly.degree() == 1 else (0, poly.as_expr())
         with_left = summand.xreplace({node: left})
         with_right = summand.xreplace({node: right})
-        at_first = difference.subs(counter, first)
-        at_last = difference.subs(counter, last)
+        at_first = difference.xreplace({counter: first})
+        at_last = difference.xreplace({counter: last})
         if self.facts.nonpositive(at_first) and self.facts.nonpositive(at_last):
             return self.range_sum(with_left, counter, first, last)
         if self.facts.nonnegative(at_first) and self.facts.nonnegative(at_last) and not (
@@ -108,7 +109,7 @@ class Summer:
         if slope == 0:
             # the arguments move together: min(a + g, b + g) = min(a, b) + g, free of the
             # counter where it chooses
-            moving = sympy.expand(left - left.subs(counter, 0))
+            moving = sympy.expand(left - left.xreplace({counter: 0}))
             still = node.func(sympy.expand(left - moving), sympy.expand(right - moving))
             return self.range_sum(summand.xreplace({node: still + moving}), counter, first, last)
         # slope*t + offset <= 0  <=>  t <= -offset/slope (slope > 0), t >= .. (slope < 0)
