@@ -22,6 +22,9 @@ class Summer:
         self.closed = True  # False once a sum had to stay unevaluated
         self.summing: Loop | None = None  # the loop over_loops is summing, for the budget
         self.pieces = 1  # ranges its min/max splits have made of that loop's sum so far
+        # sympy's summation of one summand and range: statements under the same outer loops
+        # meet the same sums there once their inner loops are summed
+        self._sums: dict[tuple, sympy.Expr] = {}
 
     def over_loops(self, summand: sympy.Expr, loops) -> sympy.Expr:
         """Sum summand (in the loops' iterators) over every point of the nest `loops`."""
@@ -59,15 +62,21 @@ class Summer:
             # either, and sympy's search for a way can take minutes (a four-deep nest)
             self.closed = False
             return sympy.Sum(summand, (counter, first, last))
-        try:
-            result = sympy.summation(summand, (counter, first, last))
-        except (BasePolynomialError, NotImplementedError, ValueError):
-            # sympy gives up on some coefficient domains, or fails inside its solvers (a Max
-            # compared with nan): the sum then stays exact, unevaluated
-            result = sympy.Sum(summand, (counter, first, last))
+        result = self._summation(summand, counter, first, last)
         if result.has(sympy.Sum):
             self.closed = False
         return result
+
+    def _summation(self, summand, counter, first, last) -> sympy.Expr:
+        key = (summand, counter, first, last)
+        if key not in self._sums:
+            try:
+                self._sums[key] = sympy.summation(summand, (counter, first, last))
+            except (BasePolynomialError, NotImplementedError, ValueError):
+                # sympy gives up on some coefficient domains, or fails inside its solvers (a
+                # Max compared with nan): the sum then stays exact, unevaluated
+                self._sums[key] = sympy.Sum(summand, (counter, first, last))
+        return self._sums[key]
 
     @staticmethod
     def _first_minmax(expr, counter):
