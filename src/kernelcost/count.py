@@ -74,6 +74,7 @@ class _Counter:
         self.exact = True
         self._executions_cache: dict = {}
         self._finished: dict[sympy.Expr, sympy.Expr] = {}  # the same totals recur per scope
+        self._factors: dict[sympy.Expr, sympy.Expr] = {}
         grid = checked.grid
         self.grid_depth = 0 if grid is None else len(grid.iterators)
         self.multicast = self._multicast_tensors()
@@ -99,15 +100,22 @@ class _Counter:
             self._finished[expr] = self._readable(self.facts.restore(expr))
         return self._finished[expr]
 
-    @staticmethod
-    def _readable(expr: sympy.Expr) -> sympy.Expr:
+    def _readable(self, expr: sympy.Expr) -> sympy.Expr:
         if expr.has(sympy.Sum):
             return expr
         # factor, not simplify: as readable on these sums of products, and simplify's search
         # cost most of the time on clipped tiles. A product is factored factor by factor:
         # expanding c clipped widths first would make 2^c terms to factor back
-        return sympy.Mul(*[factor if is_monomial(factor) else _factor(sympy.expand(factor))
+        return sympy.Mul(*[factor if is_monomial(factor) else self._factored(factor)
                            for factor in sympy.Mul.make_args(expr)])
+
+    def _factored(self, factor: sympy.Expr) -> sympy.Expr:
+        """One factor of a total, expanded and factored; the same polynomial recurs in
+        several totals (a per-block count and the whole kernel's)."""
+        expanded = sympy.expand(factor)
+        if expanded not in self._factors:
+            self._factors[expanded] = _factor(expanded)
+        return self._factors[expanded]
 
     def executions(self, loops) -> sympy.Expr:
         key = tuple(loops)
