@@ -1,5 +1,6 @@
-"""The shortcuts that put closed forms in readable form give exactly what sympy's factor and
-cancel give (the printed closed forms must not change): compared by srepr, structure and all."""
+"""The shortcuts on the counting's hot paths give exactly what the sympy calls they stand for
+give (factor, cancel, xreplace; the printed closed forms must not change): compared by srepr,
+structure and all."""
 
 import itertools
 
@@ -7,7 +8,7 @@ import sympy
 
 from conftest import size
 from kernelcost.count import _factor
-from kernelcost.symbols import is_monomial
+from kernelcost.symbols import is_monomial, replace_symbols
 
 M, N, K, T = (size(s) for s in ("M", "N", "K", "T"))
 x = sympy.Symbol("x")  # no assumptions: sign and integrality unknown
@@ -53,3 +54,13 @@ def test_monomials_are_what_factor_and_cancel_give_back():
         assert same(sympy.factor(sympy.expand(expr)), expr), expr
     for expr in (M + 1, sympy.ceiling(M / T), M ** N, (M + 1) ** 2):
         assert not is_monomial(expr), expr
+
+
+def test_replacing_symbols_builds_what_xreplace_builds():
+    i, t = sympy.Symbol("i", integer=True), sympy.Symbol("t", integer=True, nonnegative=True)
+    clipped = sympy.Min(i + T, M) - i  # a clipped tile's width
+    nested = sympy.Max(0, sympy.Min(i + T, M) - sympy.Min(i, N)) * K + i
+    for expr in (clipped, nested, clipped * nested, M + i, M):
+        for images in ({i: T * t}, {i: T * t + 1, K: 2}, {N: M}):
+            assert same(replace_symbols(expr, images), expr.xreplace(images)), (expr, images)
+            assert same(replace_symbols(expr, images), expr.xreplace(images))  # from the cache

@@ -22,7 +22,7 @@ from .facts import Facts
 from .footprint import Footprints
 from .nest import build_nest
 from .sums import Summer
-from .symbols import LEVELS, is_monomial, iterator_symbol
+from .symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
 
 REUSE_MODES = ("spec", "perfect", "none")
 
@@ -279,7 +279,7 @@ class _Counter:
     @staticmethod
     def _at_first_entry(expr, scope) -> sympy.Expr:
         for loop in scope.loops:  # outermost first: inner bounds may use outer iterators
-            expr = expr.subs(loop.var, loop.lo)
+            expr = replace_symbols(expr, {loop.var: loop.lo})
         return expr
 
 

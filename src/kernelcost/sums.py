@@ -12,6 +12,7 @@ from sympy.polys.polyerrors import BasePolynomialError
 from . import watchdog
 from .facts import Facts
 from .nest import Loop
+from .symbols import replace_symbols
 
 
 class Summer:
@@ -34,7 +35,7 @@ class Summer:
             self.summing, self.pieces = loop, 1
             self._announce()
             # xreplace, not subs: an iterator is never a bound variable of a sum left open
-            total = total.xreplace({loop.var: loop.lo + loop.step * loop.counter})
+            total = replace_symbols(total, {loop.var: loop.lo + loop.step * loop.counter})
             total = self.range_sum(total, loop.counter, sympy.Integer(0), loop.trips - 1)
         if self.summing is not None:
             self.summing = self.facts.activity = None
