@@ -5,8 +5,8 @@ structure and all."""
 import itertools
 
 import sympy
-
 from conftest import size
+
 from kernelcost.count import _factor
 from kernelcost.symbols import is_monomial, replace_symbols
 

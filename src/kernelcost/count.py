@@ -286,7 +286,8 @@ class _Counter:
 def _factor(expr: sympy.Expr) -> sympy.Expr:
     """sympy.factor(expr). A polynomial in plain symbols is factored through its Poly, to the
     same product: factor first brings an expression over a common denominator (gcd_terms,
-    about half its time on these totals), which a polynomial does not need."""
+    about half its time on these totals), which a polynomial does not need. _keep_coeff
+    joins the coefficient and the factors as factor itself does (2*(M + N), not 2*M + 2*N)."""
     if expr.is_number or expr.has(sympy.Float) or not expr.is_polynomial():
         return sympy.factor(expr)  # floats factor differently over RR
     coefficient, factors = sympy.Poly(expr).factor_list()
