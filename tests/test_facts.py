@@ -220,6 +220,16 @@ def test_a_bound_on_a_dividend_is_read_through_its_product():
     assert not facts.nonnegative(facts.apply(N - M - 1))  # M = N
 
 
+def test_a_quick_counterexample_is_taken_only_where_the_symbols_allow_it():
+    # refusing a proof by a negative value at small points must respect each symbol's
+    # assumptions: -x < 0 at x = 1, but x is declared negative
+    facts = facts_of()
+    x = sympy.Symbol("x", integer=True, negative=True)
+    assert facts.nonnegative(-x) and facts.nonnegative(-x - 1)
+    assert not facts.nonnegative(x + N)  # x = -1, N = 0 is no size; x = -2, N = 1 is
+    assert facts.nonnegative(2 * N * T + M / T)  # a sum of products of sizes
+
+
 def test_without_assumptions_only_what_holds_for_all_positive_integers():
     facts = facts_of()
     assert facts.nonnegative(N - 1)  # sizes are positive integers

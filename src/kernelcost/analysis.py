@@ -191,7 +191,7 @@ def _apply(expr: sympy.Expr, settings) -> sympy.Expr:
 
 
 def _evaluate(expr: sympy.Expr, values) -> float | None:
-    result = expr.subs(values)
+    result = expr.xreplace(values)  # sizes to numbers: no pattern for subs to match
     if result.free_symbols:
         return None
     return _as_float(result)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sympy
 
+from .symbols import is_monomial
+
 _SCALE = sympy.Symbol("_lambda", positive=True)
 
 
@@ -90,6 +92,7 @@ class Asymptotics:
         self.free_symbols = expr.free_symbols  # computed once: slow on sums left open
         self._fractions: dict[frozenset, tuple] = {}
         self._parts: dict[tuple, tuple | None] = {}
+        self._ratios: dict[sympy.Expr, sympy.Expr] = {}  # leading and limits share ratios
 
     def _growing(self, growing) -> tuple:
         return tuple(s for s in growing if s in self.free_symbols)
@@ -135,7 +138,7 @@ class Asymptotics:
         numerator, denominator = parts
         top = numerator.LC() * _SCALE ** numerator.degree()
         bottom = denominator.LC() * _SCALE ** denominator.degree()
-        return _without_remainder(sympy.factor(sympy.cancel((top / bottom).subs(_SCALE, 1))))
+        return _without_remainder(self._readable((top / bottom).xreplace({_SCALE: 1})))
 
     def limit(self, growing) -> sympy.Expr | None:
         """lim expr as every symbol in `growing` goes to infinity together; oo, a finite
@@ -154,7 +157,16 @@ class Asymptotics:
             return sympy.oo * sign
         if numerator.degree() < denominator.degree():
             return sympy.Integer(0)
-        return _without_remainder(sympy.factor(sympy.cancel(numerator.LC() / denominator.LC())))
+        return _without_remainder(self._readable(numerator.LC() / denominator.LC()))
+
+    def _readable(self, ratio: sympy.Expr) -> sympy.Expr:
+        """ratio cancelled and factored, once for each ratio the forms meet (the limit as
+        all sizes grow is the leading term where the degrees are equal)."""
+        if is_monomial(ratio):
+            return ratio  # cancelled and factored already (2*K*M*N, M/6)
+        if ratio not in self._ratios:
+            self._ratios[ratio] = sympy.factor(sympy.cancel(ratio))
+        return self._ratios[ratio]
 
 
 def _without_remainder(expr: sympy.Expr) -> sympy.Expr | None:

@@ -11,6 +11,7 @@ import dataclasses
 from collections import defaultdict
 
 import sympy
+from sympy.core.mul import _keep_coeff
 
 from .blocks import count_grid
 from .check import CheckedKernel
@@ -21,7 +22,7 @@ from .facts import Facts
 from .footprint import Footprints
 from .nest import build_nest
 from .sums import Summer
-from .symbols import LEVELS, iterator_symbol
+from .symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
 
 REUSE_MODES = ("spec", "perfect", "none")
 
@@ -72,6 +73,8 @@ class _Counter:
         self.footprint = Footprints(facts, summer)
         self.exact = True
         self._executions_cache: dict = {}
+        self._finished: dict[sympy.Expr, sympy.Expr] = {}  # the same totals recur per scope
+        self._factors: dict[sympy.Expr, sympy.Expr] = {}
         grid = checked.grid
         self.grid_depth = 0 if grid is None else len(grid.iterators)
         self.multicast = self._multicast_tensors()
@@ -93,14 +96,26 @@ class _Counter:
 
     def finish(self, expr: sympy.Expr) -> sympy.Expr:
         """Write the quotients back and put the expression in a readable canonical form."""
-        expr = self.facts.restore(expr)
+        if expr not in self._finished:
+            self._finished[expr] = self._readable(self.facts.restore(expr))
+        return self._finished[expr]
+
+    def _readable(self, expr: sympy.Expr) -> sympy.Expr:
         if expr.has(sympy.Sum):
             return expr
         # factor, not simplify: as readable on these sums of products, and simplify's search
         # cost most of the time on clipped tiles. A product is factored factor by factor:
         # expanding c clipped widths first would make 2^c terms to factor back
-        return sympy.Mul(*[sympy.factor(sympy.expand(factor))
+        return sympy.Mul(*[factor if is_monomial(factor) else self._factored(factor)
                            for factor in sympy.Mul.make_args(expr)])
+
+    def _factored(self, factor: sympy.Expr) -> sympy.Expr:
+        """One factor of a total, expanded and factored; the same polynomial recurs in
+        several totals (a per-block count and the whole kernel's)."""
+        expanded = sympy.expand(factor)
+        if expanded not in self._factors:
+            self._factors[expanded] = _factor(expanded)
+        return self._factors[expanded]
 
     def executions(self, loops) -> sympy.Expr:
         key = tuple(loops)
@@ -204,8 +219,8 @@ class _Counter:
         if multicast:  # one fill per cluster: the axis runs ceil(trips / c) clusters
             grid = self.checked.grid
             axis = iterator_symbol(grid.cluster_axis)
-            loops = [dataclasses.replace(loop, trips=self.facts.drop_rounding(
-                sympy.ceiling(loop.trips / grid.cluster_size))) if loop.var == axis else loop
+            loops = [dataclasses.replace(loop, trips=self.facts.whole_ceiling(
+                loop.trips / grid.cluster_size)) if loop.var == axis else loop
                 for loop in loops]
         return self.summer.over_loops(read.elements + write.elements, loops)
 
@@ -264,5 +279,17 @@ class _Counter:
     @staticmethod
     def _at_first_entry(expr, scope) -> sympy.Expr:
         for loop in scope.loops:  # outermost first: inner bounds may use outer iterators
-            expr = expr.subs(loop.var, loop.lo)
+            expr = replace_symbols(expr, {loop.var: loop.lo})
         return expr
+
+
+def _factor(expr: sympy.Expr) -> sympy.Expr:
+    """sympy.factor(expr). A polynomial in plain symbols is factored through its Poly, to the
+    same product: factor first brings an expression over a common denominator (gcd_terms,
+    about half its time on these totals), which a polynomial does not need. _keep_coeff
+    joins the coefficient and the factors as factor itself does (2*(M + N), not 2*M + 2*N)."""
+    if expr.is_number or expr.has(sympy.Float) or not expr.is_polynomial():
+        return sympy.factor(expr)  # floats factor differently over RR
+    coefficient, factors = sympy.Poly(expr).factor_list()
+    return _keep_coeff(coefficient, sympy.Mul(*[factor.as_expr() ** power
+                                                for factor, power in factors]))

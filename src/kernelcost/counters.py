@@ -8,6 +8,7 @@ import sympy
 
 from .facts import Facts
 from .nest import AccessSite, Loop
+from .symbols import replace_symbols
 
 
 def extreme_value(expr, loops, facts: Facts, largest: bool):
@@ -97,7 +98,7 @@ class CounterView:
         for loop in inner:  # outermost first, so inner bounds see outer counters
             to_counters[loop.var] = (loop.lo + loop.step * loop.counter).xreplace(to_counters)
         self.counters = tuple(loop.counter for loop in inner)
-        self.trips_of = {loop.counter: loop.trips.xreplace(to_counters) for loop in inner}
+        self.trips_of = {loop.counter: replace_symbols(loop.trips, to_counters) for loop in inner}
         self.indices = tuple(sympy.expand(index.xreplace(to_counters)) for index in site.indices)
         self.trips = tuple(self.trips_of[c] for c in self.counters)
 

@@ -126,6 +126,13 @@ class Facts:
             expr = expr.xreplace(replacements)
         return expr
 
+    def whole_ceiling(self, value: sympy.Expr) -> sympy.Expr:
+        """ceiling(value), or value itself where the facts prove it an integer: asked first,
+        since building a ceiling of sizes runs sympy's sign queries on its argument."""
+        if self.integral(value):
+            return value
+        return self.drop_rounding(sympy.ceiling(value))
+
     def integral(self, value: sympy.Expr) -> bool:
         """value (in quotients) is an integer for every choice of sizes the facts allow.
         A further fact `d | n` with n = c*q says q = d*r/c for some integer r: a value that is
@@ -169,9 +176,31 @@ class Facts:
         # what could not be proven before
         key = (expr, len(self.slack))
         if key not in self._proven:
-            self._proven[key] = any(candidate.is_nonnegative
-                                    for candidate in self._variants(sympy.expand(expr)))
+            expanded = sympy.expand(expr)
+            self._proven[key] = _plainly_nonnegative(expanded) or (
+                not self._refuted(expanded)
+                and any(candidate.is_nonnegative for candidate in self._variants(expanded)))
         return self._proven[key]
+
+    def _refuted(self, expr: sympy.Expr) -> bool:
+        """expr is negative at some point its symbols' own assumptions allow: the variants
+        prove only what holds at every such point, so the search through them (a
+        millisecond or more) can be skipped. Not tried where bounds narrow the sizes (the
+        slack), at a few small points: all ones, all twos, and 1, 2, 3, ... in both orders
+        (T - K is negative at K = 2, T = 1)."""
+        if self.slack:
+            return False
+        symbols = sorted(expr.free_symbols, key=sympy.default_sort_key)
+        counting = [sympy.Integer(n) for n in range(1, len(symbols) + 1)]
+        points = ([sympy.Integer(1)] * len(symbols), [sympy.Integer(2)] * len(symbols),
+                  counting, counting[::-1])
+        for values in points:
+            if not all(_admits(symbol, value) for symbol, value in zip(symbols, values)):
+                continue
+            value = expr.xreplace(dict(zip(symbols, values)))
+            if value.is_Rational and value < 0:
+                return True
+        return False
 
     def positive(self, expr: sympy.Expr) -> bool:
         """True only when expr > 0 is proven: an integer is positive once it is >= 1."""
@@ -190,16 +219,16 @@ class Facts:
             return self._extremum_nonnegative_within(expr, node, loops)
         slack = sympy.Symbol("_within", integer=True, nonnegative=True)
         for loop in reversed(loops):
-            expr = sympy.expand(expr.subs(loop.var, loop.lo + loop.step * loop.counter))
+            expr = sympy.expand(expr.xreplace({loop.var: loop.lo + loop.step * loop.counter}))
             slope = sympy.diff(expr, loop.counter)
             if loop.counter not in expr.free_symbols:
                 continue
             if slope.free_symbols & {loop.counter}:
                 return False
             if self.nonnegative(slope):
-                expr = expr.subs(loop.counter, slack)
+                expr = expr.xreplace({loop.counter: slack})
             elif self.nonpositive(slope):
-                expr = expr.subs(loop.counter, loop.trips - 1 - slack)
+                expr = expr.xreplace({loop.counter: loop.trips - 1 - slack})
             else:
                 return False
             if expr.has(sympy.Min, sympy.Max):
@@ -236,6 +265,26 @@ class Facts:
                 yield sympy.expand(base.subs(substitution))
         if not expr.has(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max):
             yield sympy.factor(expr)  # T*a - T is T*(a - 1): a product of signed factors
+
+
+def _plainly_nonnegative(expr: sympy.Expr) -> bool:
+    """A sum of products of nonnegative numbers and symbols (2*T*a + N, M/T): nonnegative
+    without a query to sympy's assumptions, which take a millisecond on such a product."""
+    return all(_plainly_nonnegative_factor(factor) for term in sympy.Add.make_args(expr)
+               for factor in sympy.Mul.make_args(term))
+
+
+def _plainly_nonnegative_factor(factor: sympy.Expr) -> bool:
+    if factor.is_Rational or factor.is_Symbol:
+        return bool(factor.is_nonnegative)
+    return (factor.is_Pow and factor.base.is_Symbol and factor.exp.is_Integer
+            and bool(factor.base.is_positive))
+
+
+def _admits(symbol: sympy.Symbol, value: sympy.Integer) -> bool:
+    """value has every property the symbol is declared with (integer, positive, ...)."""
+    return all(getattr(value, f"is_{name}") == held
+               for name, held in symbol.assumptions0.items())
 
 
 def _integer_ratio(value):

@@ -39,9 +39,17 @@ class Footprints:
     def __init__(self, facts: Facts, summer: Summer):
         self.facts = facts
         self.summer = summer
+        # traffic, footprints, keep scopes and blocks ask for the same unions again
+        self._unions: dict[tuple[tuple[AccessSite, ...], int], Footprint] = {}
 
     def union(self, sites: list[AccessSite], outer_depth: int) -> Footprint:
         """Footprint of the union of `sites`; loops at depth >= outer_depth are inside."""
+        key = (tuple(sites), outer_depth)
+        if key not in self._unions:
+            self._unions[key] = self._union(sites, outer_depth)
+        return self._unions[key]
+
+    def _union(self, sites: list[AccessSite], outer_depth: int) -> Footprint:
         if not sites:
             return Footprint(sympy.Integer(0), True)
         views = [CounterView(site, outer_depth) for site in sites]
@@ -200,19 +208,25 @@ class Footprints:
         lengths = [length for _, length in unique[0]]
         offsets = [[sympy.expand(start - unique[0][dim][0]) for dim, (start, _) in
                     enumerate(box)] for box in unique]
-        total = sympy.Integer(0)
+        overlaps = {}  # (dimension, spread of the shifts): the boxes' common width there
+
+        def overlap(dim, spread):
+            if (dim, spread) not in overlaps:
+                width = lengths[dim] - spread
+                overlaps[dim, spread] = (width if self.facts.nonnegative(width)
+                                         else sympy.Max(0, width))
+            return overlaps[dim, spread]
+
+        terms = []
         for size in range(1, len(unique) + 1):
             sign = 1 if size % 2 else -1
             for subset in itertools.combinations(range(len(unique)), size):
                 volume = sympy.Integer(1)
-                for dim, length in enumerate(lengths):
+                for dim in range(len(lengths)):
                     values = [offsets[k][dim] for k in subset]
-                    overlap = length - (max(values) - min(values))
-                    if not self.facts.nonnegative(overlap):
-                        overlap = sympy.Max(0, overlap)
-                    volume *= overlap
-                total += sign * volume
-        return Footprint(sympy.expand(total), True)
+                    volume *= overlap(dim, max(values) - min(values))
+                terms.append(sign * volume)
+        return Footprint(sympy.expand(sympy.Add(*terms)), True)
 
     def reach(self, sites: list[AccessSite], outer_depth: int):
         """Per dimension the first and last index the sites reach while the loops from

@@ -46,9 +46,10 @@ class Scope:
     stages: sympy.Expr = sympy.Integer(1)  # tiles held at once (a pipeline's depth)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class AccessSite:
-    """One tensor access in one statement: read or write, with its place in the nest."""
+    """One tensor access in one statement: read or write, with its place in the nest.
+    Each site is its own identity (and hashable, to remember its footprints by)."""
 
     tensor: str
     indices: tuple[sympy.Expr, ...]
@@ -113,7 +114,7 @@ class NestBuilder:
         hi = to_sympy(loop.hi, names)
         step = to_sympy(loop.step, names) if loop.step is not None else sympy.Integer(1)
         self.facts.assume_positive(step)
-        trips = self.facts.drop_rounding(sympy.ceiling((hi - lo) / step))
+        trips = self.facts.whole_ceiling((hi - lo) / step)
         if not self.facts.nonnegative_within(hi - lo, loops):
             trips = sympy.Max(0, trips)
         never_empty = self.facts.nonnegative_within(hi - lo - 1, loops)

@@ -12,6 +12,7 @@ from sympy.polys.polyerrors import BasePolynomialError
 from . import watchdog
 from .facts import Facts
 from .nest import Loop
+from .symbols import replace_symbols
 
 
 class Summer:
@@ -22,6 +23,9 @@ class Summer:
         self.closed = True  # False once a sum had to stay unevaluated
         self.summing: Loop | None = None  # the loop over_loops is summing, for the budget
         self.pieces = 1  # ranges its min/max splits have made of that loop's sum so far
+        # sympy's summation of one summand and range: statements under the same outer loops
+        # meet the same sums there once their inner loops are summed
+        self._sums: dict[tuple, sympy.Expr] = {}
 
     def over_loops(self, summand: sympy.Expr, loops) -> sympy.Expr:
         """Sum summand (in the loops' iterators) over every point of the nest `loops`."""
@@ -30,7 +34,8 @@ class Summer:
         for loop in reversed(loops):
             self.summing, self.pieces = loop, 1
             self._announce()
-            total = total.subs(loop.var, loop.lo + loop.step * loop.counter)
+            # xreplace, not subs: an iterator is never a bound variable of a sum left open
+            total = replace_symbols(total, {loop.var: loop.lo + loop.step * loop.counter})
             total = self.range_sum(total, loop.counter, sympy.Integer(0), loop.trips - 1)
         if self.summing is not None:
             self.summing = self.facts.activity = None
@@ -58,15 +63,21 @@ class Summer:
             # either, and sympy's search for a way can take minutes (a four-deep nest)
             self.closed = False
             return sympy.Sum(summand, (counter, first, last))
-        try:
-            result = sympy.summation(summand, (counter, first, last))
-        except (BasePolynomialError, NotImplementedError, ValueError):
-            # sympy gives up on some coefficient domains, or fails inside its solvers (a Max
-            # compared with nan): the sum then stays exact, unevaluated
-            result = sympy.Sum(summand, (counter, first, last))
+        result = self._summation(summand, counter, first, last)
         if result.has(sympy.Sum):
             self.closed = False
         return result
+
+    def _summation(self, summand, counter, first, last) -> sympy.Expr:
+        key = (summand, counter, first, last)
+        if key not in self._sums:
+            try:
+                self._sums[key] = sympy.summation(summand, (counter, first, last))
+            except (BasePolynomialError, NotImplementedError, ValueError):
+                # sympy gives up on some coefficient domains, or fails inside its solvers (a
+                # Max compared with nan): the sum then stays exact, unevaluated
+                self._sums[key] = sympy.Sum(summand, (counter, first, last))
+        return self._sums[key]
 
     @staticmethod
     def _first_minmax(expr, counter):
@@ -97,8 +108,8 @@ class Summer:
         slope, offset = poly.all_coeffs() if poly.degree() == 1 else (0, poly.as_expr())
         with_left = summand.xreplace({node: left})
         with_right = summand.xreplace({node: right})
-        at_first = difference.subs(counter, first)
-        at_last = difference.subs(counter, last)
+        at_first = difference.xreplace({counter: first})
+        at_last = difference.xreplace({counter: last})
         if self.facts.nonpositive(at_first) and self.facts.nonpositive(at_last):
             return self.range_sum(with_left, counter, first, last)
         if self.facts.nonnegative(at_first) and self.facts.nonnegative(at_last) and not (
@@ -108,7 +119,7 @@ class Summer:
         if slope == 0:
             # the arguments move together: min(a + g, b + g) = min(a, b) + g, free of the
             # counter where it chooses
-            moving = sympy.expand(left - left.subs(counter, 0))
+            moving = sympy.expand(left - left.xreplace({counter: 0}))
             still = node.func(sympy.expand(left - moving), sympy.expand(right - moving))
             return self.range_sum(summand.xreplace({node: still + moving}), counter, first, last)
         # slope*t + offset <= 0  <=>  t <= -offset/slope (slope > 0), t >= .. (slope < 0)

@@ -9,6 +9,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
 import sympy
+from sympy.core.cache import cacheit
 
 from . import ast
 from .errors import Diagnostic, KcostError
@@ -93,3 +94,29 @@ def to_sympy(expr: ast.Expr, names: Mapping[str, sympy.Expr]) -> sympy.Expr:
     raise KcostError(Diagnostic(
         expr.span, "not a size expression",
         "sizes and indices use + - * /, min and max of sizes and iterators"))
+
+
+def is_monomial(expr: sympy.Expr) -> bool:
+    """A number times powers of symbols with integer exponents (2*K*M*N, M/6, 1/T): an
+    expression sympy's factor and cancel give back unchanged."""
+    return all(factor.is_Rational or factor.is_Symbol
+               or (factor.is_Pow and factor.base.is_Symbol and factor.exp.is_Integer)
+               for factor in sympy.Mul.make_args(expr))
+
+
+def replace_symbols(expr: sympy.Expr, images: Mapping[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
+    """expr.xreplace(images) for plain symbols, with each min/max node that changes taken
+    from a cache: building a min/max compares its arguments through sympy's assumptions (a
+    millisecond or more), and the nest's clipped bounds meet the same substitution in many
+    sums and views."""
+    changed = [node for node in expr.atoms(sympy.Min, sympy.Max)
+               if node.free_symbols & images.keys()]
+    if not changed:
+        return expr.xreplace(images)
+    key = tuple(images.items())
+    return expr.xreplace({**images, **{node: _replaced_node(node, key) for node in changed}})
+
+
+@cacheit  # sympy's cache, emptied with it by sympy.core.cache.clear_cache
+def _replaced_node(node: sympy.Expr, images: tuple) -> sympy.Expr:
+    return node.xreplace(dict(images))
