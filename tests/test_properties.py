@@ -484,6 +484,33 @@ KNOWN_CASES = {
                 }
             }
         }""", {"N": 8, "M": 7, "T": 2, "K": 4}),  # F10: its intensity once took 244 s
+    # found by the generator's swizzled tiles: word c of row r sits at c XOR (r mod 32), so a
+    # diagonal puts every lane's word in bank 0 (32-way), and every other row of a column
+    # meets 16 banks (2-way); lanes.py took both as conflict-free
+    "swizzled-diagonal": ("""
+        kernel k(N) {
+            in x: f32[N, 64]
+            out y: f32[N, 64]
+            for b in 0..N parallel(threads = 32) {
+                let s: f32[64, 64] in shared swizzle = 0
+                for v in 0..32 lanes {
+                    s[v, v] = x[b, v]
+                    y[b, v] = s[v, v]
+                }
+            }
+        }""", {"N": 1}),
+    "swizzled-every-other-row": ("""
+        kernel k(N) {
+            in x: f32[N, 64]
+            out y: f32[N, 64]
+            for b in 0..N parallel(threads = 32) {
+                let s: f32[64, 64] in shared swizzle = 0
+                for v in 0..32 lanes {
+                    s[2 * v, b] = x[b, v]
+                    y[b, v] = s[2 * v, b]
+                }
+            }
+        }""", {"N": 2}),
 }
 
 
