@@ -14,7 +14,7 @@ moves with the lanes iterator is `v` or `2 * v`."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
@@ -114,6 +114,7 @@ class Nest:
     settings: list[str]  # `reuse none`
     merged: frozenset[int] = frozenset()  # loops written in the header of the loop outside
     grid: GridHeader | None = None
+    block_lets: list[str] = field(default_factory=list)  # local arrays of each thread block
 
     @property
     def has_lanes(self) -> bool:
@@ -135,7 +136,10 @@ class Nest:
         header) or the innermost statements, then the statement that follows it in the
         enclosing loop."""
         keeps = self.keeps.get(position, [])
-        lines = ["    " * (depth + n) + keep + " {" for n, keep in enumerate(keeps)]
+        lines = []
+        if self.grid is not None and position == self.grid.loops:
+            lines += ["    " * depth + let for let in self.block_lets]
+        lines += ["    " * (depth + n) + keep + " {" for n, keep in enumerate(keeps)]
         inside = depth + len(keeps)
         if position < len(self.loops):
             last = position
@@ -332,31 +336,68 @@ def nests(draw) -> Nest:
         inner = [statement(loops, source=focus) for _ in range(draw(st.integers(1, 2)))]
     else:
         inner = [statement(loops) for _ in range(draw(st.integers(1, 2)))]
+    block_lets = []
+    if lanes_at is not None and draw(st.integers(0, 2)) == 0:
+        block_lets = ["let s: f32[96, 64] in shared swizzle = 0"]
+        inner.append(draw(swizzled_statement(loops, targets, sources, ranks)))
     # in a grid, statements and keeps go inside the header's loops, which share one line
     inside = max(1, grid_loops)
     after = {}
     if depth > inside and draw(st.booleans()):
         position = draw(st.integers(inside, depth - 1))
         after[position] = statement(loops[:position])
-    keeps = draw(keep_lines(depth, list(roles), focus, first=grid_loops))
+    if lanes_at is not None and draw(st.booleans()):
+        # a tile in shared memory around the lanes loop: its warps meet the banks
+        kept = draw(st.lists(st.sampled_from(list(roles)), min_size=1, max_size=2, unique=True))
+        keeps = {draw(st.integers(grid_loops, lanes_at)): [f"keep {', '.join(kept)} in shared"]}
+    else:
+        keeps = draw(keep_lines(depth, list(roles), focus, first=grid_loops))
     mergeable = [p for p in range(grid_loops + 1 if grid_loops else 1, depth)
                  if p not in keeps and p not in after]
     merged = frozenset([*range(1, grid_loops),
                         *(p for p in mergeable if draw(st.integers(0, 2)) == 0)])
-    grid = draw(grid_headers(loops, grid_loops)) if grid_loops else None
-    return Nest(head, loops, keeps, inner, after, roles, ranks, settings_lines, merged, grid)
+    grid = None
+    if grid_loops:
+        block = [line.range for line in loops[grid_loops:]] + [
+            access for keep in keeps.get(grid_loops, [])[:1]
+            for tensor in keep.split(" in ")[0][len("keep "):].split(", ")
+            for statement in [*inner, *after.values()]
+            for access in re.findall(rf"\b{tensor}\[[^\]]*\]", statement)]
+        grid = draw(grid_headers(loops, grid_loops, block))
+    return Nest(head, loops, keeps, inner, after, roles, ranks, settings_lines, merged, grid,
+                block_lets)
 
 
 @st.composite
-def grid_headers(draw, loops: list[LoopLine], count: int) -> GridHeader:
+def swizzled_statement(draw, loops: list[LoopLine], targets, sources, ranks) -> str:
+    """A store to or a load from the block's swizzled tile `s` (rows of 64 words) in the
+    lanes loop: along a row, down a column, every other row of a column, or a diagonal; the
+    other index a non-lane iterator or 0."""
+    lanes = next(line.var for line in loops if line.lanes)
+    other = draw(st.sampled_from(["0", *(line.var for line in loops if not line.lanes)]))
+    tile = draw(st.sampled_from([f"s[{lanes}, {other}]", f"s[2 * {lanes}, {other}]",
+                                 f"s[{other}, {lanes}]", f"s[{lanes}, {lanes}]"]))
+    if draw(st.booleans()):
+        source = draw(st.sampled_from(sources))
+        return f"{tile} = 2 * {draw(access_text(source, ranks[source], loops))}"
+    target = draw(st.sampled_from(targets))
+    return f"{draw(access_text(target, ranks[target], loops))} += {tile}"
+
+
+@st.composite
+def grid_headers(draw, loops: list[LoopLine], count: int, block: list[str]) -> GridHeader:
     """The first `count` loops as the grid: threads, sometimes registers, sometimes clusters
-    of 2 or 3 blocks along one grid iterator (their common fills read from L2 once), and a
-    raster order."""
+    of 2 or 3 blocks along one grid iterator (their common fills read from L2 once: mostly
+    along an iterator that none of `block`, the loop ranges inside and the accesses of the
+    first kept tensors, holds), and a raster order."""
     options = [f"threads = {draw(st.sampled_from([128, 32, 256]))}"]
     if draw(st.booleans()):
         options.append("registers = 64")
-    if draw(st.integers(0, 2)) == 0:
-        axis = draw(st.sampled_from([line.var for line in loops[:count]]))
+    if draw(st.booleans()):
+        axes = [line.var for line in loops[:count]]
+        shared = [axis for axis in axes
+                  if not any(re.search(rf"\b{axis}\b", text) for text in block)]
+        axis = draw(st.sampled_from(shared if shared and draw(st.integers(0, 3)) else axes))
         options.append(f"cluster {axis} = {draw(st.sampled_from([2, 3]))}")
     raster = draw(st.sampled_from(["", "", "row", "column", "grouped(2)"]))
     if raster:
