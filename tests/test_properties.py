@@ -12,7 +12,19 @@ Three families:
   iterators and constants (`0..min(T, i)`, `max(1, i)..min(N, M)`); steps that are size
   expressions (`by 2 * T`, `by T + 1`, `by N - M` under `M < N`); tiles and clipped tiles;
   shifted accesses; several accesses of one kept tensor; keeps in l2, shared and registers,
-  nested too; loops written one a header or several in one (`for i in .., j in ..`);
+  nested too; loops written one a header or several in one (`for i in .., j in ..`); two in
+  seven nests (the generator is tests/nestgen.py) run as thread blocks: their outermost one
+  or two loops form a `parallel(threads = .., registers = .., cluster AXIS = 2 or 3,
+  raster = row | column | grouped(2))` header, with any of the bounds above, and the grid's
+  closed forms are compared too: the block count, each block's work and on-chip traffic,
+  the box of each global tensor a block touches, the L2 fills read once a cluster, and the
+  union of the elements each wave of 1, 2 or 6 blocks touches in raster order
+  (waves.estimate); half of them also hand a loop inside the block to the lanes of a warp
+  (`for v in 0..E lanes`, sometimes `by 2`, with full and partial warps), around global
+  tensors, tensors kept in shared and a swizzled shared tile, whose warp instructions,
+  useful bytes, 32-byte sectors and bank-conflict degrees are compared with the oracle's
+  lanes, warp by warp (lane accesses stay sector-aligned, as lanes.py assumes; `per` lines
+  are left out: their item count is the spec's own expression, which nothing counts);
 - the known cases (issue 9's reproducers and what the generator found since), each at the
   sizes where it failed and at sampled ones.
 Besides the numbers, every closed form must hold only the sizes (no internal symbol such as
@@ -20,7 +32,7 @@ Besides the numbers, every closed form must hold only the sizes (no internal sym
 
 A spec is counted once per session and reuse mode (Spec.cost caches); the examples only
 enumerate and evaluate. The default profile runs 200 examples per spec and 100 generated nests
-(widened nests cost 0.1-0.3 s each to count); KERNELCOST_PROPERTY_EXAMPLES sets the
+(widened nests cost 0.1-0.3 s each to count and check); KERNELCOST_PROPERTY_EXAMPLES sets the
 examples per spec (the nests scale with it), KERNELCOST_PROPERTY_SEED replays a run:
 
     KERNELCOST_PROPERTY_EXAMPLES=2000 .venv/bin/python -m pytest tests/test_properties.py
