@@ -160,7 +160,8 @@ class Nest:
 
 
 @st.composite
-def loop_lines(draw, depth: int, head: Head, lanes_at: int | None = None) -> list[LoopLine]:
+def loop_lines(draw, depth: int, head: Head, lanes_at: int | None = None,
+               max_extrema: int = 2) -> list[LoopLine]:
     """Loops outermost first: rectangular, stepped (`by 2`, `by 2 * T`, `by N - M` under
     `M < N`), triangular (`0..i + 1`, `i..N`, with outer loops over other sizes), bounds with
     min/max of sizes, iterators and constants (`0..min(T, i)`, `max(1, i)..N`,
@@ -178,13 +179,14 @@ def loop_lines(draw, depth: int, head: Head, lanes_at: int | None = None) -> lis
             continue
         outer = [line for line in lines if not line.lanes]
         # at most two bounds with min/max a nest: three in a four-deep nest take sympy
-        # seconds, and the profile would spend its time on them
-        extrema = ["size_extremum"] if extremum_bounds < 2 else []
+        # seconds, and the profile would spend its time on them (one in a grid, whose
+        # per-block sums keep the grid iterators free)
+        extrema = ["size_extremum"] if extremum_bounds < max_extrema else []
         kinds = ["rect", "rect", "from_one", "step", *extrema]
         if outer:
             kinds += ["lower_triangle", "lower_triangle_open", "upper_triangle",
                       "upper_triangle", "upper_triangle_step"]
-            if extremum_bounds < 2:
+            if extremum_bounds < max_extrema:
                 kinds += ["iterator_extremum", "iterator_extremum", "lower_extremum"]
         if len(lines) + 2 <= depth and lanes_at != len(lines) + 1:
             kinds += ["tile", "tile"]
@@ -299,7 +301,7 @@ def nests(draw) -> Nest:
     grid_loops = 0 if execution == "sequential" else draw(
         st.integers(1, min(2, depth - (execution == "lanes"))))
     lanes_at = draw(st.integers(grid_loops, depth - 1)) if execution == "lanes" else None
-    loops = draw(loop_lines(depth, head, lanes_at))
+    loops = draw(loop_lines(depth, head, lanes_at, max_extrema=1 if grid_loops else 2))
     roles = {"x": "in", "y": draw(st.sampled_from(["out", "inout"])),
              "z": draw(st.sampled_from(["in", "out", "inout"]))}
     ranks = {tensor: draw(st.integers(1, 2)) for tensor in roles}

@@ -152,6 +152,11 @@ def wave_problems(cost, counts, sizes) -> list[str]:
     if grid is None or not counts.blocks:
         return []
     values = {size_symbol(name): sympy.Integer(value) for name, value in sizes.items()}
+    bounds = [bound for tile in grid.tiles for box in (tile.whole, tile.per_step)
+              for pair in box for bound in pair]
+    if set().union(*(sympy.sympify(bound).free_symbols for bound in bounds)) - {
+            *values, *grid.iterators, grid.step_iterator}:
+        return []  # a box that moves with a loop inside the block: the model does not estimate
     touched = {tuple(block.coordinates.values()): block.elements for block in counts.blocks}
     order = raster_order(grid, values)
     if sorted(order) != sorted(touched):
