@@ -356,7 +356,7 @@ def nests(draw) -> Nest:
         keeps = {draw(st.integers(grid_loops, lanes_at)): [f"keep {', '.join(kept)} in shared"]}
     else:
         keeps = draw(keep_lines(depth, list(roles), focus, first=grid_loops))
-    mergeable = [p for p in range(grid_loops + 1 if grid_loops else 1, depth)
+    mergeable = [p for p in range(grid_loops + 1, depth)
                  if p not in keeps and p not in after]
     merged = frozenset([*range(1, grid_loops),
                         *(p for p in mergeable if draw(st.integers(0, 2)) == 0)])
@@ -365,8 +365,8 @@ def nests(draw) -> Nest:
         block = [line.range for line in loops[grid_loops:]] + [
             access for keep in keeps.get(grid_loops, [])[:1]
             for tensor in keep.split(" in ")[0][len("keep "):].split(", ")
-            for statement in [*inner, *after.values()]
-            for access in re.findall(rf"\b{tensor}\[[^\]]*\]", statement)]
+            for text in [*inner, *after.values()]
+            for access in re.findall(rf"\b{tensor}\[[^\]]*\]", text)]
         grid = draw(grid_headers(loops, grid_loops, block))
     return Nest(head, loops, keeps, inner, after, roles, ranks, settings_lines, merged, grid,
                 block_lets)

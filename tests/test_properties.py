@@ -15,8 +15,9 @@ Three families:
   nested too; loops written one a header or several in one (`for i in .., j in ..`); two in
   seven nests (the generator is tests/nestgen.py) run as thread blocks: their outermost one
   or two loops form a `parallel(threads = .., registers = .., cluster AXIS = 2 or 3,
-  raster = row | column | grouped(2))` header, with any of the bounds above, and the grid's
-  closed forms are compared too: the block count, each block's work and on-chip traffic,
+  raster = row | column | grouped(2))` header, the nest up to three deep with the bounds
+  above but min/max (per-block sums in free grid iterators cost seconds with them), and the
+  grid's closed forms are compared too: the block count, each block's work and on-chip traffic,
   the box of each global tensor a block touches, the L2 fills read once a cluster, and the
   union of the elements each wave of 1, 2 or 6 blocks touches in raster order
   (waves.estimate); half of them also hand a loop inside the block to the lanes of a warp
