@@ -71,6 +71,8 @@ def test_bank_conflicts_of_the_chapters_tiles():
     assert bank_wavefronts(8, 8) == 2
     assert bank_degree(16 * 8, 8) == 16  # f64 column of 16 doubles a row: 16-way a phase
     assert bank_degree(32 * 4, 4, swizzled_row_B=128) == 1  # XOR swizzle: a column in 32 banks
+    assert bank_degree(2 * 128, 4, swizzled_row_B=128) == 2  # every other row: 16 banks
+    assert bank_degree(128 + 4, 4, swizzled_row_B=128) == 32  # a diagonal: c XOR c = 0
 
 
 # --- the specs ---------------------------------------------------------------------------

@@ -12,7 +12,20 @@ Three families:
   iterators and constants (`0..min(T, i)`, `max(1, i)..min(N, M)`); steps that are size
   expressions (`by 2 * T`, `by T + 1`, `by N - M` under `M < N`); tiles and clipped tiles;
   shifted accesses; several accesses of one kept tensor; keeps in l2, shared and registers,
-  nested too; loops written one a header or several in one (`for i in .., j in ..`);
+  nested too; loops written one a header or several in one (`for i in .., j in ..`); two in
+  seven nests (the generator is tests/nestgen.py) run as thread blocks: their outermost one
+  or two loops form a `parallel(threads = .., registers = .., cluster AXIS = 2 or 3,
+  raster = row | column | grouped(2))` header, the nest up to three deep with the bounds
+  above but min/max (per-block sums in free grid iterators cost seconds with them), and the
+  grid's closed forms are compared too: the block count, each block's work and on-chip traffic,
+  the box of each global tensor a block touches, the L2 fills read once a cluster, and the
+  union of the elements each wave of 1, 2 or 6 blocks touches in raster order
+  (waves.estimate); half of them also hand a loop inside the block to the lanes of a warp
+  (`for v in 0..E lanes`, sometimes `by 2`, with full and partial warps), around global
+  tensors, tensors kept in shared and a swizzled shared tile, whose warp instructions,
+  useful bytes, 32-byte sectors and bank-conflict degrees are compared with the oracle's
+  lanes, warp by warp (lane accesses stay sector-aligned, as lanes.py assumes; `per` lines
+  are left out: their item count is the spec's own expression, which nothing counts);
 - the known cases (issue 9's reproducers and what the generator found since), each at the
   sizes where it failed and at sampled ones.
 Besides the numbers, every closed form must hold only the sizes (no internal symbol such as
@@ -20,7 +33,7 @@ Besides the numbers, every closed form must hold only the sizes (no internal sym
 
 A spec is counted once per session and reuse mode (Spec.cost caches); the examples only
 enumerate and evaluate. The default profile runs 200 examples per spec and 100 generated nests
-(widened nests cost 0.1-0.3 s each to count); KERNELCOST_PROPERTY_EXAMPLES sets the
+(widened nests cost 0.1-0.3 s each to count and check); KERNELCOST_PROPERTY_EXAMPLES sets the
 examples per spec (the nests scale with it), KERNELCOST_PROPERTY_SEED replays a run:
 
     KERNELCOST_PROPERTY_EXAMPLES=2000 .venv/bin/python -m pytest tests/test_properties.py
@@ -39,7 +52,7 @@ import itertools
 import os
 import random
 import time
-from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -50,11 +63,15 @@ from hypothesis import strategies as st
 import kernelcost
 from kernelcost.errors import KcostError
 from kernelcost.oracle import (
-    assumptions_hold, compare, count_steps, draw_sizes, enumerate_counts, evaluate, sample_sizes,
+    assumptions_hold, compare, count_steps, draw_sizes, enumerate_counts, enumerate_lanes,
+    evaluate, sample_sizes,
 )
 from kernelcost.symbols import size_symbol
+from kernelcost.transfer import transfers
+from kernelcost.waves import estimate, raster_order
 
 from conftest import Hang, time_budget
+from nestgen import GridHeader, Head, LoopLine, Nest, nests
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 SPEC_NAMES = sorted(path.stem for path in SPECS.glob("*.kcost"))
@@ -104,16 +121,96 @@ def sizes_for(draw, kernel, extra_facts=(), max_steps=SPEC_STEPS):
     return values
 
 
-def check_against_enumeration(kernel, cost, sizes) -> list[str]:
+def check_against_enumeration(kernel, cost, sizes, *, waves_and_lanes=False) -> list[str]:
     """Mismatches of one Cost at one size assignment, as readable lines; also that a Cost with
-    any upper-bound footprint or scope says so in cost.exact (compare then checks >=)."""
-    problems = [str(m) for m in compare(cost, enumerate_counts(kernel, sizes, cost.reuse),
-                                        max_entries=MAX_ENTRIES)]
+    any upper-bound footprint or scope says so in cost.exact (compare then checks >=). The
+    grid's blocks are compared by `compare`; with waves_and_lanes, also the wave unions
+    (wave_problems) and the warps of the lanes loops (lane_problems)."""
+    counts = enumerate_counts(kernel, sizes, cost.reuse)
+    problems = [str(m) for m in compare(cost, counts, max_entries=MAX_ENTRIES)]
+    if waves_and_lanes:
+        problems += wave_problems(cost, counts, sizes) + lane_problems(kernel, cost, sizes)
     bounded = [f"footprint[{name}]" for name, footprint in cost.footprints.items()
                if not footprint.exact]
     bounded += [f"scope {scope.index}" for scope in cost.scopes if not scope.exact]
     if bounded and cost.exact:
         problems.append(f"{', '.join(bounded)} reported as upper bound, but cost.exact is True")
+    return problems
+
+
+# (SMs, resident blocks per SM): waves of one block, of two, of six
+WAVE_SHAPES = ((1, 1), (2, 1), (3, 2))
+HUGE_L2_B = 1e18  # the fit test always passes: the wave rule applies
+
+
+def wave_problems(cost, counts, sizes) -> list[str]:
+    """The model's wave unions against the oracle's blocks: the raster order holds each
+    enumerated block once, and per wave of `SMs x resident` blocks in that order, the distinct
+    elements of each global tensor the wave's blocks touch together (Python sets), times its
+    element bytes, equal waves.estimate's figure where the tile box is exact, and at most it
+    where the box is a bounding box."""
+    grid = cost.grid
+    if grid is None or not counts.blocks:
+        return []
+    values = {size_symbol(name): sympy.Integer(value) for name, value in sizes.items()}
+    bounds = [bound for tile in grid.tiles for box in (tile.whole, tile.per_step)
+              for pair in box for bound in pair]
+    if set().union(*(sympy.sympify(bound).free_symbols for bound in bounds)) - {
+            *values, *grid.iterators, grid.step_iterator}:
+        return []  # a box that moves with a loop inside the block: the model does not estimate
+    touched = {tuple(block.coordinates.values()): block.elements for block in counts.blocks}
+    order = raster_order(grid, values)
+    if sorted(order) != sorted(touched):
+        return [f"raster order {order} is not the enumerated blocks {sorted(touched)}"]
+    problems = []
+    for sms, resident in WAVE_SHAPES:
+        result = estimate(grid, values, sms, resident, HUGE_L2_B, 1, Fraction(0))
+        size = sms * resident
+        for tile in grid.tiles:
+            waves = [order[start:start + size] for start in range(0, len(order), size)]
+            distinct = sum(len(frozenset().union(*(touched[block].get(tile.tensor, ())
+                                                   for block in wave))) for wave in waves)
+            expected = distinct * int(tile.element_bytes)
+            estimated = result.bytes_by_tensor.get(tile.tensor, 0)
+            if estimated != expected if tile.exact else estimated < expected:
+                problems.append(f"waves of {size} blocks: {tile.tensor} {estimated} B "
+                                f"{'exact' if tile.exact else 'bound'}, enumerated "
+                                f"{expected} B")
+    return problems
+
+
+def lane_problems(kernel, cost, sizes) -> list[str]:
+    """Every access of a lanes loop, per warp instruction (transfer.transfers from lanes.py's
+    closed forms) against the oracle's enumeration of every lane of every warp: the warp
+    instructions, the useful bytes, the 32-byte sectors of a global access and the
+    bank-conflict degree of a shared one."""
+    counted = enumerate_lanes(kernel, sizes, reuse=cost.reuse)
+    values = {size_symbol(name): sympy.Integer(value) for name, value in sizes.items()}
+
+    def at(expr):
+        value = evaluate(expr, values)
+        return sympy.nan if value is None else sympy.Rational(value.numerator,
+                                                              value.denominator)
+
+    # an access no warp ever runs (an empty loop around it) is not enumerated
+    closed = [found for found in transfers(cost, at) if found.useful_B]
+    problems = []
+    if [(t.access.tensor, t.access.is_write, t.access.level) for t in closed] != [
+            (c.tensor, c.is_write, c.level) for c in counted]:
+        return [(f"lanes accesses {[t.access.text for t in closed]} do not match the "
+                 f"enumerated {[(c.tensor, c.is_write, c.level) for c in counted]}")]
+    for found, oracle in zip(closed, counted):
+        if oracle.level == "global":
+            moved = ("sector bytes", found.cost_B, oracle.sectors * 32)
+        else:
+            moved = ("bank degree", found.ratio,
+                     sympy.Rational(oracle.wavefronts, oracle.ideal_wavefronts))
+        for what, closed_value, enumerated in (
+                ("warp instructions", found.instructions, oracle.instructions),
+                ("useful bytes", found.useful_B, oracle.useful_B), moved):
+            if closed_value != enumerated:
+                problems.append(f"lanes {found.access.text} ({found.access.level}): {what} "
+                                f"{closed_value}, enumerated {enumerated}")
     return problems
 
 
@@ -162,305 +259,6 @@ def test_size_strategy_respects_divisibility_and_defaults():
         assert count_steps(kernel, sizes, SPEC_STEPS) <= SPEC_STEPS
 
     divisible()
-
-
-# --- generated nests ---------------------------------------------------------------------
-
-ITERATORS = ("i", "j", "k", "l")
-TILE_ITERATORS = ("i0", "j0", "k0", "l0")
-
-# Divisibility facts: none, one, several on one size (`T | N, U | N`), and chains (`T | K,
-# K | N`), whose order in the text is shuffled (a chain written outside in, too).
-DIVISIBILITY = (
-    (), (), ("T | N",), ("T | N", "T | M"),
-    ("T | N", "U | N"), ("T | M", "U | M", "U | N"),
-    ("T | K", "K | N"), ("T | K", "K | N", "K | M"),
-)
-# Relations between sizes, strict and not; each may come with the steps it makes positive.
-RELATIONS = {
-    "T <= N": (), "T < N": (), "T <= M": (), "M <= N": (), "M < N": ("N - M",),
-    "N >= 3": ("N - 2",), "N > 3": ("N - 3",), "M >= 2": ("M - 1",), "2 * T <= N": (),
-    "T + 1 <= M": ("M - T",),
-}
-
-
-@dataclass
-class Head:
-    """The kernel's parameters and `assume` lines, the positive size expressions that may be
-    loop steps, and the tile sizes (the steps of tile pairs)."""
-
-    params: list[str]
-    facts: list[str]  # the text of each `assume` line
-    steps: list[str]
-    tiles: list[str]
-
-    @property
-    def wide(self) -> str:
-        """An extent every index the generator writes stays below: indices are at most two
-        iterators, each below max(N, M) plus two tiles plus 3."""
-        return " + ".join(f"4 * {param}" for param in self.params) + " + 8"
-
-
-@st.composite
-def heads(draw) -> Head:
-    divisibility = list(draw(st.sampled_from(DIVISIBILITY)))
-    relations = draw(st.lists(st.sampled_from(sorted(RELATIONS)), max_size=2, unique=True))
-    if "K" in " ".join(divisibility) and draw(st.booleans()):
-        relations.append("K <= M")
-    facts = draw(st.permutations(divisibility + relations))
-    lines: list[str] = []
-    if facts:
-        if draw(st.booleans()):  # one `assume` line, or one a fact
-            lines.append("assume " + ", ".join(facts))
-        else:
-            lines += [f"assume {fact}" for fact in facts]
-    text = " ".join(facts)
-    params = ["N", "M", "T"] + [extra for extra in ("K", "U") if extra in text.split()]
-    steps = ["2", "T", "2 * T", "T + 1"]
-    tiles = ["T", "T", "2 * T", "T + 1"]
-    for extra in params[3:]:
-        steps += [extra, f"{extra} * T"]
-        tiles += [extra, extra]
-    for relation in relations:
-        steps += RELATIONS.get(relation, ())
-    return Head(params, lines, steps, tiles)
-
-
-@dataclass
-class LoopLine:
-    var: str
-    range: str  # `v in lo..hi [by s]`
-    at_least_one: bool  # the iterator is >= 1 everywhere: `v - 1` stays inside the tensor
-
-
-@dataclass
-class Nest:
-    """A generated kernel, kept as parts so that a failure prints readable text."""
-
-    head: Head
-    loops: list[LoopLine]
-    keeps: dict[int, list[str]]  # loop position (0 outermost, len(loops) innermost) -> keeps
-    inner: list[str]  # statements in the innermost body
-    after: dict[int, str]  # loop position -> a statement after the loop at that position
-    roles: dict[str, str]
-    ranks: dict[str, int]
-    settings: list[str]  # `reuse none`
-    merged: frozenset[int] = frozenset()  # loops written in the header of the loop outside
-
-    def text(self) -> str:
-        lines = [f"kernel generated({', '.join(self.head.params)}) {{",
-                 *("    " + line for line in self.settings + self.head.facts)]
-        for tensor, role in self.roles.items():
-            shape = ", ".join([self.head.wide] * self.ranks[tensor])
-            lines.append(f"    {role} {tensor}: f32[{shape}]")
-        lines += self._block(0, 1)
-        lines.append("}")
-        return "\n".join(lines) + "\n"
-
-    def _block(self, position: int, depth: int) -> list[str]:
-        """The keeps opened at this position, the loop there (with the loops merged into its
-        header) or the innermost statements, then the statement that follows it in the
-        enclosing loop."""
-        keeps = self.keeps.get(position, [])
-        lines = ["    " * (depth + n) + keep + " {" for n, keep in enumerate(keeps)]
-        inside = depth + len(keeps)
-        if position < len(self.loops):
-            last = position
-            while last + 1 in self.merged:
-                last += 1
-            ranges = ", ".join(line.range for line in self.loops[position:last + 1])
-            lines.append("    " * inside + f"for {ranges} {{")
-            lines += self._block(last + 1, inside + 1)
-            lines.append("    " * inside + "}")
-        else:
-            lines += ["    " * inside + statement for statement in self.inner]
-        lines += ["    " * (depth + n) + "}" for n in reversed(range(len(keeps)))]
-        if position in self.after:
-            lines.append("    " * depth + self.after[position])
-        return lines
-
-
-@st.composite
-def loop_lines(draw, depth: int, head: Head) -> list[LoopLine]:
-    """Loops outermost first: rectangular, stepped (`by 2`, `by 2 * T`, `by N - M` under
-    `M < N`), triangular (`0..i + 1`, `i..N`, with outer loops over other sizes), bounds with
-    min/max of sizes, iterators and constants (`0..min(T, i)`, `max(1, i)..N`,
-    `0..min(N, M)`), and tile pairs (`i0 in 0..N by T` then `i in i0..i0 + T` or its
-    clipped form `i0..min(i0 + T, N)`), which take two of the depth's loops."""
-    lines: list[LoopLine] = []
-    sizes = ["N", "M"]
-    odd_tiles_used: set[str] = set()
-    extremum_bounds = 0
-    while len(lines) < depth:
-        var = ITERATORS[len(lines)]
-        outer = list(lines)
-        # at most two bounds with min/max a nest: three in a four-deep nest take sympy
-        # seconds, and the profile would spend its time on them
-        extrema = ["size_extremum"] if extremum_bounds < 2 else []
-        kinds = ["rect", "rect", "from_one", "step", *extrema]
-        if outer:
-            kinds += ["lower_triangle", "lower_triangle_open", "upper_triangle",
-                      "upper_triangle", "upper_triangle_step"]
-            if extremum_bounds < 2:
-                kinds += ["iterator_extremum", "iterator_extremum", "lower_extremum"]
-        if len(lines) + 2 <= depth:
-            kinds += ["tile", "tile"]
-        kind = draw(st.sampled_from(kinds))
-        extremum_bounds += kind.endswith("extremum")
-        size = draw(st.sampled_from(sizes))
-        other = draw(st.sampled_from(outer)) if outer else None
-        # what min/max compare an iterator or a size with: sizes, tile sizes, constants
-        partner = draw(st.sampled_from([s for s in sizes if s != size]
-                                       + head.params[2:] + ["2", "3"]))
-        extremum = draw(st.sampled_from(["min", "max"]))
-        at_least_one = False
-        if kind == "rect":
-            bounds = f"0..{size}"
-        elif kind == "from_one":
-            bounds, at_least_one = f"1..{size}", True
-        elif kind == "step":
-            bounds = f"0..{size} by {draw(st.sampled_from(head.steps))}"
-        elif kind == "size_extremum":
-            lo = draw(st.sampled_from(["0", "1"]))
-            bounds, at_least_one = f"{lo}..{extremum}({size}, {partner})", lo == "1"
-        elif kind == "lower_triangle":
-            bounds = f"0..{other.var} + 1"
-        elif kind == "lower_triangle_open":
-            bounds = f"0..{other.var}"
-        elif kind == "upper_triangle":
-            bounds, at_least_one = f"{other.var}..{size}", other.at_least_one
-        elif kind == "upper_triangle_step":
-            step = draw(st.sampled_from(head.steps))
-            bounds, at_least_one = f"{other.var}..{size} by {step}", other.at_least_one
-        elif kind == "iterator_extremum":
-            hi = draw(st.sampled_from([f"{extremum}({partner}, {other.var})",
-                                       f"{extremum}({other.var} + 1, {partner})",
-                                       f"{extremum}({other.var}, {size})"]))
-            bounds = f"0..{hi}"
-        elif kind == "lower_extremum":
-            lo, at_least_one = draw(st.sampled_from([
-                (f"max(1, {other.var})", True), (f"min({partner}, {other.var})", False),
-                (f"max({other.var}, {partner})", other.at_least_one)]))
-            hi = draw(st.sampled_from([size, "min(N, M)", "max(N, M)"]))
-            bounds = f"{lo}..{hi}"
-        else:
-            tile = TILE_ITERATORS[len(lines)]
-            # a tile no fact divides (`T + 1`) once a nest: two of them, clipped, take
-            # sympy a minute
-            tiles = [t for t in head.tiles if t not in odd_tiles_used]
-            step = draw(st.sampled_from(tiles))
-            if step == "T + 1":
-                odd_tiles_used.add(step)
-            lines.append(LoopLine(tile, f"{tile} in 0..{size} by {step}", False))
-            var = ITERATORS[len(lines)]
-            clipped = draw(st.booleans())
-            hi = f"min({tile} + {step}, {size})" if clipped else f"{tile} + {step}"
-            bounds = f"{tile}..{hi}"
-        lines.append(LoopLine(var, f"{var} in {bounds}", at_least_one))
-    return lines
-
-
-@st.composite
-def index_text(draw, loops: list[LoopLine]) -> str:
-    """An affine index: an iterator, shifted by +-1 (down only where it stays >= 0), a
-    constant, or occasionally a sum of two iterators or a doubled one."""
-    if not loops or draw(st.integers(0, 9)) == 0:
-        return draw(st.sampled_from(["0", "1"]))
-    line = draw(st.sampled_from(loops))
-    form = draw(st.sampled_from(["plain", "plain", "plain", "up", "down", "sum", "double"]))
-    if form == "up":
-        return f"{line.var} + 1"
-    if form == "down" and line.at_least_one:
-        return f"{line.var} - 1"
-    if form == "sum" and len(loops) > 1:
-        other = draw(st.sampled_from([o for o in loops if o is not line]))
-        return f"{line.var} + {other.var}"
-    if form == "double":
-        return f"2 * {line.var}"
-    return line.var
-
-
-@st.composite
-def access_text(draw, tensor: str, rank: int, loops: list[LoopLine]) -> str:
-    indices = [draw(index_text(loops)) for _ in range(rank)]
-    return f"{tensor}[{', '.join(indices)}]"
-
-
-@st.composite
-def nests(draw) -> Nest:
-    # four-deep nests with triangles over tiles take seconds of sympy each: fewer of them
-    depth = draw(st.sampled_from([1, 2, 2, 3, 3, 4]))
-    head = draw(heads())
-    loops = draw(loop_lines(depth, head))
-    roles = {"x": "in", "y": draw(st.sampled_from(["out", "inout"])),
-             "z": draw(st.sampled_from(["in", "out", "inout"]))}
-    ranks = {tensor: draw(st.integers(1, 2)) for tensor in roles}
-    settings_lines = ["reuse none"] if draw(st.integers(0, 3)) == 0 else []
-    targets = [t for t, role in roles.items() if role != "in"]
-    sources = [t for t, role in roles.items() if role != "out"]
-
-    def statement(scope_loops, target=None, source=None):
-        target = target or draw(st.sampled_from(targets))
-        reads = []
-        for _ in range(draw(st.integers(1, 3))):
-            read = source or draw(st.sampled_from(sources))
-            reads.append(draw(access_text(read, ranks[read], scope_loops)))
-        shape = draw(st.sampled_from(["product", "sum", "exp", "scaled"]))
-        if shape == "product":
-            value = " * ".join(reads)
-        elif shape == "sum":
-            value = " + ".join(reads)
-        elif shape == "exp":
-            value = f"exp({reads[0]})" + "".join(f" - {r}" for r in reads[1:])
-        else:
-            value = f"2 * {reads[0]}"
-        op = draw(st.sampled_from(["=", "+=", "+=", "max="]))
-        return f"{draw(access_text(target, ranks[target], scope_loops))} {op} {value}"
-
-    # one tensor accessed by several statements (written) or reads (read), and kept
-    focus = None
-    pattern = draw(st.sampled_from(["free", "free", "free", "writes", "reads"]))
-    if pattern == "writes":
-        focus = draw(st.sampled_from(targets))
-        inner = [statement(loops, target=focus) for _ in range(draw(st.integers(2, 3)))]
-    elif pattern == "reads":
-        focus = draw(st.sampled_from(sources))
-        inner = [statement(loops, source=focus) for _ in range(draw(st.integers(1, 2)))]
-    else:
-        inner = [statement(loops) for _ in range(draw(st.integers(1, 2)))]
-    after = {}
-    if depth > 1 and draw(st.booleans()):
-        position = draw(st.integers(1, depth - 1))
-        after[position] = statement(loops[:position])
-    keeps = draw(keep_lines(depth, list(roles), focus))
-    mergeable = [p for p in range(1, depth) if p not in keeps and p not in after]
-    merged = frozenset(p for p in mergeable if draw(st.integers(0, 2)) == 0)
-    return Nest(head, loops, keeps, inner, after, roles, ranks, settings_lines, merged)
-
-
-@st.composite
-def keep_lines(draw, depth: int, tensors: list[str], focus: str | None = None
-               ) -> dict[int, list[str]]:
-    """No keep, one keep, or a keep nested in another (l2 or shared, then shared or
-    registers further in): each tensor is kept only in faster levels as it goes in. A focus
-    tensor (one that several accesses touch) is kept by the first keep, mostly."""
-    keeps: dict[int, list[str]] = {}
-    count = draw(st.sampled_from([1, 1, 2] if focus else [0, 1, 1, 2]))
-    levels = ["l2", "shared", "registers"]
-    position = 0
-    level_floor = 0
-    for _ in range(count):
-        position = draw(st.integers(position, depth))
-        level_index = draw(st.integers(level_floor, len(levels) - 1 - (count - 1)))
-        level_floor = level_index + 1
-        chosen = draw(st.lists(st.sampled_from(tensors), min_size=1, max_size=2, unique=True))
-        if focus and focus not in chosen and draw(st.integers(0, 3)):
-            chosen = [focus, *chosen[:1]]
-        focus = None
-        keeps.setdefault(position, []).append(
-            f"keep {', '.join(chosen)} in {levels[level_index]}")
-        count -= 1
-    return keeps
 
 
 # --- what every closed form must satisfy besides the numbers ------------------------------
@@ -548,7 +346,8 @@ def nest_problems(text: str, mode: str, seed: int) -> list[str]:
         samples = sample_sizes(spec.checked, SAMPLES_PER_NEST, random.Random(seed),
                                max_steps=NEST_STEPS)
         for sizes in samples:
-            mismatches = (check_against_enumeration(spec.checked, cost, sizes)
+            mismatches = (check_against_enumeration(spec.checked, cost, sizes,
+                                                    waves_and_lanes=True)
                           + intensity_problems(cost, intensities, sizes))
             if mismatches:
                 problems += [f"reuse={mode} at {sizes}:", *mismatches[:8]]
@@ -703,6 +502,48 @@ KNOWN_CASES = {
                 }
             }
         }""", {"N": 8, "M": 7, "T": 2, "K": 4}),  # F10: its intensity once took 244 s
+    # found by the generator's swizzled tiles: word c of row r sits at c XOR (r mod 32), so a
+    # diagonal puts every lane's word in bank 0 (32-way), and every other row of a column
+    # meets 16 banks (2-way); lanes.py took both as conflict-free
+    "swizzled-diagonal": ("""
+        kernel k(N) {
+            in x: f32[N, 64]
+            out y: f32[N, 64]
+            for b in 0..N parallel(threads = 32) {
+                let s: f32[64, 64] in shared swizzle = 0
+                for v in 0..32 lanes {
+                    s[v, v] = x[b, v]
+                    y[b, v] = s[v, v]
+                }
+            }
+        }""", {"N": 1}),
+    "swizzled-every-other-row": ("""
+        kernel k(N) {
+            in x: f32[N, 64]
+            out y: f32[N, 64]
+            for b in 0..N parallel(threads = 32) {
+                let s: f32[64, 64] in shared swizzle = 0
+                for v in 0..32 lanes {
+                    s[2 * v, b] = x[b, v]
+                    y[b, v] = s[2 * v, b]
+                }
+            }
+        }""", {"N": 2}),
+    # found by the generator's clusters (campaign seed 1, nest 3): j's bound holds the
+    # cluster axis i, so the blocks of a cluster fill different parts of y, yet y was taken
+    # as multicast (read from L2 once a cluster): 96 B counted at M = 3 for 112 B read
+    "cluster-axis-in-an-inner-bound": ("""
+        kernel k(M) {
+            in x: f32[2 * M + 2]
+            out y: f32[2 * M + 2]
+            for i in 0..M parallel(threads = 32, cluster i = 2) {
+                keep y in l2 {
+                    for j in 0..i + 1 {
+                        y[j] += x[j]
+                    }
+                }
+            }
+        }""", {"M": 3}),
 }
 
 
@@ -723,18 +564,22 @@ def test_known_case(case, mode):
                            max_steps=NEST_STEPS, extra_facts=in_bounds)
     for sizes in [failing_sizes, *samples]:
         problems += [f"at {sizes}: {p}"
-                     for p in (check_against_enumeration(spec.checked, cost, sizes)
+                     for p in (check_against_enumeration(spec.checked, cost, sizes,
+                                                         waves_and_lanes=True)
                                + intensity_problems(cost, intensities, sizes))]
     assert not problems, "\n".join(problems[:12])
 
 
-def known_nest(params, facts, ranges, inner, *, keeps=None, ranks=None, merged=()):
-    """A known case in the generator's own parts: that the generator can write it."""
+def known_nest(params, facts, ranges, inner, *, keeps=None, ranks=None, merged=(), grid=None):
+    """A known case in the generator's own parts: that the generator can write it. `grid`:
+    (the loops of the parallel header, its settings)."""
     head = Head(params, [f"assume {facts}"] if facts else [], [], [])
-    loops = [LoopLine(text.split()[0], text, False) for text in ranges]
+    loops = [LoopLine(text.split()[0], text, False, lanes=text.endswith(" lanes"))
+             for text in ranges]
     roles = {"x": "in", "y": "out", "z": "out"}
     ranks = {tensor: (ranks or {}).get(tensor, 1) for tensor in roles}
-    return Nest(head, loops, keeps or {}, inner, {}, roles, ranks, [], frozenset(merged))
+    return Nest(head, loops, keeps or {}, inner, {}, roles, ranks, [], frozenset(merged),
+                None if grid is None else GridHeader(*grid))
 
 
 KNOWN_NESTS = [
@@ -752,6 +597,11 @@ KNOWN_NESTS = [
                ["i0 in 0..N by T", "j0 in 0..N by U", "i in i0..i0 + T", "j in j0..j0 + U"],
                ["y[i, j] += x[j]"], keeps={2: ["keep x in shared"]}, ranks={"y": 2},
                merged=(1, 3)),
+    # a tiled grid in clusters of two along i0, x's tile in shared (read from L2 once a
+    # cluster), with a lanes loop inside the block: x down a column, y along a row
+    known_nest(["N", "M", "T"], "T | N", ["i0 in 0..N by T", "j in 0..M", "i in 0..T lanes"],
+               ["y[j, i] += x[i0 + i, j]"], keeps={1: ["keep x in shared"]},
+               ranks={"x": 2, "y": 2}, grid=(1, "threads = 128, cluster i0 = 2")),
 ]
 
 

@@ -81,17 +81,21 @@ class _Counter:
 
     def _multicast_tensors(self) -> frozenset[str]:
         """Tensors a block fills from L2 that no cluster neighbour fills differently: the
-        iterator the clusters run along moves none of their indices (directly or through the
-        bounds of the loops inside the block), so one L2 read serves the whole cluster."""
+        iterator the clusters run along moves none of their indices, directly, through the
+        lower bounds of the loops inside the block (`i in i0..i0 + T`) or through their
+        trip counts (`j in 0..i0 + 1`), so one L2 read serves the whole cluster."""
         grid = self.checked.grid
         if grid is None or grid.cluster_axis is None:
             return frozenset()
         axis = iterator_symbol(grid.cluster_axis)
         filled = {name for scope in self.nest.scopes for name in scope.tensors
                   if scope.parent_levels[name] == "l2"}
-        moved = {site.tensor for site in self.nest.accesses if site.tensor in filled
-                 and any(axis in index.free_symbols
-                         for index in CounterView(site, self.grid_depth).indices)}
+        moved = set()
+        for site in self.nest.accesses:
+            if site.tensor in filled:
+                view = CounterView(site, self.grid_depth)
+                if any(axis in form.free_symbols for form in (*view.indices, *view.trips)):
+                    moved.add(site.tensor)
         return frozenset(filled - moved)
 
     def finish(self, expr: sympy.Expr) -> sympy.Expr:

@@ -15,7 +15,9 @@ the lanes iterator and the tensor's row-major layout), and from that stride alon
   of L = 32 / w lanes puts gcd(k, L) lanes on each bank it uses: the conflict degree. A 32 x 32
   f32 tile read down a column (k = 32) is 32-way; rows padded to 33 (k = 33) are conflict-free;
   a bf16 column (k = 32 half-words, 16 words) is 16-way. An XOR-swizzled row layout stores word
-  c of row r at c XOR (r mod 32): a column read then meets 32 distinct banks.
+  c of row r at c XOR (r mod 32): a column read then meets 32 distinct banks, but every
+  other row of a column meets 16 (2-way) and a diagonal one (32-way); a swizzled warp is
+  counted lane by lane, from an aligned start (row 0, word 0) as sectors are.
 
 The oracle (oracle/lanes.py) checks these by enumerating every lane of every warp."""
 
@@ -113,9 +115,8 @@ def bank_wavefronts(stride_B: int, element_B: int, lanes: int = WARP,
         return 0
     if stride_B == 0:
         return phases  # one word (or element) for every lane: a broadcast
-    if swizzled_row_B is not None and swizzled_row_B % (BANKS * WORD_B) == 0 \
-            and stride_B % swizzled_row_B == 0:
-        return phases  # a column of a swizzled tile: each row's word in its own bank
+    if swizzled_row_B is not None and swizzled_row_B % (BANKS * WORD_B) == 0:
+        return _swizzled_wavefronts(stride_B, element_B, lanes, per_phase, swizzled_row_B)
     if element_B < WORD_B and stride_B % WORD_B != 0:
         return _subword_degree(stride_B, element_B, lanes)
     step = stride_B // WORD_B // words_per_element if element_B >= WORD_B else \
@@ -133,6 +134,23 @@ def _subword_degree(stride_B: int, element_B: int, lanes: int) -> int:
         word = lane * stride_B // WORD_B
         words.setdefault(word % BANKS, set()).add(word)
     return max(len(found) for found in words.values())
+
+
+def _swizzled_wavefronts(stride_B: int, element_B: int, lanes: int, per_phase: int,
+                         row_B: int) -> int:
+    """Lanes `stride_B` apart from the start of a row, in rows of `row_B` bytes that keep
+    word w of row r at w XOR (r mod 32): per phase, the most distinct words in one bank.
+    The XOR moves words, not banks, only where it depends on the lane (rows change)."""
+    words_per_row = row_B // WORD_B
+    total = 0
+    for first in range(0, lanes, per_phase):
+        banks: dict[int, set[int]] = {}
+        for lane in range(first, min(lanes, first + per_phase)):
+            row, in_row = divmod(lane * stride_B, row_B)
+            word = row * words_per_row + (in_row // WORD_B ^ row % BANKS)
+            banks.setdefault(word % BANKS, set()).add(word)
+        total += max(len(words) for words in banks.values())
+    return total
 
 
 def bank_degree(stride_B: int, element_B: int, lanes: int = WARP,

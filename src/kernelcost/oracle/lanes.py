@@ -46,15 +46,18 @@ class LaneCounts:
 
 
 def enumerate_lanes(kernel: CheckedKernel, sizes: Mapping[str, int],
-                    max_steps: int = 2_000_000) -> list[LaneCounts]:
-    """The LaneCounts of every global or shared access inside a lanes loop."""
-    return _Walker(kernel, resolve_sizes(kernel, sizes), max_steps).run()
+                    max_steps: int = 2_000_000, reuse: str = "spec") -> list[LaneCounts]:
+    """The LaneCounts of every global or shared access inside a lanes loop. Under a forced
+    reuse mode (`perfect`, `none`) the keeps are not there, as in enumerate_counts: every
+    access is served from its tensor's home level."""
+    return _Walker(kernel, resolve_sizes(kernel, sizes), max_steps, reuse == "spec").run()
 
 
 class _Walker:
-    def __init__(self, kernel: CheckedKernel, sizes, max_steps: int):
+    def __init__(self, kernel: CheckedKernel, sizes, max_steps: int, honour_keeps: bool):
         self.kernel = kernel
         self.sizes = sizes
+        self.honour_keeps = honour_keeps
         self.steps_left = max_steps
         substitution = sympy_substitution(sizes)
         self.shapes = {name: [int(sympy_value(extent.xreplace(substitution), "an extent"))
@@ -76,7 +79,8 @@ class _Walker:
                 self._loop(stmt, env, keeps, lane)
             elif isinstance(stmt, ast.Keep):
                 scope = (tuple(name.id for name in stmt.tensors), stmt.level.id)
-                self._block(stmt.body, env, (*keeps, scope), lane)
+                inner = (*keeps, scope) if self.honour_keeps else keeps
+                self._block(stmt.body, env, inner, lane)
             elif lane is not None and (isinstance(stmt, ast.Assign)
                                        or (isinstance(stmt, ast.Let) and stmt.dtype)):
                 self._statement(stmt, env, keeps, lane)

@@ -1,0 +1,437 @@
+"""The generator of random affine loop nests for the property tests (test_properties.py):
+hypothesis strategies that write a kernel as parts (a Nest) whose text the checker accepts.
+
+A nest is a head (sizes, `assume` facts, the steps and tiles they allow), loops outermost
+first, the statements of the innermost body and some after inner loops, and keeps. Some
+nests run as a grid of thread blocks: their outermost loops form one `parallel(...)` header
+(threads, registers, a cluster along a grid iterator, a raster order), and every statement
+and keep sits inside it. Some of those hand one loop inside the block to the lanes of a warp
+(`for v in 0..E lanes`); the accesses in it then keep each warp's first address on a 32-byte
+sector boundary, as lanes.py assumes: the lanes loop starts at 0 and its bounds hold no
+iterator, no loop inside it depends on it, rows are whole sectors, and a last index that
+moves with the lanes iterator is `v` or `2 * v`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+ITERATORS = ("i", "j", "k", "l")
+TILE_ITERATORS = ("i0", "j0", "k0", "l0")
+
+# Divisibility facts: none, one, several on one size (`T | N, U | N`), and chains (`T | K,
+# K | N`), whose order in the text is shuffled (a chain written outside in, too).
+DIVISIBILITY = (
+    (), (), ("T | N",), ("T | N", "T | M"),
+    ("T | N", "U | N"), ("T | M", "U | M", "U | N"),
+    ("T | K", "K | N"), ("T | K", "K | N", "K | M"),
+)
+# Relations between sizes, strict and not; each may come with the steps it makes positive.
+RELATIONS = {
+    "T <= N": (), "T < N": (), "T <= M": (), "M <= N": (), "M < N": ("N - M",),
+    "N >= 3": ("N - 2",), "N > 3": ("N - 3",), "M >= 2": ("M - 1",), "2 * T <= N": (),
+    "T + 1 <= M": ("M - T",),
+}
+
+
+@dataclass
+class Head:
+    """The kernel's parameters and `assume` lines, the positive size expressions that may be
+    loop steps, and the tile sizes (the steps of tile pairs)."""
+
+    params: list[str]
+    facts: list[str]  # the text of each `assume` line
+    steps: list[str]
+    tiles: list[str]
+
+    @property
+    def wide(self) -> str:
+        """An extent every index the generator writes stays below: indices are at most two
+        iterators, each below max(N, M) plus two tiles plus 3."""
+        return " + ".join(f"4 * {param}" for param in self.params) + " + 8"
+
+    @property
+    def aligned_wide(self) -> str:
+        """A wide extent of whole 32-byte sectors of f32 (a multiple of 8), with room for a
+        lanes iterator below N + 30, doubled."""
+        return " + ".join(f"8 * {param}" for param in self.params) + " + 64"
+
+
+@st.composite
+def heads(draw) -> Head:
+    divisibility = list(draw(st.sampled_from(DIVISIBILITY)))
+    relations = draw(st.lists(st.sampled_from(sorted(RELATIONS)), max_size=2, unique=True))
+    if "K" in " ".join(divisibility) and draw(st.booleans()):
+        relations.append("K <= M")
+    facts = draw(st.permutations(divisibility + relations))
+    lines: list[str] = []
+    if facts:
+        if draw(st.booleans()):  # one `assume` line, or one a fact
+            lines.append("assume " + ", ".join(facts))
+        else:
+            lines += [f"assume {fact}" for fact in facts]
+    text = " ".join(facts)
+    params = ["N", "M", "T"] + [extra for extra in ("K", "U") if extra in text.split()]
+    steps = ["2", "T", "2 * T", "T + 1"]
+    tiles = ["T", "T", "2 * T", "T + 1"]
+    for extra in params[3:]:
+        steps += [extra, f"{extra} * T"]
+        tiles += [extra, extra]
+    for relation in relations:
+        steps += RELATIONS.get(relation, ())
+    return Head(params, lines, steps, tiles)
+
+
+@dataclass
+class LoopLine:
+    var: str
+    range: str  # `v in lo..hi [by s] [lanes]`
+    at_least_one: bool  # the iterator is >= 1 everywhere: `v - 1` stays inside the tensor
+    lanes: bool = False  # its iterations go to the lanes of a warp
+
+
+@dataclass
+class GridHeader:
+    """The `parallel(...)` header of a nest that runs as thread blocks."""
+
+    loops: int  # the outermost loops that form the grid, written in one header
+    options: str  # `threads = 128, cluster i0 = 2`
+
+
+@dataclass
+class Nest:
+    """A generated kernel, kept as parts so that a failure prints readable text."""
+
+    head: Head
+    loops: list[LoopLine]
+    keeps: dict[int, list[str]]  # loop position (0 outermost, len(loops) innermost) -> keeps
+    inner: list[str]  # statements in the innermost body
+    after: dict[int, str]  # loop position -> a statement after the loop at that position
+    roles: dict[str, str]
+    ranks: dict[str, int]
+    settings: list[str]  # `reuse none`
+    merged: frozenset[int] = frozenset()  # loops written in the header of the loop outside
+    grid: GridHeader | None = None
+    block_lets: list[str] = field(default_factory=list)  # local arrays of each thread block
+
+    @property
+    def has_lanes(self) -> bool:
+        return any(loop.lanes for loop in self.loops)
+
+    def text(self) -> str:
+        lines = [f"kernel generated({', '.join(self.head.params)}) {{",
+                 *("    " + line for line in self.settings + self.head.facts)]
+        extent = self.head.aligned_wide if self.has_lanes else self.head.wide
+        for tensor, role in self.roles.items():
+            shape = ", ".join([extent] * self.ranks[tensor])
+            lines.append(f"    {role} {tensor}: f32[{shape}]")
+        lines += self._block(0, 1)
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def _block(self, position: int, depth: int) -> list[str]:
+        """The keeps opened at this position, the loop there (with the loops merged into its
+        header) or the innermost statements, then the statement that follows it in the
+        enclosing loop."""
+        keeps = self.keeps.get(position, [])
+        lines = []
+        if self.grid is not None and position == self.grid.loops:
+            lines += ["    " * depth + let for let in self.block_lets]
+        lines += ["    " * (depth + n) + keep + " {" for n, keep in enumerate(keeps)]
+        inside = depth + len(keeps)
+        if position < len(self.loops):
+            last = position
+            while last + 1 in self.merged:
+                last += 1
+            ranges = ", ".join(line.range for line in self.loops[position:last + 1])
+            if position == 0 and self.grid is not None:
+                ranges += f" parallel({self.grid.options})"
+            lines.append("    " * inside + f"for {ranges} {{")
+            lines += self._block(last + 1, inside + 1)
+            lines.append("    " * inside + "}")
+        else:
+            lines += ["    " * inside + statement for statement in self.inner]
+        lines += ["    " * (depth + n) + "}" for n in reversed(range(len(keeps)))]
+        if position in self.after:
+            lines.append("    " * depth + self.after[position])
+        return lines
+
+
+@st.composite
+def loop_lines(draw, depth: int, head: Head, lanes_at: int | None = None,
+               max_extrema: int = 2) -> list[LoopLine]:
+    """Loops outermost first: rectangular, stepped (`by 2`, `by 2 * T`, `by N - M` under
+    `M < N`), triangular (`0..i + 1`, `i..N`, with outer loops over other sizes), bounds with
+    min/max of sizes, iterators and constants (`0..min(T, i)`, `max(1, i)..N`,
+    `0..min(N, M)`), and tile pairs (`i0 in 0..N by T` then `i in i0..i0 + T` or its
+    clipped form `i0..min(i0 + T, N)`), which take two of the depth's loops; at position
+    lanes_at, a lanes loop (lanes_line), which no bound further in refers to."""
+    lines: list[LoopLine] = []
+    sizes = ["N", "M"]
+    odd_tiles_used: set[str] = set()
+    extremum_bounds = 0
+    while len(lines) < depth:
+        var = ITERATORS[len(lines)]
+        if len(lines) == lanes_at:
+            lines.append(draw(lanes_line(var, head, wide=depth <= 3)))
+            continue
+        outer = [line for line in lines if not line.lanes]
+        # at most two bounds with min/max a nest: three in a four-deep nest take sympy
+        # seconds, and the profile would spend its time on them (none in a grid: its
+        # per-block sums keep the grid iterators free, and take seconds with one)
+        extrema = ["size_extremum"] if extremum_bounds < max_extrema else []
+        kinds = ["rect", "rect", "from_one", "step", *extrema]
+        if outer:
+            kinds += ["lower_triangle", "lower_triangle_open", "upper_triangle",
+                      "upper_triangle", "upper_triangle_step"]
+            if extremum_bounds < max_extrema:
+                kinds += ["iterator_extremum", "iterator_extremum", "lower_extremum"]
+        if len(lines) + 2 <= depth and lanes_at != len(lines) + 1:
+            kinds += ["tile", "tile"]
+        kind = draw(st.sampled_from(kinds))
+        extremum_bounds += kind.endswith("extremum")
+        size = draw(st.sampled_from(sizes))
+        other = draw(st.sampled_from(outer)) if outer else None
+        # what min/max compare an iterator or a size with: sizes, tile sizes, constants
+        partner = draw(st.sampled_from([s for s in sizes if s != size]
+                                       + head.params[2:] + ["2", "3"]))
+        extremum = draw(st.sampled_from(["min", "max"]))
+        at_least_one = False
+        if kind == "rect":
+            bounds = f"0..{size}"
+        elif kind == "from_one":
+            bounds, at_least_one = f"1..{size}", True
+        elif kind == "step":
+            bounds = f"0..{size} by {draw(st.sampled_from(head.steps))}"
+        elif kind == "size_extremum":
+            lo = draw(st.sampled_from(["0", "1"]))
+            bounds, at_least_one = f"{lo}..{extremum}({size}, {partner})", lo == "1"
+        elif kind == "lower_triangle":
+            bounds = f"0..{other.var} + 1"
+        elif kind == "lower_triangle_open":
+            bounds = f"0..{other.var}"
+        elif kind == "upper_triangle":
+            bounds, at_least_one = f"{other.var}..{size}", other.at_least_one
+        elif kind == "upper_triangle_step":
+            step = draw(st.sampled_from(head.steps))
+            bounds, at_least_one = f"{other.var}..{size} by {step}", other.at_least_one
+        elif kind == "iterator_extremum":
+            hi = draw(st.sampled_from([f"{extremum}({partner}, {other.var})",
+                                       f"{extremum}({other.var} + 1, {partner})",
+                                       f"{extremum}({other.var}, {size})"]))
+            bounds = f"0..{hi}"
+        elif kind == "lower_extremum":
+            lo, at_least_one = draw(st.sampled_from([
+                (f"max(1, {other.var})", True), (f"min({partner}, {other.var})", False),
+                (f"max({other.var}, {partner})", other.at_least_one)]))
+            hi = draw(st.sampled_from([size, "min(N, M)", "max(N, M)"]))
+            bounds = f"{lo}..{hi}"
+        else:
+            tile = TILE_ITERATORS[len(lines)]
+            # a tile no fact divides (`T + 1`) once a nest: two of them, clipped, take
+            # sympy a minute
+            tiles = [t for t in head.tiles if t not in odd_tiles_used]
+            step = draw(st.sampled_from(tiles))
+            if step == "T + 1":
+                odd_tiles_used.add(step)
+            lines.append(LoopLine(tile, f"{tile} in 0..{size} by {step}", False))
+            var = ITERATORS[len(lines)]
+            clipped = draw(st.booleans())
+            hi = f"min({tile} + {step}, {size})" if clipped else f"{tile} + {step}"
+            bounds = f"{tile}..{hi}"
+        lines.append(LoopLine(var, f"{var} in {bounds}", at_least_one))
+    return lines
+
+
+@st.composite
+def lanes_line(draw, var: str, head: Head, wide: bool) -> LoopLine:
+    """`v in 0..E [by 2] lanes`: from 0 and over sizes only, so that every warp starts at
+    the same aligned address whatever runs around it; `N + 30` gives full warps and a
+    partial one (in nests shallow enough to enumerate it)."""
+    extents = ["N", "M", *head.params[2:]] + (["N + 30"] if wide else [])
+    extent = draw(st.sampled_from(extents))
+    step = draw(st.sampled_from(["", "", " by 2"]))
+    return LoopLine(var, f"{var} in 0..{extent}{step} lanes", False, lanes=True)
+
+
+@st.composite
+def index_text(draw, loops: list[LoopLine]) -> str:
+    """An affine index: an iterator, shifted by +-1 (down only where it stays >= 0), a
+    constant, or occasionally a sum of two iterators or a doubled one."""
+    if not loops or draw(st.integers(0, 9)) == 0:
+        return draw(st.sampled_from(["0", "1"]))
+    line = draw(st.sampled_from(loops))
+    form = draw(st.sampled_from(["plain", "plain", "plain", "up", "down", "sum", "double"]))
+    if form == "up":
+        return f"{line.var} + 1"
+    if form == "down" and line.at_least_one:
+        return f"{line.var} - 1"
+    if form == "sum" and len(loops) > 1:
+        other = draw(st.sampled_from([o for o in loops if o is not line]))
+        return f"{line.var} + {other.var}"
+    if form == "double":
+        return f"2 * {line.var}"
+    return line.var
+
+
+@st.composite
+def access_text(draw, tensor: str, rank: int, loops: list[LoopLine]) -> str:
+    """Affine indices (index_text); inside a lanes loop, a last index that moves with the
+    lanes iterator is that iterator, or doubled: consecutive lanes 4 or 8 bytes apart from
+    an aligned start (an index shifted by 1 or by another iterator would start a warp
+    inside a sector, which lanes.py's closed form does not model)."""
+    indices = [draw(index_text(loops)) for _ in range(rank)]
+    lanes = next((line.var for line in loops if line.lanes), None)
+    if lanes and re.search(rf"\b{lanes}\b", indices[-1]) \
+            and indices[-1] not in (lanes, f"2 * {lanes}"):
+        indices[-1] = draw(st.sampled_from([lanes, f"2 * {lanes}"]))
+    return f"{tensor}[{', '.join(indices)}]"
+
+
+@st.composite
+def nests(draw) -> Nest:
+    """A sequential nest mostly; two in seven run as a grid of thread blocks, half of those
+    with a lanes loop inside the block."""
+    execution = draw(st.sampled_from(["sequential"] * 5 + ["grid", "lanes"]))
+    # four-deep nests with triangles over tiles take seconds of sympy each: fewer of them,
+    # and none in a grid, whose per-block sums keep the grid iterators free
+    depth = draw(st.sampled_from({"sequential": [1, 2, 2, 3, 3, 4], "grid": [1, 2, 2, 3],
+                                  "lanes": [2, 2, 3]}[execution]))
+    head = draw(heads())
+    grid_loops = 0 if execution == "sequential" else draw(
+        st.integers(1, min(2, depth - (execution == "lanes"))))
+    lanes_at = draw(st.integers(grid_loops, depth - 1)) if execution == "lanes" else None
+    loops = draw(loop_lines(depth, head, lanes_at, max_extrema=0 if grid_loops else 2))
+    roles = {"x": "in", "y": draw(st.sampled_from(["out", "inout"])),
+             "z": draw(st.sampled_from(["in", "out", "inout"]))}
+    ranks = {tensor: draw(st.integers(1, 2)) for tensor in roles}
+    settings_lines = ["reuse none"] if draw(st.integers(0, 3)) == 0 else []
+    targets = [t for t, role in roles.items() if role != "in"]
+    sources = [t for t, role in roles.items() if role != "out"]
+
+    def statement(scope_loops, target=None, source=None):
+        target = target or draw(st.sampled_from(targets))
+        reads = []
+        for _ in range(draw(st.integers(1, 3))):
+            read = source or draw(st.sampled_from(sources))
+            reads.append(draw(access_text(read, ranks[read], scope_loops)))
+        shape = draw(st.sampled_from(["product", "sum", "exp", "scaled"]))
+        if shape == "product":
+            value = " * ".join(reads)
+        elif shape == "sum":
+            value = " + ".join(reads)
+        elif shape == "exp":
+            value = f"exp({reads[0]})" + "".join(f" - {r}" for r in reads[1:])
+        else:
+            value = f"2 * {reads[0]}"
+        op = draw(st.sampled_from(["=", "+=", "+=", "max="]))
+        return f"{draw(access_text(target, ranks[target], scope_loops))} {op} {value}"
+
+    # one tensor accessed by several statements (written) or reads (read), and kept
+    focus = None
+    pattern = draw(st.sampled_from(["free", "free", "free", "writes", "reads"]))
+    if pattern == "writes":
+        focus = draw(st.sampled_from(targets))
+        inner = [statement(loops, target=focus) for _ in range(draw(st.integers(2, 3)))]
+    elif pattern == "reads":
+        focus = draw(st.sampled_from(sources))
+        inner = [statement(loops, source=focus) for _ in range(draw(st.integers(1, 2)))]
+    else:
+        inner = [statement(loops) for _ in range(draw(st.integers(1, 2)))]
+    block_lets = []
+    if lanes_at is not None and draw(st.integers(0, 2)) == 0:
+        block_lets = ["let s: f32[96, 64] in shared swizzle = 0"]
+        inner.append(draw(swizzled_statement(loops, targets, sources, ranks)))
+    # in a grid, statements and keeps go inside the header's loops, which share one line
+    inside = max(1, grid_loops)
+    after = {}
+    if depth > inside and draw(st.booleans()):
+        position = draw(st.integers(inside, depth - 1))
+        after[position] = statement(loops[:position])
+    if lanes_at is not None and draw(st.booleans()):
+        # a tile in shared memory around the lanes loop: its warps meet the banks
+        kept = draw(st.lists(st.sampled_from(list(roles)), min_size=1, max_size=2, unique=True))
+        keeps = {draw(st.integers(grid_loops, lanes_at)): [f"keep {', '.join(kept)} in shared"]}
+    else:
+        keeps = draw(keep_lines(depth, list(roles), focus, first=grid_loops))
+    mergeable = [p for p in range(grid_loops + 1, depth)
+                 if p not in keeps and p not in after]
+    merged = frozenset([*range(1, grid_loops),
+                        *(p for p in mergeable if draw(st.integers(0, 2)) == 0)])
+    grid = None
+    if grid_loops:
+        block = [line.range for line in loops[grid_loops:]] + [
+            access for keep in keeps.get(grid_loops, [])[:1]
+            for tensor in keep.split(" in ")[0][len("keep "):].split(", ")
+            for text in [*inner, *after.values()]
+            for access in re.findall(rf"\b{tensor}\[[^\]]*\]", text)]
+        grid = draw(grid_headers(loops, grid_loops, block))
+    return Nest(head, loops, keeps, inner, after, roles, ranks, settings_lines, merged, grid,
+                block_lets)
+
+
+@st.composite
+def swizzled_statement(draw, loops: list[LoopLine], targets, sources, ranks) -> str:
+    """A store to or a load from the block's swizzled tile `s` (rows of 64 words) in the
+    lanes loop: along a row, down a column, every other row of a column, or a diagonal; the
+    other index a non-lane iterator or 0."""
+    lanes = next(line.var for line in loops if line.lanes)
+    other = draw(st.sampled_from(["0", *(line.var for line in loops if not line.lanes)]))
+    tile = draw(st.sampled_from([f"s[{lanes}, {other}]", f"s[2 * {lanes}, {other}]",
+                                 f"s[{other}, {lanes}]", f"s[{lanes}, {lanes}]"]))
+    if draw(st.booleans()):
+        source = draw(st.sampled_from(sources))
+        return f"{tile} = 2 * {draw(access_text(source, ranks[source], loops))}"
+    target = draw(st.sampled_from(targets))
+    return f"{draw(access_text(target, ranks[target], loops))} += {tile}"
+
+
+@st.composite
+def grid_headers(draw, loops: list[LoopLine], count: int, block: list[str]) -> GridHeader:
+    """The first `count` loops as the grid: threads, sometimes registers, sometimes clusters
+    of 2 or 3 blocks along one grid iterator (their common fills read from L2 once: mostly
+    along an iterator that none of `block`, the loop ranges inside and the accesses of the
+    first kept tensors, holds), and a raster order."""
+    options = [f"threads = {draw(st.sampled_from([128, 32, 256]))}"]
+    if draw(st.booleans()):
+        options.append("registers = 64")
+    if draw(st.booleans()):
+        axes = [line.var for line in loops[:count]]
+        shared = [axis for axis in axes
+                  if not any(re.search(rf"\b{axis}\b", text) for text in block)]
+        axis = draw(st.sampled_from(shared if shared and draw(st.integers(0, 3)) else axes))
+        options.append(f"cluster {axis} = {draw(st.sampled_from([2, 3]))}")
+    raster = draw(st.sampled_from(["", "", "row", "column", "grouped(2)"]))
+    if raster:
+        options.append(f"raster = {raster}")
+    return GridHeader(count, ", ".join(options))
+
+
+@st.composite
+def keep_lines(draw, depth: int, tensors: list[str], focus: str | None = None, first: int = 0
+               ) -> dict[int, list[str]]:
+    """No keep, one keep, or a keep nested in another (l2 or shared, then shared or
+    registers further in), from loop position `first` in: each tensor is kept only in
+    faster levels as it goes in. A focus tensor (one that several accesses touch) is kept
+    by the first keep, mostly."""
+    keeps: dict[int, list[str]] = {}
+    count = draw(st.sampled_from([1, 1, 2] if focus else [0, 1, 1, 2]))
+    levels = ["l2", "shared", "registers"]
+    position = first
+    level_floor = 0
+    for _ in range(count):
+        position = draw(st.integers(position, depth))
+        level_index = draw(st.integers(level_floor, len(levels) - 1 - (count - 1)))
+        level_floor = level_index + 1
+        chosen = draw(st.lists(st.sampled_from(tensors), min_size=1, max_size=2, unique=True))
+        if focus and focus not in chosen and draw(st.integers(0, 3)):
+            chosen = [focus, *chosen[:1]]
+        focus = None
+        keeps.setdefault(position, []).append(
+            f"keep {', '.join(chosen)} in {levels[level_index]}")
+        count -= 1
+    return keeps
+
+
