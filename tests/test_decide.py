@@ -1,7 +1,8 @@
 """The model's comparisons: sympy's own answers and expressions for relations, Min and Max
 wherever sympy decides, the undecidable ones settled by witness sizes instead of the
-assumption system, and rational functions of one size decided exactly, also where sympy
-cannot (checked against exact values at sizes from 1 to 10^9)."""
+assumption system, and rational functions of sizes decided exactly (shifted coefficients
+for any number of sizes, real roots for one), also where sympy cannot (checked against exact
+values at sizes from 1 to 10^9)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,6 @@ RELATIONS = [
     (CONV_RATIO, sympy.Rational(1, 10)),  # crosses: undecided
     (CONV_RATIO, 1),  # always below
     (sympy.Integer(10), CONV_RATIO),  # never
-    (TILED, T / 2),  # always below
     (TILED, 64),  # crosses in T
     (N, N + 1),
     (N, N),
@@ -164,6 +164,51 @@ def test_one_size_proves_a_constant_sign(difference, sign):
 @pytest.mark.parametrize("difference", UNDECIDED_BY_ONE_SIZE)
 def test_one_size_leaves_the_rest(difference):
     assert decide.one_size_sign(difference) is None
+
+
+# -------------------------------------------------- several sizes, shifted coefficients
+
+I, B = size_symbol("I"), size_symbol("B")
+# stencil2d5pt's global intensity over an H100's FP32 ridge: 5 FLOP over 8 bytes per point,
+# plus the halo, in two sizes
+STENCIL_RATIO = 5 * N * T / (8 * (N * T + 2 * N + 2 * T) * 20)
+SHIFTED = [
+    # (difference, its sign at every size >= 1); sympy decides none of them
+    (STENCIL_RATIO - 1, -1),  # Min(1, ratio) is the ratio
+    (TILED - T / 2, -1),  # -T^2 / (2(2N + T))
+    (N * T - N - T + 2, 1),  # (1 + m)(1 + k) - m - k: 1 + m k
+    (-(N**2) * T + N * T - 3, -1),  # -n^2 t + n t - 3 = -(1 + m) m (1 + k) - 3
+    (N * (N + T) - N**2 - N * T, 0),  # written twice
+]
+NOT_SHIFTED = [
+    N - T,  # both signs
+    N * T - N,  # zero where T = 1
+    N**2 - 3 * N + 3,  # 1 - m + m^2 > 0, but a negative coefficient
+    sympy.floor(N / 2) * T - 1,  # floor: another function
+    sympy.Float(0.5) * N * T + 1,  # a float coefficient
+    1 / (N * T - 2),  # the denominator crosses zero
+]
+
+
+@pytest.mark.parametrize("difference, sign", SHIFTED)
+def test_shifted_coefficients_prove_a_constant_sign(difference, sign):
+    assert decide.shifted_sign(difference) == sign
+    assert less_than(difference, 0) is (sign < 0)
+    assert at_most(difference, 0) is (sign <= 0)
+    assert at_least(difference, 0) is (sign >= 0)
+
+
+@pytest.mark.parametrize("difference", NOT_SHIFTED)
+def test_shifted_coefficients_leave_the_rest(difference):
+    assert decide.shifted_sign(difference) is None
+
+
+def test_min_of_two_sizes_is_the_proven_argument():
+    # stencil2d5pt on an H100: sympy keeps Min(1, ratio) and Min(P, I B)
+    assert isinstance(sympy.Min(1, STENCIL_RATIO), sympy.Min)
+    assert smallest(1, STENCIL_RATIO) == STENCIL_RATIO
+    peak, bandwidth = 67 * 10**12, 335 * 10**10
+    assert smallest(peak, STENCIL_RATIO * 20 * bandwidth) == STENCIL_RATIO * 20 * bandwidth
 
 
 def test_min_and_max_drop_what_one_size_orders():
