@@ -6,11 +6,13 @@ values at sizes from 1 to 10^9)."""
 
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 
 import pytest
 import sympy
-from hypothesis import assume, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from kernelcost import decide
@@ -309,3 +311,67 @@ def test_one_size_agrees_with_exact_values_and_sympy(top, bottom, other_top, twi
     if sign:
         assert smallest(first, second) == (second if sign > 0 else first)
         assert largest(first, second) == (first if sign > 0 else second)
+
+
+# Random rational functions of two or three sizes: numerator and denominator each a product
+# of one or two polynomials with degree 0 to 2 in every size and small integer coefficients,
+# mostly positive, so that the shifted coefficients often decide.
+SEVERAL = (N, T, M)
+GRID = range(1, 31)
+LARGE = (10**3, 10**6, 7 * 10**8 + 3)
+TERMS = st.tuples(st.tuples(*(st.integers(0, 2) for _ in SEVERAL)),
+                  st.sampled_from([-3, -1, 1, 1, 2, 3, 5]))
+
+
+@st.composite
+def products(draw, sizes: int) -> list[dict[tuple[int, ...], int]]:
+    """One or two polynomials to multiply, each {exponents: coefficient}."""
+    factors = []
+    for _ in range(draw(st.integers(1, 2))):
+        terms: dict[tuple[int, ...], int] = {}
+        for exponents, coefficient in draw(st.lists(TERMS, min_size=1, max_size=4)):
+            exponents = exponents[:sizes]
+            terms[exponents] = terms.get(exponents, 0) + coefficient
+        factors.append(terms)
+    return factors
+
+
+def _product_value(factors, point: tuple[int, ...]) -> int:
+    return math.prod(sum(coefficient * math.prod(size**e for size, e in zip(point, exponents))
+                         for exponents, coefficient in terms.items()) for terms in factors)
+
+
+def _product_expr(factors, sizes: int) -> sympy.Expr:
+    return sympy.Mul(*(sympy.Add(*(coefficient * sympy.Mul(*(symbol**e for symbol, e in
+                                                             zip(SEVERAL[:sizes], exponents)))
+                                   for exponents, coefficient in terms.items()))
+                       for terms in factors))
+
+
+@given(st.integers(2, 3), st.data())
+@settings(max_examples=60, deadline=None)
+def test_shifted_coefficients_agree_with_exact_values_and_sympy(sizes, data):
+    top, bottom, other_top, other_bottom = (data.draw(products(sizes)) for _ in range(4))
+    first = _product_expr(top, sizes) / _product_expr(bottom, sizes)
+    second = _product_expr(other_top, sizes) / _product_expr(other_bottom, sizes)
+    difference = first - second
+    assume(len(difference.free_symbols) >= 2)
+    sign = decide.shifted_sign(difference)
+    event(f"shifted sign: {sign}")
+    if sign is not None:  # a proven sign holds at every size where the function has a value
+        points = itertools.chain(itertools.product(GRID, repeat=sizes),
+                                 itertools.product(LARGE, repeat=sizes))
+        for point in points:
+            top_value, bottom_value, other_top_value, other_bottom_value = (
+                _product_value(part, point) for part in (top, bottom, other_top, other_bottom))
+            if bottom_value and other_bottom_value:
+                value = (Fraction(top_value, bottom_value)
+                         - Fraction(other_top_value, other_bottom_value))
+                assert (value > 0) - (value < 0) == sign, point
+    for by_sympy, ours in ((difference < 0, less_than(difference, 0)),
+                           (difference <= 0, at_most(difference, 0)),
+                           (difference >= 0, at_least(difference, 0))):
+        if decide.decided(by_sympy) is not None:
+            assert ours == decide.decided(by_sympy)
+        elif sign is not None:
+            assert ours is not None
