@@ -16,7 +16,8 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from kernelcost import decide
-from kernelcost.decide import at_least, at_most, cancelled, largest, less_than, smallest
+from kernelcost.decide import (at_least, at_most, cancelled, cancelled_as_sympy, largest, less_than,
+                               smallest)
 from kernelcost.symbols import size_symbol
 
 n, N, T, M, K = (size_symbol(name) for name in ("n", "N", "T", "M", "K"))
@@ -109,6 +110,37 @@ CANCELLED = [
 def test_cancelled_is_sympys_cancel(expr):
     assert cancelled(expr) == sympy.cancel(expr)
     assert str(cancelled(expr)) == str(sympy.cancel(expr))
+
+
+L, b, h, Theta = (size_symbol(name) for name in ("L", "b", "h", "Theta"))
+# int4_decode's t_min on an H100: witnesses split every pair of its terms
+INT4_T_MIN = sympy.Max(33 * Theta / 214400000000000, 43 * Theta * b / 21120000000000000,
+                       Theta * b / 20480000000000000 + 2 * b / sympy.Integer(1220703125))
+# terms that cancel rewrites (expands) inside the Max; witnesses split them
+CEILING = sympy.ceiling(b * h / 66)
+REWRITTEN = sympy.Max(11 * L * CEILING / 78125000000, (256 * L + 2048) * CEILING / 7500000000000,
+                      L * b * h / 52343750000 + 133 * b * h / 26171875000)
+# decode_attention's t_min: a term always below the last, which no witness splits and sympy
+# cannot prove, so sympy cancels it as it is
+DECODE_T_MIN = sympy.Max(11 * (65 * L / 128 + 136) * CEILING / 325000000000, *REWRITTEN.args)
+AS_SYMPY = [
+    (b / INT4_T_MIN, True),  # int4_decode's tokens per second
+    (b / (INT4_T_MIN + sympy.Rational(1, 250000)), True),  # with the launch overhead
+    (b / REWRITTEN, True),
+    (1 - sympy.Max(L * b, h / 3) / REWRITTEN, True),  # two Max, ordered by their names
+    ((h - L * b) / (sympy.Min(L * b, h / 3) - REWRITTEN), True),  # a sign to normalise
+    (b / DECODE_T_MIN, False),
+    ((N**2 - 1) / (N + 1), False),  # no Min or Max
+]
+
+
+@pytest.mark.parametrize("expr, held", AS_SYMPY)
+def test_cancelled_as_sympy_is_sympys_cancel(expr, held):
+    lattices = expr.atoms(sympy.Min, sympy.Max)
+    assert held == (bool(lattices) and all(decide._unordered(lattice.args)
+                                           for lattice in lattices))
+    assert cancelled_as_sympy(expr) == sympy.cancel(expr)
+    assert str(cancelled_as_sympy(expr)) == str(sympy.cancel(expr))
 
 
 SIGNED = [

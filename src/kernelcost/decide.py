@@ -305,7 +305,8 @@ def _exact(expr: sympy.Expr, point: dict) -> Fraction:
 
 def _witness_points(symbols: list[sympy.Symbol]):
     """Every symbol at each witness size together, then the sizes rotated among the symbols so
-    that they also differ from one another."""
+    that they also differ from one another, then the corners: one symbol at the largest size
+    and the others at 1, and one at 1 and the others at the largest."""
     sizes = [sympy.Integer(size) for size in WITNESS_SIZES]
     for size in sizes:
         yield {symbol: size for symbol in symbols}
@@ -313,6 +314,9 @@ def _witness_points(symbols: list[sympy.Symbol]):
         for shift in range(1, len(sizes)):
             yield {symbol: sizes[(index * shift + shift) % len(sizes)]
                    for index, symbol in enumerate(symbols)}
+        for corner in symbols:
+            yield {symbol: sizes[-1] if symbol == corner else sizes[0] for symbol in symbols}
+            yield {symbol: sizes[0] if symbol == corner else sizes[-1] for symbol in symbols}
 
 
 def cancelled(expr: sympy.Expr) -> sympy.Expr:
@@ -325,3 +329,48 @@ def cancelled(expr: sympy.Expr) -> sympy.Expr:
     held = {lattice: sympy.Dummy() for lattice in lattices}
     result = sympy.cancel(expr.xreplace(held))
     return result.xreplace({symbol: lattice for lattice, symbol in held.items()})
+
+
+def cancelled_as_sympy(expr: sympy.Expr) -> sympy.Expr:
+    """sympy.cancel(expr), with each Min and Max held unevaluated meanwhile where witnesses
+    split every pair of its arguments. cancel's passes (signsimp, factor_terms, expand) rewrite
+    the arguments and rebuild a Min or Max each time, and sympy asks its relations of every
+    pair of arguments again; a split pair is one no sound decider orders, so every argument
+    stays and the held arguments, rewritten by the same passes, are sympy's."""
+    lattices = expr.atoms(sympy.Min, sympy.Max)
+    if not lattices or not all(_unordered(lattice.args) for lattice in lattices):
+        return sympy.cancel(expr)
+    held = {lattice: _HELD[type(lattice)](*lattice.args) for lattice in lattices}
+    result = sympy.cancel(expr.xreplace(held))
+    return result.xreplace({part: part.kind(*part.args, evaluate=False)
+                            for part in result.atoms(_Held)})
+
+
+def _unordered(arguments: tuple[sympy.Expr, ...]) -> bool:
+    """Whether witnesses split every pair of arguments, none of them a Min, Max or infinity
+    (which sympy rewrites when it rebuilds)."""
+    return (not any(_rewritten_by_lattice(argument) for argument in arguments)
+            and all(_both_signs(first - second, zero_counts_as=0)
+                    for first, second in itertools.combinations(arguments, 2)))
+
+
+class _Held(sympy.Function):
+    """A Min or Max whose arguments sympy rewrites without evaluating it. It prints as the
+    lattice does, since cancel orders its generators by their printed names and the order
+    decides the sign it normalises to."""
+
+    kind: type
+
+    def _sympystr(self, printer) -> str:
+        return printer._print(self.kind(*self.args, evaluate=False))
+
+
+class _HeldMin(_Held):
+    kind = sympy.Min
+
+
+class _HeldMax(_Held):
+    kind = sympy.Max
+
+
+_HELD = {sympy.Min: _HeldMin, sympy.Max: _HeldMax}
