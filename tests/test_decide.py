@@ -129,6 +129,7 @@ AS_SYMPY = [
     (b / REWRITTEN, True),
     (1 - sympy.Max(L * b, h / 3) / REWRITTEN, True),  # two Max, ordered by their names
     ((h - L * b) / (sympy.Min(L * b, h / 3) - REWRITTEN), True),  # a sign to normalise
+    ((L * b - h) / (REWRITTEN - h), True),  # the sign follows the Max's place among L, b, h
     (b / DECODE_T_MIN, False),
     ((N**2 - 1) / (N + 1), False),  # no Min or Max
 ]
