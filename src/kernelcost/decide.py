@@ -10,8 +10,8 @@ at every size. Four deciders, cheapest first:
 - shifted coefficients: a difference that is a rational function of any number of sizes
   with rational coefficients, whose numerator and denominator each become, with every size
   n written 1 + m (m >= 0), a polynomial in the m with coefficients of one sign and a
-  nonzero constant term: each keeps that sign at every size. This settles stencil2d5pt's
-  `Min(1, ratio)` in two sizes, which sympy leaves undecided.
+  nonzero constant term: each keeps that sign at every size. This settles matvec's
+  `Min(P, I B)` in M and N, which sympy leaves undecided.
 - one size: a difference that is a rational function of a single size with rational
   coefficients (no floor, Min or other function) is decided exactly. Where neither its
   numerator nor its denominator has a real root at or beyond 1 (real-root isolation,
@@ -320,9 +320,9 @@ def _witness_points(symbols: list[sympy.Symbol]):
 
 
 def cancelled(expr: sympy.Expr) -> sympy.Expr:
-    """sympy.cancel(expr) with each Min and Max held as a symbol meanwhile: to cancel they are
-    generators, but cancel's passes (factor_terms, expand) rebuild and re-evaluate them, asking
-    every pair of arguments again."""
+    """sympy.cancel(expr) with each Min and Max held as a symbol meanwhile, so kept as it is:
+    to cancel they are generators, but cancel's passes (factor_terms, expand) rewrite their
+    arguments and re-evaluate them, asking every pair of arguments again."""
     lattices = sorted(expr.atoms(sympy.Min, sympy.Max), key=sympy.default_sort_key)
     if not lattices:
         return sympy.cancel(expr)
