@@ -16,8 +16,15 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from kernelcost import decide
-from kernelcost.decide import (at_least, at_most, cancelled, cancelled_as_sympy, largest, less_than,
-                               smallest)
+from kernelcost.decide import (
+    at_least,
+    at_most,
+    cancelled,
+    cancelled_as_sympy,
+    largest,
+    less_than,
+    smallest,
+)
 from kernelcost.symbols import size_symbol
 
 n, N, T, M, K = (size_symbol(name) for name in ("n", "N", "T", "M", "K"))
