@@ -1,19 +1,30 @@
 """The model's comparisons: sympy's own answers and expressions for relations, Min and Max
 wherever sympy decides, the undecidable ones settled by witness sizes instead of the
-assumption system, and rational functions of one size decided exactly, also where sympy
-cannot (checked against exact values at sizes from 1 to 10^9)."""
+assumption system, and rational functions of sizes decided exactly (shifted coefficients
+for any number of sizes, real roots for one), also where sympy cannot (checked against exact
+values at sizes from 1 to 10^9)."""
 
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 
 import pytest
 import sympy
-from hypothesis import assume, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from kernelcost import decide
-from kernelcost.decide import at_least, at_most, cancelled, largest, less_than, smallest
+from kernelcost.decide import (
+    at_least,
+    at_most,
+    cancelled,
+    cancelled_as_sympy,
+    largest,
+    less_than,
+    smallest,
+)
 from kernelcost.symbols import size_symbol
 
 n, N, T, M, K = (size_symbol(name) for name in ("n", "N", "T", "M", "K"))
@@ -27,7 +38,6 @@ RELATIONS = [
     (CONV_RATIO, sympy.Rational(1, 10)),  # crosses: undecided
     (CONV_RATIO, 1),  # always below
     (sympy.Integer(10), CONV_RATIO),  # never
-    (TILED, T / 2),  # always below
     (TILED, 64),  # crosses in T
     (N, N + 1),
     (N, N),
@@ -109,6 +119,38 @@ def test_cancelled_is_sympys_cancel(expr):
     assert str(cancelled(expr)) == str(sympy.cancel(expr))
 
 
+L, b, h, Theta = (size_symbol(name) for name in ("L", "b", "h", "Theta"))
+# int4_decode's t_min on an H100: witnesses split every pair of its terms
+INT4_T_MIN = sympy.Max(33 * Theta / 214400000000000, 43 * Theta * b / 21120000000000000,
+                       Theta * b / 20480000000000000 + 2 * b / sympy.Integer(1220703125))
+# terms that cancel rewrites (expands) inside the Max; witnesses split them
+CEILING = sympy.ceiling(b * h / 66)
+REWRITTEN = sympy.Max(11 * L * CEILING / 78125000000, (256 * L + 2048) * CEILING / 7500000000000,
+                      L * b * h / 52343750000 + 133 * b * h / 26171875000)
+# decode_attention's t_min: a term always below the last, which no witness splits and sympy
+# cannot prove, so sympy cancels it as it is
+DECODE_T_MIN = sympy.Max(11 * (65 * L / 128 + 136) * CEILING / 325000000000, *REWRITTEN.args)
+AS_SYMPY = [
+    (b / INT4_T_MIN, True),  # int4_decode's tokens per second
+    (b / (INT4_T_MIN + sympy.Rational(1, 250000)), True),  # with the launch overhead
+    (b / REWRITTEN, True),
+    (1 - sympy.Max(L * b, h / 3) / REWRITTEN, True),  # two Max, ordered by their names
+    ((h - L * b) / (sympy.Min(L * b, h / 3) - REWRITTEN), True),  # a sign to normalise
+    ((L * b - h) / (REWRITTEN - h), True),  # the sign follows the Max's place among L, b, h
+    (b / DECODE_T_MIN, False),
+    ((N**2 - 1) / (N + 1), False),  # no Min or Max
+]
+
+
+@pytest.mark.parametrize("expr, held", AS_SYMPY)
+def test_cancelled_as_sympy_is_sympys_cancel(expr, held):
+    lattices = expr.atoms(sympy.Min, sympy.Max)
+    assert held == (bool(lattices) and all(decide._unordered(lattice.args)
+                                           for lattice in lattices))
+    assert cancelled_as_sympy(expr) == sympy.cancel(expr)
+    assert str(cancelled_as_sympy(expr)) == str(sympy.cancel(expr))
+
+
 SIGNED = [
     CONV_RATIO - sympy.Rational(1, 10),
     TILED - 64,
@@ -164,6 +206,51 @@ def test_one_size_proves_a_constant_sign(difference, sign):
 @pytest.mark.parametrize("difference", UNDECIDED_BY_ONE_SIZE)
 def test_one_size_leaves_the_rest(difference):
     assert decide.one_size_sign(difference) is None
+
+
+# -------------------------------------------------- several sizes, shifted coefficients
+
+# matvec's global intensity over the H100 FP32 ridge (20 FLOP/B): below 1/40 at every M, N
+MATVEC_RATIO = M * N / (20 * (2 * M * N + 2 * M + 2 * N))
+SHIFTED = [
+    # (difference, its sign at every size >= 1); sympy decides none of them
+    (MATVEC_RATIO - 1, -1),  # Min(1, ratio) is the ratio
+    (MATVEC_RATIO - sympy.Rational(1, 10), -1),  # in the clearly memory-bound zone
+    (TILED - T / 2, -1),  # -T^2 / (2(2N + T))
+    (N * T - N - T + 2, 1),  # (1 + m)(1 + k) - m - k: 1 + m k
+    (-(N**2) * T + N * T - 3, -1),  # -n^2 t + n t - 3 = -(1 + m) m (1 + k) - 3
+    (N * (N + T) - N**2 - N * T, 0),  # written twice
+]
+NOT_SHIFTED = [
+    N - T,  # both signs
+    N * T - N,  # zero where T = 1
+    N**2 - 3 * N + 3,  # 1 - m + m^2 > 0, but a negative coefficient
+    sympy.floor(N / 2) * T - 1,  # floor: another function
+    sympy.Float(0.5) * N * T + 1,  # a float coefficient
+    1 / (N * T - 2),  # the denominator crosses zero
+]
+
+
+@pytest.mark.parametrize("difference, sign", SHIFTED)
+def test_shifted_coefficients_prove_a_constant_sign(difference, sign):
+    assert decide.shifted_sign(difference) == sign
+    assert less_than(difference, 0) is (sign < 0)
+    assert at_most(difference, 0) is (sign <= 0)
+    assert at_least(difference, 0) is (sign >= 0)
+
+
+@pytest.mark.parametrize("difference", NOT_SHIFTED)
+def test_shifted_coefficients_leave_the_rest(difference):
+    assert decide.shifted_sign(difference) is None
+
+
+def test_min_of_two_sizes_is_the_proven_argument():
+    # matvec on an H100: sympy keeps Min(1, ratio) and Min(P, I B)
+    assert isinstance(sympy.Min(1, MATVEC_RATIO), sympy.Min)
+    assert smallest(1, MATVEC_RATIO) == MATVEC_RATIO
+    peak, bandwidth = 67 * 10**12, 335 * 10**10
+    assert isinstance(sympy.Min(peak, MATVEC_RATIO * 20 * bandwidth), sympy.Min)
+    assert smallest(peak, MATVEC_RATIO * 20 * bandwidth) == MATVEC_RATIO * 20 * bandwidth
 
 
 def test_min_and_max_drop_what_one_size_orders():
@@ -264,3 +351,67 @@ def test_one_size_agrees_with_exact_values_and_sympy(top, bottom, other_top, twi
     if sign:
         assert smallest(first, second) == (second if sign > 0 else first)
         assert largest(first, second) == (first if sign > 0 else second)
+
+
+# Random rational functions of two or three sizes: numerator and denominator each a product
+# of one or two polynomials with degree 0 to 2 in every size and small integer coefficients,
+# mostly positive, so that the shifted coefficients often decide.
+SEVERAL = (N, T, M)
+GRID = range(1, 31)
+LARGE = (10**3, 10**6, 7 * 10**8 + 3)
+TERMS = st.tuples(st.tuples(*(st.integers(0, 2) for _ in SEVERAL)),
+                  st.sampled_from([-3, -1, 1, 1, 2, 3, 5]))
+
+
+@st.composite
+def products(draw, sizes: int) -> list[dict[tuple[int, ...], int]]:
+    """One or two polynomials to multiply, each {exponents: coefficient}."""
+    factors = []
+    for _ in range(draw(st.integers(1, 2))):
+        terms: dict[tuple[int, ...], int] = {}
+        for exponents, coefficient in draw(st.lists(TERMS, min_size=1, max_size=4)):
+            exponents = exponents[:sizes]
+            terms[exponents] = terms.get(exponents, 0) + coefficient
+        factors.append(terms)
+    return factors
+
+
+def _product_value(factors, point: tuple[int, ...]) -> int:
+    return math.prod(sum(coefficient * math.prod(size**e for size, e in zip(point, exponents))
+                         for exponents, coefficient in terms.items()) for terms in factors)
+
+
+def _product_expr(factors, sizes: int) -> sympy.Expr:
+    return sympy.Mul(*(sympy.Add(*(coefficient * sympy.Mul(*(symbol**e for symbol, e in
+                                                             zip(SEVERAL[:sizes], exponents)))
+                                   for exponents, coefficient in terms.items()))
+                       for terms in factors))
+
+
+@given(st.integers(2, 3), st.data())
+@settings(max_examples=60, deadline=None)
+def test_shifted_coefficients_agree_with_exact_values_and_sympy(sizes, data):
+    top, bottom, other_top, other_bottom = (data.draw(products(sizes)) for _ in range(4))
+    first = _product_expr(top, sizes) / _product_expr(bottom, sizes)
+    second = _product_expr(other_top, sizes) / _product_expr(other_bottom, sizes)
+    difference = first - second
+    assume(len(difference.free_symbols) >= 2)
+    sign = decide.shifted_sign(difference)
+    event(f"shifted sign: {sign}")
+    if sign is not None:  # a proven sign holds at every size where the function has a value
+        points = itertools.chain(itertools.product(GRID, repeat=sizes),
+                                 itertools.product(LARGE, repeat=sizes))
+        for point in points:
+            top_value, bottom_value, other_top_value, other_bottom_value = (
+                _product_value(part, point) for part in (top, bottom, other_top, other_bottom))
+            if bottom_value and other_bottom_value:
+                value = (Fraction(top_value, bottom_value)
+                         - Fraction(other_top_value, other_bottom_value))
+                assert (value > 0) - (value < 0) == sign, point
+    for by_sympy, ours in ((difference < 0, less_than(difference, 0)),
+                           (difference <= 0, at_most(difference, 0)),
+                           (difference >= 0, at_least(difference, 0))):
+        if decide.decided(by_sympy) is not None:
+            assert ours == decide.decided(by_sympy)
+        elif sign is not None:
+            assert ours is not None

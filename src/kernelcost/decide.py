@@ -3,20 +3,26 @@ where they can be proven without sympy's assumption system, which takes tens of 
 a question and often cannot answer.
 
 Every size symbol is a positive integer, so a question is whether a difference has one sign
-at every size. Three deciders, cheapest first:
+at every size. Four deciders, cheapest first:
 
 - witnesses: the difference at a few sizes. Where both signs occur, no decider can prove
   either answer: undecided, as sympy would say.
+- shifted coefficients: a difference that is a rational function of any number of sizes
+  with rational coefficients, whose numerator and denominator each become, with every size
+  n written 1 + m (m >= 0), a polynomial in the m with coefficients of one sign and a
+  nonzero constant term: each keeps that sign at every size. This settles matvec's
+  `Min(P, I B)` in M and N, which sympy leaves undecided.
 - one size: a difference that is a rational function of a single size with rational
   coefficients (no floor, Min or other function) is decided exactly. Where neither its
   numerator nor its denominator has a real root at or beyond 1 (real-root isolation,
   `Poly.count_roots`), its sign at 1 is its sign at every size. This settles questions
   sympy leaves undecided: conv3x3's ratio 9n^2/(80n^2 + 160n + 520) < 1.
-- sympy, for the rest (several sizes, floors, roots in range).
+- sympy, for the rest (floors, Min, coefficients of both signs in several sizes, roots in
+  range).
 
-All three are sound, so where sympy decides the answer is sympy's; Min and Max keep sympy's
-canonical expression, and where one size proves an order sympy cannot, they drop the proven
-larger (Min) or smaller (Max) argument."""
+All four are sound, so where sympy decides the answer is sympy's; Min and Max keep sympy's
+canonical expression, and where an exact decider proves an order sympy cannot, they drop the
+proven larger (Min) or smaller (Max) argument."""
 
 from __future__ import annotations
 
@@ -62,7 +68,7 @@ def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
     difference = left - right
     if _both_signs(difference, zero_counts_as=1 if strict else -1):
         return None
-    sign = one_size_sign(difference)
+    sign = exact_sign(difference)
     if sign is not None:
         return sign < 0 if strict else sign <= 0
     return decided(left < right if strict else left <= right)
@@ -74,19 +80,19 @@ def at_least(left, right) -> bool | None:
 
 
 def smallest(*arguments) -> sympy.Expr:
-    """sympy.Min(*arguments), less the arguments one size proves larger than another."""
+    """sympy.Min(*arguments), less the arguments proven larger than another."""
     return _lattice(sympy.Min, tuple(sympy.sympify(argument) for argument in arguments))
 
 
 def largest(*arguments) -> sympy.Expr:
-    """sympy.Max(*arguments), less the arguments one size proves smaller than another."""
+    """sympy.Max(*arguments), less the arguments proven smaller than another."""
     return _lattice(sympy.Max, tuple(sympy.sympify(argument) for argument in arguments))
 
 
 @functools.lru_cache(maxsize=1024)
 def _lattice(kind, arguments: tuple[sympy.Expr, ...]) -> sympy.Expr:
-    """Min and Max drop every argument another one provably bounds: first those one size
-    orders exactly, then, within the groups of what is left that no pair of witnesses can
+    """Min and Max drop every argument another one provably bounds: first those the exact
+    deciders order, then, within the groups of what is left that no pair of witnesses can
     split, those sympy orders (its evaluation asks two to four relations of every pair). The
     arguments no decider can order all stay, in sympy's canonical order. Nested Min or Max and
     infinities are left to sympy, which rewrites them."""
@@ -108,15 +114,15 @@ def _lattice(kind, arguments: tuple[sympy.Expr, ...]) -> sympy.Expr:
 
 def _pair_orders(arguments: list[sympy.Expr]) -> tuple[set, dict[tuple[int, int], int]]:
     """The pairs of argument indices that witnesses split, and the sign of
-    `arguments[i] - arguments[j]` at every size for each ordered pair (i, j) one size
-    decides."""
+    `arguments[i] - arguments[j]` at every size for each ordered pair (i, j) an exact decider
+    settles."""
     split, signs = set(), {}
     for (i, first), (j, second) in itertools.combinations(enumerate(arguments), 2):
         difference = first - second
         if _both_signs(difference, zero_counts_as=0):
             split.add((i, j))
             continue
-        sign = one_size_sign(difference)
+        sign = exact_sign(difference)
         if sign is not None:
             signs[i, j], signs[j, i] = sign, -sign
     return split, signs
@@ -143,18 +149,64 @@ def _orderable_groups(indices: list[int], split: set) -> list[list[int]]:
     return list(groups.values())
 
 
+def exact_sign(difference: sympy.Expr) -> int | None:
+    """The sign (-1, 0 or 1) the difference has at every size, by shifted coefficients, then
+    for one size by real-root isolation; None where neither proves one."""
+    sign = shifted_sign(difference)
+    return one_size_sign(difference) if sign is None else sign
+
+
+# Past this many terms after the shift, a polynomial is left to the other deciders.
+MOST_SHIFTED_TERMS = 2000
+
+
+def shifted_sign(difference: sympy.Expr) -> int | None:
+    """The sign (-1, 0 or 1) the difference has at every size, when it is a rational function
+    of sizes with rational coefficients whose numerator and denominator, each size n written
+    1 + m, have coefficients of one sign and a nonzero constant term (their value where every
+    size is 1): a sum of such terms at m >= 0 keeps that sign. None for anything else."""
+    sizes = _rational_sizes(difference)
+    if sizes is None:
+        return None
+    numerator, denominator = (sympy.Poly(part, *sizes, domain=sympy.QQ)
+                              for part in difference.as_numer_denom())
+    denominator_sign = _shifted_coefficient_sign(denominator)
+    if denominator_sign is None:
+        return None
+    if numerator.is_zero:
+        return 0
+    numerator_sign = _shifted_coefficient_sign(numerator)
+    return None if numerator_sign is None else numerator_sign * denominator_sign
+
+
+def _shifted_coefficient_sign(polynomial: sympy.Poly) -> int | None:
+    """1 (or -1) when the polynomial at sizes 1 + m has only coefficients >= 0 (<= 0) and a
+    positive (negative) constant term; None otherwise."""
+    shifted: dict[tuple[int, ...], object] = {}
+    for exponents, coefficient in polynomial.terms():
+        # n^e = (1 + m)^e = sum over k <= e of C(e, k) m^k, size by size
+        for powers in itertools.product(*(range(exponent + 1) for exponent in exponents)):
+            binomials = math.prod(math.comb(e, k) for e, k in zip(exponents, powers))
+            shifted[powers] = shifted.get(powers, 0) + coefficient * binomials
+        if len(shifted) > MOST_SHIFTED_TERMS:
+            return None
+    constant = shifted.get((0,) * len(polynomial.gens), 0)
+    if constant > 0 and all(value >= 0 for value in shifted.values()):
+        return 1
+    if constant < 0 and all(value <= 0 for value in shifted.values()):
+        return -1
+    return None
+
+
 def one_size_sign(difference: sympy.Expr) -> int | None:
     """The sign (-1, 0 or 1) the difference has at every size, when it is a rational function
     of one size with rational coefficients whose numerator and denominator have no real root
     at or beyond 1: between roots a rational function keeps its sign, and a size is at least
     1. None for anything else (several symbols, floors, Min, floats, a root in range)."""
-    symbols = difference.free_symbols
-    if len(symbols) != 1:
+    sizes = _rational_sizes(difference)
+    if sizes is None or len(sizes) != 1:
         return None
-    (size,) = symbols
-    if not (size.is_integer and size.is_positive) or not _rational_in(difference, size):
-        return None
-    numerator, denominator = (sympy.Poly(part, size, domain=sympy.QQ)
+    numerator, denominator = (sympy.Poly(part, *sizes, domain=sympy.QQ)
                               for part in difference.as_numer_denom())
     if denominator.count_roots(1, None):
         return None
@@ -166,14 +218,24 @@ def one_size_sign(difference: sympy.Expr) -> int | None:
     return 1 if value_at_one > 0 else -1
 
 
-def _rational_in(expr: sympy.Expr, size: sympy.Symbol) -> bool:
-    """Whether expr is built of rationals and `size` by sums, products and integer powers."""
-    if expr.is_Rational or expr == size:
+def _rational_sizes(expr: sympy.Expr) -> list[sympy.Symbol] | None:
+    """The sizes of an expression built of rationals and sizes (positive integer symbols) by
+    sums, products and integer powers, in a fixed order; None for any other expression or
+    one without a size."""
+    symbols = expr.free_symbols
+    if not symbols or not all(symbol.is_integer and symbol.is_positive for symbol in symbols):
+        return None
+    return sorted(symbols, key=str) if _rational_in(expr) else None
+
+
+def _rational_in(expr: sympy.Expr) -> bool:
+    """Whether expr is built of rationals and symbols by sums, products and integer powers."""
+    if expr.is_Rational or expr.is_Symbol:
         return True
     if expr.is_Add or expr.is_Mul:
-        return all(_rational_in(arg, size) for arg in expr.args)
+        return all(_rational_in(arg) for arg in expr.args)
     if expr.is_Pow:
-        return expr.exp.is_Integer and _rational_in(expr.base, size)
+        return expr.exp.is_Integer and _rational_in(expr.base)
     return False
 
 
@@ -243,7 +305,8 @@ def _exact(expr: sympy.Expr, point: dict) -> Fraction:
 
 def _witness_points(symbols: list[sympy.Symbol]):
     """Every symbol at each witness size together, then the sizes rotated among the symbols so
-    that they also differ from one another."""
+    that they also differ from one another, then the corners: one symbol at the largest size
+    and the others at 1, and one at 1 and the others at the largest."""
     sizes = [sympy.Integer(size) for size in WITNESS_SIZES]
     for size in sizes:
         yield {symbol: size for symbol in symbols}
@@ -251,15 +314,63 @@ def _witness_points(symbols: list[sympy.Symbol]):
         for shift in range(1, len(sizes)):
             yield {symbol: sizes[(index * shift + shift) % len(sizes)]
                    for index, symbol in enumerate(symbols)}
+        for corner in symbols:
+            yield {symbol: sizes[-1] if symbol == corner else sizes[0] for symbol in symbols}
+            yield {symbol: sizes[0] if symbol == corner else sizes[-1] for symbol in symbols}
 
 
 def cancelled(expr: sympy.Expr) -> sympy.Expr:
-    """sympy.cancel(expr) with each Min and Max held as a symbol meanwhile: to cancel they are
-    generators, but cancel's passes (factor_terms, expand) rebuild and re-evaluate them, asking
-    every pair of arguments again."""
+    """sympy.cancel(expr) with each Min and Max held as a symbol meanwhile, so kept as it is:
+    to cancel they are generators, but cancel's passes (factor_terms, expand) rewrite their
+    arguments and re-evaluate them, asking every pair of arguments again."""
     lattices = sorted(expr.atoms(sympy.Min, sympy.Max), key=sympy.default_sort_key)
     if not lattices:
         return sympy.cancel(expr)
     held = {lattice: sympy.Dummy() for lattice in lattices}
     result = sympy.cancel(expr.xreplace(held))
     return result.xreplace({symbol: lattice for lattice, symbol in held.items()})
+
+
+def cancelled_as_sympy(expr: sympy.Expr) -> sympy.Expr:
+    """sympy.cancel(expr), with each Min and Max held unevaluated meanwhile where witnesses
+    split every pair of its arguments. cancel's passes (signsimp, factor_terms, expand) rewrite
+    the arguments and rebuild a Min or Max each time, and sympy asks its relations of every
+    pair of arguments again; a split pair is one no sound decider orders, so every argument
+    stays and the held arguments, rewritten by the same passes, are sympy's."""
+    lattices = expr.atoms(sympy.Min, sympy.Max)
+    if not lattices or not all(_unordered(lattice.args) for lattice in lattices):
+        return sympy.cancel(expr)
+    held = {lattice: _HELD[type(lattice)](*lattice.args) for lattice in lattices}
+    result = sympy.cancel(expr.xreplace(held))
+    return result.xreplace({part: part.kind(*part.args, evaluate=False)
+                            for part in result.atoms(_Held)})
+
+
+def _unordered(arguments: tuple[sympy.Expr, ...]) -> bool:
+    """Whether witnesses split every pair of arguments, none of them a Min, Max or infinity
+    (which sympy rewrites when it rebuilds)."""
+    return (not any(_rewritten_by_lattice(argument) for argument in arguments)
+            and all(_both_signs(first - second, zero_counts_as=0)
+                    for first, second in itertools.combinations(arguments, 2)))
+
+
+class _Held(sympy.Function):
+    """A Min or Max whose arguments sympy rewrites without evaluating it. It prints as the
+    lattice does, since cancel orders its generators by their printed names and the order
+    decides the sign it normalises to."""
+
+    kind: type
+
+    def _sympystr(self, printer) -> str:
+        return printer._print(self.kind(*self.args, evaluate=False))
+
+
+class _HeldMin(_Held):
+    kind = sympy.Min
+
+
+class _HeldMax(_Held):
+    kind = sympy.Max
+
+
+_HELD = {sympy.Min: _HeldMin, sympy.Max: _HeldMax}
