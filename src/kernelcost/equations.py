@@ -51,7 +51,17 @@ class Equation:
 
     def roots_at(self, target_value: sympy.Expr) -> list[Root]:
         """Positive real roots where the target is `target_value`, sorted by value when
-        numeric; roots below 1 are dropped (sizes are positive integers)."""
+        numeric; roots below 1 are dropped (sizes are positive integers). Kept per value:
+        machines share capacities (L2, shared memory per SM) and some ridges."""
+        if target_value not in self._roots_by_target:
+            self._roots_by_target[target_value] = self._roots_at(target_value)
+        return list(self._roots_by_target[target_value])
+
+    @cached_property
+    def _roots_by_target(self) -> dict[sympy.Expr, list[Root]]:
+        return {}
+
+    def _roots_at(self, target_value: sympy.Expr) -> list[Root]:
         if self._no_root_from_one(target_value):
             return []
         if self.candidates is None:
