@@ -2,7 +2,9 @@
 and the conditions under which they are positive reals do not depend on the target's value,
 so an `Equation` is solved once (sympy.solve, its simplification, the factor lists of the
 conditions) and `roots_at` puts in each machine's ridge or capacity: a handful of
-substitutions per machine and precision instead of a solve."""
+substitutions per machine and precision instead of a solve. Where every other size is a
+number, the roots from 1 at that target are first counted exactly (degree 1 and 2): a kernel
+that crosses on no machine never needs the closed form."""
 
 from __future__ import annotations
 
