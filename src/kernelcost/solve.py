@@ -10,7 +10,9 @@ the condition fails there is no crossing ("never"), and lim I (p -> oo) says whe
 intensity goes instead (T/2 for gemm_tiled).
 
 Capacity crossings are the same equation with bytes: held_B(p) = capacity (a keep scope
-against its level, per SM for shared and registers), working set(p) = L2 capacity."""
+against its level, per SM for shared and registers), working set(p) = L2 capacity.
+`solve_spec` answers `kernelcost solve` from these alone: no verdict is needed, and the
+verdict model is not loaded."""
 
 from __future__ import annotations
 
@@ -258,7 +260,7 @@ def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping 
                                      held, capacity, machine.capacity_per(level))
     working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
     l2_capacity = machine.capacity("l2")
-    if working_set is not None and l2_capacity is not None:
+    if l2_capacity is not None:
         results += _capacity_results(machine, "working set", "l2", symbol, variable,
                                      working_set.subs(symbol, variable), l2_capacity,
                                      machine.capacity_per("l2"))
@@ -326,6 +328,9 @@ class Solution:
 
 def solve_spec(analysis: Analysis, parameter: str, machines: list[str | Machine],
                precisions: list[str] | None, levels: list[str] | None) -> list[Solution]:
+    """Ridge crossings in `parameter` per machine, precision (the spec's own by default) and
+    level (every roof by default), and capacity crossings per machine; spec defaults stay
+    symbolic."""
     cost = analysis.cost
     symbol = parameter_symbol(cost, parameter)
     if symbol in analysis.settings:
