@@ -203,6 +203,15 @@ def test_roots_at_agree_with_enumeration(target):
     assert [int(root.value) for root in roots] == brute_force_crossings(CONV_INTENSITY, target)
 
 
+def test_a_linear_crossing_at_exactly_one_is_kept():
+    positive = sympy.Symbol("n", positive=True)
+    layernorm = equation((7 * positive + 5) / (16 * positive), positive, RIDGE)  # falls to 7/16
+    values = {target: [root.value for root in layernorm.roots_at(sympy.Rational(*target))]
+              for target in ((3, 4), (1, 2), (4, 5))}
+    # (7n + 5) / 16n = I at n = 5 / (16 I - 7): 1 at 3/4, 5 at 1/2, 25/29 (below 1) at 4/5
+    assert values == {(3, 4): [1], (1, 2): [5], (4, 5): []}
+
+
 def test_a_target_with_no_root_from_one_leaves_the_quadratic_unsolved():
     positive = sympy.Symbol("n", positive=True)
     never = Equation(CONV_INTENSITY.subs(n, positive), positive, RIDGE,
