@@ -8,7 +8,7 @@ that crosses on no machine never needs the closed form."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 import sympy
@@ -29,6 +29,8 @@ class Equation:
     variable: sympy.Symbol
     target: sympy.Symbol
     cleared: sympy.Expr | None  # numerator - target * denominator; None: not a polynomial
+    # roots_at's answers by target value: machines share capacities and some ridges
+    answered: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
     def candidates(self) -> tuple[tuple[sympy.Expr, sympy.Basic], ...] | None:
@@ -53,15 +55,10 @@ class Equation:
 
     def roots_at(self, target_value: sympy.Expr) -> list[Root]:
         """Positive real roots where the target is `target_value`, sorted by value when
-        numeric; roots below 1 are dropped (sizes are positive integers). Kept per value:
-        machines share capacities (L2, shared memory per SM) and some ridges."""
-        if target_value not in self._roots_by_target:
-            self._roots_by_target[target_value] = self._roots_at(target_value)
-        return list(self._roots_by_target[target_value])
-
-    @cached_property
-    def _roots_by_target(self) -> dict[sympy.Expr, list[Root]]:
-        return {}
+        numeric; roots below 1 are dropped (sizes are positive integers)."""
+        if target_value not in self.answered:
+            self.answered[target_value] = self._roots_at(target_value)
+        return list(self.answered[target_value])
 
     def _roots_at(self, target_value: sympy.Expr) -> list[Root]:
         if self._no_root_from_one(target_value):
