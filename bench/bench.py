@@ -10,8 +10,9 @@ Before and after a change: time an older commit from a worktree, then this tree 
         --output -
     .venv/bin/python bench/bench.py --before bench/before-<commit>.json
 
-or, interleaved in one run: bench/before_after.py (whole commands, ratios to the floor) and
-bench/stage_cpu.py (load, count and analyze in process, CPU ms per spec).
+or, interleaved in one run: bench/before_after.py (whole commands, ratios to the floor),
+bench/stage_cpu.py (load, count and analyze in process, CPU ms per spec) and
+bench/solve_stage.py (the crossings and `solve` in process, CPU ms).
 
 Standard library timing only (time.perf_counter, subprocess, tracemalloc). Six tables:
 

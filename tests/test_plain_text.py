@@ -84,7 +84,7 @@ def test_integer_bounds_in_the_model():
     import sympy
 
     from kernelcost.analysis import analyze
-    from kernelcost.answer import solve_spec
+    from kernelcost.solve import solve_spec
 
     (solution,) = solve_spec(analyze(SPECS / "gemm_tiled.kcost", {"M": 4096, "N": 4096,
                                                                    "K": 4096}),

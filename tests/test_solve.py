@@ -3,13 +3,14 @@ where its tiles or its working set stop fitting their level."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
 import sympy
 
 from kernelcost.cost import Cost, ScopeCost, TensorFootprint
-from kernelcost.equations import CAPACITY, RIDGE, positive_real_condition
+from kernelcost.equations import CAPACITY, RIDGE, Equation, equation, positive_real_condition
 from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
 from kernelcost.numeric_roots import ABOVE
@@ -180,6 +181,49 @@ def test_positive_real_condition_isolates_a_size():
     assert positive_real_condition(RIDGE * T / (T - 2 * RIDGE)) == (T > 2 * RIDGE)
     assert positive_real_condition(3 * RIDGE) == sympy.true
     assert positive_real_condition(-RIDGE) == sympy.false
+
+
+# conv3x3's global intensity with the channels set: it rises to 9/4 and never reaches it
+CONV_INTENSITY = 9 * n**2 / (2 * (2 * n**2 + 4 * n + 13))
+
+
+def brute_force_crossings(quantity, target: sympy.Rational, sizes: int = 200) -> list[int]:
+    """The integer sizes n >= 1 after which quantity - target changes sign, up to `sizes`."""
+    signs = [sympy.sign(quantity.subs(n, size) - target) for size in range(1, sizes + 1)]
+    return [size for size, (left, right) in enumerate(itertools.pairwise(signs), start=1)
+            if left != right or left == 0]
+
+
+@pytest.mark.parametrize("target", [sympy.Rational(*fraction) for fraction in
+                                    ((1, 2), (2, 1), (9, 4), (3, 1), (300, 1))])
+def test_roots_at_agree_with_enumeration(target):
+    positive = sympy.Symbol("n", positive=True)
+    roots = equation(CONV_INTENSITY.subs(n, positive), positive, RIDGE).roots_at(target)
+    # each root lies between the integer sizes where the sign changes
+    assert [int(root.value) for root in roots] == brute_force_crossings(CONV_INTENSITY, target)
+
+
+def test_a_linear_crossing_at_exactly_one_is_kept():
+    positive = sympy.Symbol("n", positive=True)
+    layernorm = equation((7 * positive + 5) / (16 * positive), positive, RIDGE)  # falls to 7/16
+    values = {target: [root.value for root in layernorm.roots_at(sympy.Rational(*target))]
+              for target in ((3, 4), (1, 2), (4, 5))}
+    # (7n + 5) / 16n = I at n = 5 / (16 I - 7): 1 at 3/4, 5 at 1/2, 25/29 (below 1) at 4/5
+    assert values == {(3, 4): [1], (1, 2): [5], (4, 5): []}
+
+
+def test_a_target_with_no_root_from_one_leaves_the_quadratic_unsolved():
+    positive = sympy.Symbol("n", positive=True)
+    never = Equation(CONV_INTENSITY.subs(n, positive), positive, RIDGE,
+                     sympy.expand(9 * positive**2 - 2 * RIDGE * (2 * positive**2
+                                                                  + 4 * positive + 13)))
+    # 9/4 is the limit, 1/10 is reached only below n = 1 (n = 0.82): no size crosses
+    assert never.roots_at(sympy.Rational(9, 4)) == []
+    assert never.roots_at(sympy.Rational(1, 10)) == []
+    assert "candidates" not in vars(never)  # counted exactly, sympy.solve never called
+    [root] = never.roots_at(sympy.Integer(2))
+    assert root.value == 8 + 2 * sympy.sqrt(29)  # n^2 - 16 n - 52 = 0
+    assert "candidates" in vars(never)
 
 
 # ------------------------------------------------------------------ Costs counted from specs

@@ -1,7 +1,8 @@
 """What a command loads: `kernelcost analyze --json` pays for sympy, not for lark (the parser
 is generated: kcost_parser), the plotting, sweeping or terminal-table libraries, the printers
 it does not use, nor, without a machine, for the model and the machine database; the commands
-that do not verify do not load the enumeration (bench/bench.py times the whole process)."""
+that do not verify do not load the enumeration, and `solve` loads no verdict model
+(bench/bench.py times the whole process)."""
 
 import subprocess
 import sys
@@ -59,6 +60,12 @@ def test_only_the_commands_that_verify_load_the_enumeration():
     assert loaded_after(unverified, ("kernelcost.oracle",)) == "[]"
     verified = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"]
     assert loaded_after(verified, ("kernelcost.oracle",)) == "['kernelcost.oracle']"
+
+
+def test_solve_loads_the_machines_but_not_the_verdicts():  # crossings need no verdict
+    arguments = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N", "--json"]
+    watched = (*MACHINE_STAGES, "kernelcost.answer", "kernelcost.decide")
+    assert loaded_after(arguments, watched) == "['kernelcost.hardware', 'tomllib']"
 
 
 def test_a_machine_loads_the_model():  # the watch above sees what it looks for

@@ -116,7 +116,7 @@ def test_phase_ridge_curve_is_the_solved_crossing(tiled_phase):
     assert y[ok].min() > 2 * r  # only a tile of T > 2 r = 591 reaches the HBM ridge
     # and `solve --for N` gives the same crossing at T = 1024 (the top of the plane)
     from kernelcost.analysis import analyze
-    from kernelcost.answer import solve_spec
+    from kernelcost.solve import solve_spec
     result = analyze(SPECS / "gemm_tiled.kcost", {"M": "N", "K": "N", "T": 1024})
     (solution,) = solve_spec(result, "N", ["h100"], None, ["global"])
     (crossing,) = solution.crossings

@@ -183,7 +183,7 @@ def _print_text_roofline(console, found) -> None:
 def run_solve(args) -> int:
     from . import report
     from .analysis import analyze
-    from .answer import solve_spec
+    from .solve import solve_spec
 
     precisions = precision_names(args.precision)
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)

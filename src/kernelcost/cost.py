@@ -5,6 +5,7 @@ Work is in FLOP, traffic and footprints in bytes or elements as named."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import sympy
@@ -125,6 +126,18 @@ class Cost:
         from .symbols import LEVELS
 
         return tuple(level for level in LEVELS if level in self.traffic)
+
+    def working_set_bytes(self, element_bytes: Mapping[str, sympy.Expr] | None = None
+                          ) -> sympy.Expr:
+        """Bytes of all tensors' footprints: per tensor the larger of its read and written
+        elements (an inout tensor reads and writes the same elements) times its element size,
+        from `element_bytes` (tensor -> bytes) when given, else from the footprints."""
+        total = sympy.Integer(0)
+        for name, footprint in self.footprints.items():
+            elements = sympy.Max(footprint.read_elements, footprint.write_elements)
+            size = footprint.element_bytes if element_bytes is None else element_bytes[name]
+            total += elements * size
+        return total
 
     def intensity(self, level: str) -> sympy.Expr:
         """I = W / Q at a level, in FLOP/B."""

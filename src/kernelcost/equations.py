@@ -2,11 +2,13 @@
 and the conditions under which they are positive reals do not depend on the target's value,
 so an `Equation` is solved once (sympy.solve, its simplification, the factor lists of the
 conditions) and `roots_at` puts in each machine's ridge or capacity: a handful of
-substitutions per machine and precision instead of a solve."""
+substitutions per machine and precision instead of a solve. Where every other size is a
+number, the roots from 1 at that target are first counted exactly (degree 1 and 2): a kernel
+that crosses on no machine never needs the closed form."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 import sympy
@@ -21,12 +23,29 @@ CAPACITY = sympy.Symbol("capacity_B", positive=True)
 @dataclass(frozen=True)
 class Equation:
     """quantity(variable) = target for a symbolic target: its candidate roots in closed form,
-    each with the condition under which it is a positive real."""
+    each with the condition under which it is a positive real, solved on first use."""
 
     quantity: sympy.Expr
     variable: sympy.Symbol
     target: sympy.Symbol
-    candidates: tuple[tuple[sympy.Expr, sympy.Basic], ...] | None  # None: search numerically
+    cleared: sympy.Expr | None  # numerator - target * denominator; None: not a polynomial
+    # roots_at's answers by target value: machines share capacities and some ridges
+    answered: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def candidates(self) -> tuple[tuple[sympy.Expr, sympy.Basic], ...] | None:
+        """The closed-form roots and their conditions; None where sympy has no closed form
+        (the roots are then searched numerically)."""
+        if self.cleared is None:
+            return None
+        if not self.cleared.has(self.variable):
+            return ()
+        try:
+            solutions = sympy.solve(self.cleared, self.variable, dict=False, simplify=False)
+        except NotImplementedError:
+            return None
+        return tuple((candidate, positive_real_condition(candidate))
+                     for candidate in map(_tidy, solutions))
 
     @cached_property
     def slope(self) -> sympy.Expr:
@@ -37,6 +56,13 @@ class Equation:
     def roots_at(self, target_value: sympy.Expr) -> list[Root]:
         """Positive real roots where the target is `target_value`, sorted by value when
         numeric; roots below 1 are dropped (sizes are positive integers)."""
+        if target_value not in self.answered:
+            self.answered[target_value] = self._roots_at(target_value)
+        return list(self.answered[target_value])
+
+    def _roots_at(self, target_value: sympy.Expr) -> list[Root]:
+        if self._no_root_from_one(target_value):
+            return []
         if self.candidates is None:
             return numeric_roots(self.quantity, self.variable, target_value)
         roots = []
@@ -49,6 +75,29 @@ class Equation:
             roots.append(Root(candidate, condition, value, self.side_at(value)))
         return sorted(roots, key=_sort_key)
 
+    def _no_root_from_one(self, target_value: sympy.Expr) -> bool:
+        """True when, at this target, the cleared polynomial has no real root at or above 1,
+        counted exactly (Sturm sequences): the closed form, solved once for every machine,
+        would find none either, and a kernel that crosses on no machine never needs it."""
+        if self._rational_polynomial is None or not target_value.is_Rational:
+            return False
+        at_target = self._rational_polynomial.eval(self.target, target_value)
+        return not at_target.is_zero and at_target.count_roots(1) == 0
+
+    @cached_property
+    def _rational_polynomial(self) -> sympy.Poly | None:
+        """The cleared equation as a polynomial in the variable and the target with rational
+        coefficients, where it is one of degree 1 or 2 in the variable (other sizes set), for
+        `_no_root_from_one`. Higher degrees are left to the closed form: sympy may have none,
+        and the numeric search that replaces it must answer as before."""
+        if self.cleared is None or not self.cleared.free_symbols <= {self.variable,
+                                                                      self.target}:
+            return None
+        polynomial = sympy.Poly(self.cleared, self.variable, self.target)
+        if polynomial.domain not in (sympy.ZZ, sympy.QQ):
+            return None
+        return polynomial if polynomial.degree(self.variable) in (1, 2) else None
+
     def side_at(self, root: sympy.Expr) -> str | None:
         """`above` when the quantity exceeds the target just above the root (it rises through
         it), `below` when it falls through it; None at a tangency or while undecidable."""
@@ -57,22 +106,15 @@ class Equation:
 
 @lru_cache(maxsize=256)
 def equation(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol) -> Equation:
-    """quantity(variable) = target with the denominators cleared, solved in closed form where
-    it is a polynomial equation that sympy solves; otherwise marked for a numeric search.
-    Kept: every machine asks the same of a keep scope's bytes against its capacity."""
+    """quantity(variable) = target with the denominators cleared: solved in closed form on
+    first use where it is a polynomial equation that sympy solves; otherwise searched
+    numerically. Kept: every machine asks the same of a keep scope's bytes against its
+    capacity."""
     numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(quantity)))
     cleared = sympy.expand(numerator - target * denominator)
-    if not cleared.has(variable):
-        return Equation(quantity, variable, target, ())
-    if not cleared.is_polynomial(variable):
+    if cleared.has(variable) and not cleared.is_polynomial(variable):
         return Equation(quantity, variable, target, None)
-    try:
-        solutions = sympy.solve(cleared, variable, dict=False, simplify=False)
-    except NotImplementedError:
-        return Equation(quantity, variable, target, None)
-    candidates = tuple((candidate, positive_real_condition(candidate))
-                       for candidate in map(_tidy, solutions))
-    return Equation(quantity, variable, target, candidates)
+    return Equation(quantity, variable, target, cleared)
 
 
 def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol,

@@ -53,6 +53,9 @@ def execution_source_key(key: str) -> str:
 # 16- and 8-bit element-wise arithmetic runs on the fp32 pipes unless packed.
 FALLBACK_VECTOR_PRECISION = "fp32"
 
+# Memory levels whose traffic is reported but whose bandwidth is never a roof of t_min.
+UNBOUNDING_LEVELS = ("registers",)
+
 
 @dataclass(frozen=True)
 class ComputePeak:

@@ -30,12 +30,11 @@ from .derates import Derate, launch_derate
 from .drawable import Drawable
 from .errors import Diagnostic, KcostError
 from .execution import GridVerdict, grid_verdict
-from .hardware import Machine
+from .hardware import UNBOUNDING_LEVELS, Machine
 from .occupancy import Misfit
 from .values import evaluate, exact, json_value, parameter_values
 from .warm import WarmL2, served_cost, warm_l2
 
-UNBOUNDING_LEVELS = ("registers",)  # reported, never a roof of t_min
 ON_CHIP_LEVELS = ("shared", "registers")  # capacities per SM: exceeding one does not fit
 MEMORY_BOUND = "memory-bound"
 COMPUTE_BOUND = "compute-bound"
@@ -240,7 +239,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
                                      substitutions, work_by_class)
     binding = binding_term(terms)
     overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
-    working_set = working_set_bytes(cost, element_bytes, substitutions)
+    working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
     l2_capacity = _optional_exact(machine.capacity("l2"))
     misfits = (grid.occupancy.misfits if grid is not None
                else nest_misfits(cost, machine, substitutions))
@@ -414,19 +413,6 @@ def _over_capacity(level: str, held: sympy.Expr, machine: Machine) -> list[Misfi
     if _at_most(held, capacity) is False:
         return [Misfit(level, held, capacity, machine.capacity_per(level) or "sm", "B")]
     return []
-
-
-def working_set_bytes(cost: Cost, element_bytes: Mapping[str, sympy.Expr] | None,
-                      substitutions: Mapping | None = None) -> sympy.Expr | None:
-    """Bytes of all tensors' footprints: per tensor the larger of its read and written
-    elements (an inout tensor reads and writes the same elements) times its element size,
-    from `element_bytes` when given, else from the footprints themselves."""
-    total = sympy.Integer(0)
-    for name, footprint in cost.footprints.items():
-        elements = sympy.Max(footprint.read_elements, footprint.write_elements)
-        size = footprint.element_bytes if element_bytes is None else element_bytes[name]
-        total += elements * size
-    return evaluate(total, substitutions or {})
 
 
 def _at_most(amount: sympy.Expr | None, capacity: sympy.Expr | None) -> bool | None:

@@ -10,20 +10,22 @@ the condition fails there is no crossing ("never"), and lim I (p -> oo) says whe
 intensity goes instead (T/2 for gemm_tiled).
 
 Capacity crossings are the same equation with bytes: held_B(p) = capacity (a keep scope
-against its level, per SM for shared and registers), working set(p) = L2 capacity."""
+against its level, per SM for shared and registers), working set(p) = L2 capacity.
+`solve_spec` answers `kernelcost solve` from these alone: no verdict is needed, and the
+verdict model is not loaded."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy
 
+from .analysis import Analysis
 from .cost import Cost
 from .equations import CAPACITY, RIDGE, Equation, equation, solve_equal
 from .errors import Diagnostic, KcostError, did_you_mean
-from .hardware import Machine
-from .model import working_set_bytes
+from .hardware import UNBOUNDING_LEVELS, Machine, load_machine
 from .numeric_roots import Root as _Root
 from .numeric_roots import shortened
 from .values import as_symbol, evaluate, exact, json_value, parameter_values
@@ -186,6 +188,30 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
     return prepared.crossings(machine, precision or cost.precision)
 
 
+@dataclass
+class RidgeEquations:
+    """The ridge equation of each level in one size, solved on first use and then shared by
+    every machine and precision."""
+
+    cost: Cost
+    parameter: sympy.Symbol
+    settings: dict
+    apply_defaults: bool = True
+    solved: dict[str, RidgeEquation] = field(default_factory=dict)
+
+    def at(self, level: str) -> RidgeEquation:
+        if level not in self.solved:
+            self.solved[level] = ridge_equation(self.cost, self.parameter, level, self.settings,
+                                                apply_defaults=self.apply_defaults)
+        return self.solved[level]
+
+
+def roof_levels(cost, machine: Machine) -> list[str]:
+    """The levels whose bandwidth is a roof on this machine, slowest first."""
+    return [level for level in cost.levels
+            if level not in UNBOUNDING_LEVELS and machine.bandwidth(level)]
+
+
 def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: str):
     """lim I as the parameter grows. Max and Min settle first (asymptotic.eventual): sympy's
     series expansion has no rule for them and raises NotImplementedError."""
@@ -232,9 +258,9 @@ def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping 
         held = evaluate(homed, substitutions).subs(symbol, variable)
         results += _capacity_results(machine, f"tensors in {level}", level, symbol, variable,
                                      held, capacity, machine.capacity_per(level))
-    working_set = working_set_bytes(cost, element_bytes, substitutions)
+    working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
     l2_capacity = machine.capacity("l2")
-    if working_set is not None and l2_capacity is not None:
+    if l2_capacity is not None:
         results += _capacity_results(machine, "working set", "l2", symbol, variable,
                                      working_set.subs(symbol, variable), l2_capacity,
                                      machine.capacity_per("l2"))
@@ -286,6 +312,45 @@ def _decide_everywhere(held, variable, capacity) -> bool | None:
     if not probe.is_number:
         return None
     return bool(probe <= capacity)
+
+
+# ---------------------------------------------------------------------- kernelcost solve
+
+@dataclass(frozen=True)
+class Solution:
+    """`kernelcost solve` on one machine: ridge crossings per precision and level, and the
+    sizes where keep scopes or the working set outgrow their level."""
+
+    machine: Machine
+    crossings: tuple[Crossing, ...]
+    capacity: tuple  # CapacityCrossing
+
+
+def solve_spec(analysis: Analysis, parameter: str, machines: list[str | Machine],
+               precisions: list[str] | None, levels: list[str] | None) -> list[Solution]:
+    """Ridge crossings in `parameter` per machine, precision (the spec's own by default) and
+    level (every roof by default), and capacity crossings per machine; spec defaults stay
+    symbolic."""
+    cost = analysis.cost
+    symbol = parameter_symbol(cost, parameter)
+    if symbol in analysis.settings:
+        raise KcostError(Diagnostic(None, f"`{parameter}` is both set and solved for",
+                                    f"drop --set {parameter}=..."))
+    settings = analysis.settings
+    equations = RidgeEquations(cost, symbol, settings, apply_defaults=False)
+    solutions = []
+    for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
+        found = []
+        for precision in precisions or []:
+            machine.require_precision(precision)
+        for precision in precisions or [cost.precision]:
+            for level in levels or roof_levels(cost, machine):
+                if machine.bandwidth(level) is None:
+                    continue
+                found += equations.at(level).crossings(machine, precision)
+        capacity = capacity_crossings(cost, symbol, machine, settings)
+        solutions.append(Solution(machine, tuple(found), tuple(capacity)))
+    return solutions
 
 
 # ------------------------------------------------------------------------------- helpers
