@@ -178,9 +178,10 @@ def loop_lines(draw, depth: int, head: Head, lanes_at: int | None = None,
             lines.append(draw(lanes_line(var, head, wide=depth <= 3)))
             continue
         outer = [line for line in lines if not line.lanes]
-        # at most two bounds with min/max a nest: three in a four-deep nest take sympy
-        # seconds, and the profile would spend its time on them (none in a grid: its
-        # per-block sums keep the grid iterators free, and take seconds with one)
+        # at most two bounds with min/max a nest, clipped tiles included: three in a
+        # four-deep nest can take sympy minutes, and the profile would spend its time on
+        # them (none in a grid: its per-block sums keep the grid iterators free, and take
+        # seconds with one); the campaign allows three
         extrema = ["size_extremum"] if extremum_bounds < max_extrema else []
         kinds = ["rect", "rect", "from_one", "step", *extrema]
         if outer:
@@ -238,7 +239,8 @@ def loop_lines(draw, depth: int, head: Head, lanes_at: int | None = None,
                 odd_tiles_used.add(step)
             lines.append(LoopLine(tile, f"{tile} in 0..{size} by {step}", False))
             var = ITERATORS[len(lines)]
-            clipped = draw(st.booleans())
+            clipped = extremum_bounds < max_extrema and draw(st.booleans())
+            extremum_bounds += clipped
             hi = f"min({tile} + {step}, {size})" if clipped else f"{tile} + {step}"
             bounds = f"{tile}..{hi}"
         lines.append(LoopLine(var, f"{var} in {bounds}", at_least_one))
@@ -291,9 +293,10 @@ def access_text(draw, tensor: str, rank: int, loops: list[LoopLine]) -> str:
 
 
 @st.composite
-def nests(draw) -> Nest:
+def nests(draw, max_extrema: int = 2) -> Nest:
     """A sequential nest mostly; two in seven run as a grid of thread blocks, half of those
-    with a lanes loop inside the block."""
+    with a lanes loop inside the block. A sequential nest has at most `max_extrema` bounds
+    with min or max."""
     execution = draw(st.sampled_from(["sequential"] * 5 + ["grid", "lanes"]))
     # four-deep nests with triangles over tiles take seconds of sympy each: fewer of them,
     # and none in a grid, whose per-block sums keep the grid iterators free
@@ -303,7 +306,7 @@ def nests(draw) -> Nest:
     grid_loops = 0 if execution == "sequential" else draw(
         st.integers(1, min(2, depth - (execution == "lanes"))))
     lanes_at = draw(st.integers(grid_loops, depth - 1)) if execution == "lanes" else None
-    loops = draw(loop_lines(depth, head, lanes_at, max_extrema=0 if grid_loops else 2))
+    loops = draw(loop_lines(depth, head, lanes_at, max_extrema=0 if grid_loops else max_extrema))
     roles = {"x": "in", "y": draw(st.sampled_from(["out", "inout"])),
              "z": draw(st.sampled_from(["in", "out", "inout"]))}
     ranks = {tensor: draw(st.integers(1, 2)) for tensor in roles}

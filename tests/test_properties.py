@@ -657,7 +657,7 @@ def test_generated_nests_campaign():
     @seed(run_seed)
     @settings(NEST_SETTINGS, max_examples=CAMPAIGN_NESTS, derandomize=False,
               phases=[Phase.generate])
-    @given(nest=nests(), mode=st.sampled_from(REUSE_MODES),
+    @given(nest=nests(max_extrema=3), mode=st.sampled_from(REUSE_MODES),
            sample_seed=st.integers(0, 2**32 - 1))
     def campaign(nest, mode, sample_seed):
         nonlocal checked
