@@ -544,6 +544,28 @@ KNOWN_CASES = {
                 }
             }
         }""", {"M": 3}),
+    # found by the campaign (seed 6, nest 154): the cluster axis i bounds the grid's own j,
+    # so the blocks of a cluster differ, yet y, x and z were taken as multicast: 1680 B of
+    # L2 counted at M = 4, N = 8, T = K = 4 for 1788 B read
+    "cluster-axis-in-a-grid-bound": ("""
+        kernel k(N, M, T, K) {
+            reuse none
+            assume K | N
+            assume K | M
+            assume K <= M
+            assume T | K
+            in x: f32[8 * N + 8 * M + 8 * T + 8 * K + 64, 8 * N + 8 * M + 8 * T + 8 * K + 64]
+            inout y: f32[8 * N + 8 * M + 8 * T + 8 * K + 64]
+            in z: f32[8 * N + 8 * M + 8 * T + 8 * K + 64, 8 * N + 8 * M + 8 * T + 8 * K + 64]
+            for i in 0..M, j in 0..i parallel(threads = 32, cluster i = 3) {
+                keep y in shared {
+                    for k in 0..N + 30 by 2 lanes {
+                        y[j + 1] += x[i, i + j] * y[2 * k]
+                        y[j + 1] max= z[i + k, k] * y[2 * j] * x[i, k]
+                    }
+                }
+            }
+        }""", {"T": 4, "K": 4, "N": 8, "M": 4}),
 }
 
 

@@ -83,13 +83,19 @@ class _Counter:
         """Tensors a block fills from L2 that no cluster neighbour fills differently: the
         iterator the clusters run along moves none of their indices, directly, through the
         lower bounds of the loops inside the block (`i in i0..i0 + T`) or through their
-        trip counts (`j in 0..i0 + 1`), so one L2 read serves the whole cluster."""
+        trip counts (`j in 0..i0 + 1`), so one L2 read serves the whole cluster. None where
+        it bounds another loop of the grid (`for i in 0..M, j in 0..i parallel(cluster i =
+        3)`): neighbours then differ in the blocks they hold."""
         grid = self.checked.grid
         if grid is None or grid.cluster_axis is None:
             return frozenset()
         axis = iterator_symbol(grid.cluster_axis)
         filled = {name for scope in self.nest.scopes for name in scope.tensors
                   if scope.parent_levels[name] == "l2"}
+        grid_loops = self.nest.accesses[0].loops[:self.grid_depth] if self.nest.accesses else ()
+        if any(axis in (loop.lo.free_symbols | loop.trips.free_symbols)
+               for loop in grid_loops if loop.var != axis):
+            return frozenset()
         moved = set()
         for site in self.nest.accesses:
             if site.tensor in filled:
