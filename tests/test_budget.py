@@ -34,6 +34,22 @@ def test_run_watched_passes_the_exit_code_through():
     assert watchdog.run_watched(lambda: 2, 10) == 2
 
 
+@pytest.mark.parametrize("arguments, code", [
+    (["analyze", "specs/gemm_tiled.kcost", "--json", "--machine", "all"], 0),
+    (["analyze", "specs/gemm_tiled.kcost", "--set", "T=0"], 2),
+])
+def test_the_program_ends_with_the_whole_output_and_the_code(arguments, code, capsys):
+    """The program ends without Python's teardown (os._exit): nothing it wrote may be lost,
+    and the command's code is the process's."""
+    assert main(arguments) == code
+    expected = capsys.readouterr()
+    completed = subprocess.run([sys.executable, "-m", "kernelcost.cli", *arguments],
+                               capture_output=True, text=True, cwd=ROOT.parent, timeout=120)
+    assert completed.returncode == code
+    assert (completed.stdout, completed.stderr) == (expected.out, expected.err)
+    assert len(expected.out if code == 0 else expected.err) > 100
+
+
 def test_whole_command_stops_at_the_budget():
     budget = 2.0
     environment = dict(os.environ, KERNELCOST_BUDGET_S=str(budget))

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import gc
+import os
 import sys
+from typing import NoReturn
 
 from . import __version__
 from .cli_bounds import build_bound_parsers, run_bound, run_phase, run_tune
@@ -219,8 +222,30 @@ def main(argv: list[str] | None = None) -> int:
         print(error.render(), file=sys.stderr)
         return EXIT_USER_ERROR
     if argv is None and watchdog_available():
-        return run_watched(lambda: _run(args), budget)
+        _run_as_program(args, budget)
     return _run(args)
+
+
+def _run_as_program(args, budget_s: float) -> NoReturn:
+    """Run the command in a watched child and end the process with its code.
+
+    The process is short-lived, so the collector's work and Python's teardown buy nothing:
+    the imported modules are frozen out of collection (the child then touches fewer of the
+    pages it shares with the parent), collections of young objects run less often, and the
+    process ends without freeing sympy's objects one by one (teardown alone cost 40-90 ms,
+    as much as a small analysis). Memory stays bounded: cycles are still collected."""
+    gc.freeze()
+
+    def work() -> int:
+        gc.set_threshold(50_000, 20, 20)
+        return _run(args)
+
+    code = run_watched(work, budget_s)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
 
 
 def _run(args) -> int:
