@@ -20,7 +20,6 @@ from kernelcost.decide import (
     at_least,
     at_most,
     cancelled,
-    cancelled_as_sympy,
     largest,
     less_than,
     smallest,
@@ -120,35 +119,35 @@ def test_cancelled_is_sympys_cancel(expr):
 
 
 L, b, h, Theta = (size_symbol(name) for name in ("L", "b", "h", "Theta"))
-# int4_decode's t_min on an H100: witnesses split every pair of its terms
+# int4_decode's t_min on an H100
 INT4_T_MIN = sympy.Max(33 * Theta / 214400000000000, 43 * Theta * b / 21120000000000000,
                        Theta * b / 20480000000000000 + 2 * b / sympy.Integer(1220703125))
-# terms that cancel rewrites (expands) inside the Max; witnesses split them
 CEILING = sympy.ceiling(b * h / 66)
-REWRITTEN = sympy.Max(11 * L * CEILING / 78125000000, (256 * L + 2048) * CEILING / 7500000000000,
-                      L * b * h / 52343750000 + 133 * b * h / 26171875000)
-# decode_attention's t_min: a term always below the last, which no witness splits and sympy
-# cannot prove, so sympy cancels it as it is
-DECODE_T_MIN = sympy.Max(11 * (65 * L / 128 + 136) * CEILING / 325000000000, *REWRITTEN.args)
-AS_SYMPY = [
-    (b / INT4_T_MIN, True),  # int4_decode's tokens per second
-    (b / (INT4_T_MIN + sympy.Rational(1, 250000)), True),  # with the launch overhead
-    (b / REWRITTEN, True),
-    (1 - sympy.Max(L * b, h / 3) / REWRITTEN, True),  # two Max, ordered by their names
-    ((h - L * b) / (sympy.Min(L * b, h / 3) - REWRITTEN), True),  # a sign to normalise
-    ((L * b - h) / (REWRITTEN - h), True),  # the sign follows the Max's place among L, b, h
-    (b / DECODE_T_MIN, False),
-    ((N**2 - 1) / (N + 1), False),  # no Min or Max
+# decode_attention's t_min: sympy's cancel expands its terms, and the first is always below
+# the last, which sympy cannot prove
+DECODE_T_MIN = sympy.Max(11 * (65 * L / 128 + 136) * CEILING / 325000000000,
+                         11 * L * CEILING / 78125000000, (256 * L + 2048) * CEILING / 7500000000000,
+                         L * b * h / 52343750000 + 133 * b * h / 26171875000)
+HELD = [
+    b / INT4_T_MIN,  # int4_decode's tokens per second
+    b / (INT4_T_MIN + sympy.Rational(1, 250000)),  # with the launch overhead
+    b / DECODE_T_MIN,
+    1 - sympy.Max(L * b, h / 3) / DECODE_T_MIN,  # two Max
+    (h - L * b) / (sympy.Min(L * b, h / 3) - DECODE_T_MIN),  # a sign to normalise
 ]
 
 
-@pytest.mark.parametrize("expr, held", AS_SYMPY)
-def test_cancelled_as_sympy_is_sympys_cancel(expr, held):
-    lattices = expr.atoms(sympy.Min, sympy.Max)
-    assert held == (bool(lattices) and all(decide._unordered(lattice.args)
-                                           for lattice in lattices))
-    assert cancelled_as_sympy(expr) == sympy.cancel(expr)
-    assert str(cancelled_as_sympy(expr)) == str(sympy.cancel(expr))
+@pytest.mark.parametrize("expr", HELD)
+def test_cancelled_keeps_each_lattice_and_the_value(expr):
+    """Where sympy's cancel would rewrite a Max's terms, the Max stays as the verdict printed
+    it, and the value is sympy's at every size."""
+    result = cancelled(expr)
+    assert result.atoms(sympy.Min, sympy.Max) == expr.atoms(sympy.Min, sympy.Max)
+    reference = sympy.cancel(expr)
+    symbols = sorted(expr.free_symbols, key=str)
+    for values in itertools.product((1, 3, 64, 10**6), repeat=len(symbols)):
+        point = dict(zip(symbols, map(sympy.Integer, values)))
+        assert result.xreplace(point) == reference.xreplace(point) == expr.xreplace(point)
 
 
 SIGNED = [

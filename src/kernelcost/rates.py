@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from .check import CheckedKernel
-from .decide import cancelled_as_sympy
+from .decide import cancelled
 from .values import evaluate
 
 if TYPE_CHECKING:  # only a type here: the model loads only for a command with a machine
@@ -38,8 +38,8 @@ def item_rate(checked: CheckedKernel, result: Verdict) -> ItemRate | None:
     count = evaluate(checked.items.count, result.values)
     if result.t_bound is None:  # does not fit: no time, no rate
         return ItemRate(checked.items.item, count, None, None)
-    return ItemRate(checked.items.item, count, cancelled_as_sympy(count / result.t_bound),
-                    cancelled_as_sympy(count / result.t_min_with_launch))
+    return ItemRate(checked.items.item, count, cancelled(count / result.t_bound),
+                    cancelled(count / result.t_min_with_launch))
 
 
 def plural(word: str) -> str:
