@@ -414,3 +414,51 @@ def test_shifted_coefficients_agree_with_exact_values_and_sympy(sizes, data):
             assert ours == decide.decided(by_sympy)
         elif sign is not None:
             assert ours is not None
+
+
+ROUNDINGS = st.one_of(st.none(), st.tuples(st.sampled_from([math.ceil, math.floor]),
+                                           st.integers(1, 4), st.integers(-3, 3)))
+SYMPY_ROUNDING = {math.ceil: sympy.ceiling, math.floor: sympy.floor}
+
+
+@given(st.integers(1, 3), st.data())
+@settings(max_examples=60, deadline=None)
+def test_rounded_sizes_agree_with_exact_values(sizes, data):
+    """A ceiling of (size + c) / q taken as a size of its own: wherever the shifted
+    coefficients then decide, the sign holds at the rounded values of every size."""
+    roundings = [data.draw(ROUNDINGS) for _ in range(sizes)]
+    top, bottom = data.draw(products(sizes)), data.draw(products(sizes))
+    rounded = {symbol: SYMPY_ROUNDING[rounding[0]]((symbol + rounding[2]) / rounding[1])
+               for symbol, rounding in zip(SEVERAL, roundings) if rounding is not None}
+    difference = (_product_expr(top, sizes) / _product_expr(bottom, sizes)).xreplace(rounded)
+    sign = decide.shifted_sign(difference)
+    event(f"shifted sign: {sign}")
+    if sign is None:
+        return
+    for point in itertools.chain(itertools.product(GRID, repeat=sizes),
+                                 itertools.product(LARGE, repeat=sizes)):
+        values = tuple(size if rounding is None else
+                       rounding[0](Fraction(size + rounding[2], rounding[1]))
+                       for size, rounding in zip(point, roundings))
+        bottom_value = _product_value(bottom, values)
+        if bottom_value:
+            value = Fraction(_product_value(top, values), bottom_value)
+            assert (value > 0) - (value < 0) == sign, (point, values)
+
+
+@pytest.mark.parametrize("difference, sign", [
+    # flash_attention's global term under its tensor term on an RTX 4090: a wave count >= 1
+    (1024 * N * sympy.ceiling(N / 16384) / 20166015625 - N / 984375000, 1),
+    (sympy.ceiling(N / 7) * T - T / 2, 1),  # a ceiling of a positive quantity is >= 1
+])
+def test_rounded_sizes_prove_a_sign(difference, sign):
+    assert decide.shifted_sign(difference) == sign
+
+
+@pytest.mark.parametrize("difference", [
+    2 * sympy.floor((N + 3) / 4) - 1,  # a floor may be 0: none is taken as a size
+    sympy.ceiling(N - 2) * T + 1,  # the ceiling of a quantity that is not positive
+    sympy.ceiling(N / 3) - N,  # the ceiling's tie to N is not used: no sign proven
+])
+def test_rounded_sizes_unproven(difference):
+    assert decide.shifted_sign(difference) is None

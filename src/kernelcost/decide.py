@@ -164,8 +164,10 @@ def shifted_sign(difference: sympy.Expr) -> int | None:
     """The sign (-1, 0 or 1) the difference has at every size, when it is a rational function
     of sizes with rational coefficients whose numerator and denominator, each size n written
     1 + m, have coefficients of one sign and a nonzero constant term (their value where every
-    size is 1): a sum of such terms at m >= 0 keeps that sign. None for anything else."""
-    sizes = _rational_sizes(difference)
+    size is 1): a sum of such terms at m >= 0 keeps that sign. A ceiling of a positive
+    quantity counts as a size. None for anything else."""
+    difference = _rounded_as_sizes(difference)
+    sizes = None if difference is None else _rational_sizes(difference)
     if sizes is None:
         return None
     numerator, denominator = (sympy.Poly(part, *sizes, domain=sympy.QQ)
@@ -177,6 +179,21 @@ def shifted_sign(difference: sympy.Expr) -> int | None:
         return 0
     numerator_sign = _shifted_coefficient_sign(numerator)
     return None if numerator_sign is None else numerator_sign * denominator_sign
+
+
+def _rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
+    """expr with each ceiling of a positive quantity as a size of its own: an integer at
+    least 1 whatever the sizes inside it, so a sign proven for every value of it holds for
+    the one it takes (`ceiling(R/110)`, a grid's waves). None when a ceiling is not proven
+    so, or for a floor (which may be 0)."""
+    if expr.has(sympy.floor):
+        return None
+    sizes = {}
+    for rounding in expr.atoms(sympy.ceiling):
+        if shifted_sign(rounding.args[0]) != 1:
+            return None
+        sizes[rounding] = sympy.Dummy(integer=True, positive=True)
+    return expr.xreplace(sizes)
 
 
 def _shifted_coefficient_sign(polynomial: sympy.Poly) -> int | None:
