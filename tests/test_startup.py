@@ -71,3 +71,11 @@ def test_solve_loads_the_machines_but_not_the_verdicts():  # crossings need no v
 def test_a_machine_loads_the_model():  # the watch above sees what it looks for
     arguments = ["analyze", str(SPECS / "gemm.kcost"), "--json", "--machine", "h100"]
     assert loaded_after(arguments, MACHINE_STAGES) == str(sorted(MACHINE_STAGES))
+
+
+def test_crossings_load_only_with_one_free_size():
+    watched = ("kernelcost.solve", "kernelcost.efficiency")
+    three_free = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json", "--machine", "h100"]
+    assert loaded_after(three_free, watched) == "[]"
+    one_free = [*three_free, "--set", "M=N,K=N"]
+    assert loaded_after(one_free, watched) == "['kernelcost.solve']"

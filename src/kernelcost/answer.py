@@ -6,17 +6,20 @@ itself needs no verdict and runs from solve alone."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy
 
 from .analysis import Analysis
-from .efficiency import Efficiency, measured_efficiency
 from .hardware import Machine, load_machine
 from .model import Verdict, verdict
 from .polyexp import ExpOnFma
 from .polyexp import exp_on_fma as move_exponentials
 from .rates import ItemRate, item_rate
-from .solve import Crossing, RidgeEquations, roof_levels
+
+if TYPE_CHECKING:  # crossings load only where one size is left free, and the
+    from .efficiency import Efficiency  # efficiency only with a measurement
+    from .solve import Crossing
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,11 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
     cost = move_exponentials(analysis.cost, exp_on_fma)
     loaded = [m if isinstance(m, Machine) else load_machine(m) for m in machines]
     free = free_parameters(analysis)
-    equations = RidgeEquations(cost, free[0], analysis.settings) if len(free) == 1 else None
+    equations = None
+    if len(free) == 1:
+        from .solve import RidgeEquations, roof_levels
+
+        equations = RidgeEquations(cost, free[0], analysis.settings)
     results = []
     for machine in loaded:
         for precision in precisions or []:
@@ -53,6 +60,8 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
                     for crossing in equations.at(level).crossings(machine, precision))
             efficiency = None
             if measurement and result.binding_term() is not None:
+                from .efficiency import measured_efficiency
+
                 efficiency = measured_efficiency(result, **measurement)
             results.append(Answer(result, free[0] if len(free) == 1 else None, crossings,
                                   efficiency, exp_on_fma,
