@@ -34,6 +34,15 @@ def test_run_watched_passes_the_exit_code_through():
     assert watchdog.run_watched(lambda: 2, 10) == 2
 
 
+def test_the_worker_ends_with_its_code_when_it_closed_its_streams():
+    def close_stderr():  # as the command does when its reader has left (`| head`)
+        sys.stderr = open(os.devnull, "w")
+        sys.stderr.close()
+        return 0
+
+    assert watchdog.run_watched(close_stderr, 10) == 0
+
+
 @pytest.mark.parametrize("arguments, code", [
     (["analyze", "specs/gemm_tiled.kcost", "--json", "--machine", "all"], 0),
     (["analyze", "specs/gemm_tiled.kcost", "--set", "T=0"], 2),

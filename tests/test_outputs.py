@@ -89,6 +89,22 @@ def test_json_to_a_full_device_is_exit_2():
     assert "Traceback" not in completed.stderr and "Exception ignored" not in completed.stderr
 
 
+@pytest.mark.parametrize("arguments", [
+    ["analyze", str(SPECS / "gemm_tiled.kcost")],  # tables, printed by rich
+    ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"],
+    ["machines"],
+])
+def test_a_reader_that_leaves_early_is_no_error(arguments):
+    """`kernelcost ... | head -1`: the command ends quietly with 0, as `--json` does."""
+    process = subprocess.Popen([sys.executable, "-m", "kernelcost.cli", *arguments],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.read(1)
+    process.stdout.close()
+    assert process.wait(timeout=120) == 0
+    assert process.stderr.read() == b""
+    process.stderr.close()
+
+
 # --- figures: every path checked first, each file replaced whole -----------------------------
 
 PLOT = ["plot", GEMM, "--machine", "h100", "--set", "M=N,K=N,N=4096"]

@@ -56,11 +56,22 @@ def add_wide(parser: argparse.ArgumentParser) -> None:
 def page(args):
     """The console to print on and the width the tables and sentences fit (None with
     --wide: every column, no line wrapped)."""
+    wide = getattr(args, "wide", False)
+    console = stdout_console(width=WIDE_COLUMNS if wide else None)
+    return console, None if wide else console.width
+
+
+def stdout_console(**options):
+    """A rich Console on stdout (no highlighting) whose reader leaving early (`| head`) ends
+    the command as `--json` does, quietly with 0: rich's own handler exits with 1."""
     from rich.console import Console
 
-    wide = getattr(args, "wide", False)
-    console = Console(highlight=False, width=WIDE_COLUMNS if wide else None)
-    return console, None if wide else console.width
+    class Page(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return Page(highlight=False, **options)
 
 
 def print_fitted(console, fitted) -> None:

@@ -52,8 +52,7 @@ def _batches(text: str) -> list[int]:
 
 
 def run_model(args) -> int:
-    from rich.console import Console
-
+    from .cli_common import stdout_console
     from .hardware import load_machine
     from .jsonout import print_json
     from .modelfile import load_model
@@ -75,9 +74,9 @@ def run_model(args) -> int:
     if args.json:
         print_json(model_json(result))
     else:
-        console = Console(highlight=False)
+        console = stdout_console()
         if not console.is_terminal:  # a file or a pipe: room for every column of the tables
-            console = Console(highlight=False, width=max(console.width, 132))
+            console = stdout_console(width=max(console.width, 132))
         text_report(result, console)
     if args.output:
         print(save_stack(result, args.output))

@@ -110,7 +110,7 @@ def run_watched(work, budget_s: float) -> int:
             try:
                 sys.stdout.flush()
                 sys.stderr.flush()
-            except OSError:
+            except (OSError, ValueError):  # a closed pipe, or a stream the work closed
                 pass
             os._exit(code)
     os.close(write_end)
