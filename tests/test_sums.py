@@ -309,3 +309,40 @@ def test_over_a_nest_with_a_min_under_a_non_strict_bound():
 def test_over_no_loops_is_the_summand():
     s = summer()
     assert s.over_loops(N + 1, ()) == N + 1
+
+
+# --- Faulhaber's formula against sympy's summation and a plain loop --------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kernelcost.sums import _power_sums  # noqa: E402
+
+_coefficients = st.sampled_from([1, 2, -3, sympy.Rational(1, 2), N, M, N * M, 2 * T, N - 1])
+_bounds = st.tuples(st.integers(-2, 2), st.sampled_from([0, 1, 2])).map(
+    lambda pair: pair[0] + pair[1] * N)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_coefficients, st.integers(0, 4)), min_size=1, max_size=4),
+       _bounds, _bounds)
+def test_power_sums_are_sympys_summation_and_the_loops_sum(terms, first, last_offset):
+    summand = sympy.expand(sum(c * t**k for c, k in terms))
+    last = first + last_offset + M
+    closed = _power_sums(summand, t, first, last)
+    if not summand.has(t):
+        assert closed is None or sympy.expand(closed - summand * (last - first + 1)) == 0
+        return
+    assert sympy.expand(closed - sympy.summation(summand, (t, first, last))) == 0
+    for sizes in grid(N=range(0, 3), M=range(0, 3), T=range(1, 3)):
+        lo, hi = (int(bound.subs({N: sizes["N"], M: sizes["M"]})) for bound in (first, last))
+        truth = sum(summand.subs({t: k, N: sizes["N"], M: sizes["M"], T: sizes["T"]})
+                    for k in range(lo, hi + 1))
+        if hi >= lo - 1:
+            assert value(closed, **sizes) == truth
+
+
+def test_power_sums_leave_other_summands_to_sympy():
+    assert _power_sums(1 / (t + 1), t, sympy.Integer(0), N) is None
+    assert _power_sums(2**t, t, sympy.Integer(0), N) is None
+    assert _power_sums(N * sympy.sqrt(t), t, sympy.Integer(0), N) is None
