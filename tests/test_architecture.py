@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 # floors, lowest first: a module may import from its own floor and the floors below it
 FLOORS = {
     "foundations": ["machines", "models", "errors", "ast", "symbols", "units", "inputs",
-                    "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs",
+                    "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs", "quotients",
                     "drawable"],
     "language": ["syntax_errors", "parse", "parallel", "check_decls", "check_exprs",
                  "check_lanes", "check", "work", "settings", "sizes"],

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sympy
 
+from .quotients import cancel
 from .symbols import is_monomial
 
 _SCALE = sympy.Symbol("_lambda", positive=True)
@@ -165,7 +166,7 @@ class Asymptotics:
         if is_monomial(ratio):
             return ratio  # cancelled and factored already (2*K*M*N, M/6)
         if ratio not in self._ratios:
-            self._ratios[ratio] = sympy.factor(sympy.cancel(ratio))
+            self._ratios[ratio] = sympy.factor(cancel(ratio))
         return self._ratios[ratio]
 
 

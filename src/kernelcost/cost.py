@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import sympy
 
+from .quotients import cancel
+
 WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
 
 
@@ -144,7 +146,7 @@ class Cost:
         ratio = self.total_work / self.traffic[level]
         if ratio.has(sympy.Sum):
             return ratio  # sums left open do not cancel, and trying takes seconds
-        cancelled = sympy.cancel(ratio)
+        cancelled = cancel(ratio)
         if _generators(cancelled) > MAX_FACTOR_GENERATORS:
             return sympy.factor_terms(cancelled)
         return sympy.factor(cancelled)

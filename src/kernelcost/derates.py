@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import sympy
 
+from .quotients import cancel
 from .units import si
 from .values import exact
 
@@ -60,7 +61,7 @@ def launch_derate(t_kernel, overhead) -> Derate | None:
     detail = (f"launch overhead {si(float(overhead), 's')} on a {si(float(t_kernel), 's')} "
               f"kernel: {_percent(of_kernel)} of the kernel's time, {_percent(of_total)} of the "
               "total (t_min_with_launch; t_model is the kernel's time alone)")
-    return Derate(LAUNCH, sympy.cancel(1 - of_total), detail)
+    return Derate(LAUNCH, cancel(1 - of_total), detail)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from .decide import cancelled, largest
 from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
+from .quotients import cancel
 from .transfer import Transfer, bank_derate, sector_derates, transfers
 from .units import si
 from .values import exact
@@ -282,4 +283,4 @@ def _at_values(expr: sympy.Expr, values: tuple) -> sympy.Expr:
     expr = expr.xreplace(dict(values))
     if expr.has(sympy.Sum):
         expr = expr.doit()  # a sum left open over a grid loop closes once sizes are numbers
-    return sympy.cancel(expr)
+    return cancel(expr)

@@ -15,6 +15,7 @@ import sympy
 from . import ast
 from .check import CheckedKernel
 from .errors import Diagnostic, KcostError
+from .quotients import cancel
 
 # Seconds of symbolic work one count may take before it stops with an error rather than
 # leaving the user waiting; KERNELCOST_BUDGET_S overrides it. Counted in CPU time, so that a
@@ -145,7 +146,7 @@ class Facts:
             if quotient is None or image is None or quotient not in value.free_symbols:
                 continue
             free = sympy.Dummy("r", integer=True, positive=True)
-            coefficient = sympy.cancel(image / quotient)
+            coefficient = cancel(image / quotient)
             rewritten = value.xreplace({quotient: divisor.xreplace(self.forward) * free / coefficient})
             if sympy.expand(rewritten).is_integer:
                 return True
@@ -320,7 +321,7 @@ def _lower_bound(expr, ceiling_to_floor=False):
         if len(rounded) > 1:
             return None
         (node,) = rounded
-        coefficient = sympy.cancel(term / node)
+        coefficient = cancel(term / node)
         if coefficient.has(sympy.floor, sympy.ceiling):
             return None
         inner = node.args[0]

@@ -17,6 +17,7 @@ import sympy
 
 from .analysis import Spec
 from .bound import StatementBound, analyse
+from .quotients import cancel
 from .symbols import LEVELS
 
 BOUND_LEVELS = ("shared", "l2", "registers")
@@ -133,12 +134,12 @@ def _verdict(spec, level, machine, S, b, i_max, work, compulsory, gap, pair) -> 
     value = float(i_max.subs(S, words))
     n = sympy.Symbol("n", positive=True)
     diagonal = _diagonal(spec, n)
-    small = sympy.limit(sympy.cancel((work / compulsory).subs(diagonal)), n, sympy.oo)
+    small = sympy.limit(cancel((work / compulsory).subs(diagonal)), n, sympy.oo)
     best = min(value, float(small)) if small.is_finite else value
     can = best >= ridge
     from_size = None
     if can:
-        from_size = math.ceil(_crossing(sympy.cancel((work / compulsory).subs(diagonal)), n,
+        from_size = math.ceil(_crossing(cancel((work / compulsory).subs(diagonal)), n,
                                         ridge))
     gap_value = None
     if gap is not None:
@@ -147,7 +148,7 @@ def _verdict(spec, level, machine, S, b, i_max, work, compulsory, gap, pair) -> 
     below_from = None
     spec_traffic, lower = pair
     if gap_value == 0 and spec_traffic is not None:
-        ratio = sympy.cancel((lower.subs(S, words) / spec_traffic).subs(diagonal))
+        ratio = cancel((lower.subs(S, words) / spec_traffic).subs(diagonal))
         below_from = math.ceil(_crossing(ratio, n, 1))
     return Verdict(machine.id, capacity, text, feeder, ridge, best, can, from_size, gap_value,
                    below_from)
@@ -203,9 +204,9 @@ def _leading_in(expr, headline, spec) -> sympy.Expr | None:
     # a ceiling or floor (ragged edge tiles) grows as its argument: same leading term
     expr = sympy.sympify(expr).replace(sympy.ceiling, lambda a: a).replace(sympy.floor,
                                                                              lambda a: a)
-    scaled = sympy.expand(sympy.cancel(expr.subs(grow)))
+    scaled = sympy.expand(cancel(expr.subs(grow)))
     degree = sympy.Poly(sympy.expand(headline.points.subs(grow)), t).degree()
-    numerator, denominator = sympy.fraction(sympy.cancel(scaled))
+    numerator, denominator = sympy.fraction(cancel(scaled))
     try:
         top = sympy.Poly(numerator, t)
         bottom = sympy.Poly(denominator, t)

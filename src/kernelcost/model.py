@@ -32,6 +32,7 @@ from .errors import Diagnostic, KcostError
 from .execution import GridVerdict, grid_verdict
 from .hardware import UNBOUNDING_LEVELS, Machine
 from .occupancy import Misfit
+from .quotients import cancel
 from .values import evaluate, exact, json_value, parameter_values
 from .warm import WarmL2, served_cost, warm_l2
 
@@ -303,7 +304,7 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
                   peak_name: str, bandwidth: sympy.Rational) -> LevelVerdict:
     intensity = _intensity(work, traffic)
     ridge = peak / bandwidth
-    ratio = sympy.cancel(intensity / ridge)
+    ratio = cancel(intensity / ridge)
     return LevelVerdict(
         level=level,
         traffic_B=traffic,
@@ -324,7 +325,7 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
 @functools.lru_cache(maxsize=256)
 def _intensity(work: sympy.Expr, traffic: sympy.Expr) -> sympy.Expr:
     """W / Q_l in lowest terms, kept: every machine and precision has the same."""
-    return sympy.cancel(work / traffic)
+    return cancel(work / traffic)
 
 
 def zone_of(ratio: sympy.Expr) -> Zone | None:

@@ -17,6 +17,7 @@ import sympy
 
 from .analysis import Spec, load
 from .errors import Diagnostic, KcostError
+from .quotients import cancel
 from .tune import DEVICE_LABEL, Evaluator, fixed_values
 
 CATEGORIES = ("HBM", "L2", "shared", "tensor", "vector", "SFU", "does not fit")
@@ -95,7 +96,7 @@ def _ridges(spec, machine, evaluator, x, y):
             continue
         ridge = sympy.Rational(repr(peak)) / sympy.Rational(repr(bandwidth))
         q = sympy.sympify(traffic).xreplace(evaluator.fixed)
-        numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(work / q)))
+        numerator, denominator = sympy.fraction(cancel(sympy.together(work / q)))
         equation = sympy.expand(numerator - ridge * denominator)
         branches = _branches(equation, xs_symbol, ys_symbol, y, x)
         label = f"I_{level} = P/B = {float(ridge):.4g} FLOP/B"

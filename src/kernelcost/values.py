@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from .errors import Diagnostic, KcostError
+from .quotients import cancel
 from .symbols import size_symbol
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def evaluate(expr: sympy.Expr, substitutions: Mapping) -> sympy.Expr:
 def _substituted(expr: sympy.Expr, substitutions: tuple) -> sympy.Expr:
     # kept: each machine and precision of a command evaluates the same work and traffic.
     # Simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys
-    return sympy.cancel(expr.subs(dict(substitutions), simultaneous=True))
+    return cancel(expr.subs(dict(substitutions), simultaneous=True))
 
 
 def json_value(expr: sympy.Expr | None):
