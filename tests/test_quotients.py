@@ -6,7 +6,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelcost.quotients import cancel
+from kernelcost.quotients import cancel, factor
 from kernelcost.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
@@ -43,3 +43,16 @@ def test_what_is_not_a_rational_function_goes_to_sympy():
     assert cancel(sympy.Integer(6) / 4) == sympy.Rational(3, 2)
     assert cancel(sympy.sqrt(2) * N / N) == sympy.sqrt(2)
     assert cancel(sympy.Eq(N, M)) == sympy.Eq(N, M)
+
+
+@settings(max_examples=300, deadline=None)
+@given(expressions)
+def test_factor_is_sympys_expression(expr):
+    assert factor(expr) == sympy.factor(expr)
+
+
+def test_factor_keeps_the_coefficient_outside():
+    assert str(factor(2 * M + 2 * N)) == "2*(M + N)"
+    assert str(factor((N**2 - 1) / (2 * T + 2))) == "(N - 1)*(N + 1)/(2*(T + 1))"
+    assert factor(sympy.Float(0.5) * N + sympy.Float(0.5)) == sympy.factor(
+        sympy.Float(0.5) * N + sympy.Float(0.5))

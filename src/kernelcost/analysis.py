@@ -17,7 +17,7 @@ from .cost import Cost
 from .count import count
 from .magnitude import refuse_huge_constants
 from .parse import parse, parse_file
-from .quotients import cancel
+from .quotients import cancel, factor
 from .settings import resolve_settings, setting_warnings
 from .sizes import size_warnings
 from .verify import Verification, self_verify
@@ -188,7 +188,7 @@ def _numeric_values(spec: Spec, settings) -> dict[sympy.Symbol, sympy.Expr]:
 def _apply(expr: sympy.Expr, settings) -> sympy.Expr:
     if not settings:
         return expr
-    return sympy.factor(cancel(expr.subs(settings)))
+    return factor(cancel(expr.subs(settings)))
 
 
 def _evaluate(expr: sympy.Expr, values) -> float | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy
 
-from .quotients import cancel
+from .quotients import cancel, factor
 from .symbols import is_monomial
 
 _SCALE = sympy.Symbol("_lambda", positive=True)
@@ -81,7 +81,7 @@ def _eventual_sign(difference: sympy.Expr, growing) -> int | None:
     numerator, denominator = parts
     if numerator.is_zero or numerator.degree() < denominator.degree():
         return 0
-    sign = sympy.sign(sympy.factor(numerator.LC() / denominator.LC()))
+    sign = sympy.sign(factor(numerator.LC() / denominator.LC()))
     return int(sign) if sign.is_number and sign is not sympy.nan else None
 
 
@@ -166,7 +166,7 @@ class Asymptotics:
         if is_monomial(ratio):
             return ratio  # cancelled and factored already (2*K*M*N, M/6)
         if ratio not in self._ratios:
-            self._ratios[ratio] = sympy.factor(cancel(ratio))
+            self._ratios[ratio] = factor(cancel(ratio))
         return self._ratios[ratio]
 
 

@@ -49,6 +49,7 @@ from .check import CheckedKernel
 from .errors import Diagnostic, KcostError
 from .facts import Facts
 from .nest import Loop, build_nest
+from .quotients import factor
 from .sums import Summer
 from .symbols import iterator_symbol, size_symbol, to_sympy
 from .work import statement_work
@@ -115,12 +116,12 @@ def analyse(checked: CheckedKernel) -> tuple[StatementBound, ...]:
         projections, dims, extents = _projections(checked, stmt, loops, local_loops)
         program = solve_program(dims, projections, stmt)
         points = facts.restore(summer.over_loops(sympy.Integer(1), loops))
-        points = sympy.factor(sympy.expand(points))
+        points = factor(sympy.expand(points))
         widths = min(p.element_bytes for p in projections) if projections else sympy.Integer(4)
         found.append(StatementBound(
             _first_line(checked, stmt), stmt.span, program,
             {**_extents(loops, dims, facts), **extents},
-            points, sympy.factor(work * points), widths, matrix_product(program)))
+            points, factor(work * points), widths, matrix_product(program)))
     if not found:
         raise KcostError(Diagnostic(checked.kernel.span, "no statement does work: nothing to "
                                     "bound"), checked.kernel.source)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from .quotients import cancel
+from .quotients import cancel, factor
 
 WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
 
@@ -149,7 +149,7 @@ class Cost:
         cancelled = cancel(ratio)
         if _generators(cancelled) > MAX_FACTOR_GENERATORS:
             return sympy.factor_terms(cancelled)
-        return sympy.factor(cancelled)
+        return factor(cancelled)
 
 
 # Factoring is for the reader only, and multivariate factoring (Wang's Hensel lifting) grows

@@ -11,7 +11,6 @@ import dataclasses
 from collections import defaultdict
 
 import sympy
-from sympy.core.mul import _keep_coeff
 
 from .blocks import count_grid
 from .check import CheckedKernel
@@ -21,6 +20,7 @@ from .errors import Diagnostic, KcostError
 from .facts import Facts
 from .footprint import Footprints
 from .nest import build_nest
+from .quotients import factor
 from .sums import Summer
 from .symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
 
@@ -116,15 +116,15 @@ class _Counter:
         # factor, not simplify: as readable on these sums of products, and simplify's search
         # cost most of the time on clipped tiles. A product is factored factor by factor:
         # expanding c clipped widths first would make 2^c terms to factor back
-        return sympy.Mul(*[factor if is_monomial(factor) else self._factored(factor)
-                           for factor in sympy.Mul.make_args(expr)])
+        return sympy.Mul(*[part if is_monomial(part) else self._factored(part)
+                           for part in sympy.Mul.make_args(expr)])
 
-    def _factored(self, factor: sympy.Expr) -> sympy.Expr:
+    def _factored(self, part: sympy.Expr) -> sympy.Expr:
         """One factor of a total, expanded and factored; the same polynomial recurs in
         several totals (a per-block count and the whole kernel's)."""
-        expanded = sympy.expand(factor)
+        expanded = sympy.expand(part)
         if expanded not in self._factors:
-            self._factors[expanded] = _factor(expanded)
+            self._factors[expanded] = factor(expanded)
         return self._factors[expanded]
 
     def executions(self, loops) -> sympy.Expr:
@@ -292,14 +292,3 @@ class _Counter:
             expr = replace_symbols(expr, {loop.var: loop.lo})
         return expr
 
-
-def _factor(expr: sympy.Expr) -> sympy.Expr:
-    """sympy.factor(expr). A polynomial in plain symbols is factored through its Poly, to the
-    same product: factor first brings an expression over a common denominator (gcd_terms,
-    about half its time on these totals), which a polynomial does not need. _keep_coeff
-    joins the coefficient and the factors as factor itself does (2*(M + N), not 2*M + 2*N)."""
-    if expr.is_number or expr.has(sympy.Float) or not expr.is_polynomial():
-        return sympy.factor(expr)  # floats factor differently over RR
-    coefficient, factors = sympy.Poly(expr).factor_list()
-    return _keep_coeff(coefficient, sympy.Mul(*[factor.as_expr() ** power
-                                                for factor, power in factors]))

@@ -15,7 +15,7 @@ import sympy
 from . import ast
 from .check import CheckedKernel
 from .errors import Diagnostic, KcostError
-from .quotients import cancel
+from .quotients import cancel, factor
 
 # Seconds of symbolic work one count may take before it stops with an error rather than
 # leaving the user waiting; KERNELCOST_BUDGET_S overrides it. Counted in CPU time, so that a
@@ -265,7 +265,7 @@ class Facts:
             for base in lowered:
                 yield sympy.expand(base.subs(substitution))
         if not expr.has(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max):
-            yield sympy.factor(expr)  # T*a - T is T*(a - 1): a product of signed factors
+            yield factor(expr)  # T*a - T is T*(a - 1): a product of signed factors
 
 
 def _plainly_nonnegative(expr: sympy.Expr) -> bool:

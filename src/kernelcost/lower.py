@@ -17,7 +17,7 @@ import sympy
 
 from .analysis import Spec
 from .bound import StatementBound, analyse
-from .quotients import cancel
+from .quotients import cancel, factor
 from .symbols import LEVELS
 
 BOUND_LEVELS = ("shared", "l2", "registers")
@@ -80,7 +80,7 @@ def level_bound(spec: Spec, level: str, machine=None) -> LevelBound:
         tight = 2 * points / sympy.sqrt(S) - 2 * S
         reference = 2 * points / sympy.sqrt(S)
         leading = reference
-    compulsory = sympy.factor(_compulsory(spec, level) / b)
+    compulsory = factor(_compulsory(spec, level) / b)
     floor = _leading_in(compulsory, headline, spec)  # compulsory traffic of |Z|'s order
     hbl_lead = _leading_in(leading, headline, spec)
     if sigma == 1 and floor and hbl_lead:
@@ -183,7 +183,7 @@ def _compulsory(spec, level) -> sympy.Expr:
     traffic = spec.cost("perfect").traffic
     outside = LEVELS[:LEVELS.index(level)]
     homes = {t.level for t in spec.checked.tensors.values() if t.level in outside}
-    return sympy.factor(sympy.Add(*[traffic[lv] for lv in sorted(homes) if lv in traffic]))
+    return factor(sympy.Add(*[traffic[lv] for lv in sorted(homes) if lv in traffic]))
 
 
 def _spec_inflow(spec, level) -> tuple[str | None, sympy.Expr | None]:
@@ -216,7 +216,7 @@ def _leading_in(expr, headline, spec) -> sympy.Expr | None:
     if shift < degree:
         return sympy.Integer(0)  # lower order than the bound: vanishes against it
     lead = top.LC() / bottom.LC()
-    return sympy.factor(lead)
+    return factor(lead)
 
 
 def _size(expr, spec) -> float:

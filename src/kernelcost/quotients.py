@@ -1,16 +1,21 @@
-"""Rational functions of sizes brought to lowest terms, as sympy.cancel writes them, without
-the passes sympy makes first.
+"""Rational functions of sizes in lowest terms and factored, as sympy.cancel and sympy.factor
+write them, without the passes sympy makes first.
 
 sympy.cancel runs `signsimp` and `factor_terms` over the expression before it reduces the
 numerator and the denominator; on a closed form of a few hundred terms that preparation is
 most of its time (factor_terms builds a `Factors` of every term, each comparing a dict with
 S.One through sympify). The reduced pair is canonical: coprime over the integers, the
 content divided out, the sign on the numerator, so the pair reached from the raw numerator
-and denominator is the one sympy reaches, and the expression built from it is the same."""
+and denominator is the one sympy reaches, and the expression built from it is the same.
+sympy.factor first brings the expression over a common denominator (`together`, gcd_terms
+again); the irreducible factors of the numerator and of the denominator are unique, each with
+a positive leading coefficient, so factoring the two polynomials directly gives its
+product."""
 
 from __future__ import annotations
 
 import sympy
+from sympy.core.mul import _keep_coeff
 from sympy.polys.polyerrors import PolynomialError
 from sympy.polys.rings import sring
 
@@ -31,3 +36,26 @@ def cancel(expr) -> sympy.Expr:
         return sympy.cancel(expr)  # a constant: sympy expands its prepared form
     numerator, denominator = numerator.cancel(denominator)
     return numerator.as_expr() / denominator.as_expr()
+
+
+def factor(expr) -> sympy.Expr:
+    """sympy.factor(expr), the same expression, where expr is a rational function of
+    commuting atoms with exact coefficients; anything else goes to sympy.factor itself
+    (floats factor differently over RR)."""
+    expr = sympy.sympify(expr)
+    if (not isinstance(expr, sympy.Expr) or expr.is_number or not expr.is_commutative
+            or expr.has(sympy.Float, sympy.Piecewise, sympy.Sum)):
+        return sympy.factor(expr)
+    coefficient, factors = sympy.Integer(1), []
+    for part, sign in zip(expr.as_numer_denom(), (1, -1)):
+        if part.is_number:
+            coefficient *= part**sign
+            continue
+        try:
+            part_coefficient, part_factors = sympy.Poly(part).factor_list()
+        except PolynomialError:
+            return sympy.factor(expr)
+        coefficient *= part_coefficient**sign
+        factors += [polynomial.as_expr() ** (sign * power) for polynomial, power in part_factors]
+    # _keep_coeff joins them as factor does: 2*(M + N), not 2*M + 2*N
+    return _keep_coeff(coefficient, sympy.Mul(*factors))
