@@ -7,7 +7,10 @@ rounding of sizes that stay fixed stays as it is (ceiling(N/T) with N and T fixe
 
 The expression is brought over one denominator once (`Asymptotics`); each growing set then
 only scales that numerator and denominator, so the limit in every size alone, the limit as all
-grow and the leading term share the one `together`, the costly step on large closed forms."""
+grow and the leading term share one `as_numer_denom`. The pair need not be in lowest terms: a
+common factor scales both leading coefficients alike and leaves the degree difference, and
+every ratio of them shown is cancelled and factored (`_readable`). sympy's `together`, which
+would pull common factors out first, took a quarter of this stage."""
 
 from __future__ import annotations
 
@@ -116,7 +119,7 @@ class Asymptotics:
         return self._parts[growing]
 
     def _fraction(self, growing: tuple) -> tuple:
-        """Numerator and denominator of the smoothed expression, one `together` for every
+        """Numerator and denominator of the smoothed expression, computed once for every
         growing set that smooths the same roundings."""
         rounded = frozenset(node for node in self.expr.atoms(sympy.floor, sympy.ceiling)
                             if node.args[0].free_symbols & set(growing))
@@ -124,7 +127,7 @@ class Asymptotics:
         key = (rounded, tuple(growing) if settled else ())
         if key not in self._fractions:
             expr = eventual(self.expr, growing) if settled else self.expr
-            self._fractions[key] = sympy.fraction(sympy.together(_smooth(expr, growing)))
+            self._fractions[key] = _smooth(expr, growing).as_numer_denom()
         return self._fractions[key]
 
     def leading(self, growing) -> sympy.Expr | None:
