@@ -1,6 +1,7 @@
 """Plans and shifted expansions in Python's integers give sympy's exact numbers: a plan's
 value is `expr.subs(point)` at random sizes for random rational functions with ceilings,
-floors, Min and Max; an expansion's coefficients are sympy's Poly of the shifted polynomial."""
+floors, Min and Max; an expansion's coefficients are sympy's Poly of the shifted polynomial;
+and witnesses evaluated once an argument split the pairs their differences split."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kernelcost import rational_eval
+from kernelcost import rational_eval, witnesses
 from kernelcost.symbols import size_symbol
 
 SIZES = tuple(sorted((size_symbol(name) for name in ("N", "T", "M")), key=str))
@@ -75,6 +76,15 @@ def test_other_nodes_have_no_plan(expr):
     assert rational_eval.compiled(expr, SIZES) is None
 
 
+@given(expressions(), POINTS)
+@settings(max_examples=200, deadline=None)
+def test_witness_signs_are_sympys(expr, point):
+    value = expr.xreplace(dict(zip(SIZES, map(sympy.Integer, point))))
+    expected = (None if not value.is_Number or not value.is_finite
+                else 1 if value.is_positive else -1 if value.is_negative else 0)
+    assert witnesses.sign_of(expr, SIZES, point) == expected
+
+
 @st.composite
 def polynomials(draw) -> sympy.Expr:
     """Sums of products of powers of the sizes and of small polynomials, rational
@@ -103,3 +113,14 @@ def test_shifted_expansion_is_sympys_poly(polynomial):
                                   sympy.Symbol("x") + 1])
 def test_shifted_expansion_leaves_other_forms(expr):
     assert rational_eval.shifted_terms(expr, SIZES) is None
+
+
+@given(st.lists(expressions(depth=2), min_size=2, max_size=4))
+@settings(max_examples=200, deadline=None)
+def test_arguments_split_as_their_differences_do(arguments):
+    """Each argument evaluated once a point splits the pairs that its differences split."""
+    checked = witnesses.ArgumentWitnesses(arguments)
+    for i in range(len(arguments)):
+        for j in range(i + 1, len(arguments)):
+            difference = arguments[i] - arguments[j]
+            assert checked.split(i, j, difference) == witnesses.both_signs(difference, 0)
