@@ -32,6 +32,7 @@ import math
 
 import sympy
 
+from . import rational_eval
 from .witnesses import ArgumentWitnesses, both_signs
 
 
@@ -168,14 +169,11 @@ def shifted_sign(difference: sympy.Expr) -> int | None:
     sizes = None if difference is None else _rational_sizes(difference)
     if sizes is None:
         return None
-    numerator, denominator = (sympy.Poly(part, *sizes, domain=sympy.QQ)
-                              for part in difference.as_numer_denom())
-    denominator_sign = _shifted_coefficient_sign(denominator)
-    if denominator_sign is None:
+    numerator, denominator = difference.as_numer_denom()
+    denominator_sign = _shifted_part_sign(denominator, sizes)
+    if not denominator_sign:
         return None
-    if numerator.is_zero:
-        return 0
-    numerator_sign = _shifted_coefficient_sign(numerator)
+    numerator_sign = _shifted_part_sign(numerator, sizes)
     return None if numerator_sign is None else numerator_sign * denominator_sign
 
 
@@ -194,6 +192,38 @@ def _rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
     return expr.xreplace(sizes)
 
 
+def _shifted_part_sign(part: sympy.Expr, sizes: list[sympy.Symbol]) -> int | None:
+    """The sign of a numerator or denominator by its shifted coefficients: 1 (or -1) when
+    they are all >= 0 (<= 0) and the constant term is positive (negative), 0 for the zero
+    polynomial, None otherwise or past MOST_SHIFTED_TERMS. Expanded in integers, or by
+    sympy's Poly for a form rational_eval does not expand."""
+    expanded = rational_eval.shifted_integers(part, sizes)
+    if expanded is None:
+        polynomial = sympy.Poly(part, *sizes, domain=sympy.QQ)
+        return 0 if polynomial.is_zero else _shifted_coefficient_sign(polynomial)
+    terms = expanded[0]
+    if not terms:
+        return 0
+    if _closure_exceeds(terms, MOST_SHIFTED_TERMS):
+        return None
+    return _one_sign(terms.get((0,) * len(sizes), 0), terms.values())
+
+
+def _closure_exceeds(terms: dict[tuple[int, ...], int], most: int) -> bool:
+    """Whether more than `most` exponents lie at or below those of the terms: the count the
+    expansion of the unshifted polynomial reaches term by term (each n^e gives every m^k
+    with k <= e), which is the same, as the terms of highest exponents keep their
+    coefficients when shifted."""
+    if sum(math.prod(exponent + 1 for exponent in exponents) for exponents in terms) <= most:
+        return False
+    below: set[tuple[int, ...]] = set()
+    for exponents in terms:
+        below.update(itertools.product(*(range(exponent + 1) for exponent in exponents)))
+        if len(below) > most:
+            return True
+    return False
+
+
 def _shifted_coefficient_sign(polynomial: sympy.Poly) -> int | None:
     """1 (or -1) when the polynomial at sizes 1 + m has only coefficients >= 0 (<= 0) and a
     positive (negative) constant term; None otherwise."""
@@ -205,10 +235,14 @@ def _shifted_coefficient_sign(polynomial: sympy.Poly) -> int | None:
             shifted[powers] = shifted.get(powers, 0) + coefficient * binomials
         if len(shifted) > MOST_SHIFTED_TERMS:
             return None
-    constant = shifted.get((0,) * len(polynomial.gens), 0)
-    if constant > 0 and all(value >= 0 for value in shifted.values()):
+    return _one_sign(shifted.get((0,) * len(polynomial.gens), 0), shifted.values())
+
+
+def _one_sign(constant, coefficients) -> int | None:
+    """1 (or -1) for a positive (negative) constant and no coefficient of the other sign."""
+    if constant > 0 and all(value >= 0 for value in coefficients):
         return 1
-    if constant < 0 and all(value <= 0 for value in shifted.values()):
+    if constant < 0 and all(value <= 0 for value in coefficients):
         return -1
     return None
 
