@@ -29,6 +29,7 @@ Plan = Callable[[Sequence[int]], Value]
 
 
 def sign(value: Value) -> int:
+    """-1, 0 or 1, as the denominator is positive."""
     numerator = value[0]
     return (numerator > 0) - (numerator < 0)
 
@@ -228,7 +229,8 @@ def _degree_bound(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> int:
     if expr.is_Mul:
         return sum(_degree_bound(arg, index) for arg in expr.args)
     if expr.is_Pow and expr.exp.is_Integer and expr.exp >= 0:
-        return _degree_bound(expr.base, index) * int(expr.exp)
+        base = _degree_bound(expr.base, index)  # a form not expanded stays one at power 0
+        return base if base >= _MOST_DEGREE else base * int(expr.exp)
     return _MOST_DEGREE
 
 
