@@ -2,10 +2,11 @@
 `answer.answers(analysis, machines)` (verdicts, crossings, rates) after `load` and `analyze`,
 each measured in a fresh process so that no cache carries over from one run to the next.
 
-    python bench/machine_stage.py OLD/src src --runs 3 --specs conv3x3 gemm_hopper
+    python bench/machine_stage.py OLD/src src --runs 3 --specs conv3x3 gemm_hopper --machines all
 
 Each round runs before, then after, for every spec on H100 alone and on all built-in
-machines; the table gives every run's figure, so that the scatter of a loaded machine shows."""
+machines (or those `--machines` names); the table gives every run's figure, so that the
+scatter of a loaded machine shows."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+MACHINES = ("h100", "all")
 SPECS = ("conv3x3", "stencil2d5pt", "gemm_hopper", "gemm_tiled", "int4_decode")
 MEASURE = """
 import sys, time
@@ -43,12 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("after", type=Path, help="the newer tree's src/")
     parser.add_argument("--runs", type=int, default=3, help="rounds (default 3)")
     parser.add_argument("--specs", nargs="+", default=list(SPECS), help="shipped spec names")
+    parser.add_argument("--machines", nargs="+", choices=MACHINES, default=list(MACHINES),
+                        help="H100 alone, all built-in machines, or both (the default)")
     args = parser.parse_args(argv)
     before, after = args.before.resolve(), args.after.resolve()
     print("| spec, machines | before (ms) | after (ms) |")
     print("|---|---:|---:|")
     for spec in args.specs:
-        for machines in ("h100", "all"):
+        for machines in args.machines:
             figures: dict[Path, list[int]] = {before: [], after: []}
             for _ in range(args.runs):
                 for source in (before, after):

@@ -24,7 +24,7 @@ FLOORS = {
     "oracle": ["oracle"],
     "hardware": ["values", "machine", "machinefile", "hardware", "modelfile"],
     "analysis": ["verify", "analysis"],
-    "model": ["decide", "efficiency", "polyexp", "derates", "transfer", "warm", "occupancy",
+    "model": ["rational_eval", "witnesses", "decide", "efficiency", "polyexp", "derates", "transfer", "warm", "occupancy",
               "waves", "execution", "model", "numeric_roots", "equations", "solve", "rates",
               "answer", "lp", "lower", "bound"],
     "uses": ["tune", "wholemodel", "validate"],

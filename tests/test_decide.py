@@ -15,7 +15,7 @@ import sympy
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from kernelcost import decide
+from kernelcost import decide, witnesses
 from kernelcost.decide import (
     at_least,
     at_most,
@@ -55,10 +55,10 @@ def test_relations_answer_as_sympy_does(left, right):
 
 def test_witnesses_settle_what_crosses():
     # at n = 1 the ratio is 9/760 < 1/10, at n = 10**6 it is about 0.1125 > 1/10
-    assert decide._both_signs(CONV_RATIO - sympy.Rational(1, 10), zero_counts_as=1)
+    assert witnesses.both_signs(CONV_RATIO - sympy.Rational(1, 10), zero_counts_as=1)
     assert less_than(CONV_RATIO, sympy.Rational(1, 10)) is None
     # always below 1: the witnesses agree, and sympy proves it
-    assert not decide._both_signs(CONV_RATIO - 1, zero_counts_as=1)
+    assert not witnesses.both_signs(CONV_RATIO - 1, zero_counts_as=1)
     assert less_than(CONV_RATIO, 1) is True
 
 
@@ -163,11 +163,11 @@ SIGNED = [
 
 @pytest.mark.parametrize("expr", SIGNED)
 def test_signs_at_witnesses_are_sympys(expr):
-    for point in decide._witness_points(sorted(expr.free_symbols, key=str)):
+    for point in witnesses.witness_points(sorted(expr.free_symbols, key=str)):
         value = expr.xreplace(point)
         expected = (None if not value.is_Number or not value.is_finite
                     else 1 if value.is_positive else -1 if value.is_negative else 0)
-        assert decide._sign_at(expr, point) == expected, point
+        assert witnesses.sign_at(expr, point) == expected, point
 
 
 # ------------------------------------------------------------- one size, decided exactly

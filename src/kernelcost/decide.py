@@ -29,13 +29,11 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from fractions import Fraction
 
 import sympy
 
-# Sizes tried for every free symbol: small ones, where edges and ceilings matter, and large
-# ones, where the leading terms decide.
-WITNESS_SIZES = (1, 2, 3, 5, 8, 64, 1024, 10**6)
+from . import rational_eval
+from .witnesses import ArgumentWitnesses, both_signs
 
 
 def decided(relation) -> bool | None:
@@ -66,7 +64,7 @@ def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
     """left < right (strict) or left <= right, by the first decider that can tell. A zero of
     the difference at a witness counts against the relation asked."""
     difference = left - right
-    if _both_signs(difference, zero_counts_as=1 if strict else -1):
+    if both_signs(difference, zero_counts_as=1 if strict else -1):
         return None
     sign = exact_sign(difference)
     if sign is not None:
@@ -117,9 +115,10 @@ def _pair_orders(arguments: list[sympy.Expr]) -> tuple[set, dict[tuple[int, int]
     `arguments[i] - arguments[j]` at every size for each ordered pair (i, j) an exact decider
     settles."""
     split, signs = set(), {}
+    witnesses = ArgumentWitnesses(arguments)
     for (i, first), (j, second) in itertools.combinations(enumerate(arguments), 2):
         difference = first - second
-        if _both_signs(difference, zero_counts_as=0):
+        if witnesses.split(i, j, difference):
             split.add((i, j))
             continue
         sign = exact_sign(difference)
@@ -170,14 +169,11 @@ def shifted_sign(difference: sympy.Expr) -> int | None:
     sizes = None if difference is None else _rational_sizes(difference)
     if sizes is None:
         return None
-    numerator, denominator = (sympy.Poly(part, *sizes, domain=sympy.QQ)
-                              for part in difference.as_numer_denom())
-    denominator_sign = _shifted_coefficient_sign(denominator)
-    if denominator_sign is None:
+    numerator, denominator = difference.as_numer_denom()
+    denominator_sign = _shifted_part_sign(denominator, sizes)
+    if not denominator_sign:
         return None
-    if numerator.is_zero:
-        return 0
-    numerator_sign = _shifted_coefficient_sign(numerator)
+    numerator_sign = _shifted_part_sign(numerator, sizes)
     return None if numerator_sign is None else numerator_sign * denominator_sign
 
 
@@ -196,6 +192,38 @@ def _rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
     return expr.xreplace(sizes)
 
 
+def _shifted_part_sign(part: sympy.Expr, sizes: list[sympy.Symbol]) -> int | None:
+    """The sign of a numerator or denominator by its shifted coefficients: 1 (or -1) when
+    they are all >= 0 (<= 0) and the constant term is positive (negative), 0 for the zero
+    polynomial, None otherwise or past MOST_SHIFTED_TERMS. Expanded in integers, or by
+    sympy's Poly for a form rational_eval does not expand."""
+    expanded = rational_eval.shifted_integers(part, sizes)
+    if expanded is None:
+        polynomial = sympy.Poly(part, *sizes, domain=sympy.QQ)
+        return 0 if polynomial.is_zero else _shifted_coefficient_sign(polynomial)
+    terms = expanded[0]
+    if not terms:
+        return 0
+    if _closure_exceeds(terms, MOST_SHIFTED_TERMS):
+        return None
+    return _one_sign(terms.get((0,) * len(sizes), 0), terms.values())
+
+
+def _closure_exceeds(terms: dict[tuple[int, ...], int], most: int) -> bool:
+    """Whether more than `most` exponents lie at or below those of the terms: the count the
+    expansion of the unshifted polynomial reaches term by term (each n^e gives every m^k
+    with k <= e), which is the same, as the terms of highest exponents keep their
+    coefficients when shifted."""
+    if sum(math.prod(exponent + 1 for exponent in exponents) for exponents in terms) <= most:
+        return False
+    below: set[tuple[int, ...]] = set()
+    for exponents in terms:
+        below.update(itertools.product(*(range(exponent + 1) for exponent in exponents)))
+        if len(below) > most:
+            return True
+    return False
+
+
 def _shifted_coefficient_sign(polynomial: sympy.Poly) -> int | None:
     """1 (or -1) when the polynomial at sizes 1 + m has only coefficients >= 0 (<= 0) and a
     positive (negative) constant term; None otherwise."""
@@ -207,10 +235,14 @@ def _shifted_coefficient_sign(polynomial: sympy.Poly) -> int | None:
             shifted[powers] = shifted.get(powers, 0) + coefficient * binomials
         if len(shifted) > MOST_SHIFTED_TERMS:
             return None
-    constant = shifted.get((0,) * len(polynomial.gens), 0)
-    if constant > 0 and all(value >= 0 for value in shifted.values()):
+    return _one_sign(shifted.get((0,) * len(polynomial.gens), 0), shifted.values())
+
+
+def _one_sign(constant, coefficients) -> int | None:
+    """1 (or -1) for a positive (negative) constant and no coefficient of the other sign."""
+    if constant > 0 and all(value >= 0 for value in coefficients):
         return 1
-    if constant < 0 and all(value <= 0 for value in shifted.values()):
+    if constant < 0 and all(value <= 0 for value in coefficients):
         return -1
     return None
 
@@ -259,81 +291,6 @@ def _rational_in(expr: sympy.Expr) -> bool:
 def _rewritten_by_lattice(argument: sympy.Expr) -> bool:
     return (isinstance(argument, (sympy.Min, sympy.Max))
             or argument.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan))
-
-
-def _both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
-    """Whether the difference is negative at some witness sizes and positive at others (a
-    zero counts as `zero_counts_as`: 0 for neither side)."""
-    symbols = difference.free_symbols
-    if not symbols or not all(symbol.is_positive for symbol in symbols):
-        return False
-    signs = set()
-    for point in _witness_points(sorted(symbols, key=str)):
-        sign = _sign_at(difference, point)
-        if sign is None:
-            continue
-        sign = sign or zero_counts_as
-        if sign:
-            signs.add(sign)
-        if len(signs) == 2:
-            return True
-    return False
-
-
-def _sign_at(expr: sympy.Expr, point: dict) -> int | None:
-    """The sign of expr at the point (-1, 0 or 1), or None where it is no finite number. In
-    Python's exact fractions where it can (substituting into sympy rebuilds the expression,
-    about ten times slower), else as sympy evaluates it."""
-    try:
-        value = _exact(expr, point)
-    except (_NotExact, ZeroDivisionError):  # sympy says what 1/0 or a float part gives
-        value = expr.xreplace(point)
-        if not value.is_Number or not value.is_finite:
-            return None
-        return 1 if value.is_positive else -1 if value.is_negative else 0
-    return (value > 0) - (value < 0)
-
-
-class _NotExact(Exception):
-    """A part of an expression that _exact does not evaluate."""
-
-
-def _exact(expr: sympy.Expr, point: dict) -> Fraction:
-    """expr at the point (symbol -> Integer): the rational sympy would compute."""
-    if expr.is_Rational:
-        return Fraction(int(expr.p), int(expr.q))
-    if expr.is_Symbol:
-        return Fraction(int(point[expr]))
-    if expr.is_Add:
-        return sum((_exact(arg, point) for arg in expr.args), Fraction(0))
-    if expr.is_Mul:
-        return math.prod((_exact(arg, point) for arg in expr.args), start=Fraction(1))
-    if expr.is_Pow and expr.exp.is_Integer:
-        return _exact(expr.base, point) ** int(expr.exp)
-    if isinstance(expr, sympy.floor):
-        return Fraction(math.floor(_exact(expr.args[0], point)))
-    if isinstance(expr, sympy.ceiling):
-        return Fraction(math.ceil(_exact(expr.args[0], point)))
-    if isinstance(expr, (sympy.Min, sympy.Max)):
-        values = [_exact(arg, point) for arg in expr.args]
-        return min(values) if isinstance(expr, sympy.Min) else max(values)
-    raise _NotExact(expr)
-
-
-def _witness_points(symbols: list[sympy.Symbol]):
-    """Every symbol at each witness size together, then the sizes rotated among the symbols so
-    that they also differ from one another, then the corners: one symbol at the largest size
-    and the others at 1, and one at 1 and the others at the largest."""
-    sizes = [sympy.Integer(size) for size in WITNESS_SIZES]
-    for size in sizes:
-        yield {symbol: size for symbol in symbols}
-    if len(symbols) > 1:
-        for shift in range(1, len(sizes)):
-            yield {symbol: sizes[(index * shift + shift) % len(sizes)]
-                   for index, symbol in enumerate(symbols)}
-        for corner in symbols:
-            yield {symbol: sizes[-1] if symbol == corner else sizes[0] for symbol in symbols}
-            yield {symbol: sizes[0] if symbol == corner else sizes[-1] for symbol in symbols}
 
 
 def cancelled(expr: sympy.Expr) -> sympy.Expr:

@@ -1,0 +1,137 @@
+"""Witness sizes: a difference of sizes at a few points, where both signs show that no
+decider can prove either, before any costlier decider is asked. Each expression is evaluated
+by its plan in Python's integers where it has one (substituting into sympy rebuilds the
+expression, tens of times slower), else as sympy evaluates it."""
+
+from __future__ import annotations
+
+import functools
+
+import sympy
+
+from . import rational_eval
+from .rational_eval import Value
+
+# Sizes tried for every free symbol: small ones, where edges and ceilings matter, and large
+# ones, where the leading terms decide.
+WITNESS_SIZES = (1, 2, 3, 5, 8, 64, 1024, 10**6)
+
+
+def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
+    """Whether the difference is negative at some witness sizes and positive at others (a
+    zero counts as `zero_counts_as`: 0 for neither side)."""
+    symbols = difference.free_symbols
+    if not symbols or not all(symbol.is_positive for symbol in symbols):
+        return False
+    ordered = tuple(sorted(symbols, key=str))
+    signs = set()
+    for values in _witness_values(len(ordered)):
+        sign = sign_of(difference, ordered, values)
+        if sign is None:
+            continue
+        sign = sign or zero_counts_as
+        if sign:
+            signs.add(sign)
+        if len(signs) == 2:
+            return True
+    return False
+
+
+def sign_at(expr: sympy.Expr, point: dict) -> int | None:
+    """The sign of expr at the point (symbol -> Integer): -1, 0 or 1, or None where it is no
+    finite number."""
+    return sign_of(expr, tuple(point), tuple(int(value) for value in point.values()))
+
+
+def sign_of(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...],
+            values: tuple[int, ...]) -> int | None:
+    """The sign of expr where the symbols have the values, or None where it is no finite
+    number. By its plan in Python's integers where it has one (substituting into sympy
+    rebuilds the expression, tens of times slower), else as sympy evaluates it, which also
+    says what 1/0 gives."""
+    value = planned_value(rational_eval.compiled(expr, symbols), values)
+    if value is not None:
+        return rational_eval.sign(value)
+    value = expr.xreplace(dict(zip(symbols, map(sympy.Integer, values))))
+    if not value.is_Number or not value.is_finite:
+        return None
+    return 1 if value.is_positive else -1 if value.is_negative else 0
+
+
+@functools.cache
+def _witness_values(count: int) -> tuple[tuple[int, ...], ...]:
+    """Every symbol at each witness size together, then the sizes rotated among the symbols so
+    that they also differ from one another, then the corners: one symbol at the largest size
+    and the others at 1, and one at 1 and the others at the largest. Sizes by the position
+    of their symbol."""
+    sizes = WITNESS_SIZES
+    points = [(size,) * count for size in sizes]
+    if count > 1:
+        for shift in range(1, len(sizes)):
+            points.append(tuple(sizes[(index * shift + shift) % len(sizes)]
+                                for index in range(count)))
+        for corner in range(count):
+            points.append(tuple(sizes[-1] if index == corner else sizes[0]
+                                for index in range(count)))
+            points.append(tuple(sizes[0] if index == corner else sizes[-1]
+                                for index in range(count)))
+    return tuple(points)
+
+
+def witness_points(symbols: list[sympy.Symbol]):
+    """_witness_values as points, symbol -> Integer."""
+    for values in _witness_values(len(symbols)):
+        yield dict(zip(symbols, map(sympy.Integer, values)))
+
+
+class ArgumentWitnesses:
+    """The arguments of one Min or Max at witness sizes, each evaluated once a point however
+    many pairs ask it. Where both of a pair have a value, the difference has theirs: sympy's
+    subtraction only collects and cancels terms, exactly. Where either has none (1/0, a part
+    plans do not evaluate), the difference is evaluated as it stands, as both_signs does."""
+
+    def __init__(self, arguments: list[sympy.Expr]):
+        self.symbols = tuple(sorted(set().union(*(argument.free_symbols
+                                                  for argument in arguments)), key=str))
+        self.position = {symbol: index for index, symbol in enumerate(self.symbols)}
+        self.plans = [rational_eval.compiled(argument, self.symbols) for argument in arguments]
+        self.values: dict[tuple[int, tuple[int, ...]], Value | None] = {}
+
+    def split(self, i: int, j: int, difference: sympy.Expr) -> bool:
+        """both_signs(difference, zero_counts_as=0), at the witnesses of the difference's
+        own symbols; a symbol it lost to cancellation is 1 for the arguments."""
+        symbols = difference.free_symbols
+        if not symbols or not all(symbol.is_positive for symbol in symbols):
+            return False
+        ordered = tuple(sorted(symbols, key=str))
+        positions = [self.position[symbol] for symbol in ordered]
+        signs = set()
+        for values in _witness_values(len(ordered)):
+            point = [1] * len(self.symbols)
+            for position, value in zip(positions, values):
+                point[position] = value
+            first, second = self.value(i, tuple(point)), self.value(j, tuple(point))
+            if first is None or second is None:
+                sign = sign_of(difference, ordered, values)
+            else:
+                sign = rational_eval.compare(first, second)
+            if sign:
+                signs.add(sign)
+            if len(signs) == 2:
+                return True
+        return False
+
+    def value(self, index: int, point: tuple[int, ...]) -> Value | None:
+        key = (index, point)
+        if key not in self.values:
+            self.values[key] = planned_value(self.plans[index], point)
+        return self.values[key]
+
+
+def planned_value(plan: rational_eval.Plan | None, point: tuple[int, ...]) -> Value | None:
+    if plan is None:
+        return None
+    try:
+        return plan(point)
+    except ZeroDivisionError:
+        return None

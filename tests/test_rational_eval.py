@@ -1,0 +1,139 @@
+"""Plans and shifted expansions in Python's integers give sympy's exact numbers: a plan's
+value is `expr.subs(point)` at random sizes for random rational functions with ceilings,
+floors, Min and Max; an expansion's coefficients are sympy's Poly of the shifted polynomial;
+and the deciders built on them answer as the sympy paths they replace."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from kernelcost import decide, rational_eval, witnesses
+from kernelcost.symbols import size_symbol
+
+SIZES = tuple(sorted((size_symbol(name) for name in ("N", "T", "M")), key=str))
+SHIFTS = sympy.symbols("m0:3")
+RATIONALS = st.builds(sympy.Rational, st.integers(-7, 7), st.sampled_from([1, 1, 2, 3, 128]))
+POINTS = st.tuples(*(st.one_of(st.integers(1, 40), st.sampled_from([1024, 10**6, 7 * 10**8 + 3]))
+                     for _ in SIZES))
+
+
+@st.composite
+def expressions(draw, depth: int = 3) -> sympy.Expr:
+    """A rational function of the sizes, with rounding, Min and Max anywhere in it."""
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        return draw(st.one_of(st.sampled_from(SIZES), RATIONALS))
+    kind = draw(st.sampled_from(["add", "mul", "div", "pow", "ceiling", "floor", "min", "max"]))
+    first, second = draw(expressions(depth - 1)), draw(expressions(depth - 1))
+    if kind == "add":
+        return first + second
+    if kind == "mul":
+        return first * second
+    if kind == "div":
+        return first / second if second != 0 else first
+    if kind == "pow":
+        exponent = draw(st.integers(-2, 3))
+        return first**exponent if first != 0 or exponent > 0 else first
+    if kind in ("ceiling", "floor"):
+        return (sympy.ceiling if kind == "ceiling" else sympy.floor)(first / draw(RATIONALS
+                                                                                   .filter(bool)))
+    return (sympy.Min if kind == "min" else sympy.Max)(first, second)
+
+
+def _exact(value: sympy.Expr) -> Fraction | None:
+    return Fraction(int(value.p), int(value.q)) if value.is_Rational else None
+
+
+N, T = (size_symbol(name) for name in ("N", "T"))
+
+
+@given(expressions(), st.lists(POINTS, min_size=1, max_size=6))
+@example(sympy.ceiling(-N / 3) * sympy.floor((N - 7) / 2), [(1, 5, 1), (3, 4, 1)])
+@example((3 - N) ** -3 + 1 / (T - N), [(1, 5, 1), (1, 5, 7), (1, 3, 1)])
+@example(sympy.Max(1 / (2 - N), -T) * sympy.Min(N - 6, -T / 3), [(1, 3, 1), (1, 1, 8)])
+@settings(max_examples=300, deadline=None)
+def test_a_plan_gives_sympys_exact_value(expr, points):
+    plan = rational_eval.compiled(expr, SIZES)
+    assert plan is not None, expr
+    for point in points:
+        expected = _exact(expr.subs(dict(zip(SIZES, point))))
+        try:
+            value = plan(point)
+        except ZeroDivisionError:  # sympy has no finite number there either
+            assert expected is None, (expr, point)
+            continue
+        assert value[1] > 0
+        assert Fraction(*value) == expected, (expr, point)
+
+
+@pytest.mark.parametrize("expr", [sympy.Float(0.5) * SIZES[0], sympy.sqrt(SIZES[0]),
+                                  sympy.Mod(SIZES[0], 3) + 1, SIZES[0] + sympy.Symbol("x")])
+def test_other_nodes_have_no_plan(expr):
+    assert rational_eval.compiled(expr, SIZES) is None
+
+
+@given(expressions(), POINTS)
+@settings(max_examples=200, deadline=None)
+def test_witness_signs_are_sympys(expr, point):
+    value = expr.xreplace(dict(zip(SIZES, map(sympy.Integer, point))))
+    expected = (None if not value.is_Number or not value.is_finite
+                else 1 if value.is_positive else -1 if value.is_negative else 0)
+    assert witnesses.sign_of(expr, SIZES, point) == expected
+
+
+@st.composite
+def polynomials(draw) -> sympy.Expr:
+    """Sums of products of powers of the sizes and of small polynomials, rational
+    coefficients."""
+    terms = []
+    for _ in range(draw(st.integers(1, 4))):
+        factors = [draw(RATIONALS)]
+        for _ in range(draw(st.integers(0, 3))):
+            base = draw(st.one_of(st.sampled_from(SIZES),
+                                  st.builds(lambda s, c: s + c, st.sampled_from(SIZES), RATIONALS)))
+            factors.append(base ** draw(st.integers(0, 4)))
+        terms.append(sympy.Mul(*factors))
+    return sympy.Add(*terms)
+
+
+@given(polynomials())
+@settings(max_examples=200, deadline=None)
+def test_shifted_expansion_is_sympys_poly(polynomial):
+    shifted = polynomial.xreplace({size: 1 + m for size, m in zip(SIZES, SHIFTS)})
+    expected = {exponents: Fraction(int(c.p), int(c.q)) for exponents, c in
+                sympy.Poly(shifted, *SHIFTS, domain=sympy.QQ).as_dict().items() if c}
+    assert rational_eval.shifted_terms(polynomial, SIZES) == expected
+
+
+@pytest.mark.parametrize("expr", [1 / SIZES[0], sympy.ceiling(SIZES[0] / 2), SIZES[0] ** 100000000,
+                                  sympy.Symbol("x") + 1])
+def test_shifted_expansion_leaves_other_forms(expr):
+    assert rational_eval.shifted_terms(expr, SIZES) is None
+
+
+@given(polynomials(), st.sampled_from([3, 10, 40, decide.MOST_SHIFTED_TERMS]))
+@settings(max_examples=200, deadline=None)
+def test_shifted_sign_of_a_part_is_the_polys(polynomial, most):
+    """Signs, the zero polynomial and the limit on terms as sympy's Poly path gives them."""
+    poly = sympy.Poly(polynomial, *SIZES, domain=sympy.QQ)
+    saved, decide.MOST_SHIFTED_TERMS = decide.MOST_SHIFTED_TERMS, most
+    try:
+        expected = 0 if poly.is_zero else decide._shifted_coefficient_sign(poly)
+        assert decide._shifted_part_sign(polynomial, list(SIZES)) == expected
+    finally:
+        decide.MOST_SHIFTED_TERMS = saved
+
+
+@given(st.lists(expressions(depth=2), min_size=2, max_size=4))
+@settings(max_examples=200, deadline=None)
+def test_arguments_split_as_their_differences_do(arguments):
+    """Each argument evaluated once a point splits the pairs that its differences split."""
+    checked = witnesses.ArgumentWitnesses(arguments)
+    for i in range(len(arguments)):
+        for j in range(i + 1, len(arguments)):
+            difference = arguments[i] - arguments[j]
+            assert checked.split(i, j, difference) == witnesses.both_signs(difference, 0)
