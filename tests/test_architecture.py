@@ -15,8 +15,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 # floors, lowest first: a module may import from its own floor and the floors below it
 FLOORS = {
     "foundations": ["machines", "models", "errors", "ast", "symbols", "units", "inputs",
-                    "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs", "quotients",
-                    "drawable"],
+                    "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs",
+                    "quotients", "drawable"],
     "language": ["syntax_errors", "parse", "parallel", "check_decls", "check_exprs",
                  "check_lanes", "check", "work", "settings", "sizes"],
     "count": ["cost", "facts", "nest", "sums", "counters", "footprint", "lanes", "blocks",
@@ -24,9 +24,9 @@ FLOORS = {
     "oracle": ["oracle"],
     "hardware": ["values", "machine", "machinefile", "hardware", "modelfile"],
     "analysis": ["verify", "analysis"],
-    "model": ["rational_eval", "witnesses", "decide", "efficiency", "polyexp", "derates", "transfer", "warm", "occupancy",
-              "waves", "execution", "model", "numeric_roots", "equations", "solve", "rates",
-              "answer", "lp", "lower", "bound"],
+    "model": ["rational_eval", "witnesses", "decide", "efficiency", "polyexp", "derates",
+              "transfer", "warm", "occupancy", "waves", "execution", "model", "numeric_roots",
+              "equations", "solve", "rates", "answer", "lp", "lower", "bound"],
     "uses": ["tune", "wholemodel", "validate"],
     "presentation": ["sweep", "trajectory", "scene", "report", "textplot", "placement", "plot",
                      "phase", "ski", "bound_report",

@@ -33,6 +33,7 @@ import math
 import sympy
 
 from . import rational_eval
+from .quotients import cancel
 from .witnesses import ArgumentWitnesses, both_signs
 
 
@@ -299,7 +300,7 @@ def cancelled(expr: sympy.Expr) -> sympy.Expr:
     arguments and re-evaluate them, asking every pair of arguments again."""
     lattices = sorted(expr.atoms(sympy.Min, sympy.Max), key=sympy.default_sort_key)
     if not lattices:
-        return sympy.cancel(expr)
+        return cancel(expr)
     held = {lattice: sympy.Dummy() for lattice in lattices}
-    result = sympy.cancel(expr.xreplace(held))
+    result = cancel(expr.xreplace(held))
     return result.xreplace({symbol: lattice for lattice, symbol in held.items()})
