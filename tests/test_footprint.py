@@ -271,3 +271,23 @@ def test_a_bounding_box_where_the_loops_may_not_run_is_not_negative():
         value = at(result.elements, M=m)
         assert value >= 0
         assert value == truth if result.exact else value >= truth
+
+
+# --- the rank of a numeric index map ----------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kernelcost.footprint import _rank  # noqa: E402
+
+_entries = st.builds(sympy.Rational, st.integers(-3, 3), st.sampled_from([1, 1, 2, 3]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda columns: st.lists(
+    st.lists(_entries, min_size=columns, max_size=columns), min_size=1, max_size=4)),
+    st.booleans())
+def test_the_exact_rank_is_sympys(rows, dependent):
+    if dependent and len(rows) > 1:  # a combination of two rows: a rank below the row count
+        rows = [*rows[:-1], [2 * a - b for a, b in zip(rows[0], rows[1])]]
+    assert _rank(rows) == sympy.Matrix(rows).rank()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from fractions import Fraction
 
 import sympy
 
@@ -91,8 +92,8 @@ class Footprints:
         if not indices or len(indices) < len(counters):
             return False
         matrix = sympy.Matrix([[sympy.diff(index, c) for c in counters] for index in indices])
-        if not matrix.free_symbols:
-            return matrix.rank() == len(counters)
+        if not matrix.free_symbols and all(entry.is_Rational for entry in matrix):
+            return _rank(matrix.tolist()) == len(counters)
         for rows in itertools.combinations(range(len(indices)), len(counters)):
             determinant = sympy.expand(matrix.extract(list(rows), list(range(len(counters))))
                                        .det())
@@ -370,3 +371,20 @@ class Footprints:
             if bound is None:
                 return None
             expr = sympy.expand(replaced.subs(stand_in, bound))
+
+
+def _rank(rows: list[list[sympy.Rational]]) -> int:
+    """The rank of a matrix of rationals, by exact elimination. sympy's Matrix.rank permutes
+    columns through sympy.combinatorics, whose import (its polyhedra are built on import)
+    costs more than the rest of a small count."""
+    remaining = [[Fraction(int(entry.p), int(entry.q)) for entry in row] for row in rows]
+    rank = 0
+    for column in range(len(remaining[0]) if remaining else 0):
+        pivot = next((row for row in remaining if row[column] != 0), None)
+        if pivot is None:
+            continue
+        remaining.remove(pivot)
+        remaining = [[value - row[column] / pivot[column] * pivot_value
+                      for value, pivot_value in zip(row, pivot)] for row in remaining]
+        rank += 1
+    return rank
