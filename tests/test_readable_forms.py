@@ -7,7 +7,7 @@ import itertools
 import sympy
 from conftest import size
 
-from kernelcost.count import _factor
+from kernelcost.quotients import factor
 from kernelcost.symbols import is_monomial, replace_symbols
 
 M, N, K, T = (size(s) for s in ("M", "N", "K", "T"))
@@ -32,19 +32,19 @@ def same(a, b) -> bool:
 def test_polynomials_factor_as_sympy_factors_them():
     for polynomial in POLYNOMIALS:
         expanded = sympy.expand(polynomial)
-        assert same(_factor(expanded), sympy.factor(expanded)), expanded
+        assert same(factor(expanded), sympy.factor(expanded)), expanded
 
 
 def test_products_of_polynomials_factor_as_sympy_factors_them():
     for a, b in itertools.combinations(POLYNOMIALS, 2):
         expanded = sympy.expand(a * b)
-        assert same(_factor(expanded), sympy.factor(expanded)), expanded
+        assert same(factor(expanded), sympy.factor(expanded)), expanded
 
 
 def test_what_is_no_polynomial_in_plain_symbols_goes_to_sympy_factor():
     for expr in (sympy.Float(0.5) * M + N,  # over RR factor gives a different product
                  M / T + N, sympy.ceiling(M / T) * T - T, sympy.Integer(6)):
-        assert same(_factor(expr), sympy.factor(expr)), expr
+        assert same(factor(expr), sympy.factor(expr)), expr
 
 
 def test_monomials_are_what_factor_and_cancel_give_back():
