@@ -462,3 +462,64 @@ def test_rounded_sizes_prove_a_sign(difference, sign):
 ])
 def test_rounded_sizes_unproven(difference):
     assert decide.shifted_sign(difference) is None
+
+
+# --- roundings through their bounds -------------------------------------------------------
+
+ROUNDED = st.tuples(st.sampled_from([math.ceil, math.floor]), st.integers(1, 130),
+                    st.integers(-3, 3))
+
+
+@given(st.integers(1, 2), st.data())
+@settings(max_examples=120, deadline=None)
+def test_bounded_roundings_agree_with_exact_values(sizes, data):
+    """Polynomials in sizes and a rounding of (size + c) / q next to the size itself, so that
+    only the rounding's tie to its argument can decide: wherever a choice of bounds proves a
+    sign, it holds at the rounded values."""
+    roundings = [data.draw(ROUNDED) for _ in range(sizes)]
+    slots = 2 * sizes  # N, rounding of N, then T, rounding of T
+    top, bottom = data.draw(products(slots)), data.draw(products(slots))
+    symbols = [symbol for size in SEVERAL[:sizes] for symbol in (size, sympy.Dummy())]
+    rounded = {symbols[2 * k + 1]: SYMPY_ROUNDING[function]((SEVERAL[k] + shift) / quotient)
+               for k, (function, quotient, shift) in enumerate(roundings)}
+
+    def expr(factors):
+        return sympy.Mul(*(sympy.Add(*(coefficient * sympy.Mul(*(
+            symbol**e for symbol, e in zip(symbols, exponents)))
+            for exponents, coefficient in terms.items())) for terms in factors))
+
+    difference = (expr(top) / expr(bottom)).xreplace(rounded)
+    sign = decide.rounded_sign(difference)
+    event(f"rounded sign: {sign}")
+    if sign is None:
+        return
+    for point in itertools.chain(itertools.product(GRID, repeat=sizes),
+                                 itertools.product(LARGE, repeat=sizes)):
+        values = tuple(value for size, (function, quotient, shift) in zip(point, roundings)
+                       for value in (size, function(Fraction(size + shift, quotient))))
+        bottom_value = _product_value(bottom, values)
+        if bottom_value:
+            value = Fraction(_product_value(top, values), bottom_value)
+            assert (value > 0) - (value < 0) == sign, (point, values)
+
+
+@pytest.mark.parametrize("difference, sign", [
+    # gemm_tiled_clipped on an H100: the roof above the memory term (ceiling(N/128) >= N/128)
+    (990 * 10**12 - 3350 * 10**9 * N * M * T / (
+        N * M * sympy.ceiling(T / 128) + N * T * sympy.ceiling(M / 128) + M * T), 1),
+    # moe_gemm: a floor under its argument, and a Min of sizes taken as a size
+    (12 - sympy.floor(sympy.Integer(102400) / (512 * sympy.Min(64, M) + 66560)), 1),
+    (sympy.ceiling(N / 7) * T - T * N / 7 + 1, 1),
+])
+def test_bounded_roundings_prove_a_sign(difference, sign):
+    assert decide.shifted_sign(difference) is None
+    assert decide.rounded_sign(difference) == sign
+
+
+@pytest.mark.parametrize("difference", [
+    sympy.ceiling(N / 128) - N / 128,  # 0 at multiples of 128: no strict sign
+    sympy.ceiling(N / 2) - sympy.floor(N / 2),  # 0 or 1
+    sympy.floor(N / 3) - N / 4,  # < 0 at N = 1, > 0 at N = 3
+])
+def test_bounded_roundings_unproven(difference):
+    assert decide.rounded_sign(difference) is None

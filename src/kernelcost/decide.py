@@ -151,8 +151,11 @@ def _orderable_groups(indices: list[int], split: set) -> list[list[int]]:
 
 def exact_sign(difference: sympy.Expr) -> int | None:
     """The sign (-1, 0 or 1) the difference has at every size, by shifted coefficients, then
-    for one size by real-root isolation; None where neither proves one."""
+    with its roundings bounded, then for one size by real-root isolation; None where none
+    proves one."""
     sign = shifted_sign(difference)
+    if sign is None:
+        sign = rounded_sign(difference)
     return one_size_sign(difference) if sign is None else sign
 
 
@@ -176,6 +179,55 @@ def shifted_sign(difference: sympy.Expr) -> int | None:
         return None
     numerator_sign = _shifted_part_sign(numerator, sizes)
     return None if numerator_sign is None else numerator_sign * denominator_sign
+
+
+# Each rounding takes one of two bounds, so a difference with r roundings is tried 2^r ways.
+MOST_BOUNDED_ROUNDINGS = 3
+
+
+def rounded_sign(difference: sympy.Expr) -> int | None:
+    """The sign (-1, 0 or 1) the difference has at every size, proven by shifted coefficients
+    with each floor and ceiling of a rational function x of sizes written through one of its
+    bounds: ceiling(x) = x + r or x + 1 - r, floor(x) = x - r or x - 1 + r, with r >= 0 a
+    variable of its own (each holds for some r in [0, 1]; a sign proven for every r >= 0
+    holds for that one). A Min or Max of positive integers counts as a size. Which bound
+    proves it depends on the side each rounding weighs on, so every choice is tried
+    (`Min(990e12, 3.35e12*K*M*N/(K*M*ceiling(N/128) + ...))`: ceiling(N/128) >= N/128 bounds
+    the quotient). None where no choice proves one, or past MOST_BOUNDED_ROUNDINGS."""
+    expr = _lattices_as_sizes(difference)
+    roundings = [] if expr is None else sorted(expr.atoms(sympy.floor, sympy.ceiling),
+                                               key=sympy.default_sort_key)
+    if not roundings or len(roundings) > MOST_BOUNDED_ROUNDINGS or any(
+            _rational_sizes(rounding.args[0]) is None for rounding in roundings):
+        return None
+    offsets = [sympy.Dummy(integer=True, positive=True) for _ in roundings]
+    for uppers in itertools.product((False, True), repeat=len(roundings)):
+        bounds = {rounding: _bound(rounding, offset - 1, upper)
+                  for rounding, offset, upper in zip(roundings, offsets, uppers)}
+        sign = shifted_sign(expr.xreplace(bounds))
+        if sign is not None:
+            return sign
+    return None
+
+
+def _bound(rounding: sympy.Expr, offset: sympy.Expr, upper: bool) -> sympy.Expr:
+    """The rounding as its argument moved by `offset` >= 0, from below (upper: from above)."""
+    argument = rounding.args[0]
+    lowest = argument if isinstance(rounding, sympy.ceiling) else argument - 1
+    return lowest + 1 - offset if upper else lowest + offset
+
+
+def _lattices_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
+    """expr with each Min and Max of positive integers as a size of its own (an integer at
+    least 1, whichever argument it takes); None when an argument is not proven so."""
+    sizes = {}
+    for lattice in expr.atoms(sympy.Min, sympy.Max):
+        if not all(argument.is_integer and (argument >= 1 if argument.is_Number
+                                            else shifted_sign(argument) == 1)
+                   for argument in lattice.args):
+            return None
+        sizes[lattice] = sympy.Dummy(integer=True, positive=True)
+    return expr.xreplace(sizes)
 
 
 def _rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
