@@ -68,6 +68,13 @@ def test_solve_loads_the_machines_but_not_the_verdicts():  # crossings need no v
     assert loaded_after(arguments, watched) == "['kernelcost.hardware', 'tomllib']"
 
 
+def test_solve_loads_its_printer_but_not_the_execution_model_printer():
+    # capacities are printed per SM without the grid's printer and the transfer model
+    arguments = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N"]
+    watched = ("kernelcost.report.solve", "kernelcost.report.grid", "kernelcost.transfer")
+    assert loaded_after(arguments, watched) == "['kernelcost.report.solve']"
+
+
 def test_a_machine_loads_the_model():  # the watch above sees what it looks for
     arguments = ["analyze", str(SPECS / "gemm.kcost"), "--json", "--machine", "h100"]
     assert loaded_after(arguments, MACHINE_STAGES) == str(sorted(MACHINE_STAGES))

@@ -8,6 +8,7 @@ from ..analysis import Analysis, Counted
 from ..units import binary, plain
 from .common import (
     MACHINE_NAMES,
+    PER_WORDS,
     bound_text,
     condition_text,
     expression,
@@ -17,7 +18,6 @@ from .common import (
     size_text,
     value_of,
 )
-from .grid import PER_WORDS
 from .page import Column, fitted_table
 
 # --- solve ----------------------------------------------------------------------------------
