@@ -86,3 +86,21 @@ def test_crossings_load_only_with_one_free_size():
     assert loaded_after(three_free, watched) == "[]"
     one_free = [*three_free, "--set", "M=N,K=N"]
     assert loaded_after(one_free, watched) == "['kernelcost.solve']"
+
+
+def collector_after(code: str) -> str:
+    """`enabled frozen` once `code` has run in a fresh interpreter."""
+    code += "\nimport gc\nprint(gc.isenabled(), gc.get_freeze_count() > 0)"
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                               check=True)
+    return completed.stdout.strip()
+
+
+def test_a_fresh_import_freezes_what_it_built_and_collects_again_after():
+    assert collector_after("import kernelcost") == "True True"
+
+
+def test_an_import_after_sympy_leaves_the_collector_as_it_was():
+    # a notebook's objects are not frozen; a collector turned off stays off
+    assert collector_after("import sympy, kernelcost") == "True False"
+    assert collector_after("import gc\ngc.disable()\nimport kernelcost") == "False False"

@@ -231,10 +231,11 @@ def _run_as_program(args, budget_s: float) -> NoReturn:
     """Run the command in a watched child and end the process with its code.
 
     The process is short-lived, so the collector's work and Python's teardown buy nothing:
-    the imported modules are frozen out of collection (the child then touches fewer of the
-    pages it shares with the parent), collections of young objects run less often, and the
-    process ends without freeing sympy's objects one by one (teardown alone cost 40-90 ms,
-    as much as a small analysis). Memory stays bounded: cycles are still collected."""
+    the imported modules are frozen out of collection (the package froze sympy's as it was
+    imported, this the rest; the child then touches fewer of the pages it shares with the
+    parent), collections of young objects run less often, and the process ends without
+    freeing sympy's objects one by one (teardown alone cost 40-90 ms, as much as a small
+    analysis). Memory stays bounded: cycles are still collected."""
     gc.freeze()
 
     def work() -> int:
