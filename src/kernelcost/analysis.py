@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sympy
 
@@ -20,8 +21,10 @@ from .magnitude import refuse_huge_constants
 from .parse import parse, parse_file
 from .settings import resolve_settings, setting_warnings
 from .sizes import size_warnings
-from .verify import Verification, self_verify
 from .watchdog import stage
+
+if TYPE_CHECKING:
+    from .verify import Verification
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,11 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     spec, cost, settings = counted.spec, counted.cost, counted.settings
     numeric = _numeric_values(spec, settings)
     stage("verifying the closed forms", spec.kernel.span)
-    verified = self_verify(spec.checked, cost) if verify else None
+    verified = None
+    if verify:  # loaded here: solve, sweep and --no-verify run without it
+        from .verify import self_verify
+
+        verified = self_verify(spec.checked, cost)
     stage("finding values and asymptotic forms", spec.kernel.span)
     symbolic_settings = {s: e for s, e in settings.items() if e.free_symbols}
     growing = [p for p in cost.parameters
