@@ -256,3 +256,39 @@ def test_spec_llm_decode_batch_crossing():
     [crossing] = ridge_crossings(counted("llm_decode"), "b", load_machine("h100"), "bf16",
                                  values={"Theta": 70 * 10**9}, apply_defaults=True)
     assert float(crossing.value) == pytest.approx(295.5, rel=0.01)  # chapter example 5
+
+
+def test_count_spec_counts_as_analyze_does_without_evaluating():
+    from kernelcost.analysis import analyze, count_spec
+
+    only_counted = count_spec(SPECS / "gemm_tiled.kcost", {"M": "N", "K": "N"})
+    evaluated = analyze(SPECS / "gemm_tiled.kcost", {"M": "N", "K": "N"})
+    assert only_counted.cost.traffic == evaluated.cost.traffic
+    assert only_counted.settings == evaluated.settings == {M: N, K: N}
+    assert only_counted.kernel == "gemm_tiled"
+
+
+def test_count_spec_refuses_a_step_that_is_not_positive_as_analyze_does():
+    from kernelcost.analysis import count_spec, loads
+
+    backward = loads("kernel strided(n, m) {\n    in  x: f32[n]\n    out y: f32[n]\n"
+                     "    for i in 0..n by m - n {\n        y[i] = x[i]\n    }\n}\n")
+    with pytest.raises(KcostError, match="step `m - n` of loop `i` is -6 at m = 4, n = 10"):
+        count_spec(backward, {"n": 10, "m": 4})
+    assert count_spec(backward, {"n": 4, "m": 10}).warnings == ()
+
+
+def test_the_solve_command_counts_without_evaluating(monkeypatch, capsys):
+    import json
+
+    from kernelcost import analysis, cli
+
+    def evaluate(*arguments, **options):
+        raise AssertionError("solve evaluated values and asymptotic forms")
+
+    monkeypatch.setattr(analysis, "analyze", evaluate)
+    arguments = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N", "--json"]
+    assert cli.main(arguments) == 0
+    [*_, working_set] = json.loads(capsys.readouterr().out)["capacity"]
+    # 2(MK + KN + MN) B = 50 MiB on H100: N = (25 Mi - KM)/(K + M)
+    assert working_set["value"] == "-(K*M - 26214400)/(K + M)"

@@ -54,18 +54,26 @@ def test_analyze_json_loads_only_the_printers_it_uses():
 
 
 def test_only_the_commands_that_verify_load_the_enumeration():
+    watched = ("kernelcost.oracle", "kernelcost.verify")
     solve = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N"]
-    assert loaded_after(solve, ("kernelcost.oracle",)) == "[]"
+    assert loaded_after(solve, watched) == "[]"
     unverified = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json", "--no-verify"]
-    assert loaded_after(unverified, ("kernelcost.oracle",)) == "[]"
+    assert loaded_after(unverified, watched) == "[]"
     verified = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"]
-    assert loaded_after(verified, ("kernelcost.oracle",)) == "['kernelcost.oracle']"
+    assert loaded_after(verified, watched) == "['kernelcost.oracle', 'kernelcost.verify']"
 
 
 def test_solve_loads_the_machines_but_not_the_verdicts():  # crossings need no verdict
     arguments = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N", "--json"]
     watched = (*MACHINE_STAGES, "kernelcost.answer", "kernelcost.decide")
     assert loaded_after(arguments, watched) == "['kernelcost.hardware', 'tomllib']"
+
+
+def test_solve_loads_its_printer_but_not_the_execution_model_printer():
+    # capacities are printed per SM without the grid's printer and the transfer model
+    arguments = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N"]
+    watched = ("kernelcost.report.solve", "kernelcost.report.grid", "kernelcost.transfer")
+    assert loaded_after(arguments, watched) == "['kernelcost.report.solve']"
 
 
 def test_a_machine_loads_the_model():  # the watch above sees what it looks for
@@ -79,3 +87,21 @@ def test_crossings_load_only_with_one_free_size():
     assert loaded_after(three_free, watched) == "[]"
     one_free = [*three_free, "--set", "M=N,K=N"]
     assert loaded_after(one_free, watched) == "['kernelcost.solve']"
+
+
+def collector_after(code: str) -> str:
+    """`enabled frozen` once `code` has run in a fresh interpreter."""
+    code += "\nimport gc\nprint(gc.isenabled(), gc.get_freeze_count() > 0)"
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                               check=True)
+    return completed.stdout.strip()
+
+
+def test_a_fresh_import_freezes_what_it_built_and_collects_again_after():
+    assert collector_after("import kernelcost") == "True True"
+
+
+def test_an_import_after_sympy_leaves_the_collector_as_it_was():
+    # a notebook's objects are not frozen; a collector turned off stays off
+    assert collector_after("import sympy, kernelcost") == "True False"
+    assert collector_after("import gc\ngc.disable()\nimport kernelcost") == "False False"

@@ -1,12 +1,14 @@
 """The public result objects: a loaded spec, and the analysis of it at given sizes.
 
-load(path) parses and checks; analyze(spec, sizes, reuse) counts and evaluates. Everything
-here holds sympy expressions; values are floats in SI base units (FLOP, B, FLOP/B)."""
+load(path) parses and checks; analyze(spec, sizes, reuse) counts and evaluates; count_spec
+only counts (all that `solve` reads). Everything here holds sympy expressions; values are
+floats in SI base units (FLOP, B, FLOP/B)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sympy
 
@@ -20,8 +22,10 @@ from .parse import parse, parse_file
 from .quotients import cancel, factor
 from .settings import resolve_settings, setting_warnings
 from .sizes import size_warnings
-from .verify import Verification, self_verify
 from .watchdog import stage
+
+if TYPE_CHECKING:
+    from .verify import Verification
 
 
 @dataclass(frozen=True)
@@ -108,20 +112,49 @@ class Analysis:
     # notebook display: thin calls into the report and plot stages, imported when shown
 
 
-def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
-            reuse: str = "spec", verify: bool = False) -> Analysis:
-    """Count a spec and evaluate it. sizes: {name: number or expression text}. verify: first
-    compare the closed forms with enumeration at a few small sizes (Analysis.verified), as
-    `kernelcost analyze` does unless told --no-verify."""
+@dataclass(frozen=True)
+class Counted:
+    """A spec counted at given sizes: the closed forms with no values, asymptotic forms or
+    verification worked out, which is all that `kernelcost solve` reads."""
+
+    spec: Spec
+    cost: Cost
+    reuse: str
+    settings: dict[sympy.Symbol, sympy.Expr]
+    warnings: tuple[str, ...]  # as Analysis.warnings
+
+    @property
+    def kernel(self) -> str:
+        return self.cost.kernel
+
+
+def count_spec(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
+               reuse: str = "spec") -> Counted:
+    """Count a spec at `sizes` (as `analyze` takes them) without evaluating it. The sizes are
+    checked as `analyze` checks them, so a step that is not positive is refused the same."""
     if not isinstance(spec, Spec):
         spec = load(spec)
     settings = resolve_settings(dict(sizes or {}), spec.parameters)
     numeric = _numeric_values(spec, settings)
     warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings),
                 *size_warnings(spec.checked, numeric))
-    cost = spec.cost(reuse)
+    return Counted(spec, spec.cost(reuse), reuse, settings, warnings)
+
+
+def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
+            reuse: str = "spec", verify: bool = False) -> Analysis:
+    """Count a spec and evaluate it. sizes: {name: number or expression text}. verify: first
+    compare the closed forms with enumeration at a few small sizes (Analysis.verified), as
+    `kernelcost analyze` does unless told --no-verify."""
+    counted = count_spec(spec, sizes, reuse)
+    spec, cost, settings = counted.spec, counted.cost, counted.settings
+    numeric = _numeric_values(spec, settings)
     stage("verifying the closed forms", spec.kernel.span)
-    verified = self_verify(spec.checked, cost) if verify else None
+    verified = None
+    if verify:  # loaded here: solve, sweep and --no-verify run without it
+        from .verify import self_verify
+
+        verified = self_verify(spec.checked, cost)
     stage("finding values and asymptotic forms", spec.kernel.span)
     symbolic_settings = {s: e for s, e in settings.items() if e.free_symbols}
     growing = [p for p in cost.parameters
@@ -151,7 +184,7 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     parameters = {str(p): _as_float(numeric[p]) if p in numeric else None
                   for p in cost.parameters}
     return Analysis(spec, cost, reuse, settings, parameters, work, by_class, traffic, intensity,
-                    warnings, verified)
+                    counted.warnings, verified)
 
 
 def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:

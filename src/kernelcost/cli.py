@@ -185,11 +185,12 @@ def _print_text_roofline(console, found) -> None:
 
 def run_solve(args) -> int:
     from . import report
-    from .analysis import analyze
+    from .analysis import count_spec
     from .solve import solve_spec
 
     precisions = precision_names(args.precision)
-    result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse)
+    # crossings read the closed forms only: no values, asymptotic forms or verdicts
+    result = count_spec(args.spec, parse_settings(args.settings), reuse=args.reuse)
     machines = machine_ids(args.machine, ["h100"], precisions)
     stage(f"solving for {args.parameter}")
     found = solve_spec(result, args.parameter, machines, precisions,
@@ -230,10 +231,11 @@ def _run_as_program(args, budget_s: float) -> NoReturn:
     """Run the command in a watched child and end the process with its code.
 
     The process is short-lived, so the collector's work and Python's teardown buy nothing:
-    the imported modules are frozen out of collection (the child then touches fewer of the
-    pages it shares with the parent), collections of young objects run less often, and the
-    process ends without freeing sympy's objects one by one (teardown alone cost 40-90 ms,
-    as much as a small analysis). Memory stays bounded: cycles are still collected."""
+    the imported modules are frozen out of collection (the package froze sympy's as it was
+    imported, this the rest; the child then touches fewer of the pages it shares with the
+    parent), collections of young objects run less often, and the process ends without
+    freeing sympy's objects one by one (teardown alone cost 40-90 ms, as much as a small
+    analysis). Memory stays bounded: cycles are still collected."""
     gc.freeze()
 
     def work() -> int:

@@ -1,10 +1,10 @@
 """Stage: quantity(p) = target, solved once with the target as a symbol. The closed-form roots
 and the conditions under which they are positive reals do not depend on the target's value,
-so an `Equation` is solved once (sympy.solve, its simplification, the factor lists of the
-conditions) and `roots_at` puts in each machine's ridge or capacity: a handful of
-substitutions per machine and precision instead of a solve. Where every other size is a
-number, the roots from 1 at that target are first counted exactly (degree 1 and 2): a kernel
-that crosses on no machine never needs the closed form."""
+so an `Equation` is solved once (sympy.solve, or -b/a where it is linear in the size; its
+simplification, the factor lists of the conditions) and `roots_at` puts in each machine's
+ridge or capacity: a handful of substitutions per machine and precision instead of a solve.
+Where every other size is a number, the roots from 1 at that target are first counted exactly
+(degree 1 and 2): a kernel that crosses on no machine never needs the closed form."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 import sympy
+from sympy.core.assumptions import check_assumptions
 
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 
@@ -40,10 +41,13 @@ class Equation:
             return None
         if not self.cleared.has(self.variable):
             return ()
-        try:
-            solutions = sympy.solve(self.cleared, self.variable, dict=False, simplify=False)
-        except NotImplementedError:
-            return None
+        solutions = linear_roots(self.cleared, self.variable)
+        if solutions is None:
+            try:
+                solutions = sympy.solve(self.cleared, self.variable, dict=False,
+                                        simplify=False)
+            except NotImplementedError:
+                return None
         return tuple((candidate, positive_real_condition(candidate))
                      for candidate in map(_tidy, solutions))
 
@@ -121,6 +125,32 @@ def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symb
                 target_value: sympy.Expr) -> list[Root]:
     """Positive real roots of quantity(variable) = target at one value of the target."""
     return equation(quantity, variable, target).roots_at(target_value)
+
+
+def linear_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr] | None:
+    """sympy.solve(cleared, variable, simplify=False) where `cleared` is a sum of degree 1 in
+    the variable with rational coefficients in every symbol; None where it is not. A root
+    is then -b/a, written as sympy's solve_linear writes it (the closed form is printed, so
+    it must be the same expression), and dropped where the variable's assumptions rule it
+    out, as solve drops it. It skips solve's preprocessing and its other strategies: about
+    3 ms less per equation, out of 8."""
+    if not cleared.is_Add or not _linear_with_rational_coefficients(cleared, variable):
+        return None
+    numerator = cleared.as_numer_denom()[0]
+    # solve_linear's derivative and value at 0, read off the terms: diff and subs cost more
+    rest, _ = numerator.as_independent(variable, as_Add=True)
+    root = sympy.expand_mul(-1 / numerator.coeff(variable) * rest)
+    return [] if check_assumptions(root, **variable.assumptions0) is False else [root]
+
+
+def _linear_with_rational_coefficients(expr: sympy.Expr, variable: sympy.Symbol) -> bool:
+    """True for a polynomial of degree 1 in `variable` whose coefficients, in every symbol,
+    are rational numbers: solve has no radicals, floats or functions to treat there."""
+    try:
+        polynomial = sympy.Poly(expr, *sorted(expr.free_symbols, key=str))
+    except sympy.PolynomialError:
+        return False
+    return polynomial.domain in (sympy.ZZ, sympy.QQ) and polynomial.degree(variable) == 1
 
 
 def _simplified(value: sympy.Expr) -> sympy.Expr:

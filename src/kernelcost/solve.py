@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from .analysis import Analysis
+from .analysis import Analysis, Counted
 from .cost import Cost
 from .equations import CAPACITY, RIDGE, Equation, equation, solve_equal
 from .errors import Diagnostic, KcostError, did_you_mean
@@ -326,7 +326,7 @@ class Solution:
     capacity: tuple  # CapacityCrossing
 
 
-def solve_spec(analysis: Analysis, parameter: str, machines: list[str | Machine],
+def solve_spec(analysis: Analysis | Counted, parameter: str, machines: list[str | Machine],
                precisions: list[str] | None, levels: list[str] | None) -> list[Solution]:
     """Ridge crossings in `parameter` per machine, precision (the spec's own by default) and
     level (every roof by default), and capacity crossings per machine; spec defaults stay

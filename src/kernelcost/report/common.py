@@ -14,6 +14,8 @@ WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
 
 MACHINE_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200", "b200": "B200",
                  "mi300x": "MI300X", "mi250x": "MI250X", "l40s": "L40S", "rtx4090": "RTX 4090"}
+# what a capacity is counted per, as the tables name it
+PER_WORDS = {"sm": "SM", "block": "block", "device": "device", "cluster": "cluster"}
 
 
 def expression(expr: sympy.Expr | None) -> str | None:

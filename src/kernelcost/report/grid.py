@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from ..transfer import way
 from ..units import binary, si
-from .common import formula, value_of
+from .common import PER_WORDS, formula, value_of
 
-PER_WORDS = {"sm": "SM", "block": "block", "device": "device", "cluster": "cluster"}
 LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "threads",
                "cluster": "a thread-block cluster"}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..units import binary, si
-from .grid import PER_WORDS
+from .common import PER_WORDS
 from .page import Column, fitted_table
 
 # --- machines -------------------------------------------------------------------------------

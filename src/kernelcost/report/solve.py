@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sympy
 
-from ..analysis import Analysis
+from ..analysis import Analysis, Counted
 from ..units import binary, plain
 from .common import (
     MACHINE_NAMES,
+    PER_WORDS,
     bound_text,
     condition_text,
     expression,
@@ -17,7 +18,6 @@ from .common import (
     size_text,
     value_of,
 )
-from .grid import PER_WORDS
 from .page import Column, fitted_table
 
 # --- solve ----------------------------------------------------------------------------------
@@ -48,7 +48,8 @@ CAPACITY_COLUMNS = [Column("machine"), Column("what"), Column("level"),
                     Column("closed form", optional=True)]
 
 
-def solve_tables(analysis: Analysis, parameter: str, solutions, width: int | None = None):
+def solve_tables(analysis: Analysis | Counted, parameter: str, solutions,
+                 width: int | None = None):
     """The crossings of the ridges, then (when a tile or the working set depends on the
     size) of the capacities, each a fitted table (report.page): (table, headers left out)."""
     ridge_rows, capacity_rows = [], []
@@ -100,7 +101,7 @@ def _capacity_cells(crossing) -> tuple[str, str]:
     return f"{crossing.parameter} = {shown}", f"{crossing.parameter} {bound_text(bound)}"
 
 
-def solve_json(analysis: Analysis, parameter: str, solutions) -> dict:
+def solve_json(analysis: Analysis | Counted, parameter: str, solutions) -> dict:
     return {
         "kernel": analysis.kernel,
         "parameter": parameter,

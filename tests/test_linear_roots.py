@@ -1,0 +1,75 @@
+"""Ridge and capacity equations linear in the size are solved as -b/a without sympy.solve
+(equations.linear_roots). The closed form is printed, so it must be sympy.solve's own answer,
+expression for expression: generated linear and rational equations are solved both ways."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from kernelcost.equations import CAPACITY, RIDGE, equation, linear_roots
+from kernelcost.symbols import size_symbol
+
+VARIABLE = sympy.Symbol("N", positive=True)  # as solve.py makes the size it solves for
+K, M, T = (size_symbol(name) for name in ("K", "M", "T"))
+FREE = sympy.Symbol("y")  # no assumptions: solve keeps every root in it
+# the other symbols a coefficient may hold: sizes, the targets, one of unknown sign
+OTHERS = (K, M, T, RIDGE, CAPACITY, FREE)
+
+numbers = st.one_of(st.integers(-6, 6), st.fractions(-6, 6, max_denominator=4)).map(
+    lambda n: sympy.Rational(Fraction(n).numerator, Fraction(n).denominator))
+monomials = st.lists(st.sampled_from(OTHERS), max_size=2).map(lambda s: sympy.Mul(*s))
+coefficients = st.lists(st.tuples(numbers, monomials), min_size=1, max_size=3).map(
+    lambda terms: sympy.expand(sum(number * monomial for number, monomial in terms)))
+
+
+def solved_by_sympy(cleared: sympy.Expr) -> list[sympy.Expr]:
+    return sympy.solve(cleared, VARIABLE, dict=False, simplify=False)
+
+
+@settings(max_examples=150, deadline=None)
+@given(coefficients, coefficients)
+def test_a_linear_equation_is_solved_as_sympy_solves_it(slope, rest):
+    assume(slope != 0)
+    cleared = sympy.expand(slope * VARIABLE + rest)
+    assume(cleared.is_Add)
+    roots = linear_roots(cleared, VARIABLE)
+    assert roots is not None  # every such sum is one the shortcut takes
+    assert roots == solved_by_sympy(cleared)
+    assert [str(root) for root in roots] == [str(root) for root in solved_by_sympy(cleared)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(coefficients, coefficients, coefficients, coefficients,
+       st.sampled_from((RIDGE, CAPACITY)))
+def test_a_cleared_rational_equation_is_solved_as_sympy_solves_it(a, b, c, d, target):
+    # quantity(N) = (a N + b) / (c N + d) = target: linear in N once the denominator is
+    # cleared, or no longer in N at all where the target's term cancels it
+    assume(c != 0 or d != 0)
+    cleared = equation((a * VARIABLE + b) / (c * VARIABLE + d), VARIABLE, target).cleared
+    assume(cleared is not None and cleared.has(VARIABLE) and cleared.is_Add)
+    assert linear_roots(cleared, VARIABLE) == solved_by_sympy(cleared)
+
+
+def test_a_root_the_size_cannot_take_is_dropped_as_solve_drops_it():
+    # N + K = 0: N = -K is negative for a positive K, so neither answer has a root
+    assert linear_roots(VARIABLE + K, VARIABLE) == solved_by_sympy(VARIABLE + K) == []
+
+
+def test_the_working_set_crossing_is_sympys():
+    # gemm_tiled's working set against L2: 2(KM + KN + MN) = capacity
+    cleared = 2 * K * M + 2 * K * VARIABLE + 2 * M * VARIABLE - CAPACITY
+    [root] = linear_roots(cleared, VARIABLE)
+    assert root == -2 * K * M / (2 * K + 2 * M) + CAPACITY / (2 * K + 2 * M)
+    assert [root] == solved_by_sympy(cleared)
+
+
+def test_what_is_not_a_rational_linear_sum_is_left_to_sympy():
+    assert linear_roots(VARIABLE**2 - RIDGE, VARIABLE) is None  # degree 2
+    assert linear_roots(sympy.sqrt(2) * VARIABLE - RIDGE, VARIABLE) is None  # a radical
+    assert linear_roots(sympy.ceiling(M / T) * VARIABLE - RIDGE, VARIABLE) is None
+    assert linear_roots(sympy.Float(0.5) * VARIABLE - RIDGE, VARIABLE) is None
+    assert linear_roots(3 * VARIABLE, VARIABLE) is None  # a product: solve splits it
