@@ -105,3 +105,19 @@ def test_an_import_after_sympy_leaves_the_collector_as_it_was():
     # a notebook's objects are not frozen; a collector turned off stays off
     assert collector_after("import sympy, kernelcost") == "True False"
     assert collector_after("import gc\ngc.disable()\nimport kernelcost") == "False False"
+
+
+def test_a_program_run_stands_in_for_sympys_tensor_module():
+    """sympy's first sum imports sympy.tensor.tensor, and with it sympy.combinatorics, only to
+    ask whether a term is a tensor: a command run as a program (argv from the process) stands
+    in for it (no_tensors), and loads neither. -X importtime reports the child's imports."""
+    code = ("import sys\nfrom kernelcost.cli import main\n"
+            f"sys.argv = ['kernelcost', 'analyze', {str(SPECS / 'gemm_hopper.kcost')!r}, "
+            "'--json', '--machine', 'all']\nmain()\n")
+    completed = subprocess.run([sys.executable, "-X", "importtime", "-c", code],
+                               capture_output=True, text=True, check=True)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in completed.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "sympy.functions" in imported  # the report is there: sympy's own imports show
+    assert not {"sympy.combinatorics", "sympy.tensor.tensor"} & imported
+    assert '"kernel": "gemm_hopper"' in completed.stdout

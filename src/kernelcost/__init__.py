@@ -12,10 +12,11 @@ __version__ = "0.1.0"
 
 # Importing sympy and the parser tables builds some 100,000 container objects that live as
 # long as the process; the collector traverses them again and again while they are built,
-# about 50 ms of a command's 0.6 s CPU, and finds next to nothing to free. In a process that has not loaded sympy
-# yet (a command, a script) the package is imported with the collector off and what is then
-# alive is frozen out of collection (cli freezes once more before its fork). A process that
-# already holds sympy, a notebook, imports the rest as usual: what it holds is left alone.
+# about 50 ms of a command's 0.6 s CPU, and finds next to nothing to free. In a process that
+# has not loaded sympy yet (a command, a script) the package is imported with the collector
+# off and what is then alive is frozen out of collection (cli freezes once more before its
+# fork). A process that already holds sympy, a notebook, imports the rest as usual: what it
+# holds is left alone.
 _importing_sympy = "sympy" not in _sys.modules and _gc.isenabled()
 if _importing_sympy:
     _gc.disable()

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import NoReturn
 
-from . import __version__
+from . import __version__, no_tensors
 from .cli_bounds import build_bound_parsers, run_bound, run_phase, run_tune
 from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public codes)
     EXIT_INTERNAL,
@@ -235,7 +235,9 @@ def _run_as_program(args, budget_s: float) -> NoReturn:
     imported, this the rest; the child then touches fewer of the pages it shares with the
     parent), collections of young objects run less often, and the process ends without
     freeing sympy's objects one by one (teardown alone cost 40-90 ms, as much as a small
-    analysis). Memory stays bounded: cycles are still collected."""
+    analysis). Memory stays bounded: cycles are still collected. The process is kernelcost's
+    own, so sympy's tensor module is stood in for (no_tensors)."""
+    no_tensors.install()
     gc.freeze()
 
     def work() -> int:

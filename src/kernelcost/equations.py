@@ -15,6 +15,7 @@ import sympy
 from sympy.core.assumptions import check_assumptions
 
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
+from .quotients import cancel, factor
 
 # The symbols the closed forms are written in.
 RIDGE = sympy.Symbol("I_crit", positive=True)
@@ -55,7 +56,7 @@ class Equation:
     def slope(self) -> sympy.Expr:
         """d quantity / d variable, factored: its sign says on which side of a root the
         quantity exceeds the target."""
-        return sympy.factor(sympy.cancel(sympy.diff(self.quantity, self.variable)))
+        return factor(cancel(sympy.diff(self.quantity, self.variable)))
 
     def roots_at(self, target_value: sympy.Expr) -> list[Root]:
         """Positive real roots where the target is `target_value`, sorted by value when
@@ -114,7 +115,7 @@ def equation(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol)
     first use where it is a polynomial equation that sympy solves; otherwise searched
     numerically. Kept: every machine asks the same of a keep scope's bytes against its
     capacity."""
-    numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(quantity)))
+    numerator, denominator = sympy.fraction(cancel(quantity))
     cleared = sympy.expand(numerator - target * denominator)
     if cleared.has(variable) and not cleared.is_polynomial(variable):
         return Equation(quantity, variable, target, None)
@@ -161,7 +162,7 @@ def _simplified(value: sympy.Expr) -> sympy.Expr:
         return value
     if value.is_number:
         return sympy.radsimp(value)
-    value = sympy.factor(sympy.cancel(value))
+    value = factor(cancel(value))
     numerator, denominator = sympy.fraction(value)
     flipped = _minus_into_a_sum(numerator) if numerator.could_extract_minus_sign() else None
     return value if flipped is None else flipped / denominator
@@ -174,7 +175,7 @@ def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) 
         return BELOW
     slope = slope.subs(variable, root)
     if not slope.is_number:
-        slope = sympy.factor(sympy.cancel(slope))
+        slope = factor(cancel(slope))
     if slope.is_positive:
         return ABOVE
     if slope.is_negative:
@@ -188,7 +189,7 @@ def _tidy(root: sympy.Expr) -> sympy.Expr:
     """One fraction, factored where no radical makes that costly, then a leading minus moved
     into the denominator: -R*T/(2*R - T) -> R*T/(T - 2*R)."""
     if not any(not power.exp.is_Integer for power in root.atoms(sympy.Pow)):
-        root = sympy.factor(sympy.cancel(root))
+        root = factor(cancel(root))
     numerator, denominator = sympy.fraction(sympy.together(root))
     if not numerator.could_extract_minus_sign():
         return root
