@@ -206,3 +206,27 @@ def test_nests_analyze_alike_with_sympys_own_steps(nest, reuse, setting, machine
 def test_many_nests_analyze_alike_with_sympys_own_steps(nest, reuse, setting, machine,
                                                          size_seed):
     check_nest(nest, reuse, setting, machine, size_seed, SLOW_SECONDS)
+
+
+# Found by this comparison: a step N - M under `M < N` leaves a sum open (Summer cannot close
+# ceiling((N - j)/(N - M))); with the setting M = N, quotients.cancel kept N*Sum(ceiling(zoo*j
+# + zoo), ...) where sympy.cancel gives zoo, until open sums went to sympy.cancel.
+OPEN_SUM = """kernel k(N, M, T) {
+    assume M < N
+    in x: f32[4 * N + 4 * M + 8]
+    out y: f32[4 * N + 4 * M + 8]
+    for i in 0..M {
+        for j in 0..min(N, 3) {
+            for k in j..N by N - M { y[k] += x[i] }
+        }
+    }
+}
+"""
+
+
+def test_an_open_sum_under_a_setting_analyzes_alike():
+    shipped = outcomes(OPEN_SUM, "spec", {"M": "N"}, "h100", 1)
+    assert shipped["cost"].work["vector"].has(sympy.Sum)  # the case is still an open sum
+    with sympys_own_steps():
+        reference = outcomes(OPEN_SUM, "spec", {"M": "N"}, "h100", 1)
+    assert not differences(shipped, reference)
