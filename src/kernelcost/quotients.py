@@ -10,14 +10,25 @@ and denominator is the one sympy reaches, and the expression built from it is th
 sympy.factor first brings the expression over a common denominator (`together`, gcd_terms
 again); the irreducible factors of the numerator and of the denominator are unique, each with
 a positive leading coefficient, so factoring the two polynomials directly gives its
-product."""
+product.
+
+Two kinds of expression keep sympy's own path, where its preparation changes the result: a
+sum left open (factor_terms takes the factors free of the counter out of the summand, N*k + N
+-> N*(k + 1), which the canonical numerator does not: it expands the Sum over the summand's
+terms as they stand) and floats (factor_terms rescales the coefficients over RR)."""
 
 from __future__ import annotations
 
 import sympy
+from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.mul import _keep_coeff
-from sympy.polys.polyerrors import PolynomialError
+from sympy.polys.polyerrors import GeneratorsNeeded, PolynomialError
 from sympy.polys.rings import sring
+
+# what sympy's preparation passes rewrite beyond the numerator's canonical form (Sum,
+# Product, Integral: factor_terms reaches into the limits' expression), and what they must
+# not see rewritten (Piecewise)
+_SYMPYS_OWN = (sympy.Float, sympy.Piecewise, ExprWithLimits)
 
 
 def cancel(expr) -> sympy.Expr:
@@ -26,7 +37,7 @@ def cancel(expr) -> sympy.Expr:
     to sympy.cancel itself."""
     expr = sympy.sympify(expr)
     if (not isinstance(expr, sympy.Expr) or expr.is_Number or not expr.is_commutative
-            or expr.has(sympy.Piecewise)):
+            or expr.has(*_SYMPYS_OWN)):
         return sympy.cancel(expr)
     try:
         ring, (numerator, denominator) = sring(expr.as_numer_denom())
@@ -44,7 +55,7 @@ def factor(expr) -> sympy.Expr:
     (floats factor differently over RR)."""
     expr = sympy.sympify(expr)
     if (not isinstance(expr, sympy.Expr) or expr.is_number or not expr.is_commutative
-            or expr.has(sympy.Float, sympy.Piecewise, sympy.Sum)):
+            or expr.has(*_SYMPYS_OWN)):
         return sympy.factor(expr)
     coefficient, factors = sympy.Integer(1), []
     for part, sign in zip(expr.as_numer_denom(), (1, -1)):
@@ -53,7 +64,9 @@ def factor(expr) -> sympy.Expr:
             continue
         try:
             part_coefficient, part_factors = sympy.Poly(part).factor_list()
-        except PolynomialError:
+        except (PolynomialError, GeneratorsNeeded):
+            # GeneratorsNeeded: a part that is a constant once expanded ((N + 1)**2 - N**2 -
+            # 2*N), which sympy's together reaches as a number
             return sympy.factor(expr)
         coefficient *= part_coefficient**sign
         factors += [polynomial.as_expr() ** (sign * power) for polynomial, power in part_factors]
