@@ -50,9 +50,12 @@ def cancel(expr) -> sympy.Expr:
 
 
 def factor(expr) -> sympy.Expr:
-    """sympy.factor(expr), the same expression, where expr is a rational function of
-    commuting atoms with exact coefficients; anything else goes to sympy.factor itself
-    (floats factor differently over RR)."""
+    """sympy.factor(expr), the same expression, where expr is a rational function of sizes
+    with exact coefficients; anything else goes to sympy.factor itself (floats factor
+    differently over RR). Roundings, Min and Max go there too: as generators of one
+    polynomial they can send the multivariate factoring (Wang's Hensel lifting, with random
+    evaluation points) into minutes, where sympy's together first splits the polynomial into
+    smaller factors (a generated nest with five min/max bounds: over 60 s)."""
     expr = sympy.sympify(expr)
     if (not isinstance(expr, sympy.Expr) or expr.is_number or not expr.is_commutative
             or expr.has(*_SYMPYS_OWN)):
@@ -63,12 +66,16 @@ def factor(expr) -> sympy.Expr:
             coefficient *= part**sign
             continue
         try:
-            part_coefficient, part_factors = sympy.Poly(part).factor_list()
+            polynomial = sympy.Poly(part)
+            if not all(generator.is_Symbol for generator in polynomial.gens):
+                return sympy.factor(expr)
+            part_coefficient, part_factors = polynomial.factor_list()
         except (PolynomialError, GeneratorsNeeded):
             # GeneratorsNeeded: a part that is a constant once expanded ((N + 1)**2 - N**2 -
             # 2*N), which sympy's together reaches as a number
             return sympy.factor(expr)
         coefficient *= part_coefficient**sign
-        factors += [polynomial.as_expr() ** (sign * power) for polynomial, power in part_factors]
+        factors += [irreducible.as_expr() ** (sign * power)
+                    for irreducible, power in part_factors]
     # _keep_coeff joins them as factor does: 2*(M + N), not 2*M + 2*N
     return _keep_coeff(coefficient, sympy.Mul(*factors))
