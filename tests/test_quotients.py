@@ -14,7 +14,11 @@ from kernelcost.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
 ATOMS = [N, M, T, sympy.floor(N / T), sympy.ceiling((M + 1) / 2), sympy.Max(N, M),
-         sympy.Min(N, 4), sympy.Integer(1), sympy.Rational(3, 2), sympy.Integer(-2)]
+         sympy.Min(N, 4), sympy.Integer(1), sympy.Rational(3, 2), sympy.Integer(-2),
+         # arguments sympy's passes rewrite (signsimp, factor_terms reach into calls): the
+         # nest campaign's ceiling(N/(N - M)) came back as ceiling(-N/(M - N))
+         sympy.ceiling(N / (N - M)), sympy.floor((M - N) / (2 * T)), sympy.Min(N - M, T),
+         sympy.Max(2 - N, M * T - M)]
 
 
 x = sympy.Symbol("x")  # no assumptions: signs and integrality unknown to sympy

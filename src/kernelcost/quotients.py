@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import sympy
 from sympy.concrete.expr_with_limits import ExprWithLimits
+from sympy.core.exprtools import factor_terms
 from sympy.core.mul import _keep_coeff
 from sympy.polys.polyerrors import GeneratorsNeeded, PolynomialError
 from sympy.polys.rings import sring
+from sympy.simplify.simplify import signsimp
 
 # what sympy's preparation passes rewrite beyond the numerator's canonical form (Sum,
 # Product, Integral: factor_terms reaches into the limits' expression), and what they must
@@ -40,13 +42,28 @@ def cancel(expr) -> sympy.Expr:
             or expr.has(*_SYMPYS_OWN)):
         return sympy.cancel(expr)
     try:
-        ring, (numerator, denominator) = sring(expr.as_numer_denom())
+        ring, (numerator, denominator) = sring(_prepared_calls(expr).as_numer_denom())
     except PolynomialError:
         return sympy.cancel(expr)
     if not ring.ngens:
         return sympy.cancel(expr)  # a constant: sympy expands its prepared form
     numerator, denominator = numerator.cancel(denominator)
     return numerator.as_expr() / denominator.as_expr()
+
+
+def _prepared_calls(expr: sympy.Expr) -> sympy.Expr:
+    """expr with each outermost call (a rounding, Min, Max) as sympy's passes leave it:
+    they reach into the arguments (ceiling(N/(N - M)) becomes ceiling(-N/(M - N))), and the
+    call is a generator of the polynomials, so its form is part of the result."""
+    calls = {}
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, sympy.Function):
+            calls[node] = factor_terms(signsimp(node), radical=True)
+        else:
+            stack.extend(node.args)
+    return expr.xreplace(calls) if calls else expr
 
 
 def factor(expr) -> sympy.Expr:
