@@ -194,31 +194,35 @@ def rounded_sign(difference: sympy.Expr) -> int | None:
     proves it depends on the side each rounding weighs on, so every choice is tried
     (`Min(990e12, 3.35e12*K*M*N/(K*M*ceiling(N/128) + ...))`: ceiling(N/128) >= N/128 bounds
     the quotient). None where no choice proves one, or past MOST_BOUNDED_ROUNDINGS."""
-    expr = _lattices_as_sizes(difference)
-    roundings = [] if expr is None else sorted(expr.atoms(sympy.floor, sympy.ceiling),
-                                               key=sympy.default_sort_key)
+    sizes = _lattice_sizes(difference)
+    roundings = [] if sizes is None else sorted(difference.atoms(sympy.floor, sympy.ceiling),
+                                                key=sympy.default_sort_key)
+    # each argument with its Min and Max as sizes, apart: replacing them inside a rounding
+    # would rebuild it, and sympy's floor asks its assumptions on every rebuild
+    arguments = [rounding.args[0].xreplace(sizes or {}) for rounding in roundings]
     if not roundings or len(roundings) > MOST_BOUNDED_ROUNDINGS or any(
-            _rational_sizes(rounding.args[0]) is None for rounding in roundings):
+            _rational_sizes(argument) is None for argument in arguments):
         return None
     offsets = [sympy.Dummy(integer=True, positive=True) for _ in roundings]
     for uppers in itertools.product((False, True), repeat=len(roundings)):
-        bounds = {rounding: _bound(rounding, offset - 1, upper)
-                  for rounding, offset, upper in zip(roundings, offsets, uppers)}
-        sign = shifted_sign(expr.xreplace(bounds))
+        bounds = {rounding: _bound(rounding, argument, offset - 1, upper) for
+                  rounding, argument, offset, upper in zip(roundings, arguments, offsets, uppers)}
+        sign = shifted_sign(difference.xreplace({**sizes, **bounds}))
         if sign is not None:
             return sign
     return None
 
 
-def _bound(rounding: sympy.Expr, offset: sympy.Expr, upper: bool) -> sympy.Expr:
-    """The rounding as its argument moved by `offset` >= 0, from below (upper: from above)."""
-    argument = rounding.args[0]
+def _bound(rounding: sympy.Expr, argument: sympy.Expr, offset: sympy.Expr, upper: bool
+           ) -> sympy.Expr:
+    """The rounding of `argument` as it moved by `offset` >= 0, from below (upper: from
+    above)."""
     lowest = argument if isinstance(rounding, sympy.ceiling) else argument - 1
     return lowest + 1 - offset if upper else lowest + offset
 
 
-def _lattices_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
-    """expr with each Min and Max of positive integers as a size of its own (an integer at
+def _lattice_sizes(expr: sympy.Expr) -> dict[sympy.Expr, sympy.Dummy] | None:
+    """A size of its own for each Min and Max of positive integers in expr (an integer at
     least 1, whichever argument it takes); None when an argument is not proven so."""
     sizes = {}
     for lattice in expr.atoms(sympy.Min, sympy.Max):
@@ -227,7 +231,7 @@ def _lattices_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
                    for argument in lattice.args):
             return None
         sizes[lattice] = sympy.Dummy(integer=True, positive=True)
-    return expr.xreplace(sizes)
+    return sizes
 
 
 def _rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
