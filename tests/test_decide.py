@@ -380,11 +380,23 @@ def _product_value(factors, point: tuple[int, ...]) -> int:
                          for exponents, coefficient in terms.items()) for terms in factors)
 
 
-def _product_expr(factors, sizes: int) -> sympy.Expr:
+def _product_expr(factors, sizes: int, symbols=SEVERAL) -> sympy.Expr:
     return sympy.Mul(*(sympy.Add(*(coefficient * sympy.Mul(*(symbol**e for symbol, e in
-                                                             zip(SEVERAL[:sizes], exponents)))
+                                                             zip(symbols[:sizes], exponents)))
                                    for exponents, coefficient in terms.items()))
                        for terms in factors))
+
+
+def _assert_sign_holds(sign: int, top, bottom, sizes: int, values_at) -> None:
+    """The quotient top / bottom has `sign` at every point of the grid and of the large
+    sizes where bottom is not 0, its variables taking values_at(point)."""
+    for point in itertools.chain(itertools.product(GRID, repeat=sizes),
+                                 itertools.product(LARGE, repeat=sizes)):
+        values = values_at(point)
+        bottom_value = _product_value(bottom, values)
+        if bottom_value:
+            value = Fraction(_product_value(top, values), bottom_value)
+            assert (value > 0) - (value < 0) == sign, (point, values)
 
 
 @given(st.integers(2, 3), st.data())
@@ -433,17 +445,10 @@ def test_rounded_sizes_agree_with_exact_values(sizes, data):
     difference = (_product_expr(top, sizes) / _product_expr(bottom, sizes)).xreplace(rounded)
     sign = decide.shifted_sign(difference)
     event(f"shifted sign: {sign}")
-    if sign is None:
-        return
-    for point in itertools.chain(itertools.product(GRID, repeat=sizes),
-                                 itertools.product(LARGE, repeat=sizes)):
-        values = tuple(size if rounding is None else
-                       rounding[0](Fraction(size + rounding[2], rounding[1]))
-                       for size, rounding in zip(point, roundings))
-        bottom_value = _product_value(bottom, values)
-        if bottom_value:
-            value = Fraction(_product_value(top, values), bottom_value)
-            assert (value > 0) - (value < 0) == sign, (point, values)
+    if sign is not None:
+        _assert_sign_holds(sign, top, bottom, sizes, lambda point: tuple(
+            size if rounding is None else rounding[0](Fraction(size + rounding[2], rounding[1]))
+            for size, rounding in zip(point, roundings)))
 
 
 @pytest.mark.parametrize("difference, sign", [
@@ -483,24 +488,14 @@ def test_bounded_roundings_agree_with_exact_values(sizes, data):
     rounded = {symbols[2 * k + 1]: SYMPY_ROUNDING[function]((SEVERAL[k] + shift) / quotient)
                for k, (function, quotient, shift) in enumerate(roundings)}
 
-    def expr(factors):
-        return sympy.Mul(*(sympy.Add(*(coefficient * sympy.Mul(*(
-            symbol**e for symbol, e in zip(symbols, exponents)))
-            for exponents, coefficient in terms.items())) for terms in factors))
-
-    difference = (expr(top) / expr(bottom)).xreplace(rounded)
+    difference = (_product_expr(top, slots, symbols)
+                  / _product_expr(bottom, slots, symbols)).xreplace(rounded)
     sign = decide.rounded_sign(difference)
     event(f"rounded sign: {sign}")
-    if sign is None:
-        return
-    for point in itertools.chain(itertools.product(GRID, repeat=sizes),
-                                 itertools.product(LARGE, repeat=sizes)):
-        values = tuple(value for size, (function, quotient, shift) in zip(point, roundings)
-                       for value in (size, function(Fraction(size + shift, quotient))))
-        bottom_value = _product_value(bottom, values)
-        if bottom_value:
-            value = Fraction(_product_value(top, values), bottom_value)
-            assert (value > 0) - (value < 0) == sign, (point, values)
+    if sign is not None:
+        _assert_sign_holds(sign, top, bottom, sizes, lambda point: tuple(
+            value for size, (function, quotient, shift) in zip(point, roundings)
+            for value in (size, function(Fraction(size + shift, quotient)))))
 
 
 @pytest.mark.parametrize("difference, sign", [
