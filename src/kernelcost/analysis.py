@@ -122,6 +122,7 @@ class Counted:
     reuse: str
     settings: dict[sympy.Symbol, sympy.Expr]
     warnings: tuple[str, ...]  # as Analysis.warnings
+    numeric: dict[sympy.Symbol, sympy.Expr]  # each size with a number: set, or its default
 
     @property
     def kernel(self) -> str:
@@ -138,7 +139,7 @@ def count_spec(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     numeric = _numeric_values(spec, settings)
     warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings),
                 *size_warnings(spec.checked, numeric))
-    return Counted(spec, spec.cost(reuse), reuse, settings, warnings)
+    return Counted(spec, spec.cost(reuse), reuse, settings, warnings, numeric)
 
 
 def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
@@ -147,8 +148,7 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     compare the closed forms with enumeration at a few small sizes (Analysis.verified), as
     `kernelcost analyze` does unless told --no-verify."""
     counted = count_spec(spec, sizes, reuse)
-    spec, cost, settings = counted.spec, counted.cost, counted.settings
-    numeric = _numeric_values(spec, settings)
+    spec, cost, settings, numeric = counted.spec, counted.cost, counted.settings, counted.numeric
     stage("verifying the closed forms", spec.kernel.span)
     verified = None
     if verify:  # loaded here: solve, sweep and --no-verify run without it
