@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from .quotients import cancel, factor
+from .quotients import cancel, readable
 
 WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
 
@@ -146,19 +146,5 @@ class Cost:
         ratio = self.total_work / self.traffic[level]
         if ratio.has(sympy.Sum):
             return ratio  # sums left open do not cancel, and trying takes seconds
-        cancelled = cancel(ratio)
-        if _generators(cancelled) > MAX_FACTOR_GENERATORS:
-            return sympy.factor_terms(cancelled)
-        return factor(cancelled)
+        return readable(cancel(ratio))
 
-
-# Factoring is for the reader only, and multivariate factoring (Wang's Hensel lifting) grows
-# exponentially with the generators: a generated nest with 4 sizes and 5 min/max terms took
-# 244 s in `factor` after 0.5 s of counting. Beyond this many generators (the shipped specs
-# have at most 6) an intensity keeps its cancelled form with common factors pulled out.
-MAX_FACTOR_GENERATORS = 6
-
-
-def _generators(expr: sympy.Expr) -> int:
-    return len(expr.free_symbols) + len(expr.atoms(sympy.Min, sympy.Max, sympy.floor,
-                                                   sympy.ceiling))

@@ -20,7 +20,7 @@ from .errors import Diagnostic, KcostError
 from .facts import Facts
 from .footprint import Footprints
 from .nest import build_nest
-from .quotients import factor
+from .quotients import readable
 from .sums import Summer
 from .symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
 
@@ -124,7 +124,7 @@ class _Counter:
         several totals (a per-block count and the whole kernel's)."""
         expanded = sympy.expand(part)
         if expanded not in self._factors:
-            self._factors[expanded] = factor(expanded)
+            self._factors[expanded] = readable(expanded)
         return self._factors[expanded]
 
     def executions(self, loops) -> sympy.Expr:

@@ -96,3 +96,19 @@ def factor(expr) -> sympy.Expr:
                     for irreducible, power in part_factors]
     # _keep_coeff joins them as factor does: 2*(M + N), not 2*M + 2*N
     return _keep_coeff(coefficient, sympy.Mul(*factors))
+
+
+# Factoring is for the reader only, and multivariate factoring (Wang's Hensel lifting, from
+# random evaluation points) can grow exponentially with the generators: a generated nest with
+# 4 sizes and 5 min/max terms took 244 s in `factor`, and its traffic past 60 s under some
+# random states. Beyond this many generators (the shipped specs have at most 6) a form keeps
+# its terms as they are, common factors pulled out.
+MAX_FACTOR_GENERATORS = 6
+
+
+def readable(expr: sympy.Expr) -> sympy.Expr:
+    """factor(expr), or past MAX_FACTOR_GENERATORS generators (sizes, roundings, Min and Max)
+    the expression with the common factors of its terms pulled out."""
+    generators = len(expr.free_symbols) + len(expr.atoms(sympy.Min, sympy.Max, sympy.floor,
+                                                          sympy.ceiling))
+    return factor_terms(expr) if generators > MAX_FACTOR_GENERATORS else factor(expr)
