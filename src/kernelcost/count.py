@@ -120,8 +120,9 @@ class _Counter:
                            for part in sympy.Mul.make_args(expr)])
 
     def _factored(self, part: sympy.Expr) -> sympy.Expr:
-        """One factor of a total, expanded and factored; the same polynomial recurs in
-        several totals (a per-block count and the whole kernel's)."""
+        """One factor of a total, expanded and factored (within the generators that
+        `readable` factors); the same polynomial recurs in several totals (a per-block count
+        and the whole kernel's)."""
         expanded = sympy.expand(part)
         if expanded not in self._factors:
             self._factors[expanded] = readable(expanded)
