@@ -163,11 +163,12 @@ SIGNED = [
 
 @pytest.mark.parametrize("expr", SIGNED)
 def test_signs_at_witnesses_are_sympys(expr):
-    for point in witnesses.witness_points(sorted(expr.free_symbols, key=str)):
-        value = expr.xreplace(point)
+    symbols = tuple(sorted(expr.free_symbols, key=str))
+    for values in witnesses.witness_values(len(symbols)):
+        value = expr.xreplace(dict(zip(symbols, map(sympy.Integer, values))))
         expected = (None if not value.is_Number or not value.is_finite
                     else 1 if value.is_positive else -1 if value.is_negative else 0)
-        assert witnesses.sign_at(expr, point) == expected, point
+        assert witnesses.sign_of(expr, symbols, values) == expected, values
 
 
 # ------------------------------------------------------------- one size, decided exactly

@@ -25,7 +25,7 @@ def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
         return False
     ordered = tuple(sorted(symbols, key=str))
     signs = set()
-    for values in _witness_values(len(ordered)):
+    for values in witness_values(len(ordered)):
         sign = sign_of(difference, ordered, values)
         if sign is None:
             continue
@@ -35,12 +35,6 @@ def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
         if len(signs) == 2:
             return True
     return False
-
-
-def sign_at(expr: sympy.Expr, point: dict) -> int | None:
-    """The sign of expr at the point (symbol -> Integer): -1, 0 or 1, or None where it is no
-    finite number."""
-    return sign_of(expr, tuple(point), tuple(int(value) for value in point.values()))
 
 
 def sign_of(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...],
@@ -59,7 +53,7 @@ def sign_of(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...],
 
 
 @functools.cache
-def _witness_values(count: int) -> tuple[tuple[int, ...], ...]:
+def witness_values(count: int) -> tuple[tuple[int, ...], ...]:
     """Every symbol at each witness size together, then the sizes rotated among the symbols so
     that they also differ from one another, then the corners: one symbol at the largest size
     and the others at 1, and one at 1 and the others at the largest. Sizes by the position
@@ -76,12 +70,6 @@ def _witness_values(count: int) -> tuple[tuple[int, ...], ...]:
             points.append(tuple(sizes[0] if index == corner else sizes[-1]
                                 for index in range(count)))
     return tuple(points)
-
-
-def witness_points(symbols: list[sympy.Symbol]):
-    """_witness_values as points, symbol -> Integer."""
-    for values in _witness_values(len(symbols)):
-        yield dict(zip(symbols, map(sympy.Integer, values)))
 
 
 class ArgumentWitnesses:
@@ -106,7 +94,7 @@ class ArgumentWitnesses:
         ordered = tuple(sorted(symbols, key=str))
         positions = [self.position[symbol] for symbol in ordered]
         signs = set()
-        for values in _witness_values(len(ordered)):
+        for values in witness_values(len(ordered)):
             point = [1] * len(self.symbols)
             for position, value in zip(positions, values):
                 point[position] = value
