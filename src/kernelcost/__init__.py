@@ -21,6 +21,9 @@ _importing_sympy = "sympy" not in _sys.modules and _gc.isenabled()
 if _importing_sympy:
     _gc.disable()
 try:
+    from . import sound_signs as _sound_signs
+
+    _sound_signs.install()
     from .analysis import Analysis, Intensity, Quantity, Spec, analyze, load, loads
     from .cost import Cost
     from .display import register as _register_display

@@ -1,0 +1,144 @@
+"""sympy's sign deductions as the package leaves them: every order they prove holds at every
+size. sympy 1.14 proves false ones for c + A/F(x, y, ...) (sound_signs), which reached the
+occupancy of a spec with its tiles left symbolic."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kernelcost
+from conftest import SPECS, size
+from kernelcost import sound_signs
+from kernelcost.hardware import load_machine
+from kernelcost.machinefile import builtin_machine_ids
+from kernelcost.occupancy import occupancy
+from kernelcost.oracle.sample import sample_sizes
+
+a, b, c = (sympy.Symbol(name, integer=True, positive=True) for name in "abc")
+SYMBOLS = (a, b, c)
+# small sizes, where A/F is largest, and large ones, where it nears 0
+POINTS = list(itertools.product((1, 2, 3, 17, 1000), repeat=3))
+
+
+def test_the_false_orders_sympy_proves_are_undecided():
+    assert (1 / (a * b) - sympy.Rational(1, 2)).is_positive is None
+    assert sympy.Min(200 / (b * c**2), 2) != 2
+    assert sympy.Max(1 / (a * b), sympy.Rational(1, 2)) != 1 / (a * b)
+    assert sympy.Min(1 / (a * b + 1), sympy.Rational(1, 3)) != sympy.Rational(1, 3)
+    # floor(x) >= 16 is asked as x >= 16
+    assert sympy.Min(16, sympy.floor(167936 / (8 * a * b + 1024))) != 16
+
+
+def test_the_orders_sympy_proves_soundly_stay():
+    assert (1 / (a * b) + 1).is_positive is True
+    assert (a * b + 1 - 2).is_nonnegative is True
+    assert (1 / (a + 1) - 1).is_negative is True  # one symbol: sympy's own branch
+    assert sympy.Max(a * b + 1, 2) == a * b + 1
+    assert sympy.Min(a * b / 2, sympy.Rational(1, 2)) == sympy.Rational(1, 2)
+
+
+def test_installing_twice_keeps_one_wrapper():
+    from sympy.core import exprtools
+
+    sound_signs.install()
+    sound_signs.install()
+    assert exprtools._monotonic_sign is sound_signs._sound_monotonic_sign
+    assert sound_signs._SYMPY_MONOTONIC_SIGN is not sound_signs._sound_monotonic_sign
+
+
+monomials = st.builds(
+    lambda coefficient, powers: coefficient * sympy.Mul(*(s**k for s, k in zip(SYMBOLS, powers))),
+    st.sampled_from((1, 2, 3, 8, 1024)), st.tuples(*[st.integers(0, 2)] * 3))
+polynomials = st.lists(monomials, min_size=1, max_size=3).map(lambda terms: sympy.Add(*terms))
+numbers = st.sampled_from((1, 7, 200, 167936)).map(sympy.Integer)
+
+
+@st.composite
+def quantities(draw) -> sympy.Expr:
+    """c + A/F and its relatives: the forms of occupancy limits and per-block ratios."""
+    numerator, denominator = draw(numbers), draw(polynomials)
+    form = draw(st.sampled_from(("A/F", "P/F", "P + A/F", "floor", "ceiling")))
+    if form == "A/F":
+        return numerator / denominator
+    if form == "P/F":
+        return draw(polynomials) / denominator
+    if form == "P + A/F":
+        return draw(polynomials) + numerator / denominator
+    rounding = sympy.floor if form == "floor" else sympy.ceiling
+    return rounding(numerator / denominator)
+
+
+def at(expr: sympy.Expr, point) -> sympy.Rational:
+    return expr.xreplace(dict(zip(SYMBOLS, map(sympy.Integer, point))))
+
+
+@given(quantities(), st.sampled_from((1, 2, 16, 100, 3000)), st.sampled_from((1, 3)))
+@settings(max_examples=150, deadline=None)
+def test_every_proven_sign_order_and_rounding_holds_at_every_size(quantity, top, bottom):
+    constant = sympy.Rational(top, bottom)
+    difference = quantity - constant
+    values = [at(difference, point) for point in POINTS]
+    claims = {"is_positive": lambda v: v > 0, "is_nonnegative": lambda v: v >= 0,
+              "is_negative": lambda v: v < 0, "is_nonpositive": lambda v: v <= 0}
+    for name, holds in claims.items():
+        claim = getattr(difference, name)
+        if claim is not None:
+            assert all(holds(v) == claim for v in values), (name, claim, difference)
+    for lattice in (sympy.Min, sympy.Max):
+        chosen = lattice(quantity, constant)
+        for point in POINTS:
+            expected = lattice(at(quantity, point), constant)
+            assert at(chosen, point) == expected, (lattice, quantity, constant, point)
+
+
+def parallel_specs() -> list[str]:
+    return sorted(path.stem for path in SPECS.glob("*.kcost")
+                  if "parallel(" in path.read_text())
+
+
+@pytest.mark.parametrize("name", parallel_specs())
+def test_symbolic_occupancy_takes_the_values_of_the_numeric_one(name):
+    """Occupancy with every size a symbol, then the sizes substituted, is occupancy at the
+    sizes: resident blocks, busiest SM and waves, on every machine, at the spec's defaults
+    and at small sizes its assumptions allow."""
+    spec = kernelcost.load(SPECS / f"{name}.kcost")
+    cost = spec.cost()
+    drawn = sample_sizes(spec.checked, 2, random.Random(name), max_steps=10**9)
+    settings_ = [{symbol: sympy.Integer(drawn_sizes[symbol.name]) for symbol in cost.parameters}
+                 for drawn_sizes in drawn]
+    # the shipped tiles, where limits fall below the fixed ones small tiles stay above
+    settings_.append({symbol: sympy.Integer(cost.defaults.get(symbol, 4096))
+                      for symbol in cost.parameters})
+    for machine in map(load_machine, builtin_machine_ids()):
+        symbolic = occupancy(cost.grid, machine, {})
+        for values in settings_:
+            numeric = occupancy(cost.grid, machine, values)
+            for field in ("resident", "busiest_sm_blocks", "waves"):
+                found, expected = getattr(symbolic, field), getattr(numeric, field)
+                if expected is None or symbolic.misfits or numeric.misfits:
+                    continue
+                assert found is not None, (machine.name, field)
+                assert found.xreplace(values) == expected, (machine.name, field, values)
+
+
+def test_moe_gemm_with_symbolic_tiles_prints_no_resident_count():
+    """The regression: 16 blocks per SM, printed where the default tiles allow 2."""
+    from kernelcost.model import verdict
+
+    spec = kernelcost.load(SPECS / "moe_gemm.kcost")
+    cost = spec.cost()
+    tiles = {size(name) for name in ("TM", "TN", "TK")}
+    sizes = {symbol: sympy.Integer(value) for symbol, value in
+             {size("Ea"): 2, size("Mt"): 64, size("N"): 4096, size("K"): 4096}.items()}
+    defaults = {symbol: value for symbol, value in cost.defaults.items() if symbol not in tiles}
+    v = verdict(cost, load_machine("h100"), values={**defaults, **sizes}, apply_defaults=False)
+    resident = v.grid.occupancy.resident
+    assert resident is None or not resident.is_number or resident == 2
+    at_defaults = {**sizes, **{s: sympy.Integer(cost.defaults[s]) for s in tiles}}
+    assert resident.xreplace(at_defaults) == 2
