@@ -14,7 +14,7 @@ from .rational_eval import Value
 
 # Sizes tried for every free symbol: small ones, where edges and ceilings matter, and large
 # ones, where the leading terms decide.
-WITNESS_SIZES = (1, 2, 3, 5, 8, 64, 1024, 10**6)
+WITNESS_SIZES = (1, 2, 3, 5, 8, 64, 1024, 10**6, 10**12)
 
 
 def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
