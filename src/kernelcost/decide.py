@@ -34,7 +34,7 @@ import sympy
 
 from . import rational_eval
 from .quotients import cancel
-from .witnesses import ArgumentWitnesses, both_signs
+from .witnesses import ArgumentWitnesses, both_signs, planned_value
 
 
 def decided(relation) -> bool | None:
@@ -151,9 +151,11 @@ def _orderable_groups(indices: list[int], split: set) -> list[list[int]]:
 
 def exact_sign(difference: sympy.Expr) -> int | None:
     """The sign (-1, 0 or 1) the difference has at every size, by shifted coefficients, then
-    with its roundings bounded, then for one size by real-root isolation; None where none
-    proves one."""
+    over the values of clamped sizes, then with its roundings bounded, then for one size by
+    real-root isolation; None where none proves one."""
     sign = shifted_sign(difference)
+    if sign is None:
+        sign = clamped_sign(difference)
     if sign is None:
         sign = rounded_sign(difference)
     return one_size_sign(difference) if sign is None else sign
@@ -210,6 +212,61 @@ def rounded_sign(difference: sympy.Expr) -> int | None:
         sign = shifted_sign(difference.xreplace({**sizes, **bounds}))
         if sign is not None:
             return sign
+    return None
+
+
+# Past this many points, a difference of clamped sizes is left to the other deciders.
+MOST_CLAMPED_POINTS = 4096
+
+
+def clamped_sign(difference: sympy.Expr) -> int | None:
+    """The sign (-1, 0 or 1) of a difference whose every size appears only clamped,
+    Min(c, n) with c a positive integer: as n runs over the sizes, Min(c, n) takes each value
+    1..c and no other, so the difference takes its values at those points, all of them
+    counted exactly (occupancy's `floor(167936/(512*Min(64, Mt) + 66560))` against
+    `floor(65536/(8*Min(64, Mt) + 9216))`). None where a size appears otherwise, past
+    MOST_CLAMPED_POINTS points, or where the values have no one sign."""
+    clamps = {lattice: clamp for lattice in difference.atoms(sympy.Min)
+              if (clamp := _clamp(lattice)) is not None}
+    sizes = tuple(sorted({size for _, size in clamps.values()}, key=str))
+    if (not clamps or len(sizes) < len(clamps) or difference.free_symbols != set(sizes)
+            or not _only_clamped(difference, clamps)):
+        return None
+    bound_of = {size: bound for bound, size in clamps.values()}
+    # at n <= c, Min(c, n) is n: the difference at those sizes, as it stands (substituting
+    # into a floor would rebuild it, and sympy's floor asks its assumptions on every rebuild)
+    ranges = [range(1, int(bound_of[size]) + 1) for size in sizes]
+    plan = rational_eval.compiled(difference, sizes)
+    if plan is None or math.prod(map(len, ranges)) > MOST_CLAMPED_POINTS:
+        return None
+    signs = set()
+    for point in itertools.product(*ranges):
+        value = planned_value(plan, point)
+        if value is None:
+            return None
+        signs.add(rational_eval.sign(value))
+        if len(signs) > 1:
+            return None
+    return signs.pop() if signs else None
+
+
+def _only_clamped(expr: sympy.Expr, clamps: dict) -> bool:
+    """Whether every size in expr stands inside one of the clamps."""
+    if expr in clamps:
+        return True
+    if expr.is_Symbol:
+        return False
+    return all(_only_clamped(argument, clamps) for argument in expr.args)
+
+
+def _clamp(lattice: sympy.Min) -> tuple[sympy.Integer, sympy.Symbol] | None:
+    """Min(c, n) as (c, n), c a positive integer and n a size; None for another Min."""
+    if len(lattice.args) != 2:
+        return None
+    bound, size = lattice.args
+    if (bound.is_Integer and bound > 0 and size.is_Symbol and size.is_integer
+            and size.is_positive):
+        return bound, size
     return None
 
 
