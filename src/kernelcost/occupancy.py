@@ -18,12 +18,14 @@ nothing, and the Occupancy says which were missing."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import sympy
 
 from . import rounding
 from .cost import GridCost
+from .decide import less_than, smallest
 from .hardware import Machine
 from .values import exact
 
@@ -172,19 +174,26 @@ def _per_warp(per_thread, execution) -> sympy.Expr:
 
 
 def _tightest(limits: list[Limit]) -> tuple[sympy.Expr | None, str | None]:
+    """The smallest limit and its resource (the first of a tie); no resource while the
+    limits that remain cannot be ordered."""
     if not limits:
         return None, None
-    numeric = [limit for limit in limits if limit.blocks_per_sm.is_number]
-    if len(numeric) < len(limits):
-        return sympy.Min(*[limit.blocks_per_sm for limit in limits]), None
-    tightest = min(numeric, key=lambda limit: limit.blocks_per_sm)  # first wins a tie
-    return tightest.blocks_per_sm, tightest.resource
+    resident = smallest(*(limit.blocks_per_sm for limit in limits))
+    return resident, next((limit.resource for limit in limits
+                           if limit.blocks_per_sm == resident), None)
 
 
 def _exceeds(amount, capacity) -> bool:
-    relation = sympy.sympify(amount) > exact(capacity)
-    return relation is sympy.true
+    return bool(less_than(exact(capacity), amount))
 
 
 def _at(expr, values: dict) -> sympy.Expr:
-    return sympy.sympify(expr).xreplace(values) if values else sympy.sympify(expr)
+    expr = sympy.sympify(expr)
+    return _replaced(expr, tuple(values.items())) if values else expr
+
+
+# kept: every machine of a command asks the same amounts at the same sizes, and replacing
+# sizes inside a Min has sympy compare its arguments again
+@functools.lru_cache(maxsize=256)
+def _replaced(expr: sympy.Expr, values: tuple) -> sympy.Expr:
+    return expr.xreplace(dict(values))

@@ -7,7 +7,8 @@ assumption system, some 4 ms each, before anything else (`ceiling(n/2162688)`, a
 busiest SM). Where the rounding takes two values at the witness sizes it is no constant, so
 those questions have no answer to give, and the rest of sympy's evaluation is done here: an
 integer argument is its own rounding, integer terms of a sum come out, and what is left
-stays inside, unevaluated. Arguments the witness plans do not evaluate, and constants, go to
+stays inside, unevaluated. Whether a term is an integer is asked of sympy only where it is
+one at every witness. Arguments the witness plans do not evaluate, and constants, go to
 sympy as they are."""
 
 from __future__ import annotations
@@ -27,13 +28,15 @@ def floor(value) -> sympy.Expr:
 
 
 def _rounded(kind, argument: sympy.Expr) -> sympy.Expr:
-    if not _takes_two_values(kind, argument):
+    sizes = _sizes(argument)
+    values = None if sizes is None else _witness_values(argument, sizes)
+    if values is None or len({_round(kind, value) for value in values}) < 2:
         return kind(argument)
-    if argument.is_integer:
+    if _integer(argument, sizes, values):
         return argument
     whole, number, rest = sympy.S.Zero, sympy.S.Zero, sympy.S.Zero
     for term in sympy.Add.make_args(argument):
-        if term.is_integer:
+        if _integer(term, sizes):
             whole += term
         elif term.is_number:
             number += term
@@ -47,20 +50,30 @@ def _rounded(kind, argument: sympy.Expr) -> sympy.Expr:
     return whole + kind(rest, evaluate=False)
 
 
-def _takes_two_values(kind, argument: sympy.Expr) -> bool:
-    """Whether the rounding of the argument differs between two witness sizes: then it is
-    no constant. False for a constant or an argument no plan evaluates."""
+def _sizes(argument: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
     symbols = argument.free_symbols
     if not symbols or not all(symbol.is_integer and symbol.is_positive for symbol in symbols):
+        return None
+    return tuple(sorted(symbols, key=str))
+
+
+def _witness_values(expr: sympy.Expr, sizes) -> list[rational_eval.Value] | None:
+    """expr at every witness point of the sizes; None where a plan does not evaluate it."""
+    plan = rational_eval.compiled(expr, sizes)
+    values = [planned_value(plan, point) for point in witness_values(len(sizes))]
+    return None if any(value is None for value in values) else values
+
+
+def _round(kind, value: rational_eval.Value) -> int:
+    numerator, denominator = value
+    return -(-numerator // denominator) if kind is sympy.ceiling else numerator // denominator
+
+
+def _integer(expr: sympy.Expr, sizes, values=None) -> bool:
+    """sympy's is_integer, asked only where the witnesses found no fraction."""
+    if expr.is_number:
+        return bool(expr.is_integer)
+    values = values if values is not None else _witness_values(expr, sizes)
+    if values is not None and any(numerator % denominator for numerator, denominator in values):
         return False
-    ordered = tuple(sorted(symbols, key=str))
-    plan = rational_eval.compiled(kind(argument, evaluate=False), ordered)
-    seen = set()
-    for point in witness_values(len(ordered)):
-        value = planned_value(plan, point)
-        if value is None:
-            return False
-        seen.add(value)
-        if len(seen) > 1:
-            return True
-    return False
+    return bool(expr.is_integer)
