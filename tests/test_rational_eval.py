@@ -137,3 +137,53 @@ def test_arguments_split_as_their_differences_do(arguments):
         for j in range(i + 1, len(arguments)):
             difference = arguments[i] - arguments[j]
             assert checked.split(i, j, difference) == witnesses.both_signs(difference, 0)
+
+
+@st.composite
+def fractions_of_sizes(draw, depth: int = 3) -> sympy.Expr:
+    """Rational functions of the sizes: sums, products, quotients and integer powers."""
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        return draw(st.one_of(st.sampled_from(SIZES), RATIONALS))
+    kind = draw(st.sampled_from(["add", "add", "mul", "div", "pow"]))
+    first, second = draw(fractions_of_sizes(depth - 1)), draw(fractions_of_sizes(depth - 1))
+    if kind == "add":
+        return first + second
+    if kind == "mul":
+        return first * second
+    if kind == "div":
+        return first / second if second != 0 else first
+    exponent = draw(st.integers(-2, 3))
+    return first**exponent if first != 0 or exponent > 0 else first
+
+
+def _expanded(terms: rational_eval.Terms) -> dict:
+    coefficients, denominator = terms
+    return {exponents: Fraction(value, denominator) for exponents, value in coefficients.items()}
+
+
+@given(fractions_of_sizes())
+@example(1 / (N + 1) + (N - T) / (2 * N + 2))  # denominators equal only as polynomials
+@settings(max_examples=300, deadline=None)
+def test_shifted_fraction_is_sympys_numerator_and_denominator(expr):
+    """The parts sympy's as_numer_denom writes, expanded at n = 1 + m: the same up to one
+    positive factor where sympy grouped the same denominators, else the same quotient."""
+    numerator, denominator = rational_eval.shifted_fraction(expr, SIZES)
+    expected = [rational_eval.shifted_terms(part, SIZES) for part in expr.as_numer_denom()]
+    ours = [_expanded(numerator), _expanded(denominator)]
+    if not expected[1] or not ours[1]:
+        return
+    # ours / expected is the same constant for both parts where the groupings agree
+    key = next(iter(expected[1]))
+    ratio = ours[1].get(key, 0) / expected[1][key]
+    if ratio > 0 and all(ours[1].get(k, 0) == ratio * v for k, v in expected[1].items()):
+        assert ours[0] == {k: ratio * v for k, v in expected[0].items()}
+    # the same function in any case: the cross products agree
+    shift = {size: 1 + m for size, m in zip(SIZES, SHIFTS)}
+    top, bottom = (_in_shifts(part) for part in ours)
+    their_top, their_bottom = (part.xreplace(shift) for part in expr.as_numer_denom())
+    assert sympy.expand(top * their_bottom - bottom * their_top) == 0
+
+
+def _in_shifts(terms: dict) -> sympy.Expr:
+    return sympy.Add(*(value * sympy.Mul(*(m**e for m, e in zip(SHIFTS, exponents)))
+                       for exponents, value in terms.items()))

@@ -175,7 +175,9 @@ def shifted_sign(difference: sympy.Expr) -> int | None:
     sizes = None if difference is None else _rational_sizes(difference)
     if sizes is None:
         return None
-    numerator, denominator = difference.as_numer_denom()
+    # expanded in integers as sympy's as_numer_denom would write them, else by sympy
+    numerator, denominator = (rational_eval.shifted_fraction(difference, sizes)
+                              or difference.as_numer_denom())
     denominator_sign = _shifted_part_sign(denominator, sizes)
     if not denominator_sign:
         return None
@@ -306,12 +308,14 @@ def _rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
     return expr.xreplace(sizes)
 
 
-def _shifted_part_sign(part: sympy.Expr, sizes: list[sympy.Symbol]) -> int | None:
+def _shifted_part_sign(part: sympy.Expr | rational_eval.Terms, sizes: list[sympy.Symbol]
+                       ) -> int | None:
     """The sign of a numerator or denominator by its shifted coefficients: 1 (or -1) when
     they are all >= 0 (<= 0) and the constant term is positive (negative), 0 for the zero
-    polynomial, None otherwise or past MOST_SHIFTED_TERMS. Expanded in integers, or by
-    sympy's Poly for a form rational_eval does not expand."""
-    expanded = rational_eval.shifted_integers(part, sizes)
+    polynomial, None otherwise or past MOST_SHIFTED_TERMS. Given expanded, or expanded here
+    in integers, or by sympy's Poly for a form rational_eval does not expand."""
+    expanded = (part if isinstance(part, tuple)
+                else rational_eval.shifted_integers(part, sizes))
     if expanded is None:
         polynomial = sympy.Poly(part, *sizes, domain=sympy.QQ)
         return 0 if polynomial.is_zero else _shifted_coefficient_sign(polynomial)

@@ -181,6 +181,12 @@ class _Polynomial:
                 terms[product_key] = terms.get(product_key, 0) + value * other_value
         return _Polynomial(terms, self.denominator * other.denominator)
 
+    def key(self) -> tuple:
+        """The same for equal polynomials: coefficients and denominator in lowest terms."""
+        common = math.gcd(self.denominator, *self.terms.values())
+        return (frozenset((key, value // common) for key, value in self.terms.items() if value),
+                self.denominator // common)
+
     def power(self, exponent: int) -> _Polynomial:
         result, square = _Polynomial({0: 1}), self
         while exponent:  # by squaring: (N + 1)**4 in two products
@@ -215,6 +221,82 @@ def shifted_integers(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]
     terms = {tuple((key >> (_FIELD_BITS * position)) & mask for position in range(count)): value
              for key, value in polynomial.terms.items() if value}
     return terms, polynomial.denominator
+
+
+Terms = tuple[dict[tuple[int, ...], int], int]  # shifted coefficients over a denominator
+
+
+def shifted_fraction(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]
+                     ) -> tuple[Terms, Terms] | None:
+    """A rational function of the symbols as a numerator and a denominator, each in the
+    form of shifted_integers, as expr.as_numer_denom() would give them (the terms of a sum
+    over one denominator; the distinct denominators multiplied, unreduced), without building
+    either in sympy. None where expr is no rational function this expands."""
+    index = {symbol: position for position, symbol in enumerate(symbols)}
+    if max(_fraction_degrees(expr, index)) >= _MOST_DEGREE:
+        return None
+    numerator, denominator = _fraction(expr, index)
+    return _unpacked(numerator, len(symbols)), _unpacked(denominator, len(symbols))
+
+
+def _unpacked(polynomial: _Polynomial, count: int) -> Terms:
+    mask = (1 << _FIELD_BITS) - 1
+    terms = {tuple((key >> (_FIELD_BITS * position)) & mask for position in range(count)): value
+             for key, value in polynomial.terms.items() if value}
+    return terms, polynomial.denominator
+
+
+def _fraction_degrees(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> tuple[int, int]:
+    """Bounds on the exponents of the numerator and the denominator _fraction expands."""
+    if expr.is_Rational:
+        return 0, 0
+    if expr.is_Symbol:
+        return (1, 0) if expr in index else (_MOST_DEGREE, 0)
+    if expr.is_Add or expr.is_Mul:
+        degrees = [_fraction_degrees(arg, index) for arg in expr.args]
+        denominator = sum(bottom for _, bottom in degrees)
+        top = (max(degrees)[0] + denominator if expr.is_Add
+               else sum(top for top, _ in degrees))
+        return top, denominator
+    if expr.is_Pow and expr.exp.is_Integer:
+        top, bottom = _fraction_degrees(expr.base, index)
+        power = abs(int(expr.exp))
+        return (top * power, bottom * power) if expr.exp >= 0 else (bottom * power, top * power)
+    return _MOST_DEGREE, 0
+
+
+def _fraction(expr: sympy.Expr, index: dict[sympy.Symbol, int]
+              ) -> tuple[_Polynomial, _Polynomial]:
+    if expr.is_Add:
+        return _sum_fraction([_fraction(arg, index) for arg in expr.args])
+    if expr.is_Mul:
+        parts = [_fraction(arg, index) for arg in expr.args]
+        return (functools.reduce(_Polynomial.times, (top for top, _ in parts)),
+                functools.reduce(_Polynomial.times, (bottom for _, bottom in parts)))
+    if expr.is_Pow and not expr.exp.is_nonnegative:
+        top, bottom = _fraction(expr.base, index)
+        power = -int(expr.exp)
+        return bottom.power(power), top.power(power)
+    return _shifted(expr, index), _Polynomial({0: 1})
+
+
+def _sum_fraction(parts: list[tuple[_Polynomial, _Polynomial]]
+                  ) -> tuple[_Polynomial, _Polynomial]:
+    """Terms over one denominator: those of equal denominators summed first, each sum then
+    multiplied by the other denominators, as sympy's Add.as_numer_denom does."""
+    groups: dict[tuple, tuple[_Polynomial, _Polynomial]] = {}
+    for top, bottom in parts:
+        key = bottom.key()
+        if key in groups:
+            top, bottom = groups[key][0].plus(top), groups[key][1]
+        groups[key] = (top, bottom)
+    bottoms = [bottom for _, bottom in groups.values()]
+    numerator = None
+    for position, (top, _) in enumerate(groups.values()):
+        term = functools.reduce(_Polynomial.times, [top] + bottoms[:position]
+                                + bottoms[position + 1:])
+        numerator = term if numerator is None else numerator.plus(term)
+    return numerator, functools.reduce(_Polynomial.times, bottoms)
 
 
 def _degree_bound(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> int:
