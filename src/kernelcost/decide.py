@@ -65,6 +65,8 @@ def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
     """left < right (strict) or left <= right, by the first decider that can tell. A zero of
     the difference at a witness counts against the relation asked."""
     difference = left - right
+    if difference.is_Rational:  # machine figures against each other: no decider to ask
+        return bool(difference < 0) if strict else bool(difference <= 0)
     if both_signs(difference, zero_counts_as=1 if strict else -1):
         return None
     sign = exact_sign(difference)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import sympy
@@ -18,6 +19,8 @@ MACHINE_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200", "b200": "B200",
 PER_WORDS = {"sm": "SM", "block": "block", "device": "device", "cluster": "cluster"}
 
 
+# kept: a command prints the same closed forms for every machine and level
+@functools.lru_cache(maxsize=1024)
 def expression(expr: sympy.Expr | None) -> str | None:
     """Expressions travel as sympy strings (parseable by sympy, deterministic)."""
     return None if expr is None else sympy.sstr(expr, order="lex")
