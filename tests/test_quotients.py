@@ -143,3 +143,10 @@ def test_factor_leaves_roundings_min_and_max_to_sympy(monkeypatch):
         assert factor(expr) == real(expr)
     assert len(asked) == 2
     assert factor(N * M + N * T) == N * (M + T) and len(asked) == 2
+
+
+def test_a_factor_that_is_a_number_in_disguise_distributes_as_sympys():
+    """Found by the wider generator: sympy factors a product factor by factor, and the
+    constant one's coefficient distributes over the rest."""
+    expr = (M + N) * (N * (M + N) - M * N - N**2 + 2)
+    assert factor(expr) == sympy.factor(expr) == 2 * M + 2 * N

@@ -82,6 +82,12 @@ def factor(expr) -> sympy.Expr:
         if part.is_number:
             coefficient *= part**sign
             continue
+        if any(argument.is_Add and sympy.expand(argument).is_number
+               for argument in sympy.Mul.make_args(part)):
+            # sympy factors each product's factors apart, and one that is a number in
+            # disguise leaves its coefficient as the ring's integer, which distributes over
+            # the rest: (M + N)*(N*(M + N) - M*N - N**2 + 2) factors as 2*M + 2*N
+            return sympy.factor(expr)
         try:
             polynomial = sympy.Poly(part)
             if not all(generator.is_Symbol for generator in polynomial.gens):
