@@ -1,6 +1,7 @@
-"""sympy's sign deductions as the package leaves them: every order they prove holds at every
-size. sympy 1.14 proves false ones for c + A/F(x, y, ...) (sound_signs), which reached the
-occupancy of a spec with its tiles left symbolic."""
+"""sympy's deductions about sizes as the package leaves them: every order and integrality
+they prove holds at every size. sympy 1.14 proves false orders of c + A/F(x, y, ...), which
+reached the occupancy of a spec with its tiles left symbolic, and holds 6/(2*y + 1) never an
+integer (sound_signs)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import random
 
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import kernelcost
@@ -35,6 +36,18 @@ def test_the_false_orders_sympy_proves_are_undecided():
     assert sympy.Min(16, sympy.floor(167936 / (8 * a * b + 1024))) != 16
 
 
+def test_an_even_number_over_an_odd_one_may_be_an_integer():
+    quotient = 6 / (2 * a + 1)  # 2 at a = 1
+    assert quotient.is_integer is None and quotient.is_even is None
+    assert sympy.Eq(quotient, 2) not in (sympy.true, sympy.false)
+    assert (sympy.floor(quotient) < quotient) is not sympy.true
+    assert ((8 * a * b + 4 * a) / (2 * a * b + 1)).is_integer is None  # 4 at a = b = 1
+    # what sympy proves soundly stays: odd over even, a fraction below 1, a half
+    assert (1 / (2 * a + 1)).is_integer is False
+    assert (a + sympy.Rational(1, 2)).is_integer is False
+    assert (2 * a).is_integer is True
+
+
 def test_the_orders_sympy_proves_soundly_stay():
     assert (1 / (a * b) + 1).is_positive is True
     assert (a * b + 1 - 2).is_nonnegative is True
@@ -50,6 +63,8 @@ def test_installing_twice_keeps_one_wrapper():
     sound_signs.install()
     assert exprtools._monotonic_sign is sound_signs._sound_monotonic_sign
     assert sound_signs._SYMPY_MONOTONIC_SIGN is not sound_signs._sound_monotonic_sign
+    assert sympy.Mul._prop_handler["integer"] is sound_signs._sound_mul_is_integer
+    assert sound_signs._SYMPY_MUL_IS_INTEGER is not sound_signs._sound_mul_is_integer
 
 
 monomials = st.builds(
@@ -79,13 +94,15 @@ def at(expr: sympy.Expr, point) -> sympy.Rational:
 
 
 @given(quantities(), st.sampled_from((1, 2, 16, 100, 3000)), st.sampled_from((1, 3)))
+@example(200 / (2 * a + 1), 1, 1)  # 40 at a = 2: an integer
 @settings(max_examples=150, deadline=None)
 def test_every_proven_sign_order_and_rounding_holds_at_every_size(quantity, top, bottom):
     constant = sympy.Rational(top, bottom)
     difference = quantity - constant
     values = [at(difference, point) for point in POINTS]
     claims = {"is_positive": lambda v: v > 0, "is_nonnegative": lambda v: v >= 0,
-              "is_negative": lambda v: v < 0, "is_nonpositive": lambda v: v <= 0}
+              "is_negative": lambda v: v < 0, "is_nonpositive": lambda v: v <= 0,
+              "is_integer": lambda v: v.is_integer}
     for name, holds in claims.items():
         claim = getattr(difference, name)
         if claim is not None:

@@ -1,21 +1,26 @@
-"""sympy's sign deductions, less the one that proves false orders.
+"""sympy's deductions about sizes, less the two that prove false facts.
 
-sympy 1.14's `exprtools._monotonic_sign`, which Add's is_positive, is_nonnegative,
-is_negative and is_nonpositive ask, and through them every relation, Min, Max, floor and
-ceiling, bounds c + A/F(x, y, ...) (A a number, F a polynomial in several symbols) by the
-value of A/F at the symbols' least values. For positive symbols that is the largest value
-A/F takes, not the one closest to 0, so it proves orders that fail at larger sizes:
-`(1/(a*b) - 1/2).is_positive` is True and `Min(200/(b*c**2), 2)` is 2, both false at
-b = 1, c = 17. Left alone, occupancy took `Min(16, floor(167936/(8*TK*(TN + Min(Mt, TM)) +
-1024)))` for 16 blocks per SM, where the default tiles allow 2.
+- Orders. sympy 1.14's `exprtools._monotonic_sign`, which Add's is_positive, is_nonnegative,
+  is_negative and is_nonpositive ask, and through them every relation, Min, Max, floor and
+  ceiling, bounds c + A/F(x, y, ...) (A a number, F a polynomial in several symbols) by the
+  value of A/F at the symbols' least values. For positive symbols that is the largest value
+  A/F takes, not the one closest to 0, so it proves orders that fail at larger sizes:
+  `(1/(a*b) - 1/2).is_positive` is True and `Min(200/(b*c**2), 2)` is 2, both false at
+  b = 1, c = 17. Left alone, occupancy took `Min(16, floor(167936/(8*TK*(TN + Min(Mt, TM))
+  + 1024)))` for 16 blocks per SM, where the default tiles allow 2. The wrapper keeps every
+  answer of a univariate expression or of one whose denominator is a number, and declines
+  (None: no bound known) the rest, the branch that errs.
+- Integers. `Mul._eval_is_integer` holds even numerators over odd denominators greater than
+  1 never an integer, which 6/3 is: `(6/(2*y + 1)).is_integer` is False, and with it
+  `floor(e) < e` is True and `Eq(e, 2)` False, all wrong at y = 1. The wrapper declines
+  that rule's False (when every numerator factor is even and every denominator factor odd,
+  no other rule of sympy's answers False).
 
-The wrapper keeps every answer of a univariate expression or of one whose denominator is a
-number, and declines (None: no bound known) the rest, the branch that errs: sympy then
-answers from the signs of the terms alone, or leaves the question undecided. It only ever
-turns a claimed bound into none, so no answer it leaves becomes wrong."""
+Each wrapper only ever turns an answer into none, so no answer it leaves becomes wrong."""
 
 from __future__ import annotations
 
+import sympy
 from sympy.core import exprtools
 
 
@@ -27,12 +32,47 @@ def _sound_monotonic_sign(expr):
     return bound
 
 
-# sympy's own, which the wrapper calls (its recursive calls go through the module's name, so
-# through the wrapper too); a second copy of this module finds the first one's wrapper there
+def _sound_mul_is_integer(product):
+    integer = _SYMPY_MUL_IS_INTEGER(product)
+    if integer is False and _even_over_odd(product):
+        return None
+    return integer
+
+
+def _even_over_odd(product) -> bool:
+    """Whether every numerator factor of the product other than 1 is even, every
+    denominator factor odd, and there are some of each."""
+    numerators, denominators = [], []
+    for factor in product.args:
+        if factor.is_integer:
+            if abs(factor) is not sympy.S.One:
+                numerators.append(factor)
+        elif factor.is_Rational:
+            if abs(factor.p) != 1:
+                numerators.append(sympy.Integer(factor.p))
+            denominators.append(sympy.Integer(factor.q))
+        elif factor.is_Pow and factor.exp.is_negative:
+            denominators.append(1 / factor)
+        else:
+            return False
+    return (bool(numerators) and bool(denominators)
+            and all(numerator.is_even for numerator in numerators)
+            and all(denominator.is_odd for denominator in denominators))
+
+
+# sympy's own, which the wrappers call (_monotonic_sign's recursive calls go through the
+# module's name, so through the wrapper too); a second copy of this module finds the first
+# one's wrappers there
 _SYMPY_MONOTONIC_SIGN = getattr(exprtools._monotonic_sign, "wraps", exprtools._monotonic_sign)
 _sound_monotonic_sign.wraps = _SYMPY_MONOTONIC_SIGN
+_SYMPY_MUL_IS_INTEGER = getattr(sympy.Mul._eval_is_integer, "wraps",
+                                sympy.Mul._eval_is_integer)
+_sound_mul_is_integer.wraps = _SYMPY_MUL_IS_INTEGER
 
 
 def install() -> None:
-    """Put the wrapper in sympy's place, for the whole process: the package does on import."""
+    """Put the wrappers in sympy's place, for the whole process: the package does on import.
+    Mul's handler table is built with the class, so the handler is replaced there too."""
     exprtools._monotonic_sign = _sound_monotonic_sign
+    sympy.Mul._eval_is_integer = _sound_mul_is_integer
+    sympy.Mul._prop_handler["integer"] = _sound_mul_is_integer
