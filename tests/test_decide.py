@@ -92,14 +92,20 @@ def test_relations_of_numbers_are_exact():
     assert largest(third, sympy.Rational(1, 4)) == third
 
 
-def test_groups_are_what_witnesses_cannot_split():
+def test_pairs_that_witnesses_split_are_not_asked():
     # N and N/2 order; N**2 crosses both (below at N = 1, above at N = 10**6); 3 crosses all
     arguments = [N, N / 2, N**2 / 1000, sympy.Integer(3)]
-    split, signs = decide._pair_orders(arguments)
-    assert split == {(0, 2), (0, 3), (1, 2), (1, 3), (2, 3)}
-    assert signs == {(0, 1): 1, (1, 0): -1}  # N - N/2 = N/2 > 0 at every N
-    groups = decide._orderable_groups(list(range(len(arguments))), split)
-    assert sorted(groups) == [[0, 1], [2], [3]]
+    assert decide._pair_orders(arguments) == {(0, 1): 1, (1, 0): -1}  # N - N/2 > 0
+    assert largest(*arguments) == sympy.Max(N, N**2 / 1000, 3)
+
+
+def test_what_no_decider_orders_stays_and_numbers_order_by_value():
+    """No assumption system behind the deciders: a pair they cannot order keeps both."""
+    crossing = (T * N / (2 * N + T), N / 64)  # crosses at N = 64 - T/2 when T < 128
+    assert smallest(*crossing, 5, sympy.Rational(7, 2)) == sympy.Min(
+        *crossing, sympy.Rational(7, 2), evaluate=False)
+    equal = (N * (N + 1), N**2 + N)  # the same value, two forms: the first stays
+    assert largest(*equal) == equal[0]
 
 
 HOPPER_T_MIN = sympy.Max(K * M * N / 156 / 10**12, (K * M + K * N + M * N) / 10**12,
@@ -340,14 +346,17 @@ def test_one_size_agrees_with_exact_values_and_sympy(top, bottom, other_top, twi
         for size in SIZES:  # a proven sign holds at every size
             assert _sign_of_difference(difference, (top, bottom, other_top, other_bottom),
                                        size) == sign, size
+    # what the deciders prove, sympy never contradicts (it proves more, squares among them,
+    # and sometimes what is false: F14)
     for by_sympy, ours in ((difference < 0, less_than(difference, 0)),
                            (difference <= 0, at_most(difference, 0)),
                            (difference >= 0, at_least(difference, 0))):
-        if decide.decided(by_sympy) is not None:
+        if decide.decided(by_sympy) is not None and ours is not None:
             assert ours == decide.decided(by_sympy)
     by_sympy = sympy.Min(first, second)
-    if not isinstance(by_sympy, sympy.Min):
-        assert smallest(first, second) == by_sympy
+    ours = smallest(first, second)
+    if not isinstance(by_sympy, sympy.Min) and not isinstance(ours, sympy.Min):
+        assert sympy.cancel(ours - by_sympy) == 0  # of two equal forms, either
     if sign:
         assert smallest(first, second) == (second if sign > 0 else first)
         assert largest(first, second) == (first if sign > 0 else second)
@@ -423,9 +432,9 @@ def test_shifted_coefficients_agree_with_exact_values_and_sympy(sizes, data):
     for by_sympy, ours in ((difference < 0, less_than(difference, 0)),
                            (difference <= 0, at_most(difference, 0)),
                            (difference >= 0, at_least(difference, 0))):
-        if decide.decided(by_sympy) is not None:
+        if decide.decided(by_sympy) is not None and ours is not None:
             assert ours == decide.decided(by_sympy)
-        elif sign is not None:
+        if sign is not None:
             assert ours is not None
 
 

@@ -1,28 +1,30 @@
-"""Comparisons the model asks of symbolic sizes: sympy's relations, Min and Max, answered
-where they can be proven without sympy's assumption system, which takes tens of milliseconds
-a question and often cannot answer.
+"""Comparisons the model asks of symbolic sizes: relations, Min and Max, answered by exact
+deciders and never by sympy's assumption system, which takes tens of milliseconds a question
+and proves false orders (docs/property-findings.md, F14).
 
 Every size symbol is a positive integer, so a question is whether a difference has one sign
-at every size. Four deciders, cheapest first:
+at every size. Five deciders, cheapest first:
 
 - witnesses: the difference at a few sizes. Where both signs occur, no decider can prove
-  either answer: undecided, as sympy would say.
+  either answer: undecided.
 - shifted coefficients: a difference that is a rational function of any number of sizes
   with rational coefficients, whose numerator and denominator each become, with every size
   n written 1 + m (m >= 0), a polynomial in the m with coefficients of one sign and a
   nonzero constant term: each keeps that sign at every size. This settles matvec's
   `Min(P, I B)` in M and N, which sympy leaves undecided.
+- clamped sizes: a difference whose sizes appear only as Min(c, n), counted at n = 1..c.
+- bounded roundings: each floor and ceiling written through one of its bounds, then
+  shifted coefficients.
 - one size: a difference that is a rational function of a single size with rational
   coefficients (no floor, Min or other function) is decided exactly. Where neither its
   numerator nor its denominator has a real root at or beyond 1 (real-root isolation,
   `Poly.count_roots`), its sign at 1 is its sign at every size. This settles questions
   sympy leaves undecided: conv3x3's ratio 9n^2/(80n^2 + 160n + 520) < 1.
-- sympy, for the rest (floors, Min, coefficients of both signs in several sizes, roots in
-  range).
 
-All four are sound, so where sympy decides the answer is sympy's; Min and Max keep sympy's
-canonical expression, and where an exact decider proves an order sympy cannot, they drop the
-proven larger (Min) or smaller (Max) argument."""
+What none of them proves stays undecided (None), and Min and Max keep every argument no
+decider orders, in sympy's canonical order; numbers compare as numbers. Over every shipped
+spec with every machine, sympy's own evaluation decided no symbolic question these leave
+open (issue 17's measurement), so the answers are those it gave where it was right."""
 
 from __future__ import annotations
 
@@ -72,7 +74,9 @@ def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
     sign = exact_sign(difference)
     if sign is not None:
         return sign < 0 if strict else sign <= 0
-    return decided(left < right if strict else left <= right)
+    if difference.is_number:  # an infinity, or a number sympy writes exactly otherwise
+        return decided(left < right if strict else left <= right)
+    return None
 
 
 def at_least(left, right) -> bool | None:
@@ -92,69 +96,49 @@ def largest(*arguments) -> sympy.Expr:
 
 @functools.lru_cache(maxsize=1024)
 def _lattice(kind, arguments: tuple[sympy.Expr, ...]) -> sympy.Expr:
-    """Min and Max drop every argument another one provably bounds: first those the exact
-    deciders order, then, within the groups of what is left that no pair of witnesses can
-    split, those sympy orders (its evaluation asks two to four relations of every pair). The
-    arguments no decider can order all stay, in sympy's canonical order. Nested Min or Max and
-    infinities are left to sympy, which rewrites them."""
+    """Min and Max drop every argument another one provably bounds (of two proven equal, the
+    later one), and numbers by their values. The arguments no decider can order all stay, in
+    sympy's canonical order. Nested Min or Max and infinities are left to sympy, which
+    rewrites them."""
     if len(arguments) < 2 or any(_rewritten_by_lattice(argument) for argument in arguments):
         return kind(*arguments)
-    split, signs = _pair_orders(arguments)
+    signs = _pair_orders(arguments)
     winning_sign = -1 if kind is sympy.Min else 1  # of (kept argument - dropped argument)
+
+    def bounds(i: int, j: int) -> bool:
+        sign = signs.get((i, j))
+        return sign == winning_sign or (sign == 0 and i < j)
+
     unbounded = [j for j in range(len(arguments))
-                 if all(signs.get((i, j)) != winning_sign for i in range(len(arguments)))]
-    kept = []
-    for group in _orderable_groups(unbounded, split):
-        if len(group) == 1:
-            kept.append(arguments[group[0]])
-            continue
-        evaluated = kind(*(arguments[index] for index in group))
-        kept += evaluated.args if isinstance(evaluated, kind) else [evaluated]
+                 if not any(bounds(i, j) for i in range(len(arguments)))]
+    kept = [arguments[index] for index in unbounded if not arguments[index].is_number]
+    numbers = [arguments[index] for index in unbounded if arguments[index].is_number]
+    if numbers:
+        kept.append(kind(*numbers))
     return kind(*kept, evaluate=False)
 
 
-def _pair_orders(arguments: list[sympy.Expr]) -> tuple[set, dict[tuple[int, int], int]]:
-    """The pairs of argument indices that witnesses split, and the sign of
-    `arguments[i] - arguments[j]` at every size for each ordered pair (i, j) an exact decider
-    settles."""
-    split, signs = set(), {}
+def _pair_orders(arguments: list[sympy.Expr]) -> dict[tuple[int, int], int]:
+    """The sign of `arguments[i] - arguments[j]` at every size for each ordered pair (i, j)
+    an exact decider settles; pairs that witnesses split are not asked."""
+    signs = {}
     witnesses = ArgumentWitnesses(arguments)
     for (i, first), (j, second) in itertools.combinations(enumerate(arguments), 2):
         difference = first - second
         if witnesses.split(i, j, difference):
-            split.add((i, j))
             continue
         sign = exact_sign(difference)
         if sign is not None:
             signs[i, j], signs[j, i] = sign, -sign
-    return split, signs
-
-
-def _orderable_groups(indices: list[int], split: set) -> list[list[int]]:
-    """The indices in groups that no split pair separates, directly or through a chain. sympy
-    keeps or drops an argument only on comparing it with one it can order, so it evaluates
-    each group apart as it would the whole: only the pairs within a group are asked, the
-    costly part being pairs it cannot order (`Max(K*M*N/c, (K*M + K*N + M*N)/d)`)."""
-    group_of = {index: index for index in indices}
-
-    def root(index: int) -> int:
-        while group_of[index] != index:
-            index = group_of[index]
-        return index
-
-    for i, j in itertools.combinations(indices, 2):
-        if root(i) != root(j) and (i, j) not in split:
-            group_of[root(j)] = root(i)
-    groups: dict[int, list[int]] = {}
-    for index in indices:
-        groups.setdefault(root(index), []).append(index)
-    return list(groups.values())
+    return signs
 
 
 def exact_sign(difference: sympy.Expr) -> int | None:
     """The sign (-1, 0 or 1) the difference has at every size, by shifted coefficients, then
     over the values of clamped sizes, then with its roundings bounded, then for one size by
     real-root isolation; None where none proves one."""
+    if difference.is_Rational:
+        return (difference.p > 0) - (difference.p < 0)
     sign = shifted_sign(difference)
     if sign is None:
         sign = clamped_sign(difference)

@@ -46,7 +46,10 @@ def sign_of(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...],
     value = planned_value(rational_eval.compiled(expr, symbols), values)
     if value is not None:
         return rational_eval.sign(value)
-    value = expr.xreplace(dict(zip(symbols, map(sympy.Integer, values))))
+    try:
+        value = expr.xreplace(dict(zip(symbols, map(sympy.Integer, values))))
+    except ValueError:  # sympy's Min and Max refuse an infinite argument: Min(M, M/floor(M/2))
+        return None
     if not value.is_Number or not value.is_finite:
         return None
     return 1 if value.is_positive else -1 if value.is_negative else 0
