@@ -6,7 +6,7 @@ floats in SI base units (FLOP, B, FLOP/B)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ from .count import count
 from .magnitude import refuse_huge_constants
 from .parse import parse, parse_file
 from .quotients import cancel, factor
+from .records import record
 from .settings import resolve_settings, setting_warnings
 from .sizes import size_warnings
 from .watchdog import stage
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from .verify import Verification
 
 
-@dataclass(frozen=True)
+@record
 class Spec:
     """A parsed and checked spec."""
 
@@ -70,20 +71,20 @@ def loads(text: str, filename: str = "<string>") -> Spec:
     return Spec(filename, check(parse(text, filename)))
 
 
-@dataclass(frozen=True)
+@record
 class Quantity:
     expr: sympy.Expr  # closed form, with expression-valued settings (M=N) applied
     value: float | None  # at the numeric settings and defaults; None while symbolic
     leading: sympy.Expr | None  # dominant term as the free sizes grow together
 
 
-@dataclass(frozen=True)
+@record
 class Intensity(Quantity):
     limit: sympy.Expr | None  # as every size without a default grows together
     limits: dict[str, sympy.Expr | None] = field(default_factory=dict)  # one size at a time
 
 
-@dataclass(frozen=True)
+@record
 class Analysis:
     spec: Spec
     cost: Cost
@@ -112,7 +113,7 @@ class Analysis:
     # notebook display: thin calls into the report and plot stages, imported when shown
 
 
-@dataclass(frozen=True)
+@record
 class Counted:
     """A spec counted at given sizes: the closed forms with no values, asymptotic forms or
     verification worked out, which is all that `kernelcost solve` reads."""

@@ -5,7 +5,6 @@ itself needs no verdict and runs from solve alone."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sympy
@@ -16,13 +15,14 @@ from .model import Verdict, verdict
 from .polyexp import ExpOnFma
 from .polyexp import exp_on_fma as move_exponentials
 from .rates import ItemRate, item_rate
+from .records import record
 
 if TYPE_CHECKING:  # crossings load only where one size is left free, and the
     from .efficiency import Efficiency  # efficiency only with a measurement
     from .solve import Crossing
 
 
-@dataclass(frozen=True)
+@record
 class Answer:
     verdict: Verdict
     free_parameter: sympy.Symbol | None  # the one size left symbolic, if exactly one

@@ -22,10 +22,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import record
 
 
-@dataclass(frozen=True)
+
+@record
 class Span:
     """Where a node stands in its file: 1-based line and column, end exclusive."""
 
@@ -42,26 +43,26 @@ class Span:
 # --- expressions -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Number:
     text: str  # as written, so that 1e8 and 0.5 keep their exact decimal meaning
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class Name:
     id: str
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class Access:
     tensor: str
     indices: tuple[Expr, ...]
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class BinOp:
     op: str  # + - * /
     left: Expr
@@ -69,13 +70,13 @@ class BinOp:
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class Neg:
     operand: Expr
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class Call:
     func: str
     args: tuple[Expr, ...]
@@ -88,7 +89,7 @@ Expr = Number | Name | Access | BinOp | Neg | Call
 # --- statements --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Let:
     name: str
     dtype: str | None  # None: a derived size; a type: a local
@@ -99,7 +100,7 @@ class Let:
     swizzle: Span | None = None  # `swizzle`: a shared array's rows in an XOR-swizzled layout
 
 
-@dataclass(frozen=True)
+@record
 class BlockOption:
     """One setting of a parallel header: `threads = 256`, `cluster i0 = 2`, `raster = row`."""
 
@@ -109,7 +110,7 @@ class BlockOption:
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class Parallel:
     """`parallel(...)` after a loop header: its loops are the grid of thread blocks."""
 
@@ -117,7 +118,7 @@ class Parallel:
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class For:
     var: str
     lo: Expr
@@ -129,7 +130,7 @@ class For:
     lanes: Span | None = None  # `lanes`: consecutive iterations run on consecutive lanes
 
 
-@dataclass(frozen=True)
+@record
 class Keep:
     tensors: tuple[Name, ...]
     level: Name
@@ -138,7 +139,7 @@ class Keep:
     stages: Expr | None = None  # pipeline stages: the level holds this many tiles at once
 
 
-@dataclass(frozen=True)
+@record
 class Assign:
     target: Name | Access
     op: str  # = += max= min=
@@ -152,27 +153,27 @@ Statement = Let | For | Keep | Assign
 # --- kernel-level declarations -----------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Param:
     name: str
     default: int | None
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class ReuseSetting:
     mode: Name
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class Divides:
     divisor: Expr
     dividend: Expr
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class Compare:
     left: Expr
     op: str  # <= < >= >
@@ -180,13 +181,13 @@ class Compare:
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class Assume:
     facts: tuple[Divides | Compare, ...]
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class TensorDecl:
     role: str  # in | out | inout
     name: str
@@ -196,7 +197,7 @@ class TensorDecl:
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class PerItem:
     """`per token = b`: one run of the kernel handles `count` items named `item` (a token, a
     row, an image), so that a time becomes a rate in items per second."""
@@ -209,7 +210,7 @@ class PerItem:
 Item = ReuseSetting | Assume | TensorDecl | PerItem | Statement
 
 
-@dataclass(frozen=True)
+@record
 class Kernel:
     name: str
     params: tuple[Param, ...]

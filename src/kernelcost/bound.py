@@ -40,8 +40,6 @@ by keeping a sqrt(S_e) x sqrt(S_e) block of the output and streaming the inputs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy
 
 from . import ast, lp
@@ -50,6 +48,7 @@ from .errors import Diagnostic, KcostError
 from .facts import Facts
 from .nest import Loop, build_nest
 from .quotients import factor
+from .records import record
 from .sums import Summer
 from .symbols import iterator_symbol, size_symbol, to_sympy
 from .work import statement_work
@@ -57,7 +56,7 @@ from .work import statement_work
 OUTSIDE_CLASS = "outside the projection class"
 
 
-@dataclass(frozen=True)
+@record
 class Projection:
     """One array access seen as a projection: the point loops its indices select."""
 
@@ -68,7 +67,7 @@ class Projection:
     written: bool
 
 
-@dataclass(frozen=True)
+@record
 class Program:
     """The HBL linear program of one statement, solved exactly."""
 
@@ -80,7 +79,7 @@ class Program:
     weights: dict[str, sympy.Rational]  # s_A of the dual: the HBL exponents
 
 
-@dataclass(frozen=True)
+@record
 class MatrixProduct:
     """Loops grouped as a matrix product C[m, n] += A[m, k] B[k, n] (batch loops in all)."""
 
@@ -90,7 +89,7 @@ class MatrixProduct:
     batch: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class StatementBound:
     text: str  # the statement's first line as written
     span: ast.Span

@@ -21,6 +21,7 @@ from .check_exprs import ExpressionChecks
 from .check_lanes import LaneChecks
 from .errors import Diagnostic, KcostError, did_you_mean
 from .parallel import Grid, header_iterators, read_grid
+from .records import record
 from .symbols import (
     ELEMENT_BYTES,
     FUNCTIONS,
@@ -31,7 +32,7 @@ from .symbols import (
 )
 
 
-@dataclass(frozen=True)
+@record
 class CheckedKernel:
     kernel: ast.Kernel
     parameters: tuple[sympy.Symbol, ...]

@@ -4,13 +4,13 @@ what it finds on the checker (sizes, tensors, facts) and reports through `self.e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sympy
 
 from . import ast
 from .errors import KcostError, did_you_mean
+from .records import record
 from .symbols import ELEMENT_BYTES, FUNCTIONS, LEVELS, size_symbol, to_sympy
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", 
 MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
 
 
-@dataclass(frozen=True)
+@record
 class Tensor:
     name: str
     role: str  # in | out | inout, or local: an array declared with `let` inside the nest
@@ -36,7 +36,7 @@ class Tensor:
 
 
 
-@dataclass(frozen=True)
+@record
 class ItemCount:
     """`per token = b`: one run of the kernel handles `count` items named `item`."""
 

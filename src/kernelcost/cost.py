@@ -6,16 +6,17 @@ Work is in FLOP, traffic and footprints in bytes or elements as named."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import sympy
 
 from .quotients import cancel, readable
+from .records import record
 
 WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
 
 
-@dataclass(frozen=True)
+@record
 class TensorFootprint:
     """Distinct elements of one tensor touched over the whole kernel."""
 
@@ -26,7 +27,7 @@ class TensorFootprint:
     element_bytes: sympy.Expr = sympy.Integer(1)  # bytes per element of the tensor
 
 
-@dataclass(frozen=True)
+@record
 class ScopeCost:
     """One `keep ... in LEVEL { }` scope."""
 
@@ -43,7 +44,7 @@ class ScopeCost:
     stages: sympy.Expr = sympy.Integer(1)  # tiles held at once: the level holds stages x held
 
 
-@dataclass(frozen=True)
+@record
 class TileBox:
     """The elements of one global tensor that one block touches, as a box: per dimension the
     first and last index (in the grid iterators and the sizes). `per_step` is the box one step
@@ -56,7 +57,7 @@ class TileBox:
     exact: bool  # False: a bounding box around what the block touches
 
 
-@dataclass(frozen=True)
+@record
 class LaneAccess:
     """One access inside a `lanes` loop, as a warp instruction sees it: 32 consecutive
     iterations of the lanes loop (the other iterators fixed) touch addresses `stride_bytes`
@@ -75,7 +76,7 @@ class LaneAccess:
     swizzled_row_bytes: sympy.Expr | None = None  # XOR-swizzled shared rows of this many bytes
 
 
-@dataclass(frozen=True)
+@record
 class GridCost:
     """The thread blocks of a parallel spec. Per-block amounts may hold the grid iterators
     (unequal blocks: clipped edges, causal masks); `equal_blocks` says they do not."""
@@ -101,7 +102,7 @@ class GridCost:
     lane_accesses: tuple[LaneAccess, ...] = ()  # accesses inside `lanes` loops
 
 
-@dataclass(frozen=True)
+@record
 class Cost:
     kernel: str
     parameters: tuple[sympy.Symbol, ...]

@@ -25,11 +25,10 @@ can beat): a derate may be wrong, a bound may not.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy
 
 from .quotients import cancel
+from .records import record
 from .units import si
 from .values import exact
 
@@ -40,7 +39,7 @@ LITTLE_LEVELS = ("global", "l2", "shared")  # where Little's law is checked, slo
 LATENCY_WORDS = {"global": "DRAM", "l2": "L2 hit", "shared": "shared-memory"}
 
 
-@dataclass(frozen=True)
+@record
 class Derate:
     cause: str  # launch | latency | sectors | dram_sectors | bank_conflicts (module transfer)
     factor: sympy.Expr  # the fraction of the roof's rate kept, in (0, 1]
@@ -64,7 +63,7 @@ def launch_derate(t_kernel, overhead) -> Derate | None:
     return Derate(LAUNCH, cancel(1 - of_total), detail)
 
 
-@dataclass(frozen=True)
+@record
 class InFlight:
     """Little's law at one level, over the device or one SM (`per`)."""
 

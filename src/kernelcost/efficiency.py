@@ -4,16 +4,15 @@ the binding bandwidth when memory-bound, achieved FLOP/s against the peak when c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy
 
 from .errors import Diagnostic, KcostError
 from .model import COMPUTE_BOUND, MEMORY_BOUND, Verdict
+from .records import record
 from .units import si
 
 
-@dataclass(frozen=True)
+@record
 class Efficiency:
     """How far a measured run is from its roof, in the metric of its regime."""
 

@@ -8,7 +8,7 @@ Where every other size is a number, the roots from 1 at that target are first co
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property, lru_cache
 
 import sympy
@@ -16,13 +16,14 @@ from sympy.core.assumptions import check_assumptions
 
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quotients import cancel, factor
+from .records import record
 
 # The symbols the closed forms are written in.
 RIDGE = sympy.Symbol("I_crit", positive=True)
 CAPACITY = sympy.Symbol("capacity_B", positive=True)
 
 
-@dataclass(frozen=True)
+@record
 class Equation:
     """quantity(variable) = target for a symbolic target: its candidate roots in closed form,
     each with the condition under which it is a positive real, solved on first use."""

@@ -3,12 +3,11 @@ the source line and a caret. Every user-facing failure is a KcostError carrying 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .ast import Span
+from .records import record
 
 
-@dataclass(frozen=True)
+@record
 class Diagnostic:
     span: Span | None  # None for errors with no place in a file (a missing file, say)
     message: str

@@ -12,7 +12,6 @@ The register file sets no roof (it feeds its units at their rate); it limits occ
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy
@@ -23,6 +22,7 @@ from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_u
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
 from .quotients import cancel
+from .records import record
 from .transfer import Transfer, bank_derate, sector_derates, transfers
 from .units import si
 from .values import exact
@@ -31,7 +31,7 @@ from .warm import WarmL2, served_cost, wave_served_B
 PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
 
 
-@dataclass(frozen=True)
+@record
 class GridTerm:
     """One term of t_bound or t_model."""
 
@@ -44,7 +44,7 @@ class GridTerm:
     per_sm: bool  # quantised: the busiest SM's share on one SM's rate
 
 
-@dataclass(frozen=True)
+@record
 class GridVerdict:
     occupancy: Occupancy
     bound_terms: tuple[GridTerm, ...]

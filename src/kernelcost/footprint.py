@@ -5,7 +5,6 @@ flagged as an upper bound."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy
@@ -19,12 +18,13 @@ from .counters import (
 )
 from .facts import Facts
 from .nest import AccessSite
+from .records import record
 from .sums import Summer
 
 MAX_UNION_ACCESSES = 8  # distinct shifted boxes unioned exactly; more get a bounding box
 
 
-@dataclass(frozen=True)
+@record
 class Footprint:
     elements: sympy.Expr  # in the iterators outside the region and the sizes
     exact: bool

@@ -11,20 +11,20 @@ Levels name the fast memory whose inflow is bounded:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import sympy
 
 from .analysis import Spec
 from .bound import StatementBound, analyse
 from .quotients import cancel, factor
+from .records import record
 from .symbols import LEVELS
 
 BOUND_LEVELS = ("shared", "l2", "registers")
 FED_BY = {"registers": "shared", "shared": "l2", "l2": "global"}  # bandwidth into the level
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     """The sentence's figures on one machine."""
 
@@ -41,7 +41,7 @@ class Verdict:
     # level is below Q_lower (it counts reuse that S cannot hold)
 
 
-@dataclass(frozen=True)
+@record
 class LevelBound:
     kernel: str
     level: str
@@ -228,7 +228,7 @@ def _size(expr, spec) -> float:
         return 0.0
 
 
-@dataclass(frozen=True)
+@record
 class AtSizes:
     """The bound in numbers at set sizes, on the machine's S."""
 

@@ -4,9 +4,8 @@ load latencies, and chooses the ceiling a work class meets; machinefile reads on
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .errors import Diagnostic, KcostError, did_you_mean
+from .records import record
 from .symbols import LEVELS
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8")
@@ -57,7 +56,7 @@ FALLBACK_VECTOR_PRECISION = "fp32"
 UNBOUNDING_LEVELS = ("registers",)
 
 
-@dataclass(frozen=True)
+@record
 class ComputePeak:
     """One compute ceiling: a precision on a unit, dense unless marked sparse."""
 
@@ -68,7 +67,7 @@ class ComputePeak:
     source: str
 
 
-@dataclass(frozen=True)
+@record
 class MemoryLevel:
     level: str  # global | l2 | shared | registers
     technology: str | None  # HBM3, GDDR6X, ... (informative)
@@ -79,7 +78,7 @@ class MemoryLevel:
     capacity_source: str | None
 
 
-@dataclass(frozen=True)
+@record
 class Execution:
     """Execution resources of one SM (CU on AMD), each with its source; None where the machine
     file gives no figure. Shared memory per SM and L2 size are the capacities of the memory
@@ -117,7 +116,7 @@ class Execution:
                      if getattr(self, key) is not None)
 
 
-@dataclass(frozen=True)
+@record
 class Latency:
     """A measured load-to-use latency: one chain of dependent loads, unloaded, in core cycles
     at the clock of the measurement (Little's law needs the time: `seconds`)."""
@@ -133,7 +132,7 @@ class Latency:
         return self.cycles / self.clock_Hz
 
 
-@dataclass(frozen=True)
+@record
 class Ceiling:
     """The compute ceiling chosen for a work class at a precision, with its name and source."""
 
@@ -142,7 +141,7 @@ class Ceiling:
     source: str
 
 
-@dataclass(frozen=True)
+@record
 class Machine:
     id: str
     name: str

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import sympy
 
@@ -33,6 +32,7 @@ from .execution import GridVerdict, grid_verdict
 from .hardware import UNBOUNDING_LEVELS, Machine
 from .occupancy import Misfit
 from .quotients import cancel
+from .records import record
 from .values import evaluate, exact, json_value, parameter_values
 from .warm import WarmL2, served_cost, warm_l2
 
@@ -45,7 +45,7 @@ CLEARLY_MEMORY_BOUND_BELOW = sympy.Rational(1, 10)
 CLEARLY_COMPUTE_BOUND_ABOVE = sympy.Integer(10)
 
 
-@dataclass(frozen=True)
+@record
 class Zone:
     name: str  # clearly memory-bound | mixed | clearly compute-bound
     advice: str
@@ -76,7 +76,7 @@ def compute_advice(machine: Machine, peak_name: str) -> str:
     return f"arithmetic is the limit: {lever}; bytes no longer matter"
 
 
-@dataclass(frozen=True)
+@record
 class LevelVerdict:
     """The kernel against one memory level's roof."""
 
@@ -95,7 +95,7 @@ class LevelVerdict:
     time_s: sympy.Expr  # Q_l / B_l
 
 
-@dataclass(frozen=True)
+@record
 class TimeTerm:
     """One term of t_min: a work class on its ceiling, or a level's traffic on its bandwidth."""
 
@@ -107,7 +107,7 @@ class TimeTerm:
     seconds: sympy.Expr  # amount / rate
 
 
-@dataclass(frozen=True)
+@record
 class Fit:
     """Does what a keep scope holds fit the capacity of its level?"""
 
@@ -120,7 +120,7 @@ class Fit:
     fits: bool | None  # None while symbolic or without a capacity
 
 
-@dataclass(frozen=True)
+@record
 class Verdict(Drawable):
     """Everything the model says about one kernel on one machine at one precision."""
 

@@ -22,11 +22,11 @@ caret, so that a typo (`kv_head = 8`) never silently leaves a default in place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import Diagnostic, KcostError, did_you_mean
 from .inputs import normalise
+from .records import record
 from .tomlplaces import place_of, shipped_ids, shipped_or_file, toml_data
 
 MAX_MODEL_BYTES = 100_000
@@ -40,7 +40,7 @@ _KEYS = ("name", "config_url", "dtype", "dtype_source", "tie_embeddings",
          "tie_embeddings_source", *(k for f in _FIGURES for k in (f, f"{f}_source")))
 
 
-@dataclass(frozen=True)
+@record
 class ModelConfig:
     """One transformer's shape. Widths in elements; `experts` = 1 for a dense MLP."""
 

@@ -15,13 +15,14 @@ import sympy
 from . import ast
 from .check import CheckedKernel
 from .facts import Facts
+from .records import record
 from .symbols import counter_symbol, iterator_symbol, to_sympy
 from .work import statement_work
 
 ACCUMULATIONS = ("+=", "max=", "min=")
 
 
-@dataclass(frozen=True)
+@record
 class Loop:
     var: sympy.Symbol
     counter: sympy.Symbol
@@ -36,7 +37,7 @@ class Loop:
     span: ast.Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@record
 class Scope:
     index: int
     level: str
@@ -61,7 +62,7 @@ class AccessSite:
     span: ast.Span | None = None  # where the access is written
 
 
-@dataclass(frozen=True)
+@record
 class Execution:
     """A statement that does work, with the loops around it."""
 

@@ -4,17 +4,17 @@ min/max and every other size is set. Sign changes on a log grid, refined by bise
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import sympy
 
 from .errors import Diagnostic, KcostError
+from .records import record
 
 ABOVE = "above"  # the side of a root where the quantity exceeds the target
 BELOW = "below"
 
 
-@dataclass(frozen=True)
+@record
 class Root:
     expr: sympy.Expr | None  # in the target symbol; None for a root found only numerically
     condition: sympy.Basic

@@ -19,7 +19,6 @@ nothing, and the Occupancy says which were missing."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 import sympy
 
@@ -27,18 +26,19 @@ from . import rounding
 from .cost import GridCost
 from .decide import less_than, smallest
 from .hardware import Machine
+from .records import record
 from .values import exact
 
 REGISTER_BYTES = 4  # one 32-bit register
 
 
-@dataclass(frozen=True)
+@record
 class Limit:
     resource: str  # shared | registers | threads | warps | blocks
     blocks_per_sm: sympy.Expr  # how many blocks this resource lets an SM hold
 
 
-@dataclass(frozen=True)
+@record
 class Misfit:
     """A level one block needs more of than the hardware gives it."""
 
@@ -49,7 +49,7 @@ class Misfit:
     unit: str  # B | threads | registers
 
 
-@dataclass(frozen=True)
+@record
 class Occupancy:
     blocks: sympy.Expr  # B
     sm_count: int

@@ -15,18 +15,17 @@ The header's loops are the grid: each point runs as one thread block. The settin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy
 
 from . import ast
 from .errors import Diagnostic, did_you_mean
+from .records import record
 
 OPTIONS = ("threads", "registers", "cluster", "raster")
 RASTERS = ("row", "column", "grouped")
 
 
-@dataclass(frozen=True)
+@record
 class Grid:
     iterators: tuple[str, ...]  # the grid's loops, header order (outermost first)
     threads: sympy.Expr  # threads per block

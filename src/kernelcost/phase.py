@@ -10,14 +10,13 @@ tile stops fitting: held bytes = capacity, solved for y (or x)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy
 import sympy
 
 from .analysis import Spec, load
 from .errors import Diagnostic, KcostError
 from .quotients import cancel
+from .records import record
 from .tune import DEVICE_LABEL, Evaluator, fixed_values
 
 CATEGORIES = ("HBM", "L2", "shared", "tensor", "vector", "SFU", "does not fit")
@@ -25,14 +24,14 @@ COLOURS = ("#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#1f77b4", "#9467bd", "#7
 LEVEL_OF = {label: level for level, label in DEVICE_LABEL.items()}
 
 
-@dataclass(frozen=True)
+@record
 class Axis:
     name: str
     low: float
     high: float
 
 
-@dataclass(frozen=True)
+@record
 class Curve:
     gid: str  # ridge:global, fit:shared
     label: str
@@ -41,7 +40,7 @@ class Curve:
     expr: sympy.Expr  # x(y) or y(x), as solved
 
 
-@dataclass(frozen=True)
+@record
 class Phase:
     kernel: str
     machine: str

@@ -15,18 +15,18 @@ attention specs)."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 import sympy
 
 from .cost import Cost
 from .errors import Diagnostic, KcostError
+from .records import record
 
 RANGE_REDUCTION_OPS = 4  # floor, x - floor(x), shift and integer add of the exponent
 DEFAULT_DEGREE = 3  # FlashAttention-4's degree-3 polynomial
 
 
-@dataclass(frozen=True)
+@record
 class ExpOnFma:
     fraction: sympy.Rational  # of the exponentials, in [0, 1]
     k: int = DEFAULT_DEGREE  # FMA per exponential (the polynomial's degree)

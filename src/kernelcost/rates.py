@@ -5,20 +5,20 @@ its own (the machine's launch overhead added, as `t_min_with_launch` reports it)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sympy
 
 from .check import CheckedKernel
 from .decide import cancelled
+from .records import record
 from .values import evaluate
 
 if TYPE_CHECKING:  # only a type here: the model loads only for a command with a machine
     from .model import Verdict
 
 
-@dataclass(frozen=True)
+@record
 class ItemRate:
     item: str  # as the spec names one: token
     count: sympy.Expr  # items one run handles, at the verdict's sizes

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 import numpy
@@ -18,6 +18,7 @@ from .efficiency import measured_efficiency
 from .errors import Diagnostic, KcostError
 from .hardware import Machine, load_machine
 from .model import Verdict, verdict
+from .records import record
 from .settings import resolve_settings
 from .sweep import SizeRange
 from .trajectory import Note, Trajectory, trajectory, value_text
@@ -29,7 +30,7 @@ LEVEL_NAMES = {"global": "HBM", "l2": "L2", "shared": "shared", "registers": "re
 VISIBLE_DERATE = 0.8
 
 
-@dataclass(frozen=True)
+@record
 class Roof:
     name: str  # "bf16 tensor"
     unit: str  # tensor | vector | sfu
@@ -37,7 +38,7 @@ class Roof:
     start: float  # FLOP/B: where the fastest slope reaches this roof
 
 
-@dataclass(frozen=True)
+@record
 class Slope:
     level: str
     bandwidth_Bps: float
@@ -48,7 +49,7 @@ class Slope:
         return f"{LEVEL_NAMES[self.level]} {si(self.bandwidth_Bps, 'B/s')}"
 
 
-@dataclass(frozen=True)
+@record
 class Ridge:
     level: str
     precision: str
@@ -57,14 +58,14 @@ class Ridge:
     label: str  # "295.5 FLOP/B"
 
 
-@dataclass(frozen=True)
+@record
 class Point:
     level: str
     intensity: float  # I_l (FLOP/B)
     performance: float  # min(P, I_l B_l) (FLOP/s)
 
 
-@dataclass(frozen=True)
+@record
 class Achieved:
     """A point under the roof: a measured run, or the model with its derates."""
 
@@ -75,7 +76,7 @@ class Achieved:
     label: str
 
 
-@dataclass(frozen=True)
+@record
 class KernelMarks:
     """One kernel on the figure: a point per level, and a path per level over a sweep."""
 
@@ -95,7 +96,7 @@ class KernelMarks:
     achieved: tuple[Achieved, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Scene:
     title: str
     machine: Machine

@@ -7,20 +7,19 @@ assumes more reuse than S can give."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy
 import sympy
 
 from .analysis import Spec, _numeric_values
 from .errors import Diagnostic, KcostError
 from .lower import LevelBound
+from .records import record
 from .settings import resolve_settings
 
 S_RANGE_B = (2.0 ** 10, 2.0 ** 32)  # 1 KiB to 4 GiB
 
 
-@dataclass(frozen=True)
+@record
 class Slope:
     S_B: numpy.ndarray  # capacities, bytes
     q_lower_B: numpy.ndarray

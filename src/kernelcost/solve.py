@@ -28,10 +28,11 @@ from .errors import Diagnostic, KcostError, did_you_mean
 from .hardware import UNBOUNDING_LEVELS, Machine, load_machine
 from .numeric_roots import Root as _Root
 from .numeric_roots import shortened
+from .records import record
 from .values import as_symbol, evaluate, exact, json_value, parameter_values
 
 
-@dataclass(frozen=True)
+@record
 class Crossing:
     """Where I_l(parameter) = I_crit on one machine, precision and level, or never."""
 
@@ -65,7 +66,7 @@ class Crossing:
         }
 
 
-@dataclass(frozen=True)
+@record
 class CapacityCrossing:
     """Where the bytes a keep scope holds (or the whole working set) reach a capacity."""
 
@@ -116,7 +117,7 @@ def _integer_bound(value, side: str | None) -> tuple[str, int] | None:
 
 # --------------------------------------------------------------------------- ridge crossings
 
-@dataclass(frozen=True)
+@record
 class RidgeEquation:
     """I_level(parameter) = I_crit with the ridge kept as the symbol I_crit: what every machine
     and precision share (the intensity, its limit, the closed-form roots), solved once."""
@@ -316,7 +317,7 @@ def _decide_everywhere(held, variable, capacity) -> bool | None:
 
 # ---------------------------------------------------------------------- kernelcost solve
 
-@dataclass(frozen=True)
+@record
 class Solution:
     """`kernelcost solve` on one machine: ridge crossings per precision and level, and the
     sizes where keep scopes or the working set outgrow their level."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy
@@ -27,6 +27,7 @@ from .cost import Cost
 from .errors import Diagnostic, KcostError
 from .hardware import Machine
 from .model import UNBOUNDING_LEVELS
+from .records import record
 from .settings import resolve_settings
 from .solve import parameter_symbol
 from .values import evaluate, exact, parameter_values
@@ -39,7 +40,7 @@ CHUNK_POINTS = 65_536  # sizes evaluated and written at a time: under 50 MB of a
 _RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\s*(\S+)\s*$")
 
 
-@dataclass(frozen=True)
+@record
 class SizeRange:
     """The sizes of one parameter to sweep: `points` values from `low` to `high`, equally
     spaced, or geometrically spaced when `log`. Integer sizes are rounded to the nearest
@@ -141,7 +142,7 @@ def _bound(text: str, whole: str) -> float:
                                     "bounds are plain numbers: 64, 1e8")) from None
 
 
-@dataclass(frozen=True)
+@record
 class SweepResult:
     """Closed forms evaluated at each size; arrays in SI base units, one entry per size.
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from .hardware import Machine
 from .model import Verdict, verdict
+from .records import record
 from .units import plain, si
 
 HEIGHT = 12  # rows of the plotting area
@@ -29,7 +29,7 @@ ROOF, SLOPE, RIDGE, AXIS_Y, AXIS_X, CORNER = "─", "╱", "┬", "│", "─", 
 X_ARROW = "→ FLOP/B"
 
 
-@dataclass(frozen=True)
+@record
 class _Level:
     name: str
     bandwidth: float  # B/s

@@ -5,12 +5,12 @@ cannot run as written), the limit it tends to when it never crosses, and its end
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy
 
 from .analysis import Spec
 from .hardware import Machine
+from .records import record
 from .settings import resolve_settings
 from .solve import capacity_crossings, ridge_crossings
 from .sweep import SizeRange, sweep
@@ -22,7 +22,7 @@ SIDE_SIGNS = {"<=": "≤", ">=": "≥"}
 ON_CHIP = ("shared", "registers")
 
 
-@dataclass(frozen=True)
+@record
 class Trajectory:
     """One level's path: the kernel's point at each swept size."""
 
@@ -33,7 +33,7 @@ class Trajectory:
     marks: numpy.ndarray  # indices of the sizes marked along the path
 
 
-@dataclass(frozen=True)
+@record
 class Note:
     """A labelled place on the figure: a crossing, a capacity limit, a path's end, a limit."""
 
@@ -43,7 +43,7 @@ class Note:
     label: str
 
 
-@dataclass(frozen=True)
+@record
 class SweepMarks:
     parameter: str  # the swept size
     sizes: numpy.ndarray

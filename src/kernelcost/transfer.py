@@ -17,13 +17,12 @@ Estimates, like every derate: they enter t_model, never t_bound."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy
 
 from .cost import Cost, LaneAccess
 from .derates import Derate
 from .lanes import SECTOR_B, WARP, bank_wavefronts, sectors_per_warp
+from .records import record
 from .units import si
 
 SECTORS = "sectors"
@@ -32,7 +31,7 @@ BANK_CONFLICTS = "bank_conflicts"
 NEGLIGIBLE = sympy.Rational(1, 100)  # below it, HBM's sectors and the wave boxes agree
 
 
-@dataclass(frozen=True)
+@record
 class Transfer:
     """One `lanes` access at numeric sizes."""
 

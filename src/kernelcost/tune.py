@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 
 import numpy
 import sympy
@@ -30,6 +29,7 @@ import sympy
 from .analysis import Spec, _numeric_values, load
 from .errors import Diagnostic, KcostError
 from .occupancy import REGISTER_BYTES
+from .records import record
 from .settings import resolve_settings
 
 TIE_RULE = ("equal t_bound (to 1e-9): fewer bytes on chip, then the squarer tile "
@@ -37,7 +37,7 @@ TIE_RULE = ("equal t_bound (to 1e-9): fewer bytes on chip, then the squarer tile
 DEVICE_LABEL = {"global": "HBM", "l2": "L2", "shared": "shared"}
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     values: tuple[int, ...]  # the varied parameters, in the order given
     t_bound: float  # s
@@ -48,13 +48,13 @@ class Row:
     on_chip_B: float  # shared + registers one block holds
 
 
-@dataclass(frozen=True)
+@record
 class Rejection:
     values: tuple[int, ...]
     reason: str
 
 
-@dataclass(frozen=True)
+@record
 class Ranking:
     kernel: str
     machine: str
@@ -70,7 +70,7 @@ class Ranking:
     tie_rule: str = TIE_RULE
 
 
-@dataclass(frozen=True)
+@record
 class Evaluation:
     """Arrays over the candidates (one entry each)."""
 

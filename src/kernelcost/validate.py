@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 from .ast import Span
 from .errors import Diagnostic, KcostError
+from .records import record
 
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
 COUNTERS = {"dram_bytes": "global", "l2_bytes": "l2", "flop": "work"}  # counter -> prediction
@@ -35,7 +35,7 @@ MAX_BYTES = 10_000_000  # a results file is a few kB; refuse anything absurd bef
 FALSIFIED_BELOW = 1 - 1e-9
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     """One measured run, as read from the CSV."""
 
@@ -48,7 +48,7 @@ class Row:
     counters: dict[str, float]  # only the counters that were measured
 
 
-@dataclass(frozen=True)
+@record
 class Counter:
     name: str  # dram_bytes, l2_bytes, flop
     predicted: float | None  # the spec's figure (compulsory bytes for DRAM), None if none
@@ -61,7 +61,7 @@ class Counter:
         return self.measured / self.predicted if self.predicted else None
 
 
-@dataclass(frozen=True)
+@record
 class Comparison:
     row: Row
     t_bound: float | None  # None: the spec does not fit the machine (no time)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sympy
@@ -14,6 +13,7 @@ import sympy
 from .check import CheckedKernel
 from .cost import Cost
 from .errors import KcostError
+from .records import record
 from .settings import resolve_settings
 from .sizes import size_warnings
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 SAMPLE_SEED = 20261129  # fixed, so that a check is repeatable
 
 
-@dataclass(frozen=True)
+@record
 class CheckResult:
     sizes: dict[str, int]  # the parameters given or sampled; defaults fill in the rest
     counts: Counts  # counts.sizes: every size as enumerated, defaults included
@@ -73,7 +73,7 @@ VERIFY_ATTEMPTS = 400  # draws sample_sizes may try for the samples before it gi
 VERIFY_TIME_CAP_S = 0.5
 
 
-@dataclass(frozen=True)
+@record
 class Verification:
     """The closed forms against enumeration at a few small sizes. Nothing here depends on
     timing except `skipped` when the cap is reached, so that the JSON stays reproducible."""

@@ -21,18 +21,18 @@ traffic holds every read that passes through L2), it already counts them there."
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy
 
 from .cost import Cost
 from .errors import Diagnostic, KcostError, did_you_mean
+from .records import record
 from .units import binary, si
 from .values import evaluate, exact
 
 
-@dataclass(frozen=True)
+@record
 class WarmL2:
     """The tensors a previous kernel left in L2, and what each time takes from L2 for them."""
 

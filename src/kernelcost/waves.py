@@ -17,13 +17,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 import sympy
 
 from .cost import GridCost
+from .records import record
 from .units import si
 
 Env = Mapping[sympy.Symbol, np.ndarray]
@@ -31,7 +31,7 @@ Exact = tuple[object, int]  # numerator (int or int64 array), positive denominat
 MAX_CELLS = 1 << 22  # cells of one compressed union grid at once (int64: 32 MiB)
 
 
-@dataclass(frozen=True)
+@record
 class WaveEstimate:
     rule: str  # "wave union", "one wave" or "per-block fills" (L2 too small)
     waves: int  # ceil(B / (sms * resident))

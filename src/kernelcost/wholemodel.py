@@ -28,7 +28,6 @@ MLP is not modelled. Launch overhead is kept apart: launches x the machine's fig
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -39,6 +38,7 @@ from .errors import Diagnostic, KcostError
 from .hardware import Machine
 from .model import verdict
 from .modelfile import ModelConfig
+from .records import record
 from .values import exact
 
 DECODE, PREFILL = "decode", "prefill"
@@ -47,7 +47,7 @@ BATCH = sympy.Symbol("b", positive=True)  # the batch, left free to find the cro
 MAX_CROSSING_BATCH = 10**9
 
 
-@dataclass(frozen=True)
+@record
 class KernelUse:
     """One row of the composition table: a kernel of the step, counted by a spec."""
 
@@ -62,7 +62,7 @@ class KernelUse:
     model_spec: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class KernelCost:
     use: KernelUse
     work_FLOP: float
@@ -77,7 +77,7 @@ class KernelCost:
         return self.work_FLOP / self.traffic_B if self.traffic_B else math.inf
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One decode step (a token for each of `batch` sequences) or one prefill (`context`
     tokens for each), on one GPU."""
@@ -138,7 +138,7 @@ class Step:
         return max(times, key=times.get)
 
 
-@dataclass(frozen=True)
+@record
 class Crossing:
     """Where a decode step's intensity W/Q meets the ridge P/B as the batch grows."""
 
@@ -149,7 +149,7 @@ class Crossing:
     root: float | None  # the real b where W/Q = ridge
 
 
-@dataclass(frozen=True)
+@record
 class Memory:
     """Weights and KV cache against one GPU's HBM, per GPU under tensor parallelism."""
 
@@ -176,7 +176,7 @@ class Memory:
         return int(room // self.kv_per_sequence_B) if self.kv_per_sequence_B else None
 
 
-@dataclass(frozen=True)
+@record
 class WholeModel:
     model: ModelConfig
     machine: Machine

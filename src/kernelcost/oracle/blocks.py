@@ -14,10 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from ..records import record
+
 ON_CHIP = ("shared", "registers")
 
 
-@dataclass(frozen=True)
+@record
 class BlockCounts:
     """One thread block, enumerated."""
 

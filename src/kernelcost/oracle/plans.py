@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..errors import Diagnostic, KcostError
+from ..records import record
 from .blocks import BlockState
 from .exprs import normal
 from .results import Element, Env, ScopeCounts, ScopeEntry, Value
@@ -168,7 +169,7 @@ class KeepPlan:
 
 
 
-@dataclass(frozen=True)
+@record
 class WholeBlock:
     """A block seen as a scope around everything inside the grid (for the skip rule)."""
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
+from ..records import record
 from .blocks import BlockCounts
 
 REUSE_MODES = ("spec", "perfect", "none")
@@ -22,7 +22,7 @@ Element = tuple  # one element of a tensor: its index values
 # --- results -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ScopeEntry:
     """One run of a keep scope."""
 
@@ -31,7 +31,7 @@ class ScopeEntry:
     write_elements: dict[str, int]  # kept tensor -> distinct elements written back
 
 
-@dataclass(frozen=True)
+@record
 class ScopeCounts:
     """One `keep ... in LEVEL { }` scope, enumerated."""
 
@@ -49,7 +49,7 @@ class ScopeCounts:
         return len(self.entries)
 
 
-@dataclass(frozen=True)
+@record
 class Counts:
     """What the enumeration found, at one size assignment and one reuse mode."""
 
@@ -69,7 +69,7 @@ class Counts:
         return sum(self.work.values())
 
 
-@dataclass(frozen=True)
+@record
 class Mismatch:
     """A closed form that disagrees with the enumeration."""
 
@@ -86,7 +86,7 @@ class Mismatch:
                 f"the enumeration {self.enumerated}")
 
 
-@dataclass(frozen=True)
+@record
 class Comparison:
     """One closed form evaluated against the enumeration: a row of `kernelcost check`."""
 

@@ -7,13 +7,13 @@ import math
 import operator
 import random
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 
 import sympy
 
 from .. import ast
 from ..check import CheckedKernel
 from ..errors import Diagnostic, KcostError
+from ..records import record
 from ..symbols import size_symbol
 from .compare import evaluate
 from .exprs import as_function, compile_expr, resolve_sizes, sympy_substitution
@@ -150,7 +150,7 @@ class _OverLimit(Exception):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class _LoopShape:
     """A loop with its bounds compiled and its body reduced to what costs steps."""
 

@@ -19,9 +19,9 @@ formatted by Python itself, so the text never differs from '%.16g'."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy
+
+from ..records import record
 
 SIGNIFICANT = 16
 _LOWEST_POSITIONAL = -4  # C's %g: positional for decimal exponents -4 .. precision - 1
@@ -75,7 +75,7 @@ _POWER_HIGH, _POWER_LOW, _POWER_HIGH_HIGH, _POWER_HIGH_LOW = _powers_of_ten()
 _TIE_WIDTH = 1e-9
 
 
-@dataclass(frozen=True)
+@record
 class Field:
     """A column of text for csv_rows: the bytes of each row (the template's columns the
     column uses), which of them each row keeps (a row of a small table, by layout), and

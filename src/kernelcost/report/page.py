@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
+
+from ..records import record
 
 # a non-breaking space: textwrap breaks only at ASCII whitespace, so the pairs it joins stay
 # on one line
@@ -38,7 +39,7 @@ def wrap_lines(lines, width: int | None) -> str:
     return "\n".join(wrap(line, width) for line in lines)
 
 
-@dataclass(frozen=True)
+@record
 class Column:
     """A table column: its header (a unit on a second line), its justification, and whether
     a narrow page may leave it out."""
