@@ -22,13 +22,18 @@ POINTS = st.tuples(*(st.one_of(st.integers(1, 40), st.sampled_from([1024, 10**6,
                      for _ in SIZES))
 
 
+EVERY_NODE = ("add", "mul", "div", "pow", "ceiling", "floor", "min", "max")
+RATIONAL_NODES = ("add", "add", "mul", "div", "pow")  # rational functions: sums the most
+
+
 @st.composite
-def expressions(draw, depth: int = 3) -> sympy.Expr:
-    """A rational function of the sizes, with rounding, Min and Max anywhere in it."""
+def expressions(draw, depth: int = 3, kinds: tuple[str, ...] = EVERY_NODE) -> sympy.Expr:
+    """A function of the sizes built of the kinds of node, by default a rational function
+    with rounding, Min and Max anywhere in it."""
     if depth == 0 or draw(st.integers(0, 3)) == 0:
         return draw(st.one_of(st.sampled_from(SIZES), RATIONALS))
-    kind = draw(st.sampled_from(["add", "mul", "div", "pow", "ceiling", "floor", "min", "max"]))
-    first, second = draw(expressions(depth - 1)), draw(expressions(depth - 1))
+    kind = draw(st.sampled_from(kinds))
+    first, second = (draw(expressions(depth - 1, kinds)) for _ in range(2))
     if kind == "add":
         return first + second
     if kind == "mul":
@@ -143,29 +148,12 @@ def test_arguments_split_as_their_differences_do(arguments):
             assert checked.split(i, j, difference) == witnesses.both_signs(difference, 0)
 
 
-@st.composite
-def fractions_of_sizes(draw, depth: int = 3) -> sympy.Expr:
-    """Rational functions of the sizes: sums, products, quotients and integer powers."""
-    if depth == 0 or draw(st.integers(0, 3)) == 0:
-        return draw(st.one_of(st.sampled_from(SIZES), RATIONALS))
-    kind = draw(st.sampled_from(["add", "add", "mul", "div", "pow"]))
-    first, second = draw(fractions_of_sizes(depth - 1)), draw(fractions_of_sizes(depth - 1))
-    if kind == "add":
-        return first + second
-    if kind == "mul":
-        return first * second
-    if kind == "div":
-        return first / second if second != 0 else first
-    exponent = draw(st.integers(-2, 3))
-    return first**exponent if first != 0 or exponent > 0 else first
-
-
 def _expanded(terms: rational_eval.Terms) -> dict:
     coefficients, denominator = terms
     return {exponents: Fraction(value, denominator) for exponents, value in coefficients.items()}
 
 
-@given(fractions_of_sizes())
+@given(expressions(kinds=RATIONAL_NODES))
 @example(1 / (N + 1) + (N - T) / (2 * N + 2))  # denominators equal only as polynomials
 @settings(max_examples=300, deadline=None)
 def test_shifted_fraction_is_sympys_numerator_and_denominator(expr):

@@ -145,7 +145,7 @@ def _threads(threads, execution, limits, misfits, missing) -> None:
     warps_per_sm = execution.max_warps_per_sm
     if warps_per_sm is not None:
         limits.append(Limit("warps", rounding.floor(exact(warps_per_sm)
-                                                 / _warps(threads, execution))))
+                                                    / _warps(threads, execution))))
     blocks_per_sm = execution.max_blocks_per_sm
     if blocks_per_sm is None:
         missing.append("blocks per SM")
