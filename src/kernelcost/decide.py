@@ -1,6 +1,7 @@
 """Comparisons the model asks of symbolic sizes: relations, Min and Max, answered by exact
-deciders and never by sympy's assumption system, which takes tens of milliseconds a question
-and proves false orders (docs/property-findings.md, F14).
+deciders, not by sympy's assumption system, which takes tens of milliseconds a question and
+proves false orders (docs/property-findings.md, F14). Only a Min or Max that nests another
+or holds an infinity is left to sympy, which rewrites it.
 
 Every size symbol is a positive integer, so a question is whether a difference has one sign
 at every size. Five deciders, cheapest first:
