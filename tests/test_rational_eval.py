@@ -155,6 +155,7 @@ def _expanded(terms: rational_eval.Terms) -> dict:
 
 @given(expressions(kinds=RATIONAL_NODES))
 @example(1 / (N + 1) + (N - T) / (2 * N + 2))  # denominators equal only as polynomials
+@example((N + N / T) ** 2)  # a fraction raised to a positive power
 @settings(max_examples=300, deadline=None)
 def test_shifted_fraction_is_sympys_numerator_and_denominator(expr):
     """The parts sympy's as_numer_denom writes, expanded at n = 1 + m: the same up to one

@@ -273,10 +273,13 @@ def _fraction(expr: sympy.Expr, index: dict[sympy.Symbol, int]
         parts = [_fraction(arg, index) for arg in expr.args]
         return (functools.reduce(_Polynomial.times, (top for top, _ in parts)),
                 functools.reduce(_Polynomial.times, (bottom for _, bottom in parts)))
-    if expr.is_Pow and not expr.exp.is_nonnegative:
+    if expr.is_Pow and not (expr.base.is_Symbol and expr.exp.is_nonnegative):
+        # a quotient's power, either way up: (M + M/N)**2 is (M*N + M)**2/N**2
         top, bottom = _fraction(expr.base, index)
-        power = -int(expr.exp)
-        return bottom.power(power), top.power(power)
+        power = int(expr.exp)
+        if power < 0:
+            top, bottom, power = bottom, top, -power
+        return top.power(power), bottom.power(power)
     return _shifted(expr, index), _Polynomial({0: 1})
 
 
