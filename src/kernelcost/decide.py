@@ -32,12 +32,13 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Sequence
 
 import sympy
 
 from . import rational_eval
 from .quotients import cancel
-from .witnesses import ArgumentWitnesses, both_signs, planned_value
+from .witnesses import ArgumentWitnesses, both_signs, planned_value, sizes_of
 
 
 def decided(relation) -> bool | None:
@@ -68,8 +69,6 @@ def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
     """left < right (strict) or left <= right, by the first decider that can tell. A zero of
     the difference at a witness counts against the relation asked."""
     difference = left - right
-    if difference.is_Rational:  # machine figures against each other: no decider to ask
-        return bool(difference < 0) if strict else bool(difference <= 0)
     if both_signs(difference, zero_counts_as=1 if strict else -1):
         return None
     sign = exact_sign(difference)
@@ -295,7 +294,7 @@ def _rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
     return expr.xreplace(sizes)
 
 
-def _shifted_part_sign(part: sympy.Expr | rational_eval.Terms, sizes: list[sympy.Symbol]
+def _shifted_part_sign(part: sympy.Expr | rational_eval.Terms, sizes: Sequence[sympy.Symbol]
                        ) -> int | None:
     """The sign of a numerator or denominator by its shifted coefficients: 1 (or -1) when
     they are all >= 0 (<= 0) and the constant term is positive (negative), 0 for the zero
@@ -372,14 +371,12 @@ def one_size_sign(difference: sympy.Expr) -> int | None:
     return 1 if value_at_one > 0 else -1
 
 
-def _rational_sizes(expr: sympy.Expr) -> list[sympy.Symbol] | None:
+def _rational_sizes(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
     """The sizes of an expression built of rationals and sizes (positive integer symbols) by
     sums, products and integer powers, in a fixed order; None for any other expression or
     one without a size."""
-    symbols = expr.free_symbols
-    if not symbols or not all(symbol.is_integer and symbol.is_positive for symbol in symbols):
-        return None
-    return sorted(symbols, key=str) if _rational_in(expr) else None
+    sizes = sizes_of(expr)
+    return sizes if sizes is not None and _rational_in(expr) else None
 
 
 def _rational_in(expr: sympy.Expr) -> bool:

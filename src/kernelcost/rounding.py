@@ -16,7 +16,7 @@ from __future__ import annotations
 import sympy
 
 from . import rational_eval
-from .witnesses import planned_value, witness_values
+from .witnesses import planned_value, sizes_of, witness_values
 
 
 def ceiling(value) -> sympy.Expr:
@@ -28,7 +28,7 @@ def floor(value) -> sympy.Expr:
 
 
 def _rounded(kind, argument: sympy.Expr) -> sympy.Expr:
-    sizes = _sizes(argument)
+    sizes = sizes_of(argument)
     values = None if sizes is None else _witness_values(argument, sizes)
     if values is None or len({_round(kind, value) for value in values}) < 2:
         return kind(argument)
@@ -48,13 +48,6 @@ def _rounded(kind, argument: sympy.Expr) -> sympy.Expr:
     if isinstance(rest, (sympy.floor, sympy.ceiling)):
         return whole + rest
     return whole + kind(rest, evaluate=False)
-
-
-def _sizes(argument: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
-    symbols = argument.free_symbols
-    if not symbols or not all(symbol.is_integer and symbol.is_positive for symbol in symbols):
-        return None
-    return tuple(sorted(symbols, key=str))
 
 
 def _witness_values(expr: sympy.Expr, sizes) -> list[rational_eval.Value] | None:

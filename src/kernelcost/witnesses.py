@@ -17,6 +17,15 @@ from .rational_eval import Value
 WITNESS_SIZES = (1, 2, 3, 5, 8, 64, 1024, 10**6, 10**12)
 
 
+def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
+    """The free symbols of expr in a fixed order, where it has some and every one is a size
+    (a positive integer); None otherwise."""
+    symbols = expr.free_symbols
+    if not symbols or not all(symbol.is_integer and symbol.is_positive for symbol in symbols):
+        return None
+    return tuple(sorted(symbols, key=str))
+
+
 def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
     """Whether the difference is negative at some witness sizes and positive at others (a
     zero counts as `zero_counts_as`: 0 for neither side)."""
