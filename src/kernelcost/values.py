@@ -63,7 +63,7 @@ def parameter_value(value, cost: Cost, key) -> sympy.Expr:
 def resolve_chains(substitutions: dict[sympy.Symbol, sympy.Expr]) -> dict:
     """Follow values that name other parameters: {M: N, N: 4096} -> {M: 4096, N: 4096}."""
     for _ in range(len(substitutions) + 1):
-        resolved = {symbol: sympy.sympify(value).subs(substitutions, simultaneous=True)
+        resolved = {symbol: sympy.sympify(value).xreplace(substitutions)
                     for symbol, value in substitutions.items()}
         if resolved == substitutions:
             return resolved
@@ -93,7 +93,7 @@ def evaluate(expr: sympy.Expr, substitutions: Mapping) -> sympy.Expr:
 def _substituted(expr: sympy.Expr, substitutions: tuple) -> sympy.Expr:
     # kept: each machine and precision of a command evaluates the same work and traffic.
     # Simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys
-    return cancel(expr.subs(dict(substitutions), simultaneous=True))
+    return cancel(expr.xreplace(dict(substitutions)))
 
 
 def json_value(expr: sympy.Expr | None):
