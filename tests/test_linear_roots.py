@@ -1,6 +1,7 @@
 """Ridge and capacity equations linear in the size are solved as -b/a without sympy.solve
-(equations.linear_roots). The closed form is printed, so it must be sympy.solve's own answer,
-expression for expression: generated linear and rational equations are solved both ways."""
+(equations.linear_roots), and those of higher degree by solve without its checks
+(equations.polynomial_roots). The closed form is printed, so it must be sympy.solve's own
+answer, expression for expression: generated equations are solved both ways."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sympy
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from kernelcost.equations import CAPACITY, RIDGE, equation, linear_roots
+from kernelcost.equations import CAPACITY, RIDGE, equation, linear_roots, polynomial_roots
 from kernelcost.symbols import size_symbol
 
 VARIABLE = sympy.Symbol("N", positive=True)  # as solve.py makes the size it solves for
@@ -73,3 +74,21 @@ def test_what_is_not_a_rational_linear_sum_is_left_to_sympy():
     assert linear_roots(sympy.ceiling(M / T) * VARIABLE - RIDGE, VARIABLE) is None
     assert linear_roots(sympy.Float(0.5) * VARIABLE - RIDGE, VARIABLE) is None
     assert linear_roots(3 * VARIABLE, VARIABLE) is None  # a product: solve splits it
+
+
+@settings(max_examples=60, deadline=None)
+@given(coefficients, coefficients, coefficients, st.booleans())
+def test_a_polynomial_equation_is_solved_as_sympy_solves_it(a, b, c, cubic):
+    # a N^2 + b N + c (or a N^3 + b N + c): roots with radicals, some negative for every
+    # value of the other symbols (dropped) and some of unknown sign (kept)
+    assume(a != 0)
+    cleared = sympy.expand(a * VARIABLE ** (3 if cubic else 2) + b * VARIABLE + c)
+    roots = polynomial_roots(cleared, VARIABLE)
+    assert roots == solved_by_sympy(cleared)
+    assert [str(root) for root in roots] == [str(root) for root in solved_by_sympy(cleared)]
+
+
+def test_polynomial_roots_drop_the_roots_a_size_cannot_take():
+    # N^2 + 3 N + 2 = (N + 1)(N + 2): both roots negative; N^2 - K^2: -K dropped, K kept
+    assert polynomial_roots(VARIABLE**2 + 3 * VARIABLE + 2, VARIABLE) == []
+    assert polynomial_roots(VARIABLE**2 - K**2, VARIABLE) == [K]

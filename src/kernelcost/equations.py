@@ -46,8 +46,7 @@ class Equation:
         solutions = linear_roots(self.cleared, self.variable)
         if solutions is None:
             try:
-                solutions = sympy.solve(self.cleared, self.variable, dict=False,
-                                        simplify=False)
+                solutions = polynomial_roots(self.cleared, self.variable)
             except NotImplementedError:
                 return None
         return tuple((candidate, positive_real_condition(candidate))
@@ -72,10 +71,13 @@ class Equation:
         if self.candidates is None:
             return numeric_roots(self.quantity, self.variable, target_value)
         roots = []
+        # xreplace, not subs: a symbol for a number needs none of subs' matching, and subs
+        # into a conjunction of relations compares each argument with false and true
+        at_target = {self.target: target_value}
         for candidate, condition in self.candidates:
-            if condition.subs(self.target, target_value) is sympy.false:
+            if condition.xreplace(at_target) is sympy.false:
                 continue  # a root on some machine, not on this one
-            value = _simplified(candidate.subs(self.target, target_value))
+            value = _simplified(candidate.xreplace(at_target))
             if value.is_number and not (value.is_real and value >= 1):
                 continue
             roots.append(Root(candidate, condition, value, self.side_at(value)))
@@ -145,6 +147,17 @@ def linear_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr
     return [] if check_assumptions(root, **variable.assumptions0) is False else [root]
 
 
+def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr]:
+    """sympy.solve(cleared, variable, simplify=False) for a polynomial in the variable, less
+    solve's checks that cannot fail there: no denominator holds the variable, and an exact
+    root is never proven to leave a nonzero value (checksol substitutes each root back and
+    simplifies, half of a quadratic's solve). Roots the variable's assumptions rule out are
+    dropped, as solve drops them."""
+    roots = sympy.solve(cleared, variable, dict=False, simplify=False, check=False)
+    return [root for root in roots
+            if check_assumptions(root, **variable.assumptions0) is not False]
+
+
 def _linear_with_rational_coefficients(expr: sympy.Expr, variable: sympy.Symbol) -> bool:
     """True for a polynomial of degree 1 in `variable` whose coefficients, in every symbol,
     are rational numbers: solve has no radicals, floats or functions to treat there."""
@@ -174,7 +187,7 @@ def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) 
         return ABOVE
     if slope.is_negative:
         return BELOW
-    slope = slope.subs(variable, root)
+    slope = slope.xreplace({variable: root})
     if not slope.is_number:
         slope = factor(cancel(slope))
     if slope.is_positive:
