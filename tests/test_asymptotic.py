@@ -6,7 +6,11 @@ also checked numerically, at large values of the growing sizes, with exact ratio
 
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_rational_eval import SIZES, expressions
 
+from kernelcost import asymptotic
 from kernelcost.asymptotic import Asymptotics, leading_term
 from kernelcost.symbols import size_symbol
 
@@ -173,3 +177,29 @@ def test_a_sum_left_open_has_no_leading_term_or_limit():
     forms = Asymptotics(N + open_sum)
     assert forms.leading([N, M]) is None
     assert forms.limit([N]) is None and forms.limit([N, M]) is None
+
+
+def _leading_by_scaling(part, growing):
+    """The leading term as sympy's Poly in lam gives it, the way it was first computed."""
+    polynomial = sympy.Poly(part.xreplace({s: asymptotic._SCALE * s for s in growing}),
+                            asymptotic._SCALE)
+    return (-1, 0) if polynomial.is_zero else (polynomial.degree(), polynomial.LC())
+
+
+@settings(max_examples=300, deadline=None)
+@given(expressions(kinds=("add", "add", "mul", "div", "pow", "ceiling", "min")),
+       st.sets(st.sampled_from(SIZES), min_size=1))
+def test_the_leading_term_in_the_scale_is_sympys_poly(expr, growing):
+    # every part a numerator or denominator can be: polynomials in the sizes, and others with
+    # a rounding or a Min among its atoms (then read as a polynomial in lam, or none)
+    growing = tuple(sorted(growing, key=str))
+    for part in sympy.fraction(sympy.expand(expr)):
+        try:
+            expected = _leading_by_scaling(part, growing)
+        except sympy.PolynomialError:
+            with pytest.raises(sympy.PolynomialError):
+                asymptotic._leading_in_scale(part, growing)
+            continue
+        leading = asymptotic._leading_in_scale(part, growing)
+        assert (leading.degree, leading.coefficient) == expected
+        assert str(leading.coefficient) == str(expected[1])

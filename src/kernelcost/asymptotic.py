@@ -17,6 +17,7 @@ from __future__ import annotations
 import sympy
 
 from .quotients import cancel, factor
+from .records import record
 from .symbols import is_monomial
 
 _SCALE = sympy.Symbol("_lambda", positive=True)
@@ -82,10 +83,46 @@ def _eventual_sign(difference: sympy.Expr, growing) -> int | None:
     if parts is None:
         return None
     numerator, denominator = parts
-    if numerator.is_zero or numerator.degree() < denominator.degree():
+    if numerator.coefficient == 0 or numerator.degree < denominator.degree:
         return 0
-    sign = sympy.sign(factor(numerator.LC() / denominator.LC()))
+    sign = sympy.sign(factor(numerator.coefficient / denominator.coefficient))
     return int(sign) if sign.is_number and sign is not sympy.nan else None
+
+
+@record
+class Leading:
+    """The term of highest degree in lam of a polynomial p(lam*s): lam**degree times the
+    coefficient (degree -1 and coefficient 0 for the zero polynomial)."""
+
+    degree: int
+    coefficient: sympy.Expr
+
+
+def _leading_in_scale(part: sympy.Expr, growing: tuple) -> Leading:
+    """The leading term in lam of part(lam*s), s in `growing`: the sum of part's terms of
+    highest degree in the growing sizes, read off its polynomial in every symbol over the
+    rationals; as a polynomial in lam where part has other atoms (a Min of fixed sizes, a
+    radical), whose coefficients form a ring of their own, several times slower to build.
+    Raises PolynomialError where part(lam*s) is no polynomial in lam."""
+    symbols = sorted(part.free_symbols, key=str)
+    try:
+        polynomial = sympy.Poly(part, *symbols) if symbols else None
+    except sympy.PolynomialError:
+        polynomial = None
+    if polynomial is None or polynomial.domain not in (sympy.ZZ, sympy.QQ):
+        in_scale = sympy.Poly(part.xreplace({s: _SCALE * s for s in growing}), _SCALE)
+        if in_scale.is_zero:
+            return Leading(-1, sympy.Integer(0))
+        return Leading(in_scale.degree(), in_scale.LC())
+    if polynomial.is_zero:
+        return Leading(-1, sympy.Integer(0))
+    scaled = [index for index, symbol in enumerate(symbols) if symbol in growing]
+    terms = [(sum(exponents[index] for index in scaled), exponents, coefficient)
+             for exponents, coefficient in polynomial.terms()]
+    degree = max(term[0] for term in terms)
+    return Leading(degree, sympy.Add(*[
+        coefficient * sympy.Mul(*[symbol**power for symbol, power in zip(symbols, exponents)])
+        for term_degree, exponents, coefficient in terms if term_degree == degree]))
 
 
 class Asymptotics:
@@ -101,8 +138,9 @@ class Asymptotics:
     def _growing(self, growing) -> tuple:
         return tuple(s for s in growing if s in self.free_symbols)
 
-    def _scaled_parts(self, growing: tuple):
-        """Numerator and denominator of expr(lam*s) as polynomials in lam, or None."""
+    def _scaled_parts(self, growing: tuple) -> tuple[Leading, Leading] | None:
+        """The leading terms in lam of the numerator and denominator of expr(lam*s), or
+        None where they are no polynomials in lam."""
         if growing not in self._parts and self.expr.has(sympy.Sum):
             # a sum left open has no polynomial form in the scale, and settling the min/max
             # of its bounds, or sympy's limit, searches for minutes (a four-deep stepped
@@ -110,10 +148,9 @@ class Asymptotics:
             self._parts[growing] = None
         if growing not in self._parts:
             numerator, denominator = self._fraction(growing)
-            scale = {s: _SCALE * s for s in growing}  # simultaneous: plain symbols only
             try:
-                self._parts[growing] = (sympy.Poly(numerator.xreplace(scale), _SCALE),
-                                        sympy.Poly(denominator.xreplace(scale), _SCALE))
+                self._parts[growing] = (_leading_in_scale(numerator, growing),
+                                        _leading_in_scale(denominator, growing))
             except sympy.PolynomialError:
                 self._parts[growing] = None
         return self._parts[growing]
@@ -140,8 +177,8 @@ class Asymptotics:
         if parts is None:
             return None
         numerator, denominator = parts
-        top = numerator.LC() * _SCALE ** numerator.degree()
-        bottom = denominator.LC() * _SCALE ** denominator.degree()
+        top = numerator.coefficient * _SCALE ** numerator.degree
+        bottom = denominator.coefficient * _SCALE ** denominator.degree
         return _without_remainder(self._readable((top / bottom).xreplace({_SCALE: 1})))
 
     def limit(self, growing) -> sympy.Expr | None:
@@ -154,14 +191,15 @@ class Asymptotics:
         if parts is None:
             return _sympy_limit(self.expr, growing)
         numerator, denominator = parts
-        if numerator.degree() > denominator.degree():
-            sign = sympy.sign(numerator.LC() / denominator.LC())
+        if numerator.degree > denominator.degree:
+            sign = sympy.sign(numerator.coefficient / denominator.coefficient)
             if not sign.is_number:
                 return None  # (M - 5)*N**2 grows to oo or -oo as M says
             return sympy.oo * sign
-        if numerator.degree() < denominator.degree():
+        if numerator.degree < denominator.degree:
             return sympy.Integer(0)
-        return _without_remainder(self._readable(numerator.LC() / denominator.LC()))
+        return _without_remainder(self._readable(numerator.coefficient /
+                                                 denominator.coefficient))
 
     def _readable(self, ratio: sympy.Expr) -> sympy.Expr:
         """ratio cancelled and factored, once for each ratio the forms meet (the limit as
