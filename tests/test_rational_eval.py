@@ -12,7 +12,7 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kernelcost import decide, rational_eval, witnesses
+from kernelcost import rational_eval, shifted, witnesses
 from kernelcost.symbols import size_symbol
 
 SIZES = tuple(sorted((size_symbol(name) for name in ("N", "T", "M")), key=str))
@@ -124,17 +124,17 @@ def test_shifted_expansion_leaves_other_forms(expr):
     assert rational_eval.shifted_terms(expr, SIZES) is None
 
 
-@given(polynomials(), st.sampled_from([3, 10, 40, decide.MOST_SHIFTED_TERMS]))
+@given(polynomials(), st.sampled_from([3, 10, 40, shifted.MOST_SHIFTED_TERMS]))
 @settings(max_examples=200, deadline=None)
 def test_shifted_sign_of_a_part_is_the_polys(polynomial, most):
     """Signs, the zero polynomial and the limit on terms as sympy's Poly path gives them."""
     poly = sympy.Poly(polynomial, *SIZES, domain=sympy.QQ)
-    saved, decide.MOST_SHIFTED_TERMS = decide.MOST_SHIFTED_TERMS, most
+    saved, shifted.MOST_SHIFTED_TERMS = shifted.MOST_SHIFTED_TERMS, most
     try:
-        expected = 0 if poly.is_zero else decide._shifted_coefficient_sign(poly)
-        assert decide._shifted_part_sign(polynomial, list(SIZES)) == expected
+        expected = 0 if poly.is_zero else shifted._shifted_coefficient_sign(poly)
+        assert shifted.part_sign(polynomial, list(SIZES)) == expected
     finally:
-        decide.MOST_SHIFTED_TERMS = saved
+        shifted.MOST_SHIFTED_TERMS = saved
 
 
 @given(st.lists(expressions(depth=2), min_size=2, max_size=4))

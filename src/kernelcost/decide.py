@@ -22,6 +22,10 @@ at every size. Five deciders, cheapest first:
   `Poly.count_roots`), its sign at 1 is its sign at every size. This settles questions
   sympy leaves undecided: conv3x3's ratio 9n^2/(80n^2 + 160n + 520) < 1.
 
+An expression against a number (an intensity against a ridge) is first asked of
+`thresholds`, which keeps the witnesses and the shifted coefficients of the expression's
+primitive part for every number a command compares it with.
+
 What none of them proves stays undecided (None), and Min and Max keep every argument no
 decider orders, in sympy's canonical order; numbers compare as numbers. Over every shipped
 spec with every machine, sympy's own evaluation decided no symbolic question these leave
@@ -32,13 +36,13 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
 
 import sympy
 
-from . import rational_eval
+from . import rational_eval, thresholds
 from .quotients import cancel
-from .witnesses import ArgumentWitnesses, both_signs, planned_value, sizes_of
+from .shifted import rational_sizes, shifted_sign
+from .witnesses import ArgumentWitnesses, both_signs, planned_value
 
 
 def decided(relation) -> bool | None:
@@ -62,16 +66,40 @@ def at_most(left, right) -> bool | None:
     return _compared(sympy.sympify(left), sympy.sympify(right), strict=False)
 
 
+SPLIT = "split"  # the witnesses show both signs: no decider can prove one
+
+
+def _number_sign(left: sympy.Expr, right: sympy.Expr, zero_counts_as: int
+                 ) -> int | str | None:
+    """The sign of left - right where one side is a rational number, from what the other
+    side's primitive part keeps for every number (thresholds): SPLIT where the witnesses
+    show both signs, None where this cannot tell (the other deciders then can)."""
+    if left.is_Rational == right.is_Rational:
+        return None
+    flip = 1 if right.is_Rational else -1
+    expr, number = (left, right) if flip == 1 else (right, left)
+    found = thresholds.against(expr, number, flip * zero_counts_as)
+    if found is None:
+        return None
+    split, sign = found
+    return SPLIT if split else None if sign is None else flip * sign
+
+
 # The model asks the same questions of every precision and of several parts of one verdict
 # (the grid's terms and t_min, the capacities of each scope): each is answered once.
 @functools.lru_cache(maxsize=4096)
 def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
     """left < right (strict) or left <= right, by the first decider that can tell. A zero of
     the difference at a witness counts against the relation asked."""
-    difference = left - right
-    if both_signs(difference, zero_counts_as=1 if strict else -1):
+    zero_counts_as = 1 if strict else -1
+    sign = _number_sign(left, right, zero_counts_as)
+    if sign is SPLIT:
         return None
-    sign = exact_sign(difference)
+    difference = left - right
+    if sign is None and both_signs(difference, zero_counts_as):
+        return None
+    if sign is None:
+        sign = exact_sign(difference)
     if sign is not None:
         return sign < 0 if strict else sign <= 0
     if difference.is_number:  # an infinity, or a number sympy writes exactly otherwise
@@ -124,10 +152,14 @@ def _pair_orders(arguments: list[sympy.Expr]) -> dict[tuple[int, int], int]:
     signs = {}
     witnesses = ArgumentWitnesses(arguments)
     for (i, first), (j, second) in itertools.combinations(enumerate(arguments), 2):
-        difference = first - second
-        if witnesses.split(i, j, difference):
+        sign = _number_sign(first, second, zero_counts_as=0)
+        if sign is SPLIT:
             continue
-        sign = exact_sign(difference)
+        if sign is None:
+            difference = first - second
+            if witnesses.split(i, j, difference):
+                continue
+            sign = exact_sign(difference)
         if sign is not None:
             signs[i, j], signs[j, i] = sign, -sign
     return signs
@@ -145,30 +177,6 @@ def exact_sign(difference: sympy.Expr) -> int | None:
     if sign is None:
         sign = rounded_sign(difference)
     return one_size_sign(difference) if sign is None else sign
-
-
-# Past this many terms after the shift, a polynomial is left to the other deciders.
-MOST_SHIFTED_TERMS = 2000
-
-
-def shifted_sign(difference: sympy.Expr) -> int | None:
-    """The sign (-1, 0 or 1) the difference has at every size, when it is a rational function
-    of sizes with rational coefficients whose numerator and denominator, each size n written
-    1 + m, have coefficients of one sign and a nonzero constant term (their value where every
-    size is 1): a sum of such terms at m >= 0 keeps that sign. A ceiling of a positive
-    quantity counts as a size. None for anything else."""
-    difference = _rounded_as_sizes(difference)
-    sizes = None if difference is None else _rational_sizes(difference)
-    if sizes is None:
-        return None
-    # expanded in integers as sympy's as_numer_denom would write them, else by sympy
-    numerator, denominator = (rational_eval.shifted_fraction(difference, sizes)
-                              or difference.as_numer_denom())
-    denominator_sign = _shifted_part_sign(denominator, sizes)
-    if not denominator_sign:
-        return None
-    numerator_sign = _shifted_part_sign(numerator, sizes)
-    return None if numerator_sign is None else numerator_sign * denominator_sign
 
 
 # Each rounding takes one of two bounds, so a difference with r roundings is tried 2^r ways.
@@ -191,7 +199,7 @@ def rounded_sign(difference: sympy.Expr) -> int | None:
     # would rebuild it, and sympy's floor asks its assumptions on every rebuild
     arguments = [rounding.args[0].xreplace(sizes or {}) for rounding in roundings]
     if not roundings or len(roundings) > MOST_BOUNDED_ROUNDINGS or any(
-            _rational_sizes(argument) is None for argument in arguments):
+            rational_sizes(argument) is None for argument in arguments):
         return None
     offsets = [sympy.Dummy(integer=True, positive=True) for _ in roundings]
     for uppers in itertools.product((False, True), repeat=len(roundings)):
@@ -279,84 +287,12 @@ def _lattice_sizes(expr: sympy.Expr) -> dict[sympy.Expr, sympy.Dummy] | None:
     return sizes
 
 
-def _rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
-    """expr with each ceiling of a positive quantity as a size of its own: an integer at
-    least 1 whatever the sizes inside it, so a sign proven for every value of it holds for
-    the one it takes (`ceiling(R/110)`, a grid's waves). None when a ceiling is not proven
-    so, or for a floor (which may be 0)."""
-    if expr.has(sympy.floor):
-        return None
-    sizes = {}
-    for rounding in expr.atoms(sympy.ceiling):
-        if shifted_sign(rounding.args[0]) != 1:
-            return None
-        sizes[rounding] = sympy.Dummy(integer=True, positive=True)
-    return expr.xreplace(sizes)
-
-
-def _shifted_part_sign(part: sympy.Expr | rational_eval.Terms, sizes: Sequence[sympy.Symbol]
-                       ) -> int | None:
-    """The sign of a numerator or denominator by its shifted coefficients: 1 (or -1) when
-    they are all >= 0 (<= 0) and the constant term is positive (negative), 0 for the zero
-    polynomial, None otherwise or past MOST_SHIFTED_TERMS. Given expanded, or expanded here
-    in integers, or by sympy's Poly for a form rational_eval does not expand."""
-    expanded = (part if isinstance(part, tuple)
-                else rational_eval.shifted_integers(part, sizes))
-    if expanded is None:
-        polynomial = sympy.Poly(part, *sizes, domain=sympy.QQ)
-        return 0 if polynomial.is_zero else _shifted_coefficient_sign(polynomial)
-    terms = expanded[0]
-    if not terms:
-        return 0
-    if _closure_exceeds(terms, MOST_SHIFTED_TERMS):
-        return None
-    return _one_sign(terms.get((0,) * len(sizes), 0), terms.values())
-
-
-def _closure_exceeds(terms: dict[tuple[int, ...], int], most: int) -> bool:
-    """Whether more than `most` exponents lie at or below those of the terms: the count the
-    expansion of the unshifted polynomial reaches term by term (each n^e gives every m^k
-    with k <= e), which is the same, as the terms of highest exponents keep their
-    coefficients when shifted."""
-    if sum(math.prod(exponent + 1 for exponent in exponents) for exponents in terms) <= most:
-        return False
-    below: set[tuple[int, ...]] = set()
-    for exponents in terms:
-        below.update(itertools.product(*(range(exponent + 1) for exponent in exponents)))
-        if len(below) > most:
-            return True
-    return False
-
-
-def _shifted_coefficient_sign(polynomial: sympy.Poly) -> int | None:
-    """1 (or -1) when the polynomial at sizes 1 + m has only coefficients >= 0 (<= 0) and a
-    positive (negative) constant term; None otherwise."""
-    shifted: dict[tuple[int, ...], object] = {}
-    for exponents, coefficient in polynomial.terms():
-        # n^e = (1 + m)^e = sum over k <= e of C(e, k) m^k, size by size
-        for powers in itertools.product(*(range(exponent + 1) for exponent in exponents)):
-            binomials = math.prod(math.comb(e, k) for e, k in zip(exponents, powers))
-            shifted[powers] = shifted.get(powers, 0) + coefficient * binomials
-        if len(shifted) > MOST_SHIFTED_TERMS:
-            return None
-    return _one_sign(shifted.get((0,) * len(polynomial.gens), 0), shifted.values())
-
-
-def _one_sign(constant, coefficients) -> int | None:
-    """1 (or -1) for a positive (negative) constant and no coefficient of the other sign."""
-    if constant > 0 and all(value >= 0 for value in coefficients):
-        return 1
-    if constant < 0 and all(value <= 0 for value in coefficients):
-        return -1
-    return None
-
-
 def one_size_sign(difference: sympy.Expr) -> int | None:
     """The sign (-1, 0 or 1) the difference has at every size, when it is a rational function
     of one size with rational coefficients whose numerator and denominator have no real root
     at or beyond 1: between roots a rational function keeps its sign, and a size is at least
     1. None for anything else (several symbols, floors, Min, floats, a root in range)."""
-    sizes = _rational_sizes(difference)
+    sizes = rational_sizes(difference)
     if sizes is None or len(sizes) != 1:
         return None
     numerator, denominator = (sympy.Poly(part, *sizes, domain=sympy.QQ)
@@ -369,25 +305,6 @@ def one_size_sign(difference: sympy.Expr) -> int | None:
         return None
     value_at_one = numerator.eval(1) / denominator.eval(1)
     return 1 if value_at_one > 0 else -1
-
-
-def _rational_sizes(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
-    """The sizes of an expression built of rationals and sizes (positive integer symbols) by
-    sums, products and integer powers, in a fixed order; None for any other expression or
-    one without a size."""
-    sizes = sizes_of(expr)
-    return sizes if sizes is not None and _rational_in(expr) else None
-
-
-def _rational_in(expr: sympy.Expr) -> bool:
-    """Whether expr is built of rationals and symbols by sums, products and integer powers."""
-    if expr.is_Rational or expr.is_Symbol:
-        return True
-    if expr.is_Add or expr.is_Mul:
-        return all(_rational_in(arg) for arg in expr.args)
-    if expr.is_Pow:
-        return expr.exp.is_Integer and _rational_in(expr.base)
-    return False
 
 
 def _rewritten_by_lattice(argument: sympy.Expr) -> bool:

@@ -1,0 +1,130 @@
+"""The shifted-coefficient decider: the sign a rational function of sizes has at every size,
+read off its numerator and denominator with each size n written 1 + m (m >= 0). A polynomial
+in the m whose coefficients all have one sign and whose constant term (its value where every
+size is 1) is nonzero keeps that sign at every size. `decide` asks it first of every
+difference; `thresholds` asks it of one expression against many numbers."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import sympy
+
+from . import rational_eval
+from .witnesses import sizes_of
+
+# Past this many terms after the shift, a polynomial is left to the other deciders.
+MOST_SHIFTED_TERMS = 2000
+
+
+def shifted_sign(difference: sympy.Expr) -> int | None:
+    """The sign (-1, 0 or 1) the difference has at every size, when it is a rational function
+    of sizes with rational coefficients whose numerator and denominator, each size n written
+    1 + m, have coefficients of one sign and a nonzero constant term (their value where every
+    size is 1): a sum of such terms at m >= 0 keeps that sign. A ceiling of a positive
+    quantity counts as a size. None for anything else."""
+    difference = rounded_as_sizes(difference)
+    sizes = None if difference is None else rational_sizes(difference)
+    if sizes is None:
+        return None
+    # expanded in integers as sympy's as_numer_denom would write them, else by sympy
+    numerator, denominator = (rational_eval.shifted_fraction(difference, sizes)
+                              or difference.as_numer_denom())
+    denominator_sign = part_sign(denominator, sizes)
+    if not denominator_sign:
+        return None
+    numerator_sign = part_sign(numerator, sizes)
+    return None if numerator_sign is None else numerator_sign * denominator_sign
+
+
+def rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
+    """expr with each ceiling of a positive quantity as a size of its own: an integer at
+    least 1 whatever the sizes inside it, so a sign proven for every value of it holds for
+    the one it takes (`ceiling(R/110)`, a grid's waves). None when a ceiling is not proven
+    so, or for a floor (which may be 0)."""
+    if expr.has(sympy.floor):
+        return None
+    sizes = {}
+    for rounding in expr.atoms(sympy.ceiling):
+        if shifted_sign(rounding.args[0]) != 1:
+            return None
+        sizes[rounding] = sympy.Dummy(integer=True, positive=True)
+    return expr.xreplace(sizes)
+
+
+def part_sign(part: sympy.Expr | rational_eval.Terms, sizes: Sequence[sympy.Symbol]
+              ) -> int | None:
+    """The sign of a numerator or denominator by its shifted coefficients: 1 (or -1) when
+    they are all >= 0 (<= 0) and the constant term is positive (negative), 0 for the zero
+    polynomial, None otherwise or past MOST_SHIFTED_TERMS. Given expanded, or expanded here
+    in integers, or by sympy's Poly for a form rational_eval does not expand."""
+    expanded = (part if isinstance(part, tuple)
+                else rational_eval.shifted_integers(part, sizes))
+    if expanded is None:
+        polynomial = sympy.Poly(part, *sizes, domain=sympy.QQ)
+        return 0 if polynomial.is_zero else _shifted_coefficient_sign(polynomial)
+    terms = expanded[0]
+    if not terms:
+        return 0
+    if _closure_exceeds(terms, MOST_SHIFTED_TERMS):
+        return None
+    return one_sign(terms.get((0,) * len(sizes), 0), terms.values())
+
+
+def _closure_exceeds(terms: dict[tuple[int, ...], int], most: int) -> bool:
+    """Whether more than `most` exponents lie at or below those of the terms: the count the
+    expansion of the unshifted polynomial reaches term by term (each n^e gives every m^k
+    with k <= e), which is the same, as the terms of highest exponents keep their
+    coefficients when shifted."""
+    if sum(math.prod(exponent + 1 for exponent in exponents) for exponents in terms) <= most:
+        return False
+    below: set[tuple[int, ...]] = set()
+    for exponents in terms:
+        below.update(itertools.product(*(range(exponent + 1) for exponent in exponents)))
+        if len(below) > most:
+            return True
+    return False
+
+
+def _shifted_coefficient_sign(polynomial: sympy.Poly) -> int | None:
+    """1 (or -1) when the polynomial at sizes 1 + m has only coefficients >= 0 (<= 0) and a
+    positive (negative) constant term; None otherwise."""
+    shifted: dict[tuple[int, ...], object] = {}
+    for exponents, coefficient in polynomial.terms():
+        # n^e = (1 + m)^e = sum over k <= e of C(e, k) m^k, size by size
+        for powers in itertools.product(*(range(exponent + 1) for exponent in exponents)):
+            binomials = math.prod(math.comb(e, k) for e, k in zip(exponents, powers))
+            shifted[powers] = shifted.get(powers, 0) + coefficient * binomials
+        if len(shifted) > MOST_SHIFTED_TERMS:
+            return None
+    return one_sign(shifted.get((0,) * len(polynomial.gens), 0), shifted.values())
+
+
+def one_sign(constant, coefficients) -> int | None:
+    """1 (or -1) for a positive (negative) constant and no coefficient of the other sign."""
+    if constant > 0 and all(value >= 0 for value in coefficients):
+        return 1
+    if constant < 0 and all(value <= 0 for value in coefficients):
+        return -1
+    return None
+
+
+def rational_sizes(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
+    """The sizes of an expression built of rationals and sizes (positive integer symbols) by
+    sums, products and integer powers, in a fixed order; None for any other expression or
+    one without a size."""
+    sizes = sizes_of(expr)
+    return sizes if sizes is not None and _rational_in(expr) else None
+
+
+def _rational_in(expr: sympy.Expr) -> bool:
+    """Whether expr is built of rationals and symbols by sums, products and integer powers."""
+    if expr.is_Rational or expr.is_Symbol:
+        return True
+    if expr.is_Add or expr.is_Mul:
+        return all(_rational_in(arg) for arg in expr.args)
+    if expr.is_Pow:
+        return expr.exp.is_Integer and _rational_in(expr.base)
+    return False
