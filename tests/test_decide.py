@@ -14,6 +14,7 @@ import pytest
 import sympy
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
+from test_rational_eval import expressions
 
 from kernelcost import decide, witnesses
 from kernelcost.decide import (
@@ -22,6 +23,8 @@ from kernelcost.decide import (
     cancelled,
     largest,
     less_than,
+    proven_at_least,
+    proven_less_than,
     smallest,
 )
 from kernelcost.symbols import size_symbol
@@ -528,3 +531,19 @@ def test_bounded_roundings_prove_a_sign(difference, sign):
 ])
 def test_bounded_roundings_unproven(difference):
     assert decide.rounded_sign(difference) is None
+
+
+@pytest.mark.parametrize("left, right", [*RELATIONS, *((right, left) for left, right in RELATIONS),
+                                         (216 * n * sympy.ceiling(N / 108), 2 * N * n)])
+def test_a_proof_alone_is_what_the_relations_prove(left, right):
+    # where a witness size shows the relation failing, no decider is asked; 216 n
+    # ceiling(N/108) >= 2 N n touches zero at N = 108, and less_than has no sign for it
+    assert proven_less_than(left, right) is (less_than(left, right) is True)
+    assert proven_at_least(left, right) is (at_least(left, right) is True)
+
+
+@given(expressions(), expressions())
+@settings(max_examples=150, deadline=None)
+def test_a_proof_alone_is_what_the_relations_prove_for_generated_pairs(left, right):
+    assert proven_less_than(left, right) is (less_than(left, right) is True)
+    assert proven_at_least(left, right) is (at_least(left, right) is True)

@@ -42,7 +42,7 @@ import sympy
 from . import rational_eval, thresholds
 from .quotients import cancel
 from .shifted import rational_sizes, shifted_sign
-from .witnesses import ArgumentWitnesses, both_signs, planned_value
+from .witnesses import ArgumentWitnesses, both_signs, planned_value, shows
 
 
 def decided(relation) -> bool | None:
@@ -110,6 +110,24 @@ def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
 def at_least(left, right) -> bool | None:
     """left >= right as sympy decides it; None when undecided."""
     return at_most(right, left)
+
+
+# Where only a proof counts (the term that binds, a mean a busiest SM might fall under), a
+# witness size where the relation fails settles the answer before any decider is asked: the
+# deciders spend the most on differences of one sign that touch zero (216 n ceiling(R/108)
+# against 2 R n), which no sign at every size describes.
+@functools.lru_cache(maxsize=4096)
+def proven_less_than(left: sympy.Expr, right: sympy.Expr) -> bool:
+    """Whether left < right is proven at every size (less_than gives True)."""
+    left, right = sympy.sympify(left), sympy.sympify(right)
+    return not shows(left - right, (0, 1)) and _compared(left, right, strict=True) is True
+
+
+@functools.lru_cache(maxsize=4096)
+def proven_at_least(left: sympy.Expr, right: sympy.Expr) -> bool:
+    """Whether left >= right is proven at every size (at_least gives True)."""
+    left, right = sympy.sympify(left), sympy.sympify(right)
+    return not shows(left - right, (-1,)) and _compared(right, left, strict=False) is True
 
 
 def smallest(*arguments) -> sympy.Expr:

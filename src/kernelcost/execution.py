@@ -17,7 +17,7 @@ from fractions import Fraction
 import sympy
 
 from .cost import Cost
-from .decide import cancelled, largest, less_than
+from .decide import cancelled, largest, proven_less_than
 from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
@@ -215,7 +215,7 @@ def _per_sm_term(name, kind, key, total, per_block_amount, rate, sms, share, val
     if amount is None:
         return flat
     quantised = GridTerm(name, kind, key, amount, rate / sms, amount * sms / rate, True)
-    below = less_than(amount * sms, total)  # only unequal blocks can fall under the mean
+    below = proven_less_than(amount * sms, total)  # only unequal blocks fall under the mean
     return flat if below else quantised
 
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 import sympy
 
 from .cost import Cost
-from .decide import at_least, at_most, cancelled, largest, less_than, smallest
+from .decide import at_most, cancelled, largest, less_than, proven_at_least, smallest
 from .derates import Derate, launch_derate
 from .drawable import Drawable
 from .errors import Diagnostic, KcostError
@@ -371,7 +371,8 @@ def binding_term(terms: list[TimeTerm]) -> TimeTerm | None:
     """The term no other exceeds, or None when symbolic terms cannot be ordered. Ties go to
     the first term (work before traffic)."""
     for term in terms:
-        if all(at_least(term.seconds, other.seconds) for other in terms if other is not term):
+        if all(proven_at_least(term.seconds, other.seconds)
+               for other in terms if other is not term):
             return term
     return None
 

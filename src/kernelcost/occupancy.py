@@ -24,7 +24,7 @@ import sympy
 
 from . import rounding
 from .cost import GridCost
-from .decide import less_than, smallest
+from .decide import proven_less_than, smallest
 from .hardware import Machine
 from .records import record
 from .values import exact
@@ -184,7 +184,7 @@ def _tightest(limits: list[Limit]) -> tuple[sympy.Expr | None, str | None]:
 
 
 def _exceeds(amount, capacity) -> bool:
-    return bool(less_than(exact(capacity), amount))
+    return proven_less_than(exact(capacity), amount)
 
 
 def _at(expr, values: dict) -> sympy.Expr:

@@ -46,6 +46,16 @@ def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
     return False
 
 
+def shows(difference: sympy.Expr, signs: tuple[int, ...]) -> bool:
+    """Whether the difference takes one of the signs at some witness sizes."""
+    symbols = difference.free_symbols
+    if not symbols or not all(symbol.is_positive for symbol in symbols):
+        return False
+    ordered = tuple(sorted(symbols, key=str))
+    return any(sign_of(difference, ordered, values) in signs
+               for values in witness_values(len(ordered)))
+
+
 def sign_of(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...],
             values: tuple[int, ...]) -> int | None:
     """The sign of expr where the symbols have the values, or None where it is no finite
