@@ -9,7 +9,7 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernelcost.quotients import cancel, factor
+from kernelcost.quotients import cancel, factor, scaled
 from kernelcost.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
@@ -72,6 +72,19 @@ def _outcome(function, expr):
 @given(expressions)
 def test_cancel_is_sympys_expression(expr):
     assert cancel(expr) == sympy.cancel(expr)
+
+
+FACTORS = st.builds(sympy.Rational, st.integers(-12, 12).filter(bool),
+                    st.sampled_from([1, 2, 3, 4, 6, 67, 10**12]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(expressions, FACTORS)
+def test_a_cancelled_expression_scaled_is_sympys_cancel(expr, factor):
+    # an intensity over a ridge: cancelled once, then scaled by each machine's factor
+    reduced = cancel(expr)
+    assert scaled(reduced, factor) == sympy.cancel(factor * reduced)
+    assert str(scaled(reduced, factor)) == str(sympy.cancel(factor * reduced))
 
 
 WIDE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

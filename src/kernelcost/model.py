@@ -31,7 +31,7 @@ from .errors import Diagnostic, KcostError
 from .execution import GridVerdict, grid_verdict
 from .hardware import UNBOUNDING_LEVELS, Machine
 from .occupancy import Misfit
-from .quotients import cancel
+from .quotients import cancel, scaled
 from .records import record
 from .values import evaluate, exact, json_value, parameter_values
 from .warm import WarmL2, served_cost, warm_l2
@@ -304,7 +304,7 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
                   peak_name: str, bandwidth: sympy.Rational) -> LevelVerdict:
     intensity = _intensity(work, traffic)
     ridge = peak / bandwidth
-    ratio = cancel(intensity / ridge)
+    ratio = scaled(intensity, 1 / ridge)
     return LevelVerdict(
         level=level,
         traffic_B=traffic,

@@ -19,12 +19,15 @@ terms as they stand) and floats (factor_terms rescales the coefficients over RR)
 
 from __future__ import annotations
 
+import functools
+
 import sympy
 from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.exprtools import factor_terms
 from sympy.core.mul import _keep_coeff
+from sympy.polys.domains import ZZ
 from sympy.polys.polyerrors import GeneratorsNeeded, PolynomialError
-from sympy.polys.rings import sring
+from sympy.polys.rings import PolyElement, sring
 from sympy.simplify.simplify import signsimp
 
 # what sympy's preparation passes rewrite beyond the numerator's canonical form (Sum,
@@ -38,17 +41,42 @@ def cancel(expr) -> sympy.Expr:
     rational function of commuting atoms (sizes, roundings, Min and Max); anything else goes
     to sympy.cancel itself."""
     expr = sympy.sympify(expr)
+    reduced = _reduced(expr)
+    if reduced is None:
+        return sympy.cancel(expr)
+    numerator, denominator = reduced
+    return numerator.as_expr() / denominator.as_expr()
+
+
+def scaled(expr: sympy.Expr, factor: sympy.Rational) -> sympy.Expr:
+    """cancel(factor * expr) for a rational factor, from expr's own pair in lowest terms (kept:
+    an intensity over each machine's ridge): the pair times the factor's numerator and
+    denominator, less the integer content they then share, is again coprime with a positive
+    leading denominator, the one pair cancel reaches."""
+    expr, factor = sympy.sympify(expr), sympy.sympify(factor)
+    reduced = _reduced(expr)
+    if reduced is None or not factor.is_Rational or not factor or reduced[0].ring.domain != ZZ:
+        return cancel(factor * expr)
+    numerator, denominator = reduced[0] * int(factor.p), reduced[1] * int(factor.q)
+    common = ZZ.gcd(numerator.content(), denominator.content())
+    return (numerator.quo_ground(common).as_expr()
+            / denominator.quo_ground(common).as_expr())
+
+
+@functools.lru_cache(maxsize=1024)
+def _reduced(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
+    """expr's numerator and denominator in lowest terms over its atoms, or None where sympy's
+    own cancel is asked instead."""
     if (not isinstance(expr, sympy.Expr) or expr.is_Number or not expr.is_commutative
             or expr.has(*_SYMPYS_OWN)):
-        return sympy.cancel(expr)
+        return None
     try:
         ring, (numerator, denominator) = sring(_prepared_calls(expr).as_numer_denom())
     except PolynomialError:
-        return sympy.cancel(expr)
+        return None
     if not ring.ngens:
-        return sympy.cancel(expr)  # a constant: sympy expands its prepared form
-    numerator, denominator = numerator.cancel(denominator)
-    return numerator.as_expr() / denominator.as_expr()
+        return None  # a constant: sympy expands its prepared form
+    return numerator.cancel(denominator)
 
 
 def _prepared_calls(expr: sympy.Expr) -> sympy.Expr:
