@@ -9,7 +9,7 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernelcost.quotients import cancel, factor, scaled
+from kernelcost.quotients import cancel, factor, factored, scaled
 from kernelcost.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
@@ -85,6 +85,15 @@ def test_a_cancelled_expression_scaled_is_sympys_cancel(expr, factor):
     reduced = cancel(expr)
     assert scaled(reduced, factor) == sympy.cancel(factor * reduced)
     assert str(scaled(reduced, factor)) == str(sympy.cancel(factor * reduced))
+
+
+@settings(max_examples=300, deadline=None)
+@given(expressions)
+def test_factored_is_factor_of_cancel(expr):
+    # the parts factored as the ring's polynomials, or factor(cancel(expr)) where the ring
+    # has other atoms (roundings, Min and Max) or rational coefficients
+    assert str(factored(expr)) == str(factor(cancel(expr)))
+    assert factored(expr) == sympy.factor(sympy.cancel(expr))
 
 
 WIDE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -19,7 +19,7 @@ from .cost import Cost
 from .count import count
 from .magnitude import refuse_huge_constants
 from .parse import parse, parse_file
-from .quotients import cancel, factor
+from .quotients import factored
 from .records import record
 from .settings import resolve_settings, setting_warnings
 from .sizes import size_warnings
@@ -222,7 +222,7 @@ def _numeric_values(spec: Spec, settings) -> dict[sympy.Symbol, sympy.Expr]:
 def _apply(expr: sympy.Expr, settings) -> sympy.Expr:
     if not settings:
         return expr
-    return factor(cancel(expr.subs(settings)))
+    return factored(expr.subs(settings))
 
 
 def _evaluate(expr: sympy.Expr, values) -> float | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sympy
 
-from .quotients import cancel, factor
+from .quotients import factor, factored
 from .records import record
 from .symbols import is_monomial
 
@@ -207,7 +207,7 @@ class Asymptotics:
         if is_monomial(ratio):
             return ratio  # cancelled and factored already (2*K*M*N, M/6)
         if ratio not in self._ratios:
-            self._ratios[ratio] = factor(cancel(ratio))
+            self._ratios[ratio] = factored(ratio)
         return self._ratios[ratio]
 
 

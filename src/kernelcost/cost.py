@@ -10,7 +10,7 @@ from dataclasses import field
 
 import sympy
 
-from .quotients import cancel, readable
+from .quotients import readable_cancelled
 from .records import record
 
 WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
@@ -147,5 +147,5 @@ class Cost:
         ratio = self.total_work / self.traffic[level]
         if ratio.has(sympy.Sum):
             return ratio  # sums left open do not cancel, and trying takes seconds
-        return readable(cancel(ratio))
+        return readable_cancelled(ratio)
 

@@ -15,7 +15,7 @@ import sympy
 from sympy.core.assumptions import check_assumptions
 
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
-from .quotients import cancel, factor
+from .quotients import cancel, factored
 from .records import record
 
 # The symbols the closed forms are written in.
@@ -56,7 +56,7 @@ class Equation:
     def slope(self) -> sympy.Expr:
         """d quantity / d variable, factored: its sign says on which side of a root the
         quantity exceeds the target."""
-        return factor(cancel(sympy.diff(self.quantity, self.variable)))
+        return factored(sympy.diff(self.quantity, self.variable))
 
     def roots_at(self, target_value: sympy.Expr) -> list[Root]:
         """Positive real roots where the target is `target_value`, sorted by value when
@@ -176,7 +176,7 @@ def _simplified(value: sympy.Expr) -> sympy.Expr:
         return value
     if value.is_number:
         return sympy.radsimp(value)
-    value = factor(cancel(value))
+    value = factored(value)
     numerator, denominator = sympy.fraction(value)
     flipped = _minus_into_a_sum(numerator) if numerator.could_extract_minus_sign() else None
     return value if flipped is None else flipped / denominator
@@ -189,7 +189,7 @@ def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) 
         return BELOW
     slope = slope.xreplace({variable: root})
     if not slope.is_number:
-        slope = factor(cancel(slope))
+        slope = factored(slope)
     if slope.is_positive:
         return ABOVE
     if slope.is_negative:
@@ -203,7 +203,7 @@ def _tidy(root: sympy.Expr) -> sympy.Expr:
     """One fraction, factored where no radical makes that costly, then a leading minus moved
     into the denominator: -R*T/(2*R - T) -> R*T/(T - 2*R)."""
     if not any(not power.exp.is_Integer for power in root.atoms(sympy.Pow)):
-        root = factor(cancel(root))
+        root = factored(root)
     numerator, denominator = sympy.fraction(sympy.together(root))
     if not numerator.could_extract_minus_sign():
         return root

@@ -132,6 +132,28 @@ def factor(expr) -> sympy.Expr:
     return _keep_coeff(coefficient, sympy.Mul(*factors))
 
 
+def factored(expr) -> sympy.Expr:
+    """factor(cancel(expr)), the same expression, from the pair cancel reduces: each part is
+    factored as the polynomial it already is, not written out as an expression for factor
+    to read back. Where a part's atoms are not all sizes, or its coefficients not integers,
+    factor(cancel(expr)) itself."""
+    expr = sympy.sympify(expr)
+    reduced = _reduced(expr)
+    if (reduced is None or reduced[0].ring.domain != ZZ
+            or not all(generator.is_Symbol for generator in reduced[0].ring.symbols)):
+        return factor(cancel(expr))
+    coefficient, factors = sympy.Integer(1), []
+    for part, sign in zip(reduced, (1, -1)):
+        if part.is_ground:
+            coefficient *= ZZ.to_sympy(part.LC) ** sign
+            continue
+        part_coefficient, part_factors = part.factor_list()
+        coefficient *= ZZ.to_sympy(part_coefficient) ** sign
+        factors += [irreducible.as_expr() ** (sign * power)
+                    for irreducible, power in part_factors]
+    return _keep_coeff(coefficient, sympy.Mul(*factors))
+
+
 # Factoring is for the reader only, and multivariate factoring (Wang's Hensel lifting, from
 # random evaluation points) can grow exponentially with the generators: a generated nest with
 # 4 sizes and 5 min/max terms took 244 s in `factor`, and its traffic past 60 s under some
@@ -143,6 +165,17 @@ MAX_FACTOR_GENERATORS = 6
 def readable(expr: sympy.Expr) -> sympy.Expr:
     """factor(expr), or past MAX_FACTOR_GENERATORS generators (sizes, roundings, Min and Max)
     the expression with the common factors of its terms pulled out."""
-    generators = len(expr.free_symbols) + len(expr.atoms(sympy.Min, sympy.Max, sympy.floor,
-                                                          sympy.ceiling))
-    return factor_terms(expr) if generators > MAX_FACTOR_GENERATORS else factor(expr)
+    return factor_terms(expr) if _generators(expr) > MAX_FACTOR_GENERATORS else factor(expr)
+
+
+def readable_cancelled(expr: sympy.Expr) -> sympy.Expr:
+    """readable(cancel(expr)), factored from the pair cancel reduces within the generators
+    readable factors (cancelling leaves no generator it did not have)."""
+    if _generators(expr) > MAX_FACTOR_GENERATORS:
+        return readable(cancel(expr))
+    return factored(expr)
+
+
+def _generators(expr: sympy.Expr) -> int:
+    return len(expr.free_symbols) + len(expr.atoms(sympy.Min, sympy.Max, sympy.floor,
+                                                   sympy.ceiling))
