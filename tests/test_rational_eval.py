@@ -146,6 +146,19 @@ def test_arguments_split_as_their_differences_do(arguments):
         for j in range(i + 1, len(arguments)):
             difference = arguments[i] - arguments[j]
             assert checked.split(i, j, difference) == witnesses.both_signs(difference, 0)
+            if checked.split(i, j):  # before the difference: both signs at some true sizes
+                pair = arguments[i].free_symbols | arguments[j].free_symbols
+                assert _both_signs_at_sizes(difference, tuple(sorted(pair, key=str)))
+
+
+def _both_signs_at_sizes(difference: sympy.Expr, symbols) -> bool:
+    """Whether the difference takes both signs at the witness sizes of `symbols`."""
+    signs = set()
+    for point in witnesses.witness_values(len(symbols)):
+        value = difference.xreplace(dict(zip(symbols, map(sympy.Integer, point))))
+        if value.is_Rational and value:
+            signs.add(value > 0)
+    return len(signs) == 2
 
 
 def _expanded(terms: rational_eval.Terms) -> dict:

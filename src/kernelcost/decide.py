@@ -174,6 +174,8 @@ def _pair_orders(arguments: list[sympy.Expr]) -> dict[tuple[int, int], int]:
         if sign is SPLIT:
             continue
         if sign is None:
+            if witnesses.split(i, j):
+                continue
             difference = first - second
             if witnesses.split(i, j, difference):
                 continue

@@ -101,16 +101,21 @@ class ArgumentWitnesses:
     plans do not evaluate), the difference is evaluated as it stands, as both_signs does."""
 
     def __init__(self, arguments: list[sympy.Expr]):
+        self.arguments = arguments
         self.symbols = tuple(sorted(set().union(*(argument.free_symbols
                                                   for argument in arguments)), key=str))
         self.position = {symbol: index for index, symbol in enumerate(self.symbols)}
         self.plans = [rational_eval.compiled(argument, self.symbols) for argument in arguments]
         self.values: dict[tuple[int, tuple[int, ...]], Value | None] = {}
 
-    def split(self, i: int, j: int, difference: sympy.Expr) -> bool:
+    def split(self, i: int, j: int, difference: sympy.Expr | None = None) -> bool:
         """both_signs(difference, zero_counts_as=0), at the witnesses of the difference's
-        own symbols; a symbol it lost to cancellation is 1 for the arguments."""
-        symbols = difference.free_symbols
+        own symbols; a symbol it lost to cancellation is 1 for the arguments. Without the
+        difference, at the witnesses of the two arguments' symbols, where both have a value:
+        sizes all the same, so both signs there are both signs of the difference, found
+        before it is built."""
+        symbols = (difference.free_symbols if difference is not None
+                   else self.arguments[i].free_symbols | self.arguments[j].free_symbols)
         if not symbols or not all(symbol.is_positive for symbol in symbols):
             return False
         ordered = tuple(sorted(symbols, key=str))
@@ -122,7 +127,7 @@ class ArgumentWitnesses:
                 point[position] = value
             first, second = self.value(i, tuple(point)), self.value(j, tuple(point))
             if first is None or second is None:
-                sign = sign_of(difference, ordered, values)
+                sign = None if difference is None else sign_of(difference, ordered, values)
             else:
                 sign = rational_eval.compare(first, second)
             if sign:
