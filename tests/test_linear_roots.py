@@ -1,16 +1,20 @@
 """Ridge and capacity equations linear in the size are solved as -b/a without sympy.solve
 (equations.linear_roots), and those of higher degree by solve without its checks
 (equations.polynomial_roots). The closed form is printed, so it must be sympy.solve's own
-answer, expression for expression: generated equations are solved both ways."""
+answer, expression for expression: generated equations are solved both ways. The conditions
+under which a root is a positive real skip sympy's questions where witnesses show both signs,
+and must read as the questions give them."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 import sympy
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from kernelcost import equations, witnesses
 from kernelcost.equations import CAPACITY, RIDGE, equation, linear_roots, polynomial_roots
 from kernelcost.symbols import size_symbol
 
@@ -92,3 +96,25 @@ def test_polynomial_roots_drop_the_roots_a_size_cannot_take():
     # N^2 + 3 N + 2 = (N + 1)(N + 2): both roots negative; N^2 - K^2: -K dropped, K kept
     assert polynomial_roots(VARIABLE**2 + 3 * VARIABLE + 2, VARIABLE) == []
     assert polynomial_roots(VARIABLE**2 - K**2, VARIABLE) == [K]
+
+
+@settings(max_examples=150, deadline=None)
+@given(coefficients, coefficients, coefficients, coefficients)
+def test_witnesses_leave_the_conditions_as_sympys_assumptions_give_them(a, b, c, d):
+    # where a root, a factor or a relation takes both signs at the witnesses, sympy is not
+    # asked: the condition must be the one its questions give
+    assume(c != 0 or d != 0)
+    root = (a * RIDGE + b) / (c * RIDGE + d)
+    with_witnesses = equations.positive_real_condition(root)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(equations, "_both_signs", lambda expr: False)
+        asked = equations.positive_real_condition(root)
+    assert with_witnesses == asked
+    assert str(with_witnesses) == str(asked)
+
+
+def test_signs_at_witnesses_take_a_ridge_below_one():
+    # I_crit is a positive real: 8 I_crit - 1 is negative at 1/10 and positive at 1
+    assert witnesses.signs_at_witnesses(8 * RIDGE - 1) == {1, -1}
+    assert witnesses.signs_at_witnesses(RIDGE + K) == {1}
+    assert witnesses.signs_at_witnesses(RIDGE + FREE) == set()  # FREE may be negative

@@ -17,6 +17,7 @@ from sympy.core.assumptions import check_assumptions
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quotients import cancel, factored
 from .records import record
+from .witnesses import signs_at_witnesses
 
 # The symbols the closed forms are written in.
 RIDGE = sympy.Symbol("I_crit", positive=True)
@@ -144,7 +145,7 @@ def linear_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr
     # solve_linear's derivative and value at 0, read off the terms: diff and subs cost more
     rest, _ = numerator.as_independent(variable, as_Add=True)
     root = sympy.expand_mul(-1 / numerator.coeff(variable) * rest)
-    return [] if check_assumptions(root, **variable.assumptions0) is False else [root]
+    return [root] if _may_be(root, variable) else []
 
 
 def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr]:
@@ -154,8 +155,17 @@ def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.
     simplifies, half of a quadratic's solve). Roots the variable's assumptions rule out are
     dropped, as solve drops them."""
     roots = sympy.solve(cleared, variable, dict=False, simplify=False, check=False)
-    return [root for root in roots
-            if check_assumptions(root, **variable.assumptions0) is not False]
+    return [root for root in roots if _may_be(root, variable)]
+
+
+def _may_be(root: sympy.Expr, variable: sympy.Symbol) -> bool:
+    """Whether the variable's assumptions leave the root possible, as solve checks them. A
+    root positive at some witness sizes is possible for a positive variable: no assumption
+    of it can be proven false there, and sympy's questions (tens of milliseconds for a
+    quotient in I_crit) are not asked."""
+    if variable.is_positive and 1 in signs_at_witnesses(root):
+        return True
+    return check_assumptions(root, **variable.assumptions0) is not False
 
 
 def _linear_with_rational_coefficients(expr: sympy.Expr, variable: sympy.Symbol) -> bool:
@@ -236,10 +246,11 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
     """Where `root` is a positive real number, as simply as the signs of its factors allow:
     R*T/(T - 2*R) with R, T > 0 gives T > 2*R."""
     conditions = [base >= 0 for base in _even_root_radicands(root)]
-    if root.is_positive:
-        return sympy.And(*conditions) if conditions else sympy.true
-    if root.is_positive is False and root.is_real:
-        return sympy.false
+    if not _both_signs(root):
+        if root.is_positive:
+            return sympy.And(*conditions) if conditions else sympy.true
+        if root.is_positive is False and root.is_real:
+            return sympy.false
     numerator, denominator = sympy.fraction(sympy.together(root))
     sign = 1
     undecided = []
@@ -248,9 +259,10 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
         if coefficient.is_negative:
             sign = -sign
         for factor, multiplicity in factors:
-            if factor.is_positive:
+            undecided_sign = _both_signs(factor)
+            if not undecided_sign and factor.is_positive:
                 continue
-            if factor.is_negative:
+            if not undecided_sign and factor.is_negative:
                 sign *= (-1) ** multiplicity
             elif multiplicity % 2 == 1:
                 undecided.append(factor)
@@ -260,7 +272,8 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
         positive = sympy.true if sign > 0 else sympy.false
         return sympy.And(positive, *conditions)
     product = sympy.Mul(*undecided)
-    relation = product > 0 if sign > 0 else product < 0
+    relation = _relation(sympy.StrictGreaterThan if sign > 0 else sympy.StrictLessThan,
+                         product, sympy.Integer(0))
     if len(undecided) == 1:
         relation = isolate(relation)
     return sympy.And(relation, *conditions)
@@ -291,8 +304,22 @@ def isolate(relation: sympy.Rel) -> sympy.Basic:
         rest = sympy.expand(-(expression - coefficient * symbol) / coefficient)
         # dividing by a negative coefficient turns the relation round
         relation_type = _flip(relation) if coefficient < 0 else type(relation)
-        return relation_type(symbol, rest)
+        return _relation(relation_type, symbol, rest)
     return relation
+
+
+def _both_signs(expr: sympy.Expr) -> bool:
+    """Whether expr is negative at some witness sizes and positive at others: then sympy
+    can prove neither sign, and is not asked."""
+    return len(signs_at_witnesses(expr)) == 2
+
+
+def _relation(kind, left: sympy.Expr, right: sympy.Expr) -> sympy.Rel:
+    """kind(left, right) as sympy builds it, without its attempt to decide it where the
+    difference takes both signs (it would stay a relation, the same one)."""
+    if _both_signs(left - right):
+        return kind(left, right, evaluate=False)
+    return kind(left, right)
 
 
 def _flip(relation: sympy.Rel):

@@ -17,6 +17,37 @@ from .rational_eval import Value
 WITNESS_SIZES = (1, 2, 3, 5, 8, 64, 1024, 10**6, 10**12)
 
 
+# The same points for a positive symbol that need not be an integer (a ridge, a capacity):
+# position by position, a positive rational for each witness size.
+WITNESS_REALS = (sympy.Rational(1, 1000), sympy.Rational(1, 10), sympy.Rational(1, 2),
+                 sympy.Integer(1), sympy.Integer(3), sympy.Integer(10), sympy.Integer(1000),
+                 sympy.Integer(10**6), sympy.Integer(10**12))
+
+
+def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
+    """The signs expr takes where its sizes are at the witness sizes and its other positive
+    symbols at WITNESS_REALS, by sympy's exact arithmetic; the points where it is no rational
+    number (a radical, 1/0) count for neither. Empty where a symbol may be negative."""
+    symbols = tuple(sorted(expr.free_symbols, key=str))
+    if not symbols or not all(symbol.is_positive for symbol in symbols):
+        return set()
+    tables = [[sympy.Integer(size) for size in WITNESS_SIZES] if symbol.is_integer
+              else WITNESS_REALS for symbol in symbols]
+    sizes = {size: index for index, size in enumerate(WITNESS_SIZES)}
+    signs = set()
+    for point in witness_values(len(symbols)):
+        try:
+            value = expr.xreplace({symbol: table[sizes[size]]
+                                   for symbol, table, size in zip(symbols, tables, point)})
+        except ValueError:  # sympy's Min and Max refuse an infinite argument
+            continue
+        if value.is_Rational and value:
+            signs.add(1 if value > 0 else -1)
+        if len(signs) == 2:
+            break
+    return signs
+
+
 def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
     """The free symbols of expr in a fixed order, where it has some and every one is a size
     (a positive integer); None otherwise."""
