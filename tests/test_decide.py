@@ -159,6 +159,17 @@ def test_cancelled_keeps_each_lattice_and_the_value(expr):
         assert result.xreplace(point) == reference.xreplace(point) == expr.xreplace(point)
 
 
+@pytest.mark.parametrize("expr", [b / INT4_T_MIN, 2 * b * L**2 / (3 * DECODE_T_MIN**2),
+                                  Theta / 6, sympy.Rational(3, 4), sympy.Min(L, b) * h])
+def test_a_product_of_sizes_and_lattices_is_in_lowest_terms(expr):
+    # returned as it stands: what cancel gives with each lattice held as a symbol
+    held = {lattice: sympy.Dummy() for lattice in sorted(
+        expr.atoms(sympy.Min, sympy.Max), key=sympy.default_sort_key)}
+    reference = sympy.cancel(expr.xreplace(held)).xreplace(
+        {symbol: lattice for lattice, symbol in held.items()})
+    assert cancelled(expr) == reference == expr
+
+
 SIGNED = [
     CONV_RATIO - sympy.Rational(1, 10),
     TILED - 64,

@@ -335,10 +335,20 @@ def _rewritten_by_lattice(argument: sympy.Expr) -> bool:
 def cancelled(expr: sympy.Expr) -> sympy.Expr:
     """sympy.cancel(expr) with each Min and Max held as a symbol meanwhile, so kept as it is:
     to cancel they are generators, but cancel's passes (factor_terms, expand) rewrite their
-    arguments and re-evaluate them, asking every pair of arguments again."""
+    arguments and re-evaluate them, asking every pair of arguments again. A number times
+    powers of sizes and lattices is in lowest terms already (items per second: b/Max(...))."""
+    if all(_power_of_atom(factor) for factor in sympy.Mul.make_args(expr)):
+        return expr
     lattices = sorted(expr.atoms(sympy.Min, sympy.Max), key=sympy.default_sort_key)
     if not lattices:
         return cancel(expr)
     held = {lattice: sympy.Dummy() for lattice in lattices}
     result = cancel(expr.xreplace(held))
     return result.xreplace({symbol: lattice for lattice, symbol in held.items()})
+
+
+def _power_of_atom(factor: sympy.Expr) -> bool:
+    """A rational, or a size, Min or Max to an integer power."""
+    if factor.is_Pow and factor.exp.is_Integer:
+        factor = factor.base
+    return factor.is_Rational or factor.is_Symbol or isinstance(factor, (sympy.Min, sympy.Max))
