@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kernelcost import rational_eval, shifted, witnesses
-from kernelcost.symbols import size_symbol
+from kernelcost.symbols import size_symbol, text_key
 
 SIZES = tuple(sorted((size_symbol(name) for name in ("N", "T", "M")), key=str))
 SHIFTS = sympy.symbols("m0:3")
@@ -193,3 +193,10 @@ def test_shifted_fraction_is_sympys_numerator_and_denominator(expr):
 def _in_shifts(terms: dict) -> sympy.Expr:
     return sympy.Add(*(value * sympy.Mul(*(m**e for m, e in zip(SHIFTS, exponents)))
                        for exponents, value in terms.items()))
+
+
+@pytest.mark.parametrize("symbol", [*SIZES, sympy.Symbol("I_crit", positive=True),
+                                    sympy.Dummy(integer=True, positive=True), sympy.Dummy("held")])
+def test_symbols_sort_by_their_text(symbol):
+    # the witnesses order sizes by this key, and must order them as str() would
+    assert text_key(symbol) == str(symbol)

@@ -18,7 +18,7 @@ import sympy
 
 from .quotients import factor, factored
 from .records import record
-from .symbols import is_monomial
+from .symbols import is_monomial, text_key
 
 _SCALE = sympy.Symbol("_lambda", positive=True)
 
@@ -104,7 +104,7 @@ def _leading_in_scale(part: sympy.Expr, growing: tuple) -> Leading:
     rationals; as a polynomial in lam where part has other atoms (a Min of fixed sizes, a
     radical), whose coefficients form a ring of their own, several times slower to build.
     Raises PolynomialError where part(lam*s) is no polynomial in lam."""
-    symbols = sorted(part.free_symbols, key=str)
+    symbols = sorted(part.free_symbols, key=text_key)
     try:
         polynomial = sympy.Poly(part, *symbols) if symbols else None
     except sympy.PolynomialError:

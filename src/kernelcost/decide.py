@@ -42,6 +42,7 @@ import sympy
 from . import rational_eval, thresholds
 from .quotients import cancel
 from .shifted import rational_sizes, shifted_sign
+from .symbols import text_key
 from .witnesses import ArgumentWitnesses, both_signs, planned_value, shows
 
 
@@ -244,7 +245,7 @@ def clamped_sign(difference: sympy.Expr) -> int | None:
     MOST_CLAMPED_POINTS points, or where the values have no one sign."""
     clamps = {lattice: clamp for lattice in difference.atoms(sympy.Min)
               if (clamp := _clamp(lattice)) is not None}
-    sizes = tuple(sorted({size for _, size in clamps.values()}, key=str))
+    sizes = tuple(sorted({size for _, size in clamps.values()}, key=text_key))
     if (not clamps or len(sizes) < len(clamps) or difference.free_symbols != set(sizes)
             or not _only_clamped(difference, clamps)):
         return None

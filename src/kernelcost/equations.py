@@ -17,6 +17,7 @@ from sympy.core.assumptions import check_assumptions
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quotients import cancel, factored
 from .records import record
+from .symbols import text_key
 from .witnesses import signs_at_witnesses
 
 # The symbols the closed forms are written in.
@@ -172,7 +173,7 @@ def _linear_with_rational_coefficients(expr: sympy.Expr, variable: sympy.Symbol)
     """True for a polynomial of degree 1 in `variable` whose coefficients, in every symbol,
     are rational numbers: solve has no radicals, floats or functions to treat there."""
     try:
-        polynomial = sympy.Poly(expr, *sorted(expr.free_symbols, key=str))
+        polynomial = sympy.Poly(expr, *sorted(expr.free_symbols, key=text_key))
     except sympy.PolynomialError:
         return False
     return polynomial.domain in (sympy.ZZ, sympy.QQ) and polynomial.degree(variable) == 1

@@ -15,7 +15,7 @@ import sympy
 from . import ast
 from .check import CheckedKernel
 from .errors import Diagnostic, KcostError
-from .symbols import to_sympy
+from .symbols import text_key, to_sympy
 
 
 def size_warnings(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
@@ -56,7 +56,7 @@ def _loops(statements) -> Iterator[ast.For]:
 
 def _refuse(checked: CheckedKernel, span: ast.Span, what: str, expr: sympy.Expr,
             values: Mapping[sympy.Symbol, sympy.Expr]) -> None:
-    used = sorted(expr.free_symbols & set(values), key=str)
+    used = sorted(expr.free_symbols & set(values), key=text_key)
     sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
     value = expr.xreplace(dict(values))
     raise KcostError(Diagnostic(span, f"{what} is {value} at {sizes}",

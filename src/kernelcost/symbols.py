@@ -57,6 +57,12 @@ def counter_symbol(name: str) -> sympy.Symbol:
     return sympy.Symbol(f"_{name}_t", integer=True, nonnegative=True)
 
 
+def text_key(symbol: sympy.Symbol) -> str:
+    """str(symbol) without sympy's printer (a dummy is written with a leading underscore):
+    the key symbols are sorted by, thousands of times a command."""
+    return "_" + symbol.name if symbol.is_Dummy else symbol.name
+
+
 def number(text: str) -> sympy.Rational:
     """The exact value of a numeric literal: 1e8 -> 100000000, 0.5 -> 1/2."""
     try:

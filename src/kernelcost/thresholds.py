@@ -82,7 +82,7 @@ def against(expr: sympy.Expr, number: sympy.Rational, zero_counts_as: int
     """expr - number as (split, sign): split where the witnesses show both signs, else the
     sign at every size where shifted coefficients prove one (None where they do not). None
     where expr is not c G with c > 0 and G an expression of sizes with a plan."""
-    content, primitive = expr.as_content_primitive()
+    content, primitive = _content_primitive(expr)
     if not content.is_Rational or content <= 0 or primitive.is_number:
         return None
     found = core(primitive)
@@ -92,3 +92,9 @@ def against(expr: sympy.Expr, number: sympy.Rational, zero_counts_as: int
     if found.split(scaled, zero_counts_as):
         return True, None
     return False, found.sign(scaled)
+
+
+@functools.lru_cache(maxsize=1024)
+def _content_primitive(expr: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    # kept: a verdict compares one ratio with a tenth, with ten and with one
+    return expr.as_content_primitive()

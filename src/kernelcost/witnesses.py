@@ -11,6 +11,7 @@ import sympy
 
 from . import rational_eval
 from .rational_eval import Value
+from .symbols import text_key
 
 # Sizes tried for every free symbol: small ones, where edges and ceilings matter, and large
 # ones, where the leading terms decide.
@@ -28,7 +29,7 @@ def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
     """The signs expr takes where its sizes are at the witness sizes and its other positive
     symbols at WITNESS_REALS, by sympy's exact arithmetic; the points where it is no rational
     number (a radical, 1/0) count for neither. Empty where a symbol may be negative."""
-    symbols = tuple(sorted(expr.free_symbols, key=str))
+    symbols = tuple(sorted(expr.free_symbols, key=text_key))
     if not symbols or not all(symbol.is_positive for symbol in symbols):
         return set()
     tables = [[sympy.Integer(size) for size in WITNESS_SIZES] if symbol.is_integer
@@ -54,7 +55,7 @@ def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
     symbols = expr.free_symbols
     if not symbols or not all(symbol.is_integer and symbol.is_positive for symbol in symbols):
         return None
-    return tuple(sorted(symbols, key=str))
+    return tuple(sorted(symbols, key=text_key))
 
 
 def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
@@ -63,7 +64,7 @@ def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
     symbols = difference.free_symbols
     if not symbols or not all(symbol.is_positive for symbol in symbols):
         return False
-    ordered = tuple(sorted(symbols, key=str))
+    ordered = tuple(sorted(symbols, key=text_key))
     signs = set()
     for values in witness_values(len(ordered)):
         sign = sign_of(difference, ordered, values)
@@ -82,7 +83,7 @@ def shows(difference: sympy.Expr, signs: tuple[int, ...]) -> bool:
     symbols = difference.free_symbols
     if not symbols or not all(symbol.is_positive for symbol in symbols):
         return False
-    ordered = tuple(sorted(symbols, key=str))
+    ordered = tuple(sorted(symbols, key=text_key))
     return any(sign_of(difference, ordered, values) in signs
                for values in witness_values(len(ordered)))
 
@@ -134,7 +135,7 @@ class ArgumentWitnesses:
     def __init__(self, arguments: list[sympy.Expr]):
         self.arguments = arguments
         self.symbols = tuple(sorted(set().union(*(argument.free_symbols
-                                                  for argument in arguments)), key=str))
+                                                  for argument in arguments)), key=text_key))
         self.position = {symbol: index for index, symbol in enumerate(self.symbols)}
         self.plans = [rational_eval.compiled(argument, self.symbols) for argument in arguments]
         self.values: dict[tuple[int, tuple[int, ...]], Value | None] = {}
@@ -149,7 +150,7 @@ class ArgumentWitnesses:
                    else self.arguments[i].free_symbols | self.arguments[j].free_symbols)
         if not symbols or not all(symbol.is_positive for symbol in symbols):
             return False
-        ordered = tuple(sorted(symbols, key=str))
+        ordered = tuple(sorted(symbols, key=text_key))
         positions = [self.position[symbol] for symbol in ordered]
         signs = set()
         for values in witness_values(len(ordered)):
