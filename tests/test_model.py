@@ -9,11 +9,15 @@ from pathlib import Path
 
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_rational_eval import expressions
 
 import kernelcost
 from kernelcost.cost import Cost, ScopeCost, TensorFootprint
 from kernelcost.efficiency import measured_efficiency
 from kernelcost.errors import KcostError
+from kernelcost.decide import at_least, largest
 from kernelcost.hardware import load_machine
 from kernelcost.model import (
     COMPUTE_BOUND,
@@ -21,6 +25,8 @@ from kernelcost.model import (
     ZONE_COMPUTE,
     ZONE_MEMORY,
     ZONE_MIXED,
+    TimeTerm,
+    binding_term,
     verdict,
     zone_of,
 )
@@ -368,3 +374,34 @@ def test_a_clearly_compute_bound_verdict_carries_the_machine_advice():
     found = verdict(gemm(), load_machine("h100"), "bf16", {M: 65536, N: 65536, K: 65536})
     assert found.level("global").zone == ZONE_COMPUTE
     assert found.compute_advice.startswith("arithmetic is the limit: a narrower precision")
+
+
+def _binding_by_pairs(terms):
+    """The first term at least every other, each pair asked (as binding_term once did)."""
+    for term in terms:
+        if all(at_least(term.seconds, other.seconds) for other in terms if other is not term):
+            return term
+    return None
+
+
+def _terms(times):
+    return [TimeTerm(f"term {index}", "work", "fma", 1, seconds, seconds)
+            for index, seconds in enumerate(times)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(expressions(depth=2, kinds=("add", "mul", "div", "pow", "ceiling")),
+                min_size=1, max_size=4))
+def test_the_binding_term_is_the_one_largest_keeps(times):
+    # largest keeps a single term only where it proved every other no larger, so the term
+    # binding_term names without asking is the one the pairs name
+    terms = _terms(times)
+    assert binding_term(terms, largest(*times)) == _binding_by_pairs(terms)
+
+
+def test_a_term_sympy_keeps_from_a_min_binds():
+    # a Min among the times goes to sympy's Max, whose absorption M >= Min(M, N) no decider
+    # has a sign for (the difference touches zero): the term it keeps is the largest
+    terms = _terms([M, sympy.Min(M, N)])
+    assert _binding_by_pairs(terms) is None
+    assert binding_term(terms, largest(M, sympy.Min(M, N))) == terms[0]

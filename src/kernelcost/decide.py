@@ -113,7 +113,7 @@ def at_least(left, right) -> bool | None:
     return at_most(right, left)
 
 
-# Where only a proof counts (the term that binds, a mean a busiest SM might fall under), a
+# Where only a proof counts (a mean a busiest SM might fall under, a limit exceeded), a
 # witness size where the relation fails settles the answer before any decider is asked: the
 # deciders spend the most on differences of one sign that touch zero (216 n ceiling(R/108)
 # against 2 R n), which no sign at every size describes.
@@ -122,13 +122,6 @@ def proven_less_than(left: sympy.Expr, right: sympy.Expr) -> bool:
     """Whether left < right is proven at every size (less_than gives True)."""
     left, right = sympy.sympify(left), sympy.sympify(right)
     return not shows(left - right, (0, 1)) and _compared(left, right, strict=True) is True
-
-
-@functools.lru_cache(maxsize=4096)
-def proven_at_least(left: sympy.Expr, right: sympy.Expr) -> bool:
-    """Whether left >= right is proven at every size (at_least gives True)."""
-    left, right = sympy.sympify(left), sympy.sympify(right)
-    return not shows(left - right, (-1,)) and _compared(right, left, strict=False) is True
 
 
 def smallest(*arguments) -> sympy.Expr:

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 import sympy
 
 from .cost import Cost
-from .decide import at_most, cancelled, largest, less_than, proven_at_least, smallest
+from .decide import at_most, cancelled, largest, less_than, smallest
 from .derates import Derate, launch_derate
 from .drawable import Drawable
 from .errors import Diagnostic, KcostError
@@ -238,7 +238,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     if cost.grid is None and state is not None and state.model_B != state.bound_B:
         nest_t_model = _nest_t_model(served_cost(cold_cost, state.model_B), machine, precision,
                                      substitutions, work_by_class)
-    binding = binding_term(terms)
+    binding = binding_term(terms, t_min)
     overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
     working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
     l2_capacity = _optional_exact(machine.capacity("l2"))
@@ -367,14 +367,14 @@ def traffic_terms(levels: list[LevelVerdict]) -> list[TimeTerm]:
             if level.level not in UNBOUNDING_LEVELS]
 
 
-def binding_term(terms: list[TimeTerm]) -> TimeTerm | None:
+def binding_term(terms: list[TimeTerm], t_min: sympy.Expr) -> TimeTerm | None:
     """The term no other exceeds, or None when symbolic terms cannot be ordered. Ties go to
-    the first term (work before traffic)."""
-    for term in terms:
-        if all(proven_at_least(term.seconds, other.seconds)
-               for other in terms if other is not term):
-            return term
-    return None
+    the first term (work before traffic). `t_min` is `largest` of the terms' times, which
+    keeps one of them only where its comparisons proved every other no larger (the first of
+    equals kept): that term, found without asking them again."""
+    if isinstance(t_min, sympy.Max):
+        return None
+    return next((term for term in terms if term.seconds == t_min), None)
 
 
 def regime_of_term(term: TimeTerm) -> str:
