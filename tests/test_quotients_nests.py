@@ -5,7 +5,10 @@ sympy trees, field by field.
 
 The shortcuts, each claimed to give sympy's expression exactly:
 - quotients.cancel and quotients.factor (sympy.cancel and sympy.factor without their
-  preparation passes), bound by name in every module that imported them;
+  preparation passes), and factored, scaled and readable_cancelled (factor(cancel(e)),
+  cancel(k e) and readable(cancel(e)) from cancel's reduced pair), bound by name in every
+  module that imported them;
+- asymptotic._leading_in_scale (was sympy's Poly in the scale lam);
 - Asymptotics._fraction's `as_numer_denom` (was sympy.fraction(sympy.together(...)): a common
   factor is said to leave every shown ratio as it was);
 - sums._power_sums, Faulhaber's formula (was sympy.summation).
@@ -89,12 +92,27 @@ def _together_fraction(self, growing: tuple) -> tuple:
     return self._fractions[key]
 
 
+def _leading_by_scaling(part, growing):
+    """asymptotic._leading_in_scale as it was before 1f83581: sympy's Poly in lam."""
+    polynomial = sympy.Poly(part.xreplace({s: asymptotic._SCALE * s for s in growing}),
+                            asymptotic._SCALE)
+    if polynomial.is_zero:
+        return asymptotic.Leading(-1, sympy.Integer(0))
+    return asymptotic.Leading(polynomial.degree(), polynomial.LC())
+
+
 @contextmanager
 def sympys_own_steps():
     """Every shortcut replaced by the sympy call it stands for, caches emptied on the way in
     and out."""
-    ours = {"cancel": quotients.cancel, "factor": quotients.factor}
-    theirs = {"cancel": sympy.cancel, "factor": sympy.factor}
+    ours = {"cancel": quotients.cancel, "factor": quotients.factor,
+            "factored": quotients.factored, "scaled": quotients.scaled,
+            "readable_cancelled": quotients.readable_cancelled}
+    theirs = {"cancel": sympy.cancel, "factor": sympy.factor,
+              "factored": lambda expr: sympy.factor(sympy.cancel(expr)),
+              "scaled": lambda expr, factor: sympy.cancel(factor * expr),
+              # readable through quotients.factor, patched in its own module below
+              "readable_cancelled": lambda expr: quotients.readable(sympy.cancel(expr))}
     _clear_caches()
     with pytest.MonkeyPatch.context() as patch:
         patched = set()
@@ -111,6 +129,7 @@ def sympys_own_steps():
         missing = {caller for caller in CALLERS if caller not in patched}
         assert not missing, f"no quotients.cancel, factor or readable bound in {sorted(missing)}"
         patch.setattr(asymptotic.Asymptotics, "_fraction", _together_fraction)
+        patch.setattr(asymptotic, "_leading_in_scale", _leading_by_scaling)
         patch.setattr(sums, "_power_sums", lambda *arguments: None)
         try:
             yield

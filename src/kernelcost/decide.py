@@ -97,9 +97,9 @@ def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
     if sign is SPLIT:
         return None
     difference = left - right
-    if sign is None and both_signs(difference, zero_counts_as):
-        return None
     if sign is None:
+        if both_signs(difference, zero_counts_as):
+            return None
         sign = exact_sign(difference)
     if sign is not None:
         return sign < 0 if strict else sign <= 0

@@ -36,6 +36,7 @@ class Core:
         if fraction is not None:
             self.denominator_sign = part_sign(fraction[1], shifted_sizes) or 0
             self.fraction = fraction if self.denominator_sign else None
+            self.origin = (0,) * len(shifted_sizes)  # the exponents of the constant term
 
     def split(self, number: sympy.Rational, zero_counts_as: int) -> bool:
         """Whether G - number is negative at some witness sizes and positive at others (a
@@ -64,8 +65,7 @@ class Core:
             terms[exponents] = terms.get(exponents, 0) - bottom * coefficient
         if not any(terms.values()):
             return 0
-        constant = terms.get((0,) * len(next(iter(terms))), 0)
-        sign = one_sign(constant, terms.values())
+        sign = one_sign(terms.get(self.origin, 0), terms.values())
         return None if sign is None else sign * self.denominator_sign
 
 
