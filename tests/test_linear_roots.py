@@ -118,3 +118,17 @@ def test_signs_at_witnesses_take_a_ridge_below_one():
     assert witnesses.signs_at_witnesses(8 * RIDGE - 1) == {1, -1}
     assert witnesses.signs_at_witnesses(RIDGE + K) == {1}
     assert witnesses.signs_at_witnesses(RIDGE + FREE) == set()  # FREE may be negative
+
+
+@given(numbers, numbers, st.integers(1, 10**6), st.integers(1, 50))
+def test_a_rational_plus_a_square_root_has_its_exact_sign(rational, coefficient, top, bottom):
+    # a quadratic's root at a ridge: a + b sqrt(q), signed without evaluating the root
+    value = rational + coefficient * sympy.sqrt(sympy.Rational(top, bottom))
+    expected = sympy.sign(value.evalf(60))
+    assert witnesses.exact_number_sign(value) == int(expected)
+
+
+def test_other_numbers_have_no_exact_sign_here():
+    assert witnesses.exact_number_sign(1 + sympy.sqrt(2) + sympy.sqrt(3)) is None
+    assert witnesses.exact_number_sign(sympy.cbrt(2) - 1) is None
+    assert witnesses.exact_number_sign(sympy.zoo) is None

@@ -27,8 +27,9 @@ WITNESS_REALS = (sympy.Rational(1, 1000), sympy.Rational(1, 10), sympy.Rational(
 
 def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
     """The signs expr takes where its sizes are at the witness sizes and its other positive
-    symbols at WITNESS_REALS, by sympy's exact arithmetic; the points where it is no rational
-    number (a radical, 1/0) count for neither. Empty where a symbol may be negative."""
+    symbols at WITNESS_REALS, by sympy's exact arithmetic; the points where it is neither a
+    rational nor a rational plus a square root (1/0, other radicals) count for neither. Empty
+    where a symbol may be negative."""
     symbols = tuple(sorted(expr.free_symbols, key=text_key))
     if not symbols or not all(symbol.is_positive for symbol in symbols):
         return set()
@@ -42,11 +43,34 @@ def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
                                    for symbol, table, size in zip(symbols, tables, point)})
         except ValueError:  # sympy's Min and Max refuse an infinite argument
             continue
-        if value.is_Rational and value:
-            signs.add(1 if value > 0 else -1)
+        sign = exact_number_sign(value)
+        if sign:
+            signs.add(sign)
         if len(signs) == 2:
             break
     return signs
+
+
+def exact_number_sign(value: sympy.Expr) -> int | None:
+    """The sign of a rational, or of a + b sqrt(q) with rationals a, b and q (a ridge put in
+    a quadratic's root), in exact arithmetic; None for any other number."""
+    if value.is_Rational:
+        return _sign(value)
+    rational, rest = value.as_coeff_Add()
+    coefficient, root = rest.as_coeff_Mul()
+    if not (coefficient.is_Rational and root.is_Pow and root.exp == sympy.S.Half
+            and root.base.is_Rational and root.base > 0):
+        return None
+    rational_sign, root_sign = _sign(rational), _sign(coefficient)
+    if rational_sign == root_sign or not rational_sign or not root_sign:
+        return rational_sign or root_sign
+    # opposite signs: the larger magnitude wins, compared squared
+    square, root_square = rational**2, coefficient**2 * root.base
+    return rational_sign if square > root_square else root_sign if square < root_square else 0
+
+
+def _sign(rational: sympy.Rational) -> int:
+    return (rational.p > 0) - (rational.p < 0)
 
 
 def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
