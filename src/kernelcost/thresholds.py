@@ -15,7 +15,7 @@ import sympy
 from . import rational_eval
 from .rational_eval import Terms, Value
 from .shifted import one_sign, part_sign, rational_sizes, rounded_as_sizes
-from .witnesses import planned_value, sizes_of, witness_values
+from .witnesses import planned_value, sizes_of, split_signs, witness_values
 
 
 class Core:
@@ -41,17 +41,9 @@ class Core:
     def split(self, number: sympy.Rational, zero_counts_as: int) -> bool:
         """Whether G - number is negative at some witness sizes and positive at others (a
         zero counts as `zero_counts_as`), as witnesses.both_signs finds it."""
-        signs = set()
-        for value in self.values:
-            if value is None:
-                continue
-            sign = rational_eval.sign((value[0] * number.q - number.p * value[1], 1))
-            sign = sign or zero_counts_as
-            if sign:
-                signs.add(sign)
-            if len(signs) == 2:
-                return True
-        return False
+        return split_signs((None if value is None else rational_eval.sign(
+            (value[0] * number.q - number.p * value[1], 1)) for value in self.values),
+            zero_counts_as)
 
     def sign(self, number: sympy.Rational) -> int | None:
         """The sign G - number has at every size by its shifted coefficients, or None."""

@@ -6,6 +6,7 @@ expression, tens of times slower), else as sympy evaluates it."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 import sympy
 
@@ -89,15 +90,21 @@ def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
     if not symbols or not all(symbol.is_positive for symbol in symbols):
         return False
     ordered = tuple(sorted(symbols, key=text_key))
-    signs = set()
-    for values in witness_values(len(ordered)):
-        sign = sign_of(difference, ordered, values)
+    return split_signs((sign_of(difference, ordered, values)
+                        for values in witness_values(len(ordered))), zero_counts_as)
+
+
+def split_signs(signs: Iterable[int | None], zero_counts_as: int) -> bool:
+    """Whether signs, read as far as needed, hold both -1 and 1 (None skipped, a zero counted
+    as `zero_counts_as`)."""
+    seen = set()
+    for sign in signs:
         if sign is None:
             continue
         sign = sign or zero_counts_as
         if sign:
-            signs.add(sign)
-        if len(signs) == 2:
+            seen.add(sign)
+        if len(seen) == 2:
             return True
     return False
 
