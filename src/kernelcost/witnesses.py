@@ -31,8 +31,8 @@ def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
     symbols at WITNESS_REALS, by sympy's exact arithmetic; the points where it is neither a
     rational nor a rational plus a square root (1/0, other radicals) count for neither. Empty
     where a symbol may be negative."""
-    symbols = tuple(sorted(expr.free_symbols, key=text_key))
-    if not symbols or not all(symbol.is_positive for symbol in symbols):
+    symbols = _positive_symbols(expr.free_symbols)
+    if not symbols:
         return set()
     tables = [[sympy.Integer(size) for size in WITNESS_SIZES] if symbol.is_integer
               else WITNESS_REALS for symbol in symbols]
@@ -86,12 +86,10 @@ def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
 def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
     """Whether the difference is negative at some witness sizes and positive at others (a
     zero counts as `zero_counts_as`: 0 for neither side)."""
-    symbols = difference.free_symbols
-    if not symbols or not all(symbol.is_positive for symbol in symbols):
-        return False
-    ordered = tuple(sorted(symbols, key=text_key))
-    return split_signs((sign_of(difference, ordered, values)
-                        for values in witness_values(len(ordered))), zero_counts_as)
+    ordered = _positive_symbols(difference.free_symbols)
+    return bool(ordered) and split_signs((sign_of(difference, ordered, values)
+                                          for values in witness_values(len(ordered))),
+                                         zero_counts_as)
 
 
 def split_signs(signs: Iterable[int | None], zero_counts_as: int) -> bool:
@@ -111,12 +109,17 @@ def split_signs(signs: Iterable[int | None], zero_counts_as: int) -> bool:
 
 def shows(difference: sympy.Expr, signs: tuple[int, ...]) -> bool:
     """Whether the difference takes one of the signs at some witness sizes."""
-    symbols = difference.free_symbols
+    ordered = _positive_symbols(difference.free_symbols)
+    return bool(ordered) and any(sign_of(difference, ordered, values) in signs
+                                 for values in witness_values(len(ordered)))
+
+
+def _positive_symbols(symbols) -> tuple[sympy.Symbol, ...]:
+    """The symbols in a fixed order, where there are some and every one is positive; none
+    otherwise (no witness size can be put in)."""
     if not symbols or not all(symbol.is_positive for symbol in symbols):
-        return False
-    ordered = tuple(sorted(symbols, key=text_key))
-    return any(sign_of(difference, ordered, values) in signs
-               for values in witness_values(len(ordered)))
+        return ()
+    return tuple(sorted(symbols, key=text_key))
 
 
 def sign_of(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...],
@@ -177,27 +180,23 @@ class ArgumentWitnesses:
         difference, at the witnesses of the two arguments' symbols, where both have a value:
         sizes all the same, so both signs there are both signs of the difference, found
         before it is built."""
-        symbols = (difference.free_symbols if difference is not None
-                   else self.arguments[i].free_symbols | self.arguments[j].free_symbols)
-        if not symbols or not all(symbol.is_positive for symbol in symbols):
-            return False
-        ordered = tuple(sorted(symbols, key=text_key))
+        ordered = _positive_symbols(
+            difference.free_symbols if difference is not None
+            else self.arguments[i].free_symbols | self.arguments[j].free_symbols)
         positions = [self.position[symbol] for symbol in ordered]
-        signs = set()
-        for values in witness_values(len(ordered)):
-            point = [1] * len(self.symbols)
-            for position, value in zip(positions, values):
-                point[position] = value
-            first, second = self.value(i, tuple(point)), self.value(j, tuple(point))
-            if first is None or second is None:
-                sign = None if difference is None else sign_of(difference, ordered, values)
-            else:
-                sign = rational_eval.compare(first, second)
-            if sign:
-                signs.add(sign)
-            if len(signs) == 2:
-                return True
-        return False
+
+        def signs():
+            for values in witness_values(len(ordered)):
+                point = [1] * len(self.symbols)
+                for position, value in zip(positions, values):
+                    point[position] = value
+                first, second = self.value(i, tuple(point)), self.value(j, tuple(point))
+                if first is not None and second is not None:
+                    yield rational_eval.compare(first, second)
+                elif difference is not None:
+                    yield sign_of(difference, ordered, values)
+
+        return bool(ordered) and split_signs(signs(), zero_counts_as=0)
 
     def value(self, index: int, point: tuple[int, ...]) -> Value | None:
         key = (index, point)
