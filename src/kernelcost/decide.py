@@ -43,7 +43,7 @@ from . import rational_eval, thresholds
 from .quotients import cancel
 from .shifted import rational_sizes, shifted_sign
 from .symbols import text_key
-from .witnesses import ArgumentWitnesses, both_signs, planned_value, shows
+from .witnesses import ArgumentWitnesses, both_signs, exact_number_sign, planned_value, shows
 
 
 def decided(relation) -> bool | None:
@@ -184,7 +184,7 @@ def exact_sign(difference: sympy.Expr) -> int | None:
     over the values of clamped sizes, then with its roundings bounded, then for one size by
     real-root isolation; None where none proves one."""
     if difference.is_Rational:
-        return (difference.p > 0) - (difference.p < 0)
+        return exact_number_sign(difference)
     sign = shifted_sign(difference)
     if sign is None:
         sign = clamped_sign(difference)
