@@ -39,7 +39,8 @@ def _combined(children, powers=st.integers(2, 3)):
         st.tuples(children, children).map(lambda pair: pair[0] - pair[1]),
         st.tuples(children, children).map(lambda pair: pair[0] * pair[1]),
         st.tuples(children, children).map(lambda pair: pair[0] / pair[1]),
-        st.tuples(children, powers).map(lambda pair: pair[0] ** pair[1]))
+        st.tuples(children, powers).map(lambda pair: pair[0] ** pair[1]),
+        children.map(lambda expr: -expr))
 
 
 def _finite(expr) -> bool:
@@ -127,6 +128,16 @@ def test_factor_of_a_constant_in_disguise_is_sympys():
     disguised = (N + 1)**2 - N**2 - 2 * N
     for expr in (disguised, disguised / M, M / disguised, M * (disguised - 1)):
         assert _outcome(factor, expr) == _outcome(sympy.factor, expr)
+
+
+def test_a_call_keeps_the_form_the_sums_around_it_leave():
+    """Found by the generator: sympy's passes rewrite a call's argument alone
+    (ceiling(N/(N - M)) becomes ceiling(-N/(M - N))), but not inside a sum they turn over
+    first, and the call is a generator of the result."""
+    call = sympy.ceiling(N / (N - M))
+    for expr in (N * (-(call - N)**2 + sympy.floor(N / T)), call * N + M, (call - N)**2):
+        assert cancel(expr) == sympy.cancel(expr)
+        assert factored(expr) == sympy.factor(sympy.cancel(expr))
 
 
 def test_cancel_reduces_to_lowest_terms():

@@ -6,8 +6,8 @@ sympy trees, field by field.
 The shortcuts, each claimed to give sympy's expression exactly:
 - quotients.cancel and quotients.factor (sympy.cancel and sympy.factor without their
   preparation passes), and factored, scaled and readable_cancelled (factor(cancel(e)),
-  cancel(k e) and readable(cancel(e)) from cancel's reduced pair), bound by name in every
-  module that imported them;
+  cancel(k e) and readable(cancel(e)) from cancel's reduced pair), and readable_expanded
+  (readable(expand(e)) from the ring), bound by name in every module that imported them;
 - asymptotic._leading_in_scale (was sympy's Poly in the scale lam);
 - Asymptotics._fraction's `as_numer_denom` (was sympy.fraction(sympy.together(...)): a common
   factor is said to leave every shown ratio as it was);
@@ -107,12 +107,14 @@ def sympys_own_steps():
     and out."""
     ours = {"cancel": quotients.cancel, "factor": quotients.factor,
             "factored": quotients.factored, "scaled": quotients.scaled,
-            "readable_cancelled": quotients.readable_cancelled}
+            "readable_cancelled": quotients.readable_cancelled,
+            "readable_expanded": quotients.readable_expanded}
     theirs = {"cancel": sympy.cancel, "factor": sympy.factor,
               "factored": lambda expr: sympy.factor(sympy.cancel(expr)),
               "scaled": lambda expr, factor: sympy.cancel(factor * expr),
               # readable through quotients.factor, patched in its own module below
-              "readable_cancelled": lambda expr: quotients.readable(sympy.cancel(expr))}
+              "readable_cancelled": lambda expr: quotients.readable(sympy.cancel(expr)),
+              "readable_expanded": lambda expr: quotients.readable(sympy.expand(expr))}
     _clear_caches()
     with pytest.MonkeyPatch.context() as patch:
         patched = set()

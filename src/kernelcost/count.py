@@ -20,7 +20,7 @@ from .errors import Diagnostic, KcostError
 from .facts import Facts
 from .footprint import Footprints
 from .nest import build_nest
-from .quotients import readable
+from .quotients import readable_expanded
 from .sums import Summer
 from .symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
 
@@ -121,12 +121,11 @@ class _Counter:
 
     def _factored(self, part: sympy.Expr) -> sympy.Expr:
         """One factor of a total, expanded and factored (within the generators that
-        `readable` factors); the same polynomial recurs in several totals (a per-block count
+        `readable` factors); the same factor recurs in several totals (a per-block count
         and the whole kernel's)."""
-        expanded = sympy.expand(part)
-        if expanded not in self._factors:
-            self._factors[expanded] = readable(expanded)
-        return self._factors[expanded]
+        if part not in self._factors:
+            self._factors[part] = readable_expanded(part)
+        return self._factors[part]
 
     def executions(self, loops) -> sympy.Expr:
         key = tuple(loops)

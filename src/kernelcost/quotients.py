@@ -10,7 +10,9 @@ and denominator is the one sympy reaches, and the expression built from it is th
 sympy.factor first brings the expression over a common denominator (`together`, gcd_terms
 again); the irreducible factors of the numerator and of the denominator are unique, each with
 a positive leading coefficient, so factoring the two polynomials directly gives its
-product.
+product. Both pairs are written out by the ring's own arithmetic where the expression is
+sums, products and integer powers of sizes, rationals and calls: sympy's sring expands them
+as expressions first, which is most of its time.
 
 Two kinds of expression keep sympy's own path, where its preparation changes the result: a
 sum left open (factor_terms takes the factors free of the counter out of the summand, N*k + N
@@ -27,7 +29,9 @@ from sympy.core.exprtools import factor_terms
 from sympy.core.mul import _keep_coeff
 from sympy.polys.domains import ZZ
 from sympy.polys.polyerrors import GeneratorsNeeded, PolynomialError
-from sympy.polys.rings import PolyElement, sring
+from sympy.polys.orderings import lex
+from sympy.polys.polyutils import _sort_gens
+from sympy.polys.rings import PolyElement, PolyRing, sring
 from sympy.simplify.simplify import signsimp
 
 # what sympy's preparation passes rewrite beyond the numerator's canonical form (Sum,
@@ -70,6 +74,9 @@ def _reduced(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
     if (not isinstance(expr, sympy.Expr) or expr.is_Number or not expr.is_commutative
             or expr.has(*_SYMPYS_OWN)):
         return None
+    written = _written_out(expr)
+    if written is not None:
+        return written
     try:
         ring, (numerator, denominator) = sring(_prepared_calls(expr).as_numer_denom())
     except PolynomialError:
@@ -79,19 +86,106 @@ def _reduced(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
     return numerator.cancel(denominator)
 
 
-def _prepared_calls(expr: sympy.Expr) -> sympy.Expr:
-    """expr with each outermost call (a rounding, Min, Max) as sympy's passes leave it:
-    they reach into the arguments (ceiling(N/(N - M)) becomes ceiling(-N/(M - N))), and the
-    call is a generator of the polynomials, so its form is part of the result."""
-    calls = {}
+@functools.lru_cache(maxsize=1024)
+def _written_out(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
+    """_reduced's pair, written out by the ring's own arithmetic from expr as it stands,
+    where expr is sums, products and integer powers of rationals, sizes and calls (each call
+    a generator as sring expands it); None for anything else, and for a sum that is a
+    number in disguise, where sympy's factor keeps a form of its own."""
+    expr = _prepared_calls(expr)
+    generators = _ring_generators(expr)
+    if not generators:
+        return None
+    ring = PolyRing(_sort_gens(list(set(generators.values()))), ZZ, lex)
+    by_expr = dict(zip(ring.symbols, ring.gens))
+    atoms = {node: by_expr[generator] for node, generator in generators.items()}
+    try:
+        numerator, denominator = _in_ring(expr, atoms, ring)
+    except _NotWrittenOut:
+        return None
+    used = [any(exponents) for exponents in zip(*numerator.monoms(), *denominator.monoms())]
+    if not all(used) or len(used) < ring.ngens:
+        return None  # a generator cancelled out: sring's ring would not have it
+    return numerator.cancel(denominator)
+
+
+class _NotWrittenOut(Exception):
+    pass
+
+
+def _ring_generators(expr: sympy.Expr) -> dict[sympy.Expr, sympy.Expr] | None:
+    """Each size and call in expr, with the generator sring makes of it (a call with its
+    arguments expanded); None where expr holds anything but sums, products, integer powers,
+    rationals, sizes and calls."""
+    generators = {}
     stack = [expr]
     while stack:
         node = stack.pop()
-        if isinstance(node, sympy.Function):
-            calls[node] = factor_terms(signsimp(node), radical=True)
-        else:
+        if node.is_Symbol:
+            generators[node] = node
+        elif node.is_Add or node.is_Mul:
             stack.extend(node.args)
-    return expr.xreplace(calls) if calls else expr
+        elif node.is_Pow and node.exp.is_Integer:
+            stack.append(node.base)
+        elif isinstance(node, sympy.Function) and node.free_symbols:
+            expanded = node.expand()
+            if not isinstance(expanded, sympy.Function):
+                return None
+            generators[node] = expanded
+        elif not node.is_Rational:
+            return None
+    return generators
+
+
+def _in_ring(node: sympy.Expr, atoms, ring) -> tuple[PolyElement, PolyElement]:
+    """node as a numerator and a denominator in ring (not in lowest terms)."""
+    if node in atoms:
+        return atoms[node], ring.one
+    if node.is_Rational:
+        return ring(int(node.p)), ring(int(node.q))
+    if node.is_Mul:
+        numerator, denominator = ring.one, ring.one
+        for argument in node.args:
+            top, bottom = _in_ring(argument, atoms, ring)
+            numerator, denominator = numerator * top, denominator * bottom
+        return numerator, denominator
+    if node.is_Pow:
+        top, bottom = _in_ring(node.base, atoms, ring)
+        power = int(node.exp)
+        return (top**power, bottom**power) if power >= 0 else (bottom**-power, top**-power)
+    numerator, denominator = ring.zero, ring.one
+    for argument in node.args:
+        numerator, denominator = _added(numerator, denominator, *_in_ring(argument, atoms, ring))
+    if numerator.is_ground and denominator.is_ground:
+        raise _NotWrittenOut  # a number in disguise
+    return numerator, denominator
+
+
+def _added(numerator, denominator, top, bottom) -> tuple[PolyElement, PolyElement]:
+    """numerator/denominator + top/bottom over one denominator: the least common multiple
+    where both are terms (the usual 1/(2*T) beside 1/T), else their product."""
+    if denominator == bottom:
+        return numerator + top, denominator
+    if len(denominator) == 1 and len(bottom) == 1:
+        common = denominator.lcm(bottom)
+        return (numerator * common.exquo(denominator) + top * common.exquo(bottom), common)
+    return numerator * bottom + top * denominator, denominator * bottom
+
+
+def _holds_calls(expr: sympy.Expr) -> bool:
+    return bool(expr.atoms(sympy.Function))
+
+
+def _prepared_calls(expr: sympy.Expr) -> sympy.Expr:
+    """expr as sympy.cancel's passes leave it where it holds a call (a rounding, Min, Max):
+    they reach into the arguments, as the sums around the call allow (ceiling(N/(N - M))
+    alone becomes ceiling(-N/(M - N)), but not inside a sum they turned over first), and
+    the call is a generator of the polynomials, so its form is part of the result. Without
+    a call the passes change nothing the pair in lowest terms keeps, and they are most of
+    sympy.cancel's time."""
+    if not _holds_calls(expr):
+        return expr
+    return factor_terms(signsimp(expr), radical=True)
 
 
 def factor(expr) -> sympy.Expr:
@@ -105,6 +199,9 @@ def factor(expr) -> sympy.Expr:
     if (not isinstance(expr, sympy.Expr) or expr.is_number or not expr.is_commutative
             or expr.has(*_SYMPYS_OWN)):
         return sympy.factor(expr)
+    written = None if _holds_calls(expr) else _written_out(expr)
+    if written is not None:
+        return _product_of_factors(written)
     coefficient, factors = sympy.Integer(1), []
     for part, sign in zip(expr.as_numer_denom(), (1, -1)):
         if part.is_number:
@@ -139,11 +236,20 @@ def factored(expr) -> sympy.Expr:
     factor(cancel(expr)) itself."""
     expr = sympy.sympify(expr)
     reduced = _reduced(expr)
-    if (reduced is None or reduced[0].ring.domain != ZZ
-            or not all(generator.is_Symbol for generator in reduced[0].ring.symbols)):
+    if reduced is None or reduced[0].ring.domain != ZZ or not _of_sizes(reduced):
         return factor(cancel(expr))
+    return _product_of_factors(reduced)
+
+
+def _of_sizes(pair: tuple[PolyElement, PolyElement]) -> bool:
+    return all(generator.is_Symbol for generator in pair[0].ring.symbols)
+
+
+@functools.lru_cache(maxsize=1024)
+def _product_of_factors(pair: tuple[PolyElement, PolyElement]) -> sympy.Expr:
+    """A numerator and a denominator over the integers as factor writes their quotient."""
     coefficient, factors = sympy.Integer(1), []
-    for part, sign in zip(reduced, (1, -1)):
+    for part, sign in zip(pair, (1, -1)):
         if part.is_ground:
             coefficient *= ZZ.to_sympy(part.LC) ** sign
             continue
@@ -166,6 +272,18 @@ def readable(expr: sympy.Expr) -> sympy.Expr:
     """factor(expr), or past MAX_FACTOR_GENERATORS generators (sizes, roundings, Min and Max)
     the expression with the common factors of its terms pulled out."""
     return factor_terms(expr) if _generators(expr) > MAX_FACTOR_GENERATORS else factor(expr)
+
+
+def readable_expanded(expr: sympy.Expr) -> sympy.Expr:
+    """readable(sympy.expand(expr)), the same expression, read from the ring where expr is
+    a rational function of at most MAX_FACTOR_GENERATORS sizes (expanding keeps or drops
+    its sizes, and factors what it keeps): the expansion is not written out as an
+    expression for factor to read back."""
+    if len(expr.free_symbols) <= MAX_FACTOR_GENERATORS and not _holds_calls(expr):
+        written = _written_out(expr)
+        if written is not None:
+            return _product_of_factors(written)
+    return readable(sympy.expand(expr))
 
 
 def readable_cancelled(expr: sympy.Expr) -> sympy.Expr:
