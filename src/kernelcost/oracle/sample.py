@@ -14,7 +14,6 @@ from .. import ast
 from ..check import CheckedKernel
 from ..errors import Diagnostic, KcostError
 from ..records import record
-from ..symbols import size_symbol
 from .compare import evaluate
 from .exprs import as_function, compile_expr, resolve_sizes, sympy_substitution
 from .plans import iterator_values
@@ -70,36 +69,40 @@ def draw_sizes(kernel: CheckedKernel, pick: Callable[[str, int], int], *, size_t
     they divide, which is then drawn as a multiple of their least common multiple; a cycle
     of facts is drawn freely (assumptions_hold filters it). Relations (`T <= N`) are not
     enforced here: the caller filters with assumptions_hold."""
-    divisor_names = {symbol.name for divisor, _ in kernel.divisibility
-                     for symbol in divisor.free_symbols}
-    tile_like = divisor_names | {symbol.name for symbol in kernel.defaults}
+    divisors = _divisors_by_dividend(kernel)
+    tile_like = {symbol.name for divisor, _ in kernel.divisibility
+                 for symbol in divisor.free_symbols}
+    tile_like |= {symbol.name for symbol in kernel.defaults}
     pending = [symbol.name for symbol in kernel.parameters]
     values: dict[str, int] = {}
     while pending:
-        ready = [name for name in pending if _divisors_known(kernel, name, values)]
+        ready = [name for name in pending
+                 if all(names <= values.keys() for _, names in divisors.get(name, ()))]
         name = ready[0] if ready else pending[0]  # a cycle of facts: draw freely
         top = tile_top if name in tile_like else size_top
-        base = _divisors_lcm(kernel, name, values) if ready else 1
+        base = _divisors_lcm(divisors.get(name, ()), values) if ready else 1
         values[name] = base * pick(name, max(1, top // base))
         pending.remove(name)
     return values
 
 
-def _divisors_of(kernel: CheckedKernel, name: str) -> list[sympy.Expr]:
-    return [divisor for divisor, dividend in kernel.divisibility
-            if dividend == size_symbol(name)]
+def _divisors_by_dividend(kernel: CheckedKernel) -> dict[str, list[tuple[sympy.Expr, set[str]]]]:
+    """Each size that a fact divides, with its divisors and the sizes each divisor holds."""
+    divisors: dict[str, list[tuple[sympy.Expr, set[str]]]] = {}
+    for divisor, dividend in kernel.divisibility:
+        if dividend.is_Symbol:
+            names = {symbol.name for symbol in divisor.free_symbols}
+            divisors.setdefault(dividend.name, []).append((divisor, names))
+    return divisors
 
 
-def _divisors_known(kernel: CheckedKernel, name: str, values: Mapping[str, int]) -> bool:
-    return all(symbol.name in values for divisor in _divisors_of(kernel, name)
-               for symbol in divisor.free_symbols)
-
-
-def _divisors_lcm(kernel: CheckedKernel, name: str, values: Mapping[str, int]) -> int:
-    substitution = sympy_substitution(values)
+def _divisors_lcm(divisors, values: Mapping[str, int]) -> int:
     base = 1
-    for divisor in _divisors_of(kernel, name):
-        value = divisor.xreplace(substitution)
+    for divisor, _ in divisors:
+        if divisor.is_Symbol:
+            value = sympy.Integer(values[divisor.name])
+        else:
+            value = divisor.xreplace(sympy_substitution(values))
         if value.is_Integer and value > 0:
             base = math.lcm(base, int(value))
     return base
