@@ -128,6 +128,24 @@ def test_a_rational_plus_a_square_root_has_its_exact_sign(rational, coefficient,
     assert witnesses.exact_number_sign(value) == int(expected)
 
 
+@given(numbers, numbers, st.integers(1, 10**6), st.integers(1, 50))
+def test_a_rational_plus_a_square_root_has_sympys_floor_and_ceiling(rational, coefficient,
+                                                                    top, bottom):
+    # a crossing's integer bound: the sizes from the root up, or up to it
+    value = rational + coefficient * sympy.sqrt(sympy.Rational(top, bottom))
+    assert witnesses.exact_floor(value) == int(sympy.floor(value))
+    assert -witnesses.exact_floor(-value) == int(sympy.ceiling(value))
+
+
+def test_a_root_a_hair_from_a_whole_number_has_sympys_floor():
+    # sqrt(10**12 + 1) is 10**6 + 5e-7: the double's guess is within a rounding of the
+    # integer, and the exact signs settle it
+    near = sympy.sqrt(10**12 + 1)
+    for value in (near, -near, 10**6 - sympy.sqrt(10**12 - 1), near - 10**6, sympy.Integer(7)):
+        assert witnesses.exact_floor(value) == int(sympy.floor(value))
+    assert witnesses.exact_floor(sympy.sqrt(2) * 10**20) is None  # past a double's integers
+
+
 def test_other_numbers_have_no_exact_sign_here():
     assert witnesses.exact_number_sign(1 + sympy.sqrt(2) + sympy.sqrt(3)) is None
     assert witnesses.exact_number_sign(sympy.cbrt(2) - 1) is None

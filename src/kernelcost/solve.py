@@ -30,6 +30,7 @@ from .numeric_roots import Root as _Root
 from .numeric_roots import shortened
 from .records import record
 from .values import as_symbol, evaluate, exact, json_value, parameter_values
+from .witnesses import exact_floor
 
 
 @record
@@ -108,6 +109,9 @@ def _integer_bound(value, side: str | None) -> tuple[str, int] | None:
     if value is None or side is None:
         return None
     value = sympy.sympify(value)
+    whole = exact_floor(value) if side != "above" else exact_floor(-value)
+    if whole is not None:
+        return (">=", -whole) if side == "above" else ("<=", whole)
     if not value.is_number or not value.is_finite or not value.is_real:
         return None
     if side == "above":

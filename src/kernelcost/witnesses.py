@@ -6,6 +6,7 @@ expression, tens of times slower), else as sympy evaluates it."""
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable
 
 import sympy
@@ -55,18 +56,48 @@ def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
 def exact_number_sign(value: sympy.Expr) -> int | None:
     """The sign of a rational, or of a + b sqrt(q) with rationals a, b and q (a ridge put in
     a quadratic's root), in exact arithmetic; None for any other number."""
+    parts = _surd(value)
+    return None if parts is None else _surd_sign(*parts)
+
+
+def exact_floor(value: sympy.Expr) -> int | None:
+    """floor(value) for a rational or a + b sqrt(q), in exact arithmetic from a double's
+    guess (sympy's floor asks the assumptions of the radical first: milliseconds a root);
+    None for any other number, and past 2**52, where the guess can be far off."""
+    parts = _surd(value)
+    if parts is None:
+        return None
+    rational, coefficient, radicand = parts
+    guess = float(rational) + float(coefficient) * math.sqrt(float(radicand))
+    if not abs(guess) < 2**52:
+        return None
+    whole = math.floor(guess)
+    while _surd_sign(rational - whole, coefficient, radicand) < 0:
+        whole -= 1
+    while _surd_sign(rational - whole - 1, coefficient, radicand) >= 0:
+        whole += 1
+    return whole
+
+
+def _surd(value: sympy.Expr) -> tuple[sympy.Rational, sympy.Rational, sympy.Rational] | None:
+    """(a, b, q) with value = a + b sqrt(q), q > 0, all rational; None for another form."""
     if value.is_Rational:
-        return _sign(value)
+        return value, sympy.Integer(0), sympy.Integer(1)
     rational, rest = value.as_coeff_Add()
     coefficient, root = rest.as_coeff_Mul()
     if not (coefficient.is_Rational and root.is_Pow and root.exp == sympy.S.Half
             and root.base.is_Rational and root.base > 0):
         return None
+    return rational, coefficient, root.base
+
+
+def _surd_sign(rational: sympy.Rational, coefficient: sympy.Rational,
+               radicand: sympy.Rational) -> int:
     rational_sign, root_sign = _sign(rational), _sign(coefficient)
     if rational_sign == root_sign or not rational_sign or not root_sign:
         return rational_sign or root_sign
     # opposite signs: the larger magnitude wins, compared squared
-    square, root_square = rational**2, coefficient**2 * root.base
+    square, root_square = rational**2, coefficient**2 * radicand
     return rational_sign if square > root_square else root_sign if square < root_square else 0
 
 
