@@ -9,7 +9,16 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernelcost.quotients import cancel, factor, factored, scaled
+from kernelcost.quotients import (
+    MAX_FACTOR_GENERATORS,
+    _generators,
+    cancel,
+    factor,
+    factored,
+    readable,
+    readable_expanded,
+    scaled,
+)
 from kernelcost.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
@@ -18,7 +27,7 @@ ATOMS = [N, M, T, sympy.floor(N / T), sympy.ceiling((M + 1) / 2), sympy.Max(N, M
          # arguments sympy's passes rewrite (signsimp, factor_terms reach into calls): the
          # nest campaign's ceiling(N/(N - M)) came back as ceiling(-N/(M - N))
          sympy.ceiling(N / (N - M)), sympy.floor((M - N) / (2 * T)), sympy.Min(N - M, T),
-         sympy.Max(2 - N, M * T - M)]
+         sympy.Max(2 - N, M * T - M), sympy.Min(T, N / (N - M))]
 
 
 x = sympy.Symbol("x")  # no assumptions: signs and integrality unknown to sympy
@@ -97,6 +106,17 @@ def test_factored_is_factor_of_cancel(expr):
     assert factored(expr) == sympy.factor(sympy.cancel(expr))
 
 
+@settings(max_examples=300, deadline=None)
+@given(expressions)
+def test_readable_expanded_is_sympys_factor_of_the_expansion(expr):
+    # a total's factor, read from the ring with its calls as generators: the expansion
+    # sympy.factor would be given, factored
+    expanded = sympy.expand(expr)
+    assert readable_expanded(expr) == readable(expanded)
+    if _generators(expanded) <= MAX_FACTOR_GENERATORS:
+        assert readable_expanded(expr) == sympy.factor(expanded)
+
+
 WIDE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -135,7 +155,9 @@ def test_a_call_keeps_the_form_the_sums_around_it_leave():
     (ceiling(N/(N - M)) becomes ceiling(-N/(M - N))), but not inside a sum they turn over
     first, and the call is a generator of the result."""
     call = sympy.ceiling(N / (N - M))
-    for expr in (N * (-(call - N)**2 + sympy.floor(N / T)), call * N + M, (call - N)**2):
+    extremum = sympy.Min(T, N / (N - M))  # the same for Min and Max
+    for expr in (N * (-(call - N)**2 + sympy.floor(N / T)), call * N + M, (call - N)**2,
+                 extremum * N + N, extremum):
         assert cancel(expr) == sympy.cancel(expr)
         assert factored(expr) == sympy.factor(sympy.cancel(expr))
 

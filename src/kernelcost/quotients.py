@@ -27,6 +27,7 @@ import sympy
 from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.exprtools import factor_terms
 from sympy.core.mul import _keep_coeff
+from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.polys.domains import ZZ
 from sympy.polys.polyerrors import GeneratorsNeeded, PolynomialError
 from sympy.polys.orderings import lex
@@ -38,6 +39,8 @@ from sympy.simplify.simplify import signsimp
 # Product, Integral: factor_terms reaches into the limits' expression), and what they must
 # not see rewritten (Piecewise)
 _SYMPYS_OWN = (sympy.Float, sympy.Piecewise, ExprWithLimits)
+# a rounding, Min, Max or any other call: a generator of the polynomials, its arguments kept
+_CALLS = (sympy.Function, MinMaxBase)
 
 
 def cancel(expr) -> sympy.Expr:
@@ -74,7 +77,7 @@ def _reduced(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
     if (not isinstance(expr, sympy.Expr) or expr.is_Number or not expr.is_commutative
             or expr.has(*_SYMPYS_OWN)):
         return None
-    written = _written_out(expr)
+    written = _written_out(_prepared_calls(expr))
     if written is not None:
         return written
     try:
@@ -88,11 +91,11 @@ def _reduced(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
 
 @functools.lru_cache(maxsize=1024)
 def _written_out(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
-    """_reduced's pair, written out by the ring's own arithmetic from expr as it stands,
-    where expr is sums, products and integer powers of rationals, sizes and calls (each call
-    a generator as sring expands it); None for anything else, and for a sum that is a
-    number in disguise, where sympy's factor keeps a form of its own."""
-    expr = _prepared_calls(expr)
+    """expr's numerator and denominator in lowest terms, written out by the ring's own
+    arithmetic from expr as it stands, where expr is sums, products and integer powers of
+    rationals, sizes and calls (each call a generator as sring and Poly expand it); None for
+    anything else, and for a sum that is a number in disguise, where sympy's factor keeps a
+    form of its own."""
     generators = _ring_generators(expr)
     if not generators:
         return None
@@ -127,9 +130,9 @@ def _ring_generators(expr: sympy.Expr) -> dict[sympy.Expr, sympy.Expr] | None:
             stack.extend(node.args)
         elif node.is_Pow and node.exp.is_Integer:
             stack.append(node.base)
-        elif isinstance(node, sympy.Function) and node.free_symbols:
+        elif isinstance(node, _CALLS) and node.free_symbols:
             expanded = node.expand()
-            if not isinstance(expanded, sympy.Function):
+            if not isinstance(expanded, _CALLS):
                 return None
             generators[node] = expanded
         elif not node.is_Rational:
@@ -172,10 +175,6 @@ def _added(numerator, denominator, top, bottom) -> tuple[PolyElement, PolyElemen
     return numerator * bottom + top * denominator, denominator * bottom
 
 
-def _holds_calls(expr: sympy.Expr) -> bool:
-    return bool(expr.atoms(sympy.Function))
-
-
 def _prepared_calls(expr: sympy.Expr) -> sympy.Expr:
     """expr as sympy.cancel's passes leave it where it holds a call (a rounding, Min, Max):
     they reach into the arguments, as the sums around the call allow (ceiling(N/(N - M))
@@ -183,7 +182,7 @@ def _prepared_calls(expr: sympy.Expr) -> sympy.Expr:
     the call is a generator of the polynomials, so its form is part of the result. Without
     a call the passes change nothing the pair in lowest terms keeps, and they are most of
     sympy.cancel's time."""
-    if not _holds_calls(expr):
+    if not expr.atoms(*_CALLS):
         return expr
     return factor_terms(signsimp(expr), radical=True)
 
@@ -191,15 +190,17 @@ def _prepared_calls(expr: sympy.Expr) -> sympy.Expr:
 def factor(expr) -> sympy.Expr:
     """sympy.factor(expr), the same expression, where expr is a rational function of sizes
     with exact coefficients; anything else goes to sympy.factor itself (floats factor
-    differently over RR). Roundings, Min and Max go there too: as generators of one
-    polynomial they can send the multivariate factoring (Wang's Hensel lifting, with random
-    evaluation points) into minutes, where sympy's together first splits the polynomial into
-    smaller factors (a generated nest with five min/max bounds: over 60 s)."""
+    differently over RR). Roundings, Min and Max go there too: as generators of the product
+    multiplied out they can send the multivariate factoring (Wang's Hensel lifting, with
+    random evaluation points) into minutes, where sympy's together first splits the product
+    into its factors (a generated nest with five min/max bounds: over 60 s). An expanded
+    form (a total's factor, a cancelled pair) is one polynomial either way: readable_expanded
+    and factored take its calls."""
     expr = sympy.sympify(expr)
     if (not isinstance(expr, sympy.Expr) or expr.is_number or not expr.is_commutative
             or expr.has(*_SYMPYS_OWN)):
         return sympy.factor(expr)
-    written = None if _holds_calls(expr) else _written_out(expr)
+    written = None if expr.atoms(*_CALLS) else _written_out(expr)
     if written is not None:
         return _product_of_factors(written)
     coefficient, factors = sympy.Integer(1), []
@@ -232,17 +233,12 @@ def factor(expr) -> sympy.Expr:
 def factored(expr) -> sympy.Expr:
     """factor(cancel(expr)), the same expression, from the pair cancel reduces: each part is
     factored as the polynomial it already is, not written out as an expression for factor
-    to read back. Where a part's atoms are not all sizes, or its coefficients not integers,
-    factor(cancel(expr)) itself."""
+    to read back. Where its coefficients are not integers, factor(cancel(expr)) itself."""
     expr = sympy.sympify(expr)
     reduced = _reduced(expr)
-    if reduced is None or reduced[0].ring.domain != ZZ or not _of_sizes(reduced):
+    if reduced is None or reduced[0].ring.domain != ZZ:
         return factor(cancel(expr))
     return _product_of_factors(reduced)
-
-
-def _of_sizes(pair: tuple[PolyElement, PolyElement]) -> bool:
-    return all(generator.is_Symbol for generator in pair[0].ring.symbols)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -276,10 +272,10 @@ def readable(expr: sympy.Expr) -> sympy.Expr:
 
 def readable_expanded(expr: sympy.Expr) -> sympy.Expr:
     """readable(sympy.expand(expr)), the same expression, read from the ring where expr is
-    a rational function of at most MAX_FACTOR_GENERATORS sizes (expanding keeps or drops
-    its sizes, and factors what it keeps): the expansion is not written out as an
-    expression for factor to read back."""
-    if len(expr.free_symbols) <= MAX_FACTOR_GENERATORS and not _holds_calls(expr):
+    a rational function of at most MAX_FACTOR_GENERATORS generators (expanding keeps or
+    drops them, and factor then factors what it keeps, calls included): the expansion is
+    not written out as an expression for factor to read back."""
+    if _generators(expr) <= MAX_FACTOR_GENERATORS:
         written = _written_out(expr)
         if written is not None:
             return _product_of_factors(written)
