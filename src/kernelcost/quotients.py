@@ -77,11 +77,12 @@ def _reduced(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
     if (not isinstance(expr, sympy.Expr) or expr.is_Number or not expr.is_commutative
             or expr.has(*_SYMPYS_OWN)):
         return None
-    written = _written_out(_prepared_calls(expr))
+    prepared = _prepared_calls(expr)
+    written = _written_out(prepared)
     if written is not None:
         return written
     try:
-        ring, (numerator, denominator) = sring(_prepared_calls(expr).as_numer_denom())
+        ring, (numerator, denominator) = sring(prepared.as_numer_denom())
     except PolynomialError:
         return None
     if not ring.ngens:
