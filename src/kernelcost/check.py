@@ -4,7 +4,7 @@ steps and reuse scopes, and collects every diagnostic before raising them togeth
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import sympy
 
@@ -367,7 +367,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
                    "cannot be written", "declare it `out` (written) or `inout` (read, then "
                    "written)")
 
-@dataclass
+@record(frozen=False)
 class _Scope:
     """What a statement sees: iterators and locals in scope (name -> where declared), the
     level each kept tensor is in, and how many loops enclose it."""

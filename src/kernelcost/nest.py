@@ -70,7 +70,7 @@ class Execution:
     loops: tuple[Loop, ...]
 
 
-@dataclass
+@record(frozen=False)
 class Nest:
     executions: list[Execution] = field(default_factory=list)
     accesses: list[AccessSite] = field(default_factory=list)

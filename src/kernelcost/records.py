@@ -1,4 +1,4 @@
-"""Frozen dataclasses that compile one method where dataclass compiles six.
+"""Dataclasses that compile one method where dataclass compiles six.
 
 `@dataclass(frozen=True)` writes six methods of every class as source and compiles each
 (__init__, __repr__, __eq__, __hash__, __setattr__, __delattr__ on Python 3.11), and reads
@@ -16,30 +16,39 @@ import dataclasses
 import operator
 
 
-def record(cls: type) -> type:
-    """dataclass(frozen=True): its __init__ compiled, its other methods shared."""
+def record(cls: type | None = None, *, frozen: bool = True, slots: bool = False):
+    """dataclass(frozen=frozen, slots=slots): its __init__ compiled, its other methods
+    shared (a record that is not frozen is not hashable, as dataclass makes it)."""
+    if cls is None:
+        return lambda undecorated: record(undecorated, frozen=frozen, slots=slots)
     if not cls.__dict__.get("__doc__"):
         # dataclass writes a missing docstring from the signature, which it reads slowly
         cls.__doc__ = cls.__name__
-    cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False)
+    cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
     fields = dataclasses.fields(cls)
-    cls.__init__ = _init_of(cls, fields)
+    cls.__init__ = _init_of(cls, fields, frozen)
     compared = [field.name for field in fields if field.compare]
     cls._record_values = staticmethod(_values_of(compared))
     cls._record_shown = tuple(field.name for field in fields if field.repr)
-    cls.__eq__, cls.__hash__, cls.__repr__ = _equal, _hash, _text
-    cls.__setattr__, cls.__delattr__ = _refuse_assignment, _refuse_deletion
+    cls.__eq__, cls.__repr__ = _equal, _text
+    cls.__hash__ = _hash if frozen else None
+    if frozen:
+        cls.__setattr__, cls.__delattr__ = _refuse_assignment, _refuse_deletion
     return cls
 
 
 _NO_VALUE = object()  # the default of a parameter whose field has a default factory
 
 
-def _init_of(cls: type, fields: tuple[dataclasses.Field, ...]):
-    """The __init__ dataclass would write for a frozen class: each field set through
-    object.__setattr__, a default factory called where its parameter is left out, then
+def _init_of(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool):
+    """The __init__ dataclass would write: each field set (through object.__setattr__ in a
+    frozen class), a default factory called where its parameter is left out, then
     __post_init__ where the class has one."""
     names = {"_set": object.__setattr__, "_NO_VALUE": _NO_VALUE}
+
+    def assign(name: str, value: str) -> str:
+        return f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}"
+
     parameters, lines = [], []
     for field in fields:
         has_factory = field.default_factory is not dataclasses.MISSING
@@ -47,7 +56,7 @@ def _init_of(cls: type, fields: tuple[dataclasses.Field, ...]):
             names[f"_factory_{field.name}"] = field.default_factory
         if not field.init:
             if has_factory:
-                lines.append(f"_set(self, {field.name!r}, _factory_{field.name}())")
+                lines.append(assign(field.name, f"_factory_{field.name}()"))
             continue
         value = field.name
         if has_factory:
@@ -59,7 +68,7 @@ def _init_of(cls: type, fields: tuple[dataclasses.Field, ...]):
             parameters.append(f"{field.name}=_default_{field.name}")
         else:
             parameters.append(field.name)
-        lines.append(f"_set(self, {field.name!r}, {value})")
+        lines.append(assign(field.name, value))
     if hasattr(cls, "__post_init__"):
         lines.append("self.__post_init__()")
     source = (f"def __init__(self, {', '.join(parameters)}):\n    "

@@ -17,7 +17,7 @@ verdict model is not loaded."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import sympy
 
@@ -193,7 +193,7 @@ def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | No
     return prepared.crossings(machine, precision or cost.precision)
 
 
-@dataclass
+@record(frozen=False)
 class RidgeEquations:
     """The ridge equation of each level in one size, solved on first use and then shared by
     every machine and precision."""

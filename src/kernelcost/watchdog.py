@@ -17,16 +17,16 @@ import select
 import signal
 import sys
 import time
-from dataclasses import dataclass
 
 from .ast import Span
 from .errors import Diagnostic, KcostError
+from .records import record
 
 DEFAULT_BUDGET_S = 60.0
 BUDGET_VARIABLE = "KERNELCOST_BUDGET_S"
 
 
-@dataclass
+@record(frozen=False)
 class _Stage:
     name: str = "starting"
     span: Span | None = None

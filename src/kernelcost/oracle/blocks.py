@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 
 from ..records import record
@@ -29,7 +29,7 @@ class BlockCounts:
     elements: dict[str, frozenset]  # global tensor -> the elements the block touched
 
 
-@dataclass
+@record(frozen=False)
 class BlockState:
     """The open block, and the log of the closed ones."""
 

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .. import ast
 from ..check import CheckedKernel
 from ..errors import Diagnostic, KcostError
+from ..records import record
 from .exprs import as_function, compile_expr, resolve_sizes, sympy_substitution, sympy_value
 
 LANES_PER_WARP = 32
 
 
-@dataclass
+@record(frozen=False)
 class LaneCounts:
     """One access inside a lanes loop, in source order (reads of a statement as they appear,
     then the read half of an accumulation, then the write)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 
 from ..errors import Diagnostic, KcostError
@@ -33,7 +33,7 @@ class Budget:
             "use smaller sizes, or raise max_steps"))
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class AccessPlan:
     """One access occurrence: where its element is recorded, and what one execution moves."""
 
@@ -42,7 +42,7 @@ class AccessPlan:
     move: tuple[str, str] | None  # (tensor, level) charged one element per execution
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class StatementPlan:
     work: Counter  # operations by class for one execution
     accesses: tuple[AccessPlan, ...]
@@ -62,7 +62,7 @@ class StatementPlan:
                 moves[access.move] += 1
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class LoopPlan:
     var: str
     lo: Callable[[Env], Value]
@@ -89,7 +89,7 @@ def iterator_values(lo: Value, hi: Value, step: Value) -> Iterable[Value]:
     return (normal(lo + step * k) for k in range(count))
 
 
-@dataclass
+@record(frozen=False)
 class ScopeState:
     """A keep scope while it runs: the elements touched in the current entry, and its log."""
 
@@ -156,7 +156,7 @@ class ScopeState:
                            tuple(self.entries), held)
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class KeepPlan:
     scope: ScopeState
     body: tuple
@@ -176,7 +176,7 @@ class WholeBlock:
     outer_iterators: tuple[str, ...]
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class BlockPlan:
     state: BlockState
     statements: list  # every statement plan of the kernel, for the block's work
