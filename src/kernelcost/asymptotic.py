@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import sympy
 
-from .quotients import factor, factored
+from .quotients import factor, factored, polynomial_terms
 from .records import record
-from .symbols import is_monomial, text_key
+from .symbols import is_monomial
 
 _SCALE = sympy.Symbol("_lambda", positive=True)
 
@@ -104,21 +104,18 @@ def _leading_in_scale(part: sympy.Expr, growing: tuple) -> Leading:
     rationals; as a polynomial in lam where part has other atoms (a Min of fixed sizes, a
     radical), whose coefficients form a ring of their own, several times slower to build.
     Raises PolynomialError where part(lam*s) is no polynomial in lam."""
-    symbols = sorted(part.free_symbols, key=text_key)
-    try:
-        polynomial = sympy.Poly(part, *symbols) if symbols else None
-    except sympy.PolynomialError:
-        polynomial = None
-    if polynomial is None or polynomial.domain not in (sympy.ZZ, sympy.QQ):
+    written = polynomial_terms(part)
+    if written is None:
         in_scale = sympy.Poly(part.xreplace({s: _SCALE * s for s in growing}), _SCALE)
         if in_scale.is_zero:
             return Leading(-1, sympy.Integer(0))
         return Leading(in_scale.degree(), in_scale.LC())
-    if polynomial.is_zero:
+    symbols, written_terms = written
+    if not written_terms:
         return Leading(-1, sympy.Integer(0))
     scaled = [index for index, symbol in enumerate(symbols) if symbol in growing]
     terms = [(sum(exponents[index] for index in scaled), exponents, coefficient)
-             for exponents, coefficient in polynomial.terms()]
+             for exponents, coefficient in written_terms]
     degree = max(term[0] for term in terms)
     return Leading(degree, sympy.Add(*[
         coefficient * sympy.Mul(*[symbol**power for symbol, power in zip(symbols, exponents)])

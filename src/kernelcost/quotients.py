@@ -113,6 +113,22 @@ def _written_out(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
     return numerator.cancel(denominator)
 
 
+def polynomial_terms(expr: sympy.Expr) -> tuple[tuple, list[tuple[tuple, sympy.Rational]]] | None:
+    """expr as a polynomial in its sizes with rational coefficients: the sizes (in the
+    ring's order) and its terms as (exponents, coefficient); None where it is not one, or
+    holds anything but sums, products and powers of sizes and rationals."""
+    written = _written_out(expr)
+    if written is None:
+        return None
+    numerator, denominator = written
+    symbols = numerator.ring.symbols
+    if not denominator.is_ground or not all(symbol.is_Symbol for symbol in symbols):
+        return None
+    divisor = ZZ.to_sympy(denominator.LC)
+    return symbols, [(exponents, ZZ.to_sympy(coefficient) / divisor)
+                     for exponents, coefficient in numerator.terms()]
+
+
 class _NotWrittenOut(Exception):
     pass
 
