@@ -196,11 +196,17 @@ def _prepared_calls(expr: sympy.Expr) -> sympy.Expr:
     """expr as sympy.cancel's passes leave it where it holds a call (a rounding, Min, Max):
     they reach into the arguments, as the sums around the call allow (ceiling(N/(N - M))
     alone becomes ceiling(-N/(M - N)), but not inside a sum they turned over first), and
-    the call is a generator of the polynomials, so its form is part of the result. Without
-    a call the passes change nothing the pair in lowest terms keeps, and they are most of
-    sympy.cancel's time."""
-    if not expr.atoms(*_CALLS):
+    the call is a generator of the polynomials, so its form is part of the result. A call
+    the passes leave as it is alone they leave as it is anywhere (a sum turned over around
+    it only keeps them out), so the passes over the whole, most of sympy.cancel's time,
+    run only where a call alone changes; without one they change nothing the pair in
+    lowest terms keeps."""
+    if all(_prepared(call) == call for call in expr.atoms(*_CALLS)):
         return expr
+    return _prepared(expr)
+
+
+def _prepared(expr: sympy.Expr) -> sympy.Expr:
     return factor_terms(signsimp(expr), radical=True)
 
 

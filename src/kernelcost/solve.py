@@ -109,7 +109,7 @@ def _integer_bound(value, side: str | None) -> tuple[str, int] | None:
     if value is None or side is None:
         return None
     value = sympy.sympify(value)
-    whole = exact_floor(value) if side != "above" else exact_floor(-value)
+    whole = exact_floor(-value) if side == "above" else exact_floor(value)
     if whole is not None:
         return (">=", -whole) if side == "above" else ("<=", whole)
     if not value.is_number or not value.is_finite or not value.is_real:
