@@ -16,7 +16,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 FLOORS = {
     "foundations": ["machines", "models", "errors", "ast", "symbols", "units", "inputs",
                     "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs",
-                    "quotients", "no_tensors", "sound_signs", "records", "drawable"],
+                    "quotients", "no_tensors", "sound_signs", "records", "drawable",
+                    "rational_eval", "witnesses", "shifted"],
     "language": ["syntax_errors", "parse", "parallel", "check_decls", "check_exprs",
                  "check_lanes", "check", "work", "settings", "sizes"],
     "count": ["cost", "facts", "nest", "sums", "counters", "footprint", "lanes", "blocks",
@@ -24,7 +25,7 @@ FLOORS = {
     "oracle": ["oracle"],
     "hardware": ["values", "machine", "machinefile", "hardware", "modelfile"],
     "analysis": ["verify", "analysis"],
-    "model": ["rational_eval", "witnesses", "rounding", "shifted", "thresholds", "decide",
+    "model": ["rounding", "thresholds", "decide",
               "efficiency", "polyexp", "derates", "transfer", "warm", "occupancy", "waves",
               "execution", "model", "numeric_roots", "equations", "solve", "rates", "answer",
               "lp", "lower", "bound"],

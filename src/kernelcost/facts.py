@@ -16,6 +16,7 @@ from . import ast
 from .check import CheckedKernel
 from .errors import Diagnostic, KcostError
 from .quotients import cancel, factor
+from .shifted import shifted_sign
 
 # Seconds of symbolic work one count may take before it stops with an error rather than
 # leaving the user waiting; KERNELCOST_BUDGET_S overrides it. Counted in CPU time, so that a
@@ -180,7 +181,8 @@ class Facts:
             expanded = sympy.expand(expr)
             self._proven[key] = _plainly_nonnegative(expanded) or (
                 not self._refuted(expanded)
-                and any(candidate.is_nonnegative for candidate in self._variants(expanded)))
+                and (shifted_sign(expanded) in (0, 1)
+                     or any(candidate.is_nonnegative for candidate in self._variants(expanded))))
         return self._proven[key]
 
     def _refuted(self, expr: sympy.Expr) -> bool:
