@@ -42,6 +42,7 @@ class Facts:
         self._close_chains()
         self.slack: list[dict[sympy.Symbol, sympy.Expr]] = []
         self._proven: dict[tuple[sympy.Expr, int], bool] = {}  # nonnegative's answers
+        self._integral: dict[sympy.Expr, bool] = {}  # integral's: the divisibility is fixed
         # what the symbolic work is doing now and the spec place it concerns (a loop's sum),
         # for the budget's error
         self.activity: tuple[str, ast.Span | None] | None = None
@@ -139,6 +140,11 @@ class Facts:
         """value (in quotients) is an integer for every choice of sizes the facts allow.
         A further fact `d | n` with n = c*q says q = d*r/c for some integer r: a value that is
         an integer for every integer r is one under the facts."""
+        if value not in self._integral:
+            self._integral[value] = self._proven_integral(value)
+        return self._integral[value]
+
+    def _proven_integral(self, value: sympy.Expr) -> bool:
         if value.is_integer:
             return True
         for divisor, dividend in self.further:
