@@ -137,6 +137,26 @@ def test_shifted_sign_of_a_part_is_the_polys(polynomial, most):
         shifted.MOST_SHIFTED_TERMS = saved
 
 
+@given(polynomials(), POINTS)
+@example(SIZES[0] - 1, (1, 1, 1))
+@example(SIZES[0] * SIZES[1] - SIZES[1], (1, 5, 1))
+def test_a_polynomial_shifted_nonnegative_is_nonnegative_at_every_size(polynomial, point):
+    # facts.nonnegative asks it before sympy's assumptions: a proof must hold at any point
+    if shifted.shifted_nonnegative(polynomial):
+        assert polynomial.xreplace(dict(zip(SIZES, map(sympy.Integer, point)))) >= 0
+
+
+def test_shifted_nonnegative_takes_a_zero_at_the_smallest_size():
+    # H - 1 is 0 at H = 1: no one sign there, but never negative
+    N, T, M = (size_symbol(name) for name in ("N", "T", "M"))
+    assert shifted.shifted_nonnegative(N - 1)
+    assert shifted.shifted_nonnegative(T * N - T)
+    assert shifted.shifted_nonnegative(sympy.ceiling(N / T) - 1)
+    assert not shifted.shifted_nonnegative(N - 2)
+    assert not shifted.shifted_nonnegative(N - M)
+    assert not shifted.shifted_nonnegative(sympy.Symbol("k", integer=True, nonnegative=True))
+
+
 @given(st.lists(expressions(depth=2), min_size=2, max_size=4))
 @settings(max_examples=200, deadline=None)
 def test_arguments_split_as_their_differences_do(arguments):

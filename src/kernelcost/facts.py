@@ -16,7 +16,7 @@ from . import ast
 from .check import CheckedKernel
 from .errors import Diagnostic, KcostError
 from .quotients import cancel, factor
-from .shifted import shifted_sign
+from .shifted import shifted_nonnegative, shifted_sign
 
 # Seconds of symbolic work one count may take before it stops with an error rather than
 # leaving the user waiting; KERNELCOST_BUDGET_S overrides it. Counted in CPU time, so that a
@@ -187,7 +187,7 @@ class Facts:
             expanded = sympy.expand(expr)
             self._proven[key] = _plainly_nonnegative(expanded) or (
                 not self._refuted(expanded)
-                and (shifted_sign(expanded) in (0, 1)
+                and (shifted_nonnegative(expanded) or shifted_sign(expanded) in (0, 1)
                      or any(candidate.is_nonnegative for candidate in self._variants(expanded))))
         return self._proven[key]
 

@@ -39,6 +39,17 @@ def shifted_sign(difference: sympy.Expr) -> int | None:
     return None if numerator_sign is None else numerator_sign * denominator_sign
 
 
+def shifted_nonnegative(expr: sympy.Expr) -> bool:
+    """Whether expr >= 0 at every size, read off its shifted coefficients: a polynomial in
+    sizes (a ceiling of a positive quantity counting as one) whose coefficients, each size
+    n written 1 + m, are all >= 0, as H - 1 and T*q - T have. A zero constant term is
+    allowed here, which shifted_sign must refuse (the sign is then not one sign)."""
+    expr = rounded_as_sizes(expr)
+    sizes = None if expr is None else rational_sizes(expr)
+    expanded = None if sizes is None else rational_eval.shifted_integers(expr, sizes)
+    return expanded is not None and all(value >= 0 for value in expanded[0].values())
+
+
 def rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
     """expr with each ceiling of a positive quantity as a size of its own: an integer at
     least 1 whatever the sizes inside it, so a sign proven for every value of it holds for
