@@ -184,12 +184,20 @@ class Facts:
         # what could not be proven before
         key = (expr, len(self.slack))
         if key not in self._proven:
-            expanded = sympy.expand(expr)
-            self._proven[key] = _plainly_nonnegative(expanded) or (
-                not self._refuted(expanded)
-                and (shifted_nonnegative(expanded) or shifted_sign(expanded) in (0, 1)
-                     or any(candidate.is_nonnegative for candidate in self._variants(expanded))))
+            self._proven[key] = self._proven_nonnegative(sympy.expand(expr))
         return self._proven[key]
+
+    def _proven_nonnegative(self, expanded: sympy.Expr) -> bool:
+        """The exact deciders first (terms that are plainly nonnegative, shifted
+        coefficients, which settle signs at every size), then sympy's assumptions over the
+        expression's lower bounds."""
+        if _plainly_nonnegative(expanded) or shifted_nonnegative(expanded):
+            return True
+        sign = shifted_sign(expanded)
+        if sign is not None:
+            return sign >= 0  # negative at every size: no bound can prove it nonnegative
+        return not self._refuted(expanded) and any(
+            candidate.is_nonnegative for candidate in self._variants(expanded))
 
     def _refuted(self, expr: sympy.Expr) -> bool:
         """expr is negative at some point its symbols' own assumptions allow: the variants
