@@ -38,7 +38,9 @@ def at(expr, facts=None, **values):
         expr = facts.restore(expr)
     point = {(size_symbol(n) if n in ("N", "M", "T") else iterator_symbol(n)): v
              for n, v in values.items()}
-    return sympy.nsimplify(expr.subs(point))
+    value = expr.subs(point)
+    # a rational as it is: sympy 1.14's nsimplify writes 4753/2 as a product of radicals
+    return value if value.is_Rational else sympy.nsimplify(value)
 
 
 def sizes(**ranges):

@@ -35,7 +35,8 @@ def value(expr, **sizes):
     result = expr.subs({size_symbol(name): v for name, v in sizes.items()})
     if result.has(sympy.Sum):
         result = result.doit()
-    return sympy.nsimplify(result)
+    # a rational as it is: sympy 1.14's nsimplify writes 4753/2 as a product of radicals
+    return result if result.is_Rational else sympy.nsimplify(result)
 
 
 def grid(**ranges):
