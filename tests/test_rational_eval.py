@@ -13,6 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kernelcost import rational_eval, shifted, witnesses
+from kernelcost.oracle.compare import evaluate
 from kernelcost.symbols import size_symbol, text_key
 
 SIZES = tuple(sorted((size_symbol(name) for name in ("N", "T", "M")), key=str))
@@ -220,3 +221,12 @@ def _in_shifts(terms: dict) -> sympy.Expr:
 def test_symbols_sort_by_their_text(symbol):
     # the witnesses order sizes by this key, and must order them as str() would
     assert text_key(symbol) == str(symbol)
+
+
+@given(expressions(), POINTS)
+@settings(max_examples=200, deadline=None)
+def test_the_oracle_evaluates_a_closed_form_as_substituting_does(expr, point):
+    # self-verification reads the closed forms at its samples through the plans
+    value = expr.xreplace(dict(zip(SIZES, map(sympy.Integer, point))))
+    expected = Fraction(int(value.p), int(value.q)) if value.is_Rational else None
+    assert evaluate(expr, dict(zip(SIZES, map(sympy.Integer, point)))) == expected
