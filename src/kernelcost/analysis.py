@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from . import ast
+from . import ast, rational_eval
 from .asymptotic import Asymptotics, leading_term
 from .check import CheckedKernel, check
 from .cost import Cost
@@ -226,6 +226,9 @@ def _apply(expr: sympy.Expr, settings) -> sympy.Expr:
 
 
 def _evaluate(expr: sympy.Expr, values) -> float | None:
+    planned = rational_eval.value_at(expr, values)
+    if planned is not None:
+        return _as_float(sympy.Rational(*planned))
     result = expr.xreplace(values)  # sizes to numbers: no pattern for subs to match
     if result.free_symbols:
         return None

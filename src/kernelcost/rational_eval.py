@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
 import sympy
+
+from .symbols import text_key
 
 # A rational number as (numerator, denominator), the denominator positive and the pair not
 # necessarily in lowest terms: reducing costs more than the few digits it saves here.
@@ -51,6 +53,22 @@ def compiled(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...]) -> Plan | None
     try:
         return _plan(expr, {symbol: index for index, symbol in enumerate(symbols)})
     except _Unplanned:
+        return None
+
+
+def value_at(expr: sympy.Expr, values: Mapping[sympy.Symbol, sympy.Expr]) -> Value | None:
+    """expr's exact value where `values` gives each of its symbols an integer, from its plan
+    (the number substituting gives, without rebuilding expr in sympy); None where it has no
+    plan, a symbol has no integer value, or it divides by zero."""
+    symbols = tuple(sorted(expr.free_symbols, key=text_key))
+    if not all(getattr(values.get(symbol), "is_Integer", False) for symbol in symbols):
+        return None
+    plan = compiled(expr, symbols)
+    if plan is None:
+        return None
+    try:
+        return plan([int(values[symbol]) for symbol in symbols])
+    except ZeroDivisionError:
         return None
 
 

@@ -10,7 +10,7 @@ import sympy
 
 from .. import rational_eval
 from ..cost import Cost
-from ..symbols import LEVELS, iterator_symbol, text_key
+from ..symbols import LEVELS, iterator_symbol
 from .blocks import compare_blocks
 from .exprs import rational, sympy_substitution
 from .results import MAX_SUM_TERMS, Comparison, Counts, Mismatch, Value
@@ -74,9 +74,9 @@ def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) ->
     """The exact value of a closed form at concrete sizes, or None when it gives no number."""
     if isinstance(expression, (int, Fraction)):
         return Fraction(expression)
-    planned = _planned_value(expression, substitution)
+    planned = rational_eval.value_at(expression, substitution)
     if planned is not None:
-        return planned
+        return Fraction(*planned)
     if expression.has(sympy.Sum):
         # the sums first, from the inside: a Min or Max cannot compare an unevaluated Sum
         value = _sum_explicitly(expression, dict(substitution), [MAX_SUM_TERMS])
@@ -91,25 +91,6 @@ def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) ->
     if not value.is_Rational:
         return None
     return Fraction(int(value.p), int(value.q))
-
-
-def _planned_value(expression: sympy.Expr, substitution) -> Fraction | None:
-    """The value from rational_eval's plan of the expression (sums, products, powers,
-    roundings, Min and Max of sizes in integers), where every symbol has an integer value:
-    the same exact number as substituting into the expression, without rebuilding it in
-    sympy at every sample. None where there is no plan, or a division by zero (substituting
-    says what that gives)."""
-    symbols = tuple(sorted(expression.free_symbols, key=text_key))
-    if not all(substitution.get(symbol, sympy.S.Half).is_Integer for symbol in symbols):
-        return None
-    plan = rational_eval.compiled(expression, symbols)
-    if plan is None:
-        return None
-    try:
-        numerator, denominator = plan([int(substitution[symbol]) for symbol in symbols])
-    except ZeroDivisionError:
-        return None
-    return Fraction(numerator, denominator)
 
 
 def _sum_explicitly(expr: sympy.Expr, values: dict, terms_left: list[int]) -> sympy.Expr | None:
