@@ -1,0 +1,33 @@
+"""The report's forms are sympy's text in lex order, character for character: report.common
+orders a sum's terms by their monomials itself and leaves to sympy only the sums where the
+monomials do not decide (a repeated monomial, a numeric factor), over the rational functions
+of sizes the analysis writes, expanded and factored, and the wider forms (floats, open sums,
+symbols with no assumptions) that reach the printer too."""
+
+import sympy
+from hypothesis import HealthCheck, given, settings
+from test_quotients import expressions, wide_expressions
+
+from kernelcost.report.common import lex_text
+from kernelcost.symbols import size_symbol
+
+N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(expressions)
+def test_a_form_expanded_or_factored_prints_as_sympy_prints_it(expr):
+    for form in (expr, sympy.expand(expr), sympy.factor(expr)):
+        assert lex_text(form) == sympy.sstr(form, order="lex")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wide_expressions)
+def test_wider_forms_print_as_sympy_prints_them(expr):
+    assert lex_text(expr) == sympy.sstr(expr, order="lex")
+
+
+def test_terms_sympy_orders_by_their_coefficients_are_left_to_it():
+    # x*sqrt(2) and x share a monomial: sympy's order reads the complex coefficients
+    for expr in (N * sympy.sqrt(2) + N + 1, 3 * N**2 * M - N**2 * M / 2 + T, N * M + M * N + 1):
+        assert lex_text(expr) == sympy.sstr(expr, order="lex")
