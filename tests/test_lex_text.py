@@ -1,14 +1,14 @@
-"""The report's forms are sympy's text in lex order, character for character: report.common
-orders a sum's terms by their monomials itself and leaves to sympy only the sums where the
-monomials do not decide (a repeated monomial, a numeric factor), over the rational functions
-of sizes the analysis writes, expanded and factored, and the wider forms (floats, open sums,
-symbols with no assumptions) that reach the printer too."""
+"""The forms in the reports and the JSON are sympy's text in lex order, character for
+character: kernelcost.texts orders a sum's terms by their monomials and leaves to sympy only
+the sums where the monomials do not decide (a repeated monomial, a numeric factor), over the rational functions of sizes the
+analysis writes, expanded and factored, and the wider forms (floats, open sums, symbols with
+no assumptions) that reach the printer too."""
 
 import sympy
 from hypothesis import HealthCheck, given, settings
 from test_quotients import expressions, wide_expressions
 
-from kernelcost.report.common import lex_text
+from kernelcost.texts import lex_text
 from kernelcost.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
@@ -29,5 +29,7 @@ def test_wider_forms_print_as_sympy_prints_them(expr):
 
 def test_terms_sympy_orders_by_their_coefficients_are_left_to_it():
     # x*sqrt(2) and x share a monomial: sympy's order reads the complex coefficients
-    for expr in (N * sympy.sqrt(2) + N + 1, 3 * N**2 * M - N**2 * M / 2 + T, N * M + M * N + 1):
+    for expr in (N * sympy.sqrt(2) + N + 1, 3 * N**2 * M - N**2 * M / 2 + T, N * M + M * N + 1,
+                 1 - 2 * N, sympy.Rational(3, 2) - 4 * N * M):
         assert lex_text(expr) == sympy.sstr(expr, order="lex")
+    

@@ -6,11 +6,9 @@ import functools
 import math
 
 import sympy
-from sympy.core.exprtools import decompose_power
-from sympy.core.sorting import default_sort_key
-from sympy.printing.str import StrPrinter
 
 from ..jsonout import number
+from ..texts import lex_text
 from ..units import plain, si
 
 WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
@@ -27,47 +25,6 @@ PER_WORDS = {"sm": "SM", "block": "block", "device": "device", "cluster": "clust
 def expression(expr: sympy.Expr | None) -> str | None:
     """Expressions travel as sympy strings (parseable by sympy, deterministic)."""
     return None if expr is None else lex_text(expr)
-
-
-def lex_text(expr: sympy.Expr) -> str:
-    """sympy.sstr(expr, order="lex"), the same text."""
-    return _LexPrinter({"order": "lex"}).doprint(expr)
-
-
-class _LexPrinter(StrPrinter):
-    """sympy's printer in lex order, a sum's terms ordered by their monomials alone where no
-    two terms share one: sympy's order then never reaches the coefficients, which it turns
-    into complex numbers term by term first (most of the time a form takes to print)."""
-
-    def _as_ordered_terms(self, expr, order=None):
-        if (order or self.order) == "lex":
-            ordered = _by_monomials(expr)
-            if ordered is not None:
-                return ordered
-        return super()._as_ordered_terms(expr, order=order)
-
-
-def _by_monomials(expr: sympy.Expr) -> list[sympy.Expr] | None:
-    """The terms of expr in as_ordered_terms("lex") order, from the exponents of each term
-    over the bases of them all (as Expr.as_terms decomposes them); None where a factor is a
-    number or does not commute, or two terms share a monomial: sympy's own order then."""
-    terms, bases = [], set()
-    for term in sympy.Add.make_args(expr):
-        powers = {}
-        rest = term.as_coeff_Mul()[1]
-        if rest is not sympy.S.One:
-            for factor in sympy.Mul.make_args(rest):
-                if factor.is_number or not factor.is_commutative:
-                    return None
-                base, exponent = decompose_power(factor)
-                powers[base] = exponent
-        bases.update(powers)
-        terms.append((term, powers))
-    generators = sorted(bases, key=default_sort_key)
-    keys = [tuple(-powers.get(base, 0) for base in generators) for _, powers in terms]
-    if len(set(keys)) < len(keys):
-        return None
-    return [term for _, (term, _) in sorted(zip(keys, terms), key=lambda pair: pair[0])]
 
 
 def value_of(expr) -> float | None:
