@@ -180,7 +180,7 @@ def test_a_sum_left_open_has_no_leading_term_or_limit():
 
 
 def _leading_by_scaling(part, growing):
-    """The leading term as sympy's Poly in lam gives it, the way it was first computed."""
+    """The leading term as sympy's Poly in lam gives it: the step _leading_in_scale stands for."""
     polynomial = sympy.Poly(part.xreplace({s: asymptotic._SCALE * s for s in growing}),
                             asymptotic._SCALE)
     return (-1, 0) if polynomial.is_zero else (polynomial.degree(), polynomial.LC())

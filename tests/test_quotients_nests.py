@@ -8,10 +8,10 @@ The shortcuts, each claimed to give sympy's expression exactly:
   preparation passes), and factored, scaled and readable_cancelled (factor(cancel(e)),
   cancel(k e) and readable(cancel(e)) from cancel's reduced pair), and readable_expanded
   (readable(expand(e)) from the ring), bound by name in every module that imported them;
-- asymptotic._leading_in_scale (was sympy's Poly in the scale lam);
-- Asymptotics._fraction's `as_numer_denom` (was sympy.fraction(sympy.together(...)): a common
+- asymptotic._leading_in_scale (for sympy's Poly in the scale lam);
+- Asymptotics._fraction's `as_numer_denom` (for sympy.fraction(sympy.together(...)): a common
   factor is said to leave every shown ratio as it was);
-- sums._power_sums, Faulhaber's formula (was sympy.summation).
+- sums._power_sums, Faulhaber's formula (for sympy.summation).
 
 Per nest: the symbolic analysis (closed forms, leading terms, limits), one with a symbolic
 setting (M = N and the like, which goes through cancel and factor again), one at sampled
@@ -93,7 +93,7 @@ def _together_fraction(self, growing: tuple) -> tuple:
 
 
 def _leading_by_scaling(part, growing):
-    """asymptotic._leading_in_scale as it was before 1f83581: sympy's Poly in lam."""
+    """asymptotic._leading_in_scale by the step it stands for: sympy's Poly in lam."""
     polynomial = sympy.Poly(part.xreplace({s: asymptotic._SCALE * s for s in growing}),
                             asymptotic._SCALE)
     if polynomial.is_zero:
