@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from kernelcost.quotients import (
     MAX_FACTOR_GENERATORS,
+    _factor_list,
     _generators,
     cancel,
     factor,
@@ -20,6 +21,8 @@ from kernelcost.quotients import (
     scaled,
 )
 from kernelcost.symbols import size_symbol
+from sympy.polys.domains import ZZ
+from sympy.polys.rings import ring
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
 ATOMS = [N, M, T, sympy.floor(N / T), sympy.ceiling((M + 1) / 2), sympy.Max(N, M),
@@ -205,3 +208,28 @@ def test_a_factor_that_is_a_number_in_disguise_distributes_as_sympys():
     constant one's coefficient distributes over the rest."""
     expr = (M + N) * (N * (M + N) - M * N - N**2 + 2)
     assert factor(expr) == sympy.factor(expr) == 2 * M + 2 * N
+
+
+RING, *GENERATORS = ring("a, b, c, d, e", ZZ)
+_terms = st.tuples(st.sampled_from([-3, -2, -1, 1, 2, 5]),
+                   st.lists(st.tuples(st.sampled_from(GENERATORS), st.integers(1, 2)),
+                            max_size=3))
+_polynomials = st.lists(_terms, min_size=1, max_size=4).map(
+    lambda terms: sum((coefficient * RING.mul(*[g**power for g, power in powers])
+                       for coefficient, powers in terms), RING.zero))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(-6, 6).filter(bool),
+       st.lists(st.tuples(_polynomials, st.integers(1, 2)), min_size=1, max_size=3))
+def test_factor_list_is_sympys_on_products_of_sums(scale, parts):
+    """Products of sums of degree 1 (read off by Gauss's lemma) and of degree 2 in each
+    generator (left to sympy), repeated factors and common monomials included."""
+    product = RING(scale)
+    for polynomial, power in parts:
+        product *= polynomial**power
+    if product:
+        coefficient, factors = _factor_list(product)
+        expected_coefficient, expected_factors = product.factor_list()
+        assert coefficient == expected_coefficient
+        assert sorted(map(str, factors)) == sorted(map(str, expected_factors))

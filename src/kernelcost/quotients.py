@@ -272,11 +272,53 @@ def _product_of_factors(pair: tuple[PolyElement, PolyElement]) -> sympy.Expr:
         if part.is_ground:
             coefficient *= ZZ.to_sympy(part.LC) ** sign
             continue
-        part_coefficient, part_factors = part.factor_list()
+        part_coefficient, part_factors = _factor_list(part)
         coefficient *= ZZ.to_sympy(part_coefficient) ** sign
         factors += [irreducible.as_expr() ** (sign * power)
                     for irreducible, power in part_factors]
     return _keep_coeff(coefficient, sympy.Mul(*factors))
+
+
+
+def _factor_list(polynomial: PolyElement) -> tuple[int, list[tuple[PolyElement, int]]]:
+    """polynomial.factor_list() over the integers, the same content and factors (each with a
+    positive leading coefficient), read off by Gauss's lemma where a factor is of degree 1 in
+    some generator, as sums of sizes mostly are: Wang's multivariate factoring, which tries
+    evaluation points and lifts them, is left the factors of higher degree in every
+    generator."""
+    content, primitive = polynomial.primitive()
+    factors: list[tuple[PolyElement, int]] = []
+    return content * _split_primitive(primitive, factors), factors
+
+
+def _split_primitive(polynomial: PolyElement, factors: list) -> int:
+    """Append the irreducible factors of a primitive polynomial, each with a positive leading
+    coefficient, and return the sign left over. A primitive a*x + b (a and b free of x) is
+    c = gcd(a, b) times an irreducible polynomial: a factor free of x divides both a and b."""
+    ring = polynomial.ring
+    lowest = [min(exponents) for exponents in zip(*polynomial.itermonoms())]
+    if any(lowest):
+        factors += [(ring.gens[index], power) for index, power in enumerate(lowest) if power]
+        polynomial = ring({tuple(map(int.__sub__, monomial, lowest)): coefficient
+                           for monomial, coefficient in polynomial.iterterms()})
+    if polynomial.is_ground:
+        return 1 if polynomial.LC > 0 else -1
+    highest = [max(exponents) for exponents in zip(*polynomial.itermonoms())]
+    if 1 not in highest:
+        sign, rest = polynomial.factor_list()
+        factors += rest
+        return sign
+    index = highest.index(1)
+    slope = ring({monomial[:index] + (0,) + monomial[index + 1:]: coefficient
+                  for monomial, coefficient in polynomial.iterterms() if monomial[index]})
+    free = ring({monomial: coefficient
+                 for monomial, coefficient in polynomial.iterterms() if not monomial[index]})
+    common = slope.gcd(free)
+    irreducible = polynomial.exquo(common)
+    if irreducible.LC < 0:
+        irreducible, common = -irreducible, -common
+    factors.append((irreducible, 1))
+    return _split_primitive(common, factors)
 
 
 # Factoring is for the reader only, and multivariate factoring (Wang's Hensel lifting, from
