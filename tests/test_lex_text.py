@@ -1,5 +1,5 @@
-"""The forms in the reports and the JSON are sympy's text in lex order, character for
-character: kernelcost.texts orders a sum's terms by their monomials and leaves to sympy only
+"""The forms in the reports and the JSON are sympy's text in lex order (and in str's order),
+character for character: kernelcost.texts orders a sum's terms by their monomials and leaves to sympy only
 the sums where the monomials do not decide (a repeated monomial, a numeric factor), over the rational functions of sizes the
 analysis writes, expanded and factored, and the wider forms (floats, open sums, symbols with
 no assumptions) that reach the printer too."""
@@ -8,7 +8,7 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from test_quotients import expressions, wide_expressions
 
-from kernelcost.texts import lex_text
+from kernelcost.texts import lex_text, text
 from kernelcost.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
@@ -19,12 +19,14 @@ N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
 def test_a_form_expanded_or_factored_prints_as_sympy_prints_it(expr):
     for form in (expr, sympy.expand(expr), sympy.factor(expr)):
         assert lex_text(form) == sympy.sstr(form, order="lex")
+        assert text(form) == str(form)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wide_expressions)
 def test_wider_forms_print_as_sympy_prints_them(expr):
     assert lex_text(expr) == sympy.sstr(expr, order="lex")
+    assert text(expr) == str(expr)
 
 
 def test_terms_sympy_orders_by_their_coefficients_are_left_to_it():
@@ -32,4 +34,12 @@ def test_terms_sympy_orders_by_their_coefficients_are_left_to_it():
     for expr in (N * sympy.sqrt(2) + N + 1, 3 * N**2 * M - N**2 * M / 2 + T, N * M + M * N + 1,
                  1 - 2 * N, sympy.Rational(3, 2) - 4 * N * M):
         assert lex_text(expr) == sympy.sstr(expr, order="lex")
+
+
+def test_str_writes_a_number_first_beside_a_negative_term():
+    # Expr.as_ordered_terms' own case, where str's order is not lex order
+    for expr in (1 - 2 * N, 3 - N * M / 2, sympy.pi - 2 * T, (1 - 2 * N) / (3 - M), 2 + N,
+                 sympy.Max(1 - N, 4 - 2 * M), N - 1):
+        assert text(expr) == str(expr)
+    assert text(1 - 2 * N) == "1 - 2*N" and lex_text(1 - 2 * N) == "-2*N + 1"
     

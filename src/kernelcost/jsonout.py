@@ -7,12 +7,13 @@ float that is already infinite or NaN by the time it reaches the writer becomes 
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import sys
 
 import sympy
+
+from .texts import text
 
 EXACT_DIGITS = 4_000  # Python refuses to print an integer of more than 4,300 digits
 _EXACT_BITS = int(EXACT_DIGITS * 3.3219)
@@ -31,7 +32,7 @@ def number(expr) -> float | str | None:
         return expr if math.isfinite(expr) else Exact(_float_text(expr))
     expr = sympy.sympify(expr)
     if not expr.is_number:
-        return _text(expr)
+        return text(expr)
     if expr in (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
         return str(expr)
     try:
@@ -41,12 +42,6 @@ def number(expr) -> float | str | None:
     if math.isfinite(value) and (value != 0 or expr.is_zero):
         return value
     return Exact(exact_text(expr))
-
-
-# a verdict's t_min is written in the row of each of its levels, and a grid repeats its terms
-@functools.lru_cache(maxsize=1024)
-def _text(expr: sympy.Expr) -> str:
-    return str(expr)
 
 
 def exact_text(expr: sympy.Expr) -> str:

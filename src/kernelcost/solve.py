@@ -29,6 +29,7 @@ from .hardware import UNBOUNDING_LEVELS, Machine, load_machine
 from .numeric_roots import Root as _Root
 from .numeric_roots import shortened
 from .records import record
+from .texts import text
 from .values import as_symbol, evaluate, exact, json_value, parameter_values
 from .witnesses import exact_floor
 
@@ -61,8 +62,8 @@ class Crossing:
         return {
             "machine": self.machine, "precision": self.precision, "level": self.level,
             "parameter": self.parameter, "value": json_value(self.value),
-            "expr": None if self.expr is None else str(self.expr),
-            "condition": str(self.condition), "limit": json_value(self.limit),
+            "expr": None if self.expr is None else text(self.expr),
+            "condition": text(self.condition), "limit": json_value(self.limit),
             "compute_bound_side": self.compute_bound_side,
         }
 
@@ -94,11 +95,11 @@ class CapacityCrossing:
     def as_json(self) -> dict:
         return {
             "machine": self.machine, "what": self.what, "level": self.level,
-            "parameter": self.parameter, "held_B": str(self.held_B),
+            "parameter": self.parameter, "held_B": text(self.held_B),
             "capacity_B": float(self.capacity_B), "capacity_per": self.capacity_per,
             "value": json_value(self.value),
-            "expr": None if self.expr is None else str(self.expr),
-            "condition": str(self.condition), "exceeds_side": self.exceeds_side,
+            "expr": None if self.expr is None else text(self.expr),
+            "condition": text(self.condition), "exceeds_side": self.exceeds_side,
             "fits_everywhere": self.fits_everywhere,
         }
 

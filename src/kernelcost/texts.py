@@ -1,14 +1,17 @@
-"""sympy's text of an expression in lex order, the same characters, faster where a sum's terms
-are ordered by their monomials alone.
+"""sympy's text of an expression, in lex order or in str's own, the same characters, faster
+where a sum's terms are ordered by their monomials alone.
 
 sympy orders a sum's terms by a key of three parts: the monomial over the bases of all
 terms, then the non-commuting factors, then the coefficient as a complex number; and it
 turns every coefficient into a complex number first, through evalf, a third of the time a
 closed form of sizes takes to print. Where no two terms share a monomial the first part
 decides alone, so the terms are sorted by it here; anything else (a repeated monomial, a
-numeric or non-commuting factor) is left to sympy."""
+numeric or non-commuting factor) is left to sympy. str's own order is lex order but for a
+number beside a number times a form, which it writes number first (1 - 2*x)."""
 
 from __future__ import annotations
+
+import functools
 
 import sympy
 from sympy.core.exprtools import decompose_power
@@ -21,13 +24,29 @@ def lex_text(expr: sympy.Basic) -> str:
     return _MonomialPrinter({"order": "lex"}).doprint(expr)
 
 
+# kept: a crossing's closed form and a verdict's t_min are written for every machine
+@functools.lru_cache(maxsize=1024)
+def text(expr: sympy.Basic) -> str:
+    """str(expr), the same text."""
+    return _MonomialPrinter().doprint(expr)
+
+
 class _MonomialPrinter(StrPrinter):
     def _as_ordered_terms(self, expr, order=None):
-        if (order or self.order) == "lex":
+        order = order or self.order
+        if order == "lex" or (order is None and not _number_first(expr)):
             ordered = _by_monomials(expr)
             if ordered is not None:
                 return ordered
         return super()._as_ordered_terms(expr, order=order)
+
+
+def _number_first(expr: sympy.Expr) -> bool:
+    """Whether str's order may differ from lex order: two terms, one a number, one of them
+    negative (Expr.as_ordered_terms puts a positive number before a negative term)."""
+    terms = sympy.Add.make_args(expr)
+    return (len(terms) == 2 and any(term.is_number for term in terms)
+            and any(term.as_coeff_Mul()[0].is_negative for term in terms))
 
 
 def _by_monomials(expr: sympy.Expr) -> list[sympy.Expr] | None:
