@@ -61,6 +61,9 @@ def test_replacing_symbols_builds_what_xreplace_builds():
     clipped = sympy.Min(i + T, M) - i  # a clipped tile's width
     nested = sympy.Max(0, sympy.Min(i + T, M) - sympy.Min(i, N)) * K + i
     for expr in (clipped, nested, clipped * nested, M + i, M):
-        for images in ({i: T * t}, {i: T * t + 1, K: 2}, {N: M}):
+        # a symbol mapped to itself; images of symbols a node does not hold (its cache key
+        # leaves them out: the third set meets the first's cached nodes)
+        for images in ({i: T * t}, {i: T * t + 1, K: 2}, {N: M}, {i: T * t, K: K, t: 3}):
             assert same(replace_symbols(expr, images), expr.xreplace(images)), (expr, images)
             assert same(replace_symbols(expr, images), expr.xreplace(images))  # from the cache
+    assert replace_symbols(nested, {i: i, K: K}) is nested

@@ -114,13 +114,21 @@ def replace_symbols(expr: sympy.Expr, images: Mapping[sympy.Symbol, sympy.Expr])
     """expr.xreplace(images) for plain symbols, with each min/max node that changes taken
     from a cache: building a min/max compares its arguments through sympy's assumptions (a
     millisecond or more), and the nest's clipped bounds meet the same substitution in many
-    sums and views."""
+    sums and views. A symbol's image that is the symbol itself is dropped (xreplace would
+    build every node above it again), and a node is cached by the images of its own
+    symbols."""
+    images = {symbol: image for symbol, image in images.items() if image != symbol}
     changed = [node for node in expr.atoms(sympy.Min, sympy.Max)
                if node.free_symbols & images.keys()]
     if not changed:
         return expr.xreplace(images)
-    key = tuple(images.items())
-    return expr.xreplace({**images, **{node: _replaced_node(node, key) for node in changed}})
+    return expr.xreplace({**images, **{node: _replaced_node(node, _own_images(node, images))
+                                        for node in changed}})
+
+
+def _own_images(node: sympy.Expr, images: Mapping[sympy.Symbol, sympy.Expr]) -> tuple:
+    symbols = sorted(node.free_symbols & images.keys(), key=text_key)
+    return tuple((symbol, images[symbol]) for symbol in symbols)
 
 
 @cacheit  # sympy's cache, emptied with it by sympy.core.cache.clear_cache
