@@ -179,6 +179,9 @@ def _pair_orders(arguments: list[sympy.Expr]) -> dict[tuple[int, int], int]:
     return signs
 
 
+# kept: a verdict orders its bound's terms, then its model's and the flat roofline's, which
+# share most of them
+@functools.lru_cache(maxsize=4096)
 def exact_sign(difference: sympy.Expr) -> int | None:
     """The sign (-1, 0 or 1) the difference has at every size, by shifted coefficients, then
     over the values of clamped sizes, then with its roundings bounded, then for one size by
