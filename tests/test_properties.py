@@ -122,12 +122,17 @@ def sizes_for(draw, kernel, extra_facts=(), max_steps=SPEC_STEPS):
 
 
 def check_against_enumeration(kernel, cost, sizes, *, waves_and_lanes=False) -> list[str]:
-    """Mismatches of one Cost at one size assignment, as readable lines; also that a Cost with
+    """Mismatches of one Cost at one size assignment, as readable lines; also that the steps
+    counted before the enumeration are the steps it took, and that a Cost with
     any upper-bound footprint or scope says so in cost.exact (compare then checks >=). The
     grid's blocks are compared by `compare`; with waves_and_lanes, also the wave unions
     (wave_problems) and the warps of the lanes loops (lane_problems)."""
     counts = enumerate_counts(kernel, sizes, cost.reuse)
     problems = [str(m) for m in compare(cost, counts, max_entries=MAX_ENTRIES)]
+    # the steps counted before the run (from trip counts where a body does not move with
+    # its loop) are the steps the run took
+    if (counted := count_steps(kernel, sizes, counts.steps)) != counts.steps:
+        problems.append(f"count_steps gives {counted}, the enumeration took {counts.steps}")
     if waves_and_lanes:
         problems += wave_problems(cost, counts, sizes) + lane_problems(kernel, cost, sizes)
     bounded = [f"footprint[{name}]" for name, footprint in cost.footprints.items()

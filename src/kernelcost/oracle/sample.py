@@ -163,6 +163,7 @@ class _LoopShape:
     var: str
     statements: int  # statements directly in the body (keeps flattened)
     loops: tuple[_LoopShape, ...]
+    names: frozenset[str]  # the names its bounds and those of the loops inside use
 
 
 def count_steps(kernel: CheckedKernel, sizes: Mapping[str, int],
@@ -187,9 +188,11 @@ def _shape(statements, sizes) -> tuple[int, tuple[_LoopShape, ...]]:
                 raise KcostError(Diagnostic(stmt.span, f"loop step of `{stmt.var}` must be a "
                                                        f"positive size expression"))
             inner_count, inner_loops = _shape(stmt.body, sizes)
+            names = frozenset().union(_names(stmt.lo), _names(stmt.hi),
+                                      *(inner.names for inner in inner_loops))
             loops.append(_LoopShape(as_function(compile_expr(stmt.lo, sizes)),
                                     as_function(compile_expr(stmt.hi, sizes)), step, stmt.var,
-                                    inner_count, inner_loops))
+                                    inner_count, inner_loops, names))
         elif isinstance(stmt, ast.Keep):
             inner_count, inner_loops = _shape(stmt.body, sizes)
             count += inner_count
@@ -199,13 +202,20 @@ def _shape(statements, sizes) -> tuple[int, tuple[_LoopShape, ...]]:
     return count, tuple(loops)
 
 
+def _names(expr: ast.Expr) -> set[str]:
+    return {node.id for node in ast.walk_expr(expr) if isinstance(node, ast.Name)}
+
+
 def _count_block(statements: int, loops: tuple[_LoopShape, ...], env: Env, limit: int) -> int:
+    """The steps of a block; a loop whose body takes the same steps at every value of its
+    iterator (no bound inside uses it) is counted from its trip count."""
     total = statements
     for loop in loops:
         values = iterator_values(loop.lo(env), loop.hi(env), loop.step)
-        if not loop.loops:
+        if not any(loop.var in inner.names for inner in loop.loops):
             trips = len(values) if isinstance(values, range) else sum(1 for _ in values)
-            total += trips * (1 + loop.statements)
+            if trips:
+                total += trips * (1 + _count_block(loop.statements, loop.loops, env, limit))
         else:
             for value in values:
                 env[loop.var] = value
