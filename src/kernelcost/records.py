@@ -8,7 +8,8 @@ fields (so that dataclasses.fields and replace work as for any dataclass) and co
 the __init__, one assignment a field as dataclass writes them for a frozen class; every
 record shares the guards against assignment and its __eq__, __hash__ and __repr__, which
 read the fields each class lists once: equal when of one class with equal compared fields,
-hashed by those fields, shown as dataclass shows them."""
+hashed by those fields, shown as dataclass shows them. The __init__ is compiled on a class's
+first instance: a command builds instances of fewer than half the classes it imports."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def record(cls: type | None = None, *, frozen: bool = True, slots: bool = False)
         cls.__doc__ = cls.__name__
     cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
     fields = dataclasses.fields(cls)
-    cls.__init__ = _init_of(cls, fields, frozen)
+    cls.__init__ = _compiled_on_first_call(cls, fields, frozen)
     compared = [field.name for field in fields if field.compare]
     cls._record_values = staticmethod(_values_of(compared))
     cls._record_shown = tuple(field.name for field in fields if field.repr)
@@ -38,6 +39,17 @@ def record(cls: type | None = None, *, frozen: bool = True, slots: bool = False)
 
 
 _NO_VALUE = object()  # the default of a parameter whose field has a default factory
+
+
+def _compiled_on_first_call(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool):
+    """An __init__ that puts the compiled one (_init_of) in its place, then runs it."""
+    def __init__(self, *args, **kwargs):
+        init = _init_of(cls, fields, frozen)
+        cls.__init__ = init
+        init(self, *args, **kwargs)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
 
 
 def _init_of(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool):
