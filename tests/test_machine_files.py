@@ -2,10 +2,14 @@
 file, line, column and a caret under the value, or is read as meant."""
 
 import os
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from kernelcost import tomlplaces
 from kernelcost.cli import main
 from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine, parse_machine
@@ -101,3 +105,24 @@ def test_unknown_key_caret_is_under_the_key():
     error = error_of(H100.replace("sm_count = 132", "sm_cont = 132", 1))
     span = error.diagnostics[0].span
     assert (span.line, span.column, span.end_column) == (10, 1, 8)
+
+
+def test_the_shipped_files_are_kept_parsed_as_tomllib_reads_them():
+    """parsed.json holds each shipped machine and model file as tomllib reads it now (its
+    script, run again, writes the same bytes)."""
+    script = Path(__file__).resolve().parent / "regen_shipped_toml.py"
+    completed = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
+                               text=True, check=False)
+    assert completed.returncode == 0, completed.stderr
+
+
+def test_a_shipped_text_is_taken_parsed_and_an_edited_one_read_again(monkeypatch):
+    read, loads = [], tomllib.loads
+    monkeypatch.setattr(tomlplaces.tomllib, "loads", lambda text: read.append(text) or loads(text))
+    kept = tomlplaces.toml_data(H100, "h100.toml", "machine file")
+    assert read == [] and repr(kept) == repr(loads(H100))  # ints and floats as read
+    kept["device"]["sm_count"] = 1  # a caller's change stays its own
+    assert tomlplaces.toml_data(H100, "h100.toml", "machine file")["device"]["sm_count"] == 132
+    edited = H100.replace("sm_count = 132", "sm_count = 114")
+    assert tomlplaces.toml_data(edited, "h100.toml", "machine file")["device"]["sm_count"] == 114
+    assert read == [edited]

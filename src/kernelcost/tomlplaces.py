@@ -5,12 +5,21 @@ reads the text again line by line, following table headers (`[launch]`, `[[compu
 its running index) and `key = value` lines, and maps each dotted key as the machine reader
 names it (`id`, `launch.mode`, `compute[2].peak_FLOPps`) to its place. Machine files are flat,
 so a line scan suffices; a key it cannot find (a multi-line value, an inline table) falls back
-to its table's header, then to no place at all."""
+to its table's header, then to no place at all.
+
+The shipped files are also kept parsed, in each package's `parsed.json` (written by
+tests/regen_shipped_toml.py, checked by a test): tomllib reads about 15 kB a millisecond, and
+`--machine all` reads eight machines. A text is taken from there only where its length and
+CRC-32 are the ones recorded (zlib is loaded already; hashlib costs more to import than the
+parsing it would save), so an edited file is read as it stands."""  
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 import tomllib
+import zlib
 from importlib import resources
 from pathlib import Path
 
@@ -112,9 +121,41 @@ def shipped_or_file(name_or_path: str | Path, package: str, max_bytes: int,
     return None
 
 
+SHIPPED_PACKAGES = ("kernelcost.machines", "kernelcost.models")
+PARSED_FILE = "parsed.json"  # {text_digest of a shipped file's text: its tables}
+
+
+def text_digest(text: str) -> str:
+    """The text's length and CRC-32 of its UTF-8 bytes: `17658:1a2b3c4d`."""
+    data = text.encode("utf-8")
+    return f"{len(data)}:{zlib.crc32(data):08x}"
+
+
+@functools.cache
+def _parsed_shipped() -> dict[str, dict]:
+    parsed = {}
+    for package in SHIPPED_PACKAGES:
+        resource = resources.files(package) / PARSED_FILE
+        if resource.is_file():
+            parsed.update(json.loads(resource.read_text(encoding="utf-8")))
+    return parsed
+
+
+def _fresh(value):
+    """A copy of parsed tables, so that no caller can change the kept ones."""
+    if isinstance(value, dict):
+        return {key: _fresh(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fresh(item) for item in value]
+    return value
+
+
 def toml_data(text: str, path: str, what: str) -> dict:
-    """The tables of a TOML text; a syntax error at its line and column, and a file nested
-    too deeply for the reader, as KcostErrors."""
+    """The tables of a TOML text (of a shipped file, as kept parsed); a syntax error at its
+    line and column, and a file nested too deeply for the reader, as KcostErrors."""
+    kept = _parsed_shipped().get(text_digest(text))
+    if kept is not None:
+        return _fresh(kept)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
