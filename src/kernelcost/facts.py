@@ -42,6 +42,7 @@ class Facts:
         self._close_chains()
         self.slack: list[dict[sympy.Symbol, sympy.Expr]] = []
         self._proven: dict[tuple[sympy.Expr, int], bool] = {}  # nonnegative's answers
+        self._within: dict[tuple, bool] = {}  # nonnegative_within's answers
         self._integral: dict[sympy.Expr, bool] = {}  # integral's: the divisibility is fixed
         # what the symbolic work is doing now and the spec place it concerns (a loop's sum),
         # for the budget's error
@@ -229,7 +230,14 @@ class Facts:
         return self.nonnegative(-expr)
 
     def nonnegative_within(self, expr: sympy.Expr, loops) -> bool:
-        """expr >= 0 at every point of the nest `loops` (whose iterators it may use)."""
+        """expr >= 0 at every point of the nest `loops` (whose iterators it may use). Kept
+        as nonnegative's answers are: a tile's box and its clipped edges ask again."""
+        key = (expr, tuple(loops), len(self.slack))
+        if key not in self._within:
+            self._within[key] = self._nonnegative_within(expr, loops)
+        return self._within[key]
+
+    def _nonnegative_within(self, expr: sympy.Expr, loops) -> bool:
         node = next((n for n in sympy.preorder_traversal(expr)
                      if isinstance(n, (sympy.Min, sympy.Max))), None)
         if node is not None:
