@@ -613,3 +613,29 @@ def test_ragged_t_bound_is_below_every_schedule(case):
     schedule = max(greedy_makespan(times, fig["sms"]),
                    *(fraction(t.seconds) for t in v.grid.bound_terms if t.key != "fma"))
     assert v.grid.t_bound <= rational(schedule)
+
+
+@pytest.mark.parametrize("name, sizes", [
+    ("decode_attention", {}), ("flash_attention", {}), ("moe_gemm", {}), ("gemm_hopper", {}),
+    ("gemm_hopper", {"M": 8192, "N": 8192, "K": 8192}), ("flash_attention", {"S": 4096}),
+    ("flash_attention_causal", {}), ("strided_read", {})])
+def test_the_numeric_tail_share_is_the_share_where_that_is_a_number(name, sizes):
+    """The share the JSON shows is told from the witness sizes before its form is worked out:
+    it must be the form's value wherever that is a number (0 for a grid without waves to
+    quantise, a fraction for a numeric one), and None only where the form holds a size."""
+    analysis = kernelcost.analyze(kernelcost.load(ROOT / "specs" / f"{name}.kcost"), sizes)
+    shares = []
+    for machine_id in ("h100", "a100", "mi300x", "rtx4090"):
+        grid = verdict(analysis.cost, load_machine(machine_id), values=analysis.values).grid
+        if grid is None or grid.t_bound is None:
+            continue
+        numeric = grid.numeric_tail_share
+        if grid.tail_share.is_number:
+            assert numeric == grid.tail_share, machine_id
+        else:
+            assert numeric is None, machine_id
+        shares.append(numeric)
+    assert shares  # every one of these has a grid that fits some machine
+    # the shares that hold a size: those of specs with sizes left free and waves to quantise
+    symbolic = not sizes and name in ("decode_attention", "flash_attention", "gemm_hopper")
+    assert (None in shares) == symbolic

@@ -22,11 +22,14 @@ from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_u
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
 from .quotients import cancel
+from .rational_eval import compare, compiled
 from .records import record
+from .symbols import text_key
 from .transfer import Transfer, bank_derate, sector_derates, transfers
 from .units import si
 from .values import exact
 from .warm import WarmL2, served_cost, wave_served_B
+from .witnesses import witness_values
 
 PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
 
@@ -55,11 +58,27 @@ class GridVerdict:
     model_bound: str | None
     model_rule: str  # how t_model counted global traffic, in a few words
     model_detail: str  # the wave estimate's reasoning, with its figures ("" without one)
-    tail_share: sympy.Expr | None  # the part of t_bound that quantisation adds
+    flat_terms: tuple[GridTerm, ...]  # the roofline's terms without blocks and waves
     equal_blocks: bool
     derates: tuple[Derate, ...] = ()  # estimates in t_model only, never in t_bound
     latency_unknown: tuple[str, ...] = ()  # levels whose load latency the machine does not cite
     transfers: tuple[Transfer, ...] = ()  # the lanes accesses in sectors and bank wavefronts
+
+    @functools.cached_property
+    def tail_share(self) -> sympy.Expr | None:
+        """The part of t_bound that quantisation adds: 1 - (the flat roofline's time) /
+        t_bound. Found on first use: ordering the flat terms and cancelling the quotient of
+        two maxima is a tenth of a symbolic verdict, and the JSON shows only a number."""
+        flat = _largest(list(self.flat_terms))[0]
+        return None if self.t_bound is None or flat is None else cancelled(1 - flat / self.t_bound)
+
+    @functools.cached_property
+    def numeric_tail_share(self) -> sympy.Expr | None:
+        """tail_share where it may be a number; None where it takes two values at witness
+        sizes (it is then no number), told without working out its form."""
+        if self.t_bound is None or _share_varies(self.t_bound, self.flat_terms):
+            return None
+        return self.tail_share
 
 
 def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
@@ -91,16 +110,42 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, detail, None, grid.equal_blocks, derates, unknown, found)
+                           rule, detail, (), grid.equal_blocks, derates, unknown, found)
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
-    flat = _largest(_device_terms(cost, machine, values, ("global", "l2"))
-                    + _flat_work_terms(machine, precision, work_by_class)
-                    + _flat_on_chip_terms(cost, machine, values))[0]
-    tail = None if t_bound is None or flat is None else cancelled(1 - flat / t_bound)
+    flat_terms = (_device_terms(cost, machine, values, ("global", "l2"))
+                  + _flat_work_terms(machine, precision, work_by_class)
+                  + _flat_on_chip_terms(cost, machine, values))
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
-                       model_bound, rule, detail, tail, grid.equal_blocks, derates, unknown,
-                       found)
+                       model_bound, rule, detail, tuple(flat_terms), grid.equal_blocks,
+                       derates, unknown, found)
+
+
+def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool:
+    """Whether (flat roofline time) / t_bound takes two values at the witness sizes (False
+    where a value cannot be taken: the form is then worked out)."""
+    seconds = [sympy.sympify(term.seconds) for term in flat_terms]
+    symbols = tuple(sorted(t_bound.free_symbols.union(*(term.free_symbols for term in seconds)),
+                           key=text_key))
+    plans = [compiled(expr, symbols) for expr in (t_bound, *seconds)]
+    if not symbols or not seconds or None in plans:
+        return False
+    first = None
+    for point in witness_values(len(symbols)):
+        try:
+            bound, *flats = (plan(point) for plan in plans)
+        except ZeroDivisionError:
+            return False
+        if bound[0] <= 0:
+            return False
+        flat = functools.reduce(lambda kept, other: other if compare(other, kept) > 0 else kept,
+                                flats)
+        share = (flat[0] * bound[1], flat[1] * bound[0])  # flat / bound
+        if first is None:
+            first = share
+        elif compare(share, first):
+            return True
+    return False
 
 
 def _latency_derates(cost, machine, values, occ: Occupancy) -> tuple[Derate, ...]:

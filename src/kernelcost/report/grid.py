@@ -27,7 +27,7 @@ def grid_json(verdict) -> dict:
         "resident_per_sm": value_of(occupancy.resident), "limited_by": occupancy.limited_by,
         "busiest_sm_blocks": value_of(occupancy.busiest_sm_blocks),
         "waves": value_of(occupancy.waves), "wave_efficiency": value_of(occupancy.wave_efficiency),
-        "tail_share": value_of(grid.tail_share), "equal_blocks": grid.equal_blocks,
+        "tail_share": value_of(grid.numeric_tail_share), "equal_blocks": grid.equal_blocks,
         "bound": grid.bound, "model_bound": grid.model_bound, "model_rule": grid.model_rule,
         "model_detail": grid.model_detail,
         "missing_figures": list(occupancy.missing),
