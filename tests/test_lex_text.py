@@ -1,14 +1,16 @@
 """The forms in the reports and the JSON are sympy's text in lex order (and in str's order),
-character for character: kernelcost.texts orders a sum's terms by their monomials and leaves to sympy only
-the sums where the monomials do not decide (a repeated monomial, a numeric factor), over the rational functions of sizes the
-analysis writes, expanded and factored, and the wider forms (floats, open sums, symbols with
-no assumptions) that reach the printer too."""
+character for character: kernelcost.texts orders a sum's terms by their monomials and leaves
+to sympy only the sums where the monomials do not decide (a repeated monomial, a numeric
+factor), over the rational functions of sizes the analysis writes, expanded and factored, and
+the wider forms (floats, open sums, symbols with no assumptions) that reach the printer too;
+and the precedence of a product it gives sympy's printers is sympy's."""
 
 import sympy
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_quotients import expressions, wide_expressions
 
-from kernelcost.texts import lex_text, text
+from kernelcost.texts import _SYMPY_PRECEDENCE_MUL, _precedence_of_product, lex_text, text
 from kernelcost.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
@@ -43,3 +45,19 @@ def test_str_writes_a_number_first_beside_a_negative_term():
         assert text(expr) == str(expr)
     assert text(1 - 2 * N) == "1 - 2*N" and lex_text(1 - 2 * N) == "-2*N + 1"
     
+
+PRODUCT_FACTORS = [N, M, T, sympy.Integer(-3), sympy.Rational(-1, 2), sympy.Integer(0),
+                   sympy.Rational(5, 7), N + 1, 1 - M, sympy.ceiling(N / T), sympy.Max(N, M),
+                   sympy.Float(-0.5), sympy.oo, -sympy.oo, sympy.zoo, sympy.nan, sympy.pi,
+                   sympy.sqrt(2), N**-2, (M - N)**3]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PRODUCT_FACTORS), min_size=2, max_size=4), st.booleans())
+def test_a_products_precedence_is_sympys(factors, evaluate):
+    """The precedence the package puts in sympy's table, read off the coefficient, against
+    sympy's own test (the product's negation built and compared), products left unevaluated
+    (zoo, 0 or a float first) included."""
+    product = sympy.Mul(*factors, evaluate=evaluate)
+    if isinstance(product, sympy.Mul):
+        assert _precedence_of_product(product) == _SYMPY_PRECEDENCE_MUL(product), product

@@ -24,6 +24,9 @@ try:
     from . import sound_signs as _sound_signs
 
     _sound_signs.install()
+    from . import texts as _texts
+
+    _texts.install()
     from .analysis import Analysis, Intensity, Quantity, Spec, analyze, load, loads
     from .cost import Cost
     from .display import register as _register_display
