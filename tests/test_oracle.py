@@ -16,7 +16,7 @@ from kernelcost.check import check
 from kernelcost.cost import Cost, ScopeCost, TensorFootprint
 from kernelcost.errors import KcostError
 from kernelcost.oracle import (
-    assumptions_hold, compare, count_steps, enumerate_counts, sample_sizes,
+    assumptions_hold, compare, count_steps, draw_sizes, enumerate_counts, sample_sizes,
 )
 from kernelcost.parse import parse
 from kernelcost.symbols import iterator_symbol, size_symbol
@@ -392,6 +392,29 @@ def test_unknown_reuse_mode():
 
 
 # --- sample_sizes ------------------------------------------------------------------------
+
+
+BOUNDED = """kernel bounded(N, A, B, T = 4) {
+    assume A <= T, B < A, T | N
+    in x: f32[N]
+    out y: f32[N]
+    for i in 0..N { y[i] = x[i] }
+}"""
+
+
+def test_draws_stay_under_the_sizes_that_bound_them():
+    """`A <= T` with T a tile (drawn up to 4) and A a size (up to 12): A is drawn after T and
+    up to it, B after A and below it, so that draws meet the relations, and every value under
+    the bound is drawn."""
+    kernel = kernel_of(BOUNDED)
+    rng = random.Random(3)
+    draws = [draw_sizes(kernel, lambda name, top: rng.randint(1, top)) for _ in range(400)]
+    for sizes in draws:
+        assert sizes["A"] <= sizes["T"] and sizes["N"] % sizes["T"] == 0
+        assert sizes["B"] < sizes["A"] or sizes["A"] == 1  # nothing is below 1: B = 1 fails
+    assert {sizes["A"] for sizes in draws} == {1, 2, 3, 4}
+    # A = 1 leaves no B below it: about half the draws (A is 1 for T = 1, half of T = 2, ...)
+    assert sum(assumptions_hold(kernel, sizes) for sizes in draws) > 150
 
 
 def test_samples_respect_divisibility_and_the_step_budget():

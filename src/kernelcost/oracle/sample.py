@@ -7,6 +7,7 @@ import math
 import operator
 import random
 from collections.abc import Callable, Iterable, Mapping
+from fractions import Fraction
 
 import sympy
 
@@ -14,6 +15,7 @@ from .. import ast
 from ..check import CheckedKernel
 from ..errors import Diagnostic, KcostError
 from ..records import record
+from ..symbols import size_symbol
 from .compare import evaluate
 from .exprs import as_function, compile_expr, resolve_sizes, sympy_substitution
 from .plans import iterator_values
@@ -34,6 +36,7 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
     shrink when draws keep failing. Distinct assignments are preferred. `stop`, asked before
     each draw, ends the search early: the assignments found so far are returned."""
     extra_facts = tuple(extra_facts)
+    order = _DrawOrder(kernel)
     samples: list[dict[str, int]] = []
     seen: set[tuple] = set()
     for attempt in range(max_attempts):
@@ -42,7 +45,7 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
         if stop is not None and stop():
             return samples
         shrink = attempt * 4 // max_attempts  # 0, 1, 2, 3 over the attempts
-        candidate = draw_sizes(kernel, lambda name, top: rng.randint(1, top),
+        candidate = order.draw(lambda name, top: rng.randint(1, top),
                                size_top=12 - 3 * shrink, tile_top=4 - shrink)
         key = tuple(sorted(candidate.items()))
         if key in seen and attempt < max_attempts // 2:
@@ -67,23 +70,60 @@ def draw_sizes(kernel: CheckedKernel, pick: Callable[[str, int], int], *, size_t
     or a hypothesis draw in the property tests). Tile-like parameters (divisors, and those
     with a default) take top = tile_top, the others size_top. Divisors are drawn before what
     they divide, which is then drawn as a multiple of their least common multiple; a cycle
-    of facts is drawn freely (assumptions_hold filters it). Relations (`T <= N`) are not
-    enforced here: the caller filters with assumptions_hold."""
-    divisors = _divisors_by_dividend(kernel)
-    tile_like = {symbol.name for divisor, _ in kernel.divisibility
-                 for symbol in divisor.free_symbols}
-    tile_like |= {symbol.name for symbol in kernel.defaults}
-    pending = [symbol.name for symbol in kernel.parameters]
-    values: dict[str, int] = {}
-    while pending:
-        ready = [name for name in pending
-                 if all(names <= values.keys() for _, names in divisors.get(name, ()))]
-        name = ready[0] if ready else pending[0]  # a cycle of facts: draw freely
-        top = tile_top if name in tile_like else size_top
-        base = _divisors_lcm(divisors.get(name, ()), values) if ready else 1
-        values[name] = base * pick(name, max(1, top // base))
-        pending.remove(name)
-    return values
+    of facts is drawn freely (assumptions_hold filters it). A parameter bounded by another
+    (`A <= T`, `B < A`) is drawn after it and under it; other relations are not enforced
+    here: the caller filters with assumptions_hold."""
+    return _DrawOrder(kernel).draw(pick, size_top, tile_top)
+
+
+class _DrawOrder:
+    """What every draw of one kernel's sizes reads: its parameters, which are tile-like, the
+    divisors of each, and the sizes that bound each from above (`Ea <= E`: most draws of
+    Ea up to 12 would fail against E up to 4). sample_sizes makes one for all its draws."""
+
+    def __init__(self, kernel: CheckedKernel):
+        self.parameters = [symbol.name for symbol in kernel.parameters]
+        self.divisors = _divisors_by_dividend(kernel)
+        self.tile_like = {symbol.name for divisor, _ in kernel.divisibility
+                          for symbol in divisor.free_symbols}
+        self.tile_like |= {symbol.name for symbol in kernel.defaults}
+        self.bounds = _bounds_by_size(kernel)
+
+    def draw(self, pick: Callable[[str, int], int], size_top: int,
+             tile_top: int) -> dict[str, int]:
+        pending = list(self.parameters)
+        values: dict[str, int] = {}
+        while pending:
+            ready = [name for name in pending if self._ready(name, values)]
+            name = ready[0] if ready else pending[0]  # a cycle of facts: draw freely
+            top = tile_top if name in self.tile_like else size_top
+            if ready:
+                top = min([top] + [values[bound] - strict
+                                   for bound, strict in self.bounds.get(name, ())])
+            base = _divisors_lcm(self.divisors.get(name, ()), values) if ready else 1
+            values[name] = base * pick(name, max(1, top // base))
+            pending.remove(name)
+        return values
+
+    def _ready(self, name: str, values: Mapping[str, int]) -> bool:
+        return (all(names <= values.keys() for _, names in self.divisors.get(name, ()))
+                and all(bound in values for bound, _ in self.bounds.get(name, ())))
+
+
+def _bounds_by_size(kernel: CheckedKernel) -> dict[str, list[tuple[str, int]]]:
+    """Each parameter a relation between two parameters bounds from above: (the bounding
+    one, 1 for a strict bound, else 0)."""
+    parameters = set(kernel.parameters)
+    bounds: dict[str, list[tuple[str, int]]] = {}
+    for relation in kernel.bounds:
+        if not isinstance(relation, (sympy.Le, sympy.Lt, sympy.Ge, sympy.Gt)):
+            continue
+        small, large = ((relation.lhs, relation.rhs) if isinstance(relation, (sympy.Le, sympy.Lt))
+                        else (relation.rhs, relation.lhs))
+        if small in parameters and large in parameters:
+            bounds.setdefault(small.name, []).append(
+                (large.name, int(isinstance(relation, (sympy.Lt, sympy.Gt)))))
+    return bounds
 
 
 def _divisors_by_dividend(kernel: CheckedKernel) -> dict[str, list[tuple[sympy.Expr, set[str]]]]:
@@ -111,39 +151,56 @@ def _divisors_lcm(divisors, values: Mapping[str, int]) -> int:
 def assumptions_hold(kernel: CheckedKernel, sizes: Mapping[str, int],
                      extra_facts: Iterable[sympy.Basic] = ()) -> bool:
     """Whether the sizes satisfy every `assume` fact of the kernel, and the extra relations."""
-    substitution = sympy_substitution(resolve_sizes(kernel, sizes))
+    at = _AtSizes(resolve_sizes(kernel, sizes))
     for divisor, dividend in kernel.divisibility:
-        divisor_value = evaluate(divisor, substitution)
-        dividend_value = evaluate(dividend, substitution)
+        divisor_value = at.value(divisor)
+        dividend_value = at.value(dividend)
         if divisor_value is None or dividend_value is None or divisor_value == 0:
             return False
         if (dividend_value / divisor_value).denominator != 1:
             return False
-    for relation in (*kernel.bounds, *extra_facts):
-        if not _relation_holds(relation, substitution):
-            return False
-    return True
+    return all(_relation_holds(relation, at) for relation in (*kernel.bounds, *extra_facts))
+
+
+class _AtSizes:
+    """Expressions at one assignment of the sizes: a size or a number read off, anything
+    else evaluated exactly (the sympy substitution built on first need: most facts relate
+    sizes, and a draw is refused at its first fact that fails)."""
+
+    def __init__(self, values: Mapping[str, Value]):
+        self.values = values
+        self._substitution: dict[sympy.Symbol, sympy.Rational] | None = None
+
+    def substitution(self) -> dict[sympy.Symbol, sympy.Rational]:
+        if self._substitution is None:
+            self._substitution = sympy_substitution(self.values)
+        return self._substitution
+
+    def value(self, expr: sympy.Expr) -> Fraction | None:
+        if expr.is_Rational:
+            return Fraction(int(expr.p), int(expr.q))
+        if expr.is_Symbol and expr.name in self.values and expr == size_symbol(expr.name):
+            return Fraction(self.values[expr.name])
+        return evaluate(expr, self.substitution())
 
 
 _RELATIONS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt,
               "==": operator.eq, "!=": operator.ne}
 
 
-def _relation_holds(relation: sympy.Basic, substitution) -> bool:
+def _relation_holds(relation: sympy.Basic, at: _AtSizes) -> bool:
     if relation in (sympy.true, True):
         return True
     if relation in (sympy.false, False):
         return False
     if isinstance(relation, sympy.And):
-        return all(_relation_holds(arg, substitution) for arg in relation.args)
+        return all(_relation_holds(arg, at) for arg in relation.args)
     if isinstance(relation, sympy.Or):
-        return any(_relation_holds(arg, substitution) for arg in relation.args)
+        return any(_relation_holds(arg, at) for arg in relation.args)
     if getattr(relation, "rel_op", None) in _RELATIONS:
-        left = evaluate(relation.lhs, substitution)
-        right = evaluate(relation.rhs, substitution)
+        left, right = at.value(relation.lhs), at.value(relation.rhs)
         return left is not None and right is not None and _RELATIONS[relation.rel_op](left, right)
-    value = relation.xreplace(dict(substitution))
-    return bool(value == sympy.true)
+    return bool(relation.xreplace(at.substitution()) == sympy.true)
 
 
 # --- counting the steps before running the nest -----------------------------------------
