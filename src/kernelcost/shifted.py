@@ -6,6 +6,7 @@ difference; `thresholds` asks it of one expression against many numbers."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -59,10 +60,22 @@ def rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
         return None
     sizes = {}
     for rounding in expr.atoms(sympy.ceiling):
-        if shifted_sign(rounding.args[0]) != 1:
+        size = _rounding_size(rounding)
+        if size is None:
             return None
-        sizes[rounding] = sympy.Dummy(integer=True, positive=True)
-    return expr.xreplace(sizes)
+        sizes[rounding] = size
+    return expr.xreplace(sizes) if sizes else expr
+
+
+# kept: a verdict's terms share their ceilings (a grid's waves), and one size for each lets
+# the plans and signs of the differences built on it be found again
+@functools.lru_cache(maxsize=1024)
+def _rounding_size(rounding: sympy.Expr) -> sympy.Dummy | None:
+    """The size a ceiling of a positive quantity counts as, the same one each time; None
+    where the quantity is not proven positive."""
+    if shifted_sign(rounding.args[0]) != 1:
+        return None
+    return sympy.Dummy(integer=True, positive=True)
 
 
 def part_sign(part: sympy.Expr | rational_eval.Terms, sizes: Sequence[sympy.Symbol]
