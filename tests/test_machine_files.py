@@ -118,7 +118,7 @@ def test_the_shipped_files_are_kept_parsed_as_tomllib_reads_them():
 
 def test_a_shipped_text_is_taken_parsed_and_an_edited_one_read_again(monkeypatch):
     read, loads = [], tomllib.loads
-    monkeypatch.setattr(tomlplaces.tomllib, "loads", lambda text: read.append(text) or loads(text))
+    monkeypatch.setattr(tomllib, "loads", lambda text: read.append(text) or loads(text))
     kept = tomlplaces.toml_data(H100, "h100.toml", "machine file")
     assert read == [] and repr(kept) == repr(loads(H100))  # ints and floats as read
     kept["device"]["sm_count"] = 1  # a caller's change stays its own

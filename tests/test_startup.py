@@ -15,7 +15,7 @@ HEAVY = ("matplotlib", "numpy", "rich", "lark")
 OTHER_COMMANDS = ("kernelcost.report.answers", "kernelcost.report.sweeps",
                   "kernelcost.report.machines", "kernelcost.report.solve",
                   "kernelcost.report.documents", "kernelcost.validate", "csv")
-MACHINE_STAGES = ("kernelcost.model", "kernelcost.execution", "kernelcost.hardware", "tomllib")
+MACHINE_STAGES = ("kernelcost.model", "kernelcost.execution", "kernelcost.hardware")
 
 
 def loaded_after(arguments: list[str], watched: tuple[str, ...] = HEAVY) -> list[str]:
@@ -66,7 +66,7 @@ def test_only_the_commands_that_verify_load_the_enumeration():
 def test_solve_loads_the_machines_but_not_the_verdicts():  # crossings need no verdict
     arguments = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N", "--json"]
     watched = (*MACHINE_STAGES, "kernelcost.answer", "kernelcost.decide")
-    assert loaded_after(arguments, watched) == "['kernelcost.hardware', 'tomllib']"
+    assert loaded_after(arguments, watched) == "['kernelcost.hardware']"
 
 
 def test_solve_loads_its_printer_but_not_the_execution_model_printer():
@@ -79,6 +79,17 @@ def test_solve_loads_its_printer_but_not_the_execution_model_printer():
 def test_a_machine_loads_the_model():  # the watch above sees what it looks for
     arguments = ["analyze", str(SPECS / "gemm.kcost"), "--json", "--machine", "h100"]
     assert loaded_after(arguments, MACHINE_STAGES) == str(sorted(MACHINE_STAGES))
+
+
+def test_only_a_machine_file_of_ones_own_loads_the_toml_reader(tmp_path):
+    # the shipped files are kept parsed (tomlplaces); an edited copy is read as it stands
+    shipped = Path(__file__).resolve().parent.parent / "src" / "kernelcost" / "machines"
+    edited = tmp_path / "mine.toml"
+    edited.write_text((shipped / "h100.toml").read_text().replace("sm_count = 132",
+                                                                   "sm_count = 114"))
+    arguments = ["analyze", str(SPECS / "gemm.kcost"), "--json", "--machine"]
+    assert loaded_after([*arguments, "all"], ("tomllib",)) == "[]"
+    assert loaded_after([*arguments, str(edited)], ("tomllib",)) == "['tomllib']"
 
 
 def test_crossings_load_only_with_one_free_size():

@@ -16,11 +16,10 @@ parsing it would save), so an edited file is read as it stands."""
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import re
-import tomllib
 import zlib
-from importlib import resources
 from pathlib import Path
 
 from .ast import Span
@@ -100,10 +99,22 @@ def syntax_place(message: str, text: str, filename: str) -> tuple[str, Span | No
     return message, None
 
 
+@functools.cache
+def _folder(package: str) -> Path:
+    """Where a package of shipped files lies: importlib.resources and tomllib cost more to
+    import (about 5 ms) than reading the few files they would serve."""
+    return Path(importlib.import_module(package).__file__).parent
+
+
 def shipped_ids(package: str) -> list[str]:
     """Ids of the TOML files shipped in a package (`kernelcost.machines`), sorted."""
-    files = resources.files(package).iterdir()
-    return sorted(f.name.removesuffix(".toml") for f in files if f.name.endswith(".toml"))
+    return list(_shipped(package))
+
+
+@functools.cache
+def _shipped(package: str) -> tuple[str, ...]:
+    return tuple(sorted(path.name.removesuffix(".toml") for path in _folder(package).iterdir()
+                        if path.name.endswith(".toml")))
 
 
 def shipped_or_file(name_or_path: str | Path, package: str, max_bytes: int,
@@ -111,8 +122,8 @@ def shipped_or_file(name_or_path: str | Path, package: str, max_bytes: int,
     """(text, name for errors) of a shipped file by id (`h100`) or of a file by path; None
     when it is neither."""
     name = str(name_or_path)
-    if name.lower() in shipped_ids(package):
-        resource = resources.files(package) / f"{name.lower()}.toml"
+    if name.lower() in _shipped(package):
+        resource = _folder(package) / f"{name.lower()}.toml"
         return (resource.read_text(encoding="utf-8"),
                 f"{package.replace('.', '/')}/{name.lower()}.toml")
     path = Path(name_or_path)
@@ -135,7 +146,7 @@ def text_digest(text: str) -> str:
 def _parsed_shipped() -> dict[str, dict]:
     parsed = {}
     for package in SHIPPED_PACKAGES:
-        resource = resources.files(package) / PARSED_FILE
+        resource = _folder(package) / PARSED_FILE
         if resource.is_file():
             parsed.update(json.loads(resource.read_text(encoding="utf-8")))
     return parsed
@@ -156,6 +167,8 @@ def toml_data(text: str, path: str, what: str) -> dict:
     kept = _parsed_shipped().get(text_digest(text))
     if kept is not None:
         return _fresh(kept)
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
