@@ -132,3 +132,9 @@ def test_a_program_run_stands_in_for_sympys_tensor_module():
     assert "sympy.functions" in imported  # the report is there: sympy's own imports show
     assert not {"sympy.combinatorics", "sympy.tensor.tensor"} & imported
     assert '"kernel": "gemm_hopper"' in completed.stdout
+
+
+def test_parsing_loads_no_logging():
+    # lark's logger in the generated parser drops its messages (tests/regen_parser.py)
+    arguments = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json", "--machine", "all"]
+    assert loaded_after(arguments, ("logging", "traceback")) == "[]"

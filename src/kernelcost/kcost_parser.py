@@ -271,17 +271,19 @@ class MissingVariableError(LarkError):
 
 
 import sys, re
-import logging
 from dataclasses import dataclass
 from typing import Generic, AnyStr
 
-logger: logging.Logger = logging.getLogger("lark")
-logger.addHandler(logging.StreamHandler())
+class _SilentLogger:
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+logger = _SilentLogger()
 ##
 
 ##
 
-logger.setLevel(logging.CRITICAL)
 
 
 NO_VALUE = object()
