@@ -44,7 +44,7 @@ def test_str_writes_a_number_first_beside_a_negative_term():
                  sympy.Max(1 - N, 4 - 2 * M), N - 1):
         assert text(expr) == str(expr)
     assert text(1 - 2 * N) == "1 - 2*N" and lex_text(1 - 2 * N) == "-2*N + 1"
-    
+
 
 PRODUCT_FACTORS = [N, M, T, sympy.Integer(-3), sympy.Rational(-1, 2), sympy.Integer(0),
                    sympy.Rational(5, 7), N + 1, 1 - M, sympy.ceiling(N / T), sympy.Max(N, M),

@@ -3,11 +3,14 @@ sizes that closed forms are made of: sums, products and quotients of sizes, roun
 and Max, with rational coefficients of either sign; and on what else reaches it, where it
 must hand over to sympy when it cannot match it: symbols with no assumptions and Dummy ones
 (decide.cancelled holds each Min and Max as one), Min and Max nested, integers past 64 bits,
-tiny rational coefficients, negative powers of sums, sums left open and floats."""
+tiny rational coefficients, negative powers of sums, sums left open and floats. Its factor
+lists are sympy's factor_list on products of sums, repeated factors included."""
 
 import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sympy.polys.domains import ZZ
+from sympy.polys.rings import ring
 
 from kernelcost.quotients import (
     MAX_FACTOR_GENERATORS,
@@ -21,8 +24,6 @@ from kernelcost.quotients import (
     scaled,
 )
 from kernelcost.symbols import size_symbol
-from sympy.polys.domains import ZZ
-from sympy.polys.rings import ring
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
 ATOMS = [N, M, T, sympy.floor(N / T), sympy.ceiling((M + 1) / 2), sympy.Max(N, M),

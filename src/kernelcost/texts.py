@@ -88,8 +88,8 @@ def _precedence_of_product(product: sympy.Expr) -> int:
     if any(hasattr(argument, "precedence") and isinstance(argument, sympy.Function)
            and argument.precedence < PRECEDENCE["Mul"] for argument in arguments):
         return PRECEDENCE["Mul"]
-    if sympy.zoo in arguments or any(argument.is_Number and not argument.is_Rational
-                                     for argument in arguments):
+    if any(argument is sympy.zoo or (argument.is_Number and not argument.is_Rational)
+           for argument in arguments):
         return _SYMPY_PRECEDENCE_MUL(product)  # a float, an infinity, zoo: sympy's own test
     first = arguments[0]
     return PRECEDENCE["Add"] if first.is_Rational and first.p < 0 else PRECEDENCE["Mul"]

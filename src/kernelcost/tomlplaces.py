@@ -11,7 +11,7 @@ The shipped files are also kept parsed, in each package's `parsed.json` (written
 tests/regen_shipped_toml.py, checked by a test): tomllib reads about 15 kB a millisecond, and
 `--machine all` reads eight machines. A text is taken from there only where its length and
 CRC-32 are the ones recorded (zlib is loaded already; hashlib costs more to import than the
-parsing it would save), so an edited file is read as it stands."""  
+parsing it would save), so an edited file is read as it stands."""
 
 from __future__ import annotations
 
