@@ -20,7 +20,6 @@ from .kcost_parser import (
     Tree,
     UnexpectedInput,
     VisitError,
-    v_args,
 )
 from .syntax_errors import shorten, syntax_diagnostic
 from .watchdog import stage
@@ -157,14 +156,27 @@ def _token_span(filename: str, token: Token) -> ast.Span:
     return ast.Span(filename, token.line, token.column, token.end_line, token.end_column)
 
 
-@v_args(meta=True)
 class _ToAst(Transformer):
-    """Builds AST nodes bottom-up; every node keeps the span of the text it came from."""
+    """Builds AST nodes bottom-up; every node keeps the span of the text it came from. Each
+    rule's method takes (meta, children), as lark's v_args(meta=True) would pass them, but
+    called here: v_args builds a wrapper (functools.update_wrapper) at every method it looks
+    up, one a node. No method is a terminal's, so tokens are not visited."""
 
     def __init__(self, filename: str, source: str):
-        super().__init__()
+        super().__init__(visit_tokens=False)
         self.filename = filename
         self.source = source
+
+    def _call_userfunc(self, tree, new_children=None):
+        children = tree.children if new_children is None else new_children
+        try:
+            method = getattr(self, tree.data)
+        except AttributeError:
+            return self.__default__(tree.data, children, tree.meta)
+        try:
+            return method(tree.meta, children)
+        except Exception as error:  # noqa: BLE001 - lark's Transformer wraps it the same way
+            raise VisitError(tree.data, tree, error) from error
 
     def _s(self, meta) -> ast.Span:
         return _span(self.filename, meta)
