@@ -72,6 +72,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
 
     def __init__(self, kernel: ast.Kernel):
         self.kernel = kernel
+        self.lines = (kernel.source or "").split("\n")  # where names stand in declarations
         self.diagnostics: list[Diagnostic] = []
         self.sizes: dict[str, sympy.Expr] = {}
         self.defaults: dict[sympy.Symbol, int] = {}
@@ -134,10 +135,9 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
     def _name_span(self, span: ast.Span, name: str) -> ast.Span:
         """The span of `name` inside a declaration's span (the AST keeps only the whole
         declaration), so that the caret sits under the name and not under the keyword."""
-        lines = self.kernel.source.split("\n")
-        if not 1 <= span.line <= len(lines):
+        if not 1 <= span.line <= len(self.lines):
             return span
-        line = lines[span.line - 1]
+        line = self.lines[span.line - 1]
         pattern = re.compile(rf"(?<![A-Za-z_0-9]){re.escape(name)}(?![A-Za-z_0-9])")
         keyword = re.match(r"(in|out|inout|let|for)\b", line[span.column - 1:])
         match = pattern.search(line, span.column - 1 + (keyword.end() if keyword else 0))
@@ -148,7 +148,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
     def _source_text(self, span: ast.Span) -> str:
         if span.line != span.end_line:
             return "..."
-        line = self.kernel.source.split("\n")[span.line - 1]
+        line = self.lines[span.line - 1]
         return line[span.column - 1:span.end_column - 1]
 
     # --- statements ----------------------------------------------------------------------
