@@ -386,6 +386,18 @@ def test_runaway_nest_stops_at_the_budget_before_running():
     assert count_steps(kernel, {"M": 2, "N": 3, "K": 4}) == 2 + 6 + 24 + 24
 
 
+def test_a_step_that_is_not_positive_at_the_sizes_is_refused_before_counting():
+    """The steps are checked at every draw's sizes, in loops that do not run as well."""
+    kernel = kernel_of("""kernel steps(N, T) {
+    in x: f32[N]
+    out y: f32[N]
+    for j in 0..N - N, i in 0..N by T - 2 { y[i] = x[i] }
+}""")
+    assert count_steps(kernel, {"N": 6, "T": 4}) == 0  # j never runs, so neither does i
+    with pytest.raises(KcostError, match="loop step of `i` must be a positive size"):
+        count_steps(kernel, {"N": 6, "T": 2})
+
+
 def test_unknown_reuse_mode():
     with pytest.raises(KcostError, match="unknown reuse mode"):
         enumerate_counts(kernel_of(VECTOR_ADD), {"n": 2}, "sometimes")

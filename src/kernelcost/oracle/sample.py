@@ -36,7 +36,7 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
     shrink when draws keep failing. Distinct assignments are preferred. `stop`, asked before
     each draw, ends the search early: the assignments found so far are returned."""
     extra_facts = tuple(extra_facts)
-    order = _DrawOrder(kernel)
+    order, nest = _DrawOrder(kernel), _NestShape(kernel)
     samples: list[dict[str, int]] = []
     seen: set[tuple] = set()
     for attempt in range(max_attempts):
@@ -52,7 +52,7 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
             continue
         if not assumptions_hold(kernel, candidate, extra_facts):
             continue
-        if count_steps(kernel, candidate, max_steps) > max_steps:
+        if nest.steps(candidate, max_steps) > max_steps:
             continue
         seen.add(key)
         samples.append(candidate)
@@ -216,40 +216,53 @@ class _LoopShape:
 
     lo: Callable[[Env], Value]
     hi: Callable[[Env], Value]
-    step: Value
+    step: Callable[[Env], Value]  # of the sizes alone
     var: str
     statements: int  # statements directly in the body (keeps flattened)
     loops: tuple[_LoopShape, ...]
     names: frozenset[str]  # the names its bounds and those of the loops inside use
+    span: ast.Span
 
 
 def count_steps(kernel: CheckedKernel, sizes: Mapping[str, int],
                 limit: int = SAMPLE_MAX_STEPS) -> float:
     """Loop iterations plus statement executions of the nest, as enumerate_counts would run
     them, or inf as soon as they pass `limit`. Much cheaper than the enumeration: no access is
-    evaluated, and a loop with no loop inside is counted from its trip count alone."""
-    values = resolve_sizes(kernel, sizes)
-    statements, loops = _shape(kernel.kernel.statements, values)
-    try:
-        return _count_block(statements, loops, {}, limit)
-    except _OverLimit:
-        return math.inf
+    evaluated, and a loop whose body does not move with it is counted from its trip count."""
+    return _NestShape(kernel).steps(sizes, limit)
 
 
-def _shape(statements, sizes) -> tuple[int, tuple[_LoopShape, ...]]:
+class _NestShape:
+    """The nest reduced to what costs steps, its bounds compiled once with the sizes read from
+    the environment beside the iterators (sample_sizes counts all its draws with one)."""
+
+    def __init__(self, kernel: CheckedKernel):
+        self.kernel = kernel
+        sizes = {symbol.name for symbol in kernel.parameters} | set(kernel.sizes)
+        self.statements, self.loops = _shape(kernel.kernel.statements, sizes)
+
+    def steps(self, sizes: Mapping[str, int], limit: int) -> float:
+        env = dict(resolve_sizes(self.kernel, sizes))
+        _check_steps(self.loops, env)
+        try:
+            return _count_block(self.statements, self.loops, env, limit)
+        except _OverLimit:
+            return math.inf
+
+
+def _shape(statements, sizes: set[str]) -> tuple[int, tuple[_LoopShape, ...]]:
     count, loops = 0, []
     for stmt in statements:
         if isinstance(stmt, ast.For):
-            step = 1 if stmt.step is None else compile_expr(stmt.step, sizes)
-            if callable(step) or step <= 0:
-                raise KcostError(Diagnostic(stmt.span, f"loop step of `{stmt.var}` must be a "
-                                                       f"positive size expression"))
+            if stmt.step is not None and not _names(stmt.step) <= sizes:
+                raise _step_error(stmt.span, stmt.var)  # a step that moves with an iterator
+            step = 1 if stmt.step is None else compile_expr(stmt.step, {})
             inner_count, inner_loops = _shape(stmt.body, sizes)
             names = frozenset().union(_names(stmt.lo), _names(stmt.hi),
                                       *(inner.names for inner in inner_loops))
-            loops.append(_LoopShape(as_function(compile_expr(stmt.lo, sizes)),
-                                    as_function(compile_expr(stmt.hi, sizes)), step, stmt.var,
-                                    inner_count, inner_loops, names))
+            loops.append(_LoopShape(as_function(compile_expr(stmt.lo, {})),
+                                    as_function(compile_expr(stmt.hi, {})), as_function(step),
+                                    stmt.var, inner_count, inner_loops, names, stmt.span))
         elif isinstance(stmt, ast.Keep):
             inner_count, inner_loops = _shape(stmt.body, sizes)
             count += inner_count
@@ -257,6 +270,19 @@ def _shape(statements, sizes) -> tuple[int, tuple[_LoopShape, ...]]:
         elif isinstance(stmt, ast.Assign) or (isinstance(stmt, ast.Let) and stmt.dtype):
             count += 1
     return count, tuple(loops)
+
+
+def _check_steps(loops: tuple[_LoopShape, ...], env: Env) -> None:
+    """Every loop's step positive at these sizes, whether or not the loop runs."""
+    for loop in loops:
+        if loop.step(env) <= 0:
+            raise _step_error(loop.span, loop.var)
+        _check_steps(loop.loops, env)
+
+
+def _step_error(span: ast.Span, var: str) -> KcostError:
+    return KcostError(Diagnostic(span, f"loop step of `{var}` must be a positive size "
+                                       "expression"))
 
 
 def _names(expr: ast.Expr) -> set[str]:
@@ -268,7 +294,7 @@ def _count_block(statements: int, loops: tuple[_LoopShape, ...], env: Env, limit
     iterator (no bound inside uses it) is counted from its trip count."""
     total = statements
     for loop in loops:
-        values = iterator_values(loop.lo(env), loop.hi(env), loop.step)
+        values = iterator_values(loop.lo(env), loop.hi(env), loop.step(env))
         if not any(loop.var in inner.names for inner in loop.loops):
             trips = len(values) if isinstance(values, range) else sum(1 for _ in values)
             if trips:
