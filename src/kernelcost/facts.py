@@ -155,7 +155,8 @@ class Facts:
                 continue
             free = sympy.Dummy("r", integer=True, positive=True)
             coefficient = cancel(image / quotient)
-            rewritten = value.xreplace({quotient: divisor.xreplace(self.forward) * free / coefficient})
+            image_of_quotient = divisor.xreplace(self.forward) * free / coefficient
+            rewritten = value.xreplace({quotient: image_of_quotient})
             if sympy.expand(rewritten).is_integer:
                 return True
         return False
