@@ -150,3 +150,41 @@ def test_other_numbers_have_no_exact_sign_here():
     assert witnesses.exact_number_sign(1 + sympy.sqrt(2) + sympy.sqrt(3)) is None
     assert witnesses.exact_number_sign(sympy.cbrt(2) - 1) is None
     assert witnesses.exact_number_sign(sympy.zoo) is None
+
+
+def test_a_sign_change_between_the_witnesses_is_found_exactly():
+    # flash_attention_causal's l2 root: (64 I - 8289)(192 I - 8321) is negative only for
+    # 43.3 < I < 129.5, between the witnesses 10 and 1000
+    product = (64 * RIDGE - 8289) * (192 * RIDGE - 8321)
+    assert witnesses.signs_at_witnesses(product) == {1}
+    assert equations._changes_sign(product)
+    assert not equations._changes_sign((64 * RIDGE - 8289) ** 2)  # touches 0, one sign
+    assert not equations._changes_sign(RIDGE * (RIDGE + 3))  # its roots are at 0 and below
+    assert not equations._changes_sign(K * RIDGE - 1)  # not a function of one symbol
+    root = (24576 * RIDGE - 1065088) / (8289 - 64 * RIDGE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(equations, "_both_signs", lambda expr: False)
+        asked = equations.positive_real_condition(root)
+    assert equations.positive_real_condition(root) == asked
+    assert str(asked) == "(64*I_crit - 8289)*(192*I_crit - 8321) < 0"
+
+
+positive_rationals = st.fractions(Fraction(1, 8), 40, max_denominator=8).map(
+    lambda value: sympy.Rational(value.numerator, value.denominator))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(positive_rationals, st.integers(1, 3), st.booleans()),
+                min_size=1, max_size=4),
+       st.sampled_from((1, -1)))
+def test_a_rational_function_of_the_ridge_changes_sign_where_a_root_is_odd(factors, sign):
+    # prod (I - r)^k, each factor in the numerator or the denominator: it takes both signs
+    # exactly where the multiplicities of some root r > 0 add up to an odd number
+    expr = sign * sympy.Mul(*[(RIDGE - root) ** (multiplicity if above else -multiplicity)
+                              for root, multiplicity, above in factors])
+    multiplicities = {}
+    for root, multiplicity, _ in factors:
+        multiplicities[root] = multiplicities.get(root, 0) + multiplicity
+    odd = any(total % 2 == 1 for total in multiplicities.values())
+    assert equations._changes_sign(sympy.together(expr)) == odd
+    assert equations._changes_sign(expr) == odd

@@ -8,12 +8,15 @@ from pathlib import Path
 
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from kernelcost import equations
 from kernelcost.cost import Cost, ScopeCost, TensorFootprint
 from kernelcost.equations import CAPACITY, RIDGE, Equation, equation, positive_real_condition
 from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
-from kernelcost.numeric_roots import ABOVE
+from kernelcost.numeric_roots import ABOVE, BELOW
 from kernelcost.solve import capacity_crossings, ridge_crossings, ridge_equation
 from kernelcost.symbols import size_symbol
 
@@ -201,6 +204,46 @@ def test_roots_at_agree_with_enumeration(target):
     roots = equation(CONV_INTENSITY.subs(n, positive), positive, RIDGE).roots_at(target)
     # each root lies between the integer sizes where the sign changes
     assert [int(root.value) for root in roots] == brute_force_crossings(CONV_INTENSITY, target)
+
+
+# flash_attention_causal's global intensity in S (d = 128, H = 1, Br = 128, Bc = 64): it
+# rises without bound; the other root of its quadratic is never positive
+CAUSAL_INTENSITY = (8289 * n**2 + 1065088 * n) / (32768 * (n + 32))
+
+
+@pytest.mark.parametrize("target", [sympy.Rational(*fraction) for fraction in
+                                    ((1, 2), (27, 1), (156, 1), (591, 2))])
+def test_a_quadratic_crossing_agrees_with_enumeration(target):
+    positive = sympy.Symbol("n", positive=True)
+    roots = equation(CAUSAL_INTENSITY.subs(n, positive), positive, RIDGE).roots_at(target)
+    assert [int(root.value) for root in roots] == brute_force_crossings(CAUSAL_INTENSITY,
+                                                                        target, 2000)
+    # the intensity rises through every crossing: compute-bound above it
+    assert [root.side for root in roots] == [ABOVE] * len(roots)
+
+
+def sign_just_above(quantity, variable, root, target) -> int:
+    """The sign of quantity - target a little above the root, counted exactly at a rational
+    point closer to the root than any other root of the numerator or denominator."""
+    point = sympy.Rational(sympy.N(root, 40)) + sympy.Rational(1, 10**12)
+    return int(sympy.sign(quantity.subs(variable, point) - target))
+
+
+small = st.integers(-9, 9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(small, small, small, st.integers(1, 9), small, st.integers(1, 400))
+def test_the_side_of_a_root_is_read_off_the_cleared_polynomial(a, b, c, d, e, target):
+    # (a n^2 + b n + c) / (d n + e): at each root the sign of D P' (exact arithmetic on the
+    # surd) says the side, as the slope of the quantity there, and as its values just above
+    positive = sympy.Symbol("n", positive=True)
+    quantity = (a * positive**2 + b * positive + c) / (d * positive + e)
+    equation_ = equation(quantity, positive, RIDGE)
+    for root in equation_.roots_at(sympy.Integer(target)):
+        assert root.side == equations._side_of_slope(equation_.slope, positive, root.value)
+        assert root.side == {1: ABOVE, -1: BELOW}[sign_just_above(
+            quantity, positive, root.value, target)]
 
 
 def test_a_linear_crossing_at_exactly_one_is_kept():

@@ -18,7 +18,7 @@ from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quotients import cancel, factored
 from .records import record
 from .symbols import text_key
-from .witnesses import signs_at_witnesses
+from .witnesses import polynomial_sign_at, signs_at_witnesses
 
 # The symbols the closed forms are written in.
 RIDGE = sympy.Symbol("I_crit", positive=True)
@@ -36,23 +36,32 @@ class Equation:
     cleared: sympy.Expr | None  # numerator - target * denominator; None: not a polynomial
     # roots_at's answers by target value: machines share capacities and some ridges
     answered: dict = field(default_factory=dict, compare=False, repr=False)
+    conditions: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
-    def candidates(self) -> tuple[tuple[sympy.Expr, sympy.Basic], ...] | None:
-        """The closed-form roots and their conditions; None where sympy has no closed form
-        (the roots are then searched numerically)."""
+    def candidates(self) -> tuple[sympy.Expr, ...] | None:
+        """The closed-form roots; None where sympy has no closed form (the roots are then
+        searched numerically). A root in the target alone is a number at every target, and
+        `_roots_at` checks that number: the variable's assumptions are asked only of roots
+        in other sizes too, which are printed with their condition."""
         if self.cleared is None:
             return None
         if not self.cleared.has(self.variable):
             return ()
-        solutions = linear_roots(self.cleared, self.variable)
+        solutions = _linear_roots(self.cleared, self.variable)
         if solutions is None:
             try:
-                solutions = polynomial_roots(self.cleared, self.variable)
+                solutions = _polynomial_roots(self.cleared, self.variable)
             except NotImplementedError:
                 return None
-        return tuple((candidate, positive_real_condition(candidate))
-                     for candidate in map(_tidy, solutions))
+        return tuple(_tidy(root) for root in solutions
+                     if root.free_symbols <= {self.target} or _may_be(root, self.variable))
+
+    def condition(self, candidate: sympy.Expr) -> sympy.Basic:
+        """Where the candidate root is a positive real, found once a root."""
+        if candidate not in self.conditions:
+            self.conditions[candidate] = positive_real_condition(candidate)
+        return self.conditions[candidate]
 
     @cached_property
     def slope(self) -> sympy.Expr:
@@ -76,13 +85,17 @@ class Equation:
         # xreplace, not subs: a symbol for a number needs none of subs' matching, and subs
         # into a conjunction of relations compares each argument with false and true
         at_target = {self.target: target_value}
-        for candidate, condition in self.candidates:
-            if condition.xreplace(at_target) is sympy.false:
+        for candidate in self.candidates:
+            # a root in the target alone is a number here, which shows itself whether it is
+            # a size: its condition is needed only to be printed
+            numeric = target_value.is_number and candidate.free_symbols <= {self.target}
+            if not numeric and self.condition(candidate).xreplace(at_target) is sympy.false:
                 continue  # a root on some machine, not on this one
             value = _simplified(candidate.xreplace(at_target))
             if value.is_number and not (value.is_real and value >= 1):
                 continue
-            roots.append(Root(candidate, condition, value, self.side_at(value)))
+            roots.append(Root(candidate, self.condition(candidate), value,
+                              self.side_at(value, target_value)))
         return sorted(roots, key=_sort_key)
 
     def _no_root_from_one(self, target_value: sympy.Expr) -> bool:
@@ -108,10 +121,26 @@ class Equation:
             return None
         return polynomial if polynomial.degree(self.variable) in (1, 2) else None
 
-    def side_at(self, root: sympy.Expr) -> str | None:
+    def side_at(self, root: sympy.Expr, target_value: sympy.Expr) -> str | None:
         """`above` when the quantity exceeds the target just above the root (it rises through
         it), `below` when it falls through it; None at a tangency or while undecidable."""
-        return _side_of_slope(self.slope, self.variable, root)
+        sign = self._slope_sign(root, target_value)
+        if sign is None:
+            return _side_of_slope(self.slope, self.variable, root)
+        return ABOVE if sign > 0 else BELOW if sign < 0 else None
+
+    def _slope_sign(self, root: sympy.Expr, target_value: sympy.Expr) -> int | None:
+        """The slope's sign at a root of the rational polynomial P(x, t) = N(x) - t D(x),
+        exactly: where N = t D, the slope (N' D - N D') / D^2 is D P'(x) / D^2, so its sign
+        is that of D times P' (at the target), each evaluated at the root (a rational or a
+        quadratic's surd) in exact arithmetic. None where that does not apply."""
+        polynomial = self._rational_polynomial
+        if polynomial is None or not target_value.is_Rational:
+            return None
+        denominator = -polynomial.diff(self.target).eval(self.target, 0)
+        rate = polynomial.diff(self.variable).eval(self.target, target_value)
+        signs = [polynomial_sign_at(part, root) for part in (denominator, rate)]
+        return None if None in signs else signs[0] * signs[1]
 
 
 @lru_cache(maxsize=256)
@@ -140,13 +169,18 @@ def linear_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr
     it must be the same expression), and dropped where the variable's assumptions rule it
     out, as solve drops it. It skips solve's preprocessing and its other strategies: about
     3 ms less per equation, out of 8."""
+    roots = _linear_roots(cleared, variable)
+    return None if roots is None else [root for root in roots if _may_be(root, variable)]
+
+
+def _linear_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr] | None:
+    """linear_roots before the variable's assumptions are asked."""
     if not cleared.is_Add or not _linear_with_rational_coefficients(cleared, variable):
         return None
     numerator = cleared.as_numer_denom()[0]
     # solve_linear's derivative and value at 0, read off the terms: diff and subs cost more
     rest, _ = numerator.as_independent(variable, as_Add=True)
-    root = sympy.expand_mul(-1 / numerator.coeff(variable) * rest)
-    return [root] if _may_be(root, variable) else []
+    return [sympy.expand_mul(-1 / numerator.coeff(variable) * rest)]
 
 
 def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr]:
@@ -155,8 +189,12 @@ def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.
     root is never proven to leave a nonzero value (checksol substitutes each root back and
     simplifies, half of a quadratic's solve). Roots the variable's assumptions rule out are
     dropped, as solve drops them."""
-    roots = sympy.solve(cleared, variable, dict=False, simplify=False, check=False)
-    return [root for root in roots if _may_be(root, variable)]
+    return [root for root in _polynomial_roots(cleared, variable) if _may_be(root, variable)]
+
+
+def _polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr]:
+    """polynomial_roots before the variable's assumptions are asked."""
+    return sympy.solve(cleared, variable, dict=False, simplify=False, check=False)
 
 
 def _may_be(root: sympy.Expr, variable: sympy.Symbol) -> bool:
@@ -310,9 +348,37 @@ def isolate(relation: sympy.Rel) -> sympy.Basic:
 
 
 def _both_signs(expr: sympy.Expr) -> bool:
-    """Whether expr is negative at some witness sizes and positive at others: then sympy
-    can prove neither sign, and is not asked."""
-    return len(signs_at_witnesses(expr)) == 2
+    """Whether expr is negative at some witness sizes and positive at others, or changes
+    sign exactly: then sympy can prove neither sign, and is not asked."""
+    return len(signs_at_witnesses(expr)) == 2 or _changes_sign(expr)
+
+
+def _changes_sign(expr: sympy.Expr) -> bool:
+    """Whether expr, a rational function with rational coefficients of one positive real
+    symbol (a ridge, a capacity), takes both signs: where its numerator times its
+    denominator has a positive root of odd multiplicity (real-root isolation). A sign change
+    between the witnesses, (64 I - 8289)(192 I - 8321) < 0 within 43 < I < 130, is found
+    here; False for any other expression."""
+    symbols = expr.free_symbols
+    if len(symbols) != 1:
+        return False
+    [symbol] = symbols
+    if not symbol.is_positive or symbol.is_integer:
+        return False
+    try:
+        parts = [sympy.Poly(part, symbol) for part in expr.as_numer_denom()]
+    except sympy.PolynomialError:
+        return False
+    if any(part.domain not in (sympy.ZZ, sympy.QQ) or part.is_zero for part in parts):
+        return False
+    _, factors = (parts[0] * parts[1]).sqf_list()
+    return any(multiplicity % 2 == 1 and _positive_roots(factor) > 0
+               for factor, multiplicity in factors)
+
+
+def _positive_roots(polynomial: sympy.Poly) -> int:
+    """The real roots above 0 (count_roots counts those in [0, oo))."""
+    return int(polynomial.count_roots(0, None)) - int(polynomial.eval(0) == 0)
 
 
 def _relation(kind, left: sympy.Expr, right: sympy.Expr) -> sympy.Rel:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable
+from fractions import Fraction
 
 import sympy
 
@@ -60,6 +61,22 @@ def exact_number_sign(value: sympy.Expr) -> int | None:
     return None if parts is None else _surd_sign(*parts)
 
 
+def polynomial_sign_at(polynomial: sympy.Poly, value: sympy.Expr) -> int | None:
+    """The sign of a polynomial in one variable with rational coefficients at a rational or
+    at a + b sqrt(q) (a root of a quadratic), in exact arithmetic: Horner's rule in
+    Q(sqrt(q)). None for any other number."""
+    parts = _surd(value)
+    if parts is None:
+        return None
+    rational, coefficient, radicand = (Fraction(int(part.p), int(part.q)) for part in parts)
+    whole, root = Fraction(0), Fraction(0)  # the value so far: whole + root sqrt(radicand)
+    for term in polynomial.all_coeffs():
+        whole, root = (whole * rational + root * coefficient * radicand
+                       + Fraction(int(term.p), int(term.q)),
+                       whole * coefficient + root * rational)
+    return _surd_sign(whole, root, radicand)
+
+
 def exact_floor(value: sympy.Expr) -> int | None:
     """floor(value) for a rational or a + b sqrt(q), in exact arithmetic from a double's
     guess (sympy's floor asks the assumptions of the radical first: milliseconds a root);
@@ -101,8 +118,8 @@ def _surd_sign(rational: sympy.Rational, coefficient: sympy.Rational,
     return rational_sign if square > root_square else root_sign if square < root_square else 0
 
 
-def _sign(rational: sympy.Rational) -> int:
-    return (rational.p > 0) - (rational.p < 0)
+def _sign(rational: sympy.Rational | Fraction) -> int:
+    return (rational.numerator > 0) - (rational.numerator < 0)
 
 
 def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
