@@ -158,6 +158,27 @@ def test_cancelled_keeps_each_lattice_and_the_value(expr):
         assert result.xreplace(point) == reference.xreplace(point) == expr.xreplace(point)
 
 
+QUOTIENTS = [(b, INT4_T_MIN), (b, INT4_T_MIN + sympy.Rational(1, 250000)),
+             (b, DECODE_T_MIN + sympy.Rational(1, 200000)), (h - L * b, DECODE_T_MIN - h),
+             (2 * K * M * N, HOPPER_T_MIN), (L * b, 3 * sympy.Min(L * b, h / 3) + 7)]
+
+
+@pytest.mark.parametrize("numerator, denominator", QUOTIENTS)
+def test_a_quotient_cancelled_is_the_same_expression_as_before_its_lattices_are_held(
+        numerator, denominator):
+    # the quotient built with each lattice held, and the lattices put back into the product
+    # without sympy's rebuilding: the expression the plain xreplace gives, argument for
+    # argument, as it is printed
+    expr = numerator / denominator
+    held = {lattice: sympy.Dummy() for lattice in sorted(
+        expr.atoms(sympy.Min, sympy.Max), key=sympy.default_sort_key)}
+    reference = sympy.cancel(expr.xreplace(held)).xreplace(
+        {symbol: lattice for lattice, symbol in held.items()})
+    result = decide.cancelled_quotient(numerator, denominator)
+    assert result == reference == cancelled(expr)
+    assert result.args == reference.args and str(result) == str(reference)
+
+
 @pytest.mark.parametrize("expr", [b / INT4_T_MIN, 2 * b * L**2 / (3 * DECODE_T_MIN**2),
                                   Theta / 6, sympy.Rational(3, 4), sympy.Min(L, b) * h])
 def test_a_product_of_sizes_and_lattices_is_in_lowest_terms(expr):

@@ -343,12 +343,13 @@ class Footprints:
         slope = sympy.diff(expr, counter)
         if counter in slope.free_symbols:
             return None
-        at_first, at_last = expr.subs(counter, 0), expr.subs(counter, last)
         if self.facts.nonnegative(slope):
-            return at_first if smallest else at_last
-        if self.facts.nonpositive(slope):
-            return at_last if smallest else at_first
-        return None
+            at_first = smallest
+        elif self.facts.nonpositive(slope):
+            at_first = not smallest
+        else:
+            return None
+        return expr.xreplace({counter: sympy.S.Zero if at_first else last})
 
     def _straighten(self, expr, upward: bool):
         """A bound of expr (upper if upward) free of floor, ceiling, min and max."""

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 import sympy
 
 from .cost import Cost
-from .decide import at_most, cancelled, largest, less_than, smallest
+from .decide import at_most, cancelled_quotient, largest, less_than, smallest
 from .derates import Derate, launch_derate
 from .drawable import Drawable
 from .errors import Diagnostic, KcostError
@@ -261,7 +261,8 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         t_min_with_launch=t_min + (overhead or 0),
         bound=None if binding is None else binding.name,
         regime=None if binding is None else regime_of_term(binding),
-        performance=cancelled(total_work / t_min) if total_work != 0 else sympy.Integer(0),
+        performance=(cancelled_quotient(total_work, t_min) if total_work != 0
+                     else sympy.Integer(0)),
         fits=scope_fits(cost, machine, substitutions),
         working_set_B=working_set,
         l2_capacity_B=l2_capacity,

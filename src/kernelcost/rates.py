@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from .check import CheckedKernel
-from .decide import cancelled
+from .decide import cancelled_quotient
 from .records import record
 from .values import evaluate
 
@@ -38,8 +38,8 @@ def item_rate(checked: CheckedKernel, result: Verdict) -> ItemRate | None:
     count = evaluate(checked.items.count, result.values)
     if result.t_bound is None:  # does not fit: no time, no rate
         return ItemRate(checked.items.item, count, None, None)
-    return ItemRate(checked.items.item, count, cancelled(count / result.t_bound),
-                    cancelled(count / result.t_min_with_launch))
+    return ItemRate(checked.items.item, count, cancelled_quotient(count, result.t_bound),
+                    cancelled_quotient(count, result.t_min_with_launch))
 
 
 def plural(word: str) -> str:
