@@ -184,6 +184,33 @@ def test_conv3x3_memory_bound_by_about_9x_on_h100_fp32():
 
 # ----------------------------------------------------------------------------- the model's parts
 
+RIDGES = st.sampled_from([sympy.Rational(990, 335) * 100, sympy.Rational(33), sympy.Integer(1),
+                          sympy.Rational(1, 10), sympy.Rational(2463, 1000)])
+
+
+@settings(max_examples=80, deadline=None)
+@given(expressions(), RIDGES)
+def test_a_level_asks_its_questions_of_the_intensity_as_of_the_ratio(intensity, ridge):
+    # level_verdict orders I against the ridge once, for Min(peak, I * bandwidth) and
+    # Min(1, I / ridge), and puts the zone's bounds on I's side: the same answers as the
+    # questions asked of each built expression
+    from kernelcost.decide import pair_sign, smallest, smallest_of_two
+    from kernelcost.model import regime_of
+    from kernelcost.quotients import scaled
+
+    intensity = sympy.sympify(intensity)
+    bandwidth = sympy.Rational(335, 100) * 10**12
+    peak = ridge * bandwidth
+    ratio = scaled(intensity, 1 / ridge)
+    order = pair_sign(intensity, ridge)
+    against_ridge = None if order is None else -order
+    assert smallest_of_two(peak, intensity * bandwidth, against_ridge) == smallest(
+        peak, intensity * bandwidth)
+    assert smallest_of_two(1, ratio, against_ridge) == smallest(1, ratio)
+    assert zone_of(intensity, ridge) == zone_of(ratio)
+    assert regime_of(intensity, ridge) == regime_of(ratio, sympy.Integer(1))
+
+
 def test_zones_follow_the_chapter():
     # the roofline chapter: < 0.1 clearly memory-bound, 0.1..10 mixed, > 10 compute-bound
     assert zone_of(sympy.Rational(1, 240)) == ZONE_MEMORY

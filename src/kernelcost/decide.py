@@ -143,7 +143,33 @@ def _lattice(kind, arguments: tuple[sympy.Expr, ...]) -> sympy.Expr:
     rewrites them."""
     if len(arguments) < 2 or any(_rewritten_by_lattice(argument) for argument in arguments):
         return kind(*arguments)
-    signs = _pair_orders(arguments)
+    return _assembled(kind, arguments, _pair_orders(arguments))
+
+
+def smallest_of_two(first, second, sign: int | None) -> sympy.Expr:
+    """smallest(first, second) where the sign first - second has at every size is known
+    already (None: no decider proves one): a level's Min(peak, I * bandwidth) and
+    Min(1, I / ridge) both order I against the ridge, asked once of I itself."""
+    arguments = (sympy.sympify(first), sympy.sympify(second))
+    if any(_rewritten_by_lattice(argument) for argument in arguments):
+        return _lattice(sympy.Min, arguments)
+    return _assembled(sympy.Min, arguments, {} if sign is None else {(0, 1): sign,
+                                                                   (1, 0): -sign})
+
+
+def pair_sign(first: sympy.Expr, second: sympy.Expr) -> int | None:
+    """The sign of first - second at every size, as `_pair_orders` finds it for one pair: a
+    decider's proof (a zero at a witness counts for neither side), else None."""
+    sign = _number_sign(first, second, zero_counts_as=0)
+    if sign is SPLIT:
+        return None
+    if sign is not None:
+        return sign
+    difference = first - second
+    return None if both_signs(difference, 0) else exact_sign(difference)
+
+
+def _assembled(kind, arguments: tuple[sympy.Expr, ...], signs: dict) -> sympy.Expr:
     winning_sign = -1 if kind is sympy.Min else 1  # of (kept argument - dropped argument)
 
     def bounds(i: int, j: int) -> bool:

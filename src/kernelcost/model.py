@@ -24,7 +24,8 @@ from collections.abc import Mapping
 import sympy
 
 from .cost import Cost
-from .decide import at_most, cancelled_quotient, largest, less_than, smallest
+from .decide import (at_most, cancelled_quotient, largest, less_than, pair_sign,
+                     smallest_of_two)
 from .derates import Derate, launch_derate
 from .drawable import Drawable
 from .errors import Diagnostic, KcostError
@@ -306,6 +307,10 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
     intensity = _intensity(work, traffic)
     ridge = peak / bandwidth
     ratio = scaled(intensity, 1 / ridge)
+    # peak - I * bandwidth and 1 - I / ridge have the sign of ridge - I: the questions are
+    # asked of I, whose witnesses and coefficients every machine shares (thresholds)
+    order = pair_sign(intensity, ridge)
+    against_ridge = None if order is None else -order
     return LevelVerdict(
         level=level,
         traffic_B=traffic,
@@ -315,10 +320,10 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
         bandwidth_Bps=bandwidth,
         ridge=ridge,
         ratio=ratio,
-        zone=zone_of(ratio),
-        regime=regime_of_ratio(ratio),
-        performance=smallest(peak, intensity * bandwidth),
-        peak_fraction=smallest(1, ratio),
+        zone=zone_of(intensity, ridge),
+        regime=regime_of(intensity, ridge),
+        performance=smallest_of_two(peak, intensity * bandwidth, against_ridge),
+        peak_fraction=smallest_of_two(1, ratio, against_ridge),
         time_s=traffic / bandwidth,
     )
 
@@ -329,10 +334,11 @@ def _intensity(work: sympy.Expr, traffic: sympy.Expr) -> sympy.Expr:
     return cancel(work / traffic)
 
 
-def zone_of(ratio: sympy.Expr) -> Zone | None:
-    """The chapter's zone: < 0.1 clearly memory-bound, 0.1..10 mixed, > 10 compute-bound."""
-    below = less_than(ratio, CLEARLY_MEMORY_BOUND_BELOW)
-    above = less_than(CLEARLY_COMPUTE_BOUND_ABOVE, ratio)
+def zone_of(intensity: sympy.Expr, ridge: sympy.Rational = sympy.Integer(1)) -> Zone | None:
+    """The chapter's zone of intensity / ridge: < 0.1 clearly memory-bound, 0.1..10 mixed,
+    > 10 compute-bound."""
+    below = less_than(intensity, CLEARLY_MEMORY_BOUND_BELOW * ridge)
+    above = less_than(CLEARLY_COMPUTE_BOUND_ABOVE * ridge, intensity)
     if below is None or above is None:
         return None
     if below:
@@ -342,9 +348,9 @@ def zone_of(ratio: sympy.Expr) -> Zone | None:
     return ZONE_MIXED
 
 
-def regime_of_ratio(ratio: sympy.Expr) -> str | None:
-    """Memory-bound below the ridge (ratio < 1), compute-bound at or above it."""
-    below_ridge = less_than(ratio, 1)
+def regime_of(intensity: sympy.Expr, ridge: sympy.Rational) -> str | None:
+    """Memory-bound below the ridge, compute-bound at or above it."""
+    below_ridge = less_than(intensity, ridge)
     if below_ridge is None:
         return None
     return MEMORY_BOUND if below_ridge else COMPUTE_BOUND
