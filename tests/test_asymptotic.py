@@ -203,3 +203,12 @@ def test_the_leading_term_in_the_scale_is_sympys_poly(expr, growing):
         leading = asymptotic._leading_in_scale(part, growing)
         assert (leading.degree, leading.coefficient) == expected
         assert str(leading.coefficient) == str(expected[1])
+
+
+@settings(max_examples=150, deadline=None)
+@given(expressions(kinds=("add", "mul", "div")))
+def test_a_plainly_positive_sign_is_sympys(expr):
+    # sums, products and quotients of positive sizes and numbers: 1 without sympy's search,
+    # as sympy finds it; anything else (a negative number in it) is sympy's own answer
+    assert asymptotic._sign(expr) == sympy.sign(expr)
+    assert asymptotic._sign((4 * K * N**2 + N**2) / (16 * K * N)) == 1

@@ -85,7 +85,7 @@ def _eventual_sign(difference: sympy.Expr, growing) -> int | None:
     numerator, denominator = parts
     if numerator.coefficient == 0 or numerator.degree < denominator.degree:
         return 0
-    sign = sympy.sign(factor(numerator.coefficient / denominator.coefficient))
+    sign = _sign(factor(numerator.coefficient / denominator.coefficient))
     return int(sign) if sign.is_number and sign is not sympy.nan else None
 
 
@@ -189,7 +189,7 @@ class Asymptotics:
             return _sympy_limit(self.expr, growing)
         numerator, denominator = parts
         if numerator.degree > denominator.degree:
-            sign = sympy.sign(numerator.coefficient / denominator.coefficient)
+            sign = _sign(numerator.coefficient / denominator.coefficient)
             if not sign.is_number:
                 return None  # (M - 5)*N**2 grows to oo or -oo as M says
             return sympy.oo * sign
@@ -206,6 +206,21 @@ class Asymptotics:
         if ratio not in self._ratios:
             self._ratios[ratio] = factored(ratio)
         return self._ratios[ratio]
+
+
+def _sign(expr: sympy.Expr) -> sympy.Expr:
+    """sympy.sign(expr), 1 at once where expr is plainly positive: sympy proves each such
+    sum positive too, after a search of milliseconds through its terms' bounds."""
+    return sympy.Integer(1) if _plainly_positive(expr) else sympy.sign(expr)
+
+
+def _plainly_positive(expr: sympy.Expr) -> bool:
+    """A positive number or symbol, or sums, products and integer powers of such."""
+    if expr.is_Rational or expr.is_Symbol:
+        return bool(expr.is_positive)
+    if expr.is_Pow:
+        return expr.exp.is_Integer and _plainly_positive(expr.base)
+    return (expr.is_Add or expr.is_Mul) and all(map(_plainly_positive, expr.args))
 
 
 def _without_remainder(expr: sympy.Expr) -> sympy.Expr | None:

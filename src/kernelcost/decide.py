@@ -189,12 +189,13 @@ def _pair_orders(arguments: list[sympy.Expr]) -> dict[tuple[int, int], int]:
     """The sign of `arguments[i] - arguments[j]` at every size for each ordered pair (i, j)
     an exact decider settles; pairs that witnesses split are not asked."""
     signs = {}
-    witnesses = ArgumentWitnesses(arguments)
+    witnesses = None  # built at the first pair that needs them
     for (i, first), (j, second) in itertools.combinations(enumerate(arguments), 2):
         sign = _number_sign(first, second, zero_counts_as=0)
         if sign is SPLIT:
             continue
         if sign is None:
+            witnesses = witnesses or ArgumentWitnesses(arguments)
             if witnesses.split(i, j):
                 continue
             difference = first - second
