@@ -9,6 +9,8 @@ import itertools
 
 import pytest
 import sympy
+from hypothesis import given, settings
+from test_rational_eval import expressions
 
 import kernelcost
 from kernelcost.errors import KcostError
@@ -407,3 +409,23 @@ def test_a_step_taken_as_positive_later_proves_what_the_prover_refused_before():
     assert facts.nonnegative(M - N - 1)  # an integer M - N > 0 is at least 1
     for point in admissible((N, M), lambda p: p[M] - p[N] > 0):
         assert (M - N - 1).subs(point) >= 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(expressions(kinds=("add", "mul", "div")))
+def test_integrality_is_asked_only_where_sympy_can_prove_it(value):
+    # a term over a power of a non-number is never an integer to sympy: not asked
+    from kernelcost.facts import _may_be_proven_integer
+
+    value = sympy.sympify(value)
+    if not _may_be_proven_integer(value):
+        assert value.is_integer is not True
+
+
+def test_a_quotient_of_sizes_is_not_asked_whether_it_is_an_integer():
+    from kernelcost.facts import _may_be_proven_integer
+
+    a, b, w = (size_symbol(name) for name in ("a", "b", "w"))
+    i0 = iterator_symbol("i0")
+    assert not _may_be_proven_integer((a * b * w + i0) / (a * w))  # flash_attention_causal
+    assert _may_be_proven_integer(a * b * w + i0) and _may_be_proven_integer((a + b) / 2)

@@ -146,7 +146,7 @@ class Facts:
         return self._integral[value]
 
     def _proven_integral(self, value: sympy.Expr) -> bool:
-        if value.is_integer:
+        if _may_be_proven_integer(value) and value.is_integer:
             return True
         for divisor, dividend in self.further:
             quotient = self.quotient_of.get(dividend)
@@ -157,7 +157,8 @@ class Facts:
             coefficient = cancel(image / quotient)
             image_of_quotient = divisor.xreplace(self.forward) * free / coefficient
             rewritten = value.xreplace({quotient: image_of_quotient})
-            if sympy.expand(rewritten).is_integer:
+            rewritten = sympy.expand(rewritten)
+            if _may_be_proven_integer(rewritten) and rewritten.is_integer:
                 return True
         return False
 
@@ -291,6 +292,15 @@ class Facts:
                 yield sympy.expand(base.subs(substitution))
         if not expr.has(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max):
             yield factor(expr)  # T*a - T is T*(a - 1): a product of signed factors
+
+
+def _may_be_proven_integer(value: sympy.Expr) -> bool:
+    """False where sympy's is_integer cannot be True: a term divides by a power of something
+    that is not a number. Mul's rule answers True only where the denominator is a number,
+    and a sum is an integer only where each term is; the question, milliseconds on a
+    quotient of sums (every other rule tried first), is then not asked."""
+    return not any(factor.is_Pow and factor.exp.is_negative and not factor.base.is_number
+                   for term in sympy.Add.make_args(value) for factor in sympy.Mul.make_args(term))
 
 
 def _plainly_nonnegative(expr: sympy.Expr) -> bool:
