@@ -24,6 +24,9 @@ try:
     from . import sound_signs as _sound_signs
 
     _sound_signs.install()
+    from . import number_facts as _number_facts
+
+    _number_facts.install()
     from . import texts as _texts
 
     _texts.install()
