@@ -159,3 +159,36 @@ def test_moe_gemm_with_symbolic_tiles_prints_no_resident_count():
     assert resident is None or not resident.is_number or resident == 2
     at_defaults = {**sizes, **{s: sympy.Integer(cost.defaults[s]) for s in tiles}}
     assert resident.xreplace(at_defaults) == 2
+
+
+ITERATOR = kernelcost.symbols.iterator_symbol("i0")  # an integer of either sign
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([sympy.Min, sympy.Max]), st.lists(
+    st.builds(lambda coefficient, symbol, rest: coefficient * symbol + rest,
+              st.integers(-3, 3), st.sampled_from((a, b, c, ITERATOR)),
+              st.sampled_from((0, 1, a, b * c, ITERATOR, 2 * a - b))),
+    min_size=2, max_size=4))
+def test_a_min_or_max_is_built_as_sympy_builds_it_when_witnesses_split_a_pair(kind, arguments):
+    # the pairs whose difference takes both signs at witness sizes are left unordered at
+    # once: the same Min or Max as sympy's own search gives
+    built = kind(*arguments)
+    sympy.core.cache.clear_cache()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sympy.functions.elementary.miscellaneous.MinMaxBase, "_is_connected",
+                      classmethod(sound_signs._SYMPY_IS_CONNECTED))
+        searched = kind(*arguments)
+    sympy.core.cache.clear_cache()
+    assert built == searched
+
+
+def test_an_iterator_takes_the_witness_sizes():
+    # an iterator is an integer of either sign: every size is a value it may take, so
+    # T + i0 against M splits, where sympy searched four orders and a factored difference
+    from kernelcost import witnesses
+
+    assert witnesses.both_signs(a + ITERATOR - b, 0)
+    assert not witnesses._takes_witnesses(sympy.Symbol("y"))  # may be complex
+    assert not witnesses._takes_witnesses(sympy.Symbol("n", negative=True))
+    assert not witnesses._takes_witnesses(sympy.Symbol("e", even=True))

@@ -16,12 +16,21 @@
   that rule's False (when every numerator factor is even and every denominator factor odd,
   no other rule of sympy's answers False).
 
-Each wrapper only ever turns an answer into none, so no answer it leaves becomes wrong."""
+Each wrapper only ever turns an answer into none, so no answer it leaves becomes wrong.
+
+- Min and Max. Building one, sympy asks of each pair of arguments whether one is at least
+  the other, four ways, then of their difference factored: milliseconds a pair where no
+  order holds. Where the difference takes both signs at witness sizes, no true order exists
+  and sympy, less the false proofs above, finds none: the pair is left unordered at once,
+  as sympy leaves it."""
 
 from __future__ import annotations
 
 import sympy
 from sympy.core import exprtools
+from sympy.functions.elementary.miscellaneous import MinMaxBase
+
+from .witnesses import both_signs
 
 
 def _sound_monotonic_sign(expr):
@@ -37,6 +46,12 @@ def _sound_mul_is_integer(product):
     if integer is False and _even_over_odd(product):
         return None
     return integer
+
+
+def _witnessed_is_connected(cls, x, y):
+    if x != y and both_signs(x - y, zero_counts_as=0):
+        return False
+    return _SYMPY_IS_CONNECTED(cls, x, y)
 
 
 def _even_over_odd(product) -> bool:
@@ -70,9 +85,15 @@ _SYMPY_MUL_IS_INTEGER = getattr(sympy.Mul._eval_is_integer, "wraps",
 _sound_mul_is_integer.wraps = _SYMPY_MUL_IS_INTEGER
 
 
+_SYMPY_IS_CONNECTED = getattr(MinMaxBase._is_connected.__func__, "wraps",
+                              MinMaxBase._is_connected.__func__)
+_witnessed_is_connected.wraps = _SYMPY_IS_CONNECTED
+
+
 def install() -> None:
     """Put the wrappers in sympy's place, for the whole process: the package does on import.
     Mul's handler table is built with the class, so the handler is replaced there too."""
     exprtools._monotonic_sign = _sound_monotonic_sign
     sympy.Mul._eval_is_integer = _sound_mul_is_integer
     sympy.Mul._prop_handler["integer"] = _sound_mul_is_integer
+    MinMaxBase._is_connected = classmethod(_witnessed_is_connected)

@@ -33,7 +33,7 @@ def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
     symbols at WITNESS_REALS, by sympy's exact arithmetic; the points where it is neither a
     rational nor a rational plus a square root (1/0, other radicals) count for neither. Empty
     where a symbol may be negative."""
-    symbols = _positive_symbols(expr.free_symbols)
+    symbols = _witnessed_symbols(expr.free_symbols)
     if not symbols:
         return set()
     tables = [[sympy.Integer(size) for size in WITNESS_SIZES] if symbol.is_integer
@@ -134,7 +134,7 @@ def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
 def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
     """Whether the difference is negative at some witness sizes and positive at others (a
     zero counts as `zero_counts_as`: 0 for neither side)."""
-    ordered = _positive_symbols(difference.free_symbols)
+    ordered = _witnessed_symbols(difference.free_symbols)
     return bool(ordered) and split_signs((sign_of(difference, ordered, values)
                                           for values in witness_values(len(ordered))),
                                          zero_counts_as)
@@ -157,17 +157,32 @@ def split_signs(signs: Iterable[int | None], zero_counts_as: int) -> bool:
 
 def shows(difference: sympy.Expr, signs: tuple[int, ...]) -> bool:
     """Whether the difference takes one of the signs at some witness sizes."""
-    ordered = _positive_symbols(difference.free_symbols)
+    ordered = _witnessed_symbols(difference.free_symbols)
     return bool(ordered) and any(sign_of(difference, ordered, values) in signs
                                  for values in witness_values(len(ordered)))
 
 
-def _positive_symbols(symbols) -> tuple[sympy.Symbol, ...]:
-    """The symbols in a fixed order, where there are some and every one is positive; none
-    otherwise (no witness size can be put in)."""
-    if not symbols or not all(symbol.is_positive for symbol in symbols):
+def _witnessed_symbols(symbols) -> tuple[sympy.Symbol, ...]:
+    """The symbols in a fixed order, where there are some and every one may take each of its
+    witness values (a size, an iterator, a ridge); none otherwise (a symbol that may be
+    negative only, or complex)."""
+    if not symbols or not all(map(_takes_witnesses, symbols)):
         return ()
     return tuple(sorted(symbols, key=text_key))
+
+
+# What every positive integer, and every positive rational, has of a symbol's facts
+_SIZE_FACTS = sympy.Symbol("size", integer=True, positive=True).assumptions0
+_REAL_FACTS = sympy.Symbol("real", positive=True).assumptions0
+
+
+def _takes_witnesses(symbol: sympy.Symbol) -> bool:
+    """Whether each witness value of the symbol (a size for an integer, a positive rational
+    otherwise) has every fact the symbol is declared with: a real symbol whose facts are
+    all those of a positive size (positive real): an iterator, a nonnegative remainder."""
+    facts = _SIZE_FACTS if symbol.is_integer else _REAL_FACTS
+    return bool(symbol.is_real) and all(facts.get(fact) == value
+                                        for fact, value in symbol.assumptions0.items())
 
 
 def sign_of(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...],
@@ -228,7 +243,7 @@ class ArgumentWitnesses:
         difference, at the witnesses of the two arguments' symbols, where both have a value:
         sizes all the same, so both signs there are both signs of the difference, found
         before it is built."""
-        ordered = _positive_symbols(
+        ordered = _witnessed_symbols(
             difference.free_symbols if difference is not None
             else self.arguments[i].free_symbols | self.arguments[j].free_symbols)
         positions = [self.position[symbol] for symbol in ordered]
