@@ -18,7 +18,7 @@ from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quotients import cancel, factored
 from .records import record
 from .symbols import text_key
-from .witnesses import polynomial_sign_at, signs_at_witnesses
+from .witnesses import exact_number_sign, polynomial_sign_at, signs_at_witnesses
 
 # The symbols the closed forms are written in.
 RIDGE = sympy.Symbol("I_crit", positive=True)
@@ -92,7 +92,7 @@ class Equation:
             if not numeric and self.condition(candidate).xreplace(at_target) is sympy.false:
                 continue  # a root on some machine, not on this one
             value = _simplified(candidate.xreplace(at_target))
-            if value.is_number and not (value.is_real and value >= 1):
+            if value.is_number and not _at_least_one(value):
                 continue
             roots.append(Root(candidate, self.condition(candidate), value,
                               self.side_at(value, target_value)))
@@ -215,6 +215,15 @@ def _linear_with_rational_coefficients(expr: sympy.Expr, variable: sympy.Symbol)
     except sympy.PolynomialError:
         return False
     return polynomial.domain in (sympy.ZZ, sympy.QQ) and polynomial.degree(variable) == 1
+
+
+def _at_least_one(value: sympy.Expr) -> bool:
+    """A number is a real at least 1: exactly where it is a rational or a quadratic's surd,
+    else as sympy decides it (asking whether a surd is real costs milliseconds)."""
+    sign = exact_number_sign(value - 1)
+    if sign is not None:
+        return sign >= 0
+    return bool(value.is_real and value >= 1)
 
 
 def _simplified(value: sympy.Expr) -> sympy.Expr:
