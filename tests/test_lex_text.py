@@ -61,3 +61,14 @@ def test_a_products_precedence_is_sympys(factors, evaluate):
     product = sympy.Mul(*factors, evaluate=evaluate)
     if isinstance(product, sympy.Mul):
         assert _precedence_of_product(product) == _SYMPY_PRECEDENCE_MUL(product), product
+
+
+def test_a_form_printed_again_is_sympys_text_wherever_it_stands():
+    # the text of each form is kept for the next time it is printed, inside another form or
+    # alone; a float alone is printed with all its digits, inside a form without
+    inner = (N + 3) * sympy.ceiling(M / 66) / 7
+    floating = sympy.Float(2.5) * N
+    for form in (inner * T + 1, inner, floating + M, floating, sympy.Min(floating, inner),
+                 floating):
+        assert lex_text(form) == sympy.sstr(form, order="lex")
+        assert text(form) == str(form)

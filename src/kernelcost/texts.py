@@ -40,7 +40,26 @@ def text(expr: sympy.Basic) -> str:
     return _MonomialPrinter().doprint(expr)
 
 
+# The text of each form printed, by order: one command prints many forms that share their
+# factors (each machine's rates times the same sums and roundings). The text of a form is
+# the same wherever it stands (a float's digits depend on its depth, but inside a form a
+# float is never at the top).
+_PRINTED: dict[tuple, str] = {}
+_MOST_PRINTED = 8192
+
+
 class _MonomialPrinter(StrPrinter):
+    def _print(self, expr, **kwargs) -> str:
+        if kwargs or not isinstance(expr, sympy.Basic) or expr.is_Atom:
+            return super()._print(expr, **kwargs)
+        key = (self.order, expr)
+        printed = _PRINTED.get(key)
+        if printed is None:
+            printed = super()._print(expr)
+            if len(_PRINTED) < _MOST_PRINTED:
+                _PRINTED[key] = printed
+        return printed
+
     def _as_ordered_terms(self, expr, order=None):
         order = order or self.order
         if order == "lex" or (order is None and not _number_first(expr)):
