@@ -13,6 +13,7 @@ from . import watchdog
 from .facts import Facts
 from .nest import Loop
 from .symbols import replace_symbols
+from .witnesses import shows
 
 
 class Summer:
@@ -45,10 +46,13 @@ class Summer:
     def range_sum(self, summand, counter, first, last) -> sympy.Expr:
         """sum of summand for counter = first..last (empty when last < first)."""
         self.facts.check_budget()
-        if (last - first + 1).is_negative:
+        count = last - first + 1
+        # a count not negative at some witness sizes is no negative to sympy either, which
+        # searches for milliseconds before it says so
+        if not shows(count, (0, 1)) and count.is_negative:
             return sympy.Integer(0)  # not sympy's convention, which sums such a range backward
         if counter not in summand.free_symbols:
-            return summand * (last - first + 1)
+            return summand * count
         constant, varying = summand.as_independent(counter, as_Add=False)
         if constant != 1:
             # a separable summand: the factors free of the counter leave the sum unexpanded,
