@@ -58,7 +58,7 @@ class Equation:
                      if root.free_symbols <= {self.target} or _may_be(root, self.variable))
 
     def condition(self, candidate: sympy.Expr) -> sympy.Basic:
-        """Where the candidate root is a positive real, found once a root."""
+        """Where the candidate root is a positive real, worked out once for each root."""
         if candidate not in self.conditions:
             self.conditions[candidate] = positive_real_condition(candidate)
         return self.conditions[candidate]

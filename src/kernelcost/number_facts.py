@@ -22,7 +22,7 @@ _BY_VALUE = frozenset({"prime", "composite"})
 _FACTS = tuple(sorted(_assumptions._assume_defined - _BY_VALUE))
 # Integer and Rational themselves: the singletons (0, 1, -1, 1/2) have classes of their own
 _KINDS = (sympy.Integer, sympy.Rational)
-_known: dict[tuple, dict[str, bool | None]] = {}
+_known: dict[tuple, dict[str, bool]] = {}
 
 
 def _ask(fact, obj):

@@ -32,7 +32,8 @@ def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
     """The signs expr takes where its sizes are at the witness sizes and its other positive
     symbols at WITNESS_REALS, by sympy's exact arithmetic; the points where it is neither a
     rational nor a rational plus a square root (1/0, other radicals) count for neither. Empty
-    where a symbol may be negative."""
+    where a symbol cannot take its witness values (one that may be complex, or negative
+    only)."""
     symbols = _witnessed_symbols(expr.free_symbols)
     if not symbols:
         return set()
