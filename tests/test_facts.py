@@ -429,3 +429,13 @@ def test_a_quotient_of_sizes_is_not_asked_whether_it_is_an_integer():
     i0 = iterator_symbol("i0")
     assert not _may_be_proven_integer((a * b * w + i0) / (a * w))  # flash_attention_causal
     assert _may_be_proven_integer(a * b * w + i0) and _may_be_proven_integer((a + b) / 2)
+
+
+def test_a_bound_on_some_sizes_leaves_the_others_refuted_at_small_points():
+    # `T <= N` narrows T and N only: M - K is still refuted at K = 2, M = 1 without a search
+    # through its variants, and N - T is still proven through the bound
+    facts = facts_of("T <= N", "N, M, T, K")
+    M, K, N, T = (size_symbol(name) for name in ("M", "K", "N", "T"))
+    assert facts._refuted(M - K) and not facts.nonnegative(M - K)
+    assert not facts._refuted(N - T) and facts.nonnegative(N - T)
+    assert not facts._refuted(T - N) and not facts.nonnegative(T - N)

@@ -205,10 +205,10 @@ class Facts:
     def _refuted(self, expr: sympy.Expr) -> bool:
         """expr is negative at some point its symbols' own assumptions allow: the variants
         prove only what holds at every such point, so the search through them (a
-        millisecond or more) can be skipped. Not tried where bounds narrow the sizes (the
-        slack), at a few small points: all ones, all twos, and 1, 2, 3, ... in both orders
-        (T - K is negative at K = 2, T = 1)."""
-        if self.slack:
+        millisecond or more) can be skipped. Not tried where bounds narrow expr's sizes (a
+        slack that holds one of them), at a few small points: all ones, all twos, and
+        1, 2, 3, ... in both orders (T - K is negative at K = 2, T = 1)."""
+        if expr.free_symbols & self._slack_symbols():
             return False
         symbols = sorted(expr.free_symbols, key=sympy.default_sort_key)
         counting = [sympy.Integer(n) for n in range(1, len(symbols) + 1)]
@@ -221,6 +221,11 @@ class Facts:
             if value.is_Rational and value < 0:
                 return True
         return False
+
+    def _slack_symbols(self) -> set[sympy.Symbol]:
+        """The sizes a bound narrows, and the slack symbols standing for the bounds."""
+        return {symbol for substitution in self.slack for size, image in substitution.items()
+                for symbol in (size, *image.free_symbols)}
 
     def positive(self, expr: sympy.Expr) -> bool:
         """True only when expr > 0 is proven: an integer is positive once it is >= 1."""
