@@ -143,3 +143,15 @@ def test_sizes_that_break_an_assumption_are_flagged(capsys):
     clean = run_json(capsys, "analyze", SPECS / "gemm_tiled.kcost",
                      "--set", "M=128,N=128,K=128,T=32")
     assert clean["warnings"] == []
+
+
+@pytest.mark.parametrize("sizes, broken", [
+    ("Ea=9,Mt=64,N=128,K=128", True),  # moe_gemm assumes Ea <= E, with E = 8
+    ("Ea=8,Mt=64,N=128,K=128", False),
+    ("Mt=64,N=128,K=128", False),  # Ea left free: it may hold
+    ("Ea=3,E=2,Mt=64,N=128,K=128", True),
+])
+def test_sizes_that_break_a_bound_are_flagged(capsys, sizes, broken):
+    document = run_json(capsys, "analyze", SPECS / "moe_gemm.kcost", "--set", sizes)
+    flagged = "`assume Ea <= E` does not hold at these sizes" in document["warnings"]
+    assert flagged == broken

@@ -24,6 +24,7 @@ from .records import record
 from .settings import resolve_settings, setting_warnings
 from .sizes import size_warnings
 from .watchdog import stage
+from .witnesses import shows
 
 if TYPE_CHECKING:
     from .verify import Verification
@@ -203,10 +204,27 @@ def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:
             broken.append(f"`assume {divisor} | {dividend}` needs whole numbers, not "
                           f"{dividend} = {dividend_value}, {divisor} = {divisor_value}")
     for relation in checked.bounds:
-        holds = relation.subs(values)
-        if holds is sympy.false:
+        if _holds_somewhere(relation, values):
+            continue  # no sizes left, or some where it holds: not false at these sizes
+        if relation.subs(values) is sympy.false:
             broken.append(f"`assume {relation}` does not hold at these sizes")
     return tuple(broken)
+
+
+# the signs of left - right where each relation holds
+_HOLDING_SIGNS = {sympy.LessThan: (-1, 0), sympy.StrictLessThan: (-1,),
+                  sympy.GreaterThan: (0, 1), sympy.StrictGreaterThan: (1,)}
+
+
+def _holds_somewhere(relation: sympy.Rel, values) -> bool:
+    """Whether the relation, with these values put in, still holds at some witness sizes of
+    the sizes left: sympy then cannot find it false, and building it asks its assumptions
+    for milliseconds (`Ea <= 8` with E set)."""
+    signs = _HOLDING_SIGNS.get(type(relation))
+    if signs is None:
+        return False
+    difference = (relation.lhs - relation.rhs).subs(values)
+    return bool(difference.free_symbols) and shows(difference, signs)
 
 
 def _numeric_values(spec: Spec, settings) -> dict[sympy.Symbol, sympy.Expr]:
