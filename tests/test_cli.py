@@ -155,3 +155,19 @@ def test_sizes_that_break_a_bound_are_flagged(capsys, sizes, broken):
     document = run_json(capsys, "analyze", SPECS / "moe_gemm.kcost", "--set", sizes)
     flagged = "`assume Ea <= E` does not hold at these sizes" in document["warnings"]
     assert flagged == broken
+
+
+def test_a_value_is_found_where_the_sizes_left_cancel_and_none_where_they_move():
+    # analysis._evaluate: a form that still moves with a size left free has no value, told
+    # from its plan at two sizes; one where the free size cancels out is a number
+    import sympy
+
+    from kernelcost.analysis import _evaluate
+    from kernelcost.symbols import size_symbol
+
+    N, T, M = (size_symbol(name) for name in ("N", "T", "M"))
+    at = {T: sympy.Integer(128), M: sympy.Integer(5)}
+    assert _evaluate((T - 128) * N + M, at) == 5.0
+    assert _evaluate(sympy.Min(T, N) * M, at) is None
+    assert _evaluate(T * N / (N + 1), at) is None
+    assert _evaluate(T * M, at) == 640.0

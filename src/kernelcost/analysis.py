@@ -23,6 +23,7 @@ from .quotients import factored
 from .records import record
 from .settings import resolve_settings, setting_warnings
 from .sizes import size_warnings
+from .symbols import text_key
 from .watchdog import stage
 from .witnesses import shows
 
@@ -247,10 +248,32 @@ def _evaluate(expr: sympy.Expr, values) -> float | None:
     planned = rational_eval.value_at(expr, values)
     if planned is not None:
         return _as_float(sympy.Rational(*planned))
+    if _moves_with_the_sizes_left(expr, values):
+        return None  # what substituting would show, without building it (a Min is asked)
     result = expr.xreplace(values)  # sizes to numbers: no pattern for subs to match
     if result.free_symbols:
         return None
     return _as_float(result)
+
+
+def _moves_with_the_sizes_left(expr: sympy.Expr, values) -> bool:
+    """Whether expr, with these values put in, still takes two values as the sizes left go
+    from 2 to 3, by its plan: then what substituting gives is no number."""
+    symbols = tuple(sorted(expr.free_symbols, key=text_key))
+    left = [symbol for symbol in symbols if symbol not in values]
+    fixed = [values[symbol] for symbol in symbols if symbol in values]
+    if (not left or not all(symbol.is_integer and symbol.is_positive for symbol in left)
+            or not all(value.is_Integer for value in fixed)):
+        return False
+    plan = rational_eval.compiled(expr, symbols)
+    if plan is None:
+        return False
+    try:
+        low, high = (plan([size if symbol in left else int(values[symbol])
+                           for symbol in symbols]) for size in (2, 3))
+    except ZeroDivisionError:
+        return False
+    return rational_eval.compare(low, high) != 0
 
 
 def _as_float(value) -> float | None:
