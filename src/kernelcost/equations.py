@@ -48,14 +48,16 @@ class Equation:
             return None
         if not self.cleared.has(self.variable):
             return ()
-        solutions = _linear_roots(self.cleared, self.variable)
+        solutions = linear_roots(self.cleared, self.variable, self._possible)
         if solutions is None:
             try:
-                solutions = _polynomial_roots(self.cleared, self.variable)
+                solutions = polynomial_roots(self.cleared, self.variable, self._possible)
             except NotImplementedError:
                 return None
-        return tuple(_tidy(root) for root in solutions
-                     if root.free_symbols <= {self.target} or _may_be(root, self.variable))
+        return tuple(map(_tidy, solutions))
+
+    def _possible(self, root: sympy.Expr) -> bool:
+        return root.free_symbols <= {self.target} or _may_be(root, self.variable)
 
     def condition(self, candidate: sympy.Expr) -> sympy.Basic:
         """Where the candidate root is a positive real, worked out once for each root."""
@@ -162,39 +164,38 @@ def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symb
     return equation(quantity, variable, target).roots_at(target_value)
 
 
-def linear_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr] | None:
+def linear_roots(cleared: sympy.Expr, variable: sympy.Symbol,
+                 possible=None) -> list[sympy.Expr] | None:
     """sympy.solve(cleared, variable, simplify=False) where `cleared` is a sum of degree 1 in
     the variable with rational coefficients in every symbol; None where it is not. A root
     is then -b/a, written as sympy's solve_linear writes it (the closed form is printed, so
     it must be the same expression), and dropped where the variable's assumptions rule it
-    out, as solve drops it. It skips solve's preprocessing and its other strategies: about
-    3 ms less per equation, out of 8."""
-    roots = _linear_roots(cleared, variable)
-    return None if roots is None else [root for root in roots if _may_be(root, variable)]
-
-
-def _linear_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr] | None:
-    """linear_roots before the variable's assumptions are asked."""
+    out, as solve drops it (or where `possible(root)` is False, given). It skips solve's
+    preprocessing and its other strategies: about 3 ms less per equation, out of 8."""
     if not cleared.is_Add or not _linear_with_rational_coefficients(cleared, variable):
         return None
     numerator = cleared.as_numer_denom()[0]
     # solve_linear's derivative and value at 0, read off the terms: diff and subs cost more
     rest, _ = numerator.as_independent(variable, as_Add=True)
-    return [sympy.expand_mul(-1 / numerator.coeff(variable) * rest)]
+    return _possible([sympy.expand_mul(-1 / numerator.coeff(variable) * rest)], variable,
+                     possible)
 
 
-def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr]:
+def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol,
+                     possible=None) -> list[sympy.Expr]:
     """sympy.solve(cleared, variable, simplify=False) for a polynomial in the variable, less
     solve's checks that cannot fail there: no denominator holds the variable, and an exact
     root is never proven to leave a nonzero value (checksol substitutes each root back and
     simplifies, half of a quadratic's solve). Roots the variable's assumptions rule out are
-    dropped, as solve drops them."""
-    return [root for root in _polynomial_roots(cleared, variable) if _may_be(root, variable)]
+    dropped, as solve drops them (or where `possible(root)` is False, given)."""
+    roots = sympy.solve(cleared, variable, dict=False, simplify=False, check=False)
+    return _possible(roots, variable, possible)
 
 
-def _polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr]:
-    """polynomial_roots before the variable's assumptions are asked."""
-    return sympy.solve(cleared, variable, dict=False, simplify=False, check=False)
+def _possible(roots: list[sympy.Expr], variable: sympy.Symbol, possible) -> list[sympy.Expr]:
+    if possible is None:
+        return [root for root in roots if _may_be(root, variable)]
+    return [root for root in roots if possible(root)]
 
 
 def _may_be(root: sympy.Expr, variable: sympy.Symbol) -> bool:

@@ -156,8 +156,7 @@ class Facts:
             free = sympy.Dummy("r", integer=True, positive=True)
             coefficient = cancel(image / quotient)
             image_of_quotient = divisor.xreplace(self.forward) * free / coefficient
-            rewritten = value.xreplace({quotient: image_of_quotient})
-            rewritten = sympy.expand(rewritten)
+            rewritten = sympy.expand(value.xreplace({quotient: image_of_quotient}))
             if _may_be_proven_integer(rewritten) and rewritten.is_integer:
                 return True
         return False

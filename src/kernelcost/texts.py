@@ -18,8 +18,6 @@ other product."""
 
 from __future__ import annotations
 
-import functools
-
 import sympy
 from sympy.core.exprtools import decompose_power
 from sympy.core.sorting import default_sort_key
@@ -33,8 +31,6 @@ def lex_text(expr: sympy.Basic) -> str:
     return _MonomialPrinter({"order": "lex"}).doprint(expr)
 
 
-# kept: a crossing's closed form and a verdict's t_min are written for every machine
-@functools.lru_cache(maxsize=1024)
 def text(expr: sympy.Basic) -> str:
     """str(expr), the same text."""
     return _MonomialPrinter().doprint(expr)
