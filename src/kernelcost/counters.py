@@ -8,7 +8,7 @@ import sympy
 
 from .facts import Facts
 from .nest import AccessSite, Loop
-from .symbols import replace_symbols
+from .symbols import derivative, replace_symbols
 
 
 def extreme_value(expr, loops, facts: Facts, largest: bool):
@@ -35,7 +35,7 @@ def monotone_direction(expr, var, facts: Facts) -> int | None:
         choices = [choice.xreplace({node: arg}) for choice in choices for arg in node.args]
         if len(choices) > 64:
             return None
-    slopes = [sympy.diff(choice, var) for choice in choices]
+    slopes = [derivative(choice, var) for choice in choices]
     if any(var in slope.free_symbols for slope in slopes):
         return None
     if all(facts.nonnegative(slope) for slope in slopes):

@@ -17,6 +17,7 @@ from .check import CheckedKernel
 from .errors import Diagnostic, KcostError
 from .quotients import cancel, factor
 from .shifted import shifted_nonnegative, shifted_sign
+from .symbols import derivative
 
 # Seconds of symbolic work one count may take before it stops with an error rather than
 # leaving the user waiting; KERNELCOST_BUDGET_S overrides it. Counted in CPU time, so that a
@@ -251,7 +252,7 @@ class Facts:
         slack = sympy.Symbol("_within", integer=True, nonnegative=True)
         for loop in reversed(loops):
             expr = sympy.expand(expr.xreplace({loop.var: loop.lo + loop.step * loop.counter}))
-            slope = sympy.diff(expr, loop.counter)
+            slope = derivative(expr, loop.counter)
             if loop.counter not in expr.free_symbols:
                 continue
             if slope.free_symbols & {loop.counter}:
@@ -271,7 +272,7 @@ class Facts:
         needs one of them; a coefficient c <= 0 swaps the two rules. c of unknown sign, or
         one that holds the node itself, proves nothing."""
         stand_in = sympy.Dummy("extremum")
-        coefficient = sympy.diff(expr.xreplace({node: stand_in}), stand_in)
+        coefficient = derivative(expr.xreplace({node: stand_in}), stand_in)
         if stand_in in coefficient.free_symbols:
             return False
         if self.nonnegative_within(coefficient, loops):

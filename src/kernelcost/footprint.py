@@ -20,6 +20,7 @@ from .facts import Facts
 from .nest import AccessSite
 from .records import record
 from .sums import Summer
+from .symbols import derivative
 
 MAX_UNION_ACCESSES = 8  # distinct shifted boxes unioned exactly; more get a bounding box
 
@@ -91,7 +92,7 @@ class Footprints:
         map's matrix is nonzero at every admissible size (`(T - 1)*i` is not, at T = 1)."""
         if not indices or len(indices) < len(counters):
             return False
-        matrix = sympy.Matrix([[sympy.diff(index, c) for c in counters] for index in indices])
+        matrix = sympy.Matrix([[derivative(index, c) for c in counters] for index in indices])
         if not matrix.free_symbols and all(entry.is_Rational for entry in matrix):
             return _rank(matrix.tolist()) == len(counters)
         for rows in itertools.combinations(range(len(indices)), len(counters)):
@@ -107,7 +108,7 @@ class Footprints:
         distinct elements, even where edge tiles are clipped."""
         dimension_terms = []
         for index in view.indices:
-            terms = [(sympy.diff(index, c), c) for c in used if c in index.free_symbols]
+            terms = [(derivative(index, c), c) for c in used if c in index.free_symbols]
             dimension_terms.append(terms)
         counters = [c for terms in dimension_terms for _, c in terms]
         if len(counters) != len(set(counters)):
@@ -156,7 +157,7 @@ class Footprints:
         box = []
         claimed: set = set()
         for index in view.indices:
-            terms = [(sympy.diff(index, c), c) for c in view.counters if c in index.free_symbols]
+            terms = [(derivative(index, c), c) for c in view.counters if c in index.free_symbols]
             if any(c in claimed for _, c in terms):
                 return None
             claimed.update(c for _, c in terms)
@@ -340,7 +341,7 @@ class Footprints:
         expr = self._straighten(expr, upward=not smallest)
         if expr is None:
             return None
-        slope = sympy.diff(expr, counter)
+        slope = derivative(expr, counter)
         if counter in slope.free_symbols:
             return None
         if self.facts.nonnegative(slope):
@@ -361,7 +362,7 @@ class Footprints:
                 return expr
             stand_in = sympy.Dummy("node")
             replaced = expr.xreplace({node: stand_in})
-            slope = sympy.diff(replaced, stand_in)
+            slope = derivative(replaced, stand_in)
             if self.facts.nonnegative(slope):
                 wanted_upper = upward
             elif self.facts.nonpositive(slope):

@@ -29,6 +29,7 @@ import sympy
 
 from .cost import LaneAccess
 from .nest import AccessSite, Loop
+from .symbols import derivative
 
 WARP = 32  # lanes
 SECTOR_B = 32  # bytes the L1<->L2 link moves at a time
@@ -75,7 +76,7 @@ def _stride_elements(site: AccessSite, lanes_loop: Loop) -> sympy.Expr:
     for index, extent in zip(reversed(site.indices), reversed(site.extent)):
         offset += index * row
         row *= extent
-    return sympy.expand(sympy.diff(offset, lanes_loop.var) * lanes_loop.step)
+    return sympy.expand(derivative(offset, lanes_loop.var) * lanes_loop.step)
 
 
 def _text(site: AccessSite, source: str) -> str:
