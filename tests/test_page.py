@@ -5,7 +5,12 @@ decimal SI. The goldens of every command at 80 and 120 columns are in test_golde
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+
 from kernelcost import cli
+from kernelcost.report import page
 from kernelcost.report.page import Column, fitted_table, left_out_note, wrap
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
@@ -43,6 +48,29 @@ def test_a_narrow_table_leaves_out_its_optional_columns_last_first():
     _, left_out = fitted_table("t", columns, rows, None)
     assert left_out == [] and left_out_note(left_out) is None
     assert left_out_note(["attainable FLOP/s"]) == "(--wide adds: attainable FLOP/s)"
+
+
+# cells as the reports write them: units, signs, wide and combining characters, markup-like
+# brackets (not a closing tag, which rich refuses), a header's unit on a second line
+CELLS = st.text(st.sampled_from("ab 1.5×µ→≤∞[]/:é中"), max_size=12).filter(
+    lambda text: "[/" not in text)
+
+
+@settings(max_examples=150)
+@given(st.lists(st.tuples(CELLS, CELLS, st.booleans()), min_size=1, max_size=6),
+       st.lists(st.lists(CELLS, min_size=6, max_size=6), max_size=4), st.integers(5, 80))
+def test_the_width_a_table_is_fitted_to_is_the_width_rich_measures(headers, rows, width):
+    columns = [Column(f"{index}{name}\n{unit}" if unit else f"{index}{name}", optional=optional)
+               for index, (name, unit, optional) in enumerate(headers)]
+    rows = [row[:len(columns)] for row in rows]
+    table, left_out = fitted_table("t", columns, rows, width)
+    kept = [index for index, column in enumerate(columns)
+            if column.header.replace("\n", " ") not in left_out]
+    measured = Console(width=100_000).measure(table).maximum
+    content = page._content_widths(columns, rows)
+    assert page._natural_width([content[index] for index in kept]) == measured
+    # leaving out a column more was not needed, or there was none left to leave out
+    assert measured <= width or not any(columns[index].optional for index in kept)
 
 
 def test_compute_bound_in_the_mixed_zone_reads_as_one_position(capsys, monkeypatch):

@@ -55,14 +55,14 @@ def fitted_table(title: str, columns: list[Column], rows: list[list[str]],
     `width` are left out, the last first (None: every column). Returns the table and the
     headers left out."""
     kept = list(range(len(columns)))
-    table = _table(title, columns, rows, kept)
     optional = [index for index, column in enumerate(columns) if column.optional]
-    while width is not None and _natural_width(table) > width and optional:
-        kept.remove(optional.pop())
-        table = _table(title, columns, rows, kept)
+    if width is not None and optional:
+        content = _content_widths(columns, rows)
+        while optional and _natural_width([content[index] for index in kept]) > width:
+            kept.remove(optional.pop())
     left_out = [columns[index].header.replace("\n", " ") for index in range(len(columns))
                 if index not in kept]
-    return table, left_out
+    return _table(title, columns, rows, kept), left_out
 
 
 def left_out_note(left_out: list[str]) -> str | None:
@@ -84,7 +84,21 @@ def _table(title: str, columns: list[Column], rows: list[list[str]], kept: list[
     return table
 
 
-def _natural_width(table) -> int:
+def _content_widths(columns: list[Column], rows: list[list[str]]) -> list[int]:
+    """The widest cell of each column, header included, as rich measures the cell: each
+    column once, where measuring the table again for each column left out would measure
+    every cell each time (twice: rich sizes the columns, then measures them)."""
     from rich.console import Console
+    from rich.measure import Measurement
 
-    return Console(width=100_000).measure(table).maximum
+    console = Console(width=100_000)
+    options = console.options
+    return [max(Measurement.get(console, options, cell).maximum
+                for cell in (column.header, *(row[index] for row in rows)))
+            for index, column in enumerate(columns)]
+
+
+def _natural_width(content: list[int]) -> int:
+    """The width of a table of `_table`'s style with columns this wide: a space of padding
+    on each side of a column but the outer two, and a one-column rule between columns."""
+    return sum(content) + 3 * max(len(content) - 1, 0)
