@@ -97,8 +97,22 @@ def test_relations_of_numbers_are_exact():
 def test_pairs_that_witnesses_split_are_not_asked():
     # N and N/2 order; N**2 crosses both (below at N = 1, above at N = 10**6); 3 crosses all
     arguments = [N, N / 2, N**2 / 1000, sympy.Integer(3)]
-    assert decide._pair_orders(arguments) == {(0, 1): 1, (1, 0): -1}  # N - N/2 > 0
+    assert decide._pair_orders(arguments, 1) == {(0, 1): 1, (1, 0): -1}  # N - N/2 > 0
     assert largest(*arguments) == sympy.Max(N, N**2 / 1000, 3)
+
+
+def test_two_arguments_another_one_bounds_are_not_ordered():
+    # N bounds N/2 and N/3 in a Max: whichever of those two is larger, both are dropped
+    assert decide._pair_orders([N, N / 2, N / 3], 1) == {(0, 1): 1, (1, 0): -1,
+                                                         (0, 2): 1, (2, 0): -1}
+    assert largest(N, N / 2, N / 3) == N
+    # in a Min, N is the one that bounds: 2*N and 3*N are not ordered
+    assert decide._pair_orders([N, 2 * N, 3 * N], -1) == {(0, 1): -1, (1, 0): 1,
+                                                          (0, 2): -1, (2, 0): 1}
+    assert smallest(3 * N, 2 * N, N) == N
+    # proven equal, the earlier argument is kept and the later one is bounded
+    assert decide._pair_orders([N, N, N / 2], 1) == {(0, 1): 0, (1, 0): 0,
+                                                     (0, 2): 1, (2, 0): -1}
 
 
 def test_what_no_decider_orders_stays_and_numbers_order_by_value():

@@ -143,7 +143,7 @@ def _lattice(kind, arguments: tuple[sympy.Expr, ...]) -> sympy.Expr:
     rewrites them."""
     if len(arguments) < 2 or any(_rewritten_by_lattice(argument) for argument in arguments):
         return kind(*arguments)
-    return _assembled(kind, arguments, _pair_orders(arguments))
+    return _assembled(kind, arguments, _pair_orders(arguments, _winning_sign(kind)))
 
 
 def smallest_of_two(first, second, sign: int | None) -> sympy.Expr:
@@ -169,12 +169,22 @@ def pair_sign(first: sympy.Expr, second: sympy.Expr) -> int | None:
     return None if both_signs(difference, 0) else exact_sign(difference)
 
 
+def _winning_sign(kind) -> int:
+    """The sign of (kept argument - dropped argument)."""
+    return -1 if kind is sympy.Min else 1
+
+
+def _bounds(sign: int | None, i: int, j: int, winning_sign: int) -> bool:
+    """Whether argument i bounds argument j, given the sign of their difference (of two
+    proven equal, the earlier one is kept)."""
+    return sign == winning_sign or (sign == 0 and i < j)
+
+
 def _assembled(kind, arguments: tuple[sympy.Expr, ...], signs: dict) -> sympy.Expr:
-    winning_sign = -1 if kind is sympy.Min else 1  # of (kept argument - dropped argument)
+    winning_sign = _winning_sign(kind)
 
     def bounds(i: int, j: int) -> bool:
-        sign = signs.get((i, j))
-        return sign == winning_sign or (sign == 0 and i < j)
+        return _bounds(signs.get((i, j)), i, j, winning_sign)
 
     unbounded = [j for j in range(len(arguments))
                  if not any(bounds(i, j) for i in range(len(arguments)))]
@@ -185,12 +195,16 @@ def _assembled(kind, arguments: tuple[sympy.Expr, ...], signs: dict) -> sympy.Ex
     return kind(*kept, evaluate=False)
 
 
-def _pair_orders(arguments: list[sympy.Expr]) -> dict[tuple[int, int], int]:
+def _pair_orders(arguments: list[sympy.Expr], winning_sign: int) -> dict[tuple[int, int], int]:
     """The sign of `arguments[i] - arguments[j]` at every size for each ordered pair (i, j)
-    an exact decider settles; pairs that witnesses split are not asked."""
+    an exact decider settles; pairs that witnesses split are not asked, nor pairs of two
+    arguments each already bounded by another (both are dropped, whatever their order)."""
     signs = {}
+    bounded: set[int] = set()
     witnesses = None  # built at the first pair that needs them
     for (i, first), (j, second) in itertools.combinations(enumerate(arguments), 2):
+        if i in bounded and j in bounded:
+            continue
         sign = _number_sign(first, second, zero_counts_as=0)
         if sign is SPLIT:
             continue
@@ -204,6 +218,7 @@ def _pair_orders(arguments: list[sympy.Expr]) -> dict[tuple[int, int], int]:
             sign = exact_sign(difference)
         if sign is not None:
             signs[i, j], signs[j, i] = sign, -sign
+            bounded.add(j if _bounds(sign, i, j, winning_sign) else i)
     return signs
 
 
