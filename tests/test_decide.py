@@ -106,6 +106,9 @@ def test_two_arguments_another_one_bounds_are_not_ordered():
     assert decide._pair_orders([N, N / 2, N / 3], 1) == {(0, 1): 1, (1, 0): -1,
                                                          (0, 2): 1, (2, 0): -1}
     assert largest(N, N / 2, N / 3) == N
+    # the leader is paired first wherever it stands
+    assert decide._pair_orders([N / 3, N / 2, N], 1) == {(1, 2): -1, (2, 1): 1,
+                                                         (0, 2): -1, (2, 0): 1}
     # in a Min, N is the one that bounds: 2*N and 3*N are not ordered
     assert decide._pair_orders([N, 2 * N, 3 * N], -1) == {(0, 1): -1, (1, 0): 1,
                                                           (0, 2): -1, (2, 0): 1}

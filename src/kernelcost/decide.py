@@ -198,13 +198,21 @@ def _assembled(kind, arguments: tuple[sympy.Expr, ...], signs: dict) -> sympy.Ex
 def _pair_orders(arguments: list[sympy.Expr], winning_sign: int) -> dict[tuple[int, int], int]:
     """The sign of `arguments[i] - arguments[j]` at every size for each ordered pair (i, j)
     an exact decider settles; pairs that witnesses split are not asked, nor pairs of two
-    arguments each already bounded by another (both are dropped, whatever their order)."""
+    arguments each already bounded by another (both are dropped, whatever their order).
+    The likely leaders, largest at the witnesses' largest size in a Max, are paired first:
+    once one has bounded the others, no pair of those is asked."""
     signs = {}
     bounded: set[int] = set()
     witnesses = None  # built at the first pair that needs them
-    for (i, first), (j, second) in itertools.combinations(enumerate(arguments), 2):
+    order = range(len(arguments))
+    if len(arguments) > 2 and not all(argument.is_number for argument in arguments):
+        witnesses = ArgumentWitnesses(arguments)
+        order = witnesses.leaders_first(winning_sign)
+    for first_index, second_index in itertools.combinations(order, 2):
+        i, j = sorted((first_index, second_index))
         if i in bounded and j in bounded:
             continue
+        first, second = arguments[i], arguments[j]
         sign = _number_sign(first, second, zero_counts_as=0)
         if sign is SPLIT:
             continue

@@ -262,6 +262,20 @@ class ArgumentWitnesses:
 
         return bool(ordered) and split_signs(signs(), zero_counts_as=0)
 
+    def leaders_first(self, winning_sign: int) -> list[int]:
+        """The arguments' indices, those largest (winning_sign 1; smallest for -1) where every
+        size is the largest witness first, those without a value there last: an argument
+        that bounds all the others is one of the first."""
+        point = (WITNESS_SIZES[-1],) * len(self.symbols)
+        values = [self.value(index, point) for index in range(len(self.arguments))]
+
+        def later(first: int, second: int) -> int:
+            if values[first] is None or values[second] is None:
+                return (values[first] is None) - (values[second] is None)
+            return winning_sign * rational_eval.compare(values[second], values[first])
+
+        return sorted(range(len(self.arguments)), key=functools.cmp_to_key(later))
+
     def value(self, index: int, point: tuple[int, ...]) -> Value | None:
         key = (index, point)
         if key not in self.values:
