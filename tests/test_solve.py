@@ -222,11 +222,19 @@ def test_a_quadratic_crossing_agrees_with_enumeration(target):
     assert [root.side for root in roots] == [ABOVE] * len(roots)
 
 
-def sign_just_above(quantity, variable, root, target) -> int:
-    """The sign of quantity - target a little above the root, counted exactly at a rational
-    point closer to the root than any other root of the numerator or denominator."""
-    point = sympy.Rational(sympy.N(root, 40)) + sympy.Rational(1, 10**12)
+def sign_near(quantity, variable, root, target, offset) -> int:
+    """The sign of quantity - target at root + offset, counted exactly at a rational point
+    closer to the root than any other root of the numerator or denominator."""
+    point = sympy.Rational(sympy.N(root, 40)) + offset
     return int(sympy.sign(quantity.subs(variable, point) - target))
+
+
+def side_seen(quantity, variable, root, target) -> str | None:
+    """`above` where the quantity rises through the target at the root, `below` where it
+    falls through it, None where it touches it and turns back (a tangency)."""
+    below, above = (sign_near(quantity, variable, root, target, sympy.Rational(step, 10**12))
+                    for step in (-1, 1))
+    return None if below == above else {1: ABOVE, -1: BELOW}[above]
 
 
 small = st.integers(-9, 9)
@@ -242,8 +250,15 @@ def test_the_side_of_a_root_is_read_off_the_cleared_polynomial(a, b, c, d, e, ta
     equation_ = equation(quantity, positive, RIDGE)
     for root in equation_.roots_at(sympy.Integer(target)):
         assert root.side == equations._side_of_slope(equation_.slope, positive, root.value)
-        assert root.side == {1: ABOVE, -1: BELOW}[sign_just_above(
-            quantity, positive, root.value, target)]
+        assert root.side == side_seen(quantity, positive, root.value, target)
+
+
+def test_a_root_where_the_quantity_touches_the_target_has_no_side():
+    # n + 1/n = 2 at n = 1 only, and above 2 on both sides: a tangency, not a crossing
+    positive = sympy.Symbol("n", positive=True)
+    [root] = equation((positive**2 + 1) / positive, positive, RIDGE).roots_at(sympy.Integer(2))
+    assert root.value == 1 and root.side is None
+    assert side_seen((positive**2 + 1) / positive, positive, root.value, 2) is None
 
 
 def test_a_linear_crossing_at_exactly_one_is_kept():

@@ -96,6 +96,8 @@ class Equation:
             value = _simplified(candidate.xreplace(at_target))
             if value.is_number and not _at_least_one(value):
                 continue
+            if any(root.value == value for root in roots):
+                continue  # a double root (a zero discriminant here): one place, listed once
             roots.append(Root(candidate, self.condition(candidate), value,
                               self.side_at(value, target_value)))
         return sorted(roots, key=_sort_key)
