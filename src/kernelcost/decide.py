@@ -203,7 +203,7 @@ def _pair_orders(arguments: list[sympy.Expr], winning_sign: int) -> dict[tuple[i
     once one has bounded the others, no pair of those is asked."""
     signs = {}
     bounded: set[int] = set()
-    witnesses = None  # built at the first pair that needs them
+    witnesses = None  # for three arguments or more, built to order them; else at need
     order = range(len(arguments))
     if len(arguments) > 2 and not all(argument.is_number for argument in arguments):
         witnesses = ArgumentWitnesses(arguments)
