@@ -27,6 +27,9 @@ try:
     from . import number_facts as _number_facts
 
     _number_facts.install()
+    from . import rounding as _rounding
+
+    _rounding.install()
     from . import texts as _texts
 
     _texts.install()

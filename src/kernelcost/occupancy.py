@@ -22,7 +22,6 @@ import functools
 
 import sympy
 
-from . import rounding
 from .cost import GridCost
 from .decide import proven_less_than, smallest
 from .hardware import Machine
@@ -83,10 +82,10 @@ def occupancy(grid: GridCost, machine: Machine, values: dict) -> Occupancy:
     if misfits:
         resident, limited_by = sympy.Integer(0), misfits[0].level
     sms = machine.sm_count
-    busiest = rounding.ceiling(blocks / sms)
+    busiest = sympy.ceiling(blocks / sms)
     waves = efficiency = None
     if resident is not None and resident != 0:
-        waves = rounding.ceiling(blocks / (sms * resident))
+        waves = sympy.ceiling(blocks / (sms * resident))
         efficiency = blocks / (waves * sms * resident)
     return Occupancy(blocks, sms, tuple(limits), resident, limited_by, tuple(misfits), busiest,
                      waves, efficiency, tuple(missing))
@@ -103,7 +102,7 @@ def _shared(needed, machine: Machine, execution, limits, misfits, missing) -> No
     if per_sm is None:
         missing.append("shared memory per SM")
         return
-    allowed = rounding.floor(exact(per_sm) / (needed + exact(reserved)))
+    allowed = sympy.floor(exact(per_sm) / (needed + exact(reserved)))
     limits.append(Limit("shared", allowed))
     if per_block is None and _exceeds(needed, per_sm):
         misfits.append(Misfit("shared", needed, exact(per_sm), "sm", "B"))
@@ -118,7 +117,7 @@ def _registers(grid: GridCost, array_bytes, threads, values, execution, limits, 
     if grid.registers is None:
         if array_bytes == 0:
             return
-        needed = rounding.ceiling(array_bytes / REGISTER_BYTES)  # registers of the arrays alone
+        needed = sympy.ceiling(array_bytes / REGISTER_BYTES)  # registers of the arrays alone
     else:
         per_thread = _at(grid.registers, values)
         ceiling = execution.max_registers_per_thread
@@ -130,7 +129,7 @@ def _registers(grid: GridCost, array_bytes, threads, values, execution, limits, 
     if _exceeds(needed, per_sm):
         misfits.append(Misfit("registers", needed, exact(per_sm), "sm", "registers"))
         return
-    limits.append(Limit("registers", rounding.floor(exact(per_sm) / needed)))
+    limits.append(Limit("registers", sympy.floor(exact(per_sm) / needed)))
 
 
 def _threads(threads, execution, limits, misfits, missing) -> None:
@@ -141,10 +140,10 @@ def _threads(threads, execution, limits, misfits, missing) -> None:
     if per_sm is None:
         missing.append("threads per SM")
     else:
-        limits.append(Limit("threads", rounding.floor(exact(per_sm) / threads)))
+        limits.append(Limit("threads", sympy.floor(exact(per_sm) / threads)))
     warps_per_sm = execution.max_warps_per_sm
     if warps_per_sm is not None:
-        limits.append(Limit("warps", rounding.floor(exact(warps_per_sm)
+        limits.append(Limit("warps", sympy.floor(exact(warps_per_sm)
                                                     / _warps(threads, execution))))
     blocks_per_sm = execution.max_blocks_per_sm
     if blocks_per_sm is None:
@@ -163,14 +162,14 @@ def _cluster(size, execution, misfits) -> None:
 
 def _warps(threads, execution) -> sympy.Expr:
     warp = execution.warp_size or 32
-    return rounding.ceiling(threads / warp)
+    return sympy.ceiling(threads / warp)
 
 
 def _per_warp(per_thread, execution) -> sympy.Expr:
     """Registers one warp takes: per thread x warp size, rounded up to the allocation unit."""
     warp = execution.warp_size or 32
     unit = execution.register_granularity_per_warp or 1
-    return rounding.ceiling(per_thread * warp / unit) * unit
+    return sympy.ceiling(per_thread * warp / unit) * unit
 
 
 def _tightest(limits: list[Limit]) -> tuple[sympy.Expr | None, str | None]:

@@ -1,37 +1,37 @@
-"""floor and ceiling of size expressions, as sympy builds them, without the questions sympy
-asks first.
+"""floor and ceiling of integer expressions (sizes, iterators, loop counters), evaluated as
+sympy evaluates them, without the questions sympy asks first.
 
 sympy 1.14's floor and ceiling ask of a positive argument whether it lies in (0, 1] or
 (1, 2], where the rounding would be a constant: two to four relations through the
-assumption system, some 4 ms each, before anything else (`ceiling(n/2162688)`, a grid's
-busiest SM). Where the rounding takes two values at the witness sizes it is no constant, so
-those questions have no answer to give, and the rest of sympy's evaluation is done here: an
-integer argument is its own rounding, integer terms of a sum come out, and what is left
-stays inside, unevaluated. Whether a term is an integer is asked of sympy only where it is
-one at every witness. Arguments the witness plans do not evaluate, and constants, go to
-sympy as they are."""
+assumption system, some 4 ms each, then whether the argument is an integer, another few
+milliseconds for a quotient of sizes and iterators, and they ask it again each time an
+expression holding the rounding is rebuilt (substituted, expanded). Where the rounding takes
+two values at the witness sizes it is no constant, so those questions have no answer to
+give, and the rest of sympy's evaluation is done here: an integer argument is its own
+rounding, integer terms of a sum come out, and what is left stays inside, unevaluated.
+Whether a term is an integer is asked of sympy only where it is one at every witness.
+Arguments the witness plans do not evaluate, and constants, go to sympy's own evaluation.
+
+`install` puts this evaluation in sympy's place for the whole process, as the package does
+on import: every rounding kernelcost builds or rebuilds goes through it."""
 
 from __future__ import annotations
 
 import sympy
 
 from . import rational_eval
-from .witnesses import planned_value, sizes_of, witness_values
+from .witnesses import integers_of, planned_value, witness_values
+
+ASK_SYMPY = object()  # the rounding may be a constant: sympy's own evaluation answers
 
 
-def ceiling(value) -> sympy.Expr:
-    return _rounded(sympy.ceiling, sympy.sympify(value))
-
-
-def floor(value) -> sympy.Expr:
-    return _rounded(sympy.floor, sympy.sympify(value))
-
-
-def _rounded(kind, argument: sympy.Expr) -> sympy.Expr:
-    sizes = sizes_of(argument)
+def evaluated(kind, argument: sympy.Expr):
+    """What sympy's `kind.eval(argument)` gives (None: kind(argument) stays as it is), or
+    ASK_SYMPY where the witnesses do not show the rounding take two values."""
+    sizes = integers_of(argument)
     values = None if sizes is None else _witness_values(argument, sizes)
     if values is None or len({_round(kind, value) for value in values}) < 2:
-        return kind(argument)
+        return ASK_SYMPY
     if _integer(argument, sizes, values):
         return argument
     whole, number, rest = sympy.S.Zero, sympy.S.Zero, sympy.S.Zero
@@ -44,6 +44,8 @@ def _rounded(kind, argument: sympy.Expr) -> sympy.Expr:
             rest += term
     if not rest:
         return whole + kind(number)
+    if not whole:
+        return None  # rest and number sum to the argument again
     rest += number
     if isinstance(rest, (sympy.floor, sympy.ceiling)):
         return whole + rest
@@ -59,7 +61,8 @@ def _witness_values(expr: sympy.Expr, sizes) -> list[rational_eval.Value] | None
 
 def _round(kind, value: rational_eval.Value) -> int:
     numerator, denominator = value
-    return -(-numerator // denominator) if kind is sympy.ceiling else numerator // denominator
+    return -(-numerator // denominator) if issubclass(kind, sympy.ceiling) else (
+        numerator // denominator)
 
 
 def _integer(expr: sympy.Expr, sizes, values=None) -> bool:
@@ -70,3 +73,23 @@ def _integer(expr: sympy.Expr, sizes, values=None) -> bool:
     if values is not None and any(numerator % denominator for numerator, denominator in values):
         return False
     return bool(expr.is_integer)
+
+
+def _witnessed_eval(sympy_eval):
+    def eval(cls, argument):
+        found = evaluated(cls, argument)
+        return sympy_eval(cls, argument) if found is ASK_SYMPY else found
+    eval.wraps = sympy_eval
+    return eval
+
+
+# sympy's own, which the wrapper calls; a second copy of this module finds the first one's
+# wrappers there
+SYMPY_EVAL = {kind: getattr(kind.eval.__func__, "wraps", kind.eval.__func__)
+              for kind in (sympy.floor, sympy.ceiling)}
+
+
+def install() -> None:
+    """Put the witnessed evaluation in sympy's place, for the whole process."""
+    for kind, sympy_eval in SYMPY_EVAL.items():
+        kind.eval = classmethod(_witnessed_eval(sympy_eval))

@@ -132,6 +132,17 @@ def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
     return tuple(sorted(symbols, key=text_key))
 
 
+def integers_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
+    """The free symbols of expr in a fixed order, where it has some and every one is an
+    integer that may be any positive integer (a size, an iterator, a loop's counter): the
+    witness sizes are values each can take. None otherwise."""
+    symbols = expr.free_symbols
+    if not symbols or not all(symbol.is_integer and _takes_witnesses(symbol)
+                              for symbol in symbols):
+        return None
+    return tuple(sorted(symbols, key=text_key))
+
+
 def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
     """Whether the difference is negative at some witness sizes and positive at others (a
     zero counts as `zero_counts_as`: 0 for neither side)."""
