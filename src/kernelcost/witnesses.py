@@ -37,22 +37,111 @@ def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
     symbols = _witnessed_symbols(expr.free_symbols)
     if not symbols:
         return set()
-    tables = [[sympy.Integer(size) for size in WITNESS_SIZES] if symbol.is_integer
-              else WITNESS_REALS for symbol in symbols]
+    tables = [WITNESS_SIZES if symbol.is_integer else _WITNESS_FRACTIONS for symbol in symbols]
     sizes = {size: index for index, size in enumerate(WITNESS_SIZES)}
     signs = set()
     for point in witness_values(len(symbols)):
-        try:
-            value = expr.xreplace({symbol: table[sizes[size]]
-                                   for symbol, table, size in zip(symbols, tables, point)})
-        except ValueError:  # sympy's Min and Max refuse an infinite argument
-            continue
-        sign = exact_number_sign(value)
+        values = {symbol: table[sizes[size]] for symbol, table, size in zip(symbols, tables, point)}
+        sign = _sign_at(expr, values)
         if sign:
             signs.add(sign)
         if len(signs) == 2:
             break
     return signs
+
+
+_WITNESS_FRACTIONS = tuple(Fraction(int(real.p), int(real.q)) for real in WITNESS_REALS)
+
+
+def _sign_at(expr: sympy.Expr, values: dict) -> int | None:
+    """The sign of expr where its symbols take the values, as exact_number_sign gives it of
+    the number sympy's substitution builds: from the value in Q(sqrt(q)) (`_surd_value`)
+    where expr is of the form sympy reduces to a + b sqrt(q), else from sympy's own."""
+    try:
+        whole, root, radicand = _surd_value(expr, values)
+    except ZeroDivisionError:  # sympy's 1/0 is zoo, no sign
+        return None
+    except _NotASurd:
+        try:
+            value = expr.xreplace({symbol: sympy.Rational(value.numerator, value.denominator)
+                                   for symbol, value in values.items()})
+        except ValueError:  # sympy's Min and Max refuse an infinite argument
+            return None
+        return exact_number_sign(value)
+    return _surd_sign(whole, root, radicand)
+
+
+class _NotASurd(Exception):
+    """A form whose value sympy may not reduce to a + b sqrt(q): sympy is asked."""
+
+
+def _surd_value(expr: sympy.Expr, values: dict) -> tuple[Fraction, Fraction, Fraction]:
+    """(a, b, q) with expr = a + b sqrt(q) where the symbols take the values, for the forms
+    sympy reduces to that: sums, products with at most one factor holding a square root,
+    integer powers of rationals, square roots of rationals, one radicand up to a square
+    factor. _NotASurd for any other form (q is 1 where b is 0)."""
+    if expr.is_Rational:
+        return Fraction(int(expr.p), int(expr.q)), _ZERO, _ONE
+    if expr.is_Symbol:
+        return Fraction(values[expr]), _ZERO, _ONE
+    if expr.is_Add:
+        whole, root, radicand = _ZERO, _ZERO, _ONE
+        for term in expr.args:
+            term_whole, term_root, term_radicand = _surd_value(term, values)
+            whole += term_whole
+            if term_root:
+                root, radicand = _added_roots(root, radicand, term_root, term_radicand)
+        return whole, root, radicand if root else _ONE
+    if expr.is_Mul:
+        factor, surd = _ONE, None
+        for argument in expr.args:
+            value = _surd_value(argument, values)
+            if not value[1]:
+                factor *= value[0]
+            elif surd is None:
+                surd = value
+            else:
+                raise _NotASurd(expr)  # sympy keeps a product of two such sums unexpanded
+        if surd is None:
+            return factor, _ZERO, _ONE
+        return factor * surd[0], factor * surd[1], surd[2]
+    if expr.is_Pow and (expr.exp.is_Integer or expr.exp == sympy.S.Half):
+        base, root, _ = _surd_value(expr.base, values)
+        if root:
+            raise _NotASurd(expr)
+        if expr.exp.is_Integer:
+            return base ** int(expr.exp), _ZERO, _ONE
+        return _square_root(base)
+    raise _NotASurd(expr)
+
+
+_ZERO, _ONE = Fraction(0), Fraction(1)
+
+
+def _added_roots(root: Fraction, radicand: Fraction, other_root: Fraction,
+                 other_radicand: Fraction) -> tuple[Fraction, Fraction]:
+    """b sqrt(q) + c sqrt(r) as one multiple of sqrt(q), where r / q is a rational's square."""
+    if not root:
+        return other_root, other_radicand
+    ratio = _rational_root(other_radicand / radicand)
+    if ratio is None:
+        raise _NotASurd(other_radicand)  # two radicals that do not combine
+    return root + other_root * ratio, radicand
+
+
+def _square_root(value: Fraction) -> tuple[Fraction, Fraction, Fraction]:
+    if value < 0:
+        raise _NotASurd(value)  # an imaginary number: sympy says what it is
+    exact = _rational_root(value)
+    return (exact, _ZERO, _ONE) if exact is not None else (_ZERO, _ONE, value)
+
+
+def _rational_root(value: Fraction) -> Fraction | None:
+    """sqrt(value) where it is rational; None otherwise."""
+    numerator, denominator = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    if numerator**2 == value.numerator and denominator**2 == value.denominator:
+        return Fraction(numerator, denominator)
+    return None
 
 
 def exact_number_sign(value: sympy.Expr) -> int | None:

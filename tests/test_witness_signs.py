@@ -1,0 +1,49 @@
+"""signs_at_witnesses evaluates a ridge's roots and conditions (rationals and one square root)
+in exact arithmetic, with the signs sympy's own substitution gives."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernelcost import witnesses
+from kernelcost.equations import RIDGE
+
+t = RIDGE  # a positive real: its witnesses are rationals from 1/1000 to 10**12
+n = sympy.Symbol("n", integer=True, positive=True)
+
+polynomials = st.builds(lambda c0, c1, c2: c0 + c1 * t + c2 * t**2 + c0 * n,
+                        *[st.sampled_from((0, 1, -1, 3, -8321, 65536, sympy.Rational(1, 8289)))] * 3)
+radicals = st.builds(lambda p, square: sympy.sqrt(p) * square,
+                     polynomials, st.sampled_from((1, 4, 2 * t, n)))
+terms = st.one_of(polynomials, radicals, polynomials.map(lambda p: 1 / (p + t + 1)),
+                  st.builds(lambda p, r: p * r, polynomials, radicals),
+                  st.builds(lambda r, s: r * s, radicals, radicals),
+                  st.builds(sympy.floor, polynomials.map(lambda p: p / 3)))
+expressions = st.lists(terms, min_size=1, max_size=3).map(lambda parts: sympy.Add(*parts))
+
+
+def sympys_sign(expr: sympy.Expr, values: dict) -> int | None:
+    try:
+        value = expr.xreplace({symbol: sympy.Rational(value.numerator, value.denominator)
+                               for symbol, value in values.items()})
+    except ValueError:
+        return None
+    return witnesses.exact_number_sign(value)
+
+
+@given(expressions, st.sampled_from(witnesses.WITNESS_REALS), st.sampled_from(witnesses.WITNESS_SIZES))
+@settings(max_examples=400, deadline=None)
+def test_the_sign_at_a_point_is_sympys(expr, ridge, size):
+    values = {t: Fraction(int(ridge.p), int(ridge.q)), n: size}
+    values = {symbol: value for symbol, value in values.items() if symbol in expr.free_symbols}
+    assert witnesses._sign_at(expr, values) == sympys_sign(expr, values)
+
+
+def test_a_ridge_root_is_signed_without_sympy():
+    root = 16384 * t / 8289 - 64 * sympy.sqrt(65536 * t**2 - 2138368 * t + 69239041) / 8289
+    assert witnesses._surd_value(root, {t: Fraction(1000)})[1] != 0  # in Q(sqrt(q))
+    assert witnesses.signs_at_witnesses(root - 532544 / sympy.Integer(8289)) == {-1}
