@@ -15,6 +15,7 @@ import sympy
 from sympy.core.assumptions import check_assumptions
 
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
+from .quadratic import quadratic_roots
 from .quotients import cancel, factored
 from .records import record
 from .symbols import text_key
@@ -188,9 +189,12 @@ def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol,
     """sympy.solve(cleared, variable, simplify=False) for a polynomial in the variable, less
     solve's checks that cannot fail there: no denominator holds the variable, and an exact
     root is never proven to leave a nonzero value (checksol substitutes each root back and
-    simplifies, half of a quadratic's solve). Roots the variable's assumptions rule out are
-    dropped, as solve drops them (or where `possible(root)` is False, given)."""
-    roots = sympy.solve(cleared, variable, dict=False, simplify=False, check=False)
+    simplifies, half of a quadratic's solve), and the questions it asks of a quadratic's
+    discriminant (quadratic_roots). Roots the variable's assumptions rule out are dropped, as
+    solve drops them (or where `possible(root)` is False, given)."""
+    roots = quadratic_roots(cleared, variable)
+    if roots is None:
+        roots = sympy.solve(cleared, variable, dict=False, simplify=False, check=False)
     return _possible(roots, variable, possible)
 
 

@@ -1,0 +1,53 @@
+"""quadratic_roots writes the roots of a quadratic in a size as sympy.solve writes them, or
+declines (None) and leaves the polynomial to sympy.solve."""
+
+from __future__ import annotations
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernelcost.equations import RIDGE
+from kernelcost.quadratic import quadratic_roots
+
+x = sympy.Symbol("S", positive=True)  # a size's positive real twin, as ridge equations use
+t = RIDGE
+
+
+def solved(polynomial: sympy.Expr) -> list[sympy.Expr]:
+    return sympy.solve(polynomial, x, dict=False, simplify=False, check=False)
+
+
+K = sympy.Symbol("K", integer=True, positive=True)  # a size left symbolic
+y = sympy.Symbol("y")  # a symbol of unknown sign, maybe not real: solve's roots differ
+# coefficients in the ridge (and sometimes a size or y): integers, fractions, squares
+numbers = st.sampled_from((0, 1, -1, 2, -3, sympy.Rational(1, 3), sympy.Rational(-4, 9), 8289,
+                           -1048576, 4096))
+coefficients = st.builds(
+    lambda c0, c1, c2, other: c0 + c1 * t + c2 * t**2 + other,
+    numbers, st.sampled_from((0, 1, -1, 4, -32768)), st.sampled_from((0, 0, 1, -2, 9)),
+    st.sampled_from((0, 0, 0, K, -K / 3, K * t, y)))
+
+
+@given(coefficients, coefficients, coefficients)
+@settings(max_examples=500, deadline=None)
+def test_the_roots_are_sympys_or_left_to_it(a, b, c):
+    polynomial = sympy.expand(a * x**2 + b * x + c)
+    ours = quadratic_roots(polynomial, x)
+    assert ours is None or ours == solved(polynomial)
+
+
+def test_a_ridge_equation_is_solved_here():
+    # flash_attention_causal's I_global(S) = I_crit, cleared: the discriminant is
+    # 4096 * (65536 I**2 - 2138368 I + 69239041)
+    polynomial = -32768 * t * x - 1048576 * t + 8289 * x**2 + 1065088 * x
+    ours = quadratic_roots(polynomial, x)
+    assert ours is not None and ours == solved(polynomial)
+    assert ours[1].has(sympy.sqrt(65536 * t**2 - 2138368 * t + 69239041))
+
+
+def test_other_polynomials_are_left_to_sympy():
+    assert quadratic_roots(x**2 - t, x) is None  # a binomial: roots_binomial's form
+    assert quadratic_roots(sympy.expand((x - t) * (x + 2 * t + 1)), x) is None  # reducible
+    assert quadratic_roots(x**2 + 3 * x + 1, x) is None  # numeric coefficients
+    assert quadratic_roots(x**3 + t, x) is None
