@@ -24,6 +24,7 @@ import pytest
 import sympy
 
 import kernelcost
+from kernelcost.execution import worked_tail_share
 from kernelcost.hardware import load_machine
 from kernelcost.model import verdict
 from kernelcost.oracle import enumerate_counts
@@ -630,6 +631,7 @@ def test_the_numeric_tail_share_is_the_share_where_that_is_a_number(name, sizes)
         if grid is None or grid.t_bound is None:
             continue
         numeric = grid.numeric_tail_share
+        assert grid.tail_share == worked_tail_share(grid.t_bound, grid.flat_terms), machine_id
         if grid.tail_share.is_number:
             assert numeric == grid.tail_share, machine_id
         else:

@@ -68,9 +68,16 @@ class GridVerdict:
     def tail_share(self) -> sympy.Expr | None:
         """The part of t_bound that quantisation adds: 1 - (the flat roofline's time) /
         t_bound. Found on first use: ordering the flat terms and cancelling the quotient of
-        two maxima is a tenth of a symbolic verdict, and the JSON shows only a number."""
-        flat = _largest(list(self.flat_terms))[0]
-        return None if self.t_bound is None or flat is None else cancelled(1 - flat / self.t_bound)
+        two maxima is a tenth of a symbolic verdict, and the JSON shows only a number. Where
+        t_bound is the largest of the flat roofline's own times (unequal blocks are not
+        quantised), the two maxima are one and the share is 0, without ordering them."""
+        if self.t_bound is None:
+            return None
+        flat_seconds = {sympy.sympify(term.seconds) for term in self.flat_terms}
+        if flat_seconds and flat_seconds == {sympy.sympify(term.seconds)
+                                             for term in self.bound_terms}:
+            return sympy.Integer(0)
+        return worked_tail_share(self.t_bound, self.flat_terms)
 
     @functools.cached_property
     def numeric_tail_share(self) -> sympy.Expr | None:
@@ -119,6 +126,12 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, rule, detail, tuple(flat_terms), grid.equal_blocks,
                        derates, unknown, found)
+
+
+def worked_tail_share(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> sympy.Expr | None:
+    """1 - (the largest flat term) / t_bound, cancelled."""
+    flat = _largest(list(flat_terms))[0]
+    return None if flat is None else cancelled(1 - flat / t_bound)
 
 
 def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool:
