@@ -15,8 +15,9 @@ from kernelcost.equations import RIDGE
 t = RIDGE  # a positive real: its witnesses are rationals from 1/1000 to 10**12
 n = sympy.Symbol("n", integer=True, positive=True)
 
-polynomials = st.builds(lambda c0, c1, c2: c0 + c1 * t + c2 * t**2 + c0 * n,
-                        *[st.sampled_from((0, 1, -1, 3, -8321, 65536, sympy.Rational(1, 8289)))] * 3)
+numbers = st.sampled_from((0, 1, -1, 3, -8321, 65536, sympy.Rational(1, 8289)))
+polynomials = st.builds(lambda c0, c1, c2: c0 + c1 * t + c2 * t**2 + c0 * n, numbers, numbers,
+                        numbers)
 radicals = st.builds(lambda p, square: sympy.sqrt(p) * square,
                      polynomials, st.sampled_from((1, 4, 2 * t, n)))
 terms = st.one_of(polynomials, radicals, polynomials.map(lambda p: 1 / (p + t + 1)),
@@ -35,7 +36,8 @@ def sympys_sign(expr: sympy.Expr, values: dict) -> int | None:
     return witnesses.exact_number_sign(value)
 
 
-@given(expressions, st.sampled_from(witnesses.WITNESS_REALS), st.sampled_from(witnesses.WITNESS_SIZES))
+@given(expressions, st.sampled_from(witnesses.WITNESS_REALS),
+       st.sampled_from(witnesses.WITNESS_SIZES))
 @settings(max_examples=400, deadline=None)
 def test_the_sign_at_a_point_is_sympys(expr, ridge, size):
     values = {t: Fraction(int(ridge.p), int(ridge.q)), n: size}

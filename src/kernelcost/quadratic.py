@@ -8,9 +8,9 @@ is two thirds of the solve: of d = c * P, Mul's power asks whether d is imaginar
 whether P is nonnegative, each through sympy's search over P's derivative (15 ms for a
 ridge's discriminant 65536*I**2 - 2138368*I + 69239041). Where c is a positive rational and
 P the only factor that is not a positive symbol, sqrt(d) is sqrt(c) * sqrt(P) whatever sympy
-finds of P's sign, and is built so without asking. The rest of solve's path is followed step for step; any polynomial off it (another
-degree, a zero root, a rescaled or factored polynomial, a discriminant of another form) is
-left to sympy.solve (None)."""
+finds of P's sign, and is built so without asking. The rest of solve's path is followed step
+for step; any polynomial off it (another degree, a zero root, a rescaled or factored
+polynomial, a discriminant of another form) is left to sympy.solve (None)."""
 
 from __future__ import annotations
 

@@ -76,11 +76,11 @@ def _integer(expr: sympy.Expr, sizes, values=None) -> bool:
 
 
 def _witnessed_eval(sympy_eval):
-    def eval(cls, argument):
+    def rule(cls, argument):
         found = evaluated(cls, argument)
         return sympy_eval(cls, argument) if found is ASK_SYMPY else found
-    eval.wraps = sympy_eval
-    return eval
+    rule.wraps = sympy_eval
+    return rule
 
 
 # sympy's own, which the wrapper calls; a second copy of this module finds the first one's

@@ -63,8 +63,8 @@ def _sign_at(expr: sympy.Expr, values: dict) -> int | None:
         return None
     except _NotASurd:
         try:
-            value = expr.xreplace({symbol: sympy.Rational(value.numerator, value.denominator)
-                                   for symbol, value in values.items()})
+            value = expr.xreplace({symbol: sympy.Rational(number.numerator, number.denominator)
+                                   for symbol, number in values.items()})
         except ValueError:  # sympy's Min and Max refuse an infinite argument
             return None
         return exact_number_sign(value)
