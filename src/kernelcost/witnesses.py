@@ -51,6 +51,7 @@ def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
 
 
 _WITNESS_FRACTIONS = tuple(Fraction(int(real.p), int(real.q)) for real in WITNESS_REALS)
+_ZERO, _ONE = Fraction(0), Fraction(1)
 
 
 def _sign_at(expr: sympy.Expr, values: dict) -> int | None:
@@ -113,9 +114,6 @@ def _surd_value(expr: sympy.Expr, values: dict) -> tuple[Fraction, Fraction, Fra
             return base ** int(expr.exp), _ZERO, _ONE
         return _square_root(base)
     raise _NotASurd(expr)
-
-
-_ZERO, _ONE = Fraction(0), Fraction(1)
 
 
 def _added_roots(root: Fraction, radicand: Fraction, other_root: Fraction,
@@ -225,11 +223,8 @@ def integers_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
     """The free symbols of expr in a fixed order, where it has some and every one is an
     integer that may be any positive integer (a size, an iterator, a loop's counter): the
     witness sizes are values each can take. None otherwise."""
-    symbols = expr.free_symbols
-    if not symbols or not all(symbol.is_integer and _takes_witnesses(symbol)
-                              for symbol in symbols):
-        return None
-    return tuple(sorted(symbols, key=text_key))
+    symbols = _witnessed_symbols(expr.free_symbols)
+    return symbols if symbols and all(symbol.is_integer for symbol in symbols) else None
 
 
 def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
