@@ -49,7 +49,7 @@ class Column:
     optional: bool = False
 
 
-def fitted_table(title: str, columns: list[Column], rows: list[list[str]],
+def fitted_table(title: str, columns: list[Column], rows: list[list[str | None]],
                  width: int | None):
     """A rich Table whose rows are one line each: the optional columns that do not fit
     `width` are left out, the last first (None: every column). Returns the table and the
@@ -84,7 +84,7 @@ def _table(title: str, columns: list[Column], rows: list[list[str]], kept: list[
     return table
 
 
-def _content_widths(columns: list[Column], rows: list[list[str]]) -> list[int]:
+def _content_widths(columns: list[Column], rows: list[list[str | None]]) -> list[int]:
     """The widest cell of each column, header included, as rich measures the cell: each
     column once, where measuring the table again for each column left out would measure
     every cell each time (twice: rich sizes the columns, then measures them)."""
@@ -93,7 +93,8 @@ def _content_widths(columns: list[Column], rows: list[list[str]]) -> list[int]:
 
     console = Console(width=100_000)
     options = console.options
-    return [max(Measurement.get(console, options, cell).maximum
+    # a None cell is empty, as rich's add_row takes it
+    return [max(Measurement.get(console, options, "" if cell is None else cell).maximum
                 for cell in (column.header, *(row[index] for row in rows)))
             for index, column in enumerate(columns)]
 
