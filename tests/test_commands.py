@@ -41,6 +41,7 @@ def test_every_command_on_the_spec(spec, capsys, tmp_path):
     assert run(["analyze", str(spec), "--json"], capsys) == 0
     for name in names:
         run(["solve", str(spec), "--for", name, "--machine", "h100", "--json"], capsys)
+        run(["solve", str(spec), "--for", name, "--machine", "h100"], capsys)  # the tables
     swept = names[0]
     assert run(["sweep", str(spec), "--sweep", f"{swept}=8..4096", "--points", "5",
                 "--machine", "h100", "--csv", *others(names, swept)], capsys) == 0
