@@ -1,48 +1,90 @@
 """The forms in the reports and the JSON are sympy's text in lex order (and in str's order),
-character for character: kernelcost.texts orders a sum's terms by their monomials and leaves
-to sympy only the sums where the monomials do not decide (a repeated monomial, a numeric
-factor), over the rational functions of sizes the analysis writes, expanded and factored, and
-the wider forms (floats, open sums, symbols with no assumptions) that reach the printer too;
-and the precedence of a product it gives sympy's printers is sympy's."""
+character for character: kernelcost.texts orders a sum's terms by their monomials (for every
+printer and sort key of the process) and leaves to sympy only the sums where the monomials do
+not decide (a repeated monomial, a numeric factor), over the rational functions of sizes the
+analysis writes, expanded and factored, and the wider forms (floats, open sums, symbols with
+no assumptions) that reach the printer too; and the precedence of a product it gives sympy's
+printers is sympy's."""
+
+from contextlib import contextmanager
 
 import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_quotients import expressions, wide_expressions
 
+from kernelcost import texts
 from kernelcost.texts import _SYMPY_PRECEDENCE_MUL, _precedence_of_product, lex_text, text
 from kernelcost.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
 
 
+@contextmanager
+def sympys_own_order():
+    """sympy's order of a sum's terms, as it is without the package (the sort keys cached
+    under the package's order are dropped on the way in and out)."""
+    del sympy.Add.as_ordered_terms
+    sympy.core.cache.clear_cache()
+    try:
+        yield
+    finally:
+        texts.install()
+        sympy.core.cache.clear_cache()
+
+
+def sympys_texts(expr: sympy.Basic) -> tuple[str, str]:
+    """sympy.sstr(expr, order="lex") and str(expr), as sympy writes them alone."""
+    with sympys_own_order():
+        return sympy.sstr(expr, order="lex"), str(expr)
+
+
+def assert_printed_as_sympy(expr: sympy.Basic) -> None:
+    assert (lex_text(expr), text(expr)) == sympys_texts(expr)
+
+
 @settings(max_examples=200, deadline=None)
 @given(expressions)
 def test_a_form_expanded_or_factored_prints_as_sympy_prints_it(expr):
     for form in (expr, sympy.expand(expr), sympy.factor(expr)):
-        assert lex_text(form) == sympy.sstr(form, order="lex")
-        assert text(form) == str(form)
+        assert_printed_as_sympy(form)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wide_expressions)
 def test_wider_forms_print_as_sympy_prints_them(expr):
-    assert lex_text(expr) == sympy.sstr(expr, order="lex")
-    assert text(expr) == str(expr)
+    assert_printed_as_sympy(expr)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(expressions, wide_expressions))
+def test_a_sums_terms_and_sort_key_are_sympys(expr):
+    """The order on Add for every caller, not only the printers: as_ordered_terms in each
+    order and with its data, and the sort key of a product of sums, which orders the
+    factors a printed product lists."""
+    forms = [form for form in (expr, sympy.expand(expr), sympy.factor(expr)) if form.is_Add]
+    ours = [(form.as_ordered_terms(order), form.as_ordered_terms(order, data=True))
+            for form in forms for order in (None, "lex", "grlex")]
+    product = sympy.Mul(expr, sympy.expand(expr) + 1, evaluate=False)
+    our_key = product.sort_key()
+    with sympys_own_order():
+        assert ours == [(form.as_ordered_terms(order), form.as_ordered_terms(order, data=True))
+                        for form in forms for order in (None, "lex", "grlex")]
+        assert our_key == product.sort_key()
 
 
 def test_terms_sympy_orders_by_their_coefficients_are_left_to_it():
     # x*sqrt(2) and x share a monomial: sympy's order reads the complex coefficients
     for expr in (N * sympy.sqrt(2) + N + 1, 3 * N**2 * M - N**2 * M / 2 + T, N * M + M * N + 1,
                  1 - 2 * N, sympy.Rational(3, 2) - 4 * N * M):
-        assert lex_text(expr) == sympy.sstr(expr, order="lex")
+        assert_printed_as_sympy(expr)
 
 
 def test_str_writes_a_number_first_beside_a_negative_term():
     # Expr.as_ordered_terms' own case, where str's order is not lex order
     for expr in (1 - 2 * N, 3 - N * M / 2, sympy.pi - 2 * T, (1 - 2 * N) / (3 - M), 2 + N,
                  sympy.Max(1 - N, 4 - 2 * M), N - 1):
-        assert text(expr) == str(expr)
+        assert_printed_as_sympy(expr)
     assert text(1 - 2 * N) == "1 - 2*N" and lex_text(1 - 2 * N) == "-2*N + 1"
 
 
@@ -70,5 +112,4 @@ def test_a_form_printed_again_is_sympys_text_wherever_it_stands():
     floating = sympy.Float(2.5) * N
     for form in (inner * T + 1, inner, floating + M, floating, sympy.Min(floating, inner),
                  floating):
-        assert lex_text(form) == sympy.sstr(form, order="lex")
-        assert text(form) == str(form)
+        assert_printed_as_sympy(form)

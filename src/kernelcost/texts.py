@@ -7,7 +7,9 @@ turns every coefficient into a complex number first, through evalf, a third of t
 closed form of sizes takes to print. Where no two terms share a monomial the first part
 decides alone, so the terms are sorted by it here; anything else (a repeated monomial, a
 numeric or non-commuting factor) is left to sympy. str's own order is lex order but for a
-number beside a number times a form, which it writes number first (1 - 2*x).
+number beside a number times a form, which it writes number first (1 - 2*x). `install`
+puts this order on Add for the whole process: the printers ask it of every sum, and a
+product's factors are ordered by sort keys that ask it of every sum among them.
 
 Every printer asks the precedence of each product it meets (whether to bracket it), and
 sympy answers by building the product's negation to compare it with the product (the test
@@ -19,6 +21,7 @@ other product."""
 from __future__ import annotations
 
 import sympy
+from sympy.core.expr import Expr
 from sympy.core.exprtools import decompose_power
 from sympy.core.sorting import default_sort_key
 from sympy.printing import precedence as _precedence_module
@@ -56,13 +59,15 @@ class _MonomialPrinter(StrPrinter):
                 _PRINTED[key] = printed
         return printed
 
-    def _as_ordered_terms(self, expr, order=None):
-        order = order or self.order
-        if order == "lex" or (order is None and not _number_first(expr)):
-            ordered = _by_monomials(expr)
-            if ordered is not None:
-                return ordered
-        return super()._as_ordered_terms(expr, order=order)
+
+def _ordered_terms(expr: sympy.Add, order=None, data=False) -> list[sympy.Expr]:
+    """Expr.as_ordered_terms(expr, order, data), the same list: by the monomials alone in lex
+    order where they decide it, else sympy's own."""
+    lex = order == "lex" or (order is None and not _number_first(expr))
+    ordered = _by_monomials(expr) if lex and not data else None
+    if ordered is None:
+        return _SYMPY_ORDERED_TERMS(expr, order=order, data=data)
+    return ordered
 
 
 def _number_first(expr: sympy.Expr) -> bool:
@@ -116,7 +121,13 @@ _SYMPY_PRECEDENCE_MUL = getattr(_precedence_module.PRECEDENCE_FUNCTIONS["Mul"], 
 _precedence_of_product.wraps = _SYMPY_PRECEDENCE_MUL
 
 
+# sympy's own order of a sum's terms, which the replacement falls back on
+_SYMPY_ORDERED_TERMS = Expr.as_ordered_terms
+
+
 def install() -> None:
-    """Put the product's precedence in sympy's table, for every printer of the process: the
-    package does on import."""
+    """Put the product's precedence in sympy's table and the order of a sum's terms on Add,
+    for every printer of the process (and for sort_key, which orders a product's factors by
+    their terms): the package does on import."""
     _precedence_module.PRECEDENCE_FUNCTIONS["Mul"] = _precedence_of_product
+    sympy.Add.as_ordered_terms = _ordered_terms
