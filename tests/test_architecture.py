@@ -16,8 +16,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 FLOORS = {
     "foundations": ["machines", "models", "errors", "ast", "symbols", "units", "inputs",
                     "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs",
-                    "quotients", "no_tensors", "sound_signs", "number_facts", "records",
-                    "drawable", "rational_eval", "witnesses", "shifted", "texts", "rounding"],
+                    "quotients", "no_tensors", "lean_sympy", "sound_signs", "number_facts",
+                    "records", "drawable", "rational_eval", "witnesses", "shifted", "texts",
+                    "rounding"],
     "language": ["syntax_errors", "parse", "parallel", "check_decls", "check_exprs",
                  "check_lanes", "check", "work", "settings", "sizes"],
     "count": ["cost", "facts", "nest", "sums", "counters", "footprint", "lanes", "blocks",

@@ -21,6 +21,9 @@ _importing_sympy = "sympy" not in _sys.modules and _gc.isenabled()
 if _importing_sympy:
     _gc.disable()
 try:
+    from . import lean_sympy as _lean_sympy
+
+    _lean_sympy.import_sympy()
     from . import sound_signs as _sound_signs
 
     _sound_signs.install()

@@ -1,0 +1,110 @@
+"""kernelcost imports sympy without the modules it never uses (lean_sympy): sympy's namespace
+is then the same as without kernelcost, name for name, once a deferred name is asked for;
+no placeholder is left anywhere; a command loads none of the deferred modules; and where a
+module other than a package takes a deferred name, everything is loaded at once instead.
+Each case runs in a fresh interpreter, where sympy is not loaded yet."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LEAN_SYMPY = Path(__file__).parent.parent / "src" / "kernelcost" / "lean_sympy.py"
+
+# Each name of sympy and sympy.printing described by what it is: deferred ones are loaded
+# as they are asked for.
+DESCRIBE = """
+import json, sys, types
+import sympy, sympy.printing
+
+def described(value):
+    if isinstance(value, types.ModuleType):
+        return "module " + value.__name__
+    return " ".join((type(value).__name__, str(getattr(value, "__module__", "")),
+                     str(getattr(value, "__qualname__", ""))))
+
+listed = {package.__name__: sorted(dir(package)) for package in (sympy, sympy.printing)}
+names = {package.__name__: {name: described(getattr(package, name))
+                            for name in sorted(set(dir(package)) | set(package.__all__))}
+         for package in (sympy, sympy.printing)}
+print(json.dumps({"listed": listed, "names": names}))
+"""
+
+PLACEHOLDERS_LEFT = """
+from kernelcost.lean_sympy import _Placeholder
+left = [(module.__name__, key) for module in list(sys.modules.values())
+        for key, value in list(vars(module).items()) if isinstance(value, _Placeholder)]
+"""
+
+
+def _python(code: str) -> str:
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_sympys_names_are_the_same_with_the_deferred_modules():
+    plain = json.loads(_python(DESCRIBE))
+    lean = json.loads(_python(
+        "import sys, json\nimport kernelcost\nfrom kernelcost.lean_sympy import DEFERRED\n"
+        + PLACEHOLDERS_LEFT
+        + "loaded = [name for name in DEFERRED if name in sys.modules]\n"
+        + "print(json.dumps([left, loaded]))"))
+    assert lean == [[], []]
+    assert json.loads(_python("import kernelcost\n" + DESCRIBE)) == plain
+    assert len(plain["names"]["sympy"]) > 900  # the whole namespace was described
+
+
+def test_deferred_modules_load_at_first_use_as_sympy_binds_them():
+    code = """
+import kernelcost, sympy
+x = sympy.Symbol("x")
+import sympy.printing.tree
+from sympy import Quaternion, plot_implicit
+print(sympy.Point(1, 2), sympy.julia_code(x**2), sympy.printing.octave_code(x**3),
+      type(sympy.printing.tree).__name__, Quaternion(1, 2, 3, 4), sympy.geometry.Circle,
+      sympy.plotting.plot is sympy.plot, plot_implicit.__module__)
+"""
+    assert _python(code) == _python(code.replace("import kernelcost, sympy", "import sympy"))
+
+
+def test_a_command_loads_none_of_the_deferred_modules():
+    loaded = _python("""
+import os, sys
+import kernelcost.cli as cli
+from kernelcost.lean_sympy import DEFERRED
+sys.stdout = open(os.devnull, "w")
+for arguments in (["analyze", "specs/flash_attention_causal.kcost", "--machine", "all"],
+                  ["analyze", "specs/gemm_tiled.kcost", "--json", "--machine", "all"],
+                  ["analyze", "specs/decode_attention.kcost", "--markdown"],
+                  ["solve", "specs/gemm_tiled.kcost", "--for", "N"]):
+    assert cli.main(arguments) == 0, arguments
+sys.stdout = sys.__stdout__
+print([name for name in DEFERRED if name in sys.modules])
+""")
+    assert loaded.strip() == "[]"
+
+
+@pytest.mark.parametrize("deferred", ["sympy.simplify.hyperexpand", "sympy.geometry"])
+def test_a_name_taken_by_a_module_that_is_no_package_loads_everything(deferred):
+    # sympy.simplify.simplify, a module, takes hyperexpand from sympy.simplify.hyperexpand: a
+    # placeholder there would be read from its globals, where no __getattr__ answers
+    result = _python(f"""
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("lean_sympy", {str(LEAN_SYMPY)!r})
+lean_sympy = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(lean_sympy)
+lean_sympy.DEFERRED = ("sympy.geometry", {deferred!r})
+lean_sympy.import_sympy()
+import importlib, sympy
+module = importlib.import_module("sympy.simplify.hyperexpand")
+left = [(m.__name__, key) for m in list(sys.modules.values())
+        for key, value in list(vars(m).items()) if isinstance(value, lean_sympy._Placeholder)]
+print(left, sys.modules["sympy.simplify.simplify"].hyperexpand is module.hyperexpand,
+      "sympy.geometry" in sys.modules, sympy.Point(1, 2))
+""")
+    loaded_at_once = deferred != "sympy.geometry"
+    assert result.split() == ["[]", "True", str(loaded_at_once), "Point2D(1,", "2)"]
