@@ -14,6 +14,7 @@ from functools import cached_property, lru_cache
 import sympy
 from sympy.core.assumptions import check_assumptions
 
+from .axis_signs import positive_roots, sign_for_every_positive
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quadratic import quadratic_roots
 from .quotients import cancel, factored
@@ -299,7 +300,11 @@ def _sort_key(root: Root):
 
 def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
     """Where `root` is a positive real number, as simply as the signs of its factors allow:
-    R*T/(T - 2*R) with R, T > 0 gives T > 2*R."""
+    R*T/(T - 2*R) with R, T > 0 gives T > 2*R; a root in one ridge positive at every ridge,
+    true."""
+    sign = sign_for_every_positive(root)
+    if sign is not None:
+        return sympy.true if sign > 0 else sympy.false
     conditions = [base >= 0 for base in _even_root_radicands(root)]
     if not _both_signs(root):
         if root.is_positive:
@@ -388,13 +393,8 @@ def _changes_sign(expr: sympy.Expr) -> bool:
     if any(part.domain not in (sympy.ZZ, sympy.QQ) or part.is_zero for part in parts):
         return False
     _, factors = (parts[0] * parts[1]).sqf_list()
-    return any(multiplicity % 2 == 1 and _positive_roots(factor) > 0
+    return any(multiplicity % 2 == 1 and positive_roots(factor) > 0
                for factor, multiplicity in factors)
-
-
-def _positive_roots(polynomial: sympy.Poly) -> int:
-    """The real roots above 0 (count_roots counts those in [0, oo))."""
-    return int(polynomial.count_roots(0, None)) - int(polynomial.eval(0) == 0)
 
 
 def _relation(kind, left: sympy.Expr, right: sympy.Expr) -> sympy.Rel:
