@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
+from functools import cached_property
 
 import sympy
 
@@ -135,6 +136,16 @@ class Cost:
         """Bytes of all tensors' footprints: per tensor the larger of its read and written
         elements (an inout tensor reads and writes the same elements) times its element size,
         from `element_bytes` (tensor -> bytes) when given, else from the footprints."""
+        if element_bytes is None:
+            return self._footprint_bytes
+        return self._working_set(element_bytes)
+
+    @cached_property
+    def _footprint_bytes(self) -> sympy.Expr:
+        """working_set_bytes() once for every machine: each Max compares its arguments."""
+        return self._working_set(None)
+
+    def _working_set(self, element_bytes: Mapping[str, sympy.Expr] | None) -> sympy.Expr:
         total = sympy.Integer(0)
         for name, footprint in self.footprints.items():
             elements = sympy.Max(footprint.read_elements, footprint.write_elements)

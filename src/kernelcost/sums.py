@@ -154,8 +154,9 @@ class Summer:
         how many ranges its min/max splits have cut it."""
         if self.summing is None:
             return  # a sum over one range, outside over_loops
-        doing = (f"summing over loop `{self.summing.var}`, split at its min/max bounds into "
-                 f"{self.pieces} ranges so far (a closed form over c clipped bounds that "
+        # the symbol's name, not its text: formatting a sympy symbol runs its printer
+        doing = (f"summing over loop `{self.summing.var.name}`, split at its min/max bounds "
+                 f"into {self.pieces} ranges so far (a closed form over c clipped bounds that "
                  "depend on each other can have 2^c pieces)")
         self.facts.activity = (doing, self.summing.span)
         watchdog.stage(doing, self.summing.span)
