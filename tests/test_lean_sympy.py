@@ -13,11 +13,11 @@ import pytest
 
 LEAN_SYMPY = Path(__file__).parent.parent / "src" / "kernelcost" / "lean_sympy.py"
 
-# Each name of sympy and sympy.printing described by what it is: deferred ones are loaded
-# as they are asked for.
+# Each name of the packages named on the command line described by what it is: deferred ones
+# are loaded as they are asked for.
 DESCRIBE = """
-import json, sys, types
-import sympy, sympy.printing
+import importlib, json, sys, types
+import sympy
 
 def described(value):
     if isinstance(value, types.ModuleType):
@@ -25,37 +25,57 @@ def described(value):
     return " ".join((type(value).__name__, str(getattr(value, "__module__", "")),
                      str(getattr(value, "__qualname__", ""))))
 
-listed = {package.__name__: sorted(dir(package)) for package in (sympy, sympy.printing)}
-names = {package.__name__: {name: described(getattr(package, name))
-                            for name in sorted(set(dir(package)) | set(package.__all__))}
-         for package in (sympy, sympy.printing)}
+packages = [importlib.import_module(name) for name in sys.argv[1:]]
+listed = {package.__name__: sorted(dir(package)) for package in packages}
+names = {package.__name__: {name: described(getattr(package, name)) for name in
+                            sorted(set(dir(package)) | set(getattr(package, "__all__", ())))}
+         for package in packages}
 print(json.dumps({"listed": listed, "names": names}))
 """
 
-PLACEHOLDERS_LEFT = """
-from kernelcost.lean_sympy import _Placeholder
-left = [(module.__name__, key) for module in list(sys.modules.values())
-        for key, value in list(vars(module).items()) if isinstance(value, _Placeholder)]
+# What `import kernelcost` leaves: the packages answering for deferred names, the modules
+# that hold a placeholder or a stand-in (none), and the deferred modules loaded (none).
+LEFT = """
+import json, sys
+import kernelcost
+from kernelcost.lean_sympy import DEFERRED, _Placeholder, _StandIn, deferred_names
+modules = [module for module in list(sys.modules.values()) if module is not None]
+holders = sorted(module.__name__ for module in modules if deferred_names(module))
+kept = [(module.__name__, key) for module in modules
+        for key, value in list(vars(module).items())
+        if isinstance(value, (_Placeholder, _StandIn))]
+print(json.dumps([holders, kept, [name for name in DEFERRED if name in sys.modules]]))
 """
 
 
-def _python(code: str) -> str:
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=120)
+def _python(code: str, *arguments: str) -> str:
+    result = subprocess.run([sys.executable, "-c", code, *arguments], capture_output=True,
+                            text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
 
 def test_sympys_names_are_the_same_with_the_deferred_modules():
-    plain = json.loads(_python(DESCRIBE))
-    lean = json.loads(_python(
-        "import sys, json\nimport kernelcost\nfrom kernelcost.lean_sympy import DEFERRED\n"
-        + PLACEHOLDERS_LEFT
-        + "loaded = [name for name in DEFERRED if name in sys.modules]\n"
-        + "print(json.dumps([left, loaded]))"))
-    assert lean == [[], []]
-    assert json.loads(_python("import kernelcost\n" + DESCRIBE)) == plain
+    holders, kept, loaded = json.loads(_python(LEFT))
+    assert {"sympy", "sympy.printing", "sympy.functions"} <= set(holders)
+    assert kept == [] and loaded == []
+    plain = json.loads(_python(DESCRIBE, *holders))
+    assert json.loads(_python("import kernelcost\n" + DESCRIBE, *holders)) == plain
     assert len(plain["names"]["sympy"]) > 900  # the whole namespace was described
+
+
+def test_no_deferred_module_is_named_as_a_name_its_package_imports_from_it():
+    """The import system binds a loaded submodule on its package: where the package had
+    bound a name of the same name over it (sympy.printing.mathml, a function), a deferred
+    one would leave the module there."""
+    shadowed = _python("""
+import importlib, sys
+import sympy
+from kernelcost.lean_sympy import DEFERRED
+print([name for name in DEFERRED if getattr(importlib.import_module(name.rpartition(".")[0]),
+                                            name.rpartition(".")[2]) is not sys.modules[name]])
+""")
+    assert shadowed.strip() == "[]"
 
 
 def test_deferred_modules_load_at_first_use_as_sympy_binds_them():
@@ -66,7 +86,8 @@ import sympy.printing.tree
 from sympy import Quaternion, plot_implicit
 print(sympy.Point(1, 2), sympy.julia_code(x**2), sympy.printing.octave_code(x**3),
       type(sympy.printing.tree).__name__, Quaternion(1, 2, 3, 4), sympy.geometry.Circle,
-      sympy.plotting.plot is sympy.plot, plot_implicit.__module__)
+      sympy.plotting.plot is sympy.plot, plot_implicit.__module__,
+      sympy.integrals.laplace.__name__, sympy.solve(x**2 - 4, x), sympy.legendre(2, x))
 """
     assert _python(code) == _python(code.replace("import kernelcost, sympy", "import sympy"))
 

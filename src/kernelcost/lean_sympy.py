@@ -1,14 +1,17 @@
 """sympy imported without the parts no kernelcost computation uses, loaded at their first use.
 
 `import sympy` imports every subpackage and binds their names in sympy's namespace, among
-them geometry and plotting, the printers for other languages (MathML, Julia, Octave, ...),
-the quaternions, the parser and the interactive session's set-up: a tenth of its CPU time
-(some 40 ms of 0.45 s), and none of it serves a count, a verdict or a report. `import_sympy`
-imports sympy with each of those modules stood in for: the stand-in hands the package that
-imports a name from it a placeholder, and once sympy is in, the stand-ins leave sys.modules
-and each package that took placeholders answers for those names with a module __getattr__
-that imports the real module at the first one asked for. `sympy.plot`, `from sympy import
-Point`, `import sympy.geometry` and `from sympy import *` work as they do without kernelcost.
+them geometry and plotting, the solvers, the integral transforms, the orthogonal polynomials,
+the printers for other languages (Julia, Octave, ...), the quaternions, the parser and the
+interactive session's set-up: a sixth of its instructions, and none of it serves a count, a
+verdict or a report (a root kernelcost cannot write itself loads the solvers then).
+`import_sympy` imports sympy with each of those modules stood in for: the stand-in hands the
+package that imports a name from it a placeholder, and once sympy is in, the stand-ins leave
+sys.modules and each package that took placeholders answers for those names with a module
+__getattr__ that imports the real module at the first one asked for. A name it does not
+know, or dir(), loads every deferred module first (one of them may import a submodule of
+the package: sympy.integrals.laplace). `sympy.plot`, `from sympy import Point`, `import
+sympy.geometry` and `from sympy import *` work as they do without kernelcost.
 
 Only packages may hold placeholders (their names are read as attributes, which reach the
 __getattr__; a module's own functions would read a placeholder from their globals): where a
@@ -21,15 +24,24 @@ import importlib
 import sys
 import types
 
-# Each imported only by a package's __init__ (sympy or sympy.printing) while sympy loads.
-# Not the printers named as their module (mathml, python, preview, rcode, jscode): the
-# import system binds a submodule on its package once it is loaded, and sympy.printing then
-# binds the function over it; a deferred one would stay the module.
+# Each imported, while sympy loads, only by a package's __init__ (sympy, sympy.printing,
+# sympy.functions, ...), and none registers anything with another module (a dispatch
+# handler, a converter) that sympy would miss before it is loaded. Not a module named as a
+# name its package imports from it (sympy.printing.mathml, the function; sympy.ntheory.qs):
+# the import system binds a submodule on its package once it is loaded, and the package
+# then binds the name over it; a deferred one would stay the module.
 DEFERRED = ("sympy.geometry", "sympy.plotting", "sympy.algebras", "sympy.parsing",
-            "sympy.interactive",
+            "sympy.interactive", "sympy.solvers", "sympy.integrals.transforms",
             *(f"sympy.printing.{name}" for name in (
                 "smtlib", "glsl", "julia", "mathematica", "octave", "gtk", "tree",
-                "tableform", "dot", "maple")))
+                "tableform", "dot", "maple")),
+            *(f"sympy.functions.special.{name}" for name in (
+                "polynomials", "spherical_harmonics", "mathieu_functions", "bsplines",
+                "beta_functions")),
+            *(f"sympy.polys.numberfields.{name}" for name in (
+                "galoisgroups", "subfield", "primes")),
+            "sympy.series.fourier", "sympy.calculus.euler", "sympy.calculus.finite_diff",
+            "sympy.tensor.index_methods")
 
 
 class _Placeholder:
@@ -42,13 +54,19 @@ class _Placeholder:
 
 
 class _StandIn(types.ModuleType):
+    """A deferred module while sympy loads; after, where something kept it, the real
+    module's attributes (the module loaded at the first one asked for)."""
+
     def __init__(self, name: str):
         super().__init__(name)
         self.takers: set[str] = set()
+        self.loading = True
 
     def __getattr__(self, name: str):
         if name.startswith("__"):  # the import system asks for __path__ and the like
             raise AttributeError(name)
+        if not self.loading:
+            return getattr(importlib.import_module(self.__name__), name)
         frame = sys._getframe(1)
         while frame.f_globals.get("__name__", "").startswith("importlib"):
             frame = frame.f_back  # `from m import *` asks through the import system
@@ -67,6 +85,7 @@ def import_sympy() -> None:
         importlib.import_module("sympy")
     finally:
         for name, stand_in in stand_ins.items():
+            stand_in.loading = False
             if sys.modules.get(name) is stand_in:
                 del sys.modules[name]
     holders = _holders(stand_ins.values())
@@ -106,6 +125,11 @@ def _placeholders(holder: types.ModuleType) -> dict[str, tuple[str, str | None]]
                          if isinstance(value, _Placeholder)}
 
 
+# Each package answering for deferred names, with them: (package, name -> where it is).
+_HOLDING: list[tuple[types.ModuleType, dict[str, tuple[str, str | None]]]] = []
+_everything_loaded = False
+
+
 def _defer(holder: types.ModuleType) -> None:
     deferred = _placeholders(holder)
     if not deferred:
@@ -115,20 +139,38 @@ def _defer(holder: types.ModuleType) -> None:
     previous = vars(holder).get("__getattr__")
 
     def __getattr__(name: str):
-        if name not in deferred:
-            if previous is not None:
-                return previous(name)
-            raise AttributeError(f"module {holder.__name__!r} has no attribute {name!r}")
-        value = _loaded(*deferred[name])
-        setattr(holder, name, value)
-        return value
+        if name in deferred:
+            value = _loaded(*deferred[name])
+            setattr(holder, name, value)
+            return value
+        if not name.startswith("__") and _load_everything():
+            return getattr(holder, name)  # a submodule one of them imports (integrals.laplace)
+        if previous is not None:
+            return previous(name)
+        raise AttributeError(f"module {holder.__name__!r} has no attribute {name!r}")
 
     def __dir__():
-        return sorted((set(vars(holder)) | set(deferred)) - {"__getattr__", "__dir__"})
+        _load_everything()
+        return sorted(set(vars(holder)) - {"__getattr__", "__dir__"})
 
     __getattr__.deferred = deferred
     holder.__getattr__ = __getattr__
     holder.__dir__ = __dir__
+    _HOLDING.append((holder, deferred))
+
+
+def _load_everything() -> bool:
+    """Load every deferred module and bind each deferred name: whatever sympy binds as it
+    loads them (a submodule they import) is then there too. True the first time."""
+    global _everything_loaded
+    if _everything_loaded:
+        return False
+    _everything_loaded = True
+    for holder, deferred in _HOLDING:
+        for key, where in deferred.items():
+            if key not in vars(holder):
+                setattr(holder, key, _loaded(*where))
+    return True
 
 
 def _resolve(holder: types.ModuleType) -> None:
