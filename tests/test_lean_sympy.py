@@ -109,18 +109,25 @@ print([name for name in DEFERRED if name in sys.modules])
     assert loaded.strip() == "[]"
 
 
-@pytest.mark.parametrize("deferred", ["sympy.simplify.hyperexpand", "sympy.geometry"])
-def test_a_name_taken_by_a_module_that_is_no_package_loads_everything(deferred):
-    # sympy.simplify.simplify, a module, takes hyperexpand from sympy.simplify.hyperexpand: a
-    # placeholder there would be read from its globals, where no __getattr__ answers
-    result = _python(f"""
+def _import_with(deferred: tuple[str, ...], then: str) -> str:
+    """import_sympy with DEFERRED set to `deferred`, in a fresh interpreter, then `then`."""
+    return _python(f"""
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("lean_sympy", {str(LEAN_SYMPY)!r})
 lean_sympy = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(lean_sympy)
-lean_sympy.DEFERRED = ("sympy.geometry", {deferred!r})
+lean_sympy.DEFERRED = {deferred!r}
 lean_sympy.import_sympy()
-import importlib, sympy
+import sympy
+{then}
+""")
+
+
+@pytest.mark.parametrize("deferred", ["sympy.simplify.hyperexpand", "sympy.geometry"])
+def test_a_name_taken_by_a_module_that_is_no_package_loads_everything(deferred):
+    # sympy.simplify.simplify, a module, takes hyperexpand from sympy.simplify.hyperexpand: a
+    # placeholder there would be read from its globals, where no __getattr__ answers
+    result = _import_with(("sympy.geometry", deferred), """
 module = importlib.import_module("sympy.simplify.hyperexpand")
 left = [(m.__name__, key) for m in list(sys.modules.values())
         for key, value in list(vars(m).items()) if isinstance(value, lean_sympy._Placeholder)]
@@ -129,3 +136,23 @@ print(left, sys.modules["sympy.simplify.simplify"].hyperexpand is module.hyperex
 """)
     loaded_at_once = deferred != "sympy.geometry"
     assert result.split() == ["[]", "True", str(loaded_at_once), "Point2D(1,", "2)"]
+
+
+def test_a_module_this_sympy_does_not_import_is_not_deferred():
+    # another sympy version may lack a module: asking its package for a name it does not
+    # have must still be an AttributeError (hasattr is False), not a failed import
+    printed = _import_with(("sympy.geometry", "sympy.printing.no_such_printer"), """
+print(hasattr(sympy.printing, "no_such_printer"), hasattr(sympy, "no_such_name"),
+      "sympy.geometry" in sys.modules, sympy.Point(1, 2))
+""")
+    assert printed.split() == ["False", "False", "True", "Point2D(1,", "2)"]
+
+
+def test_a_sympy_that_cannot_load_with_the_stand_ins_loads_as_it_is():
+    # sympy.polys.domains is a package many modules import submodules of as sympy loads: a
+    # stand-in (no package) fails that import, and sympy is then imported from the start
+    printed = _import_with(("sympy.geometry", "sympy.polys.domains"), """
+print(type(sys.modules["sympy.polys.domains"]).__name__, sympy.polys.domains.ZZ,
+      "sympy.geometry" in sys.modules, sympy.factor(sympy.Symbol("x")**2 - 1))
+""")
+    assert printed.split() == ["module", "ZZ", "True", "(x", "-", "1)*(x", "+", "1)"]

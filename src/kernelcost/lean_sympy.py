@@ -13,10 +13,12 @@ know, or dir(), loads every deferred module first (one of them may import a subm
 the package: sympy.integrals.laplace). `sympy.plot`, `from sympy import Point`, `import
 sympy.geometry` and `from sympy import *` work as they do without kernelcost.
 
-Only packages may hold placeholders (their names are read as attributes, which reach the
-__getattr__; a module's own functions would read a placeholder from their globals): where a
-sympy version has some other module take a name from a deferred one, every deferred module
-is imported at once and every placeholder replaced, as if none had been deferred."""
+sympy>=1.12 may load otherwise. Only packages may hold placeholders (their names are read as
+attributes, which reach the __getattr__; a module's own functions would read a placeholder
+from their globals): where some other module takes a name from a deferred one, every
+deferred module is imported at once and every placeholder replaced. A sympy whose import
+fails with the stand-ins (it imports a submodule of one) is imported again as it is, and a
+stand-in it never asked for a name stands for a module it does not import: not deferred."""
 
 from __future__ import annotations
 
@@ -79,22 +81,37 @@ def import_sympy() -> None:
     where it is loaded already."""
     if "sympy" in sys.modules:
         return
+    asked = _import_with_stand_ins()
+    if asked is None:  # a sympy that imports a submodule of one, or uses a name as it loads
+        for name in [name for name in sys.modules if name.partition(".")[0] == "sympy"]:
+            del sys.modules[name]
+        importlib.import_module("sympy")
+        return
+    deferred = [stand_in.__name__ for stand_in in asked]
+    holders = _holders(asked)
+    if all(hasattr(holder, "__path__") for holder in holders):
+        for holder in holders:
+            _defer(holder, deferred)
+    else:
+        for holder in holders:
+            _resolve(holder, deferred)
+
+
+def _import_with_stand_ins() -> list[_StandIn] | None:
+    """Import sympy with each DEFERRED module stood in for: the stand-ins sympy asked for a
+    name (another stands for a module this sympy does not import); None where it failed."""
     stand_ins = {name: _StandIn(name) for name in DEFERRED}
     sys.modules.update(stand_ins)
     try:
         importlib.import_module("sympy")
+    except Exception:
+        return None
     finally:
         for name, stand_in in stand_ins.items():
             stand_in.loading = False
             if sys.modules.get(name) is stand_in:
                 del sys.modules[name]
-    holders = _holders(stand_ins.values())
-    if all(hasattr(holder, "__path__") for holder in holders):
-        for holder in holders:
-            _defer(holder)
-    else:
-        for holder in holders:
-            _resolve(holder)
+    return [stand_in for stand_in in stand_ins.values() if stand_in.takers]
 
 
 def deferred_names(module: types.ModuleType) -> dict[str, tuple[str, str | None]]:
@@ -115,11 +132,12 @@ def _holders(stand_ins) -> list[types.ModuleType]:
     return [sys.modules[name] for name in sorted(names) if name in sys.modules]
 
 
-def _placeholders(holder: types.ModuleType) -> dict[str, tuple[str, str | None]]:
+def _placeholders(holder: types.ModuleType, deferred_modules: list[str]
+                  ) -> dict[str, tuple[str, str | None]]:
     """The placeholders in holder's namespace, and the deferred modules it is the package
     of (a submodule's name is its package's attribute unless a name imported from it is
     bound there: sympy.printing.mathml is the function)."""
-    submodules = {module.rpartition(".")[2]: (module, None) for module in DEFERRED
+    submodules = {module.rpartition(".")[2]: (module, None) for module in deferred_modules
                   if module.rpartition(".")[0] == holder.__name__}
     return submodules | {key: (value.module, value.name) for key, value in vars(holder).items()
                          if isinstance(value, _Placeholder)}
@@ -130,8 +148,8 @@ _HOLDING: list[tuple[types.ModuleType, dict[str, tuple[str, str | None]]]] = []
 _everything_loaded = False
 
 
-def _defer(holder: types.ModuleType) -> None:
-    deferred = _placeholders(holder)
+def _defer(holder: types.ModuleType, deferred_modules: list[str]) -> None:
+    deferred = _placeholders(holder, deferred_modules)
     if not deferred:
         return
     for key in deferred:
@@ -173,8 +191,8 @@ def _load_everything() -> bool:
     return True
 
 
-def _resolve(holder: types.ModuleType) -> None:
-    for key, (module, name) in _placeholders(holder).items():
+def _resolve(holder: types.ModuleType, deferred_modules: list[str]) -> None:
+    for key, (module, name) in _placeholders(holder, deferred_modules).items():
         if isinstance(vars(holder).get(key), _Placeholder):
             setattr(holder, key, _loaded(module, name))
 
