@@ -2,8 +2,8 @@
 
 `import sympy` imports every subpackage and binds their names in sympy's namespace, among
 them geometry and plotting, the solvers, the integral transforms, the orthogonal polynomials,
-the printers for other languages (Julia, Octave, ...), the quaternions, the parser and the
-interactive session's set-up: a sixth of its instructions, and none of it serves a count, a
+matrix expressions, the printers for other languages (Julia, Octave, ...), the parser and the
+interactive session's set-up: a fifth of its instructions, and none of it serves a count, a
 verdict or a report (a root kernelcost cannot write itself loads the solvers then).
 `import_sympy` imports sympy with each of those modules stood in for: the stand-in hands the
 package that imports a name from it a placeholder, and once sympy is in, the stand-ins leave
@@ -42,8 +42,15 @@ DEFERRED = ("sympy.geometry", "sympy.plotting", "sympy.algebras", "sympy.parsing
                 "beta_functions")),
             *(f"sympy.polys.numberfields.{name}" for name in (
                 "galoisgroups", "subfield", "primes")),
+            *(f"sympy.matrices.expressions.{name}" for name in (
+                "adjoint", "companion", "diagonal", "dotproduct", "funcmatrix", "hadamard",
+                "kronecker", "sets")),
             "sympy.series.fourier", "sympy.calculus.euler", "sympy.calculus.finite_diff",
-            "sympy.tensor.index_methods")
+            "sympy.calculus.util", "sympy.tensor.index_methods",
+            "sympy.tensor.array.array_comprehension", "sympy.tensor.array.arrayop",
+            "sympy.polys.numberfields.basis",
+            "sympy.polys.agca.homomorphisms", "sympy.sets.ordinals", "sympy.sets.powerset",
+            "sympy.strategies.branch.tools", "sympy.integrals.singularityfunctions")
 
 
 class _Placeholder:
