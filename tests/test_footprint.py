@@ -8,13 +8,15 @@ inexact must never be below it."""
 import itertools
 
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kernelcost
 from kernelcost.facts import Facts
 from kernelcost.footprint import Footprints
 from kernelcost.nest import build_nest
 from kernelcost.sums import Summer
-from kernelcost.symbols import iterator_symbol, size_symbol
+from kernelcost.symbols import determinant_of, iterator_symbol, size_symbol
 
 N, M, T = (size_symbol(s) for s in ("N", "M", "T"))
 
@@ -293,3 +295,16 @@ def test_the_exact_rank_is_sympys(rows, dependent):
     if dependent and len(rows) > 1:  # a combination of two rows: a rank below the row count
         rows = [*rows[:-1], [2 * a - b for a, b in zip(rows[0], rows[1])]]
     assert _rank(rows) == sympy.Matrix(rows).rank()
+
+
+entries = st.sampled_from([sympy.Integer(0), sympy.Integer(1), sympy.Integer(-2), N, T - 1,
+                           2 * M + 1, N * T, sympy.Max(N, T), sympy.floor(N / T)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 4).flatmap(
+    lambda size: st.lists(st.lists(entries, min_size=size, max_size=size),
+                          min_size=size, max_size=size)))
+def test_a_minors_determinant_is_the_one_sympy_writes(rows):
+    """The injectivity test's minors, by cofactors: expanded, sympy's Matrix.det."""
+    assert sympy.expand(determinant_of(rows)) == sympy.expand(sympy.Matrix(rows).det())

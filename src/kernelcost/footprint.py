@@ -20,7 +20,7 @@ from .facts import Facts
 from .nest import AccessSite
 from .records import record
 from .sums import Summer
-from .symbols import derivative
+from .symbols import derivative, determinant_of
 
 MAX_UNION_ACCESSES = 8  # distinct shifted boxes unioned exactly; more get a bounding box
 
@@ -92,12 +92,11 @@ class Footprints:
         map's matrix is nonzero at every admissible size (`(T - 1)*i` is not, at T = 1)."""
         if not indices or len(indices) < len(counters):
             return False
-        matrix = sympy.Matrix([[derivative(index, c) for c in counters] for index in indices])
-        if not matrix.free_symbols and all(entry.is_Rational for entry in matrix):
-            return _rank(matrix.tolist()) == len(counters)
-        for rows in itertools.combinations(range(len(indices)), len(counters)):
-            determinant = sympy.expand(matrix.extract(list(rows), list(range(len(counters))))
-                                       .det())
+        matrix = [[derivative(index, c) for c in counters] for index in indices]
+        if all(entry.is_Rational for row in matrix for entry in row):
+            return _rank(matrix) == len(counters)
+        for rows in itertools.combinations(matrix, len(counters)):
+            determinant = sympy.expand(determinant_of(list(rows)))
             if self.facts.positive(determinant) or self.facts.positive(-determinant):
                 return True
         return False

@@ -43,8 +43,8 @@ DEFERRED = ("sympy.geometry", "sympy.plotting", "sympy.algebras", "sympy.parsing
             *(f"sympy.polys.numberfields.{name}" for name in (
                 "galoisgroups", "subfield", "primes")),
             *(f"sympy.matrices.expressions.{name}" for name in (
-                "adjoint", "companion", "diagonal", "dotproduct", "funcmatrix", "hadamard",
-                "kronecker", "sets")),
+                "adjoint", "blockmatrix", "companion", "diagonal", "dotproduct", "funcmatrix",
+                "hadamard", "kronecker", "sets")),
             "sympy.series.fourier", "sympy.calculus.euler", "sympy.calculus.finite_diff",
             "sympy.calculus.util", "sympy.tensor.index_methods",
             "sympy.tensor.array.array_comprehension", "sympy.tensor.array.arrayop",

@@ -131,6 +131,17 @@ def derivative(expr: sympy.Expr, var: sympy.Symbol) -> sympy.Expr:
     return sympy.Add(*terms)
 
 
+def determinant_of(rows: list[list[sympy.Expr]]) -> sympy.Expr:
+    """The determinant of a small square matrix by cofactors along its first row: expanded,
+    the polynomial sympy's Matrix.det gives, without a Matrix (building one loads sympy's
+    block matrices, and the minors are at most 3 by 3 or so)."""
+    if len(rows) == 1:
+        return rows[0][0]
+    return sympy.Add(*[(-1) ** column * entry
+                       * determinant_of([row[:column] + row[column + 1:] for row in rows[1:]])
+                       for column, entry in enumerate(rows[0]) if entry != 0])
+
+
 def replace_symbols(expr: sympy.Expr, images: Mapping[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
     """expr.xreplace(images) for plain symbols, with each min/max node that changes taken
     from a cache: building a min/max compares its arguments through sympy's assumptions (a
