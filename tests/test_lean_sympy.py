@@ -1,8 +1,10 @@
-"""kernelcost imports sympy without the modules it never uses (lean_sympy): sympy's namespace
-is then the same as without kernelcost, name for name, once a deferred name is asked for;
-no placeholder is left anywhere; a command loads none of the deferred modules; and where a
-module other than a package takes a deferred name, everything is loaded at once instead.
-Each case runs in a fresh interpreter, where sympy is not loaded yet."""
+"""A kernelcost command imports sympy without the modules it never uses (lean_sympy): sympy's
+namespace is then the same as without kernelcost, name for name, once a deferred name is
+asked for; no placeholder is left anywhere; a command loads none of the deferred modules;
+where a module other than a package takes a deferred name, everything is loaded at once
+instead; and a process that is no command (a script, a notebook) gets sympy as it is. Each
+case runs in a fresh interpreter, where sympy is not loaded yet; `COMMAND` makes it look
+like the console script's as the package is imported."""
 
 import json
 import subprocess
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 LEAN_SYMPY = Path(__file__).parent.parent / "src" / "kernelcost" / "lean_sympy.py"
+COMMAND = "import sys\nsys.argv[0] = '/usr/local/bin/kernelcost'\n"
 
 # Each name of the packages named on the command line described by what it is: deferred ones
 # are loaded as they are asked for.
@@ -35,8 +38,8 @@ print(json.dumps({"listed": listed, "names": names}))
 
 # What `import kernelcost` leaves: the packages answering for deferred names, the modules
 # that hold a placeholder or a stand-in (none), and the deferred modules loaded (none).
-LEFT = """
-import json, sys
+LEFT = COMMAND + """
+import json
 import kernelcost
 from kernelcost.lean_sympy import DEFERRED, _Placeholder, _StandIn, deferred_names
 modules = [module for module in list(sys.modules.values()) if module is not None]
@@ -60,7 +63,7 @@ def test_sympys_names_are_the_same_with_the_deferred_modules():
     assert {"sympy", "sympy.printing", "sympy.functions"} <= set(holders)
     assert kept == [] and loaded == []
     plain = json.loads(_python(DESCRIBE, *holders))
-    assert json.loads(_python("import kernelcost\n" + DESCRIBE, *holders)) == plain
+    assert json.loads(_python(COMMAND + "import kernelcost\n" + DESCRIBE, *holders)) == plain
     assert len(plain["names"]["sympy"]) > 900  # the whole namespace was described
 
 
@@ -89,12 +92,13 @@ print(sympy.Point(1, 2), sympy.julia_code(x**2), sympy.printing.octave_code(x**3
       sympy.plotting.plot is sympy.plot, plot_implicit.__module__,
       sympy.integrals.laplace.__name__, sympy.solve(x**2 - 4, x), sympy.legendre(2, x))
 """
-    assert _python(code) == _python(code.replace("import kernelcost, sympy", "import sympy"))
+    assert _python(COMMAND + code) == _python(code.replace("import kernelcost, sympy",
+                                                           "import sympy"))
 
 
 def test_a_command_loads_none_of_the_deferred_modules():
-    loaded = _python("""
-import os, sys
+    loaded = _python(COMMAND + """
+import os
 import kernelcost.cli as cli
 from kernelcost.lean_sympy import DEFERRED
 sys.stdout = open(os.devnull, "w")
@@ -156,3 +160,40 @@ print(type(sys.modules["sympy.polys.domains"]).__name__, sympy.polys.domains.ZZ,
       "sympy.geometry" in sys.modules, sympy.factor(sympy.Symbol("x")**2 - 1))
 """)
     assert printed.split() == ["module", "ZZ", "True", "(x", "-", "1)*(x", "+", "1)"]
+
+
+def test_only_a_command_imports_sympy_lean():
+    """A script or a notebook that imports kernelcost gets sympy as it is: its own code may
+    read sympy's namespace as a dict, patch a module before sympy's names are read, or
+    reach a submodule only a deferred module imports, none of which a command does."""
+    assert _python("import sys, kernelcost\nprint('sympy.geometry' in sys.modules)") == "True\n"
+    from kernelcost.lean_sympy import runs_a_command
+    assert runs_a_command(["/venv/bin/kernelcost"], ["/venv/bin/python", "/venv/bin/kernelcost"])
+    assert runs_a_command(["-m"], ["python", "-m", "kernelcost.cli", "analyze", "spec.kcost"])
+    assert runs_a_command(["-m"], ["python", "-X", "importtime", "-m", "kernelcost.cli"])
+    for argv, orig_argv in ((["-c"], ["python", "-c", "import kernelcost"]),
+                            (["script.py"], ["python", "script.py"]),
+                            (["/venv/bin/pytest"], ["python", "/venv/bin/pytest"]),
+                            (["-m"], ["python", "-m", "pytest"]), (["-m"], ["python", "-m"]),
+                            (["/venv/bin/kernelcost-tools"], ["python", "kernelcost-tools"])):
+        assert not runs_a_command(argv, orig_argv), orig_argv
+
+
+def test_a_load_of_every_module_cut_short_is_tried_again():
+    printed = _python(COMMAND + """
+import kernelcost, sympy
+from kernelcost import lean_sympy
+loaded = lean_sympy._loaded
+
+def cut_short(*where):
+    lean_sympy._loaded = loaded
+    raise KeyboardInterrupt
+
+lean_sympy._loaded = cut_short
+try:
+    dir(sympy)
+except KeyboardInterrupt:
+    print("cut short")
+print("solve" in dir(sympy), sympy.integrals.laplace.__name__)
+""")
+    assert printed.split() == ["cut", "short", "True", "sympy.integrals.laplace"]

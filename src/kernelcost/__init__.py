@@ -23,7 +23,8 @@ if _importing_sympy:
 try:
     from . import lean_sympy as _lean_sympy
 
-    _lean_sympy.import_sympy()
+    if _lean_sympy.runs_a_command(_sys.argv, getattr(_sys, "orig_argv", _sys.argv)):
+        _lean_sympy.import_sympy()
     from . import sound_signs as _sound_signs
 
     _sound_signs.install()

@@ -13,6 +13,13 @@ know, or dir(), loads every deferred module first (one of them may import a subm
 the package: sympy.integrals.laplace). `sympy.plot`, `from sympy import Point`, `import
 sympy.geometry` and `from sympy import *` work as they do without kernelcost.
 
+Only a command's process imports sympy so (runs_a_command: the console script, `python -m
+kernelcost.cli`), where kernelcost's code is the only code that reads sympy. In a caller's
+process (a script, a notebook) the deferred names would be missing from vars(sympy) before
+their first use, a mock of a deferred module's function set before it would become
+sympy's, and a submodule only a deferred module imports (sympy.assumptions.relation.
+equality) would be no attribute of its package until then: there sympy is imported as it is.
+
 sympy>=1.12 may load otherwise. Only packages may hold placeholders (their names are read as
 attributes, which reach the __getattr__; a module's own functions would read a placeholder
 from their globals): where some other module takes a name from a deferred one, every
@@ -23,6 +30,7 @@ stand-in it never asked for a name stands for a module it does not import: not d
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import types
 
@@ -81,6 +89,17 @@ class _StandIn(types.ModuleType):
             frame = frame.f_back  # `from m import *` asks through the import system
         self.takers.add(frame.f_globals.get("__name__", ""))
         return _Placeholder(self.__name__, name)
+
+
+def runs_a_command(argv: list[str], orig_argv: list[str]) -> bool:
+    """Whether the process is a kernelcost command, the only process sympy is imported lean
+    in: its console script, or `python -m kernelcost.cli` (argv and orig_argv as sys has
+    them while the package is imported)."""
+    if os.path.basename(argv[0]) in ("kernelcost", "kernelcost.exe"):
+        return True
+    if "-m" not in orig_argv[:-1]:
+        return False
+    return orig_argv[orig_argv.index("-m") + 1] in ("kernelcost.cli", "kernelcost")
 
 
 def import_sympy() -> None:
@@ -152,7 +171,7 @@ def _placeholders(holder: types.ModuleType, deferred_modules: list[str]
 
 # Each package answering for deferred names, with them: (package, name -> where it is).
 _HOLDING: list[tuple[types.ModuleType, dict[str, tuple[str, str | None]]]] = []
-_everything_loaded = False
+_everything = "deferred"  # then "loading", then "loaded"
 
 
 def _defer(holder: types.ModuleType, deferred_modules: list[str]) -> None:
@@ -186,15 +205,21 @@ def _defer(holder: types.ModuleType, deferred_modules: list[str]) -> None:
 
 def _load_everything() -> bool:
     """Load every deferred module and bind each deferred name: whatever sympy binds as it
-    loads them (a submodule they import) is then there too. True the first time."""
-    global _everything_loaded
-    if _everything_loaded:
+    loads them (a submodule they import) is then there too. True the first time; a load cut
+    short (an interrupt, the recursion limit) is tried again at the next name."""
+    global _everything
+    if _everything != "deferred":
         return False
-    _everything_loaded = True
-    for holder, deferred in _HOLDING:
-        for key, where in deferred.items():
-            if key not in vars(holder):
-                setattr(holder, key, _loaded(*where))
+    _everything = "loading"  # the modules it loads may ask the packages for names
+    try:
+        for holder, deferred in _HOLDING:
+            for key, where in deferred.items():
+                if key not in vars(holder):
+                    setattr(holder, key, _loaded(*where))
+    except BaseException:
+        _everything = "deferred"
+        raise
+    _everything = "loaded"
     return True
 
 
