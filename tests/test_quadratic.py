@@ -51,3 +51,9 @@ def test_other_polynomials_are_left_to_sympy():
     assert quadratic_roots(sympy.expand((x - t) * (x + 2 * t + 1)), x) is None  # reducible
     assert quadratic_roots(x**2 + 3 * x + 1, x) is None  # numeric coefficients
     assert quadratic_roots(x**3 + t, x) is None
+
+
+def test_a_quadratic_whose_content_leaves_numbers_is_left_to_sympy():
+    # -t*x**2 - t*x + t: preprocess_roots takes the content t out and leaves -x**2 - x + 1,
+    # whose roots sympy lists in the other order
+    assert quadratic_roots(-t * x**2 - t * x + t, x) is None

@@ -30,7 +30,9 @@ def quadratic_roots(polynomial: sympy.Expr, variable: sympy.Symbol
         return None
     (zero_multiplicity,), quadratic = quadratic.terms_gcd()
     scale, quadratic = preprocess_roots(quadratic)
-    if zero_multiplicity or scale is not sympy.S.One:
+    # the content taken out may leave numbers alone (-t*x**2 - t*x + t is -x**2 - x + 1),
+    # which roots() solves by another path
+    if zero_multiplicity or scale is not sympy.S.One or not quadratic.get_domain().is_Composite:
         return None
     quadratic = quadratic.to_field()
     # roots() solves a binomial (here a x**2 + c) by another formula, and each factor of a
