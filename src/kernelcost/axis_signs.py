@@ -23,15 +23,11 @@ def sign_for_every_positive(expr: sympy.Expr) -> int | None:
     parts = _parts(expr)
     if parts is None:
         return None
-    variable, numerator, root_factor, radicand, denominator = parts
+    numerator, root_factor, radicand, denominator = parts
     critical = denominator * (numerator**2 - root_factor**2 * radicand) * radicand
-    if critical.is_zero or positive_roots(critical) > 0:
+    if critical.is_zero or positive_roots(critical) > 0 or radicand.eval(1) < 0:
         return None
-    one = {variable: sympy.Integer(1)}
-    if radicand.eval(1) < 0:
-        return None
-    at_one = (numerator.as_expr().xreplace(one)
-              + root_factor.as_expr().xreplace(one) * sympy.sqrt(radicand.eval(1)))
+    at_one = numerator.eval(1) + root_factor.eval(1) * sympy.sqrt(radicand.eval(1))
     sign = exact_number_sign(at_one / denominator.eval(1))
     return sign or None
 
@@ -42,8 +38,8 @@ def positive_roots(polynomial: sympy.Poly) -> int:
 
 
 def _parts(expr: sympy.Expr):
-    """expr as (x, A, B, P, D) for f = (A + B*sqrt(P)) / D, polynomials in x over the
-    rationals (P = 1 where expr has no root); None for another form."""
+    """expr as (A, B, P, D) for f = (A + B*sqrt(P)) / D, polynomials in its one symbol over
+    the rationals (P = 1 where expr has no root); None for another form."""
     symbols = expr.free_symbols
     if len(symbols) != 1:
         return None
@@ -70,4 +66,4 @@ def _parts(expr: sympy.Expr):
         return None
     without, with_root = (sympy.Poly(top.as_expr().coeff(root, power), variable)
                           for power in (0, 1))
-    return variable, without, with_root, polynomials[1], polynomials[0]
+    return without, with_root, polynomials[1], polynomials[0]
