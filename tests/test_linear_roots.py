@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from kernelcost import equations, witnesses
+from kernelcost.axis_signs import changes_sign
 from kernelcost.equations import CAPACITY, RIDGE, equation, linear_roots, polynomial_roots
 from kernelcost.symbols import size_symbol
 
@@ -157,10 +158,10 @@ def test_a_sign_change_between_the_witnesses_is_found_exactly():
     # 43.3 < I < 129.5, between the witnesses 10 and 1000
     product = (64 * RIDGE - 8289) * (192 * RIDGE - 8321)
     assert witnesses.signs_at_witnesses(product) == {1}
-    assert equations._changes_sign(product)
-    assert not equations._changes_sign((64 * RIDGE - 8289) ** 2)  # touches 0, one sign
-    assert not equations._changes_sign(RIDGE * (RIDGE + 3))  # its roots are at 0 and below
-    assert not equations._changes_sign(K * RIDGE - 1)  # not a function of one symbol
+    assert changes_sign(product)
+    assert not changes_sign((64 * RIDGE - 8289) ** 2)  # touches 0, one sign
+    assert not changes_sign(RIDGE * (RIDGE + 3))  # its roots are at 0 and below
+    assert not changes_sign(K * RIDGE - 1)  # not a function of one symbol
     root = (24576 * RIDGE - 1065088) / (8289 - 64 * RIDGE)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(equations, "_both_signs", lambda expr: False)
@@ -186,5 +187,5 @@ def test_a_rational_function_of_the_ridge_changes_sign_where_a_root_is_odd(facto
     for root, multiplicity, _ in factors:
         multiplicities[root] = multiplicities.get(root, 0) + multiplicity
     odd = any(total % 2 == 1 for total in multiplicities.values())
-    assert equations._changes_sign(sympy.together(expr)) == odd
-    assert equations._changes_sign(expr) == odd
+    assert changes_sign(sympy.together(expr)) == odd
+    assert changes_sign(expr) == odd

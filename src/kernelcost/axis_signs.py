@@ -1,7 +1,7 @@
-"""The sign an expression in one positive real symbol has for every value of it, exactly,
-where the expression is a rational function with rational coefficients plus such a function
-times the square root of a polynomial: the form of a quadratic's root in a ridge or a
-capacity, (a + b*sqrt(P)) / d.
+"""Signs of an expression in one positive real symbol (a ridge, a capacity) over all its
+values, exactly: the sign it keeps, where it is a rational function with rational
+coefficients plus such a function times the square root of a polynomial (the form of a
+quadratic's root, (a + b*sqrt(P)) / d); whether a rational function changes sign.
 
 Where f = (A + B*sqrt(P)) / D, f can be zero only where A**2 - B**2*P is (or P is), and can
 change sign only there or where D is; so where none of D, P and A**2 - B**2*P has a positive
@@ -25,14 +25,37 @@ def sign_for_every_positive(expr: sympy.Expr) -> int | None:
         return None
     numerator, root_factor, radicand, denominator = parts
     critical = denominator * (numerator**2 - root_factor**2 * radicand) * radicand
-    if critical.is_zero or positive_roots(critical) > 0 or radicand.eval(1) < 0:
+    if critical.is_zero or _positive_roots(critical) > 0 or radicand.eval(1) < 0:
         return None
     at_one = numerator.eval(1) + root_factor.eval(1) * sympy.sqrt(radicand.eval(1))
     sign = exact_number_sign(at_one / denominator.eval(1))
     return sign or None
 
 
-def positive_roots(polynomial: sympy.Poly) -> int:
+def changes_sign(expr: sympy.Expr) -> bool:
+    """Whether expr, a rational function with rational coefficients of one positive real
+    symbol (a ridge, a capacity), takes both signs: where its numerator times its
+    denominator has a positive root of odd multiplicity (real-root isolation). A sign change
+    between the witnesses, (64 I - 8289)(192 I - 8321) < 0 within 43 < I < 130, is found
+    here; False for any other expression."""
+    symbols = expr.free_symbols
+    if len(symbols) != 1:
+        return False
+    [symbol] = symbols
+    if not symbol.is_positive or symbol.is_integer:
+        return False
+    try:
+        parts = [sympy.Poly(part, symbol) for part in expr.as_numer_denom()]
+    except sympy.PolynomialError:
+        return False
+    if any(part.domain not in (sympy.ZZ, sympy.QQ) or part.is_zero for part in parts):
+        return False
+    _, factors = (parts[0] * parts[1]).sqf_list()
+    return any(multiplicity % 2 == 1 and _positive_roots(factor) > 0
+               for factor, multiplicity in factors)
+
+
+def _positive_roots(polynomial: sympy.Poly) -> int:
     """The real roots above 0 (count_roots counts those in [0, oo))."""
     return int(polynomial.count_roots(0, None)) - int(polynomial.eval(0) == 0)
 

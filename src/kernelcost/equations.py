@@ -14,7 +14,7 @@ from functools import cached_property, lru_cache
 import sympy
 from sympy.core.assumptions import check_assumptions
 
-from .axis_signs import positive_roots, sign_for_every_positive
+from .axis_signs import changes_sign, sign_for_every_positive
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quadratic import quadratic_roots
 from .quotients import cancel, factored
@@ -371,30 +371,7 @@ def isolate(relation: sympy.Rel) -> sympy.Basic:
 def _both_signs(expr: sympy.Expr) -> bool:
     """Whether expr is negative at some witness sizes and positive at others, or changes
     sign exactly: then sympy can prove neither sign, and is not asked."""
-    return len(signs_at_witnesses(expr)) == 2 or _changes_sign(expr)
-
-
-def _changes_sign(expr: sympy.Expr) -> bool:
-    """Whether expr, a rational function with rational coefficients of one positive real
-    symbol (a ridge, a capacity), takes both signs: where its numerator times its
-    denominator has a positive root of odd multiplicity (real-root isolation). A sign change
-    between the witnesses, (64 I - 8289)(192 I - 8321) < 0 within 43 < I < 130, is found
-    here; False for any other expression."""
-    symbols = expr.free_symbols
-    if len(symbols) != 1:
-        return False
-    [symbol] = symbols
-    if not symbol.is_positive or symbol.is_integer:
-        return False
-    try:
-        parts = [sympy.Poly(part, symbol) for part in expr.as_numer_denom()]
-    except sympy.PolynomialError:
-        return False
-    if any(part.domain not in (sympy.ZZ, sympy.QQ) or part.is_zero for part in parts):
-        return False
-    _, factors = (parts[0] * parts[1]).sqf_list()
-    return any(multiplicity % 2 == 1 and positive_roots(factor) > 0
-               for factor, multiplicity in factors)
+    return len(signs_at_witnesses(expr)) == 2 or changes_sign(expr)
 
 
 def _relation(kind, left: sympy.Expr, right: sympy.Expr) -> sympy.Rel:
