@@ -3,6 +3,7 @@ number on the line of its unit, tables that leave out optional columns rather th
 the regime and the chapter's zone in one clause, capacities in binary units and rates in
 decimal SI. The goldens of every command at 80 and 120 columns are in test_golden.py."""
 
+import io
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -51,9 +52,14 @@ def test_a_narrow_table_leaves_out_its_optional_columns_last_first():
 
 
 # cells as the reports write them: units, signs, wide and combining characters, markup-like
-# brackets (not a closing tag, which rich refuses), a header's unit on a second line
-CELLS = st.text(st.sampled_from("ab 1.5×µ→≤∞[]/:é中"), max_size=12).filter(
-    lambda text: "[/" not in text)
+# brackets and emoji codes, a header's unit on a second line
+CELLS = st.text(st.sampled_from("ab 1.5×µ→≤∞[]/:é中"), max_size=12)
+
+
+def printed(renderable, width: int) -> str:
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    console.print(renderable)
+    return console.file.getvalue()
 
 
 @settings(max_examples=150)
@@ -67,11 +73,24 @@ def test_the_width_a_table_is_fitted_to_is_the_width_rich_measures(headers, rows
     table, left_out = fitted_table("t", columns, rows, width)
     kept = [index for index, column in enumerate(columns)
             if column.header.replace("\n", " ") not in left_out]
+    # the widths given to rich are those it finds measuring the cells itself, on a page
+    # wide enough and on one it must narrow the table to
+    sized = [printed(table, page_width) for page_width in (100_000, width)]
+    for column in table.columns:
+        column.width = None
+    assert sized == [printed(table, page_width) for page_width in (100_000, width)]
     measured = Console(width=100_000).measure(table).maximum
     content = page._content_widths(columns, rows)
     assert page._natural_width([content[index] for index in kept]) == measured
     # leaving out a column more was not needed, or there was none left to leave out
     assert measured <= width or not any(columns[index].optional for index in kept)
+
+
+def test_a_cell_is_printed_as_it_is_written():
+    # rich reads a str as markup and emoji codes: `[b]` would be a tag, `:smile:` an emoji
+    cells = ["Q[b]", "[bold]x[/bold]", ":smile:", r"a\[b]"]
+    table, _ = fitted_table("t", [Column(f"c{index}") for index in range(4)], [cells], None)
+    assert printed(table, 200).splitlines()[-1].split() == cells
 
 
 def test_a_crossing_whose_side_is_undecided_is_a_blank_cell(capsys, monkeypatch):

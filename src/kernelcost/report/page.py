@@ -54,15 +54,15 @@ def fitted_table(title: str, columns: list[Column], rows: list[list[str | None]]
     """A rich Table whose rows are one line each: the optional columns that do not fit
     `width` are left out, the last first (None: every column). Returns the table and the
     headers left out."""
+    content = _content_widths(columns, rows)
     kept = list(range(len(columns)))
     optional = [index for index, column in enumerate(columns) if column.optional]
-    if width is not None and optional:
-        content = _content_widths(columns, rows)
-        while optional and _natural_width([content[index] for index in kept]) > width:
-            kept.remove(optional.pop())
+    while width is not None and optional and _natural_width(
+            [content[index] for index in kept]) > width:
+        kept.remove(optional.pop())
     left_out = [columns[index].header.replace("\n", " ") for index in range(len(columns))
                 if index not in kept]
-    return _table(title, columns, rows, kept), left_out
+    return _table(title, columns, rows, {index: content[index] for index in kept}), left_out
 
 
 def left_out_note(left_out: list[str]) -> str | None:
@@ -70,33 +70,44 @@ def left_out_note(left_out: list[str]) -> str | None:
     return f"(--wide adds: {', '.join(left_out)})" if left_out else None
 
 
-def _table(title: str, columns: list[Column], rows: list[list[str]], kept: list[int]):
+def _table(title: str, columns: list[Column], rows: list[list[str]], kept: dict[int, int]):
+    """The kept columns (index -> content width): each is as wide as its widest cell, as
+    rich would measure it, so rich measures no cell again."""
     from rich import box
     from rich.table import Table
 
     # no outer frame, a rule under the header: four columns more than a boxed table
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
                   pad_edge=False)
-    for index in kept:
-        table.add_column(columns[index].header, justify=columns[index].justify, no_wrap=True)
+    for index, content in kept.items():
+        table.add_column(_text(columns[index].header), justify=columns[index].justify,
+                         no_wrap=True, width=content)
     for row in rows:
-        table.add_row(*[row[index] for index in kept])
+        table.add_row(*[_text(row[index]) for index in kept])
     return table
 
 
-def _content_widths(columns: list[Column], rows: list[list[str | None]]) -> list[int]:
-    """The widest cell of each column, header included, as rich measures the cell: each
-    column once, where measuring the table again for each column left out would measure
-    every cell each time (twice: rich sizes the columns, then measures them)."""
-    from rich.console import Console
-    from rich.measure import Measurement
+def _text(cell):
+    """A cell or header as rich Text, its characters as they are: a formula's `[` is no
+    markup tag (rich reads a str as markup and emoji codes). None is empty, as add_row takes
+    it."""
+    from rich.text import Text
 
-    console = Console(width=100_000)
-    options = console.options
-    # a None cell is empty, as rich's add_row takes it
-    return [max(Measurement.get(console, options, "" if cell is None else cell).maximum
-                for cell in (column.header, *(row[index] for row in rows)))
+    return cell if isinstance(cell, Text) else Text("" if cell is None else cell)
+
+
+def _content_widths(columns: list[Column], rows: list[list[str | None]]) -> list[int]:
+    """The widest cell of each column, header included, as rich measures a Text: its
+    longest line in terminal cells (`_table` makes every cell a Text)."""
+    return [max(_cells(cell) for cell in (column.header, *(row[index] for row in rows)))
             for index, column in enumerate(columns)]
+
+
+def _cells(cell) -> int:
+    from rich.cells import cell_len
+
+    text = "" if cell is None else getattr(cell, "plain", cell)
+    return max((cell_len(line) for line in text.splitlines()), default=0)
 
 
 def _natural_width(content: list[int]) -> int:
