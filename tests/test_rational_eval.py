@@ -5,6 +5,7 @@ and the deciders built on them answer as the sympy paths they replace."""
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import pytest
@@ -170,6 +171,29 @@ def test_arguments_split_as_their_differences_do(arguments):
             if checked.split(i, j):  # before the difference: both signs at some true sizes
                 pair = arguments[i].free_symbols | arguments[j].free_symbols
                 assert _both_signs_at_sizes(difference, tuple(sorted(pair, key=str)))
+
+
+POLYNOMIAL_NODES = ("add", "add", "mul", "pow", "ceiling")  # negative powers: not all
+
+
+@given(st.lists(expressions(kinds=POLYNOMIAL_NODES), min_size=2, max_size=4))
+@example([sympy.ceiling(N / 3) * T + N, sympy.ceiling(N / 3) * T + 2 * N])  # one rounding
+@settings(max_examples=300, deadline=None)
+def test_a_pairs_shifted_sign_is_that_of_its_difference_built_in_sympy(arguments):
+    """Two polynomials' shifted coefficients give the sign shifted_sign reads off their
+    difference (a number's sign where the difference is one); where either argument is no
+    polynomial in sizes, none."""
+    polynomials = shifted.ShiftedPolynomials(arguments)
+    for i, j in itertools.permutations(range(len(arguments)), 2):
+        difference = arguments[i] - arguments[j]
+        expected = (witnesses.exact_number_sign(difference) if difference.is_Rational
+                    else shifted.shifted_sign(difference))
+        ours = polynomials.sign(i, j)
+        if polynomials.expanded[i] is None or polynomials.expanded[j] is None:
+            assert ours is None
+        # a rounding that cancels in the difference is a size to the arguments alone
+        elif ours is not None or not any(arguments[k].has(sympy.ceiling) for k in (i, j)):
+            assert ours == expected, (arguments[i], arguments[j])
 
 
 def _both_signs_at_sizes(difference: sympy.Expr, symbols) -> bool:

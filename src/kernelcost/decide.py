@@ -42,7 +42,7 @@ from sympy.core.basic import _args_sortkey
 
 from . import rational_eval, thresholds
 from .quotients import cancel
-from .shifted import rational_sizes, shifted_sign
+from .shifted import ShiftedPolynomials, rational_sizes, shifted_sign
 from .symbols import text_key
 from .witnesses import ArgumentWitnesses, both_signs, exact_number_sign, planned_value, shows
 
@@ -204,6 +204,7 @@ def _pair_orders(arguments: list[sympy.Expr], winning_sign: int) -> dict[tuple[i
     signs = {}
     bounded: set[int] = set()
     witnesses = None  # for three arguments or more, built to order them; else at need
+    polynomials = None
     order = range(len(arguments))
     if len(arguments) > 2 and not all(argument.is_number for argument in arguments):
         witnesses = ArgumentWitnesses(arguments)
@@ -220,6 +221,9 @@ def _pair_orders(arguments: list[sympy.Expr], winning_sign: int) -> dict[tuple[i
             witnesses = witnesses or ArgumentWitnesses(arguments)
             if witnesses.split(i, j):
                 continue
+            polynomials = polynomials or ShiftedPolynomials(arguments)
+            sign = polynomials.sign(i, j)
+        if sign is None:
             difference = first - second
             if witnesses.split(i, j, difference):
                 continue

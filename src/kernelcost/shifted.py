@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import sympy
 
 from . import rational_eval
+from .symbols import text_key
 from .witnesses import sizes_of
 
 # Past this many terms after the shift, a polynomial is left to the other deciders.
@@ -38,6 +39,34 @@ def shifted_sign(difference: sympy.Expr) -> int | None:
         return None
     numerator_sign = part_sign(numerator, sizes)
     return None if numerator_sign is None else numerator_sign * denominator_sign
+
+
+class ShiftedPolynomials:
+    """The arguments of one Min or Max that are polynomials in sizes (a ceiling of a
+    positive quantity counting as one), each expanded once with every size n written 1 + m.
+    A polynomial's shifted coefficients are its own however it is written, so those of a
+    pair's difference are the differences of theirs: `sign` is shifted_sign of the
+    difference (a number's sign where it is one), read without building it in sympy, which
+    costs more than the rest of the question; None where shifted_sign would find none or
+    either argument is no such polynomial."""
+
+    def __init__(self, arguments: Sequence[sympy.Expr]):
+        rounded = [rounded_as_sizes(argument) for argument in arguments]
+        sizes = [None if argument is None else () if argument.is_Rational
+                 else rational_sizes(argument) for argument in rounded]
+        self.sizes = tuple(sorted(set().union(*filter(None, sizes)), key=text_key))
+        self.expanded = [None if own is None else rational_eval.shifted_integers(
+            argument, self.sizes) for argument, own in zip(rounded, sizes)]
+
+    def sign(self, first: int, second: int) -> int | None:
+        if self.expanded[first] is None or self.expanded[second] is None:
+            return None
+        (terms, scale), (other_terms, other_scale) = self.expanded[first], self.expanded[second]
+        difference = {exponents: value * other_scale for exponents, value in terms.items()}
+        for exponents, value in other_terms.items():
+            difference[exponents] = difference.get(exponents, 0) - value * scale
+        return part_sign(({exponents: value for exponents, value in difference.items()
+                           if value}, scale * other_scale), self.sizes)
 
 
 def shifted_nonnegative(expr: sympy.Expr) -> bool:
