@@ -9,18 +9,20 @@ Where every other size is a number, the roots from 1 at that target are first co
 from __future__ import annotations
 
 from dataclasses import field
+from fractions import Fraction
 from functools import cached_property, lru_cache
 
 import sympy
 from sympy.core.assumptions import check_assumptions
 
 from .axis_signs import changes_sign, sign_for_every_positive
+from .cleared import ClearedQuadratic
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quadratic import quadratic_roots
 from .quotients import cancel, factored
 from .records import record
 from .symbols import text_key
-from .witnesses import exact_number_sign, polynomial_sign_at, signs_at_witnesses
+from .witnesses import exact_number_sign, signs_at_witnesses
 
 # The symbols the closed forms are written in.
 RIDGE = sympy.Symbol("I_crit", positive=True)
@@ -106,47 +108,36 @@ class Equation:
 
     def _no_root_from_one(self, target_value: sympy.Expr) -> bool:
         """True when, at this target, the cleared polynomial has no real root at or above 1,
-        counted exactly (Sturm sequences): the closed form, solved once for every machine,
-        would find none either, and a kernel that crosses on no machine never needs it."""
+        counted exactly: the closed form, solved once for every machine, would find none
+        either, and a kernel that crosses on no machine never needs it."""
         if self._rational_polynomial is None or not target_value.is_Rational:
             return False
-        at_target = self._rational_polynomial.eval(self.target, target_value)
-        return not at_target.is_zero and at_target.count_roots(1) == 0
+        return self._rational_polynomial.root_from_one(_fraction(target_value)) is False
 
     @cached_property
-    def _rational_polynomial(self) -> sympy.Poly | None:
-        """The cleared equation as a polynomial in the variable and the target with rational
-        coefficients, where it is one of degree 1 or 2 in the variable (other sizes set), for
-        `_no_root_from_one`. Higher degrees are left to the closed form: sympy may have none,
-        and the numeric search that replaces it must answer as before."""
+    def _rational_polynomial(self) -> ClearedQuadratic | None:
+        """The cleared equation with rational coefficients, where it is a polynomial of
+        degree 1 or 2 in the variable (other sizes set), for `_no_root_from_one` and the
+        slope's sign. Higher degrees are left to the closed form: sympy may have none, and
+        the numeric search that replaces it must answer as before."""
         if self.cleared is None or not self.cleared.free_symbols <= {self.variable,
                                                                       self.target}:
             return None
         polynomial = sympy.Poly(self.cleared, self.variable, self.target)
         if polynomial.domain not in (sympy.ZZ, sympy.QQ):
             return None
-        return polynomial if polynomial.degree(self.variable) in (1, 2) else None
+        return (ClearedQuadratic(polynomial) if polynomial.degree(self.variable) in (1, 2)
+                else None)
 
     def side_at(self, root: sympy.Expr, target_value: sympy.Expr) -> str | None:
         """`above` when the quantity exceeds the target just above the root (it rises through
         it), `below` when it falls through it; None at a tangency or while undecidable."""
-        sign = self._slope_sign(root, target_value)
+        sign = None
+        if self._rational_polynomial is not None and target_value.is_Rational:
+            sign = self._rational_polynomial.slope_sign(root, _fraction(target_value))
         if sign is None:
             return _side_of_slope(self.slope, self.variable, root)
         return ABOVE if sign > 0 else BELOW if sign < 0 else None
-
-    def _slope_sign(self, root: sympy.Expr, target_value: sympy.Expr) -> int | None:
-        """The slope's sign at a root of the rational polynomial P(x, t) = N(x) - t D(x),
-        exactly: where N = t D, the slope (N' D - N D') / D^2 is D P'(x) / D^2, so its sign
-        is that of D times P' (at the target), each evaluated at the root (a rational or a
-        quadratic's surd) in exact arithmetic. None where that does not apply."""
-        polynomial = self._rational_polynomial
-        if polynomial is None or not target_value.is_Rational:
-            return None
-        denominator = -polynomial.diff(self.target).eval(self.target, 0)
-        rate = polynomial.diff(self.variable).eval(self.target, target_value)
-        signs = [polynomial_sign_at(part, root) for part in (denominator, rate)]
-        return None if None in signs else signs[0] * signs[1]
 
 
 @lru_cache(maxsize=256)
@@ -292,6 +283,10 @@ def _minus_into_a_sum(product: sympy.Expr) -> sympy.Expr | None:
             flipped = sympy.expand(-factor)
             return -coefficient * sympy.Mul(*factors[:index], flipped, *factors[index + 1:])
     return None
+
+
+def _fraction(number: sympy.Rational) -> Fraction:
+    return Fraction(int(number.p), int(number.q))
 
 
 def _sort_key(root: Root):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 import sympy
@@ -149,18 +149,17 @@ def exact_number_sign(value: sympy.Expr) -> int | None:
     return None if parts is None else _surd_sign(*parts)
 
 
-def polynomial_sign_at(polynomial: sympy.Poly, value: sympy.Expr) -> int | None:
-    """The sign of a polynomial in one variable with rational coefficients at a rational or
-    at a + b sqrt(q) (a root of a quadratic), in exact arithmetic: Horner's rule in
-    Q(sqrt(q)). None for any other number."""
+def polynomial_sign_at(coefficients: Sequence[Fraction], value: sympy.Expr) -> int | None:
+    """The sign of a polynomial in one variable, its rational coefficients highest power
+    first, at a rational or at a + b sqrt(q) (a root of a quadratic), in exact arithmetic:
+    Horner's rule in Q(sqrt(q)). None for any other number."""
     parts = _surd(value)
     if parts is None:
         return None
     rational, coefficient, radicand = (Fraction(int(part.p), int(part.q)) for part in parts)
     whole, root = Fraction(0), Fraction(0)  # the value so far: whole + root sqrt(radicand)
-    for term in polynomial.all_coeffs():
-        whole, root = (whole * rational + root * coefficient * radicand
-                       + Fraction(int(term.p), int(term.q)),
+    for term in coefficients:
+        whole, root = (whole * rational + root * coefficient * radicand + term,
                        whole * coefficient + root * rational)
     return _surd_sign(whole, root, radicand)
 

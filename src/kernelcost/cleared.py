@@ -1,0 +1,59 @@
+"""The cleared equation P(x, t) = N(x) - t D(x) of degree 1 or 2 in the size x with rational
+coefficients, as a table of Python fractions: what `equations` asks of it at each target t
+(a machine's ridge or capacity) is then integer arithmetic, where sympy substitutes the
+target into a Poly, and counts real roots by Sturm sequences, machine after machine."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+
+from .witnesses import polynomial_sign_at
+
+Coefficients = list[Fraction]  # lowest power first
+
+
+class ClearedQuadratic:
+    """P's coefficients in x, each a polynomial in t: `table[k][j]` is the coefficient of
+    x^k t^j."""
+
+    def __init__(self, polynomial: sympy.Poly):
+        """`polynomial`: P as a Poly in (x, t) over ZZ or QQ, of degree 1 or 2 in x."""
+        self.table: list[dict[int, Fraction]] = [{} for _ in range(polynomial.degree(0) + 1)]
+        for (power, target_power), coefficient in polynomial.terms():
+            self.table[power][target_power] = Fraction(int(coefficient.p), int(coefficient.q))
+
+    def at(self, target: Fraction) -> Coefficients:
+        """P(x, target)'s coefficients in x."""
+        return [sum((value * target**power for power, value in row.items()), Fraction(0))
+                for row in self.table]
+
+    def root_from_one(self, target: Fraction) -> bool | None:
+        """Whether P(x, target) has a real root x >= 1; None where it is 0 for every x."""
+        coefficients = self.at(target)
+        return None if not any(coefficients) else has_root_from_one(coefficients)
+
+    def slope_sign(self, root: sympy.Expr, target: Fraction) -> int | None:
+        """The sign of d(N/D)/dx at a root of P(x, target) (a rational or a quadratic's
+        surd): where N = t D, (N' D - N D') / D^2 is D dP/dx / D^2, so its sign is that of D
+        times dP/dx, each at the root, in exact arithmetic. None for another root."""
+        denominator = [-row.get(1, Fraction(0)) for row in self.table]  # D = -dP/dt
+        rate = [power * value for power, value in enumerate(self.at(target))][1:]
+        signs = [polynomial_sign_at(part[::-1], root) for part in (denominator, rate)]
+        return None if None in signs else signs[0] * signs[1]
+
+
+def has_root_from_one(coefficients: Coefficients) -> bool:
+    """Whether the polynomial c0 + c1 x + c2 x^2 (not all zero) has a real root x >= 1, as
+    sympy's count_roots(1) > 0 finds it: for a quadratic with real roots r1 <= r2 and c2 > 0,
+    r2 >= 1 exactly where P(1) <= 0 (1 lies between the roots) or the roots' midpoint
+    -c1 / 2 c2 exceeds 1 (both lie beyond it)."""
+    c0, c1, c2 = (*coefficients, Fraction(0), Fraction(0))[:3]
+    if not c2:
+        return bool(c1) and -c0 / c1 >= 1
+    if c2 < 0:
+        c0, c1, c2 = -c0, -c1, -c2
+    if c1 * c1 - 4 * c2 * c0 < 0:
+        return False
+    return c0 + c1 + c2 <= 0 or -c1 > 2 * c2
