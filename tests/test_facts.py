@@ -232,6 +232,17 @@ def test_a_quick_counterexample_is_taken_only_where_the_symbols_allow_it():
     assert facts.nonnegative(2 * N * T + M / T)  # a sum of products of sizes
 
 
+def test_a_counter_from_zero_is_a_size_less_one():
+    # flash_attention_causal's tiles: a product of quotients times a counter k >= 0, plus the
+    # product, less 1, is >= 0 at k = 0 too (sympy's assumptions could not prove it)
+    facts = facts_of()
+    k = sympy.Symbol("k", integer=True, nonnegative=True)
+    assert facts.nonnegative(N * M * T * k + N * M * T - 1)
+    assert not facts.nonnegative(N * k - 1)  # -1 at k = 0
+    assert all((N * M * T * k + N * M * T - 1).subs({N: n, M: m, T: t, k: c}) >= 0
+               for n, m, t, c in itertools.product(SMALL, SMALL, SMALL, range(4)))
+
+
 def test_without_assumptions_only_what_holds_for_all_positive_integers():
     facts = facts_of()
     assert facts.nonnegative(N - 1)  # sizes are positive integers

@@ -148,6 +148,22 @@ def test_a_polynomial_shifted_nonnegative_is_nonnegative_at_every_size(polynomia
         assert polynomial.xreplace(dict(zip(SIZES, map(sympy.Integer, point)))) >= 0
 
 
+COUNTER = sympy.Symbol("k", integer=True, nonnegative=True)  # a loop's counter: 0, 1, ...
+
+
+@given(polynomials(), POINTS, st.integers(0, 3))
+@example(SIZES[0] * SIZES[1] * COUNTER + SIZES[0] * SIZES[1] - 1, (1, 1, 1), 0)
+@example(SIZES[0] * COUNTER - 1, (1, 1, 1), 0)
+def test_a_counter_from_zero_shifted_nonnegative_is_nonnegative_at_zero_too(polynomial, point,
+                                                                           counter):
+    """One size made a counter from 0: a proof holds where the counter is 0 as well."""
+    polynomial = polynomial.xreplace({SIZES[0]: COUNTER})
+    if shifted.shifted_nonnegative(polynomial):
+        values = {COUNTER: sympy.Integer(counter), **dict(zip(SIZES[1:], map(sympy.Integer,
+                                                                             point[1:])))}
+        assert polynomial.xreplace(values) >= 0
+
+
 def test_shifted_nonnegative_takes_a_zero_at_the_smallest_size():
     # H - 1 is 0 at H = 1: no one sign there, but never negative
     N, T, M = (size_symbol(name) for name in ("N", "T", "M"))
@@ -156,7 +172,11 @@ def test_shifted_nonnegative_takes_a_zero_at_the_smallest_size():
     assert shifted.shifted_nonnegative(sympy.ceiling(N / T) - 1)
     assert not shifted.shifted_nonnegative(N - 2)
     assert not shifted.shifted_nonnegative(N - M)
-    assert not shifted.shifted_nonnegative(sympy.Symbol("k", integer=True, nonnegative=True))
+    # a counter from 0 is its own m: k >= 0 and T*k + T - 1 >= 0, not k - 1 (k = 0)
+    assert shifted.shifted_nonnegative(COUNTER)
+    assert shifted.shifted_nonnegative(T * COUNTER + T - 1)
+    assert not shifted.shifted_nonnegative(COUNTER - 1)
+    assert not shifted.shifted_nonnegative(sympy.Symbol("x", integer=True))
 
 
 @given(st.lists(expressions(depth=2), min_size=2, max_size=4))

@@ -73,11 +73,20 @@ def shifted_nonnegative(expr: sympy.Expr) -> bool:
     """Whether expr >= 0 at every size, read off its shifted coefficients: a polynomial in
     sizes (a ceiling of a positive quantity counting as one) whose coefficients, each size
     n written 1 + m, are all >= 0, as H - 1 and T*q - T have. A zero constant term is
-    allowed here, which shifted_sign must refuse (the sign is then not one sign)."""
-    expr = rounded_as_sizes(expr)
+    allowed here, which shifted_sign must refuse (the sign is then not one sign). A counter
+    from 0 (an integer declared nonnegative: a loop's counter, a slack) is a size less one,
+    its m itself: T*k + T - 1 >= 0 for every k >= 0."""
+    expr = rounded_as_sizes(_counters_as_sizes(expr))
     sizes = None if expr is None else rational_sizes(expr)
     expanded = None if sizes is None else rational_eval.shifted_integers(expr, sizes)
     return expanded is not None and all(value >= 0 for value in expanded[0].values())
+
+
+def _counters_as_sizes(expr: sympy.Expr) -> sympy.Expr:
+    counters = [symbol for symbol in expr.free_symbols
+                if symbol.is_integer and symbol.is_nonnegative and not symbol.is_positive]
+    return expr.xreplace({counter: sympy.Dummy(integer=True, positive=True) - 1
+                          for counter in counters}) if counters else expr
 
 
 def rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
