@@ -1,6 +1,7 @@
 """axis_signs: the sign a ridge's root has at every ridge, exactly, against its values at
-sample ridges from 1/97 to 10**4; and the condition of the causal attention's crossing, which
-it proves true (sympy proved neither it nor its radicand's sign, and printed both)."""
+sample ridges from 1/97 to 10**4; and the condition of a causal attention's crossing (its
+keys one tile over: global traffic 8 H S d + 4 H Bc d), which it proves true (sympy proves
+neither it nor its radicand's sign)."""
 
 from fractions import Fraction
 
@@ -16,7 +17,7 @@ I = RIDGE
 SAMPLES = [sympy.Rational(p, q) for p, q in ((1, 97), (1, 7), (1, 2), (1, 1), (3, 2), (2, 1),
                                              (5, 1), (13, 1), (65, 2), (100, 1),
                                              (10_000, 1))]
-# the causal attention's radicand (its discriminant in the ridge) has no real root
+# that causal attention's radicand (its discriminant in the ridge) has no real root
 RADICAND = 65536 * I**2 - 2138368 * I + 69239041
 
 

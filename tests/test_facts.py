@@ -243,6 +243,15 @@ def test_a_counter_from_zero_is_a_size_less_one():
                for n, m, t, c in itertools.product(SMALL, SMALL, SMALL, range(4)))
 
 
+def test_a_quotient_that_cancels_to_a_polynomial_is_whole():
+    # the key loop's trips in flash_attention_causal's quotients: (a*b*c*k + a*b*c)/(a*c)
+    # is b*(k + 1), where sympy's is_integer answers nothing of the quotient
+    facts = facts_of()
+    k = sympy.Symbol("k", integer=True, nonnegative=True)
+    assert facts.integral((N * M * T * k + N * M * T) / (N * T))
+    assert not facts.integral((N * M * T * k + N) / (N * T))  # 1/T at M = k = 1, T = 2
+
+
 def test_without_assumptions_only_what_holds_for_all_positive_integers():
     facts = facts_of()
     assert facts.nonnegative(N - 1)  # sizes are positive integers

@@ -266,6 +266,22 @@ def test_a_bounding_box_per_scope_entry_is_never_below_the_enumeration():
                     assert value == truth if result.exact else value >= truth
 
 
+def test_a_triangle_of_tiles_with_whole_trips_is_boxed_to_its_last_row():
+    # flash_attention_causal's keys: tile i0 reads the key tiles j0 up to i0 + T. With
+    # M | T and T | N the key loop's trips (i0 + T)/M are whole, so its last tile ends at
+    # i0 + T, and the box over every i0 at N: the N rows read, not N + M
+    result, facts = reads_of(
+        "for i0 in 0..N by T, j0 in 0..i0 + T by M, j in j0..j0 + M { y[j] += x[0, j] }",
+        assume="M | T, T | N")
+    for point in sizes(N=range(1, 13), T=range(1, 7), M=range(1, 4)):
+        n, t, m = point["N"], point["T"], point["M"]
+        if n % t or t % m:
+            continue
+        truth = len({j for i0 in range(0, n, t) for j0 in range(0, i0 + t, m)
+                     for j in range(j0, j0 + m)})
+        assert truth == n and at(result.elements, facts, **point) == truth, point
+
+
 def test_a_bounding_box_where_the_loops_may_not_run_is_not_negative():
     # x[0, i] and x[0, 2i + 1] for i in 2..M: empty when M <= 2
     result, _ = reads_of("for i in 2..M { y[0] += x[0, i] + x[0, 2 * i + 1] }",

@@ -206,7 +206,8 @@ def test_roots_at_agree_with_enumeration(target):
     assert [int(root.value) for root in roots] == brute_force_crossings(CONV_INTENSITY, target)
 
 
-# flash_attention_causal's global intensity in S (d = 128, H = 1, Br = 128, Bc = 64): it
+# a causal attention's global intensity in S with its keys one tile over (global traffic
+# 8 H S d + 4 H Bc d at d = 128, H = 1, Br = 128, Bc = 64): it
 # rises without bound; the other root of its quadratic is never positive
 CAUSAL_INTENSITY = (8289 * n**2 + 1065088 * n) / (32768 * (n + 32))
 

@@ -359,6 +359,10 @@ class Footprints:
                         None)
             if node is None:
                 return expr
+            if isinstance(node, (sympy.floor, sympy.ceiling)) and self.facts.integral(
+                    node.args[0]):
+                expr = expr.xreplace({node: node.args[0]})  # whole: its own bound both ways
+                continue
             stand_in = sympy.Dummy("node")
             replaced = expr.xreplace({node: stand_in})
             slope = derivative(replaced, stand_in)
