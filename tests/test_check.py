@@ -6,10 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import sympy
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from kernelcost import check_exprs
 from kernelcost.check import MAX_LOOP_DEPTH, check
 from kernelcost.errors import KcostError
 from kernelcost.parse import parse, parse_file
+from kernelcost.symbols import iterator_symbol, size_symbol
 
 TESTS = Path(__file__).parent
 ERRORS = TESTS / "errors"
@@ -127,3 +132,28 @@ def test_a_huge_loop_bound_is_fine():
     text = f"kernel k(n) {{ out y: f32[n]\n for i in 0..{10**400} {{ y[0] = 1 }} }}"
     checked = check(parse(text))
     assert checked.name == "k"
+
+
+
+# --- indices affine at a glance ------------------------------------------------------------
+
+ITERATORS = [iterator_symbol("i"), iterator_symbol("j")]
+_N, _T = size_symbol("N"), size_symbol("T")
+INDEX_FACTORS = st.sampled_from([*ITERATORS, _N, _T, _N**2, 1 / _T, ITERATORS[0]**2,
+                                 sympy.Integer(2), sympy.Integer(-3), sympy.Rational(1, 2),
+                                 _N + ITERATORS[0], sympy.floor(ITERATORS[0] / 2),
+                                 sympy.Min(_N, _T)])
+INDICES = st.lists(st.lists(INDEX_FACTORS, min_size=1, max_size=3).map(lambda f: sympy.Mul(*f)),
+                   min_size=1, max_size=3).map(lambda terms: sympy.Add(*terms))
+
+
+@given(INDICES)
+@example(ITERATORS[0] * _N + ITERATORS[1] - 3)
+@settings(max_examples=400, deadline=None)
+def test_an_index_affine_at_a_glance_is_affine_to_poly(value):
+    """The shortcut accepts only what the Poly the check builds finds affine, with whole
+    coefficients: of degree 1 or less in the iterators, every coefficient's denominator 1."""
+    if check_exprs._plainly_affine(value, set(ITERATORS)):
+        poly = sympy.Poly(value, *ITERATORS)
+        assert poly.total_degree() <= 1, value
+        assert all(sympy.denom(coefficient) == 1 for coefficient in poly.coeffs()), value

@@ -141,7 +141,7 @@ class ExpressionChecks:
             self.error(expr.span, "min/max in an index", "clip the loop bound instead")
             return
         symbols = [iterator_symbol(name) for name in scope.iterators]
-        if not symbols:
+        if not symbols or _plainly_affine(value, set(symbols)):
             return
         try:
             poly = sympy.Poly(value, *symbols)
@@ -156,6 +156,24 @@ class ExpressionChecks:
         elif any(sympy.denom(coefficient) != 1 for coefficient in poly.coeffs()):
             self.error(expr.span, "index divides an iterator",
                        "indices are integers: write `2*i` rather than `i/2`, or use a step")
+
+
+def _plainly_affine(value: sympy.Expr, iterators: set[sympy.Symbol]) -> bool:
+    """A sum of products of integers, other symbols and their positive powers, and at most
+    one iterator each: affine in the iterators with coefficients Poly finds whole, found
+    without building the Poly (a third of checking an attention spec)."""
+    for term in sympy.Add.make_args(value):
+        found = 0
+        for factor in sympy.Mul.make_args(term):
+            if factor in iterators:
+                found += 1
+            elif not (factor.is_Integer or factor.is_Symbol or (
+                    factor.is_Pow and factor.base.is_Symbol and factor.base not in iterators
+                    and factor.exp.is_Integer and factor.exp > 0)):
+                return False
+        if found > 1:
+            return False
+    return True
 
 
 def _count(number: int, noun: str) -> str:
