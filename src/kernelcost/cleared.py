@@ -23,6 +23,8 @@ class ClearedQuadratic:
         self.table: list[dict[int, Fraction]] = [{} for _ in range(polynomial.degree(0) + 1)]
         for (power, target_power), coefficient in polynomial.terms():
             self.table[power][target_power] = Fraction(int(coefficient.p), int(coefficient.q))
+        # D = -dP/dt, highest power first
+        self.denominator = [-row.get(1, Fraction(0)) for row in reversed(self.table)]
 
     def at(self, target: Fraction) -> Coefficients:
         """P(x, target)'s coefficients in x."""
@@ -38,9 +40,8 @@ class ClearedQuadratic:
         """The sign of d(N/D)/dx at a root of P(x, target) (a rational or a quadratic's
         surd): where N = t D, (N' D - N D') / D^2 is D dP/dx / D^2, so its sign is that of D
         times dP/dx, each at the root, in exact arithmetic. None for another root."""
-        denominator = [-row.get(1, Fraction(0)) for row in self.table]  # D = -dP/dt
-        rate = [power * value for power, value in enumerate(self.at(target))][1:]
-        signs = [polynomial_sign_at(part[::-1], root) for part in (denominator, rate)]
+        rate = [power * value for power, value in enumerate(self.at(target))][:0:-1]
+        signs = [polynomial_sign_at(part, root) for part in (self.denominator, rate)]
         return None if None in signs else signs[0] * signs[1]
 
 

@@ -110,12 +110,12 @@ class Equation:
         """True when, at this target, the cleared polynomial has no real root at or above 1,
         counted exactly: the closed form, solved once for every machine, would find none
         either, and a kernel that crosses on no machine never needs it."""
-        if self._rational_polynomial is None or not target_value.is_Rational:
+        if self._quadratic is None or not target_value.is_Rational:
             return False
-        return self._rational_polynomial.root_from_one(_fraction(target_value)) is False
+        return self._quadratic.root_from_one(_fraction(target_value)) is False
 
     @cached_property
-    def _rational_polynomial(self) -> ClearedQuadratic | None:
+    def _quadratic(self) -> ClearedQuadratic | None:
         """The cleared equation with rational coefficients, where it is a polynomial of
         degree 1 or 2 in the variable (other sizes set), for `_no_root_from_one` and the
         slope's sign. Higher degrees are left to the closed form: sympy may have none, and
@@ -133,8 +133,8 @@ class Equation:
         """`above` when the quantity exceeds the target just above the root (it rises through
         it), `below` when it falls through it; None at a tangency or while undecidable."""
         sign = None
-        if self._rational_polynomial is not None and target_value.is_Rational:
-            sign = self._rational_polynomial.slope_sign(root, _fraction(target_value))
+        if self._quadratic is not None and target_value.is_Rational:
+            sign = self._quadratic.slope_sign(root, _fraction(target_value))
         if sign is None:
             return _side_of_slope(self.slope, self.variable, root)
         return ABOVE if sign > 0 else BELOW if sign < 0 else None
