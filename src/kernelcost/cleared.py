@@ -39,7 +39,9 @@ class ClearedQuadratic:
     def slope_sign(self, root: sympy.Expr, target: Fraction) -> int | None:
         """The sign of d(N/D)/dx at a root of P(x, target) (a rational or a quadratic's
         surd): where N = t D, (N' D - N D') / D^2 is D dP/dx / D^2, so its sign is that of D
-        times dP/dx, each at the root, in exact arithmetic. None for another root."""
+        times dP/dx, each at the root, in exact arithmetic. None for another root. N/D in
+        lowest terms (`equations.equation` cancels it first): D is not 0 at a root, where
+        a factor shared with N would make this 0 whatever the slope of the quotient."""
         rate = [power * value for power, value in enumerate(self.at(target))][:0:-1]
         signs = [polynomial_sign_at(part, root) for part in (self.denominator, rate)]
         return None if None in signs else signs[0] * signs[1]
