@@ -66,4 +66,4 @@ def test_the_slope_sign_at_each_root_is_that_of_the_quotient(numerator, denomina
             continue  # no quotient there
         value = slope.subs(x, root).evalf(60)  # 0 to 60 digits: a tangency
         expected = 0 if abs(value) < sympy.Float("1e-40") else 1 if value > 0 else -1
-        assert equation.slope_sign(root, target) == expected, root
+        assert equation.slope_sign(root, at_target) == expected, root

@@ -22,7 +22,7 @@ class ClearedQuadratic:
         """`polynomial`: P as a Poly in (x, t) over ZZ or QQ, of degree 1 or 2 in x."""
         self.table: list[dict[int, Fraction]] = [{} for _ in range(polynomial.degree(0) + 1)]
         for (power, target_power), coefficient in polynomial.terms():
-            self.table[power][target_power] = Fraction(int(coefficient.p), int(coefficient.q))
+            self.table[power][target_power] = _exact(coefficient)
         # D = -dP/dt, highest power first
         self.denominator = [-row.get(1, Fraction(0)) for row in reversed(self.table)]
 
@@ -31,18 +31,18 @@ class ClearedQuadratic:
         return [sum((value * target**power for power, value in row.items()), Fraction(0))
                 for row in self.table]
 
-    def root_from_one(self, target: Fraction) -> bool | None:
+    def root_from_one(self, target: sympy.Rational) -> bool | None:
         """Whether P(x, target) has a real root x >= 1; None where it is 0 for every x."""
-        coefficients = self.at(target)
+        coefficients = self.at(_exact(target))
         return None if not any(coefficients) else has_root_from_one(coefficients)
 
-    def slope_sign(self, root: sympy.Expr, target: Fraction) -> int | None:
+    def slope_sign(self, root: sympy.Expr, target: sympy.Rational) -> int | None:
         """The sign of d(N/D)/dx at a root of P(x, target) (a rational or a quadratic's
         surd): where N = t D, (N' D - N D') / D^2 is D dP/dx / D^2, so its sign is that of D
         times dP/dx, each at the root, in exact arithmetic. None for another root. N/D in
         lowest terms (`equations.equation` cancels it first): D is not 0 at a root, where
         a factor shared with N would make this 0 whatever the slope of the quotient."""
-        rate = [power * value for power, value in enumerate(self.at(target))][:0:-1]
+        rate = [power * value for power, value in enumerate(self.at(_exact(target)))][:0:-1]
         signs = [polynomial_sign_at(part, root) for part in (self.denominator, rate)]
         return None if None in signs else signs[0] * signs[1]
 
@@ -60,3 +60,7 @@ def has_root_from_one(coefficients: Coefficients) -> bool:
     if c1 * c1 - 4 * c2 * c0 < 0:
         return False
     return c0 + c1 + c2 <= 0 or -c1 > 2 * c2
+
+
+def _exact(number: sympy.Rational) -> Fraction:
+    return Fraction(int(number.p), int(number.q))

@@ -9,7 +9,6 @@ Where every other size is a number, the roots from 1 at that target are first co
 from __future__ import annotations
 
 from dataclasses import field
-from fractions import Fraction
 from functools import cached_property, lru_cache
 
 import sympy
@@ -112,7 +111,7 @@ class Equation:
         either, and a kernel that crosses on no machine never needs it."""
         if self._quadratic is None or not target_value.is_Rational:
             return False
-        return self._quadratic.root_from_one(_fraction(target_value)) is False
+        return self._quadratic.root_from_one(target_value) is False
 
     @cached_property
     def _quadratic(self) -> ClearedQuadratic | None:
@@ -134,7 +133,7 @@ class Equation:
         it), `below` when it falls through it; None at a tangency or while undecidable."""
         sign = None
         if self._quadratic is not None and target_value.is_Rational:
-            sign = self._quadratic.slope_sign(root, _fraction(target_value))
+            sign = self._quadratic.slope_sign(root, target_value)
         if sign is None:
             return _side_of_slope(self.slope, self.variable, root)
         return ABOVE if sign > 0 else BELOW if sign < 0 else None
@@ -283,10 +282,6 @@ def _minus_into_a_sum(product: sympy.Expr) -> sympy.Expr | None:
             flipped = sympy.expand(-factor)
             return -coefficient * sympy.Mul(*factors[:index], flipped, *factors[index + 1:])
     return None
-
-
-def _fraction(number: sympy.Rational) -> Fraction:
-    return Fraction(int(number.p), int(number.q))
 
 
 def _sort_key(root: Root):

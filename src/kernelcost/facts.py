@@ -147,13 +147,10 @@ class Facts:
         return self._integral[value]
 
     def _proven_integral(self, value: sympy.Expr) -> bool:
-        if _may_be_proven_integer(value) and value.is_integer:
+        # a quotient may cancel to a polynomial: (a*b*k + a*b)/a is b*(k + 1)
+        whole = value if _may_be_proven_integer(value) else cancel(value)
+        if _may_be_proven_integer(whole) and whole.is_integer:
             return True
-        if not _may_be_proven_integer(value):
-            # a quotient that cancels to a polynomial: (a*b*k + a*b)/a is b*(k + 1)
-            cancelled = cancel(value)
-            if _may_be_proven_integer(cancelled) and cancelled.is_integer:
-                return True
         for divisor, dividend in self.further:
             quotient = self.quotient_of.get(dividend)
             image = self.forward.get(dividend)
