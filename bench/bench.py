@@ -443,11 +443,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sys.path.insert(0, str(ROOT / "src"))
     runs = args.runs or (3 if args.quick else 5)
+    from clipped_dims import clipped_growth
     from constructs import constructs
     from process_ratios import process_ratios
-    from clipped_dims import clipped_growth
-    from sweep_csv import sweep_csv_cost
     from startup import startup
+    from sweep_csv import sweep_csv_cost
     from verify_cost import verification_cost
     sections = [
         ("process", "Whole process: `kernelcost analyze SPEC --json`",
@@ -472,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
          lambda: startup(run_quietly, child_environment(), markdown_table, runs)),
     ]
     machine = machine_description()
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     command = "python bench/bench.py" + (" --quick" if args.quick else "")
     if SOURCE is not None:
         import kernelcost

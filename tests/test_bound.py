@@ -5,9 +5,9 @@ import json
 import math
 
 import numpy
-
 import pytest
 import sympy
+from conftest import SPECS
 
 from kernelcost import lp
 from kernelcost.analysis import load, loads
@@ -16,8 +16,6 @@ from kernelcost.cli import main
 from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
 from kernelcost.lower import level_bound
-
-from conftest import SPECS
 
 R = sympy.Rational
 

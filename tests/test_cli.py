@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from conftest import SPECS
+
 from kernelcost import cli
 
 

@@ -1,9 +1,9 @@
 """Counting semantics on small specs, each expected closed form derived by hand."""
 
 import sympy
+from conftest import size
 
 import kernelcost
-from conftest import size
 
 M, N, K, T, n = (size(s) for s in ("M", "N", "K", "T", "n"))
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
 import sympy
+from conftest import SPECS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kernelcost
-from conftest import SPECS
 from kernelcost.decide import MOST_CLAMPED_POINTS, clamped_sign
 from kernelcost.hardware import load_machine
 from kernelcost.occupancy import occupancy

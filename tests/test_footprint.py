@@ -295,8 +295,6 @@ def test_a_bounding_box_where_the_loops_may_not_run_is_not_negative():
 
 # --- the rank of a numeric index map ----------------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 from kernelcost.footprint import _rank  # noqa: E402
 

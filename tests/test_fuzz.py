@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import time_budget
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
@@ -27,8 +28,6 @@ from kernelcost.check import check
 from kernelcost.errors import KcostError
 from kernelcost.inputs import normalise
 from kernelcost.parse import grammar_text, parse, parse_file
-
-from conftest import time_budget
 
 SPECS = {path.name: path.read_text("utf-8")
          for path in sorted((Path(__file__).parent.parent / "specs").glob("*.kcost"))}

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from regen_golden import GOLDEN, ROOT, golden_cases, markdown_cases, rendered_cases, run
 
 CASES = golden_cases()

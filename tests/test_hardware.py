@@ -16,8 +16,13 @@ import pytest
 from kernelcost.cli import main
 from kernelcost.errors import KcostError
 from kernelcost.hardware import (
-    EXECUTION_FIGURES, PRECISIONS, Execution, builtin_machine_ids, execution_source_key,
-    load_machine, parse_machine,
+    EXECUTION_FIGURES,
+    PRECISIONS,
+    Execution,
+    builtin_machine_ids,
+    execution_source_key,
+    load_machine,
+    parse_machine,
 )
 from kernelcost.machinefile import _Reader
 from kernelcost.report import machine_json

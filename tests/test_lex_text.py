@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from test_quotients import expressions, wide_expressions
 
 from kernelcost import texts
-from kernelcost.texts import _SYMPY_PRECEDENCE_MUL, _precedence_of_product, lex_text, text
 from kernelcost.symbols import size_symbol
+from kernelcost.texts import _SYMPY_PRECEDENCE_MUL, _precedence_of_product, lex_text, text
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
 

@@ -10,9 +10,9 @@ distinct element read once plus each written once, times its bytes."""
 
 import pytest
 import sympy
+from conftest import SPECS, size
 
 import kernelcost
-from conftest import SPECS, size
 from kernelcost.answer import answers
 from kernelcost.verify import check_against_oracle
 

@@ -15,9 +15,9 @@ from test_rational_eval import expressions
 
 import kernelcost
 from kernelcost.cost import Cost, ScopeCost, TensorFootprint
+from kernelcost.decide import at_least, largest
 from kernelcost.efficiency import measured_efficiency
 from kernelcost.errors import KcostError
-from kernelcost.decide import at_least, largest
 from kernelcost.hardware import load_machine
 from kernelcost.model import (
     COMPUTE_BOUND,

@@ -16,7 +16,12 @@ from kernelcost.check import check
 from kernelcost.cost import Cost, ScopeCost, TensorFootprint
 from kernelcost.errors import KcostError
 from kernelcost.oracle import (
-    assumptions_hold, compare, count_steps, draw_sizes, enumerate_counts, sample_sizes,
+    assumptions_hold,
+    compare,
+    count_steps,
+    draw_sizes,
+    enumerate_counts,
+    sample_sizes,
 )
 from kernelcost.parse import parse
 from kernelcost.symbols import iterator_symbol, size_symbol

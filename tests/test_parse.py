@@ -11,7 +11,11 @@ import pytest
 from kernelcost import ast
 from kernelcost.errors import KcostError
 from kernelcost.parse import (
-    MAX_BLOCK_NESTING, MAX_NESTING, MAX_TREE_DEPTH, parse, parse_file,
+    MAX_BLOCK_NESTING,
+    MAX_NESTING,
+    MAX_TREE_DEPTH,
+    parse,
+    parse_file,
 )
 
 GEMM_TILED = Path(__file__).parent.parent / "specs" / "gemm_tiled.kcost"

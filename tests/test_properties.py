@@ -57,21 +57,26 @@ from pathlib import Path
 
 import pytest
 import sympy
+from conftest import Hang, time_budget
 from hypothesis import HealthCheck, Phase, assume, example, given, seed, settings
 from hypothesis import strategies as st
+from nestgen import GridHeader, Head, LoopLine, Nest, nests
 
 import kernelcost
 from kernelcost.errors import KcostError
 from kernelcost.oracle import (
-    assumptions_hold, compare, count_steps, draw_sizes, enumerate_counts, enumerate_lanes,
-    evaluate, sample_sizes,
+    assumptions_hold,
+    compare,
+    count_steps,
+    draw_sizes,
+    enumerate_counts,
+    enumerate_lanes,
+    evaluate,
+    sample_sizes,
 )
 from kernelcost.symbols import size_symbol
 from kernelcost.transfer import transfers
 from kernelcost.waves import estimate, raster_order
-
-from conftest import Hang, time_budget
-from nestgen import GridHeader, Head, LoopLine, Nest, nests
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 SPEC_NAMES = sorted(path.stem for path in SPECS.glob("*.kcost"))

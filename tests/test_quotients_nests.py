@@ -36,8 +36,10 @@ from contextlib import contextmanager
 
 import pytest
 import sympy
+from conftest import Hang, time_budget
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
+from nestgen import nests
 
 import kernelcost
 from kernelcost import asymptotic, quotients, sums
@@ -46,9 +48,6 @@ from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
 from kernelcost.model import verdict
 from kernelcost.oracle import sample_sizes
-
-from conftest import Hang, time_budget
-from nestgen import nests
 
 FAST_NESTS = int(os.environ.get("KERNELCOST_QUOTIENT_NESTS", 14))
 SLOW_NESTS = int(os.environ.get("KERNELCOST_QUOTIENT_SLOW_NESTS", 300))

@@ -1,9 +1,9 @@
 """The chapter's worked examples (the roofline chapter, examples 1-7), from the spec files."""
 
 import sympy
+from conftest import SPECS, size
 
 import kernelcost
-from conftest import SPECS, size
 
 M, N, K, T, n = (size(s) for s in ("M", "N", "K", "T", "n"))
 S, d, b, Theta = (size(s) for s in ("S", "d", "b", "Theta"))

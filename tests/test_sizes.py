@@ -8,8 +8,8 @@ import json
 
 import pytest
 import sympy
-
 from conftest import SPECS, size
+
 from kernelcost import KcostError, analyze, cli, loads
 from kernelcost.sizes import proved_positive
 

@@ -10,11 +10,11 @@ import random
 
 import pytest
 import sympy
+from conftest import SPECS, size
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import kernelcost
-from conftest import SPECS, size
 from kernelcost import sound_signs
 from kernelcost.hardware import load_machine
 from kernelcost.machinefile import builtin_machine_ids

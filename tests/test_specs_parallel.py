@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 import sympy
+from conftest import SPECS, size
 
 import kernelcost
-from conftest import SPECS, size
 from kernelcost import cli
 from kernelcost.hardware import load_machine
 from kernelcost.model import verdict

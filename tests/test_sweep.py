@@ -7,6 +7,7 @@ import sys
 import numpy
 import pytest
 import sympy
+from conftest import SPECS, size
 
 import kernelcost
 from kernelcost.errors import KcostError
@@ -14,8 +15,6 @@ from kernelcost.hardware import load_machine
 from kernelcost.model import verdict
 from kernelcost.settings import resolve_settings
 from kernelcost.sweep import SizeRange, Sweeper, parse_range, sweep
-
-from conftest import SPECS, size
 
 H100 = load_machine("h100")
 

@@ -2,13 +2,12 @@
 
 import pytest
 import sympy
+from conftest import SPECS, size
 
 import kernelcost
 from kernelcost.hardware import load_machine
 from kernelcost.model import verdict
 from kernelcost.textplot import HEIGHT, LEVEL_MARKS, render
-
-from conftest import SPECS, size
 
 H100 = load_machine("h100")
 

@@ -5,6 +5,7 @@ import math
 
 import numpy
 import pytest
+from conftest import SPECS
 
 from kernelcost.analysis import load
 from kernelcost.cli import main
@@ -12,8 +13,6 @@ from kernelcost.errors import KcostError
 from kernelcost.hardware import load_machine
 from kernelcost.phase import CATEGORIES, draw, parse_axis, phase
 from kernelcost.tune import Evaluator, fixed_values, parse_values, tune
-
-from conftest import SPECS
 
 H100 = load_machine("h100")
 SQUARE_8192 = {"M": "N", "K": "N", "N": "8192"}

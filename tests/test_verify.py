@@ -12,8 +12,8 @@ from fractions import Fraction
 
 import pytest
 import sympy
-
 from conftest import SPECS
+
 from kernelcost import cli, loads
 from kernelcost.analysis import load
 from kernelcost.verify import Verification, check_against_oracle, self_verify
@@ -109,7 +109,6 @@ def _with_traffic(cost, global_traffic):
 
 def test_a_wrong_per_entry_form_shows_where_it_differs(capsys, monkeypatch):
     import kernelcost.analysis as analysis_module
-
     from kernelcost.symbols import iterator_symbol
 
     real_load = analysis_module.load

@@ -16,9 +16,9 @@ import pytest
 import sympy
 
 import kernelcost
+from kernelcost import waves as waves_module
 from kernelcost.cost import TileBox
 from kernelcost.oracle import enumerate_counts
-from kernelcost import waves as waves_module
 from kernelcost.waves import estimate, raster_order
 
 HUGE_L2 = 1e18  # the fit test always passes: the wave rule applies

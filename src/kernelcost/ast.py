@@ -25,7 +25,6 @@ from __future__ import annotations
 from .records import record
 
 
-
 @record
 class Span:
     """Where a node stands in its file: 1-based line and column, end exclusive."""

@@ -236,7 +236,7 @@ def _projections(checked, stmt, loops, local_loops):
         if tensor is None:  # a register scalar: an array over the loops around its `let`
             around = local_loops.get(access.tensor, ())
             chosen = frozenset(d for d in around if d in dims)
-            if isinstance(stmt, ast.Let) and stmt.name == access.tensor or chosen == set(dims):
+            if (isinstance(stmt, ast.Let) and stmt.name == access.tensor) or chosen == set(dims):
                 continue  # lives within one iteration: never held across points
             projections.append(Projection(access.tensor, access.tensor, chosen,
                                           _local_bytes(checked, access.tensor), written))

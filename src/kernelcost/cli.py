@@ -10,7 +10,7 @@ from typing import NoReturn
 
 from . import __version__, no_tensors
 from .cli_bounds import build_bound_parsers, run_bound, run_phase, run_tune
-from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public codes)
+from .cli_common import (  # EXIT_* are the command line's public codes
     EXIT_INTERNAL,
     EXIT_MISMATCH,
     EXIT_OK,

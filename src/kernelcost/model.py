@@ -24,8 +24,7 @@ from collections.abc import Mapping
 import sympy
 
 from .cost import Cost
-from .decide import (at_most, cancelled_quotient, largest, less_than, pair_sign,
-                     smallest_of_two)
+from .decide import at_most, cancelled_quotient, largest, less_than, pair_sign, smallest_of_two
 from .derates import Derate, launch_derate
 from .drawable import Drawable
 from .errors import Diagnostic, KcostError

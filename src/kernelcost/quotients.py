@@ -29,8 +29,8 @@ from sympy.core.exprtools import factor_terms
 from sympy.core.mul import _keep_coeff
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.polys.domains import ZZ
-from sympy.polys.polyerrors import GeneratorsNeeded, PolynomialError
 from sympy.polys.orderings import lex
+from sympy.polys.polyerrors import GeneratorsNeeded, PolynomialError
 from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing, sring
 from sympy.simplify.simplify import signsimp

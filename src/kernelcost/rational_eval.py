@@ -178,7 +178,7 @@ _MOST_DEGREE = 1 << (_FIELD_BITS - 1)
 class _Polynomial:
     """Integer coefficients by packed exponents, over a common positive denominator."""
 
-    __slots__ = ("terms", "denominator")
+    __slots__ = ("denominator", "terms")
 
     def __init__(self, terms: dict[int, int], denominator: int = 1):
         self.terms, self.denominator = terms, denominator

@@ -287,7 +287,7 @@ def tune(spec_path: str, machine, varied: list[str], values: numpy.ndarray,
     by = tuple((result.reasons[k], int(counts[k])) for k in range(1, len(counts)) if counts[k])
     fixed_out = tuple((str(s), float(v)) for s, v in fixed.items())
     return Ranking(spec.name, machine.id, tuple(varied), fixed_out, int(mesh.shape[1]),
-                   int(len(order)), seconds, rows, tuple(rejected), by,
+                   len(order), seconds, rows, tuple(rejected), by,
                    spec.cost("spec").grid is not None)
 
 

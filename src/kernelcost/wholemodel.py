@@ -28,7 +28,7 @@ MLP is not modelled. Launch overhead is kept apart: launches x the machine's fig
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 import sympy
@@ -246,7 +246,7 @@ def kernel_uses(model: ModelConfig, phase: str, batch, context: int,
     return tuple(uses)
 
 
-@lru_cache(maxsize=None)
+@cache
 def shipped_spec(stem: str) -> Spec:
     with resources.as_file(resources.files("kernelcost.specs") / f"{stem}.kcost") as path:
         return load(path)

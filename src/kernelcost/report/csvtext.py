@@ -294,7 +294,7 @@ _SIGN_COLUMN = numpy.arange(_WIDTH) == _SIGN
 _KEEP_SIGNED = numpy.concatenate([_KEEP, _KEEP | _SIGN_COLUMN])
 # whole numbers of 1..16 digits, then the same with "-": the last `digits` columns of 20
 _WHOLE_KEEP = numpy.array([[False] * 20] + [
-    [column == 3 and negative or column >= 20 - digits for column in range(20)]
+    [(column == 3 and negative) or column >= 20 - digits for column in range(20)]
     for negative in (False, True) for digits in range(1, SIGNIFICANT + 1)])
 
 
