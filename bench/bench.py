@@ -84,7 +84,7 @@ def machine_description() -> str:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     load = ""
     if hasattr(os, "getloadavg"):
-        load = ", load average %.1f at start" % os.getloadavg()[0]
+        load = f", load average {os.getloadavg()[0]:.1f} at start"
     return (f"{cpu}, {cores} cores available{load}; Python {platform.python_version()} "
             f"({platform.python_implementation()}), {platform.system()} {platform.release()}")
 

@@ -48,7 +48,7 @@ def growth_rows(trees: dict[str, list[str]], timer: Timer, dimensions, repeats: 
             path = Path(folder) / f"clipped{dims}.kcost"
             path.write_text(clipped_spec(dims))
             runs = {name: [] for name in trees}
-            for name, command in trees.items():
+            for command in trees.values():
                 timer(command + ["analyze", str(path), "--json"])  # warm-up
             for _ in range(repeats):
                 floors.append(timer(floor_command)[1])

@@ -3,8 +3,9 @@
 `import kernelcost.cli` as the console script imports it (sympy then lean: lean_sympy) as a
 median of paired CPU ratios to the `python -c "import sympy"` floor, and the same under
 `python -X importtime` as the median over the runs of each module's cumulative import time
-(the heaviest kernelcost modules and the libraries they pull in). -X importtime reads wall time and inflates it for
-what it measures: its figures rank the modules, the paired CPU ratio is the cost."""
+(the heaviest kernelcost modules and the libraries they pull in). -X importtime reads wall time
+and inflates it for what it measures: its figures rank the modules, the paired CPU ratio is the
+cost."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Regenerate tests/golden/: `analyze --json` of every shipped spec (no machine, and on H100
-at sizes of its own), and the terminal pages of every command rendered at 80 and 120 columns. Run it after an
-intended change of output, then read `git diff tests/golden` as the review:
+at sizes of its own), and the terminal pages of every command rendered at 80 and 120 columns. Run
+it after an intended change of output, then read `git diff tests/golden` as the review:
 
     .venv/bin/python tests/regen_golden.py
 """

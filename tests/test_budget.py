@@ -36,7 +36,7 @@ def test_run_watched_passes_the_exit_code_through():
 
 def test_the_worker_ends_with_its_code_when_it_closed_its_streams():
     def close_stderr():  # as the command does when its reader has left (`| head`)
-        sys.stderr = open(os.devnull, "w")
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (closed on the next line)
         sys.stderr.close()
         return 0
 

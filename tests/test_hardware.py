@@ -197,7 +197,7 @@ def test_unknown_key_names_file_and_key(tmp_path):
 def test_a_number_without_a_source_is_an_error():
     text = machine_text("a100")
     line = next(line for line in text.split("\n") if line.startswith("source = \"NVIDIA A100"))
-    with pytest.raises(KcostError, match="device.source"):
+    with pytest.raises(KcostError, match=r"device\.source"):
         parse_machine(text.replace(line + "\n", "", 1), "a100-edited.toml")
 
 
@@ -437,7 +437,7 @@ def test_execution_and_latency_errors_are_positioned(old, new, where, message):
 def test_an_execution_figure_needs_its_source_and_a_source_its_figure():
     line = next(line for line in machine_text("h100").split("\n")
                 if line.startswith("max_blocks_per_sm_source = "))
-    with pytest.raises(KcostError, match="execution.max_blocks_per_sm_source"):
+    with pytest.raises(KcostError, match=r"execution\.max_blocks_per_sm_source"):
         parse_machine(edited(line + "\n", ""), "mine.toml")
     with pytest.raises(KcostError, match="a source without `max_blocks_per_sm`"):
         parse_machine(edited("max_blocks_per_sm = 32\n", ""), "mine.toml")

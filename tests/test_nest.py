@@ -107,7 +107,7 @@ def test_a_non_strict_bound_does_not_prove_a_loop_nonempty():
 
 
 def test_an_inner_range_that_starts_at_the_outer_iterator_is_clipped():
-    outer, inner = loops_of("for i in 0..N { for j in i..M { y[i] += x[j] } }")
+    _, inner = loops_of("for i in 0..N { for j in i..M { y[i] += x[j] } }")
     assert inner.trips == sympy.Max(0, M - i)  # i may pass M (N > M)
     assert not inner.never_empty
     for n, m in itertools.product(range(1, 6), repeat=2):
@@ -116,8 +116,8 @@ def test_an_inner_range_that_starts_at_the_outer_iterator_is_clipped():
 
 
 def test_a_min_bound_under_a_non_strict_assumption():
-    outer, inner = loops_of("for i in 0..N { for j in 0..min(T, i) { y[i] += x[j] } }",
-                            assume="T <= N")
+    _, inner = loops_of("for i in 0..N { for j in 0..min(T, i) { y[i] += x[j] } }",
+                        assume="T <= N")
     assert inner.trips == sympy.Min(T, i)  # both arguments are >= 0 for i >= 0
     assert not inner.never_empty  # i = 0 runs zero times
     for n, t in itertools.product(range(1, 6), repeat=2):

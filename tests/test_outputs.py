@@ -40,7 +40,7 @@ def json_of(arguments, capsys):
     ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "T", "--set", "M=N,K=N,N=1e300"],
 ])
 def test_huge_sizes_give_strict_json_with_exact_strings(arguments, capsys):
-    document, err = json_of(arguments + ["--json"], capsys)
+    _, err = json_of(arguments + ["--json"], capsys)
     assert "does not fit a double" in err or arguments[0] == "solve"
 
 

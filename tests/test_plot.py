@@ -189,7 +189,7 @@ def test_save_formats(tmp_path, gemm_over_t):
     for suffix in ("svg", "png", "pdf"):
         path = save(gemm_over_t, tmp_path / f"figure.{suffix}")
         assert path.stat().st_size > 1000
-    with pytest.raises(KcostError, match=".svg, .png"):
+    with pytest.raises(KcostError, match=r"\.svg, \.png"):
         save(gemm_over_t, tmp_path / "figure.jpg")
     # rendered twice, the same SVG: the committed figures do not churn
     save(gemm_over_t, tmp_path / "again.svg")

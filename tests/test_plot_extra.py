@@ -39,14 +39,16 @@ def test_plot_says_how_to_install_the_extra(no_matplotlib, capsys, tmp_path):
 
 
 def test_roofline_raises_the_same_hint(no_matplotlib):
-    analysis = kernelcost.analyze(SPECS / "gemm.kcost", {"M": 4096, "N": 4096, "K": 4096}, verify=False)
+    analysis = kernelcost.analyze(SPECS / "gemm.kcost", {"M": 4096, "N": 4096, "K": 4096},
+                                  verify=False)
     with pytest.raises(KcostError) as raised:
         analysis.roofline("h100")
     assert "pip install 'kernelcost[plot]'" in raised.value.render()
 
 
 def test_a_verdict_falls_back_to_text(no_matplotlib):
-    analysis = kernelcost.analyze(SPECS / "gemm.kcost", {"M": 4096, "N": 4096, "K": 4096}, verify=False)
+    analysis = kernelcost.analyze(SPECS / "gemm.kcost", {"M": 4096, "N": 4096, "K": 4096},
+                                  verify=False)
     from kernelcost.answer import answers
 
     (answer,) = answers(analysis, ["h100"], None)

@@ -59,7 +59,7 @@ def test_flash_attention_d64_on_b200_is_sfu_bound_until_half_the_exps_move():
     # (the scores and the rescale factor of each row per key tile) at 16 per clock
     assert every.grid.occupancy.busiest_sm_blocks == 7
     exps = 7 * 128 * 128 * 65
-    assert seconds(every, "sfu") == exps / [t for t in every.terms if t.key == "sfu"][0].rate
+    assert seconds(every, "sfu") == exps / next(t for t in every.terms if t.key == "sfu").rate
     assert round(float(every.t_bound) * 1e6, 1) == 237.3
     _, half = b200(64, ExpOnFma(HALF, 3))
     assert half.bound != "sfu"

@@ -349,7 +349,8 @@ def nest_problems(text: str, mode: str, seed: int) -> list[str]:
         try:
             spec = kernelcost.loads(text, "generated.kcost")
         except KcostError as error:  # the strategy writes valid text: a rejection is its bug
-            raise AssertionError(f"the checker rejects generated text:\n{text}\n{error}")
+            raise AssertionError(
+                f"the checker rejects generated text:\n{text}\n{error}") from error
         cost = spec.cost(mode)
         problems = [f"reuse={mode}: {p}" for p in leftover_problems(spec.checked, cost)]
         intensities = {level: cost.intensity(level) for level in cost.levels}

@@ -183,9 +183,9 @@ def outcomes(text: str, reuse: str, setting: dict, machine: str, size_seed: int)
     results["symbolic"] = _outcome(lambda: analyze(spec, reuse=reuse))
     results["setting"] = _outcome(lambda: analyze(spec, setting, reuse=reuse))
     for sizes in sample_sizes(spec.checked, 1, random.Random(size_seed)):
-        results[f"at {sizes}"] = _outcome(lambda: analyze(spec, sizes, reuse=reuse))
+        results[f"at {sizes}"] = _outcome(lambda sizes=sizes: analyze(spec, sizes, reuse=reuse))
         results[f"{machine} at {sizes}"] = _outcome(
-            lambda: verdict(spec.cost(reuse), load_machine(machine), None, sizes))
+            lambda sizes=sizes: verdict(spec.cost(reuse), load_machine(machine), None, sizes))
     return results
 
 

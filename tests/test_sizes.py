@@ -72,7 +72,7 @@ def test_check_refuses_a_fraction_instead_of_rounding_it_to_zero(capsys):
 
 
 def test_the_api_refuses_a_float_that_is_not_whole():
-    with pytest.raises(KcostError, match="`1.5` .* is not a whole number"):
+    with pytest.raises(KcostError, match=r"`1\.5` .* is not a whole number"):
         analyze(SPECS / "gemm.kcost", {"N": 1.5})
     assert analyze(SPECS / "gemm.kcost", {"N": 1e3}).parameters["N"] == 1000.0
 

@@ -1,5 +1,6 @@
 """Sweeps: vectorised closed forms against exact sympy evaluation at a few sizes."""
 
+import itertools
 import math
 import subprocess
 import sys
@@ -152,7 +153,7 @@ def test_sizes_respect_the_specs_divisibility():
     assert all(size.isdigit() for size in sizes)  # printed as integers
     values = [int(size) for size in sizes]
     assert all(value % 128 == 0 for value in values) and values[-1] == 65536
-    ratios = [b / a for a, b in zip(values, values[1:])]
+    ratios = [b / a for a, b in itertools.pairwise(values)]
     assert max(ratios) < 2.5 and values[1] / values[0] > 1.5  # geometric, not 3447 apart
 
 

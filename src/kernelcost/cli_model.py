@@ -37,7 +37,8 @@ def _positive(name: str):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number, not {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"{name} must be a whole number, not {text!r}") from None
         if not 0 < value <= MAX_BATCH:
             raise argparse.ArgumentTypeError(f"{name} must be between 1 and {MAX_BATCH:,}")
         return value

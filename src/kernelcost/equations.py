@@ -304,7 +304,7 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
     numerator, denominator = sympy.fraction(sympy.together(root))
     sign = 1
     undecided = []
-    for part, exponent_sign in ((numerator, 1), (denominator, -1)):
+    for part in (numerator, denominator):
         coefficient, factors = _factors(part)
         if coefficient.is_negative:
             sign = -sign

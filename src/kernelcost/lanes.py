@@ -49,7 +49,8 @@ def lane_accesses(counter) -> tuple[LaneAccess, ...]:
         tensor = counter.checked.tensors[site.tensor]
         stride = _stride_elements(site, lanes_loop)
         found.append(LaneAccess(
-            text=_text(site, counter.checked.kernel.source), tensor=site.tensor, is_write=site.is_write, level=level,
+            text=_text(site, counter.checked.kernel.source), tensor=site.tensor,
+            is_write=site.is_write, level=level,
             element_bytes=tensor.element_bytes,
             stride_bytes=counter.finish(stride * tensor.element_bytes),
             lanes=counter.finish(lanes_loop.trips),

@@ -3,6 +3,7 @@ min/max and every other size is set. Sign changes on a log grid, refined by bise
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import sympy
@@ -33,7 +34,7 @@ def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
     difference = sympy.lambdify(variable, quantity - target_value, modules="math")
     grid = [10 ** (k / 40) for k in range(15 * 40 + 1)]
     roots = []
-    for left, right in zip(grid, grid[1:]):
+    for left, right in itertools.pairwise(grid):
         if _sign(difference, left) * _sign(difference, right) < 0:
             root = _bisect(difference, left, right)
             if root < 1:

@@ -17,7 +17,7 @@ def si(value: float | None, unit: str, digits: int = 3) -> str:
     if value == 0:
         return f"0 {unit}"
     magnitude = abs(value)
-    for scale, prefix in _PREFIXES:
+    for scale, prefix in _PREFIXES:  # noqa: B007 (the pair that breaks is used below)
         if magnitude >= scale * 0.9995:
             break
     else:

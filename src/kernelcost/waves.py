@@ -128,7 +128,7 @@ def _enumerate(grid: GridCost, sizes: Mapping) -> tuple[np.ndarray, np.ndarray, 
     coords = np.zeros((1, 0), dtype=np.int64)
     index = np.zeros((1, 0), dtype=np.int64)
     rectangular = True
-    for level, iterator in enumerate(grid.iterators):
+    for level in range(len(grid.iterators)):
         env = {grid.iterators[k]: coords[:, k] for k in range(level)}
         n = len(coords)
         loop = (grid.trips[level], grid.lower_bounds[level], grid.steps[level])

@@ -50,7 +50,7 @@ class BlockState:
         self._moves = Counter({key: value for key, value in moves.items() if key[1] in ON_CHIP})
 
     def close(self, env: dict, statements, moves: Counter) -> None:
-        for (tensor, kind), elements in self.direct.items():
+        for (tensor, _kind), elements in self.direct.items():
             moves[(tensor, "l2")] += len(elements)
         work: Counter = Counter()
         for plan, before in zip(statements, self._executions):

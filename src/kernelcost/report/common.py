@@ -52,7 +52,7 @@ def size_number(value: float) -> str:
         return "infinity" if value > 0 else "-infinity"
     if value != round(value):
         return f"{value:g}"
-    whole = int(round(value))
+    whole = int(round(value))  # noqa: RUF046 (a Python int whatever number the caller passes)
     digits = str(abs(whole))
     zeros = len(digits) - len(digits.rstrip("0"))
     if zeros < 6:
