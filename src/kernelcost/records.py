@@ -15,9 +15,19 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+from collections.abc import Callable
+from typing import Any, TypeVar, dataclass_transform, overload
+
+_Class = TypeVar("_Class", bound=type)
 
 
-def record(cls: type | None = None, *, frozen: bool = True, slots: bool = False):
+@overload
+def record(cls: _Class, *, frozen: bool = True, slots: bool = False) -> _Class: ...
+@overload
+def record(cls: None = None, *, frozen: bool = True,
+           slots: bool = False) -> Callable[[_Class], _Class]: ...
+@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
+def record(cls=None, *, frozen=True, slots=False):
     """dataclass(frozen=frozen, slots=slots): its __init__ compiled, its other methods
     shared (a record that is not frozen is not hashable, as dataclass makes it)."""
     if cls is None:
@@ -56,7 +66,7 @@ def _init_of(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool):
     """The __init__ dataclass would write: each field set (through object.__setattr__ in a
     frozen class), a default factory called where its parameter is left out, then
     __post_init__ where the class has one."""
-    names = {"_set": object.__setattr__, "_NO_VALUE": _NO_VALUE}
+    names: dict[str, Any] = {"_set": object.__setattr__, "_NO_VALUE": _NO_VALUE}
 
     def assign(name: str, value: str) -> str:
         return f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}"
