@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -28,7 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
 FLUSH_BYTES = 256 * 1024 * 1024  # written before each repeat: several times any L2
-BUDGET_S = 240  # for the timings; the counters get what is left of 5 minutes
+BUDGET_S = 240  # no case is timed after this many seconds from the start
+COUNTER_BUDGET_S = 270  # nor profiled by ncu after this (the counters come last)
+NCU_CALL_S = 90  # one ncu run at most
+DEVICE = "cuda"  # where build() puts the inputs (a test may set "cpu", with TRITON_INTERPRET=1)
 NCU_METRICS = {  # metric -> weight in the `flop` column (None: a byte counter)
     "dram__bytes.sum": None, "lts__t_bytes.sum": None,
     "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 1,
@@ -77,7 +82,7 @@ def cases() -> list[tuple[str, str, dict, str, bool]]:
 def build(kernel: str, sizes: dict, torch, triton_kernels):
     """The inputs and a call that does what the spec counts; `check`, called after one
     call, compares a Triton kernel's output with PyTorch's (None where PyTorch runs)."""
-    cuda, bf16, f32 = "cuda", torch.bfloat16, torch.float32
+    cuda, bf16, f32 = DEVICE, torch.bfloat16, torch.float32
     F = torch.nn.functional
     s = sizes
     if kernel in ("copy", "copy_triton"):
@@ -181,14 +186,26 @@ def _timed(fn, torch, flush, repeats: int) -> list[float]:
 def counters(case_id: int, timeout_s: float) -> dict[str, str]:
     """DRAM bytes, L2 bytes and non-tensor FLOP of one case, from `ncu` run on this script
     (--profile-one): every kernel inside the NVTX range `kcost`, summed. Empty on failure."""
-    command = ["ncu", "--csv", "--print-units", "base", "--nvtx", "--nvtx-include", "kcost/",
-               "--metrics", ",".join(NCU_METRICS), sys.executable, __file__,
-               "--profile-one", str(case_id)]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
-    except (OSError, subprocess.TimeoutExpired) as error:
+    # --clock-control none: the card's clocks as they are (ncu would lock them to base);
+    # --cache-control all (the default): caches flushed before each replay pass
+    command = ["ncu", "--csv", "--print-units", "base", "--clock-control", "none",
+               "--cache-control", "all", "--nvtx", "--nvtx-include", "kcost/",
+               "--metrics", ",".join(NCU_METRICS), sys.executable,
+               str(Path(__file__).resolve()), "--profile-one", str(case_id)]
+    try:  # a session of its own, so that a timeout ends ncu's child (python) too
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, start_new_session=True)
+    except OSError as error:
         print(f"  ncu: {error}", file=sys.stderr)
         return {}
+    try:
+        stdout, stderr = child.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        print(f"  ncu: no answer in {timeout_s:.0f} s; stopped", file=sys.stderr)
+        return {}
+    done = subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
     lines = [line for line in done.stdout.splitlines() if line.startswith('"')]
     totals: dict[str, float] = {}
     for record in csv.DictReader(lines):
@@ -277,6 +294,11 @@ def main(argv=None) -> int:
                         help="list the cases and their t_bound on the H200 (no GPU needed)")
     parser.add_argument("--no-counters", action="store_true", help="skip Nsight Compute")
     parser.add_argument("--only", help="measure only kernels whose name contains this")
+    parser.add_argument("--time-budget", type=float, default=BUDGET_S, metavar="S",
+                        help=f"no case is timed after S seconds (default {BUDGET_S})")
+    parser.add_argument("--counter-budget", type=float, default=COUNTER_BUDGET_S,
+                        metavar="S", help="no ncu run starts, and none outlasts, S seconds "
+                        f"from the start (default {COUNTER_BUDGET_S})")
     parser.add_argument("--profile-one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.dry_run:
@@ -289,43 +311,89 @@ def main(argv=None) -> int:
     slug = "h200" if "H200" in name else "".join(c for c in name.lower() if c.isalnum())
     day = datetime.date.today().isoformat()
     out = Path(args.out or ROOT / "validate" / "results" / f"{slug}-{day}.csv")
-    flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device=DEVICE)
     use_ncu = not args.no_counters and shutil.which("ncu") is not None
     chosen = [(i, c) for i, c in enumerate(cases()) if not args.only or args.only in c[0]]
-    rows, profiled = [], set()
+    comment = (f"# measured by validate/run_h200.py on {name}, {day}; torch "
+               f"{torch.__version__}, CUDA {torch.version.cuda}, triton "
+               f"{triton_kernels.triton.__version__}; ncu: {'yes' if use_ncu else 'no'}\n")
+    # the CSV grows a row at a time (flushed), so that a run cut short keeps what it measured
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle = out.open("w", newline="")
+    handle.write(comment)
+    writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+    writer.writeheader()
+    handle.flush()
+    rows, first_of = [], {}  # first_of: kernel -> (case id, its row), the size ncu profiles
     for case_id, (kernel, spec, sizes, dtype, tensor) in chosen:
-        if time.monotonic() - began > BUDGET_S:
+        if time.monotonic() - began > args.time_budget:
             print(f"time budget spent: {kernel} {_sizes(sizes)} and later not measured")
             break
-        fn, check = build(kernel, sizes, torch, triton_kernels)
-        fn()  # the check reads the output of one call
-        torch.cuda.synchronize()
-        if check is not None and not check():
-            print(f"{kernel} {_sizes(sizes)}: the kernel's output is wrong; not timed")
+        fn = check = None
+        try:
+            fn, check = build(kernel, sizes, torch, triton_kernels)
+            fn()  # the check reads the output of one call
+            torch.cuda.synchronize()
+            if check is not None and not check():
+                print(f"{kernel} {_sizes(sizes)}: the kernel's output is wrong; not timed")
+                continue
+            seconds = measure(fn, torch, flush)
+        except Exception as error:  # one broken case must not cost the others
+            print(f"{kernel} {_sizes(sizes)}: failed, not timed: "
+                  f"{type(error).__name__}: {str(error)[:500]}")
             continue
-        seconds = measure(fn, torch, flush)
+        finally:
+            del fn, check
+            torch.cuda.empty_cache()
         row = dict(kernel=kernel, spec=f"specs/{spec}.kcost", sizes=_sizes(sizes),
                    dtype=dtype, time_s=f"{seconds:.6e}", dram_bytes="", l2_bytes="", flop="")
-        if use_ncu and kernel not in profiled and time.monotonic() - began < 270:
-            profiled.add(kernel)  # one size a kernel: ncu replays each kernel many times
-            row.update(counters(case_id, timeout_s=max(5.0, 280 - (time.monotonic() - began))))
+        print(f"{kernel:18} {row['sizes']:34} {seconds * 1e6:12.2f} us", flush=True)
+        rows.append(row)
+        writer.writerow(row)
+        handle.flush()
+        if kernel not in first_of:
+            first_of[kernel] = (case_id, row, tensor)
+    handle.write(f"# timings: {len(rows)} rows in {time.monotonic() - began:.0f} s\n")
+    handle.close()
+    print(f"timings: {len(rows)} rows in {time.monotonic() - began:.0f} s", flush=True)
+    if use_ncu:  # after every timing: counters are worth less than the times
+        del flush
+        torch.cuda.empty_cache()
+        failures = 0
+        for kernel, (case_id, row, tensor) in first_of.items():
+            left = args.counter_budget - (time.monotonic() - began)
+            if left < 10:
+                print(f"counter budget spent: {kernel} and later not profiled")
+                break
+            found = counters(case_id, timeout_s=min(NCU_CALL_S, left))
+            if not found:
+                failures += 1
+                if failures >= 2 and not any(r["dram_bytes"] for r in rows):
+                    print("ncu failed twice and never worked: no more counters")
+                    break
+                continue
+            row.update(found)
             if tensor:
                 row["flop"] = ""  # tensor-core MMAs are not in the SASS FP counters
-        print(f"{kernel:18} {row['sizes']:34} {seconds * 1e6:12.2f} us")
-        rows.append(row)
-        del fn, check
-        torch.cuda.empty_cache()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="") as handle:
-        handle.write(f"# measured by validate/run_h200.py on {name}, {day}; torch "
-                     f"{torch.__version__}, CUDA {torch.version.cuda}, triton "
-                     f"{triton_kernels.triton.__version__}; ncu: "
-                     f"{'yes' if use_ncu else 'no'}; {time.monotonic() - began:.0f} s\n")
+            print(f"{kernel:18} {row['sizes']:34} dram {row['dram_bytes']:>14} "
+                  f"l2 {row['l2_bytes']:>14} flop {row['flop']:>14}", flush=True)
+            _write(out, comment, rows, began)  # whole again, replacing the file at once
+    _write(out, comment, rows, began)
+    print(f"{len(rows)} rows in {out}; next: kernelcost validate {out} --machine h200")
+    return 0
+
+
+def _write(out: Path, comment: str, rows: list[dict], began: float) -> None:
+    """The CSV with every row so far, written beside `out` and renamed over it."""
+    partial = out.with_name(out.name + ".partial")
+    with partial.open("w", newline="") as handle:
+        handle.write(comment)
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
-    print(f"{len(rows)} rows in {out}; next: kernelcost validate {out} --machine h200")
-    return 0
+        handle.write(f"# {len(rows)} rows, {sum(bool(r['dram_bytes']) for r in rows)} with "
+                     f"counters; {time.monotonic() - began:.0f} s\n")
+    os.replace(partial, out)
 
 
 if __name__ == "__main__":
