@@ -15,6 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 # floors, lowest first: a module may import from its own floor and the floors below it
 FLOORS = {
     "foundations": ["machines", "models", "errors", "ast", "symbols", "units", "inputs",
+                    "error_codes", "error_report",
                     "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs",
                     "quotients", "no_tensors", "lean_sympy", "sound_signs", "number_facts",
                     "records", "drawable", "rational_eval", "witnesses", "shifted", "texts",

@@ -3,6 +3,7 @@
 a clear exit-2 error, never in "internal error". Called in process (kernelcost.cli.main):
 a subprocess a call would cost a second of start-up each."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ def run(arguments, capsys) -> int:
     assert code in (0, 2), f"{arguments}: exit {code}\n{err}"
     assert "internal error" not in err and "Traceback" not in err
     if code == 2:
-        assert "error:" in err, err
+        assert re.search(r"error\[KC[1-8]\d\d\]: ", err), err
     return code
 
 

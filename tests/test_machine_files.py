@@ -11,7 +11,7 @@ import pytest
 
 from kernelcost import tomlplaces
 from kernelcost.cli import main
-from kernelcost.errors import KcostError
+from kernelcost.errors import Code, KcostError
 from kernelcost.hardware import load_machine, parse_machine
 
 H100 = (Path(__file__).resolve().parent.parent / "src" / "kernelcost" / "machines"
@@ -116,13 +116,16 @@ def test_the_shipped_files_are_kept_parsed_as_tomllib_reads_them():
     assert completed.returncode == 0, completed.stderr
 
 
+TOML = Code.MACHINE_NOT_TOML
+
+
 def test_a_shipped_text_is_taken_parsed_and_an_edited_one_read_again(monkeypatch):
     read, loads = [], tomllib.loads
     monkeypatch.setattr(tomllib, "loads", lambda text: read.append(text) or loads(text))
-    kept = tomlplaces.toml_data(H100, "h100.toml", "machine file")
+    kept = tomlplaces.toml_data(H100, "h100.toml", "machine file", TOML)
     assert read == [] and repr(kept) == repr(loads(H100))  # ints and floats as read
     kept["device"]["sm_count"] = 1  # a caller's change stays its own
-    assert tomlplaces.toml_data(H100, "h100.toml", "machine file")["device"]["sm_count"] == 132
+    assert tomlplaces.toml_data(H100, "h100.toml", "machine file", TOML)["device"]["sm_count"] == 132
     edited = H100.replace("sm_count = 132", "sm_count = 114")
-    assert tomlplaces.toml_data(edited, "h100.toml", "machine file")["device"]["sm_count"] == 114
+    assert tomlplaces.toml_data(edited, "h100.toml", "machine file", TOML)["device"]["sm_count"] == 114
     assert read == [edited]

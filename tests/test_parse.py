@@ -172,7 +172,7 @@ def test_a_directory_is_a_clean_error(tmp_path: Path):
 def test_a_missing_file_is_a_clean_error(tmp_path: Path):
     with pytest.raises(KcostError) as raised:
         parse_file(tmp_path / "missing.kcost")
-    assert raised.value.render().startswith("error: no such file:")
+    assert raised.value.render().startswith("error[KC801]: no such file:")
 
 
 def test_a_file_that_is_not_utf8_is_a_clean_error(tmp_path: Path):

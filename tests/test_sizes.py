@@ -40,7 +40,7 @@ def test_a_negative_setting_is_refused_with_a_caret(capsys):
     # the reproducer: M = 0-N gave W = 2 K M N = -250 at N = K = 5
     err = refused(capsys, "analyze", SPECS / "gemm.kcost", "--set", "N=5,K=5,M=0-N")
     assert err == (
-        "--set M:1:1: error: size `M` must be a positive integer: `0-N` (= -5) is not "
+        "--set M:1:1: error[KC303]: size `M` must be a positive integer: `0-N` (= -5) is not "
         "positive\n"
         "   1 | 0-N\n"
         "       ^^^\n"
@@ -56,7 +56,7 @@ def test_a_setting_negative_for_every_size_is_refused_without_numbers(capsys):
                                           ("N/2,N=5", "`N/2` (= 5/2) is")])
 def test_a_fraction_is_not_a_size(capsys, value, shown):
     err = refused(capsys, "analyze", SPECS / "gemm.kcost", "--set", f"M={value}")
-    assert f"error: size `M` must be a positive integer: {shown} not a whole number" in err
+    assert f"error[KC303]: size `M` must be a positive integer: {shown} not a whole number" in err
     assert "hint: sizes count elements and iterations" in err
 
 
@@ -91,7 +91,7 @@ def test_a_step_that_runs_backwards_at_the_sizes_is_refused_at_its_place(capsys,
     spec.write_text(BACKWARD_STEP)
     err = refused(capsys, "analyze", spec, "--set", "n=10,m=4")
     assert err == (
-        f"{spec}:4:22: error: step `m - n` of loop `i` is -6 at m = 4, n = 10\n"
+        f"{spec}:4:22: error[KC307]: step `m - n` of loop `i` is -6 at m = 4, n = 10\n"
         "   4 |     for i in 0..n by m - n {\n"
         "                            ^^^^^\n"
         "  hint: it must be positive: change the sizes, or the spec\n")
@@ -120,7 +120,7 @@ def test_a_derived_size_below_one_is_refused():
                  "    for i in 0..S { y[i] = x[i] }\n}\n", "k.kcost")
     with pytest.raises(KcostError) as raised:
         analyze(spec, {"N": 3, "M": 5})
-    assert raised.value.render().startswith("k.kcost:2:5: error: size `S` is -2 at M = 5, N = 3")
+    assert raised.value.render().startswith("k.kcost:2:5: error[KC307]: size `S` is -2 at M = 5, N = 3")
     assert analyze(spec).warnings == ("size `S` (line 2) is not proved positive",)
     assert analyze(spec, {"N": 5, "M": 3}).warnings == ()
 

@@ -44,7 +44,7 @@ import sympy
 
 from . import ast, lp
 from .check import CheckedKernel
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SpecCheckError
 from .facts import Facts
 from .nest import Loop, build_nest
 from .quotients import factor
@@ -122,8 +122,8 @@ def analyse(checked: CheckedKernel) -> tuple[StatementBound, ...]:
             {**_extents(loops, dims, facts), **extents},
             points, factor(work * points), widths, matrix_product(program)))
     if not found:
-        raise KcostError(Diagnostic(checked.kernel.span, "no statement does work: nothing to "
-                                    "bound"), checked.kernel.source)
+        raise SpecCheckError(Code.NOTHING_TO_BOUND, Diagnostic(
+            checked.kernel.span, "no statement does work: nothing to bound"), checked.kernel.source)
     return tuple(found)
 
 
@@ -139,8 +139,9 @@ def solve_program(dims: tuple[str, ...], projections: tuple[Projection, ...],
     except lp.Unbounded:
         free = [d for d in dims if not any(d in p.dims for p in projections)]
         span = getattr(stmt, "span", None)
-        raise KcostError(Diagnostic(
-            span, f"{OUTSIDE_CLASS}: the loop `{free[0]}` indexes no array, so its "
+        raise SpecCheckError(Code.OUTSIDE_BOUND_CLASS, Diagnostic(
+            span,
+            f"{OUTSIDE_CLASS}: the loop `{free[0]}` indexes no array, so its "
             "iterations reuse the same elements without limit",
             "the bound needs every point loop to index some array")) from None
     at_optimum = rows + [[-1] * len(dims)]  # sum x >= sigma, written -sum x <= -sigma
@@ -266,8 +267,9 @@ def _projected(expr, points, allowed, index, checked, access):
     used = expr.free_symbols & points
     if len(used) > 1:
         names = " and ".join(sorted(str(u) for u in used))
-        raise KcostError(Diagnostic(
-            index.span, f"{OUTSIDE_CLASS}: the index `{_text(checked, index)}` of "
+        raise SpecCheckError(Code.OUTSIDE_BOUND_CLASS, Diagnostic(
+            index.span,
+            f"{OUTSIDE_CLASS}: the index `{_text(checked, index)}` of "
             f"{access.tensor} combines the iterators {names}",
             "the HBL program here needs each index to be one loop iterator (a projection); "
             "a convolution's `i + di` needs the general HBL polytope (Christ et al. 2013)"),
@@ -275,8 +277,9 @@ def _projected(expr, points, allowed, index, checked, access):
     rest = expr - sum(expr.coeff(u) * u for u in used)
     iterators = {s for s in rest.free_symbols if s not in _size_symbols(checked)} - allowed
     if iterators or any(expr.coeff(u).free_symbols & points for u in used):
-        raise KcostError(Diagnostic(
-            index.span, f"{OUTSIDE_CLASS}: the index `{_text(checked, index)}` of "
+        raise SpecCheckError(Code.OUTSIDE_BOUND_CLASS, Diagnostic(
+            index.span,
+            f"{OUTSIDE_CLASS}: the index `{_text(checked, index)}` of "
             f"{access.tensor} is not one iterator",
             "write a tile as `for i in i0..i0 + T` and index with `i` alone"),
             checked.kernel.source)

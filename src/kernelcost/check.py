@@ -19,7 +19,7 @@ from .check_decls import (
 )
 from .check_exprs import ExpressionChecks
 from .check_lanes import LaneChecks
-from .errors import Diagnostic, KcostError, did_you_mean
+from .errors import Code, Diagnostic, ErrorCode, SpecCheckError, did_you_mean
 from .parallel import Grid, header_iterators, read_grid
 from .records import record
 from .symbols import (
@@ -88,8 +88,9 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         self.grid_header: ast.Parallel | None = None
         self.grid_outermost = True
 
-    def error(self, span: ast.Span | None, message: str, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(span, message, hint))
+    def error(self, code: ErrorCode, span: ast.Span | None, message: str,
+              hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(span, message, hint, code))
 
     def run(self) -> CheckedKernel:
         self._parameters()
@@ -102,7 +103,8 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             self._has_work()
         if self.diagnostics:
             self.diagnostics.sort(key=lambda d: (d.span.line, d.span.column) if d.span else (0, 0))
-            raise KcostError(self.diagnostics, self.kernel.source)
+            # the first diagnostic's code is the error's; each keeps its own
+            raise SpecCheckError(self.diagnostics[0].code, self.diagnostics, self.kernel.source)
         parameters = tuple(size_symbol(p.name) for p in self.kernel.params)
         return CheckedKernel(
             self.kernel, parameters, self.defaults, self.sizes, self.tensors, self.locals,
@@ -115,7 +117,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             if isinstance(stmt, ast.Let) and stmt.dtype is None:
                 continue  # a derived size
             if not (isinstance(stmt, ast.For) and stmt.parallel is self.grid_header):
-                self.error(stmt.span, "statement outside the parallel loops",
+                self.error(Code.WRONG_PARALLEL, stmt.span, "statement outside the parallel loops",
                            "in a parallel spec every statement runs in a thread block: move "
                            "it inside the `parallel` loops")
 
@@ -124,10 +126,10 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         span = self.kernel.span
         keyword = ast.Span(span.file, span.line, span.column, span.line, span.column + 6)
         if not self.kernel.statements:
-            self.error(keyword, f"kernel `{self.kernel.name}` has no statements",
+            self.error(Code.NO_WORK, keyword, f"kernel `{self.kernel.name}` has no statements",
                        "add the loop nest: `for i in 0..n { y[i] = x[i] }`")
         elif not _has_assignment(self.kernel.statements):
-            self.error(keyword, f"kernel `{self.kernel.name}` does no work",
+            self.error(Code.NO_WORK, keyword, f"kernel `{self.kernel.name}` does no work",
                        "a kernel needs at least one assignment, such as `y[i] = x[i]`")
 
     # --- source positions ----------------------------------------------------------------
@@ -174,12 +176,12 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             self._local_array(let, scope)
             return
         if let.dtype is None:
-            self.error(let.span, f"`let {let.name}` inside a loop needs a type",
+            self.error(Code.WRONG_LOCAL, let.span, f"`let {let.name}` inside a loop needs a type",
                        f"a register local: `let {let.name}: f32 = ...`")
             return
         self._value(let.value, scope)
         if let.dtype not in ELEMENT_BYTES:
-            self.error(let.span, f"unknown element type `{let.dtype}`",
+            self.error(Code.UNKNOWN_ELEMENT_TYPE, let.span, f"unknown element type `{let.dtype}`",
                        did_you_mean(let.dtype, ELEMENT_BYTES)
                        or "element types: " + ", ".join(ELEMENT_BYTES))
         place = self._name_span(let.span, let.name)
@@ -188,12 +190,14 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             return
         if let.name in scope.locals or let.name in scope.iterators:
             first = scope.locals.get(let.name) or scope.iterators[let.name]
-            self.error(place, f"`{let.name}` is already declared at {place_of(first, place)}",
+            self.error(Code.DUPLICATE_NAME, place,
+                       f"`{let.name}` is already declared at {place_of(first, place)}",
                        "rename this local, or assign to the one in scope")
             return
         if self.locals.get(let.name, let.dtype) != let.dtype:
             first = self.local_spans[let.name]
-            self.error(place, f"local `{let.name}` is `{self.locals[let.name]}` at line "
+            self.error(Code.WRONG_LOCAL, place,
+                       f"local `{let.name}` is `{self.locals[let.name]}` at line "
                        f"{first.line}, `{let.dtype}` here", "give one of them another name")
             scope.locals[let.name] = let.span  # its uses are checked all the same
             return
@@ -206,7 +210,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         self._value(let.value, scope)
         element_bytes = ELEMENT_BYTES.get(let.dtype)
         if element_bytes is None:
-            self.error(let.span, f"unknown element type `{let.dtype}`",
+            self.error(Code.UNKNOWN_ELEMENT_TYPE, let.span, f"unknown element type `{let.dtype}`",
                        did_you_mean(let.dtype, ELEMENT_BYTES)
                        or "element types: " + ", ".join(ELEMENT_BYTES))
         level = "registers"
@@ -214,13 +218,14 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             if let.level.id not in LEVELS:
                 self._unknown_level(let.level)
             elif let.level.id == "global":
-                self.error(let.level.span, "a local array lives on chip, not in `global`",
+                self.error(Code.UNKNOWN_LEVEL, let.level.span,
+                           "a local array lives on chip, not in `global`",
                            "declare a tensor (`out x: f32[...]`) for data in global memory")
             else:
                 level = let.level.id
         shape = tuple(self._extent(extent) for extent in let.shape)
         if not shape:
-            self.error(let.span, f"local array `{let.name}` needs a shape",
+            self.error(Code.WRONG_LOCAL, let.span, f"local array `{let.name}` needs a shape",
                        f"write `let {let.name}: {let.dtype}[T] in {level} = 0`")
         if let.swizzle is not None:
             self._swizzle(let, level, shape, element_bytes)
@@ -240,19 +245,21 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         if loop.step is not None:
             self._step(loop.step, scope)
         if scope.depth >= MAX_LOOP_DEPTH:
-            self.error(loop.span, f"loops nest more than {MAX_LOOP_DEPTH} deep",
+            self.error(Code.LOOPS_TOO_DEEP, loop.span,
+                       f"loops nest more than {MAX_LOOP_DEPTH} deep",
                        "a kernel's loop nest is a handful of loops; merge or drop some")
             return
         place = self._name_span(loop.span, loop.var)
         inner = scope.child()
         if loop.var in scope.iterators:
-            self.error(place, f"iterator `{loop.var}` is already used by an outer loop "
+            self.error(Code.DUPLICATE_NAME, place,
+                       f"iterator `{loop.var}` is already used by an outer loop "
                        f"(line {scope.iterators[loop.var].line})", "rename the inner iterator")
         elif loop.var in self.declared_at or loop.var in scope.locals or loop.var in KEYWORDS:
             first = self.declared_at.get(loop.var) or scope.locals.get(loop.var)
             where = f" at line {first.line}" if first else ""
-            self.error(place, f"iterator `{loop.var}` is already declared{where}",
-                       "rename the iterator")
+            self.error(Code.DUPLICATE_NAME, place,
+                       f"iterator `{loop.var}` is already declared{where}", "rename the iterator")
         inner.iterators[loop.var] = place
         inner.depth = scope.depth + 1
         inner.in_grid = scope.in_grid or (loop.parallel is not None
@@ -263,14 +270,15 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
 
     def _grid(self, loop: ast.For, scope: _Scope) -> None:
         if self.grid_header is not None:
-            self.error(loop.parallel.span, "a kernel has one parallel header",
+            self.error(Code.WRONG_PARALLEL, loop.parallel.span, "a kernel has one parallel header",
                        f"the grid is declared at line {self.grid_header.span.line}; mark "
                        "the loops of one header `parallel`")
             return
         self.grid_header = loop.parallel
         self.grid_outermost = scope.depth == 0 and not scope.keeps
         if not self.grid_outermost:
-            self.error(loop.parallel.span, "the parallel loops must be the outermost loops",
+            self.error(Code.WRONG_PARALLEL, loop.parallel.span,
+                       "the parallel loops must be the outermost loops",
                        "the grid of thread blocks comes first: `for b in 0..n by T "
                        "parallel(threads = 256) { ... }`")
         grid, diagnostics = read_grid(loop.parallel, header_iterators(loop), self._size_expr)
@@ -282,7 +290,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             return
         value = self._to_sympy(step, self.sizes)
         if value is not None and (value.is_positive is False or value == 0):
-            self.error(step.span, f"loop step must be positive, not {value}",
+            self.error(Code.NOT_POSITIVE, step.span, f"loop step must be positive, not {value}",
                        "write the loop upward: `for i in lo..hi by s` with s > 0")
 
     def _keep(self, keep: ast.Keep, scope: _Scope) -> None:
@@ -291,7 +299,8 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         if keep.stages is not None:
             stages = self._size_expr(keep.stages, "a stage count")
             if stages is not None and (stages.is_positive is False or stages == 0):
-                self.error(keep.stages.span, f"stages must be positive, not {stages}",
+                self.error(Code.NOT_POSITIVE, keep.stages.span,
+                           f"stages must be positive, not {stages}",
                            "a pipeline holds at least one stage")
         if level not in LEVELS:
             self._unknown_level(keep.level)
@@ -299,7 +308,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             return
         for name in keep.tensors:
             if name.id in self.tensors and self.tensors[name.id].role == "local":
-                self.error(name.span, f"`{name.id}` is a local array; it lives in "
+                self.error(Code.WRONG_KEEP, name.span, f"`{name.id}` is a local array; it lives in "
                            f"`{self.tensors[name.id].level}` and is not kept",
                            "keep stages tensors declared with in, out or inout")
                 continue
@@ -307,7 +316,8 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
                 hint = did_you_mean(name.id, self.tensors) or (
                     "keep stages declared tensors: " + ", ".join(self.tensors)
                     if self.tensors else "declare the tensor first: `in x: f32[n]`")
-                self.error(name.span, f"keep of unknown tensor `{name.id}`", hint)
+                self.error(Code.UNDEFINED_NAME, name.span, f"keep of unknown tensor `{name.id}`",
+                           hint)
                 continue
             current = scope.keeps.get(name.id, self.tensors[name.id].level)
             if LEVELS.index(level) <= LEVELS.index(current):
@@ -324,7 +334,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
                     + " or ".join(f"`{name}`" for name in faster))
         else:
             hint = f"`{current}` is the fastest level; remove this keep"
-        self.error(keep.level.span,
+        self.error(Code.WRONG_KEEP, keep.level.span,
                    f"`{tensor}` is already in `{current}` here; keeping it in `{level}` "
                    "moves nothing", hint)
 
@@ -345,16 +355,17 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             tensor = self.tensors[name]
             if tensor.shape:
                 indices = ", ".join(f"i{axis}" for axis in range(len(tensor.shape)))
-                self.error(target.span, f"`{name}` is a tensor of rank {len(tensor.shape)}; "
+                self.error(Code.WRONG_RANK, target.span,
+                           f"`{name}` is a tensor of rank {len(tensor.shape)}; "
                            "assign to one element", f"write `{name}[{indices}] = ...`")
             elif tensor.role == "in":
                 self._write_to_input(target.span, tensor)
         elif name in self.sizes:
-            self.error(target.span, f"cannot assign to size `{name}`",
+            self.error(Code.WRONG_ASSIGNMENT, target.span, f"cannot assign to size `{name}`",
                        "sizes are fixed; for a value that changes, declare a local: "
                        "`let total: f32 = 0`")
         elif name in scope.iterators:
-            self.error(target.span, f"cannot assign to iterator `{name}`",
+            self.error(Code.WRONG_ASSIGNMENT, target.span, f"cannot assign to iterator `{name}`",
                        "its loop sets it; for a value that changes, declare a local: "
                        "`let total: f32 = 0`")
         elif name not in scope.locals:
@@ -363,9 +374,10 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
                           f"`let {name}: f32 = 0`")
 
     def _write_to_input(self, span: ast.Span, tensor: Tensor) -> None:
-        self.error(span, f"`{tensor.name}` is declared `in` (line {tensor.span.line}) and "
-                   "cannot be written", "declare it `out` (written) or `inout` (read, then "
-                   "written)")
+        self.error(Code.WRONG_ASSIGNMENT, span,
+                   f"`{tensor.name}` is declared `in` (line {tensor.span.line}) and "
+                   "cannot be written",
+                   "declare it `out` (written) or `inout` (read, then written)")
 
 @record(frozen=False)
 class _Scope:

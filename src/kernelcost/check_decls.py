@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from . import ast
-from .errors import KcostError, did_you_mean
+from .errors import Code, KcostError, did_you_mean
 from .records import record
 from .symbols import ELEMENT_BYTES, FUNCTIONS, LEVELS, size_symbol, to_sympy
 
@@ -53,16 +53,18 @@ class DeclarationChecks:
         """Record a kernel-wide name (size or tensor); False when it cannot be declared."""
         place = self._name_span(span, name)
         if name in KEYWORDS:
-            self.error(place, f"`{name}` is a keyword and cannot name a {what}",
+            self.error(Code.RESERVED_NAME, place, f"`{name}` is a keyword and cannot name a {what}",
                        f"rename this {what}")
             return False
         if name in FUNCTIONS:
-            self.error(place, f"`{name}` is a built-in function and cannot name a {what}",
+            self.error(Code.RESERVED_NAME, place,
+                       f"`{name}` is a built-in function and cannot name a {what}",
                        f"rename this {what}")
             return False
         first = self.declared_at.get(name) or self.local_spans.get(name)
         if first is not None:
-            self.error(place, f"`{name}` is already declared at {place_of(first, place)}",
+            self.error(Code.DUPLICATE_NAME, place,
+                       f"`{name}` is already declared at {place_of(first, place)}",
                        f"rename this {what}: sizes, tensors, locals and iterators share "
                        "one namespace")
             return False
@@ -77,14 +79,16 @@ class DeclarationChecks:
             self.sizes[param.name] = symbol
             if param.default is not None:
                 if param.default < 1:
-                    self.error(param.span, f"default of `{param.name}` must be positive, "
-                               f"not {param.default}", "sizes are positive integers")
+                    self.error(Code.NOT_POSITIVE, param.span,
+                               f"default of `{param.name}` must be positive, not {param.default}",
+                               "sizes are positive integers")
                 self.defaults[symbol] = param.default
 
     def _kernel_item(self, item: ast.Item, scope: _Scope) -> None:
         if isinstance(item, ast.ReuseSetting):
             if item.mode.id not in REUSE_MODES:
-                self.error(item.mode.span, f"unknown reuse mode `{item.mode.id}`",
+                self.error(Code.UNKNOWN_REUSE, item.mode.span,
+                           f"unknown reuse mode `{item.mode.id}`",
                            "write `reuse perfect` or `reuse none`")
             else:
                 self.reuse = item.mode.id
@@ -129,7 +133,8 @@ class DeclarationChecks:
     def _tensor(self, decl: ast.TensorDecl) -> None:
         element_bytes = ELEMENT_BYTES.get(decl.dtype.id)
         if element_bytes is None:
-            self.error(decl.dtype.span, f"unknown element type `{decl.dtype.id}`",
+            self.error(Code.UNKNOWN_ELEMENT_TYPE, decl.dtype.span,
+                       f"unknown element type `{decl.dtype.id}`",
                        did_you_mean(decl.dtype.id, ELEMENT_BYTES)
                        or "element types: " + ", ".join(ELEMENT_BYTES))
         level = "global"
@@ -151,7 +156,8 @@ class DeclarationChecks:
         if value is None:
             return sympy.nan
         if value.is_positive is False:
-            self.error(extent.span, f"tensor extent `{self._source_text(extent.span)}` is "
+            self.error(Code.NOT_POSITIVE, extent.span,
+                       f"tensor extent `{self._source_text(extent.span)}` is "
                        f"{value}, not positive", "extents are sizes: positive integers")
         return value
 
@@ -164,7 +170,7 @@ class DeclarationChecks:
         """`per token = b`: once a kernel, a count of sizes that is not zero or negative."""
         if self.items is not None:
             first = self.items.span
-            self.error(per.span, f"the kernel already counts its items at "
+            self.error(Code.DUPLICATE_NAME, per.span, f"the kernel already counts its items at "
                        f"{place_of(first, per.span)} (`per {self.items.item}`)",
                        "one `per` line a kernel: the items one run of it handles")
             return
@@ -172,7 +178,7 @@ class DeclarationChecks:
         if count is None:
             return
         if count.is_positive is False:
-            self.error(per.count.span, f"the count of `{per.item.id}`s is "
+            self.error(Code.NOT_POSITIVE, per.count.span, f"the count of `{per.item.id}`s is "
                        f"{self._source_text(per.count.span)} = {count}, not positive",
                        f"write how many {per.item.id}s one run handles, from the sizes: "
                        f"`per {per.item.id} = b`")
@@ -180,7 +186,7 @@ class DeclarationChecks:
         self.items = ItemCount(per.item.id, count, per.span)
 
     def _unknown_level(self, level: ast.Name) -> None:
-        self.error(level.span, f"unknown memory level `{level.id}`",
+        self.error(Code.UNKNOWN_LEVEL, level.span, f"unknown memory level `{level.id}`",
                    did_you_mean(level.id, LEVELS) or "levels, slowest first: "
                    + ", ".join(LEVELS))
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from . import ast
-from .errors import did_you_mean
+from .errors import Code, did_you_mean
 from .symbols import FUNCTION_ARITY, FUNCTIONS, iterator_symbol
 
 if TYPE_CHECKING:
@@ -43,14 +43,15 @@ class ExpressionChecks:
             self._unknown(name, known, hint)
         elif name.id in self.tensors and self.tensors[name.id].shape:
             rank = len(self.tensors[name.id].shape)
-            self.error(name.span, f"`{name.id}` is a tensor of rank {rank}; read one element",
+            self.error(Code.WRONG_RANK, name.span,
+                       f"`{name.id}` is a tensor of rank {rank}; read one element",
                        f"write `{name.id}[...]` with {rank} ind{'ex' if rank == 1 else 'ices'}")
 
     def _call(self, call: ast.Call, scope: _Scope) -> None:
         if call.func not in FUNCTIONS:
             place = ast.Span(call.span.file, call.span.line, call.span.column, call.span.line,
                              call.span.column + len(call.func))
-            self.error(place, f"unknown function `{call.func}`",
+            self.error(Code.UNDEFINED_NAME, place, f"unknown function `{call.func}`",
                        did_you_mean(call.func, FUNCTIONS)
                        or "functions: " + ", ".join(sorted(FUNCTIONS)))
         else:
@@ -62,33 +63,37 @@ class ExpressionChecks:
         arity = FUNCTION_ARITY.get(call.func)
         given = len(call.args)
         if arity is not None and given != arity:
-            self.error(call.span, f"`{call.func}` takes {_count(arity, 'argument')}, "
-                       f"not {given}", f"call it as `{_usage(call.func, arity)}`")
+            self.error(Code.WRONG_CALL, call.span,
+                       f"`{call.func}` takes {_count(arity, 'argument')}, not {given}",
+                       f"call it as `{_usage(call.func, arity)}`")
         elif arity is None and given < 2:
-            self.error(call.span, f"`{call.func}` takes at least 2 arguments, not {given}",
+            self.error(Code.WRONG_CALL, call.span,
+                       f"`{call.func}` takes at least 2 arguments, not {given}",
                        f"call it as `{call.func}(a, b)`")
 
     def _access(self, access: ast.Access, scope: _Scope, role: str = "in") -> None:
         if access.tensor not in self.tensors:
             known = {**self.tensors, **scope.locals, **self.sizes, **scope.iterators}
             if access.tensor in known:
-                self.error(access.span, f"`{access.tensor}` is not a tensor and takes no "
-                           "indices", f"write `{access.tensor}` alone")
+                self.error(Code.WRONG_RANK, access.span,
+                           f"`{access.tensor}` is not a tensor and takes no indices",
+                           f"write `{access.tensor}` alone")
             else:
                 hint = did_you_mean(access.tensor, self.tensors) or (
                     f"declare it: `{role} {access.tensor}: f32[...]`")
-                self.error(access.span, f"unknown tensor `{access.tensor}`", hint)
+                self.error(Code.UNDEFINED_NAME, access.span, f"unknown tensor `{access.tensor}`",
+                           hint)
             return
         tensor = self.tensors[access.tensor]
         if tensor.role == "local" and access.tensor not in scope.locals:
             line = tensor.span.line
-            self.error(access.span, f"the local array `{access.tensor}` is out of scope here",
-                       f"it is declared at line {line}; use it inside the block it is "
-                       "declared in")
+            self.error(Code.UNDEFINED_NAME, access.span,
+                       f"the local array `{access.tensor}` is out of scope here",
+                       f"it is declared at line {line}; use it inside the block it is declared in")
             return
         if len(access.indices) != len(tensor.shape):
             declared = self._source_text(tensor.span).split(":", 1)[-1].strip()
-            self.error(access.span,
+            self.error(Code.WRONG_RANK, access.span,
                        f"`{access.tensor}` has rank {len(tensor.shape)} but is indexed with "
                        f"{_count(len(access.indices), 'index')}",
                        f"declared at line {tensor.span.line}: `{access.tensor}: {declared}`")
@@ -107,22 +112,24 @@ class ExpressionChecks:
                 self._not_a_size(node, names, what, scope)
                 ok = False
             elif isinstance(node, ast.Access):
-                self.error(node.span, f"{what} reads tensor `{node.tensor}`",
+                self.error(Code.NOT_A_SIZE_EXPRESSION, node.span,
+                           f"{what} reads tensor `{node.tensor}`",
                            "indirect indexing is not modelled: indices and bounds are affine "
                            "in sizes and iterators")
                 ok = False
             elif isinstance(node, ast.Call) and node.func not in ("min", "max"):
-                self.error(node.span, f"{what} calls `{node.func}`",
+                self.error(Code.NOT_A_SIZE_EXPRESSION, node.span, f"{what} calls `{node.func}`",
                            "indices and bounds use only + - * / min max")
                 ok = False
         return ok
 
     def _not_a_size(self, node: ast.Name, names, what: str, scope: _Scope | None) -> None:
         if node.id in self.tensors or node.id in self.locals:
-            self.error(node.span, f"{what} uses `{node.id}`, which is data, not a size",
+            self.error(Code.NOT_A_SIZE_EXPRESSION, node.span,
+                       f"{what} uses `{node.id}`, which is data, not a size",
                        "indices and bounds are made of sizes and iterators")
         elif scope is not None and node.id in scope.iterators:
-            self.error(node.span, f"{what} uses iterator `{node.id}`",
+            self.error(Code.NOT_A_SIZE_EXPRESSION, node.span, f"{what} uses iterator `{node.id}`",
                        "a loop step stays fixed while the loop runs: use a size")
         else:
             self._unknown(node, names, "declare it as a size: a kernel parameter "
@@ -130,7 +137,7 @@ class ExpressionChecks:
 
     def _unknown(self, name: ast.Name, known, fallback_hint: str | None = None) -> None:
         hint = did_you_mean(name.id, known) or fallback_hint
-        self.error(name.span, f"undefined name `{name.id}`", hint)
+        self.error(Code.UNDEFINED_NAME, name.span, f"undefined name `{name.id}`", hint)
 
     def _affine(self, expr: ast.Expr, names, scope: _Scope) -> None:
         """Indices must be affine in the iterators (sizes may multiply them)."""
@@ -138,7 +145,8 @@ class ExpressionChecks:
         if value is None or value.is_Symbol or value.is_Integer:
             return  # `i`, `N`, `0`: affine, and the most common index, without a Poly
         if value.has(sympy.Min, sympy.Max):
-            self.error(expr.span, "min/max in an index", "clip the loop bound instead")
+            self.error(Code.NOT_AFFINE, expr.span, "min/max in an index",
+                       "clip the loop bound instead")
             return
         symbols = [iterator_symbol(name) for name in scope.iterators]
         if not symbols or _plainly_affine(value, set(symbols)):
@@ -146,15 +154,15 @@ class ExpressionChecks:
         try:
             poly = sympy.Poly(value, *symbols)
         except sympy.PolynomialError:
-            self.error(expr.span, "index is not affine in the iterators",
+            self.error(Code.NOT_AFFINE, expr.span, "index is not affine in the iterators",
                        "a footprint needs indices like `i + 1`, `2*i` or `T*i0 + i`")
             return
         if poly.total_degree() > 1:
-            self.error(expr.span, "index is not affine in the iterators",
+            self.error(Code.NOT_AFFINE, expr.span, "index is not affine in the iterators",
                        "a product of iterators has no box footprint; write indices like "
                        "`i + 1`, `2*i` or `T*i0 + i`")
         elif any(sympy.denom(coefficient) != 1 for coefficient in poly.coeffs()):
-            self.error(expr.span, "index divides an iterator",
+            self.error(Code.NOT_AFFINE, expr.span, "index divides an iterator",
                        "indices are integers: write `2*i` rather than `i/2`, or use a step")
 
 

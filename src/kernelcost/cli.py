@@ -10,7 +10,7 @@ from typing import NoReturn
 
 from . import __version__, no_tensors
 from .cli_bounds import build_bound_parsers, run_bound, run_phase, run_tune
-from .cli_common import (  # EXIT_* are the command line's public codes
+from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public codes)
     EXIT_INTERNAL,
     EXIT_MISMATCH,
     EXIT_OK,
@@ -30,7 +30,16 @@ from .cli_inspect import add_validate_parser, run_check, run_machines, run_valid
 from .cli_model import build_model_parser, run_model
 from .cli_plot import build_plot_parser, run_plot
 from .cli_sweep import build_sweep_parser, run_sweep
-from .errors import Diagnostic, KcostError
+from .error_report import report, request_json
+from .errors import (
+    BudgetError,
+    Code,
+    Diagnostic,
+    InputOutputError,
+    InternalError,
+    KcostError,
+    SizeError,
+)
 from .jsonout import print_json
 from .outputs import drop_stdout
 from .watchdog import available as watchdog_available
@@ -128,17 +137,20 @@ def run_analyze(args) -> int:
     machines = machine_ids(args.machine, [], precisions)
     measurement = measurement_of(args.measured) if args.measured else None
     if args.exp_on_fma and not machines:
-        raise KcostError(Diagnostic(None, "--exp-on-fma needs a machine",
-                                    "add --machine b200 (or another id)"))
+        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(None, "--exp-on-fma needs a machine",
+                                                              "add --machine b200 (or another id)"))
     warm = tuple(name.strip() for name in (args.warm_l2 or "").split(",") if name.strip())
     if args.warm_l2 is not None and not warm:
-        raise KcostError(Diagnostic(None, "--warm-l2 names no tensor", "--warm-l2 x,w"))
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            None, "--warm-l2 names no tensor", "--warm-l2 x,w"))
     if warm and not machines:
-        raise KcostError(Diagnostic(None, "--warm-l2 needs a machine (its L2 capacity)",
-                                    "add --machine h100 (or another id)"))
+        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
+            None, "--warm-l2 needs a machine (its L2 capacity)",
+            "add --machine h100 (or another id)"))
     if measurement and not machines:
-        raise KcostError(Diagnostic(None, "--measured needs a machine to compare with",
-                                    "add --machine h100 (or another id)"))
+        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
+            None, "--measured needs a machine to compare with",
+            "add --machine h100 (or another id)"))
     found = []
     if machines:  # the model, solve and machine stages load only when there is one
         from .answer import answers
@@ -217,11 +229,11 @@ def main(argv: list[str] | None = None) -> int:
     time budget for the whole command; called with arguments (tests, scripts) it runs here."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    request_json(getattr(args, "json", False))
     try:
         budget = budget_seconds()
     except KcostError as error:
-        print(error.render(), file=sys.stderr)
-        return EXIT_USER_ERROR
+        return report(error)
     if argv is None and watchdog_available():
         _run_as_program(args, budget)
     return _run(args)
@@ -258,8 +270,7 @@ def _run(args) -> int:
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at interpreter exit
         return code
     except KcostError as error:
-        print(error.render(), file=sys.stderr)
-        return EXIT_USER_ERROR
+        return report(error)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `kernelcost ... | head`: the reader left, nothing to report
@@ -268,21 +279,18 @@ def _run(args) -> int:
         return EXIT_OK
     except OSError as error:  # reading is checked where it happens: this is the output
         drop_stdout()
-        print(f"error: cannot write the output: {error.strerror or error}",
-              file=sys.stderr)
-        print("  hint: check the disk space and where the output goes", file=sys.stderr)
-        return EXIT_USER_ERROR
+        return report(InputOutputError(Code.OUTPUT_FAILED, Diagnostic(
+            None, f"cannot write the output: {error.strerror or error}",
+            "check the disk space and where the output goes")))
     except RecursionError:
-        print(f"error: the input nests too deeply to analyse while {current_stage()}",
-              file=sys.stderr)
-        print("  hint: split long expressions with `let`, shorten --set values, or flatten "
-              "the machine file", file=sys.stderr)
-        return EXIT_USER_ERROR
+        return report(BudgetError(Code.TOO_DEEP_TO_ANALYSE, Diagnostic(
+            None, f"the input nests too deeply to analyse while {current_stage()}",
+            "split long expressions with `let`, shorten --set values, or flatten the machine "
+            "file")))
     except Exception as error:  # the promise: no traceback reaches the user
-        print(f"internal error: {type(error).__name__}: {error}\n"
-              "  hint: this is a bug in kernelcost; please report it with the spec",
-              file=sys.stderr)
-        return EXIT_INTERNAL
+        return report(InternalError(Code.UNEXPECTED, Diagnostic(
+            None, f"{type(error).__name__}: {error}",
+            "this is a bug in kernelcost; please report it with the spec")))
 
 
 if __name__ == "__main__":

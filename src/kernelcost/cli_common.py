@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, MachineFileError, MeasurementError
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -111,8 +111,8 @@ def machine_ids(items: list[str], default: list[str],
         kept = [m for m in every
                 if all(p in load_machine(m).precisions for p in precisions or [])]
         if not kept:
-            raise KcostError(Diagnostic(None, "no built-in machine has "
-                                              f"{' and '.join(precisions or [])}"))
+            raise MachineFileError(Code.NO_PRECISION_PEAK, Diagnostic(
+                None, f"no built-in machine has {' and '.join(precisions or [])}"))
         return kept
     return ids or default
 
@@ -135,13 +135,14 @@ def measurement_of(text: str) -> dict[str, float]:
 
     measurement = parse_measurement(text)
     if measurement is None:
-        raise KcostError(Diagnostic(None, f"cannot read the measurement `{text}`",
-                                    "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a "
-                                    "byte rate (3.1TB/s)"))
+        raise MeasurementError(Code.UNREADABLE_MEASUREMENT, Diagnostic(
+            None, f"cannot read the measurement `{text}`",
+            "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a byte rate (3.1TB/s)"))
     (value,) = measurement.values()
     if not 0 < value < float("inf"):  # 0us would divide by zero, 1e400us is inf
-        raise KcostError(Diagnostic(None, f"the measurement `{text}` must be positive and "
-                                          "finite", "a time such as 412us, or a rate"))
+        raise MeasurementError(Code.MEASUREMENT_NOT_POSITIVE, Diagnostic(
+            None, f"the measurement `{text}` must be positive and finite",
+            "a time such as 412us, or a rate"))
     return measurement
 
 

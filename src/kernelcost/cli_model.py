@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, ModelFileError
 from .watchdog import stage
 
 MAX_BATCH = 10**7
@@ -67,8 +67,10 @@ def run_model(args) -> int:
     model = load_model(args.model)
     machine = load_machine(args.machine)
     if args.gpus > 1 and model.heads % args.gpus:
-        raise KcostError(Diagnostic(None, f"--gpus {args.gpus} does not divide the "
-                                          f"{model.heads} attention heads of {model.name}"))
+        raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
+            None,
+            f"--gpus {args.gpus} does not divide the "
+            f"{model.heads} attention heads of {model.name}"))
     stage("composing the model's kernels")
     result = whole_model(model, machine, args.batch, args.context, args.gpus)
     stage("writing the output")

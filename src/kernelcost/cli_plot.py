@@ -16,7 +16,7 @@ from .cli_common import (
     precision_names,
     progress_bar,
 )
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, MeasurementError, SizeError
 from .watchdog import stage
 
 # `gemm_tiled:T=64,N=N`: a spec's file name, a colon, what belongs to it alone
@@ -58,8 +58,8 @@ def run_plot(args) -> int:
     precisions = precision_names(args.precision) or []
     machines = [load_machine(m) for m in machine_ids(args.machine, [], precisions)]
     if any(measured) and len(machines) > 1:
-        raise KcostError(Diagnostic(None, "a measurement was taken on one machine: give one "
-                                          "--machine with --measured"))
+        raise MeasurementError(Code.MEASUREMENT_AMBIGUOUS, Diagnostic(
+            None, "a measurement was taken on one machine: give one --machine with --measured"))
     for machine in machines:
         if precisions:
             machine.require_precision(precisions[0])
@@ -104,9 +104,9 @@ def split_by_spec(items: list[str], names: list[str],
             continue
         name, value = match.groups()
         if name not in own:
-            raise KcostError(Diagnostic(None, f"{option} {item}: no spec named `{name}` on "
-                                              "the figure",
-                                        f"the specs: {', '.join(dict.fromkeys(names))}"))
+            raise SizeError(Code.UNKNOWN_SPEC_NAME, Diagnostic(
+                None, f"{option} {item}: no spec named `{name}` on the figure",
+                f"the specs: {', '.join(dict.fromkeys(names))}"))
         own[name].append(value)
     return shared, own
 
@@ -115,13 +115,14 @@ def _measurements(items: list[str], names: list[str]) -> list[dict | None]:
     """One measurement (or None) per spec, in the order of the specs."""
     shared, own = split_by_spec(items, names, "--measured")
     if shared and len(names) > 1:
-        raise KcostError(Diagnostic(None, f"--measured {shared[0]}: which spec was measured?",
-                                    f"name it: --measured {names[0]}:{shared[0]}"))
+        raise MeasurementError(Code.MEASUREMENT_AMBIGUOUS, Diagnostic(
+            None, f"--measured {shared[0]}: which spec was measured?",
+            f"name it: --measured {names[0]}:{shared[0]}"))
     measured = []
     for name in names:
         values = own[name] or shared
         if len(values) > 1:
-            raise KcostError(Diagnostic(None, f"two measurements of `{name}`",
-                                        "give one run per spec"))
+            raise MeasurementError(Code.MEASUREMENT_AMBIGUOUS, Diagnostic(
+                None, f"two measurements of `{name}`", "give one run per spec"))
         measured.append(measurement_of(values[0]) if values else None)
     return measured

@@ -16,7 +16,7 @@ from .blocks import count_grid
 from .check import CheckedKernel
 from .cost import WORK_CLASSES, Cost, ScopeCost, TensorFootprint
 from .counters import CounterView
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .facts import Facts
 from .footprint import Footprints
 from .nest import build_nest
@@ -34,8 +34,8 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
     `reuse` setting; "perfect" or "none" ignore the keep scopes and count every tensor so.
     budget_s: seconds of symbolic work allowed (default 60, or KERNELCOST_BUDGET_S)."""
     if reuse not in REUSE_MODES:
-        raise KcostError(Diagnostic(None, f"unknown reuse mode `{reuse}`",
-                                    "use spec, perfect or none"))
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(None, f"unknown reuse mode `{reuse}`",
+                                                          "use spec, perfect or none"))
     facts = Facts(checked, budget_s)
     nest = build_nest(checked, facts, reuse)
     summer = Summer(facts)

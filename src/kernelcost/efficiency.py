@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy
 
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, MeasurementError, SizeError
 from .model import COMPUTE_BOUND, MEMORY_BOUND, Verdict
 from .records import record
 from .units import si
@@ -43,12 +43,14 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
     given = [name for name, value in (("seconds", seconds), ("FLOPps", FLOPps), ("Bps", Bps))
              if value is not None]
     if len(given) != 1:
-        raise KcostError(Diagnostic(None, "give one measurement: a time, a FLOP/s or a B/s",
-                                    f"got {', '.join(given) or 'none'}"))
+        raise MeasurementError(Code.MEASUREMENT_AMBIGUOUS, Diagnostic(
+            None, "give one measurement: a time, a FLOP/s or a B/s",
+            f"got {', '.join(given) or 'none'}"))
     binding = result.binding_term()
     if binding is None:
-        raise KcostError(Diagnostic(None, "the verdict is symbolic: set every parameter "
-                                          "before comparing with a measurement"))
+        raise SizeError(Code.SIZES_UNSET, Diagnostic(
+            None,
+            "the verdict is symbolic: set every parameter before comparing with a measurement"))
     level = binding.key if binding.kind == "traffic" else "global"
     work = _number(result.work_FLOP, "W")
     traffic = _number(result.level(level).traffic_B, "Q") if level in _levels(result) else None
@@ -59,7 +61,8 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
         measured = work / float(FLOPps)
     else:
         if traffic is None:
-            raise KcostError(Diagnostic(None, f"no {level} traffic to convert B/s into a time"))
+            raise MeasurementError(Code.MEASUREMENT_NOT_COMPARABLE, Diagnostic(
+                None, f"no {level} traffic to convert B/s into a time"))
         measured = traffic / float(Bps)
     fraction = t_min / measured
     if binding.kind == "traffic":
@@ -75,6 +78,8 @@ def _levels(result: Verdict) -> tuple[str, ...]:
 
 def _number(expr: sympy.Expr, what: str) -> float:
     if not sympy.sympify(expr).is_number:
-        raise KcostError(Diagnostic(None, f"{what} is symbolic ({expr}): set every parameter "
-                                          "before comparing with a measurement"))
+        raise SizeError(Code.SIZES_UNSET, Diagnostic(
+            None,
+            f"{what} is symbolic ({expr}): set every parameter "
+            "before comparing with a measurement"))
     return float(expr)

@@ -1,10 +1,17 @@
-"""Errors are data: a diagnostic has a span, a message and a hint, and renders itself with
-the source line and a caret. Every user-facing failure is a KcostError carrying diagnostics."""
+"""Errors are data: a diagnostic has a span, a message, a hint and a stable code, and renders
+itself with the source line and a caret. Every user-facing failure is a KcostError (of the
+subclass of its code's family) carrying diagnostics; the codes are in error_codes and
+docs/errors.md."""
 
 from __future__ import annotations
 
 from .ast import Span
+from .error_codes import FAMILIES, Code, ErrorCode
 from .records import record
+
+__all__ = ["BudgetError", "Code", "Diagnostic", "ErrorCode", "InputOutputError",
+           "InternalError", "KcostError", "MachineFileError", "MeasurementError",
+           "ModelFileError", "SizeError", "SpecCheckError", "SpecSyntaxError", "error_for"]
 
 
 @record
@@ -12,13 +19,16 @@ class Diagnostic:
     span: Span | None  # None for errors with no place in a file (a missing file, say)
     message: str
     hint: str | None = None
+    code: ErrorCode | None = None  # the checker's own; else the code of the error raised
 
-    def render(self, source: str | None) -> str:
-        """`file:line:col: error: message`, the source line, a caret under the place, the hint."""
+    def render(self, source: str | None, label: str = "error") -> str:
+        """`file:line:col: error[KC203]: message`, the source line, a caret under the place,
+        the hint. The place stays first, as compilers write it, for editors that jump to it."""
+        tag = f"{label}[{self.code}]" if self.code else label
         if self.span is None:
-            lines = [f"error: {self.message}"]
+            lines = [f"{tag}: {self.message}"]
         else:
-            lines = [f"{self.span}: error: {self.message}"]
+            lines = [f"{self.span}: {tag}: {self.message}"]
             excerpt = _excerpt(source, self.span)
             if excerpt:
                 lines.extend(excerpt)
@@ -63,17 +73,94 @@ def _printable(line: str) -> str:
 
 
 class KcostError(Exception):
-    """The one exception the tool raises for bad input: one or more diagnostics."""
+    """Bad input (or, as InternalError, a bug): one or more diagnostics under a stable code.
+    `except KcostError` catches every family; a script tests `error.code`."""
 
-    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic, source: str | None = None):
+    family = "input"
+    exit_code = 2  # the command line's: 2 bad input, 3 a bug
+    label = "error"
+
+    def __init__(self, code: ErrorCode, diagnostics: list[Diagnostic] | Diagnostic,
+                 source: str | None = None):
         if isinstance(diagnostics, Diagnostic):
             diagnostics = [diagnostics]
-        self.diagnostics = list(diagnostics)
+        self.code = code
+        self.diagnostics = [d if d.code else Diagnostic(d.span, d.message, d.hint, code)
+                            for d in diagnostics]
         self.source = source
         super().__init__(self.render())
 
     def render(self) -> str:
-        return "\n\n".join(d.render(self.source) for d in self.diagnostics)
+        return "\n\n".join(d.render(self.source, self.label) for d in self.diagnostics)
+
+    def as_json(self) -> dict:
+        """The JSON error object `--json` prints: the first diagnostic's fields, then all."""
+        first = self.diagnostics[0]
+        return {"error": {"code": str(self.code), "family": self.code.family,
+                          "title": self.code.title, "exit_code": self.exit_code,
+                          **_diagnostic_json(first),
+                          "diagnostics": [_diagnostic_json(d) for d in self.diagnostics]}}
+
+
+def _diagnostic_json(diagnostic: Diagnostic) -> dict:
+    span = diagnostic.span
+    place = None if span is None else {
+        "file": span.file, "line": span.line, "column": span.column,
+        "end_line": span.end_line, "end_column": span.end_column}
+    return {"code": str(diagnostic.code), "message": diagnostic.message,
+            "hint": diagnostic.hint, "place": place}
+
+
+class SpecSyntaxError(KcostError):
+    family = "syntax"
+
+
+class SpecCheckError(KcostError):
+    family = "check"
+
+
+class SizeError(KcostError):
+    family = "size"
+
+
+class MachineFileError(KcostError):
+    family = "machine"
+
+
+class ModelFileError(KcostError):
+    family = "model"
+
+
+class MeasurementError(KcostError):
+    family = "measurement"
+
+
+class BudgetError(KcostError):
+    family = "budget"
+
+
+class InputOutputError(KcostError):
+    family = "io"
+
+
+class InternalError(KcostError):
+    family = "internal"
+    exit_code = 3
+    label = "internal error"
+
+
+FAMILY_CLASSES: dict[str, type[KcostError]] = {
+    cls.family: cls for cls in (SpecSyntaxError, SpecCheckError, SizeError, MachineFileError,
+                                ModelFileError, MeasurementError, BudgetError,
+                                InputOutputError, InternalError)}
+assert set(FAMILY_CLASSES) == {name for name, _ in FAMILIES.values()}
+
+
+def error_for(code: ErrorCode, diagnostics: list[Diagnostic] | Diagnostic,
+              source: str | None = None) -> KcostError:
+    """The error of `code`'s family, for code shared by families (TOML of machines and of
+    models)."""
+    return FAMILY_CLASSES[code.family](code, diagnostics, source)
 
 
 def closest(name: str, candidates) -> str | None:

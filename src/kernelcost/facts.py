@@ -14,7 +14,7 @@ import sympy
 
 from . import ast
 from .check import CheckedKernel
-from .errors import Diagnostic, KcostError
+from .errors import BudgetError, Code, Diagnostic
 from .quotients import cancel, factor
 from .shifted import shifted_nonnegative, shifted_sign
 from .symbols import derivative
@@ -175,7 +175,7 @@ class Facts:
         doing = ""
         if self.activity is not None:
             doing, place = f", stopped while {self.activity[0]}", self.activity[1] or place
-        raise KcostError(Diagnostic(
+        raise BudgetError(Code.SYMBOLIC_BUDGET_RAN_OUT, Diagnostic(
             place,
             f"counting `{self.kernel.name}` needs more than {self.budget_s:g} s of "
             f"symbolic work{doing}",

@@ -11,7 +11,7 @@ import os
 import stat
 
 from .ast import Span
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, InputOutputError
 
 BOM = "\ufeff"
 
@@ -21,28 +21,32 @@ def read_text(path: str, limit: int, what: str = "file") -> str:
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise KcostError(Diagnostic(None, f"no such file: {path}", "check the path")) from None
+        raise InputOutputError(Code.NO_SUCH_FILE, Diagnostic(
+            None, f"no such file: {path}", "check the path")) from None
     except OSError as error:
-        raise KcostError(Diagnostic(None, f"cannot read {path}: {error.strerror}")) from None
+        raise InputOutputError(Code.CANNOT_READ, Diagnostic(
+            None, f"cannot read {path}: {error.strerror}")) from None
     except ValueError:  # a NUL byte in the name (from the API; argv cannot hold one)
-        raise KcostError(Diagnostic(None, f"cannot read {path!r}: the name holds a NUL "
-                                          "byte")) from None
+        raise InputOutputError(Code.CANNOT_READ, Diagnostic(
+            None, f"cannot read {path!r}: the name holds a NUL byte")) from None
     _refuse_special(path, info, what)
     try:
         # O_NONBLOCK: should the path become a FIFO after the stat, the open still returns
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
-        raise KcostError(Diagnostic(None, f"cannot read {path}: {error.strerror}")) from None
+        raise InputOutputError(Code.CANNOT_READ, Diagnostic(
+            None, f"cannot read {path}: {error.strerror}")) from None
     try:
         _refuse_special(path, os.fstat(descriptor), what)
         data = read_at_most(descriptor, limit)
     except OSError as error:
-        raise KcostError(Diagnostic(None, f"cannot read {path}: {error.strerror}")) from None
+        raise InputOutputError(Code.CANNOT_READ, Diagnostic(
+            None, f"cannot read {path}: {error.strerror}")) from None
     finally:
         os.close(descriptor)
     if len(data) > limit:
-        raise KcostError(Diagnostic(None, f"{path} is larger than {limit:,} bytes",
-                                    f"a {what} is a few dozen lines"))
+        raise InputOutputError(Code.FILE_TOO_LARGE, Diagnostic(
+            None, f"{path} is larger than {limit:,} bytes", f"a {what} is a few dozen lines"))
     return decode(data, path)
 
 
@@ -61,13 +65,14 @@ def read_at_most(descriptor: int, limit: int) -> bytes:
 
 def _refuse_special(path: str, info: os.stat_result, what: str) -> None:
     if stat.S_ISDIR(info.st_mode):
-        raise KcostError(Diagnostic(None, f"{path} is a directory", f"give a {what}"))
+        raise InputOutputError(Code.NOT_A_REGULAR_FILE, Diagnostic(
+            None, f"{path} is a directory", f"give a {what}"))
     if not stat.S_ISREG(info.st_mode):
         kind = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else
                 "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else
                 "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
-        raise KcostError(Diagnostic(None, f"{path} is {kind}, not a regular file",
-                                    f"give a {what} saved on disk"))
+        raise InputOutputError(Code.NOT_A_REGULAR_FILE, Diagnostic(
+            None, f"{path} is {kind}, not a regular file", f"give a {what} saved on disk"))
 
 
 def decode(data: bytes, filename: str) -> str:
@@ -80,7 +85,7 @@ def decode(data: bytes, filename: str) -> str:
         column = len(before) - before.rfind("\n")
         span = Span(filename, line, column, line, column + 1)
         shown = normalise(data.decode("utf-8", "replace"))
-        raise KcostError(Diagnostic(
+        raise InputOutputError(Code.NOT_UTF8, Diagnostic(
             span, f"the file is not UTF-8 text: byte 0x{data[error.start]:02X} here",
             "save it as UTF-8"), shown) from None
     return normalise(text)

@@ -118,15 +118,16 @@ def machine_capacity(machine, level: str) -> tuple[float | None, str]:
 
 
 def _verdict(spec, level, machine, S, b, i_max, work, compulsory, gap, pair) -> Verdict:
-    from .errors import Diagnostic, KcostError
+    from .errors import Code, Diagnostic, MachineFileError
 
     capacity, text = machine_capacity(machine, level)
     feeder = FED_BY[level]
     bandwidth = machine.bandwidth(feeder) or (machine.bandwidth("global")
                                               if feeder == "l2" else None)
     if capacity is None or bandwidth is None:
-        raise KcostError(Diagnostic(None, f"{machine.id} gives no capacity or bandwidth for "
-                                    f"{level}", "pick another level or machine"))
+        raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
+            None, f"{machine.id} gives no capacity or bandwidth for {level}",
+            "pick another level or machine"))
     work_class = max(spec.cost("spec").work, key=lambda c: _size(spec.cost("spec").work[c],
                                                                   spec))
     ridge = machine.peak(spec.checked.precision, work_class) / bandwidth

@@ -4,7 +4,7 @@ load latencies, and chooses the ceiling a work class meets; machinefile reads on
 
 from __future__ import annotations
 
-from .errors import Diagnostic, KcostError, did_you_mean
+from .errors import Code, Diagnostic, MachineFileError, did_you_mean
 from .records import record
 from .symbols import LEVELS
 
@@ -191,9 +191,10 @@ class Machine:
         if peak is None:
             peak = self.dense_peak(FALLBACK_VECTOR_PRECISION, "vector")
         if peak is None:
-            raise KcostError(Diagnostic(
-                None, f"{self.path}: machine `{self.id}` has no vector peak for "
-                      f"{precision} or {FALLBACK_VECTOR_PRECISION}",
+            raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
+                None,
+                f"{self.path}: machine `{self.id}` has no vector peak for "
+                f"{precision} or {FALLBACK_VECTOR_PRECISION}",
                 "add a [[compute]] table with unit = \"vector\""))
         return _ceiling_of(peak)
 
@@ -241,7 +242,7 @@ class Machine:
         fp32 stand-in of `ceiling` is for a spec's own element type, not for a request)."""
         check_precision_name(precision)
         if precision not in self.precisions:
-            raise KcostError(Diagnostic(
+            raise MachineFileError(Code.NO_PRECISION_PEAK, Diagnostic(
                 None, f"machine `{self.id}` ({self.name}) has no {precision} peak",
                 f"precisions on {self.id}: {', '.join(self.precisions)}"))
 
@@ -262,8 +263,8 @@ def check_precision_name(precision: str) -> None:
 
 def _check_name(name: str, allowed, what: str) -> None:
     if name not in allowed:
-        raise KcostError(Diagnostic(None, f"unknown {what} `{name}`",
-                                    did_you_mean(name, allowed) or
-                                    f"one of: {', '.join(allowed)}"))
+        raise MachineFileError(Code.UNKNOWN_NAME, Diagnostic(None, f"unknown {what} `{name}`",
+                                                             did_you_mean(name, allowed) or
+                                                             f"one of: {', '.join(allowed)}"))
 
 

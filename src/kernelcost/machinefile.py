@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from .errors import Diagnostic, KcostError, did_you_mean
+from .errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean
 from .inputs import normalise
 from .machine import (
     CAPACITY_SCOPES,
@@ -101,7 +101,7 @@ def load_machine(name_or_path: str | Path) -> Machine:
                             "machine file")
     if found is None:
         name = str(name_or_path)
-        raise KcostError(Diagnostic(
+        raise MachineFileError(Code.UNKNOWN_MACHINE, Diagnostic(
             None, f"unknown machine `{name}`",
             did_you_mean(name.lower(), builtin_machine_ids())
             or f"built-in machines: {', '.join(builtin_machine_ids())}; or give a .toml path"))
@@ -111,7 +111,7 @@ def load_machine(name_or_path: str | Path) -> Machine:
 def parse_machine(text: str, path: str) -> Machine:
     """Build a Machine from the text of a machine file; `path` names it in errors."""
     text = normalise(text)
-    data = toml_data(text, path, "machine file")
+    data = toml_data(text, path, "machine file", Code.MACHINE_NOT_TOML)
     return _Reader(path, text).machine(data)
 
 
@@ -136,16 +136,18 @@ class _Reader:
         self.path = path
         self.text = text
 
-    def error(self, where: str, message: str, hint: str | None = None,
-              key: bool = False) -> KcostError:
+    def error(self, code: ErrorCode, where: str, message: str, hint: str | None = None,
+              key: bool = False) -> MachineFileError:
         span = place_of(self.text, self.path, where, key) if self.text else None
         prefix = "" if span else f"{self.path}: "
-        return KcostError(Diagnostic(span, f"{prefix}`{where}`: {message}", hint), self.text)
+        return MachineFileError(code, Diagnostic(span, f"{prefix}`{where}`: {message}", hint),
+                                self.text)
 
     def entries(self, tables: list, key: str) -> list[dict]:
         for position, table in enumerate(tables):
             if not isinstance(table, dict):
-                raise self.error(f"{key}[{position}]", f"expected a table, got {table!r:.40}",
+                raise self.error(Code.MACHINE_BAD_VALUE, f"{key}[{position}]",
+                                 f"expected a table, got {table!r:.40}",
                                  f"write each entry as a [[{key}]] table")
         return tables
 
@@ -159,7 +161,8 @@ class _Reader:
         self.known_keys(sfu, _SFU_KEYS, "sfu")
         machine_id = self.string(data, "id", "", required=True)
         if machine_id != machine_id.lower():
-            raise self.error("id", f"machine ids are lower case: `{machine_id.lower()}`")
+            raise self.error(Code.MACHINE_BAD_VALUE, "id",
+                             f"machine ids are lower case: `{machine_id.lower()}`")
         compute = self.compute(data.get("compute", []))
         memory = self.memory(data.get("memory", []))
         return Machine(
@@ -182,7 +185,8 @@ class _Reader:
 
     def compute(self, tables) -> tuple[ComputePeak, ...]:
         if not isinstance(tables, list) or not tables:
-            raise self.error("compute", "a machine needs at least one [[compute]] table")
+            raise self.error(Code.MACHINE_MISSING_KEY, "compute",
+                             "a machine needs at least one [[compute]] table")
         peaks = []
         seen = set()
         for position, table in enumerate(self.entries(tables, "compute")):
@@ -197,15 +201,17 @@ class _Reader:
             )
             identity = (peak.precision, peak.unit, peak.sparse)
             if identity in seen:
-                raise self.error(where, f"a second {'sparse' if peak.sparse else 'dense'} "
-                                        f"{peak.precision} {peak.unit} peak")
+                raise self.error(Code.MACHINE_INCONSISTENT, where,
+                                 f"a second {'sparse' if peak.sparse else 'dense'} "
+                                 f"{peak.precision} {peak.unit} peak")
             seen.add(identity)
             peaks.append(peak)
         return tuple(peaks)
 
     def memory(self, tables) -> tuple[MemoryLevel, ...]:
         if not isinstance(tables, list) or not tables:
-            raise self.error("memory", "a machine needs at least the [[memory]] level `global`")
+            raise self.error(Code.MACHINE_MISSING_KEY, "memory",
+                             "a machine needs at least the [[memory]] level `global`")
         levels = []
         for position, table in enumerate(self.entries(tables, "memory")):
             where = f"memory[{position}]"
@@ -223,10 +229,12 @@ class _Reader:
             ))
         order = [LEVELS.index(memory.level) for memory in levels]
         if order != sorted(set(order)):
-            raise self.error("memory", "levels must appear once each, in the order "
-                                       + ", ".join(LEVELS))
+            raise self.error(Code.MACHINE_INCONSISTENT, "memory",
+                             "levels must appear once each, in the order "
+                             + ", ".join(LEVELS))
         if levels[0].level != "global":
-            raise self.error("memory", "the first level must be `global`")
+            raise self.error(Code.MACHINE_INCONSISTENT, "memory",
+                             "the first level must be `global`")
         return tuple(levels)
 
     def execution(self, table: dict, memory: tuple[MemoryLevel, ...]) -> Execution:
@@ -246,20 +254,19 @@ class _Reader:
         execution = Execution(**values, sources=tuple(sources))
         portable, nonportable = execution.cluster_max_portable, execution.cluster_max_nonportable
         if portable and nonportable and portable > nonportable:
-            raise self.error("execution.cluster_max_nonportable",
+            raise self.error(Code.MACHINE_INCONSISTENT, "execution.cluster_max_nonportable",
                              f"smaller than cluster_max_portable ({portable})")
         shared = next((m for m in memory if m.level == "shared"), None)
         per_block = execution.shared_per_block_max_B
         if per_block and shared and shared.capacity_B and shared.capacity_per == "sm" \
                 and per_block > shared.capacity_B:
-            raise self.error("execution.shared_per_block_max_B",
-                             f"more than the shared capacity per SM "
-                             f"({shared.capacity_B:.0f} B)")
+            raise self.error(Code.MACHINE_INCONSISTENT, "execution.shared_per_block_max_B",
+                             f"more than the shared capacity per SM ({shared.capacity_B:.0f} B)")
         return execution
 
     def latencies(self, tables) -> tuple[Latency, ...]:
         if not isinstance(tables, list):
-            raise self.error("latency", "expected [[latency]] tables")
+            raise self.error(Code.MACHINE_BAD_VALUE, "latency", "expected [[latency]] tables")
         found = []
         for position, table in enumerate(self.entries(tables, "latency")):
             where = f"latency[{position}]"
@@ -272,7 +279,8 @@ class _Reader:
                 source=self.string(table, "source", where, required=True),
             )
             if any(other.level == latency.level for other in found):
-                raise self.error(f"{where}.level", f"a second latency for `{latency.level}`")
+                raise self.error(Code.MACHINE_INCONSISTENT, f"{where}.level",
+                                 f"a second latency for `{latency.level}`")
             found.append(latency)
         return tuple(found)
 
@@ -282,7 +290,7 @@ class _Reader:
         for key in table:
             if key not in allowed:
                 name = f"{where}.{key}" if where else key
-                raise self.error(name, "unknown key",
+                raise self.error(Code.MACHINE_UNKNOWN_KEY, name, "unknown key",
                                  did_you_mean(key, allowed) or f"known keys: {', '.join(allowed)}",
                                  key=True)
 
@@ -290,20 +298,21 @@ class _Reader:
         value = data.get(key)
         if value is None:
             if required:
-                raise self.error(key, "missing table")
+                raise self.error(Code.MACHINE_MISSING_KEY, key, "missing table")
             return {}
         if not isinstance(value, dict):
-            raise self.error(key, "expected a table")
+            raise self.error(Code.MACHINE_BAD_VALUE, key, "expected a table")
         return value
 
     def number(self, table: dict, key: str, where: str, required: bool = False) -> float | None:
         value = table.get(key)
         if value is None:
             if required:
-                raise self.error(f"{where}.{key}", "missing number")
+                raise self.error(Code.MACHINE_MISSING_KEY, f"{where}.{key}", "missing number")
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.error(f"{where}.{key}", f"expected a positive number, got {value!r:.40}")
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected a positive number, got {value!r:.40}")
         try:
             number = float(value)
         except OverflowError:  # an integer of hundreds of digits
@@ -311,24 +320,25 @@ class _Reader:
         if not math.isfinite(number) or not NUMBER_RANGE[0] <= number <= NUMBER_RANGE[1]:
             shown = f"{value:.3g}" if isinstance(value, float) else f"an integer of " \
                 f"{len(str(value)) if number == math.inf else len(repr(value))} digits"
-            raise self.error(f"{where}.{key}", f"expected a positive number between "
-                                               f"{NUMBER_RANGE[0]:g} and {NUMBER_RANGE[1]:g} "
-                                               f"in SI base units, got {shown}")
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected a positive number between "
+                             f"{NUMBER_RANGE[0]:g} and {NUMBER_RANGE[1]:g} "
+                             f"in SI base units, got {shown}")
         return number
 
     def count(self, table: dict, key: str, where: str) -> int:
         value = table.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_COUNT:
-            raise self.error(f"{where}.{key}", f"expected a positive integer up to "
-                                               f"{MAX_COUNT:,}, got {value!r:.40}")
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected a positive integer up to {MAX_COUNT:,}, got {value!r:.40}")
         return value
 
     def fraction(self, table: dict, key: str, where: str) -> float:
         value = table.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not 0 < value <= 1:
-            raise self.error(f"{where}.{key}", f"expected a fraction in (0, 1], "
-                                               f"got {value!r:.40}")
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected a fraction in (0, 1], got {value!r:.40}")
         return float(value)
 
     def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None:
@@ -336,16 +346,18 @@ class _Reader:
         name = f"{where}.{key}" if where else key
         if value is None:
             if required:
-                raise self.error(name, "missing")
+                raise self.error(Code.MACHINE_MISSING_KEY, name, "missing")
             return None
         if not isinstance(value, str) or not value.strip():
-            raise self.error(name, f"expected a non-empty string, got {value!r}")
+            raise self.error(Code.MACHINE_BAD_VALUE, name,
+                             f"expected a non-empty string, got {value!r}")
         return value
 
     def boolean(self, table: dict, key: str, where: str) -> bool:
         value = table.get(key, False)
         if not isinstance(value, bool):
-            raise self.error(f"{where}.{key}", f"expected true or false, got {value!r}")
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected true or false, got {value!r}")
         return value
 
     def choice(self, table: dict, key: str, allowed, where: str, default: object = ...):
@@ -353,8 +365,8 @@ class _Reader:
         if value is None and default is not ...:
             return default
         if value not in allowed:
-            raise self.error(f"{where}.{key}", f"expected one of {', '.join(allowed)}, "
-                                               f"got {value!r}",
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected one of {', '.join(allowed)}, got {value!r}",
                              did_you_mean(str(value), allowed))
         return value
 
@@ -363,5 +375,6 @@ class _Reader:
         required = number_key in table
         source = self.string(table, source_key, where, required=required)
         if source is not None and not required:
-            raise self.error(f"{where}.{source_key}", f"a source without `{number_key}`")
+            raise self.error(Code.MACHINE_MISSING_KEY, f"{where}.{source_key}",
+                             f"a source without `{number_key}`")
         return source

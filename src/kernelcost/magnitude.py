@@ -12,7 +12,7 @@ import math
 import sympy
 
 from .ast import Kernel
-from .errors import Diagnostic, KcostError
+from .errors import BudgetError, Code, Diagnostic
 
 MAX_CONSTANT_DIGITS = 4_000
 _MAX_BITS = int(MAX_CONSTANT_DIGITS * math.log2(10))
@@ -29,9 +29,9 @@ def refuse_huge_constants(cost, kernel: Kernel) -> None:
             bits = max(abs(number.p).bit_length(), abs(number.q).bit_length())
             if bits > _MAX_BITS:
                 digits = int(bits / math.log2(10))
-                raise KcostError(Diagnostic(
-                    kernel.span, f"the counts of `{kernel.name}` hold a number of about "
-                                 f"{digits:,} digits, more than {MAX_CONSTANT_DIGITS:,}",
+                raise BudgetError(Code.COUNTS_TOO_LARGE, Diagnostic(
+                    kernel.span,
+                    f"the counts of `{kernel.name}` hold a number of about "
+                    f"{digits:,} digits, more than {MAX_CONSTANT_DIGITS:,}",
                     "a loop bound or an extent multiplies large literals; write large "
-                    "quantities as sizes (parameters) and set them with --set"),
-                    kernel.source)
+                    "quantities as sizes (parameters) and set them with --set"), kernel.source)

@@ -27,7 +27,7 @@ from .cost import Cost
 from .decide import at_most, cancelled_quotient, largest, less_than, pair_sign, smallest_of_two
 from .derates import Derate, launch_derate
 from .drawable import Drawable
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, MachineFileError
 from .execution import GridVerdict, grid_verdict
 from .hardware import UNBOUNDING_LEVELS, Machine
 from .occupancy import Misfit
@@ -232,8 +232,10 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
             terms = [TimeTerm(t.name, t.kind, t.key, t.rate, t.amount, t.seconds)
                      for t in grid.bound_terms]
     if not terms:
-        raise KcostError(Diagnostic(None, f"kernel `{cost.kernel}` has neither work nor traffic "
-                                          f"that {machine.id} has a ceiling for"))
+        raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
+            None,
+            f"kernel `{cost.kernel}` has neither work nor traffic "
+            f"that {machine.id} has a ceiling for"))
     t_min = largest(*[term.seconds for term in terms])
     if cost.grid is None and state is not None and state.model_B != state.bound_B:
         nest_t_model = _nest_t_model(served_cost(cold_cost, state.model_B), machine, precision,

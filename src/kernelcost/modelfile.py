@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import Diagnostic, KcostError, did_you_mean
+from .errors import Code, Diagnostic, ErrorCode, ModelFileError, did_you_mean
 from .inputs import normalise
 from .records import record
 from .tomlplaces import place_of, shipped_ids, shipped_or_file, toml_data
@@ -111,7 +111,7 @@ def load_model(name_or_path: str | Path) -> ModelConfig:
     found = shipped_or_file(name_or_path, "kernelcost.models", MAX_MODEL_BYTES, "model file")
     if found is None:
         name = str(name_or_path)
-        raise KcostError(Diagnostic(
+        raise ModelFileError(Code.UNKNOWN_MODEL, Diagnostic(
             None, f"unknown model `{name}`",
             did_you_mean(name.lower(), builtin_model_ids())
             or f"shipped models: {', '.join(builtin_model_ids())}; or give a .toml path"))
@@ -120,7 +120,7 @@ def load_model(name_or_path: str | Path) -> ModelConfig:
 
 def parse_model(text: str, path: str) -> ModelConfig:
     text = normalise(text)
-    data = toml_data(text, path, "model file")
+    data = toml_data(text, path, "model file", Code.MODEL_NOT_TOML)
     return _Reader(path, text).model(data)
 
 
@@ -128,15 +128,17 @@ class _Reader:
     def __init__(self, path: str, text: str):
         self.path, self.text = path, text
 
-    def error(self, key: str, message: str, hint: str | None = None) -> KcostError:
+    def error(self, code: ErrorCode, key: str, message: str,
+              hint: str | None = None) -> ModelFileError:
         span = place_of(self.text, self.path, key)
         prefix = "" if span else f"{self.path}: "
-        return KcostError(Diagnostic(span, f"{prefix}`{key}`: {message}", hint), self.text)
+        return ModelFileError(code, Diagnostic(span, f"{prefix}`{key}`: {message}", hint),
+                              self.text)
 
     def model(self, data: dict) -> ModelConfig:
         for key in data:
             if key not in _KEYS:
-                raise self.error(key, "unknown key",
+                raise self.error(Code.MODEL_UNKNOWN_KEY, key, "unknown key",
                                  did_you_mean(key, _KEYS) or f"known keys: {', '.join(_KEYS)}")
         sources = []
         for key in (*_FIGURES, "dtype", "tie_embeddings"):
@@ -144,28 +146,33 @@ class _Reader:
             if given:
                 sources.append((key, self.string(data, source_key)))
             elif source_key in data:
-                raise self.error(source_key, f"a source without `{key}`")
+                raise self.error(Code.MODEL_MISSING_KEY, source_key, f"a source without `{key}`")
         figures = {key: self.count(data, key) for key in _FIGURES if key in data}
         for key in _FIGURES:
             if key not in figures and key not in _OPTIONAL:
-                raise self.error(key, "missing figure", f"add `{key} = ...` and "
-                                                        f"`{key}_source = \"...\"`")
+                raise self.error(Code.MODEL_MISSING_KEY, key, "missing figure",
+                                 f"add `{key} = ...` and `{key}_source = \"...\"`")
         if figures["hidden"] % figures["heads"] and "head_dim" not in figures:
-            raise self.error("heads", "does not divide `hidden`: give `head_dim`")
+            raise self.error(Code.MODEL_INCONSISTENT, "heads",
+                             "does not divide `hidden`: give `head_dim`")
         figures.setdefault("head_dim", figures["hidden"] // figures["heads"])
         figures.setdefault("experts", 1)
         figures.setdefault("experts_per_token", 1)
         if figures["heads"] % figures["kv_heads"]:
-            raise self.error("kv_heads", f"must divide heads ({figures['heads']})")
+            raise self.error(Code.MODEL_INCONSISTENT, "kv_heads",
+                             f"must divide heads ({figures['heads']})")
         if figures["experts_per_token"] > figures["experts"]:
-            raise self.error("experts_per_token", f"more than experts ({figures['experts']})")
+            raise self.error(Code.MODEL_INCONSISTENT, "experts_per_token",
+                             f"more than experts ({figures['experts']})")
         dtype = data.get("dtype", "bf16")
         if dtype not in DTYPES:
-            raise self.error("dtype", f"expected one of {', '.join(DTYPES)}, got {dtype!r}",
+            raise self.error(Code.MODEL_BAD_VALUE, "dtype",
+                             f"expected one of {', '.join(DTYPES)}, got {dtype!r}",
                              "the composed specs count 2-byte bf16 weights and activations")
         tie = data.get("tie_embeddings", False)
         if not isinstance(tie, bool):
-            raise self.error("tie_embeddings", f"expected true or false, got {tie!r}")
+            raise self.error(Code.MODEL_BAD_VALUE, "tie_embeddings",
+                             f"expected true or false, got {tie!r}")
         return ModelConfig(name=self.string(data, "name"), path=self.path,
                            config_url=self.string(data, "config_url"), dtype=dtype,
                            tie_embeddings=tie, sources=tuple(sources), **figures)
@@ -173,13 +180,15 @@ class _Reader:
     def count(self, data: dict, key: str) -> int:
         value = data[key]
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_FIGURE:
-            raise self.error(key, f"expected a positive integer up to {MAX_FIGURE:,}, "
-                                  f"got {value!r:.40}")
+            raise self.error(Code.MODEL_BAD_VALUE, key, f"expected a positive integer up to "
+                                                        f"{MAX_FIGURE:,}, got {value!r:.40}")
         return value
 
     def string(self, data: dict, key: str) -> str:
         value = data.get(key)
+        if value is None:
+            raise self.error(Code.MODEL_MISSING_KEY, key, "missing")
         if not isinstance(value, str) or not value.strip():
-            raise self.error(key, "missing" if value is None else
+            raise self.error(Code.MODEL_BAD_VALUE, key,
                              f"expected a non-empty string, got {value!r:.40}")
         return value

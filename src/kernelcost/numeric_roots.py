@@ -8,7 +8,7 @@ import math
 
 import sympy
 
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .records import record
 
 ABOVE = "above"  # the side of a root where the quantity exceeds the target
@@ -28,7 +28,7 @@ def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
     """Sign changes of quantity - target over 1 .. 1e15 on a log grid, refined by bisection:
     for intensities with ceilings or min/max, when every other parameter is set."""
     if quantity.free_symbols - {variable}:
-        raise KcostError(Diagnostic(
+        raise SizeError(Code.NOT_IN_CLOSED_FORM, Diagnostic(
             None, f"cannot solve {shortened(quantity)} = {target_value} in closed form",
             "set every other parameter (--set) for a numeric answer"))
     difference = sympy.lambdify(variable, quantity - target_value, modules="math")

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, InputOutputError
 
 
 def check_output(path: str | Path) -> Path:
@@ -21,31 +21,35 @@ def check_output(path: str | Path) -> Path:
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.exists():
-        raise KcostError(Diagnostic(None, f"cannot write {path}: the directory {directory} "
-                                          "does not exist", "create it first"))
+        raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
+            None, f"cannot write {path}: the directory {directory} does not exist",
+            "create it first"))
     if not directory.is_dir():
-        raise KcostError(Diagnostic(None, f"cannot write {path}: {directory} is not a "
-                                          "directory"))
+        raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
+            None, f"cannot write {path}: {directory} is not a directory"))
     try:
         info = os.stat(path)
     except FileNotFoundError:
         info = None
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in the name
         reason = getattr(error, "strerror", None) or "the name is not a usable path"
-        raise KcostError(Diagnostic(None, f"cannot write {str(path)!r}: {reason}")) from None
+        raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
+            None, f"cannot write {str(path)!r}: {reason}")) from None
     if info is not None:
         if stat.S_ISDIR(info.st_mode):
-            raise KcostError(Diagnostic(None, f"cannot write {path}: it is a directory",
-                                        "give a file name, e.g. out/figure.svg"))
+            raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
+                None, f"cannot write {path}: it is a directory",
+                "give a file name, e.g. out/figure.svg"))
         if not stat.S_ISREG(info.st_mode):
-            raise KcostError(Diagnostic(None, f"cannot write {path}: it is not a regular file",
-                                        "give a file name on disk"))
+            raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
+                None, f"cannot write {path}: it is not a regular file", "give a file name on disk"))
         if not os.access(path, os.W_OK) or not info.st_mode & 0o222:
-            raise KcostError(Diagnostic(None, f"cannot write {path}: the file is read-only",
-                                        "make it writable or choose another name"))
+            raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
+                None, f"cannot write {path}: the file is read-only",
+                "make it writable or choose another name"))
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise KcostError(Diagnostic(None, f"cannot write {path}: the directory {directory} "
-                                          "is not writable"))
+        raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
+            None, f"cannot write {path}: the directory {directory} is not writable"))
     return path
 
 
@@ -62,8 +66,8 @@ def write_via_temporary(path: str | Path, write) -> Path:
         os.replace(temporary, path)
     except OSError as error:
         _remove(temporary)
-        raise KcostError(Diagnostic(None, f"cannot write {path}: "
-                                          f"{error.strerror or error}")) from None
+        raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
+            None, f"cannot write {path}: {error.strerror or error}")) from None
     except BaseException:
         _remove(temporary)
         raise

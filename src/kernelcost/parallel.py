@@ -18,7 +18,7 @@ from __future__ import annotations
 import sympy
 
 from . import ast
-from .errors import Diagnostic, did_you_mean
+from .errors import Code, Diagnostic, did_you_mean
 from .records import record
 
 OPTIONS = ("threads", "registers", "cluster", "raster")
@@ -59,10 +59,11 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
         if name not in OPTIONS:
             diagnostics.append(Diagnostic(option.name.span, f"unknown block setting `{name}`",
                                           did_you_mean(name, OPTIONS)
-                                          or "settings: " + ", ".join(OPTIONS)))
+                                          or "settings: " + ", ".join(OPTIONS),
+                                          code=Code.WRONG_PARALLEL))
         elif name in values:
             diagnostics.append(Diagnostic(option.name.span, f"`{name}` is set twice",
-                                          "keep one of them"))
+                                          "keep one of them", code=Code.WRONG_PARALLEL))
         elif (option.axis is not None) != (name == "cluster"):
             diagnostics.append(_axis_misplaced(option))
         else:
@@ -70,7 +71,7 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
     if "threads" not in values and not diagnostics:  # a misspelt `thread` says it already
         diagnostics.append(Diagnostic(parallel.span, "a parallel header needs `threads`",
                                       "write `parallel(threads = 256)`: the threads of one "
-                                      "block, which occupancy counts"))
+                                      "block, which occupancy counts", code=Code.WRONG_PARALLEL))
     threads = _size(values.get("threads"), size_expr, "a thread count")
     registers = _size(values.get("registers"), size_expr, "a register count")
     cluster_axis, cluster_size = None, sympy.Integer(1)
@@ -80,7 +81,8 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
             diagnostics.append(Diagnostic(option.axis.span,
                                           f"`{option.axis.id}` is not an iterator of this "
                                           "parallel header",
-                                          "clusters run along one of " + ", ".join(iterators)))
+                                          "clusters run along one of " + ", ".join(iterators),
+                                          code=Code.WRONG_PARALLEL))
         cluster_axis = option.axis.id
         cluster_size = _size(option, size_expr, "a cluster size") or sympy.Integer(1)
     raster, group = _raster(values.get("raster"), size_expr, diagnostics)
@@ -93,9 +95,9 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
 def _axis_misplaced(option: ast.BlockOption) -> Diagnostic:
     if option.name.id == "cluster":
         return Diagnostic(option.span, "`cluster` needs the iterator it runs along",
-                          "write `cluster i0 = 2`")
+                          "write `cluster i0 = 2`", code=Code.WRONG_PARALLEL)
     return Diagnostic(option.axis.span, f"`{option.name.id}` takes no iterator",
-                      f"write `{option.name.id} = ...`")
+                      f"write `{option.name.id} = ...`", code=Code.WRONG_PARALLEL)
 
 
 def _size(option: ast.BlockOption | None, size_expr, what: str) -> sympy.Expr | None:
@@ -114,5 +116,5 @@ def _raster(option: ast.BlockOption | None, size_expr, diagnostics) -> tuple[str
         return "grouped", size_expr(value.args[0], "a group size")
     diagnostics.append(Diagnostic(value.span, "unknown raster order",
                                   "write `raster = row`, `raster = column` or "
-                                  "`raster = grouped(8)`"))
+                                  "`raster = grouped(8)`", code=Code.WRONG_PARALLEL))
     return "row", None

@@ -10,7 +10,7 @@ import functools
 from pathlib import Path
 
 from . import ast
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, KcostError, SpecSyntaxError
 from .inputs import normalise, read_text
 from .kcost_parser import (
     Lark,
@@ -62,12 +62,14 @@ def parse(text: str, filename: str = "<string>") -> ast.Kernel:
     text = normalise(text)
     _refuse_oversized(text, filename)
     if not text.strip():
-        raise KcostError(Diagnostic(ast.Span(filename, 1, 1, 1, 2), "the spec is empty",
-                                    "a spec is one kernel: `kernel name(n) { ... }`"), text)
+        raise SpecSyntaxError(Code.SPEC_EMPTY, Diagnostic(
+            ast.Span(filename, 1, 1, 1, 2), "the spec is empty",
+            "a spec is one kernel: `kernel name(n) { ... }`"), text)
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as error:
-        raise KcostError(syntax_diagnostic(error, text, filename, _parser()), text) from None
+        diagnostic = syntax_diagnostic(error, text, filename, _parser())
+        raise SpecSyntaxError(diagnostic.code, diagnostic, text) from None
     refuse_deep_tree(tree, text, filename)
     try:
         return _ToAst(filename, text).transform(tree)
@@ -79,7 +81,7 @@ def parse(text: str, filename: str = "<string>") -> ast.Kernel:
 
 def _refuse_oversized(text: str, filename: str) -> None:
     if len(text) > MAX_SOURCE_BYTES:
-        raise KcostError(
+        raise SpecSyntaxError(Code.SPEC_TOO_LONG,
             Diagnostic(
                 ast.Span(filename, 1, 1, 1, 2),
                 f"spec is {len(text)} characters long, more than {MAX_SOURCE_BYTES}",
@@ -120,7 +122,7 @@ def _refuse_oversized(text: str, filename: str) -> None:
 def _refuse_nesting(filename: str, line: int, column: int, text: str, message: str,
                     hint: str) -> None:
     span = ast.Span(filename, line, column, line, column + 1)
-    raise KcostError(Diagnostic(span, message, hint), text)
+    raise SpecSyntaxError(Code.NESTS_TOO_DEEP, Diagnostic(span, message, hint), text)
 
 
 def refuse_deep_tree(tree: Tree, text: str, filename: str, what: str = "the spec",
@@ -131,7 +133,7 @@ def refuse_deep_tree(tree: Tree, text: str, filename: str, what: str = "the spec
     while stack:
         node, depth = stack.pop()
         if depth > MAX_TREE_DEPTH:
-            raise KcostError(
+            raise SpecSyntaxError(Code.NESTS_TOO_DEEP,
                 Diagnostic(_span(filename, node.meta),
                            f"{what} nests more than {MAX_TREE_DEPTH} levels deep here", hint),
                 text,
@@ -304,7 +306,7 @@ class _ToAst(Transformer):
         if digits > MAX_NUMBER_DIGITS or exponent_size > len(str(MAX_NUMBER_DIGITS)) or (
             exponent and abs(int(exponent)) > MAX_NUMBER_DIGITS
         ):
-            raise KcostError(
+            raise SpecSyntaxError(Code.NUMBER_TOO_LARGE,
                 Diagnostic(_token_span(self.filename, token),
                            f"number `{shorten(str(token))}` is too large",
                            f"numbers have at most {MAX_NUMBER_DIGITS} digits and exponents "

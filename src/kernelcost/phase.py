@@ -14,7 +14,7 @@ import numpy
 import sympy
 
 from .analysis import Spec, load
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .quotients import cancel
 from .records import record
 from .tune import DEVICE_LABEL, Evaluator, fixed_values
@@ -173,8 +173,8 @@ def _point(spec, own, x, y):
         try:
             values.append(float(text))
         except ValueError:
-            raise KcostError(Diagnostic(None, f"--set {axis.name}={text}: the spec's point "
-                                        "needs a number")) from None
+            raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
+                None, f"--set {axis.name}={text}: the spec's point needs a number")) from None
     return values[0], values[1]
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy
 
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, InputOutputError
 from .hardware import Machine
 from .model import Verdict
 from .outputs import check_output, write_via_temporary
@@ -61,8 +61,9 @@ def require_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError as error:
-        raise KcostError(Diagnostic(None, f"figures need matplotlib, which is not installed "
-                                          f"({error})", PLOT_EXTRA_HINT)) from None
+        raise InputOutputError(Code.NO_MATPLOTLIB, Diagnostic(
+            None, f"figures need matplotlib, which is not installed ({error})",
+            PLOT_EXTRA_HINT)) from None
 
 
 def kernel_colour(position: int) -> str:
@@ -321,8 +322,8 @@ def check_figure_path(path: str | Path) -> Path:
     """Refuse an unusable figure name (format, directory, permissions) before drawing."""
     path = Path(path)
     if path.suffix.lower() not in (".svg", ".png", ".pdf"):
-        raise KcostError(Diagnostic(None, f"cannot write `{path}`: the figure is .svg, .png "
-                                          "or .pdf"))
+        raise InputOutputError(Code.FIGURE_FORMAT, Diagnostic(
+            None, f"cannot write `{path}`: the figure is .svg, .png or .pdf"))
     return check_output(path)
 
 

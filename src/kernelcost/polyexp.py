@@ -19,7 +19,7 @@ import dataclasses
 import sympy
 
 from .cost import Cost
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .records import record
 
 RANGE_REDUCTION_OPS = 4  # floor, x - floor(x), shift and integer add of the exponent
@@ -50,9 +50,10 @@ def parse_exp_on_fma(text: str) -> ExpOnFma:
     except (TypeError, ValueError):
         fraction, k = None, 0
     if fraction is None or not 0 <= fraction <= 1 or k < 1:
-        raise KcostError(Diagnostic(None, f"--exp-on-fma {text!r}: expected FRACTION[:K], a "
-                                          "fraction from 0 to 1 and a whole k >= 1",
-                                    "--exp-on-fma 0.5 or --exp-on-fma 0.5:3"))
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            None,
+            f"--exp-on-fma {text!r}: expected FRACTION[:K], a "
+            "fraction from 0 to 1 and a whole k >= 1", "--exp-on-fma 0.5 or --exp-on-fma 0.5:3"))
     return ExpOnFma(fraction, k)
 
 

@@ -15,7 +15,7 @@ import sympy
 
 from .analysis import Analysis, Spec, load
 from .efficiency import measured_efficiency
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .hardware import Machine, load_machine
 from .model import Verdict, verdict
 from .records import record
@@ -231,17 +231,20 @@ def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine
                         achieved=_achieved(result, points, measurement))
     if size_range is None:
         if not points and cost.total_work == 0:  # I = 0: no point on a log axis
-            raise KcostError(Diagnostic(None, f"`{spec.name}` does no work (W = 0): its "
-                                              "intensity is 0, which a log axis cannot show",
-                                        f"its time is Q / B: kernelcost analyze {spec.path} "
-                                        "--machine ..."))
+            raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(
+                None,
+                f"`{spec.name}` does no work (W = 0): its "
+                "intensity is 0, which a log axis cannot show",
+                f"its time is Q / B: kernelcost analyze {spec.path} --machine ..."))
         if not points:
-            raise KcostError(Diagnostic(None, f"`{spec.name}`: set every size (--set) or give "
-                                              "a sweep (--sweep NAME=LOW..HIGH) to plot it"))
+            raise SizeError(Code.SIZES_UNSET, Diagnostic(
+                None,
+                f"`{spec.name}`: set every size (--set) or give "
+                "a sweep (--sweep NAME=LOW..HIGH) to plot it"))
         return marks
     if size_range.parameter not in spec.parameters:
-        raise KcostError(Diagnostic(None, f"`{size_range.parameter}` is not a parameter of "
-                                          f"`{spec.name}`"))
+        raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+            None, f"`{size_range.parameter}` is not a parameter of `{spec.name}`"))
     bandwidths = {slope.level: slope.bandwidth_Bps for slope in slopes if slope.level in levels}
     found = trajectory(spec, raw, reuse, machine, precision, size_range, bandwidths)
     return replace(marks, parameter=found.parameter, sizes=found.sizes, paths=found.paths,
@@ -270,8 +273,8 @@ def _achieved(result: Verdict, points: dict[str, Point],
     kernel's intensity) and the model's point lowered by its derates."""
     if not points:
         if measurement:
-            raise KcostError(Diagnostic(None, "a measurement is drawn at the set sizes: set "
-                                              "every size (--set)"))
+            raise SizeError(Code.SIZES_UNSET, Diagnostic(
+                None, "a measurement is drawn at the set sizes: set every size (--set)"))
         return ()
     binding = _binding(result, points) or next(iter(points))
     found = []

@@ -12,7 +12,7 @@ import re
 import sympy
 
 from . import ast
-from .errors import Diagnostic, KcostError, did_you_mean
+from .errors import Code, Diagnostic, KcostError, SizeError, did_you_mean
 from .inputs import normalise
 from .kcost_parser import Expression_StandAlone, Lark, UnexpectedInput, VisitError
 from .parse import _ToAst, refuse_deep_tree
@@ -31,8 +31,9 @@ def parse_setting(text: str) -> tuple[str, str]:
     """`NAME=VALUE` -> (name, value text)."""
     match = _SETTING.match(text)
     if match is None:
-        raise KcostError(Diagnostic(None, f"cannot read the setting `{text}`",
-                                    "write NAME=VALUE, e.g. N=4096, n=1e8 or M=N"))
+        raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
+            None, f"cannot read the setting `{text}`",
+            "write NAME=VALUE, e.g. N=4096, n=1e8 or M=N"))
     return match.group(1), match.group(2)
 
 
@@ -43,7 +44,7 @@ def size_expression(text: str, sizes: dict[str, sympy.Expr], label: str) -> symp
         tree = _expression_parser().parse(text)
     except UnexpectedInput as error:
         column = getattr(error, "column", 1) or 1
-        raise KcostError(Diagnostic(
+        raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
             ast.Span(label, 1, column, 1, column + 1),
             f"cannot read `{text}` as a size", _unreadable_hint(text)), text) from None
     refuse_deep_tree(tree, text, label, f"the value of {label}",
@@ -56,8 +57,8 @@ def size_expression(text: str, sizes: dict[str, sympy.Expr], label: str) -> symp
         raise
     for node in ast.walk_expr(expr):
         if isinstance(node, ast.Name) and node.id not in sizes:
-            raise KcostError(Diagnostic(node.span, f"unknown size `{node.id}`",
-                                        did_you_mean(node.id, sizes)), text)
+            raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+                node.span, f"unknown size `{node.id}`", did_you_mean(node.id, sizes)), text)
     return to_sympy(expr, sizes)
 
 
@@ -82,13 +83,14 @@ def resolve_settings(raw: dict[str, object], parameters: dict[str, sympy.Symbol]
         if name not in parameters:
             hint = did_you_mean(name, parameters) or (
                 "parameters: " + ", ".join(parameters) if parameters else None)
-            raise KcostError(Diagnostic(None, f"`{name}` is not a parameter of this kernel",
-                                        hint))
+            raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+                None, f"`{name}` is not a parameter of this kernel", hint))
         text = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if isinstance(value, float) and not math.isfinite(value):
-                raise KcostError(Diagnostic(None, f"`{name}` must be a finite number, not "
-                                                  f"{value}", "sizes are positive numbers"))
+                raise SizeError(Code.SIZE_NOT_POSITIVE_INTEGER, Diagnostic(
+                    None, f"`{name}` must be a finite number, not {value}",
+                    "sizes are positive numbers"))
             expr = sympy.nsimplify(value) if isinstance(value, float) else sympy.Integer(value)
         else:
             text = normalise(str(value))
@@ -102,8 +104,9 @@ def resolve_settings(raw: dict[str, object], parameters: dict[str, sympy.Symbol]
         if symbol in expr.free_symbols:
             text = texts.get(symbol)
             span = _whole_value(symbol.name, text) if text is not None else None
-            raise KcostError(Diagnostic(span, f"the setting of `{symbol}` refers to itself",
-                                        "give one of the sizes a number"), text)
+            raise SizeError(Code.SETTING_CYCLE, Diagnostic(
+                span, f"the setting of `{symbol}` refers to itself",
+                "give one of the sizes a number"), text)
         _refuse_what_is_not_a_size(symbol.name, texts.get(symbol, str(raw[symbol.name]).strip()),
                                    expr)
     return settings
@@ -121,7 +124,7 @@ def _refuse_what_is_not_a_size(name: str, text: str, expr: sympy.Expr) -> None:
     else:
         return
     value = "" if str(expr) == text else f" (= {expr})"
-    raise KcostError(Diagnostic(
+    raise SizeError(Code.SIZE_NOT_POSITIVE_INTEGER, Diagnostic(
         _whole_value(name, text),
         f"size `{name}` must be a positive integer: `{text}`{value} {reason}", hint), text)
 

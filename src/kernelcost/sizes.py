@@ -14,7 +14,7 @@ import sympy
 
 from . import ast
 from .check import CheckedKernel
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .symbols import text_key, to_sympy
 
 
@@ -59,9 +59,9 @@ def _refuse(checked: CheckedKernel, span: ast.Span, what: str, expr: sympy.Expr,
     used = sorted(expr.free_symbols & set(values), key=text_key)
     sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
     value = expr.xreplace(dict(values))
-    raise KcostError(Diagnostic(span, f"{what} is {value} at {sizes}",
-                                "it must be positive: change the sizes, or the spec"),
-                     checked.kernel.source)
+    raise SizeError(Code.NOT_POSITIVE_AT_SIZES, Diagnostic(
+        span, f"{what} is {value} at {sizes}",
+        "it must be positive: change the sizes, or the spec"), checked.kernel.source)
 
 
 def proved_positive(expr: sympy.Expr, bounds: tuple[sympy.Basic, ...]) -> bool:

@@ -11,7 +11,7 @@ import numpy
 import sympy
 
 from .analysis import Spec, _numeric_values
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .lower import LevelBound
 from .records import record
 from .settings import resolve_settings
@@ -34,9 +34,10 @@ def slope(spec: Spec, result: LevelBound, machine, raw: dict) -> Slope:
     values = _numeric_values(spec, settings)
     missing = [str(p) for p in spec.checked.parameters if p not in values]
     if missing:
-        raise KcostError(Diagnostic(None, "the ski-slope figure needs every size: "
-                                    + ", ".join(missing),
-                                    "add --set " + ",".join(f"{m}=4096" for m in missing)))
+        raise SizeError(Code.SIZES_UNSET, Diagnostic(
+            None,
+            "the ski-slope figure needs every size: "
+            + ", ".join(missing), "add --set " + ",".join(f"{m}=4096" for m in missing)))
     b = float(result.word_bytes)
     S_B = numpy.geomspace(*S_RANGE_B, 400)
 

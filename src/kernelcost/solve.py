@@ -24,7 +24,7 @@ import sympy
 from .analysis import Analysis, Counted
 from .cost import Cost
 from .equations import CAPACITY, RIDGE, Equation, equation, solve_equal
-from .errors import Diagnostic, KcostError, did_you_mean
+from .errors import Code, Diagnostic, KcostError, MachineFileError, SizeError, did_you_mean
 from .hardware import UNBOUNDING_LEVELS, Machine, load_machine
 from .numeric_roots import Root as _Root
 from .numeric_roots import shortened
@@ -163,8 +163,9 @@ def ridge_equation(cost: Cost, parameter, level: str = "global", values: Mapping
     symbol = parameter_symbol(cost, parameter)
     substitutions = _other_values(cost, symbol, values, apply_defaults)
     if level not in cost.traffic:
-        raise KcostError(Diagnostic(None, f"kernel `{cost.kernel}` moves no bytes at `{level}`",
-                                    f"levels with traffic: {', '.join(cost.levels)}"))
+        raise SizeError(Code.NO_TRAFFIC_AT_LEVEL, Diagnostic(
+            None, f"kernel `{cost.kernel}` moves no bytes at `{level}`",
+            f"levels with traffic: {', '.join(cost.levels)}"))
     intensity = evaluate(cost.intensity(level), substitutions)
     variable = _real_variable(symbol)
     intensity = intensity.subs(symbol, variable)
@@ -180,7 +181,8 @@ def ridge_value(machine: Machine, precision: str, level: str) -> sympy.Rational:
     """I_crit = P / B_level, exact, FLOP/B."""
     bandwidth = machine.bandwidth(level)
     if bandwidth is None:
-        raise KcostError(Diagnostic(None, f"{machine.id} has no bandwidth figure for `{level}`"))
+        raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
+            None, f"{machine.id} has no bandwidth figure for `{level}`"))
     return exact(machine.peak(precision, "fma")) / exact(bandwidth)
 
 
@@ -230,9 +232,10 @@ def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: st
         except (NotImplementedError, ValueError, TypeError):
             limit = None
     if limit is None or limit.has(sympy.Limit, sympy.nan):
-        raise KcostError(Diagnostic(
-            None, f"cannot find where the intensity of `{kernel}` at `{level}` goes as "
-                  f"{variable} grows: {shortened(intensity)}",
+        raise SizeError(Code.NOT_IN_CLOSED_FORM, Diagnostic(
+            None,
+            f"cannot find where the intensity of `{kernel}` at `{level}` goes as "
+            f"{variable} grows: {shortened(intensity)}",
             "set the other sizes (--set) so that its min and max settle"))
     return limit
 
@@ -340,8 +343,8 @@ def solve_spec(analysis: Analysis | Counted, parameter: str, machines: list[str 
     cost = analysis.cost
     symbol = parameter_symbol(cost, parameter)
     if symbol in analysis.settings:
-        raise KcostError(Diagnostic(None, f"`{parameter}` is both set and solved for",
-                                    f"drop --set {parameter}=..."))
+        raise SizeError(Code.SET_AND_VARIED, Diagnostic(
+            None, f"`{parameter}` is both set and solved for", f"drop --set {parameter}=..."))
     settings = analysis.settings
     equations = RidgeEquations(cost, symbol, settings, apply_defaults=False)
     solutions = []
@@ -372,15 +375,17 @@ def parameter_symbol(cost: Cost, parameter) -> sympy.Symbol:
     symbol = as_symbol(parameter)
     if symbol not in cost.parameters:
         names = [str(p) for p in cost.parameters]
-        raise KcostError(Diagnostic(None, f"`{symbol}` is not a parameter of `{cost.kernel}`",
-                                    did_you_mean(str(symbol), names)
-                                    or f"parameters: {', '.join(names)}"))
+        raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+            None, f"`{symbol}` is not a parameter of `{cost.kernel}`",
+            did_you_mean(str(symbol), names)
+            or f"parameters: {', '.join(names)}"))
     return symbol
 
 
 def _other_values(cost: Cost, symbol: sympy.Symbol, values: Mapping | None,
                   apply_defaults: bool) -> dict:
     if symbol in {as_symbol(key) for key in (values or {})}:
-        raise KcostError(Diagnostic(None, f"`{symbol}` is both solved for and set"))
+        raise SizeError(Code.SET_AND_VARIED, Diagnostic(
+            None, f"`{symbol}` is both solved for and set"))
     # a default of the solved parameter does not apply
     return parameter_values(cost, values, apply_defaults, exclude=symbol)

@@ -24,7 +24,7 @@ from sympy.printing.precedence import PRECEDENCE
 
 from .analysis import Analysis, Spec, load
 from .cost import Cost
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .hardware import Machine
 from .model import UNBOUNDING_LEVELS
 from .records import record
@@ -120,17 +120,17 @@ def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = True) -> Si
     Geometric spacing unless `log` is False: sizes span decades, as a roofline's axes do."""
     match = _RANGE.match(text)
     if match is None:
-        raise KcostError(Diagnostic(None, f"not a size range: `{text}`",
-                                    "write NAME=LOW..HIGH, for example N=64..65536"))
+        raise SizeError(Code.BAD_RANGE, Diagnostic(None, f"not a size range: `{text}`",
+                                                   "write NAME=LOW..HIGH, for example N=64..65536"))
     name, low_text, high_text = match.groups()
     low, high = _bound(low_text, text), _bound(high_text, text)
     if not 0 < low < high < math.inf:
-        raise KcostError(Diagnostic(None, f"size range `{text}`: need 0 < LOW < HIGH, both "
-                                          "finite"))
+        raise SizeError(Code.BAD_RANGE, Diagnostic(
+            None, f"size range `{text}`: need 0 < LOW < HIGH, both finite"))
     if not 2 <= points <= MAX_POINTS:
-        raise KcostError(Diagnostic(None, f"a sweep takes 2 to {MAX_POINTS:,} points, not "
-                                          f"{points:,}", "10^8 points already make 12 GB of "
-                                                         "CSV"))
+        raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
+            None, f"a sweep takes 2 to {MAX_POINTS:,} points, not {points:,}",
+            "10^8 points already make 12 GB of CSV"))
     return SizeRange(name, low, high, points, log)
 
 
@@ -138,8 +138,9 @@ def _bound(text: str, whole: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise KcostError(Diagnostic(None, f"size range `{whole}`: `{text}` is not a number",
-                                    "bounds are plain numbers: 64, 1e8")) from None
+        raise SizeError(Code.BAD_RANGE, Diagnostic(
+            None, f"size range `{whole}`: `{text}` is not a number",
+            "bounds are plain numbers: 64, 1e8")) from None
 
 
 @record
@@ -268,10 +269,11 @@ def closed_forms(cost: Cost, symbol: sympy.Symbol, settings: Mapping[sympy.Symbo
     unset = set().union(*(expr.free_symbols for expr in forms.values())) - {symbol}
     if unset:
         names = ", ".join(sorted(str(s) for s in unset))
-        raise KcostError(Diagnostic(None, f"sweeping `{symbol}` of `{cost.kernel}` needs every "
-                                          f"other size set; unset: {names}",
-                                    "set them with --set NAME=VALUE (or NAME=" + str(symbol)
-                                    + ")"))
+        raise SizeError(Code.SIZES_UNSET, Diagnostic(
+            None,
+            f"sweeping `{symbol}` of `{cost.kernel}` needs every other size set; unset: {names}",
+            "set them with --set NAME=VALUE (or NAME=" + str(symbol)
+            + ")"))
     return forms
 
 

@@ -12,7 +12,7 @@ import sympy
 from sympy.core.cache import cacheit
 
 from . import ast
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SpecCheckError
 
 # Bytes per element. Sub-byte types are fractions: 8 fp4 values take 4 bytes.
 ELEMENT_BYTES: dict[str, sympy.Rational] = {
@@ -79,7 +79,8 @@ def to_sympy(expr: ast.Expr, names: Mapping[str, sympy.Expr]) -> sympy.Expr:
         return number(expr.text)
     if isinstance(expr, ast.Name):
         if expr.id not in names:
-            raise KcostError(Diagnostic(expr.span, f"`{expr.id}` is not a size or iterator"))
+            raise SpecCheckError(Code.UNDEFINED_NAME, Diagnostic(
+                expr.span, f"`{expr.id}` is not a size or iterator"))
         return names[expr.id]
     if isinstance(expr, ast.Neg):
         return -to_sympy(expr.operand, names)
@@ -92,12 +93,12 @@ def to_sympy(expr: ast.Expr, names: Mapping[str, sympy.Expr]) -> sympy.Expr:
         if expr.op == "*":
             return left * right
         if right == 0:
-            raise KcostError(Diagnostic(expr.span, "division by zero"))
+            raise SpecCheckError(Code.DIVISION_BY_ZERO, Diagnostic(expr.span, "division by zero"))
         return left / right
     if isinstance(expr, ast.Call) and expr.func in ("min", "max") and len(expr.args) >= 2:
         args = [to_sympy(arg, names) for arg in expr.args]
         return sympy.Min(*args) if expr.func == "min" else sympy.Max(*args)
-    raise KcostError(Diagnostic(
+    raise SpecCheckError(Code.NOT_A_SIZE_EXPRESSION, Diagnostic(
         expr.span, "not a size expression",
         "sizes and indices use + - * /, min and max of sizes and iterators"))
 

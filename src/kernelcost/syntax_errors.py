@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 
 from . import ast
-from .errors import Diagnostic
+from .errors import Code, Diagnostic
 from .kcost_parser import (
     Lark,
     PatternStr,
@@ -144,9 +144,10 @@ def syntax_diagnostic(error: UnexpectedInput, text: str, filename: str,
     span = ast.Span(filename, token.line, token.column, token.line, token.column + width)
     if mistake is not None:
         expectation, hint = mistake
-        return Diagnostic(span, f"{expectation}, found {_token_phrase(token)}", hint)
+        return Diagnostic(span, f"{expectation}, found {_token_phrase(token)}", hint,
+                          code=Code.UNEXPECTED_TOKEN)
     return Diagnostic(span, f"unexpected {_token_phrase(token)}",
-                      _describe_expected(expected, parser) or None)
+                      _describe_expected(expected, parser) or None, code=Code.UNEXPECTED_TOKEN)
 
 
 def _misread_operator(token: Token, text: str, filename: str) -> Diagnostic | None:
@@ -157,11 +158,12 @@ def _misread_operator(token: Token, text: str, filename: str) -> Diagnostic | No
     if pair in ("*=", "-=", "/="):
         return Diagnostic(span, f"`{pair}` is not an assignment operator",
                           "assign with `=`, `+=`, `max=` or `min=`: "
-                          f"`x = x {pair[0]} y` for `x {pair} y`")
+                          f"`x = x {pair[0]} y` for `x {pair} y`", code=Code.FOREIGN_OPERATOR)
     if pair == "//" or (str(token) == "/" and text[position - 1:position] == "/"):
         if pair != "//":  # the parser took the first `/` as a division
             span = ast.Span(filename, token.line, token.column - 1, token.line, token.column + 1)
-        return Diagnostic(span, "`//` is not an operator", "comments start with `#`")
+        return Diagnostic(span, "`//` is not an operator", "comments start with `#`",
+                          code=Code.FOREIGN_OPERATOR)
     return None
 
 
@@ -172,7 +174,8 @@ def _character_diagnostic(error: UnexpectedCharacters, text: str, filename: str)
     if char == "." and text[max(0, position - 2):position] == "..":
         # `0...n`: the lexer took `..` and stumbled on the third dot; point at all three
         span = ast.Span(filename, line, column - 2, line, column + 1)
-        return Diagnostic(span, "`...` is not a range", "a range is written `lo..hi`, two dots")
+        return Diagnostic(span, "`...` is not a range", "a range is written `lo..hi`, two dots",
+                          code=Code.FOREIGN_OPERATOR)
     span = ast.Span(filename, line, column, line, column + 1)
     if char.isdigit() or char.isnumeric():
         hint = f"numbers are written with ASCII digits 0-9; {char} is not one"
@@ -181,7 +184,8 @@ def _character_diagnostic(error: UnexpectedCharacters, text: str, filename: str)
     else:
         hint = ("the language has `+ - * /`, calls like `exp(x)`, `x[i]` and `lo..hi`; "
                 "comments start with `#`")
-    return Diagnostic(span, f"unexpected character {_character_phrase(char)}", hint)
+    return Diagnostic(span, f"unexpected character {_character_phrase(char)}", hint,
+                      code=Code.UNEXPECTED_CHARACTER)
 
 
 def _character_phrase(char: str) -> str:
@@ -203,7 +207,7 @@ def _end_of_file_diagnostic(text: str, filename: str, expected,
         closer = {"{": "}", "(": ")", "[": "]"}[bracket]
         hint = (f"the `{bracket}` at line {open_line}, column {open_column} is never closed: "
                 f"add a `{closer}`")
-    return Diagnostic(span, message, hint)
+    return Diagnostic(span, message, hint, code=Code.UNEXPECTED_END)
 
 
 def _end_position(text: str) -> tuple[int, int]:

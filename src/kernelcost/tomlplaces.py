@@ -23,7 +23,7 @@ import zlib
 from pathlib import Path
 
 from .ast import Span
-from .errors import Diagnostic, KcostError
+from .errors import Diagnostic, ErrorCode, error_for
 from .inputs import read_text
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
@@ -161,9 +161,10 @@ def _fresh(value):
     return value
 
 
-def toml_data(text: str, path: str, what: str) -> dict:
+def toml_data(text: str, path: str, what: str, code: ErrorCode) -> dict:
     """The tables of a TOML text (of a shipped file, as kept parsed); a syntax error at its
-    line and column, and a file nested too deeply for the reader, as KcostErrors."""
+    line and column, and a file nested too deeply for the reader, as errors of `code` (the
+    machine or the model file's)."""
     kept = _parsed_shipped().get(text_digest(text))
     if kept is not None:
         return _fresh(kept)
@@ -174,8 +175,10 @@ def toml_data(text: str, path: str, what: str) -> dict:
     except tomllib.TOMLDecodeError as error:
         message, span = syntax_place(str(error), text, path)
         where = "" if span else f"{path}: "
-        raise KcostError(Diagnostic(span, f"{where}not valid TOML: {message}"), text) from None
+        raise error_for(code, Diagnostic(span, f"{where}not valid TOML: {message}"),
+                        text) from None
     except RecursionError:
-        raise KcostError(Diagnostic(None, f"{path}: the {what} nests arrays or tables too "
-                                          "deeply to read",
-                                    f"a {what} is flat: tables of numbers and strings")) from None
+        raise error_for(code, Diagnostic(None, f"{path}: the {what} nests arrays or tables too "
+                                               "deeply to read",
+                                         f"a {what} is flat: tables of numbers and strings")
+                        ) from None

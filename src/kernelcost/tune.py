@@ -27,7 +27,7 @@ import numpy
 import sympy
 
 from .analysis import Spec, _numeric_values, load
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .occupancy import REGISTER_BYTES
 from .records import record
 from .settings import resolve_settings
@@ -97,8 +97,8 @@ def parse_values(text: str | None, pow2: bool) -> numpy.ndarray:
         low, high = int(match.group(1)), int(match.group(2))
         step = int(match.group(3) or low)
         if not 0 < low <= high or step <= 0:
-            raise KcostError(Diagnostic(None, f"bad --values `{text}`", "LOW..HIGH with 0 < "
-                                        "LOW <= HIGH, optionally :STEP"))
+            raise SizeError(Code.BAD_RANGE, Diagnostic(
+                None, f"bad --values `{text}`", "LOW..HIGH with 0 < LOW <= HIGH, optionally :STEP"))
         if pow2:
             values = [1 << e for e in range(64) if low <= (1 << e) <= high]
         else:
@@ -108,10 +108,11 @@ def parse_values(text: str | None, pow2: bool) -> numpy.ndarray:
         if pow2:
             values = [v for v in values if v & (v - 1) == 0]
     else:
-        raise KcostError(Diagnostic(None, f"cannot read --values `{text}`",
-                                    "write 16..512, 16..512:16 or 64,128,256"))
+        raise SizeError(Code.BAD_RANGE, Diagnostic(None, f"cannot read --values `{text}`",
+                                                   "write 16..512, 16..512:16 or 64,128,256"))
     if not values or min(values) <= 0:
-        raise KcostError(Diagnostic(None, f"--values `{text}` gives no positive value"))
+        raise SizeError(Code.BAD_RANGE, Diagnostic(
+            None, f"--values `{text}` gives no positive value"))
     return numpy.array(values, dtype=numpy.float64)
 
 
@@ -123,10 +124,12 @@ def fixed_values(spec: Spec, varied: list[str], raw: dict,
     parameters = spec.parameters
     for name in varied:
         if name not in parameters:
-            raise KcostError(Diagnostic(None, f"`{name}` is not a parameter of {spec.name}",
-                                        "parameters: " + ", ".join(parameters)))
+            raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+                None, f"`{name}` is not a parameter of {spec.name}",
+                "parameters: " + ", ".join(parameters)))
         if name in raw:
-            raise KcostError(Diagnostic(None, f"`{name}` is both varied and set"))
+            raise SizeError(Code.SET_AND_VARIED, Diagnostic(
+                None, f"`{name}` is both varied and set"))
     settings = resolve_settings(raw, parameters)
     numeric = _numeric_values(spec, settings)
     fixed = {symbol: value for symbol, value in numeric.items() if str(symbol) not in varied}
@@ -142,9 +145,12 @@ def fixed_values(spec: Spec, varied: list[str], raw: dict,
     missing = [str(p) for p in spec.checked.parameters
                if str(p) not in varied and p not in fixed]
     if missing:
-        raise KcostError(Diagnostic(None, "every size that is not varied needs a value: "
-                                    + ", ".join(missing), "add --set " + ",".join(
-                                        f"{m}=4096" for m in missing)))
+        raise SizeError(Code.SIZES_UNSET, Diagnostic(
+            None,
+            "every size that is not varied needs a value: "
+            + ", ".join(missing),
+            "add --set " + ",".join(
+            f"{m}=4096" for m in missing)))
     return fixed
 
 

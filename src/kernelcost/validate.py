@@ -25,7 +25,7 @@ import math
 from pathlib import Path
 
 from .ast import Span
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, ErrorCode, InputOutputError, KcostError, MeasurementError
 from .records import record
 
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
@@ -92,31 +92,36 @@ def read_results(path: str | Path) -> list[Row]:
     """The rows of a results CSV; a KcostError at file:line with a hint on bad input."""
     path = Path(path)
     if not path.is_file():
-        raise KcostError(Diagnostic(None, f"cannot read `{path}`: no such file",
-                                    "give the CSV that validate/run_h200.py wrote"))
+        raise InputOutputError(Code.NO_SUCH_FILE, Diagnostic(
+            None, f"cannot read `{path}`: no such file",
+            "give the CSV that validate/run_h200.py wrote"))
     if path.stat().st_size > MAX_BYTES:
-        raise KcostError(Diagnostic(None, f"`{path}` is larger than {MAX_BYTES:,} bytes",
-                                    "a results file holds one row per measured run"))
+        raise InputOutputError(Code.FILE_TOO_LARGE, Diagnostic(
+            None, f"`{path}` is larger than {MAX_BYTES:,} bytes",
+            "a results file holds one row per measured run"))
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
-        raise KcostError(Diagnostic(None, f"cannot read `{path}`: {error}",
-                                    "the results file is UTF-8 text")) from None
+        raise InputOutputError(Code.CANNOT_READ, Diagnostic(
+            None, f"cannot read `{path}`: {error}", "the results file is UTF-8 text")) from None
     lines = text.splitlines()
     records = [(number, line) for number, line in enumerate(lines, 1)
                if line.strip() and not line.lstrip().startswith("#")]
     if not records:
-        raise KcostError(Diagnostic(None, f"`{path}` has no header and no rows",
-                                    "the first line names the columns: " + ",".join(COLUMNS)))
+        raise MeasurementError(Code.RESULTS_EMPTY, Diagnostic(
+            None, f"`{path}` has no header and no rows",
+            "the first line names the columns: " + ",".join(COLUMNS)))
     header_line, header_text = records[0]
     header = [name.strip() for name in next(csv.reader([header_text]))]
     missing = [name for name in COLUMNS if name not in header]
     if missing:
-        raise _error(path, text, header_line, 1, f"the header lacks {', '.join(missing)}",
+        raise _error(Code.RESULTS_BAD_HEADER, path, text, header_line, 1,
+                     f"the header lacks {', '.join(missing)}",
                      "the columns are " + ",".join(COLUMNS))
     rows = [_row(path, text, number, line, header) for number, line in records[1:]]
     if not rows:
-        raise _error(path, text, header_line, 1, "the header is followed by no rows",
+        raise _error(Code.RESULTS_EMPTY, path, text, header_line, 1,
+                     "the header is followed by no rows",
                      "run validate/run_h200.py on a GPU machine to measure some")
     return rows
 
@@ -124,14 +129,15 @@ def read_results(path: str | Path) -> list[Row]:
 def _row(path, text, number, line, header) -> Row:
     fields = next(csv.reader([line]))
     if len(fields) != len(header):
-        raise _error(path, text, number, 1, f"{len(fields)} fields where the header has "
-                     f"{len(header)}", "one value per column, empty for a counter not "
-                     "measured; quote a value that holds a comma")
+        raise _error(Code.RESULTS_BAD_ROW, path, text, number, 1,
+                     f"{len(fields)} fields where the header has {len(header)}",
+                     "one value per column, empty for a counter not measured; quote a value "
+                     "that holds a comma")
     values = {name: value.strip() for name, value in zip(header, fields)}
 
     def fail(column: str, message: str, hint: str):
-        raise _error(path, text, number, _column(line, fields, header.index(column)),
-                     message, hint)
+        raise _error(Code.RESULTS_BAD_ROW, path, text, number,
+                     _column(line, fields, header.index(column)), message, hint)
 
     for name in ("kernel", "spec", "sizes"):
         if not values[name]:
@@ -180,9 +186,9 @@ def _column(line: str, fields: list[str], index: int) -> int:
     return column
 
 
-def _error(path, text, line, column, message, hint) -> KcostError:
+def _error(code: ErrorCode, path, text, line, column, message, hint) -> MeasurementError:
     span = Span(str(path), line, column, line, column + 1)
-    return KcostError(Diagnostic(span, message, hint), text)
+    return MeasurementError(code, Diagnostic(span, message, hint), text)
 
 
 # -- comparing ------------------------------------------------------------------------------
@@ -210,7 +216,7 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     spec_path = _find_spec(path, row.spec)
     line = text.splitlines()[row.line - 1]
     if spec_path is None:
-        raise _error(path, text, row.line, line.find(row.spec) + 1,
+        raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, line.find(row.spec) + 1,
                      f"spec `{row.spec}` not found",
                      "a .kcost path, relative to here or to a folder above the CSV")
     try:
@@ -224,11 +230,12 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
         cost = spec.cost()
     except KcostError as error:  # the spec's own message, placed at the row that asked
         detail = error.diagnostics[0]
-        raise _error(path, text, row.line, 1, f"{row.kernel}: {detail.message}",
+        raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, 1,
+                     f"{row.kernel}: {detail.message}",
                      detail.hint or f"see `kernelcost analyze {row.spec}`") from None
     unset = [str(p) for p in cost.parameters if p not in values]
     if unset:
-        raise _error(path, text, row.line, 1,
+        raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, 1,
                      f"{row.kernel}: the sizes leave {', '.join(unset)} unset",
                      "give every size of the spec without a default in the sizes column")
     verdict = model_verdict(cost, machine, cost.precision, settings, apply_defaults=True)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .quotients import cancel
 from .symbols import size_symbol
 
@@ -69,8 +69,8 @@ def resolve_chains(substitutions: dict[sympy.Symbol, sympy.Expr]) -> dict:
             return resolved
         substitutions = resolved
     cyclic = [str(s) for s, v in substitutions.items() if v.free_symbols & substitutions.keys()]
-    raise KcostError(Diagnostic(None, f"parameter values refer to each other in a cycle: "
-                                      f"{', '.join(sorted(cyclic))}"))
+    raise SizeError(Code.SETTING_CYCLE, Diagnostic(
+        None, f"parameter values refer to each other in a cycle: {', '.join(sorted(cyclic))}"))
 
 
 def as_symbol(key) -> sympy.Symbol:

@@ -26,7 +26,7 @@ from fractions import Fraction
 import sympy
 
 from .cost import Cost
-from .errors import Diagnostic, KcostError, did_you_mean
+from .errors import Code, Diagnostic, MachineFileError, SizeError, did_you_mean
 from .records import record
 from .units import binary, si
 from .values import evaluate, exact
@@ -90,21 +90,23 @@ def warm_l2(cost: Cost, machine, values: dict, tensors: tuple[str, ...]) -> Warm
     for name in tensors:
         footprint = cost.footprints.get(name)
         if footprint is None:
-            raise KcostError(Diagnostic(None, f"--warm-l2: `{name}` is not a tensor of "
-                                              f"`{cost.kernel}`",
-                                        did_you_mean(name, cost.footprints) or
-                                        "name tensors of the spec: --warm-l2 x,w"))
+            raise SizeError(Code.NOT_A_TENSOR_READ, Diagnostic(
+                None, f"--warm-l2: `{name}` is not a tensor of `{cost.kernel}`",
+                did_you_mean(name, cost.footprints) or
+                "name tensors of the spec: --warm-l2 x,w"))
         if sympy.sympify(footprint.read_elements) == 0:
-            raise KcostError(Diagnostic(None, f"--warm-l2: `{cost.kernel}` never reads `{name}`",
-                                        "a warm L2 saves reads only: name tensors it reads"))
+            raise SizeError(Code.NOT_A_TENSOR_READ, Diagnostic(
+                None, f"--warm-l2: `{cost.kernel}` never reads `{name}`",
+                "a warm L2 saves reads only: name tensors it reads"))
     figures = {"L2 capacity": machine.capacity("l2"), "L2 bandwidth": machine.bandwidth("l2"),
                "global bandwidth": machine.bandwidth("global")}
     missing = [name for name, figure in figures.items() if figure is None]
     if missing:
-        raise KcostError(Diagnostic(None, f"--warm-l2 needs the {' and the '.join(missing)} "
-                                          f"of {machine.id}, which its machine file does not "
-                                          "give", "add it with its source, or choose another "
-                                                  "machine"))
+        raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
+            None,
+            f"--warm-l2 needs the {' and the '.join(missing)} "
+            f"of {machine.id}, which its machine file does not give",
+            "add it with its source, or choose another machine"))
     capacity, l2, hbm = figures.values()
     read = sympy.Add(*(_bytes(cost, name, "read_elements", values) for name in tensors))
     written = {name: _bytes(cost, name, "write_elements", values) for name in tensors}

@@ -19,7 +19,7 @@ import sys
 import time
 
 from .ast import Span
-from .errors import Diagnostic, KcostError
+from .errors import BudgetError, Code, Diagnostic, InternalError, KcostError
 from .records import record
 
 DEFAULT_BUDGET_S = 60.0
@@ -77,10 +77,9 @@ def budget_seconds() -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value <= 0:
-        raise KcostError(Diagnostic(None, f"{BUDGET_VARIABLE}={text!r:.40} is not a positive "
-                                          "number of seconds",
-                                    f"unset it for the default of {DEFAULT_BUDGET_S:g} s, or "
-                                    "give seconds, e.g. 120"))
+        raise BudgetError(Code.BAD_BUDGET, Diagnostic(
+            None, f"{BUDGET_VARIABLE}={text!r:.40} is not a positive number of seconds",
+            f"unset it for the default of {DEFAULT_BUDGET_S:g} s, or give seconds, e.g. 120"))
     return value
 
 
@@ -131,10 +130,12 @@ def run_watched(work, budget_s: float) -> int:
     _, status = os.waitpid(child, 0)
     code = os.waitstatus_to_exitcode(status)
     if code < 0:
-        print(f"internal error: the analysis ended on signal {-code} while "
-              f"{_current.name}\n  hint: this is a bug in kernelcost, or the machine ran out "
-              "of memory; please report it with the spec", file=sys.stderr)
-        return 3
+        from .error_report import report
+
+        return report(InternalError(Code.WORKER_DIED, Diagnostic(
+            None, f"the analysis ended on signal {-code} while {_current.name}",
+            "this is a bug in kernelcost, or the machine ran out of memory; please report it "
+            "with the spec")))
     return code
 
 
@@ -208,6 +209,8 @@ def _kill(child: int) -> None:
 
 
 def _report_timeout(last: _Stage, budget_s: float) -> None:
+    from .error_report import report
+
     diagnostic = Diagnostic(last.span, f"the time budget of {budget_s:g} s ran out while "
                                        f"{last.name}",
                             f"give it longer with {BUDGET_VARIABLE}=SECONDS, set more sizes "
@@ -220,4 +223,4 @@ def _report_timeout(last: _Stage, budget_s: float) -> None:
             source = read_text(last.span.file, 1_000_000)
         except KcostError:
             source = None
-    print(diagnostic.render(source), file=sys.stderr)
+    report(BudgetError(Code.BUDGET_RAN_OUT, diagnostic, source))

@@ -34,7 +34,7 @@ from importlib import resources
 import sympy
 
 from .analysis import Spec, broken_assumptions, load
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, MachineFileError, ModelFileError
 from .hardware import Machine
 from .model import verdict
 from .modelfile import ModelConfig
@@ -256,8 +256,9 @@ def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
     spec = shipped_spec(use.spec)
     result = verdict(spec.cost("spec"), machine, values=dict(use.sizes))
     if result.t_bound is None:  # an on-chip tile too large: no time to add up
-        raise KcostError(Diagnostic(None, f"`{use.spec}` for the {use.name} does not fit "
-                                          f"{machine.id} at {dict(use.sizes)}"))
+        raise ModelFileError(Code.MODEL_KERNEL_DOES_NOT_FIT, Diagnostic(
+            None,
+            f"`{use.spec}` for the {use.name} does not fit {machine.id} at {dict(use.sizes)}"))
     copies = use.copies
 
     def scaled(expr) -> float:
@@ -352,7 +353,8 @@ def memory(model: ModelConfig, machine: Machine, context: int, gpus: int) -> Mem
 def whole_model(model: ModelConfig, machine: Machine, batches: list[int], context: int,
                 gpus: int = 1) -> WholeModel:
     if machine.bandwidth("global") is None:
-        raise KcostError(Diagnostic(None, f"machine `{machine.id}` has no global bandwidth"))
+        raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
+            None, f"machine `{machine.id}` has no global bandwidth"))
     return WholeModel(
         model, machine, gpus, context,
         decode=tuple(step(model, machine, DECODE, b, context, gpus) for b in batches),

@@ -12,7 +12,7 @@ import sympy
 from .. import ast
 from ..check import CheckedKernel
 from ..cost import WORK_CLASSES
-from ..errors import Diagnostic, KcostError
+from ..errors import Code, Diagnostic, SizeError, SpecCheckError
 from ..symbols import LEVELS, iterator_symbol, size_symbol, to_sympy
 from ..work import statement_work
 from .blocks import BlockState
@@ -80,8 +80,9 @@ class _Compiler:
         step = 1 if loop.step is None else compile_expr(loop.step, self.sizes)
         if callable(step) or step <= 0:
             what = "depends on an iterator" if callable(step) else f"is {step}"
-            raise KcostError(Diagnostic(loop.span, f"loop step of `{loop.var}` {what}",
-                                        "a step is a positive size expression"))
+            raise SizeError(Code.NOT_POSITIVE_AT_SIZES, Diagnostic(
+                loop.span, f"loop step of `{loop.var}` {what}",
+                "a step is a positive size expression"))
         lo = as_function(compile_expr(loop.lo, self.sizes))
         hi = as_function(compile_expr(loop.hi, self.sizes))
         outer_bound = self.lower_bounds.get(loop.var)
@@ -247,8 +248,8 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
     and count every tensor that way.
     A nest running more than max_steps loop iterations plus statements is a KcostError."""
     if reuse not in REUSE_MODES:
-        raise KcostError(Diagnostic(None, f"unknown reuse mode `{reuse}`",
-                                    "use " + ", ".join(REUSE_MODES)))
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(None, f"unknown reuse mode `{reuse}`",
+                                                          "use " + ", ".join(REUSE_MODES)))
     values = resolve_sizes(kernel, sizes)
     if count_steps(kernel, sizes, max_steps) > max_steps:
         Budget(max_steps).exceeded()  # refuse before running: the count is cheap
@@ -296,7 +297,7 @@ def _check_inside_shapes(kernel: CheckedKernel, values: Mapping[str, Value],
             if low < 0 or high >= extent:
                 index = low if low < 0 else high
                 sizes = ", ".join(f"{size} = {value}" for size, value in values.items())
-                raise KcostError(Diagnostic(
+                raise SpecCheckError(Code.INDEX_OUT_OF_EXTENT, Diagnostic(
                     tensor.span,
                     f"`{name}` is indexed at {index} in dimension {dimension + 1}, outside "
                     f"its declared extent 0..{extent - 1} (at {sizes})",

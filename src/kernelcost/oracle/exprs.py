@@ -11,7 +11,7 @@ import sympy
 
 from .. import ast
 from ..check import CheckedKernel
-from ..errors import Diagnostic, KcostError
+from ..errors import Code, Diagnostic, SizeError, SpecCheckError
 from ..symbols import number, size_symbol
 from .results import Element, Env, Value
 
@@ -24,18 +24,18 @@ def resolve_sizes(kernel: CheckedKernel, sizes: Mapping[str, int]) -> dict[str, 
     parameter_names = [symbol.name for symbol in kernel.parameters]
     for name in sizes:
         if name not in parameter_names:
-            raise KcostError(Diagnostic(None, f"`{name}` is not a size parameter of "
-                                              f"`{kernel.name}`",
-                                        "parameters: " + ", ".join(parameter_names)))
+            raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+                None, f"`{name}` is not a size parameter of `{kernel.name}`",
+                "parameters: " + ", ".join(parameter_names)))
     values: dict[str, Value] = {}
     for symbol in kernel.parameters:
         value = sizes.get(symbol.name, kernel.defaults.get(symbol))
         if value is None:
-            raise KcostError(Diagnostic(None, f"size `{symbol.name}` needs a value",
-                                        f"set it: {symbol.name}=8"))
+            raise SizeError(Code.SIZES_UNSET, Diagnostic(
+                None, f"size `{symbol.name}` needs a value", f"set it: {symbol.name}=8"))
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise KcostError(Diagnostic(None, f"size `{symbol.name}` must be a positive "
-                                              f"integer, not {value!r}"))
+            raise SizeError(Code.SIZE_NOT_POSITIVE_INTEGER, Diagnostic(
+                None, f"size `{symbol.name}` must be a positive integer, not {value!r}"))
         values[symbol.name] = value
     substitution = sympy_substitution(values)
     for name, expression in kernel.sizes.items():
@@ -55,7 +55,8 @@ def rational(value: Value) -> sympy.Rational:
 
 def sympy_value(expression: sympy.Expr, what: str) -> Value:
     if not expression.is_Rational:
-        raise KcostError(Diagnostic(None, f"{what} does not evaluate to a number: {expression}"))
+        raise SizeError(Code.SIZES_UNSET, Diagnostic(
+            None, f"{what} does not evaluate to a number: {expression}"))
     return normal(Fraction(int(expression.p), int(expression.q)))
 
 
@@ -76,7 +77,8 @@ Compiled = Value | Callable[[Env], Value]
 
 def _divide(left: Value, right: Value) -> Value:
     if right == 0:
-        raise KcostError(Diagnostic(None, "division by zero in an index or a loop bound"))
+        raise SpecCheckError(Code.DIVISION_BY_ZERO, Diagnostic(
+            None, "division by zero in an index or a loop bound"))
     if isinstance(left, int) and isinstance(right, int) and left % right == 0:
         return left // right
     return normal(Fraction(left) / right)
@@ -107,8 +109,9 @@ def compile_expr(expr: ast.Expr, sizes: Mapping[str, Value]) -> Compiled:
     if isinstance(expr, ast.Call) and expr.func in ("min", "max"):
         return compile_extremum(min if expr.func == "min" else max,
                                  [compile_expr(arg, sizes) for arg in expr.args])
-    raise KcostError(Diagnostic(expr.span, "not an index or bound expression",
-                                "indices and bounds use sizes, iterators, + - * /, min, max"))
+    raise SpecCheckError(Code.NOT_A_SIZE_EXPRESSION, Diagnostic(
+        expr.span, "not an index or bound expression",
+        "indices and bounds use sizes, iterators, + - * /, min, max"))
 
 
 def compile_binary(apply, left: Compiled, right: Compiled) -> Compiled:

@@ -14,7 +14,7 @@ from dataclasses import field
 
 from .. import ast
 from ..check import CheckedKernel
-from ..errors import Diagnostic, KcostError
+from ..errors import BudgetError, Code, Diagnostic
 from ..records import record
 from .exprs import as_function, compile_expr, resolve_sizes, sympy_substitution, sympy_value
 
@@ -94,8 +94,8 @@ class _Walker:
         while value < hi:
             self.steps_left -= 1
             if self.steps_left < 0:
-                raise KcostError(Diagnostic(None, "the lanes enumeration ran out of steps",
-                                            "use smaller sizes"))
+                raise BudgetError(Code.ENUMERATION_BUDGET_RAN_OUT, Diagnostic(
+                    None, "the lanes enumeration ran out of steps", "use smaller sizes"))
             inner = {**env, loop.var: value}
             self._block(loop.body, inner, keeps, (loop.var, counter) if loop.lanes else lane)
             value, counter = value + step, counter + 1

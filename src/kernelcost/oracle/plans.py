@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import field
 from fractions import Fraction
 
-from ..errors import Diagnostic, KcostError
+from ..errors import BudgetError, Code, Diagnostic
 from ..records import record
 from .blocks import BlockState
 from .exprs import normal
@@ -27,10 +27,10 @@ class Budget:
         self.moves: Counter = Counter()  # (tensor, level) -> elements moved at that level
 
     def exceeded(self) -> None:
-        raise KcostError(Diagnostic(
-            None, f"the enumeration passed its budget of {self.max_steps:,} steps "
-                  "(loop iterations plus statement executions)",
-            "use smaller sizes, or raise max_steps"))
+        raise BudgetError(Code.ENUMERATION_BUDGET_RAN_OUT, Diagnostic(
+            None,
+            f"the enumeration passed its budget of {self.max_steps:,} steps "
+            "(loop iterations plus statement executions)", "use smaller sizes, or raise max_steps"))
 
 
 @record(frozen=False, slots=True)

@@ -13,7 +13,7 @@ import sympy
 
 from .. import ast
 from ..check import CheckedKernel
-from ..errors import Diagnostic, KcostError
+from ..errors import Code, Diagnostic, KcostError, SpecCheckError
 from ..records import record
 from ..symbols import size_symbol
 from .compare import evaluate
@@ -57,10 +57,12 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
         seen.add(key)
         samples.append(candidate)
     if len(samples) < count:
-        raise KcostError(Diagnostic(None, f"found only {len(samples)} of {count} size "
-                                          f"assignments of `{kernel.name}` that satisfy its "
-                                          f"assumptions within {max_steps:,} steps",
-                                    "check that the `assume` facts can hold together"))
+        raise SpecCheckError(Code.ASSUMPTIONS_UNMET, Diagnostic(
+            None,
+            f"found only {len(samples)} of {count} size "
+            f"assignments of `{kernel.name}` that satisfy its "
+            f"assumptions within {max_steps:,} steps",
+            "check that the `assume` facts can hold together"))
     return samples
 
 
@@ -281,8 +283,8 @@ def _check_steps(loops: tuple[_LoopShape, ...], env: Env) -> None:
 
 
 def _step_error(span: ast.Span, var: str) -> KcostError:
-    return KcostError(Diagnostic(span, f"loop step of `{var}` must be a positive size "
-                                       "expression"))
+    return SpecCheckError(Code.NOT_A_SIZE_EXPRESSION, Diagnostic(
+        span, f"loop step of `{var}` must be a positive size expression"))
 
 
 def _names(expr: ast.Expr) -> set[str]:
