@@ -14,6 +14,8 @@ would pull common factors out first, took a quarter of this stage."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import sympy
 
 from .quotients import factor, factored, polynomial_terms
@@ -26,7 +28,7 @@ _SCALE = sympy.Symbol("_lambda", positive=True)
 _REMAINDER = "remainder"
 
 
-def _smooth(expr: sympy.Expr, growing) -> sympy.Expr:
+def _smooth(expr: sympy.Expr, growing: Iterable[sympy.Symbol]) -> sympy.Expr:
     """Each floor or ceiling of a growing argument as its argument plus a remainder symbol,
     inner roundings too (a replaced node is not searched again in the same pass)."""
     growing = set(growing)
@@ -47,7 +49,7 @@ def _has_remainder(expr: sympy.Expr) -> bool:
     return any(isinstance(s, sympy.Dummy) and s.name == _REMAINDER for s in expr.free_symbols)
 
 
-def eventual(expr: sympy.Expr, growing) -> sympy.Expr:
+def eventual(expr: sympy.Expr, growing: Iterable[sympy.Symbol]) -> sympy.Expr:
     """expr with each Max and Min replaced by the argument it takes once the sizes in
     `growing` are large enough (Max(0, N - 4) -> N - 4 as N grows), innermost first; an
     argument pair whose order depends on a size that stays put is left as it is."""
@@ -71,7 +73,8 @@ def eventual(expr: sympy.Expr, growing) -> sympy.Expr:
     return expr.replace(lambda e: isinstance(e, (sympy.Max, sympy.Min)), settle)
 
 
-def _eventual_sign(difference: sympy.Expr, growing) -> int | None:
+def _eventual_sign(difference: sympy.Expr,
+                   growing: tuple[sympy.Symbol, ...]) -> int | None:
     """The sign difference takes for all large enough sizes: 1, -1, 0 (they meet), or None
     when it depends on the sizes themselves (N - T as N and T grow together)."""
     forms = Asymptotics(difference)
@@ -98,7 +101,7 @@ class Leading:
     coefficient: sympy.Expr
 
 
-def _leading_in_scale(part: sympy.Expr, growing: tuple) -> Leading:
+def _leading_in_scale(part: sympy.Expr, growing: tuple[sympy.Symbol, ...]) -> Leading:
     """The leading term in lam of part(lam*s), s in `growing`: the sum of part's terms of
     highest degree in the growing sizes, read off its polynomial in every symbol over the
     rationals; as a polynomial in lam where part has other atoms (a Min of fixed sizes, a
@@ -128,14 +131,17 @@ class Asymptotics:
     def __init__(self, expr: sympy.Expr):
         self.expr = expr
         self.free_symbols = expr.free_symbols  # computed once: slow on sums left open
-        self._fractions: dict[frozenset, tuple] = {}
-        self._parts: dict[tuple, tuple | None] = {}
+        # (the roundings smoothed, the growing sizes where Max and Min settle) -> fraction
+        self._fractions: dict[tuple[frozenset[sympy.Expr], tuple[sympy.Symbol, ...]],
+                              tuple[sympy.Expr, sympy.Expr]] = {}
+        self._parts: dict[tuple[sympy.Symbol, ...], tuple[Leading, Leading] | None] = {}
         self._ratios: dict[sympy.Expr, sympy.Expr] = {}  # leading and limits share ratios
 
-    def _growing(self, growing) -> tuple:
+    def _growing(self, growing: Iterable[sympy.Symbol]) -> tuple[sympy.Symbol, ...]:
         return tuple(s for s in growing if s in self.free_symbols)
 
-    def _scaled_parts(self, growing: tuple) -> tuple[Leading, Leading] | None:
+    def _scaled_parts(self,
+                      growing: tuple[sympy.Symbol, ...]) -> tuple[Leading, Leading] | None:
         """The leading terms in lam of the numerator and denominator of expr(lam*s), or
         None where they are no polynomials in lam."""
         if growing not in self._parts and self.expr.has(sympy.Sum):
@@ -152,7 +158,7 @@ class Asymptotics:
                 self._parts[growing] = None
         return self._parts[growing]
 
-    def _fraction(self, growing: tuple) -> tuple:
+    def _fraction(self, growing: tuple[sympy.Symbol, ...]) -> tuple[sympy.Expr, sympy.Expr]:
         """Numerator and denominator of the smoothed expression, computed once for every
         growing set that smooths the same roundings."""
         rounded = frozenset(node for node in self.expr.atoms(sympy.floor, sympy.ceiling)
@@ -164,7 +170,7 @@ class Asymptotics:
             self._fractions[key] = _smooth(expr, growing).as_numer_denom()
         return self._fractions[key]
 
-    def leading(self, growing) -> sympy.Expr | None:
+    def leading(self, growing: Iterable[sympy.Symbol]) -> sympy.Expr | None:
         """The part of expr that dominates as every symbol in `growing` goes to infinity
         together (2*(M*K + K*N + M*N) stays whole; 4*M*N*K/T + 2*M*N -> 4*M*N*K/T), or None."""
         growing = self._growing(growing)
@@ -178,7 +184,7 @@ class Asymptotics:
         bottom = denominator.coefficient * _SCALE ** denominator.degree
         return _without_remainder(self._readable((top / bottom).xreplace({_SCALE: 1})))
 
-    def limit(self, growing) -> sympy.Expr | None:
+    def limit(self, growing: Iterable[sympy.Symbol]) -> sympy.Expr | None:
         """lim expr as every symbol in `growing` goes to infinity together; oo, a finite
         expression in the other symbols, or None when it cannot be found."""
         growing = self._growing(growing)
@@ -228,12 +234,12 @@ def _without_remainder(expr: sympy.Expr) -> sympy.Expr | None:
     return None if _has_remainder(expr) else expr
 
 
-def leading_term(expr: sympy.Expr, growing) -> sympy.Expr | None:
+def leading_term(expr: sympy.Expr, growing: Iterable[sympy.Symbol]) -> sympy.Expr | None:
     """The dominant part of expr as the sizes in `growing` grow together (Asymptotics.leading)."""
     return Asymptotics(expr).leading(growing)
 
 
-def _sympy_limit(expr, growing):
+def _sympy_limit(expr: sympy.Expr, growing: tuple[sympy.Symbol, ...]) -> sympy.Expr | None:
     if expr.has(sympy.Sum):
         return None  # see Asymptotics._scaled_parts
     scaled = _smooth(expr, growing).subs({s: _SCALE * s for s in growing}, simultaneous=True)

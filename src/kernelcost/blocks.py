@@ -8,16 +8,24 @@ them."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy
 
 from .cost import GridCost, ScopeCost, TileBox
 from .lanes import lane_accesses
 from .symbols import iterator_symbol
 
+if TYPE_CHECKING:
+    from .count import _Counter
+    from .nest import AccessSite, Loop
+
+Box = tuple[tuple[sympy.Expr, sympy.Expr], ...]  # (low, high) along each dimension
+
 ON_CHIP = ("shared", "registers")
 
 
-def count_grid(counter, scopes: tuple[ScopeCost, ...]) -> GridCost | None:
+def count_grid(counter: _Counter, scopes: tuple[ScopeCost, ...]) -> GridCost | None:
     """The GridCost of a parallel spec from its counter (count._Counter), or None."""
     grid = counter.checked.grid
     if grid is None:
@@ -53,7 +61,7 @@ def count_grid(counter, scopes: tuple[ScopeCost, ...]) -> GridCost | None:
     )
 
 
-def _on_chip(counter, scopes: tuple[ScopeCost, ...]) -> dict[str, sympy.Expr]:
+def _on_chip(counter: _Counter, scopes: tuple[ScopeCost, ...]) -> dict[str, sympy.Expr]:
     """Bytes a block holds in each on-chip level: its keep scopes there (each its own buffer,
     times its stages), its local arrays, and tensors homed there."""
     held = {level: sympy.Integer(0) for level in ON_CHIP}
@@ -66,7 +74,7 @@ def _on_chip(counter, scopes: tuple[ScopeCost, ...]) -> dict[str, sympy.Expr]:
     return {level: counter.finish(amount) for level, amount in held.items() if amount != 0}
 
 
-def _step_loop(counter, depth: int):
+def _step_loop(counter: _Counter, depth: int) -> Loop | None:
     """The innermost sequential loop around a keep that fills from L2: one step of it is what
     a block streams in at a time (k0 in a GEMM)."""
     candidates = [scope.loops[-1] for scope in counter.nest.scopes
@@ -74,12 +82,12 @@ def _step_loop(counter, depth: int):
     return max(candidates, key=lambda loop: loop.depth, default=None)
 
 
-def _step_loop_var(counter, depth: int) -> sympy.Symbol | None:
+def _step_loop_var(counter: _Counter, depth: int) -> sympy.Symbol | None:
     loop = _step_loop(counter, depth)
     return None if loop is None else loop.var
 
 
-def _tiles(counter, depth: int) -> tuple[TileBox, ...]:
+def _tiles(counter: _Counter, depth: int) -> tuple[TileBox, ...]:
     step = _step_loop(counter, depth)
     tiles = []
     for name, tensor in counter.checked.tensors.items():
@@ -90,7 +98,8 @@ def _tiles(counter, depth: int) -> tuple[TileBox, ...]:
             continue
         in_step = [s for s in sites if step is not None and step in s.loops]
         whole = _box(counter, sites, depth)
-        per_step = _box(counter, in_step, step.depth + 1) if in_step else ()
+        per_step = (_box(counter, in_step, step.depth + 1) if in_step and step is not None
+                    else ())
         if whole is None or per_step is None:
             whole = tuple((sympy.Integer(0), extent - 1) for extent in sites[0].extent)
             per_step = whole if in_step else ()
@@ -102,7 +111,7 @@ def _tiles(counter, depth: int) -> tuple[TileBox, ...]:
     return tuple(tiles)
 
 
-def _box(counter, sites, depth: int):
+def _box(counter: _Counter, sites: list[AccessSite], depth: int) -> Box | None:
     """The reach of the sites with clipped edges kept where every loop inside runs, else the
     straightened bounding box."""
     if all(loop.never_empty for site in sites for loop in site.loops[depth:]):
@@ -112,5 +121,5 @@ def _box(counter, sites, depth: int):
     return counter.footprint.box(sites, depth)
 
 
-def _finish_box(counter, box):
+def _finish_box(counter: _Counter, box: Box) -> Box:
     return tuple((counter.finish(low), counter.finish(high)) for low, high in box)

@@ -4,6 +4,8 @@ min/max nodes and of monotone indices."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import sympy
 
 from .facts import Facts
@@ -11,7 +13,8 @@ from .nest import AccessSite, Loop
 from .symbols import derivative, replace_symbols
 
 
-def extreme_value(expr, loops, facts: Facts, largest: bool):
+def extreme_value(expr: sympy.Expr, loops: Sequence[Loop], facts: Facts,
+                  largest: bool) -> sympy.Expr | None:
     """expr at its largest (smallest) over the points of `loops`, innermost first: each
     iterator at its loop's last or first value (last = lo + step*(trips - 1); the loops are
     assumed to run, as the callers check). None where the direction is not proven."""
@@ -27,7 +30,7 @@ def extreme_value(expr, loops, facts: Facts, largest: bool):
     return sympy.expand(expr)
 
 
-def monotone_direction(expr, var, facts: Facts) -> int | None:
+def monotone_direction(expr: sympy.Expr, var: sympy.Symbol, facts: Facts) -> int | None:
     """+1 where expr never decreases as var grows (every argument choice of its min/max
     rising), -1 where it never increases, None otherwise."""
     choices = [expr]
@@ -45,7 +48,7 @@ def monotone_direction(expr, var, facts: Facts) -> int | None:
     return None
 
 
-def node_bound(node, upper: bool):
+def node_bound(node: sympy.Expr, upper: bool) -> sympy.Expr | None:
     """A straight bound of one rounding or min/max node: ceiling(x) < x + 1, floor(x) <= x,
     min(a, b) <= a; and x <= ceiling(x), x - 1 < floor(x), a <= max(a, b)."""
     argument = node.args[0]
@@ -58,14 +61,14 @@ def node_bound(node, upper: bool):
     return None if upper else argument
 
 
-def iterator_minmax(expr, loops) -> bool:
+def iterator_minmax(expr: sympy.Expr, loops: Iterable[Loop]) -> bool:
     """expr holds a min or max whose arguments move with the iterators of `loops`."""
     iterators = {loop.var for loop in loops}
     return any(isinstance(node, (sympy.Min, sympy.Max)) and node.free_symbols & iterators
                for node in sympy.preorder_traversal(expr))
 
 
-def largest_value(trips, counters):
+def largest_value(trips: sympy.Expr, counters: Iterable[sympy.Symbol]) -> sympy.Expr | None:
     """An upper bound of a trip count free of the counters: the count itself, or the count
     with a min replaced by one of its arguments (min(M, T*t + T) - T*t <= T)."""
     counters = set(counters)
@@ -94,7 +97,7 @@ class CounterView:
         self.site = site
         self.extent = site.extent
         # xreplace, not subs: plain symbols to expressions free of them, ten times faster
-        to_counters = {}
+        to_counters: dict[sympy.Symbol, sympy.Expr] = {}
         for loop in inner:  # outermost first, so inner bounds see outer counters
             to_counters[loop.var] = (loop.lo + loop.step * loop.counter).xreplace(to_counters)
         self.counters = tuple(loop.counter for loop in inner)
@@ -102,10 +105,10 @@ class CounterView:
         self.indices = tuple(sympy.expand(index.xreplace(to_counters)) for index in site.indices)
         self.trips = tuple(self.trips_of[c] for c in self.counters)
 
-    def used_counters(self):
+    def used_counters(self) -> list[sympy.Symbol]:
         return [c for c in self.counters if any(c in i.free_symbols for i in self.indices)]
 
-    def closed(self, used) -> bool:
+    def closed(self, used: Sequence[sympy.Symbol]) -> bool:
         """The trip counts of the counters used depend on no other inner counter."""
         others = set(self.counters) - set(used)
         return not any(self.trips_of[c].free_symbols & others for c in used)
@@ -114,6 +117,6 @@ class CounterView:
         counters = set(self.counters)
         return not any(trips.free_symbols & counters for trips in self.trips)
 
-    def counter_loops(self, used):
+    def counter_loops(self, used: Sequence[sympy.Symbol]) -> list[Loop]:
         return [Loop(c, c, sympy.Integer(0), self.trips_of[c], sympy.Integer(1),
                      self.trips_of[c], depth) for depth, c in enumerate(used)]

@@ -5,6 +5,7 @@ flagged as an upper bound."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from fractions import Fraction
 
 import sympy
@@ -17,10 +18,14 @@ from .counters import (
     node_bound,
 )
 from .facts import Facts
-from .nest import AccessSite
+from .nest import AccessSite, Loop
 from .records import record
 from .sums import Summer
 from .symbols import derivative, determinant_of
+
+# per dimension (first index, number of values), or (lowest, highest) index
+Box = tuple[tuple[sympy.Expr, sympy.Expr], ...]
+Stride = tuple[sympy.Expr, sympy.Expr]  # (stride, trips) of one counter in one dimension
 
 MAX_UNION_ACCESSES = 8  # distinct shifted boxes unioned exactly; more get a bounding box
 
@@ -58,8 +63,8 @@ class Footprints:
         distinct = list({(view.indices, view.trips): view for view in views}.values())
         if len(distinct) == 1:
             return self._single(distinct[0])
-        boxes = [self._box(view) for view in distinct]
-        if all(box is not None for box in boxes) and self._translates(boxes):
+        boxes = [box for box in map(self._box, distinct) if box is not None]
+        if len(boxes) == len(distinct) and self._translates(boxes):
             return self._union_of_shifted_boxes(boxes)
         return self._bounding_box(distinct)
 
@@ -87,7 +92,8 @@ class Footprints:
             return Footprint(sympy.Mul(*[length for _, length in box]), True)
         return self._bounding_box([view])
 
-    def _injective(self, indices, counters) -> bool:
+    def _injective(self, indices: Sequence[sympy.Expr],
+                   counters: Sequence[sympy.Symbol]) -> bool:
         """Distinct counter values reach distinct elements: some square minor of the index
         map's matrix is nonzero at every admissible size (`(T - 1)*i` is not, at T = 1)."""
         if not indices or len(indices) < len(counters):
@@ -101,7 +107,7 @@ class Footprints:
                 return True
         return False
 
-    def _mixed_radix(self, view: CounterView, used) -> bool:
+    def _mixed_radix(self, view: CounterView, used: Sequence[sympy.Symbol]) -> bool:
         """Each counter moves one dimension, and within a dimension each stride exceeds
         the span of the finer ones (i = T*t0 + t with t < T): distinct counter values give
         distinct elements, even where edge tiles are clipped."""
@@ -124,7 +130,7 @@ class Footprints:
                 return False
         return True
 
-    def _strictly_nested(self, spans) -> bool:
+    def _strictly_nested(self, spans: list[Stride]) -> bool:
         covered = sympy.Integer(0)
         for stride, trips in self._finest_first(spans):
             if not self.facts.nonnegative(stride - covered - 1):
@@ -132,7 +138,7 @@ class Footprints:
             covered += stride * (trips - 1)
         return True
 
-    def _finest_first(self, strides):
+    def _finest_first(self, strides: list[Stride]) -> list[Stride]:
         """Strides from the finest up, where the facts order them (T before T*a), numeric
         ones by value first; the callers' tests stay sound in any order, they only prove
         less when it is wrong."""
@@ -147,21 +153,22 @@ class Footprints:
             ordered.append(finest)
         return ordered
 
-    def _box(self, view: CounterView):
+    def _box(self, view: CounterView) -> list[tuple[sympy.Expr, sympy.Expr]] | None:
         """Per dimension (first index value, number of values) when the access covers a
         contiguous box: each counter moves one dimension, the counter ranges are
         rectangular, and the values in each dimension leave no gap."""
         if not view.rectangular() or not all(loop.never_empty for loop in view.inner):
             return None
         box = []
-        claimed: set = set()
+        claimed: set[sympy.Symbol] = set()
         for index in view.indices:
             terms = [(derivative(index, c), c) for c in view.counters if c in index.free_symbols]
             if any(c in claimed for _, c in terms):
                 return None
             claimed.update(c for _, c in terms)
-            signs = [self._sign(coefficient) for coefficient, _ in terms]
-            if any(sign is None for sign in signs):
+            signs = [sign for sign in (self._sign(coefficient) for coefficient, _ in terms)
+                     if sign is not None]
+            if len(signs) != len(terms):
                 return None
             strides = [(coefficient * sign, view.trips_of[c]) for (coefficient, c), sign
                        in zip(terms, signs)]
@@ -174,7 +181,7 @@ class Footprints:
             box.append((sympy.expand(start), sympy.expand(length)))
         return box
 
-    def _sign(self, value):
+    def _sign(self, value: sympy.Expr) -> int | None:
         """+1 or -1 where the facts prove the sign strictly (a stride T - 1 may be zero)."""
         if self.facts.positive(value):
             return 1
@@ -182,7 +189,7 @@ class Footprints:
             return -1
         return None
 
-    def _gapless(self, strides) -> bool:
+    def _gapless(self, strides: list[Stride]) -> bool:
         """Progressions add up to an interval when, taken from the finest stride up, each
         stride is at most the span covered so far plus one."""
         covered = sympy.Integer(0)
@@ -193,7 +200,7 @@ class Footprints:
         return True
 
     @staticmethod
-    def _translates(boxes) -> bool:
+    def _translates(boxes: Sequence[Sequence[tuple[sympy.Expr, sympy.Expr]]]) -> bool:
         if len(boxes) > MAX_UNION_ACCESSES:
             return False
         lengths = [tuple(length for _, length in box) for box in boxes]
@@ -203,15 +210,17 @@ class Footprints:
         return all(sympy.expand(a - b).is_number
                    for start in starts for a, b in zip(start, starts[0]))
 
-    def _union_of_shifted_boxes(self, boxes) -> Footprint:
+    def _union_of_shifted_boxes(
+            self, boxes: Sequence[Sequence[tuple[sympy.Expr, sympy.Expr]]]) -> Footprint:
         """Inclusion-exclusion over the distinct shifts of one box."""
         unique = list({tuple(start for start, _ in box): box for box in boxes}.values())
         lengths = [length for _, length in unique[0]]
         offsets = [[sympy.expand(start - unique[0][dim][0]) for dim, (start, _) in
                     enumerate(box)] for box in unique]
-        overlaps = {}  # (dimension, spread of the shifts): the boxes' common width there
+        # (dimension, spread of the shifts): the boxes' common width there
+        overlaps: dict[tuple[int, sympy.Expr], sympy.Expr] = {}
 
-        def overlap(dim, spread):
+        def overlap(dim: int, spread: sympy.Expr) -> sympy.Expr:
             if (dim, spread) not in overlaps:
                 width = lengths[dim] - spread
                 overlaps[dim, spread] = (width if self.facts.nonnegative(width)
@@ -229,7 +238,7 @@ class Footprints:
                 terms.append(sign * volume)
         return Footprint(sympy.expand(sympy.Add(*terms)), True)
 
-    def reach(self, sites: list[AccessSite], outer_depth: int):
+    def reach(self, sites: list[AccessSite], outer_depth: int) -> Box | None:
         """Per dimension the first and last index the sites reach while the loops from
         outer_depth in run, with clipped bounds kept (`min(i0 + T, M) - 1`, not `M - 1`):
         each iterator, innermost first, at its loop's first or last value, whichever moves
@@ -250,7 +259,7 @@ class Footprints:
                         self._dominant(highs, outer, largest=True)))
         return tuple(box)
 
-    def box(self, sites: list[AccessSite], outer_depth: int):
+    def box(self, sites: list[AccessSite], outer_depth: int) -> Box | None:
         """Per dimension (lowest, highest) index the sites reach while the loops from
         outer_depth in run; None where a range has no bound."""
         views = [CounterView(site, outer_depth) for site in sites]
@@ -268,7 +277,7 @@ class Footprints:
                         self._dominant(highs, outer, largest=True)))
         return tuple(box)
 
-    def _bounding_box(self, views) -> Footprint:
+    def _bounding_box(self, views: list[CounterView]) -> Footprint:
         """Upper bound: the product of each dimension's value range over every access
         (the declared extent where a range cannot be bounded)."""
         volume = sympy.Integer(1)
@@ -293,7 +302,8 @@ class Footprints:
             volume *= width
         return Footprint(volume, False)
 
-    def _whole_nest_range(self, views, dim):
+    def _whole_nest_range(self, views: list[CounterView],
+                          dim: int) -> tuple[sympy.Expr, sympy.Expr]:
         """The dimension's range over the whole nest, outer loops included: wider than one
         entry's, so still an upper bound, and free of the outer iterators. A min/max of them
         left in a fill would be split at every sum over the outer loops, term by term, which
@@ -308,20 +318,23 @@ class Footprints:
         return (self._dominant(highs, (), largest=True),
                 self._dominant(lows, (), largest=False))
 
-    def _dominant(self, values, loops, largest: bool) -> sympy.Expr:
+    def _dominant(self, values: Sequence[sympy.Expr], loops: Sequence[Loop],
+                  largest: bool) -> sympy.Expr:
         """max (min) of values, leaving out each value another one is proven to bound at
         every point of the outer loops: `max(0, j)` with j >= 0 there is j. A min/max left
         in a fill would have to be split in every sum over the outer loops."""
-        kept: list = []
+        kept: list[sympy.Expr] = []
         for value in dict.fromkeys(sympy.expand(v) for v in values):
-            def bounds(a, b):  # a >= b (a <= b for a min) everywhere in the nest
+            # a >= b (a <= b for a min) everywhere in the nest
+            def bounds(a: sympy.Expr, b: sympy.Expr) -> bool:
                 return self.facts.nonnegative_within(a - b if largest else b - a, loops)
             if any(bounds(other, value) for other in kept):
                 continue
             kept = [other for other in kept if not bounds(value, other)] + [value]
         return sympy.Max(*kept) if largest else sympy.Min(*kept)
 
-    def _interval(self, expr, view):
+    def _interval(self, expr: sympy.Expr,
+                  view: CounterView) -> tuple[sympy.Expr | None, sympy.Expr | None]:
         """Bounds of expr over the counters, innermost first; None where unbounded."""
         low, high = expr, expr
         for counter in reversed(view.counters):
@@ -332,7 +345,8 @@ class Footprints:
             high = self._extreme(high, counter, most - 1, smallest=False)
         return low, high
 
-    def _extreme(self, expr, counter, last, smallest):
+    def _extreme(self, expr: sympy.Expr | None, counter: sympy.Symbol, last: sympy.Expr,
+                 smallest: bool) -> sympy.Expr | None:
         """expr at the end of [0, last] where it is smallest (largest), after replacing
         rounding and min/max by straight bounds; None if its slope's sign is unknown."""
         if expr is None or counter not in expr.free_symbols:
@@ -351,7 +365,7 @@ class Footprints:
             return None
         return expr.xreplace({counter: sympy.S.Zero if at_first else last})
 
-    def _straighten(self, expr, upward: bool):
+    def _straighten(self, expr: sympy.Expr, upward: bool) -> sympy.Expr | None:
         """A bound of expr (upper if upward) free of floor, ceiling, min and max."""
         while True:
             node = next((n for n in sympy.postorder_traversal(expr)

@@ -24,12 +24,17 @@ The oracle (oracle/lanes.py) checks these by enumerating every lane of every war
 from __future__ import annotations
 
 from math import ceil, gcd
+from typing import TYPE_CHECKING
 
 import sympy
 
 from .cost import LaneAccess
 from .nest import AccessSite, Loop
 from .symbols import derivative
+
+if TYPE_CHECKING:
+    from .check import CheckedKernel
+    from .count import _Counter
 
 WARP = 32  # lanes
 SECTOR_B = 32  # bytes the L1<->L2 link moves at a time
@@ -38,7 +43,7 @@ WORD_B = 4  # bytes a shared bank serves a clock
 PHASE_B = 128  # bytes of requests shared memory serves in one wavefront (32 banks x 4 B)
 
 
-def lane_accesses(counter) -> tuple[LaneAccess, ...]:
+def lane_accesses(counter: _Counter) -> tuple[LaneAccess, ...]:
     """Every global or shared access inside a `lanes` loop (count._Counter's nest)."""
     found = []
     for site in counter.nest.accesses:
@@ -62,7 +67,7 @@ def lane_accesses(counter) -> tuple[LaneAccess, ...]:
     return tuple(found)
 
 
-def _served_at(checked, site: AccessSite) -> str | None:
+def _served_at(checked: CheckedKernel, site: AccessSite) -> str | None:
     """global (through L1 and L2) or shared; None for registers."""
     level = site.scopes[-1].level if site.scopes else checked.tensors[site.tensor].level
     if level in ("global", "l2"):

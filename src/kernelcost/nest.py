@@ -8,6 +8,7 @@ zero where the assumptions cannot prove the loop's range nonempty."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import sympy
@@ -66,7 +67,7 @@ class AccessSite:
 class Execution:
     """A statement that does work, with the loops around it."""
 
-    work: Counter
+    work: Counter[str]
     loops: tuple[Loop, ...]
 
 
@@ -90,13 +91,14 @@ class NestBuilder:
             self._statement(stmt, (), (), {})
         return self.nest
 
-    def _names(self, loops) -> dict[str, sympy.Expr]:
+    def _names(self, loops: Sequence[Loop]) -> dict[str, sympy.Expr]:
         names = dict(self.sizes)
         for loop in loops:
             names[loop.var.name] = loop.var
         return names
 
-    def _statement(self, stmt, loops, scopes, levels) -> None:
+    def _statement(self, stmt: ast.Statement, loops: tuple[Loop, ...],
+                   scopes: tuple[Scope, ...], levels: dict[str, str]) -> None:
         if isinstance(stmt, ast.For):
             self._for(stmt, loops, scopes, levels)
         elif isinstance(stmt, ast.Keep):
@@ -109,7 +111,8 @@ class NestBuilder:
             self._reads(stmt.value, loops, scopes)
             self._target(stmt, loops, scopes)
 
-    def _for(self, loop: ast.For, loops, scopes, levels) -> None:
+    def _for(self, loop: ast.For, loops: tuple[Loop, ...], scopes: tuple[Scope, ...],
+             levels: dict[str, str]) -> None:
         names = self._names(loops)
         lo = to_sympy(loop.lo, names)
         hi = to_sympy(loop.hi, names)
@@ -124,7 +127,8 @@ class NestBuilder:
         for stmt in loop.body:
             self._statement(stmt, loops + (this,), scopes, levels)
 
-    def _keep(self, keep: ast.Keep, loops, scopes, levels) -> None:
+    def _keep(self, keep: ast.Keep, loops: tuple[Loop, ...], scopes: tuple[Scope, ...],
+              levels: dict[str, str]) -> None:
         index = self.scope_count
         self.scope_count += 1
         if self.ignore_keeps:
@@ -147,7 +151,8 @@ class NestBuilder:
         global memory goes through: in a parallel spec L2 serves the fills."""
         return "l2" if self.checked.grid is not None and level == "global" else level
 
-    def _site(self, access: ast.Access, loops, scopes, is_write, accumulation_read=False):
+    def _site(self, access: ast.Access, loops: tuple[Loop, ...], scopes: tuple[Scope, ...],
+              is_write: bool, accumulation_read: bool = False) -> AccessSite:
         names = self._names(loops)
         indices = tuple(to_sympy(index, names) for index in access.indices)
         tensor_scopes = tuple(s for s in scopes if access.tensor in s.tensors)
@@ -155,7 +160,8 @@ class NestBuilder:
         return AccessSite(access.tensor, indices, is_write, accumulation_read, loops,
                           tensor_scopes, extent, access.span)
 
-    def _reads(self, expr: ast.Expr, loops, scopes) -> None:
+    def _reads(self, expr: ast.Expr, loops: tuple[Loop, ...],
+               scopes: tuple[Scope, ...]) -> None:
         for node in ast.walk_expr(expr):
             if isinstance(node, ast.Access):
                 self.nest.accesses.append(self._site(node, loops, scopes, False))
@@ -163,7 +169,8 @@ class NestBuilder:
                 scalar = ast.Access(node.id, (), node.span)
                 self.nest.accesses.append(self._site(scalar, loops, scopes, False))
 
-    def _target(self, assign: ast.Assign, loops, scopes) -> None:
+    def _target(self, assign: ast.Assign, loops: tuple[Loop, ...],
+                scopes: tuple[Scope, ...]) -> None:
         target = assign.target
         if isinstance(target, ast.Name):
             if target.id not in self.checked.tensors:

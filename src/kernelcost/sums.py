@@ -6,6 +6,8 @@ stays an unevaluated Sum (still exact, flagged as not closed)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sympy
 from sympy.polys.polyerrors import BasePolynomialError
 
@@ -26,9 +28,9 @@ class Summer:
         self.pieces = 1  # ranges its min/max splits have made of that loop's sum so far
         # sympy's summation of one summand and range: statements under the same outer loops
         # meet the same sums there once their inner loops are summed
-        self._sums: dict[tuple, sympy.Expr] = {}
+        self._sums: dict[tuple[sympy.Expr, ...], sympy.Expr] = {}
 
-    def over_loops(self, summand: sympy.Expr, loops) -> sympy.Expr:
+    def over_loops(self, summand: sympy.Expr, loops: Sequence[Loop]) -> sympy.Expr:
         """Sum summand (in the loops' iterators) over every point of the nest `loops`."""
         total = summand
         outer_stage = watchdog.current()
@@ -43,7 +45,8 @@ class Summer:
             watchdog.stage(*outer_stage)
         return total
 
-    def range_sum(self, summand, counter, first, last) -> sympy.Expr:
+    def range_sum(self, summand: sympy.Expr, counter: sympy.Symbol, first: sympy.Expr,
+                  last: sympy.Expr) -> sympy.Expr:
         """sum of summand for counter = first..last (empty when last < first)."""
         self.facts.check_budget()
         count = last - first + 1
@@ -72,7 +75,8 @@ class Summer:
             self.closed = False
         return result
 
-    def _summation(self, summand, counter, first, last) -> sympy.Expr:
+    def _summation(self, summand: sympy.Expr, counter: sympy.Symbol, first: sympy.Expr,
+                   last: sympy.Expr) -> sympy.Expr:
         key = (summand, counter, first, last)
         if key not in self._sums:
             closed = _power_sums(summand, counter, first, last)
@@ -86,7 +90,7 @@ class Summer:
         return self._sums[key]
 
     @staticmethod
-    def _first_minmax(expr, counter):
+    def _first_minmax(expr: sympy.Expr, counter: sympy.Symbol) -> sympy.Expr | None:
         """An innermost min/max over the counter: split it first, the outer ones then
         often resolve on each side. Never one inside an unevaluated Sum: it may hold that
         sum's bound counters, and a split point made of them would leak out of the sum."""
@@ -100,7 +104,8 @@ class Summer:
             return expr
         return None
 
-    def _split_minmax(self, summand, counter, first, last, node) -> sympy.Expr:
+    def _split_minmax(self, summand: sympy.Expr, counter: sympy.Symbol, first: sympy.Expr,
+                      last: sympy.Expr, node: sympy.Expr) -> sympy.Expr:
         left, *rest = node.args
         right = node.func(*rest) if len(rest) > 1 else rest[0]
         # `chosen_left` holds where left is the one min (max) picks
@@ -161,7 +166,7 @@ class Summer:
         self.facts.activity = (doing, self.summing.span)
         watchdog.stage(doing, self.summing.span)
 
-    def _clamp(self, value, low, high):
+    def _clamp(self, value: sympy.Expr, low: sympy.Expr, high: sympy.Expr) -> sympy.Expr:
         if not self.facts.nonnegative(value - low):
             value = sympy.Max(value, low)
         if not self.facts.nonnegative(high - value):
@@ -170,7 +175,8 @@ class Summer:
 
 
 
-def _power_sums(summand, counter, first, last) -> sympy.Expr | None:
+def _power_sums(summand: sympy.Expr, counter: sympy.Symbol, first: sympy.Expr,
+                last: sympy.Expr) -> sympy.Expr | None:
     """The sum of an expanded polynomial in the counter by Faulhaber's formula, term by term,
     written as sympy's summation writes it (the terms free of the counter times the count),
     without the telescoping search sympy tries first: a solve and a simplify that load
