@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from collections.abc import Sequence
 
 import sympy
 
 from .blocks import count_grid
 from .check import CheckedKernel
+from .check_decls import Tensor
 from .cost import WORK_CLASSES, Cost, ScopeCost, TensorFootprint
 from .counters import CounterView
 from .errors import Code, Diagnostic, SizeError
 from .facts import Facts
-from .footprint import Footprints
-from .nest import build_nest
+from .footprint import Footprint, Footprints
+from .nest import AccessSite, Loop, Nest, Scope, build_nest
 from .quotients import readable_expanded
 from .sums import Summer
 from .symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
@@ -64,7 +66,8 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
 
 
 class _Counter:
-    def __init__(self, checked, facts, summer, nest, reuse):
+    def __init__(self, checked: CheckedKernel, facts: Facts, summer: Summer, nest: Nest,
+                 reuse: str):
         self.checked = checked
         self.facts = facts
         self.summer = summer
@@ -72,7 +75,7 @@ class _Counter:
         self.reuse = reuse
         self.footprint = Footprints(facts, summer)
         self.exact = True
-        self._executions_cache: dict = {}
+        self._executions_cache: dict[tuple[Loop, ...], sympy.Expr] = {}
         self._finished: dict[sympy.Expr, sympy.Expr] = {}  # the same totals recur per scope
         self._factors: dict[sympy.Expr, sympy.Expr] = {}
         grid = checked.grid
@@ -127,7 +130,7 @@ class _Counter:
             self._factors[part] = readable_expanded(part)
         return self._factors[part]
 
-    def executions(self, loops) -> sympy.Expr:
+    def executions(self, loops: Sequence[Loop]) -> sympy.Expr:
         key = tuple(loops)
         if key not in self._executions_cache:
             self._executions_cache[key] = self.summer.over_loops(sympy.Integer(1), loops)
@@ -149,7 +152,7 @@ class _Counter:
         """Bytes per level, summed over the loops from `depth` in. In a parallel spec L2
         serves the blocks (their fills, and per block the distinct elements they touch
         outside a keep) and global memory sees each element once: the compulsory traffic."""
-        bytes_at = defaultdict(lambda: sympy.Integer(0))
+        bytes_at: defaultdict[str, sympy.Expr] = defaultdict(lambda: sympy.Integer(0))
         mode = self.reuse if self.reuse != "spec" else self.checked.reuse
         for name, tensor in self.checked.tensors.items():
             sites = [s for s in self.nest.accesses if s.tensor == name]
@@ -177,10 +180,10 @@ class _Counter:
         return {level: self.finish(bytes_at[level]) for level in LEVELS
                 if level in bytes_at and bytes_at[level] != 0}
 
-    def _dynamic(self, sites, depth: int = 0) -> sympy.Expr:
+    def _dynamic(self, sites: list[AccessSite], depth: int = 0) -> sympy.Expr:
         return sympy.Add(*[self.executions(site.loops[depth:]) for site in sites])
 
-    def _distinct(self, tensor, sites, mode) -> sympy.Expr:
+    def _distinct(self, tensor: Tensor, sites: list[AccessSite], mode: str) -> sympy.Expr:
         """Elements crossing under a reuse mode: every access (none) or each distinct element
         once (perfect; an `out` tensor's accumulation starts on chip and is not read)."""
         if not sites:
@@ -195,7 +198,8 @@ class _Counter:
         self.exact &= read.exact and write.exact
         return read.elements + write.elements
 
-    def _block_direct(self, tensor, sites, mode, depth: int) -> sympy.Expr:
+    def _block_direct(self, tensor: Tensor, sites: list[AccessSite], mode: str,
+                      depth: int) -> sympy.Expr:
         """What the blocks move between L2 and the SMs outside any keep: every access, or
         (perfect reuse) each block the distinct elements it touches, an out accumulation
         that the block holds whole starting on chip."""
@@ -213,7 +217,8 @@ class _Counter:
         grid_loops = sites[0].loops[depth:grid]
         return self.summer.over_loops(read.elements + write.elements, grid_loops)
 
-    def _scope_reads_and_writes(self, tensor, scope, inside):
+    def _scope_reads_and_writes(self, tensor: Tensor, scope: Scope,
+                                inside: list[AccessSite]) -> tuple[Footprint, Footprint]:
         depth = len(scope.loops)
         reads = [s for s in inside if not s.is_write
                  and not (s.accumulation_read and tensor.role == "out"
@@ -221,21 +226,22 @@ class _Counter:
         writes = [s for s in inside if s.is_write]
         return self.footprint.union(reads, depth), self.footprint.union(writes, depth)
 
-    def _scope_fill(self, tensor, scope, inside, depth: int = 0,
-                    multicast: bool = False) -> sympy.Expr:
+    def _scope_fill(self, tensor: Tensor, scope: Scope, inside: list[AccessSite],
+                    depth: int = 0, multicast: bool = False) -> sympy.Expr:
         read, write = self._scope_reads_and_writes(tensor, scope, inside)
         self.exact &= read.exact and write.exact
         loops = scope.loops[depth:]
         if multicast:  # one fill per cluster: the axis runs ceil(trips / c) clusters
             grid = self.checked.grid
+            assert grid is not None and grid.cluster_axis is not None  # as multicast says
             axis = iterator_symbol(grid.cluster_axis)
-            loops = [dataclasses.replace(loop, trips=self.facts.whole_ceiling(
+            loops = tuple(dataclasses.replace(loop, trips=self.facts.whole_ceiling(
                 loop.trips / grid.cluster_size)) if loop.var == axis else loop
-                for loop in loops]
+                for loop in loops)
         return self.summer.over_loops(read.elements + write.elements, loops)
 
     @staticmethod
-    def _encloses_reduction(depth: int, site) -> bool:
+    def _encloses_reduction(depth: int, site: AccessSite) -> bool:
         """Every loop outside depth moves the target (directly, or through the bounds of the
         loops inside, as `i` in `i0..i0 + T` does): the region holds whole sums."""
         indices = CounterView(site, depth).indices
@@ -245,14 +251,14 @@ class _Counter:
     # footprints and scopes
 
     def homed(self) -> dict[str, sympy.Expr]:
-        held = defaultdict(lambda: sympy.Integer(0))
+        held: defaultdict[str, sympy.Expr] = defaultdict(lambda: sympy.Integer(0))
         for tensor in self.checked.tensors.values():
             if tensor.role != "local" and tensor.level != "global":
                 held[tensor.level] += tensor.element_bytes * sympy.Mul(*tensor.shape)
         return {level: self.finish(amount) for level, amount in held.items()}
 
     def footprints(self) -> dict[str, TensorFootprint]:
-        result = {}
+        result: dict[str, TensorFootprint] = {}
         for name, tensor in self.checked.tensors.items():
             if tensor.role == "local":
                 continue  # on chip for the block's life: no footprint in memory
@@ -267,7 +273,9 @@ class _Counter:
     def scope_costs(self) -> tuple[ScopeCost, ...]:
         costs = []
         for scope in self.nest.scopes:
-            reads, writes, held, exact = {}, {}, sympy.Integer(0), True
+            reads: dict[str, sympy.Expr] = {}
+            writes: dict[str, sympy.Expr] = {}
+            held, exact = sympy.Integer(0), True
             for name in scope.tensors:
                 tensor = self.checked.tensors[name]
                 inside = [s for s in self.nest.accesses if s.tensor == name and scope in s.scopes]
@@ -287,7 +295,7 @@ class _Counter:
         return tuple(costs)
 
     @staticmethod
-    def _at_first_entry(expr, scope) -> sympy.Expr:
+    def _at_first_entry(expr: sympy.Expr, scope: Scope) -> sympy.Expr:
         for loop in scope.loops:  # outermost first: inner bounds may use outer iterators
             expr = replace_symbols(expr, {loop.var: loop.lo})
         return expr

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import sympy
 
@@ -18,6 +20,9 @@ from .errors import BudgetError, Code, Diagnostic
 from .quotients import cancel, factor
 from .shifted import shifted_nonnegative, shifted_sign
 from .symbols import derivative
+
+if TYPE_CHECKING:
+    from .nest import Loop
 
 # Seconds of symbolic work one count may take before it stops with an error rather than
 # leaving the user waiting; KERNELCOST_BUDGET_S overrides it. Counted in CPU time, so that a
@@ -43,7 +48,8 @@ class Facts:
         self._close_chains()
         self.slack: list[dict[sympy.Symbol, sympy.Expr]] = []
         self._proven: dict[tuple[sympy.Expr, int], bool] = {}  # nonnegative's answers
-        self._within: dict[tuple, bool] = {}  # nonnegative_within's answers
+        # nonnegative_within's answers: (expr, loops, how many slack substitutions) -> answer
+        self._within: dict[tuple[sympy.Expr, tuple[Loop, ...], int], bool] = {}
         self._integral: dict[sympy.Expr, bool] = {}  # integral's: the divisibility is fixed
         # what the symbolic work is doing now and the spec place it concerns (a loop's sum),
         # for the budget's error
@@ -78,7 +84,8 @@ class Facts:
         sizes that are no dividend (N = T*a*b); no circle can form (see _divisibility)."""
         self.forward = {size: self._closure(image) for size, image in self.forward.items()}
 
-    def _slack_substitutions(self, relation) -> list[dict]:
+    def _slack_substitutions(self,
+                             relation: sympy.Expr) -> list[dict[sympy.Symbol, sympy.Expr]]:
         """`a <= b` with b a symbol becomes b = a + d, to prove signs with: a statement proven
         for every admissible d holds wherever the assumption does. d >= 0 for `<=`, and for
         `<` d > 0, or d >= 1 where both sides are integers; a slack that can be zero must never
@@ -238,7 +245,7 @@ class Facts:
     def nonpositive(self, expr: sympy.Expr) -> bool:
         return self.nonnegative(-expr)
 
-    def nonnegative_within(self, expr: sympy.Expr, loops) -> bool:
+    def nonnegative_within(self, expr: sympy.Expr, loops: Sequence[Loop]) -> bool:
         """expr >= 0 at every point of the nest `loops` (whose iterators it may use). Kept
         as nonnegative's answers are: a tile's box and its clipped edges ask again."""
         key = (expr, tuple(loops), len(self.slack))
@@ -246,7 +253,7 @@ class Facts:
             self._within[key] = self._nonnegative_within(expr, loops)
         return self._within[key]
 
-    def _nonnegative_within(self, expr: sympy.Expr, loops) -> bool:
+    def _nonnegative_within(self, expr: sympy.Expr, loops: Sequence[Loop]) -> bool:
         node = next((n for n in sympy.preorder_traversal(expr)
                      if isinstance(n, (sympy.Min, sympy.Max))), None)
         if node is not None:
@@ -269,7 +276,8 @@ class Facts:
                 return self.nonnegative_within(expr, loops[:loop.depth])
         return self.nonnegative(expr)
 
-    def _extremum_nonnegative_within(self, expr, node, loops) -> bool:
+    def _extremum_nonnegative_within(self, expr: sympy.Expr, node: sympy.Expr,
+                                     loops: Sequence[Loop]) -> bool:
         """c*min(a, b) + r >= 0 with c >= 0 needs both c*a + r and c*b + r, and c*max(a, b) + r
         needs one of them; a coefficient c <= 0 swaps the two rules. c of unknown sign, or
         one that holds the node itself, proves nothing."""
@@ -286,7 +294,7 @@ class Facts:
         cases = (self.nonnegative_within(expr.xreplace({node: arg}), loops) for arg in node.args)
         return all(cases) if needs_all else any(cases)
 
-    def _variants(self, expr):
+    def _variants(self, expr: sympy.Expr) -> Iterator[sympy.Expr]:
         """expr, then lower bounds of it: if any is nonnegative, so is expr."""
         yield expr
         lowered = [expr]
@@ -330,26 +338,26 @@ def _admits(symbol: sympy.Symbol, value: sympy.Integer) -> bool:
                for name, held in symbol.assumptions0.items())
 
 
-def _integer_ratio(value):
+def _integer_ratio(value: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
     numerator, denominator = sympy.fraction(sympy.together(value))
     if numerator.is_integer and denominator.is_integer and denominator.is_positive:
         return numerator, denominator
     return None
 
 
-def _floor_at_least(value):
+def _floor_at_least(value: sympy.Expr) -> sympy.Expr:
     """floor(p/q) >= (p - q + 1)/q for integers p and q > 0; else floor(x) > x - 1."""
     ratio = _integer_ratio(value)
     return value - 1 if ratio is None else (ratio[0] - ratio[1] + 1) / ratio[1]
 
 
-def _ceiling_at_most(value):
+def _ceiling_at_most(value: sympy.Expr) -> sympy.Expr:
     """ceiling(p/q) <= (p + q - 1)/q for integers p and q > 0; else ceiling(x) < x + 1."""
     ratio = _integer_ratio(value)
     return value + 1 if ratio is None else (ratio[0] + ratio[1] - 1) / ratio[1]
 
 
-def _lower_bound(expr, ceiling_to_floor=False):
+def _lower_bound(expr: sympy.Expr, ceiling_to_floor: bool = False) -> sympy.Expr | None:
     """A lower bound of expr free of floor/ceiling terms (x - 1 < floor(x) <= x, and
     x <= ceiling(x) < x + 1), chosen by the sign of each term's coefficient; or with
     ceiling_to_floor, ceiling(x) >= floor(x) where a ceiling adds. None when a term is not
