@@ -36,6 +36,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Sequence
 
 import sympy
 from sympy.core.basic import _args_sortkey
@@ -47,7 +48,7 @@ from .symbols import text_key
 from .witnesses import ArgumentWitnesses, both_signs, exact_number_sign, planned_value, shows
 
 
-def decided(relation) -> bool | None:
+def decided(relation: object) -> bool | None:
     """True or False when sympy decided a relation, None otherwise."""
     if relation is sympy.true or relation is True:
         return True
@@ -56,13 +57,13 @@ def decided(relation) -> bool | None:
     return None
 
 
-def less_than(left, right) -> bool | None:
+def less_than(left: sympy.Expr, right: sympy.Expr) -> bool | None:
     """left < right at every size; False when left >= right at every size; None otherwise
     or when no decider can tell."""
     return _compared(sympy.sympify(left), sympy.sympify(right), strict=True)
 
 
-def at_most(left, right) -> bool | None:
+def at_most(left: sympy.Expr, right: sympy.Expr) -> bool | None:
     """left <= right at every size; False when left > right at every size; None otherwise
     or when no decider can tell."""
     return _compared(sympy.sympify(left), sympy.sympify(right), strict=False)
@@ -95,7 +96,7 @@ def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
     the difference at a witness counts against the relation asked."""
     zero_counts_as = 1 if strict else -1
     sign = _number_sign(left, right, zero_counts_as)
-    if sign is SPLIT:
+    if isinstance(sign, str):  # SPLIT
         return None
     difference = left - right
     if sign is None:
@@ -109,7 +110,7 @@ def _compared(left: sympy.Expr, right: sympy.Expr, strict: bool) -> bool | None:
     return None
 
 
-def at_least(left, right) -> bool | None:
+def at_least(left: sympy.Expr, right: sympy.Expr) -> bool | None:
     """left >= right as sympy decides it; None when undecided."""
     return at_most(right, left)
 
@@ -125,18 +126,18 @@ def proven_less_than(left: sympy.Expr, right: sympy.Expr) -> bool:
     return not shows(left - right, (0, 1)) and _compared(left, right, strict=True) is True
 
 
-def smallest(*arguments) -> sympy.Expr:
+def smallest(*arguments: sympy.Expr) -> sympy.Expr:
     """sympy.Min(*arguments), less the arguments proven larger than another."""
     return _lattice(sympy.Min, tuple(sympy.sympify(argument) for argument in arguments))
 
 
-def largest(*arguments) -> sympy.Expr:
+def largest(*arguments: sympy.Expr) -> sympy.Expr:
     """sympy.Max(*arguments), less the arguments proven smaller than another."""
     return _lattice(sympy.Max, tuple(sympy.sympify(argument) for argument in arguments))
 
 
 @functools.lru_cache(maxsize=1024)
-def _lattice(kind, arguments: tuple[sympy.Expr, ...]) -> sympy.Expr:
+def _lattice(kind: type[sympy.Basic], arguments: tuple[sympy.Expr, ...]) -> sympy.Expr:
     """Min and Max drop every argument another one provably bounds (of two proven equal, the
     later one), and numbers by their values. The arguments no decider can order all stay, in
     sympy's canonical order. Nested Min or Max and infinities are left to sympy, which
@@ -146,7 +147,7 @@ def _lattice(kind, arguments: tuple[sympy.Expr, ...]) -> sympy.Expr:
     return _assembled(kind, arguments, _pair_orders(arguments, _winning_sign(kind)))
 
 
-def smallest_of_two(first, second, sign: int | None) -> sympy.Expr:
+def smallest_of_two(first: sympy.Expr, second: sympy.Expr, sign: int | None) -> sympy.Expr:
     """smallest(first, second) where the sign first - second has at every size is known
     already (None: no decider proves one): a level's Min(peak, I * bandwidth) and
     Min(1, I / ridge) both order I against the ridge, asked once of I itself."""
@@ -161,7 +162,7 @@ def pair_sign(first: sympy.Expr, second: sympy.Expr) -> int | None:
     """The sign of first - second at every size, as `_pair_orders` finds it for one pair: a
     decider's proof (a zero at a witness counts for neither side), else None."""
     sign = _number_sign(first, second, zero_counts_as=0)
-    if sign is SPLIT:
+    if isinstance(sign, str):  # SPLIT
         return None
     if sign is not None:
         return sign
@@ -169,7 +170,7 @@ def pair_sign(first: sympy.Expr, second: sympy.Expr) -> int | None:
     return None if both_signs(difference, 0) else exact_sign(difference)
 
 
-def _winning_sign(kind) -> int:
+def _winning_sign(kind: type[sympy.Basic]) -> int:
     """The sign of (kept argument - dropped argument)."""
     return -1 if kind is sympy.Min else 1
 
@@ -180,7 +181,8 @@ def _bounds(sign: int | None, i: int, j: int, winning_sign: int) -> bool:
     return sign == winning_sign or (sign == 0 and i < j)
 
 
-def _assembled(kind, arguments: tuple[sympy.Expr, ...], signs: dict) -> sympy.Expr:
+def _assembled(kind: type[sympy.Basic], arguments: tuple[sympy.Expr, ...],
+               signs: dict[tuple[int, int], int]) -> sympy.Expr:
     winning_sign = _winning_sign(kind)
 
     def bounds(i: int, j: int) -> bool:
@@ -195,17 +197,18 @@ def _assembled(kind, arguments: tuple[sympy.Expr, ...], signs: dict) -> sympy.Ex
     return kind(*kept, evaluate=False)
 
 
-def _pair_orders(arguments: list[sympy.Expr], winning_sign: int) -> dict[tuple[int, int], int]:
+def _pair_orders(arguments: Sequence[sympy.Expr],
+                 winning_sign: int) -> dict[tuple[int, int], int]:
     """The sign of `arguments[i] - arguments[j]` at every size for each ordered pair (i, j)
     an exact decider settles; pairs that witnesses split are not asked, nor pairs of two
     arguments each already bounded by another (both are dropped, whatever their order).
     The likely leaders, largest at the witnesses' largest size in a Max, are paired first:
     once one has bounded the others, no pair of those is asked."""
-    signs = {}
+    signs: dict[tuple[int, int], int] = {}
     bounded: set[int] = set()
     witnesses = None  # for three arguments or more, built to order them; else at need
     polynomials = None
-    order = range(len(arguments))
+    order: Sequence[int] = range(len(arguments))
     if len(arguments) > 2 and not all(argument.is_number for argument in arguments):
         witnesses = ArgumentWitnesses(arguments)
         order = witnesses.leaders_first(winning_sign)
@@ -215,7 +218,7 @@ def _pair_orders(arguments: list[sympy.Expr], winning_sign: int) -> dict[tuple[i
             continue
         first, second = arguments[i], arguments[j]
         sign = _number_sign(first, second, zero_counts_as=0)
-        if sign is SPLIT:
+        if isinstance(sign, str):  # SPLIT
             continue
         if sign is None:
             witnesses = witnesses or ArgumentWitnesses(arguments)
@@ -224,6 +227,7 @@ def _pair_orders(arguments: list[sympy.Expr], winning_sign: int) -> dict[tuple[i
             polynomials = polynomials or ShiftedPolynomials(arguments)
             sign = polynomials.sign(i, j)
         if sign is None:
+            assert witnesses is not None  # built above, where no number sign was found
             difference = first - second
             if witnesses.split(i, j, difference):
                 continue
@@ -277,7 +281,7 @@ def rounded_sign(difference: sympy.Expr) -> int | None:
     for uppers in itertools.product((False, True), repeat=len(roundings)):
         bounds = {rounding: _bound(rounding, argument, offset - 1, upper) for
                   rounding, argument, offset, upper in zip(roundings, arguments, offsets, uppers)}
-        sign = shifted_sign(difference.xreplace({**sizes, **bounds}))
+        sign = shifted_sign(difference.xreplace({**(sizes or {}), **bounds}))
         if sign is not None:
             return sign
     return None
@@ -307,7 +311,7 @@ def clamped_sign(difference: sympy.Expr) -> int | None:
     plan = rational_eval.compiled(difference, sizes)
     if plan is None or math.prod(map(len, ranges)) > MOST_CLAMPED_POINTS:
         return None
-    signs = set()
+    signs: set[int] = set()
     for point in itertools.product(*ranges):
         value = planned_value(plan, point)
         if value is None:
@@ -318,7 +322,8 @@ def clamped_sign(difference: sympy.Expr) -> int | None:
     return signs.pop() if signs else None
 
 
-def _only_clamped(expr: sympy.Expr, clamps: dict) -> bool:
+def _only_clamped(expr: sympy.Expr,
+                  clamps: dict[sympy.Expr, tuple[sympy.Integer, sympy.Symbol]]) -> bool:
     """Whether every size in expr stands inside one of the clamps."""
     if expr in clamps:
         return True
@@ -349,7 +354,7 @@ def _bound(rounding: sympy.Expr, argument: sympy.Expr, offset: sympy.Expr, upper
 def _lattice_sizes(expr: sympy.Expr) -> dict[sympy.Expr, sympy.Dummy] | None:
     """A size of its own for each Min and Max of positive integers in expr (an integer at
     least 1, whichever argument it takes); None when an argument is not proven so."""
-    sizes = {}
+    sizes: dict[sympy.Expr, sympy.Dummy] = {}
     for lattice in expr.atoms(sympy.Min, sympy.Max):
         if not all(argument.is_integer and (argument >= 1 if argument.is_Number
                                             else shifted_sign(argument) == 1)
@@ -413,7 +418,7 @@ def cancelled_quotient(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.
     return _product_put_back(result, back)
 
 
-def _product_put_back(product: sympy.Mul, back: dict) -> sympy.Expr:
+def _product_put_back(product: sympy.Mul, back: dict[sympy.Dummy, sympy.Expr]) -> sympy.Expr:
     """product.xreplace(back) for a product in lowest terms whose symbols stand for finite
     Min and Max: each factor put back, and the factors, which no longer share a base,
     ordered as sympy orders them. Rebuilding the product through sympy would build each sum

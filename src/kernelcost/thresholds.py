@@ -33,7 +33,7 @@ class Core:
         shifted_sizes = None if rounded is None else rational_sizes(rounded)
         fraction = (None if shifted_sizes is None
                     else rational_eval.shifted_fraction(rounded, shifted_sizes))
-        if fraction is not None:
+        if fraction is not None and shifted_sizes is not None:
             self.denominator_sign = part_sign(fraction[1], shifted_sizes) or 0
             self.fraction = fraction if self.denominator_sign else None
             self.origin = (0,) * len(shifted_sizes)  # the exponents of the constant term
@@ -66,7 +66,7 @@ def core(primitive: sympy.Expr) -> Core | None:
     """The Core of a primitive part, or None where its sizes or plan are missing."""
     sizes = sizes_of(primitive)
     plan = None if sizes is None else rational_eval.compiled(primitive, sizes)
-    return None if plan is None else Core(primitive, sizes, plan)
+    return None if plan is None or sizes is None else Core(primitive, sizes, plan)
 
 
 def against(expr: sympy.Expr, number: sympy.Rational, zero_counts_as: int

@@ -324,7 +324,7 @@ class ArgumentWitnesses:
     subtraction only collects and cancels terms, exactly. Where either has none (1/0, a part
     plans do not evaluate), the difference is evaluated as it stands, as both_signs does."""
 
-    def __init__(self, arguments: list[sympy.Expr]):
+    def __init__(self, arguments: Sequence[sympy.Expr]):
         self.arguments = arguments
         self.symbols = tuple(sorted(set().union(*(argument.free_symbols
                                                   for argument in arguments)), key=text_key))
@@ -364,9 +364,10 @@ class ArgumentWitnesses:
         values = [self.value(index, point) for index in range(len(self.arguments))]
 
         def later(first: int, second: int) -> int:
-            if values[first] is None or values[second] is None:
-                return (values[first] is None) - (values[second] is None)
-            return winning_sign * rational_eval.compare(values[second], values[first])
+            first_value, second_value = values[first], values[second]
+            if first_value is None or second_value is None:
+                return (first_value is None) - (second_value is None)
+            return winning_sign * rational_eval.compare(second_value, first_value)
 
         return sorted(range(len(self.arguments)), key=functools.cmp_to_key(later))
 
