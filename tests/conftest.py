@@ -7,11 +7,19 @@ import pytest
 import sympy
 from hypothesis import settings
 
+from kernelcost.sympy_scope import patched
+
 # CI runs the same examples every time, so that a red run is reproducible; a local run
 # explores new examples each time (set CI=true to replay CI's).
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# The tests call kernelcost's stages directly, below the public calls that put its deductions
+# in sympy's place (sympy_scope.patched): the whole session computes as those calls do, and
+# a test that compares with sympy's own asks for it (sympy_scope.sympys_own).
+_SESSION = patched()
+_SESSION.__enter__()
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"

@@ -6,36 +6,21 @@ analysis writes, expanded and factored, and the wider forms (floats, open sums, 
 no assumptions) that reach the printer too; and the precedence of a product it gives sympy's
 printers is sympy's."""
 
-from contextlib import contextmanager
-
 import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_quotients import expressions, wide_expressions
 
-from kernelcost import texts
+from kernelcost.sympy_scope import sympys_own
 from kernelcost.symbols import size_symbol
 from kernelcost.texts import _SYMPY_PRECEDENCE_MUL, _precedence_of_product, lex_text, text
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
 
 
-@contextmanager
-def sympys_own_order():
-    """sympy's order of a sum's terms, as it is without the package (the sort keys cached
-    under the package's order are dropped on the way in and out)."""
-    del sympy.Add.as_ordered_terms
-    sympy.core.cache.clear_cache()
-    try:
-        yield
-    finally:
-        texts.install()
-        sympy.core.cache.clear_cache()
-
-
 def sympys_texts(expr: sympy.Basic) -> tuple[str, str]:
     """sympy.sstr(expr, order="lex") and str(expr), as sympy writes them alone."""
-    with sympys_own_order():
+    with sympys_own():
         return sympy.sstr(expr, order="lex"), str(expr)
 
 
@@ -67,7 +52,7 @@ def test_a_sums_terms_and_sort_key_are_sympys(expr):
             for form in forms for order in (None, "lex", "grlex")]
     product = sympy.Mul(expr, sympy.expand(expr) + 1, evaluate=False)
     our_key = product.sort_key()
-    with sympys_own_order():
+    with sympys_own():
         assert ours == [(form.as_ordered_terms(order), form.as_ordered_terms(order, data=True))
                         for form in forms for order in (None, "lex", "grlex")]
         assert our_key == product.sort_key()

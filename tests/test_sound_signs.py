@@ -56,17 +56,6 @@ def test_the_orders_sympy_proves_soundly_stay():
     assert sympy.Min(a * b / 2, sympy.Rational(1, 2)) == sympy.Rational(1, 2)
 
 
-def test_installing_twice_keeps_one_wrapper():
-    from sympy.core import exprtools
-
-    sound_signs.install()
-    sound_signs.install()
-    assert exprtools._monotonic_sign is sound_signs._sound_monotonic_sign
-    assert sound_signs._SYMPY_MONOTONIC_SIGN is not sound_signs._sound_monotonic_sign
-    assert sympy.Mul._prop_handler["integer"] is sound_signs._sound_mul_is_integer
-    assert sound_signs._SYMPY_MUL_IS_INTEGER is not sound_signs._sound_mul_is_integer
-
-
 monomials = st.builds(
     lambda coefficient, powers: coefficient * sympy.Mul(*(s**k for s, k in zip(SYMBOLS, powers))),
     st.sampled_from((1, 2, 3, 8, 1024)), st.tuples(*[st.integers(0, 2)] * 3))

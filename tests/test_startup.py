@@ -108,8 +108,13 @@ def collector_after(code: str) -> str:
     return completed.stdout.strip()
 
 
-def test_a_fresh_import_freezes_what_it_built_and_collects_again_after():
-    assert collector_after("import kernelcost") == "True True"
+def test_a_fresh_import_leaves_the_collector_as_it_was():
+    assert collector_after("import kernelcost") == "True False"
+
+
+def test_a_command_s_own_process_freezes_what_it_built_and_collects_again_after():
+    assert collector_after("import sys\nsys.argv[0] = 'kernelcost'\nimport kernelcost") == (
+        "True True")
 
 
 def test_an_import_after_sympy_leaves_the_collector_as_it_was():

@@ -3,6 +3,9 @@
     spec = kernelcost.load("specs/gemm_tiled.kcost")      # parse and check
     result = kernelcost.analyze(spec, {"M": "N", "K": "N"})  # closed forms and values
     result.intensity["global"].limit                        # T/2
+
+Importing the package leaves sympy, numpy and the garbage collector as they were: the public
+calls put kernelcost's deductions in sympy's place only while they compute (sympy_scope).
 """
 
 import gc as _gc
@@ -10,43 +13,32 @@ import sys as _sys
 
 __version__ = "0.1.0"
 
-# Importing sympy and the parser tables builds some 100,000 container objects that live as
-# long as the process; the collector traverses them again and again while they are built,
-# about 50 ms of a command's 0.6 s CPU, and finds next to nothing to free. In a process that
-# has not loaded sympy yet (a command, a script) the package is imported with the collector
-# off and what is then alive is frozen out of collection (cli freezes once more before its
-# fork). A process that already holds sympy, a notebook, imports the rest as usual: what it
-# holds is left alone.
-_importing_sympy = "sympy" not in _sys.modules and _gc.isenabled()
-if _importing_sympy:
+from . import lean_sympy as _lean_sympy  # noqa: E402 (the standard library alone)
+
+# A kernelcost command owns its process. There sympy is imported without the modules no
+# computation uses (lean_sympy), with the collector off: sympy and the parser tables build
+# some 100,000 objects that live as long as the process, which the collector would traverse
+# again and again, about 50 ms of a command's 0.6 s CPU, to free next to nothing; what is
+# then alive is frozen out of collection, and kernelcost's deductions stay in sympy's place.
+_OWNS_THE_PROCESS = _lean_sympy.runs_a_command(_sys.argv, getattr(_sys, "orig_argv", _sys.argv))
+if _OWNS_THE_PROCESS:
     _gc.disable()
+    _lean_sympy.import_sympy()
 try:
-    from . import lean_sympy as _lean_sympy
-
-    if _lean_sympy.runs_a_command(_sys.argv, getattr(_sys, "orig_argv", _sys.argv)):
-        _lean_sympy.import_sympy()
-    from . import sound_signs as _sound_signs
-
-    _sound_signs.install()
-    from . import number_facts as _number_facts
-
-    _number_facts.install()
-    from . import rounding as _rounding
-
-    _rounding.install()
-    from . import texts as _texts
-
-    _texts.install()
     from .analysis import Analysis, Intensity, Quantity, Spec, analyze, load, loads
     from .cost import Cost
     from .display import register as _register_display
     from .errors import Diagnostic, KcostError
+    from .sympy_scope import patched
 finally:
-    if _importing_sympy:
+    if _OWNS_THE_PROCESS:
+        from .sympy_scope import own_process as _own_process
+
+        _own_process()
         _gc.freeze()
         _gc.enable()
 
 _register_display()
 
 __all__ = ["Analysis", "Cost", "Diagnostic", "Intensity", "KcostError", "Quantity", "Spec",
-           "analyze", "load", "loads"]
+           "analyze", "load", "loads", "patched"]

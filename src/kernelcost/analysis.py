@@ -24,6 +24,7 @@ from .records import record
 from .settings import resolve_settings, setting_warnings
 from .sizes import size_warnings
 from .symbols import text_key
+from .sympy_scope import patched
 from .watchdog import stage
 from .witnesses import shows
 
@@ -51,6 +52,7 @@ class Spec:
     def parameters(self) -> dict[str, sympy.Symbol]:
         return {symbol.name: symbol for symbol in self.checked.parameters}
 
+    @patched()
     def cost(self, reuse: str = "spec") -> Cost:
         """The closed forms under a reuse mode (spec, perfect or none), counted once."""
         if reuse not in self._costs:
@@ -61,6 +63,7 @@ class Spec:
         return self._costs[reuse]
 
 
+@patched()
 def load(path: str | Path) -> Spec:
     """Parse and check a .kcost file. Raises KcostError with positions on bad input."""
     kernel = parse_file(path)
@@ -68,6 +71,7 @@ def load(path: str | Path) -> Spec:
     return Spec(str(path), check(kernel))
 
 
+@patched()
 def loads(text: str, filename: str = "<string>") -> Spec:
     """Parse and check spec text."""
     return Spec(filename, check(parse(text, filename)))
@@ -132,6 +136,7 @@ class Counted:
         return self.cost.kernel
 
 
+@patched()
 def count_spec(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
                reuse: str = "spec") -> Counted:
     """Count a spec at `sizes` (as `analyze` takes them) without evaluating it. The sizes are
@@ -145,6 +150,7 @@ def count_spec(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
     return Counted(spec, spec.cost(reuse), reuse, settings, warnings, numeric)
 
 
+@patched()
 def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
             reuse: str = "spec", verify: bool = False) -> Analysis:
     """Count a spec and evaluate it. sizes: {name: number or expression text}. verify: first

@@ -42,6 +42,7 @@ from .errors import (
 )
 from .jsonout import print_json
 from .outputs import drop_stdout
+from .sympy_scope import patched
 from .watchdog import available as watchdog_available
 from .watchdog import budget_seconds, current_stage, run_watched, stage
 
@@ -264,6 +265,7 @@ def _run_as_program(args, budget_s: float) -> NoReturn:
         os._exit(code)
 
 
+@patched()  # a command called from a caller's process (tests, scripts)
 def _run(args) -> int:
     try:
         code = COMMANDS[args.command](args)

@@ -10,17 +10,20 @@ from typing import TYPE_CHECKING
 from .analysis import Analysis
 from .drawable import Drawable
 from .errors import KcostError
+from .sympy_scope import patched
 
 if TYPE_CHECKING:
     from .model import Verdict
 
 
+@patched()
 def _markdown(analysis: Analysis) -> str:
     from .report import analysis_markdown
 
     return analysis_markdown(analysis)
 
 
+@patched()
 def _latex(analysis: Analysis) -> str:
     """Display math MathJax renders (an array; a tabular is text mode, which it cannot)."""
     from .report import analysis_mathjax
@@ -28,6 +31,7 @@ def _latex(analysis: Analysis) -> str:
     return analysis_mathjax(analysis)
 
 
+@patched()
 def _summary(analysis: Analysis) -> str:
     """A one-line repr: the closed forms, not every field of the dataclass."""
     from .report import analysis_summary
@@ -35,6 +39,7 @@ def _summary(analysis: Analysis) -> str:
     return analysis_summary(analysis)
 
 
+@patched()
 def _roofline(analysis: Analysis, machine="h100", precisions=(), **options):
     """The roofline figure at these sizes (options as plot.scene: size_range, ...); it
     displays itself in a notebook and has .save(path)."""
@@ -50,17 +55,20 @@ class Report:
     def __init__(self, analysis: Analysis, answers: list):
         self.analysis, self.answers = analysis, answers
 
+    @patched()
     def _repr_markdown_(self) -> str:
         from .report import analysis_markdown
 
         return analysis_markdown(self.analysis, self.answers)
 
+    @patched()
     def _repr_latex_(self) -> str:
         from .report import analysis_mathjax
 
         return analysis_mathjax(self.analysis, self.answers)
 
 
+@patched()
 def _report(analysis: Analysis, machines="h100", precisions=None) -> Report:
     """The analysis and its verdicts on one machine id (or several, a list)."""
     from .answer import answers
@@ -70,6 +78,7 @@ def _report(analysis: Analysis, machines="h100", precisions=None) -> Report:
     return Report(analysis, answers(analysis, machines, precisions))
 
 
+@patched()
 def _verdict_svg(verdict: Verdict) -> str | None:
     """The figure, or None (the notebook shows the text form) without matplotlib."""
     from .plot import require_matplotlib, verdict_svg

@@ -16,6 +16,8 @@ import sys
 
 import sympy
 
+from .sympy_patch import Patch
+
 _assumptions = sys.modules["sympy.core.assumptions"]
 _SYMPY_ASK = getattr(_assumptions._ask, "wraps", _assumptions._ask)
 _BY_VALUE = frozenset({"prime", "composite"})
@@ -46,7 +48,6 @@ def _ask(fact, obj):
 _ask.wraps = _SYMPY_ASK
 
 
-def install() -> None:
-    """Put the shortcut in sympy's place, for the whole process: the package does on import.
-    Every fact property reads `_ask` from the module when it is not known yet."""
-    _assumptions._ask = _ask
+# in sympy's place while kernelcost computes (sympy_scope): every fact property reads `_ask`
+# from the module when it is not known yet
+PATCHES = (Patch(_assumptions, "_ask", _ask),)

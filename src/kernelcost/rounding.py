@@ -12,14 +12,15 @@ rounding, integer terms of a sum come out, and what is left stays inside, uneval
 Whether a term is an integer is asked of sympy only where it is one at every witness.
 Arguments the witness plans do not evaluate, and constants, go to sympy's own evaluation.
 
-`install` puts this evaluation in sympy's place for the whole process, as the package does
-on import: every rounding kernelcost builds or rebuilds goes through it."""
+While kernelcost computes (sympy_scope) this evaluation is in sympy's place: every rounding
+kernelcost builds or rebuilds goes through it."""
 
 from __future__ import annotations
 
 import sympy
 
 from . import rational_eval
+from .sympy_patch import Patch, Slot
 from .witnesses import integers_of, planned_value, witness_values
 
 ASK_SYMPY = object()  # the rounding may be a constant: sympy's own evaluation answers
@@ -89,7 +90,6 @@ SYMPY_EVAL = {kind: getattr(kind.eval.__func__, "wraps", kind.eval.__func__)
               for kind in (sympy.floor, sympy.ceiling)}
 
 
-def install() -> None:
-    """Put the witnessed evaluation in sympy's place, for the whole process."""
-    for kind, sympy_eval in SYMPY_EVAL.items():
-        kind.eval = classmethod(_witnessed_eval(sympy_eval))
+# in sympy's place while kernelcost computes (sympy_scope)
+PATCHES = tuple(Patch(kind, "eval", _witnessed_eval(sympy_eval), Slot.CLASSMETHOD)
+                for kind, sympy_eval in SYMPY_EVAL.items())

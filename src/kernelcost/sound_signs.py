@@ -32,6 +32,7 @@ import sympy
 from sympy.core import exprtools
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 
+from .sympy_patch import Patch, Slot
 from .witnesses import both_signs
 
 
@@ -97,10 +98,9 @@ _SYMPY_IS_CONNECTED = getattr(MinMaxBase._is_connected.__func__, "wraps",
 _witnessed_is_connected.wraps = _SYMPY_IS_CONNECTED
 
 
-def install() -> None:
-    """Put the wrappers in sympy's place, for the whole process: the package does on import.
-    Mul's handler table is built with the class, so the handler is replaced there too."""
-    exprtools._monotonic_sign = _sound_monotonic_sign
-    sympy.Mul._eval_is_integer = _sound_mul_is_integer
-    sympy.Mul._prop_handler["integer"] = _sound_mul_is_integer
-    MinMaxBase._is_connected = classmethod(_witnessed_is_connected)
+# in sympy's place while kernelcost computes (sympy_scope); Mul's handler table is built with
+# the class, so the handler is replaced there too
+PATCHES = (Patch(exprtools, "_monotonic_sign", _sound_monotonic_sign),
+           Patch(sympy.Mul, "_eval_is_integer", _sound_mul_is_integer),
+           Patch(sympy.Mul._prop_handler, "integer", _sound_mul_is_integer, Slot.ITEM),
+           Patch(MinMaxBase, "_is_connected", _witnessed_is_connected, Slot.CLASSMETHOD))

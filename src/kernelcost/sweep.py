@@ -28,6 +28,7 @@ from .errors import Code, Diagnostic, SizeError
 from .hardware import Machine
 from .model import UNBOUNDING_LEVELS
 from .records import record
+from .sympy_scope import patched
 from .settings import resolve_settings
 from .solve import parameter_symbol
 from .values import evaluate, exact, parameter_values
@@ -180,6 +181,7 @@ class SweepResult:
         return [self.term_names[index] for index in self.binding_index]
 
 
+@patched()
 def sweep(source: Analysis | Spec | str | Path, sizes: SizeRange | numpy.ndarray,
           parameter: str | None = None, *, settings: Mapping | None = None,
           machine: Machine | None = None, precision: str | None = None,
@@ -206,6 +208,7 @@ class Sweeper:
     """The closed forms of one sweep turned into numpy functions once, then evaluated on any
     number of size arrays (the chunks of a long sweep)."""
 
+    @patched()
     def __init__(self, source, parameter: str, *, settings: Mapping | None = None,
                  machine: Machine | None = None, precision: str | None = None,
                  reuse: str | None = None):
@@ -220,6 +223,7 @@ class Sweeper:
                           in closed_forms(cost, self.symbol, resolved, counts).items()}
         self.step = size_step(spec, cost, self.symbol, resolved)
 
+    @patched()
     def __call__(self, sizes) -> SweepResult:
         cost = self.cost
         sizes = numpy.asarray(sizes, dtype=float)

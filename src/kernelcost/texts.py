@@ -7,14 +7,14 @@ turns every coefficient into a complex number first, through evalf, a third of t
 closed form of sizes takes to print. Where no two terms share a monomial the first part
 decides alone, so the terms are sorted by it here; anything else (a repeated monomial, a
 numeric or non-commuting factor) is left to sympy. str's own order is lex order but for a
-number beside a number times a form, which it writes number first (1 - 2*x). `install`
-puts this order on Add for the whole process: the printers ask it of every sum, and a
+number beside a number times a form, which it writes number first (1 - 2*x). While
+kernelcost computes (sympy_scope) this order is on Add: the printers ask it of every sum, and a
 product's factors are ordered by sort keys that ask it of every sum among them.
 
 Every printer asks the precedence of each product it meets (whether to bracket it), and
 sympy answers by building the product's negation to compare it with the product (the test
 is for zoo*x, its own negation), then its assumptions: two fifths of printing a closed form.
-`install` puts in sympy's table an answer read off the coefficient for a product of
+While kernelcost computes, sympy's table holds an answer read off the coefficient for a product of
 rationals and forms, which cannot be its own negation; the same answer, as sympy's for any
 other product."""
 
@@ -27,6 +27,8 @@ from sympy.core.sorting import default_sort_key
 from sympy.printing import precedence as _precedence_module
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
+
+from .sympy_patch import Patch, Slot
 
 
 def lex_text(expr: sympy.Basic) -> str:
@@ -125,9 +127,9 @@ _precedence_of_product.wraps = _SYMPY_PRECEDENCE_MUL
 _SYMPY_ORDERED_TERMS = Expr.as_ordered_terms
 
 
-def install() -> None:
-    """Put the product's precedence in sympy's table and the order of a sum's terms on Add,
-    for every printer of the process (and for sort_key, which orders a product's factors by
-    their terms): the package does on import."""
-    _precedence_module.PRECEDENCE_FUNCTIONS["Mul"] = _precedence_of_product
-    sympy.Add.as_ordered_terms = _ordered_terms
+# in sympy's place while kernelcost computes (sympy_scope): the product's precedence in
+# sympy's table, the order of a sum's terms on Add for every printer (and for sort_key, which
+# orders a product's factors by their terms)
+PATCHES = (Patch(_precedence_module.PRECEDENCE_FUNCTIONS, "Mul", _precedence_of_product,
+                 Slot.ITEM),
+           Patch(sympy.Add, "as_ordered_terms", _ordered_terms))
