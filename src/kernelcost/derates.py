@@ -25,12 +25,22 @@ can beat): a derate may be wrong, a bound may not.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import sympy
 
 from .quotients import cancel
 from .records import record
 from .units import si
 from .values import exact
+
+if TYPE_CHECKING:
+    from .cost import Cost
+    from .machine import Machine
+    from .occupancy import Occupancy
+
+At = Callable[[sympy.Expr], sympy.Expr]  # an expression at the sizes of a verdict
 
 LAUNCH = "launch"
 LATENCY = "latency"
@@ -47,7 +57,7 @@ class Derate:
     level: str | None = None  # the memory level whose bandwidth the derate scales
 
 
-def launch_derate(t_kernel, overhead) -> Derate | None:
+def launch_derate(t_kernel: sympy.Expr | None, overhead: float | None) -> Derate | None:
     """The launch overhead against the kernel's time: the chapter's 5 us on a 20 us kernel is
     25 % of the kernel's time and 20 % of the total (factor 0.8)."""
     if overhead is None or t_kernel is None:
@@ -82,7 +92,7 @@ class InFlight:
         return sympy.Min(1, self.available_B / self.needed_B)
 
 
-def latency_unknown(cost, machine) -> tuple[str, ...]:
+def latency_unknown(cost: Cost, machine: Machine) -> tuple[str, ...]:
     """The levels Little's law would check (traffic and a bandwidth) whose load latency the
     machine file does not cite: no derate there, and the verdict says so."""
     return tuple(level for level in LITTLE_LEVELS
@@ -90,7 +100,8 @@ def latency_unknown(cost, machine) -> tuple[str, ...]:
                  and machine.latency(level) is None)
 
 
-def in_flight(cost, machine, level: str, occ, at, per_sm: bool) -> InFlight | None:
+def in_flight(cost: Cost, machine: Machine, level: str, occ: Occupancy, at: At,
+              per_sm: bool) -> InFlight | None:
     """Little's law at `level` for a parallel spec at numeric sizes, or None where a figure
     is missing (no latency in the machine file, no bandwidth, no traffic, symbolic sizes).
     `per_sm`: the level's roof is the busiest SM's (shared memory), not the device's."""
@@ -118,7 +129,7 @@ def in_flight(cost, machine, level: str, occ, at, per_sm: bool) -> InFlight | No
                     latency_s, at_once)
 
 
-def _global_loads(cost, threads, at) -> tuple[sympy.Expr, str]:
+def _global_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, str]:
     """What one block keeps in flight toward L2 and DRAM: its shared tiles, else one load per
     thread of each global tensor it reads."""
     tiles = [scope for scope in cost.scopes if scope.level == "shared"
@@ -126,6 +137,7 @@ def _global_loads(cost, threads, at) -> tuple[sympy.Expr, str]:
     if tiles:
         per_block = sum(at(scope.stages) * at(scope.held_bytes) for scope in tiles)
         return per_block, "its shared tiles (stages x tile bytes), filled by independent copies"
+    assert cost.grid is not None  # in_flight asks only of a parallel spec
     read = [tile for tile in cost.grid.tiles
             if sympy.sympify(cost.footprints[tile.tensor].read_elements) != 0]
     elements = [at(sympy.Mul(*(last - first + 1 for first, last in tile.whole)))
@@ -136,10 +148,11 @@ def _global_loads(cost, threads, at) -> tuple[sympy.Expr, str]:
         threads, [tile.tensor for tile in read], loads)
 
 
-def _shared_loads(cost, threads, at) -> tuple[sympy.Expr, str]:
+def _shared_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, str]:
     """What one block keeps in flight from shared memory: one load per thread of each tensor
     its shared scopes hold (the tile one entry fills sets the vector width)."""
-    tensors, loads = [], []
+    tensors: list[str] = []
+    loads: list[sympy.Expr] = []
     for scope in cost.scopes:
         if scope.level != "shared":
             continue
@@ -152,12 +165,12 @@ def _shared_loads(cost, threads, at) -> tuple[sympy.Expr, str]:
     return threads * sum(loads, sympy.Integer(0)), _loads_words(threads, tensors, loads)
 
 
-def _loads_words(threads, tensors, loads) -> str:
+def _loads_words(threads: sympy.Expr, tensors: list[str], loads: list[sympy.Expr]) -> str:
     return f"{threads} threads x one load each of " + ", ".join(
         f"{tensor} {size} B" for tensor, size in zip(tensors, loads))
 
 
-def _one_load(element, elements, threads) -> sympy.Expr:
+def _one_load(element: sympy.Expr, elements: sympy.Expr, threads: sympy.Expr) -> sympy.Expr:
     """The bytes of one load of a tensor by one thread: its element, or a vector of up to
     VECTOR_BYTES when the block reads several elements per thread of it."""
     if not (elements.is_number and element.is_number and threads.is_number):
@@ -166,7 +179,8 @@ def _one_load(element, elements, threads) -> sympy.Expr:
     return element * max(1, min(per_thread, VECTOR_BYTES // int(element)))
 
 
-def latency_derate(flight: InFlight | None, machine, resident=None) -> Derate | None:
+def latency_derate(flight: InFlight | None, machine: Machine,
+                   resident: sympy.Expr | None = None) -> Derate | None:
     """`latency-bound` at the flight's level with the attainable bandwidth and the occupancy
     that lifts it; None when enough is in flight. `resident`: the blocks per SM the block's
     resources allow."""
@@ -190,5 +204,5 @@ def latency_derate(flight: InFlight | None, machine, resident=None) -> Derate | 
     return Derate(LATENCY, factor, detail, flight.level)
 
 
-def _percent(value) -> str:
+def _percent(value: sympy.Expr) -> str:
     return f"{float(value) * 100:.3g} %"

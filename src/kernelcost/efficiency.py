@@ -63,9 +63,11 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
         if traffic is None:
             raise MeasurementError(Code.MEASUREMENT_NOT_COMPARABLE, Diagnostic(
                 None, f"no {level} traffic to convert B/s into a time"))
+        assert Bps is not None  # the one measurement given
         measured = traffic / float(Bps)
     fraction = t_min / measured
     if binding.kind == "traffic":
+        assert traffic is not None  # a binding traffic term is one of the verdict's levels
         return Efficiency(MEMORY_BOUND, "B/s", level, traffic / measured,
                           float(binding.rate), fraction, measured)
     return Efficiency(COMPUTE_BOUND, "FLOP/s", None, work / measured, work / t_min,

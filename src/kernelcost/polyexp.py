@@ -62,7 +62,7 @@ def exp_on_fma(cost: Cost, option: ExpOnFma | None) -> Cost:
     if option is None or option.fraction == 0:
         return cost
 
-    def moved(work: dict) -> dict:
+    def moved(work: dict[str, sympy.Expr]) -> dict[str, sympy.Expr]:
         sfu = work.get("sfu", 0)
         if sfu == 0:
             return work

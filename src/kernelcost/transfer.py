@@ -20,7 +20,7 @@ from __future__ import annotations
 import sympy
 
 from .cost import Cost, LaneAccess
-from .derates import Derate
+from .derates import At, Derate
 from .lanes import SECTOR_B, WARP, bank_wavefronts, sectors_per_warp
 from .records import record
 from .units import si
@@ -51,9 +51,9 @@ class Transfer:
         return max(sympy.Integer(0), self.cost_B - self.useful_B)
 
 
-def transfers(cost: Cost, at) -> tuple[Transfer, ...]:
+def transfers(cost: Cost, at: At) -> tuple[Transfer, ...]:
     """Every lanes access whose figures are numbers once `at` sets the sizes."""
-    found = []
+    found: list[Transfer] = []
     for access in cost.grid.lane_accesses if cost.grid is not None else ():
         row = access.swizzled_row_bytes
         figures = [at(expr) for expr in (access.stride_bytes, access.element_bytes,
@@ -86,7 +86,8 @@ def _transfer(access: LaneAccess, stride: int, element: int, lanes: int, executi
                     per_warp)
 
 
-def sector_derates(found: tuple[Transfer, ...], cost: Cost, at, global_B) -> list[Derate]:
+def sector_derates(found: tuple[Transfer, ...], cost: Cost, at: At,
+                   global_B: sympy.Expr | None) -> list[Derate]:
     """The derates of the L1<->L2 link (level l2) and of HBM (global); none where every warp
     is coalesced.
     `global_B`: the bytes t_model already puts on the global bandwidth."""
@@ -112,11 +113,12 @@ def sector_derates(found: tuple[Transfer, ...], cost: Cost, at, global_B) -> lis
     return [Derate(SECTORS, factor, moved + hbm, "l2")]
 
 
-def _dram_seen(at_global, cost: Cost, at) -> tuple[sympy.Expr, str]:
+def _dram_seen(at_global: list[Transfer], cost: Cost, at: At) -> tuple[sympy.Expr, str]:
     """The bytes of sectors HBM sees, and why, tensor by tensor: a tensor read or written in
     `lanes` loops at most its sector bytes and at most its declared size (whichever is
     smaller), never less than its distinct elements; any other tensor, its distinct elements."""
-    seen, reasons = sympy.Integer(0), []
+    seen = sympy.Integer(0)
+    reasons: list[str] = []
     for tensor, footprint in cost.footprints.items():
         distinct = at((footprint.read_elements + footprint.write_elements)
                       * footprint.element_bytes)
@@ -139,7 +141,7 @@ def _dram_seen(at_global, cost: Cost, at) -> tuple[sympy.Expr, str]:
     return seen, ", ".join(reasons)
 
 
-def bank_derate(found: tuple[Transfer, ...], cost: Cost, at) -> Derate | None:
+def bank_derate(found: tuple[Transfer, ...], cost: Cost, at: At) -> Derate | None:
     """The shared bandwidth kept under the bank conflicts of the lanes accesses."""
     at_shared = [t for t in found if t.access.level == "shared"]
     waste = sum((t.waste_B for t in at_shared), sympy.Integer(0))
@@ -155,10 +157,10 @@ def bank_derate(found: tuple[Transfer, ...], cost: Cost, at) -> Derate | None:
         f"(worst: {worst.access.text}, {way(worst.ratio)})"), "shared")
 
 
-def _times(ratio) -> str:
+def _times(ratio: sympy.Expr) -> str:
     return f"{float(ratio):.3g}x"
 
 
-def way(degree) -> str:
+def way(degree: sympy.Expr) -> str:
     """`32-way` or `conflict-free`."""
     return "conflict-free" if degree == 1 else f"{float(degree):.3g}-way"

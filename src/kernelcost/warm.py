@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import sympy
 
@@ -30,6 +31,9 @@ from .errors import Code, Diagnostic, MachineFileError, SizeError, did_you_mean
 from .records import record
 from .units import binary, si
 from .values import evaluate, exact
+
+if TYPE_CHECKING:
+    from .machine import Machine
 
 
 @record
@@ -85,7 +89,8 @@ class WarmL2:
                 "a lower bound under the stated state")
 
 
-def warm_l2(cost: Cost, machine, values: dict, tensors: tuple[str, ...]) -> WarmL2:
+def warm_l2(cost: Cost, machine: Machine, values: dict[sympy.Symbol, sympy.Expr],
+            tensors: tuple[str, ...]) -> WarmL2:
     """The stated initial state of L2 for `cost` on `machine` at `values`."""
     for name in tensors:
         footprint = cost.footprints.get(name)
@@ -138,17 +143,18 @@ def wave_served_B(warm: WarmL2, bytes_by_tensor: dict[str, Fraction]) -> sympy.E
     return served
 
 
-def _bytes(cost: Cost, name: str, field: str, values: dict) -> sympy.Expr:
+def _bytes(cost: Cost, name: str, field: str,
+           values: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
     footprint = cost.footprints[name]
     return evaluate(getattr(footprint, field) * footprint.element_bytes, values)
 
 
-def _value(expr) -> float | None:
+def _value(expr: sympy.Expr) -> float | None:
     expr = sympy.sympify(expr)
     return float(expr) if expr.is_number else None
 
 
-def _decided(relation) -> bool | None:
+def _decided(relation: object) -> bool | None:
     if relation in (sympy.true, True):
         return True
     if relation in (sympy.false, False):
