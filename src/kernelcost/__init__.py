@@ -24,6 +24,9 @@ _OWNS_THE_PROCESS = _lean_sympy.runs_a_command(_sys.argv, getattr(_sys, "orig_ar
 if _OWNS_THE_PROCESS:
     _gc.disable()
     _lean_sympy.import_sympy()
+    from .sympy_scope import own_process as _own_process
+
+    _own_process()  # before any module builds an expression
 try:
     from .analysis import Analysis, Intensity, Quantity, Spec, analyze, load, loads
     from .cost import Cost
@@ -32,9 +35,6 @@ try:
     from .sympy_scope import patched
 finally:
     if _OWNS_THE_PROCESS:
-        from .sympy_scope import own_process as _own_process
-
-        _own_process()
         _gc.freeze()
         _gc.enable()
 
