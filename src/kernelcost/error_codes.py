@@ -150,6 +150,11 @@ class Code:
     WORKER_DIED = ErrorCode(902, "the watched analysis ended on a signal")
 
 
+# codes no longer raised: kept in the table and in docs/errors.md so that their numbers stay
+# taken (tests/test_error_codes.py checks that every other code is raised somewhere)
+RETIRED: frozenset[str] = frozenset()
+
+
 def all_codes() -> list[ErrorCode]:
     """Every code, in the order of the table."""
     return [value for value in vars(Code).values() if isinstance(value, ErrorCode)]

@@ -211,10 +211,6 @@ def _kill(child: int) -> None:
 def _report_timeout(last: _Stage, budget_s: float) -> None:
     from .error_report import report
 
-    diagnostic = Diagnostic(last.span, f"the time budget of {budget_s:g} s ran out while "
-                                       f"{last.name}",
-                            f"give it longer with {BUDGET_VARIABLE}=SECONDS, set more sizes "
-                            "(--set), or split min/max bounds into simpler loops")
     source = None
     if last.span is not None:
         try:
@@ -223,4 +219,7 @@ def _report_timeout(last: _Stage, budget_s: float) -> None:
             source = read_text(last.span.file, 1_000_000)
         except KcostError:
             source = None
-    report(BudgetError(Code.BUDGET_RAN_OUT, diagnostic, source))
+    report(BudgetError(Code.BUDGET_RAN_OUT, Diagnostic(
+        last.span, f"the time budget of {budget_s:g} s ran out while {last.name}",
+        f"give it longer with {BUDGET_VARIABLE}=SECONDS, set more sizes (--set), or split "
+        "min/max bounds into simpler loops"), source))

@@ -1,0 +1,357 @@
+"""One real input for every error code: the examples of docs/errors.md, written there with
+the exact message each gives by tests/regen_error_docs.py, and run again by
+tests/test_error_codes.py. An example is a command line (files written in a temporary folder,
+the command's working folder) or, for errors only the Python API or a broken machine can
+reach, a snippet run in process. Each example must raise its own code first."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+SHIPPED = ROOT / "src" / "kernelcost"
+
+
+@dataclass(frozen=True)
+class Example:
+    code: str
+    argv: tuple[str, ...] = ()  # kernelcost's arguments; empty for a `python` example
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    python: str = ""  # a snippet run in process, `files` written beside it
+    env: dict[str, str] = field(default_factory=dict)
+    process: bool = False  # run as the console script does (the watchdog, a real stdout)
+    stdout: str = ""  # where the process's stdout goes: "/dev/full" for a failed write
+    note: str = ""  # what the files are, where showing them would not help
+    volatile: bool = False  # the message names where slow work stopped, which timing decides
+
+
+SCALE = """kernel scale(n) {
+    in  x: f32[n]
+    out y: f32[n]
+    for i in 0..n {
+        y[i] = 2 * x[i]
+    }
+}
+"""
+SPIN = """kernel spin(n) {
+    let acc: f32 = 0
+    for i in 0..n {
+        acc += 1.5
+    }
+}
+"""
+COPY = SCALE.replace("kernel scale", "kernel copy").replace("2 * x[i]", "x[i]")
+GEMM = (ROOT / "specs" / "gemm.kcost").read_text("utf-8")
+COMMON = {"scale.kcost": SCALE, "gemm.kcost": GEMM}  # shown once, above the examples
+
+
+def golden(name: str) -> dict[str, str]:
+    """A broken spec of tests/errors, as `NAME.kcost`."""
+    return {f"{name}.kcost": (TESTS / "errors" / f"{name}.kcost").read_text("utf-8")}
+
+
+def shipped(folder: str, name: str) -> str:
+    return (SHIPPED / folder / name).read_text("utf-8")
+
+
+def h100_with(old: str, new: str) -> str:
+    """The shipped H100 file with one edit."""
+    text = shipped("machines", "h100.toml")
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+def llama_with(old: str, new: str) -> str:
+    text = shipped("models", "llama3_8b.toml")
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+CSV_HEADER = ("kernel,spec,sizes,dtype,time_s,dram_read_B,dram_write_B,l2_read_B,l2_write_B,"
+              "flop\n")
+
+EXAMPLES = [
+    # syntax
+    Example("KC101", ("analyze", "empty.kcost"), {"empty.kcost": "\n"},
+            note="empty.kcost: an empty line"),
+    Example("KC102", ("analyze", "syntax_unexpected_token.kcost"),
+            golden("syntax_unexpected_token")),
+    Example("KC103", ("analyze", "syntax_unexpected_eof.kcost"), golden("syntax_unexpected_eof")),
+    Example("KC104", ("analyze", "syntax_unexpected_character.kcost"),
+            golden("syntax_unexpected_character")),
+    Example("KC105", ("analyze", "syntax_compound_operator.kcost"),
+            golden("syntax_compound_operator")),
+    Example("KC106", python='from kernelcost.parse import parse\n'
+                            'parse("#" * 1_000_001, "long.kcost")'),
+    Example("KC107", ("analyze", "nesting_too_deep.kcost"), golden("nesting_too_deep")),
+    Example("KC108", ("analyze", "number_too_large.kcost"), golden("number_too_large")),
+    # check
+    Example("KC201", ("check", "duplicate.kcost"),
+            {"duplicate.kcost": SCALE.replace("out y: f32[n]", "out x: f32[n]")}),
+    Example("KC202", ("check", "keyword_as_name.kcost"), golden("keyword_as_name")),
+    Example("KC203", ("check", "undefined_name.kcost"), golden("undefined_name")),
+    Example("KC204", ("check", "unknown_element_type.kcost"), golden("unknown_element_type")),
+    Example("KC205", ("check", "unknown_home_level.kcost"), golden("unknown_home_level")),
+    Example("KC206", ("check", "wrong_index_count.kcost"), golden("wrong_index_count")),
+    Example("KC207", ("check", "non_affine_index.kcost"), golden("non_affine_index")),
+    Example("KC208", ("check", "index_reads_tensor.kcost"), golden("index_reads_tensor")),
+    Example("KC209", ("check", "write_in_tensor.kcost"), golden("write_in_tensor")),
+    Example("KC210", ("check", "wrong_arity.kcost"), golden("wrong_arity")),
+    Example("KC211", ("check", "bad_step_zero.kcost"), golden("bad_step_zero")),
+    Example("KC212", ("check", "empty_kernel.kcost"), golden("empty_kernel")),
+    Example("KC213", ("check", "local_array_without_shape.kcost"),
+            golden("local_array_without_shape")),
+    Example("KC214", ("check", "parallel_missing_threads.kcost"),
+            golden("parallel_missing_threads")),
+    Example("KC215", ("check", "lanes_outside_grid.kcost"), golden("lanes_outside_grid")),
+    Example("KC216", ("check", "keep_not_faster.kcost"), golden("keep_not_faster")),
+    Example("KC217", ("check", "deep.kcost"), {"deep.kcost": """kernel deep(n) {
+    out y: f32[n]
+    for i0 in 0..n, i1 in 0..n, i2 in 0..n, i3 in 0..n, i4 in 0..n, i5 in 0..n,
+        i6 in 0..n, i7 in 0..n, i8 in 0..n, i9 in 0..n, i10 in 0..n, i11 in 0..n,
+        i12 in 0..n, i13 in 0..n, i14 in 0..n, i15 in 0..n, i16 in 0..n {
+        y[i0] += 1
+    }
+}
+"""}),
+    Example("KC218", ("check", "unknown_reuse_mode.kcost"), golden("unknown_reuse_mode")),
+    Example("KC219", ("check", "zero.kcost"), {"zero.kcost": SCALE.replace(
+        "    in  x: f32[n]\n", "    let h = n / 0\n    in  x: f32[n]\n")}),
+    Example("KC220", ("check", "past_the_end.kcost", "--set", "n=4"),
+            {"past_the_end.kcost": SCALE.replace("0..n", "0..n + 1")}),
+    Example("KC221", ("check", "impossible.kcost"), {"impossible.kcost": SCALE.replace(
+        "    in  x", "    assume n > 4, n < 3\n    in  x")}),
+    Example("KC250", ("bound", "copy.kcost"), {"copy.kcost": COPY}),
+    Example("KC251", ("bound", "conv3x3.kcost"),
+            {"conv3x3.kcost": (ROOT / "specs" / "conv3x3.kcost").read_text("utf-8")},
+            note="conv3x3.kcost: the repository's specs/conv3x3.kcost"),
+    # size
+    Example("KC301", ("analyze", "scale.kcost", "--set", "n"), {"scale.kcost": SCALE}),
+    Example("KC302", ("analyze", "scale.kcost", "--set", "m=4096"), {"scale.kcost": SCALE}),
+    Example("KC303", ("analyze", "scale.kcost", "--set", "n=1.5"), {"scale.kcost": SCALE}),
+    Example("KC304", ("analyze", "gemm.kcost", "--set", "M=N,N=M"), {"gemm.kcost": GEMM}),
+    Example("KC305", ("sweep", "gemm.kcost", "--sweep", "N=64..4096"), {"gemm.kcost": GEMM}),
+    Example("KC306", ("solve", "scale.kcost", "--for", "n", "--set", "n=4096"),
+            {"scale.kcost": SCALE}),
+    Example("KC307", ("analyze", "halo.kcost", "--set", "n=4"), {"halo.kcost": SCALE.replace(
+        "    for i in", "    let m = n - 8\n    for i in").replace("0..n {", "0..m {")}),
+    Example("KC308", ("sweep", "scale.kcost", "--sweep", "n=4096..64"), {"scale.kcost": SCALE}),
+    Example("KC309", ("sweep", "scale.kcost", "--sweep", "n=64..4096", "--points", "1"),
+            {"scale.kcost": SCALE}),
+    Example("KC310", ("analyze", "scale.kcost", "--measured", "1ms"), {"scale.kcost": SCALE}),
+    Example("KC311", ("analyze", "scale.kcost", "--machine", "b200", "--exp-on-fma", "2"),
+            {"scale.kcost": SCALE}),
+    Example("KC312", ("analyze", "scale.kcost", "--machine", "h100", "--warm-l2", "w"),
+            {"scale.kcost": SCALE}),
+    Example("KC313", ("solve", "scale.kcost", "--for", "n", "--machine", "h100", "--level",
+                      "shared"), {"scale.kcost": SCALE}),
+    Example("KC314", ("solve", "clamp.kcost", "--for", "N", "--machine", "h100"),
+            {"clamp.kcost": (TESTS / "specs_minmax" / "clamp.kcost").read_text("utf-8")},
+            note="clamp.kcost: the repository's tests/specs_minmax/clamp.kcost"),
+    Example("KC315", ("plot", "copy.kcost", "--machine", "h100", "--set", "n=4096", "-o",
+                      "copy.svg"), {"copy.kcost": COPY}),
+    Example("KC316", ("plot", "scale.kcost", "--machine", "h100", "--set", "copy:n=4096", "-o",
+                      "scale.svg"), {"scale.kcost": SCALE}),
+    # machine
+    Example("KC401", ("analyze", "scale.kcost", "--machine", "h1000"), {"scale.kcost": SCALE}),
+    Example("KC402", ("analyze", "scale.kcost", "--machine", "mine.toml"),
+            {"scale.kcost": SCALE, "mine.toml": 'id = "mine"\nname = "My GPU\n'}),
+    Example("KC403", ("analyze", "scale.kcost", "--machine", "mine.toml"),
+            {"scale.kcost": SCALE, "mine.toml": h100_with("[device]", "[device]\ncolour = 1")},
+            note="mine.toml: the shipped h100.toml with `colour = 1` added to [device]"),
+    Example("KC404", ("analyze", "scale.kcost", "--machine", "mine.toml"),
+            {"scale.kcost": SCALE, "mine.toml": 'id = "mine"\n'}),
+    Example("KC405", ("analyze", "scale.kcost", "--machine", "mine.toml"),
+            {"scale.kcost": SCALE, "mine.toml": h100_with('id = "h100"', 'id = "H100"')},
+            note='mine.toml: the shipped h100.toml with `id = "H100"`'),
+    Example("KC406", ("analyze", "scale.kcost", "--machine", "mine.toml"),
+            {"scale.kcost": SCALE, "mine.toml": h100_with('[[memory]]\nlevel = "l2"',
+                                                     '[[memory]]\nlevel = "global"')},
+            note="mine.toml: the shipped h100.toml with its `l2` level renamed `global`"),
+    Example("KC407", ("analyze", "scale.kcost", "--machine", "mine.toml", "--warm-l2", "x"),
+            {"scale.kcost": SCALE, "mine.toml": re.sub(
+                r'(level = "l2"\n)bandwidth_Bps = [^\n]*\nbandwidth_source = [^\n]*\n', r"\1",
+                shipped("machines", "h100.toml"))},
+            note="mine.toml: the shipped h100.toml without the L2 bandwidth"),
+    Example("KC408", ("analyze", "scale.kcost", "--machine", "a100", "--precision", "fp8"),
+            {"scale.kcost": SCALE}),
+    Example("KC409", ("analyze", "scale.kcost", "--machine", "h100", "--precision", "bf61"),
+            {"scale.kcost": SCALE}),
+    # model
+    Example("KC501", ("model", "llama9")),
+    Example("KC502", ("model", "mine.toml"), {"mine.toml": 'name = "Mine\n'}),
+    Example("KC503", ("model", "mine.toml"),
+            {"mine.toml": llama_with("layers = 32", "layers = 32\nlayer = 32")},
+            note="mine.toml: the shipped llama3_8b.toml with `layer = 32` added"),
+    Example("KC504", ("model", "mine.toml"), {"mine.toml": 'name = "Mine"\n'}),
+    Example("KC505", ("model", "mine.toml"),
+            {"mine.toml": llama_with("layers = 32", "layers = -32")},
+            note="mine.toml: the shipped llama3_8b.toml with `layers = -32`"),
+    Example("KC506", ("model", "mine.toml"),
+            {"mine.toml": llama_with("kv_heads = 8", "kv_heads = 5")},
+            note="mine.toml: the shipped llama3_8b.toml with `kv_heads = 5`"),
+    Example("KC507", ("model", "llama3_70b", "--gpus", "3")),
+    Example("KC508", python="import sympy\n"
+                            "from kernelcost.hardware import load_machine\n"
+                            "from kernelcost.wholemodel import KernelUse, kernel_cost\n"
+                            "sizes = tuple((name, sympy.Integer(4096)) for name in 'MNK')\n"
+                            "use = KernelUse('tiled GEMM', 'mlp', 'gemm_tiled', sizes, "
+                            "sympy.Integer(1), 1)\n"
+                            "kernel_cost(use, load_machine('mine.toml'))",
+            files={"mine.toml": h100_with("capacity_B = 233472", "capacity_B = 16384").replace(
+                "shared_per_block_max_B = 232448", "shared_per_block_max_B = 16384")},
+            note="mine.toml: the shipped h100.toml with 16 KiB of shared memory per SM; no "
+                 "shipped model's kernels keep tiles on chip, so `kernelcost model` does not "
+                 "meet this error on a shipped machine"),
+    # measurement
+    Example("KC601", ("analyze", "scale.kcost", "--machine", "h100", "--measured", "fast"),
+            {"scale.kcost": SCALE}),
+    Example("KC602", ("analyze", "scale.kcost", "--machine", "h100", "--measured", "0us"),
+            {"scale.kcost": SCALE}),
+    Example("KC603", ("plot", "scale.kcost", "--machine", "h100,a100", "--set", "n=4096",
+                      "--measured", "1ms", "-o", "scale.svg"), {"scale.kcost": SCALE}),
+    Example("KC604", ("analyze", "spin.kcost", "--machine", "h100", "--set", "n=4096",
+                      "--measured", "1TB/s"), {"spin.kcost": SPIN}),
+    Example("KC610", ("validate", "runs.csv", "--machine", "h100"), {"runs.csv": "# none yet\n"}),
+    Example("KC611", ("validate", "runs.csv", "--machine", "h100"),
+            {"runs.csv": "kernel,spec,sizes,time_s\n"}),
+    Example("KC612", ("validate", "runs.csv", "--machine", "h100"), {"runs.csv": CSV_HEADER.replace(
+        "dram_read_B,dram_write_B,l2_read_B,l2_write_B", "dram_bytes,l2_bytes")
+        + "scale,scale.kcost,n=4096,fp32,-1,,,\n", "scale.kcost": SCALE}),
+    Example("KC613", ("validate", "runs.csv", "--machine", "h100"), {"runs.csv": CSV_HEADER.replace(
+        "dram_read_B,dram_write_B,l2_read_B,l2_write_B", "dram_bytes,l2_bytes")
+        + "scale,scael.kcost,n=4096,fp32,1e-5,,,\n", "scale.kcost": SCALE}),
+    # budget
+    Example("KC701", ("analyze", "slow.kcost"),
+            {"slow.kcost": (TESTS / "specs_slow" / "slow.kcost").read_text("utf-8")},
+            env={"KERNELCOST_BUDGET_S": "1"}, process=True, volatile=True,
+            note="slow.kcost: the repository's tests/specs_slow/slow.kcost"),
+    Example("KC702", ("machines",), env={"KERNELCOST_BUDGET_S": "soon"}),
+    Example("KC703", python='import kernelcost\n'
+                            'from kernelcost.count import count\n'
+                            'count(kernelcost.load("slow.kcost").checked, budget_s=0.01)',
+            files={"slow.kcost": (TESTS / "specs_slow" / "slow.kcost").read_text("utf-8")},
+            note="slow.kcost: the repository's tests/specs_slow/slow.kcost", volatile=True),
+    Example("KC704", python='import kernelcost\n'
+                            'from kernelcost.oracle import enumerate_counts\n'
+                            'spec = kernelcost.load("scale.kcost")\n'
+                            'enumerate_counts(spec.checked, {"n": 10**6}, max_steps=1000)',
+            files={"scale.kcost": SCALE}),
+    Example("KC705", python="from kernelcost import cli, watchdog\n"
+                            "watchdog.stage('counting')\n"
+                            "def deep(args):\n"
+                            "    return deep(args)  # what a deep sympy recursion comes to\n"
+                            "cli.COMMANDS['machines'] = deep\n"
+                            "cli.main(['machines'])"),
+    Example("KC706", ("analyze", "big.kcost", "--set", "n=4"), {"big.kcost": SCALE.replace(
+        "0..n", "0..n * 1e1000 * 1e1000 * 1e1000 * 1e1000 * 1e1000").replace(
+        "y[i] = 2 * x[i]", "y[0] += x[i]")}),
+    # io
+    Example("KC801", ("analyze", "scael.kcost"), {"scale.kcost": SCALE}),
+    Example("KC802", python='from kernelcost.inputs import read_text\n'
+                            'read_text("scale\\0.kcost", 1_000_000)'),
+    Example("KC803", ("analyze", "specs"), {"specs/scale.kcost": SCALE}),
+    Example("KC804", ("analyze", "huge.kcost"), {"huge.kcost": SCALE + "#" * 1_000_000},
+            note="huge.kcost: a spec followed by a comment of a million characters"),
+    Example("KC805", ("analyze", "latin1.kcost"),
+            {"latin1.kcost": ("# caf\u00e9\n" + SCALE).encode("latin-1")},
+            note="latin1.kcost: the spec with a comment `# café` saved as Latin-1"),
+    Example("KC810", ("plot", "scale.kcost", "--machine", "h100", "--set", "n=4096", "-o",
+                      "figures/scale.svg"), {"scale.kcost": SCALE}),
+    Example("KC811", ("plot", "scale.kcost", "--machine", "h100", "--set", "n=4096", "-o",
+                      "scale.txt"), {"scale.kcost": SCALE}),
+    Example("KC812", ("machines",), process=True, stdout="/dev/full"),
+    Example("KC820", python="import sys\n"
+                            "sys.modules['matplotlib'] = None  # as if it were not installed\n"
+                            "from kernelcost import cli\n"
+                            "cli.main(['plot', 'scale.kcost', '--machine', 'h100', '--set', "
+                            "'n=4096', '-o', 'scale.svg'])", files={"scale.kcost": SCALE}),
+    # internal
+    Example("KC901", python="from kernelcost import cli\n"
+                            "def broken(args):\n"
+                            "    return {}['machines']  # a bug\n"
+                            "cli.COMMANDS['machines'] = broken\n"
+                            "cli.main(['machines'])"),
+    Example("KC902", python="import os, signal\n"
+                            "from kernelcost.watchdog import run_watched, stage\n"
+                            "stage('counting')\n"
+                            "run_watched(lambda: os.kill(os.getpid(), signal.SIGKILL), 10)"),
+]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: str | None  # the first code the output names
+    exit_code: int | None  # None where a snippet raised instead of returning
+    text: str  # what the user sees: stderr, or the raised error's rendering
+    raised: str = ""  # the class a snippet raised
+    stdout: str = ""  # in process only: the JSON error object under --json
+
+
+def run_example(example: Example, folder: Path, extra: tuple[str, ...] = ()) -> Outcome:
+    """Run the example in `folder` (emptied first by the caller): its text as shown to a
+    user, with the exit code."""
+    import contextlib
+    import io
+    import os
+    import re
+    import subprocess
+    import sys
+
+    for name, content in example.files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, "utf-8")
+    raised, exit_code = "", None
+    if example.process:
+        env = {**os.environ, **example.env}
+        with open(example.stdout or os.devnull, "w") as stdout:
+            done = subprocess.run([sys.executable, "-m", "kernelcost.cli", *example.argv,
+                                   *extra], cwd=folder, env=env, stdout=stdout,
+                                  stderr=subprocess.PIPE, text=True, timeout=120)
+        text, exit_code = done.stderr, done.returncode
+    else:
+        from kernelcost import cli
+        from kernelcost.errors import KcostError
+
+        saved_env = {name: os.environ.get(name) for name in example.env}
+        saved_modules, saved_commands = dict(sys.modules), dict(cli.COMMANDS)
+        here = os.getcwd()
+        err, out = io.StringIO(), io.StringIO()
+        try:
+            os.environ.update(example.env)
+            os.chdir(folder)
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+                if example.python:  # the last line's value is the exit code of a main()
+                    *body, last = example.python.rstrip().split("\n")
+                    scope: dict = {}
+                    exec(compile("\n".join(body), "<example>", "exec"), scope)
+                    value = eval(compile(last, "<example>", "eval"), scope)
+                    exit_code = value if isinstance(value, int) else None
+                else:
+                    exit_code = cli.main([*example.argv, *extra])
+            text = err.getvalue()
+        except KcostError as error:
+            text, raised = error.render() + "\n", type(error).__name__
+        finally:
+            os.chdir(here)
+            for name, value in saved_env.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+            for name in set(sys.modules) - set(saved_modules):
+                if name == "matplotlib" or name.startswith("matplotlib."):
+                    del sys.modules[name]
+            sys.modules.update(saved_modules)
+            cli.COMMANDS.clear()
+            cli.COMMANDS.update(saved_commands)
+    found = re.search(r"error\[(KC\d{3})\]", text)
+    stdout = "" if example.process else out.getvalue()
+    return Outcome(found.group(1) if found else None, exit_code, text, raised, stdout)
