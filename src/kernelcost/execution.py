@@ -63,6 +63,7 @@ class GridVerdict:
     derates: tuple[Derate, ...] = ()  # estimates in t_model only, never in t_bound
     latency_unknown: tuple[str, ...] = ()  # levels whose load latency the machine does not cite
     transfers: tuple[Transfer, ...] = ()  # the lanes accesses in sectors and bank wavefronts
+    fallbacks: tuple[str, ...] = ()  # figures bounded, not counted: blocks in no classes
 
     @functools.cached_property
     def tail_share(self) -> sympy.Expr | None:
@@ -95,7 +96,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     grid = cost.grid
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
-    share = busiest_share(grid, occ, values, sms)
+    fallbacks: list[str] = []  # what was bounded where blocks fall into no classes
+    share = busiest_share(grid, occ, values, sms, fallbacks)
     terms = _work_terms(grid, machine, precision, values, work_by_class, sms, share)
     terms += _on_chip_terms(cost, grid, machine, values, sms, share)
     terms += _device_terms(cost, machine, values, ("l2",))
@@ -104,7 +106,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
         bound_cost = served_cost(cost, warm.bound_B)
         model_cost = served_cost(cost, warm.model_B)
     bound_terms = terms + _device_terms(bound_cost, machine, values, ("global",))
-    global_term, rule, detail = _wave_term(cost, machine, values, occ, warm)
+    global_term, rule, detail = _wave_term(cost, machine, values, occ, warm, fallbacks)
     model_terms = terms + ([global_term] if global_term is not None else
                            _device_terms(model_cost, machine, values, ("global",)))
     found = transfers(cost, lambda expr: _at(expr, values))
@@ -117,7 +119,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, detail, (), grid.equal_blocks, derates, unknown, found)
+                           rule, detail, (), grid.equal_blocks, derates, unknown, found,
+                           tuple(fallbacks))
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat_terms = (_device_terms(cost, machine, values, ("global", "l2"))
@@ -125,7 +128,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
                   + _flat_on_chip_terms(cost, machine, values))
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, rule, detail, tuple(flat_terms), grid.equal_blocks,
-                       derates, unknown, found)
+                       derates, unknown, found, tuple(fallbacks))
 
 
 def worked_tail_share(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> sympy.Expr | None:
@@ -195,8 +198,8 @@ def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:
                     rate, term.amount / rate, term.per_sm)
 
 
-def _wave_term(cost, machine, values, occ: Occupancy,
-               warm: WarmL2 | None) -> tuple[GridTerm | None, str, str]:
+def _wave_term(cost, machine, values, occ: Occupancy, warm: WarmL2 | None,
+               fallbacks: list[str]) -> tuple[GridTerm | None, str, str]:
     """Global traffic for t_model: the waves' L2 reuse (waves.estimate) once every size is a
     number and the occupancy is known, less the reads a warm L2 serves; else compulsory
     traffic, as in t_bound."""
@@ -212,12 +215,16 @@ def _wave_term(cost, machine, values, occ: Occupancy,
             or resident < 1 or any(symbol not in values or not sympy.sympify(
                 values[symbol]).is_number for symbol in free)):
         return None, "compulsory: the wave estimate needs every size", ""
-    from .waves import estimate  # numpy: loaded only where a grid meets a machine
+    from .waves import Unclassified, estimate  # numpy: loaded only where a grid meets a machine
 
     usable = capacity * (machine.execution.usable_l2_fraction or 1)
     stages = max((int(_at(scope.stages, values)) for scope in cost.scopes), default=1)
     fills = Fraction(str(_at(cost.traffic.get("l2", 0), values)))
-    result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
+    try:
+        result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
+    except Unclassified as why:  # compulsory traffic, as in t_bound, and why
+        fallbacks.append(f"wave union: {why}")
+        return None, f"compulsory: the wave estimate needs blocks in classes ({why})", ""
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
     rule = result.rule
     if warm is not None and warm.fits:
@@ -229,28 +236,31 @@ def _wave_term(cost, machine, values, occ: Occupancy,
                     False), rule, result.reason
 
 
-def busiest_share(grid, occ: Occupancy, values: dict, sms: int):
+def busiest_share(grid, occ: Occupancy, values: dict, sms: int,
+                  fallbacks: list[str] | None = None):
     """per-block amount -> what the busiest SM runs at least, or None (then the whole grid's
     amount on the whole machine, a looser bound). Equal blocks: ceil(B / SMs) of them.
     Unequal blocks at numeric sizes: whatever the schedule, some SM runs ceil(B / SMs) blocks
     (at least the sum of that many smallest), one runs the largest, and one at least the
-    mean: the largest of the three."""
+    mean: the largest of the three. Blocks are taken by classes (waves.busiest_share); where
+    they do not fall into classes and are too many to enumerate, None, and the reason goes
+    to `fallbacks`."""
     if grid.equal_blocks:
         return lambda amount: occ.busiest_sm_blocks * _at(amount, values)
     blocks = _at(grid.blocks, values)
     if not blocks.is_number or blocks < 1:
         return None
-    from .waves import per_block  # numpy: loaded only where a grid meets a machine
+    from .waves import Unclassified  # numpy: loaded only here
+    from .waves import busiest_share as by_classes
 
     def share(amount):
         try:
-            amounts = sorted(int(a) for a in per_block(grid, values, _at(amount, values)))
-        except ValueError:
+            found = by_classes(grid, values, _at(amount, values), sms)
+        except Unclassified as why:  # the whole grid on the whole machine, said why
+            if fallbacks is not None and f"busiest SM: {why}" not in fallbacks:
+                fallbacks.append(f"busiest SM: {why}")
             return None
-        if not amounts:
-            return None
-        busiest = -(-len(amounts) // sms)
-        return sympy.Integer(max(amounts[-1], sum(amounts[:busiest])))
+        return None if found is None else sympy.Integer(found)
 
     return share
 
