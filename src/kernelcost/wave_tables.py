@@ -17,9 +17,9 @@ to that axis, where it is
   over positions is the sum of their widths;
 - intervals: first and last never fall and leave no hole (first(p + 1) <= last(p) + 1, halos
   and causal prefixes), so the union over a run a .. b is [first(a), last(b)].
-Several dimensions on one axis must all be tiles (their product is disjoint again). Anything
-else (falling bounds, holes mixed with overlaps, a bound of two grid indices) is
-Unclassified."""
+Several dimensions on one axis need one of tiles (their product is then disjoint, whatever
+the others do: a causal row tile times its prefix of keys). Anything else (falling bounds,
+holes mixed with overlaps, a bound of two grid indices) is Unclassified."""
 
 from __future__ import annotations
 
@@ -185,15 +185,17 @@ def box_plan(tensor: str, box: Sequence[tuple[object, object]], axes: GridAxes,
 
 def _axis_box(tensor: str, axis: int, dims: list[tuple[Pieces, Pieces, str]],
               count: int) -> AxisBox:
+    """One dimension of tiles makes the boxes of distinct positions disjoint, whatever the
+    others do (a causal row tile times its prefix of keys): their widths' product is the
+    weight. Without one, a single dimension of intervals."""
     kinds = [_kind(tensor, first, last, count) for first, last, _ in dims]
-    if all(kind == "tiles" for kind in kinds):
+    if "tiles" in kinds:
         widths = [_width(first, last) for first, last, _ in dims]
         weight = combine(widths, _product) if len(widths) > 1 else widths[0]
         text = " x ".join(text for _, _, text in dims)
         return AxisBox(axis, "tiles", AxisTable(weight, text), None, None)
-    if len(dims) > 1:
-        raise Unclassified(f"{tensor}'s box overlaps along one grid axis in "
-                           f"{len(dims)} dimensions")
+    if len(dims) > 1 or kinds[0] is None:
+        raise Unclassified(f"{tensor}'s boxes neither tile nor grow along a grid axis")
     first, last, text = dims[0]
     return AxisBox(axis, "intervals", None, AxisTable(first, text), AxisTable(last, text))
 
@@ -222,18 +224,17 @@ def _width(first: Pieces, last: Pieces) -> Pieces:
     return _difference(last, first, 1)
 
 
-def _kind(tensor: str, first: Pieces, last: Pieces, count: int) -> str:
-    """tiles or intervals (module docstring); Unclassified otherwise."""
+def _kind(tensor: str, first: Pieces, last: Pieces, count: int) -> str | None:
+    """tiles, intervals (module docstring) or None."""
     if not at_least(_width(first, last), 0):
         raise Unclassified(f"{tensor}'s box is reversed at some block")
     if count <= 1:
         return "tiles"
-    gap = _difference(shifted(first), last, -1)  # first(p + 1) - last(p) - 1
-    if at_least(gap, 0):
+    if at_least(_difference(shifted(first), last, -1), 0):  # first(p + 1) > last(p)
         return "tiles"
     rising = at_least(_difference(shifted(first), first), 0) and \
         at_least(_difference(shifted(last), last), 0)
     if rising and at_least(_difference(last, shifted(first), 1), 0) and \
             at_least(_width(first, last), 1):
         return "intervals"
-    raise Unclassified(f"{tensor}'s boxes neither tile nor grow along a grid axis")
+    return None

@@ -1,0 +1,220 @@
+"""Blocks by classes (issue 35) against enumeration.
+
+Grids are generated as .kcost text: one, two or three grid axes; edges ragged (clipped with
+min) or divisible; a causal mask (the k loop of a block runs to the end of its row tile, so
+its work and its B box grow with i0); halos (x[i + h], boxes that overlap); clusters of two
+along i0; row, column and grouped rasters (grouped falls back to row order off 2-D grids).
+At small sizes the oracle enumerates every block (its work and the elements it touches, with
+Python sets), and the figures the classes give must be the enumeration's:
+- the busiest SM's share of each per-block amount (the largest block, or the ceil(B / SMs)
+  smallest blocks together, whichever is more), from the oracle's per-block work;
+- per wave, the union of the elements its blocks touch (launch order by the raster's
+  definition, cut into waves of 1 .. 10 blocks), from the oracle's element sets;
+- the wave estimate's figures, against block_enumeration (which the classes replace);
+- t_bound and t_model of a verdict on a machine of 3 SMs, against the same verdict with the
+  classes turned off (every grid then enumerated).
+The axis engine (axis_classes) is checked position by position against sympy, and the large
+grids by hand, in closed form."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from fractions import Fraction
+from functools import cache
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_waves import launch_order
+
+import kernelcost
+from kernelcost import block_enumeration, wave_classes, waves
+from kernelcost.axis_classes import Unclassified, axis_function, poly_at
+from kernelcost.block_classes import AmountClass, numeric_sizes, smallest_sum
+from kernelcost.hardware import load_machine
+from kernelcost.model import verdict
+from kernelcost.oracle import enumerate_counts
+
+# -- the generated grids ---------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    axes: int  # 1, 2 or 3 grid axes
+    ragged: tuple[bool, ...]  # per tiled axis: min-clipped edge (else `assume T | size`)
+    causal: bool  # 2-D: the k loop runs to the end of the row tile
+    halo: bool  # reads x[i + h], h < 3: boxes that overlap
+    cluster: bool  # 2-D: clusters of two along i0
+    raster: str
+    tiles: tuple[int, int, int]  # TM, TN, TK
+
+    def text(self) -> str:
+        tm, tn, tk = self.tiles
+        header = (f"parallel(threads = 64{', cluster i0 = 2' if self.cluster else ''}, "
+                  f"raster = {self.raster})")
+        if self.axes == 1:
+            return self._one(header, tm)
+        rows = "min(i0 + TM, M)" if self.ragged[0] else "i0 + TM"
+        cols = "min(j0 + TN, N)" if self.ragged[1] else "j0 + TN"
+        assume = [f"{t} | {s}" for t, s, r in (("TM", "M", self.ragged[0]),
+                                                ("TN", "N", self.ragged[1])) if not r]
+        plane = "e, " if self.axes == 3 else ""
+        head = f"e in 0..E, i0 in 0..M by TM" if self.axes == 3 else "i0 in 0..M by TM"
+        a_rows = "M + 2" if self.halo else "M"
+        a_at = "i + h" if self.halo else "i"
+        if self.causal:  # keys up to the end of the row tile, as a causal mask
+            k_end = "min(k0 + TK, M)" if self.ragged[0] else "k0 + TK"
+            depth, b_rows, a_cols = "0.." + rows, "M", "M"
+            assume.append("TK | TM")
+        else:
+            depth, k_end, b_rows, a_cols = "0..K", "min(k0 + TK, K)", "K", "K"
+        halo_loop = ", h in 0..3" if self.halo else ""
+        return f"""
+kernel generated(E, M, N, K, TM = {tm}, TN = {tn}, TK = {tk}) {{
+    {('assume ' + ', '.join(assume)) if assume else ''}
+    in  A: f32[{'E, ' if self.axes == 3 else ''}{a_rows}, {a_cols}]
+    in  B: f32[{b_rows}, N]
+    out C: f32[{'E, ' if self.axes == 3 else ''}M, N]
+    for {head}, j0 in 0..N by TN {header} {{
+        for k0 in {depth} by TK {{
+            keep A, B in shared {{
+                for i in i0..{rows}, j in j0..{cols}, k in k0..{k_end}{halo_loop} {{
+                    C[{plane}i, j] += A[{plane}{a_at}, k] * B[k, j]
+                }}
+            }}
+        }}
+    }}
+}}
+"""
+
+    def _one(self, header: str, tile: int) -> str:
+        end = "min(b0 + T, n)" if self.ragged[0] else "b0 + T"
+        reads = "x[i + h]" if self.halo else "x[i]"
+        return f"""
+kernel generated(n, T = {tile}) {{
+    {'' if self.ragged[0] else 'assume T | n'}
+    in  x: f32[n + 2]
+    out y: f32[n]
+    for b0 in 0..n by T {header} {{
+        for i in b0..{end}{', h in 0..3' if self.halo else ''} {{
+            y[i] += {reads} * 2
+        }}
+    }}
+}}
+"""
+
+
+@st.composite
+def grids(draw) -> tuple[Grid, dict[str, int]]:
+    axes = draw(st.sampled_from((1, 2, 2, 3)))
+    ragged = tuple(draw(st.booleans()) for _ in range(1 if axes == 1 else 2))
+    causal = axes == 2 and draw(st.booleans())
+    halo = axes < 3 and not causal and draw(st.booleans())  # both: test_staircase_...
+    cluster = axes == 2 and draw(st.booleans())
+    raster = draw(st.sampled_from(("row", "column", "grouped(1)", "grouped(2)", "grouped(3)")))
+    tm, tn = draw(st.sampled_from((2, 3, 4))), draw(st.sampled_from((2, 4)))
+    tk = draw(st.sampled_from((1, 2) if tm % 2 == 0 else (1,)) if causal
+              else st.sampled_from((2, 3)))
+    grid = Grid(axes, ragged, causal, halo, cluster, raster, (tm, tn, tk))
+
+    def extent(tile: int, clipped: bool) -> int:
+        count = draw(st.integers(1, 6))
+        return count * tile - (draw(st.integers(0, tile - 1)) if clipped else 0)
+
+    if axes == 1:
+        return grid, {"n": extent(tm, ragged[0])}
+    sizes = {"M": extent(tm, ragged[0]), "N": extent(tn, ragged[1]),
+             "K": draw(st.integers(1, 7)), "E": draw(st.integers(1, 3))}
+    return grid, sizes
+
+
+@cache
+def spec(text: str):
+    return kernelcost.loads(text)
+
+
+def values_of(cost, sizes: dict[str, int]) -> dict:
+    return {symbol: sympy.Integer(sizes.get(symbol.name, cost.defaults.get(symbol, 1)))
+            for symbol in cost.parameters}
+
+
+def by_definition(blocks, raster: str) -> list[tuple]:
+    """Launch order from the raster's definition; grouped needs a rectangular 2-D grid."""
+    coordinates = [coordinates for coordinates, _ in blocks]
+    if raster.startswith("grouped") and len(coordinates[0]) != 2:
+        raster = "row"
+    return launch_order(coordinates, raster)
+
+
+# -- the classes against the oracle ------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grids(), st.integers(1, 10))
+def test_classes_match_enumeration(generated, wave_blocks):
+    grid_spec, sizes = generated
+    cost = spec(grid_spec.text()).cost()
+    grid, values = cost.grid, values_of(cost, sizes)
+    counts = enumerate_counts(spec(grid_spec.text()).checked,
+                              {name: sizes.get(name, 1) for name in map(str, cost.parameters)
+                               if name in sizes})
+    blocks = [(tuple(block.coordinates.values()), block) for block in counts.blocks]
+    assert len(blocks) == int(waves.fraction_of(grid.blocks, numeric_sizes(values)))
+    # the busiest SM's share of the work, from the oracle's blocks
+    for work_class, amount in grid.work.items():
+        per_block = sorted(block.work.get(work_class, 0) for _, block in blocks)
+        at_sizes = sympy.sympify(amount).xreplace(values)
+        for sms in (1, 2, 3, 7):
+            expected = max(per_block[-1], sum(per_block[:-(-len(per_block) // sms)]))
+            assert waves.busiest_share(grid, values, at_sizes, sms) == expected, sms
+    # per wave, the elements its blocks touch, united with Python sets
+    order = by_definition(blocks, grid_spec.raster)
+    elements = {coordinates: block.elements for coordinates, block in blocks}
+    volumes = wave_classes.per_wave_volumes(grid, numeric_sizes(values), wave_blocks)
+    for tile in grid.tiles:
+        brute = [len(set().union(*(elements[c].get(tile.tensor, frozenset())
+                                   for c in order[start:start + wave_blocks])))
+                 for start in range(0, len(order), wave_blocks)]
+        found = volumes[tile.tensor].tolist()
+        if tile.exact:
+            assert found == brute, tile.tensor
+        else:  # a bounding box: never below the elements touched
+            assert all(f >= b for f, b in zip(found, brute)), tile.tensor
+    # the estimate's figures, against the block-by-block path they replace
+    sized = numeric_sizes(values)
+    assert wave_classes.wave_unions(grid, sized, wave_blocks) == \
+        block_enumeration.wave_unions(grid, sized, wave_blocks)
+
+
+def small_machine():
+    return dataclasses.replace(load_machine("h100"), sm_count=3)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grids())
+def test_times_match_with_the_classes_off(generated):
+    """t_bound and t_model (and every term) are the enumeration's: the classes only count."""
+    grid_spec, sizes = generated
+    cost = spec(grid_spec.text()).cost()
+    values = values_of(cost, sizes)
+    machine = small_machine()
+    by_classes = verdict(cost, machine, values=values).grid
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wave_classes, "wave_unions", _refuse)
+        patch.setattr(waves, "amount_classes", _refuse)
+        enumerated = verdict(cost, machine, values=values).grid
+    assert by_classes.t_bound == enumerated.t_bound
+    assert by_classes.t_model == enumerated.t_model
+    assert by_classes.bound_terms == enumerated.bound_terms
+    assert by_classes.model_terms == enumerated.model_terms
+    assert by_classes.model_detail == enumerated.model_detail
+    assert by_classes.fallbacks == enumerated.fallbacks == ()
+    if by_classes.t_bound is not None:
+        assert by_classes.t_bound <= by_classes.t_model
+
+
+def _refuse(*args, **kwargs):
+    raise Unclassified("turned off by the test")
