@@ -110,6 +110,8 @@ def merged(pieces: Sequence[Piece]) -> Pieces:
     for piece in pieces:
         if piece.stop <= piece.start:
             continue
+        if piece.stop - piece.start == 1 and degree(piece.poly) > 0:  # one value
+            piece = Piece(piece.start, piece.stop, _trim([poly_at(piece.poly, 0)]))
         if out and poly_shift(out[-1].poly, piece.start - out[-1].start) == piece.poly:
             out[-1] = Piece(out[-1].start, piece.stop, out[-1].poly)
         else:
