@@ -34,6 +34,8 @@ def grid_json(verdict) -> dict:
         "latency_unknown": list(grid.latency_unknown),
         "transfers": [transfer_json(found) for found in grid.transfers],
     }
+    if grid.fallbacks:  # figures bounded where the blocks fall into no classes (issue 35)
+        fields["grid"]["fallbacks"] = list(grid.fallbacks)
     return fields
 
 
