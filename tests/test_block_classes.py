@@ -355,3 +355,22 @@ def test_a_staircase_box_is_enumerated_when_small():
                                      for c in order[start:start + 3]))) * 4
                    for start in range(0, len(order), 3))
     assert result.bytes_by_tensor["A"] == expected
+
+
+@pytest.mark.parametrize("raster", ("row", "column", "grouped(8)", "grouped(3)"))
+@pytest.mark.parametrize("shape", ((300 * 128 - 37, 97 * 256 - 5, 40), (257 * 128, 75 * 256, 64)),
+                         ids=str)
+def test_one_period_of_waves_stands_for_the_interior(raster, shape, monkeypatch):
+    """2-block clusters off, ragged or whole edges, 29,100 and 19,275 blocks in waves of 132
+    and 264: the figures with the interior's waves in periods are those with every wave
+    evaluated, and those of the enumeration."""
+    M, N, K = shape
+    text = Grid(2, (True, True), False, False, False, raster, (128, 256, 64)).text()
+    cost = spec(text).cost()
+    sizes = numeric_sizes(values_of(cost, {"M": M, "N": N, "K": K, "E": 1}))
+    for wave_blocks in (132, 264):
+        periods = wave_classes.wave_unions(cost.grid, sizes, wave_blocks)
+        monkeypatch.setattr(wave_classes, "PERIODS", False)
+        every = wave_classes.wave_unions(cost.grid, sizes, wave_blocks)
+        monkeypatch.setattr(wave_classes, "PERIODS", True)
+        assert periods == every == block_enumeration.wave_unions(cost.grid, sizes, wave_blocks)

@@ -25,11 +25,13 @@ import sympy
 from .axis_classes import Unclassified
 from .block_classes import GridAxes, WaveUnions, fraction_of, grid_axes
 from .cost import GridCost
+from .wave_periods import alike_waves
 from .wave_pieces import Product, raster_products
 from .wave_tables import SAFE, AxisBox, BoxPlan, box_plan
 
 Array = np.ndarray
 CHUNK = 1 << 15  # waves evaluated at once
+PERIODS = True  # one period of interior waves stands for all (wave_periods); tests turn it off
 FAR = -(1 << 62)  # before any element
 
 
@@ -146,12 +148,15 @@ def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks
         raise Unclassified("a wave's bytes pass 64-bit integers")
     sums = dict.fromkeys(plans, 0)
     largest = 0
-    for products in _chunks(axes, raster, group, wave_blocks, [*plans.values(),
-                                                               *step_plans.values()]):
+    every = [*plans.values(), *step_plans.values()]
+    chosen, stands_for = (alike_waves(axes, raster, group, wave_blocks, every) if PERIODS
+                          else (np.arange(-(-axes.blocks // wave_blocks)), None))
+    for first, products in _chunks(axes, raster, group, wave_blocks, every, chosen):
+        weight = None if stands_for is None else stands_for[first:first + len(products[0].valid)]
         volumes = {tensor: union_volumes(plan, products, len(axes.counts))
                    for tensor, plan in plans.items()}
         for tensor, volume in volumes.items():
-            sums[tensor] += int(volume.sum())
+            sums[tensor] += _weighted_sum(volume, weight, plans[tensor].bound())
         step = np.zeros(products[0].valid.shape, dtype=np.int64)
         for tensor, plan in step_plans.items():
             volume = (volumes[tensor] if plan is plans[tensor]
@@ -172,7 +177,8 @@ def per_wave_volumes(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_b
     group = int(fraction_of(grid.group, sizes)) if raster == "grouped" else 1
     plans = {tile.tensor: box_plan(tile.tensor, tile.whole, axes, sizes) for tile in grid.tiles}
     found: dict[str, list[Array]] = {tensor: [] for tensor in plans}
-    for products in _chunks(axes, raster, group, wave_blocks, list(plans.values())):
+    chosen = np.arange(-(-axes.blocks // wave_blocks), dtype=np.int64)
+    for _, products in _chunks(axes, raster, group, wave_blocks, list(plans.values()), chosen):
         for tensor, plan in plans.items():
             found[tensor].append(union_volumes(plan, products, len(axes.counts)))
     return {tensor: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
@@ -198,19 +204,28 @@ def _step_plans(grid: GridCost, axes: GridAxes, sizes: Mapping[str, sympy.Ration
             for tile in grid.tiles if tile.per_step}
 
 
+def _weighted_sum(volume: Array, weight: Array | None, bound: int) -> int:
+    """sum(volume x weight), exactly: in int64 where it cannot pass 64-bit integers."""
+    if weight is None:
+        return int(volume.sum())
+    if bound * int(weight.sum()) < SAFE:
+        return int(np.dot(volume, weight))
+    return sum(int(v) * int(w) for v, w in zip(volume.tolist(), weight.tolist()))
+
+
 def _chunks(axes: GridAxes, raster: str, group: int, wave_blocks: int,
-            plans: list[BoxPlan]) -> Iterator[list[Product]]:
-    """The waves' products of ranges, CHUNK waves at a time: fewer where a chunk's sum of
-    volumes could pass 64-bit integers (an inclusion-exclusion's partial sums included)."""
+            plans: list[BoxPlan], chosen: Array) -> Iterator[tuple[int, list[Product]]]:
+    """The chosen waves' products of ranges, CHUNK waves at a time (fewer where a chunk's sum
+    of volumes could pass 64-bit integers, an inclusion-exclusion's partial sums included),
+    each with the index of its first in `chosen`."""
     blocks = axes.blocks
-    waves = -(-blocks // wave_blocks)
     terms = 1 << max(7, 2 * len(axes.counts) - 1)  # subsets of a wave's products
     largest = max([plan.bound() * terms for plan in plans] + [1])
     if largest >= SAFE:
         raise Unclassified("a wave's union passes 64-bit integers")
     chunk = max(1, min(CHUNK, SAFE // largest))
-    for first in range(0, waves, chunk):
-        wave = np.arange(first, min(first + chunk, waves), dtype=np.int64)
+    for first in range(0, len(chosen), chunk):
+        wave = chosen[first:first + chunk]
         start = wave * wave_blocks
         end = np.minimum(start + wave_blocks, blocks) - 1
-        yield raster_products(raster, axes.counts, group, start, end)
+        yield first, raster_products(raster, axes.counts, group, start, end)

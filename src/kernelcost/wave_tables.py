@@ -55,6 +55,7 @@ class AxisTable:
     """An axis function at arrays of positions (int64, exact)."""
 
     def __init__(self, function: Pieces, text: str):
+        self.pieces = function
         self.count = function[-1].stop if function else 0
         self.starts = np.array([piece.start for piece in function] or [0], dtype=np.int64)
         terms = max((min(len(piece.poly), piece.stop - piece.start) for piece in function),
