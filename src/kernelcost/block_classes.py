@@ -133,11 +133,19 @@ def amount_classes(axes: GridAxes, expr: sympy.Expr) -> list[AmountClass]:
     if axes.blocks == 0:
         return []
     index = {iterator: k for k, iterator in enumerate(axes.iterators)}
+    if expr.has(sympy.Sum):
+        expr = expr.doit()  # a sum over a block's loop, its bounds now numbers but for the grid's
+        if expr.has(sympy.Sum):
+            raise Unclassified(f"`{expr}` holds a sum left open")
     stray = expr.free_symbols - set(index)
     if stray:
         raise Unclassified(f"`{expr}` needs a value for {', '.join(sorted(map(str, stray)))}")
     used = sorted(index[symbol] for symbol in expr.free_symbols)
-    nodes = {node: _node_axis(node, index) for node in _rounding_nodes(expr)}
+    holding = {node: {index[symbol] for symbol in node.free_symbols}
+               for node in _rounding_nodes(expr)}
+    if any(len(held) > 1 for held in holding.values()):
+        return _diagonal_classes(axes, expr, holding, used)
+    nodes = {node: min(held) for node, held in holding.items()}
     functions = {node: axes.function(node, axis) for node, axis in nodes.items()}
     runs = {axis: _runs([functions[node] for node in nodes if nodes[node] == axis],
                         axes.counts[axis]) for axis in used}
@@ -165,11 +173,74 @@ def _rounding_nodes(expr: sympy.Expr) -> list[sympy.Expr]:
     return [node for arg in expr.args for node in _rounding_nodes(arg)]
 
 
-def _node_axis(node: sympy.Expr, index: dict[sympy.Symbol, int]) -> int:
-    axes = {index[symbol] for symbol in node.free_symbols}
-    if len(axes) != 1:
-        raise Unclassified(f"`{node}` holds {len(axes)} grid indices")
-    return axes.pop()
+def _diagonal_classes(axes: GridAxes, expr: sympy.Expr, holding: dict[sympy.Expr, set[int]],
+                      used: list[int]) -> list[AmountClass]:
+    """A causal diagonal: the amount holds two grid indices x_a, x_b of one step, and its
+    min, max, floor and ceiling hold them only as d = x_b - x_a. Along d the blocks fall
+    into runs (below the diagonal, on it, above); in a run the amount is a polynomial in
+    the position p along a and the offset r along d. A run where it is constant is one class
+    of as many blocks as its diagonals hold; a short run is listed diagonal by diagonal (an
+    amount of r alone) or block by block (CELL_POINTS); anything else is Unclassified."""
+    if len(used) != 2 or any(held != set(used) for held in holding.values()):
+        raise Unclassified(f"`{expr}` mixes grid indices beyond one diagonal")
+    a, b = used
+    if axes.steps[a] != axes.steps[b]:
+        raise Unclassified(f"`{expr}` runs along a diagonal of two steps")
+    step, (n_a, n_b) = axes.steps[a], (axes.counts[a], axes.counts[b])
+    x_a, x_b = axes.iterators[a], axes.iterators[b]
+    offset = sympy.Dummy("d", integer=True)
+    functions = {}
+    for node in holding:
+        along = node.xreplace({x_b: x_a + offset})
+        if x_a in along.free_symbols:
+            raise Unclassified(f"`{node}` is not a function of `{x_b} - {x_a}`")
+        first = axes.lows[b] - axes.lows[a] - step * (n_a - 1)  # d at diagonal r = 0
+        functions[node] = axis_function(along, offset, first, step, n_a + n_b - 1)
+    position, diagonal = sympy.Dummy("p", integer=True), sympy.Dummy("r", integer=True)
+    classes: list[AmountClass] = []
+    for start, stop in _runs(list(functions.values()), n_a + n_b - 1):
+        shift = start - (n_a - 1)  # delta = q - p at the run's first diagonal
+        replace = {node: _piece_expr(function, start, diagonal)
+                   for node, function in functions.items()}
+        replace[x_a] = _affine(axes.lows[a], step, position)
+        replace[x_b] = _affine(axes.lows[b] + step * shift, step, position + diagonal)
+        classes += _diagonal_run(expr.xreplace(replace), position, diagonal, n_a, n_b,
+                                 shift, stop - start, axes.blocks // (n_a * n_b))
+    return classes
+
+
+def _diagonal_run(expr: sympy.Expr, position: sympy.Symbol, diagonal: sympy.Symbol, n_a: int,
+                  n_b: int, shift: int, length: int, others: int) -> list[AmountClass]:
+    try:
+        poly = sympy.Poly(sympy.expand(expr), position, diagonal)
+    except sympy.PolynomialError as error:
+        raise Unclassified(f"`{expr}` is not a polynomial in the block index") from error
+    terms = [(monomial, _fraction(c)) for monomial, c in poly.terms() if c != 0]
+    value = _evaluator(terms)
+    if not any(any(m) for m, _ in terms):
+        blocks = _diagonal_blocks(n_a, n_b, shift, shift + length)
+        return [AmountClass(value((0, 0)), Fraction(0), 1, blocks * others)] if blocks else []
+    if not any(m[0] for m, _ in terms) and length <= CELL_POINTS:
+        return [AmountClass(value((0, r)), Fraction(0), 1, count * others)
+                for r in range(length)
+                if (count := _diagonal_blocks(n_a, n_b, shift + r, shift + r + 1))]
+    if _diagonal_blocks(n_a, n_b, shift, shift + length) > CELL_POINTS:
+        raise Unclassified(f"`{expr}` varies along a diagonal over many blocks")
+    return [AmountClass(value((p, r)), Fraction(0), 1, others) for r in range(length)
+            for p in range(max(0, -(shift + r)), min(n_a, n_b - (shift + r)))]
+
+
+def _diagonal_blocks(n_a: int, n_b: int, low: int, high: int) -> int:
+    """Blocks (p, q) of an n_a x n_b grid with low <= q - p < high: on diagonal delta,
+    min(n_a, n_b - delta) - max(0, -delta) of them, linear between delta = 0 and
+    delta = n_b - n_a, so each stretch between those is an arithmetic series."""
+    low, high = max(low, -(n_a - 1)), min(high, n_b)
+    cuts = sorted({low, high} | {cut for cut in (0, n_b - n_a) if low < cut < high})
+    total = 0
+    for first, stop in itertools.pairwise(cuts):
+        ends = [min(n_a, n_b - delta) - max(0, -delta) for delta in (first, stop - 1)]
+        total += (ends[0] + ends[1]) * (stop - first) // 2
+    return total
 
 
 def _runs(functions: list[Pieces], count: int) -> list[tuple[int, int]]:
