@@ -136,7 +136,7 @@ def _enumerable(grid: GridCost, sizes: Mapping[str, sympy.Rational],
                 why: Unclassified) -> None:
     """Nothing where the grid is small enough to enumerate; else Unclassified, saying why."""
     try:
-        blocks = fraction_of(grid.blocks, sizes)
+        blocks = fraction_of(substituted(grid.blocks, sizes).doit(), sizes)
     except (TypeError, ValueError):
         raise Unclassified(f"{why}, and the number of blocks is unknown") from why
     if blocks > ENUMERATE_AT_MOST:

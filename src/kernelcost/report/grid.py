@@ -22,7 +22,7 @@ def grid_json(verdict) -> dict:
     if grid is None:
         return fields
     occupancy = grid.occupancy
-    fields["grid"] = {
+    figures = {
         "blocks": value_of(occupancy.blocks), "sm_count": occupancy.sm_count,
         "resident_per_sm": value_of(occupancy.resident), "limited_by": occupancy.limited_by,
         "busiest_sm_blocks": value_of(occupancy.busiest_sm_blocks),
@@ -35,7 +35,8 @@ def grid_json(verdict) -> dict:
         "transfers": [transfer_json(found) for found in grid.transfers],
     }
     if grid.fallbacks:  # figures bounded where the blocks fall into no classes (issue 35)
-        fields["grid"]["fallbacks"] = list(grid.fallbacks)
+        figures["fallbacks"] = list(grid.fallbacks)
+    fields["grid"] = figures
     return fields
 
 
