@@ -103,8 +103,9 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             self._has_work()
         if self.diagnostics:
             self.diagnostics.sort(key=lambda d: (d.span.line, d.span.column) if d.span else (0, 0))
-            # the first diagnostic's code is the error's; each keeps its own
-            raise SpecCheckError(self.diagnostics[0].code, self.diagnostics, self.kernel.source)
+            code = self.diagnostics[0].code  # the error's; each diagnostic keeps its own
+            assert code is not None  # `error` gives every diagnostic its code
+            raise SpecCheckError(code, self.diagnostics, self.kernel.source)
         parameters = tuple(size_symbol(p.name) for p in self.kernel.params)
         return CheckedKernel(
             self.kernel, parameters, self.defaults, self.sizes, self.tensors, self.locals,

@@ -24,14 +24,14 @@ FAMILIES = {  # the first digit: (the family's name in JSON, what it covers)
 
 class ErrorCode(str):
     """`KC203` as a str (so that it prints, compares and goes into JSON as itself), with its
-    title and family."""
+    one-line summary and its family. (`summary`, not `title`: str has a title method.)"""
 
     name: str
-    title: str
+    summary: str
 
-    def __new__(cls, number: int, title: str) -> ErrorCode:
+    def __new__(cls, number: int, summary: str) -> ErrorCode:
         code = super().__new__(cls, f"KC{number}")
-        code.title = title
+        code.summary = summary
         return code
 
     @property

@@ -69,7 +69,9 @@ def parse(text: str, filename: str = "<string>") -> ast.Kernel:
         tree = _parser().parse(text)
     except UnexpectedInput as error:
         diagnostic = syntax_diagnostic(error, text, filename, _parser())
-        raise SpecSyntaxError(diagnostic.code, diagnostic, text) from None
+        code = diagnostic.code
+        assert code is not None  # syntax_diagnostic gives each kind of mistake its code
+        raise SpecSyntaxError(code, diagnostic, text) from None
     refuse_deep_tree(tree, text, filename)
     try:
         return _ToAst(filename, text).transform(tree)
