@@ -53,7 +53,7 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
         for precision in precisions or [cost.precision]:
             result = verdict(cost, machine, precision, analysis.settings, apply_defaults=True,
                              warm=warm_l2)
-            crossings = ()
+            crossings: tuple[Crossing, ...] = ()
             if equations is not None:
                 crossings = tuple(
                     crossing for level in roof_levels(cost, machine)

@@ -12,11 +12,12 @@ The register file sets no roof (it feeds its units at their rate); it limits occ
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import sympy
 
-from .cost import Cost
+from .cost import Cost, GridCost
 from .decide import cancelled, largest, proven_less_than
 from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .hardware import Machine
@@ -32,6 +33,10 @@ from .warm import WarmL2, served_cost, wave_served_B
 from .witnesses import witness_values
 
 PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
+
+Values = dict[sympy.Symbol, sympy.Expr]  # parameters to their values
+# per-block amount -> what the busiest SM runs at least (None: no share is known)
+Share = Callable[[sympy.Expr], sympy.Expr | None]
 
 
 @record
@@ -88,11 +93,12 @@ class GridVerdict:
         return self.tail_share
 
 
-def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
+def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
                  work_by_class: dict[str, sympy.Expr], warm: WarmL2 | None = None) -> GridVerdict:
     """The execution model of cost.grid; `values` maps parameters to their values; `warm`:
     tensors a previous kernel left in L2, read from there where L2 holds them (module warm)."""
     grid = cost.grid
+    assert grid is not None  # the execution model of a parallel spec
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
     share = busiest_share(grid, occ, values, sms)
@@ -108,7 +114,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     model_terms = terms + ([global_term] if global_term is not None else
                            _device_terms(model_cost, machine, values, ("global",)))
     found = transfers(cost, lambda expr: _at(expr, values))
-    derates = ()
+    derates: tuple[Derate, ...] = ()
     if occ.fits:
         derates = _latency_derates(cost, machine, values, occ)
         derates += _transfer_derates(cost, values, model_terms, found)
@@ -140,8 +146,9 @@ def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool
     seconds = [sympy.sympify(term.seconds) for term in flat_terms]
     symbols = tuple(sorted(t_bound.free_symbols.union(*(term.free_symbols for term in seconds)),
                            key=text_key))
-    plans = [compiled(expr, symbols) for expr in (t_bound, *seconds)]
-    if not symbols or not seconds or None in plans:
+    found = [compiled(expr, symbols) for expr in (t_bound, *seconds)]
+    plans = [plan for plan in found if plan is not None]
+    if not symbols or not seconds or len(plans) != len(found):
         return False
     first = None
     for point in witness_values(len(symbols)):
@@ -161,7 +168,8 @@ def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool
     return False
 
 
-def _latency_derates(cost, machine, values, occ: Occupancy) -> tuple[Derate, ...]:
+def _latency_derates(cost: Cost, machine: Machine, values: Values,
+                     occ: Occupancy) -> tuple[Derate, ...]:
     """Little's law at each level with traffic: the levels latency-bound at these sizes."""
     found = (latency_derate(in_flight(cost, machine, level, occ, lambda expr: _at(expr, values),
                                       level in PER_SM_LEVELS), machine, occ.resident)
@@ -169,10 +177,10 @@ def _latency_derates(cost, machine, values, occ: Occupancy) -> tuple[Derate, ...
     return tuple(derate for derate in found if derate is not None)
 
 
-def _transfer_derates(cost, values, model_terms, found: tuple[Transfer, ...]) -> tuple[
-        Derate, ...]:
+def _transfer_derates(cost: Cost, values: Values, model_terms: list[GridTerm],
+                      found: tuple[Transfer, ...]) -> tuple[Derate, ...]:
     """Sectors (L2, and HBM where it sees more than t_model counts) and bank conflicts."""
-    def at(expr):
+    def at(expr: sympy.Expr) -> sympy.Expr:
         return _at(expr, values)
 
     global_B = next((term.amount for term in model_terms if term.key == "global"), None)
@@ -195,12 +203,13 @@ def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:
                     rate, term.amount / rate, term.per_sm)
 
 
-def _wave_term(cost, machine, values, occ: Occupancy,
+def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
                warm: WarmL2 | None) -> tuple[GridTerm | None, str, str]:
     """Global traffic for t_model: the waves' L2 reuse (waves.estimate) once every size is a
     number and the occupancy is known, less the reads a warm L2 serves; else compulsory
     traffic, as in t_bound."""
     grid = cost.grid
+    assert grid is not None  # as grid_verdict's
     bandwidth, capacity = machine.bandwidth("global"), machine.capacity("l2")
     resident = occ.resident
     bounds = [bound for tile in grid.tiles for box in (tile.whole, tile.per_step)
@@ -229,7 +238,7 @@ def _wave_term(cost, machine, values, occ: Occupancy,
                     False), rule, result.reason
 
 
-def busiest_share(grid, occ: Occupancy, values: dict, sms: int):
+def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int) -> Share | None:
     """per-block amount -> what the busiest SM runs at least, or None (then the whole grid's
     amount on the whole machine, a looser bound). Equal blocks: ceil(B / SMs) of them.
     Unequal blocks at numeric sizes: whatever the schedule, some SM runs ceil(B / SMs) blocks
@@ -242,7 +251,7 @@ def busiest_share(grid, occ: Occupancy, values: dict, sms: int):
         return None
     from .waves import per_block  # numpy: loaded only where a grid meets a machine
 
-    def share(amount):
+    def share(amount: sympy.Expr) -> sympy.Expr | None:
         try:
             amounts = sorted(int(a) for a in per_block(grid, values, _at(amount, values)))
         except ValueError:
@@ -255,7 +264,9 @@ def busiest_share(grid, occ: Occupancy, values: dict, sms: int):
     return share
 
 
-def _work_terms(grid, machine, precision, values, work_by_class, sms, share) -> list[GridTerm]:
+def _work_terms(grid: GridCost, machine: Machine, precision: str, values: Values,
+                work_by_class: dict[str, sympy.Expr], sms: int,
+                share: Share | None) -> list[GridTerm]:
     terms = []
     for work_class, total in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
@@ -265,7 +276,9 @@ def _work_terms(grid, machine, precision, values, work_by_class, sms, share) -> 
     return terms
 
 
-def _per_sm_term(name, kind, key, total, per_block_amount, rate, sms, share, values):
+def _per_sm_term(name: str, kind: str, key: str, total: sympy.Expr,
+                 per_block_amount: sympy.Expr, rate: sympy.Expr, sms: int,
+                 share: Share | None, values: Values) -> GridTerm:
     """The busiest SM's share on one SM's rate, never below the whole grid's amount on the
     whole machine; that alone where no share is known."""
     flat = GridTerm(name, kind, key, total, rate, total / rate, False)
@@ -277,7 +290,8 @@ def _per_sm_term(name, kind, key, total, per_block_amount, rate, sms, share, val
     return flat if below else quantised
 
 
-def _on_chip_terms(cost, grid, machine, values, sms, share) -> list[GridTerm]:
+def _on_chip_terms(cost: Cost, grid: GridCost, machine: Machine, values: Values, sms: int,
+                   share: Share | None) -> list[GridTerm]:
     terms = []
     for level in PER_SM_LEVELS:
         bandwidth = machine.bandwidth(level)
@@ -290,7 +304,8 @@ def _on_chip_terms(cost, grid, machine, values, sms, share) -> list[GridTerm]:
     return terms
 
 
-def _device_terms(cost, machine, values, levels) -> list[GridTerm]:
+def _device_terms(cost: Cost, machine: Machine, values: Values,
+                  levels: Sequence[str]) -> list[GridTerm]:
     terms = []
     for level in levels:
         bandwidth = machine.bandwidth(level)
@@ -303,7 +318,8 @@ def _device_terms(cost, machine, values, levels) -> list[GridTerm]:
     return terms
 
 
-def _flat_work_terms(machine, precision, work_by_class) -> list[GridTerm]:
+def _flat_work_terms(machine: Machine, precision: str,
+                     work_by_class: dict[str, sympy.Expr]) -> list[GridTerm]:
     terms = []
     for work_class, total in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
@@ -312,7 +328,7 @@ def _flat_work_terms(machine, precision, work_by_class) -> list[GridTerm]:
     return terms
 
 
-def _flat_on_chip_terms(cost, machine, values) -> list[GridTerm]:
+def _flat_on_chip_terms(cost: Cost, machine: Machine, values: Values) -> list[GridTerm]:
     return _device_terms(cost, machine, values, PER_SM_LEVELS)
 
 
@@ -327,7 +343,7 @@ def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, str | None]:
     return largest(*seconds), None
 
 
-def _at(expr, values: dict) -> sympy.Expr:
+def _at(expr: sympy.Expr | int, values: Values) -> sympy.Expr:
     expr = sympy.sympify(expr)
     if not values:
         return expr
@@ -335,7 +351,8 @@ def _at(expr, values: dict) -> sympy.Expr:
 
 
 @functools.lru_cache(maxsize=1024)
-def _at_values(expr: sympy.Expr, values: tuple) -> sympy.Expr:
+def _at_values(expr: sympy.Expr,
+               values: tuple[tuple[sympy.Symbol, sympy.Expr], ...]) -> sympy.Expr:
     # kept: every machine of a command evaluates the same traffic at the same sizes, and
     # the cancel is most of a light spec's machine stage (moe_gemm: 134 of 142 calls repeat)
     expr = expr.xreplace(dict(values))

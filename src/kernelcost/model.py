@@ -37,6 +37,7 @@ from .values import evaluate, exact, json_value, parameter_values
 from .warm import WarmL2, served_cost, warm_l2
 
 ON_CHIP_LEVELS = ("shared", "registers")  # capacities per SM: exceeding one does not fit
+Substitutions = Mapping[sympy.Symbol, sympy.Expr]  # parameters to their values
 MEMORY_BOUND = "memory-bound"
 COMPUTE_BOUND = "compute-bound"
 
@@ -177,7 +178,7 @@ class Verdict(Drawable):
                 return level_verdict
         raise KeyError(name)
 
-    def as_json(self) -> list[dict]:
+    def as_json(self) -> list[dict[str, object]]:
         """The documented `verdicts` rows, one per level: numbers as floats in SI base units,
         expressions as sympy strings. `regime` and `performance` are the level's own;
         `t_min` (without launch overhead) and `bound` are the kernel's."""
@@ -200,7 +201,8 @@ class Verdict(Drawable):
 # ------------------------------------------------------------------------------ the model
 
 def verdict(cost: Cost, machine: Machine, precision: str | None = None,
-            values: Mapping | None = None, *, apply_defaults: bool = True,
+            values: Mapping[sympy.Symbol | str, object] | None = None, *,
+            apply_defaults: bool = True,
             element_bytes: Mapping[str, sympy.Expr] | None = None,
             warm: tuple[str, ...] = ()) -> Verdict:
     """The roofline verdict of `cost` on `machine` at `precision` (the spec's own by default).
@@ -278,8 +280,9 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     )
 
 
-def _level_verdicts(cost: Cost, machine: Machine, substitutions: Mapping, work: sympy.Expr,
-                    peak: sympy.Rational, peak_name: str) -> tuple[list, list[str]]:
+def _level_verdicts(cost: Cost, machine: Machine, substitutions: Substitutions,
+                    work: sympy.Expr, peak: sympy.Rational,
+                    peak_name: str) -> tuple[list[LevelVerdict], list[str]]:
     """A LevelVerdict per level with traffic and a bandwidth; the levels without one."""
     levels, unmodelled = [], []
     for level in cost.levels:
@@ -292,8 +295,8 @@ def _level_verdicts(cost: Cost, machine: Machine, substitutions: Mapping, work: 
     return levels, unmodelled
 
 
-def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: Mapping,
-                  work_by_class: Mapping) -> sympy.Expr:
+def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: Substitutions,
+                  work_by_class: Mapping[str, sympy.Expr]) -> sympy.Expr:
     """t_model of a nest whose global traffic differs from t_min's (a warm L2 that t_bound
     counts and the estimate does not)."""
     main = machine.ceiling(precision, "fma")
@@ -391,7 +394,7 @@ def regime_of_term(term: TimeTerm) -> str:
 
 # ------------------------------------------------------------------------- capacity fits
 
-def scope_fits(cost: Cost, machine: Machine, substitutions: Mapping) -> tuple[Fit, ...]:
+def scope_fits(cost: Cost, machine: Machine, substitutions: Substitutions) -> tuple[Fit, ...]:
     """For each keep scope: the bytes it holds against its level's capacity (per SM for shared
     and registers: one scope runs on one SM)."""
     fits = []
@@ -403,7 +406,8 @@ def scope_fits(cost: Cost, machine: Machine, substitutions: Mapping) -> tuple[Fi
     return tuple(fits)
 
 
-def nest_misfits(cost: Cost, machine: Machine, substitutions: Mapping) -> tuple[Misfit, ...]:
+def nest_misfits(cost: Cost, machine: Machine,
+                 substitutions: Substitutions) -> tuple[Misfit, ...]:
     """A nest without a grid runs its keeps and on-chip tensors in one SM: a keep scope
     (times its stages) or a tensor homed in shared memory or registers that outgrows an SM's
     capacity does not fit."""
@@ -431,5 +435,5 @@ def _at_most(amount: sympy.Expr | None, capacity: sympy.Expr | None) -> bool | N
     return at_most(amount, capacity)
 
 
-def _optional_exact(value) -> sympy.Rational | None:
+def _optional_exact(value: float | None) -> sympy.Rational | None:
     return None if value is None else exact(value)

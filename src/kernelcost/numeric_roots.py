@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 
 import sympy
 
@@ -50,7 +51,7 @@ def shortened(expr: sympy.Expr, width: int = 160) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _sign(function, x: float) -> int:
+def _sign(function: Callable[[float], object], x: float) -> int:
     """The sign at x; 0 where the form is undefined there (a pole, an overflow), so that no
     root is claimed across it."""
     try:
@@ -62,7 +63,7 @@ def _sign(function, x: float) -> int:
     return int(math.copysign(1, value))
 
 
-def _bisect(function, left: float, right: float) -> float:
+def _bisect(function: Callable[[float], object], left: float, right: float) -> float:
     for _ in range(200):
         middle = (left + right) / 2
         if _sign(function, middle) == _sign(function, left):

@@ -25,6 +25,7 @@ import sympy
 from .cost import GridCost
 from .decide import proven_less_than, smallest
 from .hardware import Machine
+from .machine import Execution
 from .records import record
 from .values import exact
 
@@ -66,13 +67,16 @@ class Occupancy:
         return not self.misfits
 
 
-def occupancy(grid: GridCost, machine: Machine, values: dict) -> Occupancy:
+def occupancy(grid: GridCost, machine: Machine,
+              values: dict[sympy.Symbol, sympy.Expr]) -> Occupancy:
     """The occupancy of `grid` on `machine` with the sizes in `values` (symbols -> values)."""
     execution = machine.execution
     on_chip = {level: _at(amount, values) for level, amount in grid.on_chip.items()}
     threads = _at(grid.threads, values)
     blocks = _at(grid.blocks, values)
-    limits, misfits, missing = [], [], []
+    limits: list[Limit] = []
+    misfits: list[Misfit] = []
+    missing: list[str] = []
     _shared(on_chip.get("shared", 0), machine, execution, limits, misfits, missing)
     _registers(grid, on_chip.get("registers", 0), threads, values, execution, limits,
                misfits, missing)
@@ -91,7 +95,8 @@ def occupancy(grid: GridCost, machine: Machine, values: dict) -> Occupancy:
                      waves, efficiency, tuple(missing))
 
 
-def _shared(needed, machine: Machine, execution, limits, misfits, missing) -> None:
+def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, limits: list[Limit],
+            misfits: list[Misfit], missing: list[str]) -> None:
     if needed == 0:
         return
     per_sm = machine.capacity("shared")
@@ -108,8 +113,9 @@ def _shared(needed, machine: Machine, execution, limits, misfits, missing) -> No
         misfits.append(Misfit("shared", needed, exact(per_sm), "sm", "B"))
 
 
-def _registers(grid: GridCost, array_bytes, threads, values, execution, limits, misfits,
-               missing) -> None:
+def _registers(grid: GridCost, array_bytes: sympy.Expr, threads: sympy.Expr,
+               values: dict[sympy.Symbol, sympy.Expr], execution: Execution,
+               limits: list[Limit], misfits: list[Misfit], missing: list[str]) -> None:
     per_sm = execution.registers_per_sm
     if per_sm is None:
         missing.append("registers per SM")
@@ -132,7 +138,8 @@ def _registers(grid: GridCost, array_bytes, threads, values, execution, limits, 
     limits.append(Limit("registers", sympy.floor(exact(per_sm) / needed)))
 
 
-def _threads(threads, execution, limits, misfits, missing) -> None:
+def _threads(threads: sympy.Expr, execution: Execution, limits: list[Limit],
+             misfits: list[Misfit], missing: list[str]) -> None:
     most = execution.max_threads_per_block
     if most is not None and _exceeds(threads, most):
         misfits.append(Misfit("threads", threads, exact(most), "block", "threads"))
@@ -152,7 +159,7 @@ def _threads(threads, execution, limits, misfits, missing) -> None:
         limits.append(Limit("blocks", exact(blocks_per_sm)))
 
 
-def _cluster(size, execution, misfits) -> None:
+def _cluster(size: sympy.Expr, execution: Execution, misfits: list[Misfit]) -> None:
     """A cluster larger than the machine forms (1 where it has no clusters: before Hopper)
     cannot launch; the portable limit only needs an opt-in, so the non-portable one counts."""
     most = execution.cluster_max_nonportable or execution.cluster_max_portable
@@ -160,12 +167,12 @@ def _cluster(size, execution, misfits) -> None:
         misfits.append(Misfit("cluster", size, exact(most), "cluster", "blocks"))
 
 
-def _warps(threads, execution) -> sympy.Expr:
+def _warps(threads: sympy.Expr, execution: Execution) -> sympy.Expr:
     warp = execution.warp_size or 32
     return sympy.ceiling(threads / warp)
 
 
-def _per_warp(per_thread, execution) -> sympy.Expr:
+def _per_warp(per_thread: sympy.Expr, execution: Execution) -> sympy.Expr:
     """Registers one warp takes: per thread x warp size, rounded up to the allocation unit."""
     warp = execution.warp_size or 32
     unit = execution.register_granularity_per_warp or 1
@@ -182,11 +189,11 @@ def _tightest(limits: list[Limit]) -> tuple[sympy.Expr | None, str | None]:
                            if limit.blocks_per_sm == resident), None)
 
 
-def _exceeds(amount, capacity) -> bool:
+def _exceeds(amount: sympy.Expr, capacity: float) -> bool:
     return proven_less_than(exact(capacity), amount)
 
 
-def _at(expr, values: dict) -> sympy.Expr:
+def _at(expr: sympy.Expr | int, values: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
     expr = sympy.sympify(expr)
     return _replaced(expr, tuple(values.items())) if values else expr
 
@@ -194,5 +201,6 @@ def _at(expr, values: dict) -> sympy.Expr:
 # kept: every machine of a command asks the same amounts at the same sizes, and replacing
 # sizes inside a Min has sympy compare its arguments again
 @functools.lru_cache(maxsize=256)
-def _replaced(expr: sympy.Expr, values: tuple) -> sympy.Expr:
+def _replaced(expr: sympy.Expr,
+              values: tuple[tuple[sympy.Symbol, sympy.Expr], ...]) -> sympy.Expr:
     return expr.xreplace(dict(values))

@@ -18,6 +18,7 @@ import itertools
 import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import sympy
@@ -27,7 +28,11 @@ from .records import record
 from .units import si
 
 Env = Mapping[sympy.Symbol, np.ndarray]
-Exact = tuple[object, int]  # numerator (int or int64 array), positive denominator
+# numerator (an int or an int64 array: Any, as numpy types its operators loosely), positive
+# denominator
+Exact = tuple[Any, int]
+Sizes = Mapping[str, sympy.Rational]  # sizes by name (_numeric)
+Values = Mapping[sympy.Symbol, sympy.Expr]  # sizes by symbol, as a verdict holds them
 MAX_CELLS = 1 << 22  # cells of one compressed union grid at once (int64: 32 MiB)
 
 
@@ -59,8 +64,8 @@ def _compile(expr: sympy.Expr) -> Callable[[Env], Exact]:
         return lambda env: _fold(lambda a, b: (a[0] * b[0], a[1] * b[1]),
                                  [arg(env) for arg in args])
     if expr.is_Pow and expr.exp.is_Integer and expr.exp >= 0:
-        power = int(expr.exp)
-        return lambda env: tuple(part ** power for part in args[0](env))
+        power, base = int(expr.exp), args[0]
+        return lambda env: _power(base(env), power)
     if isinstance(expr, (sympy.Min, sympy.Max)):
         pick = np.minimum if isinstance(expr, sympy.Min) else np.maximum
         return lambda env: _fold(lambda a, b: _common(a, b, pick), [arg(env) for arg in args])
@@ -71,14 +76,18 @@ def _compile(expr: sympy.Expr) -> Callable[[Env], Exact]:
     raise ValueError(f"cannot evaluate `{expr}` per block")
 
 
-def _fold(step, items: list[Exact]) -> Exact:
+def _power(a: Exact, power: int) -> Exact:
+    return a[0] ** power, a[1] ** power
+
+
+def _fold(step: Callable[[Exact, Exact], Exact], items: list[Exact]) -> Exact:
     result = items[0]
     for item in items[1:]:
         result = step(result, item)
     return result
 
 
-def _common(a: Exact, b: Exact, combine) -> Exact:
+def _common(a: Exact, b: Exact, combine: Callable[[Any, Any], Any]) -> Exact:
     den = math.lcm(a[1], b[1])
     return combine(a[0] * (den // a[1]), b[0] * (den // b[1])), den
 
@@ -88,7 +97,7 @@ def _round(a: Exact, up: bool) -> Exact:
     return (-((-num) // den) if up else num // den), 1
 
 
-def _evaluate(expr: sympy.Expr, sizes: Mapping, env: Env, n: int) -> np.ndarray:
+def _evaluate(expr: sympy.Expr, sizes: Sizes, env: Env, n: int) -> np.ndarray:
     """expr (sizes substituted, iterators from env) as n int64 values; integral or an error."""
     expr = _substitute(expr, sizes, env)
     unknown = expr.free_symbols - set(env)
@@ -103,25 +112,25 @@ def _evaluate(expr: sympy.Expr, sizes: Mapping, env: Env, n: int) -> np.ndarray:
     return np.broadcast_to(num, (n,))
 
 
-def _numeric(values: Mapping) -> dict[str, sympy.Rational]:
+def _numeric(values: Values) -> dict[str, sympy.Rational]:
     """Sizes by name: a Symbol made with other assumptions still finds its value."""
     return {str(symbol): sympy.Rational(value) for symbol, value in values.items()}
 
 
-def _substitute(expr, sizes: Mapping[str, sympy.Rational], env: Env | None = None) -> sympy.Expr:
+def _substitute(expr: sympy.Expr | int, sizes: Sizes, env: Env | None = None) -> sympy.Expr:
     expr, env = sympy.sympify(expr), env or {}
     return expr.xreplace({symbol: sizes[symbol.name] for symbol in expr.free_symbols
                           if symbol not in env and symbol.name in sizes})
 
 
-def _fraction(expr: sympy.Expr, sizes: Mapping) -> Fraction:
+def _fraction(expr: sympy.Expr, sizes: Sizes) -> Fraction:
     value = sympy.Rational(_substitute(expr, sizes))
     return Fraction(int(value.p), int(value.q))
 
 
 # -- the grid and its raster --------------------------------------------------------------
 
-def _enumerate(grid: GridCost, sizes: Mapping) -> tuple[np.ndarray, np.ndarray, bool]:
+def _enumerate(grid: GridCost, sizes: Sizes) -> tuple[np.ndarray, np.ndarray, bool]:
     """Block coordinates and trip positions (B x d) in grid order (row-major loops), and
     whether the grid is rectangular. Nested, level by level, so that a trip count or bound
     holding an outer grid iterator is evaluated per outer block, vectorised."""
@@ -142,7 +151,7 @@ def _enumerate(grid: GridCost, sizes: Mapping) -> tuple[np.ndarray, np.ndarray, 
     return coords, index, rectangular
 
 
-def _order(grid: GridCost, sizes: Mapping, index: np.ndarray,
+def _order(grid: GridCost, sizes: Sizes, index: np.ndarray,
            rectangular: bool) -> tuple[np.ndarray, str]:
     """Grid-order positions of the blocks in launch order, and a note on any fallback."""
     count, dims = index.shape
@@ -163,7 +172,7 @@ def _order(grid: GridCost, sizes: Mapping, index: np.ndarray,
     return pid_m * num_n + pid_n, ""
 
 
-def raster_order(grid: GridCost, values) -> list[tuple[int, ...]]:
+def raster_order(grid: GridCost, values: Values) -> list[tuple[int, ...]]:
     """Block coordinates (grid iterator values, outermost first) in launch order."""
     sizes = _numeric(values)
     coords, index, rectangular = _enumerate(grid, sizes)
@@ -171,7 +180,7 @@ def raster_order(grid: GridCost, values) -> list[tuple[int, ...]]:
     return [tuple(int(v) for v in row) for row in coords[order]]
 
 
-def per_block(grid: GridCost, values, expr: sympy.Expr) -> np.ndarray:
+def per_block(grid: GridCost, values: Values, expr: sympy.Expr) -> np.ndarray:
     """expr (in the grid iterators and the sizes) at every block, exactly, as int64; a
     ValueError where it is not an integer at some block."""
     sizes = _numeric(values)
@@ -194,7 +203,8 @@ def _distinct(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return inverse.reshape(-1), first
 
 
-def _tiled_volumes(lows, highs, wave_of, waves: int) -> np.ndarray | None:
+def _tiled_volumes(lows: np.ndarray, highs: np.ndarray, wave_of: np.ndarray,
+                   waves: int) -> np.ndarray | None:
     """Per wave, the union volume when the boxes tile: per dimension, distinct intervals
     pairwise identical or disjoint, so that distinct boxes are disjoint (two of them differ
     somewhere, and there they do not meet) and the union is the sum of distinct boxes.
@@ -243,7 +253,8 @@ def _compressed_volume(lows: np.ndarray, highs: np.ndarray) -> int:
     return total
 
 
-def _wave_volumes(lows, highs, wave_of: np.ndarray, waves: int) -> np.ndarray:
+def _wave_volumes(lows: np.ndarray, highs: np.ndarray, wave_of: np.ndarray,
+                  waves: int) -> np.ndarray:
     """Per wave, the exact number of elements in the union of its blocks' boxes."""
     keep = np.all(highs >= lows, axis=1)  # an empty box touches nothing
     lows, highs, wave_of = lows[keep], highs[keep], wave_of[keep]
@@ -261,7 +272,8 @@ def _wave_volumes(lows, highs, wave_of: np.ndarray, waves: int) -> np.ndarray:
     return per_wave
 
 
-def _boxes(box, sizes: Mapping, env: Env, n: int) -> tuple[np.ndarray, np.ndarray]:
+def _boxes(box: tuple[tuple[sympy.Expr, sympy.Expr], ...], sizes: Sizes, env: Env,
+           n: int) -> tuple[np.ndarray, np.ndarray]:
     lows = np.column_stack([_evaluate(low, sizes, env, n) for low, _ in box])
     highs = np.column_stack([_evaluate(high, sizes, env, n) for _, high in box])
     return lows, highs
@@ -271,7 +283,8 @@ def _boxes(box, sizes: Mapping, env: Env, n: int) -> tuple[np.ndarray, np.ndarra
 
 def estimate(grid: GridCost, values: dict[sympy.Symbol, sympy.Rational], sms: int,
              resident: int, usable_l2_B: float, stages: int,
-             fills_B: Fraction | Mapping[str, Fraction], *, step_first=0) -> WaveEstimate:
+             fills_B: Fraction | Mapping[str, Fraction], *,
+             step_first: sympy.Expr | int = 0) -> WaveEstimate:
     """HBM bytes by the wave rule at the given sizes. `fills_B`: the keep fills' L2 traffic
     (a total, or per tensor), the answer where a wave's step does not fit in L2.
     `step_first`: the step iterator's first value (k0 in 0..K: 0), where the fit test looks."""
@@ -297,7 +310,8 @@ def estimate(grid: GridCost, values: dict[sympy.Symbol, sympy.Rational], sms: in
     l2 = si(usable_l2_B, "B")
     if step_B > Fraction(usable_l2_B):
         by_tensor = dict(fills_B) if isinstance(fills_B, Mapping) else {}
-        total = sum(by_tensor.values(), Fraction(0)) if by_tensor else Fraction(fills_B)
+        total = (sum(by_tensor.values(), Fraction(0)) if isinstance(fills_B, Mapping)
+                 else Fraction(fills_B))
         return WaveEstimate("per-block fills", waves, wave_blocks, by_tensor, total, step_B,
                             usable_l2_B, f"per-block fills: {launch}; {fit}, exceeds usable "
                             f"L2 {l2}, so HBM sees the keep fills, {si(float(total), 'B')}.")
@@ -309,8 +323,8 @@ def estimate(grid: GridCost, values: dict[sympy.Symbol, sympy.Rational], sms: in
                         f"once, {si(float(total), 'B')}.")
 
 
-def _per_wave(grid: GridCost, sizes: Mapping, env: Env, wave_of: np.ndarray, waves: int,
-              step_first) -> tuple[dict[str, Fraction], list[Fraction]]:
+def _per_wave(grid: GridCost, sizes: Sizes, env: Env, wave_of: np.ndarray, waves: int,
+              step_first: sympy.Expr | int) -> tuple[dict[str, Fraction], list[Fraction]]:
     """Bytes per tensor summed over the waves' unions, and per wave the bytes of its first
     step's union over the tensors (its whole union where the grid has no step loop)."""
     blocks = len(wave_of)
@@ -333,7 +347,7 @@ def _per_wave(grid: GridCost, sizes: Mapping, env: Env, wave_of: np.ndarray, wav
     return union, step_bytes
 
 
-def _raster_name(grid: GridCost, sizes: Mapping) -> str:
+def _raster_name(grid: GridCost, sizes: Sizes) -> str:
     if grid.raster == "grouped":
         return f"grouped({int(_fraction(grid.group, sizes))})"
     return grid.raster
