@@ -33,6 +33,9 @@ from .texts import text
 from .values import as_symbol, evaluate, exact, json_value, parameter_values
 from .witnesses import exact_floor
 
+# parameters (symbols or names) to numbers or expressions (`{M: N, K: N}`)
+Values = Mapping[sympy.Symbol | str, object]
+
 
 @record
 class Crossing:
@@ -57,7 +60,7 @@ class Crossing:
         symbolic."""
         return _integer_bound(self.value, self.compute_bound_side)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         """The documented JSON keys; numbers as floats, expressions as sympy strings."""
         return {
             "machine": self.machine, "precision": self.precision, "level": self.level,
@@ -89,10 +92,11 @@ class CapacityCrossing:
     def integer_bound(self) -> tuple[str, int] | None:
         """The integer sizes that fit: ("<=", 241) for a tile whose bytes reach the capacity
         at T = 241.6; None when never or symbolic."""
-        inside = {"above": "below", "below": "above"}.get(self.exceeds_side)
+        inside = (None if self.exceeds_side is None
+                  else {"above": "below", "below": "above"}.get(self.exceeds_side))
         return _integer_bound(self.value, inside)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {
             "machine": self.machine, "what": self.what, "level": self.level,
             "parameter": self.parameter, "held_B": text(self.held_B),
@@ -104,7 +108,7 @@ class CapacityCrossing:
         }
 
 
-def _integer_bound(value, side: str | None) -> tuple[str, int] | None:
+def _integer_bound(value: sympy.Expr | None, side: str | None) -> tuple[str, int] | None:
     """The integers on `side` of a root, the root included: (">=", ceil) above, ("<=",
     floor) below."""
     if value is None or side is None:
@@ -153,8 +157,9 @@ class RidgeEquation:
         return [crossing(root) for root in self.equation.roots_at(ridge)] or [crossing(None)]
 
 
-def ridge_equation(cost: Cost, parameter, level: str = "global", values: Mapping | None = None,
-                   *, apply_defaults: bool = False) -> RidgeEquation:
+def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = "global",
+                   values: Values | None = None, *,
+                   apply_defaults: bool = False) -> RidgeEquation:
     """I_level(parameter) = I_crit solved in closed form, for `crossings` on each machine.
 
     `values` sets other parameters (numbers, or expressions such as `{M: N, K: N}`); those
@@ -186,8 +191,9 @@ def ridge_value(machine: Machine, precision: str, level: str) -> sympy.Rational:
     return exact(machine.peak(precision, "fma")) / exact(bandwidth)
 
 
-def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | None = None,
-                    level: str = "global", values: Mapping | None = None, *,
+def ridge_crossings(cost: Cost, parameter: sympy.Symbol | str, machine: Machine,
+                    precision: str | None = None, level: str = "global",
+                    values: Values | None = None, *,
                     apply_defaults: bool = False) -> list[Crossing]:
     """Solve I_level(parameter) = I_crit on `machine` at `precision` (the spec's own by
     default): `ridge_equation(...).crossings(machine, precision)`. Several machines or
@@ -203,7 +209,7 @@ class RidgeEquations:
 
     cost: Cost
     parameter: sympy.Symbol
-    settings: dict
+    settings: dict[sympy.Symbol, sympy.Expr]
     apply_defaults: bool = True
     solved: dict[str, RidgeEquation] = field(default_factory=dict)
 
@@ -214,13 +220,14 @@ class RidgeEquations:
         return self.solved[level]
 
 
-def roof_levels(cost, machine: Machine) -> list[str]:
+def roof_levels(cost: Cost, machine: Machine) -> list[str]:
     """The levels whose bandwidth is a roof on this machine, slowest first."""
     return [level for level in cost.levels
             if level not in UNBOUNDING_LEVELS and machine.bandwidth(level)]
 
 
-def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: str):
+def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str,
+           level: str) -> sympy.Expr:
     """lim I as the parameter grows. Max and Min settle first (asymptotic.eventual): sympy's
     series expansion has no rule for them and raises NotImplementedError."""
     from .asymptotic import Asymptotics
@@ -242,7 +249,8 @@ def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: st
 
 # ------------------------------------------------------------------------ capacity crossings
 
-def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping | None = None,
+def capacity_crossings(cost: Cost, parameter: sympy.Symbol | str, machine: Machine,
+                       values: Values | None = None,
                        *, element_bytes: Mapping[str, sympy.Expr] | None = None,
                        apply_defaults: bool = False) -> list[CapacityCrossing]:
     """Sizes where each keep scope's held bytes reach its level's capacity (per SM for shared
@@ -251,7 +259,7 @@ def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping 
     symbol = parameter_symbol(cost, parameter)
     substitutions = _other_values(cost, symbol, values, apply_defaults)
     variable = _real_variable(symbol)
-    results = []
+    results: list[CapacityCrossing] = []
     for scope in cost.scopes:
         capacity = machine.capacity(scope.level)
         if capacity is None:
@@ -285,9 +293,11 @@ def _on_chip_needs(cost: Cost) -> dict[str, sympy.Expr]:
                                                                            "registers")}
 
 
-def _capacity_results(machine: Machine, what: str, level: str, symbol, variable, held,
-                      capacity: float, capacity_per: str) -> list[CapacityCrossing]:
-    capacity = exact(capacity)
+def _capacity_results(machine: Machine, what: str, level: str, symbol: sympy.Symbol,
+                      variable: sympy.Symbol, held: sympy.Expr, capacity_figure: float,
+                      capacity_per: str | None) -> list[CapacityCrossing]:
+    assert capacity_per is not None  # a level with a capacity says what one covers
+    capacity = exact(capacity_figure)
     try:
         roots = solve_equal(held, variable, CAPACITY, capacity)
     except KcostError:
@@ -315,7 +325,8 @@ def _capacity_results(machine: Machine, what: str, level: str, symbol, variable,
     return [result(root) for root in roots] or [result(None)]
 
 
-def _decide_everywhere(held, variable, capacity) -> bool | None:
+def _decide_everywhere(held: sympy.Expr, variable: sympy.Symbol,
+                       capacity: sympy.Rational) -> bool | None:
     """With no crossing, the side is the same for every size: probe one."""
     probe = held.subs(variable, 1)
     if not probe.is_number:
@@ -332,7 +343,7 @@ class Solution:
 
     machine: Machine
     crossings: tuple[Crossing, ...]
-    capacity: tuple  # CapacityCrossing
+    capacity: tuple[CapacityCrossing, ...]
 
 
 def solve_spec(analysis: Analysis | Counted, parameter: str, machines: list[str | Machine],
@@ -347,9 +358,9 @@ def solve_spec(analysis: Analysis | Counted, parameter: str, machines: list[str 
             None, f"`{parameter}` is both set and solved for", f"drop --set {parameter}=..."))
     settings = analysis.settings
     equations = RidgeEquations(cost, symbol, settings, apply_defaults=False)
-    solutions = []
+    solutions: list[Solution] = []
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
-        found = []
+        found: list[Crossing] = []
         for precision in precisions or []:
             machine.require_precision(precision)
         for precision in precisions or [cost.precision]:
@@ -370,7 +381,7 @@ def _real_variable(symbol: sympy.Symbol) -> sympy.Symbol:
     return sympy.Symbol(str(symbol), positive=True)
 
 
-def parameter_symbol(cost: Cost, parameter) -> sympy.Symbol:
+def parameter_symbol(cost: Cost, parameter: sympy.Symbol | str) -> sympy.Symbol:
     """The size symbol of a parameter name (or symbol), or a KcostError naming the choices."""
     symbol = as_symbol(parameter)
     if symbol not in cost.parameters:
@@ -382,8 +393,8 @@ def parameter_symbol(cost: Cost, parameter) -> sympy.Symbol:
     return symbol
 
 
-def _other_values(cost: Cost, symbol: sympy.Symbol, values: Mapping | None,
-                  apply_defaults: bool) -> dict:
+def _other_values(cost: Cost, symbol: sympy.Symbol, values: Values | None,
+                  apply_defaults: bool) -> dict[sympy.Symbol, sympy.Expr]:
     if symbol in {as_symbol(key) for key in (values or {})}:
         raise SizeError(Code.SET_AND_VARIED, Diagnostic(
             None, f"`{symbol}` is both solved for and set"))
