@@ -208,6 +208,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
 
     def _local_array(self, let: ast.Let, scope: _Scope) -> None:
         """`let acc: f32[TM, TN] in registers = 0`: an array in an on-chip level, per block."""
+        assert let.dtype is not None  # _local sends only typed lets
         self._value(let.value, scope)
         element_bytes = ELEMENT_BYTES.get(let.dtype)
         if element_bytes is None:
@@ -270,6 +271,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         self._block(loop.body, inner)
 
     def _grid(self, loop: ast.For, scope: _Scope) -> None:
+        assert loop.parallel is not None  # _for sends only the loops of a header
         if self.grid_header is not None:
             self.error(Code.WRONG_PARALLEL, loop.parallel.span, "a kernel has one parallel header",
                        f"the grid is declared at line {self.grid_header.span.line}; mark "

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Literal, overload
 
 from .errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean
 from .inputs import normalise
@@ -246,12 +247,14 @@ class _Reader:
             source = self.source_for(table, key, source_key, "execution")
             if key not in table:
                 continue
+            assert source is not None  # required where the figure is there
             if kind is int:
                 values[key] = self.count(table, key, "execution")
             else:
                 values[key] = self.fraction(table, key, "execution")
             sources.append((key, source))
-        execution = Execution(**values, sources=tuple(sources))
+        # each figure of its kind (EXECUTION_FIGURES): a count or a fraction
+        execution = Execution(**values, sources=tuple(sources))  # type: ignore[arg-type]
         portable, nonportable = execution.cluster_max_portable, execution.cluster_max_nonportable
         if portable and nonportable and portable > nonportable:
             raise self.error(Code.MACHINE_INCONSISTENT, "execution.cluster_max_nonportable",
@@ -267,7 +270,7 @@ class _Reader:
     def latencies(self, tables) -> tuple[Latency, ...]:
         if not isinstance(tables, list):
             raise self.error(Code.MACHINE_BAD_VALUE, "latency", "expected [[latency]] tables")
-        found = []
+        found: list[Latency] = []
         for position, table in enumerate(self.entries(tables, "latency")):
             where = f"latency[{position}]"
             self.known_keys(table, _LATENCY_KEYS, where)
@@ -304,6 +307,11 @@ class _Reader:
             raise self.error(Code.MACHINE_BAD_VALUE, key, "expected a table")
         return value
 
+    @overload
+    def number(self, table: dict, key: str, where: str, required: Literal[True]) -> float: ...
+    @overload
+    def number(self, table: dict, key: str, where: str,
+               required: bool = False) -> float | None: ...
     def number(self, table: dict, key: str, where: str, required: bool = False) -> float | None:
         value = table.get(key)
         if value is None:
@@ -341,6 +349,10 @@ class _Reader:
                              f"expected a fraction in (0, 1], got {value!r:.40}")
         return float(value)
 
+    @overload
+    def string(self, table: dict, key: str, where: str, required: Literal[True]) -> str: ...
+    @overload
+    def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None: ...
     def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None:
         value = table.get(key)
         name = f"{where}.{key}" if where else key

@@ -36,7 +36,8 @@ class BlockState:
     iterators: tuple[str, ...]
     element_bytes: dict[str, Fraction]
     cluster_of: Callable[[dict], tuple] | None  # env -> the cluster the block belongs to
-    direct: dict[str, set] = field(default_factory=lambda: defaultdict(set))
+    # (tensor, read or write) -> the elements the block moves outside any keep
+    direct: dict[tuple[str, str], set] = field(default_factory=lambda: defaultdict(set))
     touched: dict[str, set] = field(default_factory=lambda: defaultdict(set))
     cluster_fills: dict[tuple, set] = field(default_factory=lambda: defaultdict(set))
     blocks: list[BlockCounts] = field(default_factory=list)

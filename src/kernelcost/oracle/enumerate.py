@@ -63,7 +63,7 @@ class _Compiler:
 
     def block(self, statements: Iterable[ast.Statement], loops: tuple[str, ...],
               keeps: tuple[ScopeState, ...]) -> tuple:
-        plans = []
+        plans: list[LoopPlan | KeepPlan | StatementPlan] = []
         for stmt in statements:
             if isinstance(stmt, ast.For):
                 plans.append(self.loop(stmt, loops, keeps))
@@ -91,6 +91,7 @@ class _Compiler:
             self._cluster_along(loop.var, lo, step)
         body = self.block(loop.body, (*loops, loop.var), keeps)
         if self.grid is not None and loop.var == self.grid.iterators[-1]:
+            assert self.blocks is not None  # made with the grid
             body = (BlockPlan(self.blocks, self.statements, body),)
         if outer_bound is None:
             del self.lower_bounds[loop.var]
@@ -100,6 +101,7 @@ class _Compiler:
 
     def _cluster_along(self, axis: str, lo, step) -> None:
         """Blocks c at a time along the axis form a cluster; the other coordinates agree."""
+        assert self.grid is not None and self.blocks is not None  # a parallel spec's
         size = int(sympy_value(self.grid.cluster_size.xreplace(
             sympy_substitution(self.sizes)), "the cluster size"))
         iterators = self.grid.iterators
@@ -134,6 +136,7 @@ class _Compiler:
         target = stmt.target if isinstance(stmt, ast.Assign) else None
         target_access = self._as_access(target)
         if target_access is not None:
+            assert isinstance(stmt, ast.Assign)  # only an assignment has a target
             tensor, indices = target_access
             if stmt.op in ACCUMULATIONS:
                 accesses.append(self.access(tensor, indices, False, indices, keeps))
@@ -193,6 +196,7 @@ class _Compiler:
         """A global tensor in a parallel spec: each element reaches global memory once
         (compulsory); a block reads its fills from L2, and outside a keep the distinct
         elements it touches (every access under `reuse none`)."""
+        assert self.blocks is not None and self.grid is not None  # a parallel spec's
         is_out_accumulation = (accumulated is not None
                                and self.kernel.tensors[tensor].role == "out")
         kind = "write" if is_write else "read"
@@ -213,7 +217,8 @@ class _Compiler:
         return AccessPlan(index, tuple(sets), move)
 
 
-    def _encloses_reduction(self, scope: ScopeState, target_indices: tuple) -> bool:
+    def _encloses_reduction(self, scope: ScopeState | WholeBlock,
+                            target_indices: tuple) -> bool:
         """The contract's test for skipping the fill of an `out` accumulation target: every
         loop around the scope moves the target's index expressions, directly or through the
         lower bounds of the loops inside the scope (`i` in `i0..i0 + T` moves with `i0`).

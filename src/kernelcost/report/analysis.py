@@ -21,8 +21,8 @@ from .page import Column, fitted_table, wrap, wrap_lines
 
 
 def _quantity_json(quantity: Quantity, values=None) -> dict:
-    value = quantity.value
-    if value is not None and not math.isfinite(value) and values is not None:
+    value: float | str | None = quantity.value
+    if quantity.value is not None and not math.isfinite(quantity.value) and values is not None:
         value = number(quantity.expr.subs(values))  # exact text where a double overflows
     return {"expr": expression(quantity.expr), "value": value,
             "leading": expression(quantity.leading)}

@@ -88,15 +88,18 @@ def _crossing_sentence(answer, label: str) -> str:
 def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
     """What one level does as the size grows, and the size from which it is compute-bound
     (0: always; None: never)."""
-    ridge = plain(value_of(crossing.ridge), INTENSITY_UNIT)
+    ridge_value = value_of(crossing.ridge)
+    assert ridge_value is not None  # a machine's ridge is a number
+    ridge = plain(ridge_value, INTENSITY_UNIT)
     level = crossing.level
     if crossing.value is None:
         limit = value_of(crossing.limit)
-        if limit is not None and limit < value_of(crossing.ridge):
+        if limit is not None and limit < ridge_value:
             return (f"{level}: memory-bound at every {parameter}, I → "
                     f"{plain(limit, INTENSITY_UNIT)} stays under the ridge ({ridge})"), None
         return f"{level}: compute-bound at every {parameter} (ridge {ridge})", 0.0
     value = value_of(crossing.value)
+    assert value is not None  # one size free, the others set: the root is a number
     bound = crossing.integer_bound  # the integer sizes that are compute-bound
     if crossing.compute_bound_side == "above":
         where = "above" if bound is None else f"at {parameter} {bound_text(bound)}"
@@ -158,7 +161,9 @@ def rate_line(answer) -> str | None:
     line = f"  {rate.unit}: {_count_text(per_s)} at t_min"
     launch = value_of(result.launch_overhead_s)
     if launch:
-        line += (f", {_count_text(value_of(rate.per_s_with_launch))} with the "
+        with_launch = value_of(rate.per_s_with_launch)
+        assert with_launch is not None  # a number, as per_s and the overhead are
+        line += (f", {_count_text(with_launch)} with the "
                  f"{si(launch, 's')} launch overhead")
     item = rate.item if count == 1 else rate.unit.removesuffix("/s")
     return line + f" ({size_text(count)} {item} a run)."
@@ -268,8 +273,9 @@ def answer_lines(answers) -> list[str]:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
                 for term in sorted(result.terms, key=_term_order)) + ".")
-        if rate_line(answer) is not None:
-            lines.append(rate_line(answer))
+        rate = rate_line(answer)
+        if rate is not None:
+            lines.append(rate)
         if answer.exp_on_fma is not None:
             lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
         if result.warm_l2 is not None:

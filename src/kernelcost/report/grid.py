@@ -16,9 +16,10 @@ def grid_json(verdict) -> dict:
     """The keys each verdict row gains: `grid` (null without one), `t_bound`, `t_model`,
     `misfits`."""
     grid = verdict.grid
-    fields = {"t_bound": value_of(verdict.t_bound), "t_model": value_of(verdict.t_model),
-              "t_min": value_of(verdict.t_bound),
-              "misfits": [misfit_json(m) for m in verdict.misfits], "grid": None}
+    fields: dict[str, object] = {
+        "t_bound": value_of(verdict.t_bound), "t_model": value_of(verdict.t_model),
+        "t_min": value_of(verdict.t_bound),
+        "misfits": [misfit_json(m) for m in verdict.misfits], "grid": None}
     if grid is None:
         return fields
     occupancy = grid.occupancy
@@ -87,6 +88,7 @@ def misfit_sentence(verdict, label: str) -> str:
             amounts = (f"{formula(misfit.needed)} B per {PER_WORDS[misfit.per]}, over the "
                        f"{binary(capacity)}")
         elif misfit.unit == "B":
+            assert needed is not None and capacity is not None  # a number, and a machine's
             amounts = (f"{binary(needed)} per {PER_WORDS[misfit.per]}, "
                        f"{needed / capacity:.3g}x the {binary(capacity)}")
         else:

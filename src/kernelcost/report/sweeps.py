@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..rates import plural
 from ..units import plain, si
 from .common import INTENSITY_UNIT, TRAFFIC_UNIT, WORK_UNIT
 
 # --- sweeps ----------------------------------------------------------------------------
 
-def _sweep_columns(result, launch: bool = True) -> list[tuple[str, str, object]]:
+def _sweep_columns(result, launch: bool = True) -> list[tuple[str, str, Sequence[object]]]:
     """(header, unit, values per size) for each column of a sweep; `launch`: with the
     columns of the launch overhead (the CSV has them, a table that must fit 80 columns
     leaves them out)."""
