@@ -9,7 +9,10 @@ chapter's zone. The time bound takes every ceiling at once:
 
 and the largest term, named ("global bandwidth", "bf16 tensor peak", "sfu"), is what binds.
 The launch overhead is kept apart: `t_min` is the chapter's bound without it, and
-`t_min_with_launch` adds it.
+`t_min_with_launch` adds it. Ridges, regimes and `t_min` take the machine's figures as given
+(the data sheet's, the chapter's); `t_bound` takes the same terms (quantised for a grid: the
+grid's own "bound" terms) with each compute and on-chip roof at the maximum clock (module
+clocks), so that no run can beat it.
 
 Machine figures enter as exact rationals (3.35e12 -> 335 * 10**10), so ridges such as
 990e12 / 3.35e12 = 19800/67 stay exact and a report rounds only when it prints. Expressions
