@@ -25,7 +25,7 @@ FLOORS = {
     "count": ["cost", "facts", "nest", "sums", "counters", "footprint", "lanes", "blocks",
               "count", "asymptotic"],
     "oracle": ["oracle"],
-    "hardware": ["values", "machine", "machinefile", "hardware", "modelfile"],
+    "hardware": ["values", "machine", "clocks", "machinefile", "hardware", "modelfile"],
     "analysis": ["verify", "analysis"],
     "model": ["thresholds", "decide",
               "efficiency", "polyexp", "derates", "transfer", "warm", "occupancy", "waves",

@@ -234,7 +234,7 @@ def test_sfu_work_has_its_own_ceiling():
 
 def test_levels_without_a_bandwidth_figure_are_listed_not_modelled():
     cost = hand_cost("staged", (n,), "bf16", {"fma": 2 * n}, {"global": 2 * n, "l2": 4 * n})
-    result = verdict(cost, load_machine("b200"), "bf16", {n: 10**6})  # no B200 L2 figure
+    result = verdict(cost, load_machine("rtx4090"), "bf16", {n: 10**6})  # L2 "unknown"
     assert result.unmodelled_levels == ("l2",)
     assert [level.level for level in result.levels] == ["global"]
 

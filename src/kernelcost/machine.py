@@ -4,6 +4,8 @@ load latencies, and chooses the ceiling a work class meets; machinefile reads on
 
 from __future__ import annotations
 
+import functools
+
 from .errors import Code, Diagnostic, MachineFileError, did_you_mean
 from .records import record
 from .symbols import LEVELS
@@ -52,6 +54,10 @@ def execution_source_key(key: str) -> str:
 # 16- and 8-bit element-wise arithmetic runs on the fp32 pipes unless packed.
 FALLBACK_VECTOR_PRECISION = "fp32"
 
+# bandwidth_Bps in a machine file where no public figure was found (its source says what was
+# sought): the level then sets no roof, and the answers say its bandwidth is unknown.
+UNKNOWN_BANDWIDTH = "unknown"
+
 # Memory levels whose traffic is reported but whose bandwidth is never a roof of t_min.
 UNBOUNDING_LEVELS = ("registers",)
 
@@ -65,6 +71,9 @@ class ComputePeak:
     peak_FLOPps: float
     sparse: bool  # 2:4 structured sparsity; never chosen by Machine.ceiling
     source: str
+    per_clock: float | None = None  # FLOP per clock per SM, where the file gives it
+    per_clock_source: str | None = None
+    max_clock_FLOPps: float | None = None  # at the maximum clock (module clocks); None: as peak
 
 
 @record
@@ -76,6 +85,10 @@ class MemoryLevel:
     capacity_B: float | None
     capacity_per: str  # device | sm: what one capacity_B covers
     capacity_source: str | None
+    per_clock: float | None = None  # B per clock per SM, where the file gives it
+    per_clock_source: str | None = None
+    max_clock_Bps: float | None = None  # at the maximum clock (module clocks); None: as given
+    bandwidth_unknown: bool = False  # the file says no public figure was found ("unknown")
 
 
 @record
@@ -158,6 +171,21 @@ class Machine:
     path: str  # the file it was read from
     execution: Execution = Execution()
     latencies: tuple[Latency, ...] = ()
+    max_clock_Hz: float | None = None  # the highest SM clock the part runs
+    max_clock_source: str | None = None
+    sfu_per_clock: float | None = None  # special-function operations per clock per SM
+    sfu_per_clock_source: str | None = None
+    sfu_max_clock_OPps: float | None = None  # at the maximum clock; None: as sfu_OPps
+
+    @functools.cached_property
+    def at_max_clock(self) -> Machine:
+        """This machine with every compute peak, the SFU rate and the per-SM bandwidths at the
+        maximum SM clock (module clocks): the figures of a time that promises a bound. HBM and
+        the other device-wide levels keep their figures (they do not scale with the SM
+        clock). The data-sheet figures stay those of the ridges, regimes and crossings."""
+        from .clocks import max_clock_view
+
+        return max_clock_view(self)
 
     def dense_peak(self, precision: str, unit: str) -> ComputePeak | None:
         for peak in self.compute:

@@ -12,6 +12,8 @@ and the key, so a typo never silently drops a figure.
     [device]
     sm_count = 132                       # SMs (NVIDIA) or CUs (AMD)
     source = "..."
+    max_clock_Hz = 1.98e9                # the highest SM clock (optional; module clocks)
+    max_clock_source = "..."
 
     [launch]
     launch_overhead_s = 4e-6
@@ -25,14 +27,16 @@ and the key, so a typo never silently drops a figure.
     [[compute]]                          # one table per precision and unit
     precision = "bf16"                   # fp64 fp32 tf32 fp16 bf16 fp8 fp6 fp4 i8
     unit = "tensor"                      # vector | tensor
-    peak_FLOPps = 990e12
+    peak_FLOPps = 990e12                 # the data sheet's (the chapter's where it has one)
     sparse = false                       # optional; a sparse peak is never used by default
     source = "..."
+    FLOP_per_clock_per_sm = 4096         # optional: x SMs x max_clock_Hz, the bound's peak
+    per_clock_source = "..."
 
     [[memory]]                           # in order: global, l2, shared, registers
     level = "global"
     technology = "HBM3"                  # optional
-    bandwidth_Bps = 3.35e12              # optional when no figure is known
+    bandwidth_Bps = 3.35e12              # or "unknown", its source saying what was sought
     bandwidth_source = "..."
     capacity_B = 80e9
     capacity_per = "device"              # device | sm
@@ -52,9 +56,13 @@ and the key, so a typo never silently drops a figure.
     measured_on = "H100 PCIe"            # the part measured (a stand-in is named so)
     source = "..."
 
-The figures of [execution] are listed in `hardware.EXECUTION_FIGURES`. A source string names
-a public document (title, author or publisher, year, section or table, URL); a figure that is
-derived, assumed or in conflict says UNCERTAIN in its source.
+Per-clock rates, each with its `per_clock_source`: `FLOP_per_clock_per_sm` in [[compute]],
+`OP_per_clock_per_sm` in [sfu], `B_per_clock_per_sm` in an on-chip [[memory]] level; times the
+SMs and `max_clock_Hz` they give the figures a bound uses (module clocks), while the figures as
+given stay those of the ridges. The figures of [execution] are listed in
+`hardware.EXECUTION_FIGURES`. A source string names a public document (title, author or
+publisher, year, section or table, URL); a figure that is derived, assumed or in conflict says
+UNCERTAIN in its source.
 """
 
 from __future__ import annotations
@@ -63,6 +71,7 @@ import math
 from pathlib import Path
 from typing import Literal, overload
 
+from .clocks import derive
 from .errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean
 from .inputs import normalise
 from .machine import (
@@ -72,6 +81,7 @@ from .machine import (
     LAUNCH_MODES,
     PRECISIONS,
     UNITS,
+    UNKNOWN_BANDWIDTH,
     ComputePeak,
     Execution,
     Latency,
@@ -119,12 +129,13 @@ def parse_machine(text: str, path: str) -> Machine:
 # Allowed keys of each table; a key outside its table's list is an error.
 _TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "compute", "memory",
              "execution", "latency")
-_DEVICE_KEYS = ("sm_count", "source")
+_DEVICE_KEYS = ("sm_count", "source", "max_clock_Hz", "max_clock_source")
 _LAUNCH_KEYS = ("launch_overhead_s", "mode", "source")
-_SFU_KEYS = ("peak_OPps", "source")
-_COMPUTE_KEYS = ("precision", "unit", "peak_FLOPps", "sparse", "source")
+_SFU_KEYS = ("peak_OPps", "source", "OP_per_clock_per_sm", "per_clock_source")
+_COMPUTE_KEYS = ("precision", "unit", "peak_FLOPps", "sparse", "source",
+                 "FLOP_per_clock_per_sm", "per_clock_source")
 _MEMORY_KEYS = ("level", "technology", "bandwidth_Bps", "bandwidth_source", "capacity_B",
-                "capacity_per", "capacity_source")
+                "capacity_per", "capacity_source", "B_per_clock_per_sm", "per_clock_source")
 _EXECUTION_KEYS = tuple(name for key in EXECUTION_FIGURES
                         for name in (key, execution_source_key(key)))
 _LATENCY_KEYS = ("level", "cycles", "clock_Hz", "measured_on", "source")
@@ -166,7 +177,7 @@ class _Reader:
                              f"machine ids are lower case: `{machine_id.lower()}`")
         compute = self.compute(data.get("compute", []))
         memory = self.memory(data.get("memory", []))
-        return Machine(
+        return derive(Machine(
             id=machine_id,
             name=self.string(data, "name", "", required=True),
             vendor=self.string(data, "vendor", "", required=True),
@@ -182,7 +193,11 @@ class _Reader:
             path=self.path,
             execution=self.execution(self.table(data, "execution"), memory),
             latencies=self.latencies(data.get("latency", [])),
-        )
+            max_clock_Hz=self.number(device, "max_clock_Hz", "device"),
+            max_clock_source=self.source_for(device, "max_clock_Hz", "max_clock_source", "device"),
+            **{f"sfu_{key}": value
+               for key, value in self.per_clock(sfu, "OP_per_clock_per_sm", "sfu").items()},
+        ), lambda where, message: self.error(Code.MACHINE_INCONSISTENT, where, message))
 
     def compute(self, tables) -> tuple[ComputePeak, ...]:
         if not isinstance(tables, list) or not tables:
@@ -199,6 +214,7 @@ class _Reader:
                 peak_FLOPps=self.number(table, "peak_FLOPps", where, required=True),
                 sparse=self.boolean(table, "sparse", where),
                 source=self.string(table, "source", where, required=True),
+                **self.per_clock(table, "FLOP_per_clock_per_sm", where),
             )
             identity = (peak.precision, peak.unit, peak.sparse)
             if identity in seen:
@@ -217,16 +233,19 @@ class _Reader:
         for position, table in enumerate(self.entries(tables, "memory")):
             where = f"memory[{position}]"
             self.known_keys(table, _MEMORY_KEYS, where)
+            unknown = table.get("bandwidth_Bps") == UNKNOWN_BANDWIDTH  # its source is required
             levels.append(MemoryLevel(
                 level=self.choice(table, "level", LEVELS, where),
                 technology=self.string(table, "technology", where),
-                bandwidth_Bps=self.number(table, "bandwidth_Bps", where),
+                bandwidth_Bps=None if unknown else self.number(table, "bandwidth_Bps", where),
                 bandwidth_source=self.source_for(table, "bandwidth_Bps", "bandwidth_source",
                                                  where),
                 capacity_B=self.number(table, "capacity_B", where),
                 capacity_per=self.choice(table, "capacity_per", CAPACITY_SCOPES, where,
                                          default="device"),
                 capacity_source=self.source_for(table, "capacity_B", "capacity_source", where),
+                bandwidth_unknown=unknown,
+                **self.per_clock(table, "B_per_clock_per_sm", where),
             ))
         order = [LEVELS.index(memory.level) for memory in levels]
         if order != sorted(set(order)):
@@ -286,6 +305,11 @@ class _Reader:
                                  f"a second latency for `{latency.level}`")
             found.append(latency)
         return tuple(found)
+
+    def per_clock(self, table: dict, key: str, where: str) -> dict:
+        """A per-clock rate and its source, as the record's fields (module clocks)."""
+        return {"per_clock": self.number(table, key, where),
+                "per_clock_source": self.source_for(table, key, "per_clock_source", where)}
 
     # -- typed accessors ----------------------------------------------------------------
 

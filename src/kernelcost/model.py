@@ -9,7 +9,10 @@ chapter's zone. The time bound takes every ceiling at once:
 
 and the largest term, named ("global bandwidth", "bf16 tensor peak", "sfu"), is what binds.
 The launch overhead is kept apart: `t_min` is the chapter's bound without it, and
-`t_min_with_launch` adds it.
+`t_min_with_launch` adds it. Ridges, regimes and `t_min` take the machine's figures as given
+(the data sheet's, the chapter's); `t_bound` takes the same terms (quantised for a grid: the
+grid's own "bound" terms) with each compute and on-chip roof at the maximum clock (module
+clocks), so that no run can beat it.
 
 Machine figures enter as exact rationals (3.35e12 -> 335 * 10**10), so ridges such as
 990e12 / 3.35e12 = 19800/67 stay exact and a report rounds only when it prints. Expressions
@@ -29,7 +32,7 @@ from .derates import Derate, launch_derate
 from .drawable import Drawable
 from .errors import Code, Diagnostic, MachineFileError
 from .execution import GridVerdict, grid_verdict
-from .hardware import UNBOUNDING_LEVELS, Machine
+from .hardware import UNBOUNDING_LEVELS, Machine, at_max_clock_terms
 from .occupancy import Misfit
 from .quotients import cancel, scaled
 from .records import record
@@ -148,6 +151,9 @@ class Verdict(Drawable):
     warm_l2: WarmL2 | None = None  # tensors a previous kernel left in L2 (the stated state)
     nest_t_model: sympy.Expr | None = None  # without a grid, t_model when it is not t_min
     compute_advice: str = ZONE_COMPUTE.advice  # the compute zone's advice on this machine
+    bound_terms: tuple[TimeTerm, ...] = ()  # `terms` at the maximum clock (module clocks)
+    t_max_clock: sympy.Expr | None = None  # s: max over bound_terms; t_bound where it fits
+    bound_at_max_clock: str | None = None  # the term that sets it; None while undecided
 
     @property
     def misfits(self) -> tuple[Misfit, ...]:
@@ -159,8 +165,11 @@ class Verdict(Drawable):
 
     @property
     def t_bound(self) -> sympy.Expr | None:
-        """A lower bound on the kernel's time (s): no run can beat it. None: does not fit."""
-        return None if self.misfits else self.t_min
+        """A lower bound on the kernel's time (s): no run can beat it, t_min's terms with
+        every compute and on-chip roof at the maximum clock. None: does not fit."""
+        if self.misfits:
+            return None
+        return self.t_min if self.t_max_clock is None else self.t_max_clock
 
     @property
     def t_model(self) -> sympy.Expr | None:
@@ -243,6 +252,9 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         nest_t_model = _nest_t_model(served_cost(cold_cost, state.model_B), machine, precision,
                                      substitutions, work_by_class)
     binding = binding_term(terms, t_min)
+    bound_terms = at_max_clock_terms(terms, machine, precision)
+    t_max_clock = largest(*[term.seconds for term in bound_terms])
+    fast_binding = binding_term(bound_terms, t_max_clock)
     overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
     working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
     l2_capacity = _optional_exact(machine.capacity("l2"))
@@ -277,6 +289,9 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         warm_l2=state,
         nest_t_model=nest_t_model,
         compute_advice=compute_advice(machine, main_ceiling.name),
+        bound_terms=tuple(bound_terms),
+        t_max_clock=t_max_clock,
+        bound_at_max_clock=None if fast_binding is None else fast_binding.name,
     )
 
 

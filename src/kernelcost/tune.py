@@ -158,8 +158,11 @@ class Evaluator:
     """The closed forms of one spec on one machine, lambdified in the varied parameters."""
 
     def __init__(self, spec: Spec, machine, varied: list[str], fixed: dict,
-                 check_facts: bool = True):
-        self.spec, self.machine = spec, machine
+                 check_facts: bool = True, max_clock: bool = True):
+        # t_bound takes every compute and on-chip peak at the maximum clock (module clocks);
+        # the phase plane draws the chapter's ridges, with the figures as given
+        self.spec = spec
+        self.machine = machine.at_max_clock if max_clock else machine
         self.check_facts = check_facts  # off for a continuous map (phase)
         self.cost = spec.cost("spec")
         self.symbols = [spec.parameters[name] for name in varied]

@@ -250,7 +250,8 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
         notes.append(f"measured in {row.dtype}, the spec counts {cost.precision}")
     counters = tuple(_counter(name, row.counters[name], cost, values, verdict)
                      for name in COUNTERS if name in row.counters)
-    return Comparison(row, t_bound, t_model, verdict.bound if t_bound is not None else None,
+    return Comparison(row, t_bound, t_model,
+                      verdict.bound_at_max_clock if t_bound is not None else None,
                       counters, tuple(notes))
 
 

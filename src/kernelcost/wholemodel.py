@@ -270,7 +270,7 @@ def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
     if tiled is not None:  # never under the ideal kernel's bound: that no run beats
         t_model, model_from = max(scaled(tiled), t_bound), use.model_spec
     return KernelCost(use, scaled(result.work_FLOP), scaled(result.level("global").traffic_B),
-                      t_bound, t_model, result.bound, model_from)
+                      t_bound, t_model, result.bound_at_max_clock, model_from)
 
 
 def tiled_t_model(use: KernelUse, machine: Machine) -> sympy.Expr | None:

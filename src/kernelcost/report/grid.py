@@ -18,7 +18,7 @@ def grid_json(verdict) -> dict:
     grid = verdict.grid
     fields: dict[str, object] = {
         "t_bound": value_of(verdict.t_bound), "t_model": value_of(verdict.t_model),
-        "t_min": value_of(verdict.t_bound),
+        "t_min": None if verdict.misfits else value_of(verdict.t_min),
         "misfits": [misfit_json(m) for m in verdict.misfits], "grid": None}
     if grid is None:
         return fields
