@@ -18,6 +18,7 @@ from .check import CheckedKernel, check
 from .cost import Cost
 from .count import count
 from .magnitude import refuse_huge_constants
+from .mma import on_units
 from .parse import parse, parse_file
 from .quotients import factored
 from .records import record
@@ -164,6 +165,7 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
         from .verify import self_verify
 
         verified = self_verify(spec.checked, cost)
+    cost = on_units(cost, numeric)  # the units of each contraction at these sizes
     stage("finding values and asymptotic forms", spec.kernel.span)
     symbolic_settings = {s: e for s, e in settings.items() if e.free_symbols}
     growing = [p for p in cost.parameters

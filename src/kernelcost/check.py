@@ -19,6 +19,7 @@ from .check_decls import (
 )
 from .check_exprs import ExpressionChecks
 from .check_lanes import LaneChecks
+from .contraction import unit_problem
 from .errors import Code, Diagnostic, ErrorCode, SpecCheckError, did_you_mean
 from .parallel import Grid, header_iterators, read_grid
 from .records import record
@@ -348,6 +349,9 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             if tensor is not None and tensor.role == "in":
                 self._write_to_input(target.span, tensor)
         self._value(assign.value, scope)
+        problem = unit_problem(assign, list(scope.iterators))
+        if problem is not None and assign.unit is not None:
+            self.error(Code.WRONG_UNIT, assign.unit.span, *problem)
 
     def _assign_name(self, target: ast.Name, scope: _Scope) -> None:
         name = target.id

@@ -26,6 +26,7 @@ from .cost import Cost
 from .equations import CAPACITY, RIDGE, Equation, equation, solve_equal
 from .errors import Code, Diagnostic, KcostError, MachineFileError, SizeError, did_you_mean
 from .hardware import UNBOUNDING_LEVELS, Machine, load_machine
+from .mma import on_units
 from .numeric_roots import Root as _Root
 from .numeric_roots import shortened
 from .records import record
@@ -134,11 +135,12 @@ class RidgeEquation:
     limit: sympy.Expr  # lim I_level as the size grows
     known_limit: sympy.Expr | None  # the same with the spec's defaults put in
     equation: Equation
+    work_class: str = "tensor"  # whose ceiling is the peak of the ridge (cost.main_class)
 
     def crossings(self, machine: Machine, precision: str) -> list[Crossing]:
         """One Crossing per positive real root at this machine's ridge, or one with value
         None (never)."""
-        ridge = ridge_value(machine, precision, self.level)
+        ridge = ridge_value(machine, precision, self.level, self.work_class)
 
         def crossing(root: _Root | None) -> Crossing:
             expr = None if root is None or root.expr is None else root.expr.subs(
@@ -173,17 +175,22 @@ def ridge_equation(cost: Cost, parameter, level: str = "global", values: Mapping
     # the closed form keeps defaults symbolic; where the intensity goes is a number a user
     # reads, so the printers have it with the sizes known by default (d = 8192) put in
     known_limit = evaluate(limit, _other_values(cost, symbol, values, True))
+    # the units at the other sizes (the defaults put in); a tile that moves with the size
+    # solved for keeps its contraction on the tensor units
+    main_class = on_units(cost, _other_values(cost, symbol, values, True)).main_class
     return RidgeEquation(cost.kernel, level, symbol, variable, limit, known_limit,
-                         equation(intensity, variable, RIDGE))
+                         equation(intensity, variable, RIDGE), main_class)
 
 
-def ridge_value(machine: Machine, precision: str, level: str) -> sympy.Rational:
-    """I_crit = P / B_level, exact, FLOP/B."""
+def ridge_value(machine: Machine, precision: str, level: str,
+                work_class: str = "tensor") -> sympy.Rational:
+    """I_crit = P / B_level, exact, FLOP/B, with P the ceiling of `work_class` (the kernel's
+    main class, cost.main_class)."""
     bandwidth = machine.bandwidth(level)
     if bandwidth is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"{machine.id} has no bandwidth figure for `{level}`"))
-    return exact(machine.peak(precision, "fma")) / exact(bandwidth)
+    return exact(machine.peak(precision, work_class)) / exact(bandwidth)
 
 
 def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | None = None,
