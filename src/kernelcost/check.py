@@ -46,6 +46,7 @@ class CheckedKernel:
     reuse: str  # the kernel's default reuse for tensors outside keep scopes
     grid: Grid | None = None  # the thread blocks of a parallel spec
     items: ItemCount | None = None  # `per token = b`: what one run of the kernel handles
+    precision_override: str | None = None  # set where --precision mapped the types
 
     @property
     def name(self) -> str:
@@ -54,7 +55,10 @@ class CheckedKernel:
     @property
     def precision(self) -> str:
         """The precision the kernel computes in: the element type most of its tensors are
-        declared with, the first one declared breaking ties."""
+        declared with, the first one declared breaking ties (or the precision its types
+        were mapped to, precisions.at_precision)."""
+        if self.precision_override is not None:
+            return self.precision_override
         types = [tensor.dtype for tensor in self.tensors.values() if tensor.role != "local"]
         if not types:
             types = list(self.locals.values()) or ["f32"]

@@ -3,4 +3,9 @@ capacities, execution resources) and its file format (machinefile), under one na
 stages above: `from .hardware import Machine, load_machine`."""
 
 from .machine import *  # noqa: F403 (the model's public names, one import for the stages above)
-from .machinefile import builtin_machine_ids, load_machine, parse_machine  # noqa: F401
+from .machinefile import (  # noqa: F401
+    builtin_machine_ids,
+    builtin_machines_with,
+    load_machine,
+    parse_machine,
+)

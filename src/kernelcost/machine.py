@@ -146,6 +146,16 @@ class Ceiling:
 
 
 @record
+class Dropped:
+    """A built-in machine `--machine all` leaves out: it has no dense peak for a precision
+    asked for."""
+
+    machine: str  # its id
+    name: str
+    missing: tuple[str, ...]  # the precisions asked for that it lacks
+
+
+@record
 class Machine:
     id: str
     name: str

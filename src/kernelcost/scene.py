@@ -227,6 +227,7 @@ def _setting_text(expr: sympy.Expr):
 def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine,
                   precision: str, size_range: SizeRange | None, slopes: tuple[Slope, ...],
                   measurement: Mapping | None) -> KernelMarks:
+    spec = spec.at_precision(precision)  # its element types at that precision
     cost = spec.cost(reuse)
     levels = [s.level for s in slopes if s.level in cost.levels]
     result = verdict(cost, machine, precision, resolve_settings(raw, spec.parameters))

@@ -346,25 +346,29 @@ def solve_spec(analysis: Analysis | Counted, parameter: str, machines: list[str 
                precisions: list[str] | None, levels: list[str] | None) -> list[Solution]:
     """Ridge crossings in `parameter` per machine, precision (the spec's own by default) and
     level (every roof by default), and capacity crossings per machine; spec defaults stay
-    symbolic."""
-    cost = analysis.cost
-    symbol = parameter_symbol(cost, parameter)
+    symbolic. Each precision counts the spec with its element types (Spec.at_precision);
+    capacities are those of the first."""
+    symbol = parameter_symbol(analysis.cost, parameter)
     if symbol in analysis.settings:
         raise SizeError(Code.SET_AND_VARIED, Diagnostic(
             None, f"`{parameter}` is both set and solved for", f"drop --set {parameter}=..."))
     settings = analysis.settings
-    equations = RidgeEquations(cost, symbol, settings, apply_defaults=False)
+    chosen = precisions or [analysis.cost.precision]
+    costs = {p: analysis.cost if analysis.spec.at_precision(p) is analysis.spec
+             else analysis.spec.at_precision(p).cost(analysis.reuse) for p in chosen}
+    equations = {p: RidgeEquations(cost, symbol, settings, apply_defaults=False)
+                 for p, cost in costs.items()}
     solutions = []
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
         found = []
         for precision in precisions or []:
             machine.require_precision(precision)
-        for precision in precisions or [cost.precision]:
-            for level in levels or roof_levels(cost, machine):
+        for precision in chosen:
+            for level in levels or roof_levels(costs[precision], machine):
                 if machine.bandwidth(level) is None:
                     continue
-                found += equations.at(level).crossings(machine, precision)
-        capacity = capacity_crossings(cost, symbol, machine, settings)
+                found += equations[precision].at(level).crossings(machine, precision)
+        capacity = capacity_crossings(costs[chosen[0]], symbol, machine, settings)
         solutions.append(Solution(machine, tuple(found), tuple(capacity)))
     return solutions
 

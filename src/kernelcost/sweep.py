@@ -214,6 +214,7 @@ class Sweeper:
                  machine: Machine | None = None, precision: str | None = None,
                  reuse: str | None = None):
         spec, reuse, resolved = _source_settings(source, settings, reuse, parameter)
+        spec = spec.at_precision(precision)  # its element types at that precision
         cost = spec.cost(reuse)
         self.symbol = parameter_symbol(cost, parameter)
         self.units = SweptUnits(cost, self.symbol, parameter_values(

@@ -14,6 +14,7 @@ from .common import (
 )
 from .grid import grid_clause, grid_json, misfit_sentence, transfer_lines
 from .page import Column, fitted_table
+from .precision import mapping_json, mapping_line
 
 # --- verdicts and answers ------------------------------------------------------------------
 
@@ -125,6 +126,7 @@ def answers_json(answers) -> dict:
             "warm_l2": warm_json(a.verdict.warm_l2),
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "rate": _rate_json(a.rate),
+            "element_types": mapping_json(a.mapping),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
             "fits": [{"scope": f.scope_index, "level": f.level, "held_B": json_number(f.held_B),
@@ -268,6 +270,9 @@ def answer_lines(answers) -> list[str]:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
                 for term in sorted(result.terms, key=_term_order)) + ".")
+        mapped = mapping_line(answer.mapping)
+        if mapped is not None:
+            lines.append(mapped)
         if rate_line(answer) is not None:
             lines.append(rate_line(answer))
         if answer.exp_on_fma is not None:
