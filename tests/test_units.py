@@ -8,6 +8,8 @@ import numpy
 import pytest
 import sympy
 from conftest import SPECS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kernelcost
 from kernelcost.hardware import load_machine
@@ -204,3 +206,43 @@ def test_a_sweep_over_the_batch_decides_the_units_at_each_size():
 def test_json_names_the_class():
     document = kernelcost.analyze(SPECS / "gemm.kcost")
     assert set(document.work_by_class) == {"tensor"}
+
+
+# --- the two readings of the rule agree around the minimum ----------------------------------
+
+CONTRACTIONS = [
+    # plain, tiled along k, clipped along m, triangular in n, batched, with a grid offset
+    """kernel c(M, N, K) { in A: bf16[M, K]; in B: bf16[K, N]; out C: f32[M, N]
+        for i in 0..M, j in 0..N, k in 0..K { C[i, j] += A[i, k] * B[k, j] } }""",
+    """kernel c(M, N, K, T = 4) { in A: bf16[M, K]; in B: bf16[K, N]; out C: f32[M, N]
+        for k0 in 0..K by T { for i in 0..M, j in 0..N, k in k0..min(k0 + T, K) {
+            C[i, j] += A[i, k] * B[k, j] } } }""",
+    """kernel c(M, N, K, T = 8) { in A: bf16[M, K]; in B: bf16[K, N]; out C: f32[M, N]
+        for i0 in 0..M by T { for i in i0..min(i0 + T, M), k in 0..K, j in 0..N {
+            C[i, j] += A[i, k] * B[k, j] } } }""",
+    """kernel c(M, N, K) { in A: bf16[N, K]; out C: f32[N, N]
+        for i in 0..N, j in 0..i + 1, k in 0..K { C[i, j] += A[i, k] * A[j, k] } }""",
+    """kernel c(M, N, K) { in A: bf16[M, M, K]; in B: bf16[M, K, N]; out C: f32[M, M, N]
+        for b in 0..M, i in 0..M, j in 0..N, k in 0..K {
+            C[b, i, j] += A[b, i, k] * B[b, k, j] } }""",
+    """kernel c(M, N, K, T = 8) { assume T | N
+        in A: bf16[M, K]; in B: bf16[K, N]; out C: f32[M, N]
+        for j0 in 0..N by T parallel(threads = 128) { let acc: f32[M, T] in registers = 0
+            for i in 0..M, k in 0..K, j in j0..j0 + T { acc[i, j - j0] += A[i, k] * B[k, j] }
+            for i in 0..M, j in j0..j0 + T { C[i, j] = acc[i, j - j0] } } }""",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(template=st.sampled_from(CONTRACTIONS), M=st.integers(1, 20), N=st.integers(1, 20),
+       K=st.integers(1, 20), T=st.sampled_from([4, 8, 16]))
+def test_the_closed_forms_and_the_oracle_choose_the_same_units(template, M, N, K, T):
+    spec = kernelcost.loads(template)
+    sizes = {"M": M, "N": N, "K": K}
+    if "T" in template.split(")")[0]:
+        sizes["T"] = T
+        if "assume T | N" in template:
+            sizes["N"] = T * max(1, N // T)
+    counts = enumerate_counts(spec.checked, sizes)
+    mismatches = compare(spec.cost(), counts)
+    assert not mismatches, [str(m) for m in mismatches]
