@@ -175,6 +175,8 @@ def run_analyze(args) -> int:
             return EXIT_MISMATCH
     elif args.markdown:
         print(report.analysis_markdown(result, found), end="")
+        if report.dropped_line(dropped) is not None:
+            print(f"\n{report.dropped_line(dropped)}")
     elif args.latex:
         print(report.analysis_latex(result, found), end="")
     else:
