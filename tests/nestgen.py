@@ -330,7 +330,10 @@ def nests(draw, max_extrema: int = 2) -> Nest:
         else:
             value = f"2 * {reads[0]}"
         op = draw(st.sampled_from(["=", "+=", "+=", "max="]))
-        return f"{draw(access_text(target, ranks[target], scope_loops))} {op} {value}"
+        # a multiply-add may name the vector FMA units (`on fma`, docs/language.md §9.3)
+        unit = (" on fma" if op == "+=" and shape == "product" and len(reads) > 1
+                and draw(st.integers(0, 3)) == 0 else "")
+        return f"{draw(access_text(target, ranks[target], scope_loops))} {op} {value}{unit}"
 
     # one tensor accessed by several statements (written) or reads (read), and kept
     focus = None

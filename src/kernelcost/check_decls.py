@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 REUSE_MODES = ("perfect", "none")
 ROLES = ("in", "out", "inout")
 KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
-                      "keep", "parallel", "stages", "lanes", "swizzle", "per"})
+                      "keep", "parallel", "stages", "lanes", "swizzle", "per", "on"})
 MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
 
 

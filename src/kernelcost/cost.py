@@ -14,7 +14,20 @@ import sympy
 from .quotients import readable_cancelled
 from .records import record
 
-WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
+# tensor: multiply-adds of matrix contractions on the tensor units (contraction.py); fma:
+# every other multiply-add, on the vector FMA units; vector: other arithmetic; sfu: special
+# functions. Each class meets its own ceiling (Machine.ceiling).
+WORK_CLASSES: tuple[str, ...] = ("tensor", "fma", "vector", "sfu")
+
+
+def main_work_class(work: Mapping[str, object]) -> str:
+    """The class whose ceiling is a kernel's peak P (the ridge I_crit = P / B): the tensor
+    units when it runs a contraction on them, else the vector FMA units (the vector units'
+    peak); `tensor` for a kernel that does no arithmetic, the precision's headline peak."""
+    for work_class in ("tensor", "fma", "vector"):
+        if work.get(work_class, 0) != 0:
+            return "fma" if work_class == "vector" else work_class
+    return "tensor"
 
 
 @record
@@ -78,6 +91,26 @@ class LaneAccess:
 
 
 @record
+class Contraction:
+    """A statement shaped as a matrix contraction (contraction.py), or one that names its
+    units: where its multiply-adds are counted, and what decides it at given sizes."""
+
+    line: int  # where the statement is written
+    text: str  # the statement as written
+    named: str | None  # `on tensor` / `on fma`: the spec's choice, which the sizes never change
+    unit: str  # tensor | fma: the work class its multiply-adds are counted in
+    work: sympy.Expr  # those multiply-adds' FLOP over the kernel
+    block_work: sympy.Expr | None  # per block, in a parallel spec (grid iterators allowed)
+    # per kind of axis (m, n, k): the trip counts of the band's loops of that kind, in the
+    # sizes and the iterators of the loops around them; the tile is their product, each trip
+    # count at its largest over the run
+    trips: tuple[tuple[sympy.Expr, ...], ...]
+    # (iterator, first value, step, trip count) of each loop around the statement, outermost
+    # first: what the largest trip counts run over
+    loops: tuple[tuple[sympy.Symbol, sympy.Expr, sympy.Expr, sympy.Expr], ...] = ()
+
+
+@record
 class GridCost:
     """The thread blocks of a parallel spec. Per-block amounts may hold the grid iterators
     (unequal blocks: clipped edges, causal masks); `equal_blocks` says they do not."""
@@ -110,7 +143,7 @@ class Cost:
     defaults: dict[sympy.Symbol, int]  # parameters with a default value (a tile size, say)
     precision: str  # the precision the spec computes in, from its tensors' element types
     reuse: str  # perfect | none | spec: how tensors outside keep scopes were counted
-    work: dict[str, sympy.Expr]  # class (fma, vector, sfu) -> FLOP
+    work: dict[str, sympy.Expr]  # class (tensor, fma, vector, sfu) -> FLOP
     traffic: dict[str, sympy.Expr]  # level -> bytes moved at that level
     footprints: dict[str, TensorFootprint]
     scopes: tuple[ScopeCost, ...]
@@ -119,6 +152,12 @@ class Cost:
     grid: GridCost | None = None  # the thread blocks, for a parallel spec
     homed: dict[str, sympy.Expr] = field(default_factory=dict)  # level -> bytes of the
     # tensors declared in it (`@ shared`): what it must hold besides the keeps
+    contractions: tuple[Contraction, ...] = ()  # statements the unit rule looked at
+
+    @property
+    def main_class(self) -> str:
+        """The work class whose ceiling is the kernel's peak (main_work_class)."""
+        return main_work_class(self.work)
 
     @property
     def total_work(self) -> sympy.Expr:

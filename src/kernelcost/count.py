@@ -16,12 +16,13 @@ import sympy
 from .blocks import count_grid
 from .check import CheckedKernel
 from .check_decls import Tensor
-from .cost import WORK_CLASSES, Cost, ScopeCost, TensorFootprint
+from .cost import WORK_CLASSES, Contraction, Cost, ScopeCost, TensorFootprint
 from .counters import CounterView
 from .errors import Code, Diagnostic, SizeError
 from .facts import Facts
 from .footprint import Footprint, Footprints
-from .nest import AccessSite, Loop, Nest, Scope, build_nest
+from .mma import contraction_of
+from .nest import AccessSite, Execution, Loop, Nest, Scope, build_nest
 from .quotients import readable_expanded
 from .sums import Summer
 from .symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
@@ -47,6 +48,7 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
     footprints = counter.footprints()
     scopes = counter.scope_costs()
     grid = count_grid(counter, scopes)
+    contractions = counter.contraction_costs()
     exact = all(f.exact for f in footprints.values()) and all(s.exact for s in scopes)
     return Cost(
         kernel=checked.name,
@@ -62,6 +64,7 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
         closed_form=summer.closed,
         grid=grid,
         homed=counter.homed(),
+        contractions=contractions,
     )
 
 
@@ -81,6 +84,11 @@ class _Counter:
         grid = checked.grid
         self.grid_depth = 0 if grid is None else len(grid.iterators)
         self.multicast = self._multicast_tensors()
+        lines = (checked.kernel.source or "").split("\n")
+        # execution position -> its statement as a contraction (the unit rule, mma.py)
+        self.contractions = {
+            position: found for position, execution in enumerate(nest.executions)
+            if (found := contraction_of(execution, lines, self.finish)) is not None}
 
     def _multicast_tensors(self) -> frozenset[str]:
         """Tensors a block fills from L2 that no cluster neighbour fills differently: the
@@ -140,11 +148,34 @@ class _Counter:
         """FLOP by class, summed over the loops from `depth` in (0: the whole kernel; the
         grid's depth: one block, in the grid iterators)."""
         totals = {cls: sympy.Integer(0) for cls in WORK_CLASSES}
-        for execution in self.nest.executions:
+        for position, execution in enumerate(self.nest.executions):
             count = self.executions(execution.loops[depth:])
-            for cls, flops in execution.work.items():
+            for cls, flops in self._classes(position, execution).items():
                 totals[cls] += flops * count
         return {cls: self.finish(total) for cls, total in totals.items() if total != 0}
+
+    def _classes(self, position: int, execution: Execution) -> dict[str, int]:
+        """An execution's FLOP by class, its multiply-adds in class tensor where the statement
+        is a contraction on the tensor units."""
+        found = self.contractions.get(position)
+        if found is None or found.unit != "tensor":
+            return dict(execution.work)
+        work = dict(execution.work)
+        work["tensor"] = work.pop("fma", 0)
+        return work
+
+    def contraction_costs(self) -> tuple[Contraction, ...]:
+        """The Contraction records, with the FLOP of their multiply-adds (whole kernel, and
+        per block in a parallel spec)."""
+        found = []
+        for position, contraction in sorted(self.contractions.items()):
+            execution = self.nest.executions[position]
+            flops = execution.work.get("fma", 0)
+            work = self.finish(flops * self.executions(execution.loops))
+            block = (self.finish(flops * self.executions(execution.loops[self.grid_depth:]))
+                     if self.grid_depth else None)
+            found.append(dataclasses.replace(contraction, work=work, block_work=block))
+        return tuple(found)
 
     # traffic
 

@@ -74,6 +74,7 @@ class Code:
     DIVISION_BY_ZERO = ErrorCode(219, "a size expression divides by zero")
     INDEX_OUT_OF_EXTENT = ErrorCode(220, "an index outside the tensor's declared extent")
     ASSUMPTIONS_UNMET = ErrorCode(221, "no small sizes meet the spec's assumptions")
+    WRONG_UNIT = ErrorCode(222, "`on` names units the statement cannot run on")
     NOTHING_TO_BOUND = ErrorCode(250, "`bound`: no statement does work")
     OUTSIDE_BOUND_CLASS = ErrorCode(251, "`bound`: the nest is outside the class it bounds")
 

@@ -14,7 +14,7 @@ PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "f
 UNITS: tuple[str, ...] = ("vector", "tensor")
 CAPACITY_SCOPES: tuple[str, ...] = ("device", "sm")
 LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
-WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
+WORK_CLASSES: tuple[str, ...] = ("tensor", "fma", "vector", "sfu")
 # Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2
 # partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
 LATENCY_LEVELS: tuple[str, ...] = ("shared", "l1", "l2", "l2_far", "global", "dsmem")
@@ -57,6 +57,10 @@ FALLBACK_VECTOR_PRECISION = "fp32"
 # bandwidth_Bps in a machine file where no public figure was found (its source says what was
 # sought): the level then sets no roof, and the answers say its bandwidth is unknown.
 UNKNOWN_BANDWIDTH = "unknown"
+
+# The precision of the accumulators of multiply-adds on the vector FMA units: fp64 for fp64
+# inputs, fp32 for every narrower type (bf16, fp8, ... products are summed in fp32).
+ACCUMULATOR_PRECISION = {"fp64": "fp64"}
 
 # Memory levels whose traffic is reported but whose bandwidth is never a roof of t_min.
 UNBOUNDING_LEVELS = ("registers",)
@@ -149,9 +153,19 @@ class Latency:
 class Ceiling:
     """The compute ceiling chosen for a work class at a precision, with its name and source."""
 
-    name: str  # "bf16 tensor peak", "fp32 vector peak", "sfu"
+    name: str  # "bf16 tensor peak", "fp32 vector FMA peak", "fp32 vector peak", "sfu"
     peak_FLOPps: float
     source: str
+
+
+@record
+class Dropped:
+    """A built-in machine `--machine all` leaves out: it has no dense peak for a precision
+    asked for."""
+
+    machine: str  # its id
+    name: str
+    missing: tuple[str, ...]  # the precisions asked for that it lacks
 
 
 @record
@@ -196,10 +210,12 @@ class Machine:
     def ceiling(self, precision: str, work_class: str) -> Ceiling:
         """The dense ceiling a work class meets at a precision.
 
-        fma: the tensor peak of the precision if the machine has one, else its vector peak,
-        else the fp32 vector peak. vector: the vector peak of the precision, else fp32's.
-        sfu: the special-function rate, else (no figure for the machine) the fp32 vector peak,
-        named so that a report shows the stand-in."""
+        tensor (contractions on the tensor units): the tensor peak of the precision if the
+        machine has one, else its vector peak, else the fp32 vector peak. fma (multiply-adds
+        on the vector FMA units): the vector peak at the accumulator's precision (fp32 for
+        bf16 inputs), named `... vector FMA peak`. vector: the vector peak of the precision,
+        else fp32's. sfu: the special-function rate, else (no figure for the machine) the
+        fp32 vector peak, named so that a report shows the stand-in."""
         _check_name(precision, _lookup_precisions(), "precision")
         _check_name(work_class, WORK_CLASSES, "work class")
         if work_class == "sfu":
@@ -208,10 +224,14 @@ class Machine:
             fallback = self._vector_ceiling(FALLBACK_VECTOR_PRECISION)
             return Ceiling(f"{fallback.name} (no sfu figure)", fallback.peak_FLOPps,
                            fallback.source)
-        if work_class == "fma":
+        if work_class == "tensor":
             tensor = self.dense_peak(precision, "tensor")
             if tensor is not None:
                 return _ceiling_of(tensor)
+        if work_class == "fma":
+            vector = self._vector_ceiling(ACCUMULATOR_PRECISION.get(precision, "fp32"))
+            return Ceiling(vector.name.replace(" vector peak", " vector FMA peak"),
+                           vector.peak_FLOPps, vector.source)
         return self._vector_ceiling(precision)
 
     def _vector_ceiling(self, precision: str) -> Ceiling:
@@ -226,7 +246,7 @@ class Machine:
                 "add a [[compute]] table with unit = \"vector\""))
         return _ceiling_of(peak)
 
-    def peak(self, precision: str, work_class: str = "fma") -> float:
+    def peak(self, precision: str, work_class: str = "tensor") -> float:
         """FLOP/s of the ceiling a work class meets (see `ceiling`)."""
         return self.ceiling(precision, work_class).peak_FLOPps
 

@@ -68,6 +68,7 @@ UNCERTAIN in its source.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, overload
 
@@ -83,6 +84,7 @@ from .machine import (
     UNITS,
     UNKNOWN_BANDWIDTH,
     ComputePeak,
+    Dropped,
     Execution,
     Latency,
     Machine,
@@ -104,6 +106,20 @@ MAX_COUNT = 10_000_000  # SMs or CUs
 def builtin_machine_ids() -> list[str]:
     """Ids of the machines shipped with kernelcost, sorted."""
     return shipped_ids("kernelcost.machines")
+
+
+def builtin_machines_with(precisions: Sequence[str]) -> tuple[list[str], tuple[Dropped, ...]]:
+    """The built-in machines with a dense peak for every precision asked for, and those left
+    out with what they lack (a verdict names them: `--machine all --precision fp8`)."""
+    kept, dropped = [], []
+    for machine_id in builtin_machine_ids():
+        machine = load_machine(machine_id)
+        missing = tuple(p for p in precisions if p not in machine.precisions)
+        if missing:
+            dropped.append(Dropped(machine_id, machine.name, missing))
+        else:
+            kept.append(machine_id)
+    return kept, tuple(dropped)
 
 
 def load_machine(name_or_path: str | Path) -> Machine:

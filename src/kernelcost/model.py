@@ -1,9 +1,11 @@
 """Stage: Cost x Machine x precision -> Verdict. The roofline model, in exact sympy arithmetic.
 
 For each memory level with traffic Q_l the ridge point is I_crit = P / B_l, where P is the
-precision's main ceiling (the one fused multiply-adds meet: its tensor peak when the machine
-has one). The kernel's intensity I_l = W / Q_l against that ridge gives the regime and the
-chapter's zone. The time bound takes every ceiling at once:
+kernel's main ceiling at the precision: the tensor peak when it runs a contraction on the
+tensor units, else the vector FMA peak (cost.main_work_class). Which contractions run on the
+tensor units depends on the sizes (mma.on_units): the verdict decides it at its values.
+The kernel's intensity I_l = W / Q_l against that ridge gives the regime and the chapter's
+zone. The time bound takes every ceiling at once:
 
     t_min = max( max over work classes W_c / P_c , max over levels Q_l / B_l )
 
@@ -33,6 +35,7 @@ from .drawable import Drawable
 from .errors import Code, Diagnostic, MachineFileError
 from .execution import GridVerdict, grid_verdict
 from .hardware import UNBOUNDING_LEVELS, Machine, at_max_clock_terms
+from .mma import on_units
 from .occupancy import Misfit
 from .quotients import cancel, scaled
 from .records import record
@@ -67,12 +70,15 @@ ZONE_COMPUTE = Zone(
     "arithmetic is the limit: fewer operations or a faster unit; bytes no longer matter")
 
 
-def compute_advice(machine: Machine, peak_name: str) -> str:
+def compute_advice(machine: Machine, peak_name: str, contractions: bool = True) -> str:
     """The compute-bound zone's advice in the machine's own words: tensor units are named
-    only where its file lists them, and not urged on work already on them."""
+    only where its file lists them, and not urged on work already on them, nor on work that
+    holds no matrix contraction (`contractions` False: element-wise arithmetic)."""
     tensor = sorted({p.precision for p in machine.compute if p.unit == "tensor" and not p.sparse})
     if "tensor" in peak_name:
         lever = "a narrower precision on the tensor units, or fewer operations"
+    elif not contractions:
+        lever = "fewer operations (element-wise work: the tensor units cannot run it)"
     elif tensor:
         lever = f"move the work to the tensor units ({', '.join(tensor)}) or cut operations"
     else:
@@ -87,7 +93,7 @@ class LevelVerdict:
     level: str
     traffic_B: sympy.Expr  # Q_l, bytes moved at this level
     intensity: sympy.Expr  # I_l = W / Q_l, FLOP/B
-    peak_FLOPps: sympy.Rational  # P: the precision's main ceiling
+    peak_FLOPps: sympy.Rational  # P: the kernel's main ceiling at the precision
     peak_name: str  # "bf16 tensor peak"
     bandwidth_Bps: sympy.Rational  # B_l
     ridge: sympy.Rational  # I_crit = P / B_l, FLOP/B
@@ -105,7 +111,7 @@ class TimeTerm:
 
     name: str  # "bf16 tensor peak", "sfu", "global bandwidth"
     kind: str  # work | traffic
-    key: str  # the work class (fma, vector, sfu) or the level (global, l2, ...)
+    key: str  # the work class (tensor, fma, vector, sfu) or the level (global, l2, ...)
     rate: sympy.Rational  # FLOP/s or B/s
     amount: sympy.Expr  # FLOP or B
     seconds: sympy.Expr  # amount / rate
@@ -223,10 +229,11 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     warm: t_bound and t_model read them from L2 where it can hold them)."""
     precision = precision or cost.precision
     substitutions = parameter_values(cost, values, apply_defaults)
+    cost = on_units(cost, substitutions)
     work_by_class = {work_class: evaluate(amount, substitutions)
                      for work_class, amount in cost.work.items() if amount != 0}
     total_work = sympy.Add(*work_by_class.values())
-    main_ceiling = machine.ceiling(precision, "fma")
+    main_ceiling = machine.ceiling(precision, cost.main_class)
     peak = exact(main_ceiling.peak_FLOPps)
     state = warm_l2(cost, machine, substitutions, warm) if warm else None
     cold_cost = cost
@@ -288,7 +295,8 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         derates=derates,
         warm_l2=state,
         nest_t_model=nest_t_model,
-        compute_advice=compute_advice(machine, main_ceiling.name),
+        compute_advice=compute_advice(machine, main_ceiling.name,
+                                      contractions=bool(cost.contractions)),
         bound_terms=tuple(bound_terms),
         t_max_clock=t_max_clock,
         bound_at_max_clock=None if fast_binding is None else fast_binding.name,
@@ -314,7 +322,7 @@ def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: S
                   work_by_class: Mapping[str, sympy.Expr]) -> sympy.Expr:
     """t_model of a nest whose global traffic differs from t_min's (a warm L2 that t_bound
     counts and the estimate does not)."""
-    main = machine.ceiling(precision, "fma")
+    main = machine.ceiling(precision, cost.main_class)
     levels, _ = _level_verdicts(cost, machine, substitutions, sympy.Add(*work_by_class.values()),
                                 exact(main.peak_FLOPps), main.name)
     terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)

@@ -289,8 +289,11 @@ class _ToAst(Transformer):
         return ast.Keep(tensors, level_name, body, self._s(meta), stages)
 
     def assign(self, meta, children):
-        target, op, value = children
-        return ast.Assign(target, str(op), value, self._s(meta))
+        target, op, value, unit = children
+        return ast.Assign(target, str(op), value, self._s(meta), unit)
+
+    def on_unit(self, meta, children):
+        return ast.Name(str(children[0]), _token_span(self.filename, children[0]))
 
     def name(self, meta, children):
         return ast.Name(str(children[0]), self._s(meta))

@@ -26,6 +26,7 @@ from .cost import Cost
 from .equations import CAPACITY, RIDGE, Equation, equation, solve_equal
 from .errors import Code, Diagnostic, KcostError, MachineFileError, SizeError, did_you_mean
 from .hardware import UNBOUNDING_LEVELS, Machine, load_machine
+from .mma import on_units
 from .numeric_roots import Root as _Root
 from .numeric_roots import shortened
 from .records import record
@@ -138,11 +139,12 @@ class RidgeEquation:
     limit: sympy.Expr  # lim I_level as the size grows
     known_limit: sympy.Expr | None  # the same with the spec's defaults put in
     equation: Equation
+    work_class: str = "tensor"  # whose ceiling is the peak of the ridge (cost.main_class)
 
     def crossings(self, machine: Machine, precision: str) -> list[Crossing]:
         """One Crossing per positive real root at this machine's ridge, or one with value
         None (never)."""
-        ridge = ridge_value(machine, precision, self.level)
+        ridge = ridge_value(machine, precision, self.level, self.work_class)
 
         def crossing(root: _Root | None) -> Crossing:
             expr = None if root is None or root.expr is None else root.expr.subs(
@@ -178,17 +180,22 @@ def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = "glob
     # the closed form keeps defaults symbolic; where the intensity goes is a number a user
     # reads, so the printers have it with the sizes known by default (d = 8192) put in
     known_limit = evaluate(limit, _other_values(cost, symbol, values, True))
+    # the units at the other sizes (the defaults put in); a tile that moves with the size
+    # solved for keeps its contraction on the tensor units
+    main_class = on_units(cost, _other_values(cost, symbol, values, True)).main_class
     return RidgeEquation(cost.kernel, level, symbol, variable, limit, known_limit,
-                         equation(intensity, variable, RIDGE))
+                         equation(intensity, variable, RIDGE), main_class)
 
 
-def ridge_value(machine: Machine, precision: str, level: str) -> sympy.Rational:
-    """I_crit = P / B_level, exact, FLOP/B."""
+def ridge_value(machine: Machine, precision: str, level: str,
+                work_class: str = "tensor") -> sympy.Rational:
+    """I_crit = P / B_level, exact, FLOP/B, with P the ceiling of `work_class` (the kernel's
+    main class, cost.main_class)."""
     bandwidth = machine.bandwidth(level)
     if bandwidth is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"{machine.id} has no bandwidth figure for `{level}`"))
-    return exact(machine.peak(precision, "fma")) / exact(bandwidth)
+    return exact(machine.peak(precision, work_class)) / exact(bandwidth)
 
 
 def ridge_crossings(cost: Cost, parameter: sympy.Symbol | str, machine: Machine,
@@ -350,25 +357,29 @@ def solve_spec(analysis: Analysis | Counted, parameter: str, machines: list[str 
                precisions: list[str] | None, levels: list[str] | None) -> list[Solution]:
     """Ridge crossings in `parameter` per machine, precision (the spec's own by default) and
     level (every roof by default), and capacity crossings per machine; spec defaults stay
-    symbolic."""
-    cost = analysis.cost
-    symbol = parameter_symbol(cost, parameter)
+    symbolic. Each precision counts the spec with its element types (Spec.at_precision);
+    capacities are those of the first."""
+    symbol = parameter_symbol(analysis.cost, parameter)
     if symbol in analysis.settings:
         raise SizeError(Code.SET_AND_VARIED, Diagnostic(
             None, f"`{parameter}` is both set and solved for", f"drop --set {parameter}=..."))
     settings = analysis.settings
-    equations = RidgeEquations(cost, symbol, settings, apply_defaults=False)
+    chosen = precisions or [analysis.cost.precision]
+    costs = {p: analysis.cost if analysis.spec.at_precision(p) is analysis.spec
+             else analysis.spec.at_precision(p).cost(analysis.reuse) for p in chosen}
+    equations = {p: RidgeEquations(cost, symbol, settings, apply_defaults=False)
+                 for p, cost in costs.items()}
     solutions: list[Solution] = []
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
         found: list[Crossing] = []
         for precision in precisions or []:
             machine.require_precision(precision)
-        for precision in precisions or [cost.precision]:
-            for level in levels or roof_levels(cost, machine):
+        for precision in chosen:
+            for level in levels or roof_levels(costs[precision], machine):
                 if machine.bandwidth(level) is None:
                     continue
-                found += equations.at(level).crossings(machine, precision)
-        capacity = capacity_crossings(cost, symbol, machine, settings)
+                found += equations[precision].at(level).crossings(machine, precision)
+        capacity = capacity_crossings(costs[chosen[0]], symbol, machine, settings)
         solutions.append(Solution(machine, tuple(found), tuple(capacity)))
     return solutions
 

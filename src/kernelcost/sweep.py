@@ -23,7 +23,7 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import PRECEDENCE
 
 from .analysis import Analysis, Spec, load
-from .cost import Cost
+from .cost import Cost, main_work_class
 from .errors import Code, Diagnostic, SizeError
 from .hardware import Machine
 from .model import UNBOUNDING_LEVELS
@@ -31,6 +31,7 @@ from .records import record
 from .sympy_scope import patched
 from .settings import resolve_settings
 from .solve import parameter_symbol
+from .sweep_units import SweptUnits
 from .values import evaluate, exact, parameter_values
 from .watchdog import extend
 
@@ -154,12 +155,12 @@ class SweepResult:
     parameter: str
     sizes: numpy.ndarray
     work: numpy.ndarray  # W, FLOP
-    work_by_class: dict[str, numpy.ndarray]  # fma | vector | sfu -> FLOP
+    work_by_class: dict[str, numpy.ndarray]  # tensor | fma | vector | sfu -> FLOP
     traffic: dict[str, numpy.ndarray]  # level -> B
     intensity: dict[str, numpy.ndarray]  # level -> FLOP/B
     machine: str | None = None
     precision: str | None = None
-    peak_FLOPps: float | None = None  # P, the precision's main ceiling (fma)
+    peak_FLOPps: float | None = None  # P, the kernel's main ceiling (cost.main_class)
     ridges: dict[str, float] | None = None  # level -> I_crit = P / B_l, FLOP/B
     term_names: tuple[str, ...] = ()  # "bf16 tensor peak", "global bandwidth", ...
     term_seconds: numpy.ndarray | None = None  # (terms, sizes): W_c / P_c and Q_l / B_l
@@ -213,8 +214,13 @@ class Sweeper:
                  machine: Machine | None = None, precision: str | None = None,
                  reuse: str | None = None):
         spec, reuse, resolved = _source_settings(source, settings, reuse, parameter)
-        self.cost = cost = spec.cost(reuse)
+        spec = spec.at_precision(precision)  # its element types at that precision
+        cost = spec.cost(reuse)
         self.symbol = parameter_symbol(cost, parameter)
+        self.units = SweptUnits(cost, self.symbol, parameter_values(
+            cost, {s: e for s, e in resolved.items() if s != self.symbol}, apply_defaults=True,
+            exclude=self.symbol), vectorized)
+        self.cost = cost = self.units.cost
         self.machine = machine
         self.precision = precision or cost.precision
         self.item = None if spec.checked.items is None else spec.checked.items.item
@@ -229,8 +235,8 @@ class Sweeper:
         sizes = numpy.asarray(sizes, dtype=float)
         evaluated = {key: _evaluate_array(function, sizes)
                      for key, function in self.functions.items()}
-        work_by_class = {cls: evaluated[("work", cls)] for cls in cost.work
-                         if cost.work[cls] != 0}
+        work_by_class = self.units(sizes, {cls: evaluated[("work", cls)] for cls in cost.work
+                                           if cost.work[cls] != 0})
         work = sum(work_by_class.values(), numpy.zeros_like(sizes))
         traffic = {level: evaluated[("traffic", level)] for level in cost.levels}
         with numpy.errstate(divide="ignore", invalid="ignore"):
@@ -330,7 +336,9 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str) -> Swe
         ceiling = machine.ceiling(precision, work_class)
         names.append(ceiling.name)
         seconds.append(amount / float(exact(ceiling.peak_FLOPps)))
-    peak = float(exact(machine.peak(precision, "fma")))
+    # the peak of the units the kernel runs on at large sizes (a contraction that the swept
+    # size puts on the vector units at small sizes is timed there, its ridge stays the tensor one)
+    peak = float(exact(machine.peak(precision, _main_class(result.work_by_class))))
     ridges = {}
     for level, amount in result.traffic.items():
         bandwidth = machine.bandwidth(level)
@@ -355,6 +363,11 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str) -> Swe
            "term_seconds": term_seconds, "t_min": t_min, "binding_index": binding_index,
            "performance": performance, "peak_fraction": performance / peak,
            "t_min_with_launch": t_min_with_launch, **rates})
+
+
+def _main_class(work_by_class: Mapping[str, numpy.ndarray]) -> str:
+    return main_work_class({name: bool(numpy.any(amount)) for name, amount
+                            in work_by_class.items()})
 
 
 def _running_max(rows: list[numpy.ndarray]) -> tuple[numpy.ndarray, numpy.ndarray]:

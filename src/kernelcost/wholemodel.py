@@ -318,7 +318,7 @@ def decode_crossing(model: ModelConfig, machine: Machine, context: int) -> Cross
     HBM bandwidth), or never, with the limit of W/Q as the batch grows. W/Q rises with the
     batch (more tokens share each weight) towards a limit set by what every sequence reads
     alone: its KV cache."""
-    ridge = exact(machine.peak(model.dtype, "fma")) / exact(machine.bandwidth("global"))
+    ridge = exact(machine.peak(model.dtype, "tensor")) / exact(machine.bandwidth("global"))
     work, traffic = step_amounts(model, context)
     limit = sympy.limit(work / traffic, BATCH, sympy.oo)
     gap = sympy.lambdify(BATCH, work - ridge * traffic, "math")  # >= 0: compute-bound

@@ -10,6 +10,7 @@ import sympy
 
 from .. import rational_eval
 from ..cost import Cost
+from ..mma import on_units
 from ..symbols import LEVELS, iterator_symbol
 from .blocks import compare_blocks
 from .exprs import rational, sympy_substitution
@@ -36,6 +37,7 @@ def comparisons(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = No
         raise ValueError(f"the cost was counted under reuse `{cost.reuse}` and the "
                          f"enumeration under `{counts.reuse}`")
     substitution = sympy_substitution({**counts.sizes, **(sizes or {})})
+    cost = on_units(cost, substitution)  # the closed form's units at these sizes
     checker = _Comparison(substitution)
     for work_class in sorted(set(cost.work) | set(counts.work)):
         checker.check(f"work[{work_class}]", "FLOP", cost.work.get(work_class, 0),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from fractions import Fraction
 
 import sympy
@@ -37,6 +38,7 @@ from .plans import (
 )
 from .results import ACCUMULATIONS, DEFAULT_MAX_STEPS, REUSE_MODES, Counts, Env, Value
 from .sample import count_steps
+from .units import Mma, find_mma, relabelled, unit_of
 
 
 class _Compiler:
@@ -60,6 +62,12 @@ class _Compiler:
         self.grid = kernel.grid
         self.blocks = None if self.grid is None else BlockState(
             self.grid.iterators, self.element_bytes, None)
+        # the unit rule: the loops around the statement being compiled, (iterator, key),
+        # the most iterations each loop ran at once, and the contractions found
+        self.loop_keys: list[tuple[str, int]] = []
+        self.loops_compiled = 0
+        self.largest: dict[int, int] = {}
+        self.mmas: list[Mma] = []
 
     def block(self, statements: Iterable[ast.Statement], loops: tuple[str, ...],
               keeps: tuple[ScopeState, ...]) -> tuple:
@@ -89,7 +97,10 @@ class _Compiler:
         self.lower_bounds[loop.var] = loop.lo
         if self.grid is not None and loop.var == self.grid.cluster_axis:
             self._cluster_along(loop.var, lo, step)
+        key = self.loops_compiled = self.loops_compiled + 1
+        self.loop_keys.append((loop.var, key))
         body = self.block(loop.body, (*loops, loop.var), keeps)
+        self.loop_keys.pop()
         if self.grid is not None and loop.var == self.grid.iterators[-1]:
             assert self.blocks is not None  # made with the grid
             body = (BlockPlan(self.blocks, self.statements, body),)
@@ -97,7 +108,7 @@ class _Compiler:
             del self.lower_bounds[loop.var]
         else:
             self.lower_bounds[loop.var] = outer_bound
-        return LoopPlan(loop.var, lo, hi, step, body)
+        return LoopPlan(loop.var, lo, hi, step, body, key, self.largest)
 
     def _cluster_along(self, axis: str, lo, step) -> None:
         """Blocks c at a time along the axis form a cluster; the other coordinates agree."""
@@ -141,7 +152,12 @@ class _Compiler:
             if stmt.op in ACCUMULATIONS:
                 accesses.append(self.access(tensor, indices, False, indices, keeps))
             accesses.append(self.access(tensor, indices, True, None, keeps))
-        plan = StatementPlan(statement_work(stmt), tuple(accesses))
+        work = statement_work(stmt)
+        mma = find_mma(stmt, self.loop_keys, len(self.statements))
+        if mma is not None:  # its multiply-adds under its own key until its unit is known
+            work[mma.key] = work.pop("fma", 0)
+            self.mmas.append(mma)
+        plan = StatementPlan(work, tuple(accesses))
         self.statements.append(plan)
         return plan
 
@@ -268,11 +284,14 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
     if compiler.blocks is not None:
         budget.moves.update({(tensor, "l2"): elements for tensor, elements
                              in compiler.blocks.l2_fill_elements().items()})
+    units = {mma.key: unit_of(mma, compiler.largest) for mma in compiler.mmas}
+    blocks = () if compiler.blocks is None else tuple(
+        replace(block, work=relabelled(block.work, units)) for block in compiler.blocks.blocks)
     return Counts(
         kernel=kernel.name,
         sizes=values,
         reuse=reuse,
-        work=_work(compiler.statements),
+        work=relabelled(_work(compiler.statements), units),
         traffic=_traffic(compiler, budget.moves),
         footprints={name: (len(compiler.footprint_reads[name]),
                            len(compiler.footprint_writes[name]))
@@ -280,7 +299,7 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
         scopes=tuple(scope.result() for scope in compiler.scopes),
         statement_executions=sum(plan.executions for plan in compiler.statements),
         steps=budget.steps,
-        blocks=() if compiler.blocks is None else tuple(compiler.blocks.blocks),
+        blocks=blocks,
     )
 
 

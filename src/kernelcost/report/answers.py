@@ -14,6 +14,7 @@ from .common import (
 )
 from .grid import grid_clause, grid_json, misfit_sentence, transfer_lines
 from .page import Column, fitted_table
+from .precision import mapping_json, mapping_line
 
 # --- verdicts and answers ------------------------------------------------------------------
 
@@ -155,6 +156,7 @@ def answers_json(answers) -> dict:
             "warm_l2": warm_json(a.verdict.warm_l2),
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "rate": _rate_json(a.rate),
+            "element_types": mapping_json(a.mapping),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
             "fits": [{"scope": f.scope_index, "level": f.level, "held_B": json_number(f.held_B),
@@ -303,6 +305,9 @@ def answer_lines(answers) -> list[str]:
         unknown_bandwidth = unknown_bandwidth_line(result)
         if unknown_bandwidth is not None:
             lines.append(unknown_bandwidth)
+        mapped = mapping_line(answer.mapping)
+        if mapped is not None:
+            lines.append(mapped)
         rate = rate_line(answer)
         if rate is not None:
             lines.append(rate)
