@@ -119,6 +119,9 @@ class Cost:
     grid: GridCost | None = None  # the thread blocks, for a parallel spec
     homed: dict[str, sympy.Expr] = field(default_factory=dict)  # level -> bytes of the
     # tensors declared in it (`@ shared`): what it must hold besides the keeps
+    compulsory_B: sympy.Expr | None = None  # bytes every run moves to and from global
+    # memory: each element read of an `in` or `inout` tensor, each element written, once
+    # (an `out` tensor's reads get what the kernel wrote); None where not counted
 
     @property
     def total_work(self) -> sympy.Expr:
