@@ -63,6 +63,7 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
         closed_form=summer.closed,
         grid=grid,
         homed=counter.homed(),
+        divisibility=tuple(checked.divisibility),
         compulsory_B=compulsory,
     )
 

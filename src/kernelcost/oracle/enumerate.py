@@ -193,11 +193,14 @@ class _Compiler:
         """A global tensor in a parallel spec: each element reaches global memory once
         (compulsory); a block reads its fills from L2, and outside a keep the distinct
         elements it touches (every access under `reuse none`)."""
+        assert self.blocks is not None and self.grid is not None  # a parallel spec
         is_out_accumulation = (accumulated is not None
                                and self.kernel.tensors[tensor].role == "out")
         kind = "write" if is_write else "read"
         sets = [(self.footprint_writes if is_write else self.footprint_reads)[tensor],
                 self.blocks.touched[tensor]]
+        if is_write:
+            sets.append(self.blocks.written[tensor])
         if is_write or self.kernel.tensors[tensor].role != "out":
             # compulsory: an `out` tensor holds no input, so a read of it gets what the
             # kernel wrote there and never reaches global memory on its own
