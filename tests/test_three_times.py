@@ -213,3 +213,24 @@ def test_an_out_of_order_verdict_is_an_internal_error_naming_the_sizes():
     message = raised.value.diagnostics[0].message
     assert "t_floor > t_bound on h100 bf16 at n = 4096" in message
     check_order("h100", "bf16", {}, sympy.Rational(1), sympy.Rational(1), None)  # equal: ok
+
+
+@pytest.mark.parametrize("path", SPECS, ids=lambda path: path.stem)
+def test_the_three_times_are_ordered_with_a_warm_l2(path):
+    """`--warm-l2` on the spec's first input, at its documented sizes on H100 and A100:
+    t_floor takes the warm bytes L2 can hold from L2, as t_bound does."""
+    machines = [machine for machine in MACHINES if machine.id in ("h100", "a100")]
+    with patched():
+        spec = load(path)
+        cost = spec.cost()
+        inputs = [name for name, tensor in spec.checked.tensors.items()
+                  if tensor.role == "in" and tensor.level == "global"
+                  and sympy.sympify(cost.footprints[name].read_elements) != 0]
+        if not inputs:
+            pytest.skip("no input in global memory")
+        for values in documented_sizes(path.stem, _free(cost))[:2]:
+            numeric = {size_symbol(name): sympy.Integer(value) for name, value in values.items()}
+            for machine in machines:
+                result = verdict(cost, machine, values=numeric, warm=(inputs[0],))
+                assert_ordered(result, f"{spec.name} on {machine.id} at {values}", True)
+                assert any(term.key == "l2" for term in result.floor.terms)

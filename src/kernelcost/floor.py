@@ -15,7 +15,8 @@ machine from a cold L2 (DESIGN.md, "Three times").
   tensor peak of the precision, dense; element-wise arithmetic (`vector`) on the vector
   peak; special functions (`sfu`) on the SFU and the FP32 FMA units together, since an
   exponential computed as a polynomial on the FMA units is legal (FlashAttention-4): the
-  FMA units add fp32 peak / (FLOP of the cheapest such exponential) to the SFU's rate.
+  FMA units add fp32 peak / (FLOP of one such exponential: FlashAttention-4's degree-3
+  polynomial with its range reduction, 10 FLOP, module polyexp) to the SFU's rate.
   `legal_rate` is the one place that says which units a class may use.
 - Classes are taken apart (the largest of their times), as t_bound takes them: units of
   different classes run at once. Nothing is quantised: a floor knows no blocks.
@@ -32,7 +33,7 @@ import sympy
 
 from .decide import largest
 from .hardware import Machine
-from .polyexp import ExpOnFma
+from .polyexp import DEFAULT_DEGREE, ExpOnFma
 from .records import record
 from .values import evaluate, exact
 from .warm import WarmL2
@@ -72,7 +73,7 @@ def legal_rate(machine: Machine, precision: str, work_class: str) -> tuple[tuple
     if work_class != "sfu" or machine.sfu_OPps is None:
         return (ceiling.name,), rate
     fma = machine.ceiling(POLYNOMIAL_PRECISION, "vector")
-    per_exp = ExpOnFma(sympy.Integer(1)).vector_FLOP_per_exp
+    per_exp = ExpOnFma(sympy.Integer(1), DEFAULT_DEGREE).vector_FLOP_per_exp
     return (ceiling.name, fma.name), rate + exact(fma.peak_FLOPps) / per_exp
 
 
