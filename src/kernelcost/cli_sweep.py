@@ -69,10 +69,6 @@ def run_sweep(args) -> int:
     sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
                       machine=machine, precision=args.precision, reuse=args.reuse)
     size_range = size_range.with_step(sweeper.step)  # sizes the spec's `assume d | N` allow
-    if machine is not None and sweeper.cost.grid is not None:
-        print(f"note: `{sweeper.cost.kernel}` runs as a grid of thread blocks: the sweep's "
-              "t_min is the roofline of its totals, without the block quantisation and "
-              "occupancy of `analyze` (the two agree where L2 or HBM binds)", file=sys.stderr)
     if not args.csv:
         _print_table(sweeper, size_range, args)
         return EXIT_OK

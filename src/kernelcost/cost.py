@@ -69,6 +69,8 @@ class TileBox:
     whole: tuple[tuple[sympy.Expr, sympy.Expr], ...]
     per_step: tuple[tuple[sympy.Expr, sympy.Expr], ...]
     exact: bool  # False: a bounding box around what the block touches
+    written: tuple[tuple[sympy.Expr, sympy.Expr], ...] = ()  # an `inout` tensor: the box
+    # its writes touch, which cross to global memory besides its reads (empty otherwise)
 
 
 @record
@@ -153,6 +155,11 @@ class Cost:
     homed: dict[str, sympy.Expr] = field(default_factory=dict)  # level -> bytes of the
     # tensors declared in it (`@ shared`): what it must hold besides the keeps
     contractions: tuple[Contraction, ...] = ()  # statements the unit rule looked at
+    divisibility: tuple[tuple[sympy.Expr, sympy.Expr], ...] = ()  # the spec's `assume d | n`
+    # facts as (divisor, dividend): the closed forms hold where they do
+    compulsory_B: sympy.Expr | None = None  # bytes every run moves to and from global
+    # memory: each element read of an `in` or `inout` tensor, each element written, once
+    # (an `out` tensor's reads get what the kernel wrote); None where not counted
 
     @property
     def main_class(self) -> str:

@@ -49,6 +49,7 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
     scopes = counter.scope_costs()
     grid = count_grid(counter, scopes)
     contractions = counter.contraction_costs()
+    compulsory = counter.compulsory_bytes()
     exact = all(f.exact for f in footprints.values()) and all(s.exact for s in scopes)
     return Cost(
         kernel=checked.name,
@@ -65,6 +66,8 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
         grid=grid,
         homed=counter.homed(),
         contractions=contractions,
+        divisibility=tuple(checked.divisibility),
+        compulsory_B=compulsory,
     )
 
 
@@ -194,7 +197,7 @@ class _Counter:
             direct = [s for s in sites if not s.scopes]
             if self.grid_depth and tensor.level == "global":
                 if depth == 0:
-                    bytes_at["global"] += size * self._distinct(tensor, sites, "perfect")
+                    bytes_at["global"] += size * self._compulsory(tensor, sites)
                 bytes_at["l2"] += size * self._block_direct(tensor, direct, mode, depth)
             elif depth == 0:
                 bytes_at[tensor.level] += size * self._distinct(tensor, direct, mode)
@@ -228,6 +231,31 @@ class _Counter:
         write = self.footprint.union(writes, 0)
         self.exact &= read.exact and write.exact
         return read.elements + write.elements
+
+    def _compulsory(self, tensor: Tensor, sites: list[AccessSite]) -> sympy.Expr:
+        """Elements every run moves between global memory and the chip: each element an `in`
+        or `inout` tensor reads (its first contents), each element an `out` or `inout`
+        tensor writes, once. An `out` tensor holds no input, so what the kernel reads of it
+        is what the kernel wrote (an accumulation starting from zero on chip, a partial read
+        back): a run finds it on chip or in L2, and charging the read too would count a
+        written-then-read partial twice, more than such a run moves."""
+        reads = [] if tensor.role == "out" else [s for s in sites if not s.is_write]
+        read = self.footprint.union(reads, 0)
+        write = self.footprint.union([s for s in sites if s.is_write], 0)
+        self.exact &= read.exact and write.exact
+        return read.elements + write.elements
+
+    def compulsory_bytes(self) -> sympy.Expr:
+        """Bytes of compulsory traffic (see _compulsory) of the tensors homed in global
+        memory, whatever the spec keeps or the reuse mode says: what t_floor charges HBM."""
+        total = sympy.Integer(0)
+        for name, tensor in self.checked.tensors.items():
+            if tensor.role == "local" or tensor.level != "global":
+                continue
+            sites = [s for s in self.nest.accesses if s.tensor == name]
+            if sites:
+                total += tensor.element_bytes * self._compulsory(tensor, sites)
+        return self.finish(total)
 
     def _block_direct(self, tensor: Tensor, sites: list[AccessSite], mode: str,
                       depth: int) -> sympy.Expr:

@@ -149,6 +149,7 @@ class Code:
     # internal: KC9xx
     UNEXPECTED = ErrorCode(901, "an unexpected exception: a bug in kernelcost")
     WORKER_DIED = ErrorCode(902, "the watched analysis ended on a signal")
+    TIMES_OUT_OF_ORDER = ErrorCode(903, "t_floor <= t_bound <= t_model does not hold")
 
 
 # codes no longer raised: kept in the table and in docs/errors.md so that their numbers stay

@@ -1,13 +1,18 @@
 """Stage: the GPU execution model of a parallel spec on one machine -> GridVerdict.
 
-Two times, kept apart:
+Two times, kept apart (the third, t_floor, knows no grid: module floor):
 - t_bound, a lower bound no run can beat: every per-SM roof (each work class on its ceiling,
   shared memory) taken by the busiest SM, which runs at least ceil(B / SMs) blocks; L2
   traffic (the blocks' fills and their distinct elements outside a keep) on the L2
   bandwidth; compulsory global traffic (each element once) on the global bandwidth.
 - t_model, the estimate: global traffic from the waves (what each wave's blocks touch
   together, when a step of it fits in L2; the fills otherwise), the rest as in t_bound.
-The register file sets no roof (it feeds its units at their rate); it limits occupancy."""
+  The wave estimate never goes below the compulsory bytes of t_bound: every run moves those
+  (each input element read once, each output written once), and an estimate under them
+  (a warm tensor's reads served once per wave) would put t_model under t_bound. Where it
+  falls under them, t_model takes the compulsory bytes and says so (`compulsory_floor`).
+The register file sets no roof (it feeds its units at their rate); it limits occupancy.
+A grid of fewer blocks than SMs is named (module fill)."""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ import sympy
 from .cost import Cost, GridCost
 from .decide import cancelled, largest, proven_less_than
 from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
+from .fill import GridFill, grid_fill
 from .hardware import Machine
 from .occupancy import Occupancy, occupancy
 from .quotients import cancel
@@ -68,6 +74,9 @@ class GridVerdict:
     derates: tuple[Derate, ...] = ()  # estimates in t_model only, never in t_bound
     latency_unknown: tuple[str, ...] = ()  # levels whose load latency the machine does not cite
     transfers: tuple[Transfer, ...] = ()  # the lanes accesses in sectors and bank wavefronts
+    compulsory_floor: bool = False  # t_model's global bytes raised to t_bound's compulsory
+    # ones, which the wave estimate fell under
+    fill: GridFill | None = None  # fewer blocks than SMs: what the grid occupies
 
     @functools.cached_property
     def tail_share(self) -> sympy.Expr | None:
@@ -101,16 +110,16 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     assert grid is not None  # the execution model of a parallel spec
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
-    share = busiest_share(grid, occ, values, sms)
-    terms = _work_terms(grid, machine, precision, values, work_by_class, sms, share)
-    terms += _on_chip_terms(cost, grid, machine, values, sms, share)
+    terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ)
     terms += _device_terms(cost, machine, values, ("l2",))
     bound_cost, model_cost = cost, cost
     if warm is not None:
         bound_cost = served_cost(cost, warm.bound_B)
         model_cost = served_cost(cost, warm.model_B)
-    bound_terms = terms + _device_terms(bound_cost, machine, values, ("global",))
+    bound_global = _device_terms(bound_cost, machine, values, ("global",))
+    bound_terms = terms + bound_global
     global_term, rule, detail = _wave_term(cost, machine, values, occ, warm)
+    global_term, floored = _at_least_compulsory(global_term, bound_global)
     model_terms = terms + ([global_term] if global_term is not None else
                            _device_terms(model_cost, machine, values, ("global",)))
     found = transfers(cost, lambda expr: _at(expr, values))
@@ -123,15 +132,32 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, detail, (), grid.equal_blocks, derates, unknown, found)
+                           rule, detail, (), grid.equal_blocks, derates, unknown, found,
+                           floored)
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat_terms = (_device_terms(cost, machine, values, ("global", "l2"))
                   + _flat_work_terms(machine, precision, work_by_class)
                   + _flat_on_chip_terms(cost, machine, values))
+    binds = any(term.per_sm for term in bound_terms if term.name == bound)
+    fill = grid_fill(grid, occ.blocks, sms, values, binds)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, rule, detail, tuple(flat_terms), grid.equal_blocks,
-                       derates, unknown, found)
+                       derates, unknown, found, floored, fill)
+
+
+def _at_least_compulsory(term: GridTerm | None,
+                         bound_global: list[GridTerm]) -> tuple[GridTerm | None, bool]:
+    """The wave estimate's global term, raised to t_bound's compulsory bytes where it falls
+    under them (see the module), and whether it was."""
+    if term is None or not bound_global:
+        return term, False
+    compulsory = sympy.sympify(bound_global[0].amount)
+    amount = sympy.sympify(term.amount)
+    if not (compulsory.is_number and amount.is_number and amount < compulsory):
+        return term, False
+    return GridTerm(term.name, term.kind, term.key, compulsory, term.rate,
+                    compulsory / term.rate, term.per_sm), True
 
 
 def worked_tail_share(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> sympy.Expr | None:
@@ -226,7 +252,10 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
     usable = capacity * (machine.execution.usable_l2_fraction or 1)
     stages = max((int(_at(scope.stages, values)) for scope in cost.scopes), default=1)
     fills = Fraction(str(_at(cost.traffic.get("l2", 0), values)))
-    result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
+    try:
+        result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
+    except ValueError:  # a tile bound no whole number: sizes that break an `assume`
+        return None, "compulsory: the blocks' tiles are no whole numbers at these sizes", ""
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
     rule = result.rule
     if warm is not None and warm.fits:
@@ -238,7 +267,20 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
                     False), rule, result.reason
 
 
+def per_sm_terms(cost: Cost, machine: Machine, precision: str,
+                 values: Values, work_by_class: dict[str, sympy.Expr],
+                 occ: Occupancy) -> list[GridTerm]:
+    """The per-SM roofs of t_bound, quantised: each work class, then shared memory, the
+    busiest SM's share on one SM's rate (`sweep` asks for them size by size where it cannot
+    take them all at once)."""
+    grid, sms = cost.grid, machine.sm_count
+    share = busiest_share(grid, occ, values, sms)
+    return (_work_terms(grid, machine, precision, values, work_by_class, sms, share)
+            + _on_chip_terms(cost, grid, machine, values, sms, share))
+
+
 def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int) -> Share | None:
+
     """per-block amount -> what the busiest SM runs at least, or None (then the whole grid's
     amount on the whole machine, a looser bound). Equal blocks: ceil(B / SMs) of them.
     Unequal blocks at numeric sizes: whatever the schedule, some SM runs ceil(B / SMs) blocks

@@ -29,23 +29,26 @@ from collections.abc import Mapping
 import sympy
 
 from .cost import Cost
-from .decide import at_most, cancelled_quotient, largest, less_than, pair_sign, smallest_of_two
+from .decide import cancelled_quotient, largest, less_than, pair_sign, smallest_of_two
 from .derates import Derate, launch_derate
 from .drawable import Drawable
 from .errors import Code, Diagnostic, MachineFileError
 from .execution import GridVerdict, grid_verdict
+from .fits import Fit, fits_within, nest_misfits, optional_exact, scope_fits
+from .floor import Floor, floor
 from .hardware import UNBOUNDING_LEVELS, Machine, at_max_clock_terms
 from .mma import on_units
 from .occupancy import Misfit
+from .order import check_order, divisibility_met
 from .quotients import cancel, scaled
 from .records import record
 from .values import evaluate, exact, json_value, parameter_values
 from .warm import WarmL2, served_cost, warm_l2
 
-ON_CHIP_LEVELS = ("shared", "registers")  # capacities per SM: exceeding one does not fit
 Substitutions = Mapping[sympy.Symbol, sympy.Expr]  # parameters to their values
 MEMORY_BOUND = "memory-bound"
 COMPUTE_BOUND = "compute-bound"
+UNDERFILLED = "under-filled"  # fewer blocks than SMs, and a per-SM roof binds (module fill)
 
 # The chapter's zones, on ratio = I / I_crit.
 CLEARLY_MEMORY_BOUND_BELOW = sympy.Rational(1, 10)
@@ -118,19 +121,6 @@ class TimeTerm:
 
 
 @record
-class Fit:
-    """Does what a keep scope holds fit the capacity of its level?"""
-
-    scope_index: int  # position among the kernel's keep scopes
-    level: str
-    tensors: tuple[str, ...]
-    held_B: sympy.Expr
-    capacity_B: sympy.Rational | None  # None: the machine gives no capacity for the level
-    capacity_per: str | None  # sm | device
-    fits: bool | None  # None while symbolic or without a capacity
-
-
-@record
 class Verdict(Drawable):
     """Everything the model says about one kernel on one machine at one precision."""
 
@@ -145,7 +135,8 @@ class Verdict(Drawable):
     launch_overhead_s: sympy.Rational | None
     t_min_with_launch: sympy.Expr  # s: t_min + launch overhead (t_min when none is known)
     bound: str | None  # name of the binding term; None while undecided
-    regime: str | None  # memory-bound when a bandwidth binds, compute-bound when a peak does
+    regime: str | None  # memory-bound when a bandwidth binds, compute-bound when a peak does,
+    # under-filled when a grid of fewer blocks than SMs meets a per-SM roof (grid.fill)
     performance: sympy.Expr  # attainable FLOP/s: W / t_min
     fits: tuple[Fit, ...]
     working_set_B: sympy.Expr | None  # bytes of every tensor's footprint, when known
@@ -160,6 +151,13 @@ class Verdict(Drawable):
     bound_terms: tuple[TimeTerm, ...] = ()  # `terms` at the maximum clock (module clocks)
     t_max_clock: sympy.Expr | None = None  # s: max over bound_terms; t_bound where it fits
     bound_at_max_clock: str | None = None  # the term that sets it; None while undecided
+    floor: Floor | None = None  # t_floor and its terms (module floor)
+
+    @property
+    def t_floor(self) -> sympy.Expr | None:
+        """What no implementation of the computation beats on this machine from a cold L2
+        (s): compulsory bytes on HBM, work on the fastest legal units. None: no term."""
+        return None if self.floor is None else self.floor.seconds
 
     @property
     def misfits(self) -> tuple[Misfit, ...]:
@@ -264,13 +262,22 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     fast_binding = binding_term(bound_terms, t_max_clock)
     overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
     working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
-    l2_capacity = _optional_exact(machine.capacity("l2"))
+    l2_capacity = optional_exact(machine.capacity("l2"))
     misfits = (grid.occupancy.misfits if grid is not None
                else nest_misfits(cost, machine, substitutions))
     t_kernel = (None if misfits else grid.t_model if grid is not None
                 else t_min if nest_t_model is None else nest_t_model)
     derates = (*(grid.derates if grid is not None else ()),
                *filter(None, [launch_derate(t_kernel, overhead)]))
+    # the floor and the bound at the maximum clock; t_model at the figures as given
+    floored = floor(cold_cost.compulsory_B, machine.at_max_clock, precision, substitutions,
+                    work_by_class, state)
+    if divisibility_met(cost.divisibility, substitutions):
+        check_order(machine.id, precision, substitutions, floored.seconds,
+                    None if misfits else t_max_clock, t_kernel)
+    regime = None if binding is None else regime_of_term(binding)
+    if grid is not None and grid.fill is not None and grid.fill.binds:
+        regime = UNDERFILLED
     return Verdict(
         machine=machine.id,
         precision=precision,
@@ -283,13 +290,13 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         launch_overhead_s=overhead,
         t_min_with_launch=t_min + (overhead or 0),
         bound=None if binding is None else binding.name,
-        regime=None if binding is None else regime_of_term(binding),
+        regime=regime,
         performance=(cancelled_quotient(total_work, t_min) if total_work != 0
                      else sympy.Integer(0)),
         fits=scope_fits(cost, machine, substitutions),
         working_set_B=working_set,
         l2_capacity_B=l2_capacity,
-        working_set_fits_l2=_at_most(working_set, l2_capacity),
+        working_set_fits_l2=fits_within(working_set, l2_capacity),
         grid=grid,
         nest_misfits=() if grid is not None else misfits,
         derates=derates,
@@ -300,6 +307,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         bound_terms=tuple(bound_terms),
         t_max_clock=t_max_clock,
         bound_at_max_clock=None if fast_binding is None else fast_binding.name,
+        floor=floored,
     )
 
 
@@ -413,50 +421,3 @@ def binding_term(terms: list[TimeTerm], t_min: sympy.Expr) -> TimeTerm | None:
 
 def regime_of_term(term: TimeTerm) -> str:
     return MEMORY_BOUND if term.kind == "traffic" else COMPUTE_BOUND
-
-
-# ------------------------------------------------------------------------- capacity fits
-
-def scope_fits(cost: Cost, machine: Machine, substitutions: Substitutions) -> tuple[Fit, ...]:
-    """For each keep scope: the bytes it holds against its level's capacity (per SM for shared
-    and registers: one scope runs on one SM)."""
-    fits = []
-    for scope in cost.scopes:
-        held = evaluate(scope.held_bytes, substitutions)
-        capacity = _optional_exact(machine.capacity(scope.level))
-        fits.append(Fit(scope.index, scope.level, scope.tensors, held, capacity,
-                        machine.capacity_per(scope.level), _at_most(held, capacity)))
-    return tuple(fits)
-
-
-def nest_misfits(cost: Cost, machine: Machine,
-                 substitutions: Substitutions) -> tuple[Misfit, ...]:
-    """A nest without a grid runs its keeps and on-chip tensors in one SM: a keep scope
-    (times its stages) or a tensor homed in shared memory or registers that outgrows an SM's
-    capacity does not fit."""
-    misfits = []
-    for scope in cost.scopes:
-        if scope.level in ON_CHIP_LEVELS:
-            held = evaluate(scope.held_bytes * scope.stages, substitutions)
-            misfits += _over_capacity(scope.level, held, machine)
-    for level, held in cost.homed.items():
-        if level in ON_CHIP_LEVELS:
-            misfits += _over_capacity(level, evaluate(held, substitutions), machine)
-    return tuple(misfits)
-
-
-def _over_capacity(level: str, held: sympy.Expr, machine: Machine) -> list[Misfit]:
-    capacity = _optional_exact(machine.capacity(level))
-    if _at_most(held, capacity) is False:
-        return [Misfit(level, held, capacity, machine.capacity_per(level) or "sm", "B")]
-    return []
-
-
-def _at_most(amount: sympy.Expr | None, capacity: sympy.Expr | None) -> bool | None:
-    if amount is None or capacity is None:
-        return None
-    return at_most(amount, capacity)
-
-
-def _optional_exact(value: float | None) -> sympy.Rational | None:
-    return None if value is None else exact(value)

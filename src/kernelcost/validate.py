@@ -69,6 +69,7 @@ class Comparison:
     bound: str | None  # the roof that sets t_bound
     counters: tuple[Counter, ...]
     notes: tuple[str, ...]
+    t_floor: float | None = None  # what no implementation of the computation beats
 
     @property
     def roof_fraction(self) -> float | None:
@@ -252,7 +253,7 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
                      for name in COUNTERS if name in row.counters)
     return Comparison(row, t_bound, t_model,
                       verdict.bound_at_max_clock if t_bound is not None else None,
-                      counters, tuple(notes))
+                      counters, tuple(notes), _float(verdict.t_floor))
 
 
 def _counter(name: str, measured: float, cost, values, verdict) -> Counter:
@@ -311,7 +312,8 @@ def as_json(machine: str, comparisons: list[Comparison]) -> dict:
         "rows": [{
             "line": c.row.line, "kernel": c.row.kernel, "spec": c.row.spec,
             "sizes": c.row.sizes, "dtype": c.row.dtype, "measured_s": c.row.time_s,
-            "t_bound": c.t_bound, "t_model": c.t_model, "bound": c.bound,
+            "t_floor": c.t_floor, "t_bound": c.t_bound, "t_model": c.t_model,
+            "bound": c.bound,
             "roof_fraction": c.roof_fraction, "model_error": c.model_error,
             "falsified": c.falsified,
             "counters": {k.name: {"predicted": k.predicted, "model": k.model,

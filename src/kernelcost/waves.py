@@ -5,6 +5,10 @@ that touch the same elements of a global tensor share them through L2, so HBM se
 wave's distinct elements once, provided what the wave touches in one step of its innermost
 sequential loop outside the keeps (k0 in a GEMM), times the pipeline stages, fits in usable
 L2. Where it does not, blocks evict each other's tiles before reuse and HBM sees the fills.
+An `inout` tensor crosses twice: its first contents are read from HBM and its results written
+back, so a wave counts the union of its written boxes besides the union of all it touches
+(`rope`'s q and k, rotated in place); an `out` tensor's reads get what the kernel wrote and
+cross with its writes, once.
 
 Everything is enumerated, not summed symbolically: the grid (nested where a trip count holds
 an outer grid iterator), the raster order, and per wave the exact union of the blocks' tile
@@ -337,6 +341,9 @@ def _per_wave(grid: GridCost, sizes: Sizes, env: Env, wave_of: np.ndarray, waves
         size = _fraction(tile.element_bytes, sizes)
         volumes = _wave_volumes(*_boxes(tile.whole, sizes, env, blocks), wave_of, waves)
         union[tile.tensor] = size * int(volumes.sum())
+        if tile.written:  # an inout tensor: its writes go back besides its reads
+            written = _wave_volumes(*_boxes(tile.written, sizes, env, blocks), wave_of, waves)
+            union[tile.tensor] += size * int(written.sum())
         if grid.step_iterator is None:  # nothing streams: a wave holds all it touches
             step = volumes
         elif tile.per_step:

@@ -45,6 +45,9 @@ def comparisons(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = No
     for level in _ordered_levels(set(cost.traffic) | set(counts.traffic)):
         checker.check(f"traffic[{level}]", "B", cost.traffic.get(level, 0),
                       counts.traffic.get(level, 0), exact=cost.exact)
+    if cost.compulsory_B is not None:
+        checker.check("compulsory", "B", cost.compulsory_B, counts.compulsory_B,
+                      exact=cost.exact)
     _compare_footprints(checker, cost, counts)
     _compare_scopes(checker, cost, counts, max_entries)
     compare_blocks(checker, cost, counts, lambda blocks: _spread(blocks, max_entries))

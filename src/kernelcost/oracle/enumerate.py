@@ -218,7 +218,11 @@ class _Compiler:
         kind = "write" if is_write else "read"
         sets = [(self.footprint_writes if is_write else self.footprint_reads)[tensor],
                 self.blocks.touched[tensor]]
-        if not is_out_accumulation:
+        if is_write:
+            sets.append(self.blocks.written[tensor])
+        if is_write or self.kernel.tensors[tensor].role != "out":
+            # compulsory: an `out` tensor holds no input, so a read of it gets what the
+            # kernel wrote there and never reaches global memory on its own
             sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
         chain = [scope for scope in keeps if tensor in scope.tensors]
         sets.extend(self._fill_sets(tensor, chain, is_write, accumulated))
@@ -298,6 +302,7 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
                     for name, tensor in kernel.tensors.items() if tensor.role != "local"},
         scopes=tuple(scope.result() for scope in compiler.scopes),
         statement_executions=sum(plan.executions for plan in compiler.statements),
+        compulsory_B=_compulsory(compiler),
         steps=budget.steps,
         blocks=blocks,
     )
@@ -335,6 +340,19 @@ def _work(statements: list[StatementPlan]) -> dict[str, int]:
         for work_class, operations in plan.work.items():
             work[work_class] = work.get(work_class, 0) + operations * plan.executions
     return work
+
+
+def _compulsory(compiler: _Compiler) -> Fraction:
+    """Bytes every run moves to and from global memory: of each tensor homed there, the
+    elements it reads (none for an `out` tensor, whose reads get what the kernel wrote) and
+    the elements it writes, once each."""
+    total = Fraction(0)
+    for tensor, declared in compiler.kernel.tensors.items():
+        if declared.role == "local" or declared.level != "global":
+            continue
+        reads = 0 if declared.role == "out" else len(compiler.footprint_reads[tensor])
+        total += compiler.element_bytes[tensor] * (reads + len(compiler.footprint_writes[tensor]))
+    return total
 
 
 def _traffic(compiler: _Compiler, moves: Counter) -> dict[str, Fraction]:

@@ -15,6 +15,7 @@ from .common import (
 from .grid import grid_clause, grid_json, misfit_sentence, transfer_lines
 from .page import Column, fitted_table
 from .precision import mapping_json, mapping_line
+from .times import fill_clause, floor_terms_json, times_line
 
 # --- verdicts and answers ------------------------------------------------------------------
 
@@ -45,11 +46,14 @@ def answer_sentence(answer) -> str:
         return misfit_sentence(result, label)
     if answer.crossings:
         return _crossing_sentence(answer, label)
+    fill = result.grid.fill if result.grid is not None else None
     if result.regime is not None:
         level = binding_level(result)
         ratio = value_of(level.ratio) if level else None
         parts = [f"{result.regime} on {label}"]
-        if ratio is not None:
+        if fill is not None and fill.binds:  # the grid, not the intensity, sets the time
+            parts.append(f": {fill_clause(fill, result.bound)}")
+        elif ratio is not None:
             ridge = value_of(level.ridge)
             parts.append(f": I_{level.level} = {plain(value_of(level.intensity), INTENSITY_UNIT)}"
                          f" is {ratio:.3g}× the {level.level} ridge "
@@ -58,6 +62,8 @@ def answer_sentence(answer) -> str:
         parts.append(max_clock_clause(result))
         if result.grid is not None:
             parts.append(grid_clause(result))
+        if fill is not None and not fill.binds:
+            parts.append(f"; {fill_clause(fill, None)}")
         return "".join(parts)
     return (f"symbolic on {label}: set the sizes (--set), or leave one free to find where "
             "it crosses the ridge")
@@ -149,6 +155,9 @@ def answers_json(answers) -> dict:
             "bound_at_max_clock": a.verdict.bound_at_max_clock,
             "terms": [{"name": t.name, "kind": t.kind, "key": t.key,
                        "seconds": json_number(t.seconds)} for t in a.verdict.terms],
+            "t_floor": json_number(a.verdict.t_floor),
+            "floor_terms": floor_terms_json(a.verdict),
+            "t_bound": json_number(a.verdict.t_bound),
             "t_model": json_number(a.verdict.t_model),
             "exp_on_fma": None if a.exp_on_fma is None else {
                 "fraction": float(a.exp_on_fma.fraction), "k": a.exp_on_fma.k,
@@ -281,7 +290,11 @@ def _advice_line(level, result) -> str:
             ZONE_COMPUTE: f"over {high:g}×"}[level.zone]
     # a symbolic ratio has a zone only where it stays inside one at every size
     position = " at every size" if ratio is None else f", {ratio:.3g}× the ridge"
-    return (f"  {level.regime} at {level.level}{position}: in the "
+    # one regime a verdict: the level's own side of its ridge is named only where it is the
+    # verdict's (a compute roof may bind while this level's intensity is under its ridge)
+    agrees = result.regime is None or level.regime == result.regime
+    regime = f"{level.regime} " if agrees else ""
+    return (f"  {regime}at {level.level}{position}: in the "
             f"{level.zone.name} zone ({span}), {advice}.")
 
 
@@ -296,8 +309,14 @@ def answer_lines(answers) -> list[str]:
         lines.append(answer_sentence(answer) + ".")
         result = answer.verdict
         level = binding_level(result)
-        if level is not None and level.zone is not None and not result.misfits:
+        underfilled = result.grid is not None and result.grid.fill is not None \
+            and result.grid.fill.binds  # the sentence gave the lever: fill the grid
+        if level is not None and level.zone is not None and not result.misfits \
+                and not underfilled:
             lines.append(_advice_line(level, result))
+        times = times_line(result)
+        if times is not None:
+            lines.append(times)
         if not result.misfits and len(result.terms) > 1:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..transfer import way
 from ..units import binary, si
 from .common import PER_WORDS, formula, value_of
+from .times import fill_json
 
 LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "threads",
                "cluster": "a thread-block cluster"}
@@ -13,11 +14,12 @@ LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "
 
 
 def grid_json(verdict) -> dict:
-    """The keys each verdict row gains: `grid` (null without one), `t_bound`, `t_model`,
-    `misfits`."""
+    """The keys each verdict row gains: `grid` (null without one), `t_floor`, `t_bound`,
+    `t_model`, `misfits`."""
     grid = verdict.grid
     fields: dict[str, object] = {
-        "t_bound": value_of(verdict.t_bound), "t_model": value_of(verdict.t_model),
+        "t_floor": value_of(verdict.t_floor), "t_bound": value_of(verdict.t_bound),
+        "t_model": value_of(verdict.t_model),
         "t_min": None if verdict.misfits else value_of(verdict.t_min),
         "misfits": [misfit_json(m) for m in verdict.misfits], "grid": None}
     if grid is None:
@@ -34,6 +36,7 @@ def grid_json(verdict) -> dict:
         "missing_figures": list(occupancy.missing),
         "latency_unknown": list(grid.latency_unknown),
         "transfers": [transfer_json(found) for found in grid.transfers],
+        "compulsory_floor": grid.compulsory_floor, "fill": fill_json(grid.fill),
     }
     return fields
 
@@ -115,5 +118,6 @@ def grid_clause(verdict) -> str:
                        f"{100 * efficiency:.0f} % full")
     t_model = value_of(verdict.t_model)
     if t_model is not None:
-        clause += f"; t_model = {si(t_model, 's')} ({grid.model_rule})"
+        raised = ", raised to the compulsory bytes" if grid.compulsory_floor else ""
+        clause += f"; t_model = {si(t_model, 's')} ({grid.model_rule}{raised})"
     return clause

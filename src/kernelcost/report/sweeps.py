@@ -67,6 +67,8 @@ def _sweep_header(header: str, unit: str) -> str:
 
 
 def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
+    if header != "bound" and header != parameter and value != value:  # NaN: does not fit
+        return "-"
     if header == parameter:
         # whole sizes as integers, every digit (a table of sizes is read down a column)
         return str(int(value)) if float(value).is_integer() else f"{value:.4g}"
