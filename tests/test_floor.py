@@ -28,7 +28,8 @@ def test_special_functions_take_the_sfu_and_the_fma_units_together():
 
 
 def test_contractions_and_element_wise_work_take_their_ceilings():
-    assert legal_rate(H100, "bf16", "fma") == (("bf16 tensor peak",), 990 * 10**12)
+    assert legal_rate(H100, "bf16", "tensor") == (("bf16 tensor peak",), 990 * 10**12)
+    assert legal_rate(H100, "bf16", "fma") == (("fp32 vector FMA peak",), 67 * 10**12)
     assert legal_rate(H100, "fp32", "vector") == (("fp32 vector peak",), 67 * 10**12)
 
 
@@ -92,5 +93,5 @@ def test_a_wave_estimate_under_the_compulsory_bytes_is_raised_to_them():
 
 
 def test_a_floor_without_bytes_is_its_work():
-    result = floor(None, H100, "bf16", {}, {"fma": sympy.Integer(990 * 10**12)})
-    assert result.seconds == 1 and [term.key for term in result.terms] == ["fma"]
+    result = floor(None, H100, "bf16", {}, {"tensor": sympy.Integer(990 * 10**12)})
+    assert result.seconds == 1 and [term.key for term in result.terms] == ["tensor"]
