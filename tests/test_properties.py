@@ -180,6 +180,11 @@ def wave_problems(cost, counts, sizes) -> list[str]:
             waves = [order[start:start + size] for start in range(0, len(order), size)]
             distinct = sum(len(frozenset().union(*(touched[block].get(tile.tensor, ())
                                                    for block in wave))) for wave in waves)
+            if tile.written:  # an inout tensor read and written: its writes cross again
+                written = {tuple(block.coordinates.values()): block.written
+                           for block in counts.blocks}
+                distinct += sum(len(frozenset().union(*(written[block].get(tile.tensor, ())
+                                                        for block in wave))) for wave in waves)
             expected = distinct * int(tile.element_bytes)
             estimated = result.bytes_by_tensor.get(tile.tensor, 0)
             if estimated != expected if tile.exact else estimated < expected:

@@ -119,9 +119,11 @@ def _written_box(counter: _Counter, tensor: Tensor, sites: list[AccessSite], dep
     """What one block writes of an `inout` tensor: its elements are read from global memory
     (their first contents) and written back, two crossings where the box of all it touches
     counts one. Empty for `in` and `out` tensors (an `out` tensor's reads get what the kernel
-    wrote: one crossing)."""
+    wrote: one crossing), and for an `inout` tensor the block only writes (what it overwrites
+    is not read: its elements cross once, in the box of all it touches)."""
     writes = [s for s in sites if s.is_write]
-    if tensor.role != "inout" or not writes:
+    reads = [s for s in sites if not s.is_write or s.accumulation_read]
+    if tensor.role != "inout" or not writes or not reads:
         return ()
     box = _box(counter, writes, depth)
     return whole if box is None else box
