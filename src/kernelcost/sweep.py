@@ -25,12 +25,11 @@ from sympy.printing.precedence import PRECEDENCE
 from .analysis import Analysis, Spec, load
 from .cost import Cost
 from .errors import Code, Diagnostic, SizeError
-from .hardware import Machine
-from .model import UNBOUNDING_LEVELS
+from .hardware import UNBOUNDING_LEVELS, Machine
 from .records import record
-from .sympy_scope import patched
 from .settings import resolve_settings
 from .solve import parameter_symbol
+from .sympy_scope import patched
 from .values import evaluate, exact, parameter_values
 from .watchdog import extend
 
