@@ -97,9 +97,17 @@ _SAMPLE_STARTED = time.monotonic()
 _SAMPLE_BUDGET: list[float] = []  # the option's SECONDS, in a slow sample
 
 
+def sample_seconds_left() -> float | None:
+    """In a slow sample, the seconds left of its budget (negative once spent); else None."""
+    if not _SAMPLE_BUDGET:
+        return None
+    return _SAMPLE_BUDGET[0] - (time.monotonic() - _SAMPLE_STARTED)
+
+
 def sample_spent() -> bool:
     """In a slow sample, whether its time is up: a campaign then checks no further example."""
-    return bool(_SAMPLE_BUDGET) and time.monotonic() - _SAMPLE_STARTED > _SAMPLE_BUDGET[0]
+    left = sample_seconds_left()
+    return left is not None and left <= 0
 
 
 def pytest_addoption(parser):
