@@ -57,7 +57,7 @@ from pathlib import Path
 
 import pytest
 import sympy
-from conftest import Hang, time_budget
+from conftest import Hang, sample_seconds_left, sample_spent, time_budget
 from hypothesis import HealthCheck, Phase, assume, example, given, seed, settings
 from hypothesis import strategies as st
 from nestgen import GridHeader, Head, LoopLine, Nest, nests
@@ -346,11 +346,12 @@ def _integral_under_divisibility(kernel):
     return integral
 
 
-def nest_problems(text: str, mode: str, seed: int) -> list[str]:
+def nest_problems(text: str, mode: str, seed: int,
+                  seconds: float = SECONDS_PER_NEST) -> list[str]:
     """Parse, check and count one generated kernel, then compare its closed forms with the
     enumeration at SAMPLES_PER_NEST sampled sizes; the problems of the first failing sample,
     after those of leftover_problems."""
-    with time_budget(SECONDS_PER_NEST, cpu=True):
+    with time_budget(seconds, cpu=True):
         try:
             spec = kernelcost.loads(text, "generated.kcost")
         except KcostError as error:  # the strategy writes valid text: a rejection is its bug
@@ -681,7 +682,8 @@ def test_generated_nests_campaign():
 
     A nest whose count outruns its budget (the count's own positioned error, or the CPU
     budget of this test) is not a wrong number: it is listed and counted apart, and fails
-    the run only when more than MAX_OVER_BUDGET of the nests do."""
+    the run only when more than MAX_OVER_BUDGET of the nests do (one is allowed in a short
+    run, such as CI's slow sample)."""
     run_seed = int(SEED or 0)
     failures: list[str] = []
     over_budget: list[str] = []
@@ -699,12 +701,19 @@ def test_generated_nests_campaign():
            sample_seed=st.integers(0, 2**32 - 1))
     def campaign(nest, mode, sample_seed):
         nonlocal checked
+        left = sample_seconds_left()  # in CI's slow sample, no nest runs past its end
+        if left is not None and left <= 0:
+            return  # the sample is out of time: the remaining nests go unchecked
         checked += 1
         text = nest.text()
         try:
-            problems = nest_problems(text, mode, sample_seed)
+            problems = nest_problems(text, mode, sample_seed, SECONDS_PER_NEST if left is None
+                                     else max(1.0, min(SECONDS_PER_NEST, left)))
         except Exception as error:  # noqa: BLE001 - a crash is a finding too
             problems = [f"reuse={mode}: {type(error).__name__}: {error}"]
+            if _is_over_budget(error) and sample_spent():
+                checked -= 1  # cut short by the sample's end: not checked, not over budget
+                return
             if _is_over_budget(error):
                 over_budget.append(text)
                 print(f"\n--- over budget {len(over_budget)} (nest {checked}, reuse={mode})\n"
@@ -720,7 +729,8 @@ def test_generated_nests_campaign():
     campaign()
     print("\n" + summary("done"), flush=True)
     assert not failures, f"{len(failures)} of {checked} generated nests fail (seed {run_seed})"
-    assert len(over_budget) <= MAX_OVER_BUDGET * checked, summary("over budget too often")
+    assert len(over_budget) <= max(1, MAX_OVER_BUDGET * checked), summary(
+        "over budget too often")
 
 
 PROGRESS_EVERY = 100

@@ -6,6 +6,7 @@ floats in SI base units (FLOP, B, FLOP/B)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -156,7 +157,7 @@ class Counted:
 
 
 @patched()
-def count_spec(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
+def count_spec(spec: Spec | str | Path, sizes: Mapping[str, object] | None = None,
                reuse: str = "spec", precision: str | None = None) -> Counted:
     """Count a spec at `sizes` (as `analyze` takes them) without evaluating it. The sizes are
     checked as `analyze` checks them, so a step that is not positive is refused the same.
@@ -172,7 +173,7 @@ def count_spec(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
 
 
 @patched()
-def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
+def analyze(spec: Spec | str | Path, sizes: Mapping[str, object] | None = None,
             reuse: str = "spec", verify: bool = False, precision: str | None = None
             ) -> Analysis:
     """Count a spec and evaluate it. sizes: {name: number or expression text}. verify: first

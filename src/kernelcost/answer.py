@@ -5,6 +5,7 @@ itself needs no verdict and runs from solve alone."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import sympy
@@ -35,7 +36,7 @@ class Answer:
     mapping: PrecisionMap | None = None  # the element types at this precision (--precision)
 
 
-def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[str] | None,
+def answers(analysis: Analysis, machines: Sequence[str | Machine], precisions: list[str] | None,
             measurement: dict[str, float] | None = None,
             exp_on_fma: ExpOnFma | None = None, warm_l2: tuple[str, ...] = ()) -> list[Answer]:
     """One Answer per machine x precision (the spec's own precision when none is given), each

@@ -330,7 +330,8 @@ class _ToAst(Transformer):
     def neg(self, meta, children):
         return ast.Neg(children[0], self._s(meta))
 
-    def _binary(op):
+    @staticmethod
+    def _binary(op: str):
         def build(self, meta, children):
             left, right = children
             return ast.BinOp(op, left, right, self._s(meta))

@@ -182,6 +182,7 @@ def _point(spec, own, x, y):
 
 
 def draw(result: Phase):
+    from matplotlib.artist import Artist
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.colors import BoundaryNorm, ListedColormap
     from matplotlib.figure import Figure
@@ -213,7 +214,7 @@ def draw(result: Phase):
     axes.set_title(f"{result.kernel} on {result.machine}: what binds t_min"
                    + (f" ({fixed})" if fixed else ""), fontsize=10)
     present = sorted(set(numpy.unique(result.codes).tolist()))
-    handles = [Patch(color=COLOURS[c], label=CATEGORIES[c]) for c in present]
+    handles: list[Artist] = [Patch(color=COLOURS[c], label=CATEGORIES[c]) for c in present]
     handles += [line for line in axes.get_lines()]
     axes.legend(handles=handles, fontsize=8, loc="best")
     for k, text in enumerate(result.never):

@@ -174,8 +174,8 @@ def _levels(machine: Machine) -> list[str]:
 
 def _slopes(machine: Machine, used_levels: set[str], roofs) -> tuple[Slope, ...]:
     top = max(roof.peak_FLOPps for roof in roofs)
-    return tuple(Slope(level, machine.bandwidth(level), top / machine.bandwidth(level))
-                 for level in _levels(machine) if machine.bandwidth(level) is not None
+    return tuple(Slope(level, bandwidth, top / bandwidth) for level in _levels(machine)
+                 if (bandwidth := machine.bandwidth(level)) is not None
                  and (level in SLOPE_LEVELS or level in used_levels))
 
 
@@ -320,7 +320,8 @@ def _framed(figure_scene: Scene) -> Scene:
     intensities = [ridge.intensity for ridge in figure_scene.ridges]
     heights = [roof.peak_FLOPps for roof in figure_scene.roofs]
     for kernel in figure_scene.kernels:
-        for mark in (*kernel.points.values(), *kernel.achieved):
+        marks: list[Point | Achieved] = [*kernel.points.values(), *kernel.achieved]
+        for mark in marks:
             intensities.append(mark.intensity)
             heights.append(mark.performance)
         for path in kernel.paths.values():

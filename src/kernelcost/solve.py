@@ -16,7 +16,7 @@ verdict model is not loaded."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import field
 
 import sympy
@@ -353,7 +353,7 @@ class Solution:
     capacity: tuple[CapacityCrossing, ...]
 
 
-def solve_spec(analysis: Analysis | Counted, parameter: str, machines: list[str | Machine],
+def solve_spec(analysis: Analysis | Counted, parameter: str, machines: Sequence[str | Machine],
                precisions: list[str] | None, levels: list[str] | None) -> list[Solution]:
     """Ridge crossings in `parameter` per machine, precision (the spec's own by default) and
     level (every roof by default), and capacity crossings per machine; spec defaults stay

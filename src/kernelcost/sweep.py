@@ -26,8 +26,7 @@ import sympy
 from .analysis import Analysis, Spec, load
 from .cost import Cost, main_work_class
 from .errors import Code, Diagnostic, SizeError
-from .hardware import Machine
-from .model import UNBOUNDING_LEVELS
+from .hardware import UNBOUNDING_LEVELS, Machine
 from .records import record
 from .settings import resolve_settings
 from .solve import parameter_symbol

@@ -175,7 +175,7 @@ class Evaluator:
         return lambda arrays: numpy.broadcast_to(
             numpy.asarray(function(*arrays), dtype=numpy.float64), arrays[0].shape)
 
-    def __call__(self, arrays: list[numpy.ndarray]) -> Evaluation:
+    def __call__(self, arrays: list[numpy.ndarray] | numpy.ndarray) -> Evaluation:
         terms, labels = [], []
         reasons = ["", "breaks an `assume` fact", "does not fit in shared memory",
                    "does not fit in registers", "occupancy 0"]
@@ -272,7 +272,7 @@ def _work_label(work_class: str, ceiling_name: str) -> str:
     return "tensor" if "tensor" in ceiling_name else "vector"
 
 
-def tune(spec_path: str, machine, varied: list[str], values: numpy.ndarray,
+def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarray,
          raw: dict | None = None, top: int = 10, show_rejected: int = 2) -> Ranking:
     spec = load(spec_path) if not isinstance(spec_path, Spec) else spec_path
     fixed = fixed_values(spec, varied, dict(raw or {}))

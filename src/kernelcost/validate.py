@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import math
 from pathlib import Path
+from typing import NoReturn
 
 from .ast import Span
 from .errors import Code, Diagnostic, ErrorCode, InputOutputError, KcostError, MeasurementError
@@ -136,7 +137,7 @@ def _row(path, text, number, line, header) -> Row:
                      "that holds a comma")
     values = {name: value.strip() for name, value in zip(header, fields)}
 
-    def fail(column: str, message: str, hint: str):
+    def fail(column: str, message: str, hint: str) -> NoReturn:
         raise _error(Code.RESULTS_BAD_ROW, path, text, number,
                      _column(line, fields, header.index(column)), message, hint)
 
@@ -154,15 +155,15 @@ def _row(path, text, number, line, header) -> Row:
     if time_s is None or time_s <= 0:
         fail("time_s", f"time_s `{values['time_s']}` is not a positive number of seconds",
              "the measured time of one run, in seconds: 4.47e-4")
-    counters = {}
+    counters: dict[str, float] = {}
     for name in COUNTERS:
         if values[name] == "":
             continue
-        value = _number(values[name])
-        if value is None or value < 0:
+        count = _number(values[name])
+        if count is None or count < 0:
             fail(name, f"{name} `{values[name]}` is not a number >= 0",
                  "a counter is a count (bytes or FLOP), or empty when not measured")
-        counters[name] = value
+        counters[name] = count
     return Row(number, values["kernel"], values["spec"], sizes, values["dtype"], time_s,
                counters)
 

@@ -135,7 +135,7 @@ class Step:
     def binding(self) -> str:
         """The roof under which most of the step's time is spent."""
         times = self.time_by_roof()
-        return max(times, key=times.get)
+        return max(times, key=lambda roof: times[roof])
 
 
 @record
@@ -268,7 +268,9 @@ def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
     t_model, model_from = scaled(result.t_model), use.spec
     tiled = tiled_t_model(use, machine)
     if tiled is not None:  # never under the ideal kernel's bound: that no run beats
+        assert use.model_spec is not None  # what tiled_t_model counted
         t_model, model_from = max(scaled(tiled), t_bound), use.model_spec
+    assert result.bound is not None  # every size a number: one roof binds
     return KernelCost(use, scaled(result.work_FLOP), scaled(result.level("global").traffic_B),
                       t_bound, t_model, result.bound_at_max_clock, model_from)
 
