@@ -274,6 +274,7 @@ def per_sm_terms(cost: Cost, machine: Machine, precision: str,
     busiest SM's share on one SM's rate (`sweep` asks for them size by size where it cannot
     take them all at once)."""
     grid, sms = cost.grid, machine.sm_count
+    assert grid is not None  # a parallel spec
     share = busiest_share(grid, occ, values, sms)
     return (_work_terms(grid, machine, precision, values, work_by_class, sms, share)
             + _on_chip_terms(cost, grid, machine, values, sms, share))

@@ -272,7 +272,7 @@ def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
         t_model, model_from = max(scaled(tiled), t_bound), use.model_spec
     assert result.bound is not None  # every size a number: one roof binds
     return KernelCost(use, scaled(result.work_FLOP), scaled(result.level("global").traffic_B),
-                      t_bound, t_model, result.bound_at_max_clock, model_from)
+                      t_bound, t_model, result.bound_at_max_clock or result.bound, model_from)
 
 
 def tiled_t_model(use: KernelUse, machine: Machine) -> sympy.Expr | None:

@@ -157,7 +157,6 @@ def answers_json(answers) -> dict:
                        "seconds": json_number(t.seconds)} for t in a.verdict.terms],
             "t_floor": json_number(a.verdict.t_floor),
             "floor_terms": floor_terms_json(a.verdict),
-            "t_bound": json_number(a.verdict.t_bound),
             "t_model": json_number(a.verdict.t_model),
             "exp_on_fma": None if a.exp_on_fma is None else {
                 "fraction": float(a.exp_on_fma.fraction), "k": a.exp_on_fma.k,
