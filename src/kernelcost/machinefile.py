@@ -38,6 +38,10 @@ and the key, so a typo never silently drops a figure.
     capacity_per = "device"              # device | sm
     capacity_source = "..."
 
+    [features]                           # hardware features, each true or false, sourced
+    thread_block_clusters = true         # every key optional: one not stated is unknown
+    thread_block_clusters_source = "..."
+
     [execution]                          # per SM (per CU on AMD); every key optional
     max_blocks_per_sm = 32               # a figure ...
     max_blocks_per_sm_source = "..."     # ... and its source: the key, less `_B`, + `_source`
@@ -52,7 +56,8 @@ and the key, so a typo never silently drops a figure.
     measured_on = "H100 PCIe"            # the part measured (a stand-in is named so)
     source = "..."
 
-The figures of [execution] are listed in `hardware.EXECUTION_FIGURES`. A source string names
+The figures of [execution] are listed in `hardware.EXECUTION_FIGURES`, the features in
+`hardware.FEATURES`. A source string names
 a public document (title, author or publisher, year, section or table, URL); a figure that is
 derived, assumed or in conflict says UNCERTAIN in its source.
 """
@@ -67,12 +72,14 @@ from .inputs import normalise
 from .machine import (
     CAPACITY_SCOPES,
     EXECUTION_FIGURES,
+    FEATURES,
     LATENCY_LEVELS,
     LAUNCH_MODES,
     PRECISIONS,
     UNITS,
     ComputePeak,
     Execution,
+    Features,
     Latency,
     Machine,
     MemoryLevel,
@@ -117,7 +124,7 @@ def parse_machine(text: str, path: str) -> Machine:
 
 # Allowed keys of each table; a key outside its table's list is an error.
 _TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "compute", "memory",
-             "execution", "latency")
+             "execution", "features", "latency")
 _DEVICE_KEYS = ("sm_count", "source")
 _LAUNCH_KEYS = ("launch_overhead_s", "mode", "source")
 _SFU_KEYS = ("peak_OPps", "source")
@@ -126,6 +133,7 @@ _MEMORY_KEYS = ("level", "technology", "bandwidth_Bps", "bandwidth_source", "cap
                 "capacity_per", "capacity_source")
 _EXECUTION_KEYS = tuple(name for key in EXECUTION_FIGURES
                         for name in (key, execution_source_key(key)))
+_FEATURE_KEYS = tuple(name for key in FEATURES for name in (key, f"{key}_source"))
 _LATENCY_KEYS = ("level", "cycles", "clock_Hz", "measured_on", "source")
 
 
@@ -181,6 +189,7 @@ class _Reader:
             path=self.path,
             execution=self.execution(self.table(data, "execution"), memory),
             latencies=self.latencies(data.get("latency", [])),
+            features=self.features(self.table(data, "features")),
         )
 
     def compute(self, tables) -> tuple[ComputePeak, ...]:
@@ -263,6 +272,16 @@ class _Reader:
             raise self.error(Code.MACHINE_INCONSISTENT, "execution.shared_per_block_max_B",
                              f"more than the shared capacity per SM ({shared.capacity_B:.0f} B)")
         return execution
+
+    def features(self, table: dict) -> Features:
+        self.known_keys(table, _FEATURE_KEYS, "features")
+        stated = []
+        for key in FEATURES:
+            source = self.source_for(table, key, f"{key}_source", "features")
+            if key in table:
+                assert source is not None  # source_for requires it beside the flag
+                stated.append((key, self.boolean(table, key, "features"), source))
+        return Features(tuple(stated))
 
     def latencies(self, tables) -> tuple[Latency, ...]:
         if not isinstance(tables, list):
