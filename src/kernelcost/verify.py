@@ -162,7 +162,8 @@ def reach_order(checked: CheckedKernel,
     problems = [name for name in (s.name for s in checked.parameters) if name not in tiles]
 
     def reached(sizes: dict[str, int]) -> set[tuple[str, ...]]:
-        found = {(name, "more than one") for name in problems if sizes[name] >= 2}
+        found: set[tuple[str, ...]] = {(name, "more than one") for name in problems
+                                       if sizes[name] >= 2}
         for name in problems:
             for tile in tiles:
                 size, width = sizes[name], sizes[tile]
