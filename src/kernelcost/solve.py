@@ -27,7 +27,8 @@ from .equations import CAPACITY, RIDGE, Equation, equation, solve_equal
 from .errors import Code, Diagnostic, KcostError, MachineFileError, SizeError, did_you_mean
 from .hardware import UNBOUNDING_LEVELS, Machine, load_machine
 from .numeric_roots import Root as _Root
-from .numeric_roots import shortened
+from .numeric_roots import shortened, sum_search
+from .numeric_sums import has_sum
 from .records import record
 from .texts import text
 from .values import as_symbol, evaluate, exact, json_value, parameter_values
@@ -49,6 +50,8 @@ class Crossing:
     compute_bound_side: str | None  # above | below the root; None for never
     ridge: sympy.Rational  # I_crit of this machine and precision at this level
     known_limit: sympy.Expr | None = None  # `limit` with the spec's defaults put in
+    searched_to: int | None = None  # a form with Sums: the largest size searched; `limit`
+    # is I there
 
     @property
     def integer_bound(self) -> tuple[str, int] | None:
@@ -64,7 +67,7 @@ class Crossing:
             "parameter": self.parameter, "value": json_value(self.value),
             "expr": None if self.expr is None else text(self.expr),
             "condition": text(self.condition), "limit": json_value(self.limit),
-            "compute_bound_side": self.compute_bound_side,
+            "compute_bound_side": self.compute_bound_side, "searched_to": self.searched_to,
         }
 
 
@@ -134,6 +137,7 @@ class RidgeEquation:
     limit: sympy.Expr  # lim I_level as the size grows
     known_limit: sympy.Expr | None  # the same with the spec's defaults put in
     equation: Equation
+    searched_to: int | None = None  # a form with Sums: where its numeric search stopped
 
     def crossings(self, machine: Machine, precision: str) -> list[Crossing]:
         """One Crossing per positive real root at this machine's ridge, or one with value
@@ -148,7 +152,7 @@ class RidgeEquation:
                 parameter=str(self.symbol), value=None if root is None else root.value,
                 expr=expr, condition=sympy.false if root is None else root.condition,
                 limit=self.limit, compute_bound_side=None if root is None else root.side,
-                ridge=ridge, known_limit=self.known_limit)
+                ridge=ridge, known_limit=self.known_limit, searched_to=self.searched_to)
 
         return [crossing(root) for root in self.equation.roots_at(ridge)] or [crossing(None)]
 
@@ -173,8 +177,9 @@ def ridge_equation(cost: Cost, parameter, level: str = "global", values: Mapping
     # the closed form keeps defaults symbolic; where the intensity goes is a number a user
     # reads, so the printers have it with the sizes known by default (d = 8192) put in
     known_limit = evaluate(limit, _other_values(cost, symbol, values, True))
+    searched = sum_search(intensity, variable).searched_to if has_sum(intensity) else None
     return RidgeEquation(cost.kernel, level, symbol, variable, limit, known_limit,
-                         equation(intensity, variable, RIDGE))
+                         equation(intensity, variable, RIDGE), searched)
 
 
 def ridge_value(machine: Machine, precision: str, level: str) -> sympy.Rational:
@@ -225,6 +230,9 @@ def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: st
     series expansion has no rule for them and raises NotImplementedError."""
     from .asymptotic import Asymptotics
 
+    if has_sum(intensity) and intensity.free_symbols == {variable}:
+        search = sum_search(intensity, variable)  # no closed form: I where the search ends
+        return sympy.Float(search.values[search.searched_to], 6)
     limit = Asymptotics(intensity).limit([variable])
     if limit is None:
         try:

@@ -27,10 +27,12 @@ from .cost import Cost
 from .errors import Code, Diagnostic, SizeError
 from .hardware import Machine
 from .model import UNBOUNDING_LEVELS
+from .numeric_sums import has_sum
+from .numeric_sums import vectorized as summed
 from .records import record
-from .sympy_scope import patched
 from .settings import resolve_settings
 from .solve import parameter_symbol
+from .sympy_scope import patched
 from .values import evaluate, exact, parameter_values
 from .watchdog import extend
 
@@ -283,6 +285,8 @@ def closed_forms(cost: Cost, symbol: sympy.Symbol, settings: Mapping[sympy.Symbo
 
 def vectorized(expr: sympy.Expr, symbol: sympy.Symbol):
     """A numpy function of an array of sizes for a closed form in `symbol` alone."""
+    if has_sum(expr):  # a bound sympy cannot sum: its terms are added up at each size
+        return summed(expr, symbol)
     if not expr.has(symbol):
         constant = float(expr)
         return lambda sizes: numpy.full(numpy.shape(sizes), constant)
