@@ -16,12 +16,17 @@ Three families:
   seven nests (the generator is tests/nestgen.py) run as thread blocks: their outermost one
   or two loops form a `parallel(threads = .., registers = .., cluster AXIS = 2 or 3,
   raster = row | column | grouped(2))` header, the nest up to three deep with the bounds
-  above but min/max (per-block sums in free grid iterators cost seconds with them), and the
-  grid's closed forms are compared too: the block count, each block's work and on-chip traffic,
-  the box of each global tensor a block touches, the L2 fills read once a cluster, and the
-  union of the elements each wave of 1, 2 or 6 blocks touches in raster order
-  (waves.estimate); half of them also hand a loop inside the block to the lanes of a warp
-  (`for v in 0..E lanes`, sometimes `by 2`, with full and partial warps), around global
+  above but min/max (per-block sums in free grid iterators cost seconds with them) save one
+  clipped tile (most grids start with a tile pair, the grid `i0 in 0..N by T` and in the
+  block `i in i0..min(i0 + T, N)`: the edge blocks of a cluster), keeps of `stages 2, 3
+  or T`, a third of them a local array of the block in registers or shared memory that the
+  statements write and read like a tensor, and half of the tiled ones one tensor read alike
+  by the blocks of a cluster along the tile; the grid's closed forms are compared too: the
+  block count, each block's work and on-chip traffic, the box of each global tensor a block
+  touches, the L2 fills read once a cluster, and the union of the elements each wave of 1,
+  2 or 6 blocks touches in raster order (waves.estimate); half of them also hand a loop
+  inside the block to the lanes of a warp (`for v in 0..E lanes`, sometimes `by 2`, with
+  full and partial warps), around global
   tensors, tensors kept in shared and a swizzled shared tile, whose warp instructions,
   useful bytes, 32-byte sectors and bank-conflict degrees are compared with the oracle's
   lanes, warp by warp (lane accesses stay sector-aligned, as lanes.py assumes; `per` lines
@@ -577,6 +582,39 @@ KNOWN_CASES = {
                 }
             }
         }""", {"T": 4, "K": 4, "N": 8, "M": 4}),
+    # issue 34: clipped row tiles in clusters along the grid's tile iterator. The row loop
+    # runs at least once in every block and x's tile does not use it, so both blocks of a
+    # cluster fill the same tile, read from L2 once; the count read it once a block (96 B
+    # of L2 counted at N = 5, M = 3, T = 2 for 84 B read) and still said exact
+    "clipped-cluster-tiles": ("""
+        kernel k(N, M, T) {
+            in x: f32[N, M]
+            out y: f32[N, M]
+            for i0 in 0..N by T parallel(threads = 32, cluster i0 = 2) {
+                keep x in shared {
+                    for i in i0..min(i0 + T, N), j in 0..M {
+                        y[i, j] += x[0, j]
+                    }
+                }
+            }
+        }""", {"N": 5, "M": 3, "T": 2}),
+    # issue 34, found while widening the generator: a keep inside the block's tile loop,
+    # whose range moves with the cluster axis, fills at steps (j = 0, 1 in one block, 2, 3
+    # in the next) that the cluster's blocks do not share, yet x was taken as multicast: 48 B
+    # of L2 counted at M = 8, T = 2 for 64 B read
+    "keep-inside-a-loop-that-moves-with-the-cluster-axis": ("""
+        kernel k(M, T) {
+            assume T | M
+            in x: f32[M, M]
+            out y: f32[M]
+            for i0 in 0..M by T parallel(threads = 32, cluster i0 = 2) {
+                for j in i0..i0 + T {
+                    keep x in shared {
+                        y[j] += x[0, 1]
+                    }
+                }
+            }
+        }""", {"M": 8, "T": 2}),
 }
 
 
@@ -603,16 +641,17 @@ def test_known_case(case, mode):
     assert not problems, "\n".join(problems[:12])
 
 
-def known_nest(params, facts, ranges, inner, *, keeps=None, ranks=None, merged=(), grid=None):
+def known_nest(params, facts, ranges, inner, *, keeps=None, ranks=None, merged=(), grid=None,
+               lets=()):
     """A known case in the generator's own parts: that the generator can write it. `grid`:
-    (the loops of the parallel header, its settings)."""
+    (the loops of the parallel header, its settings); `lets`: the block's local arrays."""
     head = Head(params, [f"assume {facts}"] if facts else [], [], [])
     loops = [LoopLine(text.split()[0], text, False, lanes=text.endswith(" lanes"))
              for text in ranges]
     roles = {"x": "in", "y": "out", "z": "out"}
     ranks = {tensor: (ranks or {}).get(tensor, 1) for tensor in roles}
     return Nest(head, loops, keeps or {}, inner, {}, roles, ranks, [], frozenset(merged),
-                None if grid is None else GridHeader(*grid))
+                None if grid is None else GridHeader(*grid), list(lets))
 
 
 KNOWN_NESTS = [
@@ -635,6 +674,13 @@ KNOWN_NESTS = [
     known_nest(["N", "M", "T"], "T | N", ["i0 in 0..N by T", "j in 0..M", "i in 0..T lanes"],
                ["y[j, i] += x[i0 + i, j]"], keeps={1: ["keep x in shared"]},
                ranks={"x": 2, "y": 2}, grid=(1, "threads = 128, cluster i0 = 2")),
+    # issue 34: a clipped row tile in clusters of two, x's tile in shared in two stages (read
+    # from L2 once a cluster), a register array of the block carrying a partial sum
+    known_nest(["N", "M", "T"], "", ["i0 in 0..N by T", "i in i0..min(i0 + T, N)",
+                                     "j in 0..M"],
+               ["a[j] += x[j]", "y[i, j] = a[j] * x[j]"], keeps={1: ["keep x in shared stages 2"]},
+               ranks={"y": 2}, merged=(2,), grid=(1, "threads = 32, cluster i0 = 2"),
+               lets=["let a: f32[M] in registers = 0"]),
 ]
 
 

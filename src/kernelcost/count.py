@@ -99,8 +99,9 @@ class _Counter:
         if any(axis in (loop.lo.free_symbols | loop.trips.free_symbols)
                for loop in grid_loops if loop.var != axis):
             return frozenset()
-        moved = {site.tensor for site in self.nest.accesses
-                 if site.tensor in filled and self._moves_with(site, axis)}
+        moved = {site.tensor for site in self.nest.accesses  # the accesses its fills serve
+                 if site.tensor in filled and self._moves_with(site, axis)
+                 and any(scope.parent_levels.get(site.tensor) == "l2" for scope in site.scopes)}
         return frozenset(filled - moved)
 
     def _moves_with(self, site: AccessSite, axis: sympy.Symbol) -> bool:
@@ -109,7 +110,16 @@ class _Counter:
         indices use (or that such a trip count uses). A loop the indices do not use changes
         only how often an element is touched, unless it may run zero times: a clipped row
         tile (`i in i0..min(i0 + T, M)`) runs at least once in every block, and leaves the
-        tile of B[k, j] the same across a cluster along i0."""
+        tile of B[k, j] the same across a cluster along i0. A keep inside a loop whose range
+        moves with the axis fills at steps the cluster's blocks do not share."""
+        moving = {axis}
+        for loop in site.loops[self.grid_depth:]:
+            if (loop.lo.free_symbols | loop.trips.free_symbols) & moving:
+                moving.add(loop.var)
+        if any(loop.var in moving for scope in site.scopes
+               if scope.parent_levels.get(site.tensor) == "l2"
+               for loop in scope.loops[self.grid_depth:]):
+            return True
         view = CounterView(site, self.grid_depth)
         if any(axis in index.free_symbols for index in view.indices):
             return True
