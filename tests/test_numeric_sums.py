@@ -162,3 +162,11 @@ def test_solve_says_how_far_it_searched_where_no_crossing_is_found(capsys, secti
     code, out, err = run(capsys, "analyze", section_12, "--machine", "h100")
     assert code == cli.EXIT_OK, err
     assert "memory-bound up to n = " in " ".join(out.split())
+
+
+def test_analyze_at_a_large_size_adds_the_terms_up(capsys, section_12):
+    # sympy's evalf of the Sum at n = 10^6 took longer than the 60 s budget
+    code, out, err = run(capsys, "analyze", section_12, "--set", "n=1000000", "--json",
+                         "--no-verify")
+    assert code == cli.EXIT_OK, err
+    assert json.loads(out)["work"]["value"] == by_hand(1_000_000)

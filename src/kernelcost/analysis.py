@@ -18,6 +18,7 @@ from .check import CheckedKernel, check
 from .cost import Cost
 from .count import count
 from .magnitude import refuse_huge_constants
+from .numeric_sums import has_sum, sum_values
 from .parse import parse, parse_file
 from .quotients import factored
 from .records import record
@@ -259,7 +260,7 @@ def _evaluate(expr: sympy.Expr, values) -> float | None:
     result = expr.xreplace(values)  # sizes to numbers: no pattern for subs to match
     if result.free_symbols:
         return None
-    return _as_float(result)
+    return _as_float(sum_values(result) if has_sum(result) else result)  # Sums added up
 
 
 def _moves_with_the_sizes_left(expr: sympy.Expr, values) -> bool:
