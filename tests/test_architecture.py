@@ -19,7 +19,7 @@ FLOORS = {
                     "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs",
                     "quotients", "no_tensors", "lean_sympy", "sound_signs", "number_facts",
                     "records", "drawable", "rational_eval", "witnesses", "shifted", "texts",
-                    "rounding", "axis_signs", "sympy_patch", "sympy_scope"],
+                    "rounding", "axis_signs", "sympy_patch", "sympy_scope", "numeric_sums"],
     "language": ["syntax_errors", "parse", "parallel", "check_decls", "check_exprs",
                  "check_lanes", "check", "work", "contraction", "precisions", "settings",
                  "sizes"],

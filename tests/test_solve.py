@@ -150,7 +150,7 @@ def test_json_keys_are_the_documented_ones():
     [crossing] = ridge_crossings(gemm(), N, load_machine("h100"), "bf16", values=SQUARE)
     assert list(crossing.as_json()) == [
         "machine", "precision", "level", "parameter", "value", "expr", "condition", "limit",
-        "compute_bound_side"]
+        "compute_bound_side", "searched_to"]
     assert crossing.as_json()["expr"] == "3*I_crit"
 
 

@@ -20,6 +20,7 @@ from .cost import Cost
 from .count import count
 from .magnitude import refuse_huge_constants
 from .mma import on_units
+from .numeric_sums import has_sum, sum_values
 from .parse import parse, parse_file
 from .precisions import PrecisionMap, at_precision
 from .quotients import factored
@@ -284,7 +285,7 @@ def _evaluate(expr: sympy.Expr, values) -> float | None:
     result = expr.xreplace(values)  # sizes to numbers: no pattern for subs to match
     if result.free_symbols:
         return None
-    return _as_float(result)
+    return _as_float(sum_values(result) if has_sum(result) else result)  # Sums added up
 
 
 def _moves_with_the_sizes_left(expr: sympy.Expr, values) -> bool:

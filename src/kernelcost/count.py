@@ -110,13 +110,40 @@ class _Counter:
         if any(axis in (loop.lo.free_symbols | loop.trips.free_symbols)
                for loop in grid_loops if loop.var != axis):
             return frozenset()
-        moved = set()
-        for site in self.nest.accesses:
-            if site.tensor in filled:
-                view = CounterView(site, self.grid_depth)
-                if any(axis in form.free_symbols for form in (*view.indices, *view.trips)):
-                    moved.add(site.tensor)
+        moved = {site.tensor for site in self.nest.accesses  # the accesses its fills serve
+                 if site.tensor in filled and self._moves_with(site, axis)
+                 and any(scope.parent_levels.get(site.tensor) == "l2" for scope in site.scopes)}
         return frozenset(filled - moved)
+
+    def _moves_with(self, site: AccessSite, axis: sympy.Symbol) -> bool:
+        """Whether the elements a block touches through `site` can differ between blocks
+        along `axis`: the axis in an index, or in the trip count of a loop whose counter the
+        indices use (or that such a trip count uses). A loop the indices do not use changes
+        only how often an element is touched, unless it may run zero times: a clipped row
+        tile (`i in i0..min(i0 + T, M)`) runs at least once in every block, and leaves the
+        tile of B[k, j] the same across a cluster along i0. A keep inside a loop whose range
+        moves with the axis fills at steps the cluster's blocks do not share."""
+        moving = {axis}
+        for loop in site.loops[self.grid_depth:]:
+            if (loop.lo.free_symbols | loop.trips.free_symbols) & moving:
+                moving.add(loop.var)
+        if any(loop.var in moving for scope in site.scopes
+               if scope.parent_levels.get(site.tensor) == "l2"
+               for loop in scope.loops[self.grid_depth:]):
+            return True
+        view = CounterView(site, self.grid_depth)
+        if any(axis in index.free_symbols for index in view.indices):
+            return True
+        relevant = set(view.used_counters())
+        pending = list(relevant)
+        while pending:
+            for symbol in view.trips_of[pending.pop()].free_symbols:
+                if symbol in view.trips_of and symbol not in relevant:
+                    relevant.add(symbol)
+                    pending.append(symbol)
+        return any(axis in view.trips_of[loop.counter].free_symbols
+                   and (loop.counter in relevant or not loop.never_empty)
+                   for loop in view.inner)
 
     def finish(self, expr: sympy.Expr) -> sympy.Expr:
         """Write the quotients back and put the expression in a readable canonical form."""
@@ -294,10 +321,18 @@ class _Counter:
             grid = self.checked.grid
             assert grid is not None and grid.cluster_axis is not None  # as multicast says
             axis = iterator_symbol(grid.cluster_axis)
-            loops = tuple(dataclasses.replace(loop, trips=self.facts.whole_ceiling(
-                loop.trips / grid.cluster_size)) if loop.var == axis else loop
-                for loop in loops)
+            loops = tuple(dataclasses.replace(loop, trips=self._clusters(loop.trips))
+                          if loop.var == axis else loop for loop in loops)
         return self.summer.over_loops(read.elements + write.elements, loops)
+
+    def _clusters(self, trips: sympy.Expr) -> sympy.Expr:
+        """Clusters of c blocks along an axis of `trips` blocks: ceil(trips / c), written
+        ceil(x / c) where trips = ceil(x) (the same for a positive integer c)."""
+        grid = self.checked.grid
+        assert grid is not None
+        if isinstance(trips, sympy.ceiling):
+            trips = trips.args[0]
+        return self.facts.whole_ceiling(trips / grid.cluster_size)
 
     @staticmethod
     def _encloses_reduction(depth: int, site: AccessSite) -> bool:

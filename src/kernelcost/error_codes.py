@@ -134,6 +134,7 @@ class Code:
     ENUMERATION_BUDGET_RAN_OUT = ErrorCode(704, "an enumeration needs more steps than allowed")
     TOO_DEEP_TO_ANALYSE = ErrorCode(705, "the input nests too deeply to analyse")
     COUNTS_TOO_LARGE = ErrorCode(706, "the counts hold numbers with too many digits")
+    SUM_TOO_LONG = ErrorCode(707, "a sum kept in a closed form has too many terms to add up")
 
     # io: KC8xx
     NO_SUCH_FILE = ErrorCode(801, "an input file that does not exist")

@@ -44,6 +44,15 @@ EXECUTION_FIGURES: dict[str, type] = {
 }
 
 
+# Hardware features a spec may need, each stated in a machine file's [features] table as
+# true or false with its source (`thread_block_clusters_source`); a feature a file does not
+# state is unknown, never assumed. Key -> what a spec uses it for.
+FEATURES: dict[str, str] = {
+    "thread_block_clusters": "`cluster AXIS = c`: blocks co-scheduled in clusters, and the "
+                             "multicast of the tiles they share",
+}
+
+
 def execution_source_key(key: str) -> str:
     """The key of a figure's source: the figure's key without its unit suffix, then `_source`
     (`shared_per_block_max_B` -> `shared_per_block_max_source`), as `bandwidth_Bps` has
@@ -134,6 +143,21 @@ class Execution:
 
 
 @record
+class Features:
+    """Which hardware features (FEATURES) a machine has, as its file states them."""
+
+    stated: tuple[tuple[str, bool, str], ...] = ()  # (feature key, has it, source)
+
+    def has(self, key: str) -> bool | None:
+        """True or False as the machine file states it; None where it is silent."""
+        _check_name(key, tuple(FEATURES), "hardware feature")
+        return next((present for name, present, _ in self.stated if name == key), None)
+
+    def source(self, key: str) -> str | None:
+        return next((source for name, _, source in self.stated if name == key), None)
+
+
+@record
 class Latency:
     """A measured load-to-use latency: one chain of dependent loads, unloaded, in core cycles
     at the clock of the measurement (Little's law needs the time: `seconds`)."""
@@ -190,6 +214,7 @@ class Machine:
     sfu_per_clock: float | None = None  # special-function operations per clock per SM
     sfu_per_clock_source: str | None = None
     sfu_max_clock_OPps: float | None = None  # at the maximum clock; None: as sfu_OPps
+    features: Features = Features()
 
     @functools.cached_property
     def at_max_clock(self) -> Machine:

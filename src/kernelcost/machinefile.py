@@ -42,6 +42,10 @@ and the key, so a typo never silently drops a figure.
     capacity_per = "device"              # device | sm
     capacity_source = "..."
 
+    [features]                           # hardware features, each true or false, sourced
+    thread_block_clusters = true         # every key optional: one not stated is unknown
+    thread_block_clusters_source = "..."
+
     [execution]                          # per SM (per CU on AMD); every key optional
     max_blocks_per_sm = 32               # a figure ...
     max_blocks_per_sm_source = "..."     # ... and its source: the key, less `_B`, + `_source`
@@ -60,9 +64,9 @@ Per-clock rates, each with its `per_clock_source`: `FLOP_per_clock_per_sm` in [[
 `OP_per_clock_per_sm` in [sfu], `B_per_clock_per_sm` in an on-chip [[memory]] level; times the
 SMs and `max_clock_Hz` they give the figures a bound uses (module clocks), while the figures as
 given stay those of the ridges. The figures of [execution] are listed in
-`hardware.EXECUTION_FIGURES`. A source string names a public document (title, author or
-publisher, year, section or table, URL); a figure that is derived, assumed or in conflict says
-UNCERTAIN in its source.
+`hardware.EXECUTION_FIGURES`, the features in `hardware.FEATURES`. A source string names a
+public document (title, author or publisher, year, section or table, URL); a figure that is
+derived, assumed or in conflict says UNCERTAIN in its source.
 """
 
 from __future__ import annotations
@@ -78,6 +82,7 @@ from .inputs import normalise
 from .machine import (
     CAPACITY_SCOPES,
     EXECUTION_FIGURES,
+    FEATURES,
     LATENCY_LEVELS,
     LAUNCH_MODES,
     PRECISIONS,
@@ -86,6 +91,7 @@ from .machine import (
     ComputePeak,
     Dropped,
     Execution,
+    Features,
     Latency,
     Machine,
     MemoryLevel,
@@ -144,7 +150,7 @@ def parse_machine(text: str, path: str) -> Machine:
 
 # Allowed keys of each table; a key outside its table's list is an error.
 _TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "compute", "memory",
-             "execution", "latency")
+             "execution", "features", "latency")
 _DEVICE_KEYS = ("sm_count", "source", "max_clock_Hz", "max_clock_source")
 _LAUNCH_KEYS = ("launch_overhead_s", "mode", "source")
 _SFU_KEYS = ("peak_OPps", "source", "OP_per_clock_per_sm", "per_clock_source")
@@ -154,6 +160,7 @@ _MEMORY_KEYS = ("level", "technology", "bandwidth_Bps", "bandwidth_source", "cap
                 "capacity_per", "capacity_source", "B_per_clock_per_sm", "per_clock_source")
 _EXECUTION_KEYS = tuple(name for key in EXECUTION_FIGURES
                         for name in (key, execution_source_key(key)))
+_FEATURE_KEYS = tuple(name for key in FEATURES for name in (key, f"{key}_source"))
 _LATENCY_KEYS = ("level", "cycles", "clock_Hz", "measured_on", "source")
 
 
@@ -213,6 +220,7 @@ class _Reader:
             max_clock_source=self.source_for(device, "max_clock_Hz", "max_clock_source", "device"),
             **{f"sfu_{key}": value
                for key, value in self.per_clock(sfu, "OP_per_clock_per_sm", "sfu").items()},
+            features=self.features(self.table(data, "features")),
         ), lambda where, message: self.error(Code.MACHINE_INCONSISTENT, where, message))
 
     def compute(self, tables) -> tuple[ComputePeak, ...]:
@@ -301,6 +309,16 @@ class _Reader:
             raise self.error(Code.MACHINE_INCONSISTENT, "execution.shared_per_block_max_B",
                              f"more than the shared capacity per SM ({shared.capacity_B:.0f} B)")
         return execution
+
+    def features(self, table: dict) -> Features:
+        self.known_keys(table, _FEATURE_KEYS, "features")
+        stated = []
+        for key in FEATURES:
+            source = self.source_for(table, key, f"{key}_source", "features")
+            if key in table:
+                assert source is not None  # source_for requires it beside the flag
+                stated.append((key, self.boolean(table, key, "features"), source))
+        return Features(tuple(stated))
 
     def latencies(self, tables) -> tuple[Latency, ...]:
         if not isinstance(tables, list):

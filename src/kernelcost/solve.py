@@ -28,7 +28,8 @@ from .errors import Code, Diagnostic, KcostError, MachineFileError, SizeError, d
 from .hardware import UNBOUNDING_LEVELS, Machine, load_machine
 from .mma import on_units
 from .numeric_roots import Root as _Root
-from .numeric_roots import shortened
+from .numeric_roots import shortened, sum_search
+from .numeric_sums import has_sum
 from .records import record
 from .texts import text
 from .values import as_symbol, evaluate, exact, json_value, parameter_values
@@ -53,6 +54,8 @@ class Crossing:
     compute_bound_side: str | None  # above | below the root; None for never
     ridge: sympy.Rational  # I_crit of this machine and precision at this level
     known_limit: sympy.Expr | None = None  # `limit` with the spec's defaults put in
+    searched_to: int | None = None  # a form with Sums: the largest size searched; `limit`
+    # is I there
 
     @property
     def integer_bound(self) -> tuple[str, int] | None:
@@ -68,7 +71,7 @@ class Crossing:
             "parameter": self.parameter, "value": json_value(self.value),
             "expr": None if self.expr is None else text(self.expr),
             "condition": text(self.condition), "limit": json_value(self.limit),
-            "compute_bound_side": self.compute_bound_side,
+            "compute_bound_side": self.compute_bound_side, "searched_to": self.searched_to,
         }
 
 
@@ -140,6 +143,7 @@ class RidgeEquation:
     known_limit: sympy.Expr | None  # the same with the spec's defaults put in
     equation: Equation
     work_class: str = "tensor"  # whose ceiling is the peak of the ridge (cost.main_class)
+    searched_to: int | None = None  # a form with Sums: where its numeric search stopped
 
     def crossings(self, machine: Machine, precision: str) -> list[Crossing]:
         """One Crossing per positive real root at this machine's ridge, or one with value
@@ -154,7 +158,7 @@ class RidgeEquation:
                 parameter=str(self.symbol), value=None if root is None else root.value,
                 expr=expr, condition=sympy.false if root is None else root.condition,
                 limit=self.limit, compute_bound_side=None if root is None else root.side,
-                ridge=ridge, known_limit=self.known_limit)
+                ridge=ridge, known_limit=self.known_limit, searched_to=self.searched_to)
 
         return [crossing(root) for root in self.equation.roots_at(ridge)] or [crossing(None)]
 
@@ -182,9 +186,11 @@ def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = "glob
     known_limit = evaluate(limit, _other_values(cost, symbol, values, True))
     # the units at the other sizes (the defaults put in); a tile that moves with the size
     # solved for keeps its contraction on the tensor units
+    searched = sum_search(intensity, variable).searched_to if has_sum(intensity) else None
     main_class = on_units(cost, _other_values(cost, symbol, values, True)).main_class
     return RidgeEquation(cost.kernel, level, symbol, variable, limit, known_limit,
-                         equation(intensity, variable, RIDGE), main_class)
+                         equation(intensity, variable, RIDGE), main_class,
+                         searched)
 
 
 def ridge_value(machine: Machine, precision: str, level: str,
@@ -239,6 +245,9 @@ def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str,
     series expansion has no rule for them and raises NotImplementedError."""
     from .asymptotic import Asymptotics
 
+    if has_sum(intensity) and intensity.free_symbols == {variable}:
+        search = sum_search(intensity, variable)  # no closed form: I where the search ends
+        return sympy.Float(search.values[search.searched_to], 6)
     limit = Asymptotics(intensity).limit([variable])
     if limit is None:
         try:

@@ -9,9 +9,14 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import PRECEDENCE
 
+from .numeric_sums import has_sum
+from .numeric_sums import vectorized as summed
+
 
 def vectorized(expr: sympy.Expr, symbol: sympy.Symbol):
     """A numpy function of an array of sizes for a closed form in `symbol` alone."""
+    if has_sum(expr):  # a bound sympy cannot sum: its terms are added up at each size
+        return summed(expr, symbol)
     if not expr.has(symbol):
         constant = float(expr)
         return lambda sizes: numpy.full(numpy.shape(sizes), constant)

@@ -106,14 +106,16 @@ def _crossing_sentence(answer, label: str) -> str:
             last, last_bound = start, crossing.integer_bound
     if len(clauses) == 1:
         return f"{clauses[0][:1].upper()}{clauses[0][1:]} on {label}"
+    searched = [c.searched_to for c in answer.crossings if c.searched_to is not None]
+    every = f"up to {parameter} = {min(searched):,}" if searched else f"at every {parameter}"
     if never_compute:
-        verdict = f"memory-bound on {label} at every {parameter}"
+        verdict = f"memory-bound on {label} {every}"
     elif last > 0:
         verdict = f"compute-bound on {label} from {parameter} = {size_text(last)}"
         if last_bound is not None:
             verdict += f", so at {parameter} {bound_text(last_bound)}"
     else:
-        verdict = f"compute-bound on {label} at every {parameter}"
+        verdict = f"compute-bound on {label} {every}"
     return verdict + " (" + "; ".join(clauses) + ")"
 
 
@@ -126,6 +128,12 @@ def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
     level = crossing.level
     if crossing.value is None:
         limit = value_of(crossing.limit)
+        if crossing.searched_to is not None:  # a form with Sums: as far as it was searched
+            where = f"up to {parameter} = {crossing.searched_to:,}"
+            if limit is not None and limit < ridge_value:
+                return (f"{level}: memory-bound {where}, where I = "
+                        f"{plain(limit, INTENSITY_UNIT)} (ridge {ridge})"), None
+            return f"{level}: compute-bound {where} (ridge {ridge})", 0.0
         if limit is not None and limit < ridge_value:
             return (f"{level}: memory-bound at every {parameter}, I → "
                     f"{plain(limit, INTENSITY_UNIT)} stays under the ridge ({ridge})"), None

@@ -82,22 +82,43 @@ def misfit_json(misfit) -> dict:
 
 
 def misfit_sentence(verdict, label: str) -> str:
-    """`does not fit on H100 BF16: shared memory needs 64 MiB per SM, 294x the 228 KiB`."""
+    """`does not fit on H100 BF16: shared memory needs 64 MiB per SM, 294x the 228 KiB`;
+    `each thread needs 344 registers, 1.35x the 255 a thread may have`."""
     parts = []
     for misfit in verdict.misfits:
         needed, capacity = value_of(misfit.needed), value_of(misfit.capacity)
         what = LEVEL_WORDS.get(misfit.level, misfit.level)
         if misfit.unit == "B" and needed is None:  # over the capacity at every size
-            amounts = (f"{formula(misfit.needed)} B per {PER_WORDS[misfit.per]}, over the "
-                       f"{binary(capacity)}")
+            parts.append(f"{what} needs {formula(misfit.needed)} B per "
+                         f"{PER_WORDS[misfit.per]}, over the {binary(capacity)}")
         elif misfit.unit == "B":
             assert needed is not None and capacity is not None  # a number, and a machine's
-            amounts = (f"{binary(needed)} per {PER_WORDS[misfit.per]}, "
-                       f"{needed / capacity:.3g}x the {binary(capacity)}")
+            parts.append(f"{what} needs {binary(needed)} per {PER_WORDS[misfit.per]}, "
+                         f"{needed / capacity:.3g}x the {binary(capacity)}")
         else:
-            amounts = f"{needed:g} {misfit.unit}, over the {capacity:g} allowed per {misfit.per}"
-        parts.append(f"{what} needs {amounts}")
+            parts.append(_count_misfit(misfit, needed, capacity))
     return f"does not fit on {label}: " + "; ".join(parts) + " (no time)"
+
+
+# who needs a counted resource, and who may have it, by what the capacity is counted per
+_NEEDS = {"thread": "each thread", "block": "a block", "cluster": "a cluster", "sm": "a block"}
+_HAS = {"thread": "a thread may have", "block": "a block may have",
+        "cluster": "a cluster may have", "sm": "an SM has"}
+
+
+def _count_misfit(misfit, needed: float | None, capacity: float | None) -> str:
+    """A misfit counted in registers, threads or blocks, with the factor over the limit."""
+    if misfit.level == "cluster" and capacity == 1:
+        return (f"a thread-block cluster of {_count(needed, misfit.needed)} blocks, which "
+                "this machine does not form (every block is its own cluster)")
+    amount = f"{_NEEDS[misfit.per]} needs {_count(needed, misfit.needed)} {misfit.unit}"
+    if needed is None or capacity is None:
+        return f"{amount}, over the {_count(capacity, misfit.capacity)} {_HAS[misfit.per]}"
+    return f"{amount}, {needed / capacity:.3g}x the {capacity:,.0f} {_HAS[misfit.per]}"
+
+
+def _count(value: float | None, expr) -> str:
+    return formula(expr) if value is None else f"{value:,.0f}"
 
 
 def grid_clause(verdict) -> str:

@@ -42,6 +42,9 @@ def machine_json(machine) -> dict:
         "capacity_per": m.capacity_per, "capacity_source": m.capacity_source,
         "B_per_clock_per_sm": m.per_clock, "per_clock_source": m.per_clock_source})
         for m in machine.memory]
+    if machine.features.stated:
+        document["features"] = {name: item for key, present, source in machine.features.stated
+                                for name, item in ((key, present), (f"{key}_source", source))}
     figures = machine.execution.figures()
     if figures:
         from ..hardware import execution_source_key
@@ -137,6 +140,8 @@ def _figures(machine):
     for key, value, source in machine.execution.figures():
         shown = binary(value) if key.endswith("_B") else f"{value:g}"
         yield key.removesuffix("_B").replace("_", " "), shown, source
+    for key, present, source in machine.features.stated:
+        yield key.replace("_", " "), "yes" if present else "no", source
     for latency in machine.latencies:
         measured = (f"{latency.seconds * 1e9:.3g} ns at {latency.clock_Hz / 1e9:g} GHz on "
                     f"{latency.measured_on}: {latency.source}")
