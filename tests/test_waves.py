@@ -16,7 +16,7 @@ import pytest
 import sympy
 
 import kernelcost
-from kernelcost import waves as waves_module
+from kernelcost import block_enumeration as waves_module
 from kernelcost.cost import TileBox
 from kernelcost.oracle import enumerate_counts
 from kernelcost.waves import estimate, raster_order

@@ -77,6 +77,7 @@ class GridVerdict:
     compulsory_floor: bool = False  # t_model's global bytes raised to t_bound's compulsory
     # ones, which the wave estimate fell under
     fill: GridFill | None = None  # fewer blocks than SMs: what the grid occupies
+    fallbacks: tuple[str, ...] = ()  # figures bounded, not counted: blocks in no classes
 
     @functools.cached_property
     def tail_share(self) -> sympy.Expr | None:
@@ -110,7 +111,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     assert grid is not None  # the execution model of a parallel spec
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
-    terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ)
+    fallbacks: list[str] = []  # what was bounded where blocks fall into no classes
+    terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ, fallbacks)
     terms += _device_terms(cost, machine, values, ("l2",))
     bound_cost, model_cost = cost, cost
     if warm is not None:
@@ -118,7 +120,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
         model_cost = served_cost(cost, warm.model_B)
     bound_global = _device_terms(bound_cost, machine, values, ("global",))
     bound_terms = terms + bound_global
-    global_term, rule, detail = _wave_term(cost, machine, values, occ, warm)
+    global_term, rule, detail = _wave_term(cost, machine, values, occ, warm,
+                                             fallbacks)
     global_term, floored = _at_least_compulsory(global_term, bound_global)
     model_terms = terms + ([global_term] if global_term is not None else
                            _device_terms(model_cost, machine, values, ("global",)))
@@ -133,7 +136,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
                            rule, detail, (), grid.equal_blocks, derates, unknown, found,
-                           floored)
+                           floored, None, tuple(fallbacks))
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat_terms = (_device_terms(cost, machine, values, ("global", "l2"))
@@ -143,7 +146,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     fill = grid_fill(grid, occ.blocks, sms, values, binds)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, rule, detail, tuple(flat_terms), grid.equal_blocks,
-                       derates, unknown, found, floored, fill)
+                       derates, unknown, found, floored, fill,
+                       tuple(fallbacks))
 
 
 def _at_least_compulsory(term: GridTerm | None,
@@ -230,7 +234,7 @@ def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:
 
 
 def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
-               warm: WarmL2 | None) -> tuple[GridTerm | None, str, str]:
+               warm: WarmL2 | None, fallbacks: list[str]) -> tuple[GridTerm | None, str, str]:
     """Global traffic for t_model: the waves' L2 reuse (waves.estimate) once every size is a
     number and the occupancy is known, less the reads a warm L2 serves; else compulsory
     traffic, as in t_bound."""
@@ -247,13 +251,16 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
             or resident < 1 or any(symbol not in values or not sympy.sympify(
                 values[symbol]).is_number for symbol in free)):
         return None, "compulsory: the wave estimate needs every size", ""
-    from .waves import estimate  # numpy: loaded only where a grid meets a machine
+    from .waves import Unclassified, estimate  # numpy: loaded only where a grid meets a machine
 
     usable = capacity * (machine.execution.usable_l2_fraction or 1)
     stages = max((int(_at(scope.stages, values)) for scope in cost.scopes), default=1)
     fills = Fraction(str(_at(cost.traffic.get("l2", 0), values)))
     try:
         result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
+    except Unclassified as why:  # compulsory traffic, as in t_bound, and why
+        fallbacks.append(f"wave union: {why}")
+        return None, f"compulsory: the wave estimate needs blocks in classes ({why})", ""
     except ValueError:  # a tile bound no whole number: sizes that break an `assume`
         return None, "compulsory: the blocks' tiles are no whole numbers at these sizes", ""
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
@@ -269,40 +276,42 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
 
 def per_sm_terms(cost: Cost, machine: Machine, precision: str,
                  values: Values, work_by_class: dict[str, sympy.Expr],
-                 occ: Occupancy) -> list[GridTerm]:
+                 occ: Occupancy, fallbacks: list[str] | None = None) -> list[GridTerm]:
     """The per-SM roofs of t_bound, quantised: each work class, then shared memory, the
     busiest SM's share on one SM's rate (`sweep` asks for them size by size where it cannot
     take them all at once)."""
     grid, sms = cost.grid, machine.sm_count
     assert grid is not None  # a parallel spec
-    share = busiest_share(grid, occ, values, sms)
+    share = busiest_share(grid, occ, values, sms, fallbacks)
     return (_work_terms(grid, machine, precision, values, work_by_class, sms, share)
             + _on_chip_terms(cost, grid, machine, values, sms, share))
 
 
-def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int) -> Share | None:
-
+def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int,
+                  fallbacks: list[str] | None = None) -> Share | None:
     """per-block amount -> what the busiest SM runs at least, or None (then the whole grid's
     amount on the whole machine, a looser bound). Equal blocks: ceil(B / SMs) of them.
     Unequal blocks at numeric sizes: whatever the schedule, some SM runs ceil(B / SMs) blocks
     (at least the sum of that many smallest), one runs the largest, and one at least the
-    mean: the largest of the three."""
+    mean: the largest of the three. Blocks are taken by classes (waves.busiest_share); where
+    they do not fall into classes and are too many to enumerate, None, and the reason goes
+    to `fallbacks`."""
     if grid.equal_blocks:
         return lambda amount: occ.busiest_sm_blocks * _at(amount, values)
     blocks = _at(grid.blocks, values)
     if not blocks.is_number or blocks < 1:
         return None
-    from .waves import per_block  # numpy: loaded only where a grid meets a machine
+    from .waves import Unclassified  # numpy: loaded only here
+    from .waves import busiest_share as by_classes
 
     def share(amount: sympy.Expr) -> sympy.Expr | None:
         try:
-            amounts = sorted(int(a) for a in per_block(grid, values, _at(amount, values)))
-        except ValueError:
+            found = by_classes(grid, values, _at(amount, values), sms)
+        except Unclassified as why:  # the whole grid on the whole machine, said why
+            if fallbacks is not None and f"busiest SM: {why}" not in fallbacks:
+                fallbacks.append(f"busiest SM: {why}")
             return None
-        if not amounts:
-            return None
-        busiest = -(-len(amounts) // sms)
-        return sympy.Integer(max(amounts[-1], sum(amounts[:busiest])))
+        return None if found is None else sympy.Integer(found)
 
     return share
 

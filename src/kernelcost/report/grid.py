@@ -25,7 +25,7 @@ def grid_json(verdict) -> dict:
     if grid is None:
         return fields
     occupancy = grid.occupancy
-    fields["grid"] = {
+    grid_fields: dict[str, object] = {
         "blocks": value_of(occupancy.blocks), "sm_count": occupancy.sm_count,
         "resident_per_sm": value_of(occupancy.resident), "limited_by": occupancy.limited_by,
         "busiest_sm_blocks": value_of(occupancy.busiest_sm_blocks),
@@ -38,6 +38,9 @@ def grid_json(verdict) -> dict:
         "transfers": [transfer_json(found) for found in grid.transfers],
         "compulsory_floor": grid.compulsory_floor, "fill": fill_json(grid.fill),
     }
+    if grid.fallbacks:  # figures bounded where the blocks fall into no classes
+        grid_fields["fallbacks"] = list(grid.fallbacks)
+    fields["grid"] = grid_fields
     return fields
 
 

@@ -1,0 +1,386 @@
+"""Blocks by classes (issue 35) against enumeration.
+
+Grids are generated as .kcost text: one, two or three grid axes; edges ragged (clipped with
+min) or divisible; a causal mask (the k loop of a block runs to the end of its row tile, so
+its work and its B box grow with i0); a causal diagonal (a block's j stops at its i: full
+blocks below the grid's diagonal, partial on it, empty above); halos (x[i + h], boxes that
+overlap); clusters of two along i0; row, column and grouped rasters (grouped falls back to
+row order off 2-D grids).
+At small sizes the oracle enumerates every block (its work and the elements it touches, with
+Python sets), and the figures the classes give must be the enumeration's:
+- the busiest SM's share of each per-block amount (the largest block, or the ceil(B / SMs)
+  smallest blocks together, whichever is more), from the oracle's per-block work;
+- per wave, the union of the elements its blocks touch (launch order by the raster's
+  definition, cut into waves of 1 .. 10 blocks), from the oracle's element sets;
+- the wave estimate's figures, against block_enumeration (which the classes replace);
+- t_bound and t_model of a verdict on a machine of 3 SMs, against the same verdict with the
+  classes turned off (every grid then enumerated).
+The axis engine (axis_classes) is checked position by position against sympy, and the large
+grids by hand, in closed form."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+from fractions import Fraction
+from functools import cache
+
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_waves import launch_order
+
+import kernelcost
+from kernelcost import block_enumeration, wave_classes, waves
+from kernelcost.axis_classes import Unclassified, axis_function, poly_at
+from kernelcost.block_classes import AmountClass, numeric_sizes, smallest_sum
+from kernelcost.hardware import load_machine
+from kernelcost.model import verdict
+from kernelcost.oracle import enumerate_counts
+
+# -- the generated grids ---------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    axes: int  # 1, 2 or 3 grid axes
+    ragged: tuple[bool, ...]  # per tiled axis: min-clipped edge (else `assume T | size`)
+    causal: bool  # 2-D: the k loop runs to the end of the row tile
+    halo: bool  # reads x[i + h], h < 3: boxes that overlap
+    diagonal: bool  # 2-D: a block's j stops at i (a causal mask across the grid's diagonal)
+    cluster: bool  # 2-D: clusters of two along i0
+    raster: str
+    tiles: tuple[int, int, int]  # TM, TN, TK
+
+    def text(self) -> str:
+        tm, tn, tk = self.tiles
+        header = (f"parallel(threads = 64{', cluster i0 = 2' if self.cluster else ''}, "
+                  f"raster = {self.raster})")
+        if self.axes == 1:
+            return self._one(header, tm)
+        rows = "min(i0 + TM, M)" if self.ragged[0] else "i0 + TM"
+        cols = "min(j0 + TN, N)" if self.ragged[1] else "j0 + TN"
+        if self.diagonal:
+            cols = f"min({cols.removeprefix('min(').removesuffix(')')}, i + 1)"
+        assume = [f"{t} | {s}" for t, s, r in (("TM", "M", self.ragged[0]),
+                                                ("TN", "N", self.ragged[1])) if not r]
+        plane = "e, " if self.axes == 3 else ""
+        head = "e in 0..E, i0 in 0..M by TM" if self.axes == 3 else "i0 in 0..M by TM"
+        a_rows = "M + 2" if self.halo else "M"
+        a_at = "i + h" if self.halo else "i"
+        if self.causal:  # keys up to the end of the row tile, as a causal mask
+            k_end = "min(k0 + TK, M)" if self.ragged[0] else "k0 + TK"
+            depth, b_rows, a_cols = "0.." + rows, "M", "M"
+            assume.append("TK | TM")
+        else:
+            depth, k_end, b_rows, a_cols = "0..K", "min(k0 + TK, K)", "K", "K"
+        halo_loop = ", h in 0..3" if self.halo else ""
+        return f"""
+kernel generated(E, M, N, K, TM = {tm}, TN = {tn}, TK = {tk}) {{
+    {('assume ' + ', '.join(assume)) if assume else ''}
+    in  A: f32[{'E, ' if self.axes == 3 else ''}{a_rows}, {a_cols}]
+    in  B: f32[{b_rows}, N]
+    out C: f32[{'E, ' if self.axes == 3 else ''}M, N]
+    for {head}, j0 in 0..N by TN {header} {{
+        for k0 in {depth} by TK {{
+            keep A, B in shared {{
+                for i in i0..{rows}, j in j0..{cols}, k in k0..{k_end}{halo_loop} {{
+                    C[{plane}i, j] += A[{plane}{a_at}, k] * B[k, j]
+                }}
+            }}
+        }}
+    }}
+}}
+"""
+
+    def _one(self, header: str, tile: int) -> str:
+        end = "min(b0 + T, n)" if self.ragged[0] else "b0 + T"
+        reads = "x[i + h]" if self.halo else "x[i]"
+        return f"""
+kernel generated(n, T = {tile}) {{
+    {'' if self.ragged[0] else 'assume T | n'}
+    in  x: f32[n + 2]
+    out y: f32[n]
+    for b0 in 0..n by T {header} {{
+        for i in b0..{end}{', h in 0..3' if self.halo else ''} {{
+            y[i] += {reads} * 2
+        }}
+    }}
+}}
+"""
+
+
+@st.composite
+def grids(draw) -> tuple[Grid, dict[str, int]]:
+    axes = draw(st.sampled_from((1, 2, 2, 3)))
+    ragged = tuple(draw(st.booleans()) for _ in range(1 if axes == 1 else 2))
+    causal = axes == 2 and draw(st.booleans())
+    diagonal = axes == 2 and draw(st.booleans())
+    halo = axes < 3 and not causal and draw(st.booleans())  # both: test_staircase_...
+    cluster = axes == 2 and draw(st.booleans())
+    raster = draw(st.sampled_from(("row", "column", "grouped(1)", "grouped(2)", "grouped(3)")))
+    tm, tn = draw(st.sampled_from((2, 3, 4))), draw(st.sampled_from((2, 4)))
+    tk = draw(st.sampled_from((1, 2) if tm % 2 == 0 else (1,)) if causal
+              else st.sampled_from((2, 3)))
+    grid = Grid(axes, ragged, causal, halo, diagonal, cluster, raster, (tm, tn, tk))
+
+    def extent(tile: int, clipped: bool) -> int:
+        count = draw(st.integers(1, 6))
+        return count * tile - (draw(st.integers(0, tile - 1)) if clipped else 0)
+
+    if axes == 1:
+        return grid, {"n": extent(tm, ragged[0])}
+    sizes = {"M": extent(tm, ragged[0]), "N": extent(tn, ragged[1]),
+             "K": draw(st.integers(1, 7)), "E": draw(st.integers(1, 3))}
+    return grid, sizes
+
+
+@cache
+def spec(text: str):
+    return kernelcost.loads(text)
+
+
+def values_of(cost, sizes: dict[str, int]) -> dict:
+    return {symbol: sympy.Integer(sizes.get(symbol.name, cost.defaults.get(symbol, 1)))
+            for symbol in cost.parameters}
+
+
+def by_definition(blocks, raster: str) -> list[tuple]:
+    """Launch order from the raster's definition; grouped needs a rectangular 2-D grid."""
+    coordinates = [coordinates for coordinates, _ in blocks]
+    if raster.startswith("grouped") and len(coordinates[0]) != 2:
+        raster = "row"
+    return launch_order(coordinates, raster)
+
+
+# -- the classes against the oracle ------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grids(), st.integers(1, 10))
+def test_classes_match_enumeration(generated, wave_blocks):
+    grid_spec, sizes = generated
+    cost = spec(grid_spec.text()).cost()
+    grid, values = cost.grid, values_of(cost, sizes)
+    counts = enumerate_counts(spec(grid_spec.text()).checked,
+                              {name: sizes.get(name, 1) for name in map(str, cost.parameters)
+                               if name in sizes})
+    blocks = [(tuple(block.coordinates.values()), block) for block in counts.blocks]
+    assert len(blocks) == int(waves.fraction_of(grid.blocks, numeric_sizes(values)))
+    # the busiest SM's share of the work, from the oracle's blocks
+    for work_class, amount in grid.work.items():
+        per_block = sorted(block.work.get(work_class, 0) for _, block in blocks)
+        at_sizes = sympy.sympify(amount).xreplace(values)
+        for sms in (1, 2, 3, 7):
+            expected = max(per_block[-1], sum(per_block[:-(-len(per_block) // sms)]))
+            found = waves.busiest_share(grid, values, at_sizes, sms)
+            if found is None:  # a sum left open: no share (the flat bound), as before
+                assert at_sizes.doit().has(sympy.Sum)
+            else:
+                assert found == expected, sms
+    # per wave, the elements its blocks touch, united with Python sets
+    order = by_definition(blocks, grid_spec.raster)
+    elements = {coordinates: block.elements for coordinates, block in blocks}
+    volumes = wave_classes.per_wave_volumes(grid, numeric_sizes(values), wave_blocks)
+    for tile in grid.tiles:
+        brute = [len(set().union(*(elements[c].get(tile.tensor, frozenset())
+                                   for c in order[start:start + wave_blocks])))
+                 for start in range(0, len(order), wave_blocks)]
+        found = volumes[tile.tensor].tolist()
+        if tile.exact:
+            assert found == brute, tile.tensor
+        else:  # a bounding box: never below the elements touched
+            assert all(f >= b for f, b in zip(found, brute)), tile.tensor
+    # the estimate's figures, against the block-by-block path they replace
+    sized = numeric_sizes(values)
+    assert wave_classes.wave_unions(grid, sized, wave_blocks) == \
+        block_enumeration.wave_unions(grid, sized, wave_blocks)
+
+
+def small_machine():
+    return dataclasses.replace(load_machine("h100"), sm_count=3)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grids())
+def test_times_match_with_the_classes_off(generated):
+    """t_bound and t_model (and every term) are the enumeration's: the classes only count."""
+    grid_spec, sizes = generated
+    cost = spec(grid_spec.text()).cost()
+    values = values_of(cost, sizes)
+    machine = small_machine()
+    by_classes = verdict(cost, machine, values=values).grid
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wave_classes, "wave_unions", _refuse)
+        patch.setattr(waves, "amount_classes", _refuse)
+        enumerated = verdict(cost, machine, values=values).grid
+    assert by_classes.t_bound == enumerated.t_bound
+    assert by_classes.t_model == enumerated.t_model
+    assert by_classes.bound_terms == enumerated.bound_terms
+    assert by_classes.model_terms == enumerated.model_terms
+    assert by_classes.model_detail == enumerated.model_detail
+    assert by_classes.fallbacks == enumerated.fallbacks == ()
+    if by_classes.t_bound is not None:
+        assert by_classes.t_bound <= by_classes.t_model
+
+
+def _refuse(*args, **kwargs):
+    raise Unclassified("turned off by the test")
+
+
+# -- the axis engine, position by position ---------------------------------------------------
+
+X = sympy.Symbol("x", integer=True)
+SIZES = (5, 7, 12, 30)
+
+
+@st.composite
+def axis_expressions(draw, depth: int = 3) -> sympy.Expr:
+    """Expressions of one grid index the specs make: affine forms of x, min and max with a
+    size (clipping), floor and ceiling by a tile, sums and products of those."""
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        return draw(st.integers(-3, 4)) * X + draw(st.sampled_from(SIZES + (0, 1, -2)))
+    kind = draw(st.sampled_from(("min", "max", "floor", "ceiling", "add", "mul")))
+    a, b = draw(axis_expressions(depth - 1)), draw(axis_expressions(depth - 1))
+    if kind in ("min", "max"):
+        return (sympy.Min if kind == "min" else sympy.Max)(a, b)
+    if kind in ("floor", "ceiling"):
+        tile = draw(st.sampled_from((1, 2, 4)))
+        return (sympy.floor if kind == "floor" else sympy.ceiling)(a / tile)
+    return a + b if kind == "add" else a * b
+
+
+@settings(max_examples=300, deadline=None)
+@given(axis_expressions(), st.integers(-4, 4), st.sampled_from((1, 2, 3, 8)),
+       st.integers(1, 90))
+def test_axis_functions_match_sympy_position_by_position(expr, low, step, count):
+    """x = low + step p: each piece's polynomial at each of its positions is sympy's value;
+    or the expression is unclassified (a min of curves, a fractional floor over a long run)."""
+    try:
+        pieces = axis_function(expr, X, Fraction(low), Fraction(step), count)
+    except Unclassified:
+        return
+    assert pieces[0].start == 0 and pieces[-1].stop == count
+    assert all(a.stop == b.start for a, b in itertools.pairwise(pieces))
+    for piece in pieces:
+        for p in range(piece.start, piece.stop):
+            value = expr.subs(X, low + step * p)
+            assert poly_at(piece.poly, p - piece.start) == Fraction(int(value.p), int(value.q))
+
+
+def test_a_clipped_axis_is_two_pieces_however_long():
+    """min(x + 128, M) - x over 10^8 tiles of 128 (M = 128 (10^8 - 1) + 5): one piece of the
+    interior tiles, one of the clipped last."""
+    count, tile = 10**8, 128
+    extent = tile * (count - 1) + 5
+    pieces = axis_function(sympy.Min(X + tile, extent) - X, X, Fraction(0), Fraction(tile),
+                           count)
+    assert [(p.start, p.stop, p.poly) for p in pieces] == [(0, count - 1, (128,)),
+                                                             (count - 1, count, (5,))]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-5, 20), st.integers(-3, 3), st.integers(1, 6),
+                          st.integers(1, 4)), min_size=1, max_size=4), st.integers(1, 1))
+def test_smallest_sum_is_the_sorted_prefix(classes, _):
+    """The k smallest amounts of arithmetic classes, against sorting them all."""
+    found = [AmountClass(Fraction(first), Fraction(slope), length, multiplicity)
+             for first, slope, length, multiplicity in classes]
+    values = sorted(c.first + c.slope * q for c in found for q in range(c.length)
+                    for _ in range(c.multiplicity))
+    for count in range(1, len(values) + 1):
+        assert smallest_sum(found, count) == sum(values[:count])
+
+
+# -- large grids: by hand, and the fallback ---------------------------------------------------
+
+
+def test_gemm_hopper_at_ten_to_the_eighth_blocks_by_hand(spec_cost):
+    """10^4 x 10^4 tiles of 128 x 256, row raster, waves of 10^4 blocks (a machine of 100 SMs
+    x 100 resident): each wave is one row of tiles, so it reads one row tile of A (128 x K),
+    all of B (K x N) and its own C tiles: A = M K, B = 10^4 K N, C = M N elements, 2 bytes
+    each. The largest step: one A tile 128 x 64 and 10^4 B tiles 64 x 256, x 4 stages."""
+    cost = spec_cost("gemm_hopper")
+    grid = dataclasses.replace(cost.grid, raster="row")
+    M, N, K = 128 * 10**4, 256 * 10**4, 8192
+    values = values_of(cost, {"M": M, "N": N, "K": K})
+    start = time.process_time()
+    result = waves.estimate(grid, values, 100, 100, 1e18, 4, Fraction(0))
+    assert time.process_time() - start < 60  # a guard against a hang, not a benchmark
+    assert (result.waves, result.wave_blocks) == (10**4, 10**4)
+    assert result.bytes_by_tensor == {"A": Fraction(2 * M * K), "B": Fraction(2 * 10**4 * K * N),
+                                      "C": Fraction(2 * M * N)}
+    assert result.step_B == 4 * 2 * (128 * 64 + 10**4 * 64 * 256)
+
+
+TRIANGLE = """
+kernel tri(M, T = 4) {
+    assume T | M
+    in  A: f32[M, M]
+    out C: f32[M, M]
+    for i0 in 0..M by T, j0 in 0..i0 + T by T parallel(threads = 64, registers = 32) {
+        for i in i0..i0 + T, j in j0..j0 + T {
+            C[i, j] = A[i, j] * 2
+        }
+    }
+}
+"""
+
+
+def test_a_large_triangular_grid_keeps_a_bound_and_says_why():
+    """The grid's trips hold i0: no classes. 4 x 4 tiles of a 40 x 40 triangle (55 blocks)
+    are enumerated; of a 4000 x 4000 one (500,500 blocks), t_model takes the compulsory
+    traffic (t_bound's) and the verdict says why."""
+    cost = kernelcost.loads(TRIANGLE).cost()
+    machine = load_machine("h100")
+    small = verdict(cost, machine, values={"M": 40}).grid
+    assert small.fallbacks == () and small.model_rule.startswith("one wave")
+    large = verdict(cost, machine, values={"M": 4000}).grid
+    assert large.model_rule.startswith("compulsory: the wave estimate needs blocks in classes")
+    assert "not a rectangle" in large.model_rule and "500500 blocks" in large.model_rule
+    assert large.fallbacks == (large.model_rule[large.model_rule.index("(") + 1:-1]
+                               .replace("the grid", "wave union: the grid", 1),)
+    hbm = [term.amount for term in large.model_terms if term.key == "global"]
+    assert hbm == [term.amount for term in large.bound_terms if term.key == "global"]
+    assert large.t_bound <= large.t_model
+
+
+def test_a_staircase_box_is_enumerated_when_small():
+    """A causal tile with a halo (rows i0 .. i0 + T + 1, keys 0 .. i0 + T - 1): two growing
+    dimensions on one axis are no class; a small grid is enumerated and agrees with sets."""
+    grid_spec = Grid(2, (False, False), True, True, False, False, "row", (2, 2, 1))
+    cost = spec(grid_spec.text()).cost()
+    values = values_of(cost, {"M": 8, "N": 4, "K": 1, "E": 1})
+    with pytest.raises(Unclassified, match="neither tile nor grow"):
+        wave_classes.wave_unions(cost.grid, numeric_sizes(values), 3)
+    result = waves.estimate(cost.grid, values, 3, 1, 1e18, 1, Fraction(0))
+    counts = enumerate_counts(spec(grid_spec.text()).checked,
+                              {"M": 8, "N": 4, "K": 1, "E": 1})
+    blocks = [(tuple(block.coordinates.values()), block.elements) for block in counts.blocks]
+    order = by_definition(blocks, "row")
+    elements = dict(blocks)
+    expected = sum(len(set().union(*(elements[c].get("A", frozenset())
+                                     for c in order[start:start + 3]))) * 4
+                   for start in range(0, len(order), 3))
+    assert result.bytes_by_tensor["A"] == expected
+
+
+@pytest.mark.parametrize("raster", ("row", "column", "grouped(8)", "grouped(3)"))
+@pytest.mark.parametrize("shape", ((300 * 128 - 37, 97 * 256 - 5, 40), (257 * 128, 75 * 256, 64)),
+                         ids=str)
+def test_one_period_of_waves_stands_for_the_interior(raster, shape, monkeypatch):
+    """2-block clusters off, ragged or whole edges, 29,100 and 19,275 blocks in waves of 132
+    and 264: the figures with the interior's waves in periods are those with every wave
+    evaluated, and those of the enumeration."""
+    M, N, K = shape
+    text = Grid(2, (True, True), False, False, False, False, raster, (128, 256, 64)).text()
+    cost = spec(text).cost()
+    sizes = numeric_sizes(values_of(cost, {"M": M, "N": N, "K": K, "E": 1}))
+    for wave_blocks in (132, 264):
+        periods = wave_classes.wave_unions(cost.grid, sizes, wave_blocks)
+        monkeypatch.setattr(wave_classes, "PERIODS", False)
+        every = wave_classes.wave_unions(cost.grid, sizes, wave_blocks)
+        monkeypatch.setattr(wave_classes, "PERIODS", True)
+        assert periods == every == block_enumeration.wave_unions(cost.grid, sizes, wave_blocks)
