@@ -27,6 +27,7 @@ from .decide import cancelled, largest, proven_less_than
 from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .fill import GridFill, grid_fill
 from .hardware import Machine
+from .numeric_sums import has_sum, sum_values
 from .occupancy import Occupancy, occupancy
 from .quotients import cancel
 from .rational_eval import compare, compiled
@@ -156,9 +157,9 @@ def _at_least_compulsory(term: GridTerm | None,
     under them (see the module), and whether it was."""
     if term is None or not bound_global:
         return term, False
-    compulsory = sympy.sympify(bound_global[0].amount)
-    amount = sympy.sympify(term.amount)
-    if not (compulsory.is_number and amount.is_number and amount < compulsory):
+    compulsory, amount = (_summed(sympy.sympify(each))
+                          for each in (bound_global[0].amount, term.amount))
+    if not (compulsory.is_Number and amount.is_Number and amount < compulsory):
         return term, False
     return GridTerm(term.name, term.kind, term.key, compulsory, term.rate,
                     compulsory / term.rate, term.per_sm), True
@@ -231,6 +232,11 @@ def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:
               for derate in derates]
     return GridTerm(f"{term.name} ({', '.join(labels)})", term.kind, term.key, term.amount,
                     rate, term.amount / rate, term.per_sm)
+
+
+def _summed(expr: sympy.Expr) -> sympy.Expr:
+    """A number, its Sums with numeric bounds added up (numeric_sums), to compare."""
+    return sum_values(expr) if expr.is_number and has_sum(expr) else expr
 
 
 def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
@@ -388,7 +394,7 @@ def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, str | None]:
     """The largest term and its name; the max while symbolic terms cannot be ordered."""
     if not terms:
         return None, None
-    seconds = [sympy.sympify(term.seconds) for term in terms]
+    seconds = [_summed(sympy.sympify(term.seconds)) for term in terms]
     if all(value.is_number for value in seconds):
         index = max(range(len(terms)), key=lambda k: seconds[k])  # first wins a tie
         return seconds[index], terms[index].name
@@ -410,4 +416,4 @@ def _at_values(expr: sympy.Expr,
     expr = expr.xreplace(dict(values))
     if expr.has(sympy.Sum):
         expr = expr.doit()  # a sum left open over a grid loop closes once sizes are numbers
-    return cancel(expr)
+    return cancel(_summed(expr))  # what doit leaves open, added up term by term
