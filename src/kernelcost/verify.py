@@ -139,9 +139,12 @@ def _candidates(checked: CheckedKernel, samples: int,
     distinct: dict[tuple, dict[str, int]] = {}
     for count, attempts in ((max(samples, VERIFY_CANDIDATES), VERIFY_CANDIDATE_ATTEMPTS),
                             (samples, VERIFY_ATTEMPTS)):
-        drawn = sample_sizes(checked, count, random.Random(SAMPLE_SEED),
-                             max_steps=VERIFY_MAX_STEPS, max_attempts=attempts, stop=stop,
-                             partial=True)
+        try:
+            drawn = sample_sizes(checked, count, random.Random(SAMPLE_SEED),
+                                 max_steps=VERIFY_MAX_STEPS, max_attempts=attempts,
+                                 stop=stop, partial=True)
+        except KcostError:  # a step not positive at a drawn size (`by m - n`, m <= n)
+            continue
         for sizes in drawn:
             distinct.setdefault(tuple(sorted(sizes.items())), sizes)
         if len(distinct) >= min(samples, VERIFY_CANDIDATES) or stop():
