@@ -58,8 +58,8 @@ def max_clock_figure(data_sheet: float | None, per_clock: float | None, sm_count
     return max(derived, data_sheet)
 
 
-def derive(machine, error: Callable[[str, str], Exception]):
-    """The machine with its figures at the maximum clock filled in; `error(where, message)`
+def derive(machine, refuse: Callable[[str, str], Exception]):
+    """The machine with its figures at the maximum clock filled in; `refuse(where, message)`
     makes the exception for a refused derivation (`compute[4].FLOP_per_clock_per_sm`)."""
     sms, clock = machine.sm_count, machine.max_clock_Hz
 
@@ -67,7 +67,7 @@ def derive(machine, error: Callable[[str, str], Exception]):
         try:
             return max_clock_figure(data_sheet, per_clock, sms, clock)
         except ValueError as refused:
-            raise error(where, str(refused)) from None
+            raise refuse(where, str(refused)) from None
 
     compute = tuple(dataclasses.replace(peak, max_clock_FLOPps=figure(
         peak.peak_FLOPps, peak.per_clock, f"compute[{index}].FLOP_per_clock_per_sm"))
@@ -76,7 +76,7 @@ def derive(machine, error: Callable[[str, str], Exception]):
     for index, level in enumerate(machine.memory):
         where = f"memory[{index}].B_per_clock_per_sm"
         if level.per_clock is not None and level.level == "global":
-            raise error(where, "global memory's bandwidth does not scale with the SM clock: "
+            raise refuse(where, "global memory's bandwidth does not scale with the SM clock: "
                                "give its data-sheet figure alone")
         memory.append(dataclasses.replace(level, max_clock_Bps=figure(
             level.bandwidth_Bps, level.per_clock, where)))

@@ -55,6 +55,10 @@ class SweptUnits:
         iterators = {loop[0] for loop in contraction.loops}
         if any(trip.free_symbols & iterators for axis in trips for trip in axis):
             return lambda sizes: self._one_by_one(contraction, sizes)
+        if any(trip.free_symbols - {self.symbol} for axis in trips for trip in axis):
+            # a size left unset: the sweep refuses it by name (sweep.closed_forms); until then
+            # the contraction stays on the tensor units
+            return lambda sizes: numpy.zeros(numpy.shape(sizes), dtype=bool)
         functions = [[vectorized(trip, self.symbol) for trip in axis] for axis in trips]
 
         def under(sizes: numpy.ndarray) -> numpy.ndarray:
