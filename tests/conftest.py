@@ -1,5 +1,8 @@
+import datetime
 import os
+import random
 import signal
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -77,3 +80,65 @@ def time_budget(seconds: float, cpu: bool = False):
         signal.signal(signum, previous)
     if expired:
         raise Hang(f"no answer within {seconds} s" + (" of CPU time" if cpu else ""))
+
+
+# --- the slow tier as a bounded sample -----------------------------------------------------
+# `pytest --slow-sample SECONDS` (what .ci/run runs after the fast tier) selects the slow tier
+# (-m slow) and runs each of its campaigns cut to SLOW_SAMPLE_SIZES, from a seed that changes
+# every day (today's date, printed at the end: KERNELCOST_PROPERTY_SEED=<seed> replays it).
+# SECONDS bounds it: a campaign checks no further example once that long has passed since the
+# session started (sample_spent), and a test not started by then is skipped; the tests run in
+# an order shuffled by the seed. `pytest -m slow` without it runs every campaign at full size.
+SLOW_SAMPLE_SIZES = {
+    "KERNELCOST_CAMPAIGN_NESTS": "150",  # of 10,000 (test_properties), ~0.3 s a nest
+    "KERNELCOST_QUOTIENT_SLOW_NESTS": "15",  # of 300 (test_quotients_nests), ~3 s a nest
+}
+_SAMPLE_STARTED = time.monotonic()
+_SAMPLE_BUDGET: list[float] = []  # the option's SECONDS, in a slow sample
+
+
+def sample_seconds_left() -> float | None:
+    """In a slow sample, the seconds left of its budget (negative once spent); else None."""
+    if not _SAMPLE_BUDGET:
+        return None
+    return _SAMPLE_BUDGET[0] - (time.monotonic() - _SAMPLE_STARTED)
+
+
+def sample_spent() -> bool:
+    """In a slow sample, whether its time is up: a campaign then checks no further example."""
+    left = sample_seconds_left()
+    return left is not None and left <= 0
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow-sample", type=float, default=None, metavar="SECONDS",
+                     help="run the slow tier as a bounded sample: each campaign cut short, "
+                          "seeded by today's date, no test started after SECONDS")
+
+
+def pytest_configure(config):
+    if config.getoption("slow_sample") is None:
+        return
+    _SAMPLE_BUDGET.append(config.getoption("slow_sample"))
+    config.option.markexpr = "slow"
+    os.environ.setdefault("KERNELCOST_PROPERTY_SEED", datetime.date.today().strftime("%Y%m%d"))
+    for name, value in SLOW_SAMPLE_SIZES.items():
+        os.environ.setdefault(name, value)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if config.getoption("slow_sample") is not None:
+        sizes = ", ".join(f"{name}={os.environ[name]}" for name in SLOW_SAMPLE_SIZES)
+        terminalreporter.write_line(
+            f"slow sample: KERNELCOST_PROPERTY_SEED={os.environ['KERNELCOST_PROPERTY_SEED']}, "
+            f"{sizes}, budget {config.getoption('slow_sample'):g} s")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("slow_sample") is not None:
+        random.Random(os.environ["KERNELCOST_PROPERTY_SEED"]).shuffle(items)
+
+
+def pytest_runtest_setup(item):
+    if sample_spent():
+        pytest.skip(f"slow sample: past its budget of {_SAMPLE_BUDGET[0]:g} s")

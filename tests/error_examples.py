@@ -124,6 +124,8 @@ EXAMPLES = [
             {"past_the_end.kcost": SCALE.replace("0..n", "0..n + 1")}),
     Example("KC221", ("check", "impossible.kcost"), {"impossible.kcost": SCALE.replace(
         "    in  x", "    assume n > 4, n < 3\n    in  x")}),
+    Example("KC222", ("check", "scale.kcost"), {"scale.kcost": SCALE.replace(
+        "y[i] = 2 * x[i]", "y[i] = 2 * x[i] on tensor")}),
     Example("KC250", ("bound", "copy.kcost"), {"copy.kcost": COPY}),
     Example("KC251", ("bound", "conv3x3.kcost"),
             {"conv3x3.kcost": (ROOT / "specs" / "conv3x3.kcost").read_text("utf-8")},
@@ -249,6 +251,12 @@ EXAMPLES = [
     Example("KC706", ("analyze", "big.kcost", "--set", "n=4"), {"big.kcost": SCALE.replace(
         "0..n", "0..n * 1e1000 * 1e1000 * 1e1000 * 1e1000 * 1e1000").replace(
         "y[i] = 2 * x[i]", "y[0] += x[i]")}),
+    Example("KC707", python="import numpy, sympy\n"
+                            "from kernelcost.numeric_sums import Summed\n"
+                            "from kernelcost.symbols import counter_symbol, size_symbol\n"
+                            "n, i = size_symbol('n'), counter_symbol('i')\n"
+                            "form = sympy.Sum(sympy.Min(i ** 2, n), (i, 0, n - 1))\n"
+                            "Summed(form, n, max_terms=1000)(numpy.array([1001.0]))"),
     # io
     Example("KC801", ("analyze", "scael.kcost"), {"scale.kcost": SCALE}),
     Example("KC802", python='from kernelcost.inputs import read_text\n'
@@ -279,6 +287,12 @@ EXAMPLES = [
                             "from kernelcost.watchdog import run_watched, stage\n"
                             "stage('counting')\n"
                             "run_watched(lambda: os.kill(os.getpid(), signal.SIGKILL), 10)"),
+    Example("KC903", python="import sympy\n"
+                            "from kernelcost.order import check_order\n"
+                            "from kernelcost.symbols import size_symbol\n"
+                            "sizes = {size_symbol('n'): sympy.Integer(4096)}\n"
+                            "one, two, three = (sympy.Integer(k) for k in (1, 2, 3))\n"
+                            "check_order('h100', 'bf16', sizes, two, one, three)"),
 ]
 
 

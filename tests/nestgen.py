@@ -1,11 +1,15 @@
 """The generator of random affine loop nests for the property tests (test_properties.py):
-hypothesis strategies that write a kernel as parts (a Nest) whose text the checker accepts.
+hypothesis strategies that write a kernel as parts (a Nest, tests/nestparts.py) whose text
+the checker accepts.
 
 A nest is a head (sizes, `assume` facts, the steps and tiles they allow), loops outermost
 first, the statements of the innermost body and some after inner loops, and keeps. Some
 nests run as a grid of thread blocks: their outermost loops form one `parallel(...)` header
 (threads, registers, a cluster along a grid iterator, a raster order), and every statement
-and keep sits inside it. Some of those hand one loop inside the block to the lanes of a warp
+and keep sits inside it; its keeps may hold several stages, its block a local array in
+registers or shared memory that statements read and write, and a tile pair may be clipped
+(`i0 in 0..N by T` the grid, `i in i0..min(i0 + T, N)` in the block: the edge blocks of a
+cluster). Some of those hand one loop inside the block to the lanes of a warp
 (`for v in 0..E lanes`); the accesses in it then keep each warp's first address on a 32-byte
 sector boundary, as lanes.py assumes: the lanes loop starts at 0 and its bounds hold no
 iterator, no loop inside it depends on it, rows are whole sectors, and a last index that
@@ -14,9 +18,9 @@ moves with the lanes iterator is `v` or `2 * v`."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
+from nestparts import GridHeader, Head, LoopLine, Nest
 
 ITERATORS = ("i", "j", "k", "l")
 TILE_ITERATORS = ("i0", "j0", "k0", "l0")
@@ -34,29 +38,6 @@ RELATIONS = {
     "N >= 3": ("N - 2",), "N > 3": ("N - 3",), "M >= 2": ("M - 1",), "2 * T <= N": (),
     "T + 1 <= M": ("M - T",),
 }
-
-
-@dataclass
-class Head:
-    """The kernel's parameters and `assume` lines, the positive size expressions that may be
-    loop steps, and the tile sizes (the steps of tile pairs)."""
-
-    params: list[str]
-    facts: list[str]  # the text of each `assume` line
-    steps: list[str]
-    tiles: list[str]
-
-    @property
-    def wide(self) -> str:
-        """An extent every index the generator writes stays below: indices are at most two
-        iterators, each below max(N, M) plus two tiles plus 3."""
-        return " + ".join(f"4 * {param}" for param in self.params) + " + 8"
-
-    @property
-    def aligned_wide(self) -> str:
-        """A wide extent of whole 32-byte sectors of f32 (a multiple of 8), with room for a
-        lanes iterator below N + 30, doubled."""
-        return " + ".join(f"8 * {param}" for param in self.params) + " + 64"
 
 
 @st.composite
@@ -84,91 +65,21 @@ def heads(draw) -> Head:
     return Head(params, lines, steps, tiles)
 
 
-@dataclass
-class LoopLine:
-    var: str
-    range: str  # `v in lo..hi [by s] [lanes]`
-    at_least_one: bool  # the iterator is >= 1 everywhere: `v - 1` stays inside the tensor
-    lanes: bool = False  # its iterations go to the lanes of a warp
-
-
-@dataclass
-class GridHeader:
-    """The `parallel(...)` header of a nest that runs as thread blocks."""
-
-    loops: int  # the outermost loops that form the grid, written in one header
-    options: str  # `threads = 128, cluster i0 = 2`
-
-
-@dataclass
-class Nest:
-    """A generated kernel, kept as parts so that a failure prints readable text."""
-
-    head: Head
-    loops: list[LoopLine]
-    keeps: dict[int, list[str]]  # loop position (0 outermost, len(loops) innermost) -> keeps
-    inner: list[str]  # statements in the innermost body
-    after: dict[int, str]  # loop position -> a statement after the loop at that position
-    roles: dict[str, str]
-    ranks: dict[str, int]
-    settings: list[str]  # `reuse none`
-    merged: frozenset[int] = frozenset()  # loops written in the header of the loop outside
-    grid: GridHeader | None = None
-    block_lets: list[str] = field(default_factory=list)  # local arrays of each thread block
-
-    @property
-    def has_lanes(self) -> bool:
-        return any(loop.lanes for loop in self.loops)
-
-    def text(self) -> str:
-        lines = [f"kernel generated({', '.join(self.head.params)}) {{",
-                 *("    " + line for line in self.settings + self.head.facts)]
-        extent = self.head.aligned_wide if self.has_lanes else self.head.wide
-        for tensor, role in self.roles.items():
-            shape = ", ".join([extent] * self.ranks[tensor])
-            lines.append(f"    {role} {tensor}: f32[{shape}]")
-        lines += self._block(0, 1)
-        lines.append("}")
-        return "\n".join(lines) + "\n"
-
-    def _block(self, position: int, depth: int) -> list[str]:
-        """The keeps opened at this position, the loop there (with the loops merged into its
-        header) or the innermost statements, then the statement that follows it in the
-        enclosing loop."""
-        keeps = self.keeps.get(position, [])
-        lines = []
-        if self.grid is not None and position == self.grid.loops:
-            lines += ["    " * depth + let for let in self.block_lets]
-        lines += ["    " * (depth + n) + keep + " {" for n, keep in enumerate(keeps)]
-        inside = depth + len(keeps)
-        if position < len(self.loops):
-            last = position
-            while last + 1 in self.merged:
-                last += 1
-            ranges = ", ".join(line.range for line in self.loops[position:last + 1])
-            if position == 0 and self.grid is not None:
-                ranges += f" parallel({self.grid.options})"
-            lines.append("    " * inside + f"for {ranges} {{")
-            lines += self._block(last + 1, inside + 1)
-            lines.append("    " * inside + "}")
-        else:
-            lines += ["    " * inside + statement for statement in self.inner]
-        lines += ["    " * (depth + n) + "}" for n in reversed(range(len(keeps)))]
-        if position in self.after:
-            lines.append("    " * depth + self.after[position])
-        return lines
-
-
 @st.composite
 def loop_lines(draw, depth: int, head: Head, lanes_at: int | None = None,
-               max_extrema: int = 2) -> list[LoopLine]:
+               max_extrema: int = 2, max_clipped: int | None = None,
+               tiled_first: bool = False) -> list[LoopLine]:
     """Loops outermost first: rectangular, stepped (`by 2`, `by 2 * T`, `by N - M` under
     `M < N`), triangular (`0..i + 1`, `i..N`, with outer loops over other sizes), bounds with
     min/max of sizes, iterators and constants (`0..min(T, i)`, `max(1, i)..N`,
     `0..min(N, M)`), and tile pairs (`i0 in 0..N by T` then `i in i0..i0 + T` or its
     clipped form `i0..min(i0 + T, N)`), which take two of the depth's loops; at position
-    lanes_at, a lanes loop (lanes_line), which no bound further in refers to."""
+    lanes_at, a lanes loop (lanes_line), which no bound further in refers to. Clipped tiles
+    count among the min/max bounds, or, given max_clipped, apart from them; tiled_first
+    makes the first two loops a tile pair (a grid of tiles, the block's loop clipped or
+    not)."""
     lines: list[LoopLine] = []
+    clipped_left = max_clipped
     sizes = ["N", "M"]
     odd_tiles_used: set[str] = set()
     extremum_bounds = 0
@@ -191,7 +102,8 @@ def loop_lines(draw, depth: int, head: Head, lanes_at: int | None = None,
                 kinds += ["iterator_extremum", "iterator_extremum", "lower_extremum"]
         if len(lines) + 2 <= depth and lanes_at != len(lines) + 1:
             kinds += ["tile", "tile"]
-        kind = draw(st.sampled_from(kinds))
+        kind = "tile" if tiled_first and not lines and "tile" in kinds else draw(
+            st.sampled_from(kinds))
         extremum_bounds += kind.endswith("extremum")
         size = draw(st.sampled_from(sizes))
         other = draw(st.sampled_from(outer)) if outer else None
@@ -239,8 +151,12 @@ def loop_lines(draw, depth: int, head: Head, lanes_at: int | None = None,
                 odd_tiles_used.add(step)
             lines.append(LoopLine(tile, f"{tile} in 0..{size} by {step}", False))
             var = ITERATORS[len(lines)]
-            clipped = extremum_bounds < max_extrema and draw(st.booleans())
-            extremum_bounds += clipped
+            if clipped_left is None:
+                clipped = extremum_bounds < max_extrema and draw(st.booleans())
+                extremum_bounds += clipped
+            else:
+                clipped = clipped_left > 0 and draw(st.integers(0, 2)) > 0
+                clipped_left -= clipped
             hi = f"min({tile} + {step}, {size})" if clipped else f"{tile} + {step}"
             bounds = f"{tile}..{hi}"
         lines.append(LoopLine(var, f"{var} in {bounds}", at_least_one))
@@ -306,20 +222,33 @@ def nests(draw, max_extrema: int = 2) -> Nest:
     grid_loops = 0 if execution == "sequential" else draw(
         st.integers(1, min(2, depth - (execution == "lanes"))))
     lanes_at = draw(st.integers(grid_loops, depth - 1)) if execution == "lanes" else None
-    loops = draw(loop_lines(depth, head, lanes_at, max_extrema=0 if grid_loops else max_extrema))
+    # a grid's bounds take no min or max but one clipped tile: its per-block sums keep the
+    # grid iterators free, and each min costs them seconds
+    loops = draw(loop_lines(depth, head, lanes_at, max_extrema=0 if grid_loops else max_extrema,
+                            max_clipped=1 if grid_loops else None,
+                            tiled_first=grid_loops > 0 and draw(st.integers(0, 2)) > 0))
     roles = {"x": "in", "y": draw(st.sampled_from(["out", "inout"])),
              "z": draw(st.sampled_from(["in", "out", "inout"]))}
     ranks = {tensor: draw(st.integers(1, 2)) for tensor in roles}
     settings_lines = ["reuse none"] if draw(st.integers(0, 3)) == 0 else []
     targets = [t for t, role in roles.items() if role != "in"]
     sources = [t for t, role in roles.items() if role != "out"]
+    block_lets = []
+    if grid_loops and draw(st.integers(0, 2)) == 0:
+        # a local array of the block, written and read by the statements like a tensor
+        ranks["a"] = draw(st.integers(1, 2))
+        level = draw(st.sampled_from(["registers", "registers", "shared"]))
+        block_lets.append(f"let a: f32[{', '.join([head.wide] * ranks['a'])}] in {level} = 0")
+        targets.append("a")
+        sources.append("a")
 
-    def statement(scope_loops, target=None, source=None):
+    def statement(scope_loops, target=None, source=None, read_loops=None):
         target = target or draw(st.sampled_from(targets))
         reads = []
         for _ in range(draw(st.integers(1, 3))):
             read = source or draw(st.sampled_from(sources))
-            reads.append(draw(access_text(read, ranks[read], scope_loops)))
+            reads.append(draw(access_text(read, ranks[read],
+                                          scope_loops if read_loops is None else read_loops)))
         shape = draw(st.sampled_from(["product", "sum", "exp", "scaled"]))
         if shape == "product":
             value = " * ".join(reads)
@@ -330,22 +259,34 @@ def nests(draw, max_extrema: int = 2) -> Nest:
         else:
             value = f"2 * {reads[0]}"
         op = draw(st.sampled_from(["=", "+=", "+=", "max="]))
-        return f"{draw(access_text(target, ranks[target], scope_loops))} {op} {value}"
+        # a multiply-add may name the vector FMA units (`on fma`, docs/language.md §9.3)
+        unit = (" on fma" if op == "+=" and shape == "product" and len(reads) > 1
+                and draw(st.integers(0, 3)) == 0 else "")
+        return f"{draw(access_text(target, ranks[target], scope_loops))} {op} {value}{unit}"
 
     # one tensor accessed by several statements (written) or reads (read), and kept
     focus = None
     pattern = draw(st.sampled_from(["free", "free", "free", "writes", "reads"]))
+    # a grid of tiles in clusters whose blocks read one tensor alike (not along the tile):
+    # a tile the cluster may fill once from L2, the block's row loop clipped or not
+    shared_tile = (grid_loops == 1 and loops[0].var in TILE_ITERATORS
+                   and draw(st.booleans()))
+    if shared_tile:
+        pattern = "shared tile"
     if pattern == "writes":
         focus = draw(st.sampled_from(targets))
         inner = [statement(loops, target=focus) for _ in range(draw(st.integers(2, 3)))]
+    elif pattern == "shared tile":
+        focus = draw(st.sampled_from([t for t in sources if t in roles]))
+        inner = [statement(loops, source=focus, read_loops=loops[2:])
+                 for _ in range(draw(st.integers(1, 2)))]
     elif pattern == "reads":
         focus = draw(st.sampled_from(sources))
         inner = [statement(loops, source=focus) for _ in range(draw(st.integers(1, 2)))]
     else:
         inner = [statement(loops) for _ in range(draw(st.integers(1, 2)))]
-    block_lets = []
     if lanes_at is not None and draw(st.integers(0, 2)) == 0:
-        block_lets = ["let s: f32[96, 64] in shared swizzle = 0"]
+        block_lets.append("let s: f32[96, 64] in shared swizzle = 0")
         inner.append(draw(swizzled_statement(loops, targets, sources, ranks)))
     # in a grid, statements and keeps go inside the header's loops, which share one line
     inside = max(1, grid_loops)
@@ -353,16 +294,26 @@ def nests(draw, max_extrema: int = 2) -> Nest:
     if depth > inside and draw(st.booleans()):
         position = draw(st.integers(inside, depth - 1))
         after[position] = statement(loops[:position])
-    if lanes_at is not None and draw(st.booleans()):
+    if shared_tile:  # the block's tile of the focus in shared, around the tile's loop
+        kept = [focus, *draw(st.lists(st.sampled_from([t for t in roles if t != focus]),
+                                      max_size=1))]
+        keeps = {grid_loops: [f"keep {', '.join(kept)} in shared"]}
+    elif lanes_at is not None and draw(st.booleans()):
         # a tile in shared memory around the lanes loop: its warps meet the banks
         kept = draw(st.lists(st.sampled_from(list(roles)), min_size=1, max_size=2, unique=True))
         keeps = {draw(st.integers(grid_loops, lanes_at)): [f"keep {', '.join(kept)} in shared"]}
     else:
-        keeps = draw(keep_lines(depth, list(roles), focus, first=grid_loops))
+        keeps = draw(keep_lines(depth, list(roles), focus if focus in roles else None,
+                                first=grid_loops))
     mergeable = [p for p in range(grid_loops + 1, depth)
                  if p not in keeps and p not in after]
     merged = frozenset([*range(1, grid_loops),
                         *(p for p in mergeable if draw(st.integers(0, 2)) == 0)])
+    if grid_loops:  # a software pipeline: its keeps held stages times (counting unchanged)
+        keeps = {position: [keep + (f" stages {draw(st.sampled_from(['2', '3', 'T']))}"
+                                    if draw(st.integers(0, 2)) == 0 else "")
+                            for keep in texts]
+                 for position, texts in keeps.items()}
     grid = None
     if grid_loops:
         block = [line.range for line in loops[grid_loops:]] + [
@@ -370,7 +321,8 @@ def nests(draw, max_extrema: int = 2) -> Nest:
             for tensor in keep.split(" in ")[0][len("keep "):].split(", ")
             for text in [*inner, *after.values()]
             for access in re.findall(rf"\b{tensor}\[[^\]]*\]", text)]
-        grid = draw(grid_headers(loops, grid_loops, block))
+        grid = draw(grid_headers(loops, grid_loops, block,
+                                 cluster_axis=loops[0].var if shared_tile else None))
     return Nest(head, loops, keeps, inner, after, roles, ranks, settings_lines, merged, grid,
                 block_lets)
 
@@ -392,15 +344,19 @@ def swizzled_statement(draw, loops: list[LoopLine], targets, sources, ranks) -> 
 
 
 @st.composite
-def grid_headers(draw, loops: list[LoopLine], count: int, block: list[str]) -> GridHeader:
+def grid_headers(draw, loops: list[LoopLine], count: int, block: list[str],
+                 cluster_axis: str | None = None) -> GridHeader:
     """The first `count` loops as the grid: threads, sometimes registers, sometimes clusters
     of 2 or 3 blocks along one grid iterator (their common fills read from L2 once: mostly
     along an iterator that none of `block`, the loop ranges inside and the accesses of the
-    first kept tensors, holds), and a raster order."""
+    first kept tensors, holds; always along `cluster_axis` where given), and a raster
+    order."""
     options = [f"threads = {draw(st.sampled_from([128, 32, 256]))}"]
     if draw(st.booleans()):
         options.append("registers = 64")
-    if draw(st.booleans()):
+    if cluster_axis is not None:
+        options.append(f"cluster {cluster_axis} = {draw(st.sampled_from([2, 3]))}")
+    elif draw(st.booleans()):
         axes = [line.var for line in loops[:count]]
         shared = [axis for axis in axes
                   if not any(re.search(rf"\b{axis}\b", text) for text in block)]

@@ -1,4 +1,4 @@
-"""Write docs/errors.md: every error code with its family, title and a real example, the
+"""Write docs/errors.md: every error code with its family, summary and a real example, the
 message in it produced by running the example (tests/error_examples.py), never by hand.
 
     .venv/bin/python tests/regen_error_docs.py
@@ -37,8 +37,9 @@ so that an editor can jump to it; an error with no place in a file starts with
 A bug in kernelcost reads `internal error[KC901]:`.
 
 **JSON.** A command run with `--json` prints, when it fails, one JSON object on stdout as well
-(the text still goes to stderr): the code, its family and title, the exit code, the first
-diagnostic's message, hint and place, and every diagnostic. For the example of KC303:
+(the text still goes to stderr): the code, its family and one-line summary, the exit code,
+the first diagnostic's message, hint and place, and every diagnostic. For the example of
+KC303:
 
 ```json
 {json}
@@ -49,7 +50,7 @@ the codes; 1 is not an error but a mismatch (`check`, or `analyze`'s verificatio
 
 **Python.** Every error is a `kernelcost.KcostError`; the family is its subclass in
 `kernelcost.errors` (`except SizeError:`), the code is `error.code` (a `str`, `"KC303"`,
-with `.title` and `.family`), and `error.diagnostics[i].code` is each diagnostic's own.
+with `.summary` and `.family`), and `error.diagnostics[i].code` is each diagnostic's own.
 
 | codes | family | class | covers |
 |---|---|---|---|
@@ -104,7 +105,7 @@ def document() -> str:
                 json_example = run_example(example, Path(folder), ("--json",)).stdout.rstrip()
         if outcome.code != str(code):
             raise AssertionError(f"the example of {code} gives {outcome.code}:\n{outcome.text}")
-        parts.append(f"### {code}: {code.title}\n\n" + section(example, outcome))
+        parts.append(f"### {code}: {code.summary}\n\n" + section(example, outcome))
     common = "".join(f"`{name}`:\n\n```\n{text.rstrip()}\n```\n\n"
                      for name, text in COMMON.items())
     return (INTRO.replace("{json}", json_example) + family_table() + "\n"

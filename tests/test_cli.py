@@ -25,7 +25,7 @@ def test_analyze_json_schema_for_the_tiled_gemm(capsys):
     assert document["kernel"] == "gemm_tiled"
     assert document["parameters"] == {"M": None, "N": None, "K": None, "T": 128.0}
     assert document["work"]["value"] is None
-    assert document["work"]["by_class"]["fma"]["expr"] == "2*K*M*N"
+    assert document["work"]["by_class"]["tensor"]["expr"] == "2*K*M*N"
     assert document["traffic"]["global"]["expr"] == "2*M*N*(2*K + T)/T"
     assert set(document["traffic"]) == {"global", "shared"}
     assert document["intensity"]["global"]["limit"] == "T/2"  # example 4

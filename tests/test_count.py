@@ -453,3 +453,43 @@ def test_a_sum_sympy_cannot_close_stays_exact():
                   {"N": 8, "M": 8, "T": 2, "K": 4}):
         for reuse in ("spec", "perfect", "none"):
             assert mismatches(text, reuse, **sizes) == []
+
+
+CLIPPED_CLUSTERS = """kernel clipped_clusters(M, N, K, T = 4) {
+    in  A: bf16[M, K]
+    in  B: bf16[K, N]
+    out C: bf16[M, N]
+    for i0 in 0..M by T, j0 in 0..N by T parallel(threads = 128, cluster i0 = 2) {
+        let acc: f32[T, T] in registers = 0
+        for k0 in 0..K by T {
+            keep A, B in shared {
+                for i in i0..min(i0 + T, M), j in j0..min(j0 + T, N), k in k0..min(k0 + T, K) {
+                    acc[i - i0, j - j0] += A[i, k] * B[k, j]
+                }
+            }
+        }
+        for i in i0..min(i0 + T, M), j in j0..min(j0 + T, N) {
+            C[i, j] = acc[i - i0, j - j0]
+        }
+    }
+}"""
+
+
+def test_clipped_cluster_tiles_keep_their_multicast():
+    """Issue 34: the clipped row loop `i in i0..min(i0 + T, M)` runs at least once in every
+    block and B[k, j] does not use it, so both blocks of a cluster along i0 fill the same B
+    tile: B is read from L2 once a cluster, K*N per ceil(M / 2T) clusters of row tiles. The
+    count used to drop the multicast (2*K*N*ceiling(M/T)) and still say exact; the oracle
+    (`kernelcost check`) enumerates the clusters' fills independently."""
+    spec = kernelcost.loads(CLIPPED_CLUSTERS)
+    cost = spec.cost()
+    assert cost.grid.multicast == ("B",)
+    l2 = 2 * (K * M * sympy.ceiling(N / T) + K * N * sympy.ceiling(M / (2 * T)) + M * N)
+    assert same(cost.traffic["l2"], l2) and cost.exact
+    # 13 rows (four row tiles of 4, the last clipped to 1): 2 clusters; 9 columns: 3 tiles
+    assert at(cost.traffic["l2"], M=13, N=9, K=7, T=4) == 2 * (7 * 13 * 3 + 7 * 9 * 2 + 13 * 9)
+    from kernelcost.verify import check_against_oracle
+
+    for sizes in ({"M": 13, "N": 9, "K": 7}, {"M": 12, "N": 3, "K": 4, "T": 1}):
+        (result,) = check_against_oracle(spec, {k: str(v) for k, v in sizes.items()})
+        assert not result.mismatches

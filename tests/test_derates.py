@@ -205,7 +205,8 @@ def test_without_a_cited_latency_the_verdict_says_it_is_unknown():
     values = {"M": 512, "N": 512, "K": 512}
     b200 = verdict(loads(GEMM_SMALL_BLOCKS).cost("spec"), load_machine("b200"), values=values)
     assert b200.grid.latency_unknown == ("global", "shared")
-    assert not [d for d in b200.derates if d.cause == "latency"]
+    # no latency derate where no latency is cited (L2 has one, and now a bandwidth too)
+    assert [d.level for d in b200.derates if d.cause == "latency"] == ["l2"]
     analysis = analyze(loads(GEMM_SMALL_BLOCKS), values)
     [answer] = answers(analysis, ["l40s"], None)
     assert answer.verdict.grid.latency_unknown == ("shared",)

@@ -88,7 +88,8 @@ def problems_of(name: str, tree: ast.Module, helpers: dict[str, int]) -> list[st
             return True
         if isinstance(node, ast.Name) and node.id == "code" and inside.get(call):
             return True  # a helper's own parameter, which its callers pass (checked there)
-        return (isinstance(node, ast.Attribute) and node.attr == "code"
+        # the first diagnostic's, each built with a code (checked below)
+        return (isinstance(node, ast.Name) and node.id == "code"
                 and name in CODE_OF_DIAGNOSTIC)
 
     for call in ast.walk(tree):
@@ -152,7 +153,7 @@ def test_codes_are_unique_and_well_formed():
     assert len({c.name for c in codes}) == len(codes)
     for code in codes:
         assert re.fullmatch(r"KC[1-9]\d\d", code), code
-        assert int(code[2]) in FAMILIES and code.title and "\n" not in code.title
+        assert int(code[2]) in FAMILIES and code.summary and "\n" not in code.summary
     assert [str(c) for c in codes] == sorted(str(c) for c in codes)  # the table in order
 
 
@@ -160,8 +161,8 @@ def test_docs_list_every_code_and_no_other():
     text = DOC.read_text("utf-8")
     documented = re.findall(r"^### (KC\d{3}): (.*)$", text, re.MULTILINE)
     assert [code for code, _ in documented] == [str(c) for c in all_codes()]
-    assert {code: title for code, title in documented} == {
-        str(c): c.title for c in all_codes()}
+    assert {code: summary for code, summary in documented} == {
+        str(c): c.summary for c in all_codes()}
     assert set(re.findall(r"\bKC\d{3}\b", text)) <= {str(c) for c in all_codes()}
 
 

@@ -34,10 +34,12 @@ def machine_text(machine_id: str) -> str:
     return (resources.files("kernelcost.machines") / f"{machine_id}.toml").read_text("utf-8")
 
 
-# The roofline chapter's hardware table (§1.2): machine, precision, P, B, I_crit as printed.
+# The roofline chapter's hardware table (§1.2): machine, precision, P, B, I_crit as printed;
+# A100's HBM is the data sheet's 2.039e12 B/s (SXM4 80 GB), which the chapter rounds to 2.0
+# (its ridges 9.75 and 156 FLOP/B become 9.56 and 153.0).
 CHAPTER_TABLE = [
-    ("a100", "fp32", 19.5e12, 2.0e12, 9.75),
-    ("a100", "bf16", 312e12, 2.0e12, 156),
+    ("a100", "fp32", 19.5e12, 2.039e12, 9.563),
+    ("a100", "bf16", 312e12, 2.039e12, 153.0),
     ("h100", "fp32", 67e12, 3.35e12, 20),
     ("h100", "bf16", 990e12, 3.35e12, 295.5),  # chapter: ~296
     ("h100", "fp8", 1979e12, 3.35e12, 590.7),  # chapter: ~591
@@ -55,10 +57,10 @@ def test_builtin_machines_are_shipped():
 @pytest.mark.parametrize("machine_id, precision, peak, bandwidth, ridge", CHAPTER_TABLE)
 def test_chapter_figures_and_ridge_points(machine_id, precision, peak, bandwidth, ridge):
     machine = load_machine(machine_id)
-    assert machine.peak(precision, "fma") == peak  # the chapter's figure, exactly
+    assert machine.peak(precision, "tensor") == peak  # the chapter's figure, exactly
     assert machine.bandwidth("global") == bandwidth
     # I_crit as the chapter prints it, to its last printed digit
-    assert machine.peak(precision, "fma") / machine.bandwidth("global") == pytest.approx(
+    assert machine.peak(precision, "tensor") / machine.bandwidth("global") == pytest.approx(
         ridge, abs=0.05)
 
 
@@ -90,12 +92,23 @@ def test_h200_as_measured_here():
     assert h200.peak("bf16") == load_machine("h100").peak("bf16")
 
 
-def test_fma_work_meets_the_tensor_peak_and_falls_back_to_vector():
+def test_tensor_work_meets_the_tensor_peak_and_falls_back_to_vector():
     h100 = load_machine("h100")
-    assert h100.ceiling("bf16", "fma").name == "bf16 tensor peak"
-    # no fp32 tensor unit on H100 (tf32 is its own precision): fp32 FMA runs on the vector pipes
-    assert h100.ceiling("fp32", "fma").name == "fp32 vector peak"
-    assert h100.peak("fp32", "fma") == 67e12
+    assert h100.ceiling("bf16", "tensor").name == "bf16 tensor peak"
+    # no fp32 tensor unit on H100 (tf32 is its own precision): fp32 MMA runs on the vector pipes
+    assert h100.ceiling("fp32", "tensor").name == "fp32 vector peak"
+    assert h100.peak("fp32", "tensor") == 67e12
+
+
+def test_fma_work_meets_the_vector_fma_peak_at_the_accumulators_precision():
+    """Multiply-adds off the tensor units (docs/language.md, "Which units run the work")
+    accumulate in fp32 for every narrower input, in fp64 for fp64."""
+    h100 = load_machine("h100")
+    for precision in ("bf16", "fp16", "fp8", "fp32"):
+        ceiling = h100.ceiling(precision, "fma")
+        assert (ceiling.name, ceiling.peak_FLOPps) == ("fp32 vector FMA peak", 67e12)
+    assert h100.ceiling("fp64", "fma").name == "fp64 vector FMA peak"
+    assert h100.peak("fp64", "fma") == 33.5e12  # the data sheet's fp64 (non-tensor) figure
 
 
 def test_vector_work_falls_back_to_fp32_vector():
@@ -132,6 +145,10 @@ def test_launch_overhead_is_an_eager_figure():
 def source_of(table: dict, key: str, execution: bool) -> str | None:
     if execution:
         return table.get(execution_source_key(key))
+    if key.endswith("_per_clock_per_sm"):
+        return table.get("per_clock_source")
+    if key == "max_clock_Hz":
+        return table.get("max_clock_source")
     return table.get("source") or table.get(f"{key.split('_')[0]}_source")
 
 

@@ -26,15 +26,15 @@ def error_of(text: str) -> KcostError:
 
 
 @pytest.mark.parametrize("old, new, where, line", [
-    ("peak_FLOPps = 33.5e12", "peak_FLOPps = nan", "compute[0].peak_FLOPps", 25),
-    ("peak_FLOPps = 33.5e12", "peak_FLOPps = inf", "compute[0].peak_FLOPps", 25),
-    ("peak_FLOPps = 33.5e12", f"peak_FLOPps = {BIG}", "compute[0].peak_FLOPps", 25),
-    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = nan", "memory[0].bandwidth_Bps", 108),
-    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = inf", "memory[0].bandwidth_Bps", 108),
-    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = 5e-324", "memory[0].bandwidth_Bps", 108),
-    ("launch_overhead_s = 4e-6", "launch_overhead_s = nan", "launch.launch_overhead_s", 14),
-    ("launch_overhead_s = 4e-6", "launch_overhead_s = -inf", "launch.launch_overhead_s", 14),
-    ("sm_count = 132", f"sm_count = {BIG}", "device.sm_count", 10),
+    ("peak_FLOPps = 33.5e12", "peak_FLOPps = nan", "compute[0].peak_FLOPps", 32),
+    ("peak_FLOPps = 33.5e12", "peak_FLOPps = inf", "compute[0].peak_FLOPps", 32),
+    ("peak_FLOPps = 33.5e12", f"peak_FLOPps = {BIG}", "compute[0].peak_FLOPps", 32),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = nan", "memory[0].bandwidth_Bps", 141),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = inf", "memory[0].bandwidth_Bps", 141),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = 5e-324", "memory[0].bandwidth_Bps", 141),
+    ("launch_overhead_s = 4e-6", "launch_overhead_s = nan", "launch.launch_overhead_s", 19),
+    ("launch_overhead_s = 4e-6", "launch_overhead_s = -inf", "launch.launch_overhead_s", 19),
+    ("sm_count = 132", f"sm_count = {BIG}", "device.sm_count", 13),
 ])
 def test_bad_values_are_positioned(old, new, where, line):
     assert old in H100
@@ -77,7 +77,7 @@ def test_invalid_utf8_machine_file(tmp_path):
     with pytest.raises(KcostError) as raised:
         load_machine(path)
     span = raised.value.diagnostics[0].span
-    assert (span.line, span.column) == (6, 9)
+    assert (span.line, span.column) == (9, 9)
 
 
 def test_bom_and_cr_line_endings_are_read(tmp_path):
@@ -104,7 +104,7 @@ def test_cli_exits_2(tmp_path, capsys, old, new):
 def test_unknown_key_caret_is_under_the_key():
     error = error_of(H100.replace("sm_count = 132", "sm_cont = 132", 1))
     span = error.diagnostics[0].span
-    assert (span.line, span.column, span.end_column) == (10, 1, 8)
+    assert (span.line, span.column, span.end_column) == (13, 1, 8)
 
 
 def test_the_shipped_files_are_kept_parsed_as_tomllib_reads_them():
@@ -125,7 +125,9 @@ def test_a_shipped_text_is_taken_parsed_and_an_edited_one_read_again(monkeypatch
     kept = tomlplaces.toml_data(H100, "h100.toml", "machine file", TOML)
     assert read == [] and repr(kept) == repr(loads(H100))  # ints and floats as read
     kept["device"]["sm_count"] = 1  # a caller's change stays its own
-    assert tomlplaces.toml_data(H100, "h100.toml", "machine file", TOML)["device"]["sm_count"] == 132
+    read_again = tomlplaces.toml_data(H100, "h100.toml", "machine file", TOML)
+    assert read_again["device"]["sm_count"] == 132
     edited = H100.replace("sm_count = 132", "sm_count = 114")
-    assert tomlplaces.toml_data(edited, "h100.toml", "machine file", TOML)["device"]["sm_count"] == 114
+    read_edited = tomlplaces.toml_data(edited, "h100.toml", "machine file", TOML)
+    assert read_edited["device"]["sm_count"] == 114
     assert read == [edited]

@@ -49,14 +49,15 @@ def vector_add() -> Cost:
 
 
 def gemm() -> Cost:
-    # chapter example 2: W = 2MNK (fma), Q = 2(MK + KN + MN) bytes of bf16
-    return hand_cost("gemm", (M, N, K), "bf16", {"fma": 2 * M * N * K},
+    # chapter example 2: W = 2MNK (a contraction: tensor), Q = 2(MK + KN + MN) bytes of bf16
+    return hand_cost("gemm", (M, N, K), "bf16", {"tensor": 2 * M * N * K},
                      {"global": 2 * (M * K + K * N + M * N)})
 
 
 def llm_decode() -> Cost:
-    # chapter example 5: W = 2 Theta b (fma), Q ~ 2 Theta (weights) + 4 b d (activations)
-    return hand_cost("llm_decode", (Theta, b, d), "bf16", {"fma": 2 * Theta * b},
+    # chapter example 5: W = 2 Theta b (on the tensor units, as the chapter times it),
+    # Q ~ 2 Theta (weights) + 4 b d (activations)
+    return hand_cost("llm_decode", (Theta, b, d), "bf16", {"tensor": 2 * Theta * b},
                      {"global": 2 * Theta + 4 * b * d}, defaults={d: 8192})
 
 
@@ -234,7 +235,7 @@ def test_sfu_work_has_its_own_ceiling():
 
 def test_levels_without_a_bandwidth_figure_are_listed_not_modelled():
     cost = hand_cost("staged", (n,), "bf16", {"fma": 2 * n}, {"global": 2 * n, "l2": 4 * n})
-    result = verdict(cost, load_machine("b200"), "bf16", {n: 10**6})  # no B200 L2 figure
+    result = verdict(cost, load_machine("rtx4090"), "bf16", {n: 10**6})  # L2 "unknown"
     assert result.unmodelled_levels == ("l2",)
     assert [level.level for level in result.levels] == ["global"]
 
@@ -243,7 +244,7 @@ def test_keep_scope_fit_against_shared_capacity_per_sm():
     # gemm_tiled: A and B tiles of T x T bf16 held in shared: 4 T^2 bytes
     scope = ScopeCost(0, "shared", ("A", "B"), (), M * N * K / T**3,
                       {"A": T**2, "B": T**2}, {}, True, 4 * T**2)
-    cost = hand_cost("gemm_tiled", (M, N, K, T), "bf16", {"fma": 2 * M * N * K},
+    cost = hand_cost("gemm_tiled", (M, N, K, T), "bf16", {"tensor": 2 * M * N * K},
                      {"global": 4 * M * N * K / T + 2 * M * N}, scopes=[scope],
                      defaults={T: 128})
     h100 = load_machine("h100")
@@ -387,15 +388,18 @@ def test_compute_advice_speaks_of_tensor_units_only_where_the_machine_has_them()
     from kernelcost.model import compute_advice
 
     h100 = load_machine("h100")
-    on_tensor = compute_advice(h100, h100.ceiling("bf16", "fma").name)
+    on_tensor = compute_advice(h100, h100.ceiling("bf16", "tensor").name)
     assert "narrower precision on the tensor units" in on_tensor
     vector_only = dataclasses.replace(
         h100, compute=tuple(p for p in h100.compute if p.unit != "tensor"))
-    advice = compute_advice(vector_only, vector_only.ceiling("bf16", "fma").name)
+    advice = compute_advice(vector_only, vector_only.ceiling("bf16", "tensor").name)
     assert "tensor units" not in advice.replace("no tensor units", "")
     assert "no tensor units on this machine" in advice
-    fp32 = compute_advice(h100, h100.ceiling("fp32", "fma").name)  # H100 fp32: vector only
+    fp32 = compute_advice(h100, h100.ceiling("fp32", "tensor").name)  # H100 fp32: vector only
     assert "move the work to the tensor units (bf16, fp16, fp64, fp8, i8, tf32)" in fp32
+    # element-wise work (no contraction) is not told to move to units that cannot run it
+    elementwise = compute_advice(h100, h100.ceiling("bf16", "fma").name, contractions=False)
+    assert "tensor units cannot run it" in elementwise and "move the work" not in elementwise
 
 
 def test_a_clearly_compute_bound_verdict_carries_the_machine_advice():

@@ -68,7 +68,7 @@ kernel gemm(M, N, K) {
 
 def test_vector_add_at_five():
     counts = enumerate_counts(kernel_of(VECTOR_ADD), {"n": 5})
-    assert counts.work == {"fma": 0, "vector": 5, "sfu": 0}  # one + per element
+    assert counts.work == {"tensor": 0, "fma": 0, "vector": 5, "sfu": 0}  # one + per element
     assert traffic(counts) == {"global": 60}  # (5 + 5 read + 5 written) * 4 B
     assert counts.footprints == {"x": (5, 0), "y": (5, 0), "z": (0, 5)}
     assert counts.scopes == ()
@@ -109,7 +109,7 @@ def test_register_local_moves_nothing():
     """)
     sizes = {"M": 2, "N": 3, "K": 4}
     perfect = enumerate_counts(kernel, sizes)
-    assert perfect.work == {"fma": 48, "vector": 0, "sfu": 0}  # 24 fused += a * b
+    assert perfect.work == {"tensor": 0, "fma": 48, "vector": 0, "sfu": 0}  # 24 fused += a * b
     assert traffic(perfect) == {"global": 104}  # 4 B * (8 + 12 + 6)
     # none: A and B read 24 times each, C written 6 times; acc is a register: 54 * 4 B
     assert traffic(enumerate_counts(kernel, sizes, "none")) == {"global": 216}
@@ -217,7 +217,8 @@ def test_special_functions_and_scalar_reduction():
     }
     """)
     counts = enumerate_counts(kernel, {"n": 6})
-    assert counts.work == {"fma": 0, "vector": 6, "sfu": 6}  # one exp, one add per element
+    # one exp, one add per element
+    assert counts.work == {"tensor": 0, "fma": 0, "vector": 6, "sfu": 6}
     assert counts.footprints == {"x": (6, 0), "s": (1, 1)}  # a scalar is one element
     assert traffic(counts) == {"global": 28}  # 4 B * (6 + 1 written; s starts at zero)
     # none: x read 6 times, s read and written 6 times: 18 accesses * 4 B

@@ -166,7 +166,8 @@ def test_count_with_a_5000_digit_constant_is_refused(tmp_path, capsys):
                     ["sweep", str(spec), "--sweep", "n=1..100", "--csv"]):
         assert main(command) == 2
         err = capsys.readouterr().err
-        assert f"{spec}:1:1: error[KC706]: the counts of `big` hold a number of about 5,000 digits" in err
+        assert (f"{spec}:1:1: error[KC706]: the counts of `big` hold a number of about 5,000 "
+                "digits") in err
 
 
 def test_a_value_beyond_4000_digits_is_written_to_30_digits(tmp_path, capsys):

@@ -157,7 +157,7 @@ def test_a_zone_decided_at_every_size_is_said_without_a_ratio(capsys, monkeypatc
                   "l40s", "--no-verify")
     assert ("memory-bound at global at every size: in the clearly memory-bound zone "
             "(under 0.1×), bytes are the limit") in out
-    # reduce_sum with n symbolic on a B200 (no L2 bandwidth in its file): the same at global
+    # reduce_sum with n symbolic on an RTX 4090 (L2 bandwidth unknown): the same at global
     out = text_of(capsys, monkeypatch, 200, "analyze", SPECS / "reduce_sum.kcost", "--machine",
-                  "b200", "--no-verify")
+                  "rtx4090", "--no-verify")
     assert "memory-bound at global at every size: in the clearly memory-bound zone" in out

@@ -26,7 +26,7 @@ def test_vector_add_counts_one_flop_per_twelve_bytes(spec_cost):
 
 def test_gemm_closed_forms(spec_cost):
     cost = spec_cost("gemm")
-    assert same(cost.work["fma"], 2 * M * N * K)  # example 2
+    assert same(cost.work["tensor"], 2 * M * N * K)  # example 2
     assert same(cost.traffic["global"], 2 * (M * K + K * N + M * N))  # bf16, each element once
     assert set(cost.traffic) == {"global"}
 
@@ -49,7 +49,7 @@ def test_gemm_naive_intensity_tends_to_a_quarter(spec_cost):
 def test_gemm_tiled_intensity_tends_to_half_the_tile(spec_cost):
     cost = spec_cost("gemm_tiled")
     assert same(cost.traffic["global"], 4 * M * N * K / T + 2 * M * N)  # DESIGN.md
-    assert same(cost.work["fma"], 2 * M * N * K)
+    assert same(cost.work["tensor"], 2 * M * N * K)
     result = kernelcost.analyze(SPECS / "gemm_tiled.kcost")
     assert result.intensity["global"].limit == T / 2  # example 4
     square = kernelcost.analyze(SPECS / "gemm_tiled.kcost", {"M": "N", "K": "N"})
@@ -97,7 +97,7 @@ def test_layernorm_is_about_seven_n():
 
 def test_attention_products_are_four_s_squared_d():
     result = kernelcost.analyze(SPECS / "attention.kcost")
-    assert same(result.work_by_class["fma"].expr, 4 * S**2 * d)  # example 7: the two GEMMs
+    assert same(result.work_by_class["tensor"].expr, 4 * S**2 * d)  # example 7: the two GEMMs
     assert same(result.work.leading, 4 * S**2 * d)
 
 

@@ -29,7 +29,7 @@ H100_BF16_RIDGE = sympy.Rational(990, 1) / sympy.Rational(335, 100)  # 295.52 FL
 
 def gemm() -> Cost:
     # chapter example 2: W = 2MNK (fma), Q = 2(MK + KN + MN) bytes of bf16
-    return Cost("gemm", (M, N, K), {}, "bf16", "perfect", {"fma": 2 * M * N * K},
+    return Cost("gemm", (M, N, K), {}, "bf16", "perfect", {"tensor": 2 * M * N * K},
                 {"global": 2 * (M * K + K * N + M * N)}, {}, ())
 
 
@@ -42,14 +42,14 @@ def gemm_tiled() -> Cost:
                   "B": TensorFootprint("B", K * N, 0, True),
                   "C": TensorFootprint("C", 0, M * N, True)}
     return Cost("gemm_tiled", (M, N, K, T), {T: 128}, "bf16", "perfect",
-                {"fma": 2 * M * N * K}, {"global": 4 * M * N * K / T + 2 * M * N},
+                {"tensor": 2 * M * N * K}, {"global": 4 * M * N * K / T + 2 * M * N},
                 footprints, (scope,))
 
 
 def llm_decode() -> Cost:
     # chapter example 5: W = 2 Theta b, Q ~ 2 Theta + 4 b d
     return Cost("llm_decode", (Theta, b, d), {d: 8192}, "bf16", "perfect",
-                {"fma": 2 * Theta * b}, {"global": 2 * Theta + 4 * b * d}, {}, ())
+                {"tensor": 2 * Theta * b}, {"global": 2 * Theta + 4 * b * d}, {}, ())
 
 
 # ----------------------------------------------------------------------------- ridge crossings
@@ -150,7 +150,7 @@ def test_json_keys_are_the_documented_ones():
     [crossing] = ridge_crossings(gemm(), N, load_machine("h100"), "bf16", values=SQUARE)
     assert list(crossing.as_json()) == [
         "machine", "precision", "level", "parameter", "value", "expr", "condition", "limit",
-        "compute_bound_side"]
+        "compute_bound_side", "searched_to"]
     assert crossing.as_json()["expr"] == "3*I_crit"
 
 

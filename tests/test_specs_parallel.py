@@ -40,7 +40,7 @@ def run_json(capsys, *argv) -> dict:
 def test_flash_attention_products_are_four_s_squared_d(spec_cost):
     """REFERENCE: attention is 4 S^2 d FLOP (the two GEMMs), per head."""
     work = spec_cost("flash_attention").work
-    assert same(work["fma"], 4 * H * S**2 * d)
+    assert same(work["tensor"], 4 * H * S**2 * d)
 
 
 def test_flash_attention_softmax_terms(spec_cost):
@@ -59,10 +59,10 @@ def test_flash_attention_leading_term_at_the_reference():
     """The leading term of W is the chapter's 4 S^2 d plus the softmax's per-score terms; at
     S = 4096, d = 128 the softmax adds 1.2 %."""
     result = kernelcost.analyze(SPECS / "flash_attention.kcost", {"S": "4096"})
-    assert same(result.work_by_class["fma"].expr, 4 * H * S**2 * d)
+    assert same(result.work_by_class["tensor"].expr, 4 * H * S**2 * d)
     assert same(result.work.leading, H * S**2 * (4 * Bc * d + 4 * Bc + d + 4) / Bc)
     reference = 4 * 4096**2 * 128
-    assert result.work_by_class["fma"].value == reference
+    assert result.work_by_class["tensor"].value == reference
     assert 1.01 < result.work.value / reference < 1.013
     assert result.work_by_class["sfu"].value == 4096**2 * 65 / 64  # exps
 
@@ -70,7 +70,7 @@ def test_flash_attention_leading_term_at_the_reference():
 def test_flash_attention_causal_does_half_the_products(spec_cost):
     """Key tiles up to the diagonal, the straddling ones in full: 2 S^2 d + 2 S d Br per head."""
     work = spec_cost("flash_attention_causal").work
-    assert same(work["fma"], 2 * H * S * d * (S + Br))
+    assert same(work["tensor"], 2 * H * S * d * (S + Br))
     assert same(work["sfu"], H * S * (S + Br) * (Bc + 1) / (2 * Bc))
 
 

@@ -48,7 +48,7 @@ def test_sweep_matches_exact_evaluation(spec_name, parameter, settings, sizes):
                                                                      rel=1e-12)
         assert result.t_min[position] == pytest.approx(float(exact.t_min), rel=1e-12)
         assert result.binding[position] == exact.bound
-        peak = float(H100.peak(cost.precision, "fma"))
+        peak = float(H100.peak(cost.precision, cost.main_class))
         assert result.peak_fraction[position] == pytest.approx(
             float(exact.performance) / peak, rel=1e-12)
 

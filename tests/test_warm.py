@@ -151,8 +151,8 @@ def test_bad_warm_tensors_are_one_clear_error(capsys, option, message):
 
 
 def test_warm_l2_needs_a_machine_with_an_l2():
-    with pytest.raises(KcostError, match="L2 bandwidth of mi300x"):
-        verdict(load(SPECS / "rmsnorm.kcost").cost("spec"), load_machine("mi300x"),
+    with pytest.raises(KcostError, match="L2 bandwidth of rtx4090"):
+        verdict(load(SPECS / "rmsnorm.kcost").cost("spec"), load_machine("rtx4090"),
                 values={"R": R, "n": 4096}, warm=("x",))
     argv = ["analyze", str(SPECS / "rmsnorm.kcost"), "--no-verify", "--warm-l2", "x"]
     assert cli.main(argv) == 2

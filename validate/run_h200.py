@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +49,11 @@ NCU_METRICS = {  # metric -> weight in the `flop` column (None: a byte counter)
 # -- the cases: (kernel, spec, sizes, dtype, uses tensor cores); builders need torch ------
 
 def cases() -> list[tuple[str, str, dict, str, bool]]:
+    """Every case: the first round's (measured 2026-12-04), then the second's (`--new`)."""
+    return first_round() + second_round()
+
+
+def first_round() -> list[tuple[str, str, dict, str, bool]]:
     mixtral = dict(N=14336, K=4096)  # Mixtral-8x7B's w1: E = 8 experts, top-2
     found = []
     for n in (2**24, 2**26, 2**28, 2**30):
@@ -79,12 +85,96 @@ def cases() -> list[tuple[str, str, dict, str, bool]]:
     return found
 
 
+def second_round() -> list[tuple[str, str, dict, str, bool]]:
+    """The cases added after the first run (`--new` runs these alone). In this order the
+    counters, first size of each kernel, come in the order of their worth."""
+    found = []
+    # below L2 (60 MiB): the input is read cold (the flush), the output may stay in L2
+    for n in (2**22, 2**20):
+        found.append(("copy_triton", "copy", dict(n=n), "fp32", False))
+        found.append(("copy", "copy", dict(n=n), "fp32", False))
+    found.append(("rmsnorm_triton", "rmsnorm", dict(R=4096, n=8192), "bf16", False))
+    # FlashAttention-2 forward through SDPA's flash backend, [1, H, S, d]. The specs model
+    # FA2's hdim-128 tiling (Br = 128, Bc = 64); for d = 64 FA2 runs Br = 128, Bc = 128
+    # (flash_fwd_launch_template.h, run_mha_fwd_hdim64). Grid (S / 128) x H blocks, at most
+    # 2 a multiprocessor (255 registers x 128 threads), 132 multiprocessors: H = 1 leaves
+    # it mostly idle (8, 32, 128 blocks), the others fill it several times over.
+    for S, H, d in ((4096, 32, 128), (1024, 1, 128), (1024, 64, 128), (4096, 1, 128),
+                    (16384, 1, 128), (16384, 8, 128), (1024, 64, 64), (4096, 32, 64),
+                    (16384, 8, 64)):
+        sizes = dict(S=S, H=H, d=d, **({"Bc": 128} if d == 64 else {}))
+        found.append(("flash_attention", "flash_attention", sizes, "bf16", True))
+    for S, H, d in ((4096, 32, 128), (1024, 1, 128), (16384, 1, 128), (16384, 8, 128),
+                    (4096, 32, 64), (16384, 8, 64)):
+        sizes = dict(S=S, H=H, d=d, **({"Bc": 128} if d == 64 else {}))
+        found.append(("flash_attention_causal", "flash_attention_causal", sizes, "bf16",
+                      True))
+    # torch.matmul beyond squares. M = 16, 64, 128 break gemm_hopper's `2 TM | M` (TM =
+    # 128): those go against gemv_decode (the skinny-GEMM spec, b = M); M = 256 is the
+    # smallest gemm_hopper takes
+    for M in (16, 64, 128):
+        found.append(("gemm_skinny", "gemv_decode", dict(N=8192, K=8192, b=M), "bf16", True))
+    found.append(("gemm_skinny", "gemm_hopper", dict(M=256, N=8192, K=8192), "bf16", True))
+    for s in (512, 1024):
+        found.append(("gemm_small", "gemm_hopper", dict(M=s, N=s, K=s), "bf16", True))
+    found.append(("gemm_tallk", "gemm_hopper", dict(M=1024, N=1024, K=65536), "bf16", True))
+    # gemm_ragged runs M - RAGGED, N - RAGGED, K - RAGGED (8191, 4095): gemm_hopper takes
+    # only whole tiles, so the spec's sizes are the padded ones (the MMAs run whole tiles)
+    for s in (8192, 4096):
+        found.append(("gemm_ragged", "gemm_hopper", dict(M=s, N=s, K=s), "bf16", True))
+    # the same product on zeros and on random data, alternated (power and clocks)
+    for kernel in ("gemm", "gemm_zeros", "gemm", "gemm_zeros"):
+        found.append((kernel, "gemm_hopper", dict(M=8192, N=8192, K=8192), "bf16", True))
+    # launch overhead against kernel time: the same calls replayed from a CUDA graph
+    found.append(("decode_attention_graph", "decode_attention", dict(b=1, h=32, L=4096),
+                  "bf16", True))
+    found.append(("decode_attention_graph", "decode_attention", dict(b=8, h=32, L=4096),
+                  "bf16", True))
+    found.append(("flash_attention_graph", "flash_attention", dict(S=1024, H=1, d=128),
+                  "bf16", True))
+    found.append(("rmsnorm_triton_graph", "rmsnorm", dict(R=1, n=4096), "bf16", False))
+    found.append(("rope_triton_graph", "rope", dict(T=1, h=32, hk=8), "bf16", False))
+    return found
+
+
+RAGGED = 1  # gemm_ragged runs each of M, N, K this much under the spec's (padded) sizes
+UNPROFILED = {  # kernels ncu is not run on
+    "copy": "cudaMemcpyAsync, not a kernel: ncu profiles none",
+    "gemm_zeros": "the same traffic as gemm",
+    **{f"{name}_graph": "the same kernels as without the graph" for name in (
+        "decode_attention", "flash_attention", "rmsnorm_triton", "rope_triton")},
+}
+
+
 def build(kernel: str, sizes: dict, torch, triton_kernels):
     """The inputs and a call that does what the spec counts; `check`, called after one
     call, compares a Triton kernel's output with PyTorch's (None where PyTorch runs)."""
     cuda, bf16, f32 = DEVICE, torch.bfloat16, torch.float32
     F = torch.nn.functional
     s = sizes
+    if kernel.endswith("_graph"):  # the same call, captured once and replayed
+        fn, check = build(kernel[: -len("_graph")], sizes, torch, triton_kernels)
+        return _graphed(fn, torch), check
+    if kernel in ("gemm_skinny", "gemm_small", "gemm_tallk", "gemm_ragged", "gemm_zeros"):
+        M, N, K = (s["b"], s["N"], s["K"]) if "b" in s else (s["M"], s["N"], s["K"])
+        if kernel == "gemm_ragged":
+            M, N, K = M - RAGGED, N - RAGGED, K - RAGGED
+        make = torch.zeros if kernel == "gemm_zeros" else torch.randn
+        a = make(M, K, device=cuda, dtype=bf16)
+        b = make(K, N, device=cuda, dtype=bf16)
+        return (lambda: torch.matmul(a, b)), None
+    if kernel in ("flash_attention", "flash_attention_causal"):
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        q, k, v = (torch.randn(1, s["H"], s["S"], s["d"], device=cuda, dtype=bf16)
+                   for _ in range(3))
+        causal = kernel == "flash_attention_causal"
+
+        def attention():
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):  # no other backend: else it raises
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+        return attention, None
     if kernel in ("copy", "copy_triton"):
         x, y = torch.randn(s["n"], device=cuda), torch.empty(s["n"], device=cuda)
         if kernel == "copy":
@@ -156,6 +246,22 @@ def build(kernel: str, sizes: dict, torch, triton_kernels):
     raise ValueError(kernel)
 
 
+def _graphed(fn, torch):
+    """fn captured in a CUDA graph (warmed up on a side stream first): its replay."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    torch.cuda.synchronize()
+    return graph.replay
+
+
 # -- timing ---------------------------------------------------------------------------------
 
 def measure(fn, torch, flush, target_s: float = 0.2) -> float:
@@ -208,7 +314,9 @@ def counters(case_id: int, timeout_s: float) -> dict[str, str]:
     done = subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
     lines = [line for line in done.stdout.splitlines() if line.startswith('"')]
     totals: dict[str, float] = {}
+    names: set[str] = set()
     for record in csv.DictReader(lines):
+        names.add(str(record.get("Kernel Name", ""))[:200])
         name, value = record.get("Metric Name"), record.get("Metric Value", "")
         try:
             totals[name] = totals.get(name, 0.0) + float(value.replace(",", ""))
@@ -218,6 +326,7 @@ def counters(case_id: int, timeout_s: float) -> dict[str, str]:
         print(f"  ncu gave no counters (exit {done.returncode}): "
               f"{done.stderr.strip()[-300:] or done.stdout.strip()[-300:]}", file=sys.stderr)
         return {}
+    print(f"  ncu kernels: {' | '.join(sorted(names))}", flush=True)
     flop = sum(totals.get(metric, 0.0) * weight for metric, weight in NCU_METRICS.items()
                if weight is not None)
     return {"dram_bytes": f"{totals['dram__bytes.sum']:.0f}",
@@ -265,21 +374,38 @@ def _no_gpu(reason: str):
     sys.exit(2)
 
 
-def dry_run() -> int:
+def selected(only: str | None, new: bool) -> list[tuple[int, tuple]]:
+    """(case id, case) of the cases asked for: `--new` the second round's alone; `--only`
+    a comma list, each a part of the kernel's name (`=NAME` the whole name)."""
+    found = list(enumerate(cases()))
+    if new:
+        found = found[len(first_round()):]
+    if only:
+        parts = [part.strip() for part in only.split(",") if part.strip()]
+        found = [(i, c) for i, c in found if any(
+            c[0] == part[1:] if part.startswith("=") else part in c[0] for part in parts)]
+    return found
+
+
+def dry_run(chosen=None) -> int:
     """The cases with their t_bound on the H200, on the CPU: checks every case's sizes
     against its spec before any GPU time is spent."""
     sys.path.insert(0, str(ROOT / "src"))
     import kernelcost
     from kernelcost.answer import answers
 
-    for kernel, spec, sizes, dtype, _ in cases():
+    if chosen is None:
+        chosen = list(enumerate(cases()))
+    for _, (kernel, spec, sizes, dtype, _) in chosen:
         analysis = kernelcost.analyze(ROOT / "specs" / f"{spec}.kcost", sizes)
         if analysis.warnings:
             print(f"{kernel} {sizes}: {'; '.join(analysis.warnings)}", file=sys.stderr)
             return 1
         (answer,) = answers(analysis, ["h200"], None)
-        print(f"{kernel:18} {_sizes(sizes):34} {dtype:5} t_bound "
-              f"{float(answer.verdict.t_bound) * 1e6:12.2f} us")
+        verdict = answer.verdict
+        print(f"{kernel:22} {spec:22} {_sizes(sizes):30} {dtype:5} t_bound "
+              f"{float(verdict.t_bound) * 1e6:11.2f} us  t_model "
+              f"{float(verdict.t_model) * 1e6:11.2f} us", flush=True)
     return 0
 
 
@@ -293,7 +419,10 @@ def main(argv=None) -> int:
     parser.add_argument("--dry-run", action="store_true",
                         help="list the cases and their t_bound on the H200 (no GPU needed)")
     parser.add_argument("--no-counters", action="store_true", help="skip Nsight Compute")
-    parser.add_argument("--only", help="measure only kernels whose name contains this")
+    parser.add_argument("--only", help="measure only kernels whose name contains this "
+                        "(a comma list: any of them; `=NAME`: the whole name)")
+    parser.add_argument("--new", action="store_true",
+                        help="only the cases added after the first run (2026-12-04)")
     parser.add_argument("--time-budget", type=float, default=BUDGET_S, metavar="S",
                         help=f"no case is timed after S seconds (default {BUDGET_S})")
     parser.add_argument("--counter-budget", type=float, default=COUNTER_BUDGET_S,
@@ -301,8 +430,9 @@ def main(argv=None) -> int:
                         f"from the start (default {COUNTER_BUDGET_S})")
     parser.add_argument("--profile-one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    chosen = selected(args.only, args.new)
     if args.dry_run:
-        return dry_run()
+        return dry_run(chosen)
     if args.profile_one is not None:
         return profile_one(args.profile_one)
     torch, triton_kernels = _gpu_or_exit()
@@ -313,7 +443,6 @@ def main(argv=None) -> int:
     out = Path(args.out or ROOT / "validate" / "results" / f"{slug}-{day}.csv")
     flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device=DEVICE)
     use_ncu = not args.no_counters and shutil.which("ncu") is not None
-    chosen = [(i, c) for i, c in enumerate(cases()) if not args.only or args.only in c[0]]
     comment = (f"# measured by validate/run_h200.py on {name}, {day}; torch "
                f"{torch.__version__}, CUDA {torch.version.cuda}, triton "
                f"{triton_kernels.triton.__version__}; ncu: {'yes' if use_ncu else 'no'}\n")
@@ -324,6 +453,7 @@ def main(argv=None) -> int:
     writer = csv.DictWriter(handle, fieldnames=COLUMNS)
     writer.writeheader()
     handle.flush()
+    clocks: list[str] = []  # comment lines: SM clock and power after each case's repeats
     rows, first_of = [], {}  # first_of: kernel -> (case id, its row), the size ncu profiles
     for case_id, (kernel, spec, sizes, dtype, tensor) in chosen:
         if time.monotonic() - began > args.time_budget:
@@ -338,6 +468,7 @@ def main(argv=None) -> int:
                 print(f"{kernel} {_sizes(sizes)}: the kernel's output is wrong; not timed")
                 continue
             seconds = measure(fn, torch, flush)
+            state = _clocks()  # right after the repeats: the clocks they ran at
         except Exception as error:  # one broken case must not cost the others
             print(f"{kernel} {_sizes(sizes)}: failed, not timed: "
                   f"{type(error).__name__}: {str(error)[:500]}")
@@ -347,13 +478,16 @@ def main(argv=None) -> int:
             torch.cuda.empty_cache()
         row = dict(kernel=kernel, spec=f"specs/{spec}.kcost", sizes=_sizes(sizes),
                    dtype=dtype, time_s=f"{seconds:.6e}", dram_bytes="", l2_bytes="", flop="")
-        print(f"{kernel:18} {row['sizes']:34} {seconds * 1e6:12.2f} us", flush=True)
+        print(f"{kernel:22} {row['sizes']:34} {seconds * 1e6:12.2f} us  {state}", flush=True)
         rows.append(row)
         writer.writerow(row)
         handle.flush()
-        if kernel not in first_of:
+        if state:
+            clocks.append(f"# after {kernel} {row['sizes']}: {state}\n")
+        if kernel not in first_of and kernel not in UNPROFILED:
             first_of[kernel] = (case_id, row, tensor)
     handle.write(f"# timings: {len(rows)} rows in {time.monotonic() - began:.0f} s\n")
+    handle.writelines(clocks)
     handle.close()
     print(f"timings: {len(rows)} rows in {time.monotonic() - began:.0f} s", flush=True)
     if use_ncu:  # after every timing: counters are worth less than the times
@@ -377,13 +511,30 @@ def main(argv=None) -> int:
                 row["flop"] = ""  # tensor-core MMAs are not in the SASS FP counters
             print(f"{kernel:18} {row['sizes']:34} dram {row['dram_bytes']:>14} "
                   f"l2 {row['l2_bytes']:>14} flop {row['flop']:>14}", flush=True)
-            _write(out, comment, rows, began)  # whole again, replacing the file at once
-    _write(out, comment, rows, began)
+            _write(out, comment, rows, began, clocks)  # whole again, replacing the file
+    _write(out, comment, rows, began, clocks)
     print(f"{len(rows)} rows in {out}; next: kernelcost validate {out} --machine h200")
     return 0
 
 
-def _write(out: Path, comment: str, rows: list[dict], began: float) -> None:
+def _clocks() -> str:
+    """The SM clock, the power drawn and the clock-limit reasons now (NVML), or ''."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        device = pynvml.nvmlDeviceGetHandleByIndex(0)
+        sm = pynvml.nvmlDeviceGetClockInfo(device, pynvml.NVML_CLOCK_SM)
+        watts = pynvml.nvmlDeviceGetPowerUsage(device) / 1000
+        reasons = (getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None)
+                   or pynvml.nvmlDeviceGetCurrentClocksThrottleReasons)(device)
+        return f"sm {sm} MHz, {watts:.0f} W, clock-event reasons 0x{reasons:x}"
+    except Exception:  # no NVML: the timings go on without
+        return ""
+
+
+def _write(out: Path, comment: str, rows: list[dict], began: float,
+           clocks: Sequence[str] = ()) -> None:
     """The CSV with every row so far, written beside `out` and renamed over it."""
     partial = out.with_name(out.name + ".partial")
     with partial.open("w", newline="") as handle:
@@ -393,6 +544,7 @@ def _write(out: Path, comment: str, rows: list[dict], began: float) -> None:
         writer.writerows(rows)
         handle.write(f"# {len(rows)} rows, {sum(bool(r['dram_bytes']) for r in rows)} with "
                      f"counters; {time.monotonic() - began:.0f} s\n")
+        handle.writelines(clocks)
     os.replace(partial, out)
 
 

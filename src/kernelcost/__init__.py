@@ -13,7 +13,7 @@ import sys as _sys
 
 __version__ = "0.1.0"
 
-from . import lean_sympy as _lean_sympy  # noqa: E402 (the standard library alone)
+from . import lean_sympy as _lean_sympy
 
 # A kernelcost command owns its process. There sympy is imported without the modules no
 # computation uses (lean_sympy), with the collector off: sympy and the parser tables build

@@ -6,6 +6,7 @@ floats in SI base units (FLOP, B, FLOP/B)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +19,10 @@ from .check import CheckedKernel, check
 from .cost import Cost
 from .count import count
 from .magnitude import refuse_huge_constants
+from .mma import on_units
+from .numeric_sums import has_sum, sum_values
 from .parse import parse, parse_file
+from .precisions import PrecisionMap, at_precision
 from .quotients import factored
 from .records import record
 from .settings import resolve_settings, setting_warnings
@@ -39,6 +43,10 @@ class Spec:
     path: str
     checked: CheckedKernel
     _costs: dict = field(default_factory=dict, compare=False, repr=False)
+    # at another precision (--precision): the spec as written, and what the types became
+    base: Spec | None = field(default=None, compare=False, repr=False)
+    mapping: PrecisionMap | None = None
+    _mapped: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -51,6 +59,19 @@ class Spec:
     @property
     def parameters(self) -> dict[str, sympy.Symbol]:
         return {symbol.name: symbol for symbol in self.checked.parameters}
+
+    def at_precision(self, precision: str | None) -> Spec:
+        """The spec with its element types mapped to `precision` by the table of
+        precisions.py (bytes change with them), always from the types as written; itself at
+        its own precision, or when `precision` is None."""
+        if precision is None or precision == self.checked.precision:
+            return self
+        if self.base is not None:
+            return self.base.at_precision(precision)
+        if precision not in self._mapped:
+            checked, mapping = at_precision(self.checked, precision)
+            self._mapped[precision] = Spec(self.path, checked, base=self, mapping=mapping)
+        return self._mapped[precision]
 
     @patched()
     def cost(self, reuse: str = "spec") -> Cost:
@@ -137,12 +158,14 @@ class Counted:
 
 
 @patched()
-def count_spec(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
-               reuse: str = "spec") -> Counted:
+def count_spec(spec: Spec | str | Path, sizes: Mapping[str, object] | None = None,
+               reuse: str = "spec", precision: str | None = None) -> Counted:
     """Count a spec at `sizes` (as `analyze` takes them) without evaluating it. The sizes are
-    checked as `analyze` checks them, so a step that is not positive is refused the same."""
+    checked as `analyze` checks them, so a step that is not positive is refused the same.
+    `precision`: the spec's element types mapped to it (Spec.at_precision)."""
     if not isinstance(spec, Spec):
         spec = load(spec)
+    spec = spec.at_precision(precision)
     settings = resolve_settings(dict(sizes or {}), spec.parameters)
     numeric = _numeric_values(spec, settings)
     warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings),
@@ -151,12 +174,14 @@ def count_spec(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
 
 
 @patched()
-def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
-            reuse: str = "spec", verify: bool = False) -> Analysis:
+def analyze(spec: Spec | str | Path, sizes: Mapping[str, object] | None = None,
+            reuse: str = "spec", verify: bool = False, precision: str | None = None
+            ) -> Analysis:
     """Count a spec and evaluate it. sizes: {name: number or expression text}. verify: first
     compare the closed forms with enumeration at a few small sizes (Analysis.verified), as
-    `kernelcost analyze` does unless told --no-verify."""
-    counted = count_spec(spec, sizes, reuse)
+    `kernelcost analyze` does unless told --no-verify. precision: the spec's element types
+    mapped to it first (`--precision`; Spec.at_precision), the spec's own when None."""
+    counted = count_spec(spec, sizes, reuse, precision)
     spec, cost, settings, numeric = counted.spec, counted.cost, counted.settings, counted.numeric
     stage("verifying the closed forms", spec.kernel.span)
     verified = None
@@ -164,6 +189,7 @@ def analyze(spec: Spec | str | Path, sizes: dict[str, object] | None = None,
         from .verify import self_verify
 
         verified = self_verify(spec.checked, cost)
+    cost = on_units(cost, numeric)  # the units of each contraction at these sizes
     stage("finding values and asymptotic forms", spec.kernel.span)
     symbolic_settings = {s: e for s, e in settings.items() if e.free_symbols}
     growing = [p for p in cost.parameters
@@ -259,7 +285,7 @@ def _evaluate(expr: sympy.Expr, values) -> float | None:
     result = expr.xreplace(values)  # sizes to numbers: no pattern for subs to match
     if result.free_symbols:
         return None
-    return _as_float(result)
+    return _as_float(sum_values(result) if has_sum(result) else result)  # Sums added up
 
 
 def _moves_with_the_sizes_left(expr: sympy.Expr, values) -> bool:

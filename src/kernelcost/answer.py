@@ -5,21 +5,24 @@ itself needs no verdict and runs from solve alone."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import sympy
 
 from .analysis import Analysis
+from .cost import Cost
 from .hardware import Machine, load_machine
 from .model import Verdict, verdict
 from .polyexp import ExpOnFma
 from .polyexp import exp_on_fma as move_exponentials
+from .precisions import PrecisionMap
 from .rates import ItemRate, item_rate
 from .records import record
 
 if TYPE_CHECKING:  # crossings load only where one size is left free, and the
     from .efficiency import Efficiency  # efficiency only with a measurement
-    from .solve import Crossing
+    from .solve import Crossing, RidgeEquations
 
 
 @record
@@ -30,34 +33,49 @@ class Answer:
     efficiency: Efficiency | None  # against a measurement, when one was given
     exp_on_fma: ExpOnFma | None = None  # exponentials moved to the FP32 vector units
     rate: ItemRate | None = None  # items per second, when the spec says what an item is
+    mapping: PrecisionMap | None = None  # the element types at this precision (--precision)
 
 
-def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[str] | None,
+def answers(analysis: Analysis, machines: Sequence[str | Machine], precisions: list[str] | None,
             measurement: dict[str, float] | None = None,
             exp_on_fma: ExpOnFma | None = None, warm_l2: tuple[str, ...] = ()) -> list[Answer]:
-    """One Answer per machine x precision (the spec's own precision when none is given).
+    """One Answer per machine x precision (the spec's own precision when none is given), each
+    precision with the spec's element types mapped to it (Spec.at_precision: its bytes).
     `exp_on_fma`: a fraction of the exponentials on the FP32 vector units (polyexp);
     `warm_l2`: tensors a previous kernel left in L2 (warm)."""
-    cost = move_exponentials(analysis.cost, exp_on_fma)
     loaded = [m if isinstance(m, Machine) else load_machine(m) for m in machines]
     free = free_parameters(analysis)
-    equations = None
-    if len(free) == 1:
-        from .solve import RidgeEquations, roof_levels
+    costs: dict[str, Cost] = {}
+    equations: dict[str, RidgeEquations] = {}
 
-        equations = RidgeEquations(cost, free[0], analysis.settings)
+    def at(precision: str) -> Cost:
+        if precision not in costs:
+            spec = analysis.spec.at_precision(precision)
+            counted = (analysis.cost if spec is analysis.spec
+                       else spec.cost(analysis.reuse))
+            costs[precision] = move_exponentials(counted, exp_on_fma)
+            if len(free) == 1:
+                from .solve import RidgeEquations
+
+                equations[precision] = RidgeEquations(costs[precision], free[0],
+                                                      analysis.settings)
+        return costs[precision]
+
     results = []
     for machine in loaded:
         for precision in precisions or []:
             machine.require_precision(precision)
-        for precision in precisions or [cost.precision]:
+        for precision in precisions or [analysis.cost.precision]:
+            cost = at(precision)
             result = verdict(cost, machine, precision, analysis.settings, apply_defaults=True,
                              warm=warm_l2)
-            crossings = ()
-            if equations is not None:
+            crossings: tuple[Crossing, ...] = ()
+            if precision in equations:
+                from .solve import roof_levels
+
                 crossings = tuple(
                     crossing for level in roof_levels(cost, machine)
-                    for crossing in equations.at(level).crossings(machine, precision))
+                    for crossing in equations[precision].at(level).crossings(machine, precision))
             efficiency = None
             if measurement and result.binding_term() is not None:
                 from .efficiency import measured_efficiency
@@ -65,7 +83,8 @@ def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[
                 efficiency = measured_efficiency(result, **measurement)
             results.append(Answer(result, free[0] if len(free) == 1 else None, crossings,
                                   efficiency, exp_on_fma,
-                                  item_rate(analysis.spec.checked, result)))
+                                  item_rate(analysis.spec.checked, result),
+                                  analysis.spec.at_precision(precision).mapping))
     return results
 
 

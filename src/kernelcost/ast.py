@@ -15,7 +15,8 @@
         │                                        a parallel header's loops share its Parallel;
         │                                        a `lanes` loop spreads over a warp's lanes
         ├── Keep(tensors, level, stages | None, body)   a reuse scope
-        └── Assign(target, op, value)            op: = += max= min=
+        └── Assign(target, op, value, unit | None)   op: = += max= min=; unit: `on tensor`
+                                                 or `on fma`, the units the spec names
     expressions: Number, Name, Access(tensor, indices), BinOp(op, left, right), Neg,
                  Call(func, args)
 """
@@ -144,6 +145,7 @@ class Assign:
     op: str  # = += max= min=
     value: Expr
     span: Span
+    unit: Name | None = None  # `on tensor` / `on fma`: the units the spec names for it
 
 
 Statement = Let | For | Keep | Assign

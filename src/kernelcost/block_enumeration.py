@@ -266,6 +266,9 @@ def _per_wave(grid: GridCost, sizes: Mapping, env: Env, wave_of: np.ndarray, wav
         size = fraction_of(tile.element_bytes, sizes)
         volumes = _wave_volumes(*_boxes(tile.whole, sizes, env, blocks), wave_of, waves)
         union[tile.tensor] = size * int(volumes.sum())
+        if tile.written:  # an inout tensor: its writes go back besides its reads
+            written = _wave_volumes(*_boxes(tile.written, sizes, env, blocks), wave_of, waves)
+            union[tile.tensor] += size * int(written.sum())
         if grid.step_iterator is None:  # nothing streams: a wave holds all it touches
             step = volumes
         elif tile.per_step:

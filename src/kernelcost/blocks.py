@@ -17,6 +17,7 @@ from .lanes import lane_accesses
 from .symbols import iterator_symbol
 
 if TYPE_CHECKING:
+    from .check_decls import Tensor
     from .count import _Counter
     from .nest import AccessSite, Loop
 
@@ -106,9 +107,26 @@ def _tiles(counter: _Counter, depth: int) -> tuple[TileBox, ...]:
         elements = counter.footprint.union(sites, depth)
         volume = sympy.Mul(*[high - low + 1 for low, high in whole])
         exact = elements.exact and sympy.expand(volume - elements.elements) == 0
+        written = _written_box(counter, tensor, sites, depth, whole)
         tiles.append(TileBox(name, tensor.element_bytes, _finish_box(counter, whole),
-                             _finish_box(counter, per_step), exact))
+                             _finish_box(counter, per_step), exact,
+                             _finish_box(counter, written)))
     return tuple(tiles)
+
+
+def _written_box(counter: _Counter, tensor: Tensor, sites: list[AccessSite], depth: int,
+                 whole: Box) -> Box:
+    """What one block writes of an `inout` tensor: its elements are read from global memory
+    (their first contents) and written back, two crossings where the box of all it touches
+    counts one. Empty for `in` and `out` tensors (an `out` tensor's reads get what the kernel
+    wrote: one crossing), and for an `inout` tensor the block only writes (what it overwrites
+    is not read: its elements cross once, in the box of all it touches)."""
+    writes = [s for s in sites if s.is_write]
+    reads = [s for s in sites if not s.is_write or s.accumulation_read]
+    if tensor.role != "inout" or not writes or not reads:
+        return ()
+    box = _box(counter, writes, depth)
+    return whole if box is None else box
 
 
 def _box(counter: _Counter, sites: list[AccessSite], depth: int) -> Box | None:

@@ -40,13 +40,15 @@ by keeping a sqrt(S_e) x sqrt(S_e) block of the output and streaming the inputs.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import sympy
 
 from . import ast, lp
 from .check import CheckedKernel
 from .errors import Code, Diagnostic, SpecCheckError
 from .facts import Facts
-from .nest import Loop, build_nest
+from .nest import Loop, Nest, build_nest
 from .quotients import factor
 from .records import record
 from .sums import Summer
@@ -107,7 +109,7 @@ def analyse(checked: CheckedKernel) -> tuple[StatementBound, ...]:
     facts = Facts(checked)
     nest = build_nest(checked, facts, "perfect")
     summer = Summer(facts)
-    found = []
+    found: list[StatementBound] = []
     for stmt, loops, local_loops in _work_statements(checked, nest):
         work = sum(statement_work(stmt).values())
         if work == 0:
@@ -128,7 +130,7 @@ def analyse(checked: CheckedKernel) -> tuple[StatementBound, ...]:
 
 
 def solve_program(dims: tuple[str, ...], projections: tuple[Projection, ...],
-                  stmt=None) -> Program:
+                  stmt: ast.Statement | None = None) -> Program:
     """sigma = max sum x_j s.t. sum_{j in phi_A} x_j <= 1, x >= 0, exactly; the dual weights;
     the tile exponents, averaged over loops that sit in the same arrays (any such average of
     optima is an optimum: the program is symmetric in them), with each one's range."""
@@ -146,16 +148,16 @@ def solve_program(dims: tuple[str, ...], projections: tuple[Projection, ...],
             "the bound needs every point loop to index some array")) from None
     at_optimum = rows + [[-1] * len(dims)]  # sum x >= sigma, written -sum x <= -sigma
     bounds = ones + [-sigma]
-    ranges = {}
+    ranges: dict[str, tuple[sympy.Rational, sympy.Rational]] = {}
     for position, d in enumerate(dims):
         unit = [1 if j == position else 0 for j in range(len(dims))]
         ranges[d] = (_rational(lp.minimise(unit, at_optimum, bounds)[0]),
                      _rational(lp.maximise(unit, at_optimum, bounds)[0]))
     signature = {d: frozenset(p.text for p in projections if d in p.dims) for d in dims}
-    tile = {}
+    tile: dict[str, sympy.Rational] = {}
     for d in dims:
         group = [j for j, e in enumerate(dims) if signature[e] == signature[d]]
-        tile[d] = _rational(sum(vertex[j] for j in group) / len(group))
+        tile[d] = _rational(sum((vertex[j] for j in group), Fraction(0)) / len(group))
     # the dual: min sum s_A s.t. every loop covered, sum_{A : j in A} s_A >= 1
     cover = [[-1 if d in p.dims else 0 for p in projections] for d in dims]
     _, weights = lp.minimise([1] * len(projections), cover, [-1] * len(dims))
@@ -163,7 +165,7 @@ def solve_program(dims: tuple[str, ...], projections: tuple[Projection, ...],
                    {p.text: _rational(w) for p, w in zip(projections, weights)})
 
 
-def _rational(value) -> sympy.Rational:
+def _rational(value: Fraction) -> sympy.Rational:
     return sympy.Rational(value.numerator, value.denominator)
 
 
@@ -177,7 +179,7 @@ def matrix_product(program: Program) -> MatrixProduct | None:
     if len(arrays) != 3 or len(program.projections) != 3 or len(reads) != 2:
         return None
     out, a, b = written[0], reads[0], reads[1]
-    groups = {"m": [], "n": [], "k": [], "batch": []}
+    groups: dict[str, list[str]] = {"m": [], "n": [], "k": [], "batch": []}
     for d in program.dims:
         where = (d in out.dims, d in a.dims, d in b.dims)
         key = {(True, True, False): "m", (True, False, True): "n", (False, True, True): "k",
@@ -192,14 +194,17 @@ def matrix_product(program: Program) -> MatrixProduct | None:
 
 # --- the nest, read as projections -----------------------------------------------------
 
-def _work_statements(checked: CheckedKernel, nest):
+WorkStatement = tuple[ast.Assign | ast.Let, tuple[Loop, ...], dict[str, tuple[str, ...]]]
+
+
+def _work_statements(checked: CheckedKernel, nest: Nest) -> list[WorkStatement]:
     """(statement, its loops, loops around each local's declaration) in source order; the
     nest lists one execution per typed `let` and assignment, in the same order."""
     executions = iter(nest.executions)
     local_loops: dict[str, tuple[str, ...]] = {}
-    found = []
+    found: list[WorkStatement] = []
 
-    def walk(statements, around: tuple[str, ...]):
+    def walk(statements: tuple[ast.Statement, ...], around: tuple[str, ...]) -> None:
         for stmt in statements:
             if isinstance(stmt, ast.For):
                 walk(stmt.body, around + (stmt.var,))
@@ -218,20 +223,23 @@ def _work_statements(checked: CheckedKernel, nest):
 
 def tile_loops(loops: tuple[Loop, ...]) -> set[sympy.Symbol]:
     """Loops whose iterator places the window of a later loop (`i in i0..i0 + T`)."""
-    tiles = set()
+    tiles: set[sympy.Symbol] = set()
     for position, loop in enumerate(loops):
         if any(loop.var in later.lo.free_symbols for later in loops[position + 1:]):
             tiles.add(loop.var)
     return tiles
 
 
-def _projections(checked, stmt, loops, local_loops):
+def _projections(checked: CheckedKernel, stmt: ast.Assign | ast.Let, loops: tuple[Loop, ...],
+                 local_loops: dict[str, tuple[str, ...]]
+                 ) -> tuple[tuple[Projection, ...], tuple[str, ...], dict[str, sympy.Expr]]:
     tiles = tile_loops(loops)
     points = tuple(loop.var for loop in loops if loop.var not in tiles)
     dims = tuple(str(p) for p in points)
     names = {name: value for name, value in checked.sizes.items()}
     names.update({str(loop.var): loop.var for loop in loops})
-    projections, extents = [], {}
+    projections: list[Projection] = []
+    extents: dict[str, sympy.Expr] = {}
     for access, written in _accesses(checked, stmt):
         tensor = checked.tensors.get(access.tensor)
         if tensor is None:  # a register scalar: an array over the loops around its `let`
@@ -247,22 +255,24 @@ def _projections(checked, stmt, loops, local_loops):
             allowed &= {iterator_symbol(v) for v in local_loops.get(access.tensor, ())}
         else:
             allowed = set()
-        chosen = set()
+        selected: set[sympy.Symbol | None] = set()
         for position, index in enumerate(access.indices):
             expr = to_sympy(index, names)
             point = _projected(expr, set(points), allowed, index, checked, access)
-            chosen.add(point)
+            selected.add(point)
             if point is not None and tensor.role != "local" and expr == point:
                 extents.setdefault(str(point), tensor.shape[position])  # the logical range
-        chosen.discard(None)
+        selected.discard(None)
         text = f"{access.tensor}[{', '.join(_text(checked, i) for i in access.indices)}]"
-        projections.append(Projection(access.tensor, text, frozenset(map(str, chosen)),
+        projections.append(Projection(access.tensor, text, frozenset(map(str, selected)),
                                       tensor.element_bytes, written))
     unique = {(p.array, p.dims, p.written): p for p in projections}
     return tuple(unique.values()), dims, extents
 
 
-def _projected(expr, points, allowed, index, checked, access):
+def _projected(expr: sympy.Expr, points: set[sympy.Symbol], allowed: set[sympy.Symbol],
+               index: ast.Expr, checked: CheckedKernel,
+               access: ast.Access) -> sympy.Symbol | None:
     """The one point iterator an index selects, None for a constant; else an error."""
     used = expr.free_symbols & points
     if len(used) > 1:
@@ -286,17 +296,18 @@ def _projected(expr, points, allowed, index, checked, access):
     return next(iter(used)) if used else None
 
 
-def _size_symbols(checked) -> set[sympy.Symbol]:
+def _size_symbols(checked: CheckedKernel) -> set[sympy.Symbol]:
     symbols = {size_symbol(name) for name in checked.sizes}
     for value in checked.sizes.values():
         symbols |= value.free_symbols
     return symbols
 
 
-def _accesses(checked, stmt):
+def _accesses(checked: CheckedKernel,
+              stmt: ast.Assign | ast.Let) -> list[tuple[ast.Access, bool]]:
     """(access, written) for every array or register scalar the statement touches."""
     values = [stmt.value]
-    found = []
+    found: list[tuple[ast.Access, bool]] = []
     if isinstance(stmt, ast.Assign):
         target = stmt.target
         if isinstance(target, ast.Name):
@@ -314,22 +325,23 @@ def _accesses(checked, stmt):
     return found
 
 
-def _local_bytes(checked, name: str) -> sympy.Expr:
+def _local_bytes(checked: CheckedKernel, name: str) -> sympy.Expr:
     from .symbols import ELEMENT_BYTES
 
     return sympy.nsimplify(ELEMENT_BYTES[checked.locals.get(name, "f32")])
 
 
-def _extents(loops, dims, facts) -> dict[str, sympy.Expr]:
+def _extents(loops: tuple[Loop, ...], dims: tuple[str, ...],
+             facts: Facts) -> dict[str, sympy.Expr]:
     """Each point loop's range over the nest, where its bounds are sizes (else its trips)."""
-    extents = {}
+    extents: dict[str, sympy.Expr] = {}
     for loop in loops:
         if str(loop.var) in dims:
             extents[str(loop.var)] = facts.restore(loop.trips)
     return extents
 
 
-def _text(checked, node) -> str:
+def _text(checked: CheckedKernel, node: ast.Expr) -> str:
     span = node.span
     lines = checked.kernel.source.split("\n") if checked.kernel.source else []
     if span.line == span.end_line and 1 <= span.line <= len(lines):
@@ -337,7 +349,7 @@ def _text(checked, node) -> str:
     return "?"
 
 
-def _first_line(checked, stmt) -> str:
+def _first_line(checked: CheckedKernel, stmt: ast.Assign | ast.Let) -> str:
     lines = checked.kernel.source.split("\n") if checked.kernel.source else []
     if 1 <= stmt.span.line <= len(lines):
         return lines[stmt.span.line - 1].strip()

@@ -61,6 +61,7 @@ def text_lines(result: LevelBound, path: str) -> list[str]:
                  f"recomputation) with at most {S} words in the fast memory")
     if result.reference is not None:
         p = h.product
+        assert p is not None  # the reference bound is a matrix product's
         lines.append(f"reference  {_e(result.reference)} words, the tight bound for matrix "
                      f"products ({TIGHT_SOURCE}); attained by a sqrt({S}) x sqrt({S}) block of "
                      f"the output ({'·'.join(p.m)} x {'·'.join(p.n)}) kept while the inputs "
@@ -98,6 +99,7 @@ def _spec_lines(result: LevelBound) -> list[str]:
 
 def _verdict_lines(result: LevelBound) -> list[str]:
     v = result.verdict
+    assert v is not None  # asked only where there is a machine
     level = result.level
     lines = [f"machine    {v.machine}: S = {binary(v.capacity_B)} ({v.capacity_text}) = "
              f"{_num(v.capacity_B / float(result.word_bytes))} words; fed by {v.bandwidth_level}"
@@ -129,7 +131,7 @@ def _verdict_lines(result: LevelBound) -> list[str]:
 def json_object(result: LevelBound, path: str) -> dict:
     h = result.headline
     program = h.program
-    document = {
+    document: dict[str, object] = {
         "kernel": result.kernel, "file": path, "level": result.level,
         "S": str(result.S), "word_bytes": _e(result.word_bytes),
         "statement": {"text": h.text, "line": h.span.line, "points": _e(h.points),
@@ -165,6 +167,7 @@ def json_object(result: LevelBound, path: str) -> dict:
 
 
 def at_sizes_line(found, result: LevelBound) -> str:
+    assert result.verdict is not None  # at_sizes finds numbers only on a machine
     sizes = ", ".join(f"{name}={value:g}" for name, value in found.sizes)
     line = (f"at {sizes}: Q_lower = {found.q_lower_B:.4g} B, so no schedule exceeds "
             f"I = {_num(found.i_bound)} FLOP/B through {result.verdict.machine}'s "

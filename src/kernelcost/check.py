@@ -19,6 +19,7 @@ from .check_decls import (
 )
 from .check_exprs import ExpressionChecks
 from .check_lanes import LaneChecks
+from .contraction import unit_problem
 from .errors import Code, Diagnostic, ErrorCode, SpecCheckError, did_you_mean
 from .parallel import Grid, header_iterators, read_grid
 from .records import record
@@ -45,6 +46,7 @@ class CheckedKernel:
     reuse: str  # the kernel's default reuse for tensors outside keep scopes
     grid: Grid | None = None  # the thread blocks of a parallel spec
     items: ItemCount | None = None  # `per token = b`: what one run of the kernel handles
+    precision_override: str | None = None  # set where --precision mapped the types
 
     @property
     def name(self) -> str:
@@ -53,7 +55,10 @@ class CheckedKernel:
     @property
     def precision(self) -> str:
         """The precision the kernel computes in: the element type most of its tensors are
-        declared with, the first one declared breaking ties."""
+        declared with, the first one declared breaking ties (or the precision its types
+        were mapped to, precisions.at_precision)."""
+        if self.precision_override is not None:
+            return self.precision_override
         types = [tensor.dtype for tensor in self.tensors.values() if tensor.role != "local"]
         if not types:
             types = list(self.locals.values()) or ["f32"]
@@ -103,8 +108,9 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             self._has_work()
         if self.diagnostics:
             self.diagnostics.sort(key=lambda d: (d.span.line, d.span.column) if d.span else (0, 0))
-            # the first diagnostic's code is the error's; each keeps its own
-            raise SpecCheckError(self.diagnostics[0].code, self.diagnostics, self.kernel.source)
+            code = self.diagnostics[0].code  # the error's; each diagnostic keeps its own
+            assert code is not None  # `error` gives every diagnostic its code
+            raise SpecCheckError(code, self.diagnostics, self.kernel.source)
         parameters = tuple(size_symbol(p.name) for p in self.kernel.params)
         return CheckedKernel(
             self.kernel, parameters, self.defaults, self.sizes, self.tensors, self.locals,
@@ -207,6 +213,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
 
     def _local_array(self, let: ast.Let, scope: _Scope) -> None:
         """`let acc: f32[TM, TN] in registers = 0`: an array in an on-chip level, per block."""
+        assert let.dtype is not None  # _local sends only typed lets
         self._value(let.value, scope)
         element_bytes = ELEMENT_BYTES.get(let.dtype)
         if element_bytes is None:
@@ -269,6 +276,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         self._block(loop.body, inner)
 
     def _grid(self, loop: ast.For, scope: _Scope) -> None:
+        assert loop.parallel is not None  # _for sends only the loops of a header
         if self.grid_header is not None:
             self.error(Code.WRONG_PARALLEL, loop.parallel.span, "a kernel has one parallel header",
                        f"the grid is declared at line {self.grid_header.span.line}; mark "
@@ -348,6 +356,9 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             if tensor is not None and tensor.role == "in":
                 self._write_to_input(target.span, tensor)
         self._value(assign.value, scope)
+        problem = unit_problem(assign, list(scope.iterators))
+        if problem is not None and assign.unit is not None:
+            self.error(Code.WRONG_UNIT, assign.unit.span, *problem)
 
     def _assign_name(self, target: ast.Name, scope: _Scope) -> None:
         name = target.id

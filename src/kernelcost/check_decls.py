@@ -4,6 +4,7 @@ what it finds on the checker (sizes, tensors, facts) and reports through `self.e
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import sympy
@@ -15,11 +16,12 @@ from .symbols import ELEMENT_BYTES, FUNCTIONS, LEVELS, size_symbol, to_sympy
 
 if TYPE_CHECKING:
     from .check import _Scope
+    from .errors import Diagnostic, ErrorCode
 
 REUSE_MODES = ("perfect", "none")
 ROLES = ("in", "out", "inout")
 KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
-                      "keep", "parallel", "stages", "lanes", "swizzle", "per"})
+                      "keep", "parallel", "stages", "lanes", "swizzle", "per", "on"})
 MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
 
 
@@ -47,6 +49,31 @@ class ItemCount:
 
 class DeclarationChecks:
     """Methods of check._Checker for what a kernel declares before its statements."""
+
+    if TYPE_CHECKING:  # what check._Checker and the other mixins provide
+        kernel: ast.Kernel
+        diagnostics: list[Diagnostic]
+        sizes: dict[str, sympy.Expr]
+        defaults: dict[sympy.Symbol, int]
+        tensors: dict[str, Tensor]
+        local_spans: dict[str, ast.Span]
+        declared_at: dict[str, ast.Span]
+        divisibility: list[tuple[sympy.Expr, sympy.Expr]]
+        bounds: list[sympy.Basic]
+        reuse: str
+        items: ItemCount | None
+
+        def error(self, code: ErrorCode, span: ast.Span | None, message: str,
+                  hint: str | None = None) -> None: ...
+
+        def _name_span(self, span: ast.Span, name: str) -> ast.Span: ...
+
+        def _source_text(self, span: ast.Span) -> str: ...
+
+        def _statement(self, stmt: ast.Statement, scope: _Scope) -> None: ...
+
+        def _names_known(self, expr: ast.Expr, names: Mapping[str, sympy.Expr], what: str,
+                         scope: _Scope | None = None) -> bool: ...
 
 
     def _declare(self, name: str, span: ast.Span, what: str) -> bool:
@@ -109,7 +136,7 @@ class DeclarationChecks:
             return None
         return self._to_sympy(expr, self.sizes)
 
-    def _to_sympy(self, expr: ast.Expr, names) -> sympy.Expr | None:
+    def _to_sympy(self, expr: ast.Expr, names: Mapping[str, sympy.Expr]) -> sympy.Expr | None:
         try:
             return to_sympy(expr, names)
         except KcostError as error:

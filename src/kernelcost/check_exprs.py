@@ -4,6 +4,7 @@ it reports through `self.error` and reads the declarations the checker has colle
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import sympy
@@ -14,10 +15,27 @@ from .symbols import FUNCTION_ARITY, FUNCTIONS, iterator_symbol
 
 if TYPE_CHECKING:
     from .check import _Scope
+    from .check_decls import Tensor
+    from .errors import ErrorCode
 
 
 class ExpressionChecks:
     """Methods of check._Checker for the expressions a statement holds."""
+
+    if TYPE_CHECKING:  # what check._Checker and the other mixins provide
+        kernel: ast.Kernel
+        sizes: dict[str, sympy.Expr]
+        tensors: dict[str, Tensor]
+        locals: dict[str, str]
+        local_spans: dict[str, ast.Span]
+
+        def error(self, code: ErrorCode, span: ast.Span | None, message: str,
+                  hint: str | None = None) -> None: ...
+
+        def _source_text(self, span: ast.Span) -> str: ...
+
+        def _to_sympy(self, expr: ast.Expr, names: Mapping[str, sympy.Expr]
+                      ) -> sympy.Expr | None: ...
 
     def _value(self, expr: ast.Expr, scope: _Scope) -> None:
         """Check a value expression: accesses, calls and names."""
@@ -104,7 +122,8 @@ class ExpressionChecks:
 
     # --- expression helpers --------------------------------------------------------------
 
-    def _names_known(self, expr: ast.Expr, names, what: str, scope: _Scope | None = None) -> bool:
+    def _names_known(self, expr: ast.Expr, names: Mapping[str, sympy.Expr], what: str,
+                     scope: _Scope | None = None) -> bool:
         """True when `expr` uses only `names` (sizes, and iterators where allowed)."""
         ok = True
         for node in ast.walk_expr(expr):

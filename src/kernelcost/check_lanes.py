@@ -3,11 +3,20 @@ A mixin of the checker (check._Checker), which provides `error` and the grid's h
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import ast
 from .errors import Code
 
+if TYPE_CHECKING:
+    from .errors import ErrorCode
+
 
 class LaneChecks:
+    if TYPE_CHECKING:  # check._Checker provides it
+        def error(self, code: ErrorCode, span: ast.Span | None, message: str,
+                  hint: str | None = None) -> None: ...
+
     def _lanes(self, loop: ast.For, scope, inner) -> None:
         """A `lanes` loop spreads over the threads of a block, so it runs inside the grid,
         is not one of the grid's loops, and no other lanes loop encloses it."""

@@ -43,8 +43,8 @@ class ClearedQuadratic:
         lowest terms (`equations.equation` cancels it first): D is not 0 at a root, where
         a factor shared with N would make this 0 whatever the slope of the quotient."""
         rate = [power * value for power, value in enumerate(self.at(_exact(target)))][:0:-1]
-        signs = [polynomial_sign_at(part, root) for part in (self.denominator, rate)]
-        return None if None in signs else signs[0] * signs[1]
+        first, second = [polynomial_sign_at(part, root) for part in (self.denominator, rate)]
+        return None if first is None or second is None else first * second
 
 
 def has_root_from_one(coefficients: Coefficients) -> bool:

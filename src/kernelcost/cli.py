@@ -18,6 +18,7 @@ from .cli_common import (  # noqa: F401 (EXIT_* are the command line's public co
     add_reuse,
     add_sizes,
     add_wide,
+    machine_choice,
     machine_ids,
     measurement_of,
     page,
@@ -129,13 +130,14 @@ def run_analyze(args) -> int:
     from .analysis import analyze
 
     precisions = precision_names(args.precision)  # an unknown name is refused before any work
+    # the closed forms at the first precision asked for: its element types (precisions.py)
     result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse,
-                     verify=not args.no_verify)
+                     verify=not args.no_verify, precision=precisions[0] if precisions else None)
     failed = result.verified is not None and result.verified.agree is False
     if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
         print(report.verification_error(result.verified), file=sys.stderr)
         return EXIT_MISMATCH
-    machines = machine_ids(args.machine, [], precisions)
+    machines, dropped = machine_choice(args.machine, [], precisions)
     measurement = measurement_of(args.measured) if args.measured else None
     if args.exp_on_fma and not machines:
         raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(None, "--exp-on-fma needs a machine",
@@ -166,12 +168,15 @@ def run_analyze(args) -> int:
         document = report.analysis_json(result)
         if machines:
             document.update(report.answers_json(found))
+            document["dropped_machines"] = report.dropped_json(dropped)
         print_json(document)
         if failed:
             print(report.verification_error(result.verified), file=sys.stderr)
             return EXIT_MISMATCH
     elif args.markdown:
         print(report.analysis_markdown(result, found), end="")
+        if report.dropped_line(dropped) is not None:
+            print(f"\n{report.dropped_line(dropped)}")
     elif args.latex:
         print(report.analysis_latex(result, found), end="")
     else:
@@ -181,6 +186,8 @@ def run_analyze(args) -> int:
         if found:
             print_fitted(console, report.verdict_table(found, width))
             print_prose(console, report.answer_lines(found), width)
+        if report.dropped_line(dropped) is not None:
+            print_prose(console, [report.dropped_line(dropped)], width)
             if console.is_terminal:
                 _print_text_roofline(console, found)
     return EXIT_OK
@@ -204,16 +211,19 @@ def run_solve(args) -> int:
     precisions = precision_names(args.precision)
     # crossings read the closed forms only: no values, asymptotic forms or verdicts
     result = count_spec(args.spec, parse_settings(args.settings), reuse=args.reuse)
-    machines = machine_ids(args.machine, ["h100"], precisions)
+    machines, dropped = machine_choice(args.machine, ["h100"], precisions)
     stage(f"solving for {args.parameter}")
     found = solve_spec(result, args.parameter, machines, precisions,
                        args.level or None)
     if args.json:
-        print_json(report.solve_json(result, args.parameter, found))
+        print_json({**report.solve_json(result, args.parameter, found),
+                    "dropped_machines": report.dropped_json(dropped)})
     else:
         console, width = page(args)
         for fitted in report.solve_tables(result, args.parameter, found, width):
             print_fitted(console, fitted)
+        if report.dropped_line(dropped) is not None:
+            print_prose(console, [report.dropped_line(dropped)], width)
     return EXIT_OK
 
 

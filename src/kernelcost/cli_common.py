@@ -100,21 +100,26 @@ def add_reuse(parser: argparse.ArgumentParser) -> None:
 
 
 def machine_ids(items: list[str], default: list[str],
-                 precisions: list[str] | None = None) -> list[str]:
+                precisions: list[str] | None = None) -> list[str]:
     """The machines asked for. With `all` and precisions, the built-in machines that have
     every one of them (a machine named on its own that lacks one is refused later)."""
+    return machine_choice(items, default, precisions)[0]
+
+
+def machine_choice(items: list[str], default: list[str], precisions: list[str] | None = None
+                   ) -> tuple[list[str], tuple]:
+    """machine_ids, and the built-in machines `all` left out for lacking a precision asked
+    for (hardware.Dropped records, for the verdict to name)."""
     ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
     if "all" in ids:
-        from .hardware import builtin_machine_ids, load_machine
+        from .hardware import builtin_machines_with
 
-        every = builtin_machine_ids()
-        kept = [m for m in every
-                if all(p in load_machine(m).precisions for p in precisions or [])]
+        kept, dropped = builtin_machines_with(precisions or [])
         if not kept:
             raise MachineFileError(Code.NO_PRECISION_PEAK, Diagnostic(
                 None, f"no built-in machine has {' and '.join(precisions or [])}"))
-        return kept
-    return ids or default
+        return kept, dropped
+    return ids or default, ()
 
 
 def precision_names(items: list[str]) -> list[str] | None:

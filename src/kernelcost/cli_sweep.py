@@ -17,7 +17,7 @@ from .cli_common import (
     print_fitted,
     progress_bar,
 )
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError
 from .watchdog import stage
 
 MAX_TABLE_POINTS = 100_000  # --all: a rich table of more rows takes minutes to lay out
@@ -57,22 +57,19 @@ def run_sweep(args) -> int:
 
     machine = load_machine(args.machine) if args.machine else None
     if args.precision:
-        precision = precision_names([args.precision])[0]
+        names = precision_names([args.precision])
+        precision = names[0] if names else args.precision
         if machine is not None:
             machine.require_precision(precision)
     size_range = parse_range(args.sweep, args.points, log=not args.linear)
     if args.all and size_range.points > MAX_TABLE_POINTS:
-        raise KcostError(Diagnostic(None, f"a table of {size_range.points:,} rows is too long "
-                                          "to read", f"use --csv, or at most "
-                                          f"{MAX_TABLE_POINTS:,} points with --all"))
+        raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
+            None, f"a table of {size_range.points:,} rows is too long to read",
+            f"use --csv, or at most {MAX_TABLE_POINTS:,} points with --all"))
     stage("sweeping")
     sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
                       machine=machine, precision=args.precision, reuse=args.reuse)
     size_range = size_range.with_step(sweeper.step)  # sizes the spec's `assume d | N` allow
-    if machine is not None and sweeper.cost.grid is not None:
-        print(f"note: `{sweeper.cost.kernel}` runs as a grid of thread blocks: the sweep's "
-              "t_min is the roofline of its totals, without the block quantisation and "
-              "occupancy of `analyze` (the two agree where L2 or HBM binds)", file=sys.stderr)
     if not args.csv:
         _print_table(sweeper, size_range, args)
         return EXIT_OK

@@ -14,7 +14,20 @@ import sympy
 from .quotients import readable_cancelled
 from .records import record
 
-WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
+# tensor: multiply-adds of matrix contractions on the tensor units (contraction.py); fma:
+# every other multiply-add, on the vector FMA units; vector: other arithmetic; sfu: special
+# functions. Each class meets its own ceiling (Machine.ceiling).
+WORK_CLASSES: tuple[str, ...] = ("tensor", "fma", "vector", "sfu")
+
+
+def main_work_class(work: Mapping[str, object]) -> str:
+    """The class whose ceiling is a kernel's peak P (the ridge I_crit = P / B): the tensor
+    units when it runs a contraction on them, else the vector FMA units (the vector units'
+    peak); `tensor` for a kernel that does no arithmetic, the precision's headline peak."""
+    for work_class in ("tensor", "fma", "vector"):
+        if work.get(work_class, 0) != 0:
+            return "fma" if work_class == "vector" else work_class
+    return "tensor"
 
 
 @record
@@ -56,6 +69,8 @@ class TileBox:
     whole: tuple[tuple[sympy.Expr, sympy.Expr], ...]
     per_step: tuple[tuple[sympy.Expr, sympy.Expr], ...]
     exact: bool  # False: a bounding box around what the block touches
+    written: tuple[tuple[sympy.Expr, sympy.Expr], ...] = ()  # an `inout` tensor: the box
+    # its writes touch, which cross to global memory besides its reads (empty otherwise)
 
 
 @record
@@ -75,6 +90,26 @@ class LaneAccess:
     executions: sympy.Expr  # thread accesses over the kernel (one a lane)
     tensor_elements: sympy.Expr  # the tensor's declared size
     swizzled_row_bytes: sympy.Expr | None = None  # XOR-swizzled shared rows of this many bytes
+
+
+@record
+class Contraction:
+    """A statement shaped as a matrix contraction (contraction.py), or one that names its
+    units: where its multiply-adds are counted, and what decides it at given sizes."""
+
+    line: int  # where the statement is written
+    text: str  # the statement as written
+    named: str | None  # `on tensor` / `on fma`: the spec's choice, which the sizes never change
+    unit: str  # tensor | fma: the work class its multiply-adds are counted in
+    work: sympy.Expr  # those multiply-adds' FLOP over the kernel
+    block_work: sympy.Expr | None  # per block, in a parallel spec (grid iterators allowed)
+    # per kind of axis (m, n, k): the trip counts of the band's loops of that kind, in the
+    # sizes and the iterators of the loops around them; the tile is their product, each trip
+    # count at its largest over the run
+    trips: tuple[tuple[sympy.Expr, ...], ...]
+    # (iterator, first value, step, trip count) of each loop around the statement, outermost
+    # first: what the largest trip counts run over
+    loops: tuple[tuple[sympy.Symbol, sympy.Expr, sympy.Expr, sympy.Expr], ...] = ()
 
 
 @record
@@ -110,7 +145,7 @@ class Cost:
     defaults: dict[sympy.Symbol, int]  # parameters with a default value (a tile size, say)
     precision: str  # the precision the spec computes in, from its tensors' element types
     reuse: str  # perfect | none | spec: how tensors outside keep scopes were counted
-    work: dict[str, sympy.Expr]  # class (fma, vector, sfu) -> FLOP
+    work: dict[str, sympy.Expr]  # class (tensor, fma, vector, sfu) -> FLOP
     traffic: dict[str, sympy.Expr]  # level -> bytes moved at that level
     footprints: dict[str, TensorFootprint]
     scopes: tuple[ScopeCost, ...]
@@ -119,6 +154,17 @@ class Cost:
     grid: GridCost | None = None  # the thread blocks, for a parallel spec
     homed: dict[str, sympy.Expr] = field(default_factory=dict)  # level -> bytes of the
     # tensors declared in it (`@ shared`): what it must hold besides the keeps
+    contractions: tuple[Contraction, ...] = ()  # statements the unit rule looked at
+    divisibility: tuple[tuple[sympy.Expr, sympy.Expr], ...] = ()  # the spec's `assume d | n`
+    # facts as (divisor, dividend): the closed forms hold where they do
+    compulsory_B: sympy.Expr | None = None  # bytes every run moves to and from global
+    # memory: each element read of an `in` or `inout` tensor, each element written, once
+    # (an `out` tensor's reads get what the kernel wrote); None where not counted
+
+    @property
+    def main_class(self) -> str:
+        """The work class whose ceiling is the kernel's peak (main_work_class)."""
+        return main_work_class(self.work)
 
     @property
     def total_work(self) -> sympy.Expr:

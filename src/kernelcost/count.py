@@ -16,12 +16,13 @@ import sympy
 from .blocks import count_grid
 from .check import CheckedKernel
 from .check_decls import Tensor
-from .cost import WORK_CLASSES, Cost, ScopeCost, TensorFootprint
+from .cost import WORK_CLASSES, Contraction, Cost, ScopeCost, TensorFootprint
 from .counters import CounterView
 from .errors import Code, Diagnostic, SizeError
 from .facts import Facts
 from .footprint import Footprint, Footprints
-from .nest import AccessSite, Loop, Nest, Scope, build_nest
+from .mma import contraction_of
+from .nest import AccessSite, Execution, Loop, Nest, Scope, build_nest
 from .quotients import readable_expanded
 from .sums import Summer
 from .symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
@@ -47,6 +48,8 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
     footprints = counter.footprints()
     scopes = counter.scope_costs()
     grid = count_grid(counter, scopes)
+    contractions = counter.contraction_costs()
+    compulsory = counter.compulsory_bytes()
     exact = all(f.exact for f in footprints.values()) and all(s.exact for s in scopes)
     return Cost(
         kernel=checked.name,
@@ -62,6 +65,9 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
         closed_form=summer.closed,
         grid=grid,
         homed=counter.homed(),
+        contractions=contractions,
+        divisibility=tuple(checked.divisibility),
+        compulsory_B=compulsory,
     )
 
 
@@ -81,6 +87,11 @@ class _Counter:
         grid = checked.grid
         self.grid_depth = 0 if grid is None else len(grid.iterators)
         self.multicast = self._multicast_tensors()
+        lines = (checked.kernel.source or "").split("\n")
+        # execution position -> its statement as a contraction (the unit rule, mma.py)
+        self.contractions = {
+            position: found for position, execution in enumerate(nest.executions)
+            if (found := contraction_of(execution, lines, self.finish)) is not None}
 
     def _multicast_tensors(self) -> frozenset[str]:
         """Tensors a block fills from L2 that no cluster neighbour fills differently: the
@@ -99,13 +110,40 @@ class _Counter:
         if any(axis in (loop.lo.free_symbols | loop.trips.free_symbols)
                for loop in grid_loops if loop.var != axis):
             return frozenset()
-        moved = set()
-        for site in self.nest.accesses:
-            if site.tensor in filled:
-                view = CounterView(site, self.grid_depth)
-                if any(axis in form.free_symbols for form in (*view.indices, *view.trips)):
-                    moved.add(site.tensor)
+        moved = {site.tensor for site in self.nest.accesses  # the accesses its fills serve
+                 if site.tensor in filled and self._moves_with(site, axis)
+                 and any(scope.parent_levels.get(site.tensor) == "l2" for scope in site.scopes)}
         return frozenset(filled - moved)
+
+    def _moves_with(self, site: AccessSite, axis: sympy.Symbol) -> bool:
+        """Whether the elements a block touches through `site` can differ between blocks
+        along `axis`: the axis in an index, or in the trip count of a loop whose counter the
+        indices use (or that such a trip count uses). A loop the indices do not use changes
+        only how often an element is touched, unless it may run zero times: a clipped row
+        tile (`i in i0..min(i0 + T, M)`) runs at least once in every block, and leaves the
+        tile of B[k, j] the same across a cluster along i0. A keep inside a loop whose range
+        moves with the axis fills at steps the cluster's blocks do not share."""
+        moving = {axis}
+        for loop in site.loops[self.grid_depth:]:
+            if (loop.lo.free_symbols | loop.trips.free_symbols) & moving:
+                moving.add(loop.var)
+        if any(loop.var in moving for scope in site.scopes
+               if scope.parent_levels.get(site.tensor) == "l2"
+               for loop in scope.loops[self.grid_depth:]):
+            return True
+        view = CounterView(site, self.grid_depth)
+        if any(axis in index.free_symbols for index in view.indices):
+            return True
+        relevant = set(view.used_counters())
+        pending = list(relevant)
+        while pending:
+            for symbol in view.trips_of[pending.pop()].free_symbols:
+                if symbol in view.trips_of and symbol not in relevant:
+                    relevant.add(symbol)
+                    pending.append(symbol)
+        return any(axis in view.trips_of[loop.counter].free_symbols
+                   and (loop.counter in relevant or not loop.never_empty)
+                   for loop in view.inner)
 
     def finish(self, expr: sympy.Expr) -> sympy.Expr:
         """Write the quotients back and put the expression in a readable canonical form."""
@@ -140,11 +178,34 @@ class _Counter:
         """FLOP by class, summed over the loops from `depth` in (0: the whole kernel; the
         grid's depth: one block, in the grid iterators)."""
         totals = {cls: sympy.Integer(0) for cls in WORK_CLASSES}
-        for execution in self.nest.executions:
+        for position, execution in enumerate(self.nest.executions):
             count = self.executions(execution.loops[depth:])
-            for cls, flops in execution.work.items():
+            for cls, flops in self._classes(position, execution).items():
                 totals[cls] += flops * count
         return {cls: self.finish(total) for cls, total in totals.items() if total != 0}
+
+    def _classes(self, position: int, execution: Execution) -> dict[str, int]:
+        """An execution's FLOP by class, its multiply-adds in class tensor where the statement
+        is a contraction on the tensor units."""
+        found = self.contractions.get(position)
+        if found is None or found.unit != "tensor":
+            return dict(execution.work)
+        work = dict(execution.work)
+        work["tensor"] = work.pop("fma", 0)
+        return work
+
+    def contraction_costs(self) -> tuple[Contraction, ...]:
+        """The Contraction records, with the FLOP of their multiply-adds (whole kernel, and
+        per block in a parallel spec)."""
+        found = []
+        for position, contraction in sorted(self.contractions.items()):
+            execution = self.nest.executions[position]
+            flops = execution.work.get("fma", 0)
+            work = self.finish(flops * self.executions(execution.loops))
+            block = (self.finish(flops * self.executions(execution.loops[self.grid_depth:]))
+                     if self.grid_depth else None)
+            found.append(dataclasses.replace(contraction, work=work, block_work=block))
+        return tuple(found)
 
     # traffic
 
@@ -163,7 +224,7 @@ class _Counter:
             direct = [s for s in sites if not s.scopes]
             if self.grid_depth and tensor.level == "global":
                 if depth == 0:
-                    bytes_at["global"] += size * self._distinct(tensor, sites, "perfect")
+                    bytes_at["global"] += size * self._compulsory(tensor, sites)
                 bytes_at["l2"] += size * self._block_direct(tensor, direct, mode, depth)
             elif depth == 0:
                 bytes_at[tensor.level] += size * self._distinct(tensor, direct, mode)
@@ -197,6 +258,31 @@ class _Counter:
         write = self.footprint.union(writes, 0)
         self.exact &= read.exact and write.exact
         return read.elements + write.elements
+
+    def _compulsory(self, tensor: Tensor, sites: list[AccessSite]) -> sympy.Expr:
+        """Elements every run moves between global memory and the chip: each element an `in`
+        or `inout` tensor reads (its first contents), each element an `out` or `inout`
+        tensor writes, once. An `out` tensor holds no input, so what the kernel reads of it
+        is what the kernel wrote (an accumulation starting from zero on chip, a partial read
+        back): a run finds it on chip or in L2, and charging the read too would count a
+        written-then-read partial twice, more than such a run moves."""
+        reads = [] if tensor.role == "out" else [s for s in sites if not s.is_write]
+        read = self.footprint.union(reads, 0)
+        write = self.footprint.union([s for s in sites if s.is_write], 0)
+        self.exact &= read.exact and write.exact
+        return read.elements + write.elements
+
+    def compulsory_bytes(self) -> sympy.Expr:
+        """Bytes of compulsory traffic (see _compulsory) of the tensors homed in global
+        memory, whatever the spec keeps or the reuse mode says: what t_floor charges HBM."""
+        total = sympy.Integer(0)
+        for name, tensor in self.checked.tensors.items():
+            if tensor.role == "local" or tensor.level != "global":
+                continue
+            sites = [s for s in self.nest.accesses if s.tensor == name]
+            if sites:
+                total += tensor.element_bytes * self._compulsory(tensor, sites)
+        return self.finish(total)
 
     def _block_direct(self, tensor: Tensor, sites: list[AccessSite], mode: str,
                       depth: int) -> sympy.Expr:
@@ -235,10 +321,18 @@ class _Counter:
             grid = self.checked.grid
             assert grid is not None and grid.cluster_axis is not None  # as multicast says
             axis = iterator_symbol(grid.cluster_axis)
-            loops = tuple(dataclasses.replace(loop, trips=self.facts.whole_ceiling(
-                loop.trips / grid.cluster_size)) if loop.var == axis else loop
-                for loop in loops)
+            loops = tuple(dataclasses.replace(loop, trips=self._clusters(loop.trips))
+                          if loop.var == axis else loop for loop in loops)
         return self.summer.over_loops(read.elements + write.elements, loops)
+
+    def _clusters(self, trips: sympy.Expr) -> sympy.Expr:
+        """Clusters of c blocks along an axis of `trips` blocks: ceil(trips / c), written
+        ceil(x / c) where trips = ceil(x) (the same for a positive integer c)."""
+        grid = self.checked.grid
+        assert grid is not None
+        if isinstance(trips, sympy.ceiling):
+            trips = trips.args[0]
+        return self.facts.whole_ceiling(trips / grid.cluster_size)
 
     @staticmethod
     def _encloses_reduction(depth: int, site: AccessSite) -> bool:

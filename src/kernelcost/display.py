@@ -94,7 +94,7 @@ def register() -> None:
     """Attach the display methods (idempotent)."""
     Analysis._repr_markdown_ = _markdown
     Analysis._repr_latex_ = _latex
-    Analysis.__repr__ = _summary
+    Analysis.__repr__ = _summary  # type: ignore[assignment]  # an Analysis reads its own fields
     Analysis.roofline = _roofline
     Analysis.report = _report
     Drawable._repr_svg_ = _verdict_svg  # model.Verdict, the one drawable result

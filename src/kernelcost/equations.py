@@ -8,6 +8,7 @@ Where every other size is a number, the roots from 1 at that target are first co
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import field
 from functools import cached_property, lru_cache
 
@@ -38,8 +39,10 @@ class Equation:
     target: sympy.Symbol
     cleared: sympy.Expr | None  # numerator - target * denominator; None: not a polynomial
     # roots_at's answers by target value: machines share capacities and some ridges
-    answered: dict = field(default_factory=dict, compare=False, repr=False)
-    conditions: dict = field(default_factory=dict, compare=False, repr=False)
+    answered: dict[sympy.Expr, list[Root]] = field(default_factory=dict, compare=False,
+                                                   repr=False)
+    conditions: dict[sympy.Expr, sympy.Basic] = field(default_factory=dict, compare=False,
+                                                      repr=False)
 
     @cached_property
     def candidates(self) -> tuple[sympy.Expr, ...] | None:
@@ -86,7 +89,7 @@ class Equation:
             return []
         if self.candidates is None:
             return numeric_roots(self.quantity, self.variable, target_value)
-        roots = []
+        roots: list[Root] = []
         # xreplace, not subs: a symbol for a number needs none of subs' matching, and subs
         # into a conjunction of relations compares each argument with false and true
         at_target = {self.target: target_value}
@@ -158,8 +161,11 @@ def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symb
     return equation(quantity, variable, target).roots_at(target_value)
 
 
+Possible = Callable[[sympy.Expr], bool]  # whether a root is one the caller can use
+
+
 def linear_roots(cleared: sympy.Expr, variable: sympy.Symbol,
-                 possible=None) -> list[sympy.Expr] | None:
+                 possible: Possible | None = None) -> list[sympy.Expr] | None:
     """sympy.solve(cleared, variable, simplify=False) where `cleared` is a sum of degree 1 in
     the variable with rational coefficients in every symbol; None where it is not. A root
     is then -b/a, written as sympy's solve_linear writes it (the closed form is printed, so
@@ -176,7 +182,7 @@ def linear_roots(cleared: sympy.Expr, variable: sympy.Symbol,
 
 
 def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol,
-                     possible=None) -> list[sympy.Expr]:
+                     possible: Possible | None = None) -> list[sympy.Expr]:
     """sympy.solve(cleared, variable, simplify=False) for a polynomial in the variable, less
     solve's checks that cannot fail there: no denominator holds the variable, and an exact
     root is never proven to leave a nonzero value (checksol substitutes each root back and
@@ -189,7 +195,8 @@ def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol,
     return _possible(roots, variable, possible)
 
 
-def _possible(roots: list[sympy.Expr], variable: sympy.Symbol, possible) -> list[sympy.Expr]:
+def _possible(roots: list[sympy.Expr], variable: sympy.Symbol,
+              possible: Possible | None) -> list[sympy.Expr]:
     if possible is None:
         return [root for root in roots if _may_be(root, variable)]
     return [root for root in roots if possible(root)]
@@ -284,7 +291,7 @@ def _minus_into_a_sum(product: sympy.Expr) -> sympy.Expr | None:
     return None
 
 
-def _sort_key(root: Root):
+def _sort_key(root: Root) -> tuple[int, float | str]:
     return (0, float(root.value)) if root.value.is_number else (1, str(root.value))
 
 
@@ -364,7 +371,7 @@ def _both_signs(expr: sympy.Expr) -> bool:
     return len(signs_at_witnesses(expr)) == 2 or changes_sign(expr)
 
 
-def _relation(kind, left: sympy.Expr, right: sympy.Expr) -> sympy.Rel:
+def _relation(kind: type[sympy.Rel], left: sympy.Expr, right: sympy.Expr) -> sympy.Rel:
     """kind(left, right) as sympy builds it, without its attempt to decide it where the
     difference takes both signs (it would stay a relation, the same one)."""
     if _both_signs(left - right):
@@ -372,7 +379,7 @@ def _relation(kind, left: sympy.Expr, right: sympy.Expr) -> sympy.Rel:
     return kind(left, right)
 
 
-def _flip(relation: sympy.Rel):
+def _flip(relation: sympy.Rel) -> type[sympy.Rel]:
     return {sympy.StrictGreaterThan: sympy.StrictLessThan,
             sympy.StrictLessThan: sympy.StrictGreaterThan,
             sympy.GreaterThan: sympy.LessThan,

@@ -24,14 +24,14 @@ FAMILIES = {  # the first digit: (the family's name in JSON, what it covers)
 
 class ErrorCode(str):
     """`KC203` as a str (so that it prints, compares and goes into JSON as itself), with its
-    title and family."""
+    one-line summary and its family. (`summary`, not `title`: str has a title method.)"""
 
     name: str
-    title: str
+    summary: str
 
-    def __new__(cls, number: int, title: str) -> ErrorCode:
+    def __new__(cls, number: int, summary: str) -> ErrorCode:
         code = super().__new__(cls, f"KC{number}")
-        code.title = title
+        code.summary = summary
         return code
 
     @property
@@ -74,6 +74,7 @@ class Code:
     DIVISION_BY_ZERO = ErrorCode(219, "a size expression divides by zero")
     INDEX_OUT_OF_EXTENT = ErrorCode(220, "an index outside the tensor's declared extent")
     ASSUMPTIONS_UNMET = ErrorCode(221, "no small sizes meet the spec's assumptions")
+    WRONG_UNIT = ErrorCode(222, "`on` names units the statement cannot run on")
     NOTHING_TO_BOUND = ErrorCode(250, "`bound`: no statement does work")
     OUTSIDE_BOUND_CLASS = ErrorCode(251, "`bound`: the nest is outside the class it bounds")
 
@@ -133,6 +134,7 @@ class Code:
     ENUMERATION_BUDGET_RAN_OUT = ErrorCode(704, "an enumeration needs more steps than allowed")
     TOO_DEEP_TO_ANALYSE = ErrorCode(705, "the input nests too deeply to analyse")
     COUNTS_TOO_LARGE = ErrorCode(706, "the counts hold numbers with too many digits")
+    SUM_TOO_LONG = ErrorCode(707, "a sum kept in a closed form has too many terms to add up")
 
     # io: KC8xx
     NO_SUCH_FILE = ErrorCode(801, "an input file that does not exist")
@@ -148,6 +150,7 @@ class Code:
     # internal: KC9xx
     UNEXPECTED = ErrorCode(901, "an unexpected exception: a bug in kernelcost")
     WORKER_DIED = ErrorCode(902, "the watched analysis ended on a signal")
+    TIMES_OUT_OF_ORDER = ErrorCode(903, "t_floor <= t_bound <= t_model does not hold")
 
 
 # codes no longer raised: kept in the table and in docs/errors.md so that their numbers stay

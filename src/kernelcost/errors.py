@@ -97,7 +97,7 @@ class KcostError(Exception):
         """The JSON error object `--json` prints: the first diagnostic's fields, then all."""
         first = self.diagnostics[0]
         return {"error": {"code": str(self.code), "family": self.code.family,
-                          "title": self.code.title, "exit_code": self.exit_code,
+                          "summary": self.code.summary, "exit_code": self.exit_code,
                           **_diagnostic_json(first),
                           "diagnostics": [_diagnostic_json(d) for d in self.diagnostics]}}
 

@@ -1,25 +1,33 @@
 """Stage: the GPU execution model of a parallel spec on one machine -> GridVerdict.
 
-Two times, kept apart:
+Two times, kept apart (the third, t_floor, knows no grid: module floor):
 - t_bound, a lower bound no run can beat: every per-SM roof (each work class on its ceiling,
   shared memory) taken by the busiest SM, which runs at least ceil(B / SMs) blocks; L2
   traffic (the blocks' fills and their distinct elements outside a keep) on the L2
   bandwidth; compulsory global traffic (each element once) on the global bandwidth.
 - t_model, the estimate: global traffic from the waves (what each wave's blocks touch
   together, when a step of it fits in L2; the fills otherwise), the rest as in t_bound.
-The register file sets no roof (it feeds its units at their rate); it limits occupancy."""
+  The wave estimate never goes below the compulsory bytes of t_bound: every run moves those
+  (each input element read once, each output written once), and an estimate under them
+  (a warm tensor's reads served once per wave) would put t_model under t_bound. Where it
+  falls under them, t_model takes the compulsory bytes and says so (`compulsory_floor`).
+The register file sets no roof (it feeds its units at their rate); it limits occupancy.
+A grid of fewer blocks than SMs is named (module fill)."""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import sympy
 
-from .cost import Cost
+from .cost import Cost, GridCost
 from .decide import cancelled, largest, proven_less_than
 from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
+from .fill import GridFill, grid_fill
 from .hardware import Machine
+from .numeric_sums import has_sum, sum_values
 from .occupancy import Occupancy, occupancy
 from .quotients import cancel
 from .rational_eval import compare, compiled
@@ -32,6 +40,10 @@ from .warm import WarmL2, served_cost, wave_served_B
 from .witnesses import witness_values
 
 PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
+
+Values = dict[sympy.Symbol, sympy.Expr]  # parameters to their values
+# per-block amount -> what the busiest SM runs at least (None: no share is known)
+Share = Callable[[sympy.Expr], sympy.Expr | None]
 
 
 @record
@@ -63,6 +75,9 @@ class GridVerdict:
     derates: tuple[Derate, ...] = ()  # estimates in t_model only, never in t_bound
     latency_unknown: tuple[str, ...] = ()  # levels whose load latency the machine does not cite
     transfers: tuple[Transfer, ...] = ()  # the lanes accesses in sectors and bank wavefronts
+    compulsory_floor: bool = False  # t_model's global bytes raised to t_bound's compulsory
+    # ones, which the wave estimate fell under
+    fill: GridFill | None = None  # fewer blocks than SMs: what the grid occupies
     fallbacks: tuple[str, ...] = ()  # figures bounded, not counted: blocks in no classes
 
     @functools.cached_property
@@ -89,28 +104,30 @@ class GridVerdict:
         return self.tail_share
 
 
-def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
+def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
                  work_by_class: dict[str, sympy.Expr], warm: WarmL2 | None = None) -> GridVerdict:
     """The execution model of cost.grid; `values` maps parameters to their values; `warm`:
     tensors a previous kernel left in L2, read from there where L2 holds them (module warm)."""
     grid = cost.grid
+    assert grid is not None  # the execution model of a parallel spec
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
     fallbacks: list[str] = []  # what was bounded where blocks fall into no classes
-    share = busiest_share(grid, occ, values, sms, fallbacks)
-    terms = _work_terms(grid, machine, precision, values, work_by_class, sms, share)
-    terms += _on_chip_terms(cost, grid, machine, values, sms, share)
+    terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ, fallbacks)
     terms += _device_terms(cost, machine, values, ("l2",))
     bound_cost, model_cost = cost, cost
     if warm is not None:
         bound_cost = served_cost(cost, warm.bound_B)
         model_cost = served_cost(cost, warm.model_B)
-    bound_terms = terms + _device_terms(bound_cost, machine, values, ("global",))
-    global_term, rule, detail = _wave_term(cost, machine, values, occ, warm, fallbacks)
+    bound_global = _device_terms(bound_cost, machine, values, ("global",))
+    bound_terms = terms + bound_global
+    global_term, rule, detail = _wave_term(cost, machine, values, occ, warm,
+                                             fallbacks)
+    global_term, floored = _at_least_compulsory(global_term, bound_global)
     model_terms = terms + ([global_term] if global_term is not None else
                            _device_terms(model_cost, machine, values, ("global",)))
     found = transfers(cost, lambda expr: _at(expr, values))
-    derates = ()
+    derates: tuple[Derate, ...] = ()
     if occ.fits:
         derates = _latency_derates(cost, machine, values, occ)
         derates += _transfer_derates(cost, values, model_terms, found)
@@ -120,15 +137,32 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: dict,
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
                            rule, detail, (), grid.equal_blocks, derates, unknown, found,
-                           tuple(fallbacks))
+                           floored, None, tuple(fallbacks))
     t_bound, bound = _largest(bound_terms)
     t_model, model_bound = _largest(model_terms)
     flat_terms = (_device_terms(cost, machine, values, ("global", "l2"))
                   + _flat_work_terms(machine, precision, work_by_class)
                   + _flat_on_chip_terms(cost, machine, values))
+    binds = any(term.per_sm for term in bound_terms if term.name == bound)
+    fill = grid_fill(grid, occ.blocks, sms, values, binds)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, rule, detail, tuple(flat_terms), grid.equal_blocks,
-                       derates, unknown, found, tuple(fallbacks))
+                       derates, unknown, found, floored, fill,
+                       tuple(fallbacks))
+
+
+def _at_least_compulsory(term: GridTerm | None,
+                         bound_global: list[GridTerm]) -> tuple[GridTerm | None, bool]:
+    """The wave estimate's global term, raised to t_bound's compulsory bytes where it falls
+    under them (see the module), and whether it was."""
+    if term is None or not bound_global:
+        return term, False
+    compulsory, amount = (_summed(sympy.sympify(each))
+                          for each in (bound_global[0].amount, term.amount))
+    if not (compulsory.is_Number and amount.is_Number and amount < compulsory):
+        return term, False
+    return GridTerm(term.name, term.kind, term.key, compulsory, term.rate,
+                    compulsory / term.rate, term.per_sm), True
 
 
 def worked_tail_share(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> sympy.Expr | None:
@@ -143,8 +177,9 @@ def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool
     seconds = [sympy.sympify(term.seconds) for term in flat_terms]
     symbols = tuple(sorted(t_bound.free_symbols.union(*(term.free_symbols for term in seconds)),
                            key=text_key))
-    plans = [compiled(expr, symbols) for expr in (t_bound, *seconds)]
-    if not symbols or not seconds or None in plans:
+    found = [compiled(expr, symbols) for expr in (t_bound, *seconds)]
+    plans = [plan for plan in found if plan is not None]
+    if not symbols or not seconds or len(plans) != len(found):
         return False
     first = None
     for point in witness_values(len(symbols)):
@@ -164,7 +199,8 @@ def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool
     return False
 
 
-def _latency_derates(cost, machine, values, occ: Occupancy) -> tuple[Derate, ...]:
+def _latency_derates(cost: Cost, machine: Machine, values: Values,
+                     occ: Occupancy) -> tuple[Derate, ...]:
     """Little's law at each level with traffic: the levels latency-bound at these sizes."""
     found = (latency_derate(in_flight(cost, machine, level, occ, lambda expr: _at(expr, values),
                                       level in PER_SM_LEVELS), machine, occ.resident)
@@ -172,10 +208,10 @@ def _latency_derates(cost, machine, values, occ: Occupancy) -> tuple[Derate, ...
     return tuple(derate for derate in found if derate is not None)
 
 
-def _transfer_derates(cost, values, model_terms, found: tuple[Transfer, ...]) -> tuple[
-        Derate, ...]:
+def _transfer_derates(cost: Cost, values: Values, model_terms: list[GridTerm],
+                      found: tuple[Transfer, ...]) -> tuple[Derate, ...]:
     """Sectors (L2, and HBM where it sees more than t_model counts) and bank conflicts."""
-    def at(expr):
+    def at(expr: sympy.Expr) -> sympy.Expr:
         return _at(expr, values)
 
     global_B = next((term.amount for term in model_terms if term.key == "global"), None)
@@ -198,12 +234,18 @@ def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:
                     rate, term.amount / rate, term.per_sm)
 
 
-def _wave_term(cost, machine, values, occ: Occupancy, warm: WarmL2 | None,
-               fallbacks: list[str]) -> tuple[GridTerm | None, str, str]:
+def _summed(expr: sympy.Expr) -> sympy.Expr:
+    """A number, its Sums with numeric bounds added up (numeric_sums), to compare."""
+    return sum_values(expr) if expr.is_number and has_sum(expr) else expr
+
+
+def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
+               warm: WarmL2 | None, fallbacks: list[str]) -> tuple[GridTerm | None, str, str]:
     """Global traffic for t_model: the waves' L2 reuse (waves.estimate) once every size is a
     number and the occupancy is known, less the reads a warm L2 serves; else compulsory
     traffic, as in t_bound."""
     grid = cost.grid
+    assert grid is not None  # as grid_verdict's
     bandwidth, capacity = machine.bandwidth("global"), machine.capacity("l2")
     resident = occ.resident
     bounds = [bound for tile in grid.tiles for box in (tile.whole, tile.per_step)
@@ -225,6 +267,8 @@ def _wave_term(cost, machine, values, occ: Occupancy, warm: WarmL2 | None,
     except Unclassified as why:  # compulsory traffic, as in t_bound, and why
         fallbacks.append(f"wave union: {why}")
         return None, f"compulsory: the wave estimate needs blocks in classes ({why})", ""
+    except ValueError:  # a tile bound no whole number: sizes that break an `assume`
+        return None, "compulsory: the blocks' tiles are no whole numbers at these sizes", ""
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
     rule = result.rule
     if warm is not None and warm.fits:
@@ -236,8 +280,21 @@ def _wave_term(cost, machine, values, occ: Occupancy, warm: WarmL2 | None,
                     False), rule, result.reason
 
 
-def busiest_share(grid, occ: Occupancy, values: dict, sms: int,
-                  fallbacks: list[str] | None = None):
+def per_sm_terms(cost: Cost, machine: Machine, precision: str,
+                 values: Values, work_by_class: dict[str, sympy.Expr],
+                 occ: Occupancy, fallbacks: list[str] | None = None) -> list[GridTerm]:
+    """The per-SM roofs of t_bound, quantised: each work class, then shared memory, the
+    busiest SM's share on one SM's rate (`sweep` asks for them size by size where it cannot
+    take them all at once)."""
+    grid, sms = cost.grid, machine.sm_count
+    assert grid is not None  # a parallel spec
+    share = busiest_share(grid, occ, values, sms, fallbacks)
+    return (_work_terms(grid, machine, precision, values, work_by_class, sms, share)
+            + _on_chip_terms(cost, grid, machine, values, sms, share))
+
+
+def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int,
+                  fallbacks: list[str] | None = None) -> Share | None:
     """per-block amount -> what the busiest SM runs at least, or None (then the whole grid's
     amount on the whole machine, a looser bound). Equal blocks: ceil(B / SMs) of them.
     Unequal blocks at numeric sizes: whatever the schedule, some SM runs ceil(B / SMs) blocks
@@ -253,7 +310,7 @@ def busiest_share(grid, occ: Occupancy, values: dict, sms: int,
     from .waves import Unclassified  # numpy: loaded only here
     from .waves import busiest_share as by_classes
 
-    def share(amount):
+    def share(amount: sympy.Expr) -> sympy.Expr | None:
         try:
             found = by_classes(grid, values, _at(amount, values), sms)
         except Unclassified as why:  # the whole grid on the whole machine, said why
@@ -265,7 +322,9 @@ def busiest_share(grid, occ: Occupancy, values: dict, sms: int,
     return share
 
 
-def _work_terms(grid, machine, precision, values, work_by_class, sms, share) -> list[GridTerm]:
+def _work_terms(grid: GridCost, machine: Machine, precision: str, values: Values,
+                work_by_class: dict[str, sympy.Expr], sms: int,
+                share: Share | None) -> list[GridTerm]:
     terms = []
     for work_class, total in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
@@ -275,7 +334,9 @@ def _work_terms(grid, machine, precision, values, work_by_class, sms, share) -> 
     return terms
 
 
-def _per_sm_term(name, kind, key, total, per_block_amount, rate, sms, share, values):
+def _per_sm_term(name: str, kind: str, key: str, total: sympy.Expr,
+                 per_block_amount: sympy.Expr, rate: sympy.Expr, sms: int,
+                 share: Share | None, values: Values) -> GridTerm:
     """The busiest SM's share on one SM's rate, never below the whole grid's amount on the
     whole machine; that alone where no share is known."""
     flat = GridTerm(name, kind, key, total, rate, total / rate, False)
@@ -287,7 +348,8 @@ def _per_sm_term(name, kind, key, total, per_block_amount, rate, sms, share, val
     return flat if below else quantised
 
 
-def _on_chip_terms(cost, grid, machine, values, sms, share) -> list[GridTerm]:
+def _on_chip_terms(cost: Cost, grid: GridCost, machine: Machine, values: Values, sms: int,
+                   share: Share | None) -> list[GridTerm]:
     terms = []
     for level in PER_SM_LEVELS:
         bandwidth = machine.bandwidth(level)
@@ -300,7 +362,8 @@ def _on_chip_terms(cost, grid, machine, values, sms, share) -> list[GridTerm]:
     return terms
 
 
-def _device_terms(cost, machine, values, levels) -> list[GridTerm]:
+def _device_terms(cost: Cost, machine: Machine, values: Values,
+                  levels: Sequence[str]) -> list[GridTerm]:
     terms = []
     for level in levels:
         bandwidth = machine.bandwidth(level)
@@ -313,7 +376,8 @@ def _device_terms(cost, machine, values, levels) -> list[GridTerm]:
     return terms
 
 
-def _flat_work_terms(machine, precision, work_by_class) -> list[GridTerm]:
+def _flat_work_terms(machine: Machine, precision: str,
+                     work_by_class: dict[str, sympy.Expr]) -> list[GridTerm]:
     terms = []
     for work_class, total in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
@@ -322,7 +386,7 @@ def _flat_work_terms(machine, precision, work_by_class) -> list[GridTerm]:
     return terms
 
 
-def _flat_on_chip_terms(cost, machine, values) -> list[GridTerm]:
+def _flat_on_chip_terms(cost: Cost, machine: Machine, values: Values) -> list[GridTerm]:
     return _device_terms(cost, machine, values, PER_SM_LEVELS)
 
 
@@ -330,14 +394,14 @@ def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, str | None]:
     """The largest term and its name; the max while symbolic terms cannot be ordered."""
     if not terms:
         return None, None
-    seconds = [sympy.sympify(term.seconds) for term in terms]
+    seconds = [_summed(sympy.sympify(term.seconds)) for term in terms]
     if all(value.is_number for value in seconds):
         index = max(range(len(terms)), key=lambda k: seconds[k])  # first wins a tie
         return seconds[index], terms[index].name
     return largest(*seconds), None
 
 
-def _at(expr, values: dict) -> sympy.Expr:
+def _at(expr: sympy.Expr | int, values: Values) -> sympy.Expr:
     expr = sympy.sympify(expr)
     if not values:
         return expr
@@ -345,10 +409,11 @@ def _at(expr, values: dict) -> sympy.Expr:
 
 
 @functools.lru_cache(maxsize=1024)
-def _at_values(expr: sympy.Expr, values: tuple) -> sympy.Expr:
+def _at_values(expr: sympy.Expr,
+               values: tuple[tuple[sympy.Symbol, sympy.Expr], ...]) -> sympy.Expr:
     # kept: every machine of a command evaluates the same traffic at the same sizes, and
     # the cancel is most of a light spec's machine stage (moe_gemm: 134 of 142 calls repeat)
     expr = expr.xreplace(dict(values))
     if expr.has(sympy.Sum):
         expr = expr.doit()  # a sum left open over a grid loop closes once sizes are numbers
-    return cancel(expr)
+    return cancel(_summed(expr))  # what doit leaves open, added up term by term

@@ -86,7 +86,8 @@ class _StandIn(types.ModuleType):
             return getattr(importlib.import_module(self.__name__), name)
         frame = sys._getframe(1)
         while frame.f_globals.get("__name__", "").startswith("importlib"):
-            frame = frame.f_back  # `from m import *` asks through the import system
+            # `from m import *` asks through the import system, whose frames have callers
+            frame = frame.f_back  # type: ignore[assignment]
         self.takers.add(frame.f_globals.get("__name__", ""))
         return _Placeholder(self.__name__, name)
 
@@ -150,7 +151,7 @@ def deferred_names(module: types.ModuleType) -> dict[str, tuple[str, str | None]
 def _holders(stand_ins) -> list[types.ModuleType]:
     """The modules that took a placeholder, with the packages above them (which import the
     names again from them), and the parents the deferred modules are submodules of."""
-    names = set()
+    names: set[str] = set()
     for stand_in in stand_ins:
         for taker in (*stand_in.takers, stand_in.__name__.rpartition(".")[0]):
             parts = taker.split(".")

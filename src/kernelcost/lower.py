@@ -16,6 +16,7 @@ import sympy
 
 from .analysis import Spec
 from .bound import StatementBound, analyse
+from .hardware import Machine
 from .quotients import cancel, factor
 from .records import record
 from .symbols import LEVELS
@@ -63,7 +64,7 @@ class LevelBound:
     verdict: Verdict | None
 
 
-def level_bound(spec: Spec, level: str, machine=None) -> LevelBound:
+def level_bound(spec: Spec, level: str, machine: Machine | None = None) -> LevelBound:
     """Every bound is in words of b bytes (b: the narrowest element type of the headline
     statement) with S the capacity in such words; bytes are b times words."""
     statements = analyse(spec.checked)
@@ -106,7 +107,7 @@ def level_bound(spec: Spec, level: str, machine=None) -> LevelBound:
                       work, verdict)
 
 
-def machine_capacity(machine, level: str) -> tuple[float | None, str]:
+def machine_capacity(machine: Machine, level: str) -> tuple[float | None, str]:
     if level == "l2":
         return machine.capacity("l2"), "L2 (device)"
     if level == "registers":
@@ -117,7 +118,10 @@ def machine_capacity(machine, level: str) -> tuple[float | None, str]:
     return registers + shared, "registers + shared per SM"
 
 
-def _verdict(spec, level, machine, S, b, i_max, work, compulsory, gap, pair) -> Verdict:
+def _verdict(spec: Spec, level: str, machine: Machine, S: sympy.Symbol, b: sympy.Expr,
+             i_max: sympy.Expr, work: sympy.Expr, compulsory: sympy.Expr,
+             gap: sympy.Expr | None,
+             pair: tuple[sympy.Expr | None, sympy.Expr]) -> Verdict:
     from .errors import Code, Diagnostic, MachineFileError
 
     capacity, text = machine_capacity(machine, level)
@@ -155,11 +159,11 @@ def _verdict(spec, level, machine, S, b, i_max, work, compulsory, gap, pair) -> 
                    below_from)
 
 
-def _defaults(spec) -> dict:
+def _defaults(spec: Spec) -> dict[sympy.Symbol, sympy.Integer]:
     return {p: sympy.Integer(v) for p, v in spec.checked.defaults.items()}
 
 
-def _diagonal(spec, n) -> dict:
+def _diagonal(spec: Spec, n: sympy.Symbol) -> dict[sympy.Symbol, sympy.Expr]:
     """Every size without a default set to n; defaults at their values."""
     values = {}
     for p in spec.checked.parameters:
@@ -167,7 +171,7 @@ def _diagonal(spec, n) -> dict:
     return values
 
 
-def _crossing(intensity, n, ridge) -> float | None:
+def _crossing(intensity: sympy.Expr, n: sympy.Symbol, ridge: float) -> float:
     """The least n >= 1 from which intensity(n) >= ridge (intensity grows with n here)."""
     numerator, denominator = sympy.fraction(sympy.together(intensity))
     equation = sympy.expand(numerator - sympy.nsimplify(ridge) * denominator)
@@ -178,7 +182,7 @@ def _crossing(intensity, n, ridge) -> float | None:
     return max(roots) if roots else 1.0
 
 
-def _compulsory(spec, level) -> sympy.Expr:
+def _compulsory(spec: Spec, level: str) -> sympy.Expr:
     """Bytes: each element of the tensors homed outside the level once, as perfect reuse
     counts them (an `out` accumulated from zero is written, never read)."""
     traffic = spec.cost("perfect").traffic
@@ -187,7 +191,7 @@ def _compulsory(spec, level) -> sympy.Expr:
     return factor(sympy.Add(*[traffic[lv] for lv in sorted(homes) if lv in traffic]))
 
 
-def _spec_inflow(spec, level) -> tuple[str | None, sympy.Expr | None]:
+def _spec_inflow(spec: Spec, level: str) -> tuple[str | None, sympy.Expr | None]:
     """Where the spec charges the traffic that enters this level: the next slower level with
     traffic (fills of a keep are charged at the level they come from)."""
     traffic = spec.cost("spec").traffic
@@ -198,7 +202,8 @@ def _spec_inflow(spec, level) -> tuple[str | None, sympy.Expr | None]:
     return None, None
 
 
-def _leading_in(expr, headline, spec) -> sympy.Expr | None:
+def _leading_in(expr: sympy.Expr, headline: StatementBound,
+                spec: Spec) -> sympy.Expr | None:
     """The part of expr of the headline's degree as every size without a default grows."""
     t = sympy.Symbol("t", positive=True)
     grow = {p: t * p for p in spec.checked.parameters if p not in spec.checked.defaults}
@@ -220,7 +225,7 @@ def _leading_in(expr, headline, spec) -> sympy.Expr | None:
     return factor(lead)
 
 
-def _size(expr, spec) -> float:
+def _size(expr: sympy.Expr, spec: Spec) -> float:
     """A rough value at every size 1000 (defaults kept), to pick the statement that works most."""
     values = {p: spec.checked.defaults.get(p, 1000) for p in spec.checked.parameters}
     try:
@@ -239,7 +244,7 @@ class AtSizes:
     i_bound: float  # W / Q_lower: no schedule exceeds it at these sizes, FLOP/B
 
 
-def at_sizes(spec: Spec, result: LevelBound, raw: dict) -> AtSizes | None:
+def at_sizes(spec: Spec, result: LevelBound, raw: dict[str, str]) -> AtSizes | None:
     """Q_lower and the spec's traffic at the sizes set (None unless every size and the
     machine's S have values)."""
     from .analysis import _numeric_values

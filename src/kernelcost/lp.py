@@ -7,7 +7,10 @@ on degenerate vertices; the programs have a handful of rows, so dense rows are f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
+
+Number = Fraction | int  # or anything else Fraction takes exactly (a sympy Rational)
 
 
 class Unbounded(ValueError):
@@ -18,12 +21,15 @@ class Infeasible(ValueError):
     """No x satisfies the constraints."""
 
 
-def maximise(c, A, b) -> tuple[Fraction, list[Fraction]]:
+def maximise(c: Sequence[Number], A: Sequence[Sequence[Number]],
+             b: Sequence[Number]) -> tuple[Fraction, list[Fraction]]:
     """max c.x s.t. A x <= b, x >= 0; returns (the optimum, an optimal vertex)."""
     n, m = len(c), len(A)
-    c = [Fraction(v) for v in c]
+    costs = [Fraction(v) for v in c]
     # columns: x (n), slacks (m), artificials (one per row with b < 0)
-    rows, basis, artificial = [], [], []
+    rows: list[list[Fraction]] = []
+    basis: list[int] = []
+    artificial: list[int] = []
     width = n + m + sum(1 for v in b if Fraction(v) < 0)
     next_artificial = n + m
     for i in range(m):
@@ -52,7 +58,7 @@ def maximise(c, A, b) -> tuple[Fraction, list[Fraction]]:
                 pivot = next((j for j in range(n + m) if rows[position][j] != 0), None)
                 if pivot is not None:
                     _pivot(rows, basis, position, pivot)
-    objective = c + [Fraction(0)] * (width - n)
+    objective = costs + [Fraction(0)] * (width - n)
     value = _run(rows, basis, objective, set(artificial))
     x = [Fraction(0)] * n
     for position, column in enumerate(basis):
@@ -61,12 +67,14 @@ def maximise(c, A, b) -> tuple[Fraction, list[Fraction]]:
     return value, x
 
 
-def minimise(c, A, b) -> tuple[Fraction, list[Fraction]]:
+def minimise(c: Sequence[Number], A: Sequence[Sequence[Number]],
+             b: Sequence[Number]) -> tuple[Fraction, list[Fraction]]:
     value, x = maximise([-Fraction(v) for v in c], A, b)
     return -value, x
 
 
-def _run(rows, basis, objective, banned: set[int]) -> Fraction:
+def _run(rows: list[list[Fraction]], basis: list[int], objective: list[Fraction],
+         banned: set[int]) -> Fraction:
     """Pivot to the optimum of `objective` (Bland: lowest entering and leaving indices)."""
     while True:
         reduced = [objective[j] - sum(objective[basis[i]] * rows[i][j]
@@ -74,7 +82,8 @@ def _run(rows, basis, objective, banned: set[int]) -> Fraction:
                    for j in range(len(objective))]
         entering = next((j for j, r in enumerate(reduced) if r > 0 and j not in banned), None)
         if entering is None:
-            return sum(objective[basis[i]] * rows[i][-1] for i in range(len(rows)))
+            return sum((objective[basis[i]] * rows[i][-1] for i in range(len(rows))),
+                       Fraction(0))
         ratios = [(rows[i][-1] / rows[i][entering], basis[i], i)
                   for i in range(len(rows)) if rows[i][entering] > 0]
         if not ratios:
@@ -83,7 +92,7 @@ def _run(rows, basis, objective, banned: set[int]) -> Fraction:
         _pivot(rows, basis, leaving, entering)
 
 
-def _pivot(rows, basis, position: int, column: int) -> None:
+def _pivot(rows: list[list[Fraction]], basis: list[int], position: int, column: int) -> None:
     pivot = rows[position][column]
     rows[position] = [v / pivot for v in rows[position]]
     for i, row in enumerate(rows):

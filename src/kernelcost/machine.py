@@ -4,6 +4,8 @@ load latencies, and chooses the ceiling a work class meets; machinefile reads on
 
 from __future__ import annotations
 
+import functools
+
 from .errors import Code, Diagnostic, MachineFileError, did_you_mean
 from .records import record
 from .symbols import LEVELS
@@ -12,7 +14,7 @@ PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "f
 UNITS: tuple[str, ...] = ("vector", "tensor")
 CAPACITY_SCOPES: tuple[str, ...] = ("device", "sm")
 LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
-WORK_CLASSES: tuple[str, ...] = ("fma", "vector", "sfu")
+WORK_CLASSES: tuple[str, ...] = ("tensor", "fma", "vector", "sfu")
 # Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2
 # partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
 LATENCY_LEVELS: tuple[str, ...] = ("shared", "l1", "l2", "l2_far", "global", "dsmem")
@@ -42,6 +44,15 @@ EXECUTION_FIGURES: dict[str, type] = {
 }
 
 
+# Hardware features a spec may need, each stated in a machine file's [features] table as
+# true or false with its source (`thread_block_clusters_source`); a feature a file does not
+# state is unknown, never assumed. Key -> what a spec uses it for.
+FEATURES: dict[str, str] = {
+    "thread_block_clusters": "`cluster AXIS = c`: blocks co-scheduled in clusters, and the "
+                             "multicast of the tiles they share",
+}
+
+
 def execution_source_key(key: str) -> str:
     """The key of a figure's source: the figure's key without its unit suffix, then `_source`
     (`shared_per_block_max_B` -> `shared_per_block_max_source`), as `bandwidth_Bps` has
@@ -51,6 +62,14 @@ def execution_source_key(key: str) -> str:
 # The precision whose vector peak stands in when a machine lists none for the precision asked:
 # 16- and 8-bit element-wise arithmetic runs on the fp32 pipes unless packed.
 FALLBACK_VECTOR_PRECISION = "fp32"
+
+# bandwidth_Bps in a machine file where no public figure was found (its source says what was
+# sought): the level then sets no roof, and the answers say its bandwidth is unknown.
+UNKNOWN_BANDWIDTH = "unknown"
+
+# The precision of the accumulators of multiply-adds on the vector FMA units: fp64 for fp64
+# inputs, fp32 for every narrower type (bf16, fp8, ... products are summed in fp32).
+ACCUMULATOR_PRECISION = {"fp64": "fp64"}
 
 # Memory levels whose traffic is reported but whose bandwidth is never a roof of t_min.
 UNBOUNDING_LEVELS = ("registers",)
@@ -65,6 +84,9 @@ class ComputePeak:
     peak_FLOPps: float
     sparse: bool  # 2:4 structured sparsity; never chosen by Machine.ceiling
     source: str
+    per_clock: float | None = None  # FLOP per clock per SM, where the file gives it
+    per_clock_source: str | None = None
+    max_clock_FLOPps: float | None = None  # at the maximum clock (module clocks); None: as peak
 
 
 @record
@@ -76,6 +98,10 @@ class MemoryLevel:
     capacity_B: float | None
     capacity_per: str  # device | sm: what one capacity_B covers
     capacity_source: str | None
+    per_clock: float | None = None  # B per clock per SM, where the file gives it
+    per_clock_source: str | None = None
+    max_clock_Bps: float | None = None  # at the maximum clock (module clocks); None: as given
+    bandwidth_unknown: bool = False  # the file says no public figure was found ("unknown")
 
 
 @record
@@ -117,6 +143,21 @@ class Execution:
 
 
 @record
+class Features:
+    """Which hardware features (FEATURES) a machine has, as its file states them."""
+
+    stated: tuple[tuple[str, bool, str], ...] = ()  # (feature key, has it, source)
+
+    def has(self, key: str) -> bool | None:
+        """True or False as the machine file states it; None where it is silent."""
+        _check_name(key, tuple(FEATURES), "hardware feature")
+        return next((present for name, present, _ in self.stated if name == key), None)
+
+    def source(self, key: str) -> str | None:
+        return next((source for name, _, source in self.stated if name == key), None)
+
+
+@record
 class Latency:
     """A measured load-to-use latency: one chain of dependent loads, unloaded, in core cycles
     at the clock of the measurement (Little's law needs the time: `seconds`)."""
@@ -136,9 +177,19 @@ class Latency:
 class Ceiling:
     """The compute ceiling chosen for a work class at a precision, with its name and source."""
 
-    name: str  # "bf16 tensor peak", "fp32 vector peak", "sfu"
+    name: str  # "bf16 tensor peak", "fp32 vector FMA peak", "fp32 vector peak", "sfu"
     peak_FLOPps: float
     source: str
+
+
+@record
+class Dropped:
+    """A built-in machine `--machine all` leaves out: it has no dense peak for a precision
+    asked for."""
+
+    machine: str  # its id
+    name: str
+    missing: tuple[str, ...]  # the precisions asked for that it lacks
 
 
 @record
@@ -158,6 +209,22 @@ class Machine:
     path: str  # the file it was read from
     execution: Execution = Execution()
     latencies: tuple[Latency, ...] = ()
+    max_clock_Hz: float | None = None  # the highest SM clock the part runs
+    max_clock_source: str | None = None
+    sfu_per_clock: float | None = None  # special-function operations per clock per SM
+    sfu_per_clock_source: str | None = None
+    sfu_max_clock_OPps: float | None = None  # at the maximum clock; None: as sfu_OPps
+    features: Features = Features()
+
+    @functools.cached_property
+    def at_max_clock(self) -> Machine:
+        """This machine with every compute peak, the SFU rate and the per-SM bandwidths at the
+        maximum SM clock (module clocks): the figures of a time that promises a bound. HBM and
+        the other device-wide levels keep their figures (they do not scale with the SM
+        clock). The data-sheet figures stay those of the ridges, regimes and crossings."""
+        from .clocks import max_clock_view
+
+        return max_clock_view(self)
 
     def dense_peak(self, precision: str, unit: str) -> ComputePeak | None:
         for peak in self.compute:
@@ -168,10 +235,12 @@ class Machine:
     def ceiling(self, precision: str, work_class: str) -> Ceiling:
         """The dense ceiling a work class meets at a precision.
 
-        fma: the tensor peak of the precision if the machine has one, else its vector peak,
-        else the fp32 vector peak. vector: the vector peak of the precision, else fp32's.
-        sfu: the special-function rate, else (no figure for the machine) the fp32 vector peak,
-        named so that a report shows the stand-in."""
+        tensor (contractions on the tensor units): the tensor peak of the precision if the
+        machine has one, else its vector peak, else the fp32 vector peak. fma (multiply-adds
+        on the vector FMA units): the vector peak at the accumulator's precision (fp32 for
+        bf16 inputs), named `... vector FMA peak`. vector: the vector peak of the precision,
+        else fp32's. sfu: the special-function rate, else (no figure for the machine) the
+        fp32 vector peak, named so that a report shows the stand-in."""
         _check_name(precision, _lookup_precisions(), "precision")
         _check_name(work_class, WORK_CLASSES, "work class")
         if work_class == "sfu":
@@ -180,10 +249,14 @@ class Machine:
             fallback = self._vector_ceiling(FALLBACK_VECTOR_PRECISION)
             return Ceiling(f"{fallback.name} (no sfu figure)", fallback.peak_FLOPps,
                            fallback.source)
-        if work_class == "fma":
+        if work_class == "tensor":
             tensor = self.dense_peak(precision, "tensor")
             if tensor is not None:
                 return _ceiling_of(tensor)
+        if work_class == "fma":
+            vector = self._vector_ceiling(ACCUMULATOR_PRECISION.get(precision, "fp32"))
+            return Ceiling(vector.name.replace(" vector peak", " vector FMA peak"),
+                           vector.peak_FLOPps, vector.source)
         return self._vector_ceiling(precision)
 
     def _vector_ceiling(self, precision: str) -> Ceiling:
@@ -198,7 +271,7 @@ class Machine:
                 "add a [[compute]] table with unit = \"vector\""))
         return _ceiling_of(peak)
 
-    def peak(self, precision: str, work_class: str = "fma") -> float:
+    def peak(self, precision: str, work_class: str = "tensor") -> float:
         """FLOP/s of the ceiling a work class meets (see `ceiling`)."""
         return self.ceiling(precision, work_class).peak_FLOPps
 

@@ -12,6 +12,8 @@ and the key, so a typo never silently drops a figure.
     [device]
     sm_count = 132                       # SMs (NVIDIA) or CUs (AMD)
     source = "..."
+    max_clock_Hz = 1.98e9                # the highest SM clock (optional; module clocks)
+    max_clock_source = "..."
 
     [launch]
     launch_overhead_s = 4e-6
@@ -25,18 +27,24 @@ and the key, so a typo never silently drops a figure.
     [[compute]]                          # one table per precision and unit
     precision = "bf16"                   # fp64 fp32 tf32 fp16 bf16 fp8 fp6 fp4 i8
     unit = "tensor"                      # vector | tensor
-    peak_FLOPps = 990e12
+    peak_FLOPps = 990e12                 # the data sheet's (the chapter's where it has one)
     sparse = false                       # optional; a sparse peak is never used by default
     source = "..."
+    FLOP_per_clock_per_sm = 4096         # optional: x SMs x max_clock_Hz, the bound's peak
+    per_clock_source = "..."
 
     [[memory]]                           # in order: global, l2, shared, registers
     level = "global"
     technology = "HBM3"                  # optional
-    bandwidth_Bps = 3.35e12              # optional when no figure is known
+    bandwidth_Bps = 3.35e12              # or "unknown", its source saying what was sought
     bandwidth_source = "..."
     capacity_B = 80e9
     capacity_per = "device"              # device | sm
     capacity_source = "..."
+
+    [features]                           # hardware features, each true or false, sourced
+    thread_block_clusters = true         # every key optional: one not stated is unknown
+    thread_block_clusters_source = "..."
 
     [execution]                          # per SM (per CU on AMD); every key optional
     max_blocks_per_sm = 32               # a figure ...
@@ -52,27 +60,38 @@ and the key, so a typo never silently drops a figure.
     measured_on = "H100 PCIe"            # the part measured (a stand-in is named so)
     source = "..."
 
-The figures of [execution] are listed in `hardware.EXECUTION_FIGURES`. A source string names
-a public document (title, author or publisher, year, section or table, URL); a figure that is
+Per-clock rates, each with its `per_clock_source`: `FLOP_per_clock_per_sm` in [[compute]],
+`OP_per_clock_per_sm` in [sfu], `B_per_clock_per_sm` in an on-chip [[memory]] level; times the
+SMs and `max_clock_Hz` they give the figures a bound uses (module clocks), while the figures as
+given stay those of the ridges. The figures of [execution] are listed in
+`hardware.EXECUTION_FIGURES`, the features in `hardware.FEATURES`. A source string names a
+public document (title, author or publisher, year, section or table, URL); a figure that is
 derived, assumed or in conflict says UNCERTAIN in its source.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal, overload
 
+from .clocks import derive
 from .errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean
 from .inputs import normalise
 from .machine import (
     CAPACITY_SCOPES,
     EXECUTION_FIGURES,
+    FEATURES,
     LATENCY_LEVELS,
     LAUNCH_MODES,
     PRECISIONS,
     UNITS,
+    UNKNOWN_BANDWIDTH,
     ComputePeak,
+    Dropped,
     Execution,
+    Features,
     Latency,
     Machine,
     MemoryLevel,
@@ -93,6 +112,20 @@ MAX_COUNT = 10_000_000  # SMs or CUs
 def builtin_machine_ids() -> list[str]:
     """Ids of the machines shipped with kernelcost, sorted."""
     return shipped_ids("kernelcost.machines")
+
+
+def builtin_machines_with(precisions: Sequence[str]) -> tuple[list[str], tuple[Dropped, ...]]:
+    """The built-in machines with a dense peak for every precision asked for, and those left
+    out with what they lack (a verdict names them: `--machine all --precision fp8`)."""
+    kept, dropped = [], []
+    for machine_id in builtin_machine_ids():
+        machine = load_machine(machine_id)
+        missing = tuple(p for p in precisions if p not in machine.precisions)
+        if missing:
+            dropped.append(Dropped(machine_id, machine.name, missing))
+        else:
+            kept.append(machine_id)
+    return kept, tuple(dropped)
 
 
 def load_machine(name_or_path: str | Path) -> Machine:
@@ -117,15 +150,17 @@ def parse_machine(text: str, path: str) -> Machine:
 
 # Allowed keys of each table; a key outside its table's list is an error.
 _TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "compute", "memory",
-             "execution", "latency")
-_DEVICE_KEYS = ("sm_count", "source")
+             "execution", "features", "latency")
+_DEVICE_KEYS = ("sm_count", "source", "max_clock_Hz", "max_clock_source")
 _LAUNCH_KEYS = ("launch_overhead_s", "mode", "source")
-_SFU_KEYS = ("peak_OPps", "source")
-_COMPUTE_KEYS = ("precision", "unit", "peak_FLOPps", "sparse", "source")
+_SFU_KEYS = ("peak_OPps", "source", "OP_per_clock_per_sm", "per_clock_source")
+_COMPUTE_KEYS = ("precision", "unit", "peak_FLOPps", "sparse", "source",
+                 "FLOP_per_clock_per_sm", "per_clock_source")
 _MEMORY_KEYS = ("level", "technology", "bandwidth_Bps", "bandwidth_source", "capacity_B",
-                "capacity_per", "capacity_source")
+                "capacity_per", "capacity_source", "B_per_clock_per_sm", "per_clock_source")
 _EXECUTION_KEYS = tuple(name for key in EXECUTION_FIGURES
                         for name in (key, execution_source_key(key)))
+_FEATURE_KEYS = tuple(name for key in FEATURES for name in (key, f"{key}_source"))
 _LATENCY_KEYS = ("level", "cycles", "clock_Hz", "measured_on", "source")
 
 
@@ -165,7 +200,7 @@ class _Reader:
                              f"machine ids are lower case: `{machine_id.lower()}`")
         compute = self.compute(data.get("compute", []))
         memory = self.memory(data.get("memory", []))
-        return Machine(
+        return derive(Machine(
             id=machine_id,
             name=self.string(data, "name", "", required=True),
             vendor=self.string(data, "vendor", "", required=True),
@@ -181,7 +216,12 @@ class _Reader:
             path=self.path,
             execution=self.execution(self.table(data, "execution"), memory),
             latencies=self.latencies(data.get("latency", [])),
-        )
+            max_clock_Hz=self.number(device, "max_clock_Hz", "device"),
+            max_clock_source=self.source_for(device, "max_clock_Hz", "max_clock_source", "device"),
+            **{f"sfu_{key}": value
+               for key, value in self.per_clock(sfu, "OP_per_clock_per_sm", "sfu").items()},
+            features=self.features(self.table(data, "features")),
+        ), lambda where, message: self.error(Code.MACHINE_INCONSISTENT, where, message))
 
     def compute(self, tables) -> tuple[ComputePeak, ...]:
         if not isinstance(tables, list) or not tables:
@@ -198,6 +238,7 @@ class _Reader:
                 peak_FLOPps=self.number(table, "peak_FLOPps", where, required=True),
                 sparse=self.boolean(table, "sparse", where),
                 source=self.string(table, "source", where, required=True),
+                **self.per_clock(table, "FLOP_per_clock_per_sm", where),
             )
             identity = (peak.precision, peak.unit, peak.sparse)
             if identity in seen:
@@ -216,16 +257,19 @@ class _Reader:
         for position, table in enumerate(self.entries(tables, "memory")):
             where = f"memory[{position}]"
             self.known_keys(table, _MEMORY_KEYS, where)
+            unknown = table.get("bandwidth_Bps") == UNKNOWN_BANDWIDTH  # its source is required
             levels.append(MemoryLevel(
                 level=self.choice(table, "level", LEVELS, where),
                 technology=self.string(table, "technology", where),
-                bandwidth_Bps=self.number(table, "bandwidth_Bps", where),
+                bandwidth_Bps=None if unknown else self.number(table, "bandwidth_Bps", where),
                 bandwidth_source=self.source_for(table, "bandwidth_Bps", "bandwidth_source",
                                                  where),
                 capacity_B=self.number(table, "capacity_B", where),
                 capacity_per=self.choice(table, "capacity_per", CAPACITY_SCOPES, where,
                                          default="device"),
                 capacity_source=self.source_for(table, "capacity_B", "capacity_source", where),
+                bandwidth_unknown=unknown,
+                **self.per_clock(table, "B_per_clock_per_sm", where),
             ))
         order = [LEVELS.index(memory.level) for memory in levels]
         if order != sorted(set(order)):
@@ -246,12 +290,14 @@ class _Reader:
             source = self.source_for(table, key, source_key, "execution")
             if key not in table:
                 continue
+            assert source is not None  # required where the figure is there
             if kind is int:
                 values[key] = self.count(table, key, "execution")
             else:
                 values[key] = self.fraction(table, key, "execution")
             sources.append((key, source))
-        execution = Execution(**values, sources=tuple(sources))
+        # each figure of its kind (EXECUTION_FIGURES): a count or a fraction
+        execution = Execution(**values, sources=tuple(sources))  # type: ignore[arg-type]
         portable, nonportable = execution.cluster_max_portable, execution.cluster_max_nonportable
         if portable and nonportable and portable > nonportable:
             raise self.error(Code.MACHINE_INCONSISTENT, "execution.cluster_max_nonportable",
@@ -264,10 +310,20 @@ class _Reader:
                              f"more than the shared capacity per SM ({shared.capacity_B:.0f} B)")
         return execution
 
+    def features(self, table: dict) -> Features:
+        self.known_keys(table, _FEATURE_KEYS, "features")
+        stated = []
+        for key in FEATURES:
+            source = self.source_for(table, key, f"{key}_source", "features")
+            if key in table:
+                assert source is not None  # source_for requires it beside the flag
+                stated.append((key, self.boolean(table, key, "features"), source))
+        return Features(tuple(stated))
+
     def latencies(self, tables) -> tuple[Latency, ...]:
         if not isinstance(tables, list):
             raise self.error(Code.MACHINE_BAD_VALUE, "latency", "expected [[latency]] tables")
-        found = []
+        found: list[Latency] = []
         for position, table in enumerate(self.entries(tables, "latency")):
             where = f"latency[{position}]"
             self.known_keys(table, _LATENCY_KEYS, where)
@@ -283,6 +339,11 @@ class _Reader:
                                  f"a second latency for `{latency.level}`")
             found.append(latency)
         return tuple(found)
+
+    def per_clock(self, table: dict, key: str, where: str) -> dict:
+        """A per-clock rate and its source, as the record's fields (module clocks)."""
+        return {"per_clock": self.number(table, key, where),
+                "per_clock_source": self.source_for(table, key, "per_clock_source", where)}
 
     # -- typed accessors ----------------------------------------------------------------
 
@@ -304,6 +365,11 @@ class _Reader:
             raise self.error(Code.MACHINE_BAD_VALUE, key, "expected a table")
         return value
 
+    @overload
+    def number(self, table: dict, key: str, where: str, required: Literal[True]) -> float: ...
+    @overload
+    def number(self, table: dict, key: str, where: str,
+               required: bool = False) -> float | None: ...
     def number(self, table: dict, key: str, where: str, required: bool = False) -> float | None:
         value = table.get(key)
         if value is None:
@@ -341,6 +407,10 @@ class _Reader:
                              f"expected a fraction in (0, 1], got {value!r:.40}")
         return float(value)
 
+    @overload
+    def string(self, table: dict, key: str, where: str, required: Literal[True]) -> str: ...
+    @overload
+    def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None: ...
     def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None:
         value = table.get(key)
         name = f"{where}.{key}" if where else key

@@ -1,15 +1,20 @@
 """Stage: Cost x Machine x precision -> Verdict. The roofline model, in exact sympy arithmetic.
 
 For each memory level with traffic Q_l the ridge point is I_crit = P / B_l, where P is the
-precision's main ceiling (the one fused multiply-adds meet: its tensor peak when the machine
-has one). The kernel's intensity I_l = W / Q_l against that ridge gives the regime and the
-chapter's zone. The time bound takes every ceiling at once:
+kernel's main ceiling at the precision: the tensor peak when it runs a contraction on the
+tensor units, else the vector FMA peak (cost.main_work_class). Which contractions run on the
+tensor units depends on the sizes (mma.on_units): the verdict decides it at its values.
+The kernel's intensity I_l = W / Q_l against that ridge gives the regime and the chapter's
+zone. The time bound takes every ceiling at once:
 
     t_min = max( max over work classes W_c / P_c , max over levels Q_l / B_l )
 
 and the largest term, named ("global bandwidth", "bf16 tensor peak", "sfu"), is what binds.
 The launch overhead is kept apart: `t_min` is the chapter's bound without it, and
-`t_min_with_launch` adds it.
+`t_min_with_launch` adds it. Ridges, regimes and `t_min` take the machine's figures as given
+(the data sheet's, the chapter's); `t_bound` takes the same terms (quantised for a grid: the
+grid's own "bound" terms) with each compute and on-chip roof at the maximum clock (module
+clocks), so that no run can beat it.
 
 Machine figures enter as exact rationals (3.35e12 -> 335 * 10**10), so ridges such as
 990e12 / 3.35e12 = 19800/67 stay exact and a report rounds only when it prints. Expressions
@@ -24,21 +29,26 @@ from collections.abc import Mapping
 import sympy
 
 from .cost import Cost
-from .decide import at_most, cancelled_quotient, largest, less_than, pair_sign, smallest_of_two
+from .decide import cancelled_quotient, largest, less_than, pair_sign, smallest_of_two
 from .derates import Derate, launch_derate
 from .drawable import Drawable
 from .errors import Code, Diagnostic, MachineFileError
 from .execution import GridVerdict, grid_verdict
-from .hardware import UNBOUNDING_LEVELS, Machine
+from .fits import Fit, fits_within, nest_misfits, optional_exact, scope_fits
+from .floor import Floor, floor
+from .hardware import UNBOUNDING_LEVELS, Machine, at_max_clock_terms
+from .mma import on_units
 from .occupancy import Misfit
+from .order import check_order, divisibility_met
 from .quotients import cancel, scaled
 from .records import record
 from .values import evaluate, exact, json_value, parameter_values
 from .warm import WarmL2, served_cost, warm_l2
 
-ON_CHIP_LEVELS = ("shared", "registers")  # capacities per SM: exceeding one does not fit
+Substitutions = Mapping[sympy.Symbol, sympy.Expr]  # parameters to their values
 MEMORY_BOUND = "memory-bound"
 COMPUTE_BOUND = "compute-bound"
+UNDERFILLED = "under-filled"  # fewer blocks than SMs, and a per-SM roof binds (module fill)
 
 # The chapter's zones, on ratio = I / I_crit.
 CLEARLY_MEMORY_BOUND_BELOW = sympy.Rational(1, 10)
@@ -63,12 +73,15 @@ ZONE_COMPUTE = Zone(
     "arithmetic is the limit: fewer operations or a faster unit; bytes no longer matter")
 
 
-def compute_advice(machine: Machine, peak_name: str) -> str:
+def compute_advice(machine: Machine, peak_name: str, contractions: bool = True) -> str:
     """The compute-bound zone's advice in the machine's own words: tensor units are named
-    only where its file lists them, and not urged on work already on them."""
+    only where its file lists them, and not urged on work already on them, nor on work that
+    holds no matrix contraction (`contractions` False: element-wise arithmetic)."""
     tensor = sorted({p.precision for p in machine.compute if p.unit == "tensor" and not p.sparse})
     if "tensor" in peak_name:
         lever = "a narrower precision on the tensor units, or fewer operations"
+    elif not contractions:
+        lever = "fewer operations (element-wise work: the tensor units cannot run it)"
     elif tensor:
         lever = f"move the work to the tensor units ({', '.join(tensor)}) or cut operations"
     else:
@@ -83,7 +96,7 @@ class LevelVerdict:
     level: str
     traffic_B: sympy.Expr  # Q_l, bytes moved at this level
     intensity: sympy.Expr  # I_l = W / Q_l, FLOP/B
-    peak_FLOPps: sympy.Rational  # P: the precision's main ceiling
+    peak_FLOPps: sympy.Rational  # P: the kernel's main ceiling at the precision
     peak_name: str  # "bf16 tensor peak"
     bandwidth_Bps: sympy.Rational  # B_l
     ridge: sympy.Rational  # I_crit = P / B_l, FLOP/B
@@ -101,23 +114,10 @@ class TimeTerm:
 
     name: str  # "bf16 tensor peak", "sfu", "global bandwidth"
     kind: str  # work | traffic
-    key: str  # the work class (fma, vector, sfu) or the level (global, l2, ...)
+    key: str  # the work class (tensor, fma, vector, sfu) or the level (global, l2, ...)
     rate: sympy.Rational  # FLOP/s or B/s
     amount: sympy.Expr  # FLOP or B
     seconds: sympy.Expr  # amount / rate
-
-
-@record
-class Fit:
-    """Does what a keep scope holds fit the capacity of its level?"""
-
-    scope_index: int  # position among the kernel's keep scopes
-    level: str
-    tensors: tuple[str, ...]
-    held_B: sympy.Expr
-    capacity_B: sympy.Rational | None  # None: the machine gives no capacity for the level
-    capacity_per: str | None  # sm | device
-    fits: bool | None  # None while symbolic or without a capacity
 
 
 @record
@@ -135,7 +135,8 @@ class Verdict(Drawable):
     launch_overhead_s: sympy.Rational | None
     t_min_with_launch: sympy.Expr  # s: t_min + launch overhead (t_min when none is known)
     bound: str | None  # name of the binding term; None while undecided
-    regime: str | None  # memory-bound when a bandwidth binds, compute-bound when a peak does
+    regime: str | None  # memory-bound when a bandwidth binds, compute-bound when a peak does,
+    # under-filled when a grid of fewer blocks than SMs meets a per-SM roof (grid.fill)
     performance: sympy.Expr  # attainable FLOP/s: W / t_min
     fits: tuple[Fit, ...]
     working_set_B: sympy.Expr | None  # bytes of every tensor's footprint, when known
@@ -147,6 +148,16 @@ class Verdict(Drawable):
     warm_l2: WarmL2 | None = None  # tensors a previous kernel left in L2 (the stated state)
     nest_t_model: sympy.Expr | None = None  # without a grid, t_model when it is not t_min
     compute_advice: str = ZONE_COMPUTE.advice  # the compute zone's advice on this machine
+    bound_terms: tuple[TimeTerm, ...] = ()  # `terms` at the maximum clock (module clocks)
+    t_max_clock: sympy.Expr | None = None  # s: max over bound_terms; t_bound where it fits
+    bound_at_max_clock: str | None = None  # the term that sets it; None while undecided
+    floor: Floor | None = None  # t_floor and its terms (module floor)
+
+    @property
+    def t_floor(self) -> sympy.Expr | None:
+        """What no implementation of the computation beats on this machine from a cold L2
+        (s): compulsory bytes on HBM, work on the fastest legal units. None: no term."""
+        return None if self.floor is None else self.floor.seconds
 
     @property
     def misfits(self) -> tuple[Misfit, ...]:
@@ -158,8 +169,11 @@ class Verdict(Drawable):
 
     @property
     def t_bound(self) -> sympy.Expr | None:
-        """A lower bound on the kernel's time (s): no run can beat it. None: does not fit."""
-        return None if self.misfits else self.t_min
+        """A lower bound on the kernel's time (s): no run can beat it, t_min's terms with
+        every compute and on-chip roof at the maximum clock. None: does not fit."""
+        if self.misfits:
+            return None
+        return self.t_min if self.t_max_clock is None else self.t_max_clock
 
     @property
     def t_model(self) -> sympy.Expr | None:
@@ -177,7 +191,7 @@ class Verdict(Drawable):
                 return level_verdict
         raise KeyError(name)
 
-    def as_json(self) -> list[dict]:
+    def as_json(self) -> list[dict[str, object]]:
         """The documented `verdicts` rows, one per level: numbers as floats in SI base units,
         expressions as sympy strings. `regime` and `performance` are the level's own;
         `t_min` (without launch overhead) and `bound` are the kernel's."""
@@ -200,7 +214,8 @@ class Verdict(Drawable):
 # ------------------------------------------------------------------------------ the model
 
 def verdict(cost: Cost, machine: Machine, precision: str | None = None,
-            values: Mapping | None = None, *, apply_defaults: bool = True,
+            values: Mapping[sympy.Symbol | str, object] | None = None, *,
+            apply_defaults: bool = True,
             element_bytes: Mapping[str, sympy.Expr] | None = None,
             warm: tuple[str, ...] = ()) -> Verdict:
     """The roofline verdict of `cost` on `machine` at `precision` (the spec's own by default).
@@ -212,10 +227,11 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     warm: t_bound and t_model read them from L2 where it can hold them)."""
     precision = precision or cost.precision
     substitutions = parameter_values(cost, values, apply_defaults)
+    cost = on_units(cost, substitutions)
     work_by_class = {work_class: evaluate(amount, substitutions)
                      for work_class, amount in cost.work.items() if amount != 0}
     total_work = sympy.Add(*work_by_class.values())
-    main_ceiling = machine.ceiling(precision, "fma")
+    main_ceiling = machine.ceiling(precision, cost.main_class)
     peak = exact(main_ceiling.peak_FLOPps)
     state = warm_l2(cost, machine, substitutions, warm) if warm else None
     cold_cost = cost
@@ -241,15 +257,27 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         nest_t_model = _nest_t_model(served_cost(cold_cost, state.model_B), machine, precision,
                                      substitutions, work_by_class)
     binding = binding_term(terms, t_min)
+    bound_terms = at_max_clock_terms(terms, machine, precision)
+    t_max_clock = largest(*[term.seconds for term in bound_terms])
+    fast_binding = binding_term(bound_terms, t_max_clock)
     overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
     working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
-    l2_capacity = _optional_exact(machine.capacity("l2"))
+    l2_capacity = optional_exact(machine.capacity("l2"))
     misfits = (grid.occupancy.misfits if grid is not None
                else nest_misfits(cost, machine, substitutions))
     t_kernel = (None if misfits else grid.t_model if grid is not None
                 else t_min if nest_t_model is None else nest_t_model)
     derates = (*(grid.derates if grid is not None else ()),
                *filter(None, [launch_derate(t_kernel, overhead)]))
+    # the floor and the bound at the maximum clock; t_model at the figures as given
+    floored = floor(cold_cost.compulsory_B, machine.at_max_clock, precision, substitutions,
+                    work_by_class, state)
+    if divisibility_met(cost.divisibility, substitutions):
+        check_order(machine.id, precision, substitutions, floored.seconds,
+                    None if misfits else t_max_clock, t_kernel)
+    regime = None if binding is None else regime_of_term(binding)
+    if grid is not None and grid.fill is not None and grid.fill.binds:
+        regime = UNDERFILLED
     return Verdict(
         machine=machine.id,
         precision=precision,
@@ -262,24 +290,30 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         launch_overhead_s=overhead,
         t_min_with_launch=t_min + (overhead or 0),
         bound=None if binding is None else binding.name,
-        regime=None if binding is None else regime_of_term(binding),
+        regime=regime,
         performance=(cancelled_quotient(total_work, t_min) if total_work != 0
                      else sympy.Integer(0)),
         fits=scope_fits(cost, machine, substitutions),
         working_set_B=working_set,
         l2_capacity_B=l2_capacity,
-        working_set_fits_l2=_at_most(working_set, l2_capacity),
+        working_set_fits_l2=fits_within(working_set, l2_capacity),
         grid=grid,
         nest_misfits=() if grid is not None else misfits,
         derates=derates,
         warm_l2=state,
         nest_t_model=nest_t_model,
-        compute_advice=compute_advice(machine, main_ceiling.name),
+        compute_advice=compute_advice(machine, main_ceiling.name,
+                                      contractions=bool(cost.contractions)),
+        bound_terms=tuple(bound_terms),
+        t_max_clock=t_max_clock,
+        bound_at_max_clock=None if fast_binding is None else fast_binding.name,
+        floor=floored,
     )
 
 
-def _level_verdicts(cost: Cost, machine: Machine, substitutions: Mapping, work: sympy.Expr,
-                    peak: sympy.Rational, peak_name: str) -> tuple[list, list[str]]:
+def _level_verdicts(cost: Cost, machine: Machine, substitutions: Substitutions,
+                    work: sympy.Expr, peak: sympy.Rational,
+                    peak_name: str) -> tuple[list[LevelVerdict], list[str]]:
     """A LevelVerdict per level with traffic and a bandwidth; the levels without one."""
     levels, unmodelled = [], []
     for level in cost.levels:
@@ -292,11 +326,11 @@ def _level_verdicts(cost: Cost, machine: Machine, substitutions: Mapping, work: 
     return levels, unmodelled
 
 
-def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: Mapping,
-                  work_by_class: Mapping) -> sympy.Expr:
+def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: Substitutions,
+                  work_by_class: Mapping[str, sympy.Expr]) -> sympy.Expr:
     """t_model of a nest whose global traffic differs from t_min's (a warm L2 that t_bound
     counts and the estimate does not)."""
-    main = machine.ceiling(precision, "fma")
+    main = machine.ceiling(precision, cost.main_class)
     levels, _ = _level_verdicts(cost, machine, substitutions, sympy.Add(*work_by_class.values()),
                                 exact(main.peak_FLOPps), main.name)
     terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
@@ -387,49 +421,3 @@ def binding_term(terms: list[TimeTerm], t_min: sympy.Expr) -> TimeTerm | None:
 
 def regime_of_term(term: TimeTerm) -> str:
     return MEMORY_BOUND if term.kind == "traffic" else COMPUTE_BOUND
-
-
-# ------------------------------------------------------------------------- capacity fits
-
-def scope_fits(cost: Cost, machine: Machine, substitutions: Mapping) -> tuple[Fit, ...]:
-    """For each keep scope: the bytes it holds against its level's capacity (per SM for shared
-    and registers: one scope runs on one SM)."""
-    fits = []
-    for scope in cost.scopes:
-        held = evaluate(scope.held_bytes, substitutions)
-        capacity = _optional_exact(machine.capacity(scope.level))
-        fits.append(Fit(scope.index, scope.level, scope.tensors, held, capacity,
-                        machine.capacity_per(scope.level), _at_most(held, capacity)))
-    return tuple(fits)
-
-
-def nest_misfits(cost: Cost, machine: Machine, substitutions: Mapping) -> tuple[Misfit, ...]:
-    """A nest without a grid runs its keeps and on-chip tensors in one SM: a keep scope
-    (times its stages) or a tensor homed in shared memory or registers that outgrows an SM's
-    capacity does not fit."""
-    misfits = []
-    for scope in cost.scopes:
-        if scope.level in ON_CHIP_LEVELS:
-            held = evaluate(scope.held_bytes * scope.stages, substitutions)
-            misfits += _over_capacity(scope.level, held, machine)
-    for level, held in cost.homed.items():
-        if level in ON_CHIP_LEVELS:
-            misfits += _over_capacity(level, evaluate(held, substitutions), machine)
-    return tuple(misfits)
-
-
-def _over_capacity(level: str, held: sympy.Expr, machine: Machine) -> list[Misfit]:
-    capacity = _optional_exact(machine.capacity(level))
-    if _at_most(held, capacity) is False:
-        return [Misfit(level, held, capacity, machine.capacity_per(level) or "sm", "B")]
-    return []
-
-
-def _at_most(amount: sympy.Expr | None, capacity: sympy.Expr | None) -> bool | None:
-    if amount is None or capacity is None:
-        return None
-    return at_most(amount, capacity)
-
-
-def _optional_exact(value) -> sympy.Rational | None:
-    return None if value is None else exact(value)

@@ -69,6 +69,8 @@ class Execution:
 
     work: Counter[str]
     loops: tuple[Loop, ...]
+    # the statement itself, for the unit rule (mma.py); not part of the execution's identity
+    statement: ast.Assign | ast.Let | None = field(default=None, compare=False)
 
 
 @record(frozen=False)
@@ -104,10 +106,10 @@ class NestBuilder:
         elif isinstance(stmt, ast.Keep):
             self._keep(stmt, loops, scopes, levels)
         elif isinstance(stmt, ast.Let) and stmt.dtype is not None:  # untyped: a size
-            self.nest.executions.append(Execution(statement_work(stmt), loops))
+            self.nest.executions.append(Execution(statement_work(stmt), loops, stmt))
             self._reads(stmt.value, loops, scopes)
         elif isinstance(stmt, ast.Assign):
-            self.nest.executions.append(Execution(statement_work(stmt), loops))
+            self.nest.executions.append(Execution(statement_work(stmt), loops, stmt))
             self._reads(stmt.value, loops, scopes)
             self._target(stmt, loops, scopes)
 

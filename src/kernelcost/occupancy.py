@@ -23,8 +23,9 @@ import functools
 import sympy
 
 from .cost import GridCost
-from .decide import proven_less_than, smallest
+from .decide import largest, proven_less_than, smallest
 from .hardware import Machine
+from .machine import Execution
 from .records import record
 from .values import exact
 
@@ -41,10 +42,10 @@ class Limit:
 class Misfit:
     """A level one block needs more of than the hardware gives it."""
 
-    level: str  # shared | registers | threads
+    level: str  # shared | registers | threads | cluster
     needed: sympy.Expr  # per block, in `unit`
     capacity: sympy.Expr  # the most one block (per: block) or one SM (per: sm) has
-    per: str  # block | sm
+    per: str  # thread | block | cluster | sm
     unit: str  # B | threads | registers
 
 
@@ -66,18 +67,21 @@ class Occupancy:
         return not self.misfits
 
 
-def occupancy(grid: GridCost, machine: Machine, values: dict) -> Occupancy:
+def occupancy(grid: GridCost, machine: Machine,
+              values: dict[sympy.Symbol, sympy.Expr]) -> Occupancy:
     """The occupancy of `grid` on `machine` with the sizes in `values` (symbols -> values)."""
     execution = machine.execution
     on_chip = {level: _at(amount, values) for level, amount in grid.on_chip.items()}
     threads = _at(grid.threads, values)
     blocks = _at(grid.blocks, values)
-    limits, misfits, missing = [], [], []
+    limits: list[Limit] = []
+    misfits: list[Misfit] = []
+    missing: list[str] = []
     _shared(on_chip.get("shared", 0), machine, execution, limits, misfits, missing)
     _registers(grid, on_chip.get("registers", 0), threads, values, execution, limits,
                misfits, missing)
     _threads(threads, execution, limits, misfits, missing)
-    _cluster(_at(grid.cluster_size, values), execution, misfits)
+    _cluster(_at(grid.cluster_size, values), machine, misfits)
     resident, limited_by = _tightest(limits)
     if misfits:
         resident, limited_by = sympy.Integer(0), misfits[0].level
@@ -91,7 +95,8 @@ def occupancy(grid: GridCost, machine: Machine, values: dict) -> Occupancy:
                      waves, efficiency, tuple(missing))
 
 
-def _shared(needed, machine: Machine, execution, limits, misfits, missing) -> None:
+def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, limits: list[Limit],
+            misfits: list[Misfit], missing: list[str]) -> None:
     if needed == 0:
         return
     per_sm = machine.capacity("shared")
@@ -108,31 +113,47 @@ def _shared(needed, machine: Machine, execution, limits, misfits, missing) -> No
         misfits.append(Misfit("shared", needed, exact(per_sm), "sm", "B"))
 
 
-def _registers(grid: GridCost, array_bytes, threads, values, execution, limits, misfits,
-               missing) -> None:
+def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
+               values: dict[sympy.Symbol, sympy.Expr], execution: Execution,
+               limits: list[Limit], misfits: list[Misfit], missing: list[str]) -> None:
+    """Registers a block takes: the larger of the spec's registers per thread (rounded per
+    warp) and what it holds in registers (its register arrays and keeps, 4 bytes a register,
+    shared out over its threads). Each is checked against the registers a thread may have
+    (255 on NVIDIA), then the block against the register file (a block's share, then an
+    SM's)."""
     per_sm = execution.registers_per_sm
     if per_sm is None:
         missing.append("registers per SM")
         return
-    if grid.registers is None:
-        if array_bytes == 0:
+    most_per_thread = execution.max_registers_per_thread
+    held = sympy.ceiling(held_bytes / REGISTER_BYTES)  # the arrays' registers, whole block
+    declared = None if grid.registers is None else _at(grid.registers, values)
+    per_thread = [] if declared is None else [declared]
+    if held != 0:
+        per_thread.append(sympy.ceiling(held / threads))
+    for amount in per_thread:
+        if most_per_thread is not None and _exceeds(amount, most_per_thread):
+            misfits.append(Misfit("registers", amount, exact(most_per_thread), "thread",
+                                  "registers"))
             return
-        needed = sympy.ceiling(array_bytes / REGISTER_BYTES)  # registers of the arrays alone
-    else:
-        per_thread = _at(grid.registers, values)
-        ceiling = execution.max_registers_per_thread
-        if ceiling is not None and _exceeds(per_thread, ceiling):
-            misfits.append(Misfit("registers", per_thread, exact(ceiling), "block",
-                                  "registers per thread"))
-            return
-        needed = _warps(threads, execution) * _per_warp(per_thread, execution)
+    needed = held
+    if declared is not None:
+        spec_registers = _warps(threads, execution) * _per_warp(declared, execution)
+        needed = spec_registers if held == 0 else largest(spec_registers, held)
+    if needed == 0:
+        return
+    per_block = execution.max_registers_per_block
+    if per_block is not None and per_block < per_sm and _exceeds(needed, per_block):
+        misfits.append(Misfit("registers", needed, exact(per_block), "block", "registers"))
+        return
     if _exceeds(needed, per_sm):
         misfits.append(Misfit("registers", needed, exact(per_sm), "sm", "registers"))
         return
     limits.append(Limit("registers", sympy.floor(exact(per_sm) / needed)))
 
 
-def _threads(threads, execution, limits, misfits, missing) -> None:
+def _threads(threads: sympy.Expr, execution: Execution, limits: list[Limit],
+             misfits: list[Misfit], missing: list[str]) -> None:
     most = execution.max_threads_per_block
     if most is not None and _exceeds(threads, most):
         misfits.append(Misfit("threads", threads, exact(most), "block", "threads"))
@@ -152,20 +173,27 @@ def _threads(threads, execution, limits, misfits, missing) -> None:
         limits.append(Limit("blocks", exact(blocks_per_sm)))
 
 
-def _cluster(size, execution, misfits) -> None:
-    """A cluster larger than the machine forms (1 where it has no clusters: before Hopper)
-    cannot launch; the portable limit only needs an opt-in, so the non-portable one counts."""
+def _cluster(size: sympy.Expr, machine: Machine, misfits: list[Misfit]) -> None:
+    """A cluster the machine cannot form: on a machine without thread-block clusters (its file
+    says so: before Hopper, AMD) every block is its own cluster, so the limit is 1; else the
+    largest cluster it forms (the portable limit only needs an opt-in, so the non-portable
+    one counts)."""
+    if size == 1:
+        return
+    execution = machine.execution
     most = execution.cluster_max_nonportable or execution.cluster_max_portable
-    if size != 1 and most is not None and _exceeds(size, most):
+    if machine.features.has("thread_block_clusters") is False:
+        most = 1
+    if most is not None and _exceeds(size, most):
         misfits.append(Misfit("cluster", size, exact(most), "cluster", "blocks"))
 
 
-def _warps(threads, execution) -> sympy.Expr:
+def _warps(threads: sympy.Expr, execution: Execution) -> sympy.Expr:
     warp = execution.warp_size or 32
     return sympy.ceiling(threads / warp)
 
 
-def _per_warp(per_thread, execution) -> sympy.Expr:
+def _per_warp(per_thread: sympy.Expr, execution: Execution) -> sympy.Expr:
     """Registers one warp takes: per thread x warp size, rounded up to the allocation unit."""
     warp = execution.warp_size or 32
     unit = execution.register_granularity_per_warp or 1
@@ -182,11 +210,11 @@ def _tightest(limits: list[Limit]) -> tuple[sympy.Expr | None, str | None]:
                            if limit.blocks_per_sm == resident), None)
 
 
-def _exceeds(amount, capacity) -> bool:
+def _exceeds(amount: sympy.Expr, capacity: float) -> bool:
     return proven_less_than(exact(capacity), amount)
 
 
-def _at(expr, values: dict) -> sympy.Expr:
+def _at(expr: sympy.Expr | int, values: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
     expr = sympy.sympify(expr)
     return _replaced(expr, tuple(values.items())) if values else expr
 
@@ -194,5 +222,6 @@ def _at(expr, values: dict) -> sympy.Expr:
 # kept: every machine of a command asks the same amounts at the same sizes, and replacing
 # sizes inside a Min has sympy compare its arguments again
 @functools.lru_cache(maxsize=256)
-def _replaced(expr: sympy.Expr, values: tuple) -> sympy.Expr:
+def _replaced(expr: sympy.Expr,
+              values: tuple[tuple[sympy.Symbol, sympy.Expr], ...]) -> sympy.Expr:
     return expr.xreplace(dict(values))

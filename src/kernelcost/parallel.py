@@ -77,6 +77,7 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
     cluster_axis, cluster_size = None, sympy.Integer(1)
     if "cluster" in values:
         option = values["cluster"]
+        assert option.axis is not None  # a cluster without its axis is not among the values
         if option.axis.id not in iterators:
             diagnostics.append(Diagnostic(option.axis.span,
                                           f"`{option.axis.id}` is not an iterator of this "
@@ -96,6 +97,7 @@ def _axis_misplaced(option: ast.BlockOption) -> Diagnostic:
     if option.name.id == "cluster":
         return Diagnostic(option.span, "`cluster` needs the iterator it runs along",
                           "write `cluster i0 = 2`", code=Code.WRONG_PARALLEL)
+    assert option.axis is not None  # the other setting given an iterator
     return Diagnostic(option.axis.span, f"`{option.name.id}` takes no iterator",
                       f"write `{option.name.id} = ...`", code=Code.WRONG_PARALLEL)
 

@@ -69,7 +69,9 @@ def parse(text: str, filename: str = "<string>") -> ast.Kernel:
         tree = _parser().parse(text)
     except UnexpectedInput as error:
         diagnostic = syntax_diagnostic(error, text, filename, _parser())
-        raise SpecSyntaxError(diagnostic.code, diagnostic, text) from None
+        code = diagnostic.code
+        assert code is not None  # syntax_diagnostic gives each kind of mistake its code
+        raise SpecSyntaxError(code, diagnostic, text) from None
     refuse_deep_tree(tree, text, filename)
     try:
         return _ToAst(filename, text).transform(tree)
@@ -287,8 +289,11 @@ class _ToAst(Transformer):
         return ast.Keep(tensors, level_name, body, self._s(meta), stages)
 
     def assign(self, meta, children):
-        target, op, value = children
-        return ast.Assign(target, str(op), value, self._s(meta))
+        target, op, value, unit = children
+        return ast.Assign(target, str(op), value, self._s(meta), unit)
+
+    def on_unit(self, meta, children):
+        return ast.Name(str(children[0]), _token_span(self.filename, children[0]))
 
     def name(self, meta, children):
         return ast.Name(str(children[0]), self._s(meta))
@@ -325,7 +330,8 @@ class _ToAst(Transformer):
     def neg(self, meta, children):
         return ast.Neg(children[0], self._s(meta))
 
-    def _binary(op):
+    @staticmethod
+    def _binary(op: str):
         def build(self, meta, children):
             left, right = children
             return ast.BinOp(op, left, right, self._s(meta))

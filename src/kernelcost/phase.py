@@ -1,6 +1,8 @@
-"""Stage `phase`: the plane of two size parameters coloured by what binds t_bound there
+"""Stage `phase`: the plane of two size parameters coloured by what binds t_min there
 (HBM, L2, shared, tensor, vector, SFU, or does-not-fit), with the ridge curves
 I_level(x, y) = P / B_level solved in closed form (not read off the grid) and the spec's point.
+The chapter's roofline: its figures as the machine file gives them, as the ridges of `solve`
+(t_bound's peaks at the maximum clock, module clocks, would move the curves off them).
 
 The map evaluates tune.Evaluator over a log-spaced grid (the closed forms taken as continuous
 functions, so divisibility facts are not checked there); the curves come from sympy: the
@@ -68,7 +70,8 @@ def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
     raw = dict(raw or {})
     own = {name: raw.pop(name) for name in (x.name, y.name) if name in raw}
     fixed = fixed_values(spec, [x.name, y.name], raw, follow=x.name)
-    evaluator = Evaluator(spec, machine, [x.name, y.name], fixed, check_facts=False)
+    evaluator = Evaluator(spec, machine, [x.name, y.name], fixed, check_facts=False,
+                          max_clock=False)
     xs = numpy.geomspace(x.low, x.high, points[0])
     ys = numpy.geomspace(y.low, y.high, points[1])
     X, Y = numpy.meshgrid(xs, ys)
@@ -179,6 +182,7 @@ def _point(spec, own, x, y):
 
 
 def draw(result: Phase):
+    from matplotlib.artist import Artist
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.colors import BoundaryNorm, ListedColormap
     from matplotlib.figure import Figure
@@ -207,10 +211,10 @@ def draw(result: Phase):
     axes.set_xlabel(result.x.name)
     axes.set_ylabel(result.y.name)
     fixed = ", ".join(f"{k}={v}" for k, v in result.fixed)
-    axes.set_title(f"{result.kernel} on {result.machine}: what binds t_bound"
+    axes.set_title(f"{result.kernel} on {result.machine}: what binds t_min"
                    + (f" ({fixed})" if fixed else ""), fontsize=10)
     present = sorted(set(numpy.unique(result.codes).tolist()))
-    handles = [Patch(color=COLOURS[c], label=CATEGORIES[c]) for c in present]
+    handles: list[Artist] = [Patch(color=COLOURS[c], label=CATEGORIES[c]) for c in present]
     handles += [line for line in axes.get_lines()]
     axes.legend(handles=handles, fontsize=8, loc="best")
     for k, text in enumerate(result.never):

@@ -12,8 +12,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy
+
+if TYPE_CHECKING:
+    from matplotlib.text import Annotation
 
 MARGIN_PX = 2.0  # clear space between a label and what it must not touch
 RING_POINTS = (7, 14, 24, 36, 52, 72, 96)  # distances of the candidate offsets
@@ -25,7 +29,7 @@ class Label:
     """An annotation to place: `anchors` in data coordinates (the first is where its leader
     points when it has one), `offsets` in points, tried anchor by anchor."""
 
-    annotation: object  # matplotlib Annotation, created with xytext in offset points
+    annotation: Annotation  # created with xytext in offset points
     anchors: Sequence[tuple[float, float]]
     offsets: Sequence[tuple[float, float]]
     # a line's label: every anchor at the nearest offset before any anchor further away

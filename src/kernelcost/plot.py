@@ -94,7 +94,7 @@ def draw(figure_scene: Scene):
     labels = [label for position, kernel in enumerate(figure_scene.kernels)
               for label in _kernel_labels(axes, kernel, position)]
     labels += _line_labels(axes, figure_scene)
-    figure.crowded_labels = place(figure, axes, labels)
+    figure.crowded_labels = place(figure, axes, labels)  # type: ignore[attr-defined]  # a note
     return figure
 
 
@@ -305,7 +305,7 @@ def roofline_figure(kernels, machine: Machine | str, precisions: Sequence[str] =
 def save(figure, path: str | Path) -> Path:
     """Write the figure; the format follows the suffix (.svg, .png, .pdf)."""
     path = check_figure_path(path)
-    kwargs = {"dpi": 150} if path.suffix.lower() == ".png" else {}
+    kwargs: dict[str, object] = {"dpi": 150} if path.suffix.lower() == ".png" else {}
     if path.suffix.lower() in (".svg", ".pdf"):
         kwargs["metadata"] = {"CreationDate": None} if path.suffix.lower() == ".pdf" else {
             "Date": None}  # reproducible files: no timestamp

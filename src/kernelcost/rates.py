@@ -38,7 +38,7 @@ def item_rate(checked: CheckedKernel, result: Verdict) -> ItemRate | None:
     count = evaluate(checked.items.count, result.values)
     if result.t_bound is None:  # does not fit: no time, no rate
         return ItemRate(checked.items.item, count, None, None)
-    return ItemRate(checked.items.item, count, cancelled_quotient(count, result.t_bound),
+    return ItemRate(checked.items.item, count, cancelled_quotient(count, result.t_min),
                     cancelled_quotient(count, result.t_min_with_launch))
 
 

@@ -312,11 +312,12 @@ def _sum_fraction(parts: list[tuple[_Polynomial, _Polynomial]]
             top, bottom = groups[key][0].plus(top), groups[key][1]
         groups[key] = (top, bottom)
     bottoms = [bottom for _, bottom in groups.values()]
-    numerator = None
+    numerator: _Polynomial | None = None
     for position, (top, _) in enumerate(groups.values()):
         term = functools.reduce(_Polynomial.times, [top] + bottoms[:position]
                                 + bottoms[position + 1:])
         numerator = term if numerator is None else numerator.plus(term)
+    assert numerator is not None  # a sum of at least one group
     return numerator, functools.reduce(_Polynomial.times, bottoms)
 
 

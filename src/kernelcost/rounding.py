@@ -57,7 +57,8 @@ def _witness_values(expr: sympy.Expr, sizes) -> list[rational_eval.Value] | None
     """expr at every witness point of the sizes; None where a plan does not evaluate it."""
     plan = rational_eval.compiled(expr, sizes)
     values = [planned_value(plan, point) for point in witness_values(len(sizes))]
-    return None if any(value is None for value in values) else values
+    found = [value for value in values if value is not None]
+    return None if len(found) != len(values) else found
 
 
 def _round(kind, value: rational_eval.Value) -> int:

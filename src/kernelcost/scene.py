@@ -83,7 +83,7 @@ class KernelMarks:
     name: str  # the direct label: "gemm_tiled", or with its own sizes
     label: str  # with every size, for the legend
     precision: str
-    peak_FLOPps: float  # the fma ceiling of its precision
+    peak_FLOPps: float  # the ceiling of the units it runs on (its ridges)
     points: dict[str, Point]  # level -> point at the set sizes; empty while symbolic
     binding: str | None = None  # the level whose point binds (None: compute binds)
     parameter: str | None = None  # the swept size
@@ -150,11 +150,18 @@ def verdict_scene(result: Verdict, label: str = "kernel") -> Scene:
     points = _verdict_points(result, [level.level for level in result.levels])
     roofs = _roofs(machine, [result.precision], False)
     slopes = _slopes(machine, set(points), roofs)
-    peak = float(machine.peak(result.precision, "fma"))
+    peak = float(_kernel_peak(result, machine))
     kernel = KernelMarks(label, label, result.precision, peak, points, _binding(result, points))
     return _framed(Scene(f"{machine.name}, {result.precision}: hierarchical roofline", machine,
                          roofs, slopes, _ridges(machine, [result.precision], slopes),
                          (kernel,)))
+
+
+def _kernel_peak(result: Verdict, machine: Machine) -> float:
+    """P of a kernel's ridges: the ceiling of the units it runs on at the verdict's sizes."""
+    if result.levels:
+        return float(result.levels[0].peak_FLOPps)
+    return machine.peak(result.precision, "tensor")
 
 
 def _padded(items: Sequence, count: int) -> list:
@@ -167,8 +174,8 @@ def _levels(machine: Machine) -> list[str]:
 
 def _slopes(machine: Machine, used_levels: set[str], roofs) -> tuple[Slope, ...]:
     top = max(roof.peak_FLOPps for roof in roofs)
-    return tuple(Slope(level, machine.bandwidth(level), top / machine.bandwidth(level))
-                 for level in _levels(machine) if machine.bandwidth(level) is not None
+    return tuple(Slope(level, bandwidth, top / bandwidth) for level in _levels(machine)
+                 if (bandwidth := machine.bandwidth(level)) is not None
                  and (level in SLOPE_LEVELS or level in used_levels))
 
 
@@ -192,7 +199,7 @@ def _roofs(machine: Machine, precisions: Sequence[str], uses_sfu: bool) -> tuple
 def _ridges(machine: Machine, precisions: Sequence[str], slopes) -> tuple[Ridge, ...]:
     ridges = []
     for precision in precisions:
-        peak = float(machine.peak(precision, "fma"))
+        peak = float(machine.peak(precision, "tensor"))  # the precision's headline peak
         for slope in slopes:
             ridge = peak / slope.bandwidth_Bps
             ridges.append(Ridge(slope.level, precision, ridge, peak, plain(ridge, "FLOP/B")))
@@ -220,10 +227,11 @@ def _setting_text(expr: sympy.Expr):
 def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine,
                   precision: str, size_range: SizeRange | None, slopes: tuple[Slope, ...],
                   measurement: Mapping | None) -> KernelMarks:
+    spec = spec.at_precision(precision)  # its element types at that precision
     cost = spec.cost(reuse)
     levels = [s.level for s in slopes if s.level in cost.levels]
-    peak = float(machine.peak(precision, "fma"))
     result = verdict(cost, machine, precision, resolve_settings(raw, spec.parameters))
+    peak = float(_kernel_peak(result, machine))
     points = _verdict_points(result, levels)
     name = spec.name + (f" ({_sizes_text(own)})" if own else "")
     marks = KernelMarks(name, _kernel_label(spec, raw), precision, peak, points,
@@ -312,7 +320,8 @@ def _framed(figure_scene: Scene) -> Scene:
     intensities = [ridge.intensity for ridge in figure_scene.ridges]
     heights = [roof.peak_FLOPps for roof in figure_scene.roofs]
     for kernel in figure_scene.kernels:
-        for mark in (*kernel.points.values(), *kernel.achieved):
+        marks: list[Point | Achieved] = [*kernel.points.values(), *kernel.achieved]
+        for mark in marks:
             intensities.append(mark.intensity)
             heights.append(mark.performance)
         for path in kernel.paths.values():

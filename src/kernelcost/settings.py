@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Mapping
 
 import sympy
 
@@ -74,7 +75,7 @@ def _whole_value(name: str, text: str) -> ast.Span:
     return ast.Span(f"--set {name}", 1, 1, 1, len(text) + 1)
 
 
-def resolve_settings(raw: dict[str, object], parameters: dict[str, sympy.Symbol]
+def resolve_settings(raw: Mapping[str, object], parameters: dict[str, sympy.Symbol]
                      ) -> dict[sympy.Symbol, sympy.Expr]:
     """{name: number or text} -> {parameter symbol: expression}, chains substituted."""
     settings: dict[sympy.Symbol, sympy.Expr] = {}

@@ -59,9 +59,10 @@ class ShiftedPolynomials:
             argument, self.sizes) for argument, own in zip(rounded, sizes)]
 
     def sign(self, first: int, second: int) -> int | None:
-        if self.expanded[first] is None or self.expanded[second] is None:
+        first_expanded, second_expanded = self.expanded[first], self.expanded[second]
+        if first_expanded is None or second_expanded is None:
             return None
-        (terms, scale), (other_terms, other_scale) = self.expanded[first], self.expanded[second]
+        (terms, scale), (other_terms, other_scale) = first_expanded, second_expanded
         difference = {exponents: value * other_scale for exponents, value in terms.items()}
         for exponents, value in other_terms.items():
             difference[exponents] = difference.get(exponents, 0) - value * scale

@@ -16,7 +16,7 @@ verdict model is not loaded."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import field
 
 import sympy
@@ -26,12 +26,17 @@ from .cost import Cost
 from .equations import CAPACITY, RIDGE, Equation, equation, solve_equal
 from .errors import Code, Diagnostic, KcostError, MachineFileError, SizeError, did_you_mean
 from .hardware import UNBOUNDING_LEVELS, Machine, load_machine
+from .mma import on_units
 from .numeric_roots import Root as _Root
-from .numeric_roots import shortened
+from .numeric_roots import shortened, sum_search
+from .numeric_sums import has_sum
 from .records import record
 from .texts import text
 from .values import as_symbol, evaluate, exact, json_value, parameter_values
 from .witnesses import exact_floor
+
+# parameters (symbols or names) to numbers or expressions (`{M: N, K: N}`)
+Values = Mapping[sympy.Symbol | str, object]
 
 
 @record
@@ -49,6 +54,8 @@ class Crossing:
     compute_bound_side: str | None  # above | below the root; None for never
     ridge: sympy.Rational  # I_crit of this machine and precision at this level
     known_limit: sympy.Expr | None = None  # `limit` with the spec's defaults put in
+    searched_to: int | None = None  # a form with Sums: the largest size searched; `limit`
+    # is I there
 
     @property
     def integer_bound(self) -> tuple[str, int] | None:
@@ -57,14 +64,14 @@ class Crossing:
         symbolic."""
         return _integer_bound(self.value, self.compute_bound_side)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         """The documented JSON keys; numbers as floats, expressions as sympy strings."""
         return {
             "machine": self.machine, "precision": self.precision, "level": self.level,
             "parameter": self.parameter, "value": json_value(self.value),
             "expr": None if self.expr is None else text(self.expr),
             "condition": text(self.condition), "limit": json_value(self.limit),
-            "compute_bound_side": self.compute_bound_side,
+            "compute_bound_side": self.compute_bound_side, "searched_to": self.searched_to,
         }
 
 
@@ -89,10 +96,11 @@ class CapacityCrossing:
     def integer_bound(self) -> tuple[str, int] | None:
         """The integer sizes that fit: ("<=", 241) for a tile whose bytes reach the capacity
         at T = 241.6; None when never or symbolic."""
-        inside = {"above": "below", "below": "above"}.get(self.exceeds_side)
+        inside = (None if self.exceeds_side is None
+                  else {"above": "below", "below": "above"}.get(self.exceeds_side))
         return _integer_bound(self.value, inside)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {
             "machine": self.machine, "what": self.what, "level": self.level,
             "parameter": self.parameter, "held_B": text(self.held_B),
@@ -104,7 +112,7 @@ class CapacityCrossing:
         }
 
 
-def _integer_bound(value, side: str | None) -> tuple[str, int] | None:
+def _integer_bound(value: sympy.Expr | None, side: str | None) -> tuple[str, int] | None:
     """The integers on `side` of a root, the root included: (">=", ceil) above, ("<=",
     floor) below."""
     if value is None or side is None:
@@ -134,11 +142,13 @@ class RidgeEquation:
     limit: sympy.Expr  # lim I_level as the size grows
     known_limit: sympy.Expr | None  # the same with the spec's defaults put in
     equation: Equation
+    work_class: str = "tensor"  # whose ceiling is the peak of the ridge (cost.main_class)
+    searched_to: int | None = None  # a form with Sums: where its numeric search stopped
 
     def crossings(self, machine: Machine, precision: str) -> list[Crossing]:
         """One Crossing per positive real root at this machine's ridge, or one with value
         None (never)."""
-        ridge = ridge_value(machine, precision, self.level)
+        ridge = ridge_value(machine, precision, self.level, self.work_class)
 
         def crossing(root: _Root | None) -> Crossing:
             expr = None if root is None or root.expr is None else root.expr.subs(
@@ -148,13 +158,14 @@ class RidgeEquation:
                 parameter=str(self.symbol), value=None if root is None else root.value,
                 expr=expr, condition=sympy.false if root is None else root.condition,
                 limit=self.limit, compute_bound_side=None if root is None else root.side,
-                ridge=ridge, known_limit=self.known_limit)
+                ridge=ridge, known_limit=self.known_limit, searched_to=self.searched_to)
 
         return [crossing(root) for root in self.equation.roots_at(ridge)] or [crossing(None)]
 
 
-def ridge_equation(cost: Cost, parameter, level: str = "global", values: Mapping | None = None,
-                   *, apply_defaults: bool = False) -> RidgeEquation:
+def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = "global",
+                   values: Values | None = None, *,
+                   apply_defaults: bool = False) -> RidgeEquation:
     """I_level(parameter) = I_crit solved in closed form, for `crossings` on each machine.
 
     `values` sets other parameters (numbers, or expressions such as `{M: N, K: N}`); those
@@ -173,21 +184,29 @@ def ridge_equation(cost: Cost, parameter, level: str = "global", values: Mapping
     # the closed form keeps defaults symbolic; where the intensity goes is a number a user
     # reads, so the printers have it with the sizes known by default (d = 8192) put in
     known_limit = evaluate(limit, _other_values(cost, symbol, values, True))
+    # the units at the other sizes (the defaults put in); a tile that moves with the size
+    # solved for keeps its contraction on the tensor units
+    searched = sum_search(intensity, variable).searched_to if has_sum(intensity) else None
+    main_class = on_units(cost, _other_values(cost, symbol, values, True)).main_class
     return RidgeEquation(cost.kernel, level, symbol, variable, limit, known_limit,
-                         equation(intensity, variable, RIDGE))
+                         equation(intensity, variable, RIDGE), main_class,
+                         searched)
 
 
-def ridge_value(machine: Machine, precision: str, level: str) -> sympy.Rational:
-    """I_crit = P / B_level, exact, FLOP/B."""
+def ridge_value(machine: Machine, precision: str, level: str,
+                work_class: str = "tensor") -> sympy.Rational:
+    """I_crit = P / B_level, exact, FLOP/B, with P the ceiling of `work_class` (the kernel's
+    main class, cost.main_class)."""
     bandwidth = machine.bandwidth(level)
     if bandwidth is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"{machine.id} has no bandwidth figure for `{level}`"))
-    return exact(machine.peak(precision, "fma")) / exact(bandwidth)
+    return exact(machine.peak(precision, work_class)) / exact(bandwidth)
 
 
-def ridge_crossings(cost: Cost, parameter, machine: Machine, precision: str | None = None,
-                    level: str = "global", values: Mapping | None = None, *,
+def ridge_crossings(cost: Cost, parameter: sympy.Symbol | str, machine: Machine,
+                    precision: str | None = None, level: str = "global",
+                    values: Values | None = None, *,
                     apply_defaults: bool = False) -> list[Crossing]:
     """Solve I_level(parameter) = I_crit on `machine` at `precision` (the spec's own by
     default): `ridge_equation(...).crossings(machine, precision)`. Several machines or
@@ -203,7 +222,7 @@ class RidgeEquations:
 
     cost: Cost
     parameter: sympy.Symbol
-    settings: dict
+    settings: dict[sympy.Symbol, sympy.Expr]
     apply_defaults: bool = True
     solved: dict[str, RidgeEquation] = field(default_factory=dict)
 
@@ -214,17 +233,21 @@ class RidgeEquations:
         return self.solved[level]
 
 
-def roof_levels(cost, machine: Machine) -> list[str]:
+def roof_levels(cost: Cost, machine: Machine) -> list[str]:
     """The levels whose bandwidth is a roof on this machine, slowest first."""
     return [level for level in cost.levels
             if level not in UNBOUNDING_LEVELS and machine.bandwidth(level)]
 
 
-def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: str):
+def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str,
+           level: str) -> sympy.Expr:
     """lim I as the parameter grows. Max and Min settle first (asymptotic.eventual): sympy's
     series expansion has no rule for them and raises NotImplementedError."""
     from .asymptotic import Asymptotics
 
+    if has_sum(intensity) and intensity.free_symbols == {variable}:
+        search = sum_search(intensity, variable)  # no closed form: I where the search ends
+        return sympy.Float(search.values[search.searched_to], 6)
     limit = Asymptotics(intensity).limit([variable])
     if limit is None:
         try:
@@ -242,7 +265,8 @@ def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str, level: st
 
 # ------------------------------------------------------------------------ capacity crossings
 
-def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping | None = None,
+def capacity_crossings(cost: Cost, parameter: sympy.Symbol | str, machine: Machine,
+                       values: Values | None = None,
                        *, element_bytes: Mapping[str, sympy.Expr] | None = None,
                        apply_defaults: bool = False) -> list[CapacityCrossing]:
     """Sizes where each keep scope's held bytes reach its level's capacity (per SM for shared
@@ -251,7 +275,7 @@ def capacity_crossings(cost: Cost, parameter, machine: Machine, values: Mapping 
     symbol = parameter_symbol(cost, parameter)
     substitutions = _other_values(cost, symbol, values, apply_defaults)
     variable = _real_variable(symbol)
-    results = []
+    results: list[CapacityCrossing] = []
     for scope in cost.scopes:
         capacity = machine.capacity(scope.level)
         if capacity is None:
@@ -285,9 +309,11 @@ def _on_chip_needs(cost: Cost) -> dict[str, sympy.Expr]:
                                                                            "registers")}
 
 
-def _capacity_results(machine: Machine, what: str, level: str, symbol, variable, held,
-                      capacity: float, capacity_per: str) -> list[CapacityCrossing]:
-    capacity = exact(capacity)
+def _capacity_results(machine: Machine, what: str, level: str, symbol: sympy.Symbol,
+                      variable: sympy.Symbol, held: sympy.Expr, capacity_figure: float,
+                      capacity_per: str | None) -> list[CapacityCrossing]:
+    assert capacity_per is not None  # a level with a capacity says what one covers
+    capacity = exact(capacity_figure)
     try:
         roots = solve_equal(held, variable, CAPACITY, capacity)
     except KcostError:
@@ -315,7 +341,8 @@ def _capacity_results(machine: Machine, what: str, level: str, symbol, variable,
     return [result(root) for root in roots] or [result(None)]
 
 
-def _decide_everywhere(held, variable, capacity) -> bool | None:
+def _decide_everywhere(held: sympy.Expr, variable: sympy.Symbol,
+                       capacity: sympy.Rational) -> bool | None:
     """With no crossing, the side is the same for every size: probe one."""
     probe = held.subs(variable, 1)
     if not probe.is_number:
@@ -332,32 +359,36 @@ class Solution:
 
     machine: Machine
     crossings: tuple[Crossing, ...]
-    capacity: tuple  # CapacityCrossing
+    capacity: tuple[CapacityCrossing, ...]
 
 
-def solve_spec(analysis: Analysis | Counted, parameter: str, machines: list[str | Machine],
+def solve_spec(analysis: Analysis | Counted, parameter: str, machines: Sequence[str | Machine],
                precisions: list[str] | None, levels: list[str] | None) -> list[Solution]:
     """Ridge crossings in `parameter` per machine, precision (the spec's own by default) and
     level (every roof by default), and capacity crossings per machine; spec defaults stay
-    symbolic."""
-    cost = analysis.cost
-    symbol = parameter_symbol(cost, parameter)
+    symbolic. Each precision counts the spec with its element types (Spec.at_precision);
+    capacities are those of the first."""
+    symbol = parameter_symbol(analysis.cost, parameter)
     if symbol in analysis.settings:
         raise SizeError(Code.SET_AND_VARIED, Diagnostic(
             None, f"`{parameter}` is both set and solved for", f"drop --set {parameter}=..."))
     settings = analysis.settings
-    equations = RidgeEquations(cost, symbol, settings, apply_defaults=False)
-    solutions = []
+    chosen = precisions or [analysis.cost.precision]
+    costs = {p: analysis.cost if analysis.spec.at_precision(p) is analysis.spec
+             else analysis.spec.at_precision(p).cost(analysis.reuse) for p in chosen}
+    equations = {p: RidgeEquations(cost, symbol, settings, apply_defaults=False)
+                 for p, cost in costs.items()}
+    solutions: list[Solution] = []
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
-        found = []
+        found: list[Crossing] = []
         for precision in precisions or []:
             machine.require_precision(precision)
-        for precision in precisions or [cost.precision]:
-            for level in levels or roof_levels(cost, machine):
+        for precision in chosen:
+            for level in levels or roof_levels(costs[precision], machine):
                 if machine.bandwidth(level) is None:
                     continue
-                found += equations.at(level).crossings(machine, precision)
-        capacity = capacity_crossings(cost, symbol, machine, settings)
+                found += equations[precision].at(level).crossings(machine, precision)
+        capacity = capacity_crossings(costs[chosen[0]], symbol, machine, settings)
         solutions.append(Solution(machine, tuple(found), tuple(capacity)))
     return solutions
 
@@ -370,7 +401,7 @@ def _real_variable(symbol: sympy.Symbol) -> sympy.Symbol:
     return sympy.Symbol(str(symbol), positive=True)
 
 
-def parameter_symbol(cost: Cost, parameter) -> sympy.Symbol:
+def parameter_symbol(cost: Cost, parameter: sympy.Symbol | str) -> sympy.Symbol:
     """The size symbol of a parameter name (or symbol), or a KcostError naming the choices."""
     symbol = as_symbol(parameter)
     if symbol not in cost.parameters:
@@ -382,8 +413,8 @@ def parameter_symbol(cost: Cost, parameter) -> sympy.Symbol:
     return symbol
 
 
-def _other_values(cost: Cost, symbol: sympy.Symbol, values: Mapping | None,
-                  apply_defaults: bool) -> dict:
+def _other_values(cost: Cost, symbol: sympy.Symbol, values: Values | None,
+                  apply_defaults: bool) -> dict[sympy.Symbol, sympy.Expr]:
     if symbol in {as_symbol(key) for key in (values or {})}:
         raise SizeError(Code.SET_AND_VARIED, Diagnostic(
             None, f"`{symbol}` is both solved for and set"))

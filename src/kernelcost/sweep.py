@@ -7,7 +7,9 @@ substituting the sizes one at a time. The roofline bound follows the model exact
 
     t_min = max( max over work classes W_c / P_c , max over levels Q_l / B_l )
 
-with the binding term the first largest (work before traffic, as `model.binding_term`)."""
+with the binding term the first largest (work before traffic, as `model.binding_term`). For a
+parallel spec t_min is the model's t_bound: its per-SM roofs quantised by the busiest SM's
+blocks (module grid_sweep), so that `sweep` and `analyze` agree at every size."""
 
 from __future__ import annotations
 
@@ -16,25 +18,29 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy
 import sympy
-from sympy.printing.numpy import NumPyPrinter
-from sympy.printing.precedence import PRECEDENCE
 
 from .analysis import Analysis, Spec, load
-from .cost import Cost
+from .cost import Cost, main_work_class
 from .errors import Code, Diagnostic, SizeError
-from .hardware import Machine
-from .model import UNBOUNDING_LEVELS
+from .hardware import UNBOUNDING_LEVELS, Machine
 from .records import record
-from .sympy_scope import patched
 from .settings import resolve_settings
 from .solve import parameter_symbol
+from .sweep_units import SweptUnits
+from .sympy_scope import patched
 from .values import evaluate, exact, parameter_values
+from .vectorize import evaluate_array, vectorized
 from .watchdog import extend
 
+if TYPE_CHECKING:
+    from .grid_sweep import GridRoofs
+
 DEFAULT_POINTS = 20
+DOES_NOT_FIT = "does not fit"  # the binding `term` of a size whose block does not fit
 MAX_POINTS = 10**10  # hours of CSV; more is a typo
 CHUNK_POINTS = 65_536  # sizes evaluated and written at a time: under 50 MB of arrays
 
@@ -154,12 +160,12 @@ class SweepResult:
     parameter: str
     sizes: numpy.ndarray
     work: numpy.ndarray  # W, FLOP
-    work_by_class: dict[str, numpy.ndarray]  # fma | vector | sfu -> FLOP
+    work_by_class: dict[str, numpy.ndarray]  # tensor | fma | vector | sfu -> FLOP
     traffic: dict[str, numpy.ndarray]  # level -> B
     intensity: dict[str, numpy.ndarray]  # level -> FLOP/B
     machine: str | None = None
     precision: str | None = None
-    peak_FLOPps: float | None = None  # P, the precision's main ceiling (fma)
+    peak_FLOPps: float | None = None  # P, the kernel's main ceiling (cost.main_class)
     ridges: dict[str, float] | None = None  # level -> I_crit = P / B_l, FLOP/B
     term_names: tuple[str, ...] = ()  # "bf16 tensor peak", "global bandwidth", ...
     term_seconds: numpy.ndarray | None = None  # (terms, sizes): W_c / P_c and Q_l / B_l
@@ -213,8 +219,13 @@ class Sweeper:
                  machine: Machine | None = None, precision: str | None = None,
                  reuse: str | None = None):
         spec, reuse, resolved = _source_settings(source, settings, reuse, parameter)
-        self.cost = cost = spec.cost(reuse)
+        spec = spec.at_precision(precision)  # its element types at that precision
+        cost = spec.cost(reuse)
         self.symbol = parameter_symbol(cost, parameter)
+        self.units = SweptUnits(cost, self.symbol, parameter_values(
+            cost, {s: e for s, e in resolved.items() if s != self.symbol}, apply_defaults=True,
+            exclude=self.symbol), vectorized)
+        self.cost = cost = self.units.cost
         self.machine = machine
         self.precision = precision or cost.precision
         self.item = None if spec.checked.items is None else spec.checked.items.item
@@ -222,15 +233,23 @@ class Sweeper:
         self.functions = {key: vectorized(expr, self.symbol) for key, expr
                           in closed_forms(cost, self.symbol, resolved, counts).items()}
         self.step = size_step(spec, cost, self.symbol, resolved)
+        self.grid = None
+        if machine is not None and cost.grid is not None:  # the quantised per-SM roofs
+            from .grid_sweep import GridSweep
+
+            others = {s: e for s, e in resolved.items() if s != self.symbol}
+            self.grid = GridSweep(cost, machine, self.precision, self.symbol,
+                                  parameter_values(cost, others, apply_defaults=True,
+                                                   exclude=self.symbol))
 
     @patched()
     def __call__(self, sizes) -> SweepResult:
         cost = self.cost
         sizes = numpy.asarray(sizes, dtype=float)
-        evaluated = {key: _evaluate_array(function, sizes)
+        evaluated = {key: evaluate_array(function, sizes)
                      for key, function in self.functions.items()}
-        work_by_class = {cls: evaluated[("work", cls)] for cls in cost.work
-                         if cost.work[cls] != 0}
+        work_by_class = self.units(sizes, {cls: evaluated[("work", cls)] for cls in cost.work
+                                           if cost.work[cls] != 0})
         work = sum(work_by_class.values(), numpy.zeros_like(sizes))
         traffic = {level: evaluated[("traffic", level)] for level in cost.levels}
         with numpy.errstate(divide="ignore", invalid="ignore"):
@@ -240,7 +259,8 @@ class Sweeper:
                              items=evaluated.get(("items",)))
         if self.machine is None:
             return result
-        return _with_roofline(result, self.machine, self.precision)
+        return _with_roofline(result, self.machine, self.precision,
+                              None if self.grid is None else self.grid(sizes))
 
 
 def size_step(spec: Spec, cost: Cost, symbol: sympy.Symbol, settings: Mapping) -> int:
@@ -281,67 +301,45 @@ def closed_forms(cost: Cost, symbol: sympy.Symbol, settings: Mapping[sympy.Symbo
     return forms
 
 
-def vectorized(expr: sympy.Expr, symbol: sympy.Symbol):
-    """A numpy function of an array of sizes for a closed form in `symbol` alone."""
-    if not expr.has(symbol):
-        constant = float(expr)
-        return lambda sizes: numpy.full(numpy.shape(sizes), constant)
-    # the size symbol is a positive integer; numpy sees it as a plain float array
-    return sympy.lambdify(symbol, expr, modules="numpy", printer=_MultiplyingPrinter)
-
-
-class _MultiplyingPrinter(NumPyPrinter):
-    """Writes N**3 as N*N*N: numpy raises floats to a power other than 2 through `pow`,
-    several times slower than the multiplications, and the closed forms are polynomials."""
-
-    def _print_Pow(self, expr, rational=False):
-        exponent = expr.exp
-        if exponent.is_Integer and 2 <= exponent <= 8:
-            base = self.parenthesize(expr.base, PRECEDENCE["Mul"])
-            return "*".join([base] * int(exponent))
-        return super()._print_Pow(expr, rational=rational)
-
-    # numpy's printer writes Max and Min through functools.reduce, a name lambdify leaves
-    # undefined with a custom printer; nested two-argument calls need no import
-    def _print_Max(self, expr):
-        return self._nested("numpy.maximum", expr.args)
-
-    def _print_Min(self, expr):
-        return self._nested("numpy.minimum", expr.args)
-
-    def _nested(self, function: str, args) -> str:
-        text = self._print(args[-1])
-        for arg in reversed(args[:-1]):
-            text = f"{function}({self._print(arg)}, {text})"
-        return text
-
-
-def _evaluate_array(function, sizes: numpy.ndarray) -> numpy.ndarray:
-    with numpy.errstate(all="ignore"):  # overflow to inf is reported as inf, not a warning
-        values = numpy.asarray(function(sizes), dtype=float)
-    if values.shape != sizes.shape:  # a closed form that does not depend on the size
-        values = numpy.broadcast_to(values, sizes.shape).copy()
-    return values
-
-
-def _with_roofline(result: SweepResult, machine: Machine, precision: str) -> SweepResult:
+def _with_roofline(result: SweepResult, machine: Machine, precision: str,
+                   roofs: GridRoofs | None = None) -> SweepResult:
+    """t_min and its binding term at every size: the roofline of the totals, or for a
+    parallel spec (`roofs`) the model's t_bound, its per-SM roofs quantised and its terms in
+    the model's order (work, shared, L2, global); NaN and `does not fit` where the block
+    does not fit."""
     names, seconds = [], []
-    for work_class, amount in result.work_by_class.items():
-        ceiling = machine.ceiling(precision, work_class)
-        names.append(ceiling.name)
-        seconds.append(amount / float(exact(ceiling.peak_FLOPps)))
-    peak = float(exact(machine.peak(precision, "fma")))
+    if roofs is None:
+        for work_class, amount in result.work_by_class.items():
+            ceiling = machine.ceiling(precision, work_class)
+            names.append(ceiling.name)
+            seconds.append(amount / float(exact(ceiling.peak_FLOPps)))
+    else:
+        names += roofs.names
+        seconds += list(roofs.seconds)
+    # the peak of the units the kernel runs on at large sizes (a contraction that the swept
+    # size puts on the vector units at small sizes is timed there, its ridge stays the tensor one)
+    peak = float(exact(machine.peak(precision, _main_class(result.work_by_class))))
     ridges = {}
-    for level, amount in result.traffic.items():
+    levels = list(result.traffic.items())
+    if roofs is not None:  # as execution.grid_verdict orders them
+        levels = sorted(levels, key=lambda item: ("shared", "l2", "global").index(item[0])
+                        if item[0] in ("shared", "l2", "global") else 3)
+    for level, amount in levels:
         bandwidth = machine.bandwidth(level)
         if bandwidth is None:  # the model leaves such a level out of t_min too
             continue
         ridges[level] = peak / float(exact(bandwidth))
-        if level not in UNBOUNDING_LEVELS:  # the register file: reported, never a roof
+        quantised = roofs is not None and f"{level} bandwidth" in roofs.names
+        if level not in UNBOUNDING_LEVELS and not quantised:  # registers: never a roof
             names.append(f"{level} bandwidth")
             seconds.append(amount / float(exact(bandwidth)))
+    ridges = {level: ridges[level] for level in result.traffic if level in ridges}
     term_seconds = numpy.vstack(seconds)
     t_min, binding_index = _running_max(seconds)
+    if roofs is not None and not roofs.fits.all():
+        names.append(DOES_NOT_FIT)
+        t_min = numpy.where(roofs.fits, t_min, numpy.nan)
+        binding_index = numpy.where(roofs.fits, binding_index, len(names) - 1)
     # as the model adds it: t_min + the overhead, t_min itself where the machine gives none
     t_min_with_launch = t_min + float(exact(machine.launch_overhead_s or 0))
     with numpy.errstate(divide="ignore", invalid="ignore"):
@@ -355,6 +353,11 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str) -> Swe
            "term_seconds": term_seconds, "t_min": t_min, "binding_index": binding_index,
            "performance": performance, "peak_fraction": performance / peak,
            "t_min_with_launch": t_min_with_launch, **rates})
+
+
+def _main_class(work_by_class: Mapping[str, numpy.ndarray]) -> str:
+    return main_work_class({name: bool(numpy.any(amount)) for name, amount
+                            in work_by_class.items()})
 
 
 def _running_max(rows: list[numpy.ndarray]) -> tuple[numpy.ndarray, numpy.ndarray]:

@@ -48,7 +48,7 @@ def render(source, machine: Machine | None = None, precision: str | None = None,
     return "\n\n".join(_render_one(one, width) for one in verdicts)
 
 
-def _verdicts(source, machine: Machine, precision: str | None) -> list[Verdict]:
+def _verdicts(source, machine: Machine | None, precision: str | None) -> list[Verdict]:
     if isinstance(source, Verdict):
         return [source]
     if isinstance(source, Sequence) and all(isinstance(v, Verdict) for v in source):

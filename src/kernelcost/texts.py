@@ -84,7 +84,8 @@ def _by_monomials(expr: sympy.Expr) -> list[sympy.Expr] | None:
     """The terms of expr in as_ordered_terms("lex") order, from the exponents of each term
     over the bases of them all (as Expr.as_terms decomposes them); None where a factor is a
     number or does not commute, or two terms share a monomial: sympy's own order then."""
-    terms, bases = [], set()
+    terms = []
+    bases: set[sympy.Expr] = set()
     for term in sympy.Add.make_args(expr):
         powers = {}
         rest = term.as_coeff_Mul()[1]

@@ -103,7 +103,9 @@ def syntax_place(message: str, text: str, filename: str) -> tuple[str, Span | No
 def _folder(package: str) -> Path:
     """Where a package of shipped files lies: importlib.resources and tomllib cost more to
     import (about 5 ms) than reading the few files they would serve."""
-    return Path(importlib.import_module(package).__file__).parent
+    file = importlib.import_module(package).__file__
+    assert file is not None  # each a regular package, with its __init__.py
+    return Path(file).parent
 
 
 def shipped_ids(package: str) -> list[str]:

@@ -58,7 +58,8 @@ def trajectory(spec: Spec, raw: dict, reuse: str, machine: Machine, precision: s
                size_range: SizeRange, bandwidths: dict[str, float]) -> SweepMarks:
     """A kernel's path over the sweep at each level with a bandwidth (the slowest first), on
     the roofs of its precision, with its notes."""
-    peak = float(machine.peak(precision, "fma"))
+    spec = spec.at_precision(precision)  # its element types at that precision
+    peak = float(machine.peak(precision, spec.cost(reuse).main_class))
     levels = list(bandwidths)
     swept = sweep(spec, size_range.dense(PATH_POINTS), settings=raw, reuse=reuse)
     parameter = size_range.parameter

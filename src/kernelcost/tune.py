@@ -158,8 +158,11 @@ class Evaluator:
     """The closed forms of one spec on one machine, lambdified in the varied parameters."""
 
     def __init__(self, spec: Spec, machine, varied: list[str], fixed: dict,
-                 check_facts: bool = True):
-        self.spec, self.machine = spec, machine
+                 check_facts: bool = True, max_clock: bool = True):
+        # t_bound takes every compute and on-chip peak at the maximum clock (module clocks);
+        # the phase plane draws the chapter's ridges, with the figures as given
+        self.spec = spec
+        self.machine = machine.at_max_clock if max_clock else machine
         self.check_facts = check_facts  # off for a continuous map (phase)
         self.cost = spec.cost("spec")
         self.symbols = [spec.parameters[name] for name in varied]
@@ -172,7 +175,7 @@ class Evaluator:
         return lambda arrays: numpy.broadcast_to(
             numpy.asarray(function(*arrays), dtype=numpy.float64), arrays[0].shape)
 
-    def __call__(self, arrays: list[numpy.ndarray]) -> Evaluation:
+    def __call__(self, arrays: list[numpy.ndarray] | numpy.ndarray) -> Evaluation:
         terms, labels = [], []
         reasons = ["", "breaks an `assume` fact", "does not fit in shared memory",
                    "does not fit in registers", "occupancy 0"]
@@ -269,7 +272,7 @@ def _work_label(work_class: str, ceiling_name: str) -> str:
     return "tensor" if "tensor" in ceiling_name else "vector"
 
 
-def tune(spec_path: str, machine, varied: list[str], values: numpy.ndarray,
+def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarray,
          raw: dict | None = None, top: int = 10, show_rejected: int = 2) -> Ranking:
     spec = load(spec_path) if not isinstance(spec_path, Spec) else spec_path
     fixed = fixed_values(spec, varied, dict(raw or {}))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import math
 from pathlib import Path
+from typing import NoReturn
 
 from .ast import Span
 from .errors import Code, Diagnostic, ErrorCode, InputOutputError, KcostError, MeasurementError
@@ -69,6 +70,7 @@ class Comparison:
     bound: str | None  # the roof that sets t_bound
     counters: tuple[Counter, ...]
     notes: tuple[str, ...]
+    t_floor: float | None = None  # what no implementation of the computation beats
 
     @property
     def roof_fraction(self) -> float | None:
@@ -135,7 +137,7 @@ def _row(path, text, number, line, header) -> Row:
                      "that holds a comma")
     values = {name: value.strip() for name, value in zip(header, fields)}
 
-    def fail(column: str, message: str, hint: str):
+    def fail(column: str, message: str, hint: str) -> NoReturn:
         raise _error(Code.RESULTS_BAD_ROW, path, text, number,
                      _column(line, fields, header.index(column)), message, hint)
 
@@ -153,15 +155,15 @@ def _row(path, text, number, line, header) -> Row:
     if time_s is None or time_s <= 0:
         fail("time_s", f"time_s `{values['time_s']}` is not a positive number of seconds",
              "the measured time of one run, in seconds: 4.47e-4")
-    counters = {}
+    counters: dict[str, float] = {}
     for name in COUNTERS:
         if values[name] == "":
             continue
-        value = _number(values[name])
-        if value is None or value < 0:
+        count = _number(values[name])
+        if count is None or count < 0:
             fail(name, f"{name} `{values[name]}` is not a number >= 0",
                  "a counter is a count (bytes or FLOP), or empty when not measured")
-        counters[name] = value
+        counters[name] = count
     return Row(number, values["kernel"], values["spec"], sizes, values["dtype"], time_s,
                counters)
 
@@ -250,8 +252,9 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
         notes.append(f"measured in {row.dtype}, the spec counts {cost.precision}")
     counters = tuple(_counter(name, row.counters[name], cost, values, verdict)
                      for name in COUNTERS if name in row.counters)
-    return Comparison(row, t_bound, t_model, verdict.bound if t_bound is not None else None,
-                      counters, tuple(notes))
+    return Comparison(row, t_bound, t_model,
+                      verdict.bound_at_max_clock if t_bound is not None else None,
+                      counters, tuple(notes), _float(verdict.t_floor))
 
 
 def _counter(name: str, measured: float, cost, values, verdict) -> Counter:
@@ -310,7 +313,8 @@ def as_json(machine: str, comparisons: list[Comparison]) -> dict:
         "rows": [{
             "line": c.row.line, "kernel": c.row.kernel, "spec": c.row.spec,
             "sizes": c.row.sizes, "dtype": c.row.dtype, "measured_s": c.row.time_s,
-            "t_bound": c.t_bound, "t_model": c.t_model, "bound": c.bound,
+            "t_floor": c.t_floor, "t_bound": c.t_bound, "t_model": c.t_model,
+            "bound": c.bound,
             "roof_fraction": c.roof_fraction, "model_error": c.model_error,
             "falsified": c.falsified,
             "counters": {k.name: {"predicted": k.predicted, "model": k.model,

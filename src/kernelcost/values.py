@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from .errors import Code, Diagnostic, SizeError
+from .numeric_sums import has_sum, sum_values
 from .quotients import cancel
 from .symbols import size_symbol
 
@@ -92,8 +93,10 @@ def evaluate(expr: sympy.Expr, substitutions: Mapping) -> sympy.Expr:
 @functools.lru_cache(maxsize=1024)
 def _substituted(expr: sympy.Expr, substitutions: tuple) -> sympy.Expr:
     # kept: each machine and precision of a command evaluates the same work and traffic.
-    # Simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys
-    return cancel(expr.xreplace(dict(substitutions)))
+    # Simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys. A Sum
+    # left with no free size is added up (numeric_sums): the model compares numbers
+    replaced = expr.xreplace(dict(substitutions))
+    return cancel(sum_values(replaced) if has_sum(replaced) else replaced)
 
 
 def json_value(expr: sympy.Expr | None):

@@ -140,6 +140,9 @@ def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks
     raster, note = _raster(grid, axes)
     group = int(fraction_of(grid.group, sizes)) if raster == "grouped" else 1
     plans = {tile.tensor: box_plan(tile.tensor, tile.whole, axes, sizes) for tile in grid.tiles}
+    # an inout tensor's writes cross again (waves module): the union of its written boxes
+    written = {tile.tensor: box_plan(tile.tensor, tile.written, axes, sizes)
+               for tile in grid.tiles if tile.written}
     step_plans = _step_plans(grid, axes, sizes, step_first, plans)
     element_bytes = {tile.tensor: fraction_of(tile.element_bytes, sizes) for tile in grid.tiles}
     denominator = math.lcm(1, *(element_bytes[tensor].denominator for tensor in step_plans))
@@ -148,7 +151,7 @@ def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks
         raise Unclassified("a wave's bytes pass 64-bit integers")
     sums = dict.fromkeys(plans, 0)
     largest = 0
-    every = [*plans.values(), *step_plans.values()]
+    every = [*plans.values(), *written.values(), *step_plans.values()]
     chosen, stands_for = (alike_waves(axes, raster, group, wave_blocks, every) if PERIODS
                           else (np.arange(-(-axes.blocks // wave_blocks)), None))
     for first, products in _chunks(axes, raster, group, wave_blocks, every, chosen):
@@ -157,6 +160,9 @@ def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks
                    for tensor, plan in plans.items()}
         for tensor, volume in volumes.items():
             sums[tensor] += _weighted_sum(volume, weight, plans[tensor].bound())
+        for tensor, plan in written.items():
+            sums[tensor] += _weighted_sum(union_volumes(plan, products, len(axes.counts)),
+                                          weight, plan.bound())
         step = np.zeros(products[0].valid.shape, dtype=np.int64)
         for tensor, plan in step_plans.items():
             volume = (volumes[tensor] if plan is plans[tensor]

@@ -6,6 +6,10 @@ that touch the same elements of a global tensor share them through L2, so HBM se
 wave's distinct elements once, provided what the wave touches in one step of its innermost
 sequential loop outside the keeps (k0 in a GEMM), times the pipeline stages, fits in usable
 L2. Where it does not, blocks evict each other's tiles before reuse and HBM sees the fills.
+An `inout` tensor the blocks read and write crosses twice: its first contents are read from
+HBM and its results written back, so a wave counts the union of its written boxes besides
+the union of all it touches (`rope`'s q and k, rotated in place); an `out` tensor's reads get
+what the kernel wrote and cross with its writes, once.
 
 The blocks are counted by classes (block_classes, wave_classes): per axis a few runs of equal
 or affine blocks, per wave a few products of ranges, so that time and memory do not grow with

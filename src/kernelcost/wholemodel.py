@@ -135,7 +135,7 @@ class Step:
     def binding(self) -> str:
         """The roof under which most of the step's time is spent."""
         times = self.time_by_roof()
-        return max(times, key=times.get)
+        return max(times, key=lambda roof: times[roof])
 
 
 @record
@@ -268,9 +268,11 @@ def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
     t_model, model_from = scaled(result.t_model), use.spec
     tiled = tiled_t_model(use, machine)
     if tiled is not None:  # never under the ideal kernel's bound: that no run beats
+        assert use.model_spec is not None  # what tiled_t_model counted
         t_model, model_from = max(scaled(tiled), t_bound), use.model_spec
+    assert result.bound is not None  # every size a number: one roof binds
     return KernelCost(use, scaled(result.work_FLOP), scaled(result.level("global").traffic_B),
-                      t_bound, t_model, result.bound, model_from)
+                      t_bound, t_model, result.bound_at_max_clock or result.bound, model_from)
 
 
 def tiled_t_model(use: KernelUse, machine: Machine) -> sympy.Expr | None:
@@ -318,7 +320,7 @@ def decode_crossing(model: ModelConfig, machine: Machine, context: int) -> Cross
     HBM bandwidth), or never, with the limit of W/Q as the batch grows. W/Q rises with the
     batch (more tokens share each weight) towards a limit set by what every sequence reads
     alone: its KV cache."""
-    ridge = exact(machine.peak(model.dtype, "fma")) / exact(machine.bandwidth("global"))
+    ridge = exact(machine.peak(model.dtype, "tensor")) / exact(machine.bandwidth("global"))
     work, traffic = step_amounts(model, context)
     limit = sympy.limit(work / traffic, BATCH, sympy.oo)
     gap = sympy.lambdify(BATCH, work - ridge * traffic, "math")  # >= 0: compute-bound

@@ -20,8 +20,9 @@ OUT_OF_SCOPE = ("embedding lookup, RoPE, residual adds and sampling are left out
                 "kernel does)")
 T_MODEL_NOTE = ("t_model: a GEMM whose sizes fit gemm_hopper's tiles (M in 256-row clusters, "
                 "N in 256, K in 64: prefill, large batches) takes that spec's estimate (waves "
-                "of 128 x 256 tiles on the SMs); every other kernel's t_model is its t_bound "
-                "(sequential specs, no grid)")
+                "of 128 x 256 tiles on the SMs); every other kernel's t_model is its t_min "
+                "(sequential specs, no grid: the roofline at the figures as given, t_bound "
+                "with the peaks at the maximum clock)")
 TP_NOTE = ("--gpus {n}: tensor parallelism, every kernel's W, Q and time split over {n} GPUs, "
            "figures per GPU; the all-reduce after attention and after the MLP (2 per layer) is "
            "out of scope")

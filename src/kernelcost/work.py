@@ -2,7 +2,11 @@
 
 `+ - * /`, `max`, `min`: 1 each (class `vector`); `fma(a, b, c)` and `x += a * b`: 2 (class
 `fma`); `exp log sqrt rsqrt tanh sin cos`: 1 each (class `sfu`). Index arithmetic is free, and
-so is a unary minus (a sign modifier on the operand of the next operation)."""
+so is a unary minus (a sign modifier on the operand of the next operation).
+
+Which units run the multiply-adds is a rule of its own (contraction.py: a matrix contraction
+whose tile reaches MMA_MINIMUM runs on the tensor units, class `tensor`); the threshold is here,
+with the FLOP rules, because the counting code and the oracle apply it alike."""
 
 from __future__ import annotations
 
@@ -10,6 +14,22 @@ from collections import Counter
 
 from . import ast
 from .symbols import SFU_FUNCTIONS
+
+# The smallest tile a matrix contraction runs on the tensor units with: m x n x k = 16 x 8 x 8,
+# m and n in either order (an MMA computes C^T = B^T A^T as readily). It is the smallest dense
+# shape of NVIDIA's warp-level MMA for 16-bit inputs, `mma.sync.aligned.m16n8k8` (NVIDIA, PTX
+# ISA, the `mma` instruction, https://docs.nvidia.com/cuda/parallel-thread-execution/; CUTLASS's
+# CuTe DSL lists (16,8,8) and (16,8,16) for F16/BF16, `cute.nvgpu.warp.MmaF16BF16Op`,
+# https://docs.nvidia.com/cutlass/media/docs/pythonDSL/cute_dsl_api/cute_nvgpu_warp.html).
+# Other precisions and vendors have other shapes; the rule takes this one for all, so that a
+# tile under it (a decode GEMV's single token) runs on the vector units.
+MMA_MINIMUM = (16, 8, 8)
+
+
+def meets_mma_minimum(m: int, n: int, k: int) -> bool:
+    """Whether an m x n x k tile reaches MMA_MINIMUM (m and n in either order)."""
+    longer, shorter, depth = MMA_MINIMUM
+    return max(m, n) >= longer and min(m, n) >= shorter and k >= depth
 
 
 def statement_work(stmt: ast.Assign | ast.Let) -> Counter:

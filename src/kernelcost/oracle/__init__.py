@@ -29,9 +29,9 @@ from .enumerate import enumerate_counts
 from .exprs import resolve_sizes
 from .lanes import LaneCounts, enumerate_lanes
 from .results import Comparison, Counts, Mismatch, ScopeCounts, ScopeEntry
-from .sample import assumptions_hold, count_steps, draw_sizes, sample_sizes
+from .sample import assumptions_hold, count_steps, draw_sizes, sample_sizes, tile_like_sizes
 
 __all__ = ["BlockCounts", "Comparison", "Counts", "LaneCounts", "Mismatch", "ScopeCounts",
            "ScopeEntry", "assumptions_hold", "compare", "comparisons", "count_steps",
            "draw_sizes", "enumerate_counts", "enumerate_lanes", "evaluate", "resolve_sizes",
-           "sample_sizes"]
+           "sample_sizes", "tile_like_sizes"]

@@ -27,6 +27,7 @@ class BlockCounts:
     work: dict[str, int]  # class -> FLOP
     traffic: dict[str, Fraction]  # on-chip level -> bytes moved there
     elements: dict[str, frozenset]  # global tensor -> the elements the block touched
+    written: dict[str, frozenset] = field(default_factory=dict)  # ... and those it wrote
 
 
 @record(frozen=False)
@@ -36,15 +37,18 @@ class BlockState:
     iterators: tuple[str, ...]
     element_bytes: dict[str, Fraction]
     cluster_of: Callable[[dict], tuple] | None  # env -> the cluster the block belongs to
-    direct: dict[str, set] = field(default_factory=lambda: defaultdict(set))
+    # (tensor, read or write) -> the elements the block moves outside any keep
+    direct: dict[tuple[str, str], set] = field(default_factory=lambda: defaultdict(set))
     touched: dict[str, set] = field(default_factory=lambda: defaultdict(set))
+    written: dict[str, set] = field(default_factory=lambda: defaultdict(set))
     cluster_fills: dict[tuple, set] = field(default_factory=lambda: defaultdict(set))
     blocks: list[BlockCounts] = field(default_factory=list)
     _executions: list[int] = field(default_factory=list)
     _moves: Counter = field(default_factory=Counter)
 
     def open(self, statements, moves: Counter) -> None:
-        for elements in (*self.direct.values(), *self.touched.values()):
+        for elements in (*self.direct.values(), *self.touched.values(),
+                         *self.written.values()):
             elements.clear()  # the compiled accesses hold these very sets
         self._executions = [plan.executions for plan in statements]
         self._moves = Counter({key: value for key, value in moves.items() if key[1] in ON_CHIP})
@@ -65,7 +69,8 @@ class BlockState:
         self.blocks.append(BlockCounts(
             {name: env[name] for name in self.iterators},
             {work_class: amount for work_class, amount in work.items() if amount},
-            traffic, {tensor: frozenset(elements) for tensor, elements in self.touched.items()}))
+            traffic, {tensor: frozenset(elements) for tensor, elements in self.touched.items()},
+            {tensor: frozenset(elements) for tensor, elements in self.written.items()}))
 
     def fill_from_l2(self, env: dict, entry_key: tuple, tensor: str, elements: set,
                      kind: str) -> None:
@@ -103,22 +108,33 @@ def compare_blocks(checker, cost, counts, spread) -> None:
                           block.traffic.get(level, 0), exact=cost.exact, extra=extra, where=at)
         for tile in grid.tiles:
             _compare_tile(checker, tile, block.elements.get(tile.tensor, frozenset()), at, extra)
+            if tile.written:  # an inout tensor: the box of its writes holds every one
+                _compare_box(checker, f"tile {tile.tensor} written", tile.written,
+                             block.written.get(tile.tensor, frozenset()), at, extra)
 
 
 def _compare_tile(checker, tile, elements: frozenset, at: str, extra) -> None:
     """The box holds every element the block touched, and has no more where it is exact."""
     if not elements:
         return
-    volume = 1
-    for dim, (low, high) in enumerate(tile.whole):
-        touched = [element[dim] for element in elements]
-        checker.check(f"tile {tile.tensor} first index {dim}", "", low, min(touched),
-                      exact=False, extra=extra, where=at, relation="<=")
-        checker.check(f"tile {tile.tensor} last index {dim}", "", high, max(touched),
-                      exact=False, extra=extra, where=at)
-        volume = volume * (high - low + 1)
+    volume = _compare_box(checker, f"tile {tile.tensor}", tile.whole, elements, at, extra)
     checker.check(f"tile {tile.tensor}", "elements", volume, len(elements), exact=tile.exact,
                   extra=extra, where=at)
+
+
+def _compare_box(checker, name: str, box, elements: frozenset, at: str, extra):
+    """Each dimension's first and last index hold the elements'; the box's volume."""
+    volume = 1
+    if not elements:
+        return volume
+    for dim, (low, high) in enumerate(box):
+        touched = [element[dim] for element in elements]
+        checker.check(f"{name} first index {dim}", "", low, min(touched),
+                      exact=False, extra=extra, where=at, relation="<=")
+        checker.check(f"{name} last index {dim}", "", high, max(touched),
+                      exact=False, extra=extra, where=at)
+        volume = volume * (high - low + 1)
+    return volume
 
 
 def rational(value):

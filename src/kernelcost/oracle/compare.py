@@ -10,6 +10,7 @@ import sympy
 
 from .. import rational_eval
 from ..cost import Cost
+from ..mma import on_units
 from ..symbols import LEVELS, iterator_symbol
 from .blocks import compare_blocks
 from .exprs import rational, sympy_substitution
@@ -36,6 +37,7 @@ def comparisons(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = No
         raise ValueError(f"the cost was counted under reuse `{cost.reuse}` and the "
                          f"enumeration under `{counts.reuse}`")
     substitution = sympy_substitution({**counts.sizes, **(sizes or {})})
+    cost = on_units(cost, substitution)  # the closed form's units at these sizes
     checker = _Comparison(substitution)
     for work_class in sorted(set(cost.work) | set(counts.work)):
         checker.check(f"work[{work_class}]", "FLOP", cost.work.get(work_class, 0),
@@ -43,6 +45,9 @@ def comparisons(cost: Cost, counts: Counts, sizes: Mapping[str, int] | None = No
     for level in _ordered_levels(set(cost.traffic) | set(counts.traffic)):
         checker.check(f"traffic[{level}]", "B", cost.traffic.get(level, 0),
                       counts.traffic.get(level, 0), exact=cost.exact)
+    if cost.compulsory_B is not None:
+        checker.check("compulsory", "B", cost.compulsory_B, counts.compulsory_B,
+                      exact=cost.exact)
     _compare_footprints(checker, cost, counts)
     _compare_scopes(checker, cost, counts, max_entries)
     compare_blocks(checker, cost, counts, lambda blocks: _spread(blocks, max_entries))

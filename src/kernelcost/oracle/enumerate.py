@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from fractions import Fraction
 
 import sympy
@@ -37,6 +38,7 @@ from .plans import (
 )
 from .results import ACCUMULATIONS, DEFAULT_MAX_STEPS, REUSE_MODES, Counts, Env, Value
 from .sample import count_steps
+from .units import Mma, find_mma, relabelled, unit_of
 
 
 class _Compiler:
@@ -60,10 +62,16 @@ class _Compiler:
         self.grid = kernel.grid
         self.blocks = None if self.grid is None else BlockState(
             self.grid.iterators, self.element_bytes, None)
+        # the unit rule: the loops around the statement being compiled, (iterator, key),
+        # the most iterations each loop ran at once, and the contractions found
+        self.loop_keys: list[tuple[str, int]] = []
+        self.loops_compiled = 0
+        self.largest: dict[int, int] = {}
+        self.mmas: list[Mma] = []
 
     def block(self, statements: Iterable[ast.Statement], loops: tuple[str, ...],
               keeps: tuple[ScopeState, ...]) -> tuple:
-        plans = []
+        plans: list[LoopPlan | KeepPlan | StatementPlan] = []
         for stmt in statements:
             if isinstance(stmt, ast.For):
                 plans.append(self.loop(stmt, loops, keeps))
@@ -89,17 +97,22 @@ class _Compiler:
         self.lower_bounds[loop.var] = loop.lo
         if self.grid is not None and loop.var == self.grid.cluster_axis:
             self._cluster_along(loop.var, lo, step)
+        key = self.loops_compiled = self.loops_compiled + 1
+        self.loop_keys.append((loop.var, key))
         body = self.block(loop.body, (*loops, loop.var), keeps)
+        self.loop_keys.pop()
         if self.grid is not None and loop.var == self.grid.iterators[-1]:
+            assert self.blocks is not None  # made with the grid
             body = (BlockPlan(self.blocks, self.statements, body),)
         if outer_bound is None:
             del self.lower_bounds[loop.var]
         else:
             self.lower_bounds[loop.var] = outer_bound
-        return LoopPlan(loop.var, lo, hi, step, body)
+        return LoopPlan(loop.var, lo, hi, step, body, key, self.largest)
 
     def _cluster_along(self, axis: str, lo, step) -> None:
         """Blocks c at a time along the axis form a cluster; the other coordinates agree."""
+        assert self.grid is not None and self.blocks is not None  # a parallel spec's
         size = int(sympy_value(self.grid.cluster_size.xreplace(
             sympy_substitution(self.sizes)), "the cluster size"))
         iterators = self.grid.iterators
@@ -134,11 +147,17 @@ class _Compiler:
         target = stmt.target if isinstance(stmt, ast.Assign) else None
         target_access = self._as_access(target)
         if target_access is not None:
+            assert isinstance(stmt, ast.Assign)  # only an assignment has a target
             tensor, indices = target_access
             if stmt.op in ACCUMULATIONS:
                 accesses.append(self.access(tensor, indices, False, indices, keeps))
             accesses.append(self.access(tensor, indices, True, None, keeps))
-        plan = StatementPlan(statement_work(stmt), tuple(accesses))
+        work = statement_work(stmt)
+        mma = find_mma(stmt, self.loop_keys, len(self.statements))
+        if mma is not None:  # its multiply-adds under its own key until its unit is known
+            work[mma.key] = work.pop("fma", 0)
+            self.mmas.append(mma)
+        plan = StatementPlan(work, tuple(accesses))
         self.statements.append(plan)
         return plan
 
@@ -193,12 +212,17 @@ class _Compiler:
         """A global tensor in a parallel spec: each element reaches global memory once
         (compulsory); a block reads its fills from L2, and outside a keep the distinct
         elements it touches (every access under `reuse none`)."""
+        assert self.blocks is not None and self.grid is not None  # a parallel spec's
         is_out_accumulation = (accumulated is not None
                                and self.kernel.tensors[tensor].role == "out")
         kind = "write" if is_write else "read"
         sets = [(self.footprint_writes if is_write else self.footprint_reads)[tensor],
                 self.blocks.touched[tensor]]
-        if not is_out_accumulation:
+        if is_write:
+            sets.append(self.blocks.written[tensor])
+        if is_write or self.kernel.tensors[tensor].role != "out":
+            # compulsory: an `out` tensor holds no input, so a read of it gets what the
+            # kernel wrote there and never reaches global memory on its own
             sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
         chain = [scope for scope in keeps if tensor in scope.tensors]
         sets.extend(self._fill_sets(tensor, chain, is_write, accumulated))
@@ -213,7 +237,8 @@ class _Compiler:
         return AccessPlan(index, tuple(sets), move)
 
 
-    def _encloses_reduction(self, scope: ScopeState, target_indices: tuple) -> bool:
+    def _encloses_reduction(self, scope: ScopeState | WholeBlock,
+                            target_indices: tuple) -> bool:
         """The contract's test for skipping the fill of an `out` accumulation target: every
         loop around the scope moves the target's index expressions, directly or through the
         lower bounds of the loops inside the scope (`i` in `i0..i0 + T` moves with `i0`).
@@ -263,19 +288,23 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
     if compiler.blocks is not None:
         budget.moves.update({(tensor, "l2"): elements for tensor, elements
                              in compiler.blocks.l2_fill_elements().items()})
+    units = {mma.key: unit_of(mma, compiler.largest) for mma in compiler.mmas}
+    blocks = () if compiler.blocks is None else tuple(
+        replace(block, work=relabelled(block.work, units)) for block in compiler.blocks.blocks)
     return Counts(
         kernel=kernel.name,
         sizes=values,
         reuse=reuse,
-        work=_work(compiler.statements),
+        work=relabelled(_work(compiler.statements), units),
         traffic=_traffic(compiler, budget.moves),
         footprints={name: (len(compiler.footprint_reads[name]),
                            len(compiler.footprint_writes[name]))
                     for name, tensor in kernel.tensors.items() if tensor.role != "local"},
         scopes=tuple(scope.result() for scope in compiler.scopes),
         statement_executions=sum(plan.executions for plan in compiler.statements),
+        compulsory_B=_compulsory(compiler),
         steps=budget.steps,
-        blocks=() if compiler.blocks is None else tuple(compiler.blocks.blocks),
+        blocks=blocks,
     )
 
 
@@ -311,6 +340,19 @@ def _work(statements: list[StatementPlan]) -> dict[str, int]:
         for work_class, operations in plan.work.items():
             work[work_class] = work.get(work_class, 0) + operations * plan.executions
     return work
+
+
+def _compulsory(compiler: _Compiler) -> Fraction:
+    """Bytes every run moves to and from global memory: of each tensor homed there, the
+    elements it reads (none for an `out` tensor, whose reads get what the kernel wrote) and
+    the elements it writes, once each."""
+    total = Fraction(0)
+    for tensor, declared in compiler.kernel.tensors.items():
+        if declared.role == "local" or declared.level != "global":
+            continue
+        reads = 0 if declared.role == "out" else len(compiler.footprint_reads[tensor])
+        total += compiler.element_bytes[tensor] * (reads + len(compiler.footprint_writes[tensor]))
+    return total
 
 
 def _traffic(compiler: _Compiler, moves: Counter) -> dict[str, Fraction]:

@@ -115,12 +115,12 @@ def compile_expr(expr: ast.Expr, sizes: Mapping[str, Value]) -> Compiled:
 
 
 def compile_binary(apply, left: Compiled, right: Compiled) -> Compiled:
-    if not callable(left) and not callable(right):
-        return normal(apply(left, right))
+    if not callable(left):
+        if not callable(right):
+            return normal(apply(left, right))
+        return lambda env: apply(left, right(env))
     if not callable(right):
         return lambda env: apply(left(env), right)
-    if not callable(left):
-        return lambda env: apply(left, right(env))
     return lambda env: apply(left(env), right(env))
 
 

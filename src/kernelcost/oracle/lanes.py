@@ -90,6 +90,7 @@ class _Walker:
         lo = as_function(compile_expr(loop.lo, self.sizes))(env)
         hi = as_function(compile_expr(loop.hi, self.sizes))(env)
         step = 1 if loop.step is None else compile_expr(loop.step, self.sizes)
+        assert not callable(step)  # a step is a size expression (the checker's rule)
         value, counter = lo, 0
         while value < hi:
             self.steps_left -= 1
@@ -127,7 +128,9 @@ class _Walker:
             var, counter = lane
             others = tuple(sorted((name, value) for name, value in env.items() if name != var))
             warp = (key, others, counter // LANES_PER_WARP)
-            self.warps[warp][counter % LANES_PER_WARP] = self._address(tensor, values)
+            # whole numbers: the checker's indices are integer at every point
+            self.warps[warp][counter % LANES_PER_WARP] = self._address(
+                tensor, values)  # type: ignore[arg-type]
 
     def _address(self, tensor: str, values: list[int]) -> int:
         """Byte address in the tensor's row-major layout; a swizzled array keeps word w of row

@@ -69,9 +69,13 @@ class LoopPlan:
     hi: Callable[[Env], Value]
     step: Value
     body: tuple
+    key: int = 0  # the loop's number in the kernel, for `largest`
+    largest: dict[int, int] | None = None  # loop key -> most iterations in one run (tiles)
 
     def execute(self, env: Env, budget: Budget) -> None:
+        ran = 0
         for value in iterator_values(self.lo(env), self.hi(env), self.step):
+            ran += 1
             env[self.var] = value
             budget.steps += 1
             if budget.steps > budget.max_steps:
@@ -79,6 +83,8 @@ class LoopPlan:
             for plan in self.body:
                 plan.execute(env, budget)
         env.pop(self.var, None)
+        if self.largest is not None and ran > self.largest.get(self.key, 0):
+            self.largest[self.key] = ran
 
 
 def iterator_values(lo: Value, hi: Value, step: Value) -> Iterable[Value]:

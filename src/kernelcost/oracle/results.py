@@ -63,6 +63,8 @@ class Counts:
     statement_executions: int
     steps: int  # loop iterations plus statement executions: what the budget limits
     blocks: tuple[BlockCounts, ...] = ()  # a parallel spec's thread blocks, in grid order
+    compulsory_B: Fraction = Fraction(0)  # read elements of in/inout tensors homed in global
+    # memory and written elements of every one, once each: what t_floor charges HBM
 
     @property
     def total_work(self) -> int:

@@ -26,15 +26,16 @@ from .results import SAMPLE_MAX_STEPS, Env, Value
 
 def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
                  max_steps: int = SAMPLE_MAX_STEPS, extra_facts: Iterable[sympy.Basic] = (),
-                 max_attempts: int = 4000,
-                 stop: Callable[[], bool] | None = None) -> list[dict[str, int]]:
+                 max_attempts: int = 4000, stop: Callable[[], bool] | None = None,
+                 partial: bool = False) -> list[dict[str, int]]:
     """Draw `count` small assignments of every size parameter that satisfy the kernel's
     assumptions (divisibility and bounds, plus extra_facts such as a Cost's conditions) and
     whose nest runs at most max_steps loop iterations plus statements (counted by count_steps
     before the nest is ever run). Parameters that divide others
     or have a default (tile sizes) are drawn from 1..4, the others from 1..12; the ranges
     shrink when draws keep failing. Distinct assignments are preferred. `stop`, asked before
-    each draw, ends the search early: the assignments found so far are returned."""
+    each draw, ends the search early: the assignments found so far are returned, as they are
+    when the attempts run out with `partial` (else fewer than `count` is an error)."""
     extra_facts = tuple(extra_facts)
     order, nest = _DrawOrder(kernel), _NestShape(kernel)
     samples: list[dict[str, int]] = []
@@ -56,7 +57,7 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
             continue
         seen.add(key)
         samples.append(candidate)
-    if len(samples) < count:
+    if len(samples) < count and not partial:
         raise SpecCheckError(Code.ASSUMPTIONS_UNMET, Diagnostic(
             None,
             f"found only {len(samples)} of {count} size "
@@ -76,6 +77,12 @@ def draw_sizes(kernel: CheckedKernel, pick: Callable[[str, int], int], *, size_t
     (`A <= T`, `B < A`) is drawn after it and under it; other relations are not enforced
     here: the caller filters with assumptions_hold."""
     return _DrawOrder(kernel).draw(pick, size_top, tile_top)
+
+
+def tile_like_sizes(kernel: CheckedKernel) -> frozenset[str]:
+    """The parameters drawn as tiles (1..4): the divisors of `assume` facts and those with a
+    default; the others are drawn as problem sizes."""
+    return frozenset(_DrawOrder(kernel).tile_like)
 
 
 class _DrawOrder:

@@ -7,6 +7,7 @@ kernelcost.display).
     grid       the execution model's figures and clauses
     documents  Markdown and LaTeX (a document's tabular; a notebook's MathJax array), repr
     solve, machines, check, sweeps   the other commands' tables and JSON
+    precision  the element types at a precision, the machines `--machine all` left out
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ _HOMES = {
     "common": ("expression", "json_number", "machine_label"),
     "documents": ("analysis_latex", "analysis_markdown", "analysis_mathjax", "analysis_summary"),
     "machines": ("machine_json", "machine_table", "machines_table"),
+    "precision": ("dropped_json", "dropped_line", "mapping_json", "mapping_line"),
     "solve": ("solve_json", "solve_tables"),
     "sweeps": ("sweep_csv", "sweep_csv_bytes", "sweep_table"),
 }

@@ -18,11 +18,12 @@ from .common import (
     size_number,
 )
 from .page import Column, fitted_table, wrap, wrap_lines
+from .precision import mapping_json
 
 
 def _quantity_json(quantity: Quantity, values=None) -> dict:
-    value = quantity.value
-    if value is not None and not math.isfinite(value) and values is not None:
+    value: float | str | None = quantity.value
+    if quantity.value is not None and not math.isfinite(quantity.value) and values is not None:
         value = number(quantity.expr.subs(values))  # exact text where a double overflows
     return {"expr": expression(quantity.expr), "value": value,
             "leading": expression(quantity.leading)}
@@ -42,6 +43,7 @@ def analysis_json(analysis: Analysis) -> dict:
         "parameters": parameters,
         "settings": {str(s): expression(e) for s, e in analysis.settings.items()},
         "precision": cost.precision,
+        "element_types": mapping_json(analysis.spec.mapping),
         "exact": cost.exact,
         "closed_form": cost.closed_form,
         "warnings": list(analysis.warnings),
@@ -81,7 +83,12 @@ def analysis_tables(analysis: Analysis, width: int | None = None):
 
     header = Text()
     header.append(f"{analysis.kernel}", style="bold")
-    header.append(f"  ({analysis.spec.path})  reuse: {analysis.reuse}\n")
+    header.append(f"  ({analysis.spec.path})  reuse: {analysis.reuse}")
+    mapping = analysis.spec.mapping
+    if mapping is not None:  # --precision: the types, and so the bytes, are not the spec's
+        header.append(f"  precision: {mapping.format.precision} (element types mapped from "
+                      f"{mapping.own})")
+    header.append("\n")
     sizes = ", ".join(f"{name} = {_size_text(analysis, name, value)}"
                       for name, value in analysis.parameters.items())
     header.append(wrap(f"sizes: {sizes}", width))

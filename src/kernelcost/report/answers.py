@@ -14,6 +14,8 @@ from .common import (
 )
 from .grid import grid_clause, grid_json, misfit_sentence, transfer_lines
 from .page import Column, fitted_table
+from .precision import mapping_json, mapping_line
+from .times import fill_clause, floor_terms_json, times_line
 
 # --- verdicts and answers ------------------------------------------------------------------
 
@@ -44,21 +46,51 @@ def answer_sentence(answer) -> str:
         return misfit_sentence(result, label)
     if answer.crossings:
         return _crossing_sentence(answer, label)
+    fill = result.grid.fill if result.grid is not None else None
     if result.regime is not None:
         level = binding_level(result)
         ratio = value_of(level.ratio) if level else None
         parts = [f"{result.regime} on {label}"]
-        if ratio is not None:
+        if fill is not None and fill.binds:  # the grid, not the intensity, sets the time
+            parts.append(f": {fill_clause(fill, result.bound)}")
+        elif ratio is not None:
             ridge = value_of(level.ridge)
             parts.append(f": I_{level.level} = {plain(value_of(level.intensity), INTENSITY_UNIT)}"
                          f" is {ratio:.3g}× the {level.level} ridge "
                          f"({plain(ridge, INTENSITY_UNIT)})")
         parts.append(f"; t_min = {si(value_of(result.t_min), 's')}, bound by {result.bound}")
+        parts.append(max_clock_clause(result))
         if result.grid is not None:
             parts.append(grid_clause(result))
+        if fill is not None and not fill.binds:
+            parts.append(f"; {fill_clause(fill, None)}")
         return "".join(parts)
     return (f"symbolic on {label}: set the sizes (--set), or leave one free to find where "
             "it crosses the ridge")
+
+
+def max_clock_clause(result) -> str:
+    """`; t_bound = 1.06 ms with the peaks at the maximum clock`: where the bound differs from
+    the chapter's t_min as printed (module clocks), and what binds it there when that
+    differs too."""
+    t_min, t_bound = value_of(result.t_min), value_of(result.t_bound)
+    if t_bound is None or t_min is None or si(t_bound, "s") == si(t_min, "s"):
+        return ""  # the same as printed: the data sheet quotes the peaks at that clock
+    clause = f"; t_bound = {si(t_bound, 's')} with the peaks at the maximum clock"
+    if result.bound_at_max_clock not in (None, result.bound):
+        clause += f", bound by {result.bound_at_max_clock}"
+    return clause
+
+
+def unknown_bandwidth_line(result) -> str | None:
+    """`l2 bandwidth unknown on rtx4090: ...`: levels with traffic whose bandwidth the
+    machine file gives as unknown (or not at all) set no roof; the answer says so."""
+    if not result.unmodelled_levels:
+        return None
+    levels = ", ".join(result.unmodelled_levels)
+    name = machine_label(result.machine, "").strip()
+    return (f"  {levels} bandwidth unknown on {name}: no public figure in the machine file, "
+            "so that traffic sets no roof of t_min or t_bound.")
 
 
 def _crossing_sentence(answer, label: str) -> str:
@@ -74,29 +106,40 @@ def _crossing_sentence(answer, label: str) -> str:
             last, last_bound = start, crossing.integer_bound
     if len(clauses) == 1:
         return f"{clauses[0][:1].upper()}{clauses[0][1:]} on {label}"
+    searched = [c.searched_to for c in answer.crossings if c.searched_to is not None]
+    every = f"up to {parameter} = {min(searched):,}" if searched else f"at every {parameter}"
     if never_compute:
-        verdict = f"memory-bound on {label} at every {parameter}"
+        verdict = f"memory-bound on {label} {every}"
     elif last > 0:
         verdict = f"compute-bound on {label} from {parameter} = {size_text(last)}"
         if last_bound is not None:
             verdict += f", so at {parameter} {bound_text(last_bound)}"
     else:
-        verdict = f"compute-bound on {label} at every {parameter}"
+        verdict = f"compute-bound on {label} {every}"
     return verdict + " (" + "; ".join(clauses) + ")"
 
 
 def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
     """What one level does as the size grows, and the size from which it is compute-bound
     (0: always; None: never)."""
-    ridge = plain(value_of(crossing.ridge), INTENSITY_UNIT)
+    ridge_value = value_of(crossing.ridge)
+    assert ridge_value is not None  # a machine's ridge is a number
+    ridge = plain(ridge_value, INTENSITY_UNIT)
     level = crossing.level
     if crossing.value is None:
         limit = value_of(crossing.limit)
-        if limit is not None and limit < value_of(crossing.ridge):
+        if crossing.searched_to is not None:  # a form with Sums: as far as it was searched
+            where = f"up to {parameter} = {crossing.searched_to:,}"
+            if limit is not None and limit < ridge_value:
+                return (f"{level}: memory-bound {where}, where I = "
+                        f"{plain(limit, INTENSITY_UNIT)} (ridge {ridge})"), None
+            return f"{level}: compute-bound {where} (ridge {ridge})", 0.0
+        if limit is not None and limit < ridge_value:
             return (f"{level}: memory-bound at every {parameter}, I → "
                     f"{plain(limit, INTENSITY_UNIT)} stays under the ridge ({ridge})"), None
         return f"{level}: compute-bound at every {parameter} (ridge {ridge})", 0.0
     value = value_of(crossing.value)
+    assert value is not None  # one size free, the others set: the root is a number
     bound = crossing.integer_bound  # the integer sizes that are compute-bound
     if crossing.compute_bound_side == "above":
         where = "above" if bound is None else f"at {parameter} {bound_text(bound)}"
@@ -115,9 +158,13 @@ def answers_json(answers) -> dict:
         "answers": [{
             "machine": a.verdict.machine, "precision": a.verdict.precision,
             "sentence": answer_sentence(a),
-            "t_min": json_number(a.verdict.t_bound),
+            "t_min": None if a.verdict.misfits else json_number(a.verdict.t_min),
+            "t_bound": json_number(a.verdict.t_bound),
+            "bound_at_max_clock": a.verdict.bound_at_max_clock,
             "terms": [{"name": t.name, "kind": t.kind, "key": t.key,
                        "seconds": json_number(t.seconds)} for t in a.verdict.terms],
+            "t_floor": json_number(a.verdict.t_floor),
+            "floor_terms": floor_terms_json(a.verdict),
             "t_model": json_number(a.verdict.t_model),
             "exp_on_fma": None if a.exp_on_fma is None else {
                 "fraction": float(a.exp_on_fma.fraction), "k": a.exp_on_fma.k,
@@ -125,6 +172,7 @@ def answers_json(answers) -> dict:
             "warm_l2": warm_json(a.verdict.warm_l2),
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "rate": _rate_json(a.rate),
+            "element_types": mapping_json(a.mapping),
             "bound": a.verdict.bound, "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
             "fits": [{"scope": f.scope_index, "level": f.level, "held_B": json_number(f.held_B),
@@ -158,7 +206,9 @@ def rate_line(answer) -> str | None:
     line = f"  {rate.unit}: {_count_text(per_s)} at t_min"
     launch = value_of(result.launch_overhead_s)
     if launch:
-        line += (f", {_count_text(value_of(rate.per_s_with_launch))} with the "
+        with_launch = value_of(rate.per_s_with_launch)
+        assert with_launch is not None  # a number, as per_s and the overhead are
+        line += (f", {_count_text(with_launch)} with the "
                  f"{si(launch, 's')} launch overhead")
     item = rate.item if count == 1 else rate.unit.removesuffix("/s")
     return line + f" ({size_text(count)} {item} a run)."
@@ -225,7 +275,7 @@ def _compact(expr) -> str:
 
 
 def _time_cell(result) -> str:
-    return "does not fit" if result.misfits else si(value_of(result.t_bound), "s")
+    return "does not fit" if result.misfits else si(value_of(result.t_min), "s")
 
 
 def _advice_line(level, result) -> str:
@@ -247,7 +297,11 @@ def _advice_line(level, result) -> str:
             ZONE_COMPUTE: f"over {high:g}×"}[level.zone]
     # a symbolic ratio has a zone only where it stays inside one at every size
     position = " at every size" if ratio is None else f", {ratio:.3g}× the ridge"
-    return (f"  {level.regime} at {level.level}{position}: in the "
+    # one regime a verdict: the level's own side of its ridge is named only where it is the
+    # verdict's (a compute roof may bind while this level's intensity is under its ridge)
+    agrees = result.regime is None or level.regime == result.regime
+    regime = f"{level.regime} " if agrees else ""
+    return (f"  {regime}at {level.level}{position}: in the "
             f"{level.zone.name} zone ({span}), {advice}.")
 
 
@@ -262,14 +316,27 @@ def answer_lines(answers) -> list[str]:
         lines.append(answer_sentence(answer) + ".")
         result = answer.verdict
         level = binding_level(result)
-        if level is not None and level.zone is not None and not result.misfits:
+        underfilled = result.grid is not None and result.grid.fill is not None \
+            and result.grid.fill.binds  # the sentence gave the lever: fill the grid
+        if level is not None and level.zone is not None and not result.misfits \
+                and not underfilled:
             lines.append(_advice_line(level, result))
+        times = times_line(result)
+        if times is not None:
+            lines.append(times)
         if not result.misfits and len(result.terms) > 1:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
                 for term in sorted(result.terms, key=_term_order)) + ".")
-        if rate_line(answer) is not None:
-            lines.append(rate_line(answer))
+        unknown_bandwidth = unknown_bandwidth_line(result)
+        if unknown_bandwidth is not None:
+            lines.append(unknown_bandwidth)
+        mapped = mapping_line(answer.mapping)
+        if mapped is not None:
+            lines.append(mapped)
+        rate = rate_line(answer)
+        if rate is not None:
+            lines.append(rate)
         if answer.exp_on_fma is not None:
             lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
         if result.warm_l2 is not None:

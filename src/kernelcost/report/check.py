@@ -120,6 +120,7 @@ def verification_note(verified: Verification) -> str:
     """One line for the terminal and Markdown reports."""
     sizes = "size" if verified.samples == 1 else "sizes"
     if verified.agree is False:
+        assert verified.failure is not None  # a disagreement has its assignment
         return (f"verification failed: the closed forms disagree with enumeration at "
                 f"{_sizes_text(verified.failure.sizes)}")
     if verified.skipped is None:
@@ -137,6 +138,7 @@ def verification_markdown(verified: Verification | None) -> list[str]:
 def verification_error(verified: Verification) -> str:
     """The error `analyze` prints when a closed form disagrees with the enumeration."""
     lines = [f"error: {verification_note(verified)}"]
+    assert verified.failure is not None  # asked only of a failed verification
     lines += [f"  {mismatch}" for mismatch in verified.failure.mismatches]
     lines.append("  hint: this is a bug in kernelcost; please report it with the spec "
                  "(`kernelcost check` shows the comparison; --no-verify prints the forms)")

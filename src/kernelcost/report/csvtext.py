@@ -165,7 +165,8 @@ def _whole_field(values: numpy.ndarray) -> Field:
     digits = numpy.searchsorted(_WHOLE_POWERS, magnitude, side="right")
     layout = numpy.maximum(digits, 1) + SIGNIFICANT * (values < 0)
     present = numpy.bincount(layout, minlength=len(_WHOLE_KEEP)) > 0
-    used = _words_for(_WHOLE_KEEP[present].any(axis=0), (), 4)
+    # numpy's stubs give any(axis=...) a scalar's type too
+    used = _words_for(_WHOLE_KEEP[present].any(axis=0), (), 4)  # type: ignore[arg-type]
     return Field(numpy.ascontiguousarray(words[:, used]).view(numpy.uint8),
                  _WHOLE_KEEP[:, _bytes_of(used, 4)],
                  layout)
@@ -316,7 +317,7 @@ def _words_for(shown: numpy.ndarray, patches, size: int) -> numpy.ndarray:
     for word in numpy.flatnonzero(~used):
         if size * numpy.count_nonzero(used) >= longest:
             break
-        used[word] = True
+        used[word] = True  # type: ignore[index]  # an array: any(axis=1) of a 2-D one
     return numpy.flatnonzero(used)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..transfer import way
 from ..units import binary, si
 from .common import PER_WORDS, formula, value_of
+from .times import fill_json
 
 LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "threads",
                "cluster": "a thread-block cluster"}
@@ -13,16 +14,18 @@ LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "
 
 
 def grid_json(verdict) -> dict:
-    """The keys each verdict row gains: `grid` (null without one), `t_bound`, `t_model`,
-    `misfits`."""
+    """The keys each verdict row gains: `grid` (null without one), `t_floor`, `t_bound`,
+    `t_model`, `misfits`."""
     grid = verdict.grid
-    fields = {"t_bound": value_of(verdict.t_bound), "t_model": value_of(verdict.t_model),
-              "t_min": value_of(verdict.t_bound),
-              "misfits": [misfit_json(m) for m in verdict.misfits], "grid": None}
+    fields: dict[str, object] = {
+        "t_floor": value_of(verdict.t_floor), "t_bound": value_of(verdict.t_bound),
+        "t_model": value_of(verdict.t_model),
+        "t_min": None if verdict.misfits else value_of(verdict.t_min),
+        "misfits": [misfit_json(m) for m in verdict.misfits], "grid": None}
     if grid is None:
         return fields
     occupancy = grid.occupancy
-    figures = {
+    grid_fields: dict[str, object] = {
         "blocks": value_of(occupancy.blocks), "sm_count": occupancy.sm_count,
         "resident_per_sm": value_of(occupancy.resident), "limited_by": occupancy.limited_by,
         "busiest_sm_blocks": value_of(occupancy.busiest_sm_blocks),
@@ -33,10 +36,11 @@ def grid_json(verdict) -> dict:
         "missing_figures": list(occupancy.missing),
         "latency_unknown": list(grid.latency_unknown),
         "transfers": [transfer_json(found) for found in grid.transfers],
+        "compulsory_floor": grid.compulsory_floor, "fill": fill_json(grid.fill),
     }
-    if grid.fallbacks:  # figures bounded where the blocks fall into no classes (issue 35)
-        figures["fallbacks"] = list(grid.fallbacks)
-    fields["grid"] = figures
+    if grid.fallbacks:  # figures bounded where the blocks fall into no classes
+        grid_fields["fallbacks"] = list(grid.fallbacks)
+    fields["grid"] = grid_fields
     return fields
 
 
@@ -81,21 +85,43 @@ def misfit_json(misfit) -> dict:
 
 
 def misfit_sentence(verdict, label: str) -> str:
-    """`does not fit on H100 BF16: shared memory needs 64 MiB per SM, 294x the 228 KiB`."""
+    """`does not fit on H100 BF16: shared memory needs 64 MiB per SM, 294x the 228 KiB`;
+    `each thread needs 344 registers, 1.35x the 255 a thread may have`."""
     parts = []
     for misfit in verdict.misfits:
         needed, capacity = value_of(misfit.needed), value_of(misfit.capacity)
         what = LEVEL_WORDS.get(misfit.level, misfit.level)
         if misfit.unit == "B" and needed is None:  # over the capacity at every size
-            amounts = (f"{formula(misfit.needed)} B per {PER_WORDS[misfit.per]}, over the "
-                       f"{binary(capacity)}")
+            parts.append(f"{what} needs {formula(misfit.needed)} B per "
+                         f"{PER_WORDS[misfit.per]}, over the {binary(capacity)}")
         elif misfit.unit == "B":
-            amounts = (f"{binary(needed)} per {PER_WORDS[misfit.per]}, "
-                       f"{needed / capacity:.3g}x the {binary(capacity)}")
+            assert needed is not None and capacity is not None  # a number, and a machine's
+            parts.append(f"{what} needs {binary(needed)} per {PER_WORDS[misfit.per]}, "
+                         f"{needed / capacity:.3g}x the {binary(capacity)}")
         else:
-            amounts = f"{needed:g} {misfit.unit}, over the {capacity:g} allowed per {misfit.per}"
-        parts.append(f"{what} needs {amounts}")
+            parts.append(_count_misfit(misfit, needed, capacity))
     return f"does not fit on {label}: " + "; ".join(parts) + " (no time)"
+
+
+# who needs a counted resource, and who may have it, by what the capacity is counted per
+_NEEDS = {"thread": "each thread", "block": "a block", "cluster": "a cluster", "sm": "a block"}
+_HAS = {"thread": "a thread may have", "block": "a block may have",
+        "cluster": "a cluster may have", "sm": "an SM has"}
+
+
+def _count_misfit(misfit, needed: float | None, capacity: float | None) -> str:
+    """A misfit counted in registers, threads or blocks, with the factor over the limit."""
+    if misfit.level == "cluster" and capacity == 1:
+        return (f"a thread-block cluster of {_count(needed, misfit.needed)} blocks, which "
+                "this machine does not form (every block is its own cluster)")
+    amount = f"{_NEEDS[misfit.per]} needs {_count(needed, misfit.needed)} {misfit.unit}"
+    if needed is None or capacity is None:
+        return f"{amount}, over the {_count(capacity, misfit.capacity)} {_HAS[misfit.per]}"
+    return f"{amount}, {needed / capacity:.3g}x the {capacity:,.0f} {_HAS[misfit.per]}"
+
+
+def _count(value: float | None, expr) -> str:
+    return formula(expr) if value is None else f"{value:,.0f}"
 
 
 def grid_clause(verdict) -> str:
@@ -116,5 +142,6 @@ def grid_clause(verdict) -> str:
                        f"{100 * efficiency:.0f} % full")
     t_model = value_of(verdict.t_model)
     if t_model is not None:
-        clause += f"; t_model = {si(t_model, 's')} ({grid.model_rule})"
+        raised = ", raised to the compulsory bytes" if grid.compulsory_floor else ""
+        clause += f"; t_model = {si(t_model, 's')} ({grid.model_rule}{raised})"
     return clause

@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..records import record
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 # a non-breaking space: textwrap breaks only at ASCII whitespace, so the pairs it joins stay
 # on one line
@@ -28,7 +33,9 @@ def wrap(line: str, width: int | None) -> str:
         return line
     joined = _RELATION.sub(lambda m: f"{_JOIN}{m.group(1)}{_JOIN}",
                            _UNIT_AFTER_NUMBER.sub(_JOIN, line))
-    indent, label = _LABEL.match(line).groups()
+    matched = _LABEL.match(line)
+    assert matched is not None  # every part of the pattern may be empty
+    indent, label = matched.groups()
     hang = len(indent) + (len(label) if label else 2)
     lines = textwrap.wrap(joined, width=width, subsequent_indent=" " * hang,
                           break_long_words=False, break_on_hyphens=False)
@@ -45,11 +52,11 @@ class Column:
     a narrow page may leave it out."""
 
     header: str
-    justify: str = "left"
+    justify: JustifyMethod = "left"
     optional: bool = False
 
 
-def fitted_table(title: str, columns: list[Column], rows: list[list[str | None]],
+def fitted_table(title: str, columns: list[Column], rows: Sequence[Sequence[str | None]],
                  width: int | None):
     """A rich Table whose rows are one line each: the optional columns that do not fit
     `width` are left out, the last first (None: every column). Returns the table and the
@@ -70,7 +77,8 @@ def left_out_note(left_out: list[str]) -> str | None:
     return f"(--wide adds: {', '.join(left_out)})" if left_out else None
 
 
-def _table(title: str, columns: list[Column], rows: list[list[str]], kept: dict[int, int]):
+def _table(title: str, columns: list[Column], rows: Sequence[Sequence[str | None]],
+           kept: dict[int, int]):
     """The kept columns (index -> content width): each is as wide as its widest cell, as
     rich would measure it, so rich measures no cell again."""
     from rich import box
@@ -96,7 +104,8 @@ def _text(cell):
     return cell if isinstance(cell, Text) else Text("" if cell is None else cell)
 
 
-def _content_widths(columns: list[Column], rows: list[list[str | None]]) -> list[int]:
+def _content_widths(columns: list[Column],
+                    rows: Sequence[Sequence[str | None]]) -> list[int]:
     """The widest cell of each column, header included, as rich measures a Text: its
     longest line in terminal cells (`_table` makes every cell a Text)."""
     return [max(_cells(cell) for cell in (column.header, *(row[index] for row in rows)))

@@ -31,6 +31,9 @@ def _crossing_cells(crossing) -> tuple[str, str]:
         known = crossing.limit if crossing.known_limit is None else crossing.known_limit
         limit, ridge = value_of(known), value_of(crossing.ridge)
         under = limit is not None and ridge is not None and limit < ridge
+        if crossing.searched_to is not None:  # a form with Sums, searched numerically
+            return (f"none up to {parameter} = {crossing.searched_to:,} (I = "
+                    f"{limit_text(known)})", "never" if under else "always")
         return f"never: I → {limit_text(known)}", "never" if under else "always"
     value = value_of(crossing.value)
     shown = size_text(value) if value is not None else formula(crossing.value)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..rates import plural
 from ..units import plain, si
 from .common import INTENSITY_UNIT, TRAFFIC_UNIT, WORK_UNIT
 
 # --- sweeps ----------------------------------------------------------------------------
 
-def _sweep_columns(result, launch: bool = True) -> list[tuple[str, str, object]]:
+def _sweep_columns(result, launch: bool = True) -> list[tuple[str, str, Sequence[object]]]:
     """(header, unit, values per size) for each column of a sweep; `launch`: with the
     columns of the launch overhead (the CSV has them, a table that must fit 80 columns
     leaves them out)."""
@@ -65,6 +67,8 @@ def _sweep_header(header: str, unit: str) -> str:
 
 
 def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
+    if header != "bound" and header != parameter and value != value:  # NaN: does not fit
+        return "-"
     if header == parameter:
         # whole sizes as integers, every digit (a table of sizes is read down a column)
         return str(int(value)) if float(value).is_integer() else f"{value:.4g}"

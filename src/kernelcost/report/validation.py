@@ -11,7 +11,8 @@ if TYPE_CHECKING:
     from ..validate import Comparison
 
 
-VALIDATE_COLUMNS = [Column("line", "right"), Column("kernel"), Column("t_bound", "right"),
+VALIDATE_COLUMNS = [Column("line", "right"), Column("kernel"),
+                    Column("t_floor", "right", optional=True), Column("t_bound", "right"),
                     Column("t_model", "right"), Column("measured", "right"),
                     Column("roof\n%", "right"), Column("error\n%", "right"), Column(""),
                     Column("sizes", optional=True)]
@@ -19,8 +20,8 @@ VALIDATE_COLUMNS = [Column("line", "right"), Column("kernel"), Column("t_bound",
 
 def validation_page(machine: str, comparisons: list[Comparison], width: int | None):
     """The comparisons as a fitted table (report.page), then the lines under it."""
-    rows = [[str(c.row.line), c.row.kernel, si(c.t_bound, "s"), si(c.t_model, "s"),
-             si(c.row.time_s, "s"), _percent(c.roof_fraction),
+    rows = [[str(c.row.line), c.row.kernel, _time(c.t_floor), _time(c.t_bound),
+             _time(c.t_model), si(c.row.time_s, "s"), _percent(c.roof_fraction),
              _percent(c.model_error, signed=True), "FALSIFIED" if c.falsified else "ok",
              " ".join(f"{k}={v}" for k, v in c.row.sizes.items())] for c in comparisons]
     table = fitted_table(f"Predictions against measurements on {machine}", VALIDATE_COLUMNS,
@@ -46,6 +47,10 @@ def validation_page(machine: str, comparisons: list[Comparison], width: int | No
                      "cannot run on this machine, yet it was measured")
     lines.append(f"{len(comparisons)} rows, {len(bad)} falsified")
     return table, lines
+
+
+def _time(seconds: float | None) -> str:
+    return "-" if seconds is None else si(seconds, "s")
 
 
 def _percent(value: float | None, signed: bool = False) -> str:

@@ -1,0 +1,97 @@
+"""t_floor (module floor), the compulsory bytes it charges (Cost.compulsory_B) and t_model's
+global bytes never under t_bound's (execution._at_least_compulsory): issue 34, item 1."""
+
+import pytest
+import sympy
+from conftest import SPECS, size
+
+import kernelcost
+from kernelcost.execution import GridTerm, _at_least_compulsory
+from kernelcost.floor import floor, legal_rate
+from kernelcost.hardware import load_machine
+from kernelcost.model import verdict
+
+H100 = load_machine("h100")
+H200 = load_machine("h200")
+
+
+def cost_of(name: str):
+    return kernelcost.load(SPECS / f"{name}.kcost").cost()
+
+
+def test_special_functions_take_the_sfu_and_the_fma_units_together():
+    # H100: MUFU 3.9e12 op/s; a degree-3 polynomial exponential is 3 FMA + 4 other
+    # operations = 10 FLOP on the 67e12 FLOP/s FP32 units (polyexp)
+    units, rate = legal_rate(H100, "bf16", "sfu")
+    assert units == ("sfu", "fp32 vector peak")
+    assert rate == 3_900_000_000_000 + 67_000_000_000_000 // 10  # 10.6e12 op/s
+
+
+def test_contractions_and_element_wise_work_take_their_ceilings():
+    assert legal_rate(H100, "bf16", "tensor") == (("bf16 tensor peak",), 990 * 10**12)
+    assert legal_rate(H100, "bf16", "fma") == (("fp32 vector FMA peak",), 67 * 10**12)
+    assert legal_rate(H100, "fp32", "vector") == (("fp32 vector peak",), 67 * 10**12)
+
+
+@pytest.mark.parametrize("name, sizes, compulsory", [
+    # q and k read and written in place (bf16), the cos/sin row read: 2 T d (2h + 2hk + 1)
+    ("rope", {"T": 8192, "h": 32, "hk": 8}, 2 * 8192 * 128 * (2 * 32 + 2 * 8 + 1)),
+    # x once, each of the n / BLK partials written once, r written: 4n + 4 n / BLK + 4
+    ("reduce_sum", {"n": 2**24}, 4 * 2**24 + 4 * 2**24 // 16384 + 4),
+    # a nest reading back its `out` y: y is written once (8n with x), where the chapter's
+    # perfect reuse counts its read too (Q global 12n)
+    ("softmax", {"n": 1000}, 8 * 1000),
+    ("gemm_hopper", {"M": 512, "N": 512, "K": 512}, 2 * 3 * 512 * 512),
+])
+def test_compulsory_bytes(name, sizes, compulsory):
+    cost = cost_of(name)
+    values = {size(k): sympy.Integer(v) for k, v in sizes.items()}
+    assert sympy.sympify(cost.compulsory_B).xreplace({**cost.defaults, **values}) == compulsory
+
+
+def test_the_floor_of_a_nest_charges_the_compulsory_bytes_not_the_specs():
+    # softmax at n = 10^8 on H100 (fp32): t_bound takes Q global = 12n at 3.35 TB/s,
+    # t_floor 8n; 5n FLOP of work are nowhere near
+    n = 10**8
+    result = verdict(cost_of("softmax"), H100, None, {size("n"): sympy.Integer(n)})
+    assert result.t_floor == sympy.Rational(8 * n, 335 * 10**10)
+    assert result.t_bound == sympy.Rational(12 * n, 335 * 10**10)
+    assert result.t_model == result.t_bound
+
+
+def test_decode_attention_and_rope_hold_the_order_on_h200():
+    """The issue's cases, measured on an H200 (validate/results/h200-2026-12-04.csv): t_model
+    was under t_bound for decode_attention (the partials charged twice by the bound) and for
+    rope (q and k, read and written in place, counted once by the waves)."""
+    for name, sizes in [("decode_attention", {"b": 1, "h": 32, "L": 4096}),
+                        ("decode_attention", {"b": 8, "h": 32, "L": 4096}),
+                        ("decode_attention", {"b": 32, "h": 64, "L": 8192}),
+                        ("rope", {"T": 512, "h": 32, "hk": 8}),
+                        ("rope", {"T": 8192, "h": 32, "hk": 8}),
+                        ("reduce_sum", {"n": 2**24})]:
+        values = {size(k): sympy.Integer(v) for k, v in sizes.items()}
+        result = verdict(cost_of(name), H200, None, values)
+        assert result.t_floor <= result.t_bound <= result.t_model, (name, sizes)
+    rope = verdict(cost_of("rope"), H200, None,
+                   {size("T"): 8192, size("h"): 32, size("hk"): 8})
+    # 2 T d (2h + 2hk + 1) = 169.9 MB at 4.8 TB/s: 35.4 us, the measured run 46.3 us
+    assert float(rope.t_model) == pytest.approx(2 * 8192 * 128 * 81 / 4.8e12)
+
+
+def test_a_wave_estimate_under_the_compulsory_bytes_is_raised_to_them():
+    rate = sympy.Integer(10**12)
+    bound = [GridTerm("global bandwidth", "traffic", "global", sympy.Integer(1000), rate,
+                      sympy.Integer(1000) / rate, False)]
+    under = GridTerm("global bandwidth", "traffic", "global", sympy.Integer(600), rate,
+                     sympy.Integer(600) / rate, False)
+    raised, floored = _at_least_compulsory(under, bound)
+    assert floored and raised.amount == 1000 and raised.seconds == sympy.Rational(1, 10**9)
+    over = GridTerm("global bandwidth", "traffic", "global", sympy.Integer(1200), rate,
+                    sympy.Integer(1200) / rate, False)
+    assert _at_least_compulsory(over, bound) == (over, False)
+    assert _at_least_compulsory(None, bound) == (None, False)
+
+
+def test_a_floor_without_bytes_is_its_work():
+    result = floor(None, H100, "bf16", {}, {"tensor": sympy.Integer(990 * 10**12)})
+    assert result.seconds == 1 and [term.key for term in result.terms] == ["tensor"]
