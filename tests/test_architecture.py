@@ -16,7 +16,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 FLOORS = {
     "foundations": ["machines", "models", "errors", "ast", "symbols", "units", "inputs",
                     "error_codes", "error_report",
-                    "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "outputs",
+                    "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "launch",
+                    "outputs",
                     "quotients", "no_tensors", "lean_sympy", "sound_signs", "number_facts",
                     "records", "drawable", "rational_eval", "witnesses", "shifted", "texts",
                     "rounding", "axis_signs", "sympy_patch", "sympy_scope"],

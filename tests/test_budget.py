@@ -143,3 +143,67 @@ def _running(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return state not in ("Z", "X")
+
+
+# --- the budget from the process's start (issue 35) ----------------------------------------
+
+def test_the_clock_starts_with_the_process():
+    """launch.process_start() is the process's exec, read from /proc: before the
+    interpreter's own start-up, never after the moment it is asked."""
+    code = ("import time\nfrom kernelcost import launch\n"
+            "print(time.monotonic() - launch.process_start())")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                               check=True, timeout=120)
+    assert 0 <= float(completed.stdout) < 30
+
+
+def test_a_command_is_watched_from_before_sympy_is_imported():
+    """The console script and `python -m kernelcost.cli` fork the watchdog in the package's
+    __init__, before sympy: a budget smaller than the start-up runs out while importing,
+    and the message names that stage."""
+    environment = dict(os.environ, KERNELCOST_BUDGET_S="0.05")
+    completed = subprocess.run([sys.executable, "-m", "kernelcost.cli", "machines", "--json"],
+                               capture_output=True, text=True, env=environment, timeout=120)
+    assert completed.returncode == 2, completed.stderr
+    assert "the time budget of 0.05 s ran out while" in completed.stderr
+    assert "Traceback" not in completed.stderr
+    # --json is honoured before the arguments are read
+    assert json.loads(completed.stdout)["error"]["code"] == "KC701"
+
+
+def test_the_watching_parent_imports_no_sympy():
+    """launch.start() in a process that calls itself `kernelcost`: the parent only watches."""
+    code = ("import sys\nsys.argv[0] = 'kernelcost'\nimport os\nparent = os.getpid()\n"
+            "import kernelcost\n"
+            "print('child' if os.getpid() != parent else 'parent', 'sympy' in sys.modules)")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                               check=True, timeout=120)
+    assert completed.stdout.split() == ["child", "True"]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("1e10", "is more than 1,000,000 seconds"),
+    ("1e400", "is more than 1,000,000 seconds"),
+    ("-3", "is not a positive number of seconds"),
+])
+def test_a_budget_beyond_what_the_clocks_hold_is_placed_on_the_value(monkeypatch, capsys,
+                                                                     value, message):
+    monkeypatch.setenv("KERNELCOST_BUDGET_S", value)
+    assert main(["machines"]) == 2
+    err = capsys.readouterr().err
+    assert f"KERNELCOST_BUDGET_S:1:1: error[KC702]: KERNELCOST_BUDGET_S={value} {message}" in err
+    assert f"   1 | {value}\n       ^" in err
+
+
+def test_a_budget_too_large_is_refused_by_the_program_too():
+    environment = dict(os.environ, KERNELCOST_BUDGET_S="1e10")
+    completed = subprocess.run([sys.executable, "-m", "kernelcost.cli", "machines"],
+                               capture_output=True, text=True, env=environment, timeout=120)
+    assert completed.returncode == 2
+    assert "error[KC702]" in completed.stderr and "Traceback" not in completed.stderr
+
+
+def test_main_with_watch_runs_the_command_in_a_watched_child(capsys):
+    """What the fuzz campaign calls: the CLI's entry point with the watchdog, in a test's
+    process; the budget counts from the process's start, so it is given generously here."""
+    assert main(["machines", "--json"], watch=True) == 0

@@ -41,10 +41,11 @@ from .errors import (
     SizeError,
 )
 from .jsonout import print_json
+from .launch import process_start
 from .outputs import drop_stdout
 from .sympy_scope import patched
 from .watchdog import available as watchdog_available
-from .watchdog import budget_seconds, current_stage, run_watched, stage
+from .watchdog import budget_seconds, current_stage, run_watched, stage, tell_json, watched
 
 
 def _add_machines(parser: argparse.ArgumentParser) -> None:
@@ -225,39 +226,48 @@ COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
 COMMANDS["validate"] = run_validate
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, watch: bool | None = None) -> int:
     """The command line. Run as a program (argv None) the work runs under the watchdog, one
-    time budget for the whole command; called with arguments (tests, scripts) it runs here."""
+    time budget for the whole command from the process's start (the package forked the
+    watchdog before importing sympy: launch); called with arguments (tests, scripts) it runs
+    here, or, with `watch`, in a watched child as a program does (the fuzz campaign)."""
+    watch = argv is None if watch is None else watch
+    stage("reading the command line")
     parser = build_parser()
     args = parser.parse_args(argv)
     request_json(getattr(args, "json", False))
+    tell_json(getattr(args, "json", False))
     try:
         budget = budget_seconds()
     except KcostError as error:
         return report(error)
-    if argv is None and watchdog_available():
-        _run_as_program(args, budget)
+    if watch and watched():  # this process is the child the package's start forked
+        _end_program(_run_program(args))
+    if watch and watchdog_available():
+        code = run_watched(lambda: _run_program(args), budget, process_start() + budget)
+        if argv is None:
+            _end_program(code)
+        return code
     return _run(args)
 
 
-def _run_as_program(args, budget_s: float) -> NoReturn:
-    """Run the command in a watched child and end the process with its code.
+def _run_program(args) -> int:
+    """Run the command in a process of its own (a watched child).
 
     The process is short-lived, so the collector's work and Python's teardown buy nothing:
     the imported modules are frozen out of collection (the package froze sympy's as it was
-    imported, this the rest; the child then touches fewer of the pages it shares with the
-    parent), collections of young objects run less often, and the process ends without
+    imported, this the rest; a forked child then touches fewer of the pages it shares with
+    its parent), collections of young objects run less often, and the process ends without
     freeing sympy's objects one by one (teardown alone cost 40-90 ms, as much as a small
     analysis). Memory stays bounded: cycles are still collected. The process is kernelcost's
     own, so sympy's tensor module is stood in for (no_tensors)."""
     no_tensors.install()
     gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+    return _run(args)
 
-    def work() -> int:
-        gc.set_threshold(50_000, 20, 20)
-        return _run(args)
 
-    code = run_watched(work, budget_s)
+def _end_program(code: int) -> NoReturn:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
