@@ -22,7 +22,7 @@ FLOORS = {
                     "records", "drawable", "rational_eval", "witnesses", "shifted", "texts",
                     "rounding", "axis_signs", "sympy_patch", "sympy_scope"],
     "language": ["syntax_errors", "parse", "parallel", "check_decls", "check_exprs",
-                 "check_lanes", "check", "work", "settings", "sizes"],
+                 "check_lanes", "check", "work", "settings", "sizes", "sizerange"],
     "count": ["cost", "facts", "nest", "sums", "counters", "footprint", "lanes", "blocks",
               "count", "asymptotic"],
     "oracle": ["oracle"],

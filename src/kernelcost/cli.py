@@ -38,7 +38,10 @@ from .errors import (
     InputOutputError,
     InternalError,
     KcostError,
+    MeasurementError,
     SizeError,
+    option_span,
+    placed,
 )
 from .jsonout import print_json
 from .launch import process_start
@@ -130,8 +133,8 @@ def run_analyze(args) -> int:
     from .analysis import analyze
 
     precisions = precision_names(args.precision)  # an unknown name is refused before any work
-    result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse,
-                     verify=not args.no_verify)
+    raw = parse_settings(args.settings)
+    result = analyze(args.spec, raw, reuse=args.reuse, verify=not args.no_verify)
     failed = result.verified is not None and result.verified.agree is False
     if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
         print(report.verification_error(result.verified), file=sys.stderr)
@@ -161,7 +164,11 @@ def run_analyze(args) -> int:
         from .polyexp import parse_exp_on_fma
 
         option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
-        found = answers(result, machines, precisions, measurement, option, warm)
+        try:
+            found = answers(result, machines, precisions, measurement, option, warm, raw)
+        except MeasurementError as error:  # about the measurement: placed on its value
+            raise placed(error, option_span("--measured", args.measured or ""),
+                         args.measured or "") from None
     stage("writing the output")
     if args.json:
         document = report.analysis_json(result)
@@ -294,6 +301,10 @@ def _run(args) -> int:
         return report(InputOutputError(Code.OUTPUT_FAILED, Diagnostic(
             None, f"cannot write the output: {error.strerror or error}",
             "check the disk space and where the output goes")))
+    except MemoryError:  # a limit of the work, as the time budget is: the input asks too much
+        return report(BudgetError(Code.OUT_OF_MEMORY, Diagnostic(
+            None, f"the analysis ran out of memory while {current_stage()}",
+            "give it smaller sizes, or run it where more memory is free")))
     except RecursionError:
         return report(BudgetError(Code.TOO_DEEP_TO_ANALYSE, Diagnostic(
             None, f"the input nests too deeply to analyse while {current_stage()}",

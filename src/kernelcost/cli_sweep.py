@@ -17,7 +17,7 @@ from .cli_common import (
     print_fitted,
     progress_bar,
 )
-from .errors import Diagnostic, KcostError
+from .errors import Code, Diagnostic, SizeError, option_span
 from .watchdog import stage
 
 MAX_TABLE_POINTS = 100_000  # --all: a rich table of more rows takes minutes to lay out
@@ -62,9 +62,11 @@ def run_sweep(args) -> int:
             machine.require_precision(precision)
     size_range = parse_range(args.sweep, args.points, log=not args.linear)
     if args.all and size_range.points > MAX_TABLE_POINTS:
-        raise KcostError(Diagnostic(None, f"a table of {size_range.points:,} rows is too long "
-                                          "to read", f"use --csv, or at most "
-                                          f"{MAX_TABLE_POINTS:,} points with --all"))
+        raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
+            option_span("--points", str(size_range.points)),
+            f"a table of {size_range.points:,} rows is too long to read",
+            f"use --csv, or at most {MAX_TABLE_POINTS:,} points with --all"),
+            str(size_range.points))
     stage("sweeping")
     sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
                       machine=machine, precision=args.precision, reuse=args.reuse)

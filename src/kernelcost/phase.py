@@ -14,9 +14,11 @@ import numpy
 import sympy
 
 from .analysis import Spec, load
+from .ast import Span
 from .errors import Code, Diagnostic, SizeError
 from .quotients import cancel
 from .records import record
+from .settings import without
 from .tune import DEVICE_LABEL, Evaluator, fixed_values
 
 CATEGORIES = ("HBM", "L2", "shared", "tensor", "vector", "SFU", "does not fit")
@@ -29,6 +31,8 @@ class Axis:
     name: str
     low: float
     high: float
+    option: str = "--x"  # the option that gave it, and its text: where its errors point
+    text: str = ""
 
 
 @record
@@ -55,19 +59,26 @@ class Phase:
     fixed: tuple[tuple[str, str], ...]
 
 
-def parse_axis(text: str) -> Axis:
+def parse_axis(text: str, label: str = "--x") -> Axis:
     from .sweep import parse_range
 
-    found = parse_range(text)
-    return Axis(found.parameter, found.low, found.high)
+    found = parse_range(text, label=label)
+    return Axis(found.parameter, found.low, found.high, label, text)
 
 
 def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
           points: tuple[int, int] = (160, 120)) -> Phase:
     spec = spec if isinstance(spec, Spec) else load(spec)
-    raw = dict(raw or {})
-    own = {name: raw.pop(name) for name in (x.name, y.name) if name in raw}
-    fixed = fixed_values(spec, [x.name, y.name], raw, follow=x.name)
+    raw = raw or {}
+    own = {name: raw[name] for name in (x.name, y.name) if name in raw}
+    raw = without(raw, own)
+    if x.name == y.name:
+        raise SizeError(Code.BAD_RANGE, Diagnostic(
+            Span(y.option, 1, 1, 1, len(y.name) + 1),
+            f"both axes vary `{y.name}`", "give --y another size than --x"), y.text)
+    places = {axis.name: (Span(axis.option, 1, 1, 1, len(axis.name) + 1), axis.text)
+              for axis in (x, y)}
+    fixed = fixed_values(spec, [x.name, y.name], raw, follow=x.name, places=places)
     evaluator = Evaluator(spec, machine, [x.name, y.name], fixed, check_facts=False)
     xs = numpy.geomspace(x.low, x.high, points[0])
     ys = numpy.geomspace(y.low, y.high, points[1])

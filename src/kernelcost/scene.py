@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy
 import sympy
 
-from .analysis import Analysis, Spec, load
+from .analysis import Analysis, Spec, load, numeric_values
+from .answer import refuse_verdict_sizes
 from .efficiency import measured_efficiency
 from .errors import Code, Diagnostic, SizeError
 from .hardware import Machine, load_machine
@@ -223,7 +224,9 @@ def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine
     cost = spec.cost(reuse)
     levels = [s.level for s in slopes if s.level in cost.levels]
     peak = float(machine.peak(precision, "fma"))
-    result = verdict(cost, machine, precision, resolve_settings(raw, spec.parameters))
+    settings = resolve_settings(raw, spec.parameters)
+    refuse_verdict_sizes(spec, numeric_values(spec, settings), raw)
+    result = verdict(cost, machine, precision, settings)
     points = _verdict_points(result, levels)
     name = spec.name + (f" ({_sizes_text(own)})" if own else "")
     marks = KernelMarks(name, _kernel_label(spec, raw), precision, peak, points,

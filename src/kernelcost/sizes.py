@@ -64,6 +64,56 @@ def _refuse(checked: CheckedKernel, span: ast.Span, what: str, expr: sympy.Expr,
         "it must be positive: change the sizes, or the spec"), checked.kernel.source)
 
 
+def refuse_broken_divisibility(checked: CheckedKernel,
+                               values: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    """A SizeError placed at the first `assume d | n` that the numbers in `values` break.
+
+    The closed forms divide by d where the spec says d divides n; a verdict on a machine
+    also counts whole tiles and blocks from them. At sizes that break the fact those are not
+    the loops as written (N = 8196 against `assume TN | N`, TN = 256: 32.0156 tiles), so a
+    grid's verdict at such sizes is refused (answer.refuse_verdict_sizes); the spec without
+    the fact counts the ragged last tile."""
+    for fact in _divides(checked):
+        divisor = to_sympy(fact.divisor, checked.sizes).xreplace(dict(values))
+        dividend = to_sympy(fact.dividend, checked.sizes).xreplace(dict(values))
+        if not (divisor.is_Integer and dividend.is_Integer) or divisor <= 0:
+            continue
+        if dividend % divisor == 0:
+            continue
+        divisor_text = _written(checked, fact.divisor)
+        dividend_text = _written(checked, fact.dividend)
+        nearest = max(divisor, dividend - dividend % divisor)
+        raise SizeError(Code.ASSUMPTION_BROKEN_AT_SIZES, Diagnostic(
+            fact.span,
+            f"`assume {divisor_text} | {dividend_text}` does not hold at "
+            f"{_at(dividend_text, dividend)}: {dividend} is not a multiple of "
+            f"{_at(divisor_text, divisor)}",
+            f"the counts take {dividend_text} to be a multiple of {divisor_text}: give "
+            f"{dividend_text} a multiple of {divisor} (such as {nearest}), or remove "
+            f"`{divisor_text} | {dividend_text}` from the assume line to count the ragged "
+            "last tile"), checked.kernel.source)
+
+
+def _written(checked: CheckedKernel, node: ast.Expr) -> str:
+    """An expression as the spec writes it (its span's text on one line)."""
+    span = node.span
+    lines = checked.kernel.source.split("\n") if checked.kernel.source else []
+    if span.line == span.end_line and 1 <= span.line <= len(lines):
+        return lines[span.line - 1][span.column - 1:span.end_column - 1]
+    return str(to_sympy(node, checked.sizes))
+
+
+def _at(text: str, value: sympy.Expr) -> str:
+    """`N = 8196`; the value alone where the text is the number."""
+    return str(value) if text == str(value) else f"{text} = {value}"
+
+
+def _divides(checked: CheckedKernel) -> Iterator[ast.Divides]:
+    for item in checked.kernel.items:
+        if isinstance(item, ast.Assume):
+            yield from (fact for fact in item.facts if isinstance(fact, ast.Divides))
+
+
 def proved_positive(expr: sympy.Expr, bounds: tuple[sympy.Basic, ...]) -> bool:
     """Whether expr > 0 follows from the sizes being positive integers, or from one assumed
     relation: `assume n < m` gives m - n >= 1, so a step m - n is positive."""

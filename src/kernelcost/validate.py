@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import math
+from dataclasses import field
 from pathlib import Path
 
 from .ast import Span
@@ -46,6 +47,7 @@ class Row:
     dtype: str
     time_s: float
     counters: dict[str, float]  # only the counters that were measured
+    columns: dict[str, int] = field(default_factory=dict)  # column name -> where it starts
 
 
 @record
@@ -89,22 +91,18 @@ class Comparison:
 # -- reading --------------------------------------------------------------------------------
 
 def read_results(path: str | Path) -> list[Row]:
-    """The rows of a results CSV; a KcostError at file:line with a hint on bad input."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputOutputError(Code.NO_SUCH_FILE, Diagnostic(
-            None, f"cannot read `{path}`: no such file",
-            "give the CSV that validate/run_h200.py wrote"))
-    if path.stat().st_size > MAX_BYTES:
-        raise InputOutputError(Code.FILE_TOO_LARGE, Diagnostic(
-            None, f"`{path}` is larger than {MAX_BYTES:,} bytes",
-            "a results file holds one row per measured run"))
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputOutputError(Code.CANNOT_READ, Diagnostic(
-            None, f"cannot read `{path}`: {error}", "the results file is UTF-8 text")) from None
-    lines = text.splitlines()
+    """The rows of a results CSV; a KcostError at file:line:column with a hint on bad input."""
+    return _read(Path(path))[1]
+
+
+def _read(path: Path) -> tuple[str, list[Row]]:
+    """The CSV's text (for excerpts) and its rows. Read as every input is (inputs.read_text):
+    a regular file of at most MAX_BYTES, UTF-8, a byte that is not placed at its line and
+    column."""
+    from .inputs import read_text
+
+    text = read_text(str(path), MAX_BYTES, "results CSV")
+    lines = text.split("\n")
     records = [(number, line) for number, line in enumerate(lines, 1)
                if line.strip() and not line.lstrip().startswith("#")]
     if not records:
@@ -112,7 +110,7 @@ def read_results(path: str | Path) -> list[Row]:
             None, f"`{path}` has no header and no rows",
             "the first line names the columns: " + ",".join(COLUMNS)))
     header_line, header_text = records[0]
-    header = [name.strip() for name in next(csv.reader([header_text]))]
+    header = [name.strip() for name in _fields(header_text)]
     missing = [name for name in COLUMNS if name not in header]
     if missing:
         raise _error(Code.RESULTS_BAD_HEADER, path, text, header_line, 1,
@@ -123,17 +121,22 @@ def read_results(path: str | Path) -> list[Row]:
         raise _error(Code.RESULTS_EMPTY, path, text, header_line, 1,
                      "the header is followed by no rows",
                      "run validate/run_h200.py on a GPU machine to measure some")
-    return rows
+    return text, rows
+
+
+def _fields(line: str) -> list[str]:
+    return next(csv.reader([line]), [])
 
 
 def _row(path, text, number, line, header) -> Row:
-    fields = next(csv.reader([line]))
+    fields = _fields(line)
     if len(fields) != len(header):
         raise _error(Code.RESULTS_BAD_ROW, path, text, number, 1,
                      f"{len(fields)} fields where the header has {len(header)}",
                      "one value per column, empty for a counter not measured; quote a value "
                      "that holds a comma")
     values = {name: value.strip() for name, value in zip(header, fields)}
+    columns = {name: _column(line, fields, index) for index, name in enumerate(header)}
 
     def fail(column: str, message: str, hint: str):
         raise _error(Code.RESULTS_BAD_ROW, path, text, number,
@@ -143,12 +146,18 @@ def _row(path, text, number, line, header) -> Row:
         if not values[name]:
             fail(name, f"`{name}` is empty", "every row names its kernel, spec and sizes")
     sizes = {}
-    for item in values["sizes"].split(";"):
+    field_text = fields[header.index("sizes")]
+    offset = columns["sizes"] + (line[columns["sizes"] - 1:].find(field_text) if
+                                 field_text in line[columns["sizes"] - 1:] else 0)
+    for item in field_text.split(";"):
         name, equals, value = item.partition("=")
         if not equals or not name.strip() or not value.strip():
-            fail("sizes", f"cannot read the size `{item.strip()}`",
-                 "sizes are NAME=VALUE separated by `;`, e.g. M=4096;N=4096")
+            raise _error(Code.RESULTS_BAD_ROW, path, text, number, offset,
+                         f"cannot read the size `{item.strip()}`",
+                         "sizes are NAME=VALUE separated by `;`, e.g. M=4096;N=4096")
         sizes[name.strip()] = value.strip()
+        columns[f"size {name.strip()}"] = offset + len(name) + 1 + len(value) - len(value.lstrip())
+        offset += len(item) + 1
     time_s = _number(values["time_s"])
     if time_s is None or time_s <= 0:
         fail("time_s", f"time_s `{values['time_s']}` is not a positive number of seconds",
@@ -163,7 +172,7 @@ def _row(path, text, number, line, header) -> Row:
                  "a counter is a count (bytes or FLOP), or empty when not measured")
         counters[name] = value
     return Row(number, values["kernel"], values["spec"], sizes, values["dtype"], time_s,
-               counters)
+               counters, columns)
 
 
 def _number(text: str) -> float | None:
@@ -198,9 +207,8 @@ def compare(path: str | Path, machine: str) -> list[Comparison]:
     from .hardware import load_machine
 
     path = Path(path)
-    rows = read_results(path)
+    text, rows = _read(path)
     loaded = load_machine(machine)
-    text = path.read_text(encoding="utf-8-sig")
     specs: dict[Path, object] = {}
     return [_compare(path, text, row, loaded, specs) for row in rows]
 
@@ -211,10 +219,11 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     from .analysis import _numeric_values, broken_assumptions, load
     from .model import verdict as model_verdict
     from .settings import resolve_settings, setting_warnings
+    from .answer import refuse_verdict_sizes
     from .sizes import size_warnings
 
     spec_path = _find_spec(path, row.spec)
-    line = text.splitlines()[row.line - 1]
+    line = text.split("\n")[row.line - 1]
     if spec_path is None:
         raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, line.find(row.spec) + 1,
                      f"spec `{row.spec}` not found",
@@ -225,13 +234,22 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
         spec = specs[spec_path]
         settings = resolve_settings(dict(row.sizes), spec.parameters)
         values = _numeric_values(spec, settings)
+        refuse_verdict_sizes(spec, values, row.sizes)
         warnings = (*broken_assumptions(spec.checked, values), *setting_warnings(settings),
                     *size_warnings(spec.checked, values))
         cost = spec.cost()
     except KcostError as error:  # the spec's own message, placed at the row that asked
         detail = error.diagnostics[0]
-        raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, 1,
-                     f"{row.kernel}: {detail.message}",
+        column, where = row.columns.get("sizes", 1), ""
+        if detail.span is not None and detail.span.file.startswith("--set "):
+            # a size's value: placed on it in the row, at the column within it
+            start = row.columns.get(f"size {detail.span.file[6:]}")
+            if start is not None:
+                column = start + detail.span.column - 1
+        elif detail.span is not None:
+            where = f" ({detail.span})"
+        raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, column,
+                     f"{row.kernel}: {detail.message}{where}",
                      detail.hint or f"see `kernelcost analyze {row.spec}`") from None
     unset = [str(p) for p in cost.parameters if p not in values]
     if unset:

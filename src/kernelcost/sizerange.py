@@ -1,0 +1,152 @@
+"""A range of sizes to sweep (`N=64..65536`): read from its option with every error placed
+on the option's text, and spaced over `points` values, a chunk at a time for long sweeps.
+Used by `sweep`, `plot --sweep` and `phase` (its axes)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+from typing import NoReturn
+
+import numpy
+
+from .ast import Span
+from .errors import Code, Diagnostic, SizeError
+from .records import record
+from .settings import MAX_FLOAT_SIZE
+
+DEFAULT_POINTS = 20
+MAX_POINTS = 10**10  # hours of CSV; more is a typo
+CHUNK_POINTS = 65_536  # sizes evaluated and written at a time: under 50 MB of arrays
+
+_RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\s*(\S+)\s*$")
+
+
+@record
+class SizeRange:
+    """The sizes of one parameter to sweep: `points` values from `low` to `high`, equally
+    spaced, or geometrically spaced when `log`. Integer sizes are rounded to the nearest
+    multiple of `step` (the spec's `assume T | N` makes N a multiple of T) and deduplicated."""
+
+    parameter: str
+    low: float
+    high: float
+    points: int = DEFAULT_POINTS
+    log: bool = False
+    integer: bool = True
+    step: int = 1
+
+    def values(self) -> numpy.ndarray:
+        if self.log:
+            sizes = numpy.geomspace(self.low, self.high, self.points)
+        else:
+            sizes = numpy.linspace(self.low, self.high, self.points)
+        return self._rounded(sizes)
+
+    def _rounded(self, sizes: numpy.ndarray) -> numpy.ndarray:
+        if not self.integer:
+            return sizes
+        step = float(self.step)
+        return numpy.unique(numpy.maximum(numpy.rint(sizes / step), 1.0) * step)
+
+    def with_step(self, step: int) -> SizeRange:
+        return replace(self, step=step) if self.integer else self
+
+    def chunk_count(self, length: int = CHUNK_POINTS) -> int:
+        return -(-self.points // length)
+
+    def chunks(self, length: int = CHUNK_POINTS):
+        """The same sizes as values(), `length` points at a time (chunk_count() arrays), so
+        that memory stays bounded whatever the point count. Rounded sizes are deduplicated
+        across chunk edges too: a chunk whose sizes all round onto earlier ones is empty."""
+        if self.points <= length:
+            yield self.values()
+            return
+        last = None
+        for start in range(0, self.points, length):
+            index = numpy.arange(start, min(start + length, self.points), dtype=float)
+            fraction = index / (self.points - 1)
+            if self.log:
+                sizes = self.low * (self.high / self.low) ** fraction
+            else:
+                sizes = self.low + (self.high - self.low) * fraction
+            if start + length >= self.points:
+                sizes[-1] = self.high  # exact at the end, as numpy's spacing functions are
+            if self.integer:
+                sizes = self._rounded(sizes)
+                if last is not None:
+                    sizes = sizes[sizes > last]
+                if len(sizes):
+                    last = sizes[-1]
+            yield sizes
+
+    def ends(self, count: int) -> tuple[numpy.ndarray, numpy.ndarray, int]:
+        """The first `count` and the last `count` sizes of values() and how many there are,
+        a chunk at a time (a table's summary of 10^8 points). The two overlap when there
+        are fewer than 2 count sizes."""
+        first, last, total = numpy.empty(0), numpy.empty(0), 0
+        for sizes in self.chunks():
+            total += len(sizes)
+            if len(first) < count:
+                first = numpy.concatenate([first, sizes[:count - len(first)]])
+            last = numpy.concatenate([last, sizes])[-count:]
+        return first, last, total
+
+    def dense(self, points: int = 400) -> SizeRange:
+        """The same range, geometric and continuous: a smooth path for a figure."""
+        return SizeRange(self.parameter, self.low, self.high, points, log=True, integer=False)
+
+
+
+
+def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = True,
+                label: str = "--sweep") -> SizeRange:
+    """`N=64..65536` -> SizeRange('N', 64, 65536, points, log). Bounds may be written 1e8.
+    Geometric spacing unless `log` is False: sizes span decades, as a roofline's axes do.
+    A KcostError placed in the text (`label` names the option) when it is not one."""
+    match = _RANGE.match(text)
+    if match is None:
+        equals = text.find("=")
+        column = 1 if equals <= 0 else equals + 2
+        raise SizeError(Code.BAD_RANGE, Diagnostic(
+            Span(label, 1, column, 1, max(column + 1, len(text) + 1)),
+            f"not a size range: `{text}`", "write NAME=LOW..HIGH, for example N=64..65536"),
+            text)
+    name, low_text, _ = match.groups()
+    low, high = (_bound(text, match, group, label) for group in (2, 3))
+    if not low > 0:
+        _refuse_bound(text, match, 2, label, "LOW must be positive", "sizes are at least 1")
+    if not low < high:
+        _refuse_bound(text, match, 3, label, "HIGH must be greater than LOW",
+                      f"for example {name}={low_text}..{max(2 * low, 2):g}")
+    if high > MAX_FLOAT_SIZE:
+        _refuse_bound(text, match, 3, label, f"sizes stop at 2^53 = {MAX_FLOAT_SIZE:,}",
+                      "swept sizes are doubles, which hold every whole number only up to "
+                      "2^53: give a smaller HIGH")
+    if not 2 <= points <= MAX_POINTS:
+        shown = str(points)
+        raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
+            Span("--points", 1, 1, 1, len(shown) + 1),
+            f"a sweep takes 2 to {MAX_POINTS:,} points, not {points:,}",
+            "10^8 points already make 12 GB of CSV"), shown)
+    return SizeRange(name, low, high, points, log)
+
+
+def _bound(text: str, match: re.Match, group: int, label: str) -> float:
+    try:
+        value = float(match.group(group))
+    except ValueError:
+        _refuse_bound(text, match, group, label, f"`{match.group(group)}` is not a number",
+                      "bounds are plain numbers: 64, 1e8")
+    if not math.isfinite(value):
+        _refuse_bound(text, match, group, label, f"`{match.group(group)}` is not finite",
+                      "bounds are plain numbers: 64, 1e8")
+    return value
+
+
+def _refuse_bound(text: str, match: re.Match, group: int, label: str, reason: str,
+                  hint: str) -> NoReturn:
+    start, end = match.start(group) + 1, match.end(group) + 1
+    raise SizeError(Code.BAD_RANGE, Diagnostic(
+        Span(label, 1, start, 1, end), f"size range `{text}`: {reason}", hint), text)
