@@ -34,9 +34,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from fuzz_inputs import COMMANDS, KINDS, Case, draw  # noqa: E402 (the path above)
+from fuzz_inputs import COMMANDS, KINDS, Case, draw  # beside this file: on the path
 
 BUDGET_S = 20.0  # each command's KERNELCOST_BUDGET_S, unless the case sets its own
 HANG_S = 30.0  # beyond the budget: the watchdog failed to end the command
@@ -97,6 +95,10 @@ def start(case: Case, folder: Path) -> int:
             descriptor = os.open(name, mode, 0o644)
             os.dup2(descriptor, number)
             os.close(descriptor)
+        # the streams of the files, whatever stood in for them (a test's capture)
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_B, MEMORY_B))
         from kernelcost import cli
 

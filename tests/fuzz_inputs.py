@@ -104,7 +104,7 @@ def mutate_spec(rng: random.Random, text: str) -> str:
         else:  # a bound made a many-way min or max of the sizes
             names = [name for name, _ in parameters(text)] or ["n"]
             bound = f"{rng.choice(['min', 'max'])}({', '.join(rng.sample(names * 3, 3))})"
-            text = re.sub(r"\.\.\s*(\w+)", lambda m: f"..{bound}", text, count=1)
+            text = re.sub(r"\.\.\s*(\w+)", f"..{bound}", text, count=1)
     return text
 
 

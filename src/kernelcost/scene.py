@@ -228,17 +228,17 @@ def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine
     refuse_verdict_sizes(spec, numeric_values(spec, settings), raw)
     result = verdict(cost, machine, precision, settings)
     points = _verdict_points(result, levels)
+    if not points and cost.total_work == 0 and (size_range is None or measurement):
+        raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(  # I = 0: no point on a log axis
+            None,
+            f"`{spec.name}` does no work (W = 0): its "
+            "intensity is 0, which a log axis cannot show",
+            f"its time is Q / B: kernelcost analyze {spec.path} --machine ..."))
     name = spec.name + (f" ({_sizes_text(own)})" if own else "")
     marks = KernelMarks(name, _kernel_label(spec, raw), precision, peak, points,
                         _binding(result, points) if points else None,
                         achieved=_achieved(result, points, measurement))
     if size_range is None:
-        if not points and cost.total_work == 0:  # I = 0: no point on a log axis
-            raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(
-                None,
-                f"`{spec.name}` does no work (W = 0): its "
-                "intensity is 0, which a log axis cannot show",
-                f"its time is Q / B: kernelcost analyze {spec.path} --machine ..."))
         if not points:
             raise SizeError(Code.SIZES_UNSET, Diagnostic(
                 None,

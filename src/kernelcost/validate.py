@@ -26,7 +26,7 @@ from dataclasses import field
 from pathlib import Path
 
 from .ast import Span
-from .errors import Code, Diagnostic, ErrorCode, InputOutputError, KcostError, MeasurementError
+from .errors import Code, Diagnostic, ErrorCode, KcostError, MeasurementError
 from .records import record
 
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
@@ -186,9 +186,9 @@ def _number(text: str) -> float | None:
 def _column(line: str, fields: list[str], index: int) -> int:
     """1-based column where field `index` starts (quoting aside, the commas before it)."""
     column, position = 1, 0
-    for field in fields[:index]:
-        found = line.find(field, position)
-        position = (found if found >= 0 else position) + len(field)
+    for value in fields[:index]:
+        found = line.find(value, position)
+        position = (found if found >= 0 else position) + len(value)
         comma = line.find(",", position)
         position = comma + 1 if comma >= 0 else position
     column += position
@@ -217,9 +217,9 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     """One row against its spec. The counts and the verdict only, not `analyze`'s limits and
     leading terms: those cost most of its time, and a results file has dozens of rows."""
     from .analysis import _numeric_values, broken_assumptions, load
+    from .answer import refuse_verdict_sizes
     from .model import verdict as model_verdict
     from .settings import resolve_settings, setting_warnings
-    from .answer import refuse_verdict_sizes
     from .sizes import size_warnings
 
     spec_path = _find_spec(path, row.spec)
