@@ -191,6 +191,9 @@ def test_a_phase_range_past_doubles_is_placed_on_its_bound(capsys, tmp_path):
       "never.svg"], "--x:1:1: error[KC302]"),
     (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--measured", "fast"],
      "--measured:1:1: error[KC601]"),
+    (["check", GEMM, "--samples", "-1"], "--samples:1:1: error[KC311]"),  # ran to the budget
+    (["phase", GEMM, "--x", "N=64..4096", "--y", "M=64..4096", "--machine", "h100", "-o",
+      "never.svg", "--set", "N=4;M=4,K=N"], "--set N:1:1: error[KC301]"),
     (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--measured", "0us"],
      "--measured:1:1: error[KC602]"),
 ])

@@ -182,10 +182,16 @@ def _point(spec, own, x, y):
         if text is None:
             return None
         try:
-            values.append(float(text))
-        except ValueError:
+            value = float(text)
+            if not 0 < value < float("inf"):
+                raise ValueError(text)
+            values.append(value)
+        except (ValueError, OverflowError):
+            shown = str(text)
             raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
-                None, f"--set {axis.name}={text}: the spec's point needs a number")) from None
+                Span(f"--set {axis.name}", 1, 1, 1, len(shown) + 1),
+                f"--set {axis.name}={shown}: the spec's point needs a number",
+                f"give {axis.name} a number, such as 4096"), shown) from None
     return values[0], values[1]
 
 
