@@ -27,6 +27,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -86,6 +87,7 @@ def start(case: Case, folder: Path) -> int:
         return pid
     code = 99
     try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the campaign's own, not the worker's
         os.chdir(folder)
         os.environ["KERNELCOST_BUDGET_S"] = f"{BUDGET_S:g}"
         os.environ.update(case.env)
@@ -139,6 +141,9 @@ def judge(case: Case, exit_code: int | None, seconds: float, stderr: str) -> Out
 def campaign(seed: int, first: int, count: int, jobs: int, log: Path | None,
              report_every: float = 60.0) -> dict:
     prepare()
+    # SIGTERM (and SIGINT, which a shell's background job ignores) end the campaign cleanly:
+    # its workers killed, the counts so far printed
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     root = Path(tempfile.mkdtemp(prefix="kcfuzz."))
     running: dict[int, tuple[int, Case, Path, float]] = {}
     totals = {"by_kind": defaultdict(Counter), "by_command": defaultdict(Counter),
@@ -177,15 +182,22 @@ def campaign(seed: int, first: int, count: int, jobs: int, log: Path | None,
                 rate = done / (last_report - started)
                 print(f"{done:,} inputs, {rate:.2f}/s, findings {sum(totals['findings'].values())}",
                       file=sys.stderr, flush=True)
+    except KeyboardInterrupt:  # the counts so far are the campaign's
+        print(f"stopped after {done:,} inputs", file=sys.stderr, flush=True)
     finally:
         for pid in running:
             _kill(pid)
+        signal.signal(signal.SIGTERM, previous)
         if sink:
             sink.close()
         shutil.rmtree(root, ignore_errors=True)
     totals["seconds"] = time.monotonic() - started
     totals["inputs"] = done
     return totals
+
+
+def _interrupt(number, frame):
+    raise KeyboardInterrupt
 
 
 def _wait_any(running: dict) -> tuple[int, int | None]:

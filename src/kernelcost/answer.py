@@ -18,7 +18,7 @@ from .polyexp import exp_on_fma as move_exponentials
 from .rates import ItemRate, item_rate
 from .records import record
 from .settings import GRID_SIZES, MAX_FLOAT_SIZE, refuse_beyond
-from .sizes import refuse_broken_divisibility
+from .sizes import refuse_broken_divisibility, refuse_large_numbers
 
 if TYPE_CHECKING:  # crossings load only where one size is left free, and the
     from .efficiency import Efficiency  # efficiency only with a measurement
@@ -87,6 +87,7 @@ def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
     refuse_broken_divisibility(spec.checked, values)
     refuse_beyond(dict(values), raw, spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES,
                   "give it at most 2^53 (9.0e15), or analyze it without --machine")
+    refuse_large_numbers(spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES)
 
 
 def free_parameters(analysis: Analysis) -> list[sympy.Symbol]:

@@ -6,6 +6,7 @@ the other parameters; chains such as M=N, N=4096 are resolved."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 import math
 import re
 
@@ -214,8 +215,8 @@ def setting_warnings(settings: dict[sympy.Symbol, sympy.Expr]) -> tuple[str, ...
     return tuple(warnings)
 
 
-def refuse_beyond(values: dict[sympy.Symbol, sympy.Expr], raw: dict, kernel: ast.Kernel,
-                  limit: int, why: str, hint: str) -> None:
+def refuse_beyond(values: Mapping[sympy.Symbol, sympy.Expr], raw: Mapping[str, object],
+                  kernel: ast.Kernel, limit: int, why: str, hint: str) -> None:
     """A SizeError placed on the first value (a --set value, or a default in the spec) of
     `values` (numbers) above `limit`: a command that computes in doubles or machine integers
     names the value it cannot take, instead of overflowing somewhere past it."""
@@ -224,12 +225,15 @@ def refuse_beyond(values: dict[sympy.Symbol, sympy.Expr], raw: dict, kernel: ast
             continue
         name = symbol.name
         shown = _short(value)
+        span: ast.Span | None = None
+        source: str | None = None
         if name in raw:
             text = str(raw[name]).strip()
             span, source = _whole_value(name, text), text
-        else:
+        else:  # a default of the spec
             param = next((p for p in kernel.params if p.name == name), None)
-            span, source = (None, None) if param is None else (param.span, kernel.source)
+            if param is not None:
+                span, source = param.span, kernel.source
         raise SizeError(Code.SIZE_TOO_LARGE, Diagnostic(
             span, f"size `{name}` = {shown} is more than {why}", hint), source)
 

@@ -8,6 +8,7 @@ be proved positive at all (the sizes left symbolic) is a warning."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 
 import sympy
@@ -15,7 +16,7 @@ import sympy
 from . import ast
 from .check import CheckedKernel
 from .errors import Code, Diagnostic, SizeError
-from .symbols import text_key, to_sympy
+from .symbols import number, text_key, to_sympy
 
 
 def size_warnings(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
@@ -92,6 +93,30 @@ def refuse_broken_divisibility(checked: CheckedKernel,
             f"{dividend_text} a multiple of {divisor} (such as {nearest}), or remove "
             f"`{divisor_text} | {dividend_text}` from the assume line to count the ragged "
             "last tile"), checked.kernel.source)
+
+
+def refuse_large_numbers(kernel: ast.Kernel, limit: int, why: str) -> None:
+    """A SizeError placed at the first number written in the spec above `limit`: for a
+    command that computes with the spec's numbers in doubles or 64-bit integers."""
+    for literal in _numbers(kernel):
+        value = number(literal.text)
+        if abs(value) > limit:
+            raise SizeError(Code.SIZE_TOO_LARGE, Diagnostic(
+                literal.span, f"the number {literal.text} is more than {why}",
+                "write the kernel with smaller numbers, or analyze it without --machine"),
+                kernel.source)
+
+
+def _numbers(node: object) -> Iterator[ast.Number]:
+    """Every Number of an AST node, in source order."""
+    if isinstance(node, ast.Number):
+        yield node
+    elif isinstance(node, tuple):
+        for item in node:
+            yield from _numbers(item)
+    elif dataclasses.is_dataclass(node) and not isinstance(node, (ast.Span, type)):
+        for item in dataclasses.fields(node):
+            yield from _numbers(getattr(node, item.name))
 
 
 def _written(checked: CheckedKernel, node: ast.Expr) -> str:

@@ -211,6 +211,12 @@ class Evaluator:
             numpy.asarray(function(*arrays), dtype=numpy.float64), arrays[0].shape)
 
     def __call__(self, arrays: list[numpy.ndarray]) -> Evaluation:
+        # a block of no shared memory or registers divides by zero where numpy.where then
+        # takes the other branch; a size overflowing a double is inf: no warning for either
+        with numpy.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._evaluate(arrays)
+
+    def _evaluate(self, arrays: list[numpy.ndarray]) -> Evaluation:
         terms, labels = [], []
         reasons = ["", "breaks an `assume` fact", "does not fit in shared memory",
                    "does not fit in registers", "occupancy 0"]
