@@ -6,9 +6,9 @@ the other parameters; chains such as M=N, N=4096 are resolved."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 import math
 import re
+from collections.abc import Mapping
 
 import sympy
 

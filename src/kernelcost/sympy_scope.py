@@ -28,7 +28,6 @@ import sympy
 from . import number_facts, rounding, sound_signs, texts
 from .sympy_patch import Patch
 
-
 PATCHES: tuple[Patch, ...] = (*sound_signs.PATCHES, *number_facts.PATCHES, *rounding.PATCHES,
                               *texts.PATCHES)
 
