@@ -253,6 +253,19 @@ def test_a_csv_that_is_not_utf8_is_placed(capsys, tmp_path):
     assert err.startswith(f"{results}:2:9: error[KC805]: the file is not UTF-8 text: byte 0xE9")
 
 
+@pytest.mark.parametrize("row, cell, message", [
+    (f"copy,{COPY},n=4096,fp32,5e-324,,,", "5e-324", "time_s `5e-324` is not a positive number"),
+    (f"copy,{COPY},n=4096,fp32,1e-3,1e308,,", "1e308", "dram_bytes `1e308` is not a number from"),
+    (f"gemm,{GEMM},M=64;N=64;K=64;M=2,bf16,1e-6,,,", "M=2", "the size `M` is given twice"),
+])
+def test_csv_values_are_range_checked_in_their_cell(capsys, tmp_path, row, cell, message):
+    results = tmp_path / "results.csv"
+    results.write_text(CSV_HEADER + row + "\n")
+    code, _, err = run(capsys, "validate", results, "--machine", "h100")
+    column = row.rindex(cell) + 1
+    assert code == 2 and err.startswith(f"{results}:2:{column}: error[KC612]: {message}"), err
+
+
 def test_running_out_of_memory_is_an_error_naming_the_stage(capsys, monkeypatch):
     from kernelcost import cli, watchdog
 

@@ -32,6 +32,9 @@ from .records import record
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
 COUNTERS = {"dram_bytes": "global", "l2_bytes": "l2", "flop": "work"}  # counter -> prediction
 MAX_BYTES = 10_000_000  # a results file is a few kB; refuse anything absurd before reading
+# what a measurement can be: a run of a picosecond to 11 days, a counter up to 1e30 (bytes or
+# FLOP: as machine figures are bounded); past them the ratios the report prints overflow
+MIN_TIME_S, MAX_TIME_S, MAX_COUNTER = 1e-12, 1e6, 1e30
 # measured below t_bound by more than rounding: t_bound is exact, the time a float
 FALSIFIED_BELOW = 1 - 1e-9
 
@@ -155,20 +158,25 @@ def _row(path, text, number, line, header) -> Row:
             raise _error(Code.RESULTS_BAD_ROW, path, text, number, offset,
                          f"cannot read the size `{item.strip()}`",
                          "sizes are NAME=VALUE separated by `;`, e.g. M=4096;N=4096")
+        if name.strip() in sizes:
+            raise _error(Code.RESULTS_BAD_ROW, path, text, number, offset,
+                         f"the size `{name.strip()}` is given twice",
+                         "give each size once: M=4096;N=4096")
         sizes[name.strip()] = value.strip()
         columns[f"size {name.strip()}"] = offset + len(name) + 1 + len(value) - len(value.lstrip())
         offset += len(item) + 1
     time_s = _number(values["time_s"])
-    if time_s is None or time_s <= 0:
-        fail("time_s", f"time_s `{values['time_s']}` is not a positive number of seconds",
+    if time_s is None or not MIN_TIME_S <= time_s <= MAX_TIME_S:
+        fail("time_s", f"time_s `{values['time_s']}` is not a positive number of seconds "
+                       f"(from {MIN_TIME_S:g} to {MAX_TIME_S:g})",
              "the measured time of one run, in seconds: 4.47e-4")
     counters = {}
     for name in COUNTERS:
         if values[name] == "":
             continue
         value = _number(values[name])
-        if value is None or value < 0:
-            fail(name, f"{name} `{values[name]}` is not a number >= 0",
+        if value is None or not 0 <= value <= MAX_COUNTER:
+            fail(name, f"{name} `{values[name]}` is not a number from 0 to {MAX_COUNTER:g}",
                  "a counter is a count (bytes or FLOP), or empty when not measured")
         counters[name] = value
     return Row(number, values["kernel"], values["spec"], sizes, values["dtype"], time_s,
