@@ -192,6 +192,10 @@ def test_a_phase_range_past_doubles_is_placed_on_its_bound(capsys, tmp_path):
     (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--measured", "fast"],
      "--measured:1:1: error[KC601]"),
     (["check", GEMM, "--samples", "-1"], "--samples:1:1: error[KC311]"),  # ran to the budget
+    (["analyze", GEMM, "--machine", "b200", "--exp-on-fma", "1/0"],  # ZeroDivisionError
+     "--exp-on-fma:1:1: error[KC311]"),
+    (["analyze", GEMM, "--machine", "b200", "--exp-on-fma", "0.5:99999"],
+     "--exp-on-fma:1:1: error[KC311]"),
     (["phase", GEMM, "--x", "N=64..4096", "--y", "M=64..4096", "--machine", "h100", "-o",
       "never.svg", "--set", "N=4;M=4,K=N"], "--set N:1:1: error[KC301]"),
     (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--measured", "0us"],
