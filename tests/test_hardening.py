@@ -192,6 +192,13 @@ def test_a_phase_range_past_doubles_is_placed_on_its_bound(capsys, tmp_path):
     (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--measured", "fast"],
      "--measured:1:1: error[KC601]"),
     (["check", GEMM, "--samples", "-1"], "--samples:1:1: error[KC311]"),  # ran to the budget
+    (["solve", GEMM, "--for", "N", "--level", "nope", "--machine", "h100"],
+     "--level:1:1: error[KC409]"),
+    (["analyze", GEMM, "--precision", "bf16,fp3"], "--precision:1:6: error[KC409]"),
+    (["analyze", GEMM, "--machine", "h100", "--set", "M=N,K=N,N=64", "--warm-l2", "Z"],
+     "--warm-l2:1:1: error[KC312]"),
+    (["bound", GEMM, "--machine", "h100", "--set", "M=1e400,N=4,K=4", "--plot", "never.svg"],
+     "--set M:1:1: error[KC318]"),  # an OverflowError in the ski slope's doubles
     (["analyze", GEMM, "--machine", "b200", "--exp-on-fma", "1/0"],  # ZeroDivisionError
      "--exp-on-fma:1:1: error[KC311]"),
     (["analyze", GEMM, "--machine", "b200", "--exp-on-fma", "0.5:99999"],

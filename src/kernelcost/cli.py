@@ -38,14 +38,17 @@ from .errors import (
     InputOutputError,
     InternalError,
     KcostError,
+    MachineFileError,
     MeasurementError,
     SizeError,
+    did_you_mean,
     option_span,
     placed,
 )
 from .jsonout import print_json
 from .launch import process_start
 from .outputs import drop_stdout
+from .symbols import LEVELS
 from .sympy_scope import patched
 from .watchdog import available as watchdog_available
 from .watchdog import budget_seconds, current_stage, run_watched, stage, tell_json, watched
@@ -169,6 +172,11 @@ def run_analyze(args) -> int:
         except MeasurementError as error:  # about the measurement: placed on its value
             raise placed(error, option_span("--measured", args.measured or ""),
                          args.measured or "") from None
+        except SizeError as error:
+            if error.code != Code.NOT_A_TENSOR_READ:
+                raise
+            raise placed(error, option_span("--warm-l2", args.warm_l2 or ""),
+                         args.warm_l2 or "") from None
     stage("writing the output")
     if args.json:
         document = report.analysis_json(result)
@@ -214,8 +222,14 @@ def run_solve(args) -> int:
     result = count_spec(args.spec, parse_settings(args.settings), reuse=args.reuse)
     machines = machine_ids(args.machine, ["h100"], precisions)
     stage(f"solving for {args.parameter}")
-    found = solve_spec(result, args.parameter, machines, precisions,
-                       args.level or None)
+    levels = [level.strip() for item in args.level for level in item.split(",")
+              if level.strip()]
+    for level in levels:
+        if level not in LEVELS:
+            raise MachineFileError(Code.UNKNOWN_NAME, Diagnostic(
+                option_span("--level", level), f"unknown memory level `{level}`",
+                did_you_mean(level, LEVELS) or f"one of: {', '.join(LEVELS)}"), level)
+    found = solve_spec(result, args.parameter, machines, precisions, levels or None)
     if args.json:
         print_json(report.solve_json(result, args.parameter, found))
     else:

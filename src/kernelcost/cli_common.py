@@ -8,7 +8,16 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .errors import Code, Diagnostic, MachineFileError, MeasurementError, option_span
+from .ast import Span
+from .errors import (
+    Code,
+    Diagnostic,
+    KcostError,
+    MachineFileError,
+    MeasurementError,
+    option_span,
+    placed,
+)
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -107,8 +116,17 @@ def precision_names(items: list[str]) -> list[str] | None:
         return None
     from .hardware import check_precision_name
 
-    for name in names:
-        check_precision_name(name)
+    for item in items:
+        column = 1
+        for part in item.split(","):
+            try:
+                if part.strip():
+                    check_precision_name(part.strip())
+            except KcostError as error:  # placed under the name in its option
+                start = column + len(part) - len(part.lstrip())
+                raise placed(error, Span("--precision", 1, start, 1,
+                                         start + len(part.strip())), item) from None
+            column += len(part) + 1
     return names or None
 
 
