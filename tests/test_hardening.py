@@ -192,6 +192,10 @@ def test_a_phase_range_past_doubles_is_placed_on_its_bound(capsys, tmp_path):
     (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--measured", "fast"],
      "--measured:1:1: error[KC601]"),
     (["check", GEMM, "--samples", "-1"], "--samples:1:1: error[KC311]"),  # ran to the budget
+    (["plot", GEMM, "--set", "M=N,K=N,N=256", "--machine", "a100", "--measured", "5e-324s",
+      "-o", "never.svg"], "--measured:1:1: error[KC602]"),  # an infinite rate on the axes
+    (["phase", COPY, "--x", "n=64..65536", "--y", "BLK=64..4096", "--machine", "h100", "-o",
+      "never.svg"], "error[KC315]"),  # W = 0: max() of no work class
     (["solve", GEMM, "--for", "N", "--level", "nope", "--machine", "h100"],
      "--level:1:1: error[KC409]"),
     (["analyze", GEMM, "--precision", "bf16,fp3"], "--precision:1:6: error[KC409]"),

@@ -139,12 +139,21 @@ def measurement_of(text: str, option: str = "--measured") -> dict[str, float]:
         raise MeasurementError(Code.UNREADABLE_MEASUREMENT, Diagnostic(
             option_span(option, text), f"cannot read the measurement `{text}`",
             "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a byte rate (3.1TB/s)"), text)
-    (value,) = measurement.values()
-    if not 0 < value < float("inf"):  # 0us would divide by zero, 1e400us is inf
+    ((kind, value),) = measurement.items()
+    low, high = MEASURED_RANGE[kind]
+    if not low <= value <= high:  # 0us would divide by zero, 1e400us is inf, 5e-324s makes
+        # an infinite rate
+        unit = {"seconds": "s", "FLOPps": "FLOP/s", "Bps": "B/s"}[kind]
         raise MeasurementError(Code.MEASUREMENT_NOT_POSITIVE, Diagnostic(
-            option_span(option, text), f"the measurement `{text}` must be positive and finite",
-            "a time such as 412us, or a rate"), text)
+            option_span(option, text),
+            f"the measurement `{text}` must be positive and finite, from {low:g} to "
+            f"{high:g} {unit}", "a time such as 412us, or a rate"), text)
     return measurement
+
+
+# what a measured run can be: a picosecond to 11 days; a rate a thousandth to 10^30 a second
+# (machine figures stop there too); past them the rates and fractions derived overflow
+MEASURED_RANGE = {"seconds": (1e-12, 1e6), "FLOPps": (1e-3, 1e30), "Bps": (1e-3, 1e30)}
 
 
 @contextmanager

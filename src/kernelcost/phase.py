@@ -79,6 +79,11 @@ def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
     places = {axis.name: (Span(axis.option, 1, 1, 1, len(axis.name) + 1), axis.text)
               for axis in (x, y)}
     fixed = fixed_values(spec, [x.name, y.name], raw, follow=x.name, places=places)
+    if not any(amount != 0 for amount in spec.cost("spec").work.values()):
+        raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(
+            None, f"`{spec.name}` does no work (W = 0): no roof of compute binds anywhere, and "
+                  "its intensity is 0 in the whole plane",
+            f"its time is Q / B: kernelcost sweep {spec.path} --sweep ... --machine ..."))
     evaluator = Evaluator(spec, machine, [x.name, y.name], fixed, check_facts=False)
     xs = numpy.geomspace(x.low, x.high, points[0])
     ys = numpy.geomspace(y.low, y.high, points[1])
