@@ -305,16 +305,17 @@ def command_line(rng: random.Random, command: str, spec: str, text: str,
         argv = ["analyze", spec, *set_options(sizes)]
         if rng.random() < 0.7:
             argv += ["--machine", machine]
-            argv += rng.choice([[], [], ["--exp-on-fma", pick(["0.5", "1:3"], ["2", "x:"])],
+            argv += rng.choice([[], [], ["--exp-on-fma", pick(["0.5", "1:3"],
+                                                              ["2", "x:", "1/0", "0.5:99999"])],
                                 ["--warm-l2", pick(["A", "x"], ["", ",", "nope"])]])
         argv += rng.choice([[], ["--json"], ["--markdown"], ["--latex"], ["--wide"]])
         argv += rng.choice([[], ["--no-verify"], ["--reuse", "perfect"]])
-        argv += rng.choice([[], [], ["--precision", pick(PRECISIONS, ["fp3", ""])]])
+        argv += rng.choice([[], [], ["--precision", pick(PRECISIONS, ["fp3", "", "bf16,x"])]])
         return argv
     if command == "solve":
         return ["solve", spec, "--for", pick([varied], ["nope", ""]), *set_options(rest),
                 "--machine", machine, *rng.choice([[], ["--json"], ["--level", "global"],
-                                                   ["--level", pick(["l2"], ["nope"])]])]
+                                                   ["--level", pick(["l2"], ["nope", "l2,"])]])]
     if command == "check":
         return ["check", spec, *set_options(sizes if rng.random() < 0.3 else {}),
                 "--samples", pick(["1", "2", "4"], ["0", "-1", "1000000", "99999999999"])]
