@@ -339,9 +339,10 @@ def command_line(rng: random.Random, command: str, spec: str, text: str,
                      pick(["ski.svg"], OUTPUTS)]
         return argv
     if command == "tune":
+        tiles = rng.sample(names, min(len(names), rng.randint(1, 2)))
+        rest = {k: v for k, v in sizes.items() if k not in tiles}
         return ["tune", spec, "--machine", machine, "--vary",
-                pick([",".join(rng.sample(names, min(len(names), rng.randint(1, 2))))],
-                     ["nope", "", ",,"]),
+                pick([",".join(tiles)], ["nope", "", ",,"]),
                 "--values", pick(["16..512", "64,128,256", "16..64:16"],
                                  ["0..10", "1..99999999999", "1,2,x", "5..1", "1..2:0"]),
                 *rng.choice([[], ["--pow2"]]), "--top", pick(["10", "3"], ["0", "-1"]),
