@@ -62,7 +62,9 @@ def test_the_program_ends_with_the_whole_output_and_the_code(arguments, code, ca
 
 
 def test_whole_command_stops_at_the_budget():
-    budget = 2.0
+    # the budget counts from the process's start: start-up (about 1 s on a quiet machine,
+    # several on a loaded one) is inside it, and the spec runs on for more than 45 s
+    budget = 10.0
     environment = dict(os.environ, KERNELCOST_BUDGET_S=str(budget))
     started = time.monotonic()
     completed = subprocess.run(
@@ -70,13 +72,11 @@ def test_whole_command_stops_at_the_budget():
         capture_output=True, text=True, env=environment, timeout=120)
     elapsed = time.monotonic() - started
     assert completed.returncode == 2, completed.stderr
-    assert "the time budget of 2 s ran out while" in completed.stderr
+    assert "the time budget of 10 s ran out while" in completed.stderr
     assert f"{SLOW}:" in completed.stderr and "^" in completed.stderr
     # under --json, stdout holds the JSON error object and nothing of the stopped work
     assert json.loads(completed.stdout)["error"]["code"] == "KC701"
-    # the spec runs on for more than 45 s under a larger budget; start-up (about 1 s on a
-    # quiet machine, several on a loaded one) comes before the budget's clock
-    assert elapsed < budget + 20.0
+    assert elapsed < budget + 5.0  # the kill and the report; generous for a loaded machine
 
 
 @pytest.mark.parametrize("value", ["nan", "-1", "0", "inf", "abc", ""])
@@ -205,5 +205,5 @@ def test_a_budget_too_large_is_refused_by_the_program_too():
 
 def test_main_with_watch_runs_the_command_in_a_watched_child(capsys):
     """What the fuzz campaign calls: the CLI's entry point with the watchdog, in a test's
-    process; the budget counts from the process's start, so it is given generously here."""
+    process (called with arguments, the budget counts from the call)."""
     assert main(["machines", "--json"], watch=True) == 0

@@ -6,6 +6,7 @@ import argparse
 import gc
 import os
 import sys
+import time
 from typing import NoReturn
 
 from . import __version__, no_tensors
@@ -265,7 +266,9 @@ def main(argv: list[str] | None = None, *, watch: bool | None = None) -> int:
     if watch and watched():  # this process is the child the package's start forked
         _end_program(_run_program(args))
     if watch and watchdog_available():
-        code = run_watched(lambda: _run_program(args), budget, process_start() + budget)
+        # a program's budget counts from its start; a call's (a forked fuzz worker), from now
+        started = process_start() if argv is None else time.monotonic()
+        code = run_watched(lambda: _run_program(args), budget, started + budget)
         if argv is None:
             _end_program(code)
         return code

@@ -5,6 +5,8 @@ docs/errors.md."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from .ast import Span
 from .error_codes import FAMILIES, Code, ErrorCode
 from .records import record
@@ -170,7 +172,7 @@ def placed(error: KcostError, span: Span, source: str) -> KcostError:
     text the user wrote. An error with a place of its own is returned as it is."""
     if any(d.span is not None for d in error.diagnostics):
         return error
-    diagnostics = [Diagnostic(span, d.message, d.hint, d.code) for d in error.diagnostics]
+    diagnostics = [dataclasses.replace(d, span=span) for d in error.diagnostics]  # codes kept
     return type(error)(error.code, diagnostics, source)
 
 
