@@ -24,6 +24,7 @@ from .settings import resolve_settings
 from .sweep import SizeRange
 from .trajectory import Note, Trajectory, trajectory, value_text
 from .units import plain, si
+from .watchdog import stage
 
 SLOPE_LEVELS = ("global", "l2", "shared")  # the chapter's hierarchy; registers when used
 LEVEL_NAMES = {"global": "HBM", "l2": "L2", "shared": "shared", "registers": "registers"}
@@ -226,6 +227,7 @@ def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine
     peak = float(machine.peak(precision, "fma"))
     settings = resolve_settings(raw, spec.parameters)
     refuse_verdict_sizes(spec, numeric_values(spec, settings), raw)
+    stage(f"placing `{spec.name}` on {machine.id}'s roofline", spec.kernel.span)
     result = verdict(cost, machine, precision, settings)
     points = _verdict_points(result, levels)
     if not points and cost.total_work == 0 and (size_range is None or measurement):

@@ -229,6 +229,7 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     from .model import verdict as model_verdict
     from .settings import resolve_settings, setting_warnings
     from .sizes import size_warnings
+    from .watchdog import stage
 
     spec_path = _find_spec(path, row.spec)
     line = text.split("\n")[row.line - 1]
@@ -264,6 +265,7 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
         raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, 1,
                      f"{row.kernel}: the sizes leave {', '.join(unset)} unset",
                      "give every size of the spec without a default in the sizes column")
+    stage(f"predicting line {row.line} ({row.kernel}) on {machine.id}")
     verdict = model_verdict(cost, machine, cost.precision, settings, apply_defaults=True)
     t_bound = _float(verdict.t_bound)
     t_model = _float(verdict.t_model)
