@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_quotients import expressions, wide_expressions
 
-from kernelcost.sympy_scope import sympys_own
 from kernelcost.symbols import size_symbol
+from kernelcost.sympy_scope import sympys_own
 from kernelcost.texts import _SYMPY_PRECEDENCE_MUL, _precedence_of_product, lex_text, text
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))

@@ -120,7 +120,8 @@ def test_a_derived_size_below_one_is_refused():
                  "    for i in 0..S { y[i] = x[i] }\n}\n", "k.kcost")
     with pytest.raises(KcostError) as raised:
         analyze(spec, {"N": 3, "M": 5})
-    assert raised.value.render().startswith("k.kcost:2:5: error[KC307]: size `S` is -2 at M = 5, N = 3")
+    assert raised.value.render().startswith(
+        "k.kcost:2:5: error[KC307]: size `S` is -2 at M = 5, N = 3")
     assert analyze(spec).warnings == ("size `S` (line 2) is not proved positive",)
     assert analyze(spec, {"N": 5, "M": 3}).warnings == ()
 

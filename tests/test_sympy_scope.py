@@ -63,7 +63,8 @@ def places():
     return (exprtools._monotonic_sign, vars(sympy.Mul)["_eval_is_integer"],
             sympy.Mul._prop_handler["integer"],
             vars(sympy.functions.elementary.miscellaneous.MinMaxBase)["_is_connected"],
-            sys.modules["sympy.core.assumptions"]._ask, vars(sympy.floor).get("eval"), vars(sympy.ceiling).get("eval"),
+            sys.modules["sympy.core.assumptions"]._ask, vars(sympy.floor).get("eval"),
+            vars(sympy.ceiling).get("eval"),
             PRECEDENCE_FUNCTIONS["Mul"], vars(sympy.Add).get("as_ordered_terms"))
 
 before = places()

@@ -38,7 +38,7 @@ class Answer:
 def answers(analysis: Analysis, machines: list[str | Machine], precisions: list[str] | None,
             measurement: dict[str, float] | None = None,
             exp_on_fma: ExpOnFma | None = None, warm_l2: tuple[str, ...] = (),
-            raw: dict[str, object] | None = None) -> list[Answer]:
+            raw: Mapping[str, object] | None = None) -> list[Answer]:
     """One Answer per machine x precision (the spec's own precision when none is given).
     `exp_on_fma`: a fraction of the exponentials on the FP32 vector units (polyexp);
     `warm_l2`: tensors a previous kernel left in L2 (warm); `raw`: the sizes as the user

@@ -48,7 +48,7 @@ class Settings(dict):
         self.places: dict[str, tuple[str, int]] = dict(places or {})
 
 
-def without(raw: dict, names) -> dict:
+def without(raw: Mapping[str, object], names) -> dict[str, object]:
     """raw less the settings of `names`, keeping where the others were written."""
     kept = {name: value for name, value in raw.items() if name not in names}
     return Settings(kept, getattr(raw, "places", None)) if isinstance(raw, Settings) else kept
