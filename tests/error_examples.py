@@ -300,7 +300,7 @@ EXAMPLES = [
     Example("KC902", python="import os, signal\n"
                             "from kernelcost.watchdog import run_watched, stage\n"
                             "stage('counting')\n"
-                            "run_watched(lambda: os.kill(os.getpid(), signal.SIGKILL), 10)"),
+                            "run_watched(lambda: os.kill(os.getpid(), signal.SIGTERM), 10)"),
 ]
 
 

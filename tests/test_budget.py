@@ -207,3 +207,14 @@ def test_main_with_watch_runs_the_command_in_a_watched_child(capsys):
     """What the fuzz campaign calls: the CLI's entry point with the watchdog, in a test's
     process (called with arguments, the budget counts from the call)."""
     assert main(["machines", "--json"], watch=True) == 0
+
+
+def test_a_worker_killed_by_the_system_is_out_of_memory(capsys):
+    """SIGKILL that the watchdog did not send is what the kernel's out-of-memory killer sends:
+    a limit of the work (exit 2), not a bug; another signal is one (exit 3)."""
+    import signal
+
+    assert watchdog.run_watched(lambda: os.kill(os.getpid(), signal.SIGKILL), 10) == 2
+    assert "error[KC707]: the analysis was killed (signal 9" in capsys.readouterr().err
+    assert watchdog.run_watched(lambda: os.kill(os.getpid(), signal.SIGTERM), 10) == 3
+    assert "error[KC902]: the analysis ended on signal 15" in capsys.readouterr().err

@@ -193,6 +193,13 @@ def watch(child: int, read_end: int, budget_s: float, deadline: float,
     _, status = os.waitpid(child, 0)
     parent.remove_held()
     code = os.waitstatus_to_exitcode(status)
+    if code == -signal.SIGKILL:  # not ours: the system's out-of-memory killer, most likely
+        from .error_report import report
+
+        return report(BudgetError(Code.OUT_OF_MEMORY, Diagnostic(
+            None, f"the analysis was killed (signal 9, as the system does when memory runs "
+                  f"out) while {_current.name}",
+            "give it smaller sizes, or run it where more memory is free")))
     if code < 0:
         from .error_report import report
 
