@@ -281,6 +281,20 @@ def test_csv_values_are_range_checked_in_their_cell(capsys, tmp_path, row, cell,
     assert code == 2 and err.startswith(f"{results}:2:{column}: error[KC612]: {message}"), err
 
 
+@pytest.mark.parametrize("arguments", [
+    ["phase", str(SPECS / "moe_gemm.kcost"), "--x", "TK=64..65536", "--y", "WK=64..65536",
+     "--machine", "a100", "-o", "{out}/phase.svg", "--set", "K=1000"],
+    ["tune", str(SPECS / "moe_gemm.kcost"), "--machine", "h100", "--vary", "TM",
+     "--set", "Ea=8,Mt=1000,N=4096,K=4096"],
+])
+def test_a_grid_with_a_ragged_tile_is_tuned_and_mapped(capsys, tmp_path, arguments):
+    """moe_gemm clips its tile at Mt (`min(m0 + TM, Mt)`): a block's work depends on where
+    it stands; tune and phase take the first block's (a whole tile) for every block. It was
+    a TypeError (m0 left symbolic in numpy)."""
+    code, _, err = run(capsys, *[a.replace("{out}", str(tmp_path)) for a in arguments])
+    assert code == 0, err
+
+
 def test_running_out_of_memory_is_an_error_naming_the_stage(capsys, monkeypatch):
     from kernelcost import cli, watchdog
 

@@ -1,6 +1,7 @@
-"""A range of sizes to sweep (`N=64..65536`): read from its option with every error placed
-on the option's text, and spaced over `points` values, a chunk at a time for long sweeps.
-Used by `sweep`, `plot --sweep` and `phase` (its axes)."""
+"""Sizes from options: a range to sweep (`N=64..65536`), spaced over `points` values, a chunk
+at a time for long sweeps (`sweep`, `plot --sweep`, `phase`'s axes), and the values and names
+`tune` varies (`--values 16..512:16`, `--vary TM,TN`); every error placed on the option's
+text."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from typing import NoReturn
 import numpy
 
 from .ast import Span
-from .errors import Code, Diagnostic, SizeError
+from .errors import Code, Diagnostic, SizeError, option_span
 from .records import record
-from .settings import MAX_FLOAT_SIZE
+from .settings import FLOAT_SIZES, MAX_FLOAT_SIZE
 
 DEFAULT_POINTS = 20
 MAX_POINTS = 10**10  # hours of CSV; more is a typo
@@ -150,3 +151,61 @@ def _refuse_bound(text: str, match: re.Match, group: int, label: str, reason: st
     start, end = match.start(group) + 1, match.end(group) + 1
     raise SizeError(Code.BAD_RANGE, Diagnostic(
         Span(label, 1, start, 1, end), f"size range `{text}`: {reason}", hint), text)
+
+
+MAX_VALUES = 100_000  # of one varied parameter
+
+
+def parse_values(text: str | None, pow2: bool) -> numpy.ndarray:
+    """`16..512` (multiples of the low end), `16..512:16`, `64,128,256`; --pow2 keeps the
+    powers of two in the range (16..512 when no range is given). An error placed on the
+    text (`--values`) when it cannot be read or gives no value."""
+    text = text or "16..512"
+
+    def refuse(message: str, hint: str) -> SizeError:
+        return SizeError(Code.BAD_RANGE, Diagnostic(option_span("--values", text), message,
+                                                    hint), text)
+
+    match = re.fullmatch(r"\s*(\d+)\s*\.\.\s*(\d+)\s*(?::\s*(\d+))?\s*", text)
+    if match:
+        low, high = int(match.group(1)), int(match.group(2))
+        step = int(match.group(3) or low)
+        if not 0 < low <= high or step <= 0:
+            raise refuse(f"bad --values `{text}`", "LOW..HIGH with 0 < LOW <= HIGH, "
+                                                   "optionally :STEP")
+        if high > MAX_FLOAT_SIZE:
+            raise refuse(f"--values `{text}` goes beyond {FLOAT_SIZES}",
+                         "give a HIGH of at most 2^53")
+        if pow2:
+            values = [1 << e for e in range(64) if low <= (1 << e) <= high]
+        elif (high - low) // step + 1 > MAX_VALUES:
+            raise refuse(f"--values `{text}` gives {(high - low) // step + 1:,} values, more "
+                         f"than {MAX_VALUES:,}", "give a larger :STEP, or use --pow2")
+        else:
+            values = list(range(low, high + 1, step))
+    elif re.fullmatch(r"\s*\d+(\s*,\s*\d+)*\s*", text):
+        values = sorted({int(v) for v in text.split(",")})
+        if pow2:
+            values = [v for v in values if v & (v - 1) == 0]
+        if values and max(values) > MAX_FLOAT_SIZE:
+            raise refuse(f"--values `{text}` goes beyond {FLOAT_SIZES}",
+                         "give values of at most 2^53")
+    else:
+        raise refuse(f"cannot read --values `{text}`", "write 16..512, 16..512:16 or 64,128,256")
+    if not values or min(values) <= 0:
+        raise refuse(f"--values `{text}` gives no positive value",
+                     "for example 16..512, or 64,128,256")
+    return numpy.array(values, dtype=numpy.float64)
+
+
+def names_and_places(text: str, option: str) -> tuple[list[str], dict]:
+    """The names of a comma-separated option (--vary TM,TN) with the place of each in it."""
+    names, places, column = [], {}, 1
+    for part in text.split(","):
+        name = part.strip()
+        if name:
+            start = column + len(part) - len(part.lstrip())
+            names.append(name)
+            places[name] = (Span(option, 1, start, 1, start + len(name)), text)
+        column += len(part) + 1
+    return names, places

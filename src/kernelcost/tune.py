@@ -20,18 +20,17 @@ varied values), then the smaller values in the order given."""
 
 from __future__ import annotations
 
-import re
 import time
 
 import numpy
 import sympy
 
 from .analysis import Spec, _numeric_values, load
-from .ast import Span
-from .errors import Code, Diagnostic, SizeError, did_you_mean, option_span
+from .errors import Code, Diagnostic, SizeError, did_you_mean
 from .occupancy import REGISTER_BYTES
 from .records import record
 from .settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
+from .sizerange import MAX_VALUES, names_and_places, parse_values  # noqa: F401 (re-exported)
 
 TIE_RULE = ("equal t_bound (to 1e-9): fewer bytes on chip, then the squarer tile "
             "(smaller max/min of the varied values), then smaller values in the order given")
@@ -89,63 +88,7 @@ class Evaluation:
     array_registers: numpy.ndarray | None = None  # registers the register arrays need
 
 
-MAX_VALUES = 100_000  # of one varied parameter
 MAX_CANDIDATES = 10_000_000  # combinations evaluated at once: about 2 GB of arrays
-
-
-def parse_values(text: str | None, pow2: bool) -> numpy.ndarray:
-    """`16..512` (multiples of the low end), `16..512:16`, `64,128,256`; --pow2 keeps the
-    powers of two in the range (16..512 when no range is given). An error placed on the
-    text (`--values`) when it cannot be read or gives no value."""
-    text = text or "16..512"
-
-    def refuse(message: str, hint: str) -> SizeError:
-        return SizeError(Code.BAD_RANGE, Diagnostic(option_span("--values", text), message,
-                                                    hint), text)
-
-    match = re.fullmatch(r"\s*(\d+)\s*\.\.\s*(\d+)\s*(?::\s*(\d+))?\s*", text)
-    if match:
-        low, high = int(match.group(1)), int(match.group(2))
-        step = int(match.group(3) or low)
-        if not 0 < low <= high or step <= 0:
-            raise refuse(f"bad --values `{text}`", "LOW..HIGH with 0 < LOW <= HIGH, "
-                                                   "optionally :STEP")
-        if high > MAX_FLOAT_SIZE:
-            raise refuse(f"--values `{text}` goes beyond {FLOAT_SIZES}",
-                         "give a HIGH of at most 2^53")
-        if pow2:
-            values = [1 << e for e in range(64) if low <= (1 << e) <= high]
-        elif (high - low) // step + 1 > MAX_VALUES:
-            raise refuse(f"--values `{text}` gives {(high - low) // step + 1:,} values, more "
-                         f"than {MAX_VALUES:,}", "give a larger :STEP, or use --pow2")
-        else:
-            values = list(range(low, high + 1, step))
-    elif re.fullmatch(r"\s*\d+(\s*,\s*\d+)*\s*", text):
-        values = sorted({int(v) for v in text.split(",")})
-        if pow2:
-            values = [v for v in values if v & (v - 1) == 0]
-        if values and max(values) > MAX_FLOAT_SIZE:
-            raise refuse(f"--values `{text}` goes beyond {FLOAT_SIZES}",
-                         "give values of at most 2^53")
-    else:
-        raise refuse(f"cannot read --values `{text}`", "write 16..512, 16..512:16 or 64,128,256")
-    if not values or min(values) <= 0:
-        raise refuse(f"--values `{text}` gives no positive value",
-                     "for example 16..512, or 64,128,256")
-    return numpy.array(values, dtype=numpy.float64)
-
-
-def names_and_places(text: str, option: str) -> tuple[list[str], dict]:
-    """The names of a comma-separated option (--vary TM,TN) with the place of each in it."""
-    names, places, column = [], {}, 1
-    for part in text.split(","):
-        name = part.strip()
-        if name:
-            start = column + len(part) - len(part.lstrip())
-            names.append(name)
-            places[name] = (Span(option, 1, start, 1, start + len(name)), text)
-        column += len(part) + 1
-    return names, places
 
 
 def fixed_values(spec: Spec, varied: list[str], raw: dict, follow: str | None = None,
@@ -203,9 +146,12 @@ class Evaluator:
         self.symbols = [spec.parameters[name] for name in varied]
         self.fixed = fixed
         self.precision = spec.checked.precision
+        self.first_block = _first_block(self.cost.grid)
 
     def _f(self, expr):
-        expr = sympy.sympify(expr).xreplace(self.fixed)
+        # a block's quantities may depend on where it stands (a ragged last tile along a
+        # clipped loop, `min(m0 + TM, Mt)`): the first block's, a whole tile, stands for all
+        expr = sympy.sympify(expr).xreplace(self.first_block).xreplace(self.fixed)
         function = sympy.lambdify(self.symbols, expr, modules="numpy")
         return lambda arrays: numpy.broadcast_to(
             numpy.asarray(function(*arrays), dtype=numpy.float64), arrays[0].shape)
@@ -305,6 +251,16 @@ class Evaluator:
         ones = numpy.ones(arrays[0].shape)
         return Evaluation(stacked.max(axis=0), stacked.argmax(axis=0), tuple(labels), reject,
                           tuple(reasons), ones, ones, ones, held)
+
+
+def _first_block(grid) -> dict[sympy.Symbol, sympy.Expr]:
+    """Each grid iterator at its first value (outer ones put into inner bounds)."""
+    first: dict[sympy.Symbol, sympy.Expr] = {}
+    if grid is None:
+        return first
+    for iterator, low in zip(grid.iterators, grid.lower_bounds):
+        first[iterator] = sympy.sympify(low).xreplace(first)
+    return first
 
 
 def _work_label(work_class: str, ceiling_name: str) -> str:
