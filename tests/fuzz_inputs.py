@@ -296,7 +296,12 @@ def command_line(rng: random.Random, command: str, spec: str, text: str,
     names = [name for name, _ in parameters(text)] or ["n"]
 
     def pick(ordinary: list[str], bad: list[str]) -> str:
-        return rng.choice(ordinary + bad if hostile else ordinary)
+        """An ordinary value, or (hostile, one field in four) a bad one: a command line
+        with one bad value reaches further than one where every value is bad."""
+        return rng.choice(bad if hostile and rng.random() < 0.25 else ordinary)
+
+    if machine == "all" and command not in ("analyze", "solve", "plot"):
+        machine = rng.choice(MACHINES)  # the others take one machine
 
     free = [n for n in names if n in sizes] or names
     varied = rng.choice(free)
