@@ -295,6 +295,21 @@ def test_a_grid_with_a_ragged_tile_is_tuned_and_mapped(capsys, tmp_path, argumen
     assert code == 0, err
 
 
+def test_a_parallel_header_with_no_threads_is_refused_at_the_count(capsys, tmp_path):
+    """`threads = 0` divided by zero in the occupancy (sympy's zoo in a Min: exit 3)."""
+    spec = tmp_path / "t0.kcost"
+    spec.write_text(Path(COPY).read_text().replace("threads = 256", "threads = 0"))
+    code, _, err = run(capsys, "analyze", spec, "--machine", "h100", "--set", "n=1024")
+    assert code == 2
+    assert err.startswith(f"{spec}:13:46: error[KC211]: a thread count must be positive, not 0")
+
+
+def test_a_figure_refuses_sizes_past_doubles_on_the_value(capsys, tmp_path):
+    code, _, err = run(capsys, "plot", SPECS / "llm_decode.kcost", "--machine", "h200", "-o",
+                       tmp_path / "figure.png", "--set", "b=1000,Theta=1e12,d=1e400")
+    assert code == 2 and err.startswith("--set d:1:1: error[KC318]")  # a math domain error
+
+
 def test_running_out_of_memory_is_an_error_naming_the_stage(capsys, monkeypatch):
     from kernelcost import cli, watchdog
 

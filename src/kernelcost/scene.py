@@ -20,7 +20,7 @@ from .errors import Code, Diagnostic, SizeError
 from .hardware import Machine, load_machine
 from .model import Verdict, verdict
 from .records import record
-from .settings import resolve_settings
+from .settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 from .sweep import SizeRange
 from .trajectory import Note, Trajectory, trajectory, value_text
 from .units import plain, si
@@ -226,7 +226,10 @@ def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine
     levels = [s.level for s in slopes if s.level in cost.levels]
     peak = float(machine.peak(precision, "fma"))
     settings = resolve_settings(raw, spec.parameters)
-    refuse_verdict_sizes(spec, numeric_values(spec, settings), raw)
+    values = numeric_values(spec, settings)
+    refuse_verdict_sizes(spec, values, raw)
+    refuse_beyond(values, raw, spec.kernel, MAX_FLOAT_SIZE, FLOAT_SIZES,  # a figure's are
+                  "give it at most 2^53 (9.0e15), or analyze it without a figure")
     stage(f"placing `{spec.name}` on {machine.id}'s roofline", spec.kernel.span)
     result = verdict(cost, machine, precision, settings)
     points = _verdict_points(result, levels)
