@@ -25,6 +25,7 @@ import select
 import signal
 import sys
 import time
+from typing import NoReturn
 
 from .ast import Span
 from .errors import BudgetError, Code, Diagnostic, InternalError, KcostError
@@ -160,7 +161,7 @@ def fork_watched() -> tuple[int, int]:
     return child, read_end
 
 
-def end_child(code: int):
+def end_child(code: int) -> NoReturn:
     """End a watched child with `code`, its output flushed, without Python's teardown."""
     try:
         sys.stdout.flush()
