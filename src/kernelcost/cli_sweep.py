@@ -61,7 +61,7 @@ def run_sweep(args) -> int:
         if machine is not None:
             machine.require_precision(precision)
     size_range = parse_range(args.sweep, args.points, log=not args.linear)
-    if args.all and size_range.points > MAX_TABLE_POINTS:
+    if args.all and size_range.made > MAX_TABLE_POINTS:
         raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
             option_span("--points", str(size_range.points)),
             f"a table of {size_range.points:,} rows is too long to read",
@@ -112,7 +112,7 @@ def _print_table(sweeper, size_range, args) -> None:
 
     console, width = page(args)
     rows = max(console.height - TABLE_CHROME_LINES, MIN_TABLE_ROWS)
-    if args.all or size_range.points <= rows:
+    if args.all or size_range.made <= rows:
         print_fitted(console, sweep_table(sweeper(size_range.values()), width=width))
         return
     first, last, total = size_range.ends(rows // 2)

@@ -309,8 +309,8 @@ def stream_csv(sweeper: Sweeper, size_range: SizeRange, write, advance=None) -> 
     size_range.chunk_count() chunks (a progress bar)."""
     from .report import sweep_csv_bytes
 
-    if size_range.points > LARGE_SWEEP_POINTS:
-        estimate = _announce(size_range.points, sweeper)
+    if size_range.made > LARGE_SWEEP_POINTS:
+        estimate = _announce(size_range.made, sweeper)
         extend(5 * estimate + 30)  # the budget covers the announced writing, on a busy machine too
     for position, sizes in enumerate(size_range.chunks()):
         if position == 0 or len(sizes):  # the first chunk is never empty: it has the header
