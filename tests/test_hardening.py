@@ -179,7 +179,7 @@ def test_a_phase_range_past_doubles_is_placed_on_its_bound(capsys, tmp_path):
     (["sweep", GEMM, "--sweep", "N=10..1", "--set", "M=N,K=N"], "--sweep:1:7: error[KC308]"),
     (["sweep", GEMM, "--sweep", "N=1..10", "--set", "M=N,K=N", "--points", "1"],
      "--points:1:1: error[KC309]"),
-    (["sweep", GEMM, "--sweep", "N=1..10", "--set", "M=N,K=N", "--points", "200000",
+    (["sweep", GEMM, "--sweep", "N=1..1e9", "--set", "M=N,K=N", "--points", "200000",
       "--all"], "--points:1:1: error[KC309]"),
     (["tune", HOPPER, "--machine", "h100", "--vary", "TM,TX", "--set", "M=8192,N=8192,K=8192"],
      "--vary:1:4: error[KC302]"),
@@ -308,6 +308,21 @@ def test_a_figure_refuses_sizes_past_doubles_on_the_value(capsys, tmp_path):
     code, _, err = run(capsys, "plot", SPECS / "llm_decode.kcost", "--machine", "h200", "-o",
                        tmp_path / "figure.png", "--set", "b=1000,Theta=1e12,d=1e400")
     assert code == 2 and err.startswith("--set d:1:1: error[KC318]")  # a math domain error
+
+
+def test_a_block_of_more_warps_than_an_sm_holds_does_not_fit(capsys, tmp_path):
+    """A machine file's max_warps_per_sm under a block's warps made a residency of 0, and a
+    time of 1/0 (sympy's zoo compared: exit 3): now a misfit, no time."""
+    machine = tmp_path / "w3.toml"
+    machine.write_text((ROOT / "src" / "kernelcost" / "machines" / "h100.toml").read_text()
+                       .replace("max_warps_per_sm = 64", "max_warps_per_sm = 3"))
+    code, out, _ = run(capsys, "analyze", COPY, "--set", "n=1048576", "--machine", machine,
+                       "--no-verify")
+    assert code == 0 and "warps needs 8 warps, over the 3 allowed per sm" in " ".join(out.split())
+    results = tmp_path / "results.csv"
+    results.write_text(CSV_HEADER + f"copy,{COPY},n=16777216,fp32,3.68e-05,,,\n")
+    code, out, _ = run(capsys, "validate", results, "--machine", machine)
+    assert code == 1  # it ran, where the machine file says it cannot: a falsified figure
 
 
 def test_running_out_of_memory_is_an_error_naming_the_stage(capsys, monkeypatch):
