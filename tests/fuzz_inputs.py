@@ -121,7 +121,7 @@ def spec_case(rng: random.Random) -> Case:
     sizes = sizes_for(rng, original, every=True)
     argv = command_line(rng, command, "spec.kcost", original, sizes, machine="all")
     return Case("spec", command, argv, {"spec.kcost": text.encode("utf-8", "replace")},
-                placed=("KC1", "KC2"))
+                placed=("KC1", "KC2", "KC317"))
 
 
 def set_case(rng: random.Random) -> Case:
@@ -149,7 +149,8 @@ def set_case(rng: random.Random) -> Case:
     argv = command_line(rng, command, spec, text, {}, machine=rng.choice(MACHINES))
     argv += ["--set", ",".join(items)] if rng.random() < 0.7 else \
         [arg for item in items for arg in ("--set", item)]
-    return Case("set", command, argv, placed=("KC301", "KC302", "KC303", "KC304"))
+    return Case("set", command, argv, placed=("KC301", "KC302", "KC303", "KC304", "KC317",
+                                               "KC318"))
 
 
 def mutate_toml(rng: random.Random, text: str) -> str:
@@ -252,7 +253,7 @@ def measured_case(rng: random.Random) -> Case:
                 "--measured", rng.choice([value, f"{name}:{value}", f"other:{value}"]),
                 "-o", "figure.svg"]
         command = "plot"
-    return Case("measured", command, argv, placed=("KC601", "KC602"))
+    return Case("measured", command, argv, placed=("KC601", "KC602", "KC604"))
 
 
 def option_case(rng: random.Random) -> Case:
@@ -280,7 +281,8 @@ def option_case(rng: random.Random) -> Case:
         argv = command_line(rng, command, str(ROOT / "specs" / f"{name}.kcost"), SPECS[name],
                             sizes_for(rng, SPECS[name]), machine=rng.choice(MACHINES),
                             hostile=True)
-    return Case("option", command, argv, env=env, placed=("KC308", "KC702"))
+    return Case("option", command, argv, env=env,
+                placed=("KC308", "KC309", "KC311", "KC312", "KC318", "KC409", "KC702"))
 
 
 OUTPUTS = ["figure.svg", "figure.png", "figure.pdf", "figure.txt", "nodir/figure.svg", ".",
