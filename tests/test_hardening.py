@@ -260,6 +260,21 @@ def test_a_toml_file_nested_too_deeply_is_placed(capsys, tmp_path, command):
     assert "nests arrays or tables more than 64 deep here" in err
 
 
+@pytest.mark.parametrize("command, shipped, dropped, place", [
+    ("model", "models/llama3_8b.toml", "head_dim_source", ":19:1: error[KC504]"),  # its figure
+    ("model", "models/llama3_8b.toml", "layers = ", ":11:17: error[KC504]"),  # its source
+    ("machines", "machines/h100.toml", "id = ", "error[KC404]: `id`: missing"),
+])
+def test_a_missing_key_is_placed_where_it_belongs(capsys, tmp_path, command, shipped, dropped,
+                                                  place):
+    text = (ROOT / "src" / "kernelcost" / shipped).read_text()
+    path = tmp_path / "file.toml"
+    path.write_text("\n".join(line for line in text.split("\n")
+                               if not line.startswith(dropped)))
+    code, _, err = run(capsys, command, path)
+    assert code == 2 and err.startswith(str(path) + ":") and place in err.split("\n")[0], err
+
+
 def test_a_csv_that_is_not_utf8_is_placed(capsys, tmp_path):
     results = tmp_path / "results.csv"
     results.write_bytes((CSV_HEADER + "copy,caf\u00e9,n=4,fp32,1e-5,,,\n").encode("latin-1"))

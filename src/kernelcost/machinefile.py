@@ -79,7 +79,7 @@ from .machine import (
     execution_source_key,
 )
 from .symbols import LEVELS
-from .tomlplaces import place_of, shipped_ids, shipped_or_file, toml_data
+from .tomlplaces import missing_place, place_of, shipped_ids, shipped_or_file, toml_data
 
 MAX_MACHINE_BYTES = 1_000_000
 # Every figure of a machine (FLOP/s, B/s, B, s) lies well inside this range; outside it the
@@ -138,7 +138,11 @@ class _Reader:
 
     def error(self, code: ErrorCode, where: str, message: str, hint: str | None = None,
               key: bool = False) -> MachineFileError:
-        span = place_of(self.text, self.path, where, key) if self.text else None
+        span = None
+        if self.text and code == Code.MACHINE_MISSING_KEY:
+            span = missing_place(self.text, self.path, where)
+        elif self.text:
+            span = place_of(self.text, self.path, where, key)
         prefix = "" if span else f"{self.path}: "
         return MachineFileError(code, Diagnostic(span, f"{prefix}`{where}`: {message}", hint),
                                 self.text)

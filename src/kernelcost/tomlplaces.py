@@ -84,6 +84,25 @@ def place_of(text: str, filename: str, where: str, key: bool = False) -> Span | 
     return None
 
 
+def missing_place(text: str, filename: str, where: str) -> Span:
+    """Where a missing key belongs: its table (place_of), the figure a missing `x_source`
+    would give the source of, else where it could be added: before the first table (a
+    top-level key), or at the end of the file."""
+    span = place_of(text, filename, where) or (
+        place_of(text, filename, where.removesuffix("_source"), key=True)
+        if where.endswith("_source") else None)
+    if span is not None:
+        return span
+    lines = text.split("\n")
+    if "." not in where and "[" not in where:  # a top-level key goes before the first table
+        first_table = next((number for number, line in enumerate(lines, start=1)
+                            if _HEADER.match(line)), None)
+        if first_table is not None:
+            return Span(filename, first_table, 1, first_table, 2)
+    line = len(lines) if lines[-1] or len(lines) == 1 else len(lines) - 1
+    return Span(filename, line, 1, line, 2)
+
+
 def syntax_place(message: str, text: str, filename: str) -> tuple[str, Span | None]:
     """A tomllib error message without its `(at line L, column C)` tail, and that place."""
     match = _SYNTAX_PLACE.search(message)
