@@ -45,6 +45,18 @@ SPIN = """kernel spin(n) {
 """
 COPY = SCALE.replace("kernel scale", "kernel copy").replace("2 * x[i]", "x[i]")
 GEMM = (ROOT / "specs" / "gemm.kcost").read_text("utf-8")
+# a grid of thread blocks of B elements each, which the spec assumes divide n
+BLOCKS = """kernel blocks(n, B = 256) {
+    assume B | n
+    in  x: f32[n]
+    out y: f32[n]
+    for b0 in 0..n by B parallel(threads = 256) {
+        for i in b0..b0 + B {
+            y[i] = 2 * x[i]
+        }
+    }
+}
+"""
 COMMON = {"scale.kcost": SCALE, "gemm.kcost": GEMM}  # shown once, above the examples
 
 
@@ -157,6 +169,10 @@ EXAMPLES = [
                       "copy.svg"), {"copy.kcost": COPY}),
     Example("KC316", ("plot", "scale.kcost", "--machine", "h100", "--set", "copy:n=4096", "-o",
                       "scale.svg"), {"scale.kcost": SCALE}),
+    Example("KC317", ("analyze", "blocks.kcost", "--machine", "h100", "--set", "n=1000"),
+            {"blocks.kcost": BLOCKS}),
+    Example("KC318", ("sweep", "gemm.kcost", "--sweep", "N=64..1024", "--set", "M=1e309,K=N"),
+            {"gemm.kcost": GEMM}),
     # machine
     Example("KC401", ("analyze", "scale.kcost", "--machine", "h1000"), {"scale.kcost": SCALE}),
     Example("KC402", ("analyze", "scale.kcost", "--machine", "mine.toml"),
@@ -229,7 +245,7 @@ EXAMPLES = [
     # budget
     Example("KC701", ("analyze", "slow.kcost"),
             {"slow.kcost": (TESTS / "specs_slow" / "slow.kcost").read_text("utf-8")},
-            env={"KERNELCOST_BUDGET_S": "1"}, process=True, volatile=True,
+            env={"KERNELCOST_BUDGET_S": "3"}, process=True, volatile=True,
             note="slow.kcost: the repository's tests/specs_slow/slow.kcost"),
     Example("KC702", ("machines",), env={"KERNELCOST_BUDGET_S": "soon"}),
     Example("KC703", python='import kernelcost\n'
@@ -257,6 +273,12 @@ EXAMPLES = [
                             "n, i = size_symbol('n'), counter_symbol('i')\n"
                             "form = sympy.Sum(sympy.Min(i ** 2, n), (i, 0, n - 1))\n"
                             "Summed(form, n, max_terms=1000)(numpy.array([1001.0]))"),
+    Example("KC708", python="from kernelcost import cli, watchdog\n"
+                            "def hungry(args):\n"
+                            "    watchdog.stage('comparing with the machines')\n"
+                            "    raise MemoryError  # what a grid of 10^12 blocks came to\n"
+                            "cli.COMMANDS['machines'] = hungry\n"
+                            "cli.main(['machines'])"),
     # io
     Example("KC801", ("analyze", "scael.kcost"), {"scale.kcost": SCALE}),
     Example("KC802", python='from kernelcost.inputs import read_text\n'
@@ -286,7 +308,7 @@ EXAMPLES = [
     Example("KC902", python="import os, signal\n"
                             "from kernelcost.watchdog import run_watched, stage\n"
                             "stage('counting')\n"
-                            "run_watched(lambda: os.kill(os.getpid(), signal.SIGKILL), 10)"),
+                            "run_watched(lambda: os.kill(os.getpid(), signal.SIGTERM), 10)"),
     Example("KC903", python="import sympy\n"
                             "from kernelcost.order import check_order\n"
                             "from kernelcost.symbols import size_symbol\n"

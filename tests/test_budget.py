@@ -62,7 +62,9 @@ def test_the_program_ends_with_the_whole_output_and_the_code(arguments, code, ca
 
 
 def test_whole_command_stops_at_the_budget():
-    budget = 2.0
+    # the budget counts from the process's start: start-up (about 1 s on a quiet machine,
+    # several on a loaded one) is inside it, and the spec runs on for more than 45 s
+    budget = 10.0
     environment = dict(os.environ, KERNELCOST_BUDGET_S=str(budget))
     started = time.monotonic()
     completed = subprocess.run(
@@ -70,13 +72,11 @@ def test_whole_command_stops_at_the_budget():
         capture_output=True, text=True, env=environment, timeout=120)
     elapsed = time.monotonic() - started
     assert completed.returncode == 2, completed.stderr
-    assert "the time budget of 2 s ran out while" in completed.stderr
+    assert "the time budget of 10 s ran out while" in completed.stderr
     assert f"{SLOW}:" in completed.stderr and "^" in completed.stderr
     # under --json, stdout holds the JSON error object and nothing of the stopped work
     assert json.loads(completed.stdout)["error"]["code"] == "KC701"
-    # the spec runs on for more than 45 s under a larger budget; start-up (about 1 s on a
-    # quiet machine, several on a loaded one) comes before the budget's clock
-    assert elapsed < budget + 20.0
+    assert elapsed < budget + 5.0  # the kill and the report; generous for a loaded machine
 
 
 @pytest.mark.parametrize("value", ["nan", "-1", "0", "inf", "abc", ""])
@@ -143,3 +143,78 @@ def _running(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return state not in ("Z", "X")
+
+
+# --- the budget from the process's start (issue 35) ----------------------------------------
+
+def test_the_clock_starts_with_the_process():
+    """launch.process_start() is the process's exec, read from /proc: before the
+    interpreter's own start-up, never after the moment it is asked."""
+    code = ("import time\nfrom kernelcost import launch\n"
+            "print(time.monotonic() - launch.process_start())")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                               check=True, timeout=120)
+    assert 0 <= float(completed.stdout) < 30
+
+
+def test_a_command_is_watched_from_before_sympy_is_imported():
+    """The console script and `python -m kernelcost.cli` fork the watchdog in the package's
+    __init__, before sympy: a budget smaller than the start-up runs out while importing,
+    and the message names that stage."""
+    environment = dict(os.environ, KERNELCOST_BUDGET_S="0.05")
+    completed = subprocess.run([sys.executable, "-m", "kernelcost.cli", "machines", "--json"],
+                               capture_output=True, text=True, env=environment, timeout=120)
+    assert completed.returncode == 2, completed.stderr
+    assert "the time budget of 0.05 s ran out while" in completed.stderr
+    assert "Traceback" not in completed.stderr
+    # --json is honoured before the arguments are read
+    assert json.loads(completed.stdout)["error"]["code"] == "KC701"
+
+
+def test_the_watching_parent_imports_no_sympy():
+    """launch.start() in a process that calls itself `kernelcost`: the parent only watches."""
+    code = ("import sys\nsys.argv[0] = 'kernelcost'\nimport os\nparent = os.getpid()\n"
+            "import kernelcost\n"
+            "print('child' if os.getpid() != parent else 'parent', 'sympy' in sys.modules)")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                               check=True, timeout=120)
+    assert completed.stdout.split() == ["child", "True"]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("1e10", "is more than 1,000,000 seconds"),
+    ("1e400", "is more than 1,000,000 seconds"),
+    ("-3", "is not a positive number of seconds"),
+])
+def test_a_budget_beyond_what_the_clocks_hold_is_placed_on_the_value(monkeypatch, capsys,
+                                                                     value, message):
+    monkeypatch.setenv("KERNELCOST_BUDGET_S", value)
+    assert main(["machines"]) == 2
+    err = capsys.readouterr().err
+    assert f"KERNELCOST_BUDGET_S:1:1: error[KC702]: KERNELCOST_BUDGET_S={value} {message}" in err
+    assert f"   1 | {value}\n       ^" in err
+
+
+def test_a_budget_too_large_is_refused_by_the_program_too():
+    environment = dict(os.environ, KERNELCOST_BUDGET_S="1e10")
+    completed = subprocess.run([sys.executable, "-m", "kernelcost.cli", "machines"],
+                               capture_output=True, text=True, env=environment, timeout=120)
+    assert completed.returncode == 2
+    assert "error[KC702]" in completed.stderr and "Traceback" not in completed.stderr
+
+
+def test_main_with_watch_runs_the_command_in_a_watched_child(capsys):
+    """What the fuzz campaign calls: the CLI's entry point with the watchdog, in a test's
+    process (called with arguments, the budget counts from the call)."""
+    assert main(["machines", "--json"], watch=True) == 0
+
+
+def test_a_worker_killed_by_the_system_is_out_of_memory(capsys):
+    """SIGKILL that the watchdog did not send is what the kernel's out-of-memory killer sends:
+    a limit of the work (exit 2), not a bug; another signal is one (exit 3)."""
+    import signal
+
+    assert watchdog.run_watched(lambda: os.kill(os.getpid(), signal.SIGKILL), 10) == 2
+    assert "error[KC708]: the analysis was killed (signal 9" in capsys.readouterr().err
+    assert watchdog.run_watched(lambda: os.kill(os.getpid(), signal.SIGTERM), 10) == 3
+    assert "error[KC902]: the analysis ended on signal 15" in capsys.readouterr().err

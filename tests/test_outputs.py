@@ -137,8 +137,8 @@ def test_failed_write_keeps_the_old_file(tmp_path):
     target.write_text("the good figure")
 
     class Failing:
-        def savefig(self, path, **options):
-            Path(path).write_text("trunc")
+        def savefig(self, file, **options):
+            file.write(b"trunc")
             raise OSError(errno.ENOSPC, "No space left on device")
 
     with pytest.raises(KcostError) as raised:
@@ -146,6 +146,83 @@ def test_failed_write_keeps_the_old_file(tmp_path):
     assert "No space left on device" in str(raised.value)
     assert target.read_text() == "the good figure"
     assert [p.name for p in tmp_path.iterdir()] == ["figure.svg"]
+
+
+def test_the_figure_is_written_through_the_descriptor_opened_once(tmp_path):
+    """The renderer gets the open file, never a name to open again."""
+    given = []
+
+    class Recording:
+        def savefig(self, file, **options):
+            given.append(file)
+            file.write(b"<svg/>")
+
+    plot.save(Recording(), tmp_path / "figure.svg")
+    assert not isinstance(given[0], (str, Path)) and given[0].closed
+    assert (tmp_path / "figure.svg").read_bytes() == b"<svg/>"
+
+
+KILLED_WHILE_WRITING = """
+import os, sys, time
+from kernelcost.outputs import write_via_temporary
+def write(file):
+    file.write(b"half a figure")
+    file.flush()
+    print("writing", flush=True)
+    time.sleep(60)
+write_via_temporary(sys.argv[1], write)
+"""
+
+
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGTERM", "SIGINT"])
+def test_a_process_killed_while_writing_leaves_no_temporary_file(tmp_path, signal_name):
+    """The new file has no name while it is written (O_TMPFILE): whatever ends the process,
+    the directory holds what it held before."""
+    import signal
+
+    target = tmp_path / "figure.svg"
+    target.write_text("the old figure")
+    process = subprocess.Popen([sys.executable, "-c", KILLED_WHILE_WRITING, str(target)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline() == "writing\n"
+    process.send_signal(getattr(signal, signal_name))
+    process.wait(timeout=60)
+    process.stdout.close()
+    process.stderr.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["figure.svg"]
+    assert target.read_text() == "the old figure"
+
+
+def test_a_named_temporary_file_of_a_killed_child_is_removed_by_its_watcher(tmp_path,
+                                                                          monkeypatch):
+    """Where the file system makes no unnamed file, the temporary file has a name from the
+    start: the watching parent, told of it, removes it when the budget kills the child."""
+    import time
+
+    from kernelcost import watchdog
+    from kernelcost.outputs import write_via_temporary
+
+    monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+
+    def work():
+        def write(file):
+            file.write(b"half")
+            time.sleep(60)
+
+        write_via_temporary(tmp_path / "figure.svg", write)
+        return 0
+
+    assert watchdog.run_watched(work, 1.0) == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_unnamed_files_the_figure_is_still_written_whole(tmp_path, monkeypatch):
+    from kernelcost.outputs import write_via_temporary
+
+    monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+    write_via_temporary(tmp_path / "figure.svg", lambda file: file.write(b"<svg/>"))
+    assert [p.name for p in tmp_path.iterdir()] == ["figure.svg"]
+    assert (tmp_path / "figure.svg").read_bytes() == b"<svg/>"
 
 
 def test_written_figures_are_whole_and_readable(tmp_path, capsys):
@@ -180,3 +257,16 @@ def test_a_value_beyond_4000_digits_is_written_to_30_digits(tmp_path, capsys):
     for arguments in ([], ["--markdown"], ["--latex"]):
         assert main(["analyze", str(spec), "--set", "n=1e999", "--machine", "h100",
                      *arguments]) == 0
+
+
+def test_where_no_link_is_allowed_the_bytes_are_copied_under_a_name(tmp_path, monkeypatch):
+    """A sandbox may refuse both ways of naming an unnamed file: its bytes then go into a
+    named temporary file, renamed over the target."""
+    from kernelcost import outputs
+
+    monkeypatch.setattr(outputs, "_link_empty_path", lambda descriptor, name: False)
+    monkeypatch.setattr(outputs.os, "link", lambda *args, **kwargs: (_ for _ in ()).throw(
+        OSError(errno.EXDEV, "Invalid cross-device link")))
+    outputs.write_via_temporary(tmp_path / "figure.svg", lambda file: file.write(b"x" * 70000))
+    assert [p.name for p in tmp_path.iterdir()] == ["figure.svg"]
+    assert (tmp_path / "figure.svg").read_bytes() == b"x" * 70000

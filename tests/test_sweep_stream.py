@@ -41,8 +41,9 @@ def test_streamed_csv_equals_the_csv_in_one_piece():
 
 
 def test_hundred_million_points_stay_in_bounded_memory():
-    """10^8 points over a short integer range: every chunk is made and deduplicated, few rows
-    are written; the whole array alone would be 800 MB, each evaluated column as much."""
+    """10^8 points over a short integer range: denser than the integers, they round to every
+    integer of the range, which are made directly (issue 35: before, every chunk of 10^8
+    was made and deduplicated); the whole array alone would be 800 MB."""
     code = ("import resource, sys\nfrom kernelcost.cli import main\n"
             "code = main(sys.argv[1:])\n"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
@@ -52,7 +53,7 @@ def test_hundred_million_points_stay_in_bounded_memory():
          "100000000", "--set", "M=N,K=N", "--machine", "h100", "--csv"],
         capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
-    assert "note: sweeping 100,000,000 sizes" in completed.stderr
+    assert "note: sweeping" not in completed.stderr  # 1,993 sizes: no long sweep to announce
     peak_kib = int(completed.stderr.strip().splitlines()[-1])
     assert peak_kib < 600 * 1024
     rows = completed.stdout.splitlines()
@@ -87,9 +88,25 @@ def test_a_table_that_fits_is_whole_and_all_asks_for_every_row(capsys):
                  "--linear", "--all"]) == 0
     out = capsys.readouterr().out
     assert "left out" not in out and first_cells(out) == [str(n) for n in range(8, 41)]
-    assert main(["sweep", GEMM, "--sweep", "N=8..2000", "--points", "1000000",
+    assert main(["sweep", GEMM, "--sweep", "N=8..1e9", "--points", "1000000",
                  "--set", "M=N,K=N", "--all"]) == 2
     assert "use --csv, or at most 100,000 points with --all" in capsys.readouterr().err
+
+
+def test_points_denser_than_the_integers_are_every_integer_made_directly():
+    """The rounded, deduplicated points are the multiples of the step from the first to the
+    last wherever the points lie closer than a step: made directly, whatever the count."""
+    import numpy
+
+    for low, high, points, log, step in [(1, 1000, 50_000, True, 1), (1, 1000, 50_000, False, 1),
+                                         (64, 65536, 200_000, True, 64), (3, 700, 5000, False, 7)]:
+        size_range = SizeRange("N", low, high, points, log, True, step)
+        spaced = (numpy.geomspace if log else numpy.linspace)(low, high, points)
+        rounded = numpy.unique(numpy.maximum(numpy.rint(spaced / step), 1.0) * step)
+        assert size_range.made == len(rounded) < points
+        assert numpy.array_equal(size_range.values(), rounded)
+        assert numpy.array_equal(numpy.concatenate(list(size_range.chunks(100))), rounded)
+    assert SizeRange("N", 1, 10**10, 10**10, True).made == 10**10  # sparse at the top
 
 
 def test_ends_stream_the_chunks():

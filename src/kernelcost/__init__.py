@@ -20,8 +20,13 @@ from . import lean_sympy as _lean_sympy
 # some 100,000 objects that live as long as the process, which the collector would traverse
 # again and again, about 50 ms of a command's 0.6 s CPU, to free next to nothing; what is
 # then alive is frozen out of collection, and kernelcost's deductions stay in sympy's place.
+# Its one time budget counts from the process's start: the watchdog is forked first (launch),
+# and the imports below run in the watched child.
 _OWNS_THE_PROCESS = _lean_sympy.runs_a_command(_sys.argv, getattr(_sys, "orig_argv", _sys.argv))
 if _OWNS_THE_PROCESS:
+    from . import launch as _launch
+
+    _launch.start()
     _gc.disable()
     _lean_sympy.import_sympy()
     from .sympy_scope import own_process as _own_process

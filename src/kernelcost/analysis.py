@@ -25,7 +25,7 @@ from .parse import parse, parse_file
 from .precisions import PrecisionMap, at_precision
 from .quotients import factored
 from .records import record
-from .settings import resolve_settings, setting_warnings
+from .settings import Settings, resolve_settings, setting_warnings
 from .sizes import size_warnings
 from .symbols import text_key
 from .sympy_scope import patched
@@ -166,7 +166,8 @@ def count_spec(spec: Spec | str | Path, sizes: Mapping[str, object] | None = Non
     if not isinstance(spec, Spec):
         spec = load(spec)
     spec = spec.at_precision(precision)
-    settings = resolve_settings(dict(sizes or {}), spec.parameters)
+    raw = sizes if isinstance(sizes, Settings) else dict(sizes or {})
+    settings = resolve_settings(raw, spec.parameters)
     numeric = _numeric_values(spec, settings)
     warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings),
                 *size_warnings(spec.checked, numeric))
@@ -260,7 +261,8 @@ def _holds_somewhere(relation: sympy.Rel, values) -> bool:
     return bool(difference.free_symbols) and shows(difference, signs)
 
 
-def _numeric_values(spec: Spec, settings) -> dict[sympy.Symbol, sympy.Expr]:
+def numeric_values(spec: Spec, settings) -> dict[sympy.Symbol, sympy.Expr]:
+    """Each size with a number: its setting, its default, or a setting in such sizes."""
     values = {symbol: sympy.Integer(default) for symbol, default in spec.checked.defaults.items()}
     values.update({s: e for s, e in settings.items() if not e.free_symbols})
     for symbol, expr in settings.items():  # M=N with N numeric: M numeric too
@@ -268,6 +270,9 @@ def _numeric_values(spec: Spec, settings) -> dict[sympy.Symbol, sympy.Expr]:
         if not resolved.free_symbols:
             values[symbol] = resolved
     return values
+
+
+_numeric_values = numeric_values  # the name validate, lower and the tests import
 
 
 def _apply(expr: sympy.Expr, settings) -> sympy.Expr:

@@ -5,12 +5,12 @@ itself needs no verdict and runs from solve alone."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import sympy
 
-from .analysis import Analysis
+from .analysis import Analysis, Spec
 from .cost import Cost
 from .hardware import Machine, load_machine
 from .model import Verdict, verdict
@@ -19,6 +19,8 @@ from .polyexp import exp_on_fma as move_exponentials
 from .precisions import PrecisionMap
 from .rates import ItemRate, item_rate
 from .records import record
+from .settings import GRID_SIZES, MAX_FLOAT_SIZE, refuse_beyond
+from .sizes import refuse_broken_divisibility, refuse_large_numbers
 
 if TYPE_CHECKING:  # crossings load only where one size is left free, and the
     from .efficiency import Efficiency  # efficiency only with a measurement
@@ -38,12 +40,15 @@ class Answer:
 
 def answers(analysis: Analysis, machines: Sequence[str | Machine], precisions: list[str] | None,
             measurement: dict[str, float] | None = None,
-            exp_on_fma: ExpOnFma | None = None, warm_l2: tuple[str, ...] = ()) -> list[Answer]:
+            exp_on_fma: ExpOnFma | None = None, warm_l2: tuple[str, ...] = (),
+            raw: Mapping[str, object] | None = None) -> list[Answer]:
     """One Answer per machine x precision (the spec's own precision when none is given), each
     precision with the spec's element types mapped to it (Spec.at_precision: its bytes).
     `exp_on_fma`: a fraction of the exponentials on the FP32 vector units (polyexp);
-    `warm_l2`: tensors a previous kernel left in L2 (warm)."""
+    `warm_l2`: tensors a previous kernel left in L2 (warm); `raw`: the sizes as the user
+    wrote them, to place an error on the one a verdict cannot take."""
     loaded = [m if isinstance(m, Machine) else load_machine(m) for m in machines]
+    refuse_verdict_sizes(analysis.spec, analysis.values, raw or {})
     free = free_parameters(analysis)
     costs: dict[str, Cost] = {}
     equations: dict[str, RidgeEquations] = {}
@@ -86,6 +91,21 @@ def answers(analysis: Analysis, machines: Sequence[str | Machine], precisions: l
                                   item_rate(analysis.spec.checked, result),
                                   analysis.spec.at_precision(precision).mapping))
     return results
+
+
+def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
+                         raw: Mapping[str, object]) -> None:
+    """The sizes the verdict of a grid of blocks cannot take, refused where they were
+    written: sizes that break an `assume d | n` (its machine model counts whole tiles and
+    blocks from the fact) and sizes beyond 2^53 (it counts in 64-bit integers). A spec
+    without a grid takes its closed forms as they are, with a warning where the sizes break
+    a fact (a model's approximate figures: llm_decode's Theta = 70e9)."""
+    if spec.cost("spec").grid is None:
+        return
+    refuse_broken_divisibility(spec.checked, values)
+    refuse_beyond(dict(values), raw, spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES,
+                  "give it at most 2^53 (9.0e15), or analyze it without --machine")
+    refuse_large_numbers(spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES)
 
 
 def free_parameters(analysis: Analysis) -> list[sympy.Symbol]:

@@ -6,6 +6,7 @@ import argparse
 import gc
 import os
 import sys
+import time
 from typing import NoReturn
 
 from . import __version__, no_tensors
@@ -39,13 +40,20 @@ from .errors import (
     InputOutputError,
     InternalError,
     KcostError,
+    MachineFileError,
+    MeasurementError,
     SizeError,
+    did_you_mean,
+    option_span,
+    placed,
 )
 from .jsonout import print_json
+from .launch import process_start
 from .outputs import drop_stdout
+from .symbols import LEVELS
 from .sympy_scope import patched
 from .watchdog import available as watchdog_available
-from .watchdog import budget_seconds, current_stage, run_watched, stage
+from .watchdog import budget_seconds, current_stage, run_watched, stage, tell_json, watched
 
 
 def _add_machines(parser: argparse.ArgumentParser) -> None:
@@ -130,8 +138,9 @@ def run_analyze(args) -> int:
     from .analysis import analyze
 
     precisions = precision_names(args.precision)  # an unknown name is refused before any work
+    raw = parse_settings(args.settings)
     # the closed forms at the first precision asked for: its element types (precisions.py)
-    result = analyze(args.spec, parse_settings(args.settings), reuse=args.reuse,
+    result = analyze(args.spec, raw, reuse=args.reuse,
                      verify=not args.no_verify, precision=precisions[0] if precisions else None)
     failed = result.verified is not None and result.verified.agree is False
     if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
@@ -162,7 +171,16 @@ def run_analyze(args) -> int:
         from .polyexp import parse_exp_on_fma
 
         option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
-        found = answers(result, machines, precisions, measurement, option, warm)
+        try:
+            found = answers(result, machines, precisions, measurement, option, warm, raw)
+        except MeasurementError as error:  # about the measurement: placed on its value
+            raise placed(error, option_span("--measured", args.measured or ""),
+                         args.measured or "") from None
+        except SizeError as error:
+            if error.code != Code.NOT_A_TENSOR_READ:
+                raise
+            raise placed(error, option_span("--warm-l2", args.warm_l2 or ""),
+                         args.warm_l2 or "") from None
     stage("writing the output")
     if args.json:
         document = report.analysis_json(result)
@@ -213,8 +231,14 @@ def run_solve(args) -> int:
     result = count_spec(args.spec, parse_settings(args.settings), reuse=args.reuse)
     machines, dropped = machine_choice(args.machine, ["h100"], precisions)
     stage(f"solving for {args.parameter}")
-    found = solve_spec(result, args.parameter, machines, precisions,
-                       args.level or None)
+    levels = [level.strip() for item in args.level for level in item.split(",")
+              if level.strip()]
+    for level in levels:
+        if level not in LEVELS:
+            raise MachineFileError(Code.UNKNOWN_NAME, Diagnostic(
+                option_span("--level", level), f"unknown memory level `{level}`",
+                did_you_mean(level, LEVELS) or f"one of: {', '.join(LEVELS)}"), level)
+    found = solve_spec(result, args.parameter, machines, precisions, levels or None)
     if args.json:
         print_json({**report.solve_json(result, args.parameter, found),
                     "dropped_machines": report.dropped_json(dropped)})
@@ -235,39 +259,50 @@ COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
 COMMANDS["validate"] = run_validate
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, watch: bool | None = None) -> int:
     """The command line. Run as a program (argv None) the work runs under the watchdog, one
-    time budget for the whole command; called with arguments (tests, scripts) it runs here."""
+    time budget for the whole command from the process's start (the package forked the
+    watchdog before importing sympy: launch); called with arguments (tests, scripts) it runs
+    here, or, with `watch`, in a watched child as a program does (the fuzz campaign)."""
+    watch = argv is None if watch is None else watch
+    stage("reading the command line")
     parser = build_parser()
     args = parser.parse_args(argv)
     request_json(getattr(args, "json", False))
+    tell_json(getattr(args, "json", False))
     try:
         budget = budget_seconds()
     except KcostError as error:
         return report(error)
-    if argv is None and watchdog_available():
-        _run_as_program(args, budget)
+    if watch and watched():  # this process is the child the package's start forked
+        _end_program(_run_program(args))
+    if watch and watchdog_available():
+        # a program's budget counts from its start; a call's (a forked fuzz worker), from now
+        started = process_start() if argv is None else time.monotonic()
+        code = run_watched(lambda: _run_program(args), budget, started + budget)
+        if argv is None:
+            _end_program(code)
+        return code
     return _run(args)
 
 
-def _run_as_program(args, budget_s: float) -> NoReturn:
-    """Run the command in a watched child and end the process with its code.
+def _run_program(args) -> int:
+    """Run the command in a process of its own (a watched child).
 
     The process is short-lived, so the collector's work and Python's teardown buy nothing:
     the imported modules are frozen out of collection (the package froze sympy's as it was
-    imported, this the rest; the child then touches fewer of the pages it shares with the
-    parent), collections of young objects run less often, and the process ends without
+    imported, this the rest; a forked child then touches fewer of the pages it shares with
+    its parent), collections of young objects run less often, and the process ends without
     freeing sympy's objects one by one (teardown alone cost 40-90 ms, as much as a small
     analysis). Memory stays bounded: cycles are still collected. The process is kernelcost's
     own, so sympy's tensor module is stood in for (no_tensors)."""
     no_tensors.install()
     gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+    return _run(args)
 
-    def work() -> int:
-        gc.set_threshold(50_000, 20, 20)
-        return _run(args)
 
-    code = run_watched(work, budget_s)
+def _end_program(code: int) -> NoReturn:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -294,6 +329,10 @@ def _run(args) -> int:
         return report(InputOutputError(Code.OUTPUT_FAILED, Diagnostic(
             None, f"cannot write the output: {error.strerror or error}",
             "check the disk space and where the output goes")))
+    except MemoryError:  # a limit of the work, as the time budget is: the input asks too much
+        return report(BudgetError(Code.OUT_OF_MEMORY, Diagnostic(
+            None, f"the analysis ran out of memory while {current_stage()}",
+            "give it smaller sizes, or run it where more memory is free")))
     except RecursionError:
         return report(BudgetError(Code.TOO_DEEP_TO_ANALYSE, Diagnostic(
             None, f"the input nests too deeply to analyse while {current_stage()}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from .cli_common import EXIT_OK, add_sizes, page, parse_settings, print_prose
+from .errors import Code, Diagnostic, SizeError, option_span
 from .jsonout import print_json
 from .watchdog import stage
 
@@ -87,14 +88,23 @@ def run_bound(args) -> int:
 def run_tune(args) -> int:
     from .analysis import load
     from .hardware import load_machine
-    from .tune import parse_values, text_lines, tune
+    from .tune import names_and_places, parse_values, text_lines, tune
 
     spec = load(args.spec)
     machine = load_machine(args.machine)
-    varied = [name.strip() for name in args.vary.split(",") if name.strip()]
+    varied, places = names_and_places(args.vary, "--vary")
+    if not varied:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span("--vary", args.vary), "--vary names no parameter",
+            "--vary TM,TN (the tile sizes to vary)"), args.vary)
+    if args.top < 1:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span("--top", str(args.top)), f"--top {args.top}: show at least 1 row",
+            "--top 10"), str(args.top))
     values = parse_values(args.values, args.pow2)
     stage("tuning")
-    ranking = tune(spec, machine, varied, values, parse_settings(args.settings), args.top)
+    ranking = tune(spec, machine, varied, values, parse_settings(args.settings), args.top,
+                   places=places)
     console, width = page(args)
     print_prose(console, text_lines(ranking, values, spec), width)
     return EXIT_OK
@@ -108,7 +118,7 @@ def run_phase(args) -> int:
     check_figure_path(args.output)
     machine = load_machine(args.machine)
     stage("drawing the phase diagram")
-    result = phase(args.spec, machine, parse_axis(args.x), parse_axis(args.y),
+    result = phase(args.spec, machine, parse_axis(args.x, "--x"), parse_axis(args.y, "--y"),
                    parse_settings(args.settings))
     print(save(draw(result), args.output))
     return EXIT_OK

@@ -8,7 +8,16 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .errors import Code, Diagnostic, MachineFileError, MeasurementError
+from .ast import Span
+from .errors import (
+    Code,
+    Diagnostic,
+    KcostError,
+    MachineFileError,
+    MeasurementError,
+    option_span,
+    placed,
+)
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -21,28 +30,10 @@ def add_sizes(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_settings(items: list[str]) -> dict[str, str]:
-    from .settings import parse_setting
+    """The --set arguments as {name: value text}, with where each name was written."""
+    from .settings import read_settings
 
-    settings: dict[str, str] = {}
-    for item in items:
-        for part in _split_commas(item):
-            name, value = parse_setting(part)
-            settings[name] = value
-    return settings
-
-
-def _split_commas(text: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for char in text:
-        depth += char in "(["
-        depth -= char in ")]"
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    parts.append(current)
-    return [p for p in parts if p.strip()]
+    return read_settings(items)
 
 
 WIDE_COLUMNS = 1000  # --wide: no table leaves a column out; the terminal wraps what it must
@@ -130,25 +121,44 @@ def precision_names(items: list[str]) -> list[str] | None:
         return None
     from .hardware import check_precision_name
 
-    for name in names:
-        check_precision_name(name)
+    for item in items:
+        column = 1
+        for part in item.split(","):
+            try:
+                if part.strip():
+                    check_precision_name(part.strip())
+            except KcostError as error:  # placed under the name in its option
+                start = column + len(part) - len(part.lstrip())
+                raise placed(error, Span("--precision", 1, start, 1,
+                                         start + len(part.strip())), item) from None
+            column += len(part) + 1
     return names or None
 
 
-def measurement_of(text: str) -> dict[str, float]:
+def measurement_of(text: str, option: str = "--measured") -> dict[str, float]:
+    """A --measured value as {'seconds' | 'FLOPps' | 'Bps': number}; an error placed on it."""
     from .units import parse_measurement
 
     measurement = parse_measurement(text)
     if measurement is None:
         raise MeasurementError(Code.UNREADABLE_MEASUREMENT, Diagnostic(
-            None, f"cannot read the measurement `{text}`",
-            "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a byte rate (3.1TB/s)"))
-    (value,) = measurement.values()
-    if not 0 < value < float("inf"):  # 0us would divide by zero, 1e400us is inf
+            option_span(option, text), f"cannot read the measurement `{text}`",
+            "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a byte rate (3.1TB/s)"), text)
+    ((kind, value),) = measurement.items()
+    low, high = MEASURED_RANGE[kind]
+    if not low <= value <= high:  # 0us would divide by zero, 1e400us is inf, 5e-324s makes
+        # an infinite rate
+        unit = {"seconds": "s", "FLOPps": "FLOP/s", "Bps": "B/s"}[kind]
         raise MeasurementError(Code.MEASUREMENT_NOT_POSITIVE, Diagnostic(
-            None, f"the measurement `{text}` must be positive and finite",
-            "a time such as 412us, or a rate"))
+            option_span(option, text),
+            f"the measurement `{text}` must be positive and finite, from {low:g} to "
+            f"{high:g} {unit}", "a time such as 412us, or a rate"), text)
     return measurement
+
+
+# what a measured run can be: a picosecond to 11 days; a rate a thousandth to 10^30 a second
+# (machine figures stop there too); past them the rates and fractions derived overflow
+MEASURED_RANGE = {"seconds": (1e-12, 1e6), "FLOPps": (1e-3, 1e30), "Bps": (1e-3, 1e30)}
 
 
 @contextmanager

@@ -5,6 +5,7 @@ Kept out of cli.py, which only registers them."""
 from __future__ import annotations
 
 from .cli_common import EXIT_MISMATCH, EXIT_OK, page, parse_settings, print_fitted, print_prose
+from .errors import Code, Diagnostic, SizeError, option_span
 from .jsonout import print_json
 from .watchdog import stage
 
@@ -32,11 +33,20 @@ def run_machines(args) -> int:
     return EXIT_OK
 
 
+MAX_SAMPLES = 1000  # size assignments `check` enumerates: each up to 200,000 steps
+
+
 def run_check(args) -> int:
     from . import report
     from .analysis import load
     from .verify import check_against_oracle
 
+    if not 1 <= args.samples <= MAX_SAMPLES:
+        shown = str(args.samples)
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span("--samples", shown),
+            f"--samples {shown}: draw 1 to {MAX_SAMPLES} size assignments",
+            "--samples 4 (the default)"), shown)
     spec = load(args.spec)
     settings = parse_settings(args.settings)
     stage("comparing with the enumeration")

@@ -16,7 +16,7 @@ from .cli_common import (
     precision_names,
     progress_bar,
 )
-from .errors import Code, Diagnostic, MeasurementError, SizeError
+from .errors import Code, Diagnostic, MeasurementError, SizeError, option_span, placed
 from .watchdog import stage
 
 # `gemm_tiled:T=64,N=N`: a spec's file name, a colon, what belongs to it alone
@@ -72,11 +72,18 @@ def run_plot(args) -> int:
     with progress_bar("drawing", len(machines) * len(args.specs)) as advance:
         for machine in machines:
             stage(f"drawing the figure for {machine.id}")
-            figure = roofline_figure(args.specs, machine, precisions,
-                                     settings=parse_settings(shared),
-                                     own_settings=[parse_settings(own[name]) for name in names],
-                                     size_range=size_range, reuse=args.reuse,
-                                     measured=measured, on_kernel=advance)
+            try:
+                figure = roofline_figure(args.specs, machine, precisions,
+                                         settings=parse_settings(shared),
+                                         own_settings=[parse_settings(own[name])
+                                                       for name in names],
+                                         size_range=size_range, reuse=args.reuse,
+                                         measured=measured, on_kernel=advance)
+            except MeasurementError as error:  # about the one measurement: placed on it
+                if len(args.measured) != 1:
+                    raise
+                raise placed(error, option_span("--measured", args.measured[0]),
+                             args.measured[0]) from None
             for path in outputs[machine.id]:
                 print(save(figure, path))
     return EXIT_OK

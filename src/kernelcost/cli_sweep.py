@@ -17,7 +17,7 @@ from .cli_common import (
     print_fitted,
     progress_bar,
 )
-from .errors import Code, Diagnostic, SizeError
+from .errors import Code, Diagnostic, SizeError, option_span
 from .watchdog import stage
 
 MAX_TABLE_POINTS = 100_000  # --all: a rich table of more rows takes minutes to lay out
@@ -62,10 +62,12 @@ def run_sweep(args) -> int:
         if machine is not None:
             machine.require_precision(precision)
     size_range = parse_range(args.sweep, args.points, log=not args.linear)
-    if args.all and size_range.points > MAX_TABLE_POINTS:
+    if args.all and size_range.made > MAX_TABLE_POINTS:
         raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
-            None, f"a table of {size_range.points:,} rows is too long to read",
-            f"use --csv, or at most {MAX_TABLE_POINTS:,} points with --all"))
+            option_span("--points", str(size_range.points)),
+            f"a table of {size_range.points:,} rows is too long to read",
+            f"use --csv, or at most {MAX_TABLE_POINTS:,} points with --all"),
+            str(size_range.points))
     stage("sweeping")
     sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
                       machine=machine, precision=args.precision, reuse=args.reuse)
@@ -107,7 +109,7 @@ def _print_table(sweeper, size_range, args) -> None:
 
     console, width = page(args)
     rows = max(console.height - TABLE_CHROME_LINES, MIN_TABLE_ROWS)
-    if args.all or size_range.points <= rows:
+    if args.all or size_range.made <= rows:
         print_fitted(console, sweep_table(sweeper(size_range.values()), width=width))
         return
     first, last, total = size_range.ends(rows // 2)

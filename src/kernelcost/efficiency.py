@@ -4,6 +4,8 @@ the binding bandwidth when memory-bound, achieved FLOP/s against the peak when c
 
 from __future__ import annotations
 
+import math
+
 import sympy
 
 from .errors import Code, Diagnostic, MeasurementError, SizeError
@@ -65,6 +67,12 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
                 None, f"no {level} traffic to convert B/s into a time"))
         assert Bps is not None  # the one measurement given
         measured = traffic / float(Bps)
+    if not 0 < measured < math.inf:
+        moved = f"W = {work:g} FLOP" if FLOPps is not None else f"Q_{level} = {traffic:g} B"
+        raise MeasurementError(Code.MEASUREMENT_NOT_COMPARABLE, Diagnostic(
+            None, f"a rate gives no time here: the kernel's {moved}, so the rate says "
+                  f"nothing of how long it ran",
+            "give the measured time instead, e.g. --measured 412us"))
     fraction = t_min / measured
     if binding.kind == "traffic":
         assert traffic is not None  # a binding traffic term is one of the verdict's levels

@@ -95,6 +95,10 @@ class Code:
     NOT_IN_CLOSED_FORM = ErrorCode(314, "an answer with no closed form while sizes are free")
     NOTHING_TO_PLOT = ErrorCode(315, "a kernel that does no work has no place on a roofline")
     UNKNOWN_SPEC_NAME = ErrorCode(316, "an option names a spec that is not on the figure")
+    ASSUMPTION_BROKEN_AT_SIZES = ErrorCode(317, "sizes that break an `assume d | n` a verdict "
+                                                "counts with")
+    SIZE_TOO_LARGE = ErrorCode(318, "a size beyond what a command computes with (doubles, "
+                                    "64-bit integers)")
 
     # machine: KC4xx
     UNKNOWN_MACHINE = ErrorCode(401, "neither a built-in machine id nor a machine file")
@@ -135,6 +139,7 @@ class Code:
     TOO_DEEP_TO_ANALYSE = ErrorCode(705, "the input nests too deeply to analyse")
     COUNTS_TOO_LARGE = ErrorCode(706, "the counts hold numbers with too many digits")
     SUM_TOO_LONG = ErrorCode(707, "a sum kept in a closed form has too many terms to add up")
+    OUT_OF_MEMORY = ErrorCode(708, "the work needs more memory than the process may have")
 
     # io: KC8xx
     NO_SUCH_FILE = ErrorCode(801, "an input file that does not exist")

@@ -5,13 +5,16 @@ docs/errors.md."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from .ast import Span
 from .error_codes import FAMILIES, Code, ErrorCode
 from .records import record
 
 __all__ = ["BudgetError", "Code", "Diagnostic", "ErrorCode", "InputOutputError",
            "InternalError", "KcostError", "MachineFileError", "MeasurementError",
-           "ModelFileError", "SizeError", "SpecCheckError", "SpecSyntaxError", "error_for"]
+           "ModelFileError", "SizeError", "SpecCheckError", "SpecSyntaxError", "error_for",
+           "option_span", "placed"]
 
 
 @record
@@ -161,6 +164,21 @@ def error_for(code: ErrorCode, diagnostics: list[Diagnostic] | Diagnostic,
     """The error of `code`'s family, for code shared by families (TOML of machines and of
     models)."""
     return FAMILY_CLASSES[code.family](code, diagnostics, source)
+
+
+def placed(error: KcostError, span: Span, source: str) -> KcostError:
+    """`error` placed at `span` in `source` (an option's value) where none of its
+    diagnostics has a place: raised by a stage that got the value as a number, not as the
+    text the user wrote. An error with a place of its own is returned as it is."""
+    if any(d.span is not None for d in error.diagnostics):
+        return error
+    diagnostics = [dataclasses.replace(d, span=span) for d in error.diagnostics]  # codes kept
+    return type(error)(error.code, diagnostics, source)
+
+
+def option_span(option: str, text: str) -> Span:
+    """The whole value of a command-line option, as the place of an error about it."""
+    return Span(option, 1, 1, 1, max(2, len(text) + 1))
 
 
 def closest(name: str, candidates) -> str | None:

@@ -122,7 +122,7 @@ def _verdict(spec: Spec, level: str, machine: Machine, S: sympy.Symbol, b: sympy
              i_max: sympy.Expr, work: sympy.Expr, compulsory: sympy.Expr,
              gap: sympy.Expr | None,
              pair: tuple[sympy.Expr | None, sympy.Expr]) -> Verdict:
-    from .errors import Code, Diagnostic, MachineFileError
+    from .errors import Code, Diagnostic, MachineFileError, SpecCheckError
 
     capacity, text = machine_capacity(machine, level)
     feeder = FED_BY[level]
@@ -136,11 +136,20 @@ def _verdict(spec: Spec, level: str, machine: Machine, S: sympy.Symbol, b: sympy
                                                                   spec))
     ridge = machine.peak(spec.checked.precision, work_class) / bandwidth
     words = sympy.Float(capacity, 30) / b
-    value = float(i_max.subs(S, words))
+    at_capacity = i_max.subs(S, words)
+    if not at_capacity.is_number:
+        raise SpecCheckError(Code.OUTSIDE_BOUND_CLASS, Diagnostic(
+            None, f"I_max = {i_max} keeps sizes where the sizes grow (a min or max of "
+                  "sizes has no single leading term): no verdict on a machine",
+            "bound it without --machine, or write the loop bounds without min and max"))
+    value = float(at_capacity)
     n = sympy.Symbol("n", positive=True)
     diagonal = _diagonal(spec, n)
-    small = sympy.limit(cancel((work / compulsory).subs(diagonal)), n, sympy.oo)
-    best = min(value, float(small)) if small.is_finite else value
+    try:
+        small = sympy.limit(cancel((work / compulsory).subs(diagonal)), n, sympy.oo)
+    except (NotImplementedError, ValueError, TypeError):  # Min, Max: sympy has no series
+        small = sympy.oo
+    best = min(value, float(small)) if small.is_finite and small.is_real else value
     can = best >= ridge
     from_size = None
     if can:
@@ -207,13 +216,10 @@ def _leading_in(expr: sympy.Expr, headline: StatementBound,
     """The part of expr of the headline's degree as every size without a default grows."""
     t = sympy.Symbol("t", positive=True)
     grow = {p: t * p for p in spec.checked.parameters if p not in spec.checked.defaults}
-    # a ceiling or floor (ragged edge tiles) grows as its argument: same leading term
-    expr = sympy.sympify(expr).replace(sympy.ceiling, lambda a: a).replace(sympy.floor,
-                                                                             lambda a: a)
-    scaled = sympy.expand(cancel(expr.subs(grow)))
-    degree = sympy.Poly(sympy.expand(headline.points.subs(grow)), t).degree()
-    numerator, denominator = sympy.fraction(cancel(scaled))
     try:
+        degree = sympy.Poly(sympy.expand(_unrounded(headline.points).subs(grow)), t).degree()
+        scaled = sympy.expand(cancel(_unrounded(expr).subs(grow)))
+        numerator, denominator = sympy.fraction(cancel(scaled))
         top = sympy.Poly(numerator, t)
         bottom = sympy.Poly(denominator, t)
     except sympy.PolynomialError:  # Min, Max of sizes: no single leading term here
@@ -223,6 +229,13 @@ def _leading_in(expr: sympy.Expr, headline: StatementBound,
         return sympy.Integer(0)  # lower order than the bound: vanishes against it
     lead = top.LC() / bottom.LC()
     return factor(lead)
+
+
+def _unrounded(expr: sympy.Expr) -> sympy.Expr:
+    """A ceiling or floor (ragged edge tiles) taken as its argument: it grows as its
+    argument does, with the same leading term."""
+    return sympy.sympify(expr).replace(sympy.ceiling, lambda a: a).replace(sympy.floor,
+                                                                            lambda a: a)
 
 
 def _size(expr: sympy.Expr, spec: Spec) -> float:

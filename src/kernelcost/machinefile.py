@@ -71,13 +71,11 @@ derived, assumed or in conflict says UNCERTAIN in its source.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, overload
 
 from .clocks import derive
-from .errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean
+from .errors import Code, Diagnostic, MachineFileError, did_you_mean
 from .inputs import normalise
 from .machine import (
     CAPACITY_SCOPES,
@@ -97,14 +95,11 @@ from .machine import (
     MemoryLevel,
     execution_source_key,
 )
+from .machinefields import MachineFields
 from .symbols import LEVELS
-from .tomlplaces import place_of, shipped_ids, shipped_or_file, toml_data
+from .tomlplaces import shipped_ids, shipped_or_file, toml_data
 
 MAX_MACHINE_BYTES = 1_000_000
-# Every figure of a machine (FLOP/s, B/s, B, s) lies well inside this range; outside it the
-# divisions of the model overflow or lose all precision (5e-324 B/s makes every time inf).
-NUMBER_RANGE = (1e-15, 1e30)
-MAX_COUNT = 10_000_000  # SMs or CUs
 
 
 # ---------------------------------------------------------------------------------- loading
@@ -164,27 +159,8 @@ _FEATURE_KEYS = tuple(name for key in FEATURES for name in (key, f"{key}_source"
 _LATENCY_KEYS = ("level", "cycles", "clock_Hz", "measured_on", "source")
 
 
-class _Reader:
-    """Reads one parsed TOML document, naming the file and key in every error."""
-
-    def __init__(self, path: str, text: str = ""):
-        self.path = path
-        self.text = text
-
-    def error(self, code: ErrorCode, where: str, message: str, hint: str | None = None,
-              key: bool = False) -> MachineFileError:
-        span = place_of(self.text, self.path, where, key) if self.text else None
-        prefix = "" if span else f"{self.path}: "
-        return MachineFileError(code, Diagnostic(span, f"{prefix}`{where}`: {message}", hint),
-                                self.text)
-
-    def entries(self, tables: list, key: str) -> list[dict]:
-        for position, table in enumerate(tables):
-            if not isinstance(table, dict):
-                raise self.error(Code.MACHINE_BAD_VALUE, f"{key}[{position}]",
-                                 f"expected a table, got {table!r:.40}",
-                                 f"write each entry as a [[{key}]] table")
-        return tables
+class _Reader(MachineFields):
+    """Reads one parsed TOML document into a Machine."""
 
     def machine(self, data: dict) -> Machine:
         self.known_keys(data, _TOP_KEYS, "")
@@ -344,107 +320,3 @@ class _Reader:
         """A per-clock rate and its source, as the record's fields (module clocks)."""
         return {"per_clock": self.number(table, key, where),
                 "per_clock_source": self.source_for(table, key, "per_clock_source", where)}
-
-    # -- typed accessors ----------------------------------------------------------------
-
-    def known_keys(self, table: dict, allowed: tuple[str, ...], where: str) -> None:
-        for key in table:
-            if key not in allowed:
-                name = f"{where}.{key}" if where else key
-                raise self.error(Code.MACHINE_UNKNOWN_KEY, name, "unknown key",
-                                 did_you_mean(key, allowed) or f"known keys: {', '.join(allowed)}",
-                                 key=True)
-
-    def table(self, data: dict, key: str, required: bool = False) -> dict:
-        value = data.get(key)
-        if value is None:
-            if required:
-                raise self.error(Code.MACHINE_MISSING_KEY, key, "missing table")
-            return {}
-        if not isinstance(value, dict):
-            raise self.error(Code.MACHINE_BAD_VALUE, key, "expected a table")
-        return value
-
-    @overload
-    def number(self, table: dict, key: str, where: str, required: Literal[True]) -> float: ...
-    @overload
-    def number(self, table: dict, key: str, where: str,
-               required: bool = False) -> float | None: ...
-    def number(self, table: dict, key: str, where: str, required: bool = False) -> float | None:
-        value = table.get(key)
-        if value is None:
-            if required:
-                raise self.error(Code.MACHINE_MISSING_KEY, f"{where}.{key}", "missing number")
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
-                             f"expected a positive number, got {value!r:.40}")
-        try:
-            number = float(value)
-        except OverflowError:  # an integer of hundreds of digits
-            number = math.inf
-        if not math.isfinite(number) or not NUMBER_RANGE[0] <= number <= NUMBER_RANGE[1]:
-            shown = f"{value:.3g}" if isinstance(value, float) else f"an integer of " \
-                f"{len(str(value)) if number == math.inf else len(repr(value))} digits"
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
-                             f"expected a positive number between "
-                             f"{NUMBER_RANGE[0]:g} and {NUMBER_RANGE[1]:g} "
-                             f"in SI base units, got {shown}")
-        return number
-
-    def count(self, table: dict, key: str, where: str) -> int:
-        value = table.get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_COUNT:
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
-                             f"expected a positive integer up to {MAX_COUNT:,}, got {value!r:.40}")
-        return value
-
-    def fraction(self, table: dict, key: str, where: str) -> float:
-        value = table.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not 0 < value <= 1:
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
-                             f"expected a fraction in (0, 1], got {value!r:.40}")
-        return float(value)
-
-    @overload
-    def string(self, table: dict, key: str, where: str, required: Literal[True]) -> str: ...
-    @overload
-    def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None: ...
-    def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None:
-        value = table.get(key)
-        name = f"{where}.{key}" if where else key
-        if value is None:
-            if required:
-                raise self.error(Code.MACHINE_MISSING_KEY, name, "missing")
-            return None
-        if not isinstance(value, str) or not value.strip():
-            raise self.error(Code.MACHINE_BAD_VALUE, name,
-                             f"expected a non-empty string, got {value!r}")
-        return value
-
-    def boolean(self, table: dict, key: str, where: str) -> bool:
-        value = table.get(key, False)
-        if not isinstance(value, bool):
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
-                             f"expected true or false, got {value!r}")
-        return value
-
-    def choice(self, table: dict, key: str, allowed, where: str, default: object = ...):
-        value = table.get(key)
-        if value is None and default is not ...:
-            return default
-        if value not in allowed:
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
-                             f"expected one of {', '.join(allowed)}, got {value!r}",
-                             did_you_mean(str(value), allowed))
-        return value
-
-    def source_for(self, table: dict, number_key: str, source_key: str, where: str) -> str | None:
-        """Every number needs its source: required when the number is there."""
-        required = number_key in table
-        source = self.string(table, source_key, where, required=required)
-        if source is not None and not required:
-            raise self.error(Code.MACHINE_MISSING_KEY, f"{where}.{source_key}",
-                             f"a source without `{number_key}`")
-        return source

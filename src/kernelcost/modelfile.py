@@ -27,7 +27,7 @@ from pathlib import Path
 from .errors import Code, Diagnostic, ErrorCode, ModelFileError, did_you_mean
 from .inputs import normalise
 from .records import record
-from .tomlplaces import place_of, shipped_ids, shipped_or_file, toml_data
+from .tomlplaces import missing_place, place_of, shipped_ids, shipped_or_file, toml_data
 
 MAX_MODEL_BYTES = 100_000
 MAX_FIGURE = 10**9  # a layer count or a width; beyond it the sums below mean nothing
@@ -130,7 +130,8 @@ class _Reader:
 
     def error(self, code: ErrorCode, key: str, message: str,
               hint: str | None = None) -> ModelFileError:
-        span = place_of(self.text, self.path, key)
+        span = (missing_place(self.text, self.path, key) if code == Code.MODEL_MISSING_KEY
+                else place_of(self.text, self.path, key))
         prefix = "" if span else f"{self.path}: "
         return ModelFileError(code, Diagnostic(span, f"{prefix}`{key}`: {message}", hint),
                               self.text)

@@ -158,14 +158,20 @@ def _threads(threads: sympy.Expr, execution: Execution, limits: list[Limit],
     if most is not None and _exceeds(threads, most):
         misfits.append(Misfit("threads", threads, exact(most), "block", "threads"))
     per_sm = execution.max_threads_per_sm
+    # a block of more threads or warps than an SM holds never runs (a machine file's
+    # max_warps_per_sm = 3 under 8-warp blocks made a residency of 0, and t = 1/0)
     if per_sm is None:
         missing.append("threads per SM")
+    elif _exceeds(threads, per_sm):
+        misfits.append(Misfit("threads", threads, exact(per_sm), "sm", "threads"))
     else:
         limits.append(Limit("threads", sympy.floor(exact(per_sm) / threads)))
     warps_per_sm = execution.max_warps_per_sm
-    if warps_per_sm is not None:
-        limits.append(Limit("warps", sympy.floor(exact(warps_per_sm)
-                                                    / _warps(threads, execution))))
+    warps = _warps(threads, execution)
+    if warps_per_sm is not None and _exceeds(warps, warps_per_sm):
+        misfits.append(Misfit("warps", warps, exact(warps_per_sm), "sm", "warps"))
+    elif warps_per_sm is not None:
+        limits.append(Limit("warps", sympy.floor(exact(warps_per_sm) / warps)))
     blocks_per_sm = execution.max_blocks_per_sm
     if blocks_per_sm is None:
         missing.append("blocks per SM")

@@ -72,8 +72,8 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
         diagnostics.append(Diagnostic(parallel.span, "a parallel header needs `threads`",
                                       "write `parallel(threads = 256)`: the threads of one "
                                       "block, which occupancy counts", code=Code.WRONG_PARALLEL))
-    threads = _size(values.get("threads"), size_expr, "a thread count")
-    registers = _size(values.get("registers"), size_expr, "a register count")
+    threads = _size(values.get("threads"), size_expr, "a thread count", diagnostics)
+    registers = _size(values.get("registers"), size_expr, "a register count", diagnostics)
     cluster_axis, cluster_size = None, sympy.Integer(1)
     if "cluster" in values:
         option = values["cluster"]
@@ -85,7 +85,8 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
                                           "clusters run along one of " + ", ".join(iterators),
                                           code=Code.WRONG_PARALLEL))
         cluster_axis = option.axis.id
-        cluster_size = _size(option, size_expr, "a cluster size") or sympy.Integer(1)
+        cluster_size = _size(option, size_expr, "a cluster size",
+                             diagnostics) or sympy.Integer(1)
     raster, group = _raster(values.get("raster"), size_expr, diagnostics)
     if diagnostics or threads is None:
         return None, diagnostics
@@ -102,10 +103,18 @@ def _axis_misplaced(option: ast.BlockOption) -> Diagnostic:
                       f"write `{option.name.id} = ...`", code=Code.WRONG_PARALLEL)
 
 
-def _size(option: ast.BlockOption | None, size_expr, what: str) -> sympy.Expr | None:
+def _size(option: ast.BlockOption | None, size_expr, what: str,
+          diagnostics: list[Diagnostic]) -> sympy.Expr | None:
+    """The option's value as a size; a diagnostic where it is never positive (`threads =
+    0` made the occupancy divide by zero)."""
     if option is None:
         return None
-    return size_expr(option.value, what)
+    value = size_expr(option.value, what)
+    if value is not None and value.is_positive is False:
+        diagnostics.append(Diagnostic(option.value.span, f"{what} must be positive, not "
+                                      f"{value}", f"for example `{option.name.id} = 128`",
+                                      code=Code.NOT_POSITIVE))
+    return value
 
 
 def _raster(option: ast.BlockOption | None, size_expr, diagnostics) -> tuple[str, object]:
@@ -115,7 +124,12 @@ def _raster(option: ast.BlockOption | None, size_expr, diagnostics) -> tuple[str
     if isinstance(value, ast.Name) and value.id in ("row", "column"):
         return value.id, None
     if isinstance(value, ast.Call) and value.func == "grouped" and len(value.args) == 1:
-        return "grouped", size_expr(value.args[0], "a group size")
+        group = size_expr(value.args[0], "a group size")
+        if group is not None and group.is_positive is False:
+            diagnostics.append(Diagnostic(value.args[0].span, f"a group size must be positive, "
+                                          f"not {group}", "for example `raster = grouped(8)`",
+                                          code=Code.NOT_POSITIVE))
+        return "grouped", group
     diagnostics.append(Diagnostic(value.span, "unknown raster order",
                                   "write `raster = row`, `raster = column` or "
                                   "`raster = grouped(8)`", code=Code.WRONG_PARALLEL))

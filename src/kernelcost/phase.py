@@ -16,9 +16,11 @@ import numpy
 import sympy
 
 from .analysis import Spec, load
+from .ast import Span
 from .errors import Code, Diagnostic, SizeError
 from .quotients import cancel
 from .records import record
+from .settings import without
 from .tune import DEVICE_LABEL, Evaluator, fixed_values
 
 CATEGORIES = ("HBM", "L2", "shared", "tensor", "vector", "SFU", "does not fit")
@@ -31,6 +33,8 @@ class Axis:
     name: str
     low: float
     high: float
+    option: str = "--x"  # the option that gave it, and its text: where its errors point
+    text: str = ""
 
 
 @record
@@ -57,19 +61,31 @@ class Phase:
     fixed: tuple[tuple[str, str], ...]
 
 
-def parse_axis(text: str) -> Axis:
+def parse_axis(text: str, label: str = "--x") -> Axis:
     from .sweep import parse_range
 
-    found = parse_range(text)
-    return Axis(found.parameter, found.low, found.high)
+    found = parse_range(text, label=label)
+    return Axis(found.parameter, found.low, found.high, label, text)
 
 
 def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
           points: tuple[int, int] = (160, 120)) -> Phase:
     spec = spec if isinstance(spec, Spec) else load(spec)
-    raw = dict(raw or {})
-    own = {name: raw.pop(name) for name in (x.name, y.name) if name in raw}
-    fixed = fixed_values(spec, [x.name, y.name], raw, follow=x.name)
+    raw = raw or {}
+    own = {name: raw[name] for name in (x.name, y.name) if name in raw}
+    raw = without(raw, own)
+    if x.name == y.name:
+        raise SizeError(Code.BAD_RANGE, Diagnostic(
+            Span(y.option, 1, 1, 1, len(y.name) + 1),
+            f"both axes vary `{y.name}`", "give --y another size than --x"), y.text)
+    places = {axis.name: (Span(axis.option, 1, 1, 1, len(axis.name) + 1), axis.text)
+              for axis in (x, y)}
+    fixed = fixed_values(spec, [x.name, y.name], raw, follow=x.name, places=places)
+    if not any(amount != 0 for amount in spec.cost("spec").work.values()):
+        raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(
+            None, f"`{spec.name}` does no work (W = 0): no roof of compute binds anywhere, and "
+                  "its intensity is 0 in the whole plane",
+            f"its time is Q / B: kernelcost sweep {spec.path} --sweep ... --machine ..."))
     evaluator = Evaluator(spec, machine, [x.name, y.name], fixed, check_facts=False,
                           max_clock=False)
     xs = numpy.geomspace(x.low, x.high, points[0])
@@ -174,10 +190,16 @@ def _point(spec, own, x, y):
         if text is None:
             return None
         try:
-            values.append(float(text))
-        except ValueError:
+            value = float(text)
+            if not 0 < value < float("inf"):
+                raise ValueError(text)
+            values.append(value)
+        except (ValueError, OverflowError):
+            shown = str(text)
             raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
-                None, f"--set {axis.name}={text}: the spec's point needs a number")) from None
+                Span(f"--set {axis.name}", 1, 1, 1, len(shown) + 1),
+                f"--set {axis.name}={shown}: the spec's point needs a number",
+                f"give {axis.name} a number, such as 4096"), shown) from None
     return values[0], values[1]
 
 

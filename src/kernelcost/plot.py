@@ -311,9 +311,9 @@ def save(figure, path: str | Path) -> Path:
             "Date": None}  # reproducible files: no timestamp
     kwargs["format"] = path.suffix.lower()[1:]
 
-    def write(temporary: str) -> None:
+    def write(file) -> None:  # the new file, open for writing
         with _reproducible():
-            figure.savefig(temporary, **kwargs)
+            figure.savefig(file, **kwargs)
 
     return write_via_temporary(path, write)
 

@@ -18,12 +18,14 @@ import dataclasses
 
 import sympy
 
+from .ast import Span
 from .cost import Cost
 from .errors import Code, Diagnostic, SizeError
 from .records import record
 
 RANGE_REDUCTION_OPS = 4  # floor, x - floor(x), shift and integer add of the exponent
 DEFAULT_DEGREE = 3  # FlashAttention-4's degree-3 polynomial
+MAX_DEGREE = 64  # a polynomial of higher degree costs more than the SFU it stands in for
 
 
 @record
@@ -45,15 +47,18 @@ def parse_exp_on_fma(text: str) -> ExpOnFma:
     """FRACTION[:K], as `--exp-on-fma 0.5` or `--exp-on-fma 1/2:3`."""
     fraction_text, _, k_text = text.partition(":")
     try:
+        if len(text) > 100:
+            raise ValueError(text)
         fraction = sympy.Rational(fraction_text.strip())
         k = int(k_text) if k_text.strip() else DEFAULT_DEGREE
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, ZeroDivisionError, sympy.SympifyError):
         fraction, k = None, 0
-    if fraction is None or not 0 <= fraction <= 1 or k < 1:
+    if fraction is None or not 0 <= fraction <= 1 or not 1 <= k <= MAX_DEGREE:
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-            None,
-            f"--exp-on-fma {text!r}: expected FRACTION[:K], a "
-            "fraction from 0 to 1 and a whole k >= 1", "--exp-on-fma 0.5 or --exp-on-fma 0.5:3"))
+            Span("--exp-on-fma", 1, 1, 1, max(2, len(text) + 1)),
+            f"--exp-on-fma {text!r}: expected FRACTION[:K], a fraction from 0 to 1 and a "
+            f"whole K from 1 to {MAX_DEGREE}", "--exp-on-fma 0.5 or --exp-on-fma 0.5:3"),
+            text)
     return ExpOnFma(fraction, k)
 
 

@@ -13,16 +13,18 @@ from pathlib import Path
 import numpy
 import sympy
 
-from .analysis import Analysis, Spec, load
+from .analysis import Analysis, Spec, load, numeric_values
+from .answer import refuse_verdict_sizes
 from .efficiency import measured_efficiency
 from .errors import Code, Diagnostic, SizeError
 from .hardware import Machine, load_machine
 from .model import Verdict, verdict
 from .records import record
-from .settings import resolve_settings
+from .settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 from .sweep import SizeRange
 from .trajectory import Note, Trajectory, trajectory, value_text
 from .units import plain, si
+from .watchdog import stage
 
 SLOPE_LEVELS = ("global", "l2", "shared")  # the chapter's hierarchy; registers when used
 LEVEL_NAMES = {"global": "HBM", "l2": "L2", "shared": "shared", "registers": "registers"}
@@ -230,20 +232,26 @@ def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine
     spec = spec.at_precision(precision)  # its element types at that precision
     cost = spec.cost(reuse)
     levels = [s.level for s in slopes if s.level in cost.levels]
-    result = verdict(cost, machine, precision, resolve_settings(raw, spec.parameters))
+    settings = resolve_settings(raw, spec.parameters)
+    values = numeric_values(spec, settings)
+    refuse_verdict_sizes(spec, values, raw)
+    refuse_beyond(values, raw, spec.kernel, MAX_FLOAT_SIZE, FLOAT_SIZES,  # a figure's are
+                  "give it at most 2^53 (9.0e15), or analyze it without a figure")
+    stage(f"placing `{spec.name}` on {machine.id}'s roofline", spec.kernel.span)
+    result = verdict(cost, machine, precision, settings)
     peak = float(_kernel_peak(result, machine))
     points = _verdict_points(result, levels)
+    if not points and cost.total_work == 0 and (size_range is None or measurement):
+        raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(  # I = 0: no point on a log axis
+            None,
+            f"`{spec.name}` does no work (W = 0): its "
+            "intensity is 0, which a log axis cannot show",
+            f"its time is Q / B: kernelcost analyze {spec.path} --machine ..."))
     name = spec.name + (f" ({_sizes_text(own)})" if own else "")
     marks = KernelMarks(name, _kernel_label(spec, raw), precision, peak, points,
                         _binding(result, points) if points else None,
                         achieved=_achieved(result, points, measurement))
     if size_range is None:
-        if not points and cost.total_work == 0:  # I = 0: no point on a log axis
-            raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(
-                None,
-                f"`{spec.name}` does no work (W = 0): its "
-                "intensity is 0, which a log axis cannot show",
-                f"its time is Q / B: kernelcost analyze {spec.path} --machine ..."))
         if not points:
             raise SizeError(Code.SIZES_UNSET, Diagnostic(
                 None,

@@ -19,7 +19,16 @@ from .kcost_parser import Expression_StandAlone, Lark, UnexpectedInput, VisitErr
 from .parse import _ToAst, refuse_deep_tree
 from .symbols import to_sympy
 
-_SETTING = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*(.+?)\s*$")
+# The largest size a sweep, a phase plane, a tuning or a grid's machine model computes with:
+# the sizes are doubles there (or 64-bit integers, products of them), and past 2^53 a double
+# no longer holds every whole number (N and N + 1 are one value).
+MAX_FLOAT_SIZE = 2**53
+FLOAT_SIZES = (f"2^53 = {MAX_FLOAT_SIZE:,}, the largest whole number a double holds exactly "
+               "(this command evaluates the closed forms in doubles)")
+GRID_SIZES = (f"2^53 = {MAX_FLOAT_SIZE:,}: the machine model of a grid counts its blocks in "
+              "64-bit integers")
+
+_SETTING = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=(.*)$", re.DOTALL)
 
 
 @functools.cache
@@ -28,14 +37,76 @@ def _expression_parser() -> Lark:
     return Expression_StandAlone()
 
 
-def parse_setting(text: str) -> tuple[str, str]:
-    """`NAME=VALUE` -> (name, value text)."""
+class Settings(dict):
+    """{name: value text} as `--set` arguments give them, with where each name was written:
+    name -> (the whole --set argument, the 1-based column of the name in it), so that an
+    error about a setting puts its caret there."""
+
+    def __init__(self, items: dict | None = None,
+                 places: dict[str, tuple[str, int]] | None = None) -> None:
+        super().__init__(items or {})
+        self.places: dict[str, tuple[str, int]] = dict(places or {})
+
+
+def without(raw: Mapping[str, object], names) -> dict[str, object]:
+    """raw less the settings of `names`, keeping where the others were written."""
+    kept = {name: value for name, value in raw.items() if name not in names}
+    return Settings(kept, getattr(raw, "places", None)) if isinstance(raw, Settings) else kept
+
+
+def read_settings(arguments: list[str]) -> Settings:
+    """The --set arguments (`N=4096,M=N`, repeated or comma-separated) as Settings; an item
+    that is not NAME=VALUE is an error with a caret under its bad part."""
+    settings = Settings()
+    for argument in arguments:
+        for column, part in _split_commas(argument):
+            name, value = parse_setting(part, argument, column)
+            settings[name] = value
+            settings.places[name] = (argument, column + len(part) - len(part.lstrip()))
+    return settings
+
+
+def _split_commas(text: str) -> list[tuple[int, str]]:
+    """The comma-separated items of a --set argument (commas inside brackets do not
+    separate) with the 1-based column each starts at; blank items are left out."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += char in "(["
+        depth -= char in ")]"
+        if char == "," and depth == 0:
+            parts.append((start + 1, text[start:index]))
+            start = index + 1
+    parts.append((start + 1, text[start:]))
+    return [(column, part) for column, part in parts if part.strip()]
+
+
+_NAME_START = re.compile(r"\s*[A-Za-z_][A-Za-z_0-9]*\s*")
+
+
+def parse_setting(text: str, argument: str | None = None, column: int = 1) -> tuple[str, str]:
+    """`NAME=VALUE` -> (name, value text). A KcostError placed in `argument` (the whole
+    --set argument the item stands in, from `column`) when it is not one: the caret under
+    what is missing or out of place (`K:K*T` at the colon, `=4` at the `=`)."""
     match = _SETTING.match(text)
-    if match is None:
-        raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
-            None, f"cannot read the setting `{text}`",
-            "write NAME=VALUE, e.g. N=4096, n=1e8 or M=N"))
-    return match.group(1), match.group(2)
+    if match is not None and match.group(2).strip():
+        return match.group(1), match.group(2).strip()
+    name = _NAME_START.match(text)
+    if name is None:
+        offset = len(text) - len(text.lstrip())
+        reason = ("a name must come before `=`" if text.lstrip().startswith("=") else
+                  "a size's name is ASCII letters, digits and `_`, not starting with a digit")
+    elif name.end() == len(text) or text[name.end()] != "=":
+        offset = name.end()
+        reason = "`=` must follow the name"
+    else:
+        offset = len(text.rstrip())
+        reason = "a value must follow `=`"
+    argument = text if argument is None else argument
+    start = column + offset
+    raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
+        ast.Span("--set", 1, start, 1, start + 1),
+        f"cannot read the setting `{text.strip()}`: {reason}",
+        "write NAME=VALUE, e.g. N=4096, n=1e8 or M=N"), argument)
 
 
 def size_expression(text: str, sizes: dict[str, sympy.Expr], label: str) -> sympy.Expr:
@@ -84,8 +155,10 @@ def resolve_settings(raw: Mapping[str, object], parameters: dict[str, sympy.Symb
         if name not in parameters:
             hint = did_you_mean(name, parameters) or (
                 "parameters: " + ", ".join(parameters) if parameters else None)
+            argument, column = getattr(raw, "places", {}).get(name, (f"{name}={value}", 1))
             raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
-                None, f"`{name}` is not a parameter of this kernel", hint))
+                ast.Span("--set", 1, column, 1, column + len(name)),
+                f"`{name}` is not a parameter of this kernel", hint), argument)
         text = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if isinstance(value, float) and not math.isfinite(value):
@@ -140,3 +213,32 @@ def setting_warnings(settings: dict[sympy.Symbol, sympy.Expr]) -> tuple[str, ...
         elif expr.is_integer is not True:
             warnings.append(f"size `{symbol} = {expr}` is not proved a whole number")
     return tuple(warnings)
+
+
+def refuse_beyond(values: Mapping[sympy.Symbol, sympy.Expr], raw: Mapping[str, object],
+                  kernel: ast.Kernel, limit: int, why: str, hint: str) -> None:
+    """A SizeError placed on the first value (a --set value, or a default in the spec) of
+    `values` (numbers) above `limit`: a command that computes in doubles or machine integers
+    names the value it cannot take, instead of overflowing somewhere past it."""
+    for symbol, value in values.items():
+        if not (value.is_number and value.is_comparable and value > limit):
+            continue
+        name = symbol.name
+        shown = _short(value)
+        span: ast.Span | None = None
+        source: str | None = None
+        if name in raw:
+            text = str(raw[name]).strip()
+            span, source = _whole_value(name, text), text
+        else:  # a default of the spec
+            param = next((p for p in kernel.params if p.name == name), None)
+            if param is not None:
+                span, source = param.span, kernel.source
+        raise SizeError(Code.SIZE_TOO_LARGE, Diagnostic(
+            span, f"size `{name}` = {shown} is more than {why}", hint), source)
+
+
+def _short(value: sympy.Expr) -> str:
+    """A number as it can be read: 10^400 as 1.00e+400, not four hundred digits."""
+    text = str(value)
+    return text if len(text) <= 20 else str(sympy.Float(value, 3))

@@ -14,7 +14,7 @@ from .analysis import Spec, _numeric_values
 from .errors import Code, Diagnostic, SizeError
 from .lower import LevelBound
 from .records import record
-from .settings import resolve_settings
+from .settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 
 S_RANGE_B = (2.0 ** 10, 2.0 ** 32)  # 1 KiB to 4 GiB
 
@@ -38,6 +38,8 @@ def slope(spec: Spec, result: LevelBound, machine, raw: dict) -> Slope:
             None,
             "the ski-slope figure needs every size: "
             + ", ".join(missing), "add --set " + ",".join(f"{m}=4096" for m in missing)))
+    refuse_beyond(values, raw, spec.kernel, MAX_FLOAT_SIZE, FLOAT_SIZES,
+                  "give it at most 2^53 (9.0e15), or bound it without --plot")
     b = float(result.word_bytes)
     S_B = numpy.geomspace(*S_RANGE_B, 400)
 

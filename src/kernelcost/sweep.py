@@ -14,21 +14,26 @@ blocks (module grid_sweep), so that `sweep` and `analyze` agree at every size.""
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy
 import sympy
 
-from .analysis import Analysis, Spec, load
+from .analysis import Analysis, Spec, load, numeric_values
 from .cost import Cost, main_work_class
 from .errors import Code, Diagnostic, SizeError
 from .hardware import UNBOUNDING_LEVELS, Machine
 from .records import record
-from .settings import resolve_settings
+from .settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings, without
+from .sizerange import (  # noqa: F401 (the names sweep's callers import from here)
+    CHUNK_POINTS,
+    DEFAULT_POINTS,
+    MAX_POINTS,
+    SizeRange,
+    parse_range,
+)
 from .solve import parameter_symbol
 from .sweep_units import SweptUnits
 from .sympy_scope import patched
@@ -39,115 +44,7 @@ from .watchdog import extend
 if TYPE_CHECKING:
     from .grid_sweep import GridRoofs
 
-DEFAULT_POINTS = 20
 DOES_NOT_FIT = "does not fit"  # the binding `term` of a size whose block does not fit
-MAX_POINTS = 10**10  # hours of CSV; more is a typo
-CHUNK_POINTS = 65_536  # sizes evaluated and written at a time: under 50 MB of arrays
-
-_RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\s*(\S+)\s*$")
-
-
-@record
-class SizeRange:
-    """The sizes of one parameter to sweep: `points` values from `low` to `high`, equally
-    spaced, or geometrically spaced when `log`. Integer sizes are rounded to the nearest
-    multiple of `step` (the spec's `assume T | N` makes N a multiple of T) and deduplicated."""
-
-    parameter: str
-    low: float
-    high: float
-    points: int = DEFAULT_POINTS
-    log: bool = False
-    integer: bool = True
-    step: int = 1
-
-    def values(self) -> numpy.ndarray:
-        if self.log:
-            sizes = numpy.geomspace(self.low, self.high, self.points)
-        else:
-            sizes = numpy.linspace(self.low, self.high, self.points)
-        return self._rounded(sizes)
-
-    def _rounded(self, sizes: numpy.ndarray) -> numpy.ndarray:
-        if not self.integer:
-            return sizes
-        step = float(self.step)
-        return numpy.unique(numpy.maximum(numpy.rint(sizes / step), 1.0) * step)
-
-    def with_step(self, step: int) -> SizeRange:
-        return replace(self, step=step) if self.integer else self
-
-    def chunk_count(self, length: int = CHUNK_POINTS) -> int:
-        return -(-self.points // length)
-
-    def chunks(self, length: int = CHUNK_POINTS):
-        """The same sizes as values(), `length` points at a time (chunk_count() arrays), so
-        that memory stays bounded whatever the point count. Rounded sizes are deduplicated
-        across chunk edges too: a chunk whose sizes all round onto earlier ones is empty."""
-        if self.points <= length:
-            yield self.values()
-            return
-        last = None
-        for start in range(0, self.points, length):
-            index = numpy.arange(start, min(start + length, self.points), dtype=float)
-            fraction = index / (self.points - 1)
-            if self.log:
-                sizes = self.low * (self.high / self.low) ** fraction
-            else:
-                sizes = self.low + (self.high - self.low) * fraction
-            if start + length >= self.points:
-                sizes[-1] = self.high  # exact at the end, as numpy's spacing functions are
-            if self.integer:
-                sizes = self._rounded(sizes)
-                if last is not None:
-                    sizes = sizes[sizes > last]
-                if len(sizes):
-                    last = sizes[-1]
-            yield sizes
-
-    def ends(self, count: int) -> tuple[numpy.ndarray, numpy.ndarray, int]:
-        """The first `count` and the last `count` sizes of values() and how many there are,
-        a chunk at a time (a table's summary of 10^8 points). The two overlap when there
-        are fewer than 2 count sizes."""
-        first, last, total = numpy.empty(0), numpy.empty(0), 0
-        for sizes in self.chunks():
-            total += len(sizes)
-            if len(first) < count:
-                first = numpy.concatenate([first, sizes[:count - len(first)]])
-            last = numpy.concatenate([last, sizes])[-count:]
-        return first, last, total
-
-    def dense(self, points: int = 400) -> SizeRange:
-        """The same range, geometric and continuous: a smooth path for a figure."""
-        return SizeRange(self.parameter, self.low, self.high, points, log=True, integer=False)
-
-
-def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = True) -> SizeRange:
-    """`N=64..65536` -> SizeRange('N', 64, 65536, points, log). Bounds may be written 1e8.
-    Geometric spacing unless `log` is False: sizes span decades, as a roofline's axes do."""
-    match = _RANGE.match(text)
-    if match is None:
-        raise SizeError(Code.BAD_RANGE, Diagnostic(None, f"not a size range: `{text}`",
-                                                   "write NAME=LOW..HIGH, for example N=64..65536"))
-    name, low_text, high_text = match.groups()
-    low, high = _bound(low_text, text), _bound(high_text, text)
-    if not 0 < low < high < math.inf:
-        raise SizeError(Code.BAD_RANGE, Diagnostic(
-            None, f"size range `{text}`: need 0 < LOW < HIGH, both finite"))
-    if not 2 <= points <= MAX_POINTS:
-        raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
-            None, f"a sweep takes 2 to {MAX_POINTS:,} points, not {points:,}",
-            "10^8 points already make 12 GB of CSV"))
-    return SizeRange(name, low, high, points, log)
-
-
-def _bound(text: str, whole: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise SizeError(Code.BAD_RANGE, Diagnostic(
-            None, f"size range `{whole}`: `{text}` is not a number",
-            "bounds are plain numbers: 64, 1e8")) from None
 
 
 @record
@@ -226,6 +123,10 @@ class Sweeper:
             cost, {s: e for s, e in resolved.items() if s != self.symbol}, apply_defaults=True,
             exclude=self.symbol), vectorized)
         self.cost = cost = self.units.cost
+        others = {s: v for s, v in numeric_values(spec, resolved).items() if s != self.symbol}
+        refuse_beyond(others, settings or {}, spec.kernel, MAX_FLOAT_SIZE, FLOAT_SIZES,
+                      "give it at most 2^53 (9.0e15), or analyze these sizes exactly with "
+                      "`kernelcost analyze`")
         self.machine = machine
         self.precision = precision or cost.precision
         self.item = None if spec.checked.items is None else spec.checked.items.item
@@ -378,7 +279,7 @@ def _source_settings(source, settings: Mapping | None, reuse: str | None, parame
     The swept parameter's own value is dropped before chains are resolved, so that M=N stays
     M=N when N=4096 was also set. (An Analysis holds its settings already resolved: give the
     spec and the raw settings to sweep a parameter that other settings refer to.)"""
-    raw = {name: value for name, value in dict(settings or {}).items() if name != parameter}
+    raw = without(settings or {}, (parameter,))
     if isinstance(source, Analysis):
         resolved = {s: e for s, e in source.settings.items() if str(s) != parameter}
         if raw:
@@ -400,8 +301,8 @@ def stream_csv(sweeper: Sweeper, size_range: SizeRange, write, advance=None) -> 
     size_range.chunk_count() chunks (a progress bar)."""
     from .report import sweep_csv_bytes
 
-    if size_range.points > LARGE_SWEEP_POINTS:
-        estimate = _announce(size_range.points, sweeper)
+    if size_range.made > LARGE_SWEEP_POINTS:
+        estimate = _announce(size_range.made, sweeper)
         extend(5 * estimate + 30)  # the budget covers the announced writing, on a busy machine too
     for position, sizes in enumerate(size_range.chunks()):
         if position == 0 or len(sizes):  # the first chunk is never empty: it has the header

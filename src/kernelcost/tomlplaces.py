@@ -84,6 +84,25 @@ def place_of(text: str, filename: str, where: str, key: bool = False) -> Span | 
     return None
 
 
+def missing_place(text: str, filename: str, where: str) -> Span:
+    """Where a missing key belongs: its table (place_of), the figure a missing `x_source`
+    would give the source of, else where it could be added: before the first table (a
+    top-level key), or at the end of the file."""
+    span = place_of(text, filename, where) or (
+        place_of(text, filename, where.removesuffix("_source"), key=True)
+        if where.endswith("_source") else None)
+    if span is not None:
+        return span
+    lines = text.split("\n")
+    if "." not in where and "[" not in where:  # a top-level key goes before the first table
+        first_table = next((number for number, line in enumerate(lines, start=1)
+                            if _HEADER.match(line)), None)
+        if first_table is not None:
+            return Span(filename, first_table, 1, first_table, 2)
+    line = len(lines) if lines[-1] or len(lines) == 1 else len(lines) - 1
+    return Span(filename, line, 1, line, 2)
+
+
 def syntax_place(message: str, text: str, filename: str) -> tuple[str, Span | None]:
     """A tomllib error message without its `(at line L, column C)` tail, and that place."""
     match = _SYNTAX_PLACE.search(message)
@@ -163,6 +182,55 @@ def _fresh(value):
     return value
 
 
+MAX_TOML_DEPTH = 64  # brackets and braces open at once; a machine or model file needs 3
+
+
+def too_deep(text: str) -> tuple[int, int] | None:
+    """(line, column) of the first `[` or `{` nested more than MAX_TOML_DEPTH deep, outside
+    strings and comments; None when there is none. tomllib reads nesting by recursion, so a
+    deep file would end in a RecursionError, with no place; this finds the place first."""
+    depth, line, start, index, size = 0, 1, 0, 0, len(text)
+    while index < size:
+        char = text[index]
+        if char == "\n":
+            line, start = line + 1, index + 1
+        elif char == "#":
+            index = text.find("\n", index)
+            if index < 0:
+                return None
+            continue
+        elif char in "\"'":
+            quote = text[index:index + 3] if text[index:index + 3] in ('"""', "'''") else char
+            end = _string_end(text, index + len(quote), quote)
+            line += text.count("\n", index, end)
+            start = text.rfind("\n", 0, end) + 1 if "\n" in text[index:end] else start
+            index = end
+            continue
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                return line, index - start + 1
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        index += 1
+    return None
+
+
+def _string_end(text: str, index: int, quote: str) -> int:
+    """The index after the string that opened with `quote` and goes on from `index`."""
+    escapes = quote[0] == '"'
+    while index < len(text):
+        if escapes and text[index] == "\\":
+            index += 2
+            continue
+        if text.startswith(quote, index):
+            return index + len(quote)
+        if len(quote) == 1 and text[index] == "\n":  # a one-line string ends at its line
+            return index
+        index += 1
+    return len(text)
+
+
 def toml_data(text: str, path: str, what: str, code: ErrorCode) -> dict:
     """The tables of a TOML text (of a shipped file, as kept parsed); a syntax error at its
     line and column, and a file nested too deeply for the reader, as errors of `code` (the
@@ -170,6 +238,13 @@ def toml_data(text: str, path: str, what: str, code: ErrorCode) -> dict:
     kept = _parsed_shipped().get(text_digest(text))
     if kept is not None:
         return _fresh(kept)
+    deep = too_deep(text)
+    if deep is not None:
+        line, column = deep
+        raise error_for(code, Diagnostic(
+            Span(path, line, column, line, column + 1),
+            f"the {what} nests arrays or tables more than {MAX_TOML_DEPTH} deep here",
+            f"a {what} is flat: tables of numbers and strings"), text)
     import tomllib
 
     try:

@@ -20,17 +20,17 @@ varied values), then the smaller values in the order given."""
 
 from __future__ import annotations
 
-import re
 import time
 
 import numpy
 import sympy
 
 from .analysis import Spec, _numeric_values, load
-from .errors import Code, Diagnostic, SizeError
+from .errors import Code, Diagnostic, SizeError, did_you_mean
 from .occupancy import REGISTER_BYTES
 from .records import record
-from .settings import resolve_settings
+from .settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
+from .sizerange import MAX_VALUES, names_and_places, parse_values  # noqa: F401 (re-exported)
 
 TIE_RULE = ("equal t_bound (to 1e-9): fewer bytes on chip, then the squarer tile "
             "(smaller max/min of the varied values), then smaller values in the order given")
@@ -88,50 +88,31 @@ class Evaluation:
     array_registers: numpy.ndarray | None = None  # registers the register arrays need
 
 
-def parse_values(text: str | None, pow2: bool) -> numpy.ndarray:
-    """`16..512` (multiples of the low end), `16..512:16`, `64,128,256`; --pow2 keeps the
-    powers of two in the range (16..512 when no range is given)."""
-    text = text or "16..512"
-    match = re.fullmatch(r"\s*(\d+)\s*\.\.\s*(\d+)\s*(?::\s*(\d+))?\s*", text)
-    if match:
-        low, high = int(match.group(1)), int(match.group(2))
-        step = int(match.group(3) or low)
-        if not 0 < low <= high or step <= 0:
-            raise SizeError(Code.BAD_RANGE, Diagnostic(
-                None, f"bad --values `{text}`", "LOW..HIGH with 0 < LOW <= HIGH, optionally :STEP"))
-        if pow2:
-            values = [1 << e for e in range(64) if low <= (1 << e) <= high]
-        else:
-            values = list(range(low, high + 1, step))
-    elif re.fullmatch(r"\s*\d+(\s*,\s*\d+)*\s*", text):
-        values = sorted({int(v) for v in text.split(",")})
-        if pow2:
-            values = [v for v in values if v & (v - 1) == 0]
-    else:
-        raise SizeError(Code.BAD_RANGE, Diagnostic(None, f"cannot read --values `{text}`",
-                                                   "write 16..512, 16..512:16 or 64,128,256"))
-    if not values or min(values) <= 0:
-        raise SizeError(Code.BAD_RANGE, Diagnostic(
-            None, f"--values `{text}` gives no positive value"))
-    return numpy.array(values, dtype=numpy.float64)
+MAX_CANDIDATES = 10_000_000  # combinations evaluated at once: about 2 GB of arrays
 
 
-def fixed_values(spec: Spec, varied: list[str], raw: dict,
-                 follow: str | None = None) -> dict[sympy.Symbol, sympy.Expr]:
+def fixed_values(spec: Spec, varied: list[str], raw: dict, follow: str | None = None,
+                 places: dict | None = None) -> dict[sympy.Symbol, sympy.Expr]:
     """Every parameter not varied, at a number (set, or its default) or at an expression of
     the varied ones (`M=N` with N varied); with `follow`, a size left without a value
-    equals that varied parameter."""
+    equals that varied parameter. `places`: name -> (span, text) of the option that varies
+    it, for the errors about a varied name."""
     parameters = spec.parameters
     for name in varied:
+        span, text = (places or {}).get(name, (None, None))
         if name not in parameters:
             raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
-                None, f"`{name}` is not a parameter of {spec.name}",
-                "parameters: " + ", ".join(parameters)))
+                span, f"`{name}` is not a parameter of {spec.name}",
+                did_you_mean(name, parameters) or "parameters: " + ", ".join(parameters)),
+                text)
         if name in raw:
             raise SizeError(Code.SET_AND_VARIED, Diagnostic(
-                None, f"`{name}` is both varied and set"))
+                span, f"`{name}` is both varied and set",
+                f"leave `{name}` out of --set, or vary another size"), text)
     settings = resolve_settings(raw, parameters)
     numeric = _numeric_values(spec, settings)
+    refuse_beyond({s: v for s, v in numeric.items() if str(s) not in varied}, raw, spec.kernel,
+                  MAX_FLOAT_SIZE, FLOAT_SIZES, "give it at most 2^53 (9.0e15)")
     fixed = {symbol: value for symbol, value in numeric.items() if str(symbol) not in varied}
     varied_symbols = {parameters[name] for name in varied}
     for symbol, expr in settings.items():
@@ -168,14 +149,23 @@ class Evaluator:
         self.symbols = [spec.parameters[name] for name in varied]
         self.fixed = fixed
         self.precision = spec.checked.precision
+        self.first_block = _first_block(self.cost.grid)
 
     def _f(self, expr):
-        expr = sympy.sympify(expr).xreplace(self.fixed)
+        # a block's quantities may depend on where it stands (a ragged last tile along a
+        # clipped loop, `min(m0 + TM, Mt)`): the first block's, a whole tile, stands for all
+        expr = sympy.sympify(expr).xreplace(self.first_block).xreplace(self.fixed)
         function = sympy.lambdify(self.symbols, expr, modules="numpy")
         return lambda arrays: numpy.broadcast_to(
             numpy.asarray(function(*arrays), dtype=numpy.float64), arrays[0].shape)
 
     def __call__(self, arrays: list[numpy.ndarray] | numpy.ndarray) -> Evaluation:
+        # a block of no shared memory or registers divides by zero where numpy.where then
+        # takes the other branch; a size overflowing a double is inf: no warning for either
+        with numpy.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._evaluate(arrays)
+
+    def _evaluate(self, arrays: list[numpy.ndarray] | numpy.ndarray) -> Evaluation:
         terms, labels = [], []
         reasons = ["", "breaks an `assume` fact", "does not fit in shared memory",
                    "does not fit in registers", "occupancy 0"]
@@ -266,6 +256,16 @@ class Evaluator:
                           tuple(reasons), ones, ones, ones, held)
 
 
+def _first_block(grid) -> dict[sympy.Symbol, sympy.Expr]:
+    """Each grid iterator at its first value (outer ones put into inner bounds)."""
+    first: dict[sympy.Symbol, sympy.Expr] = {}
+    if grid is None:
+        return first
+    for iterator, low in zip(grid.iterators, grid.lower_bounds):
+        first[iterator] = sympy.sympify(low).xreplace(first)
+    return first
+
+
 def _work_label(work_class: str, ceiling_name: str) -> str:
     if work_class == "sfu":
         return "SFU"
@@ -273,9 +273,15 @@ def _work_label(work_class: str, ceiling_name: str) -> str:
 
 
 def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarray,
-         raw: dict | None = None, top: int = 10, show_rejected: int = 2) -> Ranking:
+         raw: dict | None = None, top: int = 10, show_rejected: int = 2,
+         places: dict | None = None) -> Ranking:
     spec = load(spec_path) if not isinstance(spec_path, Spec) else spec_path
-    fixed = fixed_values(spec, varied, dict(raw or {}))
+    fixed = fixed_values(spec, varied, raw or {}, places=places)
+    if len(values) ** len(varied) > MAX_CANDIDATES:
+        raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
+            None, f"{len(values):,} values of each of {len(varied)} parameters make "
+                  f"{len(values) ** len(varied):,} combinations, more than {MAX_CANDIDATES:,}",
+            "give fewer --values (a larger :STEP, or --pow2), or vary fewer parameters"))
     evaluator = Evaluator(spec, machine, varied, fixed)
     evaluator(_mesh([values] * len(varied))[:, :1])  # lambdify once before timing
     started = time.perf_counter()

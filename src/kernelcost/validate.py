@@ -22,16 +22,20 @@ from __future__ import annotations
 
 import csv
 import math
+from dataclasses import field
 from pathlib import Path
 from typing import NoReturn
 
 from .ast import Span
-from .errors import Code, Diagnostic, ErrorCode, InputOutputError, KcostError, MeasurementError
+from .errors import Code, Diagnostic, ErrorCode, KcostError, MeasurementError
 from .records import record
 
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
 COUNTERS = {"dram_bytes": "global", "l2_bytes": "l2", "flop": "work"}  # counter -> prediction
 MAX_BYTES = 10_000_000  # a results file is a few kB; refuse anything absurd before reading
+# what a measurement can be: a run of a picosecond to 11 days, a counter up to 1e30 (bytes or
+# FLOP: as machine figures are bounded); past them the ratios the report prints overflow
+MIN_TIME_S, MAX_TIME_S, MAX_COUNTER = 1e-12, 1e6, 1e30
 # measured below t_bound by more than rounding: t_bound is exact, the time a float
 FALSIFIED_BELOW = 1 - 1e-9
 
@@ -47,6 +51,7 @@ class Row:
     dtype: str
     time_s: float
     counters: dict[str, float]  # only the counters that were measured
+    columns: dict[str, int] = field(default_factory=dict)  # column name -> where it starts
 
 
 @record
@@ -91,22 +96,18 @@ class Comparison:
 # -- reading --------------------------------------------------------------------------------
 
 def read_results(path: str | Path) -> list[Row]:
-    """The rows of a results CSV; a KcostError at file:line with a hint on bad input."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputOutputError(Code.NO_SUCH_FILE, Diagnostic(
-            None, f"cannot read `{path}`: no such file",
-            "give the CSV that validate/run_h200.py wrote"))
-    if path.stat().st_size > MAX_BYTES:
-        raise InputOutputError(Code.FILE_TOO_LARGE, Diagnostic(
-            None, f"`{path}` is larger than {MAX_BYTES:,} bytes",
-            "a results file holds one row per measured run"))
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputOutputError(Code.CANNOT_READ, Diagnostic(
-            None, f"cannot read `{path}`: {error}", "the results file is UTF-8 text")) from None
-    lines = text.splitlines()
+    """The rows of a results CSV; a KcostError at file:line:column with a hint on bad input."""
+    return _read(Path(path))[1]
+
+
+def _read(path: Path) -> tuple[str, list[Row]]:
+    """The CSV's text (for excerpts) and its rows. Read as every input is (inputs.read_text):
+    a regular file of at most MAX_BYTES, UTF-8, a byte that is not placed at its line and
+    column."""
+    from .inputs import read_text
+
+    text = read_text(str(path), MAX_BYTES, "results CSV")
+    lines = text.split("\n")
     records = [(number, line) for number, line in enumerate(lines, 1)
                if line.strip() and not line.lstrip().startswith("#")]
     if not records:
@@ -114,7 +115,7 @@ def read_results(path: str | Path) -> list[Row]:
             None, f"`{path}` has no header and no rows",
             "the first line names the columns: " + ",".join(COLUMNS)))
     header_line, header_text = records[0]
-    header = [name.strip() for name in next(csv.reader([header_text]))]
+    header = [name.strip() for name in _fields(header_text)]
     missing = [name for name in COLUMNS if name not in header]
     if missing:
         raise _error(Code.RESULTS_BAD_HEADER, path, text, header_line, 1,
@@ -125,17 +126,22 @@ def read_results(path: str | Path) -> list[Row]:
         raise _error(Code.RESULTS_EMPTY, path, text, header_line, 1,
                      "the header is followed by no rows",
                      "run validate/run_h200.py on a GPU machine to measure some")
-    return rows
+    return text, rows
+
+
+def _fields(line: str) -> list[str]:
+    return next(csv.reader([line]), [])
 
 
 def _row(path, text, number, line, header) -> Row:
-    fields = next(csv.reader([line]))
+    fields = _fields(line)
     if len(fields) != len(header):
         raise _error(Code.RESULTS_BAD_ROW, path, text, number, 1,
                      f"{len(fields)} fields where the header has {len(header)}",
                      "one value per column, empty for a counter not measured; quote a value "
                      "that holds a comma")
     values = {name: value.strip() for name, value in zip(header, fields)}
+    columns = {name: _column(line, fields, index) for index, name in enumerate(header)}
 
     def fail(column: str, message: str, hint: str) -> NoReturn:
         raise _error(Code.RESULTS_BAD_ROW, path, text, number,
@@ -145,27 +151,38 @@ def _row(path, text, number, line, header) -> Row:
         if not values[name]:
             fail(name, f"`{name}` is empty", "every row names its kernel, spec and sizes")
     sizes = {}
-    for item in values["sizes"].split(";"):
+    field_text = fields[header.index("sizes")]
+    offset = columns["sizes"] + (line[columns["sizes"] - 1:].find(field_text) if
+                                 field_text in line[columns["sizes"] - 1:] else 0)
+    for item in field_text.split(";"):
         name, equals, value = item.partition("=")
         if not equals or not name.strip() or not value.strip():
-            fail("sizes", f"cannot read the size `{item.strip()}`",
-                 "sizes are NAME=VALUE separated by `;`, e.g. M=4096;N=4096")
+            raise _error(Code.RESULTS_BAD_ROW, path, text, number, offset,
+                         f"cannot read the size `{item.strip()}`",
+                         "sizes are NAME=VALUE separated by `;`, e.g. M=4096;N=4096")
+        if name.strip() in sizes:
+            raise _error(Code.RESULTS_BAD_ROW, path, text, number, offset,
+                         f"the size `{name.strip()}` is given twice",
+                         "give each size once: M=4096;N=4096")
         sizes[name.strip()] = value.strip()
+        columns[f"size {name.strip()}"] = offset + len(name) + 1 + len(value) - len(value.lstrip())
+        offset += len(item) + 1
     time_s = _number(values["time_s"])
-    if time_s is None or time_s <= 0:
-        fail("time_s", f"time_s `{values['time_s']}` is not a positive number of seconds",
+    if time_s is None or not MIN_TIME_S <= time_s <= MAX_TIME_S:
+        fail("time_s", f"time_s `{values['time_s']}` is not a positive number of seconds "
+                       f"(from {MIN_TIME_S:g} to {MAX_TIME_S:g})",
              "the measured time of one run, in seconds: 4.47e-4")
     counters: dict[str, float] = {}
     for name in COUNTERS:
         if values[name] == "":
             continue
         count = _number(values[name])
-        if count is None or count < 0:
-            fail(name, f"{name} `{values[name]}` is not a number >= 0",
+        if count is None or not 0 <= count <= MAX_COUNTER:
+            fail(name, f"{name} `{values[name]}` is not a number from 0 to {MAX_COUNTER:g}",
                  "a counter is a count (bytes or FLOP), or empty when not measured")
         counters[name] = count
     return Row(number, values["kernel"], values["spec"], sizes, values["dtype"], time_s,
-               counters)
+               counters, columns)
 
 
 def _number(text: str) -> float | None:
@@ -179,9 +196,9 @@ def _number(text: str) -> float | None:
 def _column(line: str, fields: list[str], index: int) -> int:
     """1-based column where field `index` starts (quoting aside, the commas before it)."""
     column, position = 1, 0
-    for field in fields[:index]:
-        found = line.find(field, position)
-        position = (found if found >= 0 else position) + len(field)
+    for value in fields[:index]:
+        found = line.find(value, position)
+        position = (found if found >= 0 else position) + len(value)
         comma = line.find(",", position)
         position = comma + 1 if comma >= 0 else position
     column += position
@@ -200,9 +217,8 @@ def compare(path: str | Path, machine: str) -> list[Comparison]:
     from .hardware import load_machine
 
     path = Path(path)
-    rows = read_results(path)
+    text, rows = _read(path)
     loaded = load_machine(machine)
-    text = path.read_text(encoding="utf-8-sig")
     specs: dict[Path, object] = {}
     return [_compare(path, text, row, loaded, specs) for row in rows]
 
@@ -211,12 +227,14 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     """One row against its spec. The counts and the verdict only, not `analyze`'s limits and
     leading terms: those cost most of its time, and a results file has dozens of rows."""
     from .analysis import _numeric_values, broken_assumptions, load
+    from .answer import refuse_verdict_sizes
     from .model import verdict as model_verdict
     from .settings import resolve_settings, setting_warnings
     from .sizes import size_warnings
+    from .watchdog import stage
 
     spec_path = _find_spec(path, row.spec)
-    line = text.splitlines()[row.line - 1]
+    line = text.split("\n")[row.line - 1]
     if spec_path is None:
         raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, line.find(row.spec) + 1,
                      f"spec `{row.spec}` not found",
@@ -227,19 +245,29 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
         spec = specs[spec_path]
         settings = resolve_settings(dict(row.sizes), spec.parameters)
         values = _numeric_values(spec, settings)
+        refuse_verdict_sizes(spec, values, row.sizes)
         warnings = (*broken_assumptions(spec.checked, values), *setting_warnings(settings),
                     *size_warnings(spec.checked, values))
         cost = spec.cost()
     except KcostError as error:  # the spec's own message, placed at the row that asked
         detail = error.diagnostics[0]
-        raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, 1,
-                     f"{row.kernel}: {detail.message}",
+        column, where = row.columns.get("sizes", 1), ""
+        if detail.span is not None and detail.span.file.startswith("--set "):
+            # a size's value: placed on it in the row, at the column within it
+            start = row.columns.get(f"size {detail.span.file[6:]}")
+            if start is not None:
+                column = start + detail.span.column - 1
+        elif detail.span is not None:
+            where = f" ({detail.span})"
+        raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, column,
+                     f"{row.kernel}: {detail.message}{where}",
                      detail.hint or f"see `kernelcost analyze {row.spec}`") from None
     unset = [str(p) for p in cost.parameters if p not in values]
     if unset:
         raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, 1,
                      f"{row.kernel}: the sizes leave {', '.join(unset)} unset",
                      "give every size of the spec without a default in the sizes column")
+    stage(f"predicting line {row.line} ({row.kernel}) on {machine.id}")
     verdict = model_verdict(cost, machine, cost.precision, settings, apply_defaults=True)
     t_bound = _float(verdict.t_bound)
     t_model = _float(verdict.t_model)

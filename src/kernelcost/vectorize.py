@@ -4,6 +4,8 @@ sizes in milliseconds this way)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy
 import sympy
 from sympy.printing.numpy import NumPyPrinter
@@ -17,11 +19,23 @@ def vectorized(expr: sympy.Expr, symbol: sympy.Symbol):
     """A numpy function of an array of sizes for a closed form in `symbol` alone."""
     if has_sum(expr):  # a bound sympy cannot sum: its terms are added up at each size
         return summed(expr, symbol)
+    # a number past what a double holds (a bound of n * 1e400) becomes inf, not an
+    # OverflowError in numpy's conversion of a Python int
+    expr = sympy.sympify(expr).replace(
+        lambda e: e.is_Rational and max(abs(e.p), e.q) > 2**1000,
+        lambda e: sympy.Float(e, 17) if abs(e) < sympy.Float("1e300") else sympy.oo)
     if not expr.has(symbol):
-        constant = float(expr)
+        constant = _float(expr)
         return lambda sizes: numpy.full(numpy.shape(sizes), constant)
     # the size symbol is a positive integer; numpy sees it as a plain float array
     return sympy.lambdify(symbol, expr, modules="numpy", printer=_MultiplyingPrinter)
+
+
+def _float(expr: sympy.Expr) -> float:
+    try:
+        return float(expr)
+    except OverflowError:
+        return math.inf if expr > 0 else -math.inf
 
 
 class _MultiplyingPrinter(NumPyPrinter):

@@ -40,6 +40,7 @@ from .model import verdict
 from .modelfile import ModelConfig
 from .records import record
 from .values import exact
+from .watchdog import stage
 
 DECODE, PREFILL = "decode", "prefill"
 KINDS = ("attention", "projections", "mlp", "norms", "lm head")  # plot order
@@ -254,7 +255,9 @@ def shipped_spec(stem: str) -> Spec:
 
 def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
     spec = shipped_spec(use.spec)
-    result = verdict(spec.cost("spec"), machine, values=dict(use.sizes))
+    cost = spec.cost("spec")
+    stage(f"modelling the {use.name} on {machine.id}", spec.kernel.span)
+    result = verdict(cost, machine, values=dict(use.sizes))
     if result.t_bound is None:  # an on-chip tile too large: no time to add up
         raise ModelFileError(Code.MODEL_KERNEL_DOES_NOT_FIT, Diagnostic(
             None,

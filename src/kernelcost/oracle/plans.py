@@ -95,6 +95,13 @@ def iterator_values(lo: Value, hi: Value, step: Value) -> Iterable[Value]:
     return (normal(lo + step * k) for k in range(count))
 
 
+def trip_count(lo: Value, hi: Value, step: Value) -> int:
+    """How many values iterator_values gives, without making them: len(range) holds only
+    what fits a C ssize_t, and a bound such as n * 1e19 goes past it."""
+    return max(0, math.ceil((hi - lo) / step)) if not all(
+        isinstance(v, int) for v in (lo, hi, step)) else max(0, -((lo - hi) // step))
+
+
 @record(frozen=False)
 class ScopeState:
     """A keep scope while it runs: the elements touched in the current entry, and its log."""

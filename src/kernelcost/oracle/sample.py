@@ -18,7 +18,7 @@ from ..records import record
 from ..symbols import size_symbol
 from .compare import evaluate
 from .exprs import as_function, compile_expr, resolve_sizes, sympy_substitution
-from .plans import iterator_values
+from .plans import iterator_values, trip_count
 from .results import SAMPLE_MAX_STEPS, Env, Value
 
 # --- sampling sizes ----------------------------------------------------------------------
@@ -40,6 +40,7 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
     order, nest = _DrawOrder(kernel), _NestShape(kernel)
     samples: list[dict[str, int]] = []
     seen: set[tuple] = set()
+    too_long = 0  # draws that met the assumptions but run more than max_steps
     for attempt in range(max_attempts):
         if len(samples) == count:
             break
@@ -54,16 +55,19 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
         if not assumptions_hold(kernel, candidate, extra_facts):
             continue
         if nest.steps(candidate, max_steps) > max_steps:
+            too_long += 1
             continue
         seen.add(key)
         samples.append(candidate)
     if len(samples) < count and not partial:
+        hint = ("even its smallest sizes run more than that (a bound such as n * 1e19): "
+                "such a nest cannot be enumerated; `analyze --no-verify` counts it"
+                if too_long else "check that the `assume` facts can hold together")
         raise SpecCheckError(Code.ASSUMPTIONS_UNMET, Diagnostic(
-            None,
+            kernel.kernel.span,
             f"found only {len(samples)} of {count} size "
             f"assignments of `{kernel.name}` that satisfy its "
-            f"assumptions within {max_steps:,} steps",
-            "check that the `assume` facts can hold together"))
+            f"assumptions within {max_steps:,} steps", hint), kernel.kernel.source)
     return samples
 
 
@@ -303,13 +307,13 @@ def _count_block(statements: int, loops: tuple[_LoopShape, ...], env: Env, limit
     iterator (no bound inside uses it) is counted from its trip count."""
     total = statements
     for loop in loops:
-        values = iterator_values(loop.lo(env), loop.hi(env), loop.step(env))
+        lo, hi, step = loop.lo(env), loop.hi(env), loop.step(env)
         if not any(loop.var in inner.names for inner in loop.loops):
-            trips = len(values) if isinstance(values, range) else sum(1 for _ in values)
+            trips = trip_count(lo, hi, step)
             if trips:
                 total += trips * (1 + _count_block(loop.statements, loop.loops, env, limit))
         else:
-            for value in values:
+            for value in iterator_values(lo, hi, step):
                 env[loop.var] = value
                 total += 1 + _count_block(loop.statements, loop.loops, env, limit)
                 if total > limit:

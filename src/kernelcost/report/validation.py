@@ -32,7 +32,7 @@ def validation_page(machine: str, comparisons: list[Comparison], width: int | No
         for k in c.counters:
             unit = "FLOP" if k.name == "flop" else "B"
             model = f", t_model {si(k.model, unit)}" if k.model is not None else ""
-            ratio = f" ({k.ratio:.2f}x)" if k.ratio is not None else ""
+            ratio = f" ({k.ratio:.3g}x)" if k.ratio is not None else ""
             lines.append(f"line {c.row.line} {c.row.kernel} {k.name}: predicted "
                          f"{si(k.predicted, unit)}{model}, measured {si(k.measured, unit)}"
                          f"{ratio}")

@@ -1,0 +1,353 @@
+"""The command path hardened (issue 35): each reproducer of the issue ends in exit 0 or in an
+exit 2 placed on the input that caused it, and every kind of input has a place (--set
+values, options, machine and model files, measured CSVs)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kernelcost.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "specs"
+HOPPER = str(SPECS / "gemm_hopper.kcost")
+GEMM = str(SPECS / "gemm.kcost")
+COPY = str(SPECS / "copy.kcost")
+CSV_HEADER = "kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop\n"
+
+
+def run(capsys, *arguments) -> tuple[int, str, str]:
+    code = main([str(a) for a in arguments])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "internal error" not in captured.err
+    assert "Warning" not in captured.err  # no numpy or matplotlib warning reaches the user
+    return code, captured.out, captured.err
+
+
+# --- N = 8196 against `assume TN | N` ---------------------------------------------------------
+
+def test_a_grid_at_sizes_that_break_its_assumption_is_refused_at_the_assumption(capsys):
+    code, _, err = run(capsys, "analyze", HOPPER, "--set", "M=8192,N=8196,K=8192",
+                       "--machine", "h100")
+    assert code == 2
+    assert err.startswith(f"{HOPPER}:10:24: error[KC317]: `assume TN | N` does not hold at "
+                          "N = 8196: 8196 is not a multiple of TN = 256")
+    assert "                        ^^^^^^" in err  # under `TN | N`
+    assert "give N a multiple of 256 (such as 8192)" in err
+
+
+def test_the_json_error_object_places_it_too(capsys):
+    code, out, _ = run(capsys, "analyze", HOPPER, "--set", "M=8192,N=8196,K=8192",
+                       "--machine", "h100", "--json")
+    place = json.loads(out)["error"]["place"]
+    assert code == 2 and (place["line"], place["column"]) == (10, 24)
+
+
+def test_a_validate_row_at_such_sizes_is_placed_at_the_row(capsys, tmp_path):
+    results = tmp_path / "results.csv"
+    results.write_text(CSV_HEADER + f"gemm,{HOPPER},M=8192;N=8196;K=8192,bf16,3.7e-03,,,\n")
+    code, _, err = run(capsys, "validate", results, "--machine", "h100")
+    assert code == 2
+    column = len(f"gemm,{HOPPER},") + 1
+    assert err.startswith(f"{results}:2:{column}: error[KC613]: gemm: `assume TN | N` does "
+                          "not hold at N = 8196")
+    assert f"({HOPPER}:10:24)" in err
+
+
+def test_without_the_assumption_the_ragged_tiles_are_counted(capsys, tmp_path):
+    ragged = tmp_path / "ragged.kcost"
+    ragged.write_text(Path(HOPPER).read_text().replace("TN | N, ", ""))
+    code, out, _ = run(capsys, "analyze", ragged, "--set", "M=8192,N=8196,K=8192",
+                       "--machine", "h100", "--json")
+    assert code == 0
+    document = json.loads(out)
+    assert "ceiling(N/TN)" in document["traffic"]["global"]["expr"]
+    # 33 tile columns of 256 (the last holds 4 columns of C) and 32 rows of 256: every block
+    assert "of 2112 blocks" in json.dumps(document)
+
+
+# --- W = 0 with a rate ------------------------------------------------------------------------
+
+def test_a_rate_for_a_kernel_without_work_asks_for_a_time(capsys):
+    code, _, err = run(capsys, "analyze", COPY, "--set", "n=268435456", "--machine", "h100",
+                       "--measured", "400TFLOP/s")
+    assert code == 2
+    assert err.startswith("--measured:1:1: error[KC604]: a rate gives no time here: the "
+                          "kernel's W = 0 FLOP")
+    assert "give the measured time instead" in err
+    code, _, err = run(capsys, "plot", COPY, "--set", "n=268435456", "--machine", "h100",
+                       "--measured", "400TFLOP/s", "-o", "never.svg")
+    assert code == 2 and "error[KC315]" in err and "does no work (W = 0)" in err
+
+
+# --- bound outside the divisibility and on min/max nests ---------------------------------------
+
+MANY_WAY = """kernel mm(M, N, K, P) {
+    in  A: f32[M, K]
+    in  B: f32[K, N]
+    out C: f32[M, N]
+    for i in 0..min(M, N, K, P), j in 0..max(M, N, K, P), k in 0..min(max(M, N), max(K, P), M) {
+        C[i, j] += A[i, k] * B[k, j]
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("spec", ["gemv_decode", "stencil2d5pt", "minmax_window", "many_way"])
+def test_bound_without_the_divisibility_line_and_on_min_max_nests(capsys, tmp_path, spec):
+    if spec == "many_way":
+        text = MANY_WAY
+    elif spec.startswith("minmax_"):
+        text = (ROOT / "tests" / "specs_minmax" / f"{spec[7:]}.kcost").read_text()
+    else:  # the spec with its `assume` line removed: ceilings in its counts
+        text = "\n".join(line for line in (SPECS / f"{spec}.kcost").read_text().split("\n")
+                         if not line.strip().startswith("assume"))
+    path = tmp_path / f"{spec}.kcost"
+    path.write_text(text)
+    for extra in ([], ["--machine", "h100"], ["--json", "--level", "l2"]):
+        code, out, err = run(capsys, "bound", path, *extra)
+        assert code == 0, err
+        assert "Q_lower" in out or "q_lower" in out
+
+
+# --- a loop bound past C's ssize_t ------------------------------------------------------------
+
+HUGE_BOUND = """kernel big(n) {
+    in  x: f32[n]
+    out y: f32[n]
+    for i in 0..n * 1e19 {
+        y[0] += x[0]
+    }
+}
+"""
+
+
+def test_a_bound_past_ssize_t_is_counted_and_sampled_without_a_range(capsys, tmp_path):
+    spec = tmp_path / "big.kcost"
+    spec.write_text(HUGE_BOUND)
+    code, out, _ = run(capsys, "analyze", spec, "--json")
+    assert code == 0 and json.loads(out)["work"]["expr"] == "10000000000000000000*n"
+    code, _, err = run(capsys, "check", spec)
+    assert code == 2 and err.startswith(f"{spec}:1:1: error[KC221]")
+    assert "such a nest cannot be enumerated" in err
+
+
+def test_the_oracle_counts_trips_without_making_them():
+    from fractions import Fraction
+
+    from kernelcost.oracle.plans import iterator_values, trip_count
+
+    assert trip_count(0, 10**30, 1) == 10**30
+    assert trip_count(3, 10, 4) == 2 == len(list(iterator_values(3, 10, 4)))
+    assert trip_count(10, 3, 1) == 0
+    half = Fraction(1, 2)
+    assert trip_count(0, 2, half) == 4 == len(list(iterator_values(0, 2, half)))
+
+
+# --- numbers past what floats and integers hold: placed on the value ---------------------------
+
+def test_a_size_past_doubles_in_a_sweep_is_placed_on_the_value(capsys):
+    code, _, err = run(capsys, "sweep", GEMM, "--sweep", "N=64..1024", "--set", "M=1e309,K=N")
+    assert code == 2
+    assert err.startswith("--set M:1:1: error[KC318]: size `M` = 1.00e+309 is more than 2^53")
+    assert "   1 | 1e309\n       ^^^^^" in err
+
+
+def test_a_size_past_the_grid_model_in_a_validate_row_is_placed_on_the_value(capsys, tmp_path):
+    results = tmp_path / "results.csv"
+    results.write_text(CSV_HEADER + f"copy,{COPY},n=1e400,fp32,3.68e-05,,,\n")
+    code, _, err = run(capsys, "validate", results, "--machine", "h200")
+    column = len(f"copy,{COPY},n=") + 1
+    assert code == 2
+    assert err.startswith(f"{results}:2:{column}: error[KC613]: copy: size `n` = 1.00e+400 is "
+                          "more than 2^53")
+
+
+def test_a_phase_range_past_doubles_is_placed_on_its_bound(capsys, tmp_path):
+    code, _, err = run(capsys, "phase", GEMM, "--x", "N=1..1e300", "--y", "M=1..1000",
+                       "--set", "K=N", "--machine", "h100", "-o", tmp_path / "phase.svg")
+    assert code == 2
+    assert err.startswith("--x:1:6: error[KC308]: size range `N=1..1e300`: sizes stop at 2^53")
+    assert "   1 | N=1..1e300\n            ^^^^^" in err
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("arguments, start", [
+    (["sweep", GEMM, "--sweep", "N=64..x", "--set", "M=N,K=N"], "--sweep:1:7: error[KC308]"),
+    (["sweep", GEMM, "--sweep", "N64", "--set", "M=N,K=N"], "--sweep:1:1: error[KC308]"),
+    (["sweep", GEMM, "--sweep", "N=10..1", "--set", "M=N,K=N"], "--sweep:1:7: error[KC308]"),
+    (["sweep", GEMM, "--sweep", "N=1..10", "--set", "M=N,K=N", "--points", "1"],
+     "--points:1:1: error[KC309]"),
+    (["sweep", GEMM, "--sweep", "N=1..1e9", "--set", "M=N,K=N", "--points", "200000",
+      "--all"], "--points:1:1: error[KC309]"),
+    (["tune", HOPPER, "--machine", "h100", "--vary", "TM,TX", "--set", "M=8192,N=8192,K=8192"],
+     "--vary:1:4: error[KC302]"),
+    (["tune", HOPPER, "--machine", "h100", "--vary", "TM", "--values", "1..99999999",
+      "--set", "M=8192,N=8192,K=8192"], "--values:1:1: error[KC308]"),
+    (["tune", HOPPER, "--machine", "h100", "--vary", "TM", "--top", "0",
+      "--set", "M=8192,N=8192,K=8192"], "--top:1:1: error[KC311]"),
+    (["phase", GEMM, "--x", "nope=1..10", "--y", "M=1..100", "--machine", "h100", "-o",
+      "never.svg"], "--x:1:1: error[KC302]"),
+    (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--measured", "fast"],
+     "--measured:1:1: error[KC601]"),
+    (["check", GEMM, "--samples", "-1"], "--samples:1:1: error[KC311]"),  # ran to the budget
+    (["plot", GEMM, "--set", "M=N,K=N,N=256", "--machine", "a100", "--measured", "5e-324s",
+      "-o", "never.svg"], "--measured:1:1: error[KC602]"),  # an infinite rate on the axes
+    (["phase", COPY, "--x", "n=64..65536", "--y", "BLK=64..4096", "--machine", "h100", "-o",
+      "never.svg"], "error[KC315]"),  # W = 0: max() of no work class
+    (["solve", GEMM, "--for", "N", "--level", "nope", "--machine", "h100"],
+     "--level:1:1: error[KC409]"),
+    (["analyze", GEMM, "--precision", "bf16,fp3"], "--precision:1:6: error[KC409]"),
+    (["analyze", GEMM, "--machine", "h100", "--set", "M=N,K=N,N=64", "--warm-l2", "Z"],
+     "--warm-l2:1:1: error[KC312]"),
+    (["bound", GEMM, "--machine", "h100", "--set", "M=1e400,N=4,K=4", "--plot", "never.svg"],
+     "--set M:1:1: error[KC318]"),  # an OverflowError in the ski slope's doubles
+    (["analyze", GEMM, "--machine", "b200", "--exp-on-fma", "1/0"],  # ZeroDivisionError
+     "--exp-on-fma:1:1: error[KC311]"),
+    (["analyze", GEMM, "--machine", "b200", "--exp-on-fma", "0.5:99999"],
+     "--exp-on-fma:1:1: error[KC311]"),
+    (["phase", GEMM, "--x", "N=64..4096", "--y", "M=64..4096", "--machine", "h100", "-o",
+      "never.svg", "--set", "N=4;M=4,K=N"], "--set N:1:1: error[KC301]"),
+    (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--measured", "0us"],
+     "--measured:1:1: error[KC602]"),
+])
+def test_options_are_placed(capsys, arguments, start):
+    code, _, err = run(capsys, *arguments)
+    assert code == 2 and err.startswith(start), err
+
+
+# --- --set with a caret under the bad part ----------------------------------------------------
+
+@pytest.mark.parametrize("setting, start, excerpt", [
+    ("K:K*T", "--set:1:2: error[KC301]: cannot read the setting `K:K*T`: `=` must follow",
+     "   1 | K:K*T\n        ^"),
+    ("=4", "--set:1:1: error[KC301]: cannot read the setting `=4`: a name must come before",
+     "   1 | =4\n       ^"),
+    ("M=4,Q=3", "--set:1:5: error[KC302]: `Q` is not a parameter of this kernel",
+     "   1 | M=4,Q=3\n           ^"),
+    ("N=4,M= ,K=1", "--set:1:7: error[KC301]: cannot read the setting `M=`: a value must",
+     "   1 | N=4,M= ,K=1\n             ^"),
+    ("M=4,Kx=3", "--set:1:5: error[KC302]: `Kx` is not a parameter", "           ^^"),
+    ("N=two", "--set N:1:1: error[KC302]: unknown size `two`", "   1 | two\n       ^^^"),
+])
+def test_a_bad_setting_has_a_caret_under_its_bad_part(capsys, setting, start, excerpt):
+    code, _, err = run(capsys, "analyze", GEMM, "--set", setting)
+    assert code == 2
+    assert err.startswith(start), err
+    assert excerpt in err
+
+
+def test_a_sweep_keeps_the_places_of_its_settings(capsys):
+    code, _, err = run(capsys, "sweep", GEMM, "--sweep", "N=1..100", "--set", "M=N,Kx=3")
+    assert code == 2 and err.startswith("--set:1:5: error[KC302]: `Kx` is not a parameter")
+
+
+# --- machine and model files, CSVs ------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["machines", "model"])
+def test_a_toml_file_nested_too_deeply_is_placed(capsys, tmp_path, command):
+    shipped = ROOT / "src" / "kernelcost" / ("machines/h100.toml" if command == "machines"
+                                             else "models/llama3_8b.toml")
+    text = shipped.read_text()
+    lines = text.count("\n")
+    deep = tmp_path / "deep.toml"
+    deep.write_text(text + "x = " + "[" * 1200 + "]" * 1200 + "\n")
+    code, _, err = run(capsys, command, deep)
+    assert code == 2
+    family = "KC402" if command == "machines" else "KC502"
+    assert err.startswith(f"{deep}:{lines + 1}:69: error[{family}]: the ")
+    assert "nests arrays or tables more than 64 deep here" in err
+
+
+@pytest.mark.parametrize("command, shipped, dropped, place", [
+    ("model", "models/llama3_8b.toml", "head_dim_source", ":19:1: error[KC504]"),  # its figure
+    ("model", "models/llama3_8b.toml", "layers = ", ":11:17: error[KC504]"),  # its source
+    ("machines", "machines/h100.toml", "id = ", "error[KC404]: `id`: missing"),
+])
+def test_a_missing_key_is_placed_where_it_belongs(capsys, tmp_path, command, shipped, dropped,
+                                                  place):
+    text = (ROOT / "src" / "kernelcost" / shipped).read_text()
+    path = tmp_path / "file.toml"
+    path.write_text("\n".join(line for line in text.split("\n")
+                               if not line.startswith(dropped)))
+    code, _, err = run(capsys, command, path)
+    assert code == 2 and err.startswith(str(path) + ":") and place in err.split("\n")[0], err
+
+
+def test_a_csv_that_is_not_utf8_is_placed(capsys, tmp_path):
+    results = tmp_path / "results.csv"
+    results.write_bytes((CSV_HEADER + "copy,caf\u00e9,n=4,fp32,1e-5,,,\n").encode("latin-1"))
+    code, _, err = run(capsys, "validate", results, "--machine", "h100")
+    assert code == 2
+    assert err.startswith(f"{results}:2:9: error[KC805]: the file is not UTF-8 text: byte 0xE9")
+
+
+@pytest.mark.parametrize("row, cell, message", [
+    (f"copy,{COPY},n=4096,fp32,5e-324,,,", "5e-324", "time_s `5e-324` is not a positive number"),
+    (f"copy,{COPY},n=4096,fp32,1e-3,1e308,,", "1e308", "dram_bytes `1e308` is not a number from"),
+    (f"gemm,{GEMM},M=64;N=64;K=64;M=2,bf16,1e-6,,,", "M=2", "the size `M` is given twice"),
+])
+def test_csv_values_are_range_checked_in_their_cell(capsys, tmp_path, row, cell, message):
+    results = tmp_path / "results.csv"
+    results.write_text(CSV_HEADER + row + "\n")
+    code, _, err = run(capsys, "validate", results, "--machine", "h100")
+    column = row.rindex(cell) + 1
+    assert code == 2 and err.startswith(f"{results}:2:{column}: error[KC612]: {message}"), err
+
+
+@pytest.mark.parametrize("arguments", [
+    ["phase", str(SPECS / "moe_gemm.kcost"), "--x", "TK=64..65536", "--y", "WK=64..65536",
+     "--machine", "a100", "-o", "{out}/phase.svg", "--set", "K=1000"],
+    ["tune", str(SPECS / "moe_gemm.kcost"), "--machine", "h100", "--vary", "TM",
+     "--set", "Ea=8,Mt=1000,N=4096,K=4096"],
+])
+def test_a_grid_with_a_ragged_tile_is_tuned_and_mapped(capsys, tmp_path, arguments):
+    """moe_gemm clips its tile at Mt (`min(m0 + TM, Mt)`): a block's work depends on where
+    it stands; tune and phase take the first block's (a whole tile) for every block. It was
+    a TypeError (m0 left symbolic in numpy)."""
+    code, _, err = run(capsys, *[a.replace("{out}", str(tmp_path)) for a in arguments])
+    assert code == 0, err
+
+
+def test_a_parallel_header_with_no_threads_is_refused_at_the_count(capsys, tmp_path):
+    """`threads = 0` divided by zero in the occupancy (sympy's zoo in a Min: exit 3)."""
+    spec = tmp_path / "t0.kcost"
+    spec.write_text(Path(COPY).read_text().replace("threads = 256", "threads = 0"))
+    code, _, err = run(capsys, "analyze", spec, "--machine", "h100", "--set", "n=1024")
+    assert code == 2
+    assert err.startswith(f"{spec}:13:46: error[KC211]: a thread count must be positive, not 0")
+
+
+def test_a_figure_refuses_sizes_past_doubles_on_the_value(capsys, tmp_path):
+    code, _, err = run(capsys, "plot", SPECS / "llm_decode.kcost", "--machine", "h200", "-o",
+                       tmp_path / "figure.png", "--set", "b=1000,Theta=1e12,d=1e400")
+    assert code == 2 and err.startswith("--set d:1:1: error[KC318]")  # a math domain error
+
+
+def test_a_block_of_more_warps_than_an_sm_holds_does_not_fit(capsys, tmp_path):
+    """A machine file's max_warps_per_sm under a block's warps made a residency of 0, and a
+    time of 1/0 (sympy's zoo compared: exit 3): now a misfit, no time."""
+    machine = tmp_path / "w3.toml"
+    machine.write_text((ROOT / "src" / "kernelcost" / "machines" / "h100.toml").read_text()
+                       .replace("max_warps_per_sm = 64", "max_warps_per_sm = 3"))
+    code, out, _ = run(capsys, "analyze", COPY, "--set", "n=1048576", "--machine", machine,
+                       "--no-verify")
+    assert code == 0 and "a block needs 8 warps, 2.67x the 3 an SM has" in " ".join(out.split())
+    results = tmp_path / "results.csv"
+    results.write_text(CSV_HEADER + f"copy,{COPY},n=16777216,fp32,3.68e-05,,,\n")
+    code, out, _ = run(capsys, "validate", results, "--machine", machine)
+    assert code == 1  # it ran, where the machine file says it cannot: a falsified figure
+
+
+def test_running_out_of_memory_is_an_error_naming_the_stage(capsys, monkeypatch):
+    from kernelcost import cli, watchdog
+
+    def hungry(args):
+        watchdog.stage("comparing with the machines")
+        raise MemoryError
+
+    monkeypatch.setitem(cli.COMMANDS, "machines", hungry)
+    code, _, err = run(capsys, "machines")
+    assert code == 2
+    assert err.startswith("error[KC708]: the analysis ran out of memory while comparing")
