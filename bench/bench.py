@@ -220,11 +220,12 @@ def stage_times(spec_path: Path) -> dict[str, float]:
     """One pass through the pipeline with sympy's cache cleared first."""
     from sympy.core.cache import clear_cache
 
-    from kernelcost import analysis, report
-    from kernelcost.check import check
-    from kernelcost.hardware import load_machine
-    from kernelcost.model import verdict
-    from kernelcost.parse import parse
+    from kernelcost.analysis import api as analysis
+    from kernelcost.answers.model import verdict
+    from kernelcost.hardware.machinefile import load_machine
+    from kernelcost.lang.check import check
+    from kernelcost.lang.parse import parse
+    from kernelcost.present import report
 
     clear_cache()
     text = spec_path.read_text()
@@ -253,7 +254,7 @@ def stage_times(spec_path: Path) -> dict[str, float]:
 
 
 def stages(repeats: int) -> tuple[str, dict]:
-    from kernelcost.parse import parse
+    from kernelcost.lang.parse import parse
 
     start = time.perf_counter()
     parse(SPECS[0].read_text())  # builds the parser once per process
@@ -383,8 +384,8 @@ def sweep_throughput(quick: bool) -> tuple[str, dict]:
     import sympy
 
     import kernelcost
-    from kernelcost import sweep
-    from kernelcost.values import evaluate, parameter_values
+    from kernelcost.count.values import evaluate, parameter_values
+    from kernelcost.present import sweep
 
     spec = kernelcost.load(ROOT / "specs" / "gemm_tiled.kcost")
     cost = spec.cost("spec")

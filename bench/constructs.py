@@ -35,8 +35,8 @@ def _median_ms(function, repeats: int) -> float:
 
 def _grid_series(root: Path, repeats: int):
     import kernelcost
-    from kernelcost.hardware import load_machine
-    from kernelcost.model import verdict
+    from kernelcost.answers.model import verdict
+    from kernelcost.hardware.machinefile import load_machine
 
     spec = kernelcost.load(root / "specs" / "gemm_hopper.kcost")
     cost = spec.cost("spec")
@@ -55,8 +55,8 @@ def _grid_series(root: Path, repeats: int):
 
 def _bound_series(repeats: int, generated_spec: Callable[..., str]):
     import kernelcost
-    from kernelcost.hardware import load_machine
-    from kernelcost.lower import level_bound
+    from kernelcost.answers.lower import level_bound
+    from kernelcost.hardware.machinefile import load_machine
 
     machine = load_machine("h100")
     times = []
@@ -71,8 +71,9 @@ def _bound_series(repeats: int, generated_spec: Callable[..., str]):
 
 def _tune_series(root: Path, repeats: int):
     import kernelcost
-    from kernelcost.hardware import load_machine
-    from kernelcost.tune import parse_values, tune
+    from kernelcost.answers.tune import tune
+    from kernelcost.hardware.machinefile import load_machine
+    from kernelcost.lang.sizerange import parse_values
 
     spec = kernelcost.load(root / "specs" / "gemm_hopper.kcost")
     spec.cost("spec")

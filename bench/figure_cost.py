@@ -13,9 +13,9 @@ import statistics
 import time
 from pathlib import Path
 
-from kernelcost import plot
-from kernelcost.scene import scene
-from kernelcost.sweep import parse_range
+from kernelcost.lang.sizerange import parse_range
+from kernelcost.present import plot
+from kernelcost.present.scene import scene
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 SQUARE = {"M": "N", "K": "N", "N": 4096}

@@ -22,8 +22,8 @@ SPECS = ("conv3x3", "stencil2d5pt", "gemm_hopper", "gemm_tiled", "int4_decode")
 MEASURE = """
 import sys, time
 import kernelcost
-from kernelcost import answer
-from kernelcost.hardware import builtin_machine_ids
+from kernelcost.answers import answer
+from kernelcost.hardware.machinefile import builtin_machine_ids
 analysis = kernelcost.analyze(kernelcost.load(sys.argv[1]))
 machines = ["h100"] if sys.argv[2] == "h100" else builtin_machine_ids()
 start = time.process_time()

@@ -37,13 +37,15 @@ CHILD = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
 from sympy.core.cache import clear_cache
-from kernelcost import analysis, equations, values
-from kernelcost.hardware import load_machine
+from kernelcost.algebra import equations
+from kernelcost.analysis import api as analysis
+from kernelcost.count import values
+from kernelcost.hardware.machinefile import load_machine
 try:  # where each tree keeps them
-    from kernelcost.solve import RidgeEquations, roof_levels, solve_spec
+    from kernelcost.answers.solve import RidgeEquations, roof_levels, solve_spec
 except ImportError:
-    from kernelcost.answer import RidgeEquations, roof_levels, solve_spec
-from kernelcost.answer import free_parameters
+    from kernelcost.answers.answer import RidgeEquations, roof_levels, solve_spec
+from kernelcost.answers.answer import free_parameters
 
 spec, parameter, settings, machine_ids = sys.argv[2:6]
 machines = [load_machine(m) for m in machine_ids.split(",")]

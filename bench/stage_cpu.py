@@ -22,7 +22,7 @@ CHILD = """
 import json, statistics, sys, time
 sys.path.insert(0, sys.argv[1])
 from sympy.core.cache import clear_cache
-from kernelcost import analysis
+from kernelcost.analysis import api as analysis
 analysis.analyze(analysis.load(sys.argv[3]))  # first use: lazy imports, parser tables
 figures = {}
 for path in sys.argv[3:]:

@@ -20,9 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from kernelcost.analysis import load  # noqa: E402
-from kernelcost.hardware import load_machine  # noqa: E402
-from kernelcost.tune import parse_values, tune  # noqa: E402
+from kernelcost.analysis.api import load  # noqa: E402
+from kernelcost.answers.tune import tune  # noqa: E402
+from kernelcost.hardware.machinefile import load_machine  # noqa: E402
+from kernelcost.lang.sizerange import parse_values  # noqa: E402
 
 SETTINGS = {"M": "N", "K": "N", "N": "8192"}
 

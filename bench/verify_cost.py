@@ -22,7 +22,7 @@ def in_process_ms(spec_path: Path, repeats: int) -> tuple[float, float]:
     from sympy.core.cache import clear_cache
 
     import kernelcost
-    from kernelcost.verify import self_verify
+    from kernelcost.analysis.verify import self_verify
 
     analyses, verifications = [], []
     for _ in range(repeats):

@@ -10,7 +10,7 @@ import pytest
 import sympy
 from hypothesis import settings
 
-from kernelcost.sympy_scope import patched
+from kernelcost.algebra.sympy_scope import patched
 
 # CI runs the same examples every time, so that a red run is reproducible; a local run
 # explores new examples each time (set CI=true to replay CI's).
@@ -29,7 +29,7 @@ SPECS = ROOT / "specs"
 
 
 def size(name: str) -> sympy.Symbol:
-    from kernelcost.symbols import size_symbol
+    from kernelcost.base.symbols import size_symbol
 
     return size_symbol(name)
 

@@ -1,5 +1,5 @@
 """One real input for every error code: the examples of docs/errors.md, written there with
-the exact message each gives by tests/regen_error_docs.py, and run again by
+the exact message each gives by tools/regen_error_docs.py, and run again by
 tests/test_error_codes.py. An example is a command line (files written in a temporary folder,
 the command's working folder) or, for errors only the Python API or a broken machine can
 reach, a snippet run in process. Each example must raise its own code first."""
@@ -96,7 +96,7 @@ EXAMPLES = [
             golden("syntax_unexpected_character")),
     Example("KC105", ("analyze", "syntax_compound_operator.kcost"),
             golden("syntax_compound_operator")),
-    Example("KC106", python='from kernelcost.parse import parse\n'
+    Example("KC106", python='from kernelcost.lang.parse import parse\n'
                             'parse("#" * 1_000_001, "long.kcost")'),
     Example("KC107", ("analyze", "nesting_too_deep.kcost"), golden("nesting_too_deep")),
     Example("KC108", ("analyze", "number_too_large.kcost"), golden("number_too_large")),
@@ -213,8 +213,8 @@ EXAMPLES = [
             note="mine.toml: the shipped llama3_8b.toml with `kv_heads = 5`"),
     Example("KC507", ("model", "llama3_70b", "--gpus", "3")),
     Example("KC508", python="import sympy\n"
-                            "from kernelcost.hardware import load_machine\n"
-                            "from kernelcost.wholemodel import KernelUse, kernel_cost\n"
+                            "from kernelcost.hardware.machinefile import load_machine\n"
+                            "from kernelcost.answers.wholemodel import KernelUse, kernel_cost\n"
                             "sizes = tuple((name, sympy.Integer(4096)) for name in 'MNK')\n"
                             "use = KernelUse('tiled GEMM', 'mlp', 'gemm_tiled', sizes, "
                             "sympy.Integer(1), 1)\n"
@@ -249,7 +249,7 @@ EXAMPLES = [
             note="slow.kcost: the repository's tests/specs_slow/slow.kcost"),
     Example("KC702", ("machines",), env={"KERNELCOST_BUDGET_S": "soon"}),
     Example("KC703", python='import kernelcost\n'
-                            'from kernelcost.count import count\n'
+                            'from kernelcost.count.spec_count import count\n'
                             'count(kernelcost.load("slow.kcost").checked, budget_s=0.01)',
             files={"slow.kcost": (TESTS / "specs_slow" / "slow.kcost").read_text("utf-8")},
             note="slow.kcost: the repository's tests/specs_slow/slow.kcost", volatile=True),
@@ -258,7 +258,8 @@ EXAMPLES = [
                             'spec = kernelcost.load("scale.kcost")\n'
                             'enumerate_counts(spec.checked, {"n": 10**6}, max_steps=1000)',
             files={"scale.kcost": SCALE}),
-    Example("KC705", python="from kernelcost import cli, watchdog\n"
+    Example("KC705", python="from kernelcost import cli\n"
+                            "from kernelcost.base import watchdog\n"
                             "watchdog.stage('counting')\n"
                             "def deep(args):\n"
                             "    return deep(args)  # what a deep sympy recursion comes to\n"
@@ -268,12 +269,13 @@ EXAMPLES = [
         "0..n", "0..n * 1e1000 * 1e1000 * 1e1000 * 1e1000 * 1e1000").replace(
         "y[i] = 2 * x[i]", "y[0] += x[i]")}),
     Example("KC707", python="import numpy, sympy\n"
-                            "from kernelcost.numeric_sums import Summed\n"
-                            "from kernelcost.symbols import counter_symbol, size_symbol\n"
+                            "from kernelcost.algebra.numeric_sums import Summed\n"
+                            "from kernelcost.base.symbols import counter_symbol, size_symbol\n"
                             "n, i = size_symbol('n'), counter_symbol('i')\n"
                             "form = sympy.Sum(sympy.Min(i ** 2, n), (i, 0, n - 1))\n"
                             "Summed(form, n, max_terms=1000)(numpy.array([1001.0]))"),
-    Example("KC708", python="from kernelcost import cli, watchdog\n"
+    Example("KC708", python="from kernelcost import cli\n"
+                            "from kernelcost.base import watchdog\n"
                             "def hungry(args):\n"
                             "    watchdog.stage('comparing with the machines')\n"
                             "    raise MemoryError  # what a grid of 10^12 blocks came to\n"
@@ -281,7 +283,7 @@ EXAMPLES = [
                             "cli.main(['machines'])"),
     # io
     Example("KC801", ("analyze", "scael.kcost"), {"scale.kcost": SCALE}),
-    Example("KC802", python='from kernelcost.inputs import read_text\n'
+    Example("KC802", python='from kernelcost.base.inputs import read_text\n'
                             'read_text("scale\\0.kcost", 1_000_000)'),
     Example("KC803", ("analyze", "specs"), {"specs/scale.kcost": SCALE}),
     Example("KC804", ("analyze", "huge.kcost"), {"huge.kcost": SCALE + "#" * 1_000_000},
@@ -306,12 +308,12 @@ EXAMPLES = [
                             "cli.COMMANDS['machines'] = broken\n"
                             "cli.main(['machines'])"),
     Example("KC902", python="import os, signal\n"
-                            "from kernelcost.watchdog import run_watched, stage\n"
+                            "from kernelcost.base.watchdog import run_watched, stage\n"
                             "stage('counting')\n"
                             "run_watched(lambda: os.kill(os.getpid(), signal.SIGTERM), 10)"),
     Example("KC903", python="import sympy\n"
-                            "from kernelcost.order import check_order\n"
-                            "from kernelcost.symbols import size_symbol\n"
+                            "from kernelcost.gpu.order import check_order\n"
+                            "from kernelcost.base.symbols import size_symbol\n"
                             "sizes = {size_symbol('n'): sympy.Integer(4096)}\n"
                             "one, two, three = (sympy.Integer(k) for k in (1, 2, 3))\n"
                             "check_order('h100', 'bf16', sizes, two, one, three)"),
@@ -354,7 +356,7 @@ def run_example(example: Example, folder: Path, extra: tuple[str, ...] = ()) -> 
         text, exit_code = done.stderr, done.returncode
     else:
         from kernelcost import cli
-        from kernelcost.errors import KcostError
+        from kernelcost.base.errors import KcostError
 
         saved_env = {name: os.environ.get(name) for name in example.env}
         saved_modules, saved_commands = dict(sys.modules), dict(cli.COMMANDS)

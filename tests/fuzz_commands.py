@@ -63,17 +63,6 @@ def prepare() -> None:
 
     matplotlib.use("Agg")
     import kernelcost  # noqa: F401
-    from kernelcost import (  # noqa: F401
-        analysis,
-        answer,
-        cli,
-        plot,
-        report,
-        sweep,
-        tune,
-        validate,
-        wholemodel,
-    )
 
 
 def start(case: Case, folder: Path) -> int:

@@ -1,130 +1,162 @@
-"""The package's shape, as docs/architecture.md draws it: no import circle, and imports run
-one way, from the command line down to the foundations. Every `from . import` and
-`from .x import` in src/kernelcost counts, wherever it stands (lazy imports inside functions
-too); imports only for type checkers (`if TYPE_CHECKING:`) do not."""
+"""The package's shape, as kernelcost.layers declares it and docs/architecture.md draws it:
+packages by floor, imports one way, from the command line down to the foundations. Every
+`from . import` and `from .x import` in src/kernelcost counts, wherever it stands (lazy imports
+inside functions too); between packages, imports only for type checkers (`if TYPE_CHECKING:`)
+count as well."""
 
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
+from kernelcost import layers
 
-# floors, lowest first: a module may import from its own floor and the floors below it
-FLOORS = {
-    "foundations": ["machines", "models", "errors", "ast", "symbols", "units", "inputs",
-                    "error_codes", "error_report",
-                    "kcost_parser", "jsonout", "tomlplaces", "magnitude", "watchdog", "launch",
-                    "outputs",
-                    "quotients", "no_tensors", "lean_sympy", "sound_signs", "number_facts",
-                    "records", "drawable", "rational_eval", "witnesses", "shifted", "texts",
-                    "rounding", "axis_signs", "sympy_patch", "sympy_scope", "numeric_sums"],
-    "language": ["syntax_errors", "parse", "parallel", "check_decls", "check_exprs",
-                 "check_lanes", "check", "work", "contraction", "precisions", "settings",
-                 "sizes", "sizerange"],
-    "count": ["cost", "facts", "nest", "sums", "counters", "footprint", "lanes", "blocks",
-              "mma", "count", "asymptotic"],
-    "oracle": ["oracle"],
-    "hardware": ["values", "machine", "clocks", "machinefields", "machinefile", "hardware",
-                 "modelfile"],
-    "analysis": ["verify", "analysis"],
-    "model": ["thresholds", "decide",
-              "efficiency", "polyexp", "derates", "transfer", "warm", "occupancy", "axis_classes",
-              "block_classes", "block_enumeration", "wave_pieces", "wave_tables", "wave_periods",
-              "wave_classes", "waves", "fill", "execution", "fits", "floor", "order", "model",
-              "numeric_roots", "quadratic", "cleared", "equations", "solve",
-              "rates", "answer",
-              "lp", "lower", "bound"],
-    "uses": ["tune", "wholemodel", "validate"],
-    "presentation": ["sweep_units", "vectorize", "grid_sweep", "sweep", "trajectory", "scene",
-                     "report", "textplot", "placement", "plot",
-                     "phase", "ski", "bound_report",
-                     "wholemodel_report", "display"],
-    "front": ["cli_common", "cli_model", "cli_plot", "cli_bounds", "cli_inspect", "cli_sweep",
-              "cli", "__init__"],
-}
-FLOOR_OF = {module: level for level, (_, modules) in enumerate(FLOORS.items())
-            for module in modules}
-GENERATED = {"kcost_parser"}  # lark's stand-alone parser, written by tests/regen_parser.py
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "kernelcost"
+DATA = {"machines", "models"}  # TOML files shipped as packages, no code
+GENERATED = {"lang._generated.kcost_parser"}  # lark's stand-alone parser (tools/regen_parser.py)
+TOP_LEVEL = {"__init__", "layers"}  # at most five modules beside the packages
 FORBIDDEN = {  # the oracle checks the counting code: it must not share its logic
-    "oracle": {"count", "nest", "facts", "sums", "footprint", "blocks", "asymptotic", "lanes"},
+    "oracle": {"count.spec_count", "count.nest", "count.facts", "count.sums", "count.footprint",
+               "count.blocks", "count.asymptotic", "count.lanes"},
 }
 
 
 def modules() -> dict[str, Path]:
+    """Dotted names under kernelcost ("" for the package itself) -> their files."""
     found = {}
     for path in PACKAGE.rglob("*.py"):
         parts = path.relative_to(PACKAGE).with_suffix("").parts
-        found[".".join(part for part in parts if part != "__init__") or "__init__"] = path
+        if parts[0] not in DATA:
+            found[".".join(part for part in parts if part != "__init__")] = path
     return found
 
 
-def top(name: str) -> str:
-    return name.split(".")[0]
+MODULES = modules()
 
 
-def imports_of(name: str, path: Path) -> set[str]:
-    """Top-level kernelcost modules `name` imports (package-relative, outside TYPE_CHECKING)."""
+def _type_checking_nodes(tree: ast.Module) -> set[int]:
+    return {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+            and "TYPE_CHECKING" in ast.unparse(block.test) for node in ast.walk(block)}
+
+
+def imports_of(name: str, type_checking: bool) -> set[str]:
+    """The kernelcost modules `name` imports (relative imports, resolved), with or without
+    those only for type checkers."""
+    path = MODULES[name]
     tree = ast.parse(path.read_text())
-    skipped = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
-               and "TYPE_CHECKING" in ast.unparse(block.test) for node in ast.walk(block)}
-    package = [] if name == "__init__" else name.split(".")
+    skipped = set() if type_checking else _type_checking_nodes(tree)
+    package = name.split(".") if name else []
     if path.name != "__init__.py":
         package = package[:-1]
     found = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom) or node.level == 0 or id(node) in skipped:
             continue
-        base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
-        target = [*base, *(node.module.split(".") if node.module else [])]
-        if target:
-            found.add(target[0])
-        else:  # `from . import x`: x is a module, or a name of the package itself
-            found.update(alias.name for alias in node.names if alias.name in TOP_MODULES)
-    return {module for module in found if module != top(name)}
+        base = package[: len(package) - (node.level - 1)]
+        target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+        for alias in node.names:
+            module = f"{target}.{alias.name}" if target else alias.name
+            found.add(module if module in MODULES else target)
+    return found - {name}
 
 
-TOP_MODULES = {top(name) for name in modules()} - {"__init__"}
-# lark's own code: two relative imports in it (lark's cache path, and UnexpectedEOF, which only
-# the Earley parser raises) are never run here, and it is regenerated, never edited
-GRAPH = {name: set() if name in GENERATED else imports_of(name, path)
-         for name, path in modules().items()}
-TOP_GRAPH: dict[str, set[str]] = {}
-for _name, _targets in GRAPH.items():
-    TOP_GRAPH.setdefault(top(_name), set()).update(_targets)
+def package_of(name: str) -> str:
+    return name.split(".")[0] if name else ""
 
 
-def test_every_module_has_a_floor():
-    assert set(TOP_GRAPH) - set(FLOOR_OF) == set()
+GRAPH = {name: set() if name in GENERATED else imports_of(name, type_checking=True)
+         for name in MODULES}
+RUN_GRAPH = {name: set() if name in GENERATED else imports_of(name, type_checking=False)
+             for name in MODULES}
+PACKAGES = sorted({package_of(name) for name in MODULES if "." in name})
 
 
-@pytest.mark.parametrize("module", sorted(TOP_GRAPH))
-def test_imports_run_down_the_floors(module):
-    for target in TOP_GRAPH[module]:
-        assert FLOOR_OF[target] <= FLOOR_OF[module], f"{module} imports {target}, a floor above"
-        assert target not in FORBIDDEN.get(module, set()), f"{module} must not import {target}"
+def test_every_package_has_a_floor_and_the_top_level_is_small():
+    assert set(PACKAGES) == set(layers.FLOOR_OF)
+    top = {name or "__init__" for name in MODULES if "." not in name} - set(PACKAGES)
+    assert top == TOP_LEVEL and len(top) <= 5
 
 
-def test_no_import_circle():
+@pytest.mark.parametrize("package", PACKAGES)
+def test_imports_run_down_the_floors(package):
+    allowed = {package, *layers.may_import(package)}
+    for name in (n for n in MODULES if package_of(n) == package):
+        for target in GRAPH[name]:
+            assert package_of(target) in allowed, f"{name} imports {target}, not below it"
+            assert target not in FORBIDDEN.get(package, set()), f"{name} must not import {target}"
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_package_states_its_floor_and_imports(package):
+    doc = ast.get_docstring(ast.parse(MODULES[package].read_text())) or ""
+    allowed = layers.may_import(package)
+    stated = " ".join(doc.split())
+    expected = (f"Floor {layers.FLOOR_OF[package] + 1} of kernelcost.layers; may import: "
+                + (", ".join(allowed) if allowed else "nothing of kernelcost") + ".")
+    assert expected in stated
+
+
+def test_the_architecture_doc_draws_the_floors():
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    drawn = re.findall(r"^\| (\d) \| `([a-z_]+)` \|", doc, re.MULTILINE)
+    assert [(int(floor) - 1, package) for floor, package in drawn] == [
+        (layers.FLOOR_OF[package], package) for floor in layers.FLOORS for package in floor]
+
+
+def _circle(graph: dict[str, set[str]]) -> list[str] | None:
     state: dict[str, int] = {}
 
-    def visit(module: str, path: list[str]) -> None:
-        state[module] = 1
-        for target in sorted(TOP_GRAPH.get(module, ())):
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for target in sorted(graph.get(node, ())):
             if state.get(target) == 1:
-                raise AssertionError("import circle: " + " -> ".join([*path, module, target]))
-            if target not in state:
-                visit(target, [*path, module])
-        state[module] = 2
+                return [*path, node, target]
+            if target not in state and (found := visit(target, [*path, node])):
+                return found
+        state[node] = 2
+        return None
 
-    for module in sorted(TOP_GRAPH):
-        if module not in state:
-            visit(module, [])
+    for node in sorted(graph):
+        if node not in state and (found := visit(node, [])):
+            return found
+    return None
+
+
+def test_no_circle_between_packages_type_checking_included():
+    packages: dict[str, set[str]] = {}
+    for name, targets in GRAPH.items():
+        packages.setdefault(package_of(name), set()).update(
+            package_of(t) for t in targets if package_of(t) != package_of(name))
+    assert _circle(packages) is None
+
+
+def test_no_import_circle_between_modules_at_run_time():
+    assert _circle(RUN_GRAPH) is None
+
+
+def test_no_module_name_twice_and_none_named_like_the_standard_library():
+    leaves: dict[str, list[str]] = {}
+    for name in MODULES:
+        if name and "." in name:
+            leaves.setdefault(name.split(".")[-1], []).append(name)
+    twice = {leaf: names for leaf, names in leaves.items() if len(names) > 1}
+    assert twice == {}
+    assert {leaf for leaf in leaves if leaf in sys.stdlib_module_names} == set()
 
 
 def test_no_file_is_much_over_400_lines():
-    long = {name: len(path.read_text().splitlines()) for name, path in modules().items()
+    long = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()
             if name not in GENERATED}
     assert {name: lines for name, lines in long.items() if lines > 450} == {}
+
+
+def test_the_version_is_the_one_pyproject_gives():
+    from kernelcost.base.version import VERSION
+
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^version = "([^"]+)"$', pyproject, re.MULTILINE).group(1) == VERSION

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_rational_eval import SIZES, expressions
 
-from kernelcost import asymptotic
-from kernelcost.asymptotic import Asymptotics, leading_term
-from kernelcost.symbols import size_symbol
+from kernelcost.base.symbols import size_symbol
+from kernelcost.count import asymptotic
+from kernelcost.count.asymptotic import Asymptotics, leading_term
 
 M, N, K, T = (size_symbol(s) for s in ("M", "N", "K", "T"))
 ceil, floor = sympy.ceiling, sympy.floor

@@ -9,9 +9,9 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelcost.axis_signs import sign_for_every_positive
-from kernelcost.equations import RIDGE, positive_real_condition
-from kernelcost.witnesses import exact_number_sign
+from kernelcost.algebra.axis_signs import sign_for_every_positive
+from kernelcost.algebra.equations import RIDGE, positive_real_condition
+from kernelcost.algebra.witnesses import exact_number_sign
 
 I = RIDGE
 SAMPLES = [sympy.Rational(p, q) for p, q in ((1, 97), (1, 7), (1, 2), (1, 1), (3, 2), (2, 1),

@@ -33,11 +33,11 @@ from hypothesis import strategies as st
 from test_waves import launch_order
 
 import kernelcost
-from kernelcost import block_enumeration, wave_classes, waves
-from kernelcost.axis_classes import Unclassified, axis_function, poly_at
-from kernelcost.block_classes import AmountClass, numeric_sizes, smallest_sum
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
+from kernelcost.answers.model import verdict
+from kernelcost.gpu import block_enumeration, wave_classes, waves
+from kernelcost.gpu.axis_classes import Unclassified, axis_function, poly_at
+from kernelcost.gpu.block_classes import AmountClass, numeric_sizes, smallest_sum
+from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import enumerate_counts
 
 # -- the generated grids ---------------------------------------------------------------------

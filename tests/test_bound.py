@@ -9,13 +9,13 @@ import pytest
 import sympy
 from conftest import SPECS
 
-from kernelcost import lp
-from kernelcost.analysis import load, loads
-from kernelcost.bound import analyse
+from kernelcost.algebra import lp
+from kernelcost.analysis.api import load, loads
+from kernelcost.answers.bound import analyse
+from kernelcost.answers.lower import level_bound
+from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
-from kernelcost.errors import KcostError
-from kernelcost.hardware import load_machine
-from kernelcost.lower import level_bound
+from kernelcost.hardware.machinefile import load_machine
 
 R = sympy.Rational
 
@@ -207,7 +207,7 @@ def test_simplex_degenerate_and_unbounded():
 def test_ski_slope_figure(tmp_path):
     # gemm_hopper at N = 8192: the slope 4 N^3 / sqrt(S / 2) B meets the compulsory floor
     # 6 N^2 B near S = 2 (2 N / 3)^2 = 60 MB; the spec's lines are flat; H100's capacities
-    from kernelcost.ski import draw, slope
+    from kernelcost.present.ski import draw, slope
     spec = load(SPECS / "gemm_hopper.kcost")
     result = level_bound(spec, "shared", load_machine("h100"))
     figure = draw(slope(spec, result, load_machine("h100"), {"M": "N", "K": "N", "N": 8192}),

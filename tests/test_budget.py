@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelcost import watchdog
+from kernelcost.base import watchdog
 from kernelcost.cli import main
 
 ROOT = Path(__file__).resolve().parent
@@ -113,7 +113,7 @@ def test_the_worker_dies_with_its_watcher(tmp_path, signal_name):
     import signal
 
     marker = tmp_path / "worker.pid"
-    code = ("import os, sys\nfrom kernelcost import watchdog\n"
+    code = ("import os, sys\nfrom kernelcost.base import watchdog\n"
             "def spin():\n"
             f"    open({str(marker)!r}, 'w').write(str(os.getpid()))\n"
             "    while True:\n        pass\n"
@@ -150,7 +150,7 @@ def _running(pid: int) -> bool:
 def test_the_clock_starts_with_the_process():
     """launch.process_start() is the process's exec, read from /proc: before the
     interpreter's own start-up, never after the moment it is asked."""
-    code = ("import time\nfrom kernelcost import launch\n"
+    code = ("import time\nfrom kernelcost.base import launch\n"
             "print(time.monotonic() - launch.process_start())")
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                check=True, timeout=120)

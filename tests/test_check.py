@@ -1,5 +1,5 @@
 """The checker and the rendered errors: every broken spec in tests/errors/ gives exactly the
-text in its .expected file (regenerate with tests/regen_errors.py and review the diff)."""
+text in its .expected file (regenerate with tools/regen_errors.py and review the diff)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kernelcost import check_exprs
-from kernelcost.check import MAX_LOOP_DEPTH, check
-from kernelcost.errors import KcostError
-from kernelcost.parse import parse, parse_file
-from kernelcost.symbols import iterator_symbol, size_symbol
+from kernelcost.base.errors import KcostError
+from kernelcost.base.symbols import iterator_symbol, size_symbol
+from kernelcost.lang import check_exprs
+from kernelcost.lang.check import MAX_LOOP_DEPTH, check
+from kernelcost.lang.parse import parse, parse_file
 
 TESTS = Path(__file__).parent
 ERRORS = TESTS / "errors"

@@ -10,7 +10,7 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kernelcost.cleared import ClearedQuadratic, has_root_from_one
+from kernelcost.algebra.cleared import ClearedQuadratic, has_root_from_one
 
 x, t = sympy.symbols("x t")
 # roots at, just beside and far from 1, so that the count's edge is reached

@@ -106,7 +106,7 @@ def test_check_agrees_on_every_shipped_spec_at_one_size(capsys):
 
 
 def test_check_fails_when_the_count_is_broken(capsys, monkeypatch):
-    import kernelcost.count as count_module
+    import kernelcost.count.spec_count as count_module
 
     real_work = count_module._Counter.work
 
@@ -162,8 +162,8 @@ def test_a_value_is_found_where_the_sizes_left_cancel_and_none_where_they_move()
     # from its plan at two sizes; one where the free size cancels out is a number
     import sympy
 
-    from kernelcost.analysis import _evaluate
-    from kernelcost.symbols import size_symbol
+    from kernelcost.analysis.api import _evaluate
+    from kernelcost.base.symbols import size_symbol
 
     N, T, M = (size_symbol(name) for name in ("N", "T", "M"))
     at = {T: sympy.Integer(128), M: sympy.Integer(5)}

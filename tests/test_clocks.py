@@ -8,10 +8,10 @@ import pytest
 from test_machine_files import H100
 from test_model import K, M, N, gemm
 
+from kernelcost.answers.model import verdict
+from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
-from kernelcost.errors import KcostError
-from kernelcost.hardware import builtin_machine_ids, load_machine, parse_machine
-from kernelcost.model import verdict
+from kernelcost.hardware.machinefile import builtin_machine_ids, load_machine, parse_machine
 
 # (machine, what, figure at the maximum clock), each worked by hand with its source.
 AT_MAX_CLOCK = [

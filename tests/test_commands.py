@@ -76,7 +76,7 @@ def test_vectorized_max_and_min_of_several_arguments():
     import numpy
     import sympy
 
-    from kernelcost.sweep import vectorized
+    from kernelcost.present.vectorize import vectorized
 
     n = sympy.Symbol("n", positive=True)
     function = vectorized(sympy.Max(0, n - 4) + sympy.Min(3, n, n ** 2), n)

@@ -164,7 +164,7 @@ def test_bounding_box_drops_arguments_the_nest_proves_smaller():
         out y: f32[2 * M + 2 * T]
         for i0 in 0..M by T { for j in i0..min(i0 + T, M) {
             keep x in shared { y[j] = x[j + i0, 0] + x[0, j] } } } }"""
-    from kernelcost.symbols import iterator_symbol
+    from kernelcost.base.symbols import iterator_symbol
 
     (scope,) = cost_of(text).scopes
     i0, j = iterator_symbol("i0"), iterator_symbol("j")
@@ -236,8 +236,8 @@ def test_bounding_box_is_never_negative_where_the_nest_may_be_empty():
 def test_symbolic_work_over_budget_is_a_clean_error():
     import pytest
 
-    from kernelcost.count import count
-    from kernelcost.errors import KcostError
+    from kernelcost.base.errors import KcostError
+    from kernelcost.count.spec_count import count
 
     spec = kernelcost.loads("""kernel k(n) {
         in x: f32[n]
@@ -298,7 +298,7 @@ def test_a_lower_bound_on_a_size_proves_nothing_beyond_itself():
 
 
 def test_a_strict_bound_between_integers_proves_the_gap_of_one():
-    from kernelcost.facts import Facts
+    from kernelcost.count.facts import Facts
 
     spec = kernelcost.loads("kernel k(N, T) { assume T < N\n in x: f32[N]\n"
                             " out y: f32[N]\n for i in 0..N { y[i] = x[i] } }")
@@ -321,7 +321,7 @@ def test_triangle_bounded_by_two_sizes():
 
 
 def test_a_subtracted_max_needs_both_of_its_arguments():
-    from kernelcost.facts import Facts
+    from kernelcost.count.facts import Facts
 
     spec = kernelcost.loads("kernel k(N, M) { in x: f32[N]\n out y: f32[N]\n"
                             " for i in 0..N { y[i] = x[i] } }")
@@ -373,7 +373,7 @@ def test_several_divisors_of_one_size_all_drop_their_ceilings():
 
 
 def test_limit_in_one_size_keeps_the_roundings_of_the_fixed_sizes():
-    from kernelcost.asymptotic import Asymptotics
+    from kernelcost.count.asymptotic import Asymptotics
 
     spec = kernelcost.load("specs/gemm_tiled_clipped.kcost")
     cost = spec.cost()
@@ -488,7 +488,7 @@ def test_clipped_cluster_tiles_keep_their_multicast():
     assert same(cost.traffic["l2"], l2) and cost.exact
     # 13 rows (four row tiles of 4, the last clipped to 1): 2 clusters; 9 columns: 3 tiles
     assert at(cost.traffic["l2"], M=13, N=9, K=7, T=4) == 2 * (7 * 13 * 3 + 7 * 9 * 2 + 13 * 9)
-    from kernelcost.verify import check_against_oracle
+    from kernelcost.analysis.verify import check_against_oracle
 
     for sizes in ({"M": 13, "N": 9, "K": 7}, {"M": 12, "N": 3, "K": 4, "T": 1}):
         (result,) = check_against_oracle(spec, {k: str(v) for k, v in sizes.items()})

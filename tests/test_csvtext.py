@@ -4,7 +4,7 @@ checked against Python itself over values chosen to hit every layout and roundin
 import numpy
 import pytest
 
-from kernelcost.report.csvtext import csv_rows, figure_field, label_field
+from kernelcost.present.report.csvtext import csv_rows, figure_field, label_field
 
 
 def texts(values) -> list[str]:

@@ -16,8 +16,8 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 from test_rational_eval import expressions
 
-from kernelcost import decide, witnesses
-from kernelcost.decide import (
+from kernelcost.algebra import decide, witnesses
+from kernelcost.algebra.decide import (
     at_least,
     at_most,
     cancelled,
@@ -26,7 +26,7 @@ from kernelcost.decide import (
     proven_less_than,
     smallest,
 )
-from kernelcost.symbols import size_symbol
+from kernelcost.base.symbols import size_symbol
 
 n, N, T, M, K = (size_symbol(name) for name in ("n", "N", "T", "M", "K"))
 # conv3x3's global intensity over the H100 FP32 ridge (20 FLOP/B): rises from 0.012 at n = 1

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kernelcost
-from kernelcost.decide import MOST_CLAMPED_POINTS, clamped_sign
-from kernelcost.hardware import load_machine
-from kernelcost.occupancy import occupancy
-from kernelcost.symbols import size_symbol
-from kernelcost.values import parameter_values
+from kernelcost.algebra.decide import MOST_CLAMPED_POINTS, clamped_sign
+from kernelcost.base.symbols import size_symbol
+from kernelcost.count.values import parameter_values
+from kernelcost.gpu.occupancy import occupancy
+from kernelcost.hardware.machinefile import load_machine
 
 Mt, Nt, K = (size_symbol(name) for name in ("Mt", "Nt", "K"))
 

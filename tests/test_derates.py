@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import sympy
 
-from kernelcost.analysis import analyze, loads
-from kernelcost.answer import answers
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
-from kernelcost.report import answer_lines
+from kernelcost.analysis.api import analyze, loads
+from kernelcost.answers.answer import answers
+from kernelcost.answers.model import verdict
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.report import answer_lines
 
 H100 = load_machine("h100")
 
@@ -218,6 +218,6 @@ def test_without_a_cited_latency_the_verdict_says_it_is_unknown():
 
 
 def answers_json_rows(found):
-    from kernelcost.report import answers_json
+    from kernelcost.present.report import answers_json
 
     return answers_json(found)["verdicts"]

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_rational_eval import SIZES, expressions
 
-from kernelcost.symbols import counter_symbol, derivative, iterator_symbol
+from kernelcost.base.symbols import counter_symbol, derivative, iterator_symbol
 
 COUNTER, ITERATOR = counter_symbol("c"), iterator_symbol("i")
 STAND_IN = sympy.Dummy("node")

@@ -5,8 +5,8 @@ repr instead of the whole dataclass."""
 from pathlib import Path
 
 import kernelcost
-from kernelcost.answer import answers
-from kernelcost.report import analysis_mathjax
+from kernelcost.answers.answer import answers
+from kernelcost.present.report import analysis_mathjax
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 SIZES = {"M": 4096, "N": 4096, "K": 4096}

@@ -15,8 +15,8 @@ import pytest
 from error_examples import EXAMPLES, run_example
 
 from kernelcost import cli
-from kernelcost.error_codes import FAMILIES, RETIRED, Code, all_codes
-from kernelcost.errors import FAMILY_CLASSES, KcostError
+from kernelcost.base.error_codes import FAMILIES, RETIRED, Code, all_codes
+from kernelcost.base.errors import FAMILY_CLASSES, KcostError
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "kernelcost"
@@ -184,7 +184,7 @@ def test_docs_are_what_the_examples_give():
     import regen_error_docs
 
     assert normalised(regen_error_docs.document()) == normalised(DOC.read_text("utf-8")), (
-        "docs/errors.md is stale: run .venv/bin/python tests/regen_error_docs.py")
+        "docs/errors.md is stale: run .venv/bin/python tools/regen_error_docs.py")
 
 
 # -- the command line --------------------------------------------------------------------
@@ -248,14 +248,14 @@ def test_a_bug_is_internal_with_exit_code_3(capsys, monkeypatch):
 
 
 def test_an_api_error_is_its_family_and_a_kcost_error():
-    from kernelcost.errors import SizeError
+    from kernelcost.base.errors import SizeError
 
     example = next(e for e in EXAMPLES if e.code == "KC303")
     with tempfile.TemporaryDirectory() as folder:
         outcome = run_example(example, Path(folder))
     assert outcome.code == "KC303" and outcome.exit_code == 2
     with pytest.raises(SizeError) as raised:
-        from kernelcost.settings import resolve_settings
+        from kernelcost.lang.settings import resolve_settings
 
         resolve_settings({"n": "0"}, {"n": __import__("sympy").Symbol("n")})
     assert isinstance(raised.value, KcostError) and raised.value.code == "KC303"

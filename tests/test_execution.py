@@ -24,11 +24,11 @@ import pytest
 import sympy
 
 import kernelcost
-from kernelcost.execution import worked_tail_share
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
+from kernelcost.answers.model import verdict
+from kernelcost.gpu.execution import worked_tail_share
+from kernelcost.gpu.waves import estimate
+from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import enumerate_counts
-from kernelcost.waves import estimate
 
 ROOT = Path(__file__).resolve().parent.parent
 MACHINE_FILES = ROOT / "src" / "kernelcost" / "machines"

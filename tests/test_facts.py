@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from test_rational_eval import expressions
 
 import kernelcost
-from kernelcost.errors import KcostError
-from kernelcost.facts import DEFAULT_BUDGET_S, Facts
-from kernelcost.nest import build_nest
-from kernelcost.symbols import iterator_symbol, size_symbol
+from kernelcost.base.errors import KcostError
+from kernelcost.base.symbols import iterator_symbol, size_symbol
+from kernelcost.count.facts import DEFAULT_BUDGET_S, Facts
+from kernelcost.count.nest import build_nest
 
 N, M, K, T, S, Br, Bc = (size_symbol(s) for s in ("N", "M", "K", "T", "S", "Br", "Bc"))
 i, j = iterator_symbol("i"), iterator_symbol("j")
@@ -435,7 +435,7 @@ def test_a_step_taken_as_positive_later_proves_what_the_prover_refused_before():
 @given(expressions(kinds=("add", "mul", "div")))
 def test_integrality_is_asked_only_where_sympy_can_prove_it(value):
     # a term over a power of a non-number is never an integer to sympy: not asked
-    from kernelcost.facts import _may_be_proven_integer
+    from kernelcost.count.facts import _may_be_proven_integer
 
     value = sympy.sympify(value)
     if not _may_be_proven_integer(value):
@@ -443,7 +443,7 @@ def test_integrality_is_asked_only_where_sympy_can_prove_it(value):
 
 
 def test_a_quotient_of_sizes_is_not_asked_whether_it_is_an_integer():
-    from kernelcost.facts import _may_be_proven_integer
+    from kernelcost.count.facts import _may_be_proven_integer
 
     a, b, w = (size_symbol(name) for name in ("a", "b", "w"))
     i0 = iterator_symbol("i0")

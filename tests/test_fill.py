@@ -10,10 +10,10 @@ import sympy
 from conftest import SPECS, size
 
 import kernelcost
+from kernelcost.answers.model import UNDERFILLED, verdict
 from kernelcost.cli import main
-from kernelcost.fill import grid_fill
-from kernelcost.hardware import load_machine
-from kernelcost.model import UNDERFILLED, verdict
+from kernelcost.gpu.fill import grid_fill
+from kernelcost.hardware.machinefile import load_machine
 
 H100 = load_machine("h100")
 SIZES_512 = {"M": 512, "N": 512, "K": 512}

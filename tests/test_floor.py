@@ -6,10 +6,10 @@ import sympy
 from conftest import SPECS, size
 
 import kernelcost
-from kernelcost.execution import GridTerm, _at_least_compulsory
-from kernelcost.floor import floor, legal_rate
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
+from kernelcost.answers.model import verdict
+from kernelcost.gpu.execution import GridTerm, _at_least_compulsory
+from kernelcost.gpu.floor import floor, legal_rate
+from kernelcost.hardware.machinefile import load_machine
 
 H100 = load_machine("h100")
 H200 = load_machine("h200")

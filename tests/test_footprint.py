@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kernelcost
-from kernelcost.facts import Facts
-from kernelcost.footprint import Footprints
-from kernelcost.nest import build_nest
-from kernelcost.sums import Summer
-from kernelcost.symbols import determinant_of, iterator_symbol, size_symbol
+from kernelcost.base.symbols import determinant_of, iterator_symbol, size_symbol
+from kernelcost.count.facts import Facts
+from kernelcost.count.footprint import Footprints
+from kernelcost.count.nest import build_nest
+from kernelcost.count.sums import Summer
 
 N, M, T = (size_symbol(s) for s in ("N", "M", "T"))
 
@@ -296,7 +296,7 @@ def test_a_bounding_box_where_the_loops_may_not_run_is_not_negative():
 # --- the rank of a numeric index map ----------------------------------------------------
 
 
-from kernelcost.footprint import _rank  # noqa: E402
+from kernelcost.count.footprint import _rank  # noqa: E402
 
 _entries = st.builds(sympy.Rational, st.integers(-3, 3), st.sampled_from([1, 1, 2, 3]))
 

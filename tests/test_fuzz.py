@@ -24,10 +24,10 @@ from hypothesis.extra.lark import from_lark
 from lark import Lark
 from lark.lexer import PatternStr
 
-from kernelcost.check import check
-from kernelcost.errors import KcostError
-from kernelcost.inputs import normalise
-from kernelcost.parse import grammar_text, parse, parse_file
+from kernelcost.base.errors import KcostError
+from kernelcost.base.inputs import normalise
+from kernelcost.lang.check import check
+from kernelcost.lang.parse import grammar_text, parse, parse_file
 
 SPECS = {path.name: path.read_text("utf-8")
          for path in sorted((Path(__file__).parent.parent / "specs").glob("*.kcost"))}
@@ -275,7 +275,7 @@ def retuned_specs(draw):
 @fuzz_settings(20)
 @given(retuned_specs())
 def test_count_accepts_what_check_accepts(text):
-    count = pytest.importorskip("kernelcost.count").count
+    count = pytest.importorskip("kernelcost.count.spec_count").count
     checked = parse_and_check(text)
     if checked is None:
         return
@@ -317,7 +317,7 @@ def mutated_machines(draw):
 @fuzz_settings(300)
 @given(mutated_machines())
 def test_hostile_machine_files(text):
-    from kernelcost.hardware import parse_machine
+    from kernelcost.hardware.machinefile import parse_machine
 
     with time_budget(SECONDS_PER_INPUT, cpu=True):
         try:
@@ -334,8 +334,8 @@ SET_ATOMS = ["1", "0", "-1", "1e1001", "1e999", "9" * 5000, "n", "m", "2*n", "("
 @given(st.lists(st.sampled_from(SET_ATOMS), min_size=1, max_size=6).map("".join)
        | st.text(max_size=12))
 def test_hostile_set_values(value):
-    from kernelcost.analysis import loads
-    from kernelcost.settings import resolve_settings
+    from kernelcost.analysis.api import loads
+    from kernelcost.lang.settings import resolve_settings
 
     parameters = loads("kernel k(n, m) { out y: f32[n]  for i in 0..n { y[i] = m } }")
     with time_budget(SECONDS_PER_INPUT, cpu=True):
@@ -349,7 +349,7 @@ def test_hostile_set_values(value):
 @given(st.sampled_from(["a.svg", "nodir/a.svg", "dir.svg", "ro.svg", "fifo.svg", "a.txt", "",
                         "/dev/full", "/dev/null.svg", "a.svg/b.svg", ".svg", "é.png"]))
 def test_hostile_output_paths(tmp_path_factory, name):
-    from kernelcost.plot import check_figure_path
+    from kernelcost.present.plot import check_figure_path
 
     base = tmp_path_factory.mktemp("out", numbered=True)
     (base / "dir.svg").mkdir()
@@ -366,8 +366,8 @@ def test_hostile_output_paths(tmp_path_factory, name):
 @fuzz_settings(100)
 @given(st.text(max_size=10) | st.sampled_from(["nan", "inf", "-1", "0", "1e400", "5", "0.1"]))
 def test_hostile_budgets_and_measurements(text):
-    from kernelcost.cli_common import measurement_of
-    from kernelcost.watchdog import budget_seconds
+    from kernelcost.base.watchdog import budget_seconds
+    from kernelcost.cli.shared import measurement_of
 
     previous = os.environ.get("KERNELCOST_BUDGET_S")
     os.environ["KERNELCOST_BUDGET_S"] = text.replace("\x00", "")

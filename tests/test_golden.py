@@ -1,5 +1,5 @@
 """Golden files: `analyze --json` of every shipped spec, the terminal report at 80 and 120
-columns and the Markdown report of a few, byte for byte as tests/regen_golden.py wrote them.
+columns and the Markdown report of a few, byte for byte as tools/regen_golden.py wrote them.
 A change of output is reviewed as the diff of tests/golden after running that script."""
 
 from __future__ import annotations

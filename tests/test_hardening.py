@@ -341,7 +341,8 @@ def test_a_block_of_more_warps_than_an_sm_holds_does_not_fit(capsys, tmp_path):
 
 
 def test_running_out_of_memory_is_an_error_naming_the_stage(capsys, monkeypatch):
-    from kernelcost import cli, watchdog
+    from kernelcost import cli
+    from kernelcost.base import watchdog
 
     def hungry(args):
         watchdog.stage("comparing with the machines")

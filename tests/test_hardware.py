@@ -13,19 +13,21 @@ from pathlib import Path
 
 import pytest
 
+from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
-from kernelcost.errors import KcostError
-from kernelcost.hardware import (
+from kernelcost.hardware.machine import (
     EXECUTION_FIGURES,
     PRECISIONS,
     Execution,
-    builtin_machine_ids,
     execution_source_key,
+)
+from kernelcost.hardware.machinefile import (
+    _Reader,
+    builtin_machine_ids,
     load_machine,
     parse_machine,
 )
-from kernelcost.machinefile import _Reader
-from kernelcost.report import machine_json
+from kernelcost.present.report import machine_json
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,11 +7,11 @@ import threading
 
 import pytest
 
-from kernelcost import inputs
-from kernelcost.analysis import analyze, loads
+from kernelcost.analysis.api import analyze, loads
+from kernelcost.base import inputs
+from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
-from kernelcost.errors import KcostError
-from kernelcost.parse import MAX_SOURCE_BYTES, parse, parse_file
+from kernelcost.lang.parse import MAX_SOURCE_BYTES, parse, parse_file
 
 COPY = "kernel copy(n) {\n  in x: f32[n]  # the input\n  out y: f32[n]\n" \
        "  for i in 0..n { y[i] = x[i] }\n}\n"
@@ -154,8 +154,8 @@ def test_cli_set_errors_exit_2(capsys):
 
 
 def test_a_nul_byte_in_a_name_is_an_error():
-    from kernelcost.hardware import load_machine
-    from kernelcost.plot import check_figure_path
+    from kernelcost.hardware.machinefile import load_machine
+    from kernelcost.present.plot import check_figure_path
 
     for call in (lambda: parse_file("a\0b.kcost"), lambda: load_machine("a\0b.toml"),
                  lambda: check_figure_path("a\0b.svg")):

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import sympy
 
-from kernelcost.analysis import load, loads
-from kernelcost.hardware import load_machine
-from kernelcost.lanes import bank_degree, bank_wavefronts, sectors_per_warp
-from kernelcost.model import verdict
+from kernelcost.analysis.api import load, loads
+from kernelcost.answers.model import verdict
+from kernelcost.count.lanes import bank_degree, bank_wavefronts, sectors_per_warp
+from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import enumerate_lanes
 
 SPECS = Path(__file__).parent.parent / "specs"

@@ -41,7 +41,7 @@ print(json.dumps({"listed": listed, "names": names}))
 LEFT = COMMAND + """
 import json
 import kernelcost
-from kernelcost.lean_sympy import DEFERRED, _Placeholder, _StandIn, deferred_names
+from kernelcost.algebra.lean_sympy import DEFERRED, _Placeholder, _StandIn, deferred_names
 modules = [module for module in list(sys.modules.values()) if module is not None]
 holders = sorted(module.__name__ for module in modules if deferred_names(module))
 kept = [(module.__name__, key) for module in modules
@@ -74,7 +74,7 @@ def test_no_deferred_module_is_named_as_a_name_its_package_imports_from_it():
     shadowed = _python("""
 import importlib, sys
 import sympy
-from kernelcost.lean_sympy import DEFERRED
+from kernelcost.algebra.lean_sympy import DEFERRED
 print([name for name in DEFERRED if getattr(importlib.import_module(name.rpartition(".")[0]),
                                             name.rpartition(".")[2]) is not sys.modules[name]])
 """)
@@ -100,7 +100,7 @@ def test_a_command_loads_none_of_the_deferred_modules():
     loaded = _python(COMMAND + """
 import os
 import kernelcost.cli as cli
-from kernelcost.lean_sympy import DEFERRED
+from kernelcost.algebra.lean_sympy import DEFERRED
 sys.stdout = open(os.devnull, "w")
 for arguments in (["analyze", "specs/flash_attention_causal.kcost", "--machine", "all"],
                   ["analyze", "specs/gemm_tiled.kcost", "--json", "--machine", "all"],
@@ -167,7 +167,7 @@ def test_only_a_command_imports_sympy_lean():
     read sympy's namespace as a dict, patch a module before sympy's names are read, or
     reach a submodule only a deferred module imports, none of which a command does."""
     assert _python("import sys, kernelcost\nprint('sympy.geometry' in sys.modules)") == "True\n"
-    from kernelcost.lean_sympy import runs_a_command
+    from kernelcost.algebra.lean_sympy import runs_a_command
     assert runs_a_command(["/venv/bin/kernelcost"], ["/venv/bin/python", "/venv/bin/kernelcost"])
     assert runs_a_command(["-m"], ["python", "-m", "kernelcost.cli", "analyze", "spec.kcost"])
     assert runs_a_command(["-m"], ["python", "-X", "importtime", "-m", "kernelcost.cli"])
@@ -182,7 +182,7 @@ def test_only_a_command_imports_sympy_lean():
 def test_a_load_of_every_module_cut_short_is_tried_again():
     printed = _python(COMMAND + """
 import kernelcost, sympy
-from kernelcost import lean_sympy
+from kernelcost.algebra import lean_sympy
 loaded = lean_sympy._loaded
 
 def cut_short(*where):

@@ -1,5 +1,5 @@
 """The forms in the reports and the JSON are sympy's text in lex order (and in str's order),
-character for character: kernelcost.texts orders a sum's terms by their monomials (for every
+character for character: kernelcost.algebra.texts orders a sum's terms by their monomials (for every
 printer and sort key of the process) and leaves to sympy only the sums where the monomials do
 not decide (a repeated monomial, a numeric factor), over the rational functions of sizes the
 analysis writes, expanded and factored, and the wider forms (floats, open sums, symbols with
@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_quotients import expressions, wide_expressions
 
-from kernelcost.symbols import size_symbol
-from kernelcost.sympy_scope import sympys_own
-from kernelcost.texts import _SYMPY_PRECEDENCE_MUL, _precedence_of_product, lex_text, text
+from kernelcost.algebra.sympy_scope import sympys_own
+from kernelcost.algebra.texts import _SYMPY_PRECEDENCE_MUL, _precedence_of_product, lex_text, text
+from kernelcost.base.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
 

@@ -15,8 +15,8 @@ import sympy
 from conftest import SPECS, size
 
 import kernelcost
-from kernelcost.answer import answers
-from kernelcost.verify import check_against_oracle
+from kernelcost.analysis.verify import check_against_oracle
+from kernelcost.answers.answer import answers
 
 (n, N, K, b, R, T, h, hk, d, L, g, P, TL, BLK, TN, Ea, Mt) = (size(s) for s in (
     "n", "N", "K", "b", "R", "T", "h", "hk", "d", "L", "g", "P", "TL", "BLK", "TN", "Ea",
@@ -181,7 +181,7 @@ def test_a_kernel_without_work_has_no_point_on_the_log_axes(tmp_path, capsys):
     # copy: W = 0, so I = 0: the terminal preview is skipped, a figure at set sizes is a
     # clear error, and a swept figure draws the roofs alone (it used to be a math error)
     from kernelcost.cli import main
-    from kernelcost.textplot import drawable
+    from kernelcost.present.textplot import drawable
 
     analysis = kernelcost.analyze(SPECS / "copy.kcost", {"n": 4096})
     assert not drawable(answers(analysis, ["h200"], None)[0].verdict)

@@ -14,10 +14,10 @@ import sympy
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from kernelcost import equations, witnesses
-from kernelcost.axis_signs import changes_sign
-from kernelcost.equations import CAPACITY, RIDGE, equation, linear_roots, polynomial_roots
-from kernelcost.symbols import size_symbol
+from kernelcost.algebra import equations, witnesses
+from kernelcost.algebra.axis_signs import changes_sign
+from kernelcost.algebra.equations import CAPACITY, RIDGE, equation, linear_roots, polynomial_roots
+from kernelcost.base.symbols import size_symbol
 
 VARIABLE = sympy.Symbol("N", positive=True)  # as solve.py makes the size it solves for
 K, M, T = (size_symbol(name) for name in ("K", "M", "T"))

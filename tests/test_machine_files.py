@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from kernelcost import tomlplaces
+from kernelcost.base import tomlplaces
+from kernelcost.base.errors import Code, KcostError
 from kernelcost.cli import main
-from kernelcost.errors import Code, KcostError
-from kernelcost.hardware import load_machine, parse_machine
+from kernelcost.hardware.machinefile import load_machine, parse_machine
 
 H100 = (Path(__file__).resolve().parent.parent / "src" / "kernelcost" / "machines"
         / "h100.toml").read_text("utf-8")
@@ -110,7 +110,7 @@ def test_unknown_key_caret_is_under_the_key():
 def test_the_shipped_files_are_kept_parsed_as_tomllib_reads_them():
     """parsed.json holds each shipped machine and model file as tomllib reads it now (its
     script, run again, writes the same bytes)."""
-    script = Path(__file__).resolve().parent / "regen_shipped_toml.py"
+    script = Path(__file__).resolve().parent.parent / "tools" / "regen_shipped_toml.py"
     completed = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
                                text=True, check=False)
     assert completed.returncode == 0, completed.stderr

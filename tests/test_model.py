@@ -14,12 +14,9 @@ from hypothesis import strategies as st
 from test_rational_eval import expressions
 
 import kernelcost
-from kernelcost.cost import Cost, ScopeCost, TensorFootprint
-from kernelcost.decide import at_least, largest
-from kernelcost.efficiency import measured_efficiency
-from kernelcost.errors import KcostError
-from kernelcost.hardware import load_machine
-from kernelcost.model import (
+from kernelcost.algebra.decide import at_least, largest
+from kernelcost.answers.efficiency import measured_efficiency
+from kernelcost.answers.model import (
     COMPUTE_BOUND,
     MEMORY_BOUND,
     ZONE_COMPUTE,
@@ -30,7 +27,10 @@ from kernelcost.model import (
     verdict,
     zone_of,
 )
-from kernelcost.symbols import size_symbol
+from kernelcost.base.errors import KcostError
+from kernelcost.base.symbols import size_symbol
+from kernelcost.count.cost import Cost, ScopeCost, TensorFootprint
+from kernelcost.hardware.machinefile import load_machine
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 n, M, N, K, T = (size_symbol(name) for name in ("n", "M", "N", "K", "T"))
@@ -195,9 +195,9 @@ def test_a_level_asks_its_questions_of_the_intensity_as_of_the_ratio(intensity, 
     # level_verdict orders I against the ridge once, for Min(peak, I * bandwidth) and
     # Min(1, I / ridge), and puts the zone's bounds on I's side: the same answers as the
     # questions asked of each built expression
-    from kernelcost.decide import pair_sign, smallest, smallest_of_two
-    from kernelcost.model import regime_of
-    from kernelcost.quotients import scaled
+    from kernelcost.algebra.decide import pair_sign, smallest, smallest_of_two
+    from kernelcost.algebra.quotients import scaled
+    from kernelcost.answers.model import regime_of
 
     intensity = sympy.sympify(intensity)
     bandwidth = sympy.Rational(335, 100) * 10**12
@@ -271,12 +271,13 @@ def test_model_imports_no_presentation_library():
     # STYLE.md practice 1: nothing in the core imports rich or matplotlib
     script = (
         "import sys\n"
-        "from kernelcost import hardware, model, solve\n"
-        "from kernelcost.symbols import size_symbol\n"
-        "from kernelcost.cost import Cost\n"
+        "from kernelcost.answers import model, solve\n"
+        "from kernelcost.hardware.machinefile import load_machine\n"
+        "from kernelcost.base.symbols import size_symbol\n"
+        "from kernelcost.count.cost import Cost\n"
         "n = size_symbol('n')\n"
         "cost = Cost('k', (n,), {}, 'fp32', 'perfect', {'vector': n}, {'global': 12*n}, {}, ())\n"
-        "model.verdict(cost, hardware.load_machine('h100'), values={n: 10})\n"
+        "model.verdict(cost, load_machine('h100'), values={n: 10})\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'matplotlib')))\n")
     output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             check=True).stdout
@@ -286,9 +287,9 @@ def test_model_imports_no_presentation_library():
 # ------------------------------------------------------------------ Costs counted from specs
 
 def counted(spec: str) -> Cost:
-    count_module = pytest.importorskip("kernelcost.count")
-    from kernelcost.check import check
-    from kernelcost.parse import parse_file
+    count_module = pytest.importorskip("kernelcost.count.spec_count")
+    from kernelcost.lang.check import check
+    from kernelcost.lang.parse import parse_file
 
     return count_module.count(check(parse_file(SPECS / f"{spec}.kcost")))
 
@@ -348,8 +349,8 @@ def test_spec_conv3x3_is_memory_bound_at_every_n():
 def test_the_sentence_never_speaks_of_the_register_file_as_a_roof():
     # gemm_hopper on H200 is compute-bound; its register traffic (acc read and written per
     # multiply-add) has the smallest ratio, but the register file is no roof
-    from kernelcost.answer import answers
-    from kernelcost.report import answer_sentence
+    from kernelcost.answers.answer import answers
+    from kernelcost.present.report import answer_sentence
 
     analysis = kernelcost.analyze(kernelcost.load(SPECS / "gemm_hopper.kcost"),
                                   {"M": 8192, "N": 8192, "K": 8192})
@@ -385,7 +386,7 @@ def test_compute_advice_speaks_of_tensor_units_only_where_the_machine_has_them()
     must not be told to use them; work already on them is told to narrow the precision."""
     import dataclasses
 
-    from kernelcost.model import compute_advice
+    from kernelcost.answers.model import compute_advice
 
     h100 = load_machine("h100")
     on_tensor = compute_advice(h100, h100.ceiling("bf16", "tensor").name)

@@ -9,9 +9,9 @@ import pytest
 import sympy
 
 import kernelcost
-from kernelcost.facts import Facts
-from kernelcost.nest import build_nest
-from kernelcost.symbols import counter_symbol, iterator_symbol, size_symbol
+from kernelcost.base.symbols import counter_symbol, iterator_symbol, size_symbol
+from kernelcost.count.facts import Facts
+from kernelcost.count.nest import build_nest
 
 N, M, T = (size_symbol(s) for s in ("N", "M", "T"))
 i, j = iterator_symbol("i"), iterator_symbol("j")

@@ -7,7 +7,7 @@ import sys
 SUMS_WITHOUT_TENSORS = """
 import sys
 import sympy
-from kernelcost import no_tensors
+from kernelcost.algebra import no_tensors
 no_tensors.install()
 N, M = sympy.symbols("N M")
 total = sympy.expand((N + M + 1) ** 3) + sympy.Rational(1, 2) * N
@@ -19,7 +19,7 @@ print(sorted(m for m in ("sympy.combinatorics", "sympy.tensor.tensor") if m in s
 TENSORS_AFTER_THE_STAND_IN = """
 import sys
 import sympy
-from kernelcost import no_tensors
+from kernelcost.algebra import no_tensors
 no_tensors.install()
 x = sympy.Symbol("x") + 1  # the stand-in answers flatten
 from sympy.tensor.tensor import TensorHead, TensorIndexType, tensor_indices
@@ -50,6 +50,6 @@ def test_tensors_work_once_anything_asks_for_the_real_module():
 
 
 def test_a_loaded_tensor_module_is_left_alone():
-    code = ("import sympy.tensor.tensor as real, sys\nfrom kernelcost import no_tensors\n"
+    code = ("import sympy.tensor.tensor as real, sys\nfrom kernelcost.algebra import no_tensors\n"
             "no_tensors.install()\nprint(sys.modules['sympy.tensor.tensor'] is real)")
     assert run(code) == "True"

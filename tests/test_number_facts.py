@@ -10,7 +10,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelcost import number_facts, sympy_scope
+from kernelcost.algebra import number_facts, sympy_scope
 
 ASSUMPTIONS = sys.modules["sympy.core.assumptions"]
 FACTS = sorted(ASSUMPTIONS._assume_defined)

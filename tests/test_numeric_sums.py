@@ -12,9 +12,9 @@ import sympy
 
 import kernelcost
 from kernelcost import cli
-from kernelcost.errors import BudgetError
-from kernelcost.numeric_sums import Summed, sum_values, vectorized
-from kernelcost.symbols import counter_symbol, size_symbol
+from kernelcost.algebra.numeric_sums import Summed, sum_values, vectorized
+from kernelcost.base.errors import BudgetError
+from kernelcost.base.symbols import counter_symbol, size_symbol
 
 n = size_symbol("n")
 i, j = counter_symbol("i"), counter_symbol("j")
@@ -141,10 +141,10 @@ def test_analyze_with_a_machine_at_set_sizes_gives_the_time(capsys, section_12):
 def test_solve_finds_a_crossing_numerically():
     """I = 2 Sum(Min(t^2, n)) / 12 n against the fp32 ridge of H100 (67e12 / 3.35e12 =
     20 FLOP/B): compute-bound from the first n where the sum reaches 120 n."""
-    from kernelcost.solve import ridge_crossings
+    from kernelcost.answers.solve import ridge_crossings
 
     cost = kernelcost.loads(TRI_DOT).cost()
-    machine = kernelcost.hardware.load_machine("h100")
+    machine = kernelcost.hardware.machinefile.load_machine("h100")
     (crossing,) = ridge_crossings(cost, "n", machine)
     first = next(size for size in range(1, 1000) if by_hand(size) >= 120 * size)
     assert crossing.integer_bound == (">=", first)

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 import kernelcost
-from kernelcost.errors import KcostError
-from kernelcost.hardware import FEATURES, builtin_machine_ids, load_machine, parse_machine
-from kernelcost.model import verdict
-from kernelcost.report.machines import machine_json
+from kernelcost.answers.model import verdict
+from kernelcost.base.errors import KcostError
+from kernelcost.hardware.machine import FEATURES
+from kernelcost.hardware.machinefile import builtin_machine_ids, load_machine, parse_machine
+from kernelcost.present.report.machine_tables import machine_json
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"
@@ -50,7 +51,7 @@ def test_flash_attention_at_d_128_fits_its_registers():
 
 
 def test_the_answer_gives_the_factor_over_the_per_thread_limit():
-    from kernelcost.report.grid import misfit_sentence
+    from kernelcost.present.report.grid import misfit_sentence
 
     sentence = misfit_sentence(_flash(256), "H100 BF16")
     assert sentence == ("does not fit on H100 BF16: each thread needs 344 registers, 1.35x "

@@ -12,9 +12,11 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelcost.check import check
-from kernelcost.cost import Cost, ScopeCost, TensorFootprint
-from kernelcost.errors import KcostError
+from kernelcost.base.errors import KcostError
+from kernelcost.base.symbols import iterator_symbol, size_symbol
+from kernelcost.count.cost import Cost, ScopeCost, TensorFootprint
+from kernelcost.lang.check import check
+from kernelcost.lang.parse import parse
 from kernelcost.oracle import (
     assumptions_hold,
     compare,
@@ -23,8 +25,6 @@ from kernelcost.oracle import (
     enumerate_counts,
     sample_sizes,
 )
-from kernelcost.parse import parse
-from kernelcost.symbols import iterator_symbol, size_symbol
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 

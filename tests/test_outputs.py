@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from kernelcost import plot
+from kernelcost.algebra.jsonout import Exact, dumps, number
+from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
-from kernelcost.errors import KcostError
-from kernelcost.jsonout import Exact, dumps, number
+from kernelcost.present import plot
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 GEMM = str(SPECS / "gemm.kcost")
@@ -164,7 +164,7 @@ def test_the_figure_is_written_through_the_descriptor_opened_once(tmp_path):
 
 KILLED_WHILE_WRITING = """
 import os, sys, time
-from kernelcost.outputs import write_via_temporary
+from kernelcost.base.outputs import write_via_temporary
 def write(file):
     file.write(b"half a figure")
     file.flush()
@@ -199,8 +199,8 @@ def test_a_named_temporary_file_of_a_killed_child_is_removed_by_its_watcher(tmp_
     start: the watching parent, told of it, removes it when the budget kills the child."""
     import time
 
-    from kernelcost import watchdog
-    from kernelcost.outputs import write_via_temporary
+    from kernelcost.base import watchdog
+    from kernelcost.base.outputs import write_via_temporary
 
     monkeypatch.delattr(os, "O_TMPFILE", raising=False)
 
@@ -217,7 +217,7 @@ def test_a_named_temporary_file_of_a_killed_child_is_removed_by_its_watcher(tmp_
 
 
 def test_without_unnamed_files_the_figure_is_still_written_whole(tmp_path, monkeypatch):
-    from kernelcost.outputs import write_via_temporary
+    from kernelcost.base.outputs import write_via_temporary
 
     monkeypatch.delattr(os, "O_TMPFILE", raising=False)
     write_via_temporary(tmp_path / "figure.svg", lambda file: file.write(b"<svg/>"))
@@ -262,7 +262,7 @@ def test_a_value_beyond_4000_digits_is_written_to_30_digits(tmp_path, capsys):
 def test_where_no_link_is_allowed_the_bytes_are_copied_under_a_name(tmp_path, monkeypatch):
     """A sandbox may refuse both ways of naming an unnamed file: its bytes then go into a
     named temporary file, renamed over the target."""
-    from kernelcost import outputs
+    from kernelcost.base import outputs
 
     monkeypatch.setattr(outputs, "_link_empty_path", lambda descriptor, name: False)
     monkeypatch.setattr(outputs.os, "link", lambda *args, **kwargs: (_ for _ in ()).throw(

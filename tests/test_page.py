@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from kernelcost import cli
-from kernelcost.report import page
-from kernelcost.report.page import Column, fitted_table, left_out_note, wrap
+from kernelcost.present.report import page
+from kernelcost.present.report.page import Column, fitted_table, left_out_note, wrap
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 

@@ -8,15 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from kernelcost import ast
-from kernelcost.errors import KcostError
-from kernelcost.parse import (
-    MAX_BLOCK_NESTING,
-    MAX_NESTING,
-    MAX_TREE_DEPTH,
-    parse,
-    parse_file,
-)
+from kernelcost.base import tree as ast
+from kernelcost.base.errors import KcostError
+from kernelcost.lang.parse import MAX_BLOCK_NESTING, MAX_NESTING, MAX_TREE_DEPTH, parse, parse_file
 
 GEMM_TILED = Path(__file__).parent.parent / "specs" / "gemm_tiled.kcost"
 
@@ -186,9 +180,10 @@ def test_a_file_that_is_not_utf8_is_a_clean_error(tmp_path: Path):
 
 
 def test_the_generated_parser_is_what_the_grammar_gives():
-    """src/kernelcost/kcost_parser.py holds the tables of grammar/kcost.lark: the script that
-    writes it, run again in a fresh process (whatever its hash seed), writes the same bytes."""
-    script = Path(__file__).resolve().parent / "regen_parser.py"
+    """src/kernelcost/lang/_generated/kcost_parser.py holds the tables of grammar/kcost.lark:
+    the script that writes it, run again in a fresh process (whatever its hash seed), writes
+    the same bytes."""
+    script = Path(__file__).resolve().parent.parent / "tools" / "regen_parser.py"
     completed = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
                                text=True, check=False)
     assert completed.returncode == 0, completed.stderr

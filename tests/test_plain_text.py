@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kernelcost import cli
-from kernelcost.report.common import condition_text, limit_text, size_number
+from kernelcost.present.report.cells import condition_text, limit_text, size_number
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
@@ -83,8 +83,8 @@ def test_the_largest_tile_that_fits(capsys, monkeypatch):
 def test_integer_bounds_in_the_model():
     import sympy
 
-    from kernelcost.analysis import analyze
-    from kernelcost.solve import solve_spec
+    from kernelcost.analysis.api import analyze
+    from kernelcost.answers.solve import solve_spec
 
     (solution,) = solve_spec(analyze(SPECS / "gemm_tiled.kcost", {"M": 4096, "N": 4096,
                                                                    "K": 4096}),

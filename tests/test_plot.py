@@ -12,13 +12,13 @@ from conftest import SPECS, size
 from matplotlib.text import Text
 
 import kernelcost
-from kernelcost.errors import KcostError
-from kernelcost.hardware import load_machine
-from kernelcost.plot import Roofline, draw, roofline_figure, save
-from kernelcost.scene import scene, verdict_scene
-from kernelcost.solve import ridge_crossings
-from kernelcost.sweep import parse_range
-from kernelcost.trajectory import crossing_label
+from kernelcost.answers.solve import ridge_crossings
+from kernelcost.base.errors import KcostError
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.lang.sizerange import parse_range
+from kernelcost.present.plot import Roofline, draw, roofline_figure, save
+from kernelcost.present.scene import scene, verdict_scene
+from kernelcost.present.trajectory import crossing_label
 
 H100 = load_machine("h100")
 P_BF16 = 990e12  # H100 bf16 tensor peak (the roofline chapter's hardware table)
@@ -203,7 +203,7 @@ def test_notebook_display():
     assert r"\frac{1}{12}" in analysis._repr_latex_()
     figure = analysis.roofline("h100")
     assert isinstance(figure, Roofline) and "<svg" in figure._repr_svg_()
-    from kernelcost.model import verdict
+    from kernelcost.answers.model import verdict
 
     result = verdict(analysis.cost, H100, None, {size("n"): sympy.Integer(10**8)})
     (point,) = verdict_scene(result).kernels[0].points.values()
@@ -213,7 +213,8 @@ def test_notebook_display():
 
 def test_importing_kernelcost_loads_neither_matplotlib_nor_rich():
     code = ("import sys, kernelcost; kernelcost.analyze(sys.argv[1], {'n': 8}); "
-            "import kernelcost.sweep, kernelcost.textplot, kernelcost.plot; "
+            "import kernelcost.present.sweep, kernelcost.present.textplot; "
+            "import kernelcost.present.plot; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('matplotlib', 'rich')))")
     completed = subprocess.run([sys.executable, "-c", code, str(SPECS / "vector_add.kcost")],

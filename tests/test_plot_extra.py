@@ -9,7 +9,7 @@ import pytest
 
 import kernelcost
 from kernelcost import cli
-from kernelcost.errors import KcostError
+from kernelcost.base.errors import KcostError
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
@@ -49,7 +49,7 @@ def test_roofline_raises_the_same_hint(no_matplotlib):
 def test_a_verdict_falls_back_to_text(no_matplotlib):
     analysis = kernelcost.analyze(SPECS / "gemm.kcost", {"M": 4096, "N": 4096, "K": 4096},
                                   verify=False)
-    from kernelcost.answer import answers
+    from kernelcost.answers.answer import answers
 
     (answer,) = answers(analysis, ["h100"], None)
     assert answer.verdict._repr_svg_() is None

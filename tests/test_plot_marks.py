@@ -11,11 +11,11 @@ import pytest
 from conftest import SPECS
 from test_plot import assert_labels_clear, lines_by_gid, texts_by_gid
 
-from kernelcost.cli_plot import figure_paths, split_by_spec
-from kernelcost.errors import KcostError
-from kernelcost.hardware import load_machine
-from kernelcost.plot import roofline_figure, save
-from kernelcost.sweep import parse_range
+from kernelcost.base.errors import KcostError
+from kernelcost.cli.plot_cmd import figure_paths, split_by_spec
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.lang.sizerange import parse_range
+from kernelcost.present.plot import roofline_figure, save
 
 H100 = load_machine("h100")
 HBM, SHARED = 3.35e12, 30e12  # H100 bandwidths (roofline chapter, §1.4)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from kernelcost.analysis import analyze
-from kernelcost.answer import answers
+from kernelcost.analysis.api import analyze
+from kernelcost.answers.answer import answers
+from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
-from kernelcost.errors import KcostError
-from kernelcost.polyexp import ExpOnFma, exp_on_fma, parse_exp_on_fma
+from kernelcost.gpu.polyexp import ExpOnFma, exp_on_fma, parse_exp_on_fma
 
 HALF = sympy.Rational(1, 2)
 # B200's tcgen05 MMA is issued once for the block's 128 query rows: K and V leave shared
@@ -98,7 +98,7 @@ def test_the_cli_flag(capsys):
 
 
 def test_the_answer_says_the_exponentials_moved():
-    from kernelcost.report import answer_lines
+    from kernelcost.present.report import answer_lines
 
     analysis = analyze("specs/flash_attention.kcost", {**SIZES, "d": 64})
     found = answers(analysis, ["b200"], None, None, ExpOnFma(HALF, 3))

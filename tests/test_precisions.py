@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from kernelcost import cli
-from kernelcost.answer import answers
-from kernelcost.errors import KcostError
-from kernelcost.hardware import load_machine
+from kernelcost.answers.answer import answers
+from kernelcost.base.errors import KcostError
+from kernelcost.hardware.machinefile import load_machine
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 GEMM = str(SPECS / "gemm.kcost")
@@ -127,7 +127,7 @@ def test_fp4_gemm_adds_the_nvfp4_scale_bytes():
 def test_the_table_of_formats():
     import sympy
 
-    from kernelcost.precisions import FORMATS
+    from kernelcost.lang.precisions import FORMATS
 
     assert FORMATS["fp8"].operand_bytes == 1 and FORMATS["fp8"].output == "bf16"
     assert FORMATS["fp6"].operand_bytes == sympy.Rational(3, 4) + sympy.Rational(1, 32)  # MX
@@ -156,8 +156,8 @@ def test_accumulators_and_partials_follow_the_table():
 def test_sweep_counts_the_mapped_bytes():
     import numpy
 
-    from kernelcost.hardware import load_machine
-    from kernelcost.sweep import sweep
+    from kernelcost.hardware.machinefile import load_machine
+    from kernelcost.present.sweep import sweep
 
     swept = sweep(GEMM, numpy.array([1024.0]), "N", settings={"M": "N", "K": "N"},
                   machine=load_machine("h100"), precision="fp8")

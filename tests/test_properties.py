@@ -70,7 +70,10 @@ from nestgen import nests
 from nestparts import GridHeader, Head, LoopLine, Nest
 
 import kernelcost
-from kernelcost.errors import KcostError
+from kernelcost.base.errors import KcostError
+from kernelcost.base.symbols import size_symbol
+from kernelcost.gpu.transfer import transfers
+from kernelcost.gpu.waves import estimate, raster_order
 from kernelcost.oracle import (
     assumptions_hold,
     compare,
@@ -81,9 +84,6 @@ from kernelcost.oracle import (
     evaluate,
     sample_sizes,
 )
-from kernelcost.symbols import size_symbol
-from kernelcost.transfer import transfers
-from kernelcost.waves import estimate, raster_order
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 SPEC_NAMES = sorted(path.stem for path in SPECS.glob("*.kcost"))

@@ -7,8 +7,8 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelcost.equations import RIDGE
-from kernelcost.quadratic import quadratic_roots
+from kernelcost.algebra.equations import RIDGE
+from kernelcost.algebra.quadratic import quadratic_roots
 
 x = sympy.Symbol("S", positive=True)  # a size's positive real twin, as ridge equations use
 t = RIDGE

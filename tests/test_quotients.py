@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from sympy.polys.domains import ZZ
 from sympy.polys.rings import ring
 
-from kernelcost.quotients import (
+from kernelcost.algebra.quotients import (
     MAX_FACTOR_GENERATORS,
     _factor_list,
     _generators,
@@ -23,7 +23,7 @@ from kernelcost.quotients import (
     readable_expanded,
     scaled,
 )
-from kernelcost.symbols import size_symbol
+from kernelcost.base.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
 ATOMS = [N, M, T, sympy.floor(N / T), sympy.ceiling((M + 1) / 2), sympy.Max(N, M),

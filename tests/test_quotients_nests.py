@@ -43,11 +43,12 @@ from hypothesis import strategies as st
 from nestgen import nests
 
 import kernelcost
-from kernelcost import asymptotic, quotients, sums
-from kernelcost.analysis import analyze
-from kernelcost.errors import KcostError
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
+from kernelcost.algebra import quotients
+from kernelcost.analysis.api import analyze
+from kernelcost.answers.model import verdict
+from kernelcost.base.errors import KcostError
+from kernelcost.count import asymptotic, sums
+from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import sample_sizes
 
 FAST_NESTS = int(os.environ.get("KERNELCOST_QUOTIENT_NESTS", 14))
@@ -67,8 +68,8 @@ for _name in CALLERS:
 # Caches of results that hold a cancel or factor: a reference run reading the shipped run's
 # entries (or the other way round) would compare a result with itself. The parsers' and the
 # symbols' caches hold nothing either changes.
-KEPT_CACHES = {"kernelcost.parse", "kernelcost.settings", "kernelcost.syntax_errors",
-               "kernelcost.symbols", "kernelcost.witnesses"}
+KEPT_CACHES = {"kernelcost.lang.parse", "kernelcost.lang.settings", "kernelcost.lang.syntax_errors",
+               "kernelcost.base.symbols", "kernelcost.algebra.witnesses"}
 
 
 def _clear_caches() -> None:

@@ -8,10 +8,10 @@ import pytest
 from conftest import SPECS
 
 from kernelcost import analyze, loads
-from kernelcost.answer import answers
+from kernelcost.answers.answer import answers
+from kernelcost.answers.rates import plural
 from kernelcost.cli import main
-from kernelcost.hardware import load_machine
-from kernelcost.rates import plural
+from kernelcost.hardware.machinefile import load_machine
 
 H100_HBM_Bps = 3.35e12  # machines/h100.toml: HBM3 bandwidth of the H100 SXM5
 H100_LAUNCH_S = 4e-6  # machines/h100.toml: the launch overhead

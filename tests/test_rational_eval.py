@@ -13,9 +13,9 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kernelcost import rational_eval, shifted, witnesses
+from kernelcost.algebra import rational_eval, shifted, witnesses
+from kernelcost.base.symbols import size_symbol, text_key
 from kernelcost.oracle.compare import evaluate
-from kernelcost.symbols import size_symbol, text_key
 
 SIZES = tuple(sorted((size_symbol(name) for name in ("N", "T", "M")), key=str))
 SHIFTS = sympy.symbols("m0:3")

@@ -7,8 +7,8 @@ import itertools
 import sympy
 from conftest import size
 
-from kernelcost.quotients import factor
-from kernelcost.symbols import is_monomial, replace_symbols
+from kernelcost.algebra.quotients import factor
+from kernelcost.base.symbols import is_monomial, replace_symbols
 
 M, N, K, T = (size(s) for s in ("M", "N", "K", "T"))
 x = sympy.Symbol("x")  # no assumptions: sign and integrality unknown

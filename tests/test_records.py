@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kernelcost.records import record
+from kernelcost.base.records import record
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 

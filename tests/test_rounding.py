@@ -7,7 +7,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelcost import rounding
+from kernelcost.algebra import rounding
 
 a, b, c = SIZES = tuple(sympy.Symbol(name, integer=True, positive=True) for name in "abc")
 i = sympy.Symbol("i", integer=True)  # an iterator: any integer

@@ -11,7 +11,7 @@ import sympy
 from conftest import SPECS, size
 
 from kernelcost import KcostError, analyze, cli, loads
-from kernelcost.sizes import proved_positive
+from kernelcost.lang.sizes import proved_positive
 
 BACKWARD_STEP = """kernel strided(n, m) {
     in  x: f32[n]

@@ -15,10 +15,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import kernelcost
-from kernelcost import sound_signs
-from kernelcost.hardware import load_machine
-from kernelcost.machinefile import builtin_machine_ids
-from kernelcost.occupancy import occupancy
+from kernelcost.algebra import sound_signs
+from kernelcost.gpu.occupancy import occupancy
+from kernelcost.hardware.machinefile import builtin_machine_ids, load_machine
 from kernelcost.oracle.sample import sample_sizes
 
 a, b, c = (sympy.Symbol(name, integer=True, positive=True) for name in "abc")
@@ -135,7 +134,7 @@ def test_symbolic_occupancy_takes_the_values_of_the_numeric_one(name):
 
 def test_moe_gemm_with_symbolic_tiles_prints_no_resident_count():
     """The regression: 16 blocks per SM, printed where the default tiles allow 2."""
-    from kernelcost.model import verdict
+    from kernelcost.answers.model import verdict
 
     spec = kernelcost.load(SPECS / "moe_gemm.kcost")
     cost = spec.cost()
@@ -150,7 +149,7 @@ def test_moe_gemm_with_symbolic_tiles_prints_no_resident_count():
     assert resident.xreplace(at_defaults) == 2
 
 
-ITERATOR = kernelcost.symbols.iterator_symbol("i0")  # an integer of either sign
+ITERATOR = kernelcost.base.symbols.iterator_symbol("i0")  # an integer of either sign
 
 
 @settings(max_examples=150, deadline=None)
@@ -175,7 +174,7 @@ def test_a_min_or_max_is_built_as_sympy_builds_it_when_witnesses_split_a_pair(ki
 def test_an_iterator_takes_the_witness_sizes():
     # an iterator is an integer of either sign: every size is a value it may take, so
     # T + i0 against M splits, where sympy searched four orders and a factored difference
-    from kernelcost import witnesses
+    from kernelcost.algebra import witnesses
 
     assert witnesses.both_signs(a + ITERATOR - b, 0)
     assert not witnesses._takes_witnesses(sympy.Symbol("y"))  # may be complex

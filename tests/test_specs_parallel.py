@@ -11,9 +11,9 @@ from conftest import SPECS, size
 
 import kernelcost
 from kernelcost import cli
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
-from kernelcost.verify import check_against_oracle
+from kernelcost.analysis.verify import check_against_oracle
+from kernelcost.answers.model import verdict
+from kernelcost.hardware.machinefile import load_machine
 
 S, d, H, Br, Bc = (size(s) for s in ("S", "d", "H", "Br", "Bc"))
 SMALL = {"S": "8", "d": "4", "H": "2", "Br": "4", "Bc": "2", "WM": "2", "WK": "2"}

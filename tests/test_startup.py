@@ -12,10 +12,11 @@ SPECS = Path(__file__).resolve().parent.parent / "specs"
 
 HEAVY = ("matplotlib", "numpy", "rich", "lark")
 # the printers of verdicts, sweeps, machines and solutions, and the validation command's rows
-OTHER_COMMANDS = ("kernelcost.report.answers", "kernelcost.report.sweeps",
-                  "kernelcost.report.machines", "kernelcost.report.solve",
-                  "kernelcost.report.documents", "kernelcost.validate", "csv")
-MACHINE_STAGES = ("kernelcost.model", "kernelcost.execution", "kernelcost.hardware")
+OTHER_COMMANDS = ("kernelcost.present.report.verdict_report", "kernelcost.present.report.sweeps",
+                  "kernelcost.present.report.machine_tables",
+                  "kernelcost.present.report.solve_report",
+                  "kernelcost.present.report.documents", "kernelcost.answers.validate", "csv")
+MACHINE_STAGES = ("kernelcost.answers.model", "kernelcost.gpu.execution", "kernelcost.hardware")
 
 
 def loaded_after(arguments: list[str], watched: tuple[str, ...] = HEAVY) -> list[str]:
@@ -49,31 +50,32 @@ def test_analyze_json_without_a_machine_loads_no_model_or_machine_database():
 
 def test_analyze_json_loads_only_the_printers_it_uses():
     arguments = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"]
-    watched = ("kernelcost.report.analysis", *OTHER_COMMANDS)
-    assert loaded_after(arguments, watched) == "['kernelcost.report.analysis']"
+    watched = ("kernelcost.present.report.spec_report", *OTHER_COMMANDS)
+    assert loaded_after(arguments, watched) == "['kernelcost.present.report.spec_report']"
 
 
 def test_only_the_commands_that_verify_load_the_enumeration():
-    watched = ("kernelcost.oracle", "kernelcost.verify")
+    watched = ("kernelcost.oracle", "kernelcost.analysis.verify")
     solve = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N"]
     assert loaded_after(solve, watched) == "[]"
     unverified = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json", "--no-verify"]
     assert loaded_after(unverified, watched) == "[]"
     verified = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json"]
-    assert loaded_after(verified, watched) == "['kernelcost.oracle', 'kernelcost.verify']"
+    assert loaded_after(verified, watched) == "['kernelcost.oracle', 'kernelcost.analysis.verify']"
 
 
 def test_solve_loads_the_machines_but_not_the_verdicts():  # crossings need no verdict
     arguments = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N", "--json"]
-    watched = (*MACHINE_STAGES, "kernelcost.answer", "kernelcost.decide")
+    watched = (*MACHINE_STAGES, "kernelcost.answers.answer", "kernelcost.algebra.decide")
     assert loaded_after(arguments, watched) == "['kernelcost.hardware']"
 
 
 def test_solve_loads_its_printer_but_not_the_execution_model_printer():
     # capacities are printed per SM without the grid's printer and the transfer model
     arguments = ["solve", str(SPECS / "gemm_tiled.kcost"), "--for", "N"]
-    watched = ("kernelcost.report.solve", "kernelcost.report.grid", "kernelcost.transfer")
-    assert loaded_after(arguments, watched) == "['kernelcost.report.solve']"
+    watched = ("kernelcost.present.report.solve_report", "kernelcost.present.report.grid",
+               "kernelcost.gpu.transfer")
+    assert loaded_after(arguments, watched) == "['kernelcost.present.report.solve_report']"
 
 
 def test_a_machine_loads_the_model():  # the watch above sees what it looks for
@@ -93,11 +95,11 @@ def test_only_a_machine_file_of_ones_own_loads_the_toml_reader(tmp_path):
 
 
 def test_crossings_load_only_with_one_free_size():
-    watched = ("kernelcost.solve", "kernelcost.efficiency")
+    watched = ("kernelcost.answers.solve", "kernelcost.answers.efficiency")
     three_free = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json", "--machine", "h100"]
     assert loaded_after(three_free, watched) == "[]"
     one_free = [*three_free, "--set", "M=N,K=N"]
-    assert loaded_after(one_free, watched) == "['kernelcost.solve']"
+    assert loaded_after(one_free, watched) == "['kernelcost.answers.solve']"
 
 
 def collector_after(code: str) -> str:
@@ -140,6 +142,6 @@ def test_a_program_run_stands_in_for_sympys_tensor_module():
 
 
 def test_parsing_loads_no_logging():
-    # lark's logger in the generated parser drops its messages (tests/regen_parser.py)
+    # lark's logger in the generated parser drops its messages (tools/regen_parser.py)
     arguments = ["analyze", str(SPECS / "gemm_tiled.kcost"), "--json", "--machine", "all"]
     assert loaded_after(arguments, ("logging", "traceback")) == "[]"

@@ -9,11 +9,11 @@ import pytest
 import sympy
 
 import kernelcost
-from kernelcost.facts import Facts
-from kernelcost.nest import build_nest
+from kernelcost.base.symbols import iterator_symbol, size_symbol
+from kernelcost.count.facts import Facts
+from kernelcost.count.nest import build_nest
+from kernelcost.count.sums import Summer
 from kernelcost.oracle import evaluate
-from kernelcost.sums import Summer
-from kernelcost.symbols import iterator_symbol, size_symbol
 
 N, M, T = (size_symbol(s) for s in ("N", "M", "T"))
 i, j = iterator_symbol("i"), iterator_symbol("j")
@@ -317,7 +317,7 @@ def test_over_no_loops_is_the_summand():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from kernelcost.sums import _power_sums  # noqa: E402
+from kernelcost.count.sums import _power_sums  # noqa: E402
 
 _coefficients = st.sampled_from([1, 2, -3, sympy.Rational(1, 2), N, M, N * M, 2 * T, N - 1])
 _bounds = st.tuples(st.integers(-2, 2), st.sampled_from([0, 1, 2])).map(

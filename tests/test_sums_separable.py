@@ -12,12 +12,12 @@ import pytest
 import sympy
 
 import kernelcost
-from kernelcost.count import count
-from kernelcost.errors import KcostError
-from kernelcost.facts import Facts
+from kernelcost.base.errors import KcostError
+from kernelcost.base.symbols import size_symbol
+from kernelcost.count.facts import Facts
+from kernelcost.count.spec_count import count
+from kernelcost.count.sums import Summer
 from kernelcost.oracle import compare, enumerate_counts
-from kernelcost.sums import Summer
-from kernelcost.symbols import size_symbol
 
 N, M, A, B = (size_symbol(s) for s in ("N", "M", "A", "B"))
 t = sympy.Symbol("t", integer=True, nonnegative=True)  # two counters

@@ -11,11 +11,12 @@ import sympy
 from conftest import SPECS, size
 
 import kernelcost
-from kernelcost.errors import KcostError
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
-from kernelcost.settings import resolve_settings
-from kernelcost.sweep import SizeRange, Sweeper, parse_range, sweep
+from kernelcost.answers.model import verdict
+from kernelcost.base.errors import KcostError
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.lang.settings import resolve_settings
+from kernelcost.lang.sizerange import SizeRange, parse_range
+from kernelcost.present.sweep import Sweeper, sweep
 
 H100 = load_machine("h100")
 
@@ -158,7 +159,7 @@ def test_sizes_respect_the_specs_divisibility():
 
 
 def test_a_set_tile_sets_the_step():
-    from kernelcost.sweep import Sweeper
+    from kernelcost.present.sweep import Sweeper
 
     sweeper = Sweeper(SPECS / "gemm_tiled.kcost", "N", settings={"M": "N", "K": "N", "T": 64})
     assert sweeper.step == 64
@@ -184,8 +185,9 @@ def test_registers_are_no_roof_of_the_sweep_as_of_the_model():
     sweep said 7.64 us "registers bandwidth" where analyze says 3.82 us "fp32 vector peak".
     n = 10^6 rows of m = 256 adds, x and y in registers: W = n m = 2.56e8 FLOP at the H100
     FP32 vector peak of 67 TFLOP/s is 3.82 us; HBM 8 MB / 3.35 TB/s is 2.39 us."""
-    from kernelcost import analysis, loads
-    from kernelcost.answer import answers
+    from kernelcost import loads
+    from kernelcost.analysis import api as analysis
+    from kernelcost.answers.answer import answers
 
     text = ("kernel poly(n, m) { in x: f32[n]  out y: f32[n]\n for i in 0..n {\n"
             " keep x, y in registers { for j in 0..m { y[i] += x[i] } } } }")

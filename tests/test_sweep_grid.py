@@ -11,11 +11,12 @@ import sympy
 from conftest import SPECS, size
 
 import kernelcost
+from kernelcost.answers.model import verdict
 from kernelcost.cli import main
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
-from kernelcost.settings import resolve_settings
-from kernelcost.sweep import DOES_NOT_FIT, SizeRange, Sweeper
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.lang.settings import resolve_settings
+from kernelcost.lang.sizerange import SizeRange
+from kernelcost.present.sweep import DOES_NOT_FIT, Sweeper
 
 CASES = [  # spec, machine, swept size, other sizes, range
     ("gemm_hopper", "h100", "N", {"M": "N", "K": "N"}, (256, 16384)),  # 512^3: 8 blocks

@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy
 import pytest
 
-from kernelcost import sweep as sweep_module
-from kernelcost.hardware import load_machine
-from kernelcost.report import sweep_csv
-from kernelcost.sweep import SizeRange, Sweeper
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.lang.sizerange import SizeRange
+from kernelcost.present import sweep as sweep_module
+from kernelcost.present.report import sweep_csv
+from kernelcost.present.sweep import Sweeper
 
 GEMM = str(Path(__file__).resolve().parent.parent / "specs" / "gemm.kcost")
 

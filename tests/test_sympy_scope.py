@@ -10,7 +10,7 @@ import threading
 
 import sympy
 
-from kernelcost import sympy_scope
+from kernelcost.algebra import sympy_scope
 
 a, b = (sympy.Symbol(name, integer=True, positive=True) for name in "ab")
 
@@ -57,7 +57,7 @@ RESTORED = r'''
 import sys, sympy, threading
 from sympy.core import exprtools
 from sympy.printing.precedence import PRECEDENCE_FUNCTIONS
-from kernelcost import sympy_scope
+from kernelcost.algebra import sympy_scope
 
 def places():
     return (exprtools._monotonic_sign, vars(sympy.Mul)["_eval_is_integer"],
@@ -99,7 +99,7 @@ def test_sympy_s_own_functions_are_back_when_the_last_caller_leaves():
 
 def test_a_command_s_own_process_keeps_them_without_dispatch():
     program = ("import kernelcost.cli, sympy\nfrom sympy.core import exprtools\n"
-               "from kernelcost import sound_signs, sympy_scope\n"
+               "from kernelcost.algebra import sound_signs, sympy_scope\n"
                "print(exprtools._monotonic_sign is sound_signs._sound_monotonic_sign, "
                "sympy_scope.active())")
     done = subprocess.run([sys.executable, "-m", "kernelcost.cli", "--version"],

@@ -5,9 +5,9 @@ import sympy
 from conftest import SPECS, size
 
 import kernelcost
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
-from kernelcost.textplot import HEIGHT, LEVEL_MARKS, render
+from kernelcost.answers.model import verdict
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.textplot import HEIGHT, LEVEL_MARKS, render
 
 H100 = load_machine("h100")
 

@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 import sympy
 
-from kernelcost.analysis import load
-from kernelcost.errors import Code, InternalError
-from kernelcost.machinefile import builtin_machine_ids, load_machine
-from kernelcost.model import verdict
-from kernelcost.order import check_order, divisibility_met
-from kernelcost.symbols import size_symbol
-from kernelcost.sympy_scope import patched
+from kernelcost.algebra.sympy_scope import patched
+from kernelcost.analysis.api import load
+from kernelcost.answers.model import verdict
+from kernelcost.base.errors import Code, InternalError
+from kernelcost.base.symbols import size_symbol
+from kernelcost.gpu.order import check_order, divisibility_met
+from kernelcost.hardware.machinefile import builtin_machine_ids, load_machine
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted((ROOT / "specs").glob("*.kcost"))

@@ -12,8 +12,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_rational_eval import POINTS, RATIONALS, SIZES, expressions
 
-from kernelcost import decide, thresholds, witnesses
-from kernelcost.symbols import size_symbol
+from kernelcost.algebra import decide, thresholds, witnesses
+from kernelcost.base.symbols import size_symbol
 
 N, T = (size_symbol(name) for name in ("N", "T"))
 NUMBERS = st.one_of(RATIONALS, st.builds(sympy.Rational, st.integers(-10**6, 10**6),

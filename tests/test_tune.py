@@ -7,12 +7,13 @@ import numpy
 import pytest
 from conftest import SPECS
 
-from kernelcost.analysis import load
+from kernelcost.analysis.api import load
+from kernelcost.answers.tune import Evaluator, fixed_values, tune
+from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
-from kernelcost.errors import KcostError
-from kernelcost.hardware import load_machine
-from kernelcost.phase import CATEGORIES, draw, parse_axis, phase
-from kernelcost.tune import Evaluator, fixed_values, parse_values, tune
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.lang.sizerange import parse_values
+from kernelcost.present.phase import CATEGORIES, draw, parse_axis, phase
 
 H100 = load_machine("h100")
 SQUARE_8192 = {"M": "N", "K": "N", "N": "8192"}
@@ -77,8 +78,8 @@ def test_rejections_carry_their_reason(hopper):
 
 def test_vectorised_matches_the_execution_model():
     # one candidate through the sympy model (execution.grid_verdict) and through numpy
-    from kernelcost.analysis import analyze
-    from kernelcost.execution import grid_verdict
+    from kernelcost.analysis.api import analyze
+    from kernelcost.gpu.execution import grid_verdict
 
     sizes = {"M": 4096, "N": 4096, "K": 4096, "TM": 128, "TN": 128, "TK": 64}
     result = analyze(SPECS / "gemm_hopper.kcost", sizes)
@@ -118,8 +119,8 @@ def test_phase_ridge_curve_is_the_solved_crossing(tiled_phase):
     assert x[ok] == pytest.approx(r * y[ok] / (y[ok] - 2 * r))
     assert y[ok].min() > 2 * r  # only a tile of T > 2 r = 591 reaches the HBM ridge
     # and `solve --for N` gives the same crossing at T = 1024 (the top of the plane)
-    from kernelcost.analysis import analyze
-    from kernelcost.solve import solve_spec
+    from kernelcost.analysis.api import analyze
+    from kernelcost.answers.solve import solve_spec
     result = analyze(SPECS / "gemm_tiled.kcost", {"M": "N", "K": "N", "T": 1024})
     (solution,) = solve_spec(result, "N", ["h100"], None, ["global"])
     (crossing,) = solution.crossings

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kernelcost
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
+from kernelcost.answers.model import verdict
+from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import compare, enumerate_counts
-from kernelcost.sweep import sweep
+from kernelcost.present.sweep import sweep
 
 H100 = load_machine("h100")
 GEMM = """kernel g(M, N, K) {{

@@ -27,7 +27,7 @@ def validate(capsys, path, *extra) -> tuple[int, str, str]:
 
 @pytest.fixture(scope="module")
 def document():
-    from kernelcost.validate import as_json, compare
+    from kernelcost.answers.validate import as_json, compare
 
     return as_json("h200", compare(HAND_WRITTEN, "h200"))
 
@@ -145,8 +145,8 @@ def test_every_harness_case_meets_its_spec():
     import importlib.util
 
     import kernelcost
-    from kernelcost.analysis import _numeric_values, broken_assumptions
-    from kernelcost.settings import resolve_settings
+    from kernelcost.analysis.api import _numeric_values, broken_assumptions
+    from kernelcost.lang.settings import resolve_settings
 
     loader = importlib.util.spec_from_file_location("run_h200", HARNESS)
     harness = importlib.util.module_from_spec(loader)
@@ -162,7 +162,7 @@ def test_every_harness_case_meets_its_spec():
 
 
 def test_the_help_names_the_columns_the_reader_needs(capsys):
-    from kernelcost.validate import COLUMNS  # the parser is built without loading validate
+    from kernelcost.answers.validate import COLUMNS  # the parser is built without loading validate
 
     with pytest.raises(SystemExit):
         main(["validate", "--help"])

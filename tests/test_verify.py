@@ -15,8 +15,8 @@ import sympy
 from conftest import SPECS
 
 from kernelcost import cli, loads
-from kernelcost.analysis import load
-from kernelcost.verify import (
+from kernelcost.analysis.api import load
+from kernelcost.analysis.verify import (
     VERIFY_SAMPLES,
     Verification,
     check_against_oracle,
@@ -114,8 +114,8 @@ def _with_traffic(cost, global_traffic):
 
 
 def test_a_wrong_per_entry_form_shows_where_it_differs(capsys, monkeypatch):
-    import kernelcost.analysis as analysis_module
-    from kernelcost.symbols import iterator_symbol
+    import kernelcost.analysis.api as analysis_module
+    from kernelcost.base.symbols import iterator_symbol
 
     real_load = analysis_module.load
 
@@ -148,7 +148,7 @@ SHIPPED = sorted(SPECS.glob("*.kcost"))
 
 def break_the_work(monkeypatch):
     """Every closed form of the work one FLOP too high: what a counting bug would print."""
-    from kernelcost.analysis import Spec
+    from kernelcost.analysis.api import Spec
 
     real_cost = Spec.cost
 
@@ -258,7 +258,7 @@ def test_sizes_no_small_assignment_meets_are_skipped_with_the_reason():
 
 
 def test_a_form_that_gives_no_number_is_an_explicit_mismatch(capsys, monkeypatch):
-    from kernelcost.analysis import Spec
+    from kernelcost.analysis.api import Spec
 
     real_cost = Spec.cost
     stray = sympy.Symbol("stray")  # a symbol no size setting can give a value
@@ -305,7 +305,7 @@ def test_self_verification_reaches_a_multicast_lost_under_clipped_cluster_tiles(
     ragged edges) and the form as it was is caught."""
     spec = loads(CLIPPED_CLUSTERS, "clipped.kcost")
     cost = spec.cost()
-    from kernelcost.symbols import size_symbol
+    from kernelcost.base.symbols import size_symbol
 
     M, N, K, T = (size_symbol(name) for name in "MNKT")
     lost = 2 * (K * M * sympy.ceiling(N / T) + K * N * sympy.ceiling(M / T) + M * N)

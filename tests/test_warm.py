@@ -12,12 +12,12 @@ import sympy
 from conftest import SPECS
 
 from kernelcost import cli
-from kernelcost.analysis import analyze, load
-from kernelcost.answer import answers
-from kernelcost.errors import KcostError
-from kernelcost.hardware import load_machine
-from kernelcost.model import verdict
-from kernelcost.report import answer_lines, answers_json
+from kernelcost.analysis.api import analyze, load
+from kernelcost.answers.answer import answers
+from kernelcost.answers.model import verdict
+from kernelcost.base.errors import KcostError
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.report import answer_lines, answers_json
 
 H100 = load_machine("h100")
 HBM, L2 = sympy.Integer(335 * 10**10), sympy.Integer(10**13)

@@ -1,4 +1,4 @@
-"""The wave-union estimate (kernelcost.waves) against brute force: the oracle enumerates the
+"""The wave-union estimate (kernelcost.gpu.waves) against brute force: the oracle enumerates the
 blocks and the elements each touches, the raster is re-implemented here straight from its
 definition (Triton's formula for grouped), the launch order is cut into waves and element
 sets are united with Python sets."""
@@ -16,10 +16,10 @@ import pytest
 import sympy
 
 import kernelcost
-from kernelcost import block_enumeration as waves_module
-from kernelcost.cost import TileBox
+from kernelcost.count.cost import TileBox
+from kernelcost.gpu import block_enumeration as waves_module
+from kernelcost.gpu.waves import estimate, raster_order
 from kernelcost.oracle import enumerate_counts
-from kernelcost.waves import estimate, raster_order
 
 HUGE_L2 = 1e18  # the fit test always passes: the wave rule applies
 

@@ -11,12 +11,8 @@ import pytest
 from conftest import SPECS
 
 import kernelcost
-from kernelcost.answer import answers
-from kernelcost.cli import main
-from kernelcost.errors import KcostError
-from kernelcost.hardware import load_machine
-from kernelcost.modelfile import builtin_model_ids, load_model, parse_model
-from kernelcost.wholemodel import (
+from kernelcost.answers.answer import answers
+from kernelcost.answers.wholemodel import (
     DECODE,
     decode_crossing,
     expected_experts,
@@ -24,6 +20,10 @@ from kernelcost.wholemodel import (
     step,
     whole_model,
 )
+from kernelcost.base.errors import KcostError
+from kernelcost.cli import main
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.hardware.modelfile import builtin_model_ids, load_model, parse_model
 
 H100_BANDWIDTH = 3.35e12
 H100_BF16 = 990e12
@@ -188,7 +188,7 @@ def test_cli_refuses_an_unknown_model(capsys):
 
 
 def test_t_model_takes_the_tiled_gemm_where_its_tiles_fit(llama70b, h100):
-    from kernelcost.wholemodel import PREFILL
+    from kernelcost.answers.wholemodel import PREFILL
 
     decode = step(llama70b, h100, DECODE, 1, 4096)  # 1 row: no 256-row cluster, the bound
     assert all(k.t_model_s == k.t_bound_s and k.model_from == k.use.spec

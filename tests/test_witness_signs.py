@@ -9,8 +9,8 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelcost import witnesses
-from kernelcost.equations import RIDGE
+from kernelcost.algebra import witnesses
+from kernelcost.algebra.equations import RIDGE
 
 t = RIDGE  # a positive real: its witnesses are rationals from 1/1000 to 10**12
 n = sympy.Symbol("n", integer=True, positive=True)

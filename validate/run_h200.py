@@ -392,7 +392,7 @@ def dry_run(chosen=None) -> int:
     against its spec before any GPU time is spent."""
     sys.path.insert(0, str(ROOT / "src"))
     import kernelcost
-    from kernelcost.answer import answers
+    from kernelcost.answers.answer import answers
 
     if chosen is None:
         chosen = list(enumerate(cases()))

@@ -11,9 +11,8 @@ calls put kernelcost's deductions in sympy's place only while they compute (symp
 import gc as _gc
 import sys as _sys
 
-__version__ = "0.1.0"
-
-from . import lean_sympy as _lean_sympy
+from .algebra import lean_sympy as _lean_sympy
+from .base.version import VERSION as __version__
 
 # A kernelcost command owns its process. There sympy is imported without the modules no
 # computation uses (lean_sympy), with the collector off: sympy and the parser tables build
@@ -24,20 +23,20 @@ from . import lean_sympy as _lean_sympy
 # and the imports below run in the watched child.
 _OWNS_THE_PROCESS = _lean_sympy.runs_a_command(_sys.argv, getattr(_sys, "orig_argv", _sys.argv))
 if _OWNS_THE_PROCESS:
-    from . import launch as _launch
+    from .base import launch as _launch
 
     _launch.start()
     _gc.disable()
     _lean_sympy.import_sympy()
-    from .sympy_scope import own_process as _own_process
+    from .algebra.sympy_scope import own_process as _own_process
 
     _own_process()  # before any module builds an expression
 try:
-    from .analysis import Analysis, Intensity, Quantity, Spec, analyze, load, loads
-    from .cost import Cost
-    from .display import register as _register_display
-    from .errors import Diagnostic, KcostError
-    from .sympy_scope import patched
+    from .algebra.sympy_scope import patched
+    from .analysis.api import Analysis, Intensity, Quantity, Spec, analyze, load, loads
+    from .base.errors import Diagnostic, KcostError
+    from .count.cost import Cost
+    from .present.display import register as _register_display
 finally:
     if _OWNS_THE_PROCESS:
         _gc.freeze()
@@ -46,4 +45,4 @@ finally:
 _register_display()
 
 __all__ = ["Analysis", "Cost", "Diagnostic", "Intensity", "KcostError", "Quantity", "Spec",
-           "analyze", "load", "loads", "patched"]
+           "__version__", "analyze", "load", "loads", "patched"]

@@ -21,15 +21,17 @@ at the place (scalar tensors, the accumulation skip, per-entry fills of nested s
 Independence, on purpose: the oracle shares the FLOP rules (work.statement_work) and the
 checked kernel with the counting code, and nothing else. It must never import count, nest,
 facts, sums or footprint: a closed form and its check that share a mistake would agree.
+
+Floor 4 of kernelcost.layers; may import: base, algebra, lang, count.
 """
 
-from .blocks import BlockCounts
 from .compare import compare, comparisons, evaluate
 from .enumerate import enumerate_counts
 from .exprs import resolve_sizes
-from .lanes import LaneCounts, enumerate_lanes
+from .grid_blocks import BlockCounts
 from .results import Comparison, Counts, Mismatch, ScopeCounts, ScopeEntry
 from .sample import assumptions_hold, count_steps, draw_sizes, sample_sizes, tile_like_sizes
+from .warp_lanes import LaneCounts, enumerate_lanes
 
 __all__ = ["BlockCounts", "Comparison", "Counts", "LaneCounts", "Mismatch", "ScopeCounts",
            "ScopeEntry", "assumptions_hold", "compare", "comparisons", "count_steps",

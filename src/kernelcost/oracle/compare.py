@@ -8,12 +8,12 @@ from fractions import Fraction
 
 import sympy
 
-from .. import rational_eval
-from ..cost import Cost
-from ..mma import on_units
-from ..symbols import LEVELS, iterator_symbol
-from .blocks import compare_blocks
+from ..algebra import rational_eval
+from ..base.symbols import LEVELS, iterator_symbol
+from ..count.cost import Cost
+from ..count.mma import on_units
 from .exprs import rational, sympy_substitution
+from .grid_blocks import compare_blocks
 from .results import MAX_SUM_TERMS, Comparison, Counts, Mismatch, Value
 
 # --- comparing closed forms with the enumeration -----------------------------------------

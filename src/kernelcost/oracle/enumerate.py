@@ -10,13 +10,12 @@ from fractions import Fraction
 
 import sympy
 
-from .. import ast
-from ..check import CheckedKernel
-from ..cost import WORK_CLASSES
-from ..errors import Code, Diagnostic, SizeError, SpecCheckError
-from ..symbols import LEVELS, iterator_symbol, size_symbol, to_sympy
-from ..work import statement_work
-from .blocks import BlockState
+from ..base import tree as ast
+from ..base.errors import Code, Diagnostic, SizeError, SpecCheckError
+from ..base.symbols import LEVELS, iterator_symbol, size_symbol, to_sympy
+from ..count.cost import WORK_CLASSES
+from ..lang.check import CheckedKernel
+from ..lang.work import statement_work
 from .exprs import (
     as_function,
     compile_expr,
@@ -26,6 +25,7 @@ from .exprs import (
     sympy_substitution,
     sympy_value,
 )
+from .grid_blocks import BlockState
 from .plans import (
     AccessPlan,
     BlockPlan,
@@ -38,7 +38,7 @@ from .plans import (
 )
 from .results import ACCUMULATIONS, DEFAULT_MAX_STEPS, REUSE_MODES, Counts, Env, Value
 from .sample import count_steps
-from .units import Mma, find_mma, relabelled, unit_of
+from .unit_choice import Mma, find_mma, relabelled, unit_of
 
 
 class _Compiler:

@@ -9,10 +9,10 @@ from fractions import Fraction
 
 import sympy
 
-from .. import ast
-from ..check import CheckedKernel
-from ..errors import Code, Diagnostic, SizeError, SpecCheckError
-from ..symbols import number, size_symbol
+from ..base import tree as ast
+from ..base.errors import Code, Diagnostic, SizeError, SpecCheckError
+from ..base.symbols import number, size_symbol
+from ..lang.check import CheckedKernel
 from .results import Element, Env, Value
 
 # --- sizes -------------------------------------------------------------------------------

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import field
 from fractions import Fraction
 
-from ..errors import BudgetError, Code, Diagnostic
-from ..records import record
-from .blocks import BlockState
+from ..base.errors import BudgetError, Code, Diagnostic
+from ..base.records import record
 from .exprs import normal
+from .grid_blocks import BlockState
 from .results import Element, Env, ScopeCounts, ScopeEntry, Value
 
 # --- the plan: the statement tree, compiled --------------------------------------------------

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..records import record
-from .blocks import BlockCounts
+from ..base.records import record
+from .grid_blocks import BlockCounts
 
 REUSE_MODES = ("spec", "perfect", "none")
 ACCUMULATIONS = ("+=", "max=", "min=")

@@ -11,11 +11,11 @@ from fractions import Fraction
 
 import sympy
 
-from .. import ast
-from ..check import CheckedKernel
-from ..errors import Code, Diagnostic, KcostError, SpecCheckError
-from ..records import record
-from ..symbols import size_symbol
+from ..base import tree as ast
+from ..base.errors import Code, Diagnostic, KcostError, SpecCheckError
+from ..base.records import record
+from ..base.symbols import size_symbol
+from ..lang.check import CheckedKernel
 from .compare import evaluate
 from .exprs import as_function, compile_expr, resolve_sizes, sympy_substitution
 from .plans import iterator_values, trip_count

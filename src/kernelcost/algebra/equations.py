@@ -1,0 +1,396 @@
+"""Stage: quantity(p) = target, solved once with the target as a symbol. The closed-form roots
+and the conditions under which they are positive reals do not depend on the target's value,
+so an `Equation` is solved once (sympy.solve, or -b/a where it is linear in the size; its
+simplification, the factor lists of the conditions) and `roots_at` puts in each machine's
+ridge or capacity: a handful of substitutions per machine and precision instead of a solve.
+Where every other size is a number, the roots from 1 at that target are first counted exactly
+(degree 1 and 2): a kernel that crosses on no machine never needs the closed form."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import field
+from functools import cached_property, lru_cache
+
+import sympy
+from sympy.core.assumptions import check_assumptions
+
+from ..base.records import record
+from ..base.symbols import text_key
+from .axis_signs import changes_sign, sign_for_every_positive
+from .cleared import ClearedQuadratic
+from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
+from .quadratic import quadratic_roots
+from .quotients import cancel, factored
+from .witnesses import exact_number_sign, signs_at_witnesses
+
+# The symbols the closed forms are written in.
+RIDGE = sympy.Symbol("I_crit", positive=True)
+CAPACITY = sympy.Symbol("capacity_B", positive=True)
+
+
+@record
+class Equation:
+    """quantity(variable) = target for a symbolic target: its candidate roots in closed form,
+    each with the condition under which it is a positive real, solved on first use."""
+
+    quantity: sympy.Expr
+    variable: sympy.Symbol
+    target: sympy.Symbol
+    cleared: sympy.Expr | None  # numerator - target * denominator; None: not a polynomial
+    # roots_at's answers by target value: machines share capacities and some ridges
+    answered: dict[sympy.Expr, list[Root]] = field(default_factory=dict, compare=False,
+                                                   repr=False)
+    conditions: dict[sympy.Expr, sympy.Basic] = field(default_factory=dict, compare=False,
+                                                      repr=False)
+
+    @cached_property
+    def candidates(self) -> tuple[sympy.Expr, ...] | None:
+        """The closed-form roots; None where sympy has no closed form (the roots are then
+        searched numerically). A root in the target alone is a number at every target, and
+        `_roots_at` checks that number: the variable's assumptions are asked only of roots
+        in other sizes too, which are printed with their condition."""
+        if self.cleared is None:
+            return None
+        if not self.cleared.has(self.variable):
+            return ()
+        solutions = linear_roots(self.cleared, self.variable, self._possible)
+        if solutions is None:
+            try:
+                solutions = polynomial_roots(self.cleared, self.variable, self._possible)
+            except NotImplementedError:
+                return None
+        return tuple(map(_tidy, solutions))
+
+    def _possible(self, root: sympy.Expr) -> bool:
+        return root.free_symbols <= {self.target} or _may_be(root, self.variable)
+
+    def condition(self, candidate: sympy.Expr) -> sympy.Basic:
+        """Where the candidate root is a positive real, worked out once for each root."""
+        if candidate not in self.conditions:
+            self.conditions[candidate] = positive_real_condition(candidate)
+        return self.conditions[candidate]
+
+    @cached_property
+    def slope(self) -> sympy.Expr:
+        """d quantity / d variable, factored: its sign says on which side of a root the
+        quantity exceeds the target."""
+        return factored(sympy.diff(self.quantity, self.variable))
+
+    def roots_at(self, target_value: sympy.Expr) -> list[Root]:
+        """Positive real roots where the target is `target_value`, sorted by value when
+        numeric; roots below 1 are dropped (sizes are positive integers)."""
+        if target_value not in self.answered:
+            self.answered[target_value] = self._roots_at(target_value)
+        return list(self.answered[target_value])
+
+    def _roots_at(self, target_value: sympy.Expr) -> list[Root]:
+        if self._no_root_from_one(target_value):
+            return []
+        if self.candidates is None:
+            return numeric_roots(self.quantity, self.variable, target_value)
+        roots: list[Root] = []
+        # xreplace, not subs: a symbol for a number needs none of subs' matching, and subs
+        # into a conjunction of relations compares each argument with false and true
+        at_target = {self.target: target_value}
+        for candidate in self.candidates:
+            # a root in the target alone is a number here, which shows itself whether it is
+            # a size: its condition is needed only to be printed
+            numeric = target_value.is_number and candidate.free_symbols <= {self.target}
+            if not numeric and self.condition(candidate).xreplace(at_target) is sympy.false:
+                continue  # a root on some machine, not on this one
+            value = _simplified(candidate.xreplace(at_target))
+            if value.is_number and not _at_least_one(value):
+                continue
+            if any(root.value == value for root in roots):
+                continue  # a double root (a zero discriminant here): one place, listed once
+            roots.append(Root(candidate, self.condition(candidate), value,
+                              self.side_at(value, target_value)))
+        return sorted(roots, key=_sort_key)
+
+    def _no_root_from_one(self, target_value: sympy.Expr) -> bool:
+        """True when, at this target, the cleared polynomial has no real root at or above 1,
+        counted exactly: the closed form, solved once for every machine, would find none
+        either, and a kernel that crosses on no machine never needs it."""
+        if self._quadratic is None or not target_value.is_Rational:
+            return False
+        return self._quadratic.root_from_one(target_value) is False
+
+    @cached_property
+    def _quadratic(self) -> ClearedQuadratic | None:
+        """The cleared equation with rational coefficients, where it is a polynomial of
+        degree 1 or 2 in the variable (other sizes set), for `_no_root_from_one` and the
+        slope's sign. Higher degrees are left to the closed form: sympy may have none, and
+        the numeric search that replaces it must answer as before."""
+        if self.cleared is None or not self.cleared.free_symbols <= {self.variable,
+                                                                      self.target}:
+            return None
+        polynomial = sympy.Poly(self.cleared, self.variable, self.target)
+        if polynomial.domain not in (sympy.ZZ, sympy.QQ):
+            return None
+        return (ClearedQuadratic(polynomial) if polynomial.degree(self.variable) in (1, 2)
+                else None)
+
+    def side_at(self, root: sympy.Expr, target_value: sympy.Expr) -> str | None:
+        """`above` when the quantity exceeds the target just above the root (it rises through
+        it), `below` when it falls through it; None at a tangency or while undecidable."""
+        sign = None
+        if self._quadratic is not None and target_value.is_Rational:
+            sign = self._quadratic.slope_sign(root, target_value)
+        if sign is None:
+            return _side_of_slope(self.slope, self.variable, root)
+        return ABOVE if sign > 0 else BELOW if sign < 0 else None
+
+
+@lru_cache(maxsize=256)
+def equation(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol) -> Equation:
+    """quantity(variable) = target with the denominators cleared: solved in closed form on
+    first use where it is a polynomial equation that sympy solves; otherwise searched
+    numerically. Kept: every machine asks the same of a keep scope's bytes against its
+    capacity."""
+    numerator, denominator = sympy.fraction(cancel(quantity))
+    cleared = sympy.expand(numerator - target * denominator)
+    if cleared.has(variable) and not cleared.is_polynomial(variable):
+        return Equation(quantity, variable, target, None)
+    return Equation(quantity, variable, target, cleared)
+
+
+def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol,
+                target_value: sympy.Expr) -> list[Root]:
+    """Positive real roots of quantity(variable) = target at one value of the target."""
+    return equation(quantity, variable, target).roots_at(target_value)
+
+
+Possible = Callable[[sympy.Expr], bool]  # whether a root is one the caller can use
+
+
+def linear_roots(cleared: sympy.Expr, variable: sympy.Symbol,
+                 possible: Possible | None = None) -> list[sympy.Expr] | None:
+    """sympy.solve(cleared, variable, simplify=False) where `cleared` is a sum of degree 1 in
+    the variable with rational coefficients in every symbol; None where it is not. A root
+    is then -b/a, written as sympy's solve_linear writes it (the closed form is printed, so
+    it must be the same expression), and dropped where the variable's assumptions rule it
+    out, as solve drops it (or where `possible(root)` is False, given). It skips solve's
+    preprocessing and its other strategies: about 3 ms less per equation, out of 8."""
+    if not cleared.is_Add or not _linear_with_rational_coefficients(cleared, variable):
+        return None
+    numerator = cleared.as_numer_denom()[0]
+    # solve_linear's derivative and value at 0, read off the terms: diff and subs cost more
+    rest, _ = numerator.as_independent(variable, as_Add=True)
+    return _possible([sympy.expand_mul(-1 / numerator.coeff(variable) * rest)], variable,
+                     possible)
+
+
+def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol,
+                     possible: Possible | None = None) -> list[sympy.Expr]:
+    """sympy.solve(cleared, variable, simplify=False) for a polynomial in the variable, less
+    solve's checks that cannot fail there: no denominator holds the variable, and an exact
+    root is never proven to leave a nonzero value (checksol substitutes each root back and
+    simplifies, half of a quadratic's solve), and the questions it asks of a quadratic's
+    discriminant (quadratic_roots). Roots the variable's assumptions rule out are dropped, as
+    solve drops them (or where `possible(root)` is False, given)."""
+    roots = quadratic_roots(cleared, variable)
+    if roots is None:
+        roots = sympy.solve(cleared, variable, dict=False, simplify=False, check=False)
+    return _possible(roots, variable, possible)
+
+
+def _possible(roots: list[sympy.Expr], variable: sympy.Symbol,
+              possible: Possible | None) -> list[sympy.Expr]:
+    if possible is None:
+        return [root for root in roots if _may_be(root, variable)]
+    return [root for root in roots if possible(root)]
+
+
+def _may_be(root: sympy.Expr, variable: sympy.Symbol) -> bool:
+    """Whether the variable's assumptions leave the root possible, as solve checks them. A
+    root positive at some witness sizes is possible for a positive variable: no assumption
+    of it can be proven false there, and sympy's questions (tens of milliseconds for a
+    quotient in I_crit) are not asked."""
+    if variable.is_positive and 1 in signs_at_witnesses(root):
+        return True
+    return check_assumptions(root, **variable.assumptions0) is not False
+
+
+def _linear_with_rational_coefficients(expr: sympy.Expr, variable: sympy.Symbol) -> bool:
+    """True for a polynomial of degree 1 in `variable` whose coefficients, in every symbol,
+    are rational numbers: solve has no radicals, floats or functions to treat there."""
+    try:
+        polynomial = sympy.Poly(expr, *sorted(expr.free_symbols, key=text_key))
+    except sympy.PolynomialError:
+        return False
+    return polynomial.domain in (sympy.ZZ, sympy.QQ) and polynomial.degree(variable) == 1
+
+
+def _at_least_one(value: sympy.Expr) -> bool:
+    """A number is a real at least 1: exactly where it is a rational or a quadratic's surd,
+    else as sympy decides it (asking whether a surd is real costs milliseconds)."""
+    sign = exact_number_sign(value - 1)
+    if sign is not None:
+        return sign >= 0
+    return bool(value.is_real and value >= 1)
+
+
+def _simplified(value: sympy.Expr) -> sympy.Expr:
+    """A root's value at one ridge, without sympy.simplify: its first call imports
+    sympy.physics.units (about 80 ms), more than the rest of a crossing costs. A number keeps
+    its radicals in lowest terms; a formula is factored, its sign inside a sum."""
+    if value.is_Rational:
+        return value
+    if value.is_number:
+        return sympy.radsimp(value)
+    value = factored(value)
+    numerator, denominator = sympy.fraction(value)
+    flipped = _minus_into_a_sum(numerator) if numerator.could_extract_minus_sign() else None
+    return value if flipped is None else flipped / denominator
+
+
+def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) -> str | None:
+    if slope.is_positive:  # monotonic in the positive sizes: no need to look at the root
+        return ABOVE
+    if slope.is_negative:
+        return BELOW
+    slope = slope.xreplace({variable: root})
+    if not slope.is_number:
+        slope = factored(slope)
+    if slope.is_positive:
+        return ABOVE
+    if slope.is_negative:
+        return BELOW
+    if slope.is_number and slope != 0:
+        return ABOVE if float(slope) > 0 else BELOW
+    return None
+
+
+def _tidy(root: sympy.Expr) -> sympy.Expr:
+    """One fraction, factored where no radical makes that costly, then a leading minus moved
+    into the denominator: -R*T/(2*R - T) -> R*T/(T - 2*R)."""
+    if not any(not power.exp.is_Integer for power in root.atoms(sympy.Pow)):
+        root = factored(root)
+    numerator, denominator = sympy.fraction(sympy.together(root))
+    if not numerator.could_extract_minus_sign():
+        return root
+    flipped = _minus_into_a_sum(numerator)
+    if flipped is not None:  # -d*(2*T - C) -> d*(C - 2*T)
+        return flipped / denominator
+    if denominator != 1:
+        return (-numerator) / sympy.expand(-denominator)
+    return root
+
+
+def _minus_into_a_sum(product: sympy.Expr) -> sympy.Expr | None:
+    """-x*(a - b) as x*(b - a): the sign taken by the first sum among the factors."""
+    coefficient, rest = product.as_coeff_Mul()
+    if not coefficient.is_negative:
+        return None
+    factors = sympy.Mul.make_args(rest)
+    for index, factor in enumerate(factors):
+        if factor.is_Add:
+            flipped = sympy.expand(-factor)
+            return -coefficient * sympy.Mul(*factors[:index], flipped, *factors[index + 1:])
+    return None
+
+
+def _sort_key(root: Root) -> tuple[int, float | str]:
+    return (0, float(root.value)) if root.value.is_number else (1, str(root.value))
+
+
+def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
+    """Where `root` is a positive real number, as simply as the signs of its factors allow:
+    R*T/(T - 2*R) with R, T > 0 gives T > 2*R; a root in one ridge positive at every ridge,
+    true."""
+    sign = sign_for_every_positive(root)
+    if sign is not None:
+        return sympy.true if sign > 0 else sympy.false
+    conditions = [base >= 0 for base in _even_root_radicands(root)]
+    if not _both_signs(root):
+        if root.is_positive:
+            return sympy.And(*conditions) if conditions else sympy.true
+        if root.is_positive is False and root.is_real:
+            return sympy.false
+    numerator, denominator = sympy.fraction(sympy.together(root))
+    sign = 1
+    undecided = []
+    for part in (numerator, denominator):
+        coefficient, factors = _factors(part)
+        if coefficient.is_negative:
+            sign = -sign
+        for factor, multiplicity in factors:
+            undecided_sign = _both_signs(factor)
+            if not undecided_sign and factor.is_positive:
+                continue
+            if not undecided_sign and factor.is_negative:
+                sign *= (-1) ** multiplicity
+            elif multiplicity % 2 == 1:
+                undecided.append(factor)
+            else:
+                conditions.append(sympy.Ne(factor, 0))
+    if not undecided:
+        positive = sympy.true if sign > 0 else sympy.false
+        return sympy.And(positive, *conditions)
+    product = sympy.Mul(*undecided)
+    relation = _relation(sympy.StrictGreaterThan if sign > 0 else sympy.StrictLessThan,
+                         product, sympy.Integer(0))
+    if len(undecided) == 1:
+        relation = isolate(relation)
+    return sympy.And(relation, *conditions)
+
+
+def _factors(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, int]]]:
+    """factor_list, or the expression as one factor where sympy cannot make it a polynomial
+    (a bare number, radicals of symbols)."""
+    if expr.is_number:
+        return expr, []
+    try:
+        return sympy.factor_list(expr)
+    except sympy.PolificationFailed:
+        return sympy.Integer(1), [(expr, 1)]
+
+
+def isolate(relation: sympy.Rel) -> sympy.Basic:
+    """Write a linear relation with one symbol alone on the left: T - 2*R > 0 -> T > 2*R.
+    Size parameters are isolated before the ridge or capacity symbols."""
+    expression = relation.lhs - relation.rhs
+    symbols = sorted(expression.free_symbols, key=lambda s: (s in (RIDGE, CAPACITY), str(s)))
+    for symbol in symbols:
+        if not expression.is_polynomial(symbol) or sympy.degree(expression, symbol) != 1:
+            continue
+        coefficient = expression.coeff(symbol)
+        if not coefficient.is_number:
+            continue
+        rest = sympy.expand(-(expression - coefficient * symbol) / coefficient)
+        # dividing by a negative coefficient turns the relation round
+        relation_type = _flip(relation) if coefficient < 0 else type(relation)
+        return _relation(relation_type, symbol, rest)
+    return relation
+
+
+def _both_signs(expr: sympy.Expr) -> bool:
+    """Whether expr is negative at some witness sizes and positive at others, or changes
+    sign exactly: then sympy can prove neither sign, and is not asked."""
+    return len(signs_at_witnesses(expr)) == 2 or changes_sign(expr)
+
+
+def _relation(kind: type[sympy.Rel], left: sympy.Expr, right: sympy.Expr) -> sympy.Rel:
+    """kind(left, right) as sympy builds it, without its attempt to decide it where the
+    difference takes both signs (it would stay a relation, the same one)."""
+    if _both_signs(left - right):
+        return kind(left, right, evaluate=False)
+    return kind(left, right)
+
+
+def _flip(relation: sympy.Rel) -> type[sympy.Rel]:
+    return {sympy.StrictGreaterThan: sympy.StrictLessThan,
+            sympy.StrictLessThan: sympy.StrictGreaterThan,
+            sympy.GreaterThan: sympy.LessThan,
+            sympy.LessThan: sympy.GreaterThan}[type(relation)]
+
+
+def _even_root_radicands(expr: sympy.Expr) -> list[sympy.Expr]:
+    radicands = []
+    for power in expr.atoms(sympy.Pow):
+        exponent = power.exp
+        even_root = exponent.is_Rational and not exponent.is_integer and exponent.q % 2 == 0
+        if even_root and power.base.is_nonnegative is not True:
+            radicands.append(power.base)
+    return radicands

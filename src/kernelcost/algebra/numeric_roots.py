@@ -1,0 +1,146 @@
+"""Roots found numerically, where no closed form exists: the intensity holds ceilings or
+min/max and every other size is set. Sign changes on a log grid, refined by bisection.
+
+A form that keeps a Sum (numeric_sums) is evaluated at integer sizes only, its sums added up,
+and only as far as the grid's sizes cost at most POINT_TERMS terms each: a root beyond that
+size is not found, and `SumSearch.searched_to` says where the search stopped."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable
+
+import sympy
+
+from ..base.errors import BudgetError, Code, Diagnostic, SizeError
+from ..base.records import record
+from .numeric_sums import Summed, has_sum
+
+ABOVE = "above"  # the side of a root where the quantity exceeds the target
+BELOW = "below"
+GRID = [10 ** (k / 40) for k in range(15 * 40 + 1)]  # 1 .. 1e15, 40 points a decade
+POINT_TERMS = 1_000_000  # terms of its sums a form is evaluated with at one size, at most
+
+
+@record
+class Root:
+    expr: sympy.Expr | None  # in the target symbol; None for a root found only numerically
+    condition: sympy.Basic
+    value: sympy.Expr  # at the target's value
+    side: str | None  # where the quantity exceeds the target
+
+
+def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
+                   target_value: sympy.Expr) -> list[Root]:
+    """Sign changes of quantity - target over 1 .. 1e15 on a log grid, refined by bisection:
+    for intensities with ceilings or min/max, when every other parameter is set."""
+    if quantity.free_symbols - {variable}:
+        raise SizeError(Code.NOT_IN_CLOSED_FORM, Diagnostic(
+            None, f"cannot solve {shortened(quantity)} = {target_value} in closed form",
+            "set every other parameter (--set) for a numeric answer"))
+    if has_sum(quantity):
+        return sum_search(quantity, variable).roots(target_value)
+    difference = sympy.lambdify(variable, quantity - target_value, modules="math")
+    roots = []
+    for left, right in itertools.pairwise(GRID):
+        if _sign(difference, left) * _sign(difference, right) < 0:
+            root = _bisect(difference, left, right)
+            if root < 1:
+                continue
+            value = sympy.Float(root, 6)
+            side = ABOVE if _sign(difference, right) > 0 else BELOW
+            roots.append(Root(None, sympy.true, value, side))
+    return roots
+
+
+def shortened(expr: sympy.Expr, width: int = 160) -> str:
+    text = sympy.sstr(expr)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _sign(function: Callable[[float], object], x: float) -> int:
+    """The sign at x; 0 where the form is undefined there (a pole, an overflow), so that no
+    root is claimed across it."""
+    try:
+        value = function(x)
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return 0
+    if not isinstance(value, (int, float)) or math.isnan(value) or value == 0:
+        return 0
+    return int(math.copysign(1, value))
+
+
+def _bisect(function: Callable[[float], object], left: float, right: float) -> float:
+    for _ in range(200):
+        middle = (left + right) / 2
+        if _sign(function, middle) == _sign(function, left):
+            left = middle
+        else:
+            right = middle
+    return (left + right) / 2
+
+
+
+
+@functools.lru_cache(maxsize=64)
+def sum_search(quantity: sympy.Expr, variable: sympy.Symbol) -> SumSearch:
+    """The search of a form with Sums, kept: every machine's ridge asks it of one intensity."""
+    return SumSearch(quantity, variable)
+
+
+class SumSearch:
+    """A form that keeps Sums at the integer sizes of the log grid, each evaluated once, as
+    far as POINT_TERMS terms a size reach; roots against any target found from them."""
+
+    def __init__(self, quantity: sympy.Expr, variable: sympy.Symbol):
+        self.function = Summed(quantity, variable, POINT_TERMS)
+        self.values: dict[int, float] = {}
+        for size in sorted({round(x) for x in GRID}):
+            if self._at(size) is None:
+                break
+        self.sizes = sorted(self.values)
+
+    @property
+    def searched_to(self) -> int:
+        """The largest size evaluated: no root beyond it is found."""
+        return self.sizes[-1]
+
+    def _at(self, size: int) -> float | None:
+        """The form at one size; None past the terms a size may take."""
+        if size not in self.values:
+            try:
+                self.values[size] = float(self.function(float(size)))
+            except BudgetError:
+                return None
+        return self.values[size]
+
+    def roots(self, target_value: sympy.Expr) -> list[Root]:
+        target = float(target_value)
+        roots = []
+        for left, right in itertools.pairwise(self.sizes):
+            before, after = _signed(self.values[left] - target), _signed(
+                self.values[right] - target)
+            if before * after < 0:
+                root = self._bisected(left, right, before, target)
+                roots.append(Root(None, sympy.true, sympy.Float(root, 6),
+                                  ABOVE if after > 0 else BELOW))
+        return roots
+
+    def _bisected(self, left: int, right: int, sign: int, target: float) -> float:
+        """Between the integers left (where the form minus the target has `sign`) and right
+        (where it has not): the crossing, interpolated between the last two integers."""
+        while right - left > 1:
+            middle = (left + right) // 2
+            value = self._at(middle)
+            if value is not None and _signed(value - target) == sign:
+                left = middle
+            else:
+                right = middle
+        low, high = self.values[left] - target, (self._at(right) or 0.0) - target
+        return left + low / (low - high) if high != low else float(right)
+
+
+def _signed(value: float) -> int:
+    return 0 if math.isnan(value) or value == 0 else int(math.copysign(1, value))

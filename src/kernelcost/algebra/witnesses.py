@@ -1,0 +1,387 @@
+"""Witness sizes: a difference of sizes at a few points, where both signs show that no
+decider can prove either, before any costlier decider is asked. Each expression is evaluated
+by its plan in Python's integers where it has one (substituting into sympy rebuilds the
+expression, tens of times slower), else as sympy evaluates it."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+
+import sympy
+
+from ..base.symbols import text_key
+from . import rational_eval
+from .rational_eval import Value
+
+# Sizes tried for every free symbol: small ones, where edges and ceilings matter, and large
+# ones, where the leading terms decide.
+WITNESS_SIZES = (1, 2, 3, 5, 8, 64, 1024, 10**6, 10**12)
+
+
+# The same points for a positive symbol that need not be an integer (a ridge, a capacity):
+# position by position, a positive rational for each witness size.
+WITNESS_REALS = (sympy.Rational(1, 1000), sympy.Rational(1, 10), sympy.Rational(1, 2),
+                 sympy.Integer(1), sympy.Integer(3), sympy.Integer(10), sympy.Integer(1000),
+                 sympy.Integer(10**6), sympy.Integer(10**12))
+
+
+def signs_at_witnesses(expr: sympy.Expr) -> set[int]:
+    """The signs expr takes where its sizes are at the witness sizes and its other positive
+    symbols at WITNESS_REALS, by sympy's exact arithmetic; the points where it is neither a
+    rational nor a rational plus a square root (1/0, other radicals) count for neither. Empty
+    where a symbol cannot take its witness values (one that may be complex, or negative
+    only)."""
+    symbols = _witnessed_symbols(expr.free_symbols)
+    if not symbols:
+        return set()
+    tables = [WITNESS_SIZES if symbol.is_integer else _WITNESS_FRACTIONS for symbol in symbols]
+    sizes = {size: index for index, size in enumerate(WITNESS_SIZES)}
+    signs = set()
+    for point in witness_values(len(symbols)):
+        values = {symbol: table[sizes[size]] for symbol, table, size in zip(symbols, tables, point)}
+        sign = _sign_at(expr, values)
+        if sign:
+            signs.add(sign)
+        if len(signs) == 2:
+            break
+    return signs
+
+
+_WITNESS_FRACTIONS = tuple(Fraction(int(real.p), int(real.q)) for real in WITNESS_REALS)
+_ZERO, _ONE = Fraction(0), Fraction(1)
+
+
+def _sign_at(expr: sympy.Expr, values: dict) -> int | None:
+    """The sign of expr where its symbols take the values, as exact_number_sign gives it of
+    the number sympy's substitution builds: from the value in Q(sqrt(q)) (`_surd_value`)
+    where expr is of the form sympy reduces to a + b sqrt(q), else from sympy's own."""
+    try:
+        whole, root, radicand = _surd_value(expr, values)
+    except ZeroDivisionError:  # sympy's 1/0 is zoo, no sign
+        return None
+    except _NotASurd:
+        try:
+            value = expr.xreplace({symbol: sympy.Rational(number.numerator, number.denominator)
+                                   for symbol, number in values.items()})
+        except ValueError:  # sympy's Min and Max refuse an infinite argument
+            return None
+        return exact_number_sign(value)
+    return _surd_sign(whole, root, radicand)
+
+
+class _NotASurd(Exception):
+    """A form whose value sympy may not reduce to a + b sqrt(q): sympy is asked."""
+
+
+def _surd_value(expr: sympy.Expr, values: dict) -> tuple[Fraction, Fraction, Fraction]:
+    """(a, b, q) with expr = a + b sqrt(q) where the symbols take the values, for the forms
+    sympy reduces to that: sums, products with at most one factor holding a square root,
+    integer powers of rationals, square roots of rationals, one radicand up to a square
+    factor. _NotASurd for any other form (q is 1 where b is 0)."""
+    if expr.is_Rational:
+        return Fraction(int(expr.p), int(expr.q)), _ZERO, _ONE
+    if expr.is_Symbol:
+        return Fraction(values[expr]), _ZERO, _ONE
+    if expr.is_Add:
+        whole, root, radicand = _ZERO, _ZERO, _ONE
+        for term in expr.args:
+            term_whole, term_root, term_radicand = _surd_value(term, values)
+            whole += term_whole
+            if term_root:
+                root, radicand = _added_roots(root, radicand, term_root, term_radicand)
+        return whole, root, radicand if root else _ONE
+    if expr.is_Mul:
+        factor, surd = _ONE, None
+        for argument in expr.args:
+            value = _surd_value(argument, values)
+            if not value[1]:
+                factor *= value[0]
+            elif surd is None:
+                surd = value
+            else:
+                raise _NotASurd(expr)  # sympy keeps a product of two such sums unexpanded
+        if surd is None:
+            return factor, _ZERO, _ONE
+        return factor * surd[0], factor * surd[1], surd[2]
+    if expr.is_Pow and (expr.exp.is_Integer or expr.exp == sympy.S.Half):
+        base, root, _ = _surd_value(expr.base, values)
+        if root:
+            raise _NotASurd(expr)
+        if expr.exp.is_Integer:
+            return base ** int(expr.exp), _ZERO, _ONE
+        return _square_root(base)
+    raise _NotASurd(expr)
+
+
+def _added_roots(root: Fraction, radicand: Fraction, other_root: Fraction,
+                 other_radicand: Fraction) -> tuple[Fraction, Fraction]:
+    """b sqrt(q) + c sqrt(r) as one multiple of sqrt(q), where r / q is a rational's square."""
+    if not root:
+        return other_root, other_radicand
+    ratio = _rational_root(other_radicand / radicand)
+    if ratio is None:
+        raise _NotASurd(other_radicand)  # two radicals that do not combine
+    return root + other_root * ratio, radicand
+
+
+def _square_root(value: Fraction) -> tuple[Fraction, Fraction, Fraction]:
+    if value < 0:
+        raise _NotASurd(value)  # an imaginary number: sympy says what it is
+    exact = _rational_root(value)
+    return (exact, _ZERO, _ONE) if exact is not None else (_ZERO, _ONE, value)
+
+
+def _rational_root(value: Fraction) -> Fraction | None:
+    """sqrt(value) where it is rational; None otherwise."""
+    numerator, denominator = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    if numerator**2 == value.numerator and denominator**2 == value.denominator:
+        return Fraction(numerator, denominator)
+    return None
+
+
+def exact_number_sign(value: sympy.Expr) -> int | None:
+    """The sign of a rational, or of a + b sqrt(q) with rationals a, b and q (a ridge put in
+    a quadratic's root), in exact arithmetic; None for any other number."""
+    parts = _surd(value)
+    return None if parts is None else _surd_sign(*parts)
+
+
+def polynomial_sign_at(coefficients: Sequence[Fraction], value: sympy.Expr) -> int | None:
+    """The sign of a polynomial in one variable, its rational coefficients highest power
+    first, at a rational or at a + b sqrt(q) (a root of a quadratic), in exact arithmetic:
+    Horner's rule in Q(sqrt(q)). None for any other number."""
+    parts = _surd(value)
+    if parts is None:
+        return None
+    rational, coefficient, radicand = (Fraction(int(part.p), int(part.q)) for part in parts)
+    whole, root = Fraction(0), Fraction(0)  # the value so far: whole + root sqrt(radicand)
+    for term in coefficients:
+        whole, root = (whole * rational + root * coefficient * radicand + term,
+                       whole * coefficient + root * rational)
+    return _surd_sign(whole, root, radicand)
+
+
+def exact_floor(value: sympy.Expr) -> int | None:
+    """floor(value) for a rational or a + b sqrt(q), in exact arithmetic from a double's
+    guess (sympy's floor asks the assumptions of the radical first: milliseconds a root);
+    None for any other number, and past 2**52, where the guess can be far off."""
+    parts = _surd(value)
+    if parts is None:
+        return None
+    rational, coefficient, radicand = parts
+    guess = float(rational) + float(coefficient) * math.sqrt(float(radicand))
+    if not abs(guess) < 2**52:
+        return None
+    whole = math.floor(guess)
+    while _surd_sign(rational - whole, coefficient, radicand) < 0:
+        whole -= 1
+    while _surd_sign(rational - whole - 1, coefficient, radicand) >= 0:
+        whole += 1
+    return whole
+
+
+def _surd(value: sympy.Expr) -> tuple[sympy.Rational, sympy.Rational, sympy.Rational] | None:
+    """(a, b, q) with value = a + b sqrt(q), q > 0, all rational; None for another form."""
+    if value.is_Rational:
+        return value, sympy.Integer(0), sympy.Integer(1)
+    rational, rest = value.as_coeff_Add()
+    coefficient, root = rest.as_coeff_Mul()
+    if not (coefficient.is_Rational and root.is_Pow and root.exp == sympy.S.Half
+            and root.base.is_Rational and root.base > 0):
+        return None
+    return rational, coefficient, root.base
+
+
+def _surd_sign(rational: sympy.Rational, coefficient: sympy.Rational,
+               radicand: sympy.Rational) -> int:
+    rational_sign, root_sign = _sign(rational), _sign(coefficient)
+    if rational_sign == root_sign or not rational_sign or not root_sign:
+        return rational_sign or root_sign
+    # opposite signs: the larger magnitude wins, compared squared
+    square, root_square = rational**2, coefficient**2 * radicand
+    return rational_sign if square > root_square else root_sign if square < root_square else 0
+
+
+def _sign(rational: sympy.Rational | Fraction) -> int:
+    return (rational.numerator > 0) - (rational.numerator < 0)
+
+
+def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
+    """The free symbols of expr in a fixed order, where it has some and every one is a size
+    (a positive integer); None otherwise."""
+    symbols = expr.free_symbols
+    if not symbols or not all(symbol.is_integer and symbol.is_positive for symbol in symbols):
+        return None
+    return tuple(sorted(symbols, key=text_key))
+
+
+def integers_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
+    """The free symbols of expr in a fixed order, where it has some and every one is an
+    integer that may be any positive integer (a size, an iterator, a loop's counter): the
+    witness sizes are values each can take. None otherwise."""
+    symbols = _witnessed_symbols(expr.free_symbols)
+    return symbols if symbols and all(symbol.is_integer for symbol in symbols) else None
+
+
+def both_signs(difference: sympy.Expr, zero_counts_as: int) -> bool:
+    """Whether the difference is negative at some witness sizes and positive at others (a
+    zero counts as `zero_counts_as`: 0 for neither side)."""
+    ordered = _witnessed_symbols(difference.free_symbols)
+    return bool(ordered) and split_signs((sign_of(difference, ordered, values)
+                                          for values in witness_values(len(ordered))),
+                                         zero_counts_as)
+
+
+def split_signs(signs: Iterable[int | None], zero_counts_as: int) -> bool:
+    """Whether signs, read as far as needed, hold both -1 and 1 (None skipped, a zero counted
+    as `zero_counts_as`)."""
+    seen = set()
+    for sign in signs:
+        if sign is None:
+            continue
+        sign = sign or zero_counts_as
+        if sign:
+            seen.add(sign)
+        if len(seen) == 2:
+            return True
+    return False
+
+
+def shows(difference: sympy.Expr, signs: tuple[int, ...]) -> bool:
+    """Whether the difference takes one of the signs at some witness sizes."""
+    ordered = _witnessed_symbols(difference.free_symbols)
+    return bool(ordered) and any(sign_of(difference, ordered, values) in signs
+                                 for values in witness_values(len(ordered)))
+
+
+def _witnessed_symbols(symbols) -> tuple[sympy.Symbol, ...]:
+    """The symbols in a fixed order, where there are some and every one may take each of its
+    witness values (a size, an iterator, a ridge); none otherwise (a symbol that may be
+    negative only, or complex)."""
+    if not symbols or not all(map(_takes_witnesses, symbols)):
+        return ()
+    return tuple(sorted(symbols, key=text_key))
+
+
+# What every positive integer, and every positive rational, has of a symbol's facts
+_SIZE_FACTS = sympy.Symbol("size", integer=True, positive=True).assumptions0
+_REAL_FACTS = sympy.Symbol("real", positive=True).assumptions0
+
+
+def _takes_witnesses(symbol: sympy.Symbol) -> bool:
+    """Whether each witness value of the symbol (a size for an integer, a positive rational
+    otherwise) has every fact the symbol is declared with: a real symbol whose facts are
+    all those of a positive size (positive real): an iterator, a nonnegative remainder."""
+    facts = _SIZE_FACTS if symbol.is_integer else _REAL_FACTS
+    return bool(symbol.is_real) and all(facts.get(fact) == value
+                                        for fact, value in symbol.assumptions0.items())
+
+
+def sign_of(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...],
+            values: tuple[int, ...]) -> int | None:
+    """The sign of expr where the symbols have the values, or None where it is no finite
+    number. By its plan in Python's integers where it has one (substituting into sympy
+    rebuilds the expression, tens of times slower), else as sympy evaluates it, which also
+    says what 1/0 gives."""
+    value = planned_value(rational_eval.compiled(expr, symbols), values)
+    if value is not None:
+        return rational_eval.sign(value)
+    try:
+        value = expr.xreplace(dict(zip(symbols, map(sympy.Integer, values))))
+    except ValueError:  # sympy's Min and Max refuse an infinite argument: Min(M, M/floor(M/2))
+        return None
+    if not value.is_Number or not value.is_finite:
+        return None
+    return 1 if value.is_positive else -1 if value.is_negative else 0
+
+
+@functools.cache
+def witness_values(count: int) -> tuple[tuple[int, ...], ...]:
+    """Every symbol at each witness size together, then the sizes rotated among the symbols so
+    that they also differ from one another, then the corners: one symbol at the largest size
+    and the others at 1, and one at 1 and the others at the largest. Sizes by the position
+    of their symbol."""
+    sizes = WITNESS_SIZES
+    points = [(size,) * count for size in sizes]
+    if count > 1:
+        for shift in range(1, len(sizes)):
+            points.append(tuple(sizes[(index * shift + shift) % len(sizes)]
+                                for index in range(count)))
+        for corner in range(count):
+            points.append(tuple(sizes[-1] if index == corner else sizes[0]
+                                for index in range(count)))
+            points.append(tuple(sizes[0] if index == corner else sizes[-1]
+                                for index in range(count)))
+    return tuple(points)
+
+
+class ArgumentWitnesses:
+    """The arguments of one Min or Max at witness sizes, each evaluated once a point however
+    many pairs ask it. Where both of a pair have a value, the difference has theirs: sympy's
+    subtraction only collects and cancels terms, exactly. Where either has none (1/0, a part
+    plans do not evaluate), the difference is evaluated as it stands, as both_signs does."""
+
+    def __init__(self, arguments: Sequence[sympy.Expr]):
+        self.arguments = arguments
+        self.symbols = tuple(sorted(set().union(*(argument.free_symbols
+                                                  for argument in arguments)), key=text_key))
+        self.position = {symbol: index for index, symbol in enumerate(self.symbols)}
+        self.plans = [rational_eval.compiled(argument, self.symbols) for argument in arguments]
+        self.values: dict[tuple[int, tuple[int, ...]], Value | None] = {}
+
+    def split(self, i: int, j: int, difference: sympy.Expr | None = None) -> bool:
+        """both_signs(difference, zero_counts_as=0), at the witnesses of the difference's
+        own symbols; a symbol it lost to cancellation is 1 for the arguments. Without the
+        difference, at the witnesses of the two arguments' symbols, where both have a value:
+        sizes all the same, so both signs there are both signs of the difference, found
+        before it is built."""
+        ordered = _witnessed_symbols(
+            difference.free_symbols if difference is not None
+            else self.arguments[i].free_symbols | self.arguments[j].free_symbols)
+        positions = [self.position[symbol] for symbol in ordered]
+
+        def signs():
+            for values in witness_values(len(ordered)):
+                point = [1] * len(self.symbols)
+                for position, value in zip(positions, values):
+                    point[position] = value
+                first, second = self.value(i, tuple(point)), self.value(j, tuple(point))
+                if first is not None and second is not None:
+                    yield rational_eval.compare(first, second)
+                elif difference is not None:
+                    yield sign_of(difference, ordered, values)
+
+        return bool(ordered) and split_signs(signs(), zero_counts_as=0)
+
+    def leaders_first(self, winning_sign: int) -> list[int]:
+        """The arguments' indices, those largest (winning_sign 1; smallest for -1) where every
+        size is the largest witness first, those without a value there last: an argument
+        that bounds all the others is one of the first."""
+        point = (WITNESS_SIZES[-1],) * len(self.symbols)
+        values = [self.value(index, point) for index in range(len(self.arguments))]
+
+        def later(first: int, second: int) -> int:
+            first_value, second_value = values[first], values[second]
+            if first_value is None or second_value is None:
+                return (first_value is None) - (second_value is None)
+            return winning_sign * rational_eval.compare(second_value, first_value)
+
+        return sorted(range(len(self.arguments)), key=functools.cmp_to_key(later))
+
+    def value(self, index: int, point: tuple[int, ...]) -> Value | None:
+        key = (index, point)
+        if key not in self.values:
+            self.values[key] = planned_value(self.plans[index], point)
+        return self.values[key]
+
+
+def planned_value(plan: rational_eval.Plan | None, point: tuple[int, ...]) -> Value | None:
+    if plan is None:
+        return None
+    try:
+        return plan(point)
+    except ZeroDivisionError:
+        return None

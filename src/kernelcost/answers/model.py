@@ -1,0 +1,424 @@
+"""Stage: Cost x Machine x precision -> Verdict. The roofline model, in exact sympy arithmetic.
+
+For each memory level with traffic Q_l the ridge point is I_crit = P / B_l, where P is the
+kernel's main ceiling at the precision: the tensor peak when it runs a contraction on the
+tensor units, else the vector FMA peak (cost.main_work_class). Which contractions run on the
+tensor units depends on the sizes (mma.on_units): the verdict decides it at its values.
+The kernel's intensity I_l = W / Q_l against that ridge gives the regime and the chapter's
+zone. The time bound takes every ceiling at once:
+
+    t_min = max( max over work classes W_c / P_c , max over levels Q_l / B_l )
+
+and the largest term, named ("global bandwidth", "bf16 tensor peak", "sfu"), is what binds.
+The launch overhead is kept apart: `t_min` is the chapter's bound without it, and
+`t_min_with_launch` adds it. Ridges, regimes and `t_min` take the machine's figures as given
+(the data sheet's, the chapter's); `t_bound` takes the same terms (quantised for a grid: the
+grid's own "bound" terms) with each compute and on-chip roof at the maximum clock (module
+clocks), so that no run can beat it.
+
+Machine figures enter as exact rationals (3.35e12 -> 335 * 10**10), so ridges such as
+990e12 / 3.35e12 = 19800/67 stay exact and a report rounds only when it prints. Expressions
+stay symbolic in every parameter left unset; fields that need a number (zone, regime, bound)
+are None until the parameters they depend on are set."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+import sympy
+
+from ..algebra.decide import cancelled_quotient, largest, less_than, pair_sign, smallest_of_two
+from ..algebra.quotients import cancel, scaled
+from ..base.drawable import Drawable
+from ..base.errors import Code, Diagnostic, MachineFileError
+from ..base.records import record
+from ..count.cost import Cost
+from ..count.mma import on_units
+from ..count.values import evaluate, exact, json_value, parameter_values
+from ..gpu.derates import Derate, launch_derate
+from ..gpu.execution import GridVerdict, grid_verdict
+from ..gpu.fits import Fit, fits_within, nest_misfits, optional_exact, scope_fits
+from ..gpu.floor import Floor, floor
+from ..gpu.occupancy import Misfit
+from ..gpu.order import check_order, divisibility_met
+from ..gpu.warm import WarmL2, served_cost, warm_l2
+from ..hardware.clocks import at_max_clock_terms
+from ..hardware.machine import UNBOUNDING_LEVELS, Machine
+
+Substitutions = Mapping[sympy.Symbol, sympy.Expr]  # parameters to their values
+MEMORY_BOUND = "memory-bound"
+COMPUTE_BOUND = "compute-bound"
+UNDERFILLED = "under-filled"  # fewer blocks than SMs, and a per-SM roof binds (module fill)
+
+# The chapter's zones, on ratio = I / I_crit.
+CLEARLY_MEMORY_BOUND_BELOW = sympy.Rational(1, 10)
+CLEARLY_COMPUTE_BOUND_ABOVE = sympy.Integer(10)
+
+
+@record
+class Zone:
+    name: str  # clearly memory-bound | mixed | clearly compute-bound
+    advice: str
+
+
+ZONE_MEMORY = Zone(
+    "clearly memory-bound",
+    "bytes are the limit: cut traffic (fuse, tile for reuse, narrower types); "
+    "do not touch compute")
+ZONE_MIXED = Zone(
+    "mixed",
+    "both levers count: fewer bytes and faster arithmetic")
+ZONE_COMPUTE = Zone(
+    "clearly compute-bound",
+    "arithmetic is the limit: fewer operations or a faster unit; bytes no longer matter")
+
+
+def compute_advice(machine: Machine, peak_name: str, contractions: bool = True) -> str:
+    """The compute-bound zone's advice in the machine's own words: tensor units are named
+    only where its file lists them, and not urged on work already on them, nor on work that
+    holds no matrix contraction (`contractions` False: element-wise arithmetic)."""
+    tensor = sorted({p.precision for p in machine.compute if p.unit == "tensor" and not p.sparse})
+    if "tensor" in peak_name:
+        lever = "a narrower precision on the tensor units, or fewer operations"
+    elif not contractions:
+        lever = "fewer operations (element-wise work: the tensor units cannot run it)"
+    elif tensor:
+        lever = f"move the work to the tensor units ({', '.join(tensor)}) or cut operations"
+    else:
+        lever = "fewer operations or a narrower precision (no tensor units on this machine)"
+    return f"arithmetic is the limit: {lever}; bytes no longer matter"
+
+
+@record
+class LevelVerdict:
+    """The kernel against one memory level's roof."""
+
+    level: str
+    traffic_B: sympy.Expr  # Q_l, bytes moved at this level
+    intensity: sympy.Expr  # I_l = W / Q_l, FLOP/B
+    peak_FLOPps: sympy.Rational  # P: the kernel's main ceiling at the precision
+    peak_name: str  # "bf16 tensor peak"
+    bandwidth_Bps: sympy.Rational  # B_l
+    ridge: sympy.Rational  # I_crit = P / B_l, FLOP/B
+    ratio: sympy.Expr  # I_l / I_crit
+    zone: Zone | None  # None while the ratio is symbolic
+    regime: str | None  # memory-bound when I_l < I_crit; None while undecided
+    performance: sympy.Expr  # attainable FLOP/s under this roof: min(P, I_l * B_l)
+    peak_fraction: sympy.Expr  # performance / P = min(1, ratio)
+    time_s: sympy.Expr  # Q_l / B_l
+
+
+@record
+class TimeTerm:
+    """One term of t_min: a work class on its ceiling, or a level's traffic on its bandwidth."""
+
+    name: str  # "bf16 tensor peak", "sfu", "global bandwidth"
+    kind: str  # work | traffic
+    key: str  # the work class (tensor, fma, vector, sfu) or the level (global, l2, ...)
+    rate: sympy.Rational  # FLOP/s or B/s
+    amount: sympy.Expr  # FLOP or B
+    seconds: sympy.Expr  # amount / rate
+
+
+@record
+class Verdict(Drawable):
+    """Everything the model says about one kernel on one machine at one precision."""
+
+    machine: str  # machine id
+    precision: str
+    values: dict[sympy.Symbol, sympy.Expr]  # the parameter values used (defaults included)
+    work_FLOP: sympy.Expr  # W, all classes
+    levels: tuple[LevelVerdict, ...]  # levels with traffic and a bandwidth, slowest first
+    unmodelled_levels: tuple[str, ...]  # levels with traffic but no bandwidth on the machine
+    terms: tuple[TimeTerm, ...]
+    t_min: sympy.Expr  # s: max over terms, WITHOUT launch overhead (the chapter's t_min)
+    launch_overhead_s: sympy.Rational | None
+    t_min_with_launch: sympy.Expr  # s: t_min + launch overhead (t_min when none is known)
+    bound: str | None  # name of the binding term; None while undecided
+    regime: str | None  # memory-bound when a bandwidth binds, compute-bound when a peak does,
+    # under-filled when a grid of fewer blocks than SMs meets a per-SM roof (grid.fill)
+    performance: sympy.Expr  # attainable FLOP/s: W / t_min
+    fits: tuple[Fit, ...]
+    working_set_B: sympy.Expr | None  # bytes of every tensor's footprint, when known
+    l2_capacity_B: sympy.Rational | None
+    working_set_fits_l2: bool | None  # False: the chapter's cache caveat does not apply
+    grid: GridVerdict | None = None  # the execution model of a parallel spec
+    nest_misfits: tuple[Misfit, ...] = ()  # without a grid: on-chip keeps or tensors too big
+    derates: tuple[Derate, ...] = ()  # what lowers the roof: estimates, in t_model only
+    warm_l2: WarmL2 | None = None  # tensors a previous kernel left in L2 (the stated state)
+    nest_t_model: sympy.Expr | None = None  # without a grid, t_model when it is not t_min
+    compute_advice: str = ZONE_COMPUTE.advice  # the compute zone's advice on this machine
+    bound_terms: tuple[TimeTerm, ...] = ()  # `terms` at the maximum clock (module clocks)
+    t_max_clock: sympy.Expr | None = None  # s: max over bound_terms; t_bound where it fits
+    bound_at_max_clock: str | None = None  # the term that sets it; None while undecided
+    floor: Floor | None = None  # t_floor and its terms (module floor)
+
+    @property
+    def t_floor(self) -> sympy.Expr | None:
+        """What no implementation of the computation beats on this machine from a cold L2
+        (s): compulsory bytes on HBM, work on the fastest legal units. None: no term."""
+        return None if self.floor is None else self.floor.seconds
+
+    @property
+    def misfits(self) -> tuple[Misfit, ...]:
+        """On-chip levels one block (the whole nest, without a grid) needs more of than an
+        SM or a block has: such a kernel cannot run as written, and has no time."""
+        if self.grid is not None:
+            return self.grid.occupancy.misfits
+        return self.nest_misfits
+
+    @property
+    def t_bound(self) -> sympy.Expr | None:
+        """A lower bound on the kernel's time (s): no run can beat it, t_min's terms with
+        every compute and on-chip roof at the maximum clock. None: does not fit."""
+        if self.misfits:
+            return None
+        return self.t_min if self.t_max_clock is None else self.t_max_clock
+
+    @property
+    def t_model(self) -> sympy.Expr | None:
+        """The estimate (s): the bound, with the waves' L2 reuse and the derates for a
+        parallel spec, and a warm L2 only where it fits usable L2 (module warm)."""
+        if self.misfits:
+            return None
+        if self.grid is not None:
+            return self.grid.t_model
+        return self.t_min if self.nest_t_model is None else self.nest_t_model
+
+    def level(self, name: str) -> LevelVerdict:
+        for level_verdict in self.levels:
+            if level_verdict.level == name:
+                return level_verdict
+        raise KeyError(name)
+
+    def as_json(self) -> list[dict[str, object]]:
+        """The documented `verdicts` rows, one per level: numbers as floats in SI base units,
+        expressions as sympy strings. `regime` and `performance` are the level's own;
+        `t_min` (without launch overhead) and `bound` are the kernel's."""
+        return [{
+            "machine": self.machine, "precision": self.precision, "level": level.level,
+            "ridge": json_value(level.ridge), "ratio": json_value(level.ratio),
+            "regime": level.regime, "t_min": json_value(self.t_min), "bound": self.bound,
+            "performance": json_value(level.performance),
+            "derates": [{"cause": d.cause, "factor": json_value(d.factor), "detail": d.detail}
+                        for d in self.derates],
+        } for level in self.levels]
+
+    def binding_term(self) -> TimeTerm | None:
+        for term in self.terms:
+            if term.name == self.bound:
+                return term
+        return None
+
+
+# ------------------------------------------------------------------------------ the model
+
+def verdict(cost: Cost, machine: Machine, precision: str | None = None,
+            values: Mapping[sympy.Symbol | str, object] | None = None, *,
+            apply_defaults: bool = True,
+            element_bytes: Mapping[str, sympy.Expr] | None = None,
+            warm: tuple[str, ...] = ()) -> Verdict:
+    """The roofline verdict of `cost` on `machine` at `precision` (the spec's own by default).
+
+    `values` maps parameters (Symbols or their names) to numbers or expressions (`{M: N}`
+    makes a square problem); parameters left out stay symbolic, except those with a default
+    in the spec when `apply_defaults`. `element_bytes` (tensor -> bytes per element) enables
+    the working-set check against L2. `warm`: tensors a previous kernel left in L2 (module
+    warm: t_bound and t_model read them from L2 where it can hold them)."""
+    precision = precision or cost.precision
+    substitutions = parameter_values(cost, values, apply_defaults)
+    cost = on_units(cost, substitutions)
+    work_by_class = {work_class: evaluate(amount, substitutions)
+                     for work_class, amount in cost.work.items() if amount != 0}
+    total_work = sympy.Add(*work_by_class.values())
+    main_ceiling = machine.ceiling(precision, cost.main_class)
+    peak = exact(main_ceiling.peak_FLOPps)
+    state = warm_l2(cost, machine, substitutions, warm) if warm else None
+    cold_cost = cost
+    if state is not None:
+        cost = served_cost(cost, state.bound_B)
+    levels, unmodelled = _level_verdicts(cost, machine, substitutions, total_work, peak,
+                                         main_ceiling.name)
+    terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
+    grid = None
+    nest_t_model = None
+    if cost.grid is not None:
+        grid = grid_verdict(cold_cost, machine, precision, substitutions, work_by_class, state)
+        if grid.t_bound is not None:  # the quantised bound is the kernel's t_min
+            terms = [TimeTerm(t.name, t.kind, t.key, t.rate, t.amount, t.seconds)
+                     for t in grid.bound_terms]
+    if not terms:
+        raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
+            None,
+            f"kernel `{cost.kernel}` has neither work nor traffic "
+            f"that {machine.id} has a ceiling for"))
+    t_min = largest(*[term.seconds for term in terms])
+    if cost.grid is None and state is not None and state.model_B != state.bound_B:
+        nest_t_model = _nest_t_model(served_cost(cold_cost, state.model_B), machine, precision,
+                                     substitutions, work_by_class)
+    binding = binding_term(terms, t_min)
+    bound_terms = at_max_clock_terms(terms, machine, precision)
+    t_max_clock = largest(*[term.seconds for term in bound_terms])
+    fast_binding = binding_term(bound_terms, t_max_clock)
+    overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
+    working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
+    l2_capacity = optional_exact(machine.capacity("l2"))
+    misfits = (grid.occupancy.misfits if grid is not None
+               else nest_misfits(cost, machine, substitutions))
+    t_kernel = (None if misfits else grid.t_model if grid is not None
+                else t_min if nest_t_model is None else nest_t_model)
+    derates = (*(grid.derates if grid is not None else ()),
+               *filter(None, [launch_derate(t_kernel, overhead)]))
+    # the floor and the bound at the maximum clock; t_model at the figures as given
+    floored = floor(cold_cost.compulsory_B, machine.at_max_clock, precision, substitutions,
+                    work_by_class, state)
+    if divisibility_met(cost.divisibility, substitutions):
+        check_order(machine.id, precision, substitutions, floored.seconds,
+                    None if misfits else t_max_clock, t_kernel)
+    regime = None if binding is None else regime_of_term(binding)
+    if grid is not None and grid.fill is not None and grid.fill.binds:
+        regime = UNDERFILLED
+    return Verdict(
+        machine=machine.id,
+        precision=precision,
+        values=substitutions,
+        work_FLOP=total_work,
+        levels=tuple(levels),
+        unmodelled_levels=tuple(unmodelled),
+        terms=tuple(terms),
+        t_min=t_min,
+        launch_overhead_s=overhead,
+        t_min_with_launch=t_min + (overhead or 0),
+        bound=None if binding is None else binding.name,
+        regime=regime,
+        performance=(cancelled_quotient(total_work, t_min) if total_work != 0
+                     else sympy.Integer(0)),
+        fits=scope_fits(cost, machine, substitutions),
+        working_set_B=working_set,
+        l2_capacity_B=l2_capacity,
+        working_set_fits_l2=fits_within(working_set, l2_capacity),
+        grid=grid,
+        nest_misfits=() if grid is not None else misfits,
+        derates=derates,
+        warm_l2=state,
+        nest_t_model=nest_t_model,
+        compute_advice=compute_advice(machine, main_ceiling.name,
+                                      contractions=bool(cost.contractions)),
+        bound_terms=tuple(bound_terms),
+        t_max_clock=t_max_clock,
+        bound_at_max_clock=None if fast_binding is None else fast_binding.name,
+        floor=floored,
+    )
+
+
+def _level_verdicts(cost: Cost, machine: Machine, substitutions: Substitutions,
+                    work: sympy.Expr, peak: sympy.Rational,
+                    peak_name: str) -> tuple[list[LevelVerdict], list[str]]:
+    """A LevelVerdict per level with traffic and a bandwidth; the levels without one."""
+    levels, unmodelled = [], []
+    for level in cost.levels:
+        bandwidth = machine.bandwidth(level)
+        if bandwidth is None:
+            unmodelled.append(level)
+            continue
+        traffic = evaluate(cost.traffic[level], substitutions)
+        levels.append(level_verdict(level, work, traffic, peak, peak_name, exact(bandwidth)))
+    return levels, unmodelled
+
+
+def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: Substitutions,
+                  work_by_class: Mapping[str, sympy.Expr]) -> sympy.Expr:
+    """t_model of a nest whose global traffic differs from t_min's (a warm L2 that t_bound
+    counts and the estimate does not)."""
+    main = machine.ceiling(precision, cost.main_class)
+    levels, _ = _level_verdicts(cost, machine, substitutions, sympy.Add(*work_by_class.values()),
+                                exact(main.peak_FLOPps), main.name)
+    terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
+    return largest(*[term.seconds for term in terms])
+
+
+def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy.Rational,
+                  peak_name: str, bandwidth: sympy.Rational) -> LevelVerdict:
+    intensity = _intensity(work, traffic)
+    ridge = peak / bandwidth
+    ratio = scaled(intensity, 1 / ridge)
+    # peak - I * bandwidth and 1 - I / ridge have the sign of ridge - I: the questions are
+    # asked of I, whose witnesses and coefficients every machine shares (thresholds)
+    order = pair_sign(intensity, ridge)
+    against_ridge = None if order is None else -order
+    return LevelVerdict(
+        level=level,
+        traffic_B=traffic,
+        intensity=intensity,
+        peak_FLOPps=peak,
+        peak_name=peak_name,
+        bandwidth_Bps=bandwidth,
+        ridge=ridge,
+        ratio=ratio,
+        zone=zone_of(intensity, ridge),
+        regime=regime_of(intensity, ridge),
+        performance=smallest_of_two(peak, intensity * bandwidth, against_ridge),
+        peak_fraction=smallest_of_two(1, ratio, against_ridge),
+        time_s=traffic / bandwidth,
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _intensity(work: sympy.Expr, traffic: sympy.Expr) -> sympy.Expr:
+    """W / Q_l in lowest terms, kept: every machine and precision has the same."""
+    return cancel(work / traffic)
+
+
+def zone_of(intensity: sympy.Expr, ridge: sympy.Rational = sympy.Integer(1)) -> Zone | None:
+    """The chapter's zone of intensity / ridge: < 0.1 clearly memory-bound, 0.1..10 mixed,
+    > 10 compute-bound."""
+    below = less_than(intensity, CLEARLY_MEMORY_BOUND_BELOW * ridge)
+    above = less_than(CLEARLY_COMPUTE_BOUND_ABOVE * ridge, intensity)
+    if below is None or above is None:
+        return None
+    if below:
+        return ZONE_MEMORY
+    if above:
+        return ZONE_COMPUTE
+    return ZONE_MIXED
+
+
+def regime_of(intensity: sympy.Expr, ridge: sympy.Rational) -> str | None:
+    """Memory-bound below the ridge, compute-bound at or above it."""
+    below_ridge = less_than(intensity, ridge)
+    if below_ridge is None:
+        return None
+    return MEMORY_BOUND if below_ridge else COMPUTE_BOUND
+
+
+def work_terms(work_by_class: Mapping[str, sympy.Expr], machine: Machine,
+               precision: str) -> list[TimeTerm]:
+    terms = []
+    for work_class, amount in work_by_class.items():
+        ceiling = machine.ceiling(precision, work_class)
+        rate = exact(ceiling.peak_FLOPps)
+        terms.append(TimeTerm(ceiling.name, "work", work_class, rate, amount, amount / rate))
+    return terms
+
+
+def traffic_terms(levels: list[LevelVerdict]) -> list[TimeTerm]:
+    """A roof per level but the registers: the register file feeds the units at their own
+    rate (its bandwidth is derived from the fp32 rate, no bound for tensor-core work)."""
+    return [TimeTerm(f"{level.level} bandwidth", "traffic", level.level, level.bandwidth_Bps,
+                     level.traffic_B, level.time_s) for level in levels
+            if level.level not in UNBOUNDING_LEVELS]
+
+
+def binding_term(terms: list[TimeTerm], t_min: sympy.Expr) -> TimeTerm | None:
+    """The term no other exceeds, or None when symbolic terms cannot be ordered. Ties go to
+    the first term (work before traffic). `t_min` is `largest` of the terms' times, which
+    keeps one of them only where its comparisons proved every other no larger (the first of
+    equals kept): that term, found without asking them again."""
+    if isinstance(t_min, sympy.Max):
+        return None
+    return next((term for term in terms if term.seconds == t_min), None)
+
+
+def regime_of_term(term: TimeTerm) -> str:
+    return MEMORY_BOUND if term.kind == "traffic" else COMPUTE_BOUND

@@ -1,0 +1,370 @@
+"""Stage: ModelConfig x Machine -> WholeModel. One decode step and one prefill of a transformer,
+composed from shipped specs, kernel by kernel (`kernelcost model`).
+
+The composition table (`kernel_uses`) says, for each kernel of a layer, which spec counts it
+and how the spec's sizes come from the model; T is the tokens of the step (decode: the batch
+b, one new token per sequence; prefill: b x context):
+
+    kernel             spec             sizes                                copies per step
+    norms              model_rmsnorm    T = T, n = hidden                    2 layers + 1
+    qkv projection     gemm             M = T, K = hidden, N = (h + 2 kv) hd  layers
+    attention          model_attention  Sq = g (decode) | g S (prefill),     layers kv b
+                                        L = context, d = hd
+    output projection  gemm             M = T, K = h hd, N = hidden          layers
+    router (MoE)       gemm             M = T, K = hidden, N = E             layers
+    gate+up            gemm             M = T k / E_t, K = hidden, N = 2 I   layers E_t
+    swiglu             model_silu_mul   n = T k I                            layers
+    down projection    gemm             M = T k / E_t, K = I, N = hidden     layers E_t
+    lm head            gemm             M = b, K = hidden, N = vocab         1
+
+h heads, kv KV heads, g = h / kv, hd head dim, I intermediate size, E experts, k routed per
+token, E_t = E (1 - (1 - k/E)^T) the experts a step's T tokens touch in expectation (E_t = 1,
+k = 1 for a dense MLP). Every GEMM is gemm.kcost (perfect reuse: weights cross HBM once a
+step); a kernel's copies run back to back, so its W, Q and time are the spec's times the
+copies. With --gpus N every copy count is divided by N: tensor
+parallelism gives each GPU 1/N of every kernel; the all-reduce after attention and after the
+MLP is not modelled. Launch overhead is kept apart: launches x the machine's figure."""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from importlib import resources
+
+import sympy
+
+from ..analysis.api import Spec, broken_assumptions, load
+from ..base.errors import Code, Diagnostic, MachineFileError, ModelFileError
+from ..base.records import record
+from ..base.watchdog import stage
+from ..count.values import exact
+from ..hardware.machine import Machine
+from ..hardware.modelfile import ModelConfig
+from .model import verdict
+
+DECODE, PREFILL = "decode", "prefill"
+KINDS = ("attention", "projections", "mlp", "norms", "lm head")  # plot order
+BATCH = sympy.Symbol("b", positive=True)  # the batch, left free to find the crossing
+MAX_CROSSING_BATCH = 10**9
+
+
+@record
+class KernelUse:
+    """One row of the composition table: a kernel of the step, counted by a spec."""
+
+    name: str
+    kind: str  # one of KINDS: how the stacked plot groups it
+    spec: str  # the spec file's stem, in the shipped specs
+    sizes: tuple[tuple[str, sympy.Expr], ...]  # spec parameter -> value
+    copies: sympy.Expr  # instances of the spec at these sizes, run back to back, per step
+    launches: int  # kernel launches per step (a grouped MoE GEMM is one)
+    # a tiled spec of the same kernel whose t_model (waves, tile quantisation) stands for the
+    # estimate where the sizes meet its assumptions; None: t_model is the bound
+    model_spec: str | None = None
+
+
+@record
+class KernelCost:
+    use: KernelUse
+    work_FLOP: float
+    traffic_B: float  # global (HBM) bytes
+    t_bound_s: float  # no run is faster: the roofline bound of the spec, times the copies
+    t_model_s: float  # the estimate: the tiled spec's where it applies, else t_bound
+    bound: str  # the binding roof: "global bandwidth", "bf16 tensor peak", ...
+    model_from: str  # the spec t_model comes from
+
+    @property
+    def intensity(self) -> float:
+        return self.work_FLOP / self.traffic_B if self.traffic_B else math.inf
+
+
+@record
+class Step:
+    """One decode step (a token for each of `batch` sequences) or one prefill (`context`
+    tokens for each), on one GPU."""
+
+    phase: str
+    batch: int
+    context: int
+    kernels: tuple[KernelCost, ...]
+    launch_overhead_s: float  # per launch; 0 when the machine has no figure
+
+    @property
+    def tokens(self) -> int:
+        return self.batch if self.phase == DECODE else self.batch * self.context
+
+    @property
+    def work_FLOP(self) -> float:
+        return sum(k.work_FLOP for k in self.kernels)
+
+    @property
+    def traffic_B(self) -> float:
+        return sum(k.traffic_B for k in self.kernels)
+
+    @property
+    def t_bound_s(self) -> float:
+        return sum(k.t_bound_s for k in self.kernels)
+
+    @property
+    def t_model_s(self) -> float:
+        return sum(k.t_model_s for k in self.kernels)
+
+    @property
+    def launches(self) -> int:
+        return sum(k.use.launches for k in self.kernels)
+
+    @property
+    def launch_s(self) -> float:
+        return self.launches * self.launch_overhead_s
+
+    @property
+    def tokens_per_s(self) -> float:
+        """At the bound, launch overhead left out (CUDA graphs hide most of it)."""
+        return self.tokens / self.t_bound_s
+
+    @property
+    def tokens_per_s_with_launch(self) -> float:
+        return self.tokens / (self.t_bound_s + self.launch_s)
+
+    def time_by_roof(self) -> dict[str, float]:
+        times: dict[str, float] = {}
+        for kernel in self.kernels:
+            times[kernel.bound] = times.get(kernel.bound, 0.0) + kernel.t_bound_s
+        return times
+
+    @property
+    def binding(self) -> str:
+        """The roof under which most of the step's time is spent."""
+        times = self.time_by_roof()
+        return max(times, key=lambda roof: times[roof])
+
+
+@record
+class Crossing:
+    """Where a decode step's intensity W/Q meets the ridge P/B as the batch grows."""
+
+    context: int
+    ridge: float  # FLOP/B
+    limit: float  # W/Q as b -> oo: the KV cache read per sequence keeps it finite
+    batch: int | None  # smallest batch at or past the ridge; None: never
+    root: float | None  # the real b where W/Q = ridge
+
+
+@record
+class Memory:
+    """Weights and KV cache against one GPU's HBM, per GPU under tensor parallelism."""
+
+    gpus: int
+    capacity_B: float | None  # HBM per GPU; None: the machine file gives none
+    weights_B: float  # per GPU
+    kv_per_sequence_B: float  # per GPU, at the context
+    context: int
+
+    def needed_B(self, batch: int) -> float:
+        return self.weights_B + batch * self.kv_per_sequence_B
+
+    def fits(self, batch: int = 0) -> bool | None:
+        return None if self.capacity_B is None else self.needed_B(batch) <= self.capacity_B
+
+    @property
+    def max_batch(self) -> int | None:
+        """The most sequences whose KV cache fits beside the weights; 0 when none does."""
+        if self.capacity_B is None:
+            return None
+        room = self.capacity_B - self.weights_B
+        if room < 0:
+            return 0
+        return int(room // self.kv_per_sequence_B) if self.kv_per_sequence_B else None
+
+
+@record
+class WholeModel:
+    model: ModelConfig
+    machine: Machine
+    gpus: int
+    context: int
+    decode: tuple[Step, ...]
+    prefill: tuple[Step, ...]
+    crossing: Crossing  # with the KV cache at the context
+    weights_crossing: Crossing  # context 0: the weights alone, the chapter's b*
+    memory: Memory
+
+
+# ------------------------------------------------------------------------- composition
+
+def expected_experts(model: ModelConfig, tokens) -> sympy.Expr:
+    """E (1 - (1 - k/E)^T): the experts T tokens touch when each routes to k of E uniformly
+    and independently. Numeric T is evaluated in floats: the exact power at a prefill's
+    millions of tokens is a rational of millions of digits."""
+    if not model.moe:
+        return sympy.Integer(1)
+    e, k = model.experts, model.experts_per_token
+    if isinstance(tokens, sympy.Expr) and tokens.free_symbols:
+        return e * (1 - (1 - sympy.Rational(k, e)) ** tokens)
+    return sympy.Float(e * -math.expm1(int(tokens) * math.log1p(-k / e)), 30)
+
+
+def kernel_uses(model: ModelConfig, phase: str, batch, context: int,
+                gpus: int = 1) -> tuple[KernelUse, ...]:
+    """The composition table above, at a batch (a number, or BATCH for the crossing)."""
+    b = sympy.sympify(batch)
+    prefill = phase == PREFILL
+    tokens = b * context if prefill else b
+    layers, hidden, hd = model.layers, model.hidden, model.head_dim
+    share = sympy.Rational(1, gpus)  # tensor parallelism: 1/N of every kernel per GPU
+    touched = expected_experts(model, tokens)
+    routed = tokens * model.experts_per_token / touched  # tokens per touched expert
+
+    def use(name, kind, spec, copies, launches, **sizes) -> KernelUse:
+        # every GEMM has the cuBLAS-class Hopper tiling beside it for t_model
+        tiled = "gemm_hopper" if spec == "gemm" else None
+        return KernelUse(name, kind, spec, tuple((k, sympy.sympify(v)) for k, v in sizes.items()),
+                         sympy.sympify(copies) * share, launches, tiled)
+
+    uses = [
+        use("norms", "norms", "model_rmsnorm", 2 * layers + 1, 2 * layers + 1,
+            T=tokens, n=hidden),
+        use("qkv projection", "projections", "gemm", layers, layers,
+            M=tokens, K=hidden, N=model.qkv_width),
+        use("attention", "attention", "model_attention", layers * model.kv_heads * b, layers,
+            Sq=model.group * (context if prefill else 1), L=context, d=hd),
+        use("output projection", "projections", "gemm", layers, layers,
+            M=tokens, K=model.heads * hd, N=hidden),
+    ]
+    if model.moe:
+        uses.append(use("router", "mlp", "gemm", layers, layers, M=tokens, K=hidden,
+                        N=model.experts))
+    uses += [
+        use("gate+up projection", "mlp", "gemm", layers * touched, layers,
+            M=routed, K=hidden, N=2 * model.intermediate),
+        use("swiglu", "mlp", "model_silu_mul", layers, layers,
+            n=tokens * model.experts_per_token * model.intermediate),
+        use("down projection", "mlp", "gemm", layers * touched, layers,
+            M=routed, K=model.intermediate, N=hidden),
+        # only the last position of each sequence needs logits, in prefill as in decode
+        use("lm head", "lm head", "gemm", 1, 1, M=b, K=hidden, N=model.vocab),
+    ]
+    return tuple(uses)
+
+
+@cache
+def shipped_spec(stem: str) -> Spec:
+    with resources.as_file(resources.files("kernelcost.specs") / f"{stem}.kcost") as path:
+        return load(path)
+
+
+def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
+    spec = shipped_spec(use.spec)
+    cost = spec.cost("spec")
+    stage(f"modelling the {use.name} on {machine.id}", spec.kernel.span)
+    result = verdict(cost, machine, values=dict(use.sizes))
+    if result.t_bound is None:  # an on-chip tile too large: no time to add up
+        raise ModelFileError(Code.MODEL_KERNEL_DOES_NOT_FIT, Diagnostic(
+            None,
+            f"`{use.spec}` for the {use.name} does not fit {machine.id} at {dict(use.sizes)}"))
+    copies = use.copies
+
+    def scaled(expr) -> float:
+        return float((expr * copies).evalf(20))
+
+    t_bound = scaled(result.t_bound)
+    t_model, model_from = scaled(result.t_model), use.spec
+    tiled = tiled_t_model(use, machine)
+    if tiled is not None:  # never under the ideal kernel's bound: that no run beats
+        assert use.model_spec is not None  # what tiled_t_model counted
+        t_model, model_from = max(scaled(tiled), t_bound), use.model_spec
+    assert result.bound is not None  # every size a number: one roof binds
+    return KernelCost(use, scaled(result.work_FLOP), scaled(result.level("global").traffic_B),
+                      t_bound, t_model, result.bound_at_max_clock or result.bound, model_from)
+
+
+def tiled_t_model(use: KernelUse, machine: Machine) -> sympy.Expr | None:
+    """t_model of one copy from the tiled spec, when the sizes are whole numbers that meet its
+    `assume` facts (gemm_hopper: M in whole 256-row clusters, N in 256, K in 64); a decode
+    GEMM of a few rows, or an MoE expert's fractional share of tokens, keeps the bound."""
+    if use.model_spec is None:
+        return None
+    spec = shipped_spec(use.model_spec)
+    values = {spec.parameters[name]: value for name, value in use.sizes}
+    if not all(value.is_Integer for value in values.values()):
+        return None
+    values.update({symbol: sympy.Integer(default)
+                   for symbol, default in spec.checked.defaults.items()})
+    if broken_assumptions(spec.checked, values):
+        return None
+    result = verdict(spec.cost("spec"), machine, values={str(k): v for k, v in values.items()})
+    return result.t_model
+
+
+def step(model: ModelConfig, machine: Machine, phase: str, batch: int, context: int,
+         gpus: int = 1) -> Step:
+    kernels = tuple(kernel_cost(use, machine)
+                    for use in kernel_uses(model, phase, batch, context, gpus))
+    return Step(phase, batch, context, kernels, machine.launch_overhead_s or 0.0)
+
+
+# ------------------------------------------------------------------ crossing and memory
+
+def step_amounts(model: ModelConfig, context: int, batch=BATCH) -> tuple[sympy.Expr, sympy.Expr]:
+    """W and global Q of a decode step as closed forms in the batch, from the specs' own."""
+    work, traffic = sympy.Integer(0), sympy.Integer(0)
+    for use in kernel_uses(model, DECODE, batch, context):
+        spec = shipped_spec(use.spec)
+        cost = spec.cost("spec")
+        values = {symbol: exact(value) for symbol, value in cost.defaults.items()}
+        values.update({spec.parameters[name]: value for name, value in use.sizes})
+        work += cost.total_work.subs(values) * use.copies
+        traffic += cost.traffic["global"].subs(values) * use.copies
+    return work, traffic
+
+
+def decode_crossing(model: ModelConfig, machine: Machine, context: int) -> Crossing:
+    """The batch from which the step's W/Q is at or past the ridge P/B (bf16 tensor peak over
+    HBM bandwidth), or never, with the limit of W/Q as the batch grows. W/Q rises with the
+    batch (more tokens share each weight) towards a limit set by what every sequence reads
+    alone: its KV cache."""
+    ridge = exact(machine.peak(model.dtype, "tensor")) / exact(machine.bandwidth("global"))
+    work, traffic = step_amounts(model, context)
+    limit = sympy.limit(work / traffic, BATCH, sympy.oo)
+    gap = sympy.lambdify(BATCH, work - ridge * traffic, "math")  # >= 0: compute-bound
+    found = root = None
+    if limit > ridge or gap(1) >= 0:
+        low, high = 1, 1
+        while gap(high) < 0 and high < MAX_CROSSING_BATCH:
+            low, high = high, high * 2
+        if gap(high) >= 0:
+            while high - low > 1:  # smallest whole batch past the ridge
+                middle = (low + high) // 2
+                low, high = (low, middle) if gap(middle) >= 0 else (middle, high)
+            found = 1 if gap(1) >= 0 else high
+            root = _real_root(gap, max(found - 1, 0), found)
+    return Crossing(context, float(ridge), float(limit), found, root)
+
+
+def _real_root(gap, low: float, high: float) -> float:
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (low, middle) if gap(middle) >= 0 else (middle, high)
+    return high
+
+
+def memory(model: ModelConfig, machine: Machine, context: int, gpus: int) -> Memory:
+    """Weights split evenly over the GPUs; KV heads too, up to one KV head per GPU (past
+    that, each GPU keeps a copy of its head)."""
+    kv = model.kv_bytes_per_token() * context / min(gpus, model.kv_heads)
+    return Memory(gpus, machine.capacity("global"), model.weight_bytes() / gpus, kv, context)
+
+
+def whole_model(model: ModelConfig, machine: Machine, batches: list[int], context: int,
+                gpus: int = 1) -> WholeModel:
+    if machine.bandwidth("global") is None:
+        raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
+            None, f"machine `{machine.id}` has no global bandwidth"))
+    return WholeModel(
+        model, machine, gpus, context,
+        decode=tuple(step(model, machine, DECODE, b, context, gpus) for b in batches),
+        prefill=tuple(step(model, machine, PREFILL, b, context, gpus) for b in batches),
+        crossing=decode_crossing(model, machine, context),
+        weights_crossing=decode_crossing(model, machine, 0),
+        memory=memory(model, machine, context, gpus),
+    )

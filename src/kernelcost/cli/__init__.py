@@ -1,0 +1,350 @@
+"""The command line: argv -> the public API -> text, one module a group of commands. Thin by
+design.
+
+Floor 8 of kernelcost.layers; may import: base, algebra, lang, count, hardware, oracle,
+analysis, gpu, answers, present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import time
+from typing import NoReturn
+
+from ..algebra import no_tensors
+from ..algebra.jsonout import print_json
+from ..algebra.sympy_scope import patched
+from ..base.error_report import report, request_json
+from ..base.errors import (
+    BudgetError,
+    Code,
+    Diagnostic,
+    InputOutputError,
+    InternalError,
+    KcostError,
+    MachineFileError,
+    MeasurementError,
+    SizeError,
+    did_you_mean,
+    option_span,
+    placed,
+)
+from ..base.launch import process_start
+from ..base.outputs import drop_stdout
+from ..base.symbols import LEVELS
+from ..base.version import VERSION
+from ..base.watchdog import available as watchdog_available
+from ..base.watchdog import budget_seconds, current_stage, run_watched, stage, tell_json, watched
+from .bounds_cmd import build_bound_parsers, run_bound, run_phase, run_tune
+from .inspect_cmd import add_validate_parser, run_check, run_machines, run_validate
+from .model_cmd import build_model_parser, run_model
+from .plot_cmd import build_plot_parser, run_plot
+from .shared import (  # noqa: F401 (EXIT_* are the command line's public codes)
+    EXIT_INTERNAL,
+    EXIT_MISMATCH,
+    EXIT_OK,
+    EXIT_USER_ERROR,
+    add_reuse,
+    add_sizes,
+    add_wide,
+    machine_choice,
+    machine_ids,
+    measurement_of,
+    page,
+    parse_settings,
+    precision_names,
+    print_fitted,
+    print_prose,
+)
+from .sweep_cmd import build_sweep_parser, run_sweep
+
+
+def _add_machines(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--machine", action="append", default=[], metavar="ID|PATH",
+                        help="a machine id (a100 h100 h200 b200 mi300x ...), a .toml file, or "
+                             "`all`; repeat or separate by commas")
+    parser.add_argument("--precision", action="append", default=[],
+                        help="fp64 fp32 tf32 fp16 bf16 fp8 fp6 fp4 i8 (default: the spec's)")
+
+
+def _add_formats(parser: argparse.ArgumentParser) -> None:
+    formats = parser.add_mutually_exclusive_group()
+    formats.add_argument("--json", action="store_true", help="print one JSON object")
+    formats.add_argument("--markdown", action="store_true", help="print Markdown")
+    formats.add_argument("--latex", action="store_true", help="print a LaTeX table")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kernelcost",
+        description="Symbolic cost analysis of GPU kernels: work, traffic, intensity, "
+                    "and where the roofline binds.")
+    parser.add_argument("--version", action="version", version=f"kernelcost {VERSION}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    analyze = commands.add_parser("analyze", help="closed forms, values and verdicts of a spec")
+    analyze.add_argument("spec", help="a .kcost file")
+    add_sizes(analyze)
+    add_reuse(analyze)
+    _add_machines(analyze)
+    analyze.add_argument("--no-verify", action="store_true",
+                         help="skip comparing the closed forms with enumeration at a few "
+                              "small sizes before printing them")
+    analyze.add_argument("--measured", metavar="VALUE",
+                         help="a measurement to compare with the roof: 412us, 400TFLOP/s, "
+                              "3.1TB/s")
+    analyze.add_argument("--exp-on-fma", metavar="FRACTION[:K]",
+                         help="compute FRACTION of the exponentials as a degree-K polynomial "
+                              "on the FP32 vector units instead of the SFU (FlashAttention-4; "
+                              "K = 3 unless given)")
+    analyze.add_argument("--warm-l2", metavar="TENSOR[,TENSOR]",
+                         help="tensors the previous kernel left in L2 (a GEMM's output read "
+                              "next): where they fit, their reads come from L2, not HBM")
+    _add_formats(analyze)
+    add_wide(analyze)
+
+    solve = commands.add_parser("solve", help="sizes where the kernel crosses each ridge "
+                                              "point, and where its tiles stop fitting")
+    solve.add_argument("spec", help="a .kcost file")
+    solve.add_argument("--for", dest="parameter", required=True, metavar="NAME",
+                       help="the size to solve for")
+    add_sizes(solve)
+    add_reuse(solve)
+    _add_machines(solve)
+    solve.add_argument("--level", action="append", default=[],
+                       help="memory levels to solve at (default: every level with traffic)")
+    solve.add_argument("--json", action="store_true", help="print one JSON object")
+    add_wide(solve)
+
+    machines = commands.add_parser("machines", help="the machine database")
+    machines.add_argument("machine", nargs="?", help="a machine id or .toml path to show")
+    machines.add_argument("--json", action="store_true", help="print JSON")
+    add_wide(machines)
+
+    check = commands.add_parser("check", help="closed forms against brute-force enumeration "
+                                              "of the loop nest at small sizes")
+    check.add_argument("spec", help="a .kcost file")
+    add_sizes(check)
+    add_reuse(check)
+    check.add_argument("--samples", type=int, default=4,
+                       help="how many small size assignments to draw when no --set is given")
+    build_plot_parser(commands)
+    build_sweep_parser(commands)
+    build_model_parser(commands)
+    build_bound_parsers(commands)
+    add_validate_parser(commands)
+    return parser
+
+
+def run_analyze(args) -> int:
+    from ..analysis.api import analyze
+    from ..present import report
+
+    precisions = precision_names(args.precision)  # an unknown name is refused before any work
+    raw = parse_settings(args.settings)
+    # the closed forms at the first precision asked for: its element types (precisions.py)
+    result = analyze(args.spec, raw, reuse=args.reuse,
+                     verify=not args.no_verify, precision=precisions[0] if precisions else None)
+    failed = result.verified is not None and result.verified.agree is False
+    if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
+        print(report.verification_error(result.verified), file=sys.stderr)
+        return EXIT_MISMATCH
+    machines, dropped = machine_choice(args.machine, [], precisions)
+    measurement = measurement_of(args.measured) if args.measured else None
+    if args.exp_on_fma and not machines:
+        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(None, "--exp-on-fma needs a machine",
+                                                              "add --machine b200 (or another id)"))
+    warm = tuple(name.strip() for name in (args.warm_l2 or "").split(",") if name.strip())
+    if args.warm_l2 is not None and not warm:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            None, "--warm-l2 names no tensor", "--warm-l2 x,w"))
+    if warm and not machines:
+        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
+            None, "--warm-l2 needs a machine (its L2 capacity)",
+            "add --machine h100 (or another id)"))
+    if measurement and not machines:
+        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
+            None, "--measured needs a machine to compare with",
+            "add --machine h100 (or another id)"))
+    found = []
+    if machines:  # the model, solve and machine stages load only when there is one
+        from ..answers.answer import answers
+
+        stage("comparing with the machines")
+        from ..gpu.polyexp import parse_exp_on_fma
+
+        option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
+        try:
+            found = answers(result, machines, precisions, measurement, option, warm, raw)
+        except MeasurementError as error:  # about the measurement: placed on its value
+            raise placed(error, option_span("--measured", args.measured or ""),
+                         args.measured or "") from None
+        except SizeError as error:
+            if error.code != Code.NOT_A_TENSOR_READ:
+                raise
+            raise placed(error, option_span("--warm-l2", args.warm_l2 or ""),
+                         args.warm_l2 or "") from None
+    stage("writing the output")
+    if args.json:
+        document = report.analysis_json(result)
+        if machines:
+            document.update(report.answers_json(found))
+            document["dropped_machines"] = report.dropped_json(dropped)
+        print_json(document)
+        if failed:
+            print(report.verification_error(result.verified), file=sys.stderr)
+            return EXIT_MISMATCH
+    elif args.markdown:
+        print(report.analysis_markdown(result, found), end="")
+        if report.dropped_line(dropped) is not None:
+            print(f"\n{report.dropped_line(dropped)}")
+    elif args.latex:
+        print(report.analysis_latex(result, found), end="")
+    else:
+        console, width = page(args)
+        for renderable in report.analysis_tables(result, width):
+            console.print(renderable)
+        if found:
+            print_fitted(console, report.verdict_table(found, width))
+            print_prose(console, report.answer_lines(found), width)
+        if report.dropped_line(dropped) is not None:
+            print_prose(console, [report.dropped_line(dropped)], width)
+            if console.is_terminal:
+                _print_text_roofline(console, found)
+    return EXIT_OK
+
+
+def _print_text_roofline(console, found) -> None:
+    """A roofline preview for a terminal without a figure viewer."""
+    from ..present.textplot import drawable, render
+
+    results = [answer.verdict for answer in found if drawable(answer.verdict)]
+    if results:
+        console.print(render(results[:1], width=min(console.width, 100)), markup=False,
+                      highlight=False)
+
+
+def run_solve(args) -> int:
+    from ..analysis.api import count_spec
+    from ..answers.solve import solve_spec
+    from ..present import report
+
+    precisions = precision_names(args.precision)
+    # crossings read the closed forms only: no values, asymptotic forms or verdicts
+    result = count_spec(args.spec, parse_settings(args.settings), reuse=args.reuse)
+    machines, dropped = machine_choice(args.machine, ["h100"], precisions)
+    stage(f"solving for {args.parameter}")
+    levels = [level.strip() for item in args.level for level in item.split(",")
+              if level.strip()]
+    for level in levels:
+        if level not in LEVELS:
+            raise MachineFileError(Code.UNKNOWN_NAME, Diagnostic(
+                option_span("--level", level), f"unknown memory level `{level}`",
+                did_you_mean(level, LEVELS) or f"one of: {', '.join(LEVELS)}"), level)
+    found = solve_spec(result, args.parameter, machines, precisions, levels or None)
+    if args.json:
+        print_json({**report.solve_json(result, args.parameter, found),
+                    "dropped_machines": report.dropped_json(dropped)})
+    else:
+        console, width = page(args)
+        for fitted in report.solve_tables(result, args.parameter, found, width):
+            print_fitted(console, fitted)
+        if report.dropped_line(dropped) is not None:
+            print_prose(console, [report.dropped_line(dropped)], width)
+    return EXIT_OK
+
+
+COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,
+            "check": run_check}
+COMMANDS.update(plot=run_plot, sweep=run_sweep)
+COMMANDS.update(model=run_model)
+COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
+COMMANDS["validate"] = run_validate
+
+
+def main(argv: list[str] | None = None, *, watch: bool | None = None) -> int:
+    """The command line. Run as a program (argv None) the work runs under the watchdog, one
+    time budget for the whole command from the process's start (the package forked the
+    watchdog before importing sympy: launch); called with arguments (tests, scripts) it runs
+    here, or, with `watch`, in a watched child as a program does (the fuzz campaign)."""
+    watch = argv is None if watch is None else watch
+    stage("reading the command line")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    request_json(getattr(args, "json", False))
+    tell_json(getattr(args, "json", False))
+    try:
+        budget = budget_seconds()
+    except KcostError as error:
+        return report(error)
+    if watch and watched():  # this process is the child the package's start forked
+        _end_program(_run_program(args))
+    if watch and watchdog_available():
+        # a program's budget counts from its start; a call's (a forked fuzz worker), from now
+        started = process_start() if argv is None else time.monotonic()
+        code = run_watched(lambda: _run_program(args), budget, started + budget)
+        if argv is None:
+            _end_program(code)
+        return code
+    return _run(args)
+
+
+def _run_program(args) -> int:
+    """Run the command in a process of its own (a watched child).
+
+    The process is short-lived, so the collector's work and Python's teardown buy nothing:
+    the imported modules are frozen out of collection (the package froze sympy's as it was
+    imported, this the rest; a forked child then touches fewer of the pages it shares with
+    its parent), collections of young objects run less often, and the process ends without
+    freeing sympy's objects one by one (teardown alone cost 40-90 ms, as much as a small
+    analysis). Memory stays bounded: cycles are still collected. The process is kernelcost's
+    own, so sympy's tensor module is stood in for (no_tensors)."""
+    no_tensors.install()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+    return _run(args)
+
+
+def _end_program(code: int) -> NoReturn:
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
+@patched()  # a command called from a caller's process (tests, scripts)
+def _run(args) -> int:
+    try:
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at interpreter exit
+        return code
+    except KcostError as error:
+        return report(error)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `kernelcost ... | head`: the reader left, nothing to report
+        drop_stdout()
+        sys.stderr.close()
+        return EXIT_OK
+    except OSError as error:  # reading is checked where it happens: this is the output
+        drop_stdout()
+        return report(InputOutputError(Code.OUTPUT_FAILED, Diagnostic(
+            None, f"cannot write the output: {error.strerror or error}",
+            "check the disk space and where the output goes")))
+    except MemoryError:  # a limit of the work, as the time budget is: the input asks too much
+        return report(BudgetError(Code.OUT_OF_MEMORY, Diagnostic(
+            None, f"the analysis ran out of memory while {current_stage()}",
+            "give it smaller sizes, or run it where more memory is free")))
+    except RecursionError:
+        return report(BudgetError(Code.TOO_DEEP_TO_ANALYSE, Diagnostic(
+            None, f"the input nests too deeply to analyse while {current_stage()}",
+            "split long expressions with `let`, shorten --set values, or flatten the machine "
+            "file")))
+    except Exception as error:  # the promise: no traceback reaches the user
+        return report(InternalError(Code.UNEXPECTED, Diagnostic(
+            None, f"{type(error).__name__}: {error}",
+            "this is a bug in kernelcost; please report it with the spec")))

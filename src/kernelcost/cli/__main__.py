@@ -1,0 +1,7 @@
+"""`python -m kernelcost.cli`: the console script's entry point."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,125 @@
+"""`kernelcost bound`, `tune` and `phase` on the command line: the best any tiling can do,
+the tiles ranked, the plane of two sizes. Kept out of cli.py, which only registers them."""
+
+from __future__ import annotations
+
+import sys
+
+from ..algebra.jsonout import print_json
+from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.watchdog import stage
+from .shared import EXIT_OK, add_sizes, page, parse_settings, print_prose
+
+
+def build_bound_parsers(commands) -> None:
+    bound = commands.add_parser("bound", help="the least traffic any schedule of the nest "
+                                              "moves through a fast memory (HBL bound)")
+    bound.add_argument("spec", help="a .kcost file")
+    bound.add_argument("--level", choices=("shared", "l2", "registers"), default="shared",
+                       help="the fast memory: registers + shared per SM (shared), L2, or "
+                            "registers per SM")
+    bound.add_argument("--machine", metavar="ID|PATH", help="take S from this machine")
+    bound.add_argument("--json", action="store_true", help="print one JSON object")
+    bound.add_argument("--plot", metavar="FILE", help="also draw the ski slope, Q_lower "
+                       "against S with the spec's traffic and the machine's capacities "
+                       "(needs every size: --set)")
+    add_sizes(bound)
+
+    tune = commands.add_parser("tune", help="every combination of tile sizes, ranked by "
+                                            "t_bound on a machine")
+    tune.add_argument("spec", help="a .kcost file")
+    tune.add_argument("--machine", required=True, metavar="ID|PATH")
+    tune.add_argument("--vary", required=True, metavar="P1,P2,...",
+                      help="the parameters to vary, e.g. TM,TN,TK")
+    tune.add_argument("--values", metavar="LOW..HIGH[:STEP] | V1,V2,...",
+                      help="values of each varied parameter (default 16..512: multiples "
+                           "of 16)")
+    tune.add_argument("--pow2", action="store_true", help="only powers of two in the range")
+    tune.add_argument("--top", type=int, default=10, help="rows to show (default 10)")
+    add_sizes(tune)
+
+    phase = commands.add_parser("phase", help="the plane of two sizes coloured by what binds, "
+                                              "with the ridge curves in closed form")
+    phase.add_argument("spec", help="a .kcost file")
+    phase.add_argument("--x", required=True, metavar="NAME=LOW..HIGH")
+    phase.add_argument("--y", required=True, metavar="NAME=LOW..HIGH")
+    phase.add_argument("--machine", required=True, metavar="ID|PATH")
+    phase.add_argument("-o", "--output", required=True, help="the figure: .svg, .png, .pdf")
+    add_sizes(phase)
+
+
+def run_bound(args) -> int:
+    from ..analysis.api import load
+    from ..answers.lower import at_sizes, level_bound
+    from ..hardware.machinefile import load_machine
+    from ..present.bound_report import at_sizes_line, json_object, text_lines
+
+    spec = load(args.spec)
+    machine = load_machine(args.machine) if args.machine else None
+    if args.plot:
+        from ..present.plot import check_figure_path
+
+        check_figure_path(args.plot)
+    stage("bounding the traffic")
+    result = level_bound(spec, args.level, machine)
+    found = at_sizes(spec, result, parse_settings(args.settings))
+    if args.json:
+        document = json_object(result, args.spec)
+        if found is not None:
+            document["at_sizes"] = {"sizes": dict(found.sizes), "q_lower_B": found.q_lower_B,
+                                    "spec_B": found.spec_B, "i_bound": found.i_bound}
+        print_json(document)
+    else:
+        console, width = page(args)
+        lines = list(text_lines(result, args.spec))
+        if found is not None:
+            lines.append(at_sizes_line(found, result))
+        print_prose(console, lines, width)
+    if args.plot:
+        from ..present.plot import save
+        from ..present.ski import draw, slope
+
+        figure = draw(slope(spec, result, machine, parse_settings(args.settings)),
+                      f"{spec.name}: Q_lower against S")
+        print(save(figure, args.plot), file=sys.stderr if args.json else sys.stdout)
+    return EXIT_OK
+
+
+def run_tune(args) -> int:
+    from ..analysis.api import load
+    from ..answers.tune import text_lines, tune
+    from ..hardware.machinefile import load_machine
+    from ..lang.sizerange import names_and_places, parse_values
+
+    spec = load(args.spec)
+    machine = load_machine(args.machine)
+    varied, places = names_and_places(args.vary, "--vary")
+    if not varied:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span("--vary", args.vary), "--vary names no parameter",
+            "--vary TM,TN (the tile sizes to vary)"), args.vary)
+    if args.top < 1:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span("--top", str(args.top)), f"--top {args.top}: show at least 1 row",
+            "--top 10"), str(args.top))
+    values = parse_values(args.values, args.pow2)
+    stage("tuning")
+    ranking = tune(spec, machine, varied, values, parse_settings(args.settings), args.top,
+                   places=places)
+    console, width = page(args)
+    print_prose(console, text_lines(ranking, values, spec), width)
+    return EXIT_OK
+
+
+def run_phase(args) -> int:
+    from ..hardware.machinefile import load_machine
+    from ..present.phase import draw, parse_axis, phase
+    from ..present.plot import check_figure_path, save
+
+    check_figure_path(args.output)
+    machine = load_machine(args.machine)
+    stage("drawing the phase diagram")
+    result = phase(args.spec, machine, parse_axis(args.x, "--x"), parse_axis(args.y, "--y"),
+                   parse_settings(args.settings))
+    print(save(draw(result), args.output))
+    return EXIT_OK

@@ -1,0 +1,84 @@
+"""`kernelcost machines`, `check` and `validate`: the commands that show what the tool
+holds or compare it with something else (the database, the enumeration, measurements).
+Kept out of cli.py, which only registers them."""
+
+from __future__ import annotations
+
+from ..algebra.jsonout import print_json
+from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.watchdog import stage
+from .shared import EXIT_MISMATCH, EXIT_OK, page, parse_settings, print_fitted, print_prose
+
+
+def run_machines(args) -> int:
+    from ..hardware.machinefile import builtin_machine_ids, load_machine
+    from ..present import report
+
+    if args.machine:
+        machine = load_machine(args.machine)
+        if args.json:
+            print_json(report.machine_json(machine))
+        else:
+            console, width = page(args)
+            fitted, notes = report.machine_table(machine, width)
+            print_fitted(console, fitted)
+            print_prose(console, notes, width)
+        return EXIT_OK
+    machines = [load_machine(i) for i in builtin_machine_ids()]
+    if args.json:
+        print_json([report.machine_json(m) for m in machines])
+    else:
+        console, width = page(args)
+        print_fitted(console, report.machines_table(machines, width))
+    return EXIT_OK
+
+
+MAX_SAMPLES = 1000  # size assignments `check` enumerates: each up to 200,000 steps
+
+
+def run_check(args) -> int:
+    from ..analysis.api import load
+    from ..analysis.verify import check_against_oracle
+    from ..present import report
+
+    if not 1 <= args.samples <= MAX_SAMPLES:
+        shown = str(args.samples)
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span("--samples", shown),
+            f"--samples {shown}: draw 1 to {MAX_SAMPLES} size assignments",
+            "--samples 4 (the default)"), shown)
+    spec = load(args.spec)
+    settings = parse_settings(args.settings)
+    stage("comparing with the enumeration")
+    results = check_against_oracle(spec, settings, args.reuse, args.samples)
+    console, width = page(args)
+    for renderable in report.check_tables(spec, results, width):
+        console.print(renderable)
+    mismatches = sum(len(r.mismatches) for r in results)
+    return EXIT_MISMATCH if mismatches else EXIT_OK
+
+
+def add_validate_parser(commands) -> None:
+    # here rather than in validate.py, whose rows and comparisons load only for the command
+    validate = commands.add_parser("validate", help="predictions against measured runs: the "
+                                                    "CSV of validate/run_h200.py")
+    validate.add_argument("results", help="the CSV: kernel,spec,sizes,dtype,time_s,dram_bytes,"
+                                          "l2_bytes,flop")
+    validate.add_argument("--machine", required=True,
+                          help="the machine the runs were measured on: an id or a .toml")
+    validate.add_argument("--json", action="store_true", help="print one JSON object")
+    validate.add_argument("--wide", action="store_true",
+                          help="every column of the table, however wide the page")
+
+
+def run_validate(args) -> int:
+    from ..answers.validate import run
+    from ..present.report.validation import validation_page
+
+    def show(machine, comparisons) -> None:
+        console, width = page(args)
+        table, lines = validation_page(machine, comparisons, width)
+        print_fitted(console, table)
+        print_prose(console, lines, width)
+
+    return run(args, show)

@@ -1,0 +1,86 @@
+"""`kernelcost model`: the whole-model view on the command line. Kept out of cli.py, which
+only registers it, so that the command's options and its run live together."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..base.errors import Code, Diagnostic, ModelFileError
+from ..base.watchdog import stage
+
+MAX_BATCH = 10**7
+
+
+def build_model_parser(commands) -> None:
+    parser = commands.add_parser(
+        "model", help="a transformer's decode step and prefill composed from the specs: "
+                      "time per kernel, tokens/s, memory, where decode turns compute-bound")
+    parser.add_argument("model", metavar="MODEL",
+                        help="a model file (.toml) or a shipped id: llama3_8b llama3_70b "
+                             "mixtral_8x7b")
+    parser.add_argument("--machine", default="h100", metavar="ID|PATH",
+                        help="a machine id or .toml path (default h100)")
+    parser.add_argument("--batch", default="1,8,64,512", type=_batches,
+                        help="sequences per step, comma-separated (default 1,8,64,512)")
+    parser.add_argument("--context", default=4096, type=_positive("context"),
+                        help="tokens in the KV cache at decode, and of each prefill "
+                             "(default 4096)")
+    parser.add_argument("--gpus", default=1, type=_positive("gpus"),
+                        help="tensor parallelism over N GPUs: figures per GPU (default 1)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("-o", "--output", metavar="FIGURE",
+                        help="a stacked bar figure of where the time goes (.svg .png .pdf)")
+
+
+def _positive(name: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{name} must be a whole number, not {text!r}") from None
+        if not 0 < value <= MAX_BATCH:
+            raise argparse.ArgumentTypeError(f"{name} must be between 1 and {MAX_BATCH:,}")
+        return value
+    return parse
+
+
+def _batches(text: str) -> list[int]:
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts:
+        raise argparse.ArgumentTypeError("give at least one batch, e.g. 1,8,64")
+    return [_positive("batch")(p) for p in parts]
+
+
+def run_model(args) -> int:
+    from ..algebra.jsonout import print_json
+    from ..answers.wholemodel import whole_model
+    from ..hardware.machinefile import load_machine
+    from ..hardware.modelfile import load_model
+    from ..present.wholemodel_report import model_json, save_stack, text_report
+    from .shared import stdout_console
+
+    if args.output:
+        from ..present.plot import check_figure_path
+
+        check_figure_path(args.output)  # a bad name fails before the work
+    model = load_model(args.model)
+    machine = load_machine(args.machine)
+    if args.gpus > 1 and model.heads % args.gpus:
+        raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
+            None,
+            f"--gpus {args.gpus} does not divide the "
+            f"{model.heads} attention heads of {model.name}"))
+    stage("composing the model's kernels")
+    result = whole_model(model, machine, args.batch, args.context, args.gpus)
+    stage("writing the output")
+    if args.json:
+        print_json(model_json(result))
+    else:
+        console = stdout_console()
+        if not console.is_terminal:  # a file or a pipe: room for every column of the tables
+            console = stdout_console(width=max(console.width, 132))
+        text_report(result, console)
+    if args.output:
+        print(save_stack(result, args.output))
+    return 0

@@ -1,0 +1,185 @@
+"""What the commands share: exit codes, the --set, --reuse and --machine options and their
+readers, a --measured value, and the progress bar of long work."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from ..base.errors import (
+    Code,
+    Diagnostic,
+    KcostError,
+    MachineFileError,
+    MeasurementError,
+    option_span,
+    placed,
+)
+from ..base.tree import Span
+
+EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def add_sizes(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--set", dest="settings", action="append", default=[],
+                        metavar="NAME=VALUE",
+                        help="size value: N=4096, n=1e8, or an expression M=N, K=2*N; "
+                             "repeat, or separate by commas")
+
+
+def parse_settings(items: list[str]) -> dict[str, str]:
+    """The --set arguments as {name: value text}, with where each name was written."""
+    from ..lang.settings import read_settings
+
+    return read_settings(items)
+
+
+WIDE_COLUMNS = 1000  # --wide: no table leaves a column out; the terminal wraps what it must
+
+
+def add_wide(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wide", action="store_true",
+                        help="every column of the tables, however wide the page")
+
+
+def page(args):
+    """The console to print on and the width the tables and sentences fit (None with
+    --wide: every column, no line wrapped)."""
+    wide = getattr(args, "wide", False)
+    console = stdout_console(width=WIDE_COLUMNS if wide else None)
+    return console, None if wide else console.width
+
+
+def stdout_console(**options):
+    """A rich Console on stdout (no highlighting) whose reader leaving early (`| head`) ends
+    the command as `--json` does, quietly with 0: rich's own handler exits with 1."""
+    from rich.console import Console
+
+    class Page(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return Page(highlight=False, **options)
+
+
+def print_fitted(console, fitted) -> None:
+    """A table from report.page.fitted_table, then which columns --wide would add."""
+    from ..present.report.page import left_out_note
+
+    table, left_out = fitted
+    console.print(table)
+    note = left_out_note(left_out)
+    if note:
+        console.print(note, markup=False)
+
+
+def print_prose(console, lines, width: int | None) -> None:
+    """Sentences wrapped between words (report.page.wrap), printed as they are."""
+    from ..present.report.page import wrap_lines
+
+    if lines:
+        console.print(wrap_lines(lines, width), markup=False, soft_wrap=True)
+
+
+def add_reuse(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--reuse", choices=("spec", "perfect", "none"), default="spec",
+                        help="count keep scopes as written (spec), or force perfect or no "
+                             "reuse for every tensor")
+
+
+def machine_ids(items: list[str], default: list[str],
+                precisions: list[str] | None = None) -> list[str]:
+    """The machines asked for. With `all` and precisions, the built-in machines that have
+    every one of them (a machine named on its own that lacks one is refused later)."""
+    return machine_choice(items, default, precisions)[0]
+
+
+def machine_choice(items: list[str], default: list[str], precisions: list[str] | None = None
+                   ) -> tuple[list[str], tuple]:
+    """machine_ids, and the built-in machines `all` left out for lacking a precision asked
+    for (hardware.Dropped records, for the verdict to name)."""
+    ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
+    if "all" in ids:
+        from ..hardware.machinefile import builtin_machines_with
+
+        kept, dropped = builtin_machines_with(precisions or [])
+        if not kept:
+            raise MachineFileError(Code.NO_PRECISION_PEAK, Diagnostic(
+                None, f"no built-in machine has {' and '.join(precisions or [])}"))
+        return kept, dropped
+    return ids or default, ()
+
+
+def precision_names(items: list[str]) -> list[str] | None:
+    """The precisions asked for, each a name kernelcost knows (a machine refuses those it
+    lacks when it is loaded)."""
+    names = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    if not names:  # the machine database loads only for a command that needs it
+        return None
+    from ..hardware.machine import check_precision_name
+
+    for item in items:
+        column = 1
+        for part in item.split(","):
+            try:
+                if part.strip():
+                    check_precision_name(part.strip())
+            except KcostError as error:  # placed under the name in its option
+                start = column + len(part) - len(part.lstrip())
+                raise placed(error, Span("--precision", 1, start, 1,
+                                         start + len(part.strip())), item) from None
+            column += len(part) + 1
+    return names or None
+
+
+def measurement_of(text: str, option: str = "--measured") -> dict[str, float]:
+    """A --measured value as {'seconds' | 'FLOPps' | 'Bps': number}; an error placed on it."""
+    from ..base.units import parse_measurement
+
+    measurement = parse_measurement(text)
+    if measurement is None:
+        raise MeasurementError(Code.UNREADABLE_MEASUREMENT, Diagnostic(
+            option_span(option, text), f"cannot read the measurement `{text}`",
+            "a time (412us, 1.2ms), a FLOP rate (400TFLOP/s) or a byte rate (3.1TB/s)"), text)
+    ((kind, value),) = measurement.items()
+    low, high = MEASURED_RANGE[kind]
+    if not low <= value <= high:  # 0us would divide by zero, 1e400us is inf, 5e-324s makes
+        # an infinite rate
+        unit = {"seconds": "s", "FLOPps": "FLOP/s", "Bps": "B/s"}[kind]
+        raise MeasurementError(Code.MEASUREMENT_NOT_POSITIVE, Diagnostic(
+            option_span(option, text),
+            f"the measurement `{text}` must be positive and finite, from {low:g} to "
+            f"{high:g} {unit}", "a time such as 412us, or a rate"), text)
+    return measurement
+
+
+# what a measured run can be: a picosecond to 11 days; a rate a thousandth to 10^30 a second
+# (machine figures stop there too); past them the rates and fractions derived overflow
+MEASURED_RANGE = {"seconds": (1e-12, 1e6), "FLOPps": (1e-3, 1e30), "Bps": (1e-3, 1e30)}
+
+
+@contextmanager
+def progress_bar(description: str, total: int) -> Iterator[Callable[..., None]]:
+    """A rich progress bar on stderr while the work runs, only when stderr is a terminal
+    (a pipe or a log file gets no bar); yields `advance(steps=1)`. The bar goes away when
+    the work is done, leaving the terminal as the output left it."""
+    if not sys.stderr.isatty():
+        yield lambda steps=1: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True, force_terminal=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console, transient=True) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda steps=1: progress.advance(task, steps)

@@ -1,0 +1,401 @@
+"""What a kernel's assumptions prove about its sizes: divisibility facts rewritten as
+products (N = T*q with q a positive integer, which lets sympy drop the ceilings), bounds as
+slack substitutions, and the sign prover that the sums and footprints rely on.
+
+The prover is one-sided: `nonnegative(e)` is True only when e >= 0 follows from the facts;
+False means "not proven", never "negative"."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import sympy
+
+from ..algebra.quotients import cancel, factor
+from ..algebra.shifted import shifted_nonnegative, shifted_sign
+from ..base import tree as ast
+from ..base.errors import BudgetError, Code, Diagnostic
+from ..base.symbols import derivative
+from ..lang.check import CheckedKernel
+
+if TYPE_CHECKING:
+    from .nest import Loop
+
+# Seconds of symbolic work one count may take before it stops with an error rather than
+# leaving the user waiting; KERNELCOST_BUDGET_S overrides it. Counted in CPU time, so that a
+# busy machine does not fail a count that fits (the command's watchdog bounds the wall clock).
+DEFAULT_BUDGET_S = 60.0
+
+
+class Facts:
+    """What the spec assumes about its sizes, used to simplify and to prove signs."""
+
+    def __init__(self, checked: CheckedKernel, budget_s: float | None = None):
+        self.kernel = checked.kernel
+        self.budget_s = _budget_seconds() if budget_s is None else budget_s
+        self.deadline = time.process_time() + self.budget_s
+        self.forward: dict[sympy.Symbol, sympy.Expr] = {}  # dividend -> divisor * quotient
+        self.backward: dict[sympy.Symbol, sympy.Expr] = {}  # quotient -> dividend / divisor
+        self.quotient_of: dict[sympy.Symbol, sympy.Symbol] = {}  # dividend -> its quotient
+        # facts on a size that already has a quotient (`Br | S` after `Bc | S`): used to
+        # prove a rounding argument integral, since one product cannot carry both
+        self.further: list[tuple[sympy.Expr, sympy.Symbol]] = []
+        for divisor, dividend in checked.divisibility:
+            self._divisibility(divisor, dividend)
+        self._close_chains()
+        self.slack: list[dict[sympy.Symbol, sympy.Expr]] = []
+        self._proven: dict[tuple[sympy.Expr, int], bool] = {}  # nonnegative's answers
+        # nonnegative_within's answers: (expr, loops, how many slack substitutions) -> answer
+        self._within: dict[tuple[sympy.Expr, tuple[Loop, ...], int], bool] = {}
+        self._integral: dict[sympy.Expr, bool] = {}  # integral's: the divisibility is fixed
+        # what the symbolic work is doing now and the spec place it concerns (a loop's sum),
+        # for the budget's error
+        self.activity: tuple[str, ast.Span | None] | None = None
+        for relation in checked.bounds:
+            self.slack.extend(self._slack_substitutions(relation))
+
+    def _divisibility(self, divisor: sympy.Expr, dividend: sympy.Expr) -> None:
+        """`d | n` becomes n = d*q. A second fact on n, or one that would close a circle
+        (`N | K` after `K | N`: N would be written in itself), proves integrality only."""
+        if not isinstance(dividend, sympy.Symbol) or dividend in divisor.free_symbols:
+            return
+        if dividend in self.forward or dividend in self._closure(divisor).free_symbols:
+            self.further.append((divisor, dividend))
+            return
+        quotient = sympy.Symbol(f"{dividend}__over__{sympy.sstr(divisor)}",
+                                integer=True, positive=True)
+        self.forward[dividend] = divisor * quotient
+        self.backward[quotient] = dividend / divisor
+        self.quotient_of[dividend] = quotient
+
+    def _closure(self, expr: sympy.Expr) -> sympy.Expr:
+        for _ in range(len(self.forward) + 1):
+            replaced = expr.xreplace(self.forward)
+            if replaced == expr:
+                break
+            expr = replaced
+        return expr
+
+    def _close_chains(self) -> None:
+        """`T | K, K | N` gives K = T*a and N = K*b: substitute until every image is in
+        sizes that are no dividend (N = T*a*b); no circle can form (see _divisibility)."""
+        self.forward = {size: self._closure(image) for size, image in self.forward.items()}
+
+    def _slack_substitutions(self,
+                             relation: sympy.Expr) -> list[dict[sympy.Symbol, sympy.Expr]]:
+        """`a <= b` with b a symbol becomes b = a + d, to prove signs with: a statement proven
+        for every admissible d holds wherever the assumption does. d >= 0 for `<=`, and for
+        `<` d > 0, or d >= 1 where both sides are integers; a slack that can be zero must never
+        be declared positive=False (sympy would read that as d = 0)."""
+        if isinstance(relation, (sympy.Ge, sympy.Gt)):
+            small, large = relation.rhs, relation.lhs
+        else:
+            small, large = relation.lhs, relation.rhs
+        small, large = small.subs(self.forward), large.subs(self.forward)
+        strict = isinstance(relation, (sympy.Lt, sympy.Gt))
+        assumptions = {"positive": True} if strict else {"nonnegative": True}
+        if small.is_integer and large.is_integer:
+            assumptions["integer"] = True
+        delta = sympy.Dummy("slack", **assumptions)
+        if isinstance(large, sympy.Symbol) and large not in small.free_symbols:
+            return [{large: small + delta}]
+        if isinstance(small, sympy.Symbol) and small not in large.free_symbols:
+            return [{small: large - delta}]
+        # neither side alone: solve large - small = delta for a symbol of coefficient +-1
+        # (m - n > 0 gives m = n + delta)
+        difference = sympy.expand(large - small)
+        for symbol in sorted(difference.free_symbols, key=sympy.default_sort_key):
+            coefficient = difference.coeff(symbol)
+            rest = sympy.expand(difference - coefficient * symbol)
+            if coefficient in (1, -1) and symbol not in rest.free_symbols:
+                return [{symbol: (delta - rest) / coefficient}]
+        return []
+
+    def assume_positive(self, expr: sympy.Expr) -> None:
+        """Take expr > 0 as a fact: a loop's step, which every count presumes positive (the
+        checker refuses a step that is not, and warns where it cannot tell)."""
+        if not self.positive(expr):
+            self.slack.extend(self._slack_substitutions(sympy.Gt(expr, 0, evaluate=False)))
+
+    def apply(self, expr: sympy.Expr) -> sympy.Expr:
+        """expr with each dividend written as its divisor times a quotient."""
+        return self.drop_rounding(expr.xreplace(self.forward))
+
+    def restore(self, expr: sympy.Expr) -> sympy.Expr:
+        """The quotients written back as dividend / divisor, in the spec's own sizes."""
+        return self.drop_rounding(expr).xreplace(self.backward)
+
+    def drop_rounding(self, expr: sympy.Expr) -> sympy.Expr:
+        """floor(x) and ceiling(x) replaced by x wherever the facts prove x an integer."""
+        for _ in range(8):  # a rounding inside a rounding needs a second pass
+            replacements = {node: node.args[0] for node in expr.atoms(sympy.floor, sympy.ceiling)
+                            if self.integral(node.args[0])}
+            if not replacements:
+                return expr
+            expr = expr.xreplace(replacements)
+        return expr
+
+    def whole_ceiling(self, value: sympy.Expr) -> sympy.Expr:
+        """ceiling(value), or value itself where the facts prove it an integer: asked first,
+        since building a ceiling of sizes runs sympy's sign queries on its argument."""
+        if self.integral(value):
+            return value
+        return self.drop_rounding(sympy.ceiling(value))
+
+    def integral(self, value: sympy.Expr) -> bool:
+        """value (in quotients) is an integer for every choice of sizes the facts allow.
+        A further fact `d | n` with n = c*q says q = d*r/c for some integer r: a value that is
+        an integer for every integer r is one under the facts."""
+        if value not in self._integral:
+            self._integral[value] = self._proven_integral(value)
+        return self._integral[value]
+
+    def _proven_integral(self, value: sympy.Expr) -> bool:
+        # a quotient may cancel to a polynomial: (a*b*k + a*b)/a is b*(k + 1)
+        whole = value if _may_be_proven_integer(value) else cancel(value)
+        if _may_be_proven_integer(whole) and whole.is_integer:
+            return True
+        for divisor, dividend in self.further:
+            quotient = self.quotient_of.get(dividend)
+            image = self.forward.get(dividend)
+            if quotient is None or image is None or quotient not in value.free_symbols:
+                continue
+            free = sympy.Dummy("r", integer=True, positive=True)
+            coefficient = cancel(image / quotient)
+            image_of_quotient = divisor.xreplace(self.forward) * free / coefficient
+            rewritten = sympy.expand(value.xreplace({quotient: image_of_quotient}))
+            if _may_be_proven_integer(rewritten) and rewritten.is_integer:
+                return True
+        return False
+
+    def check_budget(self) -> None:
+        """Stop with a clear error once the symbolic work outruns its budget, placed at the
+        loop whose sum was running (`activity`) or else at the kernel."""
+        if time.process_time() <= self.deadline:
+            return
+        kernel = self.kernel.span
+        place = ast.Span(kernel.file, kernel.line, kernel.column, kernel.line,
+                         kernel.column + 6)
+        doing = ""
+        if self.activity is not None:
+            doing, place = f", stopped while {self.activity[0]}", self.activity[1] or place
+        raise BudgetError(Code.SYMBOLIC_BUDGET_RAN_OUT, Diagnostic(
+            place,
+            f"counting `{self.kernel.name}` needs more than {self.budget_s:g} s of "
+            f"symbolic work{doing}",
+            "simplify the nest (fewer nested keep scopes or min/max bounds), or raise "
+            "KERNELCOST_BUDGET_S"), self.kernel.source)
+
+    def nonnegative(self, expr: sympy.Expr) -> bool:
+        """True only when expr >= 0 is proven from the assumptions."""
+        self.check_budget()
+        # keyed on the facts too: a step taken as positive later (assume_positive) may prove
+        # what could not be proven before
+        key = (expr, len(self.slack))
+        if key not in self._proven:
+            self._proven[key] = self._proven_nonnegative(sympy.expand(expr))
+        return self._proven[key]
+
+    def _proven_nonnegative(self, expanded: sympy.Expr) -> bool:
+        """The exact deciders first (terms that are plainly nonnegative, shifted
+        coefficients, which settle signs at every size), then sympy's assumptions over the
+        expression's lower bounds."""
+        if _plainly_nonnegative(expanded) or shifted_nonnegative(expanded):
+            return True
+        sign = shifted_sign(expanded)
+        if sign is not None:
+            return sign >= 0  # negative at every size: no bound can prove it nonnegative
+        return not self._refuted(expanded) and any(
+            candidate.is_nonnegative for candidate in self._variants(expanded))
+
+    def _refuted(self, expr: sympy.Expr) -> bool:
+        """expr is negative at some point its symbols' own assumptions allow: the variants
+        prove only what holds at every such point, so the search through them (a
+        millisecond or more) can be skipped. Not tried where bounds narrow expr's sizes (a
+        slack that holds one of them), at a few small points: all ones, all twos, and
+        1, 2, 3, ... in both orders (T - K is negative at K = 2, T = 1)."""
+        if expr.free_symbols & self._slack_symbols():
+            return False
+        symbols = sorted(expr.free_symbols, key=sympy.default_sort_key)
+        counting = [sympy.Integer(n) for n in range(1, len(symbols) + 1)]
+        points = ([sympy.Integer(1)] * len(symbols), [sympy.Integer(2)] * len(symbols),
+                  counting, counting[::-1])
+        for values in points:
+            if not all(_admits(symbol, value) for symbol, value in zip(symbols, values)):
+                continue
+            value = expr.xreplace(dict(zip(symbols, values)))
+            if value.is_Rational and value < 0:
+                return True
+        return False
+
+    def _slack_symbols(self) -> set[sympy.Symbol]:
+        """The sizes a bound narrows, and the slack symbols standing for the bounds."""
+        return {symbol for substitution in self.slack for size, image in substitution.items()
+                for symbol in (size, *image.free_symbols)}
+
+    def positive(self, expr: sympy.Expr) -> bool:
+        """True only when expr > 0 is proven: an integer is positive once it is >= 1."""
+        if expr.is_positive:
+            return True
+        return bool(expr.is_integer) and self.nonnegative(expr - 1)
+
+    def nonpositive(self, expr: sympy.Expr) -> bool:
+        return self.nonnegative(-expr)
+
+    def nonnegative_within(self, expr: sympy.Expr, loops: Sequence[Loop]) -> bool:
+        """expr >= 0 at every point of the nest `loops` (whose iterators it may use). Kept
+        as nonnegative's answers are: a tile's box and its clipped edges ask again."""
+        key = (expr, tuple(loops), len(self.slack))
+        if key not in self._within:
+            self._within[key] = self._nonnegative_within(expr, loops)
+        return self._within[key]
+
+    def _nonnegative_within(self, expr: sympy.Expr, loops: Sequence[Loop]) -> bool:
+        node = next((n for n in sympy.preorder_traversal(expr)
+                     if isinstance(n, (sympy.Min, sympy.Max))), None)
+        if node is not None:
+            return self._extremum_nonnegative_within(expr, node, loops)
+        slack = sympy.Symbol("_within", integer=True, nonnegative=True)
+        for loop in reversed(loops):
+            expr = sympy.expand(expr.xreplace({loop.var: loop.lo + loop.step * loop.counter}))
+            slope = derivative(expr, loop.counter)
+            if loop.counter not in expr.free_symbols:
+                continue
+            if slope.free_symbols & {loop.counter}:
+                return False
+            if self.nonnegative(slope):
+                expr = expr.xreplace({loop.counter: slack})
+            elif self.nonpositive(slope):
+                expr = expr.xreplace({loop.counter: loop.trips - 1 - slack})
+            else:
+                return False
+            if expr.has(sympy.Min, sympy.Max):
+                return self.nonnegative_within(expr, loops[:loop.depth])
+        return self.nonnegative(expr)
+
+    def _extremum_nonnegative_within(self, expr: sympy.Expr, node: sympy.Expr,
+                                     loops: Sequence[Loop]) -> bool:
+        """c*min(a, b) + r >= 0 with c >= 0 needs both c*a + r and c*b + r, and c*max(a, b) + r
+        needs one of them; a coefficient c <= 0 swaps the two rules. c of unknown sign, or
+        one that holds the node itself, proves nothing."""
+        stand_in = sympy.Dummy("extremum")
+        coefficient = derivative(expr.xreplace({node: stand_in}), stand_in)
+        if stand_in in coefficient.free_symbols:
+            return False
+        if self.nonnegative_within(coefficient, loops):
+            needs_all = isinstance(node, sympy.Min)
+        elif self.nonnegative_within(-coefficient, loops):
+            needs_all = isinstance(node, sympy.Max)
+        else:
+            return False
+        cases = (self.nonnegative_within(expr.xreplace({node: arg}), loops) for arg in node.args)
+        return all(cases) if needs_all else any(cases)
+
+    def _variants(self, expr: sympy.Expr) -> Iterator[sympy.Expr]:
+        """expr, then lower bounds of it: if any is nonnegative, so is expr."""
+        yield expr
+        lowered = [expr]
+        for bound in (_lower_bound(expr), _lower_bound(expr, ceiling_to_floor=True)):
+            if bound is not None and bound != expr:
+                lowered.append(bound)
+                yield bound
+        for substitution in self.slack:
+            for base in lowered:
+                yield sympy.expand(base.subs(substitution))
+        if not expr.has(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max):
+            yield factor(expr)  # T*a - T is T*(a - 1): a product of signed factors
+
+
+def _may_be_proven_integer(value: sympy.Expr) -> bool:
+    """False where sympy's is_integer cannot be True: a term divides by a power of something
+    that is not a number. Mul's rule answers True only where the denominator is a number,
+    and a sum is an integer only where each term is; the question, milliseconds on a
+    quotient of sums (every other rule tried first), is then not asked."""
+    return not any(factor.is_Pow and factor.exp.is_negative and not factor.base.is_number
+                   for term in sympy.Add.make_args(value) for factor in sympy.Mul.make_args(term))
+
+
+def _plainly_nonnegative(expr: sympy.Expr) -> bool:
+    """A sum of products of nonnegative numbers and symbols (2*T*a + N, M/T): nonnegative
+    without a query to sympy's assumptions, which take a millisecond on such a product."""
+    return all(_plainly_nonnegative_factor(factor) for term in sympy.Add.make_args(expr)
+               for factor in sympy.Mul.make_args(term))
+
+
+def _plainly_nonnegative_factor(factor: sympy.Expr) -> bool:
+    if factor.is_Rational or factor.is_Symbol:
+        return bool(factor.is_nonnegative)
+    return (factor.is_Pow and factor.base.is_Symbol and factor.exp.is_Integer
+            and bool(factor.base.is_positive))
+
+
+def _admits(symbol: sympy.Symbol, value: sympy.Integer) -> bool:
+    """value has every property the symbol is declared with (integer, positive, ...)."""
+    return all(getattr(value, f"is_{name}") == held
+               for name, held in symbol.assumptions0.items())
+
+
+def _integer_ratio(value: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
+    numerator, denominator = sympy.fraction(sympy.together(value))
+    if numerator.is_integer and denominator.is_integer and denominator.is_positive:
+        return numerator, denominator
+    return None
+
+
+def _floor_at_least(value: sympy.Expr) -> sympy.Expr:
+    """floor(p/q) >= (p - q + 1)/q for integers p and q > 0; else floor(x) > x - 1."""
+    ratio = _integer_ratio(value)
+    return value - 1 if ratio is None else (ratio[0] - ratio[1] + 1) / ratio[1]
+
+
+def _ceiling_at_most(value: sympy.Expr) -> sympy.Expr:
+    """ceiling(p/q) <= (p + q - 1)/q for integers p and q > 0; else ceiling(x) < x + 1."""
+    ratio = _integer_ratio(value)
+    return value + 1 if ratio is None else (ratio[0] + ratio[1] - 1) / ratio[1]
+
+
+def _lower_bound(expr: sympy.Expr, ceiling_to_floor: bool = False) -> sympy.Expr | None:
+    """A lower bound of expr free of floor/ceiling terms (x - 1 < floor(x) <= x, and
+    x <= ceiling(x) < x + 1), chosen by the sign of each term's coefficient; or with
+    ceiling_to_floor, ceiling(x) >= floor(x) where a ceiling adds. None when a term is not
+    of the form coefficient * floor(...)."""
+    terms = []
+    for term in sympy.Add.make_args(sympy.expand(expr)):
+        rounded = [f for f in term.atoms(sympy.floor, sympy.ceiling)]
+        if not rounded:
+            terms.append(term)
+            continue
+        if len(rounded) > 1:
+            return None
+        (node,) = rounded
+        coefficient = cancel(term / node)
+        if coefficient.has(sympy.floor, sympy.ceiling):
+            return None
+        inner = node.args[0]
+        adds = coefficient.is_nonnegative
+        subtracts = coefficient.is_nonpositive
+        if ceiling_to_floor:
+            if isinstance(node, sympy.ceiling) and adds:
+                terms.append(coefficient * sympy.floor(inner))
+            else:
+                terms.append(term)
+            continue
+        if isinstance(node, sympy.floor):
+            value = inner if subtracts else (_floor_at_least(inner) if adds else None)
+        else:
+            value = inner if adds else (_ceiling_at_most(inner) if subtracts else None)
+        if value is None:
+            return None
+        terms.append(coefficient * value)
+    return sympy.expand(sympy.Add(*terms))
+
+
+def _budget_seconds() -> float:
+    try:
+        return float(os.environ.get("KERNELCOST_BUDGET_S", DEFAULT_BUDGET_S))
+    except ValueError:
+        return DEFAULT_BUDGET_S
+

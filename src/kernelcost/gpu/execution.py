@@ -1,0 +1,419 @@
+"""Stage: the GPU execution model of a parallel spec on one machine -> GridVerdict.
+
+Two times, kept apart (the third, t_floor, knows no grid: module floor):
+- t_bound, a lower bound no run can beat: every per-SM roof (each work class on its ceiling,
+  shared memory) taken by the busiest SM, which runs at least ceil(B / SMs) blocks; L2
+  traffic (the blocks' fills and their distinct elements outside a keep) on the L2
+  bandwidth; compulsory global traffic (each element once) on the global bandwidth.
+- t_model, the estimate: global traffic from the waves (what each wave's blocks touch
+  together, when a step of it fits in L2; the fills otherwise), the rest as in t_bound.
+  The wave estimate never goes below the compulsory bytes of t_bound: every run moves those
+  (each input element read once, each output written once), and an estimate under them
+  (a warm tensor's reads served once per wave) would put t_model under t_bound. Where it
+  falls under them, t_model takes the compulsory bytes and says so (`compulsory_floor`).
+The register file sets no roof (it feeds its units at their rate); it limits occupancy.
+A grid of fewer blocks than SMs is named (module fill)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+import sympy
+
+from ..algebra.decide import cancelled, largest, proven_less_than
+from ..algebra.numeric_sums import has_sum, sum_values
+from ..algebra.quotients import cancel
+from ..algebra.rational_eval import compare, compiled
+from ..algebra.witnesses import witness_values
+from ..base.records import record
+from ..base.symbols import text_key
+from ..base.units import si
+from ..count.cost import Cost, GridCost
+from ..count.values import exact
+from ..hardware.machine import Machine
+from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
+from .fill import GridFill, grid_fill
+from .occupancy import Occupancy, occupancy
+from .transfer import Transfer, bank_derate, sector_derates, transfers
+from .warm import WarmL2, served_cost, wave_served_B
+
+PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
+
+Values = dict[sympy.Symbol, sympy.Expr]  # parameters to their values
+# per-block amount -> what the busiest SM runs at least (None: no share is known)
+Share = Callable[[sympy.Expr], sympy.Expr | None]
+
+
+@record
+class GridTerm:
+    """One term of t_bound or t_model."""
+
+    name: str  # "bf16 tensor peak", "shared bandwidth", "global bandwidth"
+    kind: str  # work | traffic
+    key: str  # work class or level
+    amount: sympy.Expr  # FLOP or B: on the busiest SM for a per-SM roof, else in all
+    rate: sympy.Expr  # FLOP/s or B/s: per SM for a per-SM roof
+    seconds: sympy.Expr
+    per_sm: bool  # quantised: the busiest SM's share on one SM's rate
+
+
+@record
+class GridVerdict:
+    occupancy: Occupancy
+    bound_terms: tuple[GridTerm, ...]
+    t_bound: sympy.Expr | None  # s; None when the block does not fit
+    bound: str | None  # the term that sets t_bound
+    model_terms: tuple[GridTerm, ...]
+    t_model: sympy.Expr | None
+    model_bound: str | None
+    model_rule: str  # how t_model counted global traffic, in a few words
+    model_detail: str  # the wave estimate's reasoning, with its figures ("" without one)
+    flat_terms: tuple[GridTerm, ...]  # the roofline's terms without blocks and waves
+    equal_blocks: bool
+    derates: tuple[Derate, ...] = ()  # estimates in t_model only, never in t_bound
+    latency_unknown: tuple[str, ...] = ()  # levels whose load latency the machine does not cite
+    transfers: tuple[Transfer, ...] = ()  # the lanes accesses in sectors and bank wavefronts
+    compulsory_floor: bool = False  # t_model's global bytes raised to t_bound's compulsory
+    # ones, which the wave estimate fell under
+    fill: GridFill | None = None  # fewer blocks than SMs: what the grid occupies
+    fallbacks: tuple[str, ...] = ()  # figures bounded, not counted: blocks in no classes
+
+    @functools.cached_property
+    def tail_share(self) -> sympy.Expr | None:
+        """The part of t_bound that quantisation adds: 1 - (the flat roofline's time) /
+        t_bound. Found on first use: ordering the flat terms and cancelling the quotient of
+        two maxima is a tenth of a symbolic verdict, and the JSON shows only a number. Where
+        t_bound is the largest of the flat roofline's own times (unequal blocks are not
+        quantised), the two maxima are one and the share is 0, without ordering them."""
+        if self.t_bound is None:
+            return None
+        flat_seconds = {sympy.sympify(term.seconds) for term in self.flat_terms}
+        if flat_seconds and flat_seconds == {sympy.sympify(term.seconds)
+                                             for term in self.bound_terms}:
+            return sympy.Integer(0)
+        return worked_tail_share(self.t_bound, self.flat_terms)
+
+    @functools.cached_property
+    def numeric_tail_share(self) -> sympy.Expr | None:
+        """tail_share where it may be a number; None where it takes two values at witness
+        sizes (it is then no number), told without working out its form."""
+        if self.t_bound is None or _share_varies(self.t_bound, self.flat_terms):
+            return None
+        return self.tail_share
+
+
+def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
+                 work_by_class: dict[str, sympy.Expr], warm: WarmL2 | None = None) -> GridVerdict:
+    """The execution model of cost.grid; `values` maps parameters to their values; `warm`:
+    tensors a previous kernel left in L2, read from there where L2 holds them (module warm)."""
+    grid = cost.grid
+    assert grid is not None  # the execution model of a parallel spec
+    occ = occupancy(grid, machine, values)
+    sms = machine.sm_count
+    fallbacks: list[str] = []  # what was bounded where blocks fall into no classes
+    terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ, fallbacks)
+    terms += _device_terms(cost, machine, values, ("l2",))
+    bound_cost, model_cost = cost, cost
+    if warm is not None:
+        bound_cost = served_cost(cost, warm.bound_B)
+        model_cost = served_cost(cost, warm.model_B)
+    bound_global = _device_terms(bound_cost, machine, values, ("global",))
+    bound_terms = terms + bound_global
+    global_term, rule, detail = _wave_term(cost, machine, values, occ, warm,
+                                             fallbacks)
+    global_term, floored = _at_least_compulsory(global_term, bound_global)
+    model_terms = terms + ([global_term] if global_term is not None else
+                           _device_terms(model_cost, machine, values, ("global",)))
+    found = transfers(cost, lambda expr: _at(expr, values))
+    derates: tuple[Derate, ...] = ()
+    if occ.fits:
+        derates = _latency_derates(cost, machine, values, occ)
+        derates += _transfer_derates(cost, values, model_terms, found)
+    model_terms = [_derated(term, [d for d in derates if d.level == term.key])
+                   if term.kind == "traffic" else term for term in model_terms]
+    unknown = latency_unknown(cost, machine)
+    if not occ.fits:
+        return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
+                           rule, detail, (), grid.equal_blocks, derates, unknown, found,
+                           floored, None, tuple(fallbacks))
+    t_bound, bound = _largest(bound_terms)
+    t_model, model_bound = _largest(model_terms)
+    flat_terms = (_device_terms(cost, machine, values, ("global", "l2"))
+                  + _flat_work_terms(machine, precision, work_by_class)
+                  + _flat_on_chip_terms(cost, machine, values))
+    binds = any(term.per_sm for term in bound_terms if term.name == bound)
+    fill = grid_fill(grid, occ.blocks, sms, values, binds)
+    return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
+                       model_bound, rule, detail, tuple(flat_terms), grid.equal_blocks,
+                       derates, unknown, found, floored, fill,
+                       tuple(fallbacks))
+
+
+def _at_least_compulsory(term: GridTerm | None,
+                         bound_global: list[GridTerm]) -> tuple[GridTerm | None, bool]:
+    """The wave estimate's global term, raised to t_bound's compulsory bytes where it falls
+    under them (see the module), and whether it was."""
+    if term is None or not bound_global:
+        return term, False
+    compulsory, amount = (_summed(sympy.sympify(each))
+                          for each in (bound_global[0].amount, term.amount))
+    if not (compulsory.is_Number and amount.is_Number and amount < compulsory):
+        return term, False
+    return GridTerm(term.name, term.kind, term.key, compulsory, term.rate,
+                    compulsory / term.rate, term.per_sm), True
+
+
+def worked_tail_share(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> sympy.Expr | None:
+    """1 - (the largest flat term) / t_bound, cancelled."""
+    flat = _largest(list(flat_terms))[0]
+    return None if flat is None else cancelled(1 - flat / t_bound)
+
+
+def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool:
+    """Whether (flat roofline time) / t_bound takes two values at the witness sizes (False
+    where a value cannot be taken: the form is then worked out)."""
+    seconds = [sympy.sympify(term.seconds) for term in flat_terms]
+    symbols = tuple(sorted(t_bound.free_symbols.union(*(term.free_symbols for term in seconds)),
+                           key=text_key))
+    found = [compiled(expr, symbols) for expr in (t_bound, *seconds)]
+    plans = [plan for plan in found if plan is not None]
+    if not symbols or not seconds or len(plans) != len(found):
+        return False
+    first = None
+    for point in witness_values(len(symbols)):
+        try:
+            bound, *flats = (plan(point) for plan in plans)
+        except ZeroDivisionError:
+            return False
+        if bound[0] <= 0:
+            return False
+        flat = functools.reduce(lambda kept, other: other if compare(other, kept) > 0 else kept,
+                                flats)
+        share = (flat[0] * bound[1], flat[1] * bound[0])  # flat / bound
+        if first is None:
+            first = share
+        elif compare(share, first):
+            return True
+    return False
+
+
+def _latency_derates(cost: Cost, machine: Machine, values: Values,
+                     occ: Occupancy) -> tuple[Derate, ...]:
+    """Little's law at each level with traffic: the levels latency-bound at these sizes."""
+    found = (latency_derate(in_flight(cost, machine, level, occ, lambda expr: _at(expr, values),
+                                      level in PER_SM_LEVELS), machine, occ.resident)
+             for level in LITTLE_LEVELS)
+    return tuple(derate for derate in found if derate is not None)
+
+
+def _transfer_derates(cost: Cost, values: Values, model_terms: list[GridTerm],
+                      found: tuple[Transfer, ...]) -> tuple[Derate, ...]:
+    """Sectors (L2, and HBM where it sees more than t_model counts) and bank conflicts."""
+    def at(expr: sympy.Expr) -> sympy.Expr:
+        return _at(expr, values)
+
+    global_B = next((term.amount for term in model_terms if term.key == "global"), None)
+    banks = bank_derate(found, cost, at)
+    return (*sector_derates(found, cost, at, global_B), *([banks] if banks else []))
+
+
+def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:
+    """A bandwidth term at the attainable fraction of its rate, named with what lowered it
+    (`l2 bandwidth (latency-bound, sectors)`). Several derates of one level take the smallest
+    factor, not the product: each caps the useful bytes a second on its own (Little's law
+    counts the loads in flight whatever sectors they move, sectors cap the link whatever is
+    in flight), so the tighter cap binds."""
+    if not derates:
+        return term
+    rate = term.rate * sympy.Min(*(derate.factor for derate in derates))
+    labels = ["latency-bound" if derate.cause == "latency" else derate.cause.replace("_", " ")
+              for derate in derates]
+    return GridTerm(f"{term.name} ({', '.join(labels)})", term.kind, term.key, term.amount,
+                    rate, term.amount / rate, term.per_sm)
+
+
+def _summed(expr: sympy.Expr) -> sympy.Expr:
+    """A number, its Sums with numeric bounds added up (numeric_sums), to compare."""
+    return sum_values(expr) if expr.is_number and has_sum(expr) else expr
+
+
+def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
+               warm: WarmL2 | None, fallbacks: list[str]) -> tuple[GridTerm | None, str, str]:
+    """Global traffic for t_model: the waves' L2 reuse (waves.estimate) once every size is a
+    number and the occupancy is known, less the reads a warm L2 serves; else compulsory
+    traffic, as in t_bound."""
+    grid = cost.grid
+    assert grid is not None  # as grid_verdict's
+    bandwidth, capacity = machine.bandwidth("global"), machine.capacity("l2")
+    resident = occ.resident
+    bounds = [bound for tile in grid.tiles for box in (tile.whole, tile.per_step)
+              for pair in box for bound in pair]
+    free = set().union(*(sympy.sympify(expr).free_symbols
+                         for expr in (grid.blocks, *grid.trips, *bounds)))
+    free -= {*grid.iterators, grid.step_iterator}
+    if (bandwidth is None or capacity is None or resident is None or not resident.is_number
+            or resident < 1 or any(symbol not in values or not sympy.sympify(
+                values[symbol]).is_number for symbol in free)):
+        return None, "compulsory: the wave estimate needs every size", ""
+    from .waves import Unclassified, estimate  # numpy: loaded only where a grid meets a machine
+
+    usable = capacity * (machine.execution.usable_l2_fraction or 1)
+    stages = max((int(_at(scope.stages, values)) for scope in cost.scopes), default=1)
+    fills = Fraction(str(_at(cost.traffic.get("l2", 0), values)))
+    try:
+        result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
+    except Unclassified as why:  # compulsory traffic, as in t_bound, and why
+        fallbacks.append(f"wave union: {why}")
+        return None, f"compulsory: the wave estimate needs blocks in classes ({why})", ""
+    except ValueError:  # a tile bound no whole number: sizes that break an `assume`
+        return None, "compulsory: the blocks' tiles are no whole numbers at these sizes", ""
+    amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
+    rule = result.rule
+    if warm is not None and warm.fits:
+        amount -= wave_served_B(warm, result.bytes_by_tensor)
+        rule += f" less the warm L2 reads of {', '.join(warm.tensors)}"
+    rate = exact(bandwidth)
+    rule = f"{rule}, {si(float(amount), 'B')} from global memory"
+    return GridTerm("global bandwidth", "traffic", "global", amount, rate, amount / rate,
+                    False), rule, result.reason
+
+
+def per_sm_terms(cost: Cost, machine: Machine, precision: str,
+                 values: Values, work_by_class: dict[str, sympy.Expr],
+                 occ: Occupancy, fallbacks: list[str] | None = None) -> list[GridTerm]:
+    """The per-SM roofs of t_bound, quantised: each work class, then shared memory, the
+    busiest SM's share on one SM's rate (`sweep` asks for them size by size where it cannot
+    take them all at once)."""
+    grid, sms = cost.grid, machine.sm_count
+    assert grid is not None  # a parallel spec
+    share = busiest_share(grid, occ, values, sms, fallbacks)
+    return (_work_terms(grid, machine, precision, values, work_by_class, sms, share)
+            + _on_chip_terms(cost, grid, machine, values, sms, share))
+
+
+def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int,
+                  fallbacks: list[str] | None = None) -> Share | None:
+    """per-block amount -> what the busiest SM runs at least, or None (then the whole grid's
+    amount on the whole machine, a looser bound). Equal blocks: ceil(B / SMs) of them.
+    Unequal blocks at numeric sizes: whatever the schedule, some SM runs ceil(B / SMs) blocks
+    (at least the sum of that many smallest), one runs the largest, and one at least the
+    mean: the largest of the three. Blocks are taken by classes (waves.busiest_share); where
+    they do not fall into classes and are too many to enumerate, None, and the reason goes
+    to `fallbacks`."""
+    if grid.equal_blocks:
+        return lambda amount: occ.busiest_sm_blocks * _at(amount, values)
+    blocks = _at(grid.blocks, values)
+    if not blocks.is_number or blocks < 1:
+        return None
+    from .waves import Unclassified  # numpy: loaded only here
+    from .waves import busiest_share as by_classes
+
+    def share(amount: sympy.Expr) -> sympy.Expr | None:
+        try:
+            found = by_classes(grid, values, _at(amount, values), sms)
+        except Unclassified as why:  # the whole grid on the whole machine, said why
+            if fallbacks is not None and f"busiest SM: {why}" not in fallbacks:
+                fallbacks.append(f"busiest SM: {why}")
+            return None
+        return None if found is None else sympy.Integer(found)
+
+    return share
+
+
+def _work_terms(grid: GridCost, machine: Machine, precision: str, values: Values,
+                work_by_class: dict[str, sympy.Expr], sms: int,
+                share: Share | None) -> list[GridTerm]:
+    terms = []
+    for work_class, total in work_by_class.items():
+        ceiling = machine.ceiling(precision, work_class)
+        rate = exact(ceiling.peak_FLOPps)
+        terms.append(_per_sm_term(ceiling.name, "work", work_class, total,
+                                  grid.work[work_class], rate, sms, share, values))
+    return terms
+
+
+def _per_sm_term(name: str, kind: str, key: str, total: sympy.Expr,
+                 per_block_amount: sympy.Expr, rate: sympy.Expr, sms: int,
+                 share: Share | None, values: Values) -> GridTerm:
+    """The busiest SM's share on one SM's rate, never below the whole grid's amount on the
+    whole machine; that alone where no share is known."""
+    flat = GridTerm(name, kind, key, total, rate, total / rate, False)
+    amount = None if share is None else share(per_block_amount)
+    if amount is None:
+        return flat
+    quantised = GridTerm(name, kind, key, amount, rate / sms, amount * sms / rate, True)
+    below = proven_less_than(amount * sms, total)  # only unequal blocks fall under the mean
+    return flat if below else quantised
+
+
+def _on_chip_terms(cost: Cost, grid: GridCost, machine: Machine, values: Values, sms: int,
+                   share: Share | None) -> list[GridTerm]:
+    terms = []
+    for level in PER_SM_LEVELS:
+        bandwidth = machine.bandwidth(level)
+        if bandwidth is None or level not in cost.traffic:
+            continue
+        total = _at(cost.traffic[level], values)
+        terms.append(_per_sm_term(f"{level} bandwidth", "traffic", level, total,
+                                  grid.traffic.get(level, 0), exact(bandwidth), sms, share,
+                                  values))
+    return terms
+
+
+def _device_terms(cost: Cost, machine: Machine, values: Values,
+                  levels: Sequence[str]) -> list[GridTerm]:
+    terms = []
+    for level in levels:
+        bandwidth = machine.bandwidth(level)
+        if bandwidth is None or level not in cost.traffic:
+            continue
+        amount = _at(cost.traffic[level], values)
+        rate = exact(bandwidth)
+        terms.append(GridTerm(f"{level} bandwidth", "traffic", level, amount, rate,
+                              amount / rate, False))
+    return terms
+
+
+def _flat_work_terms(machine: Machine, precision: str,
+                     work_by_class: dict[str, sympy.Expr]) -> list[GridTerm]:
+    terms = []
+    for work_class, total in work_by_class.items():
+        ceiling = machine.ceiling(precision, work_class)
+        rate = exact(ceiling.peak_FLOPps)
+        terms.append(GridTerm(ceiling.name, "work", work_class, total, rate, total / rate, False))
+    return terms
+
+
+def _flat_on_chip_terms(cost: Cost, machine: Machine, values: Values) -> list[GridTerm]:
+    return _device_terms(cost, machine, values, PER_SM_LEVELS)
+
+
+def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, str | None]:
+    """The largest term and its name; the max while symbolic terms cannot be ordered."""
+    if not terms:
+        return None, None
+    seconds = [_summed(sympy.sympify(term.seconds)) for term in terms]
+    if all(value.is_number for value in seconds):
+        index = max(range(len(terms)), key=lambda k: seconds[k])  # first wins a tie
+        return seconds[index], terms[index].name
+    return largest(*seconds), None
+
+
+def _at(expr: sympy.Expr | int, values: Values) -> sympy.Expr:
+    expr = sympy.sympify(expr)
+    if not values:
+        return expr
+    return _at_values(expr, tuple(values.items()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _at_values(expr: sympy.Expr,
+               values: tuple[tuple[sympy.Symbol, sympy.Expr], ...]) -> sympy.Expr:
+    # kept: every machine of a command evaluates the same traffic at the same sizes, and
+    # the cancel is most of a light spec's machine stage (moe_gemm: 134 of 142 calls repeat)
+    expr = expr.xreplace(dict(values))
+    if expr.has(sympy.Sum):
+        expr = expr.doit()  # a sum left open over a grid loop closes once sizes are numbers
+    return cancel(_summed(expr))  # what doit leaves open, added up term by term

@@ -1,0 +1,154 @@
+"""HBM traffic of a parallel spec by waves (`t_model`), and the busiest SM's share of unequal
+blocks (`t_bound`), at numeric sizes.
+
+Blocks start in raster order and run `sms x resident` at a time: a wave. Blocks of one wave
+that touch the same elements of a global tensor share them through L2, so HBM sees each
+wave's distinct elements once, provided what the wave touches in one step of its innermost
+sequential loop outside the keeps (k0 in a GEMM), times the pipeline stages, fits in usable
+L2. Where it does not, blocks evict each other's tiles before reuse and HBM sees the fills.
+An `inout` tensor the blocks read and write crosses twice: its first contents are read from
+HBM and its results written back, so a wave counts the union of its written boxes besides
+the union of all it touches (`rope`'s q and k, rotated in place); an `out` tensor's reads get
+what the kernel wrote and cross with its writes, once.
+
+The blocks are counted by classes (block_classes, wave_classes): per axis a few runs of equal
+or affine blocks, per wave a few products of ranges, so that time and memory do not grow with
+the grid. Where the classes do not hold (a triangular grid, a box bound of two grid indices,
+a min of curves), grids of at most ENUMERATE_AT_MOST blocks are enumerated block by block
+(block_enumeration); larger ones raise Unclassified with the reason, and the caller keeps a
+bound."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+
+import sympy
+
+from ..base.records import record
+from ..base.units import si
+from ..count.cost import GridCost
+from . import block_enumeration, wave_classes
+from .axis_classes import Unclassified
+from .block_classes import (
+    ENUMERATE_AT_MOST,
+    WaveUnions,
+    amount_classes,
+    busiest_amount,
+    fraction_of,
+    grid_axes,
+    numeric_sizes,
+    substituted,
+    whole,
+)
+from .block_enumeration import per_block, raster_order
+
+__all__ = ["ENUMERATE_AT_MOST", "Unclassified", "WaveEstimate", "busiest_share", "estimate",
+           "per_block", "raster_order", "wave_unions"]
+
+
+@record
+class WaveEstimate:
+    rule: str  # "wave union", "one wave" or "per-block fills" (L2 too small)
+    waves: int  # ceil(B / (sms * resident))
+    wave_blocks: int  # sms * resident
+    bytes_by_tensor: dict[str, Fraction]  # estimated HBM bytes per global tensor
+    total_B: Fraction
+    step_B: Fraction  # largest over waves of the per-step union bytes x stages
+    usable_l2_B: float
+    reason: str  # one sentence: which rule and why (figures with units)
+
+
+# -- the estimate -------------------------------------------------------------------------
+
+def estimate(grid: GridCost, values: Mapping[sympy.Symbol, object], sms: int,
+             resident: int, usable_l2_B: float, stages: int,
+             fills_B: Fraction | Mapping[str, Fraction], *,
+             step_first: object = 0) -> WaveEstimate:
+    """HBM bytes by the wave rule at the given sizes. `fills_B`: the keep fills' L2 traffic
+    (a total, or per tensor), the answer where a wave's step does not fit in L2.
+    `step_first`: the step iterator's first value (k0 in 0..K: 0), where the fit test looks.
+    Unclassified where the classes do not hold and the grid is too large to enumerate."""
+    if sms < 1 or resident < 1:
+        raise ValueError(f"a wave needs blocks: {sms} SMs x {resident} resident")
+    sizes = numeric_sizes(values)
+    wave_blocks = sms * resident
+    found = wave_unions(grid, sizes, wave_blocks, step_first)
+    blocks, waves, note = found.blocks, found.waves, found.note
+    step_union = found.step_union
+    step_B = step_union * stages
+    inexact = [tile.tensor for tile in grid.tiles if not tile.exact]
+    if inexact:
+        note += f" ({', '.join(inexact)}: bounding boxes, an upper bound)"
+    launch = (f"{blocks} blocks in {waves} wave{'s' if waves != 1 else ''} of {wave_blocks} "
+              f"({sms} SMs x {resident} resident, {_raster_name(grid, sizes)} raster){note}")
+    fit = (f"the largest wave's {'step ' if grid.step_iterator is not None else ''}working "
+           f"set, {si(float(step_union), 'B')} x {stages} stages = {si(float(step_B), 'B')}")
+    l2 = si(usable_l2_B, "B")
+    if step_B > Fraction(usable_l2_B):
+        by_tensor = dict(fills_B) if isinstance(fills_B, Mapping) else {}
+        total = (sum(by_tensor.values(), Fraction(0)) if isinstance(fills_B, Mapping)
+                 else Fraction(fills_B))
+        return WaveEstimate("per-block fills", waves, wave_blocks, by_tensor, total, step_B,
+                            usable_l2_B, f"per-block fills: {launch}; {fit}, exceeds usable "
+                            f"L2 {l2}, so HBM sees the keep fills, {si(float(total), 'B')}.")
+    union = found.by_tensor
+    total = sum(union.values(), Fraction(0))
+    rule, what = (("one wave", "the whole footprint") if waves <= 1
+                  else ("wave union", "each wave's distinct elements"))
+    return WaveEstimate(rule, waves, wave_blocks, union, total, step_B, usable_l2_B,
+                        f"{rule}: {launch}; {fit}, fits usable L2 {l2}, so HBM sees {what} "
+                        f"once, {si(float(total), 'B')}.")
+
+
+def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks: int,
+                step_first: object = 0) -> WaveUnions:
+    """What the waves touch: by classes, else block by block where the grid is small."""
+    try:
+        return wave_classes.wave_unions(grid, sizes, wave_blocks, step_first)
+    except Unclassified as why:
+        _enumerable(grid, sizes, why)
+    return block_enumeration.wave_unions(grid, sizes, wave_blocks, step_first)
+
+
+def busiest_share(grid: GridCost, values: Mapping[sympy.Symbol, object], amount: sympy.Expr,
+                  sms: int) -> int | None:
+    """The most the busiest SM runs of a per-block amount (at numeric sizes) at least: the
+    largest block, or the ceil(B / SMs) smallest blocks together, whichever is more. None
+    where some block's amount is not a whole number or there are no blocks. Unclassified
+    where the classes do not hold and the grid is too large to enumerate."""
+    sizes = numeric_sizes(values)
+    try:
+        try:
+            axes = grid_axes(grid, sizes)
+            classes = amount_classes(axes, substituted(amount, sizes, frozenset(grid.iterators)))
+            share = busiest_amount(classes, sms)
+        except Unclassified as why:
+            _enumerable(grid, sizes, why)
+            amounts = sorted(int(a) for a in per_block(grid, values, amount))
+            if not amounts:
+                return None
+            return max(amounts[-1], sum(amounts[:-(-len(amounts) // sms)]))
+    except ValueError:
+        return None
+    if share is None or not whole(classes):
+        return None
+    return int(share)
+
+
+def _enumerable(grid: GridCost, sizes: Mapping[str, sympy.Rational],
+                why: Unclassified) -> None:
+    """Nothing where the grid is small enough to enumerate; else Unclassified, saying why."""
+    try:
+        blocks = fraction_of(substituted(grid.blocks, sizes).doit(), sizes)
+    except (TypeError, ValueError):
+        raise Unclassified(f"{why}, and the number of blocks is unknown") from why
+    if blocks > ENUMERATE_AT_MOST:
+        raise Unclassified(f"{why}, over {int(blocks)} blocks (more than "
+                           f"{ENUMERATE_AT_MOST} to enumerate)") from why
+
+
+def _raster_name(grid: GridCost, sizes: Mapping[str, sympy.Rational]) -> str:
+    if grid.raster == "grouped":
+        return f"grouped({int(fraction_of(grid.group, sizes))})"
+    return grid.raster

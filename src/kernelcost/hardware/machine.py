@@ -1,0 +1,343 @@
+"""The machine model. A Machine holds the sourced peaks, bandwidths and capacities of
+one GPU, its execution resources (the per-SM limits that set occupancy and waves) and measured
+load latencies, and chooses the ceiling a work class meets; machinefile reads one from TOML."""
+
+from __future__ import annotations
+
+import functools
+
+from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
+from ..base.records import record
+from ..base.symbols import LEVELS
+
+PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8")
+UNITS: tuple[str, ...] = ("vector", "tensor")
+CAPACITY_SCOPES: tuple[str, ...] = ("device", "sm")
+LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
+WORK_CLASSES: tuple[str, ...] = ("tensor", "fma", "vector", "sfu")
+# Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2
+# partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
+LATENCY_LEVELS: tuple[str, ...] = ("shared", "l1", "l2", "l2_far", "global", "dsmem")
+
+# The figures of an [execution] table, in file order, with their type. Counts are per SM (per
+# CU on AMD), per block or per warp as the name says; `_B` keys are bytes.
+EXECUTION_FIGURES: dict[str, type] = {
+    "warp_size": int,                       # threads of a warp (AMD: a wavefront)
+    "max_threads_per_block": int,
+    "max_threads_per_sm": int,
+    "max_warps_per_sm": int,
+    "max_blocks_per_sm": int,               # resident blocks (AMD: workgroups) per SM
+    "registers_per_sm": int,                # 32-bit registers
+    "max_registers_per_block": int,
+    "max_registers_per_thread": int,
+    "register_granularity_per_warp": int,   # registers are allocated per warp in these units
+    "shared_per_block_max_B": int,          # the most one block may allocate
+    "shared_reserved_per_block_B": int,     # taken by the system from the SM for each block
+    "shared_banks": int,
+    "sector_B": int,                        # the unit of global memory traffic
+    "cache_line_B": int,                    # L1 line (a tag lookup)
+    "l2_partitions": int,
+    "usable_l2_fraction": float,            # of L2 capacity, for data shared by all SMs
+    "cluster_max_portable": int,            # blocks per cluster; 1 where there are no clusters
+    "cluster_max_nonportable": int,
+    "multicast_max_blocks": int,            # blocks one multicast load reaches
+}
+
+
+# Hardware features a spec may need, each stated in a machine file's [features] table as
+# true or false with its source (`thread_block_clusters_source`); a feature a file does not
+# state is unknown, never assumed. Key -> what a spec uses it for.
+FEATURES: dict[str, str] = {
+    "thread_block_clusters": "`cluster AXIS = c`: blocks co-scheduled in clusters, and the "
+                             "multicast of the tiles they share",
+}
+
+
+def execution_source_key(key: str) -> str:
+    """The key of a figure's source: the figure's key without its unit suffix, then `_source`
+    (`shared_per_block_max_B` -> `shared_per_block_max_source`), as `bandwidth_Bps` has
+    `bandwidth_source`."""
+    return f"{key.removesuffix('_B')}_source"
+
+# The precision whose vector peak stands in when a machine lists none for the precision asked:
+# 16- and 8-bit element-wise arithmetic runs on the fp32 pipes unless packed.
+FALLBACK_VECTOR_PRECISION = "fp32"
+
+# bandwidth_Bps in a machine file where no public figure was found (its source says what was
+# sought): the level then sets no roof, and the answers say its bandwidth is unknown.
+UNKNOWN_BANDWIDTH = "unknown"
+
+# The precision of the accumulators of multiply-adds on the vector FMA units: fp64 for fp64
+# inputs, fp32 for every narrower type (bf16, fp8, ... products are summed in fp32).
+ACCUMULATOR_PRECISION = {"fp64": "fp64"}
+
+# Memory levels whose traffic is reported but whose bandwidth is never a roof of t_min.
+UNBOUNDING_LEVELS = ("registers",)
+
+
+@record
+class ComputePeak:
+    """One compute ceiling: a precision on a unit, dense unless marked sparse."""
+
+    precision: str
+    unit: str  # vector | tensor
+    peak_FLOPps: float
+    sparse: bool  # 2:4 structured sparsity; never chosen by Machine.ceiling
+    source: str
+    per_clock: float | None = None  # FLOP per clock per SM, where the file gives it
+    per_clock_source: str | None = None
+    max_clock_FLOPps: float | None = None  # at the maximum clock (module clocks); None: as peak
+
+
+@record
+class MemoryLevel:
+    level: str  # global | l2 | shared | registers
+    technology: str | None  # HBM3, GDDR6X, ... (informative)
+    bandwidth_Bps: float | None  # None: no sourced figure, the level sets no ceiling
+    bandwidth_source: str | None
+    capacity_B: float | None
+    capacity_per: str  # device | sm: what one capacity_B covers
+    capacity_source: str | None
+    per_clock: float | None = None  # B per clock per SM, where the file gives it
+    per_clock_source: str | None = None
+    max_clock_Bps: float | None = None  # at the maximum clock (module clocks); None: as given
+    bandwidth_unknown: bool = False  # the file says no public figure was found ("unknown")
+
+
+@record
+class Execution:
+    """Execution resources of one SM (CU on AMD), each with its source; None where the machine
+    file gives no figure. Shared memory per SM and L2 size are the capacities of the memory
+    levels (`Machine.capacity`)."""
+
+    warp_size: int | None = None
+    max_threads_per_block: int | None = None
+    max_threads_per_sm: int | None = None
+    max_warps_per_sm: int | None = None
+    max_blocks_per_sm: int | None = None
+    registers_per_sm: int | None = None
+    max_registers_per_block: int | None = None
+    max_registers_per_thread: int | None = None
+    register_granularity_per_warp: int | None = None
+    shared_per_block_max_B: int | None = None
+    shared_reserved_per_block_B: int | None = None
+    shared_banks: int | None = None
+    sector_B: int | None = None
+    cache_line_B: int | None = None
+    l2_partitions: int | None = None
+    usable_l2_fraction: float | None = None
+    cluster_max_portable: int | None = None
+    cluster_max_nonportable: int | None = None
+    multicast_max_blocks: int | None = None
+    sources: tuple[tuple[str, str], ...] = ()  # (figure key, source), one per figure given
+
+    def source(self, key: str) -> str | None:
+        """The source of a figure, by its key (`max_blocks_per_sm`)."""
+        return dict(self.sources).get(key)
+
+    def figures(self) -> tuple[tuple[str, int | float, str], ...]:
+        """(key, value, source) of every figure given, in file order."""
+        sources = dict(self.sources)
+        return tuple((key, getattr(self, key), sources[key]) for key in EXECUTION_FIGURES
+                     if getattr(self, key) is not None)
+
+
+@record
+class Features:
+    """Which hardware features (FEATURES) a machine has, as its file states them."""
+
+    stated: tuple[tuple[str, bool, str], ...] = ()  # (feature key, has it, source)
+
+    def has(self, key: str) -> bool | None:
+        """True or False as the machine file states it; None where it is silent."""
+        _check_name(key, tuple(FEATURES), "hardware feature")
+        return next((present for name, present, _ in self.stated if name == key), None)
+
+    def source(self, key: str) -> str | None:
+        return next((source for name, _, source in self.stated if name == key), None)
+
+
+@record
+class Latency:
+    """A measured load-to-use latency: one chain of dependent loads, unloaded, in core cycles
+    at the clock of the measurement (Little's law needs the time: `seconds`)."""
+
+    level: str  # one of LATENCY_LEVELS
+    cycles: float
+    clock_Hz: float
+    measured_on: str  # the part measured, which may be a stand-in for the machine
+    source: str
+
+    @property
+    def seconds(self) -> float:
+        return self.cycles / self.clock_Hz
+
+
+@record
+class Ceiling:
+    """The compute ceiling chosen for a work class at a precision, with its name and source."""
+
+    name: str  # "bf16 tensor peak", "fp32 vector FMA peak", "fp32 vector peak", "sfu"
+    peak_FLOPps: float
+    source: str
+
+
+@record
+class Dropped:
+    """A built-in machine `--machine all` leaves out: it has no dense peak for a precision
+    asked for."""
+
+    machine: str  # its id
+    name: str
+    missing: tuple[str, ...]  # the precisions asked for that it lacks
+
+
+@record
+class Machine:
+    id: str
+    name: str
+    vendor: str
+    sm_count: int
+    sm_count_source: str
+    compute: tuple[ComputePeak, ...]
+    sfu_OPps: float | None  # special-function operations per second
+    sfu_source: str | None
+    memory: tuple[MemoryLevel, ...]  # slowest first
+    launch_overhead_s: float | None
+    launch_mode: str | None  # eager | graph
+    launch_source: str | None
+    path: str  # the file it was read from
+    execution: Execution = Execution()
+    latencies: tuple[Latency, ...] = ()
+    max_clock_Hz: float | None = None  # the highest SM clock the part runs
+    max_clock_source: str | None = None
+    sfu_per_clock: float | None = None  # special-function operations per clock per SM
+    sfu_per_clock_source: str | None = None
+    sfu_max_clock_OPps: float | None = None  # at the maximum clock; None: as sfu_OPps
+    features: Features = Features()
+
+    @functools.cached_property
+    def at_max_clock(self) -> Machine:
+        """This machine with every compute peak, the SFU rate and the per-SM bandwidths at the
+        maximum SM clock (module clocks): the figures of a time that promises a bound. HBM and
+        the other device-wide levels keep their figures (they do not scale with the SM
+        clock). The data-sheet figures stay those of the ridges, regimes and crossings."""
+        from .clocks import max_clock_view
+
+        return max_clock_view(self)
+
+    def dense_peak(self, precision: str, unit: str) -> ComputePeak | None:
+        for peak in self.compute:
+            if peak.precision == precision and peak.unit == unit and not peak.sparse:
+                return peak
+        return None
+
+    def ceiling(self, precision: str, work_class: str) -> Ceiling:
+        """The dense ceiling a work class meets at a precision.
+
+        tensor (contractions on the tensor units): the tensor peak of the precision if the
+        machine has one, else its vector peak, else the fp32 vector peak. fma (multiply-adds
+        on the vector FMA units): the vector peak at the accumulator's precision (fp32 for
+        bf16 inputs), named `... vector FMA peak`. vector: the vector peak of the precision,
+        else fp32's. sfu: the special-function rate, else (no figure for the machine) the
+        fp32 vector peak, named so that a report shows the stand-in."""
+        _check_name(precision, _lookup_precisions(), "precision")
+        _check_name(work_class, WORK_CLASSES, "work class")
+        if work_class == "sfu":
+            if self.sfu_OPps is not None:
+                return Ceiling("sfu", self.sfu_OPps, self.sfu_source or "")
+            fallback = self._vector_ceiling(FALLBACK_VECTOR_PRECISION)
+            return Ceiling(f"{fallback.name} (no sfu figure)", fallback.peak_FLOPps,
+                           fallback.source)
+        if work_class == "tensor":
+            tensor = self.dense_peak(precision, "tensor")
+            if tensor is not None:
+                return _ceiling_of(tensor)
+        if work_class == "fma":
+            vector = self._vector_ceiling(ACCUMULATOR_PRECISION.get(precision, "fp32"))
+            return Ceiling(vector.name.replace(" vector peak", " vector FMA peak"),
+                           vector.peak_FLOPps, vector.source)
+        return self._vector_ceiling(precision)
+
+    def _vector_ceiling(self, precision: str) -> Ceiling:
+        peak = self.dense_peak(precision, "vector")
+        if peak is None:
+            peak = self.dense_peak(FALLBACK_VECTOR_PRECISION, "vector")
+        if peak is None:
+            raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
+                None,
+                f"{self.path}: machine `{self.id}` has no vector peak for "
+                f"{precision} or {FALLBACK_VECTOR_PRECISION}",
+                "add a [[compute]] table with unit = \"vector\""))
+        return _ceiling_of(peak)
+
+    def peak(self, precision: str, work_class: str = "tensor") -> float:
+        """FLOP/s of the ceiling a work class meets (see `ceiling`)."""
+        return self.ceiling(precision, work_class).peak_FLOPps
+
+    def memory_level(self, level: str) -> MemoryLevel | None:
+        _check_name(level, LEVELS, "memory level")
+        for memory in self.memory:
+            if memory.level == level:
+                return memory
+        return None
+
+    def bandwidth(self, level: str) -> float | None:
+        """B/s at a level, or None when the machine has no sourced figure for it."""
+        memory = self.memory_level(level)
+        return None if memory is None else memory.bandwidth_Bps
+
+    def capacity(self, level: str) -> float | None:
+        """Bytes a level holds, per device or per SM as `capacity_per(level)` says."""
+        memory = self.memory_level(level)
+        return None if memory is None else memory.capacity_B
+
+    def capacity_per(self, level: str) -> str | None:
+        memory = self.memory_level(level)
+        return None if memory is None else memory.capacity_per
+
+    def latency(self, level: str) -> Latency | None:
+        """The measured latency at a level (see LATENCY_LEVELS), or None."""
+        _check_name(level, LATENCY_LEVELS, "latency level")
+        for latency in self.latencies:
+            if latency.level == level:
+                return latency
+        return None
+
+    @property
+    def precisions(self) -> tuple[str, ...]:
+        """Precisions with a dense peak, in the canonical order."""
+        listed = {peak.precision for peak in self.compute if not peak.sparse}
+        return tuple(p for p in PRECISIONS if p in listed)
+
+    def require_precision(self, precision: str) -> None:
+        """Refuse a precision a user asks for that this machine has no dense peak for (the
+        fp32 stand-in of `ceiling` is for a spec's own element type, not for a request)."""
+        check_precision_name(precision)
+        if precision not in self.precisions:
+            raise MachineFileError(Code.NO_PRECISION_PEAK, Diagnostic(
+                None, f"machine `{self.id}` ({self.name}) has no {precision} peak",
+                f"precisions on {self.id}: {', '.join(self.precisions)}"))
+
+
+def _ceiling_of(peak: ComputePeak) -> Ceiling:
+    return Ceiling(f"{peak.precision} {peak.unit} peak", peak.peak_FLOPps, peak.source)
+
+
+def _lookup_precisions() -> tuple[str, ...]:
+    # kernels may compute in i32 or i4 (index or packed types): they fall back to fp32 vector
+    return PRECISIONS + ("i32", "i4")
+
+
+def check_precision_name(precision: str) -> None:
+    """Refuse a precision name kernelcost does not know (`bf61`)."""
+    _check_name(precision, PRECISIONS, "precision")
+
+
+def _check_name(name: str, allowed, what: str) -> None:
+    if name not in allowed:
+        raise MachineFileError(Code.UNKNOWN_NAME, Diagnostic(None, f"unknown {what} `{name}`",
+                                                             did_you_mean(name, allowed) or
+                                                             f"one of: {', '.join(allowed)}"))
+
+

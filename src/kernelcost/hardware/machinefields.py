@@ -1,0 +1,145 @@
+"""The fields of a machine file read by type: numbers in range, counts, fractions, strings,
+choices and the source each number needs, every error naming the file and key and placed at
+the key's line:col (or where a missing key belongs)."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, overload
+
+from ..base.errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean
+from ..base.tomlplaces import missing_place, place_of
+
+# Every figure of a machine (FLOP/s, B/s, B, s) lies well inside this range; outside it the
+# divisions of the model overflow or lose all precision (5e-324 B/s makes every time inf).
+NUMBER_RANGE = (1e-15, 1e30)
+MAX_COUNT = 10_000_000  # SMs or CUs
+
+
+class MachineFields:
+    """Reads the fields of one parsed TOML document."""
+
+    def __init__(self, path: str, text: str = ""):
+        self.path = path
+        self.text = text
+
+    def error(self, code: ErrorCode, where: str, message: str, hint: str | None = None,
+              key: bool = False) -> MachineFileError:
+        missing = code == Code.MACHINE_MISSING_KEY  # placed where the key belongs
+        span = None if not self.text else (missing_place(self.text, self.path, where) if missing
+                                           else place_of(self.text, self.path, where, key))
+        prefix = "" if span else f"{self.path}: "
+        return MachineFileError(code, Diagnostic(span, f"{prefix}`{where}`: {message}", hint),
+                                self.text)
+
+    def entries(self, tables: list, key: str) -> list[dict]:
+        for position, table in enumerate(tables):
+            if not isinstance(table, dict):
+                raise self.error(Code.MACHINE_BAD_VALUE, f"{key}[{position}]",
+                                 f"expected a table, got {table!r:.40}",
+                                 f"write each entry as a [[{key}]] table")
+        return tables
+
+    # -- typed accessors ----------------------------------------------------------------
+
+    def known_keys(self, table: dict, allowed: tuple[str, ...], where: str) -> None:
+        for key in table:
+            if key not in allowed:
+                name = f"{where}.{key}" if where else key
+                raise self.error(Code.MACHINE_UNKNOWN_KEY, name, "unknown key",
+                                 did_you_mean(key, allowed) or f"known keys: {', '.join(allowed)}",
+                                 key=True)
+
+    def table(self, data: dict, key: str, required: bool = False) -> dict:
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise self.error(Code.MACHINE_MISSING_KEY, key, "missing table")
+            return {}
+        if not isinstance(value, dict):
+            raise self.error(Code.MACHINE_BAD_VALUE, key, "expected a table")
+        return value
+
+    @overload
+    def number(self, table: dict, key: str, where: str, required: Literal[True]) -> float: ...
+    @overload
+    def number(self, table: dict, key: str, where: str,
+               required: bool = False) -> float | None: ...
+    def number(self, table: dict, key: str, where: str, required: bool = False) -> float | None:
+        value = table.get(key)
+        if value is None:
+            if required:
+                raise self.error(Code.MACHINE_MISSING_KEY, f"{where}.{key}", "missing number")
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected a positive number, got {value!r:.40}")
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            number = math.inf
+        if not math.isfinite(number) or not NUMBER_RANGE[0] <= number <= NUMBER_RANGE[1]:
+            shown = f"{value:.3g}" if isinstance(value, float) else f"an integer of " \
+                f"{len(str(value)) if number == math.inf else len(repr(value))} digits"
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected a positive number between "
+                             f"{NUMBER_RANGE[0]:g} and {NUMBER_RANGE[1]:g} "
+                             f"in SI base units, got {shown}")
+        return number
+
+    def count(self, table: dict, key: str, where: str) -> int:
+        value = table.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_COUNT:
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected a positive integer up to {MAX_COUNT:,}, got {value!r:.40}")
+        return value
+
+    def fraction(self, table: dict, key: str, where: str) -> float:
+        value = table.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0 < value <= 1:
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected a fraction in (0, 1], got {value!r:.40}")
+        return float(value)
+
+    @overload
+    def string(self, table: dict, key: str, where: str, required: Literal[True]) -> str: ...
+    @overload
+    def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None: ...
+    def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None:
+        value = table.get(key)
+        name = f"{where}.{key}" if where else key
+        if value is None:
+            if required:
+                raise self.error(Code.MACHINE_MISSING_KEY, name, "missing")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise self.error(Code.MACHINE_BAD_VALUE, name,
+                             f"expected a non-empty string, got {value!r}")
+        return value
+
+    def boolean(self, table: dict, key: str, where: str) -> bool:
+        value = table.get(key, False)
+        if not isinstance(value, bool):
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected true or false, got {value!r}")
+        return value
+
+    def choice(self, table: dict, key: str, allowed, where: str, default: object = ...):
+        value = table.get(key)
+        if value is None and default is not ...:
+            return default
+        if value not in allowed:
+            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+                             f"expected one of {', '.join(allowed)}, got {value!r}",
+                             did_you_mean(str(value), allowed))
+        return value
+
+    def source_for(self, table: dict, number_key: str, source_key: str, where: str) -> str | None:
+        """Every number needs its source: required when the number is there."""
+        required = number_key in table
+        source = self.string(table, source_key, where, required=required)
+        if source is not None and not required:
+            raise self.error(Code.MACHINE_MISSING_KEY, f"{where}.{source_key}",
+                             f"a source without `{number_key}`")
+        return source

@@ -1,0 +1,136 @@
+"""The grid of a parallel spec, as the checker reads it from a `parallel(...)` loop header.
+
+    for i0 in 0..M by TM, j0 in 0..N by TN parallel(threads = 256, registers = 168,
+                                                    cluster i0 = 2, raster = grouped(8)) { }
+
+The header's loops are the grid: each point runs as one thread block. The settings:
+- `threads` (required): threads per block;
+- `registers`: registers per thread (occupancy counts them when given);
+- `cluster AXIS = c`: blocks in clusters of c consecutive blocks along the grid iterator AXIS
+  (Hopper thread-block clusters); a tile that every block of a cluster fills alike is read
+  from L2 once for the cluster (multicast);
+- `raster`: the order blocks start in, `row` (the last iterator fastest, the default),
+  `column` (the first fastest) or `grouped(G)` (G rows of blocks at a time, column-major
+  inside the group, as Triton's grouped ordering)."""
+
+from __future__ import annotations
+
+import sympy
+
+from ..base import tree as ast
+from ..base.errors import Code, Diagnostic, did_you_mean
+from ..base.records import record
+
+OPTIONS = ("threads", "registers", "cluster", "raster")
+RASTERS = ("row", "column", "grouped")
+
+
+@record
+class Grid:
+    iterators: tuple[str, ...]  # the grid's loops, header order (outermost first)
+    threads: sympy.Expr  # threads per block
+    registers: sympy.Expr | None  # registers per thread, when given
+    cluster_axis: str | None  # the grid iterator clusters run along
+    cluster_size: sympy.Expr  # blocks per cluster (1: no clusters)
+    raster: str  # row | column | grouped
+    group: sympy.Expr | None  # rows of blocks per group, for `grouped`
+    span: ast.Span
+
+
+def header_iterators(loop: ast.For) -> tuple[str, ...]:
+    """The iterators of the parallel header that starts at `loop` (its loops share one
+    Parallel object), outermost first."""
+    names = [loop.var]
+    while (len(loop.body) == 1 and isinstance(loop.body[0], ast.For)
+           and loop.body[0].parallel is loop.parallel):
+        loop = loop.body[0]
+        names.append(loop.var)
+    return tuple(names)
+
+
+def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> tuple[
+        Grid | None, list[Diagnostic]]:
+    """The Grid a header's settings describe, or None with the diagnostics that explain why.
+    `size_expr(expr, what)` turns a size expression into sympy (None when it reported)."""
+    diagnostics: list[Diagnostic] = []
+    values: dict[str, ast.BlockOption] = {}
+    for option in parallel.options:
+        name = option.name.id
+        if name not in OPTIONS:
+            diagnostics.append(Diagnostic(option.name.span, f"unknown block setting `{name}`",
+                                          did_you_mean(name, OPTIONS)
+                                          or "settings: " + ", ".join(OPTIONS),
+                                          code=Code.WRONG_PARALLEL))
+        elif name in values:
+            diagnostics.append(Diagnostic(option.name.span, f"`{name}` is set twice",
+                                          "keep one of them", code=Code.WRONG_PARALLEL))
+        elif (option.axis is not None) != (name == "cluster"):
+            diagnostics.append(_axis_misplaced(option))
+        else:
+            values[name] = option
+    if "threads" not in values and not diagnostics:  # a misspelt `thread` says it already
+        diagnostics.append(Diagnostic(parallel.span, "a parallel header needs `threads`",
+                                      "write `parallel(threads = 256)`: the threads of one "
+                                      "block, which occupancy counts", code=Code.WRONG_PARALLEL))
+    threads = _size(values.get("threads"), size_expr, "a thread count", diagnostics)
+    registers = _size(values.get("registers"), size_expr, "a register count", diagnostics)
+    cluster_axis, cluster_size = None, sympy.Integer(1)
+    if "cluster" in values:
+        option = values["cluster"]
+        assert option.axis is not None  # a cluster without its axis is not among the values
+        if option.axis.id not in iterators:
+            diagnostics.append(Diagnostic(option.axis.span,
+                                          f"`{option.axis.id}` is not an iterator of this "
+                                          "parallel header",
+                                          "clusters run along one of " + ", ".join(iterators),
+                                          code=Code.WRONG_PARALLEL))
+        cluster_axis = option.axis.id
+        cluster_size = _size(option, size_expr, "a cluster size",
+                             diagnostics) or sympy.Integer(1)
+    raster, group = _raster(values.get("raster"), size_expr, diagnostics)
+    if diagnostics or threads is None:
+        return None, diagnostics
+    return Grid(iterators, threads, registers, cluster_axis, cluster_size, raster, group,
+                parallel.span), diagnostics
+
+
+def _axis_misplaced(option: ast.BlockOption) -> Diagnostic:
+    if option.name.id == "cluster":
+        return Diagnostic(option.span, "`cluster` needs the iterator it runs along",
+                          "write `cluster i0 = 2`", code=Code.WRONG_PARALLEL)
+    assert option.axis is not None  # the other setting given an iterator
+    return Diagnostic(option.axis.span, f"`{option.name.id}` takes no iterator",
+                      f"write `{option.name.id} = ...`", code=Code.WRONG_PARALLEL)
+
+
+def _size(option: ast.BlockOption | None, size_expr, what: str,
+          diagnostics: list[Diagnostic]) -> sympy.Expr | None:
+    """The option's value as a size; a diagnostic where it is never positive (`threads =
+    0` made the occupancy divide by zero)."""
+    if option is None:
+        return None
+    value = size_expr(option.value, what)
+    if value is not None and value.is_positive is False:
+        diagnostics.append(Diagnostic(option.value.span, f"{what} must be positive, not "
+                                      f"{value}", f"for example `{option.name.id} = 128`",
+                                      code=Code.NOT_POSITIVE))
+    return value
+
+
+def _raster(option: ast.BlockOption | None, size_expr, diagnostics) -> tuple[str, object]:
+    if option is None:
+        return "row", None
+    value = option.value
+    if isinstance(value, ast.Name) and value.id in ("row", "column"):
+        return value.id, None
+    if isinstance(value, ast.Call) and value.func == "grouped" and len(value.args) == 1:
+        group = size_expr(value.args[0], "a group size")
+        if group is not None and group.is_positive is False:
+            diagnostics.append(Diagnostic(value.args[0].span, f"a group size must be positive, "
+                                          f"not {group}", "for example `raster = grouped(8)`",
+                                          code=Code.NOT_POSITIVE))
+        return "grouped", group
+    diagnostics.append(Diagnostic(value.span, "unknown raster order",
+                                  "write `raster = row`, `raster = column` or "
+                                  "`raster = grouped(8)`", code=Code.WRONG_PARALLEL))
+    return "row", None

@@ -1,0 +1,164 @@
+"""What the spec computes from the sizes must itself make sense at the sizes analysed: a loop
+step is positive (`by m - n` at n = 10, m = 4 runs backwards: its closed form counts a
+negative number of iterations) and a derived size (`let S = N - M`) is positive.
+
+The checker refuses what is never positive (`by -1`, `by 1 - n`); here the sizes given are
+known, so what is not positive at them is an error at its place in the spec, and what cannot
+be proved positive at all (the sizes left symbolic) is a warning."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+
+import sympy
+
+from ..base import tree as ast
+from ..base.errors import Code, Diagnostic, SizeError
+from ..base.symbols import number, text_key, to_sympy
+from .check import CheckedKernel
+
+
+def size_warnings(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
+                  ) -> tuple[str, ...]:
+    """Warnings for steps and derived sizes not proved positive at `values` (numeric values
+    of some parameters); a KcostError where one is zero or negative there."""
+    warnings = []
+    for what, expr, span in _positive_quantities(checked):
+        value = expr.xreplace(dict(values))
+        if value.is_number:
+            if not value > 0:
+                _refuse(checked, span, what, expr, values)
+        elif not proved_positive(value, checked.bounds):
+            warnings.append(f"{what} (line {span.line}) is not proved positive")
+    return tuple(warnings)
+
+
+def _positive_quantities(checked: CheckedKernel
+                         ) -> Iterator[tuple[str, sympy.Expr, ast.Span]]:
+    """(what it is, value in the parameters, place) of every loop step and `let` size."""
+    for item in checked.kernel.items:
+        if isinstance(item, ast.Let) and item.dtype is None and item.name in checked.sizes:
+            yield f"size `{item.name}`", checked.sizes[item.name], item.span
+    for loop in _loops(checked.kernel.statements):
+        if loop.step is not None:
+            step = to_sympy(loop.step, checked.sizes)
+            yield f"step `{step}` of loop `{loop.var}`", step, loop.step.span
+
+
+def _loops(statements) -> Iterator[ast.For]:
+    for statement in statements:
+        if isinstance(statement, ast.For):
+            yield statement
+            yield from _loops(statement.body)
+        elif isinstance(statement, ast.Keep):
+            yield from _loops(statement.body)
+
+
+def _refuse(checked: CheckedKernel, span: ast.Span, what: str, expr: sympy.Expr,
+            values: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    used = sorted(expr.free_symbols & set(values), key=text_key)
+    sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
+    value = expr.xreplace(dict(values))
+    raise SizeError(Code.NOT_POSITIVE_AT_SIZES, Diagnostic(
+        span, f"{what} is {value} at {sizes}",
+        "it must be positive: change the sizes, or the spec"), checked.kernel.source)
+
+
+def refuse_broken_divisibility(checked: CheckedKernel,
+                               values: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    """A SizeError placed at the first `assume d | n` that the numbers in `values` break.
+
+    The closed forms divide by d where the spec says d divides n; a verdict on a machine
+    also counts whole tiles and blocks from them. At sizes that break the fact those are not
+    the loops as written (N = 8196 against `assume TN | N`, TN = 256: 32.0156 tiles), so a
+    grid's verdict at such sizes is refused (answer.refuse_verdict_sizes); the spec without
+    the fact counts the ragged last tile."""
+    for fact in _divides(checked):
+        divisor = to_sympy(fact.divisor, checked.sizes).xreplace(dict(values))
+        dividend = to_sympy(fact.dividend, checked.sizes).xreplace(dict(values))
+        if not (divisor.is_Integer and dividend.is_Integer) or divisor <= 0:
+            continue
+        if dividend % divisor == 0:
+            continue
+        divisor_text = _written(checked, fact.divisor)
+        dividend_text = _written(checked, fact.dividend)
+        nearest = max(divisor, dividend - dividend % divisor)
+        raise SizeError(Code.ASSUMPTION_BROKEN_AT_SIZES, Diagnostic(
+            fact.span,
+            f"`assume {divisor_text} | {dividend_text}` does not hold at "
+            f"{_at(dividend_text, dividend)}: {dividend} is not a multiple of "
+            f"{_at(divisor_text, divisor)}",
+            f"the counts take {dividend_text} to be a multiple of {divisor_text}: give "
+            f"{dividend_text} a multiple of {divisor} (such as {nearest}), or remove "
+            f"`{divisor_text} | {dividend_text}` from the assume line to count the ragged "
+            "last tile"), checked.kernel.source)
+
+
+def refuse_large_numbers(kernel: ast.Kernel, limit: int, why: str) -> None:
+    """A SizeError placed at the first number written in the spec above `limit`: for a
+    command that computes with the spec's numbers in doubles or 64-bit integers."""
+    for literal in _numbers(kernel):
+        value = number(literal.text)
+        if abs(value) > limit:
+            raise SizeError(Code.SIZE_TOO_LARGE, Diagnostic(
+                literal.span, f"the number {literal.text} is more than {why}",
+                "write the kernel with smaller numbers, or analyze it without --machine"),
+                kernel.source)
+
+
+def _numbers(node: object) -> Iterator[ast.Number]:
+    """Every Number of an AST node, in source order."""
+    if isinstance(node, ast.Number):
+        yield node
+    elif isinstance(node, tuple):
+        for item in node:
+            yield from _numbers(item)
+    elif dataclasses.is_dataclass(node) and not isinstance(node, (ast.Span, type)):
+        for item in dataclasses.fields(node):
+            yield from _numbers(getattr(node, item.name))
+
+
+def _written(checked: CheckedKernel, node: ast.Expr) -> str:
+    """An expression as the spec writes it (its span's text on one line)."""
+    span = node.span
+    lines = checked.kernel.source.split("\n") if checked.kernel.source else []
+    if span.line == span.end_line and 1 <= span.line <= len(lines):
+        return lines[span.line - 1][span.column - 1:span.end_column - 1]
+    return str(to_sympy(node, checked.sizes))
+
+
+def _at(text: str, value: sympy.Expr) -> str:
+    """`N = 8196`; the value alone where the text is the number."""
+    return str(value) if text == str(value) else f"{text} = {value}"
+
+
+def _divides(checked: CheckedKernel) -> Iterator[ast.Divides]:
+    for item in checked.kernel.items:
+        if isinstance(item, ast.Assume):
+            yield from (fact for fact in item.facts if isinstance(fact, ast.Divides))
+
+
+def proved_positive(expr: sympy.Expr, bounds: tuple[sympy.Basic, ...]) -> bool:
+    """Whether expr > 0 follows from the sizes being positive integers, or from one assumed
+    relation: `assume n < m` gives m - n >= 1, so a step m - n is positive."""
+    if expr.is_positive:
+        return True
+    for relation in bounds:
+        gap = _gap(relation)
+        if gap is None:
+            continue
+        gap_value, strict = gap
+        difference = sympy.expand(expr - gap_value)
+        if difference.is_positive or (strict and difference.is_nonnegative):
+            return True
+    return False
+
+
+def _gap(relation: sympy.Basic) -> tuple[sympy.Expr, bool] | None:
+    """An assumed relation as (g, strict): g > 0 when strict, else g >= 0."""
+    if isinstance(relation, (sympy.StrictGreaterThan, sympy.GreaterThan)):
+        return relation.lhs - relation.rhs, isinstance(relation, sympy.StrictGreaterThan)
+    if isinstance(relation, (sympy.StrictLessThan, sympy.LessThan)):
+        return relation.rhs - relation.lhs, isinstance(relation, sympy.StrictLessThan)
+    return None

@@ -1,0 +1,245 @@
+"""Stage `phase`: the plane of two size parameters coloured by what binds t_min there
+(HBM, L2, shared, tensor, vector, SFU, or does-not-fit), with the ridge curves
+I_level(x, y) = P / B_level solved in closed form (not read off the grid) and the spec's point.
+The chapter's roofline: its figures as the machine file gives them, as the ridges of `solve`
+(t_bound's peaks at the maximum clock, module clocks, would move the curves off them).
+
+The map evaluates tune.Evaluator over a log-spaced grid (the closed forms taken as continuous
+functions, so divisibility facts are not checked there); the curves come from sympy: the
+equation W = (P / B) Q at each level is solved for x as a function of y, and each positive
+real branch is drawn where it falls in the plane. The same for the sizes where an on-chip
+tile stops fitting: held bytes = capacity, solved for y (or x)."""
+
+from __future__ import annotations
+
+import numpy
+import sympy
+
+from ..algebra.quotients import cancel
+from ..analysis.api import Spec, load
+from ..answers.tune import DEVICE_LABEL, Evaluator, fixed_values
+from ..base.errors import Code, Diagnostic, SizeError
+from ..base.records import record
+from ..base.tree import Span
+from ..lang.settings import without
+
+CATEGORIES = ("HBM", "L2", "shared", "tensor", "vector", "SFU", "does not fit")
+COLOURS = ("#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#1f77b4", "#9467bd", "#7f7f7f")
+LEVEL_OF = {label: level for level, label in DEVICE_LABEL.items()}
+
+
+@record
+class Axis:
+    name: str
+    low: float
+    high: float
+    option: str = "--x"  # the option that gave it, and its text: where its errors point
+    text: str = ""
+
+
+@record
+class Curve:
+    gid: str  # ridge:global, fit:shared
+    label: str
+    x: numpy.ndarray
+    y: numpy.ndarray
+    expr: sympy.Expr  # x(y) or y(x), as solved
+
+
+@record
+class Phase:
+    kernel: str
+    machine: str
+    x: Axis
+    y: Axis
+    xs: numpy.ndarray
+    ys: numpy.ndarray
+    codes: numpy.ndarray  # (len(ys), len(xs)) index into CATEGORIES
+    curves: tuple[Curve, ...]
+    never: tuple[str, ...]  # ridges with no branch in the plane, with the reason
+    point: tuple[float, float] | None  # the spec's own (x, y)
+    fixed: tuple[tuple[str, str], ...]
+
+
+def parse_axis(text: str, label: str = "--x") -> Axis:
+    from ..lang.sizerange import parse_range
+
+    found = parse_range(text, label=label)
+    return Axis(found.parameter, found.low, found.high, label, text)
+
+
+def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
+          points: tuple[int, int] = (160, 120)) -> Phase:
+    spec = spec if isinstance(spec, Spec) else load(spec)
+    raw = raw or {}
+    own = {name: raw[name] for name in (x.name, y.name) if name in raw}
+    raw = without(raw, own)
+    if x.name == y.name:
+        raise SizeError(Code.BAD_RANGE, Diagnostic(
+            Span(y.option, 1, 1, 1, len(y.name) + 1),
+            f"both axes vary `{y.name}`", "give --y another size than --x"), y.text)
+    places = {axis.name: (Span(axis.option, 1, 1, 1, len(axis.name) + 1), axis.text)
+              for axis in (x, y)}
+    fixed = fixed_values(spec, [x.name, y.name], raw, follow=x.name, places=places)
+    if not any(amount != 0 for amount in spec.cost("spec").work.values()):
+        raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(
+            None, f"`{spec.name}` does no work (W = 0): no roof of compute binds anywhere, and "
+                  "its intensity is 0 in the whole plane",
+            f"its time is Q / B: kernelcost sweep {spec.path} --sweep ... --machine ..."))
+    evaluator = Evaluator(spec, machine, [x.name, y.name], fixed, check_facts=False,
+                          max_clock=False)
+    xs = numpy.geomspace(x.low, x.high, points[0])
+    ys = numpy.geomspace(y.low, y.high, points[1])
+    X, Y = numpy.meshgrid(xs, ys)
+    result = evaluator([X.ravel(), Y.ravel()])
+    codes = numpy.array([CATEGORIES.index(label) for label in result.labels])[result.binding]
+    codes = numpy.where(numpy.isin(result.reject, (2, 3, 4)), len(CATEGORIES) - 1, codes)
+    curves, never = _ridges(spec, machine, evaluator, x, y)
+    curves += _fits(spec, machine, evaluator, x, y)
+    point = _point(spec, own, x, y)
+    return Phase(spec.name, machine.id, x, y, xs, ys, codes.reshape(Y.shape), tuple(curves),
+                 tuple(never), point, tuple((str(k), str(v)) for k, v in fixed.items()))
+
+
+def _ridges(spec, machine, evaluator, x, y):
+    cost = evaluator.cost
+    xs_symbol, ys_symbol = evaluator.symbols
+    work_class = max(cost.work, key=lambda c: _weight(cost, c, evaluator))
+    peak = machine.peak(spec.checked.precision, work_class)
+    curves, never = [], []
+    work = sympy.sympify(cost.total_work).xreplace(evaluator.fixed)
+    for level, traffic in cost.traffic.items():
+        bandwidth = machine.bandwidth(level)
+        if level not in DEVICE_LABEL or not bandwidth:
+            continue
+        ridge = sympy.Rational(repr(peak)) / sympy.Rational(repr(bandwidth))
+        q = sympy.sympify(traffic).xreplace(evaluator.fixed)
+        numerator, denominator = sympy.fraction(cancel(sympy.together(work / q)))
+        equation = sympy.expand(numerator - ridge * denominator)
+        branches = _branches(equation, xs_symbol, ys_symbol, y, x)
+        label = f"I_{level} = P/B = {float(ridge):.4g} FLOP/B"
+        if not branches:
+            never.append(f"{level}: I = P/B nowhere in the plane")
+        for k, (expr, cx, cy) in enumerate(branches):
+            curves.append(Curve(f"ridge:{level}" + (f":{k}" if k else ""), label, cx, cy, expr))
+    return curves, never
+
+
+def _weight(cost, work_class, evaluator) -> float:
+    """The size of a work class at the middle of the plane, to pick the roof that counts."""
+    try:
+        expr = sympy.sympify(cost.work[work_class]).xreplace(evaluator.fixed)
+        return float(expr.subs({s: 1000 for s in expr.free_symbols}))
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _branches(equation, xs_symbol, ys_symbol, y_axis, x_axis):
+    """Positive real solutions x(y) of equation = 0, sampled over the y range; a solution
+    free of y is drawn as a vertical line."""
+    if not equation.has(xs_symbol):
+        return []
+    real = sympy.Dummy("x", positive=True)  # sizes are integers; a crossing is a real number
+    try:
+        solutions = sympy.solve(equation.xreplace({xs_symbol: real}), real)
+    except NotImplementedError:
+        return []
+    found = []
+    ys = numpy.geomspace(y_axis.low, y_axis.high, 400)
+    for solution in solutions:
+        function = sympy.lambdify(ys_symbol, solution, modules="numpy")
+        with numpy.errstate(all="ignore"):
+            values = numpy.broadcast_to(numpy.asarray(function(ys), dtype=complex), ys.shape)
+        is_real = numpy.abs(values.imag) < 1e-9 * numpy.maximum(1, numpy.abs(values.real))
+        xs = numpy.where(is_real, values.real, numpy.nan)
+        inside = (xs >= x_axis.low) & (xs <= x_axis.high)
+        if inside.any():
+            found.append((solution, numpy.where(inside, xs, numpy.nan), ys))
+    return found
+
+
+def _fits(spec, machine, evaluator, x, y) -> list[Curve]:
+    """Where a block's (or a scope's) on-chip bytes reach the capacity of its level."""
+    cost = evaluator.cost
+    needs = {}
+    if cost.grid is not None:
+        needs = dict(cost.grid.on_chip)
+    else:
+        for scope in cost.scopes:
+            if scope.level in ("shared", "registers"):
+                needs[scope.level] = needs.get(scope.level, 0) + scope.held_bytes * scope.stages
+    curves = []
+    xs_symbol, ys_symbol = evaluator.symbols
+    for level, need in needs.items():
+        capacity = machine.capacity(level)
+        if not capacity:
+            continue
+        expr = sympy.sympify(need).xreplace(evaluator.fixed)
+        equation = sympy.expand(expr - sympy.Rational(repr(capacity)))
+        for k, (solution, cy, cx) in enumerate(_branches(equation, ys_symbol, xs_symbol, x, y)):
+            curves.append(Curve(f"fit:{level}" + (f":{k}" if k else ""),
+                                f"{level} full ({capacity / 1024:g} KiB)", cx, cy, solution))
+    return curves
+
+
+def _point(spec, own, x, y):
+    defaults = {str(p): v for p, v in spec.checked.defaults.items()}
+    values = []
+    for axis in (x, y):
+        text = own.get(axis.name, defaults.get(axis.name))
+        if text is None:
+            return None
+        try:
+            value = float(text)
+            if not 0 < value < float("inf"):
+                raise ValueError(text)
+            values.append(value)
+        except (ValueError, OverflowError):
+            shown = str(text)
+            raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
+                Span(f"--set {axis.name}", 1, 1, 1, len(shown) + 1),
+                f"--set {axis.name}={shown}: the spec's point needs a number",
+                f"give {axis.name} a number, such as 4096"), shown) from None
+    return values[0], values[1]
+
+
+def draw(result: Phase):
+    from matplotlib.artist import Artist
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
+    figure = Figure(figsize=(8, 6), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    colours = ListedColormap(COLOURS)
+    norm = BoundaryNorm(numpy.arange(len(CATEGORIES) + 1) - 0.5, len(CATEGORIES))
+    mesh = axes.pcolormesh(result.xs, result.ys, result.codes, cmap=colours, norm=norm,
+                           shading="nearest", rasterized=True)
+    mesh.set_gid("phase:map")
+    for curve in result.curves:
+        style = "-" if curve.gid.startswith("ridge") else "--"
+        (line,) = axes.plot(curve.x, curve.y, style, color="black", lw=1.5, label=curve.label)
+        line.set_gid(curve.gid)
+    if result.point is not None:
+        (marker,) = axes.plot([result.point[0]], [result.point[1]], "*", color="white",
+                              markeredgecolor="black", markersize=14, label="the spec")
+        marker.set_gid("point:spec")
+    axes.set_xlim(result.x.low, result.x.high)
+    axes.set_ylim(result.y.low, result.y.high)
+    axes.set_xlabel(result.x.name)
+    axes.set_ylabel(result.y.name)
+    fixed = ", ".join(f"{k}={v}" for k, v in result.fixed)
+    axes.set_title(f"{result.kernel} on {result.machine}: what binds t_min"
+                   + (f" ({fixed})" if fixed else ""), fontsize=10)
+    present = sorted(set(numpy.unique(result.codes).tolist()))
+    handles: list[Artist] = [Patch(color=COLOURS[c], label=CATEGORIES[c]) for c in present]
+    handles += [line for line in axes.get_lines()]
+    axes.legend(handles=handles, fontsize=8, loc="best")
+    for k, text in enumerate(result.never):
+        axes.text(0.01, 0.01 + 0.04 * k, text, transform=axes.transAxes, fontsize=8,
+                  gid=f"never:{k}")
+    return figure

@@ -1,0 +1,113 @@
+"""What every printer shares: numbers and expressions as text, machine labels, units."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import sympy
+
+from ...algebra.jsonout import number
+from ...algebra.texts import lex_text
+from ...base.units import plain, si
+
+WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
+
+
+MACHINE_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200", "b200": "B200",
+                 "mi300x": "MI300X", "mi250x": "MI250X", "l40s": "L40S", "rtx4090": "RTX 4090"}
+# what a capacity is counted per, as the tables name it
+PER_WORDS = {"sm": "SM", "block": "block", "device": "device", "cluster": "cluster"}
+
+
+# kept: a command prints the same closed forms for every machine and level
+@functools.lru_cache(maxsize=1024)
+def expression(expr: sympy.Expr | None) -> str | None:
+    """Expressions travel as sympy strings (parseable by sympy, deterministic)."""
+    return None if expr is None else lex_text(expr)
+
+
+def value_of(expr) -> float | None:
+    """A number as a float (infinity kept), None for an expression or nothing."""
+    if expr is None:
+        return None
+    expr = sympy.sympify(expr)
+    if not expr.is_number:
+        return None
+    return float(expr) if expr.is_finite is not False else float("inf")
+
+
+def machine_label(machine_id: str, precision: str) -> str:
+    return f"{MACHINE_NAMES.get(machine_id, machine_id)} {precision.upper()}"
+
+
+def size_text(value: float) -> str:
+    return f"{value:.1f}" if abs(value - round(value)) > 1e-9 else f"{value:.0f}"
+
+
+def size_number(value: float) -> str:
+    """A size as a user writes it: integers whole (65536, not 6.5536e+04), powers of ten as
+    10^8 and round multiples as 3·10^9; other values with 6 significant digits."""
+    if not math.isfinite(value):
+        return "infinity" if value > 0 else "-infinity"
+    if value != round(value):
+        return f"{value:g}"
+    whole = int(round(value))  # noqa: RUF046 (a Python int whatever number the caller passes)
+    digits = str(abs(whole))
+    zeros = len(digits) - len(digits.rstrip("0"))
+    if zeros < 6:
+        return str(whole)
+    mantissa = whole // 10 ** zeros
+    return f"10^{zeros}" if mantissa == 1 else f"{mantissa}·10^{zeros}"
+
+
+def bound_text(bound: tuple[str, int]) -> str:
+    """(">=", 887) -> '>= 887'."""
+    operator, value = bound
+    return f"{operator} {size_number(value)}"
+
+
+def condition_text(condition) -> str:
+    """Where a closed form holds, in words when it always or never does."""
+    if condition is None:
+        return "-"
+    if condition is sympy.true or condition is True:
+        return "always"
+    if condition is sympy.false or condition is False:
+        return "never"
+    return formula(condition)
+
+
+def limit_text(expr, unit: str | None = INTENSITY_UNIT) -> str:
+    """Where a quantity goes as a size grows: a number with its unit (exact, as 1/2, with no
+    unit), `infinity`, or (other sizes unset) the closed form."""
+    if expr is None:
+        return "-"
+    value = value_of(expr)
+    if value is None:
+        return formula(sympy.sympify(expr))
+    if math.isinf(value):
+        return "infinity" if value > 0 else "-infinity"
+    return formula(sympy.sympify(expr)) if unit is None else plain(value, unit)
+
+
+def formula(expr: sympy.Expr | None) -> str:
+    return "-" if expr is None else lex_text(expr)
+
+
+def json_number(expr):
+    if expr is None:
+        return None
+    value = value_of(expr)
+    if value is not None and not math.isfinite(value):
+        return number(expr)  # exact text where a double overflows
+    return value if value is not None else expression(sympy.sympify(expr))
+
+
+def value_or_formula(expr, unit: str, prefixed: bool = False) -> str:
+    """The value with its unit, a short formula while symbolic, else `symbolic`."""
+    value = value_of(expr)
+    if value is None:
+        text = formula(sympy.sympify(expr))
+        return text if len(text) <= 16 else "symbolic"
+    return (si(value, unit) if prefixed else plain(value, unit)).strip()

@@ -1,0 +1,147 @@
+"""Presentation of the execution model: the grid's figures for JSON, terminal and Markdown,
+and the clauses the answer sentence gains for a parallel spec or a kernel that does not fit."""
+
+from __future__ import annotations
+
+from ...base.units import binary, si
+from ...gpu.transfer import way
+from .cells import PER_WORDS, formula, value_of
+from .times import fill_json
+
+LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "threads",
+               "cluster": "a thread-block cluster"}
+
+
+
+def grid_json(verdict) -> dict:
+    """The keys each verdict row gains: `grid` (null without one), `t_floor`, `t_bound`,
+    `t_model`, `misfits`."""
+    grid = verdict.grid
+    fields: dict[str, object] = {
+        "t_floor": value_of(verdict.t_floor), "t_bound": value_of(verdict.t_bound),
+        "t_model": value_of(verdict.t_model),
+        "t_min": None if verdict.misfits else value_of(verdict.t_min),
+        "misfits": [misfit_json(m) for m in verdict.misfits], "grid": None}
+    if grid is None:
+        return fields
+    occupancy = grid.occupancy
+    grid_fields: dict[str, object] = {
+        "blocks": value_of(occupancy.blocks), "sm_count": occupancy.sm_count,
+        "resident_per_sm": value_of(occupancy.resident), "limited_by": occupancy.limited_by,
+        "busiest_sm_blocks": value_of(occupancy.busiest_sm_blocks),
+        "waves": value_of(occupancy.waves), "wave_efficiency": value_of(occupancy.wave_efficiency),
+        "tail_share": value_of(grid.numeric_tail_share), "equal_blocks": grid.equal_blocks,
+        "bound": grid.bound, "model_bound": grid.model_bound, "model_rule": grid.model_rule,
+        "model_detail": grid.model_detail,
+        "missing_figures": list(occupancy.missing),
+        "latency_unknown": list(grid.latency_unknown),
+        "transfers": [transfer_json(found) for found in grid.transfers],
+        "compulsory_floor": grid.compulsory_floor, "fill": fill_json(grid.fill),
+    }
+    if grid.fallbacks:  # figures bounded where the blocks fall into no classes
+        grid_fields["fallbacks"] = list(grid.fallbacks)
+    fields["grid"] = grid_fields
+    return fields
+
+
+def transfer_json(found) -> dict:
+    """One `lanes` access: at global, the sector bytes the L1<->L2 link moves and their ratio
+    to the useful bytes; at shared, the wavefronts and the bank-conflict degree."""
+    access = found.access
+    row = {"access": access.text, "tensor": access.tensor, "write": access.is_write,
+           "level": access.level, "warp_instructions": value_of(found.instructions),
+           "useful_B": value_of(found.useful_B)}
+    if access.level == "global":
+        return {**row, "sectors_per_warp": found.per_warp, "l1_l2_B": value_of(found.cost_B),
+                "ratio": value_of(found.ratio)}
+    return {**row, "wavefronts_per_warp": found.per_warp,
+            "bank_conflict_degree": value_of(found.ratio)}
+
+
+def transfer_lines(verdict) -> list[str]:
+    """`b[j, i] (write): 32 sectors a warp instruction, 2.15 GB between L1 and L2 for 268 MB
+    useful (8x)`, one line a `lanes` access."""
+    if verdict.grid is None:
+        return []
+    lines = []
+    for found in verdict.grid.transfers:
+        access = found.access
+        kind = "write" if access.is_write else "read"
+        if access.level == "global":
+            lines.append(f"  lanes: {access.text} ({kind}) {found.per_warp} sectors a warp "
+                         f"instruction: {si(value_of(found.cost_B), 'B')} between L1 and L2 "
+                         f"for {si(value_of(found.useful_B), 'B')} useful "
+                         f"({value_of(found.ratio):.3g}x).")
+        else:
+            lines.append(f"  lanes: {access.text} ({kind}) in shared memory: {way(found.ratio)}"
+                         f", {found.per_warp} wavefront{'s' if found.per_warp != 1 else ''} a "
+                         f"warp instruction.")
+    return lines
+
+
+def misfit_json(misfit) -> dict:
+    return {"level": misfit.level, "needed": value_of(misfit.needed),
+            "capacity": value_of(misfit.capacity), "per": misfit.per, "unit": misfit.unit}
+
+
+def misfit_sentence(verdict, label: str) -> str:
+    """`does not fit on H100 BF16: shared memory needs 64 MiB per SM, 294x the 228 KiB`;
+    `each thread needs 344 registers, 1.35x the 255 a thread may have`."""
+    parts = []
+    for misfit in verdict.misfits:
+        needed, capacity = value_of(misfit.needed), value_of(misfit.capacity)
+        what = LEVEL_WORDS.get(misfit.level, misfit.level)
+        if misfit.unit == "B" and needed is None:  # over the capacity at every size
+            parts.append(f"{what} needs {formula(misfit.needed)} B per "
+                         f"{PER_WORDS[misfit.per]}, over the {binary(capacity)}")
+        elif misfit.unit == "B":
+            assert needed is not None and capacity is not None  # a number, and a machine's
+            parts.append(f"{what} needs {binary(needed)} per {PER_WORDS[misfit.per]}, "
+                         f"{needed / capacity:.3g}x the {binary(capacity)}")
+        else:
+            parts.append(_count_misfit(misfit, needed, capacity))
+    return f"does not fit on {label}: " + "; ".join(parts) + " (no time)"
+
+
+# who needs a counted resource, and who may have it, by what the capacity is counted per
+_NEEDS = {"thread": "each thread", "block": "a block", "cluster": "a cluster", "sm": "a block"}
+_HAS = {"thread": "a thread may have", "block": "a block may have",
+        "cluster": "a cluster may have", "sm": "an SM has"}
+
+
+def _count_misfit(misfit, needed: float | None, capacity: float | None) -> str:
+    """A misfit counted in registers, threads or blocks, with the factor over the limit."""
+    if misfit.level == "cluster" and capacity == 1:
+        return (f"a thread-block cluster of {_count(needed, misfit.needed)} blocks, which "
+                "this machine does not form (every block is its own cluster)")
+    amount = f"{_NEEDS[misfit.per]} needs {_count(needed, misfit.needed)} {misfit.unit}"
+    if needed is None or capacity is None:
+        return f"{amount}, over the {_count(capacity, misfit.capacity)} {_HAS[misfit.per]}"
+    return f"{amount}, {needed / capacity:.3g}x the {capacity:,.0f} {_HAS[misfit.per]}"
+
+
+def _count(value: float | None, expr) -> str:
+    return formula(expr) if value is None else f"{value:,.0f}"
+
+
+def grid_clause(verdict) -> str:
+    """`; 16 of 2048 blocks on the busiest of 132 SMs, 1 resident per SM (shared), 16 waves
+    97 % full; t_model = 1.2 ms`: what quantisation does to the bound."""
+    grid = verdict.grid
+    occupancy = grid.occupancy
+    blocks, busiest = value_of(occupancy.blocks), value_of(occupancy.busiest_sm_blocks)
+    if blocks is None or busiest is None:
+        return ""
+    clause = f"; {busiest:.0f} of {blocks:.0f} blocks on the busiest of {occupancy.sm_count} SMs"
+    resident = value_of(occupancy.resident)
+    if resident is not None:
+        clause += f", {resident:.0f} resident per SM ({occupancy.limited_by})"
+        waves, efficiency = value_of(occupancy.waves), value_of(occupancy.wave_efficiency)
+        if waves is not None and efficiency is not None:
+            clause += (f", {waves:.0f} wave{'s' if waves != 1 else ''} "
+                       f"{100 * efficiency:.0f} % full")
+    t_model = value_of(verdict.t_model)
+    if t_model is not None:
+        raised = ", raised to the compulsory bytes" if grid.compulsory_floor else ""
+        clause += f"; t_model = {si(t_model, 's')} ({grid.model_rule}{raised})"
+    return clause

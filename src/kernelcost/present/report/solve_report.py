@@ -1,0 +1,114 @@
+"""`solve`: crossings and capacity as tables and JSON."""
+
+from __future__ import annotations
+
+import sympy
+
+from ...analysis.api import Analysis, Counted
+from ...base.units import binary, plain
+from .cells import (
+    MACHINE_NAMES,
+    PER_WORDS,
+    bound_text,
+    condition_text,
+    expression,
+    formula,
+    limit_text,
+    machine_label,
+    size_text,
+    value_of,
+)
+from .page import Column, fitted_table
+
+# --- solve ----------------------------------------------------------------------------------
+
+
+def _crossing_cells(crossing) -> tuple[str, str]:
+    """(where I meets the ridge, the sizes that are compute-bound): `T = 613.2`, `T >= 614`;
+    `never: I → 0.5 FLOP/B`, `never` when the limit stays under the ridge."""
+    parameter = crossing.parameter
+    if crossing.value is None:
+        known = crossing.limit if crossing.known_limit is None else crossing.known_limit
+        limit, ridge = value_of(known), value_of(crossing.ridge)
+        under = limit is not None and ridge is not None and limit < ridge
+        if crossing.searched_to is not None:  # a form with Sums, searched numerically
+            return (f"none up to {parameter} = {crossing.searched_to:,} (I = "
+                    f"{limit_text(known)})", "never" if under else "always")
+        return f"never: I → {limit_text(known)}", "never" if under else "always"
+    value = value_of(crossing.value)
+    shown = size_text(value) if value is not None else formula(crossing.value)
+    bound = crossing.integer_bound
+    where = crossing.compute_bound_side if bound is None else (
+        f"{parameter} {bound_text(bound)}")
+    return f"{parameter} = {shown}", where
+
+
+RIDGE_COLUMNS = [Column("machine"), Column("level"), Column("ridge\nFLOP/B", "right"),
+                 Column("crossing"), Column("compute-bound"),
+                 Column("closed form", optional=True), Column("valid when", optional=True)]
+CAPACITY_COLUMNS = [Column("machine"), Column("what"), Column("level"),
+                    Column("capacity", "right"), Column("crossing"), Column("fits"),
+                    Column("closed form", optional=True)]
+
+
+def solve_tables(analysis: Analysis | Counted, parameter: str, solutions,
+                 width: int | None = None):
+    """The crossings of the ridges, then (when a tile or the working set depends on the
+    size) of the capacities, each a fitted table (report.page): (table, headers left out)."""
+    ridge_rows, capacity_rows = [], []
+    for solution in solutions:
+        for crossing in solution.crossings:
+            ridge_rows.append([machine_label(crossing.machine, crossing.precision),
+                               crossing.level, plain(value_of(crossing.ridge), "").strip(),
+                               *_crossing_cells(crossing), formula(crossing.expr),
+                               "-" if crossing.expr is None else
+                               condition_text(crossing.condition)])
+        for crossing in solution.capacity:
+            capacity_rows.append([MACHINE_NAMES.get(crossing.machine, crossing.machine),
+                                  crossing.what.removeprefix("keep "), crossing.level,
+                                  _capacity_text(crossing), *_capacity_cells(crossing),
+                                  formula(crossing.expr)])
+    tables = [fitted_table(f"{analysis.kernel}: where I(level) = ridge, solving for "
+                           f"{parameter}", RIDGE_COLUMNS, ridge_rows, width)]
+    if capacity_rows:
+        tables.append(fitted_table("Capacity: where the bytes held reach the level's size",
+                                   CAPACITY_COLUMNS, capacity_rows, width))
+    return tables
+
+
+def _capacity_text(crossing) -> str:
+    """`228 KiB/SM`; a device's capacity without a `per`."""
+    capacity = binary(value_of(crossing.capacity_B))
+    per = crossing.capacity_per
+    return capacity if per == "device" else f"{capacity}/{PER_WORDS.get(per, per)}"
+
+
+def _capacity_cells(crossing) -> tuple[str, str]:
+    """(where the bytes held reach the capacity, the sizes that fit)."""
+    if crossing.value is None:
+        if crossing.fits_everywhere is True:
+            return "none", "at every size"
+        if crossing.fits_everywhere is False:
+            return "none", "never"
+        if crossing.parameter not in {str(s) for s in crossing.held_B.free_symbols}:
+            return f"independent of {crossing.parameter}", "-"
+        if crossing.condition is sympy.false:
+            return "no crossing", "-"
+        return f"no closed form: {condition_text(crossing.condition)}", "-"
+    value = value_of(crossing.value)
+    shown = size_text(value) if value is not None else formula(crossing.value)
+    bound = crossing.integer_bound
+    if bound is None:
+        return (f"{crossing.parameter} = {shown}",
+                "below" if crossing.exceeds_side == "above" else "above")
+    return f"{crossing.parameter} = {shown}", f"{crossing.parameter} {bound_text(bound)}"
+
+
+def solve_json(analysis: Analysis | Counted, parameter: str, solutions) -> dict:
+    return {
+        "kernel": analysis.kernel,
+        "parameter": parameter,
+        "settings": {str(s): expression(e) for s, e in analysis.settings.items()},
+        "crossings": [c.as_json() for s in solutions for c in s.crossings],
+        "capacity": [c.as_json() for s in solutions for c in s.capacity],
+    }

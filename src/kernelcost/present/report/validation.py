@@ -1,0 +1,59 @@
+"""`validate`: predictions against measured runs, as the terminal shows them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...base.units import si
+from .page import Column, fitted_table
+
+if TYPE_CHECKING:
+    from ...answers.validate import Comparison
+
+
+VALIDATE_COLUMNS = [Column("line", "right"), Column("kernel"),
+                    Column("t_floor", "right", optional=True), Column("t_bound", "right"),
+                    Column("t_model", "right"), Column("measured", "right"),
+                    Column("roof\n%", "right"), Column("error\n%", "right"), Column(""),
+                    Column("sizes", optional=True)]
+
+
+def validation_page(machine: str, comparisons: list[Comparison], width: int | None):
+    """The comparisons as a fitted table (report.page), then the lines under it."""
+    rows = [[str(c.row.line), c.row.kernel, _time(c.t_floor), _time(c.t_bound),
+             _time(c.t_model), si(c.row.time_s, "s"), _percent(c.roof_fraction),
+             _percent(c.model_error, signed=True), "FALSIFIED" if c.falsified else "ok",
+             " ".join(f"{k}={v}" for k, v in c.row.sizes.items())] for c in comparisons]
+    table = fitted_table(f"Predictions against measurements on {machine}", VALIDATE_COLUMNS,
+                         rows, width)
+    lines = [("roof: t_bound / measured (the fraction of the roof attained); error: "
+              "(t_model - measured) / measured")]
+    for c in comparisons:
+        for k in c.counters:
+            unit = "FLOP" if k.name == "flop" else "B"
+            model = f", t_model {si(k.model, unit)}" if k.model is not None else ""
+            ratio = f" ({k.ratio:.3g}x)" if k.ratio is not None else ""
+            lines.append(f"line {c.row.line} {c.row.kernel} {k.name}: predicted "
+                         f"{si(k.predicted, unit)}{model}, measured {si(k.measured, unit)}"
+                         f"{ratio}")
+        lines += [f"line {c.row.line} {c.row.kernel}: note: {note}" for note in c.notes]
+    bad = [c for c in comparisons if c.falsified]
+    for c in bad:
+        lines.append(f"line {c.row.line} {c.row.kernel}: FALSIFIED: measured "
+                     f"{si(c.row.time_s, 's')} is below t_bound {si(c.t_bound, 's')} "
+                     f"(bound by {c.bound}): the spec or a figure of {machine} is wrong"
+                     if c.t_bound is not None else
+                     f"line {c.row.line} {c.row.kernel}: FALSIFIED: the spec says it "
+                     "cannot run on this machine, yet it was measured")
+    lines.append(f"{len(comparisons)} rows, {len(bad)} falsified")
+    return table, lines
+
+
+def _time(seconds: float | None) -> str:
+    return "-" if seconds is None else si(seconds, "s")
+
+
+def _percent(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 100:+.1f}" if signed else f"{value * 100:.1f}"

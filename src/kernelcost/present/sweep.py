@@ -1,0 +1,319 @@
+"""Size sweeps: the closed forms evaluated over many sizes at once.
+
+The closed forms W, Q_l and I_l = W / Q_l are exact sympy expressions. Once every parameter but
+one is set, each becomes a function of that one size; `sympy.lambdify` turns it into numpy code
+that takes a whole array of sizes in one call (10^6 sizes in a few milliseconds), instead of
+substituting the sizes one at a time. The roofline bound follows the model exactly:
+
+    t_min = max( max over work classes W_c / P_c , max over levels Q_l / B_l )
+
+with the binding term the first largest (work before traffic, as `model.binding_term`). For a
+parallel spec t_min is the model's t_bound: its per-SM roofs quantised by the busiest SM's
+blocks (module grid_sweep), so that `sweep` and `analyze` agree at every size."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy
+import sympy
+
+from ..algebra.sympy_scope import patched
+from ..analysis.api import Analysis, Spec, load, numeric_values
+from ..answers.solve import parameter_symbol
+from ..base.errors import Code, Diagnostic, SizeError
+from ..base.records import record
+from ..base.watchdog import extend
+from ..count.cost import Cost, main_work_class
+from ..count.values import evaluate, exact, parameter_values
+from ..hardware.machine import UNBOUNDING_LEVELS, Machine
+from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings, without
+from ..lang.sizerange import CHUNK_POINTS, SizeRange
+from .sweep_units import SweptUnits
+from .vectorize import evaluate_array, vectorized
+
+if TYPE_CHECKING:
+    from .grid_sweep import GridRoofs
+
+DOES_NOT_FIT = "does not fit"  # the binding `term` of a size whose block does not fit
+
+
+@record
+class SweepResult:
+    """Closed forms evaluated at each size; arrays in SI base units, one entry per size.
+
+    The roofline fields are None when no machine was given."""
+
+    kernel: str
+    parameter: str
+    sizes: numpy.ndarray
+    work: numpy.ndarray  # W, FLOP
+    work_by_class: dict[str, numpy.ndarray]  # tensor | fma | vector | sfu -> FLOP
+    traffic: dict[str, numpy.ndarray]  # level -> B
+    intensity: dict[str, numpy.ndarray]  # level -> FLOP/B
+    machine: str | None = None
+    precision: str | None = None
+    peak_FLOPps: float | None = None  # P, the kernel's main ceiling (cost.main_class)
+    ridges: dict[str, float] | None = None  # level -> I_crit = P / B_l, FLOP/B
+    term_names: tuple[str, ...] = ()  # "bf16 tensor peak", "global bandwidth", ...
+    term_seconds: numpy.ndarray | None = None  # (terms, sizes): W_c / P_c and Q_l / B_l
+    t_min: numpy.ndarray | None = None  # s, without launch overhead
+    binding_index: numpy.ndarray | None = None  # index into term_names, per size
+    performance: numpy.ndarray | None = None  # attainable FLOP/s: W / t_min
+    peak_fraction: numpy.ndarray | None = None  # performance / P
+    t_min_with_launch: numpy.ndarray | None = None  # s: t_min + the machine's launch overhead
+    item: str | None = None  # `per token = b`: what one item is
+    items: numpy.ndarray | None = None  # items one run handles
+    item_rate: numpy.ndarray | None = None  # items/s: items / t_min
+    item_rate_with_launch: numpy.ndarray | None = None  # items / t_min_with_launch
+
+    @property
+    def binding(self) -> list[str]:
+        """The binding term's name at each size."""
+        if self.binding_index is None:
+            return []
+        return [self.term_names[index] for index in self.binding_index]
+
+
+@patched()
+def sweep(source: Analysis | Spec | str | Path, sizes: SizeRange | numpy.ndarray,
+          parameter: str | None = None, *, settings: Mapping | None = None,
+          machine: Machine | None = None, precision: str | None = None,
+          reuse: str | None = None) -> SweepResult:
+    """Evaluate W, Q_l, I_l (and, given a machine, t_min, the binding term and the fraction of
+    peak) at every size of `sizes`, vectorised.
+
+    `source` is an Analysis (its settings and reuse are used) or a spec; `settings` (names to
+    numbers or expression text such as {"M": "N"}) fix every other parameter, defaults apply.
+    A value set for the swept parameter itself is ignored: the sweep replaces it."""
+    size_range = sizes if isinstance(sizes, SizeRange) else None
+    if size_range is not None:
+        parameter = size_range.parameter
+    if parameter is None:
+        raise TypeError("sweep: give the parameter name with an array of sizes")
+    sweeper = Sweeper(source, parameter, settings=settings, machine=machine,
+                      precision=precision, reuse=reuse)
+    if size_range is not None:
+        sizes = size_range.with_step(sweeper.step).values()
+    return sweeper(sizes)
+
+
+class Sweeper:
+    """The closed forms of one sweep turned into numpy functions once, then evaluated on any
+    number of size arrays (the chunks of a long sweep)."""
+
+    @patched()
+    def __init__(self, source, parameter: str, *, settings: Mapping | None = None,
+                 machine: Machine | None = None, precision: str | None = None,
+                 reuse: str | None = None):
+        spec, reuse, resolved = _source_settings(source, settings, reuse, parameter)
+        spec = spec.at_precision(precision)  # its element types at that precision
+        cost = spec.cost(reuse)
+        self.symbol = parameter_symbol(cost, parameter)
+        self.units = SweptUnits(cost, self.symbol, parameter_values(
+            cost, {s: e for s, e in resolved.items() if s != self.symbol}, apply_defaults=True,
+            exclude=self.symbol), vectorized)
+        self.cost = cost = self.units.cost
+        others = {s: v for s, v in numeric_values(spec, resolved).items() if s != self.symbol}
+        refuse_beyond(others, settings or {}, spec.kernel, MAX_FLOAT_SIZE, FLOAT_SIZES,
+                      "give it at most 2^53 (9.0e15), or analyze these sizes exactly with "
+                      "`kernelcost analyze`")
+        self.machine = machine
+        self.precision = precision or cost.precision
+        self.item = None if spec.checked.items is None else spec.checked.items.item
+        counts = {} if spec.checked.items is None else {("items",): spec.checked.items.count}
+        self.functions = {key: vectorized(expr, self.symbol) for key, expr
+                          in closed_forms(cost, self.symbol, resolved, counts).items()}
+        self.step = size_step(spec, cost, self.symbol, resolved)
+        self.grid = None
+        if machine is not None and cost.grid is not None:  # the quantised per-SM roofs
+            from .grid_sweep import GridSweep
+
+            others = {s: e for s, e in resolved.items() if s != self.symbol}
+            self.grid = GridSweep(cost, machine, self.precision, self.symbol,
+                                  parameter_values(cost, others, apply_defaults=True,
+                                                   exclude=self.symbol))
+
+    @patched()
+    def __call__(self, sizes) -> SweepResult:
+        cost = self.cost
+        sizes = numpy.asarray(sizes, dtype=float)
+        evaluated = {key: evaluate_array(function, sizes)
+                     for key, function in self.functions.items()}
+        work_by_class = self.units(sizes, {cls: evaluated[("work", cls)] for cls in cost.work
+                                           if cost.work[cls] != 0})
+        work = sum(work_by_class.values(), numpy.zeros_like(sizes))
+        traffic = {level: evaluated[("traffic", level)] for level in cost.levels}
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            intensity = {level: work / traffic[level] for level in cost.levels}
+        result = SweepResult(cost.kernel, str(self.symbol), sizes, work, work_by_class,
+                             traffic, intensity, item=self.item,
+                             items=evaluated.get(("items",)))
+        if self.machine is None:
+            return result
+        return _with_roofline(result, self.machine, self.precision,
+                              None if self.grid is None else self.grid(sizes))
+
+
+def size_step(spec: Spec, cost: Cost, symbol: sympy.Symbol, settings: Mapping) -> int:
+    """What every swept size must be a multiple of for the spec's assumptions to hold: the
+    least common multiple of the divisors d of each `assume d | N` (and of `d | M` where the
+    settings make M = N), with the other sizes at their values."""
+    others = {s: e for s, e in settings.items() if s != symbol}
+    values = parameter_values(cost, others, apply_defaults=True, exclude=symbol)
+    step = 1
+    for divisor, dividend in spec.checked.divisibility:
+        if str(evaluate(dividend, values)) != str(symbol):
+            continue
+        value = evaluate(divisor, values)
+        if value.is_Integer and value > 0:
+            step = math.lcm(step, int(value))
+    return step
+
+
+def closed_forms(cost: Cost, symbol: sympy.Symbol, settings: Mapping[sympy.Symbol, sympy.Expr],
+                 extra: Mapping[tuple, sympy.Expr] | None = None) -> dict[tuple, sympy.Expr]:
+    """Work per class and traffic per level (and the `extra` forms, such as the item count)
+    with every parameter but `symbol` substituted; a parameter left unset is an error
+    naming it."""
+    others = {s: e for s, e in settings.items() if s != symbol}
+    substitutions = parameter_values(cost, others, apply_defaults=True, exclude=symbol)
+    forms = {("work", cls): expr for cls, expr in cost.work.items()}
+    forms.update({("traffic", level): expr for level, expr in cost.traffic.items()})
+    forms.update(extra or {})
+    forms = {key: evaluate(expr, substitutions) for key, expr in forms.items()}
+    unset = set().union(*(expr.free_symbols for expr in forms.values())) - {symbol}
+    if unset:
+        names = ", ".join(sorted(str(s) for s in unset))
+        raise SizeError(Code.SIZES_UNSET, Diagnostic(
+            None,
+            f"sweeping `{symbol}` of `{cost.kernel}` needs every other size set; unset: {names}",
+            "set them with --set NAME=VALUE (or NAME=" + str(symbol)
+            + ")"))
+    return forms
+
+
+def _with_roofline(result: SweepResult, machine: Machine, precision: str,
+                   roofs: GridRoofs | None = None) -> SweepResult:
+    """t_min and its binding term at every size: the roofline of the totals, or for a
+    parallel spec (`roofs`) the model's t_bound, its per-SM roofs quantised and its terms in
+    the model's order (work, shared, L2, global); NaN and `does not fit` where the block
+    does not fit."""
+    names, seconds = [], []
+    if roofs is None:
+        for work_class, amount in result.work_by_class.items():
+            ceiling = machine.ceiling(precision, work_class)
+            names.append(ceiling.name)
+            seconds.append(amount / float(exact(ceiling.peak_FLOPps)))
+    else:
+        names += roofs.names
+        seconds += list(roofs.seconds)
+    # the peak of the units the kernel runs on at large sizes (a contraction that the swept
+    # size puts on the vector units at small sizes is timed there, its ridge stays the tensor one)
+    peak = float(exact(machine.peak(precision, _main_class(result.work_by_class))))
+    ridges = {}
+    levels = list(result.traffic.items())
+    if roofs is not None:  # as execution.grid_verdict orders them
+        levels = sorted(levels, key=lambda item: ("shared", "l2", "global").index(item[0])
+                        if item[0] in ("shared", "l2", "global") else 3)
+    for level, amount in levels:
+        bandwidth = machine.bandwidth(level)
+        if bandwidth is None:  # the model leaves such a level out of t_min too
+            continue
+        ridges[level] = peak / float(exact(bandwidth))
+        quantised = roofs is not None and f"{level} bandwidth" in roofs.names
+        if level not in UNBOUNDING_LEVELS and not quantised:  # registers: never a roof
+            names.append(f"{level} bandwidth")
+            seconds.append(amount / float(exact(bandwidth)))
+    ridges = {level: ridges[level] for level in result.traffic if level in ridges}
+    term_seconds = numpy.vstack(seconds)
+    t_min, binding_index = _running_max(seconds)
+    if roofs is not None and not roofs.fits.all():
+        names.append(DOES_NOT_FIT)
+        t_min = numpy.where(roofs.fits, t_min, numpy.nan)
+        binding_index = numpy.where(roofs.fits, binding_index, len(names) - 1)
+    # as the model adds it: t_min + the overhead, t_min itself where the machine gives none
+    t_min_with_launch = t_min + float(exact(machine.launch_overhead_s or 0))
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        performance = result.work / t_min
+        rates = {} if result.items is None else {
+            "item_rate": result.items / t_min,
+            "item_rate_with_launch": result.items / t_min_with_launch}
+    return SweepResult(
+        **{**result.__dict__, "machine": machine.id, "precision": precision,
+           "peak_FLOPps": peak, "ridges": ridges, "term_names": tuple(names),
+           "term_seconds": term_seconds, "t_min": t_min, "binding_index": binding_index,
+           "performance": performance, "peak_fraction": performance / peak,
+           "t_min_with_launch": t_min_with_launch, **rates})
+
+
+def _main_class(work_by_class: Mapping[str, numpy.ndarray]) -> str:
+    return main_work_class({name: bool(numpy.any(amount)) for name, amount
+                            in work_by_class.items()})
+
+
+def _running_max(rows: list[numpy.ndarray]) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """Elementwise max over a few rows and the index of the first row reaching it (ties go
+    to the earlier term, as in model.binding_term). A pass per row is faster than argmax
+    along the short axis of a (terms, sizes) array."""
+    largest = rows[0]
+    index = numpy.zeros(largest.shape, dtype=numpy.intp)
+    for position, row in enumerate(rows[1:], start=1):
+        index = numpy.where(row > largest, position, index)
+        largest = numpy.maximum(largest, row)
+    return largest, index
+
+
+def _source_settings(source, settings: Mapping | None, reuse: str | None, parameter: str):
+    """The spec, reuse mode and resolved settings ({Symbol: Expr}) a sweep works from.
+
+    The swept parameter's own value is dropped before chains are resolved, so that M=N stays
+    M=N when N=4096 was also set. (An Analysis holds its settings already resolved: give the
+    spec and the raw settings to sweep a parameter that other settings refer to.)"""
+    raw = without(settings or {}, (parameter,))
+    if isinstance(source, Analysis):
+        resolved = {s: e for s, e in source.settings.items() if str(s) != parameter}
+        if raw:
+            resolved.update(resolve_settings(raw, source.spec.parameters))
+        return source.spec, reuse or source.reuse, resolved
+    spec = source if isinstance(source, Spec) else load(source)
+    return spec, reuse or "spec", resolve_settings(raw, spec.parameters)
+
+
+# --- long sweeps ----------------------------------------------------------------------------
+
+LARGE_SWEEP_POINTS = 1_000_000  # from here on, the sweep says what it will cost first
+SECONDS_PER_VALUE = 0.1e-6  # measured: 10^7 sizes x 8 columns in 7.7 s of CPU (bench/)
+
+
+def stream_csv(sweeper: Sweeper, size_range: SizeRange, write, advance=None) -> None:
+    """The CSV of a sweep, a chunk at a time, to `write` (which takes bytes): memory stays
+    bounded whatever the point count. `advance()` is called after each of the
+    size_range.chunk_count() chunks (a progress bar)."""
+    from .report import sweep_csv_bytes
+
+    if size_range.made > LARGE_SWEEP_POINTS:
+        estimate = _announce(size_range.made, sweeper)
+        extend(5 * estimate + 30)  # the budget covers the announced writing, on a busy machine too
+    for position, sizes in enumerate(size_range.chunks()):
+        if position == 0 or len(sizes):  # the first chunk is never empty: it has the header
+            write(sweep_csv_bytes(sweeper(sizes), header=position == 0))
+        if advance is not None:
+            advance()
+
+
+def _announce(points: int, sweeper: Sweeper) -> float:
+    import sys
+
+    from ..base.units import si
+
+    columns = 2 + 2 * len(sweeper.cost.levels) + (4 if sweeper.machine is not None else 0)
+    seconds = points * columns * SECONDS_PER_VALUE
+    print(f"note: sweeping {points:,} sizes, {min(points, CHUNK_POINTS):,} at a time: memory "
+          f"stays under about 0.2 GB; expect up to {si(points * columns * 18, 'B')} of CSV "
+          f"and {si(seconds, 's')} or more (sizes that round to the same integer are "
+          "written once); the time budget is extended to cover it", file=sys.stderr)
+    return seconds
