@@ -252,7 +252,24 @@ def exact_sign(difference: sympy.Expr) -> int | None:
         sign = clamped_sign(difference)
     if sign is None:
         sign = rounded_sign(difference)
-    return one_size_sign(difference) if sign is None else sign
+    if sign is None:
+        sign = one_size_sign(difference)
+    if sign is None:
+        # sympy's constructor leaves Min(N, -2 + 1/M) whole, though -2 + 1/M bounds N
+        # (its cancelled form, Min(N, (1 - 2*M)/M), is the bound): without the bounded
+        # arguments a lattice is the same value, which the deciders may then order
+        reduced = _lattices_reduced(difference)
+        if reduced != difference:
+            return exact_sign(reduced)
+    return sign
+
+
+def _lattices_reduced(expr: sympy.Expr) -> sympy.Expr:
+    """expr with each Min and Max, innermost first, as smallest or largest writes it."""
+    def reduced(node: sympy.Basic) -> sympy.Expr:
+        return _lattice(sympy.Min if isinstance(node, sympy.Min) else sympy.Max, node.args)
+
+    return expr.replace(lambda node: isinstance(node, (sympy.Min, sympy.Max)), reduced)
 
 
 # Each rounding takes one of two bounds, so a difference with r roundings is tried 2^r ways.
