@@ -20,6 +20,7 @@ FLOORS = {
                     "outputs",
                     "quotients", "no_tensors", "lean_sympy", "sound_signs", "number_facts",
                     "records", "drawable", "rational_eval", "witnesses", "shifted", "texts",
+                    "held_quotients",
                     "rounding", "axis_signs", "sympy_patch", "sympy_scope", "numeric_sums"],
     "language": ["syntax_errors", "parse", "parallel", "check_decls", "check_exprs",
                  "check_lanes", "check", "work", "contraction", "precisions", "settings",

@@ -23,10 +23,11 @@ from fractions import Fraction
 import sympy
 
 from .cost import Cost, GridCost
-from .decide import cancelled, largest, proven_less_than
+from .decide import largest, proven_less_than
 from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
 from .fill import GridFill, grid_fill
 from .hardware import Machine
+from .held_quotients import cancelled
 from .numeric_sums import has_sum, sum_values
 from .occupancy import Occupancy, occupancy
 from .quotients import cancel

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 import sympy
 
 from .cost import Cost
-from .decide import cancelled_quotient, largest, less_than, pair_sign, smallest_of_two
+from .decide import largest, less_than, pair_sign, smallest_of_two
 from .derates import Derate, launch_derate
 from .drawable import Drawable
 from .errors import Code, Diagnostic, MachineFileError
@@ -37,6 +37,7 @@ from .execution import GridVerdict, grid_verdict
 from .fits import Fit, fits_within, nest_misfits, optional_exact, scope_fits
 from .floor import Floor, floor
 from .hardware import UNBOUNDING_LEVELS, Machine, at_max_clock_terms
+from .held_quotients import cancelled_quotient
 from .mma import on_units
 from .occupancy import Misfit
 from .order import check_order, divisibility_met

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from .check import CheckedKernel
-from .decide import cancelled_quotient
+from .held_quotients import cancelled_quotient
 from .records import record
 from .values import evaluate
 
