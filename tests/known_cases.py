@@ -243,4 +243,20 @@ KNOWN_CASES = {
                 }
             }
         }""", {"M": 8, "T": 2}),
+    # a loop empty in the first block of a cluster (`k in 0..i0` at i0 = 0): that block fills
+    # nothing, the rest of its cluster x[1] alike, so the cluster reads it once; a fill a
+    # block (60 B of L2 at N = 8, T = 2 for 56 B read) is an upper bound, once said exact
+    "loop-empty-in-the-first-block-of-a-cluster": ("""
+        kernel k(N, T) {
+            assume T | N
+            in x: f32[N]
+            out y: f32[N, N]
+            for i0 in 0..N by T parallel(threads = 32, cluster i0 = 2) {
+                keep x in shared {
+                    for k in 0..i0 {
+                        y[i0, k] = 2 * x[1]
+                    }
+                }
+            }
+        }""", {"N": 8, "T": 2}),
 }

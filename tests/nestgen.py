@@ -238,7 +238,9 @@ def nests(draw, max_extrema: int = 2) -> Nest:
         # a local array of the block, written and read by the statements like a tensor
         ranks["a"] = draw(st.integers(1, 2))
         level = draw(st.sampled_from(["registers", "registers", "shared"]))
-        block_lets.append(f"let a: f32[{', '.join([head.wide] * ranks['a'])}] in {level} = 0")
+        # as wide as the tensors: a lanes iterator runs to N + 30, doubled in an index
+        extent = head.wide if lanes_at is None else head.aligned_wide
+        block_lets.append(f"let a: f32[{', '.join([extent] * ranks['a'])}] in {level} = 0")
         targets.append("a")
         sources.append("a")
 
@@ -273,12 +275,17 @@ def nests(draw, max_extrema: int = 2) -> Nest:
                    and draw(st.booleans()))
     if shared_tile:
         pattern = "shared tile"
+        if depth == 3 and not loops[2].lanes and draw(st.booleans()):
+            # a loop empty in the first block (`k in 0..i0`), which the tile's reads may not
+            # use: that block of a cluster fills nothing, the others one tile alike
+            loops[2] = LoopLine(loops[2].var, f"{loops[2].var} in 0..{loops[0].var}", False)
     if pattern == "writes":
         focus = draw(st.sampled_from(targets))
         inner = [statement(loops, target=focus) for _ in range(draw(st.integers(2, 3)))]
     elif pattern == "shared tile":
         focus = draw(st.sampled_from([t for t in sources if t in roles]))
-        inner = [statement(loops, source=focus, read_loops=loops[2:])
+        read_loops = draw(st.sampled_from([loops[2:], loops[2:], []]))  # []: `x[1]`
+        inner = [statement(loops, source=focus, read_loops=read_loops)
                  for _ in range(draw(st.integers(1, 2)))]
     elif pattern == "reads":
         focus = draw(st.sampled_from(sources))

@@ -16,16 +16,9 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 from test_rational_eval import expressions
 
-from kernelcost.algebra import decide, witnesses
-from kernelcost.algebra.decide import (
-    at_least,
-    at_most,
-    cancelled,
-    largest,
-    less_than,
-    proven_less_than,
-    smallest,
-)
+from kernelcost.algebra import decide, held_quotients, witnesses
+from kernelcost.algebra.decide import at_least, at_most, largest, less_than, proven_less_than, smallest
+from kernelcost.algebra.held_quotients import cancelled
 from kernelcost.base.symbols import size_symbol
 
 n, N, T, M, K = (size_symbol(name) for name in ("n", "N", "T", "M", "K"))
@@ -191,7 +184,7 @@ def test_a_quotient_cancelled_is_the_same_expression_as_before_its_lattices_are_
         expr.atoms(sympy.Min, sympy.Max), key=sympy.default_sort_key)}
     reference = sympy.cancel(expr.xreplace(held)).xreplace(
         {symbol: lattice for lattice, symbol in held.items()})
-    result = decide.cancelled_quotient(numerator, denominator)
+    result = held_quotients.cancelled_quotient(numerator, denominator)
     assert result == reference == cancelled(expr)
     assert result.args == reference.args and str(result) == str(reference)
 

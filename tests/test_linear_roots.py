@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import pytest
 import sympy
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from kernelcost.algebra import equations, witnesses
@@ -30,6 +30,13 @@ numbers = st.one_of(st.integers(-6, 6), st.fractions(-6, 6, max_denominator=4)).
 monomials = st.lists(st.sampled_from(OTHERS), max_size=2).map(lambda s: sympy.Mul(*s))
 coefficients = st.lists(st.tuples(numbers, monomials), min_size=1, max_size=3).map(
     lambda terms: sympy.expand(sum(number * monomial for number, monomial in terms)))
+# a coefficient 0 at the smallest sizes and of one sign above them (3 - 3*K*M, 2*T - 2):
+# sympy settles a strict relation of it outright (K*M - 1 < 0 is false), where the other
+# coefficients leave one undecided; zero too, so that such a term stands alone in a root
+at_least_one = st.tuples(numbers, st.lists(st.sampled_from((K, M, T)), min_size=1,
+                                           max_size=2)).map(
+    lambda term: sympy.expand(term[0] * (sympy.Mul(*term[1]) - 1)))
+condition_coefficients = st.one_of(st.just(sympy.Integer(0)), coefficients, at_least_one)
 
 
 def solved_by_sympy(cleared: sympy.Expr) -> list[sympy.Expr]:
@@ -100,7 +107,9 @@ def test_polynomial_roots_drop_the_roots_a_size_cannot_take():
 
 
 @settings(max_examples=150, deadline=None)
-@given(coefficients, coefficients, coefficients, coefficients)
+@given(condition_coefficients, condition_coefficients, condition_coefficients,
+       condition_coefficients)
+@example(sympy.Integer(0), 3 - 3 * K * M, sympy.Integer(0), sympy.Integer(1))
 def test_witnesses_leave_the_conditions_as_sympys_assumptions_give_them(a, b, c, d):
     # where a root, a factor or a relation takes both signs at the witnesses, sympy is not
     # asked: the condition must be the one its questions give
@@ -112,6 +121,22 @@ def test_witnesses_leave_the_conditions_as_sympys_assumptions_give_them(a, b, c,
         asked = equations.positive_real_condition(root)
     assert with_witnesses == asked
     assert str(with_witnesses) == str(asked)
+
+
+def test_a_condition_sympy_settles_is_its_truth_value():
+    # 3 - 3*K*M is 0 at K = M = 1 and negative above: never a positive real. Its one
+    # undecided factor, K*M - 1 < 0, is one sympy settles as false (K*M - 1 is a
+    # nonnegative integer), and it once went on to be isolated as a relation
+    # (AttributeError: 'BooleanFalse' object has no attribute 'lhs')
+    root = 3 - 3 * K * M
+    assert [root.subs({K: k, M: m}) for k, m in [(1, 1), (2, 1), (3, 2)]] == [0, -3, -15]
+    assert equations.positive_real_condition(root) is sympy.false
+    # beside a factor of both signs the relation stays undecided, and holds where the
+    # root is positive: 3 at K = 2, M = 1, ridge 1; 0 at K = M = 1
+    condition = equations.positive_real_condition(root / (1 - 2 * RIDGE))
+    for k, m, ridge, positive in [(2, 1, 1, True), (1, 1, 1, False), (2, 1, 0.25, False)]:
+        at = {K: k, M: m, RIDGE: sympy.nsimplify(ridge)}
+        assert bool(condition.subs(at)) is positive is bool((root / (1 - 2 * RIDGE)).subs(at) > 0)
 
 
 def test_signs_at_witnesses_take_a_ridge_below_one():

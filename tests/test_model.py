@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_rational_eval import expressions
 
@@ -187,10 +187,18 @@ def test_conv3x3_memory_bound_by_about_9x_on_h100_fp32():
 
 RIDGES = st.sampled_from([sympy.Rational(990, 335) * 100, sympy.Rational(33), sympy.Integer(1),
                           sympy.Rational(1, 10), sympy.Rational(2463, 1000)])
+# a Min or Max one argument of which bounds the other at every size, left whole by sympy's
+# constructor (-2 + 1/M under N): the ratio's cancel rewrites it to the bounding argument,
+# so the intensity's questions must find the same order through the whole lattice
+SETTLED_LATTICES = st.builds(
+    lambda kind, size, other, shift, scale: scale * kind(size, shift + 1 / other),
+    st.sampled_from([sympy.Min, sympy.Max]), st.sampled_from([N, M, T]),
+    st.sampled_from([N, M, T]), st.integers(-3, 0), st.sampled_from([1, 2, sympy.Rational(1, 3)]))
 
 
 @settings(max_examples=80, deadline=None)
-@given(expressions(), RIDGES)
+@given(st.one_of(expressions(), SETTLED_LATTICES), RIDGES)
+@example(sympy.Min(N, -2 + 1 / M), sympy.Integer(33))
 def test_a_level_asks_its_questions_of_the_intensity_as_of_the_ratio(intensity, ridge):
     # level_verdict orders I against the ridge once, for Min(peak, I * bandwidth) and
     # Min(1, I / ridge), and puts the zone's bounds on I's side: the same answers as the
@@ -210,6 +218,27 @@ def test_a_level_asks_its_questions_of_the_intensity_as_of_the_ratio(intensity, 
     assert smallest_of_two(1, ratio, against_ridge) == smallest(1, ratio)
     assert zone_of(intensity, ridge) == zone_of(ratio)
     assert regime_of(intensity, ridge) == regime_of(ratio, sympy.Integer(1))
+
+
+def test_an_intensity_whose_min_holds_a_bounded_argument_is_ordered_by_the_other():
+    # Min(N, -2 + 1/M) is -2 + 1/M at every size (at most -1, under N >= 1): -3/2 at M = 2.
+    # Its ratio to the ridge 33, cancelled, is (1 - 2M)/(33M), -1/22 at M = 2, under 1, so
+    # sympy's Min(1, ratio) is the ratio; the questions asked of the whole Min once left
+    # the order undecided, and smallest_of_two kept Min(1, ratio)
+    from kernelcost.algebra.decide import less_than, pair_sign, smallest, smallest_of_two
+    from kernelcost.answers.model import regime_of
+    from kernelcost.algebra.quotients import scaled
+
+    intensity, ridge = sympy.Min(N, -2 + 1 / M), sympy.Integer(33)
+    assert intensity.subs({N: 5, M: 2}) == sympy.Rational(-3, 2)
+    ratio = scaled(intensity, 1 / ridge)
+    assert ratio.subs({M: 2}) == sympy.Rational(-1, 22)
+    assert pair_sign(intensity, ridge) == -1
+    assert smallest_of_two(1, ratio, 1) == smallest(1, ratio) == sympy.Min(1, ratio) == ratio
+    assert less_than(intensity, ridge / 10) is True  # under 0.1 of the ridge: -1 < 3.3
+    assert less_than(330, intensity) is False
+    assert zone_of(intensity, ridge) == zone_of(ratio) == ZONE_MEMORY
+    assert regime_of(intensity, ridge) == MEMORY_BOUND
 
 
 def test_zones_follow_the_chapter():

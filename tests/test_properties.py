@@ -445,6 +445,10 @@ KNOWN_NESTS = [
                ["a[j] += x[j]", "y[i, j] = a[j] * x[j]"], keeps={1: ["keep x in shared stages 2"]},
                ranks={"y": 2}, merged=(2,), grid=(1, "threads = 32, cluster i0 = 2"),
                lets=["let a: f32[M] in registers = 0"]),
+    # a loop empty in the first block of a cluster: its fills bound the cluster's from above
+    known_nest(["N", "M", "T"], "T | N", ["i0 in 0..N by T", "k in 0..i0"],
+               ["y[i0, k] = 2 * x[1]"], keeps={1: ["keep x in shared"]}, ranks={"y": 2},
+               grid=(1, "threads = 32, cluster i0 = 2")),
 ]
 
 

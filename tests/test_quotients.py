@@ -2,7 +2,7 @@
 sizes that closed forms are made of: sums, products and quotients of sizes, roundings, Min
 and Max, with rational coefficients of either sign; and on what else reaches it, where it
 must hand over to sympy when it cannot match it: symbols with no assumptions and Dummy ones
-(decide.cancelled holds each Min and Max as one), Min and Max nested, integers past 64 bits,
+(held_quotients.cancelled holds each Min and Max as one), Min and Max nested, integers past 64 bits,
 tiny rational coefficients, negative powers of sums, sums left open and floats. Its factor
 lists are sympy's factor_list on products of sums, repeated factors included."""
 

@@ -39,11 +39,9 @@ import math
 from collections.abc import Sequence
 
 import sympy
-from sympy.core.basic import _args_sortkey
 
 from ..base.symbols import text_key
 from . import rational_eval, thresholds
-from .quotients import cancel
 from .shifted import ShiftedPolynomials, rational_sizes, shifted_sign
 from .witnesses import ArgumentWitnesses, both_signs, exact_number_sign, planned_value, shows
 
@@ -252,7 +250,24 @@ def exact_sign(difference: sympy.Expr) -> int | None:
         sign = clamped_sign(difference)
     if sign is None:
         sign = rounded_sign(difference)
-    return one_size_sign(difference) if sign is None else sign
+    if sign is None:
+        sign = one_size_sign(difference)
+    if sign is None:
+        # sympy's constructor leaves Min(N, -2 + 1/M) whole, though -2 + 1/M bounds N
+        # (its cancelled form, Min(N, (1 - 2*M)/M), is the bound): without the bounded
+        # arguments a lattice is the same value, which the deciders may then order
+        reduced = _lattices_reduced(difference)
+        if reduced != difference:
+            return exact_sign(reduced)
+    return sign
+
+
+def _lattices_reduced(expr: sympy.Expr) -> sympy.Expr:
+    """expr with each Min and Max, innermost first, as smallest or largest writes it."""
+    def reduced(node: sympy.Basic) -> sympy.Expr:
+        return _lattice(sympy.Min if isinstance(node, sympy.Min) else sympy.Max, node.args)
+
+    return expr.replace(lambda node: isinstance(node, (sympy.Min, sympy.Max)), reduced)
 
 
 # Each rounding takes one of two bounds, so a difference with r roundings is tried 2^r ways.
@@ -387,56 +402,3 @@ def one_size_sign(difference: sympy.Expr) -> int | None:
 def _rewritten_by_lattice(argument: sympy.Expr) -> bool:
     return (isinstance(argument, (sympy.Min, sympy.Max))
             or argument.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan))
-
-
-def cancelled(expr: sympy.Expr) -> sympy.Expr:
-    """sympy.cancel(expr) with each Min and Max held as a symbol meanwhile, so kept as it is:
-    to cancel they are generators, but cancel's passes (factor_terms, expand) rewrite their
-    arguments and re-evaluate them, asking every pair of arguments again. A number times
-    powers of sizes and lattices is in lowest terms already (items per second: b/Max(...))."""
-    return cancelled_quotient(expr, sympy.S.One)
-
-
-def cancelled_quotient(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Expr:
-    """cancelled(numerator / denominator), the quotient built only once its Min and Max are
-    held as symbols: dividing by a sum that holds one asks each of the sum's terms whether
-    it is infinite, questions that run through every argument of the Min or Max (a rate
-    count / (Max(...) + launch))."""
-    parts = (numerator, denominator)
-    if all(_power_of_atom(factor) for part in parts for factor in sympy.Mul.make_args(part)):
-        return numerator / denominator
-    lattices = sorted(set().union(*(part.atoms(sympy.Min, sympy.Max) for part in parts)),
-                      key=sympy.default_sort_key)
-    if not lattices:
-        return cancel(numerator / denominator)
-    held = {lattice: sympy.Dummy() for lattice in lattices}
-    result = cancel(numerator.xreplace(held) / denominator.xreplace(held))
-    back = {symbol: lattice for lattice, symbol in held.items()}
-    if not result.is_Mul or any(lattice.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
-                                for lattice in lattices):
-        return result.xreplace(back)
-    return _product_put_back(result, back)
-
-
-def _product_put_back(product: sympy.Mul, back: dict[sympy.Dummy, sympy.Expr]) -> sympy.Expr:
-    """product.xreplace(back) for a product in lowest terms whose symbols stand for finite
-    Min and Max: each factor put back, and the factors, which no longer share a base,
-    ordered as sympy orders them. Rebuilding the product through sympy would build each sum
-    to a negative power anew, which asks each term of a two-term sum whether it is
-    infinite, questions that run through every argument of the Min or Max (the rate
-    count / (Max(...) + launch): a third of its machine's cost)."""
-    coefficient, factors = product.as_coeff_mul()
-    restored = [sympy.Pow(factor.base.xreplace(back), factor.exp, evaluate=False)
-                if factor.is_Pow and factor.base.is_Add else factor.xreplace(back)
-                for factor in factors]
-    if any(factor.is_Number or factor.is_Mul for factor in restored):
-        return product.xreplace(back)  # a factor that sympy would merge
-    restored.sort(key=_args_sortkey)
-    return sympy.Mul._from_args([coefficient, *restored] if coefficient != 1 else restored)
-
-
-def _power_of_atom(factor: sympy.Expr) -> bool:
-    """A rational, or a size, Min or Max to an integer power."""
-    if factor.is_Pow and factor.exp.is_Integer:
-        factor = factor.base
-    return factor.is_Rational or factor.is_Symbol or isinstance(factor, (sympy.Min, sympy.Max))

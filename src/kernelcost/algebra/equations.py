@@ -331,7 +331,10 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
     product = sympy.Mul(*undecided)
     relation = _relation(sympy.StrictGreaterThan if sign > 0 else sympy.StrictLessThan,
                          product, sympy.Integer(0))
-    if len(undecided) == 1:
+    # sympy may decide the relation outright (3 - 3*K*M < 0 is never true for positive
+    # integer sizes, though K*M - 1 may be 0): a decided one is a truth value, nothing to
+    # isolate, and And takes it as the condition it is
+    if len(undecided) == 1 and isinstance(relation, sympy.Rel):
         relation = isolate(relation)
     return sympy.And(relation, *conditions)
 
@@ -371,9 +374,10 @@ def _both_signs(expr: sympy.Expr) -> bool:
     return len(signs_at_witnesses(expr)) == 2 or changes_sign(expr)
 
 
-def _relation(kind: type[sympy.Rel], left: sympy.Expr, right: sympy.Expr) -> sympy.Rel:
+def _relation(kind: type[sympy.Rel], left: sympy.Expr, right: sympy.Expr) -> sympy.Basic:
     """kind(left, right) as sympy builds it, without its attempt to decide it where the
-    difference takes both signs (it would stay a relation, the same one)."""
+    difference takes both signs (it would stay a relation, the same one). Where sympy
+    decides it, true or false, not a relation."""
     if _both_signs(left - right):
         return kind(left, right, evaluate=False)
     return kind(left, right)

@@ -28,7 +28,8 @@ from collections.abc import Mapping
 
 import sympy
 
-from ..algebra.decide import cancelled_quotient, largest, less_than, pair_sign, smallest_of_two
+from ..algebra.decide import largest, less_than, pair_sign, smallest_of_two
+from ..algebra.held_quotients import cancelled_quotient
 from ..algebra.quotients import cancel, scaled
 from ..base.drawable import Drawable
 from ..base.errors import Code, Diagnostic, MachineFileError

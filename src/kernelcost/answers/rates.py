@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from ..algebra.decide import cancelled_quotient
+from ..algebra.held_quotients import cancelled_quotient
 from ..base.records import record
 from ..count.values import evaluate
 from ..lang.check import CheckedKernel

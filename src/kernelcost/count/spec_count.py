@@ -28,6 +28,8 @@ from .nest import AccessSite, Execution, Loop, Nest, Scope, build_nest
 from .sums import Summer
 
 REUSE_MODES = ("spec", "perfect", "none")
+# how a block's elements differ from its cluster neighbours' (_Counter._moves_with)
+MOVES, EMPTIES = "moves", "empties"
 
 
 def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = None) -> Cost:
@@ -110,19 +112,26 @@ class _Counter:
         if any(axis in (loop.lo.free_symbols | loop.trips.free_symbols)
                for loop in grid_loops if loop.var != axis):
             return frozenset()
-        moved = {site.tensor for site in self.nest.accesses  # the accesses its fills serve
-                 if site.tensor in filled and self._moves_with(site, axis)
-                 and any(scope.parent_levels.get(site.tensor) == "l2" for scope in site.scopes)}
-        return frozenset(filled - moved)
+        moved: dict[str | None, set[str]] = {MOVES: set(), EMPTIES: set(), None: set()}
+        for site in self.nest.accesses:  # the accesses its fills serve
+            if site.tensor in filled and any(scope.parent_levels.get(site.tensor) == "l2"
+                                             for scope in site.scopes):
+                moved[self._moves_with(site, axis)].add(site.tensor)
+        # a block whose loop runs zero times (`k in 0..i0` at i0 = 0) fills nothing, the
+        # rest of its cluster one tile alike: read once if any block runs, which no closed
+        # form here counts, so a fill a block is an upper bound
+        self.exact &= not moved[EMPTIES] - moved[MOVES]
+        return frozenset(filled - moved[MOVES] - moved[EMPTIES])
 
-    def _moves_with(self, site: AccessSite, axis: sympy.Symbol) -> bool:
-        """Whether the elements a block touches through `site` can differ between blocks
-        along `axis`: the axis in an index, or in the trip count of a loop whose counter the
-        indices use (or that such a trip count uses). A loop the indices do not use changes
-        only how often an element is touched, unless it may run zero times: a clipped row
-        tile (`i in i0..min(i0 + T, M)`) runs at least once in every block, and leaves the
-        tile of B[k, j] the same across a cluster along i0. A keep inside a loop whose range
-        moves with the axis fills at steps the cluster's blocks do not share."""
+    def _moves_with(self, site: AccessSite, axis: sympy.Symbol) -> str | None:
+        """MOVES where the elements a block touches through `site` can differ between
+        blocks along `axis`: the axis in an index, or in the trip count of a loop whose
+        counter the indices use (or that such a trip count uses). A loop the indices do not
+        use changes only how often an element is touched, unless it may run zero times
+        (EMPTIES: a block touches its neighbours' elements or none): a clipped row tile
+        (`i in i0..min(i0 + T, M)`) runs in every block, and leaves B[k, j]'s tile alike
+        across a cluster along i0. A keep inside a loop whose range moves with the axis
+        fills at steps the blocks do not share. None: every block touches the same."""
         moving = {axis}
         for loop in site.loops[self.grid_depth:]:
             if (loop.lo.free_symbols | loop.trips.free_symbols) & moving:
@@ -130,10 +139,10 @@ class _Counter:
         if any(loop.var in moving for scope in site.scopes
                if scope.parent_levels.get(site.tensor) == "l2"
                for loop in scope.loops[self.grid_depth:]):
-            return True
+            return MOVES
         view = CounterView(site, self.grid_depth)
         if any(axis in index.free_symbols for index in view.indices):
-            return True
+            return MOVES
         relevant = set(view.used_counters())
         pending = list(relevant)
         while pending:
@@ -141,9 +150,10 @@ class _Counter:
                 if symbol in view.trips_of and symbol not in relevant:
                     relevant.add(symbol)
                     pending.append(symbol)
-        return any(axis in view.trips_of[loop.counter].free_symbols
-                   and (loop.counter in relevant or not loop.never_empty)
-                   for loop in view.inner)
+        along = [loop for loop in view.inner if axis in view.trips_of[loop.counter].free_symbols]
+        if any(loop.counter in relevant for loop in along):
+            return MOVES
+        return EMPTIES if any(not loop.never_empty for loop in along) else None
 
     def finish(self, expr: sympy.Expr) -> sympy.Expr:
         """Write the quotients back and put the expression in a readable canonical form."""

@@ -22,7 +22,8 @@ from fractions import Fraction
 
 import sympy
 
-from ..algebra.decide import cancelled, largest, proven_less_than
+from ..algebra.decide import largest, proven_less_than
+from ..algebra.held_quotients import cancelled
 from ..algebra.numeric_sums import has_sum, sum_values
 from ..algebra.quotients import cancel
 from ..algebra.rational_eval import compare, compiled
