@@ -17,7 +17,14 @@ from hypothesis import strategies as st
 from test_rational_eval import expressions
 
 from kernelcost.algebra import decide, held_quotients, witnesses
-from kernelcost.algebra.decide import at_least, at_most, largest, less_than, proven_less_than, smallest
+from kernelcost.algebra.decide import (
+    at_least,
+    at_most,
+    largest,
+    less_than,
+    proven_less_than,
+    smallest,
+)
 from kernelcost.algebra.held_quotients import cancelled
 from kernelcost.base.symbols import size_symbol
 

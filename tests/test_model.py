@@ -226,8 +226,8 @@ def test_an_intensity_whose_min_holds_a_bounded_argument_is_ordered_by_the_other
     # sympy's Min(1, ratio) is the ratio; the questions asked of the whole Min once left
     # the order undecided, and smallest_of_two kept Min(1, ratio)
     from kernelcost.algebra.decide import less_than, pair_sign, smallest, smallest_of_two
-    from kernelcost.answers.model import regime_of
     from kernelcost.algebra.quotients import scaled
+    from kernelcost.answers.model import regime_of
 
     intensity, ridge = sympy.Min(N, -2 + 1 / M), sympy.Integer(33)
     assert intensity.subs({N: 5, M: 2}) == sympy.Rational(-3, 2)
