@@ -29,7 +29,7 @@ primitive part for every number a command compares it with.
 What none of them proves stays undecided (None), and Min and Max keep every argument no
 decider orders, in sympy's canonical order; numbers compare as numbers. Over every shipped
 spec with every machine, sympy's own evaluation decided no symbolic question these leave
-open (issue 17's measurement), so the answers are those it gave where it was right."""
+open (bench/RESULTS.md, "fastdecide"), so the answers are those it gave where it was right."""
 
 from __future__ import annotations
 

@@ -62,8 +62,8 @@ def check_against_oracle(spec: Spec, settings: dict[str, str], reuse: str = "spe
 
 # --- self-verification: `analyze` checks its closed forms before printing them -----------
 
-# Small size assignments enumerated: the issue 9 asked for two; two missed a multicast lost
-# under clipped cluster tiles (issue 34), so more, chosen for what they reach (below).
+# Small size assignments enumerated: two miss a multicast lost under clipped cluster tiles,
+# so more, chosen for what they reach (below).
 VERIFY_SAMPLES = 6
 VERIFY_MIN_SAMPLES = 2  # fewer distinct ones meet the assumptions: verified, and said so
 VERIFY_MAX_STEPS = 500  # loop iterations plus statements per assignment: about a millisecond

@@ -26,10 +26,14 @@ class SweptUnits:
         self.cost = on_units(cost, values)  # the contractions the other sizes decide
         self.symbol = symbol
         self.values = dict(values)
-        self.moving = [(contraction, vectorized(evaluate(contraction.work, values), symbol),
-                        self._tile_function(contraction, vectorized))
-                       for contraction in self.cost.contractions
-                       if contraction.unit == "tensor" and contraction.named is None]
+        self.moving = []
+        for contraction in self.cost.contractions:
+            work = evaluate(contraction.work, values)
+            # a size left unset: the sweep refuses it by name (sweep.closed_forms)
+            if contraction.unit == "tensor" and contraction.named is None \
+                    and not work.free_symbols - {symbol}:
+                self.moving.append((contraction, vectorized(work, symbol),
+                                    self._tile_function(contraction, vectorized)))
 
     def __call__(self, sizes: numpy.ndarray,
                  work_by_class: dict[str, numpy.ndarray]) -> dict[str, numpy.ndarray]:
