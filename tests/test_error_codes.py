@@ -23,7 +23,7 @@ PACKAGE = ROOT / "src" / "kernelcost"
 DOC = ROOT / "docs" / "errors.md"
 CLASSES = {cls.__name__: cls for cls in FAMILY_CLASSES.values()}
 # where an error takes the code its diagnostics already carry (each built with its own)
-CODE_OF_DIAGNOSTIC = {"check.py", "parse.py"}
+CODE_OF_DIAGNOSTIC = {"lang/check.py", "lang/parse.py"}
 
 
 def sources() -> dict[str, ast.Module]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-LEAN_SYMPY = Path(__file__).parent.parent / "src" / "kernelcost" / "lean_sympy.py"
+LEAN_SYMPY = Path(__file__).parent.parent / "src" / "kernelcost" / "algebra" / "lean_sympy.py"
 COMMAND = "import sys\nsys.argv[0] = '/usr/local/bin/kernelcost'\n"
 
 # Each name of the packages named on the command line described by what it is: deferred ones
