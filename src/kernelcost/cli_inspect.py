@@ -59,8 +59,9 @@ def add_validate_parser(commands) -> None:
     validate.add_argument("--published", action="store_true",
                           help="the corpus of published measurements (validate/published/), "
                                "each row on its own machine")
-    validate.add_argument("--split", choices=("calibration", "validation"),
-                          help="with --published: one side of the split only")
+    validate.add_argument("--split", choices=("calibration", "validation"), metavar="SIDE",
+                          help="with --published: one side of the split only (calibration "
+                               "or validation)")
     validate.add_argument("--figure", metavar="PNG",
                           help="with --published: write predicted against measured there")
     validate.add_argument("--json", action="store_true", help="print one JSON object")

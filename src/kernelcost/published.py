@@ -189,12 +189,13 @@ def _row(path: Path, text: str, number: int, line: str) -> PublishedRow:
             fail(name, f"`{name}` is empty", "every row cites its source and maps its shape")
     sizes: dict[str, str] = {}
     for item in values["sizes"].split(";"):
-        name, equals, value = item.partition("=")
-        if not equals or not name.strip() or not value.strip():
+        name, equals, size = item.partition("=")
+        if not equals or not name.strip() or not size.strip():
             fail("sizes", f"cannot read the size `{item.strip()}`",
                  "sizes are NAME=VALUE separated by `;`, as --set takes them")
-        sizes[name.strip()] = value.strip()
-    value, time_s = _number(values["value"]), _number(values["time_s"])
+        sizes[name.strip()] = size.strip()
+    value = _number(values["value"])
+    time_s = _number(values["time_s"])
     if value is None or value <= 0:
         fail("value", f"value `{values['value']}` is not a positive number",
              "the figure as the source prints it")

@@ -80,7 +80,7 @@ def figure(results: list[Result], path: str | Path) -> Path:
         for split, marker in ((Split.CALIBRATION, "o"), (Split.VALIDATION, "^")):
             chosen = [r for r in points if r.row.family is family and r.row.split is split]
             if chosen:
-                axes.scatter([r.row.time_s for r in chosen], [r.t_model for r in chosen],
+                axes.scatter([r.row.time_s for r in chosen], [r.t_model or 0.0 for r in chosen],
                              s=18, marker=marker, color=COLOURS[family],
                              label=f"{family.value} ({split.value})")
     axes.set_xscale("log")

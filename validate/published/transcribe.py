@@ -1,5 +1,6 @@
 """Transcribes the numbers read from each source into validate/published/*.csv: every figure here was read by hand from the cited source; rerun after an edit (python validate/published/transcribe.py)."""
-import csv, re
+# ruff: noqa: E501  (citations and transcribed tables read better whole)
+import csv
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent
