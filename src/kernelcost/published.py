@@ -83,6 +83,7 @@ MOVES: dict[str, Split] = {
     "project-h200-2026-12-04b": Split.VALIDATION,
     "cccl-pr2086": Split.CALIBRATION,              # copy and H200 on the calibration side
     "ort-pr21414": Split.CALIBRATION,              # decode attention on the calibration side
+    "vllm-pr49363": Split.CALIBRATION,             # the only published decode-GEMV source
 }
 
 

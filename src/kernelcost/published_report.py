@@ -35,6 +35,8 @@ SPEC_TARGETS: dict[str, frozenset[Machine]] = {
 SPEC_MODELS: dict[str, str] = {
     "specs/flash_attention.kcost": "FlashAttention-2",
     "specs/flash_attention_causal.kcost": "FlashAttention-2",
+    # vLLM's fused_moe Triton kernel with a 64 x 128 x 64 tile (the spec's header)
+    "specs/moe_gemm.kcost": "fused_moe",
 }
 # Rows whose reason is a reading, not a rule: (source, shape) -> reason, with the evidence.
 READINGS: dict[tuple[str, str], tuple[Beaten, str]] = {

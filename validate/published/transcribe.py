@@ -116,6 +116,17 @@ for src, pr, vals in (
             spec="specs/gemm.kcost", sizes=f"M=8192;N=8192;K={k}", shape=f"(M, N, K) = (8192, 8192, {k})",
             value=str(ms), unit="ms", conversion="time_s = value * 1e-3", time_s=t(ms * 1e-3),
             timed="tritonbench latency (median of its repeats)", inputs="not stated", l2_flush="not stated"))
+AO2427 = ("pytorch/ao pull request #2427 'add-to-benchmarks' (drisspg, 2025-06-23), output of "
+          "benchmarks/float8/bench_matmul.py --recipe nvfp4 ('gpu_name: NVIDIA B200'), line 'torch.bfloat16 time_sec' "
+          "after 'M, K, N: {n} {n} {n}'")
+for n, sec in ((1024, 5.08e-06), (1536, 7.87e-06), (2048, 1.52e-05), (3072, 3.84e-05), (4096, 9.74e-05),
+               (6144, 3.19e-04), (8192, 7.74e-04)):
+    rows.append(dict(
+        source="ao-pr2427", citation=AO2427.format(n=n), part="NVIDIA B200 (variant not stated)", machine="b200",
+        clocks_power="not stated", family="gemm", implementation="torch.mm bf16 (cuBLAS)", dtype="bf16",
+        spec="specs/gemm.kcost", sizes=f"M={n};N={n};K={n}", shape=f"M, K, N = {n}, {n}, {n}",
+        value=f"{sec:.2e}", unit="s", conversion="time_s = value", time_s=t(sec),
+        timed="the call (bench_matmul.py's timer)", inputs="not stated", l2_flush="not stated"))
 write("gemm.csv", rows, ["GEMMs: published measurements (see README.md in this folder).",
     "Hopper rows map to gemm_hopper (the cuBLAS sm90 tiling); other machines to gemm (every element once: the ideal)."])
 
@@ -146,6 +157,52 @@ for src, g, ts, machine, vals in (
             value=repr(ms), unit="ms", conversion="time_s = value * 1e-3", time_s=t(ms * 1e-3),
             timed="forward kernel (do_bench median)", inputs="randn (benchmark_layer_norm.py)", l2_flush="do_bench default (not recorded in the row)"))
 write("norms.csv", rows, ["RMSNorm and LayerNorm (fused kernels): published measurements (see README.md in this folder)."])
+
+# ---------------- decode GEMV ----------------
+rows = []
+VLLM = ("vllm-project/vllm pull request #49363 '[Benchmark] Add FP8 block-scaled GEMM to fp8_gemm benchmark' (HDCharles, "
+        "2026-07-21), 'H100 benchmarks for google/gemma-4-31B-it', table 'N=12288 K=5376, BF16 vs FP8 GEMMs TFLOP/s', "
+        "row batch_size={b}, column torch-bf16; TFLOP/s = 2*M*N*K*1e-12 / (ms*1e-3) with M = batch_size and "
+        "triton.testing.do_bench_cudagraph median of F.linear(a, b) (benchmarks/kernels/bench_fp8_gemm.py at commit "
+        "1a254d8ed56feff7517ff90263f9d3dba53be464, whose output header the PR's matches)")
+for b, tf in ((1, 2.870333), (16, 46.541434), (64, 182.588263), (128, 352.560566)):
+    flop = 2 * b * 12288 * 5376
+    rows.append(dict(
+        source="vllm-pr49363", citation=VLLM.format(b=b), part="NVIDIA H100 (variant not stated)", machine="h100",
+        clocks_power="not stated", family="gemv", implementation="F.linear bf16 (cuBLAS)", dtype="bf16",
+        spec="specs/gemv_decode.kcost", sizes=f"N=12288;K=5376;b={b};TK=256",
+        shape=f"M={b} tokens, W [N=12288, K=5376]; TK = 256 so that TK | K (5376 = 21 x 256)",
+        value=str(tf), unit="TFLOP/s", conversion=f"time_s = F / (value * 1e12), F = 2*M*N*K = {flop} FLOP",
+        time_s=t(flop / (tf * 1e12)), timed="CUDA graph replay (do_bench_cudagraph median)", inputs="randn",
+        l2_flush="not stated"))
+write("gemv.csv", rows, ["Decode GEMV (skinny bf16 GEMM): published measurements (see README.md in this folder)."])
+
+# ---------------- grouped MoE GEMM ----------------
+rows = []
+AO2490 = ("pytorch/ao pull request #2490 '[moe training] add benchmarking script for grouped mm' (danielvegamyhre, "
+          "2025-07-03), 'Llama4_17bx16e' output ('gpu_name: NVIDIA H100'), block 'M, K, N, E: {m} {k} {n} {e}', line "
+          "'torch.bfloat16 time_sec'")
+for (m, k, n, e), sec, offs in (
+        ((8192, 5120, 8192, 16), 1.31e-03, "272 832 1744 2288 2768 3056 4160 4352 4544 4800 5056 5360 6432 7760 7872 8192"),
+        ((8192, 8192, 5120, 16), 1.26e-03, "464 1008 1664 2608 2912 3296 3584 3968 4960 5024 5232 5952 7440 7760 7984 8192")):
+    rows.append(dict(
+        source="ao-pr2490", citation=AO2490.format(m=m, k=k, n=n, e=e), part="NVIDIA H100 (variant not stated)",
+        machine="h100", clocks_power="not stated", family="moe_gemm", implementation="torch._grouped_mm bf16",
+        dtype="bf16", spec="specs/moe_gemm.kcost", sizes=f"Ea={e};Mt={m // e};N={n};K={k};E={e}",
+        shape=f"(M, K) @ (E, K, N), M={m} tokens over E={e} experts, group ends (offs) {offs}: unbalanced; the spec's Mt = M/E = {m // e} (balanced, the same FLOP and weight bytes)",
+        value=f"{sec:.2e}", unit="s", conversion="time_s = value", time_s=t(sec),
+        timed="the call (bench_grouped_mm.py's timer)", inputs="randn; routing offsets as printed", l2_flush="not stated"))
+rows.append(dict(
+    source="pytorch-pr156203",
+    citation=("pytorch/pytorch pull request #156203 '[CUTLASS] [CUDA] SM100 GroupMM' (AaronWang04, 2025-06-17), "
+              "'On H200' output, 'batch: 16 M: 128000 N: 7168 K: 7168', 'Time per Iteration: 298.6668 ms' "
+              "(5 warm-up calls, then the mean of 50 back-to-back calls between CUDA events)"),
+    part="NVIDIA H200 (variant not stated)", machine="h200", clocks_power="not stated", family="moe_gemm",
+    implementation="torch._grouped_mm bf16 (CUTLASS sm90)", dtype="bf16", spec="specs/moe_gemm.kcost",
+    sizes="Ea=16;Mt=128000;N=7168;K=7168;E=16", shape="a [16, 128000, 7168] and b [16, 7168, 7168]: 16 groups of 128000 rows",
+    value="298.6668", unit="ms", conversion="time_s = value * 1e-3", time_s=t(298.6668e-3),
+    timed="mean of 50 back-to-back calls (CUDA events)", inputs="randn", l2_flush="no"))
+write("moe_gemm.csv", rows, ["Grouped MoE GEMMs (one grouped GEMM, not a whole MoE layer): published measurements (see README.md in this folder)."])
 
 # ---------------- decode attention ----------------
 rows = []
