@@ -64,6 +64,10 @@ def add_validate_parser(commands) -> None:
                                "or validation)")
     validate.add_argument("--figure", metavar="PNG",
                           help="with --published: write predicted against measured there")
+    validate.add_argument("--ncu", metavar="CSV",
+                          help="an `ncu --csv --page raw` export, against --spec's Q and W")
+    validate.add_argument("--spec", help="with --ncu: the spec the profiled kernels run")
+    validate.add_argument("--set", metavar="N=V,...", help="with --ncu: the spec's sizes")
     validate.add_argument("--json", action="store_true", help="print one JSON object")
     validate.add_argument("--wide", action="store_true",
                           help="every column of the table, however wide the page")
@@ -77,6 +81,10 @@ def run_validate(args) -> int:
         from .published_page import run as run_published
 
         return run_published(args)
+    if args.ncu:
+        from .ncu import run as run_ncu
+
+        return run_ncu(args)
     if args.results is None or args.machine is None:
         raise SystemExit("kernelcost validate: give RESULTS.csv and --machine, or --published")
 
