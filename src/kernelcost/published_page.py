@@ -17,7 +17,7 @@ def _time(value: float | None) -> str:
     return "-" if value is None else si(value, "s")
 
 
-def _error(value: float | None) -> str:
+def _signed_percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:+.1f} %"
 
 
@@ -30,7 +30,7 @@ def row_lines(results: list[Result]) -> list[str]:
         sizes = ";".join(f"{k}={v}" for k, v in r.row.sizes.items())
         lines.append(f"{where:<32} {r.row.machine.value:<7} {r.row.family.value:<17} "
                      f"{_time(r.t_floor):>9} {_time(r.t_bound):>9} {_time(r.t_model):>9} "
-                     f"{_time(r.row.time_s):>9} {_error(r.error):>9}  {sizes}")
+                     f"{_time(r.row.time_s):>9} {_signed_percent(r.error):>9}  {sizes}")
     return lines
 
 
