@@ -69,6 +69,24 @@ for part, machine, ms in (("NVIDIA H100 (variant not stated)", "h100", 4.27728),
         sizes="S=32768;H=8;d=64;Bc=128", shape="(batch, num_heads, seq_len, dim) = (1, 8, 32768, 64), full attention (not causal)",
         value=str(ms), unit="ms", conversion="time_s = value * 1e-3", time_s=t(ms * 1e-3),
         timed="forward pass (how timed not stated)", inputs="not stated", l2_flush="not stated"))
+# pytorch PR 122857: benchmarks/transformer/sdpa.py on an MI300X, forward_time in microseconds
+PT122857 = ("pytorch/pytorch pull request #122857 'Fix performance regression and memory storage handling of Flash "
+            "Attention on ROCM', comment by xinyazhang 2024-04-02, 'Performance numbers of python "
+            "benchmarks/transformer/sdpa.py on MI300X' (torch-2.4.0a0+gite6ee832), row batch_size=1 num_heads=16 "
+            "q_seq_len=kv_seq_len={s} embed_dim=2048 is_causal={c} bfloat16, column forward_time (microseconds: "
+            "sdpa.py's ExperimentResults.forward_time, benchmarks/transformer/sdpa.py at commit "
+            "0d1baf55cb1b620646070f26d5c578800b2526ce)")
+for s_len, causal, us in ((128, True, 42.364222696051), (128, False, 40.49976068781689),
+                          (256, True, 245.51834247540683), (256, False, 61.26629200298339),
+                          (512, True, 282.36950887367124), (512, False, 97.22594299819319)):
+    rows.append(dict(
+        source="pytorch-pr122857", citation=PT122857.format(s=s_len, c=causal), part="AMD Instinct MI300X",
+        machine="mi300x", clocks_power="not stated", family="attention_causal" if causal else "attention",
+        implementation="F.scaled_dot_product_attention on ROCm (its flash backend of 2024-04)", dtype="bf16",
+        spec="specs/flash_attention_causal.kcost" if causal else "specs/flash_attention.kcost",
+        sizes=f"S={s_len};H=16;d=128", shape=f"batch 1, 16 heads, seq {s_len}, head_dim = 2048/16 = 128, causal={causal}",
+        value=repr(us), unit="us", conversion="time_s = value * 1e-6", time_s=t(us * 1e-6),
+        timed="the call (sdpa.py's timer)", inputs="randn (sdpa.py get_input)", l2_flush="not stated"))
 write("flashattention.csv", rows, [
     "FlashAttention-2 and -3 forward passes: published measurements (see README.md in this folder).",
         "d = 64 rows set Bc = 128 (FA2's hdim-64 tile, as validate/results/h200-2026-12-04b.csv does); d = 128 keeps the spec's tile;",
