@@ -82,7 +82,7 @@ for s_len, causal, us in ((128, True, 42.364222696051), (128, False, 40.49976068
     rows.append(dict(
         source="pytorch-pr122857", citation=PT122857.format(s=s_len, c=causal), part="AMD Instinct MI300X",
         machine="mi300x", clocks_power="not stated", family="attention_causal" if causal else "attention",
-        implementation="F.scaled_dot_product_attention on ROCm (its flash backend of 2024-04)", dtype="bf16",
+        implementation="F.scaled_dot_product_attention on ROCm, torch main of 2024-04 ('main branch at that point')", dtype="bf16",
         spec="specs/flash_attention_causal.kcost" if causal else "specs/flash_attention.kcost",
         sizes=f"S={s_len};H=16;d=128", shape=f"batch 1, 16 heads, seq {s_len}, head_dim = 2048/16 = 128, causal={causal}",
         value=repr(us), unit="us", conversion="time_s = value * 1e-6", time_s=t(us * 1e-6),
