@@ -110,6 +110,7 @@ class PublishedRow:
     dtype: str
     spec: str
     sizes: dict[str, str]
+    shape: str  # the source's shape and its mapping (the project's runs: the harness's name)
     value: float
     unit: Unit
     conversion: str
@@ -214,7 +215,7 @@ def _row(path: Path, text: str, number: int, line: str) -> PublishedRow:
     return PublishedRow(path, number, values["source"], values["citation"], values["part"],
                         choice("machine", Machine), choice("family", Family),
                         values["implementation"], values["dtype"], values["spec"], sizes,
-                        value, unit, values["conversion"], time_s,
+                        values["shape"], value, unit, values["conversion"], time_s,
                         choice("timed_kind", Timed), values["inputs"], values["l2_flush"])
 
 

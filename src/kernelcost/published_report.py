@@ -95,18 +95,7 @@ def reason_for(row: PublishedRow) -> tuple[Beaten, str] | None:
     model = SPEC_MODELS.get(row.spec)
     if model is not None and model not in row.implementation:
         return Beaten.OTHER_IMPLEMENTATION, f"{row.implementation}; the spec models {model}"
-    shape = next((key for key in READINGS if key[0] == row.source
-                  and row.file.name == "project_h200.csv"
-                  and _shape(row) == key[1]), None)
-    return READINGS[shape] if shape else None
-
-
-def _shape(row: PublishedRow) -> str:
-    # the project's rows keep the harness's kernel name in `shape`
-    return _SHAPES.get((row.file, row.line), "")
-
-
-_SHAPES: dict[tuple[Path, int], str] = {}
+    return READINGS.get((row.source, row.shape))
 
 
 @dataclass(frozen=True)
@@ -131,18 +120,11 @@ def compare_corpus(folder: str | Path = FOLDER, split: Split | None = None) -> l
     for row in rows:
         if row.file not in texts:
             texts[row.file] = row.file.read_text(encoding="utf-8")
-        line = texts[row.file].splitlines()[row.line - 1]
-        _SHAPES[(row.file, row.line)] = _field(line, 10)
         measured = Row(row.line, f"{row.source}:{row.line}", row.spec, dict(row.sizes),
                        row.dtype.split(" ")[0], row.time_s, {})
         results.append(Result(row, _compare(row.file, texts[row.file], measured,
                                             machines[row.machine], specs)))
     return results
-
-
-def _field(line: str, index: int) -> str:
-    import csv
-    return next(csv.reader([line]))[index]
 
 
 def summaries(results: list[Result]) -> list[Summary]:
