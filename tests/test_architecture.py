@@ -38,11 +38,11 @@ FLOORS = {
               "numeric_roots", "quadratic", "cleared", "equations", "solve",
               "rates", "answer",
               "lp", "lower", "bound"],
-    "uses": ["tune", "wholemodel", "validate"],
+    "uses": ["tune", "wholemodel", "validate", "published", "published_report", "ncu"],
     "presentation": ["sweep_units", "vectorize", "grid_sweep", "sweep", "trajectory", "scene",
                      "report", "textplot", "placement", "plot",
                      "phase", "ski", "bound_report",
-                     "wholemodel_report", "display"],
+                     "wholemodel_report", "display", "published_page"],
     "front": ["cli_common", "cli_model", "cli_plot", "cli_bounds", "cli_inspect", "cli_sweep",
               "cli", "__init__"],
 }
