@@ -59,7 +59,7 @@ SLOW_SEED = os.environ.get("KERNELCOST_PROPERTY_SEED")  # replays a slow run
 # Every module the brief of the shortcut names as a caller: imported here so that a module
 # loaded lazily later (phase, lower) is patched too, and asserted patched so that a renamed
 # import cannot leave this test comparing the shortcut with itself.
-CALLERS = ("analysis", "asymptotic", "bound", "cost", "count", "decide", "derates",
+CALLERS = ("analysis", "asymptotic", "bound", "cost", "count", "held_quotients", "derates",
            "execution", "facts", "lower", "model", "phase", "values")
 for _name in CALLERS:
     importlib.import_module(f"kernelcost.{_name}")
