@@ -62,10 +62,22 @@ def add_validate_parser(commands) -> None:
     # here rather than in validate.py, whose rows and comparisons load only for the command
     validate = commands.add_parser("validate", help="predictions against measured runs: the "
                                                     "CSV of validate/run_h200.py")
-    validate.add_argument("results", help="the CSV: kernel,spec,sizes,dtype,time_s,dram_bytes,"
-                                          "l2_bytes,flop")
-    validate.add_argument("--machine", required=True,
+    validate.add_argument("results", nargs="?",
+                          help="the CSV: kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop")
+    validate.add_argument("--machine",
                           help="the machine the runs were measured on: an id or a .toml")
+    validate.add_argument("--published", action="store_true",
+                          help="the corpus of published measurements (validate/published/), "
+                               "each row on its own machine")
+    validate.add_argument("--split", choices=("calibration", "validation"), metavar="SIDE",
+                          help="with --published: one side of the split only (calibration "
+                               "or validation)")
+    validate.add_argument("--figure", metavar="PNG",
+                          help="with --published: write predicted against measured there")
+    validate.add_argument("--ncu", metavar="CSV",
+                          help="an `ncu --csv --page raw` export, against --spec's Q and W")
+    validate.add_argument("--spec", help="with --ncu: the spec the profiled kernels run")
+    validate.add_argument("--set", metavar="N=V,...", help="with --ncu: the spec's sizes")
     validate.add_argument("--json", action="store_true", help="print one JSON object")
     validate.add_argument("--wide", action="store_true",
                           help="every column of the table, however wide the page")
@@ -74,6 +86,17 @@ def add_validate_parser(commands) -> None:
 def run_validate(args) -> int:
     from ..answers.validate import run
     from ..present.report.validation import validation_page
+
+    if args.published:
+        from ..present.published_page import run as run_published
+
+        return run_published(args)
+    if args.ncu:
+        from ..answers.ncu import run as run_ncu
+
+        return run_ncu(args)
+    if args.results is None or args.machine is None:
+        raise SystemExit("kernelcost validate: give RESULTS.csv and --machine, or --published")
 
     def show(machine, comparisons) -> None:
         console, width = page(args)

@@ -1,0 +1,260 @@
+"""Nsight Compute input: `ncu --csv --page raw` exports against a spec's Q per level and W.
+
+The raw page is one header row of column names (the launch's ID, process, kernel name,
+device and compute capability, then one column per metric), one row of units, and one row
+per profiled kernel launch. The metric names differ between architectures; `METRICS` lists
+the ones read for each, with where each name is documented. The counts of every launch in
+the file are summed (a library call may launch several kernels) and compared with the spec:
+DRAM bytes with the `global` traffic, L2 bytes with `l2`, shared-memory bytes with `shared`,
+and the tensor-pipe utilisation, times the machine's tensor peak and the kernels' duration,
+with W (tensor work)."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import NoReturn
+
+from ..base.errors import Code, Diagnostic, InputOutputError, MeasurementError
+from ..base.tree import Span
+
+MAX_BYTES = 20_000_000
+
+
+class Architecture(Enum):
+    AMPERE = "ampere"        # compute capability 8.x
+    HOPPER = "hopper"        # 9.x
+    BLACKWELL = "blackwell"  # 10.x (data-centre Blackwell; 12.x is GeForce and not read)
+
+
+MAJOR = {8: Architecture.AMPERE, 9: Architecture.HOPPER, 10: Architecture.BLACKWELL}
+
+# quantity -> metric names to add up, per architecture, and where each name comes from:
+# - dram__bytes.sum, lts__t_bytes.sum: read by validate/run_h200.py with Nsight Compute
+#   2025.3.1 on this project's H200 (validate/results/h200-2026-12-04.csv has the counts);
+#   the same dram__ / lts__ units name HBM and L2 traffic on Ampere and Blackwell in the
+#   Nsight Compute Profiling Guide's metric naming (unit__counter.rollup);
+# - sm__sass_data_bytes_mem_shared.sum: the bytes SASS load/store instructions move to and
+#   from shared memory; it does not see wgmma's or tcgen05's operand reads (on Hopper and
+#   Blackwell the MMA reads its operands from shared memory without an LSU instruction);
+# - tensor pipe, Ampere: sm__pipe_tensor_op_hmma_cycles_active (mma.sync, the HMMA pipe);
+#   Hopper adds sm__pipe_tensor_op_gmma_cycles_active (wgmma), the two shares add up;
+# - Blackwell (tcgen05, the "UTC" tensor core): no pipe-utilisation name was found in the
+#   sources read; NVIDIA/DCGM issue 251 (a comment of 2026-07-06, Nsight Compute 2025.4 on a
+#   B300) names the math-op counters sm__ops_path_tensor_op_utcqmma_src_fp8_dst_fp32 and
+#   ..._dst_fp16 (FP8) and sm__ops_path_tensor_op_utcomma_src_fp4_dst_fp32 (FP4), and shows
+#   the FP8 one equal to 2 M N K for a 4096^3 GEMM: they count W directly. No bf16 name was
+#   found, so a bf16 spec on Blackwell gets no tensor comparison.
+DURATION = "gpu__time_duration.sum"
+_COMMON = {"dram_bytes": ("dram__bytes.sum",), "l2_bytes": ("lts__t_bytes.sum",),
+           "shared_bytes": ("sm__sass_data_bytes_mem_shared.sum",)}
+HMMA = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
+GMMA = "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"
+METRICS: dict[Architecture, dict[str, tuple[str, ...]]] = {
+    Architecture.AMPERE: {**_COMMON, "tensor_pct": (HMMA,)},
+    Architecture.HOPPER: {**_COMMON, "tensor_pct": (HMMA, GMMA)},
+    Architecture.BLACKWELL: {**_COMMON,
+                             "tensor_ops_fp8": (
+                                 "sm__ops_path_tensor_op_utcqmma_src_fp8_dst_fp32.sum",
+                                 "sm__ops_path_tensor_op_utcqmma_src_fp8_dst_fp16.sum"),
+                             "tensor_ops_fp4": (
+                                 "sm__ops_path_tensor_op_utcomma_src_fp4_dst_fp32.sum",)},
+}
+LEVEL_OF = {"dram_bytes": "global", "l2_bytes": "l2", "shared_bytes": "shared"}
+FIXED = ("ID", "Kernel Name")
+
+
+@dataclass(frozen=True)
+class Launch:
+    line: int
+    kernel: str
+    metrics: dict[str, float]  # name -> value, in the units row's units (bytes, %, ns)
+
+
+@dataclass(frozen=True)
+class Profile:
+    path: Path
+    architecture: Architecture
+    launches: tuple[Launch, ...]
+
+    def total(self, quantity: str) -> float | None:
+        """The quantity summed over launches (a mean weighted by duration for a %)."""
+        names = METRICS[self.architecture].get(quantity)
+        if not names:
+            return None
+        present = [n for n in names if any(n in launch.metrics for launch in self.launches)]
+        if not present:
+            return None
+        if quantity.endswith("_pct"):
+            weights = [launch.metrics.get(DURATION, 1.0) for launch in self.launches]
+            share = sum(w * sum(launch.metrics.get(n, 0.0) for n in present)
+                        for w, launch in zip(weights, self.launches))
+            return share / sum(weights) if sum(weights) else None
+        return sum(launch.metrics.get(n, 0.0) for launch in self.launches for n in present)
+
+    @property
+    def duration_s(self) -> float | None:
+        if not all(DURATION in launch.metrics for launch in self.launches):
+            return None
+        return sum(launch.metrics[DURATION] for launch in self.launches) * 1e-9
+
+
+def read_ncu(path: str | Path) -> Profile:
+    """An `ncu --csv --page raw` export; a MeasurementError at file:line:column if malformed."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputOutputError(Code.NO_SUCH_FILE, Diagnostic(
+            None, f"cannot read `{path}`: no such file",
+            "give the output of `ncu --csv --page raw ...` (or `ncu --import R --csv --page raw`)"))
+    if path.stat().st_size > MAX_BYTES:
+        raise InputOutputError(Code.FILE_TOO_LARGE, Diagnostic(
+            None, f"`{path}` is larger than {MAX_BYTES:,} bytes", "profile fewer launches"))
+    text = path.read_text(encoding="utf-8-sig")
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if first is None:
+        raise MeasurementError(Code.RESULTS_BAD_HEADER, Diagnostic(
+            Span(str(path), 1, 1, 1, 2), "no header row starting with \"ID\"",
+            "the raw page's first row names the columns: \"ID\",...,\"Kernel Name\",..."), text)
+    header = next(csv.reader([lines[first]]))
+    missing = [name for name in FIXED + ("CC",) if name not in header]
+    if missing:
+        _fail(path, text, first + 1, 1, f"the header lacks {', '.join(missing)}",
+              "export with `--page raw` (the details page has another layout)")
+    architecture: Architecture | None = None
+    launches = []
+    for number in range(first + 3, len(lines) + 1):  # after the header and the units row
+        line = lines[number - 1]
+        if not line.strip() or line.startswith("=="):  # ncu's own messages
+            continue
+        fields = next(csv.reader([line]))
+        if len(fields) != len(header):
+            _fail(path, text, number, 1, f"{len(fields)} fields where the header has "
+                  f"{len(header)}", "one value per column")
+        values = dict(zip(header, fields))
+        arch = _architecture(values["CC"])
+        if arch is None:
+            _fail(path, text, number, _column(line, fields, header.index("CC")),
+                  f"compute capability `{values['CC']}` is not Ampere, Hopper or Blackwell",
+                  "8.x, 9.x or 10.x")
+        if architecture not in (None, arch):
+            _fail(path, text, number, 1, "launches from two architectures in one file",
+                  "profile one GPU per file")
+        architecture = arch
+        metrics = {}
+        for index, name in enumerate(header):
+            if "__" not in name or values[name] in ("", "n/a"):
+                continue
+            try:
+                metrics[name] = float(values[name].replace(",", ""))
+            except ValueError:
+                _fail(path, text, number, _column(line, fields, index),
+                      f"{name} `{values[name]}` is not a number", "export with --csv")
+        launches.append(Launch(number, values["Kernel Name"], metrics))
+    if architecture is None:
+        raise MeasurementError(Code.RESULTS_EMPTY, Diagnostic(
+            Span(str(path), first + 1, 1, first + 1, 2), "the export holds no launch",
+            "profile at least one kernel"), text)
+    return Profile(path, architecture, tuple(launches))
+
+
+def _architecture(cc: str) -> Architecture | None:
+    try:
+        return MAJOR.get(int(cc.split(".")[0]))
+    except ValueError:
+        return None
+
+
+def _column(line: str, fields: list[str], index: int) -> int:
+    position = 0
+    for field in fields[:index]:
+        found = line.find(field, position)
+        position = (found if found >= 0 else position) + len(field)
+        comma = line.find(",", position)
+        position = comma + 1 if comma >= 0 else position
+    return position + 1
+
+
+def _fail(path: Path, text: str, line: int, column: int, message: str, hint: str) -> NoReturn:
+    raise MeasurementError(Code.RESULTS_BAD_ROW, Diagnostic(
+        Span(str(path), line, column, line, column + 1), message, hint), text)
+
+
+# -- against a spec ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Level:
+    name: str              # global, l2, shared, tensor work
+    unit: str              # B or FLOP
+    predicted: float | None
+    measured: float | None
+    how: str               # which metrics, and for W how they were turned into FLOP
+
+    @property
+    def ratio(self) -> float | None:
+        if self.predicted and self.measured is not None:
+            return self.measured / self.predicted
+        return None
+
+
+def compare_ncu(profile: Profile, spec_path: str | Path, sizes: dict[str, str],
+                machine_id: str) -> list[Level]:
+    """The profile's bytes per level and tensor work against the spec's Q and W."""
+    from ..analysis.api import _numeric_values, load
+    from ..hardware.machinefile import load_machine
+    from ..lang.settings import resolve_settings
+
+    spec = load(Path(spec_path))
+    values = _numeric_values(spec, resolve_settings(dict(sizes), spec.parameters))
+    cost = spec.cost()
+    names = METRICS[profile.architecture]
+    out = []
+    for quantity, level in LEVEL_OF.items():
+        predicted = (float(cost.traffic[level].subs(values)) if level in cost.traffic
+                     else None)
+        out.append(Level(level, "B", predicted, profile.total(quantity),
+                         " + ".join(names[quantity])))
+    work = float(cost.total_work.subs(values))
+    if profile.architecture is Architecture.BLACKWELL:
+        key = f"tensor_ops_{cost.precision}"
+        if key in names:
+            out.append(Level("tensor work", "FLOP", work, profile.total(key),
+                             " + ".join(names[key])))
+        else:
+            out.append(Level("tensor work", "FLOP", work, None,
+                             f"no documented tcgen05 op counter for {cost.precision}"))
+        return out
+    pct, seconds = profile.total("tensor_pct"), profile.duration_s
+    peak = load_machine(machine_id).peak(cost.precision, "tensor")
+    measured = None if pct is None or seconds is None else pct / 100 * peak * seconds
+    out.append(Level("tensor work", "FLOP", work, measured,
+                     f"({' + '.join(names['tensor_pct'])}) / 100 x {peak:.4g} FLOP/s "
+                     f"({cost.precision} tensor peak of {machine_id}) x {DURATION}"))
+    return out
+
+
+def run(args) -> int:
+    """`kernelcost validate --ncu EXPORT.csv --spec SPEC --set N=V,... --machine ID`."""
+    from ..base.units import si
+
+    if not args.spec or not args.machine:
+        raise SystemExit("kernelcost validate --ncu: give --spec SPEC and --machine ID too")
+    sizes = {}
+    for item in (args.set or "").split(","):
+        if item.strip():
+            name, _, value = item.partition("=")
+            sizes[name.strip()] = value.strip()
+    profile = read_ncu(args.ncu)
+    levels = compare_ncu(profile, args.spec, sizes, args.machine)
+    print(f"{profile.path}: {profile.architecture.value}, {len(profile.launches)} launch(es): "
+          + ", ".join(sorted({launch.kernel for launch in profile.launches})))
+    if profile.duration_s is not None:
+        print(f"duration: {si(profile.duration_s, 's')}")
+    for level in levels:
+        ratio = "-" if level.ratio is None else f"{level.ratio:.2f}x"
+        print(f"{level.name:<12} predicted {si(level.predicted, level.unit):>10}  measured "
+              f"{si(level.measured, level.unit):>10}  measured/predicted {ratio:>7}  "
+              f"[{level.how}]")
+    return 0

@@ -1,0 +1,187 @@
+"""The corpus of published measurements (validate/published/), its split and its report.
+
+The rows are real published numbers (each row cites its source); the tests check the rule of
+SPLIT.md on the files, that no fitting code can read a validation row, that the loader
+places its errors, and the report's numbers on the corpus as it stands."""
+
+import hashlib
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from kernelcost.answers.published import (
+    COLUMNS,
+    FOLDER,
+    MOVES,
+    Family,
+    Machine,
+    Split,
+    calibration_rows,
+    hash_split,
+    read_corpus,
+    read_file,
+    split_of,
+)
+from kernelcost.base.errors import Code, MeasurementError
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src" / "kernelcost"
+# SPLIT.md, "Known gaps": (side missing, what is missing there)
+KNOWN_GAPS = {(Split.CALIBRATION, "softmax")}
+# the reporting path: the only modules that may read validation rows
+REPORTING = {"published.py", "published_report.py", "published_page.py"}
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return read_corpus()
+
+
+@pytest.fixture(scope="module")
+def results():
+    from kernelcost.answers.published_report import compare_corpus
+
+    return compare_corpus()
+
+
+def test_the_corpus_has_80_rows_over_the_five_machines(rows):
+    assert len(rows) >= 80
+    assert {r.machine for r in rows} == set(Machine)
+    assert {r.family for r in rows} == set(Family)
+    for r in rows:
+        assert r.citation and r.part and r.spec and r.sizes
+        assert (ROOT / r.spec).is_file(), r.spec
+
+
+def test_a_source_is_on_one_side(rows):
+    sides = defaultdict(set)
+    for r in rows:
+        sides[r.source].add(r.split)
+    assert all(len(s) == 1 for s in sides.values())
+
+
+def test_the_split_follows_the_rule(rows):
+    sources = {r.source for r in rows}
+    assert set(MOVES) <= sources  # every move names a real source
+    for source in sources - set(MOVES):
+        first = hashlib.sha256(source.encode()).digest()[0]
+        assert split_of(source) is (Split.CALIBRATION if first % 2 == 0 else Split.VALIDATION)
+        assert split_of(source) is hash_split(source)
+    assert split_of("project-h200-2026-12-04") is Split.VALIDATION
+    assert split_of("project-h200-2026-12-04b") is Split.VALIDATION
+
+
+def test_forty_percent_validation_and_both_sides_covered(rows):
+    validation = [r for r in rows if r.split is Split.VALIDATION]
+    assert len(validation) >= 0.4 * len(rows)
+    gaps = set()
+    for side in Split:
+        on_side = [r for r in rows if r.split is side]
+        gaps |= {(side, f.value) for f in Family if f not in {r.family for r in on_side}}
+        gaps |= {(side, m.value) for m in Machine if m not in {r.machine for r in on_side}}
+    assert gaps == KNOWN_GAPS  # a change of the gaps must update SPLIT.md and this list
+
+
+def test_calibration_rows_hold_no_validation_row(rows):
+    chosen = calibration_rows()
+    assert chosen and all(r.split is Split.CALIBRATION for r in chosen)
+    assert len(chosen) == sum(r.split is Split.CALIBRATION for r in rows)
+
+
+def test_no_fitting_code_reads_a_validation_row():
+    forbidden = re.compile(r"validation_rows|Split\.VALIDATION|published_report|read_corpus")
+    offenders = [path.name for path in SRC.rglob("*.py")
+                 if path.name not in REPORTING and forbidden.search(path.read_text())]
+    assert offenders == []
+
+
+def test_the_conversions_are_the_sources(rows):
+    # FA3 paper figure, FlashAttention-2, d = 128, not causal, seqlen 4k: 368 TFLOP/s with
+    # F = 4 * 4 * 4096^2 * 16 * 128 = 549755813888 FLOP
+    fa2 = [r for r in rows if r.source == "fa3-paper-fwd-figure"
+           and r.family is Family.ATTENTION and r.implementation == "FlashAttention-2"
+           and r.sizes == {"S": "4096", "H": "64", "d": "128"}]
+    assert len(fa2) == 1 and fa2[0].value == 368
+    assert fa2[0].time_s == pytest.approx(549755813888 / 368e12, rel=1e-6)
+    # tritonbench PR 1009, B200 aten matmul 8192^3: 1.177664 ms
+    b200 = [r for r in rows if r.source == "tritonbench-pr1009" and r.sizes["K"] == "8192"]
+    assert b200[0].time_s == pytest.approx(1.177664e-3)
+
+
+def _corpus_file(tmp_path, body: str) -> Path:
+    path = tmp_path / "bad.csv"
+    good = (FOLDER / "copy.csv").read_text().splitlines()
+    header = next(line for line in good if not line.startswith("#"))
+    path.write_text("# test input, not a measurement\n" + header + "\n" + body + "\n")
+    return path
+
+
+def test_a_wrong_conversion_is_placed_at_its_column(tmp_path):
+    good = [line for line in (FOLDER / "copy.csv").read_text().splitlines()
+            if line and not line.startswith("#")][1]
+    bad = good.replace("1.429200e-05", "2.000000e-05")
+    assert bad != good
+    with pytest.raises(MeasurementError) as caught:
+        read_file(_corpus_file(tmp_path, bad))
+    assert caught.value.code is Code.RESULTS_BAD_ROW
+    span = caught.value.diagnostics[0].span
+    assert span.line == 3 and span.column == bad.index("2.000000e-05") + 1
+    assert "is not the conversion's" in caught.value.diagnostics[0].message
+
+
+def test_an_unknown_machine_is_refused(tmp_path):
+    good = [line for line in (FOLDER / "copy.csv").read_text().splitlines()
+            if line and not line.startswith("#")][1]
+    bad = good.replace(",h200,", ",h300,", 1)
+    with pytest.raises(MeasurementError) as caught:
+        read_file(_corpus_file(tmp_path, bad))
+    assert caught.value.diagnostics[0].span.column == bad.index(",h300,") + 2
+
+
+def test_a_bad_header_is_refused(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text(",".join(COLUMNS[:-1]) + "\n")
+    with pytest.raises(MeasurementError) as caught:
+        read_file(path)
+    assert caught.value.code is Code.RESULTS_BAD_HEADER
+
+
+def test_no_row_beats_its_floor(results):
+    beaten = [(r.row.source, r.row.line) for r in results if r.floor_beaten]
+    assert beaten == []
+
+
+def test_every_beaten_bound_has_a_reason(results):
+    from kernelcost.answers.published_report import Beaten
+
+    beaten = [r for r in results if r.bound_beaten]
+    assert beaten  # FA3 rows and cuBLAS's split-K beat the FA2 and non-split-K specs
+    assert all(r.reason is not None for r in beaten)
+    fa3 = [r for r in beaten if r.row.implementation == "FlashAttention-3"]
+    assert fa3 and all(r.reason[0] is Beaten.OTHER_IMPLEMENTATION for r in fa3)
+
+
+def test_the_summaries_today(results):
+    from kernelcost.answers.published_report import summaries
+
+    items = {(s.split, s.family): s for s in summaries(results)}
+    everything = items[(Split.VALIDATION, None)]
+    assert everything.rows == 101
+    assert 0.3 < everything.median_abs_error < 0.7
+    assert everything.geomean_measured_over_model > 1  # t_model optimistic on the whole
+    gemv = items[(Split.VALIDATION, Family.GEMV)]
+    assert gemv.geomean_measured_over_model < 1  # the one family t_model is pessimistic on
+
+
+def test_the_command_and_the_figure(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from kernelcost.cli import main
+
+    figure = tmp_path / "published.png"
+    code = main(["validate", "--published", "--split", "calibration", "--figure", str(figure)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "calibration  all" in out and "validation" not in out.split("error:")[0][-2000:]
+    assert figure.read_bytes()[:4] == b"\x89PNG"

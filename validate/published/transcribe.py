@@ -1,0 +1,306 @@
+"""Transcribes the numbers read from each source into validate/published/*.csv: every figure here was read by hand from the cited source; rerun after an edit (python validate/published/transcribe.py)."""
+# ruff: noqa: E501  (citations and transcribed tables read better whole)
+import csv
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent
+COLS = ["source", "citation", "part", "machine", "clocks_power", "family", "implementation",
+        "dtype", "spec", "sizes", "shape", "value", "unit", "conversion", "time_s", "timed", "timed_kind",
+        "inputs", "l2_flush"]
+
+def write(name, rows, header_comment):
+    with open(OUT / name, "w", newline="") as f:
+        for line in header_comment:
+            f.write("# " + line + "\n")
+        w = csv.DictWriter(f, COLS, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            text = r["timed"].lower()
+            r["timed_kind"] = ("graph" if "graph" in text else "unstated" if "not stated" in text
+                               else "kernel" if "kernel" in text and "call" not in text else "call")
+            w.writerow(r)
+    print(name, len(rows))
+
+def t(x):
+    return f"{x:.6e}"
+
+# ---------------- FlashAttention ----------------
+FA_IMG = ("FlashAttention-3 paper (Shah et al. 2024, arXiv:2407.08608), forward-speed figure, panel {p}; "
+          "the same figure is Dao-AILab/flash-attention assets/flash3_fp16_fwd.png at commit "
+          "7ef24848cf2f855077cef88fe122775b727dcd74 (README, FlashAttention-3 section); bar label {impl}, seqlen {s}")
+SEQ = [512, 1024, 2048, 4096, 8192, 16384]
+fa = {  # (d, causal) -> (panel, FA2 list, FA3 list)
+    (64, False): ("(a)", [282, 306, 318, 321, 322, 324], [333, 392, 460, 476, 496, 497]),
+    (64, True): ("(b)", [180, 229, 262, 284, 295, 299], [197, 265, 371, 420, 460, 473]),
+    (128, False): ("(c)", [309, 350, 362, 368, 370, 370], [467, 565, 625, 638, 646, 648]),
+    (128, True): ("(d)", [191, 260, 298, 319, 333, 335], [292, 423, 521, 579, 602, 616]),
+    (256, False): ("(e)", [275, 313, 321, 323, 324, 326], [482, None, 707, 736, 746, 756]),
+    (256, True): ("(f)", [208, 251, 278, 293, 297, 298], [286, 427, 537, 612, 628, 642]),
+}
+rows = []
+for (d, causal), (panel, fa2, fa3) in fa.items():
+    for impl, vals in (("FlashAttention-2", fa2), ("FlashAttention-3", fa3)):
+        for s, v in zip(SEQ, vals):
+            if v is None:
+                continue  # label hidden behind the legend: not read, not entered
+            b = 16384 // s
+            nh = 2048 // d
+            flop = 4 * b * s * s * nh * d // (2 if causal else 1)
+            sizes = f"S={s};H={b * nh};d={d}" + (";Bc=128" if d == 64 else ";Br=64;WM=16" if d == 256 else "")
+            rows.append(dict(
+                source="fa3-paper-fwd-figure",
+                citation=FA_IMG.format(p=panel, impl=impl, s=s),
+                part="NVIDIA H100 80GB SXM5", machine="h100", clocks_power="not stated",
+                family="attention_causal" if causal else "attention", implementation=impl,
+                dtype="fp16", spec="specs/flash_attention_causal.kcost" if causal else "specs/flash_attention.kcost",
+                sizes=sizes, shape=f"batch={b} seqlen={s} nheads={nh} headdim={d} causal={causal} (batch*seqlen=16k, nheads*headdim=2048)",
+                value=str(v), unit="TFLOP/s",
+                conversion=f"time_s = F / (value * 1e12), F = 4*batch*seqlen^2*nheads*headdim{' / 2' if causal else ''} = {flop} FLOP (flops() in benchmarks/benchmark_flash_attention.py of the same repository)",
+                time_s=t(flop / (v * 1e12)), timed="forward call (kernel), mean of repeats",
+                inputs="randn (benchmark_flash_attention.py)", l2_flush="not stated"))
+# flash-attention issue 1438: FA3 on H100 and H200, (1, 8, 32768, 64), bf16, full attention
+for part, machine, ms in (("NVIDIA H100 (variant not stated)", "h100", 4.27728),
+                          ("NVIDIA H200 (variant not stated)", "h200", 4.51709)):
+    rows.append(dict(
+        source="fa-issue-1438",
+        citation="Dao-AILab/flash-attention issue #1438 'FA3 forward performance regression on H200', comment by complexfilter 2025-01-11 (commit 3cea2fb6ee54fb7e1aad9db6ac6c9331184b8647)",
+        part=part, machine=machine, clocks_power="not stated", family="attention",
+        implementation="FlashAttention-3", dtype="bf16", spec="specs/flash_attention.kcost",
+        sizes="S=32768;H=8;d=64;Bc=128", shape="(batch, num_heads, seq_len, dim) = (1, 8, 32768, 64), full attention (not causal)",
+        value=str(ms), unit="ms", conversion="time_s = value * 1e-3", time_s=t(ms * 1e-3),
+        timed="forward pass (how timed not stated)", inputs="not stated", l2_flush="not stated"))
+# pytorch PR 122857: benchmarks/transformer/sdpa.py on an MI300X, forward_time in microseconds
+PT122857 = ("pytorch/pytorch pull request #122857 'Fix performance regression and memory storage handling of Flash "
+            "Attention on ROCM', comment by xinyazhang 2024-04-02, 'Performance numbers of python "
+            "benchmarks/transformer/sdpa.py on MI300X' (torch-2.4.0a0+gite6ee832), row batch_size=1 num_heads=16 "
+            "q_seq_len=kv_seq_len={s} embed_dim=2048 is_causal={c} bfloat16, column forward_time (microseconds: "
+            "sdpa.py's ExperimentResults.forward_time, benchmarks/transformer/sdpa.py at commit "
+            "0d1baf55cb1b620646070f26d5c578800b2526ce)")
+for s_len, causal, us in ((128, True, 42.364222696051), (128, False, 40.49976068781689),
+                          (256, True, 245.51834247540683), (256, False, 61.26629200298339),
+                          (512, True, 282.36950887367124), (512, False, 97.22594299819319)):
+    rows.append(dict(
+        source="pytorch-pr122857", citation=PT122857.format(s=s_len, c=causal), part="AMD Instinct MI300X",
+        machine="mi300x", clocks_power="not stated", family="attention_causal" if causal else "attention",
+        implementation="F.scaled_dot_product_attention on ROCm, torch main of 2024-04 ('main branch at that point')", dtype="bf16",
+        spec="specs/flash_attention_causal.kcost" if causal else "specs/flash_attention.kcost",
+        sizes=f"S={s_len};H=16;d=128", shape=f"batch 1, 16 heads, seq {s_len}, head_dim = 2048/16 = 128, causal={causal}",
+        value=repr(us), unit="us", conversion="time_s = value * 1e-6", time_s=t(us * 1e-6),
+        timed="the call (sdpa.py's timer)", inputs="randn (sdpa.py get_input)", l2_flush="not stated"))
+write("flashattention.csv", rows, [
+    "FlashAttention-2 and -3 forward passes: published measurements (see README.md in this folder).",
+        "d = 64 rows set Bc = 128 (FA2's hdim-64 tile, as validate/results/h200-2026-12-04b.csv does); d = 128 keeps the spec's tile;",
+    "d = 256 rows set Br = 64, WM = 16: FA2's hdim-256 tile on H100, Flash_fwd_kernel_traits<256, 64, 64, 4> (csrc/flash_attn/src/flash_fwd_launch_template.h,",
+    "run_mha_fwd_hdim256, at commit 0251105a2fb19d2957484b7f023cd8c115286ced: '64 x 64 (96KB smem) since then we can get 2 CTAs per SM')."])
+
+# ---------------- GEMM ----------------
+rows = []
+MAMF = ("stas00/ml-engineering compute/accelerator/README.md at commit 744d01e18b79512572f64a6bbd8b5f4a725203a7, "
+        "'Maximum Achievable Matmul FLOPS comparison table', BF16, row '{row}' (mamf-finder: mean of 100 iterations after 50 warm-up per shape; "
+        "the best of a shape search)")
+for row, part, machine, tf, (m, n, k), note in (
+        ("NVIDIA A100 SXM", "NVIDIA A100 SXM (memory size not stated)", "a100", 271.2, (1024, 10240, 5120), "torch 2.6.0+cu126"),
+        ("NVIDIA H100 SXM", "NVIDIA H100 SXM", "h100", 794.5, (2048, 2048, 13312), "torch 2.7.0+cu126"),
+        ("NVIDIA B200 SXM", "NVIDIA B200 SXM", "b200", 1745.0, (1792, 16128, 3072), "torch 2.7.1+cu128"),
+        ("AMD MI300X", "AMD Instinct MI300X", "mi300x", 668.4, (10240, 15360, 8192), "torch 2.5.1+6.3.42131, PYTORCH_TUNABLEOP_ENABLED=1")):
+    flop = 2 * m * n * k
+    hopper = machine == "h100"
+    rows.append(dict(
+        source="mamf-table", citation=MAMF.format(row=row) + "; " + note, part=part, machine=machine,
+        clocks_power="not stated", family="gemm", implementation="torch.matmul (cuBLAS / hipBLASLt)",
+        dtype="bf16", spec="specs/gemm_hopper.kcost" if hopper else "specs/gemm.kcost",
+        sizes=f"M={m};N={n};K={k}", shape=f"MxNxK = {m}x{n}x{k}", value=str(tf), unit="TFLOP/s",
+        conversion=f"time_s = 2*M*N*K / (value * 1e12) = {flop} FLOP / (value * 1e12)",
+        time_s=t(flop / (tf * 1e12)), timed="torch.matmul call, mean of 100", inputs="not stated", l2_flush="not stated"))
+ZZC = ("zzc0721/torch-performance-test-data issue #79 (NVIDIA H100 80GB HBM3, by HaxxorCialtion, 2025-10-18), "
+       "BF16 {n}x{n}; test.py at commit 9d82827637262c4351e3f9483f96b8cff57a601f: 10 warm-up, 30 back-to-back torch.matmul timed by CUDA events, TFLOPS = 2 n^3 * 30 / elapsed")
+for n, tf in ((1024, 176.62), (2048, 676.59), (4096, 788.72), (8192, 797.51), (10240, 719.72)):
+    flop = 2 * n ** 3
+    rows.append(dict(
+        source="zzc-issue-79", citation=ZZC.format(n=n), part="NVIDIA H100 80GB HBM3 (the SXM5 part's device name)",
+        machine="h100", clocks_power="not stated", family="gemm", implementation="torch.matmul (cuBLAS), torch 2.7.0+cu128",
+        dtype="bf16", spec="specs/gemm_hopper.kcost", sizes=f"M={n};N={n};K={n}", shape=f"{n}^3 square",
+        value=str(tf), unit="TFLOP/s", conversion=f"time_s = 2*n^3 / (value * 1e12) = {flop} FLOP / (value * 1e12)",
+        time_s=t(flop / (tf * 1e12)), timed="mean of 30 back-to-back calls (CUDA events)", inputs="randn", l2_flush="no (same inputs reused)"))
+for src, pr, vals in (
+        ("tritonbench-pr1009", "meta-pytorch/tritonbench pull request #1009 '[tk] update and add thunderkittens kernels' (xuzhao9, 2026-04-13), 'Testing the b200 gemm' table, column aten_matmul-latency",
+         ((1024, 0.192416), (2048, 0.328704), (4096, 0.602016), (8192, 1.177664), (16384, 2.413664))),
+        ("tritonbench-pr1011", "meta-pytorch/tritonbench pull request #1011 '[tilelang] update gemm and fmha for tilelang' (xuzhao9, 2026-04-13), 'Blackwell 2CTA GEMM' table, column aten_matmul-latency",
+         ((1024, 0.192416), (2048, 0.327744), (4096, 0.601088), (8192, 1.147008), (16384, 2.317440)))):
+    for k, ms in vals:
+        rows.append(dict(
+            source=src, citation=pr + f", row (8192, 8192, {k})", part="NVIDIA B200 (variant not stated)", machine="b200",
+            clocks_power="not stated", family="gemm", implementation="aten matmul (cuBLAS)", dtype="bf16 (tritonbench gemm default; not printed)",
+            spec="specs/gemm.kcost", sizes=f"M=8192;N=8192;K={k}", shape=f"(M, N, K) = (8192, 8192, {k})",
+            value=str(ms), unit="ms", conversion="time_s = value * 1e-3", time_s=t(ms * 1e-3),
+            timed="tritonbench latency (median of its repeats)", inputs="not stated", l2_flush="not stated"))
+AO2427 = ("pytorch/ao pull request #2427 'add-to-benchmarks' (drisspg, 2025-06-23), output of "
+          "benchmarks/float8/bench_matmul.py --recipe nvfp4 ('gpu_name: NVIDIA B200'), line 'torch.bfloat16 time_sec' "
+          "after 'M, K, N: {n} {n} {n}'")
+for n, sec in ((1024, 5.08e-06), (1536, 7.87e-06), (2048, 1.52e-05), (3072, 3.84e-05), (4096, 9.74e-05),
+               (6144, 3.19e-04), (8192, 7.74e-04)):
+    rows.append(dict(
+        source="ao-pr2427", citation=AO2427.format(n=n), part="NVIDIA B200 (variant not stated)", machine="b200",
+        clocks_power="not stated", family="gemm", implementation="torch.mm bf16 (cuBLAS)", dtype="bf16",
+        spec="specs/gemm.kcost", sizes=f"M={n};N={n};K={n}", shape=f"M, K, N = {n}, {n}, {n}",
+        value=f"{sec:.2e}", unit="s", conversion="time_s = value", time_s=t(sec),
+        timed="the call (bench_matmul.py's timer)", inputs="not stated", l2_flush="not stated"))
+write("gemm.csv", rows, ["GEMMs: published measurements (see README.md in this folder).",
+    "Hopper rows map to gemm_hopper (the cuBLAS sm90 tiling); other machines to gemm (every element once: the ideal)."])
+
+# ---------------- norms ----------------
+rows = []
+LIG = ("linkedin/Liger-Kernel benchmark/data/all_benchmark_data.csv at commit ead96b618e5c67bddc6a6e9bcb99bfe6b5ab661c, "
+       "row kernel_name={k}, kernel_provider=liger, kernel_operation_mode=forward, metric speed (ms), {x}={v}, gpu_name='{g}', timestamp {ts}; "
+       "timed by triton.testing.do_bench (benchmark/scripts/utils.py), y_value_50 = median")
+for v, ms in ((1024, 0.01360000018030405), (2048, 0.019999999552965164), (4096, 0.031072000041604042),
+              (8192, 0.0517439991235733), (16384, 0.0952640026807785), (32768, 0.18223999440670013)):
+    rows.append(dict(
+        source="liger-a100-2024-09-03", citation=LIG.format(k="rms_norm", x="H", v=v, g="NVIDIA A100-SXM4-80GB", ts="2024-09-03 15:39:30"),
+        part="NVIDIA A100-SXM4-80GB", machine="a100", clocks_power="not stated", family="norm",
+        implementation="Liger RMSNorm (Triton, fused)", dtype="bf16", spec="specs/rmsnorm.kcost", sizes=f"R=2048;n={v}",
+        shape=f"M=2048 rows x H={v}, eps 1e-6", value=repr(ms), unit="ms", conversion="time_s = value * 1e-3",
+        time_s=t(ms * 1e-3), timed="forward kernel (do_bench median)", inputs="randn (benchmark_rms_norm.py)", l2_flush="do_bench default (not recorded in the row)"))
+for src, g, ts, machine, vals in (
+        ("liger-a100-2024-09-03", "NVIDIA A100-SXM4-80GB", "2024-09-03 15:39:14", "a100",
+         ((1024, 0.030271999537944794), (2048, 0.04992000013589859), (4096, 0.08816000074148178), (8192, 0.16521599888801575), (16384, 0.32230401039123535))),
+        ("liger-h100-2025-07-17", "NVIDIA H100 80GB HBM3", "2025-07-17 18:18:11", "h100",
+         ((1024, 0.018848000094294548), (2048, 0.029152000322937965), (4096, 0.05104000121355057), (8192, 0.0947519987821579), (16384, 0.18476800620555878)))):
+    for v, ms in vals:
+        rows.append(dict(
+            source=src, citation=LIG.format(k="layer_norm", x="N", v=v, g=g, ts=ts), part=g + (" (SXM5)" if machine == "h100" else ""),
+            machine=machine, clocks_power="not stated", family="norm", implementation="Liger LayerNorm (Triton, fused)",
+            dtype="fp32", spec="specs/layernorm_rows.kcost", sizes=f"R=4096;n={2 * v}",
+            shape=f"M=4096 rows x N={v} fp32, eps 1e-6; the spec counts bf16, so n = 2N gives the same bytes (x, y: 8*M*N; gamma, beta: 8N)",
+            value=repr(ms), unit="ms", conversion="time_s = value * 1e-3", time_s=t(ms * 1e-3),
+            timed="forward kernel (do_bench median)", inputs="randn (benchmark_layer_norm.py)", l2_flush="do_bench default (not recorded in the row)"))
+write("norms.csv", rows, ["RMSNorm and LayerNorm (fused kernels): published measurements (see README.md in this folder)."])
+
+# ---------------- decode GEMV ----------------
+rows = []
+VLLM = ("vllm-project/vllm pull request #49363 '[Benchmark] Add FP8 block-scaled GEMM to fp8_gemm benchmark' (HDCharles, "
+        "2026-07-21), 'H100 benchmarks for google/gemma-4-31B-it', table 'N=12288 K=5376, BF16 vs FP8 GEMMs TFLOP/s', "
+        "row batch_size={b}, column torch-bf16; TFLOP/s = 2*M*N*K*1e-12 / (ms*1e-3) with M = batch_size and "
+        "triton.testing.do_bench_cudagraph median of F.linear(a, b) (benchmarks/kernels/bench_fp8_gemm.py at commit "
+        "1a254d8ed56feff7517ff90263f9d3dba53be464, whose output header the PR's matches)")
+for b, tf in ((1, 2.870333), (16, 46.541434), (64, 182.588263), (128, 352.560566)):
+    flop = 2 * b * 12288 * 5376
+    rows.append(dict(
+        source="vllm-pr49363", citation=VLLM.format(b=b), part="NVIDIA H100 (variant not stated)", machine="h100",
+        clocks_power="not stated", family="gemv", implementation="F.linear bf16 (cuBLAS)", dtype="bf16",
+        spec="specs/gemv_decode.kcost", sizes=f"N=12288;K=5376;b={b};TK=256",
+        shape=f"M={b} tokens, W [N=12288, K=5376]; TK = 256 so that TK | K (5376 = 21 x 256)",
+        value=str(tf), unit="TFLOP/s", conversion=f"time_s = F / (value * 1e12), F = 2*M*N*K = {flop} FLOP",
+        time_s=t(flop / (tf * 1e12)), timed="CUDA graph replay (do_bench_cudagraph median)", inputs="randn",
+        l2_flush="not stated"))
+write("gemv.csv", rows, ["Decode GEMV (skinny bf16 GEMM): published measurements (see README.md in this folder)."])
+
+# ---------------- grouped MoE GEMM ----------------
+rows = []
+AO2490 = ("pytorch/ao pull request #2490 '[moe training] add benchmarking script for grouped mm' (danielvegamyhre, "
+          "2025-07-03), 'Llama4_17bx16e' output ('gpu_name: NVIDIA H100'), block 'M, K, N, E: {m} {k} {n} {e}', line "
+          "'torch.bfloat16 time_sec'")
+for (m, k, n, e), sec, offs in (
+        ((8192, 5120, 8192, 16), 1.31e-03, "272 832 1744 2288 2768 3056 4160 4352 4544 4800 5056 5360 6432 7760 7872 8192"),
+        ((8192, 8192, 5120, 16), 1.26e-03, "464 1008 1664 2608 2912 3296 3584 3968 4960 5024 5232 5952 7440 7760 7984 8192")):
+    rows.append(dict(
+        source="ao-pr2490", citation=AO2490.format(m=m, k=k, n=n, e=e), part="NVIDIA H100 (variant not stated)",
+        machine="h100", clocks_power="not stated", family="moe_gemm", implementation="torch._grouped_mm bf16",
+        dtype="bf16", spec="specs/moe_gemm.kcost", sizes=f"Ea={e};Mt={m // e};N={n};K={k};E={e}",
+        shape=f"(M, K) @ (E, K, N), M={m} tokens over E={e} experts, group ends (offs) {offs}: unbalanced; the spec's Mt = M/E = {m // e} (balanced, the same FLOP and weight bytes)",
+        value=f"{sec:.2e}", unit="s", conversion="time_s = value", time_s=t(sec),
+        timed="the call (bench_grouped_mm.py's timer)", inputs="randn; routing offsets as printed", l2_flush="not stated"))
+rows.append(dict(
+    source="pytorch-pr156203",
+    citation=("pytorch/pytorch pull request #156203 '[CUTLASS] [CUDA] SM100 GroupMM' (AaronWang04, 2025-06-17), "
+              "'On H200' output, 'batch: 16 M: 128000 N: 7168 K: 7168', 'Time per Iteration: 298.6668 ms' "
+              "(5 warm-up calls, then the mean of 50 back-to-back calls between CUDA events)"),
+    part="NVIDIA H200 (variant not stated)", machine="h200", clocks_power="not stated", family="moe_gemm",
+    implementation="torch._grouped_mm bf16 (CUTLASS sm90)", dtype="bf16", spec="specs/moe_gemm.kcost",
+    sizes="Ea=16;Mt=128000;N=7168;K=7168;E=16", shape="a [16, 128000, 7168] and b [16, 7168, 7168]: 16 groups of 128000 rows",
+    value="298.6668", unit="ms", conversion="time_s = value * 1e-3", time_s=t(298.6668e-3),
+    timed="mean of 50 back-to-back calls (CUDA events)", inputs="randn", l2_flush="no"))
+write("moe_gemm.csv", rows, ["Grouped MoE GEMMs (one grouped GEMM, not a whole MoE layer): published measurements (see README.md in this folder)."])
+
+# ---------------- decode attention ----------------
+rows = []
+ORT = ("microsoft/onnxruntime pull request #21414 '[CUDA] Page Attention', comment by cloudhan 2024-08-29, section "
+       "'FA2 - paged batch decode', 'H100 SMX', table 'llama3 70B (GQA8) page_size=256' (nvbench), row num_seqs=64 seq_len={L}, column GPU Time")
+for L, us in ((32, 21.135), (64, 22.958), (128, 28.780), (256, 43.563)):
+    rows.append(dict(
+        source="ort-pr21414", citation=ORT.format(L=L), part="NVIDIA H100 SXM ('H100 SMX' in the source)", machine="h100",
+        clocks_power="not stated", family="decode_attention", implementation="FlashAttention-2 paged KV decode (onnxruntime)",
+        dtype="fp16 (not printed; the PR's kernels are fp16/bf16)", spec="specs/decode_attention.kcost",
+        sizes=f"b=64;h=64;L={L};g=8;d=128;P=1;TL=32",
+        shape=f"num_seqs=64 seq_len={L} num_heads=64 num_kv_heads=8 head_size=128 page_size=256; P=1 (no split), TL=32 so that P*TL | L",
+        value=str(us), unit="us", conversion="time_s = value * 1e-6", time_s=t(us * 1e-6),
+        timed="kernel (nvbench GPU Time)", inputs="not stated", l2_flush="not stated"))
+FA1572 = ("Dao-AILab/flash-attention issue #1572 'flash-attention-3 batch decode with page kv cache is significantly slower than flashinfer on MHA', "
+          "comment by TheRainstorm 2025-04-11 ('I tested this script on an H100'), line 'Seqlen = {L}, FA3 time w CUDA Graph'")
+for L, us in ((128, 27.6), (2000, 292.0), (4000, 567.2)):
+    rows.append(dict(
+        source="fa-issue-1572", citation=FA1572.format(L=L), part="NVIDIA H100 (variant not stated)", machine="h100",
+        clocks_power="not stated", family="decode_attention", implementation="FlashAttention-3 paged KV decode, num_splits=0 (heuristic)",
+        dtype="not stated", spec="specs/decode_attention.kcost", sizes=f"b=16;h=32;L={L};g=1;d=128;P=1;TL=16",
+        shape=f"batch_size=16 seqlen={L} seqlen_q=1 nheads_q=32 nheads_kv=32 headdim=128 page_size=8; P=1, TL=16 so that P*TL | L",
+        value=str(us), unit="us", conversion="time_s = value * 1e-6", time_s=t(us * 1e-6),
+        timed="CUDA graph replay (use_bench_cudagraph=True)", inputs="not stated", l2_flush="not stated"))
+write("decode_attention.csv", rows, ["Decode attention over a paged KV cache: published measurements (see README.md in this folder)."])
+
+# ---------------- copy / STREAM ----------------
+rows = []
+CCCL = ("NVIDIA/cccl pull request #2086 'Add cub::DeviceTransform', table 'CUB babelstream fallbackfor vs. ublkcp on H200', "
+        "section 'mul', device '[0] NVIDIA H200', row I8 / {off} / {n}, column Cmp Time (the ublkcp kernel)")
+for off, n, us in (("I32", "2^24", 14.292), ("I32", "2^28", 134.831), ("I64", "2^24", 14.358)):
+    elems = 2 ** int(n[2:])
+    rows.append(dict(
+        source="cccl-pr2086", citation=CCCL.format(off=off, n=n), part="NVIDIA H200 (variant not stated)", machine="h200",
+        clocks_power="not stated", family="copy", implementation="cub::DeviceTransform babelstream 'mul' (one read, one write)",
+        dtype="int8", spec="specs/copy.kcost", sizes=f"n={elems // 4}",
+        shape=f"{elems} int8 elements read and written ({elems} B each way); the spec copies f32, so n = {elems // 4} moves the same bytes",
+        value=str(us), unit="us", conversion="time_s = value * 1e-6", time_s=t(us * 1e-6),
+        timed="kernel (nvbench GPU Time)", inputs="not stated", l2_flush="not stated"))
+write("copy.csv", rows, ["Device copy and STREAM-like kernels: published measurements (see README.md in this folder)."])
+
+# ---------------- this project's H200 runs ----------------
+FAMILY = {"copy": "copy", "copy_triton": "copy", "gemm": "gemm", "gemm_small": "gemm", "gemm_tallk": "gemm",
+          "gemm_ragged": "gemm", "gemm_zeros": "gemm", "gemv_decode": "gemv", "decode_attention": "decode_attention",
+          "decode_attention_graph": "decode_attention", "rmsnorm_triton": "norm", "rmsnorm_triton_graph": "norm",
+          "layernorm_rows": "norm", "softmax_rows": "softmax", "moe_gemm": "moe_gemm",
+          "flash_attention": "attention", "flash_attention_graph": "attention", "flash_attention_causal": "attention_causal"}
+IMPL = {"copy": "y.copy_(x) (cudaMemcpyAsync)", "copy_triton": "Triton copy", "rmsnorm_triton": "Triton RMSNorm",
+        "layernorm_rows": "F.layer_norm", "softmax_rows": "torch.softmax", "moe_gemm": "torch.bmm over the touched experts",
+        "gemv_decode": "F.linear (cuBLAS)", "decode_attention": "F.scaled_dot_product_attention (GQA packed)",
+        "flash_attention": "SDPA flash backend (FlashAttention-2)", "flash_attention_causal": "SDPA flash backend (FlashAttention-2), causal"}
+rows = []
+for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-2026-12-04b.csv", "project-h200-2026-12-04b")):
+    lines = Path(OUT.parent, "results", fname).read_text().splitlines()
+    header = None
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = next(csv.reader([line]))
+        if header is None:
+            header = fields
+            continue
+        r = dict(zip(header, fields))
+        kernel = r["kernel"]
+        family = FAMILY.get(kernel)
+        if kernel == "gemm_skinny":
+            family = "gemv" if "gemv" in r["spec"] else "gemm"
+        if family is None:
+            continue  # rope, silu_mul, reduce_sum: outside the corpus's families
+        base = kernel.removesuffix("_graph").removesuffix("_zeros")
+        impl = IMPL.get(base, "torch.matmul (cuBLAS)")
+        graph = kernel.endswith("_graph")
+        rows.append(dict(
+            source=src, citation=f"this repository, validate/results/{fname} line {number} (validate/run_h200.py; validate/README.md)",
+            part="NVIDIA H200 SXM 141 GB (power limit 700 W)", machine="h200",
+            clocks_power="clocks left as found (max SM 1980 MHz, memory 3201 MHz), power limit 700 W", family=family,
+            implementation=impl, dtype=r["dtype"], spec=r["spec"], sizes=r["sizes"], shape=kernel,
+            value=r["time_s"], unit="s", conversion="time_s = value", time_s=r["time_s"],
+            timed="CUDA graph replay of the call" if graph else "the call between CUDA events (median)",
+            inputs="zeros" if kernel == "gemm_zeros" else "randn",
+            l2_flush="yes (256 MB buffer written before each repeat)"))
+write("project_h200.csv", rows, ["This project's own H200 runs (validate/run_h200.py), one source per run.",
+    "rope, silu_mul and reduce_sum rows of the runs are outside the corpus's kernel families and left out."])
