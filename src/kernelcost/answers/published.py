@@ -26,7 +26,19 @@ from typing import NoReturn
 from ..base.errors import Code, Diagnostic, ErrorCode, InputOutputError, MeasurementError
 from ..base.tree import Span
 
-FOLDER = Path(__file__).resolve().parents[2] / "validate" / "published"
+
+def _corpus_folder() -> Path:
+    """validate/published in a source tree; the package data kernelcost.corpus once installed
+    (its CSVs beside kernelcost/specs, where a row's spec path is found)."""
+    source = Path(__file__).resolve().parents[3] / "validate" / "published"
+    if source.is_dir():
+        return source
+    from importlib import resources
+
+    return Path(str(resources.files("kernelcost.corpus")))
+
+
+FOLDER = _corpus_folder()
 COLUMNS = ("source", "citation", "part", "machine", "clocks_power", "family", "implementation",
            "dtype", "spec", "sizes", "shape", "value", "unit", "conversion", "time_s", "timed",
            "timed_kind", "inputs", "l2_flush")
@@ -79,7 +91,7 @@ SCALE = {Unit.SECONDS: 1.0, Unit.MILLISECONDS: 1e-3, Unit.MICROSECONDS: 1e-6}
 
 # The rule's moves after the hash (SPLIT.md gives each one's reason); fixed before fitting.
 MOVES: dict[str, Split] = {
-    "project-h200-2026-12-04": Split.VALIDATION,   # the project's own runs: validation (issue 38)
+    "project-h200-2026-12-04": Split.VALIDATION,   # the project's own runs: validation
     "project-h200-2026-12-04b": Split.VALIDATION,
     "cccl-pr2086": Split.CALIBRATION,              # copy and H200 on the calibration side
     "ort-pr21414": Split.CALIBRATION,              # decode attention on the calibration side

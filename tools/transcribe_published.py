@@ -1,9 +1,9 @@
-"""Transcribes the numbers read from each source into validate/published/*.csv: every figure here was read by hand from the cited source; rerun after an edit (python validate/published/transcribe.py)."""
+"""Transcribes the numbers read from each source into validate/published/*.csv: every figure here was read by hand from the cited source; rerun after an edit (python tools/transcribe_published.py)."""
 # ruff: noqa: E501  (citations and transcribed tables read better whole)
 import csv
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent
+OUT = Path(__file__).resolve().parent.parent / "validate" / "published"
 COLS = ["source", "citation", "part", "machine", "clocks_power", "family", "implementation",
         "dtype", "spec", "sizes", "shape", "value", "unit", "conversion", "time_s", "timed", "timed_kind",
         "inputs", "l2_flush"]
