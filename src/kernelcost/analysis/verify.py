@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import sympy
 
@@ -19,7 +19,6 @@ from ..lang.sizes import size_warnings
 
 if TYPE_CHECKING:
     from ..oracle import Comparison, Counts, Mismatch
-    from .api import Spec
 
 # The oracle (the enumeration) is imported where it runs: `analyze` and `check` use it, the
 # other commands (solve, sweep, plot, ...) count without it and skip loading it.
@@ -38,7 +37,19 @@ class CheckResult:
         return tuple(row.mismatch() for row in self.rows if not row.holds)
 
 
-def check_against_oracle(spec: Spec, settings: dict[str, str], reuse: str = "spec",
+class Checkable(Protocol):
+    """What `check` reads of a loaded spec (analysis.api.Spec)."""
+
+    @property
+    def checked(self) -> CheckedKernel: ...
+
+    @property
+    def parameters(self) -> dict[str, sympy.Symbol]: ...
+
+    def cost(self, reuse: str = "spec") -> Cost: ...
+
+
+def check_against_oracle(spec: Checkable, settings: dict[str, str], reuse: str = "spec",
                          samples: int = 4) -> list[CheckResult]:
     """Enumerate at the given sizes (every parameter set, defaults filling in), or at
     `samples` small assignments that respect the spec's assumptions."""

@@ -51,7 +51,8 @@ from ..base.errors import Code, Diagnostic, SpecCheckError
 from ..base.records import record
 from ..base.symbols import iterator_symbol, size_symbol, to_sympy
 from ..count.facts import Facts
-from ..count.nest import Loop, Nest, build_nest
+from ..count.loops import Loop
+from ..count.nest import Nest, build_nest
 from ..count.sums import Summer
 from ..lang.check import CheckedKernel
 from ..lang.work import statement_work

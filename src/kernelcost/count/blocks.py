@@ -18,16 +18,17 @@ from .lanes import lane_accesses
 
 if TYPE_CHECKING:
     from ..lang.check_decls import Tensor
-    from .nest import AccessSite, Loop
-    from .spec_count import _Counter
+    from .counting import NestCount
+    from .loops import Loop
+    from .nest import AccessSite
 
 Box = tuple[tuple[sympy.Expr, sympy.Expr], ...]  # (low, high) along each dimension
 
 ON_CHIP = ("shared", "registers")
 
 
-def count_grid(counter: _Counter, scopes: tuple[ScopeCost, ...]) -> GridCost | None:
-    """The GridCost of a parallel spec from its counter (count._Counter), or None."""
+def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | None:
+    """The GridCost of a parallel spec from its counter (spec_count._Counter), or None."""
     grid = counter.checked.grid
     if grid is None:
         return None
@@ -62,7 +63,7 @@ def count_grid(counter: _Counter, scopes: tuple[ScopeCost, ...]) -> GridCost | N
     )
 
 
-def _on_chip(counter: _Counter, scopes: tuple[ScopeCost, ...]) -> dict[str, sympy.Expr]:
+def _on_chip(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> dict[str, sympy.Expr]:
     """Bytes a block holds in each on-chip level: its keep scopes there (each its own buffer,
     times its stages), its local arrays, and tensors homed there."""
     held = {level: sympy.Integer(0) for level in ON_CHIP}
@@ -75,7 +76,7 @@ def _on_chip(counter: _Counter, scopes: tuple[ScopeCost, ...]) -> dict[str, symp
     return {level: counter.finish(amount) for level, amount in held.items() if amount != 0}
 
 
-def _step_loop(counter: _Counter, depth: int) -> Loop | None:
+def _step_loop(counter: NestCount, depth: int) -> Loop | None:
     """The innermost sequential loop around a keep that fills from L2: one step of it is what
     a block streams in at a time (k0 in a GEMM)."""
     candidates = [scope.loops[-1] for scope in counter.nest.scopes
@@ -83,12 +84,12 @@ def _step_loop(counter: _Counter, depth: int) -> Loop | None:
     return max(candidates, key=lambda loop: loop.depth, default=None)
 
 
-def _step_loop_var(counter: _Counter, depth: int) -> sympy.Symbol | None:
+def _step_loop_var(counter: NestCount, depth: int) -> sympy.Symbol | None:
     loop = _step_loop(counter, depth)
     return None if loop is None else loop.var
 
 
-def _tiles(counter: _Counter, depth: int) -> tuple[TileBox, ...]:
+def _tiles(counter: NestCount, depth: int) -> tuple[TileBox, ...]:
     step = _step_loop(counter, depth)
     tiles = []
     for name, tensor in counter.checked.tensors.items():
@@ -114,7 +115,7 @@ def _tiles(counter: _Counter, depth: int) -> tuple[TileBox, ...]:
     return tuple(tiles)
 
 
-def _written_box(counter: _Counter, tensor: Tensor, sites: list[AccessSite], depth: int,
+def _written_box(counter: NestCount, tensor: Tensor, sites: list[AccessSite], depth: int,
                  whole: Box) -> Box:
     """What one block writes of an `inout` tensor: its elements are read from global memory
     (their first contents) and written back, two crossings where the box of all it touches
@@ -129,7 +130,7 @@ def _written_box(counter: _Counter, tensor: Tensor, sites: list[AccessSite], dep
     return whole if box is None else box
 
 
-def _box(counter: _Counter, sites: list[AccessSite], depth: int) -> Box | None:
+def _box(counter: NestCount, sites: list[AccessSite], depth: int) -> Box | None:
     """The reach of the sites with clipped edges kept where every loop inside runs, else the
     straightened bounding box."""
     if all(loop.never_empty for site in sites for loop in site.loops[depth:]):
@@ -139,5 +140,5 @@ def _box(counter: _Counter, sites: list[AccessSite], depth: int) -> Box | None:
     return counter.footprint.box(sites, depth)
 
 
-def _finish_box(counter: _Counter, box: Box) -> Box:
+def _finish_box(counter: NestCount, box: Box) -> Box:
     return tuple((counter.finish(low), counter.finish(high)) for low, high in box)

@@ -10,7 +10,8 @@ import sympy
 
 from ..base.symbols import derivative, replace_symbols
 from .facts import Facts
-from .nest import AccessSite, Loop
+from .loops import Loop
+from .nest import AccessSite
 
 
 def extreme_value(expr: sympy.Expr, loops: Sequence[Loop], facts: Facts,

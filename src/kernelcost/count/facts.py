@@ -22,7 +22,7 @@ from ..base.symbols import derivative
 from ..lang.check import CheckedKernel
 
 if TYPE_CHECKING:
-    from .nest import Loop
+    from .loops import Loop
 
 # Seconds of symbolic work one count may take before it stops with an error rather than
 # leaving the user waiting; KERNELCOST_BUDGET_S overrides it. Counted in CPU time, so that a

@@ -14,7 +14,8 @@ from ..base.records import record
 from ..base.symbols import derivative, determinant_of
 from .counters import CounterView, extreme_value, iterator_minmax, largest_value, node_bound
 from .facts import Facts
-from .nest import AccessSite, Loop
+from .loops import Loop
+from .nest import AccessSite
 from .sums import Summer
 
 # per dimension (first index, number of values), or (lowest, highest) index

@@ -30,11 +30,12 @@ import sympy
 
 from ..base.symbols import derivative
 from .cost import LaneAccess
-from .nest import AccessSite, Loop
+from .loops import Loop
+from .nest import AccessSite
 
 if TYPE_CHECKING:
     from ..lang.check import CheckedKernel
-    from .spec_count import _Counter
+    from .counting import NestCount
 
 WARP = 32  # lanes
 SECTOR_B = 32  # bytes the L1<->L2 link moves at a time
@@ -43,8 +44,8 @@ WORD_B = 4  # bytes a shared bank serves a clock
 PHASE_B = 128  # bytes of requests shared memory serves in one wavefront (32 banks x 4 B)
 
 
-def lane_accesses(counter: _Counter) -> tuple[LaneAccess, ...]:
-    """Every global or shared access inside a `lanes` loop (count._Counter's nest)."""
+def lane_accesses(counter: NestCount) -> tuple[LaneAccess, ...]:
+    """Every global or shared access inside a `lanes` loop (spec_count._Counter's nest)."""
     found = []
     for site in counter.nest.accesses:
         lanes_loop = next((loop for loop in site.loops if loop.lanes), None)

@@ -19,23 +19,9 @@ from ..base.symbols import counter_symbol, iterator_symbol, to_sympy
 from ..lang.check import CheckedKernel
 from ..lang.work import statement_work
 from .facts import Facts
+from .loops import Loop
 
 ACCUMULATIONS = ("+=", "max=", "min=")
-
-
-@record
-class Loop:
-    var: sympy.Symbol
-    counter: sympy.Symbol
-    lo: sympy.Expr
-    hi: sympy.Expr
-    step: sympy.Expr
-    trips: sympy.Expr
-    depth: int  # position in the nest, 0 outermost
-    never_empty: bool = True  # proven to run at least once at every outer iteration
-    lanes: bool = False  # consecutive iterations run on consecutive lanes of a warp
-    # where the spec writes it (none for a derived loop); not part of the loop's identity
-    span: ast.Span | None = field(default=None, compare=False)
 
 
 @record

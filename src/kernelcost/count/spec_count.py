@@ -23,8 +23,9 @@ from .cost import WORK_CLASSES, Contraction, Cost, ScopeCost, TensorFootprint
 from .counters import CounterView
 from .facts import Facts
 from .footprint import Footprint, Footprints
+from .loops import Loop
 from .mma import contraction_of
-from .nest import AccessSite, Execution, Loop, Nest, Scope, build_nest
+from .nest import AccessSite, Execution, Nest, Scope, build_nest
 from .sums import Summer
 
 REUSE_MODES = ("spec", "perfect", "none")

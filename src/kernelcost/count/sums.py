@@ -15,7 +15,7 @@ from ..algebra.witnesses import shows
 from ..base import watchdog
 from ..base.symbols import replace_symbols
 from .facts import Facts
-from .nest import Loop
+from .loops import Loop
 
 
 class Summer:

@@ -4,7 +4,6 @@ steps and reuse scopes, and collects every diagnostic before raising them togeth
 from __future__ import annotations
 
 import re
-from dataclasses import field
 
 import sympy
 
@@ -16,7 +15,6 @@ from ..base.symbols import (
     FUNCTIONS,
     LEVELS,
     PRECISION_OF_TYPE,
-    iterator_symbol,
     size_symbol,
 )
 from .check_decls import KEYWORDS, MAX_LOOP_DEPTH, DeclarationChecks, ItemCount, Tensor, place_of
@@ -24,6 +22,7 @@ from .check_exprs import ExpressionChecks
 from .check_lanes import LaneChecks
 from .contraction import unit_problem
 from .parallel import Grid, header_iterators, read_grid
+from .scopes import Scope
 
 
 @record
@@ -92,7 +91,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
 
     def run(self) -> CheckedKernel:
         self._parameters()
-        kernel_scope = _Scope()
+        kernel_scope = Scope()
         for item in self.kernel.items:
             self._kernel_item(item, kernel_scope)
         if self.grid_header is not None and self.grid_outermost:
@@ -154,7 +153,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
 
     # --- statements ----------------------------------------------------------------------
 
-    def _statement(self, stmt: ast.Statement, scope: _Scope) -> None:
+    def _statement(self, stmt: ast.Statement, scope: Scope) -> None:
         if isinstance(stmt, ast.For):
             self._for(stmt, scope)
         elif isinstance(stmt, ast.Keep):
@@ -164,13 +163,13 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         elif isinstance(stmt, ast.Assign):
             self._assign(stmt, scope)
 
-    def _block(self, body: tuple[ast.Statement, ...], scope: _Scope) -> None:
+    def _block(self, body: tuple[ast.Statement, ...], scope: Scope) -> None:
         """A block's locals are visible after their `let`, to the end of the block."""
         inner = scope.child()
         for stmt in body:
             self._statement(stmt, inner)
 
-    def _local(self, let: ast.Let, scope: _Scope) -> None:
+    def _local(self, let: ast.Let, scope: Scope) -> None:
         if let.dtype is not None and (let.shape or let.level is not None):
             self._local_array(let, scope)
             return
@@ -204,7 +203,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         self.local_spans.setdefault(let.name, let.span)
         scope.locals[let.name] = let.span
 
-    def _local_array(self, let: ast.Let, scope: _Scope) -> None:
+    def _local_array(self, let: ast.Let, scope: Scope) -> None:
         """`let acc: f32[TM, TN] in registers = 0`: an array in an on-chip level, per block."""
         assert let.dtype is not None  # _local sends only typed lets
         self._value(let.value, scope)
@@ -235,7 +234,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
                                             let.span, let.swizzle is not None)
             scope.locals[let.name] = let.span
 
-    def _for(self, loop: ast.For, scope: _Scope) -> None:
+    def _for(self, loop: ast.For, scope: Scope) -> None:
         if loop.parallel is not None and loop.parallel is not self.grid_header:
             self._grid(loop, scope)
         bound_names = {**self.sizes, **scope.iterator_symbols()}
@@ -268,7 +267,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             self._lanes(loop, scope, inner)
         self._block(loop.body, inner)
 
-    def _grid(self, loop: ast.For, scope: _Scope) -> None:
+    def _grid(self, loop: ast.For, scope: Scope) -> None:
         assert loop.parallel is not None  # _for sends only the loops of a header
         if self.grid_header is not None:
             self.error(Code.WRONG_PARALLEL, loop.parallel.span, "a kernel has one parallel header",
@@ -286,7 +285,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         self.diagnostics.extend(diagnostics)
         self.grid = grid
 
-    def _step(self, step: ast.Expr, scope: _Scope) -> None:
+    def _step(self, step: ast.Expr, scope: Scope) -> None:
         if not self._names_known(step, self.sizes, "a loop step", scope):
             return
         value = self._to_sympy(step, self.sizes)
@@ -294,7 +293,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             self.error(Code.NOT_POSITIVE, step.span, f"loop step must be positive, not {value}",
                        "write the loop upward: `for i in lo..hi by s` with s > 0")
 
-    def _keep(self, keep: ast.Keep, scope: _Scope) -> None:
+    def _keep(self, keep: ast.Keep, scope: Scope) -> None:
         level = keep.level.id
         inner = scope.child()
         if keep.stages is not None:
@@ -339,7 +338,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
                    f"`{tensor}` is already in `{current}` here; keeping it in `{level}` "
                    "moves nothing", hint)
 
-    def _assign(self, assign: ast.Assign, scope: _Scope) -> None:
+    def _assign(self, assign: ast.Assign, scope: Scope) -> None:
         target = assign.target
         if isinstance(target, ast.Name):
             self._assign_name(target, scope)
@@ -353,7 +352,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         if problem is not None and assign.unit is not None:
             self.error(Code.WRONG_UNIT, assign.unit.span, *problem)
 
-    def _assign_name(self, target: ast.Name, scope: _Scope) -> None:
+    def _assign_name(self, target: ast.Name, scope: Scope) -> None:
         name = target.id
         if name in self.tensors:
             tensor = self.tensors[name]
@@ -382,26 +381,6 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
                    f"`{tensor.name}` is declared `in` (line {tensor.span.line}) and "
                    "cannot be written",
                    "declare it `out` (written) or `inout` (read, then written)")
-
-@record(frozen=False)
-class _Scope:
-    """What a statement sees: iterators and locals in scope (name -> where declared), the
-    level each kept tensor is in, and how many loops enclose it."""
-
-    iterators: dict[str, ast.Span] = field(default_factory=dict)
-    locals: dict[str, ast.Span] = field(default_factory=dict)
-    keeps: dict[str, str] = field(default_factory=dict)
-    depth: int = 0
-    in_grid: bool = False  # inside the loops of the parallel header
-    lanes: str | None = None  # the iterator of the enclosing `lanes` loop
-
-    def child(self) -> _Scope:
-        return _Scope(dict(self.iterators), dict(self.locals), dict(self.keeps), self.depth,
-                      self.in_grid, self.lanes)
-
-    def iterator_symbols(self) -> dict[str, sympy.Symbol]:
-        return {name: iterator_symbol(name) for name in self.iterators}
-
 
 def _has_assignment(statements) -> bool:
     for stmt in statements:

@@ -16,7 +16,7 @@ from ..base.symbols import ELEMENT_BYTES, FUNCTIONS, LEVELS, size_symbol, to_sym
 
 if TYPE_CHECKING:
     from ..base.errors import Diagnostic, ErrorCode
-    from .check import _Scope
+    from .scopes import Scope
 
 REUSE_MODES = ("perfect", "none")
 ROLES = ("in", "out", "inout")
@@ -70,10 +70,10 @@ class DeclarationChecks:
 
         def _source_text(self, span: ast.Span) -> str: ...
 
-        def _statement(self, stmt: ast.Statement, scope: _Scope) -> None: ...
+        def _statement(self, stmt: ast.Statement, scope: Scope) -> None: ...
 
         def _names_known(self, expr: ast.Expr, names: Mapping[str, sympy.Expr], what: str,
-                         scope: _Scope | None = None) -> bool: ...
+                         scope: Scope | None = None) -> bool: ...
 
 
     def _declare(self, name: str, span: ast.Span, what: str) -> bool:
@@ -111,7 +111,7 @@ class DeclarationChecks:
                                "sizes are positive integers")
                 self.defaults[symbol] = param.default
 
-    def _kernel_item(self, item: ast.Item, scope: _Scope) -> None:
+    def _kernel_item(self, item: ast.Item, scope: Scope) -> None:
         if isinstance(item, ast.ReuseSetting):
             if item.mode.id not in REUSE_MODES:
                 self.error(Code.UNKNOWN_REUSE, item.mode.span,

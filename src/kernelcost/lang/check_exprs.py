@@ -15,8 +15,8 @@ from ..base.symbols import FUNCTION_ARITY, FUNCTIONS, iterator_symbol
 
 if TYPE_CHECKING:
     from ..base.errors import ErrorCode
-    from .check import _Scope
     from .check_decls import Tensor
+    from .scopes import Scope
 
 
 class ExpressionChecks:
@@ -37,7 +37,7 @@ class ExpressionChecks:
         def _to_sympy(self, expr: ast.Expr, names: Mapping[str, sympy.Expr]
                       ) -> sympy.Expr | None: ...
 
-    def _value(self, expr: ast.Expr, scope: _Scope) -> None:
+    def _value(self, expr: ast.Expr, scope: Scope) -> None:
         """Check a value expression: accesses, calls and names."""
         if isinstance(expr, ast.Access):
             self._access(expr, scope)
@@ -51,7 +51,7 @@ class ExpressionChecks:
         elif isinstance(expr, ast.Call):
             self._call(expr, scope)
 
-    def _value_name(self, name: ast.Name, scope: _Scope) -> None:
+    def _value_name(self, name: ast.Name, scope: Scope) -> None:
         known = {**self.sizes, **scope.iterators, **scope.locals, **self.tensors}
         if name.id not in known:
             hint = None
@@ -65,7 +65,7 @@ class ExpressionChecks:
                        f"`{name.id}` is a tensor of rank {rank}; read one element",
                        f"write `{name.id}[...]` with {rank} ind{'ex' if rank == 1 else 'ices'}")
 
-    def _call(self, call: ast.Call, scope: _Scope) -> None:
+    def _call(self, call: ast.Call, scope: Scope) -> None:
         if call.func not in FUNCTIONS:
             place = ast.Span(call.span.file, call.span.line, call.span.column, call.span.line,
                              call.span.column + len(call.func))
@@ -89,7 +89,7 @@ class ExpressionChecks:
                        f"`{call.func}` takes at least 2 arguments, not {given}",
                        f"call it as `{call.func}(a, b)`")
 
-    def _access(self, access: ast.Access, scope: _Scope, role: str = "in") -> None:
+    def _access(self, access: ast.Access, scope: Scope, role: str = "in") -> None:
         if access.tensor not in self.tensors:
             known = {**self.tensors, **scope.locals, **self.sizes, **scope.iterators}
             if access.tensor in known:
@@ -123,7 +123,7 @@ class ExpressionChecks:
     # --- expression helpers --------------------------------------------------------------
 
     def _names_known(self, expr: ast.Expr, names: Mapping[str, sympy.Expr], what: str,
-                     scope: _Scope | None = None) -> bool:
+                     scope: Scope | None = None) -> bool:
         """True when `expr` uses only `names` (sizes, and iterators where allowed)."""
         ok = True
         for node in ast.walk_expr(expr):
@@ -142,7 +142,7 @@ class ExpressionChecks:
                 ok = False
         return ok
 
-    def _not_a_size(self, node: ast.Name, names, what: str, scope: _Scope | None) -> None:
+    def _not_a_size(self, node: ast.Name, names, what: str, scope: Scope | None) -> None:
         if node.id in self.tensors or node.id in self.locals:
             self.error(Code.NOT_A_SIZE_EXPRESSION, node.span,
                        f"{what} uses `{node.id}`, which is data, not a size",
@@ -158,7 +158,7 @@ class ExpressionChecks:
         hint = did_you_mean(name.id, known) or fallback_hint
         self.error(Code.UNDEFINED_NAME, name.span, f"undefined name `{name.id}`", hint)
 
-    def _affine(self, expr: ast.Expr, names, scope: _Scope) -> None:
+    def _affine(self, expr: ast.Expr, names, scope: Scope) -> None:
         """Indices must be affine in the iterators (sizes may multiply them)."""
         value = self._to_sympy(expr, names)
         if value is None or value.is_Symbol or value.is_Integer:
