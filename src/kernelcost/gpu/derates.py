@@ -8,25 +8,12 @@ can beat): a derate may be wrong, a bound may not.
 - launch: the launch overhead on the kernel's time. factor = t / (t + launch): the share of
   the call the kernel computes in. t_model stays the kernel's time; the launch is added in
   t_min_with_launch, and this entry says what it costs.
-- latency (Little's law, per level: global, l2, shared): bytes in flight needed = the level's
-  bandwidth x its load latency (the machine file's figure, in cycles at its clock: an unloaded
-  latency, a chain of dependent loads, so loaded latencies are longer and the need larger);
-  bytes in flight available = the blocks resident at once x what one block keeps in flight.
-  Global and L2 are device-wide: min(B, resident x SMs) blocks against the device's bandwidth,
-  each keeping in flight its shared tiles, stages x tile bytes (asynchronous copies, or a fill
-  of independent loads), else threads x one load per thread of each global tensor it reads
-  (the same requests for both: a load is in flight to L2 whether it hits there or goes on to
-  DRAM). Shared memory is per SM, as its roof is the busiest SM's: min(that SM's blocks,
-  resident) blocks against one SM's share of the bandwidth, each keeping threads x one load
-  per thread of each tensor its shared scopes hold. A load is an element, or a vector of up
-  to 16 B when the block reads several elements per thread of the tensor. Below the need,
-  the attainable bandwidth of the level is scaled by available / needed. A level without a
-  cited latency in the machine file gets no derate: the verdict says its latency is unknown."""
+
+The other derates are effects, one module each (package effects)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import sympy
 
@@ -35,18 +22,9 @@ from ..base.records import record
 from ..base.units import si
 from ..count.values import exact
 
-if TYPE_CHECKING:
-    from ..count.cost import Cost
-    from ..hardware.machine import Machine
-    from .occupancy import Occupancy
-
 At = Callable[[sympy.Expr], sympy.Expr]  # an expression at the sizes of a verdict
 
 LAUNCH = "launch"
-LATENCY = "latency"
-VECTOR_BYTES = 16  # the widest load one thread issues (ld.global.v4.b32, LDG.128)
-LITTLE_LEVELS = ("global", "l2", "shared")  # where Little's law is checked, slowest first
-LATENCY_WORDS = {"global": "DRAM", "l2": "L2 hit", "shared": "shared-memory"}
 
 
 @record
@@ -71,137 +49,6 @@ def launch_derate(t_kernel: sympy.Expr | None, overhead: float | None) -> Derate
               f"kernel: {_percent(of_kernel)} of the kernel's time, {_percent(of_total)} of the "
               "total (t_min_with_launch; t_model is the kernel's time alone)")
     return Derate(LAUNCH, cancel(1 - of_total), detail)
-
-
-@record
-class InFlight:
-    """Little's law at one level, over the device or one SM (`per`)."""
-
-    level: str
-    per: str  # device | SM: the scope of the bandwidth, the blocks and the bytes below
-    bandwidth_Bps: sympy.Expr
-    needed_B: sympy.Expr  # bandwidth x latency
-    available_B: sympy.Expr  # blocks at once x bytes in flight per block
-    per_block_B: sympy.Expr
-    how: str  # how a block keeps bytes in flight, in words
-    latency_s: sympy.Expr
-    blocks_at_once: sympy.Expr
-
-    @property
-    def factor(self) -> sympy.Expr:
-        return sympy.Min(1, self.available_B / self.needed_B)
-
-
-def latency_unknown(cost: Cost, machine: Machine) -> tuple[str, ...]:
-    """The levels Little's law would check (traffic and a bandwidth) whose load latency the
-    machine file does not cite: no derate there, and the verdict says so."""
-    return tuple(level for level in LITTLE_LEVELS
-                 if level in cost.traffic and machine.bandwidth(level) is not None
-                 and machine.latency(level) is None)
-
-
-def in_flight(cost: Cost, machine: Machine, level: str, occ: Occupancy, at: At,
-              per_sm: bool) -> InFlight | None:
-    """Little's law at `level` for a parallel spec at numeric sizes, or None where a figure
-    is missing (no latency in the machine file, no bandwidth, no traffic, symbolic sizes).
-    `per_sm`: the level's roof is the busiest SM's (shared memory), not the device's."""
-    grid = cost.grid
-    bandwidth, latency = machine.bandwidth(level), machine.latency(level)
-    if (grid is None or bandwidth is None or latency is None or occ.resident is None
-            or level not in cost.traffic):
-        return None
-    latency_s = exact(latency.cycles) / exact(latency.clock_Hz)
-    threads = at(grid.threads)
-    if level == "shared":
-        per_block, how = _shared_loads(cost, threads, at)
-    else:
-        per_block, how = _global_loads(cost, threads, at)
-    blocks = at(grid.blocks)
-    if not (sympy.sympify(per_block).is_number and blocks.is_number and per_block > 0):
-        return None
-    rate = exact(bandwidth)
-    if per_sm:
-        per, rate = "SM", rate / machine.sm_count
-        at_once = sympy.Min(occ.busiest_sm_blocks, occ.resident)
-    else:
-        per, at_once = "device", sympy.Min(blocks, occ.resident * machine.sm_count)
-    return InFlight(level, per, rate, rate * latency_s, at_once * per_block, per_block, how,
-                    latency_s, at_once)
-
-
-def _global_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, str]:
-    """What one block keeps in flight toward L2 and DRAM: its shared tiles, else one load per
-    thread of each global tensor it reads."""
-    tiles = [scope for scope in cost.scopes if scope.level == "shared"
-             and at(scope.stages).is_number and at(scope.held_bytes).is_number]
-    if tiles:
-        per_block = sum(at(scope.stages) * at(scope.held_bytes) for scope in tiles)
-        return per_block, "its shared tiles (stages x tile bytes), filled by independent copies"
-    assert cost.grid is not None  # in_flight asks only of a parallel spec
-    read = [tile for tile in cost.grid.tiles
-            if sympy.sympify(cost.footprints[tile.tensor].read_elements) != 0]
-    elements = [at(sympy.Mul(*(last - first + 1 for first, last in tile.whole)))
-                for tile in read]
-    loads = [_one_load(at(tile.element_bytes), count, threads)
-             for tile, count in zip(read, elements)]
-    return threads * sum(loads, sympy.Integer(0)), _loads_words(
-        threads, [tile.tensor for tile in read], loads)
-
-
-def _shared_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, str]:
-    """What one block keeps in flight from shared memory: one load per thread of each tensor
-    its shared scopes hold (the tile one entry fills sets the vector width)."""
-    tensors: list[str] = []
-    loads: list[sympy.Expr] = []
-    for scope in cost.scopes:
-        if scope.level != "shared":
-            continue
-        for tensor in scope.tensors:
-            element = at(cost.footprints[tensor].element_bytes)
-            filled = scope.read_elements.get(tensor, 0)
-            elements = at(filled if filled != 0 else scope.write_elements.get(tensor, 0))
-            tensors.append(tensor)
-            loads.append(_one_load(element, elements, threads))
-    return threads * sum(loads, sympy.Integer(0)), _loads_words(threads, tensors, loads)
-
-
-def _loads_words(threads: sympy.Expr, tensors: list[str], loads: list[sympy.Expr]) -> str:
-    return f"{threads} threads x one load each of " + ", ".join(
-        f"{tensor} {size} B" for tensor, size in zip(tensors, loads))
-
-
-def _one_load(element: sympy.Expr, elements: sympy.Expr, threads: sympy.Expr) -> sympy.Expr:
-    """The bytes of one load of a tensor by one thread: its element, or a vector of up to
-    VECTOR_BYTES when the block reads several elements per thread of it."""
-    if not (elements.is_number and element.is_number and threads.is_number):
-        return element
-    per_thread = max(1, int(elements // threads))
-    return element * max(1, min(per_thread, VECTOR_BYTES // int(element)))
-
-
-def latency_derate(flight: InFlight | None, machine: Machine,
-                   resident: sympy.Expr | None = None) -> Derate | None:
-    """`latency-bound` at the flight's level with the attainable bandwidth and the occupancy
-    that lifts it; None when enough is in flight. `resident`: the blocks per SM the block's
-    resources allow."""
-    if flight is None or flight.available_B >= flight.needed_B:
-        return None
-    factor = flight.available_B / flight.needed_B
-    sms = machine.sm_count if flight.per == "device" else 1
-    lift = sympy.ceiling(flight.needed_B / (sms * flight.per_block_B))
-    where = " per SM" if flight.per == "SM" else ""
-    detail = (f"latency-bound at {flight.level}: {si(float(flight.available_B), 'B')} in flight"
-              f"{where} ({flight.blocks_at_once} blocks at once x {flight.how}) against "
-              f"{si(float(flight.needed_B), 'B')} needed "
-              f"({si(float(flight.bandwidth_Bps), 'B/s')} x {si(float(flight.latency_s), 's')}, "
-              f"the machine file's unloaded {LATENCY_WORDS[flight.level]} latency; loaded "
-              f"latencies are longer): attainable {flight.level} bandwidth "
-              f"{si(float(flight.bandwidth_Bps * factor), 'B/s')}{where}; {lift} resident "
-              "blocks per SM (and blocks enough to fill them) would lift it")
-    if resident is not None and resident.is_number and lift > resident:
-        detail += (f", more than the {resident} this block allows: larger blocks, more loads "
-                   "in flight per thread or asynchronous copies")
-    return Derate(LATENCY, factor, detail, flight.level)
 
 
 def _percent(value: sympy.Expr) -> str:

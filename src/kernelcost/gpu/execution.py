@@ -33,14 +33,15 @@ from ..base.symbols import text_key
 from ..base.units import si
 from ..count.cost import Cost, GridCost
 from ..count.values import exact
-from ..hardware.machine import Machine
-from .derates import LITTLE_LEVELS, Derate, in_flight, latency_derate, latency_unknown
+from ..hardware.machine import PER_SM_LEVELS, Machine
+from .derates import Derate
+from .effects.context import EffectContext
+from .effects.latency import latency_unknown
+from .effects.registry import model_derates
 from .fill import GridFill, grid_fill
 from .occupancy import Occupancy, occupancy
-from .transfer import Transfer, bank_derate, sector_derates, transfers
+from .transfer import Transfer, transfers
 from .warm import WarmL2, served_cost, wave_served_B
-
-PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
 
 Values = dict[sympy.Symbol, sympy.Expr]  # parameters to their values
 # per-block amount -> what the busiest SM runs at least (None: no share is known)
@@ -130,8 +131,9 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     found = transfers(cost, lambda expr: _at(expr, values))
     derates: tuple[Derate, ...] = ()
     if occ.fits:
-        derates = _latency_derates(cost, machine, values, occ)
-        derates += _transfer_derates(cost, values, model_terms, found)
+        global_B = next((term.amount for term in model_terms if term.key == "global"), None)
+        derates = model_derates(EffectContext(cost, machine, occ, lambda expr: _at(expr, values),
+                                              found, global_B))
     model_terms = [_derated(term, [d for d in derates if d.level == term.key])
                    if term.kind == "traffic" else term for term in model_terms]
     unknown = latency_unknown(cost, machine)
@@ -198,26 +200,6 @@ def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool
         elif compare(share, first):
             return True
     return False
-
-
-def _latency_derates(cost: Cost, machine: Machine, values: Values,
-                     occ: Occupancy) -> tuple[Derate, ...]:
-    """Little's law at each level with traffic: the levels latency-bound at these sizes."""
-    found = (latency_derate(in_flight(cost, machine, level, occ, lambda expr: _at(expr, values),
-                                      level in PER_SM_LEVELS), machine, occ.resident)
-             for level in LITTLE_LEVELS)
-    return tuple(derate for derate in found if derate is not None)
-
-
-def _transfer_derates(cost: Cost, values: Values, model_terms: list[GridTerm],
-                      found: tuple[Transfer, ...]) -> tuple[Derate, ...]:
-    """Sectors (L2, and HBM where it sees more than t_model counts) and bank conflicts."""
-    def at(expr: sympy.Expr) -> sympy.Expr:
-        return _at(expr, values)
-
-    global_B = next((term.amount for term in model_terms if term.key == "global"), None)
-    banks = bank_derate(found, cost, at)
-    return (*sector_derates(found, cost, at, global_B), *([banks] if banks else []))
 
 
 def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:

@@ -73,6 +73,7 @@ ACCUMULATOR_PRECISION = {"fp64": "fp64"}
 
 # Memory levels whose traffic is reported but whose bandwidth is never a roof of t_min.
 UNBOUNDING_LEVELS = ("registers",)
+PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
 
 
 @record

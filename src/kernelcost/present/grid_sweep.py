@@ -20,9 +20,9 @@ import sympy
 from ..base.records import record
 from ..count.cost import Cost
 from ..count.values import evaluate, exact
-from ..gpu.execution import PER_SM_LEVELS, per_sm_terms
+from ..gpu.execution import per_sm_terms
 from ..gpu.occupancy import occupancy
-from ..hardware.machine import Machine
+from ..hardware.machine import PER_SM_LEVELS, Machine
 from .vectorize import vectorized
 
 

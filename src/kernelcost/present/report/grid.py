@@ -4,7 +4,7 @@ and the clauses the answer sentence gains for a parallel spec or a kernel that d
 from __future__ import annotations
 
 from ...base.units import binary, si
-from ...gpu.transfer import way
+from ...gpu.effects.banks import way
 from .cells import PER_WORDS, formula, value_of
 from .times import fill_json
 

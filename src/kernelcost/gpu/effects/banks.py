@@ -1,0 +1,48 @@
+"""The bank-conflict effect on shared memory.
+
+- bank_conflicts: a shared access of conflict degree d takes d times the wavefronts of a
+  conflict-free one; factor = shared bytes / (those bytes + each access's bytes x (d - 1)).
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from ...base.units import si
+from ...count.cost import Cost
+from ..derates import At, Derate
+from ..transfer import Transfer
+from .context import EffectContext
+
+BANK_CONFLICTS = "bank_conflicts"
+
+
+class BankConflicts:
+    """Shared memory at the share of its wavefronts the accesses need."""
+
+    name = BANK_CONFLICTS
+
+    def derates(self, context: EffectContext) -> tuple[Derate, ...]:
+        found = bank_derate(context.transfers, context.cost, context.at)
+        return (found,) if found is not None else ()
+
+
+def bank_derate(found: tuple[Transfer, ...], cost: Cost, at: At) -> Derate | None:
+    """The shared bandwidth kept under the bank conflicts of the lanes accesses."""
+    at_shared = [t for t in found if t.access.level == "shared"]
+    waste = sum((t.waste_B for t in at_shared), sympy.Integer(0))
+    if waste == 0:
+        return None
+    counted = at(cost.traffic.get("shared", 0))
+    if not counted.is_number or counted <= 0:
+        return None
+    worst = max(at_shared, key=lambda t: t.ratio)
+    return Derate(BANK_CONFLICTS, counted / (counted + waste), (
+        f"shared-memory bank conflicts (32 banks of 4 B): the shared bandwidth serves "
+        f"{si(float(counted + waste), 'B')} of wavefronts for {si(float(counted), 'B')} "
+        f"(worst: {worst.access.text}, {way(worst.ratio)})"), "shared")
+
+
+def way(degree: sympy.Expr) -> str:
+    """`32-way` or `conflict-free`."""
+    return "conflict-free" if degree == 1 else f"{float(degree):.3g}-way"
