@@ -211,6 +211,10 @@ def test_a_phase_range_past_doubles_is_placed_on_its_bound(capsys, tmp_path):
       "never.svg", "--set", "N=4;M=4,K=N"], "--set N:1:1: error[KC301]"),
     (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--measured", "0us"],
      "--measured:1:1: error[KC602]"),
+    (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--warm-l2", ""],
+     "--warm-l2:1:1: error[KC311]"),  # the campaign, seed 35, input 1805
+    (["analyze", GEMM, "--set", "M=4,N=4,K=4", "--machine", "h100", "--warm-l2", " , "],
+     "--warm-l2:1:1: error[KC311]"),
 ])
 def test_options_are_placed(capsys, arguments, start):
     code, _, err = run(capsys, *arguments)

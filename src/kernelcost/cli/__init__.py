@@ -160,7 +160,8 @@ def run_analyze(args) -> int:
     warm = tuple(name.strip() for name in (args.warm_l2 or "").split(",") if name.strip())
     if args.warm_l2 is not None and not warm:
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-            None, "--warm-l2 names no tensor", "--warm-l2 x,w"))
+            option_span("--warm-l2", args.warm_l2), "--warm-l2 names no tensor",
+            "--warm-l2 x,w"), args.warm_l2)
     if warm and not machines:
         raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
             None, "--warm-l2 needs a machine (its L2 capacity)",
