@@ -17,6 +17,7 @@ from enum import Enum
 from pathlib import Path
 from typing import NoReturn
 
+from ..base.csvcells import cell_column
 from ..base.errors import Code, Diagnostic, InputOutputError, MeasurementError
 from ..base.tree import Span
 
@@ -136,7 +137,7 @@ def read_ncu(path: str | Path) -> Profile:
         values = dict(zip(header, fields))
         arch = _architecture(values["CC"])
         if arch is None:
-            _fail(path, text, number, _column(line, fields, header.index("CC")),
+            _fail(path, text, number, cell_column(line, fields, header.index("CC")),
                   f"compute capability `{values['CC']}` is not Ampere, Hopper or Blackwell",
                   "8.x, 9.x or 10.x")
         if architecture not in (None, arch):
@@ -150,7 +151,7 @@ def read_ncu(path: str | Path) -> Profile:
             try:
                 metrics[name] = float(values[name].replace(",", ""))
             except ValueError:
-                _fail(path, text, number, _column(line, fields, index),
+                _fail(path, text, number, cell_column(line, fields, index),
                       f"{name} `{values[name]}` is not a number", "export with --csv")
         launches.append(Launch(number, values["Kernel Name"], metrics))
     if architecture is None:
@@ -165,16 +166,6 @@ def _architecture(cc: str) -> Architecture | None:
         return MAJOR.get(int(cc.split(".")[0]))
     except ValueError:
         return None
-
-
-def _column(line: str, fields: list[str], index: int) -> int:
-    position = 0
-    for field in fields[:index]:
-        found = line.find(field, position)
-        position = (found if found >= 0 else position) + len(field)
-        comma = line.find(",", position)
-        position = comma + 1 if comma >= 0 else position
-    return position + 1
 
 
 def _fail(path: Path, text: str, line: int, column: int, message: str, hint: str) -> NoReturn:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import math
 import re
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import NoReturn
 
+from ..base.csvcells import cell_column, cell_number
 from ..base.errors import Code, Diagnostic, ErrorCode, InputOutputError, MeasurementError
 from ..base.tree import Span
 
@@ -189,7 +189,7 @@ def _row(path: Path, text: str, number: int, line: str) -> PublishedRow:
 
     def fail(column: str, message: str, hint: str) -> NoReturn:
         raise _error(Code.RESULTS_BAD_ROW, path, text, number,
-                     _column(line, fields, COLUMNS.index(column)), message, hint)
+                     cell_column(line, fields, COLUMNS.index(column)), message, hint)
 
     def choice(column: str, enum):
         try:
@@ -208,8 +208,8 @@ def _row(path: Path, text: str, number: int, line: str) -> PublishedRow:
             fail("sizes", f"cannot read the size `{item.strip()}`",
                  "sizes are NAME=VALUE separated by `;`, as --set takes them")
         sizes[name.strip()] = size.strip()
-    value = _number(values["value"])
-    time_s = _number(values["time_s"])
+    value = cell_number(values["value"])
+    time_s = cell_number(values["time_s"])
     if value is None or value <= 0:
         fail("value", f"value `{values['value']}` is not a positive number",
              "the figure as the source prints it")
@@ -236,25 +236,6 @@ def _expected_time(unit: Unit, value: float, conversion: str) -> float | None:
         return value * SCALE[unit]
     counts = re.findall(r"(\d+) FLOP", conversion)
     return int(counts[-1]) / (value * 1e12) if counts else None
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
-
-
-def _column(line: str, fields: list[str], index: int) -> int:
-    """1-based column where field `index` starts (the commas and quotes before it)."""
-    position = 0
-    for field in fields[:index]:
-        found = line.find(field, position)
-        position = (found if found >= 0 else position) + len(field)
-        comma = line.find(",", position)
-        position = comma + 1 if comma >= 0 else position
-    return position + 1
 
 
 def _error(code: ErrorCode, path, text, line, column, message, hint) -> MeasurementError:

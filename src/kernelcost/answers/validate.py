@@ -21,11 +21,11 @@ the spec or a machine figure is wrong. Such rows are flagged, and the command ex
 from __future__ import annotations
 
 import csv
-import math
 from dataclasses import field
 from pathlib import Path
 from typing import NoReturn
 
+from ..base.csvcells import cell_number
 from ..base.errors import Code, Diagnostic, ErrorCode, KcostError, MeasurementError
 from ..base.records import record
 from ..base.tree import Span
@@ -167,7 +167,7 @@ def _row(path, text, number, line, header) -> Row:
         sizes[name.strip()] = value.strip()
         columns[f"size {name.strip()}"] = offset + len(name) + 1 + len(value) - len(value.lstrip())
         offset += len(item) + 1
-    time_s = _number(values["time_s"])
+    time_s = cell_number(values["time_s"])
     if time_s is None or not MIN_TIME_S <= time_s <= MAX_TIME_S:
         fail("time_s", f"time_s `{values['time_s']}` is not a positive number of seconds "
                        f"(from {MIN_TIME_S:g} to {MAX_TIME_S:g})",
@@ -176,21 +176,13 @@ def _row(path, text, number, line, header) -> Row:
     for name in COUNTERS:
         if values[name] == "":
             continue
-        count = _number(values[name])
+        count = cell_number(values[name])
         if count is None or not 0 <= count <= MAX_COUNTER:
             fail(name, f"{name} `{values[name]}` is not a number from 0 to {MAX_COUNTER:g}",
                  "a counter is a count (bytes or FLOP), or empty when not measured")
         counters[name] = count
     return Row(number, values["kernel"], values["spec"], sizes, values["dtype"], time_s,
                counters, columns)
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def _column(line: str, fields: list[str], index: int) -> int:
