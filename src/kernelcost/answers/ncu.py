@@ -12,13 +12,13 @@ with W (tensor work)."""
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import NoReturn
 
 from ..base.csvcells import cell_column
 from ..base.errors import Code, Diagnostic, InputOutputError, MeasurementError
+from ..base.records import record
 from ..base.tree import Span
 
 MAX_BYTES = 20_000_000
@@ -67,14 +67,14 @@ LEVEL_OF = {"dram_bytes": "global", "l2_bytes": "l2", "shared_bytes": "shared"}
 FIXED = ("ID", "Kernel Name")
 
 
-@dataclass(frozen=True)
+@record
 class Launch:
     line: int
     kernel: str
     metrics: dict[str, float]  # name -> value, in the units row's units (bytes, %, ns)
 
 
-@dataclass(frozen=True)
+@record
 class Profile:
     path: Path
     architecture: Architecture
@@ -175,7 +175,7 @@ def _fail(path: Path, text: str, line: int, column: int, message: str, hint: str
 
 # -- against a spec ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class Level:
     name: str              # global, l2, shared, tensor work
     unit: str              # B or FLOP

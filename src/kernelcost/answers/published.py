@@ -17,13 +17,13 @@ from __future__ import annotations
 import csv
 import hashlib
 import re
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import NoReturn
 
 from ..base.csvcells import cell_column, cell_number
 from ..base.errors import Code, Diagnostic, ErrorCode, InputOutputError, MeasurementError
+from ..base.records import record
 from ..base.tree import Span
 
 
@@ -109,7 +109,7 @@ def split_of(source: str) -> Split:
     return MOVES.get(source, hash_split(source))
 
 
-@dataclass(frozen=True)
+@record
 class PublishedRow:
     file: Path
     line: int

@@ -10,10 +10,10 @@ suite). This is the reporting path: it is allowed to read validation rows."""
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from ..base.records import record
 from .published import FOLDER, Family, Machine, PublishedRow, Split, read_corpus
 from .validate import FALSIFIED_BELOW, Comparison, Row, _compare
 
@@ -50,7 +50,7 @@ READINGS: dict[tuple[str, str], tuple[Beaten, str]] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Result:
     row: PublishedRow
     comparison: Comparison
@@ -98,7 +98,7 @@ def reason_for(row: PublishedRow) -> tuple[Beaten, str] | None:
     return READINGS.get((row.source, row.shape))
 
 
-@dataclass(frozen=True)
+@record
 class Summary:
     split: Split
     family: Family | None  # None: every family of the split

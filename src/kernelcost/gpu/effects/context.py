@@ -3,11 +3,11 @@ found there."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 import sympy
 
+from ...base.records import record
 from ...count.cost import Cost
 from ...hardware.machine import Machine
 from ..derates import At, Derate
@@ -15,7 +15,7 @@ from ..occupancy import Occupancy
 from ..transfer import Transfer
 
 
-@dataclass(frozen=True)
+@record
 class EffectContext:
     cost: Cost
     machine: Machine
