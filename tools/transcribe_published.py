@@ -74,8 +74,9 @@ PT122857 = ("pytorch/pytorch pull request #122857 'Fix performance regression an
             "Attention on ROCM', comment by xinyazhang 2024-04-02, 'Performance numbers of python "
             "benchmarks/transformer/sdpa.py on MI300X' (torch-2.4.0a0+gite6ee832), row batch_size=1 num_heads=16 "
             "q_seq_len=kv_seq_len={s} embed_dim=2048 is_causal={c} bfloat16, column forward_time (microseconds: "
-            "sdpa.py's ExperimentResults.forward_time, benchmarks/transformer/sdpa.py at commit "
-            "0d1baf55cb1b620646070f26d5c578800b2526ce)")
+            "benchmark_torch_function_in_microseconds, the median of torch.utils.benchmark.Timer.adaptive_autorange "
+            "after 5 warm-up calls, times 1e6; benchmarks/transformer/sdpa.py at commit "
+            "57cabe78c84f23aa744c2ba220239c359c62ee6e, whose table has the comment's columns)")
 for s_len, causal, us in ((128, True, 42.364222696051), (128, False, 40.49976068781689),
                           (256, True, 245.51834247540683), (256, False, 61.26629200298339),
                           (512, True, 282.36950887367124), (512, False, 97.22594299819319)):
@@ -86,7 +87,7 @@ for s_len, causal, us in ((128, True, 42.364222696051), (128, False, 40.49976068
         spec="specs/flash_attention_causal.kcost" if causal else "specs/flash_attention.kcost",
         sizes=f"S={s_len};H=16;d=128", shape=f"batch 1, 16 heads, seq {s_len}, head_dim = 2048/16 = 128, causal={causal}",
         value=repr(us), unit="us", conversion="time_s = value * 1e-6", time_s=t(us * 1e-6),
-        timed="the call (sdpa.py's timer)", inputs="randn (sdpa.py get_input)", l2_flush="not stated"))
+        timed="the call (sdpa.py's Timer median, wall clock)", inputs="randn (sdpa.py get_input)", l2_flush="not stated"))
 write("flashattention.csv", rows, [
     "FlashAttention-2 and -3 forward passes: published measurements (see README.md in this folder).",
         "d = 64 rows set Bc = 128 (FA2's hdim-64 tile, as validate/results/h200-2026-12-04b.csv does); d = 128 keeps the spec's tile;",
@@ -113,23 +114,27 @@ for row, part, machine, tf, (m, n, k), note in (
         conversion=f"time_s = 2*M*N*K / (value * 1e12) = {flop} FLOP / (value * 1e12)",
         time_s=t(flop / (tf * 1e12)), timed="torch.matmul call, mean of 100", inputs="not stated", l2_flush="not stated"))
 ZZC = ("zzc0721/torch-performance-test-data issue #79 (NVIDIA H100 80GB HBM3, by HaxxorCialtion, 2025-10-18), "
-       "BF16 {n}x{n}; test.py at commit 9d82827637262c4351e3f9483f96b8cff57a601f: 10 warm-up, 30 back-to-back torch.matmul timed by CUDA events, TFLOPS = 2 n^3 * 30 / elapsed")
+       "BF16 {n}x{n}; test.py at commit 6e2382cee378ec5ab9367fe2fb1f9cbc438ffcec (its last change before the issue; unchanged through 9d82827637262c4351e3f9483f96b8cff57a601f), "
+       "benchmark_precision: 10 warm-up, 30 back-to-back torch.mm timed by CUDA events, TFLOPS = 2 n^3 * 30 / elapsed")
 for n, tf in ((1024, 176.62), (2048, 676.59), (4096, 788.72), (8192, 797.51), (10240, 719.72)):
     flop = 2 * n ** 3
     rows.append(dict(
         source="zzc-issue-79", citation=ZZC.format(n=n), part="NVIDIA H100 80GB HBM3 (the SXM5 part's device name)",
-        machine="h100", clocks_power="not stated", family="gemm", implementation="torch.matmul (cuBLAS), torch 2.7.0+cu128",
+        machine="h100", clocks_power="not stated", family="gemm", implementation="torch.mm (cuBLAS), torch 2.7.0+cu128",
         dtype="bf16", spec="specs/gemm_hopper.kcost", sizes=f"M={n};N={n};K={n}", shape=f"{n}^3 square",
         value=str(tf), unit="TFLOP/s", conversion=f"time_s = 2*n^3 / (value * 1e12) = {flop} FLOP / (value * 1e12)",
         time_s=t(flop / (tf * 1e12)), timed="mean of 30 back-to-back calls (CUDA events)", inputs="randn", l2_flush="no (same inputs reused)"))
-for src, pr, vals in (
+for src, pr, vals, part in (
         ("tritonbench-pr1009", "meta-pytorch/tritonbench pull request #1009 '[tk] update and add thunderkittens kernels' (xuzhao9, 2026-04-13), 'Testing the b200 gemm' table, column aten_matmul-latency",
-         ((1024, 0.192416), (2048, 0.328704), (4096, 0.602016), (8192, 1.177664), (16384, 2.413664))),
+         ((1024, 0.192416), (2048, 0.328704), (4096, 0.602016), (8192, 1.177664), (16384, 2.413664)),
+         "NVIDIA B200 (no device printed; 'b200' is in the PR's words and the kernel's name, tk_bf16_b200_gemm, an sm_100 kernel)"),
         ("tritonbench-pr1011", "meta-pytorch/tritonbench pull request #1011 '[tilelang] update gemm and fmha for tilelang' (xuzhao9, 2026-04-13), 'Blackwell 2CTA GEMM' table, column aten_matmul-latency",
-         ((1024, 0.192416), (2048, 0.327744), (4096, 0.601088), (8192, 1.147008), (16384, 2.317440)))):
+         ((1024, 0.192416), (2048, 0.327744), (4096, 0.601088), (8192, 1.147008), (16384, 2.317440)),
+         "NVIDIA Blackwell, sm_100 (the PR says 'Blackwell 2CTA GEMM' and names no device; B200 assumed: same author and day as PR 1009, "
+         "the same aten latency at K = 1024)")):
     for k, ms in vals:
         rows.append(dict(
-            source=src, citation=pr + f", row (8192, 8192, {k})", part="NVIDIA B200 (variant not stated)", machine="b200",
+            source=src, citation=pr + f", row (8192, 8192, {k})", part=part, machine="b200",
             clocks_power="not stated", family="gemm", implementation="aten matmul (cuBLAS)", dtype="bf16 (tritonbench gemm default; not printed)",
             spec="specs/gemm.kcost", sizes=f"M=8192;N=8192;K={k}", shape=f"(M, N, K) = (8192, 8192, {k})",
             value=str(ms), unit="ms", conversion="time_s = value * 1e-3", time_s=t(ms * 1e-3),
@@ -181,8 +186,9 @@ rows = []
 VLLM = ("vllm-project/vllm pull request #49363 '[Benchmark] Add FP8 block-scaled GEMM to fp8_gemm benchmark' (HDCharles, "
         "2026-07-21), 'H100 benchmarks for google/gemma-4-31B-it', table 'N=12288 K=5376, BF16 vs FP8 GEMMs TFLOP/s', "
         "row batch_size={b}, column torch-bf16; TFLOP/s = 2*M*N*K*1e-12 / (ms*1e-3) with M = batch_size and "
-        "triton.testing.do_bench_cudagraph median of F.linear(a, b) (benchmarks/kernels/bench_fp8_gemm.py at commit "
-        "1a254d8ed56feff7517ff90263f9d3dba53be464, whose output header the PR's matches)")
+        "triton.testing.do_bench_cudagraph median of torch.nn.functional.linear(a, b) (the PR's command runs "
+        "benchmarks/kernels/benchmark_fp8_gemm.py; at commit 1e9fe6b101326ee814f4158f96a7ac4c8b5c62fc, which has the PR's "
+        "fp8-block providers, torch-bf16 is timed and converted so)")
 for b, tf in ((1, 2.870333), (16, 46.541434), (64, 182.588263), (128, 352.560566)):
     flop = 2 * b * 12288 * 5376
     rows.append(dict(
