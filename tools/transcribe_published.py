@@ -124,21 +124,6 @@ for n, tf in ((1024, 176.62), (2048, 676.59), (4096, 788.72), (8192, 797.51), (1
         dtype="bf16", spec="specs/gemm_hopper.kcost", sizes=f"M={n};N={n};K={n}", shape=f"{n}^3 square",
         value=str(tf), unit="TFLOP/s", conversion=f"time_s = 2*n^3 / (value * 1e12) = {flop} FLOP / (value * 1e12)",
         time_s=t(flop / (tf * 1e12)), timed="mean of 30 back-to-back calls (CUDA events)", inputs="randn", l2_flush="no (same inputs reused)"))
-for src, pr, vals, part in (
-        ("tritonbench-pr1009", "meta-pytorch/tritonbench pull request #1009 '[tk] update and add thunderkittens kernels' (xuzhao9, 2026-04-13), 'Testing the b200 gemm' table, column aten_matmul-latency",
-         ((1024, 0.192416), (2048, 0.328704), (4096, 0.602016), (8192, 1.177664), (16384, 2.413664)),
-         "NVIDIA B200 (no device printed; 'b200' is in the PR's words and the kernel's name, tk_bf16_b200_gemm, an sm_100 kernel)"),
-        ("tritonbench-pr1011", "meta-pytorch/tritonbench pull request #1011 '[tilelang] update gemm and fmha for tilelang' (xuzhao9, 2026-04-13), 'Blackwell 2CTA GEMM' table, column aten_matmul-latency",
-         ((1024, 0.192416), (2048, 0.327744), (4096, 0.601088), (8192, 1.147008), (16384, 2.317440)),
-         "NVIDIA Blackwell, sm_100 (the PR says 'Blackwell 2CTA GEMM' and names no device; B200 assumed: same author and day as PR 1009, "
-         "the same aten latency at K = 1024)")):
-    for k, ms in vals:
-        rows.append(dict(
-            source=src, citation=pr + f", row (8192, 8192, {k})", part=part, machine="b200",
-            clocks_power="not stated", family="gemm", implementation="aten matmul (cuBLAS)", dtype="bf16 (tritonbench gemm default; not printed)",
-            spec="specs/gemm.kcost", sizes=f"M=8192;N=8192;K={k}", shape=f"(M, N, K) = (8192, 8192, {k})",
-            value=str(ms), unit="ms", conversion="time_s = value * 1e-3", time_s=t(ms * 1e-3),
-            timed="tritonbench latency (median of its repeats)", inputs="not stated", l2_flush="not stated"))
 AO2427 = ("pytorch/ao pull request #2427 'add-to-benchmarks' (drisspg, 2025-06-23), output of "
           "benchmarks/float8/bench_matmul.py --recipe nvfp4 ('gpu_name: NVIDIA B200'), line 'torch.bfloat16 time_sec' "
           "after 'M, K, N: {n} {n} {n}'")
