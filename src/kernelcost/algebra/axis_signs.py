@@ -77,7 +77,9 @@ def _parts(expr: sympy.Expr):
     radicand = next(iter(radicands), sympy.Integer(1))
     if radicands:
         expr = expr.xreplace({sympy.sqrt(radicand): root})
-    numerator, denominator = sympy.fraction(sympy.together(expr))
+    # as written, not cancelled: a factor the two share is a point where expr is undefined
+    # ((8 - 4*I)/(4 - 2*I) at I = 2), which the denominator's roots must then show
+    numerator, denominator = expr.as_numer_denom()
     try:
         top = sympy.Poly(numerator, root, variable)
         polynomials = [sympy.Poly(part, variable) for part in (denominator, radicand)]
