@@ -18,6 +18,7 @@ from kernelcost.answers.published import (
     Family,
     Machine,
     Split,
+    Unit,
     calibration_rows,
     hash_split,
     read_corpus,
@@ -28,8 +29,9 @@ from kernelcost.base.errors import Code, MeasurementError
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "kernelcost"
-# SPLIT.md, "Known gaps": (side missing, what is missing there)
-KNOWN_GAPS = {(Split.CALIBRATION, "softmax")}
+# SPLIT.md, "Known gaps": (side missing, what is missing there); none since softmax's
+# calibration source (quack-blog-2025-07-10)
+KNOWN_GAPS: set[tuple[Split, str]] = set()
 # the reporting path: the only modules that may read validation rows
 REPORTING = {"published.py", "published_report.py", "published_page.py"}
 
@@ -109,6 +111,12 @@ def test_the_conversions_are_the_sources(rows):
     h100 = [r for r in rows if r.source == "mamf-table" and r.machine is Machine.H100]
     assert len(h100) == 1 and h100[0].value == 794.5
     assert h100[0].time_s == pytest.approx(2 * 2048 * 2048 * 13312 / 794.5e12, rel=1e-6)
+    # QuACK blog, FP32 softmax (8K, 262K) on H100: 3.01 TB/s of model memory throughput, with
+    # B = 2 * 8192 * 262144 * 4 = 17179869184 bytes (x read once, y written once)
+    quack = [r for r in rows if r.source == "quack-blog-2025-07-10" and r.value == 3.01]
+    assert len(quack) == 1 and quack[0].unit is Unit.TBPS and quack[0].family is Family.SOFTMAX
+    assert quack[0].time_s == pytest.approx(17179869184 / 3.01e12, rel=1e-6)
+    assert quack[0].split is Split.CALIBRATION and hash_split(quack[0].source) is Split.VALIDATION
 
 
 def _corpus_file(tmp_path, body: str) -> Path:
@@ -130,6 +138,16 @@ def test_a_wrong_conversion_is_placed_at_its_column(tmp_path):
     span = caught.value.diagnostics[0].span
     assert span.line == 3 and span.column == bad.index("2.000000e-05") + 1
     assert "is not the conversion's" in caught.value.diagnostics[0].message
+
+
+def test_a_bandwidth_without_its_byte_count_is_refused(tmp_path):
+    good = [line for line in (FOLDER / "softmax.csv").read_text().splitlines()
+            if line and not line.startswith("#")][1]
+    bad = good.replace(" = 17179869184 B (", " = 17179869184 bytes (")
+    assert bad != good
+    with pytest.raises(MeasurementError) as caught:
+        read_file(_corpus_file(tmp_path, bad))
+    assert "names no B count" in caught.value.diagnostics[0].message
 
 
 def test_an_unknown_machine_is_refused(tmp_path):

@@ -253,6 +253,44 @@ for off, n, us in (("I32", "2^24", 14.292), ("I32", "2^28", 134.831), ("I64", "2
         timed="kernel (nvbench GPU Time)", inputs="not stated", l2_flush="not stated"))
 write("copy.csv", rows, ["Device copy and STREAM-like kernels: published measurements (see README.md in this folder)."])
 
+# ---------------- softmax ----------------
+# QuACK blog post (Dao-AILab/quack media/2025-07-10-membound-sol.md), section 'Memory throughput': the
+# two figures its text prints, FP32 softmax at reduction dimension 262k on one H100 80GB HBM3. The figure's
+# plotted points are not read (a chart); only the (M, N) label of its x-axis, "(8K, 262K)", the one point with
+# N = 262K. GB/s here is the blog's model memory throughput: x read once and y written once, 2*M*N*4 bytes
+# (the blog's torch.compile paragraph leaves the kernel's second load out of it; mem_bw in
+# benchmarks/benchmark_softmax.py of the same repository is 2 * x.numel() * dtype.width // 8 / time).
+rows = []
+QUACK = ("Dao-AILab/quack media/2025-07-10-membound-sol.md at commit 6852f6ae158b713d21add9043a1003848decb1cb "
+         "(blog post 'Getting Memory-bound Kernels to Speed-of-Light', W. Guo, T. Zadouri, T. Dao, 2025-07-10; same text "
+         "at 211af6fc83de15fe170b8061d439dfaf7a342b2f), section 'Memory throughput': 'achieves nearly 50% more throughput "
+         "(e.g., 3.01 TB/s vs 1.89 TB/s for FP32 softmax) compared to torch.compile when reduction dimension is 262k', "
+         "the {which} figure; (M, N) = (8K, 262K) is the x-axis label of that reduction dimension in "
+         "media/combined_kernel_benchmarks_final.png at the same commit (an earlier commit of the same day, ecf1da9, "
+         "printed 1.46 TB/s for torch.compile; 6852f6a corrected it)")
+M, N = 8192, 262144
+B = 2 * M * N * 4
+for which, impl, tbps in (
+        ("first (QuACK)", "QuACK softmax (CuTe DSL; cluster reduction)", 3.01),
+        ("second (torch.compile)", "torch.compile of F.softmax(x, dim=-1) (PyTorch 2.7.1, default mode: Inductor's Triton kernel)", 1.89)):
+    rows.append(dict(
+        source="quack-blog-2025-07-10", citation=QUACK.format(which=which),
+        part="NVIDIA H100 80GB HBM3 (SXM5: the HBM3 part; 'NVIDIA H100 80GB with HBM3' in the source)", machine="h100",
+        clocks_power="not stated", family="softmax", implementation=impl, dtype="fp32",
+        spec="specs/softmax_rows.kcost", sizes=f"R={M};n={2 * N}",
+        shape=(f"M={M} rows x N={N} fp32 (batch size x reduction dim, softmax over the last dim); the spec counts bf16, "
+               f"so n = 2N gives the same bytes (x, y: 8*M*N), and its W = 7n per row doubles the FLOP"),
+        value=str(tbps), unit="TB/s",
+        conversion=(f"time_s = B / (value * 1e12), B = 2*M*N*4 = {B} B (x read once, y written once: the blog's model "
+                    f"memory throughput; mem_bw in benchmarks/benchmark_softmax.py of the same repository)"),
+        time_s=t(B / (tbps * 1e12)),
+        timed="the forward call, triton.testing.do_bench mean as benchmarks/benchmark_softmax.py times it (the blog does not name its harness)",
+        inputs="0.1 * randn (benchmarks/benchmark_softmax.py)",
+        l2_flush="do_bench default (clears its cache buffer before each repeat); not stated in the blog"))
+write("softmax.csv", rows, ["Row-wise softmax (forward, over the last dimension): published measurements (see README.md in this folder).",
+    "Bandwidth figures are converted with the source's own byte count (named in `conversion`); FP32 rows map onto the",
+    "bf16 spec with n = 2N (same bytes)."])
+
 # ---------------- this project's H200 runs ----------------
 FAMILY = {"copy": "copy", "copy_triton": "copy", "gemm": "gemm", "gemm_small": "gemm", "gemm_tallk": "gemm",
           "gemm_ragged": "gemm", "gemm_zeros": "gemm", "gemv_decode": "gemv", "decode_attention": "decode_attention",

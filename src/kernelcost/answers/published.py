@@ -2,9 +2,9 @@
 
 Each CSV holds rows of one source family; every row cites its source exactly, names the GPU
 part and the machine file that models it, maps the measured shape onto a shipped spec and its
-sizes, and converts the published figure (TFLOP/s, ms, us, GB/s) to seconds with the formula
-and count the source uses. See validate/published/README.md for the columns and SPLIT.md for
-the split.
+sizes, and converts the published figure (TFLOP/s, GB/s, TB/s, ms, us) to seconds with the
+formula and the count (FLOP or bytes) the source uses. See validate/published/README.md for
+the columns and SPLIT.md for the split.
 
 The split is fixed by a rule (SPLIT.md) before anything is fitted: by source, never by row;
 `split_of(source)` is a hash of the source id, then the documented moves in `MOVES`. Code
@@ -80,6 +80,8 @@ class Unit(Enum):
     MILLISECONDS = "ms"
     MICROSECONDS = "us"
     TFLOPS = "TFLOP/s"
+    GBPS = "GB/s"
+    TBPS = "TB/s"
 
 
 class Split(Enum):
@@ -88,6 +90,8 @@ class Split(Enum):
 
 
 SCALE = {Unit.SECONDS: 1.0, Unit.MILLISECONDS: 1e-3, Unit.MICROSECONDS: 1e-6}
+# a rate: the count the conversion must name (the source's FLOP or byte count) and its scale
+RATE = {Unit.TFLOPS: ("FLOP", 1e12), Unit.GBPS: ("B", 1e9), Unit.TBPS: ("B", 1e12)}
 
 # The rule's moves after the hash (SPLIT.md gives each one's reason); fixed before fitting.
 MOVES: dict[str, Split] = {
@@ -96,6 +100,7 @@ MOVES: dict[str, Split] = {
     "cccl-pr2086": Split.CALIBRATION,              # copy and H200 on the calibration side
     "ort-pr21414": Split.CALIBRATION,              # decode attention on the calibration side
     "vllm-pr49363": Split.CALIBRATION,             # the only published decode-GEMV source
+    "quack-blog-2025-07-10": Split.CALIBRATION,    # the only published softmax source
 }
 
 
@@ -219,8 +224,9 @@ def _row(path: Path, text: str, number: int, line: str) -> PublishedRow:
     unit = choice("unit", Unit)
     expected = _expected_time(unit, value, values["conversion"])
     if expected is None:
-        fail("conversion", "the conversion names no FLOP count to divide by the rate",
-             "write `time_s = F / (value * 1e12), F = ... = <count> FLOP`")
+        noun, scale = RATE[unit]
+        fail("conversion", f"the conversion names no {noun} count to divide by the rate",
+             f"write `time_s = N / (value * {scale:.0e}), N = ... = <count> {noun}`")
     if abs(time_s - expected) > CONVERSION_TOLERANCE * expected:
         fail("time_s", f"time_s {time_s:g} s is not the conversion's {expected:g} s",
              "time_s is the published value converted with the row's formula")
@@ -234,8 +240,9 @@ def _row(path: Path, text: str, number: int, line: str) -> PublishedRow:
 def _expected_time(unit: Unit, value: float, conversion: str) -> float | None:
     if unit in SCALE:
         return value * SCALE[unit]
-    counts = re.findall(r"(\d+) FLOP", conversion)
-    return int(counts[-1]) / (value * 1e12) if counts else None
+    noun, scale = RATE[unit]
+    counts = re.findall(rf"(\d+) {noun}\b", conversion)
+    return int(counts[-1]) / (value * scale) if counts else None
 
 
 def _error(code: ErrorCode, path, text, line, column, message, hint) -> MeasurementError:
