@@ -60,7 +60,7 @@ def value_at(expr: sympy.Expr, values: Mapping[sympy.Symbol, sympy.Expr]) -> Val
     """expr's exact value where `values` gives each of its symbols an integer, from its plan
     (the number substituting gives, without rebuilding expr in sympy); None where it has no
     plan, a symbol has no integer value, or it divides by zero."""
-    symbols = tuple(sorted(expr.free_symbols, key=text_key))
+    symbols = _symbols(expr)
     if not all(getattr(values.get(symbol), "is_Integer", False) for symbol in symbols):
         return None
     plan = compiled(expr, symbols)
@@ -70,6 +70,14 @@ def value_at(expr: sympy.Expr, values: Mapping[sympy.Symbol, sympy.Expr]) -> Val
         return plan([int(values[symbol]) for symbol in symbols])
     except ZeroDivisionError:
         return None
+
+
+# kept: the self-verification evaluates each closed form at every sample and block, and
+# finding an expression's symbols walks its whole tree (a tenth of the comparisons' time)
+@functools.lru_cache(maxsize=8192)
+def _symbols(expr: sympy.Expr) -> tuple[sympy.Symbol, ...]:
+    """expr's free symbols in text order, the order of its plan's point."""
+    return tuple(sorted(expr.free_symbols, key=text_key))
 
 
 def _plan(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> Plan:

@@ -63,16 +63,27 @@ class _Comparison:
     def __init__(self, substitution: dict[sympy.Symbol, sympy.Rational]):
         self.substitution = substitution
         self.rows: list[Comparison] = []
+        self._extra: Mapping | None = None  # the last extra values, and the sizes with them
+        self._merged = substitution
 
     def check(self, quantity: str, unit: str, closed_form, enumerated: Value, *, exact: bool,
               extra: Mapping[sympy.Symbol, sympy.Rational] | None = None,
               where: str = "", relation: str = ">=") -> None:
         """closed form == enumeration where exact; else the closed form bounds it (>= for an
         upper bound, <= for a lower end such as a box's first index)."""
-        substitution = {**self.substitution, **extra} if extra else self.substitution
+        substitution = self._with(extra) if extra else self.substitution
         self.rows.append(Comparison(quantity, where, unit, evaluate(closed_form, substitution),
                                     Fraction(enumerated), "==" if exact else relation,
                                     closed_form))
+
+
+    def _with(self, extra: Mapping[sympy.Symbol, sympy.Rational]
+              ) -> Mapping[sympy.Symbol, sympy.Rational]:
+        """The sizes with `extra` (a block's coordinates): merged once for the rows of one
+        block, which all pass the same mapping."""
+        if extra is not self._extra:
+            self._extra, self._merged = extra, {**self.substitution, **extra}
+        return self._merged
 
 
 def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) -> Fraction | None:

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import sympy
 
+from ..algebra import rational_eval
 from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, SizeError, SpecCheckError
 from ..base.symbols import number, size_symbol
@@ -40,8 +41,19 @@ def resolve_sizes(kernel: CheckedKernel, sizes: Mapping[str, int]) -> dict[str, 
     substitution = sympy_substitution(values)
     for name, expression in kernel.sizes.items():
         if name not in values:
-            values[name] = sympy_value(expression.xreplace(substitution), f"size `{name}`")
+            values[name] = _derived_value(expression, substitution, name)
     return values
+
+
+def _derived_value(expression: sympy.Expr, substitution: Mapping[sympy.Symbol, sympy.Rational],
+                   name: str) -> Value:
+    """A `let` size at the parameters' values: by its plan in integers where it has one (the
+    self-verification resolves the sizes of every draw, and substituting rebuilds the
+    expression in sympy), else substituted, as sympy_value says."""
+    planned = rational_eval.value_at(expression, substitution)
+    if planned is not None:
+        return normal(Fraction(*planned))
+    return sympy_value(expression.xreplace(substitution), f"size `{name}`")
 
 
 def sympy_substitution(values: Mapping[str, Value]) -> dict[sympy.Symbol, sympy.Rational]:
@@ -49,6 +61,8 @@ def sympy_substitution(values: Mapping[str, Value]) -> dict[sympy.Symbol, sympy.
 
 
 def rational(value: Value) -> sympy.Rational:
+    if type(value) is int:  # most values: sizes, iterators (Integer is Rational's own form)
+        return sympy.Integer(value)
     value = Fraction(value)
     return sympy.Rational(value.numerator, value.denominator)
 

@@ -37,7 +37,7 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
     each draw, ends the search early: the assignments found so far are returned, as they are
     when the attempts run out with `partial` (else fewer than `count` is an error)."""
     extra_facts = tuple(extra_facts)
-    order, nest = _DrawOrder(kernel), _NestShape(kernel)
+    order, nest = _DrawOrder(kernel), _nest_shape(kernel)
     samples: list[dict[str, int]] = []
     seen: set[tuple] = set()
     too_long = 0  # draws that met the assumptions but run more than max_steps
@@ -242,7 +242,19 @@ def count_steps(kernel: CheckedKernel, sizes: Mapping[str, int],
     """Loop iterations plus statement executions of the nest, as enumerate_counts would run
     them, or inf as soon as they pass `limit`. Much cheaper than the enumeration: no access is
     evaluated, and a loop whose body does not move with it is counted from its trip count."""
-    return _NestShape(kernel).steps(sizes, limit)
+    return _nest_shape(kernel).steps(sizes, limit)
+
+
+# kept: the self-verification counts the steps of its draws, then of each sample it runs
+# (enumerate_counts), all of one kernel
+_LAST_SHAPE: list[tuple[CheckedKernel, _NestShape]] = []
+
+
+def _nest_shape(kernel: CheckedKernel) -> _NestShape:
+    """The _NestShape of the kernel, the last one built where it is the same kernel."""
+    if not _LAST_SHAPE or _LAST_SHAPE[0][0] is not kernel:
+        _LAST_SHAPE[:] = [(kernel, _NestShape(kernel))]
+    return _LAST_SHAPE[0][1]
 
 
 class _NestShape:
