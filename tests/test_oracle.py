@@ -1,5 +1,5 @@
 """The oracle on small specs whose counts are worked out by hand in the comments, and compare()
-and sample_sizes() on hand-written closed forms (independent of count.py)."""
+and sample_sizes() on hand-written closed forms (independent of the count package)."""
 
 from __future__ import annotations
 
@@ -248,7 +248,7 @@ def test_gemm_tiled_spec_at_four_tiles_of_two():
     # forced modes ignore the keep: perfect 2 B * (16 + 16 + 16); none 64 * 4 accesses * 2 B
     assert traffic(enumerate_counts(kernel, sizes, "perfect")) == {"global": 96}
     assert traffic(enumerate_counts(kernel, sizes, "none")) == {"global": 512}
-    # forced modes have no scopes at all, as count.py reports them
+    # forced modes have no scopes at all, as the count reports them
     assert enumerate_counts(kernel, sizes, "none").scopes == ()
 
 

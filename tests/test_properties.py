@@ -1,4 +1,5 @@
-"""Property tests: every closed form of count.py against brute-force enumeration (oracle.py).
+"""Property tests: every closed form of the count package against brute-force enumeration (the
+oracle).
 
 Three families:
 - every shipped spec (specs/*.kcost) at random small sizes that satisfy its assumptions, under

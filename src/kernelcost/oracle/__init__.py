@@ -1,11 +1,13 @@
 """The oracle: run a checked kernel's loop nest at concrete sizes and count, by enumeration, the
-quantities that count.py derives in closed form: work by class, bytes per level, footprints per
-tensor and, for every keep scope, the distinct elements filled and written back at each entry.
+quantities that the count package derives in closed form: work by class, bytes per level,
+footprints per tensor and, for every keep scope, the distinct elements filled and written back
+at each entry.
 
-It is the test oracle for every closed form, so it shares nothing with count.py's summation or
-footprint logic: it only reads the AST, the checked kernel and the FLOP rules (work.py), and it
-counts with plain Python ints and Fractions. Each bound and index is turned once into a closure
-(sizes folded in as constants); the loop nest then runs with iterator values in a dict.
+It is the test oracle for every closed form, so it shares nothing with the count package's
+summation or footprint logic: it only reads the syntax tree, the checked kernel and the FLOP
+rules (lang/work.py), and it counts with plain Python ints and Fractions. Each bound and index
+is turned once into a closure (sizes folded in as constants); the loop nest then runs with
+iterator values in a dict.
 
     enumerate_counts(kernel, sizes, reuse) -> Counts      the enumeration
     comparisons(cost, counts)              -> [Comparison] closed forms evaluated against it
