@@ -168,3 +168,15 @@ def test_no_comment_or_docstring_carries_history():
                     and not re.search(r"[\w.-]+/[\w.-]+ issue \d+", line)]
              for name, path in MODULES.items() if name not in GENERATED}
     assert {name: lines for name, lines in named.items() if lines} == {}
+
+
+def test_every_package_is_installed():
+    """A regular install ships the packages pyproject.toml lists, no others: a package missing
+    there imports from a source tree and fails once installed."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"])
+    found = {"kernelcost" + "".join(f".{part}" for part in init.parent.relative_to(
+        PACKAGE).parts) for init in PACKAGE.rglob("__init__.py")}
+    assert found - listed == set()
