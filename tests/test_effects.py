@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 import sympy
 
 from kernelcost.analysis.api import analyze
@@ -61,3 +62,22 @@ def test_a_new_effect_is_one_registry_line(monkeypatch):
     assert after.t_model >= before.t_model
     global_terms = [t for t in after.grid.model_terms if t.key == "global"]
     assert global_terms and "(halving)" in global_terms[0].name
+
+
+@pytest.mark.parametrize("precision", ["fp8", "fp6", "fp4"])
+def test_latency_takes_vectors_of_elements_under_a_byte(capsys, precision):
+    """fp6 and fp4 elements are 3/4 and 1/2 byte: int(element) was 0, a vector of
+    16 // 0 elements a ZeroDivisionError (exit 3; the command-path campaign, seed 35,
+    input 6439)."""
+    from kernelcost.cli import main
+    from kernelcost.gpu.effects.latency import VECTOR_BYTES, _one_load
+
+    spec = Path(__file__).resolve().parent.parent / "specs" / "softmax_rows.kcost"
+    assert main(["analyze", str(spec), "--set", "R=256,n=256", "--machine", "b200",
+                 "--no-verify", "--precision", precision, "--json"]) == 0
+    capsys.readouterr()
+    element = {"fp8": sympy.Integer(1), "fp6": sympy.Rational(3, 4),
+               "fp4": sympy.Rational(1, 2)}[precision]
+    # 64 elements a thread: one vector of VECTOR_BYTES holds 16, 21 or 32 of them
+    assert _one_load(element, sympy.Integer(64 * 256), sympy.Integer(256)) == (
+        element * int(VECTOR_BYTES / element))

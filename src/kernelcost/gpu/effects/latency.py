@@ -151,7 +151,8 @@ def _one_load(element: sympy.Expr, elements: sympy.Expr, threads: sympy.Expr) ->
     if not (elements.is_number and element.is_number and threads.is_number):
         return element
     per_thread = max(1, int(elements // threads))
-    return element * max(1, min(per_thread, VECTOR_BYTES // int(element)))
+    # elements of under a byte (fp6, fp4) pack several to a byte: a vector holds more of them
+    return element * max(1, min(per_thread, int(VECTOR_BYTES / element)))
 
 
 def latency_derate(flight: InFlight | None, machine: Machine,
