@@ -180,3 +180,11 @@ def test_every_package_is_installed():
     found = {"kernelcost" + "".join(f".{part}" for part in init.parent.relative_to(
         PACKAGE).parts) for init in PACKAGE.rglob("__init__.py")}
     assert found - listed == set()
+
+
+def test_the_architecture_doc_names_every_module():
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    unnamed = [name for name in MODULES if "." in name and name not in GENERATED
+               and f"`{name.rsplit('.', 1)[-1]}`" not in doc
+               and MODULES[name].name != "__init__.py"]  # a package: its folder is named
+    assert unnamed == []
