@@ -11,6 +11,7 @@ Levels name the fast memory whose inflow is bounded:
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import sympy
 
@@ -99,12 +100,10 @@ def level_bound(spec: Spec, level: str, machine: Machine | None = None) -> Level
     if spec_traffic is not None:
         spec_lead = _leading_in(spec_traffic, headline, spec)
         gap = None if spec_lead is None else sympy.simplify(spec_lead / (b * leading))
-    verdict = None if machine is None else _verdict(spec, level, machine, S, b, i_max, work,
-                                                    b * compulsory, gap,
-                                                    (spec_traffic, b * leading))
-    return LevelBound(spec.name, level, S, b, statements, headline, compulsory, hbl, tight,
-                      reference, q_lower, leading, i_max, spec_level, spec_traffic, gap,
-                      work, verdict)
+    bound = LevelBound(spec.name, level, S, b, statements, headline, compulsory, hbl, tight,
+                       reference, q_lower, leading, i_max, spec_level, spec_traffic, gap,
+                       work, None)
+    return bound if machine is None else replace(bound, verdict=_verdict(spec, bound, machine))
 
 
 def machine_capacity(machine: Machine, level: str) -> tuple[float | None, str]:
@@ -118,11 +117,12 @@ def machine_capacity(machine: Machine, level: str) -> tuple[float | None, str]:
     return registers + shared, "registers + shared per SM"
 
 
-def _verdict(spec: Spec, level: str, machine: Machine, S: sympy.Symbol, b: sympy.Expr,
-             i_max: sympy.Expr, work: sympy.Expr, compulsory: sympy.Expr,
-             gap: sympy.Expr | None,
-             pair: tuple[sympy.Expr | None, sympy.Expr]) -> Verdict:
+def _verdict(spec: Spec, bound: LevelBound, machine: Machine) -> Verdict:
+    """The bound at the machine's capacity against its ridge."""
     from ..base.errors import Code, Diagnostic, MachineFileError, SpecCheckError
+
+    level, S, b, i_max, work = bound.level, bound.S, bound.word_bytes, bound.i_max, bound.work
+    compulsory, gap = b * bound.compulsory, bound.gap
 
     capacity, text = machine_capacity(machine, level)
     feeder = FED_BY[level]
@@ -160,9 +160,9 @@ def _verdict(spec: Spec, level: str, machine: Machine, S: sympy.Symbol, b: sympy
         gap_at = gap.subs(S, words).subs(_defaults(spec))
         gap_value = float(gap_at) if gap_at.is_number else None
     below_from = None
-    spec_traffic, lower = pair
-    if gap_value == 0 and spec_traffic is not None:
-        ratio = cancel((lower.subs(S, words) / spec_traffic).subs(diagonal))
+    if gap_value == 0 and bound.spec_traffic is not None:
+        lower = b * bound.leading
+        ratio = cancel((lower.subs(S, words) / bound.spec_traffic).subs(diagonal))
         below_from = math.ceil(_crossing(ratio, n, 1))
     return Verdict(machine.id, capacity, text, feeder, ridge, best, can, from_size, gap_value,
                    below_from)
