@@ -29,7 +29,7 @@ LAUNCH = "launch"
 
 @record
 class Derate:
-    cause: str  # launch | latency | sectors | dram_sectors | bank_conflicts (module transfer)
+    cause: str  # launch, or an effect's: latency | sectors | dram_sectors | bank_conflicts
     factor: sympy.Expr  # the fraction of the roof's rate kept, in (0, 1]
     detail: str  # the reasoning, with its figures
     level: str | None = None  # the memory level whose bandwidth the derate scales

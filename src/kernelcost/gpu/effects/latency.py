@@ -1,19 +1,19 @@
-"""The latency effect: Little's law at each level with traffic.
+"""The latency effect: Little's law at each level with traffic (global, l2, shared).
 
-Per level (global, l2, shared): bytes in flight needed = the level's
-  bandwidth x its load latency (the machine file's figure, in cycles at its clock: an unloaded
-  latency, a chain of dependent loads, so loaded latencies are longer and the need larger);
-  bytes in flight available = the blocks resident at once x what one block keeps in flight.
-  Global and L2 are device-wide: min(B, resident x SMs) blocks against the device's bandwidth,
-  each keeping in flight its shared tiles, stages x tile bytes (asynchronous copies, or a fill
-  of independent loads), else threads x one load per thread of each global tensor it reads
-  (the same requests for both: a load is in flight to L2 whether it hits there or goes on to
-  DRAM). Shared memory is per SM, as its roof is the busiest SM's: min(that SM's blocks,
-  resident) blocks against one SM's share of the bandwidth, each keeping threads x one load
-  per thread of each tensor its shared scopes hold. A load is an element, or a vector of up
-  to 16 B when the block reads several elements per thread of the tensor. Below the need,
-  the attainable bandwidth of the level is scaled by available / needed. A level without a
-  cited latency in the machine file gets no derate: the verdict says its latency is unknown."""
+Bytes in flight needed = the level's bandwidth x its load latency (the machine file's figure,
+in cycles at its clock: an unloaded latency, a chain of dependent loads, so loaded latencies
+are longer and the need larger); bytes in flight available = the blocks resident at once x what
+one block keeps in flight. Global and L2 are device-wide: min(B, resident x SMs) blocks against
+the device's bandwidth, each keeping in flight its shared tiles, stages x tile bytes
+(asynchronous copies, or a fill of independent loads), else threads x one load per thread of
+each global tensor it reads (the same requests for both: a load is in flight to L2 whether it
+hits there or goes on to DRAM). Shared memory is per SM, as its roof is the busiest SM's:
+min(that SM's blocks, resident) blocks against one SM's share of the bandwidth, each keeping
+threads x one load per thread of each tensor its shared scopes hold. A load is an element, or
+a vector of up to 16 B when the block reads several elements per thread of the tensor. Below
+the need, the attainable bandwidth of the level is scaled by available / needed. A level
+without a cited latency in the machine file gets no derate: the verdict says its latency is
+unknown."""
 
 from __future__ import annotations
 
