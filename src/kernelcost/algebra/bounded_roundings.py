@@ -18,10 +18,16 @@ from fractions import Fraction
 
 import sympy
 
-from .shifted import rational_sizes, shifted_sign
+from .rational_eval import _FIELD_BITS, _Polynomial
+from .shifted import part_sign, rational_sizes, shifted_sign
 
 # Each rounding takes one of two bounds, so a difference with r roundings is tried 2^r ways.
 MOST_BOUNDED_ROUNDINGS = 3
+
+_UNKNOWN = object()  # the polynomial path cannot tell: the bounded difference goes to sympy
+
+# Past this power, a difference goes to sympy (exponents stay far below a packed field's width).
+MOST_POWER = 64
 
 # The large value of a size or an offset at the points that rule a choice of bounds out.
 LARGE = 1 << 20
@@ -47,7 +53,13 @@ def rounded_sign(difference: sympy.Expr) -> int | None:
         return None
     offsets = [sympy.Dummy(integer=True, positive=True) for _ in roundings]
     for uppers in itertools.product((False, True), repeat=len(roundings)):
-        if _ruled_out(difference, sizes or {}, dict(zip(roundings, uppers))):
+        choice = dict(zip(roundings, uppers))
+        found = _polynomial_sign(difference, sizes or {}, choice)
+        if found is not _UNKNOWN:
+            if found is not None:
+                return found
+            continue
+        if _ruled_out(difference, sizes or {}, choice):
             continue
         bounds = {rounding: _bound(rounding, argument, offset - 1, upper) for
                   rounding, argument, offset, upper in zip(roundings, arguments, offsets, uppers)}
@@ -131,4 +143,68 @@ def _value(expr: sympy.Expr, values: dict, lattices: dict[sympy.Expr, sympy.Dumm
         return product
     if expr.is_Pow and expr.exp.is_Integer:
         return _value(expr.base, values, lattices, uppers, offset) ** int(expr.exp)
+    raise _Unevaluated
+
+
+def _polynomial_sign(difference: sympy.Expr, lattices: dict[sympy.Expr, sympy.Dummy],
+                     uppers: dict[sympy.Expr, bool]) -> int | object | None:
+    """shifted_sign of the bounded difference (each rounding through the bound `uppers`
+    says, each Min and Max a size), expanded in integers without building it in sympy, where
+    the difference is a polynomial in its sizes, roundings and lattices and each rounding's
+    argument one in the sizes: the bounded difference is then a polynomial, whose numerator
+    as shifted_sign writes it is the polynomial over a positive integer, so its shifted
+    coefficients have the same signs however sympy would write it. _UNKNOWN for anything
+    else (a quotient of sizes, a symbol that is no size, a constant), which goes to sympy."""
+    variables: dict[sympy.Expr, int] = {}
+    try:
+        polynomial = _expanded(difference, lattices, uppers, variables, {})
+    except _Unevaluated:
+        return _UNKNOWN
+    count = len(variables)
+    mask = (1 << _FIELD_BITS) - 1
+    terms = {tuple((key >> (_FIELD_BITS * position)) & mask for position in range(count)):
+             value for key, value in polynomial.terms.items() if value}
+    if not any(any(exponents) for exponents in terms):
+        return _UNKNOWN  # no size left: sympy's form may be a number, which it refuses
+    return part_sign((terms, polynomial.denominator), tuple(variables))
+
+
+def _variable(node: sympy.Expr, variables: dict[sympy.Expr, int]) -> _Polynomial:
+    """1 + m for a size of its own (a symbol, a lattice or an offset)."""
+    position = variables.setdefault(node, len(variables))
+    return _Polynomial({0: 1, 1 << (_FIELD_BITS * position): 1})
+
+
+def _expanded(expr: sympy.Expr, lattices: dict[sympy.Expr, sympy.Dummy],
+              uppers: dict[sympy.Expr, bool], variables: dict[sympy.Expr, int],
+              offsets: dict[sympy.Expr, sympy.Dummy]) -> _Polynomial:
+    """expr bounded as _value evaluates it, expanded with each size n as 1 + m; raises
+    _Unevaluated for anything but a polynomial."""
+    if expr.is_Rational:
+        return _Polynomial({0: int(expr.p)} if expr.p else {}, int(expr.q))
+    if expr in lattices:
+        return _variable(expr, variables)
+    if expr.is_Symbol:
+        if not (expr.is_integer and expr.is_positive):
+            raise _Unevaluated
+        return _variable(expr, variables)
+    if expr in uppers:
+        argument = _expanded(expr.args[0], lattices, uppers, variables, offsets)
+        offset = offsets.setdefault(expr, sympy.Dummy())
+        moved = _variable(offset, variables).plus(_Polynomial({0: -1}))  # r = o - 1 = m
+        if isinstance(expr, sympy.ceiling):
+            lowest = argument
+        else:
+            lowest = argument.plus(_Polynomial({0: -1}))
+        if uppers[expr]:
+            return lowest.plus(_Polynomial({0: 1})).plus(moved.times(_Polynomial({0: -1})))
+        return lowest.plus(moved)
+    if expr.is_Add or expr.is_Mul:
+        parts = [_expanded(arg, lattices, uppers, variables, offsets) for arg in expr.args]
+        combined = parts[0]
+        for part in parts[1:]:
+            combined = combined.plus(part) if expr.is_Add else combined.times(part)
+        return combined
+    if expr.is_Pow and expr.exp.is_Integer and 0 <= expr.exp <= MOST_POWER:
+        return _expanded(expr.base, lattices, uppers, variables, offsets).power(int(expr.exp))
     raise _Unevaluated
