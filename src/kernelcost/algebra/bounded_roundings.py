@@ -55,9 +55,9 @@ def rounded_sign(difference: sympy.Expr) -> int | None:
     for uppers in itertools.product((False, True), repeat=len(roundings)):
         choice = dict(zip(roundings, uppers))
         found = _polynomial_sign(difference, sizes or {}, choice)
-        if found is not _UNKNOWN:
-            if found is not None:
-                return found
+        if isinstance(found, int):
+            return found
+        if found is None:  # no shifted-coefficient proof for this choice
             continue
         if _ruled_out(difference, sizes or {}, choice):
             continue
