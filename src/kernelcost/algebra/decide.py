@@ -216,25 +216,45 @@ def _pair_orders(arguments: Sequence[sympy.Expr],
         if i in bounded and j in bounded:
             continue
         first, second = arguments[i], arguments[j]
-        sign = _number_sign(first, second, zero_counts_as=0)
-        if isinstance(sign, str):  # SPLIT
-            continue
-        if sign is None:
-            witnesses = witnesses or ArgumentWitnesses(arguments)
-            if witnesses.split(i, j):
-                continue
-            polynomials = polynomials or ShiftedPolynomials(arguments)
-            sign = polynomials.sign(i, j)
-        if sign is None:
-            assert witnesses is not None  # built above, where no number sign was found
-            difference = first - second
-            if witnesses.split(i, j, difference):
-                continue
-            sign = exact_sign(difference)
+        sign: int | None
+        if (first, second) in _PAIR_SIGNS:
+            sign = _PAIR_SIGNS[first, second]
+        else:
+            by_number = _number_sign(first, second, zero_counts_as=0)
+            sign = None if isinstance(by_number, str) else by_number  # SPLIT: none
+            if by_number is None:
+                witnesses = witnesses or ArgumentWitnesses(arguments)
+                if not witnesses.split(i, j):
+                    polynomials = polynomials or ShiftedPolynomials(arguments)
+                    sign = _decided_pair(first, second, i, j, witnesses, polynomials)
+            if len(_PAIR_SIGNS) < _MOST_PAIRS:
+                _PAIR_SIGNS[first, second] = sign
         if sign is not None:
             signs[i, j], signs[j, i] = sign, -sign
             bounded.add(j if _bounds(sign, i, j, winning_sign) else i)
     return signs
+
+
+# Each pair's answer, kept: a verdict's bound and its model share all their terms but one
+# (the global one), and each Max asks every pair again. An answer depends on the pair alone:
+# the witnesses of a pair are those of its own symbols, its shifted coefficients the same
+# over any larger set of sizes.
+_PAIR_SIGNS: dict[tuple[sympy.Expr, sympy.Expr], int | None] = {}
+_MOST_PAIRS = 8192
+
+
+def _decided_pair(first: sympy.Expr, second: sympy.Expr, i: int, j: int,
+                  witnesses: ArgumentWitnesses, polynomials: ShiftedPolynomials) -> int | None:
+    """The sign of first - second (arguments i and j) that no number settles nor the
+    witnesses of the two split: by the shifted coefficients, else (where the witnesses of
+    the difference do not split it) by the exact deciders."""
+    sign = polynomials.sign(i, j)
+    if sign is not None:
+        return sign
+    difference = first - second
+    if witnesses.split(i, j, difference):
+        return None
+    return exact_sign(difference)
 
 
 # kept: a verdict orders its bound's terms, then its model's and the flat roofline's, which
