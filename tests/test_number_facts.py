@@ -42,3 +42,20 @@ def test_prime_and_composite_are_asked_of_the_value():
         number._assumptions = number.default_assumptions.copy()
         assert number.is_positive and number.is_odd
         assert number.is_prime is prime and number.is_composite is (not prime)
+
+
+@pytest.mark.parametrize("expr", [sympy.Integer(7), sympy.Rational(3, 4), sympy.Symbol("x") + 1,
+                                  sympy.Symbol("n", integer=True, positive=True) * 2,
+                                  sympy.ceiling(sympy.Symbol("y") / 3), sympy.S.Half])
+def test_a_kept_copy_of_a_class_facts_is_sympys_copy(expr):
+    defaults = type(expr).default_assumptions
+    expected = number_facts._SYMPY_COPY(defaults)
+    for _ in range(3):  # the first copy deduced by sympy, the later ones kept
+        copied = defaults.copy()
+        assert type(copied) is type(expected)
+        assert list(copied.items()) == list(expected.items())
+        assert copied.rules is expected.rules
+        assert copied.generator == expected.generator
+        assert copied is not defaults and copied._generator is not defaults._generator
+    copied["positive"] = not copied.get("positive")  # a copy's own facts, not the class's
+    assert list(defaults.copy().items()) == list(expected.items())

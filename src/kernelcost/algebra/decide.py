@@ -42,6 +42,7 @@ import sympy
 
 from ..base.symbols import text_key
 from . import rational_eval, thresholds
+from .bounded_roundings import rounded_sign
 from .shifted import ShiftedPolynomials, rational_sizes, shifted_sign
 from .witnesses import ArgumentWitnesses, both_signs, exact_number_sign, planned_value, shows
 
@@ -215,25 +216,45 @@ def _pair_orders(arguments: Sequence[sympy.Expr],
         if i in bounded and j in bounded:
             continue
         first, second = arguments[i], arguments[j]
-        sign = _number_sign(first, second, zero_counts_as=0)
-        if isinstance(sign, str):  # SPLIT
-            continue
-        if sign is None:
-            witnesses = witnesses or ArgumentWitnesses(arguments)
-            if witnesses.split(i, j):
-                continue
-            polynomials = polynomials or ShiftedPolynomials(arguments)
-            sign = polynomials.sign(i, j)
-        if sign is None:
-            assert witnesses is not None  # built above, where no number sign was found
-            difference = first - second
-            if witnesses.split(i, j, difference):
-                continue
-            sign = exact_sign(difference)
+        sign: int | None
+        if (first, second) in _PAIR_SIGNS:
+            sign = _PAIR_SIGNS[first, second]
+        else:
+            by_number = _number_sign(first, second, zero_counts_as=0)
+            sign = None if isinstance(by_number, str) else by_number  # SPLIT: none
+            if by_number is None:
+                witnesses = witnesses or ArgumentWitnesses(arguments)
+                if not witnesses.split(i, j):
+                    polynomials = polynomials or ShiftedPolynomials(arguments)
+                    sign = _decided_pair(first, second, i, j, witnesses, polynomials)
+            if len(_PAIR_SIGNS) < _MOST_PAIRS:
+                _PAIR_SIGNS[first, second] = sign
         if sign is not None:
             signs[i, j], signs[j, i] = sign, -sign
             bounded.add(j if _bounds(sign, i, j, winning_sign) else i)
     return signs
+
+
+# Each pair's answer, kept: a verdict's bound and its model share all their terms but one
+# (the global one), and each Max asks every pair again. An answer depends on the pair alone:
+# the witnesses of a pair are those of its own symbols, its shifted coefficients the same
+# over any larger set of sizes.
+_PAIR_SIGNS: dict[tuple[sympy.Expr, sympy.Expr], int | None] = {}
+_MOST_PAIRS = 8192
+
+
+def _decided_pair(first: sympy.Expr, second: sympy.Expr, i: int, j: int,
+                  witnesses: ArgumentWitnesses, polynomials: ShiftedPolynomials) -> int | None:
+    """The sign of first - second (arguments i and j) that no number settles nor the
+    witnesses of the two split: by the shifted coefficients, else (where the witnesses of
+    the difference do not split it) by the exact deciders."""
+    sign = polynomials.sign(i, j)
+    if sign is not None:
+        return sign
+    difference = first - second
+    if witnesses.split(i, j, difference):
+        return None
+    return exact_sign(difference)
 
 
 # kept: a verdict orders its bound's terms, then its model's and the flat roofline's, which
@@ -268,38 +289,6 @@ def _lattices_reduced(expr: sympy.Expr) -> sympy.Expr:
         return _lattice(sympy.Min if isinstance(node, sympy.Min) else sympy.Max, node.args)
 
     return expr.replace(lambda node: isinstance(node, (sympy.Min, sympy.Max)), reduced)
-
-
-# Each rounding takes one of two bounds, so a difference with r roundings is tried 2^r ways.
-MOST_BOUNDED_ROUNDINGS = 3
-
-
-def rounded_sign(difference: sympy.Expr) -> int | None:
-    """The sign (-1, 0 or 1) the difference has at every size, proven by shifted coefficients
-    with each floor and ceiling of a rational function x of sizes written through one of its
-    bounds: ceiling(x) = x + r or x + 1 - r, floor(x) = x - r or x - 1 + r, with r >= 0 a
-    variable of its own (each holds for some r in [0, 1]; a sign proven for every r >= 0
-    holds for that one). A Min or Max of positive integers counts as a size. Which bound
-    proves it depends on the side each rounding weighs on, so every choice is tried
-    (`Min(990e12, 3.35e12*K*M*N/(K*M*ceiling(N/128) + ...))`: ceiling(N/128) >= N/128 bounds
-    the quotient). None where no choice proves one, or past MOST_BOUNDED_ROUNDINGS."""
-    sizes = _lattice_sizes(difference)
-    roundings = [] if sizes is None else sorted(difference.atoms(sympy.floor, sympy.ceiling),
-                                                key=sympy.default_sort_key)
-    # each argument with its Min and Max as sizes, apart: replacing them inside a rounding
-    # would rebuild it, and sympy's floor asks its assumptions on every rebuild
-    arguments = [rounding.args[0].xreplace(sizes or {}) for rounding in roundings]
-    if not roundings or len(roundings) > MOST_BOUNDED_ROUNDINGS or any(
-            rational_sizes(argument) is None for argument in arguments):
-        return None
-    offsets = [sympy.Dummy(integer=True, positive=True) for _ in roundings]
-    for uppers in itertools.product((False, True), repeat=len(roundings)):
-        bounds = {rounding: _bound(rounding, argument, offset - 1, upper) for
-                  rounding, argument, offset, upper in zip(roundings, arguments, offsets, uppers)}
-        sign = shifted_sign(difference.xreplace({**(sizes or {}), **bounds}))
-        if sign is not None:
-            return sign
-    return None
 
 
 # Past this many points, a difference of clamped sizes is left to the other deciders.
@@ -356,27 +345,6 @@ def _clamp(lattice: sympy.Min) -> tuple[sympy.Integer, sympy.Symbol] | None:
             and size.is_positive):
         return bound, size
     return None
-
-
-def _bound(rounding: sympy.Expr, argument: sympy.Expr, offset: sympy.Expr, upper: bool
-           ) -> sympy.Expr:
-    """The rounding of `argument` as it moved by `offset` >= 0, from below (upper: from
-    above)."""
-    lowest = argument if isinstance(rounding, sympy.ceiling) else argument - 1
-    return lowest + 1 - offset if upper else lowest + offset
-
-
-def _lattice_sizes(expr: sympy.Expr) -> dict[sympy.Expr, sympy.Dummy] | None:
-    """A size of its own for each Min and Max of positive integers in expr (an integer at
-    least 1, whichever argument it takes); None when an argument is not proven so."""
-    sizes: dict[sympy.Expr, sympy.Dummy] = {}
-    for lattice in expr.atoms(sympy.Min, sympy.Max):
-        if not all(argument.is_integer and (argument >= 1 if argument.is_Number
-                                            else shifted_sign(argument) == 1)
-                   for argument in lattice.args):
-            return None
-        sizes[lattice] = sympy.Dummy(integer=True, positive=True)
-    return sizes
 
 
 def one_size_sign(difference: sympy.Expr) -> int | None:

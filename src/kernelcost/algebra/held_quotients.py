@@ -31,13 +31,29 @@ def cancelled_quotient(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.
                       key=sympy.default_sort_key)
     if not lattices:
         return cancel(numerator / denominator)
-    held = {lattice: sympy.Dummy() for lattice in lattices}
+    held = dict(zip(lattices, _holders(len(lattices), parts)))
     result = cancel(numerator.xreplace(held) / denominator.xreplace(held))
     back = {symbol: lattice for lattice, symbol in held.items()}
     if not result.is_Mul or any(lattice.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
                                 for lattice in lattices):
         return result.xreplace(back)
     return _product_put_back(result, back)
+
+
+# The symbols that hold the Min and Max, the same ones for every quotient: cancel's answer for
+# work / Max(...) is then found again for each machine (held work / h0), whose Max differs.
+_HOLDERS: list[sympy.Dummy] = []
+
+
+def _holders(count: int, parts: tuple[sympy.Expr, ...]) -> list[sympy.Dummy]:
+    """A symbol for each of `count` lattices, in the order their creation gives them, as
+    fresh ones would be: the shared ones where the parts hold no other Dummy (which fresh
+    ones would follow in that order), else fresh ones."""
+    if any(symbol.is_Dummy for part in parts for symbol in part.free_symbols):
+        return [sympy.Dummy() for _ in range(count)]
+    while len(_HOLDERS) < count:
+        _HOLDERS.append(sympy.Dummy())
+    return _HOLDERS[:count]
 
 
 def _product_put_back(product: sympy.Mul, back: dict[sympy.Dummy, sympy.Expr]) -> sympy.Expr:

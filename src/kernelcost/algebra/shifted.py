@@ -55,11 +55,18 @@ class ShiftedPolynomials:
         sizes = [None if argument is None else () if argument.is_Rational
                  else rational_sizes(argument) for argument in rounded]
         self.sizes = tuple(sorted(set().union(*filter(None, sizes)), key=text_key))
-        self.expanded = [None if own is None else rational_eval.shifted_integers(
-            argument, self.sizes) for argument, own in zip(rounded, sizes)]
+        self.rounded, self.own = rounded, sizes
+        self.expanded: dict[int, rational_eval.Terms | None] = {}  # each at its first pair
+
+    def _expanded(self, index: int) -> rational_eval.Terms | None:
+        if index not in self.expanded:
+            self.expanded[index] = (None if self.own[index] is None else
+                                    rational_eval.shifted_integers(self.rounded[index],
+                                                                   self.sizes))
+        return self.expanded[index]
 
     def sign(self, first: int, second: int) -> int | None:
-        first_expanded, second_expanded = self.expanded[first], self.expanded[second]
+        first_expanded, second_expanded = self._expanded(first), self._expanded(second)
         if first_expanded is None or second_expanded is None:
             return None
         (terms, scale), (other_terms, other_scale) = first_expanded, second_expanded

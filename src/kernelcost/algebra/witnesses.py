@@ -271,6 +271,8 @@ _SIZE_FACTS = sympy.Symbol("size", integer=True, positive=True).assumptions0
 _REAL_FACTS = sympy.Symbol("real", positive=True).assumptions0
 
 
+# kept: a symbol's facts do not change, and every pair of every Max asks them of its sizes
+@functools.lru_cache(maxsize=4096)
 def _takes_witnesses(symbol: sympy.Symbol) -> bool:
     """Whether each witness value of the symbol (a size for an integer, a positive rational
     otherwise) has every fact the symbol is declared with: a real symbol whose facts are
@@ -326,8 +328,8 @@ class ArgumentWitnesses:
 
     def __init__(self, arguments: Sequence[sympy.Expr]):
         self.arguments = arguments
-        self.symbols = tuple(sorted(set().union(*(argument.free_symbols
-                                                  for argument in arguments)), key=text_key))
+        self.free = [argument.free_symbols for argument in arguments]
+        self.symbols = tuple(sorted(set().union(*self.free), key=text_key))
         self.position = {symbol: index for index, symbol in enumerate(self.symbols)}
         self.plans = [rational_eval.compiled(argument, self.symbols) for argument in arguments]
         self.values: dict[tuple[int, tuple[int, ...]], Value | None] = {}
@@ -340,7 +342,7 @@ class ArgumentWitnesses:
         before it is built."""
         ordered = _witnessed_symbols(
             difference.free_symbols if difference is not None
-            else self.arguments[i].free_symbols | self.arguments[j].free_symbols)
+            else self.free[i] | self.free[j])
         positions = [self.position[symbol] for symbol in ordered]
 
         def signs():

@@ -241,14 +241,15 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         cost = served_cost(cost, state.bound_B)
     levels, unmodelled = _level_verdicts(cost, machine, substitutions, total_work, peak,
                                          main_ceiling.name)
-    terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
-    grid = None
-    nest_t_model = None
-    if cost.grid is not None:
+    grid, nest_t_model, terms = None, None, None
+    if cost.grid is not None:  # each class's ceiling asked first, as work_terms asks it
+        _ = [machine.ceiling(precision, work_class) for work_class in work_by_class]
         grid = grid_verdict(cold_cost, machine, precision, substitutions, work_by_class, state)
         if grid.t_bound is not None:  # the quantised bound is the kernel's t_min
             terms = [TimeTerm(t.name, t.kind, t.key, t.rate, t.amount, t.seconds)
                      for t in grid.bound_terms]
+    if terms is None:  # the flat roofline's: a nest's, or a grid's that does not fit
+        terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
     if not terms:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None,

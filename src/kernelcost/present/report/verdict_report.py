@@ -155,8 +155,9 @@ def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
 def answers_json(answers) -> dict:
     """The `verdicts` rows (one per machine x precision x level) and one sentence each."""
     return {
-        "verdicts": [{**row, **grid_json(answer.verdict)} for answer in answers
-                     for row in answer.verdict.as_json()],
+        "verdicts": [{**row, **grid} for answer in answers  # the grid's keys once a verdict
+                     for rows in [answer.verdict.as_json()]
+                     for grid in [grid_json(answer.verdict)] for row in rows],
         "answers": [{
             "machine": a.verdict.machine, "precision": a.verdict.precision,
             "sentence": answer_sentence(a),
