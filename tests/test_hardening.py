@@ -377,3 +377,45 @@ def test_a_sweep_with_other_sizes_unset_names_them(capsys, tmp_path, stem):
         code, _, err = run(capsys, *command)
         assert code in (0, 2)
         assert code == 0 or ("error[KC305]" in err and "unset:" in err)
+
+
+# sizes that break an `assume` bound made the closed forms negative: a negative time failed
+# the order check (KC903, exit 3: the campaign, seed 36, input 2989) or printed as a sweep row
+CROSS = """kernel cross(N) {
+    assume N >= 1000000000000000000000000000000
+    in  a: f64[N, N]
+    out b: f64[N, N]
+    for j in 1..N - 7, i in 1..N - 1e19 {
+        b[j, i] = a[j, i - 1] + a[j, i + 1e19] + a[j - 1, i] + a[j + 1, i]
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("arguments, size", [
+    (["analyze", "{spec}", "--set", "N=4096", "--machine", "a100"], "N = 4096"),
+    (["plot", "{spec}", "--machine", "all", "--set", "N=4096", "-o", "{figure}", "--sweep",
+      "N=64..65536"], "N = 4096"),
+    (["sweep", "{spec}", "--sweep", "N=64..65536", "--machine", "a100", "--points", "3"],
+     "N = 64"),
+])
+def test_sizes_that_make_the_counts_negative_are_refused_at_the_assumption(
+        capsys, tmp_path, arguments, size):
+    spec = tmp_path / "cross.kcost"
+    spec.write_text(CROSS)
+    filled = [a.format(spec=spec, figure=tmp_path / "f.svg") for a in arguments]
+    code, _, err = run(capsys, *filled)
+    assert code == 2
+    assert err.startswith(f"{spec}:2:12: error[KC317]: `assume N >= 10000000000000000000000000"
+                          f"00000` does not hold at {size}, and the counts there are negative")
+
+
+def test_a_residency_left_symbolic_by_an_unset_size_gives_no_latency_derate(capsys):
+    """gemv_decode with its batch b unset: the blocks resident per SM stay a Min of b, and
+    Little's law compared them with a number (a TypeError, exit 3: the campaign, seed 36,
+    input 2381)."""
+    code, out, _ = run(capsys, "analyze", SPECS / "gemv_decode.kcost", "--set",
+                       "N=1000000,K=4096", "--machine", "all", "--json")
+    assert code == 0
+    verdicts = json.loads(out)["verdicts"]
+    assert {row["machine"] for row in verdicts} >= {"mi250x", "h100"}

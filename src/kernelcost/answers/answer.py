@@ -13,13 +13,14 @@ import sympy
 from ..analysis.api import Analysis, Spec
 from ..base.records import record
 from ..count.cost import Cost
+from ..count.values import evaluate
 from ..gpu.polyexp import ExpOnFma
 from ..gpu.polyexp import exp_on_fma as move_exponentials
 from ..hardware.machine import Machine
 from ..hardware.machinefile import load_machine
 from ..lang.precisions import PrecisionMap
 from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, refuse_beyond
-from ..lang.sizes import refuse_broken_divisibility, refuse_large_numbers
+from ..lang.sizes import refuse_broken_bounds, refuse_broken_divisibility, refuse_large_numbers
 from .model import Verdict, verdict
 from .rates import ItemRate, item_rate
 
@@ -97,11 +98,17 @@ def answers(analysis: Analysis, machines: Sequence[str | Machine], precisions: l
 def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
                          raw: Mapping[str, object]) -> None:
     """The sizes the verdict of a grid of blocks cannot take, refused where they were
-    written: sizes that break an `assume d | n` (its machine model counts whole tiles and
+    written: sizes that break an `assume` bound where the counts then come out negative;
+    for a grid, sizes that break an `assume d | n` (its machine model counts whole tiles and
     blocks from the fact) and sizes beyond 2^53 (it counts in 64-bit integers). A spec
-    without a grid takes its closed forms as they are, with a warning where the sizes break
-    a fact (a model's approximate figures: llm_decode's Theta = 70e9)."""
-    if spec.cost("spec").grid is None:
+    without a grid otherwise takes its closed forms as they are, with a warning where the
+    sizes break a fact (a model's approximate figures: llm_decode's Theta = 70e9)."""
+    cost = spec.cost("spec")
+    amounts = (evaluate(amount, values) for amount in (*cost.work.values(),
+                                                       *cost.traffic.values()))
+    if any(amount.is_number and amount < 0 for amount in amounts):
+        refuse_broken_bounds(spec.checked, values)
+    if cost.grid is None:
         return
     refuse_broken_divisibility(spec.checked, values)
     refuse_beyond(dict(values), raw, spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES,

@@ -95,6 +95,37 @@ def refuse_broken_divisibility(checked: CheckedKernel,
             "last tile"), checked.kernel.source)
 
 
+_RELATIONS = {"<=": sympy.Le, "<": sympy.Lt, ">=": sympy.Ge, ">": sympy.Gt}
+
+
+def refuse_broken_bounds(checked: CheckedKernel,
+                         values: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    """A SizeError placed at the first `assume a <= b` (or <, >=, >) that the numbers in
+    `values` break. The closed forms take the fact to hold (a loop of N - 1e19 trips is
+    counted as running): where it does not, a count can come out negative, and no time can
+    be made of it."""
+    for item in checked.kernel.items:
+        if not isinstance(item, ast.Assume):
+            continue
+        for fact in item.facts:
+            if not isinstance(fact, ast.Compare):
+                continue
+            sides = [to_sympy(side, checked.sizes) for side in (fact.left, fact.right)]
+            left, right = (side.xreplace(dict(values)) for side in sides)
+            if not (left.is_number and right.is_number):
+                continue
+            if _RELATIONS[fact.op](left, right) is not sympy.false:
+                continue
+            written = f"{_written(checked, fact.left)} {fact.op} {_written(checked, fact.right)}"
+            sizes = sorted(sides[0].free_symbols | sides[1].free_symbols, key=text_key)
+            where = ", ".join(f"{size} = {values[size]}" for size in sizes if size in values)
+            raise SizeError(Code.ASSUMPTION_BROKEN_AT_SIZES, Diagnostic(
+                fact.span, f"`assume {written}` does not hold at {where or 'these sizes'}, "
+                           "and the counts there are negative",
+                "the closed forms take the fact to hold: give sizes where it does"),
+                checked.kernel.source)
+
+
 def refuse_large_numbers(kernel: ast.Kernel, limit: int, why: str) -> None:
     """A SizeError placed at the first number written in the spec above `limit`: for a
     command that computes with the spec's numbers in doubles or 64-bit integers."""

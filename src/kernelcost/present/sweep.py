@@ -32,6 +32,7 @@ from ..count.values import evaluate, exact, parameter_values
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings, without
 from ..lang.sizerange import CHUNK_POINTS, SizeRange
+from ..lang.sizes import refuse_broken_bounds
 from .sweep_units import SweptUnits
 from .vectorize import evaluate_array, vectorized
 
@@ -128,6 +129,7 @@ class Sweeper:
         self.functions = {key: vectorized(expr, self.symbol) for key, expr
                           in closed_forms(cost, self.symbol, resolved, counts).items()}
         self.step = size_step(spec, cost, self.symbol, resolved)
+        self.checked, self.others = spec.checked, others
         self.grid = None
         if machine is not None and cost.grid is not None:  # the quantised per-SM roofs
             from .grid_sweep import GridSweep
@@ -147,6 +149,7 @@ class Sweeper:
                                            if cost.work[cls] != 0})
         work = sum(work_by_class.values(), numpy.zeros_like(sizes))
         traffic = {level: evaluated[("traffic", level)] for level in cost.levels}
+        self._refuse_negative(sizes, [work, *traffic.values()])
         with numpy.errstate(divide="ignore", invalid="ignore"):
             intensity = {level: work / traffic[level] for level in cost.levels}
         result = SweepResult(cost.kernel, str(self.symbol), sizes, work, work_by_class,
@@ -156,6 +159,15 @@ class Sweeper:
             return result
         return _with_roofline(result, self.machine, self.precision,
                               None if self.grid is None else self.grid(sizes))
+
+
+    def _refuse_negative(self, sizes: numpy.ndarray, amounts: list[numpy.ndarray]) -> None:
+        """A count below zero at a swept size: the sizes break an `assume` bound there
+        (refused at the fact, lang.sizes.refuse_broken_bounds)."""
+        negative = numpy.flatnonzero(numpy.any(numpy.array(amounts) < 0, axis=0))
+        if len(negative):
+            size = sympy.Integer(int(sizes[negative[0]]))
+            refuse_broken_bounds(self.checked, {**self.others, self.symbol: size})
 
 
 def size_step(spec: Spec, cost: Cost, symbol: sympy.Symbol, settings: Mapping) -> int:

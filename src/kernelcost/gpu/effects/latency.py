@@ -100,6 +100,8 @@ def in_flight(cost: Cost, machine: Machine, level: str, occ: Occupancy, at: At,
         at_once = sympy.Min(occ.busiest_sm_blocks, occ.resident)
     else:
         per, at_once = "device", sympy.Min(blocks, occ.resident * machine.sm_count)
+    if not (at_once * per_block).is_number:  # residency left symbolic by an unset size
+        return None
     return InFlight(level, per, rate, rate * latency_s, at_once * per_block, per_block, how,
                     latency_s, at_once)
 
