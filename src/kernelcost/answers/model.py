@@ -136,7 +136,7 @@ class Verdict(Drawable):
     t_min: sympy.Expr  # s: max over terms, WITHOUT launch overhead (the chapter's t_min)
     launch_overhead_s: sympy.Rational | None
     t_min_with_launch: sympy.Expr  # s: t_min + launch overhead (t_min when none is known)
-    bound: str | None  # name of the binding term; None while undecided
+    binding: TimeTerm | None  # the term that binds; None while undecided
     regime: str | None  # memory-bound when a bandwidth binds, compute-bound when a peak does,
     # under-filled when a grid of fewer blocks than SMs meets a per-SM roof (grid.fill)
     performance: sympy.Expr  # attainable FLOP/s: W / t_min
@@ -207,10 +207,12 @@ class Verdict(Drawable):
         } for level in self.levels]
 
     def binding_term(self) -> TimeTerm | None:
-        for term in self.terms:
-            if term.name == self.bound:
-                return term
-        return None
+        return self.binding
+
+    @property
+    def bound(self) -> str | None:
+        """The binding term's name, as the reports and the JSON give it."""
+        return None if self.binding is None else self.binding.name
 
 
 # ------------------------------------------------------------------------------ the model
@@ -292,7 +294,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         t_min=t_min,
         launch_overhead_s=overhead,
         t_min_with_launch=t_min + (overhead or 0),
-        bound=None if binding is None else binding.name,
+        binding=binding,
         regime=regime,
         performance=(cancelled_quotient(total_work, t_min) if total_work != 0
                      else sympy.Integer(0)),

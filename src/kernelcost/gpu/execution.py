@@ -141,12 +141,14 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
                            rule, detail, (), grid.equal_blocks, derates, unknown, found,
                            floored, None, tuple(fallbacks))
-    t_bound, bound = _largest(bound_terms)
-    t_model, model_bound = _largest(model_terms)
+    t_bound, bound_term = _largest(bound_terms)
+    t_model, model_term = _largest(model_terms)
+    bound, model_bound = (None if term is None else term.name for term in (bound_term,
+                                                                           model_term))
     flat_terms = (_device_terms(cost, machine, values, ("global", "l2"))
                   + _flat_work_terms(machine, precision, work_by_class)
                   + _flat_on_chip_terms(cost, machine, values))
-    binds = any(term.per_sm for term in bound_terms if term.name == bound)
+    binds = bound_term is not None and bound_term.per_sm
     fill = grid_fill(grid, occ.blocks, sms, values, binds)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, rule, detail, tuple(flat_terms), grid.equal_blocks,
@@ -373,14 +375,14 @@ def _flat_on_chip_terms(cost: Cost, machine: Machine, values: Values) -> list[Gr
     return _device_terms(cost, machine, values, PER_SM_LEVELS)
 
 
-def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, str | None]:
-    """The largest term and its name; the max while symbolic terms cannot be ordered."""
+def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, GridTerm | None]:
+    """The largest time and its term; the max while symbolic terms cannot be ordered."""
     if not terms:
         return None, None
     seconds = [_summed(sympy.sympify(term.seconds)) for term in terms]
     if all(value.is_number for value in seconds):
         index = max(range(len(terms)), key=lambda k: seconds[k])  # first wins a tie
-        return seconds[index], terms[index].name
+        return seconds[index], terms[index]
     return largest(*seconds), None
 
 
