@@ -188,3 +188,22 @@ def test_the_architecture_doc_names_every_module():
                and f"`{name.rsplit('.', 1)[-1]}`" not in doc
                and MODULES[name].name != "__init__.py"]  # a package: its folder is named
     assert unnamed == []
+
+
+LEVEL_NAMES = {"global", "l2", "shared", "registers", "l1", "l2_far", "dsmem"}
+
+
+def test_level_names_are_written_once():
+    """A memory level is a kernelcost.base.levels.Level, never its name as a literal:
+    printers and counts name the member (f-strings and docstrings aside)."""
+    written = []
+    for name, path in MODULES.items():
+        if name in GENERATED or name == "base.levels":
+            continue
+        tree = ast.parse(path.read_text())
+        in_fstrings = {id(node) for joined in ast.walk(tree) if isinstance(joined, ast.JoinedStr)
+                       for node in ast.walk(joined)}
+        written += [f"{name}:{node.lineno}" for node in ast.walk(tree)
+                    if isinstance(node, ast.Constant) and node.value in LEVEL_NAMES
+                    and id(node) not in in_fstrings]
+    assert written == []

@@ -9,6 +9,7 @@ import math
 import sympy
 
 from ..base.errors import Code, Diagnostic, MeasurementError, SizeError
+from ..base.levels import Level
 from ..base.records import record
 from ..base.units import si
 from .model import COMPUTE_BOUND, MEMORY_BOUND, Verdict
@@ -53,7 +54,7 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
         raise SizeError(Code.SIZES_UNSET, Diagnostic(
             None,
             "the verdict is symbolic: set every parameter before comparing with a measurement"))
-    level = binding.key if binding.kind == "traffic" else "global"
+    level = binding.key if binding.kind == "traffic" else Level.GLOBAL
     work = _number(result.work_FLOP, "W")
     traffic = _number(result.level(level).traffic_B, "Q") if level in _levels(result) else None
     t_min = _number(result.t_min, "t_min")

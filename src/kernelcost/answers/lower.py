@@ -17,13 +17,16 @@ import sympy
 
 from ..algebra.quotients import cancel, factor
 from ..analysis.api import Spec
+from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
 from ..hardware.machine import Machine
 from .bound import StatementBound, analyse
 
-BOUND_LEVELS = ("shared", "l2", "registers")
-FED_BY = {"registers": "shared", "shared": "l2", "l2": "global"}  # bandwidth into the level
+BOUND_LEVELS = (Level.SHARED, Level.L2, Level.REGISTERS)
+# the level whose bandwidth feeds each level
+FED_BY: dict[str, Level] = {Level.REGISTERS: Level.SHARED, Level.SHARED: Level.L2,
+                            Level.L2: Level.GLOBAL}
 
 
 @record
@@ -107,11 +110,11 @@ def level_bound(spec: Spec, level: str, machine: Machine | None = None) -> Level
 
 
 def machine_capacity(machine: Machine, level: str) -> tuple[float | None, str]:
-    if level == "l2":
-        return machine.capacity("l2"), "L2 (device)"
-    if level == "registers":
-        return machine.capacity("registers"), "registers per SM"
-    registers, shared = machine.capacity("registers"), machine.capacity("shared")
+    if level == Level.L2:
+        return machine.capacity(Level.L2), "L2 (device)"
+    if level == Level.REGISTERS:
+        return machine.capacity(Level.REGISTERS), "registers per SM"
+    registers, shared = machine.capacity(Level.REGISTERS), machine.capacity(Level.SHARED)
     if registers is None or shared is None:
         return None, "registers + shared per SM"
     return registers + shared, "registers + shared per SM"
@@ -126,8 +129,8 @@ def _verdict(spec: Spec, bound: LevelBound, machine: Machine) -> Verdict:
 
     capacity, text = machine_capacity(machine, level)
     feeder = FED_BY[level]
-    bandwidth = machine.bandwidth(feeder) or (machine.bandwidth("global")
-                                              if feeder == "l2" else None)
+    bandwidth = machine.bandwidth(feeder) or (machine.bandwidth(Level.GLOBAL)
+                                              if feeder == Level.L2 else None)
     if capacity is None or bandwidth is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"{machine.id} gives no capacity or bandwidth for {level}",

@@ -33,6 +33,7 @@ from ..algebra.held_quotients import cancelled_quotient
 from ..algebra.quotients import cancel, scaled
 from ..base.drawable import Drawable
 from ..base.errors import Code, Diagnostic, MachineFileError
+from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost
 from ..count.mma import on_units
@@ -267,7 +268,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     fast_binding = binding_term(bound_terms, t_max_clock)
     overhead = None if machine.launch_overhead_s is None else exact(machine.launch_overhead_s)
     working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
-    l2_capacity = optional_exact(machine.capacity("l2"))
+    l2_capacity = optional_exact(machine.capacity(Level.L2))
     misfits = (grid.occupancy.misfits if grid is not None
                else nest_misfits(cost, machine, substitutions))
     t_kernel = (None if misfits else grid.t_model if grid is not None

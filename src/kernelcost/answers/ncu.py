@@ -18,6 +18,7 @@ from typing import NoReturn
 
 from ..base.csvcells import cell_column
 from ..base.errors import Code, Diagnostic, InputOutputError, MeasurementError
+from ..base.levels import Level as MemoryLevel
 from ..base.records import record
 from ..base.tree import Span
 
@@ -63,7 +64,8 @@ METRICS: dict[Architecture, dict[str, tuple[str, ...]]] = {
                              "tensor_ops_fp4": (
                                  "sm__ops_path_tensor_op_utcomma_src_fp4_dst_fp32.sum",)},
 }
-LEVEL_OF = {"dram_bytes": "global", "l2_bytes": "l2", "shared_bytes": "shared"}
+LEVEL_OF = {"dram_bytes": MemoryLevel.GLOBAL, "l2_bytes": MemoryLevel.L2,
+            "shared_bytes": MemoryLevel.SHARED}
 FIXED = ("ID", "Kernel Name")
 
 

@@ -29,6 +29,7 @@ from ..algebra.texts import text
 from ..algebra.witnesses import exact_floor
 from ..analysis.api import Analysis, Counted
 from ..base.errors import Code, Diagnostic, KcostError, MachineFileError, SizeError, did_you_mean
+from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost
 from ..count.mma import on_units
@@ -164,7 +165,7 @@ class RidgeEquation:
         return [crossing(root) for root in self.equation.roots_at(ridge)] or [crossing(None)]
 
 
-def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = "global",
+def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = Level.GLOBAL,
                    values: Values | None = None, *,
                    apply_defaults: bool = False) -> RidgeEquation:
     """I_level(parameter) = I_crit solved in closed form, for `crossings` on each machine.
@@ -206,7 +207,7 @@ def ridge_value(machine: Machine, precision: str, level: str,
 
 
 def ridge_crossings(cost: Cost, parameter: sympy.Symbol | str, machine: Machine,
-                    precision: str | None = None, level: str = "global",
+                    precision: str | None = None, level: str = Level.GLOBAL,
                     values: Values | None = None, *,
                     apply_defaults: bool = False) -> list[Crossing]:
     """Solve I_level(parameter) = I_crit on `machine` at `precision` (the spec's own by
@@ -293,11 +294,11 @@ def capacity_crossings(cost: Cost, parameter: sympy.Symbol | str, machine: Machi
         results += _capacity_results(machine, f"tensors in {level}", level, symbol, variable,
                                      held, capacity, machine.capacity_per(level))
     working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
-    l2_capacity = machine.capacity("l2")
+    l2_capacity = machine.capacity(Level.L2)
     if l2_capacity is not None:
-        results += _capacity_results(machine, "working set", "l2", symbol, variable,
+        results += _capacity_results(machine, "working set", Level.L2, symbol, variable,
                                      working_set.subs(symbol, variable), l2_capacity,
-                                     machine.capacity_per("l2"))
+                                     machine.capacity_per(Level.L2))
     return results
 
 
@@ -305,9 +306,10 @@ def _on_chip_needs(cost: Cost) -> dict[str, sympy.Expr]:
     """What one block holds on chip besides its keep scopes: the grid's per-block bytes
     (local arrays, stages included) for a parallel spec, the tensors homed there otherwise."""
     if cost.grid is not None:
-        return {"shared": cost.grid.on_chip["shared"]} if "shared" in cost.grid.on_chip else {}
-    return {level: held for level, held in cost.homed.items() if level in ("shared",
-                                                                           "registers")}
+        on_chip = cost.grid.on_chip
+        return {Level.SHARED: on_chip[Level.SHARED]} if Level.SHARED in on_chip else {}
+    return {level: held for level, held in cost.homed.items() if level in (Level.SHARED,
+                                                                           Level.REGISTERS)}
 
 
 def _capacity_results(machine: Machine, what: str, level: str, symbol: sympy.Symbol,

@@ -27,13 +27,14 @@ import sympy
 
 from ..analysis.api import Spec, _numeric_values, load
 from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
+from ..base.levels import Level
 from ..base.records import record
 from ..gpu.occupancy import REGISTER_BYTES
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 
 TIE_RULE = ("equal t_bound (to 1e-9): fewer bytes on chip, then the squarer tile "
             "(smaller max/min of the varied values), then smaller values in the order given")
-DEVICE_LABEL = {"global": "HBM", "l2": "L2", "shared": "shared"}
+DEVICE_LABEL: dict[str, str] = {Level.GLOBAL: "HBM", Level.L2: "L2", Level.SHARED: Level.SHARED}
 
 
 @record
@@ -179,8 +180,8 @@ class Evaluator:
             return self._flat(arrays, reject, reasons)
         m, ex = self.machine, self.machine.execution
         sms = m.sm_count
-        shared = self._f(grid.on_chip.get("shared", 0))(arrays)
-        array_regs = numpy.ceil(self._f(grid.on_chip.get("registers", 0))(arrays)
+        shared = self._f(grid.on_chip.get(Level.SHARED, 0))(arrays)
+        array_regs = numpy.ceil(self._f(grid.on_chip.get(Level.REGISTERS, 0))(arrays)
                                 / REGISTER_BYTES)
         threads = self._f(grid.threads)(arrays)
         warp = ex.warp_size or 32
@@ -192,16 +193,16 @@ class Evaluator:
         regs = numpy.maximum(spec_regs, array_regs)
         reserved = ex.shared_reserved_per_block_B or 0
         big = numpy.inf
-        too_big_shared = shared > (ex.shared_per_block_max_B or m.capacity("shared") or big)
+        too_big_shared = shared > (ex.shared_per_block_max_B or m.capacity(Level.SHARED) or big)
         block_regs = min(v for v in (ex.max_registers_per_block, ex.registers_per_sm) if v)
         too_many_regs = (regs > block_regs) | (array_regs > threads * (
             ex.max_registers_per_thread or big))
         reject = numpy.where((reject == 0) & too_big_shared, 2, reject)
         reject = numpy.where((reject == 0) & too_many_regs, 3, reject)
         limits = [numpy.full(threads.shape, float(ex.max_blocks_per_sm or 10 ** 9))]
-        if m.capacity("shared"):
+        if m.capacity(Level.SHARED):
             limits.append(numpy.where(shared > 0, numpy.floor(
-                m.capacity("shared") / (shared + reserved)), big))
+                m.capacity(Level.SHARED) / (shared + reserved)), big))
         if ex.registers_per_sm:
             limits.append(numpy.where(regs > 0, numpy.floor(ex.registers_per_sm / regs), big))
         if ex.max_threads_per_sm:
@@ -216,11 +217,11 @@ class Evaluator:
             ceiling = m.ceiling(self.precision, work_class)
             terms.append(busiest * self._f(amount)(arrays) * sms / ceiling.peak_FLOPps)
             labels.append(_work_label(work_class, ceiling.name))
-        if "shared" in grid.traffic and m.bandwidth("shared"):
-            terms.append(busiest * self._f(grid.traffic["shared"])(arrays) * sms
-                         / m.bandwidth("shared"))
-            labels.append("shared")
-        for level in ("l2", "global"):
+        if Level.SHARED in grid.traffic and m.bandwidth(Level.SHARED):
+            terms.append(busiest * self._f(grid.traffic[Level.SHARED])(arrays) * sms
+                         / m.bandwidth(Level.SHARED))
+            labels.append(Level.SHARED)
+        for level in (Level.L2, Level.GLOBAL):
             if level in self.cost.traffic and m.bandwidth(level):
                 terms.append(self._f(self.cost.traffic[level])(arrays) / m.bandwidth(level))
                 labels.append(DEVICE_LABEL[level])
@@ -243,10 +244,10 @@ class Evaluator:
                 labels.append(DEVICE_LABEL[level])
         held = numpy.zeros(arrays[0].shape)
         for scope in self.cost.scopes:
-            if scope.level in ("shared", "registers") and m.capacity(scope.level):
+            if scope.level in (Level.SHARED, Level.REGISTERS) and m.capacity(scope.level):
                 need = self._f(scope.held_bytes * scope.stages)(arrays)
                 held = held + need
-                code = 2 if scope.level == "shared" else 3
+                code = 2 if scope.level == Level.SHARED else 3
                 reject = numpy.where((reject == 0) & (need > m.capacity(scope.level)), code,
                                      reject)
         stacked = numpy.stack(terms)
@@ -316,7 +317,7 @@ def _reason(result: Evaluation, i: int, machine, evaluator, mesh) -> str:
             if n % d or n < d:
                 return f"breaks `assume {divisor} | {dividend}` ({d:g} does not divide {n:g})"
     if code == 2 and result.shared is not None:
-        limit = ex.shared_per_block_max_B or machine.capacity("shared")
+        limit = ex.shared_per_block_max_B or machine.capacity(Level.SHARED)
         return (f"does not fit in shared memory: {result.shared[i] / 1024:g} KiB per block, "
                 f"{limit / 1024:g} KiB allowed")
     if code == 2:

@@ -27,11 +27,13 @@ from typing import NoReturn
 
 from ..base.csvcells import cell_number
 from ..base.errors import Code, Diagnostic, ErrorCode, KcostError, MeasurementError
+from ..base.levels import Level
 from ..base.records import record
 from ..base.tree import Span
 
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
-COUNTERS = {"dram_bytes": "global", "l2_bytes": "l2", "flop": "work"}  # counter -> prediction
+# counter -> the prediction it is compared with
+COUNTERS = {"dram_bytes": Level.GLOBAL, "l2_bytes": Level.L2, "flop": "work"}
 MAX_BYTES = 10_000_000  # a results file is a few kB; refuse anything absurd before reading
 # what a measurement can be: a run of a picosecond to 11 days, a counter up to 1e30 (bytes or
 # FLOP: as machine figures are bounded); past them the ratios the report prints overflow
@@ -283,8 +285,8 @@ def _counter(name: str, measured: float, cost, values, verdict) -> Counter:
         return Counter(name, _float(cost.total_work.subs(values)), None, measured)
     predicted = _float(cost.traffic[what].subs(values)) if what in cost.traffic else 0.0
     model = None
-    if what == "global" and verdict.grid is not None:
-        terms = [t for t in verdict.grid.model_terms if t.key == "global"]
+    if what == Level.GLOBAL and verdict.grid is not None:
+        terms = [t for t in verdict.grid.model_terms if t.key == Level.GLOBAL]
         model = _float(terms[0].amount) if terms else None
     return Counter(name, predicted, model, measured)
 

@@ -35,6 +35,7 @@ import sympy
 
 from ..analysis.api import Spec, broken_assumptions, load
 from ..base.errors import Code, Diagnostic, MachineFileError, ModelFileError
+from ..base.levels import Level
 from ..base.records import record
 from ..base.watchdog import stage
 from ..count.values import exact
@@ -274,7 +275,7 @@ def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
         assert use.model_spec is not None  # what tiled_t_model counted
         t_model, model_from = max(scaled(tiled), t_bound), use.model_spec
     assert result.bound is not None  # every size a number: one roof binds
-    return KernelCost(use, scaled(result.work_FLOP), scaled(result.level("global").traffic_B),
+    return KernelCost(use, scaled(result.work_FLOP), scaled(result.level(Level.GLOBAL).traffic_B),
                       t_bound, t_model, result.bound_at_max_clock or result.bound, model_from)
 
 
@@ -314,7 +315,7 @@ def step_amounts(model: ModelConfig, context: int, batch=BATCH) -> tuple[sympy.E
         values = {symbol: exact(value) for symbol, value in cost.defaults.items()}
         values.update({spec.parameters[name]: value for name, value in use.sizes})
         work += cost.total_work.subs(values) * use.copies
-        traffic += cost.traffic["global"].subs(values) * use.copies
+        traffic += cost.traffic[Level.GLOBAL].subs(values) * use.copies
     return work, traffic
 
 
@@ -323,7 +324,7 @@ def decode_crossing(model: ModelConfig, machine: Machine, context: int) -> Cross
     HBM bandwidth), or never, with the limit of W/Q as the batch grows. W/Q rises with the
     batch (more tokens share each weight) towards a limit set by what every sequence reads
     alone: its KV cache."""
-    ridge = exact(machine.peak(model.dtype, "tensor")) / exact(machine.bandwidth("global"))
+    ridge = exact(machine.peak(model.dtype, "tensor")) / exact(machine.bandwidth(Level.GLOBAL))
     work, traffic = step_amounts(model, context)
     limit = sympy.limit(work / traffic, BATCH, sympy.oo)
     gap = sympy.lambdify(BATCH, work - ridge * traffic, "math")  # >= 0: compute-bound
@@ -352,12 +353,12 @@ def memory(model: ModelConfig, machine: Machine, context: int, gpus: int) -> Mem
     """Weights split evenly over the GPUs; KV heads too, up to one KV head per GPU (past
     that, each GPU keeps a copy of its head)."""
     kv = model.kv_bytes_per_token() * context / min(gpus, model.kv_heads)
-    return Memory(gpus, machine.capacity("global"), model.weight_bytes() / gpus, kv, context)
+    return Memory(gpus, machine.capacity(Level.GLOBAL), model.weight_bytes() / gpus, kv, context)
 
 
 def whole_model(model: ModelConfig, machine: Machine, batches: list[int], context: int,
                 gpus: int = 1) -> WholeModel:
-    if machine.bandwidth("global") is None:
+    if machine.bandwidth(Level.GLOBAL) is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"machine `{machine.id}` has no global bandwidth"))
     return WholeModel(

@@ -13,6 +13,7 @@ from sympy.core.cache import cacheit
 
 from . import tree as ast
 from .errors import Code, Diagnostic, SpecCheckError
+from .levels import Level
 
 # Bytes per element. Sub-byte types are fractions: 8 fp4 values take 4 bytes.
 ELEMENT_BYTES: dict[str, sympy.Rational] = {
@@ -30,7 +31,7 @@ PRECISION_OF_TYPE: dict[str, str] = {
     "i16": "i32", "i32": "i32", "i64": "i32", "bool": "i32",
 }
 
-LEVELS: tuple[str, ...] = ("global", "l2", "shared", "registers")  # slowest first
+LEVELS: tuple[str, ...] = (Level.GLOBAL, Level.L2, Level.SHARED, Level.REGISTERS)  # slowest first
 
 SFU_FUNCTIONS = frozenset({"exp", "log", "sqrt", "rsqrt", "tanh", "sin", "cos"})
 VECTOR_FUNCTIONS = frozenset({"max", "min"})

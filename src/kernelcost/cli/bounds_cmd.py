@@ -7,6 +7,7 @@ import sys
 
 from ..algebra.jsonout import print_json
 from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.levels import Level
 from ..base.watchdog import stage
 from .shared import EXIT_OK, add_sizes, page, parse_settings, print_prose
 
@@ -15,7 +16,8 @@ def build_bound_parsers(commands) -> None:
     bound = commands.add_parser("bound", help="the least traffic any schedule of the nest "
                                               "moves through a fast memory (HBL bound)")
     bound.add_argument("spec", help="a .kcost file")
-    bound.add_argument("--level", choices=("shared", "l2", "registers"), default="shared",
+    bound.add_argument("--level", choices=(Level.SHARED, Level.L2, Level.REGISTERS),
+                       default=Level.SHARED,
                        help="the fast memory: registers + shared per SM (shared), L2, or "
                             "registers per SM")
     bound.add_argument("--machine", metavar="ID|PATH", help="take S from this machine")

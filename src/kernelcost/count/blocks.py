@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import sympy
 
+from ..base.levels import Level
 from ..base.symbols import iterator_symbol
 from .cost import GridCost, ScopeCost, TileBox
 from .lanes import lane_accesses
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 Box = tuple[tuple[sympy.Expr, sympy.Expr], ...]  # (low, high) along each dimension
 
-ON_CHIP = ("shared", "registers")
+ON_CHIP = (Level.SHARED, Level.REGISTERS)
 
 
 def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | None:
@@ -66,7 +67,7 @@ def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | 
 def _on_chip(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> dict[str, sympy.Expr]:
     """Bytes a block holds in each on-chip level: its keep scopes there (each its own buffer,
     times its stages), its local arrays, and tensors homed there."""
-    held = {level: sympy.Integer(0) for level in ON_CHIP}
+    held: dict[str, sympy.Expr] = {level: sympy.Integer(0) for level in ON_CHIP}
     for scope in scopes:
         if scope.level in held:
             held[scope.level] += scope.held_bytes * scope.stages
@@ -80,7 +81,7 @@ def _step_loop(counter: NestCount, depth: int) -> Loop | None:
     """The innermost sequential loop around a keep that fills from L2: one step of it is what
     a block streams in at a time (k0 in a GEMM)."""
     candidates = [scope.loops[-1] for scope in counter.nest.scopes
-                  if len(scope.loops) > depth and "l2" in scope.parent_levels.values()]
+                  if len(scope.loops) > depth and Level.L2 in scope.parent_levels.values()]
     return max(candidates, key=lambda loop: loop.depth, default=None)
 
 
@@ -93,7 +94,7 @@ def _tiles(counter: NestCount, depth: int) -> tuple[TileBox, ...]:
     step = _step_loop(counter, depth)
     tiles = []
     for name, tensor in counter.checked.tensors.items():
-        if tensor.level != "global":
+        if tensor.level != Level.GLOBAL:
             continue
         sites = [s for s in counter.nest.accesses if s.tensor == name]
         if not sites or not tensor.shape:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import sympy
 
+from ..base.levels import Level
 from ..base.symbols import derivative
 from .cost import LaneAccess
 from .loops import Loop
@@ -71,9 +72,9 @@ def lane_accesses(counter: NestCount) -> tuple[LaneAccess, ...]:
 def _served_at(checked: CheckedKernel, site: AccessSite) -> str | None:
     """global (through L1 and L2) or shared; None for registers."""
     level = site.scopes[-1].level if site.scopes else checked.tensors[site.tensor].level
-    if level in ("global", "l2"):
-        return "global"
-    return "shared" if level == "shared" else None
+    if level in (Level.GLOBAL, Level.L2):
+        return Level.GLOBAL
+    return Level.SHARED if level == Level.SHARED else None
 
 
 def _stride_elements(site: AccessSite, lanes_loop: Loop) -> sympy.Expr:

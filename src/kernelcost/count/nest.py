@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from ..base import tree as ast
+from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import counter_symbol, iterator_symbol, to_sympy
 from ..lang.check import CheckedKernel
@@ -137,7 +138,7 @@ class NestBuilder:
     def _fill_level(self, level: str) -> str:
         """Thread blocks fill their tiles of a global tensor from L2, where every load of
         global memory goes through: in a parallel spec L2 serves the fills."""
-        return "l2" if self.checked.grid is not None and level == "global" else level
+        return Level.L2 if self.checked.grid is not None and level == Level.GLOBAL else level
 
     def _site(self, access: ast.Access, loops: tuple[Loop, ...], scopes: tuple[Scope, ...],
               is_write: bool, accumulation_read: bool = False) -> AccessSite:

@@ -15,6 +15,7 @@ import sympy
 
 from ..algebra.quotients import readable_expanded
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.levels import Level
 from ..base.symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
 from ..lang.check import CheckedKernel
 from ..lang.check_decls import Tensor
@@ -108,14 +109,14 @@ class _Counter:
             return frozenset()
         axis = iterator_symbol(grid.cluster_axis)
         filled = {name for scope in self.nest.scopes for name in scope.tensors
-                  if scope.parent_levels[name] == "l2"}
+                  if scope.parent_levels[name] == Level.L2}
         grid_loops = self.nest.accesses[0].loops[:self.grid_depth] if self.nest.accesses else ()
         if any(axis in (loop.lo.free_symbols | loop.trips.free_symbols)
                for loop in grid_loops if loop.var != axis):
             return frozenset()
         moved: dict[str | None, set[str]] = {MOVES: set(), EMPTIES: set(), None: set()}
         for site in self.nest.accesses:  # the accesses its fills serve
-            if site.tensor in filled and any(scope.parent_levels.get(site.tensor) == "l2"
+            if site.tensor in filled and any(scope.parent_levels.get(site.tensor) == Level.L2
                                              for scope in site.scopes):
                 moved[self._moves_with(site, axis)].add(site.tensor)
         # a block whose loop runs zero times (`k in 0..i0` at i0 = 0) fills nothing, the
@@ -138,7 +139,7 @@ class _Counter:
             if (loop.lo.free_symbols | loop.trips.free_symbols) & moving:
                 moving.add(loop.var)
         if any(loop.var in moving for scope in site.scopes
-               if scope.parent_levels.get(site.tensor) == "l2"
+               if scope.parent_levels.get(site.tensor) == Level.L2
                for loop in scope.loops[self.grid_depth:]):
             return MOVES
         view = CounterView(site, self.grid_depth)
@@ -233,10 +234,10 @@ class _Counter:
                 bytes_at[tensor.level] += size * self._dynamic(sites, depth)
                 continue
             direct = [s for s in sites if not s.scopes]
-            if self.grid_depth and tensor.level == "global":
+            if self.grid_depth and tensor.level == Level.GLOBAL:
                 if depth == 0:
-                    bytes_at["global"] += size * self._compulsory(tensor, sites)
-                bytes_at["l2"] += size * self._block_direct(tensor, direct, mode, depth)
+                    bytes_at[Level.GLOBAL] += size * self._compulsory(tensor, sites)
+                bytes_at[Level.L2] += size * self._block_direct(tensor, direct, mode, depth)
             elif depth == 0:
                 bytes_at[tensor.level] += size * self._distinct(tensor, direct, mode)
             for scope in self.nest.scopes:
@@ -244,7 +245,7 @@ class _Counter:
                     continue
                 inside = [s for s in sites if scope in s.scopes]
                 multicast = (depth == 0 and name in self.multicast
-                             and scope.parent_levels[name] == "l2")
+                             and scope.parent_levels[name] == Level.L2)
                 fill = self._scope_fill(tensor, scope, inside, depth, multicast)
                 bytes_at[scope.parent_levels[name]] += size * fill
                 served = [s for s in inside if s.scopes[-1] is scope]
@@ -288,7 +289,7 @@ class _Counter:
         memory, whatever the spec keeps or the reuse mode says: what t_floor charges HBM."""
         total = sympy.Integer(0)
         for name, tensor in self.checked.tensors.items():
-            if tensor.role == "local" or tensor.level != "global":
+            if tensor.role == "local" or tensor.level != Level.GLOBAL:
                 continue
             sites = [s for s in self.nest.accesses if s.tensor == name]
             if sites:
@@ -358,7 +359,7 @@ class _Counter:
     def homed(self) -> dict[str, sympy.Expr]:
         held: defaultdict[str, sympy.Expr] = defaultdict(lambda: sympy.Integer(0))
         for tensor in self.checked.tensors.values():
-            if tensor.role != "local" and tensor.level != "global":
+            if tensor.role != "local" and tensor.level != Level.GLOBAL:
                 held[tensor.level] += tensor.element_bytes * sympy.Mul(*tensor.shape)
         return {level: self.finish(amount) for level, amount in held.items()}
 

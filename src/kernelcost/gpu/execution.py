@@ -28,6 +28,7 @@ from ..algebra.numeric_sums import has_sum, sum_values
 from ..algebra.quotients import cancel
 from ..algebra.rational_eval import compare, compiled
 from ..algebra.witnesses import witness_values
+from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import text_key
 from ..base.units import si
@@ -116,22 +117,22 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     sms = machine.sm_count
     fallbacks: list[str] = []  # what was bounded where blocks fall into no classes
     terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ, fallbacks)
-    terms += _device_terms(cost, machine, values, ("l2",))
+    terms += _device_terms(cost, machine, values, (Level.L2,))
     bound_cost, model_cost = cost, cost
     if warm is not None:
         bound_cost = served_cost(cost, warm.bound_B)
         model_cost = served_cost(cost, warm.model_B)
-    bound_global = _device_terms(bound_cost, machine, values, ("global",))
+    bound_global = _device_terms(bound_cost, machine, values, (Level.GLOBAL,))
     bound_terms = terms + bound_global
     global_term, rule, detail = _wave_term(cost, machine, values, occ, warm,
                                              fallbacks)
     global_term, floored = _at_least_compulsory(global_term, bound_global)
     model_terms = terms + ([global_term] if global_term is not None else
-                           _device_terms(model_cost, machine, values, ("global",)))
+                           _device_terms(model_cost, machine, values, (Level.GLOBAL,)))
     found = transfers(cost, lambda expr: _at(expr, values))
     derates: tuple[Derate, ...] = ()
     if occ.fits:
-        global_B = next((term.amount for term in model_terms if term.key == "global"), None)
+        global_B = next((term.amount for term in model_terms if term.key == Level.GLOBAL), None)
         derates = model_derates(EffectContext(cost, machine, occ, lambda expr: _at(expr, values),
                                               found, global_B))
     model_terms = [_derated(term, [d for d in derates if d.level == term.key])
@@ -145,7 +146,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     t_model, model_term = _largest(model_terms)
     bound, model_bound = (None if term is None else term.name for term in (bound_term,
                                                                            model_term))
-    flat_terms = (_device_terms(cost, machine, values, ("global", "l2"))
+    flat_terms = (_device_terms(cost, machine, values, (Level.GLOBAL, Level.L2))
                   + _flat_work_terms(machine, precision, work_by_class)
                   + _flat_on_chip_terms(cost, machine, values))
     binds = bound_term is not None and bound_term.per_sm
@@ -231,7 +232,7 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
     traffic, as in t_bound."""
     grid = cost.grid
     assert grid is not None  # as grid_verdict's
-    bandwidth, capacity = machine.bandwidth("global"), machine.capacity("l2")
+    bandwidth, capacity = machine.bandwidth(Level.GLOBAL), machine.capacity(Level.L2)
     resident = occ.resident
     bounds = [bound for tile in grid.tiles for box in (tile.whole, tile.per_step)
               for pair in box for bound in pair]
@@ -246,7 +247,7 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
 
     usable = capacity * (machine.execution.usable_l2_fraction or 1)
     stages = max((int(_at(scope.stages, values)) for scope in cost.scopes), default=1)
-    fills = Fraction(str(_at(cost.traffic.get("l2", 0), values)))
+    fills = Fraction(str(_at(cost.traffic.get(Level.L2, 0), values)))
     try:
         result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
     except Unclassified as why:  # compulsory traffic, as in t_bound, and why
@@ -261,7 +262,7 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
         rule += f" less the warm L2 reads of {', '.join(warm.tensors)}"
     rate = exact(bandwidth)
     rule = f"{rule}, {si(float(amount), 'B')} from global memory"
-    return GridTerm("global bandwidth", "traffic", "global", amount, rate, amount / rate,
+    return GridTerm("global bandwidth", "traffic", Level.GLOBAL, amount, rate, amount / rate,
                     False), rule, result.reason
 
 

@@ -32,6 +32,7 @@ from collections.abc import Mapping
 import sympy
 
 from ..algebra.decide import largest
+from ..base.levels import Level
 from ..base.records import record
 from ..count.values import evaluate, exact
 from ..hardware.machine import Machine
@@ -85,17 +86,17 @@ def floor(compulsory_B: sympy.Expr | None, machine: Machine, precision: str,
     `machine` at `precision`, from a cold L2 or the stated warm one."""
     terms = [_work_term(machine, precision, work_class, amount)
              for work_class, amount in work_by_class.items() if amount != 0]
-    hbm = machine.bandwidth("global")
+    hbm = machine.bandwidth(Level.GLOBAL)
     if compulsory_B is not None and hbm is not None:
         amount = evaluate(compulsory_B, values)
         if warm is not None:  # (a warm `out` tensor's reads are no compulsory bytes)
             served = warm.bound_B
             amount = sympy.Max(0, amount - served)
-            terms.append(FloorTerm("traffic", "l2", ("l2 bandwidth",), served,
+            terms.append(FloorTerm("traffic", Level.L2, ("l2 bandwidth",), served,
                                    warm.l2_bandwidth_Bps, served / warm.l2_bandwidth_Bps))
         if amount != 0:
             rate = exact(hbm)
-            terms.append(FloorTerm("traffic", "global", ("global bandwidth",), amount, rate,
+            terms.append(FloorTerm("traffic", Level.GLOBAL, ("global bandwidth",), amount, rate,
                                    amount / rate))
     seconds = largest(*[term.seconds for term in terms]) if terms else None
     return Floor(tuple(terms), seconds)

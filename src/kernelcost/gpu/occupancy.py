@@ -23,6 +23,7 @@ import functools
 import sympy
 
 from ..algebra.decide import largest, proven_less_than, smallest
+from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import GridCost
 from ..count.values import exact
@@ -76,8 +77,8 @@ def occupancy(grid: GridCost, machine: Machine,
     limits: list[Limit] = []
     misfits: list[Misfit] = []
     missing: list[str] = []
-    _shared(on_chip.get("shared", 0), machine, execution, limits, misfits, missing)
-    _registers(grid, on_chip.get("registers", 0), threads, values, execution, limits,
+    _shared(on_chip.get(Level.SHARED, 0), machine, execution, limits, misfits, missing)
+    _registers(grid, on_chip.get(Level.REGISTERS, 0), threads, values, execution, limits,
                misfits, missing)
     _threads(threads, execution, limits, misfits, missing)
     _cluster(_at(grid.cluster_size, values), machine, misfits)
@@ -98,18 +99,18 @@ def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, limits: 
             misfits: list[Misfit], missing: list[str]) -> None:
     if needed == 0:
         return
-    per_sm = machine.capacity("shared")
+    per_sm = machine.capacity(Level.SHARED)
     per_block = execution.shared_per_block_max_B
     reserved = execution.shared_reserved_per_block_B or 0
     if per_block is not None and _exceeds(needed, per_block):
-        misfits.append(Misfit("shared", needed, exact(per_block), "block", "B"))
+        misfits.append(Misfit(Level.SHARED, needed, exact(per_block), "block", "B"))
     if per_sm is None:
         missing.append("shared memory per SM")
         return
     allowed = sympy.floor(exact(per_sm) / (needed + exact(reserved)))
-    limits.append(Limit("shared", allowed))
+    limits.append(Limit(Level.SHARED, allowed))
     if per_block is None and _exceeds(needed, per_sm):
-        misfits.append(Misfit("shared", needed, exact(per_sm), "sm", "B"))
+        misfits.append(Misfit(Level.SHARED, needed, exact(per_sm), "sm", "B"))
 
 
 def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
@@ -132,8 +133,8 @@ def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
         per_thread.append(sympy.ceiling(held / threads))
     for amount in per_thread:
         if most_per_thread is not None and _exceeds(amount, most_per_thread):
-            misfits.append(Misfit("registers", amount, exact(most_per_thread), "thread",
-                                  "registers"))
+            misfits.append(Misfit(Level.REGISTERS, amount, exact(most_per_thread), "thread",
+                                  Level.REGISTERS))
             return
     needed = held
     if declared is not None:
@@ -143,12 +144,12 @@ def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
         return
     per_block = execution.max_registers_per_block
     if per_block is not None and per_block < per_sm and _exceeds(needed, per_block):
-        misfits.append(Misfit("registers", needed, exact(per_block), "block", "registers"))
+        misfits.append(Misfit(Level.REGISTERS, needed, exact(per_block), "block", Level.REGISTERS))
         return
     if _exceeds(needed, per_sm):
-        misfits.append(Misfit("registers", needed, exact(per_sm), "sm", "registers"))
+        misfits.append(Misfit(Level.REGISTERS, needed, exact(per_sm), "sm", Level.REGISTERS))
         return
-    limits.append(Limit("registers", sympy.floor(exact(per_sm) / needed)))
+    limits.append(Limit(Level.REGISTERS, sympy.floor(exact(per_sm) / needed)))
 
 
 def _threads(threads: sympy.Expr, execution: Execution, limits: list[Limit],

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sympy
 
+from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost, LaneAccess
 from ..count.lanes import SECTOR_B, WARP, bank_wavefronts, sectors_per_warp
@@ -52,7 +53,7 @@ def _transfer(access: LaneAccess, stride: int, element: int, lanes: int, executi
     full, rest = divmod(lanes, WARP)
     per_run = full + (rest > 0)
     useful = sympy.Integer(executions * element)
-    if access.level == "global":
+    if access.level == Level.GLOBAL:
         sectors = full * sectors_per_warp(stride, element) + sectors_per_warp(stride, element,
                                                                               rest)
         cost = runs * sectors * SECTOR_B

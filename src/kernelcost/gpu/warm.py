@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from ..base.errors import Code, Diagnostic, MachineFileError, SizeError, did_you_mean
+from ..base.levels import Level
 from ..base.records import record
 from ..base.units import binary, si
 from ..count.cost import Cost
@@ -103,8 +104,9 @@ def warm_l2(cost: Cost, machine: Machine, values: dict[sympy.Symbol, sympy.Expr]
             raise SizeError(Code.NOT_A_TENSOR_READ, Diagnostic(
                 None, f"--warm-l2: `{cost.kernel}` never reads `{name}`",
                 "a warm L2 saves reads only: name tensors it reads"))
-    figures = {"L2 capacity": machine.capacity("l2"), "L2 bandwidth": machine.bandwidth("l2"),
-               "global bandwidth": machine.bandwidth("global")}
+    figures = {"L2 capacity": machine.capacity(Level.L2),
+               "L2 bandwidth": machine.bandwidth(Level.L2),
+               "global bandwidth": machine.bandwidth(Level.GLOBAL)}
     missing = [name for name, figure in figures.items() if figure is None]
     if missing:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
@@ -126,9 +128,9 @@ def served_cost(cost: Cost, served_B: sympy.Expr) -> Cost:
     if served_B == 0:
         return cost
     traffic = dict(cost.traffic)
-    traffic["global"] = traffic["global"] - served_B
-    if "l2" not in cost.traffic:
-        traffic["l2"] = served_B
+    traffic[Level.GLOBAL] = traffic[Level.GLOBAL] - served_B
+    if Level.L2 not in cost.traffic:
+        traffic[Level.L2] = served_B
     return dataclasses.replace(cost, traffic=traffic)
 
 

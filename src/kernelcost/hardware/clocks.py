@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import sympy
 
+from ..base.levels import Level
 from ..count.values import exact
 
 # A derivation this far under the data-sheet figure means a wrong per-clock figure or clock;
@@ -75,7 +76,7 @@ def derive(machine, refuse: Callable[[str, str], Exception]):
     memory = []
     for index, level in enumerate(machine.memory):
         where = f"memory[{index}].B_per_clock_per_sm"
-        if level.per_clock is not None and level.level == "global":
+        if level.per_clock is not None and level.level == Level.GLOBAL:
             raise refuse(where, "global memory's bandwidth does not scale with the SM clock: "
                                "give its data-sheet figure alone")
         memory.append(dataclasses.replace(level, max_clock_Bps=figure(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
+from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
 
@@ -17,7 +18,8 @@ LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
 WORK_CLASSES: tuple[str, ...] = ("tensor", "fma", "vector", "sfu")
 # Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2
 # partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
-LATENCY_LEVELS: tuple[str, ...] = ("shared", "l1", "l2", "l2_far", "global", "dsmem")
+LATENCY_LEVELS: tuple[str, ...] = (Level.SHARED, Level.L1, Level.L2, Level.L2_FAR, Level.GLOBAL,
+                                  Level.DSMEM)
 
 # The figures of an [execution] table, in file order, with their type. Counts are per SM (per
 # CU on AMD), per block or per warp as the name says; `_B` keys are bytes.
@@ -72,8 +74,8 @@ UNKNOWN_BANDWIDTH = "unknown"
 ACCUMULATOR_PRECISION = {"fp64": "fp64"}
 
 # Memory levels whose traffic is reported but whose bandwidth is never a roof of t_min.
-UNBOUNDING_LEVELS = ("registers",)
-PER_SM_LEVELS = ("shared",)  # on-chip levels whose bandwidth is an aggregate of the SMs'
+UNBOUNDING_LEVELS = (Level.REGISTERS,)
+PER_SM_LEVELS = (Level.SHARED,)  # on-chip levels whose bandwidth is an aggregate of the SMs'
 
 
 @record

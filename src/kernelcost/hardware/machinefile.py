@@ -76,6 +76,7 @@ from pathlib import Path
 
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
 from ..base.inputs import normalise
+from ..base.levels import Level
 from ..base.symbols import LEVELS
 from ..base.tomlplaces import shipped_ids, shipped_or_file, toml_data
 from .clocks import derive
@@ -252,7 +253,7 @@ class _Reader(MachineFields):
             raise self.error(Code.MACHINE_INCONSISTENT, "memory",
                              "levels must appear once each, in the order "
                              + ", ".join(LEVELS))
-        if levels[0].level != "global":
+        if levels[0].level != Level.GLOBAL:
             raise self.error(Code.MACHINE_INCONSISTENT, "memory",
                              "the first level must be `global`")
         return tuple(levels)
@@ -278,7 +279,7 @@ class _Reader(MachineFields):
         if portable and nonportable and portable > nonportable:
             raise self.error(Code.MACHINE_INCONSISTENT, "execution.cluster_max_nonportable",
                              f"smaller than cluster_max_portable ({portable})")
-        shared = next((m for m in memory if m.level == "shared"), None)
+        shared = next((m for m in memory if m.level == Level.SHARED), None)
         per_block = execution.shared_per_block_max_B
         if per_block and shared and shared.capacity_B and shared.capacity_per == "sm" \
                 and per_block > shared.capacity_B:

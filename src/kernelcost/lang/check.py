@@ -9,6 +9,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, ErrorCode, SpecCheckError, did_you_mean
+from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import (
     ELEMENT_BYTES,
@@ -212,16 +213,16 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             self.error(Code.UNKNOWN_ELEMENT_TYPE, let.span, f"unknown element type `{let.dtype}`",
                        did_you_mean(let.dtype, ELEMENT_BYTES)
                        or "element types: " + ", ".join(ELEMENT_BYTES))
-        level = "registers"
+        level = Level.REGISTERS
         if let.level is not None:
             if let.level.id not in LEVELS:
                 self._unknown_level(let.level)
-            elif let.level.id == "global":
+            elif let.level.id == Level.GLOBAL:
                 self.error(Code.UNKNOWN_LEVEL, let.level.span,
                            "a local array lives on chip, not in `global`",
                            "declare a tensor (`out x: f32[...]`) for data in global memory")
             else:
-                level = let.level.id
+                level = Level(let.level.id)
         shape = tuple(self._extent(extent) for extent in let.shape)
         if not shape:
             self.error(Code.WRONG_LOCAL, let.span, f"local array `{let.name}` needs a shape",

@@ -11,6 +11,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, KcostError, did_you_mean
+from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import ELEMENT_BYTES, FUNCTIONS, LEVELS, size_symbol, to_sympy
 
@@ -164,12 +165,12 @@ class DeclarationChecks:
                        f"unknown element type `{decl.dtype.id}`",
                        did_you_mean(decl.dtype.id, ELEMENT_BYTES)
                        or "element types: " + ", ".join(ELEMENT_BYTES))
-        level = "global"
+        level = Level.GLOBAL
         if decl.level is not None:
             if decl.level.id not in LEVELS:
                 self._unknown_level(decl.level)
             else:
-                level = decl.level.id
+                level = Level(decl.level.id)
         shape = tuple(self._extent(extent) for extent in decl.shape)
         if self._declare(decl.name, decl.span, "tensor"):
             # recorded even when broken, so that its uses are checked against its rank

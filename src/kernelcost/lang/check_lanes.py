@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..base import tree as ast
 from ..base.errors import Code
+from ..base.levels import Level
 
 if TYPE_CHECKING:
     from ..base.errors import ErrorCode
@@ -39,7 +40,7 @@ class LaneChecks:
     def _swizzle(self, let: ast.Let, level: str, shape, element_bytes) -> None:
         """An XOR swizzle moves 4-byte words within rows of whole bank cycles (128 B)."""
         row_bytes = None if not shape or element_bytes is None else shape[-1] * element_bytes
-        if level != "shared" or len(shape) != 2:
+        if level != Level.SHARED or len(shape) != 2:
             self.error(Code.WRONG_LANES, let.swizzle,
                        "`swizzle` lays out the rows of a 2-D array in shared memory",
                        f"write `let {let.name}: f32[T, 32] in shared swizzle = 0`")

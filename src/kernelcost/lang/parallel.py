@@ -19,9 +19,10 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, did_you_mean
+from ..base.levels import Level
 from ..base.records import record
 
-OPTIONS = ("threads", "registers", "cluster", "raster")
+OPTIONS = ("threads", Level.REGISTERS, "cluster", "raster")
 RASTERS = ("row", "column", "grouped")
 
 
@@ -73,7 +74,7 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
                                       "write `parallel(threads = 256)`: the threads of one "
                                       "block, which occupancy counts", code=Code.WRONG_PARALLEL))
     threads = _size(values.get("threads"), size_expr, "a thread count", diagnostics)
-    registers = _size(values.get("registers"), size_expr, "a register count", diagnostics)
+    registers = _size(values.get(Level.REGISTERS), size_expr, "a register count", diagnostics)
     cluster_axis, cluster_size = None, sympy.Integer(1)
     if "cluster" in values:
         option = values["cluster"]

@@ -24,6 +24,7 @@ import dataclasses
 import sympy
 
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import ELEMENT_BYTES, PRECISION_OF_TYPE
 from .check import CheckedKernel
@@ -132,7 +133,7 @@ def at_precision(checked: CheckedKernel, precision: str
                                   tensor.element_bytes, size))
     locals_ = {}
     for name, dtype in checked.locals.items():
-        after = _mapped(dtype, "register", "registers", own, target)
+        after = _mapped(dtype, "register", Level.REGISTERS, own, target)
         locals_[name] = dtype if after is None else after
         if after is not None and name not in tensors:
             changes.append(TypeChange(name, "register", dtype, after, ELEMENT_BYTES[dtype],
@@ -146,7 +147,7 @@ def _mapped(dtype: str, role: str, level: str, own: str, target: Format) -> str 
     """The type an element of `dtype` takes at the target precision, or None: unchanged."""
     of_spec = PRECISION_OF_TYPE.get(dtype) == own
     if role in ("local", "register"):
-        if of_spec and level == "shared":
+        if of_spec and level == Level.SHARED:
             after = target.operand
         elif dtype in FLOAT_ACCUMULATORS:
             after = target.accumulator

@@ -12,6 +12,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, SizeError, SpecCheckError
+from ..base.levels import Level
 from ..base.symbols import LEVELS, iterator_symbol, size_symbol, to_sympy
 from ..count.cost import WORK_CLASSES
 from ..lang.check import CheckedKernel
@@ -139,7 +140,7 @@ class _Compiler:
             if tensor in scope.tensors:
                 return scope.level
         level = self.kernel.tensors[tensor].level
-        return "l2" if self.grid is not None and level == "global" else level
+        return Level.L2 if self.grid is not None and level == Level.GLOBAL else level
 
     def statement(self, stmt: ast.Assign | ast.Let, keeps) -> StatementPlan:
         accesses = [self.access(tensor, indices, False, None, keeps)
@@ -188,7 +189,7 @@ class _Compiler:
         index = compile_index(indices, self.sizes)
         if declared.role == "local":  # lives in its level: every access is served there
             return AccessPlan(index, (footprint[tensor],), (tensor, declared.level))
-        if self.grid is not None and declared.level == "global":
+        if self.grid is not None and declared.level == Level.GLOBAL:
             return self._block_access(tensor, index, is_write, accumulated, keeps)
         chain = [scope for scope in keeps if tensor in scope.tensors]  # empty when forced
         sets = [footprint[tensor], *self._fill_sets(tensor, chain, is_write, accumulated)]
@@ -230,7 +231,7 @@ class _Compiler:
         if chain:
             move = (tensor, chain[-1].level)
         elif self.direct_reuse == "none":
-            move = (tensor, "l2")
+            move = (tensor, Level.L2)
         elif not (is_out_accumulation and self._encloses_reduction(WholeBlock(
                 self.grid.iterators), accumulated)):
             sets.append(self.blocks.direct[(tensor, kind)])
@@ -286,7 +287,7 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
         plan.execute(env, budget)
     _check_inside_shapes(kernel, values, compiler)
     if compiler.blocks is not None:
-        budget.moves.update({(tensor, "l2"): elements for tensor, elements
+        budget.moves.update({(tensor, Level.L2): elements for tensor, elements
                              in compiler.blocks.l2_fill_elements().items()})
     units = {mma.key: unit_of(mma, compiler.largest) for mma in compiler.mmas}
     blocks = () if compiler.blocks is None else tuple(
@@ -348,7 +349,7 @@ def _compulsory(compiler: _Compiler) -> Fraction:
     the elements it writes, once each."""
     total = Fraction(0)
     for tensor, declared in compiler.kernel.tensors.items():
-        if declared.role == "local" or declared.level != "global":
+        if declared.role == "local" or declared.level != Level.GLOBAL:
             continue
         reads = 0 if declared.role == "out" else len(compiler.footprint_reads[tensor])
         total += compiler.element_bytes[tensor] * (reads + len(compiler.footprint_writes[tensor]))

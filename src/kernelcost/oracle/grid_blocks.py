@@ -15,9 +15,10 @@ from collections.abc import Callable
 from dataclasses import field
 from fractions import Fraction
 
+from ..base.levels import Level
 from ..base.records import record
 
-ON_CHIP = ("shared", "registers")
+ON_CHIP = (Level.SHARED, Level.REGISTERS)
 
 
 @record
@@ -56,7 +57,7 @@ class BlockState:
 
     def close(self, env: dict, statements, moves: Counter) -> None:
         for (tensor, _kind), elements in self.direct.items():
-            moves[(tensor, "l2")] += len(elements)
+            moves[(tensor, Level.L2)] += len(elements)
         work: Counter = Counter()
         for plan, before in zip(statements, self._executions):
             for work_class, operations in plan.work.items():

@@ -10,6 +10,7 @@ from dataclasses import field
 from fractions import Fraction
 
 from ..base.errors import BudgetError, Code, Diagnostic
+from ..base.levels import Level
 from ..base.records import record
 from .exprs import normal
 from .grid_blocks import BlockState
@@ -145,7 +146,7 @@ class ScopeState:
         outer_values = {name: env[name] for name in self.outer_iterators}
         self.entries.append(ScopeEntry(outer_values, reads, writes))
         for tensor, level in self.fill_levels.items():
-            if level == "l2" and self.blocks is not None:
+            if level == Level.L2 and self.blocks is not None:
                 step = (self.index, *(env[name] for name in self.outer_iterators
                                       if name not in self.blocks.iterators))
                 self.blocks.fill_from_l2(env, step, tensor, self.read_sets[tensor], "read")

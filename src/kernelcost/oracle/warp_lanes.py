@@ -14,6 +14,7 @@ from dataclasses import field
 
 from ..base import tree as ast
 from ..base.errors import BudgetError, Code, Diagnostic
+from ..base.levels import Level
 from ..base.records import record
 from ..lang.check import CheckedKernel
 from .exprs import as_function, compile_expr, resolve_sizes, sympy_substitution, sympy_value
@@ -152,16 +153,16 @@ class _Walker:
         for names, keep_level in keeps:
             if tensor in names:
                 level = keep_level
-        if level in ("global", "l2"):
-            return "global"
-        return "shared" if level == "shared" else None
+        if level in (Level.GLOBAL, Level.L2):
+            return Level.GLOBAL
+        return Level.SHARED if level == Level.SHARED else None
 
     @staticmethod
     def _count_warp(counts: LaneCounts, lanes: dict[int, int]) -> None:
         element = counts.element_bytes
         counts.instructions += 1
         counts.useful_B += element * len(lanes)
-        if counts.level == "global":
+        if counts.level == Level.GLOBAL:
             sectors = {byte // 32 for address in lanes.values()
                        for byte in range(address, address + element)}
             counts.sectors += len(sectors)

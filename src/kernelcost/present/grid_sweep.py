@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import numpy
 import sympy
 
+from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost
 from ..count.values import evaluate, exact
@@ -56,7 +57,7 @@ class GridSweep:
         self.rates += [exact(machine.bandwidth(level)) for level in self.levels]
         self.names = tuple([machine.ceiling(precision, cls).name for cls in work]
                            + [f"{level} bandwidth" for level in self.levels])
-        sized = [grid.on_chip.get(level, 0) for level in ("shared", "registers")]
+        sized = [grid.on_chip.get(level, 0) for level in (Level.SHARED, Level.REGISTERS)]
         sized += [grid.threads, grid.registers or 0, grid.cluster_size]
         moves = any(symbol in evaluate(sympy.sympify(expr), self.substitutions).free_symbols
                     for expr in sized)

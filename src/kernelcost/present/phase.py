@@ -19,11 +19,12 @@ from ..algebra.quotients import cancel
 from ..analysis.api import Spec, load
 from ..answers.tune import DEVICE_LABEL, Evaluator, fixed_values
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.levels import Level
 from ..base.records import record
 from ..base.tree import Span
 from ..lang.settings import without
 
-CATEGORIES = ("HBM", "L2", "shared", "tensor", "vector", "SFU", "does not fit")
+CATEGORIES = ("HBM", "L2", Level.SHARED, "tensor", "vector", "SFU", "does not fit")
 COLOURS = ("#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#1f77b4", "#9467bd", "#7f7f7f")
 LEVEL_OF = {label: level for level, label in DEVICE_LABEL.items()}
 
@@ -166,7 +167,7 @@ def _fits(spec, machine, evaluator, x, y) -> list[Curve]:
         needs = dict(cost.grid.on_chip)
     else:
         for scope in cost.scopes:
-            if scope.level in ("shared", "registers"):
+            if scope.level in (Level.SHARED, Level.REGISTERS):
                 needs[scope.level] = needs.get(scope.level, 0) + scope.held_bytes * scope.stages
     curves = []
     xs_symbol, ys_symbol = evaluator.symbols

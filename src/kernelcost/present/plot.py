@@ -24,6 +24,7 @@ import numpy
 
 from ..answers.model import Verdict
 from ..base.errors import Code, Diagnostic, InputOutputError
+from ..base.levels import Level
 from ..base.outputs import check_output, write_via_temporary
 from ..base.units import si
 from ..hardware.machine import Machine
@@ -33,9 +34,11 @@ from .scene import LEVEL_NAMES, KernelMarks, Scene, scene, verdict_scene
 # Okabe & Ito (2008), the colour-blind-safe palette (yellow left out: unreadable on white),
 # one colour per kernel
 KERNEL_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
-LEVEL_MARKERS = {"global": "o", "l2": "s", "shared": "^", "registers": "v"}
-SLOPE_GREYS = {"global": "#333333", "l2": "#777777", "shared": "#aaaaaa",
-               "registers": "#cccccc"}
+LEVEL_MARKERS: dict[str, str] = {Level.GLOBAL: "o", Level.L2: "s", Level.SHARED: "^",
+                                 Level.REGISTERS: "v"}
+SLOPE_GREYS: dict[str, str] = {Level.GLOBAL: "#333333", Level.L2: "#777777",
+                               Level.SHARED: "#aaaaaa",
+               Level.REGISTERS: "#cccccc"}
 ROOF_COLOUR = "#222222"
 ROOF_STYLES = {"tensor": "-", "vector": "--", "sfu": ":"}
 ACHIEVED_MARKERS = {"measured": "*", "model": "P"}

@@ -18,6 +18,7 @@ from ..answers.answer import refuse_verdict_sizes
 from ..answers.efficiency import measured_efficiency
 from ..answers.model import Verdict, verdict
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.levels import Level
 from ..base.records import record
 from ..base.units import plain, si
 from ..base.watchdog import stage
@@ -27,8 +28,10 @@ from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_
 from ..lang.sizerange import SizeRange
 from .trajectory import Note, Trajectory, trajectory, value_text
 
-SLOPE_LEVELS = ("global", "l2", "shared")  # the chapter's hierarchy; registers when used
-LEVEL_NAMES = {"global": "HBM", "l2": "L2", "shared": "shared", "registers": "registers"}
+# the chapter's hierarchy; registers when used
+SLOPE_LEVELS = (Level.GLOBAL, Level.L2, Level.SHARED)
+LEVEL_NAMES: dict[str, str] = {Level.GLOBAL: "HBM", Level.L2: "L2", Level.SHARED: Level.SHARED,
+                               Level.REGISTERS: Level.REGISTERS}
 # a derated point less than this far under its roof would hide under the point itself
 VISIBLE_DERATE = 0.8
 

@@ -13,6 +13,7 @@ import sympy
 from ..analysis.api import Spec, _numeric_values
 from ..answers.lower import LevelBound
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.levels import Level
 from ..base.records import record
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 
@@ -54,7 +55,8 @@ def slope(spec: Spec, result: LevelBound, machine, raw: dict) -> Slope:
                    for level, q in traffic.items())
     capacities = []
     if machine is not None:
-        registers, shared, l2 = (machine.capacity(lv) for lv in ("registers", "shared", "l2"))
+        registers, shared, l2 = (machine.capacity(level)
+                                 for level in (Level.REGISTERS, Level.SHARED, Level.L2))
         for name, value in (("registers per SM", registers), ("shared per SM", shared),
                             ("registers + shared per SM",
                              registers + shared if registers and shared else None),

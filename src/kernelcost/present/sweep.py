@@ -25,6 +25,7 @@ from ..algebra.sympy_scope import patched
 from ..analysis.api import Analysis, Spec, load, numeric_values
 from ..answers.solve import parameter_symbol
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.levels import Level
 from ..base.records import record
 from ..base.watchdog import extend
 from ..count.cost import Cost, main_work_class
@@ -229,8 +230,9 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str,
     ridges = {}
     levels = list(result.traffic.items())
     if roofs is not None:  # as execution.grid_verdict orders them
-        levels = sorted(levels, key=lambda item: ("shared", "l2", "global").index(item[0])
-                        if item[0] in ("shared", "l2", "global") else 3)
+        order = (Level.SHARED, Level.L2, Level.GLOBAL)
+        levels = sorted(levels, key=lambda item: order.index(item[0])
+                        if item[0] in order else 3)
     for level, amount in levels:
         bandwidth = machine.bandwidth(level)
         if bandwidth is None:  # the model leaves such a level out of t_min too

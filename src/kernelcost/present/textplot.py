@@ -16,14 +16,17 @@ import math
 from collections.abc import Sequence
 
 from ..answers.model import Verdict, verdict
+from ..base.levels import Level
 from ..base.records import record
 from ..base.units import plain, si
 from ..hardware.machine import Machine
 
 HEIGHT = 12  # rows of the plotting area
 LABEL_WIDTH = 6  # the y tick labels: "100T "
-LEVEL_NAMES = {"global": "HBM", "l2": "L2", "shared": "shared", "registers": "registers"}
-LEVEL_MARKS = {"global": "H", "l2": "L", "shared": "S", "registers": "R"}
+LEVEL_NAMES: dict[str, str] = {Level.GLOBAL: "HBM", Level.L2: "L2", Level.SHARED: Level.SHARED,
+                               Level.REGISTERS: Level.REGISTERS}
+LEVEL_MARKS: dict[str, str] = {Level.GLOBAL: "H", Level.L2: "L", Level.SHARED: "S",
+                               Level.REGISTERS: "R"}
 
 ROOF, SLOPE, RIDGE, AXIS_Y, AXIS_X, CORNER = "─", "╱", "┬", "│", "─", "└"
 X_ARROW = "→ FLOP/B"

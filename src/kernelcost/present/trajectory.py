@@ -10,6 +10,7 @@ import numpy
 
 from ..analysis.api import Spec
 from ..answers.solve import capacity_crossings, ridge_crossings
+from ..base.levels import Level
 from ..base.records import record
 from ..base.units import binary, plain
 from ..hardware.machine import Machine
@@ -20,7 +21,7 @@ from .sweep import sweep
 PATH_POINTS = 400  # a smooth path on log axes
 PATH_MARKS = 6  # sizes marked along a path, equally spaced on the log axis
 SIDE_SIGNS = {"<=": "≤", ">=": "≥"}
-ON_CHIP = ("shared", "registers")
+ON_CHIP = (Level.SHARED, Level.REGISTERS)
 
 
 @record

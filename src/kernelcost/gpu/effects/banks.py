@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sympy
 
+from ...base.levels import Level
 from ...base.units import si
 from ...count.cost import Cost
 from ..derates import At, Derate
@@ -29,18 +30,18 @@ class BankConflicts:
 
 def bank_derate(found: tuple[Transfer, ...], cost: Cost, at: At) -> Derate | None:
     """The shared bandwidth kept under the bank conflicts of the lanes accesses."""
-    at_shared = [t for t in found if t.access.level == "shared"]
+    at_shared = [t for t in found if t.access.level == Level.SHARED]
     waste = sum((t.waste_B for t in at_shared), sympy.Integer(0))
     if waste == 0:
         return None
-    counted = at(cost.traffic.get("shared", 0))
+    counted = at(cost.traffic.get(Level.SHARED, 0))
     if not counted.is_number or counted <= 0:
         return None
     worst = max(at_shared, key=lambda t: t.ratio)
     return Derate(BANK_CONFLICTS, counted / (counted + waste), (
         f"shared-memory bank conflicts (32 banks of 4 B): the shared bandwidth serves "
         f"{si(float(counted + waste), 'B')} of wavefronts for {si(float(counted), 'B')} "
-        f"(worst: {worst.access.text}, {way(worst.ratio)})"), "shared")
+        f"(worst: {worst.access.text}, {way(worst.ratio)})"), Level.SHARED)
 
 
 def way(degree: sympy.Expr) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sympy
 
+from ...base.levels import Level
 from ...base.records import record
 from ...base.units import si
 from ...count.cost import Cost
@@ -30,8 +31,10 @@ from .context import EffectContext
 
 LATENCY = "latency"
 VECTOR_BYTES = 16  # the widest load one thread issues (ld.global.v4.b32, LDG.128)
-LITTLE_LEVELS = ("global", "l2", "shared")  # where Little's law is checked, slowest first
-LATENCY_WORDS = {"global": "DRAM", "l2": "L2 hit", "shared": "shared-memory"}
+# where Little's law is checked, slowest first
+LITTLE_LEVELS = (Level.GLOBAL, Level.L2, Level.SHARED)
+LATENCY_WORDS: dict[str, str] = {Level.GLOBAL: "DRAM", Level.L2: "L2 hit",
+                                 Level.SHARED: "shared-memory"}
 
 
 class Latency:
@@ -87,7 +90,7 @@ def in_flight(cost: Cost, machine: Machine, level: str, occ: Occupancy, at: At,
         return None
     latency_s = exact(latency.cycles) / exact(latency.clock_Hz)
     threads = at(grid.threads)
-    if level == "shared":
+    if level == Level.SHARED:
         per_block, how = _shared_loads(cost, threads, at)
     else:
         per_block, how = _global_loads(cost, threads, at)
@@ -109,7 +112,7 @@ def in_flight(cost: Cost, machine: Machine, level: str, occ: Occupancy, at: At,
 def _global_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, str]:
     """What one block keeps in flight toward L2 and DRAM: its shared tiles, else one load per
     thread of each global tensor it reads."""
-    tiles = [scope for scope in cost.scopes if scope.level == "shared"
+    tiles = [scope for scope in cost.scopes if scope.level == Level.SHARED
              and at(scope.stages).is_number and at(scope.held_bytes).is_number]
     if tiles:
         per_block = sum(at(scope.stages) * at(scope.held_bytes) for scope in tiles)
@@ -131,7 +134,7 @@ def _shared_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, 
     tensors: list[str] = []
     loads: list[sympy.Expr] = []
     for scope in cost.scopes:
-        if scope.level != "shared":
+        if scope.level != Level.SHARED:
             continue
         for tensor in scope.tensors:
             element = at(cost.footprints[tensor].element_bytes)

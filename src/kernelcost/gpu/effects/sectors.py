@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sympy
 
+from ...base.levels import Level
 from ...base.units import si
 from ...count.cost import Cost
 from ..derates import At, Derate
@@ -41,11 +42,11 @@ def sector_derates(found: tuple[Transfer, ...], cost: Cost, at: At,
     """The derates of the L1<->L2 link (level l2) and of HBM (global); none where every warp
     is coalesced.
     `global_B`: the bytes t_model already puts on the global bandwidth."""
-    at_global = [t for t in found if t.access.level == "global"]
+    at_global = [t for t in found if t.access.level == Level.GLOBAL]
     waste = sum((t.waste_B for t in at_global), sympy.Integer(0))
     if waste == 0:
         return []
-    counted = at(cost.traffic.get("l2", 0))
+    counted = at(cost.traffic.get(Level.L2, 0))
     if not counted.is_number or counted <= 0:
         return []
     factor = counted / (counted + waste)
@@ -55,12 +56,12 @@ def sector_derates(found: tuple[Transfer, ...], cost: Cost, at: At,
              f"{_times(worst.ratio)} its useful bytes)")
     seen, reasons = _dram_seen(at_global, cost, at)
     if global_B is not None and seen.is_number and seen - global_B > global_B * NEGLIGIBLE:
-        return [Derate(SECTORS, factor, moved, "l2"),
+        return [Derate(SECTORS, factor, moved, Level.L2),
                 Derate(DRAM_SECTORS, global_B / seen, (
                     f"HBM sees whole sectors through L2: {reasons}: {si(float(seen), 'B')} "
-                    f"where t_model counted {si(float(global_B), 'B')}"), "global")]
+                    f"where t_model counted {si(float(global_B), 'B')}"), Level.GLOBAL)]
     hbm = f"; HBM: {reasons}" if reasons else ""
-    return [Derate(SECTORS, factor, moved + hbm, "l2")]
+    return [Derate(SECTORS, factor, moved + hbm, Level.L2)]
 
 
 def _dram_seen(at_global: list[Transfer], cost: Cost, at: At) -> tuple[sympy.Expr, str]:

@@ -3,12 +3,14 @@ and the clauses the answer sentence gains for a parallel spec or a kernel that d
 
 from __future__ import annotations
 
+from ...base.levels import Level
 from ...base.units import binary, si
 from ...gpu.effects.banks import way
 from .cells import PER_WORDS, formula, value_of
 from .times import fill_json
 
-LEVEL_WORDS = {"shared": "shared memory", "registers": "registers", "threads": "threads",
+LEVEL_WORDS: dict[str, str] = {Level.SHARED: "shared memory", Level.REGISTERS: Level.REGISTERS,
+                               "threads": "threads",
                "cluster": "a thread-block cluster"}
 
 
@@ -51,7 +53,7 @@ def transfer_json(found) -> dict:
     row = {"access": access.text, "tensor": access.tensor, "write": access.is_write,
            "level": access.level, "warp_instructions": value_of(found.instructions),
            "useful_B": value_of(found.useful_B)}
-    if access.level == "global":
+    if access.level == Level.GLOBAL:
         return {**row, "sectors_per_warp": found.per_warp, "l1_l2_B": value_of(found.cost_B),
                 "ratio": value_of(found.ratio)}
     return {**row, "wavefronts_per_warp": found.per_warp,
@@ -67,7 +69,7 @@ def transfer_lines(verdict) -> list[str]:
     for found in verdict.grid.transfers:
         access = found.access
         kind = "write" if access.is_write else "read"
-        if access.level == "global":
+        if access.level == Level.GLOBAL:
             lines.append(f"  lanes: {access.text} ({kind}) {found.per_warp} sectors a warp "
                          f"instruction: {si(value_of(found.cost_B), 'B')} between L1 and L2 "
                          f"for {si(value_of(found.useful_B), 'B')} useful "
