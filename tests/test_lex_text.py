@@ -7,7 +7,7 @@ no assumptions) that reach the printer too; and the precedence of a product it g
 printers is sympy's."""
 
 import sympy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_quotients import expressions, wide_expressions
 
@@ -98,3 +98,23 @@ def test_a_form_printed_again_is_sympys_text_wherever_it_stands():
     for form in (inner * T + 1, inner, floating + M, floating, sympy.Min(floating, inner),
                  floating):
         assert_printed_as_sympy(form)
+
+
+QUOTIENT_FACTORS = [*PRODUCT_FACTORS, 1 / (N + 1), (M + 2 * T)**-2, 1 / (N * M + 1), N**-1, T**-3,
+                    sympy.Rational(-7, 3), sympy.Rational(9, 4), sympy.Integer(-1),
+                    sympy.Pow(N * M, -1, evaluate=False), sympy.Pow(N**2, -1, evaluate=False),
+                    sympy.ceiling(N * M / 152)**-1, sympy.Max(N, 2 * M)**-2, 2**N, N**M,
+                    N**(-M), sympy.sqrt(N + 1), 1 / sympy.sqrt(M), sympy.Symbol("x")]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(QUOTIENT_FACTORS), min_size=1, max_size=5), st.booleans())
+def test_a_product_prints_as_sympy_prints_it(factors, evaluate):
+    """The package's product printer (each list ordered alone, numerator and denominator)
+    against StrPrinter._print_Mul: a rational times powers over sums, negative coefficients,
+    powers -1 of products, products left unevaluated."""
+    product = sympy.Mul(*factors, evaluate=evaluate)
+    assume(product.args[0] is not sympy.nan if product.is_Mul else True)  # sympy's raises
+    assert_printed_as_sympy(product)
+    assert_printed_as_sympy(product + N)
+    assert_printed_as_sympy(sympy.Function("f")(product, M))

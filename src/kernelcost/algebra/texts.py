@@ -23,9 +23,10 @@ from __future__ import annotations
 import sympy
 from sympy.core.expr import Expr
 from sympy.core.exprtools import decompose_power
+from sympy.core.mul import _keep_coeff
 from sympy.core.sorting import default_sort_key
 from sympy.printing import precedence as _precedence_module
-from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
 from .sympy_patch import Patch, Slot
@@ -60,6 +61,88 @@ class _MonomialPrinter(StrPrinter):
             if len(_PRINTED) < _MOST_PRINTED:
                 _PRINTED[key] = printed
         return printed
+
+    def _print_Mul(self, expr) -> str:
+        """StrPrinter._print_Mul(expr), the same text: where the product is evaluated, commutes
+        and its coefficient is rational, its factors are sorted (by sympy's sort key) only
+        within the numerator and within the denominator, the two lists the text writes; the
+        rational, first in sympy's order, is first in each. Anything else is sympy's."""
+        parts = _numerator_and_denominator(expr) if self.order not in ("old", "none") else None
+        if parts is None:
+            return super()._print_Mul(expr)
+        sign, a, b, pow_paren = parts
+        prec = precedence(expr)
+        a_str = [self.parenthesize(x, prec, strict=False) for x in a]
+        b_str = [self.parenthesize(x, prec, strict=False) for x in b]
+        for item in pow_paren:  # a power -1 of a product or power: bracketed (sympy's #14160)
+            if item.base in b:
+                b_str[b.index(item.base)] = f"({b_str[b.index(item.base)]})"
+        if not b:
+            return sign + "*".join(a_str)
+        if len(b) == 1:
+            return sign + "*".join(a_str) + "/" + b_str[0]
+        return sign + "*".join(a_str) + "/(" + "*".join(b_str) + ")"
+
+
+def _numerator_and_denominator(expr: sympy.Mul) -> tuple | None:
+    """(sign, numerator items, denominator items, powers -1 to bracket) as StrPrinter's
+    _print_Mul gathers them from the ordered factors, or None where it would not (a product
+    left unevaluated, a factor that does not commute, a coefficient that is not rational)."""
+    args = expr.args
+    if args[0] is sympy.S.One or any(
+            isinstance(a, sympy.Number) or (a.is_Pow and all(ai.is_Integer for ai in a.args))
+            for a in args[1:]):
+        return None  # sympy's unevaluated product
+    if not all(a.is_commutative for a in args):
+        return None
+    c, e = expr.as_coeff_Mul()
+    if not c.is_Rational:
+        return None
+    sign = ""
+    if c.p < 0:
+        expr, sign = _keep_coeff(-c, e), "-"
+    rational, numerator, denominator = [], [], []
+    for item in sympy.Mul.make_args(expr):
+        if isinstance(item, sympy.Pow) and bool(item.exp.as_coeff_Mul()[0] < 0):
+            denominator.append(item)
+        elif isinstance(item, sympy.Number):
+            rational.append(item)
+        else:
+            numerator.append(item)
+    if len(rational) > 1 or not all(item.is_Rational for item in rational):
+        return None  # numbers sympy orders among themselves
+    if len(numerator) > 1:
+        numerator.sort(key=lambda item: item.sort_key(order=None))
+    if len(denominator) > 1:
+        denominator.sort(key=lambda item: item.sort_key(order=None))
+    a: list[sympy.Expr] = []
+    b: list[sympy.Expr] = []
+    for number in rational:  # a number sorts first: numerator p, denominator q
+        if number.p != 1:
+            a.append(sympy.Rational(number.p))
+        if number.q != 1:
+            b.append(sympy.Rational(number.q))
+    a.extend(numerator)
+    pow_paren = []
+    for item in denominator:
+        if item.exp is not sympy.S.NegativeOne:
+            b.append(_inverted(item))
+        else:
+            if len(item.args[0].args) != 1 and isinstance(item.base, (sympy.Mul, sympy.Pow)):
+                pow_paren.append(item)
+            b.append(item.base)
+    return sign, a or [sympy.S.One], b, pow_paren
+
+
+def _inverted(item: sympy.Pow) -> sympy.Expr:
+    """StrPrinter._print_Mul's apow: the power with its exponent negated, unevaluated."""
+    base, exponent = item.as_base_exp()
+    eargs = list(sympy.Mul.make_args(exponent))
+    if eargs[0] is sympy.S.NegativeOne:
+        eargs = eargs[1:]
+    else:
+        eargs[0] = -eargs[0]
+    return item.func(base, sympy.Mul._from_args(eargs), evaluate=False)
 
 
 def _ordered_terms(expr: sympy.Add, order=None, data=False) -> list[sympy.Expr]:
