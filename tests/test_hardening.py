@@ -419,3 +419,13 @@ def test_a_residency_left_symbolic_by_an_unset_size_gives_no_latency_derate(caps
     assert code == 0
     verdicts = json.loads(out)["verdicts"]
     assert {row["machine"] for row in verdicts} >= {"mi250x", "h100"}
+
+
+def test_a_zero_divisor_in_an_assumption_is_a_broken_fact(capsys, tmp_path):
+    """`assume 0 | d` took d % 0 (ZeroDivisionError, exit 3: the campaign, seed 36, input
+    8806): 0 divides only 0, so at any positive size the fact is broken, and said so."""
+    spec = tmp_path / "zero.kcost"
+    spec.write_text("kernel zero(n, d = 1) {\n    assume 0 | d\n    in x: f32[n]\n"
+                    "    out y: f32[n]\n    for i in 0..n {\n        y[i] = 2 * x[i]\n    }\n}\n")
+    code, out, err = run(capsys, "analyze", spec, "--set", "n=64", "--no-verify")
+    assert code == 0 and "`assume 0 | d` does not hold at 0 = 0, d = 1" in out + err

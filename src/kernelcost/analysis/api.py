@@ -231,7 +231,7 @@ def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:
     for divisor, dividend in checked.divisibility:
         divisor_value, dividend_value = divisor.subs(values), dividend.subs(values)
         whole = divisor_value.is_Integer and dividend_value.is_Integer
-        if whole and dividend_value % divisor_value:
+        if whole and (divisor_value == 0 or dividend_value % divisor_value):  # 0 | n: n = 0
             broken.append(f"`assume {divisor} | {dividend}` does not hold at "
                           f"{divisor} = {divisor_value}, {dividend} = {dividend_value}")
         elif divisor_value.is_number and dividend_value.is_number and not (
