@@ -123,6 +123,23 @@ def _one_sum(summand: Callable, first: float, count: float, arguments: tuple) ->
     return total
 
 
+class NestedMinMax:
+    """For a numpy printer: Max and Min as nested two-argument calls. numpy's printer writes
+    them through functools.reduce, a name lambdify leaves undefined with a custom printer."""
+
+    def _print_Max(self, expr):
+        return self._nested("numpy.maximum", expr.args)
+
+    def _print_Min(self, expr):
+        return self._nested("numpy.minimum", expr.args)
+
+    def _nested(self, function: str, args) -> str:
+        text = self._print(args[-1])  # type: ignore[attr-defined]  # the printer's
+        for arg in reversed(args[:-1]):
+            text = f"{function}({self._print(arg)}, {text})"  # type: ignore[attr-defined]
+        return text
+
+
 @functools.cache
 def _sum_printer() -> type:
     """numpy code in which a Sum is a call `_nsum(lambda t, sizes...: summand, low, high,
@@ -132,7 +149,7 @@ def _sum_printer() -> type:
     use: the numpy printer is loaded only by a form that keeps a Sum."""
     from sympy.printing.numpy import NumPyPrinter
 
-    class SumPrinter(NumPyPrinter):
+    class SumPrinter(NestedMinMax, NumPyPrinter):
         def _print_Sum(self, expr):
             function = expr.function
             for index, low, high in expr.limits:  # the first limit is the innermost
@@ -147,18 +164,6 @@ def _sum_printer() -> type:
 
         def _print__Printed(self, expr):
             return expr.text
-
-        def _print_Max(self, expr):
-            return self._nested("numpy.maximum", expr.args)
-
-        def _print_Min(self, expr):
-            return self._nested("numpy.minimum", expr.args)
-
-        def _nested(self, function: str, args) -> str:
-            text = self._print(args[-1])
-            for arg in reversed(args[:-1]):
-                text = f"{function}({self._print(arg)}, {text})"
-            return text
 
     return SumPrinter
 

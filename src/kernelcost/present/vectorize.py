@@ -11,7 +11,7 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import PRECEDENCE
 
-from ..algebra.numeric_sums import has_sum
+from ..algebra.numeric_sums import NestedMinMax, has_sum
 from ..algebra.numeric_sums import vectorized as summed
 
 
@@ -38,7 +38,7 @@ def _float(expr: sympy.Expr) -> float:
         return math.inf if expr > 0 else -math.inf
 
 
-class _MultiplyingPrinter(NumPyPrinter):
+class _MultiplyingPrinter(NestedMinMax, NumPyPrinter):
     """Writes N**3 as N*N*N: numpy raises floats to a power other than 2 through `pow`,
     several times slower than the multiplications, and the closed forms are polynomials."""
 
@@ -48,20 +48,6 @@ class _MultiplyingPrinter(NumPyPrinter):
             base = self.parenthesize(expr.base, PRECEDENCE["Mul"])
             return "*".join([base] * int(exponent))
         return super()._print_Pow(expr, rational=rational)
-
-    # numpy's printer writes Max and Min through functools.reduce, a name lambdify leaves
-    # undefined with a custom printer; nested two-argument calls need no import
-    def _print_Max(self, expr):
-        return self._nested("numpy.maximum", expr.args)
-
-    def _print_Min(self, expr):
-        return self._nested("numpy.minimum", expr.args)
-
-    def _nested(self, function: str, args) -> str:
-        text = self._print(args[-1])
-        for arg in reversed(args[:-1]):
-            text = f"{function}({self._print(arg)}, {text})"
-        return text
 
 
 def evaluate_array(function, sizes: numpy.ndarray) -> numpy.ndarray:
