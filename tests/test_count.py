@@ -2,6 +2,7 @@
 
 import sympy
 from conftest import size
+from known_cases import KNOWN_CASES
 
 import kernelcost
 
@@ -495,18 +496,7 @@ def test_clipped_cluster_tiles_keep_their_multicast():
         assert not result.mismatches
 
 
-EMPTY_FIRST_BLOCK = """kernel empty_first_block(N, T) {
-    assume T | N
-    in x: f32[N]
-    out y: f32[N, N]
-    for i0 in 0..N by T parallel(threads = 32, cluster i0 = 2) {
-        keep x in shared {
-            for k in 0..i0 {
-                y[i0, k] = 2 * x[1]
-            }
-        }
-    }
-}"""
+EMPTY_FIRST_BLOCK = KNOWN_CASES["loop-empty-in-the-first-block-of-a-cluster"][0]
 
 
 def test_a_loop_empty_in_some_blocks_of_a_cluster_bounds_its_fills():
