@@ -84,7 +84,7 @@ def answers(analysis: Analysis, machines: Sequence[str | Machine], precisions: l
                     crossing for level in roof_levels(cost, machine)
                     for crossing in equations[precision].at(level).crossings(machine, precision))
             efficiency = None
-            if measurement and result.binding_term() is not None:
+            if measurement and result.binding is not None:
                 from .efficiency import measured_efficiency
 
                 efficiency = measured_efficiency(result, **measurement)

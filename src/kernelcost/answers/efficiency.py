@@ -49,7 +49,7 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
         raise MeasurementError(Code.MEASUREMENT_AMBIGUOUS, Diagnostic(
             None, "give one measurement: a time, a FLOP/s or a B/s",
             f"got {', '.join(given) or 'none'}"))
-    binding = result.binding_term()
+    binding = result.binding
     if binding is None:
         raise SizeError(Code.SIZES_UNSET, Diagnostic(
             None,

@@ -207,9 +207,6 @@ class Verdict(Drawable):
                         for d in self.derates],
         } for level in self.levels]
 
-    def binding_term(self) -> TimeTerm | None:
-        return self.binding
-
     @property
     def bound(self) -> str | None:
         """The binding term's name, as the reports and the JSON give it."""

@@ -281,7 +281,7 @@ def _verdict_points(result: Verdict, levels: Sequence[str]) -> dict[str, Point]:
 
 
 def _binding(result: Verdict, points: dict[str, Point]) -> str | None:
-    term = result.binding_term()
+    term = result.binding
     if term is not None and term.kind == "traffic" and term.key in points:
         return term.key
     return None

@@ -27,7 +27,7 @@ def binding_level(result):
         UNBOUNDING_LEVELS,  # loaded with the verdicts: `analyze` alone has none
     )
 
-    binding = result.binding_term()
+    binding = result.binding
     if binding is not None and binding.kind == "traffic":
         for level in result.levels:
             if level.level == binding.key:
