@@ -18,7 +18,7 @@ from .cost import GridCost, ScopeCost, TileBox
 from .lanes import lane_accesses
 
 if TYPE_CHECKING:
-    from ..lang.check_decls import Tensor
+    from ..lang.check_context import Tensor
     from .counting import NestCount
     from .loops import Loop
     from .nest import AccessSite

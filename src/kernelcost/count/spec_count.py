@@ -18,7 +18,7 @@ from ..base.errors import Code, Diagnostic, SizeError
 from ..base.levels import Level
 from ..base.symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
 from ..lang.check import CheckedKernel
-from ..lang.check_decls import Tensor
+from ..lang.check_context import Tensor
 from .blocks import count_grid
 from .cost import WORK_CLASSES, Contraction, Cost, ScopeCost, TensorFootprint
 from .counters import CounterView
