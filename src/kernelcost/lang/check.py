@@ -23,6 +23,7 @@ from .check_exprs import ExpressionChecks
 from .check_lanes import LaneChecks
 from .contraction import unit_problem
 from .parallel import Grid, header_iterators, read_grid
+from .requirements import Requirements, read_requirements
 from .scopes import Scope
 
 
@@ -40,6 +41,7 @@ class CheckedKernel:
     grid: Grid | None = None  # the thread blocks of a parallel spec
     items: ItemCount | None = None  # `per token = b`: what one run of the kernel handles
     precision_override: str | None = None  # set where --precision mapped the types
+    requirements: Requirements = Requirements()  # `target` and `needs`
 
     @property
     def name(self) -> str:
@@ -91,6 +93,8 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         self.diagnostics.append(Diagnostic(span, message, hint, code))
 
     def run(self) -> CheckedKernel:
+        requirements, diagnostics = read_requirements(self.kernel)
+        self.diagnostics.extend(diagnostics)
         self._parameters()
         kernel_scope = Scope()
         for item in self.kernel.items:
@@ -108,6 +112,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         return CheckedKernel(
             self.kernel, parameters, self.defaults, self.sizes, self.tensors, self.locals,
             tuple(self.divisibility), tuple(self.bounds), self.reuse, self.grid, self.items,
+            requirements=requirements,
         )
 
     def _all_inside_grid(self) -> None:
