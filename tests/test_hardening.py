@@ -31,7 +31,7 @@ def test_a_grid_at_sizes_that_break_its_assumption_is_refused_at_the_assumption(
     code, _, err = run(capsys, "analyze", HOPPER, "--set", "M=8192,N=8196,K=8192",
                        "--machine", "h100")
     assert code == 2
-    assert err.startswith(f"{HOPPER}:10:24: error[KC317]: `assume TN | N` does not hold at "
+    assert err.startswith(f"{HOPPER}:12:24: error[KC317]: `assume TN | N` does not hold at "
                           "N = 8196: 8196 is not a multiple of TN = 256")
     assert "                        ^^^^^^" in err  # under `TN | N`
     assert "give N a multiple of 256 (such as 8192)" in err
@@ -41,7 +41,7 @@ def test_the_json_error_object_places_it_too(capsys):
     code, out, _ = run(capsys, "analyze", HOPPER, "--set", "M=8192,N=8196,K=8192",
                        "--machine", "h100", "--json")
     place = json.loads(out)["error"]["place"]
-    assert code == 2 and (place["line"], place["column"]) == (10, 24)
+    assert code == 2 and (place["line"], place["column"]) == (12, 24)
 
 
 def test_a_validate_row_at_such_sizes_is_placed_at_the_row(capsys, tmp_path):
@@ -52,7 +52,7 @@ def test_a_validate_row_at_such_sizes_is_placed_at_the_row(capsys, tmp_path):
     column = len(f"gemm,{HOPPER},") + 1
     assert err.startswith(f"{results}:2:{column}: error[KC613]: gemm: `assume TN | N` does "
                           "not hold at N = 8196")
-    assert f"({HOPPER}:10:24)" in err
+    assert f"({HOPPER}:12:24)" in err
 
 
 def test_without_the_assumption_the_ragged_tiles_are_counted(capsys, tmp_path):

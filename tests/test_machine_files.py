@@ -26,14 +26,14 @@ def error_of(text: str) -> KcostError:
 
 
 @pytest.mark.parametrize("old, new, where, line", [
-    ("peak_FLOPps = 33.5e12", "peak_FLOPps = nan", "compute[0].peak_FLOPps", 32),
-    ("peak_FLOPps = 33.5e12", "peak_FLOPps = inf", "compute[0].peak_FLOPps", 32),
-    ("peak_FLOPps = 33.5e12", f"peak_FLOPps = {BIG}", "compute[0].peak_FLOPps", 32),
-    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = nan", "memory[0].bandwidth_Bps", 141),
-    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = inf", "memory[0].bandwidth_Bps", 141),
-    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = 5e-324", "memory[0].bandwidth_Bps", 141),
-    ("launch_overhead_s = 4e-6", "launch_overhead_s = nan", "launch.launch_overhead_s", 19),
-    ("launch_overhead_s = 4e-6", "launch_overhead_s = -inf", "launch.launch_overhead_s", 19),
+    ("peak_FLOPps = 33.5e12", "peak_FLOPps = nan", "compute[0].peak_FLOPps", 34),
+    ("peak_FLOPps = 33.5e12", "peak_FLOPps = inf", "compute[0].peak_FLOPps", 34),
+    ("peak_FLOPps = 33.5e12", f"peak_FLOPps = {BIG}", "compute[0].peak_FLOPps", 34),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = nan", "memory[0].bandwidth_Bps", 143),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = inf", "memory[0].bandwidth_Bps", 143),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = 5e-324", "memory[0].bandwidth_Bps", 143),
+    ("launch_overhead_s = 4e-6", "launch_overhead_s = nan", "launch.launch_overhead_s", 21),
+    ("launch_overhead_s = 4e-6", "launch_overhead_s = -inf", "launch.launch_overhead_s", 21),
     ("sm_count = 132", f"sm_count = {BIG}", "device.sm_count", 13),
 ])
 def test_bad_values_are_positioned(old, new, where, line):

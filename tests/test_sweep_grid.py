@@ -16,11 +16,12 @@ from kernelcost.cli import main
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.settings import resolve_settings
 from kernelcost.lang.sizerange import SizeRange
-from kernelcost.present.sweep import DOES_NOT_FIT, Sweeper
+from kernelcost.present.sweep import DOES_NOT_FIT, NOT_RUN, Sweeper
 
 CASES = [  # spec, machine, swept size, other sizes, range
     ("gemm_hopper", "h100", "N", {"M": "N", "K": "N"}, (256, 16384)),  # 512^3: 8 blocks
-    ("gemm_hopper", "b200", "K", {"M": 512, "N": 512}, (64, 65536)),  # K alone: 8 blocks
+    ("gemm_hopper", "h200", "K", {"M": 512, "N": 512}, (64, 65536)),  # K alone: 8 blocks
+    ("gemm_hopper", "b200", "K", {"M": 512, "N": 512}, (64, 65536)),  # sm_90a: not run
     ("gemm_hopper", "h100", "TM", {"M": 8192, "N": 8192, "K": 8192}, (16, 1024)),  # misfits
     ("flash_attention_causal", "h100", "S", {}, (128, 8192)),  # unequal blocks
     ("decode_attention", "h200", "b", {"h": 32, "L": 4096}, (1, 64)),
@@ -46,7 +47,7 @@ def test_sweep_and_analyze_agree_at_every_swept_size(spec_name, machine_id, para
         where = f"{spec_name} on {machine_id} at {parameter} = {value:g}"
         if exact.t_bound is None:
             assert math.isnan(result.t_min[position]), where
-            assert result.binding[position] == DOES_NOT_FIT, where
+            assert result.binding[position] == (NOT_RUN if exact.unsupported else DOES_NOT_FIT)
             continue
         # the sweep's time is t_min, the quantised roofs at the figures as given (t_bound
         # takes them at the maximum clock, module clocks)

@@ -44,6 +44,7 @@ from ..gpu.fits import Fit, fits_within, nest_misfits, optional_exact, scope_fit
 from ..gpu.floor import Floor, floor
 from ..gpu.occupancy import Misfit
 from ..gpu.order import check_order, divisibility_met
+from ..gpu.support import Unsupported, unsupported
 from ..gpu.warm import WarmL2, served_cost, warm_l2
 from ..hardware.clocks import at_max_clock_terms
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine
@@ -155,6 +156,7 @@ class Verdict(Drawable):
     t_max_clock: sympy.Expr | None = None  # s: max over bound_terms; t_bound where it fits
     bound_at_max_clock: str | None = None  # the term that sets it; None while undecided
     floor: Floor | None = None  # t_floor and its terms (module floor)
+    unsupported: tuple[Unsupported, ...] = ()  # `target` and `needs` the machine does not meet
 
     @property
     def t_floor(self) -> sympy.Expr | None:
@@ -171,10 +173,16 @@ class Verdict(Drawable):
         return self.nest_misfits
 
     @property
+    def runs(self) -> bool:
+        """Whether the machine runs the spec as written: its schedule fits (no misfit) and
+        its architecture and features are the machine's (module support)."""
+        return not self.misfits and not self.unsupported
+
+    @property
     def t_bound(self) -> sympy.Expr | None:
         """A lower bound on the kernel's time (s): no run can beat it, t_min's terms with
         every compute and on-chip roof at the maximum clock. None: does not fit."""
-        if self.misfits:
+        if not self.runs:
             return None
         return self.t_min if self.t_max_clock is None else self.t_max_clock
 
@@ -182,7 +190,7 @@ class Verdict(Drawable):
     def t_model(self) -> sympy.Expr | None:
         """The estimate (s): the bound, with the waves' L2 reuse and the derates for a
         parallel spec, and a warm L2 only where it fits usable L2 (module warm)."""
-        if self.misfits:
+        if not self.runs:
             return None
         if self.grid is not None:
             return self.grid.t_model
@@ -268,7 +276,8 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     l2_capacity = optional_exact(machine.capacity(Level.L2))
     misfits = (grid.occupancy.misfits if grid is not None
                else nest_misfits(cost, machine, substitutions))
-    t_kernel = (None if misfits else grid.t_model if grid is not None
+    lacks = unsupported(cost.requirements, machine)
+    t_kernel = (None if misfits or lacks else grid.t_model if grid is not None
                 else t_min if nest_t_model is None else nest_t_model)
     derates = (*(grid.derates if grid is not None else ()),
                *filter(None, [launch_derate(t_kernel, overhead)]))
@@ -277,7 +286,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
                     work_by_class, state)
     if divisibility_met(cost.divisibility, substitutions):
         check_order(machine.id, precision, substitutions, floored.seconds,
-                    None if misfits else t_max_clock, t_kernel)
+                    None if misfits or lacks else t_max_clock, t_kernel)
     regime = None if binding is None else regime_of_term(binding)
     if grid is not None and grid.fill is not None and grid.fill.binds:
         regime = UNDERFILLED
@@ -307,6 +316,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         nest_t_model=nest_t_model,
         compute_advice=compute_advice(machine, main_ceiling.name,
                                       contractions=bool(cost.contractions)),
+        unsupported=lacks,
         bound_terms=tuple(bound_terms),
         t_max_clock=t_max_clock,
         bound_at_max_clock=None if fast_binding is None else fast_binding.name,

@@ -75,6 +75,8 @@ class Code:
     INDEX_OUT_OF_EXTENT = ErrorCode(220, "an index outside the tensor's declared extent")
     ASSUMPTIONS_UNMET = ErrorCode(221, "no small sizes meet the spec's assumptions")
     WRONG_UNIT = ErrorCode(222, "`on` names units the statement cannot run on")
+    UNKNOWN_REQUIREMENT = ErrorCode(223, "a `target` or `needs` line names an architecture or "
+                                         "feature the language does not know")
     NOTHING_TO_BOUND = ErrorCode(250, "`bound`: no statement does work")
     OUTSIDE_BOUND_CLASS = ErrorCode(251, "`bound`: the nest is outside the class it bounds")
 

@@ -168,6 +168,22 @@ class ReuseSetting:
 
 
 @record
+class Target:
+    """`target sm_90a`: the architecture the spec's on-chip pattern is written for."""
+
+    architecture: Name
+    span: Span
+
+
+@record
+class Needs:
+    """`needs wgmma, tma`: hardware features the spec's on-chip pattern uses."""
+
+    features: tuple[Name, ...]
+    span: Span
+
+
+@record
 class Divides:
     divisor: Expr
     dividend: Expr
@@ -208,7 +224,7 @@ class PerItem:
     span: Span
 
 
-Item = ReuseSetting | Assume | TensorDecl | PerItem | Statement
+Item = ReuseSetting | Target | Needs | Assume | TensorDecl | PerItem | Statement
 
 
 @record

@@ -13,6 +13,7 @@ import sympy
 
 from ..algebra.quotients import readable_cancelled
 from ..base.records import record
+from ..lang.requirements import Requirements
 
 # tensor: multiply-adds of matrix contractions on the tensor units (contraction.py); fma:
 # every other multiply-add, on the vector FMA units; vector: other arithmetic; sfu: special
@@ -160,6 +161,7 @@ class Cost:
     compulsory_B: sympy.Expr | None = None  # bytes every run moves to and from global
     # memory: each element read of an `in` or `inout` tensor, each element written, once
     # (an `out` tensor's reads get what the kernel wrote); None where not counted
+    requirements: Requirements = Requirements()  # the spec's `target` and `needs`
 
     @property
     def main_class(self) -> str:

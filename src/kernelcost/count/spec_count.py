@@ -72,6 +72,7 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
         contractions=contractions,
         divisibility=tuple(checked.divisibility),
         compulsory_B=compulsory,
+        requirements=checked.requirements,
     )
 
 

@@ -23,6 +23,7 @@ import functools
 import sympy
 
 from ..algebra.decide import largest, proven_less_than, smallest
+from ..base.architectures import Feature
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import GridCost
@@ -188,7 +189,7 @@ def _cluster(size: sympy.Expr, machine: Machine, misfits: list[Misfit]) -> None:
         return
     execution = machine.execution
     most = execution.cluster_max_nonportable or execution.cluster_max_portable
-    if machine.features.has("thread_block_clusters") is False:
+    if machine.features.has(Feature.THREAD_BLOCK_CLUSTERS) is False:
         most = 1
     if most is not None and _exceeds(size, most):
         misfits.append(Misfit("cluster", size, exact(most), "cluster", "blocks"))

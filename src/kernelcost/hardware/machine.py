@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 
+from ..base.architectures import Architecture, Feature
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
 from ..base.levels import Level
 from ..base.records import record
@@ -49,9 +50,17 @@ EXECUTION_FIGURES: dict[str, type] = {
 # Hardware features a spec may need, each stated in a machine file's [features] table as
 # true or false with its source (`thread_block_clusters_source`); a feature a file does not
 # state is unknown, never assumed. Key -> what a spec uses it for.
-FEATURES: dict[str, str] = {
-    "thread_block_clusters": "`cluster AXIS = c`: blocks co-scheduled in clusters, and the "
-                             "multicast of the tiles they share",
+FEATURES: dict[Feature, str] = {
+    Feature.THREAD_BLOCK_CLUSTERS: "`cluster AXIS = c`: blocks co-scheduled in clusters, and "
+                                   "the multicast of the tiles they share",
+    Feature.TMA: "the tensor memory accelerator: bulk tensor copies between global and shared "
+                 "memory (`needs tma`)",
+    Feature.WGMMA: "warpgroup MMA reading its operands from shared memory (`needs wgmma`)",
+    Feature.SETMAXNREG: "warpgroups giving registers to one another (`needs setmaxnreg`)",
+    Feature.TCGEN05: "the fifth-generation tensor core MMA, its accumulators in tensor memory, "
+                     "two-block MMA (`needs tcgen05`)",
+    Feature.TENSOR_MEMORY: "tensor memory, a per-SM memory the tensor cores read and write "
+                           "(`needs tensor_memory`)",
 }
 
 
@@ -149,14 +158,13 @@ class Execution:
 class Features:
     """Which hardware features (FEATURES) a machine has, as its file states them."""
 
-    stated: tuple[tuple[str, bool, str], ...] = ()  # (feature key, has it, source)
+    stated: tuple[tuple[Feature, bool, str], ...] = ()  # (feature, has it, source)
 
-    def has(self, key: str) -> bool | None:
+    def has(self, key: Feature) -> bool | None:
         """True or False as the machine file states it; None where it is silent."""
-        _check_name(key, tuple(FEATURES), "hardware feature")
         return next((present for name, present, _ in self.stated if name == key), None)
 
-    def source(self, key: str) -> str | None:
+    def source(self, key: Feature) -> str | None:
         return next((source for name, _, source in self.stated if name == key), None)
 
 
@@ -218,6 +226,8 @@ class Machine:
     sfu_per_clock_source: str | None = None
     sfu_max_clock_OPps: float | None = None  # at the maximum clock; None: as sfu_OPps
     features: Features = Features()
+    architecture: Architecture | None = None  # what code it runs: sm_90a, gfx942
+    architecture_source: str | None = None
 
     @functools.cached_property
     def at_max_clock(self) -> Machine:

@@ -14,6 +14,8 @@ and the key, so a typo never silently drops a figure.
     source = "..."
     max_clock_Hz = 1.98e9                # the highest SM clock (optional; module clocks)
     max_clock_source = "..."
+    architecture = "sm_90a"              # sm_80, sm_90a, sm_100a, gfx942 (optional)
+    architecture_source = "..."
 
     [launch]
     launch_overhead_s = 4e-6
@@ -74,6 +76,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..base.architectures import ARCHITECTURE_FORMS, Architecture, parse_architecture
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
 from ..base.inputs import normalise
 from ..base.levels import Level
@@ -147,7 +150,8 @@ def parse_machine(text: str, path: str) -> Machine:
 # Allowed keys of each table; a key outside its table's list is an error.
 _TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "compute", "memory",
              "execution", "features", "latency")
-_DEVICE_KEYS = ("sm_count", "source", "max_clock_Hz", "max_clock_source")
+_DEVICE_KEYS = ("sm_count", "source", "max_clock_Hz", "max_clock_source", "architecture",
+                "architecture_source")
 _LAUNCH_KEYS = ("launch_overhead_s", "mode", "source")
 _SFU_KEYS = ("peak_OPps", "source", "OP_per_clock_per_sm", "per_clock_source")
 _COMPUTE_KEYS = ("precision", "unit", "peak_FLOPps", "sparse", "source",
@@ -198,6 +202,9 @@ class _Reader(MachineFields):
             **{f"sfu_{key}": value
                for key, value in self.per_clock(sfu, "OP_per_clock_per_sm", "sfu").items()},
             features=self.features(self.table(data, "features")),
+            architecture=self.architecture(device),
+            architecture_source=self.source_for(device, "architecture", "architecture_source",
+                                                "device"),
         ), lambda where, message: self.error(Code.MACHINE_INCONSISTENT, where, message))
 
     def compute(self, tables) -> tuple[ComputePeak, ...]:
@@ -286,6 +293,16 @@ class _Reader(MachineFields):
             raise self.error(Code.MACHINE_INCONSISTENT, "execution.shared_per_block_max_B",
                              f"more than the shared capacity per SM ({shared.capacity_B:.0f} B)")
         return execution
+
+    def architecture(self, device: dict) -> Architecture | None:
+        text = self.string(device, "architecture", "device")
+        if text is None:
+            return None
+        architecture = parse_architecture(text)
+        if architecture is None:
+            raise self.error(Code.MACHINE_BAD_VALUE, "device.architecture",
+                             f"not an architecture: {text!r}", f"write {ARCHITECTURE_FORMS}")
+        return architecture
 
     def features(self, table: dict) -> Features:
         self.known_keys(table, _FEATURE_KEYS, "features")

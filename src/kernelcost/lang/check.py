@@ -17,6 +17,7 @@ from .check_exprs import check_expressions
 from .check_grid import check_grid
 from .check_lanes import check_lanes
 from .parallel import Grid
+from .requirements import Requirements, read_requirements
 
 __all__ = ["MAX_LOOP_DEPTH", "CheckedKernel", "ItemCount", "Tensor", "check"]
 
@@ -35,6 +36,7 @@ class CheckedKernel:
     grid: Grid | None = None  # the thread blocks of a parallel spec
     items: ItemCount | None = None  # `per token = b`: what one run of the kernel handles
     precision_override: str | None = None  # set where --precision mapped the types
+    requirements: Requirements = Requirements()  # `target` and `needs`
 
     @property
     def name(self) -> str:
@@ -64,6 +66,8 @@ def check(kernel: ast.Kernel) -> CheckedKernel:
     check_expressions(context)
     check_lanes(context)
     grid = check_grid(context)
+    requirements, unknown = read_requirements(kernel)
+    context.diagnostics.extend(unknown)
     if not context.diagnostics:
         _has_work(context)
     if context.diagnostics:
@@ -76,7 +80,7 @@ def check(kernel: ast.Kernel) -> CheckedKernel:
     return CheckedKernel(
         kernel, parameters, declarations.defaults, declared.sizes, declared.tensors,
         declared.locals, tuple(declarations.divisibility), tuple(declarations.bounds),
-        declarations.reuse, grid, declarations.items,
+        declarations.reuse, grid, declarations.items, requirements=requirements,
     )
 
 

@@ -23,7 +23,8 @@ from .scopes import Scope
 REUSE_MODES = ("perfect", "none")
 ROLES = ("in", "out", "inout")
 KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
-                      "keep", "parallel", "stages", "lanes", "swizzle", "per", "on"})
+                      "keep", "parallel", "stages", "lanes", "swizzle", "per", "on",
+                      "target", "needs"})
 MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
 
 
@@ -104,6 +105,8 @@ class DeclarationPass:
             self._tensor(item)
         elif isinstance(item, ast.PerItem):
             self._per_item(item)
+        elif isinstance(item, (ast.Target, ast.Needs)):
+            pass  # read apart: requirements.read_requirements
         elif isinstance(item, ast.Let) and item.dtype is None:
             self._derived_size(item)
         else:

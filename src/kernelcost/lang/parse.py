@@ -208,6 +208,15 @@ class _ToAst(Transformer):
         return ast.ReuseSetting(ast.Name(str(mode), _token_span(self.filename, mode)),
                                 self._s(meta))
 
+    def arch_target(self, meta, children):
+        (architecture,) = children
+        return ast.Target(ast.Name(str(architecture), _token_span(self.filename, architecture)),
+                          self._s(meta))
+
+    def needs(self, meta, children):
+        return ast.Needs(tuple(ast.Name(str(feature), _token_span(self.filename, feature))
+                               for feature in children), self._s(meta))
+
     def per_item(self, meta, children):
         item, count = children
         return ast.PerItem(ast.Name(str(item), _token_span(self.filename, item)), count,

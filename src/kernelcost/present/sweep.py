@@ -30,6 +30,7 @@ from ..base.records import record
 from ..base.watchdog import extend
 from ..count.cost import Cost, main_work_class
 from ..count.values import evaluate, exact, parameter_values
+from ..gpu.support import unsupported
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings, without
 from ..lang.sizerange import CHUNK_POINTS, SizeRange
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from .grid_sweep import GridRoofs
 
 DOES_NOT_FIT = "does not fit"  # the binding `term` of a size whose block does not fit
+NOT_RUN = "not run"  # every size's, where the machine does not run the spec (gpu.support)
 
 
 @record
@@ -159,7 +161,8 @@ class Sweeper:
         if self.machine is None:
             return result
         return _with_roofline(result, self.machine, self.precision,
-                              None if self.grid is None else self.grid(sizes))
+                              None if self.grid is None else self.grid(sizes),
+                              runs=not unsupported(cost.requirements, self.machine))
 
 
     def _refuse_negative(self, sizes: numpy.ndarray, amounts: list[numpy.ndarray]) -> None:
@@ -210,11 +213,11 @@ def closed_forms(cost: Cost, symbol: sympy.Symbol, settings: Mapping[sympy.Symbo
 
 
 def _with_roofline(result: SweepResult, machine: Machine, precision: str,
-                   roofs: GridRoofs | None = None) -> SweepResult:
+                   roofs: GridRoofs | None = None, runs: bool = True) -> SweepResult:
     """t_min and its binding term at every size: the roofline of the totals, or for a
     parallel spec (`roofs`) the model's t_bound, its per-SM roofs quantised and its terms in
     the model's order (work, shared, L2, global); NaN and `does not fit` where the block
-    does not fit."""
+    does not fit, and at every size where the machine does not run the spec."""
     names, seconds = [], []
     if roofs is None:
         for work_class, amount in result.work_by_class.items():
@@ -249,6 +252,10 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str,
         names.append(DOES_NOT_FIT)
         t_min = numpy.where(roofs.fits, t_min, numpy.nan)
         binding_index = numpy.where(roofs.fits, binding_index, len(names) - 1)
+    if not runs:
+        names.append(NOT_RUN)
+        t_min = numpy.full_like(t_min, numpy.nan)
+        binding_index = numpy.full_like(binding_index, len(names) - 1)
     # as the model adds it: t_min + the overhead, t_min itself where the machine gives none
     t_min_with_launch = t_min + float(exact(machine.launch_overhead_s or 0))
     with numpy.errstate(divide="ignore", invalid="ignore"):

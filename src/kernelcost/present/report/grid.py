@@ -8,6 +8,7 @@ from ...base.units import binary, si
 from ...gpu.effects.banks import way
 from .cells import PER_WORDS, formula, value_of
 from .times import fill_json
+from .unsupported_report import unsupported_json
 
 LEVEL_WORDS: dict[str, str] = {Level.SHARED: "shared memory", Level.REGISTERS: Level.REGISTERS,
                                "threads": "threads",
@@ -22,8 +23,9 @@ def grid_json(verdict) -> dict:
     fields: dict[str, object] = {
         "t_floor": value_of(verdict.t_floor), "t_bound": value_of(verdict.t_bound),
         "t_model": value_of(verdict.t_model),
-        "t_min": None if verdict.misfits else value_of(verdict.t_min),
-        "misfits": [misfit_json(m) for m in verdict.misfits], "grid": None}
+        "t_min": value_of(verdict.t_min) if verdict.runs else None,
+        "misfits": [misfit_json(m) for m in verdict.misfits],
+        "unsupported": unsupported_json(verdict), "grid": None}
     if grid is None:
         return fields
     occupancy = grid.occupancy

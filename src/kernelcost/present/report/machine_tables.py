@@ -23,7 +23,10 @@ def machine_json(machine) -> dict:
                 "device": present({"sm_count": machine.sm_count,
                                    "source": machine.sm_count_source,
                                    "max_clock_Hz": machine.max_clock_Hz,
-                                   "max_clock_source": machine.max_clock_source})}
+                                   "max_clock_source": machine.max_clock_source,
+                                   "architecture": None if machine.architecture is None
+                                   else str(machine.architecture),
+                                   "architecture_source": machine.architecture_source})}
     if machine.launch_overhead_s is not None:
         document["launch"] = present({"launch_overhead_s": machine.launch_overhead_s,
                                       "mode": machine.launch_mode,
@@ -141,6 +144,8 @@ def _figures(machine):
     for key, value, source in machine.execution.figures():
         shown = binary(value) if key.endswith("_B") else f"{value:g}"
         yield key.removesuffix("_B").replace("_", " "), shown, source
+    if machine.architecture is not None:
+        yield "architecture", str(machine.architecture), machine.architecture_source
     for key, present, source in machine.features.stated:
         yield key.replace("_", " "), "yes" if present else "no", source
     for latency in machine.latencies:

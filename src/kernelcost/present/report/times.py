@@ -55,9 +55,11 @@ def times_line(verdict) -> str | None:
         parts.append(f"t_bound {si(bound, 's')}")
     if model is not None and bound is not None:
         parts.append(f"t_model {si(model, 's')}")
-    if bound is None and not verdict.misfits:
+    if bound is None and verdict.runs:
         return None
-    tail = "" if bound is not None else "; this schedule does not fit: no t_bound, no t_model"
+    tail = ("" if bound is not None else
+            "; this machine does not run the spec: no t_bound, no t_model"
+            if verdict.unsupported else "; this schedule does not fit: no t_bound, no t_model")
     return "  three times: " + " <= ".join(parts) + tail + "."
 
 

@@ -16,6 +16,7 @@ from .grid import grid_clause, grid_json, misfit_sentence, transfer_lines
 from .page import Column, fitted_table
 from .precision import mapping_json, mapping_line
 from .times import fill_clause, floor_terms_json, times_line
+from .unsupported_report import unsupported_sentence
 
 # --- verdicts and answers ------------------------------------------------------------------
 
@@ -44,6 +45,8 @@ def answer_sentence(answer) -> str:
     """The verdict in one sentence, as the chapter would say it."""
     result = answer.verdict
     label = machine_label(result.machine, result.precision)
+    if result.unsupported:
+        return unsupported_sentence(result, label)
     if result.misfits:
         return misfit_sentence(result, label)
     if answer.crossings:
@@ -161,7 +164,7 @@ def answers_json(answers) -> dict:
         "answers": [{
             "machine": a.verdict.machine, "precision": a.verdict.precision,
             "sentence": answer_sentence(a),
-            "t_min": None if a.verdict.misfits else json_number(a.verdict.t_min),
+            "t_min": None if not a.verdict.runs else json_number(a.verdict.t_min),
             "t_bound": json_number(a.verdict.t_bound),
             "bound_at_max_clock": a.verdict.bound_at_max_clock,
             "terms": [{"name": t.name, "kind": t.kind, "key": t.key,
@@ -201,7 +204,7 @@ def _rate_json(rate) -> dict | None:
 def rate_line(answer) -> str | None:
     """`tokens/s: 25 k at t_min, 20 k with the 10 µs launch overhead (1 token a run)`."""
     rate, result = answer.rate, answer.verdict
-    if rate is None or result.misfits:
+    if rate is None or not result.runs:
         return None
     count, per_s = value_of(rate.count), value_of(rate.per_s)
     if count is None or per_s is None:
@@ -278,6 +281,8 @@ def _compact(expr) -> str:
 
 
 def _time_cell(result) -> str:
+    if result.unsupported:
+        return "not run"
     return "does not fit" if result.misfits else si(value_of(result.t_min), "s")
 
 
@@ -321,13 +326,13 @@ def answer_lines(answers) -> list[str]:
         level = binding_level(result)
         underfilled = result.grid is not None and result.grid.fill is not None \
             and result.grid.fill.binds  # the sentence gave the lever: fill the grid
-        if level is not None and level.zone is not None and not result.misfits \
+        if level is not None and level.zone is not None and result.runs \
                 and not underfilled:
             lines.append(_advice_line(level, result))
         times = times_line(result)
         if times is not None:
             lines.append(times)
-        if not result.misfits and len(result.terms) > 1:
+        if result.runs and len(result.terms) > 1:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"
                 for term in sorted(result.terms, key=_term_order)) + ".")
@@ -349,7 +354,7 @@ def answer_lines(answers) -> list[str]:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
                          f" ({derate.detail}).")
         unknown = result.grid.latency_unknown if result.grid is not None else ()
-        if unknown and not result.misfits:
+        if unknown and result.runs:
             lines.append(f"  latency unknown at {', '.join(unknown)}: the machine file cites no "
                          "load latency there, so Little's law is not checked (no latency "
                          "derate).")

@@ -1,0 +1,144 @@
+"""A spec's `target` and `needs` against the machine: a machine that does not run the spec's
+on-chip pattern gives t_floor only, with the reason; one that runs it is unaffected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sympy
+
+from kernelcost.analysis.api import load, loads
+from kernelcost.answers.model import verdict
+from kernelcost.base.architectures import Feature, parse_architecture
+from kernelcost.base.errors import Code, KcostError
+from kernelcost.cli import main
+from kernelcost.gpu.support import Lack
+from kernelcost.hardware.machinefile import builtin_machine_ids, load_machine, parse_machine
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+MACHINES = Path(__file__).resolve().parent.parent / "src" / "kernelcost" / "machines"
+
+
+@pytest.mark.parametrize("spec, machine, runs", [
+    ("sm_90a", "sm_90a", True),
+    ("sm_90a", "sm_100a", False),   # wgmma and setmaxnreg are not forward compatible
+    ("sm_100a", "sm_90a", False),
+    ("sm_80", "sm_90a", True),      # mma.sync and cp.async code runs on later parts
+    ("sm_90", "sm_100a", True),
+    ("sm_89", "sm_80", False),
+    ("gfx942", "gfx942", True),
+    ("gfx90a", "gfx942", False),    # an AMD code object runs on its own target only
+    ("sm_80", "gfx942", False),
+    ("gfx942", "sm_90a", False),
+])
+def test_which_architectures_run_which_code(spec, machine, runs):
+    written, target = parse_architecture(spec), parse_architecture(machine)
+    assert written is not None and target is not None
+    assert written.runs_on(target) is runs
+
+
+@pytest.mark.parametrize("text", ["sm90", "sm_9", "sm_90b", "gfx", "gfx94z", "ampere", "SM_90"])
+def test_what_is_not_an_architecture(text):
+    assert parse_architecture(text) is None
+
+
+def test_every_shipped_machine_states_its_architecture_and_features():
+    for machine_id in builtin_machine_ids():
+        machine = load_machine(machine_id)
+        assert machine.architecture is not None and machine.architecture_source, machine_id
+        for feature in Feature:
+            assert machine.features.has(feature) is not None, (machine_id, feature)
+            assert machine.features.source(feature), (machine_id, feature)
+
+
+@pytest.mark.parametrize("machine_id, features", [
+    ("h100", {Feature.WGMMA, Feature.TMA, Feature.THREAD_BLOCK_CLUSTERS, Feature.SETMAXNREG}),
+    ("h200", {Feature.WGMMA, Feature.TMA, Feature.THREAD_BLOCK_CLUSTERS, Feature.SETMAXNREG}),
+    ("b200", {Feature.TCGEN05, Feature.TENSOR_MEMORY, Feature.TMA,
+              Feature.THREAD_BLOCK_CLUSTERS, Feature.SETMAXNREG}),
+    ("a100", set()), ("l40s", set()), ("rtx4090", set()), ("mi250x", set()), ("mi300x", set()),
+])
+def test_each_machine_has_the_features_of_its_architecture(machine_id, features):
+    machine = load_machine(machine_id)
+    assert {feature for feature in Feature if machine.features.has(feature)} == features
+
+
+GEMM = """kernel g(M, N, K) {{
+    {lines}
+    in A: bf16[M, K]
+    in B: bf16[K, N]
+    out C: bf16[M, N]
+    for i in 0..M, j in 0..N, k in 0..K {{ C[i, j] += A[i, k] * B[k, j] }}
+}}
+"""
+
+
+@pytest.mark.parametrize("lines, column, message", [
+    ("target sm_91x", 12, "unknown architecture `sm_91x`"),
+    ("needs wgmma, tcgen5", 18, "unknown hardware feature `tcgen5`"),
+    ("target sm_90a\n    target sm_100a", 5, "a second `target` line"),
+])
+def test_unknown_requirements_are_placed(lines, column, message):
+    with pytest.raises(KcostError) as raised:
+        loads(GEMM.format(lines=lines), "g.kcost")
+    diagnostic = raised.value.diagnostics[0]
+    assert raised.value.code == Code.UNKNOWN_REQUIREMENT
+    assert message in diagnostic.message
+    assert diagnostic.span.line == 2 + lines.count("\n") and diagnostic.span.column == column
+    assert "^" in raised.value.render()
+
+
+def test_a_feature_name_gets_a_suggestion():
+    with pytest.raises(KcostError) as raised:
+        loads(GEMM.format(lines="needs setmaxreg"), "g.kcost")
+    assert "did you mean `setmaxnreg`?" in raised.value.render()
+
+
+def _gemm_hopper(machine_id: str, size: int = 1024):
+    spec = load(SPECS / "gemm_hopper.kcost")
+    return verdict(spec.cost(), load_machine(machine_id), values={"M": size, "N": size, "K": size})
+
+
+def test_gemm_hopper_on_b200_gives_the_floor_only():
+    result = _gemm_hopper("b200")
+    assert result.t_bound is None and result.t_model is None and not result.runs
+    # the floor is the computation's: 2 * 1024^3 FLOP at the bf16 peak at the maximum clock
+    # (8192 FLOP per clock per SM x 148 SMs x 1.965 GHz), compulsory bytes at 8 TB/s
+    work = sympy.Rational(2 * 1024**3) / (8192 * 148 * sympy.Rational("1.965e9"))
+    traffic = sympy.Rational(3 * 2 * 1024**2) / sympy.Rational("8e12")
+    assert result.t_floor == max(work, traffic)
+    lacks = {(str(item.needed), item.lack) for item in result.unsupported}
+    assert lacks == {("sm_90a", Lack.OTHER_ARCHITECTURE), ("wgmma", Lack.FEATURE_ABSENT)}
+
+
+def test_gemm_hopper_on_mi300x_lacks_clusters_too():
+    lacks = {str(item.needed) for item in _gemm_hopper("mi300x").unsupported}
+    assert lacks == {"sm_90a", "wgmma", "tma", "thread_block_clusters"}
+
+
+def test_gemm_hopper_on_h100_runs_as_before():
+    result = _gemm_hopper("h100")
+    assert result.runs and not result.unsupported
+    assert result.t_floor <= result.t_bound <= result.t_model
+
+
+def test_the_command_says_why_and_gives_the_floor(capsys):
+    code = main(["analyze", str(SPECS / "gemm_hopper.kcost"), "--set", "M=1024,N=1024,K=1024",
+                 "--machine", "b200"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0
+    assert "not run on B200 BF16: the spec is written for sm_90a, which runs on sm_90a only, " \
+           "and the B200 runs sm_100a; it needs wgmma, which the B200 lacks" in out
+    assert "this machine does not run the spec: no t_bound, no t_model." in out
+
+
+def test_a_machine_file_with_a_bad_architecture_is_placed():
+    text = (MACHINES / "h100.toml").read_text("utf-8")
+    assert 'architecture = "sm_90a"' in text
+    with pytest.raises(KcostError) as raised:
+        parse_machine(text.replace('architecture = "sm_90a"', 'architecture = "hopper"'),
+                      "evil.toml")
+    assert raised.value.code == Code.MACHINE_BAD_VALUE
+    assert "`device.architecture`" in raised.value.diagnostics[0].message
+    assert raised.value.render().startswith("evil.toml:")
