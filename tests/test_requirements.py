@@ -12,6 +12,8 @@ from kernelcost.analysis.api import load, loads
 from kernelcost.answers.model import verdict
 from kernelcost.base.architectures import Feature, parse_architecture
 from kernelcost.base.errors import Code, KcostError
+from kernelcost.base.levels import Level
+from kernelcost.base.symbols import size_symbol
 from kernelcost.cli import main
 from kernelcost.gpu.support import Lack
 from kernelcost.hardware.machinefile import builtin_machine_ids, load_machine, parse_machine
@@ -142,3 +144,84 @@ def test_a_machine_file_with_a_bad_architecture_is_placed():
     assert raised.value.code == Code.MACHINE_BAD_VALUE
     assert "`device.architecture`" in raised.value.diagnostics[0].message
     assert raised.value.render().startswith("evil.toml:")
+
+
+# pytorch/ao pull request 2427 "add-to-benchmarks" (drisspg, 2025-06-23), description: the
+# output of benchmarks/float8/bench_matmul.py on "gpu_name: NVIDIA B200", lines
+# "torch.bfloat16 time_sec" after "M, K, N: n n n": a bf16 nn.Linear without bias, the
+# profiler's GPU kernel time per call, the mean of 5 calls (benchmarks/float8/utils.py,
+# commit faf788a); https://github.com/pytorch/ao/pull/2427
+AO_PR2427_B200_BF16 = [(1024, 5.08e-6), (1536, 7.87e-6), (2048, 1.52e-5), (3072, 3.84e-5),
+                       (4096, 9.74e-5), (6144, 3.19e-4), (8192, 7.74e-4)]
+
+
+def _blackwell(machine_id: str, size: int):
+    spec = load(SPECS / "gemm_blackwell.kcost")
+    return verdict(spec.cost(), load_machine(machine_id), values={"M": size, "N": size, "K": size})
+
+
+@pytest.mark.parametrize("size, measured_s", AO_PR2427_B200_BF16)
+def test_the_sm100_gemm_bound_holds_under_the_published_b200_times(size, measured_s):
+    result = _blackwell("b200", size)
+    assert result.runs
+    assert result.t_floor <= result.t_bound <= result.t_model
+    assert float(result.t_bound) <= measured_s
+
+
+def test_the_sm100_gemm_at_1024_is_one_tile_per_sm_on_the_tensor_peak():
+    """32 blocks of 128 x 256 on 148 SMs: the busiest SM runs one tile of 2 * 128 * 256 *
+    1024 FLOP at 8192 FLOP per clock at 1.965 GHz."""
+    result = _blackwell("b200", 1024)
+    assert result.t_bound == sympy.Rational(2 * 128 * 256 * 1024) / (
+        8192 * sympy.Rational("1.965e9"))
+
+
+@pytest.mark.parametrize("machine_id", ["h100", "mi300x"])
+def test_the_sm100_gemm_is_not_run_where_there_is_no_tensor_memory(machine_id):
+    result = _blackwell(machine_id, 1024)
+    assert result.t_bound is None and result.t_model is None and result.t_floor is not None
+    assert (Level.TMEM, Lack.LEVEL_ABSENT) in {(item.needed, item.lack)
+                                               for item in result.unsupported}
+
+
+TWICE = """kernel twice(n) {
+    in  x: f32[n]
+    out y: f32[n]
+    keep x in mall {
+        for r in 0..2, i in 0..n { y[i] += x[i] }
+    }
+}
+"""
+
+
+def test_a_spec_keeping_data_in_the_infinity_cache_runs_on_mi300x_only():
+    cost = loads(TWICE, "twice.kcost").cost()
+    n = 1 << 24
+    there = verdict(cost, load_machine("mi300x"), values={"n": n})
+    # x crosses global memory once and the memory-side cache twice (17.2 TB/s, AMD CDNA 3
+    # white paper p. 11); y is read and written once a pass
+    assert cost.traffic[Level.MALL] == 2 * 4 * size_symbol("n")
+    assert there.runs and there.level(Level.MALL).ridge is not None
+    elsewhere = verdict(cost, load_machine("h100"), values={"n": n})
+    assert not elsewhere.runs
+    assert [(item.needed, item.lack) for item in elsewhere.unsupported] == [
+        (Level.MALL, Lack.LEVEL_ABSENT)]
+
+
+def test_mi300x_has_an_l2_per_xcd_and_the_infinity_cache():
+    machine = load_machine("mi300x")
+    assert machine.capacity(Level.L2) == 4 * 2**20 and machine.capacity_per(Level.L2) == \
+        "partition"
+    assert machine.execution.l2_partitions == 8
+    assert machine.capacity(Level.MALL) == 256 * 2**20 and machine.bandwidth(Level.MALL) == 17.2e12
+    assert "white paper" in machine.memory_level(Level.MALL).bandwidth_source
+
+
+def test_a_partitioned_capacity_needs_the_partition_count():
+    text = (MACHINES / "mi300x.toml").read_text("utf-8")
+    start = text.index("l2_partitions = 8")
+    broken = text[:start] + text[text.index("\n", text.index("l2_partitions_source")) + 1:]
+    with pytest.raises(KcostError) as raised:
+        parse_machine(broken, "evil.toml")
+    assert raised.value.code == Code.MACHINE_INCONSISTENT
+    assert "capacity_per" in raised.value.diagnostics[0].message

@@ -276,7 +276,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     l2_capacity = optional_exact(machine.capacity(Level.L2))
     misfits = (grid.occupancy.misfits if grid is not None
                else nest_misfits(cost, machine, substitutions))
-    lacks = unsupported(cost.requirements, machine)
+    lacks = unsupported(cost, machine)
     t_kernel = (None if misfits or lacks else grid.t_model if grid is not None
                 else t_min if nest_t_model is None else nest_t_model)
     derates = (*(grid.derates if grid is not None else ()),

@@ -31,7 +31,10 @@ PRECISION_OF_TYPE: dict[str, str] = {
     "i16": "i32", "i32": "i32", "i64": "i32", "bool": "i32",
 }
 
-LEVELS: tuple[str, ...] = (Level.GLOBAL, Level.L2, Level.SHARED, Level.REGISTERS)  # slowest first
+LEVELS: tuple[str, ...] = (Level.GLOBAL, Level.MALL, Level.L2, Level.SHARED, Level.TMEM,
+                           Level.REGISTERS)  # slowest first
+# the levels only some machines have: a spec that uses one needs a machine that defines it
+MACHINE_LEVELS: tuple[str, ...] = (Level.MALL, Level.TMEM)
 
 SFU_FUNCTIONS = frozenset({"exp", "log", "sqrt", "rsqrt", "tanh", "sin", "cos"})
 VECTOR_FUNCTIONS = frozenset({"max", "min"})

@@ -15,7 +15,8 @@ from ..count.values import evaluate, exact
 from ..hardware.machine import Machine
 from .occupancy import Misfit
 
-ON_CHIP_LEVELS = (Level.SHARED, Level.REGISTERS)  # capacities per SM: exceeding one does not fit
+# capacities per SM: exceeding one does not fit
+ON_CHIP_LEVELS = (Level.SHARED, Level.TMEM, Level.REGISTERS)
 
 Values = Mapping[sympy.Symbol, sympy.Expr]  # sizes by symbol
 

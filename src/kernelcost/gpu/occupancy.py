@@ -82,6 +82,7 @@ def occupancy(grid: GridCost, machine: Machine,
     _registers(grid, on_chip.get(Level.REGISTERS, 0), threads, values, execution, limits,
                misfits, missing)
     _threads(threads, execution, limits, misfits, missing)
+    _tensor_memory(on_chip.get(Level.TMEM, 0), machine, limits, misfits)
     _cluster(_at(grid.cluster_size, values), machine, misfits)
     resident, limited_by = _tightest(limits)
     if misfits:
@@ -112,6 +113,18 @@ def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, limits: 
     limits.append(Limit(Level.SHARED, allowed))
     if per_block is None and _exceeds(needed, per_sm):
         misfits.append(Misfit(Level.SHARED, needed, exact(per_sm), "sm", "B"))
+
+
+def _tensor_memory(needed: sympy.Expr, machine: Machine, limits: list[Limit],
+                   misfits: list[Misfit]) -> None:
+    """Tensor memory a block allocates: the SM's capacity shared by its resident blocks. A
+    machine without the level does not run the spec at all (gpu.support)."""
+    per_sm = machine.capacity(Level.TMEM)
+    if needed == 0 or per_sm is None:
+        return
+    limits.append(Limit(Level.TMEM, sympy.floor(exact(per_sm) / needed)))
+    if _exceeds(needed, per_sm):
+        misfits.append(Misfit(Level.TMEM, needed, exact(per_sm), "sm", "B"))
 
 
 def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,

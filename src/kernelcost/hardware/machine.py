@@ -14,7 +14,9 @@ from ..base.symbols import LEVELS
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8")
 UNITS: tuple[str, ...] = ("vector", "tensor")
-CAPACITY_SCOPES: tuple[str, ...] = ("device", "sm")
+# what one capacity_B covers: the device, one SM, or one of execution.l2_partitions
+# partitions that each serve their own SMs only (MI300X: an L2 per XCD)
+CAPACITY_SCOPES: tuple[str, ...] = ("device", "sm", "partition")
 LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
 WORK_CLASSES: tuple[str, ...] = ("tensor", "fma", "vector", "sfu")
 # Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2

@@ -292,6 +292,12 @@ class _Reader(MachineFields):
                 and per_block > shared.capacity_B:
             raise self.error(Code.MACHINE_INCONSISTENT, "execution.shared_per_block_max_B",
                              f"more than the shared capacity per SM ({shared.capacity_B:.0f} B)")
+        for position, level in enumerate(memory):
+            if level.capacity_per == "partition" and (level.level != Level.L2
+                                                      or not execution.l2_partitions):
+                raise self.error(Code.MACHINE_INCONSISTENT, f"memory[{position}].capacity_per",
+                                 "a capacity per partition is an L2's, with "
+                                 "execution.l2_partitions")
         return execution
 
     def architecture(self, device: dict) -> Architecture | None:

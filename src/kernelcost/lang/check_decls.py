@@ -342,9 +342,9 @@ class DeclarationPass:
             return Level.REGISTERS
         if name.id not in LEVELS:
             self._unknown_level(name)
-        elif name.id == Level.GLOBAL:
+        elif name.id in (Level.GLOBAL, Level.MALL):
             self.context.error(Code.UNKNOWN_LEVEL, name.span,
-                               "a local array lives on chip, not in `global`",
+                               f"a local array lives on chip, not in `{name.id}`",
                                "declare a tensor (`out x: f32[...]`) for data in global memory")
         else:
             return Level(name.id)

@@ -162,7 +162,7 @@ class Sweeper:
             return result
         return _with_roofline(result, self.machine, self.precision,
                               None if self.grid is None else self.grid(sizes),
-                              runs=not unsupported(cost.requirements, self.machine))
+                              runs=not unsupported(cost, self.machine))
 
 
     def _refuse_negative(self, sizes: numpy.ndarray, amounts: list[numpy.ndarray]) -> None:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from ...base.architectures import Architecture
+from ...base.levels import Level
 from ...gpu.support import Lack, Unsupported
+
+_LEVEL_WORDS = {Level.TMEM: "tensor memory (`tmem`)",
+                Level.MALL: "a memory-side cache (`mall`)"}
 
 
 def unsupported_sentence(verdict, label: str) -> str:
@@ -24,6 +28,8 @@ def _clause(unsupported: Unsupported, machine: str) -> str:
         only = " only" if needed.specific else " or later"
         return (f"the spec is written for {needed}, which runs on {needed}{only}, and the "
                 f"{machine} runs {unsupported.machine_architecture}")
+    if isinstance(needed, Level):
+        return f"it keeps data in {_LEVEL_WORDS[needed]}, which the {machine} does not have"
     if lack is Lack.FEATURE_UNSTATED:
         return (f"it needs {needed}, which the {machine} machine file does not state "
                 f"(features.{needed}: unknown, never assumed)")

@@ -90,9 +90,11 @@ def max_clock_clause(result) -> str:
 def unknown_bandwidth_line(result) -> str | None:
     """`l2 bandwidth unknown on rtx4090: ...`: levels with traffic whose bandwidth the
     machine file gives as unknown (or not at all) set no roof; the answer says so."""
-    if not result.unmodelled_levels:
+    absent = {item.needed for item in result.unsupported}  # said by the refusal already
+    unmodelled = [level for level in result.unmodelled_levels if level not in absent]
+    if not unmodelled:
         return None
-    levels = ", ".join(result.unmodelled_levels)
+    levels = ", ".join(unmodelled)
     name = machine_label(result.machine, "").strip()
     return (f"  {levels} bandwidth unknown on {name}: no public figure in the machine file, "
             "so that traffic sets no roof of t_min or t_bound.")
