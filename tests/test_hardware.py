@@ -284,7 +284,8 @@ EXECUTION = {
     "rtx4090": dict(ADA),
     # ROCm Compute Profiler, "Vector L1 cache": 128-byte lines on MI300; the LDS per block is
     # the 64 KiB per CU (no separate cap found)
-    "mi300x": dict(CDNA, cache_line_B=128, shared_per_block_max_B=65536),
+    # one L2 per XCD, 8 XCDs: AMD CDNA 3 white paper, p. 3 and p. 10
+    "mi300x": dict(CDNA, cache_line_B=128, shared_per_block_max_B=65536, l2_partitions=8),
     "mi250x": dict(CDNA, cache_line_B=64),
 }
 

@@ -25,6 +25,12 @@ ROLES = ("in", "out", "inout")
 KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
                       "keep", "parallel", "stages", "lanes", "swizzle", "per", "on",
                       "target", "needs"})
+# what GPU programmers call the levels, where the closest name by spelling would mislead
+# (`smem` is one letter from `tmem`)
+LEVEL_ALIASES = {"smem": Level.SHARED, "lds": Level.SHARED, "gmem": Level.GLOBAL,
+                 "hbm": Level.GLOBAL, "dram": Level.GLOBAL, "rmem": Level.REGISTERS,
+                 "regs": Level.REGISTERS, "tensor_memory": Level.TMEM,
+                 "infinity_cache": Level.MALL}
 MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
 
 
@@ -188,9 +194,11 @@ class DeclarationPass:
         self.items = ItemCount(per.item.id, count, per.span)
 
     def _unknown_level(self, level: ast.Name) -> None:
+        alias = LEVEL_ALIASES.get(level.id.lower())
+        hint = (f"did you mean `{alias}`?" if alias else did_you_mean(level.id, LEVELS)) \
+            or "levels, slowest first: " + ", ".join(LEVELS)
         self.context.error(Code.UNKNOWN_LEVEL, level.span, f"unknown memory level `{level.id}`",
-                           did_you_mean(level.id, LEVELS) or "levels, slowest first: "
-                           + ", ".join(LEVELS))
+                           hint)
 
     # --- the nest: scopes, iterators, locals ---------------------------------------------
 
