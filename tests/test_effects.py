@@ -14,7 +14,7 @@ from kernelcost.answers.model import verdict
 from kernelcost.base.symbols import size_symbol
 from kernelcost.gpu.derates import Derate
 from kernelcost.gpu.effects import registry
-from kernelcost.gpu.effects.context import EffectContext
+from kernelcost.gpu.effects.context import ROOFS, EffectContext
 from kernelcost.hardware.machinefile import load_machine
 
 EFFECTS = Path(registry.__file__).parent
@@ -38,12 +38,14 @@ def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once()
     assert sorted(listed) == found and len(set(listed)) == len(listed)
     assert [effect.name for effect in registry.EFFECTS] == ["latency", "sectors",
                                                              "bank_conflicts"]
+    assert [effect.stage for effect in registry.EFFECTS] == [ROOFS, ROOFS, ROOFS]
 
 
 class Halving:
     """A stand-in effect: the global bandwidth at half its rate."""
 
     name = "halving"
+    stage = ROOFS
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         return (Derate(self.name, sympy.Rational(1, 2), "half the global bandwidth", "global"),)

@@ -133,8 +133,9 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     derates: tuple[Derate, ...] = ()
     if occ.fits:
         global_B = next((term.amount for term in model_terms if term.key == Level.GLOBAL), None)
-        derates = model_derates(EffectContext(cost, machine, occ, lambda expr: _at(expr, values),
-                                              found, global_B))
+        derates = model_derates(EffectContext(
+            cost, machine, lambda expr: _at(expr, values), occupancy=occ, transfers=found,
+            global_B=global_B))
     model_terms = [_derated(term, [d for d in derates if d.level == term.key])
                    if term.kind == "traffic" else term for term in model_terms]
     unknown = latency_unknown(cost, machine)
