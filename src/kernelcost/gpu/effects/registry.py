@@ -7,9 +7,10 @@ from ..derates import Derate
 from .banks import BankConflicts
 from .context import CALL, ROOFS, Effect, EffectContext
 from .latency import Latency
+from .launch_overhead import Launch
 from .sectors import Sectors
 
-EFFECTS: tuple[Effect, ...] = (Latency(), Sectors(), BankConflicts())
+EFFECTS: tuple[Effect, ...] = (Latency(), Sectors(), BankConflicts(), Launch())
 
 
 def model_derates(context: EffectContext) -> tuple[Derate, ...]:
