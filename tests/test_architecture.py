@@ -153,6 +153,39 @@ def test_no_file_is_much_over_400_lines():
     assert {name: lines for name, lines in long.items() if lines > 450} == {}
 
 
+MOST_POSITIONAL = 6  # more travel together as a record, or are named at the call
+
+
+def positional_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                          ) -> list[str]:
+    """The parameters a call may pass by position, a method's self or cls aside."""
+    names = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+    return names[1:] if names[:1] in (["self"], ["cls"]) else names
+
+
+def long_parameter_lists(tree: ast.AST) -> list[str]:
+    return [f"{getattr(node, 'name', 'lambda')}:{node.lineno} ({len(found)})"
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            and len(found := positional_parameters(node)) > MOST_POSITIONAL]
+
+
+def test_no_function_takes_more_than_six_positional_parameters():
+    long = {name: found for name, path in MODULES.items() if name not in GENERATED
+            if (found := long_parameter_lists(ast.parse(path.read_text())))}
+    assert long == {}
+
+
+def test_the_positional_parameter_scan_counts_what_a_call_may_pass_by_position():
+    tree = ast.parse("def seven(a, b, c, d, e, f, g=1): pass\n"
+                     "def six(a, b, c, d, e, /, f, *, g, h): pass\n"
+                     "class C:\n"
+                     "    def method(self, a, b, c, d, e, f): pass\n"
+                     "    def more(self, a, b, c, d, e, f, g): pass\n"
+                     "squeezed = lambda a, b, c, d, e, f, g: a\n")
+    assert long_parameter_lists(tree) == ["seven:1 (7)", "more:5 (7)", "lambda:6 (7)"]
+
+
 def test_the_version_is_the_one_pyproject_gives():
     from kernelcost.base.version import VERSION
 

@@ -309,7 +309,7 @@ def test_gemm_hopper_at_ten_to_the_eighth_blocks_by_hand(spec_cost):
     M, N, K = 128 * 10**4, 256 * 10**4, 8192
     values = values_of(cost, {"M": M, "N": N, "K": K})
     start = time.process_time()
-    result = waves.estimate(grid, values, 100, 100, 1e18, 4, Fraction(0))
+    result = waves.estimate(grid, values, 100, 100, usable_l2_B=1e18, stages=4, fills_B=Fraction(0))
     assert time.process_time() - start < 60  # a guard against a hang, not a benchmark
     assert (result.waves, result.wave_blocks) == (10**4, 10**4)
     assert result.bytes_by_tensor == {"A": Fraction(2 * M * K), "B": Fraction(2 * 10**4 * K * N),
@@ -357,7 +357,8 @@ def test_a_staircase_box_is_enumerated_when_small():
     values = values_of(cost, {"M": 8, "N": 4, "K": 1, "E": 1})
     with pytest.raises(Unclassified, match="neither tile nor grow"):
         wave_classes.wave_unions(cost.grid, numeric_sizes(values), 3)
-    result = waves.estimate(cost.grid, values, 3, 1, 1e18, 1, Fraction(0))
+    result = waves.estimate(cost.grid, values, 3, 1, usable_l2_B=1e18,
+                            stages=1, fills_B=Fraction(0))
     counts = enumerate_counts(spec(grid_spec.text()).checked,
                               {"M": 8, "N": 4, "K": 1, "E": 1})
     blocks = [(tuple(block.coordinates.values()), block.elements) for block in counts.blocks]

@@ -4,17 +4,20 @@ and the execution model takes what the registry lists, no more."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from pathlib import Path
 
 import pytest
 import sympy
 
-from kernelcost.analysis.api import analyze
+from kernelcost import machines
+from kernelcost.analysis.api import analyze, loads
 from kernelcost.answers.model import verdict
 from kernelcost.base.symbols import size_symbol
 from kernelcost.gpu.derates import Derate
 from kernelcost.gpu.effects import registry
-from kernelcost.gpu.effects.context import EffectContext
+from kernelcost.gpu.effects.context import CALL, ROOFS, EffectContext
+from kernelcost.gpu.effects.launch_overhead import Launch
 from kernelcost.hardware.machinefile import load_machine
 
 EFFECTS = Path(registry.__file__).parent
@@ -37,13 +40,15 @@ def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once()
               for effect in registry.EFFECTS]
     assert sorted(listed) == found and len(set(listed)) == len(listed)
     assert [effect.name for effect in registry.EFFECTS] == ["latency", "sectors",
-                                                             "bank_conflicts"]
+                                                             "bank_conflicts", "launch"]
+    assert [effect.stage for effect in registry.EFFECTS] == [ROOFS, ROOFS, ROOFS, CALL]
 
 
 class Halving:
     """A stand-in effect: the global bandwidth at half its rate."""
 
     name = "halving"
+    stage = ROOFS
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         return (Derate(self.name, sympy.Rational(1, 2), "half the global bandwidth", "global"),)
@@ -81,3 +86,72 @@ def test_latency_takes_vectors_of_elements_under_a_byte(capsys, precision):
     # 64 elements a thread: one vector of VECTOR_BYTES holds 16, 21 or 32 of them
     assert _one_load(element, sympy.Integer(64 * 256), sympy.Integer(256)) == (
         element * int(VECTOR_BYTES / element))
+
+
+# --- launch: the machine's overhead on the kernel's time (stage CALL) -----------------------
+
+COPY = """kernel copy_flat(n) {
+    in  x: f32[n]
+    out y: f32[n]
+    for i in 0..n {
+        y[i] = x[i]
+    }
+}"""
+
+
+def _launch(machine, t_kernel):
+    context = EffectContext(None, machine, lambda expr: expr, t_kernel=t_kernel)
+    return Launch().derates(context)
+
+
+def test_launch_reads_the_overhead_from_the_machine_file(tmp_path):
+    h100 = load_machine("h100")
+    assert h100.launch_overhead_s == 4e-6  # h100.toml, [launch] launch_overhead_s = 4e-6
+    [derate] = _launch(h100, sympy.Rational(20, 10**6))
+    assert (derate.cause, derate.level) == ("launch", None)  # no bandwidth scaled
+    assert derate.factor == sympy.Rational(5, 6)  # 20 us of a 24 us call
+    assert derate.detail.startswith("launch overhead 4 µs on a 20 µs kernel: 20 % of the "
+                                    "kernel's time, 16.7 % of the total")
+    # the figure is the file's: a machine file with 5 us gives the chapter's 20 % on 20 us
+    path = tmp_path / "h100_slow_launch.toml"
+    text = (Path(machines.__file__).parent / "h100.toml").read_text()
+    path.write_text(text.replace("launch_overhead_s = 4e-6", "launch_overhead_s = 5e-6", 1))
+    slow = load_machine(path)
+    assert slow.launch_overhead_s == 5e-6
+    [derate] = _launch(slow, sympy.Rational(20, 10**6))
+    assert derate.factor == sympy.Rational(4, 5)
+    assert "25 % of the kernel's time, 20 % of the total" in derate.detail
+
+
+def test_launch_finds_nothing_without_a_time_or_an_overhead():
+    h100 = load_machine("h100")
+    assert _launch(h100, None) == ()  # a block that does not fit has no time
+    assert _launch(h100, sympy.Symbol("t", positive=True)) == ()  # nor a symbolic one
+    assert _launch(dataclasses.replace(h100, launch_overhead_s=None),
+                   sympy.Rational(20, 10**6)) == ()
+
+
+def test_launch_is_t_model_against_t_model_plus_the_overhead():
+    """A nest: 8.375e6 f32 read and written on h100's 3.35 TB/s is 20 us; the call 24 us."""
+    h100 = load_machine("h100")
+    result = verdict(loads(COPY).cost("spec"), h100, values={"n": 8_375_000})
+    overhead = sympy.Rational(4, 10**6)
+    assert result.t_model == sympy.Rational(20, 10**6)  # the kernel's time, launch apart
+    assert result.launch_overhead_s == overhead
+    assert result.t_min_with_launch == result.t_model + overhead
+    [launch] = result.derates
+    assert launch.factor == result.t_model / (result.t_model + overhead)
+
+
+def test_launch_comes_after_the_roof_effects_and_stays_out_of_t_model():
+    """A grid: the roof effects lower t_model's bandwidths; launch reads that t_model and is
+    listed last, from the call stage."""
+    cost = analyze(SPEC, SIZES).cost
+    machine = load_machine("h100")
+    values = {size_symbol(name): value for name, value in SIZES.items()}
+    result = verdict(cost, machine, values=values)
+    assert "launch" not in [d.cause for d in result.grid.derates]
+    assert result.derates[-1].cause == "launch"
+    assert result.derates[:-1] == result.grid.derates
+    overhead = sympy.Rational(4, 10**6)
+    assert result.derates[-1].factor == result.t_model / (result.t_model + overhead)

@@ -479,8 +479,8 @@ def test_wave_union_hbm_bytes_by_intervals(case):
     model_hbm = term(v.grid.model_terms, "global")
     assert model_hbm.amount == sum(per_tensor.values())
     assert v.grid.t_model == max(t.seconds for t in v.grid.model_terms)
-    result = estimate(cost.grid, v.values, fig["sms"], hand.resident, usable,
-                      config["stages"], Fraction(0))
+    result = estimate(cost.grid, v.values, fig["sms"], hand.resident, usable_l2_B=usable,
+                      stages=config["stages"], fills_B=Fraction(0))
     assert result.waves == hand.waves and result.wave_blocks == hand.wave_blocks
     assert result.bytes_by_tensor == {t: Fraction(b) for t, b in per_tensor.items()}
     assert result.step_B == step * config["stages"]
@@ -556,7 +556,8 @@ def test_wave_union_by_element_sets(raster, machine, shape, ragged, cluster):
         assert model_hbm >= sum(by_sets.values())
     else:
         assert model_hbm == sum(by_sets.values())
-        result = estimate(cost.grid, v.values, fig["sms"], 1, 1e18, 2, Fraction(0))
+        result = estimate(cost.grid, v.values, fig["sms"], 1, usable_l2_B=1e18,
+                          stages=2, fills_B=Fraction(0))
         assert result.bytes_by_tensor == {t: Fraction(b) for t, b in by_sets.items()}
 
 

@@ -22,7 +22,7 @@ SIZES = {"S": 8192, "H": 16, "WM": 128}
 
 def b200(d: int, option: ExpOnFma | None = None):
     analysis = analyze("specs/flash_attention.kcost", {**SIZES, "d": d})
-    [answer] = answers(analysis, ["b200"], None, None, option)
+    [answer] = answers(analysis, ["b200"], None, exp_on_fma=option)
     return analysis.cost, answer.verdict
 
 
@@ -101,6 +101,6 @@ def test_the_answer_says_the_exponentials_moved():
     from kernelcost.present.report import answer_lines
 
     analysis = analyze("specs/flash_attention.kcost", {**SIZES, "d": 64})
-    found = answers(analysis, ["b200"], None, None, ExpOnFma(HALF, 3))
+    found = answers(analysis, ["b200"], None, exp_on_fma=ExpOnFma(HALF, 3))
     assert "  exponentials: 0.5 of the exponentials as a degree-3 polynomial on the FP32 vector " \
            "units (3 FMA + 4 range-reduction operations = 10 FLOP each)." in answer_lines(found)

@@ -182,7 +182,8 @@ def wave_problems(cost, counts, sizes) -> list[str]:
         return [f"raster order {order} is not the enumerated blocks {sorted(touched)}"]
     problems = []
     for sms, resident in WAVE_SHAPES:
-        result = estimate(grid, values, sms, resident, HUGE_L2_B, 1, Fraction(0))
+        result = estimate(grid, values, sms, resident, usable_l2_B=HUGE_L2_B,
+                          stages=1, fills_B=Fraction(0))
         size = sms * resident
         for tile in grid.tiles:
             waves = [order[start:start + size] for start in range(0, len(order), size)]

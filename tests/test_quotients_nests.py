@@ -61,8 +61,8 @@ SLOW_SEED = os.environ.get("KERNELCOST_PROPERTY_SEED")  # replays a slow run
 # loaded lazily later (phase, lower) is patched too, and asserted patched so that a renamed
 # import cannot leave this test comparing the shortcut with itself.
 CALLERS = ("analysis.api", "count.asymptotic", "answers.bound", "count.cost", "count.spec_count",
-           "algebra.held_quotients", "gpu.derates", "gpu.execution", "count.facts", "answers.lower",
-           "answers.model", "present.phase", "count.values")
+           "algebra.held_quotients", "gpu.effects.launch_overhead", "gpu.execution", "count.facts",
+           "answers.lower", "answers.model", "present.phase", "count.values")
 for _name in CALLERS:
     importlib.import_module(f"kernelcost.{_name}")
 

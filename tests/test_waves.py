@@ -170,7 +170,8 @@ def test_divisible_gemm_matches_brute_force(raster, sizes):
     coordinates = [c for c, _ in blocks]
     assert raster_order(grid, values) == launch_order(coordinates, raster)
     for sms, resident in MACHINES:
-        result = estimate(grid, values, sms, resident, HUGE_L2, 2, Fraction(0))
+        result = estimate(grid, values, sms, resident, usable_l2_B=HUGE_L2,
+                          stages=2, fills_B=Fraction(0))
         wave_blocks = sms * resident
         assert result.waves == math.ceil(len(blocks) / wave_blocks)
         assert result.rule == ("one wave" if result.waves == 1 else "wave union")
@@ -191,7 +192,8 @@ def test_ragged_gemm_matches_brute_force(raster, sizes):
     for sms, resident in MACHINES:
         wave_blocks = sms * resident
         expected = brute_force(blocks, raster, wave_blocks, {"A": 2, "B": 2, "C": 2})
-        result = estimate(grid, values, sms, resident, HUGE_L2, 2, Fraction(0))
+        result = estimate(grid, values, sms, resident, usable_l2_B=HUGE_L2,
+                          stages=2, fills_B=Fraction(0))
         assert result.bytes_by_tensor == expected, (sms, resident)
         # C is read and written inside the k loop here: it is part of the step
         c_step = max(2 * sum(min(4, sizes["M"] - i0) * min(8, sizes["N"] - j0)
@@ -202,7 +204,8 @@ def test_ragged_gemm_matches_brute_force(raster, sizes):
         assert result.step_B <= brute_step_bytes(blocks, raster, wave_blocks, sizes, 2) \
             + 2 * c_step
         # the count's own boxes are bounding boxes: an upper bound, and said so
-        bound = estimate(counted, values, sms, resident, HUGE_L2, 2, Fraction(0))
+        bound = estimate(counted, values, sms, resident, usable_l2_B=HUGE_L2,
+                         stages=2, fills_B=Fraction(0))
         assert all(bound.bytes_by_tensor[t] >= expected[t] for t in expected)
         assert "bounding boxes, an upper bound" in bound.reason
 
@@ -211,15 +214,17 @@ def test_fit_test_falls_back_to_per_block_fills():
     sizes = {"M": 28, "N": 40, "K": 8}
     grid = spec(GEMM, "grouped(3)").cost().grid
     values = values_of(GEMM, sizes)
-    fits = estimate(grid, values, 5, 1, HUGE_L2, 2, Fraction(0))
+    fits = estimate(grid, values, 5, 1, usable_l2_B=HUGE_L2, stages=2, fills_B=Fraction(0))
     # just enough L2 for the largest wave's step x stages, and one byte less
-    at_edge = estimate(grid, values, 5, 1, float(fits.step_B), 2, Fraction(999))
+    at_edge = estimate(grid, values, 5, 1, usable_l2_B=float(fits.step_B),
+                       stages=2, fills_B=Fraction(999))
     assert at_edge.rule == "wave union" and at_edge.total_B == fits.total_B
-    short = estimate(grid, values, 5, 1, float(fits.step_B) - 1, 2, Fraction(999))
+    short = estimate(grid, values, 5, 1, usable_l2_B=float(fits.step_B) - 1,
+                     stages=2, fills_B=Fraction(999))
     assert short.rule == "per-block fills" and short.total_B == 999
     assert short.bytes_by_tensor == {} and "exceeds usable L2" in short.reason
     split = {"A": Fraction(600), "B": Fraction(400)}
-    per_tensor = estimate(grid, values, 5, 1, 1.0, 2, split)
+    per_tensor = estimate(grid, values, 5, 1, usable_l2_B=1.0, stages=2, fills_B=split)
     assert per_tensor.bytes_by_tensor == split and per_tensor.total_B == 1000
 
 
@@ -260,7 +265,8 @@ def test_triangular_grid_nests_its_trips(raster):
     used = "row" if raster.startswith("grouped") else raster
     assert raster_order(grid, values) == launch_order([c for c, _ in blocks], used)
     for sms, resident in MACHINES:
-        result = estimate(grid, values, sms, resident, HUGE_L2, 1, Fraction(0))
+        result = estimate(grid, values, sms, resident, usable_l2_B=HUGE_L2,
+                          stages=1, fills_B=Fraction(0))
         assert result.bytes_by_tensor == brute_force(blocks, used, sms * resident,
                                                      {"A": 4, "C": 4})
         assert ("row order used" in result.reason) == (used != raster)
@@ -279,7 +285,8 @@ def test_overlapping_halos_are_united_exactly(raster, slab_cells, monkeypatch):
     values = values_of(BOX3, sizes)
     for sms, resident in MACHINES:
         expected = brute_force(blocks, raster, sms * resident, {"X": 4, "Y": 4})
-        result = estimate(grid, values, sms, resident, HUGE_L2, 1, Fraction(0))
+        result = estimate(grid, values, sms, resident, usable_l2_B=HUGE_L2,
+                          stages=1, fills_B=Fraction(0))
         assert result.bytes_by_tensor == expected
         waves = brute_waves(blocks, raster, sms * resident, {"X": 4, "Y": 4})
         assert result.step_B == max(sum(wave.values()) for wave in waves)
@@ -300,7 +307,7 @@ def test_gemm_hopper_on_h200_by_hand(spec_cost):
     cost = spec_cost("gemm_hopper")
     values = {symbol: sympy.Integer(cost.defaults.get(symbol, 8192)) for symbol in cost.parameters}
     usable = 0.7 * 60 * 2**20
-    result = estimate(cost.grid, values, 132, 1, usable, 4, Fraction(0))
+    result = estimate(cost.grid, values, 132, 1, usable_l2_B=usable, stages=4, fills_B=Fraction(0))
     assert (result.waves, result.wave_blocks, result.rule) == (16, 132, "wave union")
     assert result.bytes_by_tensor == {"A": Fraction(184 * 128 * 8192 * 2),
                                       "B": Fraction(264 * 8192 * 256 * 2),
@@ -309,7 +316,7 @@ def test_gemm_hopper_on_h200_by_hand(spec_cost):
     assert "16 waves of 132" in result.reason and "grouped(8)" in result.reason
     # with L2 smaller than a step's working set, the keep fills are the HBM traffic
     fills = Fraction(2 * 8192**3 * 2 // 128 + 2 * 8192**3 * 2 // 256)
-    small = estimate(cost.grid, values, 132, 1, 3 * 2**20, 4, fills)
+    small = estimate(cost.grid, values, 132, 1, usable_l2_B=3 * 2**20, stages=4, fills_B=fills)
     assert small.rule == "per-block fills" and small.total_B == fills
 
 
@@ -321,7 +328,7 @@ def test_hundred_thousand_blocks_under_a_second(spec_cost):
     for raster in ("row", "column", "grouped"):
         grid = dataclasses.replace(cost.grid, raster=raster)
         start = time.perf_counter()
-        result = estimate(grid, values, 132, 2, 50e6, 4, Fraction(0))
+        result = estimate(grid, values, 132, 2, usable_l2_B=50e6, stages=4, fills_B=Fraction(0))
         assert time.perf_counter() - start < 1.0, raster
         assert (result.waves, result.wave_blocks) == (388, 264)  # ceil(102400 / 264)
     # overlapping boxes (halos) go through coordinate compression, wave by wave
@@ -329,5 +336,5 @@ def test_hundred_thousand_blocks_under_a_second(spec_cost):
     values = {symbol: sympy.Integer({"N": 1264, "T": 4}[symbol.name])
               for symbol in halo.parameters}  # 316 x 316 = 99856 blocks
     start = time.perf_counter()
-    result = estimate(halo.grid, values, 132, 1, 50e6, 1, Fraction(0))
+    result = estimate(halo.grid, values, 132, 1, usable_l2_B=50e6, stages=1, fills_B=Fraction(0))
     assert time.perf_counter() - start < 1.0 and result.waves == 757

@@ -41,7 +41,7 @@ class Answer:
 
 
 def answers(analysis: Analysis, machines: Sequence[str | Machine], precisions: list[str] | None,
-            measurement: dict[str, float] | None = None,
+            measurement: dict[str, float] | None = None, *,
             exp_on_fma: ExpOnFma | None = None, warm_l2: tuple[str, ...] = (),
             raw: Mapping[str, object] | None = None) -> list[Answer]:
     """One Answer per machine x precision (the spec's own precision when none is given), each

@@ -38,7 +38,9 @@ from ..base.records import record
 from ..count.cost import Cost
 from ..count.mma import on_units
 from ..count.values import evaluate, exact, json_value, parameter_values
-from ..gpu.derates import Derate, launch_derate
+from ..gpu.derates import Derate
+from ..gpu.effects.context import EffectContext
+from ..gpu.effects.registry import call_derates
 from ..gpu.execution import GridVerdict, grid_verdict
 from ..gpu.fits import Fit, fits_within, nest_misfits, optional_exact, scope_fits
 from ..gpu.floor import Floor, floor
@@ -279,8 +281,8 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     lacks = unsupported(cost, machine)
     t_kernel = (None if misfits or lacks else grid.t_model if grid is not None
                 else t_min if nest_t_model is None else nest_t_model)
-    derates = (*(grid.derates if grid is not None else ()),
-               *filter(None, [launch_derate(t_kernel, overhead)]))
+    derates = (*(grid.derates if grid is not None else ()), *call_derates(EffectContext(
+        cold_cost, machine, lambda expr: evaluate(expr, substitutions), t_kernel=t_kernel)))
     # the floor and the bound at the maximum clock; t_model at the figures as given
     floored = floor(cold_cost.compulsory_B, machine.at_max_clock, precision, substitutions,
                     work_by_class, state)

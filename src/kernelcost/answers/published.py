@@ -162,7 +162,7 @@ def read_file(path: str | Path) -> list[PublishedRow]:
     header = next(csv.reader([header_text]))
     if tuple(header) != COLUMNS:
         missing = [c for c in COLUMNS if c not in header]
-        raise _error(Code.RESULTS_BAD_HEADER, path, text, header_line, 1,
+        raise _error(Code.RESULTS_BAD_HEADER, _cell(path, header_line, 1), text,
                      "the header lacks " + ", ".join(missing) if missing
                      else "the header's columns are not in the corpus's order",
                      "the columns are " + ",".join(COLUMNS))
@@ -187,14 +187,14 @@ def validation_rows(folder: str | Path = FOLDER) -> list[PublishedRow]:
 def _row(path: Path, text: str, number: int, line: str) -> PublishedRow:
     fields = next(csv.reader([line]))
     if len(fields) != len(COLUMNS):
-        raise _error(Code.RESULTS_BAD_ROW, path, text, number, 1,
+        raise _error(Code.RESULTS_BAD_ROW, _cell(path, number, 1), text,
                      f"{len(fields)} fields where the header has {len(COLUMNS)}",
                      "quote a value that holds a comma")
     values = dict(zip(COLUMNS, fields))
 
     def fail(column: str, message: str, hint: str) -> NoReturn:
-        raise _error(Code.RESULTS_BAD_ROW, path, text, number,
-                     cell_column(line, fields, COLUMNS.index(column)), message, hint)
+        at = _cell(path, number, cell_column(line, fields, COLUMNS.index(column)))
+        raise _error(Code.RESULTS_BAD_ROW, at, text, message, hint)
 
     def choice(column: str, enum):
         try:
@@ -245,6 +245,10 @@ def _expected_time(unit: Unit, value: float, conversion: str) -> float | None:
     return int(counts[-1]) / (value * scale) if counts else None
 
 
-def _error(code: ErrorCode, path, text, line, column, message, hint) -> MeasurementError:
-    span = Span(str(path), line, column, line, column + 1)
+def _cell(path: str | Path, line: int, column: int) -> Span:
+    """The character of the CSV an error points at."""
+    return Span(str(path), line, column, line, column + 1)
+
+
+def _error(code: ErrorCode, span: Span, text: str, message: str, hint: str) -> MeasurementError:
     return MeasurementError(code, Diagnostic(span, message, hint), text)

@@ -284,21 +284,19 @@ def capacity_crossings(cost: Cost, parameter: sympy.Symbol | str, machine: Machi
             continue
         held = evaluate(scope.held_bytes * scope.stages, substitutions).subs(symbol, variable)
         what = f"keep scope {scope.index} ({', '.join(scope.tensors)})"
-        results += _capacity_results(machine, what, scope.level, symbol, variable, held,
-                                     capacity, machine.capacity_per(scope.level))
+        results += _capacity_results(machine, what, scope.level, symbol, variable, held)
     for level, homed in _on_chip_needs(cost).items():
         capacity = machine.capacity(level)
         if capacity is None:
             continue
         held = evaluate(homed, substitutions).subs(symbol, variable)
         results += _capacity_results(machine, f"tensors in {level}", level, symbol, variable,
-                                     held, capacity, machine.capacity_per(level))
+                                     held)
     working_set = evaluate(cost.working_set_bytes(element_bytes), substitutions)
     l2_capacity = machine.capacity(Level.L2)
     if l2_capacity is not None:
         results += _capacity_results(machine, "working set", Level.L2, symbol, variable,
-                                     working_set.subs(symbol, variable), l2_capacity,
-                                     machine.capacity_per(Level.L2))
+                                     working_set.subs(symbol, variable))
     return results
 
 
@@ -313,8 +311,11 @@ def _on_chip_needs(cost: Cost) -> dict[str, sympy.Expr]:
 
 
 def _capacity_results(machine: Machine, what: str, level: str, symbol: sympy.Symbol,
-                      variable: sympy.Symbol, held: sympy.Expr, capacity_figure: float,
-                      capacity_per: str | None) -> list[CapacityCrossing]:
+                      variable: sympy.Symbol, held: sympy.Expr) -> list[CapacityCrossing]:
+    """Where `held` (in `variable`, standing for `symbol`) reaches the capacity of `level`,
+    which the callers asked of the machine before working out `held`."""
+    capacity_figure, capacity_per = machine.capacity(level), machine.capacity_per(level)
+    assert capacity_figure is not None  # the callers pass levels with a capacity only
     assert capacity_per is not None  # a level with a capacity says what one covers
     capacity = exact(capacity_figure)
     try:

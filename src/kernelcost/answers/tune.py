@@ -273,7 +273,7 @@ def _work_label(work_class: str, ceiling_name: str) -> str:
 
 
 def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarray,
-         raw: dict | None = None, top: int = 10, show_rejected: int = 2,
+         raw: dict | None = None, *, top: int = 10, show_rejected: int = 2,
          places: dict | None = None) -> Ranking:
     spec = load(spec_path) if not isinstance(spec_path, Spec) else spec_path
     fixed = fixed_values(spec, varied, raw or {}, places=places)

@@ -120,12 +120,12 @@ def _read(path: Path) -> tuple[str, list[Row]]:
     header = [name.strip() for name in _fields(header_text)]
     missing = [name for name in COLUMNS if name not in header]
     if missing:
-        raise _error(Code.RESULTS_BAD_HEADER, path, text, header_line, 1,
+        raise _error(Code.RESULTS_BAD_HEADER, _cell(path, header_line, 1), text,
                      f"the header lacks {', '.join(missing)}",
                      "the columns are " + ",".join(COLUMNS))
     rows = [_row(path, text, number, line, header) for number, line in records[1:]]
     if not rows:
-        raise _error(Code.RESULTS_EMPTY, path, text, header_line, 1,
+        raise _error(Code.RESULTS_EMPTY, _cell(path, header_line, 1), text,
                      "the header is followed by no rows",
                      "run validate/run_h200.py on a GPU machine to measure some")
     return text, rows
@@ -138,7 +138,7 @@ def _fields(line: str) -> list[str]:
 def _row(path, text, number, line, header) -> Row:
     fields = _fields(line)
     if len(fields) != len(header):
-        raise _error(Code.RESULTS_BAD_ROW, path, text, number, 1,
+        raise _error(Code.RESULTS_BAD_ROW, _cell(path, number, 1), text,
                      f"{len(fields)} fields where the header has {len(header)}",
                      "one value per column, empty for a counter not measured; quote a value "
                      "that holds a comma")
@@ -146,8 +146,8 @@ def _row(path, text, number, line, header) -> Row:
     columns = {name: _column(line, fields, index) for index, name in enumerate(header)}
 
     def fail(column: str, message: str, hint: str) -> NoReturn:
-        raise _error(Code.RESULTS_BAD_ROW, path, text, number,
-                     _column(line, fields, header.index(column)), message, hint)
+        at = _cell(path, number, _column(line, fields, header.index(column)))
+        raise _error(Code.RESULTS_BAD_ROW, at, text, message, hint)
 
     for name in ("kernel", "spec", "sizes"):
         if not values[name]:
@@ -159,11 +159,11 @@ def _row(path, text, number, line, header) -> Row:
     for item in field_text.split(";"):
         name, equals, value = item.partition("=")
         if not equals or not name.strip() or not value.strip():
-            raise _error(Code.RESULTS_BAD_ROW, path, text, number, offset,
+            raise _error(Code.RESULTS_BAD_ROW, _cell(path, number, offset), text,
                          f"cannot read the size `{item.strip()}`",
                          "sizes are NAME=VALUE separated by `;`, e.g. M=4096;N=4096")
         if name.strip() in sizes:
-            raise _error(Code.RESULTS_BAD_ROW, path, text, number, offset,
+            raise _error(Code.RESULTS_BAD_ROW, _cell(path, number, offset), text,
                          f"the size `{name.strip()}` is given twice",
                          "give each size once: M=4096;N=4096")
         sizes[name.strip()] = value.strip()
@@ -199,8 +199,12 @@ def _column(line: str, fields: list[str], index: int) -> int:
     return column
 
 
-def _error(code: ErrorCode, path, text, line, column, message, hint) -> MeasurementError:
-    span = Span(str(path), line, column, line, column + 1)
+def _cell(path: str | Path, line: int, column: int) -> Span:
+    """The character of the CSV an error points at."""
+    return Span(str(path), line, column, line, column + 1)
+
+
+def _error(code: ErrorCode, span: Span, text: str, message: str, hint: str) -> MeasurementError:
     return MeasurementError(code, Diagnostic(span, message, hint), text)
 
 
@@ -230,7 +234,7 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     spec_path = _find_spec(path, row.spec)
     line = text.split("\n")[row.line - 1]
     if spec_path is None:
-        raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, line.find(row.spec) + 1,
+        raise _error(Code.RESULTS_BAD_SPEC, _cell(path, row.line, line.find(row.spec) + 1), text,
                      f"spec `{row.spec}` not found",
                      "a .kcost path, relative to here or to a folder above the CSV")
     try:
@@ -253,12 +257,12 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
                 column = start + detail.span.column - 1
         elif detail.span is not None:
             where = f" ({detail.span})"
-        raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, column,
+        raise _error(Code.RESULTS_BAD_SPEC, _cell(path, row.line, column), text,
                      f"{row.kernel}: {detail.message}{where}",
                      detail.hint or f"see `kernelcost analyze {row.spec}`") from None
     unset = [str(p) for p in cost.parameters if p not in values]
     if unset:
-        raise _error(Code.RESULTS_BAD_SPEC, path, text, row.line, 1,
+        raise _error(Code.RESULTS_BAD_SPEC, _cell(path, row.line, 1), text,
                      f"{row.kernel}: the sizes leave {', '.join(unset)} unset",
                      "give every size of the spec without a default in the sizes column")
     stage(f"predicting line {row.line} ({row.kernel}) on {machine.id}")

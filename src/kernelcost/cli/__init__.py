@@ -179,7 +179,8 @@ def run_analyze(args) -> int:
 
         option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
         try:
-            found = answers(result, machines, precisions, measurement, option, warm, raw)
+            found = answers(result, machines, precisions, measurement, exp_on_fma=option,
+                            warm_l2=warm, raw=raw)
         except MeasurementError as error:  # about the measurement: placed on its value
             raise placed(error, option_span("--measured", args.measured or ""),
                          args.measured or "") from None

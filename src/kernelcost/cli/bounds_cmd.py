@@ -106,7 +106,7 @@ def run_tune(args) -> int:
             "--top 10"), str(args.top))
     values = parse_values(args.values, args.pow2)
     stage("tuning")
-    ranking = tune(spec, machine, varied, values, parse_settings(args.settings), args.top,
+    ranking = tune(spec, machine, varied, values, parse_settings(args.settings), top=args.top,
                    places=places)
     console, width = page(args)
     print_prose(console, text_lines(ranking, values, spec), width)

@@ -204,13 +204,26 @@ def _diagonal_classes(axes: GridAxes, expr: sympy.Expr, holding: dict[sympy.Expr
                    for node, function in functions.items()}
         replace[x_a] = _affine(axes.lows[a], step, position)
         replace[x_b] = _affine(axes.lows[b] + step * shift, step, position + diagonal)
-        classes += _diagonal_run(expr.xreplace(replace), position, diagonal, n_a, n_b,
-                                 shift, stop - start, axes.blocks // (n_a * n_b))
+        run = _DiagonalRun(n_a, n_b, shift, stop - start, axes.blocks // (n_a * n_b))
+        classes += _diagonal_run(expr.xreplace(replace), position, diagonal, run)
     return classes
 
 
-def _diagonal_run(expr: sympy.Expr, position: sympy.Symbol, diagonal: sympy.Symbol, n_a: int,
-                  n_b: int, shift: int, length: int, others: int) -> list[AmountClass]:
+@record
+class _DiagonalRun:
+    """Diagonals r = 0 .. length - 1 of an n_a x n_b grid, at q - p = shift + r; each block
+    stands for `others` blocks of the grid's other axes."""
+
+    n_a: int
+    n_b: int
+    shift: int
+    length: int
+    others: int
+
+
+def _diagonal_run(expr: sympy.Expr, position: sympy.Symbol, diagonal: sympy.Symbol,
+                  run: _DiagonalRun) -> list[AmountClass]:
+    n_a, n_b, shift, length, others = run.n_a, run.n_b, run.shift, run.length, run.others
     try:
         poly = sympy.Poly(sympy.expand(expr), position, diagonal)
     except sympy.PolynomialError as error:

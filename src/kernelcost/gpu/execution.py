@@ -116,7 +116,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
     fallbacks: list[str] = []  # what was bounded where blocks fall into no classes
-    terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ, fallbacks)
+    terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ,
+                         fallbacks=fallbacks)
     terms += _device_terms(cost, machine, values, (Level.L2,))
     bound_cost, model_cost = cost, cost
     if warm is not None:
@@ -133,8 +134,9 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     derates: tuple[Derate, ...] = ()
     if occ.fits:
         global_B = next((term.amount for term in model_terms if term.key == Level.GLOBAL), None)
-        derates = model_derates(EffectContext(cost, machine, occ, lambda expr: _at(expr, values),
-                                              found, global_B))
+        derates = model_derates(EffectContext(
+            cost, machine, lambda expr: _at(expr, values), occupancy=occ, transfers=found,
+            global_B=global_B))
     model_terms = [_derated(term, [d for d in derates if d.level == term.key])
                    if term.kind == "traffic" else term for term in model_terms]
     unknown = latency_unknown(cost, machine)
@@ -249,7 +251,8 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
     stages = max((int(_at(scope.stages, values)) for scope in cost.scopes), default=1)
     fills = Fraction(str(_at(cost.traffic.get(Level.L2, 0), values)))
     try:
-        result = estimate(grid, values, machine.sm_count, int(resident), usable, stages, fills)
+        result = estimate(grid, values, machine.sm_count, int(resident), usable_l2_B=usable,
+                          stages=stages, fills_B=fills)
     except Unclassified as why:  # compulsory traffic, as in t_bound, and why
         fallbacks.append(f"wave union: {why}")
         return None, f"compulsory: the wave estimate needs blocks in classes ({why})", ""
@@ -268,14 +271,14 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
 
 def per_sm_terms(cost: Cost, machine: Machine, precision: str,
                  values: Values, work_by_class: dict[str, sympy.Expr],
-                 occ: Occupancy, fallbacks: list[str] | None = None) -> list[GridTerm]:
+                 occ: Occupancy, *, fallbacks: list[str] | None = None) -> list[GridTerm]:
     """The per-SM roofs of t_bound, quantised: each work class, then shared memory, the
     busiest SM's share on one SM's rate (`sweep` asks for them size by size where it cannot
-    take them all at once)."""
+    take them all at once). `fallbacks` gathers why a share was bounded, not counted."""
     grid, sms = cost.grid, machine.sm_count
     assert grid is not None  # a parallel spec
     share = busiest_share(grid, occ, values, sms, fallbacks)
-    return (_work_terms(grid, machine, precision, values, work_by_class, sms, share)
+    return (_work_terms(grid, machine, precision, work_by_class, sms, share)
             + _on_chip_terms(cost, grid, machine, values, sms, share))
 
 
@@ -308,29 +311,29 @@ def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int,
     return share
 
 
-def _work_terms(grid: GridCost, machine: Machine, precision: str, values: Values,
+def _work_terms(grid: GridCost, machine: Machine, precision: str,
                 work_by_class: dict[str, sympy.Expr], sms: int,
                 share: Share | None) -> list[GridTerm]:
     terms = []
     for work_class, total in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
         rate = exact(ceiling.peak_FLOPps)
-        terms.append(_per_sm_term(ceiling.name, "work", work_class, total,
-                                  grid.work[work_class], rate, sms, share, values))
+        flat = GridTerm(ceiling.name, "work", work_class, total, rate, total / rate, False)
+        terms.append(_per_sm_term(flat, grid.work[work_class], sms, share))
     return terms
 
 
-def _per_sm_term(name: str, kind: str, key: str, total: sympy.Expr,
-                 per_block_amount: sympy.Expr, rate: sympy.Expr, sms: int,
-                 share: Share | None, values: Values) -> GridTerm:
+def _per_sm_term(flat: GridTerm, per_block_amount: sympy.Expr, sms: int,
+                 share: Share | None) -> GridTerm:
     """The busiest SM's share on one SM's rate, never below the whole grid's amount on the
-    whole machine; that alone where no share is known."""
-    flat = GridTerm(name, kind, key, total, rate, total / rate, False)
+    whole machine (`flat`); that alone where no share is known."""
     amount = None if share is None else share(per_block_amount)
     if amount is None:
         return flat
-    quantised = GridTerm(name, kind, key, amount, rate / sms, amount * sms / rate, True)
-    below = proven_less_than(amount * sms, total)  # only unequal blocks fall under the mean
+    rate = flat.rate
+    quantised = GridTerm(flat.name, flat.kind, flat.key, amount, rate / sms,
+                         amount * sms / rate, True)
+    below = proven_less_than(amount * sms, flat.amount)  # only unequal blocks fall under the mean
     return flat if below else quantised
 
 
@@ -341,10 +344,9 @@ def _on_chip_terms(cost: Cost, grid: GridCost, machine: Machine, values: Values,
         bandwidth = machine.bandwidth(level)
         if bandwidth is None or level not in cost.traffic:
             continue
-        total = _at(cost.traffic[level], values)
-        terms.append(_per_sm_term(f"{level} bandwidth", "traffic", level, total,
-                                  grid.traffic.get(level, 0), exact(bandwidth), sms, share,
-                                  values))
+        total, rate = _at(cost.traffic[level], values), exact(bandwidth)
+        flat = GridTerm(f"{level} bandwidth", "traffic", level, total, rate, total / rate, False)
+        terms.append(_per_sm_term(flat, grid.traffic.get(level, 0), sms, share))
     return terms
 
 

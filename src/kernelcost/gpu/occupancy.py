@@ -18,6 +18,7 @@ nothing, and the Occupancy says which were missing."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import sympy
@@ -75,14 +76,12 @@ def occupancy(grid: GridCost, machine: Machine,
     on_chip = {level: _at(amount, values) for level, amount in grid.on_chip.items()}
     threads = _at(grid.threads, values)
     blocks = _at(grid.blocks, values)
-    limits: list[Limit] = []
-    misfits: list[Misfit] = []
-    missing: list[str] = []
-    _shared(on_chip.get(Level.SHARED, 0), machine, execution, limits, misfits, missing)
-    _registers(grid, on_chip.get(Level.REGISTERS, 0), threads, values, execution, limits,
-               misfits, missing)
-    _threads(threads, execution, limits, misfits, missing)
-    _tensor_memory(on_chip.get(Level.TMEM, 0), machine, limits, misfits)
+    found = _Found()
+    _shared(on_chip.get(Level.SHARED, 0), machine, execution, found)
+    _registers(grid, on_chip.get(Level.REGISTERS, 0), threads, values, execution, found)
+    _threads(threads, execution, found)
+    _tensor_memory(on_chip.get(Level.TMEM, 0), machine, found)
+    limits, misfits, missing = found.limits, found.misfits, found.missing
     _cluster(_at(grid.cluster_size, values), machine, misfits)
     resident, limited_by = _tightest(limits)
     if misfits:
@@ -97,8 +96,17 @@ def occupancy(grid: GridCost, machine: Machine,
                      waves, efficiency, tuple(missing))
 
 
-def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, limits: list[Limit],
-            misfits: list[Misfit], missing: list[str]) -> None:
+@record(frozen=False)
+class _Found:
+    """What the checks of one block's resources add up, each check appending its own."""
+
+    limits: list[Limit] = dataclasses.field(default_factory=list)
+    misfits: list[Misfit] = dataclasses.field(default_factory=list)
+    missing: list[str] = dataclasses.field(default_factory=list)  # figures the file lacks
+
+
+def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, found: _Found) -> None:
+    limits, misfits, missing = found.limits, found.misfits, found.missing
     if needed == 0:
         return
     per_sm = machine.capacity(Level.SHARED)
@@ -115,26 +123,26 @@ def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, limits: 
         misfits.append(Misfit(Level.SHARED, needed, exact(per_sm), "sm", "B"))
 
 
-def _tensor_memory(needed: sympy.Expr, machine: Machine, limits: list[Limit],
-                   misfits: list[Misfit]) -> None:
+def _tensor_memory(needed: sympy.Expr, machine: Machine, found: _Found) -> None:
     """Tensor memory a block allocates: the SM's capacity shared by its resident blocks. A
     machine without the level does not run the spec at all (gpu.support)."""
     per_sm = machine.capacity(Level.TMEM)
     if needed == 0 or per_sm is None:
         return
-    limits.append(Limit(Level.TMEM, sympy.floor(exact(per_sm) / needed)))
+    found.limits.append(Limit(Level.TMEM, sympy.floor(exact(per_sm) / needed)))
     if _exceeds(needed, per_sm):
-        misfits.append(Misfit(Level.TMEM, needed, exact(per_sm), "sm", "B"))
+        found.misfits.append(Misfit(Level.TMEM, needed, exact(per_sm), "sm", "B"))
 
 
 def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
                values: dict[sympy.Symbol, sympy.Expr], execution: Execution,
-               limits: list[Limit], misfits: list[Misfit], missing: list[str]) -> None:
+               found: _Found) -> None:
     """Registers a block takes: the larger of the spec's registers per thread (rounded per
     warp) and what it holds in registers (its register arrays and keeps, 4 bytes a register,
     shared out over its threads). Each is checked against the registers a thread may have
     (255 on NVIDIA), then the block against the register file (a block's share, then an
     SM's)."""
+    limits, misfits, missing = found.limits, found.misfits, found.missing
     per_sm = execution.registers_per_sm
     if per_sm is None:
         missing.append("registers per SM")
@@ -166,8 +174,8 @@ def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
     limits.append(Limit(Level.REGISTERS, sympy.floor(exact(per_sm) / needed)))
 
 
-def _threads(threads: sympy.Expr, execution: Execution, limits: list[Limit],
-             misfits: list[Misfit], missing: list[str]) -> None:
+def _threads(threads: sympy.Expr, execution: Execution, found: _Found) -> None:
+    limits, misfits, missing = found.limits, found.misfits, found.missing
     most = execution.max_threads_per_block
     if most is not None and _exceeds(threads, most):
         misfits.append(Misfit("threads", threads, exact(most), "block", "threads"))

@@ -62,11 +62,12 @@ class WaveEstimate:
 # -- the estimate -------------------------------------------------------------------------
 
 def estimate(grid: GridCost, values: Mapping[sympy.Symbol, object], sms: int,
-             resident: int, usable_l2_B: float, stages: int,
-             fills_B: Fraction | Mapping[str, Fraction], *,
+             resident: int, *, usable_l2_B: float, stages: int,
+             fills_B: Fraction | Mapping[str, Fraction],
              step_first: object = 0) -> WaveEstimate:
-    """HBM bytes by the wave rule at the given sizes. `fills_B`: the keep fills' L2 traffic
-    (a total, or per tensor), the answer where a wave's step does not fit in L2.
+    """HBM bytes by the wave rule at the given sizes, waves of `sms` x `resident` blocks.
+    A wave's step of `stages` pipeline stages fits in `usable_l2_B` or not, and where not the
+    answer is `fills_B`: the keep fills' L2 traffic (a total, or per tensor).
     `step_first`: the step iterator's first value (k0 in 0..K: 0), where the fit test looks.
     Unclassified where the classes do not hold and the grid is too large to enumerate."""
     if sms < 1 or resident < 1:

@@ -118,11 +118,11 @@ def place(figure, axes, labels: Sequence[Label]) -> list:
               frame.x1 - MARGIN_PX, frame.y1 - MARGIN_PX)
     crowded = []
     for label in labels:
-        width, height = _size(label.annotation, renderer)
+        size = width, height = _size(label.annotation, renderer)
         leader = label.annotation.arrow_patch is not None
         # first a place whose leader crosses no line either, then any free place
-        chosen = (_first_free(axes, label, obstacles, inside, width, height, leader)
-                  or _first_free(axes, label, obstacles, inside, width, height, False))
+        chosen = (_first_free(axes, label, obstacles, inside, size, clear_leader=leader)
+                  or _first_free(axes, label, obstacles, inside, size, clear_leader=False))
         if chosen is None:
             crowded.append(label.annotation)
             anchor_px = axes.transData.transform(label.anchors[0])
@@ -135,10 +135,12 @@ def place(figure, axes, labels: Sequence[Label]) -> list:
     return crowded
 
 
-def _first_free(axes, label: Label, obstacles: Obstacles, inside, width: float,
-                height: float, clear_leader: bool):
+def _first_free(axes, label: Label, obstacles: Obstacles, inside,
+                size: tuple[float, float], *, clear_leader: bool):
     """The first candidate (anchor, anchor in pixels, offset, box) that hits nothing, and,
-    with `clear_leader`, whose leader line crosses no line either."""
+    with `clear_leader`, whose leader line crosses no line either. `size`: the label's width
+    and height in pixels."""
+    width, height = size
     frame = axes.bbox
     for anchor, offset in label.candidates():
         anchor_px = axes.transData.transform(anchor)

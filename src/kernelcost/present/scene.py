@@ -26,7 +26,7 @@ from ..hardware.machine import Machine
 from ..hardware.machinefile import load_machine
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 from ..lang.sizerange import SizeRange
-from .trajectory import Note, Trajectory, trajectory, value_text
+from .trajectory import Note, Placed, Trajectory, trajectory, value_text
 
 # the chapter's hierarchy; registers when used
 SLOPE_LEVELS = (Level.GLOBAL, Level.L2, Level.SHARED)
@@ -141,8 +141,8 @@ def scene(kernels, machine: Machine | str, precisions: Sequence[str] = (), *,
     marks = []
     for (spec, raw, own, mode), precision, measurement in zip(
             loaded, kernel_precisions, _padded(measured, len(loaded))):
-        marks.append(_kernel_marks(spec, raw, own, mode, machine, precision, size_range,
-                                   slopes, measurement))
+        placed = Placed(spec.at_precision(precision), raw, mode, machine, precision)
+        marks.append(_kernel_marks(placed, own, size_range, slopes, measurement))
         if on_kernel is not None:
             on_kernel()
     title = f"{machine.name}, {', '.join(drawn)}: hierarchical roofline"
@@ -230,11 +230,10 @@ def _setting_text(expr: sympy.Expr):
     return int(expr) if expr.is_Integer else sympy.sstr(expr)
 
 
-def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine,
-                  precision: str, size_range: SizeRange | None, slopes: tuple[Slope, ...],
-                  measurement: Mapping | None) -> KernelMarks:
-    spec = spec.at_precision(precision)  # its element types at that precision
-    cost = spec.cost(reuse)
+def _kernel_marks(kernel: Placed, own: dict, size_range: SizeRange | None,
+                  slopes: tuple[Slope, ...], measurement: Mapping | None) -> KernelMarks:
+    spec, raw, machine, precision = kernel.spec, kernel.raw, kernel.machine, kernel.precision
+    cost = spec.cost(kernel.reuse)
     levels = [s.level for s in slopes if s.level in cost.levels]
     settings = resolve_settings(raw, spec.parameters)
     values = numeric_values(spec, settings)
@@ -266,7 +265,7 @@ def _kernel_marks(spec: Spec, raw: dict, own: dict, reuse: str, machine: Machine
         raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
             None, f"`{size_range.parameter}` is not a parameter of `{spec.name}`"))
     bandwidths = {slope.level: slope.bandwidth_Bps for slope in slopes if slope.level in levels}
-    found = trajectory(spec, raw, reuse, machine, precision, size_range, bandwidths)
+    found = trajectory(kernel, size_range, bandwidths)
     return replace(marks, parameter=found.parameter, sizes=found.sizes, paths=found.paths,
                    crossings=found.crossings, never=found.never, capacity=found.capacity,
                    ends=found.ends)

@@ -25,6 +25,19 @@ ON_CHIP = (Level.SHARED, Level.REGISTERS)
 
 
 @record
+class Placed:
+    """A kernel as a figure places it: its spec at the precision of the roofs it is placed
+    under (Spec.at_precision), the sizes as the user wrote them and the reuse mode, on one
+    machine."""
+
+    spec: Spec
+    raw: dict
+    reuse: str
+    machine: Machine
+    precision: str
+
+
+@record
 class Trajectory:
     """One level's path: the kernel's point at each swept size."""
 
@@ -56,16 +69,16 @@ class SweepMarks:
     ends: tuple[Note, ...]  # "N=64", "N=65536" at the ends of the slowest path
 
 
-def trajectory(spec: Spec, raw: dict, reuse: str, machine: Machine, precision: str,
-               size_range: SizeRange, bandwidths: dict[str, float]) -> SweepMarks:
+def trajectory(kernel: Placed, size_range: SizeRange,
+               bandwidths: dict[str, float]) -> SweepMarks:
     """A kernel's path over the sweep at each level with a bandwidth (the slowest first), on
     the roofs of its precision, with its notes."""
-    spec = spec.at_precision(precision)  # its element types at that precision
-    peak = float(machine.peak(precision, spec.cost(reuse).main_class))
+    spec, reuse = kernel.spec, kernel.reuse
+    peak = float(kernel.machine.peak(kernel.precision, spec.cost(reuse).main_class))
     levels = list(bandwidths)
-    swept = sweep(spec, size_range.dense(PATH_POINTS), settings=raw, reuse=reuse)
+    swept = sweep(spec, size_range.dense(PATH_POINTS), settings=kernel.raw, reuse=reuse)
     parameter = size_range.parameter
-    limits, fits = _capacity(spec, raw, reuse, machine, parameter, swept.sizes)
+    limits, fits = _capacity(kernel, parameter, swept.sizes)
     marked = numpy.linspace(0, len(swept.sizes) - 1, PATH_MARKS).round().astype(int)
     paths = {}
     for level in levels:
@@ -75,8 +88,7 @@ def trajectory(spec: Spec, raw: dict, reuse: str, machine: Machine, precision: s
                                   fits, marked)
     slowest = paths[levels[0]]
     capacity = tuple(_on_path(slowest, index, label) for index, label in limits)
-    crossings, never = _crossings(spec, raw, reuse, machine, precision, peak, size_range,
-                                  paths)
+    crossings, never = _crossings(kernel, peak, size_range, paths)
     ends = tuple(_on_path(slowest, index, f"{parameter}={value_text(float(size))}")
                  for index, size in ((0, swept.sizes[0]), (-1, swept.sizes[-1])))
     return SweepMarks(parameter, swept.sizes, paths, crossings, never, capacity, ends)
@@ -86,16 +98,15 @@ def _on_path(path: Trajectory, index: int, label: str) -> Note:
     return Note(path.level, float(path.intensity[index]), float(path.performance[index]), label)
 
 
-def _capacity(spec: Spec, raw: dict, reuse: str, machine: Machine, parameter: str,
-              sizes: numpy.ndarray):
+def _capacity(kernel: Placed, parameter: str, sizes: numpy.ndarray):
     """Where an on-chip tile stops fitting its level along the sweep: (the index of the swept
     size nearest the last that fits, its label) per limit, and which swept sizes fit."""
-    others = {name: value for name, value in raw.items() if name != parameter}
-    values = resolve_settings(others, spec.parameters)
+    others = {name: value for name, value in kernel.raw.items() if name != parameter}
+    values = resolve_settings(others, kernel.spec.parameters)
     fits = numpy.ones(len(sizes), dtype=bool)
     limits = []
-    for crossing in capacity_crossings(spec.cost(reuse), parameter, machine, values,
-                                       apply_defaults=True):
+    for crossing in capacity_crossings(kernel.spec.cost(kernel.reuse), parameter,
+                                       kernel.machine, values, apply_defaults=True):
         bound = crossing.integer_bound
         if bound is None or crossing.level not in ON_CHIP:
             continue  # L2 and HBM over capacity slow a kernel down; on chip, it cannot run
@@ -112,18 +123,20 @@ def _capacity(spec: Spec, raw: dict, reuse: str, machine: Machine, parameter: st
     return limits, fits
 
 
-def _crossings(spec: Spec, raw: dict, reuse: str, machine: Machine, precision: str,
-               peak: float, size_range: SizeRange, paths: dict[str, Trajectory]):
+def _crossings(kernel: Placed, peak: float, size_range: SizeRange,
+               paths: dict[str, Trajectory]):
     """The ridge crossings inside the swept range, exactly as `solve` gives them, and for a
     level that never crosses, the limit the intensity tends to instead (written at the end of
     the slowest level's path)."""
-    others = {name: value for name, value in raw.items() if name != size_range.parameter}
-    values = resolve_settings(others, spec.parameters)
+    others = {name: value for name, value in kernel.raw.items()
+              if name != size_range.parameter}
+    values = resolve_settings(others, kernel.spec.parameters)
     found, never = [], []
     levels = list(paths)
     for level in levels:
-        for crossing in ridge_crossings(spec.cost(reuse), size_range.parameter, machine,
-                                        precision, level, values, apply_defaults=True):
+        for crossing in ridge_crossings(kernel.spec.cost(kernel.reuse), size_range.parameter,
+                                        kernel.machine, kernel.precision, level, values,
+                                        apply_defaults=True):
             ridge = float(crossing.ridge)
             if crossing.value is None and level == levels[0]:
                 path = paths[level]

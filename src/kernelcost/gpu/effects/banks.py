@@ -13,7 +13,7 @@ from ...base.units import si
 from ...count.cost import Cost
 from ..derates import At, Derate
 from ..transfer import Transfer
-from .context import EffectContext
+from .context import ROOFS, EffectContext
 
 BANK_CONFLICTS = "bank_conflicts"
 
@@ -22,6 +22,7 @@ class BankConflicts:
     """Shared memory at the share of its wavefronts the accesses need."""
 
     name = BANK_CONFLICTS
+    stage = ROOFS
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         found = bank_derate(context.transfers, context.cost, context.at)

@@ -1,5 +1,10 @@
 """What an effect reads: the verdict's spec, machine and sizes, and what the execution model
-found there."""
+found there.
+
+An effect acts at one of two stages. ROOFS: it lowers a level's bandwidth, so t_model takes
+its derates; it reads the grid (occupancy, transfers) and runs only where the block fits.
+CALL: it prices the call around the kernel's time, so it reads t_model (`t_kernel`) and
+t_model stays the kernel's time."""
 
 from __future__ import annotations
 
@@ -14,21 +19,27 @@ from ..derates import At, Derate
 from ..occupancy import Occupancy
 from ..transfer import Transfer
 
+ROOFS = "roofs"
+CALL = "call"
+
 
 @record
 class EffectContext:
     cost: Cost
     machine: Machine
-    occupancy: Occupancy  # fits: an effect runs only where the block does
     at: At  # an expression at the verdict's sizes
-    transfers: tuple[Transfer, ...]  # the lanes accesses in sectors and wavefronts
-    global_B: sympy.Expr | None  # the bytes t_model puts on the global bandwidth
+    occupancy: Occupancy | None = None  # a grid's, where its block fits (stage ROOFS)
+    transfers: tuple[Transfer, ...] = ()  # the lanes accesses in sectors and wavefronts
+    global_B: sympy.Expr | None = None  # the bytes t_model puts on the global bandwidth
+    t_kernel: sympy.Expr | None = None  # t_model, once known (stage CALL); None: no time
 
 
 class Effect(Protocol):
     """An effect on t_model: the derates it finds at a verdict's sizes (none where it does
-    not bind). A derate lowers one level's bandwidth; effects never enter t_bound."""
+    not bind). A derate lowers one level's bandwidth, or (stage CALL) says what the call
+    adds to the kernel's time; effects never enter t_bound."""
 
     name: str
+    stage: str  # ROOFS | CALL
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]: ...

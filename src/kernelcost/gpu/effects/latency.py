@@ -27,7 +27,7 @@ from ...count.values import exact
 from ...hardware.machine import PER_SM_LEVELS, Machine
 from ..derates import At, Derate
 from ..occupancy import Occupancy
-from .context import EffectContext
+from .context import ROOFS, EffectContext
 
 LATENCY = "latency"
 VECTOR_BYTES = 16  # the widest load one thread issues (ld.global.v4.b32, LDG.128)
@@ -41,12 +41,15 @@ class Latency:
     """Little's law at each level: the levels latency-bound at the verdict's sizes."""
 
     name = LATENCY
+    stage = ROOFS
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
-        found = (latency_derate(in_flight(context.cost, context.machine, level,
-                                          context.occupancy, context.at,
-                                          level in PER_SM_LEVELS),
-                                context.machine, context.occupancy.resident)
+        occ = context.occupancy
+        if occ is None:
+            return ()
+        found = (latency_derate(in_flight(context.cost, context.machine, level, occ,
+                                          context.at, level in PER_SM_LEVELS),
+                                context.machine, occ.resident)
                  for level in LITTLE_LEVELS)
         return tuple(derate for derate in found if derate is not None)
 

@@ -5,13 +5,24 @@ from __future__ import annotations
 
 from ..derates import Derate
 from .banks import BankConflicts
-from .context import Effect, EffectContext
+from .context import CALL, ROOFS, Effect, EffectContext
 from .latency import Latency
+from .launch_overhead import Launch
 from .sectors import Sectors
 
-EFFECTS: tuple[Effect, ...] = (Latency(), Sectors(), BankConflicts())
+EFFECTS: tuple[Effect, ...] = (Latency(), Sectors(), BankConflicts(), Launch())
 
 
 def model_derates(context: EffectContext) -> tuple[Derate, ...]:
-    """Every effect's derates at the context's sizes."""
-    return tuple(derate for effect in EFFECTS for derate in effect.derates(context))
+    """The derates on the roofs at the context's sizes: t_model takes them."""
+    return _derates(context, ROOFS)
+
+
+def call_derates(context: EffectContext) -> tuple[Derate, ...]:
+    """The derates on the call around the kernel's time (`context.t_kernel`), after t_model."""
+    return _derates(context, CALL)
+
+
+def _derates(context: EffectContext, stage: str) -> tuple[Derate, ...]:
+    return tuple(derate for effect in EFFECTS if effect.stage == stage
+                 for derate in effect.derates(context))

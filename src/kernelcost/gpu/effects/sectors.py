@@ -20,7 +20,7 @@ from ...base.units import si
 from ...count.cost import Cost
 from ..derates import At, Derate
 from ..transfer import Transfer
-from .context import EffectContext
+from .context import ROOFS, EffectContext
 
 SECTORS = "sectors"
 DRAM_SECTORS = "dram_sectors"
@@ -31,6 +31,7 @@ class Sectors:
     """L2 (and HBM where it sees more than t_model counts) at the sectors' useful share."""
 
     name = SECTORS
+    stage = ROOFS
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         return tuple(sector_derates(context.transfers, context.cost, context.at,
