@@ -82,6 +82,25 @@ class GridVerdict:
     # ones, which the wave estimate fell under
     fill: GridFill | None = None  # fewer blocks than SMs: what the grid occupies
     fallbacks: tuple[str, ...] = ()  # figures bounded, not counted: blocks in no classes
+    wave_terms: tuple[GridTerm, ...] = ()  # model_terms before the derates
+
+    def model_steps(self) -> tuple[tuple[str | None, sympy.Expr], ...]:
+        """t_model as the derates are applied one effect at a time, in the registry's order:
+        first (None, the time before any), then (the effect's cause, the time with it and
+        every effect before it). The last time is t_model: each level's rate takes the
+        smallest factor of its derates, as `_derated` applies them all at once."""
+        time, _ = _largest(list(self.wave_terms))
+        assert time is not None  # wave_terms has the terms t_model is the largest of
+        steps: list[tuple[str | None, sympy.Expr]] = [(None, time)]
+        applied: list[Derate] = []
+        for cause in dict.fromkeys(derate.cause for derate in self.derates):
+            applied += [derate for derate in self.derates if derate.cause == cause]
+            terms = [_derated(term, [d for d in applied if d.level == term.key])
+                     if term.kind == "traffic" else term for term in self.wave_terms]
+            time, _ = _largest(terms)
+            assert time is not None  # wave_terms has the terms t_model is the largest of
+            steps.append((cause, time))
+        return tuple(steps)
 
     @functools.cached_property
     def tail_share(self) -> sympy.Expr | None:
@@ -137,13 +156,14 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
         derates = model_derates(EffectContext(
             cost, machine, lambda expr: _at(expr, values), occupancy=occ, transfers=found,
             global_B=global_B))
+    wave_terms = tuple(model_terms)
     model_terms = [_derated(term, [d for d in derates if d.level == term.key])
                    if term.kind == "traffic" else term for term in model_terms]
     unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
                            rule, detail, (), grid.equal_blocks, derates, unknown, found,
-                           floored, None, tuple(fallbacks))
+                           floored, None, tuple(fallbacks), wave_terms)
     t_bound, bound_term = _largest(bound_terms)
     t_model, model_term = _largest(model_terms)
     bound, model_bound = (None if term is None else term.name for term in (bound_term,
@@ -156,7 +176,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, rule, detail, tuple(flat_terms), grid.equal_blocks,
                        derates, unknown, found, floored, fill,
-                       tuple(fallbacks))
+                       tuple(fallbacks), wave_terms)
 
 
 def _at_least_compulsory(term: GridTerm | None,

@@ -7,6 +7,7 @@ from ...base.levels import Level
 from ...base.units import binary, si
 from ...gpu.effects.banks import way
 from .cells import PER_WORDS, formula, value_of
+from .ledger_report import ledger_json
 from .times import fill_json
 from .unsupported_report import unsupported_json
 
@@ -25,7 +26,8 @@ def grid_json(verdict) -> dict:
         "t_model": value_of(verdict.t_model),
         "t_min": value_of(verdict.t_min) if verdict.runs else None,
         "misfits": [misfit_json(m) for m in verdict.misfits],
-        "unsupported": unsupported_json(verdict), "grid": None}
+        "unsupported": unsupported_json(verdict), "ledger": ledger_json(verdict),
+        "grid": None}
     if grid is None:
         return fields
     occupancy = grid.occupancy

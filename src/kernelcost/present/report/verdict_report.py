@@ -13,6 +13,7 @@ from .cells import (
     value_or_formula,
 )
 from .grid import grid_clause, grid_json, misfit_sentence, transfer_lines
+from .ledger_report import ledger_line
 from .page import Column, fitted_table
 from .precision import mapping_json, mapping_line
 from .times import fill_clause, floor_terms_json, times_line
@@ -334,6 +335,9 @@ def answer_lines(answers) -> list[str]:
         times = times_line(result)
         if times is not None:
             lines.append(times)
+        steps = ledger_line(result)
+        if steps is not None:
+            lines.append(steps)
         if result.runs and len(result.terms) > 1:
             lines.append("  time terms: " + ", ".join(
                 f"{term.name} {si(value_of(term.seconds), 's')}"

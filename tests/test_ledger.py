@@ -1,0 +1,73 @@
+"""The gap ledger: t_bound, then one signed step a cause in the registry's order, summing
+exactly to t_model, for every shipped spec on every shipped machine."""
+
+from __future__ import annotations
+
+import pytest
+from test_three_times import MACHINES, SPECS, _free, documented_sizes
+
+import kernelcost
+from kernelcost.answers.ledger import Cause, ledger
+from kernelcost.answers.model import verdict
+from kernelcost.base.errors import KcostError
+from kernelcost.cli import main
+from kernelcost.hardware.machinefile import load_machine
+
+
+@pytest.mark.parametrize("path", SPECS, ids=lambda path: path.stem)
+def test_the_steps_sum_exactly_to_t_model(path):
+    spec = kernelcost.load(path)
+    cost = spec.cost()
+    sizes = documented_sizes(path.stem, _free(cost))[0]
+    for machine in MACHINES:
+        try:
+            result = verdict(cost, machine, values=sizes)
+        except KcostError:  # a machine without a figure the spec needs: no verdict at all
+            continue
+        found = ledger(result)
+        if found is None:
+            assert result.t_bound is None or result.t_model is None
+            continue
+        assert found.t_bound == result.t_bound and found.t_model == result.t_model
+        assert found.total == result.t_model, (path.stem, machine.id)
+        assert all(step.delta_s != 0 for step in found.steps)
+        causes = [step.cause for step in found.steps]
+        assert causes == sorted(causes, key=list(Cause).index)  # clock, traffic, effects
+
+
+def test_symbolic_steps_telescope_to_t_model():
+    cost = kernelcost.load(SPECS[0].parent / "gemm_hopper.kcost").cost()
+    found = ledger(verdict(cost, load_machine("h100")))
+    assert found is not None and found.total == found.t_model
+    assert [step.cause for step in found.steps] == [Cause.CLOCK]
+
+
+def test_gemm_hopper_on_h200_steps_from_the_maximum_clock_to_the_data_sheet():
+    """At 8192^3 the bf16 tensor peak binds: t_bound takes 4096 FLOP per clock per SM x 132
+    SMs x 1.98 GHz, t_model the data sheet's 989.5e12 FLOP/s (h200.toml); the clock is the
+    ledger's only step."""
+    cost = kernelcost.load(SPECS[0].parent / "gemm_hopper.kcost").cost()
+    result = verdict(cost, load_machine("h200"), values={"M": 8192, "N": 8192, "K": 8192})
+    found = ledger(result)
+    assert found is not None and [step.cause for step in found.steps] == [Cause.CLOCK]
+    assert found.steps[0].delta_s == result.t_min - result.t_bound > 0
+
+
+def test_analyze_prints_the_ledger(capsys):
+    path = SPECS[0].parent / "gemm_hopper.kcost"
+    assert main(["analyze", str(path), "--set", "M=8192,N=8192,K=8192", "--machine",
+                 "h200"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "ledger: t_bound 1.06 ms; clock +86.2 µs = t_model 1.15 ms." in out
+
+
+def test_a_derated_kernel_lists_its_effects_in_the_registrys_order():
+    """The naive transpose on an H100 at n = 8192: latency (Little's law) then sectors (its
+    column writes move whole sectors), each a step of its own, in the registry's order."""
+    cost = kernelcost.load(SPECS[0].parent / "transpose_naive.kcost").cost()
+    result = verdict(cost, load_machine("h100"), values={"n": 8192})
+    found = ledger(result)
+    assert found is not None and found.total == result.t_model
+    assert [(step.cause, step.effect) for step in found.steps] == [
+        (Cause.EFFECT, "latency"), (Cause.EFFECT, "sectors")]
+    assert all(step.delta_s > 0 for step in found.steps)
