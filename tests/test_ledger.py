@@ -71,3 +71,24 @@ def test_a_derated_kernel_lists_its_effects_in_the_registrys_order():
     assert [(step.cause, step.effect) for step in found.steps] == [
         (Cause.EFFECT, "latency"), (Cause.EFFECT, "sectors")]
     assert all(step.delta_s > 0 for step in found.steps)
+
+
+def test_validate_lists_each_rows_ledger(capsys):
+    """The project's H200 runs: every row with both times has its ledger, in words and in
+    the JSON, its steps summing to t_model."""
+    import json
+
+    results = SPECS[0].parent.parent / "validate" / "results" / "h200-2026-12-04.csv"
+    main(["validate", str(results), "--machine", "h200", "--json"])
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert rows
+    for row in rows:
+        if row["t_bound"] is None or row["t_model"] is None:
+            assert row["ledger"] is None
+            continue
+        steps = row["ledger"]["steps"]
+        total = row["ledger"]["t_bound"] + sum(step["delta_s"] for step in steps)
+        assert total == pytest.approx(row["t_model"], rel=1e-12)
+    main(["validate", str(results), "--machine", "h200"])
+    out = capsys.readouterr().out
+    assert out.count(": ledger: t_bound ") == sum(row["ledger"] is not None for row in rows)

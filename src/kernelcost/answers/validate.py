@@ -23,13 +23,16 @@ from __future__ import annotations
 import csv
 from dataclasses import field
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from ..base.csvcells import cell_number
 from ..base.errors import Code, Diagnostic, ErrorCode, KcostError, MeasurementError
 from ..base.levels import Level
 from ..base.records import record
 from ..base.tree import Span
+
+if TYPE_CHECKING:
+    from .ledger import Ledger
 
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
 # counter -> the prediction it is compared with
@@ -78,6 +81,7 @@ class Comparison:
     counters: tuple[Counter, ...]
     notes: tuple[str, ...]
     t_floor: float | None = None  # what no implementation of the computation beats
+    ledger: Ledger | None = None  # t_bound to t_model, step by step
 
     @property
     def roof_fraction(self) -> float | None:
@@ -229,6 +233,7 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     from ..lang.settings import resolve_settings, setting_warnings
     from ..lang.sizes import size_warnings
     from .answer import refuse_verdict_sizes
+    from .ledger import ledger
     from .model import verdict as model_verdict
 
     spec_path = _find_spec(path, row.spec)
@@ -270,7 +275,10 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     t_bound = _float(verdict.t_bound)
     t_model = _float(verdict.t_model)
     notes = list(warnings)
-    if t_bound is None:
+    if verdict.unsupported:
+        notes.append("the machine does not run the spec: it needs " + ", ".join(
+            str(item.needed) for item in verdict.unsupported))
+    elif t_bound is None:
         notes.append("the spec does not fit the machine: " + "; ".join(
             f"{m.level} needs {_float(m.needed):g} {m.unit} of {_float(m.capacity):g} per {m.per}"
             for m in verdict.misfits))
@@ -280,7 +288,7 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
                      for name in COUNTERS if name in row.counters)
     return Comparison(row, t_bound, t_model,
                       verdict.bound_at_max_clock if t_bound is not None else None,
-                      counters, tuple(notes), _float(verdict.t_floor))
+                      counters, tuple(notes), _float(verdict.t_floor), ledger(verdict))
 
 
 def _counter(name: str, measured: float, cost, values, verdict) -> Counter:
@@ -347,6 +355,10 @@ def as_json(machine: str, comparisons: list[Comparison]) -> dict:
                                   "measured": k.measured, "ratio": k.ratio}
                          for k in c.counters},
             "notes": list(c.notes),
+            "ledger": None if c.ledger is None else {
+                "t_bound": _float(c.ledger.t_bound), "t_model": _float(c.ledger.t_model),
+                "steps": [{"cause": step.cause.value, "effect": step.effect,
+                           "delta_s": _float(step.delta_s)} for step in c.ledger.steps]},
         } for c in comparisons],
         "falsified": sum(c.falsified for c in comparisons),
     }

@@ -12,7 +12,12 @@ def ledger_line(verdict) -> str | None:
     """`  ledger: t_bound 4.17 µs; clock +240 ns; global traffic +2.1 ns = t_model 4.41 µs.`;
     None where there is no ledger or a figure is symbolic."""
     found = ledger(verdict)
-    if found is None or not _numeric(found):
+    return None if found is None else ledger_text(found)
+
+
+def ledger_text(found: Ledger) -> str | None:
+    """The ledger in words, None where a figure is symbolic."""
+    if not _numeric(found):
         return None
     parts = [f"t_bound {si(value_of(found.t_bound), 's')}"]
     parts += [f"{_name(step)} {_signed(value_of(step.delta_s))}" for step in found.steps]

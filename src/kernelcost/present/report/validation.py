@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...base.units import si
+from .ledger_report import ledger_text
 from .page import Column, fitted_table
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ def validation_page(machine: str, comparisons: list[Comparison], width: int | No
                          f"{si(k.predicted, unit)}{model}, measured {si(k.measured, unit)}"
                          f"{ratio}")
         lines += [f"line {c.row.line} {c.row.kernel}: note: {note}" for note in c.notes]
+        steps = None if c.ledger is None else ledger_text(c.ledger)
+        if steps is not None:
+            lines.append(f"line {c.row.line} {c.row.kernel}:{steps.removeprefix(' ')}")
     bad = [c for c in comparisons if c.falsified]
     for c in bad:
         lines.append(f"line {c.row.line} {c.row.kernel}: FALSIFIED: measured "
