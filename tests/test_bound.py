@@ -108,6 +108,7 @@ REFUSED = {
     "conv3x3": "combines the iterators", "conv3x3_naive": "combines the iterators",
     "flash_attention": "the loop `h` indexes no array",
     "flash_attention_causal": "the loop `h` indexes no array",
+    "flash_attention_blackwell": "the loop `h` indexes no array",
     "model_attention": "the loop `i` indexes no array",
     "model_rmsnorm": "the loop `t` indexes no array",
     # a statement of locals alone (the norm's scale) inside the row loop: left out of the
