@@ -9,6 +9,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, ErrorCode, SpecCheckError, did_you_mean
+from ..base.kinds import Reuse, Role
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import (
@@ -36,7 +37,7 @@ class CheckedKernel:
     locals: dict[str, str]  # register local -> element type
     divisibility: tuple[tuple[sympy.Expr, sympy.Expr], ...]  # (divisor, dividend) pairs
     bounds: tuple[sympy.Basic, ...]  # assumed relations such as T <= N
-    reuse: str  # the kernel's default reuse for tensors outside keep scopes
+    reuse: Reuse  # the kernel's default reuse for tensors outside keep scopes
     grid: Grid | None = None  # the thread blocks of a parallel spec
     items: ItemCount | None = None  # `per token = b`: what one run of the kernel handles
     precision_override: str | None = None  # set where --precision mapped the types
@@ -52,7 +53,7 @@ class CheckedKernel:
         were mapped to, precisions.at_precision)."""
         if self.precision_override is not None:
             return self.precision_override
-        types = [tensor.dtype for tensor in self.tensors.values() if tensor.role != "local"]
+        types = [tensor.dtype for tensor in self.tensors.values() if tensor.role != Role.LOCAL]
         if not types:
             types = list(self.locals.values()) or ["f32"]
         return PRECISION_OF_TYPE[max(types, key=types.count)]
@@ -80,7 +81,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         self.declared_at: dict[str, ast.Span] = {}  # sizes and tensors: kernel-wide names
         self.divisibility: list[tuple[sympy.Expr, sympy.Expr]] = []
         self.bounds: list[sympy.Basic] = []
-        self.reuse = "perfect"
+        self.reuse = Reuse.PERFECT
         self.items: ItemCount | None = None
         self.grid: Grid | None = None
         self.grid_header: ast.Parallel | None = None
@@ -230,7 +231,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         if let.swizzle is not None:
             self._swizzle(let, level, shape, element_bytes)
         if self._declare(let.name, let.span, "local array"):
-            self.tensors[let.name] = Tensor(let.name, "local", let.dtype,
+            self.tensors[let.name] = Tensor(let.name, Role.LOCAL, let.dtype,
                                             element_bytes or sympy.Integer(1), shape, level,
                                             let.span, let.swizzle is not None)
             scope.locals[let.name] = let.span
@@ -308,7 +309,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
             self._block(keep.body, inner)
             return
         for name in keep.tensors:
-            if name.id in self.tensors and self.tensors[name.id].role == "local":
+            if name.id in self.tensors and self.tensors[name.id].role == Role.LOCAL:
                 self.error(Code.WRONG_KEEP, name.span, f"`{name.id}` is a local array; it lives in "
                            f"`{self.tensors[name.id].level}` and is not kept",
                            "keep stages tensors declared with in, out or inout")
@@ -344,9 +345,9 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
         if isinstance(target, ast.Name):
             self._assign_name(target, scope)
         else:
-            self._access(target, scope, role="out")
+            self._access(target, scope, role=Role.OUT)
             tensor = self.tensors.get(target.tensor)
-            if tensor is not None and tensor.role == "in":
+            if tensor is not None and tensor.role == Role.IN:
                 self._write_to_input(target.span, tensor)
         self._value(assign.value, scope)
         problem = unit_problem(assign, list(scope.iterators))
@@ -362,7 +363,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, LaneChecks):
                 self.error(Code.WRONG_RANK, target.span,
                            f"`{name}` is a tensor of rank {len(tensor.shape)}; "
                            "assign to one element", f"write `{name}[{indices}] = ...`")
-            elif tensor.role == "in":
+            elif tensor.role == Role.IN:
                 self._write_to_input(target.span, tensor)
         elif name in self.sizes:
             self.error(Code.WRONG_ASSIGNMENT, target.span, f"cannot assign to size `{name}`",

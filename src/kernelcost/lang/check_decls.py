@@ -11,6 +11,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, KcostError, did_you_mean
+from ..base.kinds import Reuse, Role
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import ELEMENT_BYTES, FUNCTIONS, LEVELS, size_symbol, to_sympy
@@ -19,8 +20,7 @@ if TYPE_CHECKING:
     from ..base.errors import Diagnostic, ErrorCode
     from .scopes import Scope
 
-REUSE_MODES = ("perfect", "none")
-ROLES = ("in", "out", "inout")
+REUSE_MODES = (Reuse.PERFECT, Reuse.NONE)  # what a spec's `reuse` setting may say
 KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
                       "keep", "parallel", "stages", "lanes", "swizzle", "per", "on"})
 MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to every count
@@ -29,7 +29,7 @@ MAX_LOOP_DEPTH = 16  # loops inside one another; each adds a symbolic sum to eve
 @record
 class Tensor:
     name: str
-    role: str  # in | out | inout, or local: an array declared with `let` inside the nest
+    role: Role  # in | out | inout, or local: an array declared with `let` inside the nest
     dtype: str
     element_bytes: sympy.Rational
     shape: tuple[sympy.Expr, ...]  # in the size parameters
@@ -61,7 +61,7 @@ class DeclarationChecks:
         declared_at: dict[str, ast.Span]
         divisibility: list[tuple[sympy.Expr, sympy.Expr]]
         bounds: list[sympy.Basic]
-        reuse: str
+        reuse: Reuse
         items: ItemCount | None
 
         def error(self, code: ErrorCode, span: ast.Span | None, message: str,
@@ -119,7 +119,7 @@ class DeclarationChecks:
                            f"unknown reuse mode `{item.mode.id}`",
                            "write `reuse perfect` or `reuse none`")
             else:
-                self.reuse = item.mode.id
+                self.reuse = Reuse(item.mode.id)
         elif isinstance(item, ast.Assume):
             for fact in item.facts:
                 self._assume(fact)

@@ -11,6 +11,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, did_you_mean
+from ..base.kinds import Role
 from ..base.symbols import FUNCTION_ARITY, FUNCTIONS, iterator_symbol
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class ExpressionChecks:
                        f"`{call.func}` takes at least 2 arguments, not {given}",
                        f"call it as `{call.func}(a, b)`")
 
-    def _access(self, access: ast.Access, scope: Scope, role: str = "in") -> None:
+    def _access(self, access: ast.Access, scope: Scope, role: Role = Role.IN) -> None:
         if access.tensor not in self.tensors:
             known = {**self.tensors, **scope.locals, **self.sizes, **scope.iterators}
             if access.tensor in known:
@@ -103,7 +104,7 @@ class ExpressionChecks:
                            hint)
             return
         tensor = self.tensors[access.tensor]
-        if tensor.role == "local" and access.tensor not in scope.locals:
+        if tensor.role == Role.LOCAL and access.tensor not in scope.locals:
             line = tensor.span.line
             self.error(Code.UNDEFINED_NAME, access.span,
                        f"the local array `{access.tensor}` is out of scope here",
