@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 import sympy
 
-from ..algebra.decide import largest, less_than, pair_sign, smallest_of_two
+from ..algebra.decide import largest, pair_sign, smallest_of_two
 from ..algebra.held_quotients import cancelled_quotient
 from ..algebra.quotients import cancel, scaled
 from ..base.drawable import Drawable
@@ -47,49 +47,9 @@ from ..gpu.order import check_order, divisibility_met
 from ..gpu.warm import WarmL2, served_cost, warm_l2
 from ..hardware.clocks import at_max_clock_terms
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine
+from .regimes import ZONE_COMPUTE, Regime, Zone, compute_advice, regime_of, regime_of_kind, zone_of
 
 Substitutions = Mapping[sympy.Symbol, sympy.Expr]  # parameters to their values
-MEMORY_BOUND = "memory-bound"
-COMPUTE_BOUND = "compute-bound"
-UNDERFILLED = "under-filled"  # fewer blocks than SMs, and a per-SM roof binds (module fill)
-
-# The chapter's zones, on ratio = I / I_crit.
-CLEARLY_MEMORY_BOUND_BELOW = sympy.Rational(1, 10)
-CLEARLY_COMPUTE_BOUND_ABOVE = sympy.Integer(10)
-
-
-@record
-class Zone:
-    name: str  # clearly memory-bound | mixed | clearly compute-bound
-    advice: str
-
-
-ZONE_MEMORY = Zone(
-    "clearly memory-bound",
-    "bytes are the limit: cut traffic (fuse, tile for reuse, narrower types); "
-    "do not touch compute")
-ZONE_MIXED = Zone(
-    "mixed",
-    "both levers count: fewer bytes and faster arithmetic")
-ZONE_COMPUTE = Zone(
-    "clearly compute-bound",
-    "arithmetic is the limit: fewer operations or a faster unit; bytes no longer matter")
-
-
-def compute_advice(machine: Machine, peak_name: str, contractions: bool = True) -> str:
-    """The compute-bound zone's advice in the machine's own words: tensor units are named
-    only where its file lists them, and not urged on work already on them, nor on work that
-    holds no matrix contraction (`contractions` False: element-wise arithmetic)."""
-    tensor = sorted({p.precision for p in machine.compute if p.unit == "tensor" and not p.sparse})
-    if "tensor" in peak_name:
-        lever = "a narrower precision on the tensor units, or fewer operations"
-    elif not contractions:
-        lever = "fewer operations (element-wise work: the tensor units cannot run it)"
-    elif tensor:
-        lever = f"move the work to the tensor units ({', '.join(tensor)}) or cut operations"
-    else:
-        lever = "fewer operations or a narrower precision (no tensor units on this machine)"
-    return f"arithmetic is the limit: {lever}; bytes no longer matter"
 
 
 @record
@@ -105,7 +65,7 @@ class LevelVerdict:
     ridge: sympy.Rational  # I_crit = P / B_l, FLOP/B
     ratio: sympy.Expr  # I_l / I_crit
     zone: Zone | None  # None while the ratio is symbolic
-    regime: str | None  # memory-bound when I_l < I_crit; None while undecided
+    regime: Regime | None  # memory-bound when I_l < I_crit; None while undecided
     performance: sympy.Expr  # attainable FLOP/s under this roof: min(P, I_l * B_l)
     peak_fraction: sympy.Expr  # performance / P = min(1, ratio)
     time_s: sympy.Expr  # Q_l / B_l
@@ -138,7 +98,7 @@ class Verdict(Drawable):
     launch_overhead_s: sympy.Rational | None
     t_min_with_launch: sympy.Expr  # s: t_min + launch overhead (t_min when none is known)
     binding: TimeTerm | None  # the term that binds; None while undecided
-    regime: str | None  # memory-bound when a bandwidth binds, compute-bound when a peak does,
+    regime: Regime | None  # memory-bound when a bandwidth binds, compute-bound when a peak does,
     # under-filled when a grid of fewer blocks than SMs meets a per-SM roof (grid.fill)
     performance: sympy.Expr  # attainable FLOP/s: W / t_min
     fits: tuple[Fit, ...]
@@ -278,9 +238,9 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     if divisibility_met(cost.divisibility, substitutions):
         check_order(machine.id, precision, substitutions, floored.seconds,
                     None if misfits else t_max_clock, t_kernel)
-    regime = None if binding is None else regime_of_term(binding)
+    regime = None if binding is None else regime_of_kind(binding.kind)
     if grid is not None and grid.fill is not None and grid.fill.binds:
-        regime = UNDERFILLED
+        regime = Regime.UNDERFILLED
     return Verdict(
         machine=machine.id,
         precision=precision,
@@ -372,28 +332,6 @@ def _intensity(work: sympy.Expr, traffic: sympy.Expr) -> sympy.Expr:
     return cancel(work / traffic)
 
 
-def zone_of(intensity: sympy.Expr, ridge: sympy.Rational = sympy.Integer(1)) -> Zone | None:
-    """The chapter's zone of intensity / ridge: < 0.1 clearly memory-bound, 0.1..10 mixed,
-    > 10 compute-bound."""
-    below = less_than(intensity, CLEARLY_MEMORY_BOUND_BELOW * ridge)
-    above = less_than(CLEARLY_COMPUTE_BOUND_ABOVE * ridge, intensity)
-    if below is None or above is None:
-        return None
-    if below:
-        return ZONE_MEMORY
-    if above:
-        return ZONE_COMPUTE
-    return ZONE_MIXED
-
-
-def regime_of(intensity: sympy.Expr, ridge: sympy.Rational) -> str | None:
-    """Memory-bound below the ridge, compute-bound at or above it."""
-    below_ridge = less_than(intensity, ridge)
-    if below_ridge is None:
-        return None
-    return MEMORY_BOUND if below_ridge else COMPUTE_BOUND
-
-
 def work_terms(work_by_class: Mapping[str, sympy.Expr], machine: Machine,
                precision: str) -> list[TimeTerm]:
     terms = []
@@ -420,7 +358,3 @@ def binding_term(terms: list[TimeTerm], t_min: sympy.Expr) -> TimeTerm | None:
     if isinstance(t_min, sympy.Max):
         return None
     return next((term for term in terms if term.seconds == t_min), None)
-
-
-def regime_of_term(term: TimeTerm) -> str:
-    return MEMORY_BOUND if term.kind == "traffic" else COMPUTE_BOUND

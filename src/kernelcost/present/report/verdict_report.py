@@ -285,7 +285,7 @@ def _advice_line(level, result) -> str:
     """The regime (a side of the ridge) and the chapter's zone (under 0.1x, 0.1x to 10x,
     over 10x) in one clause, so that `compute-bound` beside `mixed` reads as a position, not
     a contradiction."""
-    from ...answers.model import (
+    from ...answers.regimes import (
         CLEARLY_COMPUTE_BOUND_ABOVE,
         CLEARLY_MEMORY_BOUND_BELOW,
         ZONE_COMPUTE,
