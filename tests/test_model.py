@@ -19,9 +19,13 @@ from kernelcost.answers.efficiency import measured_efficiency
 from kernelcost.answers.model import TimeTerm, binding_term, verdict
 from kernelcost.answers.regimes import ZONE_COMPUTE, ZONE_MEMORY, ZONE_MIXED, Regime, zone_of
 from kernelcost.base.errors import KcostError
+from kernelcost.base.kinds import TermKind
 from kernelcost.base.symbols import size_symbol
 from kernelcost.count.cost import Cost, ScopeCost, TensorFootprint
+from kernelcost.hardware.machine import Roof
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.report.verdict_report import verdict_rows
+from kernelcost.present.roofs import roof_name
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 n, M, N, K, T = (size_symbol(name) for name in ("n", "M", "N", "K", "T"))
@@ -69,7 +73,7 @@ def test_vector_add_on_h100_fp32_is_clearly_memory_bound():
     # chapter example 1: perf bound 0.279 TFLOP/s = 0.42 % of P
     assert float(level.performance) == pytest.approx(0.279e12, rel=0.01)
     assert float(level.peak_fraction) == pytest.approx(0.0042, rel=0.01)
-    assert result.bound == "global bandwidth" and result.regime == Regime.MEMORY_BOUND
+    assert roof_name(result.bound) == "global bandwidth" and result.regime == Regime.MEMORY_BOUND
 
 
 def test_vector_add_t_min_at_1e8_without_launch_overhead():
@@ -83,7 +87,7 @@ def test_vector_add_t_min_at_1e8_without_launch_overhead():
 def test_vector_add_symbolic_t_min_is_linear_in_n():
     result = verdict(vector_add(), load_machine("h100"), "fp32")
     assert result.t_min == 12 * n / sympy.Integer(3_350_000_000_000)
-    assert result.bound == "global bandwidth"  # decided for every n > 0
+    assert roof_name(result.bound) == "global bandwidth"  # decided for every n > 0
 
 
 def test_measured_bandwidth_is_reported_in_bytes_per_second():
@@ -109,13 +113,13 @@ def test_gemm_4096_on_h100_bf16_is_compute_bound():
     assert float(level.intensity) == pytest.approx(1365.3, rel=0.001)  # chapter: I = 1365.3
     assert level.regime == Regime.COMPUTE_BOUND and level.zone == ZONE_MIXED  # ratio 4.6
     assert float(result.t_min) == pytest.approx(139e-6, rel=0.01)  # chapter: 139 us
-    assert result.bound == "bf16 tensor peak" and result.regime == Regime.COMPUTE_BOUND
+    assert roof_name(result.bound) == "bf16 tensor peak" and result.regime == Regime.COMPUTE_BOUND
     assert float(result.performance) == pytest.approx(990e12)
 
 
 def test_verdict_rows_carry_the_documented_json_keys():
     result = verdict(gemm(), load_machine("h100"), "bf16", {M: 4096, N: 4096, K: 4096})
-    [row] = result.as_json()
+    [row] = verdict_rows(result)
     assert list(row) == ["machine", "precision", "level", "ridge", "ratio", "regime", "t_min",
                          "bound", "performance", "derates"]
     assert row["regime"] == "compute-bound" and row["bound"] == "bf16 tensor peak"
@@ -248,9 +252,9 @@ def test_sfu_work_has_its_own_ceiling():
     cost = hand_cost("exp_only", (n,), "fp32", {"sfu": n, "vector": 4 * n},
                      {"global": 8 * n})
     result = verdict(cost, load_machine("h100"), "fp32", {n: 10**9})
-    assert {term.name for term in result.terms} == {
+    assert {roof_name(term.roof) for term in result.terms} == {
         "sfu", "fp32 vector peak", "global bandwidth"}
-    assert result.bound == "global bandwidth"  # 8e9 B / 3.35e12 = 2.4 ms > 1e9 / 3.9e12
+    assert roof_name(result.bound) == "global bandwidth"  # 8e9 B / 3.35e12 = 2.4 ms > 1e9 / 3.9e12
 
 
 def test_levels_without_a_bandwidth_figure_are_listed_not_modelled():
@@ -353,7 +357,7 @@ def test_spec_conv3x3_is_memory_bound_at_every_n():
     assert level.ridge == 20  # 67 TFLOP/s fp32 vector over 3.35 TB/s
     assert level.ratio == 9 * n**2 / (80 * n**2 + 160 * n + 520)
     assert level.regime == Regime.MEMORY_BOUND and h100.regime == Regime.MEMORY_BOUND
-    assert h100.bound == "global bandwidth"
+    assert roof_name(h100.bound) == "global bandwidth"
     # Q / B, 4(2n^2 + 4n + 13) B at 3.35 TB/s
     assert sympy.expand(h100.t_min - 4 * (2 * n**2 + 4 * n + 13) / (335 * 10**10)) == 0
     assert level.peak_fraction == level.ratio  # min(1, ratio), the ratio being below 1
@@ -409,17 +413,17 @@ def test_compute_advice_speaks_of_tensor_units_only_where_the_machine_has_them()
     from kernelcost.answers.regimes import compute_advice
 
     h100 = load_machine("h100")
-    on_tensor = compute_advice(h100, h100.ceiling("bf16", "tensor").name)
+    on_tensor = compute_advice(h100, h100.ceiling("bf16", "tensor").roof)
     assert "narrower precision on the tensor units" in on_tensor
     vector_only = dataclasses.replace(
         h100, compute=tuple(p for p in h100.compute if p.unit != "tensor"))
-    advice = compute_advice(vector_only, vector_only.ceiling("bf16", "tensor").name)
+    advice = compute_advice(vector_only, vector_only.ceiling("bf16", "tensor").roof)
     assert "tensor units" not in advice.replace("no tensor units", "")
     assert "no tensor units on this machine" in advice
-    fp32 = compute_advice(h100, h100.ceiling("fp32", "tensor").name)  # H100 fp32: vector only
+    fp32 = compute_advice(h100, h100.ceiling("fp32", "tensor").roof)  # H100 fp32: vector only
     assert "move the work to the tensor units (bf16, fp16, fp64, fp8, i8, tf32)" in fp32
     # element-wise work (no contraction) is not told to move to units that cannot run it
-    elementwise = compute_advice(h100, h100.ceiling("bf16", "fma").name, contractions=False)
+    elementwise = compute_advice(h100, h100.ceiling("bf16", "fma").roof, contractions=False)
     assert "tensor units cannot run it" in elementwise and "move the work" not in elementwise
 
 
@@ -438,7 +442,7 @@ def _binding_by_pairs(terms):
 
 
 def _terms(times):
-    return [TimeTerm(f"term {index}", "work", "fma", 1, seconds, seconds)
+    return [TimeTerm(Roof(TermKind.WORK), f"term {index}", 1, seconds, seconds)
             for index, seconds in enumerate(times)]
 
 

@@ -11,7 +11,7 @@ import sympy
 from ..algebra.decide import less_than
 from ..base.kinds import TermKind, Unit
 from ..base.records import record
-from ..hardware.machine import Machine
+from ..hardware.machine import Machine, Roof
 
 
 class Regime(StrEnum):
@@ -52,13 +52,14 @@ ZONE_COMPUTE = Zone(
     "arithmetic is the limit: fewer operations or a faster unit; bytes no longer matter")
 
 
-def compute_advice(machine: Machine, peak_name: str, contractions: bool = True) -> str:
+def compute_advice(machine: Machine, peak: Roof, contractions: bool = True) -> str:
     """The compute-bound zone's advice in the machine's own words: tensor units are named
-    only where its file lists them, and not urged on work already on them, nor on work that
-    holds no matrix contraction (`contractions` False: element-wise arithmetic)."""
+    only where its file lists them, and not urged on work already on them (`peak`, the
+    kernel's main ceiling, theirs), nor on work that holds no matrix contraction
+    (`contractions` False: element-wise arithmetic)."""
     tensor = sorted({p.precision for p in machine.compute
                      if p.unit == Unit.TENSOR and not p.sparse})
-    if "tensor" in peak_name:
+    if peak.unit == Unit.TENSOR:
         lever = "a narrower precision on the tensor units, or fewer operations"
     elif not contractions:
         lever = "fewer operations (element-wise work: the tensor units cannot run it)"
@@ -91,6 +92,6 @@ def regime_of(intensity: sympy.Expr, ridge: sympy.Rational) -> Regime | None:
     return Regime.MEMORY_BOUND if below_ridge else Regime.COMPUTE_BOUND
 
 
-def regime_of_kind(kind: str) -> Regime:
+def regime_of_kind(kind: TermKind) -> Regime:
     """The regime of a kernel whose binding term is of this kind."""
     return Regime.MEMORY_BOUND if kind == TermKind.TRAFFIC else Regime.COMPUTE_BOUND

@@ -19,7 +19,7 @@ def _sweep_columns(result, launch: bool = True) -> list[tuple[str, str, Sequence
     columns += [(f"I {level}", INTENSITY_UNIT, values)
                 for level, values in result.intensity.items()]
     if result.t_min is not None:
-        columns += [("t_min", "s", result.t_min), ("bound", "", result.binding),
+        columns += [("t_min", "s", result.t_min), ("bound", "", result.short_binding),
                     ("of peak", "", result.peak_fraction)]
         columns += [("t_min +launch", "s", result.t_min_with_launch)] if launch else []
     if result.item_rate is not None:
@@ -73,7 +73,7 @@ def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
         # whole sizes as integers, every digit (a table of sizes is read down a column)
         return str(int(value)) if float(value).is_integer() else f"{value:.4g}"
     if header == "bound":
-        return value.removesuffix(" bandwidth").removesuffix(" peak")
+        return value
     if header == "of peak":
         return percent(float(value)).replace(" ", "")
     if unit == INTENSITY_UNIT:
