@@ -13,6 +13,8 @@ from kernelcost.answers.answer import answers
 from kernelcost.answers.model import verdict
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.present.report import answer_lines
+from kernelcost.present.report.verdict_report import verdict_rows
+from kernelcost.present.roofs import roof_name
 
 H100 = load_machine("h100")
 
@@ -72,7 +74,7 @@ def test_without_a_launch_figure_there_is_no_launch_derate():
 def test_derates_in_json_rows_and_the_terminal_line():
     analysis = analyze(loads(COPY), {"n": 8_375_000})
     [answer] = answers(analysis, ["h100"], None)
-    [row] = answer.verdict.as_json()
+    [row] = verdict_rows(answer.verdict)
     [entry] = row["derates"]
     assert entry["cause"] == "launch" and set(entry) == {"cause", "factor", "detail"}
     assert entry["factor"] == float(Fraction(20, 24))  # h100's 4 us on 20 us
@@ -112,10 +114,10 @@ def test_vector_add_with_one_warp_per_sm_is_latency_bound_on_h100():
     traffic = 12 * 32 * sms
     assert result.t_model == sympy.Rational(traffic) / (
         sympy.Rational(335 * 10**10) * latency.factor)
-    assert result.grid.model_bound == "global bandwidth (latency-bound)"
+    assert roof_name(result.grid.model_bound) == "global bandwidth (latency-bound)"
     # ... and t_bound stays the roof: no derate enters it
     assert result.t_bound == sympy.Rational(traffic, 335 * 10**10)
-    assert result.grid.bound == "global bandwidth"
+    assert roof_name(result.grid.bound) == "global bandwidth"
 
 
 def test_vector_add_at_full_occupancy_reaches_the_hbm_roof():
@@ -184,8 +186,8 @@ def test_a_small_grid_of_one_warp_blocks_is_latency_bound_at_shared_memory():
     assert "attainable shared bandwidth 124 GB/s per SM" in shared.detail  # 227 GB/s x 0.5453
     # ceil(3 756 B / 1 KiB) = 4 resident blocks per SM would lift it
     assert "4 resident blocks per SM" in shared.detail
-    assert result.grid.model_bound == "shared bandwidth (latency-bound)"
-    assert result.grid.bound == "shared bandwidth"  # t_bound keeps the roof
+    assert roof_name(result.grid.model_bound) == "shared bandwidth (latency-bound)"
+    assert roof_name(result.grid.bound) == "shared bandwidth"  # t_bound keeps the roof
     # global and L2: 256 blocks keep their 8 KiB of tiles in flight: 2.1 MB > 1.51 > 1.25 MB
     assert [d.level for d in result.derates if d.cause == "latency"] == ["shared"]
 
@@ -197,7 +199,7 @@ def test_four_blocks_on_the_busiest_sm_hide_the_shared_latency():
     assert result.grid.occupancy.busiest_sm_blocks == 8
     assert _hand_shared_needed() < 8 * 1024
     assert [d.cause for d in result.derates] == ["launch"]
-    assert result.grid.model_bound == "shared bandwidth"
+    assert roof_name(result.grid.model_bound) == "shared bandwidth"
 
 
 def test_without_a_cited_latency_the_verdict_says_it_is_unknown():

@@ -19,6 +19,7 @@ from kernelcost.gpu.effects import registry
 from kernelcost.gpu.effects.context import CALL, ROOFS, EffectContext
 from kernelcost.gpu.effects.launch_overhead import Launch
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.roofs import roof_name
 
 EFFECTS = Path(registry.__file__).parent
 SPEC = Path(__file__).resolve().parent.parent / "specs" / "gemm_hopper.kcost"
@@ -66,7 +67,8 @@ def test_a_new_effect_is_one_registry_line(monkeypatch):
     assert after.t_bound == before.t_bound  # an effect never enters the bound
     assert after.t_model >= before.t_model
     global_terms = [t for t in after.grid.model_terms if t.key == "global"]
-    assert global_terms and "(halving)" in global_terms[0].name
+    assert global_terms and global_terms[0].roof.derated_by == ("halving",)
+    assert roof_name(global_terms[0].roof) == "global bandwidth (halving)"
 
 
 @pytest.mark.parametrize("precision", ["fp8", "fp6", "fp4"])

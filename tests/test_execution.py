@@ -29,6 +29,7 @@ from kernelcost.gpu.execution import worked_tail_share
 from kernelcost.gpu.waves import estimate
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import enumerate_counts
+from kernelcost.present.roofs import roof_name
 
 ROOT = Path(__file__).resolve().parent.parent
 MACHINE_FILES = ROOT / "src" / "kernelcost" / "machines"
@@ -324,7 +325,7 @@ def values(M: int, N: int, K: int) -> dict:
 
 def term(terms, key: str):
     found = [t for t in terms if t.key == key]
-    assert len(found) == 1, (key, [t.name for t in terms])
+    assert len(found) == 1, (key, [roof_name(t.roof) for t in terms])
     return found[0]
 
 
@@ -344,7 +345,7 @@ def test_gemm_hopper_8192_on_h200_is_a_bound_on_the_measured_rate():
     expected = Fraction(16 * 2 * 128 * 256 * 8192) / (fig["bf16"] / fig["sms"])
     assert v.grid.t_bound == rational(expected)
     assert abs(float(expected) - 1.1453e-3) < 1e-7
-    assert v.grid.bound == term(v.grid.bound_terms, "tensor").name
+    assert v.grid.bound == term(v.grid.bound_terms, "tensor").roof
     rate = 2 * 8192**3 / expected
     assert 798e12 <= rate <= 1.25 * 798e12
     assert round(float(rate) / 1e12) == 960

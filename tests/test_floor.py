@@ -9,7 +9,9 @@ import kernelcost
 from kernelcost.answers.model import verdict
 from kernelcost.gpu.execution import GridTerm, _at_least_compulsory
 from kernelcost.gpu.floor import floor, legal_rate
+from kernelcost.hardware.machine import level_roof
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.roofs import roof_name
 
 H100 = load_machine("h100")
 H200 = load_machine("h200")
@@ -23,14 +25,16 @@ def test_special_functions_take_the_sfu_and_the_fma_units_together():
     # H100: MUFU 3.9e12 op/s; a degree-3 polynomial exponential is 3 FMA + 4 other
     # operations = 10 FLOP on the 67e12 FLOP/s FP32 units (polyexp)
     units, rate = legal_rate(H100, "bf16", "sfu")
-    assert units == ("sfu", "fp32 vector peak")
+    assert [roof_name(unit) for unit in units] == ["sfu", "fp32 vector peak"]
     assert rate == 3_900_000_000_000 + 67_000_000_000_000 // 10  # 10.6e12 op/s
 
 
 def test_contractions_and_element_wise_work_take_their_ceilings():
-    assert legal_rate(H100, "bf16", "tensor") == (("bf16 tensor peak",), 990 * 10**12)
-    assert legal_rate(H100, "bf16", "fma") == (("fp32 vector FMA peak",), 67 * 10**12)
-    assert legal_rate(H100, "fp32", "vector") == (("fp32 vector peak",), 67 * 10**12)
+    for precision, work_class, name, rate in [("bf16", "tensor", "bf16 tensor peak", 990),
+                                              ("bf16", "fma", "fp32 vector FMA peak", 67),
+                                              ("fp32", "vector", "fp32 vector peak", 67)]:
+        units, found = legal_rate(H100, precision, work_class)
+        assert [roof_name(unit) for unit in units] == [name] and found == rate * 10**12
 
 
 @pytest.mark.parametrize("name, sizes, compulsory", [
@@ -80,13 +84,13 @@ def test_decode_attention_and_rope_hold_the_order_on_h200():
 
 def test_a_wave_estimate_under_the_compulsory_bytes_is_raised_to_them():
     rate = sympy.Integer(10**12)
-    bound = [GridTerm("global bandwidth", "traffic", "global", sympy.Integer(1000), rate,
+    bound = [GridTerm(level_roof("global"), "global", sympy.Integer(1000), rate,
                       sympy.Integer(1000) / rate, False)]
-    under = GridTerm("global bandwidth", "traffic", "global", sympy.Integer(600), rate,
+    under = GridTerm(level_roof("global"), "global", sympy.Integer(600), rate,
                      sympy.Integer(600) / rate, False)
     raised, floored = _at_least_compulsory(under, bound)
     assert floored and raised.amount == 1000 and raised.seconds == sympy.Rational(1, 10**9)
-    over = GridTerm("global bandwidth", "traffic", "global", sympy.Integer(1200), rate,
+    over = GridTerm(level_roof("global"), "global", sympy.Integer(1200), rate,
                     sympy.Integer(1200) / rate, False)
     assert _at_least_compulsory(over, bound) == (over, False)
     assert _at_least_compulsory(None, bound) == (None, False)

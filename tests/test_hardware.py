@@ -28,6 +28,7 @@ from kernelcost.hardware.machinefile import (
     parse_machine,
 )
 from kernelcost.present.report import machine_json
+from kernelcost.present.roofs import roof_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,9 +97,9 @@ def test_h200_as_measured_here():
 
 def test_tensor_work_meets_the_tensor_peak_and_falls_back_to_vector():
     h100 = load_machine("h100")
-    assert h100.ceiling("bf16", "tensor").name == "bf16 tensor peak"
+    assert roof_name(h100.ceiling("bf16", "tensor").roof) == "bf16 tensor peak"
     # no fp32 tensor unit on H100 (tf32 is its own precision): fp32 MMA runs on the vector pipes
-    assert h100.ceiling("fp32", "tensor").name == "fp32 vector peak"
+    assert roof_name(h100.ceiling("fp32", "tensor").roof) == "fp32 vector peak"
     assert h100.peak("fp32", "tensor") == 67e12
 
 
@@ -108,22 +109,22 @@ def test_fma_work_meets_the_vector_fma_peak_at_the_accumulators_precision():
     h100 = load_machine("h100")
     for precision in ("bf16", "fp16", "fp8", "fp32"):
         ceiling = h100.ceiling(precision, "fma")
-        assert (ceiling.name, ceiling.peak_FLOPps) == ("fp32 vector FMA peak", 67e12)
-    assert h100.ceiling("fp64", "fma").name == "fp64 vector FMA peak"
+        assert (roof_name(ceiling.roof), ceiling.peak_FLOPps) == ("fp32 vector FMA peak", 67e12)
+    assert roof_name(h100.ceiling("fp64", "fma").roof) == "fp64 vector FMA peak"
     assert h100.peak("fp64", "fma") == 33.5e12  # the data sheet's fp64 (non-tensor) figure
 
 
 def test_vector_work_falls_back_to_fp32_vector():
     h100 = load_machine("h100")
-    assert h100.ceiling("bf16", "vector").name == "fp32 vector peak"
-    assert h100.ceiling("fp64", "vector").name == "fp64 vector peak"
+    assert roof_name(h100.ceiling("bf16", "vector").roof) == "fp32 vector peak"
+    assert roof_name(h100.ceiling("fp64", "vector").roof) == "fp64 vector peak"
 
 
 def test_sfu_ceiling_and_its_stand_in():
     # FlashAttention-3 (arXiv:2407.08608, §3.2): 3.9 TFLOPS of special functions on H100
     assert load_machine("h100").ceiling("bf16", "sfu").peak_FLOPps == 3.9e12
     mi300x = load_machine("mi300x")  # no AMD transcendental rate found: fp32 vector stands in
-    assert mi300x.ceiling("bf16", "sfu").name == "fp32 vector peak (no sfu figure)"
+    assert roof_name(mi300x.ceiling("bf16", "sfu").roof) == "fp32 vector peak (no sfu figure)"
 
 
 def test_sparse_peaks_are_listed_but_never_chosen():

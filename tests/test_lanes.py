@@ -15,6 +15,7 @@ from kernelcost.answers.model import verdict
 from kernelcost.count.lanes import bank_degree, bank_wavefronts, sectors_per_warp
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import enumerate_lanes
+from kernelcost.present.roofs import roof_name
 
 SPECS = Path(__file__).parent.parent / "specs"
 H100 = load_machine("h100")
@@ -96,7 +97,7 @@ def test_sectors_enter_t_model_never_t_bound():
     [l2] = [term for term in result.grid.model_terms if term.key == "l2"]
     # L2 is latency-bound too (x0.71, Little's law) but the sectors cap it lower: the smaller
     # factor binds, the product would count the same lost bandwidth twice
-    assert l2.name == "l2 bandwidth (latency-bound, sectors)"
+    assert roof_name(l2.roof) == "l2 bandwidth (latency-bound, sectors)"
     assert l2.amount / l2.seconds == sympy.Rational(str(H100.bandwidth("l2"))) * sympy.Rational(
         2, 9)
     assert result.t_model >= l2.seconds
@@ -271,6 +272,6 @@ def test_hbm_sees_the_sectors_nobody_else_uses():
     assert derate(result, "dram_sectors").factor == sympy.Rational(4 * n + 4 * n, 32 * n + 4 * n)
     [hbm] = [term for term in result.grid.model_terms if term.key == "global"]
     assert hbm.amount == 8 * n  # the amount stays; the rate carries the derate
-    assert "dram sectors" in hbm.name
+    assert "dram sectors" in roof_name(hbm.roof)
     [read, _] = enumerate_lanes(loads(FIRST_COLUMN).checked, {"n": 2048})
     assert len(read.distinct_sectors) == 2048  # one sector a row reaches DRAM

@@ -16,21 +16,16 @@ from test_rational_eval import expressions
 import kernelcost
 from kernelcost.algebra.decide import at_least, largest
 from kernelcost.answers.efficiency import measured_efficiency
-from kernelcost.answers.model import (
-    COMPUTE_BOUND,
-    MEMORY_BOUND,
-    ZONE_COMPUTE,
-    ZONE_MEMORY,
-    ZONE_MIXED,
-    TimeTerm,
-    binding_term,
-    verdict,
-    zone_of,
-)
+from kernelcost.answers.model import TimeTerm, binding_term, verdict
+from kernelcost.answers.regimes import ZONE_COMPUTE, ZONE_MEMORY, ZONE_MIXED, Regime, zone_of
 from kernelcost.base.errors import KcostError
+from kernelcost.base.kinds import TermKind
 from kernelcost.base.symbols import size_symbol
 from kernelcost.count.cost import Cost, ScopeCost, TensorFootprint
+from kernelcost.hardware.machine import Roof
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.report.verdict_report import verdict_rows
+from kernelcost.present.roofs import roof_name
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 n, M, N, K, T = (size_symbol(name) for name in ("n", "M", "N", "K", "T"))
@@ -74,11 +69,11 @@ def test_vector_add_on_h100_fp32_is_clearly_memory_bound():
     assert level.intensity == sympy.Rational(1, 12)  # chapter example 1: I = 1/12, exact
     assert level.ridge == 20  # 67e12 / 3.35e12
     assert level.ratio == sympy.Rational(1, 240)  # chapter example 1: I/I_crit = 1/240
-    assert level.zone == ZONE_MEMORY and level.regime == MEMORY_BOUND
+    assert level.zone == ZONE_MEMORY and level.regime == Regime.MEMORY_BOUND
     # chapter example 1: perf bound 0.279 TFLOP/s = 0.42 % of P
     assert float(level.performance) == pytest.approx(0.279e12, rel=0.01)
     assert float(level.peak_fraction) == pytest.approx(0.0042, rel=0.01)
-    assert result.bound == "global bandwidth" and result.regime == MEMORY_BOUND
+    assert roof_name(result.bound) == "global bandwidth" and result.regime == Regime.MEMORY_BOUND
 
 
 def test_vector_add_t_min_at_1e8_without_launch_overhead():
@@ -92,7 +87,7 @@ def test_vector_add_t_min_at_1e8_without_launch_overhead():
 def test_vector_add_symbolic_t_min_is_linear_in_n():
     result = verdict(vector_add(), load_machine("h100"), "fp32")
     assert result.t_min == 12 * n / sympy.Integer(3_350_000_000_000)
-    assert result.bound == "global bandwidth"  # decided for every n > 0
+    assert roof_name(result.bound) == "global bandwidth"  # decided for every n > 0
 
 
 def test_measured_bandwidth_is_reported_in_bytes_per_second():
@@ -116,15 +111,15 @@ def test_gemm_4096_on_h100_bf16_is_compute_bound():
     assert float(result.work_FLOP) == pytest.approx(1.37e11, rel=0.01)  # chapter example 2
     assert float(level.traffic_B) == pytest.approx(1.01e8, rel=0.01)  # chapter example 2
     assert float(level.intensity) == pytest.approx(1365.3, rel=0.001)  # chapter: I = 1365.3
-    assert level.regime == COMPUTE_BOUND and level.zone == ZONE_MIXED  # ratio 4.6
+    assert level.regime == Regime.COMPUTE_BOUND and level.zone == ZONE_MIXED  # ratio 4.6
     assert float(result.t_min) == pytest.approx(139e-6, rel=0.01)  # chapter: 139 us
-    assert result.bound == "bf16 tensor peak" and result.regime == COMPUTE_BOUND
+    assert roof_name(result.bound) == "bf16 tensor peak" and result.regime == Regime.COMPUTE_BOUND
     assert float(result.performance) == pytest.approx(990e12)
 
 
 def test_verdict_rows_carry_the_documented_json_keys():
     result = verdict(gemm(), load_machine("h100"), "bf16", {M: 4096, N: 4096, K: 4096})
-    [row] = result.as_json()
+    [row] = verdict_rows(result)
     assert list(row) == ["machine", "precision", "level", "ridge", "ratio", "regime", "t_min",
                          "bound", "performance", "derates"]
     assert row["regime"] == "compute-bound" and row["bound"] == "bf16 tensor peak"
@@ -140,7 +135,7 @@ def test_measured_400_tflops_bf16_on_h100_is_40_percent():
     result = verdict(gemm(), load_machine("h100"), "bf16", {M: 8192, N: 8192, K: 8192})
     # chapter example 8: measured 400 TFLOP/s BF16 on H100 -> 40 % of peak
     efficiency = measured_efficiency(result, FLOPps=400e12)
-    assert efficiency.metric == "FLOP/s" and efficiency.regime == COMPUTE_BOUND
+    assert efficiency.metric == "FLOP/s" and efficiency.regime == Regime.COMPUTE_BOUND
     assert efficiency.fraction == pytest.approx(400 / 990)
     assert efficiency.describe() == "400 TFLOP/s of 990 TFLOP/s (40 %)"
 
@@ -168,7 +163,7 @@ def test_llm_decode_batch_1_on_h100():
     assert float(result.t_min) == pytest.approx(41.8e-3, rel=0.01)
     assert 1 / float(result.t_min) == pytest.approx(23.9, rel=0.01)
     assert float(result.level("global").intensity) == pytest.approx(1, rel=0.01)  # I ~ 1
-    assert result.regime == MEMORY_BOUND
+    assert result.regime == Regime.MEMORY_BOUND
 
 
 # ------------------------------------------------------------------------ example 6: conv3x3
@@ -179,7 +174,7 @@ def test_conv3x3_memory_bound_by_about_9x_on_h100_fp32():
     assert float(result.work_FLOP) == pytest.approx(1.89e7, rel=0.01)  # chapter example 6
     assert float(level.traffic_B) == pytest.approx(8.39e6, rel=0.01)  # chapter example 6
     assert level.intensity == sympy.Rational(9, 4)  # I = 2.25
-    assert level.regime == MEMORY_BOUND
+    assert level.regime == Regime.MEMORY_BOUND
     assert float(1 / level.ratio) == pytest.approx(8.9, rel=0.01)  # "memory-bound by ~9x"
 
 
@@ -205,7 +200,7 @@ def test_a_level_asks_its_questions_of_the_intensity_as_of_the_ratio(intensity, 
     # questions asked of each built expression
     from kernelcost.algebra.decide import pair_sign, smallest, smallest_of_two
     from kernelcost.algebra.quotients import scaled
-    from kernelcost.answers.model import regime_of
+    from kernelcost.answers.regimes import regime_of
 
     intensity = sympy.sympify(intensity)
     bandwidth = sympy.Rational(335, 100) * 10**12
@@ -227,7 +222,7 @@ def test_an_intensity_whose_min_holds_a_bounded_argument_is_ordered_by_the_other
     # the order undecided, and smallest_of_two kept Min(1, ratio)
     from kernelcost.algebra.decide import less_than, pair_sign, smallest, smallest_of_two
     from kernelcost.algebra.quotients import scaled
-    from kernelcost.answers.model import regime_of
+    from kernelcost.answers.regimes import regime_of
 
     intensity, ridge = sympy.Min(N, -2 + 1 / M), sympy.Integer(33)
     assert intensity.subs({N: 5, M: 2}) == sympy.Rational(-3, 2)
@@ -238,7 +233,7 @@ def test_an_intensity_whose_min_holds_a_bounded_argument_is_ordered_by_the_other
     assert less_than(intensity, ridge / 10) is True  # under 0.1 of the ridge: -1 < 3.3
     assert less_than(330, intensity) is False
     assert zone_of(intensity, ridge) == zone_of(ratio) == ZONE_MEMORY
-    assert regime_of(intensity, ridge) == MEMORY_BOUND
+    assert regime_of(intensity, ridge) == Regime.MEMORY_BOUND
 
 
 def test_zones_follow_the_chapter():
@@ -257,9 +252,9 @@ def test_sfu_work_has_its_own_ceiling():
     cost = hand_cost("exp_only", (n,), "fp32", {"sfu": n, "vector": 4 * n},
                      {"global": 8 * n})
     result = verdict(cost, load_machine("h100"), "fp32", {n: 10**9})
-    assert {term.name for term in result.terms} == {
+    assert {roof_name(term.roof) for term in result.terms} == {
         "sfu", "fp32 vector peak", "global bandwidth"}
-    assert result.bound == "global bandwidth"  # 8e9 B / 3.35e12 = 2.4 ms > 1e9 / 3.9e12
+    assert roof_name(result.bound) == "global bandwidth"  # 8e9 B / 3.35e12 = 2.4 ms > 1e9 / 3.9e12
 
 
 def test_levels_without_a_bandwidth_figure_are_listed_not_modelled():
@@ -335,7 +330,7 @@ def test_spec_gemm_at_4096_on_h100():
                      values={"M": 4096, "N": 4096, "K": 4096})
     assert float(result.level("global").intensity) == pytest.approx(1365.3, rel=0.001)
     assert float(result.t_min) == pytest.approx(139e-6, rel=0.01)  # chapter example 2
-    assert result.regime == COMPUTE_BOUND
+    assert result.regime == Regime.COMPUTE_BOUND
 
 
 def test_spec_llm_decode_batch_1_on_h100():
@@ -350,7 +345,7 @@ def test_spec_conv3x3_on_h100_fp32():
     level = result.level("global")
     assert float(level.intensity) == pytest.approx(2.25, rel=0.01)  # chapter example 6
     assert float(1 / level.ratio) == pytest.approx(8.9, rel=0.01)  # memory-bound by ~9x
-    assert result.regime == MEMORY_BOUND
+    assert result.regime == Regime.MEMORY_BOUND
 
 
 def test_spec_conv3x3_is_memory_bound_at_every_n():
@@ -361,8 +356,8 @@ def test_spec_conv3x3_is_memory_bound_at_every_n():
     level = h100.level("global")
     assert level.ridge == 20  # 67 TFLOP/s fp32 vector over 3.35 TB/s
     assert level.ratio == 9 * n**2 / (80 * n**2 + 160 * n + 520)
-    assert level.regime == MEMORY_BOUND and h100.regime == MEMORY_BOUND
-    assert h100.bound == "global bandwidth"
+    assert level.regime == Regime.MEMORY_BOUND and h100.regime == Regime.MEMORY_BOUND
+    assert roof_name(h100.bound) == "global bandwidth"
     # Q / B, 4(2n^2 + 4n + 13) B at 3.35 TB/s
     assert sympy.expand(h100.t_min - 4 * (2 * n**2 + 4 * n + 13) / (335 * 10**10)) == 0
     assert level.peak_fraction == level.ratio  # min(1, ratio), the ratio being below 1
@@ -372,7 +367,7 @@ def test_spec_conv3x3_is_memory_bound_at_every_n():
     # on an L40S (ridge 91.6 TFLOP/s / 864 GB/s = 5725/54) it stays under 9/4 / 106 = 0.021
     l40s = verdict(cost, load_machine("l40s")).level("global")
     assert l40s.ridge == sympy.Rational(5725, 54)
-    assert l40s.zone == ZONE_MEMORY and l40s.regime == MEMORY_BOUND
+    assert l40s.zone == ZONE_MEMORY and l40s.regime == Regime.MEMORY_BOUND
 
 
 def test_the_sentence_never_speaks_of_the_register_file_as_a_roof():
@@ -415,20 +410,20 @@ def test_compute_advice_speaks_of_tensor_units_only_where_the_machine_has_them()
     must not be told to use them; work already on them is told to narrow the precision."""
     import dataclasses
 
-    from kernelcost.answers.model import compute_advice
+    from kernelcost.answers.regimes import compute_advice
 
     h100 = load_machine("h100")
-    on_tensor = compute_advice(h100, h100.ceiling("bf16", "tensor").name)
+    on_tensor = compute_advice(h100, h100.ceiling("bf16", "tensor").roof)
     assert "narrower precision on the tensor units" in on_tensor
     vector_only = dataclasses.replace(
         h100, compute=tuple(p for p in h100.compute if p.unit != "tensor"))
-    advice = compute_advice(vector_only, vector_only.ceiling("bf16", "tensor").name)
+    advice = compute_advice(vector_only, vector_only.ceiling("bf16", "tensor").roof)
     assert "tensor units" not in advice.replace("no tensor units", "")
     assert "no tensor units on this machine" in advice
-    fp32 = compute_advice(h100, h100.ceiling("fp32", "tensor").name)  # H100 fp32: vector only
+    fp32 = compute_advice(h100, h100.ceiling("fp32", "tensor").roof)  # H100 fp32: vector only
     assert "move the work to the tensor units (bf16, fp16, fp64, fp8, i8, tf32)" in fp32
     # element-wise work (no contraction) is not told to move to units that cannot run it
-    elementwise = compute_advice(h100, h100.ceiling("bf16", "fma").name, contractions=False)
+    elementwise = compute_advice(h100, h100.ceiling("bf16", "fma").roof, contractions=False)
     assert "tensor units cannot run it" in elementwise and "move the work" not in elementwise
 
 
@@ -447,7 +442,7 @@ def _binding_by_pairs(terms):
 
 
 def _terms(times):
-    return [TimeTerm(f"term {index}", "work", "fma", 1, seconds, seconds)
+    return [TimeTerm(Roof(TermKind.WORK), f"term {index}", 1, seconds, seconds)
             for index, seconds in enumerate(times)]
 
 

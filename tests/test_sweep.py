@@ -16,6 +16,7 @@ from kernelcost.base.errors import KcostError
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.settings import resolve_settings
 from kernelcost.lang.sizerange import SizeRange, parse_range
+from kernelcost.present.roofs import roof_name
 from kernelcost.present.sweep import Sweeper, sweep
 
 H100 = load_machine("h100")
@@ -48,7 +49,7 @@ def test_sweep_matches_exact_evaluation(spec_name, parameter, settings, sizes):
             assert result.intensity[name][position] == pytest.approx(float(level.intensity),
                                                                      rel=1e-12)
         assert result.t_min[position] == pytest.approx(float(exact.t_min), rel=1e-12)
-        assert result.binding[position] == exact.bound
+        assert result.binding[position] == roof_name(exact.bound)
         peak = float(H100.peak(cost.precision, cost.main_class))
         assert result.peak_fraction[position] == pytest.approx(
             float(exact.performance) / peak, rel=1e-12)
@@ -197,4 +198,4 @@ def test_registers_are_no_roof_of_the_sweep_as_of_the_model():
         numpy.array([1e6]))
     assert result.t_min[0] == pytest.approx(float(answer.verdict.t_min), rel=1e-14)
     assert result.t_min[0] == pytest.approx(1e6 * 256 / 67e12, rel=1e-12)
-    assert result.binding == [answer.verdict.bound] == ["fp32 vector peak"]
+    assert result.binding == [roof_name(answer.verdict.bound)] == ["fp32 vector peak"]

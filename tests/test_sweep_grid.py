@@ -16,6 +16,7 @@ from kernelcost.cli import main
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.settings import resolve_settings
 from kernelcost.lang.sizerange import SizeRange
+from kernelcost.present.roofs import roof_name
 from kernelcost.present.sweep import DOES_NOT_FIT, NOT_RUN, Sweeper
 
 CASES = [  # spec, machine, swept size, other sizes, range
@@ -52,7 +53,7 @@ def test_sweep_and_analyze_agree_at_every_swept_size(spec_name, machine_id, para
         # the sweep's time is t_min, the quantised roofs at the figures as given (t_bound
         # takes them at the maximum clock, module clocks)
         assert result.t_min[position] == pytest.approx(float(exact.t_min), rel=1e-12), where
-        assert result.binding[position] == exact.bound, where
+        assert result.binding[position] == roof_name(exact.bound), where
 
 
 def test_gemm_hopper_at_512_sweeps_to_the_quantised_bound():

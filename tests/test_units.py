@@ -15,6 +15,7 @@ import kernelcost
 from kernelcost.answers.model import verdict
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import compare, enumerate_counts
+from kernelcost.present.roofs import roof_name
 from kernelcost.present.sweep import sweep
 
 H100 = load_machine("h100")
@@ -30,7 +31,7 @@ def verdict_of(name: str, sizes: dict):
 
 
 def work_names(result) -> set[str]:
-    return {term.name for term in result.terms if term.kind == "work"}
+    return {roof_name(term.roof) for term in result.terms if term.kind == "work"}
 
 
 # --- the cases ---------------------------------------------------------------------
@@ -44,7 +45,7 @@ def test_element_wise_and_decode_work_meets_the_vector_fma_peak(name, sizes):
     result = verdict_of(name, sizes)
     assert "fp32 vector FMA peak" in work_names(result)
     assert not any("tensor" in term for term in work_names(result))
-    assert {level.peak_name for level in result.levels} == {"fp32 vector FMA peak"}
+    assert {roof_name(level.peak_roof) for level in result.levels} == {"fp32 vector FMA peak"}
     assert result.levels[0].ridge == sympy.Rational(67, 3350) * 1000  # 67e12 / 3.35e12 = 20
 
 
@@ -52,13 +53,13 @@ def test_horner_over_1e8_points_is_bound_by_the_fp32_units():
     # 1000 multiply-adds a point: 2e11 FLOP at 67e12 FLOP/s = 2.985 ms, where the bf16 tensor
     # peak (990e12) claimed 202 us
     result = verdict_of("horner", {"n": 10**8})
-    assert result.bound == "fp32 vector FMA peak"
+    assert roof_name(result.bound) == "fp32 vector FMA peak"
     assert result.t_min == sympy.Rational(2 * 10**11, 67 * 10**12)
 
 
 def test_gemm_hopper_still_meets_the_tensor_peak():
     result = verdict_of("gemm_hopper", {"M": 8192, "N": 8192, "K": 8192})
-    assert result.bound == "bf16 tensor peak"  # wgmma tiles of 64 x 256 x 16
+    assert roof_name(result.bound) == "bf16 tensor peak"  # wgmma tiles of 64 x 256 x 16
     assert work_names(result) >= {"bf16 tensor peak"}
 
 
@@ -173,7 +174,7 @@ def test_on_fma_keeps_a_contraction_on_the_vector_units_at_any_size():
     cost = spec.cost()
     assert set(cost.work) == {"fma"} and cost.contractions[0].named == "fma"
     result = verdict(cost, H100, None, {"M": 4096, "N": 4096, "K": 4096})
-    assert result.bound == "fp32 vector FMA peak"
+    assert roof_name(result.bound) == "fp32 vector FMA peak"
     counts = enumerate_counts(spec.checked, {"M": 16, "N": 16, "K": 16})
     assert counts.work["fma"] == 2 * 16**3 and not compare(cost, counts)
 

@@ -27,9 +27,10 @@ def validate(capsys, path, *extra) -> tuple[int, str, str]:
 
 @pytest.fixture(scope="module")
 def document():
-    from kernelcost.answers.validate import as_json, compare
+    from kernelcost.answers.validate import compare
+    from kernelcost.present.report.validation import validation_json
 
-    return as_json("h200", compare(HAND_WRITTEN, "h200"))
+    return validation_json("h200", compare(HAND_WRITTEN, "h200"))
 
 
 def row(document, line):

@@ -19,6 +19,7 @@ from ..algebra.quotients import factored
 from ..algebra.sympy_scope import patched
 from ..algebra.witnesses import shows
 from ..base import tree as ast
+from ..base.kinds import Reuse
 from ..base.magnitude import refuse_huge_constants
 from ..base.records import record
 from ..base.symbols import text_key
@@ -75,7 +76,7 @@ class Spec:
         return self._mapped[precision]
 
     @patched()
-    def cost(self, reuse: str = "spec") -> Cost:
+    def cost(self, reuse: Reuse | str = Reuse.SPEC) -> Cost:
         """The closed forms under a reuse mode (spec, perfect or none), counted once."""
         if reuse not in self._costs:
             stage("counting", self.kernel.span)
@@ -116,7 +117,7 @@ class Intensity(Quantity):
 class Analysis:
     spec: Spec
     cost: Cost
-    reuse: str
+    reuse: Reuse
     settings: dict[sympy.Symbol, sympy.Expr]
     parameters: dict[str, float | None]  # value used for numbers (set or default), or None
     work: Quantity
@@ -148,7 +149,7 @@ class Counted:
 
     spec: Spec
     cost: Cost
-    reuse: str
+    reuse: Reuse
     settings: dict[sympy.Symbol, sympy.Expr]
     warnings: tuple[str, ...]  # as Analysis.warnings
     numeric: dict[sympy.Symbol, sympy.Expr]  # each size with a number: set, or its default
@@ -160,7 +161,7 @@ class Counted:
 
 @patched()
 def count_spec(spec: Spec | str | Path, sizes: Mapping[str, object] | None = None,
-               reuse: str = "spec", precision: str | None = None) -> Counted:
+               reuse: Reuse | str = Reuse.SPEC, precision: str | None = None) -> Counted:
     """Count a spec at `sizes` (as `analyze` takes them) without evaluating it. The sizes are
     checked as `analyze` checks them, so a step that is not positive is refused the same.
     `precision`: the spec's element types mapped to it (Spec.at_precision)."""
@@ -172,12 +173,13 @@ def count_spec(spec: Spec | str | Path, sizes: Mapping[str, object] | None = Non
     numeric = _numeric_values(spec, settings)
     warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings),
                 *size_warnings(spec.checked, numeric))
-    return Counted(spec, spec.cost(reuse), reuse, settings, warnings, numeric)
+    cost = spec.cost(reuse)  # refuses a mode it does not know, and holds it as a Reuse
+    return Counted(spec, cost, cost.reuse, settings, warnings, numeric)
 
 
 @patched()
 def analyze(spec: Spec | str | Path, sizes: Mapping[str, object] | None = None,
-            reuse: str = "spec", verify: bool = False, precision: str | None = None
+            reuse: Reuse | str = Reuse.SPEC, verify: bool = False, precision: str | None = None
             ) -> Analysis:
     """Count a spec and evaluate it. sizes: {name: number or expression text}. verify: first
     compare the closed forms with enumeration at a few small sizes (Analysis.verified), as
@@ -220,8 +222,8 @@ def analyze(spec: Spec | str | Path, sizes: Mapping[str, object] | None = None,
                                      forms.limit(growing), per_size)
     parameters = {str(p): _as_float(numeric[p]) if p in numeric else None
                   for p in cost.parameters}
-    return Analysis(spec, cost, reuse, settings, parameters, work, by_class, traffic, intensity,
-                    counted.warnings, verified)
+    return Analysis(spec, cost, counted.reuse, settings, parameters, work, by_class, traffic,
+                    intensity, counted.warnings, verified)
 
 
 def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:

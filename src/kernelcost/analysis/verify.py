@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 import sympy
 
 from ..base.errors import KcostError
+from ..base.kinds import Reuse
 from ..base.records import record
 from ..count.cost import Cost
 from ..lang.check import CheckedKernel
@@ -46,10 +47,11 @@ class Checkable(Protocol):
     @property
     def parameters(self) -> dict[str, sympy.Symbol]: ...
 
-    def cost(self, reuse: str = "spec") -> Cost: ...
+    def cost(self, reuse: Reuse | str = Reuse.SPEC) -> Cost: ...
 
 
-def check_against_oracle(spec: Checkable, settings: dict[str, str], reuse: str = "spec",
+def check_against_oracle(spec: Checkable, settings: dict[str, str],
+                         reuse: Reuse | str = Reuse.SPEC,
                          samples: int = 4) -> list[CheckResult]:
     """Enumerate at the given sizes (every parameter set, defaults filling in), or at
     `samples` small assignments that respect the spec's assumptions."""

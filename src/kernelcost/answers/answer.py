@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from ..analysis.api import Analysis, Spec
+from ..base.kinds import Reuse
 from ..base.records import record
 from ..count.cost import Cost
 from ..count.values import evaluate
@@ -103,7 +104,7 @@ def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
     blocks from the fact) and sizes beyond 2^53 (it counts in 64-bit integers). A spec
     without a grid otherwise takes its closed forms as they are, with a warning where the
     sizes break a fact (a model's approximate figures: llm_decode's Theta = 70e9)."""
-    cost = spec.cost("spec")
+    cost = spec.cost(Reuse.SPEC)
     amounts = (evaluate(amount, values) for amount in (*cost.work.values(),
                                                        *cost.traffic.values()))
     if any(amount.is_number and amount < 0 for amount in amounts):

@@ -48,6 +48,7 @@ from ..algebra import lp
 from ..algebra.quotients import factor
 from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, SpecCheckError
+from ..base.kinds import Reuse, Role
 from ..base.records import record
 from ..base.symbols import iterator_symbol, size_symbol, to_sympy
 from ..count.facts import Facts
@@ -109,7 +110,7 @@ def analyse(checked: CheckedKernel) -> tuple[StatementBound, ...]:
     """The statements that do work, each with its program. Raises KcostError, placed at the
     access, when an index is not a projection."""
     facts = Facts(checked)
-    nest = build_nest(checked, facts, "perfect")
+    nest = build_nest(checked, facts, Reuse.PERFECT)
     summer = Summer(facts)
     found: list[StatementBound] = []
     for stmt, loops, local_loops in _work_statements(checked, nest):
@@ -253,7 +254,7 @@ def _projections(checked: CheckedKernel, stmt: ast.Assign | ast.Let, loops: tupl
                                           _local_bytes(checked, access.tensor), written))
             continue
         allowed = set(tiles)
-        if tensor.role == "local":  # a fresh array per tile around its declaration
+        if tensor.role == Role.LOCAL:  # a fresh array per tile around its declaration
             allowed &= {iterator_symbol(v) for v in local_loops.get(access.tensor, ())}
         else:
             allowed = set()
@@ -262,7 +263,7 @@ def _projections(checked: CheckedKernel, stmt: ast.Assign | ast.Let, loops: tupl
             expr = to_sympy(index, names)
             point = _projected(expr, set(points), allowed, index, checked, access)
             selected.add(point)
-            if point is not None and tensor.role != "local" and expr == point:
+            if point is not None and tensor.role != Role.LOCAL and expr == point:
                 extents.setdefault(str(point), tensor.shape[position])  # the logical range
         selected.discard(None)
         text = f"{access.tensor}[{', '.join(_text(checked, i) for i in access.indices)}]"

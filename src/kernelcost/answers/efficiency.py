@@ -9,17 +9,19 @@ import math
 import sympy
 
 from ..base.errors import Code, Diagnostic, MeasurementError, SizeError
+from ..base.kinds import TermKind
 from ..base.levels import Level
 from ..base.records import record
 from ..base.units import si
-from .model import COMPUTE_BOUND, MEMORY_BOUND, Verdict
+from .model import Verdict
+from .regimes import Regime
 
 
 @record
 class Efficiency:
     """How far a measured run is from its roof, in the metric of its regime."""
 
-    regime: str
+    regime: Regime
     metric: str  # B/s when memory-bound, FLOP/s when compute-bound
     level: str | None  # the level whose bandwidth is the roof, when memory-bound
     achieved: float  # in `metric`
@@ -54,7 +56,7 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
         raise SizeError(Code.SIZES_UNSET, Diagnostic(
             None,
             "the verdict is symbolic: set every parameter before comparing with a measurement"))
-    level = binding.key if binding.kind == "traffic" else Level.GLOBAL
+    level = binding.key if binding.kind == TermKind.TRAFFIC else Level.GLOBAL
     work = _number(result.work_FLOP, "W")
     traffic = _number(result.level(level).traffic_B, "Q") if level in _levels(result) else None
     t_min = _number(result.t_min, "t_min")
@@ -75,11 +77,11 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
                   f"nothing of how long it ran",
             "give the measured time instead, e.g. --measured 412us"))
     fraction = t_min / measured
-    if binding.kind == "traffic":
+    if binding.kind == TermKind.TRAFFIC:
         assert traffic is not None  # a binding traffic term is one of the verdict's levels
-        return Efficiency(MEMORY_BOUND, "B/s", level, traffic / measured,
+        return Efficiency(Regime.MEMORY_BOUND, "B/s", level, traffic / measured,
                           float(binding.rate), fraction, measured)
-    return Efficiency(COMPUTE_BOUND, "FLOP/s", None, work / measured, work / t_min,
+    return Efficiency(Regime.COMPUTE_BOUND, "FLOP/s", None, work / measured, work / t_min,
                       fraction, measured)
 
 

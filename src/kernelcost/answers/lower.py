@@ -17,6 +17,7 @@ import sympy
 
 from ..algebra.quotients import cancel, factor
 from ..analysis.api import Spec
+from ..base.kinds import Reuse
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
@@ -93,7 +94,7 @@ def level_bound(spec: Spec, level: str, machine: Machine | None = None) -> Level
         if ratio.is_number and ratio > 1:
             leading = floor  # no reuse beyond linear: each element once is the larger bound
     q_lower = sympy.Max(*[q for q in (compulsory, hbl, tight) if q is not None])
-    work = spec.cost("spec").total_work
+    work = spec.cost(Reuse.SPEC).total_work
     work_lead = _leading_in(headline.work, headline, spec)
     bound_lead = _leading_in(leading, headline, spec)
     i_max = sympy.simplify(headline.work / (b * leading) if None in (work_lead, bound_lead)
@@ -135,8 +136,8 @@ def _verdict(spec: Spec, bound: LevelBound, machine: Machine) -> Verdict:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"{machine.id} gives no capacity or bandwidth for {level}",
             "pick another level or machine"))
-    work_class = max(spec.cost("spec").work, key=lambda c: _size(spec.cost("spec").work[c],
-                                                                  spec))
+    by_class = spec.cost(Reuse.SPEC).work
+    work_class = max(by_class, key=lambda c: _size(by_class[c], spec))
     ridge = machine.peak(spec.checked.precision, work_class) / bandwidth
     words = sympy.Float(capacity, 30) / b
     at_capacity = i_max.subs(S, words)
@@ -197,7 +198,7 @@ def _crossing(intensity: sympy.Expr, n: sympy.Symbol, ridge: float) -> float:
 def _compulsory(spec: Spec, level: str) -> sympy.Expr:
     """Bytes: each element of the tensors homed outside the level once, as perfect reuse
     counts them (an `out` accumulated from zero is written, never read)."""
-    traffic = spec.cost("perfect").traffic
+    traffic = spec.cost(Reuse.PERFECT).traffic
     outside = LEVELS[:LEVELS.index(level)]
     homes = {t.level for t in spec.checked.tensors.values() if t.level in outside}
     return factor(sympy.Add(*[traffic[lv] for lv in sorted(homes) if lv in traffic]))
@@ -206,7 +207,7 @@ def _compulsory(spec: Spec, level: str) -> sympy.Expr:
 def _spec_inflow(spec: Spec, level: str) -> tuple[str | None, sympy.Expr | None]:
     """Where the spec charges the traffic that enters this level: the next slower level with
     traffic (fills of a keep are charged at the level they come from)."""
-    traffic = spec.cost("spec").traffic
+    traffic = spec.cost(Reuse.SPEC).traffic
     slower = LEVELS[:LEVELS.index(level)]
     for candidate in reversed(slower):
         if candidate in traffic:

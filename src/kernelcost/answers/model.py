@@ -9,7 +9,8 @@ zone. The time bound takes every ceiling at once:
 
     t_min = max( max over work classes W_c / P_c , max over levels Q_l / B_l )
 
-and the largest term, named ("global bandwidth", "bf16 tensor peak", "sfu"), is what binds.
+and the largest term's roof (the global bandwidth, the bf16 tensor peak, the sfu rate) is
+what binds.
 The launch overhead is kept apart: `t_min` is the chapter's bound without it, and
 `t_min_with_launch` adds it. Ridges, regimes and `t_min` take the machine's figures as given
 (the data sheet's, the chapter's); `t_bound` takes the same terms (quantised for a grid: the
@@ -28,16 +29,17 @@ from collections.abc import Mapping
 
 import sympy
 
-from ..algebra.decide import largest, less_than, pair_sign, smallest_of_two
+from ..algebra.decide import largest, pair_sign, smallest_of_two
 from ..algebra.held_quotients import cancelled_quotient
 from ..algebra.quotients import cancel, scaled
 from ..base.drawable import Drawable
 from ..base.errors import Code, Diagnostic, MachineFileError
+from ..base.kinds import TermKind
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost
 from ..count.mma import on_units
-from ..count.values import evaluate, exact, json_value, parameter_values
+from ..count.values import evaluate, exact, parameter_values
 from ..gpu.derates import Derate
 from ..gpu.effects.context import EffectContext
 from ..gpu.effects.registry import call_derates
@@ -49,50 +51,10 @@ from ..gpu.order import check_order, divisibility_met
 from ..gpu.support import Unsupported, unsupported
 from ..gpu.warm import WarmL2, served_cost, warm_l2
 from ..hardware.clocks import at_max_clock_terms
-from ..hardware.machine import UNBOUNDING_LEVELS, Machine
+from ..hardware.machine import UNBOUNDING_LEVELS, Machine, Roof, level_roof
+from .regimes import ZONE_COMPUTE, Regime, Zone, compute_advice, regime_of, regime_of_kind, zone_of
 
 Substitutions = Mapping[sympy.Symbol, sympy.Expr]  # parameters to their values
-MEMORY_BOUND = "memory-bound"
-COMPUTE_BOUND = "compute-bound"
-UNDERFILLED = "under-filled"  # fewer blocks than SMs, and a per-SM roof binds (module fill)
-
-# The chapter's zones, on ratio = I / I_crit.
-CLEARLY_MEMORY_BOUND_BELOW = sympy.Rational(1, 10)
-CLEARLY_COMPUTE_BOUND_ABOVE = sympy.Integer(10)
-
-
-@record
-class Zone:
-    name: str  # clearly memory-bound | mixed | clearly compute-bound
-    advice: str
-
-
-ZONE_MEMORY = Zone(
-    "clearly memory-bound",
-    "bytes are the limit: cut traffic (fuse, tile for reuse, narrower types); "
-    "do not touch compute")
-ZONE_MIXED = Zone(
-    "mixed",
-    "both levers count: fewer bytes and faster arithmetic")
-ZONE_COMPUTE = Zone(
-    "clearly compute-bound",
-    "arithmetic is the limit: fewer operations or a faster unit; bytes no longer matter")
-
-
-def compute_advice(machine: Machine, peak_name: str, contractions: bool = True) -> str:
-    """The compute-bound zone's advice in the machine's own words: tensor units are named
-    only where its file lists them, and not urged on work already on them, nor on work that
-    holds no matrix contraction (`contractions` False: element-wise arithmetic)."""
-    tensor = sorted({p.precision for p in machine.compute if p.unit == "tensor" and not p.sparse})
-    if "tensor" in peak_name:
-        lever = "a narrower precision on the tensor units, or fewer operations"
-    elif not contractions:
-        lever = "fewer operations (element-wise work: the tensor units cannot run it)"
-    elif tensor:
-        lever = f"move the work to the tensor units ({', '.join(tensor)}) or cut operations"
-    else:
-        lever = "fewer operations or a narrower precision (no tensor units on this machine)"
-    return f"arithmetic is the limit: {lever}; bytes no longer matter"
 
 
 @record
@@ -103,12 +65,12 @@ class LevelVerdict:
     traffic_B: sympy.Expr  # Q_l, bytes moved at this level
     intensity: sympy.Expr  # I_l = W / Q_l, FLOP/B
     peak_FLOPps: sympy.Rational  # P: the kernel's main ceiling at the precision
-    peak_name: str  # "bf16 tensor peak"
+    peak_roof: Roof  # P's ceiling: the bf16 tensor peak
     bandwidth_Bps: sympy.Rational  # B_l
     ridge: sympy.Rational  # I_crit = P / B_l, FLOP/B
     ratio: sympy.Expr  # I_l / I_crit
     zone: Zone | None  # None while the ratio is symbolic
-    regime: str | None  # memory-bound when I_l < I_crit; None while undecided
+    regime: Regime | None  # memory-bound when I_l < I_crit; None while undecided
     performance: sympy.Expr  # attainable FLOP/s under this roof: min(P, I_l * B_l)
     peak_fraction: sympy.Expr  # performance / P = min(1, ratio)
     time_s: sympy.Expr  # Q_l / B_l
@@ -118,12 +80,16 @@ class LevelVerdict:
 class TimeTerm:
     """One term of t_min: a work class on its ceiling, or a level's traffic on its bandwidth."""
 
-    name: str  # "bf16 tensor peak", "sfu", "global bandwidth"
-    kind: str  # work | traffic
+    roof: Roof  # the ceiling or bandwidth it runs against: the bf16 tensor peak, the sfu
+    # rate, the global bandwidth
     key: str  # the work class (tensor, fma, vector, sfu) or the level (global, l2, ...)
     rate: sympy.Rational  # FLOP/s or B/s
     amount: sympy.Expr  # FLOP or B
     seconds: sympy.Expr  # amount / rate
+
+    @property
+    def kind(self) -> TermKind:
+        return self.roof.kind
 
 
 @record
@@ -141,7 +107,7 @@ class Verdict(Drawable):
     launch_overhead_s: sympy.Rational | None
     t_min_with_launch: sympy.Expr  # s: t_min + launch overhead (t_min when none is known)
     binding: TimeTerm | None  # the term that binds; None while undecided
-    regime: str | None  # memory-bound when a bandwidth binds, compute-bound when a peak does,
+    regime: Regime | None  # memory-bound when a bandwidth binds, compute-bound when a peak does,
     # under-filled when a grid of fewer blocks than SMs meets a per-SM roof (grid.fill)
     performance: sympy.Expr  # attainable FLOP/s: W / t_min
     fits: tuple[Fit, ...]
@@ -156,7 +122,8 @@ class Verdict(Drawable):
     compute_advice: str = ZONE_COMPUTE.advice  # the compute zone's advice on this machine
     bound_terms: tuple[TimeTerm, ...] = ()  # `terms` at the maximum clock (module clocks)
     t_max_clock: sympy.Expr | None = None  # s: max over bound_terms; t_bound where it fits
-    bound_at_max_clock: str | None = None  # the term that sets it; None while undecided
+    bound_at_max_clock: Roof | None = None  # the roof of the term that sets it; None while
+    # undecided
     floor: Floor | None = None  # t_floor and its terms (module floor)
     unsupported: tuple[Unsupported, ...] = ()  # `target` and `needs` the machine does not meet
 
@@ -204,23 +171,10 @@ class Verdict(Drawable):
                 return level_verdict
         raise KeyError(name)
 
-    def as_json(self) -> list[dict[str, object]]:
-        """The documented `verdicts` rows, one per level: numbers as floats in SI base units,
-        expressions as sympy strings. `regime` and `performance` are the level's own;
-        `t_min` (without launch overhead) and `bound` are the kernel's."""
-        return [{
-            "machine": self.machine, "precision": self.precision, "level": level.level,
-            "ridge": json_value(level.ridge), "ratio": json_value(level.ratio),
-            "regime": level.regime, "t_min": json_value(self.t_min), "bound": self.bound,
-            "performance": json_value(level.performance),
-            "derates": [{"cause": d.cause, "factor": json_value(d.factor), "detail": d.detail}
-                        for d in self.derates],
-        } for level in self.levels]
-
     @property
-    def bound(self) -> str | None:
-        """The binding term's name, as the reports and the JSON give it."""
-        return None if self.binding is None else self.binding.name
+    def bound(self) -> Roof | None:
+        """The binding term's roof; None while undecided."""
+        return None if self.binding is None else self.binding.roof
 
 
 # ------------------------------------------------------------------------------ the model
@@ -250,13 +204,13 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     if state is not None:
         cost = served_cost(cost, state.bound_B)
     levels, unmodelled = _level_verdicts(cost, machine, substitutions, total_work, peak,
-                                         main_ceiling.name)
+                                         main_ceiling.roof)
     grid, nest_t_model, terms = None, None, None
     if cost.grid is not None:  # each class's ceiling asked first, as work_terms asks it
         _ = [machine.ceiling(precision, work_class) for work_class in work_by_class]
         grid = grid_verdict(cold_cost, machine, precision, substitutions, work_by_class, state)
         if grid.t_bound is not None:  # the quantised bound is the kernel's t_min
-            terms = [TimeTerm(t.name, t.kind, t.key, t.rate, t.amount, t.seconds)
+            terms = [TimeTerm(t.roof, t.key, t.rate, t.amount, t.seconds)
                      for t in grid.bound_terms]
     if terms is None:  # the flat roofline's: a nest's, or a grid's that does not fit
         terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
@@ -289,9 +243,9 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     if divisibility_met(cost.divisibility, substitutions):
         check_order(machine.id, precision, substitutions, floored.seconds,
                     None if misfits or lacks else t_max_clock, t_kernel)
-    regime = None if binding is None else regime_of_term(binding)
+    regime = None if binding is None else regime_of_kind(binding.kind)
     if grid is not None and grid.fill is not None and grid.fill.binds:
-        regime = UNDERFILLED
+        regime = Regime.UNDERFILLED
     return Verdict(
         machine=machine.id,
         precision=precision,
@@ -316,19 +270,19 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         derates=derates,
         warm_l2=state,
         nest_t_model=nest_t_model,
-        compute_advice=compute_advice(machine, main_ceiling.name,
+        compute_advice=compute_advice(machine, main_ceiling.roof,
                                       contractions=bool(cost.contractions)),
         unsupported=lacks,
         bound_terms=tuple(bound_terms),
         t_max_clock=t_max_clock,
-        bound_at_max_clock=None if fast_binding is None else fast_binding.name,
+        bound_at_max_clock=None if fast_binding is None else fast_binding.roof,
         floor=floored,
     )
 
 
 def _level_verdicts(cost: Cost, machine: Machine, substitutions: Substitutions,
                     work: sympy.Expr, peak: sympy.Rational,
-                    peak_name: str) -> tuple[list[LevelVerdict], list[str]]:
+                    peak_roof: Roof) -> tuple[list[LevelVerdict], list[str]]:
     """A LevelVerdict per level with traffic and a bandwidth; the levels without one."""
     levels, unmodelled = [], []
     for level in cost.levels:
@@ -337,7 +291,7 @@ def _level_verdicts(cost: Cost, machine: Machine, substitutions: Substitutions,
             unmodelled.append(level)
             continue
         traffic = evaluate(cost.traffic[level], substitutions)
-        levels.append(level_verdict(level, work, traffic, peak, peak_name, exact(bandwidth)))
+        levels.append(level_verdict(level, work, traffic, peak, peak_roof, exact(bandwidth)))
     return levels, unmodelled
 
 
@@ -347,13 +301,13 @@ def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: S
     counts and the estimate does not)."""
     main = machine.ceiling(precision, cost.main_class)
     levels, _ = _level_verdicts(cost, machine, substitutions, sympy.Add(*work_by_class.values()),
-                                exact(main.peak_FLOPps), main.name)
+                                exact(main.peak_FLOPps), main.roof)
     terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
     return largest(*[term.seconds for term in terms])
 
 
 def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy.Rational,
-                  peak_name: str, bandwidth: sympy.Rational) -> LevelVerdict:
+                  peak_roof: Roof, bandwidth: sympy.Rational) -> LevelVerdict:
     intensity = _intensity(work, traffic)
     ridge = peak / bandwidth
     ratio = scaled(intensity, 1 / ridge)
@@ -366,7 +320,7 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
         traffic_B=traffic,
         intensity=intensity,
         peak_FLOPps=peak,
-        peak_name=peak_name,
+        peak_roof=peak_roof,
         bandwidth_Bps=bandwidth,
         ridge=ridge,
         ratio=ratio,
@@ -384,42 +338,20 @@ def _intensity(work: sympy.Expr, traffic: sympy.Expr) -> sympy.Expr:
     return cancel(work / traffic)
 
 
-def zone_of(intensity: sympy.Expr, ridge: sympy.Rational = sympy.Integer(1)) -> Zone | None:
-    """The chapter's zone of intensity / ridge: < 0.1 clearly memory-bound, 0.1..10 mixed,
-    > 10 compute-bound."""
-    below = less_than(intensity, CLEARLY_MEMORY_BOUND_BELOW * ridge)
-    above = less_than(CLEARLY_COMPUTE_BOUND_ABOVE * ridge, intensity)
-    if below is None or above is None:
-        return None
-    if below:
-        return ZONE_MEMORY
-    if above:
-        return ZONE_COMPUTE
-    return ZONE_MIXED
-
-
-def regime_of(intensity: sympy.Expr, ridge: sympy.Rational) -> str | None:
-    """Memory-bound below the ridge, compute-bound at or above it."""
-    below_ridge = less_than(intensity, ridge)
-    if below_ridge is None:
-        return None
-    return MEMORY_BOUND if below_ridge else COMPUTE_BOUND
-
-
 def work_terms(work_by_class: Mapping[str, sympy.Expr], machine: Machine,
                precision: str) -> list[TimeTerm]:
     terms = []
     for work_class, amount in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
         rate = exact(ceiling.peak_FLOPps)
-        terms.append(TimeTerm(ceiling.name, "work", work_class, rate, amount, amount / rate))
+        terms.append(TimeTerm(ceiling.roof, work_class, rate, amount, amount / rate))
     return terms
 
 
 def traffic_terms(levels: list[LevelVerdict]) -> list[TimeTerm]:
     """A roof per level but the registers: the register file feeds the units at their own
     rate (its bandwidth is derived from the fp32 rate, no bound for tensor-core work)."""
-    return [TimeTerm(f"{level.level} bandwidth", "traffic", level.level, level.bandwidth_Bps,
+    return [TimeTerm(level_roof(level.level), level.level, level.bandwidth_Bps,
                      level.traffic_B, level.time_s) for level in levels
             if level.level not in UNBOUNDING_LEVELS]
 
@@ -432,7 +364,3 @@ def binding_term(terms: list[TimeTerm], t_min: sympy.Expr) -> TimeTerm | None:
     if isinstance(t_min, sympy.Max):
         return None
     return next((term for term in terms if term.seconds == t_min), None)
-
-
-def regime_of_term(term: TimeTerm) -> str:
-    return MEMORY_BOUND if term.kind == "traffic" else COMPUTE_BOUND

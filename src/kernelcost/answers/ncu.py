@@ -18,6 +18,7 @@ from typing import NoReturn
 
 from ..base.csvcells import cell_column
 from ..base.errors import Code, Diagnostic, InputOutputError, MeasurementError
+from ..base.kinds import WorkClass
 from ..base.levels import Level as MemoryLevel
 from ..base.records import record
 from ..base.tree import Span
@@ -220,7 +221,7 @@ def compare_ncu(profile: Profile, spec_path: str | Path, sizes: dict[str, str],
                              f"no documented tcgen05 op counter for {cost.precision}"))
         return out
     pct, seconds = profile.total("tensor_pct"), profile.duration_s
-    peak = load_machine(machine_id).peak(cost.precision, "tensor")
+    peak = load_machine(machine_id).peak(cost.precision, WorkClass.TENSOR)
     measured = None if pct is None or seconds is None else pct / 100 * peak * seconds
     out.append(Level("tensor work", "FLOP", work, measured,
                      f"({' + '.join(names['tensor_pct'])}) / 100 x {peak:.4g} FLOP/s "

@@ -29,6 +29,7 @@ from ..algebra.texts import text
 from ..algebra.witnesses import exact_floor
 from ..analysis.api import Analysis, Counted
 from ..base.errors import Code, Diagnostic, KcostError, MachineFileError, SizeError, did_you_mean
+from ..base.kinds import WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost
@@ -144,7 +145,8 @@ class RidgeEquation:
     limit: sympy.Expr  # lim I_level as the size grows
     known_limit: sympy.Expr | None  # the same with the spec's defaults put in
     equation: Equation
-    work_class: str = "tensor"  # whose ceiling is the peak of the ridge (cost.main_class)
+    work_class: WorkClass = WorkClass.TENSOR  # whose ceiling is the peak of the ridge
+    # (cost.main_class)
     searched_to: int | None = None  # a form with Sums: where its numeric search stopped
 
     def crossings(self, machine: Machine, precision: str) -> list[Crossing]:
@@ -196,7 +198,7 @@ def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = Level
 
 
 def ridge_value(machine: Machine, precision: str, level: str,
-                work_class: str = "tensor") -> sympy.Rational:
+                work_class: str = WorkClass.TENSOR) -> sympy.Rational:
     """I_crit = P / B_level, exact, FLOP/B, with P the ceiling of `work_class` (the kernel's
     main class, cost.main_class)."""
     bandwidth = machine.bandwidth(level)

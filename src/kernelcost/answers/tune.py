@@ -27,21 +27,23 @@ import sympy
 
 from ..analysis.api import Spec, _numeric_values, load
 from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
+from ..base.kinds import Reuse
 from ..base.levels import Level
 from ..base.records import record
 from ..gpu.occupancy import REGISTER_BYTES
+from ..hardware.machine import Roof, level_roof
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 
 TIE_RULE = ("equal t_bound (to 1e-9): fewer bytes on chip, then the squarer tile "
             "(smaller max/min of the varied values), then smaller values in the order given")
-DEVICE_LABEL: dict[str, str] = {Level.GLOBAL: "HBM", Level.L2: "L2", Level.SHARED: Level.SHARED}
+ROOF_LEVELS = (Level.GLOBAL, Level.L2, Level.SHARED)  # the levels whose bandwidth is a roof
 
 
 @record
 class Row:
     values: tuple[int, ...]  # the varied parameters, in the order given
     t_bound: float  # s
-    binding: str  # HBM, L2, shared, tensor, vector, SFU
+    binding: Roof  # a level's bandwidth (HBM, L2, shared) or a ceiling (tensor, vector, SFU)
     resident: int
     waves: int
     blocks: int
@@ -75,8 +77,8 @@ class Evaluation:
     """Arrays over the candidates (one entry each)."""
 
     t_bound: numpy.ndarray
-    binding: numpy.ndarray  # index into `labels`
-    labels: tuple[str, ...]
+    binding: numpy.ndarray  # index into `roofs`
+    roofs: tuple[Roof, ...]  # what each term runs against
     reject: numpy.ndarray  # index into `reasons`, 0: fits
     reasons: tuple[str, ...]  # reasons[0] = "" (fits)
     resident: numpy.ndarray
@@ -145,7 +147,7 @@ class Evaluator:
         self.spec = spec
         self.machine = machine.at_max_clock if max_clock else machine
         self.check_facts = check_facts  # off for a continuous map (phase)
-        self.cost = spec.cost("spec")
+        self.cost = spec.cost(Reuse.SPEC)
         self.symbols = [spec.parameters[name] for name in varied]
         self.fixed = fixed
         self.precision = spec.checked.precision
@@ -166,7 +168,8 @@ class Evaluator:
             return self._evaluate(arrays)
 
     def _evaluate(self, arrays: list[numpy.ndarray] | numpy.ndarray) -> Evaluation:
-        terms, labels = [], []
+        terms: list[numpy.ndarray] = []
+        roofs: list[Roof] = []
         reasons = ["", "breaks an `assume` fact", "does not fit in shared memory",
                    "does not fit in registers", "occupancy 0"]
         reject = numpy.zeros(arrays[0].shape, dtype=numpy.int8)
@@ -216,32 +219,32 @@ class Evaluator:
         for work_class, amount in grid.work.items():
             ceiling = m.ceiling(self.precision, work_class)
             terms.append(busiest * self._f(amount)(arrays) * sms / ceiling.peak_FLOPps)
-            labels.append(_work_label(work_class, ceiling.name))
+            roofs.append(ceiling.roof)
         if Level.SHARED in grid.traffic and m.bandwidth(Level.SHARED):
             terms.append(busiest * self._f(grid.traffic[Level.SHARED])(arrays) * sms
                          / m.bandwidth(Level.SHARED))
-            labels.append(Level.SHARED)
+            roofs.append(level_roof(Level.SHARED))
         for level in (Level.L2, Level.GLOBAL):
             if level in self.cost.traffic and m.bandwidth(level):
                 terms.append(self._f(self.cost.traffic[level])(arrays) / m.bandwidth(level))
-                labels.append(DEVICE_LABEL[level])
+                roofs.append(level_roof(level))
         stacked = numpy.stack(terms)
         safe = numpy.maximum(resident, 1)
-        return Evaluation(stacked.max(axis=0), stacked.argmax(axis=0), tuple(labels), reject,
+        return Evaluation(stacked.max(axis=0), stacked.argmax(axis=0), tuple(roofs), reject,
                           tuple(reasons), resident, numpy.ceil(blocks / (sms * safe)), blocks,
                           shared + regs * REGISTER_BYTES, shared, regs, array_regs)
 
     def _flat(self, arrays, reject, reasons) -> Evaluation:
         """No grid: the flat roofs, and each on-chip keep scope against its capacity."""
-        m, terms, labels = self.machine, [], []
+        m, terms, roofs = self.machine, [], []
         for work_class, amount in self.cost.work.items():
             ceiling = m.ceiling(self.precision, work_class)
             terms.append(self._f(amount)(arrays) / ceiling.peak_FLOPps)
-            labels.append(_work_label(work_class, ceiling.name))
+            roofs.append(ceiling.roof)
         for level, amount in self.cost.traffic.items():
-            if level in DEVICE_LABEL and m.bandwidth(level):
+            if level in ROOF_LEVELS and m.bandwidth(level):
                 terms.append(self._f(amount)(arrays) / m.bandwidth(level))
-                labels.append(DEVICE_LABEL[level])
+                roofs.append(level_roof(level))
         held = numpy.zeros(arrays[0].shape)
         for scope in self.cost.scopes:
             if scope.level in (Level.SHARED, Level.REGISTERS) and m.capacity(scope.level):
@@ -252,7 +255,7 @@ class Evaluator:
                                      reject)
         stacked = numpy.stack(terms)
         ones = numpy.ones(arrays[0].shape)
-        return Evaluation(stacked.max(axis=0), stacked.argmax(axis=0), tuple(labels), reject,
+        return Evaluation(stacked.max(axis=0), stacked.argmax(axis=0), tuple(roofs), reject,
                           tuple(reasons), ones, ones, ones, held)
 
 
@@ -264,12 +267,6 @@ def _first_block(grid) -> dict[sympy.Symbol, sympy.Expr]:
     for iterator, low in zip(grid.iterators, grid.lower_bounds):
         first[iterator] = sympy.sympify(low).xreplace(first)
     return first
-
-
-def _work_label(work_class: str, ceiling_name: str) -> str:
-    if work_class == "sfu":
-        return "SFU"
-    return "tensor" if "tensor" in ceiling_name else "vector"
 
 
 def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarray,
@@ -290,7 +287,7 @@ def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarra
     order = rank(result, mesh)
     seconds = time.perf_counter() - started
     rows = tuple(Row(tuple(int(v) for v in mesh[:, i]), float(result.t_bound[i]),
-                     result.labels[result.binding[i]], int(result.resident[i]),
+                     result.roofs[result.binding[i]], int(result.resident[i]),
                      int(result.waves[i]), int(result.blocks[i]), float(result.on_chip[i]))
                  for i in order[:top])
     rejected = []
@@ -303,7 +300,7 @@ def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarra
     fixed_out = tuple((str(s), float(v)) for s, v in fixed.items())
     return Ranking(spec.name, machine.id, tuple(varied), fixed_out, int(mesh.shape[1]),
                    len(order), seconds, rows, tuple(rejected), by,
-                   spec.cost("spec").grid is not None)
+                   spec.cost(Reuse.SPEC).grid is not None)
 
 
 def _reason(result: Evaluation, i: int, machine, evaluator, mesh) -> str:
@@ -340,45 +337,6 @@ def own_rank(ranking: Ranking, spec: Spec) -> int | None:
         if row.values == own:
             return position + 1
     return None
-
-
-def text_lines(ranking: Ranking, values: numpy.ndarray, spec: Spec) -> list[str]:
-    names = ranking.parameters
-    fixed = ", ".join(f"{name}={value:g}" for name, value in ranking.fixed)
-    rate = ranking.candidates / ranking.seconds if ranking.seconds > 0 else float("inf")
-    lines = [f"tune: {ranking.kernel} on {ranking.machine}, varying {', '.join(names)} over "
-             f"{' '.join(f'{v:g}' for v in values)}: {ranking.candidates:,} candidates, "
-             f"{ranking.fitting:,} fit; with {fixed}",
-             f"evaluated and ranked in {ranking.seconds * 1e3:.1f} ms"
-             + (f" ({rate:,.0f} candidates/s)" if ranking.candidates >= 10_000 else ""), ""]
-    header = ["rank", *names, "t_bound", "binding", "blocks", "per SM", "waves", "on chip"]
-    table = [header]
-    for position, row in enumerate(ranking.top, 1):
-        grid = ([f"{row.blocks:,}", str(row.resident), str(row.waves)] if ranking.parallel
-                else ["-", "-", "-"])  # a spec without a grid has no blocks
-        table.append([str(position), *map(str, row.values), f"{row.t_bound * 1e3:.4f} ms",
-                      row.binding, *grid, f"{row.on_chip_B / 1024:g} KiB"])
-    widths = [max(len(r[c]) for r in table) for c in range(len(header))]
-    lines += ["  ".join(cell.rjust(w) for cell, w in zip(r, widths)) for r in table]
-    lines.append(f"ties: {ranking.tie_rule}")
-    if not ranking.top:
-        lines.append("no candidate fits")
-    counts = ", ".join(f"{reason} {count:,}" for reason, count in ranking.rejected_by)
-    if ranking.rejected:
-        lines.append(f"rejected ({counts}); the first of each reason:")
-        for rejection in ranking.rejected:
-            where = " ".join(f"{n}={v}" for n, v in zip(names, rejection.values))
-            lines.append(f"  {where}: {rejection.reason}")
-    own = own_rank(ranking, spec)
-    defaults = {str(p): v for p, v in spec.checked.defaults.items()}
-    if all(n in defaults for n in names):
-        spelled = ", ".join(f"{n}={defaults[n]}" for n in names)
-        lines.append(f"the spec's own values ({spelled}) rank "
-                     + (f"#{own}" if own else f"below the top {len(ranking.top)}")
-                     + f" of {ranking.fitting:,}")
-    lines.append("not seen by t_bound: latency (pipeline stages, bytes in flight), so a deeper "
-                 "k tile only costs bytes here; sectors and bank conflicts")
-    return lines
 
 
 def rank(result: Evaluation, mesh: numpy.ndarray) -> numpy.ndarray:

@@ -27,16 +27,18 @@ from typing import TYPE_CHECKING, NoReturn
 
 from ..base.csvcells import cell_number
 from ..base.errors import Code, Diagnostic, ErrorCode, KcostError, MeasurementError
+from ..base.kinds import TermKind
 from ..base.levels import Level
 from ..base.records import record
 from ..base.tree import Span
+from ..hardware.machine import Roof
 
 if TYPE_CHECKING:
     from .ledger import Ledger
 
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
 # counter -> the prediction it is compared with
-COUNTERS = {"dram_bytes": Level.GLOBAL, "l2_bytes": Level.L2, "flop": "work"}
+COUNTERS = {"dram_bytes": Level.GLOBAL, "l2_bytes": Level.L2, "flop": TermKind.WORK}
 MAX_BYTES = 10_000_000  # a results file is a few kB; refuse anything absurd before reading
 # what a measurement can be: a run of a picosecond to 11 days, a counter up to 1e30 (bytes or
 # FLOP: as machine figures are bounded); past them the ratios the report prints overflow
@@ -77,7 +79,7 @@ class Comparison:
     row: Row
     t_bound: float | None  # None: the spec does not fit the machine (no time)
     t_model: float | None
-    bound: str | None  # the roof that sets t_bound
+    bound: Roof | None  # the roof that sets t_bound
     counters: tuple[Counter, ...]
     notes: tuple[str, ...]
     t_floor: float | None = None  # what no implementation of the computation beats
@@ -293,7 +295,7 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
 
 def _counter(name: str, measured: float, cost, values, verdict) -> Counter:
     what = COUNTERS[name]
-    if what == "work":
+    if what == TermKind.WORK:
         return Counter(name, _float(cost.total_work.subs(values)), None, measured)
     predicted = _float(cost.traffic[what].subs(values)) if what in cost.traffic else 0.0
     model = None
@@ -328,37 +330,8 @@ def _float(value) -> float | None:
 
 def run(args, show) -> int:
     """Exit 1 when a run beat its t_bound (a falsified bound); bad input raises (exit 2).
-    `show(machine, comparisons)` prints them (the printer lives above this floor)."""
-    from ..algebra.jsonout import print_json
-
+    `show(machine, comparisons)` prints them, as text or JSON (report.validation: the
+    printers live above this floor)."""
     comparisons = compare(args.results, args.machine)
-    if args.json:
-        print_json(as_json(args.machine, comparisons))
-    else:
-        show(args.machine, comparisons)
+    show(args.machine, comparisons)
     return 1 if any(c.falsified for c in comparisons) else 0
-
-
-# -- output (the terminal's is report.validation) -------------------------------------------
-
-def as_json(machine: str, comparisons: list[Comparison]) -> dict:
-    return {
-        "machine": machine,
-        "rows": [{
-            "line": c.row.line, "kernel": c.row.kernel, "spec": c.row.spec,
-            "sizes": c.row.sizes, "dtype": c.row.dtype, "measured_s": c.row.time_s,
-            "t_floor": c.t_floor, "t_bound": c.t_bound, "t_model": c.t_model,
-            "bound": c.bound,
-            "roof_fraction": c.roof_fraction, "model_error": c.model_error,
-            "falsified": c.falsified,
-            "counters": {k.name: {"predicted": k.predicted, "model": k.model,
-                                  "measured": k.measured, "ratio": k.ratio}
-                         for k in c.counters},
-            "notes": list(c.notes),
-            "ledger": None if c.ledger is None else {
-                "t_bound": _float(c.ledger.t_bound), "t_model": _float(c.ledger.t_model),
-                "steps": [{"cause": step.cause.value, "effect": step.effect,
-                           "delta_s": _float(step.delta_s)} for step in c.ledger.steps]},
-        } for c in comparisons],
-        "falsified": sum(c.falsified for c in comparisons),
-    }

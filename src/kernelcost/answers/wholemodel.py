@@ -35,11 +35,12 @@ import sympy
 
 from ..analysis.api import Spec, broken_assumptions, load
 from ..base.errors import Code, Diagnostic, MachineFileError, ModelFileError
+from ..base.kinds import Reuse, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.watchdog import stage
 from ..count.values import exact
-from ..hardware.machine import Machine
+from ..hardware.machine import Machine, Roof
 from ..hardware.modelfile import ModelConfig
 from .model import verdict
 
@@ -71,7 +72,7 @@ class KernelCost:
     traffic_B: float  # global (HBM) bytes
     t_bound_s: float  # no run is faster: the roofline bound of the spec, times the copies
     t_model_s: float  # the estimate: the tiled spec's where it applies, else t_bound
-    bound: str  # the binding roof: "global bandwidth", "bf16 tensor peak", ...
+    bound: Roof  # the binding roof: the global bandwidth, the bf16 tensor peak, ...
     model_from: str  # the spec t_model comes from
 
     @property
@@ -127,14 +128,14 @@ class Step:
     def tokens_per_s_with_launch(self) -> float:
         return self.tokens / (self.t_bound_s + self.launch_s)
 
-    def time_by_roof(self) -> dict[str, float]:
-        times: dict[str, float] = {}
+    def time_by_roof(self) -> dict[Roof, float]:
+        times: dict[Roof, float] = {}
         for kernel in self.kernels:
             times[kernel.bound] = times.get(kernel.bound, 0.0) + kernel.t_bound_s
         return times
 
     @property
-    def binding(self) -> str:
+    def binding(self) -> Roof:
         """The roof under which most of the step's time is spent."""
         times = self.time_by_roof()
         return max(times, key=lambda roof: times[roof])
@@ -256,7 +257,7 @@ def shipped_spec(stem: str) -> Spec:
 
 def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
     spec = shipped_spec(use.spec)
-    cost = spec.cost("spec")
+    cost = spec.cost(Reuse.SPEC)
     stage(f"modelling the {use.name} on {machine.id}", spec.kernel.span)
     result = verdict(cost, machine, values=dict(use.sizes))
     if result.t_bound is None:  # an on-chip tile too large: no time to add up
@@ -293,7 +294,7 @@ def tiled_t_model(use: KernelUse, machine: Machine) -> sympy.Expr | None:
                    for symbol, default in spec.checked.defaults.items()})
     if broken_assumptions(spec.checked, values):
         return None
-    result = verdict(spec.cost("spec"), machine, values={str(k): v for k, v in values.items()})
+    result = verdict(spec.cost(Reuse.SPEC), machine, values={str(k): v for k, v in values.items()})
     return result.t_model
 
 
@@ -311,7 +312,7 @@ def step_amounts(model: ModelConfig, context: int, batch=BATCH) -> tuple[sympy.E
     work, traffic = sympy.Integer(0), sympy.Integer(0)
     for use in kernel_uses(model, DECODE, batch, context):
         spec = shipped_spec(use.spec)
-        cost = spec.cost("spec")
+        cost = spec.cost(Reuse.SPEC)
         values = {symbol: exact(value) for symbol, value in cost.defaults.items()}
         values.update({spec.parameters[name]: value for name, value in use.sizes})
         work += cost.total_work.subs(values) * use.copies
@@ -324,7 +325,8 @@ def decode_crossing(model: ModelConfig, machine: Machine, context: int) -> Cross
     HBM bandwidth), or never, with the limit of W/Q as the batch grows. W/Q rises with the
     batch (more tokens share each weight) towards a limit set by what every sequence reads
     alone: its KV cache."""
-    ridge = exact(machine.peak(model.dtype, "tensor")) / exact(machine.bandwidth(Level.GLOBAL))
+    ridge = (exact(machine.peak(model.dtype, WorkClass.TENSOR))
+             / exact(machine.bandwidth(Level.GLOBAL)))
     work, traffic = step_amounts(model, context)
     limit = sympy.limit(work / traffic, BATCH, sympy.oo)
     gap = sympy.lambdify(BATCH, work - ridge * traffic, "math")  # >= 0: compute-bound

@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+from .kinds import Role
 from .records import record
 
 
@@ -206,7 +207,7 @@ class Assume:
 
 @record
 class TensorDecl:
-    role: str  # in | out | inout
+    role: Role  # in | out | inout
     name: str
     dtype: Name
     shape: tuple[Expr, ...]  # empty for a scalar

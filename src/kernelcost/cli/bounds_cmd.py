@@ -89,9 +89,10 @@ def run_bound(args) -> int:
 
 def run_tune(args) -> int:
     from ..analysis.api import load
-    from ..answers.tune import text_lines, tune
+    from ..answers.tune import tune
     from ..hardware.machinefile import load_machine
     from ..lang.sizerange import names_and_places, parse_values
+    from ..present.tune_report import text_lines
 
     spec = load(args.spec)
     machine = load_machine(args.machine)

@@ -85,7 +85,7 @@ def add_validate_parser(commands) -> None:
 
 def run_validate(args) -> int:
     from ..answers.validate import run
-    from ..present.report.validation import validation_page
+    from ..present.report.validation import validation_json, validation_page
 
     if args.published:
         from ..present.published_page import run as run_published
@@ -99,6 +99,9 @@ def run_validate(args) -> int:
         raise SystemExit("kernelcost validate: give RESULTS.csv and --machine, or --published")
 
     def show(machine, comparisons) -> None:
+        if args.json:
+            print_json(validation_json(machine, comparisons))
+            return
         console, width = page(args)
         table, lines = validation_page(machine, comparisons, width)
         print_fitted(console, table)

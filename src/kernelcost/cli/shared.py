@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 
 from ..base.errors import (
     Code,
@@ -17,6 +18,7 @@ from ..base.errors import (
     option_span,
     placed,
 )
+from ..base.kinds import Reuse
 from ..base.tree import Span
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -85,9 +87,22 @@ def print_prose(console, lines, width: int | None) -> None:
 
 
 def add_reuse(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--reuse", choices=("spec", "perfect", "none"), default="spec",
+    parser.add_argument("--reuse", type=named(Reuse), choices=tuple(mode.value for mode in Reuse),
+                        default=Reuse.SPEC,
                         help="count keep scopes as written (spec), or force perfect or no "
                              "reuse for every tensor")
+
+
+def named(kind: type[StrEnum]) -> Callable[[str], StrEnum | str]:
+    """An option's text as a member of `kind` (Reuse), the command's value from here on; a
+    word `kind` lacks stays text, for argparse's `choices` to refuse with the words it takes."""
+    def member(text: str) -> StrEnum | str:
+        try:
+            return kind(text)
+        except ValueError:
+            return text
+
+    return member
 
 
 def machine_ids(items: list[str], default: list[str],

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import sympy
 
+from ..base.kinds import Role
 from ..base.levels import Level
 from ..base.symbols import iterator_symbol
 from .cost import GridCost, ScopeCost, TileBox
@@ -125,7 +126,7 @@ def _written_box(counter: NestCount, tensor: Tensor, sites: list[AccessSite], de
     is not read: its elements cross once, in the box of all it touches)."""
     writes = [s for s in sites if s.is_write]
     reads = [s for s in sites if not s.is_write or s.accumulation_read]
-    if tensor.role != "inout" or not writes or not reads:
+    if tensor.role != Role.INOUT or not writes or not reads:
         return ()
     box = _box(counter, writes, depth)
     return whole if box is None else box

@@ -12,23 +12,22 @@ from functools import cached_property
 import sympy
 
 from ..algebra.quotients import readable_cancelled
+from ..base.kinds import Raster, Reuse, WorkClass
 from ..base.records import record
 from ..lang.requirements import Requirements
 
-# tensor: multiply-adds of matrix contractions on the tensor units (contraction.py); fma:
-# every other multiply-add, on the vector FMA units; vector: other arithmetic; sfu: special
-# functions. Each class meets its own ceiling (Machine.ceiling).
-WORK_CLASSES: tuple[str, ...] = ("tensor", "fma", "vector", "sfu")
+# the classes of work in the order a Cost lists them (base.kinds.WorkClass says what each is)
+WORK_CLASSES: tuple[WorkClass, ...] = tuple(WorkClass)
 
 
-def main_work_class(work: Mapping[str, object]) -> str:
+def main_work_class(work: Mapping[str, object]) -> WorkClass:
     """The class whose ceiling is a kernel's peak P (the ridge I_crit = P / B): the tensor
     units when it runs a contraction on them, else the vector FMA units (the vector units'
     peak); `tensor` for a kernel that does no arithmetic, the precision's headline peak."""
-    for work_class in ("tensor", "fma", "vector"):
+    for work_class in (WorkClass.TENSOR, WorkClass.FMA, WorkClass.VECTOR):
         if work.get(work_class, 0) != 0:
-            return "fma" if work_class == "vector" else work_class
-    return "tensor"
+            return WorkClass.FMA if work_class == WorkClass.VECTOR else work_class
+    return WorkClass.TENSOR
 
 
 @record
@@ -100,8 +99,9 @@ class Contraction:
 
     line: int  # where the statement is written
     text: str  # the statement as written
-    named: str | None  # `on tensor` / `on fma`: the spec's choice, which the sizes never change
-    unit: str  # tensor | fma: the work class its multiply-adds are counted in
+    named: WorkClass | None  # `on tensor` / `on fma`: the spec's choice, which the sizes never
+    # change
+    unit: WorkClass  # tensor | fma: the work class its multiply-adds are counted in
     work: sympy.Expr  # those multiply-adds' FLOP over the kernel
     block_work: sympy.Expr | None  # per block, in a parallel spec (grid iterators allowed)
     # per kind of axis (m, n, k): the trip counts of the band's loops of that kind, in the
@@ -128,7 +128,7 @@ class GridCost:
     cluster_axis: sympy.Symbol | None  # the grid iterator clusters run along
     cluster_size: sympy.Expr  # blocks per cluster (1: none)
     multicast: tuple[str, ...]  # tensors a cluster reads from L2 once
-    raster: str  # row | column | grouped
+    raster: Raster
     group: sympy.Expr | None  # rows of blocks per group (grouped raster)
     work: dict[str, sympy.Expr]  # per block: class -> FLOP
     traffic: dict[str, sympy.Expr]  # per block: on-chip level -> bytes moved there
@@ -145,7 +145,7 @@ class Cost:
     parameters: tuple[sympy.Symbol, ...]
     defaults: dict[sympy.Symbol, int]  # parameters with a default value (a tile size, say)
     precision: str  # the precision the spec computes in, from its tensors' element types
-    reuse: str  # perfect | none | spec: how tensors outside keep scopes were counted
+    reuse: Reuse  # perfect | none | spec: how tensors outside keep scopes were counted
     work: dict[str, sympy.Expr]  # class (tensor, fma, vector, sfu) -> FLOP
     traffic: dict[str, sympy.Expr]  # level -> bytes moved at that level
     footprints: dict[str, TensorFootprint]
@@ -164,7 +164,7 @@ class Cost:
     requirements: Requirements = Requirements()  # the spec's `target` and `needs`
 
     @property
-    def main_class(self) -> str:
+    def main_class(self) -> WorkClass:
         """The work class whose ceiling is the kernel's peak (main_work_class)."""
         return main_work_class(self.work)
 

@@ -18,6 +18,7 @@ import sympy
 
 from ..algebra import rational_eval
 from ..base import tree as ast
+from ..base.kinds import WorkClass
 from ..lang.contraction import contraction_axes, named_unit
 from ..lang.work import meets_mma_minimum
 from .cost import WORK_CLASSES, Contraction, Cost
@@ -49,12 +50,12 @@ def contraction_of(execution: Execution, source_lines: Sequence[str],
     outer = tuple((loop.var, finish(loop.lo), finish(loop.step), finish(loop.trips))
                   for loop in loops)
     named = named_unit(stmt)
-    record = Contraction(stmt.span.line, _text(stmt, source_lines), named, "tensor",
+    record = Contraction(stmt.span.line, _text(stmt, source_lines), named, WorkClass.TENSOR,
                          sympy.Integer(0), None, trips, outer)
     if named is not None:
         return dataclasses.replace(record, unit=named)
     if _under_minimum(record, {}) is True:
-        return dataclasses.replace(record, unit="fma")
+        return dataclasses.replace(record, unit=WorkClass.FMA)
     return record
 
 
@@ -62,7 +63,7 @@ def on_units(cost: Cost, values: Mapping[sympy.Symbol, sympy.Expr]) -> Cost:
     """`cost` with the multiply-adds of each contraction the spec does not name moved to the
     vector FMA units (class `fma`) where its tile at `values` is under the MMA minimum. Sizes
     left symbolic that the tile depends on keep it on the tensor units."""
-    moved = [c for c in cost.contractions if c.unit == "tensor" and c.named is None
+    moved = [c for c in cost.contractions if c.unit == WorkClass.TENSOR and c.named is None
              and _under_minimum(c, values) is True]
     if not moved:
         return cost
@@ -71,7 +72,7 @@ def on_units(cost: Cost, values: Mapping[sympy.Symbol, sympy.Expr]) -> Cost:
     if grid is not None:
         block = sum((c.block_work or 0 for c in moved), sympy.Integer(0))
         grid = dataclasses.replace(grid, work=_moved(grid.work, block))
-    contractions = tuple(dataclasses.replace(c, unit="fma") if c in moved else c
+    contractions = tuple(dataclasses.replace(c, unit=WorkClass.FMA) if c in moved else c
                          for c in cost.contractions)
     return dataclasses.replace(cost, work=work, grid=grid, contractions=contractions)
 
@@ -101,8 +102,8 @@ def _under_minimum(contraction: Contraction, values) -> bool | None:
 
 def _moved(work: dict[str, sympy.Expr], amount: sympy.Expr) -> dict[str, sympy.Expr]:
     """`amount` FLOP taken from class tensor to class fma, the classes in WORK_CLASSES order."""
-    changed = {**work, "tensor": sympy.expand(work.get("tensor", 0) - amount),
-               "fma": work.get("fma", 0) + amount}
+    changed = {**work, WorkClass.TENSOR: sympy.expand(work.get(WorkClass.TENSOR, 0) - amount),
+               WorkClass.FMA: work.get(WorkClass.FMA, 0) + amount}
     return {name: changed[name] for name in WORK_CLASSES
             if name in changed and changed[name] != 0}
 

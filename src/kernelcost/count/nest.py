@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from ..base import tree as ast
+from ..base.kinds import Reuse
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import counter_symbol, iterator_symbol, to_sympy
@@ -67,10 +68,10 @@ class Nest:
     scopes: list[Scope] = field(default_factory=list)
 
 class NestBuilder:
-    def __init__(self, checked: CheckedKernel, facts: Facts, reuse: str):
+    def __init__(self, checked: CheckedKernel, facts: Facts, reuse: Reuse):
         self.checked = checked
         self.facts = facts
-        self.ignore_keeps = reuse != "spec"
+        self.ignore_keeps = reuse != Reuse.SPEC
         self.sizes = {name: facts.apply(value) for name, value in checked.sizes.items()}
         self.nest = Nest()
         self.scope_count = 0
@@ -171,6 +172,6 @@ class NestBuilder:
 
 
 
-def build_nest(checked: CheckedKernel, facts: Facts, reuse: str) -> Nest:
-    """The nest of `checked`; with reuse other than "spec" the keep scopes are left out."""
+def build_nest(checked: CheckedKernel, facts: Facts, reuse: Reuse) -> Nest:
+    """The nest of `checked`; with reuse other than `spec` the keep scopes are left out."""
     return NestBuilder(checked, facts, reuse).build()

@@ -15,6 +15,7 @@ import sympy
 
 from ..algebra.quotients import readable_expanded
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.kinds import Reuse, Role, WorkClass
 from ..base.levels import Level
 from ..base.symbols import LEVELS, is_monomial, iterator_symbol, replace_symbols
 from ..lang.check import CheckedKernel
@@ -29,20 +30,21 @@ from .mma import contraction_of
 from .nest import AccessSite, Execution, Nest, Scope, build_nest
 from .sums import Summer
 
-REUSE_MODES = ("spec", "perfect", "none")
 # how a block's elements differ from its cluster neighbours' (_Counter._moves_with)
 MOVES, EMPTIES = "moves", "empties"
 
 
-def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = None) -> Cost:
+def count(checked: CheckedKernel, reuse: Reuse | str = Reuse.SPEC,
+          budget_s: float | None = None) -> Cost:
     """Count work, traffic per level and footprints of a checked kernel.
 
     reuse: "spec" counts keep scopes as written and other tensors by the kernel's own
     `reuse` setting; "perfect" or "none" ignore the keep scopes and count every tensor so.
     budget_s: seconds of symbolic work allowed (default 60, or KERNELCOST_BUDGET_S)."""
-    if reuse not in REUSE_MODES:
+    if reuse not in tuple(Reuse):
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(None, f"unknown reuse mode `{reuse}`",
                                                           "use spec, perfect or none"))
+    reuse = Reuse(reuse)
     facts = Facts(checked, budget_s)
     nest = build_nest(checked, facts, reuse)
     summer = Summer(facts)
@@ -78,7 +80,7 @@ def count(checked: CheckedKernel, reuse: str = "spec", budget_s: float | None = 
 
 class _Counter:
     def __init__(self, checked: CheckedKernel, facts: Facts, summer: Summer, nest: Nest,
-                 reuse: str):
+                 reuse: Reuse):
         self.checked = checked
         self.facts = facts
         self.summer = summer
@@ -190,7 +192,7 @@ class _Counter:
     def work(self, depth: int = 0) -> dict[str, sympy.Expr]:
         """FLOP by class, summed over the loops from `depth` in (0: the whole kernel; the
         grid's depth: one block, in the grid iterators)."""
-        totals = {cls: sympy.Integer(0) for cls in WORK_CLASSES}
+        totals: dict[str, sympy.Expr] = {cls: sympy.Integer(0) for cls in WORK_CLASSES}
         for position, execution in enumerate(self.nest.executions):
             count = self.executions(execution.loops[depth:])
             for cls, flops in self._classes(position, execution).items():
@@ -201,10 +203,10 @@ class _Counter:
         """An execution's FLOP by class, its multiply-adds in class tensor where the statement
         is a contraction on the tensor units."""
         found = self.contractions.get(position)
-        if found is None or found.unit != "tensor":
+        if found is None or found.unit != WorkClass.TENSOR:
             return dict(execution.work)
         work = dict(execution.work)
-        work["tensor"] = work.pop("fma", 0)
+        work[WorkClass.TENSOR] = work.pop(WorkClass.FMA, 0)
         return work
 
     def contraction_costs(self) -> tuple[Contraction, ...]:
@@ -213,7 +215,7 @@ class _Counter:
         found = []
         for position, contraction in sorted(self.contractions.items()):
             execution = self.nest.executions[position]
-            flops = execution.work.get("fma", 0)
+            flops = execution.work.get(WorkClass.FMA, 0)
             work = self.finish(flops * self.executions(execution.loops))
             block = (self.finish(flops * self.executions(execution.loops[self.grid_depth:]))
                      if self.grid_depth else None)
@@ -227,11 +229,11 @@ class _Counter:
         serves the blocks (their fills, and per block the distinct elements they touch
         outside a keep) and global memory sees each element once: the compulsory traffic."""
         bytes_at: defaultdict[str, sympy.Expr] = defaultdict(lambda: sympy.Integer(0))
-        mode = self.reuse if self.reuse != "spec" else self.checked.reuse
+        mode = self.reuse if self.reuse != Reuse.SPEC else self.checked.reuse
         for name, tensor in self.checked.tensors.items():
             sites = [s for s in self.nest.accesses if s.tensor == name]
             size = tensor.element_bytes
-            if tensor.role == "local":  # lives in its level: every access is served there
+            if tensor.role == Role.LOCAL:  # lives in its level: every access is served there
                 bytes_at[tensor.level] += size * self._dynamic(sites, depth)
                 continue
             direct = [s for s in sites if not s.scopes]
@@ -257,15 +259,15 @@ class _Counter:
     def _dynamic(self, sites: list[AccessSite], depth: int = 0) -> sympy.Expr:
         return sympy.Add(*[self.executions(site.loops[depth:]) for site in sites])
 
-    def _distinct(self, tensor: Tensor, sites: list[AccessSite], mode: str) -> sympy.Expr:
+    def _distinct(self, tensor: Tensor, sites: list[AccessSite], mode: Reuse) -> sympy.Expr:
         """Elements crossing under a reuse mode: every access (none) or each distinct element
         once (perfect; an `out` tensor's accumulation starts on chip and is not read)."""
         if not sites:
             return sympy.Integer(0)
-        if mode == "none":
+        if mode == Reuse.NONE:
             return self._dynamic(sites)
         reads = [s for s in sites if not s.is_write
-                 and not (s.accumulation_read and tensor.role == "out")]
+                 and not (s.accumulation_read and tensor.role == Role.OUT)]
         writes = [s for s in sites if s.is_write]
         read = self.footprint.union(reads, 0)
         write = self.footprint.union(writes, 0)
@@ -279,7 +281,7 @@ class _Counter:
         is what the kernel wrote (an accumulation starting from zero on chip, a partial read
         back): a run finds it on chip or in L2, and charging the read too would count a
         written-then-read partial twice, more than such a run moves."""
-        reads = [] if tensor.role == "out" else [s for s in sites if not s.is_write]
+        reads = [] if tensor.role == Role.OUT else [s for s in sites if not s.is_write]
         read = self.footprint.union(reads, 0)
         write = self.footprint.union([s for s in sites if s.is_write], 0)
         self.exact &= read.exact and write.exact
@@ -290,25 +292,25 @@ class _Counter:
         memory, whatever the spec keeps or the reuse mode says: what t_floor charges HBM."""
         total = sympy.Integer(0)
         for name, tensor in self.checked.tensors.items():
-            if tensor.role == "local" or tensor.level != Level.GLOBAL:
+            if tensor.role == Role.LOCAL or tensor.level != Level.GLOBAL:
                 continue
             sites = [s for s in self.nest.accesses if s.tensor == name]
             if sites:
                 total += tensor.element_bytes * self._compulsory(tensor, sites)
         return self.finish(total)
 
-    def _block_direct(self, tensor: Tensor, sites: list[AccessSite], mode: str,
+    def _block_direct(self, tensor: Tensor, sites: list[AccessSite], mode: Reuse,
                       depth: int) -> sympy.Expr:
         """What the blocks move between L2 and the SMs outside any keep: every access, or
         (perfect reuse) each block the distinct elements it touches, an out accumulation
         that the block holds whole starting on chip."""
         if not sites:
             return sympy.Integer(0)
-        if mode == "none":
+        if mode == Reuse.NONE:
             return self._dynamic(sites, depth)
         grid = self.grid_depth
         reads = [s for s in sites if not s.is_write
-                 and not (s.accumulation_read and tensor.role == "out"
+                 and not (s.accumulation_read and tensor.role == Role.OUT
                           and self._encloses_reduction(grid, s))]
         read = self.footprint.union(reads, grid)
         write = self.footprint.union([s for s in sites if s.is_write], grid)
@@ -320,7 +322,7 @@ class _Counter:
                                 inside: list[AccessSite]) -> tuple[Footprint, Footprint]:
         depth = len(scope.loops)
         reads = [s for s in inside if not s.is_write
-                 and not (s.accumulation_read and tensor.role == "out"
+                 and not (s.accumulation_read and tensor.role == Role.OUT
                           and self._encloses_reduction(depth, s))]
         writes = [s for s in inside if s.is_write]
         return self.footprint.union(reads, depth), self.footprint.union(writes, depth)
@@ -360,14 +362,14 @@ class _Counter:
     def homed(self) -> dict[str, sympy.Expr]:
         held: defaultdict[str, sympy.Expr] = defaultdict(lambda: sympy.Integer(0))
         for tensor in self.checked.tensors.values():
-            if tensor.role != "local" and tensor.level != Level.GLOBAL:
+            if tensor.role != Role.LOCAL and tensor.level != Level.GLOBAL:
                 held[tensor.level] += tensor.element_bytes * sympy.Mul(*tensor.shape)
         return {level: self.finish(amount) for level, amount in held.items()}
 
     def footprints(self) -> dict[str, TensorFootprint]:
         result: dict[str, TensorFootprint] = {}
         for name, tensor in self.checked.tensors.items():
-            if tensor.role == "local":
+            if tensor.role == Role.LOCAL:
                 continue  # on chip for the block's life: no footprint in memory
             sites = [s for s in self.nest.accesses if s.tensor == name]
             read = self.footprint.union([s for s in sites if not s.is_write], 0)

@@ -22,6 +22,7 @@ from fractions import Fraction
 
 import sympy
 
+from ..base.kinds import Raster
 from ..base.records import record
 from ..count.cost import GridCost
 from .axis_classes import Pieces, Unclassified, axis_function
@@ -74,7 +75,7 @@ class WaveUnions:
     by_tensor: dict[str, Fraction]  # bytes of each tensor summed over the waves' unions
     step_union: Fraction  # the largest wave's step union, bytes (before the stages)
     note: str  # a raster fallback, said in a few words ("" without one)
-    raster: str  # the raster used: row | column | grouped
+    raster: Raster  # the raster used
     group: int  # rows of blocks per group (grouped)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from ..base.kinds import Raster
 from ..count.cost import GridCost
 from .block_classes import WaveUnions, fraction_of, numeric_sizes, substituted
 
@@ -113,9 +114,9 @@ def _order(grid: GridCost, sizes: Mapping, index: np.ndarray,
            rectangular: bool) -> tuple[np.ndarray, str]:
     """Grid-order positions of the blocks in launch order, and a note on any fallback."""
     count, dims = index.shape
-    if grid.raster == "column":  # first iterator fastest: the last one is the primary key
+    if grid.raster == Raster.COLUMN:  # first iterator fastest: the last one is the primary key
         return np.lexsort(index.T), ""
-    if grid.raster != "grouped" or count == 0:
+    if grid.raster != Raster.GROUPED or count == 0:
         return np.arange(count), ""
     if dims != 2 or not rectangular:
         return np.arange(count), " (grouped raster needs a rectangular 2-D grid: row order used)"
@@ -246,8 +247,8 @@ def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks
     env = {iterator: coords[order, k] for k, iterator in enumerate(grid.iterators)}
     union, step_bytes = _per_wave(grid, sizes, env, np.arange(blocks) // wave_blocks, waves,
                                   step_first)
-    raster = "row" if note else grid.raster
-    group = int(fraction_of(grid.group, sizes)) if raster == "grouped" else 1
+    raster = Raster.ROW if note else grid.raster
+    group = int(fraction_of(grid.group, sizes)) if raster == Raster.GROUPED else 1
     return WaveUnions(blocks, waves, union, max(step_bytes, default=Fraction(0)), note, raster,
                       group)
 

@@ -16,6 +16,7 @@ A grid of fewer blocks than SMs is named (module fill)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -28,13 +29,14 @@ from ..algebra.numeric_sums import has_sum, sum_values
 from ..algebra.quotients import cancel
 from ..algebra.rational_eval import compare, compiled
 from ..algebra.witnesses import witness_values
+from ..base.kinds import TermKind
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import text_key
 from ..base.units import si
 from ..count.cost import Cost, GridCost
 from ..count.values import exact
-from ..hardware.machine import PER_SM_LEVELS, Machine
+from ..hardware.machine import PER_SM_LEVELS, Machine, Roof, level_roof
 from .derates import Derate
 from .effects.context import EffectContext
 from .effects.latency import latency_unknown
@@ -53,13 +55,16 @@ Share = Callable[[sympy.Expr], sympy.Expr | None]
 class GridTerm:
     """One term of t_bound or t_model."""
 
-    name: str  # "bf16 tensor peak", "shared bandwidth", "global bandwidth"
-    kind: str  # work | traffic
+    roof: Roof  # a work class's ceiling or a level's bandwidth, derated or not
     key: str  # work class or level
     amount: sympy.Expr  # FLOP or B: on the busiest SM for a per-SM roof, else in all
     rate: sympy.Expr  # FLOP/s or B/s: per SM for a per-SM roof
     seconds: sympy.Expr
     per_sm: bool  # quantised: the busiest SM's share on one SM's rate
+
+    @property
+    def kind(self) -> TermKind:
+        return self.roof.kind
 
 
 @record
@@ -67,10 +72,10 @@ class GridVerdict:
     occupancy: Occupancy
     bound_terms: tuple[GridTerm, ...]
     t_bound: sympy.Expr | None  # s; None when the block does not fit
-    bound: str | None  # the term that sets t_bound
+    bound: Roof | None  # the roof of the term that sets t_bound
     model_terms: tuple[GridTerm, ...]
     t_model: sympy.Expr | None
-    model_bound: str | None
+    model_bound: Roof | None
     model_rule: str  # how t_model counted global traffic, in a few words
     model_detail: str  # the wave estimate's reasoning, with its figures ("" without one)
     flat_terms: tuple[GridTerm, ...]  # the roofline's terms without blocks and waves
@@ -96,7 +101,7 @@ class GridVerdict:
         for cause in dict.fromkeys(derate.cause for derate in self.derates):
             applied += [derate for derate in self.derates if derate.cause == cause]
             terms = [_derated(term, [d for d in applied if d.level == term.key])
-                     if term.kind == "traffic" else term for term in self.wave_terms]
+                     if term.kind == TermKind.TRAFFIC else term for term in self.wave_terms]
             time, _ = _largest(terms)
             assert time is not None  # wave_terms has the terms t_model is the largest of
             steps.append((cause, time))
@@ -158,7 +163,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
             global_B=global_B))
     wave_terms = tuple(model_terms)
     model_terms = [_derated(term, [d for d in derates if d.level == term.key])
-                   if term.kind == "traffic" else term for term in model_terms]
+                   if term.kind == TermKind.TRAFFIC else term for term in model_terms]
     unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
@@ -166,7 +171,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
                            floored, None, tuple(fallbacks), wave_terms)
     t_bound, bound_term = _largest(bound_terms)
     t_model, model_term = _largest(model_terms)
-    bound, model_bound = (None if term is None else term.name for term in (bound_term,
+    bound, model_bound = (None if term is None else term.roof for term in (bound_term,
                                                                            model_term))
     flat_terms = (_device_terms(cost, machine, values, (Level.GLOBAL, Level.L2))
                   + _flat_work_terms(machine, precision, work_by_class)
@@ -189,8 +194,8 @@ def _at_least_compulsory(term: GridTerm | None,
                           for each in (bound_global[0].amount, term.amount))
     if not (compulsory.is_Number and amount.is_Number and amount < compulsory):
         return term, False
-    return GridTerm(term.name, term.kind, term.key, compulsory, term.rate,
-                    compulsory / term.rate, term.per_sm), True
+    return GridTerm(term.roof, term.key, compulsory, term.rate, compulsory / term.rate,
+                    term.per_sm), True
 
 
 def worked_tail_share(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> sympy.Expr | None:
@@ -228,18 +233,16 @@ def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool
 
 
 def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:
-    """A bandwidth term at the attainable fraction of its rate, named with what lowered it
-    (`l2 bandwidth (latency-bound, sectors)`). Several derates of one level take the smallest
-    factor, not the product: each caps the useful bytes a second on its own (Little's law
-    counts the loads in flight whatever sectors they move, sectors cap the link whatever is
-    in flight), so the tighter cap binds."""
+    """A bandwidth term at the attainable fraction of its rate, its roof with what lowered
+    it (shown `l2 bandwidth (latency-bound, sectors)`). Several derates of one level take
+    the smallest factor, not the product: each caps the useful bytes a second on its own
+    (Little's law counts the loads in flight whatever sectors they move, sectors cap the link
+    whatever is in flight), so the tighter cap binds."""
     if not derates:
         return term
     rate = term.rate * sympy.Min(*(derate.factor for derate in derates))
-    labels = ["latency-bound" if derate.cause == "latency" else derate.cause.replace("_", " ")
-              for derate in derates]
-    return GridTerm(f"{term.name} ({', '.join(labels)})", term.kind, term.key, term.amount,
-                    rate, term.amount / rate, term.per_sm)
+    roof = dataclasses.replace(term.roof, derated_by=tuple(derate.cause for derate in derates))
+    return GridTerm(roof, term.key, term.amount, rate, term.amount / rate, term.per_sm)
 
 
 def _summed(expr: sympy.Expr) -> sympy.Expr:
@@ -285,7 +288,7 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
         rule += f" less the warm L2 reads of {', '.join(warm.tensors)}"
     rate = exact(bandwidth)
     rule = f"{rule}, {si(float(amount), 'B')} from global memory"
-    return GridTerm("global bandwidth", "traffic", Level.GLOBAL, amount, rate, amount / rate,
+    return GridTerm(level_roof(Level.GLOBAL), Level.GLOBAL, amount, rate, amount / rate,
                     False), rule, result.reason
 
 
@@ -338,7 +341,7 @@ def _work_terms(grid: GridCost, machine: Machine, precision: str,
     for work_class, total in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
         rate = exact(ceiling.peak_FLOPps)
-        flat = GridTerm(ceiling.name, "work", work_class, total, rate, total / rate, False)
+        flat = GridTerm(ceiling.roof, work_class, total, rate, total / rate, False)
         terms.append(_per_sm_term(flat, grid.work[work_class], sms, share))
     return terms
 
@@ -351,8 +354,7 @@ def _per_sm_term(flat: GridTerm, per_block_amount: sympy.Expr, sms: int,
     if amount is None:
         return flat
     rate = flat.rate
-    quantised = GridTerm(flat.name, flat.kind, flat.key, amount, rate / sms,
-                         amount * sms / rate, True)
+    quantised = GridTerm(flat.roof, flat.key, amount, rate / sms, amount * sms / rate, True)
     below = proven_less_than(amount * sms, flat.amount)  # only unequal blocks fall under the mean
     return flat if below else quantised
 
@@ -365,7 +367,7 @@ def _on_chip_terms(cost: Cost, grid: GridCost, machine: Machine, values: Values,
         if bandwidth is None or level not in cost.traffic:
             continue
         total, rate = _at(cost.traffic[level], values), exact(bandwidth)
-        flat = GridTerm(f"{level} bandwidth", "traffic", level, total, rate, total / rate, False)
+        flat = GridTerm(level_roof(level), level, total, rate, total / rate, False)
         terms.append(_per_sm_term(flat, grid.traffic.get(level, 0), sms, share))
     return terms
 
@@ -379,8 +381,7 @@ def _device_terms(cost: Cost, machine: Machine, values: Values,
             continue
         amount = _at(cost.traffic[level], values)
         rate = exact(bandwidth)
-        terms.append(GridTerm(f"{level} bandwidth", "traffic", level, amount, rate,
-                              amount / rate, False))
+        terms.append(GridTerm(level_roof(level), level, amount, rate, amount / rate, False))
     return terms
 
 
@@ -390,7 +391,7 @@ def _flat_work_terms(machine: Machine, precision: str,
     for work_class, total in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
         rate = exact(ceiling.peak_FLOPps)
-        terms.append(GridTerm(ceiling.name, "work", work_class, total, rate, total / rate, False))
+        terms.append(GridTerm(ceiling.roof, work_class, total, rate, total / rate, False))
     return terms
 
 

@@ -32,10 +32,11 @@ from collections.abc import Mapping
 import sympy
 
 from ..algebra.decide import largest
+from ..base.kinds import TermKind, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..count.values import evaluate, exact
-from ..hardware.machine import Machine
+from ..hardware.machine import Machine, Roof, level_roof
 from .polyexp import DEFAULT_DEGREE, ExpOnFma
 from .warm import WarmL2
 
@@ -49,10 +50,10 @@ class FloorTerm:
     """One term of t_floor: a work class on its fastest legal rate, or compulsory bytes on a
     level's bandwidth."""
 
-    kind: str  # work | traffic
+    kind: TermKind
     key: str  # the work class (fma, vector, sfu) or the level (global, l2)
-    units: tuple[str, ...]  # the ceilings whose rates add up: ("bf16 tensor peak",),
-    # ("sfu", "fp32 vector peak") for special functions; the level's name for traffic
+    units: tuple[Roof, ...]  # the ceilings whose rates add up: the bf16 tensor peak alone,
+    # the sfu rate and the fp32 vector peak for special functions; the level's for traffic
     amount: sympy.Expr  # FLOP or B
     rate: sympy.Rational  # FLOP/s or B/s
     seconds: sympy.Expr  # amount / rate
@@ -64,18 +65,18 @@ class Floor:
     seconds: sympy.Expr | None  # t_floor: the largest term; None without any term
 
 
-def legal_rate(machine: Machine, precision: str, work_class: str) -> tuple[tuple[str, ...],
+def legal_rate(machine: Machine, precision: str, work_class: str) -> tuple[tuple[Roof, ...],
                                                                            sympy.Rational]:
     """The ceilings a work class may use at once and their summed rate, in FLOP/s of the
     class's own counting (one FLOP an SFU operation). A class split differently (tensor
     contractions apart from element-wise FMA) changes this function only."""
     ceiling = machine.ceiling(precision, work_class)
     rate = exact(ceiling.peak_FLOPps)
-    if work_class != "sfu" or machine.sfu_OPps is None:
-        return (ceiling.name,), rate
-    fma = machine.ceiling(POLYNOMIAL_PRECISION, "vector")
+    if work_class != WorkClass.SFU or machine.sfu_OPps is None:
+        return (ceiling.roof,), rate
+    fma = machine.ceiling(POLYNOMIAL_PRECISION, WorkClass.VECTOR)
     per_exp = ExpOnFma(sympy.Integer(1), DEFAULT_DEGREE).vector_FLOP_per_exp
-    return (ceiling.name, fma.name), rate + exact(fma.peak_FLOPps) / per_exp
+    return (ceiling.roof, fma.roof), rate + exact(fma.peak_FLOPps) / per_exp
 
 
 def floor(compulsory_B: sympy.Expr | None, machine: Machine, precision: str,
@@ -92,12 +93,12 @@ def floor(compulsory_B: sympy.Expr | None, machine: Machine, precision: str,
         if warm is not None:  # (a warm `out` tensor's reads are no compulsory bytes)
             served = warm.bound_B
             amount = sympy.Max(0, amount - served)
-            terms.append(FloorTerm("traffic", Level.L2, ("l2 bandwidth",), served,
+            terms.append(FloorTerm(TermKind.TRAFFIC, Level.L2, (level_roof(Level.L2),), served,
                                    warm.l2_bandwidth_Bps, served / warm.l2_bandwidth_Bps))
         if amount != 0:
             rate = exact(hbm)
-            terms.append(FloorTerm("traffic", Level.GLOBAL, ("global bandwidth",), amount, rate,
-                                   amount / rate))
+            terms.append(FloorTerm(TermKind.TRAFFIC, Level.GLOBAL, (level_roof(Level.GLOBAL),),
+                                   amount, rate, amount / rate))
     seconds = largest(*[term.seconds for term in terms]) if terms else None
     return Floor(tuple(terms), seconds)
 
@@ -105,4 +106,4 @@ def floor(compulsory_B: sympy.Expr | None, machine: Machine, precision: str,
 def _work_term(machine: Machine, precision: str, work_class: str,
                amount: sympy.Expr) -> FloorTerm:
     units, rate = legal_rate(machine, precision, work_class)
-    return FloorTerm("work", work_class, units, amount, rate, amount / rate)
+    return FloorTerm(TermKind.WORK, work_class, units, amount, rate, amount / rate)

@@ -19,6 +19,7 @@ import dataclasses
 import sympy
 
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.kinds import WorkClass
 from ..base.records import record
 from ..base.tree import Span
 from ..count.cost import Cost
@@ -68,12 +69,12 @@ def exp_on_fma(cost: Cost, option: ExpOnFma | None) -> Cost:
         return cost
 
     def moved(work: dict[str, sympy.Expr]) -> dict[str, sympy.Expr]:
-        sfu = work.get("sfu", 0)
+        sfu = work.get(WorkClass.SFU, 0)
         if sfu == 0:
             return work
         result = dict(work)
-        result["sfu"] = sympy.expand(sfu * (1 - option.fraction))
-        result["vector"] = sympy.expand(result.get("vector", 0)
+        result[WorkClass.SFU] = sympy.expand(sfu * (1 - option.fraction))
+        result[WorkClass.VECTOR] = sympy.expand(result.get(WorkClass.VECTOR, 0)
                                         + sfu * option.fraction * option.vector_FLOP_per_exp)
         return {name: amount for name, amount in result.items() if amount != 0}
 

@@ -22,6 +22,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from ..base.kinds import Raster
 from ..count.cost import GridCost
 from .axis_classes import Unclassified
 from .block_classes import GridAxes, WaveUnions, fraction_of, grid_axes
@@ -138,7 +139,7 @@ def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks
     (its whole union where the grid has no step loop): the figures of waves.estimate."""
     axes = grid_axes(grid, sizes)
     raster, note = _raster(grid, axes)
-    group = int(fraction_of(grid.group, sizes)) if raster == "grouped" else 1
+    group = int(fraction_of(grid.group, sizes)) if raster == Raster.GROUPED else 1
     plans = {tile.tensor: box_plan(tile.tensor, tile.whole, axes, sizes) for tile in grid.tiles}
     # an inout tensor's writes cross again (waves module): the union of its written boxes
     written = {tile.tensor: box_plan(tile.tensor, tile.written, axes, sizes)
@@ -180,7 +181,7 @@ def per_wave_volumes(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_b
     what the property tests compare with the oracle's sets."""
     axes = grid_axes(grid, sizes)
     raster, _ = _raster(grid, axes)
-    group = int(fraction_of(grid.group, sizes)) if raster == "grouped" else 1
+    group = int(fraction_of(grid.group, sizes)) if raster == Raster.GROUPED else 1
     plans = {tile.tensor: box_plan(tile.tensor, tile.whole, axes, sizes) for tile in grid.tiles}
     found: dict[str, list[Array]] = {tensor: [] for tensor in plans}
     chosen = np.arange(-(-axes.blocks // wave_blocks), dtype=np.int64)
@@ -191,9 +192,9 @@ def per_wave_volumes(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_b
             for tensor, parts in found.items()}
 
 
-def _raster(grid: GridCost, axes: GridAxes) -> tuple[str, str]:
-    if grid.raster == "grouped" and len(axes.counts) != 2:
-        return "row", " (grouped raster needs a rectangular 2-D grid: row order used)"
+def _raster(grid: GridCost, axes: GridAxes) -> tuple[Raster, str]:
+    if grid.raster == Raster.GROUPED and len(axes.counts) != 2:
+        return Raster.ROW, " (grouped raster needs a rectangular 2-D grid: row order used)"
     return grid.raster, ""
 
 
@@ -219,7 +220,7 @@ def _weighted_sum(volume: Array, weight: Array | None, bound: int) -> int:
     return sum(int(v) * int(w) for v, w in zip(volume.tolist(), weight.tolist()))
 
 
-def _chunks(axes: GridAxes, raster: str, group: int, wave_blocks: int,
+def _chunks(axes: GridAxes, raster: Raster, group: int, wave_blocks: int,
             plans: list[BoxPlan], chosen: Array) -> Iterator[tuple[int, list[Product]]]:
     """The chosen waves' products of ranges, CHUNK waves at a time (fewer where a chunk's sum
     of volumes could pass 64-bit integers, an inclusion-exclusion's partial sums included),

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..base.kinds import Raster
 from .axis_classes import Pieces, Poly, aligned, degree
 from .block_classes import GridAxes
 from .wave_tables import AxisBox, BoxPlan
@@ -29,7 +30,7 @@ from .wave_tables import AxisBox, BoxPlan
 Array = np.ndarray
 
 
-def alike_waves(axes: GridAxes, raster: str, group: int, wave_blocks: int,
+def alike_waves(axes: GridAxes, raster: Raster, group: int, wave_blocks: int,
                 plans: Sequence[BoxPlan]) -> tuple[Array, Array]:
     """The waves to evaluate, and for each how many waves it stands for (its own included)."""
     blocks = axes.blocks
@@ -37,9 +38,9 @@ def alike_waves(axes: GridAxes, raster: str, group: int, wave_blocks: int,
     everything = np.arange(waves, dtype=np.int64), np.ones(waves, dtype=np.int64)
     if waves < 4:
         return everything
-    outer = len(axes.counts) - 1 if raster == "column" else 0
+    outer = len(axes.counts) - 1 if raster == Raster.COLUMN else 0
     low, high = _longest_invariant_run(plans, outer, axes.counts[outer])
-    if raster == "grouped":
+    if raster == Raster.GROUPED:
         unit = group * axes.counts[1]
         low, high = -(-low // group), min(high // group, axes.counts[0] // group)
     else:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..base.kinds import Raster
 from ..base.records import record
 
 Array = np.ndarray
@@ -37,13 +38,13 @@ class Product:
     valid: Array
 
 
-def raster_products(raster: str, counts: Sequence[int], group: int, start: Array,
+def raster_products(raster: Raster, counts: Sequence[int], group: int, start: Array,
                     end: Array) -> list[Product]:
     """Each wave's blocks (positions start .. end in launch order) as products of ranges."""
-    if raster == "column":
+    if raster == Raster.COLUMN:
         found = mixed_radix(start, end, list(reversed(counts)))
         return [Product(tuple(reversed(product.ranges)), product.valid) for product in found]
-    if raster == "grouped":
+    if raster == Raster.GROUPED:
         return _grouped(start, end, counts[0], counts[1], group)
     return mixed_radix(start, end, list(counts))
 

@@ -25,6 +25,7 @@ from fractions import Fraction
 
 import sympy
 
+from ..base.kinds import Raster
 from ..base.records import record
 from ..base.units import si
 from ..count.cost import GridCost
@@ -150,6 +151,6 @@ def _enumerable(grid: GridCost, sizes: Mapping[str, sympy.Rational],
 
 
 def _raster_name(grid: GridCost, sizes: Mapping[str, sympy.Rational]) -> str:
-    if grid.raster == "grouped":
+    if grid.raster == Raster.GROUPED:
         return f"grouped({int(fraction_of(grid.group, sizes))})"
     return grid.raster

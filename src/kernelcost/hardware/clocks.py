@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import sympy
 
+from ..base.kinds import TermKind
 from ..base.levels import Level
 from ..count.values import exact
 
@@ -122,12 +123,12 @@ def max_clock_view(machine):
                                sfu_source=sfu_source)
 
 
-def max_clock_factor(machine, precision: str, kind: str, key: str) -> sympy.Rational:
+def max_clock_factor(machine, precision: str, kind: TermKind, key: str) -> sympy.Rational:
     """How much faster a time term's roof is at the maximum clock (>= 1, exact): the work
     class's ceiling (kind `work`) or the level's bandwidth (kind `traffic`), at the maximum
     clock over the data sheet's."""
     fast = machine.at_max_clock
-    if kind == "work":
+    if kind == TermKind.WORK:
         slow_rate = machine.ceiling(precision, key).peak_FLOPps
         fast_rate = fast.ceiling(precision, key).peak_FLOPps
     else:

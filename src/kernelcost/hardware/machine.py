@@ -4,21 +4,22 @@ load latencies, and chooses the ceiling a work class meets; machinefile reads on
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from ..base.architectures import Architecture, Feature
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
+from ..base.kinds import TermKind, Unit, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8")
-UNITS: tuple[str, ...] = ("vector", "tensor")
+UNITS: tuple[Unit, ...] = (Unit.VECTOR, Unit.TENSOR)  # of a [[compute]] table
 # what one capacity_B covers: the device, one SM, or one of execution.l2_partitions
 # partitions that each serve their own SMs only (MI300X: an L2 per XCD)
 CAPACITY_SCOPES: tuple[str, ...] = ("device", "sm", "partition")
 LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
-WORK_CLASSES: tuple[str, ...] = ("tensor", "fma", "vector", "sfu")
 # Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2
 # partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
 LATENCY_LEVELS: tuple[str, ...] = (Level.SHARED, Level.L1, Level.L2, Level.L2_FAR, Level.GLOBAL,
@@ -94,7 +95,7 @@ class ComputePeak:
     """One compute ceiling: a precision on a unit, dense unless marked sparse."""
 
     precision: str
-    unit: str  # vector | tensor
+    unit: Unit  # vector | tensor
     peak_FLOPps: float
     sparse: bool  # 2:4 structured sparsity; never chosen by Machine.ceiling
     source: str
@@ -187,10 +188,34 @@ class Latency:
 
 
 @record
-class Ceiling:
-    """The compute ceiling chosen for a work class at a precision, with its name and source."""
+class Roof:
+    """What a time term runs against, as data: a level's bandwidth (kind traffic), or a
+    compute ceiling (kind work), the peak of the vector or tensor units at a precision or the
+    special-function rate. What a report calls it ("bf16 tensor peak", "global bandwidth")
+    the printers build from these fields (present/roofs.py)."""
 
-    name: str  # "bf16 tensor peak", "fp32 vector FMA peak", "fp32 vector peak", "sfu"
+    kind: TermKind
+    level: str | None = None  # traffic: the level
+    unit: Unit | None = None  # work: the units whose rate the ceiling is
+    precision: str | None = None  # work: the peak's precision; None for the sfu rate
+    fma: bool = False  # the vector peak of multiply-adds on the FMA units (accumulator's
+    # precision)
+    sfu_stand_in: bool = False  # the vector peak standing in for a missing sfu figure
+    derated_by: tuple[str, ...] = ()  # t_model's traffic: the causes of the derates that
+    # lower its rate (Derate.cause), in the order they were found
+
+
+def level_roof(level: str) -> Roof:
+    """The roof of a level's traffic: its bandwidth."""
+    return Roof(TermKind.TRAFFIC, level=level)
+
+
+@record
+class Ceiling:
+    """The compute ceiling chosen for a work class at a precision: what it is, its rate, and
+    the rate's source."""
+
+    roof: Roof
     peak_FLOPps: float
     source: str
 
@@ -257,27 +282,26 @@ class Machine:
         else fp32's. sfu: the special-function rate, else (no figure for the machine) the
         fp32 vector peak, named so that a report shows the stand-in."""
         _check_name(precision, _lookup_precisions(), "precision")
-        _check_name(work_class, WORK_CLASSES, "work class")
-        if work_class == "sfu":
+        _check_name(work_class, tuple(WorkClass), "work class")
+        if work_class == WorkClass.SFU:
             if self.sfu_OPps is not None:
-                return Ceiling("sfu", self.sfu_OPps, self.sfu_source or "")
-            fallback = self._vector_ceiling(FALLBACK_VECTOR_PRECISION)
-            return Ceiling(f"{fallback.name} (no sfu figure)", fallback.peak_FLOPps,
-                           fallback.source)
-        if work_class == "tensor":
-            tensor = self.dense_peak(precision, "tensor")
+                return Ceiling(Roof(TermKind.WORK, unit=Unit.SFU), self.sfu_OPps,
+                               self.sfu_source or "")
+            return _with_roof(self._vector_ceiling(FALLBACK_VECTOR_PRECISION),
+                              sfu_stand_in=True)
+        if work_class == WorkClass.TENSOR:
+            tensor = self.dense_peak(precision, Unit.TENSOR)
             if tensor is not None:
                 return _ceiling_of(tensor)
-        if work_class == "fma":
-            vector = self._vector_ceiling(ACCUMULATOR_PRECISION.get(precision, "fp32"))
-            return Ceiling(vector.name.replace(" vector peak", " vector FMA peak"),
-                           vector.peak_FLOPps, vector.source)
+        if work_class == WorkClass.FMA:
+            return _with_roof(self._vector_ceiling(ACCUMULATOR_PRECISION.get(precision, "fp32")),
+                              fma=True)
         return self._vector_ceiling(precision)
 
     def _vector_ceiling(self, precision: str) -> Ceiling:
-        peak = self.dense_peak(precision, "vector")
+        peak = self.dense_peak(precision, Unit.VECTOR)
         if peak is None:
-            peak = self.dense_peak(FALLBACK_VECTOR_PRECISION, "vector")
+            peak = self.dense_peak(FALLBACK_VECTOR_PRECISION, Unit.VECTOR)
         if peak is None:
             raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
                 None,
@@ -286,7 +310,7 @@ class Machine:
                 "add a [[compute]] table with unit = \"vector\""))
         return _ceiling_of(peak)
 
-    def peak(self, precision: str, work_class: str = "tensor") -> float:
+    def peak(self, precision: str, work_class: str = WorkClass.TENSOR) -> float:
         """FLOP/s of the ceiling a work class meets (see `ceiling`)."""
         return self.ceiling(precision, work_class).peak_FLOPps
 
@@ -336,7 +360,14 @@ class Machine:
 
 
 def _ceiling_of(peak: ComputePeak) -> Ceiling:
-    return Ceiling(f"{peak.precision} {peak.unit} peak", peak.peak_FLOPps, peak.source)
+    return Ceiling(Roof(TermKind.WORK, unit=peak.unit, precision=peak.precision),
+                   peak.peak_FLOPps, peak.source)
+
+
+def _with_roof(ceiling: Ceiling, *, fma: bool = False, sfu_stand_in: bool = False) -> Ceiling:
+    """`ceiling` met by multiply-adds on the FMA units, or standing in for the sfu rate."""
+    roof = dataclasses.replace(ceiling.roof, fma=fma, sfu_stand_in=sfu_stand_in)
+    return dataclasses.replace(ceiling, roof=roof)
 
 
 def _lookup_precisions() -> tuple[str, ...]:

@@ -79,6 +79,7 @@ from pathlib import Path
 from ..base.architectures import ARCHITECTURE_FORMS, Architecture, parse_architecture
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
 from ..base.inputs import normalise
+from ..base.kinds import Unit
 from ..base.levels import Level
 from ..base.symbols import LEVELS
 from ..base.tomlplaces import shipped_ids, shipped_or_file, toml_data
@@ -218,7 +219,7 @@ class _Reader(MachineFields):
             self.known_keys(table, _COMPUTE_KEYS, where)
             peak = ComputePeak(
                 precision=self.choice(table, "precision", PRECISIONS, where),
-                unit=self.choice(table, "unit", UNITS, where),
+                unit=Unit(self.choice(table, "unit", UNITS, where)),
                 peak_FLOPps=self.number(table, "peak_FLOPps", where, required=True),
                 sparse=self.boolean(table, "sparse", where),
                 source=self.string(table, "source", where, required=True),

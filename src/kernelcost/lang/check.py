@@ -9,6 +9,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, SpecCheckError
+from ..base.kinds import Reuse, Role
 from ..base.records import record
 from ..base.symbols import PRECISION_OF_TYPE, size_symbol
 from .check_context import Context, ItemCount, Tensor
@@ -32,7 +33,7 @@ class CheckedKernel:
     locals: dict[str, str]  # register local -> element type
     divisibility: tuple[tuple[sympy.Expr, sympy.Expr], ...]  # (divisor, dividend) pairs
     bounds: tuple[sympy.Basic, ...]  # assumed relations such as T <= N
-    reuse: str  # the kernel's default reuse for tensors outside keep scopes
+    reuse: Reuse  # the kernel's default reuse for tensors outside keep scopes
     grid: Grid | None = None  # the thread blocks of a parallel spec
     items: ItemCount | None = None  # `per token = b`: what one run of the kernel handles
     precision_override: str | None = None  # set where --precision mapped the types
@@ -49,7 +50,7 @@ class CheckedKernel:
         were mapped to, precisions.at_precision)."""
         if self.precision_override is not None:
             return self.precision_override
-        types = [tensor.dtype for tensor in self.tensors.values() if tensor.role != "local"]
+        types = [tensor.dtype for tensor in self.tensors.values() if tensor.role != Role.LOCAL]
         if not types:
             types = list(self.locals.values()) or ["f32"]
         return PRECISION_OF_TYPE[max(types, key=types.count)]

@@ -15,6 +15,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Diagnostic, ErrorCode
+from ..base.kinds import Role
 from ..base.records import record
 from .scopes import Scope
 
@@ -22,7 +23,7 @@ from .scopes import Scope
 @record
 class Tensor:
     name: str
-    role: str  # in | out | inout, or local: an array declared with `let` inside the nest
+    role: Role  # in | out | inout, or local: an array declared with `let` inside the nest
     dtype: str
     element_bytes: sympy.Rational
     shape: tuple[sympy.Expr, ...]  # in the size parameters

@@ -14,13 +14,14 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, did_you_mean
+from ..base.kinds import Reuse, Role
 from ..base.levels import Level
 from ..base.symbols import ELEMENT_BYTES, FUNCTIONS, LEVELS, size_symbol
 from .check_context import Context, ItemCount, Swizzled, Tensor
 from .check_sizes import size_expr
 from .scopes import Scope
 
-REUSE_MODES = ("perfect", "none")
+REUSE_MODES = (Reuse.PERFECT, Reuse.NONE)  # what a spec's `reuse` setting may say
 ROLES = ("in", "out", "inout")
 KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
                       "keep", "parallel", "stages", "lanes", "swizzle", "per", "on",
@@ -45,7 +46,7 @@ class DeclarationPass:
         self.defaults: dict[sympy.Symbol, int] = {}
         self.divisibility: list[tuple[sympy.Expr, sympy.Expr]] = []
         self.bounds: list[sympy.Basic] = []
-        self.reuse = "perfect"
+        self.reuse = Reuse.PERFECT
         self.items: ItemCount | None = None
 
     def run(self) -> None:
@@ -103,7 +104,7 @@ class DeclarationPass:
                                    f"unknown reuse mode `{item.mode.id}`",
                                    "write `reuse perfect` or `reuse none`")
             else:
-                self.reuse = item.mode.id
+                self.reuse = Reuse(item.mode.id)
         elif isinstance(item, ast.Assume):
             for fact in item.facts:
                 self._assume(fact)
@@ -262,7 +263,7 @@ class DeclarationPass:
     def _kept_level(self, keep: ast.Keep, name: ast.Name, scope: Scope) -> str | None:
         """The level `keep` moves the tensor `name` to, or None where it cannot."""
         tensors = self.declared.tensors
-        if name.id in tensors and tensors[name.id].role == "local":
+        if name.id in tensors and tensors[name.id].role == Role.LOCAL:
             self.context.error(Code.WRONG_KEEP, name.span,
                                f"`{name.id}` is a local array; it lives in "
                                f"`{tensors[name.id].level}` and is not kept",
@@ -340,7 +341,7 @@ class DeclarationPass:
             self.context.swizzled.append(Swizzled(let, level, shape, element_bytes))
         if self._declare(let.name, let.span, "local array"):
             self.declared.tensors[let.name] = Tensor(
-                let.name, "local", let.dtype, element_bytes or sympy.Integer(1), shape, level,
+                let.name, Role.LOCAL, let.dtype, element_bytes or sympy.Integer(1), shape, level,
                 let.span, let.swizzle is not None)
             scope.locals[let.name] = let.span
 

@@ -10,6 +10,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, did_you_mean
+from ..base.kinds import Role
 from ..base.symbols import FUNCTION_ARITY, FUNCTIONS, iterator_symbol
 from .check_context import Context, Tensor, Visit
 from .check_sizes import names_known, size_expr, to_sympy, unknown
@@ -60,9 +61,9 @@ def _assign(context: Context, visit: Visit, assign: ast.Assign) -> None:
     if isinstance(target, ast.Name):
         _assign_name(context, visit, target)
     else:
-        _access(context, visit, target, role="out")
+        _access(context, visit, target, role=Role.OUT)
         tensor = visit.declared.tensors.get(target.tensor)
-        if tensor is not None and tensor.role == "in":
+        if tensor is not None and tensor.role == Role.IN:
             _write_to_input(context, target.span, tensor)
     _value(context, visit, assign.value)
     problem = unit_problem(assign, list(visit.scope.iterators))
@@ -79,7 +80,7 @@ def _assign_name(context: Context, visit: Visit, target: ast.Name) -> None:
             context.error(Code.WRONG_RANK, target.span,
                           f"`{name}` is a tensor of rank {len(tensor.shape)}; "
                           "assign to one element", f"write `{name}[{indices}] = ...`")
-        elif tensor.role == "in":
+        elif tensor.role == Role.IN:
             _write_to_input(context, target.span, tensor)
     elif name in declared.sizes:
         context.error(Code.WRONG_ASSIGNMENT, target.span, f"cannot assign to size `{name}`",
@@ -160,7 +161,7 @@ def _arity(context: Context, call: ast.Call) -> None:
                       f"call it as `{call.func}(a, b)`")
 
 
-def _access(context: Context, visit: Visit, access: ast.Access, role: str = "in") -> None:
+def _access(context: Context, visit: Visit, access: ast.Access, role: Role = Role.IN) -> None:
     declared, scope = visit.declared, visit.scope
     if access.tensor not in declared.tensors:
         known = {**declared.tensors, **scope.locals, **declared.sizes, **scope.iterators}
@@ -175,7 +176,7 @@ def _access(context: Context, visit: Visit, access: ast.Access, role: str = "in"
                           hint)
         return
     tensor = declared.tensors[access.tensor]
-    if tensor.role == "local" and access.tensor not in scope.locals:
+    if tensor.role == Role.LOCAL and access.tensor not in scope.locals:
         line = tensor.span.line
         context.error(Code.UNDEFINED_NAME, access.span,
                       f"the local array `{access.tensor}` is out of scope here",

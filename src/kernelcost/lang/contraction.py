@@ -28,10 +28,11 @@ from collections.abc import Sequence
 
 from ..base import tree as ast
 from ..base.errors import did_you_mean
+from ..base.kinds import WorkClass
 from ..base.records import record
 from .work import statement_work
 
-UNITS = ("tensor", "fma")  # the names `on` takes
+UNITS = (WorkClass.TENSOR, WorkClass.FMA)  # the names `on` takes
 
 
 @record
@@ -89,20 +90,21 @@ def unit_problem(stmt: ast.Assign, loops: Sequence[str]) -> tuple[str, str] | No
     if unit not in UNITS:
         return (f"unknown units `{unit}`", did_you_mean(unit, UNITS)
                 or "`on tensor` (matrix units) or `on fma` (the vector FMA units)")
-    if unit == "tensor" and contraction_axes(stmt, loops) is None:
+    if unit == WorkClass.TENSOR and contraction_axes(stmt, loops) is None:
         return ("only a matrix contraction runs on the tensor units",
                 "write it `C[i, j] += A[i, k] * B[k, j]` inside its loops over i, j and k: "
                 "two free axes, each operand missing one, and a reduction")
-    if unit == "fma" and not statement_work(stmt).get("fma"):
+    if unit == WorkClass.FMA and not statement_work(stmt).get(WorkClass.FMA):
         return ("this statement does no multiply-add",
                 "`on fma` goes after `x += a * b` or a statement calling `fma(a, b, c)`")
     return None
 
 
-def named_unit(stmt: ast.Assign | ast.Let) -> str | None:
-    """The units the spec names for a statement (`on tensor`), or None."""
+def named_unit(stmt: ast.Assign | ast.Let) -> WorkClass | None:
+    """The units the spec names for a statement (`on tensor`), or None; the checker has
+    refused any other name (unit_problem)."""
     if isinstance(stmt, ast.Assign) and stmt.unit is not None:
-        return stmt.unit.id
+        return WorkClass(stmt.unit.id)
     return None
 
 

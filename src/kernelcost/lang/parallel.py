@@ -19,11 +19,11 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, did_you_mean
+from ..base.kinds import Raster
 from ..base.levels import Level
 from ..base.records import record
 
 OPTIONS = ("threads", Level.REGISTERS, "cluster", "raster")
-RASTERS = ("row", "column", "grouped")
 
 
 @record
@@ -33,7 +33,7 @@ class Grid:
     registers: sympy.Expr | None  # registers per thread, when given
     cluster_axis: str | None  # the grid iterator clusters run along
     cluster_size: sympy.Expr  # blocks per cluster (1: no clusters)
-    raster: str  # row | column | grouped
+    raster: Raster
     group: sympy.Expr | None  # rows of blocks per group, for `grouped`
     span: ast.Span
 
@@ -118,20 +118,20 @@ def _size(option: ast.BlockOption | None, size_expr, what: str,
     return value
 
 
-def _raster(option: ast.BlockOption | None, size_expr, diagnostics) -> tuple[str, object]:
+def _raster(option: ast.BlockOption | None, size_expr, diagnostics) -> tuple[Raster, object]:
     if option is None:
-        return "row", None
+        return Raster.ROW, None
     value = option.value
-    if isinstance(value, ast.Name) and value.id in ("row", "column"):
-        return value.id, None
-    if isinstance(value, ast.Call) and value.func == "grouped" and len(value.args) == 1:
+    if isinstance(value, ast.Name) and value.id in (Raster.ROW, Raster.COLUMN):
+        return Raster(value.id), None
+    if isinstance(value, ast.Call) and value.func == Raster.GROUPED and len(value.args) == 1:
         group = size_expr(value.args[0], "a group size")
         if group is not None and group.is_positive is False:
             diagnostics.append(Diagnostic(value.args[0].span, f"a group size must be positive, "
                                           f"not {group}", "for example `raster = grouped(8)`",
                                           code=Code.NOT_POSITIVE))
-        return "grouped", group
+        return Raster.GROUPED, group
     diagnostics.append(Diagnostic(value.span, "unknown raster order",
                                   "write `raster = row`, `raster = column` or "
                                   "`raster = grouped(8)`", code=Code.WRONG_PARALLEL))
-    return "row", None
+    return Raster.ROW, None

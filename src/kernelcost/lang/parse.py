@@ -12,6 +12,7 @@ from pathlib import Path
 from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, KcostError, SpecSyntaxError
 from ..base.inputs import normalise, read_text
+from ..base.kinds import Role
 from ..base.watchdog import stage
 from ._generated.kcost_parser import (
     Lark,
@@ -234,7 +235,7 @@ class _ToAst(Transformer):
         return ast.Compare(left, str(op), right, self._s(meta))
 
     def role(self, meta, children):
-        return str(children[0])
+        return Role(str(children[0]))
 
     def shape(self, meta, children):
         return tuple(children)

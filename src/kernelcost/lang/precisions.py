@@ -24,6 +24,7 @@ import dataclasses
 import sympy
 
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.kinds import Role
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import ELEMENT_BYTES, PRECISION_OF_TYPE
@@ -89,7 +90,7 @@ class TypeChange:
     """One tensor or local whose element type the precision changes."""
 
     name: str
-    role: str  # in | out | inout | local | register
+    role: Role  # in | out | inout | local | register
     before: str
     after: str
     bytes_before: sympy.Rational
@@ -133,20 +134,20 @@ def at_precision(checked: CheckedKernel, precision: str
                                   tensor.element_bytes, size))
     locals_ = {}
     for name, dtype in checked.locals.items():
-        after = _mapped(dtype, "register", Level.REGISTERS, own, target)
+        after = _mapped(dtype, Role.REGISTER, Level.REGISTERS, own, target)
         locals_[name] = dtype if after is None else after
         if after is not None and name not in tensors:
-            changes.append(TypeChange(name, "register", dtype, after, ELEMENT_BYTES[dtype],
+            changes.append(TypeChange(name, Role.REGISTER, dtype, after, ELEMENT_BYTES[dtype],
                                       ELEMENT_BYTES[after]))
     mapped = dataclasses.replace(checked, tensors=tensors, locals=locals_,
                                  precision_override=precision)
     return mapped, PrecisionMap(own, target, tuple(changes))
 
 
-def _mapped(dtype: str, role: str, level: str, own: str, target: Format) -> str | None:
+def _mapped(dtype: str, role: Role, level: str, own: str, target: Format) -> str | None:
     """The type an element of `dtype` takes at the target precision, or None: unchanged."""
     of_spec = PRECISION_OF_TYPE.get(dtype) == own
-    if role in ("local", "register"):
+    if role in (Role.LOCAL, Role.REGISTER):
         if of_spec and level == Level.SHARED:
             after = target.operand
         elif dtype in FLOAT_ACCUMULATORS:
@@ -154,7 +155,7 @@ def _mapped(dtype: str, role: str, level: str, own: str, target: Format) -> str 
         else:
             return None
     elif of_spec:
-        after = target.operand if role == "in" else target.output
+        after = target.operand if role == Role.IN else target.output
     elif dtype == "f32" and own in NARROW:
         after = target.accumulator
     else:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections import Counter
 
 from ..base import tree as ast
-from ..base.symbols import SFU_FUNCTIONS
+from ..base.kinds import WorkClass
+from ..base.symbols import FMA_FUNCTIONS, SFU_FUNCTIONS
 
 # The smallest tile a matrix contraction runs on the tensor units with: m x n x k = 16 x 8 x 8,
 # m and n in either order (an MMA computes C^T = B^T A^T as readily). It is the smallest dense
@@ -41,10 +42,10 @@ def statement_work(stmt: ast.Assign | ast.Let) -> Counter:
     if stmt.op == "+=" and isinstance(stmt.value, ast.BinOp) and stmt.value.op == "*":
         # the accumulation and the product fuse into one fused multiply-add
         work = expression_work(stmt.value.left) + expression_work(stmt.value.right)
-        work["fma"] += 2
+        work[WorkClass.FMA] += 2
         return work
     work = expression_work(stmt.value)  # +=, max=, min=: one more operation to combine
-    work["vector"] += 1
+    work[WorkClass.VECTOR] += 1
     return work
 
 
@@ -56,18 +57,18 @@ def expression_work(expr: ast.Expr) -> Counter:
 
 def _add_work(expr: ast.Expr, work: Counter) -> None:
     if isinstance(expr, ast.BinOp):
-        work["vector"] += 1
+        work[WorkClass.VECTOR] += 1
         _add_work(expr.left, work)
         _add_work(expr.right, work)
     elif isinstance(expr, ast.Neg):
         _add_work(expr.operand, work)
     elif isinstance(expr, ast.Call):
         if expr.func in SFU_FUNCTIONS:
-            work["sfu"] += 1
-        elif expr.func == "fma":
-            work["fma"] += 2
+            work[WorkClass.SFU] += 1
+        elif expr.func in FMA_FUNCTIONS:
+            work[WorkClass.FMA] += 2
         else:  # max, min of n arguments: n - 1 comparisons
-            work["vector"] += len(expr.args) - 1
+            work[WorkClass.VECTOR] += len(expr.args) - 1
         for arg in expr.args:
             _add_work(arg, work)
     # Number, Name, Access: operands, no work; index arithmetic inside an Access is free

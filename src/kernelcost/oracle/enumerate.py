@@ -12,6 +12,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, SizeError, SpecCheckError
+from ..base.kinds import Reuse, Role, WorkClass
 from ..base.levels import Level
 from ..base.symbols import LEVELS, iterator_symbol, size_symbol, to_sympy
 from ..count.cost import WORK_CLASSES
@@ -37,7 +38,7 @@ from .plans import (
     StatementPlan,
     WholeBlock,
 )
-from .results import ACCUMULATIONS, DEFAULT_MAX_STEPS, REUSE_MODES, Counts, Env, Value
+from .results import ACCUMULATIONS, DEFAULT_MAX_STEPS, Counts, Env, Value
 from .sample import count_steps
 from .unit_choice import Mma, find_mma, relabelled, unit_of
 
@@ -46,11 +47,11 @@ class _Compiler:
     """Turns the checked statement tree into plans, deciding statically for each access
     occurrence which sets its elements join and at which level each execution is charged."""
 
-    def __init__(self, kernel: CheckedKernel, sizes: Mapping[str, Value], reuse: str):
+    def __init__(self, kernel: CheckedKernel, sizes: Mapping[str, Value], reuse: Reuse):
         self.kernel = kernel
         self.sizes = sizes
-        self.honour_keeps = reuse == "spec"
-        self.direct_reuse = kernel.reuse if reuse == "spec" else reuse
+        self.honour_keeps = reuse == Reuse.SPEC
+        self.direct_reuse = kernel.reuse if reuse == Reuse.SPEC else reuse
         tensors = kernel.tensors
         self.element_bytes = {name: fraction_of(t.element_bytes) for name, t in tensors.items()}
         self.footprint_reads: dict[str, set] = {name: set() for name in tensors}
@@ -156,7 +157,7 @@ class _Compiler:
         work = statement_work(stmt)
         mma = find_mma(stmt, self.loop_keys, len(self.statements))
         if mma is not None:  # its multiply-adds under its own key until its unit is known
-            work[mma.key] = work.pop("fma", 0)
+            work[mma.key] = work.pop(WorkClass.FMA, 0)
             self.mmas.append(mma)
         plan = StatementPlan(work, tuple(accesses))
         self.statements.append(plan)
@@ -184,10 +185,10 @@ class _Compiler:
         """accumulated: the target's indices when this is the read half of `+=` (or max=,
         min=); None for every other read and for writes."""
         declared = self.kernel.tensors[tensor]
-        is_out_accumulation = accumulated is not None and declared.role == "out"
+        is_out_accumulation = accumulated is not None and declared.role == Role.OUT
         footprint = self.footprint_writes if is_write else self.footprint_reads
         index = compile_index(indices, self.sizes)
-        if declared.role == "local":  # lives in its level: every access is served there
+        if declared.role == Role.LOCAL:  # lives in its level: every access is served there
             return AccessPlan(index, (footprint[tensor],), (tensor, declared.level))
         if self.grid is not None and declared.level == Level.GLOBAL:
             return self._block_access(tensor, index, is_write, accumulated, keeps)
@@ -196,7 +197,7 @@ class _Compiler:
         move = None
         if chain:
             move = (tensor, chain[-1].level)  # served by the innermost keep, every execution
-        elif self.direct_reuse == "none":
+        elif self.direct_reuse == Reuse.NONE:
             move = (tensor, self.kernel.tensors[tensor].level)
         elif not is_out_accumulation:  # perfect: distinct elements, counted at the end
             sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
@@ -205,7 +206,7 @@ class _Compiler:
     def _fill_sets(self, tensor: str, chain, is_write: bool, accumulated) -> list[set]:
         """The sets of the keeps around an access that its element joins: every scope's fill,
         but an `out` accumulation skips the scopes that hold its whole sum."""
-        skip = accumulated is not None and self.kernel.tensors[tensor].role == "out"
+        skip = accumulated is not None and self.kernel.tensors[tensor].role == Role.OUT
         return [(scope.write_sets if is_write else scope.read_sets)[tensor] for scope in chain
                 if not (skip and self._encloses_reduction(scope, accumulated))]
 
@@ -215,13 +216,13 @@ class _Compiler:
         elements it touches (every access under `reuse none`)."""
         assert self.blocks is not None and self.grid is not None  # a parallel spec's
         is_out_accumulation = (accumulated is not None
-                               and self.kernel.tensors[tensor].role == "out")
+                               and self.kernel.tensors[tensor].role == Role.OUT)
         kind = "write" if is_write else "read"
         sets = [(self.footprint_writes if is_write else self.footprint_reads)[tensor],
                 self.blocks.touched[tensor]]
         if is_write:
             sets.append(self.blocks.written[tensor])
-        if is_write or self.kernel.tensors[tensor].role != "out":
+        if is_write or self.kernel.tensors[tensor].role != Role.OUT:
             # compulsory: an `out` tensor holds no input, so a read of it gets what the
             # kernel wrote there and never reaches global memory on its own
             sets.append((self.direct_writes if is_write else self.direct_reads)[tensor])
@@ -230,7 +231,7 @@ class _Compiler:
         move = None
         if chain:
             move = (tensor, chain[-1].level)
-        elif self.direct_reuse == "none":
+        elif self.direct_reuse == Reuse.NONE:
             move = (tensor, Level.L2)
         elif not (is_out_accumulation and self._encloses_reduction(WholeBlock(
                 self.grid.iterators), accumulated)):
@@ -264,7 +265,8 @@ class _Compiler:
 # --- enumeration -------------------------------------------------------------------------
 
 
-def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str = "spec",
+def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int],
+                     reuse: Reuse | str = Reuse.SPEC,
                      *, max_steps: int = DEFAULT_MAX_STEPS) -> Counts:
     """Run the kernel's loop nest at the given sizes (parameters missing from `sizes` take
     their defaults) and count work, traffic, footprints and scope fills by enumeration.
@@ -273,9 +275,10 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
     setting; `perfect` and `none` ignore every keep (no scope is reported, as in the Cost)
     and count every tensor that way.
     A nest running more than max_steps loop iterations plus statements is a KcostError."""
-    if reuse not in REUSE_MODES:
+    if reuse not in tuple(Reuse):
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(None, f"unknown reuse mode `{reuse}`",
-                                                          "use " + ", ".join(REUSE_MODES)))
+                                                          "use " + ", ".join(Reuse)))
+    reuse = Reuse(reuse)
     values = resolve_sizes(kernel, sizes)
     if count_steps(kernel, sizes, max_steps) > max_steps:
         Budget(max_steps).exceeded()  # refuse before running: the count is cheap
@@ -300,7 +303,7 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int], reuse: str
         traffic=_traffic(compiler, budget.moves),
         footprints={name: (len(compiler.footprint_reads[name]),
                            len(compiler.footprint_writes[name]))
-                    for name, tensor in kernel.tensors.items() if tensor.role != "local"},
+                    for name, tensor in kernel.tensors.items() if tensor.role != Role.LOCAL},
         scopes=tuple(scope.result() for scope in compiler.scopes),
         statement_executions=sum(plan.executions for plan in compiler.statements),
         compulsory_B=_compulsory(compiler),
@@ -336,7 +339,7 @@ def _check_inside_shapes(kernel: CheckedKernel, values: Mapping[str, Value],
 
 
 def _work(statements: list[StatementPlan]) -> dict[str, int]:
-    work = {work_class: 0 for work_class in WORK_CLASSES}
+    work: dict[str, int] = {work_class: 0 for work_class in WORK_CLASSES}
     for plan in statements:
         for work_class, operations in plan.work.items():
             work[work_class] = work.get(work_class, 0) + operations * plan.executions
@@ -349,9 +352,9 @@ def _compulsory(compiler: _Compiler) -> Fraction:
     the elements it writes, once each."""
     total = Fraction(0)
     for tensor, declared in compiler.kernel.tensors.items():
-        if declared.role == "local" or declared.level != Level.GLOBAL:
+        if declared.role == Role.LOCAL or declared.level != Level.GLOBAL:
             continue
-        reads = 0 if declared.role == "out" else len(compiler.footprint_reads[tensor])
+        reads = 0 if declared.role == Role.OUT else len(compiler.footprint_reads[tensor])
         total += compiler.element_bytes[tensor] * (reads + len(compiler.footprint_writes[tensor]))
     return total
 

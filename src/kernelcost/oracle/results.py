@@ -7,7 +7,6 @@ from fractions import Fraction
 from ..base.records import record
 from .grid_blocks import BlockCounts
 
-REUSE_MODES = ("spec", "perfect", "none")
 ACCUMULATIONS = ("+=", "max=", "min=")
 DEFAULT_MAX_STEPS = 5_000_000  # loop iterations plus statement executions, per enumeration
 SAMPLE_MAX_STEPS = 200_000  # what sample_sizes aims for, so that a property test stays fast

@@ -8,13 +8,14 @@ counts (mma.py); agreeing, the two read the rule the same way."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..base import tree as ast
+from ..base.kinds import WorkClass
 from ..base.records import record
 from ..lang.work import meets_mma_minimum
 
-TENSOR, FMA = "tensor", "fma"
+TENSOR, FMA = WorkClass.TENSOR, WorkClass.FMA
 
 
 @record
@@ -25,7 +26,7 @@ class Mma:
 
     key: str
     loops: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # m, n, k loops
-    named: str | None
+    named: WorkClass | None
 
 
 def find_mma(stmt: ast.Assign | ast.Let, loops: Sequence[tuple[str, int]],
@@ -34,7 +35,7 @@ def find_mma(stmt: ast.Assign | ast.Let, loops: Sequence[tuple[str, int]],
     it, outermost first. A statement that names `on fma` is none: its work stays in fma."""
     if not isinstance(stmt, ast.Assign) or stmt.op != "+=":
         return None
-    named = stmt.unit.id if stmt.unit is not None else None
+    named = WorkClass(stmt.unit.id) if stmt.unit is not None else None
     if named == FMA:
         return None
     product = stmt.value
@@ -63,7 +64,7 @@ def find_mma(stmt: ast.Assign | ast.Let, loops: Sequence[tuple[str, int]],
     return Mma(f"mma:{index}", (tuple(kinds["m"]), tuple(kinds["n"]), tuple(kinds["k"])), named)
 
 
-def unit_of(mma: Mma, largest: dict[int, int]) -> str:
+def unit_of(mma: Mma, largest: dict[int, int]) -> WorkClass:
     """tensor or fma, from the most iterations each loop of the tile ran at once."""
     if mma.named == TENSOR:
         return TENSOR
@@ -71,7 +72,7 @@ def unit_of(mma: Mma, largest: dict[int, int]) -> str:
     return TENSOR if meets_mma_minimum(m, n, k) else FMA
 
 
-def relabelled(work: dict[str, int], units: dict[str, str]) -> dict[str, int]:
+def relabelled(work: dict[str, int], units: Mapping[str, str]) -> dict[str, int]:
     """Work by class with each contraction's key (`mma:3`) folded into its unit's class."""
     result: dict[str, int] = {}
     for work_class, amount in work.items():

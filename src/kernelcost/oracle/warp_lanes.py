@@ -14,6 +14,7 @@ from dataclasses import field
 
 from ..base import tree as ast
 from ..base.errors import BudgetError, Code, Diagnostic
+from ..base.kinds import Reuse
 from ..base.levels import Level
 from ..base.records import record
 from ..lang.check import CheckedKernel
@@ -48,11 +49,11 @@ class LaneCounts:
 
 
 def enumerate_lanes(kernel: CheckedKernel, sizes: Mapping[str, int],
-                    max_steps: int = 2_000_000, reuse: str = "spec") -> list[LaneCounts]:
+                    max_steps: int = 2_000_000, reuse: str = Reuse.SPEC) -> list[LaneCounts]:
     """The LaneCounts of every global or shared access inside a lanes loop. Under a forced
     reuse mode (`perfect`, `none`) the keeps are not there, as in enumerate_counts: every
     access is served from its tensor's home level."""
-    return _Walker(kernel, resolve_sizes(kernel, sizes), max_steps, reuse == "spec").run()
+    return _Walker(kernel, resolve_sizes(kernel, sizes), max_steps, reuse == Reuse.SPEC).run()
 
 
 class _Walker:

@@ -23,17 +23,17 @@ from ..count.cost import Cost
 from ..count.values import evaluate, exact
 from ..gpu.execution import per_sm_terms
 from ..gpu.occupancy import occupancy
-from ..hardware.machine import PER_SM_LEVELS, Machine
+from ..hardware.machine import PER_SM_LEVELS, Machine, Roof, level_roof
 from .vectorize import vectorized
 
 
 @record
 class GridRoofs:
-    """The quantised per-SM terms over an array of sizes: their names, in the model's order
+    """The quantised per-SM terms over an array of sizes: their roofs, in the model's order
     (work classes, then shared memory), their seconds (terms x sizes), and where the block
     fits."""
 
-    names: tuple[str, ...]
+    roofs: tuple[Roof, ...]
     seconds: numpy.ndarray  # (terms, sizes)
     fits: numpy.ndarray  # bool per size
 
@@ -55,8 +55,8 @@ class GridSweep:
                             if machine.bandwidth(level) is not None and level in cost.traffic)
         self.rates = [exact(machine.ceiling(precision, cls).peak_FLOPps) for cls in work]
         self.rates += [exact(machine.bandwidth(level)) for level in self.levels]
-        self.names = tuple([machine.ceiling(precision, cls).name for cls in work]
-                           + [f"{level} bandwidth" for level in self.levels])
+        self.roofs = tuple([machine.ceiling(precision, cls).roof for cls in work]
+                           + [level_roof(level) for level in self.levels])
         sized = [grid.on_chip.get(level, 0) for level in (Level.SHARED, Level.REGISTERS)]
         sized += [grid.threads, grid.registers or 0, grid.cluster_size]
         moves = any(symbol in evaluate(sympy.sympify(expr), self.substitutions).free_symbols
@@ -83,10 +83,10 @@ class GridSweep:
                     for amount, rate in zip(self.per_block, self.rates, strict=True)]
         seconds = numpy.vstack(rows) if rows else numpy.zeros((0, len(sizes)))
         fits = numpy.full(numpy.shape(sizes), bool(self.fits_everywhere))
-        return GridRoofs(self.names, seconds, fits)
+        return GridRoofs(self.roofs, seconds, fits)
 
     def _size_by_size(self, sizes: numpy.ndarray) -> GridRoofs:
-        seconds = numpy.full((len(self.names), len(sizes)), numpy.nan)
+        seconds = numpy.full((len(self.roofs), len(sizes)), numpy.nan)
         fits = numpy.zeros(len(sizes), dtype=bool)
         work = {cls: self.cost.work[cls] for cls in self.work_classes}
         for column, size in enumerate(sizes):
@@ -98,4 +98,4 @@ class GridSweep:
                                  occ)
             for row, term in enumerate(terms):
                 seconds[row, column] = float(sympy.sympify(term.seconds))
-        return GridRoofs(self.names, seconds, fits)
+        return GridRoofs(self.roofs, seconds, fits)

@@ -17,16 +17,17 @@ import sympy
 
 from ..algebra.quotients import cancel
 from ..analysis.api import Spec, load
-from ..answers.tune import DEVICE_LABEL, Evaluator, fixed_values
+from ..answers.tune import ROOF_LEVELS, Evaluator, fixed_values
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.kinds import Reuse
 from ..base.levels import Level
 from ..base.records import record
 from ..base.tree import Span
 from ..lang.settings import without
+from .roofs import device_word
 
-CATEGORIES = ("HBM", "L2", Level.SHARED, "tensor", "vector", "SFU", "does not fit")
+CATEGORIES = ("HBM", "L2", Level.SHARED, "tensor", "vector", "SFU", "does not fit")  # device_word
 COLOURS = ("#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#1f77b4", "#9467bd", "#7f7f7f")
-LEVEL_OF = {label: level for level, label in DEVICE_LABEL.items()}
 
 
 @record
@@ -82,7 +83,7 @@ def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
     places = {axis.name: (Span(axis.option, 1, 1, 1, len(axis.name) + 1), axis.text)
               for axis in (x, y)}
     fixed = fixed_values(spec, [x.name, y.name], raw, follow=x.name, places=places)
-    if not any(amount != 0 for amount in spec.cost("spec").work.values()):
+    if not any(amount != 0 for amount in spec.cost(Reuse.SPEC).work.values()):
         raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(
             None, f"`{spec.name}` does no work (W = 0): no roof of compute binds anywhere, and "
                   "its intensity is 0 in the whole plane",
@@ -93,7 +94,8 @@ def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
     ys = numpy.geomspace(y.low, y.high, points[1])
     X, Y = numpy.meshgrid(xs, ys)
     result = evaluator([X.ravel(), Y.ravel()])
-    codes = numpy.array([CATEGORIES.index(label) for label in result.labels])[result.binding]
+    codes = numpy.array([CATEGORIES.index(device_word(roof)) for roof in result.roofs]
+                        )[result.binding]
     codes = numpy.where(numpy.isin(result.reject, (2, 3, 4)), len(CATEGORIES) - 1, codes)
     curves, never = _ridges(spec, machine, evaluator, x, y)
     curves += _fits(spec, machine, evaluator, x, y)
@@ -111,7 +113,7 @@ def _ridges(spec, machine, evaluator, x, y):
     work = sympy.sympify(cost.total_work).xreplace(evaluator.fixed)
     for level, traffic in cost.traffic.items():
         bandwidth = machine.bandwidth(level)
-        if level not in DEVICE_LABEL or not bandwidth:
+        if level not in ROOF_LEVELS or not bandwidth:
             continue
         ridge = sympy.Rational(repr(peak)) / sympy.Rational(repr(bandwidth))
         q = sympy.sympify(traffic).xreplace(evaluator.fixed)

@@ -24,6 +24,7 @@ import numpy
 
 from ..answers.model import Verdict
 from ..base.errors import Code, Diagnostic, InputOutputError
+from ..base.kinds import Unit
 from ..base.levels import Level
 from ..base.outputs import check_output, write_via_temporary
 from ..base.units import si
@@ -40,7 +41,7 @@ SLOPE_GREYS: dict[str, str] = {Level.GLOBAL: "#333333", Level.L2: "#777777",
                                Level.SHARED: "#aaaaaa",
                Level.REGISTERS: "#cccccc"}
 ROOF_COLOUR = "#222222"
-ROOF_STYLES = {"tensor": "-", "vector": "--", "sfu": ":"}
+ROOF_STYLES = {Unit.TENSOR: "-", Unit.VECTOR: "--", Unit.SFU: ":"}
 ACHIEVED_MARKERS = {"measured": "*", "model": "P"}
 CAPACITY_MARKER = "X"
 

@@ -18,6 +18,7 @@ from ..answers.answer import refuse_verdict_sizes
 from ..answers.efficiency import measured_efficiency
 from ..answers.model import Verdict, verdict
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.kinds import Reuse, TermKind, Unit, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.units import plain, si
@@ -26,6 +27,7 @@ from ..hardware.machine import Machine
 from ..hardware.machinefile import load_machine
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 from ..lang.sizerange import SizeRange
+from .roofs import short_roof_name
 from .trajectory import Note, Placed, Trajectory, trajectory, value_text
 
 # the chapter's hierarchy; registers when used
@@ -39,7 +41,7 @@ VISIBLE_DERATE = 0.8
 @record
 class Roof:
     name: str  # "bf16 tensor"
-    unit: str  # tensor | vector | sfu
+    unit: Unit  # the line's style: tensor, vector or sfu
     peak_FLOPps: float
     start: float  # FLOP/B: where the fastest slope reaches this roof
 
@@ -134,7 +136,8 @@ def scene(kernels, machine: Machine | str, precisions: Sequence[str] = (), *,
     kernel_precisions = [chosen[0] if chosen else spec.cost(mode).precision
                          for spec, _, _, mode in loaded]
     drawn = list(dict.fromkeys(kernel_precisions + chosen))
-    uses_sfu = any(spec.cost(mode).work.get("sfu", 0) != 0 for spec, _, _, mode in loaded)
+    uses_sfu = any(spec.cost(mode).work.get(WorkClass.SFU, 0) != 0
+                   for spec, _, _, mode in loaded)
     used_levels = {level for spec, _, _, mode in loaded for level in spec.cost(mode).levels}
     roofs = _roofs(machine, drawn, uses_sfu)
     slopes = _slopes(machine, used_levels, roofs)
@@ -167,7 +170,7 @@ def _kernel_peak(result: Verdict, machine: Machine) -> float:
     """P of a kernel's ridges: the ceiling of the units it runs on at the verdict's sizes."""
     if result.levels:
         return float(result.levels[0].peak_FLOPps)
-    return machine.peak(result.precision, "tensor")
+    return machine.peak(result.precision, WorkClass.TENSOR)
 
 
 def _padded(items: Sequence, count: int) -> list:
@@ -187,16 +190,17 @@ def _slopes(machine: Machine, used_levels: set[str], roofs) -> tuple[Slope, ...]
 
 def _roofs(machine: Machine, precisions: Sequence[str], uses_sfu: bool) -> tuple[Roof, ...]:
     fastest = max(machine.bandwidth(level) or 0 for level in _levels(machine))
-    peaks: dict[str, tuple[str, float]] = {}
+    peaks: dict[str, tuple[Unit, float]] = {}
     for precision in precisions:
-        tensor = machine.dense_peak(precision, "tensor")
+        tensor = machine.dense_peak(precision, Unit.TENSOR)
         if tensor is not None:
-            peaks.setdefault(f"{precision} tensor", ("tensor", tensor.peak_FLOPps))
-        vector = machine.ceiling(precision, "vector")
-        peaks.setdefault(vector.name.removesuffix(" peak"), ("vector", vector.peak_FLOPps))
+            tensor_roof = machine.ceiling(precision, WorkClass.TENSOR).roof
+            peaks.setdefault(short_roof_name(tensor_roof), (Unit.TENSOR, tensor.peak_FLOPps))
+        vector = machine.ceiling(precision, WorkClass.VECTOR)
+        peaks.setdefault(short_roof_name(vector.roof), (Unit.VECTOR, vector.peak_FLOPps))
         if uses_sfu:
-            sfu = machine.ceiling(precision, "sfu")
-            peaks.setdefault(sfu.name.removesuffix(" peak"), ("sfu", sfu.peak_FLOPps))
+            sfu = machine.ceiling(precision, WorkClass.SFU)
+            peaks.setdefault(short_roof_name(sfu.roof), (Unit.SFU, sfu.peak_FLOPps))
     roofs = [Roof(name, unit, float(peak), float(peak) / fastest)
              for name, (unit, peak) in peaks.items()]
     return tuple(sorted(roofs, key=lambda roof: -roof.peak_FLOPps))
@@ -205,7 +209,7 @@ def _roofs(machine: Machine, precisions: Sequence[str], uses_sfu: bool) -> tuple
 def _ridges(machine: Machine, precisions: Sequence[str], slopes) -> tuple[Ridge, ...]:
     ridges = []
     for precision in precisions:
-        peak = float(machine.peak(precision, "tensor"))  # the precision's headline peak
+        peak = float(machine.peak(precision, WorkClass.TENSOR))  # the precision's headline peak
         for slope in slopes:
             ridge = peak / slope.bandwidth_Bps
             ridges.append(Ridge(slope.level, precision, ridge, peak, plain(ridge, "FLOP/B")))
@@ -223,7 +227,7 @@ def _spec_and_settings(kernel, settings: Mapping | None, own: Mapping | None,
         return kernel.spec, {**raw, **own}, own, reuse or kernel.reuse
     spec = kernel if isinstance(kernel, Spec) else load(kernel)
     raw = {name: value for name, value in (settings or {}).items() if name in spec.parameters}
-    return spec, {**raw, **own}, own, reuse or "spec"
+    return spec, {**raw, **own}, own, reuse or Reuse.SPEC
 
 
 def _setting_text(expr: sympy.Expr):
@@ -281,7 +285,7 @@ def _verdict_points(result: Verdict, levels: Sequence[str]) -> dict[str, Point]:
 
 def _binding(result: Verdict, points: dict[str, Point]) -> str | None:
     term = result.binding
-    if term is not None and term.kind == "traffic" and term.key in points:
+    if term is not None and term.kind == TermKind.TRAFFIC and term.key in points:
         return term.key
     return None
 

@@ -13,6 +13,7 @@ import sympy
 from ..analysis.api import Spec, _numeric_values
 from ..answers.lower import LevelBound
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.kinds import Reuse
 from ..base.levels import Level
 from ..base.records import record
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
@@ -50,7 +51,7 @@ def slope(spec: Spec, result: LevelBound, machine, raw: dict) -> Slope:
         return b * numpy.broadcast_to(numpy.asarray(function(S_B / b), dtype=float), S_B.shape)
 
     reference = None if result.reference is None else curve(result.reference)
-    traffic = spec.cost("spec").traffic
+    traffic = spec.cost(Reuse.SPEC).traffic
     spec_B = tuple((level, float(sympy.sympify(q).xreplace(values)))
                    for level, q in traffic.items())
     capacities = []

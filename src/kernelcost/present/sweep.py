@@ -25,16 +25,18 @@ from ..algebra.sympy_scope import patched
 from ..analysis.api import Analysis, Spec, load, numeric_values
 from ..answers.solve import parameter_symbol
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.kinds import Reuse, TermKind
 from ..base.levels import Level
 from ..base.records import record
 from ..base.watchdog import extend
 from ..count.cost import Cost, main_work_class
 from ..count.values import evaluate, exact, parameter_values
 from ..gpu.support import unsupported
-from ..hardware.machine import UNBOUNDING_LEVELS, Machine
+from ..hardware.machine import UNBOUNDING_LEVELS, Machine, Roof, level_roof
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings, without
 from ..lang.sizerange import CHUNK_POINTS, SizeRange
 from ..lang.sizes import refuse_broken_bounds
+from .roofs import roof_name, short_roof_name
 from .sweep_units import SweptUnits
 from .vectorize import evaluate_array, vectorized
 
@@ -63,6 +65,7 @@ class SweepResult:
     peak_FLOPps: float | None = None  # P, the kernel's main ceiling (cost.main_class)
     ridges: dict[str, float] | None = None  # level -> I_crit = P / B_l, FLOP/B
     term_names: tuple[str, ...] = ()  # "bf16 tensor peak", "global bandwidth", ...
+    term_roofs: tuple[Roof | None, ...] = ()  # each term's roof (None: does not fit)
     term_seconds: numpy.ndarray | None = None  # (terms, sizes): W_c / P_c and Q_l / B_l
     t_min: numpy.ndarray | None = None  # s, without launch overhead
     binding_index: numpy.ndarray | None = None  # index into term_names, per size
@@ -80,6 +83,15 @@ class SweepResult:
         if self.binding_index is None:
             return []
         return [self.term_names[index] for index in self.binding_index]
+
+    @property
+    def short_binding(self) -> list[str]:
+        """The binding term's short name at each size (`bf16 tensor`, `shared`)."""
+        if self.binding_index is None:
+            return []
+        shorts = [name if roof is None else short_roof_name(roof)
+                  for name, roof in zip(self.term_names, self.term_roofs, strict=True)]
+        return [shorts[index] for index in self.binding_index]
 
 
 @patched()
@@ -148,10 +160,10 @@ class Sweeper:
         sizes = numpy.asarray(sizes, dtype=float)
         evaluated = {key: evaluate_array(function, sizes)
                      for key, function in self.functions.items()}
-        work_by_class = self.units(sizes, {cls: evaluated[("work", cls)] for cls in cost.work
+        work_by_class = self.units(sizes, {cls: evaluated[(TermKind.WORK, cls)] for cls in cost.work
                                            if cost.work[cls] != 0})
         work = sum(work_by_class.values(), numpy.zeros_like(sizes))
-        traffic = {level: evaluated[("traffic", level)] for level in cost.levels}
+        traffic = {level: evaluated[(TermKind.TRAFFIC, level)] for level in cost.levels}
         self._refuse_negative(sizes, [work, *traffic.values()])
         with numpy.errstate(divide="ignore", invalid="ignore"):
             intensity = {level: work / traffic[level] for level in cost.levels}
@@ -197,8 +209,8 @@ def closed_forms(cost: Cost, symbol: sympy.Symbol, settings: Mapping[sympy.Symbo
     naming it."""
     others = {s: e for s, e in settings.items() if s != symbol}
     substitutions = parameter_values(cost, others, apply_defaults=True, exclude=symbol)
-    forms = {("work", cls): expr for cls, expr in cost.work.items()}
-    forms.update({("traffic", level): expr for level, expr in cost.traffic.items()})
+    forms = {(TermKind.WORK, cls): expr for cls, expr in cost.work.items()}
+    forms.update({(TermKind.TRAFFIC, level): expr for level, expr in cost.traffic.items()})
     forms.update(extra or {})
     forms = {key: evaluate(expr, substitutions) for key, expr in forms.items()}
     unset = set().union(*(expr.free_symbols for expr in forms.values())) - {symbol}
@@ -218,14 +230,15 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str,
     parallel spec (`roofs`) the model's t_bound, its per-SM roofs quantised and its terms in
     the model's order (work, shared, L2, global); NaN and `does not fit` where the block
     does not fit, and at every size where the machine does not run the spec."""
-    names, seconds = [], []
+    terms: list[Roof | None] = []
+    seconds = []
     if roofs is None:
         for work_class, amount in result.work_by_class.items():
             ceiling = machine.ceiling(precision, work_class)
-            names.append(ceiling.name)
+            terms.append(ceiling.roof)
             seconds.append(amount / float(exact(ceiling.peak_FLOPps)))
     else:
-        names += roofs.names
+        terms += roofs.roofs
         seconds += list(roofs.seconds)
     # the peak of the units the kernel runs on at large sizes (a contraction that the swept
     # size puts on the vector units at small sizes is timed there, its ridge stays the tensor one)
@@ -241,21 +254,21 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str,
         if bandwidth is None:  # the model leaves such a level out of t_min too
             continue
         ridges[level] = peak / float(exact(bandwidth))
-        quantised = roofs is not None and f"{level} bandwidth" in roofs.names
+        quantised = roofs is not None and level_roof(level) in roofs.roofs
         if level not in UNBOUNDING_LEVELS and not quantised:  # registers: never a roof
-            names.append(f"{level} bandwidth")
+            terms.append(level_roof(level))
             seconds.append(amount / float(exact(bandwidth)))
     ridges = {level: ridges[level] for level in result.traffic if level in ridges}
     term_seconds = numpy.vstack(seconds)
     t_min, binding_index = _running_max(seconds)
     if roofs is not None and not roofs.fits.all():
-        names.append(DOES_NOT_FIT)
+        terms.append(None)
         t_min = numpy.where(roofs.fits, t_min, numpy.nan)
-        binding_index = numpy.where(roofs.fits, binding_index, len(names) - 1)
+        binding_index = numpy.where(roofs.fits, binding_index, len(terms) - 1)
     if not runs:
-        names.append(NOT_RUN)
+        terms.append(None)
         t_min = numpy.full_like(t_min, numpy.nan)
-        binding_index = numpy.full_like(binding_index, len(names) - 1)
+        binding_index = numpy.full_like(binding_index, len(terms) - 1)
     # as the model adds it: t_min + the overhead, t_min itself where the machine gives none
     t_min_with_launch = t_min + float(exact(machine.launch_overhead_s or 0))
     with numpy.errstate(divide="ignore", invalid="ignore"):
@@ -263,9 +276,13 @@ def _with_roofline(result: SweepResult, machine: Machine, precision: str,
         rates = {} if result.items is None else {
             "item_rate": result.items / t_min,
             "item_rate_with_launch": result.items / t_min_with_launch}
+    names = [DOES_NOT_FIT if roof is None else roof_name(roof) for roof in terms]
+    if not runs:
+        names[-1] = NOT_RUN
     return SweepResult(
         **{**result.__dict__, "machine": machine.id, "precision": precision,
            "peak_FLOPps": peak, "ridges": ridges, "term_names": tuple(names),
+           "term_roofs": tuple(terms),
            "term_seconds": term_seconds, "t_min": t_min, "binding_index": binding_index,
            "performance": performance, "peak_fraction": performance / peak,
            "t_min_with_launch": t_min_with_launch, **rates})
@@ -301,7 +318,7 @@ def _source_settings(source, settings: Mapping | None, reuse: str | None, parame
             resolved.update(resolve_settings(raw, source.spec.parameters))
         return source.spec, reuse or source.reuse, resolved
     spec = source if isinstance(source, Spec) else load(source)
-    return spec, reuse or "spec", resolve_settings(raw, spec.parameters)
+    return spec, reuse or Reuse.SPEC, resolve_settings(raw, spec.parameters)
 
 
 # --- long sweeps ----------------------------------------------------------------------------

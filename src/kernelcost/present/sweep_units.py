@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 import numpy
 import sympy
 
+from ..base.kinds import WorkClass
 from ..count.cost import Contraction, Cost
 from ..count.mma import on_units, tile_at
 from ..count.values import evaluate
@@ -30,7 +31,7 @@ class SweptUnits:
         for contraction in self.cost.contractions:
             work = evaluate(contraction.work, values)
             # a size left unset: the sweep refuses it by name (sweep.closed_forms)
-            if contraction.unit == "tensor" and contraction.named is None \
+            if contraction.unit == WorkClass.TENSOR and contraction.named is None \
                     and not work.free_symbols - {symbol}:
                 self.moving.append((contraction, vectorized(work, symbol),
                                     self._tile_function(contraction, vectorized)))
@@ -47,10 +48,10 @@ class SweptUnits:
             if not under.any():
                 continue
             amount = numpy.where(under, numpy.broadcast_to(work(sizes), sizes.shape), 0.0)
-            result["tensor"] = result.get("tensor", numpy.zeros_like(sizes)) - amount
-            result["fma"] = result.get("fma", numpy.zeros_like(sizes)) + amount
-        return {name: result[name] for name in ("tensor", "fma", "vector", "sfu")
-                if name in result}
+            result[WorkClass.TENSOR] = (result.get(WorkClass.TENSOR, numpy.zeros_like(sizes))
+                                        - amount)
+            result[WorkClass.FMA] = result.get(WorkClass.FMA, numpy.zeros_like(sizes)) + amount
+        return {name: result[name] for name in WorkClass if name in result}
 
     def _tile_function(self, contraction: Contraction, vectorized
                        ) -> Callable[[numpy.ndarray], numpy.ndarray]:

@@ -20,6 +20,7 @@ from ..base.levels import Level
 from ..base.records import record
 from ..base.units import plain, si
 from ..hardware.machine import Machine
+from .roofs import roof_name
 
 HEIGHT = 12  # rows of the plotting area
 LABEL_WIDTH = 6  # the y tick labels: "100T "
@@ -76,7 +77,8 @@ def _render_one(result: Verdict, width: int) -> str:
     _draw_slopes(grid, levels, peak, x_range, y_range, to_row)
     _draw_roof(grid, levels, peak, to_column, to_row)
     _draw_points(grid, levels, to_column, to_row)
-    _write_above_roof(grid, to_row(peak), f"{si(peak, 'FLOP/s')} {result.levels[0].peak_name}")
+    _write_above_roof(grid, to_row(peak),
+                      f"{si(peak, 'FLOP/s')} {roof_name(result.levels[0].peak_roof)}")
     lines = [f"{'FLOP/s':>{LABEL_WIDTH - 1}}"]
     for row in range(HEIGHT - 1, -1, -1):
         label = _y_label(row, y_range)
@@ -186,7 +188,7 @@ def _decade_text(decade: int) -> str:
 
 def _legend(result: Verdict, levels: list[_Level]) -> list[str]:
     lines = [f"  {result.machine} {result.precision}"
-             + (f", bound by {result.bound}" if result.bound else "")]
+             + (f", bound by {roof_name(result.bound)}" if result.bound is not None else "")]
     for level in levels:
         below = level.intensity < level.ridge
         lines.append(

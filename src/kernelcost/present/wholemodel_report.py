@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Literal
 
 from rich.table import Table
 
 from ..answers.wholemodel import KINDS, Crossing, Step, WholeModel
 from ..base.units import plain, si
+from .roofs import model_roof_name, roof_name
 
 OUT_OF_SCOPE = ("embedding lookup, RoPE, residual adds and sampling are left out; prefill "
                 "attention is counted without the causal mask (about twice the work a causal "
@@ -42,9 +44,11 @@ def header_lines(result: WholeModel) -> list[str]:
     return lines
 
 
-def roof(name: str) -> str:
-    """Short roof names for narrow tables: `global bandwidth` is HBM."""
-    return {"global bandwidth": "HBM"}.get(name, name.removesuffix(" peak"))
+# a kernel's table: (header, justification), the words left, the figures right
+KERNEL_COLUMNS: tuple[tuple[str, Literal["left", "right"]], ...] = (
+    ("kernel", "left"), ("spec", "left"), ("launches", "right"), ("W", "right"), ("Q", "right"),
+    ("I", "right"), ("t_bound", "right"), ("t_model", "right"), ("binding roof", "left"),
+    ("share", "right"))
 
 
 def kernel_table(step: Step) -> Table:
@@ -52,21 +56,20 @@ def kernel_table(step: Step) -> Table:
              ("one token per sequence" if step.phase == "decode"
               else f"{step.context} tokens per sequence"))
     table = Table(title=title, title_justify="left")
-    for column in ("kernel", "spec", "launches", "W", "Q", "I", "t_bound", "t_model",
-                   "binding roof", "share"):
-        table.add_column(column, justify="left" if column in ("kernel", "spec", "binding roof")
-                         else "right")
+    for column, justify in KERNEL_COLUMNS:
+        table.add_column(column, justify=justify)
     total = step.t_bound_s
     for kernel in step.kernels:
         table.add_row(kernel.use.name, kernel.use.spec, str(kernel.use.launches),
                       si(kernel.work_FLOP, "FLOP"), si(kernel.traffic_B, "B"),
                       plain(kernel.intensity, "FLOP/B"), si(kernel.t_bound_s, "s"),
-                      si(kernel.t_model_s, "s"), roof(kernel.bound),
+                      si(kernel.t_model_s, "s"), model_roof_name(kernel.bound),
                       f"{100 * kernel.t_bound_s / total:.1f} %")
     table.add_section()
     table.add_row("total", "", str(step.launches), si(step.work_FLOP, "FLOP"),
                   si(step.traffic_B, "B"), plain(step.work_FLOP / step.traffic_B, "FLOP/B"),
-                  si(step.t_bound_s, "s"), si(step.t_model_s, "s"), roof(step.binding), "100 %")
+                  si(step.t_bound_s, "s"), si(step.t_model_s, "s"), model_roof_name(step.binding),
+                  "100 %")
     table.add_row("launch overhead", "", "", "", "", "", si(step.launch_s, "s"), "",
                   f"{step.launches} x {si(step.launch_overhead_s, 's')}", "apart")
     return table
@@ -84,7 +87,7 @@ def summary_table(result: WholeModel) -> Table:
         fits = result.memory.fits(decode.batch)
         table.add_row(str(decode.batch), si(decode.t_bound_s, "s"), si(decode.launch_s, "s"),
                       f"{decode.tokens_per_s:,.1f}", f"{decode.tokens_per_s_with_launch:,.1f}",
-                      roof(decode.binding), si(prefill.t_bound_s, "s"),
+                      model_roof_name(decode.binding), si(prefill.t_bound_s, "s"),
                       f"{prefill.tokens_per_s:,.0f}",
                       _gb(needed) + ("" if fits is not False else " (does not fit)"))
     return table
@@ -157,7 +160,8 @@ def _step_json(step: Step) -> dict:
     return {
         "phase": step.phase, "batch": step.batch, "context": step.context,
         "tokens": step.tokens, "W": step.work_FLOP, "Q": step.traffic_B,
-        "t_bound": step.t_bound_s, "t_model": step.t_model_s, "binding": step.binding,
+        "t_bound": step.t_bound_s, "t_model": step.t_model_s,
+        "binding": roof_name(step.binding),
         "launches": step.launches, "launch_overhead": step.launch_s,
         "tokens_per_s": step.tokens_per_s,
         "tokens_per_s_with_launch": step.tokens_per_s_with_launch,
@@ -165,7 +169,8 @@ def _step_json(step: Step) -> dict:
                      "sizes": {name: str(value) for name, value in k.use.sizes},
                      "copies": float(k.use.copies), "launches": k.use.launches,
                      "W": k.work_FLOP, "Q": k.traffic_B, "I": k.intensity,
-                     "t_bound": k.t_bound_s, "t_model": k.t_model_s, "bound": k.bound,
+                     "t_bound": k.t_bound_s, "t_model": k.t_model_s,
+                     "bound": roof_name(k.bound),
                      "t_model_from": k.model_from}
                     for k in step.kernels],
     }

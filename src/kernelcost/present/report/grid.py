@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...base.levels import Level
 from ...base.units import binary, si
 from ...gpu.effects.banks import way
+from ..roofs import roof_name
 from .cells import PER_WORDS, formula, value_of
 from .ledger_report import ledger_json
 from .times import fill_json
@@ -37,7 +38,9 @@ def grid_json(verdict) -> dict:
         "busiest_sm_blocks": value_of(occupancy.busiest_sm_blocks),
         "waves": value_of(occupancy.waves), "wave_efficiency": value_of(occupancy.wave_efficiency),
         "tail_share": value_of(grid.numeric_tail_share), "equal_blocks": grid.equal_blocks,
-        "bound": grid.bound, "model_bound": grid.model_bound, "model_rule": grid.model_rule,
+        "bound": None if grid.bound is None else roof_name(grid.bound),
+        "model_bound": None if grid.model_bound is None else roof_name(grid.model_bound),
+        "model_rule": grid.model_rule,
         "model_detail": grid.model_detail,
         "missing_figures": list(occupancy.missing),
         "latency_unknown": list(grid.latency_unknown),

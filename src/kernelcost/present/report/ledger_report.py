@@ -26,8 +26,10 @@ def ledger_text(found: Ledger) -> str | None:
 
 def ledger_json(verdict) -> dict | None:
     found = ledger(verdict)
-    if found is None:
-        return None
+    return None if found is None else ledger_dict(found)
+
+
+def ledger_dict(found: Ledger) -> dict:
     return {"t_bound": json_number(found.t_bound), "t_model": json_number(found.t_model),
             "steps": [{"cause": step.cause.value, "effect": step.effect,
                        "delta_s": json_number(step.delta_s)} for step in found.steps]}

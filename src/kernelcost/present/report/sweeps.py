@@ -3,29 +3,59 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import Enum, auto
 
 from ...answers.rates import plural
+from ...base.records import record
 from ...base.units import plain, si
 from .cells import INTENSITY_UNIT, TRAFFIC_UNIT, WORK_UNIT
 
 # --- sweeps ----------------------------------------------------------------------------
 
-def _sweep_columns(result, launch: bool = True) -> list[tuple[str, str, Sequence[object]]]:
-    """(header, unit, values per size) for each column of a sweep; `launch`: with the
-    columns of the launch overhead (the CSV has them, a table that must fit 80 columns
-    leaves them out)."""
-    columns = [(result.parameter, "", result.sizes), ("W", WORK_UNIT, result.work)]
-    columns += [(f"Q {level}", TRAFFIC_UNIT, values) for level, values in result.traffic.items()]
-    columns += [(f"I {level}", INTENSITY_UNIT, values)
+class Cell(Enum):
+    """How a column's cells read in a table (the CSV writes every figure as it is)."""
+
+    SIZE = auto()  # the swept size: whole sizes as integers, every digit
+    FIGURE = auto()  # W, Q, item rates: an SI prefix, `1.02k`
+    INTENSITY = auto()  # FLOP/B, its unit in the header
+    TIME = auto()  # seconds, with their unit
+    ROOF = auto()  # the binding roof's short name (`bf16 tensor`)
+    SHARE = auto()  # of peak, a percentage
+
+
+@record
+class SweepColumn:
+    header: str
+    unit: str
+    values: Sequence[object]  # one per size
+    cell: Cell
+    optional: bool = False  # left out first on a narrow page
+
+
+def _sweep_columns(result, launch: bool = True) -> list[SweepColumn]:
+    """The columns of a sweep; `launch`: with those of the launch overhead (the CSV has
+    them, a table that must fit 80 columns leaves them out)."""
+    first_level = next(iter(result.traffic), None)
+    columns = [SweepColumn(result.parameter, "", result.sizes, Cell.SIZE),
+               SweepColumn("W", WORK_UNIT, result.work, Cell.FIGURE)]
+    columns += [SweepColumn(f"Q {level}", TRAFFIC_UNIT, values, Cell.FIGURE,
+                            level != first_level) for level, values in result.traffic.items()]
+    columns += [SweepColumn(f"I {level}", INTENSITY_UNIT, values, Cell.INTENSITY,
+                            level != first_level)
                 for level, values in result.intensity.items()]
     if result.t_min is not None:
-        columns += [("t_min", "s", result.t_min), ("bound", "", result.binding),
-                    ("of peak", "", result.peak_fraction)]
-        columns += [("t_min +launch", "s", result.t_min_with_launch)] if launch else []
+        columns += [SweepColumn("t_min", "s", result.t_min, Cell.TIME),
+                    SweepColumn("bound", "", result.short_binding, Cell.ROOF),
+                    SweepColumn("of peak", "", result.peak_fraction, Cell.SHARE, True)]
+        if launch:
+            columns.append(SweepColumn("t_min +launch", "s", result.t_min_with_launch,
+                                       Cell.TIME))
     if result.item_rate is not None:
         rate = f"{plural(result.item)}/s"
-        columns += [(rate, "", result.item_rate)]
-        columns += [(f"{rate} +launch", "", result.item_rate_with_launch)] if launch else []
+        columns.append(SweepColumn(rate, "", result.item_rate, Cell.FIGURE))
+        if launch:
+            columns.append(SweepColumn(f"{rate} +launch", "", result.item_rate_with_launch,
+                                       Cell.FIGURE))
     return columns
 
 
@@ -45,18 +75,14 @@ def sweep_table(result, gap_after: int | None = None, width: int | None = None):
 
     where = f" on {result.machine} {result.precision}" if result.machine else ""
     data = _sweep_columns(result, launch=False)
-    first_level = next(iter(result.traffic), None)
-    columns = [Column(_sweep_header(header, unit),
-                      "left" if header == "bound" else "right",
-                      optional=header == "of peak" or (header[:2] in ("Q ", "I ")
-                                                       and header[2:] != first_level))
-               for header, unit, _ in data]
+    columns = [Column(_sweep_header(column.header, column.unit),
+                      "left" if column.cell is Cell.ROOF else "right", optional=column.optional)
+               for column in data]
     rows = []
     for row in range(len(result.sizes)):
         if row == gap_after:
             rows.append(["⋮"] * len(data))
-        rows.append([_sweep_cell(header, unit, values[row], result.parameter, percent)
-                     for header, unit, values in data])
+        rows.append([_sweep_cell(column, column.values[row], percent) for column in data])
     return fitted_table(f"{result.kernel}: sweep over {result.parameter}{where}", columns, rows,
                         width)
 
@@ -66,20 +92,20 @@ def _sweep_header(header: str, unit: str) -> str:
     return "\n".join(header.split(" ") + ([unit] if unit and unit != "s" else []))
 
 
-def _sweep_cell(header: str, unit: str, value, parameter: str, percent) -> str:
-    if header != "bound" and header != parameter and value != value:  # NaN: does not fit
-        return "-"
-    if header == parameter:
+def _sweep_cell(column: SweepColumn, value, percent) -> str:
+    if column.cell is Cell.ROOF:
+        return str(value)
+    if column.cell is Cell.SIZE:
         # whole sizes as integers, every digit (a table of sizes is read down a column)
         return str(int(value)) if float(value).is_integer() else f"{value:.4g}"
-    if header == "bound":
-        return value.removesuffix(" bandwidth").removesuffix(" peak")
-    if header == "of peak":
+    if value != value:  # NaN: does not fit
+        return "-"
+    if column.cell is Cell.SHARE:
         return percent(float(value)).replace(" ", "")
-    if unit == INTENSITY_UNIT:
+    if column.cell is Cell.INTENSITY:
         return plain(float(value), "").strip()
-    if unit == "s":
-        return si(float(value), unit)
+    if column.cell is Cell.TIME:
+        return si(float(value), column.unit)
     return si(float(value), "").replace(" ", "")  # W, Q and item rates: 1.02k
 
 
@@ -95,9 +121,9 @@ def sweep_csv_bytes(result, header: bool = True) -> bytes:
     from .csvtext import csv_rows, figure_field, label_field
 
     columns = _sweep_columns(result)
-    fields = [label_field(result.binding_index, result.term_names) if name == "bound"
-              else figure_field(values) for name, _, values in columns]
+    fields = [label_field(result.binding_index, result.term_names) if column.cell is Cell.ROOF
+              else figure_field(column.values) for column in columns]
     head = ""
     if header:
-        head = ",".join(_csv_header(name, unit) for name, unit, _ in columns) + "\n"
+        head = ",".join(_csv_header(column.header, column.unit) for column in columns) + "\n"
     return head.encode() + csv_rows(fields)

@@ -3,7 +3,9 @@ idle, in words and as JSON. No arithmetic: the figures are the verdict's."""
 
 from __future__ import annotations
 
+from ...base.kinds import TermKind
 from ...base.units import si
+from ..roofs import roof_name
 from .cells import json_number, value_of
 
 
@@ -12,7 +14,7 @@ def floor_terms_json(verdict) -> list[dict]:
     level's bandwidth."""
     floor = verdict.floor
     return [] if floor is None else [
-        {"kind": term.kind, "key": term.key, "units": list(term.units),
+        {"kind": term.kind, "key": term.key, "units": [roof_name(unit) for unit in term.units],
          "amount": json_number(term.amount), "rate": json_number(term.rate),
          "seconds": json_number(term.seconds)} for term in floor.terms]
 
@@ -35,9 +37,9 @@ def floor_binding(verdict):
 
 
 def _floor_cause(term) -> str:
-    if term.kind == "traffic":
-        return f"compulsory bytes at {term.units[0]}"
-    return " + ".join(term.units)
+    if term.kind == TermKind.TRAFFIC:
+        return f"compulsory bytes at {roof_name(term.units[0])}"
+    return " + ".join(roof_name(unit) for unit in term.units)
 
 
 def times_line(verdict) -> str | None:

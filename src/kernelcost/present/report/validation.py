@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...base.units import si
-from .ledger_report import ledger_text
+from ..roofs import roof_name
+from .ledger_report import ledger_dict, ledger_text
 from .page import Column, fitted_table
 
 if TYPE_CHECKING:
@@ -45,12 +46,34 @@ def validation_page(machine: str, comparisons: list[Comparison], width: int | No
     for c in bad:
         lines.append(f"line {c.row.line} {c.row.kernel}: FALSIFIED: measured "
                      f"{si(c.row.time_s, 's')} is below t_bound {si(c.t_bound, 's')} "
-                     f"(bound by {c.bound}): the spec or a figure of {machine} is wrong"
+                     f"(bound by {None if c.bound is None else roof_name(c.bound)}): the spec or a "
+                     f"figure of {machine} is wrong"
                      if c.t_bound is not None else
                      f"line {c.row.line} {c.row.kernel}: FALSIFIED: the spec says it "
                      "cannot run on this machine, yet it was measured")
     lines.append(f"{len(comparisons)} rows, {len(bad)} falsified")
     return table, lines
+
+
+def validation_json(machine: str, comparisons: list[Comparison]) -> dict:
+    """`validate --json`: a row per comparison, and how many were falsified."""
+    return {
+        "machine": machine,
+        "rows": [{
+            "line": c.row.line, "kernel": c.row.kernel, "spec": c.row.spec,
+            "sizes": c.row.sizes, "dtype": c.row.dtype, "measured_s": c.row.time_s,
+            "t_floor": c.t_floor, "t_bound": c.t_bound, "t_model": c.t_model,
+            "bound": None if c.bound is None else roof_name(c.bound),
+            "roof_fraction": c.roof_fraction, "model_error": c.model_error,
+            "falsified": c.falsified,
+            "counters": {k.name: {"predicted": k.predicted, "model": k.model,
+                                  "measured": k.measured, "ratio": k.ratio}
+                         for k in c.counters},
+            "notes": list(c.notes),
+            "ledger": None if c.ledger is None else ledger_dict(c.ledger),
+        } for c in comparisons],
+        "falsified": sum(c.falsified for c in comparisons),
+    }
 
 
 def _time(seconds: float | None) -> str:

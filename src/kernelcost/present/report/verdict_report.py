@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from ...base.kinds import TermKind
 from ...base.units import binary, plain, si
+from ...count.values import json_value
+from ..roofs import roof_name, short_roof_name
 from .cells import (
     INTENSITY_UNIT,
     bound_text,
@@ -30,7 +33,7 @@ def binding_level(result):
     )
 
     binding = result.binding
-    if binding is not None and binding.kind == "traffic":
+    if binding is not None and binding.kind == TermKind.TRAFFIC:
         for level in result.levels:
             if level.level == binding.key:
                 return level
@@ -58,13 +61,14 @@ def answer_sentence(answer) -> str:
         ratio = value_of(level.ratio) if level else None
         parts = [f"{result.regime} on {label}"]
         if fill is not None and fill.binds:  # the grid, not the intensity, sets the time
-            parts.append(f": {fill_clause(fill, result.bound)}")
+            parts.append(f": {fill_clause(fill, _name(result.bound))}")
         elif ratio is not None:
             ridge = value_of(level.ridge)
             parts.append(f": I_{level.level} = {plain(value_of(level.intensity), INTENSITY_UNIT)}"
                          f" is {ratio:.3g}× the {level.level} ridge "
                          f"({plain(ridge, INTENSITY_UNIT)})")
-        parts.append(f"; t_min = {si(value_of(result.t_min), 's')}, bound by {result.bound}")
+        parts.append(f"; t_min = {si(value_of(result.t_min), 's')}, "
+                     f"bound by {_name(result.bound)}")
         parts.append(max_clock_clause(result))
         if result.grid is not None:
             parts.append(grid_clause(result))
@@ -84,7 +88,7 @@ def max_clock_clause(result) -> str:
         return ""  # the same as printed: the data sheet quotes the peaks at that clock
     clause = f"; t_bound = {si(t_bound, 's')} with the peaks at the maximum clock"
     if result.bound_at_max_clock not in (None, result.bound):
-        clause += f", bound by {result.bound_at_max_clock}"
+        clause += f", bound by {_name(result.bound_at_max_clock)}"
     return clause
 
 
@@ -158,19 +162,37 @@ def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
             f"memory-bound above (ridge {ridge})"), None
 
 
+def _name(roof) -> str | None:
+    return None if roof is None else roof_name(roof)
+
+
+def verdict_rows(verdict) -> list[dict]:
+    """The documented `verdicts` rows, one per level: numbers as floats in SI base units,
+    expressions as sympy strings. `regime` and `performance` are the level's own; `t_min`
+    (without launch overhead) and `bound` are the kernel's."""
+    return [{
+        "machine": verdict.machine, "precision": verdict.precision, "level": level.level,
+        "ridge": json_value(level.ridge), "ratio": json_value(level.ratio),
+        "regime": level.regime, "t_min": json_value(verdict.t_min),
+        "bound": _name(verdict.bound), "performance": json_value(level.performance),
+        "derates": [{"cause": d.cause, "factor": json_value(d.factor), "detail": d.detail}
+                    for d in verdict.derates],
+    } for level in verdict.levels]
+
+
 def answers_json(answers) -> dict:
     """The `verdicts` rows (one per machine x precision x level) and one sentence each."""
     return {
         "verdicts": [{**row, **grid} for answer in answers  # the grid's keys once a verdict
-                     for rows in [answer.verdict.as_json()]
+                     for rows in [verdict_rows(answer.verdict)]
                      for grid in [grid_json(answer.verdict)] for row in rows],
         "answers": [{
             "machine": a.verdict.machine, "precision": a.verdict.precision,
             "sentence": answer_sentence(a),
             "t_min": None if not a.verdict.runs else json_number(a.verdict.t_min),
             "t_bound": json_number(a.verdict.t_bound),
-            "bound_at_max_clock": a.verdict.bound_at_max_clock,
-            "terms": [{"name": t.name, "kind": t.kind, "key": t.key,
+            "bound_at_max_clock": _name(a.verdict.bound_at_max_clock),
+            "terms": [{"name": roof_name(t.roof), "kind": t.kind, "key": t.key,
                        "seconds": json_number(t.seconds)} for t in a.verdict.terms],
             "t_floor": json_number(a.verdict.t_floor),
             "floor_terms": floor_terms_json(a.verdict),
@@ -182,7 +204,7 @@ def answers_json(answers) -> dict:
             "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "rate": _rate_json(a.rate),
             "element_types": mapping_json(a.mapping),
-            "bound": a.verdict.bound, "regime": a.verdict.regime,
+            "bound": _name(a.verdict.bound), "regime": a.verdict.regime,
             "crossings": [c.as_json() for c in a.crossings],
             "fits": [{"scope": f.scope_index, "level": f.level, "held_B": json_number(f.held_B),
                       "capacity_B": json_number(f.capacity_B), "per": f.capacity_per,
@@ -269,10 +291,9 @@ def verdict_table(answers, width: int | None = None):
     return fitted_table("Roofline verdicts", VERDICT_COLUMNS, rows, width)
 
 
-def short_bound(bound: str | None) -> str:
-    """`bf16 tensor peak` -> `bf16 tensor`, `shared bandwidth` -> `shared`: the column says
-    what binds."""
-    return "-" if bound is None else bound.removesuffix(" bandwidth").removesuffix(" peak")
+def short_bound(bound) -> str:
+    """`bf16 tensor`, `shared`: the column says what binds (a Roof; `-` while undecided)."""
+    return "-" if bound is None else short_roof_name(bound)
 
 
 def _compact(expr) -> str:
@@ -293,7 +314,7 @@ def _advice_line(level, result) -> str:
     """The regime (a side of the ridge) and the chapter's zone (under 0.1x, 0.1x to 10x,
     over 10x) in one clause, so that `compute-bound` beside `mixed` reads as a position, not
     a contradiction."""
-    from ...answers.model import (
+    from ...answers.regimes import (
         CLEARLY_COMPUTE_BOUND_ABOVE,
         CLEARLY_MEMORY_BOUND_BELOW,
         ZONE_COMPUTE,
@@ -340,7 +361,7 @@ def answer_lines(answers) -> list[str]:
             lines.append(steps)
         if result.runs and len(result.terms) > 1:
             lines.append("  time terms: " + ", ".join(
-                f"{term.name} {si(value_of(term.seconds), 's')}"
+                f"{roof_name(term.roof)} {si(value_of(term.seconds), 's')}"
                 for term in sorted(result.terms, key=_term_order)) + ".")
         unknown_bandwidth = unknown_bandwidth_line(result)
         if unknown_bandwidth is not None:

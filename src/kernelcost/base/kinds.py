@@ -1,0 +1,65 @@
+"""The categories a result holds, one enum each, as `levels` holds the memory levels: what
+the counting, the model and the oracle compare, never a word written out. Values are the
+words the language, the machine files, the command line and the JSON use (StrEnum: a value
+prints and serialises as its word); the longer names a report shows ("bf16 tensor peak",
+"global bandwidth") are built from them by the printers alone (present/roofs.py)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Reuse(StrEnum):
+    """How tensors outside keep scopes are counted: by the spec (its keep scopes as written,
+    other tensors by its `reuse` setting), or every tensor with perfect or no reuse."""
+
+    SPEC = "spec"
+    PERFECT = "perfect"
+    NONE = "none"
+
+
+class Role(StrEnum):
+    """What a tensor is to its kernel: declared `in`, `out` or `inout`, an array a `let`
+    declares inside the nest, or (in a change of precision) a register local."""
+
+    IN = "in"
+    OUT = "out"
+    INOUT = "inout"
+    LOCAL = "local"
+    REGISTER = "register"
+
+
+class WorkClass(StrEnum):
+    """tensor: multiply-adds of matrix contractions on the tensor units; fma: every other
+    multiply-add, on the vector FMA units; vector: other arithmetic; sfu: special functions.
+    Each class meets its own ceiling (Machine.ceiling)."""
+
+    TENSOR = "tensor"
+    FMA = "fma"
+    VECTOR = "vector"
+    SFU = "sfu"
+
+
+class Unit(StrEnum):
+    """The units whose rate a compute ceiling is: a machine file's [[compute]] tables give
+    vector and tensor peaks, its [sfu] table the special-function rate."""
+
+    VECTOR = "vector"
+    TENSOR = "tensor"
+    SFU = "sfu"
+
+
+class TermKind(StrEnum):
+    """A time term: work on a compute ceiling, or traffic on a level's bandwidth."""
+
+    WORK = "work"
+    TRAFFIC = "traffic"
+
+
+class Raster(StrEnum):
+    """The order a parallel spec's blocks start in: row-major (the last grid axis fastest),
+    column-major, or Triton's grouped order (`group` rows of blocks at a time)."""
+
+    ROW = "row"
+    COLUMN = "column"
+    GROUPED = "grouped"

@@ -1,0 +1,144 @@
+"""Results are data, not strings: a category (a reuse mode, a work class, a regime, a term's
+kind, a tensor's role, a raster order, a memory level) is an enum member wherever it is
+compared, and a roof's display name ("bf16 tensor peak", "global bandwidth") is built by the
+printers from a term's data and never read back. The scan walks every module of
+src/kernelcost with `ast` and finds each comparison (==, !=, in, not in, `case`) and each
+call of a string method that matches or cuts text (startswith, endswith, removesuffix,
+removeprefix, replace, ...) against a literal that is one of those words, or that holds a
+piece of a display name (" peak", " bandwidth", "memory-bound", ...), f-strings included.
+The enums' own modules and presentation's name-building functions may; nothing else does."""
+
+from __future__ import annotations
+
+import ast
+from enum import StrEnum
+from pathlib import Path
+
+import pytest
+
+from kernelcost.answers import regimes
+from kernelcost.base import kinds, levels
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
+GENERATED = {"lang._generated.kcost_parser"}  # lark's stand-alone parser, never edited
+ENUM_MODULES = {"base.kinds", "base.levels", "answers.regimes"}  # where each word is written
+# presentation's name-building functions: the one place a roof's name is put together
+NAME_BUILDERS = {"present.roofs": {"roof_name", "short_roof_name", "model_roof_name",
+                                   "device_word", "derate_word", "_parts"}}
+# a word of an enum that means something else where it stands, and what it is there
+NOT_A_CATEGORY = {("algebra.texts", "none"): "sympy's printing order `none`"}
+
+WORDS = frozenset(member.value for module in (kinds, levels, regimes)
+                  for enum in vars(module).values()
+                  if isinstance(enum, type) and issubclass(enum, StrEnum) and enum is not StrEnum
+                  for member in enum) | {"HBM", "SFU"}  # tune's words for two roofs
+# pieces of the names of roofs and regimes: a literal holding one is reading a display name
+PIECES = (" peak", " bandwidth", "memory-bound", "compute-bound", "under-filled",
+          "no sfu figure", "latency-bound")
+# string methods that match or cut text by a literal
+METHODS = {"startswith", "endswith", "removesuffix", "removeprefix", "replace", "find", "rfind",
+           "index", "rindex", "count", "partition", "rpartition", "split", "rsplit", "strip",
+           "lstrip", "rstrip"}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        found[".".join(part for part in parts if part != "__init__")] = path
+    return found
+
+
+def _literals(node: ast.AST, in_fstring: bool = False) -> list[str]:
+    """The display strings a compared operand or a method's argument writes out: a literal,
+    the literals of a tuple, list or set, the literal pieces of an f-string (where only a
+    piece of a name counts: `f"{level} bandwidth"`)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+        is_word = not in_fstring and text in WORDS
+        return [text] if is_word or any(piece in text for piece in PIECES) else []
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [text for element in node.elts for text in _literals(element)]
+    if isinstance(node, ast.JoinedStr):
+        return [text for value in node.values for text in _literals(value, in_fstring=True)]
+    return []
+
+
+def _functions(tree: ast.Module) -> dict[int, str]:
+    """id(node) -> the name of the function (outermost first) each node stands in."""
+    within: dict[int, str] = {}
+    for function in ast.walk(tree):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                within.setdefault(id(node), function.name)
+    return within
+
+
+def display_comparisons(source: str, module: str = "<snippet>") -> list[str]:
+    """`module:line: text` for each comparison or string-method call against a display
+    string, outside the enum modules, the name builders and NOT_A_CATEGORY."""
+    if module in ENUM_MODULES:
+        return []
+    tree = ast.parse(source)
+    within = _functions(tree)
+    builders = NAME_BUILDERS.get(module, set())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            texts = [text for operand in (node.left, *node.comparators)
+                     for text in _literals(operand)]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in METHODS:
+            texts = [text for argument in node.args for text in _literals(argument)]
+        elif isinstance(node, ast.MatchValue):
+            texts = _literals(node.value)
+        else:
+            continue
+        texts = [text for text in texts if (module, text) not in NOT_A_CATEGORY]
+        if texts and within.get(id(node)) not in builders:
+            found.append(f"{module}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+MODULES = modules()
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name not in GENERATED))
+def test_no_module_compares_a_display_string(module):
+    assert display_comparisons(MODULES[module].read_text(), module) == []
+
+
+def test_the_exceptions_name_what_is_there():
+    """Each exempted module and function exists, and each word said to mean something else
+    is written there: an exception that outlives its code is removed."""
+    for module in ENUM_MODULES | set(NAME_BUILDERS):
+        assert module in MODULES, module
+    for module, names in NAME_BUILDERS.items():
+        defined = {node.name for node in ast.walk(ast.parse(MODULES[module].read_text()))
+                   if isinstance(node, ast.FunctionDef)}
+        assert names <= defined, names - defined
+    for module, word in NOT_A_CATEGORY:
+        assert f'"{word}"' in MODULES[module].read_text()
+
+
+@pytest.mark.parametrize("snippet, flagged", [
+    ('if name == "global bandwidth":\n    pass\n', 1),
+    ('if term.kind == "traffic":\n    pass\n', 1),
+    ('short = name.removesuffix(" peak")\n', 1),
+    ('quantised = f"{level} bandwidth" in names\n', 1),
+    ('tensor_units = "tensor" in ceiling_name\n', 1),
+    ('match mode:\n    case "none":\n        pass\n', 1),
+    ('if regime == "memory-bound" or unit in ("sfu", "vector"):\n    pass\n', 2),
+    # members, and words that are no category, pass
+    ('if term.kind == TermKind.TRAFFIC:\n    pass\n', 0),
+    ('if header == "kernel" or line.startswith("#"):\n    pass\n', 0),
+    ('label = f"{level} bandwidth"\n', 0),  # building a name is no comparison
+])
+def test_the_scan_finds_a_display_string_compared(snippet, flagged):
+    assert len(display_comparisons(snippet)) == flagged
+
+
+def test_a_name_builder_may_and_its_neighbours_may_not():
+    source = ('def roof_name(roof):\n    return name.removesuffix(" peak")\n\n'
+              'def other(name):\n    return name.removesuffix(" peak")\n')
+    assert [hit.split(":")[1] for hit in display_comparisons(source, "present.roofs")] == ["5"]
