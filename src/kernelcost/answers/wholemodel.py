@@ -220,7 +220,7 @@ def kernel_uses(model: ModelConfig, phase: str, batch, context: int,
     def use(name, kind, spec, copies, launches, **sizes) -> KernelUse:
         # every GEMM has the cuBLAS-class Hopper tiling beside it for t_model
         tiled = "gemm_hopper" if spec == "gemm" else None
-        return KernelUse(name, kind, spec, tuple((k, sympy.sympify(v)) for k, v in sizes.items()),
+        return KernelUse(name, kind, spec, tuple((k, _exact(v)) for k, v in sizes.items()),
                          sympy.sympify(copies) * share, launches, tiled)
 
     uses = [
@@ -247,6 +247,14 @@ def kernel_uses(model: ModelConfig, phase: str, batch, context: int,
         use("lm head", "lm head", "gemm", 1, 1, M=b, K=hidden, N=model.vocab),
     ]
     return tuple(uses)
+
+
+def _exact(size) -> sympy.Expr:
+    """A size as an exact number: the expected rows per expert is a Float, and the times of
+    one kernel computed from it in different orders (t_floor, t_bound) would differ in their
+    last digits where they are equal; as the rational the Float is, they are equal."""
+    value = sympy.sympify(size)
+    return sympy.Rational(value) if value.is_Float else value
 
 
 @cache
