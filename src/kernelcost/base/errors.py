@@ -6,6 +6,7 @@ docs/errors.md."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from .error_codes import FAMILIES, Code, ErrorCode
 from .records import record
@@ -49,10 +50,10 @@ def _excerpt(source: str | None, span: Span) -> list[str]:
     that the caret stays under the column the parser reported."""
     if source is None:
         return []
-    source_lines = source.split("\n")
+    source_lines = _lines(source)
     if not 1 <= span.line <= len(source_lines):
         return []
-    text = _printable(source_lines[span.line - 1].removesuffix("\r"))
+    text = source_lines[span.line - 1].removesuffix("\r")
     width = 1
     if span.end_line == span.line and span.end_column > span.column:
         width = span.end_column - span.column
@@ -66,13 +67,24 @@ def _excerpt(source: str | None, span: Span) -> list[str]:
         text = prefix + window + suffix
         column = column - start + len(prefix)
         width = max(1, min(width, EXCERPT_WIDTH - (column - 1 - len(prefix))))
+    text = _printable(text)  # one character for one: the window first, on a long line
     gutter = f"{span.line:>4} | "
     return [(gutter + text).rstrip(), " " * (len(gutter) + column - 1) + "^" * width]
+
+
+@functools.lru_cache(maxsize=4)
+def _lines(source: str) -> list[str]:
+    """The source's lines, split once for all its diagnostics (a spec with thousands of
+    errors renders each against the same lines)."""
+    return source.split("\n")
 
 
 def _printable(line: str) -> str:
     return "".join(" " if char == "\t" else char if char.isprintable() else "\ufffd"
                    for char in line)
+
+
+MAX_DIAGNOSTICS = 100  # shown of one error; the rest are counted
 
 
 class KcostError(Exception):
@@ -87,6 +99,11 @@ class KcostError(Exception):
                  source: str | None = None):
         if isinstance(diagnostics, Diagnostic):
             diagnostics = [diagnostics]
+        if len(diagnostics) > MAX_DIAGNOSTICS:  # the first ones say what is wrong
+            more = len(diagnostics) - MAX_DIAGNOSTICS
+            diagnostics = [*diagnostics[:MAX_DIAGNOSTICS], Diagnostic(
+                None, f"{more:,} more errors like these", "fix the ones above and run again",
+                code)]
         self.code = code
         self.diagnostics = [d if d.code else Diagnostic(d.span, d.message, d.hint, code)
                             for d in diagnostics]
