@@ -35,6 +35,8 @@ LEVELS: tuple[str, ...] = (Level.GLOBAL, Level.MALL, Level.L2, Level.SHARED, Lev
                            Level.REGISTERS)  # slowest first
 # the levels only some machines have: a spec that uses one needs a machine that defines it
 MACHINE_LEVELS: tuple[str, ...] = (Level.MALL, Level.TMEM)
+# the levels on the SM, their capacities per SM: a block holds its keeps and arrays there
+ON_CHIP_LEVELS: tuple[str, ...] = (Level.SHARED, Level.TMEM, Level.REGISTERS)
 
 SFU_FUNCTIONS = frozenset({"exp", "log", "sqrt", "rsqrt", "tanh", "sin", "cos"})
 VECTOR_FUNCTIONS = frozenset({"max", "min"})

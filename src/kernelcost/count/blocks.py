@@ -14,7 +14,7 @@ import sympy
 
 from ..base.kinds import Role
 from ..base.levels import Level
-from ..base.symbols import iterator_symbol
+from ..base.symbols import ON_CHIP_LEVELS, iterator_symbol
 from .cost import GridCost, ScopeCost, TileBox
 from .lanes import lane_accesses
 
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 Box = tuple[tuple[sympy.Expr, sympy.Expr], ...]  # (low, high) along each dimension
 
-ON_CHIP = (Level.SHARED, Level.REGISTERS)
 
 
 def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | None:
@@ -40,7 +39,7 @@ def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | 
     iterators = tuple(loop.var for loop in grid_loops)
     work = counter.work(depth)
     traffic = {level: amount for level, amount in counter.traffic(depth).items()
-               if level in ON_CHIP}
+               if level in ON_CHIP_LEVELS}
     per_block = (*work.values(), *traffic.values())
     return GridCost(
         iterators=iterators,
@@ -68,7 +67,7 @@ def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | 
 def _on_chip(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> dict[str, sympy.Expr]:
     """Bytes a block holds in each on-chip level: its keep scopes there (each its own buffer,
     times its stages), its local arrays, and tensors homed there."""
-    held: dict[str, sympy.Expr] = {level: sympy.Integer(0) for level in ON_CHIP}
+    held: dict[str, sympy.Expr] = {level: sympy.Integer(0) for level in ON_CHIP_LEVELS}
     for scope in scopes:
         if scope.level in held:
             held[scope.level] += scope.held_bytes * scope.stages

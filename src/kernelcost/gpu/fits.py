@@ -8,15 +8,12 @@ from collections.abc import Mapping
 import sympy
 
 from ..algebra.decide import at_most as proven_at_most
-from ..base.levels import Level
 from ..base.records import record
+from ..base.symbols import ON_CHIP_LEVELS
 from ..count.cost import Cost
 from ..count.values import evaluate, exact
 from ..hardware.machine import Machine
 from .occupancy import Misfit
-
-# capacities per SM: exceeding one does not fit
-ON_CHIP_LEVELS = (Level.SHARED, Level.TMEM, Level.REGISTERS)
 
 Values = Mapping[sympy.Symbol, sympy.Expr]  # sizes by symbol
 

@@ -17,8 +17,7 @@ from fractions import Fraction
 
 from ..base.levels import Level
 from ..base.records import record
-
-ON_CHIP = (Level.SHARED, Level.REGISTERS)
+from ..base.symbols import ON_CHIP_LEVELS
 
 
 @record
@@ -53,7 +52,8 @@ class BlockState:
                          *self.written.values()):
             elements.clear()  # the compiled accesses hold these very sets
         self._executions = [plan.executions for plan in statements]
-        self._moves = Counter({key: value for key, value in moves.items() if key[1] in ON_CHIP})
+        self._moves = Counter({key: value for key, value in moves.items()
+                               if key[1] in ON_CHIP_LEVELS})
 
     def close(self, env: dict, statements, moves: Counter) -> None:
         for (tensor, _kind), elements in self.direct.items():
@@ -65,7 +65,7 @@ class BlockState:
         traffic: dict[str, Fraction] = {}
         for (tensor, level), count in moves.items():
             moved = count - self._moves.get((tensor, level), 0)
-            if level in ON_CHIP and moved:
+            if level in ON_CHIP_LEVELS and moved:
                 bytes_moved = self.element_bytes[tensor] * moved
                 traffic[level] = traffic.get(level, Fraction(0)) + bytes_moved
         self.blocks.append(BlockCounts(
@@ -105,7 +105,7 @@ def compare_blocks(checker, cost, counts, spread) -> None:
         for work_class in sorted(set(grid.work) | set(block.work)):
             checker.check(f"block W {work_class}", "FLOP", grid.work.get(work_class, 0),
                           block.work.get(work_class, 0), exact=True, extra=extra, where=at)
-        for level in ON_CHIP:
+        for level in ON_CHIP_LEVELS:
             checker.check(f"block Q {level}", "B", grid.traffic.get(level, 0),
                           block.traffic.get(level, 0), exact=cost.exact, extra=extra, where=at)
         for tile in grid.tiles:

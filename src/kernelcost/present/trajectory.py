@@ -10,8 +10,8 @@ import numpy
 
 from ..analysis.api import Spec
 from ..answers.solve import capacity_crossings, ridge_crossings
-from ..base.levels import Level
 from ..base.records import record
+from ..base.symbols import ON_CHIP_LEVELS
 from ..base.units import binary, plain
 from ..hardware.machine import Machine
 from ..lang.settings import resolve_settings
@@ -21,7 +21,6 @@ from .sweep import sweep
 PATH_POINTS = 400  # a smooth path on log axes
 PATH_MARKS = 6  # sizes marked along a path, equally spaced on the log axis
 SIDE_SIGNS = {"<=": "≤", ">=": "≥"}
-ON_CHIP = (Level.SHARED, Level.REGISTERS)
 
 
 @record
@@ -108,7 +107,7 @@ def _capacity(kernel: Placed, parameter: str, sizes: numpy.ndarray):
     for crossing in capacity_crossings(kernel.spec.cost(kernel.reuse), parameter,
                                        kernel.machine, values, apply_defaults=True):
         bound = crossing.integer_bound
-        if bound is None or crossing.level not in ON_CHIP:
+        if bound is None or crossing.level not in ON_CHIP_LEVELS:
             continue  # L2 and HBM over capacity slow a kernel down; on chip, it cannot run
         side, limit = bound
         inside = sizes <= limit if side == "<=" else sizes >= limit

@@ -13,6 +13,7 @@ from .times import fill_json
 from .unsupported_report import unsupported_json
 
 LEVEL_WORDS: dict[str, str] = {Level.SHARED: "shared memory", Level.REGISTERS: Level.REGISTERS,
+                               Level.TMEM: "tensor memory",
                                "threads": "threads",
                "cluster": "a thread-block cluster"}
 
