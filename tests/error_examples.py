@@ -200,6 +200,8 @@ EXAMPLES = [
             {"scale.kcost": SCALE}),
     Example("KC409", ("analyze", "scale.kcost", "--machine", "h100", "--precision", "bf61"),
             {"scale.kcost": SCALE}),
+    Example("KC410", ("solve", "scale.kcost", "--for", "n", "--machine", "h100"),
+            {"scale.kcost": SCALE.replace("    in  x", "    target sm_100a\n    in  x")}),
     # model
     Example("KC501", ("model", "llama9")),
     Example("KC502", ("model", "mine.toml"), {"mine.toml": 'name = "Mine\n'}),

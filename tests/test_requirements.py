@@ -41,7 +41,8 @@ def test_which_architectures_run_which_code(spec, machine, runs):
     assert written.runs_on(target) is runs
 
 
-@pytest.mark.parametrize("text", ["sm90", "sm_9", "sm_90b", "gfx", "gfx94z", "ampere", "SM_90"])
+@pytest.mark.parametrize("text", ["sm90", "sm_9", "sm_90b", "gfx", "gfx94z", "ampere", "SM_90",
+                                  "sm_999a", "gfxffff", "sm_91"])
 def test_what_is_not_an_architecture(text):
     assert parse_architecture(text) is None
 
@@ -256,3 +257,49 @@ def test_the_sm100_attention_runs_a_share_of_its_exponentials_on_the_fma_units()
     rows, keys = 512, 512
     # per row and key tile: Bc - Be = 104 exponentials on the SFU and 1 for the rescale
     assert cost.work["sfu"].subs(values) == rows * (keys // 128) * (104 + 1)
+
+
+def test_an_amd_target_runs_on_its_own_target_only():
+    spec = GEMM.format(lines="target gfx90a")
+    result = verdict(loads(spec, "g.kcost").cost(), load_machine("mi300x"),
+                     values={"M": 1024, "N": 1024, "K": 1024})
+    from kernelcost.present.report.unsupported_report import unsupported_sentence
+
+    sentence = unsupported_sentence(result, "MI300X BF16")
+    assert "the spec is written for gfx90a, which runs on gfx90a only, and the MI300X runs " \
+           "gfx942" in sentence
+
+
+@pytest.mark.parametrize("command", [
+    ["tune", "--vary", "TN", "--values", "64,128,256", "--set", "M=4096,N=4096,K=4096"],
+    ["solve", "--for", "K", "--set", "M=4096,N=4096"],
+])
+def test_commands_that_need_the_schedule_refuse_a_machine_that_does_not_run_it(command,
+                                                                            capsys):
+    name, *options = command
+    code = main([name, str(SPECS / "gemm_hopper.kcost"), "--machine", "b200", *options])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{SPECS / 'gemm_hopper.kcost'}:10:12: error[KC410]: b200 does not run " \
+           "`gemm_hopper`: it needs sm_90a, and b200 runs sm_100a" in err
+
+
+def test_tensor_memory_beyond_the_sm_does_not_fit():
+    """A 128 x 1024 fp32 accumulator (512 KiB) in tensor memory, against the B200's 256 KiB
+    per SM (PTX ISA §9.7.16.1)."""
+    spec = load(SPECS / "gemm_blackwell.kcost")
+    result = verdict(spec.cost(), load_machine("b200"),
+                     values={"M": 4096, "N": 4096, "K": 4096, "TN": 1024, "TK": 16})
+    (misfit,) = result.misfits
+    assert misfit.level == Level.TMEM and misfit.capacity == 256 * 1024
+    assert misfit.needed == 128 * 1024 * 4
+    assert result.t_bound is None and result.t_model is None
+
+
+def test_tensor_memory_stated_absent_beside_a_tmem_level_is_refused():
+    text = (MACHINES / "b200.toml").read_text("utf-8")
+    assert "tensor_memory = true" in text
+    with pytest.raises(KcostError) as raised:
+        parse_machine(text.replace("tensor_memory = true", "tensor_memory = false"), "evil.toml")
+    assert raised.value.code == Code.MACHINE_INCONSISTENT
+    assert "`features.tensor_memory`" in raised.value.diagnostics[0].message

@@ -37,6 +37,7 @@ from ..count.mma import on_units
 from ..count.values import as_symbol, evaluate, exact, json_value, parameter_values
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine
 from ..hardware.machinefile import load_machine
+from .not_run import refuse_not_run
 
 # parameters (symbols or names) to numbers or expressions (`{M: N, K: N}`)
 Values = Mapping[sympy.Symbol | str, object]
@@ -386,6 +387,7 @@ def solve_spec(analysis: Analysis | Counted, parameter: str, machines: Sequence[
                  for p, cost in costs.items()}
     solutions: list[Solution] = []
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
+        refuse_not_run(analysis.spec.kernel, analysis.cost, machine, "solve")
         found: list[Crossing] = []
         for precision in precisions or []:
             machine.require_precision(precision)

@@ -33,6 +33,7 @@ from ..base.records import record
 from ..gpu.occupancy import REGISTER_BYTES
 from ..hardware.machine import Roof, level_roof
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
+from .not_run import refuse_not_run
 
 TIE_RULE = ("equal t_bound (to 1e-9): fewer bytes on chip, then the squarer tile "
             "(smaller max/min of the varied values), then smaller values in the order given")
@@ -273,6 +274,7 @@ def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarra
          raw: dict | None = None, *, top: int = 10, show_rejected: int = 2,
          places: dict | None = None) -> Ranking:
     spec = load(spec_path) if not isinstance(spec_path, Spec) else spec_path
+    refuse_not_run(spec.kernel, spec.cost(Reuse.SPEC), machine, "tune")
     fixed = fixed_values(spec, varied, raw or {}, places=places)
     if len(values) ** len(varied) > MAX_CANDIDATES:
         raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(

@@ -39,13 +39,18 @@ class Architecture:
     specific: bool  # sm_90a: its arch-specific instructions, not forward compatible
     text: str  # as written: sm_90a, gfx942
 
+    @property
+    def forward_compatible(self) -> bool:
+        """NVIDIA's without `a`: its code also runs on later architectures."""
+        return self.vendor is Vendor.NVIDIA and not self.specific
+
     def runs_on(self, machine: Architecture) -> bool:
         """Whether code written for this architecture runs on `machine`'s: NVIDIA's without
         `a` on the same or a later one, with `a` on that architecture only; AMD's on its own
         target only."""
         if self.vendor is not machine.vendor:
             return False
-        if self.vendor is Vendor.AMD or self.specific:
+        if not self.forward_compatible:
             return self.number == machine.number and (machine.specific or not self.specific)
         return machine.number >= self.number
 
@@ -53,8 +58,20 @@ class Architecture:
         return self.text
 
 
+# the architectures there are (NVIDIA's compute capabilities, CUDA GPUs, developer.nvidia.com/
+# cuda-gpus, and their arch-specific targets in the PTX ISA's `.target`; AMD's LLVM
+# processors, llvm.org/docs/AMDGPUUsage.html#processors): another name is a typo
+KNOWN = frozenset({
+    "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a", "sm_100",
+    "sm_100a", "sm_101", "sm_101a", "sm_103", "sm_103a", "sm_110", "sm_110a", "sm_120",
+    "sm_120a", "sm_121", "sm_121a", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950",
+    "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201"})
+
+
 def parse_architecture(text: str) -> Architecture | None:
     """The architecture `text` names, or None where it names none."""
+    if text not in KNOWN:
+        return None
     if match := _NVIDIA.fullmatch(text):
         return Architecture(Vendor.NVIDIA, int(match["number"]), bool(match["specific"]), text)
     if match := _AMD.fullmatch(text):

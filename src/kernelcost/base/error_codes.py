@@ -112,6 +112,8 @@ class Code:
     MACHINE_LACKS_FIGURE = ErrorCode(407, "a machine without a figure the command needs")
     NO_PRECISION_PEAK = ErrorCode(408, "a machine without a peak at the precision asked for")
     UNKNOWN_NAME = ErrorCode(409, "a precision, level or work class kernelcost does not know")
+    MACHINE_DOES_NOT_RUN = ErrorCode(410, "a machine that does not run the spec's architecture, "
+                                          "features or levels, for a command that needs it")
 
     # model: KC5xx
     UNKNOWN_MODEL = ErrorCode(501, "neither a shipped model id nor a model file")

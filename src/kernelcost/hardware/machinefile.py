@@ -76,7 +76,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..base.architectures import ARCHITECTURE_FORMS, Architecture, parse_architecture
+from ..base.architectures import ARCHITECTURE_FORMS, Architecture, Feature, parse_architecture
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
 from ..base.inputs import normalise
 from ..base.kinds import Unit
@@ -202,7 +202,7 @@ class _Reader(MachineFields):
             max_clock_source=self.source_for(device, "max_clock_Hz", "max_clock_source", "device"),
             **{f"sfu_{key}": value
                for key, value in self.per_clock(sfu, "OP_per_clock_per_sm", "sfu").items()},
-            features=self.features(self.table(data, "features")),
+            features=self.features(self.table(data, "features"), memory),
             architecture=self.architecture(device),
             architecture_source=self.source_for(device, "architecture", "architecture_source",
                                                 "device"),
@@ -311,7 +311,7 @@ class _Reader(MachineFields):
                              f"not an architecture: {text!r}", f"write {ARCHITECTURE_FORMS}")
         return architecture
 
-    def features(self, table: dict) -> Features:
+    def features(self, table: dict, memory: tuple[MemoryLevel, ...]) -> Features:
         self.known_keys(table, _FEATURE_KEYS, "features")
         stated = []
         for key in FEATURES:
@@ -319,7 +319,12 @@ class _Reader(MachineFields):
             if key in table:
                 assert source is not None  # source_for requires it beside the flag
                 stated.append((key, self.boolean(table, key, "features"), source))
-        return Features(tuple(stated))
+        features = Features(tuple(stated))
+        if features.has(Feature.TENSOR_MEMORY) is False and any(
+                level.level == Level.TMEM for level in memory):
+            raise self.error(Code.MACHINE_INCONSISTENT, "features.tensor_memory",
+                             "false, but a [[memory]] level is `tmem`")
+        return features
 
     def latencies(self, tables) -> tuple[Latency, ...]:
         if not isinstance(tables, list):

@@ -17,6 +17,7 @@ import sympy
 
 from ..algebra.quotients import cancel
 from ..analysis.api import Spec, load
+from ..answers.not_run import refuse_not_run
 from ..answers.tune import ROOF_LEVELS, Evaluator, fixed_values
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.kinds import Reuse
@@ -82,6 +83,7 @@ def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
             f"both axes vary `{y.name}`", "give --y another size than --x"), y.text)
     places = {axis.name: (Span(axis.option, 1, 1, 1, len(axis.name) + 1), axis.text)
               for axis in (x, y)}
+    refuse_not_run(spec.kernel, spec.cost(Reuse.SPEC), machine, "phase")
     fixed = fixed_values(spec, [x.name, y.name], raw, follow=x.name, places=places)
     if not any(amount != 0 for amount in spec.cost(Reuse.SPEC).work.values()):
         raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(

@@ -13,7 +13,7 @@ _LEVEL_WORDS = {Level.TMEM: "tensor memory (`tmem`)",
 def unsupported_sentence(verdict, label: str) -> str:
     """`not run on B200 BF16: the spec is written for sm_90a, and the B200 runs sm_100a; it
     needs wgmma, which the machine file says the B200 lacks (no t_bound, no t_model)`."""
-    machine = label.split()[0]
+    machine = label.rsplit(" ", 1)[0]  # the label less its precision: `RTX 4090 BF16`
     parts = [_clause(lack, machine) for lack in verdict.unsupported]
     return (f"not run on {label}: " + "; ".join(parts)
             + " (no t_bound, no t_model: t_floor only)")
@@ -25,7 +25,7 @@ def _clause(unsupported: Unsupported, machine: str) -> str:
         if lack is Lack.UNSTATED_ARCHITECTURE:
             return (f"the spec is written for {needed}, and the {machine} machine file names "
                     "no architecture (device.architecture)")
-        only = " only" if needed.specific else " or later"
+        only = " or later" if needed.forward_compatible else " only"
         return (f"the spec is written for {needed}, which runs on {needed}{only}, and the "
                 f"{machine} runs {unsupported.machine_architecture}")
     if isinstance(needed, Level):
