@@ -235,8 +235,10 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     lacks = unsupported(cost, machine)
     t_kernel = (None if misfits or lacks else grid.t_model if grid is not None
                 else t_min if nest_t_model is None else nest_t_model)
-    derates = (*(grid.derates if grid is not None else ()), *call_derates(EffectContext(
-        cold_cost, machine, lambda expr: evaluate(expr, substitutions), t_kernel=t_kernel)))
+    # a spec the machine does not run has no t_model, so nothing lowers it
+    derates = () if lacks else (*(grid.derates if grid is not None else ()), *call_derates(
+        EffectContext(cold_cost, machine, lambda expr: evaluate(expr, substitutions),
+                      t_kernel=t_kernel)))
     # the floor and the bound at the maximum clock; t_model at the figures as given
     floored = floor(cold_cost.compulsory_B, machine.at_max_clock, precision, substitutions,
                     work_by_class, state)
