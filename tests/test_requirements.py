@@ -303,3 +303,11 @@ def test_tensor_memory_stated_absent_beside_a_tmem_level_is_refused():
         parse_machine(text.replace("tensor_memory = true", "tensor_memory = false"), "evil.toml")
     assert raised.value.code == Code.MACHINE_INCONSISTENT
     assert "`features.tensor_memory`" in raised.value.diagnostics[0].message
+
+
+def test_a_plot_says_the_machine_does_not_run_the_spec(tmp_path):
+    figure = tmp_path / "gemm_hopper.svg"
+    assert main(["plot", str(SPECS / "gemm_hopper.kcost"), "--set", "M=4096,N=4096,K=4096",
+                 "--machine", "b200", "-o", str(figure)]) == 0
+    text = figure.read_text("utf-8")
+    assert "gemm_hopper: not run on this machine" in text and " binds" not in text

@@ -190,6 +190,8 @@ def _kernel_labels(axes, kernel: KernelMarks, position: int) -> list[Label]:
 
 
 def _kernel_text(kernel: KernelMarks) -> str:
+    if not kernel.runs:
+        return f"{kernel.name}: not run on this machine"
     if kernel.binding is not None:
         return f"{kernel.name}: {LEVEL_NAMES[kernel.binding]} binds"
     return kernel.name

@@ -98,6 +98,7 @@ class KernelMarks:
     sizes: numpy.ndarray | None = None
     paths: dict[str, Trajectory] = field(default_factory=dict)
     crossings: tuple[Note, ...] = ()  # "N* = 699" at the ridge
+    runs: bool = True  # False: the machine does not run the spec (gpu.support), no roof binds
     never: tuple[Note, ...] = ()  # "never crosses: I → 64 < 295.5 FLOP/B" at the path's end
     capacity: tuple[Note, ...] = ()  # "T ≤ 241: shared full (228 KiB)" on the path
     ends: tuple[Note, ...] = ()  # "N=64", "N=65536" at the ends of the slowest path
@@ -160,7 +161,8 @@ def verdict_scene(result: Verdict, label: str = "kernel") -> Scene:
     roofs = _roofs(machine, [result.precision], False)
     slopes = _slopes(machine, set(points), roofs)
     peak = float(_kernel_peak(result, machine))
-    kernel = KernelMarks(label, label, result.precision, peak, points, _binding(result, points))
+    kernel = KernelMarks(label, label, result.precision, peak, points, _binding(result, points),
+                         runs=not result.unsupported)
     return _framed(Scene(f"{machine.name}, {result.precision}: hierarchical roofline", machine,
                          roofs, slopes, _ridges(machine, [result.precision], slopes),
                          (kernel,)))
@@ -257,7 +259,8 @@ def _kernel_marks(kernel: Placed, own: dict, size_range: SizeRange | None,
     name = spec.name + (f" ({_sizes_text(own)})" if own else "")
     marks = KernelMarks(name, _kernel_label(spec, raw), precision, peak, points,
                         _binding(result, points) if points else None,
-                        achieved=_achieved(result, points, measurement))
+                        achieved=_achieved(result, points, measurement),
+                        runs=not result.unsupported)
     if size_range is None:
         if not points:
             raise SizeError(Code.SIZES_UNSET, Diagnostic(
@@ -285,6 +288,8 @@ def _verdict_points(result: Verdict, levels: Sequence[str]) -> dict[str, Point]:
 
 def _binding(result: Verdict, points: dict[str, Point]) -> str | None:
     term = result.binding
+    if result.unsupported:
+        return None
     if term is not None and term.kind == TermKind.TRAFFIC and term.key in points:
         return term.key
     return None
