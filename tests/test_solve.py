@@ -25,6 +25,7 @@ from kernelcost.base.errors import KcostError
 from kernelcost.base.symbols import size_symbol
 from kernelcost.count.cost import Cost, ScopeCost, TensorFootprint
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.report.solve_report import crossing_json
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 n, M, N, K, T = (size_symbol(name) for name in ("n", "M", "N", "K", "T"))
@@ -88,7 +89,7 @@ def test_gemm_tiled_with_128_tiles_never_crosses_on_h100():
     # chapter example 4: T/2 = 64 < I_crit = 295.5: memory-bound for every N
     assert crossing.value is None and crossing.compute_bound_side is None
     assert crossing.limit == 64
-    assert crossing.as_json()["value"] is None and crossing.as_json()["limit"] == 64.0
+    assert crossing_json(crossing)["value"] is None and crossing_json(crossing)["limit"] == 64.0
 
 
 def test_gemm_tiled_spec_default_applies_only_when_asked():
@@ -154,10 +155,10 @@ def test_crossings_on_other_machines_use_their_ridge():
 
 def test_json_keys_are_the_documented_ones():
     [crossing] = ridge_crossings(gemm(), N, load_machine("h100"), "bf16", values=SQUARE)
-    assert list(crossing.as_json()) == [
+    assert list(crossing_json(crossing)) == [
         "machine", "precision", "level", "parameter", "value", "expr", "condition", "limit",
         "compute_bound_side", "searched_to"]
-    assert crossing.as_json()["expr"] == "3*I_crit"
+    assert crossing_json(crossing)["expr"] == "3*I_crit"
 
 
 def test_solving_for_a_set_parameter_is_an_error():

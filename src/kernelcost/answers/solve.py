@@ -25,7 +25,6 @@ from ..algebra.equations import CAPACITY, RIDGE, Equation, equation, solve_equal
 from ..algebra.numeric_roots import Root as _Root
 from ..algebra.numeric_roots import shortened, sum_search
 from ..algebra.numeric_sums import has_sum
-from ..algebra.texts import text
 from ..algebra.witnesses import exact_floor
 from ..analysis.api import Analysis, Counted
 from ..base.errors import Code, Diagnostic, KcostError, MachineFileError, SizeError, did_you_mean
@@ -34,7 +33,7 @@ from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost
 from ..count.mma import on_units
-from ..count.values import as_symbol, evaluate, exact, json_value, parameter_values
+from ..count.values import as_symbol, evaluate, exact, parameter_values
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine
 from ..hardware.machinefile import load_machine
 from .not_run import refuse_not_run
@@ -68,16 +67,6 @@ class Crossing:
         symbolic."""
         return _integer_bound(self.value, self.compute_bound_side)
 
-    def as_json(self) -> dict[str, object]:
-        """The documented JSON keys; numbers as floats, expressions as sympy strings."""
-        return {
-            "machine": self.machine, "precision": self.precision, "level": self.level,
-            "parameter": self.parameter, "value": json_value(self.value),
-            "expr": None if self.expr is None else text(self.expr),
-            "condition": text(self.condition), "limit": json_value(self.limit),
-            "compute_bound_side": self.compute_bound_side, "searched_to": self.searched_to,
-        }
-
 
 @record
 class CapacityCrossing:
@@ -103,17 +92,6 @@ class CapacityCrossing:
         inside = (None if self.exceeds_side is None
                   else {"above": "below", "below": "above"}.get(self.exceeds_side))
         return _integer_bound(self.value, inside)
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "machine": self.machine, "what": self.what, "level": self.level,
-            "parameter": self.parameter, "held_B": text(self.held_B),
-            "capacity_B": float(self.capacity_B), "capacity_per": self.capacity_per,
-            "value": json_value(self.value),
-            "expr": None if self.expr is None else text(self.expr),
-            "condition": text(self.condition), "exceeds_side": self.exceeds_side,
-            "fits_everywhere": self.fits_everywhere,
-        }
 
 
 def _integer_bound(value: sympy.Expr | None, side: str | None) -> tuple[str, int] | None:

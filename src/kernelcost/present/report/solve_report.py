@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sympy
 
+from ...algebra.texts import text
 from ...analysis.api import Analysis, Counted
 from ...base.units import binary, plain
+from ...count.values import json_value
 from .cells import (
     MACHINE_NAMES,
     PER_WORDS,
@@ -109,6 +111,31 @@ def solve_json(analysis: Analysis | Counted, parameter: str, solutions) -> dict:
         "kernel": analysis.kernel,
         "parameter": parameter,
         "settings": {str(s): expression(e) for s, e in analysis.settings.items()},
-        "crossings": [c.as_json() for s in solutions for c in s.crossings],
-        "capacity": [c.as_json() for s in solutions for c in s.capacity],
+        "crossings": [crossing_json(c) for s in solutions for c in s.crossings],
+        "capacity": [capacity_json(c) for s in solutions for c in s.capacity],
+    }
+
+
+def crossing_json(crossing) -> dict[str, object]:
+    """A ridge crossing's documented JSON keys; numbers as floats, expressions as sympy
+    strings."""
+    return {
+        "machine": crossing.machine, "precision": crossing.precision, "level": crossing.level,
+        "parameter": crossing.parameter, "value": json_value(crossing.value),
+        "expr": None if crossing.expr is None else text(crossing.expr),
+        "condition": text(crossing.condition), "limit": json_value(crossing.limit),
+        "compute_bound_side": crossing.compute_bound_side,
+        "searched_to": crossing.searched_to,
+    }
+
+
+def capacity_json(crossing) -> dict[str, object]:
+    return {
+        "machine": crossing.machine, "what": crossing.what, "level": crossing.level,
+        "parameter": crossing.parameter, "held_B": text(crossing.held_B),
+        "capacity_B": float(crossing.capacity_B), "capacity_per": crossing.capacity_per,
+        "value": json_value(crossing.value),
+        "expr": None if crossing.expr is None else text(crossing.expr),
+        "condition": text(crossing.condition), "exceeds_side": crossing.exceeds_side,
+        "fits_everywhere": crossing.fits_everywhere,
     }

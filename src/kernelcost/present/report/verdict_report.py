@@ -19,6 +19,7 @@ from .grid import grid_clause, grid_json, misfit_sentence, transfer_lines
 from .ledger_report import ledger_line
 from .page import Column, fitted_table
 from .precision import mapping_json, mapping_line
+from .solve_report import crossing_json
 from .times import fill_clause, floor_terms_json, times_line
 from .unsupported_report import unsupported_sentence
 
@@ -205,7 +206,7 @@ def answers_json(answers) -> dict:
             "rate": _rate_json(a.rate),
             "element_types": mapping_json(a.mapping),
             "bound": _name(a.verdict.bound), "regime": a.verdict.regime,
-            "crossings": [c.as_json() for c in a.crossings],
+            "crossings": [crossing_json(c) for c in a.crossings],
             "fits": [{"scope": f.scope_index, "level": f.level, "held_B": json_number(f.held_B),
                       "capacity_B": json_number(f.capacity_B), "per": f.capacity_per,
                       "fits": f.fits} for f in a.verdict.fits],
