@@ -85,3 +85,12 @@ def test_records_of_one_shape_keep_their_own_names_and_defaults():
         Second()  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="unexpected keyword argument 'a'"):
         Second(a=1)  # type: ignore[call-arg]
+
+
+def test_the_prebuilt_bodies_are_those_records_writes():
+    """base/record_bodies.py as records.record_bodies_source() writes it (after a change to
+    the bodies: write that text to the file)."""
+    from kernelcost.base import record_bodies, records
+
+    assert Path(record_bodies.__file__).read_text(encoding="utf-8") == (
+        records.record_bodies_source())

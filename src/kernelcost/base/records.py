@@ -101,34 +101,72 @@ _CODE_OF_SHAPE: dict[tuple, types.CodeType] = {}
 
 def _placeholder(index: int) -> str:
     """The name of a shape's field `index`, replaced in its code by the class's own."""
-    return f"_field_{index}_"
+    return f"_f{index}_"
 
 
 def _compiled_shape(shape: tuple) -> types.CodeType:
-    """The __init__ of a shape, its fields named by placeholders, compiled."""
+    """The __init__ of a shape, its fields named by placeholders: for a frozen record of
+    fields all in __init__ without default factories, the body of as many fields that
+    record_bodies holds, compiled with the package; else compiled here."""
+    frozen, post_init, kinds = shape
+    if frozen and not post_init and all(init and not factory for init, factory in kinds):
+        from . import record_bodies
+
+        body = getattr(record_bodies, f"_frozen_{len(kinds)}", None)
+        if body is not None:
+            return body.__code__.replace(co_name="__init__")
+    names: dict[str, Any] = {}
+    exec(_shape_source(shape, "__init__"), names)  # noqa: S102 - built from placeholders
+    return names["__init__"].__code__
+
+
+def _shape_source(shape: tuple, name: str) -> str:
+    """The source of a shape's __init__, named `name`, in lines of at most 100 characters."""
     frozen, post_init, kinds = shape
 
-    def assign(name: str, value: str) -> str:
-        return f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}"
+    def assign(field: str, value: str) -> str:
+        return f"_set(self, {field!r}, {value})" if frozen else f"self.{field} = {value}"
 
     # the defaults are the function's, not its code's: _init_of gives each class its own
     parameters, lines = [], []
     for index, (init, factory) in enumerate(kinds):
-        name = _placeholder(index)
+        field = _placeholder(index)
         if not init:
             if factory:
-                lines.append(assign(name, f"_factory_{index}()"))
+                lines.append(assign(field, f"_factory_{index}()"))
             continue
-        parameters.append(name)
-        value = f"_factory_{index}() if {name} is _NO_VALUE else {name}" if factory else name
-        lines.append(assign(name, value))
+        parameters.append(field)
+        value = f"_factory_{index}() if {field} is _NO_VALUE else {field}" if factory else field
+        lines.append(assign(field, value))
     if post_init:
         lines.append("self.__post_init__()")
-    source = (f"def __init__(self, {', '.join(parameters)}):\n    "
-              + "\n    ".join(lines or ["pass"]))
-    names: dict[str, Any] = {}
-    exec(source, names)  # noqa: S102 - the source is built from placeholders alone
-    return names["__init__"].__code__
+    signature, line = [], ""
+    for parameter in ["self", *parameters]:  # lines of at most 100 characters
+        if line and len(name) + 5 + len(line) + len(parameter) + 4 > 100:
+            signature.append(line + ",")
+            line = ""
+        line += (", " if line else "") + parameter
+    indent = "\n" + " " * (len(name) + 5)
+    return (f"def {name}({indent.join([*signature, line])}):\n    "
+            + "\n    ".join(lines or ["pass"]) + "\n")
+
+
+MOST_PREBUILT_FIELDS = 26  # the most fields of a frozen record that record_bodies holds
+
+
+def record_bodies_source() -> str:
+    """The text of record_bodies: the __init__ body of a frozen record of 0 to
+    MOST_PREBUILT_FIELDS fields, all in __init__ and without default factories."""
+    header = (
+        '"""The __init__ bodies of frozen records of up to 26 fields (records._init_of puts each\n'
+        "class's own names in one): compiled with the package, where records would compile\n"
+        "one for each such record a command meets. Written by records.record_bodies_source();\n"
+        'tests/test_records.py holds this file to it."""\n\n'
+        "# mypy: ignore-errors\n"
+        "# ruff: noqa: F821 (_set is the global of each __init__ made from a body)\n")
+    bodies = [_shape_source((True, False, ((True, False),) * count), f"_frozen_{count}")
+              for count in range(MOST_PREBUILT_FIELDS + 1)]
+    return header + "".join("\n" + body for body in bodies)
 
 
 def _refuse_assignment(self, name: str, value) -> None:
