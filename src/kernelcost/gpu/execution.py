@@ -325,13 +325,12 @@ def _per_sm_term(name: str, kind: str, key: str, total: sympy.Expr,
                  share: Share | None, values: Values) -> GridTerm:
     """The busiest SM's share on one SM's rate, never below the whole grid's amount on the
     whole machine; that alone where no share is known."""
-    flat = GridTerm(name, kind, key, total, rate, total / rate, False)
     amount = None if share is None else share(per_block_amount)
-    if amount is None:
-        return flat
-    quantised = GridTerm(name, kind, key, amount, rate / sms, amount * sms / rate, True)
-    below = proven_less_than(amount * sms, total)  # only unequal blocks fall under the mean
-    return flat if below else quantised
+    on_all = None if amount is None else amount * sms
+    # only unequal blocks fall under the mean
+    if on_all is None or proven_less_than(on_all, total):
+        return GridTerm(name, kind, key, total, rate, total / rate, False)
+    return GridTerm(name, kind, key, amount, rate / sms, on_all / rate, True)
 
 
 def _on_chip_terms(cost: Cost, grid: GridCost, machine: Machine, values: Values, sms: int,
