@@ -271,10 +271,12 @@ def shifted_fraction(expr: sympy.Expr, symbols: Sequence[sympy.Symbol],
 
 def _index(symbols: Sequence[sympy.Symbol],
            leaves: Mapping[sympy.Expr, sympy.Symbol] | None) -> dict[sympy.Expr, int]:
-    """Each symbol's position, and each leaf node's: that of its symbol."""
+    """Each symbol's position, and each leaf node's: that of its symbol (a leaf inside
+    another, ceiling(ceiling(M/2)/2), is never reached, and its symbol is not among them)."""
     index: dict[sympy.Expr, int] = {symbol: position for position, symbol in enumerate(symbols)}
     for node, symbol in (leaves or {}).items():
-        index[node] = index[symbol]
+        if symbol in index:
+            index[node] = index[symbol]
     return index
 
 
