@@ -6,7 +6,7 @@ neither it nor its radicand's sign)."""
 from fractions import Fraction
 
 import sympy
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kernelcost.algebra.axis_signs import sign_for_every_positive
@@ -86,6 +86,9 @@ COEFFICIENTS = st.lists(st.integers(-4, 4), min_size=1, max_size=3)
 @settings(max_examples=300, deadline=None)
 @given(numerator=COEFFICIENTS, denominator=COEFFICIENTS.filter(any),
        scale=st.sampled_from([1, 2, 7, sympy.Rational(1, 3)]))
+@example(numerator=[1, -2, 1], denominator=[-1, 1], scale=1)  # (I - 1)^3: odd
+@example(numerator=[-2, 0, 1], denominator=[-4, 0, 2], scale=1)  # a surd pair twice: even
+@example(numerator=[-2, 0, 1], denominator=[1], scale=3)  # a surd pair once: odd
 def test_signs_read_off_the_coefficients_are_those_of_sympys_poly(numerator, denominator,
                                                                   scale):
     """A quotient of polynomials of degree 2 at most in the ridge, as written: its sign at

@@ -15,6 +15,7 @@ exactly (Vieta), which sympy's Poly and its Sturm sequences take a millisecond t
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import sympy
@@ -66,12 +67,45 @@ def changes_sign(expr: sympy.Expr) -> bool:
     if not symbol.is_positive or symbol.is_integer:
         return False
     rational = _rational_parts(expr)
-    if rational is not None and all(1 <= len(part) <= 2 and any(part) for part in rational):
-        # degree 1 or less each: a root of odd multiplicity is one of either, not of both
-        roots = [-part[0] / part[1] for part in rational if len(part) == 2]
-        return any(root > 0 for root in roots) and not (len(roots) == 2
-                                                        and roots[0] == roots[1])
+    if rational is not None and all(len(part) <= 3 and any(part) for part in rational):
+        return _odd_positive_root(rational)
     return _changes_sign_by_poly(expr, symbol)
+
+
+def _odd_positive_root(parts: tuple[list[Fraction], ...]) -> bool:
+    """Whether the product of polynomials of degree 2 at most has a root above 0 of odd
+    multiplicity: each part's real roots counted exactly, a rational one by its value, a
+    pair of conjugate surds by their monic quadratic."""
+    multiplicity: dict[object, int] = {}
+    positive: dict[object, bool] = {}
+    for part in parts:
+        if len(part) == 2:
+            root = -part[0] / part[1]
+            multiplicity[root] = multiplicity.get(root, 0) + 1
+            positive[root] = root > 0
+        elif len(part) == 3:
+            constant, linear = part[0] / part[2], part[1] / part[2]  # monic
+            discriminant = linear * linear - 4 * constant
+            if discriminant < 0:
+                continue
+            whole = _square_root(discriminant)
+            if whole is None:  # two conjugate surds, both of this quadratic's multiplicity
+                key = (constant, linear)
+                multiplicity[key] = multiplicity.get(key, 0) + 1
+                positive[key] = _has_positive_root([constant, linear, Fraction(1)]) is True
+                continue
+            for root in ((-linear + whole) / 2, (-linear - whole) / 2):
+                multiplicity[root] = multiplicity.get(root, 0) + 1
+                positive[root] = root > 0
+    return any(count % 2 == 1 and positive[key] for key, count in multiplicity.items())
+
+
+def _square_root(value: Fraction) -> Fraction | None:
+    """The rational square root of a nonnegative rational, or None where it has none."""
+    top, bottom = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    if top * top != value.numerator or bottom * bottom != value.denominator:
+        return None
+    return Fraction(top, bottom)
 
 
 def _changes_sign_by_poly(expr: sympy.Expr, symbol: sympy.Symbol) -> bool:
