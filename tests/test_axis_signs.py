@@ -6,7 +6,7 @@ neither it nor its radicand's sign)."""
 from fractions import Fraction
 
 import sympy
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kernelcost.algebra.axis_signs import sign_for_every_positive
@@ -78,3 +78,27 @@ def test_a_decided_sign_holds_at_every_sample_ridge(a, b, radicand, d):
 def test_sums_of_positive_terms_are_positive(slope, constant, power):
     assert sign_for_every_positive(slope * I**power + constant) == 1
     assert sign_for_every_positive(-(slope * I**power + constant) / (I + Fraction(1, 2))) == -1
+
+
+COEFFICIENTS = st.lists(st.integers(-4, 4), min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(numerator=COEFFICIENTS, denominator=COEFFICIENTS.filter(any),
+       scale=st.sampled_from([1, 2, 7, sympy.Rational(1, 3)]))
+@example(numerator=[1, -2, 1], denominator=[-1, 1], scale=1)  # (I - 1)^3: odd
+@example(numerator=[-2, 0, 1], denominator=[-4, 0, 2], scale=1)  # a surd pair twice: even
+@example(numerator=[-2, 0, 1], denominator=[1], scale=3)  # a surd pair once: odd
+def test_signs_read_off_the_coefficients_are_those_of_sympys_poly(numerator, denominator,
+                                                                  scale):
+    """A quotient of polynomials of degree 2 at most in the ridge, as written: its sign at
+    every ridge and whether it changes sign, read off its rational coefficients, are those
+    sympy's Poly and real-root isolation find."""
+    from kernelcost.algebra import axis_signs
+
+    top = sympy.Add(*(scale * c * I**k for k, c in enumerate(numerator)))
+    bottom = sympy.Add(*(c * I**k for k, c in enumerate(denominator)))
+    expr = top / bottom
+    assert sign_for_every_positive(expr) == axis_signs._sign_by_poly(expr)
+    if expr.free_symbols == {I}:
+        assert axis_signs.changes_sign(expr) == axis_signs._changes_sign_by_poly(expr, I)

@@ -3,6 +3,7 @@ text in its .expected file (regenerate with tools/regen_errors.py and review the
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from kernelcost.base.errors import KcostError
 from kernelcost.base.symbols import iterator_symbol, size_symbol
 from kernelcost.lang import check_exprs
 from kernelcost.lang.check import MAX_LOOP_DEPTH, check
+from kernelcost.lang.check_context import _word_at
 from kernelcost.lang.parse import parse, parse_file
 
 TESTS = Path(__file__).parent
@@ -157,3 +159,11 @@ def test_an_index_affine_at_a_glance_is_affine_to_poly(value):
         poly = sympy.Poly(value, *ITERATORS)
         assert poly.total_degree() <= 1, value
         assert all(sympy.denom(coefficient) == 1 for coefficient in poly.coeffs()), value
+
+
+@given(line=st.text(alphabet="ab_1 (,)x", max_size=20),
+       name=st.sampled_from(["a", "ab", "x1", "_"]), start=st.integers(0, 22))
+def test_a_name_is_found_as_a_whole_word(line, name, start):
+    """The place of a declared name in its line, as the regular expression finds it."""
+    match = re.compile(rf"(?<![A-Za-z_0-9]){re.escape(name)}(?![A-Za-z_0-9])").search(line, start)
+    assert _word_at(line, name, start) == (-1 if match is None else match.start())

@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kernelcost.algebra.cleared import ClearedQuadratic, has_root_from_one
+from kernelcost.algebra.equations import _terms_in
 
 x, t = sympy.symbols("x t")
 # roots at, just beside and far from 1, so that the count's edge is reached
@@ -56,7 +57,9 @@ def test_the_slope_sign_at_each_root_is_that_of_the_quotient(numerator, denomina
     polynomial = sympy.Poly(cleared, x, t)
     if polynomial.is_zero or polynomial.degree(x) not in (1, 2):
         return
-    equation = ClearedQuadratic(polynomial)
+    terms = {powers: Fraction(int(value.p), int(value.q)) for powers, value in polynomial.terms()}
+    assert _terms_in(cleared, x, t) == terms  # read from the ring as the Poly reads them
+    equation = ClearedQuadratic(terms)
     at_target = sympy.Rational(target.numerator, target.denominator)
     coefficients = equation.at(target)
     assert _poly(coefficients) == sympy.Poly(cleared.subs(t, at_target), x, domain=sympy.QQ)

@@ -14,7 +14,7 @@ import pytest
 import sympy
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
-from test_rational_eval import expressions
+from test_rational_eval import RATIONAL_NODES, expressions
 
 from kernelcost.algebra import decide, held_quotients, witnesses
 from kernelcost.algebra.decide import (
@@ -593,3 +593,15 @@ def test_a_proof_alone_is_what_the_relations_prove(left, right):
 @settings(max_examples=150, deadline=None)
 def test_a_proof_alone_is_what_the_relations_prove_for_generated_pairs(left, right):
     assert proven_less_than(left, right) is (less_than(left, right) is True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(left=expressions(kinds=RATIONAL_NODES + ("ceiling", "floor")),
+       right=expressions(kinds=RATIONAL_NODES + ("ceiling", "floor")))
+def test_a_proof_of_less_than_is_the_same_with_the_sizes_at_1_asked_first(left, right):
+    """proven_less_than asks where every size is 1 before it builds the difference: the
+    answer is the one shows and the deciders give."""
+    decide.proven_less_than.cache_clear()
+    expected = (not witnesses.shows(left - right, (0, 1))
+                and decide._compared(left, right, strict=True) is True)
+    assert decide.proven_less_than(left, right) == expected

@@ -274,3 +274,39 @@ def test_the_oracle_evaluates_a_closed_form_as_substituting_does(expr, point):
     value = expr.xreplace(dict(zip(SIZES, map(sympy.Integer, point))))
     expected = Fraction(int(value.p), int(value.q)) if value.is_Rational else None
     assert evaluate(expr, dict(zip(SIZES, map(sympy.Integer, point)))) == expected
+
+
+CEILING_NODES = ("add", "add", "mul", "div", "pow", "ceiling", "ceiling", "min")
+
+
+def _rebuilt_shifted_sign(difference: sympy.Expr) -> int | None:
+    """shifted_sign as it read a difference before: rebuilt with each ceiling's size put in."""
+    rounded = shifted.rounded_as_sizes(difference)
+    sizes = None if rounded is None else shifted.rational_sizes(rounded)
+    if sizes is None or rounded is None:
+        return None
+    numerator, denominator = (rational_eval.shifted_fraction(rounded, sizes)
+                              or rounded.as_numer_denom())
+    denominator_sign = shifted.part_sign(denominator, sizes)
+    numerator_sign = shifted.part_sign(numerator, sizes) if denominator_sign else None
+    return None if numerator_sign is None else numerator_sign * denominator_sign
+
+
+@settings(max_examples=150, deadline=None)
+@given(first=expressions(kinds=CEILING_NODES), second=expressions(kinds=CEILING_NODES))
+@example(first=sympy.ceiling(SIZES[0] / 66) * SIZES[1] / 7, second=SIZES[1] + 3)
+@example(first=sympy.Max(sympy.ceiling(SIZES[0] / 2), 1), second=SIZES[0])
+@example(first=SIZES[0], second=sympy.ceiling(sympy.ceiling(SIZES[0] / 2) / 2))  # nested
+def test_ceilings_read_as_sizes_give_the_rebuilt_answers(first, second):
+    """Each ceiling read as its size in place, as the expression rebuilt with the sizes put
+    in reads: shifted_sign's answer, and a Max's pairs by their shifted polynomials."""
+    assert shifted.shifted_sign(first - second) == _rebuilt_shifted_sign(first - second)
+    polynomials = shifted.ShiftedPolynomials((first, second))
+    for index, argument in enumerate((first, second)):
+        rounded = shifted.rounded_as_sizes(argument)
+        own = (None if rounded is None else () if rounded.is_Rational
+               else shifted.rational_sizes(rounded))
+        assert polynomials.own[index] == own
+        if own:
+            assert polynomials._expanded(index) == rational_eval.shifted_integers(
+                rounded, polynomials.sizes)

@@ -60,3 +60,37 @@ def test_the_package_declares_frozen_classes_as_records():
                 if path.name != "kcost_parser.py"
                 and "\n@dataclass(frozen=True)\n" in path.read_text()]
     assert declared == []
+
+
+def test_records_of_one_shape_keep_their_own_names_and_defaults():
+    """Classes with the same kinds of fields share one compiled __init__ body."""
+    @record
+    class First:
+        a: int
+        b: str = "b"
+        c: list = dataclasses.field(default_factory=list)
+
+    @record
+    class Second:
+        x: int
+        y: str = "y"
+        z: dict = dataclasses.field(default_factory=dict)
+
+    assert First(1) == First(a=1, b="b", c=[])
+    assert Second(x=2) == Second(2, "y", {})
+    assert repr(First(1, c=[3])).endswith("First(a=1, b='b', c=[3])")
+    assert repr(Second(2, z={1: 2})).endswith("Second(x=2, y='y', z={1: 2})")
+    assert First(1).c is not First(1).c  # a fresh list each time
+    with pytest.raises(TypeError, match="'x'"):
+        Second()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'a'"):
+        Second(a=1)  # type: ignore[call-arg]
+
+
+def test_the_prebuilt_bodies_are_those_records_writes():
+    """base/record_bodies.py as records.record_bodies_source() writes it (after a change to
+    the bodies: write that text to the file)."""
+    from kernelcost.base import record_bodies, records
+
+    assert Path(record_bodies.__file__).read_text(encoding="utf-8") == (
+        records.record_bodies_source())

@@ -18,11 +18,13 @@ class ClearedQuadratic:
     """P's coefficients in x, each a polynomial in t: `table[k][j]` is the coefficient of
     x^k t^j."""
 
-    def __init__(self, polynomial: sympy.Poly):
-        """`polynomial`: P as a Poly in (x, t) over ZZ or QQ, of degree 1 or 2 in x."""
-        self.table: list[dict[int, Fraction]] = [{} for _ in range(polynomial.degree(0) + 1)]
-        for (power, target_power), coefficient in polynomial.terms():
-            self.table[power][target_power] = _exact(coefficient)
+    def __init__(self, terms: dict[tuple[int, int], Fraction]):
+        """`terms`: P's nonzero coefficients by their powers of (x, t), of degree 1 or 2
+        in x."""
+        self.table: list[dict[int, Fraction]] = [
+            {} for _ in range(max(power for power, _ in terms) + 1)]
+        for (power, target_power), coefficient in terms.items():
+            self.table[power][target_power] = coefficient
         # D = -dP/dt, highest power first
         self.denominator = [-row.get(1, Fraction(0)) for row in reversed(self.table)]
 

@@ -122,7 +122,26 @@ def at_least(left: sympy.Expr, right: sympy.Expr) -> bool | None:
 def proven_less_than(left: sympy.Expr, right: sympy.Expr) -> bool:
     """Whether left < right is proven at every size (less_than gives True)."""
     left, right = sympy.sympify(left), sympy.sympify(right)
+    if _not_below_at_ones(left, right):
+        return False
     return not shows(left - right, (0, 1)) and _compared(left, right, strict=True) is True
+
+
+def _not_below_at_ones(left: sympy.Expr, right: sympy.Expr) -> bool:
+    """Whether left >= right where every size is 1, the first witness of any set of sizes
+    (whatever the difference would keep of them), each side by its own plan: the relation
+    then fails at a size, found without building the difference in sympy. False where a
+    side has a symbol that is no size, or no plan, or no value there."""
+    values = []
+    for side in (left, right):
+        symbols = tuple(sorted(side.free_symbols, key=text_key))
+        if not all(symbol.is_integer and symbol.is_positive for symbol in symbols):
+            return False
+        value = planned_value(rational_eval.compiled(side, symbols), (1,) * len(symbols))
+        if value is None:
+            return False
+        values.append(value)
+    return rational_eval.compare(values[0], values[1]) >= 0
 
 
 def smallest(*arguments: sympy.Expr) -> sympy.Expr:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import field
+from fractions import Fraction
 from functools import cached_property, lru_cache
 
 import sympy
@@ -21,7 +22,7 @@ from .axis_signs import changes_sign, sign_for_every_positive
 from .cleared import ClearedQuadratic
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quadratic import quadratic_roots
-from .quotients import cancel, factored
+from .quotients import cancel, factored, polynomial_terms
 from .witnesses import exact_number_sign, signs_at_witnesses
 
 # The symbols the closed forms are written in.
@@ -125,11 +126,11 @@ class Equation:
         if self.cleared is None or not self.cleared.free_symbols <= {self.variable,
                                                                       self.target}:
             return None
-        polynomial = sympy.Poly(self.cleared, self.variable, self.target)
-        if polynomial.domain not in (sympy.ZZ, sympy.QQ):
+        terms = _terms_in(self.cleared, self.variable, self.target)
+        if terms is None:
             return None
-        return (ClearedQuadratic(polynomial) if polynomial.degree(self.variable) in (1, 2)
-                else None)
+        degree = max((power for power, _ in terms), default=0)
+        return ClearedQuadratic(terms) if degree in (1, 2) else None
 
     def side_at(self, root: sympy.Expr, target_value: sympy.Expr) -> str | None:
         """`above` when the quantity exceeds the target just above the root (it rises through
@@ -153,6 +154,33 @@ def equation(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol)
     if cleared.has(variable) and not cleared.is_polynomial(variable):
         return Equation(quantity, variable, target, None)
     return Equation(quantity, variable, target, cleared)
+
+
+def _terms_in(expr: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol
+              ) -> dict[tuple[int, int], Fraction] | None:
+    """expr's nonzero coefficients by their powers of (variable, target), as sympy's Poly in
+    the two over ZZ or QQ has them, read from the ring (Poly reads the expression again,
+    most of a crossing's first question); None where its coefficients are not rational."""
+    written = polynomial_terms(expr)
+    if written is None:
+        if expr.is_Rational:
+            return {(0, 0): Fraction(int(expr.p), int(expr.q))} if expr else {}
+        polynomial = sympy.Poly(expr, variable, target)
+        if polynomial.domain not in (sympy.ZZ, sympy.QQ):
+            return None
+        return {powers: Fraction(int(value.p), int(value.q))
+                for powers, value in polynomial.terms() if value}
+    symbols, found = written
+    if not set(symbols) <= {variable, target}:
+        return None
+    place = [0 if symbol == variable else 1 for symbol in symbols]
+    terms = {}
+    for exponents, value in found:
+        powers = [0, 0]
+        for position, exponent in zip(place, exponents):
+            powers[position] = exponent
+        terms[powers[0], powers[1]] = Fraction(int(value.p), int(value.q))
+    return terms
 
 
 def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol,
@@ -214,7 +242,15 @@ def _may_be(root: sympy.Expr, variable: sympy.Symbol) -> bool:
 
 def _linear_with_rational_coefficients(expr: sympy.Expr, variable: sympy.Symbol) -> bool:
     """True for a polynomial of degree 1 in `variable` whose coefficients, in every symbol,
-    are rational numbers: solve has no radicals, floats or functions to treat there."""
+    are rational numbers: solve has no radicals, floats or functions to treat there. Read
+    from the ring where it writes expr out, else by sympy's Poly."""
+    written = polynomial_terms(expr)
+    if written is not None:
+        symbols, terms = written
+        if variable not in symbols:
+            return False
+        position = symbols.index(variable)
+        return max(exponents[position] for exponents, _ in terms) == 1
     try:
         polynomial = sympy.Poly(expr, *sorted(expr.free_symbols, key=text_key))
     except sympy.PolynomialError:

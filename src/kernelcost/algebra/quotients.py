@@ -100,13 +100,14 @@ def _written_out(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
     generators = _ring_generators(expr)
     if not generators:
         return None
-    ring = PolyRing(_sort_gens(list(set(generators.values()))), ZZ, lex)
+    ring = _ring(frozenset(generators.values()))
     by_expr = dict(zip(ring.symbols, ring.gens))
     atoms = {node: by_expr[generator] for node, generator in generators.items()}
     try:
         numerator, denominator = _in_ring(expr, atoms, ring)
     except _NotWrittenOut:
         return None
+    numerator, denominator = numerator or ring.zero, denominator or ring.one
     used = [any(exponents) for exponents in zip(*numerator.monoms(), *denominator.monoms())]
     if not all(used) or len(used) < ring.ngens:
         return None  # a generator cancelled out: sring's ring would not have it
@@ -127,6 +128,13 @@ def polynomial_terms(expr: sympy.Expr) -> tuple[tuple, list[tuple[tuple, sympy.R
     divisor = ZZ.to_sympy(denominator.LC)
     return symbols, [(exponents, ZZ.to_sympy(coefficient) / divisor)
                      for exponents, coefficient in numerator.terms()]
+
+
+@functools.lru_cache(maxsize=256)
+def _ring(generators: frozenset[sympy.Expr]) -> PolyRing:
+    """The ring over the integers sring would build on these generators, in its order: kept,
+    as the forms of one spec share their sizes, and sympy orders generators by their text."""
+    return PolyRing(_sort_gens(list(generators)), ZZ, lex)
 
 
 class _NotWrittenOut(Exception):
@@ -157,35 +165,52 @@ def _ring_generators(expr: sympy.Expr) -> dict[sympy.Expr, sympy.Expr] | None:
     return generators
 
 
-def _in_ring(node: sympy.Expr, atoms, ring) -> tuple[PolyElement, PolyElement]:
-    """node as a numerator and a denominator in ring (not in lowest terms)."""
+def _in_ring(node: sympy.Expr, atoms, ring) -> tuple[PolyElement | None, PolyElement | None]:
+    """node as a numerator and a denominator in ring (not in lowest terms), a denominator of
+    1 as None: most factors and terms have one, and a product or sum with it is a new
+    polynomial each time."""
     if node in atoms:
-        return atoms[node], ring.one
+        return atoms[node], None
     if node.is_Rational:
-        return ring(int(node.p)), ring(int(node.q))
+        return ring(int(node.p)), None if node.q == 1 else ring(int(node.q))
     if node.is_Mul:
-        numerator, denominator = ring.one, ring.one
+        numerator: PolyElement | None = None
+        denominator: PolyElement | None = None
         for argument in node.args:
             top, bottom = _in_ring(argument, atoms, ring)
-            numerator, denominator = numerator * top, denominator * bottom
+            numerator = top if numerator is None else numerator * top
+            if bottom is not None:
+                denominator = bottom if denominator is None else denominator * bottom
         return numerator, denominator
     if node.is_Pow:
         top, bottom = _in_ring(node.base, atoms, ring)
         power = int(node.exp)
-        return (top**power, bottom**power) if power >= 0 else (bottom**-power, top**-power)
-    numerator, denominator = ring.zero, ring.one
+        if power < 0:
+            top, bottom, power = bottom, top, -power
+        return (ring.one if top is None else top**power,
+                None if bottom is None else bottom**power)
+    numerator, denominator = None, None
     for argument in node.args:
-        numerator, denominator = _added(numerator, denominator, *_in_ring(argument, atoms, ring))
-    if numerator.is_ground and denominator.is_ground:
+        top, bottom = _in_ring(argument, atoms, ring)
+        numerator, denominator = _added(numerator, denominator, top, bottom)
+    assert numerator is not None  # a sum has terms
+    if numerator.is_ground and (denominator is None or denominator.is_ground):
         raise _NotWrittenOut  # a number in disguise
     return numerator, denominator
 
 
-def _added(numerator, denominator, top, bottom) -> tuple[PolyElement, PolyElement]:
-    """numerator/denominator + top/bottom over one denominator: the least common multiple
-    where both are terms (the usual 1/(2*T) beside 1/T), else their product."""
-    if denominator == bottom:
+def _added(numerator, denominator, top, bottom):
+    """numerator/denominator + top/bottom over one denominator (None: 1, and no sum yet for
+    the numerator): the least common multiple where both are terms (the usual 1/(2*T)
+    beside 1/T), else their product."""
+    if numerator is None:
+        return top, bottom
+    if denominator == bottom:  # both 1, or equal
         return numerator + top, denominator
+    if denominator is None:
+        return numerator * bottom + top, bottom
+    if bottom is None:
+        return numerator + top * denominator, denominator
     if len(denominator) == 1 and len(bottom) == 1:
         common = denominator.lcm(bottom)
         return (numerator * common.exquo(denominator) + top * common.exquo(bottom), common)

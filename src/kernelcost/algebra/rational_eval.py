@@ -235,11 +235,13 @@ def shifted_terms(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]
     return {exponents: Fraction(value, denominator) for exponents, value in terms.items()}
 
 
-def shifted_integers(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]
+def shifted_integers(expr: sympy.Expr, symbols: Sequence[sympy.Symbol],
+                     leaves: Mapping[sympy.Expr, sympy.Symbol] | None = None
                      ) -> tuple[dict[tuple[int, ...], int], int] | None:
     """shifted_terms as integer coefficients over one positive denominator, which the signs
-    of the coefficients do not need."""
-    index = {symbol: position for position, symbol in enumerate(symbols)}
+    of the coefficients do not need. `leaves`: nodes of expr (a rounding) each read as the
+    symbol it maps to, as if expr were rebuilt with them put in."""
+    index = _index(symbols, leaves)
     if _degree_bound(expr, index) >= _MOST_DEGREE:
         return None
     polynomial = _shifted(expr, index)
@@ -252,17 +254,30 @@ def shifted_integers(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]
 Terms = tuple[dict[tuple[int, ...], int], int]  # shifted coefficients over a denominator
 
 
-def shifted_fraction(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]
+def shifted_fraction(expr: sympy.Expr, symbols: Sequence[sympy.Symbol],
+                     leaves: Mapping[sympy.Expr, sympy.Symbol] | None = None
                      ) -> tuple[Terms, Terms] | None:
     """A rational function of the symbols as a numerator and a denominator, each in the
     form of shifted_integers, as expr.as_numer_denom() would give them (the terms of a sum
     over one denominator; the distinct denominators multiplied, unreduced), without building
-    either in sympy. None where expr is no rational function this expands."""
-    index = {symbol: position for position, symbol in enumerate(symbols)}
+    either in sympy. None where expr is no rational function this expands. `leaves` as for
+    shifted_integers."""
+    index = _index(symbols, leaves)
     if max(_fraction_degrees(expr, index)) >= _MOST_DEGREE:
         return None
     numerator, denominator = _fraction(expr, index)
     return _unpacked(numerator, len(symbols)), _unpacked(denominator, len(symbols))
+
+
+def _index(symbols: Sequence[sympy.Symbol],
+           leaves: Mapping[sympy.Expr, sympy.Symbol] | None) -> dict[sympy.Expr, int]:
+    """Each symbol's position, and each leaf node's: that of its symbol (a leaf inside
+    another, ceiling(ceiling(M/2)/2), is never reached, and its symbol is not among them)."""
+    index: dict[sympy.Expr, int] = {symbol: position for position, symbol in enumerate(symbols)}
+    for node, symbol in (leaves or {}).items():
+        if symbol in index:
+            index[node] = index[symbol]
+    return index
 
 
 def _unpacked(polynomial: _Polynomial, count: int) -> Terms:
@@ -288,7 +303,7 @@ def _fraction_degrees(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> tuple
         top, bottom = _fraction_degrees(expr.base, index)
         power = abs(int(expr.exp))
         return (top * power, bottom * power) if expr.exp >= 0 else (bottom * power, top * power)
-    return _MOST_DEGREE, 0
+    return (1, 0) if expr in index else (_MOST_DEGREE, 0)
 
 
 def _fraction(expr: sympy.Expr, index: dict[sympy.Symbol, int]
@@ -343,7 +358,7 @@ def _degree_bound(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> int:
     if expr.is_Pow and expr.exp.is_Integer and expr.exp >= 0:
         base = _degree_bound(expr.base, index)  # a form not expanded stays one at power 0
         return base if base >= _MOST_DEGREE else base * int(expr.exp)
-    return _MOST_DEGREE
+    return 1 if expr in index else _MOST_DEGREE
 
 
 def _shifted(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> _Polynomial:
@@ -356,7 +371,9 @@ def _shifted(expr: sympy.Expr, index: dict[sympy.Symbol, int]) -> _Polynomial:
         return functools.reduce(_Polynomial.plus, (_shifted(arg, index) for arg in expr.args))
     if expr.is_Mul:
         return functools.reduce(_Polynomial.times, (_shifted(arg, index) for arg in expr.args))
-    exponent = int(expr.exp)  # a power: _degree_bound let no other form through
+    if not expr.is_Pow:  # a leaf: _degree_bound let no other form through
+        return _Polynomial({0: 1, 1 << (_FIELD_BITS * index[expr]): 1})
+    exponent = int(expr.exp)  # a power
     if expr.base.is_Symbol:  # (1 + m)^e directly by its binomial coefficients
         shift = _FIELD_BITS * index[expr.base]
         return _Polynomial({power << shift: math.comb(exponent, power)

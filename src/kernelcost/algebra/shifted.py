@@ -27,13 +27,21 @@ def shifted_sign(difference: sympy.Expr) -> int | None:
     1 + m, have coefficients of one sign and a nonzero constant term (their value where every
     size is 1): a sum of such terms at m >= 0 keeps that sign. A ceiling of a positive
     quantity counts as a size. None for anything else."""
-    difference = rounded_as_sizes(difference)
-    sizes = None if difference is None else rational_sizes(difference)
-    if sizes is None:
+    roundings = rounded_sizes(difference)
+    if roundings is None:
         return None
-    # expanded in integers as sympy's as_numer_denom would write them, else by sympy
-    numerator, denominator = (rational_eval.shifted_fraction(difference, sizes)
-                              or difference.as_numer_denom())
+    sizes = _sizes_within(difference, roundings)
+    if sizes == _UNREAD:
+        difference, roundings = difference.xreplace(roundings), {}
+        sizes = rational_sizes(difference)
+    if sizes is None or isinstance(sizes, str):
+        return None
+    # expanded in integers as sympy's as_numer_denom would write them, each ceiling read as
+    # its size; else by sympy, from the difference with the sizes put in
+    fraction = rational_eval.shifted_fraction(difference, sizes, roundings)
+    if fraction is None:
+        fraction = difference.xreplace(roundings).as_numer_denom()
+    numerator, denominator = fraction
     denominator_sign = part_sign(denominator, sizes)
     if not denominator_sign:
         return None
@@ -51,18 +59,31 @@ class ShiftedPolynomials:
     either argument is no such polynomial."""
 
     def __init__(self, arguments: Sequence[sympy.Expr]):
-        rounded = [rounded_as_sizes(argument) for argument in arguments]
-        sizes = [None if argument is None else () if argument.is_Rational
-                 else rational_sizes(argument) for argument in rounded]
+        # each ceiling read as its size where the rest is sums, products and powers (the
+        # argument with the sizes put in is then that same polynomial), not rebuilt in sympy
+        self.rounded: list[sympy.Expr | None] = []
+        self.roundings: dict[sympy.Expr, sympy.Symbol] = {}
+        sizes: list[tuple[sympy.Symbol, ...] | None] = []
+        for argument in arguments:
+            roundings = rounded_sizes(argument)
+            read = (None if roundings is None else () if argument.is_Rational
+                    else _sizes_within(argument, roundings))
+            if read == _UNREAD:
+                argument = argument.xreplace(roundings)
+                read = rational_sizes(argument)
+            elif roundings:
+                self.roundings.update(roundings)
+            self.rounded.append(None if roundings is None else argument)
+            sizes.append(None if isinstance(read, str) else read)
         self.sizes = tuple(sorted(set().union(*filter(None, sizes)), key=text_key))
-        self.rounded, self.own = rounded, sizes
+        self.own = sizes
         self.expanded: dict[int, rational_eval.Terms | None] = {}  # each at its first pair
 
     def _expanded(self, index: int) -> rational_eval.Terms | None:
         if index not in self.expanded:
             self.expanded[index] = (None if self.own[index] is None else
                                     rational_eval.shifted_integers(self.rounded[index],
-                                                                   self.sizes))
+                                                                   self.sizes, self.roundings))
         return self.expanded[index]
 
     def sign(self, first: int, second: int) -> int | None:
@@ -102,6 +123,15 @@ def rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
     least 1 whatever the sizes inside it, so a sign proven for every value of it holds for
     the one it takes (`ceiling(R/110)`, a grid's waves). None when a ceiling is not proven
     so, or for a floor (which may be 0)."""
+    sizes = rounded_sizes(expr)
+    if sizes is None:
+        return None
+    return expr.xreplace(sizes) if sizes else expr
+
+
+def rounded_sizes(expr: sympy.Expr) -> dict[sympy.Expr, sympy.Symbol] | None:
+    """The size rounded_as_sizes puts in for each ceiling of expr; None where it gives
+    None."""
     if expr.has(sympy.floor):
         return None
     sizes = {}
@@ -110,7 +140,37 @@ def rounded_as_sizes(expr: sympy.Expr) -> sympy.Expr | None:
         if size is None:
             return None
         sizes[rounding] = size
-    return expr.xreplace(sizes) if sizes else expr
+    return sizes
+
+
+_UNREAD = "unread"  # _sizes_within cannot tell: the expression is rebuilt with the sizes in
+
+
+def _sizes_within(expr: sympy.Expr, roundings: dict[sympy.Expr, sympy.Symbol]
+                  ) -> tuple[sympy.Symbol, ...] | str | None:
+    """rational_sizes(expr.xreplace(roundings)), read off expr where it is built of rationals,
+    symbols and the roundings by sums, products and integer powers: rebuilding such a form
+    with other atoms changes neither its symbols nor its polynomial. _UNREAD for any other
+    form, which sympy might evaluate anew once a ceiling is a size (Max(ceiling(x), 1))."""
+    if not roundings:
+        return rational_sizes(expr)
+    found: set[sympy.Symbol] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node in roundings:
+            found.add(roundings[node])
+        elif node.is_Symbol:
+            found.add(node)
+        elif node.is_Add or node.is_Mul:
+            stack.extend(node.args)
+        elif node.is_Pow and node.exp.is_Integer:
+            stack.append(node.base)
+        elif not node.is_Rational:
+            return _UNREAD
+    if not found or not all(symbol.is_integer and symbol.is_positive for symbol in found):
+        return None
+    return tuple(sorted(found, key=text_key))
 
 
 # kept: a verdict's terms share their ceilings (a grid's waves), and one size for each lets

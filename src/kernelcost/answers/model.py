@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from dataclasses import field
 
 import sympy
 
@@ -69,11 +70,27 @@ class LevelVerdict:
     bandwidth_Bps: sympy.Rational  # B_l
     ridge: sympy.Rational  # I_crit = P / B_l, FLOP/B
     ratio: sympy.Expr  # I_l / I_crit
-    zone: Zone | None  # None while the ratio is symbolic
     regime: Regime | None  # memory-bound when I_l < I_crit; None while undecided
     performance: sympy.Expr  # attainable FLOP/s under this roof: min(P, I_l * B_l)
-    peak_fraction: sympy.Expr  # performance / P = min(1, ratio)
-    time_s: sympy.Expr  # Q_l / B_l
+    against_ridge: int | None = field(default=None, compare=False, repr=False)  # the sign
+    # of ridge - I at every size, None while undecided
+
+    # Worked out on first use: the JSON prints none of them, and a grid's times do not
+    # read the levels' own; each verdict builds several levels on every machine.
+    @functools.cached_property
+    def zone(self) -> Zone | None:
+        """The chapter's zone of the ratio; None while the ratio is symbolic."""
+        return zone_of(self.intensity, self.ridge)
+
+    @functools.cached_property
+    def peak_fraction(self) -> sympy.Expr:
+        """performance / P = min(1, ratio)."""
+        return smallest_of_two(1, self.ratio, self.against_ridge)
+
+    @functools.cached_property
+    def time_s(self) -> sympy.Expr:
+        """Q_l / B_l."""
+        return self.traffic_B / self.bandwidth_Bps
 
 
 @record
@@ -109,7 +126,6 @@ class Verdict(Drawable):
     binding: TimeTerm | None  # the term that binds; None while undecided
     regime: Regime | None  # memory-bound when a bandwidth binds, compute-bound when a peak does,
     # under-filled when a grid of fewer blocks than SMs meets a per-SM roof (grid.fill)
-    performance: sympy.Expr  # attainable FLOP/s: W / t_min
     fits: tuple[Fit, ...]
     working_set_B: sympy.Expr | None  # bytes of every tensor's footprint, when known
     l2_capacity_B: sympy.Rational | None
@@ -126,6 +142,13 @@ class Verdict(Drawable):
     # undecided
     floor: Floor | None = None  # t_floor and its terms (module floor)
     unsupported: tuple[Unsupported, ...] = ()  # `target` and `needs` the machine does not meet
+
+    @functools.cached_property
+    def performance(self) -> sympy.Expr:
+        """Attainable FLOP/s: W / t_min (on first use: the reports print the levels' own)."""
+        if self.work_FLOP == 0:
+            return sympy.Integer(0)
+        return cancelled_quotient(self.work_FLOP, self.t_min)
 
     @property
     def t_floor(self) -> sympy.Expr | None:
@@ -261,8 +284,6 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         t_min_with_launch=t_min + (overhead or 0),
         binding=binding,
         regime=regime,
-        performance=(cancelled_quotient(total_work, t_min) if total_work != 0
-                     else sympy.Integer(0)),
         fits=scope_fits(cost, machine, substitutions),
         working_set_B=working_set,
         l2_capacity_B=l2_capacity,
@@ -326,11 +347,9 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
         bandwidth_Bps=bandwidth,
         ridge=ridge,
         ratio=ratio,
-        zone=zone_of(intensity, ridge),
         regime=regime_of(intensity, ridge),
         performance=smallest_of_two(peak, intensity * bandwidth, against_ridge),
-        peak_fraction=smallest_of_two(1, ratio, against_ridge),
-        time_s=traffic / bandwidth,
+        against_ridge=against_ridge,
     )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 import sys
 import tempfile
@@ -122,7 +121,9 @@ def _link(descriptor: int, path: Path) -> str:
     open(2) describes for O_TMPFILE; where neither is allowed (a sandbox's /proc), its bytes
     are copied into a named temporary file at once."""
     for _ in range(100):
-        name = str(path.parent / f".{path.name}.{secrets.token_hex(4)}{path.suffix}")
+        # os.urandom as secrets.token_hex draws it: importing secrets loads hashlib and
+        # OpenSSL, milliseconds of every command's start for a file few commands write
+        name = str(path.parent / f".{path.name}.{os.urandom(4).hex()}{path.suffix}")
         watchdog.holding(name)
         try:
             if _link_empty_path(descriptor, name):

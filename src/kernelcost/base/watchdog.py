@@ -8,11 +8,14 @@ announced, with the place in the spec it was working on.
 
 A command's own process forks at its very start (launch, called by the package before sympy
 is imported), so that the budget counts from the process's start: the imports, the reading
-of the arguments and the work. The child tells the parent, through the same pipe, the stages
-it enters, an extension of the budget for work whose length the user chose (`+SECONDS`),
-whether the command prints JSON (so that a timeout is reported in it too), and the temporary
-output files it holds under a name (`tmp`, then `kept` once renamed over their target):
-the parent removes those left behind by a child it killed or that died on a signal.
+of the arguments and the work. The child posts the stage it enters on a board, a page of
+memory the two share, which the parent reads once the child has ended (a command enters some
+two hundred stages, and a line through the pipe for each woke the parent as often, for
+milliseconds of system time). Through the pipe it tells the parent an extension of the
+budget for work whose length the user chose (`+SECONDS`), whether the command prints JSON
+(so that a timeout is reported in it too), and the temporary output files it holds under a
+name (`tmp`, then `kept` once renamed over their target): the parent removes those left
+behind by a child it killed or that died on a signal.
 
 The stages are announced by `stage(...)` calls in the pipeline; outside a watchdog (the API,
 the tests) a call only records the stage, which the recursion fallback names as well."""
@@ -20,6 +23,7 @@ the tests) a call only records the stage, which the recursion fallback names as 
 from __future__ import annotations
 
 import math
+import mmap
 import os
 import select
 import signal
@@ -47,14 +51,42 @@ class _Stage:
 
 _current = _Stage()
 _channel: int | None = None  # the pipe to the watching parent, in a watched child
+_board: _Board | None = None  # the stage board the watching parent reads, in a watched child
 
 
 def stage(name: str, span: Span | None = None) -> None:
     """Announce the stage the work is entering (and the spec place it concerns)."""
     _current.name, _current.span = name, span
-    if _channel is not None:
+    if _board is not None:
         where = "" if span is None else f"{span.file}\t{span.line}\t{span.column}"
-        _tell(f"{name}\t{where}")
+        _board.post(f"{name}\t{where}")
+
+
+class _Board:
+    """The stage last posted, in memory a watched child shares with its parent: two slots,
+    each a length and a line, and a byte naming the slot written last, set once its line is
+    whole, so that a child killed while writing leaves the line before readable."""
+
+    SLOT = 4096
+
+    def __init__(self) -> None:
+        self.memory = mmap.mmap(-1, 1 + 2 * self.SLOT)  # shared with a child forked later
+
+    def post(self, line: str) -> None:
+        data = line.encode("utf-8", "replace")[:self.SLOT - 2]
+        slot = 1 - self.memory[0]
+        start = 1 + slot * self.SLOT
+        self.memory[start:start + 2] = len(data).to_bytes(2, "little")
+        self.memory[start + 2:start + 2 + len(data)] = data
+        self.memory[0] = slot
+
+    def read(self) -> str | None:
+        """The line posted last, or None where none was."""
+        start = 1 + self.memory[0] * self.SLOT
+        length = int.from_bytes(self.memory[start:start + 2], "little")
+        if not length:
+            return None
+        return self.memory[start + 2:start + 2 + length].decode("utf-8", "replace")
 
 
 def extend(seconds: float) -> None:
@@ -147,18 +179,23 @@ def run_watched(work, budget_s: float, deadline: float | None = None) -> int:
 def fork_watched() -> tuple[int, int]:
     """Fork a watched child: (0, -1) in the child (its stages go to the parent); in the
     parent, the child's pid and the end of the pipe to read it from, to give to watch()."""
-    global _channel
+    global _channel, _board
     sys.stdout.flush()
     sys.stderr.flush()
     read_end, write_end = os.pipe()
+    board = _Board()
     child = os.fork()
     if child == 0:
         os.close(read_end)
-        _channel = write_end
+        _channel, _board = write_end, board
         _die_with_parent()
         return 0, -1
     os.close(write_end)
+    _boards[child] = board
     return child, read_end
+
+
+_boards: dict[int, _Board] = {}  # in the parent: each watched child's stage board
 
 
 def end_child(code: int) -> NoReturn:
@@ -177,6 +214,7 @@ def watch(child: int, read_end: int, budget_s: float, deadline: float,
     passes (kill it, report the stage it was in: 2); 130 on Ctrl-C. `as_json`: whether the
     command prints JSON, until the child says (it reads the arguments)."""
     parent = _Parent(child, as_json)
+    board = _boards.pop(child, None)
     previous = _kill_child_on_termination(parent)
     try:
         out_of_time = parent.follow(read_end, deadline)
@@ -189,9 +227,11 @@ def watch(child: int, read_end: int, budget_s: float, deadline: float,
             signal.signal(number, handler)
     if out_of_time:
         parent.end_child()
+        _take_posted(board)
         _report_timeout(_current, budget_s, parent.json)
         return 2
     _, status = os.waitpid(child, 0)
+    _take_posted(board)
     parent.remove_held()
     code = os.waitstatus_to_exitcode(status)
     if code == -signal.SIGKILL:  # not ours: the system's out-of-memory killer, most likely
@@ -276,6 +316,17 @@ class _Parent:
             except OSError:
                 pass
         self.held.clear()
+
+
+def _take_posted(board: _Board | None) -> None:
+    """The stage an ended child posted last, taken as the current one."""
+    if board is None:
+        return
+    line = board.read()
+    board.memory.close()
+    if line is not None:
+        name, *where = line.split("\t")
+        _take_stage(name, where)
 
 
 def _take_stage(name: str, where: list[str]) -> None:

@@ -32,9 +32,15 @@ def exact(value) -> sympy.Rational:
     if isinstance(value, Fraction):
         return sympy.Rational(value.numerator, value.denominator)
     if isinstance(value, float):
-        # repr gives the shortest decimal that round-trips: 3.35e12, not its binary expansion
-        return sympy.Rational(repr(value))
+        return _exact_float(value)
     raise TypeError(f"not a number: {value!r}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _exact_float(value: float) -> sympy.Rational:
+    # repr gives the shortest decimal that round-trips: 3.35e12, not its binary expansion.
+    # Kept: every verdict reads its machine's figures again, and sympy parses the text
+    return sympy.Rational(repr(value))
 
 
 def parameter_values(cost: Cost, values: Mapping | None, apply_defaults: bool,

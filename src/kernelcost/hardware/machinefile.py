@@ -138,7 +138,18 @@ def load_machine(name_or_path: str | Path) -> Machine:
             None, f"unknown machine `{name}`",
             did_you_mean(name.lower(), builtin_machine_ids())
             or f"built-in machines: {', '.join(builtin_machine_ids())}; or give a .toml path"))
-    return parse_machine(*found)
+    machine = _READ.get(found)
+    if machine is None:
+        machine = parse_machine(*found)
+        if len(_READ) < _MOST_READ:
+            _READ[found] = machine
+    return machine
+
+
+# Each file's text read into its Machine once (a Machine is frozen): `--machine all` reads
+# every built-in machine to check its precisions, then again for the verdicts.
+_READ: dict[tuple[str, str], Machine] = {}
+_MOST_READ = 64
 
 
 def parse_machine(text: str, path: str) -> Machine:

@@ -116,15 +116,31 @@ class Context:
         if not 1 <= span.line <= len(self.lines):
             return span
         line = self.lines[span.line - 1]
-        pattern = re.compile(rf"(?<![A-Za-z_0-9]){re.escape(name)}(?![A-Za-z_0-9])")
         keyword = re.match(r"(in|out|inout|let|for)\b", line[span.column - 1:])
-        match = pattern.search(line, span.column - 1 + (keyword.end() if keyword else 0))
-        if match is None:
+        start = _word_at(line, name, span.column - 1 + (keyword.end() if keyword else 0))
+        if start < 0:
             return span
-        return ast.Span(span.file, span.line, match.start() + 1, span.line, match.end() + 1)
+        return ast.Span(span.file, span.line, start + 1, span.line, start + len(name) + 1)
 
     def source_text(self, span: ast.Span) -> str:
         if span.line != span.end_line:
             return "..."
         line = self.lines[span.line - 1]
         return line[span.column - 1:span.end_column - 1]
+
+
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789")
+
+
+def _word_at(line: str, name: str, start: int) -> int:
+    """Where `name` first stands as a whole word in line from `start` (no letter, digit or
+    underscore on either side), or -1: a regular expression compiled for each name cost
+    more than the checking of a spec's names."""
+    position = line.find(name, start)
+    while position >= 0:
+        end = position + len(name)
+        if ((position == 0 or line[position - 1] not in _WORD)
+                and (end == len(line) or line[end] not in _WORD)):
+            return position
+        position = line.find(name, position + 1)
+    return -1
