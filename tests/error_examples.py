@@ -140,6 +140,8 @@ EXAMPLES = [
         "y[i] = 2 * x[i]", "y[i] = 2 * x[i] on tensor")}),
     Example("KC223", ("check", "scale.kcost"), {"scale.kcost": SCALE.replace(
         "    in  x", "    needs wgmma, tcgen5\n    in  x")}),
+    Example("KC224", ("check", "scale.kcost"), {"scale.kcost": SCALE.replace(
+        "    in  x", "    serial vector, sfuu\n    in  x")}),
     Example("KC250", ("bound", "copy.kcost"), {"copy.kcost": COPY}),
     Example("KC251", ("bound", "conv3x3.kcost"),
             {"conv3x3.kcost": (ROOT / "specs" / "conv3x3.kcost").read_text("utf-8")},

@@ -43,7 +43,7 @@ def vector_add(threads: int):
 
 
 def derate(result, cause, level=None):
-    [found] = [d for d in result.derates if d.cause == cause and d.level == level]
+    [found] = [d for d in result.derates if d.cause == cause and d.key == level]
     return found
 
 
@@ -189,7 +189,7 @@ def test_a_small_grid_of_one_warp_blocks_is_latency_bound_at_shared_memory():
     assert roof_name(result.grid.model_bound) == "shared bandwidth (latency-bound)"
     assert roof_name(result.grid.bound) == "shared bandwidth"  # t_bound keeps the roof
     # global and L2: 256 blocks keep their 8 KiB of tiles in flight: 2.1 MB > 1.51 > 1.25 MB
-    assert [d.level for d in result.derates if d.cause == "latency"] == ["shared"]
+    assert [d.key for d in result.derates if d.cause == "latency"] == ["shared"]
 
 
 def test_four_blocks_on_the_busiest_sm_hide_the_shared_latency():
@@ -208,7 +208,7 @@ def test_without_a_cited_latency_the_verdict_says_it_is_unknown():
     b200 = verdict(loads(GEMM_SMALL_BLOCKS).cost("spec"), load_machine("b200"), values=values)
     assert b200.grid.latency_unknown == ("global", "shared")
     # no latency derate where no latency is cited (L2 has one, and now a bandwidth too)
-    assert [d.level for d in b200.derates if d.cause == "latency"] == ["l2"]
+    assert [d.key for d in b200.derates if d.cause == "latency"] == ["l2"]
     analysis = analyze(loads(GEMM_SMALL_BLOCKS), values)
     [answer] = answers(analysis, ["l40s"], None)
     assert answer.verdict.grid.latency_unknown == ("shared",)

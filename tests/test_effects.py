@@ -40,9 +40,9 @@ def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once()
     listed = [(type(effect).__module__.rsplit(".", 1)[-1], type(effect).__name__)
               for effect in registry.EFFECTS]
     assert sorted(listed) == found and len(set(listed)) == len(listed)
-    assert [effect.name for effect in registry.EFFECTS] == ["latency", "sectors",
+    assert [effect.name for effect in registry.EFFECTS] == ["achievable", "latency", "sectors",
                                                              "bank_conflicts", "launch"]
-    assert [effect.stage for effect in registry.EFFECTS] == [ROOFS, ROOFS, ROOFS, CALL]
+    assert [effect.stage for effect in registry.EFFECTS] == [ROOFS, ROOFS, ROOFS, ROOFS, CALL]
 
 
 class Halving:
@@ -110,7 +110,7 @@ def test_launch_reads_the_overhead_from_the_machine_file(tmp_path):
     h100 = load_machine("h100")
     assert h100.launch_overhead_s == 4e-6  # h100.toml, [launch] launch_overhead_s = 4e-6
     [derate] = _launch(h100, sympy.Rational(20, 10**6))
-    assert (derate.cause, derate.level) == ("launch", None)  # no bandwidth scaled
+    assert (derate.cause, derate.key) == ("launch", None)  # no bandwidth scaled
     assert derate.factor == sympy.Rational(5, 6)  # 20 us of a 24 us call
     assert derate.detail.startswith("launch overhead 4 µs on a 20 µs kernel: 20 % of the "
                                     "kernel's time, 16.7 % of the total")

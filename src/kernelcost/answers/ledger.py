@@ -14,7 +14,9 @@ from enum import Enum
 
 import sympy
 
+from ..algebra.decide import largest
 from ..base.records import record
+from ..gpu.derates import derate_steps
 from .model import Verdict
 
 
@@ -50,11 +52,10 @@ def ledger(verdict: Verdict) -> Ledger | None:
         return None
     times: list[tuple[Cause, str | None, sympy.Expr]] = [(Cause.CLOCK, None, verdict.t_min)]
     grid = verdict.grid
-    if grid is not None:
-        times += [(Cause.GLOBAL_TRAFFIC if cause is None else Cause.EFFECT, cause, time)
-                  for cause, time in grid.model_steps()]
-    else:
-        times.append((Cause.GLOBAL_TRAFFIC, None, t_model))
+    applied = grid.model_steps() if grid is not None else derate_steps(
+        verdict.nest_terms, verdict.derates, lambda terms: largest(*[t.seconds for t in terms]))
+    times += [(Cause.GLOBAL_TRAFFIC if cause is None else Cause.EFFECT, cause, time)
+              for cause, time in applied]
     steps, previous = [], t_bound
     for cause, effect, time in times:
         if time != previous:

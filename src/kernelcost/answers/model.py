@@ -41,9 +41,9 @@ from ..base.records import record
 from ..count.cost import Cost
 from ..count.mma import on_units
 from ..count.values import evaluate, exact, parameter_values
-from ..gpu.derates import Derate
+from ..gpu.derates import Derate, derated
 from ..gpu.effects.context import EffectContext
-from ..gpu.effects.registry import call_derates
+from ..gpu.effects.registry import call_derates, model_derates
 from ..gpu.execution import GridVerdict, grid_verdict
 from ..gpu.fits import Fit, fits_within, nest_misfits, optional_exact, scope_fits
 from ..gpu.floor import Floor, floor
@@ -135,6 +135,7 @@ class Verdict(Drawable):
     derates: tuple[Derate, ...] = ()  # what lowers the roof: estimates, in t_model only
     warm_l2: WarmL2 | None = None  # tensors a previous kernel left in L2 (the stated state)
     nest_t_model: sympy.Expr | None = None  # without a grid, t_model when it is not t_min
+    nest_terms: tuple[TimeTerm, ...] = ()  # without a grid, t_model's terms before derates
     compute_advice: str = ZONE_COMPUTE.advice  # the compute zone's advice on this machine
     bound_terms: tuple[TimeTerm, ...] = ()  # `terms` at the maximum clock (module clocks)
     t_max_clock: sympy.Expr | None = None  # s: max over bound_terms; t_bound where it fits
@@ -243,9 +244,11 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
             f"kernel `{cost.kernel}` has neither work nor traffic "
             f"that {machine.id} has a ceiling for"))
     t_min = largest(*[term.seconds for term in terms])
-    if cost.grid is None and state is not None and state.model_B != state.bound_B:
-        nest_t_model = _nest_t_model(served_cost(cold_cost, state.model_B), machine, precision,
-                                     substitutions, work_by_class)
+    nest_terms: tuple[TimeTerm, ...] = ()
+    if cost.grid is None:  # t_model's terms: a warm L2 that t_bound counts and t_model not
+        nest_terms = tuple(terms) if state is None or state.model_B == state.bound_B else \
+            _nest_terms(served_cost(cold_cost, state.model_B), machine, precision,
+                        substitutions, work_by_class)
     binding = binding_term(terms, t_min)
     bound_terms = at_max_clock_terms(terms, machine, precision)
     t_max_clock = largest(*[term.seconds for term in bound_terms])
@@ -256,12 +259,17 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     misfits = (grid.occupancy.misfits if grid is not None
                else nest_misfits(cost, machine, substitutions))
     lacks = unsupported(cost, machine)
+    at = lambda expr: evaluate(expr, substitutions)  # noqa: E731 (one expression, twice)
+    nest_derates = () if cost.grid is not None or misfits or lacks else model_derates(
+        EffectContext(cold_cost, machine, at, terms=nest_terms))
+    if nest_terms and (nest_derates or nest_terms != tuple(terms)):
+        nest_t_model = largest(*[derated(term, nest_derates).seconds for term in nest_terms])
     t_kernel = (None if misfits or lacks else grid.t_model if grid is not None
                 else t_min if nest_t_model is None else nest_t_model)
     # a spec the machine does not run has no t_model, so nothing lowers it
-    derates = () if lacks else (*(grid.derates if grid is not None else ()), *call_derates(
-        EffectContext(cold_cost, machine, lambda expr: evaluate(expr, substitutions),
-                      t_kernel=t_kernel)))
+    derates = () if lacks else (*(grid.derates if grid is not None else nest_derates),
+                                *call_derates(EffectContext(cold_cost, machine, at,
+                                                            t_kernel=t_kernel)))
     # the floor and the bound at the maximum clock; t_model at the figures as given
     floored = floor(cold_cost.compulsory_B, machine.at_max_clock, precision, substitutions,
                     work_by_class, state)
@@ -293,6 +301,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
         derates=derates,
         warm_l2=state,
         nest_t_model=nest_t_model,
+        nest_terms=nest_terms,
         compute_advice=compute_advice(machine, main_ceiling.roof,
                                       contractions=bool(cost.contractions)),
         unsupported=lacks,
@@ -318,15 +327,14 @@ def _level_verdicts(cost: Cost, machine: Machine, substitutions: Substitutions,
     return levels, unmodelled
 
 
-def _nest_t_model(cost: Cost, machine: Machine, precision: str, substitutions: Substitutions,
-                  work_by_class: Mapping[str, sympy.Expr]) -> sympy.Expr:
-    """t_model of a nest whose global traffic differs from t_min's (a warm L2 that t_bound
-    counts and the estimate does not)."""
+def _nest_terms(cost: Cost, machine: Machine, precision: str, substitutions: Substitutions,
+                work_by_class: Mapping[str, sympy.Expr]) -> tuple[TimeTerm, ...]:
+    """t_model's terms of a nest whose global traffic differs from t_min's (a warm L2 that
+    t_bound counts and the estimate does not)."""
     main = machine.ceiling(precision, cost.main_class)
     levels, _ = _level_verdicts(cost, machine, substitutions, sympy.Add(*work_by_class.values()),
                                 exact(main.peak_FLOPps), main.roof)
-    terms = work_terms(work_by_class, machine, precision) + traffic_terms(levels)
-    return largest(*[term.seconds for term in terms])
+    return tuple(work_terms(work_by_class, machine, precision) + traffic_terms(levels))
 
 
 def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy.Rational,

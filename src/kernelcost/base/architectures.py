@@ -80,3 +80,15 @@ def parse_architecture(text: str) -> Architecture | None:
 
 
 ARCHITECTURE_FORMS = "`sm_80`, `sm_90a`, `sm_100a` (NVIDIA) or `gfx942` (AMD)"
+
+
+class MmaPath(StrEnum):
+    """How a kernel issues its matrix multiply-adds: the warp-synchronous `mma.sync` (sm_80
+    style, every NVIDIA architecture since), the warpgroup's asynchronous `wgmma` (sm_90a),
+    the single-thread `tcgen05.mma` into tensor memory (sm_100a). Each has its own attainable
+    rate on one part: FlashAttention-2 issues mma.sync on a Hopper whose wgmma it leaves
+    idle."""
+
+    MMA_SYNC = "mma.sync"
+    WGMMA = "wgmma"
+    TCGEN05 = "tcgen05"

@@ -77,6 +77,8 @@ class Code:
     WRONG_UNIT = ErrorCode(222, "`on` names units the statement cannot run on")
     UNKNOWN_REQUIREMENT = ErrorCode(223, "a `target` or `needs` line names an architecture or "
                                          "feature the language does not know")
+    WRONG_SERIAL = ErrorCode(224, "a `serial` line naming an unknown roof, one twice, or one "
+                                  "alone")
     NOTHING_TO_BOUND = ErrorCode(250, "`bound`: no statement does work")
     OUTSIDE_BOUND_CLASS = ErrorCode(251, "`bound`: the nest is outside the class it bounds")
 

@@ -185,6 +185,15 @@ class Needs:
 
 
 @record
+class Serial:
+    """`serial tensor, sfu`: roofs whose times add in the estimate, the kernel's warps issuing
+    their work one after another with nothing to hide it."""
+
+    roofs: tuple[Name, ...]
+    span: Span
+
+
+@record
 class Divides:
     divisor: Expr
     dividend: Expr
@@ -225,7 +234,7 @@ class PerItem:
     span: Span
 
 
-Item = ReuseSetting | Target | Needs | Assume | TensorDecl | PerItem | Statement
+Item = ReuseSetting | Target | Needs | Serial | Assume | TensorDecl | PerItem | Statement
 
 
 @record

@@ -162,6 +162,7 @@ class Cost:
     # memory: each element read of an `in` or `inout` tensor, each element written, once
     # (an `out` tensor's reads get what the kernel wrote); None where not counted
     requirements: Requirements = Requirements()  # the spec's `target` and `needs`
+    serial: tuple[tuple[str, ...], ...] = ()  # roofs whose times add in t_model (`serial`)
 
     @property
     def main_class(self) -> WorkClass:

@@ -75,6 +75,7 @@ def count(checked: CheckedKernel, reuse: Reuse | str = Reuse.SPEC,
         divisibility=tuple(checked.divisibility),
         compulsory_B=compulsory,
         requirements=checked.requirements,
+        serial=checked.serial,
     )
 
 

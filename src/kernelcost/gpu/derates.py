@@ -1,6 +1,7 @@
 """Stage: what lowers the roof. The chapter ends its roofline with what the model does not
 capture; each such caveat kernelcost can put a number on becomes a Derate: a cause, a factor
-(the fraction of the roof's rate the kernel keeps, 0 < factor <= 1) and the reasoning.
+(the fraction of the roof's rate the kernel keeps, 0 < factor <= 1), the term it scales (a
+level's bandwidth or a work class's peak) and the reasoning.
 
 Derates are estimates. They enter t_model (the estimate), never t_bound (the lower bound no run
 can beat): a derate may be wrong, a bound may not. Each comes from an effect, one module each
@@ -8,19 +9,73 @@ can beat): a derate may be wrong, a bound may not. Each comes from an effect, on
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
 
 import sympy
 
 from ..base.records import record
+from ..hardware.machine import Roof
 
 At = Callable[[sympy.Expr], sympy.Expr]  # an expression at the sizes of a verdict
 
 
 @record
 class Derate:
-    cause: str  # an effect's: latency | sectors | dram_sectors | bank_conflicts | launch
+    cause: str  # an effect's: latency | sectors | dram_sectors | bank_conflicts | achievable |
+    # launch
     factor: sympy.Expr  # the fraction of the roof's rate kept, in (0, 1]
     detail: str  # the reasoning, with its figures
-    level: str | None = None  # the memory level whose bandwidth the derate scales
+    key: str | None = None  # the term it scales: a memory level's bandwidth or a work
+    # class's peak (None: the call around the kernel, stage CALL)
+    whole: bool = False  # its factor holds the earlier derates of its term: it alone applies
 
+
+class Term(Protocol):
+    """A time term as t_min and the grid's terms both write it."""
+
+    @property
+    def roof(self) -> Roof: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def amount(self) -> sympy.Expr: ...
+    @property
+    def rate(self) -> sympy.Expr: ...
+    @property
+    def seconds(self) -> sympy.Expr: ...
+
+
+TermT = TypeVar("TermT", bound=Term)
+
+
+def derated(term: TermT, derates: Sequence[Derate]) -> TermT:
+    """A term at the attainable fraction of its rate, its roof with what lowered it (shown
+    `l2 bandwidth (latency-bound, sectors)`). Several derates of one term take the smallest
+    factor, not the product: each caps the useful bytes or FLOP a second on its own (Little's
+    law counts the loads in flight whatever sectors they move, sectors cap the link whatever
+    is in flight), so the tighter cap binds."""
+    mine = [derate for derate in derates if derate.key == term.key]
+    if not mine:
+        return term
+    whole = [derate.factor for derate in mine if derate.whole]
+    rate = term.rate * (whole[-1] if whole else sympy.Min(*(derate.factor for derate in mine)))
+    roof = dataclasses.replace(term.roof, derated_by=tuple(derate.cause for derate in mine))
+    changed: Any = dataclasses.replace(term, roof=roof, rate=rate,  # type: ignore[type-var]
+                                       seconds=term.amount / rate)
+    return changed
+
+
+def derate_steps(terms: Sequence[TermT], derates: Sequence[Derate],
+                 largest: Callable[[list[TermT]], sympy.Expr]
+                 ) -> tuple[tuple[str | None, sympy.Expr], ...]:
+    """The largest term as the derates are applied one cause at a time, in their order:
+    first (None, the time before any), then (the cause, the time with it and every cause
+    before it). The last time is what all the derates give at once (`derated`)."""
+    steps: list[tuple[str | None, sympy.Expr]] = [(None, largest(list(terms)))]
+    applied: list[Derate] = []
+    for cause in dict.fromkeys(derate.cause for derate in derates):
+        applied += [derate for derate in derates if derate.cause == cause]
+        steps.append((cause, largest([derated(term, applied) for term in terms])))
+    return tuple(steps)

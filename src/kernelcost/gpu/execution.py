@@ -16,7 +16,6 @@ A grid of fewer blocks than SMs is named (module fill)."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -37,7 +36,7 @@ from ..base.units import si
 from ..count.cost import Cost, GridCost
 from ..count.values import exact
 from ..hardware.machine import PER_SM_LEVELS, Machine, Roof, level_roof
-from .derates import Derate
+from .derates import Derate, derate_steps, derated
 from .effects.context import EffectContext
 from .effects.latency import latency_unknown
 from .effects.registry import model_derates
@@ -90,22 +89,9 @@ class GridVerdict:
     wave_terms: tuple[GridTerm, ...] = ()  # model_terms before the derates
 
     def model_steps(self) -> tuple[tuple[str | None, sympy.Expr], ...]:
-        """t_model as the derates are applied one effect at a time, in the registry's order:
-        first (None, the time before any), then (the effect's cause, the time with it and
-        every effect before it). The last time is t_model: each level's rate takes the
-        smallest factor of its derates, as `_derated` applies them all at once."""
-        time, _ = _largest(list(self.wave_terms))
-        assert time is not None  # wave_terms has the terms t_model is the largest of
-        steps: list[tuple[str | None, sympy.Expr]] = [(None, time)]
-        applied: list[Derate] = []
-        for cause in dict.fromkeys(derate.cause for derate in self.derates):
-            applied += [derate for derate in self.derates if derate.cause == cause]
-            terms = [_derated(term, [d for d in applied if d.level == term.key])
-                     if term.kind == TermKind.TRAFFIC else term for term in self.wave_terms]
-            time, _ = _largest(terms)
-            assert time is not None  # wave_terms has the terms t_model is the largest of
-            steps.append((cause, time))
-        return tuple(steps)
+        """t_model as the derates are applied one effect at a time, in the registry's order
+        (`derate_steps`); the last time is t_model."""
+        return derate_steps(self.wave_terms, self.derates, _largest_time)
 
     @functools.cached_property
     def tail_share(self) -> sympy.Expr | None:
@@ -160,10 +146,9 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
         global_B = next((term.amount for term in model_terms if term.key == Level.GLOBAL), None)
         derates = model_derates(EffectContext(
             cost, machine, lambda expr: _at(expr, values), occupancy=occ, transfers=found,
-            global_B=global_B))
+            global_B=global_B, terms=tuple(model_terms)))
     wave_terms = tuple(model_terms)
-    model_terms = [_derated(term, [d for d in derates if d.level == term.key])
-                   if term.kind == TermKind.TRAFFIC else term for term in model_terms]
+    model_terms = [derated(term, derates) for term in model_terms]
     unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
@@ -230,19 +215,6 @@ def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool
         elif compare(share, first):
             return True
     return False
-
-
-def _derated(term: GridTerm, derates: list[Derate]) -> GridTerm:
-    """A bandwidth term at the attainable fraction of its rate, its roof with what lowered
-    it (shown `l2 bandwidth (latency-bound, sectors)`). Several derates of one level take
-    the smallest factor, not the product: each caps the useful bytes a second on its own
-    (Little's law counts the loads in flight whatever sectors they move, sectors cap the link
-    whatever is in flight), so the tighter cap binds."""
-    if not derates:
-        return term
-    rate = term.rate * sympy.Min(*(derate.factor for derate in derates))
-    roof = dataclasses.replace(term.roof, derated_by=tuple(derate.cause for derate in derates))
-    return GridTerm(roof, term.key, term.amount, rate, term.amount / rate, term.per_sm)
 
 
 def _summed(expr: sympy.Expr) -> sympy.Expr:
@@ -408,6 +380,12 @@ def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, GridTerm | None]
         index = max(range(len(terms)), key=lambda k: seconds[k])  # first wins a tie
         return seconds[index], terms[index]
     return largest(*seconds), None
+
+
+def _largest_time(terms: list[GridTerm]) -> sympy.Expr:
+    time, _ = _largest(terms)
+    assert time is not None  # wave_terms has the terms t_model is the largest of
+    return time
 
 
 def _at(expr: sympy.Expr | int, values: Values) -> sympy.Expr:

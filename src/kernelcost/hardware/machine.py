@@ -13,6 +13,7 @@ from ..base.kinds import TermKind, Unit, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
+from .achievable import Achievable
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8")
 UNITS: tuple[Unit, ...] = (Unit.VECTOR, Unit.TENSOR)  # of a [[compute]] table
@@ -255,6 +256,7 @@ class Machine:
     features: Features = Features()
     architecture: Architecture | None = None  # what code it runs: sm_90a, gfx942
     architecture_source: str | None = None
+    achievable: tuple[Achievable, ...] = ()  # attainable fractions of its roofs (t_model)
 
     @functools.cached_property
     def at_max_clock(self) -> Machine:

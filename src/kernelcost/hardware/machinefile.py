@@ -62,6 +62,12 @@ and the key, so a typo never silently drops a figure.
     measured_on = "H100 PCIe"            # the part measured (a stand-in is named so)
     source = "..."
 
+    [[achievable]]                       # what a tuned kernel sustains of a roof (t_model only)
+    roof = "tensor"                      # a work class (tensor fma vector sfu) or a level
+    path = "mma.sync"                    # tensor, optional: mma.sync | wgmma | tcgen05
+    fraction = 0.803                     # of the figure as given above, in (0, 1]
+    source = "..."
+
 Per-clock rates, each with its `per_clock_source`: `FLOP_per_clock_per_sm` in [[compute]],
 `OP_per_clock_per_sm` in [sfu], `B_per_clock_per_sm` in an on-chip [[memory]] level; times the
 SMs and `max_clock_Hz` they give the figures a bound uses (module clocks), while the figures as
@@ -83,6 +89,7 @@ from ..base.kinds import Unit
 from ..base.levels import Level
 from ..base.symbols import LEVELS
 from ..base.tomlplaces import shipped_ids, shipped_or_file, toml_data
+from .achievable import read_achievable
 from .clocks import derive
 from .machine import (
     CAPACITY_SCOPES,
@@ -161,7 +168,7 @@ def parse_machine(text: str, path: str) -> Machine:
 
 # Allowed keys of each table; a key outside its table's list is an error.
 _TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "compute", "memory",
-             "execution", "features", "latency")
+             "execution", "features", "latency", "achievable")
 _DEVICE_KEYS = ("sm_count", "source", "max_clock_Hz", "max_clock_source", "architecture",
                 "architecture_source")
 _LAUNCH_KEYS = ("launch_overhead_s", "mode", "source")
@@ -217,6 +224,8 @@ class _Reader(MachineFields):
             architecture=self.architecture(device),
             architecture_source=self.source_for(device, "architecture", "architecture_source",
                                                 "device"),
+            achievable=read_achievable(self, data.get("achievable", []),
+                                       tuple(level.level for level in memory)),
         ), lambda where, message: self.error(Code.MACHINE_INCONSISTENT, where, message))
 
     def compute(self, tables) -> tuple[ComputePeak, ...]:

@@ -19,6 +19,7 @@ from .check_grid import check_grid
 from .check_lanes import check_lanes
 from .parallel import Grid
 from .requirements import Requirements, read_requirements
+from .serial import read_serial
 
 __all__ = ["MAX_LOOP_DEPTH", "CheckedKernel", "ItemCount", "Tensor", "check"]
 
@@ -38,6 +39,7 @@ class CheckedKernel:
     items: ItemCount | None = None  # `per token = b`: what one run of the kernel handles
     precision_override: str | None = None  # set where --precision mapped the types
     requirements: Requirements = Requirements()  # `target` and `needs`
+    serial: tuple[tuple[str, ...], ...] = ()  # `serial` lines: roofs whose times add
 
     @property
     def name(self) -> str:
@@ -69,6 +71,8 @@ def check(kernel: ast.Kernel) -> CheckedKernel:
     grid = check_grid(context)
     requirements, unknown = read_requirements(kernel)
     context.diagnostics.extend(unknown)
+    serial, wrong = read_serial(kernel)
+    context.diagnostics.extend(wrong)
     if not context.diagnostics:
         _has_work(context)
     if context.diagnostics:
@@ -82,6 +86,7 @@ def check(kernel: ast.Kernel) -> CheckedKernel:
         kernel, parameters, declarations.defaults, declared.sizes, declared.tensors,
         declared.locals, tuple(declarations.divisibility), tuple(declarations.bounds),
         declarations.reuse, grid, declarations.items, requirements=requirements,
+        serial=serial,
     )
 
 

@@ -218,6 +218,10 @@ class _ToAst(Transformer):
         return ast.Needs(tuple(ast.Name(str(feature), _token_span(self.filename, feature))
                                for feature in children), self._s(meta))
 
+    def serial(self, meta, children):
+        return ast.Serial(tuple(ast.Name(str(roof), _token_span(self.filename, roof))
+                                for roof in children), self._s(meta))
+
     def per_item(self, meta, children):
         item, count = children
         return ast.PerItem(ast.Name(str(item), _token_span(self.filename, item)), count,

@@ -93,7 +93,8 @@ def _known_mistake(error: UnexpectedToken, parser: Lark) -> tuple[str, str] | No
 
 # Keywords are listed after punctuation and names: `}` is a likelier fix than `reuse`.
 _KEYWORDS = frozenset({"KERNEL", "REUSE", "ASSUME", "IN", "OUT", "INOUT", "LET", "FOR", "BY",
-                       "KEEP", "PER", "ON", "TARGET", "NEEDS"})
+                       "KEEP", "PER", "ON", "TARGET", "NEEDS",
+                       "SERIAL"})
 
 
 @functools.cache

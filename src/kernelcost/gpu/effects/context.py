@@ -15,7 +15,7 @@ import sympy
 from ...base.records import record
 from ...count.cost import Cost
 from ...hardware.machine import Machine
-from ..derates import At, Derate
+from ..derates import At, Derate, Term
 from ..occupancy import Occupancy
 from ..transfer import Transfer
 
@@ -32,6 +32,8 @@ class EffectContext:
     transfers: tuple[Transfer, ...] = ()  # the lanes accesses in sectors and wavefronts
     global_B: sympy.Expr | None = None  # the bytes t_model puts on the global bandwidth
     t_kernel: sympy.Expr | None = None  # t_model, once known (stage CALL); None: no time
+    terms: tuple[Term, ...] = ()  # t_model's terms before any derate (stage ROOFS)
+    earlier: tuple[Derate, ...] = ()  # what the effects before this one in the registry found
 
 
 class Effect(Protocol):

@@ -3,14 +3,19 @@ one module of this package, its tests, and one line here."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..derates import Derate
+from .achievable import AchievableRates
 from .banks import BankConflicts
 from .context import CALL, ROOFS, Effect, EffectContext
 from .latency import Latency
 from .launch_overhead import Launch
 from .sectors import Sectors
+from .serial import Serial
 
-EFFECTS: tuple[Effect, ...] = (Latency(), Sectors(), BankConflicts(), Launch())
+EFFECTS: tuple[Effect, ...] = (AchievableRates(), Latency(), Sectors(), BankConflicts(),
+                               Serial(), Launch())
 
 
 def model_derates(context: EffectContext) -> tuple[Derate, ...]:
@@ -24,5 +29,9 @@ def call_derates(context: EffectContext) -> tuple[Derate, ...]:
 
 
 def _derates(context: EffectContext, stage: str) -> tuple[Derate, ...]:
-    return tuple(derate for effect in EFFECTS if effect.stage == stage
-                 for derate in effect.derates(context))
+    """Each effect of the stage in order, reading what the ones before it found."""
+    found: list[Derate] = []
+    for effect in EFFECTS:
+        if effect.stage == stage:
+            found += effect.derates(dataclasses.replace(context, earlier=tuple(found)))
+    return tuple(found)

@@ -1,0 +1,80 @@
+"""The achievable effect: what a tuned kernel sustains of each roof, as the machine file
+states it with its source ([[achievable]], module hardware.achievable).
+
+- A peak: the tensor units under the power limit at the clock they hold on real data (a GEMM
+  searched over its shapes stays some 10 to 50 % under the data sheet's peak), on the MMA
+  issue path the spec takes: `needs tcgen05` or `needs wgmma` where it says so, `mma.sync`
+  where it names an NVIDIA target without them (FlashAttention-2 on a Hopper), the part's
+  best path where it names no target. A path the machine file has no figure for takes the
+  part's.
+- A bandwidth: what a copy sustains of the data sheet's figure.
+
+factor = the fraction, on the term's rate, for each work class and level the spec uses and
+the machine gives a fraction of. A machine without [[achievable]] gets no derate: its
+estimate stays at the figures as given."""
+
+from __future__ import annotations
+
+from ...base.architectures import Feature, MmaPath, Vendor
+from ...base.kinds import WorkClass
+from ...count.values import exact
+from ...hardware.achievable import Achievable
+from ...lang.requirements import Requirements
+from ..derates import Derate
+from .context import ROOFS, EffectContext
+
+ACHIEVABLE = "achievable"
+
+
+class AchievableRates:
+    """Each roof the spec meets at the fraction a tuned kernel sustains of it."""
+
+    name = ACHIEVABLE
+    stage = ROOFS
+
+    def derates(self, context: EffectContext) -> tuple[Derate, ...]:
+        cost = context.cost
+        used = {key for key, amount in cost.work.items() if amount != 0} | set(cost.levels)
+        path = mma_path(cost.requirements)
+        found = []
+        for roof in dict.fromkeys(entry.roof for entry in context.machine.achievable):
+            entry = figure_for(context.machine.achievable, roof, path)
+            if roof in used and entry is not None:
+                found.append(Derate(ACHIEVABLE, exact(entry.fraction), _detail(entry, path),
+                                    roof))
+        return tuple(found)
+
+
+def mma_path(requirements: Requirements) -> MmaPath | None:
+    """The MMA issue path a spec takes: the one it needs, else mma.sync where it names an
+    NVIDIA target (the instructions every NVIDIA architecture since sm_80 has), else None
+    (the part's best path, as a library picks it)."""
+    if Feature.TCGEN05 in requirements.features:
+        return MmaPath.TCGEN05
+    if Feature.WGMMA in requirements.features:
+        return MmaPath.WGMMA
+    target = requirements.target
+    if target is not None and target.vendor is Vendor.NVIDIA:
+        return MmaPath.MMA_SYNC
+    return None
+
+
+def figure_for(entries: tuple[Achievable, ...], roof: str,
+               path: MmaPath | None) -> Achievable | None:
+    """The roof's figure on the path, else the part's (no path) figure."""
+    if roof == WorkClass.TENSOR and path is not None:
+        on_path = next((e for e in entries if e.roof == roof and e.path is path), None)
+        if on_path is not None:
+            return on_path
+    return next((e for e in entries if e.roof == roof and e.path is None), None)
+
+
+def _detail(entry: Achievable, path: MmaPath | None) -> str:
+    if entry.path is not None:
+        on = f" on {entry.path}"
+    elif path is not None and entry.roof == WorkClass.TENSOR:
+        on = f" (the part's: no figure on {path})"
+    else:
+        on = ""
+    return f"{entry.fraction:.1%} of the {entry.roof} figure{on}, as the machine file's " \
+        "[[achievable]] states it with its source"

@@ -1,0 +1,46 @@
+"""The serial effect: roofs whose times add, as the spec's `serial` lines declare them (module
+lang.serial). Where a kernel's warps issue the softmax between their two MMAs with nothing to
+hide it (FlashAttention-2: Shah et al. 2024, FlashAttention-3, §3), the tensor units wait for
+the special-function and vector units, and the other way round: the group's time is the sum of
+its terms, each at the rate the effects before this one left it.
+
+factor = (the group's first term's time before any derate) / (the group's sum), on that term:
+its time becomes the sum exactly, the others stay under it. It holds the earlier derates of
+its term (Derate.whole), so it alone applies there."""
+
+from __future__ import annotations
+
+import sympy
+
+from ...algebra.quotients import cancel
+from ...base.units import si
+from ..derates import Derate, Term, derated
+from .context import ROOFS, EffectContext
+
+SERIAL = "serial"
+
+
+class Serial:
+    """Each `serial` group's terms added, on the group's first term."""
+
+    name = SERIAL
+    stage = ROOFS
+
+    def derates(self, context: EffectContext) -> tuple[Derate, ...]:
+        found = []
+        for group in context.cost.serial:
+            members = [term for key in group for term in context.terms if term.key == key]
+            if len(members) < 2:
+                continue
+            times = [derated(term, context.earlier).seconds for term in members]
+            total = sympy.Add(*times)
+            first = members[0]
+            found.append(Derate(SERIAL, cancel(first.seconds / total), _detail(members, times),
+                                first.key, whole=True))
+        return tuple(found)
+
+
+def _detail(members: list[Term], times: list[sympy.Expr]) -> str:
+    parts = [f"{term.key} {si(float(time), 's')}" if time.is_number else str(term.key)
+             for term, time in zip(members, times, strict=True)]
+    return f"the spec's `serial` line: {' + '.join(parts)}, issued one after another"

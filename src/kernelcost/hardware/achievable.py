@@ -1,0 +1,59 @@
+"""The attainable fractions of a machine's roofs, as the machine file states them: what a
+well-tuned kernel sustains of a peak or a bandwidth (a GEMM's best rate under the power limit,
+a copy's bandwidth), each with its source. The effect `achievable` lowers t_model's roofs to
+them; t_bound and t_floor never read them.
+
+    [[achievable]]
+    roof = "tensor"          # a work class (tensor, fma, vector, sfu) or a memory level
+    path = "mma.sync"        # tensor only, optional: the MMA issue path it is measured on
+    fraction = 0.803
+    source = "..."
+"""
+
+from __future__ import annotations
+
+from ..base.architectures import MmaPath
+from ..base.errors import Code
+from ..base.kinds import WorkClass
+from ..base.records import record
+from .machinefields import MachineFields
+
+ACHIEVABLE_KEYS = ("roof", "path", "fraction", "source")
+MMA_PATHS = tuple(path.value for path in MmaPath)
+
+
+@record
+class Achievable:
+    roof: str  # a work class or a memory level: the term whose rate it scales
+    fraction: float  # of the roof's figure as the machine file gives it, in (0, 1]
+    source: str
+    path: MmaPath | None = None  # tensor: the MMA issue path; None: the part's best path
+
+
+def read_achievable(fields: MachineFields, tables: object,
+                    levels: tuple[str, ...]) -> tuple[Achievable, ...]:
+    """The [[achievable]] tables; a roof the machine has no figure for, a path on anything but
+    the tensor roof, or a second entry for one roof and path is an error at its key."""
+    if not isinstance(tables, list):
+        raise fields.error(Code.MACHINE_BAD_VALUE, "achievable",
+                           "expected [[achievable]] tables")
+    roofs = tuple(WorkClass) + levels
+    found: list[Achievable] = []
+    for position, table in enumerate(fields.entries(tables, "achievable")):
+        where = f"achievable[{position}]"
+        fields.known_keys(table, ACHIEVABLE_KEYS, where)
+        roof = fields.choice(table, "roof", roofs, where)
+        path = fields.choice(table, "path", MMA_PATHS, where, default=None)
+        if path is not None and roof != WorkClass.TENSOR:
+            raise fields.error(Code.MACHINE_INCONSISTENT, f"{where}.path",
+                               f"an MMA path on the `{roof}` roof",
+                               "a path names how the tensor units are fed: only `tensor` has one")
+        entry = Achievable(str(roof), fields.fraction(table, "fraction", where),
+                           fields.string(table, "source", where, required=True),
+                           None if path is None else MmaPath(path))
+        if any((other.roof, other.path) == (entry.roof, entry.path) for other in found):
+            raise fields.error(Code.MACHINE_INCONSISTENT, f"{where}.roof",
+                               f"a second achievable fraction of `{roof}`"
+                               + (f" on {path}" if path else ""))
+        found.append(entry)
+    return tuple(found)

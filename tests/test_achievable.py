@@ -1,0 +1,132 @@
+"""The achievable effect: what a tuned kernel sustains of each roof, read from the machine
+file's [[achievable]] tables; the MMA issue path a spec takes; t_model lowered exactly by the
+fraction, t_bound and t_floor never."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sympy
+
+import kernelcost
+from kernelcost.answers.ledger import Cause, ledger
+from kernelcost.answers.model import verdict
+from kernelcost.base.architectures import Feature, MmaPath, parse_architecture
+from kernelcost.base.errors import KcostError
+from kernelcost.gpu.effects.achievable import ACHIEVABLE, figure_for, mma_path
+from kernelcost.hardware.achievable import Achievable
+from kernelcost.hardware.machinefile import load_machine, parse_machine
+from kernelcost.lang.requirements import Requirements
+
+ROOT = Path(__file__).resolve().parent.parent
+H100 = (ROOT / "src" / "kernelcost" / "machines" / "h100.toml").read_text("utf-8")
+GEMM = ROOT / "specs" / "gemm.kcost"
+GEMM_HOPPER = ROOT / "specs" / "gemm_hopper.kcost"
+
+
+def _without_achievable(text: str) -> str:
+    return text[:text.index("[[achievable]]")]
+
+
+def _with(text: str, table: str) -> str:
+    return _without_achievable(text) + table
+
+
+def _error(text: str) -> KcostError:
+    with pytest.raises(KcostError) as raised:
+        parse_machine(text, "evil.toml")
+    return raised.value
+
+
+@pytest.mark.parametrize("table, where, words", [
+    ('[[achievable]]\nroof = "hbm"\nfraction = 0.9\nsource = "s"\n', "achievable[0].roof",
+     "expected one of"),
+    ('[[achievable]]\nroof = "global"\nfraction = 1.5\nsource = "s"\n',
+     "achievable[0].fraction", "(0, 1]"),
+    ('[[achievable]]\nroof = "global"\nfraction = 0\nsource = "s"\n',
+     "achievable[0].fraction", "(0, 1]"),
+    ('[[achievable]]\nroof = "global"\nfraction = 0.9\n', "achievable[0].source", "missing"),
+    ('[[achievable]]\nroof = "global"\npath = "wgmma"\nfraction = 0.9\nsource = "s"\n',
+     "achievable[0].path", "only `tensor`"),
+    ('[[achievable]]\nroof = "tensor"\npath = "hmma"\nfraction = 0.9\nsource = "s"\n',
+     "achievable[0].path", "expected one of"),
+    ('[[achievable]]\nroof = "tensor"\nfraction = 0.9\nsource = "s"\n'
+     '[[achievable]]\nroof = "tensor"\nfraction = 0.8\nsource = "s"\n',
+     "achievable[1].roof", "a second"),
+    ('[[achievable]]\nroof = "global"\nratio = 0.9\nfraction = 0.9\nsource = "s"\n',
+     "achievable[0].ratio", "unknown key"),
+])
+def test_a_bad_achievable_table_is_placed(table, where, words):
+    text = _with(H100, table)
+    error = _error(text)
+    diagnostic = error.diagnostics[0]
+    assert f"`{where}`" in diagnostic.message and words in (
+        diagnostic.message + (diagnostic.hint or ""))
+    assert diagnostic.span is not None and diagnostic.span.line > text.count("\n") - 6
+
+
+def test_the_shipped_figures_are_read_with_their_sources():
+    h100 = load_machine("h100")
+    found = {(entry.roof, entry.path): entry for entry in h100.achievable}
+    assert set(found) == {("tensor", None), ("tensor", MmaPath.MMA_SYNC), ("global", None)}
+    assert found["tensor", None].fraction == 0.8025  # MAMF 794.5 / 990, rounded
+    assert "744d01e18b79512572f64a6bbd8b5f4a725203a7" in found["tensor", None].source
+    assert found["tensor", MmaPath.MMA_SYNC].fraction == 0.6526  # 494 / 757
+    assert found["global", None].fraction == 0.8657  # BabelStream copy 2.90 / 3.35
+
+
+@pytest.mark.parametrize("target, needs, path", [
+    (None, (), None),
+    ("sm_80", (), MmaPath.MMA_SYNC),
+    ("sm_90a", (Feature.WGMMA, Feature.TMA), MmaPath.WGMMA),
+    ("sm_100a", (Feature.TCGEN05,), MmaPath.TCGEN05),
+    (None, (Feature.WGMMA,), MmaPath.WGMMA),
+    ("gfx942", (), None),
+])
+def test_the_mma_path_is_what_the_spec_needs_or_its_target_issues(target, needs, path):
+    arch = None if target is None else parse_architecture(target)
+    assert mma_path(Requirements(arch, needs)) is path
+
+
+def test_a_path_without_a_figure_takes_the_parts():
+    part = Achievable("tensor", 0.8, "s")
+    legacy = Achievable("tensor", 0.5, "s", MmaPath.MMA_SYNC)
+    entries = (part, legacy, Achievable("global", 0.9, "s"))
+    assert figure_for(entries, "tensor", MmaPath.MMA_SYNC) is legacy
+    assert figure_for(entries, "tensor", MmaPath.WGMMA) is part
+    assert figure_for(entries, "tensor", None) is part
+    assert figure_for(entries, "global", MmaPath.MMA_SYNC) is entries[2]
+    assert figure_for(entries, "l2", None) is None
+
+
+@pytest.mark.parametrize("spec, sizes", [
+    (GEMM, {"M": 4096, "N": 4096, "K": 4096}),  # a nest
+    (GEMM_HOPPER, {"M": 4096, "N": 4096, "K": 4096}),  # a grid
+])
+def test_t_model_takes_the_fraction_exactly_and_the_bound_never(spec, sizes):
+    cost = kernelcost.load(spec).cost()
+    values = {symbol: value for symbol in cost.parameters for name, value in sizes.items()
+              if symbol.name == name}
+    plain = parse_machine(_without_achievable(H100), "h100.toml")
+    shipped = load_machine("h100")
+    before, after = (verdict(cost, machine, values=values) for machine in (plain, shipped))
+    assert after.t_bound == before.t_bound and after.t_floor == before.t_floor
+    factors = {d.key: d.factor for d in after.derates if d.cause == ACHIEVABLE}
+    assert factors == {"tensor": sympy.Rational("0.8025"), "global": sympy.Rational("0.8657")}
+    terms = after.grid.wave_terms if after.grid else after.nest_terms
+    expected = max(term.seconds / factors[term.key] if term.key in factors else term.seconds
+                   for term in terms)
+    assert after.t_model == expected and after.t_model > before.t_model
+    steps = ledger(after).steps
+    assert steps[-1].cause is Cause.EFFECT and steps[-1].effect == ACHIEVABLE
+
+
+def test_a_machine_without_figures_keeps_its_estimate():
+    cost = kernelcost.load(GEMM).cost()
+    l40s = parse_machine(_without_achievable(
+        (ROOT / "src" / "kernelcost" / "machines" / "l40s.toml").read_text("utf-8")), "l40s")
+    assert not l40s.achievable
+    result = verdict(cost, l40s, values={s: 2048 for s in cost.parameters})
+    assert ACHIEVABLE not in [d.cause for d in result.derates]
+    assert result.t_model == result.t_min
