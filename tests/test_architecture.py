@@ -18,7 +18,10 @@ from kernelcost import layers
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "kernelcost"
 DATA = {"machines", "models"}  # TOML files shipped as packages, no code
-GENERATED = {"lang._generated.kcost_parser"}  # lark's stand-alone parser (tools/regen_parser.py)
+GENERATED = {
+    "lang._generated.kcost_parser",  # lark's stand-alone parser (tools/regen_parser.py)
+    "base.record_bodies",  # records.record_bodies_source(): one __init__ body a field count
+}
 TOP_LEVEL = {"__init__", "layers"}  # at most five modules beside the packages
 FORBIDDEN = {  # the oracle checks the counting code: it must not share its logic
     "oracle": {"count.spec_count", "count.nest", "count.facts", "count.sums", "count.footprint",
