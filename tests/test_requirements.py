@@ -78,19 +78,34 @@ GEMM = """kernel g(M, N, K) {{
 """
 
 
-@pytest.mark.parametrize("lines, column, message", [
-    ("target sm_91x", 12, "unknown architecture `sm_91x`"),
-    ("needs wgmma, tcgen5", 18, "unknown hardware feature `tcgen5`"),
-    ("target sm_90a\n    target sm_100a", 5, "a second `target` line"),
+@pytest.mark.parametrize("lines, column, message, code", [
+    ("target sm_91x", 12, "unknown architecture `sm_91x`", Code.UNKNOWN_REQUIREMENT),
+    ("needs wgmma, tcgen5", 18, "unknown hardware feature `tcgen5`", Code.UNKNOWN_REQUIREMENT),
+    # what is stated twice is a duplicate, as a name or a `per` line declared twice is
+    ("target sm_90a\n    target sm_100a", 5, "a second `target` line (the first at line 2)",
+     Code.DUPLICATE_NAME),
+    ("needs wgmma, wgmma", 18, "`wgmma` is already needed at line 2, column 11",
+     Code.DUPLICATE_NAME),
+    ("needs wgmma\n    needs tma, wgmma", 16, "`wgmma` is already needed at line 2",
+     Code.DUPLICATE_NAME),
 ])
-def test_unknown_requirements_are_placed(lines, column, message):
+def test_unknown_and_repeated_requirements_are_placed(lines, column, message, code):
     with pytest.raises(KcostError) as raised:
         loads(GEMM.format(lines=lines), "g.kcost")
-    diagnostic = raised.value.diagnostics[0]
-    assert raised.value.code == Code.UNKNOWN_REQUIREMENT
-    assert message in diagnostic.message
+    (diagnostic,) = raised.value.diagnostics
+    assert raised.value.code == code
+    assert diagnostic.message == message and diagnostic.hint
     assert diagnostic.span.line == 2 + lines.count("\n") and diagnostic.span.column == column
     assert "^" in raised.value.render()
+
+
+def test_a_feature_needed_twice_is_one_error_under_its_second_mention():
+    with pytest.raises(KcostError) as raised:
+        loads(GEMM.format(lines="needs wgmma, tma, wgmma, tma"), "g.kcost")
+    assert [(d.message, d.span.column, d.span.end_column)
+            for d in raised.value.diagnostics] == [
+        ("`wgmma` is already needed at line 2, column 11", 23, 28),
+        ("`tma` is already needed at line 2, column 18", 30, 33)]
 
 
 def test_a_feature_name_gets_a_suggestion():
