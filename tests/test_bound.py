@@ -14,6 +14,7 @@ from kernelcost.analysis.api import load, loads
 from kernelcost.answers.bound import analyse
 from kernelcost.answers.lower import level_bound
 from kernelcost.base.errors import KcostError
+from kernelcost.base.symbols import size_symbol
 from kernelcost.cli import main
 from kernelcost.hardware.machinefile import load_machine
 
@@ -166,6 +167,55 @@ def test_gemm_hopper_on_h100():
     assert l2.verdict.i_max == pytest.approx(math.sqrt(52428800 / 2) / 2)  # 2560
     assert l2.verdict.can and l2.verdict.from_size == 887  # N/3 = 990/3.35
     assert l2.verdict.below_from == 7680  # 6 N^2 = 4 N^3 / 5120
+
+
+def test_gemm_blackwell_through_registers_agrees_with_analyze(capsys):
+    """The accumulator lives in tensor memory, beside the registers: `--level registers`
+    bounds the inflow into the SM's registers and tensor memory (fed by shared memory, the
+    spec's shared traffic, as analyze charges it) with S = both together per SM. Before, it
+    compared the tensor memory's accumulator traffic, counted it as compulsory and answered
+    that the nest cannot be compute-bound there, while analyze finds it compute-bound and
+    its own intensity through registers above the bound's maximum."""
+    spec = load(SPECS / "gemm_blackwell.kcost")
+    traffic = spec.cost().traffic
+    M, N, K = (size_symbol(name) for name in "MNK")
+    result = level_bound(spec, "registers", load_machine("b200"))
+    assert result.spec_level == "shared" and result.spec_traffic == traffic["shared"]
+    assert sympy.simplify(result.compulsory - (K * M + K * N + M * N)) == 0  # A, B, C once
+    verdict = result.verdict
+    words = (262144 + 262144) / 2  # registers and tensor memory per SM, in bf16 words
+    assert verdict.capacity_B == 2 * 262144
+    assert verdict.capacity_text == "registers + tensor memory per SM"
+    assert verdict.bandwidth_level == "shared" and verdict.can
+    assert verdict.i_max == pytest.approx(math.sqrt(words) / 2)  # 256 FLOP/B
+    # the spec's own intensity through that inflow (analyze's I shared) is below the most any
+    # schedule reaches: 2 MNK FLOP over its shared bytes 2 MNK (TM + TN) / (TM TN)
+    assert verdict.i_max > 128 * 256 / (128 + 256)
+    assert verdict.gap == pytest.approx(math.sqrt(words) * (128 + 256) / (2 * 128 * 256))
+    # the SM's fast memory for `--level shared`: registers, shared and tensor memory
+    shared = level_bound(spec, "shared", load_machine("b200")).verdict
+    assert shared.capacity_B == 262144 + 233472 + 262144
+    assert shared.capacity_text == "registers + tensor memory + shared per SM"
+    assert main(["bound", str(SPECS / "gemm_blackwell.kcost"), "--level", "registers",
+                 "--machine", "b200"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "traffic into registers as written: shared" in out and "tmem" not in out
+    assert "it can be compute-bound there" in out
+    from kernelcost.present.ski import slope
+
+    marks = dict(slope(spec, result, load_machine("b200"),
+                       {"M": "4096", "N": "4096", "K": "4096"}).capacities)
+    assert marks["registers + tensor memory per SM"] == 2 * 262144
+    assert marks["registers + tensor memory + shared per SM"] == 2 * 262144 + 233472
+
+
+def test_tensor_memory_is_no_level_of_its_own(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["bound", str(SPECS / "gemm_blackwell.kcost"), "--level", "tmem"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'tmem' (choose from 'shared', 'l2', 'registers')" in err
+    assert "<Level" not in err
 
 
 def test_conv_is_outside_the_class(capsys):

@@ -11,7 +11,7 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kernelcost.base.errors import KcostError
+from kernelcost.base.errors import Code, KcostError
 from kernelcost.base.symbols import iterator_symbol, size_symbol
 from kernelcost.lang import check_exprs
 from kernelcost.lang.check import MAX_LOOP_DEPTH, check
@@ -95,6 +95,24 @@ def test_a_local_redeclared_with_another_type_is_an_error():
         for i in 0..n { let t: f16 = 1; y[i] = t }
     }""")
     assert messages == ["local `t` is `f32` at line 3, `f16` here"]
+
+
+@pytest.mark.parametrize("word, what", [
+    ("target", "keyword"), ("needs", "keyword"), ("keep", "keyword"), ("assume", "keyword"),
+    ("per", "keyword"), ("on", "keyword"), ("exp", "built-in function"),
+    ("max", "built-in function"),
+])
+def test_a_reserved_word_cannot_name_an_iterator(word: str, what: str):
+    """As it cannot name a size, a tensor or a local (KC202, not `already declared`); its
+    uses in the loop report nothing more."""
+    with pytest.raises(KcostError) as raised:
+        check(parse(f"kernel k(n) {{\n  in x: f32[n]\n  out y: f32[n]\n"
+                    f"  for {word} in 0..n {{ y[{word}] = x[{word}] }}\n}}", "t.kcost"))
+    (diagnostic,) = raised.value.diagnostics
+    assert raised.value.code == Code.RESERVED_NAME
+    assert diagnostic.message == f"`{word}` is a {what} and cannot name an iterator"
+    assert diagnostic.hint == "rename this iterator"
+    assert (diagnostic.span.line, diagnostic.span.column) == (4, 7)
 
 
 def test_loop_nests_deeper_than_the_limit_are_refused():

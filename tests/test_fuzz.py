@@ -78,6 +78,9 @@ def parse_and_check(text: str):
 NAMES = ["n", "M", "N", "K", "T", "i", "j", "k", "i0", "A", "B", "C", "x", "y", "acc", "f32",
          "bf16", "fp4", "i4", "shared", "global", "l2", "registers", "perfect", "none", "exp",
          "max", "min", "fma", "sqrt", "in", "for", "keep", "_"]
+# what `target` and `needs` name: architectures and features, known or not
+REQUIREMENTS = ["sm_90a", "sm_100a", "sm_80", "gfx942", "sm_91x", "wgmma", "tma", "tcgen05",
+                "tensor_memory", "wgmm", "x"]
 IDENTIFIER_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789"
 NUMBERS = st.one_of(
     st.integers(0, 300).map(str),
@@ -97,6 +100,7 @@ def grammar_texts():
     explicit = {
         "NAME": st.one_of(st.sampled_from(NAMES), st.text(IDENTIFIER_CHARACTERS, min_size=1,
                                                           max_size=6).map(lambda n: "_" + n)),
+        "REQUIREMENT": st.sampled_from(REQUIREMENTS),
         "NUMBER": NUMBERS,
         "INT": st.one_of(st.integers(0, 300).map(str), st.just(str(10**400))),
         "ASSIGN_OP": st.sampled_from(["=", "+=", "max=", "min="]),

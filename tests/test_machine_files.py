@@ -101,6 +101,26 @@ def test_cli_exits_2(tmp_path, capsys, old, new):
     assert "internal error" not in err and "evil.toml:" in err
 
 
+@pytest.mark.parametrize("old, new, line, message", [
+    # the second table is a second `global`: the error is there, not at the first table
+    ('[[memory]]\nlevel = "l2"', '[[memory]]\nlevel = "global"', 150,
+     "`memory[1].level`: a second `global` level"),
+    ('[[memory]]\nlevel = "l2"', '[[memory]]\nlevel = "registers"', 158,
+     "`memory[2].level`: `shared` after `registers`"),
+    ('[[memory]]\nlevel = "global"', '[[memory]]\nlevel = "mall"', 141,
+     "`memory[0].level`: the first level must be `global`"),
+])
+def test_levels_out_of_order_are_placed_at_the_offending_table(old, new, line, message):
+    assert old in H100
+    error = error_of(H100.replace(old, new, 1))
+    (diagnostic,) = error.diagnostics
+    assert error.code == Code.MACHINE_INCONSISTENT
+    assert diagnostic.message.startswith(message)
+    assert (diagnostic.span.line, diagnostic.span.column) == (line, 9)  # the level's value
+    assert "global, mall, l2, shared, tmem, registers" in diagnostic.hint
+    assert error.render().startswith(f"evil.toml:{line}:9:")
+
+
 def test_unknown_key_caret_is_under_the_key():
     error = error_of(H100.replace("sm_count = 132", "sm_cont = 132", 1))
     span = error.diagnostics[0].span

@@ -90,6 +90,28 @@ def test_a_mistake_is_recognised_at_any_nesting_depth():
     assert shallow.message == deep.message == "expected `{` to open the loop body, found name `y`"
 
 
+def test_no_keyword_is_an_architecture_or_a_feature():
+    """The grammar's REQUIREMENT (what `target` and `needs` name) leaves out exactly the
+    keywords: the words of the grammar's literals, which the checker reserves too."""
+    import re
+
+    from kernelcost.lang.check_decls import KEYWORDS
+    from kernelcost.lang.parse import _parser
+
+    words = set()
+    requirement = None
+    for terminal in _parser().terminals:
+        if terminal.name == "REQUIREMENT":
+            requirement = re.compile(terminal.pattern.value)
+        elif re.fullmatch(r"[a-z]+", getattr(terminal.pattern, "value", "")):
+            words.add(terminal.pattern.value)
+    assert words == KEYWORDS and requirement is not None
+    for word in words:
+        assert not requirement.fullmatch(word)
+        assert requirement.fullmatch(word + "x") and requirement.fullmatch("x" + word)
+    assert requirement.fullmatch("sm_90a") and requirement.fullmatch("index")
+
+
 def test_other_syntax_errors_list_what_was_expected():
     diagnostic = syntax_error("kernel k(n m) {}")
     assert diagnostic.message == "unexpected name `m`"

@@ -78,25 +78,81 @@ GEMM = """kernel g(M, N, K) {{
 """
 
 
-@pytest.mark.parametrize("lines, column, message", [
-    ("target sm_91x", 12, "unknown architecture `sm_91x`"),
-    ("needs wgmma, tcgen5", 18, "unknown hardware feature `tcgen5`"),
-    ("target sm_90a\n    target sm_100a", 5, "a second `target` line"),
+@pytest.mark.parametrize("lines, column, message, code", [
+    ("target sm_91x", 12, "unknown architecture `sm_91x`", Code.UNKNOWN_REQUIREMENT),
+    ("needs wgmma, tcgen5", 18, "unknown hardware feature `tcgen5`", Code.UNKNOWN_REQUIREMENT),
+    # what is stated twice is a duplicate, as a name or a `per` line declared twice is
+    ("target sm_90a\n    target sm_100a", 5, "a second `target` line (the first at line 2)",
+     Code.DUPLICATE_NAME),
+    ("needs wgmma, wgmma", 18, "`wgmma` is already needed at line 2, column 11",
+     Code.DUPLICATE_NAME),
+    ("needs wgmma\n    needs tma, wgmma", 16, "`wgmma` is already needed at line 2",
+     Code.DUPLICATE_NAME),
 ])
-def test_unknown_requirements_are_placed(lines, column, message):
+def test_unknown_and_repeated_requirements_are_placed(lines, column, message, code):
     with pytest.raises(KcostError) as raised:
         loads(GEMM.format(lines=lines), "g.kcost")
-    diagnostic = raised.value.diagnostics[0]
-    assert raised.value.code == Code.UNKNOWN_REQUIREMENT
-    assert message in diagnostic.message
+    (diagnostic,) = raised.value.diagnostics
+    assert raised.value.code == code
+    assert diagnostic.message == message and diagnostic.hint
     assert diagnostic.span.line == 2 + lines.count("\n") and diagnostic.span.column == column
     assert "^" in raised.value.render()
+
+
+def test_a_feature_needed_twice_is_one_error_under_its_second_mention():
+    with pytest.raises(KcostError) as raised:
+        loads(GEMM.format(lines="needs wgmma, tma, wgmma, tma"), "g.kcost")
+    assert [(d.message, d.span.column, d.span.end_column)
+            for d in raised.value.diagnostics] == [
+        ("`wgmma` is already needed at line 2, column 11", 23, 28),
+        ("`tma` is already needed at line 2, column 18", 30, 33)]
 
 
 def test_a_feature_name_gets_a_suggestion():
     with pytest.raises(KcostError) as raised:
         loads(GEMM.format(lines="needs setmaxreg"), "g.kcost")
     assert "did you mean `setmaxnreg`?" in raised.value.render()
+
+
+# a `target` or `needs` line that stops early: the next line's first word (`in`, `let`, `}`)
+# is no architecture or feature, and the error stands where the name is missing, with the
+# names it may be
+@pytest.mark.parametrize("lines, column, message, hint", [
+    ("target", 11, "expected an architecture after `target`, found `in` at line 3",
+     "`sm_90a`"),
+    ("target  # the architecture", 11,
+     "expected an architecture after `target`, found `in` at line 3", "`sm_90a`"),
+    ("needs", 10, "expected a hardware feature after `needs`, found `in` at line 3",
+     "thread_block_clusters, tma, wgmma"),
+    ("needs wgmma,", 17, "expected a hardware feature after `,`, found `in` at line 3",
+     "thread_block_clusters, tma, wgmma"),
+    ("needs wgmma, tma,\n    let T = 2", 22,
+     "expected a hardware feature after `,`, found `let` at line 3",
+     "thread_block_clusters, tma, wgmma"),
+    ("target }", 11, "expected an architecture after `target`, found `}`", "`sm_90a`"),
+])
+def test_a_missing_requirement_is_placed_on_its_own_line(lines, column, message, hint):
+    with pytest.raises(KcostError) as raised:
+        loads(GEMM.format(lines=lines), "g.kcost")
+    (diagnostic,) = raised.value.diagnostics
+    assert raised.value.code == Code.UNEXPECTED_TOKEN
+    assert diagnostic.message == message
+    assert hint in diagnostic.hint
+    assert (diagnostic.span.line, diagnostic.span.column) == (2, column)
+    source, caret = raised.value.render().splitlines()[1:3]
+    assert source.endswith(lines.splitlines()[0]) and caret.index("^") == len(
+        source.split("|", 1)[0]) + 1 + column  # the caret just after `target`, `needs`, `,`
+
+
+def test_a_keyword_is_never_an_architecture_or_a_feature():
+    """Before, `target` with the next line `let T = 2` parsed as `target let` and `T = 2`."""
+    with pytest.raises(KcostError) as raised:
+        loads(GEMM.format(lines="target\n    let T = 2"), "g.kcost")
+    assert raised.value.diagnostics[0].message == (
+        "expected an architecture after `target`, found `let` at line 3")
+    checked = loads(GEMM.format(lines="target\n        sm_90a  # on a line of its own"),
+                    "g.kcost").checked
+    assert str(checked.requirements.target) == "sm_90a"
 
 
 def _gemm_hopper(machine_id: str, size: int = 1024):

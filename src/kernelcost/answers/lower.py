@@ -3,10 +3,17 @@ spec's own traffic into that level beside it and, on a machine, whether any sche
 compute-bound there. The formulas and their sources are in bound.py's docstring.
 
 Levels name the fast memory whose inflow is bounded:
-    registers  S = registers per SM; fed by shared memory (the spec's shared traffic)
-    shared     S = registers + shared memory per SM, the SM's fast memory together; fed by L2
-               (the spec's L2 traffic in a parallel spec, else its global traffic)
-    l2         S = L2 (the device); fed by HBM (the spec's global traffic)"""
+    registers  S = registers per SM, with the tensor memory beside them where the machine has
+               it (sm_100: the tensor cores' accumulators); fed by shared memory (the spec's
+               shared traffic)
+    shared     S = registers + shared memory (+ tensor memory) per SM, the SM's fast memory
+               together; fed by L2 (the spec's L2 traffic in a parallel spec, else its global
+               traffic)
+    l2         S = L2 (the device); fed by HBM (the spec's global traffic)
+Tensor memory is no bound level of its own: nothing flows into it from a slower level (the
+tensor cores write it), so it counts with the registers, inside the fast memory of both
+on-chip levels: a tensor homed there is no compulsory traffic, and its accesses are not the
+inflow into the registers."""
 
 from __future__ import annotations
 
@@ -28,6 +35,11 @@ BOUND_LEVELS = (Level.SHARED, Level.L2, Level.REGISTERS)
 # the level whose bandwidth feeds each level
 FED_BY: dict[str, Level] = {Level.REGISTERS: Level.SHARED, Level.SHARED: Level.L2,
                             Level.L2: Level.GLOBAL}
+# the fast memory each level stands for, where the machine has these levels (docstring)
+FAST_MEMORY: dict[str, tuple[Level, ...]] = {
+    Level.REGISTERS: (Level.REGISTERS, Level.TMEM),
+    Level.SHARED: (Level.REGISTERS, Level.TMEM, Level.SHARED),
+    Level.L2: (Level.L2,)}
 
 
 @record
@@ -111,14 +123,18 @@ def level_bound(spec: Spec, level: str, machine: Machine | None = None) -> Level
 
 
 def machine_capacity(machine: Machine, level: str) -> tuple[float | None, str]:
+    """S of the level on the machine in bytes, and how it is made up: the capacities of its
+    fast memory (FAST_MEMORY), tensor memory where the machine has it."""
     if level == Level.L2:
         return machine.capacity(Level.L2), "L2 (device)"
-    if level == Level.REGISTERS:
-        return machine.capacity(Level.REGISTERS), "registers per SM"
-    registers, shared = machine.capacity(Level.REGISTERS), machine.capacity(Level.SHARED)
-    if registers is None or shared is None:
-        return None, "registers + shared per SM"
-    return registers + shared, "registers + shared per SM"
+    parts = [part for part in FAST_MEMORY[level]
+             if part != Level.TMEM or machine.memory_level(Level.TMEM) is not None]
+    text = " + ".join("tensor memory" if part == Level.TMEM else str(part)
+                      for part in parts) + " per SM"
+    capacities = [machine.capacity(part) for part in parts]
+    if any(capacity is None for capacity in capacities):
+        return None, text
+    return sum(capacity for capacity in capacities if capacity is not None), text
 
 
 def _verdict(spec: Spec, bound: LevelBound, machine: Machine) -> Verdict:
@@ -195,21 +211,26 @@ def _crossing(intensity: sympy.Expr, n: sympy.Symbol, ridge: float) -> float:
     return max(roots) if roots else 1.0
 
 
+def _outside(level: str) -> list[str]:
+    """The levels slower than `level` that lie outside its fast memory, slowest first."""
+    return [lv for lv in LEVELS[:LEVELS.index(level)] if lv not in FAST_MEMORY[level]]
+
+
 def _compulsory(spec: Spec, level: str) -> sympy.Expr:
     """Bytes: each element of the tensors homed outside the level once, as perfect reuse
     counts them (an `out` accumulated from zero is written, never read)."""
     traffic = spec.cost(Reuse.PERFECT).traffic
-    outside = LEVELS[:LEVELS.index(level)]
+    outside = _outside(level)
     homes = {t.level for t in spec.checked.tensors.values() if t.level in outside}
     return factor(sympy.Add(*[traffic[lv] for lv in sorted(homes) if lv in traffic]))
 
 
 def _spec_inflow(spec: Spec, level: str) -> tuple[str | None, sympy.Expr | None]:
     """Where the spec charges the traffic that enters this level: the next slower level with
-    traffic (fills of a keep are charged at the level they come from)."""
+    traffic outside its fast memory (fills of a keep are charged at the level they come
+    from; tensor memory's accesses stay inside the registers' fast memory)."""
     traffic = spec.cost(Reuse.SPEC).traffic
-    slower = LEVELS[:LEVELS.index(level)]
-    for candidate in reversed(slower):
+    for candidate in reversed(_outside(level)):
         if candidate in traffic:
             return candidate, traffic[candidate]
     return None, None

@@ -53,7 +53,8 @@ class Code:
     NUMBER_TOO_LARGE = ErrorCode(108, "a number has too many digits")
 
     # check: KC2xx
-    DUPLICATE_NAME = ErrorCode(201, "a name or a `per` line is declared twice")
+    DUPLICATE_NAME = ErrorCode(201, "a name, a `per` or `target` line or a needed feature "
+                                    "is declared twice")
     RESERVED_NAME = ErrorCode(202, "a keyword or a built-in function used as a name")
     UNDEFINED_NAME = ErrorCode(203, "a name, tensor or function that is not declared")
     UNKNOWN_ELEMENT_TYPE = ErrorCode(204, "an element type the language does not know")

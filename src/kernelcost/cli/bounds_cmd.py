@@ -11,15 +11,19 @@ from ..base.levels import Level
 from ..base.watchdog import stage
 from .shared import EXIT_OK, add_sizes, page, parse_settings, print_prose
 
+# answers.lower.BOUND_LEVELS, by name: argparse shows its choices as they are written
+BOUND_LEVELS = (Level.SHARED, Level.L2, Level.REGISTERS)
+
 
 def build_bound_parsers(commands) -> None:
     bound = commands.add_parser("bound", help="the least traffic any schedule of the nest "
                                               "moves through a fast memory (HBL bound)")
     bound.add_argument("spec", help="a .kcost file")
-    bound.add_argument("--level", choices=(Level.SHARED, Level.L2, Level.REGISTERS),
-                       default=Level.SHARED,
+    bound.add_argument("--level", choices=tuple(level.value for level in BOUND_LEVELS),
+                       default=Level.SHARED.value,
                        help="the fast memory: registers + shared per SM (shared), L2, or "
-                            "registers per SM")
+                            "registers per SM (tensor memory, where the machine has it, "
+                            "counts with the registers in both)")
     bound.add_argument("--machine", metavar="ID|PATH", help="take S from this machine")
     bound.add_argument("--json", action="store_true", help="print one JSON object")
     bound.add_argument("--plot", metavar="FILE", help="also draw the ski slope, Q_lower "
@@ -63,7 +67,7 @@ def run_bound(args) -> int:
 
         check_figure_path(args.plot)
     stage("bounding the traffic")
-    result = level_bound(spec, args.level, machine)
+    result = level_bound(spec, Level(args.level), machine)
     found = at_sizes(spec, result, parse_settings(args.settings))
     if args.json:
         document = json_object(result, args.spec)

@@ -276,14 +276,19 @@ class _Reader(MachineFields):
                 bandwidth_unknown=unknown,
                 **self.per_clock(table, "B_per_clock_per_sm", where),
             ))
-        order = [LEVELS.index(memory.level) for memory in levels]
-        if order != sorted(set(order)):
-            raise self.error(Code.MACHINE_INCONSISTENT, "memory",
-                             "levels must appear once each, in the order "
-                             + ", ".join(LEVELS))
+        order = "levels appear once each, slowest first: " + ", ".join(LEVELS)
+        for position in range(1, len(levels)):  # placed at the table that breaks the order
+            level = levels[position].level
+            before = [memory.level for memory in levels[:position]]
+            if level in before:
+                raise self.error(Code.MACHINE_INCONSISTENT, f"memory[{position}].level",
+                                 f"a second `{level}` level", order)
+            if LEVELS.index(level) < LEVELS.index(before[-1]):
+                raise self.error(Code.MACHINE_INCONSISTENT, f"memory[{position}].level",
+                                 f"`{level}` after `{before[-1]}`", order)
         if levels[0].level != Level.GLOBAL:
-            raise self.error(Code.MACHINE_INCONSISTENT, "memory",
-                             "the first level must be `global`")
+            raise self.error(Code.MACHINE_INCONSISTENT, "memory[0].level",
+                             "the first level must be `global`", order)
         return tuple(levels)
 
     def execution(self, table: dict, memory: tuple[MemoryLevel, ...]) -> Execution:

@@ -230,12 +230,17 @@ class DeclarationPass:
             return
         place = self.context.name_span(loop.span, loop.var)
         inner = scope.child()
-        if loop.var in scope.iterators:
+        if loop.var in KEYWORDS or loop.var in FUNCTIONS:
+            what = "keyword" if loop.var in KEYWORDS else "built-in function"
+            self.context.error(Code.RESERVED_NAME, place,
+                               f"`{loop.var}` is a {what} and cannot name an iterator",
+                               "rename this iterator")
+        elif loop.var in scope.iterators:
             self.context.error(Code.DUPLICATE_NAME, place,
                                f"iterator `{loop.var}` is already used by an outer loop "
                                f"(line {scope.iterators[loop.var].line})",
                                "rename the inner iterator")
-        elif loop.var in self.declared_at or loop.var in scope.locals or loop.var in KEYWORDS:
+        elif loop.var in self.declared_at or loop.var in scope.locals:
             first = self.declared_at.get(loop.var) or scope.locals.get(loop.var)
             where = f" at line {first.line}" if first else ""
             self.context.error(Code.DUPLICATE_NAME, place,

@@ -218,6 +218,10 @@ class _ToAst(Transformer):
         return ast.Needs(tuple(ast.Name(str(feature), _token_span(self.filename, feature))
                                for feature in children), self._s(meta))
 
+    def roof(self, meta, children):
+        (name,) = children
+        return name
+
     def serial(self, meta, children):
         return ast.Serial(tuple(ast.Name(str(roof), _token_span(self.filename, roof))
                                 for roof in children), self._s(meta))

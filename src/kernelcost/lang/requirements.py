@@ -1,5 +1,7 @@
 """What a spec needs of a machine, as its `target` and `needs` lines state it: names checked
-against the vocabulary of base.architectures, each error placed on the name."""
+against the vocabulary of base.architectures, each error placed on the name. What is stated
+twice (a second `target` line, a feature needed again) is a duplicate, as a name declared
+twice is (KC201), placed on the second."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from ..base import tree as ast
 from ..base.architectures import ARCHITECTURE_FORMS, Architecture, Feature, parse_architecture
 from ..base.errors import Code, Diagnostic, did_you_mean
 from ..base.records import record
+from .check_decls import place_of
 
 
 @record
@@ -20,16 +23,18 @@ class Requirements:
 
 
 def read_requirements(kernel: ast.Kernel) -> tuple[Requirements, list[Diagnostic]]:
-    """The kernel's requirements, and a diagnostic for each name outside the vocabulary and
-    each `target` line after the first."""
+    """The kernel's requirements, and a diagnostic for each name outside the vocabulary, each
+    `target` line after the first and each feature needed again."""
     diagnostics: list[Diagnostic] = []
     target: Architecture | None = None
     features: list[Feature] = []
     targets = [item for item in kernel.items if isinstance(item, ast.Target)]
     for line in targets[1:]:
-        diagnostics.append(Diagnostic(line.span, "a second `target` line", "a spec is written "
-                                      "for one architecture: keep one `target` line",
-                                      Code.UNKNOWN_REQUIREMENT))
+        diagnostics.append(Diagnostic(
+            line.span, f"a second `target` line (the first at "
+                       f"{place_of(targets[0].span, line.span)})",
+            "a spec is written for one architecture: keep one `target` line",
+            Code.DUPLICATE_NAME))
     if targets:
         name = targets[0].architecture
         target = parse_architecture(name.id)
@@ -38,13 +43,20 @@ def read_requirements(kernel: ast.Kernel) -> tuple[Requirements, list[Diagnostic
                                           f"write {ARCHITECTURE_FORMS}",
                                           Code.UNKNOWN_REQUIREMENT))
     known = [feature.value for feature in Feature]
+    first: dict[str, ast.Span] = {}  # each feature needed, where it is first named
     for item in kernel.items:
         if not isinstance(item, ast.Needs):
             continue
         for name in item.features:
+            if name.id in first:
+                diagnostics.append(Diagnostic(
+                    name.span, f"`{name.id}` is already needed at "
+                               f"{place_of(first[name.id], name.span)}",
+                    "name each feature once", Code.DUPLICATE_NAME))
+                continue
+            first[name.id] = name.span
             if name.id in known:
-                if Feature(name.id) not in features:
-                    features.append(Feature(name.id))
+                features.append(Feature(name.id))
                 continue
             diagnostics.append(Diagnostic(
                 name.span, f"unknown hardware feature `{name.id}`",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 
 from ..base import tree as ast
+from ..base.architectures import ARCHITECTURE_FORMS, Feature
 from ..base.errors import Code, Diagnostic
 from ._generated.kcost_parser import (
     Lark,
@@ -17,6 +18,10 @@ from ._generated.kcost_parser import (
     UnexpectedInput,
     UnexpectedToken,
 )
+from .serial import ROOFS
+
+_FEATURES = ", ".join(feature.value for feature in Feature)
+_ROOFS = ", ".join(ROOFS)
 
 _MISTAKES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # (what was expected, hint, malformed examples)
@@ -63,27 +68,52 @@ _MISTAKES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("kernel k(n) { y = x[0] x[1] }", "kernel k(n) { y[0] }", "kernel k(n) { y }",
       "kernel k(n) { y[0] y }")),
 )
+# Mistakes whose caret goes just after the token before the offending one: the name missing
+# belongs there. A `target` or a `needs ...,` that stops early meets the next line's first word
+# (`in`, `let`, `}`), a keyword, which no architecture or feature is (grammar: REQUIREMENT).
+_MISSING_AFTER: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("expected an architecture after `target`",
+     f"name the architecture the spec is written for: {ARCHITECTURE_FORMS}",
+     ("kernel k(n) { target }", "kernel k(n) { target in x: f32[n] }")),
+    ("expected a hardware feature after `needs`", f"the features: {_FEATURES}",
+     ("kernel k(n) { needs }", "kernel k(n) { needs in x: f32[n] }")),
+    ("expected a hardware feature after `,`",
+     f"the features: {_FEATURES}; or drop the last `,`",
+     ("kernel k(n) { needs tma, }", "kernel k(n) { needs tma, in x: f32[n] }",
+      "kernel k(n) { needs tma, wgmma, }", "kernel k(n) { needs tma, wgmma, in x: f32[n] }")),
+    ("expected a roof after `serial`", f"the roofs whose times add: {_ROOFS}",
+     ("kernel k(n) { serial }", "kernel k(n) { serial in x: f32[n] }")),
+    ("expected a roof after `,`", f"the roofs whose times add: {_ROOFS}; or drop the last `,`",
+     ("kernel k(n) { serial sfu, }", "kernel k(n) { serial sfu, in x: f32[n] }",
+      "kernel k(n) { serial sfu, vector, }",
+      "kernel k(n) { serial sfu, vector, in x: f32[n] }")),
+)
+
+
+# (what was expected, hint, whether the caret goes after the token before the offending one)
+Mistake = tuple[str, str, bool]
 
 
 @functools.cache
-def _mistake_table(parser: Lark) -> dict[tuple[object, str], tuple[str, str]]:
-    """(parser state, offending token) -> (expectation, hint), from the examples above; the
-    token is '' for a match on the state alone. The first example of a state wins."""
-    table: dict[tuple[object, str], tuple[str, str]] = {}
-    for expectation, hint, examples in _MISTAKES:
-        for example in examples:
-            try:
-                parser.parse(example)
-            except UnexpectedToken as error:
-                position = error.state.position
-                table.setdefault((position, str(error.token)), (expectation, hint))
-                table.setdefault((position, ""), (expectation, hint))
-            except UnexpectedInput:  # an example that fails in the lexer teaches nothing
-                continue
+def _mistake_table(parser: Lark) -> dict[tuple[object, str], Mistake]:
+    """(parser state, offending token) -> mistake, from the examples above; the token is ''
+    for a match on the state alone. The first example of a state wins."""
+    table: dict[tuple[object, str], Mistake] = {}
+    for mistakes, after in ((_MISTAKES, False), (_MISSING_AFTER, True)):
+        for expectation, hint, examples in mistakes:
+            for example in examples:
+                try:
+                    parser.parse(example)
+                except UnexpectedToken as error:
+                    position = error.state.position
+                    table.setdefault((position, str(error.token)), (expectation, hint, after))
+                    table.setdefault((position, ""), (expectation, hint, after))
+                except UnexpectedInput:  # an example that fails in the lexer teaches nothing
+                    continue
     return table
 
 
-def _known_mistake(error: UnexpectedToken, parser: Lark) -> tuple[str, str] | None:
+def _known_mistake(error: UnexpectedToken, parser: Lark) -> Mistake | None:
     if error.state is None:
         return None
     table = _mistake_table(parser)
@@ -102,6 +132,7 @@ def _terminal_words(parser: Lark) -> dict[str, str]:
     """How each terminal is named in a message: literal ones by their text (`{`, `..`)."""
     words = {
         "NAME": "a name", "NUMBER": "a number", "INT": "an integer",
+        "REQUIREMENT": "an architecture or a hardware feature",
         "ASSIGN_OP": "an assignment (`=` `+=` `max=` `min=`)",
         "COMPARE": "a comparison (`<=` `<` `>=` `>`)",
         "$END": "the end of the file",
@@ -144,11 +175,28 @@ def syntax_diagnostic(error: UnexpectedInput, text: str, filename: str,
     width = max(1, len(str(token)))
     span = ast.Span(filename, token.line, token.column, token.line, token.column + width)
     if mistake is not None:
-        expectation, hint = mistake
-        return Diagnostic(span, f"{expectation}, found {_token_phrase(token)}", hint,
+        expectation, hint, after = mistake
+        found = _token_phrase(token)
+        previous = _previous_token(error) if after else None
+        if previous is not None:  # where the missing name belongs, just after `target`
+            line, column = previous.end_line, previous.end_column
+            span = ast.Span(filename, line, column, line, column + 1)
+            if token.line != line:
+                found += f" at line {token.line}"
+        return Diagnostic(span, f"{expectation}, found {found}", hint,
                           code=Code.UNEXPECTED_TOKEN)
     return Diagnostic(span, f"unexpected {_token_phrase(token)}",
                       _describe_expected(expected, parser) or None, code=Code.UNEXPECTED_TOKEN)
+
+
+def _previous_token(error: UnexpectedInput) -> Token | None:
+    """The last token the parser took before the offending one, where it has one."""
+    state = getattr(error, "state", None)
+    stack = getattr(state, "value_stack", None) or ()
+    previous = stack[-1] if stack else None
+    if isinstance(previous, Token) and previous.end_line and previous.end_column:
+        return previous
+    return None
 
 
 def _misread_operator(token: Token, text: str, filename: str) -> Diagnostic | None:
@@ -196,7 +244,7 @@ def _character_phrase(char: str) -> str:
 
 
 def _end_of_file_diagnostic(text: str, filename: str, expected,
-                            mistake: tuple[str, str] | None, parser: Lark) -> Diagnostic:
+                            mistake: Mistake | None, parser: Lark) -> Diagnostic:
     line, column = _end_position(text)
     span = ast.Span(filename, line, column, line, column + 1)
     message, hint = "unexpected end of file", _describe_expected(expected, parser) or None
@@ -234,7 +282,7 @@ def _innermost_unclosed(text: str) -> tuple[str, int, int] | None:
 
 
 def _token_phrase(token: Token) -> str:
-    if token.type == "NAME":
+    if token.type in ("NAME", "REQUIREMENT"):
         return f"name `{token}`"
     if token.type in ("NUMBER", "INT"):
         return f"number `{shorten(str(token))}`"

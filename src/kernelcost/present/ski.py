@@ -1,7 +1,8 @@
 """The "ski slope": Q_lower(S) of `bound` against the fast memory's capacity S (log-log) at
 fixed sizes, the tight reference line of a matrix product, the spec's own traffic at each
 level as a horizontal line (it does not depend on S), and the machine's capacities marked
-(registers per SM, shared per SM, both together, L2). Where the slope meets the spec's line
+(registers per SM, shared per SM, both together, L2; tensor memory with the registers where
+the machine has it, as `bound` counts it). Where the slope meets the spec's line
 the spec moves what the best schedule through that S would; left of it the spec's count
 assumes more reuse than S can give."""
 
@@ -11,7 +12,7 @@ import numpy
 import sympy
 
 from ..analysis.api import Spec, _numeric_values
-from ..answers.lower import LevelBound
+from ..answers.lower import LevelBound, machine_capacity
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.kinds import Reuse
 from ..base.levels import Level
@@ -56,12 +57,13 @@ def slope(spec: Spec, result: LevelBound, machine, raw: dict) -> Slope:
                    for level, q in traffic.items())
     capacities = []
     if machine is not None:
-        registers, shared, l2 = (machine.capacity(level)
-                                 for level in (Level.REGISTERS, Level.SHARED, Level.L2))
-        for name, value in (("registers per SM", registers), ("shared per SM", shared),
-                            ("registers + shared per SM",
-                             registers + shared if registers and shared else None),
-                            ("L2", l2)):
+        # the S of each bound level (tensor memory with the registers, where the machine
+        # has it), and shared memory alone
+        registers, registers_text = machine_capacity(machine, Level.REGISTERS)
+        fast, fast_text = machine_capacity(machine, Level.SHARED)
+        for name, value in ((registers_text, registers),
+                            ("shared per SM", machine.capacity(Level.SHARED)),
+                            (fast_text, fast), ("L2", machine.capacity(Level.L2))):
             if value:
                 capacities.append((name, float(value)))
     sizes = tuple((str(p), float(values[p])) for p in spec.checked.parameters
