@@ -176,8 +176,8 @@ def verdict_rows(verdict) -> list[dict]:
         "ridge": json_value(level.ridge), "ratio": json_value(level.ratio),
         "regime": level.regime, "t_min": json_value(verdict.t_min),
         "bound": _name(verdict.bound), "performance": json_value(level.performance),
-        "derates": [{"cause": d.cause, "factor": json_value(d.factor), "detail": d.detail}
-                    for d in verdict.derates],
+        "derates": [{"cause": d.cause, "key": d.key, "factor": json_value(d.factor),
+                     "detail": d.detail} for d in verdict.derates],
     } for level in verdict.levels]
 
 
