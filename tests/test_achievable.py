@@ -15,7 +15,7 @@ from kernelcost.answers.model import verdict
 from kernelcost.base.architectures import Feature, MmaPath, parse_architecture
 from kernelcost.base.errors import KcostError
 from kernelcost.gpu.effects.achievable import ACHIEVABLE, figure_for, mma_path
-from kernelcost.hardware.achievable import Achievable
+from kernelcost.hardware.achievable_rates import Achievable
 from kernelcost.hardware.machinefile import load_machine, parse_machine
 from kernelcost.lang.requirements import Requirements
 

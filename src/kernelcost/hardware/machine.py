@@ -13,7 +13,7 @@ from ..base.kinds import TermKind, Unit, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
-from .achievable import Achievable
+from .achievable_rates import Achievable
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8")
 UNITS: tuple[Unit, ...] = (Unit.VECTOR, Unit.TENSOR)  # of a [[compute]] table

@@ -89,7 +89,7 @@ from ..base.kinds import Unit
 from ..base.levels import Level
 from ..base.symbols import LEVELS
 from ..base.tomlplaces import shipped_ids, shipped_or_file, toml_data
-from .achievable import read_achievable
+from .achievable_rates import read_achievable
 from .clocks import derive
 from .machine import (
     CAPACITY_SCOPES,

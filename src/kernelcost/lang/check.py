@@ -19,7 +19,7 @@ from .check_grid import check_grid
 from .check_lanes import check_lanes
 from .parallel import Grid
 from .requirements import Requirements, read_requirements
-from .serial import read_serial
+from .serial_groups import read_serial
 
 __all__ = ["MAX_LOOP_DEPTH", "CheckedKernel", "ItemCount", "Tensor", "check"]
 

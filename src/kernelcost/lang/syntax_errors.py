@@ -18,7 +18,7 @@ from ._generated.kcost_parser import (
     UnexpectedInput,
     UnexpectedToken,
 )
-from .serial import ROOFS
+from .serial_groups import ROOFS
 
 _FEATURES = ", ".join(feature.value for feature in Feature)
 _ROOFS = ", ".join(ROOFS)

@@ -1,5 +1,5 @@
 """The achievable effect: what a tuned kernel sustains of each roof, as the machine file
-states it with its source ([[achievable]], module hardware.achievable).
+states it with its source ([[achievable]], module hardware.achievable_rates).
 
 - A peak: the tensor units under the power limit at the clock they hold on real data (a GEMM
   searched over its shapes stays some 10 to 50 % under the data sheet's peak), on the MMA
@@ -18,7 +18,7 @@ from __future__ import annotations
 from ...base.architectures import Feature, MmaPath, Vendor
 from ...base.kinds import WorkClass
 from ...count.values import exact
-from ...hardware.achievable import Achievable
+from ...hardware.achievable_rates import Achievable
 from ...lang.requirements import Requirements
 from ..derates import Derate
 from .context import ROOFS, EffectContext

@@ -1,5 +1,5 @@
 """The serial effect: roofs whose times add, as the spec's `serial` lines declare them (module
-lang.serial). Where a kernel's warps issue the softmax between their two MMAs with nothing to
+lang.serial_groups). Where a kernel's warps issue the softmax between their two MMAs with nothing to
 hide it (FlashAttention-2: Shah et al. 2024, FlashAttention-3, §3), the tensor units wait for
 the special-function and vector units, and the other way round: the group's time is the sum of
 its terms, each at the rate the effects before this one left it.
