@@ -130,3 +130,38 @@ def test_a_machine_without_figures_keeps_its_estimate():
     result = verdict(cost, l40s, values={s: 2048 for s in cost.parameters})
     assert ACHIEVABLE not in [d.cause for d in result.derates]
     assert result.t_model == result.t_min
+
+
+def test_an_mma_line_names_the_path_and_is_checked():
+    from kernelcost.lang.check import check
+    from kernelcost.lang.parse import parse
+
+    spec = ("kernel k(n) {\n    mma WORD\n    in  x: f32[n]\n    out y: f32[n]\n"
+            "    for i in 0..n { y[i] = x[i] }\n}\n")
+    for word, path in [("sync", MmaPath.MMA_SYNC), ("wgmma", MmaPath.WGMMA),
+                       ("tcgen05", MmaPath.TCGEN05)]:
+        checked = check(parse(spec.replace("WORD", word), "k.kcost"))
+        assert checked.requirements.mma is path
+        assert mma_path(checked.requirements) is path
+        assert not checked.requirements.any  # a path asks nothing of the machine
+    with pytest.raises(KcostError) as raised:
+        check(parse(spec.replace("WORD", "wmma"), "k.kcost"))
+    [diagnostic] = raised.value.diagnostics
+    assert (diagnostic.code, diagnostic.span.line, diagnostic.span.column) == ("KC223", 2, 9)
+    assert "unknown MMA path `wmma`" in diagnostic.message
+    with pytest.raises(KcostError) as raised:
+        parse(spec.replace("WORD", ""), "k.kcost")
+    assert "expected an MMA path after `mma`" in raised.value.diagnostics[0].message
+
+
+def test_flash_attention_2_issues_mma_sync_and_runs_everywhere():
+    cost = kernelcost.load(ROOT / "specs" / "flash_attention.kcost").cost()
+    assert mma_path(cost.requirements) is MmaPath.MMA_SYNC and not cost.requirements.any
+    values = {s: v for s in cost.parameters for n, v in {"S": 4096, "H": 16}.items()
+              if s.name == n}
+    h100, mi300x = (verdict(cost, load_machine(m), values=values) for m in ("h100", "mi300x"))
+    assert mi300x.t_model is not None  # no target: the spec is analysed on AMD too
+    [tensor] = [d for d in h100.derates if d.cause == ACHIEVABLE and d.key == "tensor"]
+    assert tensor.factor == sympy.Rational("0.6526")  # h100.toml: mma.sync on Hopper
+    [amd] = [d for d in mi300x.derates if d.cause == ACHIEVABLE and d.key == "tensor"]
+    assert amd.factor == sympy.Rational("0.5114")  # no mma.sync figure there: the part's

@@ -4,6 +4,7 @@ exactly to t_model, for every shipped spec on every shipped machine."""
 from __future__ import annotations
 
 import pytest
+import sympy
 from test_three_times import MACHINES, SPECS, _free, documented_sizes
 
 import kernelcost
@@ -39,18 +40,21 @@ def test_symbolic_steps_telescope_to_t_model():
     cost = kernelcost.load(SPECS[0].parent / "gemm_hopper.kcost").cost()
     found = ledger(verdict(cost, load_machine("h100")))
     assert found is not None and found.total == found.t_model
-    assert [step.cause for step in found.steps] == [Cause.CLOCK]
+    assert [(step.cause, step.effect) for step in found.steps] == [
+        (Cause.CLOCK, None), (Cause.EFFECT, "achievable")]  # a fraction holds at any size
 
 
 def test_gemm_hopper_on_h200_steps_from_the_maximum_clock_to_the_data_sheet():
     """At 8192^3 the bf16 tensor peak binds: t_bound takes 4096 FLOP per clock per SM x 132
-    SMs x 1.98 GHz, t_model the data sheet's 989.5e12 FLOP/s (h200.toml); the clock is the
-    ledger's only step."""
+    SMs x 1.98 GHz, t_min the data sheet's 990e12 FLOP/s (h200.toml), t_model the 80.25 % of
+    it a searched matmul sustains (h200.toml, [[achievable]] tensor): two steps."""
     cost = kernelcost.load(SPECS[0].parent / "gemm_hopper.kcost").cost()
     result = verdict(cost, load_machine("h200"), values={"M": 8192, "N": 8192, "K": 8192})
     found = ledger(result)
-    assert found is not None and [step.cause for step in found.steps] == [Cause.CLOCK]
+    assert found is not None and [(step.cause, step.effect) for step in found.steps] == [
+        (Cause.CLOCK, None), (Cause.EFFECT, "achievable")]
     assert found.steps[0].delta_s == result.t_min - result.t_bound > 0
+    assert found.steps[1].delta_s == result.t_min / sympy.Rational("0.8025") - result.t_min
 
 
 def test_analyze_prints_the_ledger(capsys):
@@ -58,18 +62,20 @@ def test_analyze_prints_the_ledger(capsys):
     assert main(["analyze", str(path), "--set", "M=8192,N=8192,K=8192", "--machine",
                  "h200"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "ledger: t_bound 1.06 ms; clock +86.2 µs = t_model 1.15 ms." in out
+    assert ("ledger: t_bound 1.06 ms; clock +86.2 µs; achievable +282 µs = t_model 1.43 ms."
+            in out)
 
 
 def test_a_derated_kernel_lists_its_effects_in_the_registrys_order():
-    """The naive transpose on an H100 at n = 8192: latency (Little's law) then sectors (its
-    column writes move whole sectors), each a step of its own, in the registry's order."""
+    """The naive transpose on an H100 at n = 8192: the copy's achievable bandwidth, latency
+    (Little's law), then sectors (its column writes move whole sectors), each a step of its
+    own, in the registry's order."""
     cost = kernelcost.load(SPECS[0].parent / "transpose_naive.kcost").cost()
     result = verdict(cost, load_machine("h100"), values={"n": 8192})
     found = ledger(result)
     assert found is not None and found.total == result.t_model
     assert [(step.cause, step.effect) for step in found.steps] == [
-        (Cause.EFFECT, "latency"), (Cause.EFFECT, "sectors")]
+        (Cause.EFFECT, "achievable"), (Cause.EFFECT, "latency"), (Cause.EFFECT, "sectors")]
     assert all(step.delta_s > 0 for step in found.steps)
 
 

@@ -5,6 +5,7 @@ h100.toml: HBM 3.35 TB/s, L2 10 TB/s, L2 52 428 800 B (50 MiB), usable fraction 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -20,7 +21,8 @@ from kernelcost.hardware.machinefile import load_machine
 from kernelcost.present.report import answer_lines, answers_json
 from kernelcost.present.roofs import roof_name
 
-H100 = load_machine("h100")
+H100 = dataclasses.replace(load_machine("h100"), achievable=())  # the data sheet's roofs:
+# what a warm L2 saves, against the figures the chapter gives (test_achievable: the rest)
 HBM, L2 = sympy.Integer(335 * 10**10), sympy.Integer(10**13)
 L2_B, USABLE_B = 52_428_800, 36_700_160  # 50 MiB; 0.7 x 50 MiB = 35 MiB
 R = 4096  # tokens: the rows of the GEMM output an RMSNorm reads next

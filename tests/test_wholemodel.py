@@ -3,6 +3,7 @@ configs (Llama-3-70B: 80 layers, hidden 8192, 64 heads, 8 KV heads, head dim 128
 intermediate 28672, vocab 128256) and the H100 figures (3.35 TB/s HBM, 990 TFLOP/s bf16,
 80 GB, 4 us per launch)."""
 
+import dataclasses
 import json
 import math
 from importlib import resources
@@ -190,8 +191,12 @@ def test_cli_refuses_an_unknown_model(capsys):
 def test_t_model_takes_the_tiled_gemm_where_its_tiles_fit(llama70b, h100):
     from kernelcost.answers.wholemodel import PREFILL
 
-    decode = step(llama70b, h100, DECODE, 1, 4096)  # 1 row: no 256-row cluster, the bound
+    sheet = dataclasses.replace(h100, achievable=())  # the data sheet: t_model is the bound
+    decode = step(llama70b, sheet, DECODE, 1, 4096)  # 1 row: no 256-row cluster, the bound
     assert all(k.t_model_s == k.t_bound_s and k.model_from == k.use.spec
+               for k in decode.kernels)
+    decode = step(llama70b, h100, DECODE, 1, 4096)  # the achievable fractions lift t_model
+    assert all(k.t_model_s >= k.t_bound_s and k.model_from == k.use.spec
                for k in decode.kernels)
     prefill = step(llama70b, h100, PREFILL, 1, 4096)  # 4096 rows: gemm_hopper's waves
     tiled = [k for k in prefill.kernels if k.model_from == "gemm_hopper"]

@@ -92,3 +92,7 @@ class MmaPath(StrEnum):
     MMA_SYNC = "mma.sync"
     WGMMA = "wgmma"
     TCGEN05 = "tcgen05"
+
+
+# the names of the paths in a spec's `mma` line
+MMA_WORDS = {"sync": MmaPath.MMA_SYNC, "wgmma": MmaPath.WGMMA, "tcgen05": MmaPath.TCGEN05}

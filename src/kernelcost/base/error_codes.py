@@ -76,8 +76,9 @@ class Code:
     INDEX_OUT_OF_EXTENT = ErrorCode(220, "an index outside the tensor's declared extent")
     ASSUMPTIONS_UNMET = ErrorCode(221, "no small sizes meet the spec's assumptions")
     WRONG_UNIT = ErrorCode(222, "`on` names units the statement cannot run on")
-    UNKNOWN_REQUIREMENT = ErrorCode(223, "a `target` or `needs` line names an architecture or "
-                                         "feature the language does not know")
+    UNKNOWN_REQUIREMENT = ErrorCode(223, "a `target`, `needs` or `mma` line names an "
+                                         "architecture, feature or MMA path the language "
+                                         "does not know")
     WRONG_SERIAL = ErrorCode(224, "a `serial` line naming an unknown roof, one twice, or one "
                                   "alone")
     NOTHING_TO_BOUND = ErrorCode(250, "`bound`: no statement does work")

@@ -194,6 +194,14 @@ class Serial:
 
 
 @record
+class MmaLine:
+    """`mma sync`: how the spec issues its matrix multiply-adds (`sync`, `wgmma`, `tcgen05`)."""
+
+    path: Name
+    span: Span
+
+
+@record
 class Divides:
     divisor: Expr
     dividend: Expr
@@ -234,7 +242,7 @@ class PerItem:
     span: Span
 
 
-Item = ReuseSetting | Target | Needs | Serial | Assume | TensorDecl | PerItem | Statement
+Item = ReuseSetting | Target | Needs | Serial | MmaLine | Assume | TensorDecl | PerItem | Statement
 
 
 @record

@@ -25,7 +25,7 @@ REUSE_MODES = (Reuse.PERFECT, Reuse.NONE)  # what a spec's `reuse` setting may s
 ROLES = ("in", "out", "inout")
 KEYWORDS = frozenset({"kernel", "reuse", "assume", "in", "out", "inout", "let", "for", "by",
                       "keep", "parallel", "stages", "lanes", "swizzle", "per", "on",
-                      "target", "needs", "serial"})
+                      "target", "needs", "serial", "mma"})
 # what GPU programmers call the levels, where the closest name by spelling would mislead
 # (`smem` is one letter from `tmem`)
 LEVEL_ALIASES = {"smem": Level.SHARED, "lds": Level.SHARED, "gmem": Level.GLOBAL,
@@ -112,7 +112,7 @@ class DeclarationPass:
             self._tensor(item)
         elif isinstance(item, ast.PerItem):
             self._per_item(item)
-        elif isinstance(item, (ast.Target, ast.Needs, ast.Serial)):
+        elif isinstance(item, (ast.Target, ast.Needs, ast.Serial, ast.MmaLine)):
             pass  # read apart: requirements.read_requirements
         elif isinstance(item, ast.Let) and item.dtype is None:
             self._derived_size(item)

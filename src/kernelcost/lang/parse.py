@@ -218,6 +218,10 @@ class _ToAst(Transformer):
         return ast.Needs(tuple(ast.Name(str(feature), _token_span(self.filename, feature))
                                for feature in children), self._s(meta))
 
+    def mma_path(self, meta, children):
+        (path,) = children
+        return ast.MmaLine(ast.Name(str(path), _token_span(self.filename, path)), self._s(meta))
+
     def roof(self, meta, children):
         (name,) = children
         return name

@@ -6,7 +6,14 @@ twice is (KC201), placed on the second."""
 from __future__ import annotations
 
 from ..base import tree as ast
-from ..base.architectures import ARCHITECTURE_FORMS, Architecture, Feature, parse_architecture
+from ..base.architectures import (
+    ARCHITECTURE_FORMS,
+    MMA_WORDS,
+    Architecture,
+    Feature,
+    MmaPath,
+    parse_architecture,
+)
 from ..base.errors import Code, Diagnostic, did_you_mean
 from ..base.records import record
 from .check_decls import place_of
@@ -16,6 +23,7 @@ from .check_decls import place_of
 class Requirements:
     target: Architecture | None = None
     features: tuple[Feature, ...] = ()
+    mma: MmaPath | None = None  # the `mma` line: how the spec issues its MMAs, where stated
 
     @property
     def any(self) -> bool:
@@ -62,4 +70,23 @@ def read_requirements(kernel: ast.Kernel) -> tuple[Requirements, list[Diagnostic
                 name.span, f"unknown hardware feature `{name.id}`",
                 did_you_mean(name.id, known) or f"the features: {', '.join(known)}",
                 Code.UNKNOWN_REQUIREMENT))
-    return Requirements(target, tuple(features)), diagnostics
+    mma, wrong = _mma_path(kernel)
+    return Requirements(target, tuple(features), mma), diagnostics + wrong
+
+
+def _mma_path(kernel: ast.Kernel) -> tuple[MmaPath | None, list[Diagnostic]]:
+    """The path the `mma` line names; a diagnostic for an unknown one and a second line."""
+    lines = [item for item in kernel.items if isinstance(item, ast.MmaLine)]
+    wrong = [Diagnostic(line.span, "a second `mma` line",
+                        "a spec issues its MMAs one way: keep one `mma` line",
+                        Code.UNKNOWN_REQUIREMENT) for line in lines[1:]]
+    if not lines:
+        return None, wrong
+    name = lines[0].path
+    if name.id not in MMA_WORDS:
+        wrong.insert(0, Diagnostic(name.span, f"unknown MMA path `{name.id}`",
+                                   did_you_mean(name.id, MMA_WORDS)
+                                   or f"the paths: {', '.join(MMA_WORDS)}",
+                                   Code.UNKNOWN_REQUIREMENT))
+        return None, wrong
+    return MMA_WORDS[name.id], wrong

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 
 from ..base import tree as ast
-from ..base.architectures import ARCHITECTURE_FORMS, Feature
+from ..base.architectures import ARCHITECTURE_FORMS, MMA_WORDS, Feature
 from ..base.errors import Code, Diagnostic
 from ._generated.kcost_parser import (
     Lark,
@@ -22,6 +22,7 @@ from .serial_groups import ROOFS
 
 _FEATURES = ", ".join(feature.value for feature in Feature)
 _ROOFS = ", ".join(ROOFS)
+_PATHS = ", ".join(MMA_WORDS)
 
 _MISTAKES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # (what was expected, hint, malformed examples)
@@ -81,6 +82,8 @@ _MISSING_AFTER: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      f"the features: {_FEATURES}; or drop the last `,`",
      ("kernel k(n) { needs tma, }", "kernel k(n) { needs tma, in x: f32[n] }",
       "kernel k(n) { needs tma, wgmma, }", "kernel k(n) { needs tma, wgmma, in x: f32[n] }")),
+    ("expected an MMA path after `mma`", f"how the spec issues its MMAs: {_PATHS}",
+     ("kernel k(n) { mma }", "kernel k(n) { mma in x: f32[n] }")),
     ("expected a roof after `serial`", f"the roofs whose times add: {_ROOFS}",
      ("kernel k(n) { serial }", "kernel k(n) { serial in x: f32[n] }")),
     ("expected a roof after `,`", f"the roofs whose times add: {_ROOFS}; or drop the last `,`",
@@ -124,7 +127,7 @@ def _known_mistake(error: UnexpectedToken, parser: Lark) -> Mistake | None:
 # Keywords are listed after punctuation and names: `}` is a likelier fix than `reuse`.
 _KEYWORDS = frozenset({"KERNEL", "REUSE", "ASSUME", "IN", "OUT", "INOUT", "LET", "FOR", "BY",
                        "KEEP", "PER", "ON", "TARGET", "NEEDS",
-                       "SERIAL"})
+                       "SERIAL", "MMA"})
 
 
 @functools.cache

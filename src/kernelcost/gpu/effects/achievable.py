@@ -3,9 +3,9 @@ states it with its source ([[achievable]], module hardware.achievable_rates).
 
 - A peak: the tensor units under the power limit at the clock they hold on real data (a GEMM
   searched over its shapes stays some 10 to 50 % under the data sheet's peak), on the MMA
-  issue path the spec takes: `needs tcgen05` or `needs wgmma` where it says so, `mma.sync`
-  where it names an NVIDIA target without them (FlashAttention-2 on a Hopper), the part's
-  best path where it names no target. A path the machine file has no figure for takes the
+  issue path the spec takes: its `mma` line where it has one (FlashAttention-2's `mma sync`:
+  mma.sync on a Hopper), else `needs tcgen05` or `needs wgmma`, else `mma.sync` where it
+  names an NVIDIA target without them, else the part's best path. A path the machine file has no figure for takes the
   part's.
 - A bandwidth: what a copy sustains of the data sheet's figure.
 
@@ -46,9 +46,11 @@ class AchievableRates:
 
 
 def mma_path(requirements: Requirements) -> MmaPath | None:
-    """The MMA issue path a spec takes: the one it needs, else mma.sync where it names an
-    NVIDIA target (the instructions every NVIDIA architecture since sm_80 has), else None
-    (the part's best path, as a library picks it)."""
+    """The MMA issue path a spec takes: the one its `mma` line names, else the one it needs,
+    else mma.sync where it names an NVIDIA target (the instructions every NVIDIA architecture
+    since sm_80 has), else None (the part's best path, as a library picks it)."""
+    if requirements.mma is not None:
+        return requirements.mma
     if Feature.TCGEN05 in requirements.features:
         return MmaPath.TCGEN05
     if Feature.WGMMA in requirements.features:

@@ -6,7 +6,8 @@ its terms, each at the rate the effects before this one left it.
 
 factor = (the group's first term's time before any derate) / (the group's sum), on that term:
 its time becomes the sum exactly, the others stay under it. It holds the earlier derates of
-its term (Derate.whole), so it alone applies there."""
+its term (Derate.whole), so it alone applies there. As every effect, it acts at the verdict's
+sizes: a group whose times an unset size leaves symbolic gets none."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ class Serial:
             members = [term for key in group for term in context.terms if term.key == key]
             if len(members) < 2:
                 continue
-            times = [derated(term, context.earlier).seconds for term in members]
+            times = [sympy.sympify(derated(term, context.earlier).seconds) for term in members]
+            if not all(time.is_number for time in times):
+                continue  # an unset size: the effects act at the verdict's sizes
             total = sympy.Add(*times)
             first = members[0]
             found.append(Derate(SERIAL, cancel(first.seconds / total), _detail(members, times),
@@ -41,6 +44,6 @@ class Serial:
 
 
 def _detail(members: list[Term], times: list[sympy.Expr]) -> str:
-    parts = [f"{term.key} {si(float(time), 's')}" if time.is_number else str(term.key)
+    parts = [f"{term.key} {si(float(time), 's')}"
              for term, time in zip(members, times, strict=True)]
     return f"the spec's `serial` line: {' + '.join(parts)}, issued one after another"

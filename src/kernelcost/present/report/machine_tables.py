@@ -61,6 +61,10 @@ def machine_json(machine) -> dict:
         document["latency"] = [
             {"level": lat.level, "cycles": lat.cycles, "clock_Hz": lat.clock_Hz,
              "measured_on": lat.measured_on, "source": lat.source} for lat in machine.latencies]
+    if machine.achievable:
+        document["achievable"] = [present(
+            {"roof": a.roof, "path": None if a.path is None else str(a.path),
+             "fraction": a.fraction, "source": a.source}) for a in machine.achievable]
     return document
 
 
