@@ -110,6 +110,8 @@ REFUSED = {
     "flash_attention": "the loop `h` indexes no array",
     "flash_attention_causal": "the loop `h` indexes no array",
     "flash_attention_blackwell": "the loop `h` indexes no array",
+    "flash_attention_hopper": "the loop `h` indexes no array",
+    "flash_attention_causal_hopper": "the loop `h` indexes no array",
     "model_attention": "the loop `i` indexes no array",
     "model_rmsnorm": "the loop `t` indexes no array",
     # a statement of locals alone (the norm's scale) inside the row loop: left out of the

@@ -176,10 +176,22 @@ def test_every_beaten_bound_has_a_reason(results):
     from kernelcost.answers.published_report import Beaten
 
     beaten = [r for r in results if r.bound_beaten]
-    assert beaten  # FA3 rows and cuBLAS's split-K beat the FA2 and non-split-K specs
+    assert beaten  # cuBLAS's split-K and torch._grouped_mm beat the non-split-K and fused_moe specs
     assert all(r.reason is not None for r in beaten)
-    fa3 = [r for r in beaten if r.row.implementation == "FlashAttention-3"]
-    assert fa3 and all(r.reason[0] is Beaten.OTHER_IMPLEMENTATION for r in fa3)
+    assert all(r.reason[0] is Beaten.OTHER_IMPLEMENTATION for r in beaten
+               if r.row.spec == "specs/moe_gemm.kcost")
+
+
+def test_flashattention3_rows_run_the_hopper_specs_and_stay_above_their_bound(results):
+    # the FA3 paper's forward figure and issue 1438: FA3's sm90 schedule (wgmma, warp
+    # specialisation), no longer FA2's mma.sync spec, which they beat
+    fa3 = [r for r in results if r.row.implementation == "FlashAttention-3"
+           and r.row.family in (Family.ATTENTION, Family.ATTENTION_CAUSAL)]
+    assert len(fa3) == 37
+    assert {r.row.spec for r in fa3} == {"specs/flash_attention_hopper.kcost",
+                                         "specs/flash_attention_causal_hopper.kcost"}
+    assert all(r.t_bound is not None and not r.bound_beaten for r in fa3)
+    assert all(r.t_bound <= r.row.time_s for r in fa3)
 
 
 def test_the_summaries_today(results):

@@ -37,6 +37,9 @@ fa = {  # (d, causal) -> (panel, FA2 list, FA3 list)
     (256, False): ("(e)", [275, 313, 321, 323, 324, 326], [482, None, 707, 736, 746, 756]),
     (256, True): ("(f)", [208, 251, 278, 293, 297, 298], [286, 427, 537, 612, 628, 642]),
 }
+# FA3's tiles as the hopper specs' sizes (hopper/flash_fwd_launch_template.h lines 83-105 at commit 7f67966c)
+FA3_TILES = {(64, False): ";Br=192;Bc=128;CM=1;RT=128", (128, False): "", (256, False): ";Bc=80",
+             (64, True): "", (128, True): "", (256, True): ";ST=1"}
 rows = []
 for (d, causal), (panel, fa2, fa3) in fa.items():
     for impl, vals in (("FlashAttention-2", fa2), ("FlashAttention-3", fa3)):
@@ -46,13 +49,18 @@ for (d, causal), (panel, fa2, fa3) in fa.items():
             b = 16384 // s
             nh = 2048 // d
             flop = 4 * b * s * s * nh * d // (2 if causal else 1)
-            sizes = f"S={s};H={b * nh};d={d}" + (";Bc=128" if d == 64 else ";Br=64;WM=16" if d == 256 else "")
+            if impl == "FlashAttention-2":
+                sizes = f"S={s};H={b * nh};d={d}" + (";Bc=128" if d == 64 else ";Br=64;WM=16" if d == 256 else "")
+                spec = "specs/flash_attention_causal.kcost" if causal else "specs/flash_attention.kcost"
+            else:  # FA3's sm90 tiles (the hopper specs' headers; causal d = 64 and 256: tiles doing no more)
+                sizes = f"S={s};H={b * nh};d={d}" + FA3_TILES[d, causal]
+                spec = "specs/flash_attention_causal_hopper.kcost" if causal else "specs/flash_attention_hopper.kcost"
             rows.append(dict(
                 source="fa3-paper-fwd-figure",
                 citation=FA_IMG.format(p=panel, impl=impl, s=s),
                 part="NVIDIA H100 80GB SXM5", machine="h100", clocks_power="not stated",
                 family="attention_causal" if causal else "attention", implementation=impl,
-                dtype="fp16", spec="specs/flash_attention_causal.kcost" if causal else "specs/flash_attention.kcost",
+                dtype="fp16", spec=spec,
                 sizes=sizes, shape=f"batch={b} seqlen={s} nheads={nh} headdim={d} causal={causal} (batch*seqlen=16k, nheads*headdim=2048)",
                 value=str(v), unit="TFLOP/s",
                 conversion=f"time_s = F / (value * 1e12), F = 4*batch*seqlen^2*nheads*headdim{' / 2' if causal else ''} = {flop} FLOP (flops() in benchmarks/benchmark_flash_attention.py of the same repository)",
@@ -65,8 +73,8 @@ for part, machine, ms in (("NVIDIA H100 (variant not stated)", "h100", 4.27728),
         source="fa-issue-1438",
         citation="Dao-AILab/flash-attention issue #1438 'FA3 forward performance regression on H200', comment by complexfilter 2025-01-11 (commit 3cea2fb6ee54fb7e1aad9db6ac6c9331184b8647)",
         part=part, machine=machine, clocks_power="not stated", family="attention",
-        implementation="FlashAttention-3", dtype="bf16", spec="specs/flash_attention.kcost",
-        sizes="S=32768;H=8;d=64;Bc=128", shape="(batch, num_heads, seq_len, dim) = (1, 8, 32768, 64), full attention (not causal)",
+        implementation="FlashAttention-3", dtype="bf16", spec="specs/flash_attention_hopper.kcost",
+        sizes="S=32768;H=8;d=64" + FA3_TILES[64, False], shape="(batch, num_heads, seq_len, dim) = (1, 8, 32768, 64), full attention (not causal)",
         value=str(ms), unit="ms", conversion="time_s = value * 1e-3", time_s=t(ms * 1e-3),
         timed="forward pass (how timed not stated)", inputs="not stated", l2_flush="not stated"))
 # pytorch PR 122857: benchmarks/transformer/sdpa.py on an MI300X, forward_time in microseconds
@@ -90,9 +98,12 @@ for s_len, causal, us in ((128, True, 42.364222696051), (128, False, 40.49976068
         timed="the call (sdpa.py's Timer median, wall clock)", inputs="randn (sdpa.py get_input)", l2_flush="not stated"))
 write("flashattention.csv", rows, [
     "FlashAttention-2 and -3 forward passes: published measurements (see README.md in this folder).",
-        "d = 64 rows set Bc = 128 (FA2's hdim-64 tile, as validate/results/h200-2026-12-04b.csv does); d = 128 keeps the spec's tile;",
+    "FlashAttention-2 rows (specs/flash_attention.kcost, specs/flash_attention_causal.kcost): d = 64 rows set Bc = 128 (FA2's hdim-64 tile, as validate/results/h200-2026-12-04b.csv does); d = 128 keeps the spec's tile;",
     "d = 256 rows set Br = 64, WM = 16: FA2's hdim-256 tile on H100, Flash_fwd_kernel_traits<256, 64, 64, 4> (csrc/flash_attn/src/flash_fwd_launch_template.h,",
-    "run_mha_fwd_hdim256, at commit 0251105a2fb19d2957484b7f023cd8c115286ced: '64 x 64 (96KB smem) since then we can get 2 CTAs per SM')."])
+    "run_mha_fwd_hdim256, at commit 0251105a2fb19d2957484b7f023cd8c115286ced: '64 x 64 (96KB smem) since then we can get 2 CTAs per SM').",
+    "FlashAttention-3 rows (specs/flash_attention_hopper.kcost, specs/flash_attention_causal_hopper.kcost): FA3's sm90 tiles, Dao-AILab/flash-attention hopper/flash_fwd_launch_template.h lines 83-105 at commit 7f67966c (2024-07-11, the initial FA3 release; the same at 3cea2fb6 for the fa-issue-1438 rows):",
+    "non-causal d = 64 rows set Br = 192, Bc = 128, CM = 1, RT = 128 (192 x 128, 16 warps, no cluster); d = 128 keeps the spec's 128 x 176 (12 warps, cluster 2); d = 256 rows set Bc = 80 (128 x 80, cluster 2);",
+    "causal d = 128 keeps the spec's 128 x 128 (FA3's tile); FA3's causal 192 x 128 (d = 64) and 128 x 80 (d = 256) break the spec's `assume Br | S, Bc | Br` (closed forms), so d = 64 rows keep 128 x 128 and d = 256 rows set ST = 1 (128 x 128, one stage): tiles doing no more than FA3's (the spec's header gives why and the check against FA3's tiles)."])
 
 # ---------------- GEMM ----------------
 rows = []
