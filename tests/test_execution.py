@@ -663,3 +663,25 @@ def test_the_numeric_tail_share_is_the_share_where_that_is_a_number(name, sizes)
     # the shares that hold a size: those of specs with sizes left free and waves to quantise
     symbolic = not sizes and name in ("decode_attention", "flash_attention", "gemm_hopper")
     assert (None in shares) == symbolic
+
+
+def test_a_grid_without_keeps_streams_its_one_sequential_loop():
+    """The decode GEMV keeps nothing on chip: its k0 loop is what a block streams at a time,
+    and the wave of 192 blocks shares each step's X through L2 (6.3 MB of W and X a step, under
+    H100's usable 36.7 MB): HBM sees W, X and Y once (vLLM PR 49363's b = 64 row, measured 46.3
+    us, where per-block fills re-read X for every block and doubled the bytes)."""
+    cost = kernelcost.load(ROOT / "specs" / "gemv_decode.kcost").cost()
+    assert cost.grid.step_iterator is not None and cost.grid.step_iterator.name == "k0"
+    sizes = {"N": 12288, "K": 5376, "b": 64, "TK": 256}
+    values = {symbol: sizes[symbol.name] for symbol in cost.parameters if symbol.name in sizes}
+    result = verdict(cost, load_machine("h100"), values=values)
+    [global_term] = [t for t in result.grid.wave_terms if t.key == "global"]
+    n, k, b = 12288, 5376, 64
+    assert global_term.amount == 2 * n * k + 2 * b * k + 2 * b * n  # W, X, Y: bf16, once
+    assert result.grid.model_rule.startswith("one wave")
+
+
+def test_reads_in_two_loops_one_after_the_other_have_no_streaming_loop():
+    """rope reads q and k in two loops, one after the other: no one loop streams them."""
+    cost = kernelcost.load(ROOT / "specs" / "rope.kcost").cost()
+    assert cost.grid.step_iterator is None

@@ -82,7 +82,24 @@ def _step_loop(counter: NestCount, depth: int) -> Loop | None:
     a block streams in at a time (k0 in a GEMM)."""
     candidates = [scope.loops[-1] for scope in counter.nest.scopes
                   if len(scope.loops) > depth and Level.L2 in scope.parent_levels.values()]
-    return max(candidates, key=lambda loop: loop.depth, default=None)
+    if candidates:
+        return max(candidates, key=lambda loop: loop.depth)
+    return _streaming_loop(counter, depth)
+
+
+def _streaming_loop(counter: NestCount, depth: int) -> Loop | None:
+    """Without such a keep: the one sequential loop right inside the grid that every global
+    read of the block runs in (k0 of a GEMV), one step of it what the block streams at a
+    time, as a keep's loop is. None where a global read runs outside it, in `lanes` loops
+    only, or in two such loops one after the other."""
+    tensors = counter.checked.tensors
+    reads = [site for site in counter.nest.accesses if not site.is_write
+             and site.tensor in tensors and tensors[site.tensor].level == Level.GLOBAL]
+    loops = {site.loops[depth] if len(site.loops) > depth else None for site in reads}
+    if len(loops) != 1:
+        return None
+    (loop,) = loops
+    return None if loop is None or loop.lanes else loop
 
 
 def _step_loop_var(counter: NestCount, depth: int) -> sympy.Symbol | None:
