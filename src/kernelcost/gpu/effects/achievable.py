@@ -5,8 +5,8 @@ states it with its source ([[achievable]], module hardware.achievable_rates).
   searched over its shapes stays some 10 to 50 % under the data sheet's peak), on the MMA
   issue path the spec takes: its `mma` line where it has one (FlashAttention-2's `mma sync`:
   mma.sync on a Hopper), else `needs tcgen05` or `needs wgmma`, else `mma.sync` where it
-  names an NVIDIA target without them, else the part's best path. A path the machine file has no figure for takes the
-  part's.
+  names an NVIDIA target without them, else the part's best path. A path the machine file
+  has no figure for takes the part's.
 - A bandwidth: what a copy sustains of the data sheet's figure.
 
 factor = the fraction, on the term's rate, for each work class and level the spec uses and
