@@ -26,12 +26,12 @@ def error_of(text: str) -> KcostError:
 
 
 @pytest.mark.parametrize("old, new, where, line", [
-    ("peak_FLOPps = 33.5e12", "peak_FLOPps = nan", "compute[0].peak_FLOPps", 34),
-    ("peak_FLOPps = 33.5e12", "peak_FLOPps = inf", "compute[0].peak_FLOPps", 34),
-    ("peak_FLOPps = 33.5e12", f"peak_FLOPps = {BIG}", "compute[0].peak_FLOPps", 34),
-    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = nan", "memory[0].bandwidth_Bps", 143),
-    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = inf", "memory[0].bandwidth_Bps", 143),
-    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = 5e-324", "memory[0].bandwidth_Bps", 143),
+    ("peak_FLOPps = 33.5e12", "peak_FLOPps = nan", "compute[0].peak_FLOPps", 36),
+    ("peak_FLOPps = 33.5e12", "peak_FLOPps = inf", "compute[0].peak_FLOPps", 36),
+    ("peak_FLOPps = 33.5e12", f"peak_FLOPps = {BIG}", "compute[0].peak_FLOPps", 36),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = nan", "memory[0].bandwidth_Bps", 145),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = inf", "memory[0].bandwidth_Bps", 145),
+    ("bandwidth_Bps = 3.35e12", "bandwidth_Bps = 5e-324", "memory[0].bandwidth_Bps", 145),
     ("launch_overhead_s = 4e-6", "launch_overhead_s = nan", "launch.launch_overhead_s", 21),
     ("launch_overhead_s = 4e-6", "launch_overhead_s = -inf", "launch.launch_overhead_s", 21),
     ("sm_count = 132", f"sm_count = {BIG}", "device.sm_count", 13),
@@ -101,18 +101,21 @@ def test_cli_exits_2(tmp_path, capsys, old, new):
     assert "internal error" not in err and "evil.toml:" in err
 
 
-@pytest.mark.parametrize("old, new, line, message", [
+@pytest.mark.parametrize("old, new, table, message", [
     # the second table is a second `global`: the error is there, not at the first table
-    ('[[memory]]\nlevel = "l2"', '[[memory]]\nlevel = "global"', 150,
+    ('[[memory]]\nlevel = "l2"', '[[memory]]\nlevel = "global"', 1,
      "`memory[1].level`: a second `global` level"),
-    ('[[memory]]\nlevel = "l2"', '[[memory]]\nlevel = "registers"', 158,
+    ('[[memory]]\nlevel = "l2"', '[[memory]]\nlevel = "registers"', 2,
      "`memory[2].level`: `shared` after `registers`"),
-    ('[[memory]]\nlevel = "global"', '[[memory]]\nlevel = "mall"', 141,
+    ('[[memory]]\nlevel = "global"', '[[memory]]\nlevel = "mall"', 0,
      "`memory[0].level`: the first level must be `global`"),
 ])
-def test_levels_out_of_order_are_placed_at_the_offending_table(old, new, line, message):
+def test_levels_out_of_order_are_placed_at_the_offending_table(old, new, table, message):
+    """The caret is on the `level` value of the offending table (the table-th [[memory]])."""
     assert old in H100
     error = error_of(H100.replace(old, new, 1))
+    tables = [number for number, text in enumerate(H100.split("\n"), 1) if text == "[[memory]]"]
+    line = tables[table] + 1  # `level = ...` follows its table's header
     (diagnostic,) = error.diagnostics
     assert error.code == Code.MACHINE_INCONSISTENT
     assert diagnostic.message.startswith(message)

@@ -226,3 +226,38 @@ def test_the_command_and_the_figure(tmp_path, capsys):
     assert code == 0
     assert "calibration  all" in out and "validation" not in out.split("error:")[0][-2000:]
     assert figure.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_row_timed_cold_is_predicted_with_its_machines_cold_start():
+    """nvbench's cold measurement, do_bench's cleared buffer and this project's 256 MB write
+    time the kernel alone after an L2 flush: the prediction is t_model plus the machine's cold
+    start (validate --published), never t_model itself."""
+    from kernelcost.answers.published import calibration_rows
+    from kernelcost.answers.published_report import compare_rows
+
+    rows = [row for row in calibration_rows() if row.source in ("cccl-pr2086", "zzc-issue-79")]
+    results = compare_rows(rows)
+    cold = [r for r in results if r.row.source == "cccl-pr2086"]
+    warm = [r for r in results if r.row.source == "zzc-issue-79"]
+    assert cold and all(r.row.cold and r.cold_start_s == 5.9e-6 for r in cold)  # h200.toml
+    assert all(r.predicted == r.t_model + 5.9e-6 for r in cold)
+    assert warm and all(not r.row.cold and r.cold_start_s is None for r in warm)  # no flush
+    assert all(r.predicted == r.t_model for r in warm)
+    for r in cold + warm:
+        assert r.error == (r.predicted - r.row.time_s) / r.row.time_s
+
+
+def test_the_fitted_cold_starts_are_the_tools():
+    """h100.toml and h200.toml state tools/fit_cold_start.py's figures, rounded to 0.1 us:
+    the median over each machine's cold calibration rows of measured - t_model."""
+    import importlib.util
+
+    from kernelcost.hardware.machinefile import load_machine
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "fit_cold_start.py"
+    spec = importlib.util.spec_from_file_location("fit_cold_start", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    fitted = tool.fitted()
+    for machine in ("h100", "h200"):
+        assert load_machine(machine).cold_start_s == round(fitted[machine], 7)

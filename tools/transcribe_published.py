@@ -236,7 +236,8 @@ for L, us in ((32, 21.135), (64, 22.958), (128, 28.780), (256, 43.563)):
         sizes=f"b=64;h=64;L={L};g=8;d=128;P=1;TL=32",
         shape=f"num_seqs=64 seq_len={L} num_heads=64 num_kv_heads=8 head_size=128 page_size=256; P=1 (no split), TL=32 so that P*TL | L",
         value=str(us), unit="us", conversion="time_s = value * 1e-6", time_s=t(us * 1e-6),
-        timed="kernel (nvbench GPU Time)", inputs="not stated", l2_flush="not stated"))
+        timed="kernel (nvbench GPU Time)", inputs="not stated",
+        l2_flush="yes (nvbench's cold measurement, whose GPU Time the comparison reports: \"Each sample runs the benchmark once with a clean device L2 cache\", NVIDIA/nvbench README, Cold Measurements)"))
 FA1572 = ("Dao-AILab/flash-attention issue #1572 'flash-attention-3 batch decode with page kv cache is significantly slower than flashinfer on MHA', "
           "comment by TheRainstorm 2025-04-11 ('I tested this script on an H100'), line 'Seqlen = {L}, FA3 time w CUDA Graph'")
 for L, us in ((128, 27.6), (2000, 292.0), (4000, 567.2)):
@@ -261,7 +262,8 @@ for off, n, us in (("I32", "2^24", 14.292), ("I32", "2^28", 134.831), ("I64", "2
         dtype="int8", spec="specs/copy.kcost", sizes=f"n={elems // 4}",
         shape=f"{elems} int8 elements read and written ({elems} B each way); the spec copies f32, so n = {elems // 4} moves the same bytes",
         value=str(us), unit="us", conversion="time_s = value * 1e-6", time_s=t(us * 1e-6),
-        timed="kernel (nvbench GPU Time)", inputs="not stated", l2_flush="not stated"))
+        timed="kernel (nvbench GPU Time)", inputs="not stated",
+        l2_flush="yes (nvbench's cold measurement, whose GPU Time the comparison reports: \"Each sample runs the benchmark once with a clean device L2 cache\", NVIDIA/nvbench README, Cold Measurements)"))
 write("copy.csv", rows, ["Device copy and STREAM-like kernels: published measurements (see README.md in this folder)."])
 
 # ---------------- softmax ----------------

@@ -137,6 +137,12 @@ class PublishedRow:
     l2_flush: str
 
     @property
+    def cold(self) -> bool:
+        """Timed alone after an L2 flush (nvbench's cold measurement, do_bench's cleared
+        buffer, this project's 256 MB write): the machine's cold start lies in the time."""
+        return self.l2_flush.startswith(("yes", "do_bench default"))
+
+    @property
     def split(self) -> Split:
         return split_of(self.source)
 

@@ -257,6 +257,9 @@ class Machine:
     architecture: Architecture | None = None  # what code it runs: sm_90a, gfx942
     architecture_source: str | None = None
     achievable: tuple[Achievable, ...] = ()  # attainable fractions of its roofs (t_model)
+    cold_start_s: float | None = None  # what a kernel timed alone after an L2 flush takes
+    # beyond its work (the event-timed launch and first touches): a harness's, not t_model's
+    cold_start_source: str | None = None
 
     @functools.cached_property
     def at_max_clock(self) -> Machine:

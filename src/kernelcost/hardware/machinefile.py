@@ -19,6 +19,8 @@ and the key, so a typo never silently drops a figure.
 
     [launch]
     launch_overhead_s = 4e-6
+    cold_start_s = 4.7e-6                # optional: a kernel timed alone after an L2 flush
+    cold_start_source = "..."            # takes this beyond its work (validate --published)
     mode = "eager"                       # eager | graph: how the figure was measured
     source = "..."
 
@@ -171,7 +173,7 @@ _TOP_KEYS = ("id", "name", "vendor", "notes", "device", "launch", "sfu", "comput
              "execution", "features", "latency", "achievable")
 _DEVICE_KEYS = ("sm_count", "source", "max_clock_Hz", "max_clock_source", "architecture",
                 "architecture_source")
-_LAUNCH_KEYS = ("launch_overhead_s", "mode", "source")
+_LAUNCH_KEYS = ("launch_overhead_s", "mode", "source", "cold_start_s", "cold_start_source")
 _SFU_KEYS = ("peak_OPps", "source", "OP_per_clock_per_sm", "per_clock_source")
 _COMPUTE_KEYS = ("precision", "unit", "peak_FLOPps", "sparse", "source",
                  "FLOP_per_clock_per_sm", "per_clock_source")
@@ -224,6 +226,9 @@ class _Reader(MachineFields):
             architecture=self.architecture(device),
             architecture_source=self.source_for(device, "architecture", "architecture_source",
                                                 "device"),
+            cold_start_s=self.number(launch, "cold_start_s", "launch"),
+            cold_start_source=self.source_for(launch, "cold_start_s", "cold_start_source",
+                                              "launch"),
             achievable=read_achievable(self, data.get("achievable", []),
                                        tuple(level.level for level in memory)),
         ), lambda where, message: self.error(Code.MACHINE_INCONSISTENT, where, message))

@@ -31,7 +31,9 @@ def machine_json(machine) -> dict:
     if machine.launch_overhead_s is not None:
         document["launch"] = present({"launch_overhead_s": machine.launch_overhead_s,
                                       "mode": machine.launch_mode,
-                                      "source": machine.launch_source})
+                                      "source": machine.launch_source,
+                                      "cold_start_s": machine.cold_start_s,
+                                      "cold_start_source": machine.cold_start_source})
     if machine.sfu_OPps is not None:
         document["sfu"] = present({"peak_OPps": machine.sfu_OPps, "source": machine.sfu_source,
                                    "OP_per_clock_per_sm": machine.sfu_per_clock,
