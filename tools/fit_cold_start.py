@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from kernelcost.answers.published import calibration_rows  # noqa: E402
-from kernelcost.answers.published_report import compare_rows  # noqa: E402
+from kernelcost.answers.published import calibration_rows
+from kernelcost.answers.published_report import compare_rows
 
 
 def fitted() -> dict[str, float]:
