@@ -1,5 +1,7 @@
 """Effects on t_model as plug-ins (gpu/effects): one module an effect, one registry line each,
-and the execution model takes what the registry lists, no more."""
+and the execution model takes what the registry lists, no more. An effect's derates carry its
+findings, records of figures; their sentences are presentation's (present.derate_text), one
+function a finding type."""
 
 from __future__ import annotations
 
@@ -13,12 +15,14 @@ import sympy
 from kernelcost import machines
 from kernelcost.analysis.api import analyze, loads
 from kernelcost.answers.model import verdict
+from kernelcost.base.records import record
 from kernelcost.base.symbols import size_symbol
 from kernelcost.gpu.derates import Derate
 from kernelcost.gpu.effects import registry
 from kernelcost.gpu.effects.context import CALL, ROOFS, EffectContext
 from kernelcost.gpu.effects.launch_overhead import Launch
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.derate_text import derate_text
 from kernelcost.present.roofs import roof_name
 
 EFFECTS = Path(registry.__file__).parent
@@ -45,14 +49,20 @@ def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once()
     assert [effect.stage for effect in registry.EFFECTS] == [ROOFS] * 5 + [CALL]
 
 
+@record
+class HalvingFinding:
+    """What the stand-in found: nothing but that it halves."""
+
+
 class Halving:
     """A stand-in effect: the global bandwidth at half its rate."""
 
     name = "halving"
     stage = ROOFS
+    findings = (HalvingFinding,)
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
-        return (Derate(self.name, sympy.Rational(1, 2), "half the global bandwidth", "global"),)
+        return (Derate(self.name, sympy.Rational(1, 2), HalvingFinding(), "global"),)
 
 
 def test_a_new_effect_is_one_registry_line(monkeypatch):
@@ -112,8 +122,9 @@ def test_launch_reads_the_overhead_from_the_machine_file(tmp_path):
     [derate] = _launch(h100, sympy.Rational(20, 10**6))
     assert (derate.cause, derate.key) == ("launch", None)  # no bandwidth scaled
     assert derate.factor == sympy.Rational(5, 6)  # 20 us of a 24 us call
-    assert derate.detail.startswith("launch overhead 4 µs on a 20 µs kernel: 20 % of the "
-                                    "kernel's time, 16.7 % of the total")
+    assert derate.finding.overhead_s == sympy.Rational(4, 10**6)
+    assert derate_text(derate).startswith("launch overhead 4 µs on a 20 µs kernel: 20 % of the "
+                                          "kernel's time, 16.7 % of the total")
     # the figure is the file's: a machine file with 5 us gives the chapter's 20 % on 20 us
     path = tmp_path / "h100_slow_launch.toml"
     text = (Path(machines.__file__).parent / "h100.toml").read_text()
@@ -122,7 +133,7 @@ def test_launch_reads_the_overhead_from_the_machine_file(tmp_path):
     assert slow.launch_overhead_s == 5e-6
     [derate] = _launch(slow, sympy.Rational(20, 10**6))
     assert derate.factor == sympy.Rational(4, 5)
-    assert "25 % of the kernel's time, 20 % of the total" in derate.detail
+    assert "25 % of the kernel's time, 20 % of the total" in derate_text(derate)
 
 
 def test_launch_finds_nothing_without_a_time_or_an_overhead():

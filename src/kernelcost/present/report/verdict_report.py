@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...base.kinds import TermKind
 from ...base.units import binary, plain, si
 from ...count.values import json_value
+from ..derate_text import derate_text
 from ..roofs import roof_name, short_roof_name
 from .cells import (
     INTENSITY_UNIT,
@@ -177,7 +178,7 @@ def verdict_rows(verdict) -> list[dict]:
         "regime": level.regime, "t_min": json_value(verdict.t_min),
         "bound": _name(verdict.bound), "performance": json_value(level.performance),
         "derates": [{"cause": d.cause, "key": d.key, "factor": json_value(d.factor),
-                     "detail": d.detail} for d in verdict.derates],
+                     "detail": derate_text(d)} for d in verdict.derates],
     } for level in verdict.levels]
 
 
@@ -380,7 +381,7 @@ def answer_lines(answers) -> list[str]:
         lines += transfer_lines(result)
         for derate in result.derates:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
-                         f" ({derate.detail}).")
+                         f" ({derate_text(derate)}).")
         unknown = result.grid.latency_unknown if result.grid is not None else ()
         if unknown and result.runs:
             lines.append(f"  latency unknown at {', '.join(unknown)}: the machine file cites no "
