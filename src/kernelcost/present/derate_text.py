@@ -2,7 +2,8 @@
 writing the sentence of a derate from the figures its finding holds; `derate_text` picks it
 by the finding's type. The terminal line (`what lowers the roof here: ...`) and the JSON key
 `detail` of a verdict's derates are both this text. A new effect's finding gets its function
-here and one entry in TEXTS (tests/test_effects.py checks every registered effect has one)."""
+here and one entry in TEXTS (tests/test_effects.py checks every registered effect has one).
+Beside them, how far a measured run is from its roof (`efficiency_text`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import sympy
 
+from ..answers.efficiency import Efficiency
 from ..base.levels import Level
 from ..base.units import si
 from ..gpu.derates import Derate
@@ -136,3 +138,8 @@ TEXTS: dict[type, Callable[[Any], str]] = {
     SerialFinding: serial_text, LaunchFinding: launch_text,
 }
 
+
+def efficiency_text(efficiency: Efficiency) -> str:
+    """'3.1 TB/s of 3.35 TB/s (93 %)' or '400 TFLOP/s of 990 TFLOP/s (40 %)'."""
+    return (f"{si(efficiency.achieved, efficiency.metric)} of "
+            f"{si(efficiency.roof, efficiency.metric)} ({100 * efficiency.fraction:.0f} %)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...base.kinds import TermKind
 from ...base.units import binary, plain, si
 from ...count.values import json_value
-from ..derate_text import derate_text
+from ..derate_text import derate_text, efficiency_text
 from ..roofs import roof_name, short_roof_name
 from .cells import (
     INTENSITY_UNIT,
@@ -214,7 +214,7 @@ def answers_json(answers) -> dict:
             "efficiency": None if a.efficiency is None else {
                 "regime": a.efficiency.regime, "metric": a.efficiency.metric,
                 "achieved": a.efficiency.achieved, "roof": a.efficiency.roof,
-                "fraction": a.efficiency.fraction, "text": a.efficiency.describe()},
+                "fraction": a.efficiency.fraction, "text": efficiency_text(a.efficiency)},
         } for a in answers],
     }
 
@@ -400,7 +400,7 @@ def answer_lines(answers) -> list[str]:
         if answer.efficiency is not None:
             above = (" — above the roof: check the measurement, the sizes or the spec"
                      if answer.efficiency.fraction > 1 else "")
-            lines.append(f"  measured: {answer.efficiency.describe()} "
+            lines.append(f"  measured: {efficiency_text(answer.efficiency)} "
                          f"({answer.efficiency.regime}, so measured in "
                          f"{answer.efficiency.metric}){above}.")
     return lines
