@@ -8,11 +8,10 @@ Beside them, how far a measured run is from its roof (`efficiency_text`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from ..answers.efficiency import Efficiency
 from ..base.levels import Level
 from ..base.units import si
 from ..gpu.derates import Derate
@@ -22,6 +21,9 @@ from ..gpu.effects.latency import BlockLoads, LatencyFinding
 from ..gpu.effects.launch_overhead import LaunchFinding
 from ..gpu.effects.sectors import DramSectorFinding, SectorFinding, TensorSeen
 from ..gpu.effects.serial import SerialFinding
+
+if TYPE_CHECKING:  # a measurement's module loads only where a measurement is given
+    from ..answers.efficiency import Efficiency
 
 # the load latency a machine file cites at each level Little's law checks
 LATENCY_WORDS: dict[str, str] = {Level.GLOBAL: "DRAM", Level.L2: "L2 hit",
