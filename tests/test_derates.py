@@ -12,6 +12,7 @@ from kernelcost.analysis.api import analyze, loads
 from kernelcost.answers.answer import answers
 from kernelcost.answers.model import verdict
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.derate_text import derate_text
 from kernelcost.present.report import answer_lines
 from kernelcost.present.report.verdict_report import verdict_rows
 from kernelcost.present.roofs import roof_name
@@ -61,7 +62,9 @@ def test_the_chapters_launch_example_5us_on_a_20us_kernel():
     assert launch.factor == sympy.Rational(4, 5)  # the kernel computes 80 % of the call
     assert (result.t_min_with_launch - result.t_min) / result.t_min == sympy.Rational(1, 4)
     assert 1 - launch.factor == sympy.Rational(1, 5)
-    assert "25 % of the kernel's time, 20 % of the total" in launch.detail
+    assert (launch.finding.of_kernel, launch.finding.of_total) == (
+        sympy.Rational(1, 4), sympy.Rational(1, 5))
+    assert "25 % of the kernel's time, 20 % of the total" in derate_text(launch)
 
 
 def test_without_a_launch_figure_there_is_no_launch_derate():
@@ -110,11 +113,13 @@ def test_vector_add_with_one_warp_per_sm_is_latency_bound_on_h100():
     assert latency.factor == sympy.Rational(factor.numerator, factor.denominator)
     attainable = float(Fraction(335 * 10**10) * factor)
     assert round(attainable / 1e9, 1) == 90.5  # GB/s, against the 3.35 TB/s roof
-    assert "latency-bound" in latency.detail and "90.5 GB/s" in latency.detail
-    assert "unloaded" in latency.detail
+    text = derate_text(latency)
+    assert "latency-bound" in text and "90.5 GB/s" in text
+    assert "unloaded" in text
     # the occupancy that lifts it: ceil(1.25 MB / (132 SMs x 256 B)) = 37 blocks per SM,
     # more than the 32 blocks an SM holds
-    assert "37 resident blocks per SM" in latency.detail and "more than the 32" in latency.detail
+    assert (latency.finding.lift, latency.finding.allowed) == (37, 32)
+    assert "37 resident blocks per SM" in text and "more than the 32" in text
     # t_model takes global traffic (12 B per element) at the attainable bandwidth ...
     traffic = 12 * 32 * sms
     assert result.t_model == sympy.Rational(traffic) / (
@@ -187,10 +192,12 @@ def test_a_small_grid_of_one_warp_blocks_is_latency_bound_at_shared_memory():
     factor = Fraction(available) / needed
     assert shared.factor == sympy.Rational(factor.numerator, factor.denominator)
     assert round(float(factor), 4) == 0.5453
-    assert "latency-bound at shared: 2.05 kB in flight per SM" in shared.detail
-    assert "attainable shared bandwidth 124 GB/s per SM" in shared.detail  # 227 GB/s x 0.5453
+    text = derate_text(shared)
+    assert "latency-bound at shared: 2.05 kB in flight per SM" in text
+    assert "attainable shared bandwidth 124 GB/s per SM" in text  # 227 GB/s x 0.5453
     # ceil(3 756 B / 1 KiB) = 4 resident blocks per SM would lift it
-    assert "4 resident blocks per SM" in shared.detail
+    assert shared.finding.lift == 4 and shared.finding.allowed is None  # 25 fit
+    assert "4 resident blocks per SM" in text
     assert roof_name(result.grid.model_bound) == "shared bandwidth (latency-bound)"
     assert roof_name(result.grid.bound) == "shared bandwidth"  # t_bound keeps the roof
     # global and L2: 256 blocks keep their 8 KiB of tiles in flight: 2.1 MB > 1.51 > 1.25 MB

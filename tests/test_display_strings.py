@@ -1,8 +1,8 @@
 """Results are data, not strings: a category (a reuse mode, a work class, a regime, a term's
-kind, a tensor's role, a raster order, a memory level) is an enum member wherever it is
-compared, and a roof's display name ("bf16 tensor peak", "global bandwidth") is built by the
-printers from a term's data and never read back. The scan walks every module of
-src/kernelcost with `ast` and finds each comparison (==, !=, in, not in, `case`) and each
+kind, a tensor's role, a raster order, a memory level, an effect's cause) is an enum member
+wherever it is compared, and a roof's display name ("bf16 tensor peak", "global bandwidth")
+is built by the printers from a term's data and never read back. The scan walks every module
+of src/kernelcost with `ast` and finds each comparison (==, !=, in, not in, `case`) and each
 call of a string method that matches or cuts text (startswith, endswith, removesuffix,
 removeprefix, replace, ...) against a literal that is one of those words, or that holds a
 piece of a display name (" peak", " bandwidth", "memory-bound", ...), f-strings included.
@@ -18,17 +18,19 @@ import pytest
 
 from kernelcost.answers import regimes
 from kernelcost.base import kinds, levels
+from kernelcost.gpu import derates
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 GENERATED = {"lang._generated.kcost_parser"}  # lark's stand-alone parser, never edited
-ENUM_MODULES = {"base.kinds", "base.levels", "answers.regimes"}  # where each word is written
+# where each word is written
+ENUM_MODULES = {"base.kinds", "base.levels", "answers.regimes", "gpu.derates"}
 # presentation's name-building functions: the one place a roof's name is put together
 NAME_BUILDERS = {"present.roofs": {"roof_name", "short_roof_name", "model_roof_name",
                                    "device_word", "derate_word", "_parts"}}
 # a word of an enum that means something else where it stands, and what it is there
 NOT_A_CATEGORY = {("algebra.texts", "none"): "sympy's printing order `none`"}
 
-WORDS = frozenset(member.value for module in (kinds, levels, regimes)
+WORDS = frozenset(member.value for module in (kinds, levels, regimes, derates)
                   for enum in vars(module).values()
                   if isinstance(enum, type) and issubclass(enum, StrEnum) and enum is not StrEnum
                   for member in enum) | {"HBM", "SFU"}  # tune's words for two roofs
@@ -142,3 +144,52 @@ def test_a_name_builder_may_and_its_neighbours_may_not():
     source = ('def roof_name(roof):\n    return name.removesuffix(" peak")\n\n'
               'def other(name):\n    return name.removesuffix(" peak")\n')
     assert [hit.split(":")[1] for hit in display_comparisons(source, "present.roofs")] == ["5"]
+
+
+# --- results as data (issue 36): a derate's sentence is presentation's ----------------------
+
+EFFECTS = PACKAGE / "gpu" / "effects"
+# the modules of the model floors (gpu, answers) that still put figures into words with
+# base.units' printers (si, binary): what is left to move into presentation. None is added,
+# and one that moves out leaves this list
+UNIT_PRINTING = {"gpu.execution", "gpu.warm", "gpu.waves", "answers.ncu"}
+
+
+def _imports_units(tree: ast.Module) -> bool:
+    return any(isinstance(node, ast.ImportFrom) and node.module is not None
+               and node.module.split(".")[-1] == "units" for node in ast.walk(tree))
+
+
+def _sentences(tree: ast.Module) -> list[int]:
+    """The lines that build text from values: f-strings, str.format, `"..." % values`."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.JoinedStr)
+            or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "format")
+            or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
+                and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str))]
+
+
+@pytest.mark.parametrize("path", sorted(EFFECTS.glob("*.py")), ids=lambda path: path.stem)
+def test_no_effect_writes_a_sentence(path):
+    """An effect's derates carry findings, records of figures; present.derate_text writes
+    their sentences. No module of gpu/effects builds text from a value or prints a unit."""
+    tree = ast.parse(path.read_text())
+    assert _sentences(tree) == []
+    assert not _imports_units(tree)
+
+
+def test_the_model_modules_that_print_units_are_the_known_few():
+    found = {name for name, path in MODULES.items() if name.split(".")[0] in ("gpu", "answers")
+             and _imports_units(ast.parse(path.read_text()))}
+    assert found == UNIT_PRINTING
+
+
+@pytest.mark.parametrize("source, found", [
+    ('detail = f"{si(x, \'B\')} in flight"\n', [1]),
+    ('detail = "{} in flight".format(x)\n', [1]),
+    ('detail = "%d blocks" % n\n', [1]),
+    ('factor = available / needed\n', []),
+])
+def test_the_sentence_scan_finds_text_built_from_values(source, found):
+    assert _sentences(ast.parse(source)) == found

@@ -1,5 +1,7 @@
 """Effects on t_model as plug-ins (gpu/effects): one module an effect, one registry line each,
-and the execution model takes what the registry lists, no more."""
+and the execution model takes what the registry lists, no more. An effect's derates carry its
+findings, records of figures; their sentences are presentation's (present.derate_text), one
+function a finding type."""
 
 from __future__ import annotations
 
@@ -11,14 +13,16 @@ import pytest
 import sympy
 
 from kernelcost import machines
-from kernelcost.analysis.api import analyze, loads
+from kernelcost.analysis.api import analyze, load, loads
 from kernelcost.answers.model import verdict
+from kernelcost.base.records import record
 from kernelcost.base.symbols import size_symbol
-from kernelcost.gpu.derates import Derate
+from kernelcost.gpu.derates import Derate, EffectCause
 from kernelcost.gpu.effects import registry
 from kernelcost.gpu.effects.context import CALL, ROOFS, EffectContext
 from kernelcost.gpu.effects.launch_overhead import Launch
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.derate_text import TEXTS, derate_text
 from kernelcost.present.roofs import roof_name
 
 EFFECTS = Path(registry.__file__).parent
@@ -45,14 +49,72 @@ def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once()
     assert [effect.stage for effect in registry.EFFECTS] == [ROOFS] * 5 + [CALL]
 
 
+def test_every_finding_of_a_registered_effect_has_its_text():
+    """Each effect names the finding types its derates carry; presentation has a sentence for
+    each of them and for nothing else."""
+    findings = [kind for effect in registry.EFFECTS for kind in effect.findings]
+    assert len(set(findings)) == len(findings)
+    assert set(TEXTS) == set(findings)
+    assert {effect.name for effect in registry.EFFECTS} | {EffectCause.DRAM_SECTORS} == set(
+        EffectCause)
+
+
+BF16_COLUMN = """kernel bf16_column(n) {
+    assume 32 | n
+    in  a: bf16[n, n]
+    out b: bf16[n, n]
+    for i0 in 0..n by 32 parallel(threads = 32) {
+        let tile: bf16[32, 32] in shared = 0
+        for j in 0..32 {
+            for i in 0..32 lanes {
+                tile[i, j] = a[i0 + i, j]
+            }
+        }
+        for i in 0..32, j in 0..32 lanes {
+            b[i0 + i, j] = tile[j, i]
+        }
+    }
+}"""
+
+
+def test_every_effect_binds_somewhere_and_its_finding_reads_as_a_sentence():
+    """A column of bf16 read into a 32-way conflicting tile at n = 1024 on H100 is under every
+    roof effect but serial (latency, sectors, dram_sectors, bank conflicts, the achievable
+    fractions) and the launch; FlashAttention-2 adds its `serial` group. Each derate carries
+    one of its effect's findings, and that finding's text is the sentence printed."""
+    h100 = load_machine("h100")
+    column = verdict(loads(BF16_COLUMN).cost("spec"), h100, values={"n": 1024})
+    fa2 = load(Path(SPEC).parent / "flash_attention.kcost").cost()
+    attention = verdict(fa2, h100, values={s: 4096 for s in fa2.parameters if s.name == "S"})
+    derates = [*column.derates, *attention.derates]
+    assert {derate.cause for derate in derates} == set(EffectCause)
+    of_effect = {effect.name: effect.findings for effect in registry.EFFECTS}
+    of_effect[EffectCause.DRAM_SECTORS] = of_effect[EffectCause.SECTORS]
+    for derate in derates:
+        assert isinstance(derate.finding, of_effect[derate.cause]), derate.cause
+        text = derate_text(derate)
+        assert text and not text.endswith(" "), derate.cause
+    assert {type(derate.finding) for derate in derates} == set(TEXTS)
+    [dram] = [d for d in column.derates if d.cause == EffectCause.DRAM_SECTORS]
+    assert derate_text(dram) == ("HBM sees whole sectors through L2: a 1.05 MB of sectors for "
+                                 "65.5 kB used: nobody uses the rest: 1.11 MB where t_model "
+                                 "counted 131 kB")
+
+
+@record
+class HalvingFinding:
+    """What the stand-in found: nothing but that it halves."""
+
+
 class Halving:
     """A stand-in effect: the global bandwidth at half its rate."""
 
     name = "halving"
     stage = ROOFS
+    findings = (HalvingFinding,)
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
-        return (Derate(self.name, sympy.Rational(1, 2), "half the global bandwidth", "global"),)
+        return (Derate(self.name, sympy.Rational(1, 2), HalvingFinding(), "global"),)
 
 
 def test_a_new_effect_is_one_registry_line(monkeypatch):
@@ -112,8 +174,9 @@ def test_launch_reads_the_overhead_from_the_machine_file(tmp_path):
     [derate] = _launch(h100, sympy.Rational(20, 10**6))
     assert (derate.cause, derate.key) == ("launch", None)  # no bandwidth scaled
     assert derate.factor == sympy.Rational(5, 6)  # 20 us of a 24 us call
-    assert derate.detail.startswith("launch overhead 4 µs on a 20 µs kernel: 20 % of the "
-                                    "kernel's time, 16.7 % of the total")
+    assert derate.finding.overhead_s == sympy.Rational(4, 10**6)
+    assert derate_text(derate).startswith("launch overhead 4 µs on a 20 µs kernel: 20 % of the "
+                                          "kernel's time, 16.7 % of the total")
     # the figure is the file's: a machine file with 5 us gives the chapter's 20 % on 20 us
     path = tmp_path / "h100_slow_launch.toml"
     text = (Path(machines.__file__).parent / "h100.toml").read_text()
@@ -122,7 +185,7 @@ def test_launch_reads_the_overhead_from_the_machine_file(tmp_path):
     assert slow.launch_overhead_s == 5e-6
     [derate] = _launch(slow, sympy.Rational(20, 10**6))
     assert derate.factor == sympy.Rational(4, 5)
-    assert "25 % of the kernel's time, 20 % of the total" in derate.detail
+    assert "25 % of the kernel's time, 20 % of the total" in derate_text(derate)
 
 
 def test_launch_finds_nothing_without_a_time_or_an_overhead():

@@ -15,6 +15,7 @@ from kernelcost.answers.model import verdict
 from kernelcost.count.lanes import bank_degree, bank_wavefronts, sectors_per_warp
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import enumerate_lanes
+from kernelcost.present.derate_text import derate_text
 from kernelcost.present.roofs import roof_name
 
 SPECS = Path(__file__).parent.parent / "specs"
@@ -87,7 +88,9 @@ def test_naive_transpose_moves_8x_on_its_strided_side_1x_on_the_other():
     assert derate(result, "sectors").factor == sympy.Rational(2, 9)
     # HBM sees each byte of B once: the other 28 B of each sector come from 7 other warps
     assert derate(result, "dram_sectors") is None
-    assert "neighbouring warps" in derate(result, "sectors").detail
+    [b] = derate(result, "sectors").finding.hbm
+    assert (b.tensor, b.shared) == ("b", True)
+    assert "neighbouring warps" in derate_text(derate(result, "sectors"))
 
 
 def test_sectors_enter_t_model_never_t_bound():
@@ -132,8 +135,9 @@ def test_strided_read_ratio_is_min_s_8(stride):
 
 def test_strided_read_at_large_stride_hbm_sees_the_sectors():
     result = on_h100(spec("strided_read"), n=2**24, s=8)
-    detail = derate(result, "sectors").detail
-    assert "nobody uses the rest" in detail
+    [x] = derate(result, "sectors").finding.hbm
+    assert (x.tensor, x.shared) == ("x", False)
+    assert "nobody uses the rest" in derate_text(derate(result, "sectors"))
     # x: n sectors of 32 B reach DRAM for 4n useful bytes; t_model's wave boxes already hold
     # the 8 x 4n bytes, so no second derate
     assert derate(result, "dram_sectors") is None

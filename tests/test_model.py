@@ -24,6 +24,7 @@ from kernelcost.base.symbols import size_symbol
 from kernelcost.count.cost import Cost, ScopeCost, TensorFootprint
 from kernelcost.hardware.machine import Roof
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.derate_text import efficiency_text
 from kernelcost.present.report.verdict_report import verdict_rows
 from kernelcost.present.roofs import roof_name
 
@@ -97,7 +98,7 @@ def test_measured_bandwidth_is_reported_in_bytes_per_second():
     efficiency = measured_efficiency(result, Bps=3.1e12)
     assert efficiency.metric == "B/s" and efficiency.level == "global"
     assert efficiency.fraction == pytest.approx(3.1 / 3.35)
-    assert efficiency.describe() == "3.1 TB/s of 3.35 TB/s (93 %)"
+    assert efficiency_text(efficiency) == "3.1 TB/s of 3.35 TB/s (93 %)"
     # the same run given as a time: 12e8 B in 387 us is 3.1 TB/s
     by_time = measured_efficiency(result, seconds=12e8 / 3.1e12)
     assert by_time.fraction == pytest.approx(efficiency.fraction)
@@ -137,7 +138,7 @@ def test_measured_400_tflops_bf16_on_h100_is_40_percent():
     efficiency = measured_efficiency(result, FLOPps=400e12)
     assert efficiency.metric == "FLOP/s" and efficiency.regime == Regime.COMPUTE_BOUND
     assert efficiency.fraction == pytest.approx(400 / 990)
-    assert efficiency.describe() == "400 TFLOP/s of 990 TFLOP/s (40 %)"
+    assert efficiency_text(efficiency) == "400 TFLOP/s of 990 TFLOP/s (40 %)"
 
 
 def test_measurement_needs_exactly_one_quantity():

@@ -12,8 +12,7 @@ import kernelcost
 from kernelcost.answers.ledger import ledger
 from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
-from kernelcost.gpu.derates import derated
-from kernelcost.gpu.effects.serial import SERIAL
+from kernelcost.gpu.derates import EffectCause, derated
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.check import check
 from kernelcost.lang.parse import parse
@@ -65,11 +64,11 @@ def test_the_group_sum_is_t_model_exactly_and_the_bound_never_moves(machine_id):
     alone = verdict(cost.__class__(**{**cost.__dict__, "serial": ()}), machine, values=values)
     result = verdict(cost, machine, values=values)
     assert result.t_bound == alone.t_bound and result.t_floor == alone.t_floor
-    earlier = [d for d in result.derates if d.cause != SERIAL]
+    earlier = [d for d in result.derates if d.cause != EffectCause.SERIAL]
     wave = {term.key: derated(term, earlier).seconds for term in result.grid.wave_terms}
     group = sum((wave[key] for key in ("tensor", "sfu", "vector")), sympy.Integer(0))
     others = [seconds for key, seconds in wave.items() if key not in ("tensor", "sfu", "vector")]
     assert result.t_model == max([group, *others])
     assert result.t_model > alone.t_model
     assert ledger(result).total == result.t_model
-    assert SERIAL in [step.effect for step in ledger(result).steps]
+    assert EffectCause.SERIAL in [step.effect for step in ledger(result).steps]

@@ -12,7 +12,6 @@ from ..base.errors import Code, Diagnostic, MeasurementError, SizeError
 from ..base.kinds import TermKind
 from ..base.levels import Level
 from ..base.records import record
-from ..base.units import si
 from .model import Verdict
 from .regimes import Regime
 
@@ -28,12 +27,6 @@ class Efficiency:
     roof: float  # in `metric`
     fraction: float  # achieved / roof = t_min / measured time
     measured_s: float  # the kernel time implied by the measurement
-
-    def describe(self) -> str:
-        """'3.1 TB/s of 3.35 TB/s (93 %)' or '400 TFLOP/s of 990 TFLOP/s (40 %)'."""
-        return (f"{si(self.achieved, self.metric)} of {si(self.roof, self.metric)} "
-                f"({100 * self.fraction:.0f} %)")
-
 
 
 def measured_efficiency(result: Verdict, *, seconds: float | None = None,

@@ -1,7 +1,9 @@
 """Stage: what lowers the roof. The chapter ends its roofline with what the model does not
 capture; each such caveat kernelcost can put a number on becomes a Derate: a cause, a factor
 (the fraction of the roof's rate the kernel keeps, 0 < factor <= 1), the term it scales (a
-level's bandwidth or a work class's peak) and the reasoning.
+level's bandwidth or a work class's peak) and the effect's finding: a record of the figures
+behind it, which presentation puts into words (present.derate_text); no sentence is built
+here.
 
 Derates are estimates. They enter t_model (the estimate), never t_bound (the lower bound no run
 can beat): a derate may be wrong, a bound may not. Each comes from an effect, one module each
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 import sympy
@@ -21,12 +24,24 @@ from ..hardware.machine import Roof
 At = Callable[[sympy.Expr], sympy.Expr]  # an expression at the sizes of a verdict
 
 
+class EffectCause(StrEnum):
+    """What lowers a roof: the effect a derate comes from (one effect may give two causes)."""
+
+    ACHIEVABLE = "achievable"
+    LATENCY = "latency"
+    SECTORS = "sectors"
+    DRAM_SECTORS = "dram_sectors"
+    BANK_CONFLICTS = "bank_conflicts"
+    SERIAL = "serial"
+    LAUNCH = "launch"
+
+
 @record
 class Derate:
-    cause: str  # an effect's: latency | sectors | dram_sectors | bank_conflicts | achievable |
-    # launch
+    cause: EffectCause
     factor: sympy.Expr  # the fraction of the roof's rate kept, in (0, 1]
-    detail: str  # the reasoning, with its figures
+    finding: object  # the effect's record of what it found, with the figures its sentence
+    # needs (AchievableFinding, LatencyFinding, ...: each effect's `findings`)
     key: str | None = None  # the term it scales: a memory level's bandwidth or a work
     # class's peak (None: the call around the kernel, stage CALL)
     whole: bool = False  # its factor holds the earlier derates of its term: it alone applies
@@ -69,11 +84,11 @@ def derated(term: TermT, derates: Sequence[Derate]) -> TermT:
 
 def derate_steps(terms: Sequence[TermT], derates: Sequence[Derate],
                  largest: Callable[[list[TermT]], sympy.Expr]
-                 ) -> tuple[tuple[str | None, sympy.Expr], ...]:
+                 ) -> tuple[tuple[EffectCause | None, sympy.Expr], ...]:
     """The largest term as the derates are applied one cause at a time, in their order:
     first (None, the time before any), then (the cause, the time with it and every cause
     before it). The last time is what all the derates give at once (`derated`)."""
-    steps: list[tuple[str | None, sympy.Expr]] = [(None, largest(list(terms)))]
+    steps: list[tuple[EffectCause | None, sympy.Expr]] = [(None, largest(list(terms)))]
     applied: list[Derate] = []
     for cause in dict.fromkeys(derate.cause for derate in derates):
         applied += [derate for derate in derates if derate.cause == cause]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..base.kinds import TermKind, Unit
 from ..base.levels import Level
-from ..gpu.effects.latency import LATENCY
+from ..gpu.derates import EffectCause
 from ..hardware.machine import Roof
 
 # tune's and phase's words for the levels whose bandwidth is a roof there
@@ -48,7 +48,7 @@ def device_word(roof: Roof) -> str:
 
 def derate_word(cause: str) -> str:
     """What a derate's cause is called beside the bandwidth it lowers."""
-    return "latency-bound" if cause == LATENCY else cause.replace("_", " ")
+    return "latency-bound" if cause == EffectCause.LATENCY else cause.replace("_", " ")
 
 
 def _parts(roof: Roof) -> tuple[str, str, list[str]]:

@@ -27,6 +27,7 @@ from ..hardware.machine import Machine
 from ..hardware.machinefile import load_machine
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 from ..lang.sizerange import SizeRange
+from .derate_text import efficiency_text
 from .roofs import short_roof_name
 from .trajectory import Note, Placed, Trajectory, trajectory, value_text
 
@@ -311,7 +312,7 @@ def _achieved(result: Verdict, points: dict[str, Point],
         level = efficiency.level if efficiency.level in points else binding
         achieved = float(result.work_FLOP) / efficiency.measured_s
         found.append(Achieved("measured", level, points[level].intensity, achieved,
-                              f"measured: {efficiency.describe()}"))
+                              f"measured: {efficiency_text(efficiency)}"))
     factor = math.prod(float(derate.factor) for derate in result.derates)
     if result.derates and factor < VISIBLE_DERATE:
         causes = ", ".join(f"{derate.cause} ×{float(derate.factor):.2g}"

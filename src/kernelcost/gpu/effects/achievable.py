@@ -17,20 +17,31 @@ from __future__ import annotations
 
 from ...base.architectures import Feature, MmaPath, Vendor
 from ...base.kinds import WorkClass
+from ...base.records import record
 from ...count.values import exact
 from ...hardware.achievable_rates import Achievable
 from ...lang.requirements import Requirements
-from ..derates import Derate
+from ..derates import Derate, EffectCause
 from .context import ROOFS, EffectContext
 
-ACHIEVABLE = "achievable"
+
+@record
+class AchievableFinding:
+    """The machine file's figure for a roof: the fraction a tuned kernel sustains of it."""
+
+    fraction: float  # of the roof's figure, in (0, 1]
+    roof: str  # a work class or a memory level
+    path: MmaPath | None  # the MMA issue path the figure is for; None: the part's figure
+    unfigured: MmaPath | None = None  # the path the spec takes where the machine file has
+    # no figure for it (the tensor roof only): the part's figure stands in
 
 
 class AchievableRates:
     """Each roof the spec meets at the fraction a tuned kernel sustains of it."""
 
-    name = ACHIEVABLE
+    name = EffectCause.ACHIEVABLE
     stage = ROOFS
+    findings = (AchievableFinding,)
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         cost = context.cost
@@ -40,8 +51,8 @@ class AchievableRates:
         for roof in dict.fromkeys(entry.roof for entry in context.machine.achievable):
             entry = figure_for(context.machine.achievable, roof, path)
             if roof in used and entry is not None:
-                found.append(Derate(ACHIEVABLE, exact(entry.fraction), _detail(entry, path),
-                                    roof))
+                found.append(Derate(EffectCause.ACHIEVABLE, exact(entry.fraction),
+                                    _finding(entry, path), roof))
         return tuple(found)
 
 
@@ -71,12 +82,6 @@ def figure_for(entries: tuple[Achievable, ...], roof: str,
     return next((e for e in entries if e.roof == roof and e.path is None), None)
 
 
-def _detail(entry: Achievable, path: MmaPath | None) -> str:
-    if entry.path is not None:
-        on = f" on {entry.path}"
-    elif path is not None and entry.roof == WorkClass.TENSOR:
-        on = f" (the part's: no figure on {path})"
-    else:
-        on = ""
-    return f"{entry.fraction:.1%} of the {entry.roof} figure{on}, as the machine file's " \
-        "[[achievable]] states it with its source"
+def _finding(entry: Achievable, path: MmaPath | None) -> AchievableFinding:
+    unfigured = path if entry.path is None and entry.roof == WorkClass.TENSOR else None
+    return AchievableFinding(entry.fraction, entry.roof, entry.path, unfigured)

@@ -9,20 +9,28 @@ from __future__ import annotations
 import sympy
 
 from ...base.levels import Level
-from ...base.units import si
+from ...base.records import record
 from ...count.cost import Cost
-from ..derates import At, Derate
+from ..derates import At, Derate, EffectCause
 from ..transfer import Transfer
 from .context import ROOFS, EffectContext
 
-BANK_CONFLICTS = "bank_conflicts"
+
+@record
+class BankFinding:
+    """Shared memory serving more wavefronts than the bytes the spec counts need."""
+
+    served_B: sympy.Expr  # the bytes of wavefronts: counted + each access's bytes x (d - 1)
+    counted_B: sympy.Expr  # the shared bytes the spec counts
+    worst: Transfer  # the access of the highest conflict degree (its `ratio`)
 
 
 class BankConflicts:
     """Shared memory at the share of its wavefronts the accesses need."""
 
-    name = BANK_CONFLICTS
+    name = EffectCause.BANK_CONFLICTS
     stage = ROOFS
+    findings = (BankFinding,)
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         found = bank_derate(context.transfers, context.cost, context.at)
@@ -39,12 +47,5 @@ def bank_derate(found: tuple[Transfer, ...], cost: Cost, at: At) -> Derate | Non
     if not counted.is_number or counted <= 0:
         return None
     worst = max(at_shared, key=lambda t: t.ratio)
-    return Derate(BANK_CONFLICTS, counted / (counted + waste), (
-        f"shared-memory bank conflicts (32 banks of 4 B): the shared bandwidth serves "
-        f"{si(float(counted + waste), 'B')} of wavefronts for {si(float(counted), 'B')} "
-        f"(worst: {worst.access.text}, {way(worst.ratio)})"), Level.SHARED)
-
-
-def way(degree: sympy.Expr) -> str:
-    """`32-way` or `conflict-free`."""
-    return "conflict-free" if degree == 1 else f"{float(degree):.3g}-way"
+    return Derate(EffectCause.BANK_CONFLICTS, counted / (counted + waste),
+                  BankFinding(counted + waste, counted, worst), Level.SHARED)

@@ -15,7 +15,7 @@ import sympy
 from ...base.records import record
 from ...count.cost import Cost
 from ...hardware.machine import Machine
-from ..derates import At, Derate, Term
+from ..derates import At, Derate, EffectCause, Term
 from ..occupancy import Occupancy
 from ..transfer import Transfer
 
@@ -39,9 +39,14 @@ class EffectContext:
 class Effect(Protocol):
     """An effect on t_model: the derates it finds at a verdict's sizes (none where it does
     not bind). A derate lowers one level's bandwidth, or (stage CALL) says what the call
-    adds to the kernel's time; effects never enter t_bound."""
+    adds to the kernel's time; effects never enter t_bound. Each derate carries one of the
+    effect's `findings`, a record of figures that presentation puts into words."""
 
-    name: str
+    name: EffectCause
     stage: str  # ROOFS | CALL
+
+    @property
+    def findings(self) -> tuple[type, ...]:
+        """The record types its derates carry (Derate.finding)."""
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]: ...

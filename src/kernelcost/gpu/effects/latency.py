@@ -21,37 +21,26 @@ import sympy
 
 from ...base.levels import Level
 from ...base.records import record
-from ...base.units import si
 from ...count.cost import Cost
 from ...count.values import exact
 from ...hardware.machine import PER_SM_LEVELS, Machine
-from ..derates import At, Derate
+from ..derates import At, Derate, EffectCause
 from ..occupancy import Occupancy
 from .context import ROOFS, EffectContext
 
-LATENCY = "latency"
 VECTOR_BYTES = 16  # the widest load one thread issues (ld.global.v4.b32, LDG.128)
 # where Little's law is checked, slowest first
 LITTLE_LEVELS = (Level.GLOBAL, Level.L2, Level.SHARED)
-LATENCY_WORDS: dict[str, str] = {Level.GLOBAL: "DRAM", Level.L2: "L2 hit",
-                                 Level.SHARED: "shared-memory"}
 
 
-class Latency:
-    """Little's law at each level: the levels latency-bound at the verdict's sizes."""
+@record
+class BlockLoads:
+    """How one block keeps bytes in flight: its shared tiles (stages x tile bytes, filled by
+    independent copies), else its threads x one load each of some tensors."""
 
-    name = LATENCY
-    stage = ROOFS
-
-    def derates(self, context: EffectContext) -> tuple[Derate, ...]:
-        occ = context.occupancy
-        if occ is None:
-            return ()
-        found = (latency_derate(in_flight(context.cost, context.machine, level, occ,
-                                          context.at, level in PER_SM_LEVELS),
-                                context.machine, occ.resident)
-                 for level in LITTLE_LEVELS)
-        return tuple(derate for derate in found if derate is not None)
+    tiles: bool
+    threads: sympy.Expr = sympy.Integer(0)  # without tiles: the block's threads
+    loads: tuple[tuple[str, sympy.Expr], ...] = ()  # without tiles: (tensor, bytes of one load)
 
 
 @record
@@ -64,13 +53,47 @@ class InFlight:
     needed_B: sympy.Expr  # bandwidth x latency
     available_B: sympy.Expr  # blocks at once x bytes in flight per block
     per_block_B: sympy.Expr
-    how: str  # how a block keeps bytes in flight, in words
+    how: BlockLoads  # how a block keeps bytes in flight
     latency_s: sympy.Expr
     blocks_at_once: sympy.Expr
 
     @property
     def factor(self) -> sympy.Expr:
         return sympy.Min(1, self.available_B / self.needed_B)
+
+    @property
+    def per_sm(self) -> bool:
+        return self.per == "SM"
+
+
+@record
+class LatencyFinding:
+    """A level latency-bound: Little's law there, the bandwidth it leaves and the occupancy
+    that would lift it."""
+
+    flight: InFlight
+    attainable_Bps: sympy.Expr  # the level's bandwidth x available / needed
+    lift: sympy.Expr  # the resident blocks per SM that would keep enough in flight
+    allowed: sympy.Expr | None = None  # the resident blocks per SM the block's resources
+    # allow, where fewer than `lift`; None otherwise
+
+
+class Latency:
+    """Little's law at each level: the levels latency-bound at the verdict's sizes."""
+
+    name = EffectCause.LATENCY
+    stage = ROOFS
+    findings = (LatencyFinding,)
+
+    def derates(self, context: EffectContext) -> tuple[Derate, ...]:
+        occ = context.occupancy
+        if occ is None:
+            return ()
+        found = (latency_derate(in_flight(context.cost, context.machine, level, occ,
+                                          context.at, level in PER_SM_LEVELS),
+                                context.machine, occ.resident)
+                 for level in LITTLE_LEVELS)
+        return tuple(derate for derate in found if derate is not None)
 
 
 def latency_unknown(cost: Cost, machine: Machine) -> tuple[str, ...]:
@@ -112,14 +135,14 @@ def in_flight(cost: Cost, machine: Machine, level: str, occ: Occupancy, at: At,
                     latency_s, at_once)
 
 
-def _global_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, str]:
+def _global_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, BlockLoads]:
     """What one block keeps in flight toward L2 and DRAM: its shared tiles, else one load per
     thread of each global tensor it reads."""
     tiles = [scope for scope in cost.scopes if scope.level == Level.SHARED
              and at(scope.stages).is_number and at(scope.held_bytes).is_number]
     if tiles:
         per_block = sum(at(scope.stages) * at(scope.held_bytes) for scope in tiles)
-        return per_block, "its shared tiles (stages x tile bytes), filled by independent copies"
+        return per_block, BlockLoads(tiles=True)
     assert cost.grid is not None  # in_flight asks only of a parallel spec
     read = [tile for tile in cost.grid.tiles
             if sympy.sympify(cost.footprints[tile.tensor].read_elements) != 0]
@@ -127,11 +150,11 @@ def _global_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, 
                 for tile in read]
     loads = [_one_load(at(tile.element_bytes), count, threads)
              for tile, count in zip(read, elements)]
-    return threads * sum(loads, sympy.Integer(0)), _loads_words(
-        threads, [tile.tensor for tile in read], loads)
+    return threads * sum(loads, sympy.Integer(0)), BlockLoads(
+        False, threads, tuple(zip([tile.tensor for tile in read], loads, strict=True)))
 
 
-def _shared_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, str]:
+def _shared_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, BlockLoads]:
     """What one block keeps in flight from shared memory: one load per thread of each tensor
     its shared scopes hold (the tile one entry fills sets the vector width)."""
     tensors: list[str] = []
@@ -145,12 +168,8 @@ def _shared_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, 
             elements = at(filled if filled != 0 else scope.write_elements.get(tensor, 0))
             tensors.append(tensor)
             loads.append(_one_load(element, elements, threads))
-    return threads * sum(loads, sympy.Integer(0)), _loads_words(threads, tensors, loads)
-
-
-def _loads_words(threads: sympy.Expr, tensors: list[str], loads: list[sympy.Expr]) -> str:
-    return f"{threads} threads x one load each of " + ", ".join(
-        f"{tensor} {size} B" for tensor, size in zip(tensors, loads))
+    return threads * sum(loads, sympy.Integer(0)), BlockLoads(
+        False, threads, tuple(zip(tensors, loads, strict=True)))
 
 
 def _one_load(element: sympy.Expr, elements: sympy.Expr, threads: sympy.Expr) -> sympy.Expr:
@@ -173,16 +192,8 @@ def latency_derate(flight: InFlight | None, machine: Machine,
     factor = flight.available_B / flight.needed_B
     sms = machine.sm_count if flight.per == "device" else 1
     lift = sympy.ceiling(flight.needed_B / (sms * flight.per_block_B))
-    where = " per SM" if flight.per == "SM" else ""
-    detail = (f"latency-bound at {flight.level}: {si(float(flight.available_B), 'B')} in flight"
-              f"{where} ({flight.blocks_at_once} blocks at once x {flight.how}) against "
-              f"{si(float(flight.needed_B), 'B')} needed "
-              f"({si(float(flight.bandwidth_Bps), 'B/s')} x {si(float(flight.latency_s), 's')}, "
-              f"the machine file's unloaded {LATENCY_WORDS[flight.level]} latency; loaded "
-              f"latencies are longer): attainable {flight.level} bandwidth "
-              f"{si(float(flight.bandwidth_Bps * factor), 'B/s')}{where}; {lift} resident "
-              "blocks per SM (and blocks enough to fill them) would lift it")
-    if resident is not None and resident.is_number and lift > resident:
-        detail += (f", more than the {resident} this block allows: larger blocks, more loads "
-                   "in flight per thread or asynchronous copies")
-    return Derate(LATENCY, factor, detail, flight.level)
+    allowed = resident if resident is not None and resident.is_number and lift > resident \
+        else None
+    return Derate(EffectCause.LATENCY, factor,
+                  LatencyFinding(flight, flight.bandwidth_Bps * factor, lift, allowed),
+                  flight.level)

@@ -10,19 +10,28 @@ from __future__ import annotations
 import sympy
 
 from ...algebra.quotients import cancel
-from ...base.units import si
+from ...base.records import record
 from ...count.values import exact
-from ..derates import Derate
+from ..derates import Derate, EffectCause
 from .context import CALL, EffectContext
 
-LAUNCH = "launch"
+
+@record
+class LaunchFinding:
+    """The launch overhead against the kernel's time."""
+
+    overhead_s: sympy.Expr
+    kernel_s: sympy.Expr
+    of_kernel: sympy.Expr  # overhead / kernel time
+    of_total: sympy.Expr  # overhead / (kernel time + overhead)
 
 
 class Launch:
     """The machine's launch overhead against the kernel's time."""
 
-    name = LAUNCH
+    name = EffectCause.LAUNCH
     stage = CALL
+    findings = (LaunchFinding,)
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         found = launch_derate(context.t_kernel, context.machine.launch_overhead_s)
@@ -39,11 +48,5 @@ def launch_derate(t_kernel: sympy.Expr | None, overhead: float | None) -> Derate
         return None
     of_kernel = overhead / t_kernel
     of_total = overhead / (t_kernel + overhead)
-    detail = (f"launch overhead {si(float(overhead), 's')} on a {si(float(t_kernel), 's')} "
-              f"kernel: {_percent(of_kernel)} of the kernel's time, {_percent(of_total)} of the "
-              "total (t_min_with_launch; t_model is the kernel's time alone)")
-    return Derate(LAUNCH, cancel(1 - of_total), detail)
-
-
-def _percent(value: sympy.Expr) -> str:
-    return f"{float(value) * 100:.3g} %"
+    return Derate(EffectCause.LAUNCH, cancel(1 - of_total),
+                  LaunchFinding(overhead, t_kernel, of_kernel, of_total))

@@ -16,22 +16,51 @@ from __future__ import annotations
 import sympy
 
 from ...base.levels import Level
-from ...base.units import si
+from ...base.records import record
 from ...count.cost import Cost
-from ..derates import At, Derate
+from ..derates import At, Derate, EffectCause
 from ..transfer import Transfer
 from .context import ROOFS, EffectContext
 
-SECTORS = "sectors"
-DRAM_SECTORS = "dram_sectors"
 NEGLIGIBLE = sympy.Rational(1, 100)  # below it, HBM's sectors and the wave boxes agree
+
+
+@record
+class TensorSeen:
+    """What HBM sees of one tensor read or written in `lanes` loops with sectors to spare."""
+
+    tensor: str
+    seen_B: sympy.Expr  # the bytes of its sectors HBM sees
+    distinct_B: sympy.Expr  # the bytes of its distinct elements
+    shared: bool  # each byte once: neighbouring warps use the rest of each sector while it
+    # is in L2 (seen = distinct); else nobody uses the rest
+
+
+@record
+class SectorFinding:
+    """The L1<->L2 link in whole 32-byte sectors."""
+
+    served_B: sympy.Expr  # the bytes L2 serves: counted + the sectors' waste
+    counted_B: sympy.Expr  # the L2 bytes the spec counts
+    worst: Transfer  # the access with the most sector bytes per useful byte
+    hbm: tuple[TensorSeen, ...] = ()  # what HBM sees, where it costs no dram_sectors derate
+
+
+@record
+class DramSectorFinding:
+    """HBM seeing whole sectors through L2, more than t_model counts."""
+
+    seen_B: sympy.Expr
+    counted_B: sympy.Expr  # the bytes t_model puts on the global bandwidth
+    tensors: tuple[TensorSeen, ...]
 
 
 class Sectors:
     """L2 (and HBM where it sees more than t_model counts) at the sectors' useful share."""
 
-    name = SECTORS
+    name = EffectCause.SECTORS
     stage = ROOFS
+    findings = (SectorFinding, DramSectorFinding)
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         return tuple(sector_derates(context.transfers, context.cost, context.at,
@@ -52,25 +81,24 @@ def sector_derates(found: tuple[Transfer, ...], cost: Cost, at: At,
         return []
     factor = counted / (counted + waste)
     worst = max(at_global, key=lambda t: t.ratio)
-    moved = (f"L1<->L2 moves whole 32-byte sectors: L2 serves {si(float(counted + waste), 'B')} "
-             f"where the spec counts {si(float(counted), 'B')} (worst: {worst.access.text}, "
-             f"{_times(worst.ratio)} its useful bytes)")
-    seen, reasons = _dram_seen(at_global, cost, at)
+    seen, tensors = _dram_seen(at_global, cost, at)
     if global_B is not None and seen.is_number and seen - global_B > global_B * NEGLIGIBLE:
-        return [Derate(SECTORS, factor, moved, Level.L2),
-                Derate(DRAM_SECTORS, global_B / seen, (
-                    f"HBM sees whole sectors through L2: {reasons}: {si(float(seen), 'B')} "
-                    f"where t_model counted {si(float(global_B), 'B')}"), Level.GLOBAL)]
-    hbm = f"; HBM: {reasons}" if reasons else ""
-    return [Derate(SECTORS, factor, moved + hbm, Level.L2)]
+        return [Derate(EffectCause.SECTORS, factor,
+                       SectorFinding(counted + waste, counted, worst), Level.L2),
+                Derate(EffectCause.DRAM_SECTORS, global_B / seen,
+                       DramSectorFinding(seen, global_B, tensors), Level.GLOBAL)]
+    return [Derate(EffectCause.SECTORS, factor,
+                   SectorFinding(counted + waste, counted, worst, tensors), Level.L2)]
 
 
-def _dram_seen(at_global: list[Transfer], cost: Cost, at: At) -> tuple[sympy.Expr, str]:
+def _dram_seen(at_global: list[Transfer], cost: Cost,
+               at: At) -> tuple[sympy.Expr, tuple[TensorSeen, ...]]:
     """The bytes of sectors HBM sees, and why, tensor by tensor: a tensor read or written in
     `lanes` loops at most its sector bytes and at most its declared size (whichever is
-    smaller), never less than its distinct elements; any other tensor, its distinct elements."""
+    smaller), never less than its distinct elements; any other tensor, its distinct elements.
+    The tensors listed: those whose sectors have bytes to spare."""
     seen = sympy.Integer(0)
-    reasons: list[str] = []
+    tensors: list[TensorSeen] = []
     for tensor, footprint in cost.footprints.items():
         distinct = at((footprint.read_elements + footprint.write_elements)
                       * footprint.element_bytes)
@@ -82,16 +110,7 @@ def _dram_seen(at_global: list[Transfer], cost: Cost, at: At) -> tuple[sympy.Exp
         sectors = sum(t.cost_B for t in mine)
         tensor_seen = max(distinct, min(sectors, declared) if declared.is_number else sectors)
         seen += tensor_seen
-        if tensor_seen == distinct:
-            if any(t.waste_B > 0 for t in mine):
-                reasons.append(f"{tensor} each byte once ({si(float(distinct), 'B')}): the "
-                               "rest of each sector is used by neighbouring warps while the "
-                               "sector is in L2")
-        else:
-            reasons.append(f"{tensor} {si(float(tensor_seen), 'B')} of sectors for "
-                           f"{si(float(distinct), 'B')} used: nobody uses the rest")
-    return seen, ", ".join(reasons)
-
-
-def _times(ratio: sympy.Expr) -> str:
-    return f"{float(ratio):.3g}x"
+        shared = tensor_seen == distinct
+        if not shared or any(t.waste_B > 0 for t in mine):
+            tensors.append(TensorSeen(tensor, tensor_seen, distinct, shared))
+    return seen, tuple(tensors)

@@ -14,18 +14,25 @@ from __future__ import annotations
 import sympy
 
 from ...algebra.quotients import cancel
-from ...base.units import si
-from ..derates import Derate, Term, derated
+from ...base.records import record
+from ..derates import Derate, EffectCause, derated
 from .context import ROOFS, EffectContext
 
-SERIAL = "serial"
+
+@record
+class SerialFinding:
+    """A `serial` group: its terms' times, issued one after another."""
+
+    times: tuple[tuple[str, sympy.Expr], ...]  # (the term's key, its time after the earlier
+    # derates), in the group's order
 
 
 class Serial:
     """Each `serial` group's terms added, on the group's first term."""
 
-    name = SERIAL
+    name = EffectCause.SERIAL
     stage = ROOFS
+    findings = (SerialFinding,)
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         found = []
@@ -38,12 +45,9 @@ class Serial:
                 continue  # an unset size: the effects act at the verdict's sizes
             total = sympy.Add(*times)
             first = members[0]
-            found.append(Derate(SERIAL, cancel(first.seconds / total), _detail(members, times),
+            finding = SerialFinding(tuple(
+                (term.key, time) for term, time in zip(members, times, strict=True)))
+            found.append(Derate(EffectCause.SERIAL, cancel(first.seconds / total), finding,
                                 first.key, whole=True))
         return tuple(found)
 
-
-def _detail(members: list[Term], times: list[sympy.Expr]) -> str:
-    parts = [f"{term.key} {si(float(time), 's')}"
-             for term, time in zip(members, times, strict=True)]
-    return f"the spec's `serial` line: {' + '.join(parts)}, issued one after another"

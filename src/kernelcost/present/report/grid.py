@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...base.levels import Level
 from ...base.units import binary, si
-from ...gpu.effects.banks import way
+from ..derate_text import way
 from ..roofs import roof_name
 from .cells import PER_WORDS, formula, value_of
 from .ledger_report import ledger_json

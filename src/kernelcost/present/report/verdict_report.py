@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...base.kinds import TermKind
 from ...base.units import binary, plain, si
 from ...count.values import json_value
+from ..derate_text import derate_text, efficiency_text
 from ..roofs import roof_name, short_roof_name
 from .cells import (
     INTENSITY_UNIT,
@@ -177,7 +178,7 @@ def verdict_rows(verdict) -> list[dict]:
         "regime": level.regime, "t_min": json_value(verdict.t_min),
         "bound": _name(verdict.bound), "performance": json_value(level.performance),
         "derates": [{"cause": d.cause, "key": d.key, "factor": json_value(d.factor),
-                     "detail": d.detail} for d in verdict.derates],
+                     "detail": derate_text(d)} for d in verdict.derates],
     } for level in verdict.levels]
 
 
@@ -213,7 +214,7 @@ def answers_json(answers) -> dict:
             "efficiency": None if a.efficiency is None else {
                 "regime": a.efficiency.regime, "metric": a.efficiency.metric,
                 "achieved": a.efficiency.achieved, "roof": a.efficiency.roof,
-                "fraction": a.efficiency.fraction, "text": a.efficiency.describe()},
+                "fraction": a.efficiency.fraction, "text": efficiency_text(a.efficiency)},
         } for a in answers],
     }
 
@@ -380,7 +381,7 @@ def answer_lines(answers) -> list[str]:
         lines += transfer_lines(result)
         for derate in result.derates:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
-                         f" ({derate.detail}).")
+                         f" ({derate_text(derate)}).")
         unknown = result.grid.latency_unknown if result.grid is not None else ()
         if unknown and result.runs:
             lines.append(f"  latency unknown at {', '.join(unknown)}: the machine file cites no "
@@ -399,7 +400,7 @@ def answer_lines(answers) -> list[str]:
         if answer.efficiency is not None:
             above = (" — above the roof: check the measurement, the sizes or the spec"
                      if answer.efficiency.fraction > 1 else "")
-            lines.append(f"  measured: {answer.efficiency.describe()} "
+            lines.append(f"  measured: {efficiency_text(answer.efficiency)} "
                          f"({answer.efficiency.regime}, so measured in "
                          f"{answer.efficiency.metric}){above}.")
     return lines

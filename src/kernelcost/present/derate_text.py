@@ -1,0 +1,147 @@
+"""What lowers the roof, in words: one function per effect's finding (gpu.effects), each
+writing the sentence of a derate from the figures its finding holds; `derate_text` picks it
+by the finding's type. The terminal line (`what lowers the roof here: ...`) and the JSON key
+`detail` of a verdict's derates are both this text. A new effect's finding gets its function
+here and one entry in TEXTS (tests/test_effects.py checks every registered effect has one).
+Beside them, how far a measured run is from its roof (`efficiency_text`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from ..base.levels import Level
+from ..base.units import si
+from ..gpu.derates import Derate
+from ..gpu.effects.achievable import AchievableFinding
+from ..gpu.effects.banks import BankFinding
+from ..gpu.effects.latency import BlockLoads, LatencyFinding
+from ..gpu.effects.launch_overhead import LaunchFinding
+from ..gpu.effects.sectors import DramSectorFinding, SectorFinding, TensorSeen
+from ..gpu.effects.serial import SerialFinding
+
+if TYPE_CHECKING:  # a measurement's module loads only where a measurement is given
+    from ..answers.efficiency import Efficiency
+
+# the load latency a machine file cites at each level Little's law checks
+LATENCY_WORDS: dict[str, str] = {Level.GLOBAL: "DRAM", Level.L2: "L2 hit",
+                                 Level.SHARED: "shared-memory"}
+
+
+def derate_text(derate: Derate) -> str:
+    """The derate's reasoning, with its figures."""
+    return finding_text(derate.finding)
+
+
+def finding_text(finding: object) -> str:
+    text = TEXTS.get(type(finding))
+    if text is None:
+        raise TypeError(f"no text for a {type(finding).__name__}: add one to TEXTS")
+    return text(finding)
+
+
+def achievable_text(finding: AchievableFinding) -> str:
+    if finding.path is not None:
+        on = f" on {finding.path}"
+    elif finding.unfigured is not None:
+        on = f" (the part's: no figure on {finding.unfigured})"
+    else:
+        on = ""
+    return f"{finding.fraction:.1%} of the {finding.roof} figure{on}, as the machine file's " \
+        "[[achievable]] states it with its source"
+
+
+def latency_text(finding: LatencyFinding) -> str:
+    flight = finding.flight
+    where = " per SM" if flight.per_sm else ""
+    text = (f"latency-bound at {flight.level}: {si(float(flight.available_B), 'B')} in flight"
+            f"{where} ({flight.blocks_at_once} blocks at once x {_loads_text(flight.how)}) "
+            f"against {si(float(flight.needed_B), 'B')} needed "
+            f"({si(float(flight.bandwidth_Bps), 'B/s')} x {si(float(flight.latency_s), 's')}, "
+            f"the machine file's unloaded {LATENCY_WORDS[flight.level]} latency; loaded "
+            f"latencies are longer): attainable {flight.level} bandwidth "
+            f"{si(float(finding.attainable_Bps), 'B/s')}{where}; {finding.lift} resident "
+            "blocks per SM (and blocks enough to fill them) would lift it")
+    if finding.allowed is not None:
+        text += (f", more than the {finding.allowed} this block allows: larger blocks, more "
+                 "loads in flight per thread or asynchronous copies")
+    return text
+
+
+def _loads_text(how: BlockLoads) -> str:
+    if how.tiles:
+        return "its shared tiles (stages x tile bytes), filled by independent copies"
+    return f"{how.threads} threads x one load each of " + ", ".join(
+        f"{tensor} {size} B" for tensor, size in how.loads)
+
+
+def sector_text(finding: SectorFinding) -> str:
+    worst = finding.worst
+    moved = (f"L1<->L2 moves whole 32-byte sectors: L2 serves {si(float(finding.served_B), 'B')}"
+             f" where the spec counts {si(float(finding.counted_B), 'B')} (worst: "
+             f"{worst.access.text}, {times(worst.ratio)} its useful bytes)")
+    return f"{moved}; HBM: {_seen_text(finding.hbm)}" if finding.hbm else moved
+
+
+def dram_sector_text(finding: DramSectorFinding) -> str:
+    return (f"HBM sees whole sectors through L2: {_seen_text(finding.tensors)}: "
+            f"{si(float(finding.seen_B), 'B')} where t_model counted "
+            f"{si(float(finding.counted_B), 'B')}")
+
+
+def _seen_text(tensors: tuple[TensorSeen, ...]) -> str:
+    return ", ".join(
+        f"{seen.tensor} each byte once ({si(float(seen.distinct_B), 'B')}): the rest of each "
+        "sector is used by neighbouring warps while the sector is in L2" if seen.shared else
+        f"{seen.tensor} {si(float(seen.seen_B), 'B')} of sectors for "
+        f"{si(float(seen.distinct_B), 'B')} used: nobody uses the rest" for seen in tensors)
+
+
+def bank_text(finding: BankFinding) -> str:
+    worst = finding.worst
+    return (f"shared-memory bank conflicts (32 banks of 4 B): the shared bandwidth serves "
+            f"{si(float(finding.served_B), 'B')} of wavefronts for "
+            f"{si(float(finding.counted_B), 'B')} (worst: {worst.access.text}, "
+            f"{way(worst.ratio)})")
+
+
+def serial_text(finding: SerialFinding) -> str:
+    parts = [f"{key} {si(float(time), 's')}" for key, time in finding.times]
+    return f"the spec's `serial` line: {' + '.join(parts)}, issued one after another"
+
+
+def launch_text(finding: LaunchFinding) -> str:
+    return (f"launch overhead {si(float(finding.overhead_s), 's')} on a "
+            f"{si(float(finding.kernel_s), 's')} kernel: {_percent(finding.of_kernel)} of the "
+            f"kernel's time, {_percent(finding.of_total)} of the total (t_min_with_launch; "
+            "t_model is the kernel's time alone)")
+
+
+def way(degree: sympy.Expr) -> str:
+    """A bank-conflict degree: `32-way` or `conflict-free`."""
+    return "conflict-free" if degree == 1 else f"{float(degree):.3g}-way"
+
+
+def times(ratio: sympy.Expr) -> str:
+    """Sector bytes over useful bytes: `8x`."""
+    return f"{float(ratio):.3g}x"
+
+
+def _percent(value: sympy.Expr) -> str:
+    return f"{float(value) * 100:.3g} %"
+
+
+# each finding type of the registered effects -> its sentence
+TEXTS: dict[type, Callable[[Any], str]] = {
+    AchievableFinding: achievable_text, LatencyFinding: latency_text,
+    SectorFinding: sector_text, DramSectorFinding: dram_sector_text, BankFinding: bank_text,
+    SerialFinding: serial_text, LaunchFinding: launch_text,
+}
+
+
+def efficiency_text(efficiency: Efficiency) -> str:
+    """'3.1 TB/s of 3.35 TB/s (93 %)' or '400 TFLOP/s of 990 TFLOP/s (40 %)'."""
+    return (f"{si(efficiency.achieved, efficiency.metric)} of "
+            f"{si(efficiency.roof, efficiency.metric)} ({100 * efficiency.fraction:.0f} %)")
