@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import sympy
+from test_derates import COPY
+from test_lanes import BF16_COLUMN
 
 from kernelcost import machines
 from kernelcost.analysis.api import analyze, load, loads
@@ -57,24 +59,6 @@ def test_every_finding_of_a_registered_effect_has_its_text():
     assert set(TEXTS) == set(findings)
     assert {effect.name for effect in registry.EFFECTS} | {EffectCause.DRAM_SECTORS} == set(
         EffectCause)
-
-
-BF16_COLUMN = """kernel bf16_column(n) {
-    assume 32 | n
-    in  a: bf16[n, n]
-    out b: bf16[n, n]
-    for i0 in 0..n by 32 parallel(threads = 32) {
-        let tile: bf16[32, 32] in shared = 0
-        for j in 0..32 {
-            for i in 0..32 lanes {
-                tile[i, j] = a[i0 + i, j]
-            }
-        }
-        for i in 0..32, j in 0..32 lanes {
-            b[i0 + i, j] = tile[j, i]
-        }
-    }
-}"""
 
 
 def test_every_effect_binds_somewhere_and_its_finding_reads_as_a_sentence():
@@ -153,14 +137,6 @@ def test_latency_takes_vectors_of_elements_under_a_byte(capsys, precision):
 
 
 # --- launch: the machine's overhead on the kernel's time (stage CALL) -----------------------
-
-COPY = """kernel copy_flat(n) {
-    in  x: f32[n]
-    out y: f32[n]
-    for i in 0..n {
-        y[i] = x[i]
-    }
-}"""
 
 
 def _launch(machine, t_kernel):
