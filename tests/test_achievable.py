@@ -14,7 +14,7 @@ from kernelcost.answers.ledger import Cause, ledger
 from kernelcost.answers.model import verdict
 from kernelcost.base.architectures import Feature, MmaPath, parse_architecture
 from kernelcost.base.errors import KcostError
-from kernelcost.gpu.derates import EffectCause
+from kernelcost.base.kinds import EffectCause
 from kernelcost.gpu.effects.achievable import figure_for, mma_path
 from kernelcost.hardware.achievable_rates import Achievable
 from kernelcost.hardware.machinefile import load_machine, parse_machine

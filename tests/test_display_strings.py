@@ -18,19 +18,18 @@ import pytest
 
 from kernelcost.answers import regimes
 from kernelcost.base import kinds, levels
-from kernelcost.gpu import derates
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 GENERATED = {"lang._generated.kcost_parser"}  # lark's stand-alone parser, never edited
 # where each word is written
-ENUM_MODULES = {"base.kinds", "base.levels", "answers.regimes", "gpu.derates"}
+ENUM_MODULES = {"base.kinds", "base.levels", "answers.regimes"}
 # presentation's name-building functions: the one place a roof's name is put together
 NAME_BUILDERS = {"present.roofs": {"roof_name", "short_roof_name", "model_roof_name",
                                    "device_word", "derate_word", "_parts"}}
 # a word of an enum that means something else where it stands, and what it is there
 NOT_A_CATEGORY = {("algebra.texts", "none"): "sympy's printing order `none`"}
 
-WORDS = frozenset(member.value for module in (kinds, levels, regimes, derates)
+WORDS = frozenset(member.value for module in (kinds, levels, regimes)
                   for enum in vars(module).values()
                   if isinstance(enum, type) and issubclass(enum, StrEnum) and enum is not StrEnum
                   for member in enum) | {"HBM", "SFU"}  # tune's words for two roofs

@@ -17,9 +17,10 @@ from test_lanes import BF16_COLUMN
 from kernelcost import machines
 from kernelcost.analysis.api import analyze, load, loads
 from kernelcost.answers.model import verdict
+from kernelcost.base.kinds import EffectCause
 from kernelcost.base.records import record
 from kernelcost.base.symbols import size_symbol
-from kernelcost.gpu.derates import Derate, EffectCause
+from kernelcost.gpu.derates import Derate
 from kernelcost.gpu.effects import registry
 from kernelcost.gpu.effects.context import CALL, ROOFS, EffectContext
 from kernelcost.gpu.effects.launch_overhead import Launch

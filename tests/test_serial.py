@@ -12,7 +12,8 @@ import kernelcost
 from kernelcost.answers.ledger import ledger
 from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
-from kernelcost.gpu.derates import EffectCause, derated
+from kernelcost.base.kinds import EffectCause
+from kernelcost.gpu.derates import derated
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.check import check
 from kernelcost.lang.parse import parse

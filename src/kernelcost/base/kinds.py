@@ -63,3 +63,15 @@ class Raster(StrEnum):
     ROW = "row"
     COLUMN = "column"
     GROUPED = "grouped"
+
+
+class EffectCause(StrEnum):
+    """What lowers a roof: the effect a derate comes from (one effect may give two causes)."""
+
+    ACHIEVABLE = "achievable"
+    LATENCY = "latency"
+    SECTORS = "sectors"
+    DRAM_SECTORS = "dram_sectors"
+    BANK_CONFLICTS = "bank_conflicts"
+    SERIAL = "serial"
+    LAUNCH = "launch"

@@ -13,27 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 import sympy
 
+from ..base.kinds import EffectCause
 from ..base.records import record
 from ..hardware.machine import Roof
 
 At = Callable[[sympy.Expr], sympy.Expr]  # an expression at the sizes of a verdict
-
-
-class EffectCause(StrEnum):
-    """What lowers a roof: the effect a derate comes from (one effect may give two causes)."""
-
-    ACHIEVABLE = "achievable"
-    LATENCY = "latency"
-    SECTORS = "sectors"
-    DRAM_SECTORS = "dram_sectors"
-    BANK_CONFLICTS = "bank_conflicts"
-    SERIAL = "serial"
-    LAUNCH = "launch"
 
 
 @record

@@ -9,7 +9,7 @@ import functools
 
 from ..base.architectures import Architecture, Feature
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
-from ..base.kinds import TermKind, Unit, WorkClass
+from ..base.kinds import EffectCause, TermKind, Unit, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
@@ -202,7 +202,7 @@ class Roof:
     fma: bool = False  # the vector peak of multiply-adds on the FMA units (accumulator's
     # precision)
     sfu_stand_in: bool = False  # the vector peak standing in for a missing sfu figure
-    derated_by: tuple[str, ...] = ()  # t_model's traffic: the causes of the derates that
+    derated_by: tuple[EffectCause, ...] = ()  # t_model's traffic: the causes of the derates that
     # lower its rate (Derate.cause), in the order they were found
 
 

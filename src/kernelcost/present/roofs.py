@@ -6,9 +6,8 @@ a Roof (tests/test_display_strings.py holds the source to it)."""
 
 from __future__ import annotations
 
-from ..base.kinds import TermKind, Unit
+from ..base.kinds import EffectCause, TermKind, Unit
 from ..base.levels import Level
-from ..gpu.derates import EffectCause
 from ..hardware.machine import Roof
 
 # tune's and phase's words for the levels whose bandwidth is a roof there

@@ -16,12 +16,12 @@ estimate stays at the figures as given."""
 from __future__ import annotations
 
 from ...base.architectures import Feature, MmaPath, Vendor
-from ...base.kinds import WorkClass
+from ...base.kinds import EffectCause, WorkClass
 from ...base.records import record
 from ...count.values import exact
 from ...hardware.achievable_rates import Achievable
 from ...lang.requirements import Requirements
-from ..derates import Derate, EffectCause
+from ..derates import Derate
 from .context import ROOFS, EffectContext
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import sympy
 
+from ...base.kinds import EffectCause
 from ...base.levels import Level
 from ...base.records import record
 from ...count.cost import Cost
-from ..derates import At, Derate, EffectCause
+from ..derates import At, Derate
 from ..transfer import Transfer
 from .context import ROOFS, EffectContext
 

@@ -12,10 +12,11 @@ from typing import Protocol
 
 import sympy
 
+from ...base.kinds import EffectCause
 from ...base.records import record
 from ...count.cost import Cost
 from ...hardware.machine import Machine
-from ..derates import At, Derate, EffectCause, Term
+from ..derates import At, Derate, Term
 from ..occupancy import Occupancy
 from ..transfer import Transfer
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import sympy
 
+from ...base.kinds import EffectCause
 from ...base.levels import Level
 from ...base.records import record
 from ...count.cost import Cost
 from ...count.values import exact
 from ...hardware.machine import PER_SM_LEVELS, Machine
-from ..derates import At, Derate, EffectCause
+from ..derates import At, Derate
 from ..occupancy import Occupancy
 from .context import ROOFS, EffectContext
 

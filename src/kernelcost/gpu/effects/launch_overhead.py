@@ -10,9 +10,10 @@ from __future__ import annotations
 import sympy
 
 from ...algebra.quotients import cancel
+from ...base.kinds import EffectCause
 from ...base.records import record
 from ...count.values import exact
-from ..derates import Derate, EffectCause
+from ..derates import Derate
 from .context import CALL, EffectContext
 
 

@@ -1,5 +1,5 @@
 """The effects on t_model, in the order their derates are listed and applied. A new effect is
-one module of this package (its cause a member of derates.EffectCause), its findings' text
+one module of this package (its cause a member of base.kinds.EffectCause), its findings' text
 functions in present.derate_text, its tests, and one line here."""
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ from __future__ import annotations
 import sympy
 
 from ...algebra.quotients import cancel
+from ...base.kinds import EffectCause
 from ...base.records import record
-from ..derates import Derate, EffectCause, derated
+from ..derates import Derate, derated
 from .context import ROOFS, EffectContext
 
 
