@@ -1,12 +1,13 @@
 """Results are data, not strings: a category (a reuse mode, a work class, a regime, a term's
-kind, a tensor's role, a raster order, a memory level, an effect's cause) is an enum member
-wherever it is compared, and a roof's display name ("bf16 tensor peak", "global bandwidth")
-is built by the printers from a term's data and never read back. The scan walks every module
-of src/kernelcost with `ast` and finds each comparison (==, !=, in, not in, `case`) and each
-call of a string method that matches or cuts text (startswith, endswith, removesuffix,
-removeprefix, replace, ...) against a literal that is one of those words, or that holds a
-piece of a display name (" peak", " bandwidth", "memory-bound", ...), f-strings included.
-The enums' own modules and presentation's name-building functions may; nothing else does."""
+kind, a tensor's role, a raster order, a memory level, an effect's cause, what a figure
+covers) is an enum member wherever it is compared, in whatever case a literal writes it, and
+a roof's display name ("bf16 tensor peak", "global bandwidth") is built by the printers from
+a term's data and never read back. The scan walks every module of src/kernelcost with `ast`
+and finds each comparison (==, !=, in, not in, `case`) and each call of a string method that
+matches or cuts text (startswith, endswith, removesuffix, removeprefix, replace, ...) against
+a literal that is one of those words, or that holds a piece of a display name (" peak",
+" bandwidth", "memory-bound", ...), f-strings included. The enums' own modules and
+presentation's name-building functions may; nothing else does."""
 
 from __future__ import annotations
 
@@ -27,12 +28,15 @@ ENUM_MODULES = {"base.kinds", "base.levels", "answers.regimes"}
 NAME_BUILDERS = {"present.roofs": {"roof_name", "short_roof_name", "model_roof_name",
                                    "device_word", "derate_word", "_parts"}}
 # a word of an enum that means something else where it stands, and what it is there
-NOT_A_CATEGORY = {("algebra.texts", "none"): "sympy's printing order `none`"}
+NOT_A_CATEGORY = {("algebra.texts", "none"): "sympy's printing order `none`",
+                  ("lang.parallel", "cluster"): "the parallel header's setting `cluster`",
+                  ("hardware.machinefile", "device"): "the machine file's table [device]",
+                  ("present.placement", "None"): "matplotlib's word for no marker or line"}
 
 WORDS = frozenset(member.value for module in (kinds, levels, regimes)
                   for enum in vars(module).values()
                   if isinstance(enum, type) and issubclass(enum, StrEnum) and enum is not StrEnum
-                  for member in enum) | {"HBM", "SFU"}  # tune's words for two roofs
+                  for member in enum) | {"hbm", "sfu"}  # tune's HBM and SFU
 # pieces of the names of roofs and regimes: a literal holding one is reading a display name
 PIECES = (" peak", " bandwidth", "memory-bound", "compute-bound", "under-filled",
           "no sfu figure", "latency-bound")
@@ -56,7 +60,7 @@ def _literals(node: ast.AST, in_fstring: bool = False) -> list[str]:
     piece of a name counts: `f"{level} bandwidth"`)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         text = node.value
-        is_word = not in_fstring and text in WORDS
+        is_word = not in_fstring and text.lower() in WORDS
         return [text] if is_word or any(piece in text for piece in PIECES) else []
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return [text for element in node.elts for text in _literals(element)]
@@ -130,6 +134,8 @@ def test_the_exceptions_name_what_is_there():
     ('tensor_units = "tensor" in ceiling_name\n', 1),
     ('match mode:\n    case "none":\n        pass\n', 1),
     ('if regime == "memory-bound" or unit in ("sfu", "vector"):\n    pass\n', 2),
+    ('per_sm = flight.per == "SM"\n', 1),  # a word in another case is the same word
+    ('if fit.capacity_per == "device":\n    pass\n', 1),
     # members, and words that are no category, pass
     ('if term.kind == TermKind.TRAFFIC:\n    pass\n', 0),
     ('if header == "kernel" or line.startswith("#"):\n    pass\n', 0),

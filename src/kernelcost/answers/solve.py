@@ -28,7 +28,7 @@ from ..algebra.numeric_sums import has_sum
 from ..algebra.witnesses import exact_floor
 from ..analysis.api import Analysis, Counted
 from ..base.errors import Code, Diagnostic, KcostError, MachineFileError, SizeError, did_you_mean
-from ..base.kinds import WorkClass
+from ..base.kinds import Per, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost
@@ -78,7 +78,7 @@ class CapacityCrossing:
     parameter: str
     held_B: sympy.Expr  # bytes held, as a function of the parameter
     capacity_B: sympy.Rational
-    capacity_per: str  # sm | device
+    capacity_per: Per  # what one capacity_B covers
     value: sympy.Expr | None  # the size where held_B = capacity; None: never
     expr: sympy.Expr | None  # the root in closed form, in capacity_B and the unset parameters
     condition: sympy.Basic  # where `expr` holds; the unsolved equation when none was found

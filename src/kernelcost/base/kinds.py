@@ -75,3 +75,18 @@ class EffectCause(StrEnum):
     BANK_CONFLICTS = "bank_conflicts"
     SERIAL = "serial"
     LAUNCH = "launch"
+
+
+class Per(StrEnum):
+    """What one figure covers: a thread, a block, a thread-block cluster, an SM, one of an
+    L2's partitions (each serving its own SMs: MI300X's L2 per XCD) or the whole device. A
+    capacity covers the device, an SM or a partition (a machine file's `capacity_per`); a
+    block's need a thread, a block, a cluster or an SM; Little's law counts the bytes in
+    flight over the device or one SM."""
+
+    THREAD = "thread"
+    BLOCK = "block"
+    CLUSTER = "cluster"
+    SM = "sm"
+    PARTITION = "partition"
+    DEVICE = "device"

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 import sympy
 
 from ..algebra.decide import at_most as proven_at_most
+from ..base.kinds import Per
 from ..base.records import record
 from ..base.symbols import ON_CHIP_LEVELS
 from ..count.cost import Cost
@@ -27,7 +28,7 @@ class Fit:
     tensors: tuple[str, ...]
     held_B: sympy.Expr
     capacity_B: sympy.Rational | None  # None: the machine gives no capacity for the level
-    capacity_per: str | None  # sm | device
+    capacity_per: Per | None  # None: the machine gives no capacity for the level
     fits: bool | None  # None while symbolic or without a capacity
 
 
@@ -61,7 +62,7 @@ def nest_misfits(cost: Cost, machine: Machine, substitutions: Values) -> tuple[M
 def _over_capacity(level: str, held: sympy.Expr, machine: Machine) -> list[Misfit]:
     capacity = optional_exact(machine.capacity(level))
     if fits_within(held, capacity) is False:
-        return [Misfit(level, held, capacity, machine.capacity_per(level) or "sm", "B")]
+        return [Misfit(level, held, capacity, machine.capacity_per(level) or Per.SM, "B")]
     return []
 
 

@@ -25,6 +25,7 @@ import sympy
 
 from ..algebra.decide import largest, proven_less_than, smallest
 from ..base.architectures import Feature
+from ..base.kinds import Per
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import GridCost
@@ -47,7 +48,7 @@ class Misfit:
     level: str  # shared | registers | threads | cluster
     needed: sympy.Expr  # per block, in `unit`
     capacity: sympy.Expr  # the most one block (per: block) or one SM (per: sm) has
-    per: str  # thread | block | cluster | sm
+    per: Per  # a thread, a block, a cluster or an SM (a nest's keep: its level's capacity_per)
     unit: str  # B | threads | registers
 
 
@@ -113,14 +114,14 @@ def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, found: _
     per_block = execution.shared_per_block_max_B
     reserved = execution.shared_reserved_per_block_B or 0
     if per_block is not None and _exceeds(needed, per_block):
-        misfits.append(Misfit(Level.SHARED, needed, exact(per_block), "block", "B"))
+        misfits.append(Misfit(Level.SHARED, needed, exact(per_block), Per.BLOCK, "B"))
     if per_sm is None:
         missing.append("shared memory per SM")
         return
     allowed = sympy.floor(exact(per_sm) / (needed + exact(reserved)))
     limits.append(Limit(Level.SHARED, allowed))
     if per_block is None and _exceeds(needed, per_sm):
-        misfits.append(Misfit(Level.SHARED, needed, exact(per_sm), "sm", "B"))
+        misfits.append(Misfit(Level.SHARED, needed, exact(per_sm), Per.SM, "B"))
 
 
 def _tensor_memory(needed: sympy.Expr, machine: Machine, found: _Found) -> None:
@@ -131,7 +132,7 @@ def _tensor_memory(needed: sympy.Expr, machine: Machine, found: _Found) -> None:
         return
     found.limits.append(Limit(Level.TMEM, sympy.floor(exact(per_sm) / needed)))
     if _exceeds(needed, per_sm):
-        found.misfits.append(Misfit(Level.TMEM, needed, exact(per_sm), "sm", "B"))
+        found.misfits.append(Misfit(Level.TMEM, needed, exact(per_sm), Per.SM, "B"))
 
 
 def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
@@ -155,7 +156,7 @@ def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
         per_thread.append(sympy.ceiling(held / threads))
     for amount in per_thread:
         if most_per_thread is not None and _exceeds(amount, most_per_thread):
-            misfits.append(Misfit(Level.REGISTERS, amount, exact(most_per_thread), "thread",
+            misfits.append(Misfit(Level.REGISTERS, amount, exact(most_per_thread), Per.THREAD,
                                   Level.REGISTERS))
             return
     needed = held
@@ -166,10 +167,11 @@ def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
         return
     per_block = execution.max_registers_per_block
     if per_block is not None and per_block < per_sm and _exceeds(needed, per_block):
-        misfits.append(Misfit(Level.REGISTERS, needed, exact(per_block), "block", Level.REGISTERS))
+        misfits.append(Misfit(Level.REGISTERS, needed, exact(per_block), Per.BLOCK,
+                              Level.REGISTERS))
         return
     if _exceeds(needed, per_sm):
-        misfits.append(Misfit(Level.REGISTERS, needed, exact(per_sm), "sm", Level.REGISTERS))
+        misfits.append(Misfit(Level.REGISTERS, needed, exact(per_sm), Per.SM, Level.REGISTERS))
         return
     limits.append(Limit(Level.REGISTERS, sympy.floor(exact(per_sm) / needed)))
 
@@ -178,20 +180,20 @@ def _threads(threads: sympy.Expr, execution: Execution, found: _Found) -> None:
     limits, misfits, missing = found.limits, found.misfits, found.missing
     most = execution.max_threads_per_block
     if most is not None and _exceeds(threads, most):
-        misfits.append(Misfit("threads", threads, exact(most), "block", "threads"))
+        misfits.append(Misfit("threads", threads, exact(most), Per.BLOCK, "threads"))
     per_sm = execution.max_threads_per_sm
     # a block of more threads or warps than an SM holds never runs (a machine file's
     # max_warps_per_sm = 3 under 8-warp blocks made a residency of 0, and t = 1/0)
     if per_sm is None:
         missing.append("threads per SM")
     elif _exceeds(threads, per_sm):
-        misfits.append(Misfit("threads", threads, exact(per_sm), "sm", "threads"))
+        misfits.append(Misfit("threads", threads, exact(per_sm), Per.SM, "threads"))
     else:
         limits.append(Limit("threads", sympy.floor(exact(per_sm) / threads)))
     warps_per_sm = execution.max_warps_per_sm
     warps = _warps(threads, execution)
     if warps_per_sm is not None and _exceeds(warps, warps_per_sm):
-        misfits.append(Misfit("warps", warps, exact(warps_per_sm), "sm", "warps"))
+        misfits.append(Misfit("warps", warps, exact(warps_per_sm), Per.SM, "warps"))
     elif warps_per_sm is not None:
         limits.append(Limit("warps", sympy.floor(exact(warps_per_sm) / warps)))
     blocks_per_sm = execution.max_blocks_per_sm
@@ -213,7 +215,7 @@ def _cluster(size: sympy.Expr, machine: Machine, misfits: list[Misfit]) -> None:
     if machine.features.has(Feature.THREAD_BLOCK_CLUSTERS) is False:
         most = 1
     if most is not None and _exceeds(size, most):
-        misfits.append(Misfit("cluster", size, exact(most), "cluster", "blocks"))
+        misfits.append(Misfit("cluster", size, exact(most), Per.CLUSTER, "blocks"))
 
 
 def _warps(threads: sympy.Expr, execution: Execution) -> sympy.Expr:

@@ -9,7 +9,7 @@ import functools
 
 from ..base.architectures import Architecture, Feature
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
-from ..base.kinds import EffectCause, TermKind, Unit, WorkClass
+from ..base.kinds import EffectCause, Per, TermKind, Unit, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
@@ -19,7 +19,7 @@ PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "f
 UNITS: tuple[Unit, ...] = (Unit.VECTOR, Unit.TENSOR)  # of a [[compute]] table
 # what one capacity_B covers: the device, one SM, or one of execution.l2_partitions
 # partitions that each serve their own SMs only (MI300X: an L2 per XCD)
-CAPACITY_SCOPES: tuple[str, ...] = ("device", "sm", "partition")
+CAPACITY_SCOPES: tuple[Per, ...] = (Per.DEVICE, Per.SM, Per.PARTITION)
 LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
 # Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2
 # partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
@@ -112,7 +112,7 @@ class MemoryLevel:
     bandwidth_Bps: float | None  # None: no sourced figure, the level sets no ceiling
     bandwidth_source: str | None
     capacity_B: float | None
-    capacity_per: str  # device | sm: what one capacity_B covers
+    capacity_per: Per  # what one capacity_B covers: the device, an SM or a partition
     capacity_source: str | None
     per_clock: float | None = None  # B per clock per SM, where the file gives it
     per_clock_source: str | None = None
@@ -336,7 +336,7 @@ class Machine:
         memory = self.memory_level(level)
         return None if memory is None else memory.capacity_B
 
-    def capacity_per(self, level: str) -> str | None:
+    def capacity_per(self, level: str) -> Per | None:
         memory = self.memory_level(level)
         return None if memory is None else memory.capacity_per
 

@@ -43,7 +43,7 @@ and the key, so a typo never silently drops a figure.
     bandwidth_Bps = 3.35e12              # or "unknown", its source saying what was sought
     bandwidth_source = "..."
     capacity_B = 80e9
-    capacity_per = "device"              # device | sm
+    capacity_per = "device"              # device | sm | partition
     capacity_source = "..."
 
     [features]                           # hardware features, each true or false, sourced
@@ -87,7 +87,7 @@ from pathlib import Path
 from ..base.architectures import ARCHITECTURE_FORMS, Architecture, Feature, parse_architecture
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
 from ..base.inputs import normalise
-from ..base.kinds import Unit
+from ..base.kinds import Per, Unit
 from ..base.levels import Level
 from ..base.symbols import LEVELS
 from ..base.tomlplaces import shipped_ids, shipped_or_file, toml_data
@@ -275,8 +275,8 @@ class _Reader(MachineFields):
                 bandwidth_source=self.source_for(table, "bandwidth_Bps", "bandwidth_source",
                                                  where),
                 capacity_B=self.number(table, "capacity_B", where),
-                capacity_per=self.choice(table, "capacity_per", CAPACITY_SCOPES, where,
-                                         default="device"),
+                capacity_per=Per(self.choice(table, "capacity_per", CAPACITY_SCOPES, where,
+                                             default=Per.DEVICE)),
                 capacity_source=self.source_for(table, "capacity_B", "capacity_source", where),
                 bandwidth_unknown=unknown,
                 **self.per_clock(table, "B_per_clock_per_sm", where),
@@ -319,12 +319,12 @@ class _Reader(MachineFields):
                              f"smaller than cluster_max_portable ({portable})")
         shared = next((m for m in memory if m.level == Level.SHARED), None)
         per_block = execution.shared_per_block_max_B
-        if per_block and shared and shared.capacity_B and shared.capacity_per == "sm" \
+        if per_block and shared and shared.capacity_B and shared.capacity_per == Per.SM \
                 and per_block > shared.capacity_B:
             raise self.error(Code.MACHINE_INCONSISTENT, "execution.shared_per_block_max_B",
                              f"more than the shared capacity per SM ({shared.capacity_B:.0f} B)")
         for position, level in enumerate(memory):
-            if level.capacity_per == "partition" and (level.level != Level.L2
+            if level.capacity_per == Per.PARTITION and (level.level != Level.L2
                                                       or not execution.l2_partitions):
                 raise self.error(Code.MACHINE_INCONSISTENT, f"memory[{position}].capacity_per",
                                  "a capacity per partition is an L2's, with "

@@ -10,6 +10,7 @@ import numpy
 
 from ..analysis.api import Spec
 from ..answers.solve import capacity_crossings, ridge_crossings
+from ..base.kinds import Per
 from ..base.records import record
 from ..base.symbols import ON_CHIP_LEVELS
 from ..base.units import binary, plain
@@ -115,7 +116,7 @@ def _capacity(kernel: Placed, parameter: str, sizes: numpy.ndarray):
             continue
         fits &= inside
         nearest = int(numpy.argmin(numpy.abs(numpy.log(sizes) - math.log(limit))))
-        per = " per SM" if crossing.capacity_per == "sm" else ""
+        per = " per SM" if crossing.capacity_per == Per.SM else ""
         label = (f"{parameter} {SIDE_SIGNS[side]} {limit}: {crossing.level} full "
                  f"({binary(float(crossing.capacity_B))}{per})")
         limits.append((nearest, label))

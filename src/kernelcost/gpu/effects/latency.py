@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sympy
 
-from ...base.kinds import EffectCause
+from ...base.kinds import EffectCause, Per
 from ...base.levels import Level
 from ...base.records import record
 from ...count.cost import Cost
@@ -49,7 +49,7 @@ class InFlight:
     """Little's law at one level, over the device or one SM (`per`)."""
 
     level: str
-    per: str  # device | SM: the scope of the bandwidth, the blocks and the bytes below
+    per: Per  # the device or one SM: the scope of the bandwidth, the blocks and the bytes below
     bandwidth_Bps: sympy.Expr
     needed_B: sympy.Expr  # bandwidth x latency
     available_B: sympy.Expr  # blocks at once x bytes in flight per block
@@ -64,7 +64,7 @@ class InFlight:
 
     @property
     def per_sm(self) -> bool:
-        return self.per == "SM"
+        return self.per == Per.SM
 
 
 @record
@@ -126,10 +126,10 @@ def in_flight(cost: Cost, machine: Machine, level: str, occ: Occupancy, at: At,
         return None
     rate = exact(bandwidth)
     if per_sm:
-        per, rate = "SM", rate / machine.sm_count
+        per, rate = Per.SM, rate / machine.sm_count
         at_once = sympy.Min(occ.busiest_sm_blocks, occ.resident)
     else:
-        per, at_once = "device", sympy.Min(blocks, occ.resident * machine.sm_count)
+        per, at_once = Per.DEVICE, sympy.Min(blocks, occ.resident * machine.sm_count)
     if not (at_once * per_block).is_number:  # residency left symbolic by an unset size
         return None
     return InFlight(level, per, rate, rate * latency_s, at_once * per_block, per_block, how,
@@ -191,7 +191,7 @@ def latency_derate(flight: InFlight | None, machine: Machine,
     if flight is None or flight.available_B >= flight.needed_B:
         return None
     factor = flight.available_B / flight.needed_B
-    sms = machine.sm_count if flight.per == "device" else 1
+    sms = machine.sm_count if flight.per == Per.DEVICE else 1
     lift = sympy.ceiling(flight.needed_B / (sms * flight.per_block_B))
     allowed = resident if resident is not None and resident.is_number and lift > resident \
         else None

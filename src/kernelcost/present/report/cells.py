@@ -9,6 +9,7 @@ import sympy
 
 from ...algebra.jsonout import number
 from ...algebra.texts import lex_text
+from ...base.kinds import Per
 from ...base.units import plain, si
 
 WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
@@ -17,8 +18,8 @@ WORK_UNIT, TRAFFIC_UNIT, INTENSITY_UNIT = "FLOP", "B", "FLOP/B"
 MACHINE_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200", "b200": "B200",
                  "mi300x": "MI300X", "mi250x": "MI250X", "l40s": "L40S", "rtx4090": "RTX 4090"}
 # what a capacity is counted per, as the tables name it
-PER_WORDS = {"sm": "SM", "block": "block", "device": "device", "cluster": "cluster",
-             "partition": "partition"}
+PER_WORDS: dict[Per, str] = {Per.SM: "SM", Per.BLOCK: "block", Per.DEVICE: "device",
+                             Per.CLUSTER: "cluster", Per.PARTITION: "partition"}
 
 
 # kept: a command prints the same closed forms for every machine and level

@@ -3,6 +3,7 @@ and the clauses the answer sentence gains for a parallel spec or a kernel that d
 
 from __future__ import annotations
 
+from ...base.kinds import Per
 from ...base.levels import Level
 from ...base.units import binary, si
 from ..derate_text import way
@@ -114,14 +115,15 @@ def misfit_sentence(verdict, label: str) -> str:
 
 
 # who needs a counted resource, and who may have it, by what the capacity is counted per
-_NEEDS = {"thread": "each thread", "block": "a block", "cluster": "a cluster", "sm": "a block"}
-_HAS = {"thread": "a thread may have", "block": "a block may have",
-        "cluster": "a cluster may have", "sm": "an SM has"}
+_NEEDS = {Per.THREAD: "each thread", Per.BLOCK: "a block", Per.CLUSTER: "a cluster",
+          Per.SM: "a block"}
+_HAS = {Per.THREAD: "a thread may have", Per.BLOCK: "a block may have",
+        Per.CLUSTER: "a cluster may have", Per.SM: "an SM has"}
 
 
 def _count_misfit(misfit, needed: float | None, capacity: float | None) -> str:
     """A misfit counted in registers, threads or blocks, with the factor over the limit."""
-    if misfit.level == "cluster" and capacity == 1:
+    if misfit.per == Per.CLUSTER and capacity == 1:
         return (f"a thread-block cluster of {_count(needed, misfit.needed)} blocks, which "
                 "this machine does not form (every block is its own cluster)")
     amount = f"{_NEEDS[misfit.per]} needs {_count(needed, misfit.needed)} {misfit.unit}"

@@ -6,6 +6,7 @@ import sympy
 
 from ...algebra.texts import text
 from ...analysis.api import Analysis, Counted
+from ...base.kinds import Per
 from ...base.units import binary, plain
 from ...count.values import json_value
 from .cells import (
@@ -82,7 +83,7 @@ def _capacity_text(crossing) -> str:
     """`228 KiB/SM`; a device's capacity without a `per`."""
     capacity = binary(value_of(crossing.capacity_B))
     per = crossing.capacity_per
-    return capacity if per == "device" else f"{capacity}/{PER_WORDS.get(per, per)}"
+    return capacity if per == Per.DEVICE else f"{capacity}/{PER_WORDS.get(per, per)}"
 
 
 def _capacity_cells(crossing) -> tuple[str, str]:
