@@ -18,6 +18,7 @@ from kernelcost.answers.answer import answers
 from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.model_text import warm_l2_text
 from kernelcost.present.report import answer_lines, answers_json
 from kernelcost.present.roofs import roof_name
 
@@ -61,7 +62,7 @@ def test_rmsnorm_after_a_gemm_that_left_its_output_in_l2():
     assert (state.read_B, state.fits, state.bound_B, state.model_B) == (x_B, True, x_B, x_B)
     assert ("x (32 MiB) left in L2 by the previous kernel fits the usable 35 MiB of NVIDIA "
             "H100 SXM5 80 GB's 50 MiB L2: its reads are served at the L2 bandwidth (10 TB/s) "
-            "instead of HBM's (3.35 TB/s)") in state.describe()
+            "instead of HBM's (3.35 TB/s)") in warm_l2_text(state)
 
 
 def test_silu_mul_after_the_gate_and_up_gemm():
@@ -90,8 +91,8 @@ def test_a_warm_tensor_over_the_usable_l2_counts_in_t_bound_only():
     assert warm.t_bound == 6 * R * 5120 / L2  # 12.58 us, bound by L2
     assert warm.t_model == cold.t_model  # the wave estimate, x from HBM: 25.09 us
     assert warm.t_bound <= warm.t_model
-    assert "does not fit the usable 35 MiB" in warm.warm_l2.describe()
-    assert "t_bound takes the whole of it from L2" in warm.warm_l2.describe()
+    assert "does not fit the usable 35 MiB" in warm_l2_text(warm.warm_l2)
+    assert "t_bound takes the whole of it from L2" in warm_l2_text(warm.warm_l2)
 
 
 def test_a_warm_tensor_larger_than_l2_saves_at_most_the_capacity_in_t_bound():
@@ -101,7 +102,7 @@ def test_a_warm_tensor_larger_than_l2_saves_at_most_the_capacity_in_t_bound():
     assert warm.level("global").traffic_B == hbm_B == 81_805_312
     assert warm.t_bound == hbm_B / HBM and roof_name(warm.bound) == "global bandwidth"  # 24.42 us
     assert warm.t_bound < cold.t_bound and warm.t_model == cold.t_model
-    assert "t_bound takes 50 MiB of it (all the L2 holds)" in warm.warm_l2.describe()
+    assert "t_bound takes 50 MiB of it (all the L2 holds)" in warm_l2_text(warm.warm_l2)
 
 
 def test_a_nest_without_a_grid_gains_an_l2_term():

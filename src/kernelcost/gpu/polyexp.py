@@ -38,11 +38,6 @@ class ExpOnFma:
     def vector_FLOP_per_exp(self) -> int:
         return 2 * self.k + RANGE_REDUCTION_OPS
 
-    def describe(self) -> str:
-        return (f"{float(self.fraction):.3g} of the exponentials as a degree-{self.k} polynomial "
-                f"on the FP32 vector units ({self.k} FMA + {RANGE_REDUCTION_OPS} range-reduction "
-                f"operations = {self.vector_FLOP_per_exp} FLOP each)")
-
 
 def parse_exp_on_fma(text: str) -> ExpOnFma:
     """FRACTION[:K], as `--exp-on-fma 0.5` or `--exp-on-fma 1/2:3`."""

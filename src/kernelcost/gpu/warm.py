@@ -29,7 +29,6 @@ import sympy
 from ..base.errors import Code, Diagnostic, MachineFileError, SizeError, did_you_mean
 from ..base.levels import Level
 from ..base.records import record
-from ..base.units import binary, si
 from ..count.cost import Cost
 from ..count.values import evaluate, exact
 
@@ -65,29 +64,6 @@ class WarmL2:
         """The reads t_model takes from L2 without a wave estimate: all of them when they fit
         usable L2, none otherwise."""
         return self.read_B if self.fits else sympy.Integer(0)
-
-    def describe(self) -> str:
-        """Which bandwidth serves the warm reads, and why."""
-        names = ", ".join(self.tensors)
-        read = _value(self.read_B)
-        usable, capacity = binary(float(self.usable_B)), binary(float(self.capacity_B))
-        l2, hbm = si(float(self.l2_bandwidth_Bps), "B/s"), si(float(self.global_bandwidth_Bps),
-                                                              "B/s")
-        if read is None:
-            return (f"{names} left in L2 by the previous kernel: whether it fits the usable "
-                    f"{usable} of {self.machine}'s {capacity} L2 depends on the sizes; give them "
-                    f"(t_bound takes what L2 can hold at {l2}, t_model reads from HBM at {hbm})")
-        held = f"{names} ({binary(read)}) left in L2 by the previous kernel"
-        if self.fits:
-            return (f"{held} fits the usable {usable} of {self.machine}'s {capacity} L2: its "
-                    f"reads are served at the L2 bandwidth ({l2}) instead of HBM's ({hbm}), in "
-                    "t_bound and t_model")
-        limit = ("the whole of it" if read <= float(self.capacity_B)
-                 else f"{capacity} of it (all the L2 holds)")
-        return (f"{held} does not fit the usable {usable} of {self.machine}'s {capacity} L2: "
-                f"t_model reads it from HBM ({hbm}), since this kernel's own lines evict it "
-                f"before it is reached; t_bound takes {limit} from L2 ({l2}), so that it stays "
-                "a lower bound under the stated state")
 
 
 def warm_l2(cost: Cost, machine: Machine, values: dict[sympy.Symbol, sympy.Expr],
@@ -149,11 +125,6 @@ def _bytes(cost: Cost, name: str, field: str,
            values: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
     footprint = cost.footprints[name]
     return evaluate(getattr(footprint, field) * footprint.element_bytes, values)
-
-
-def _value(expr: sympy.Expr) -> float | None:
-    expr = sympy.sympify(expr)
-    return float(expr) if expr.is_number else None
 
 
 def _decided(relation: object) -> bool | None:

@@ -6,6 +6,7 @@ from ...base.kinds import TermKind
 from ...base.units import binary, plain, si
 from ...count.values import json_value
 from ..derate_text import derate_text, efficiency_text
+from ..model_text import exp_on_fma_text, warm_json, warm_l2_text
 from ..roofs import roof_name, short_roof_name
 from .cells import (
     INTENSITY_UNIT,
@@ -251,19 +252,6 @@ def _count_text(value: float) -> str:
     return si(value, "").strip()
 
 
-def warm_json(warm) -> dict | None:
-    """The stated initial state of L2 and what each time took from it (module warm)."""
-    if warm is None:
-        return None
-    return {"tensors": list(warm.tensors), "read_B": json_number(warm.read_B),
-            "capacity_B": json_number(warm.capacity_B), "usable_B": json_number(warm.usable_B),
-            "fits": warm.fits, "t_bound_from_l2_B": json_number(warm.bound_B),
-            "t_model_from_l2_B": json_number(warm.model_B),
-            "l2_bandwidth_Bps": json_number(warm.l2_bandwidth_Bps),
-            "global_bandwidth_Bps": json_number(warm.global_bandwidth_Bps),
-            "detail": warm.describe()}
-
-
 VERDICT_COLUMNS = [
     Column("machine"), Column("level"), Column("I\nFLOP/B", "right"),
     Column("ridge\nFLOP/B", "right"), Column("I/ridge", "right"),
@@ -375,9 +363,9 @@ def answer_lines(answers) -> list[str]:
         if rate is not None:
             lines.append(rate)
         if answer.exp_on_fma is not None:
-            lines.append(f"  exponentials: {answer.exp_on_fma.describe()}.")
+            lines.append(f"  exponentials: {exp_on_fma_text(answer.exp_on_fma)}.")
         if result.warm_l2 is not None:
-            lines.append(f"  warm L2: {result.warm_l2.describe()}.")
+            lines.append(f"  warm L2: {warm_l2_text(result.warm_l2)}.")
         lines += transfer_lines(result)
         for derate in result.derates:
             lines.append(f"  what lowers the roof here: {derate.cause}, x{float(derate.factor):.4f}"
