@@ -34,11 +34,13 @@ from test_waves import launch_order
 
 import kernelcost
 from kernelcost.answers.model import verdict
+from kernelcost.base.kinds import Compulsory, WaveRule
 from kernelcost.gpu import block_enumeration, wave_classes, waves
 from kernelcost.gpu.axis_classes import Unclassified, axis_function, poly_at
 from kernelcost.gpu.block_classes import AmountClass, numeric_sizes, smallest_sum
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import enumerate_counts
+from kernelcost.present.model_text import model_rule_text
 
 # -- the generated grids ---------------------------------------------------------------------
 
@@ -222,7 +224,7 @@ def test_times_match_with_the_classes_off(generated):
     assert by_classes.t_model == enumerated.t_model
     assert by_classes.bound_terms == enumerated.bound_terms
     assert by_classes.model_terms == enumerated.model_terms
-    assert by_classes.model_detail == enumerated.model_detail
+    assert by_classes.global_count == enumerated.global_count
     assert by_classes.fallbacks == enumerated.fallbacks == ()
     if by_classes.t_bound is not None:
         assert by_classes.t_bound <= by_classes.t_model
@@ -338,12 +340,13 @@ def test_a_large_triangular_grid_keeps_a_bound_and_says_why():
     cost = kernelcost.loads(TRIANGLE).cost()
     machine = load_machine("h100")
     small = verdict(cost, machine, values={"M": 40}).grid
-    assert small.fallbacks == () and small.model_rule.startswith("one wave")
+    assert small.fallbacks == () and small.global_count.estimate.rule == WaveRule.ONE_WAVE
     large = verdict(cost, machine, values={"M": 4000}).grid
-    assert large.model_rule.startswith("compulsory: the wave estimate needs blocks in classes")
-    assert "not a rectangle" in large.model_rule and "500500 blocks" in large.model_rule
-    assert large.fallbacks == (large.model_rule[large.model_rule.index("(") + 1:-1]
-                               .replace("the grid", "wave union: the grid", 1),)
+    assert large.global_count.compulsory == Compulsory.CLASSES
+    rule = model_rule_text(large.global_count)
+    assert rule.startswith("compulsory: the wave estimate needs blocks in classes")
+    assert "not a rectangle" in rule and "500500 blocks" in rule
+    assert large.fallbacks == (f"wave union: {large.global_count.unclassified}",)
     hbm = [term.amount for term in large.model_terms if term.key == "global"]
     assert hbm == [term.amount for term in large.bound_terms if term.key == "global"]
     assert large.t_bound <= large.t_model

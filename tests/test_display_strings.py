@@ -157,7 +157,7 @@ EFFECTS = PACKAGE / "gpu" / "effects"
 # the modules of the model floors (gpu, answers) that still put figures into words with
 # base.units' printers (si, binary): what is left to move into presentation. None is added,
 # and one that moves out leaves this list
-UNIT_PRINTING = {"gpu.execution", "gpu.waves", "answers.ncu"}
+UNIT_PRINTING = {"answers.ncu"}
 
 
 def _imports_units(tree: ast.Module) -> bool:

@@ -25,10 +25,12 @@ import sympy
 
 import kernelcost
 from kernelcost.answers.model import verdict
+from kernelcost.base.kinds import WaveRule
 from kernelcost.gpu.execution import worked_tail_share
 from kernelcost.gpu.waves import estimate
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import enumerate_counts
+from kernelcost.present.model_text import model_detail_text
 from kernelcost.present.roofs import roof_name
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -476,7 +478,8 @@ def test_wave_union_hbm_bytes_by_intervals(case):
     assert step * config["stages"] <= usable  # these shapes take the wave rule
     cost = cost_of(name)
     v = verdict(cost, load_machine(machine), values=values(M, N, K))
-    assert v.grid.model_rule.startswith("one wave" if hand.waves == 1 else "wave union")
+    assert v.grid.global_count.estimate.rule == (WaveRule.ONE_WAVE if hand.waves == 1
+                                                 else WaveRule.WAVE_UNION)
     model_hbm = term(v.grid.model_terms, "global")
     assert model_hbm.amount == sum(per_tensor.values())
     assert v.grid.t_model == max(t.seconds for t in v.grid.model_terms)
@@ -502,9 +505,10 @@ def test_wave_union_hbm_bytes_of_ragged_grids(case):
     v = verdict(cost_of(name), load_machine(machine), values=values(M, N, K))
     model_hbm = term(v.grid.model_terms, "global")
     assert model_hbm.amount >= BF16 * (M * K + K * N + M * N)  # never below compulsory
-    assert v.grid.model_rule.startswith("one wave" if hand.waves == 1 else "wave union"), \
-        v.grid.model_detail
-    assert model_hbm.amount == sum(per_tensor.values()), v.grid.model_detail
+    detail = model_detail_text(v.grid.global_count)
+    assert v.grid.global_count.estimate.rule == (WaveRule.ONE_WAVE if hand.waves == 1
+                                                 else WaveRule.WAVE_UNION), detail
+    assert model_hbm.amount == sum(per_tensor.values()), detail
 
 
 # -- small sizes: element sets, and the oracle's blocks ---------------------------------------
@@ -678,7 +682,7 @@ def test_a_grid_without_keeps_streams_its_one_sequential_loop():
     [global_term] = [t for t in result.grid.wave_terms if t.key == "global"]
     n, k, b = 12288, 5376, 64
     assert global_term.amount == 2 * n * k + 2 * b * k + 2 * b * n  # W, X, Y: bf16, once
-    assert result.grid.model_rule.startswith("one wave")
+    assert result.grid.global_count.estimate.rule == WaveRule.ONE_WAVE
 
 
 def test_reads_in_two_loops_one_after_the_other_have_no_streaming_loop():

@@ -18,7 +18,7 @@ from kernelcost.answers.answer import answers
 from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
 from kernelcost.hardware.machinefile import load_machine
-from kernelcost.present.model_text import warm_l2_text
+from kernelcost.present.model_text import model_rule_text, warm_l2_text
 from kernelcost.present.report import answer_lines, answers_json
 from kernelcost.present.roofs import roof_name
 
@@ -57,7 +57,7 @@ def test_rmsnorm_after_a_gemm_that_left_its_output_in_l2():
     assert round(float(cold.t_bound) * 1e6, 2) == 20.03
     # t_model: the wave estimate less x's bytes; L2 binds there too
     assert warm.t_model == warm.t_bound
-    assert "less the warm L2 reads of x" in warm.grid.model_rule
+    assert "less the warm L2 reads of x" in model_rule_text(warm.grid.global_count)
     state = warm.warm_l2
     assert (state.read_B, state.fits, state.bound_B, state.model_B) == (x_B, True, x_B, x_B)
     assert ("x (32 MiB) left in L2 by the previous kernel fits the usable 35 MiB of NVIDIA "

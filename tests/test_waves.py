@@ -16,10 +16,12 @@ import pytest
 import sympy
 
 import kernelcost
+from kernelcost.base.kinds import WaveRule
 from kernelcost.count.cost import TileBox
 from kernelcost.gpu import block_enumeration as waves_module
 from kernelcost.gpu.waves import estimate, raster_order
 from kernelcost.oracle import enumerate_counts
+from kernelcost.present.model_text import wave_reason_text
 
 HUGE_L2 = 1e18  # the fit test always passes: the wave rule applies
 
@@ -174,7 +176,7 @@ def test_divisible_gemm_matches_brute_force(raster, sizes):
                           stages=2, fills_B=Fraction(0))
         wave_blocks = sms * resident
         assert result.waves == math.ceil(len(blocks) / wave_blocks)
-        assert result.rule == ("one wave" if result.waves == 1 else "wave union")
+        assert result.rule == (WaveRule.ONE_WAVE if result.waves == 1 else WaveRule.WAVE_UNION)
         expected = brute_force(blocks, raster, wave_blocks, {"A": 2, "B": 2, "C": 2})
         assert result.bytes_by_tensor == expected, (sms, resident)
         assert result.total_B == sum(expected.values())
@@ -207,7 +209,7 @@ def test_ragged_gemm_matches_brute_force(raster, sizes):
         bound = estimate(counted, values, sms, resident, usable_l2_B=HUGE_L2,
                          stages=2, fills_B=Fraction(0))
         assert all(bound.bytes_by_tensor[t] >= expected[t] for t in expected)
-        assert "bounding boxes, an upper bound" in bound.reason
+        assert "bounding boxes, an upper bound" in wave_reason_text(bound)
 
 
 def test_fit_test_falls_back_to_per_block_fills():
@@ -218,11 +220,11 @@ def test_fit_test_falls_back_to_per_block_fills():
     # just enough L2 for the largest wave's step x stages, and one byte less
     at_edge = estimate(grid, values, 5, 1, usable_l2_B=float(fits.step_B),
                        stages=2, fills_B=Fraction(999))
-    assert at_edge.rule == "wave union" and at_edge.total_B == fits.total_B
+    assert at_edge.rule == WaveRule.WAVE_UNION and at_edge.total_B == fits.total_B
     short = estimate(grid, values, 5, 1, usable_l2_B=float(fits.step_B) - 1,
                      stages=2, fills_B=Fraction(999))
-    assert short.rule == "per-block fills" and short.total_B == 999
-    assert short.bytes_by_tensor == {} and "exceeds usable L2" in short.reason
+    assert short.rule == WaveRule.FILLS and short.total_B == 999
+    assert short.bytes_by_tensor == {} and "exceeds usable L2" in wave_reason_text(short)
     split = {"A": Fraction(600), "B": Fraction(400)}
     per_tensor = estimate(grid, values, 5, 1, usable_l2_B=1.0, stages=2, fills_B=split)
     assert per_tensor.bytes_by_tensor == split and per_tensor.total_B == 1000
@@ -269,7 +271,7 @@ def test_triangular_grid_nests_its_trips(raster):
                           stages=1, fills_B=Fraction(0))
         assert result.bytes_by_tensor == brute_force(blocks, used, sms * resident,
                                                      {"A": 4, "C": 4})
-        assert ("row order used" in result.reason) == (used != raster)
+        assert ("row order used" in wave_reason_text(result)) == (used != raster)
 
 
 @pytest.mark.parametrize("slab_cells", (1 << 22, 7))  # 7: the union grid in many slabs
@@ -309,16 +311,17 @@ def test_gemm_hopper_on_h200_by_hand(spec_cost):
     values = {symbol: sympy.Integer(cost.defaults.get(symbol, 8192)) for symbol in cost.parameters}
     usable = 0.7 * 60 * 2**20
     result = estimate(cost.grid, values, 132, 1, usable_l2_B=usable, stages=4, fills_B=Fraction(0))
-    assert (result.waves, result.wave_blocks, result.rule) == (16, 132, "wave union")
+    assert (result.waves, result.wave_blocks, result.rule) == (16, 132, WaveRule.WAVE_UNION)
     assert result.bytes_by_tensor == {"A": Fraction(184 * 128 * 8192 * 2),
                                       "B": Fraction(264 * 8192 * 256 * 2),
                                       "C": Fraction(8192 * 8192 * 2)}
     assert result.step_B == (16 * 128 * 64 * 2 + 17 * 64 * 256 * 2) * 4 == 3276800
-    assert "16 waves of 132" in result.reason and "grouped(8)" in result.reason
+    reason = wave_reason_text(result)
+    assert "16 waves of 132" in reason and "grouped(8)" in reason
     # with L2 smaller than a step's working set, the keep fills are the HBM traffic
     fills = Fraction(2 * 8192**3 * 2 // 128 + 2 * 8192**3 * 2 // 256)
     small = estimate(cost.grid, values, 132, 1, usable_l2_B=3 * 2**20, stages=4, fills_B=fills)
-    assert small.rule == "per-block fills" and small.total_B == fills
+    assert small.rule == WaveRule.FILLS and small.total_B == fills
 
 
 def test_hundred_thousand_blocks_under_a_second(spec_cost):

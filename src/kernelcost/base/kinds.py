@@ -90,3 +90,23 @@ class Per(StrEnum):
     SM = "sm"
     PARTITION = "partition"
     DEVICE = "device"
+
+
+class WaveRule(StrEnum):
+    """How the wave estimate counts a parallel spec's HBM traffic: the whole footprint once
+    (one wave), each wave's distinct elements once (a wave's step fits usable L2), or the
+    blocks' keep fills (it does not)."""
+
+    ONE_WAVE = "one wave"
+    WAVE_UNION = "wave union"
+    FILLS = "per-block fills"
+
+
+class Compulsory(StrEnum):
+    """Why t_model counts compulsory global traffic, as t_bound does, instead of the wave
+    estimate: a size is not a number, the blocks fall into no classes and are too many to
+    enumerate, or a tile's bound is no whole number at the sizes (they break an `assume`)."""
+
+    SIZES = "unset sizes"
+    CLASSES = "unclassified blocks"
+    TILES = "fractional tiles"

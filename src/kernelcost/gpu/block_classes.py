@@ -74,8 +74,7 @@ class WaveUnions:
     waves: int  # ceil(blocks / wave blocks)
     by_tensor: dict[str, Fraction]  # bytes of each tensor summed over the waves' unions
     step_union: Fraction  # the largest wave's step union, bytes (before the stages)
-    note: str  # a raster fallback, said in a few words ("" without one)
-    raster: Raster  # the raster used
+    raster: Raster  # the raster used: row order where the grid's grouped raster cannot be
     group: int  # rows of blocks per group (grouped)
 
 

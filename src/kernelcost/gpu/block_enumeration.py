@@ -111,15 +111,16 @@ def _enumerate(grid: GridCost, sizes: Mapping) -> tuple[np.ndarray, np.ndarray, 
 
 
 def _order(grid: GridCost, sizes: Mapping, index: np.ndarray,
-           rectangular: bool) -> tuple[np.ndarray, str]:
-    """Grid-order positions of the blocks in launch order, and a note on any fallback."""
+           rectangular: bool) -> tuple[np.ndarray, bool]:
+    """Grid-order positions of the blocks in launch order, and whether a grouped raster fell
+    back to row order (it needs a rectangular 2-D grid)."""
     count, dims = index.shape
     if grid.raster == Raster.COLUMN:  # first iterator fastest: the last one is the primary key
-        return np.lexsort(index.T), ""
+        return np.lexsort(index.T), False
     if grid.raster != Raster.GROUPED or count == 0:
-        return np.arange(count), ""
+        return np.arange(count), False
     if dims != 2 or not rectangular:
-        return np.arange(count), " (grouped raster needs a rectangular 2-D grid: row order used)"
+        return np.arange(count), True
     num_m, num_n = int(index[:, 0].max()) + 1, int(index[:, 1].max()) + 1
     group = int(fraction_of(grid.group, sizes))
     # Triton's grouped ordering: `group` rows of blocks at a time, column-major inside
@@ -128,7 +129,7 @@ def _order(grid: GridCost, sizes: Mapping, index: np.ndarray,
     first_m = group_id * group
     size_m = np.minimum(num_m - first_m, group)
     pid_m, pid_n = first_m + inside % size_m, inside // size_m
-    return pid_m * num_n + pid_n, ""
+    return pid_m * num_n + pid_n, False
 
 
 def raster_order(grid: GridCost, values) -> list[tuple[int, ...]]:
@@ -241,16 +242,15 @@ def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks
                 step_first: object = 0) -> WaveUnions:
     """The figures of waves.estimate, block by block."""
     coords, index, rectangular = _enumerate(grid, sizes)
-    order, note = _order(grid, sizes, index, rectangular)
+    order, row_order_used = _order(grid, sizes, index, rectangular)
     blocks = len(coords)
     waves = -(-blocks // wave_blocks)
     env = {iterator: coords[order, k] for k, iterator in enumerate(grid.iterators)}
     union, step_bytes = _per_wave(grid, sizes, env, np.arange(blocks) // wave_blocks, waves,
                                   step_first)
-    raster = Raster.ROW if note else grid.raster
+    raster = Raster.ROW if row_order_used else grid.raster
     group = int(fraction_of(grid.group, sizes)) if raster == Raster.GROUPED else 1
-    return WaveUnions(blocks, waves, union, max(step_bytes, default=Fraction(0)), note, raster,
-                      group)
+    return WaveUnions(blocks, waves, union, max(step_bytes, default=Fraction(0)), raster, group)
 
 
 def _per_wave(grid: GridCost, sizes: Mapping, env: Env, wave_of: np.ndarray, waves: int,

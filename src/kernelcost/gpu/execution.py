@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import sympy
 
@@ -28,11 +29,10 @@ from ..algebra.numeric_sums import has_sum, sum_values
 from ..algebra.quotients import cancel
 from ..algebra.rational_eval import compare, compiled
 from ..algebra.witnesses import witness_values
-from ..base.kinds import TermKind
+from ..base.kinds import Compulsory, TermKind
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import text_key
-from ..base.units import si
 from ..count.cost import Cost, GridCost
 from ..count.values import exact
 from ..hardware.machine import PER_SM_LEVELS, Machine, Roof, level_roof
@@ -44,6 +44,9 @@ from .fill import GridFill, grid_fill
 from .occupancy import Occupancy, occupancy
 from .transfer import Transfer, transfers
 from .warm import WarmL2, served_cost, wave_served_B
+
+if TYPE_CHECKING:  # numpy: the waves load only where a grid meets a machine
+    from .waves import WaveEstimate
 
 Values = dict[sympy.Symbol, sympy.Expr]  # parameters to their values
 # per-block amount -> what the busiest SM runs at least (None: no share is known)
@@ -67,6 +70,18 @@ class GridTerm:
 
 
 @record
+class GlobalCount:
+    """How t_model counted global traffic: by the wave estimate, less the reads a warm L2
+    served, or compulsory traffic as in t_bound, and why."""
+
+    estimate: WaveEstimate | None = None  # None: compulsory traffic
+    global_B: sympy.Expr = sympy.Integer(0)  # the estimate's bytes from global memory
+    warm_tensors: tuple[str, ...] = ()  # whose reads a warm L2 served, off the estimate
+    compulsory: Compulsory | None = None  # without an estimate: why
+    unclassified: str = ""  # Compulsory.CLASSES: why the blocks fall into no classes
+
+
+@record
 class GridVerdict:
     occupancy: Occupancy
     bound_terms: tuple[GridTerm, ...]
@@ -75,8 +90,7 @@ class GridVerdict:
     model_terms: tuple[GridTerm, ...]
     t_model: sympy.Expr | None
     model_bound: Roof | None
-    model_rule: str  # how t_model counted global traffic, in a few words
-    model_detail: str  # the wave estimate's reasoning, with its figures ("" without one)
+    global_count: GlobalCount  # how t_model counted global traffic
     flat_terms: tuple[GridTerm, ...]  # the roofline's terms without blocks and waves
     equal_blocks: bool
     derates: tuple[Derate, ...] = ()  # estimates in t_model only, never in t_bound
@@ -135,8 +149,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
         model_cost = served_cost(cost, warm.model_B)
     bound_global = _device_terms(bound_cost, machine, values, (Level.GLOBAL,))
     bound_terms = terms + bound_global
-    global_term, rule, detail = _wave_term(cost, machine, values, occ, warm,
-                                             fallbacks)
+    global_term, counted = _wave_term(cost, machine, values, occ, warm, fallbacks)
     global_term, floored = _at_least_compulsory(global_term, bound_global)
     model_terms = terms + ([global_term] if global_term is not None else
                            _device_terms(model_cost, machine, values, (Level.GLOBAL,)))
@@ -152,7 +165,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     unknown = latency_unknown(cost, machine)
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
-                           rule, detail, (), grid.equal_blocks, derates, unknown, found,
+                           counted, (), grid.equal_blocks, derates, unknown, found,
                            floored, None, tuple(fallbacks), wave_terms)
     t_bound, bound_term = _largest(bound_terms)
     t_model, model_term = _largest(model_terms)
@@ -164,7 +177,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     binds = bound_term is not None and bound_term.per_sm
     fill = grid_fill(grid, occ.blocks, sms, values, binds)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
-                       model_bound, rule, detail, tuple(flat_terms), grid.equal_blocks,
+                       model_bound, counted, tuple(flat_terms), grid.equal_blocks,
                        derates, unknown, found, floored, fill,
                        tuple(fallbacks), wave_terms)
 
@@ -223,7 +236,7 @@ def _summed(expr: sympy.Expr) -> sympy.Expr:
 
 
 def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
-               warm: WarmL2 | None, fallbacks: list[str]) -> tuple[GridTerm | None, str, str]:
+               warm: WarmL2 | None, fallbacks: list[str]) -> tuple[GridTerm | None, GlobalCount]:
     """Global traffic for t_model: the waves' L2 reuse (waves.estimate) once every size is a
     number and the occupancy is known, less the reads a warm L2 serves; else compulsory
     traffic, as in t_bound."""
@@ -239,7 +252,7 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
     if (bandwidth is None or capacity is None or resident is None or not resident.is_number
             or resident < 1 or any(symbol not in values or not sympy.sympify(
                 values[symbol]).is_number for symbol in free)):
-        return None, "compulsory: the wave estimate needs every size", ""
+        return None, GlobalCount(compulsory=Compulsory.SIZES)
     from .waves import Unclassified, estimate  # numpy: loaded only where a grid meets a machine
 
     usable = capacity * (machine.execution.usable_l2_fraction or 1)
@@ -250,18 +263,17 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
                           stages=stages, fills_B=fills)
     except Unclassified as why:  # compulsory traffic, as in t_bound, and why
         fallbacks.append(f"wave union: {why}")
-        return None, f"compulsory: the wave estimate needs blocks in classes ({why})", ""
+        return None, GlobalCount(compulsory=Compulsory.CLASSES, unclassified=str(why))
     except ValueError:  # a tile bound no whole number: sizes that break an `assume`
-        return None, "compulsory: the blocks' tiles are no whole numbers at these sizes", ""
+        return None, GlobalCount(compulsory=Compulsory.TILES)
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
-    rule = result.rule
+    served: tuple[str, ...] = ()
     if warm is not None and warm.fits:
         amount -= wave_served_B(warm, result.bytes_by_tensor)
-        rule += f" less the warm L2 reads of {', '.join(warm.tensors)}"
+        served = warm.tensors
     rate = exact(bandwidth)
-    rule = f"{rule}, {si(float(amount), 'B')} from global memory"
     return GridTerm(level_roof(Level.GLOBAL), Level.GLOBAL, amount, rate, amount / rate,
-                    False), rule, result.reason
+                    False), GlobalCount(result, amount, served)
 
 
 def per_sm_terms(cost: Cost, machine: Machine, precision: str,

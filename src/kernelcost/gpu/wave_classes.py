@@ -138,7 +138,7 @@ def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks
     """Bytes per tensor summed over the waves' unions, and the largest wave's step union
     (its whole union where the grid has no step loop): the figures of waves.estimate."""
     axes = grid_axes(grid, sizes)
-    raster, note = _raster(grid, axes)
+    raster = _raster(grid, axes)
     group = int(fraction_of(grid.group, sizes)) if raster == Raster.GROUPED else 1
     plans = {tile.tensor: box_plan(tile.tensor, tile.whole, axes, sizes) for tile in grid.tiles}
     # an inout tensor's writes cross again (waves module): the union of its written boxes
@@ -172,7 +172,7 @@ def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks
         largest = max(largest, int(step.max(initial=0)))
     by_tensor = {tensor: element_bytes[tensor] * total for tensor, total in sums.items()}
     return WaveUnions(axes.blocks, -(-axes.blocks // wave_blocks), by_tensor,
-                      Fraction(largest, denominator), note, raster, group)
+                      Fraction(largest, denominator), raster, group)
 
 
 def per_wave_volumes(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks: int
@@ -180,7 +180,7 @@ def per_wave_volumes(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_b
     """Per tensor, each wave's union volume (elements) of the whole boxes, by the classes:
     what the property tests compare with the oracle's sets."""
     axes = grid_axes(grid, sizes)
-    raster, _ = _raster(grid, axes)
+    raster = _raster(grid, axes)
     group = int(fraction_of(grid.group, sizes)) if raster == Raster.GROUPED else 1
     plans = {tile.tensor: box_plan(tile.tensor, tile.whole, axes, sizes) for tile in grid.tiles}
     found: dict[str, list[Array]] = {tensor: [] for tensor in plans}
@@ -192,10 +192,11 @@ def per_wave_volumes(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_b
             for tensor, parts in found.items()}
 
 
-def _raster(grid: GridCost, axes: GridAxes) -> tuple[Raster, str]:
+def _raster(grid: GridCost, axes: GridAxes) -> Raster:
+    """The raster used: a grouped raster needs a rectangular 2-D grid, row order else."""
     if grid.raster == Raster.GROUPED and len(axes.counts) != 2:
-        return Raster.ROW, " (grouped raster needs a rectangular 2-D grid: row order used)"
-    return grid.raster, ""
+        return Raster.ROW
+    return grid.raster
 
 
 def _step_plans(grid: GridCost, axes: GridAxes, sizes: Mapping[str, sympy.Rational],

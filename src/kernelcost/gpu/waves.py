@@ -25,9 +25,8 @@ from fractions import Fraction
 
 import sympy
 
-from ..base.kinds import Raster
+from ..base.kinds import Raster, WaveRule
 from ..base.records import record
-from ..base.units import si
 from ..count.cost import GridCost
 from . import block_enumeration, wave_classes
 from .axis_classes import Unclassified
@@ -50,14 +49,23 @@ __all__ = ["ENUMERATE_AT_MOST", "Unclassified", "WaveEstimate", "busiest_share",
 
 @record
 class WaveEstimate:
-    rule: str  # "wave union", "one wave" or "per-block fills" (L2 too small)
+    rule: WaveRule
     waves: int  # ceil(B / (sms * resident))
     wave_blocks: int  # sms * resident
     bytes_by_tensor: dict[str, Fraction]  # estimated HBM bytes per global tensor
     total_B: Fraction
     step_B: Fraction  # largest over waves of the per-step union bytes x stages
     usable_l2_B: float
-    reason: str  # one sentence: which rule and why (figures with units)
+    blocks: int
+    sms: int
+    resident: int  # blocks per SM at once
+    raster: Raster  # the grid's, as the spec asks it
+    group: int  # a grouped raster's rows of blocks per group (0 for the others)
+    row_order_used: bool  # a grouped raster on a grid it cannot group: row order instead
+    inexact: tuple[str, ...]  # tensors whose tiles are bounding boxes: an upper bound
+    stepped: bool  # the working set is one step of a sequential loop's, not the whole
+    step_union_B: Fraction  # the largest wave's working set, before the stages
+    stages: int
 
 
 # -- the estimate -------------------------------------------------------------------------
@@ -76,31 +84,20 @@ def estimate(grid: GridCost, values: Mapping[sympy.Symbol, object], sms: int,
     sizes = numeric_sizes(values)
     wave_blocks = sms * resident
     found = wave_unions(grid, sizes, wave_blocks, step_first)
-    blocks, waves, note = found.blocks, found.waves, found.note
-    step_union = found.step_union
-    step_B = step_union * stages
-    inexact = [tile.tensor for tile in grid.tiles if not tile.exact]
-    if inexact:
-        note += f" ({', '.join(inexact)}: bounding boxes, an upper bound)"
-    launch = (f"{blocks} blocks in {waves} wave{'s' if waves != 1 else ''} of {wave_blocks} "
-              f"({sms} SMs x {resident} resident, {_raster_name(grid, sizes)} raster){note}")
-    fit = (f"the largest wave's {'step ' if grid.step_iterator is not None else ''}working "
-           f"set, {si(float(step_union), 'B')} x {stages} stages = {si(float(step_B), 'B')}")
-    l2 = si(usable_l2_B, "B")
+    step_B = found.step_union * stages
     if step_B > Fraction(usable_l2_B):
-        by_tensor = dict(fills_B) if isinstance(fills_B, Mapping) else {}
+        rule, by_tensor = WaveRule.FILLS, dict(fills_B) if isinstance(fills_B, Mapping) else {}
         total = (sum(by_tensor.values(), Fraction(0)) if isinstance(fills_B, Mapping)
                  else Fraction(fills_B))
-        return WaveEstimate("per-block fills", waves, wave_blocks, by_tensor, total, step_B,
-                            usable_l2_B, f"per-block fills: {launch}; {fit}, exceeds usable "
-                            f"L2 {l2}, so HBM sees the keep fills, {si(float(total), 'B')}.")
-    union = found.by_tensor
-    total = sum(union.values(), Fraction(0))
-    rule, what = (("one wave", "the whole footprint") if waves <= 1
-                  else ("wave union", "each wave's distinct elements"))
-    return WaveEstimate(rule, waves, wave_blocks, union, total, step_B, usable_l2_B,
-                        f"{rule}: {launch}; {fit}, fits usable L2 {l2}, so HBM sees {what} "
-                        f"once, {si(float(total), 'B')}.")
+    else:
+        rule = WaveRule.ONE_WAVE if found.waves <= 1 else WaveRule.WAVE_UNION
+        by_tensor, total = found.by_tensor, sum(found.by_tensor.values(), Fraction(0))
+    group = int(fraction_of(grid.group, sizes)) if grid.raster == Raster.GROUPED else 0
+    return WaveEstimate(rule, found.waves, wave_blocks, by_tensor, total, step_B, usable_l2_B,
+                        found.blocks, sms, resident, grid.raster, group,
+                        found.raster != grid.raster,
+                        tuple(tile.tensor for tile in grid.tiles if not tile.exact),
+                        grid.step_iterator is not None, found.step_union, stages)
 
 
 def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks: int,
@@ -149,8 +146,3 @@ def _enumerable(grid: GridCost, sizes: Mapping[str, sympy.Rational],
         raise Unclassified(f"{why}, over {int(blocks)} blocks (more than "
                            f"{ENUMERATE_AT_MOST} to enumerate)") from why
 
-
-def _raster_name(grid: GridCost, sizes: Mapping[str, sympy.Rational]) -> str:
-    if grid.raster == Raster.GROUPED:
-        return f"grouped({int(fraction_of(grid.group, sizes))})"
-    return grid.raster

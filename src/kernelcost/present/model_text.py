@@ -1,15 +1,29 @@
 """The model's records that are not derates, in words: a warm L2 (which bandwidth serves the
-warm reads, and why; its JSON too, whose `detail` is that sentence) and exponentials on the
-FMA units. Each function writes one record's sentence from the figures it holds."""
+warm reads, and why; its JSON too, whose `detail` is that sentence), exponentials on the FMA
+units, and how t_model counted a grid's global traffic (the rule in a few words, the wave
+estimate's reasoning with its figures). Each function writes one record's sentence from the
+figures it holds."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy
 
+from ..base.kinds import Compulsory, Raster, WaveRule
 from ..base.units import binary, si
 from ..gpu.polyexp import RANGE_REDUCTION_OPS, ExpOnFma
 from ..gpu.warm import WarmL2
 from .report.cells import json_number
+
+if TYPE_CHECKING:  # numpy: the waves load only where a grid meets a machine
+    from ..gpu.execution import GlobalCount
+    from ..gpu.waves import WaveEstimate
+
+# why t_model took compulsory global traffic, in a few words
+COMPULSORY_WORDS = {Compulsory.SIZES: "the wave estimate needs every size",
+                    Compulsory.CLASSES: "the wave estimate needs blocks in classes",
+                    Compulsory.TILES: "the blocks' tiles are no whole numbers at these sizes"}
 
 
 def warm_l2_text(warm: WarmL2) -> str:
@@ -53,6 +67,50 @@ def exp_on_fma_text(option: ExpOnFma) -> str:
     return (f"{float(option.fraction):.3g} of the exponentials as a degree-{option.k} "
             f"polynomial on the FP32 vector units ({option.k} FMA + {RANGE_REDUCTION_OPS} "
             f"range-reduction operations = {option.vector_FLOP_per_exp} FLOP each)")
+
+
+def model_rule_text(count: GlobalCount) -> str:
+    """How t_model counted global traffic, in a few words."""
+    if count.estimate is None:
+        assert count.compulsory is not None  # without an estimate, the reason for none
+        why = COMPULSORY_WORDS[count.compulsory]
+        if count.compulsory == Compulsory.CLASSES:
+            why += f" ({count.unclassified})"
+        return f"compulsory: {why}"
+    rule = str(count.estimate.rule)
+    if count.warm_tensors:
+        rule += f" less the warm L2 reads of {', '.join(count.warm_tensors)}"
+    return f"{rule}, {si(float(count.global_B), 'B')} from global memory"
+
+
+def model_detail_text(count: GlobalCount) -> str:
+    """The wave estimate's reasoning, with its figures ("" without one)."""
+    return "" if count.estimate is None else wave_reason_text(count.estimate)
+
+
+def wave_reason_text(estimate: WaveEstimate) -> str:
+    """One sentence: which rule and why."""
+    note = (" (grouped raster needs a rectangular 2-D grid: row order used)"
+            if estimate.row_order_used else "")
+    if estimate.inexact:
+        note += f" ({', '.join(estimate.inexact)}: bounding boxes, an upper bound)"
+    raster = (f"grouped({estimate.group})" if estimate.raster == Raster.GROUPED
+              else estimate.raster)
+    waves = estimate.waves
+    launch = (f"{estimate.blocks} blocks in {waves} wave{'s' if waves != 1 else ''} of "
+              f"{estimate.wave_blocks} ({estimate.sms} SMs x {estimate.resident} resident, "
+              f"{raster} raster){note}")
+    fit = (f"the largest wave's {'step ' if estimate.stepped else ''}working set, "
+           f"{si(float(estimate.step_union_B), 'B')} x {estimate.stages} stages = "
+           f"{si(float(estimate.step_B), 'B')}")
+    l2, total = si(estimate.usable_l2_B, "B"), si(float(estimate.total_B), "B")
+    if estimate.rule == WaveRule.FILLS:
+        return (f"per-block fills: {launch}; {fit}, exceeds usable L2 {l2}, so HBM sees the "
+                f"keep fills, {total}.")
+    what = ("the whole footprint" if estimate.rule == WaveRule.ONE_WAVE
+            else "each wave's distinct elements")
+    return (f"{estimate.rule}: {launch}; {fit}, fits usable L2 {l2}, so HBM sees {what} "
+            f"once, {total}.")
 
 
 def _value(expr: sympy.Expr) -> float | None:

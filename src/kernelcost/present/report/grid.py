@@ -7,6 +7,7 @@ from ...base.kinds import Per
 from ...base.levels import Level
 from ...base.units import binary, si
 from ..derate_text import way
+from ..model_text import model_detail_text, model_rule_text
 from ..roofs import roof_name
 from .cells import PER_WORDS, formula, value_of
 from .ledger_report import ledger_json
@@ -42,8 +43,8 @@ def grid_json(verdict) -> dict:
         "tail_share": value_of(grid.numeric_tail_share), "equal_blocks": grid.equal_blocks,
         "bound": None if grid.bound is None else roof_name(grid.bound),
         "model_bound": None if grid.model_bound is None else roof_name(grid.model_bound),
-        "model_rule": grid.model_rule,
-        "model_detail": grid.model_detail,
+        "model_rule": model_rule_text(grid.global_count),
+        "model_detail": model_detail_text(grid.global_count),
         "missing_figures": list(occupancy.missing),
         "latency_unknown": list(grid.latency_unknown),
         "transfers": [transfer_json(found) for found in grid.transfers],
@@ -155,5 +156,5 @@ def grid_clause(verdict) -> str:
     t_model = value_of(verdict.t_model)
     if t_model is not None:
         raised = ", raised to the compulsory bytes" if grid.compulsory_floor else ""
-        clause += f"; t_model = {si(t_model, 's')} ({grid.model_rule}{raised})"
+        clause += f"; t_model = {si(t_model, 's')} ({model_rule_text(grid.global_count)}{raised})"
     return clause
