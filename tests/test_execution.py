@@ -26,7 +26,7 @@ import sympy
 import kernelcost
 from kernelcost.answers.model import verdict
 from kernelcost.base.kinds import WaveRule
-from kernelcost.gpu.execution import worked_tail_share
+from kernelcost.gpu.grid_terms import worked_tail_share
 from kernelcost.gpu.waves import estimate
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import enumerate_counts

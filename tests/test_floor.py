@@ -7,8 +7,9 @@ from conftest import SPECS, size
 
 import kernelcost
 from kernelcost.answers.model import verdict
-from kernelcost.gpu.execution import GridTerm, _at_least_compulsory
+from kernelcost.gpu.execution import _at_least_compulsory
 from kernelcost.gpu.floor import floor, legal_rate
+from kernelcost.gpu.grid_terms import GridTerm
 from kernelcost.hardware.machine import level_roof
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.present.roofs import roof_name

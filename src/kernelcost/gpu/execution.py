@@ -23,16 +23,11 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from ..algebra.decide import largest, proven_less_than
-from ..algebra.held_quotients import cancelled
-from ..algebra.numeric_sums import has_sum, sum_values
+from ..algebra.decide import proven_less_than
 from ..algebra.quotients import cancel
-from ..algebra.rational_eval import compare, compiled
-from ..algebra.witnesses import witness_values
-from ..base.kinds import Compulsory, TermKind
+from ..base.kinds import Compulsory
 from ..base.levels import Level
 from ..base.records import record
-from ..base.symbols import text_key
 from ..count.cost import Cost, GridCost
 from ..count.values import exact
 from ..hardware.machine import PER_SM_LEVELS, Machine, Roof, level_roof
@@ -41,6 +36,14 @@ from .effects.context import EffectContext
 from .effects.latency import latency_unknown
 from .effects.registry import model_derates
 from .fill import GridFill, grid_fill
+from .grid_terms import (
+    GridTerm,
+    largest_term,
+    largest_time,
+    share_varies,
+    summed,
+    worked_tail_share,
+)
 from .occupancy import Occupancy, occupancy
 from .transfer import Transfer, transfers
 from .warm import WarmL2, served_cost, wave_served_B
@@ -51,22 +54,6 @@ if TYPE_CHECKING:  # numpy: the waves load only where a grid meets a machine
 Values = dict[sympy.Symbol, sympy.Expr]  # parameters to their values
 # per-block amount -> what the busiest SM runs at least (None: no share is known)
 Share = Callable[[sympy.Expr], sympy.Expr | None]
-
-
-@record
-class GridTerm:
-    """One term of t_bound or t_model."""
-
-    roof: Roof  # a work class's ceiling or a level's bandwidth, derated or not
-    key: str  # work class or level
-    amount: sympy.Expr  # FLOP or B: on the busiest SM for a per-SM roof, else in all
-    rate: sympy.Expr  # FLOP/s or B/s: per SM for a per-SM roof
-    seconds: sympy.Expr
-    per_sm: bool  # quantised: the busiest SM's share on one SM's rate
-
-    @property
-    def kind(self) -> TermKind:
-        return self.roof.kind
 
 
 @record
@@ -105,7 +92,7 @@ class GridVerdict:
     def model_steps(self) -> tuple[tuple[str | None, sympy.Expr], ...]:
         """t_model as the derates are applied one effect at a time, in the registry's order
         (`derate_steps`); the last time is t_model."""
-        return derate_steps(self.wave_terms, self.derates, _largest_time)
+        return derate_steps(self.wave_terms, self.derates, largest_time)
 
     @functools.cached_property
     def tail_share(self) -> sympy.Expr | None:
@@ -126,7 +113,7 @@ class GridVerdict:
     def numeric_tail_share(self) -> sympy.Expr | None:
         """tail_share where it may be a number; None where it takes two values at witness
         sizes (it is then no number), told without working out its form."""
-        if self.t_bound is None or _share_varies(self.t_bound, self.flat_terms):
+        if self.t_bound is None or share_varies(self.t_bound, self.flat_terms):
             return None
         return self.tail_share
 
@@ -167,8 +154,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
                            counted, (), grid.equal_blocks, derates, unknown, found,
                            floored, None, tuple(fallbacks), wave_terms)
-    t_bound, bound_term = _largest(bound_terms)
-    t_model, model_term = _largest(model_terms)
+    t_bound, bound_term = largest_term(bound_terms)
+    t_model, model_term = largest_term(model_terms)
     bound, model_bound = (None if term is None else term.roof for term in (bound_term,
                                                                            model_term))
     flat_terms = (_device_terms(cost, machine, values, (Level.GLOBAL, Level.L2))
@@ -188,51 +175,12 @@ def _at_least_compulsory(term: GridTerm | None,
     under them (see the module), and whether it was."""
     if term is None or not bound_global:
         return term, False
-    compulsory, amount = (_summed(sympy.sympify(each))
+    compulsory, amount = (summed(sympy.sympify(each))
                           for each in (bound_global[0].amount, term.amount))
     if not (compulsory.is_Number and amount.is_Number and amount < compulsory):
         return term, False
     return GridTerm(term.roof, term.key, compulsory, term.rate, compulsory / term.rate,
                     term.per_sm), True
-
-
-def worked_tail_share(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> sympy.Expr | None:
-    """1 - (the largest flat term) / t_bound, cancelled."""
-    flat = _largest(list(flat_terms))[0]
-    return None if flat is None else cancelled(1 - flat / t_bound)
-
-
-def _share_varies(t_bound: sympy.Expr, flat_terms: tuple[GridTerm, ...]) -> bool:
-    """Whether (flat roofline time) / t_bound takes two values at the witness sizes (False
-    where a value cannot be taken: the form is then worked out)."""
-    seconds = [sympy.sympify(term.seconds) for term in flat_terms]
-    symbols = tuple(sorted(t_bound.free_symbols.union(*(term.free_symbols for term in seconds)),
-                           key=text_key))
-    found = [compiled(expr, symbols) for expr in (t_bound, *seconds)]
-    plans = [plan for plan in found if plan is not None]
-    if not symbols or not seconds or len(plans) != len(found):
-        return False
-    first = None
-    for point in witness_values(len(symbols)):
-        try:
-            bound, *flats = (plan(point) for plan in plans)
-        except ZeroDivisionError:
-            return False
-        if bound[0] <= 0:
-            return False
-        flat = functools.reduce(lambda kept, other: other if compare(other, kept) > 0 else kept,
-                                flats)
-        share = (flat[0] * bound[1], flat[1] * bound[0])  # flat / bound
-        if first is None:
-            first = share
-        elif compare(share, first):
-            return True
-    return False
-
-
-def _summed(expr: sympy.Expr) -> sympy.Expr:
-    """A number, its Sums with numeric bounds added up (numeric_sums), to compare."""
-    return sum_values(expr) if expr.is_number and has_sum(expr) else expr
 
 
 def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
@@ -383,23 +331,6 @@ def _flat_on_chip_terms(cost: Cost, machine: Machine, values: Values) -> list[Gr
     return _device_terms(cost, machine, values, PER_SM_LEVELS)
 
 
-def _largest(terms: list[GridTerm]) -> tuple[sympy.Expr | None, GridTerm | None]:
-    """The largest time and its term; the max while symbolic terms cannot be ordered."""
-    if not terms:
-        return None, None
-    seconds = [_summed(sympy.sympify(term.seconds)) for term in terms]
-    if all(value.is_number for value in seconds):
-        index = max(range(len(terms)), key=lambda k: seconds[k])  # first wins a tie
-        return seconds[index], terms[index]
-    return largest(*seconds), None
-
-
-def _largest_time(terms: list[GridTerm]) -> sympy.Expr:
-    time, _ = _largest(terms)
-    assert time is not None  # wave_terms has the terms t_model is the largest of
-    return time
-
-
 def _at(expr: sympy.Expr | int, values: Values) -> sympy.Expr:
     expr = sympy.sympify(expr)
     if not values:
@@ -415,4 +346,4 @@ def _at_values(expr: sympy.Expr,
     expr = expr.xreplace(dict(values))
     if expr.has(sympy.Sum):
         expr = expr.doit()  # a sum left open over a grid loop closes once sizes are numbers
-    return cancel(_summed(expr))  # what doit leaves open, added up term by term
+    return cancel(summed(expr))  # what doit leaves open, added up term by term
