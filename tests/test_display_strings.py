@@ -154,10 +154,6 @@ def test_a_name_builder_may_and_its_neighbours_may_not():
 # --- results as data (issue 36): a derate's sentence is presentation's ----------------------
 
 EFFECTS = PACKAGE / "gpu" / "effects"
-# the modules of the model floors (gpu, answers) that still put figures into words with
-# base.units' printers (si, binary): what is left to move into presentation. None is added,
-# and one that moves out leaves this list
-UNIT_PRINTING = {"answers.ncu"}
 
 
 def _imports_units(tree: ast.Module) -> bool:
@@ -184,10 +180,12 @@ def test_no_effect_writes_a_sentence(path):
     assert not _imports_units(tree)
 
 
-def test_the_model_modules_that_print_units_are_the_known_few():
+def test_no_model_module_prints_a_unit():
+    """The model floors (gpu, answers) hand presentation figures; none puts one into words
+    with base.units' printers (si, binary)."""
     found = {name for name, path in MODULES.items() if name.split(".")[0] in ("gpu", "answers")
              and _imports_units(ast.parse(path.read_text()))}
-    assert found == UNIT_PRINTING
+    assert found == set()
 
 
 @pytest.mark.parametrize("source, found", [

@@ -184,7 +184,12 @@ class Level:
     unit: str              # B or FLOP
     predicted: float | None
     measured: float | None
-    how: str               # which metrics, and for W how they were turned into FLOP
+    metrics: tuple[str, ...]  # the metrics summed (for W on Blackwell: none where no
+    # documented counter names the precision)
+    peak_FLOPps: float | None = None  # W before Blackwell: the summed pipe utilisation (%)
+    # / 100 x this tensor peak x the kernels' duration
+    precision: str = ""  # the spec's, whose tensor peak or op counter W reads
+    machine_id: str = ""  # whose tensor peak
 
     @property
     def ratio(self) -> float | None:
@@ -208,47 +213,18 @@ def compare_ncu(profile: Profile, spec_path: str | Path, sizes: dict[str, str],
     for quantity, level in LEVEL_OF.items():
         predicted = (float(cost.traffic[level].subs(values)) if level in cost.traffic
                      else None)
-        out.append(Level(level, "B", predicted, profile.total(quantity),
-                         " + ".join(names[quantity])))
+        out.append(Level(level, "B", predicted, profile.total(quantity), names[quantity]))
     work = float(cost.total_work.subs(values))
     if profile.architecture is Architecture.BLACKWELL:
         key = f"tensor_ops_{cost.precision}"
-        if key in names:
-            out.append(Level("tensor work", "FLOP", work, profile.total(key),
-                             " + ".join(names[key])))
-        else:
-            out.append(Level("tensor work", "FLOP", work, None,
-                             f"no documented tcgen05 op counter for {cost.precision}"))
+        counted = key in names
+        out.append(Level("tensor work", "FLOP", work, profile.total(key) if counted else None,
+                         names[key] if counted else (), precision=cost.precision))
         return out
     pct, seconds = profile.total("tensor_pct"), profile.duration_s
     peak = load_machine(machine_id).peak(cost.precision, WorkClass.TENSOR)
     measured = None if pct is None or seconds is None else pct / 100 * peak * seconds
-    out.append(Level("tensor work", "FLOP", work, measured,
-                     f"({' + '.join(names['tensor_pct'])}) / 100 x {peak:.4g} FLOP/s "
-                     f"({cost.precision} tensor peak of {machine_id}) x {DURATION}"))
+    out.append(Level("tensor work", "FLOP", work, measured, names["tensor_pct"], peak,
+                     cost.precision, machine_id))
     return out
 
-
-def run(args) -> int:
-    """`kernelcost validate --ncu EXPORT.csv --spec SPEC --set N=V,... --machine ID`."""
-    from ..base.units import si
-
-    if not args.spec or not args.machine:
-        raise SystemExit("kernelcost validate --ncu: give --spec SPEC and --machine ID too")
-    sizes = {}
-    for item in (args.set or "").split(","):
-        if item.strip():
-            name, _, value = item.partition("=")
-            sizes[name.strip()] = value.strip()
-    profile = read_ncu(args.ncu)
-    levels = compare_ncu(profile, args.spec, sizes, args.machine)
-    print(f"{profile.path}: {profile.architecture.value}, {len(profile.launches)} launch(es): "
-          + ", ".join(sorted({launch.kernel for launch in profile.launches})))
-    if profile.duration_s is not None:
-        print(f"duration: {si(profile.duration_s, 's')}")
-    for level in levels:
-        ratio = "-" if level.ratio is None else f"{level.ratio:.2f}x"
-        print(f"{level.name:<12} predicted {si(level.predicted, level.unit):>10}  measured "
-              f"{si(level.measured, level.unit):>10}  measured/predicted {ratio:>7}  "
-              f"[{level.how}]")
-    return 0

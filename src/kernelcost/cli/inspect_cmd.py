@@ -92,7 +92,7 @@ def run_validate(args) -> int:
 
         return run_published(args)
     if args.ncu:
-        from ..answers.ncu import run as run_ncu
+        from ..present.ncu_report import run as run_ncu
 
         return run_ncu(args)
     if args.results is None or args.machine is None:

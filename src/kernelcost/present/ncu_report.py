@@ -1,0 +1,42 @@
+"""`validate --ncu` in words: an Nsight Compute export against a spec's Q per level and W, a
+line a level with the metrics it read and, for W from the tensor pipe's utilisation, how they
+were turned into FLOP (answers.ncu holds the figures)."""
+
+from __future__ import annotations
+
+from ..answers.ncu import DURATION, Level, compare_ncu, read_ncu
+from ..base.units import si
+
+
+def how_text(level: Level) -> str:
+    """Which metrics, and for W how they were turned into FLOP."""
+    if not level.metrics:
+        return f"no documented tcgen05 op counter for {level.precision}"
+    summed = " + ".join(level.metrics)
+    if level.peak_FLOPps is None:
+        return summed
+    return (f"({summed}) / 100 x {level.peak_FLOPps:.4g} FLOP/s ({level.precision} tensor peak "
+            f"of {level.machine_id}) x {DURATION}")
+
+
+def run(args) -> int:
+    """`kernelcost validate --ncu EXPORT.csv --spec SPEC --set N=V,... --machine ID`."""
+    if not args.spec or not args.machine:
+        raise SystemExit("kernelcost validate --ncu: give --spec SPEC and --machine ID too")
+    sizes = {}
+    for item in (args.set or "").split(","):
+        if item.strip():
+            name, _, value = item.partition("=")
+            sizes[name.strip()] = value.strip()
+    profile = read_ncu(args.ncu)
+    levels = compare_ncu(profile, args.spec, sizes, args.machine)
+    print(f"{profile.path}: {profile.architecture.value}, {len(profile.launches)} launch(es): "
+          + ", ".join(sorted({launch.kernel for launch in profile.launches})))
+    if profile.duration_s is not None:
+        print(f"duration: {si(profile.duration_s, 's')}")
+    for level in levels:
+        ratio = "-" if level.ratio is None else f"{level.ratio:.2f}x"
+        print(f"{level.name:<12} predicted {si(level.predicted, level.unit):>10}  measured "
+              f"{si(level.measured, level.unit):>10}  measured/predicted {ratio:>7}  "
+              f"[{how_text(level)}]")
+    return 0
