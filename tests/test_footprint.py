@@ -322,3 +322,40 @@ entries = st.sampled_from([sympy.Integer(0), sympy.Integer(1), sympy.Integer(-2)
 def test_a_minors_determinant_is_the_one_sympy_writes(rows):
     """The injectivity test's minors, by cofactors: expanded, sympy's Matrix.det."""
     assert sympy.expand(determinant_of(rows)) == sympy.expand(sympy.Matrix(rows).det())
+
+
+# --- straight bounds of trip counts ---------------------------------------------------------
+
+
+NESTED = [  # a rounding, min or max inside another: the node found first is the inner one
+    lambda a, b, c: sympy.ceiling((sympy.Max(sympy.Min(a + b, c), a + 2) - a) / 2),
+    lambda a, b, c: sympy.Max(sympy.Min(a + b, c), a + 1) - a,
+    lambda a, b, c: sympy.Min(sympy.floor(c / 3), b) + a,
+    lambda a, b, c: 2 * sympy.ceiling(sympy.Min(c, a * b) / b) - c,
+    lambda a, b, c: sympy.Max(c, sympy.ceiling(a / b)) * b,
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(range(len(NESTED))), st.booleans())
+def test_a_node_inside_another_has_no_straight_bound(which, upward):
+    """The slope of the expression in a node that sits inside another rounding or min/max is
+    a Heaviside step or an unevaluated derivative: no prover signs it, so the bound is None,
+    found without building the slope (tens of milliseconds on a clipped warpgroup loop)."""
+    footprints, _, facts = prepare("for i in 0..N { y[i] = x[i, i] }")
+    expr = NESTED[which](N, M, T)
+    stand_in = sympy.Dummy("node")
+    node = next(n for n in sympy.postorder_traversal(expr)
+                if isinstance(n, (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)))
+    if isinstance(node, (sympy.floor, sympy.ceiling)) and facts.integral(node.args[0]):
+        return
+    slope = sympy.diff(expr.xreplace({node: stand_in}), stand_in)
+    assert not facts.nonnegative(slope) and not facts.nonpositive(slope)
+    assert footprints._straighten(expr, upward) is None
+
+
+def test_a_straight_bound_is_kept():
+    footprints, _, _ = prepare("for i in 0..N { y[i] = x[i, i] }")
+    expr = sympy.ceiling(N / T) + sympy.Min(N, M)
+    first = footprints._straighten(expr, True)
+    assert first is not None and footprints._straighten(expr, True) is first

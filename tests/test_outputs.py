@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kernelcost.algebra.jsonout import Exact, dumps, number
+from kernelcost.algebra.jsonout import Exact, dumps, indented, number
 from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
 from kernelcost.present import plot
@@ -270,3 +272,38 @@ def test_where_no_link_is_allowed_the_bytes_are_copied_under_a_name(tmp_path, mo
     outputs.write_via_temporary(tmp_path / "figure.svg", lambda file: file.write(b"x" * 70000))
     assert [p.name for p in tmp_path.iterdir()] == ["figure.svg"]
     assert (tmp_path / "figure.svg").read_bytes() == b"x" * 70000
+
+
+_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),
+                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=6),
+                    st.text(max_size=4).map(Exact))
+_DOCUMENTS = st.recursive(_LEAVES, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.lists(inner, max_size=3).map(tuple),
+    st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    st.fixed_dictionaries({"warnings": st.lists(st.text(max_size=3), max_size=2)},
+                          optional={"value": inner})), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOCUMENTS)
+def test_the_indented_writer_writes_what_dumps_writes(document):
+    """print_json's one-pass writer: the same text and warnings as strict JSON through
+    json.dumps(indent=2), exact values and infinities included (those go to dumps)."""
+    expected = dumps(_copy(document), indent=2)
+    assert indented(_copy(document)) == expected
+
+
+def _copy(document):
+    """A fresh copy (dumps adds the warnings to the document's own list)."""
+    if isinstance(document, dict):
+        return {key: _copy(value) for key, value in document.items()}
+    if isinstance(document, list):
+        return [_copy(value) for value in document]
+    if isinstance(document, tuple):
+        return tuple(_copy(value) for value in document)
+    return document
+
+
+def test_the_indented_writer_leaves_a_key_json_converts_to_dumps():
+    document = {1: "a", "b": {None: 2.5, True: [1]}}
+    assert indented(dict(document)) == dumps(dict(document), indent=2)

@@ -94,3 +94,80 @@ def test_the_prebuilt_bodies_are_those_records_writes():
 
     assert Path(record_bodies.__file__).read_text(encoding="utf-8") == (
         records.record_bodies_source())
+
+
+FIELD_ATTRIBUTES = ("name", "type", "default", "default_factory", "init", "repr", "hash",
+                    "compare", "metadata", "kw_only", "_field_type")
+GATHERED = [  # (body, annotations, bases as names of the records above): shapes records use
+    ({}, {}, ()),
+    ({}, {"x": "int", "y": "str | None"}, ()),
+    ({"y": None, "z": ()}, {"x": "int", "y": "str | None", "z": "tuple[int, ...]"}, ()),
+    ({"tag": dataclasses.field(default="", compare=False, repr=False),
+      "seen": dataclasses.field(default_factory=dict, compare=False)},
+     {"x": "int", "tag": "str", "seen": "dict[str, int]"}, ()),
+    ({"w": 2}, {"w": "int"}, ("base",)),  # a base's field given a default
+    ({}, {"extra": "float"}, ("base",)),
+]
+
+
+def _base(gather: bool) -> type:
+    namespace = {"__annotations__": {"x": "int", "w": "int"}, "__module__": __name__}
+    made = type("Base", (), namespace)
+    return record(made) if gather else dataclasses.dataclass(init=False, repr=False,
+                                                             eq=False)(made)
+
+
+@pytest.mark.parametrize("body, annotations, bases", GATHERED)
+def test_a_record_s_fields_are_those_dataclass_gathers(body, annotations, bases):
+    """records._gathered sets what dataclass(init=False, repr=False, eq=False) sets: the same
+    fields, in the same order, with the same options; the defaults as class attributes; the
+    match arguments. Checked on copies of one class body."""
+    made = []
+    for gather in (True, False):
+        namespace = {name: (dataclasses.field(**{k: getattr(value, k) for k in (
+            "default", "default_factory", "init", "repr", "hash", "compare", "metadata")})
+            if isinstance(value, dataclasses.Field) else value) for name, value in body.items()}
+        namespace.update(__annotations__=dict(annotations), __module__=__name__)
+        cls = type("Shape", tuple(_base(gather) for _ in bases), namespace)
+        if gather:
+            from kernelcost.base import records
+
+            assert records._gathered(cls)
+        else:
+            cls = dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
+        made.append(cls)
+    ours, theirs = made
+    assert [tuple(getattr(f, a) for a in FIELD_ATTRIBUTES) for f in dataclasses.fields(ours)] \
+        == [tuple(getattr(f, a) for a in FIELD_ATTRIBUTES) for f in dataclasses.fields(theirs)]
+    assert ours.__match_args__ == theirs.__match_args__
+    for name in annotations:
+        assert vars(ours).get(name, "absent") == vars(theirs).get(name, "absent")
+    assert ours.__dataclass_params__.__repr__() == theirs.__dataclass_params__.__repr__()
+
+
+def test_an_annotation_dataclass_reads_itself_goes_to_dataclass():
+    from kernelcost.base import records
+
+    for text in ("ClassVar[int]", "typing.ClassVar[int]", "InitVar[int]", "KW_ONLY"):
+        cls = type("Odd", (), {"__annotations__": {"x": text}, "__module__": __name__})
+        assert not records._gathered(cls)
+
+
+def test_every_record_of_the_package_has_dataclass_fields():
+    """Each record a command loads answers dataclasses.fields and replace as a dataclass."""
+    import importlib
+    import sys
+
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if "machines" not in parts and "models" not in parts and path.name != "__main__.py":
+            importlib.import_module(".".join(p for p in parts if p != "__init__"))
+    checked = 0
+    for name, module in list(sys.modules.items()):
+        for value in vars(module).values() if name.startswith("kernelcost") else ():
+            if isinstance(value, type) and "_record_values" in vars(value):
+                assert dataclasses.is_dataclass(value)
+                assert all(f._field_type is dataclasses._FIELD
+                           and f.kw_only is False for f in dataclasses.fields(value))
+                checked += 1
+    assert checked > 150

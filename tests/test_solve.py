@@ -111,6 +111,23 @@ def test_one_ridge_equation_serves_every_machine_and_precision():
         assert shared[0].value == 3 * alone[0].ridge
 
 
+def test_the_ridge_equation_reads_the_intensity_the_analysis_made(monkeypatch):
+    # one readable quotient a level for a cost: analyze and each level's ridge equation
+    # ask for it (flash_attention_hopper's took 6-25 ms each)
+    from kernelcost.count import cost as cost_module
+
+    made = []
+    real = cost_module.readable_cancelled
+    monkeypatch.setattr(cost_module, "readable_cancelled",
+                        lambda ratio: made.append(ratio) or real(ratio))
+    cost = gemm()
+    first = cost.intensity("global")
+    assert ridge_equation(cost, N, values=SQUARE).crossings(
+        load_machine("h100"), "bf16")[0].value == 3 * H100_BF16_RIDGE
+    assert cost.intensity("global") is first and len(made) == 1
+    assert gemm().intensity("global") == first and len(made) == 2  # another cost, its own
+
+
 def test_gemm_tiled_solved_for_the_tile_at_8192():
     [crossing] = ridge_crossings(gemm_tiled(), T, load_machine("h100"), "bf16",
                                  values={**SQUARE, N: 8192})

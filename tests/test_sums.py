@@ -347,3 +347,21 @@ def test_power_sums_leave_other_summands_to_sympy():
     assert _power_sums(1 / (t + 1), t, sympy.Integer(0), N) is None
     assert _power_sums(2**t, t, sympy.Integer(0), N) is None
     assert _power_sums(N * sympy.sqrt(t), t, sympy.Integer(0), N) is None
+
+
+def test_a_range_summed_again_gives_the_same_sum_and_the_same_flags():
+    """A range's sum is kept for its summand, range and facts: asked again (the loops around
+    another statement), it is the same expression, and it leaves a Sum open, and counts the
+    pieces of its splits, as the first time did."""
+    splits, opened = summer(), summer()
+    clipped = sympy.Min(T, N - T * t)
+    first = splits.range_sum(clipped, t, sympy.Integer(0), sympy.ceiling(N / T) - 1)
+    pieces = splits.pieces
+    assert splits.range_sum(clipped, t, sympy.Integer(0), sympy.ceiling(N / T) - 1) is first
+    assert splits.pieces - pieces == pieces - 1 and splits.closed
+    open_summand = sympy.Min(t, N - t**2)  # no split point in closed form: the Sum stays
+    left = opened.range_sum(open_summand, t, sympy.Integer(0), N)
+    assert not opened.closed and left.has(sympy.Sum)
+    opened.closed = True
+    assert opened.range_sum(open_summand, t, sympy.Integer(0), N) is left
+    assert not opened.closed

@@ -63,6 +63,7 @@ def places():
     return (exprtools._monotonic_sign, vars(sympy.Mul)["_eval_is_integer"],
             sympy.Mul._prop_handler["integer"],
             vars(sympy.functions.elementary.miscellaneous.MinMaxBase)["_is_connected"],
+            vars(sympy.functions.elementary.miscellaneous.MinMaxBase)["__new__"],
             sys.modules["sympy.core.assumptions"]._ask, vars(sympy.floor).get("eval"),
             vars(sympy.ceiling).get("eval"),
             PRECEDENCE_FUNCTIONS["Mul"], vars(sympy.Add).get("as_ordered_terms"))

@@ -22,7 +22,11 @@ Each wrapper only ever turns an answer into none, so no answer it leaves becomes
   the other, four ways, then of their difference factored: milliseconds a pair where no
   order holds. Where the difference takes both signs at witness sizes, no true order exists
   and sympy, less the false proofs above, finds none: the pair is left unordered at once,
-  as sympy leaves it."""
+  as sympy leaves it. And each Min or Max is built once for its arguments (as Add and Mul
+  are, in sympy's cache, emptied with it): an xreplace or subs rebuilds every Min and Max it
+  passes through, and a count asks the same ones again (a clipped warpgroup's bound, built
+  in every sum over its loop, ten times in flash_attention_hopper's count), each time
+  ordering its arguments anew."""
 
 from __future__ import annotations
 
@@ -30,6 +34,8 @@ import functools
 
 import sympy
 from sympy.core import exprtools
+from sympy.core.cache import cacheit
+from sympy.core.parameters import global_parameters
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 
 from .sympy_patch import Patch, Slot
@@ -60,6 +66,19 @@ def _witnessed_is_connected(cls, x, y):
     if x != y and both_signs(x - y, zero_counts_as=0):
         return False
     return _SYMPY_IS_CONNECTED(cls, x, y)
+
+
+def _built_once(cls, *args, **assumptions):
+    """MinMaxBase.__new__, the Min or Max of these arguments kept: the same object for the
+    same arguments, evaluation flag and assumptions (sympy's own construction is a function
+    of them, with _is_connected as it stands while kernelcost computes)."""
+    evaluate = assumptions.pop("evaluate", global_parameters.evaluate)
+    return _built(cls, args, evaluate, tuple(sorted(assumptions.items())))
+
+
+@cacheit  # sympy's cache (unhashable arguments are built each time), emptied with it
+def _built(cls, args, evaluate, assumptions):
+    return _SYMPY_MIN_MAX_NEW(cls, *args, evaluate=evaluate, **dict(assumptions))
 
 
 def _even_over_odd(product) -> bool:
@@ -96,6 +115,8 @@ _sound_mul_is_integer.wraps = _SYMPY_MUL_IS_INTEGER
 _SYMPY_IS_CONNECTED = getattr(MinMaxBase._is_connected.__func__, "wraps",
                               MinMaxBase._is_connected.__func__)
 _witnessed_is_connected.wraps = _SYMPY_IS_CONNECTED
+_SYMPY_MIN_MAX_NEW = getattr(MinMaxBase.__new__, "wraps", MinMaxBase.__new__)
+_built_once.wraps = _SYMPY_MIN_MAX_NEW
 
 
 # in sympy's place while kernelcost computes (sympy_scope); Mul's handler table is built with
@@ -103,4 +124,5 @@ _witnessed_is_connected.wraps = _SYMPY_IS_CONNECTED
 PATCHES = (Patch(exprtools, "_monotonic_sign", _sound_monotonic_sign),
            Patch(sympy.Mul, "_eval_is_integer", _sound_mul_is_integer),
            Patch(sympy.Mul._prop_handler, "integer", _sound_mul_is_integer, Slot.ITEM),
-           Patch(MinMaxBase, "_is_connected", _witnessed_is_connected, Slot.CLASSMETHOD))
+           Patch(MinMaxBase, "_is_connected", _witnessed_is_connected, Slot.CLASSMETHOD),
+           Patch(MinMaxBase, "__new__", _built_once))

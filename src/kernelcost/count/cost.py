@@ -203,7 +203,17 @@ class Cost:
         return total
 
     def intensity(self, level: str) -> sympy.Expr:
-        """I = W / Q at a level, in FLOP/B."""
+        """I = W / Q at a level, in FLOP/B, once a level: the analysis and each level's ridge
+        equation ask for the same."""
+        if level not in self._intensities:
+            self._intensities[level] = self._intensity(level)
+        return self._intensities[level]
+
+    @cached_property
+    def _intensities(self) -> dict[str, sympy.Expr]:
+        return {}
+
+    def _intensity(self, level: str) -> sympy.Expr:
         ratio = self.total_work / self.traffic[level]
         if ratio.has(sympy.Sum):
             return ratio  # sums left open do not cancel, and trying takes seconds

@@ -43,6 +43,8 @@ class Footprints:
         self.summer = summer
         # traffic, footprints, keep scopes and blocks ask for the same unions again
         self._unions: dict[tuple[tuple[AccessSite, ...], int], Footprint] = {}
+        # each dimension of each bounding box straightens the same trip counts again
+        self._straightened: dict[tuple[sympy.Expr, bool, int], sympy.Expr | None] = {}
 
     def union(self, sites: list[AccessSite], outer_depth: int) -> Footprint:
         """Footprint of the union of `sites`; loops at depth >= outer_depth are inside."""
@@ -361,7 +363,14 @@ class Footprints:
         return expr.xreplace({counter: sympy.S.Zero if at_first else last})
 
     def _straighten(self, expr: sympy.Expr, upward: bool) -> sympy.Expr | None:
-        """A bound of expr (upper if upward) free of floor, ceiling, min and max."""
+        """A bound of expr (upper if upward) free of floor, ceiling, min and max. Kept per
+        expression, direction and facts (a step taken as positive later may prove more)."""
+        key = (expr, upward, len(self.facts.slack))
+        if key not in self._straightened:
+            self._straightened[key] = self._straightened_bound(expr, upward)
+        return self._straightened[key]
+
+    def _straightened_bound(self, expr: sympy.Expr, upward: bool) -> sympy.Expr | None:
         while True:
             node = next((n for n in sympy.postorder_traversal(expr)
                          if isinstance(n, (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max))),
@@ -374,6 +383,10 @@ class Footprints:
                 continue
             stand_in = sympy.Dummy("node")
             replaced = expr.xreplace({node: stand_in})
+            if _held(replaced, stand_in):
+                # inside another rounding or min/max, the slope is a Heaviside step or an
+                # unevaluated derivative, whose sign no prover reads (tens of ms to ask)
+                return None
             slope = derivative(replaced, stand_in)
             if self.facts.nonnegative(slope):
                 wanted_upper = upward
@@ -385,6 +398,12 @@ class Footprints:
             if bound is None:
                 return None
             expr = sympy.expand(replaced.subs(stand_in, bound))
+
+
+def _held(expr: sympy.Expr, symbol: sympy.Symbol) -> bool:
+    """symbol appears inside a floor, ceiling, min or max of expr."""
+    return any(symbol in node.free_symbols
+               for node in expr.atoms(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max))
 
 
 def _rank(rows: list[list[sympy.Rational]]) -> int:

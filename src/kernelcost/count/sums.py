@@ -29,6 +29,11 @@ class Summer:
         # sympy's summation of one summand and range: statements under the same outer loops
         # meet the same sums there once their inner loops are summed
         self._sums: dict[tuple[sympy.Expr, ...], sympy.Expr] = {}
+        # each range's sum, with whether it left a Sum open and the pieces its splits made:
+        # the loops around statements that share their inner loops meet the same summands
+        # (flash_attention_hopper: 136 sums of 61, 20 ms on the repeats, its warpgroup loop
+        # split at the same min/max each time)
+        self._ranges: dict[tuple[sympy.Expr, ...], tuple[sympy.Expr, bool, int]] = {}
 
     def over_loops(self, summand: sympy.Expr, loops: Sequence[Loop]) -> sympy.Expr:
         """Sum summand (in the loops' iterators) over every point of the nest `loops`."""
@@ -47,8 +52,27 @@ class Summer:
 
     def range_sum(self, summand: sympy.Expr, counter: sympy.Symbol, first: sympy.Expr,
                   last: sympy.Expr) -> sympy.Expr:
-        """sum of summand for counter = first..last (empty when last < first)."""
+        """sum of summand for counter = first..last (empty when last < first), once for each
+        range and the facts it is summed under (a step taken as positive later may prove
+        more)."""
         self.facts.check_budget()
+        key = (summand, counter, first, last, len(self.facts.slack))
+        found = self._ranges.get(key)
+        if found is None:
+            closed, pieces = self.closed, self.pieces
+            self.closed = True
+            total = self._range_sum(summand, counter, first, last)
+            found = self._ranges[key] = (total, not self.closed, self.pieces - pieces)
+            self.closed, self.pieces = closed, pieces
+        total, opened, pieces = found
+        self.closed = self.closed and not opened
+        if pieces:
+            self.pieces += pieces
+            self._announce()
+        return total
+
+    def _range_sum(self, summand: sympy.Expr, counter: sympy.Symbol, first: sympy.Expr,
+                   last: sympy.Expr) -> sympy.Expr:
         count = last - first + 1
         # a count not negative at some witness sizes is no negative to sympy either, which
         # searches for milliseconds before it says so
