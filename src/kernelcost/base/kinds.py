@@ -74,6 +74,7 @@ class EffectCause(StrEnum):
     DRAM_SECTORS = "dram_sectors"
     BANK_CONFLICTS = "bank_conflicts"
     SERIAL = "serial"
+    OVERLAP = "overlap"
     LAUNCH = "launch"
 
 

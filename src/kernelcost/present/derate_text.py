@@ -20,6 +20,7 @@ from ..gpu.effects.banks import BankFinding
 from ..gpu.effects.latency import BlockLoads, LatencyFinding
 from ..gpu.effects.launch_overhead import LaunchFinding
 from ..gpu.effects.sectors import DramSectorFinding, SectorFinding, TensorSeen
+from ..gpu.effects.overlap import OverlapFinding
 from ..gpu.effects.serial import SerialFinding
 
 if TYPE_CHECKING:  # a measurement's module loads only where a measurement is given
@@ -112,6 +113,16 @@ def serial_text(finding: SerialFinding) -> str:
     return f"the spec's `serial` line: {' + '.join(parts)}, issued one after another"
 
 
+def overlap_text(finding: OverlapFinding) -> str:
+    work = ", ".join(f"{key} {si(float(time), 's')}" for key, time in finding.work)
+    traffic = "" if finding.traffic is None else (
+        f", then with {finding.traffic[0]} {si(float(finding.traffic[1]), 's')} by their "
+        f"{float(finding.exponent):g}-norm")
+    return (f"{work} share the SM's issue slots (their {float(finding.units):g}-norm){traffic}:"
+            f" {si(float(finding.together), 's')} together (exponents fitted on calibration "
+            "rows)")
+
+
 def launch_text(finding: LaunchFinding) -> str:
     return (f"launch overhead {si(float(finding.overhead_s), 's')} on a "
             f"{si(float(finding.kernel_s), 's')} kernel: {_percent(finding.of_kernel)} of the "
@@ -137,7 +148,7 @@ def _percent(value: sympy.Expr) -> str:
 TEXTS: dict[type, Callable[[Any], str]] = {
     AchievableFinding: achievable_text, LatencyFinding: latency_text,
     SectorFinding: sector_text, DramSectorFinding: dram_sector_text, BankFinding: bank_text,
-    SerialFinding: serial_text, LaunchFinding: launch_text,
+    SerialFinding: serial_text, OverlapFinding: overlap_text, LaunchFinding: launch_text,
 }
 
 

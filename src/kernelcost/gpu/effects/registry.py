@@ -12,11 +12,12 @@ from .banks import BankConflicts
 from .context import CALL, ROOFS, Effect, EffectContext
 from .latency import Latency
 from .launch_overhead import Launch
+from .overlap import Overlap
 from .sectors import Sectors
 from .serial import Serial
 
 EFFECTS: tuple[Effect, ...] = (AchievableRates(), Latency(), Sectors(), BankConflicts(),
-                               Serial(), Launch())
+                               Serial(), Overlap(), Launch())
 
 
 def model_derates(context: EffectContext) -> tuple[Derate, ...]:
