@@ -118,9 +118,11 @@ def test_t_model_takes_the_fraction_exactly_and_the_bound_never(spec, sizes):
     terms = after.grid.wave_terms if after.grid else after.nest_terms
     expected = max(term.seconds / factors[term.key] if term.key in factors else term.seconds
                    for term in terms)
-    assert after.t_model == expected and after.t_model > before.t_model
-    steps = ledger(after).steps
-    assert steps[-1].cause is Cause.EFFECT and steps[-1].effect == EffectCause.ACHIEVABLE
+    found = ledger(after)
+    effects = [step.effect for step in found.steps]
+    upto = found.steps[:effects.index(EffectCause.ACHIEVABLE) + 1]
+    assert found.t_bound + sum(step.delta_s for step in upto) == expected
+    assert upto[-1].cause is Cause.EFFECT and after.t_model >= expected > before.t_model
 
 
 def test_a_machine_without_figures_keeps_its_estimate():
@@ -130,7 +132,7 @@ def test_a_machine_without_figures_keeps_its_estimate():
     assert not l40s.achievable
     result = verdict(cost, l40s, values={s: 2048 for s in cost.parameters})
     assert EffectCause.ACHIEVABLE not in [d.cause for d in result.derates]
-    assert result.t_model == result.t_min
+    assert EffectCause.ACHIEVABLE not in [step.effect for step in ledger(result).steps]
 
 
 def test_an_mma_line_names_the_path_and_is_checked():

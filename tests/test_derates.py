@@ -198,7 +198,8 @@ def test_a_small_grid_of_one_warp_blocks_is_latency_bound_at_shared_memory():
     # ceil(3 756 B / 1 KiB) = 4 resident blocks per SM would lift it
     assert shared.finding.lift == 4 and shared.finding.allowed is None  # 25 fit
     assert "4 resident blocks per SM" in text
-    assert roof_name(result.grid.model_bound) == "shared bandwidth (latency-bound)"
+    # the blocks' MMAs wait on their own shared loads (no asynchronous MMA): overlap too
+    assert roof_name(result.grid.model_bound) == "shared bandwidth (latency-bound, overlap)"
     assert roof_name(result.grid.bound) == "shared bandwidth"  # t_bound keeps the roof
     # global and L2: 256 blocks keep their 8 KiB of tiles in flight: 2.1 MB > 1.51 > 1.25 MB
     assert [d.key for d in result.derates if d.cause == "latency"] == ["shared"]
@@ -210,8 +211,8 @@ def test_four_blocks_on_the_busiest_sm_hide_the_shared_latency():
                      values={"M": 1024, "N": 1024, "K": 1024})
     assert result.grid.occupancy.busiest_sm_blocks == 8
     assert _hand_shared_needed() < 8 * 1024
-    assert [d.cause for d in result.derates] == ["launch"]
-    assert roof_name(result.grid.model_bound) == "shared bandwidth"
+    assert [d.cause for d in result.derates] == ["overlap", "launch"]  # no latency
+    assert roof_name(result.grid.model_bound) == "shared bandwidth (overlap)"
 
 
 def test_without_a_cited_latency_the_verdict_says_it_is_unknown():

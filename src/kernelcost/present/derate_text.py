@@ -19,8 +19,8 @@ from ..gpu.effects.achievable import AchievableFinding
 from ..gpu.effects.banks import BankFinding
 from ..gpu.effects.latency import BlockLoads, LatencyFinding
 from ..gpu.effects.launch_overhead import LaunchFinding
-from ..gpu.effects.sectors import DramSectorFinding, SectorFinding, TensorSeen
 from ..gpu.effects.overlap import OverlapFinding
+from ..gpu.effects.sectors import DramSectorFinding, SectorFinding, TensorSeen
 from ..gpu.effects.serial import SerialFinding
 
 if TYPE_CHECKING:  # a measurement's module loads only where a measurement is given
@@ -114,13 +114,16 @@ def serial_text(finding: SerialFinding) -> str:
 
 
 def overlap_text(finding: OverlapFinding) -> str:
-    work = ", ".join(f"{key} {si(float(time), 's')}" for key, time in finding.work)
-    traffic = "" if finding.traffic is None else (
-        f", then with {finding.traffic[0]} {si(float(finding.traffic[1]), 's')} by their "
-        f"{float(finding.exponent):g}-norm")
-    return (f"{work} share the SM's issue slots (their {float(finding.units):g}-norm){traffic}:"
-            f" {si(float(finding.together), 's')} together (exponents fitted on calibration "
-            "rows)")
+    parts = [f"{key} {si(float(time), 's')}" for key, time in finding.work]
+    text = parts[0] if len(parts) == 1 else (
+        f"{', '.join(parts)} share the SM's issue slots: {si(float(finding.units_s), 's')} "
+        f"together (their {float(finding.units):g}-norm)")
+    if finding.traffic is not None:
+        level, time = finding.traffic
+        text += (f"; {level} {si(float(time), 's')}, which the computing warps wait on, hides "
+                 f"behind it in part: {si(float(finding.together), 's')} (their "
+                 f"{float(finding.exponent):g}-norm)")
+    return text + "; exponents fitted on calibration rows"
 
 
 def launch_text(finding: LaunchFinding) -> str:

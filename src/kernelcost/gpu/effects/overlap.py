@@ -41,6 +41,7 @@ from .context import ROOFS, EffectContext
 
 UNITS = Fraction(7, 5)  # p of the work terms' norm: tools/fit_overlap.py
 TRAFFIC = Fraction(2)  # p of (work, traffic): tools/fit_overlap.py
+NEGLIGIBLE = Fraction(1, 1000)  # of the largest time: less is no derate (a copy's FLOP)
 
 
 @record
@@ -49,6 +50,7 @@ class OverlapFinding:
 
     work: tuple[tuple[str, sympy.Expr], ...]  # each work term's key and time (s)
     units: Fraction  # p of the work terms' norm
+    units_s: sympy.Expr  # the work terms' norm (s)
     traffic: tuple[str, sympy.Expr] | None  # the largest traffic term's key and time (s)
     exponent: Fraction  # p of (the work terms' norm, the traffic time)
     together: sympy.Expr  # s
@@ -78,7 +80,9 @@ class Overlap:
         units = norm([time for _, time in work], UNITS)
         together = units if traffic is None else norm([units, traffic[1]], TRAFFIC)
         larger = busiest[0] if traffic is None or units >= traffic[1] else traffic[0]
-        finding = OverlapFinding(tuple((term.key, time) for term, time in work), UNITS,
+        if together <= max(pair[1] for pair in timed) * (1 + NEGLIGIBLE):
+            return ()  # a time that dwarfs the others: no cause to name for what is left
+        finding = OverlapFinding(tuple((term.key, time) for term, time in work), UNITS, units,
                                  None if traffic is None else (traffic[0].key, traffic[1]),
                                  TRAFFIC, together)
         factor = sympy.sympify(larger.seconds) / together  # <= 1: derates only lower rates
