@@ -48,8 +48,9 @@ def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once()
               for effect in registry.EFFECTS]
     assert sorted(listed) == found and len(set(listed)) == len(listed)
     assert [effect.name for effect in registry.EFFECTS] == [
-        "achievable", "latency", "sectors", "bank_conflicts", "serial", "overlap", "launch"]
-    assert [effect.stage for effect in registry.EFFECTS] == [ROOFS] * 6 + [CALL]
+        "achievable", "latency", "sectors", "bank_conflicts", "dispatch", "serial", "overlap",
+        "launch"]
+    assert [effect.stage for effect in registry.EFFECTS] == [ROOFS] * 7 + [CALL]
 
 
 def test_every_finding_of_a_registered_effect_has_its_text():

@@ -73,6 +73,7 @@ class EffectCause(StrEnum):
     SECTORS = "sectors"
     DRAM_SECTORS = "dram_sectors"
     BANK_CONFLICTS = "bank_conflicts"
+    DISPATCH = "dispatch"
     SERIAL = "serial"
     OVERLAP = "overlap"
     LAUNCH = "launch"

@@ -146,7 +146,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
         global_B = next((term.amount for term in model_terms if term.key == Level.GLOBAL), None)
         derates = model_derates(EffectContext(
             cost, machine, lambda expr: _at(expr, values), occupancy=occ, transfers=found,
-            global_B=global_B, terms=tuple(model_terms)))
+            global_B=global_B, terms=tuple(model_terms), values=values))
     wave_terms = tuple(model_terms)
     model_terms = [derated(term, derates) for term in model_terms]
     unknown = latency_unknown(cost, machine)

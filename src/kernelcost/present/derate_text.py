@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
+from ..base.kinds import TermKind
 from ..base.levels import Level
 from ..base.units import si
 from ..gpu.derates import Derate
 from ..gpu.effects.achievable import AchievableFinding
 from ..gpu.effects.banks import BankFinding
+from ..gpu.effects.dispatch import DispatchFinding
 from ..gpu.effects.latency import BlockLoads, LatencyFinding
 from ..gpu.effects.launch_overhead import LaunchFinding
 from ..gpu.effects.overlap import OverlapFinding
@@ -108,6 +110,15 @@ def bank_text(finding: BankFinding) -> str:
             f"{way(worst.ratio)})")
 
 
+def dispatch_text(finding: DispatchFinding) -> str:
+    unit = "FLOP" if finding.kind == TermKind.WORK else "B"
+    return (f"the {finding.blocks} unequal blocks started in launch order, {finding.resident} "
+            f"at once on an SM: the busiest SM runs {si(float(finding.dispatched), unit)} of "
+            f"{finding.key}, {float(finding.dispatched / finding.share):.3g}x the "
+            f"{si(float(finding.share), unit)} every schedule gives it at least (the last "
+            "blocks launched end alone)")
+
+
 def serial_text(finding: SerialFinding) -> str:
     parts = [f"{key} {si(float(time), 's')}" for key, time in finding.times]
     return f"the spec's `serial` line: {' + '.join(parts)}, issued one after another"
@@ -151,6 +162,7 @@ def _percent(value: sympy.Expr) -> str:
 TEXTS: dict[type, Callable[[Any], str]] = {
     AchievableFinding: achievable_text, LatencyFinding: latency_text,
     SectorFinding: sector_text, DramSectorFinding: dram_sector_text, BankFinding: bank_text,
+    DispatchFinding: dispatch_text,
     SerialFinding: serial_text, OverlapFinding: overlap_text, LaunchFinding: launch_text,
 }
 

@@ -35,6 +35,8 @@ class EffectContext:
     t_kernel: sympy.Expr | None = None  # t_model, once known (stage CALL); None: no time
     terms: tuple[Term, ...] = ()  # t_model's terms before any derate (stage ROOFS)
     earlier: tuple[Derate, ...] = ()  # what the effects before this one in the registry found
+    values: dict[sympy.Symbol, sympy.Expr] | None = None  # the verdict's sizes, where a grid's
+    # blocks are taken one by one (stage ROOFS)
 
 
 class Effect(Protocol):

@@ -10,6 +10,7 @@ from ..derates import Derate
 from .achievable import AchievableRates
 from .banks import BankConflicts
 from .context import CALL, ROOFS, Effect, EffectContext
+from .dispatch import Dispatch
 from .latency import Latency
 from .launch_overhead import Launch
 from .overlap import Overlap
@@ -17,7 +18,7 @@ from .sectors import Sectors
 from .serial import Serial
 
 EFFECTS: tuple[Effect, ...] = (AchievableRates(), Latency(), Sectors(), BankConflicts(),
-                               Serial(), Overlap(), Launch())
+                               Dispatch(), Serial(), Overlap(), Launch())
 
 
 def model_derates(context: EffectContext) -> tuple[Derate, ...]:
