@@ -5,7 +5,9 @@ SPLIT.md on the files, that no fitting code can read a validation row, that the 
 places its errors, and the report's numbers on the corpus as it stands."""
 
 import hashlib
+import json
 import re
+import statistics
 from collections import defaultdict
 from pathlib import Path
 
@@ -261,3 +263,19 @@ def test_the_fitted_cold_starts_are_the_tools():
     fitted = tool.fitted()
     for machine in ("h100", "h200"):
         assert load_machine(machine).cold_start_s == round(fitted[machine], 7)
+
+
+def test_the_command_prints_one_json_object_under_json(capsys):
+    from kernelcost.cli import main
+
+    code = main(["validate", "--published", "--split", "calibration", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0
+    rows, whole = document["rows"], document["summaries"][0]
+    assert {row["split"] for row in rows} == {"calibration"} and len(rows) == whole["rows"]
+    errors = sorted(abs(row["error"]) for row in rows if row["error"] is not None)
+    assert whole["family"] is None and whole["median_abs_error"] == statistics.median(errors)
+    first = rows[0]
+    assert first["error"] == pytest.approx(
+        (first["t_model_s"] + (first["cold_start_s"] or 0) - first["measured_s"])
+        / first["measured_s"])

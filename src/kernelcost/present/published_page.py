@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..algebra.jsonout import print_json
 from ..answers.published import Family, Split
 from ..answers.published_report import Result, Summary, compare_corpus, summaries
 from ..base.units import si
@@ -100,10 +101,37 @@ def figure(results: list[Result], path: str | Path) -> Path:
     return path
 
 
+def published_json(results: list[Result]) -> dict:
+    """The rows, the summaries and the beaten bounds as one JSON object (times in s)."""
+    return {
+        "rows": [{"source": r.row.source, "line": r.row.line, "machine": r.row.machine.value,
+                  "family": r.row.family.value, "split": r.row.split.value,
+                  "sizes": dict(r.row.sizes), "t_floor_s": r.t_floor, "t_bound_s": r.t_bound,
+                  "t_model_s": r.t_model, "cold_start_s": r.cold_start_s,
+                  "measured_s": r.row.time_s, "error": r.error,
+                  "floor_beaten": r.floor_beaten, "bound_beaten": r.bound_beaten,
+                  "reason": None if r.reason is None else r.reason[0].value}
+                 for r in results],
+        "summaries": [{"split": s.split.value,
+                       "family": None if s.family is None else s.family.value,
+                       "rows": s.rows, "median_abs_error": s.median_abs_error,
+                       "p90_abs_error": s.p90_abs_error,
+                       "geomean_measured_over_model": s.geomean_measured_over_model}
+                      for s in summaries(results)],
+    }
+
+
 def run(args) -> int:
     """Exit 1 when a row beats its t_floor, or beats t_bound with no reason from the list."""
     split = Split(args.split) if args.split else None
     results = compare_corpus(split=split)
+    bad = [r for r in results if r.floor_beaten or (r.bound_beaten and r.reason is None)]
+    if args.json:
+        document = published_json(results)
+        if args.figure:
+            document["figure"] = str(figure(results, args.figure))
+        print_json(document)
+        return 1 if bad else 0
     for line in row_lines(results):
         print(line)
     print()
@@ -118,5 +146,4 @@ def run(args) -> int:
             print(line)
     if args.figure:
         print(f"figure: {figure(results, args.figure)}")
-    bad = [r for r in results if r.floor_beaten or (r.bound_beaten and r.reason is None)]
     return 1 if bad else 0
