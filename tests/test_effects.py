@@ -66,13 +66,18 @@ def test_every_finding_of_a_registered_effect_has_its_text():
 def test_every_effect_binds_somewhere_and_its_finding_reads_as_a_sentence():
     """A column of bf16 read into a 32-way conflicting tile at n = 1024 on H100 is under every
     roof effect but serial (latency, sectors, dram_sectors, bank conflicts, the achievable
-    fractions) and the launch; FlashAttention-2 adds its `serial` group. Each derate carries
+    fractions) and the launch; FlashAttention-2 adds its `serial` group and the overlap, its
+    causal variant the dispatch of unequal blocks. Each derate carries
     one of its effect's findings, and that finding's text is the sentence printed."""
     h100 = load_machine("h100")
     column = verdict(loads(BF16_COLUMN).cost("spec"), h100, values={"n": 1024})
     fa2 = load(Path(SPEC).parent / "flash_attention.kcost").cost()
     attention = verdict(fa2, h100, values={s: 4096 for s in fa2.parameters if s.name == "S"})
-    derates = [*column.derates, *attention.derates]
+    fa2c = load(Path(SPEC).parent / "flash_attention_causal.kcost").cost()
+    sizes = {"S": 4096, "H": 16}
+    causal = verdict(fa2c, h100, values={s: sizes[s.name] for s in fa2c.parameters
+                                         if s.name in sizes})
+    derates = [*column.derates, *attention.derates, *causal.derates]
     assert {derate.cause for derate in derates} == set(EffectCause)
     of_effect = {effect.name: effect.findings for effect in registry.EFFECTS}
     of_effect[EffectCause.DRAM_SECTORS] = of_effect[EffectCause.SECTORS]

@@ -3,6 +3,8 @@ global bytes never under t_bound's (execution._at_least_compulsory): issue 34, i
 
 import pytest
 import sympy
+
+from kernelcost.answers.ledger import ledger
 from conftest import SPECS, size
 
 import kernelcost
@@ -61,8 +63,13 @@ def test_the_floor_of_a_nest_charges_the_compulsory_bytes_not_the_specs():
     result = verdict(cost_of("softmax"), H100, None, {size("n"): sympy.Integer(n)})
     assert result.t_floor == sympy.Rational(8 * n, 335 * 10**10)
     assert result.t_bound == sympy.Rational(12 * n, 335 * 10**10)
-    # t_model: the same bytes at the 86.57 % of the bandwidth a copy sustains (h100.toml)
-    assert result.t_model == result.t_bound / sympy.Rational("0.8657")
+    # t_model: the same bytes at the 86.57 % of the bandwidth a copy sustains (h100.toml),
+    # then the overlap of the warps' SFU and FMA work with the loads they wait on: the SFU's
+    # 10^8 exponentials take 27 us against 414 us of traffic, +0.25 % by the 2-norm
+    found = ledger(result)
+    assert [step.effect for step in found.steps] == ["achievable", "overlap"]
+    assert found.t_bound + found.steps[0].delta_s == result.t_bound / sympy.Rational("0.8657")
+    assert 0 < found.steps[1].delta_s < result.t_model / 200
 
 
 def test_decode_attention_and_rope_hold_the_order_on_h200():
@@ -81,8 +88,10 @@ def test_decode_attention_and_rope_hold_the_order_on_h200():
     rope = verdict(cost_of("rope"), H200, None,
                    {size("T"): 8192, size("h"): 32, size("hk"): 8})
     # 2 T d (2h + 2hk + 1) = 169.9 MB at 4.8 TB/s x 0.8354 (h200.toml, the bandwidth a copy
-    # sustains): 42.4 us, the measured run 46.3 us
-    assert float(rope.t_model) == pytest.approx(2 * 8192 * 128 * 81 / (4.8e12 * 0.8354))
+    # sustains): 42.4 us, the measured run 46.3 us; its rotations' FMA work, waited on by
+    # the same warps, adds under 1 % (the overlap effect)
+    streamed = 2 * 8192 * 128 * 81 / (4.8e12 * 0.8354)
+    assert streamed <= float(rope.t_model) <= streamed * 1.01
 
 
 def test_a_wave_estimate_under_the_compulsory_bytes_is_raised_to_them():

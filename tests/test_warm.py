@@ -15,6 +15,7 @@ from conftest import SPECS
 from kernelcost import cli
 from kernelcost.analysis.api import analyze, load
 from kernelcost.answers.answer import answers
+from kernelcost.answers.ledger import ledger
 from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
 from kernelcost.hardware.machinefile import load_machine
@@ -55,8 +56,10 @@ def test_rmsnorm_after_a_gemm_that_left_its_output_in_l2():
     assert warm.t_bound == 6 * R * 4096 / L2 and roof_name(warm.bound) == "l2 bandwidth"
     assert round(float(warm.t_bound) * 1e6, 2) == 10.07  # us, against 20.03 cold
     assert round(float(cold.t_bound) * 1e6, 2) == 20.03
-    # t_model: the wave estimate less x's bytes; L2 binds there too
-    assert warm.t_model == warm.t_bound
+    # t_model: the wave estimate less x's bytes; L2 binds there too, with the warps' FMA
+    # work overlapping it in part (under 1 %)
+    assert warm.t_bound <= warm.t_model <= warm.t_bound * sympy.Rational(101, 100)
+    assert [step.effect for step in ledger(warm).steps] in ([], ["overlap"])
     assert "less the warm L2 reads of x" in model_rule_text(warm.grid.global_count)
     state = warm.warm_l2
     assert (state.read_B, state.fits, state.bound_B, state.model_B) == (x_B, True, x_B, x_B)
