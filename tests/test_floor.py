@@ -3,11 +3,10 @@ global bytes never under t_bound's (execution._at_least_compulsory): issue 34, i
 
 import pytest
 import sympy
-
-from kernelcost.answers.ledger import ledger
 from conftest import SPECS, size
 
 import kernelcost
+from kernelcost.answers.ledger import ledger
 from kernelcost.answers.model import verdict
 from kernelcost.gpu.execution import _at_least_compulsory
 from kernelcost.gpu.floor import floor, legal_rate
