@@ -18,9 +18,7 @@ import sympy
 
 from ...base.kinds import EffectCause, TermKind
 from ...base.records import record
-from ..block_enumeration import per_block
 from ..derates import Derate, derated
-from ..launch_order import assignment, busiest_sum
 from .context import ROOFS, EffectContext
 
 BLOCKS_AT_MOST = 1 << 14
@@ -56,6 +54,10 @@ class Dispatch:
         if not (per_sm and blocks.is_Integer and resident.is_Integer
                 and 0 < blocks <= BLOCKS_AT_MOST and resident > 0):
             return ()
+        # numpy: loaded only where a grid of unequal blocks meets a machine at numeric sizes
+        from ..block_enumeration import per_block
+        from ..launch_order import assignment, busiest_sum
+
         amounts = {}
         try:
             for term in per_sm:
