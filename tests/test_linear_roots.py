@@ -90,6 +90,7 @@ def test_what_is_not_a_rational_linear_sum_is_left_to_sympy():
 
 @settings(max_examples=60, deadline=None)
 @given(coefficients, coefficients, coefficients, st.booleans())
+@example(1 - 2 * K, 1, 1, False)  # a leading coefficient of unknown sign: solve sorts
 def test_a_polynomial_equation_is_solved_as_sympy_solves_it(a, b, c, cubic):
     # a N^2 + b N + c (or a N^3 + b N + c): roots with radicals, some negative for every
     # value of the other symbols (dropped) and some of unknown sign (kept)

@@ -15,6 +15,7 @@ polynomial, a discriminant of another form) is left to sympy.solve (None)."""
 from __future__ import annotations
 
 import sympy
+from sympy import default_sort_key
 from sympy.core.mul import expand_2arg
 from sympy.polys.polyroots import preprocess_roots
 
@@ -39,7 +40,11 @@ def quadratic_roots(polynomial: sympy.Expr, variable: sympy.Symbol
     # reducible polynomial on its own
     if quadratic.length() != 3 or len(sympy.Poly(quadratic.as_expr()).factor_list()[1]) != 1:
         return None
-    return _roots_quadratic(*quadratic.all_coeffs())
+    roots = _roots_quadratic(*quadratic.all_coeffs())
+    # solve sorts its solutions, each a {variable: root}, by default_sort_key: where the
+    # leading coefficient's sign is unknown (1 - 2K), roots_quadratic's order is not that
+    return None if roots is None else sorted(
+        roots, key=lambda root: default_sort_key({variable: root}))
 
 
 def _roots_quadratic(a: sympy.Expr, b: sympy.Expr, c: sympy.Expr) -> list[sympy.Expr] | None:
