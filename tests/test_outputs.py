@@ -164,8 +164,11 @@ def test_the_figure_is_written_through_the_descriptor_opened_once(tmp_path):
     assert (tmp_path / "figure.svg").read_bytes() == b"<svg/>"
 
 
+# a shell's background job starts its children with SIGINT ignored, which Python keeps: the
+# child takes Ctrl-C's default back, as a command run in a terminal has it
 KILLED_WHILE_WRITING = """
-import os, sys, time
+import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from kernelcost.base.outputs import write_via_temporary
 def write(file):
     file.write(b"half a figure")
