@@ -52,6 +52,7 @@ from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import sample_sizes
 
 FAST_NESTS = int(os.environ.get("KERNELCOST_QUOTIENT_NESTS", 14))
+FAST_SEED = 20261206
 SLOW_NESTS = int(os.environ.get("KERNELCOST_QUOTIENT_SLOW_NESTS", 300))
 FAST_SECONDS = 2.0  # the shipped run's CPU budget: sympy's reference run takes a few times it
 SLOW_SECONDS = 20.0
@@ -222,6 +223,10 @@ ARGUMENTS = dict(nest=nests(), reuse=st.sampled_from(("spec", "perfect", "none")
                  size_seed=st.integers(0, 2**16))
 
 
+# the fast tier draws the same nests every run, so that CI's verdict is the code's; the slow
+# tier explores from the day's seed (two nests it found, open sums whose summand's form
+# differs, are issue 33's: `(-T - 1)*(m**2/2 - m/2)` written out by the shortcuts)
+@seed(FAST_SEED)
 @settings(max_examples=FAST_NESTS, **NEST_SETTINGS)
 @given(**ARGUMENTS)
 def test_nests_analyze_alike_with_sympys_own_steps(nest, reuse, setting, machine, size_seed):
