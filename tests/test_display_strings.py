@@ -196,3 +196,30 @@ def test_no_model_module_prints_a_unit():
 ])
 def test_the_sentence_scan_finds_text_built_from_values(source, found):
     assert _sentences(ast.parse(source)) == found
+
+
+# --- results as data (issue 36): why blocks fall into no classes is a record ----------------
+
+def _unclassified_sentences(tree: ast.Module) -> list[int]:
+    """The lines that raise Unclassified with text instead of a reason record."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "Unclassified"
+            and any(isinstance(argument, (ast.Constant, ast.JoinedStr, ast.BinOp))
+                    for argument in node.args)]
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith("gpu.")))
+def test_no_unclassified_carries_a_sentence(module):
+    """The class engines raise Unclassified with a Why (a reason and its figures);
+    present.model_text writes the sentence."""
+    assert _unclassified_sentences(ast.parse(MODULES[module].read_text())) == []
+
+
+@pytest.mark.parametrize("source, found", [
+    ('raise Unclassified(f"`{expr}` of a grid index")\n', [1]),
+    ('raise Unclassified("a wave\'s union passes 64-bit integers")\n', [1]),
+    ('raise Unclassified(Why(Reason.OF_INDEX, str(expr)))\n', []),
+])
+def test_the_unclassified_scan_finds_a_sentence(source, found):
+    assert _unclassified_sentences(ast.parse(source)) == found

@@ -7,7 +7,7 @@ from ...base.kinds import Per
 from ...base.levels import Level
 from ...base.units import binary, si
 from ..derate_text import way
-from ..model_text import model_detail_text, model_rule_text
+from ..model_text import fallback_text, model_detail_text, model_rule_text
 from ..roofs import roof_name
 from .cells import PER_WORDS, formula, value_of
 from .ledger_report import ledger_json
@@ -51,7 +51,7 @@ def grid_json(verdict) -> dict:
         "compulsory_floor": grid.compulsory_floor, "fill": fill_json(grid.fill),
     }
     if grid.fallbacks:  # figures bounded where the blocks fall into no classes
-        grid_fields["fallbacks"] = list(grid.fallbacks)
+        grid_fields["fallbacks"] = [fallback_text(each) for each in grid.fallbacks]
     fields["grid"] = grid_fields
     return fields
 
