@@ -112,3 +112,14 @@ class Compulsory(StrEnum):
     SIZES = "unset sizes"
     CLASSES = "unclassified blocks"
     TILES = "fractional tiles"
+
+
+class Resource(StrEnum):
+    """What limits the blocks an SM holds at once, or keeps a block from running, besides a
+    memory level (shared memory, registers, tensor memory: a Level): the threads and warps
+    of a block, the machine's blocks per SM, the size of a thread-block cluster."""
+
+    THREADS = "threads"
+    WARPS = "warps"
+    BLOCKS = "blocks"
+    CLUSTER = "cluster"

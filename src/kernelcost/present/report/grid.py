@@ -3,7 +3,7 @@ and the clauses the answer sentence gains for a parallel spec or a kernel that d
 
 from __future__ import annotations
 
-from ...base.kinds import Per
+from ...base.kinds import Per, Resource
 from ...base.levels import Level
 from ...base.units import binary, si
 from ..derate_text import way
@@ -14,11 +14,9 @@ from .ledger_report import ledger_json
 from .times import fill_json
 from .unsupported_report import unsupported_json
 
-LEVEL_WORDS: dict[str, str] = {Level.SHARED: "shared memory", Level.REGISTERS: Level.REGISTERS,
-                               Level.TMEM: "tensor memory",
-                               "threads": "threads",
-               "cluster": "a thread-block cluster"}
-
+LEVEL_WORDS: dict[Level | Resource, str] = {
+    Level.SHARED: "shared memory", Level.REGISTERS: Level.REGISTERS, Level.TMEM: "tensor memory",
+    Resource.THREADS: "threads", Resource.CLUSTER: "a thread-block cluster"}
 
 
 def grid_json(verdict) -> dict:
