@@ -114,6 +114,14 @@ class Compulsory(StrEnum):
     TILES = "fractional tiles"
 
 
+class LaunchMode(StrEnum):
+    """How a machine file's launch overhead was measured: kernel by kernel (eager), or
+    replayed from a captured CUDA graph."""
+
+    EAGER = "eager"
+    GRAPH = "graph"
+
+
 class Resource(StrEnum):
     """What limits the blocks an SM holds at once, or keeps a block from running, besides a
     memory level (shared memory, registers, tensor memory: a Level): the threads and warps

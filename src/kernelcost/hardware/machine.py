@@ -9,7 +9,7 @@ import functools
 
 from ..base.architectures import Architecture, Feature
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
-from ..base.kinds import EffectCause, Per, TermKind, Unit, WorkClass
+from ..base.kinds import EffectCause, LaunchMode, Per, TermKind, Unit, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
@@ -20,7 +20,7 @@ UNITS: tuple[Unit, ...] = (Unit.VECTOR, Unit.TENSOR)  # of a [[compute]] table
 # what one capacity_B covers: the device, one SM, or one of execution.l2_partitions
 # partitions that each serve their own SMs only (MI300X: an L2 per XCD)
 CAPACITY_SCOPES: tuple[Per, ...] = (Per.DEVICE, Per.SM, Per.PARTITION)
-LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
+LAUNCH_MODES: tuple[LaunchMode, ...] = tuple(LaunchMode)
 # Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2
 # partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
 LATENCY_LEVELS: tuple[str, ...] = (Level.SHARED, Level.L1, Level.L2, Level.L2_FAR, Level.GLOBAL,
@@ -243,7 +243,7 @@ class Machine:
     sfu_source: str | None
     memory: tuple[MemoryLevel, ...]  # slowest first
     launch_overhead_s: float | None
-    launch_mode: str | None  # eager | graph
+    launch_mode: LaunchMode | None  # what launch_overhead_s was measured for
     launch_source: str | None
     path: str  # the file it was read from
     execution: Execution = Execution()
