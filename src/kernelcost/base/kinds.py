@@ -114,6 +114,21 @@ class Compulsory(StrEnum):
     TILES = "fractional tiles"
 
 
+class Precision(StrEnum):
+    """The precisions a machine file gives compute peaks for, widest first: the canonical
+    order of a machine's precisions."""
+
+    FP64 = "fp64"
+    FP32 = "fp32"
+    TF32 = "tf32"
+    FP16 = "fp16"
+    BF16 = "bf16"
+    FP8 = "fp8"
+    FP6 = "fp6"
+    FP4 = "fp4"
+    I8 = "i8"
+
+
 class LaunchMode(StrEnum):
     """How a machine file's launch overhead was measured: kernel by kernel (eager), or
     replayed from a captured CUDA graph."""

@@ -9,13 +9,13 @@ import functools
 
 from ..base.architectures import Architecture, Feature
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
-from ..base.kinds import EffectCause, LaunchMode, Per, TermKind, Unit, WorkClass
+from ..base.kinds import EffectCause, LaunchMode, Per, Precision, TermKind, Unit, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
 from .achievable_rates import Achievable
 
-PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8")
+PRECISIONS: tuple[Precision, ...] = tuple(Precision)
 UNITS: tuple[Unit, ...] = (Unit.VECTOR, Unit.TENSOR)  # of a [[compute]] table
 # what one capacity_B covers: the device, one SM, or one of execution.l2_partitions
 # partitions that each serve their own SMs only (MI300X: an L2 per XCD)
@@ -95,7 +95,7 @@ PER_SM_LEVELS = (Level.SHARED,)  # on-chip levels whose bandwidth is an aggregat
 class ComputePeak:
     """One compute ceiling: a precision on a unit, dense unless marked sparse."""
 
-    precision: str
+    precision: Precision
     unit: Unit  # vector | tensor
     peak_FLOPps: float
     sparse: bool  # 2:4 structured sparsity; never chosen by Machine.ceiling
@@ -349,7 +349,7 @@ class Machine:
         return None
 
     @property
-    def precisions(self) -> tuple[str, ...]:
+    def precisions(self) -> tuple[Precision, ...]:
         """Precisions with a dense peak, in the canonical order."""
         listed = {peak.precision for peak in self.compute if not peak.sparse}
         return tuple(p for p in PRECISIONS if p in listed)
