@@ -36,11 +36,17 @@ import kernelcost
 from kernelcost.answers.model import verdict
 from kernelcost.base.kinds import Compulsory, WaveRule
 from kernelcost.gpu import block_enumeration, wave_classes, waves
-from kernelcost.gpu.axis_classes import Unclassified, axis_function, poly_at
+from kernelcost.gpu.axis_classes import axis_function, poly_at
 from kernelcost.gpu.block_classes import AmountClass, numeric_sizes, smallest_sum
+from kernelcost.gpu.unclassified import Fallback, Reason, Stage, TooLarge, Unclassified, Why
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import enumerate_counts
-from kernelcost.present.model_text import model_rule_text
+from kernelcost.present.model_text import (
+    REASON_TEXTS,
+    fallback_text,
+    model_rule_text,
+    unclassified_text,
+)
 
 # -- the generated grids ---------------------------------------------------------------------
 
@@ -231,7 +237,7 @@ def test_times_match_with_the_classes_off(generated):
 
 
 def _refuse(*args, **kwargs):
-    raise Unclassified("turned off by the test")
+    raise Unclassified(Why(Reason.OF_INDEX, "turned off by the test"))
 
 
 # -- the axis engine, position by position ---------------------------------------------------
@@ -346,7 +352,8 @@ def test_a_large_triangular_grid_keeps_a_bound_and_says_why():
     rule = model_rule_text(large.global_count)
     assert rule.startswith("compulsory: the wave estimate needs blocks in classes")
     assert "not a rectangle" in rule and "500500 blocks" in rule
-    assert large.fallbacks == (f"wave union: {large.global_count.unclassified}",)
+    assert large.fallbacks == (Fallback(Stage.WAVE_UNION, large.global_count.unclassified),)
+    assert large.global_count.unclassified.why.reason == Reason.NOT_RECTANGLE
     hbm = [term.amount for term in large.model_terms if term.key == "global"]
     assert hbm == [term.amount for term in large.bound_terms if term.key == "global"]
     assert large.t_bound <= large.t_model
@@ -358,8 +365,11 @@ def test_a_staircase_box_is_enumerated_when_small():
     grid_spec = Grid(2, (False, False), True, True, False, False, "row", (2, 2, 1))
     cost = spec(grid_spec.text()).cost()
     values = values_of(cost, {"M": 8, "N": 4, "K": 1, "E": 1})
-    with pytest.raises(Unclassified, match="neither tile nor grow"):
+    with pytest.raises(Unclassified) as raised:
         wave_classes.wave_unions(cost.grid, numeric_sizes(values), 3)
+    assert raised.value.reason.reason == Reason.BOX_SHAPE
+    assert unclassified_text(raised.value.reason).endswith("neither tile nor grow along a grid "
+                                                          "axis")
     result = waves.estimate(cost.grid, values, 3, 1, usable_l2_B=1e18,
                             stages=1, fills_B=Fraction(0))
     counts = enumerate_counts(spec(grid_spec.text()).checked,
@@ -390,3 +400,18 @@ def test_one_period_of_waves_stands_for_the_interior(raster, shape, monkeypatch)
         every = wave_classes.wave_unions(cost.grid, sizes, wave_blocks)
         monkeypatch.setattr(wave_classes, "PERIODS", True)
         assert periods == every == block_enumeration.wave_unions(cost.grid, sizes, wave_blocks)
+
+
+def test_every_reason_has_its_sentence():
+    """present.model_text writes each reason's clause from its figures, as the engines
+    wrote it before the reasons were data."""
+    assert set(REASON_TEXTS) == set(Reason)
+    off = Why(Reason.OFF_DIAGONAL, "floor(j0/4)", ("j0", "i0"))
+    assert unclassified_text(off) == "`floor(j0/4)` is not a function of `j0 - i0`"
+    needs = Why(Reason.NEEDS_VALUES, "M*x", ("K", "M"))
+    assert unclassified_text(TooLarge(needs, None, 100_000)) == (
+        "`M*x` needs a value for K, M, and the number of blocks is unknown")
+    cell = Why(Reason.CELL_DEGREE, "q0**2", degree=2, blocks=5000)
+    assert fallback_text(Fallback(Stage.BUSIEST_SM, TooLarge(cell, 250_000, 100_000))) == (
+        "busiest SM: `q0**2` is of degree 2 over 5000 blocks, over 250000 blocks (more than "
+        "100000 to enumerate)")

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import kernelcost
 from kernelcost.algebra.decide import MOST_CLAMPED_POINTS, clamped_sign
+from kernelcost.base.levels import Level
 from kernelcost.base.symbols import size_symbol
 from kernelcost.count.values import parameter_values
 from kernelcost.gpu.occupancy import occupancy
@@ -70,6 +71,6 @@ def test_moe_gemm_is_limited_by_shared_memory_at_its_tiles():
     spec = kernelcost.load(SPECS / "moe_gemm.kcost")
     cost = spec.cost()
     occ = occupancy(cost.grid, load_machine("h100"), parameter_values(cost, {}, True))
-    assert occ.limited_by == "shared"
+    assert occ.limited_by == Level.SHARED
     assert occ.resident.xreplace({Mt: 1}) == 3  # 233472 // (512 + 66560)
     assert occ.resident.xreplace({Mt: 4096}) == 2  # 233472 // (512 * 64 + 66560)

@@ -1,13 +1,14 @@
 """Results are data, not strings: a category (a reuse mode, a work class, a regime, a term's
 kind, a tensor's role, a raster order, a memory level, an effect's cause, what a figure
-covers) is an enum member wherever it is compared, in whatever case a literal writes it, and
-a roof's display name ("bf16 tensor peak", "global bandwidth") is built by the printers from
-a term's data and never read back. The scan walks every module of src/kernelcost with `ast`
-and finds each comparison (==, !=, in, not in, `case`) and each call of a string method that
-matches or cuts text (startswith, endswith, removesuffix, removeprefix, replace, ...) against
-a literal that is one of those words, or that holds a piece of a display name (" peak",
-" bandwidth", "memory-bound", ...), f-strings included. The enums' own modules and
-presentation's name-building functions may; nothing else does."""
+covers, what limits a block's residency) is an enum member wherever it is compared, in
+whatever case a literal writes it, and a roof's display name ("bf16 tensor peak", "global
+bandwidth") is built by the printers from a term's data and never read back. The scan walks
+every module of src/kernelcost with `ast` and finds each comparison (==, !=, in, not in,
+`case`) and each call of a string method that matches or cuts text (startswith, endswith,
+removesuffix, removeprefix, replace, ...) against a literal that is one of those words, or
+that holds a piece of a display name (" peak", " bandwidth", "memory-bound", ...), f-strings
+included. The enums' own modules and presentation's name-building functions may; nothing
+else does."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ NAME_BUILDERS = {"present.roofs": {"roof_name", "short_roof_name", "model_roof_n
 # a word of an enum that means something else where it stands, and what it is there
 NOT_A_CATEGORY = {("algebra.texts", "none"): "sympy's printing order `none`",
                   ("lang.parallel", "cluster"): "the parallel header's setting `cluster`",
+                  ("lang.parallel", "threads"): "the parallel header's setting `threads`",
                   ("hardware.machinefile", "device"): "the machine file's table [device]",
                   ("present.placement", "None"): "matplotlib's word for no marker or line"}
 
@@ -196,3 +198,30 @@ def test_no_model_module_prints_a_unit():
 ])
 def test_the_sentence_scan_finds_text_built_from_values(source, found):
     assert _sentences(ast.parse(source)) == found
+
+
+# --- results as data (issue 36): why blocks fall into no classes is a record ----------------
+
+def _unclassified_sentences(tree: ast.Module) -> list[int]:
+    """The lines that raise Unclassified with text instead of a reason record."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "Unclassified"
+            and any(isinstance(argument, (ast.Constant, ast.JoinedStr, ast.BinOp))
+                    for argument in node.args)]
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith("gpu.")))
+def test_no_unclassified_carries_a_sentence(module):
+    """The class engines raise Unclassified with a Why (a reason and its figures);
+    present.model_text writes the sentence."""
+    assert _unclassified_sentences(ast.parse(MODULES[module].read_text())) == []
+
+
+@pytest.mark.parametrize("source, found", [
+    ('raise Unclassified(f"`{expr}` of a grid index")\n', [1]),
+    ('raise Unclassified("a wave\'s union passes 64-bit integers")\n', [1]),
+    ('raise Unclassified(Why(Reason.OF_INDEX, str(expr)))\n', []),
+])
+def test_the_unclassified_scan_finds_a_sentence(source, found):
+    assert _unclassified_sentences(ast.parse(source)) == found

@@ -26,6 +26,7 @@ import sympy
 import kernelcost
 from kernelcost.answers.model import verdict
 from kernelcost.base.kinds import WaveRule
+from kernelcost.base.levels import Level
 from kernelcost.gpu.grid_terms import worked_tail_share
 from kernelcost.gpu.waves import estimate
 from kernelcost.hardware.machinefile import load_machine
@@ -343,7 +344,7 @@ def test_gemm_hopper_8192_on_h200_is_a_bound_on_the_measured_rate():
     v = verdict(cost_of("gemm_hopper"), load_machine("h200"), values=values(8192, 8192, 8192))
     occ = v.grid.occupancy
     assert (occ.blocks, occ.busiest_sm_blocks, occ.resident, occ.waves) == (2048, 16, 1, 16)
-    assert occ.limited_by == "shared" and not v.misfits
+    assert occ.limited_by == Level.SHARED and not v.misfits
     expected = Fraction(16 * 2 * 128 * 256 * 8192) / (fig["bf16"] / fig["sms"])
     assert v.grid.t_bound == rational(expected)
     assert abs(float(expected) - 1.1453e-3) < 1e-7

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from kernelcost.base.errors import KcostError
+from kernelcost.base.kinds import LaunchMode, Per, Precision, Unit
+from kernelcost.base.levels import Level
 from kernelcost.cli import main
 from kernelcost.hardware.machine import (
     EXECUTION_FIGURES,
@@ -142,7 +144,18 @@ def test_capacities_say_per_sm_or_per_device():
 
 def test_launch_overhead_is_an_eager_figure():
     h100 = load_machine("h100")
-    assert h100.launch_overhead_s == 4e-6 and h100.launch_mode == "eager"
+    assert h100.launch_overhead_s == 4e-6 and h100.launch_mode is LaunchMode.EAGER
+
+
+def test_a_machine_file_s_words_are_read_as_members():
+    """machinefields.choice places each word of a closed set as its enum's member: the
+    machine compares members, never the file's strings."""
+    h100 = load_machine("h100")
+    assert all(type(peak.unit) is Unit and type(peak.precision) is Precision
+               for peak in h100.compute)
+    assert h100.precisions[0] is Precision.FP64  # the canonical order, widest first
+    assert all(type(memory.capacity_per) is Per for memory in h100.memory)
+    assert all(type(memory.level) is Level for memory in h100.memory)
 
 
 def source_of(table: dict, key: str, execution: bool) -> str | None:

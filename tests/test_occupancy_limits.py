@@ -18,6 +18,8 @@ import kernelcost
 from kernelcost.answers.model import verdict
 from kernelcost.base.architectures import Feature
 from kernelcost.base.errors import KcostError
+from kernelcost.base.kinds import Resource
+from kernelcost.base.levels import Level
 from kernelcost.hardware.machine import FEATURES
 from kernelcost.hardware.machinefile import builtin_machine_ids, load_machine, parse_machine
 from kernelcost.present.report.machine_tables import machine_json
@@ -88,7 +90,8 @@ def test_register_arrays_set_occupancy_when_they_exceed_the_declared_registers()
     cost = kernelcost.loads(spec).cost()
     result = verdict(cost, load_machine("h100"), values={"n": 4096})
     limits = {limit.resource: limit.blocks_per_sm for limit in result.grid.occupancy.limits}
-    assert limits["registers"] == 16
+    assert all(isinstance(resource, (Level, Resource)) for resource in limits)
+    assert limits[Level.REGISTERS] == 16
 
 
 CLUSTERED = """kernel c(M, N, T = 64) {
@@ -109,7 +112,7 @@ def test_a_cluster_fits_only_where_the_machine_forms_clusters(machine_id):
     cost = kernelcost.loads(CLUSTERED).cost()
     result = verdict(cost, load_machine(machine_id), values={"M": 4096, "N": 4096})
     clusters = machine_id in ("h100", "h200", "b200")
-    cluster_misfits = [m for m in result.misfits if m.level == "cluster"]
+    cluster_misfits = [m for m in result.misfits if m.level == Resource.CLUSTER]
     assert (not cluster_misfits) == clusters
     if not clusters:
         assert [(m.needed, m.capacity) for m in cluster_misfits] == [(2, 1)]

@@ -112,3 +112,37 @@ class Compulsory(StrEnum):
     SIZES = "unset sizes"
     CLASSES = "unclassified blocks"
     TILES = "fractional tiles"
+
+
+class Precision(StrEnum):
+    """The precisions a machine file gives compute peaks for, widest first: the canonical
+    order of a machine's precisions."""
+
+    FP64 = "fp64"
+    FP32 = "fp32"
+    TF32 = "tf32"
+    FP16 = "fp16"
+    BF16 = "bf16"
+    FP8 = "fp8"
+    FP6 = "fp6"
+    FP4 = "fp4"
+    I8 = "i8"
+
+
+class LaunchMode(StrEnum):
+    """How a machine file's launch overhead was measured: kernel by kernel (eager), or
+    replayed from a captured CUDA graph."""
+
+    EAGER = "eager"
+    GRAPH = "graph"
+
+
+class Resource(StrEnum):
+    """What limits the blocks an SM holds at once, or keeps a block from running, besides a
+    memory level (shared memory, registers, tensor memory: a Level): the threads and warps
+    of a block, the machine's blocks per SM, the size of a thread-block cluster."""
+
+    THREADS = "threads"
+    WARPS = "warps"
+    BLOCKS = "blocks"
+    CLUSTER = "cluster"

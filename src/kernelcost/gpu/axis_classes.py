@@ -16,7 +16,7 @@ pieces [start, stop), each a polynomial in q = p - start with exact rational coe
 
 What has no closed form here (a min of curves, floor of a fractional slope, another function)
 is split into single positions over a short run (SHORT_RUN), and raises Unclassified over a
-longer one: its message says why, and the caller enumerates small grids or bounds large ones.
+longer one: its reason says why, and the caller enumerates small grids or bounds large ones.
 Nothing here grows with the number of positions: a run of a million equal tiles is one piece."""
 
 from __future__ import annotations
@@ -29,16 +29,12 @@ from fractions import Fraction
 import sympy
 
 from ..base.records import record
+from .unclassified import Reason, Unclassified, Why
 
 Poly = tuple[Fraction, ...]  # coefficients in q, the constant first; () is zero
 ONE: Poly = (Fraction(1),)
 SHORT_RUN = 64  # positions a run without a closed form may be split into, one by one
 MAX_PIECES = 4096  # pieces one function may hold before it counts as unclassified
-
-
-class Unclassified(Exception):
-    """Blocks that do not fall into classes; str() is the reason, a clause ("`floor(x/3)`
-    of a grid index over 900 blocks")."""
 
 
 @record
@@ -117,7 +113,7 @@ def merged(pieces: Sequence[Piece]) -> Pieces:
         else:
             out.append(piece)
     if len(out) > MAX_PIECES:
-        raise Unclassified(f"more than {MAX_PIECES} classes along one grid axis")
+        raise Unclassified(Why(Reason.AXIS_PIECES, limit=MAX_PIECES))
     return tuple(out)
 
 
@@ -164,8 +160,8 @@ def minimum(f: Pieces) -> Fraction | None:
             points |= {min(max(math.floor(vertex) + k, 0), last) for k in (0, 1)}
         elif degree(piece.poly) > 2:
             if last >= SHORT_RUN:
-                raise Unclassified(f"a polynomial of degree {degree(piece.poly)} over "
-                                   f"{last + 1} blocks")
+                raise Unclassified(Why(Reason.HIGH_DEGREE, degree=degree(piece.poly),
+                                       blocks=last + 1))
             points = set(range(last + 1))
         value = min(poly_at(piece.poly, q) for q in points)
         least = value if least is None else min(least, value)
@@ -194,7 +190,7 @@ def _build(expr: sympy.Expr, x: sympy.Symbol, low: Fraction, step: Fraction,
     if expr == x:
         return merged([Piece(0, n, _trim([low, step]))])
     if expr.is_Symbol:
-        raise Unclassified(f"`{expr}` has no value here")
+        raise Unclassified(Why(Reason.NO_VALUE, str(expr)))
     if isinstance(expr, (sympy.Min, sympy.Max)):
         parts = [_build(arg, x, low, step, n) for arg in expr.args]
         return _extreme(parts, least=isinstance(expr, sympy.Min), text=str(expr))
@@ -209,7 +205,7 @@ def _build(expr: sympy.Expr, x: sympy.Symbol, low: Fraction, step: Fraction,
         base = _build(expr.base, x, low, step, n)
         power = int(expr.exp)
         return combine([base], lambda polys: _fold(poly_mul, [polys[0]] * power or [ONE]))
-    raise Unclassified(f"`{expr}` of a grid index")
+    raise Unclassified(Why(Reason.OF_INDEX, str(expr)))
 
 
 def _fold(join: Callable[[Poly, Poly], Poly], polys: list[Poly]) -> Poly:
@@ -247,7 +243,7 @@ def _crossings(difference: Poly, length: int, text: str) -> set[int]:
         cut = math.floor(root) + 1
         return {cut} if 0 < cut < length else set()
     if length > SHORT_RUN:
-        raise Unclassified(f"`{text}` compares curves over {length} blocks")
+        raise Unclassified(Why(Reason.CURVES, text, blocks=length))
     return set(range(length))
 
 
@@ -258,7 +254,7 @@ def _chosen(polys: list[Poly], last: int, least: bool, text: str) -> Poly:
         if all(sign * (poly_at(candidate, q) - poly_at(other, q)) <= 0
                for other in polys for q in (0, last)):
             return candidate
-    raise Unclassified(f"`{text}` has no single extreme over a run")  # pragma: no cover
+    raise Unclassified(Why(Reason.NO_EXTREME, text))  # pragma: no cover
 
 
 def _rounded(parts: Pieces, up: bool, text: str) -> Pieces:
@@ -274,5 +270,5 @@ def _rounded(parts: Pieces, up: bool, text: str) -> Pieces:
             out.extend(Piece(piece.start + q, piece.start + q + 1,
                              _trim([Fraction(round_(poly_at(poly, q)))])) for q in range(length))
         else:
-            raise Unclassified(f"`{text}` steps unevenly over {length} blocks")
+            raise Unclassified(Why(Reason.UNEVEN_STEPS, text, blocks=length))
     return merged(out)

@@ -25,7 +25,8 @@ import sympy
 from ..base.kinds import Raster
 from ..base.records import record
 from ..count.cost import GridCost
-from .axis_classes import Pieces, Unclassified, axis_function
+from .axis_classes import Pieces, axis_function
+from .unclassified import Reason, Unclassified, Why
 
 ENUMERATE_AT_MOST = 100_000  # blocks the fallback may enumerate, one by one
 CELL_POINTS = 4096  # positions of a cell whose amount is listed value by value
@@ -116,9 +117,8 @@ def grid_axes(grid: GridCost, sizes: Mapping[str, sympy.Rational]) -> GridAxes:
         for expr in loop:
             inner = sympy.sympify(expr).free_symbols & iterators
             if inner:
-                raise Unclassified(
-                    f"the grid is not a rectangle (`{grid.iterators[level]}` runs by "
-                    f"{', '.join(sorted(map(str, inner)))})")
+                raise Unclassified(Why(Reason.NOT_RECTANGLE, str(grid.iterators[level]),
+                                         tuple(sorted(map(str, inner)))))
     counts = tuple(max(_whole(trips, sizes), 0) for trips in grid.trips)
     lows = tuple(Fraction(_whole(low, sizes)) for low in grid.lower_bounds)
     steps = tuple(Fraction(_whole(step, sizes)) for step in grid.steps)
@@ -136,10 +136,10 @@ def amount_classes(axes: GridAxes, expr: sympy.Expr) -> list[AmountClass]:
     if expr.has(sympy.Sum):
         expr = expr.doit()  # a sum over a block's loop, its bounds now numbers but for the grid's
         if expr.has(sympy.Sum):
-            raise Unclassified(f"`{expr}` holds a sum left open")
+            raise Unclassified(Why(Reason.OPEN_SUM, str(expr)))
     stray = expr.free_symbols - set(index)
     if stray:
-        raise Unclassified(f"`{expr}` needs a value for {', '.join(sorted(map(str, stray)))}")
+        raise Unclassified(Why(Reason.NEEDS_VALUES, str(expr), tuple(sorted(map(str, stray)))))
     used = sorted(index[symbol] for symbol in expr.free_symbols)
     holding = {node: {index[symbol] for symbol in node.free_symbols}
                for node in _rounding_nodes(expr)}
@@ -150,7 +150,7 @@ def amount_classes(axes: GridAxes, expr: sympy.Expr) -> list[AmountClass]:
     runs = {axis: _runs([functions[node] for node in nodes if nodes[node] == axis],
                         axes.counts[axis]) for axis in used}
     if math.prod(len(runs[axis]) for axis in used) > MAX_CELLS:
-        raise Unclassified(f"`{expr}` splits the grid into more than {MAX_CELLS} cells")
+        raise Unclassified(Why(Reason.MANY_CELLS, str(expr), limit=MAX_CELLS))
     others = math.prod(count for k, count in enumerate(axes.counts) if k not in used)
     positions = {axis: sympy.Dummy(f"q{axis}", integer=True) for axis in used}
     classes: list[AmountClass] = []
@@ -182,10 +182,10 @@ def _diagonal_classes(axes: GridAxes, expr: sympy.Expr, holding: dict[sympy.Expr
     of as many blocks as its diagonals hold; a short run is listed diagonal by diagonal (an
     amount of r alone) or block by block (CELL_POINTS); anything else is Unclassified."""
     if len(used) != 2 or any(held != set(used) for held in holding.values()):
-        raise Unclassified(f"`{expr}` mixes grid indices beyond one diagonal")
+        raise Unclassified(Why(Reason.BEYOND_DIAGONAL, str(expr)))
     a, b = used
     if axes.steps[a] != axes.steps[b]:
-        raise Unclassified(f"`{expr}` runs along a diagonal of two steps")
+        raise Unclassified(Why(Reason.DIAGONAL_STEPS, str(expr)))
     step, (n_a, n_b) = axes.steps[a], (axes.counts[a], axes.counts[b])
     x_a, x_b = axes.iterators[a], axes.iterators[b]
     offset = sympy.Dummy("d", integer=True)
@@ -193,7 +193,7 @@ def _diagonal_classes(axes: GridAxes, expr: sympy.Expr, holding: dict[sympy.Expr
     for node in holding:
         along = node.xreplace({x_b: x_a + offset})
         if x_a in along.free_symbols:
-            raise Unclassified(f"`{node}` is not a function of `{x_b} - {x_a}`")
+            raise Unclassified(Why(Reason.OFF_DIAGONAL, str(node), (str(x_b), str(x_a))))
         first = axes.lows[b] - axes.lows[a] - step * (n_a - 1)  # d at diagonal r = 0
         functions[node] = axis_function(along, offset, first, step, n_a + n_b - 1)
     position, diagonal = sympy.Dummy("p", integer=True), sympy.Dummy("r", integer=True)
@@ -227,7 +227,7 @@ def _diagonal_run(expr: sympy.Expr, position: sympy.Symbol, diagonal: sympy.Symb
     try:
         poly = sympy.Poly(sympy.expand(expr), position, diagonal)
     except sympy.PolynomialError as error:
-        raise Unclassified(f"`{expr}` is not a polynomial in the block index") from error
+        raise Unclassified(Why(Reason.NOT_POLYNOMIAL, str(expr))) from error
     terms = [(monomial, _fraction(c)) for monomial, c in poly.terms() if c != 0]
     value = _evaluator(terms)
     if not any(any(m) for m, _ in terms):
@@ -238,7 +238,7 @@ def _diagonal_run(expr: sympy.Expr, position: sympy.Symbol, diagonal: sympy.Symb
                 for r in range(length)
                 if (count := _diagonal_blocks(n_a, n_b, shift + r, shift + r + 1))]
     if _diagonal_blocks(n_a, n_b, shift, shift + length) > CELL_POINTS:
-        raise Unclassified(f"`{expr}` varies along a diagonal over many blocks")
+        raise Unclassified(Why(Reason.DIAGONAL_VARIES, str(expr)))
     return [AmountClass(value((p, r)), Fraction(0), 1, others) for r in range(length)
             for p in range(max(0, -(shift + r)), min(n_a, n_b - (shift + r)))]
 
@@ -286,7 +286,7 @@ def _cell_classes(expr: sympy.Expr, used: list[int], positions: dict[int, sympy.
     try:
         poly = sympy.Poly(sympy.expand(expr), *symbols)
     except sympy.PolynomialError as error:
-        raise Unclassified(f"`{expr}` is not a polynomial in the block index") from error
+        raise Unclassified(Why(Reason.NOT_POLYNOMIAL, str(expr))) from error
     terms = [(monomial, _fraction(c)) for monomial, c in poly.terms() if c != 0]
     varying = [k for k in range(len(symbols)) if any(m[k] for m, _ in terms)]
     if not varying:
@@ -298,8 +298,8 @@ def _cell_classes(expr: sympy.Expr, used: list[int], positions: dict[int, sympy.
         slope = sum((c for m, c in terms if any(m)), Fraction(0))
         return [AmountClass(first, slope, lengths[axis], cell_blocks // lengths[axis] * others)]
     if cell_blocks > CELL_POINTS:
-        raise Unclassified(f"`{expr}` is of degree {poly.total_degree()} over {cell_blocks} "
-                           f"blocks")
+        raise Unclassified(Why(Reason.CELL_DEGREE, str(expr), degree=poly.total_degree(),
+                               blocks=cell_blocks))
     value = _evaluator(terms)
     return [AmountClass(value(point), Fraction(0), 1, others) for point in
             itertools.product(*(range(lengths[axis]) for axis in used))]

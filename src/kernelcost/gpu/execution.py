@@ -46,6 +46,7 @@ from .grid_terms import (
 )
 from .occupancy import Occupancy, occupancy
 from .transfer import Transfer, transfers
+from .unclassified import Fallback, Stage, Unclassed
 from .warm import WarmL2, served_cost, wave_served_B
 
 if TYPE_CHECKING:  # numpy: the waves load only where a grid meets a machine
@@ -65,7 +66,8 @@ class GlobalCount:
     global_B: sympy.Expr = sympy.Integer(0)  # the estimate's bytes from global memory
     warm_tensors: tuple[str, ...] = ()  # whose reads a warm L2 served, off the estimate
     compulsory: Compulsory | None = None  # without an estimate: why
-    unclassified: str = ""  # Compulsory.CLASSES: why the blocks fall into no classes
+    unclassified: Unclassed | None = None  # Compulsory.CLASSES: why the blocks fall into
+    # no classes
 
 
 @record
@@ -86,7 +88,7 @@ class GridVerdict:
     compulsory_floor: bool = False  # t_model's global bytes raised to t_bound's compulsory
     # ones, which the wave estimate fell under
     fill: GridFill | None = None  # fewer blocks than SMs: what the grid occupies
-    fallbacks: tuple[str, ...] = ()  # figures bounded, not counted: blocks in no classes
+    fallbacks: tuple[Fallback, ...] = ()  # figures bounded, not counted: blocks in no classes
     wave_terms: tuple[GridTerm, ...] = ()  # model_terms before the derates
 
     def model_steps(self) -> tuple[tuple[str | None, sympy.Expr], ...]:
@@ -126,7 +128,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     assert grid is not None  # the execution model of a parallel spec
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
-    fallbacks: list[str] = []  # what was bounded where blocks fall into no classes
+    fallbacks: list[Fallback] = []  # what was bounded where blocks fall into no classes
     terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ,
                          fallbacks=fallbacks)
     terms += _device_terms(cost, machine, values, (Level.L2,))
@@ -184,7 +186,8 @@ def _at_least_compulsory(term: GridTerm | None,
 
 
 def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
-               warm: WarmL2 | None, fallbacks: list[str]) -> tuple[GridTerm | None, GlobalCount]:
+               warm: WarmL2 | None,
+               fallbacks: list[Fallback]) -> tuple[GridTerm | None, GlobalCount]:
     """Global traffic for t_model: the waves' L2 reuse (waves.estimate) once every size is a
     number and the occupancy is known, less the reads a warm L2 serves; else compulsory
     traffic, as in t_bound."""
@@ -210,8 +213,8 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
         result = estimate(grid, values, machine.sm_count, int(resident), usable_l2_B=usable,
                           stages=stages, fills_B=fills)
     except Unclassified as why:  # compulsory traffic, as in t_bound, and why
-        fallbacks.append(f"wave union: {why}")
-        return None, GlobalCount(compulsory=Compulsory.CLASSES, unclassified=str(why))
+        fallbacks.append(Fallback(Stage.WAVE_UNION, why.reason))
+        return None, GlobalCount(compulsory=Compulsory.CLASSES, unclassified=why.reason)
     except ValueError:  # a tile bound no whole number: sizes that break an `assume`
         return None, GlobalCount(compulsory=Compulsory.TILES)
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
@@ -226,7 +229,7 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
 
 def per_sm_terms(cost: Cost, machine: Machine, precision: str,
                  values: Values, work_by_class: dict[str, sympy.Expr],
-                 occ: Occupancy, *, fallbacks: list[str] | None = None) -> list[GridTerm]:
+                 occ: Occupancy, *, fallbacks: list[Fallback] | None = None) -> list[GridTerm]:
     """The per-SM roofs of t_bound, quantised: each work class, then shared memory, the
     busiest SM's share on one SM's rate (`sweep` asks for them size by size where it cannot
     take them all at once). `fallbacks` gathers why a share was bounded, not counted."""
@@ -238,7 +241,7 @@ def per_sm_terms(cost: Cost, machine: Machine, precision: str,
 
 
 def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int,
-                  fallbacks: list[str] | None = None) -> Share | None:
+                  fallbacks: list[Fallback] | None = None) -> Share | None:
     """per-block amount -> what the busiest SM runs at least, or None (then the whole grid's
     amount on the whole machine, a looser bound). Equal blocks: ceil(B / SMs) of them.
     Unequal blocks at numeric sizes: whatever the schedule, some SM runs ceil(B / SMs) blocks
@@ -258,8 +261,9 @@ def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int,
         try:
             found = by_classes(grid, values, _at(amount, values), sms)
         except Unclassified as why:  # the whole grid on the whole machine, said why
-            if fallbacks is not None and f"busiest SM: {why}" not in fallbacks:
-                fallbacks.append(f"busiest SM: {why}")
+            fallback = Fallback(Stage.BUSIEST_SM, why.reason)
+            if fallbacks is not None and fallback not in fallbacks:
+                fallbacks.append(fallback)
             return None
         return None if found is None else sympy.Integer(found)
 

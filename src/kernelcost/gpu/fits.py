@@ -9,6 +9,7 @@ import sympy
 
 from ..algebra.decide import at_most as proven_at_most
 from ..base.kinds import Per
+from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import ON_CHIP_LEVELS
 from ..count.cost import Cost
@@ -47,19 +48,20 @@ def scope_fits(cost: Cost, machine: Machine, substitutions: Values) -> tuple[Fit
 def nest_misfits(cost: Cost, machine: Machine, substitutions: Values) -> tuple[Misfit, ...]:
     """A nest without a grid runs its keeps and on-chip tensors in one SM: a keep scope
     (times its stages) or a tensor homed in shared memory or registers that outgrows an SM's
-    capacity does not fit."""
+    capacity does not fit. The count keeps a scope's level as the spec writes it; a misfit
+    holds the member."""
     misfits = []
     for scope in cost.scopes:
         if scope.level in ON_CHIP_LEVELS:
             held = evaluate(scope.held_bytes * scope.stages, substitutions)
-            misfits += _over_capacity(scope.level, held, machine)
+            misfits += _over_capacity(Level(scope.level), held, machine)
     for level, held in cost.homed.items():
         if level in ON_CHIP_LEVELS:
-            misfits += _over_capacity(level, evaluate(held, substitutions), machine)
+            misfits += _over_capacity(Level(level), evaluate(held, substitutions), machine)
     return tuple(misfits)
 
 
-def _over_capacity(level: str, held: sympy.Expr, machine: Machine) -> list[Misfit]:
+def _over_capacity(level: Level, held: sympy.Expr, machine: Machine) -> list[Misfit]:
     capacity = optional_exact(machine.capacity(level))
     if fits_within(held, capacity) is False:
         return [Misfit(level, held, capacity, machine.capacity_per(level) or Per.SM, "B")]

@@ -25,7 +25,7 @@ import sympy
 
 from ..algebra.decide import largest, proven_less_than, smallest
 from ..base.architectures import Feature
-from ..base.kinds import Per
+from ..base.kinds import Per, Resource
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import GridCost
@@ -37,7 +37,7 @@ REGISTER_BYTES = 4  # one 32-bit register
 
 @record
 class Limit:
-    resource: str  # shared | registers | threads | warps | blocks
+    resource: Level | Resource  # shared, registers or tmem; threads, warps or blocks
     blocks_per_sm: sympy.Expr  # how many blocks this resource lets an SM hold
 
 
@@ -45,7 +45,7 @@ class Limit:
 class Misfit:
     """A level one block needs more of than the hardware gives it."""
 
-    level: str  # shared | registers | threads | cluster
+    level: Level | Resource  # shared, registers or tmem; threads, warps or a cluster
     needed: sympy.Expr  # per block, in `unit`
     capacity: sympy.Expr  # the most one block (per: block) or one SM (per: sm) has
     per: Per  # a thread, a block, a cluster or an SM (a nest's keep: its level's capacity_per)
@@ -58,7 +58,7 @@ class Occupancy:
     sm_count: int
     limits: tuple[Limit, ...]
     resident: sympy.Expr | None  # r: blocks per SM at once; None without any limit
-    limited_by: str | None  # the resource that sets r (None while undecided)
+    limited_by: Level | Resource | None  # what sets r (None while undecided)
     misfits: tuple[Misfit, ...]
     busiest_sm_blocks: sympy.Expr  # ceil(B / SMs): what the most loaded SM runs at least
     waves: sympy.Expr | None  # ceil(B / (SMs r))
@@ -180,27 +180,27 @@ def _threads(threads: sympy.Expr, execution: Execution, found: _Found) -> None:
     limits, misfits, missing = found.limits, found.misfits, found.missing
     most = execution.max_threads_per_block
     if most is not None and _exceeds(threads, most):
-        misfits.append(Misfit("threads", threads, exact(most), Per.BLOCK, "threads"))
+        misfits.append(Misfit(Resource.THREADS, threads, exact(most), Per.BLOCK, "threads"))
     per_sm = execution.max_threads_per_sm
     # a block of more threads or warps than an SM holds never runs (a machine file's
     # max_warps_per_sm = 3 under 8-warp blocks made a residency of 0, and t = 1/0)
     if per_sm is None:
         missing.append("threads per SM")
     elif _exceeds(threads, per_sm):
-        misfits.append(Misfit("threads", threads, exact(per_sm), Per.SM, "threads"))
+        misfits.append(Misfit(Resource.THREADS, threads, exact(per_sm), Per.SM, "threads"))
     else:
-        limits.append(Limit("threads", sympy.floor(exact(per_sm) / threads)))
+        limits.append(Limit(Resource.THREADS, sympy.floor(exact(per_sm) / threads)))
     warps_per_sm = execution.max_warps_per_sm
     warps = _warps(threads, execution)
     if warps_per_sm is not None and _exceeds(warps, warps_per_sm):
-        misfits.append(Misfit("warps", warps, exact(warps_per_sm), Per.SM, "warps"))
+        misfits.append(Misfit(Resource.WARPS, warps, exact(warps_per_sm), Per.SM, "warps"))
     elif warps_per_sm is not None:
-        limits.append(Limit("warps", sympy.floor(exact(warps_per_sm) / warps)))
+        limits.append(Limit(Resource.WARPS, sympy.floor(exact(warps_per_sm) / warps)))
     blocks_per_sm = execution.max_blocks_per_sm
     if blocks_per_sm is None:
         missing.append("blocks per SM")
     else:
-        limits.append(Limit("blocks", exact(blocks_per_sm)))
+        limits.append(Limit(Resource.BLOCKS, exact(blocks_per_sm)))
 
 
 def _cluster(size: sympy.Expr, machine: Machine, misfits: list[Misfit]) -> None:
@@ -215,7 +215,7 @@ def _cluster(size: sympy.Expr, machine: Machine, misfits: list[Misfit]) -> None:
     if machine.features.has(Feature.THREAD_BLOCK_CLUSTERS) is False:
         most = 1
     if most is not None and _exceeds(size, most):
-        misfits.append(Misfit("cluster", size, exact(most), Per.CLUSTER, "blocks"))
+        misfits.append(Misfit(Resource.CLUSTER, size, exact(most), Per.CLUSTER, "blocks"))
 
 
 def _warps(threads: sympy.Expr, execution: Execution) -> sympy.Expr:
@@ -230,7 +230,7 @@ def _per_warp(per_thread: sympy.Expr, execution: Execution) -> sympy.Expr:
     return sympy.ceiling(per_thread * warp / unit) * unit
 
 
-def _tightest(limits: list[Limit]) -> tuple[sympy.Expr | None, str | None]:
+def _tightest(limits: list[Limit]) -> tuple[sympy.Expr | None, Level | Resource | None]:
     """The smallest limit and its resource (the first of a tie); no resource while the
     limits that remain cannot be ordered."""
     if not limits:

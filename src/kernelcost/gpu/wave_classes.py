@@ -24,8 +24,8 @@ import sympy
 
 from ..base.kinds import Raster
 from ..count.cost import GridCost
-from .axis_classes import Unclassified
 from .block_classes import GridAxes, WaveUnions, fraction_of, grid_axes
+from .unclassified import Reason, Unclassified, Why
 from .wave_periods import alike_waves
 from .wave_pieces import Product, raster_products
 from .wave_tables import SAFE, AxisBox, BoxPlan, box_plan
@@ -149,7 +149,7 @@ def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks
     denominator = math.lcm(1, *(element_bytes[tensor].denominator for tensor in step_plans))
     weights = {tensor: int(element_bytes[tensor] * denominator) for tensor in step_plans}
     if sum(weights[tensor] * plan.bound() for tensor, plan in step_plans.items()) >= SAFE:
-        raise Unclassified("a wave's bytes pass 64-bit integers")
+        raise Unclassified(Why(Reason.WAVE_BYTES_OVERFLOW))
     sums = dict.fromkeys(plans, 0)
     largest = 0
     every = [*plans.values(), *written.values(), *step_plans.values()]
@@ -230,7 +230,7 @@ def _chunks(axes: GridAxes, raster: Raster, group: int, wave_blocks: int,
     terms = 1 << max(7, 2 * len(axes.counts) - 1)  # subsets of a wave's products
     largest = max([plan.bound() * terms for plan in plans] + [1])
     if largest >= SAFE:
-        raise Unclassified("a wave's union passes 64-bit integers")
+        raise Unclassified(Why(Reason.WAVE_UNION_OVERFLOW))
     chunk = max(1, min(CHUNK, SAFE // largest))
     for first in range(0, len(chosen), chunk):
         wave = chosen[first:first + chunk]

@@ -36,7 +36,6 @@ from .axis_classes import (
     Piece,
     Pieces,
     Poly,
-    Unclassified,
     at_least,
     combine,
     poly_add,
@@ -46,6 +45,7 @@ from .axis_classes import (
     shifted,
 )
 from .block_classes import GridAxes, substituted
+from .unclassified import Reason, Unclassified, Why
 
 Array = np.ndarray
 SAFE = 1 << 62  # magnitudes int64 arithmetic may reach here
@@ -74,7 +74,7 @@ class AxisTable:
                           math.comb(length, terms) * terms)
             total += sum(c * math.comb(length, j + 1) for j, c in enumerate(newton))
         if largest >= SAFE:
-            raise Unclassified(f"`{text}` sums past 64-bit integers")
+            raise Unclassified(Why(Reason.SUM_OVERFLOW, text))
         self.coefficients = np.array(coefficients or [[0]], dtype=np.int64)
         self.before = np.array(before or [0], dtype=np.int64)
         self.total = total
@@ -174,7 +174,7 @@ def box_plan(tensor: str, box: Sequence[tuple[object, object]], axes: GridAxes,
                 raise ValueError(f"`{last - first + 1}` is not an integer at some block")
             constant *= max(int(width), 0)
         elif len(held) > 1:
-            raise Unclassified(f"a bound of {tensor}'s box holds {len(held)} grid indices")
+            raise Unclassified(Why(Reason.BOX_INDICES, tensor, count=len(held)))
         else:
             axis = held.pop()
             by_axis.setdefault(axis, []).append(
@@ -196,7 +196,7 @@ def _axis_box(tensor: str, axis: int, dims: list[tuple[Pieces, Pieces, str]],
         text = " x ".join(text for _, _, text in dims)
         return AxisBox(axis, "tiles", AxisTable(weight, text), None, None)
     if len(dims) > 1 or kinds[0] is None:
-        raise Unclassified(f"{tensor}'s boxes neither tile nor grow along a grid axis")
+        raise Unclassified(Why(Reason.BOX_SHAPE, tensor))
     first, last, text = dims[0]
     return AxisBox(axis, "intervals", None, AxisTable(first, text), AxisTable(last, text))
 
@@ -228,7 +228,7 @@ def _width(first: Pieces, last: Pieces) -> Pieces:
 def _kind(tensor: str, first: Pieces, last: Pieces, count: int) -> str | None:
     """tiles, intervals (module docstring) or None."""
     if not at_least(_width(first, last), 0):
-        raise Unclassified(f"{tensor}'s box is reversed at some block")
+        raise Unclassified(Why(Reason.BOX_REVERSED, tensor))
     if count <= 1:
         return "tiles"
     if at_least(_difference(shifted(first), last, -1), 0):  # first(p + 1) > last(p)

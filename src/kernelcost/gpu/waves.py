@@ -29,7 +29,6 @@ from ..base.kinds import Raster, WaveRule
 from ..base.records import record
 from ..count.cost import GridCost
 from . import block_enumeration, wave_classes
-from .axis_classes import Unclassified
 from .block_classes import (
     ENUMERATE_AT_MOST,
     WaveUnions,
@@ -42,6 +41,7 @@ from .block_classes import (
     whole,
 )
 from .block_enumeration import per_block, raster_order
+from .unclassified import TooLarge, Unclassified, Why
 
 __all__ = ["ENUMERATE_AT_MOST", "Unclassified", "WaveEstimate", "busiest_share", "estimate",
            "per_block", "raster_order", "wave_unions"]
@@ -137,12 +137,14 @@ def busiest_share(grid: GridCost, values: Mapping[sympy.Symbol, object], amount:
 
 def _enumerable(grid: GridCost, sizes: Mapping[str, sympy.Rational],
                 why: Unclassified) -> None:
-    """Nothing where the grid is small enough to enumerate; else Unclassified, saying why."""
+    """Nothing where the grid is small enough to enumerate; else Unclassified, saying why
+    and how many blocks there are."""
+    reason = why.reason
+    assert isinstance(reason, Why)  # the class engines give the reason; only here is it sized
     try:
         blocks = fraction_of(substituted(grid.blocks, sizes).doit(), sizes)
     except (TypeError, ValueError):
-        raise Unclassified(f"{why}, and the number of blocks is unknown") from why
+        raise Unclassified(TooLarge(reason, None, ENUMERATE_AT_MOST)) from why
     if blocks > ENUMERATE_AT_MOST:
-        raise Unclassified(f"{why}, over {int(blocks)} blocks (more than "
-                           f"{ENUMERATE_AT_MOST} to enumerate)") from why
+        raise Unclassified(TooLarge(reason, int(blocks), ENUMERATE_AT_MOST)) from why
 

@@ -9,18 +9,18 @@ import functools
 
 from ..base.architectures import Architecture, Feature
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
-from ..base.kinds import EffectCause, Per, TermKind, Unit, WorkClass
+from ..base.kinds import EffectCause, LaunchMode, Per, Precision, TermKind, Unit, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
 from .achievable_rates import Achievable
 
-PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8")
+PRECISIONS: tuple[Precision, ...] = tuple(Precision)
 UNITS: tuple[Unit, ...] = (Unit.VECTOR, Unit.TENSOR)  # of a [[compute]] table
 # what one capacity_B covers: the device, one SM, or one of execution.l2_partitions
 # partitions that each serve their own SMs only (MI300X: an L2 per XCD)
 CAPACITY_SCOPES: tuple[Per, ...] = (Per.DEVICE, Per.SM, Per.PARTITION)
-LAUNCH_MODES: tuple[str, ...] = ("eager", "graph")
+LAUNCH_MODES: tuple[LaunchMode, ...] = tuple(LaunchMode)
 # Where a measured load latency was taken: a hit in shared memory, L1, the near (or only) L2
 # partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
 LATENCY_LEVELS: tuple[str, ...] = (Level.SHARED, Level.L1, Level.L2, Level.L2_FAR, Level.GLOBAL,
@@ -95,7 +95,7 @@ PER_SM_LEVELS = (Level.SHARED,)  # on-chip levels whose bandwidth is an aggregat
 class ComputePeak:
     """One compute ceiling: a precision on a unit, dense unless marked sparse."""
 
-    precision: str
+    precision: Precision
     unit: Unit  # vector | tensor
     peak_FLOPps: float
     sparse: bool  # 2:4 structured sparsity; never chosen by Machine.ceiling
@@ -243,7 +243,7 @@ class Machine:
     sfu_source: str | None
     memory: tuple[MemoryLevel, ...]  # slowest first
     launch_overhead_s: float | None
-    launch_mode: str | None  # eager | graph
+    launch_mode: LaunchMode | None  # what launch_overhead_s was measured for
     launch_source: str | None
     path: str  # the file it was read from
     execution: Execution = Execution()
@@ -349,7 +349,7 @@ class Machine:
         return None
 
     @property
-    def precisions(self) -> tuple[str, ...]:
+    def precisions(self) -> tuple[Precision, ...]:
         """Precisions with a dense peak, in the canonical order."""
         listed = {peak.precision for peak in self.compute if not peak.sparse}
         return tuple(p for p in PRECISIONS if p in listed)

@@ -126,14 +126,17 @@ class MachineFields:
         return value
 
     def choice(self, table: dict, key: str, allowed, where: str, default: object = ...):
+        """The entry of `allowed` the file names: an enum's member where `allowed` holds
+        members, so that the machine compares members, never the file's words."""
         value = table.get(key)
         if value is None and default is not ...:
             return default
-        if value not in allowed:
+        chosen = next((entry for entry in allowed if entry == value), None)
+        if chosen is None:
             raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
                              f"expected one of {', '.join(allowed)}, got {value!r}",
                              did_you_mean(str(value), allowed))
-        return value
+        return chosen
 
     def source_for(self, table: dict, number_key: str, source_key: str, where: str) -> str | None:
         """Every number needs its source: required when the number is there."""

@@ -87,7 +87,7 @@ from pathlib import Path
 from ..base.architectures import ARCHITECTURE_FORMS, Architecture, Feature, parse_architecture
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
 from ..base.inputs import normalise
-from ..base.kinds import Per, Unit
+from ..base.kinds import Per
 from ..base.levels import Level
 from ..base.symbols import LEVELS
 from ..base.tomlplaces import shipped_ids, shipped_or_file, toml_data
@@ -244,7 +244,7 @@ class _Reader(MachineFields):
             self.known_keys(table, _COMPUTE_KEYS, where)
             peak = ComputePeak(
                 precision=self.choice(table, "precision", PRECISIONS, where),
-                unit=Unit(self.choice(table, "unit", UNITS, where)),
+                unit=self.choice(table, "unit", UNITS, where),
                 peak_FLOPps=self.number(table, "peak_FLOPps", where, required=True),
                 sparse=self.boolean(table, "sparse", where),
                 source=self.string(table, "source", where, required=True),
@@ -275,8 +275,8 @@ class _Reader(MachineFields):
                 bandwidth_source=self.source_for(table, "bandwidth_Bps", "bandwidth_source",
                                                  where),
                 capacity_B=self.number(table, "capacity_B", where),
-                capacity_per=Per(self.choice(table, "capacity_per", CAPACITY_SCOPES, where,
-                                             default=Per.DEVICE)),
+                capacity_per=self.choice(table, "capacity_per", CAPACITY_SCOPES, where,
+                                         default=Per.DEVICE),
                 capacity_source=self.source_for(table, "capacity_B", "capacity_source", where),
                 bandwidth_unknown=unknown,
                 **self.per_clock(table, "B_per_clock_per_sm", where),

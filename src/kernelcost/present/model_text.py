@@ -1,11 +1,13 @@
 """The model's records that are not derates, in words: a warm L2 (which bandwidth serves the
 warm reads, and why; its JSON too, whose `detail` is that sentence), exponentials on the FMA
 units, and how t_model counted a grid's global traffic (the rule in a few words, the wave
-estimate's reasoning with its figures). Each function writes one record's sentence from the
+estimate's reasoning with its figures, why the blocks fell into no classes and what was
+bounded instead). Each function writes one record's sentence from the
 figures it holds."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import sympy
@@ -13,6 +15,7 @@ import sympy
 from ..base.kinds import Compulsory, Raster, WaveRule
 from ..base.units import binary, si
 from ..gpu.polyexp import RANGE_REDUCTION_OPS, ExpOnFma
+from ..gpu.unclassified import Fallback, Reason, Unclassed, Why
 from ..gpu.warm import WarmL2
 from .report.cells import json_number
 
@@ -75,12 +78,70 @@ def model_rule_text(count: GlobalCount) -> str:
         assert count.compulsory is not None  # without an estimate, the reason for none
         why = COMPULSORY_WORDS[count.compulsory]
         if count.compulsory == Compulsory.CLASSES:
-            why += f" ({count.unclassified})"
+            assert count.unclassified is not None  # the classes' reason goes with them
+            why += f" ({unclassified_text(count.unclassified)})"
         return f"compulsory: {why}"
     rule = str(count.estimate.rule)
     if count.warm_tensors:
         rule += f" less the warm L2 reads of {', '.join(count.warm_tensors)}"
     return f"{rule}, {si(float(count.global_B), 'B')} from global memory"
+
+
+def _names(why: Why) -> str:
+    return ", ".join(why.names)
+
+
+# each reason's clause, from the figures its Why holds
+REASON_TEXTS: dict[Reason, Callable[[Why], str]] = {
+    Reason.AXIS_PIECES: lambda why: f"more than {why.limit} classes along one grid axis",
+    Reason.HIGH_DEGREE: lambda why: f"a polynomial of degree {why.degree} over {why.blocks} "
+                                    "blocks",
+    Reason.NO_VALUE: lambda why: f"`{why.subject}` has no value here",
+    Reason.OF_INDEX: lambda why: f"`{why.subject}` of a grid index",
+    Reason.CURVES: lambda why: f"`{why.subject}` compares curves over {why.blocks} blocks",
+    Reason.NO_EXTREME: lambda why: f"`{why.subject}` has no single extreme over a run",
+    Reason.UNEVEN_STEPS: lambda why: f"`{why.subject}` steps unevenly over {why.blocks} blocks",
+    Reason.NOT_RECTANGLE: lambda why: (f"the grid is not a rectangle (`{why.subject}` runs by "
+                                       f"{_names(why)})"),
+    Reason.OPEN_SUM: lambda why: f"`{why.subject}` holds a sum left open",
+    Reason.NEEDS_VALUES: lambda why: f"`{why.subject}` needs a value for {_names(why)}",
+    Reason.MANY_CELLS: lambda why: (f"`{why.subject}` splits the grid into more than "
+                                    f"{why.limit} cells"),
+    Reason.BEYOND_DIAGONAL: lambda why: f"`{why.subject}` mixes grid indices beyond one "
+                                        "diagonal",
+    Reason.DIAGONAL_STEPS: lambda why: f"`{why.subject}` runs along a diagonal of two steps",
+    Reason.OFF_DIAGONAL: lambda why: (f"`{why.subject}` is not a function of "
+                                      f"`{why.names[0]} - {why.names[1]}`"),
+    Reason.NOT_POLYNOMIAL: lambda why: f"`{why.subject}` is not a polynomial in the block index",
+    Reason.DIAGONAL_VARIES: lambda why: f"`{why.subject}` varies along a diagonal over many "
+                                        "blocks",
+    Reason.CELL_DEGREE: lambda why: (f"`{why.subject}` is of degree {why.degree} over "
+                                     f"{why.blocks} blocks"),
+    Reason.SUM_OVERFLOW: lambda why: f"`{why.subject}` sums past 64-bit integers",
+    Reason.BOX_INDICES: lambda why: (f"a bound of {why.subject}'s box holds {why.count} grid "
+                                     "indices"),
+    Reason.BOX_SHAPE: lambda why: f"{why.subject}'s boxes neither tile nor grow along a grid "
+                                  "axis",
+    Reason.BOX_REVERSED: lambda why: f"{why.subject}'s box is reversed at some block",
+    Reason.WAVE_BYTES_OVERFLOW: lambda why: "a wave's bytes pass 64-bit integers",
+    Reason.WAVE_UNION_OVERFLOW: lambda why: "a wave's union passes 64-bit integers",
+}
+
+
+def unclassified_text(reason: Unclassed) -> str:
+    """Why the blocks fall into no classes, a clause ("`floor(x/3)` steps unevenly over 900
+    blocks"), and where they are too many to enumerate, how many."""
+    if isinstance(reason, Why):
+        return REASON_TEXTS[reason.reason](reason)
+    why = REASON_TEXTS[reason.why.reason](reason.why)
+    if reason.blocks is None:
+        return f"{why}, and the number of blocks is unknown"
+    return f"{why}, over {reason.blocks} blocks (more than {reason.at_most} to enumerate)"
+
+
+def fallback_text(fallback: Fallback) -> str:
+    """Which figure was bounded, not counted, and why ("busiest SM: ...")."""
+    return f"{fallback.stage}: {unclassified_text(fallback.why)}"
 
 
 def model_detail_text(count: GlobalCount) -> str:

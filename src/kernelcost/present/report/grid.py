@@ -3,22 +3,20 @@ and the clauses the answer sentence gains for a parallel spec or a kernel that d
 
 from __future__ import annotations
 
-from ...base.kinds import Per
+from ...base.kinds import Per, Resource
 from ...base.levels import Level
 from ...base.units import binary, si
 from ..derate_text import way
-from ..model_text import model_detail_text, model_rule_text
+from ..model_text import fallback_text, model_detail_text, model_rule_text
 from ..roofs import roof_name
 from .cells import PER_WORDS, formula, value_of
 from .ledger_report import ledger_json
 from .times import fill_json
 from .unsupported_report import unsupported_json
 
-LEVEL_WORDS: dict[str, str] = {Level.SHARED: "shared memory", Level.REGISTERS: Level.REGISTERS,
-                               Level.TMEM: "tensor memory",
-                               "threads": "threads",
-               "cluster": "a thread-block cluster"}
-
+LEVEL_WORDS: dict[Level | Resource, str] = {
+    Level.SHARED: "shared memory", Level.REGISTERS: Level.REGISTERS, Level.TMEM: "tensor memory",
+    Resource.THREADS: "threads", Resource.CLUSTER: "a thread-block cluster"}
 
 
 def grid_json(verdict) -> dict:
@@ -51,7 +49,7 @@ def grid_json(verdict) -> dict:
         "compulsory_floor": grid.compulsory_floor, "fill": fill_json(grid.fill),
     }
     if grid.fallbacks:  # figures bounded where the blocks fall into no classes
-        grid_fields["fallbacks"] = list(grid.fallbacks)
+        grid_fields["fallbacks"] = [fallback_text(each) for each in grid.fallbacks]
     fields["grid"] = grid_fields
     return fields
 
