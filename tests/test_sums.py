@@ -343,6 +343,13 @@ def test_power_sums_are_sympys_summation_and_the_loops_sum(terms, first, last_of
             assert value(closed, **sizes) == truth
 
 
+def test_power_sums_take_each_power_once_as_summation_does():
+    # summation's Poly in the counter adds the terms of one power first: (-T - 1) t, not
+    # -T t - t; a Sum left open around it keeps that form, as sympy's own steps write it
+    closed = _power_sums(N - T * t - t, t, sympy.Integer(0), M - 1)
+    assert closed == N * M + (-T - 1) * (M**2 / 2 - M / 2)
+
+
 def test_power_sums_leave_other_summands_to_sympy():
     assert _power_sums(1 / (t + 1), t, sympy.Integer(0), N) is None
     assert _power_sums(2**t, t, sympy.Integer(0), N) is None

@@ -111,3 +111,21 @@ def test_a_command_s_own_process_keeps_them_without_dispatch():
                            check=False)
     assert owned.returncode == 0, owned.stderr
     assert owned.stdout.split() == ["True", "True"]
+
+
+def test_an_error_sympy_raises_building_a_min_is_the_same_error_inside_the_scope():
+    # sympy cannot order a Sum whose evaluation asks for ceiling's derivative: its TypeError
+    # carries a lazy message, which sympy's cache wrapper (around kernelcost's Min and Max
+    # built once) read as a str and turned into an AttributeError: exit 3 for the nest
+    # `for i in 0..N, j in i..M by 2` at M = N
+    k = sympy.Symbol("k", integer=True)
+    unordered = sympy.Sum(k * sympy.ceiling(k / 2), (k, 0, 40))
+    raised = []
+    for scope in (sympy_scope.sympys_own, sympy_scope.patched):
+        with scope():
+            sympy.core.cache.clear_cache()
+            try:
+                sympy.Min(unordered, 5)
+            except Exception as error:  # noqa: BLE001 - the type is what is compared
+                raised.append(type(error))
+    assert raised == [TypeError, TypeError]

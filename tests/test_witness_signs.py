@@ -49,3 +49,10 @@ def test_a_ridge_root_is_signed_without_sympy():
     root = 16384 * t / 8289 - 64 * sympy.sqrt(65536 * t**2 - 2138368 * t + 69239041) / 8289
     assert witnesses._surd_value(root, {t: Fraction(1000)})[1] != 0  # in Q(sqrt(q))
     assert witnesses.signs_at_witnesses(root - 532544 / sympy.Integer(8289)) == {-1}
+
+
+def test_a_min_sympy_cannot_build_at_the_witnesses_has_no_sign_there():
+    k = sympy.Symbol("k", integer=True)
+    n = sympy.Symbol("n", integer=True, positive=True)
+    expr = sympy.Min(sympy.Sum(k * sympy.ceiling(k / 2), (k, 0, n)), 5, evaluate=False)
+    assert witnesses.sign_of(expr, (n,), (40,)) is None

@@ -78,7 +78,11 @@ def _built_once(cls, *args, **assumptions):
 
 @cacheit  # sympy's cache (unhashable arguments are built each time), emptied with it
 def _built(cls, args, evaluate, assumptions):
-    return _SYMPY_MIN_MAX_NEW(cls, *args, evaluate=evaluate, **dict(assumptions))
+    try:
+        return _SYMPY_MIN_MAX_NEW(cls, *args, evaluate=evaluate, **dict(assumptions))
+    except TypeError as error:  # sympy's cache reads the message as a str (unhashable
+        # type:...), which a relation's lazy message is not: it would raise AttributeError
+        raise TypeError(str(error)) from error
 
 
 def _even_over_odd(product) -> bool:

@@ -295,6 +295,8 @@ def sign_of(expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...],
         value = expr.xreplace(dict(zip(symbols, map(sympy.Integer, values))))
     except ValueError:  # sympy's Min and Max refuse an infinite argument: Min(M, M/floor(M/2))
         return None
+    except TypeError:  # a Min or Max of a sum sympy cannot evaluate there, whose comparison
+        return None  # it cannot decide (a Sum of ceiling's derivative at -63/2)
     if not value.is_Number or not value.is_finite:
         return None
     return 1 if value.is_positive else -1 if value.is_negative else 0
