@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import sympy
-from conftest import sample_spent
+from conftest import sample_seconds_left
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -104,10 +104,16 @@ def test_the_exponents_are_the_calibration_optimum_among_their_neighbours():
         index = grid.index(value)
         return [grid[k] for k in (index - 1, index + 1) if 0 <= k < len(grid)]
 
+    def out_of_time() -> bool:  # in CI's bounded slow sample: each score takes seconds
+        left = sample_seconds_left()
+        return left is not None and left < 15
+
+    if out_of_time():
+        return  # the sample is out of time: the neighbours go unchecked
     best = score(UNITS, TRAFFIC)
     neighbours = [(units, TRAFFIC) for units in beside(units_grid, UNITS)] + [
         (UNITS, traffic) for traffic in beside(traffic_grid, TRAFFIC)]
     for pair in neighbours:
-        if sample_spent():  # a bounded slow sample checks no further neighbour
+        if out_of_time():
             break
         assert best <= score(*pair), pair
