@@ -205,8 +205,10 @@ def _power_sums(summand: sympy.Expr, counter: sympy.Symbol, first: sympy.Expr,
     written as sympy's summation writes it (the terms free of the counter times the count),
     without the telescoping search sympy tries first: a solve and a simplify that load
     sympy.physics, 0.1 s for one triangular nest. None for any other summand."""
-    free, powers = sympy.Integer(0), {}  # power -> its coefficient: summation's Poly in the
-    # counter adds the terms of one power first ((-T - 1) t, not -T t - t)
+    # power -> its coefficient: summation's Poly in the counter adds the terms of one power
+    # first ((-T - 1) t, not -T t - t)
+    powers: dict[int, sympy.Expr] = {}
+    free = sympy.Integer(0)
     for term in sympy.Add.make_args(summand):
         coefficient, power = term.as_coeff_exponent(counter)
         if counter in coefficient.free_symbols or not (power.is_Integer and power >= 0):
