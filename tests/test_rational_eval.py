@@ -301,6 +301,7 @@ def _rebuilt_shifted_sign(difference: sympy.Expr) -> int | None:
 @example(first=sympy.ceiling(SIZES[0] / 66) * SIZES[1] / 7, second=SIZES[1] + 3)
 @example(first=sympy.Max(sympy.ceiling(SIZES[0] / 2), 1), second=SIZES[0])
 @example(first=SIZES[0], second=sympy.ceiling(sympy.ceiling(SIZES[0] / 2) / 2))  # nested
+@example(first=SIZES[0], second=sympy.Min(3, 128 * sympy.ceiling(SIZES[0] / 2)))  # settled
 def test_ceilings_read_as_sizes_give_the_rebuilt_answers(first, second):
     """Each ceiling read as its size in place, as the expression rebuilt with the sizes put
     in reads: shifted_sign's answer, and a Max's pairs by their shifted polynomials."""

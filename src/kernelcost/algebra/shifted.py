@@ -68,9 +68,9 @@ class ShiftedPolynomials:
             roundings = rounded_sizes(argument)
             read = (None if roundings is None else () if argument.is_Rational
                     else _sizes_within(argument, roundings))
-            if read == _UNREAD:
+            if read == _UNREAD:  # rebuilt, sympy may settle it to a number (Min(3, 128 c))
                 argument = argument.xreplace(roundings)
-                read = rational_sizes(argument)
+                read = () if argument.is_Rational else rational_sizes(argument)
             elif roundings:
                 self.roundings.update(roundings)
             self.rounded.append(None if roundings is None else argument)
