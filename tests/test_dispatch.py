@@ -18,6 +18,7 @@ import kernelcost
 from kernelcost.answers.ledger import ledger
 from kernelcost.answers.model import verdict
 from kernelcost.base.kinds import EffectCause
+from kernelcost.gpu.block_enumeration import launch_amounts, raster_order
 from kernelcost.gpu.launch_order import assignment, busiest_sum
 from kernelcost.hardware.machinefile import load_machine
 
@@ -100,6 +101,22 @@ def test_a_causal_attention_ends_on_its_last_query_tiles():
     assert 1.10 < float(tensor.finding.dispatched / tensor.finding.share) < 1.20
     assert ledger(result).total == result.t_model
     assert result.t_floor <= result.t_bound <= result.t_model
+
+
+@pytest.mark.parametrize("spec, sizes", [
+    ("gemm_hopper.kcost", {"M": 1024, "N": 2048, "K": 64}),  # grouped(8): not the grid's order
+    ("flash_attention_causal.kcost", {"S": 1024, "H": 4}),  # row order
+])
+def test_amounts_come_in_launch_order(spec, sizes):
+    # each grid iterator's value at every block, in the order raster_order starts them
+    cost = kernelcost.load(ROOT / "specs" / spec).cost()
+    values = {symbol: sizes[symbol.name] for symbol in cost.parameters if symbol.name in sizes}
+    values = {**{s: v for s, v in cost.defaults.items() if s not in values}, **values}
+    grid = cost.grid
+    started = raster_order(grid, values)
+    found = launch_amounts(grid, values, list(grid.iterators))
+    for k, amounts in enumerate(found):
+        assert amounts.tolist() == [block[k] for block in started]
 
 
 @pytest.mark.parametrize("spec, sizes", [

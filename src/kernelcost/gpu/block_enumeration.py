@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -138,6 +138,16 @@ def raster_order(grid: GridCost, values) -> list[tuple[int, ...]]:
     coords, index, rectangular = _enumerate(grid, sizes)
     order, _ = _order(grid, sizes, index, rectangular)
     return [tuple(int(v) for v in row) for row in coords[order]]
+
+
+def launch_amounts(grid: GridCost, values, exprs: Sequence[sympy.Expr]) -> list[np.ndarray]:
+    """Each expr at every block in launch order (the grid's raster), the grid enumerated
+    once; a ValueError where one is not an integer at some block."""
+    sizes = numeric_sizes(values)
+    coords, index, rectangular = _enumerate(grid, sizes)
+    order, _ = _order(grid, sizes, index, rectangular)
+    env = {iterator: coords[order, k] for k, iterator in enumerate(grid.iterators)}
+    return [_evaluate(sympy.sympify(expr).doit(), sizes, env, len(coords)) for expr in exprs]
 
 
 def per_block(grid: GridCost, values, expr: sympy.Expr) -> np.ndarray:

@@ -18,11 +18,10 @@ import sympy
 
 from ...base.kinds import EffectCause, TermKind
 from ...base.records import record
-from ..derates import Derate, derated
+from ..derates import NEGLIGIBLE, Derate, derated
 from .context import ROOFS, EffectContext
 
 BLOCKS_AT_MOST = 1 << 14
-NEGLIGIBLE = sympy.Rational(1, 1000)  # of a term's share: less is no derate
 
 
 @record
@@ -55,15 +54,15 @@ class Dispatch:
                 and 0 < blocks <= BLOCKS_AT_MOST and resident > 0):
             return ()
         # numpy: loaded only where a grid of unequal blocks meets a machine at numeric sizes
-        from ..block_enumeration import per_block
+        from ..block_enumeration import launch_amounts
         from ..launch_order import assignment, busiest_sum
 
-        amounts = {}
+        keys = [term.key for term in per_sm]
         try:
-            for term in per_sm:
-                amounts[term.key] = per_block(grid, values, per_block_of[term.key]).tolist()
+            each = launch_amounts(grid, values, [per_block_of[key] for key in keys])
         except ValueError:  # an amount no whole number at some block
             return ()
+        amounts = {key: amount.tolist() for key, amount in zip(keys, each, strict=True)}
         longest = max(per_sm, key=lambda term: sympy.sympify(term.seconds))
         sms = context.machine.sm_count
         placed = assignment(amounts[longest.key], sms, int(resident))
