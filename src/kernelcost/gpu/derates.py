@@ -22,6 +22,9 @@ from ..base.records import record
 from ..hardware.machine import Roof
 
 At = Callable[[sympy.Expr], sympy.Expr]  # an expression at the sizes of a verdict
+# of a term's time: an effect that would change it by less gives no derate, whose cause
+# would name nothing (a copy's few FLOP beside its loads, a tail of a few blocks)
+NEGLIGIBLE = sympy.Rational(1, 1000)
 
 
 @record

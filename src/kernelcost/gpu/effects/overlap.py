@@ -35,13 +35,12 @@ from ...base.architectures import MmaPath
 from ...base.kinds import EffectCause, TermKind
 from ...base.levels import Level
 from ...base.records import record
-from ..derates import Derate, derated
+from ..derates import NEGLIGIBLE, Derate, derated
 from .achievable import mma_path
 from .context import ROOFS, EffectContext
 
 UNITS = Fraction(7, 5)  # p of the work terms' norm: tools/fit_overlap.py
 TRAFFIC = Fraction(2)  # p of (work, traffic): tools/fit_overlap.py
-NEGLIGIBLE = Fraction(1, 1000)  # of the largest time: less is no derate (a copy's FLOP)
 
 
 @record
