@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,7 +131,10 @@ def judge(case: Case, exit_code: int | None, seconds: float, stderr: str) -> Out
 
 
 def campaign(seed: int, first: int, count: int, jobs: int, log: Path | None,
-             report_every: float = 60.0) -> dict:
+             report_every: float = 60.0, stop: Callable[[], bool] = lambda: False) -> dict:
+    """Run inputs first .. first + count of `seed`, `jobs` at a time; no input is started
+    but the first once `stop()` is true (a bounded sample's budget spent); those running
+    finish."""
     prepare()
     # SIGTERM (and SIGINT, which a shell's background job ignores) end the campaign cleanly:
     # its workers killed, the counts so far printed
@@ -140,10 +144,14 @@ def campaign(seed: int, first: int, count: int, jobs: int, log: Path | None,
     totals = {"by_kind": defaultdict(Counter), "by_command": defaultdict(Counter),
               "findings": Counter(), "codes": Counter()}
     done, next_index, started, last_report = 0, first, time.monotonic(), time.monotonic()
+
+    def more() -> bool:  # the first input always runs
+        return next_index < first + count and (next_index == first or not stop())
+
     sink = log.open("a") if log else None
     try:
-        while done < count:
-            while len(running) < jobs and next_index < first + count:
+        while running or more():
+            while len(running) < jobs and more():
                 case = draw(seed, next_index)
                 folder = root / str(next_index)
                 folder.mkdir()
