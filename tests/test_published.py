@@ -218,7 +218,20 @@ def test_the_summaries_today(results):
             f"{100 * found.p90_abs_error:.1f} %", f"{found.geomean_measured_over_model:.3f}x")
 
 
-def test_the_command_and_the_figure(tmp_path, capsys):
+@pytest.fixture
+def calibration_only(results, monkeypatch):
+    """The commands below given the module's results (one side), not counted again: the
+    comparisons are the fixture's, tested above; what is tested here is their printing."""
+    import kernelcost.present.published_page as page
+
+    def compare_corpus(split=None):
+        assert split is Split.CALIBRATION
+        return [r for r in results if r.row.split is split]
+
+    monkeypatch.setattr(page, "compare_corpus", compare_corpus)
+
+
+def test_the_command_and_the_figure(tmp_path, capsys, calibration_only):
     pytest.importorskip("matplotlib")
     from kernelcost.cli import main
 
@@ -265,7 +278,7 @@ def test_the_fitted_cold_starts_are_the_tools():
         assert load_machine(machine).cold_start_s == round(fitted[machine], 7)
 
 
-def test_the_command_prints_one_json_object_under_json(capsys):
+def test_the_command_prints_one_json_object_under_json(capsys, calibration_only):
     from kernelcost.cli import main
 
     code = main(["validate", "--published", "--split", "calibration", "--json"])
