@@ -3,7 +3,9 @@ declines (None) and leaves the polynomial to sympy.solve."""
 
 from __future__ import annotations
 
+import pytest
 import sympy
+from conftest import sample_spent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,12 +31,24 @@ coefficients = st.builds(
     st.sampled_from((0, 0, 0, K, -K / 3, K * t, y)))
 
 
-@given(coefficients, coefficients, coefficients)
-@settings(max_examples=500, deadline=None)
-def test_the_roots_are_sympys_or_left_to_it(a, b, c):
+def roots_agree(a, b, c) -> None:
     polynomial = sympy.expand(a * x**2 + b * x + c)
     ours = quadratic_roots(polynomial, x)
     assert ours is None or ours == solved(polynomial)
+
+
+@given(coefficients, coefficients, coefficients)
+@settings(max_examples=120, deadline=None)
+def test_the_roots_are_sympys_or_left_to_it(a, b, c):
+    roots_agree(a, b, c)
+
+
+@pytest.mark.slow
+@given(coefficients, coefficients, coefficients)
+@settings(max_examples=3000, deadline=None)
+def test_the_roots_are_sympys_or_left_to_it_at_length(a, b, c):
+    if not sample_spent():
+        roots_agree(a, b, c)
 
 
 def test_a_ridge_equation_is_solved_here():

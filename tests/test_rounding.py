@@ -3,7 +3,9 @@ tree for tree, without sympy's questions where the rounding takes two values."""
 
 from __future__ import annotations
 
+import pytest
 import sympy
+from conftest import sample_spent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,9 +41,17 @@ def sympys_own(kind, argument: sympy.Expr) -> sympy.Expr:
 
 
 @given(arguments(), st.sampled_from((sympy.floor, sympy.ceiling)))
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=120, deadline=None)
 def test_sympy_builds_the_same_rounding(argument, kind):
     assert kind(argument) == sympys_own(kind, argument)
+
+
+@pytest.mark.slow
+@given(arguments(), st.sampled_from((sympy.floor, sympy.ceiling)))
+@settings(max_examples=3000, deadline=None)
+def test_sympy_builds_the_same_rounding_at_length(argument, kind):
+    if not sample_spent():
+        assert kind(argument) == sympys_own(kind, argument)
 
 
 def test_the_witnesses_answer_where_the_rounding_takes_two_values():
