@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .levels import Level
+
 
 class Reuse(StrEnum):
     """How tensors outside keep scopes are counted: by the spec (its keep scopes as written,
@@ -146,3 +148,24 @@ class Resource(StrEnum):
     WARPS = "warps"
     BLOCKS = "blocks"
     CLUSTER = "cluster"
+
+
+class Quantity(StrEnum):
+    """What a block's need and the capacity it does not fit are counted in: bytes of a
+    memory level, registers, threads, warps or blocks (of a cluster)."""
+
+    BYTES = "B"
+    REGISTERS = Level.REGISTERS.value  # one word for the level and the count of its registers
+    THREADS = "threads"
+    WARPS = "warps"
+    BLOCKS = "blocks"
+
+
+class MissingFigure(StrEnum):
+    """A figure of a machine file that would limit the blocks an SM holds at once, named
+    where the file lacks it (it then limits nothing)."""
+
+    SHARED_PER_SM = "shared memory per SM"
+    REGISTERS_PER_SM = "registers per SM"
+    THREADS_PER_SM = "threads per SM"
+    BLOCKS_PER_SM = "blocks per SM"
