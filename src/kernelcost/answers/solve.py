@@ -216,7 +216,7 @@ class Solution:
 
 
 def solve_spec(analysis: Analysis | Counted, parameter: str, machines: Sequence[str | Machine],
-               precisions: list[str] | None, levels: list[str] | None) -> list[Solution]:
+               precisions: Sequence[str] | None, levels: list[str] | None) -> list[Solution]:
     """Ridge crossings in `parameter` per machine, precision (the spec's own by default) and
     level (every roof by default), and capacity crossings per machine; spec defaults stay
     symbolic. Each precision counts the spec with its element types (Spec.at_precision);

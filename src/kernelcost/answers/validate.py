@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from ..base.csvcells import cell_number
 from ..base.errors import Code, Diagnostic, ErrorCode, KcostError, MeasurementError
-from ..base.kinds import TermKind
+from ..base.kinds import Precision, TermKind
 from ..base.levels import Level
 from ..base.records import record
 from ..base.tree import Span
@@ -95,7 +95,7 @@ class OtherPrecision:
     """The row was measured in one element type, the spec counts another precision."""
 
     measured: str  # the row's dtype
-    counted: str  # the spec's precision
+    counted: Precision  # the spec's
 
 
 Note = NotRun | NoFit | OtherPrecision

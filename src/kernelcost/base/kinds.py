@@ -117,8 +117,9 @@ class Compulsory(StrEnum):
 
 
 class Precision(StrEnum):
-    """The precisions a machine file gives compute peaks for, widest first: the canonical
-    order of a machine's precisions."""
+    """The precisions a kernel computes in. A machine file gives compute peaks for those
+    from fp64 to i8, widest first (the canonical order of a machine's precisions); a kernel
+    of index or packed types computes in i32 or i4, which meet the fp32 vector peak."""
 
     FP64 = "fp64"
     FP32 = "fp32"
@@ -129,6 +130,8 @@ class Precision(StrEnum):
     FP6 = "fp6"
     FP4 = "fp4"
     I8 = "i8"
+    I32 = "i32"
+    I4 = "i4"
 
 
 class LaunchMode(StrEnum):

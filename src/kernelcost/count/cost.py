@@ -12,7 +12,7 @@ from functools import cached_property
 import sympy
 
 from ..algebra.quotients import readable_cancelled
-from ..base.kinds import Raster, Reuse, WorkClass
+from ..base.kinds import Precision, Raster, Reuse, WorkClass
 from ..base.records import record
 from ..lang.requirements import Requirements
 
@@ -144,7 +144,7 @@ class Cost:
     kernel: str
     parameters: tuple[sympy.Symbol, ...]
     defaults: dict[sympy.Symbol, int]  # parameters with a default value (a tile size, say)
-    precision: str  # the precision the spec computes in, from its tensors' element types
+    precision: Precision  # the precision the spec computes in, from its tensors' element types
     reuse: Reuse  # perfect | none | spec: how tensors outside keep scopes were counted
     work: dict[str, sympy.Expr]  # class (tensor, fma, vector, sfu) -> FLOP
     traffic: dict[str, sympy.Expr]  # level -> bytes moved at that level
