@@ -13,7 +13,7 @@ import sympy
 from ..algebra.equations import CAPACITY, solve_equal
 from ..algebra.numeric_roots import Root as _Root
 from ..base.errors import KcostError
-from ..base.kinds import Per
+from ..base.kinds import Per, Side
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost
@@ -52,15 +52,14 @@ class CapacityCrossing:
     value: sympy.Expr | None  # the size where held_B = capacity; None: never
     expr: sympy.Expr | None  # the root in closed form, in capacity_B and the unset parameters
     condition: sympy.Basic  # where `expr` holds; the unsolved equation when none was found
-    exceeds_side: str | None  # above | below the root: where held_B > capacity
+    exceeds_side: Side | None  # where held_B > capacity
     fits_everywhere: bool | None  # for never: True if it always fits, False if never does
 
     @property
     def integer_bound(self) -> tuple[str, int] | None:
         """The integer sizes that fit: ("<=", 241) for a tile whose bytes reach the capacity
         at T = 241.6; None when never or symbolic."""
-        inside = (None if self.exceeds_side is None
-                  else {"above": "below", "below": "above"}.get(self.exceeds_side))
+        inside = None if self.exceeds_side is None else self.exceeds_side.opposite
         return integer_bound(self.value, inside)
 
 

@@ -26,7 +26,7 @@ from ..algebra.numeric_roots import shortened, sum_search
 from ..algebra.numeric_sums import has_sum
 from ..analysis.api import Analysis, Counted
 from ..base.errors import Code, Diagnostic, MachineFileError, SizeError
-from ..base.kinds import WorkClass
+from ..base.kinds import Side, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost
@@ -51,7 +51,7 @@ class Crossing:
     expr: sympy.Expr | None  # the root in closed form, in I_crit and the unset parameters
     condition: sympy.Basic  # where `expr` is a positive real root (sympy.true: always)
     limit: sympy.Expr  # lim I_l as parameter -> oo, FLOP/B
-    compute_bound_side: str | None  # above | below the root; None for never
+    compute_bound_side: Side | None  # None for never
     ridge: sympy.Rational  # I_crit of this machine and precision at this level
     known_limit: sympy.Expr | None = None  # `limit` with the spec's defaults put in
     searched_to: int | None = None  # a form with Sums: the largest size searched; `limit`

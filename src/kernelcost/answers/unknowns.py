@@ -10,6 +10,7 @@ import sympy
 
 from ..algebra.witnesses import exact_floor
 from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
+from ..base.kinds import Side
 from ..count.cost import Cost
 from ..count.values import as_symbol, parameter_values
 
@@ -44,17 +45,17 @@ def other_values(cost: Cost, symbol: sympy.Symbol, values: Values | None,
     return parameter_values(cost, values, apply_defaults, exclude=symbol)
 
 
-def integer_bound(value: sympy.Expr | None, side: str | None) -> tuple[str, int] | None:
+def integer_bound(value: sympy.Expr | None, side: Side | None) -> tuple[str, int] | None:
     """The integers on `side` of a root, the root included: (">=", ceil) above, ("<=",
     floor) below."""
     if value is None or side is None:
         return None
     value = sympy.sympify(value)
-    whole = exact_floor(-value) if side == "above" else exact_floor(value)
+    whole = exact_floor(-value) if side == Side.ABOVE else exact_floor(value)
     if whole is not None:
-        return (">=", -whole) if side == "above" else ("<=", whole)
+        return (">=", -whole) if side == Side.ABOVE else ("<=", whole)
     if not value.is_number or not value.is_finite or not value.is_real:
         return None
-    if side == "above":
+    if side == Side.ABOVE:
         return ">=", int(sympy.ceiling(value))
     return "<=", int(sympy.floor(value))

@@ -172,3 +172,15 @@ class MissingFigure(StrEnum):
     REGISTERS_PER_SM = "registers per SM"
     THREADS_PER_SM = "threads per SM"
     BLOCKS_PER_SM = "blocks per SM"
+
+
+class Side(StrEnum):
+    """A side of a root: the sizes above it or below it (where a quantity exceeds its
+    target, where a kernel is compute-bound)."""
+
+    ABOVE = "above"
+    BELOW = "below"
+
+    @property
+    def opposite(self) -> Side:
+        return Side.BELOW if self is Side.ABOVE else Side.ABOVE

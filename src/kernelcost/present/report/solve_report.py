@@ -6,7 +6,7 @@ import sympy
 
 from ...algebra.texts import text
 from ...analysis.api import Analysis, Counted
-from ...base.kinds import Per
+from ...base.kinds import Per, Side
 from ...base.units import binary, plain
 from ...count.values import json_value
 from .cells import (
@@ -103,7 +103,7 @@ def _capacity_cells(crossing) -> tuple[str, str]:
     bound = crossing.integer_bound
     if bound is None:
         return (f"{crossing.parameter} = {shown}",
-                "below" if crossing.exceeds_side == "above" else "above")
+                Side.BELOW if crossing.exceeds_side == Side.ABOVE else Side.ABOVE)
     return f"{crossing.parameter} = {shown}", f"{crossing.parameter} {bound_text(bound)}"
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...base.kinds import TermKind
+from ...base.kinds import Side, TermKind
 from ...base.units import binary, plain, si
 from ...count.values import json_value
 from ..derate_text import derate_text, efficiency_text
@@ -156,7 +156,7 @@ def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
     value = value_of(crossing.value)
     assert value is not None  # one size free, the others set: the root is a number
     bound = crossing.integer_bound  # the integer sizes that are compute-bound
-    if crossing.compute_bound_side == "above":
+    if crossing.compute_bound_side == Side.ABOVE:
         where = "above" if bound is None else f"at {parameter} {bound_text(bound)}"
         return (f"{level}: memory-bound below {parameter} = {size_text(value)}, "
                 f"compute-bound {where} (ridge {ridge})"), value
