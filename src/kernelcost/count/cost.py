@@ -13,6 +13,7 @@ import sympy
 
 from ..algebra.quotients import readable_cancelled
 from ..base.kinds import Precision, Raster, Reuse, WorkClass
+from ..base.levels import Level
 from ..base.records import record
 from ..lang.requirements import Requirements
 
@@ -83,7 +84,7 @@ class LaneAccess:
     text: str  # the access as written, with its indices: `b[j0 + j, i0 + i]`
     tensor: str
     is_write: bool
-    level: str  # global | shared
+    level: Level  # global or shared
     element_bytes: sympy.Expr
     stride_bytes: sympy.Expr  # between consecutive lanes, in the sizes
     lanes: sympy.Expr  # iterations of the lanes loop each time it runs

@@ -109,7 +109,7 @@ class ComputePeak:
 
 @record
 class MemoryLevel:
-    level: str  # global | l2 | shared | registers
+    level: Level
     technology: str | None  # HBM3, GDDR6X, ... (informative)
     bandwidth_Bps: float | None  # None: no sourced figure, the level sets no ceiling
     bandwidth_source: str | None
