@@ -14,9 +14,11 @@ from kernelcost.analysis.api import load, loads
 from kernelcost.answers.bound import analyse
 from kernelcost.answers.lower import level_bound
 from kernelcost.base.errors import KcostError
+from kernelcost.base.levels import Level
 from kernelcost.base.symbols import size_symbol
 from kernelcost.cli import main
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.bound_report import capacity_text
 
 R = sympy.Rational
 
@@ -187,7 +189,8 @@ def test_gemm_blackwell_through_registers_agrees_with_analyze(capsys):
     verdict = result.verdict
     words = (262144 + 262144) / 2  # registers and tensor memory per SM, in bf16 words
     assert verdict.capacity_B == 2 * 262144
-    assert verdict.capacity_text == "registers + tensor memory per SM"
+    assert verdict.capacity_parts == (Level.REGISTERS, Level.TMEM)
+    assert capacity_text(verdict.capacity_parts) == "registers + tensor memory per SM"
     assert verdict.bandwidth_level == "shared" and verdict.can
     assert verdict.i_max == pytest.approx(math.sqrt(words) / 2)  # 256 FLOP/B
     # the spec's own intensity through that inflow (analyze's I shared) is below the most any
@@ -197,7 +200,7 @@ def test_gemm_blackwell_through_registers_agrees_with_analyze(capsys):
     # the SM's fast memory for `--level shared`: registers, shared and tensor memory
     shared = level_bound(spec, "shared", load_machine("b200")).verdict
     assert shared.capacity_B == 262144 + 233472 + 262144
-    assert shared.capacity_text == "registers + tensor memory + shared per SM"
+    assert capacity_text(shared.capacity_parts) == "registers + tensor memory + shared per SM"
     assert main(["bound", str(SPECS / "gemm_blackwell.kcost"), "--level", "registers",
                  "--machine", "b200"]) == 0
     out = " ".join(capsys.readouterr().out.split())

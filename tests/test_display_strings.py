@@ -1,14 +1,15 @@
 """Results are data, not strings: a category (a reuse mode, a work class, a regime, a term's
 kind, a tensor's role, a raster order, a memory level, an effect's cause, what a figure
-covers, what limits a block's residency) is an enum member wherever it is compared, in
-whatever case a literal writes it, and a roof's display name ("bf16 tensor peak", "global
-bandwidth") is built by the printers from a term's data and never read back. The scan walks
-every module of src/kernelcost with `ast` and finds each comparison (==, !=, in, not in,
-`case`) and each call of a string method that matches or cuts text (startswith, endswith,
-removesuffix, removeprefix, replace, ...) against a literal that is one of those words, or
-that holds a piece of a display name (" peak", " bandwidth", "memory-bound", ...), f-strings
-included. The enums' own modules and presentation's name-building functions may; nothing
-else does."""
+covers, what limits a block's residency, what a need is counted in, why tune leaves a
+candidate out, what holds the bytes of a capacity crossing) is an enum member wherever it
+is compared, in whatever case a literal writes it (a member's name included), and a roof's
+display name ("bf16 tensor peak", "global bandwidth") is built by the printers from a
+term's data and never read back. The scan walks every module of src/kernelcost with `ast`
+and finds each comparison (==, !=, in, not in, `case`) and each call of a string method
+that matches or cuts text (startswith, endswith, removesuffix, removeprefix, replace, ...)
+against a literal that is one of those words, or that holds a piece of a display name
+(" peak", " bandwidth", "memory-bound", ...), f-strings included. The enums' own modules and
+presentation's name-building functions may; nothing else does."""
 
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from kernelcost.answers import regimes
+from kernelcost.answers import capacity, regimes, rejections
 from kernelcost.base import kinds, levels
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "kernelcost"
 GENERATED = {"lang._generated.kcost_parser"}  # lark's stand-alone parser, never edited
 # where each word is written
-ENUM_MODULES = {"base.kinds", "base.levels", "answers.regimes"}
+ENUM_MODULES = {"base.kinds", "base.levels", "answers.regimes", "answers.rejections",
+                "answers.capacity"}
 # presentation's name-building functions: the one place a roof's name is put together
 NAME_BUILDERS = {"present.roofs": {"roof_name", "short_roof_name", "model_roof_name",
                                    "device_word", "derate_word", "_parts"}}
@@ -35,7 +37,8 @@ NOT_A_CATEGORY = {("algebra.texts", "none"): "sympy's printing order `none`",
                   ("hardware.machinefile", "device"): "the machine file's table [device]",
                   ("present.placement", "None"): "matplotlib's word for no marker or line"}
 
-WORDS = frozenset(member.value for module in (kinds, levels, regimes)
+# in lower case: a literal is compared in lower case, so `"B"` and `"SM"` are words too
+WORDS = frozenset(member.value.lower() for module in (kinds, levels, regimes, rejections, capacity)
                   for enum in vars(module).values()
                   if isinstance(enum, type) and issubclass(enum, StrEnum) and enum is not StrEnum
                   for member in enum) | {"hbm", "sfu"}  # tune's HBM and SFU
@@ -138,6 +141,10 @@ def test_the_exceptions_name_what_is_there():
     ('if regime == "memory-bound" or unit in ("sfu", "vector"):\n    pass\n', 2),
     ('per_sm = flight.per == "SM"\n', 1),  # a word in another case is the same word
     ('if fit.capacity_per == "device":\n    pass\n', 1),
+    ('if misfit.unit == "B":\n    pass\n', 1),  # a quantity's word, in any case
+    ('mixed = level.zone.name == "MIXED"\n', 1),  # a member's name is its word too
+    ('if reason in ("shared memory", "register file"):\n    pass\n', 1),  # tune's reasons
+    ('whole = [c for c in found if c.what == "working set"]\n', 1),  # what holds the bytes
     # members, and words that are no category, pass
     ('if term.kind == TermKind.TRAFFIC:\n    pass\n', 0),
     ('if header == "kernel" or line.startswith("#"):\n    pass\n', 0),
@@ -188,6 +195,16 @@ def test_no_model_module_prints_a_unit():
     found = {name for name, path in MODULES.items() if name.split(".")[0] in ("gpu", "answers")
              and _imports_units(ast.parse(path.read_text()))}
     assert found == set()
+
+
+# the model's records whose sentences presentation writes (advice_text, tune_report,
+# solve_report): none builds text from a value
+RECORD_MODULES = ("answers.regimes", "answers.rejections", "answers.capacity")
+
+
+@pytest.mark.parametrize("module", RECORD_MODULES)
+def test_no_zone_rejection_or_capacity_record_writes_a_sentence(module):
+    assert _sentences(ast.parse(MODULES[module].read_text())) == []
 
 
 @pytest.mark.parametrize("source, found", [

@@ -17,13 +17,14 @@ import kernelcost
 from kernelcost.algebra.decide import at_least, largest
 from kernelcost.answers.efficiency import measured_efficiency
 from kernelcost.answers.model import TimeTerm, binding_term, verdict
-from kernelcost.answers.regimes import ZONE_COMPUTE, ZONE_MEMORY, ZONE_MIXED, Regime, zone_of
+from kernelcost.answers.regimes import ComputeAdvice, Lever, Regime, Zone, compute_advice, zone_of
 from kernelcost.base.errors import KcostError
 from kernelcost.base.kinds import TermKind
 from kernelcost.base.symbols import size_symbol
 from kernelcost.count.cost import Cost, ScopeCost, TensorFootprint
 from kernelcost.hardware.machine import Roof
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.advice_text import compute_advice_text, zone_advice
 from kernelcost.present.derate_text import efficiency_text
 from kernelcost.present.report.verdict_report import verdict_rows
 from kernelcost.present.roofs import roof_name
@@ -70,7 +71,7 @@ def test_vector_add_on_h100_fp32_is_clearly_memory_bound():
     assert level.intensity == sympy.Rational(1, 12)  # chapter example 1: I = 1/12, exact
     assert level.ridge == 20  # 67e12 / 3.35e12
     assert level.ratio == sympy.Rational(1, 240)  # chapter example 1: I/I_crit = 1/240
-    assert level.zone == ZONE_MEMORY and level.regime == Regime.MEMORY_BOUND
+    assert level.zone == Zone.CLEARLY_MEMORY_BOUND and level.regime == Regime.MEMORY_BOUND
     # chapter example 1: perf bound 0.279 TFLOP/s = 0.42 % of P
     assert float(level.performance) == pytest.approx(0.279e12, rel=0.01)
     assert float(level.peak_fraction) == pytest.approx(0.0042, rel=0.01)
@@ -112,7 +113,7 @@ def test_gemm_4096_on_h100_bf16_is_compute_bound():
     assert float(result.work_FLOP) == pytest.approx(1.37e11, rel=0.01)  # chapter example 2
     assert float(level.traffic_B) == pytest.approx(1.01e8, rel=0.01)  # chapter example 2
     assert float(level.intensity) == pytest.approx(1365.3, rel=0.001)  # chapter: I = 1365.3
-    assert level.regime == Regime.COMPUTE_BOUND and level.zone == ZONE_MIXED  # ratio 4.6
+    assert level.regime == Regime.COMPUTE_BOUND and level.zone == Zone.MIXED  # ratio 4.6
     assert float(result.t_min) == pytest.approx(139e-6, rel=0.01)  # chapter: 139 us
     assert roof_name(result.bound) == "bf16 tensor peak" and result.regime == Regime.COMPUTE_BOUND
     assert float(result.performance) == pytest.approx(990e12)
@@ -233,19 +234,19 @@ def test_an_intensity_whose_min_holds_a_bounded_argument_is_ordered_by_the_other
     assert smallest_of_two(1, ratio, 1) == smallest(1, ratio) == sympy.Min(1, ratio) == ratio
     assert less_than(intensity, ridge / 10) is True  # under 0.1 of the ridge: -1 < 3.3
     assert less_than(330, intensity) is False
-    assert zone_of(intensity, ridge) == zone_of(ratio) == ZONE_MEMORY
+    assert zone_of(intensity, ridge) == zone_of(ratio) == Zone.CLEARLY_MEMORY_BOUND
     assert regime_of(intensity, ridge) == Regime.MEMORY_BOUND
 
 
 def test_zones_follow_the_chapter():
     # the roofline chapter: < 0.1 clearly memory-bound, 0.1..10 mixed, > 10 compute-bound
-    assert zone_of(sympy.Rational(1, 240)) == ZONE_MEMORY
-    assert zone_of(sympy.Rational(1, 10)) == ZONE_MIXED
-    assert zone_of(sympy.Integer(10)) == ZONE_MIXED
-    assert zone_of(sympy.Integer(11)) == ZONE_COMPUTE
+    assert zone_of(sympy.Rational(1, 240)) == Zone.CLEARLY_MEMORY_BOUND
+    assert zone_of(sympy.Rational(1, 10)) == Zone.MIXED
+    assert zone_of(sympy.Integer(10)) == Zone.MIXED
+    assert zone_of(sympy.Integer(11)) == Zone.CLEARLY_COMPUTE_BOUND
     assert zone_of(N / 3) is None  # undecided while symbolic
-    assert "arithmetic is the limit" in ZONE_COMPUTE.advice
-    assert "do not touch compute" in ZONE_MEMORY.advice
+    assert "arithmetic is the limit" in zone_advice(Zone.CLEARLY_COMPUTE_BOUND, ComputeAdvice())
+    assert "do not touch compute" in zone_advice(Zone.CLEARLY_MEMORY_BOUND, ComputeAdvice())
 
 
 def test_sfu_work_has_its_own_ceiling():
@@ -368,7 +369,7 @@ def test_spec_conv3x3_is_memory_bound_at_every_n():
     # on an L40S (ridge 91.6 TFLOP/s / 864 GB/s = 5725/54) it stays under 9/4 / 106 = 0.021
     l40s = verdict(cost, load_machine("l40s")).level("global")
     assert l40s.ridge == sympy.Rational(5725, 54)
-    assert l40s.zone == ZONE_MEMORY and l40s.regime == Regime.MEMORY_BOUND
+    assert l40s.zone == Zone.CLEARLY_MEMORY_BOUND and l40s.regime == Regime.MEMORY_BOUND
 
 
 def test_the_sentence_never_speaks_of_the_register_file_as_a_roof():
@@ -411,27 +412,31 @@ def test_compute_advice_speaks_of_tensor_units_only_where_the_machine_has_them()
     must not be told to use them; work already on them is told to narrow the precision."""
     import dataclasses
 
-    from kernelcost.answers.regimes import compute_advice
+    def advice_of(machine, *args, **options):
+        return compute_advice_text(compute_advice(machine, *args, **options))
 
     h100 = load_machine("h100")
     on_tensor = compute_advice(h100, h100.ceiling("bf16", "tensor").roof)
-    assert "narrower precision on the tensor units" in on_tensor
+    assert on_tensor.lever == Lever.NARROWER_ON_TENSOR
+    assert "narrower precision on the tensor units" in compute_advice_text(on_tensor)
     vector_only = dataclasses.replace(
         h100, compute=tuple(p for p in h100.compute if p.unit != "tensor"))
-    advice = compute_advice(vector_only, vector_only.ceiling("bf16", "tensor").roof)
+    advice = advice_of(vector_only, vector_only.ceiling("bf16", "tensor").roof)
     assert "tensor units" not in advice.replace("no tensor units", "")
     assert "no tensor units on this machine" in advice
     fp32 = compute_advice(h100, h100.ceiling("fp32", "tensor").roof)  # H100 fp32: vector only
-    assert "move the work to the tensor units (bf16, fp16, fp64, fp8, i8, tf32)" in fp32
+    assert fp32.tensor_precisions == ("bf16", "fp16", "fp64", "fp8", "i8", "tf32")
+    assert ("move the work to the tensor units (bf16, fp16, fp64, fp8, i8, tf32)"
+            in compute_advice_text(fp32))
     # element-wise work (no contraction) is not told to move to units that cannot run it
-    elementwise = compute_advice(h100, h100.ceiling("bf16", "fma").roof, contractions=False)
+    elementwise = advice_of(h100, h100.ceiling("bf16", "fma").roof, contractions=False)
     assert "tensor units cannot run it" in elementwise and "move the work" not in elementwise
 
 
 def test_a_clearly_compute_bound_verdict_carries_the_machine_advice():
     found = verdict(gemm(), load_machine("h100"), "bf16", {M: 65536, N: 65536, K: 65536})
-    assert found.level("global").zone == ZONE_COMPUTE
-    assert found.compute_advice.startswith("arithmetic is the limit: a narrower precision")
+    assert found.level("global").zone == Zone.CLEARLY_COMPUTE_BOUND
+    assert found.compute_advice.lever == Lever.NARROWER_ON_TENSOR
 
 
 def _binding_by_pairs(terms):

@@ -20,7 +20,8 @@ from kernelcost.algebra.equations import (
     positive_real_condition,
 )
 from kernelcost.algebra.numeric_roots import ABOVE, BELOW
-from kernelcost.answers.solve import capacity_crossings, ridge_crossings, ridge_equation
+from kernelcost.answers.capacity import Held, capacity_crossings
+from kernelcost.answers.solve import ridge_crossings, ridge_equation
 from kernelcost.base.errors import KcostError
 from kernelcost.base.symbols import size_symbol
 from kernelcost.count.cost import Cost, ScopeCost, TensorFootprint
@@ -194,7 +195,7 @@ def test_working_set_leaves_l2_at_the_square_root_of_its_capacity():
     crossings = capacity_crossings(gemm_tiled(), N, load_machine("h100"),
                                    values={**SQUARE, T: 128},
                                    element_bytes={"A": 2, "B": 2, "C": 2})
-    [working_set] = [c for c in crossings if c.what == "working set"]
+    [working_set] = [c for c in crossings if c.held_by.held == Held.WORKING_SET]
     # A, B and C: 3 N^2 bf16 = 6 N^2 bytes against 50 MiB of L2: N = sqrt(52428800 / 6)
     assert working_set.value == sympy.sqrt(sympy.Integer(52428800) / 6)
     assert working_set.exceeds_side == ABOVE

@@ -8,6 +8,7 @@ import pytest
 from conftest import SPECS
 
 from kernelcost.analysis.api import load
+from kernelcost.answers.rejections import BrokenFact, Rejected
 from kernelcost.answers.tune import Evaluator, fixed_values, tune
 from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
@@ -15,6 +16,7 @@ from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.sizerange import parse_values
 from kernelcost.present.phase import CATEGORIES, draw, parse_axis, phase
 from kernelcost.present.roofs import device_word
+from kernelcost.present.tune_report import rejection_text
 
 H100 = load_machine("h100")
 SQUARE_8192 = {"M": "N", "K": "N", "N": "8192"}
@@ -69,10 +71,14 @@ def test_ties_go_to_fewer_bytes_then_the_squarer_tile(hopper):
 
 
 def test_rejections_carry_their_reason(hopper):
-    reasons = {r.reason.split(":")[0].split(" (")[0] for r in hopper.rejected}
-    assert any(reason.startswith("breaks `assume WM | TM`") for reason in reasons)
-    assert "does not fit in shared memory" in reasons
-    assert "does not fit in registers" in reasons
+    assert {r.reason for r in hopper.rejected} >= {Rejected.ASSUMPTION, Rejected.SHARED,
+                                                   Rejected.REGISTERS}
+    broken = [r.figures for r in hopper.rejected if isinstance(r.figures, BrokenFact)]
+    assert any(str(f.divisor) == "WM" and str(f.dividend) == "TM" for f in broken)
+    texts = {rejection_text(r).split(":")[0].split(" (")[0] for r in hopper.rejected}
+    assert any(text.startswith("breaks `assume WM | TM`") for text in texts)
+    assert "does not fit in shared memory" in texts
+    assert "does not fit in registers" in texts
     counts = dict(hopper.rejected_by)
     assert sum(counts.values()) + hopper.fitting == hopper.candidates
 

@@ -168,3 +168,26 @@ def test_the_help_names_the_columns_the_reader_needs(capsys):
     with pytest.raises(SystemExit):
         main(["validate", "--help"])
     assert ",".join(COLUMNS) in capsys.readouterr().out
+
+
+def test_the_notes_are_data_and_the_report_words_them(tmp_path, capsys):
+    """A row in another element type than the spec's, and one that does not fit (T x T tiles
+    of A and B in shared memory at T = 1024: 4 MiB, over H200's 228 KiB an SM)."""
+    from kernelcost.answers.validate import NoFit, NotRun, OtherPrecision, compare
+    from kernelcost.base.levels import Level
+    from kernelcost.present.report.validation import note_text, notes_text
+
+    path = tmp_path / "notes.csv"
+    path.write_text(f"{HEADER}\n"
+                    f"copy,{ROOT / 'specs/copy.kcost'},n=268435456,bf16,5.2e-4,,,\n"
+                    f"gemm,{ROOT / 'specs/gemm_tiled.kcost'},M=8192;N=8192;K=8192;T=1024,"
+                    "bf16,1.0,,,\n")
+    other, too_big = compare(path, "h200")
+    assert other.notes == (OtherPrecision("bf16", "fp32"),)
+    assert notes_text(other) == ["measured in bf16, the spec counts fp32"]
+    (no_fit,) = too_big.notes
+    assert isinstance(no_fit, NoFit) and no_fit.misfits[0].level == Level.SHARED
+    assert note_text(no_fit) == ("the spec does not fit the machine: shared needs 4.1943e+06 B "
+                                 "of 233472 per sm")
+    assert note_text(NotRun((Level.TMEM,))) == ("the machine does not run the spec: it needs "
+                                                "tmem")

@@ -16,6 +16,7 @@ from functools import cached_property, lru_cache
 import sympy
 from sympy.core.assumptions import check_assumptions
 
+from ..base.kinds import Side
 from ..base.records import record
 from ..base.symbols import text_key
 from .axis_signs import changes_sign, sign_for_every_positive
@@ -132,7 +133,7 @@ class Equation:
         degree = max((power for power, _ in terms), default=0)
         return ClearedQuadratic(terms) if degree in (1, 2) else None
 
-    def side_at(self, root: sympy.Expr, target_value: sympy.Expr) -> str | None:
+    def side_at(self, root: sympy.Expr, target_value: sympy.Expr) -> Side | None:
         """`above` when the quantity exceeds the target just above the root (it rises through
         it), `below` when it falls through it; None at a tangency or while undecidable."""
         sign = None
@@ -281,7 +282,7 @@ def _simplified(value: sympy.Expr) -> sympy.Expr:
     return value if flipped is None else flipped / denominator
 
 
-def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) -> str | None:
+def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) -> Side | None:
     if slope.is_positive:  # monotonic in the positive sizes: no need to look at the root
         return ABOVE
     if slope.is_negative:

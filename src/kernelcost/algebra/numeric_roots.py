@@ -15,11 +15,11 @@ from collections.abc import Callable
 import sympy
 
 from ..base.errors import BudgetError, Code, Diagnostic, SizeError
+from ..base.kinds import Side
 from ..base.records import record
 from .numeric_sums import Summed, has_sum
 
-ABOVE = "above"  # the side of a root where the quantity exceeds the target
-BELOW = "below"
+ABOVE, BELOW = Side.ABOVE, Side.BELOW  # the side of a root where the quantity exceeds the target
 GRID = [10 ** (k / 40) for k in range(15 * 40 + 1)]  # 1 .. 1e15, 40 points a decade
 POINT_TERMS = 1_000_000  # terms of its sums a form is evaluated with at one size, at most
 
@@ -29,7 +29,7 @@ class Root:
     expr: sympy.Expr | None  # in the target symbol; None for a root found only numerically
     condition: sympy.Basic
     value: sympy.Expr  # at the target's value
-    side: str | None  # where the quantity exceeds the target
+    side: Side | None  # where the quantity exceeds the target
 
 
 def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,

@@ -41,7 +41,7 @@ class Answer:
     mapping: PrecisionMap | None = None  # the element types at this precision (--precision)
 
 
-def answers(analysis: Analysis, machines: Sequence[str | Machine], precisions: list[str] | None,
+def answers(analysis: Analysis, machines: Sequence[str | Machine], precisions: Sequence[str] | None,
             measurement: dict[str, float] | None = None, *,
             exp_on_fma: ExpOnFma | None = None, warm_l2: tuple[str, ...] = (),
             raw: Mapping[str, object] | None = None) -> list[Answer]:

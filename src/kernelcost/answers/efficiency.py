@@ -5,6 +5,7 @@ the binding bandwidth when memory-bound, achieved FLOP/s against the peak when c
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 
 import sympy
 
@@ -16,12 +17,20 @@ from .model import Verdict
 from .regimes import Regime
 
 
+class Metric(StrEnum):
+    """The rate a regime is measured in: bytes a second at a memory level's roof, FLOP a
+    second at a compute roof (the value is the unit a report prints)."""
+
+    BYTES = "B/s"
+    FLOP = "FLOP/s"
+
+
 @record
 class Efficiency:
     """How far a measured run is from its roof, in the metric of its regime."""
 
     regime: Regime
-    metric: str  # B/s when memory-bound, FLOP/s when compute-bound
+    metric: Metric  # bytes when memory-bound, FLOP when compute-bound
     level: str | None  # the level whose bandwidth is the roof, when memory-bound
     achieved: float  # in `metric`
     roof: float  # in `metric`
@@ -72,9 +81,9 @@ def measured_efficiency(result: Verdict, *, seconds: float | None = None,
     fraction = t_min / measured
     if binding.kind == TermKind.TRAFFIC:
         assert traffic is not None  # a binding traffic term is one of the verdict's levels
-        return Efficiency(Regime.MEMORY_BOUND, "B/s", level, traffic / measured,
+        return Efficiency(Regime.MEMORY_BOUND, Metric.BYTES, level, traffic / measured,
                           float(binding.rate), fraction, measured)
-    return Efficiency(Regime.COMPUTE_BOUND, "FLOP/s", None, work / measured, work / t_min,
+    return Efficiency(Regime.COMPUTE_BOUND, Metric.FLOP, None, work / measured, work / t_min,
                       fraction, measured)
 
 

@@ -15,6 +15,7 @@ from enum import Enum
 import sympy
 
 from ..algebra.decide import largest
+from ..base.kinds import EffectCause
 from ..base.records import record
 from ..gpu.derates import derate_steps
 from .model import Verdict
@@ -30,7 +31,7 @@ class Cause(Enum):
 class Step:
     cause: Cause
     delta_s: sympy.Expr  # signed: what the cause adds to the time before it
-    effect: str | None = None  # the effect's cause (latency, sectors, ...) for Cause.EFFECT
+    effect: EffectCause | None = None  # the effect's cause for Cause.EFFECT
 
 
 @record
@@ -50,7 +51,8 @@ def ledger(verdict: Verdict) -> Ledger | None:
     t_bound, t_model = verdict.t_bound, verdict.t_model
     if t_bound is None or t_model is None:
         return None
-    times: list[tuple[Cause, str | None, sympy.Expr]] = [(Cause.CLOCK, None, verdict.t_min)]
+    times: list[tuple[Cause, EffectCause | None, sympy.Expr]] = [(Cause.CLOCK, None,
+                                                                  verdict.t_min)]
     grid = verdict.grid
     applied = grid.model_steps() if grid is not None else derate_steps(
         verdict.nest_terms, verdict.derates, lambda terms: largest(*[t.seconds for t in terms]))

@@ -48,7 +48,7 @@ class Verdict:
 
     machine: str
     capacity_B: float  # S
-    capacity_text: str  # how S was made up
+    capacity_parts: tuple[Level, ...]  # the levels S adds up: L2, or the SM's fast memory
     bandwidth_level: str  # whose bandwidth feeds the fast memory
     ridge: float  # P / B, FLOP/B
     i_max: float  # the highest intensity any schedule reaches as the sizes grow, FLOP/B
@@ -122,19 +122,18 @@ def level_bound(spec: Spec, level: str, machine: Machine | None = None) -> Level
     return bound if machine is None else replace(bound, verdict=_verdict(spec, bound, machine))
 
 
-def machine_capacity(machine: Machine, level: str) -> tuple[float | None, str]:
-    """S of the level on the machine in bytes, and how it is made up: the capacities of its
-    fast memory (FAST_MEMORY), tensor memory where the machine has it."""
+def machine_capacity(machine: Machine, level: str) -> tuple[float | None, tuple[Level, ...]]:
+    """S of the level on the machine in bytes, and the levels it adds up: the device's L2,
+    or the capacities of an SM's fast memory (FAST_MEMORY), tensor memory where the machine
+    has it."""
     if level == Level.L2:
-        return machine.capacity(Level.L2), "L2 (device)"
-    parts = [part for part in FAST_MEMORY[level]
-             if part != Level.TMEM or machine.memory_level(Level.TMEM) is not None]
-    text = " + ".join("tensor memory" if part == Level.TMEM else str(part)
-                      for part in parts) + " per SM"
+        return machine.capacity(Level.L2), (Level.L2,)
+    parts = tuple(part for part in FAST_MEMORY[level]
+                  if part != Level.TMEM or machine.memory_level(Level.TMEM) is not None)
     capacities = [machine.capacity(part) for part in parts]
     if any(capacity is None for capacity in capacities):
-        return None, text
-    return sum(capacity for capacity in capacities if capacity is not None), text
+        return None, parts
+    return sum(capacity for capacity in capacities if capacity is not None), parts
 
 
 def _verdict(spec: Spec, bound: LevelBound, machine: Machine) -> Verdict:
@@ -144,7 +143,7 @@ def _verdict(spec: Spec, bound: LevelBound, machine: Machine) -> Verdict:
     level, S, b, i_max, work = bound.level, bound.S, bound.word_bytes, bound.i_max, bound.work
     compulsory, gap = b * bound.compulsory, bound.gap
 
-    capacity, text = machine_capacity(machine, level)
+    capacity, parts = machine_capacity(machine, level)
     feeder = FED_BY[level]
     bandwidth = machine.bandwidth(feeder) or (machine.bandwidth(Level.GLOBAL)
                                               if feeder == Level.L2 else None)
@@ -184,7 +183,7 @@ def _verdict(spec: Spec, bound: LevelBound, machine: Machine) -> Verdict:
         lower = b * bound.leading
         ratio = cancel((lower.subs(S, words) / bound.spec_traffic).subs(diagonal))
         below_from = math.ceil(_crossing(ratio, n, 1))
-    return Verdict(machine.id, capacity, text, feeder, ridge, best, can, from_size, gap_value,
+    return Verdict(machine.id, capacity, parts, feeder, ridge, best, can, from_size, gap_value,
                    below_from)
 
 

@@ -53,7 +53,7 @@ from ..gpu.support import Unsupported, unsupported
 from ..gpu.warm import WarmL2, served_cost, warm_l2
 from ..hardware.clocks import at_max_clock_terms
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine, Roof, level_roof
-from .regimes import ZONE_COMPUTE, Regime, Zone, compute_advice, regime_of, regime_of_kind, zone_of
+from .regimes import ComputeAdvice, Regime, Zone, compute_advice, regime_of, regime_of_kind, zone_of
 
 Substitutions = Mapping[sympy.Symbol, sympy.Expr]  # parameters to their values
 
@@ -136,7 +136,7 @@ class Verdict(Drawable):
     warm_l2: WarmL2 | None = None  # tensors a previous kernel left in L2 (the stated state)
     nest_t_model: sympy.Expr | None = None  # without a grid, t_model when it is not t_min
     nest_terms: tuple[TimeTerm, ...] = ()  # without a grid, t_model's terms before derates
-    compute_advice: str = ZONE_COMPUTE.advice  # the compute zone's advice on this machine
+    compute_advice: ComputeAdvice = ComputeAdvice()  # the compute zone's lever on this machine
     bound_terms: tuple[TimeTerm, ...] = ()  # `terms` at the maximum clock (module clocks)
     t_max_clock: sympy.Expr | None = None  # s: max over bound_terms; t_bound where it fits
     bound_at_max_clock: Roof | None = None  # the roof of the term that sets it; None while

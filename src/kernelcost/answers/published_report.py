@@ -38,7 +38,26 @@ SPEC_MODELS: dict[str, str] = {
     # vLLM's fused_moe Triton kernel with a 64 x 128 x 64 tile (the spec's header)
     "specs/moe_gemm.kcost": "fused_moe",
 }
-# Rows whose reason is a reading, not a rule: (source, shape) -> reason, with the evidence.
+
+
+@record
+class TiledFor:
+    """The spec's tiling targets other machines than the row's."""
+
+    spec: str
+    machines: tuple[str, ...]  # in the order of their names
+
+
+@record
+class ModelsOther:
+    """The row's implementation is not the one the spec models."""
+
+    implementation: str
+    model: str
+
+
+# Rows whose reason is a reading, not a rule: (source, shape) -> reason, with the evidence
+# (written with the corpus, as its rows are).
 READINGS: dict[tuple[str, str], tuple[Beaten, str]] = {
     ("project-h200-2026-12-04b", "gemm_tallk"): (
         Beaten.OTHER_IMPLEMENTATION, "cuBLAS ran split-K (ncu kernel names), the spec does not"),
@@ -91,21 +110,21 @@ class Result:
         return self.comparison.falsified
 
     @property
-    def reason(self) -> tuple[Beaten, str] | None:
+    def reason(self) -> tuple[Beaten, TiledFor | ModelsOther | str] | None:
         """Why t_bound was beaten; None when it was not, or when no reason applies."""
         if not self.bound_beaten:
             return None
         return reason_for(self.row)
 
 
-def reason_for(row: PublishedRow) -> tuple[Beaten, str] | None:
+def reason_for(row: PublishedRow) -> tuple[Beaten, TiledFor | ModelsOther | str] | None:
     targets = SPEC_TARGETS.get(row.spec)
     if targets is not None and row.machine not in targets:
-        return Beaten.OTHER_ARCHITECTURE, f"{row.spec} is tiled for " + ", ".join(
-            sorted(m.value for m in targets))
+        return Beaten.OTHER_ARCHITECTURE, TiledFor(row.spec, tuple(sorted(m.value
+                                                                        for m in targets)))
     model = SPEC_MODELS.get(row.spec)
     if model is not None and model not in row.implementation:
-        return Beaten.OTHER_IMPLEMENTATION, f"{row.implementation}; the spec models {model}"
+        return Beaten.OTHER_IMPLEMENTATION, ModelsOther(row.implementation, model)
     return READINGS.get((row.source, row.shape))
 
 

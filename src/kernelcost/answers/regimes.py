@@ -1,6 +1,6 @@
 """The sides of the ridge and the chapter's zones, as data: which side of its ridge a
 kernel's intensity stands (the regime), how far (the zone, on ratio = I / I_crit), and the
-advice each zone gives."""
+lever the compute-bound zone urges on a machine. present.advice_text writes the advice."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from enum import StrEnum
 import sympy
 
 from ..algebra.decide import less_than
-from ..base.kinds import TermKind, Unit
+from ..base.kinds import Precision, TermKind, Unit
 from ..base.records import record
 from ..hardware.machine import Machine, Roof
 
@@ -23,7 +23,9 @@ class Regime(StrEnum):
     UNDERFILLED = "under-filled"
 
 
-class ZoneName(StrEnum):
+class Zone(StrEnum):
+    """The chapter's zones, on ratio = I / I_crit: each gives its own advice."""
+
     CLEARLY_MEMORY_BOUND = "clearly memory-bound"
     MIXED = "mixed"
     CLEARLY_COMPUTE_BOUND = "clearly compute-bound"
@@ -34,40 +36,42 @@ CLEARLY_MEMORY_BOUND_BELOW = sympy.Rational(1, 10)
 CLEARLY_COMPUTE_BOUND_ABOVE = sympy.Integer(10)
 
 
+class Lever(StrEnum):
+    """What the compute-bound zone urges: a faster unit (no machine said more), a narrower
+    precision (the work is on the tensor units already), fewer operations (element-wise
+    work, which the tensor units cannot run), the machine's tensor units, or a narrower
+    precision on a machine without them."""
+
+    FASTER_UNIT = "faster unit"
+    NARROWER_ON_TENSOR = "narrower on tensor"
+    FEWER_OPERATIONS = "fewer operations"
+    TO_TENSOR_UNITS = "to tensor units"
+    NO_TENSOR_UNITS = "no tensor units"
+
+
 @record
-class Zone:
-    name: ZoneName
-    advice: str
+class ComputeAdvice:
+    """The compute-bound zone's lever on one machine, and the precisions of its tensor
+    units (in the order of their names) where the lever moves work to them."""
+
+    lever: Lever = Lever.FASTER_UNIT
+    tensor_precisions: tuple[Precision, ...] = ()
 
 
-ZONE_MEMORY = Zone(
-    ZoneName.CLEARLY_MEMORY_BOUND,
-    "bytes are the limit: cut traffic (fuse, tile for reuse, narrower types); "
-    "do not touch compute")
-ZONE_MIXED = Zone(
-    ZoneName.MIXED,
-    "both levers count: fewer bytes and faster arithmetic")
-ZONE_COMPUTE = Zone(
-    ZoneName.CLEARLY_COMPUTE_BOUND,
-    "arithmetic is the limit: fewer operations or a faster unit; bytes no longer matter")
-
-
-def compute_advice(machine: Machine, peak: Roof, contractions: bool = True) -> str:
-    """The compute-bound zone's advice in the machine's own words: tensor units are named
+def compute_advice(machine: Machine, peak: Roof, contractions: bool = True) -> ComputeAdvice:
+    """The compute-bound zone's lever in the machine's own terms: tensor units are named
     only where its file lists them, and not urged on work already on them (`peak`, the
     kernel's main ceiling, theirs), nor on work that holds no matrix contraction
     (`contractions` False: element-wise arithmetic)."""
-    tensor = sorted({p.precision for p in machine.compute
-                     if p.unit == Unit.TENSOR and not p.sparse})
+    tensor = tuple(sorted({p.precision for p in machine.compute
+                           if p.unit == Unit.TENSOR and not p.sparse}))
     if peak.unit == Unit.TENSOR:
-        lever = "a narrower precision on the tensor units, or fewer operations"
-    elif not contractions:
-        lever = "fewer operations (element-wise work: the tensor units cannot run it)"
-    elif tensor:
-        lever = f"move the work to the tensor units ({', '.join(tensor)}) or cut operations"
-    else:
-        lever = "fewer operations or a narrower precision (no tensor units on this machine)"
-    return f"arithmetic is the limit: {lever}; bytes no longer matter"
+        return ComputeAdvice(Lever.NARROWER_ON_TENSOR)
+    if not contractions:
+        return ComputeAdvice(Lever.FEWER_OPERATIONS)
+    if tensor:
+        return ComputeAdvice(Lever.TO_TENSOR_UNITS, tensor)
+    return ComputeAdvice(Lever.NO_TENSOR_UNITS)
 
 
 def zone_of(intensity: sympy.Expr, ridge: sympy.Rational = sympy.Integer(1)) -> Zone | None:
@@ -78,10 +82,10 @@ def zone_of(intensity: sympy.Expr, ridge: sympy.Rational = sympy.Integer(1)) -> 
     if below is None or above is None:
         return None
     if below:
-        return ZONE_MEMORY
+        return Zone.CLEARLY_MEMORY_BOUND
     if above:
-        return ZONE_COMPUTE
-    return ZONE_MIXED
+        return Zone.CLEARLY_COMPUTE_BOUND
+    return Zone.MIXED
 
 
 def regime_of(intensity: sympy.Expr, ridge: sympy.Rational) -> Regime | None:

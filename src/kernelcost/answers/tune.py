@@ -34,9 +34,18 @@ from ..gpu.occupancy import REGISTER_BYTES
 from ..hardware.machine import Roof, level_roof
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 from .not_run import refuse_not_run
+from .rejections import (
+    CODES,
+    REJECTED,
+    BrokenFact,
+    Figures,
+    RegistersOver,
+    Rejected,
+    Rejection,
+    SharedHeld,
+    SharedOver,
+)
 
-TIE_RULE = ("equal t_bound (to 1e-9): fewer bytes on chip, then the squarer tile "
-            "(smaller max/min of the varied values), then smaller values in the order given")
 ROOF_LEVELS = (Level.GLOBAL, Level.L2, Level.SHARED)  # the levels whose bandwidth is a roof
 
 
@@ -52,12 +61,6 @@ class Row:
 
 
 @record
-class Rejection:
-    values: tuple[int, ...]
-    reason: str
-
-
-@record
 class Ranking:
     kernel: str
     machine: str
@@ -68,9 +71,8 @@ class Ranking:
     seconds: float  # the vectorised evaluation and ranking alone
     top: tuple[Row, ...]
     rejected: tuple[Rejection, ...]  # the first ones, in candidate order
-    rejected_by: tuple[tuple[str, int], ...]  # reason kind -> how many
+    rejected_by: tuple[tuple[Rejected, int], ...]  # reason -> how many
     parallel: bool = True  # False: no grid, flat roofs (no blocks, occupancy or waves)
-    tie_rule: str = TIE_RULE
 
 
 @record
@@ -80,8 +82,7 @@ class Evaluation:
     t_bound: numpy.ndarray
     binding: numpy.ndarray  # index into `roofs`
     roofs: tuple[Roof, ...]  # what each term runs against
-    reject: numpy.ndarray  # index into `reasons`, 0: fits
-    reasons: tuple[str, ...]  # reasons[0] = "" (fits)
+    reject: numpy.ndarray  # 0: fits, else a reason's place in REJECTED, from 1
     resident: numpy.ndarray
     waves: numpy.ndarray
     blocks: numpy.ndarray
@@ -171,17 +172,15 @@ class Evaluator:
     def _evaluate(self, arrays: list[numpy.ndarray] | numpy.ndarray) -> Evaluation:
         terms: list[numpy.ndarray] = []
         roofs: list[Roof] = []
-        reasons = ["", "breaks an `assume` fact", "does not fit in shared memory",
-                   "does not fit in registers", "occupancy 0"]
         reject = numpy.zeros(arrays[0].shape, dtype=numpy.int8)
         facts = self.spec.checked.divisibility if self.check_facts else ()
         for divisor, dividend in facts:
             d, n = self._f(divisor)(arrays), self._f(dividend)(arrays)
             broken = (numpy.mod(n, d) != 0) | (n < d)
-            reject = numpy.where((reject == 0) & broken, 1, reject)
+            reject = numpy.where((reject == 0) & broken, CODES[Rejected.ASSUMPTION], reject)
         grid = self.cost.grid
         if grid is None:
-            return self._flat(arrays, reject, reasons)
+            return self._flat(arrays, reject)
         m, ex = self.machine, self.machine.execution
         sms = m.sm_count
         shared = self._f(grid.on_chip.get(Level.SHARED, 0))(arrays)
@@ -201,8 +200,8 @@ class Evaluator:
         block_regs = min(v for v in (ex.max_registers_per_block, ex.registers_per_sm) if v)
         too_many_regs = (regs > block_regs) | (array_regs > threads * (
             ex.max_registers_per_thread or big))
-        reject = numpy.where((reject == 0) & too_big_shared, 2, reject)
-        reject = numpy.where((reject == 0) & too_many_regs, 3, reject)
+        reject = numpy.where((reject == 0) & too_big_shared, CODES[Rejected.SHARED], reject)
+        reject = numpy.where((reject == 0) & too_many_regs, CODES[Rejected.REGISTERS], reject)
         limits = [numpy.full(threads.shape, float(ex.max_blocks_per_sm or 10 ** 9))]
         if m.capacity(Level.SHARED):
             limits.append(numpy.where(shared > 0, numpy.floor(
@@ -214,7 +213,8 @@ class Evaluator:
         if ex.max_warps_per_sm:
             limits.append(numpy.floor(ex.max_warps_per_sm / warps))
         resident = numpy.minimum.reduce(limits)
-        reject = numpy.where((reject == 0) & (resident < 1), 4, reject)
+        reject = numpy.where((reject == 0) & (resident < 1), CODES[Rejected.OCCUPANCY],
+                             reject)
         blocks = self._f(grid.blocks)(arrays)
         busiest = numpy.ceil(blocks / sms)
         for work_class, amount in grid.work.items():
@@ -232,10 +232,10 @@ class Evaluator:
         stacked = numpy.stack(terms)
         safe = numpy.maximum(resident, 1)
         return Evaluation(stacked.max(axis=0), stacked.argmax(axis=0), tuple(roofs), reject,
-                          tuple(reasons), resident, numpy.ceil(blocks / (sms * safe)), blocks,
+                          resident, numpy.ceil(blocks / (sms * safe)), blocks,
                           shared + regs * REGISTER_BYTES, shared, regs, array_regs)
 
-    def _flat(self, arrays, reject, reasons) -> Evaluation:
+    def _flat(self, arrays, reject) -> Evaluation:
         """No grid: the flat roofs, and each on-chip keep scope against its capacity."""
         m, terms, roofs = self.machine, [], []
         for work_class, amount in self.cost.work.items():
@@ -251,13 +251,14 @@ class Evaluator:
             if scope.level in (Level.SHARED, Level.REGISTERS) and m.capacity(scope.level):
                 need = self._f(scope.held_bytes * scope.stages)(arrays)
                 held = held + need
-                code = 2 if scope.level == Level.SHARED else 3
+                code = CODES[Rejected.SHARED if scope.level == Level.SHARED
+                             else Rejected.REGISTERS]
                 reject = numpy.where((reject == 0) & (need > m.capacity(scope.level)), code,
                                      reject)
         stacked = numpy.stack(terms)
         ones = numpy.ones(arrays[0].shape)
         return Evaluation(stacked.max(axis=0), stacked.argmax(axis=0), tuple(roofs), reject,
-                          tuple(reasons), ones, ones, ones, held)
+                          ones, ones, ones, held)
 
 
 def _first_block(grid) -> dict[sympy.Symbol, sympy.Expr]:
@@ -293,40 +294,38 @@ def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarra
                      int(result.waves[i]), int(result.blocks[i]), float(result.on_chip[i]))
                  for i in order[:top])
     rejected = []
-    for code in range(1, len(result.reasons)):  # the first few of each reason
+    for code, reason in enumerate(REJECTED, 1):  # the first few of each reason
         for i in numpy.flatnonzero(result.reject == code)[:show_rejected]:
-            rejected.append(Rejection(tuple(int(v) for v in mesh[:, i]),
-                                      _reason(result, int(i), machine, evaluator, mesh)))
-    counts = numpy.bincount(result.reject, minlength=len(result.reasons))
-    by = tuple((result.reasons[k], int(counts[k])) for k in range(1, len(counts)) if counts[k])
+            rejected.append(Rejection(tuple(int(v) for v in mesh[:, i]), reason,
+                                      _figures(result, int(i), machine, evaluator, mesh)))
+    counts = numpy.bincount(result.reject, minlength=len(REJECTED) + 1)
+    by = tuple((reason, int(counts[code])) for code, reason in enumerate(REJECTED, 1)
+               if counts[code])
     fixed_out = tuple((str(s), float(v)) for s, v in fixed.items())
     return Ranking(spec.name, machine.id, tuple(varied), fixed_out, int(mesh.shape[1]),
                    len(order), seconds, rows, tuple(rejected), by,
                    spec.cost(Reuse.SPEC).grid is not None)
 
 
-def _reason(result: Evaluation, i: int, machine, evaluator, mesh) -> str:
-    """The rejection with its figures."""
-    code = result.reject[i]
+def _figures(result: Evaluation, i: int, machine, evaluator, mesh) -> Figures | None:
+    """The figures of candidate i's rejection, where there are some to give."""
+    reason = REJECTED[result.reject[i] - 1]
     ex = machine.execution
-    if code == 1:
+    if reason == Rejected.ASSUMPTION:
         for divisor, dividend in evaluator.spec.checked.divisibility:
             d = float(evaluator._f(divisor)(list(mesh[:, i:i + 1]))[0])
             n = float(evaluator._f(dividend)(list(mesh[:, i:i + 1]))[0])
             if n % d or n < d:
-                return f"breaks `assume {divisor} | {dividend}` ({d:g} does not divide {n:g})"
-    if code == 2 and result.shared is not None:
+                return BrokenFact(divisor, dividend, d, n)
+    if reason == Rejected.SHARED and result.shared is not None:
         limit = ex.shared_per_block_max_B or machine.capacity(Level.SHARED)
-        return (f"does not fit in shared memory: {result.shared[i] / 1024:g} KiB per block, "
-                f"{limit / 1024:g} KiB allowed")
-    if code == 2:
-        return f"does not fit in shared memory: {result.on_chip[i] / 1024:g} KiB held"
-    if code == 3 and result.array_registers is not None:
-        return (f"does not fit in registers: its register arrays need "
-                f"{result.array_registers[i]:g} registers per block, "
-                f"{min(v for v in (ex.max_registers_per_block, ex.registers_per_sm) if v):g}"
-                " allowed")
-    return result.reasons[code]
+        return SharedOver(float(result.shared[i]), float(limit))
+    if reason == Rejected.SHARED:
+        return SharedHeld(float(result.on_chip[i]))
+    if reason == Rejected.REGISTERS and result.array_registers is not None:
+        allowed = min(v for v in (ex.max_registers_per_block, ex.registers_per_sm) if v)
+        return RegistersOver(float(result.array_registers[i]), float(allowed))
+    return None
 
 
 def own_rank(ranking: Ranking, spec: Spec) -> int | None:

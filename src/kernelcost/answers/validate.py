@@ -27,13 +27,15 @@ from typing import TYPE_CHECKING, NoReturn
 
 from ..base.csvcells import cell_number
 from ..base.errors import Code, Diagnostic, ErrorCode, KcostError, MeasurementError
-from ..base.kinds import TermKind
+from ..base.kinds import Precision, TermKind
 from ..base.levels import Level
 from ..base.records import record
 from ..base.tree import Span
 from ..hardware.machine import Roof
 
 if TYPE_CHECKING:
+    from ..base.architectures import Architecture, Feature
+    from ..gpu.occupancy import Misfit
     from .ledger import Ledger
 
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
@@ -75,13 +77,39 @@ class Counter:
 
 
 @record
+class NotRun:
+    """The machine does not run the spec: what the spec needs that it lacks."""
+
+    needed: tuple[Architecture | Feature | Level, ...]
+
+
+@record
+class NoFit:
+    """The spec does not fit the machine: no time."""
+
+    misfits: tuple[Misfit, ...]
+
+
+@record
+class OtherPrecision:
+    """The row was measured in one element type, the spec counts another precision."""
+
+    measured: str  # the row's dtype
+    counted: Precision  # the spec's
+
+
+Note = NotRun | NoFit | OtherPrecision
+
+
+@record
 class Comparison:
     row: Row
     t_bound: float | None  # None: the spec does not fit the machine (no time)
     t_model: float | None
     bound: Roof | None  # the roof that sets t_bound
     counters: tuple[Counter, ...]
-    notes: tuple[str, ...]
+    warnings: tuple[str, ...]  # the sizes' (assumptions they break, sizes not proved positive)
+    notes: tuple[Note, ...]  # then the verdict's, as data
     t_floor: float | None = None  # what no implementation of the computation beats
     ledger: Ledger | None = None  # t_bound to t_model, step by step
 
@@ -276,21 +304,19 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     verdict = model_verdict(cost, machine, cost.precision, settings, apply_defaults=True)
     t_bound = _float(verdict.t_bound)
     t_model = _float(verdict.t_model)
-    notes = list(warnings)
+    notes: list[Note] = []
     if verdict.unsupported:
-        notes.append("the machine does not run the spec: it needs " + ", ".join(
-            str(item.needed) for item in verdict.unsupported))
+        notes.append(NotRun(tuple(item.needed for item in verdict.unsupported)))
     elif t_bound is None:
-        notes.append("the spec does not fit the machine: " + "; ".join(
-            f"{m.level} needs {_float(m.needed):g} {m.unit} of {_float(m.capacity):g} per {m.per}"
-            for m in verdict.misfits))
+        notes.append(NoFit(tuple(verdict.misfits)))
     if row.dtype and row.dtype != cost.precision:
-        notes.append(f"measured in {row.dtype}, the spec counts {cost.precision}")
+        notes.append(OtherPrecision(row.dtype, cost.precision))
     counters = tuple(_counter(name, row.counters[name], cost, values, verdict)
                      for name in COUNTERS if name in row.counters)
     return Comparison(row, t_bound, t_model,
                       verdict.bound_at_max_clock if t_bound is not None else None,
-                      counters, tuple(notes), _float(verdict.t_floor), ledger(verdict))
+                      counters, warnings, tuple(notes), _float(verdict.t_floor),
+                      ledger(verdict))
 
 
 def _counter(name: str, measured: float, cost, values, verdict) -> Counter:

@@ -28,6 +28,7 @@ MLP is not modelled. Launch overhead is kept apart: launches x the machine's fig
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 from functools import cache
 from importlib import resources
 
@@ -45,7 +46,19 @@ from ..hardware.modelfile import ModelConfig
 from .model import verdict
 
 DECODE, PREFILL = "decode", "prefill"
-KINDS = ("attention", "projections", "mlp", "norms", "lm head")  # plot order
+
+
+class KernelKind(StrEnum):
+    """What a kernel of the model does: how the stacked plot groups it, in this order."""
+
+    ATTENTION = "attention"
+    PROJECTIONS = "projections"
+    MLP = "mlp"
+    NORMS = "norms"
+    LM_HEAD = "lm head"
+
+
+KINDS = tuple(KernelKind)  # plot order
 BATCH = sympy.Symbol("b", positive=True)  # the batch, left free to find the crossing
 MAX_CROSSING_BATCH = 10**9
 
@@ -55,7 +68,7 @@ class KernelUse:
     """One row of the composition table: a kernel of the step, counted by a spec."""
 
     name: str
-    kind: str  # one of KINDS: how the stacked plot groups it
+    kind: KernelKind  # how the stacked plot groups it
     spec: str  # the spec file's stem, in the shipped specs
     sizes: tuple[tuple[str, sympy.Expr], ...]  # spec parameter -> value
     copies: sympy.Expr  # instances of the spec at these sizes, run back to back, per step
@@ -224,27 +237,27 @@ def kernel_uses(model: ModelConfig, phase: str, batch, context: int,
                          sympy.sympify(copies) * share, launches, tiled)
 
     uses = [
-        use("norms", "norms", "model_rmsnorm", 2 * layers + 1, 2 * layers + 1,
+        use("norms", KernelKind.NORMS, "model_rmsnorm", 2 * layers + 1, 2 * layers + 1,
             T=tokens, n=hidden),
-        use("qkv projection", "projections", "gemm", layers, layers,
+        use("qkv projection", KernelKind.PROJECTIONS, "gemm", layers, layers,
             M=tokens, K=hidden, N=model.qkv_width),
-        use("attention", "attention", "model_attention", layers * model.kv_heads * b, layers,
-            Sq=model.group * (context if prefill else 1), L=context, d=hd),
-        use("output projection", "projections", "gemm", layers, layers,
+        use("attention", KernelKind.ATTENTION, "model_attention", layers * model.kv_heads * b,
+            layers, Sq=model.group * (context if prefill else 1), L=context, d=hd),
+        use("output projection", KernelKind.PROJECTIONS, "gemm", layers, layers,
             M=tokens, K=model.heads * hd, N=hidden),
     ]
     if model.moe:
-        uses.append(use("router", "mlp", "gemm", layers, layers, M=tokens, K=hidden,
+        uses.append(use("router", KernelKind.MLP, "gemm", layers, layers, M=tokens, K=hidden,
                         N=model.experts))
     uses += [
-        use("gate+up projection", "mlp", "gemm", layers * touched, layers,
+        use("gate+up projection", KernelKind.MLP, "gemm", layers * touched, layers,
             M=routed, K=hidden, N=2 * model.intermediate),
-        use("swiglu", "mlp", "model_silu_mul", layers, layers,
+        use("swiglu", KernelKind.MLP, "model_silu_mul", layers, layers,
             n=tokens * model.experts_per_token * model.intermediate),
-        use("down projection", "mlp", "gemm", layers * touched, layers,
+        use("down projection", KernelKind.MLP, "gemm", layers * touched, layers,
             M=routed, K=model.intermediate, N=hidden),
         # only the last position of each sequence needs logits, in prefill as in decode
-        use("lm head", "lm head", "gemm", 1, 1, M=b, K=hidden, N=model.vocab),
+        use("lm head", KernelKind.LM_HEAD, "gemm", 1, 1, M=b, K=hidden, N=model.vocab),
     ]
     return tuple(uses)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .levels import Level
+
 
 class Reuse(StrEnum):
     """How tensors outside keep scopes are counted: by the spec (its keep scopes as written,
@@ -115,8 +117,9 @@ class Compulsory(StrEnum):
 
 
 class Precision(StrEnum):
-    """The precisions a machine file gives compute peaks for, widest first: the canonical
-    order of a machine's precisions."""
+    """The precisions a kernel computes in. A machine file gives compute peaks for those
+    from fp64 to i8, widest first (the canonical order of a machine's precisions); a kernel
+    of index or packed types computes in i32 or i4, which meet the fp32 vector peak."""
 
     FP64 = "fp64"
     FP32 = "fp32"
@@ -127,6 +130,8 @@ class Precision(StrEnum):
     FP6 = "fp6"
     FP4 = "fp4"
     I8 = "i8"
+    I32 = "i32"
+    I4 = "i4"
 
 
 class LaunchMode(StrEnum):
@@ -146,3 +151,36 @@ class Resource(StrEnum):
     WARPS = "warps"
     BLOCKS = "blocks"
     CLUSTER = "cluster"
+
+
+class Quantity(StrEnum):
+    """What a block's need and the capacity it does not fit are counted in: bytes of a
+    memory level, registers, threads, warps or blocks (of a cluster)."""
+
+    BYTES = "B"
+    REGISTERS = Level.REGISTERS.value  # one word for the level and the count of its registers
+    THREADS = "threads"
+    WARPS = "warps"
+    BLOCKS = "blocks"
+
+
+class MissingFigure(StrEnum):
+    """A figure of a machine file that would limit the blocks an SM holds at once, named
+    where the file lacks it (it then limits nothing)."""
+
+    SHARED_PER_SM = "shared memory per SM"
+    REGISTERS_PER_SM = "registers per SM"
+    THREADS_PER_SM = "threads per SM"
+    BLOCKS_PER_SM = "blocks per SM"
+
+
+class Side(StrEnum):
+    """A side of a root: the sizes above it or below it (where a quantity exceeds its
+    target, where a kernel is compute-bound)."""
+
+    ABOVE = "above"
+    BELOW = "below"
+
+    @property
+    def opposite(self) -> Side:
+        return Side.BELOW if self is Side.ABOVE else Side.ABOVE

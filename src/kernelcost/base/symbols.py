@@ -13,6 +13,7 @@ from sympy.core.cache import cacheit
 
 from . import tree as ast
 from .errors import Code, Diagnostic, SpecCheckError
+from .kinds import Precision
 from .levels import Level
 
 # Bytes per element. Sub-byte types are fractions: 8 fp4 values take 4 bytes.
@@ -25,10 +26,11 @@ ELEMENT_BYTES: dict[str, sympy.Rational] = {
 }
 
 # The machine precision each element type computes in (names of the machine database).
-PRECISION_OF_TYPE: dict[str, str] = {
-    "f64": "fp64", "f32": "fp32", "tf32": "tf32", "f16": "fp16", "bf16": "bf16",
-    "fp8": "fp8", "fp6": "fp6", "fp4": "fp4", "i8": "i8", "i4": "i4", "u8": "i8",
-    "i16": "i32", "i32": "i32", "i64": "i32", "bool": "i32",
+PRECISION_OF_TYPE: dict[str, Precision] = {
+    "f64": Precision.FP64, "f32": Precision.FP32, "tf32": Precision.TF32,
+    "f16": Precision.FP16, "bf16": Precision.BF16, "fp8": Precision.FP8, "fp6": Precision.FP6,
+    "fp4": Precision.FP4, "i8": Precision.I8, "i4": Precision.I4, "u8": Precision.I8,
+    "i16": Precision.I32, "i32": Precision.I32, "i64": Precision.I32, "bool": Precision.I32,
 }
 
 LEVELS: tuple[str, ...] = (Level.GLOBAL, Level.MALL, Level.L2, Level.SHARED, Level.TMEM,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 
@@ -18,7 +18,7 @@ from ..base.errors import (
     option_span,
     placed,
 )
-from ..base.kinds import Reuse
+from ..base.kinds import Precision, Reuse
 from ..base.tree import Span
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -106,13 +106,13 @@ def named(kind: type[StrEnum]) -> Callable[[str], StrEnum | str]:
 
 
 def machine_ids(items: list[str], default: list[str],
-                precisions: list[str] | None = None) -> list[str]:
+                precisions: Sequence[str] | None = None) -> list[str]:
     """The machines asked for. With `all` and precisions, the built-in machines that have
     every one of them (a machine named on its own that lacks one is refused later)."""
     return machine_choice(items, default, precisions)[0]
 
 
-def machine_choice(items: list[str], default: list[str], precisions: list[str] | None = None
+def machine_choice(items: list[str], default: list[str], precisions: Sequence[str] | None = None
                    ) -> tuple[list[str], tuple]:
     """machine_ids, and the built-in machines `all` left out for lacking a precision asked
     for (hardware.Dropped records, for the verdict to name)."""
@@ -128,9 +128,9 @@ def machine_choice(items: list[str], default: list[str], precisions: list[str] |
     return ids or default, ()
 
 
-def precision_names(items: list[str]) -> list[str] | None:
+def precision_names(items: list[str]) -> list[Precision] | None:
     """The precisions asked for, each a name kernelcost knows (a machine refuses those it
-    lacks when it is loaded)."""
+    lacks when it is loaded), as members."""
     names = [p.strip() for item in items for p in item.split(",") if p.strip()]
     if not names:  # the machine database loads only for a command that needs it
         return None
@@ -147,7 +147,7 @@ def precision_names(items: list[str]) -> list[str] | None:
                 raise placed(error, Span("--precision", 1, start, 1,
                                          start + len(part.strip())), item) from None
             column += len(part) + 1
-    return names or None
+    return [Precision(name) for name in names]
 
 
 def measurement_of(text: str, option: str = "--measured") -> dict[str, float]:

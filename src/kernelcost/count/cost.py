@@ -12,7 +12,8 @@ from functools import cached_property
 import sympy
 
 from ..algebra.quotients import readable_cancelled
-from ..base.kinds import Raster, Reuse, WorkClass
+from ..base.kinds import Precision, Raster, Reuse, WorkClass
+from ..base.levels import Level
 from ..base.records import record
 from ..lang.requirements import Requirements
 
@@ -83,7 +84,7 @@ class LaneAccess:
     text: str  # the access as written, with its indices: `b[j0 + j, i0 + i]`
     tensor: str
     is_write: bool
-    level: str  # global | shared
+    level: Level  # global or shared
     element_bytes: sympy.Expr
     stride_bytes: sympy.Expr  # between consecutive lanes, in the sizes
     lanes: sympy.Expr  # iterations of the lanes loop each time it runs
@@ -144,7 +145,7 @@ class Cost:
     kernel: str
     parameters: tuple[sympy.Symbol, ...]
     defaults: dict[sympy.Symbol, int]  # parameters with a default value (a tile size, say)
-    precision: str  # the precision the spec computes in, from its tensors' element types
+    precision: Precision  # the precision the spec computes in, from its tensors' element types
     reuse: Reuse  # perfect | none | spec: how tensors outside keep scopes were counted
     work: dict[str, sympy.Expr]  # class (tensor, fma, vector, sfu) -> FLOP
     traffic: dict[str, sympy.Expr]  # level -> bytes moved at that level

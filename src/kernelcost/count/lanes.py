@@ -69,7 +69,7 @@ def lane_accesses(counter: NestCount) -> tuple[LaneAccess, ...]:
     return tuple(found)
 
 
-def _served_at(checked: CheckedKernel, site: AccessSite) -> str | None:
+def _served_at(checked: CheckedKernel, site: AccessSite) -> Level | None:
     """global (through L1 and L2) or shared; None for registers."""
     level = site.scopes[-1].level if site.scopes else checked.tensors[site.tensor].level
     if level in (Level.GLOBAL, Level.L2):

@@ -25,7 +25,7 @@ import sympy
 
 from ..algebra.decide import proven_less_than
 from ..algebra.quotients import cancel
-from ..base.kinds import Compulsory
+from ..base.kinds import Compulsory, EffectCause
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost, GridCost
@@ -91,7 +91,7 @@ class GridVerdict:
     fallbacks: tuple[Fallback, ...] = ()  # figures bounded, not counted: blocks in no classes
     wave_terms: tuple[GridTerm, ...] = ()  # model_terms before the derates
 
-    def model_steps(self) -> tuple[tuple[str | None, sympy.Expr], ...]:
+    def model_steps(self) -> tuple[tuple[EffectCause | None, sympy.Expr], ...]:
         """t_model as the derates are applied one effect at a time, in the registry's order
         (`derate_steps`); the last time is t_model."""
         return derate_steps(self.wave_terms, self.derates, largest_time)

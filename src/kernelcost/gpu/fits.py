@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import sympy
 
 from ..algebra.decide import at_most as proven_at_most
-from ..base.kinds import Per
+from ..base.kinds import Per, Quantity
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import ON_CHIP_LEVELS
@@ -64,7 +64,8 @@ def nest_misfits(cost: Cost, machine: Machine, substitutions: Values) -> tuple[M
 def _over_capacity(level: Level, held: sympy.Expr, machine: Machine) -> list[Misfit]:
     capacity = optional_exact(machine.capacity(level))
     if fits_within(held, capacity) is False:
-        return [Misfit(level, held, capacity, machine.capacity_per(level) or Per.SM, "B")]
+        return [Misfit(level, held, capacity, machine.capacity_per(level) or Per.SM,
+                       Quantity.BYTES)]
     return []
 
 

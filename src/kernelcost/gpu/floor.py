@@ -32,7 +32,7 @@ from collections.abc import Mapping
 import sympy
 
 from ..algebra.decide import largest
-from ..base.kinds import TermKind, WorkClass
+from ..base.kinds import Precision, TermKind, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..count.values import evaluate, exact
@@ -40,7 +40,7 @@ from ..hardware.machine import Machine, Roof, level_roof
 from .polyexp import DEFAULT_DEGREE, ExpOnFma
 from .warm import WarmL2
 
-POLYNOMIAL_PRECISION = "fp32"  # an exponential as a polynomial runs on the FP32 FMA units
+POLYNOMIAL_PRECISION = Precision.FP32  # an exponential as a polynomial runs on the FP32 FMA units
 
 Values = Mapping[sympy.Symbol, sympy.Expr]  # sizes by symbol
 

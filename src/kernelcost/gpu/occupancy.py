@@ -25,7 +25,7 @@ import sympy
 
 from ..algebra.decide import largest, proven_less_than, smallest
 from ..base.architectures import Feature
-from ..base.kinds import Per, Resource
+from ..base.kinds import MissingFigure, Per, Quantity, Resource
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import GridCost
@@ -49,7 +49,7 @@ class Misfit:
     needed: sympy.Expr  # per block, in `unit`
     capacity: sympy.Expr  # the most one block (per: block) or one SM (per: sm) has
     per: Per  # a thread, a block, a cluster or an SM (a nest's keep: its level's capacity_per)
-    unit: str  # B | threads | registers
+    unit: Quantity
 
 
 @record
@@ -63,7 +63,7 @@ class Occupancy:
     busiest_sm_blocks: sympy.Expr  # ceil(B / SMs): what the most loaded SM runs at least
     waves: sympy.Expr | None  # ceil(B / (SMs r))
     wave_efficiency: sympy.Expr | None  # B / (waves SMs r)
-    missing: tuple[str, ...]  # machine figures that would have limited r, not in the file
+    missing: tuple[MissingFigure, ...]  # figures that would have limited r, not in the file
 
     @property
     def fits(self) -> bool:
@@ -103,7 +103,7 @@ class _Found:
 
     limits: list[Limit] = dataclasses.field(default_factory=list)
     misfits: list[Misfit] = dataclasses.field(default_factory=list)
-    missing: list[str] = dataclasses.field(default_factory=list)  # figures the file lacks
+    missing: list[MissingFigure] = dataclasses.field(default_factory=list)  # the file lacks
 
 
 def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, found: _Found) -> None:
@@ -114,14 +114,15 @@ def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, found: _
     per_block = execution.shared_per_block_max_B
     reserved = execution.shared_reserved_per_block_B or 0
     if per_block is not None and _exceeds(needed, per_block):
-        misfits.append(Misfit(Level.SHARED, needed, exact(per_block), Per.BLOCK, "B"))
+        misfits.append(Misfit(Level.SHARED, needed, exact(per_block), Per.BLOCK,
+                              Quantity.BYTES))
     if per_sm is None:
-        missing.append("shared memory per SM")
+        missing.append(MissingFigure.SHARED_PER_SM)
         return
     allowed = sympy.floor(exact(per_sm) / (needed + exact(reserved)))
     limits.append(Limit(Level.SHARED, allowed))
     if per_block is None and _exceeds(needed, per_sm):
-        misfits.append(Misfit(Level.SHARED, needed, exact(per_sm), Per.SM, "B"))
+        misfits.append(Misfit(Level.SHARED, needed, exact(per_sm), Per.SM, Quantity.BYTES))
 
 
 def _tensor_memory(needed: sympy.Expr, machine: Machine, found: _Found) -> None:
@@ -132,7 +133,8 @@ def _tensor_memory(needed: sympy.Expr, machine: Machine, found: _Found) -> None:
         return
     found.limits.append(Limit(Level.TMEM, sympy.floor(exact(per_sm) / needed)))
     if _exceeds(needed, per_sm):
-        found.misfits.append(Misfit(Level.TMEM, needed, exact(per_sm), Per.SM, "B"))
+        found.misfits.append(Misfit(Level.TMEM, needed, exact(per_sm), Per.SM,
+                                    Quantity.BYTES))
 
 
 def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
@@ -146,7 +148,7 @@ def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
     limits, misfits, missing = found.limits, found.misfits, found.missing
     per_sm = execution.registers_per_sm
     if per_sm is None:
-        missing.append("registers per SM")
+        missing.append(MissingFigure.REGISTERS_PER_SM)
         return
     most_per_thread = execution.max_registers_per_thread
     held = sympy.ceiling(held_bytes / REGISTER_BYTES)  # the arrays' registers, whole block
@@ -157,7 +159,7 @@ def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
     for amount in per_thread:
         if most_per_thread is not None and _exceeds(amount, most_per_thread):
             misfits.append(Misfit(Level.REGISTERS, amount, exact(most_per_thread), Per.THREAD,
-                                  Level.REGISTERS))
+                                  Quantity.REGISTERS))
             return
     needed = held
     if declared is not None:
@@ -168,10 +170,11 @@ def _registers(grid: GridCost, held_bytes: sympy.Expr, threads: sympy.Expr,
     per_block = execution.max_registers_per_block
     if per_block is not None and per_block < per_sm and _exceeds(needed, per_block):
         misfits.append(Misfit(Level.REGISTERS, needed, exact(per_block), Per.BLOCK,
-                              Level.REGISTERS))
+                              Quantity.REGISTERS))
         return
     if _exceeds(needed, per_sm):
-        misfits.append(Misfit(Level.REGISTERS, needed, exact(per_sm), Per.SM, Level.REGISTERS))
+        misfits.append(Misfit(Level.REGISTERS, needed, exact(per_sm), Per.SM,
+                              Quantity.REGISTERS))
         return
     limits.append(Limit(Level.REGISTERS, sympy.floor(exact(per_sm) / needed)))
 
@@ -180,25 +183,28 @@ def _threads(threads: sympy.Expr, execution: Execution, found: _Found) -> None:
     limits, misfits, missing = found.limits, found.misfits, found.missing
     most = execution.max_threads_per_block
     if most is not None and _exceeds(threads, most):
-        misfits.append(Misfit(Resource.THREADS, threads, exact(most), Per.BLOCK, "threads"))
+        misfits.append(Misfit(Resource.THREADS, threads, exact(most), Per.BLOCK,
+                              Quantity.THREADS))
     per_sm = execution.max_threads_per_sm
     # a block of more threads or warps than an SM holds never runs (a machine file's
     # max_warps_per_sm = 3 under 8-warp blocks made a residency of 0, and t = 1/0)
     if per_sm is None:
-        missing.append("threads per SM")
+        missing.append(MissingFigure.THREADS_PER_SM)
     elif _exceeds(threads, per_sm):
-        misfits.append(Misfit(Resource.THREADS, threads, exact(per_sm), Per.SM, "threads"))
+        misfits.append(Misfit(Resource.THREADS, threads, exact(per_sm), Per.SM,
+                              Quantity.THREADS))
     else:
         limits.append(Limit(Resource.THREADS, sympy.floor(exact(per_sm) / threads)))
     warps_per_sm = execution.max_warps_per_sm
     warps = _warps(threads, execution)
     if warps_per_sm is not None and _exceeds(warps, warps_per_sm):
-        misfits.append(Misfit(Resource.WARPS, warps, exact(warps_per_sm), Per.SM, "warps"))
+        misfits.append(Misfit(Resource.WARPS, warps, exact(warps_per_sm), Per.SM,
+                              Quantity.WARPS))
     elif warps_per_sm is not None:
         limits.append(Limit(Resource.WARPS, sympy.floor(exact(warps_per_sm) / warps)))
     blocks_per_sm = execution.max_blocks_per_sm
     if blocks_per_sm is None:
-        missing.append("blocks per SM")
+        missing.append(MissingFigure.BLOCKS_PER_SM)
     else:
         limits.append(Limit(Resource.BLOCKS, exact(blocks_per_sm)))
 
@@ -215,7 +221,8 @@ def _cluster(size: sympy.Expr, machine: Machine, misfits: list[Misfit]) -> None:
     if machine.features.has(Feature.THREAD_BLOCK_CLUSTERS) is False:
         most = 1
     if most is not None and _exceeds(size, most):
-        misfits.append(Misfit(Resource.CLUSTER, size, exact(most), Per.CLUSTER, "blocks"))
+        misfits.append(Misfit(Resource.CLUSTER, size, exact(most), Per.CLUSTER,
+                              Quantity.BLOCKS))
 
 
 def _warps(threads: sympy.Expr, execution: Execution) -> sympy.Expr:

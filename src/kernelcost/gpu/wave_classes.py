@@ -28,7 +28,7 @@ from .block_classes import GridAxes, WaveUnions, fraction_of, grid_axes
 from .unclassified import Reason, Unclassified, Why
 from .wave_periods import alike_waves
 from .wave_pieces import Product, raster_products
-from .wave_tables import SAFE, AxisBox, BoxPlan, box_plan
+from .wave_tables import SAFE, AxisBox, AxisKind, BoxPlan, box_plan
 
 Array = np.ndarray
 CHUNK = 1 << 15  # waves evaluated at once
@@ -47,7 +47,7 @@ def union_volumes(plan: BoxPlan, products: list[Product], axes: int) -> Array:
         return np.where(touched, plan.constant, 0).astype(np.int64)
     if len(plan.parts) == 1:
         volume = _sweep(plan.parts[0], live)
-    elif len(plan.parts) == axes and all(part.kind == "tiles" for part in plan.parts):
+    elif len(plan.parts) == axes and all(part.kind == AxisKind.TILES for part in plan.parts):
         volume = sum((np.where(product.valid, _measure(plan.parts, _bounds(plan.parts, product)),
                                0) for product in live), np.zeros(shape, dtype=np.int64))
     else:
@@ -59,7 +59,7 @@ def _ends(part: AxisBox, product: Product) -> tuple[Array, Array]:
     """The product's range on the part's axis: positions (tiles) or element bounds
     (intervals: first(a) and last(b))."""
     low, high = (np.broadcast_to(end, product.valid.shape) for end in product.ranges[part.axis])
-    if part.kind == "tiles":
+    if part.kind == AxisKind.TILES:
         return low, high
     assert part.first is not None and part.last is not None
     top = part.first.count - 1
@@ -74,7 +74,7 @@ def _measure(parts: tuple[AxisBox, ...], bounds: list[tuple[Array, Array]]) -> A
     """Elements of the box product: per part a weight sum (tiles) or an interval's length."""
     volume: Array | None = None
     for part, (low, high) in zip(parts, bounds):
-        if part.kind == "tiles":
+        if part.kind == AxisKind.TILES:
             assert part.weight is not None
             size = part.weight.run_sum(low, high)
         else:
@@ -91,11 +91,11 @@ def _sweep(part: AxisBox, products: list[Product]) -> Array:
     lows, highs = np.stack([low for low, _ in ends]), np.stack([high for _, high in ends])
     order = np.argsort(np.where(valid, lows, -FAR), axis=0, kind="stable")
     lows, highs, valid = (np.take_along_axis(x, order, axis=0) for x in (lows, highs, valid))
-    covered = np.full(valid.shape[1:], -1 if part.kind == "tiles" else FAR, dtype=np.int64)
+    covered = np.full(valid.shape[1:], -1 if part.kind == AxisKind.TILES else FAR, dtype=np.int64)
     total = np.zeros(valid.shape[1:], dtype=np.int64)
     for low, high, here in zip(lows, highs, valid):
         begin = np.maximum(low, covered + 1)
-        if part.kind == "tiles":
+        if part.kind == AxisKind.TILES:
             assert part.weight is not None
             added = part.weight.run_sum(begin, high)
         else:

@@ -25,7 +25,7 @@ import numpy as np
 from ..base.kinds import Raster
 from .axis_classes import Pieces, Poly, aligned, degree
 from .block_classes import GridAxes
-from .wave_tables import AxisBox, BoxPlan
+from .wave_tables import AxisBox, AxisKind, BoxPlan
 
 Array = np.ndarray
 
@@ -79,7 +79,7 @@ def _longest_invariant_run(plans: Sequence[BoxPlan], outer: int, count: int) -> 
 
 def _runs(part: AxisBox) -> list[tuple[int, int, bool]]:
     """Runs of a box part along its axis, and whether a move leaves the union unchanged."""
-    if part.kind == "tiles":
+    if part.kind == AxisKind.TILES:
         assert part.weight is not None
         return [(piece.start, piece.stop, degree(piece.poly) <= 0)
                 for piece in part.weight.pieces]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from fractions import Fraction
 
 import numpy as np
@@ -121,12 +122,19 @@ def _differences(values: list[int]) -> list[int]:
     return newton
 
 
+class AxisKind(StrEnum):
+    """What a tensor's boxes do along one grid axis (the module docstring)."""
+
+    TILES = "tiles"
+    INTERVALS = "intervals"
+
+
 @record
 class AxisBox:
     """What one tensor's box does along one grid axis."""
 
     axis: int
-    kind: str  # tiles | intervals
+    kind: AxisKind
     weight: AxisTable | None  # tiles: elements at each position (the widths' product)
     first: AxisTable | None  # intervals: the first and last index at each position
     last: AxisTable | None
@@ -190,15 +198,16 @@ def _axis_box(tensor: str, axis: int, dims: list[tuple[Pieces, Pieces, str]],
     others do (a causal row tile times its prefix of keys): their widths' product is the
     weight. Without one, a single dimension of intervals."""
     kinds = [_kind(tensor, first, last, count) for first, last, _ in dims]
-    if "tiles" in kinds:
+    if AxisKind.TILES in kinds:
         widths = [_width(first, last) for first, last, _ in dims]
         weight = combine(widths, _product) if len(widths) > 1 else widths[0]
         text = " x ".join(text for _, _, text in dims)
-        return AxisBox(axis, "tiles", AxisTable(weight, text), None, None)
+        return AxisBox(axis, AxisKind.TILES, AxisTable(weight, text), None, None)
     if len(dims) > 1 or kinds[0] is None:
         raise Unclassified(Why(Reason.BOX_SHAPE, tensor))
     first, last, text = dims[0]
-    return AxisBox(axis, "intervals", None, AxisTable(first, text), AxisTable(last, text))
+    return AxisBox(axis, AxisKind.INTERVALS, None, AxisTable(first, text),
+                   AxisTable(last, text))
 
 
 def _product(polys: list[Poly]) -> Poly:
@@ -225,17 +234,17 @@ def _width(first: Pieces, last: Pieces) -> Pieces:
     return _difference(last, first, 1)
 
 
-def _kind(tensor: str, first: Pieces, last: Pieces, count: int) -> str | None:
+def _kind(tensor: str, first: Pieces, last: Pieces, count: int) -> AxisKind | None:
     """tiles, intervals (module docstring) or None."""
     if not at_least(_width(first, last), 0):
         raise Unclassified(Why(Reason.BOX_REVERSED, tensor))
     if count <= 1:
-        return "tiles"
+        return AxisKind.TILES
     if at_least(_difference(shifted(first), last, -1), 0):  # first(p + 1) > last(p)
-        return "tiles"
+        return AxisKind.TILES
     rising = at_least(_difference(shifted(first), first), 0) and \
         at_least(_difference(shifted(last), last), 0)
     if rising and at_least(_difference(last, shifted(first), 1), 0) and \
             at_least(_width(first, last), 1):
-        return "intervals"
+        return AxisKind.INTERVALS
     return None

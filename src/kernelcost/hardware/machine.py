@@ -15,7 +15,9 @@ from ..base.records import record
 from ..base.symbols import LEVELS
 from .achievable_rates import Achievable
 
-PRECISIONS: tuple[Precision, ...] = tuple(Precision)
+# the precisions a machine file may give peaks for: every one but the kernels' i32 and i4
+PRECISIONS: tuple[Precision, ...] = tuple(p for p in Precision
+                                          if p not in (Precision.I32, Precision.I4))
 UNITS: tuple[Unit, ...] = (Unit.VECTOR, Unit.TENSOR)  # of a [[compute]] table
 # what one capacity_B covers: the device, one SM, or one of execution.l2_partitions
 # partitions that each serve their own SMs only (MI300X: an L2 per XCD)
@@ -76,7 +78,7 @@ def execution_source_key(key: str) -> str:
 
 # The precision whose vector peak stands in when a machine lists none for the precision asked:
 # 16- and 8-bit element-wise arithmetic runs on the fp32 pipes unless packed.
-FALLBACK_VECTOR_PRECISION = "fp32"
+FALLBACK_VECTOR_PRECISION = Precision.FP32
 
 # bandwidth_Bps in a machine file where no public figure was found (its source says what was
 # sought): the level then sets no roof, and the answers say its bandwidth is unknown.
@@ -84,7 +86,7 @@ UNKNOWN_BANDWIDTH = "unknown"
 
 # The precision of the accumulators of multiply-adds on the vector FMA units: fp64 for fp64
 # inputs, fp32 for every narrower type (bf16, fp8, ... products are summed in fp32).
-ACCUMULATOR_PRECISION = {"fp64": "fp64"}
+ACCUMULATOR_PRECISION = {Precision.FP64: Precision.FP64}
 
 # Memory levels whose traffic is reported but whose bandwidth is never a roof of t_min.
 UNBOUNDING_LEVELS = (Level.REGISTERS,)
@@ -107,7 +109,7 @@ class ComputePeak:
 
 @record
 class MemoryLevel:
-    level: str  # global | l2 | shared | registers
+    level: Level
     technology: str | None  # HBM3, GDDR6X, ... (informative)
     bandwidth_Bps: float | None  # None: no sourced figure, the level sets no ceiling
     bandwidth_source: str | None
@@ -299,8 +301,8 @@ class Machine:
             if tensor is not None:
                 return _ceiling_of(tensor)
         if work_class == WorkClass.FMA:
-            return _with_roof(self._vector_ceiling(ACCUMULATOR_PRECISION.get(precision, "fp32")),
-                              fma=True)
+            accumulator = ACCUMULATOR_PRECISION.get(Precision(precision), Precision.FP32)
+            return _with_roof(self._vector_ceiling(accumulator), fma=True)
         return self._vector_ceiling(precision)
 
     def _vector_ceiling(self, precision: str) -> Ceiling:
@@ -375,9 +377,9 @@ def _with_roof(ceiling: Ceiling, *, fma: bool = False, sfu_stand_in: bool = Fals
     return dataclasses.replace(ceiling, roof=roof)
 
 
-def _lookup_precisions() -> tuple[str, ...]:
+def _lookup_precisions() -> tuple[Precision, ...]:
     # kernels may compute in i32 or i4 (index or packed types): they fall back to fp32 vector
-    return PRECISIONS + ("i32", "i4")
+    return tuple(Precision)
 
 
 def check_precision_name(precision: str) -> None:

@@ -9,7 +9,7 @@ import sympy
 
 from ..base import tree as ast
 from ..base.errors import Code, SpecCheckError
-from ..base.kinds import Reuse, Role
+from ..base.kinds import Precision, Reuse, Role
 from ..base.records import record
 from ..base.symbols import PRECISION_OF_TYPE, size_symbol
 from .check_context import Context, ItemCount, Tensor
@@ -37,7 +37,7 @@ class CheckedKernel:
     reuse: Reuse  # the kernel's default reuse for tensors outside keep scopes
     grid: Grid | None = None  # the thread blocks of a parallel spec
     items: ItemCount | None = None  # `per token = b`: what one run of the kernel handles
-    precision_override: str | None = None  # set where --precision mapped the types
+    precision_override: Precision | None = None  # set where --precision mapped the types
     requirements: Requirements = Requirements()  # `target` and `needs`
     serial: tuple[tuple[str, ...], ...] = ()  # `serial` lines: roofs whose times add
 
@@ -46,7 +46,7 @@ class CheckedKernel:
         return self.kernel.name
 
     @property
-    def precision(self) -> str:
+    def precision(self) -> Precision:
         """The precision the kernel computes in: the element type most of its tensors are
         declared with, the first one declared breaking ties (or the precision its types
         were mapped to, precisions.at_precision)."""

@@ -24,7 +24,7 @@ import dataclasses
 import sympy
 
 from ..base.errors import Code, Diagnostic, SizeError
-from ..base.kinds import Role
+from ..base.kinds import Precision, Role
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import ELEMENT_BYTES, PRECISION_OF_TYPE
@@ -52,7 +52,7 @@ FP8_SOURCE = ("NVIDIA Transformer Engine, \u201cUsing FP8 with Transformer Engin
 class Format:
     """How one precision's tensors are stored and accumulated."""
 
-    precision: str  # the machine precision (a peak's name): fp8
+    precision: Precision  # the machine precision (a peak's name): fp8
     name: str  # the storage format: FP8 (E4M3/E5M2), MXFP6, NVFP4
     operand: str  # element type of the operands (inputs)
     output: str  # element type of the outputs
@@ -67,20 +67,20 @@ class Format:
         return ELEMENT_BYTES[self.operand] + scale
 
 
-FORMATS: dict[str, Format] = {
-    "fp64": Format("fp64", "FP64", "f64", "f64", "f64", None),
-    "fp32": Format("fp32", "FP32", "f32", "f32", "f32", None),
-    "tf32": Format("tf32", "TF32 (stored as 32-bit)", "tf32", "f32", "f32", None),
-    "fp16": Format("fp16", "FP16", "f16", "f16", "f32", None),
-    "bf16": Format("bf16", "BF16", "bf16", "bf16", "f32", None),
-    "fp8": Format("fp8", "FP8 (E4M3/E5M2), per-tensor scales", "fp8", "bf16", "f32", None,
-                  FP8_SOURCE),
-    "fp6": Format("fp6", "MXFP6 (E2M3/E3M2, an E8M0 scale per 32)", "fp6", "bf16", "f32", 32,
-                  MX_SOURCE),
-    "fp4": Format("fp4", "NVFP4 (E2M1, an E4M3 scale per 16)", "fp4", "bf16", "f32", 16,
-                  NVFP4_SOURCE),
-    "i8": Format("i8", "INT8", "i8", "bf16", "i32", None),
-}
+FORMATS: dict[Precision, Format] = {form.precision: form for form in (
+    Format(Precision.FP64, "FP64", "f64", "f64", "f64", None),
+    Format(Precision.FP32, "FP32", "f32", "f32", "f32", None),
+    Format(Precision.TF32, "TF32 (stored as 32-bit)", "tf32", "f32", "f32", None),
+    Format(Precision.FP16, "FP16", "f16", "f16", "f32", None),
+    Format(Precision.BF16, "BF16", "bf16", "bf16", "f32", None),
+    Format(Precision.FP8, "FP8 (E4M3/E5M2), per-tensor scales", "fp8", "bf16", "f32", None,
+           FP8_SOURCE),
+    Format(Precision.FP6, "MXFP6 (E2M3/E3M2, an E8M0 scale per 32)", "fp6", "bf16", "f32", 32,
+           MX_SOURCE),
+    Format(Precision.FP4, "NVFP4 (E2M1, an E4M3 scale per 16)", "fp4", "bf16", "f32", 16,
+           NVFP4_SOURCE),
+    Format(Precision.I8, "INT8", "i8", "bf16", "i32", None),
+)}
 FLOAT_ACCUMULATORS = ("f32", "f64")
 NARROW = ("tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8", "i4")  # narrower than 32-bit
 
@@ -101,7 +101,7 @@ class TypeChange:
 class PrecisionMap:
     """The spec at precision `format.precision`: what changed from its own types."""
 
-    own: str  # the spec's own precision
+    own: Precision  # the spec's own precision
     format: Format
     changes: tuple[TypeChange, ...]
 
@@ -111,7 +111,7 @@ def precision_format(precision: str) -> Format:
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
             None, f"no element-type table for precision `{precision}`",
             "precisions: " + ", ".join(FORMATS)))
-    return FORMATS[precision]
+    return FORMATS[Precision(precision)]
 
 
 def at_precision(checked: CheckedKernel, precision: str
@@ -140,11 +140,11 @@ def at_precision(checked: CheckedKernel, precision: str
             changes.append(TypeChange(name, Role.REGISTER, dtype, after, ELEMENT_BYTES[dtype],
                                       ELEMENT_BYTES[after]))
     mapped = dataclasses.replace(checked, tensors=tensors, locals=locals_,
-                                 precision_override=precision)
+                                 precision_override=target.precision)
     return mapped, PrecisionMap(own, target, tuple(changes))
 
 
-def _mapped(dtype: str, role: Role, level: str, own: str, target: Format) -> str | None:
+def _mapped(dtype: str, role: Role, level: str, own: Precision, target: Format) -> str | None:
     """The type an element of `dtype` takes at the target precision, or None: unchanged."""
     of_spec = PRECISION_OF_TYPE.get(dtype) == own
     if role in (Role.LOCAL, Role.REGISTER):

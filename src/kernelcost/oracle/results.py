@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..base.kinds import Reuse
 from ..base.records import record
 from .grid_blocks import BlockCounts
 
@@ -54,7 +55,7 @@ class Counts:
 
     kernel: str
     sizes: dict[str, Value]  # every size name (parameters, defaults, `let` sizes) -> value
-    reuse: str  # spec | perfect | none
+    reuse: Reuse
     work: dict[str, int]  # class (fma, vector, sfu) -> FLOP
     traffic: dict[str, Fraction]  # level -> bytes moved at that level (levels with traffic)
     footprints: dict[str, tuple[int, int]]  # tensor -> (distinct read, distinct written)

@@ -30,7 +30,7 @@ class LaneCounts:
 
     tensor: str
     is_write: bool
-    level: str  # global | shared
+    level: Level  # global or shared
     element_bytes: int
     instructions: int = 0  # warp instructions
     useful_B: int = 0  # element bytes x lanes, over every instruction
@@ -149,7 +149,7 @@ class _Walker:
         word = in_row // 4 ^ row % 32
         return row * self.shapes[tensor][1] * element + word * 4 + in_row % 4
 
-    def _served_at(self, tensor: str, keeps: tuple) -> str | None:
+    def _served_at(self, tensor: str, keeps: tuple) -> Level | None:
         level = self.kernel.tensors[tensor].level
         for names, keep_level in keeps:
             if tensor in names:

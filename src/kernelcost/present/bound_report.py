@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy
 
 from ..answers.lower import LevelBound
+from ..base.levels import Level
 from ..base.units import binary
 
 HBL_SOURCE = ("Christ, Demmel, Knight, Scanlon, Yelick, \"Communication lower bounds and "
@@ -15,6 +16,13 @@ TIGHT_SOURCE = ("Smith, Lowery, Langou, van de Geijn, \"A tight I/O lower bound 
                 "multiplication\", 2019; Kwasniewski et al., \"Red-blue pebbling revisited\" "
                 "(COSMA), SC 2019")
 
+
+def capacity_text(parts) -> str:
+    """How S is made up: `L2 (device)`, `registers + tensor memory per SM`."""
+    if tuple(parts) == (Level.L2,):
+        return "L2 (device)"
+    return " + ".join("tensor memory" if part == Level.TMEM else str(part)
+                      for part in parts) + " per SM"
 
 def _e(expr) -> str:
     return sympy.sstr(expr)
@@ -101,7 +109,8 @@ def _verdict_lines(result: LevelBound) -> list[str]:
     v = result.verdict
     assert v is not None  # asked only where there is a machine
     level = result.level
-    lines = [f"machine    {v.machine}: S = {binary(v.capacity_B)} ({v.capacity_text}) = "
+    made_of = capacity_text(v.capacity_parts)
+    lines = [f"machine    {v.machine}: S = {binary(v.capacity_B)} ({made_of}) = "
              f"{_num(v.capacity_B / float(result.word_bytes))} words; fed by {v.bandwidth_level}"
              f"; ridge P/B = {_num(v.ridge)} FLOP/B"]
     verb = "can" if v.can else "cannot"
@@ -159,7 +168,7 @@ def json_object(result: LevelBound, path: str) -> dict:
     v = result.verdict
     if v is not None:
         document["machine"] = {
-            "id": v.machine, "S_B": v.capacity_B, "S_text": v.capacity_text,
+            "id": v.machine, "S_B": v.capacity_B, "S_text": capacity_text(v.capacity_parts),
             "fed_by": v.bandwidth_level, "ridge": v.ridge, "i_max": v.i_max,
             "compute_bound_possible": v.can, "from_size": v.from_size, "gap": v.gap,
             "spec_below_bound_from": v.below_from}

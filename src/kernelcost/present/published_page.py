@@ -6,7 +6,14 @@ from pathlib import Path
 
 from ..algebra.jsonout import print_json
 from ..answers.published import Family, Split
-from ..answers.published_report import Result, Summary, compare_corpus, summaries
+from ..answers.published_report import (
+    ModelsOther,
+    Result,
+    Summary,
+    TiledFor,
+    compare_corpus,
+    summaries,
+)
 from ..base.units import si
 
 # one colour per family (matplotlib's tab10, in Family's order)
@@ -57,10 +64,19 @@ def beaten_lines(results: list[Result]) -> list[str]:
         elif r.bound_beaten:
             reason = r.reason
             code = reason[0].value if reason else "UNEXPLAINED"
-            note = reason[1] if reason else "no reason from the fixed list applies"
+            note = reason_text(reason[1]) if reason else "no reason from the fixed list applies"
             lines.append(f"{r.row.source}:{r.row.line} t_bound beaten: measured "
                          f"{_time(r.row.time_s)} < t_bound {_time(r.t_bound)} [{code}] {note}")
     return lines
+
+
+def reason_text(reason: TiledFor | ModelsOther | str) -> str:
+    """Why a row beat t_bound, in words (a reading is written with the corpus already)."""
+    if isinstance(reason, TiledFor):
+        return f"{reason.spec} is tiled for {', '.join(reason.machines)}"
+    if isinstance(reason, ModelsOther):
+        return f"{reason.implementation}; the spec models {reason.model}"
+    return reason
 
 
 def figure(results: list[Result], path: str | Path) -> Path:

@@ -18,6 +18,7 @@ from ..base.kinds import Reuse
 from ..base.levels import Level
 from ..base.records import record
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
+from .bound_report import capacity_text
 
 S_RANGE_B = (2.0 ** 10, 2.0 ** 32)  # 1 KiB to 4 GiB
 
@@ -59,11 +60,12 @@ def slope(spec: Spec, result: LevelBound, machine, raw: dict) -> Slope:
     if machine is not None:
         # the S of each bound level (tensor memory with the registers, where the machine
         # has it), and shared memory alone
-        registers, registers_text = machine_capacity(machine, Level.REGISTERS)
-        fast, fast_text = machine_capacity(machine, Level.SHARED)
-        for name, value in ((registers_text, registers),
+        registers, registers_parts = machine_capacity(machine, Level.REGISTERS)
+        fast, fast_parts = machine_capacity(machine, Level.SHARED)
+        for name, value in ((capacity_text(registers_parts), registers),
                             ("shared per SM", machine.capacity(Level.SHARED)),
-                            (fast_text, fast), ("L2", machine.capacity(Level.L2))):
+                            (capacity_text(fast_parts), fast),
+                            ("L2", machine.capacity(Level.L2))):
             if value:
                 capacities.append((name, float(value)))
     sizes = tuple((str(p), float(values[p])) for p in spec.checked.parameters

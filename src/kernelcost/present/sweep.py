@@ -23,7 +23,7 @@ import sympy
 
 from ..algebra.sympy_scope import patched
 from ..analysis.api import Analysis, Spec, load, numeric_values
-from ..answers.solve import parameter_symbol
+from ..answers.unknowns import parameter_symbol
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.kinds import Reuse, TermKind
 from ..base.levels import Level

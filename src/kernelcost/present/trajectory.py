@@ -9,7 +9,8 @@ import math
 import numpy
 
 from ..analysis.api import Spec
-from ..answers.solve import capacity_crossings, ridge_crossings
+from ..answers.capacity import capacity_crossings
+from ..answers.solve import ridge_crossings
 from ..base.kinds import Per
 from ..base.records import record
 from ..base.symbols import ON_CHIP_LEVELS

@@ -13,7 +13,7 @@ from typing import Literal
 
 from rich.table import Table
 
-from ..answers.wholemodel import KINDS, Crossing, Step, WholeModel
+from ..answers.wholemodel import KINDS, Crossing, KernelKind, Step, WholeModel
 from ..base.units import plain, si
 from .roofs import model_roof_name, roof_name
 
@@ -203,7 +203,7 @@ def model_json(result: WholeModel) -> dict:
 
 # -------------------------------------------------------------------------------- figure
 
-def time_by_kind(step: Step) -> dict[str, float]:
+def time_by_kind(step: Step) -> dict[KernelKind, float]:
     times = {kind: 0.0 for kind in KINDS}
     for kernel in step.kernels:
         times[kernel.use.kind] += kernel.t_bound_s
@@ -224,11 +224,13 @@ def stack_figure(result: WholeModel):
                                       (panels[1], result.prefill, True)):
         labels = [str(s.batch) for s in steps]
         bottom = [0.0] * len(steps)
-        for kind in (*KINDS, "launch overhead"):
-            heights = [1e3 * (s.launch_s if kind == "launch overhead" else time_by_kind(s)[kind])
-                       / (s.batch if per_sequence else 1) for s in steps]
-            axes.bar(labels, heights, bottom=bottom, label=kind,
-                     hatch="//" if kind == "launch overhead" else None)
+        bars: list[tuple[str, list[float], str | None]] = [
+            (str(kind), [time_by_kind(s)[kind] for s in steps], None) for kind in KINDS]
+        bars.append(("launch overhead", [s.launch_s for s in steps], "//"))
+        for label, times, hatch in bars:
+            heights = [1e3 * time / (s.batch if per_sequence else 1)
+                       for time, s in zip(times, steps)]
+            axes.bar(labels, heights, bottom=bottom, label=label, hatch=hatch)
             bottom = [b + h for b, h in zip(bottom, heights)]
         axes.set_xlabel("batch (sequences)")
         axes.set_ylabel("ms per sequence, t_bound" if per_sequence else "ms per step, t_bound")

@@ -8,6 +8,7 @@ t_model stays the kernel's time."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Protocol
 
 import sympy
@@ -20,8 +21,15 @@ from ..derates import At, Derate, Term
 from ..occupancy import Occupancy
 from ..transfer import Transfer
 
-ROOFS = "roofs"
-CALL = "call"
+
+class EffectStage(StrEnum):
+    """Where an effect acts (the module docstring): on the roofs, or on the call."""
+
+    ROOFS = "roofs"
+    CALL = "call"
+
+
+ROOFS, CALL = EffectStage.ROOFS, EffectStage.CALL
 
 
 @record
@@ -46,7 +54,7 @@ class Effect(Protocol):
     effect's `findings`, a record of figures that presentation puts into words."""
 
     name: EffectCause
-    stage: str  # ROOFS | CALL
+    stage: EffectStage
 
     @property
     def findings(self) -> tuple[type, ...]:

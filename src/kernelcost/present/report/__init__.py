@@ -5,7 +5,9 @@ kernelcost.present.display).
     spec_report     analyze --json (the stable schema) and its rich tables
     verdict_report  verdicts: the sentence, the verdict table, the JSON rows
     grid            the execution model's figures and clauses
-    documents       Markdown and LaTeX (a document's tabular; a notebook's MathJax array), repr
+    documents       what the documents show (the closed forms' rows), and repr
+    markdown_document, latex_document   Markdown; LaTeX (a document's tabular, a notebook's
+                    MathJax array)
     solve_report, machine_tables, check_report, sweeps   the other commands' tables and JSON
     cells           a cell's number, expression or machine label
     precision  the element types at a precision, the machines `--machine all` left out
@@ -23,7 +25,9 @@ _HOMES = {
     "check_report": ("check_tables", "verification_error", "verification_json",
                      "verification_note"),
     "cells": ("expression", "json_number", "machine_label"),
-    "documents": ("analysis_latex", "analysis_markdown", "analysis_mathjax", "analysis_summary"),
+    "documents": ("analysis_summary",),
+    "markdown_document": ("analysis_markdown",),
+    "latex_document": ("analysis_latex", "analysis_mathjax"),
     "machine_tables": ("machine_json", "machine_table", "machines_table"),
     "precision": ("dropped_json", "dropped_line", "mapping_json", "mapping_line"),
     "solve_report": ("solve_json", "solve_tables"),

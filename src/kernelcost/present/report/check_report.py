@@ -131,10 +131,6 @@ def verification_note(verified: Verification) -> str:
     return f"not verified: {verified.skipped}"
 
 
-def verification_markdown(verified: Verification | None) -> list[str]:
-    return [] if verified is None else ["", verification_note(verified) + "."]
-
-
 def verification_error(verified: Verification) -> str:
     """The error `analyze` prints when a closed form disagrees with the enumeration."""
     lines = [f"error: {verification_note(verified)}"]

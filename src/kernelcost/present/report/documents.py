@@ -1,124 +1,12 @@
-"""Markdown and LaTeX documents of an analysis: the same content as the terminal."""
+"""What an analysis's documents show, in every format: the rows of the closed forms (a
+quantity, its form, where it goes as the sizes grow, its value) that `markdown_document` and
+`latex_document` lay out, and `repr(analysis)`, the one line of text."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import sympy
-
 from ...analysis.api import Analysis, Intensity
 from ...base.units import plain, si
-from .cells import (
-    INTENSITY_UNIT,
-    TRAFFIC_UNIT,
-    WORK_UNIT,
-    formula,
-    machine_label,
-    value_of,
-    value_or_formula,
-)
-from .check_report import verification_markdown
-from .verdict_report import answer_lines
-
-if TYPE_CHECKING:
-    pass
-
-
-# --- markdown and LaTeX: the same content --------------------------------------------------
-
-
-def analysis_markdown(analysis: Analysis, answers=()) -> str:
-    lines = [f"# {analysis.kernel}", "", f"Spec `{analysis.spec.path}`, reuse {analysis.reuse}.",
-             *verification_markdown(analysis.verified),
-             "", "| quantity | closed form | as sizes grow | value |", "|---|---|---|---|"]
-    for name, quantity, unit in _rows(analysis):
-        lines.append(f"| {name} | {_math(quantity.expr)} | {_math(_grown(quantity))} "
-                     f"| {_value_text(quantity, unit)} |")
-    if answers:
-        lines += ["", "| machine | level | I (FLOP/B) | ridge (FLOP/B) | I / ridge | t_min |",
-                  "|---|---|---|---|---|---|"]
-        for answer in answers:
-            for level in answer.verdict.levels:
-                lines.append(
-                    f"| {machine_label(answer.verdict.machine, answer.verdict.precision)} "
-                    f"| {level.level} | {value_or_formula(level.intensity, '')} "
-                    f"| {plain(value_of(level.ridge), '').strip()} "
-                    f"| {value_or_formula(level.ratio, '')} "
-                    f"| {si(value_of(answer.verdict.t_min), 's')} |")
-        lines += [""] + [f"- {line.strip()}" for line in answer_lines(answers)]
-    return "\n".join(lines) + "\n"
-
-
-def analysis_latex(analysis: Analysis, answers=()) -> str:
-    lines = [r"\begin{tabular}{llll}", r"\hline",
-             r"quantity & closed form & as sizes grow & value \\", r"\hline"]
-    for name, quantity, unit in _rows(analysis):
-        grown = _grown(quantity)
-        lines.append(f"{_latex_text(name)} & ${sympy.latex(quantity.expr)}$ & "
-                     f"${sympy.latex(grown) if grown is not None else '-'}$ & "
-                     f"{_latex_text(_value_text(quantity, unit))} \\\\")
-    lines += [r"\hline", r"\end{tabular}"]
-    if answers:
-        lines += ["", r"\begin{itemize}"]
-        lines += [rf"\item {_latex_text(line.strip())}" for line in answer_lines(answers)]
-        lines.append(r"\end{itemize}")
-    return "\n".join(lines) + "\n"
-
-
-def analysis_mathjax(analysis: Analysis, answers=()) -> str:
-    """The notebook's LaTeX: display math MathJax renders (an `array`, not a `tabular`), the
-    verdicts as a second array when answers are given."""
-    rows = [r"\text{quantity} & \text{closed form} & \text{as sizes grow} & \text{value}"]
-    for name, quantity, unit in _rows(analysis):
-        grown = _grown(quantity)
-        rows.append(f"{_math_text(name)} & {sympy.latex(quantity.expr)} & "
-                    f"{_grown_latex(quantity, grown)} & "
-                    f"{_math_text(_value_text(quantity, unit))}")
-    parts = [_array("llll", rows)]
-    if answers:
-        verdicts = [r"\text{machine} & \text{level} & I\ (\text{FLOP/B}) & "
-                    r"\text{ridge (FLOP/B)} & I / \text{ridge} & t_{\min}"]
-        for answer in answers:
-            for level in answer.verdict.levels:
-                verdicts.append(" & ".join(_math_text(text) for text in (
-                    machine_label(answer.verdict.machine, answer.verdict.precision),
-                    level.level, value_or_formula(level.intensity, ""),
-                    plain(value_of(level.ridge), "").strip(),
-                    value_or_formula(level.ratio, ""),
-                    si(value_of(answer.verdict.t_min), "s"))))
-        parts.append(_array("llllll", verdicts))
-    if len(parts) == 1:
-        return f"$$\n{parts[0]}\n$$"
-    # one display, the two arrays stacked in an outer one (MathJax has no `\\\\` outside an
-    # environment)
-    return "$$\n\\begin{array}{l}\n" + "\n\\\\[2ex]\n".join(parts) + "\n\\end{array}\n$$"
-
-
-def _array(columns: str, rows: list[str]) -> str:
-    return (f"\\begin{{array}}{{{columns}}}\n" + " \\\\ \\hline\n".join(rows[:1])
-            + " \\\\ \\hline\n" + " \\\\\n".join(rows[1:]) + "\n\\end{array}")
-
-
-def _math_text(text: str) -> str:
-    """Words inside math: \\text{...}, with the characters MathJax's text mode reads."""
-    for char, escaped in (("\\", ""), ("{", ""), ("}", ""), ("_", "\\_"), ("%", "\\%"),
-                          ("&", "\\&"), ("#", "\\#"), ("$", "")):
-        text = text.replace(char, escaped)
-    return f"\\text{{{text}}}"
-
-
-def _grown_latex(quantity, grown) -> str:
-    """An intensity's limit (→ T/2), another quantity's leading term (∼ 2 K M N)."""
-    if grown is None:
-        return "-"
-    return (r"\to " if isinstance(quantity, Intensity) else r"\sim ") + sympy.latex(grown)
-
-
-def _math(expr) -> str:
-    """A formula as Markdown math, `$...$` (a `|` would end a table cell)."""
-    if expr is None:
-        return "-"
-    return "$" + sympy.latex(expr).replace("|", r"\vert ") + "$"
+from .cells import INTENSITY_UNIT, TRAFFIC_UNIT, WORK_UNIT, formula
 
 
 def analysis_summary(analysis: Analysis) -> str:
@@ -129,7 +17,7 @@ def analysis_summary(analysis: Analysis) -> str:
     return f"<Analysis {analysis.kernel}: {', '.join(parts)}>"
 
 
-def _rows(analysis: Analysis):
+def quantity_rows(analysis: Analysis):
     yield "W", analysis.work, WORK_UNIT
     for level, quantity in analysis.traffic.items():
         yield f"Q {level}", quantity, TRAFFIC_UNIT
@@ -137,21 +25,13 @@ def _rows(analysis: Analysis):
         yield f"I {level}", intensity, INTENSITY_UNIT
 
 
-def _grown(quantity):
+def grown_form(quantity):
     """What a row shows as the sizes grow: an intensity's limit, another quantity's leading
     term."""
     return quantity.limit if isinstance(quantity, Intensity) else quantity.leading
 
 
-def _value_text(quantity, unit: str) -> str:
+def value_text(quantity, unit: str) -> str:
     if unit == INTENSITY_UNIT:
         return plain(quantity.value, unit)
     return si(quantity.value, unit)
-
-
-def _latex_text(text: str) -> str:
-    for char, escaped in (("\\", r"\textbackslash{}"), ("%", r"\%"), ("_", r"\_"),
-                          ("&", r"\&"), ("#", r"\#"), ("µ", r"$\mu$"), ("→", r"$\to$"),
-                          ("×", r"$\times$"), ("∞", r"$\infty$")):
-        text = text.replace(char, escaped)
-    return text

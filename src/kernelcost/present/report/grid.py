@@ -3,7 +3,7 @@ and the clauses the answer sentence gains for a parallel spec or a kernel that d
 
 from __future__ import annotations
 
-from ...base.kinds import Per, Resource
+from ...base.kinds import Per, Quantity, Resource
 from ...base.levels import Level
 from ...base.units import binary, si
 from ..derate_text import way
@@ -101,10 +101,10 @@ def misfit_sentence(verdict, label: str) -> str:
     for misfit in verdict.misfits:
         needed, capacity = value_of(misfit.needed), value_of(misfit.capacity)
         what = LEVEL_WORDS.get(misfit.level, misfit.level)
-        if misfit.unit == "B" and needed is None:  # over the capacity at every size
+        if misfit.unit == Quantity.BYTES and needed is None:  # over the capacity at every size
             parts.append(f"{what} needs {formula(misfit.needed)} B per "
                          f"{PER_WORDS[misfit.per]}, over the {binary(capacity)}")
-        elif misfit.unit == "B":
+        elif misfit.unit == Quantity.BYTES:
             assert needed is not None and capacity is not None  # a number, and a machine's
             parts.append(f"{what} needs {binary(needed)} per {PER_WORDS[misfit.per]}, "
                          f"{needed / capacity:.3g}x the {binary(capacity)}")

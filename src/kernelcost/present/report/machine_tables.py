@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...base.kinds import Unit, WorkClass
+from ...base.kinds import Precision, Unit, WorkClass
 from ...base.levels import Level
 from ...base.units import binary, si
 from .cells import PER_WORDS
@@ -83,11 +83,11 @@ def machines_table(machines, width: int | None = None):
     rows = []
     for machine in machines:
         hbm = machine.bandwidth(Level.GLOBAL)
-        bf16 = machine.dense_peak("bf16", Unit.TENSOR)
+        bf16 = machine.dense_peak(Precision.BF16, Unit.TENSOR)
         rows.append([machine.id, machine.name, str(machine.sm_count),
                      _scaled(machine.max_clock_Hz, 1e9), _scaled(hbm, 1e12),
                      _scaled(machine.capacity(Level.L2), 2**20),
-                     _scaled(machine.peak("fp32", WorkClass.VECTOR), 1e12),
+                     _scaled(machine.peak(Precision.FP32, WorkClass.VECTOR), 1e12),
                      _scaled(bf16.peak_FLOPps if bf16 else None, 1e12),
                      _scaled(bf16.peak_FLOPps / hbm if bf16 and hbm else None, 1)])
     return fitted_table("Machines", MACHINES_COLUMNS, rows, width)

@@ -6,7 +6,7 @@ import sympy
 
 from ...algebra.texts import text
 from ...analysis.api import Analysis, Counted
-from ...base.kinds import Per
+from ...base.kinds import Per, Side
 from ...base.units import binary, plain
 from ...count.values import json_value
 from .cells import (
@@ -68,7 +68,7 @@ def solve_tables(analysis: Analysis | Counted, parameter: str, solutions,
                                condition_text(crossing.condition)])
         for crossing in solution.capacity:
             capacity_rows.append([MACHINE_NAMES.get(crossing.machine, crossing.machine),
-                                  crossing.what.removeprefix("keep "), crossing.level,
+                                  holder_text(crossing, short=True), crossing.level,
                                   _capacity_text(crossing), *_capacity_cells(crossing),
                                   formula(crossing.expr)])
     tables = [fitted_table(f"{analysis.kernel}: where I(level) = ridge, solving for "
@@ -103,7 +103,7 @@ def _capacity_cells(crossing) -> tuple[str, str]:
     bound = crossing.integer_bound
     if bound is None:
         return (f"{crossing.parameter} = {shown}",
-                "below" if crossing.exceeds_side == "above" else "above")
+                Side.BELOW if crossing.exceeds_side == Side.ABOVE else Side.ABOVE)
     return f"{crossing.parameter} = {shown}", f"{crossing.parameter} {bound_text(bound)}"
 
 
@@ -130,9 +130,23 @@ def crossing_json(crossing) -> dict[str, object]:
     }
 
 
+def holder_text(crossing, short: bool = False) -> str:
+    """What holds the bytes: `keep scope 0 (A, B)` (`scope 0 (A, B)` in a table's cell),
+    `tensors in shared`, `working set`."""
+    from ...answers.capacity import Held
+
+    holder = crossing.held_by
+    if holder.held == Held.KEEP_SCOPE:
+        scope = f"scope {holder.scope} ({', '.join(holder.tensors)})"
+        return scope if short else f"keep {scope}"
+    if holder.held == Held.TENSORS:
+        return f"tensors in {crossing.level}"
+    return "working set"
+
+
 def capacity_json(crossing) -> dict[str, object]:
     return {
-        "machine": crossing.machine, "what": crossing.what, "level": crossing.level,
+        "machine": crossing.machine, "what": holder_text(crossing), "level": crossing.level,
         "parameter": crossing.parameter, "held_B": text(crossing.held_B),
         "capacity_B": float(crossing.capacity_B), "capacity_per": crossing.capacity_per,
         "value": json_value(crossing.value),

@@ -10,7 +10,7 @@ from .ledger_report import ledger_dict, ledger_text
 from .page import Column, fitted_table
 
 if TYPE_CHECKING:
-    from ...answers.validate import Comparison
+    from ...answers.validate import Comparison, Note
 
 
 VALIDATE_COLUMNS = [Column("line", "right"), Column("kernel"),
@@ -38,7 +38,7 @@ def validation_page(machine: str, comparisons: list[Comparison], width: int | No
             lines.append(f"line {c.row.line} {c.row.kernel} {k.name}: predicted "
                          f"{si(k.predicted, unit)}{model}, measured {si(k.measured, unit)}"
                          f"{ratio}")
-        lines += [f"line {c.row.line} {c.row.kernel}: note: {note}" for note in c.notes]
+        lines += [f"line {c.row.line} {c.row.kernel}: note: {note}" for note in notes_text(c)]
         steps = None if c.ledger is None else ledger_text(c.ledger)
         if steps is not None:
             lines.append(f"line {c.row.line} {c.row.kernel}:{steps.removeprefix(' ')}")
@@ -69,11 +69,28 @@ def validation_json(machine: str, comparisons: list[Comparison]) -> dict:
             "counters": {k.name: {"predicted": k.predicted, "model": k.model,
                                   "measured": k.measured, "ratio": k.ratio}
                          for k in c.counters},
-            "notes": list(c.notes),
+            "notes": notes_text(c),
             "ledger": None if c.ledger is None else ledger_dict(c.ledger),
         } for c in comparisons],
         "falsified": sum(c.falsified for c in comparisons),
     }
+
+
+def notes_text(comparison: Comparison) -> list[str]:
+    """The sizes' warnings, then the verdict's notes, in words."""
+    return [*comparison.warnings, *map(note_text, comparison.notes)]
+
+
+def note_text(note: Note) -> str:
+    from ...answers.validate import NoFit, NotRun
+
+    if isinstance(note, NotRun):
+        return "the machine does not run the spec: it needs " + ", ".join(map(str, note.needed))
+    if isinstance(note, NoFit):
+        return "the spec does not fit the machine: " + "; ".join(
+            f"{m.level} needs {float(m.needed):g} {m.unit} of {float(m.capacity):g} per {m.per}"
+            for m in note.misfits)
+    return f"measured in {note.measured}, the spec counts {note.counted}"
 
 
 def _time(seconds: float | None) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...base.kinds import TermKind
+from ...base.kinds import Side, TermKind
 from ...base.units import binary, plain, si
 from ...count.values import json_value
 from ..derate_text import derate_text, efficiency_text
@@ -156,7 +156,7 @@ def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
     value = value_of(crossing.value)
     assert value is not None  # one size free, the others set: the root is a number
     bound = crossing.integer_bound  # the integer sizes that are compute-bound
-    if crossing.compute_bound_side == "above":
+    if crossing.compute_bound_side == Side.ABOVE:
         where = "above" if bound is None else f"at {parameter} {bound_text(bound)}"
         return (f"{level}: memory-bound below {parameter} = {size_text(value)}, "
                 f"compute-bound {where} (ridge {ridge})"), value
@@ -304,19 +304,14 @@ def _advice_line(level, result) -> str:
     """The regime (a side of the ridge) and the chapter's zone (under 0.1x, 0.1x to 10x,
     over 10x) in one clause, so that `compute-bound` beside `mixed` reads as a position, not
     a contradiction."""
-    from ...answers.regimes import (
-        CLEARLY_COMPUTE_BOUND_ABOVE,
-        CLEARLY_MEMORY_BOUND_BELOW,
-        ZONE_COMPUTE,
-        ZONE_MEMORY,
-        ZONE_MIXED,
-    )
+    from ...answers.regimes import CLEARLY_COMPUTE_BOUND_ABOVE, CLEARLY_MEMORY_BOUND_BELOW, Zone
+    from ..advice_text import zone_advice
 
     ratio = value_of(level.ratio)
-    advice = result.compute_advice if level.zone is ZONE_COMPUTE else level.zone.advice
+    advice = zone_advice(level.zone, result.compute_advice)
     low, high = float(CLEARLY_MEMORY_BOUND_BELOW), float(CLEARLY_COMPUTE_BOUND_ABOVE)
-    span = {ZONE_MEMORY: f"under {low:g}×", ZONE_MIXED: f"{low:g}× to {high:g}×",
-            ZONE_COMPUTE: f"over {high:g}×"}[level.zone]
+    span = {Zone.CLEARLY_MEMORY_BOUND: f"under {low:g}×", Zone.MIXED: f"{low:g}× to {high:g}×",
+            Zone.CLEARLY_COMPUTE_BOUND: f"over {high:g}×"}[level.zone]
     # a symbolic ratio has a zone only where it stays inside one at every size
     position = " at every size" if ratio is None else f", {ratio:.3g}× the ridge"
     # one regime a verdict: the level's own side of its ridge is named only where it is the
@@ -324,7 +319,7 @@ def _advice_line(level, result) -> str:
     agrees = result.regime is None or level.regime == result.regime
     regime = f"{level.regime} " if agrees else ""
     return (f"  {regime}at {level.level}{position}: in the "
-            f"{level.zone.name} zone ({span}), {advice}.")
+            f"{level.zone} zone ({span}), {advice}.")
 
 
 def _term_order(term) -> float:
