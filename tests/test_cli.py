@@ -1,6 +1,7 @@
 """The command line, end to end, through kernelcost.cli.main (as the console script runs it)."""
 
 import json
+import re
 
 import pytest
 from conftest import SPECS
@@ -103,6 +104,30 @@ def test_check_agrees_on_every_shipped_spec_at_one_size(capsys):
     code, out, _ = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "M=4,N=6,K=8,T=2")
     assert code == 0
     assert "closed forms agree" in out
+
+
+def test_check_pins_the_sizes_set_and_draws_the_others(capsys):
+    # the README's `check SPEC --set N=12,T=4` on gemm_tiled, which has M and K besides
+    code, out, _ = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "N=12,T=4",
+                       "--samples", "3")
+    assert code == 0 and "closed forms agree" in out
+    heads = re.findall(r"gemm_tiled at M = (\d+), N = (\d+), K = (\d+), T = (\d+)", out)
+    assert len(heads) == 3 and len(set(heads)) == 3
+    for m, n, k, t in heads:
+        assert (n, t) == ("12", "4") and int(m) % 4 == 0 and int(k) % 4 == 0
+
+
+def test_check_refuses_a_size_set_to_one_without_a_value(capsys):
+    code, _, err = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "M=N")
+    assert code == cli.EXIT_USER_ERROR
+    assert "--set M:1:1: error[KC305]: `M` is set to N, and N has no value here" in err
+    assert "^" in err
+
+
+def test_check_names_the_sizes_set_when_they_break_an_assumption(capsys):
+    code, _, err = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "N=12,T=5")
+    assert code == cli.EXIT_USER_ERROR
+    assert "error[KC221]" in err and "with N = 12, T = 5 as set" in err
 
 
 def test_check_fails_when_the_count_is_broken(capsys, monkeypatch):

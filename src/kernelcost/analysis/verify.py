@@ -15,7 +15,7 @@ from ..base.kinds import Reuse
 from ..base.records import record
 from ..count.cost import Cost
 from ..lang.check import CheckedKernel
-from ..lang.settings import resolve_settings
+from ..lang.settings import refuse_unnumbered, resolve_settings
 from ..lang.sizes import size_warnings
 
 if TYPE_CHECKING:
@@ -53,19 +53,24 @@ class Checkable(Protocol):
 def check_against_oracle(spec: Checkable, settings: dict[str, str],
                          reuse: Reuse | str = Reuse.SPEC,
                          samples: int = 4) -> list[CheckResult]:
-    """Enumerate at the given sizes (every parameter set, defaults filling in), or at
-    `samples` small assignments that respect the spec's assumptions."""
+    """Enumerate at the given sizes (defaults filling in) where they leave no size without a
+    value, else at `samples` small assignments that respect the spec's assumptions, with the
+    sizes given pinned."""
     from ..oracle import comparisons, enumerate_counts, sample_sizes
 
     cost = spec.cost(reuse)
+    pinned: dict[str, int] = {}
     if settings:
         resolved = resolve_settings(settings, spec.parameters)
-        numeric = {s: v for s, v in resolved.items() if not v.free_symbols}
+        refuse_unnumbered(settings, resolved)
         defaults = {s: sympy.Integer(v) for s, v in spec.checked.defaults.items()}
-        size_warnings(spec.checked, {**defaults, **numeric})  # a step <= 0 there: an error
-        assignments = [{str(s): int(v) for s, v in numeric.items()}]
+        size_warnings(spec.checked, {**defaults, **resolved})  # a step <= 0 there: an error
+        pinned = {str(s): int(v) for s, v in resolved.items()}
+    if set(map(str, spec.parameters)) <= pinned.keys() | set(map(str, spec.checked.defaults)):
+        assignments = [pinned]
     else:
-        assignments = sample_sizes(spec.checked, samples, random.Random(SAMPLE_SEED))
+        assignments = sample_sizes(spec.checked, samples, random.Random(SAMPLE_SEED),
+                                   pinned=pinned)
     results = []
     for sizes in assignments:
         counts = enumerate_counts(spec.checked, sizes, reuse)

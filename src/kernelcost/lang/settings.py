@@ -186,6 +186,20 @@ def resolve_settings(raw: Mapping[str, object], parameters: dict[str, sympy.Symb
     return settings
 
 
+def refuse_unnumbered(raw: Mapping[str, object],
+                      resolved: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    """A command that runs the nest at numbers (`check`) takes no size set in terms of one
+    left without a value (`M=N` alone): the error is placed on that value."""
+    for symbol, expr in resolved.items():
+        if expr.free_symbols:
+            text = normalise(str(raw[symbol.name]))
+            unset = ", ".join(sorted(map(str, expr.free_symbols)))
+            raise SizeError(Code.SIZES_UNSET, Diagnostic(
+                _whole_value(symbol.name, text),
+                f"`{symbol}` is set to {text}, and {unset} has no value here",
+                f"give {unset} a value too, or leave `{symbol}` out: it is then drawn"), text)
+
+
 def _refuse_what_is_not_a_size(name: str, text: str, expr: sympy.Expr) -> None:
     """A size is a positive integer: a value that provably is not one (1/3, 1.5, 0, N - N,
     -N, or M = N - 10 with N = 5) is an error with a caret under the value. Size symbols are

@@ -27,7 +27,8 @@ from .results import SAMPLE_MAX_STEPS, Env, Value
 def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
                  max_steps: int = SAMPLE_MAX_STEPS, extra_facts: Iterable[sympy.Basic] = (),
                  max_attempts: int = 4000, stop: Callable[[], bool] | None = None,
-                 partial: bool = False) -> list[dict[str, int]]:
+                 partial: bool = False, pinned: Mapping[str, int] | None = None
+                 ) -> list[dict[str, int]]:
     """Draw `count` small assignments of every size parameter that satisfy the kernel's
     assumptions (divisibility and bounds, plus extra_facts such as a Cost's conditions) and
     whose nest runs at most max_steps loop iterations plus statements (counted by count_steps
@@ -35,7 +36,8 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
     or have a default (tile sizes) are drawn from 1..4, the others from 1..12; the ranges
     shrink when draws keep failing. Distinct assignments are preferred. `stop`, asked before
     each draw, ends the search early: the assignments found so far are returned, as they are
-    when the attempts run out with `partial` (else fewer than `count` is an error)."""
+    when the attempts run out with `partial` (else fewer than `count` is an error). The
+    `pinned` sizes take their given values in every assignment; the others are drawn."""
     extra_facts = tuple(extra_facts)
     order, nest = _DrawOrder(kernel), _nest_shape(kernel)
     samples: list[dict[str, int]] = []
@@ -48,7 +50,7 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
             return samples
         shrink = attempt * 4 // max_attempts  # 0, 1, 2, 3 over the attempts
         candidate = order.draw(lambda name, top: rng.randint(1, top),
-                               size_top=12 - 3 * shrink, tile_top=4 - shrink)
+                               size_top=12 - 3 * shrink, tile_top=4 - shrink, pinned=pinned)
         key = tuple(sorted(candidate.items()))
         if key in seen and attempt < max_attempts // 2:
             continue
@@ -63,6 +65,10 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
         hint = ("even its smallest sizes run more than that (a bound such as n * 1e19): "
                 "such a nest cannot be enumerated; `analyze --no-verify` counts it"
                 if too_long else "check that the `assume` facts can hold together")
+        if pinned:
+            given = ", ".join(f"{name} = {value}" for name, value in pinned.items())
+            hint = (f"with {given} as set: " + ("smaller sizes run fewer steps" if too_long
+                    else "check them against the `assume` facts"))
         raise SpecCheckError(Code.ASSUMPTIONS_UNMET, Diagnostic(
             kernel.kernel.span,
             f"found only {len(samples)} of {count} size "
@@ -102,10 +108,11 @@ class _DrawOrder:
         self.tile_like |= {symbol.name for symbol in kernel.defaults}
         self.bounds = _bounds_by_size(kernel)
 
-    def draw(self, pick: Callable[[str, int], int], size_top: int,
-             tile_top: int) -> dict[str, int]:
-        pending = list(self.parameters)
-        values: dict[str, int] = {}
+    def draw(self, pick: Callable[[str, int], int], size_top: int, tile_top: int,
+             pinned: Mapping[str, int] | None = None) -> dict[str, int]:
+        values = {name: value for name, value in (pinned or {}).items()
+                  if name in self.parameters}
+        pending = [name for name in self.parameters if name not in values]
         while pending:
             ready = [name for name in pending if self._ready(name, values)]
             name = ready[0] if ready else pending[0]  # a cycle of facts: draw freely
