@@ -5,10 +5,13 @@ sizes given are refused at their place in the spec, and what cannot be proved is
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 import sympy
 from conftest import SPECS, size
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernelcost import KcostError, analyze, cli, loads
 from kernelcost.lang.sizes import proved_positive
@@ -134,3 +137,27 @@ def test_proved_positive_uses_the_sizes_and_one_assumed_relation():
     assert not proved_positive(m - n, (sympy.LessThan(n, m),))  # m = n is allowed
     assert proved_positive(m - n + 1, (sympy.LessThan(n, m),))
     assert proved_positive(m - n, (sympy.StrictGreaterThan(m, n),))
+
+
+@given(st.integers(0, 10**6), st.integers(0, 60), st.sampled_from(("**", "^", " ** ", " ^")),
+       st.sampled_from(("", "2*", "N + ")))
+@settings(max_examples=60, deadline=None)
+def test_a_whole_power_is_read_as_its_value(base, exponent, power, before):
+    # every output prints large sizes as 2**24: a --set value takes them back
+    from kernelcost.lang.settings import MAX_POWER_DIGITS, size_expression
+
+    n = sympy.Symbol("N", positive=True, integer=True)
+    text = f"{before}{base}{power}{exponent}"
+    expected = sympy.Integer(base) ** exponent * (2 if before == "2*" else 1) + (
+        n if before == "N + " else 0)
+    if base > 1 and exponent * math.log10(base) > MAX_POWER_DIGITS:
+        with pytest.raises(KcostError):
+            size_expression(text, {"N": n}, "--set M")
+    else:
+        assert size_expression(text, {"N": n}, "--set M") == expected
+
+
+@pytest.mark.parametrize("value", ["2**N", "2**24x", "10**500", "2***3", "1.5**2"])
+def test_a_power_of_what_is_not_a_whole_number_is_refused_with_a_hint(capsys, value):
+    err = refused(capsys, "analyze", SPECS / "gemm.kcost", "--set", f"N={value},M=8,K=8")
+    assert "error[KC301]" in err and "a power is read between whole numbers only" in err

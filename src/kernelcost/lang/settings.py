@@ -115,10 +115,12 @@ def size_expression(text: str, sizes: dict[str, sympy.Expr], label: str) -> symp
     try:
         tree = _expression_parser().parse(text)
     except UnexpectedInput as error:
-        column = getattr(error, "column", 1) or 1
-        raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
-            ast.Span(label, 1, column, 1, column + 1),
-            f"cannot read `{text}` as a size", _unreadable_hint(text)), text) from None
+        tree = _with_powers(text)
+        if tree is None:
+            column = getattr(error, "column", 1) or 1
+            raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
+                ast.Span(label, 1, column, 1, column + 1),
+                f"cannot read `{text}` as a size", _unreadable_hint(text)), text) from None
     refuse_deep_tree(tree, text, label, f"the value of {label}",
                      "give the size a number, or a short expression in the other sizes")
     try:
@@ -134,10 +136,40 @@ def size_expression(text: str, sizes: dict[str, sympy.Expr], label: str) -> symp
     return to_sympy(expr, sizes)
 
 
+# a whole number to a whole power, as every output prints large sizes (2**24) and as people
+# write them (2^24); the spec language itself has no power
+_POWER = re.compile(r"(?<![\w.])(\d+)\s*(?:\*\*|\^)\s*(\d+)(?![\w.])")
+MAX_POWER_DIGITS = 400  # a size beyond is refused later as too large, but not built first
+
+
+def _with_powers(text: str):
+    """The parse of `text` with each whole number to a whole power written as its value;
+    None where there is none, one is too large to write, or the text still does not parse."""
+    def value(match: re.Match) -> str:
+        base, exponent = int(match[1]), int(match[2])
+        if base > 1 and exponent * math.log10(base) > MAX_POWER_DIGITS:
+            raise OverflowError
+        return str(base ** exponent)
+
+    try:
+        written = _POWER.sub(value, text)
+    except OverflowError:
+        return None
+    if written == text:
+        return None
+    try:
+        return _expression_parser().parse(written)
+    except UnexpectedInput:
+        return None
+
+
 def _unreadable_hint(text: str) -> str:
     foreign = [char for char in text if char.isnumeric() and not char.isascii()]
     if foreign:
         return f"numbers are written with ASCII digits 0-9; {foreign[0]} is not one"
+    if "**" in text or "^" in text:
+        return (f"a power is read between whole numbers only (2**24), of at most "
+                f"{MAX_POWER_DIGITS} digits")
     return "use a number (4096, 1e8) or an expression in the other sizes (N, 2*N)"
 
 
