@@ -149,8 +149,14 @@ def test_figure_paths_per_machine():
 def test_settings_of_one_spec():
     shared, own = split_by_spec(["M=N,K=N", "gemm_tiled:T=64,N=2048"], ["gemm_tiled", "gemm"],
                                 "--set")
-    assert shared == ["M=N,K=N"]
-    assert own == {"gemm_tiled": ["T=64,N=2048"], "gemm": []}
+    assert shared == ["M=N", "K=N"]
+    assert own == {"gemm_tiled": ["T=64", "N=2048"], "gemm": []}
+    # each item of a list scoped on its own, a name's scope running to the next name
+    shared, own = split_by_spec(["gemm_tiled:T=64,gemm_tiled:N=2048", "K=N,gemm:M=8,N=16"],
+                                ["gemm_tiled", "gemm"], "--set")
+    assert shared == ["K=N"]
+    assert own == {"gemm_tiled": ["T=64", "N=2048"], "gemm": ["M=8", "N=16"]}
+    assert split_by_spec(["gemm:412us"], ["gemm"], "--measured") == ([], {"gemm": ["412us"]})
     with pytest.raises(KcostError, match="no spec named `gemm_tild`"):
         split_by_spec(["gemm_tild:T=64"], ["gemm_tiled"], "--set")
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..base.errors import Code, Diagnostic, MeasurementError, SizeError, option_span, placed
 from ..base.watchdog import stage
+from ..lang.settings import split_commas
 from .shared import (
     EXIT_OK,
     add_reuse,
@@ -101,20 +102,23 @@ def figure_paths(outputs: list[str], machine_id: str, several: bool) -> list[Pat
 def split_by_spec(items: list[str], names: list[str],
                   option: str) -> tuple[list[str], dict[str, list[str]]]:
     """Values of a repeatable option that every spec shares, and those written
-    `SPEC:VALUE` that belong to the specs of that file name."""
+    `SPEC:VALUE` that belong to the specs of that file name. A --set list is read item by
+    item: `rmsnorm:R=64,rmsnorm:n=4096` sets both in rmsnorm, and a name's scope runs to
+    the next one (`rmsnorm:R=64,n=4096` sets both there too)."""
     shared: list[str] = []
     own: dict[str, list[str]] = {name: [] for name in names}
-    for item in items:
-        match = _OWN.match(item)
-        if match is None:
-            shared.append(item)
-            continue
-        name, value = match.groups()
-        if name not in own:
-            raise SizeError(Code.UNKNOWN_SPEC_NAME, Diagnostic(
-                None, f"{option} {item}: no spec named `{name}` on the figure",
-                f"the specs: {', '.join(dict.fromkeys(names))}"))
-        own[name].append(value)
+    for argument in items:
+        parts = [part for _, part in split_commas(argument)] if option == "--set" else [argument]
+        scope: str | None = None
+        for item in parts:
+            match = _OWN.match(item)
+            if match is not None:
+                scope, item = match.groups()
+                if scope not in own:
+                    raise SizeError(Code.UNKNOWN_SPEC_NAME, Diagnostic(
+                        None, f"{option} {argument}: no spec named `{scope}` on the figure",
+                        f"the specs: {', '.join(dict.fromkeys(names))}"))
+            (shared if scope is None else own[scope]).append(item)
     return shared, own
 
 

@@ -59,14 +59,14 @@ def read_settings(arguments: list[str]) -> Settings:
     that is not NAME=VALUE is an error with a caret under its bad part."""
     settings = Settings()
     for argument in arguments:
-        for column, part in _split_commas(argument):
+        for column, part in split_commas(argument):
             name, value = parse_setting(part, argument, column)
             settings[name] = value
             settings.places[name] = (argument, column + len(part) - len(part.lstrip()))
     return settings
 
 
-def _split_commas(text: str) -> list[tuple[int, str]]:
+def split_commas(text: str) -> list[tuple[int, str]]:
     """The comma-separated items of a --set argument (commas inside brackets do not
     separate) with the 1-based column each starts at; blank items are left out."""
     parts, depth, start = [], 0, 0
