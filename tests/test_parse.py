@@ -90,6 +90,50 @@ def test_a_mistake_is_recognised_at_any_nesting_depth():
     assert shallow.message == deep.message == "expected `{` to open the loop body, found name `y`"
 
 
+# a statement of each keyword that starts one, inside a loop body where a name would be an
+# assignment's target
+KEYWORD_STATEMENTS = {
+    "keep": "keep x in shared { y[i] = x[i] }", "let": "let t = x[i]",
+    "for": "for j in 0..n { y[i] = x[j] }", "in": "in z: f32[n]", "out": "out z: f32[n]",
+    "inout": "inout z: f32[n]", "assume": "assume n > 2", "reuse": "reuse none",
+}
+
+
+def misspellings(word: str) -> list[str]:
+    """Adjacent letters swapped, one dropped, one doubled: the usual typing slips."""
+    swapped = [word[:k] + word[k + 1] + word[k] + word[k + 2:] for k in range(len(word) - 1)]
+    dropped = [word[:k] + word[k + 1:] for k in range(len(word))]
+    doubled = [word[:k] + word[k] + word[k:] for k in range(len(word))]
+    return sorted({w for w in swapped + dropped + doubled if w != word})
+
+
+@pytest.mark.parametrize("keyword", sorted(KEYWORD_STATEMENTS))
+def test_a_misspelt_keyword_is_named_with_the_keyword_it_likely_means(keyword):
+    statement = KEYWORD_STATEMENTS[keyword]
+    suggested = 0
+    for typo in misspellings(keyword):
+        if len(typo) < 3 or typo in KEYWORD_STATEMENTS:
+            continue
+        text = ("kernel k(n) {\n  in x: f32[n]\n  out y: f32[n]\n  for i in 0..n {\n    "
+                + statement.replace(keyword, typo, 1) + "\n  }\n}\n")
+        with pytest.raises(KcostError) as caught:
+            parse(text, "k.kcost")
+        diagnostic = caught.value.diagnostics[0]
+        assert diagnostic.span.line == 5, (typo, diagnostic.message)
+        if diagnostic.hint == f"did you mean `{keyword}`?":
+            assert diagnostic.message.startswith(f"`{typo}` is not a keyword")
+            assert (diagnostic.span.column, diagnostic.span.end_column) == (5, 5 + len(typo))
+            suggested += 1
+    assert suggested > 0
+
+
+def test_a_name_far_from_every_keyword_keeps_the_assignment_hint():
+    with pytest.raises(KcostError) as caught:
+        parse("kernel k(n) {\n  in x: f32[n]\n  for i in 0..n {\n    yy x[i]\n  }\n}\n",
+              "k.kcost")
+    assert caught.value.diagnostics[0].message.startswith("expected an assignment operator")
+
+
 def test_no_keyword_is_an_architecture_or_a_feature():
     """The grammar's REQUIREMENT (what `target` and `needs` name) leaves out exactly the
     keywords: the words of the grammar's literals, which the checker reserves too."""

@@ -4,6 +4,7 @@ grammar loader matches them; the end of the file named; a misread operator expla
 
 from __future__ import annotations
 
+import difflib
 import functools
 
 from ..base import tree as ast
@@ -177,6 +178,9 @@ def syntax_diagnostic(error: UnexpectedInput, text: str, filename: str,
         return misread
     width = max(1, len(str(token)))
     span = ast.Span(filename, token.line, token.column, token.line, token.column + width)
+    misspelt = _misspelt_keyword(error, mistake)
+    if misspelt is not None:
+        return _misspelt_diagnostic(misspelt, token, filename)
     if mistake is not None:
         expectation, hint, after = mistake
         found = _token_phrase(token)
@@ -190,6 +194,36 @@ def syntax_diagnostic(error: UnexpectedInput, text: str, filename: str,
                           code=Code.UNEXPECTED_TOKEN)
     return Diagnostic(span, f"unexpected {_token_phrase(token)}",
                       _describe_expected(expected, parser) or None, code=Code.UNEXPECTED_TOKEN)
+
+
+# the words that open a statement or a declaration: a name the parser took for an assignment's
+# target and then found another name after (`kepp A in shared`) may be one of them misspelt
+_STATEMENT_KEYWORDS = ("assume", "for", "in", "inout", "keep", "let", "mma", "needs", "out",
+                       "reuse", "serial", "target")
+_ASSIGNMENT = _MISTAKES[-1][0]
+
+
+def _misspelt_keyword(error: UnexpectedInput, mistake: Mistake | None
+                      ) -> tuple[Token, str] | None:
+    """The name just taken and the keyword it likely misspells, where the parser wanted an
+    assignment after a statement's first name and that name is three letters or more."""
+    if mistake is None or mistake[0] != _ASSIGNMENT:
+        return None
+    previous = _previous_token(error)
+    if previous is None or previous.type != "NAME" or len(str(previous)) < 3:
+        return None
+    word = str(previous)
+    match = difflib.get_close_matches(word.lower(), _STATEMENT_KEYWORDS, n=1, cutoff=0.6)
+    return (previous, match[0]) if match and match[0] != word else None
+
+
+def _misspelt_diagnostic(misspelt: tuple[Token, str], token: Token,
+                         filename: str) -> Diagnostic:
+    previous, keyword = misspelt
+    line, column = previous.line, previous.column
+    span = ast.Span(filename, line, column, line, column + len(str(previous)))
+    return Diagnostic(span, f"`{previous}` is not a keyword; found {_token_phrase(token)} "
+                            "after it", f"did you mean `{keyword}`?", code=Code.UNEXPECTED_TOKEN)
 
 
 def _previous_token(error: UnexpectedInput) -> Token | None:
