@@ -5,8 +5,10 @@ import re
 from pathlib import Path
 
 import pytest
+import sympy
 
 from kernelcost import cli
+from kernelcost.base.kinds import Side
 from kernelcost.present.report.cells import condition_text, limit_text, size_number
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
@@ -70,7 +72,28 @@ def test_the_first_integer_size_that_is_compute_bound(capsys, monkeypatch):
     assert re.search(r"N = 886\.6 +N >= 887 ", out)
     out = text_of(capsys, "analyze", SPECS / "gemm.kcost", "--set", "M=N,K=N", "--machine",
                   "h100")
-    assert "compute-bound at N >= 887" in " ".join(out.split())
+    assert ("memory-bound at N <= 886, compute-bound at N >= 887 (the ridge, 295.5 FLOP/B, "
+            "at N = 886.6)") in " ".join(out.split())
+
+
+@pytest.mark.parametrize("root, side, expected", [
+    (sympy.Rational(8866, 10), Side.ABOVE,
+     "global: memory-bound at N <= 886, compute-bound at N >= 887 (the ridge, 295.5 FLOP/B, "
+     "at N = 886.6)"),
+    (sympy.Integer(887), Side.ABOVE,  # at the root itself I equals the ridge: compute-bound
+     "global: memory-bound at N <= 886, compute-bound at N >= 887 (the ridge, 295.5 FLOP/B, "
+     "at N = 887)"),
+    (sympy.Rational(8866, 10), Side.BELOW,
+     "global: compute-bound at N <= 886, memory-bound at N >= 887 (the ridge, 295.5 FLOP/B, "
+     "at N = 886.6)"),
+])
+def test_a_crossing_names_the_integer_sizes_on_each_side(root, side, expected):
+    from kernelcost.answers.solve import Crossing
+    from kernelcost.present.report.verdict_report import _level_clause
+
+    crossing = Crossing("h100", "bf16", "global", "N", root, None, sympy.true, sympy.oo, side,
+                        sympy.Rational(591, 2))
+    assert _level_clause(crossing, "N")[0] == expected
 
 
 def test_the_largest_tile_that_fits(capsys, monkeypatch):

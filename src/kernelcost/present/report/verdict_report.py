@@ -13,6 +13,7 @@ from .cells import (
     bound_text,
     json_number,
     machine_label,
+    size_number,
     size_text,
     value_of,
     value_or_formula,
@@ -156,13 +157,19 @@ def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
     value = value_of(crossing.value)
     assert value is not None  # one size free, the others set: the root is a number
     bound = crossing.integer_bound  # the integer sizes that are compute-bound
+    crossed = f"(the ridge, {ridge}, at {parameter} = {size_text(value)})"
     if crossing.compute_bound_side == Side.ABOVE:
-        where = "above" if bound is None else f"at {parameter} {bound_text(bound)}"
-        return (f"{level}: memory-bound below {parameter} = {size_text(value)}, "
-                f"compute-bound {where} (ridge {ridge})"), value
-    where = "" if bound is None else f" (at {parameter} {bound_text(bound)})"
-    return (f"{level}: compute-bound below {parameter} = {size_text(value)}{where}, "
-            f"memory-bound above (ridge {ridge})"), None
+        if bound is None:
+            return (f"{level}: memory-bound below {parameter} = {size_text(value)}, "
+                    f"compute-bound above (ridge {ridge})"), value
+        # sizes are whole: the integers on each side, the root between them
+        return (f"{level}: memory-bound at {parameter} <= {size_number(bound[1] - 1)}, "
+                f"compute-bound at {parameter} {bound_text(bound)} {crossed}"), value
+    if bound is None:
+        return (f"{level}: compute-bound below {parameter} = {size_text(value)}, "
+                f"memory-bound above (ridge {ridge})"), None
+    return (f"{level}: compute-bound at {parameter} {bound_text(bound)}, memory-bound at "
+            f"{parameter} >= {size_number(bound[1] + 1)} {crossed}"), None
 
 
 def _name(roof) -> str | None:
