@@ -49,7 +49,7 @@ def test_analyze_with_a_machine_gives_verdicts_and_an_answer(capsys):
     (crossing,) = answer["crossings"]
     assert crossing["value"] == pytest.approx(886.6, rel=1e-3)
     assert crossing["compute_bound_side"] == "above"
-    assert "below N = 886.6" in answer["sentence"]
+    assert "memory-bound at N <= 886, compute-bound at N >= 887" in answer["sentence"]
     (row,) = document["verdicts"]
     assert row["machine"] == "h100" and row["precision"] == "bf16"
     assert row["ridge"] == pytest.approx(295.5, rel=1e-3)

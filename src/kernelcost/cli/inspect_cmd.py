@@ -11,6 +11,7 @@ from .shared import EXIT_MISMATCH, EXIT_OK, page, parse_settings, print_fitted, 
 
 
 def run_machines(args) -> int:
+    from ..hardware.generations import ridges_by_generation
     from ..hardware.machinefile import builtin_machine_ids, load_machine
     from ..present import report
 
@@ -30,6 +31,7 @@ def run_machines(args) -> int:
     else:
         console, width = page(args)
         print_fitted(console, report.machines_table(machines, width))
+        print_prose(console, report.generation_lines(ridges_by_generation(machines)), width)
     return EXIT_OK
 
 

@@ -28,7 +28,7 @@ _HOMES = {
     "documents": ("analysis_summary",),
     "markdown_document": ("analysis_markdown",),
     "latex_document": ("analysis_latex", "analysis_mathjax"),
-    "machine_tables": ("machine_json", "machine_table", "machines_table"),
+    "machine_tables": ("generation_lines", "machine_json", "machine_table", "machines_table"),
     "precision": ("dropped_json", "dropped_line", "mapping_json", "mapping_line"),
     "solve_report": ("solve_json", "solve_tables"),
     "sweeps": ("sweep_csv", "sweep_csv_bytes", "sweep_table"),

@@ -159,3 +159,27 @@ def _figures(machine):
         measured = (f"{latency.seconds * 1e9:.3g} ns at {latency.clock_Hz / 1e9:g} GHz on "
                     f"{latency.measured_on}: {latency.source}")
         yield f"{latency.level} latency", f"{latency.cycles:g} cycles", measured
+
+
+# --- the chapter's claim against the database ----------------------------------------------
+
+
+def generation_lines(found) -> list[str]:
+    """hardware.generations' ridges, one sentence a vendor: the chapter says the ridge rises
+    with every generation; where the database has one under the generation before, the
+    sentence names both."""
+    lines = []
+    for vendor in found:
+        steps = "; ".join("/".join(sorted({r.architecture for r in ridges})) + " "
+                          + ", ".join(f"{r.machine} {r.flop_per_byte:.4g}" for r in ridges)
+                          for ridges in vendor.generations)
+        if vendor.falls:
+            verdict = "not rising with every generation, as the chapter has it (§1.2): " + \
+                "; ".join(f"{f.later.machine} {f.later.flop_per_byte:.4g} under "
+                          f"{f.earlier.machine} {f.earlier.flop_per_byte:.4g}"
+                          for f in vendor.falls)
+        else:
+            verdict = "rising with every generation, as the chapter has it (§1.2)"
+        lines.append(f"{vendor.vendor.name} {vendor.precision} tensor ridge by generation "
+                     f"(FLOP/B): {steps}: {verdict}.")
+    return lines
