@@ -2,11 +2,17 @@
 no tabular) with the verdicts when given, Markdown with formulas as $...$ math, and a short
 repr instead of the whole dataclass."""
 
+import re
 from pathlib import Path
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kernelcost
 from kernelcost.answers.answer import answers
-from kernelcost.present.report import analysis_mathjax
+from kernelcost.present.report import analysis_latex, analysis_markdown, analysis_mathjax
+from kernelcost.present.report.documents import tex
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 SIZES = {"M": 4096, "N": 4096, "K": 4096}
@@ -41,3 +47,37 @@ def test_repr_is_a_one_line_summary():
     assert text.startswith("<Analysis gemm_tiled: W = 2*K*M*N, Q_global = ")
     assert "I_global -> T/2" in text and text.endswith(">")
     assert "\n" not in text and "Spec(" not in text and len(text) < 200
+
+
+def test_latex_carries_the_verdict_sentences_and_the_warnings():
+    analysis = kernelcost.analyze(SPECS / "llm_decode.kcost", {"b": 1, "Theta": "70e9+1"})
+    assert analysis.warnings
+    found = answers(analysis, ["h100"], None)
+    latex = analysis_mathjax(analysis, found)
+    assert r"\text{warning: `assume d**2 | Theta` does not hold" in latex
+    assert r"\text{memory-bound on H100 BF16: I\_global = 1 FLOP/B" in latex
+    assert latex.count(r"\begin{array}") == latex.count(r"\end{array}")
+    markdown = analysis_markdown(analysis, found)
+    assert "**warning:** `assume d**2 | Theta` does not hold" in markdown
+    assert r"\textbf{warning:}" in analysis_latex(analysis, found)
+
+
+# a size of several letters, Greek names, one letter, letters then digits
+NAMES = ("TM", "TN", "Br", "WM", "Theta", "alpha", "K", "b", "i0", "TM2")
+
+
+@given(st.lists(st.sampled_from(NAMES), min_size=1, max_size=4, unique=True),
+       st.integers(1, 3), st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_a_size_of_several_letters_is_one_word_in_latex(names, power, divided):
+    symbols = [sympy.Symbol(name, positive=True, integer=True) for name in names]
+    expr = sympy.Mul(2, *symbols[1:]) * symbols[0] ** power
+    expr = 1 / expr if divided else expr
+    written = tex(expr)
+    for symbol in symbols:
+        word = re.fullmatch(r"([A-Za-z]{2,})([0-9]*)", symbol.name)
+        if word and word[1].lower() not in ("theta", "alpha"):
+            assert rf"\mathit{{{word[1]}}}" in written
+    # the same formula as sympy writes it once the words are unwrapped (digits aside)
+    if not any(name[-1].isdigit() for name in names):
+        assert re.sub(r"\\mathit\{(\w+)\}", r"\1", written) == sympy.latex(expr)

@@ -4,6 +4,11 @@ quantity, its form, where it goes as the sizes grow, its value) that `markdown_d
 
 from __future__ import annotations
 
+import re
+
+import sympy
+from sympy.printing.latex import greek_letters_set
+
 from ...analysis.api import Analysis, Intensity
 from ...base.units import plain, si
 from .cells import INTENSITY_UNIT, TRAFFIC_UNIT, WORK_UNIT, formula
@@ -35,3 +40,24 @@ def value_text(quantity, unit: str) -> str:
     if unit == INTENSITY_UNIT:
         return plain(quantity.value, unit)
     return si(quantity.value, unit)
+
+
+def warning_texts(analysis: Analysis) -> list[str]:
+    """The analysis's warnings as every format shows them."""
+    return [f"{warning}; the closed forms assume it" for warning in analysis.warnings]
+
+
+# a size of several letters is one symbol, set upright-italic as one word (\mathit{TM}), not
+# as sympy sets it, a product of one-letter symbols (TM reads T times M); trailing digits
+# stay a subscript as sympy writes them, Greek names its letters
+_WORD = re.compile(r"([A-Za-z]{2,})([0-9]*)")
+
+
+def tex(expr) -> str:
+    """sympy's LaTeX of a formula, its sizes of several letters each one word."""
+    names = {}
+    for symbol in getattr(expr, "free_symbols", ()):
+        match = _WORD.fullmatch(symbol.name)
+        if match and match[1].lower() not in greek_letters_set:
+            names[symbol] = rf"\mathit{{{match[1]}}}" + (f"_{{{match[2]}}}" if match[2] else "")
+    return sympy.latex(expr, symbol_names=names)

@@ -3,12 +3,10 @@ reads an `array`, not a `tabular`)."""
 
 from __future__ import annotations
 
-import sympy
-
 from ...analysis.api import Analysis, Intensity
 from ...base.units import plain, si
 from .cells import machine_label, value_of, value_or_formula
-from .documents import grown_form, quantity_rows, value_text
+from .documents import grown_form, quantity_rows, tex, value_text, warning_texts
 from .verdict_report import answer_lines
 
 
@@ -17,10 +15,11 @@ def analysis_latex(analysis: Analysis, answers=()) -> str:
              r"quantity & closed form & as sizes grow & value \\", r"\hline"]
     for name, quantity, unit in quantity_rows(analysis):
         grown = grown_form(quantity)
-        lines.append(f"{_latex_text(name)} & ${sympy.latex(quantity.expr)}$ & "
-                     f"${sympy.latex(grown) if grown is not None else '-'}$ & "
+        lines.append(f"{_latex_text(name)} & ${tex(quantity.expr)}$ & "
+                     f"${tex(grown) if grown is not None else '-'}$ & "
                      f"{_latex_text(value_text(quantity, unit))} \\\\")
     lines += [r"\hline", r"\end{tabular}"]
+    lines += [rf"\par\textbf{{warning:}} {_latex_text(text)}" for text in warning_texts(analysis)]
     if answers:
         lines += ["", r"\begin{itemize}"]
         lines += [rf"\item {_latex_text(line.strip())}" for line in answer_lines(answers)]
@@ -30,11 +29,12 @@ def analysis_latex(analysis: Analysis, answers=()) -> str:
 
 def analysis_mathjax(analysis: Analysis, answers=()) -> str:
     """The notebook's LaTeX: display math MathJax renders (an `array`, not a `tabular`), the
-    verdicts as a second array when answers are given."""
+    verdicts as a second array when answers are given, the warnings and the verdicts'
+    sentences as lines of text under them."""
     rows = [r"\text{quantity} & \text{closed form} & \text{as sizes grow} & \text{value}"]
     for name, quantity, unit in quantity_rows(analysis):
         grown = grown_form(quantity)
-        rows.append(f"{_math_text(name)} & {sympy.latex(quantity.expr)} & "
+        rows.append(f"{_math_text(name)} & {tex(quantity.expr)} & "
                     f"{_grown_latex(quantity, grown)} & "
                     f"{_math_text(value_text(quantity, unit))}")
     parts = [_array("llll", rows)]
@@ -50,6 +50,10 @@ def analysis_mathjax(analysis: Analysis, answers=()) -> str:
                     value_or_formula(level.ratio, ""),
                     si(value_of(answer.verdict.t_min), "s"))))
         parts.append(_array("llllll", verdicts))
+    notes = [f"warning: {text}" for text in warning_texts(analysis)]
+    notes += [line.strip() for line in answer_lines(answers)] if answers else []
+    if notes:
+        parts.append("\\\\\n".join(_math_text(note) for note in notes))
     if len(parts) == 1:
         return f"$$\n{parts[0]}\n$$"
     # one display, the two arrays stacked in an outer one (MathJax has no `\\\\` outside an
@@ -74,7 +78,7 @@ def _grown_latex(quantity, grown) -> str:
     """An intensity's limit (→ T/2), another quantity's leading term (∼ 2 K M N)."""
     if grown is None:
         return "-"
-    return (r"\to " if isinstance(quantity, Intensity) else r"\sim ") + sympy.latex(grown)
+    return (r"\to " if isinstance(quantity, Intensity) else r"\sim ") + tex(grown)
 
 
 def _latex_text(text: str) -> str:

@@ -3,13 +3,11 @@ second table and the terminal's sentences as a list."""
 
 from __future__ import annotations
 
-import sympy
-
 from ...analysis.api import Analysis
 from ...base.units import plain, si
 from .cells import machine_label, value_of, value_or_formula
 from .check_report import verification_note
-from .documents import grown_form, quantity_rows, value_text
+from .documents import grown_form, quantity_rows, tex, value_text, warning_texts
 from .verdict_report import answer_lines
 
 
@@ -17,6 +15,7 @@ def analysis_markdown(analysis: Analysis, answers=()) -> str:
     lines = [f"# {analysis.kernel}", "", f"Spec `{analysis.spec.path}`, reuse {analysis.reuse}.",
              *([] if analysis.verified is None
                else ["", verification_note(analysis.verified) + "."]),
+             *(f"\n**warning:** {text}" for text in warning_texts(analysis)),
              "", "| quantity | closed form | as sizes grow | value |", "|---|---|---|---|"]
     for name, quantity, unit in quantity_rows(analysis):
         lines.append(f"| {name} | {_math(quantity.expr)} | {_math(grown_form(quantity))} "
@@ -40,4 +39,4 @@ def _math(expr) -> str:
     """A formula as Markdown math, `$...$` (a `|` would end a table cell)."""
     if expr is None:
         return "-"
-    return "$" + sympy.latex(expr).replace("|", r"\vert ") + "$"
+    return "$" + tex(expr).replace("|", r"\vert ") + "$"
