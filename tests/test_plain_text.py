@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernelcost import cli
 from kernelcost.base.kinds import Side
@@ -118,3 +120,16 @@ def test_integer_bounds_in_the_model():
     assert tile.held_B.subs(T, 241) <= tile.capacity_B < tile.held_B.subs(T, 242)
     (ridge,) = [c for c in solution.crossings if c.level == "global"]
     assert ridge.integer_bound == (">=", int(sympy.ceiling(ridge.value)))
+
+
+@given(st.integers(1, 10**7), st.floats(1e-6, 1 - 1e-6))
+@settings(max_examples=200, deadline=None)
+def test_a_root_between_sizes_never_reads_as_a_whole_size(whole, part):
+    # 436.97 printed "437.0" beside "compute-bound at N >= 437"
+    from kernelcost.present.report.cells import size_text
+
+    value = whole + part
+    text = size_text(value)
+    assert float(text) not in (float(whole), float(whole + 1))
+    assert abs(float(text) - value) <= 0.05 or len(text.split(".")[1]) > 1
+    assert size_text(float(whole)) == str(whole)

@@ -44,7 +44,15 @@ def machine_label(machine_id: str, precision: str) -> str:
 
 
 def size_text(value: float) -> str:
-    return f"{value:.1f}" if abs(value - round(value)) > 1e-9 else f"{value:.0f}"
+    """A root between sizes with one decimal, more where one would round it to the whole
+    size beside it (436.97, not 437.0); a whole root as the whole number."""
+    if abs(value - round(value)) <= 1e-9:
+        return f"{value:.0f}"
+    for digits in range(1, 10):
+        text = f"{value:.{digits}f}"
+        if float(text) != round(value):
+            return text.rstrip("0") if digits > 1 else text
+    return repr(value)
 
 
 def size_number(value: float) -> str:
