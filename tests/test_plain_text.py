@@ -133,3 +133,27 @@ def test_a_root_between_sizes_never_reads_as_a_whole_size(whole, part):
     assert float(text) not in (float(whole), float(whole + 1))
     assert abs(float(text) - value) <= 0.05 or len(text.split(".")[1]) > 1
     assert size_text(float(whole)) == str(whole)
+
+
+# --- where I goes as the sizes left unset grow ---------------------------------------------
+
+
+def test_the_limit_takes_the_sizes_set(capsys, monkeypatch):
+    # llm_decode at b = 1 printed `→ infinity`, the limit as b grows too
+    monkeypatch.setenv("COLUMNS", "200")
+    out = text_of(capsys, "analyze", SPECS / "llm_decode.kcost", "--set", "b=1")
+    assert re.search(r"I global +1 FLOP/B +b +→ 1 FLOP/B as Theta grows", out)
+    assert "→ infinity" not in out
+
+
+@given(st.integers(1, 4096), st.sampled_from(("K", "M")))
+@settings(max_examples=25, deadline=None)
+def test_a_gemms_intensity_at_one_size_goes_to_that_size(value, name):
+    # I = K M N / (K M + K N + M N): with one size at v and the two others growing together,
+    # the two others' product dominates: I -> v
+    import kernelcost
+
+    analysis = kernelcost.analyze(SPECS / "gemm.kcost", {name: value})
+    intensity = analysis.intensity["global"]
+    assert intensity.at_sizes == value and intensity.limit == sympy.oo
+    assert set(intensity.growing_at_sizes) == {"K", "M", "N"} - {name}

@@ -111,6 +111,10 @@ class Quantity:
 class Intensity(Quantity):
     limit: sympy.Expr | None  # as every size without a default grows together
     limits: dict[str, sympy.Expr | None] = field(default_factory=dict)  # one size at a time
+    # as the sizes left unset grow together, the others at their values (llm_decode at b = 1:
+    # 1 as Theta grows, where `limit` is oo); None where no such size is set or none is left
+    at_sizes: sympy.Expr | None = None
+    growing_at_sizes: tuple[str, ...] = ()  # the sizes left unset that grow there
 
 
 @record
@@ -219,7 +223,8 @@ def analyze(spec: Spec | str | Path, sizes: Mapping[str, object] | None = None,
         forms = Asymptotics(expr)  # one common denominator for every limit below
         per_size = {str(p): forms.limit([p]) for p in growing}
         intensity[level] = Intensity(expr, _evaluate(expr, numeric), forms.leading(growing),
-                                     forms.limit(growing), per_size)
+                                     forms.limit(growing), per_size,
+                                     *_limit_at_sizes(forms, growing, numeric))
     parameters = {str(p): _as_float(numeric[p]) if p in numeric else None
                   for p in cost.parameters}
     return Analysis(spec, cost, counted.reuse, settings, parameters, work, by_class, traffic,
@@ -282,6 +287,20 @@ def _apply(expr: sympy.Expr, settings) -> sympy.Expr:
     if not settings:
         return expr
     return factored(expr.subs(settings))
+
+
+def _limit_at_sizes(forms: Asymptotics, growing: list[sympy.Symbol], numeric
+                    ) -> tuple[sympy.Expr | None, tuple[str, ...]]:
+    """The limit as the growing sizes left unset go to infinity together, the set ones at
+    their values, and those sizes; (None, ()) where none is set or none is left."""
+    free = [p for p in growing if p not in numeric]
+    if not free or len(free) == len(growing):
+        return None, ()
+    found = forms.limit(free)
+    if found is None:
+        return None, ()
+    return found.xreplace({p: v for p, v in numeric.items() if p in found.free_symbols}), \
+        tuple(map(str, free))
 
 
 def _evaluate(expr: sympy.Expr, values) -> float | None:

@@ -56,7 +56,9 @@ def analysis_json(analysis: Analysis) -> dict:
         "traffic": {level: _quantity_json(q, values) for level, q in analysis.traffic.items()},
         "intensity": {
             level: {**_quantity_json(i, values), "limit": expression(i.limit),
-                    "limits": {p: expression(v) for p, v in i.limits.items()}}
+                    "limits": {p: expression(v) for p, v in i.limits.items()},
+                    "limit_at_sizes": expression(i.at_sizes),
+                    "growing_at_sizes": list(i.growing_at_sizes)}
             for level, i in analysis.intensity.items()
         },
         "footprints": {
@@ -127,7 +129,17 @@ def _quantity_rows(analysis: Analysis):
                formula(quantity.leading))
     for level, intensity in analysis.intensity.items():
         yield (f"I {level}", plain(intensity.value, INTENSITY_UNIT), formula(intensity.expr),
-               f"→ {limit_text(intensity.limit, None)}")
+               _grown_intensity(intensity))
+
+
+def _grown_intensity(intensity) -> str:
+    """Where I goes as the sizes grow: as the sizes left unset grow, where some are set (at
+    b = 1, `→ 1 FLOP/B as Theta grows`, where all growing gives `→ infinity`)."""
+    if intensity.at_sizes is None:
+        return f"→ {limit_text(intensity.limit, None)}"
+    names = intensity.growing_at_sizes
+    return (f"→ {limit_text(intensity.at_sizes)} as {', '.join(names)} "
+            f"grow{'s' if len(names) == 1 else ''}")
 
 
 def _formula_line(row: list[str]) -> str:
