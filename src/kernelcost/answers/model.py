@@ -315,9 +315,13 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
 def _level_verdicts(cost: Cost, machine: Machine, substitutions: Substitutions,
                     work: sympy.Expr, peak: sympy.Rational,
                     peak_roof: Roof) -> tuple[list[LevelVerdict], list[str]]:
-    """A LevelVerdict per level with traffic and a bandwidth; the levels without one."""
+    """A LevelVerdict per level with traffic and a bandwidth that is a roof; the levels
+    without a bandwidth. The register file is no roof (UNBOUNDING_LEVELS): its traffic is the
+    analysis's, its capacity the fit's, and it has no verdict."""
     levels, unmodelled = [], []
     for level in cost.levels:
+        if level in UNBOUNDING_LEVELS:
+            continue
         bandwidth = machine.bandwidth(level)
         if bandwidth is None:
             unmodelled.append(level)
@@ -378,11 +382,10 @@ def work_terms(work_by_class: Mapping[str, sympy.Expr], machine: Machine,
 
 
 def traffic_terms(levels: list[LevelVerdict]) -> list[TimeTerm]:
-    """A roof per level but the registers: the register file feeds the units at their own
-    rate (its bandwidth is derived from the fp32 rate, no bound for tensor-core work)."""
+    """A roof per level verdict (the register file has none: it feeds the units at their own
+    rate, its bandwidth derived from the fp32 rate, no bound for tensor-core work)."""
     return [TimeTerm(level_roof(level.level), level.level, level.bandwidth_Bps,
-                     level.traffic_B, level.time_s) for level in levels
-            if level.level not in UNBOUNDING_LEVELS]
+                     level.traffic_B, level.time_s) for level in levels]
 
 
 def binding_term(terms: list[TimeTerm], t_min: sympy.Expr) -> TimeTerm | None:
