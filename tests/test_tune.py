@@ -156,3 +156,18 @@ def test_phase_cli(tmp_path):
     assert main(["phase", str(SPECS / "gemm_tiled.kcost"), "--x", "N=64..65536", "--y",
                  "T=16..512", "--machine", "h100", "-o", str(out)]) == 0
     assert out.read_text().startswith("<?xml")
+
+
+@pytest.mark.parametrize("command", ["tune", "analyze"])
+def test_a_number_beyond_doubles_in_a_grid_spec_is_refused_at_it(tmp_path, capsys, command):
+    # the command fuzz campaign (seed 20261207, input 18697): tune lambdified a grid whose
+    # index held 1e19 and had no term left to stack (exit 3); analyze refused it already
+    spec = tmp_path / "big.kcost"
+    spec.write_text("kernel k(n) {\n    in x: f32[n]\n    out y: f32[n]\n"
+                    "    for i in 0..n parallel(threads = 128) {\n"
+                    "        y[i] = x[i] * 1e19\n    }\n}\n")
+    argv = ([command, str(spec), "--machine", "h100", "--vary", "n", "--values", "16..64:16"]
+            if command == "tune" else [command, str(spec), "--machine", "h100", "--set", "n=64"])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{spec}:5:23: error[KC318]: the number 1e19 is more than 2^53" in err

@@ -32,7 +32,14 @@ from ..base.levels import Level
 from ..base.records import record
 from ..gpu.occupancy import REGISTER_BYTES
 from ..hardware.machine import Roof, level_roof
-from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
+from ..lang.settings import (
+    FLOAT_SIZES,
+    GRID_SIZES,
+    MAX_FLOAT_SIZE,
+    refuse_beyond,
+    resolve_settings,
+)
+from ..lang.sizes import refuse_large_numbers
 from .not_run import refuse_not_run
 from .rejections import (
     CODES,
@@ -276,6 +283,8 @@ def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarra
          places: dict | None = None) -> Ranking:
     spec = load(spec_path) if not isinstance(spec_path, Spec) else spec_path
     refuse_not_run(spec.kernel, spec.cost(Reuse.SPEC), machine, "tune")
+    if spec.cost(Reuse.SPEC).grid is not None:  # its blocks counted in 64-bit integers
+        refuse_large_numbers(spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES)
     fixed = fixed_values(spec, varied, raw or {}, places=places)
     if len(values) ** len(varied) > MAX_CANDIDATES:
         raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
