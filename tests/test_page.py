@@ -93,12 +93,31 @@ def test_a_cell_is_printed_as_it_is_written():
     assert printed(table, 200).splitlines()[-1].split() == cells
 
 
-def test_a_crossing_whose_side_is_undecided_is_a_blank_cell(capsys, monkeypatch):
-    # flash_attention_causal's l2 crossing in S holds the other sizes: which side of it is
-    # compute-bound is not decided, and the table's cell for it is None (blank in rich)
-    out = text_of(capsys, monkeypatch, 80, "solve", SPECS / "flash_attention_causal.kcost",
-                  "--for", "S")
-    assert "S = Br*(-4*Bc*Br*d" in out
+def test_a_crossing_whose_side_is_undecided_is_a_blank_cell():
+    # a root that holds sizes left unset (flash_attention_causal's l2 crossing in S with its
+    # tiles unset): which side of it is compute-bound is not decided, and the table's cell for
+    # it is None (blank in rich)
+    import sympy
+
+    from kernelcost.answers.solve import Crossing
+    from kernelcost.present.report.solve_report import _crossing_cells
+
+    br = sympy.Symbol("Br", positive=True, integer=True)
+    crossing = Crossing("h100", "bf16", "l2", "S", 3 * br, 3 * br, sympy.true, sympy.oo, None,
+                        sympy.Integer(99))
+    assert _crossing_cells(crossing) == ("S = 3*Br", None)
+
+
+def test_solve_at_80_columns_cuts_no_cell_and_moves_long_formulas_under_the_table(
+        capsys, monkeypatch):
+    # eight machines' crossings of gemm in N, formulas in K and M: the crossing column cut
+    # them short ("N = 312000*K*M/(2039*K*M - 312000*K - 3120…"), and the level and ridge
+    # columns with them ("g…", "29…")
+    out = text_of(capsys, monkeypatch, 80, "solve", SPECS / "gemm.kcost", "--for", "N",
+                  "--machine", "all")
+    assert "…" not in out and max(map(len, out.splitlines())) <= 80
+    assert "A100 BF16       global      153   [1]" in out
+    assert "[1] N = 312000*K*M/(2039*K*M - 312000*K - 312000*M)" in out
 
 
 def test_compute_bound_in_the_mixed_zone_reads_as_one_position(capsys, monkeypatch):

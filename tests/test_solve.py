@@ -377,3 +377,24 @@ def test_the_solve_command_counts_without_evaluating(monkeypatch, capsys):
     [*_, working_set] = json.loads(capsys.readouterr().out)["capacity"]
     # 2(MK + KN + MN) B = 50 MiB on H100: N = (25 Mi - KM)/(K + M)
     assert working_set["value"] == "-(K*M - 26214400)/(K + M)"
+
+
+@pytest.mark.parametrize("spec, parameter, sizes", [
+    ("flash_attention", "S", {}), ("gemm_tiled", "N", {"M": "N", "K": "N"}),
+    ("gemm_hopper", "N", {"M": "N", "K": "N"}), ("rmsnorm", "n", {"R": "n"}),
+    ("llm_decode", "b", {"Theta": "70e9"}),
+])
+def test_solve_gives_the_crossings_analyze_gives_at_the_defaults(spec, parameter, sizes):
+    # solve kept the defaults symbolic in its values: gemm_tiled's N = 19800 T/(67 T - 39600)
+    # read "above" where at T = 128 the root is negative and the kernel never crosses
+    import kernelcost
+    from kernelcost.answers.answer import answers
+    from kernelcost.answers.solve import solve_spec
+
+    analysis = kernelcost.analyze(SPECS / f"{spec}.kcost", sizes)
+    (answer,) = answers(analysis, ["h100"], None)
+    (solution,) = solve_spec(analysis, parameter, ["h100"], None, None)
+    crossings = solution.at_defaults or solution.crossings
+    assert [(c.level, c.value, c.compute_bound_side) for c in crossings] == [
+        (c.level, c.value, c.compute_bound_side) for c in answer.crossings]
+    assert all(c.value is None or c.value.is_number for c in crossings)

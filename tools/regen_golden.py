@@ -36,6 +36,11 @@ PAGES = {
                            "M=N,K=N,N=8192", "--machine", "h100"],
     "solve.gemm_tiled.N": ["solve", "specs/gemm_tiled.kcost", "--for", "N", "--set", "M=N,K=N",
                            "--machine", "h100"],
+    # every machine: formulas and names too long for 80 columns become notes under a table
+    "solve.gemm.all": ["solve", "specs/gemm.kcost", "--for", "N", "--machine", "all"],
+    "solve.conv3x3.all": ["solve", "specs/conv3x3.kcost", "--for", "n", "--machine", "all"],
+    "solve.flash_attention.all": ["solve", "specs/flash_attention.kcost", "--for", "S",
+                                  "--machine", "all"],
     "machines": ["machines"],
     "machines.h100": ["machines", "h100"],
     "check.gemm_tiled": ["check", "specs/gemm_tiled.kcost", "--set", "M=12,N=12,K=12,T=4"],

@@ -213,6 +213,9 @@ class Solution:
     machine: Machine
     crossings: tuple[Crossing, ...]
     capacity: tuple[CapacityCrossing, ...]
+    # the crossings with the spec's defaults put in (flash_attention's S = 1209.3 at d = 128,
+    # Bc = 64, where `crossings` keep d and Bc symbolic); empty where no default is left
+    at_defaults: tuple[Crossing, ...] = ()
 
 
 def solve_spec(analysis: Analysis | Counted, parameter: str, machines: Sequence[str | Machine],
@@ -231,17 +234,27 @@ def solve_spec(analysis: Analysis | Counted, parameter: str, machines: Sequence[
              else analysis.spec.at_precision(p).cost(analysis.reuse) for p in chosen}
     equations = {p: RidgeEquations(cost, symbol, settings, apply_defaults=False)
                  for p, cost in costs.items()}
+    defaulted = [s for s in analysis.cost.defaults if s not in settings and s != symbol]
+    at_defaults = {p: RidgeEquations(cost, symbol, settings, apply_defaults=True)
+                   for p, cost in costs.items()} if defaulted else {}
     solutions: list[Solution] = []
     for machine in (m if isinstance(m, Machine) else load_machine(m) for m in machines):
         refuse_not_run(analysis.spec.kernel, analysis.cost, machine, "solve")
-        found: list[Crossing] = []
         for precision in precisions or []:
             machine.require_precision(precision)
-        for precision in chosen:
-            for level in levels or roof_levels(costs[precision], machine):
-                if machine.bandwidth(level) is None:
-                    continue
-                found += equations[precision].at(level).crossings(machine, precision)
+        found = _crossings(equations, costs, machine, chosen, levels)
+        numbers = _crossings(at_defaults, costs, machine, chosen, levels) if at_defaults else []
         capacity = capacity_crossings(costs[chosen[0]], symbol, machine, settings)
-        solutions.append(Solution(machine, tuple(found), tuple(capacity)))
+        solutions.append(Solution(machine, tuple(found), tuple(capacity), tuple(numbers)))
     return solutions
+
+
+def _crossings(equations: dict[str, RidgeEquations], costs: dict[str, Cost], machine: Machine,
+               chosen: Sequence[str], levels: list[str] | None) -> list[Crossing]:
+    """Every precision's and roof level's crossings on the machine."""
+    found: list[Crossing] = []
+    for precision in chosen:
+        for level in levels or roof_levels(costs[precision], machine):
+            if machine.bandwidth(level) is not None:
+                found += equations[precision].at(level).crossings(machine, precision)
+    return found

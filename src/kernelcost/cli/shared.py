@@ -68,11 +68,15 @@ def stdout_console(**options):
 
 
 def print_fitted(console, fitted) -> None:
-    """A table from report.page.fitted_table, then which columns --wide would add."""
-    from ..present.report.page import left_out_note
+    """A table from report.page.fitted_table (or noted_table: then its notes under it,
+    wrapped), then which columns --wide would add."""
+    from ..present.report.page import left_out_note, wrap_lines
 
-    table, left_out = fitted
+    table, left_out, *notes = fitted
     console.print(table)
+    if notes and notes[0]:
+        console.print(wrap_lines(notes[0], console.width), markup=False, highlight=False,
+                      soft_wrap=True)
     note = left_out_note(left_out)
     if note:
         console.print(note, markup=False)

@@ -62,14 +62,51 @@ def fitted_table(title: str, columns: list[Column], rows: Sequence[Sequence[str 
     `width` are left out, the last first (None: every column). Returns the table and the
     headers left out."""
     content = _content_widths(columns, rows)
+    kept, left_out = _kept(columns, content, width)
+    return _table(title, columns, rows, {index: content[index] for index in kept}), left_out
+
+
+def _kept(columns: list[Column], content: list[int],
+          width: int | None) -> tuple[list[int], list[str]]:
+    """The columns kept, the optional ones that do not fit left out (the last first), and
+    the headers of those left out."""
     kept = list(range(len(columns)))
     optional = [index for index, column in enumerate(columns) if column.optional]
     while width is not None and optional and _natural_width(
             [content[index] for index in kept]) > width:
         kept.remove(optional.pop())
-    left_out = [columns[index].header.replace("\n", " ") for index in range(len(columns))
-                if index not in kept]
-    return _table(title, columns, rows, {index: content[index] for index in kept}), left_out
+    return kept, [columns[index].header.replace("\n", " ") for index in range(len(columns))
+                  if index not in kept]
+
+
+def noted_table(title: str, columns: list[Column], rows: Sequence[Sequence[str | None]],
+                width: int | None, noted: Sequence[int]):
+    """fitted_table, and where the kept columns still do not fit, the longest cells of the
+    `noted` columns (formulas, names; the first column first) moved under the table as notes,
+    `[1] N = 19800*K*M/(...)`, a mark in their place, until the table fits: no cell is cut.
+    Returns the table, the headers left out and the notes (the same cell, one note)."""
+    cells: list[list[str]] = [["" if cell is None else cell for cell in row] for row in rows]
+    content = _content_widths(columns, cells)
+    kept, left_out = _kept(columns, content, width)
+    moved: dict[int, set[str]] = {column: set() for column in noted}
+    for column in noted:
+        while width is not None and _natural_width([content[i] for i in kept]) > width:
+            longest = max((row[column] for row in cells
+                           if row[column] not in moved[column]), key=_cells, default="")
+            if _cells(longest) <= _cells(columns[column].header) + 4:
+                break
+            moved[column].add(longest)
+            content[column] = max(_cells(columns[column].header), 4, *(
+                _cells(row[column]) for row in cells if row[column] not in moved[column]))
+    marks: dict[str, str] = {}  # numbered in the order of the rows
+    for row in cells:
+        for column in noted:
+            if row[column] in moved[column]:
+                row[column] = marks.setdefault(row[column], f"[{len(marks) + 1}]")
+    if marks and width is not None:  # as wide as the page, so that the title fits on it
+        content[noted[0]] += max(0, width - _natural_width([content[i] for i in kept]))
+    table = _table(title, columns, cells, {index: content[index] for index in kept})
+    return table, left_out, [f"{mark} {cell}" for cell, mark in marks.items()]
 
 
 def left_out_note(left_out: list[str]) -> str | None:

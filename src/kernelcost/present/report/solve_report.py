@@ -21,7 +21,7 @@ from .cells import (
     size_text,
     value_of,
 )
-from .page import Column, fitted_table
+from .page import Column, noted_table
 
 # --- solve ----------------------------------------------------------------------------------
 
@@ -60,23 +60,48 @@ def solve_tables(analysis: Analysis | Counted, parameter: str, solutions,
     size) of the capacities, each a fitted table (report.page): (table, headers left out)."""
     ridge_rows, capacity_rows = [], []
     for solution in solutions:
-        for crossing in solution.crossings:
+        for crossing, forms in _with_forms(solution):
             ridge_rows.append([machine_label(crossing.machine, crossing.precision),
                                crossing.level, plain(value_of(crossing.ridge), "").strip(),
-                               *_crossing_cells(crossing), formula(crossing.expr),
-                               "-" if crossing.expr is None else
-                               condition_text(crossing.condition)])
+                               *_crossing_cells(crossing),
+                               "; ".join(formula(c.expr) for c in forms if c.expr is not None)
+                               or "-",
+                               "; ".join(condition_text(c.condition) for c in forms
+                                         if c.expr is not None) or "-"])
         for crossing in solution.capacity:
             capacity_rows.append([MACHINE_NAMES.get(crossing.machine, crossing.machine),
                                   holder_text(crossing, short=True), crossing.level,
                                   _capacity_text(crossing), *_capacity_cells(crossing),
                                   formula(crossing.expr)])
-    tables = [fitted_table(f"{analysis.kernel}: where I(level) = ridge, solving for "
-                           f"{parameter}", RIDGE_COLUMNS, ridge_rows, width)]
+    defaults = _defaults_text(analysis, parameter, solutions)
+    tables = [noted_table(f"{analysis.kernel}: where I(level) = ridge, solving for "
+                          f"{parameter}{defaults}", RIDGE_COLUMNS, ridge_rows, width, (3,))]
     if capacity_rows:
-        tables.append(fitted_table("Capacity: where the bytes held reach the level's size",
-                                   CAPACITY_COLUMNS, capacity_rows, width))
+        tables.append(noted_table("Capacity: where the bytes held reach the level's size",
+                                  CAPACITY_COLUMNS, capacity_rows, width, (4, 1)))
     return tables
+
+
+def _with_forms(solution):
+    """Each row's crossing (at the defaults, where some are left) with the closed forms of its
+    precision and level, in the sizes left unset and the defaults."""
+    if not solution.at_defaults:
+        return [(crossing, [crossing]) for crossing in solution.crossings]
+    forms: dict[tuple, list] = {}
+    for crossing in solution.crossings:
+        forms.setdefault((crossing.precision, crossing.level), []).append(crossing)
+    return [(crossing, forms.get((crossing.precision, crossing.level), []))
+            for crossing in solution.at_defaults]
+
+
+def _defaults_text(analysis, parameter: str, solutions) -> str:
+    """A title's second line, `values at the defaults d = 128, Bc = 64`, where the crossings
+    put some in."""
+    if not any(solution.at_defaults for solution in solutions):
+        return ""
+    shown = ", ".join(f"{symbol} = {value}" for symbol, value in analysis.cost.defaults.items()
+                      if str(symbol) != parameter and symbol not in analysis.settings)
+    return f"\nvalues at the defaults {shown}"
 
 
 def _capacity_text(crossing) -> str:
@@ -113,6 +138,7 @@ def solve_json(analysis: Analysis | Counted, parameter: str, solutions) -> dict:
         "parameter": parameter,
         "settings": {str(s): expression(e) for s, e in analysis.settings.items()},
         "crossings": [crossing_json(c) for s in solutions for c in s.crossings],
+        "crossings_at_defaults": [crossing_json(c) for s in solutions for c in s.at_defaults],
         "capacity": [capacity_json(c) for s in solutions for c in s.capacity],
     }
 
