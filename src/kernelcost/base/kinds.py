@@ -76,6 +76,7 @@ class EffectCause(StrEnum):
     DISPATCH = "dispatch"
     SERIAL = "serial"
     OVERLAP = "overlap"
+    FILL_DRAIN = "fill_drain"
     LAUNCH = "launch"
 
 
