@@ -141,7 +141,7 @@ def overlap_text(finding: OverlapFinding) -> str:
 def fill_drain_text(finding: FillDrainFinding) -> str:
     return (f"each block moves {si(float(finding.edge_B), 'B')} ({', '.join(finding.tensors)}) "
             f"before or after its streaming loop ({finding.step}), with no work of its own to "
-            f"hide it: {finding.blocks} blocks on the busiest SM at a {finding.sharing}th share "
+            f"hide it: {finding.blocks} blocks on the busiest SM at 1/{finding.sharing} "
             f"of {si(float(finding.rate_Bps), 'B/s')} (blocks started together reach their "
             f"edges together), {si(float(finding.edge_s), 's')} after the loop's "
             f"{si(float(finding.loop_s), 's')}")

@@ -17,7 +17,8 @@ its edges, so t_loop + t_edge is its own time and nothing changes; a kernel boun
 units waits t_edge more. No figure is fitted: bytes, SMs and the bandwidth the machine file
 gives. The edge tensors are read off the block's tiles (GridCost.tiles): a tensor whose box in
 one step of the streaming loop is its whole box (read once, before the loop), or that no step
-touches (written after it).
+touches (written after it). Only a pipelined loop has edges: a keep filled at each of its
+steps.
 
 factor = (the largest term's time before any derate) / t, on that term (Derate.whole: it
 holds the earlier derates). It acts at numeric sizes on grids with a streaming loop."""
@@ -59,7 +60,7 @@ class FillDrain:
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         grid = context.cost.grid
-        if grid is None or grid.step_iterator is None or context.occupancy is None:
+        if grid is None or context.occupancy is None or not pipelined(context):
             return ()
         edges = [tile for tile in grid.tiles if is_edge(tile)]
         global_term = next((term for term in context.terms if term.key == Level.GLOBAL), None)
@@ -86,6 +87,16 @@ class FillDrain:
                                    edge_B, busiest, sharing, rate, edge_s, loop_s, together)
         return (Derate(EffectCause.FILL_DRAIN, sympy.sympify(largest.seconds) / together,
                        finding, largest.key, whole=True),)
+
+
+def pipelined(context: EffectContext) -> bool:
+    """The block streams its loop through a keep filled at each step (a GEMM's k0, an
+    attention's key tiles): a pipeline with a first stage to fill and a last to drain. A
+    loop of lanes copying through a shared array (a tiled transpose) has none."""
+    grid = context.cost.grid
+    step = None if grid is None else grid.step_iterator
+    return step is not None and any(step in scope.outer_iterators
+                                    for scope in context.cost.scopes)
 
 
 def is_edge(tile: TileBox) -> bool:
