@@ -49,8 +49,8 @@ def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once()
     assert sorted(listed) == found and len(set(listed)) == len(listed)
     assert [effect.name for effect in registry.EFFECTS] == [
         "achievable", "latency", "sectors", "bank_conflicts", "dispatch", "serial", "overlap",
-        "launch"]
-    assert [effect.stage for effect in registry.EFFECTS] == [ROOFS] * 7 + [CALL]
+        "fill_drain", "launch"]
+    assert [effect.stage for effect in registry.EFFECTS] == [ROOFS] * 8 + [CALL]
 
 
 def test_every_finding_of_a_registered_effect_has_its_text():
@@ -66,9 +66,10 @@ def test_every_finding_of_a_registered_effect_has_its_text():
 def test_every_effect_binds_somewhere_and_its_finding_reads_as_a_sentence():
     """A column of bf16 read into a 32-way conflicting tile at n = 1024 on H100 is under every
     roof effect but serial (latency, sectors, dram_sectors, bank conflicts, the achievable
-    fractions) and the launch; FlashAttention-2 adds its `serial` group and the overlap, its
-    causal variant the dispatch of unequal blocks. Each derate carries
-    one of its effect's findings, and that finding's text is the sentence printed."""
+    fractions) and the launch; FlashAttention-2 adds its `serial` group, the overlap and the
+    fill and drain of its query and output tiles, its causal variant the dispatch of unequal
+    blocks. Each derate carries one of its effect's findings, and that finding's text is the
+    sentence printed."""
     h100 = load_machine("h100")
     column = verdict(loads(BF16_COLUMN).cost("spec"), h100, values={"n": 1024})
     fa2 = load(Path(SPEC).parent / "flash_attention.kcost").cost()

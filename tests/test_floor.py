@@ -62,13 +62,13 @@ def test_the_floor_of_a_nest_charges_the_compulsory_bytes_not_the_specs():
     result = verdict(cost_of("softmax"), H100, None, {size("n"): sympy.Integer(n)})
     assert result.t_floor == sympy.Rational(8 * n, 335 * 10**10)
     assert result.t_bound == sympy.Rational(12 * n, 335 * 10**10)
-    # t_model: the same bytes at the 86.57 % of the bandwidth a copy sustains (h100.toml),
-    # then the overlap of the warps' SFU and FMA work with the loads they wait on: the SFU's
-    # 10^8 exponentials take 27 us against 414 us of traffic, +0.25 % by the 2-norm
+    # t_model: the same bytes at the 86.57 % of the bandwidth a copy sustains (h100.toml); the
+    # SFU's 10^8 exponentials take 27 us against 414 us of traffic, which their 5/2-norm
+    # raises by 0.04 %, under the 0.1 % below which an effect names no cause
     found = ledger(result)
-    assert [step.effect for step in found.steps] == ["achievable", "overlap"]
+    assert [step.effect for step in found.steps] == ["achievable"]
     assert found.t_bound + found.steps[0].delta_s == result.t_bound / sympy.Rational("0.8657")
-    assert 0 < found.steps[1].delta_s < result.t_model / 200
+    assert found.t_bound + found.steps[0].delta_s == result.t_model
 
 
 def test_decode_attention_and_rope_hold_the_order_on_h200():

@@ -46,15 +46,22 @@ def test_symbolic_steps_telescope_to_t_model():
 
 def test_gemm_hopper_on_h200_steps_from_the_maximum_clock_to_the_data_sheet():
     """At 8192^3 the bf16 tensor peak binds: t_bound takes 4096 FLOP per clock per SM x 132
-    SMs x 1.98 GHz, t_min the data sheet's 990e12 FLOP/s (h200.toml), t_model the 80.25 % of
-    it a searched matmul sustains (h200.toml, [[achievable]] tensor): two steps."""
+    SMs x 1.98 GHz, t_min the data sheet's 990e12 FLOP/s (h200.toml), then the 80.25 % of
+    it a searched matmul sustains (h200.toml, [[achievable]] tensor), then each block's
+    epilogue: 16 of the 2048 blocks on the busiest SM store their 128 x 256 bf16 tile of C at
+    1/132 of the global bandwidth a copy sustains: three steps."""
     cost = kernelcost.load(SPECS[0].parent / "gemm_hopper.kcost").cost()
-    result = verdict(cost, load_machine("h200"), values={"M": 8192, "N": 8192, "K": 8192})
+    h200 = load_machine("h200")
+    result = verdict(cost, h200, values={"M": 8192, "N": 8192, "K": 8192})
     found = ledger(result)
     assert found is not None and [(step.cause, step.effect) for step in found.steps] == [
-        (Cause.CLOCK, None), (Cause.EFFECT, "achievable")]
+        (Cause.CLOCK, None), (Cause.EFFECT, "achievable"), (Cause.EFFECT, "fill_drain")]
     assert found.steps[0].delta_s == result.t_min - result.t_bound > 0
     assert found.steps[1].delta_s == result.t_min / sympy.Rational("0.8025") - result.t_min
+    [copy] = [d.factor for d in result.derates if d.key == "global"]
+    rate = sympy.nsimplify(h200.bandwidth("global")) * copy
+    assert found.steps[2].delta_s == 16 * 128 * 256 * 2 * 132 / rate
+    assert found.total == result.t_model
 
 
 def test_analyze_prints_the_ledger(capsys):
@@ -62,8 +69,8 @@ def test_analyze_prints_the_ledger(capsys):
     assert main(["analyze", str(path), "--set", "M=8192,N=8192,K=8192", "--machine",
                  "h200"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert ("ledger: t_bound 1.06 ms; clock +86.2 µs; achievable +282 µs = t_model 1.43 ms."
-            in out)
+    assert ("ledger: t_bound 1.06 ms; clock +86.2 µs; achievable +282 µs; fill drain "
+            "+34.5 µs = t_model 1.46 ms." in out)
 
 
 def test_a_derated_kernel_lists_its_effects_in_the_registrys_order():

@@ -65,8 +65,8 @@ def test_the_group_sum_is_the_serial_step_exactly_and_the_bound_never_moves(mach
     alone = verdict(cost.__class__(**{**cost.__dict__, "serial": ()}), machine, values=values)
     result = verdict(cost, machine, values=values)
     assert result.t_bound == alone.t_bound and result.t_floor == alone.t_floor
-    earlier = [d for d in result.derates if d.cause not in (EffectCause.SERIAL,
-                                                            EffectCause.OVERLAP)]
+    earlier = [d for d in result.derates if d.cause not in (
+        EffectCause.SERIAL, EffectCause.OVERLAP, EffectCause.FILL_DRAIN)]
     wave = {term.key: derated(term, earlier).seconds for term in result.grid.wave_terms}
     group = sum((wave[key] for key in ("tensor", "sfu", "vector")), sympy.Integer(0))
     others = [seconds for key, seconds in wave.items() if key not in ("tensor", "sfu", "vector")]

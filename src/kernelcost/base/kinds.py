@@ -78,6 +78,7 @@ class EffectCause(StrEnum):
     DISPATCH = "dispatch"
     SERIAL = "serial"
     OVERLAP = "overlap"
+    FILL_DRAIN = "fill_drain"
     LAUNCH = "launch"
 
 

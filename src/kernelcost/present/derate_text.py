@@ -19,6 +19,7 @@ from ..gpu.derates import Derate
 from ..gpu.effects.achievable import AchievableFinding
 from ..gpu.effects.banks import BankFinding
 from ..gpu.effects.dispatch import DispatchFinding
+from ..gpu.effects.fill_drain import FillDrainFinding
 from ..gpu.effects.latency import BlockLoads, LatencyFinding
 from ..gpu.effects.launch_overhead import LaunchFinding
 from ..gpu.effects.overlap import OverlapFinding
@@ -137,6 +138,15 @@ def overlap_text(finding: OverlapFinding) -> str:
     return text + "; exponents fitted on calibration rows"
 
 
+def fill_drain_text(finding: FillDrainFinding) -> str:
+    return (f"each block moves {si(float(finding.edge_B), 'B')} ({', '.join(finding.tensors)}) "
+            f"before or after its streaming loop ({finding.step}), with no work of its own to "
+            f"hide it: {finding.blocks} blocks on the busiest SM at 1/{finding.sharing} "
+            f"of {si(float(finding.rate_Bps), 'B/s')} (blocks started together reach their "
+            f"edges together), {si(float(finding.edge_s), 's')} after the loop's "
+            f"{si(float(finding.loop_s), 's')}")
+
+
 def launch_text(finding: LaunchFinding) -> str:
     return (f"launch overhead {si(float(finding.overhead_s), 's')} on a "
             f"{si(float(finding.kernel_s), 's')} kernel: {_percent(finding.of_kernel)} of the "
@@ -163,7 +173,8 @@ TEXTS: dict[type, Callable[[Any], str]] = {
     AchievableFinding: achievable_text, LatencyFinding: latency_text,
     SectorFinding: sector_text, DramSectorFinding: dram_sector_text, BankFinding: bank_text,
     DispatchFinding: dispatch_text,
-    SerialFinding: serial_text, OverlapFinding: overlap_text, LaunchFinding: launch_text,
+    SerialFinding: serial_text, OverlapFinding: overlap_text, FillDrainFinding: fill_drain_text,
+    LaunchFinding: launch_text,
 }
 
 

@@ -39,8 +39,8 @@ from ..derates import NEGLIGIBLE, Derate, derated
 from .achievable import mma_path
 from .context import ROOFS, EffectContext
 
-UNITS = Fraction(7, 5)  # p of the work terms' norm: tools/fit_overlap.py
-TRAFFIC = Fraction(2)  # p of (work, traffic): tools/fit_overlap.py
+UNITS = Fraction(9, 5)  # p of the work terms' norm: tools/fit_overlap.py
+TRAFFIC = Fraction(5, 2)  # p of (work, traffic): tools/fit_overlap.py
 
 
 @record

@@ -11,6 +11,7 @@ from .achievable import AchievableRates
 from .banks import BankConflicts
 from .context import CALL, ROOFS, Effect, EffectContext
 from .dispatch import Dispatch
+from .fill_drain import FillDrain
 from .latency import Latency
 from .launch_overhead import Launch
 from .overlap import Overlap
@@ -18,7 +19,8 @@ from .sectors import Sectors
 from .serial import Serial
 
 EFFECTS: tuple[Effect, ...] = (AchievableRates(), Latency(), Sectors(), BankConflicts(),
-                               Dispatch(), Serial(), Overlap(), Launch())
+                               Dispatch(), Serial(), Overlap(), FillDrain(),
+                               Launch())
 
 
 def model_derates(context: EffectContext) -> tuple[Derate, ...]:
