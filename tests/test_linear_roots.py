@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import pytest
 import sympy
+from conftest import sample_spent
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
@@ -88,12 +89,24 @@ def test_what_is_not_a_rational_linear_sum_is_left_to_sympy():
     assert linear_roots(3 * VARIABLE, VARIABLE) is None  # a product: solve splits it
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(coefficients, coefficients, coefficients, st.booleans())
 @example(1 - 2 * K, 1, 1, False)  # a leading coefficient of unknown sign: solve sorts
 def test_a_polynomial_equation_is_solved_as_sympy_solves_it(a, b, c, cubic):
     # a N^2 + b N + c (or a N^3 + b N + c): roots with radicals, some negative for every
     # value of the other symbols (dropped) and some of unknown sign (kept)
+    polynomial_roots_agree(a, b, c, cubic)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None)
+@given(coefficients, coefficients, coefficients, st.booleans())
+def test_a_polynomial_equation_is_solved_as_sympy_solves_it_at_length(a, b, c, cubic):
+    if not sample_spent():
+        polynomial_roots_agree(a, b, c, cubic)
+
+
+def polynomial_roots_agree(a, b, c, cubic) -> None:
     assume(a != 0)
     cleared = sympy.expand(a * VARIABLE ** (3 if cubic else 2) + b * VARIABLE + c)
     roots = polynomial_roots(cleared, VARIABLE)
@@ -107,13 +120,26 @@ def test_polynomial_roots_drop_the_roots_a_size_cannot_take():
     assert polynomial_roots(VARIABLE**2 - K**2, VARIABLE) == [K]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(condition_coefficients, condition_coefficients, condition_coefficients,
        condition_coefficients)
 @example(sympy.Integer(0), 3 - 3 * K * M, sympy.Integer(0), sympy.Integer(1))
 def test_witnesses_leave_the_conditions_as_sympys_assumptions_give_them(a, b, c, d):
     # where a root, a factor or a relation takes both signs at the witnesses, sympy is not
     # asked: the condition must be the one its questions give
+    conditions_agree(a, b, c, d)
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None)
+@given(condition_coefficients, condition_coefficients, condition_coefficients,
+       condition_coefficients)
+def test_witnesses_leave_the_conditions_as_sympys_assumptions_give_them_at_length(a, b, c, d):
+    if not sample_spent():
+        conditions_agree(a, b, c, d)
+
+
+def conditions_agree(a, b, c, d) -> None:
     assume(c != 0 or d != 0)
     root = (a * RIDGE + b) / (c * RIDGE + d)
     with_witnesses = equations.positive_real_condition(root)

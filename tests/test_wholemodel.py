@@ -172,7 +172,11 @@ def test_cli_text_json_and_figure(tmp_path, capsys):
                  "--context", "4096", "-o", str(figure)]) == 0
     text = capsys.readouterr().out
     assert "WARNING: the weights alone" in text and "--gpus 2" in text
-    assert "never compute-bound" in text and "launch overhead" in text
+    assert "never compute-bound" in text and "launch overhead apart" in text
+    assert "(--kernels adds each step's kernels" in text and "qkv projection" not in text
+    assert main(["model", "llama3_70b", "--batch", "1", "--kernels"]) == 0
+    text = capsys.readouterr().out
+    assert "qkv projection" in text and "launch overhead" in text
     assert figure.read_text().startswith("<?xml")
     assert main(["model", "llama3_70b", "--batch", "1", "--gpus", "2", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)

@@ -7,6 +7,7 @@ import argparse
 
 from ..base.errors import Code, Diagnostic, ModelFileError
 from ..base.watchdog import stage
+from .shared import add_wide
 
 MAX_BATCH = 10**7
 
@@ -27,6 +28,10 @@ def build_model_parser(commands) -> None:
                              "(default 4096)")
     parser.add_argument("--gpus", default=1, type=_positive("gpus"),
                         help="tensor parallelism over N GPUs: figures per GPU (default 1)")
+    parser.add_argument("--kernels", action="store_true",
+                        help="each step's kernels in a table: W, Q, I, t_bound, t_model and the "
+                             "roof that binds")
+    add_wide(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("-o", "--output", metavar="FIGURE",
                         help="a stacked bar figure of where the time goes (.svg .png .pdf)")
@@ -58,7 +63,7 @@ def run_model(args) -> int:
     from ..hardware.machinefile import load_machine
     from ..hardware.modelfile import load_model
     from ..present.wholemodel_report import model_json, save_stack, text_report
-    from .shared import stdout_console
+    from .shared import page, print_fitted, print_prose
 
     if args.output:
         from ..present.plot import check_figure_path
@@ -77,10 +82,12 @@ def run_model(args) -> int:
     if args.json:
         print_json(model_json(result))
     else:
-        console = stdout_console()
-        if not console.is_terminal:  # a file or a pipe: room for every column of the tables
-            console = stdout_console(width=max(console.width, 132))
-        text_report(result, console)
+        console, width = page(args)
+        for item in text_report(result, args.kernels, width):
+            if isinstance(item, list):
+                print_prose(console, item, width)
+            else:
+                print_fitted(console, item)
     if args.output:
         print(save_stack(result, args.output))
     return 0

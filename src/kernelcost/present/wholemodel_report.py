@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Literal
-
-from rich.table import Table
 
 from ..answers.wholemodel import KINDS, Crossing, KernelKind, Step, WholeModel
 from ..base.units import plain, si
+from .report.page import Column, noted_table
 from .roofs import model_roof_name, roof_name
 
 OUT_OF_SCOPE = ("embedding lookup, RoPE, residual adds and sampling are left out; prefill "
@@ -44,53 +42,57 @@ def header_lines(result: WholeModel) -> list[str]:
     return lines
 
 
-# a kernel's table: (header, justification), the words left, the figures right
-KERNEL_COLUMNS: tuple[tuple[str, Literal["left", "right"]], ...] = (
-    ("kernel", "left"), ("spec", "left"), ("launches", "right"), ("W", "right"), ("Q", "right"),
-    ("I", "right"), ("t_bound", "right"), ("t_model", "right"), ("binding roof", "left"),
-    ("share", "right"))
+# a kernel's table: the words left, the figures right; what a narrow page leaves out last
+KERNEL_COLUMNS = [Column("kernel"), Column("launches", "right"), Column("I\nFLOP/B", "right"),
+                  Column("t_bound", "right"), Column("t_model", "right"),
+                  Column("bound by"), Column("share", "right"),
+                  Column("spec", optional=True), Column("W", "right", optional=True),
+                  Column("Q", "right", optional=True)]
 
 
-def kernel_table(step: Step) -> Table:
+def kernel_table(step: Step, width: int | None):
+    """A step's kernels, one a row, with its total and the launch overhead apart: a fitted
+    table (report.page)."""
     title = (f"{step.phase}, batch {step.batch}: " +
              ("one token per sequence" if step.phase == "decode"
               else f"{step.context} tokens per sequence"))
-    table = Table(title=title, title_justify="left")
-    for column, justify in KERNEL_COLUMNS:
-        table.add_column(column, justify=justify)
     total = step.t_bound_s
-    for kernel in step.kernels:
-        table.add_row(kernel.use.name, kernel.use.spec, str(kernel.use.launches),
-                      si(kernel.work_FLOP, "FLOP"), si(kernel.traffic_B, "B"),
-                      plain(kernel.intensity, "FLOP/B"), si(kernel.t_bound_s, "s"),
-                      si(kernel.t_model_s, "s"), model_roof_name(kernel.bound),
-                      f"{100 * kernel.t_bound_s / total:.1f} %")
-    table.add_section()
-    table.add_row("total", "", str(step.launches), si(step.work_FLOP, "FLOP"),
-                  si(step.traffic_B, "B"), plain(step.work_FLOP / step.traffic_B, "FLOP/B"),
-                  si(step.t_bound_s, "s"), si(step.t_model_s, "s"), model_roof_name(step.binding),
-                  "100 %")
-    table.add_row("launch overhead", "", "", "", "", "", si(step.launch_s, "s"), "",
-                  f"{step.launches} x {si(step.launch_overhead_s, 's')}", "apart")
-    return table
+    rows = [[kernel.use.name, str(kernel.use.launches), plain(kernel.intensity, ""),
+             si(kernel.t_bound_s, "s"), si(kernel.t_model_s, "s"), model_roof_name(kernel.bound),
+             f"{100 * kernel.t_bound_s / total:.1f} %", kernel.use.spec,
+             si(kernel.work_FLOP, "FLOP"), si(kernel.traffic_B, "B")] for kernel in step.kernels]
+    rows.append(["total", str(step.launches), plain(step.work_FLOP / step.traffic_B, ""),
+                 si(step.t_bound_s, "s"), si(step.t_model_s, "s"), model_roof_name(step.binding),
+                 "100 %", "", si(step.work_FLOP, "FLOP"), si(step.traffic_B, "B")])
+    rows.append(["launch overhead", f"{step.launches} x", "", si(step.launch_s, "s"), "",
+                 si(step.launch_overhead_s, "s") + " each", "apart", "", "", ""])
+    return noted_table(title, KERNEL_COLUMNS, [[cell.strip() for cell in row] for row in rows],
+                       width, (5, 0))
 
 
-def summary_table(result: WholeModel) -> Table:
-    table = Table(title="per batch: the step's time at the bound, launch overhead apart",
-                  title_justify="left")
-    for column in ("batch", "decode t_bound", "+ launches", "tokens/s", "with launches",
-                   "decode bound", "prefill t_bound", "prefill tokens/s", "memory / GPU"):
-        table.add_column(column, justify="left" if "bound" in column and "t_" not in column
-                         else "right")
+SUMMARY_COLUMNS = [Column("batch", "right"), Column("decode\nt_bound", "right"),
+                   Column("decode\nt_model", "right"), Column("tokens/s", "right"),
+                   Column("decode\nbound by"), Column("prefill\nt_bound", "right"),
+                   Column("memory\nper GPU", "right"), Column("fits"),
+                   Column("launches", "right", optional=True),
+                   Column("tokens/s with\nlaunches", "right", optional=True),
+                   Column("prefill\ntokens/s", "right", optional=True)]
+
+
+def summary_table(result: WholeModel, width: int | None):
+    """Per batch: the decode step's times at the bound and estimated, tokens/s, what binds,
+    the prefill's time and the memory it needs: a fitted table (report.page)."""
+    rows = []
     for decode, prefill in zip(result.decode, result.prefill):
-        needed = result.memory.needed_B(decode.batch)
         fits = result.memory.fits(decode.batch)
-        table.add_row(str(decode.batch), si(decode.t_bound_s, "s"), si(decode.launch_s, "s"),
-                      f"{decode.tokens_per_s:,.1f}", f"{decode.tokens_per_s_with_launch:,.1f}",
-                      model_roof_name(decode.binding), si(prefill.t_bound_s, "s"),
-                      f"{prefill.tokens_per_s:,.0f}",
-                      _gb(needed) + ("" if fits is not False else " (does not fit)"))
-    return table
+        rows.append([str(decode.batch), si(decode.t_bound_s, "s"), si(decode.t_model_s, "s"),
+                     f"{decode.tokens_per_s:,.1f}", model_roof_name(decode.binding),
+                     si(prefill.t_bound_s, "s"), _gb(result.memory.needed_B(decode.batch)),
+                     "-" if fits is None else "yes" if fits else "no",
+                     si(decode.launch_s, "s"), f"{decode.tokens_per_s_with_launch:,.1f}",
+                     f"{prefill.tokens_per_s:,.0f}"])
+    return noted_table("per batch: the step's time, launch overhead apart", SUMMARY_COLUMNS,
+                       rows, width, (4,))
 
 
 def crossing_line(crossing: Crossing, what: str) -> str:
@@ -136,22 +138,23 @@ def notes(result: WholeModel) -> list[str]:
     return found
 
 
-def text_report(result: WholeModel, console) -> None:
-    for line in header_lines(result):
-        console.print(line)
-    for decode in result.decode:
-        console.print(kernel_table(decode))
-    if result.prefill:
-        console.print(kernel_table(result.prefill[0]))
-    console.print(summary_table(result))
-    console.print(crossing_line(result.crossing, f"decode at context {result.context}"))
-    console.print(crossing_line(result.weights_crossing,
-                                "decode, weights alone (context 0; activations cross HBM "
-                                "between kernels, the chapter's 295.5 counts weights only)"))
-    for line in memory_lines(result):
-        console.print(line, style="bold red" if line.startswith("WARNING") else None)
-    for line in notes(result):
-        console.print(f"note: {line}")
+def text_report(result: WholeModel, kernels: bool, width: int | None):
+    """What `model` prints, in order: each item a fitted table (report.page) or a list of
+    sentences to wrap; the kernels' tables of each step only when asked (`--kernels`)."""
+    yield header_lines(result)
+    if kernels:
+        for step in (*result.decode, *result.prefill[:1]):
+            yield kernel_table(step, width)
+    yield summary_table(result, width)
+    lines = [crossing_line(result.crossing, f"decode at context {result.context}"),
+             crossing_line(result.weights_crossing,
+                           "decode, weights alone (context 0; activations cross HBM between "
+                           "kernels, the chapter's 295.5 counts weights only)"),
+             *memory_lines(result), *(f"note: {line}" for line in notes(result))]
+    if not kernels:
+        lines.append("(--kernels adds each step's kernels: W, Q, I, t_bound, t_model, the roof "
+                     "that binds)")
+    yield lines
 
 
 # ---------------------------------------------------------------------------------- JSON
