@@ -103,13 +103,18 @@ def test_machines_lists_the_database(capsys):
 def test_check_agrees_on_every_shipped_spec_at_one_size(capsys):
     code, out, _ = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "M=4,N=6,K=8,T=2")
     assert code == 0
-    assert "closed forms agree" in out
+    # at a glance: a row a sample, its sizes, the quantities compared, whether they agree
+    assert re.search(r"\n4 +6 +8 +2 +19 +0 +agree", out)
+    assert "(--rows adds each sample's comparisons" in out and "work[tensor]" not in out
+    code, out, _ = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "M=4,N=6,K=8,T=2",
+                       "--rows")
+    assert code == 0 and "work[tensor]" in out and "closed forms agree" in out
 
 
 def test_check_pins_the_sizes_set_and_draws_the_others(capsys):
     # the README's `check SPEC --set N=12,T=4` on gemm_tiled, which has M and K besides
     code, out, _ = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "N=12,T=4",
-                       "--samples", "3")
+                       "--samples", "3", "--rows")
     assert code == 0 and "closed forms agree" in out
     heads = re.findall(r"gemm_tiled at M = (\d+), N = (\d+), K = (\d+), T = (\d+)", out)
     assert len(heads) == 3 and len(set(heads)) == 3

@@ -60,7 +60,7 @@ def table_rows(out: str) -> dict[str, list[str]]:
 def test_an_unset_default_takes_its_value_in_the_table_and_the_verdict(capsys):
     # issue 9, defect 7: T = 128 left unset printed "None B ... differs", then "agree"
     code, out, _ = run(capsys, "check", SPECS / "gemm_tiled_clipped.kcost",
-                       "--set", "M=5,N=7,K=9")
+                       "--set", "M=5,N=7,K=9", "--rows")
     assert code == cli.EXIT_OK
     assert "T = 128 (default)" in out
     assert "None" not in out and "differs" not in out
@@ -85,7 +85,7 @@ def test_the_table_shows_exactly_the_comparisons_the_verdict_counts():
 def test_a_bound_row_shows_as_a_bound_and_agrees(capsys, tmp_path):
     spec = tmp_path / "strided.kcost"
     spec.write_text(BOUNDING_BOX)
-    code, out, _ = run(capsys, "check", spec, "--set", "n=5")
+    code, out, _ = run(capsys, "check", spec, "--set", "n=5", "--rows")
     assert code == cli.EXIT_OK
     rows = table_rows(out)
     # x touches {0..4} and {0, 2, 4, 6, 8}: 7 distinct elements; its box 0..8 holds 9

@@ -131,6 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_reuse(check)
     check.add_argument("--samples", type=int, default=4,
                        help="how many small size assignments to draw when no --set is given")
+    check.add_argument("--rows", action="store_true",
+                       help="each sample's comparisons, a quantity a row (a sample whose "
+                            "closed forms differ shows them anyway)")
+    add_wide(check)
     build_plot_parser(commands)
     build_sweep_parser(commands)
     build_model_parser(commands)

@@ -54,8 +54,11 @@ def run_check(args) -> int:
     stage("comparing with the enumeration")
     results = check_against_oracle(spec, settings, args.reuse, args.samples)
     console, width = page(args)
-    for renderable in report.check_tables(spec, results, width):
-        console.print(renderable)
+    for item in report.check_tables(spec, results, width, args.rows):
+        if isinstance(item, tuple):  # a fitted table
+            print_fitted(console, item)
+        else:
+            console.print(item)
     mismatches = sum(len(r.mismatches) for r in results)
     return EXIT_MISMATCH if mismatches else EXIT_OK
 

@@ -17,10 +17,45 @@ if TYPE_CHECKING:
 # --- check ----------------------------------------------------------------------------------
 
 
-def check_tables(spec: Spec, results: list[CheckResult], width: int | None = None) -> list:
-    """Each CheckResult as a table of its comparisons (a fitted table, report.page), then its
-    verdict: both read the same rows, so the table can never show a difference that the
-    verdict missed."""
+def check_tables(spec: Spec, results: list[CheckResult], width: int | None = None,
+                 rows: bool = False) -> list:
+    """One table of the samples, a row each (its sizes, the quantities compared, how many as
+    bounds, whether they agree), then each sample whose closed forms differ, or every sample
+    with `rows`, as a table of its comparisons (a fitted table, report.page) and its verdict:
+    both read the same rows, so a table can never show a difference that the verdict
+    missed."""
+    tables = [summary_table(spec, results, width)]
+    shown = [result for result in results if rows or result.mismatches]
+    tables += sample_tables(spec, shown, width)
+    if not shown:
+        from rich.text import Text
+
+        tables.append(Text("(--rows adds each sample's comparisons, a quantity a row)"))
+    return tables
+
+
+def summary_table(spec: Spec, results: list[CheckResult], width: int | None):
+    """The samples, one a row: a column a size, then the quantities compared."""
+    from rich.text import Text
+
+    names = [name for name in results[0].counts.sizes if name in spec.parameters]
+    columns = [*(Column(name, "right") for name in names), Column("quantities", "right"),
+               Column("as bounds", "right"), Column("closed forms\nvs enumeration")]
+    table_rows: list[list] = []
+    for result in results:
+        quantities = {row.quantity for row in result.rows}
+        bounds = len({row.quantity for row in result.rows if row.relation != "=="})
+        differ = len({row.quantity for row in result.rows if not row.holds})
+        table_rows.append([*(str(result.counts.sizes[name]) for name in names),
+                           str(len(quantities)), str(bounds),
+                           Text(f"{differ} differ", style="red") if differ
+                           else Text("agree", style="green")])
+    samples = f"{len(results)} sample" + ("s" if len(results) > 1 else "")
+    return fitted_table(f"{spec.name}, {samples}", columns, table_rows, width)
+
+
+def sample_tables(spec: Spec, results: list[CheckResult], width: int | None) -> list:
+    """Each sample's comparisons, a row a quantity, then its verdict."""
     from rich.text import Text
 
     tables = []
@@ -64,7 +99,7 @@ def _check_table(spec: Spec, result: CheckResult, width: int | None):
             closed = f"{_BOUND_SIGN[row.relation]} {closed}"
         rows.append([Text(label), closed, f"{row.enumerated} {row.unit}",
                      _check_status(row, where)])
-    return fitted_table(f"{spec.name} at {sizes}", CHECK_COLUMNS, rows, width)[0], scopes
+    return fitted_table(f"{spec.name} at {sizes}", CHECK_COLUMNS, rows, width), scopes
 
 
 _BOUND_SIGN = {">=": "<=", "<=": ">="}  # what the closed form says of the enumerated value
