@@ -140,6 +140,21 @@ def test_phase_ridge_curve_is_the_solved_crossing(tiled_phase):
     assert (point.get_xdata()[0], point.get_ydata()[0]) == (4096, 128)
 
 
+def test_a_ridge_that_depends_on_the_y_size_alone_is_a_horizontal_line():
+    # llm_decode's I_global = b: it meets the H100's ridge at b = 990/3.35 = 295.5 whatever
+    # Theta is; the phase said "nowhere in the plane" while colouring both sides of it
+    found = phase(load(SPECS / "llm_decode.kcost"), H100, parse_axis("Theta=1e9..1e11"),
+                  parse_axis("b=1..1024"), {}, points=(20, 20))
+    assert not [line for line in found.never if line.startswith("global")]
+    (ridge,) = [curve for curve in found.curves if curve.gid == "ridge:global"]
+    assert ridge.y == pytest.approx(990e12 / 3.35e12)
+    assert ridge.x[0] == pytest.approx(1e9) and ridge.x[-1] == pytest.approx(1e11)
+    # and the map changes colour there: HBM under the line, the compute roof above it
+    hbm = CATEGORIES.index("HBM")
+    assert (found.codes[found.ys < 290] == hbm).all()
+    assert (found.codes[found.ys > 300] != hbm).all()
+
+
 def test_phase_map_colours(tiled_phase):
     figure = draw(tiled_phase)
     mesh = next(c for c in figure.axes[0].collections if c.get_gid() == "phase:map")

@@ -141,9 +141,10 @@ def _weight(cost, work_class, evaluator) -> float:
 
 def _branches(equation, xs_symbol, ys_symbol, y_axis, x_axis):
     """Positive real solutions x(y) of equation = 0, sampled over the y range; a solution
-    free of y is drawn as a vertical line."""
+    free of y is drawn as a vertical line, one free of x (an equation in y alone) as a
+    horizontal one."""
     if not equation.has(xs_symbol):
-        return []
+        return _horizontal(equation, ys_symbol, y_axis, x_axis)
     real = sympy.Dummy("x", positive=True)  # sizes are integers; a crossing is a real number
     try:
         solutions = sympy.solve(equation.xreplace({xs_symbol: real}), real)
@@ -161,6 +162,23 @@ def _branches(equation, xs_symbol, ys_symbol, y_axis, x_axis):
         if inside.any():
             found.append((solution, numpy.where(inside, xs, numpy.nan), ys))
     return found
+
+
+def _horizontal(equation, ys_symbol, y_axis, x_axis):
+    """The y inside the range where an equation in y alone holds, each a horizontal line
+    across the x range (llm_decode's I_global = b meets the ridge at one batch whatever the
+    parameter count)."""
+    if not equation.has(ys_symbol):
+        return []
+    real = sympy.Dummy("y", positive=True)
+    try:
+        solutions = sympy.solve(equation.xreplace({ys_symbol: real}), real)
+    except NotImplementedError:
+        return []
+    xs = numpy.geomspace(x_axis.low, x_axis.high, 400)
+    return [(solution, xs, numpy.full(xs.shape, float(solution))) for solution in solutions
+            if solution.is_real and not solution.free_symbols
+            and y_axis.low <= float(solution) <= y_axis.high]
 
 
 def _fits(spec, machine, evaluator, x, y) -> list[Curve]:
