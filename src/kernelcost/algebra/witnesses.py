@@ -101,6 +101,8 @@ def _surd_value(expr: sympy.Expr, values: dict) -> tuple[Fraction, Fraction, Fra
                 factor *= value[0]
             elif surd is None:
                 surd = value
+            elif not surd[0] and not value[0]:  # sqrt(q) sqrt(r) = sqrt(q r), q, r > 0
+                surd = _root_product(surd, value)
             else:
                 raise _NotASurd(expr)  # sympy keeps a product of two such sums unexpanded
         if surd is None:
@@ -114,6 +116,19 @@ def _surd_value(expr: sympy.Expr, values: dict) -> tuple[Fraction, Fraction, Fra
             return base ** int(expr.exp), _ZERO, _ONE
         return _square_root(base)
     raise _NotASurd(expr)
+
+
+def _root_product(first: tuple[Fraction, Fraction, Fraction],
+                  second: tuple[Fraction, Fraction, Fraction]
+                  ) -> tuple[Fraction, Fraction, Fraction]:
+    """b sqrt(q) times c sqrt(r), positive radicands, as sympy's product reduces it: b c
+    sqrt(q r), a rational where q r is a rational's square. Computed here, not asked of
+    sympy: sympy 1.14's factorint caches a partial factorisation as prime and raises on the
+    first such product of two large radicands (sympy/sympy#28621), answering the second."""
+    _, root, radicand = first
+    _, other_root, other_radicand = second
+    whole, new_root, new_radicand = _square_root(radicand * other_radicand)
+    return whole * root * other_root, new_root * root * other_root, new_radicand
 
 
 def _added_roots(root: Fraction, radicand: Fraction, other_root: Fraction,
