@@ -122,8 +122,10 @@ def test_gemm_4096_on_h100_bf16_is_compute_bound():
 def test_verdict_rows_carry_the_documented_json_keys():
     result = verdict(gemm(), load_machine("h100"), "bf16", {M: 4096, N: 4096, K: 4096})
     [row] = verdict_rows(result)
-    assert list(row) == ["machine", "precision", "level", "ridge", "ratio", "regime", "t_min",
-                         "bound", "performance", "derates"]
+    assert list(row) == ["machine", "precision", "level", "ridge", "ridge_expr", "ratio",
+                         "ratio_expr", "t_min", "t_min_expr", "performance",
+                         "performance_expr", "regime", "bound", "derates"]
+    assert row["t_min_expr"] is None and row["performance_expr"] is None  # numbers here
     assert row["regime"] == "compute-bound" and row["bound"] == "bf16 tensor peak"
     assert row["ridge"] == pytest.approx(295.52, rel=1e-4)  # 990e12 / 3.35e12
 

@@ -173,10 +173,14 @@ def test_crossings_on_other_machines_use_their_ridge():
 
 def test_json_keys_are_the_documented_ones():
     [crossing] = ridge_crossings(gemm(), N, load_machine("h100"), "bf16", values=SQUARE)
-    assert list(crossing_json(crossing)) == [
-        "machine", "precision", "level", "parameter", "value", "expr", "condition", "limit",
+    found = crossing_json(crossing)
+    assert list(found) == [
+        "machine", "precision", "level", "parameter", "value", "value_expr", "expr",
+        "condition", "condition_expr", "limit", "limit_expr", "limit_infinite",
         "compute_bound_side", "searched_to"]
-    assert crossing_json(crossing)["expr"] == "3*I_crit"
+    assert found["expr"] == "3*I_crit"
+    # booleans and numbers whatever the sizes: always crosses, I grows without bound
+    assert (found["condition"], found["limit"], found["limit_infinite"]) == (True, None, True)
 
 
 def test_solving_for_a_set_parameter_is_an_error():
@@ -376,7 +380,8 @@ def test_the_solve_command_counts_without_evaluating(monkeypatch, capsys):
     assert cli.main(arguments) == 0
     [*_, working_set] = json.loads(capsys.readouterr().out)["capacity"]
     # 2(MK + KN + MN) B = 50 MiB on H100: N = (25 Mi - KM)/(K + M)
-    assert working_set["value"] == "-(K*M - 26214400)/(K + M)"
+    assert working_set["value"] is None  # symbolic: a number or null, its form beside
+    assert working_set["value_expr"] == "-(K*M - 26214400)/(K + M)"
 
 
 @pytest.mark.parametrize("spec, parameter, sizes", [

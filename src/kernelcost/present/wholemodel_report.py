@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..answers.wholemodel import KINDS, Crossing, KernelKind, Step, WholeModel
 from ..base.units import plain, si
+from .report.cells import json_count
 from .report.page import Column, noted_table
 from .roofs import model_roof_name, roof_name
 
@@ -169,7 +170,7 @@ def _step_json(step: Step) -> dict:
         "tokens_per_s": step.tokens_per_s,
         "tokens_per_s_with_launch": step.tokens_per_s_with_launch,
         "kernels": [{"kernel": k.use.name, "kind": k.use.kind, "spec": k.use.spec,
-                     "sizes": {name: str(value) for name, value in k.use.sizes},
+                     "sizes": {name: json_count(value) for name, value in k.use.sizes},
                      "copies": float(k.use.copies), "launches": k.use.launches,
                      "W": k.work_FLOP, "Q": k.traffic_B, "I": k.intensity,
                      "t_bound": k.t_bound_s, "t_model": k.t_model_s,

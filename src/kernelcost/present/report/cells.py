@@ -114,6 +114,46 @@ def json_number(expr):
     return value if value is not None else expression(sympy.sympify(expr))
 
 
+def quantities(**named) -> dict[str, object]:
+    """Each named quantity (a time, rate, size or ratio) as two JSON keys whose types never
+    vary with the sizes: NAME, a number (its exact text, marked, past a double) or null where
+    it stays symbolic or is infinite, and NAME_expr, its expression where it stays symbolic,
+    else null."""
+    fields: dict[str, object] = {}
+    for name, expr in named.items():
+        value = json_number(expr)
+        symbolic = type(value) is str and not sympy.sympify(expr).is_number
+        fields[name] = None if type(value) is str else value
+        fields[f"{name}_expr"] = value if symbolic else None
+    return fields
+
+
+def json_count(expr) -> int | float | None:
+    """A count (blocks, waves, blocks resident on an SM) as a JSON integer where it is whole;
+    null while symbolic."""
+    value = value_of(expr)
+    if value is not None and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return value
+
+
+def limit_fields(name: str, expr) -> dict[str, object]:
+    """A limit as `quantities` gives it, and NAME_infinite: true where it is +oo (where the
+    intensity grows without bound), false otherwise."""
+    infinite = expr is not None and sympy.sympify(expr) == sympy.oo
+    return {**quantities(**{name: expr}), f"{name}_infinite": infinite}
+
+
+def condition_json(condition) -> dict[str, object]:
+    """`condition`: true or false where it is decided, null with `condition_expr` where it
+    holds sizes or the ridge."""
+    if condition is sympy.true or condition is True:
+        return {"condition": True, "condition_expr": None}
+    if condition is sympy.false or condition is False:
+        return {"condition": False, "condition_expr": None}
+    return {"condition": None, "condition_expr": lex_text(condition)}
+
+
 def value_or_formula(expr, unit: str, prefixed: bool = False) -> str:
     """The value with its unit, a short formula while symbolic, else `symbolic`."""
     value = value_of(expr)

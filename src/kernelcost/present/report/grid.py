@@ -9,7 +9,7 @@ from ...base.units import binary, si
 from ..derate_text import way
 from ..model_text import fallback_text, model_detail_text, model_rule_text
 from ..roofs import roof_name
-from .cells import PER_WORDS, formula, value_of
+from .cells import PER_WORDS, formula, json_count, value_of
 from .ledger_report import ledger_json
 from .times import fill_json
 from .unsupported_report import unsupported_json
@@ -34,10 +34,11 @@ def grid_json(verdict) -> dict:
         return fields
     occupancy = grid.occupancy
     grid_fields: dict[str, object] = {
-        "blocks": value_of(occupancy.blocks), "sm_count": occupancy.sm_count,
-        "resident_per_sm": value_of(occupancy.resident), "limited_by": occupancy.limited_by,
-        "busiest_sm_blocks": value_of(occupancy.busiest_sm_blocks),
-        "waves": value_of(occupancy.waves), "wave_efficiency": value_of(occupancy.wave_efficiency),
+        "blocks": json_count(occupancy.blocks), "sm_count": occupancy.sm_count,
+        "resident_per_sm": json_count(occupancy.resident), "limited_by": occupancy.limited_by,
+        "busiest_sm_blocks": json_count(occupancy.busiest_sm_blocks),
+        "waves": json_count(occupancy.waves),
+        "wave_efficiency": value_of(occupancy.wave_efficiency),
         "tail_share": value_of(grid.numeric_tail_share), "equal_blocks": grid.equal_blocks,
         "bound": None if grid.bound is None else roof_name(grid.bound),
         "model_bound": None if grid.model_bound is None else roof_name(grid.model_bound),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...answers.ledger import Cause, Ledger, Step, ledger
 from ...base.units import si
-from .cells import json_number, value_of
+from .cells import quantities, value_of
 
 
 def ledger_line(verdict) -> str | None:
@@ -30,9 +30,9 @@ def ledger_json(verdict) -> dict | None:
 
 
 def ledger_dict(found: Ledger) -> dict:
-    return {"t_bound": json_number(found.t_bound), "t_model": json_number(found.t_model),
+    return {**quantities(t_bound=found.t_bound, t_model=found.t_model),
             "steps": [{"cause": step.cause.value, "effect": step.effect,
-                       "delta_s": json_number(step.delta_s)} for step in found.steps]}
+                       **quantities(delta_s=step.delta_s)} for step in found.steps]}
 
 
 def _numeric(found: Ledger) -> bool:

@@ -8,16 +8,18 @@ from ...algebra.texts import text
 from ...analysis.api import Analysis, Counted
 from ...base.kinds import Per, Side
 from ...base.units import binary, plain
-from ...count.values import json_value
 from .cells import (
     MACHINE_NAMES,
     PER_WORDS,
     bound_text,
+    condition_json,
     condition_text,
     expression,
     formula,
+    limit_fields,
     limit_text,
     machine_label,
+    quantities,
     size_text,
     value_of,
 )
@@ -148,9 +150,9 @@ def crossing_json(crossing) -> dict[str, object]:
     strings."""
     return {
         "machine": crossing.machine, "precision": crossing.precision, "level": crossing.level,
-        "parameter": crossing.parameter, "value": json_value(crossing.value),
+        "parameter": crossing.parameter, **quantities(value=crossing.value),
         "expr": None if crossing.expr is None else text(crossing.expr),
-        "condition": text(crossing.condition), "limit": json_value(crossing.limit),
+        **condition_json(crossing.condition), **limit_fields("limit", crossing.limit),
         "compute_bound_side": crossing.compute_bound_side,
         "searched_to": crossing.searched_to,
     }
@@ -175,8 +177,8 @@ def capacity_json(crossing) -> dict[str, object]:
         "machine": crossing.machine, "what": holder_text(crossing), "level": crossing.level,
         "parameter": crossing.parameter, "held_B": text(crossing.held_B),
         "capacity_B": float(crossing.capacity_B), "capacity_per": crossing.capacity_per,
-        "value": json_value(crossing.value),
+        **quantities(value=crossing.value),
         "expr": None if crossing.expr is None else text(crossing.expr),
-        "condition": text(crossing.condition), "exceeds_side": crossing.exceeds_side,
+        **condition_json(crossing.condition), "exceeds_side": crossing.exceeds_side,
         "fits_everywhere": crossing.fits_everywhere,
     }

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import sympy
+
 from ...algebra.jsonout import number
 from ...analysis.api import Analysis, Quantity
 from ...base.units import plain, si
@@ -27,6 +29,12 @@ def _quantity_json(quantity: Quantity, values=None) -> dict:
         value = number(quantity.expr.subs(values))  # exact text where a double overflows
     return {"expr": expression(quantity.expr), "value": value,
             "leading": expression(quantity.leading)}
+
+
+def _finite_form(expr) -> str | None:
+    """A limit's form as sympy writes it; null where it is infinite (the `_infinite` fields
+    say so) or unknown."""
+    return None if expr is None or expr == sympy.oo else expression(expr)
 
 
 def analysis_json(analysis: Analysis) -> dict:
@@ -55,9 +63,11 @@ def analysis_json(analysis: Analysis) -> dict:
         },
         "traffic": {level: _quantity_json(q, values) for level, q in analysis.traffic.items()},
         "intensity": {
-            level: {**_quantity_json(i, values), "limit": expression(i.limit),
-                    "limits": {p: expression(v) for p, v in i.limits.items()},
-                    "limit_at_sizes": expression(i.at_sizes),
+            level: {**_quantity_json(i, values), "limit": _finite_form(i.limit),
+                    "limit_infinite": i.limit == sympy.oo,
+                    "limits": {p: _finite_form(v) for p, v in i.limits.items()},
+                    "limits_infinite": [p for p, v in i.limits.items() if v == sympy.oo],
+                    "limit_at_sizes": _finite_form(i.at_sizes),
                     "growing_at_sizes": list(i.growing_at_sizes)}
             for level, i in analysis.intensity.items()
         },

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...base.kinds import TermKind
 from ...base.units import si
 from ..roofs import roof_name
-from .cells import json_number, value_of
+from .cells import quantities, value_of
 
 
 def floor_terms_json(verdict) -> list[dict]:
@@ -15,8 +15,8 @@ def floor_terms_json(verdict) -> list[dict]:
     floor = verdict.floor
     return [] if floor is None else [
         {"kind": term.kind, "key": term.key, "units": [roof_name(unit) for unit in term.units],
-         "amount": json_number(term.amount), "rate": json_number(term.rate),
-         "seconds": json_number(term.seconds)} for term in floor.terms]
+         **quantities(amount=term.amount, rate=term.rate, seconds=term.seconds)}
+        for term in floor.terms]
 
 
 def fill_json(fill) -> dict | None:

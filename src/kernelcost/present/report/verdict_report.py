@@ -13,6 +13,7 @@ from .cells import (
     bound_text,
     json_number,
     machine_label,
+    quantities,
     size_number,
     size_text,
     value_of,
@@ -182,9 +183,9 @@ def verdict_rows(verdict) -> list[dict]:
     (without launch overhead) and `bound` are the kernel's."""
     return [{
         "machine": verdict.machine, "precision": verdict.precision, "level": level.level,
-        "ridge": json_value(level.ridge), "ratio": json_value(level.ratio),
-        "regime": level.regime, "t_min": json_value(verdict.t_min),
-        "bound": _name(verdict.bound), "performance": json_value(level.performance),
+        **quantities(ridge=level.ridge, ratio=level.ratio, t_min=verdict.t_min,
+                     performance=level.performance),
+        "regime": level.regime, "bound": _name(verdict.bound),
         "derates": [{"cause": d.cause, "key": d.key, "factor": json_value(d.factor),
                      "detail": derate_text(d)} for d in verdict.derates],
     } for level in verdict.levels]
@@ -199,25 +200,25 @@ def answers_json(answers) -> dict:
         "answers": [{
             "machine": a.verdict.machine, "precision": a.verdict.precision,
             "sentence": answer_sentence(a),
-            "t_min": None if not a.verdict.runs else json_number(a.verdict.t_min),
-            "t_bound": json_number(a.verdict.t_bound),
+            **quantities(t_min=a.verdict.t_min if a.verdict.runs else None,
+                         t_bound=a.verdict.t_bound, t_floor=a.verdict.t_floor,
+                         t_model=a.verdict.t_model,
+                         t_min_with_launch=a.verdict.t_min_with_launch),
             "bound_at_max_clock": _name(a.verdict.bound_at_max_clock),
             "terms": [{"name": roof_name(t.roof), "kind": t.kind, "key": t.key,
-                       "seconds": json_number(t.seconds)} for t in a.verdict.terms],
-            "t_floor": json_number(a.verdict.t_floor),
+                       **quantities(seconds=t.seconds)} for t in a.verdict.terms],
             "floor_terms": floor_terms_json(a.verdict),
-            "t_model": json_number(a.verdict.t_model),
             "exp_on_fma": None if a.exp_on_fma is None else {
                 "fraction": float(a.exp_on_fma.fraction), "k": a.exp_on_fma.k,
                 "vector_FLOP_per_exp": a.exp_on_fma.vector_FLOP_per_exp},
             "warm_l2": warm_json(a.verdict.warm_l2),
-            "t_min_with_launch": json_number(a.verdict.t_min_with_launch),
             "rate": _rate_json(a.rate),
             "element_types": mapping_json(a.mapping),
             "bound": _name(a.verdict.bound), "regime": a.verdict.regime,
             "crossings": [crossing_json(c) for c in a.crossings],
-            "fits": [{"scope": f.scope_index, "level": f.level, "held_B": json_number(f.held_B),
-                      "capacity_B": json_number(f.capacity_B), "per": f.capacity_per,
+            "fits": [{"scope": f.scope_index, "level": f.level,
+                      **quantities(held_B=f.held_B), "capacity_B": json_number(f.capacity_B),
+                      "per": f.capacity_per,
                       "fits": f.fits} for f in a.verdict.fits],
             "efficiency": None if a.efficiency is None else {
                 "regime": a.efficiency.regime, "metric": a.efficiency.metric,
@@ -231,9 +232,9 @@ def _rate_json(rate) -> dict | None:
     """Items per second at t_min and with the launch overhead (`per token = b`)."""
     if rate is None:
         return None
-    return {"item": rate.item, "unit": rate.unit, "count": json_number(rate.count),
-            "per_s": json_number(rate.per_s),
-            "per_s_with_launch": json_number(rate.per_s_with_launch)}
+    return {"item": rate.item, "unit": rate.unit,
+            **quantities(count=rate.count, per_s=rate.per_s,
+                         per_s_with_launch=rate.per_s_with_launch)}
 
 
 def rate_line(answer) -> str | None:
