@@ -2,6 +2,7 @@
 back structurally: rows, reasons, and the figure's artists by their gid."""
 
 import math
+import re
 
 import numpy
 import pytest
@@ -164,6 +165,28 @@ def test_phase_map_colours(tiled_phase):
     assert (codes[ys > 242] == unfit).all() and (codes[ys < 241] != unfit).all()
     # T >= 16: 4 MNK B at 30 TB/s outweighs 4MNK/T B at 3.35 TB/s: shared binds
     assert (codes[ys < 241] == CATEGORIES.index("shared")).all()
+
+
+def test_phase_regions_are_named_and_the_axes_read_as_sizes(tiled_phase):
+    # the map's colours were named only in the legend, and the log axes' minor ticks read
+    # "2 x 10^2"
+    figure = draw(tiled_phase)
+    axes = figure.axes[0]
+    figure.canvas.draw()
+    regions = {text.get_gid(): text.get_text() for text in axes.texts
+               if (text.get_gid() or "").startswith("region:")}
+    present = sorted(set(numpy.unique(tiled_phase.codes).tolist()))
+    assert sorted(regions.values()) == sorted(CATEGORIES[code] for code in present)
+    for code in present:  # each name sits inside its own region
+        text = next(t for t in axes.texts if t.get_gid() == f"region:{code}")
+        x, y = text.get_position()
+        column = numpy.abs(numpy.log(tiled_phase.xs) - numpy.log(x)).argmin()
+        row = numpy.abs(numpy.log(tiled_phase.ys) - numpy.log(y)).argmin()
+        assert tiled_phase.codes[row, column] == code
+    labels = [t.get_text() for t in axes.get_xticklabels(minor=True) if t.get_text()]
+    assert labels == []
+    majors = [t.get_text() for t in axes.get_xticklabels() if t.get_text()]
+    assert majors and all(re.fullmatch(r"[0-9]+|(?:[0-9]+·)?10\^[0-9]+", m) for m in majors)
 
 
 def test_phase_cli(tmp_path):

@@ -255,6 +255,8 @@ def draw(result: Phase):
     axes.set_ylim(result.y.low, result.y.high)
     axes.set_xlabel(result.x.name)
     axes.set_ylabel(result.y.name)
+    _size_ticks(axes)
+    _label_regions(axes, result)
     fixed = ", ".join(f"{k}={v}" for k, v in result.fixed)
     axes.set_title(f"{result.kernel} on {result.machine}: what binds t_min"
                    + (f" ({fixed})" if fixed else ""), fontsize=10)
@@ -266,3 +268,29 @@ def draw(result: Phase):
         axes.text(0.01, 0.01 + 0.04 * k, text, transform=axes.transAxes, fontsize=8,
                   gid=f"never:{k}")
     return figure
+
+
+def _size_ticks(axes) -> None:
+    """Sizes as a user writes them on both axes (200, 4096, 10^8), none between the decades'
+    labels: matplotlib's log axes label minor ticks 2 x 10^2."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    from .report.cells import size_number
+
+    for axis in (axes.xaxis, axes.yaxis):
+        axis.set_major_formatter(FuncFormatter(lambda value, _: size_number(value)))
+        axis.set_minor_formatter(NullFormatter())
+
+
+def _label_regions(axes, result: Phase) -> None:
+    """Each region of the map named where it lies (at the median of its cells, in log
+    space); a map of one colour says that one roof binds in the whole plane."""
+    present = sorted(set(numpy.unique(result.codes).tolist()))
+    X, Y = numpy.meshgrid(result.xs, result.ys)
+    for code in present:
+        inside = result.codes == code
+        x = float(numpy.exp(numpy.median(numpy.log(X[inside]))))
+        y = float(numpy.exp(numpy.median(numpy.log(Y[inside]))))
+        words = CATEGORIES[code] + (" binds in the whole plane" if len(present) == 1 else "")
+        axes.text(x, y, words, fontsize=9, ha="center", va="center", gid=f"region:{code}",
+                  bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none"})
