@@ -278,6 +278,14 @@ def test_ski_slope_figure(tmp_path):
     assert set(lines["spec:global"].get_ydata()) == {6 * n ** 2}
     assert lines["capacity:L2"].get_xdata()[0] == 52428800
     assert lines["capacity:registers + shared per SM"].get_xdata()[0] == 233472 + 262144
+    # capacities in binary units, traffic in decimal ones: the axes read raw bytes
+    figure.canvas.draw()
+    axes = figure.axes[0]
+    xs = [t.get_text() for t in axes.get_xticklabels() if t.get_text()]
+    ys = [t.get_text() for t in axes.get_yticklabels() if t.get_text()]
+    assert "1 MiB" in xs and "32 MiB" in xs and all(x.endswith("B") for x in xs)
+    assert all(y.endswith("B") and "i" not in y for y in ys) and "1 TB" in ys
+    assert not [t for t in axes.get_xticklabels(minor=True) if t.get_text()]
     assert main(["bound", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100", "--set",
                  "M=N,K=N,N=8192", "--plot", str(tmp_path / "ski.svg")]) == 0
     assert (tmp_path / "ski.svg").exists()

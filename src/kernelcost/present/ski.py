@@ -17,6 +17,7 @@ from ..base.errors import Code, Diagnostic, SizeError
 from ..base.kinds import Reuse
 from ..base.levels import Level
 from ..base.records import record
+from ..base.units import binary, si
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 from .bound_report import capacity_text
 
@@ -98,9 +99,22 @@ def draw(result: Slope, title: str):
         mark.set_gid(f"capacity:{name}")
         axes.text(value, 0.98, f" {name}", rotation=90, va="top", fontsize=7,
                   transform=axes.get_xaxis_transform(), gid=f"capacity-label:{name}")
-    axes.set_xlabel("S, capacity of the fast memory (B)")
-    axes.set_ylabel("traffic into it (B)")
+    axes.set_xlabel("S, capacity of the fast memory")
+    axes.set_ylabel("traffic into it")
+    _byte_ticks(axes)
     sizes = ", ".join(f"{name}={value:g}" for name, value in result.sizes)
     axes.set_title(f"{title} ({sizes})", fontsize=10)
     axes.legend(fontsize=8, loc="lower left")
     return figure
+
+
+def _byte_ticks(axes) -> None:
+    """Capacities in binary units at powers of 32 (1 KiB, 32 KiB, 1 MiB), as data sheets
+    state them; traffic in decimal ones (1 GB): the axes showed raw byte counts."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axes.xaxis.set_major_locator(LogLocator(base=32))
+    axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: binary(value, 4)))
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: si(value, "B")))
+    for axis in (axes.xaxis, axes.yaxis):
+        axis.set_minor_formatter(NullFormatter())
