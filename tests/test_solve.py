@@ -403,3 +403,21 @@ def test_solve_gives_the_crossings_analyze_gives_at_the_defaults(spec, parameter
     assert [(c.level, c.value, c.compute_bound_side) for c in crossings] == [
         (c.level, c.value, c.compute_bound_side) for c in answer.crossings]
     assert all(c.value is None or c.value.is_number for c in crossings)
+
+
+def test_solve_says_whether_a_tile_fits_at_the_defaults():
+    # gemm_tiled's two T x T bf16 tiles: 4 T^2 B, 64 KiB at the default T = 128 against the
+    # H100's 228 KiB of shared memory: they fit at every N (the table said "independent of
+    # N", "-", the held bytes kept symbolic in T)
+    import kernelcost
+    from kernelcost.answers.solve import solve_spec
+
+    analysis = kernelcost.analyze(SPECS / "gemm_tiled.kcost")
+    (solution,) = solve_spec(analysis, "N", ["h100"], None, None)
+    scope = next(c for c in solution.capacity_at_defaults if c.level == "shared")
+    assert scope.held_B == 4 * 128**2 and scope.fits_everywhere is True
+    symbolic = next(c for c in solution.capacity if c.level == "shared")
+    assert symbolic.fits_everywhere is None and symbolic.held_B.has(T)
+    analysis = kernelcost.analyze(SPECS / "gemm_tiled.kcost", {"T": 512})  # 1 MiB
+    (solution,) = solve_spec(analysis, "N", ["h100"], None, None)
+    assert next(c for c in solution.capacity if c.level == "shared").fits_everywhere is False

@@ -216,6 +216,7 @@ class Solution:
     # the crossings with the spec's defaults put in (flash_attention's S = 1209.3 at d = 128,
     # Bc = 64, where `crossings` keep d and Bc symbolic); empty where no default is left
     at_defaults: tuple[Crossing, ...] = ()
+    capacity_at_defaults: tuple[CapacityCrossing, ...] = ()  # the same for the capacities
 
 
 def solve_spec(analysis: Analysis | Counted, parameter: str, machines: Sequence[str | Machine],
@@ -245,7 +246,10 @@ def solve_spec(analysis: Analysis | Counted, parameter: str, machines: Sequence[
         found = _crossings(equations, costs, machine, chosen, levels)
         numbers = _crossings(at_defaults, costs, machine, chosen, levels) if at_defaults else []
         capacity = capacity_crossings(costs[chosen[0]], symbol, machine, settings)
-        solutions.append(Solution(machine, tuple(found), tuple(capacity), tuple(numbers)))
+        held = capacity_crossings(costs[chosen[0]], symbol, machine, settings,
+                                  apply_defaults=True) if at_defaults else []
+        solutions.append(Solution(machine, tuple(found), tuple(capacity), tuple(numbers),
+                                  tuple(held)))
     return solutions
 
 

@@ -70,11 +70,12 @@ def solve_tables(analysis: Analysis | Counted, parameter: str, solutions,
                                or "-",
                                "; ".join(condition_text(c.condition) for c in forms
                                          if c.expr is not None) or "-"])
-        for crossing in solution.capacity:
+        for crossing, forms in _capacity_with_forms(solution):
             capacity_rows.append([MACHINE_NAMES.get(crossing.machine, crossing.machine),
                                   holder_text(crossing, short=True), crossing.level,
                                   _capacity_text(crossing), *_capacity_cells(crossing),
-                                  formula(crossing.expr)])
+                                  "; ".join(formula(c.expr) for c in forms
+                                            if c.expr is not None) or "-"])
     defaults = _defaults_text(analysis, parameter, solutions)
     tables = [noted_table(f"{analysis.kernel}: where I(level) = ridge, solving for "
                           f"{parameter}{defaults}", RIDGE_COLUMNS, ridge_rows, width, (3,))]
@@ -96,10 +97,23 @@ def _with_forms(solution):
             for crossing in solution.at_defaults]
 
 
+def _capacity_with_forms(solution):
+    """Each capacity row's crossing (at the defaults, where some are left: a tile of T = 512
+    that never fits says so) with the closed forms of the same holder and level."""
+    if not solution.capacity_at_defaults:
+        return [(crossing, [crossing]) for crossing in solution.capacity]
+    forms: dict[tuple, list] = {}
+    for crossing in solution.capacity:
+        forms.setdefault((crossing.held_by, crossing.level), []).append(crossing)
+    return [(crossing, forms.get((crossing.held_by, crossing.level), []))
+            for crossing in solution.capacity_at_defaults]
+
+
 def _defaults_text(analysis, parameter: str, solutions) -> str:
     """A title's second line, `values at the defaults d = 128, Bc = 64`, where the crossings
     put some in."""
-    if not any(solution.at_defaults for solution in solutions):
+    if not any(solution.at_defaults or solution.capacity_at_defaults
+               for solution in solutions):
         return ""
     shown = ", ".join(f"{symbol} = {value}" for symbol, value in analysis.cost.defaults.items()
                       if str(symbol) != parameter and symbol not in analysis.settings)
@@ -117,7 +131,7 @@ def _capacity_cells(crossing) -> tuple[str, str]:
     """(where the bytes held reach the capacity, the sizes that fit)."""
     if crossing.value is None:
         if crossing.fits_everywhere is True:
-            return "none", "at every size"
+            return "none", "always"
         if crossing.fits_everywhere is False:
             return "none", "never"
         if crossing.parameter not in {str(s) for s in crossing.held_B.free_symbols}:
@@ -142,6 +156,8 @@ def solve_json(analysis: Analysis | Counted, parameter: str, solutions) -> dict:
         "crossings": [crossing_json(c) for s in solutions for c in s.crossings],
         "crossings_at_defaults": [crossing_json(c) for s in solutions for c in s.at_defaults],
         "capacity": [capacity_json(c) for s in solutions for c in s.capacity],
+        "capacity_at_defaults": [capacity_json(c) for s in solutions
+                                 for c in s.capacity_at_defaults],
     }
 
 
