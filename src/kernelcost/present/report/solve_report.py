@@ -62,7 +62,8 @@ def solve_tables(analysis: Analysis | Counted, parameter: str, solutions,
     size) of the capacities, each a fitted table (report.page): (table, headers left out)."""
     ridge_rows, capacity_rows = [], []
     for solution in solutions:
-        for crossing, forms in _with_forms(solution):
+        for crossing, forms in _with_forms(solution.crossings, solution.at_defaults,
+                                           lambda c: (c.precision, c.level)):
             ridge_rows.append([machine_label(crossing.machine, crossing.precision),
                                crossing.level, plain(value_of(crossing.ridge), "").strip(),
                                *_crossing_cells(crossing),
@@ -70,7 +71,8 @@ def solve_tables(analysis: Analysis | Counted, parameter: str, solutions,
                                or "-",
                                "; ".join(condition_text(c.condition) for c in forms
                                          if c.expr is not None) or "-"])
-        for crossing, forms in _capacity_with_forms(solution):
+        for crossing, forms in _with_forms(solution.capacity, solution.capacity_at_defaults,
+                                           lambda c: (c.held_by, c.level)):
             capacity_rows.append([MACHINE_NAMES.get(crossing.machine, crossing.machine),
                                   holder_text(crossing, short=True), crossing.level,
                                   _capacity_text(crossing), *_capacity_cells(crossing),
@@ -85,28 +87,16 @@ def solve_tables(analysis: Analysis | Counted, parameter: str, solutions,
     return tables
 
 
-def _with_forms(solution):
-    """Each row's crossing (at the defaults, where some are left) with the closed forms of its
-    precision and level, in the sizes left unset and the defaults."""
-    if not solution.at_defaults:
-        return [(crossing, [crossing]) for crossing in solution.crossings]
+def _with_forms(symbolic, at_defaults, key):
+    """Each row's crossing (the one at the defaults, where some are left: a tile of T = 128
+    that always fits says so) with the closed forms of the same `key` (precision and level, or
+    holder and level), in the sizes left unset and the defaults."""
+    if not at_defaults:
+        return [(crossing, [crossing]) for crossing in symbolic]
     forms: dict[tuple, list] = {}
-    for crossing in solution.crossings:
-        forms.setdefault((crossing.precision, crossing.level), []).append(crossing)
-    return [(crossing, forms.get((crossing.precision, crossing.level), []))
-            for crossing in solution.at_defaults]
-
-
-def _capacity_with_forms(solution):
-    """Each capacity row's crossing (at the defaults, where some are left: a tile of T = 512
-    that never fits says so) with the closed forms of the same holder and level."""
-    if not solution.capacity_at_defaults:
-        return [(crossing, [crossing]) for crossing in solution.capacity]
-    forms: dict[tuple, list] = {}
-    for crossing in solution.capacity:
-        forms.setdefault((crossing.held_by, crossing.level), []).append(crossing)
-    return [(crossing, forms.get((crossing.held_by, crossing.level), []))
-            for crossing in solution.capacity_at_defaults]
+    for crossing in symbolic:
+        forms.setdefault(key(crossing), []).append(crossing)
+    return [(crossing, forms.get(key(crossing), [])) for crossing in at_defaults]
 
 
 def _defaults_text(analysis, parameter: str, solutions) -> str:
