@@ -1,8 +1,8 @@
 """How soon after its budget a command ends, measured from exec to exit (issue 35).
 
 For each budget B, runs `kernelcost analyze tests/specs_slow/slow.kcost` (a spec that counts
-for half a minute or more) with KERNELCOST_BUDGET_S=B, timing each run from just before the spawn to just
-after the exit is reaped, and reports the overshoot past B (the issue asks for at most
+for half a minute or more) with KERNELCOST_BUDGET_S=B, timing each run from just before the
+spawn to just after the exit is reaped, and reports the overshoot past B (the issue asks for at most
 0.3 s on an idle machine). The console script is used where it sits beside the interpreter
 (the process then starts as a user's does), else `python -m kernelcost.cli`. The load
 average is printed with the figures: on a busy machine the kill and the report wait for a
