@@ -286,6 +286,12 @@ def test_ski_slope_figure(tmp_path):
     assert "1 MiB" in xs and "32 MiB" in xs and all(x.endswith("B") for x in xs)
     assert all(y.endswith("B") and "i" not in y for y in ys) and "1 TB" in ys
     assert not [t for t in axes.get_xticklabels(minor=True) if t.get_text()]
+    # the capacities' labels: 228 KiB of shared memory beside 256 KiB of registers overlapped
+    renderer = figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in axes.texts
+             if (t.get_gid() or "").startswith("capacity-label:")]
+    assert len(boxes) == 4
+    assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.overlaps(b)]
     assert main(["bound", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100", "--set",
                  "M=N,K=N,N=8192", "--plot", str(tmp_path / "ski.svg")]) == 0
     assert (tmp_path / "ski.svg").exists()

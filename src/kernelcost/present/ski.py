@@ -8,6 +8,9 @@ assumes more reuse than S can give."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 import numpy
 import sympy
 
@@ -94,10 +97,10 @@ def draw(result: Slope, title: str):
         (flat,) = axes.plot(result.S_B[[0, -1]], [value, value], "-", lw=1.2,
                             color=f"C{k}", label=f"the spec's Q {level}")
         flat.set_gid(f"spec:{level}")
-    for name, value in result.capacities:
+    for (name, value), height in zip(result.capacities, _label_heights(result.capacities)):
         mark = axes.axvline(value, color="grey", ls="--", lw=0.8)
         mark.set_gid(f"capacity:{name}")
-        axes.text(value, 0.98, f" {name}", rotation=90, va="top", fontsize=7,
+        axes.text(value, height, f" {name}", rotation=90, va="top", fontsize=7,
                   transform=axes.get_xaxis_transform(), gid=f"capacity-label:{name}")
     axes.set_xlabel("S, capacity of the fast memory")
     axes.set_ylabel("traffic into it")
@@ -106,6 +109,23 @@ def draw(result: Slope, title: str):
     axes.set_title(f"{title} ({sizes})", fontsize=10)
     axes.legend(fontsize=8, loc="lower left")
     return figure
+
+
+# capacities closer than this (a tenth of a decade, about 14 pixels of the figure's axis)
+# have their labels one under the other: 228 KiB of shared memory beside 256 KiB of registers
+_NEAR_DECADES = 0.1
+_LABEL_HEIGHTS = (0.98, 0.62, 0.26)  # of the axes, from the top
+
+
+def _label_heights(capacities: Sequence[tuple[str, float]]) -> list[float]:
+    """Where each capacity's vertical label starts: at the top, or under the label of a
+    capacity near it (in log space), so that no two labels overlap."""
+    heights: list[float] = []
+    for index, (_, value) in enumerate(capacities):
+        taken = {heights[other] for other, (_, near) in enumerate(capacities[:index])
+                 if abs(math.log10(value / near)) < _NEAR_DECADES}
+        heights.append(next((h for h in _LABEL_HEIGHTS if h not in taken), _LABEL_HEIGHTS[0]))
+    return heights
 
 
 def _byte_ticks(axes) -> None:
