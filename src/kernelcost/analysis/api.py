@@ -28,6 +28,7 @@ from ..count.asymptotic import Asymptotics, leading_term
 from ..count.cost import Cost
 from ..count.mma import on_units
 from ..count.spec_count import count
+from ..count.values import evaluate
 from ..lang.check import CheckedKernel, check
 from ..lang.parse import parse, parse_file
 from ..lang.precisions import PrecisionMap, at_precision
@@ -299,8 +300,7 @@ def _limit_at_sizes(forms: Asymptotics, growing: list[sympy.Symbol], numeric
     found = forms.limit(free)
     if found is None:
         return None, ()
-    return found.xreplace({p: v for p, v in numeric.items() if p in found.free_symbols}), \
-        tuple(map(str, free))
+    return evaluate(found, numeric), tuple(map(str, free))
 
 
 def _evaluate(expr: sympy.Expr, values) -> float | None:
