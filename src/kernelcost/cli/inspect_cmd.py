@@ -7,7 +7,15 @@ from __future__ import annotations
 from ..algebra.jsonout import print_json
 from ..base.errors import Code, Diagnostic, SizeError, option_span
 from ..base.watchdog import stage
-from .shared import EXIT_MISMATCH, EXIT_OK, page, parse_settings, print_fitted, print_prose
+from .shared import (
+    EXIT_MISMATCH,
+    EXIT_OK,
+    page,
+    parse_settings,
+    print_fitted,
+    print_items,
+    print_prose,
+)
 
 
 def run_machines(args) -> int:
@@ -54,11 +62,7 @@ def run_check(args) -> int:
     stage("comparing with the enumeration")
     results = check_against_oracle(spec, settings, args.reuse, args.samples)
     console, width = page(args)
-    for item in report.check_tables(spec, results, width, args.rows):
-        if isinstance(item, tuple):  # a fitted table
-            print_fitted(console, item)
-        else:
-            console.print(item)
+    print_items(console, report.check_tables(spec, results, width, args.rows), width)
     mismatches = sum(len(r.mismatches) for r in results)
     return EXIT_MISMATCH if mismatches else EXIT_OK
 

@@ -63,7 +63,7 @@ def run_model(args) -> int:
     from ..hardware.machinefile import load_machine
     from ..hardware.modelfile import load_model
     from ..present.wholemodel_report import model_json, save_stack, text_report
-    from .shared import page, print_fitted, print_prose
+    from .shared import page, print_items
 
     if args.output:
         from ..present.plot import check_figure_path
@@ -83,11 +83,7 @@ def run_model(args) -> int:
         print_json(model_json(result))
     else:
         console, width = page(args)
-        for item in text_report(result, args.kernels, width):
-            if isinstance(item, list):
-                print_prose(console, item, width)
-            else:
-                print_fitted(console, item)
+        print_items(console, text_report(result, args.kernels, width), width)
     if args.output:
         print(save_stack(result, args.output))
     return 0

@@ -82,6 +82,18 @@ def print_fitted(console, fitted) -> None:
         console.print(note, markup=False)
 
 
+def print_items(console, items, width: int | None) -> None:
+    """What a report yields, in order: a fitted table (a tuple, print_fitted), sentences to
+    wrap (a list, print_prose) or a renderable printed as it is."""
+    for item in items:
+        if isinstance(item, tuple):
+            print_fitted(console, item)
+        elif isinstance(item, list):
+            print_prose(console, item, width)
+        else:
+            console.print(item)
+
+
 def print_prose(console, lines, width: int | None) -> None:
     """Sentences wrapped between words (report.page.wrap), printed as they are."""
     from ..present.report.page import wrap_lines
