@@ -67,17 +67,14 @@ def solve_tables(analysis: Analysis | Counted, parameter: str, solutions,
             ridge_rows.append([machine_label(crossing.machine, crossing.precision),
                                crossing.level, plain(value_of(crossing.ridge), "").strip(),
                                *_crossing_cells(crossing),
-                               "; ".join(formula(c.expr) for c in forms if c.expr is not None)
-                               or "-",
-                               "; ".join(condition_text(c.condition) for c in forms
-                                         if c.expr is not None) or "-"])
+                               _joined(forms, lambda c: formula(c.expr)),
+                               _joined(forms, lambda c: condition_text(c.condition))])
         for crossing, forms in _with_forms(solution.capacity, solution.capacity_at_defaults,
                                            lambda c: (c.held_by, c.level)):
             capacity_rows.append([MACHINE_NAMES.get(crossing.machine, crossing.machine),
                                   holder_text(crossing, short=True), crossing.level,
                                   _capacity_text(crossing), *_capacity_cells(crossing),
-                                  "; ".join(formula(c.expr) for c in forms
-                                            if c.expr is not None) or "-"])
+                                  _joined(forms, lambda c: formula(c.expr))])
     defaults = _defaults_text(analysis, parameter, solutions)
     tables = [noted_table(f"{analysis.kernel}: where I(level) = ridge, solving for "
                           f"{parameter}{defaults}", RIDGE_COLUMNS, ridge_rows, width, (3,))]
@@ -97,6 +94,11 @@ def _with_forms(symbolic, at_defaults, key):
     for crossing in symbolic:
         forms.setdefault(key(crossing), []).append(crossing)
     return [(crossing, forms.get(key(crossing), [])) for crossing in at_defaults]
+
+
+def _joined(forms, cell) -> str:
+    """A cell of the closed forms a row stands for (those with a root), `; ` between them."""
+    return "; ".join(cell(form) for form in forms if form.expr is not None) or "-"
 
 
 def _defaults_text(analysis, parameter: str, solutions) -> str:
