@@ -4,12 +4,11 @@ grammar loader matches them; the end of the file named; a misread operator expla
 
 from __future__ import annotations
 
-import difflib
 import functools
 
 from ..base import tree as ast
 from ..base.architectures import ARCHITECTURE_FORMS, MMA_WORDS, Feature
-from ..base.errors import Code, Diagnostic
+from ..base.errors import Code, Diagnostic, closest
 from ._generated.kcost_parser import (
     Lark,
     PatternStr,
@@ -213,8 +212,8 @@ def _misspelt_keyword(error: UnexpectedInput, mistake: Mistake | None
     if previous is None or previous.type != "NAME" or len(str(previous)) < 3:
         return None
     word = str(previous)
-    match = difflib.get_close_matches(word.lower(), _STATEMENT_KEYWORDS, n=1, cutoff=0.6)
-    return (previous, match[0]) if match and match[0] != word else None
+    match = closest(word, _STATEMENT_KEYWORDS)
+    return (previous, match) if match is not None and match != word else None
 
 
 def _misspelt_diagnostic(misspelt: tuple[Token, str], token: Token,
