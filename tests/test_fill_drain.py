@@ -27,17 +27,26 @@ def _result(spec: str, sizes: dict[str, int], machine: str):
     return cost, verdict(cost, load_machine(machine), values=values)
 
 
-@pytest.mark.parametrize("spec, edges", [
-    ("flash_attention_hopper.kcost", ["Q", "O"]),  # Q before the key loop, O after it
-    ("flash_attention_causal.kcost", ["Q", "O"]),
-    ("gemm_hopper.kcost", ["C"]),  # the epilogue's tile
-    ("decode_attention.kcost", ["Qm", "O", "Op", "lse"]),
-    ("rmsnorm.kcost", []),  # every tensor streams through the row loop
-    ("copy.kcost", []),
+@pytest.mark.parametrize("spec, step, edges", [
+    ("flash_attention_hopper.kcost", "j0", ["Q", "O"]),  # Q before the key loop, O after it
+    ("flash_attention_causal.kcost", "j0", ["Q", "O"]),
+    ("gemm_hopper.kcost", "k0", ["C"]),  # the epilogue's tile
+    ("decode_attention.kcost", "l0", ["Qm", "O", "Op", "lse"]),
+    ("gemv_decode.kcost", "k0", ["Y"]),
+    ("copy.kcost", "i", []),  # every tensor streams through the one loop
 ])
-def test_the_edge_tensors_are_those_no_step_of_the_streaming_loop_streams(spec, edges):
+def test_the_edge_tensors_are_those_no_step_of_the_streaming_loop_streams(spec, step, edges):
     grid = kernelcost.load(ROOT / "specs" / spec).cost().grid
+    assert str(grid.step_iterator) == step
     assert [tile.tensor for tile in grid.tiles if is_edge(tile)] == edges
+
+
+def test_a_block_of_two_passes_over_its_row_has_no_edges_to_fill():
+    """rmsnorm reads its row for the sum of squares, then again for the outputs: two loops,
+    no one streaming loop, so no pipeline to fill and drain."""
+    cost, result = _result("rmsnorm.kcost", {"R": 4096, "n": 8192}, "h100")
+    assert cost.grid.step_iterator is None
+    assert not [d for d in result.derates if d.cause == EffectCause.FILL_DRAIN]
 
 
 def test_flash_attention_3_at_a_short_sequence_waits_for_its_query_and_output_tiles():

@@ -95,11 +95,14 @@ def _streaming_loop(counter: NestCount, depth: int) -> Loop | None:
     tensors = counter.checked.tensors
     reads = [site for site in counter.nest.accesses if not site.is_write
              and site.tensor in tensors and tensors[site.tensor].level == Level.GLOBAL]
-    loops = {site.loops[depth] if len(site.loops) > depth else None for site in reads}
+    # a loop's place in the source tells two sibling loops of one header apart (`for i in
+    # 0..n` twice): equal as records, they are two passes over the row, not one stream
+    loops = {(site.loops[depth], site.loops[depth].span) if len(site.loops) > depth else None
+             for site in reads}
     if len(loops) != 1:
         return None
-    (loop,) = loops
-    return None if loop is None or loop.lanes else loop
+    (only,) = loops
+    return None if only is None or only[0].lanes else only[0]
 
 
 def _step_loop_var(counter: NestCount, depth: int) -> sympy.Symbol | None:
