@@ -119,6 +119,7 @@ REFUSED = {
     # a statement of locals alone (the norm's scale) inside the row loop: left out of the
     # class for now, though the row's arrays are projections
     "rmsnorm": "the loop `r` indexes no array", "layernorm_rows": "the loop `r` indexes no array",
+    "softmax_online": "the loop `i` indexes no array",  # its running max and sum: locals
     "decode_attention": "combines the iterators kh and qi",  # grouped-query index kh*g + qi
     "copy": "no statement does work",
     # data movement alone: the transpose and the strided read probe transfer efficiency
