@@ -28,6 +28,7 @@ class Beaten(Enum):
 # The architectures a spec's tiling is written for (its header comment says which).
 SPEC_TARGETS: dict[str, frozenset[Machine]] = {
     "specs/gemm_hopper.kcost": frozenset({Machine.H100, Machine.H200}),
+    "specs/moe_gemm_hopper.kcost": frozenset({Machine.H100, Machine.H200}),
     "specs/flash_attention.kcost": frozenset({Machine.A100, Machine.H100, Machine.H200}),
     "specs/flash_attention_causal.kcost": frozenset({Machine.A100, Machine.H100, Machine.H200}),
 }
@@ -37,6 +38,8 @@ SPEC_MODELS: dict[str, str] = {
     "specs/flash_attention_causal.kcost": "FlashAttention-2",
     # vLLM's fused_moe Triton kernel with a 64 x 128 x 64 tile (the spec's header)
     "specs/moe_gemm.kcost": "fused_moe",
+    # the CUTLASS sm90 grouped GEMM of PyTorch's GroupMM.cu (the spec's header)
+    "specs/moe_gemm_hopper.kcost": "torch._grouped_mm",
 }
 
 
