@@ -24,6 +24,8 @@ from ...lang.requirements import Requirements
 from ..derates import Derate
 from .context import ROOFS, EffectContext
 
+ACHIEVABLE = EffectCause("achievable")
+
 
 @record
 class AchievableFinding:
@@ -39,7 +41,7 @@ class AchievableFinding:
 class AchievableRates:
     """Each roof the spec meets at the fraction a tuned kernel sustains of it."""
 
-    name = EffectCause.ACHIEVABLE
+    name = ACHIEVABLE
     stage = ROOFS
     findings = (AchievableFinding,)
 
@@ -51,7 +53,7 @@ class AchievableRates:
         for roof in dict.fromkeys(entry.roof for entry in context.machine.achievable):
             entry = figure_for(context.machine.achievable, roof, path)
             if roof in used and entry is not None:
-                found.append(Derate(EffectCause.ACHIEVABLE, exact(entry.fraction),
+                found.append(Derate(ACHIEVABLE, exact(entry.fraction),
                                     _finding(entry, path), roof))
         return tuple(found)
 

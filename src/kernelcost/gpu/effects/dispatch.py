@@ -21,6 +21,8 @@ from ...base.records import record
 from ..derates import NEGLIGIBLE, Derate, derated
 from .context import ROOFS, EffectContext
 
+DISPATCH = EffectCause("dispatch")
+
 BLOCKS_AT_MOST = 1 << 14
 
 
@@ -39,7 +41,7 @@ class DispatchFinding:
 class Dispatch:
     """Each per-SM term at the busiest SM's amount in launch order."""
 
-    name = EffectCause.DISPATCH
+    name = DISPATCH
     stage = ROOFS
     findings = (DispatchFinding,)
 
@@ -76,6 +78,6 @@ class Dispatch:
             slower = sympy.sympify(derated(term, context.earlier).seconds) * ratio
             finding = DispatchFinding(term.key, term.roof.kind, int(blocks), int(resident),
                                       share, dispatched)
-            found.append(Derate(EffectCause.DISPATCH, term.seconds / slower, finding, term.key,
+            found.append(Derate(DISPATCH, term.seconds / slower, finding, term.key,
                                 whole=True))
         return tuple(found)

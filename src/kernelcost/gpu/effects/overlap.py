@@ -39,6 +39,8 @@ from ..derates import NEGLIGIBLE, Derate, derated
 from .achievable import mma_path
 from .context import ROOFS, EffectContext
 
+OVERLAP = EffectCause("overlap")
+
 UNITS = Fraction(9, 5)  # p of the work terms' norm: tools/fit_overlap.py
 TRAFFIC = Fraction(5, 2)  # p of (work, traffic): tools/fit_overlap.py
 
@@ -58,7 +60,7 @@ class OverlapFinding:
 class Overlap:
     """The work terms by their norm, then with the largest traffic term by theirs."""
 
-    name = EffectCause.OVERLAP
+    name = OVERLAP
     stage = ROOFS
     findings = (OverlapFinding,)
 
@@ -85,7 +87,7 @@ class Overlap:
                                  None if traffic is None else (traffic[0].key, traffic[1]),
                                  TRAFFIC, together)
         factor = sympy.sympify(larger.seconds) / together  # <= 1: derates only lower rates
-        return (Derate(EffectCause.OVERLAP, factor, finding, larger.key, whole=True),)
+        return (Derate(OVERLAP, factor, finding, larger.key, whole=True),)
 
 
 def waited_levels(context: EffectContext) -> frozenset[Level]:

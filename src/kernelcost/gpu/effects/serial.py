@@ -19,6 +19,8 @@ from ...base.records import record
 from ..derates import Derate, derated
 from .context import ROOFS, EffectContext
 
+SERIAL = EffectCause("serial")
+
 
 @record
 class SerialFinding:
@@ -31,7 +33,7 @@ class SerialFinding:
 class Serial:
     """Each `serial` group's terms added, on the group's first term."""
 
-    name = EffectCause.SERIAL
+    name = SERIAL
     stage = ROOFS
     findings = (SerialFinding,)
 
@@ -48,7 +50,7 @@ class Serial:
             first = members[0]
             finding = SerialFinding(tuple(
                 (term.key, time) for term, time in zip(members, times, strict=True)))
-            found.append(Derate(EffectCause.SERIAL, cancel(first.seconds / total), finding,
+            found.append(Derate(SERIAL, cancel(first.seconds / total), finding,
                                 first.key, whole=True))
         return tuple(found)
 
