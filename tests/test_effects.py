@@ -28,7 +28,7 @@ from kernelcost.gpu.derates import Derate
 from kernelcost.gpu.effects import registry
 from kernelcost.gpu.effects.context import CALL, ROOFS, EffectContext
 from kernelcost.gpu.effects.launch_overhead import Launch
-from kernelcost.gpu.effects.sectors import DRAM_SECTORS, SECTORS
+from kernelcost.gpu.effects.sectors import DRAM_SECTORS
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.present.derate_text import TEXTS, declared_sentence, derate_text
 from kernelcost.present.roofs import roof_name
@@ -36,6 +36,10 @@ from kernelcost.present.roofs import roof_name
 EFFECTS = Path(registry.__file__).parent
 SPEC = Path(__file__).resolve().parent.parent / "specs" / "gemm_hopper.kcost"
 SIZES = {"M": 8192, "N": 8192, "K": 8192}
+# the effects shipped, in the registry's order: a new one goes where it acts among them, and
+# shows where it binds in its own tests
+SHIPPED = ["achievable", "latency", "sectors", "bank_conflicts", "dispatch", "serial",
+           "overlap", "fill_drain", "launch"]
 
 
 def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once():
@@ -52,10 +56,10 @@ def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once()
     listed = [(type(effect).__module__.rsplit(".", 1)[-1], type(effect).__name__)
               for effect in registry.EFFECTS]
     assert sorted(listed) == found and len(set(listed)) == len(listed)
-    assert [effect.name for effect in registry.EFFECTS] == [
-        "achievable", "latency", "sectors", "bank_conflicts", "dispatch", "serial", "overlap",
-        "fill_drain", "launch"]
-    assert [effect.stage for effect in registry.EFFECTS] == [ROOFS] * 8 + [CALL]
+    names = [effect.name for effect in registry.EFFECTS]
+    assert [name for name in names if name in SHIPPED] == SHIPPED
+    stages = [effect.stage for effect in registry.EFFECTS]
+    assert stages == sorted(stages, key=[ROOFS, CALL].index)  # the call's after t_model's
 
 
 def declared_causes() -> dict[EffectCause, str]:
@@ -116,15 +120,15 @@ def test_every_effect_binds_somewhere_and_its_finding_reads_as_a_sentence():
     causal = verdict(fa2c, h100, values={s: sizes[s.name] for s in fa2c.parameters
                                          if s.name in sizes})
     derates = [*column.derates, *attention.derates, *causal.derates]
-    assert {derate.cause for derate in derates} == set(declared_causes())
-    of_effect = {effect.name: effect.findings for effect in registry.EFFECTS}
-    of_effect[DRAM_SECTORS] = of_effect[SECTORS]
+    assert {derate.cause for derate in derates} >= {*SHIPPED, DRAM_SECTORS}
+    of_module = {type(effect).__module__: effect.findings for effect in registry.EFFECTS}
+    of_effect = {cause: of_module[module] for cause, module in declared_causes().items()}
     for derate in derates:
         assert isinstance(derate.finding, of_effect[derate.cause]), derate.cause
         text = derate_text(derate)
         assert text and not text.endswith(" "), derate.cause
-    assert {type(derate.finding) for derate in derates} == {
-        kind for effect in registry.EFFECTS for kind in effect.findings}
+    assert {type(derate.finding) for derate in derates} >= {
+        kind for effect in registry.EFFECTS if effect.name in SHIPPED for kind in effect.findings}
     [dram] = [d for d in column.derates if d.cause == DRAM_SECTORS]
     assert derate_text(dram) == ("HBM sees whole sectors through L2: a 1.05 MB of sectors for "
                                  "65.5 kB used: nobody uses the rest: 1.11 MB where t_model "
