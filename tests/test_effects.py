@@ -20,7 +20,8 @@ from test_lanes import BF16_COLUMN
 from kernelcost import machines
 from kernelcost.analysis.api import analyze, load, loads
 from kernelcost.answers.model import verdict
-from kernelcost.base.kinds import EffectCause
+from kernelcost.base.kinds import EffectCause, WorkClass
+from kernelcost.base.levels import Level
 from kernelcost.base.records import record
 from kernelcost.base.sentences import UNITS
 from kernelcost.base.symbols import size_symbol
@@ -123,10 +124,14 @@ def test_every_effect_binds_somewhere_and_its_finding_reads_as_a_sentence():
     assert {derate.cause for derate in derates} >= {*SHIPPED, DRAM_SECTORS}
     of_module = {type(effect).__module__: effect.findings for effect in registry.EFFECTS}
     of_effect = {cause: of_module[module] for cause, module in declared_causes().items()}
+    terms = [term for result in (column, attention, causal)
+             for term in (*result.terms, *result.grid.model_terms, *result.grid.bound_terms)]
     for derate in derates:
         assert isinstance(derate.finding, of_effect[derate.cause]), derate.cause
+        assert derate.key is None or isinstance(derate.key, (WorkClass, Level)), derate
         text = derate_text(derate)
         assert text and not text.endswith(" "), derate.cause
+    assert all(isinstance(term.key, (WorkClass, Level)) for term in terms)  # never a word
     assert {type(derate.finding) for derate in derates} >= {
         kind for effect in registry.EFFECTS if effect.name in SHIPPED for kind in effect.findings}
     [dram] = [d for d in column.derates if d.cause == DRAM_SECTORS]

@@ -43,6 +43,21 @@ class WorkClass(StrEnum):
     SFU = "sfu"
 
 
+# what a time term runs against, and a derate scales: a work class's ceiling or a memory
+# level's bandwidth (the key of Cost.work or Cost.traffic)
+TermKey = WorkClass | Level
+
+
+def term_key(key: str) -> TermKey:
+    """A key of Cost.work or Cost.traffic as the member it is. Those dicts, and the levels and
+    classes read from them, are typed `str` (their keys are members, but the counting and the
+    answers name them in many signatures), so a term takes its key through here: a member
+    passes as it is, a word becomes its member (no word is both a class and a level)."""
+    if isinstance(key, (WorkClass, Level)):
+        return key
+    return WorkClass(key) if key in WorkClass.__members__.values() else Level(key)
+
+
 class Unit(StrEnum):
     """The units whose rate a compute ceiling is: a machine file's [[compute]] tables give
     vector and tensor peaks, its [sfu] table the special-function rate."""

@@ -16,7 +16,7 @@ estimate stays at the figures as given."""
 from __future__ import annotations
 
 from ...base.architectures import Feature, MmaPath, Vendor
-from ...base.kinds import EffectCause, WorkClass
+from ...base.kinds import EffectCause, TermKey, WorkClass
 from ...base.records import record
 from ...count.values import exact
 from ...hardware.achievable_rates import Achievable
@@ -32,7 +32,7 @@ class AchievableFinding:
     """The machine file's figure for a roof: the fraction a tuned kernel sustains of it."""
 
     fraction: float  # of the roof's figure, in (0, 1]
-    roof: str  # a work class or a memory level
+    roof: TermKey  # a work class or a memory level
     path: MmaPath | None  # the MMA issue path the figure is for; None: the part's figure
     unfigured: MmaPath | None = None  # the path the spec takes where the machine file has
     # no figure for it (the tensor roof only): the part's figure stands in

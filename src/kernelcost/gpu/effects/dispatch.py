@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sympy
 
-from ...base.kinds import EffectCause, TermKind
+from ...base.kinds import EffectCause, TermKey, TermKind
 from ...base.records import record
 from ..derates import NEGLIGIBLE, Derate, derated
 from .context import ROOFS, EffectContext
@@ -30,7 +30,7 @@ BLOCKS_AT_MOST = 1 << 14
 class DispatchFinding:
     """What the busiest SM runs of a per-SM term when the blocks start in launch order."""
 
-    key: str  # the per-SM term: a work class or an on-chip level
+    key: TermKey  # the per-SM term: a work class or an on-chip level
     kind: TermKind  # work (FLOP) or traffic (B)
     blocks: int
     resident: int  # blocks an SM holds at once

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sympy
 
-from ...base.kinds import EffectCause, Per
+from ...base.kinds import EffectCause, Per, term_key
 from ...base.levels import Level
 from ...base.records import record
 from ...count.cost import Cost
@@ -199,4 +199,4 @@ def latency_derate(flight: InFlight | None, machine: Machine,
         else None
     return Derate(LATENCY, factor,
                   LatencyFinding(flight, flight.bandwidth_Bps * factor, lift, allowed),
-                  flight.level)
+                  term_key(flight.level))

@@ -32,7 +32,7 @@ from fractions import Fraction
 import sympy
 
 from ...base.architectures import MmaPath
-from ...base.kinds import EffectCause, TermKind
+from ...base.kinds import EffectCause, TermKey, TermKind
 from ...base.levels import Level
 from ...base.records import record
 from ..derates import NEGLIGIBLE, Derate, derated
@@ -49,10 +49,10 @@ TRAFFIC = Fraction(5, 2)  # p of (work, traffic): tools/fit_overlap.py
 class OverlapFinding:
     """The times that overlap in part, and what they take together."""
 
-    work: tuple[tuple[str, sympy.Expr], ...]  # each work term's key and time (s)
+    work: tuple[tuple[TermKey, sympy.Expr], ...]  # each work term's key and time (s)
     units: Fraction  # p of the work terms' norm
     units_s: sympy.Expr  # the work terms' norm (s)
-    traffic: tuple[str, sympy.Expr] | None  # the largest traffic term's key and time (s)
+    traffic: tuple[TermKey, sympy.Expr] | None  # the largest traffic term's key and time (s)
     exponent: Fraction  # p of (the work terms' norm, the traffic time)
     together: sympy.Expr  # s
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sympy
 
 from ...algebra.quotients import cancel
-from ...base.kinds import EffectCause
+from ...base.kinds import EffectCause, TermKey
 from ...base.records import record
 from ..derates import Derate, derated
 from .context import ROOFS, EffectContext
@@ -26,7 +26,7 @@ SERIAL = EffectCause("serial")
 class SerialFinding:
     """A `serial` group: its terms' times, issued one after another."""
 
-    times: tuple[tuple[str, sympy.Expr], ...]  # (the term's key, its time after the earlier
+    times: tuple[tuple[TermKey, sympy.Expr], ...]  # (the term's key, its time after the earlier
     # derates), in the group's order
 
 
