@@ -8,7 +8,7 @@ A place is `{field}` or `{field:unit}`, the field one of the record's:
 - `{tensors}`: the value as it prints, a tuple its items joined by ", ";
 - `{edge_B:B}`: the figure in SI with the unit (`4.1 MB`); units are those of UNITS;
 - `{of_total:%}`: a fraction as a percentage (`16.7 %`).
-Nothing here fills a place: the model floors hold the words, presentation the figures."""
+The record holds the words and the figures; only presentation formats a figure."""
 
 from __future__ import annotations
 

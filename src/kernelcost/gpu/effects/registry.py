@@ -6,10 +6,9 @@ all the effect is:
   derates name, printed as its word in the JSON, the ledger and a derated roof's name;
 - its finding, a record of the figures it found, with its sentence as data: a
   `sentence: ClassVar[Sentence]` (base.sentences) of words and places named after the
-  record's fields, each with its unit (`{edge_B:B}`), which present.derate_text fills. No
-  sentence is built here: the words are data, the figures are put into words there. A
-  sentence whose words depend on the figures (a clause there or not, a unit by kind) is a
-  function in present.derate_text's TEXTS instead;
+  record's fields, each with its unit (`{edge_B:B}`), which present.derate_text fills (no
+  text is built from a value here). A sentence whose words depend on the figures (a clause
+  there or not, a unit by kind) is a function in present.derate_text's TEXTS instead;
 - the effect: its `name` (its cause), `stage`, `findings` and `derates` (context.Effect).
 fill_drain and launch_overhead are in this form; the others keep text functions for
 sentences with logic."""
