@@ -14,8 +14,7 @@ from kernelcost.answers.ledger import Cause, ledger
 from kernelcost.answers.model import verdict
 from kernelcost.base.architectures import Feature, MmaPath, parse_architecture
 from kernelcost.base.errors import KcostError
-from kernelcost.base.kinds import EffectCause
-from kernelcost.gpu.effects.achievable import figure_for, mma_path
+from kernelcost.gpu.effects.achievable import ACHIEVABLE, figure_for, mma_path
 from kernelcost.hardware.achievable_rates import Achievable
 from kernelcost.hardware.machinefile import load_machine, parse_machine
 from kernelcost.lang.requirements import Requirements
@@ -113,14 +112,14 @@ def test_t_model_takes_the_fraction_exactly_and_the_bound_never(spec, sizes):
     shipped = load_machine("h100")
     before, after = (verdict(cost, machine, values=values) for machine in (plain, shipped))
     assert after.t_bound == before.t_bound and after.t_floor == before.t_floor
-    factors = {d.key: d.factor for d in after.derates if d.cause == EffectCause.ACHIEVABLE}
+    factors = {d.key: d.factor for d in after.derates if d.cause == ACHIEVABLE}
     assert factors == {"tensor": sympy.Rational("0.8025"), "global": sympy.Rational("0.8657")}
     terms = after.grid.wave_terms if after.grid else after.nest_terms
     expected = max(term.seconds / factors[term.key] if term.key in factors else term.seconds
                    for term in terms)
     found = ledger(after)
     effects = [step.effect for step in found.steps]
-    upto = found.steps[:effects.index(EffectCause.ACHIEVABLE) + 1]
+    upto = found.steps[:effects.index(ACHIEVABLE) + 1]
     assert found.t_bound + sum(step.delta_s for step in upto) == expected
     assert upto[-1].cause is Cause.EFFECT and after.t_model >= expected > before.t_model
 
@@ -131,8 +130,8 @@ def test_a_machine_without_figures_keeps_its_estimate():
         (ROOT / "src" / "kernelcost" / "machines" / "l40s.toml").read_text("utf-8")), "l40s")
     assert not l40s.achievable
     result = verdict(cost, l40s, values={s: 2048 for s in cost.parameters})
-    assert EffectCause.ACHIEVABLE not in [d.cause for d in result.derates]
-    assert EffectCause.ACHIEVABLE not in [step.effect for step in ledger(result).steps]
+    assert ACHIEVABLE not in [d.cause for d in result.derates]
+    assert ACHIEVABLE not in [step.effect for step in ledger(result).steps]
 
 
 def test_an_mma_line_names_the_path_and_is_checked():
@@ -165,10 +164,10 @@ def test_flash_attention_2_issues_mma_sync_and_runs_everywhere():
     h100, mi300x = (verdict(cost, load_machine(m), values=values) for m in ("h100", "mi300x"))
     assert mi300x.t_model is not None  # no target: the spec is analysed on AMD too
     [tensor] = [d for d in h100.derates
-                if d.cause == EffectCause.ACHIEVABLE and d.key == "tensor"]
+                if d.cause == ACHIEVABLE and d.key == "tensor"]
     assert tensor.factor == sympy.Rational("0.6526")  # h100.toml: mma.sync on Hopper
     assert (tensor.finding.path, tensor.finding.unfigured) == (MmaPath.MMA_SYNC, None)
     [amd] = [d for d in mi300x.derates
-             if d.cause == EffectCause.ACHIEVABLE and d.key == "tensor"]
+             if d.cause == ACHIEVABLE and d.key == "tensor"]
     assert amd.factor == sympy.Rational("0.5114")  # no mma.sync figure there: the part's
     assert (amd.finding.path, amd.finding.unfigured) == (None, MmaPath.MMA_SYNC)

@@ -10,8 +10,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kernelcost.algebra.axis_signs import sign_for_every_positive
-from kernelcost.algebra.equations import RIDGE, positive_real_condition
-from kernelcost.algebra.witnesses import exact_number_sign
+from kernelcost.algebra.root_conditions import positive_real_condition
+from kernelcost.algebra.surds import exact_number_sign
+from kernelcost.base.symbols import RIDGE
 
 I = RIDGE
 SAMPLES = [sympy.Rational(p, q) for p, q in ((1, 97), (1, 7), (1, 2), (1, 1), (3, 2), (2, 1),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 
+import pytest
 import sympy
 
 from kernelcost.analysis.api import analyze, loads
@@ -237,3 +238,17 @@ def answers_json_rows(found):
     from kernelcost.present.report import answers_json
 
     return answers_json(found)["verdicts"]
+
+
+def test_a_term_key_is_a_member_never_a_word():
+    """Cost.work and Cost.traffic are typed by word; a term's key goes through term_key, so
+    that a derate finds its term by member (no word is both a class and a level)."""
+    from kernelcost.base.kinds import WorkClass, term_key
+    from kernelcost.base.levels import Level
+
+    assert term_key("tensor") is WorkClass.TENSOR
+    assert term_key("global") is Level.GLOBAL
+    assert term_key(Level.L2) is Level.L2
+    assert not {member.value for member in WorkClass} & {member.value for member in Level}
+    with pytest.raises(ValueError):
+        term_key("hbm")

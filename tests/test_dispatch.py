@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 import kernelcost
 from kernelcost.answers.ledger import ledger
 from kernelcost.answers.model import verdict
-from kernelcost.base.kinds import EffectCause
 from kernelcost.gpu.block_enumeration import launch_amounts, raster_order
+from kernelcost.gpu.effects.dispatch import DISPATCH
 from kernelcost.gpu.launch_order import assignment, busiest_sum
 from kernelcost.hardware.machinefile import load_machine
 
@@ -91,7 +91,7 @@ def test_a_causal_attention_ends_on_its_last_query_tiles():
     values = {symbol: sizes[symbol.name] for symbol in cost.parameters if symbol.name in sizes}
     result = verdict(cost, load_machine("h100"), values=values)
     [tensor] = [d for d in result.derates
-                if d.cause == EffectCause.DISPATCH and d.key == "tensor"]
+                if d.cause == DISPATCH and d.key == "tensor"]
     tiles = [i + 1 for _ in range(16) for i in range(128)]  # in launch order, i fastest
     flop = [4 * 128 * 128 * 128 * count for count in tiles]
     placed = simulated(tiles, 132, 2)  # the same order of endings at any scale
@@ -127,4 +127,4 @@ def test_no_dispatch_where_blocks_are_equal_or_sizes_unset(spec, sizes):
     cost = kernelcost.load(ROOT / "specs" / spec).cost()
     values = {symbol: sizes[symbol.name] for symbol in cost.parameters if symbol.name in sizes}
     result = verdict(cost, load_machine("h100"), values=values)
-    assert EffectCause.DISPATCH not in [d.cause for d in result.derates]
+    assert DISPATCH not in [d.cause for d in result.derates]

@@ -18,6 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 
 import pytest
+from test_effects import declared_causes
 
 from kernelcost.answers import capacity, regimes, rejections
 from kernelcost.base import kinds, levels
@@ -37,11 +38,13 @@ NOT_A_CATEGORY = {("algebra.texts", "none"): "sympy's printing order `none`",
                   ("hardware.machinefile", "device"): "the machine file's table [device]",
                   ("present.placement", "None"): "matplotlib's word for no marker or line"}
 
+# the effects' causes, not an enum: each effect's module declares its own
+CAUSE_WORDS = frozenset(cause.lower() for cause in declared_causes())
 # in lower case: a literal is compared in lower case, so `"B"` and `"SM"` are words too
 WORDS = frozenset(member.value.lower() for module in (kinds, levels, regimes, rejections, capacity)
                   for enum in vars(module).values()
                   if isinstance(enum, type) and issubclass(enum, StrEnum) and enum is not StrEnum
-                  for member in enum) | {"hbm", "sfu"}  # tune's HBM and SFU
+                  for member in enum) | {"hbm", "sfu"} | CAUSE_WORDS  # tune's HBM and SFU
 # pieces of the names of roofs and regimes: a literal holding one is reading a display name
 PIECES = (" peak", " bandwidth", "memory-bound", "compute-bound", "under-filled",
           "no sfu figure", "latency-bound")
@@ -134,6 +137,7 @@ def test_the_exceptions_name_what_is_there():
 @pytest.mark.parametrize("snippet, flagged", [
     ('if name == "global bandwidth":\n    pass\n', 1),
     ('if term.kind == "traffic":\n    pass\n', 1),
+    ('if derate.cause == "fill_drain":\n    pass\n', 1),  # an effect's declared cause
     ('short = name.removesuffix(" peak")\n', 1),
     ('quantised = f"{level} bandwidth" in names\n', 1),
     ('tensor_units = "tensor" in ceiling_name\n', 1),

@@ -1,12 +1,15 @@
 """Effects on t_model as plug-ins (gpu/effects): one module an effect, one registry line each,
-and the execution model takes what the registry lists, no more. An effect's derates carry its
-findings, records of figures; their sentences are presentation's (present.derate_text), one
-function a finding type."""
+and the execution model takes what the registry lists, no more. An effect's module declares
+its causes; its derates carry its findings, records of figures; their sentences are
+presentation's (present.derate_text): a sentence a finding declares as data, filled there, or
+a function a finding type."""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import string
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,20 +20,27 @@ from test_lanes import BF16_COLUMN
 from kernelcost import machines
 from kernelcost.analysis.api import analyze, load, loads
 from kernelcost.answers.model import verdict
-from kernelcost.base.kinds import EffectCause
+from kernelcost.base.kinds import EffectCause, WorkClass
+from kernelcost.base.levels import Level
 from kernelcost.base.records import record
+from kernelcost.base.sentences import UNITS
 from kernelcost.base.symbols import size_symbol
 from kernelcost.gpu.derates import Derate
 from kernelcost.gpu.effects import registry
 from kernelcost.gpu.effects.context import CALL, ROOFS, EffectContext
 from kernelcost.gpu.effects.launch_overhead import Launch
+from kernelcost.gpu.effects.sectors import DRAM_SECTORS
 from kernelcost.hardware.machinefile import load_machine
-from kernelcost.present.derate_text import TEXTS, derate_text
+from kernelcost.present.derate_text import TEXTS, declared_sentence, derate_text
 from kernelcost.present.roofs import roof_name
 
 EFFECTS = Path(registry.__file__).parent
 SPEC = Path(__file__).resolve().parent.parent / "specs" / "gemm_hopper.kcost"
 SIZES = {"M": 8192, "N": 8192, "K": 8192}
+# the effects shipped, in the registry's order: a new one goes where it acts among them, and
+# shows where it binds in its own tests
+SHIPPED = ["achievable", "latency", "sectors", "bank_conflicts", "dispatch", "serial",
+           "overlap", "fill_drain", "launch"]
 
 
 def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once():
@@ -47,20 +57,52 @@ def test_every_effect_module_holds_one_effect_and_the_registry_lists_each_once()
     listed = [(type(effect).__module__.rsplit(".", 1)[-1], type(effect).__name__)
               for effect in registry.EFFECTS]
     assert sorted(listed) == found and len(set(listed)) == len(listed)
-    assert [effect.name for effect in registry.EFFECTS] == [
-        "achievable", "latency", "sectors", "bank_conflicts", "dispatch", "serial", "overlap",
-        "fill_drain", "launch"]
-    assert [effect.stage for effect in registry.EFFECTS] == [ROOFS] * 8 + [CALL]
+    names = [effect.name for effect in registry.EFFECTS]
+    assert [name for name in names if name in SHIPPED] == SHIPPED
+    stages = [effect.stage for effect in registry.EFFECTS]
+    assert stages == sorted(stages, key=[ROOFS, CALL].index)  # the call's after t_model's
+
+
+def declared_causes() -> dict[EffectCause, str]:
+    """Each cause the registered effects' modules declare -> the module declaring it."""
+    found: dict[EffectCause, str] = {}
+    for effect in registry.EFFECTS:
+        module = type(effect).__module__
+        for value in vars(sys.modules[module]).values():
+            if isinstance(value, EffectCause):
+                assert found.setdefault(value, module) == module, value  # one word, one effect
+    return found
 
 
 def test_every_finding_of_a_registered_effect_has_its_text():
     """Each effect names the finding types its derates carry; presentation has a sentence for
-    each of them and for nothing else."""
+    each of them (declared by the finding, or a function of TEXTS), never two, and a function
+    for nothing else. Each effect's name is a cause its module declares."""
     findings = [kind for effect in registry.EFFECTS for kind in effect.findings]
     assert len(set(findings)) == len(findings)
-    assert set(TEXTS) == set(findings)
-    assert {effect.name for effect in registry.EFFECTS} | {EffectCause.DRAM_SECTORS} == set(
-        EffectCause)
+    declared = {kind for kind in findings if declared_sentence(kind) is not None}
+    assert set(TEXTS) | declared == set(findings)
+    assert not set(TEXTS) & declared
+    assert declared, "the one-file form is used"
+    causes = declared_causes()
+    assert all(causes.get(effect.name) == type(effect).__module__
+               for effect in registry.EFFECTS)
+
+
+def test_a_declared_sentence_places_fields_of_its_finding_in_known_units():
+    """A place names a field of the finding (a misspelt one would fail at the first derate of
+    that effect) and a unit `filled` prints."""
+    for effect in registry.EFFECTS:
+        for kind in effect.findings:
+            sentence = declared_sentence(kind)
+            if sentence is None:
+                continue
+            fields = {field.name for field in dataclasses.fields(kind)}
+            for _, field, unit, conversion in string.Formatter().parse(sentence.template):
+                if field is not None:
+                    assert field in fields, (kind.__name__, field)
+                    assert not unit or unit in UNITS, (kind.__name__, unit)
+                    assert conversion is None, (kind.__name__, field)
 
 
 def test_every_effect_binds_somewhere_and_its_finding_reads_as_a_sentence():
@@ -79,15 +121,20 @@ def test_every_effect_binds_somewhere_and_its_finding_reads_as_a_sentence():
     causal = verdict(fa2c, h100, values={s: sizes[s.name] for s in fa2c.parameters
                                          if s.name in sizes})
     derates = [*column.derates, *attention.derates, *causal.derates]
-    assert {derate.cause for derate in derates} == set(EffectCause)
-    of_effect = {effect.name: effect.findings for effect in registry.EFFECTS}
-    of_effect[EffectCause.DRAM_SECTORS] = of_effect[EffectCause.SECTORS]
+    assert {derate.cause for derate in derates} >= {*SHIPPED, DRAM_SECTORS}
+    of_module = {type(effect).__module__: effect.findings for effect in registry.EFFECTS}
+    of_effect = {cause: of_module[module] for cause, module in declared_causes().items()}
+    terms = [term for result in (column, attention, causal)
+             for term in (*result.terms, *result.grid.model_terms, *result.grid.bound_terms)]
     for derate in derates:
         assert isinstance(derate.finding, of_effect[derate.cause]), derate.cause
+        assert derate.key is None or isinstance(derate.key, (WorkClass, Level)), derate
         text = derate_text(derate)
         assert text and not text.endswith(" "), derate.cause
-    assert {type(derate.finding) for derate in derates} == set(TEXTS)
-    [dram] = [d for d in column.derates if d.cause == EffectCause.DRAM_SECTORS]
+    assert all(isinstance(term.key, (WorkClass, Level)) for term in terms)  # never a word
+    assert {type(derate.finding) for derate in derates} >= {
+        kind for effect in registry.EFFECTS if effect.name in SHIPPED for kind in effect.findings}
+    [dram] = [d for d in column.derates if d.cause == DRAM_SECTORS]
     assert derate_text(dram) == ("HBM sees whole sectors through L2: a 1.05 MB of sectors for "
                                  "65.5 kB used: nobody uses the rest: 1.11 MB where t_model "
                                  "counted 131 kB")
@@ -101,7 +148,7 @@ class HalvingFinding:
 class Halving:
     """A stand-in effect: the global bandwidth at half its rate."""
 
-    name = "halving"
+    name = EffectCause("halving")
     stage = ROOFS
     findings = (HalvingFinding,)
 

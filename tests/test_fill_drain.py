@@ -12,10 +12,9 @@ import sympy
 import kernelcost
 from kernelcost.answers.ledger import ledger
 from kernelcost.answers.model import verdict
-from kernelcost.base.kinds import EffectCause
 from kernelcost.base.levels import Level
 from kernelcost.gpu.derates import derated
-from kernelcost.gpu.effects.fill_drain import is_edge
+from kernelcost.gpu.effects.fill_drain import FILL_DRAIN, is_edge
 from kernelcost.hardware.machinefile import load_machine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +57,7 @@ def test_flash_attention_3_at_a_short_sequence_waits_for_its_query_and_output_ti
     blocks, edge_B = 1024 * 3, 2 * 192 * 64 * 2
     busiest = -(-blocks // 132)
     assert busiest == 24
-    earlier = [d for d in result.derates if d.cause != EffectCause.FILL_DRAIN]
+    earlier = [d for d in result.derates if d.cause != FILL_DRAIN]
     terms = {term.key: term for term in result.grid.wave_terms}
     global_term = terms[Level.GLOBAL]
     fraction = min(d.factor for d in earlier if d.key == Level.GLOBAL)
@@ -71,10 +70,10 @@ def test_flash_attention_3_at_a_short_sequence_waits_for_its_query_and_output_ti
     assert float(result.t_model) == pytest.approx(float(expected), rel=1e-9)
     # 24 blocks x 48 KiB x 132 SMs: 156 MB, at no more than the data sheet's 3.35 TB/s
     assert float(edge_s) >= 24 * 49152 * 132 / machine.bandwidth(Level.GLOBAL) > 46e-6
-    [fill] = [d for d in result.derates if d.cause == EffectCause.FILL_DRAIN]
+    [fill] = [d for d in result.derates if d.cause == FILL_DRAIN]
     assert fill.finding.tensors == ("Q", "O") and fill.finding.blocks == busiest
     assert ledger(result).total == result.t_model
-    assert EffectCause.FILL_DRAIN in [step.effect for step in ledger(result).steps]
+    assert FILL_DRAIN in [step.effect for step in ledger(result).steps]
     assert result.t_floor <= result.t_bound <= result.t_model
 
 
@@ -84,7 +83,7 @@ def test_flash_attention_3_at_a_short_sequence_waits_for_its_query_and_output_ti
 ])
 def test_a_memory_bound_kernel_holds_its_edges_in_its_global_term(spec, sizes, machine):
     _, result = _result(spec, sizes, machine)
-    assert EffectCause.FILL_DRAIN not in [d.cause for d in result.derates]
+    assert FILL_DRAIN not in [d.cause for d in result.derates]
 
 
 def test_the_edges_weigh_less_the_longer_the_loop():
@@ -92,6 +91,6 @@ def test_the_edges_weigh_less_the_longer_the_loop():
     for seq, heads in ((512, 1024), (16384, 32)):  # the same 16k tokens: similar edge bytes
         sizes = {"S": seq, "H": heads, "d": 64, "Br": 192, "Bc": 128, "CM": 1, "RT": 128}
         _, result = _result("flash_attention_hopper.kcost", sizes, "h100")
-        [fill] = [d for d in result.derates if d.cause == EffectCause.FILL_DRAIN]
+        [fill] = [d for d in result.derates if d.cause == FILL_DRAIN]
         shares.append(fill.finding.edge_s / result.t_model)
     assert shares[1] < shares[0] / 10

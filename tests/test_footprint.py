@@ -351,11 +351,11 @@ def test_a_node_inside_another_has_no_straight_bound(which, upward):
         return
     slope = sympy.diff(expr.xreplace({node: stand_in}), stand_in)
     assert not facts.nonnegative(slope) and not facts.nonpositive(slope)
-    assert footprints._straighten(expr, upward) is None
+    assert footprints.ranges._straighten(expr, upward) is None
 
 
 def test_a_straight_bound_is_kept():
     footprints, _, _ = prepare("for i in 0..N { y[i] = x[i, i] }")
     expr = sympy.ceiling(N / T) + sympy.Min(N, M)
-    first = footprints._straighten(expr, True)
-    assert first is not None and footprints._straighten(expr, True) is first
+    first = footprints.ranges._straighten(expr, True)
+    assert first is not None and footprints.ranges._straighten(expr, True) is first

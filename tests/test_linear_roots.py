@@ -15,10 +15,10 @@ from conftest import sample_spent
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from kernelcost.algebra import equations, witnesses
+from kernelcost.algebra import root_conditions, surds, witnesses
 from kernelcost.algebra.axis_signs import changes_sign
-from kernelcost.algebra.equations import CAPACITY, RIDGE, equation, linear_roots, polynomial_roots
-from kernelcost.base.symbols import size_symbol
+from kernelcost.algebra.equations import equation, linear_roots, polynomial_roots
+from kernelcost.base.symbols import CAPACITY, RIDGE, size_symbol
 
 VARIABLE = sympy.Symbol("N", positive=True)  # as solve.py makes the size it solves for
 K, M, T = (size_symbol(name) for name in ("K", "M", "T"))
@@ -142,10 +142,10 @@ def test_witnesses_leave_the_conditions_as_sympys_assumptions_give_them_at_lengt
 def conditions_agree(a, b, c, d) -> None:
     assume(c != 0 or d != 0)
     root = (a * RIDGE + b) / (c * RIDGE + d)
-    with_witnesses = equations.positive_real_condition(root)
+    with_witnesses = root_conditions.positive_real_condition(root)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(equations, "_both_signs", lambda expr: False)
-        asked = equations.positive_real_condition(root)
+        patch.setattr(root_conditions, "_both_signs", lambda expr: False)
+        asked = root_conditions.positive_real_condition(root)
     assert with_witnesses == asked
     assert str(with_witnesses) == str(asked)
 
@@ -157,10 +157,10 @@ def test_a_condition_sympy_settles_is_its_truth_value():
     # (AttributeError: 'BooleanFalse' object has no attribute 'lhs')
     root = 3 - 3 * K * M
     assert [root.subs({K: k, M: m}) for k, m in [(1, 1), (2, 1), (3, 2)]] == [0, -3, -15]
-    assert equations.positive_real_condition(root) is sympy.false
+    assert root_conditions.positive_real_condition(root) is sympy.false
     # beside a factor of both signs the relation stays undecided, and holds where the
     # root is positive: 3 at K = 2, M = 1, ridge 1; 0 at K = M = 1
-    condition = equations.positive_real_condition(root / (1 - 2 * RIDGE))
+    condition = root_conditions.positive_real_condition(root / (1 - 2 * RIDGE))
     for k, m, ridge, positive in [(2, 1, 1, True), (1, 1, 1, False), (2, 1, 0.25, False)]:
         at = {K: k, M: m, RIDGE: sympy.nsimplify(ridge)}
         assert bool(condition.subs(at)) is positive is bool((root / (1 - 2 * RIDGE)).subs(at) > 0)
@@ -178,7 +178,7 @@ def test_a_rational_plus_a_square_root_has_its_exact_sign(rational, coefficient,
     # a quadratic's root at a ridge: a + b sqrt(q), signed without evaluating the root
     value = rational + coefficient * sympy.sqrt(sympy.Rational(top, bottom))
     expected = sympy.sign(value.evalf(60))
-    assert witnesses.exact_number_sign(value) == int(expected)
+    assert surds.exact_number_sign(value) == int(expected)
 
 
 @given(numbers, numbers, st.integers(1, 10**6), st.integers(1, 50))
@@ -186,8 +186,8 @@ def test_a_rational_plus_a_square_root_has_sympys_floor_and_ceiling(rational, co
                                                                     top, bottom):
     # a crossing's integer bound: the sizes from the root up, or up to it
     value = rational + coefficient * sympy.sqrt(sympy.Rational(top, bottom))
-    assert witnesses.exact_floor(value) == int(sympy.floor(value))
-    assert -witnesses.exact_floor(-value) == int(sympy.ceiling(value))
+    assert surds.exact_floor(value) == int(sympy.floor(value))
+    assert -surds.exact_floor(-value) == int(sympy.ceiling(value))
 
 
 def test_a_root_a_hair_from_a_whole_number_has_sympys_floor():
@@ -195,14 +195,14 @@ def test_a_root_a_hair_from_a_whole_number_has_sympys_floor():
     # integer, and the exact signs settle it
     near = sympy.sqrt(10**12 + 1)
     for value in (near, -near, 10**6 - sympy.sqrt(10**12 - 1), near - 10**6, sympy.Integer(7)):
-        assert witnesses.exact_floor(value) == int(sympy.floor(value))
-    assert witnesses.exact_floor(sympy.sqrt(2) * 10**20) is None  # past a double's integers
+        assert surds.exact_floor(value) == int(sympy.floor(value))
+    assert surds.exact_floor(sympy.sqrt(2) * 10**20) is None  # past a double's integers
 
 
 def test_other_numbers_have_no_exact_sign_here():
-    assert witnesses.exact_number_sign(1 + sympy.sqrt(2) + sympy.sqrt(3)) is None
-    assert witnesses.exact_number_sign(sympy.cbrt(2) - 1) is None
-    assert witnesses.exact_number_sign(sympy.zoo) is None
+    assert surds.exact_number_sign(1 + sympy.sqrt(2) + sympy.sqrt(3)) is None
+    assert surds.exact_number_sign(sympy.cbrt(2) - 1) is None
+    assert surds.exact_number_sign(sympy.zoo) is None
 
 
 def test_a_sign_change_between_the_witnesses_is_found_exactly():
@@ -216,9 +216,9 @@ def test_a_sign_change_between_the_witnesses_is_found_exactly():
     assert not changes_sign(K * RIDGE - 1)  # not a function of one symbol
     root = (24576 * RIDGE - 1065088) / (8289 - 64 * RIDGE)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(equations, "_both_signs", lambda expr: False)
-        asked = equations.positive_real_condition(root)
-    assert equations.positive_real_condition(root) == asked
+        patch.setattr(root_conditions, "_both_signs", lambda expr: False)
+        asked = root_conditions.positive_real_condition(root)
+    assert root_conditions.positive_real_condition(root) == asked
     assert str(asked) == "(64*I_crit - 8289)*(192*I_crit - 8321) < 0"
 
 

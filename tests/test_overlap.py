@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 import kernelcost
 from kernelcost.answers.ledger import ledger
 from kernelcost.answers.model import verdict
-from kernelcost.base.kinds import EffectCause, TermKind
+from kernelcost.base.kinds import TermKind
 from kernelcost.gpu.derates import derated
-from kernelcost.gpu.effects.overlap import TRAFFIC, UNITS, norm
+from kernelcost.gpu.effects.fill_drain import FILL_DRAIN
+from kernelcost.gpu.effects.overlap import OVERLAP, TRAFFIC, UNITS, norm
 from kernelcost.hardware.machinefile import load_machine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +52,7 @@ def _result(spec: str, sizes: dict[str, int], machine: str):
 
 def _before_overlap(result) -> dict[str, tuple[TermKind, sympy.Expr]]:
     earlier = [d for d in result.derates
-               if d.cause not in (EffectCause.OVERLAP, EffectCause.FILL_DRAIN)]
+               if d.cause not in (OVERLAP, FILL_DRAIN)]
     return {term.key: (term.kind, sympy.sympify(derated(term, earlier).seconds))
             for term in result.grid.wave_terms}
 
@@ -77,25 +78,25 @@ def test_the_overlap_step_is_the_two_norms_of_the_terms_before_it(spec, sizes, m
     traffic = [found[level][1] for level in waited if level in found]
     expected = norm([units, max(traffic)], TRAFFIC) if traffic else units
     # the fill and drain effect comes after: the largest term with every derate before it
-    upto = [d for d in result.derates if d.cause != EffectCause.FILL_DRAIN]
+    upto = [d for d in result.derates if d.cause != FILL_DRAIN]
     assert max(sympy.sympify(derated(term, upto).seconds)
                for term in result.grid.wave_terms) == expected
     assert ledger(result).total == result.t_model
     steps = [step.effect for step in ledger(result).steps]
-    assert EffectCause.OVERLAP in steps
+    assert OVERLAP in steps
     assert result.t_floor <= result.t_bound <= result.t_model
 
 
 def test_a_serial_groups_later_members_are_in_its_first_terms_sum_only():
     _, result = _result("flash_attention.kcost", {"S": 2048, "H": 16, "d": 128}, "h100")
-    [overlap] = [d for d in result.derates if d.cause == EffectCause.OVERLAP]
+    [overlap] = [d for d in result.derates if d.cause == OVERLAP]
     assert [key for key, _ in overlap.finding.work] == ["tensor"]  # sfu, vector: serial
 
 
 def test_one_work_class_far_under_its_traffic_is_left_at_the_roofline():
     # a copy: no work term at all, so no derate
     _, result = _result("copy.kcost", {"n": 1 << 26}, "h100")
-    assert EffectCause.OVERLAP not in [d.cause for d in result.derates]
+    assert OVERLAP not in [d.cause for d in result.derates]
 
 
 @pytest.mark.slow

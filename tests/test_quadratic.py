@@ -9,8 +9,8 @@ from conftest import sample_spent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelcost.algebra.equations import RIDGE
 from kernelcost.algebra.quadratic import quadratic_roots
+from kernelcost.base.symbols import RIDGE
 
 x = sympy.Symbol("S", positive=True)  # a size's positive real twin, as ridge equations use
 t = RIDGE

@@ -13,7 +13,7 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kernelcost.algebra import rational_eval, shifted, witnesses
+from kernelcost.algebra import rational_eval, shifted, surds, witnesses
 from kernelcost.base.symbols import size_symbol, text_key
 from kernelcost.oracle.compare import evaluate
 
@@ -210,7 +210,7 @@ def test_a_pairs_shifted_sign_is_that_of_its_difference_built_in_sympy(arguments
     polynomials = shifted.ShiftedPolynomials(arguments)
     for i, j in itertools.permutations(range(len(arguments)), 2):
         difference = arguments[i] - arguments[j]
-        expected = (witnesses.exact_number_sign(difference) if difference.is_Rational
+        expected = (surds.exact_number_sign(difference) if difference.is_Rational
                     else shifted.shifted_sign(difference))
         ours = polynomials.sign(i, j)
         if polynomials.expanded[i] is None or polynomials.expanded[j] is None:

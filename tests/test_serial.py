@@ -12,8 +12,10 @@ import kernelcost
 from kernelcost.answers.ledger import ledger
 from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
-from kernelcost.base.kinds import EffectCause
 from kernelcost.gpu.derates import derated
+from kernelcost.gpu.effects.fill_drain import FILL_DRAIN
+from kernelcost.gpu.effects.overlap import OVERLAP
+from kernelcost.gpu.effects.serial import SERIAL
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.check import check
 from kernelcost.lang.parse import parse
@@ -66,13 +68,13 @@ def test_the_group_sum_is_the_serial_step_exactly_and_the_bound_never_moves(mach
     result = verdict(cost, machine, values=values)
     assert result.t_bound == alone.t_bound and result.t_floor == alone.t_floor
     earlier = [d for d in result.derates if d.cause not in (
-        EffectCause.SERIAL, EffectCause.OVERLAP, EffectCause.FILL_DRAIN)]
+        SERIAL, OVERLAP, FILL_DRAIN)]
     wave = {term.key: derated(term, earlier).seconds for term in result.grid.wave_terms}
     group = sum((wave[key] for key in ("tensor", "sfu", "vector")), sympy.Integer(0))
     others = [seconds for key, seconds in wave.items() if key not in ("tensor", "sfu", "vector")]
     found = ledger(result)
     effects = [step.effect for step in found.steps]
-    upto = found.steps[:effects.index(EffectCause.SERIAL) + 1]
+    upto = found.steps[:effects.index(SERIAL) + 1]
     assert found.t_bound + sum(step.delta_s for step in upto) == max([group, *others])
     assert result.t_model >= max([group, *others]) and result.t_model > alone.t_model
     assert found.total == result.t_model

@@ -12,18 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernelcost.algebra import equations
-from kernelcost.algebra.equations import (
-    CAPACITY,
-    RIDGE,
-    Equation,
-    equation,
-    positive_real_condition,
-)
+from kernelcost.algebra.equations import Equation, equation
 from kernelcost.algebra.numeric_roots import ABOVE, BELOW
+from kernelcost.algebra.root_conditions import positive_real_condition
 from kernelcost.answers.capacity import Held, capacity_crossings
 from kernelcost.answers.solve import ridge_crossings, ridge_equation
 from kernelcost.base.errors import KcostError
-from kernelcost.base.symbols import size_symbol
+from kernelcost.base.symbols import CAPACITY, RIDGE, size_symbol
 from kernelcost.count.cost import Cost, ScopeCost, TensorFootprint
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.present.report.solve_report import crossing_json

@@ -9,8 +9,8 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kernelcost.algebra import witnesses
-from kernelcost.algebra.equations import RIDGE
+from kernelcost.algebra import surds, witnesses
+from kernelcost.base.symbols import RIDGE
 
 t = RIDGE  # a positive real: its witnesses are rationals from 1/1000 to 10**12
 n = sympy.Symbol("n", integer=True, positive=True)
@@ -32,7 +32,7 @@ def sympys_sign(expr: sympy.Expr, values: dict) -> int | None:
             for symbol, value in values.items()}
     for _ in range(2):  # sympy 1.14 raises once on some products of two large square roots
         try:  # (sympy/sympy#28621), and answers the second time
-            return witnesses.exact_number_sign(expr.xreplace(rule))
+            return surds.exact_number_sign(expr.xreplace(rule))
         except ValueError:
             continue
     return None  # Min and Max refuse an infinite argument
@@ -51,7 +51,7 @@ def test_the_sign_at_a_point_is_sympys(expr, ridge, size):
 
 def test_a_ridge_root_is_signed_without_sympy():
     root = 16384 * t / 8289 - 64 * sympy.sqrt(65536 * t**2 - 2138368 * t + 69239041) / 8289
-    assert witnesses._surd_value(root, {t: Fraction(1000)})[1] != 0  # in Q(sqrt(q))
+    assert surds.surd_value(root, {t: Fraction(1000)})[1] != 0  # in Q(sqrt(q))
     assert witnesses.signs_at_witnesses(root - 532544 / sympy.Integer(8289)) == {-1}
 
 
@@ -69,7 +69,7 @@ def test_a_product_of_two_square_roots_is_the_root_of_the_product_sympy_writes(q
     # sqrt(q) sqrt(r) reduced here as sympy reduces it (sqrt(2) sqrt(8) = 4, sqrt(2)
     # sqrt(3) = sqrt(6)), without asking sympy, whose first such product can raise
     expr = b * sympy.sqrt(n) * sympy.sqrt(t)
-    whole, root, radicand = witnesses._surd_value(expr, {n: q, t: r})
+    whole, root, radicand = surds.surd_value(expr, {n: q, t: r})
     assert whole + root * sympy.sqrt(sympy.Rational(radicand.numerator, radicand.denominator)) \
         == b * sympy.sqrt(sympy.Rational(q.numerator, q.denominator)) \
         * sympy.sqrt(sympy.Rational(r.numerator, r.denominator))

@@ -21,7 +21,7 @@ from fractions import Fraction
 import sympy
 
 from .quotients import polynomial_terms
-from .witnesses import exact_number_sign
+from .surds import exact_number_sign
 
 
 def sign_for_every_positive(expr: sympy.Expr) -> int | None:

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import sympy
 
-from .witnesses import polynomial_sign_at
+from .surds import polynomial_sign_at
 
 Coefficients = list[Fraction]  # lowest power first
 

@@ -10,12 +10,13 @@ from enum import StrEnum
 
 import sympy
 
-from ..algebra.equations import CAPACITY, solve_equal
+from ..algebra.equations import solve_equal
 from ..algebra.numeric_roots import Root as _Root
 from ..base.errors import KcostError
 from ..base.kinds import Per, Side
 from ..base.levels import Level
 from ..base.records import record
+from ..base.symbols import CAPACITY
 from ..count.cost import Cost
 from ..count.values import evaluate, exact
 from ..hardware.machine import Machine

@@ -35,7 +35,7 @@ from ..algebra.held_quotients import cancelled_quotient
 from ..algebra.quotients import cancel, scaled
 from ..base.drawable import Drawable
 from ..base.errors import Code, Diagnostic, MachineFileError
-from ..base.kinds import TermKind
+from ..base.kinds import TermKey, TermKind, term_key
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost
@@ -99,7 +99,7 @@ class TimeTerm:
 
     roof: Roof  # the ceiling or bandwidth it runs against: the bf16 tensor peak, the sfu
     # rate, the global bandwidth
-    key: str  # the work class (tensor, fma, vector, sfu) or the level (global, l2, ...)
+    key: TermKey  # the work class (tensor, fma, vector, sfu) or the level (global, l2, ...)
     rate: sympy.Rational  # FLOP/s or B/s
     amount: sympy.Expr  # FLOP or B
     seconds: sympy.Expr  # amount / rate
@@ -377,14 +377,14 @@ def work_terms(work_by_class: Mapping[str, sympy.Expr], machine: Machine,
     for work_class, amount in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
         rate = exact(ceiling.peak_FLOPps)
-        terms.append(TimeTerm(ceiling.roof, work_class, rate, amount, amount / rate))
+        terms.append(TimeTerm(ceiling.roof, term_key(work_class), rate, amount, amount / rate))
     return terms
 
 
 def traffic_terms(levels: list[LevelVerdict]) -> list[TimeTerm]:
     """A roof per level verdict (the register file has none: it feeds the units at their own
     rate, its bandwidth derived from the fp32 rate, no bound for tensor-core work)."""
-    return [TimeTerm(level_roof(level.level), level.level, level.bandwidth_Bps,
+    return [TimeTerm(level_roof(level.level), term_key(level.level), level.bandwidth_Bps,
                      level.traffic_B, level.time_s) for level in levels]
 
 

@@ -20,7 +20,7 @@ from dataclasses import field
 
 import sympy
 
-from ..algebra.equations import RIDGE, Equation, equation
+from ..algebra.equations import Equation, equation
 from ..algebra.numeric_roots import Root as _Root
 from ..algebra.numeric_roots import shortened, sum_search
 from ..algebra.numeric_sums import has_sum
@@ -29,6 +29,7 @@ from ..base.errors import Code, Diagnostic, MachineFileError, SizeError
 from ..base.kinds import Side, WorkClass
 from ..base.levels import Level
 from ..base.records import record
+from ..base.symbols import RIDGE
 from ..count.cost import Cost
 from ..count.mma import on_units
 from ..count.values import evaluate, exact

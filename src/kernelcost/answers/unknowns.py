@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import sympy
 
-from ..algebra.witnesses import exact_floor
+from ..algebra.surds import exact_floor
 from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
 from ..base.kinds import Side
 from ..count.cost import Cost

@@ -2,7 +2,8 @@
 the counting, the model and the oracle compare, never a word written out. Values are the
 words the language, the machine files, the command line and the JSON use (StrEnum: a value
 prints and serialises as its word); the longer names a report shows ("bf16 tensor peak",
-"global bandwidth") are built from them by the printers alone (present/roofs.py)."""
+"global bandwidth") are built from them by the printers alone (present/roofs.py). The causes
+of derates are the one open category: a type here, its values declared by the effects."""
 
 from __future__ import annotations
 
@@ -42,6 +43,21 @@ class WorkClass(StrEnum):
     SFU = "sfu"
 
 
+# what a time term runs against, and a derate scales: a work class's ceiling or a memory
+# level's bandwidth (the key of Cost.work or Cost.traffic)
+TermKey = WorkClass | Level
+
+
+def term_key(key: str) -> TermKey:
+    """A key of Cost.work or Cost.traffic as the member it is. Those dicts, and the levels and
+    classes read from them, are typed `str` (their keys are members, but the counting and the
+    answers name them in many signatures), so a term takes its key through here: a member
+    passes as it is, a word becomes its member (no word is both a class and a level)."""
+    if isinstance(key, (WorkClass, Level)):
+        return key
+    return WorkClass(key) if key in WorkClass.__members__.values() else Level(key)
+
+
 class Unit(StrEnum):
     """The units whose rate a compute ceiling is: a machine file's [[compute]] tables give
     vector and tensor peaks, its [sfu] table the special-function rate."""
@@ -67,19 +83,17 @@ class Raster(StrEnum):
     GROUPED = "grouped"
 
 
-class EffectCause(StrEnum):
-    """What lowers a roof: the effect a derate comes from (one effect may give two causes)."""
+class EffectCause(str):
+    """What lowers a roof: the effect a derate comes from (one effect may give two causes).
+    Not an enum: each effect's module declares its own (`FILL_DRAIN =
+    EffectCause("fill_drain")`, gpu/effects), so that a new effect adds one where it could
+    not add a member. Like a member of the enums here, a cause is compared as a value, never
+    as a word written out, and prints and serialises as its word (JSON, the ledger)."""
 
-    ACHIEVABLE = "achievable"
-    LATENCY = "latency"
-    SECTORS = "sectors"
-    DRAM_SECTORS = "dram_sectors"
-    BANK_CONFLICTS = "bank_conflicts"
-    DISPATCH = "dispatch"
-    SERIAL = "serial"
-    OVERLAP = "overlap"
-    FILL_DRAIN = "fill_drain"
-    LAUNCH = "launch"
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"EffectCause({str.__repr__(self)})"
 
 
 class Per(StrEnum):

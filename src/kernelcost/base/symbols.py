@@ -40,6 +40,11 @@ MACHINE_LEVELS: tuple[str, ...] = (Level.MALL, Level.TMEM)
 # the levels on the SM, their capacities per SM: a block holds its keeps and arrays there
 ON_CHIP_LEVELS: tuple[str, ...] = (Level.SHARED, Level.TMEM, Level.REGISTERS)
 
+# The targets a crossing's closed forms are written in (algebra.equations): a machine's ridge
+# intensity and a level's capacity, put in for each machine.
+RIDGE = sympy.Symbol("I_crit", positive=True)
+CAPACITY = sympy.Symbol("capacity_B", positive=True)
+
 SFU_FUNCTIONS = frozenset({"exp", "log", "sqrt", "rsqrt", "tanh", "sin", "cos"})
 VECTOR_FUNCTIONS = frozenset({"max", "min"})
 FMA_FUNCTIONS = frozenset({"fma"})

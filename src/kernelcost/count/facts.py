@@ -20,6 +20,7 @@ from ..base import tree as ast
 from ..base.errors import BudgetError, Code, Diagnostic
 from ..base.symbols import derivative
 from ..lang.check import CheckedKernel
+from .unrounded import unrounded_lower_bound
 
 if TYPE_CHECKING:
     from .loops import Loop
@@ -298,7 +299,8 @@ class Facts:
         """expr, then lower bounds of it: if any is nonnegative, so is expr."""
         yield expr
         lowered = [expr]
-        for bound in (_lower_bound(expr), _lower_bound(expr, ceiling_to_floor=True)):
+        for bound in (unrounded_lower_bound(expr),
+                      unrounded_lower_bound(expr, ceiling_to_floor=True)):
             if bound is not None and bound != expr:
                 lowered.append(bound)
                 yield bound
@@ -336,61 +338,6 @@ def _admits(symbol: sympy.Symbol, value: sympy.Integer) -> bool:
     """value has every property the symbol is declared with (integer, positive, ...)."""
     return all(getattr(value, f"is_{name}") == held
                for name, held in symbol.assumptions0.items())
-
-
-def _integer_ratio(value: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
-    numerator, denominator = sympy.fraction(sympy.together(value))
-    if numerator.is_integer and denominator.is_integer and denominator.is_positive:
-        return numerator, denominator
-    return None
-
-
-def _floor_at_least(value: sympy.Expr) -> sympy.Expr:
-    """floor(p/q) >= (p - q + 1)/q for integers p and q > 0; else floor(x) > x - 1."""
-    ratio = _integer_ratio(value)
-    return value - 1 if ratio is None else (ratio[0] - ratio[1] + 1) / ratio[1]
-
-
-def _ceiling_at_most(value: sympy.Expr) -> sympy.Expr:
-    """ceiling(p/q) <= (p + q - 1)/q for integers p and q > 0; else ceiling(x) < x + 1."""
-    ratio = _integer_ratio(value)
-    return value + 1 if ratio is None else (ratio[0] + ratio[1] - 1) / ratio[1]
-
-
-def _lower_bound(expr: sympy.Expr, ceiling_to_floor: bool = False) -> sympy.Expr | None:
-    """A lower bound of expr free of floor/ceiling terms (x - 1 < floor(x) <= x, and
-    x <= ceiling(x) < x + 1), chosen by the sign of each term's coefficient; or with
-    ceiling_to_floor, ceiling(x) >= floor(x) where a ceiling adds. None when a term is not
-    of the form coefficient * floor(...)."""
-    terms = []
-    for term in sympy.Add.make_args(sympy.expand(expr)):
-        rounded = [f for f in term.atoms(sympy.floor, sympy.ceiling)]
-        if not rounded:
-            terms.append(term)
-            continue
-        if len(rounded) > 1:
-            return None
-        (node,) = rounded
-        coefficient = cancel(term / node)
-        if coefficient.has(sympy.floor, sympy.ceiling):
-            return None
-        inner = node.args[0]
-        adds = coefficient.is_nonnegative
-        subtracts = coefficient.is_nonpositive
-        if ceiling_to_floor:
-            if isinstance(node, sympy.ceiling) and adds:
-                terms.append(coefficient * sympy.floor(inner))
-            else:
-                terms.append(term)
-            continue
-        if isinstance(node, sympy.floor):
-            value = inner if subtracts else (_floor_at_least(inner) if adds else None)
-        else:
-            value = inner if adds else (_ceiling_at_most(inner) if subtracts else None)
-        if value is None:
-            return None
-        terms.append(coefficient * value)
-    return sympy.expand(sympy.Add(*terms))
 
 
 def _budget_seconds() -> float:

@@ -1,9 +1,10 @@
 """Stage 3: CheckedKernel -> Cost. Exact symbolic counting with sympy.
 
-The work happens in four rooms, each with its own tests: `nest` (the loop nest built from the
-AST), `facts` (what the assumptions prove), `sums` (closed-form sums over loop ranges) and
-`footprint` (distinct elements touched). This module assembles W by class, Q per level,
-footprints per tensor and the cost of each keep scope from them."""
+The work happens in rooms, each with its own tests: `nest` (the loop nest built from the
+AST), `facts` (what the assumptions prove), `sums` (closed-form sums over loop ranges),
+`footprint` (distinct elements touched) and `multicast` (what a cluster reads from L2 once).
+This module assembles W by class, Q per level, footprints per tensor and the cost of each
+keep scope from them."""
 
 from __future__ import annotations
 
@@ -27,11 +28,9 @@ from .facts import Facts
 from .footprint import Footprint, Footprints
 from .loops import Loop
 from .mma import contraction_of
+from .multicast import cluster_multicast
 from .nest import AccessSite, Execution, Nest, Scope, build_nest
 from .sums import Summer
-
-# how a block's elements differ from its cluster neighbours' (_Counter._moves_with)
-MOVES, EMPTIES = "moves", "empties"
 
 
 def count(checked: CheckedKernel, reuse: Reuse | str = Reuse.SPEC,
@@ -94,72 +93,13 @@ class _Counter:
         self._factors: dict[sympy.Expr, sympy.Expr] = {}
         grid = checked.grid
         self.grid_depth = 0 if grid is None else len(grid.iterators)
-        self.multicast = self._multicast_tensors()
+        self.multicast, multicast_exact = cluster_multicast(checked, nest, self.grid_depth)
+        self.exact &= multicast_exact
         lines = (checked.kernel.source or "").split("\n")
         # execution position -> its statement as a contraction (the unit rule, mma.py)
         self.contractions = {
             position: found for position, execution in enumerate(nest.executions)
             if (found := contraction_of(execution, lines, self.finish)) is not None}
-
-    def _multicast_tensors(self) -> frozenset[str]:
-        """Tensors a block fills from L2 that no cluster neighbour fills differently: the
-        iterator the clusters run along moves none of their indices, directly, through the
-        lower bounds of the loops inside the block (`i in i0..i0 + T`) or through their
-        trip counts (`j in 0..i0 + 1`), so one L2 read serves the whole cluster. None where
-        it bounds another loop of the grid (`for i in 0..M, j in 0..i parallel(cluster i =
-        3)`): neighbours then differ in the blocks they hold."""
-        grid = self.checked.grid
-        if grid is None or grid.cluster_axis is None:
-            return frozenset()
-        axis = iterator_symbol(grid.cluster_axis)
-        filled = {name for scope in self.nest.scopes for name in scope.tensors
-                  if scope.parent_levels[name] == Level.L2}
-        grid_loops = self.nest.accesses[0].loops[:self.grid_depth] if self.nest.accesses else ()
-        if any(axis in (loop.lo.free_symbols | loop.trips.free_symbols)
-               for loop in grid_loops if loop.var != axis):
-            return frozenset()
-        moved: dict[str | None, set[str]] = {MOVES: set(), EMPTIES: set(), None: set()}
-        for site in self.nest.accesses:  # the accesses its fills serve
-            if site.tensor in filled and any(scope.parent_levels.get(site.tensor) == Level.L2
-                                             for scope in site.scopes):
-                moved[self._moves_with(site, axis)].add(site.tensor)
-        # a block whose loop runs zero times (`k in 0..i0` at i0 = 0) fills nothing, the
-        # rest of its cluster one tile alike: read once if any block runs, which no closed
-        # form here counts, so a fill a block is an upper bound
-        self.exact &= not moved[EMPTIES] - moved[MOVES]
-        return frozenset(filled - moved[MOVES] - moved[EMPTIES])
-
-    def _moves_with(self, site: AccessSite, axis: sympy.Symbol) -> str | None:
-        """MOVES where the elements a block touches through `site` can differ between
-        blocks along `axis`: the axis in an index, or in the trip count of a loop whose
-        counter the indices use (or that such a trip count uses). A loop the indices do not
-        use changes only how often an element is touched, unless it may run zero times
-        (EMPTIES: a block touches its neighbours' elements or none): a clipped row tile
-        (`i in i0..min(i0 + T, M)`) runs in every block, and leaves B[k, j]'s tile alike
-        across a cluster along i0. A keep inside a loop whose range moves with the axis
-        fills at steps the blocks do not share. None: every block touches the same."""
-        moving = {axis}
-        for loop in site.loops[self.grid_depth:]:
-            if (loop.lo.free_symbols | loop.trips.free_symbols) & moving:
-                moving.add(loop.var)
-        if any(loop.var in moving for scope in site.scopes
-               if scope.parent_levels.get(site.tensor) == Level.L2
-               for loop in scope.loops[self.grid_depth:]):
-            return MOVES
-        view = CounterView(site, self.grid_depth)
-        if any(axis in index.free_symbols for index in view.indices):
-            return MOVES
-        relevant = set(view.used_counters())
-        pending = list(relevant)
-        while pending:
-            for symbol in view.trips_of[pending.pop()].free_symbols:
-                if symbol in view.trips_of and symbol not in relevant:
-                    relevant.add(symbol)
-                    pending.append(symbol)
-        along = [loop for loop in view.inner if axis in view.trips_of[loop.counter].free_symbols]
-        if any(loop.counter in relevant for loop in along):
-            return MOVES
-        return EMPTIES if any(not loop.never_empty for loop in along) else None
 
     def finish(self, expr: sympy.Expr) -> sympy.Expr:
         """Write the quotients back and put the expression in a readable canonical form."""

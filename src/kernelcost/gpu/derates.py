@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 import sympy
 
-from ..base.kinds import EffectCause
+from ..base.kinds import EffectCause, TermKey
 from ..base.records import record
 from ..hardware.machine import Roof
 
@@ -33,7 +33,7 @@ class Derate:
     factor: sympy.Expr  # the fraction of the roof's rate kept, in (0, 1]
     finding: object  # the effect's record of what it found, with the figures its sentence
     # needs (AchievableFinding, LatencyFinding, ...: each effect's `findings`)
-    key: str | None = None  # the term it scales: a memory level's bandwidth or a work
+    key: TermKey | None = None  # the term it scales: a memory level's bandwidth or a work
     # class's peak (None: the call around the kernel, stage CALL)
     whole: bool = False  # its factor holds the earlier derates of its term: it alone applies
 
@@ -44,7 +44,7 @@ class Term(Protocol):
     @property
     def roof(self) -> Roof: ...
     @property
-    def key(self) -> str: ...
+    def key(self) -> TermKey: ...
     @property
     def amount(self) -> sympy.Expr: ...
     @property

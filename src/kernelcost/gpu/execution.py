@@ -25,7 +25,7 @@ import sympy
 
 from ..algebra.decide import proven_less_than
 from ..algebra.quotients import cancel
-from ..base.kinds import Compulsory, EffectCause
+from ..base.kinds import Compulsory, EffectCause, term_key
 from ..base.levels import Level
 from ..base.records import record
 from ..count.cost import Cost, GridCost
@@ -277,7 +277,7 @@ def _work_terms(grid: GridCost, machine: Machine, precision: str,
     for work_class, total in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
         rate = exact(ceiling.peak_FLOPps)
-        flat = GridTerm(ceiling.roof, work_class, total, rate, total / rate, False)
+        flat = GridTerm(ceiling.roof, term_key(work_class), total, rate, total / rate, False)
         terms.append(_per_sm_term(flat, grid.work[work_class], sms, share))
     return terms
 
@@ -303,7 +303,7 @@ def _on_chip_terms(cost: Cost, grid: GridCost, machine: Machine, values: Values,
         if bandwidth is None or level not in cost.traffic:
             continue
         total, rate = _at(cost.traffic[level], values), exact(bandwidth)
-        flat = GridTerm(level_roof(level), level, total, rate, total / rate, False)
+        flat = GridTerm(level_roof(level), term_key(level), total, rate, total / rate, False)
         terms.append(_per_sm_term(flat, grid.traffic.get(level, 0), sms, share))
     return terms
 
@@ -317,7 +317,8 @@ def _device_terms(cost: Cost, machine: Machine, values: Values,
             continue
         amount = _at(cost.traffic[level], values)
         rate = exact(bandwidth)
-        terms.append(GridTerm(level_roof(level), level, amount, rate, amount / rate, False))
+        terms.append(GridTerm(level_roof(level), term_key(level), amount, rate, amount / rate,
+                              False))
     return terms
 
 
@@ -327,7 +328,8 @@ def _flat_work_terms(machine: Machine, precision: str,
     for work_class, total in work_by_class.items():
         ceiling = machine.ceiling(precision, work_class)
         rate = exact(ceiling.peak_FLOPps)
-        terms.append(GridTerm(ceiling.roof, work_class, total, rate, total / rate, False))
+        terms.append(GridTerm(ceiling.roof, term_key(work_class), total, rate, total / rate,
+                              False))
     return terms
 
 

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 import sympy
 
 from ..algebra.decide import largest
-from ..base.kinds import Precision, TermKind, WorkClass
+from ..base.kinds import Precision, TermKey, TermKind, WorkClass, term_key
 from ..base.levels import Level
 from ..base.records import record
 from ..count.values import evaluate, exact
@@ -51,7 +51,7 @@ class FloorTerm:
     level's bandwidth."""
 
     kind: TermKind
-    key: str  # the work class (fma, vector, sfu) or the level (global, l2)
+    key: TermKey  # the work class (fma, vector, sfu) or the level (global, l2)
     units: tuple[Roof, ...]  # the ceilings whose rates add up: the bf16 tensor peak alone,
     # the sfu rate and the fp32 vector peak for special functions; the level's for traffic
     amount: sympy.Expr  # FLOP or B
@@ -106,4 +106,4 @@ def floor(compulsory_B: sympy.Expr | None, machine: Machine, precision: str,
 def _work_term(machine: Machine, precision: str, work_class: str,
                amount: sympy.Expr) -> FloorTerm:
     units, rate = legal_rate(machine, precision, work_class)
-    return FloorTerm(TermKind.WORK, work_class, units, amount, rate, amount / rate)
+    return FloorTerm(TermKind.WORK, term_key(work_class), units, amount, rate, amount / rate)

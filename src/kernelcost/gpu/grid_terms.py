@@ -14,7 +14,7 @@ from ..algebra.held_quotients import cancelled
 from ..algebra.numeric_sums import has_sum, sum_values
 from ..algebra.rational_eval import compare, compiled
 from ..algebra.witnesses import witness_values
-from ..base.kinds import TermKind
+from ..base.kinds import TermKey, TermKind
 from ..base.records import record
 from ..base.symbols import text_key
 from ..hardware.machine import Roof
@@ -25,7 +25,7 @@ class GridTerm:
     """One term of t_bound or t_model."""
 
     roof: Roof  # a work class's ceiling or a level's bandwidth, derated or not
-    key: str  # work class or level
+    key: TermKey  # work class or level
     amount: sympy.Expr  # FLOP or B: on the busiest SM for a per-SM roof, else in all
     rate: sympy.Expr  # FLOP/s or B/s: per SM for a per-SM roof
     seconds: sympy.Expr

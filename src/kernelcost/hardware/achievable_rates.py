@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..base.architectures import MmaPath
 from ..base.errors import Code
-from ..base.kinds import WorkClass
+from ..base.kinds import TermKey, WorkClass
 from ..base.records import record
 from .machinefields import MachineFields
 
@@ -24,7 +24,7 @@ MMA_PATHS = tuple(path.value for path in MmaPath)
 
 @record
 class Achievable:
-    roof: str  # a work class or a memory level: the term whose rate it scales
+    roof: TermKey  # a work class or a memory level: the term whose rate it scales
     fraction: float  # of the roof's figure as the machine file gives it, in (0, 1]
     source: str
     path: MmaPath | None = None  # tensor: the MMA issue path; None: the part's best path
@@ -48,7 +48,7 @@ def read_achievable(fields: MachineFields, tables: object,
             raise fields.error(Code.MACHINE_INCONSISTENT, f"{where}.path",
                                f"an MMA path on the `{roof}` roof",
                                "a path names how the tensor units are fed: only `tensor` has one")
-        entry = Achievable(str(roof), fields.fraction(table, "fraction", where),
+        entry = Achievable(roof, fields.fraction(table, "fraction", where),
                            fields.string(table, "source", where, required=True),
                            None if path is None else MmaPath(path))
         if any((other.roof, other.path) == (entry.roof, entry.path) for other in found):

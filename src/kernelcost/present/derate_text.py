@@ -1,12 +1,15 @@
-"""What lowers the roof, in words: one function per effect's finding (gpu.effects), each
-writing the sentence of a derate from the figures its finding holds; `derate_text` picks it
-by the finding's type. The terminal line (`what lowers the roof here: ...`) and the JSON key
-`detail` of a verdict's derates are both this text. A new effect's finding gets its function
-here and one entry in TEXTS (tests/test_effects.py checks every registered effect has one).
-Beside them, how far a measured run is from its roof (`efficiency_text`)."""
+"""What lowers the roof, in words: the sentence of a derate from the figures its finding
+(gpu.effects) holds. A finding that declares its sentence as data (`sentence`, a
+base.sentences.Sentence) is filled here by `filled`, its places by field and unit; a finding
+whose words depend on its figures has its function in TEXTS, picked by the finding's type
+(tests/test_effects.py checks every registered effect's finding has one or the other). The
+terminal line (`what lowers the roof here: ...`) and the JSON key `detail` of a verdict's
+derates are both this text. Beside them, how far a measured run is from its roof
+(`efficiency_text`)."""
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -14,14 +17,13 @@ import sympy
 
 from ..base.kinds import TermKind
 from ..base.levels import Level
-from ..base.units import si
+from ..base.sentences import UNITS, Sentence
+from ..base.units import percent, si
 from ..gpu.derates import Derate
 from ..gpu.effects.achievable import AchievableFinding
 from ..gpu.effects.banks import BankFinding
 from ..gpu.effects.dispatch import DispatchFinding
-from ..gpu.effects.fill_drain import FillDrainFinding
 from ..gpu.effects.latency import BlockLoads, LatencyFinding
-from ..gpu.effects.launch_overhead import LaunchFinding
 from ..gpu.effects.overlap import OverlapFinding
 from ..gpu.effects.sectors import DramSectorFinding, SectorFinding, TensorSeen
 from ..gpu.effects.serial import SerialFinding
@@ -41,9 +43,43 @@ def derate_text(derate: Derate) -> str:
 
 def finding_text(finding: object) -> str:
     text = TEXTS.get(type(finding))
-    if text is None:
-        raise TypeError(f"no text for a {type(finding).__name__}: add one to TEXTS")
-    return text(finding)
+    if text is not None:
+        return text(finding)
+    sentence = declared_sentence(type(finding))
+    if sentence is None:
+        raise TypeError(f"no text for a {type(finding).__name__}: declare its `sentence` "
+                        "or add a function to TEXTS")
+    return filled(sentence, finding)
+
+
+def declared_sentence(kind: type) -> Sentence | None:
+    """The sentence a finding's type declares as data, if it does."""
+    sentence = getattr(kind, "sentence", None)
+    return sentence if isinstance(sentence, Sentence) else None
+
+
+def filled(sentence: Sentence, finding: object) -> str:
+    """The sentence's words with each place filled from the finding's field of its name."""
+    parts = []
+    for words, field, unit, _ in string.Formatter().parse(sentence.template):
+        parts.append(words)
+        if field is not None:
+            parts.append(_place(getattr(finding, field), unit or ""))
+    return "".join(parts)
+
+
+def _place(value: Any, unit: str) -> str:
+    """A field's value in its place: in SI with its unit, as a percentage, or as it prints
+    (a tuple's items joined)."""
+    if unit and unit not in UNITS:
+        raise ValueError(f"a sentence's place has unit {unit!r}, none of {sorted(UNITS)}")
+    if unit == "%":
+        return percent(float(value))
+    if unit:
+        return si(float(value), unit)
+    if isinstance(value, tuple):
+        return ", ".join(str(item) for item in value)
+    return str(value)
 
 
 def achievable_text(finding: AchievableFinding) -> str:
@@ -138,22 +174,6 @@ def overlap_text(finding: OverlapFinding) -> str:
     return text + "; exponents fitted on calibration rows"
 
 
-def fill_drain_text(finding: FillDrainFinding) -> str:
-    return (f"each block moves {si(float(finding.edge_B), 'B')} ({', '.join(finding.tensors)}) "
-            f"before or after its streaming loop ({finding.step}), with no work of its own to "
-            f"hide it: {finding.blocks} blocks on the busiest SM at 1/{finding.sharing} "
-            f"of {si(float(finding.rate_Bps), 'B/s')} (blocks started together reach their "
-            f"edges together), {si(float(finding.edge_s), 's')} after the loop's "
-            f"{si(float(finding.loop_s), 's')}")
-
-
-def launch_text(finding: LaunchFinding) -> str:
-    return (f"launch overhead {si(float(finding.overhead_s), 's')} on a "
-            f"{si(float(finding.kernel_s), 's')} kernel: {_percent(finding.of_kernel)} of the "
-            f"kernel's time, {_percent(finding.of_total)} of the total (t_min_with_launch; "
-            "t_model is the kernel's time alone)")
-
-
 def way(degree: sympy.Expr) -> str:
     """A bank-conflict degree: `32-way` or `conflict-free`."""
     return "conflict-free" if degree == 1 else f"{float(degree):.3g}-way"
@@ -164,17 +184,12 @@ def times(ratio: sympy.Expr) -> str:
     return f"{float(ratio):.3g}x"
 
 
-def _percent(value: sympy.Expr) -> str:
-    return f"{float(value) * 100:.3g} %"
-
-
-# each finding type of the registered effects -> its sentence
+# each finding type of the registered effects whose words depend on its figures -> its
+# sentence (the others declare theirs: `declared_sentence`)
 TEXTS: dict[type, Callable[[Any], str]] = {
     AchievableFinding: achievable_text, LatencyFinding: latency_text,
     SectorFinding: sector_text, DramSectorFinding: dram_sector_text, BankFinding: bank_text,
-    DispatchFinding: dispatch_text,
-    SerialFinding: serial_text, OverlapFinding: overlap_text, FillDrainFinding: fill_drain_text,
-    LaunchFinding: launch_text,
+    DispatchFinding: dispatch_text, SerialFinding: serial_text, OverlapFinding: overlap_text,
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..base.kinds import EffectCause, TermKind, Unit
 from ..base.levels import Level
+from ..gpu.effects.latency import LATENCY
 from ..hardware.machine import Roof
 
 # tune's and phase's words for the levels whose bandwidth is a roof there
@@ -45,9 +46,9 @@ def device_word(roof: Roof) -> str:
     return "tensor" if roof.unit == Unit.TENSOR else "vector"
 
 
-def derate_word(cause: str) -> str:
+def derate_word(cause: EffectCause) -> str:
     """What a derate's cause is called beside the bandwidth it lowers."""
-    return "latency-bound" if cause == EffectCause.LATENCY else cause.replace("_", " ")
+    return "latency-bound" if cause == LATENCY else cause.replace("_", " ")
 
 
 def _parts(roof: Roof) -> tuple[str, str, list[str]]:

@@ -16,7 +16,7 @@ estimate stays at the figures as given."""
 from __future__ import annotations
 
 from ...base.architectures import Feature, MmaPath, Vendor
-from ...base.kinds import EffectCause, WorkClass
+from ...base.kinds import EffectCause, TermKey, WorkClass
 from ...base.records import record
 from ...count.values import exact
 from ...hardware.achievable_rates import Achievable
@@ -24,13 +24,15 @@ from ...lang.requirements import Requirements
 from ..derates import Derate
 from .context import ROOFS, EffectContext
 
+ACHIEVABLE = EffectCause("achievable")
+
 
 @record
 class AchievableFinding:
     """The machine file's figure for a roof: the fraction a tuned kernel sustains of it."""
 
     fraction: float  # of the roof's figure, in (0, 1]
-    roof: str  # a work class or a memory level
+    roof: TermKey  # a work class or a memory level
     path: MmaPath | None  # the MMA issue path the figure is for; None: the part's figure
     unfigured: MmaPath | None = None  # the path the spec takes where the machine file has
     # no figure for it (the tensor roof only): the part's figure stands in
@@ -39,7 +41,7 @@ class AchievableFinding:
 class AchievableRates:
     """Each roof the spec meets at the fraction a tuned kernel sustains of it."""
 
-    name = EffectCause.ACHIEVABLE
+    name = ACHIEVABLE
     stage = ROOFS
     findings = (AchievableFinding,)
 
@@ -51,7 +53,7 @@ class AchievableRates:
         for roof in dict.fromkeys(entry.roof for entry in context.machine.achievable):
             entry = figure_for(context.machine.achievable, roof, path)
             if roof in used and entry is not None:
-                found.append(Derate(EffectCause.ACHIEVABLE, exact(entry.fraction),
+                found.append(Derate(ACHIEVABLE, exact(entry.fraction),
                                     _finding(entry, path), roof))
         return tuple(found)
 

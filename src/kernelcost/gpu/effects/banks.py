@@ -16,6 +16,8 @@ from ..derates import At, Derate
 from ..transfer import Transfer
 from .context import ROOFS, EffectContext
 
+BANK_CONFLICTS = EffectCause("bank_conflicts")
+
 
 @record
 class BankFinding:
@@ -29,7 +31,7 @@ class BankFinding:
 class BankConflicts:
     """Shared memory at the share of its wavefronts the accesses need."""
 
-    name = EffectCause.BANK_CONFLICTS
+    name = BANK_CONFLICTS
     stage = ROOFS
     findings = (BankFinding,)
 
@@ -48,5 +50,5 @@ def bank_derate(found: tuple[Transfer, ...], cost: Cost, at: At) -> Derate | Non
     if not counted.is_number or counted <= 0:
         return None
     worst = max(at_shared, key=lambda t: t.ratio)
-    return Derate(EffectCause.BANK_CONFLICTS, counted / (counted + waste),
+    return Derate(BANK_CONFLICTS, counted / (counted + waste),
                   BankFinding(counted + waste, counted, worst), Level.SHARED)

@@ -51,7 +51,9 @@ class Effect(Protocol):
     """An effect on t_model: the derates it finds at a verdict's sizes (none where it does
     not bind). A derate lowers one level's bandwidth, or (stage CALL) says what the call
     adds to the kernel's time; effects never enter t_bound. Each derate carries one of the
-    effect's `findings`, a record of figures that presentation puts into words."""
+    effect's `findings`, a record of figures that presentation puts into words (by the
+    sentence the record declares, or a function of present.derate_text), and a cause the
+    effect's module declares, `name` among them."""
 
     name: EffectCause
     stage: EffectStage

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import sympy
 
-from ...base.kinds import EffectCause, TermKind
+from ...base.kinds import EffectCause, TermKey, TermKind
 from ...base.records import record
 from ..derates import NEGLIGIBLE, Derate, derated
 from .context import ROOFS, EffectContext
+
+DISPATCH = EffectCause("dispatch")
 
 BLOCKS_AT_MOST = 1 << 14
 
@@ -28,7 +30,7 @@ BLOCKS_AT_MOST = 1 << 14
 class DispatchFinding:
     """What the busiest SM runs of a per-SM term when the blocks start in launch order."""
 
-    key: str  # the per-SM term: a work class or an on-chip level
+    key: TermKey  # the per-SM term: a work class or an on-chip level
     kind: TermKind  # work (FLOP) or traffic (B)
     blocks: int
     resident: int  # blocks an SM holds at once
@@ -39,7 +41,7 @@ class DispatchFinding:
 class Dispatch:
     """Each per-SM term at the busiest SM's amount in launch order."""
 
-    name = EffectCause.DISPATCH
+    name = DISPATCH
     stage = ROOFS
     findings = (DispatchFinding,)
 
@@ -76,6 +78,6 @@ class Dispatch:
             slower = sympy.sympify(derated(term, context.earlier).seconds) * ratio
             finding = DispatchFinding(term.key, term.roof.kind, int(blocks), int(resident),
                                       share, dispatched)
-            found.append(Derate(EffectCause.DISPATCH, term.seconds / slower, finding, term.key,
+            found.append(Derate(DISPATCH, term.seconds / slower, finding, term.key,
                                 whole=True))
         return tuple(found)

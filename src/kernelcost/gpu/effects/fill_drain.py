@@ -25,19 +25,30 @@ holds the earlier derates). It acts at numeric sizes on grids with a streaming l
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import sympy
 
 from ...base.kinds import EffectCause
 from ...base.levels import Level
 from ...base.records import record
+from ...base.sentences import Sentence
 from ...count.cost import GridCost, TileBox
 from ..derates import NEGLIGIBLE, Derate, Term, derated
 from .context import ROOFS, EffectContext
+
+FILL_DRAIN = EffectCause("fill_drain")
 
 
 @record
 class FillDrainFinding:
     """The bytes each block moves before and after its streaming loop, and what they cost."""
+
+    sentence: ClassVar[Sentence] = Sentence(
+        "each block moves {edge_B:B} ({tensors}) before or after its streaming loop ({step}), "
+        "with no work of its own to hide it: {blocks} blocks on the busiest SM at 1/{sharing} "
+        "of {rate_Bps:B/s} (blocks started together reach their edges together), {edge_s:s} "
+        "after the loop's {loop_s:s}")
 
     tensors: tuple[str, ...]  # the edge tensors: read before the loop or written after it
     step: str  # the streaming loop's iterator
@@ -54,7 +65,7 @@ class FillDrain:
     """Each block's loads before its streaming loop and stores after it, at its SM's share of
     the global bandwidth, added to the loop's time."""
 
-    name = EffectCause.FILL_DRAIN
+    name = FILL_DRAIN
     stage = ROOFS
     findings = (FillDrainFinding,)
 
@@ -85,7 +96,7 @@ class FillDrain:
             return ()  # a memory-bound kernel: its global term holds its edges already
         finding = FillDrainFinding(tuple(tile.tensor for tile in edges), str(grid.step_iterator),
                                    edge_B, busiest, sharing, rate, edge_s, loop_s, together)
-        return (Derate(EffectCause.FILL_DRAIN, sympy.sympify(largest.seconds) / together,
+        return (Derate(FILL_DRAIN, sympy.sympify(largest.seconds) / together,
                        finding, largest.key, whole=True),)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sympy
 
-from ...base.kinds import EffectCause, Per
+from ...base.kinds import EffectCause, Per, term_key
 from ...base.levels import Level
 from ...base.records import record
 from ...count.cost import Cost
@@ -28,6 +28,8 @@ from ...hardware.machine import PER_SM_LEVELS, Machine
 from ..derates import At, Derate
 from ..occupancy import Occupancy
 from .context import ROOFS, EffectContext
+
+LATENCY = EffectCause("latency")
 
 VECTOR_BYTES = 16  # the widest load one thread issues (ld.global.v4.b32, LDG.128)
 # where Little's law is checked, slowest first
@@ -82,7 +84,7 @@ class LatencyFinding:
 class Latency:
     """Little's law at each level: the levels latency-bound at the verdict's sizes."""
 
-    name = EffectCause.LATENCY
+    name = LATENCY
     stage = ROOFS
     findings = (LatencyFinding,)
 
@@ -195,6 +197,6 @@ def latency_derate(flight: InFlight | None, machine: Machine,
     lift = sympy.ceiling(flight.needed_B / (sms * flight.per_block_B))
     allowed = resident if resident is not None and resident.is_number and lift > resident \
         else None
-    return Derate(EffectCause.LATENCY, factor,
+    return Derate(LATENCY, factor,
                   LatencyFinding(flight, flight.bandwidth_Bps * factor, lift, allowed),
-                  flight.level)
+                  term_key(flight.level))

@@ -7,19 +7,29 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import sympy
 
 from ...algebra.quotients import cancel
 from ...base.kinds import EffectCause
 from ...base.records import record
+from ...base.sentences import Sentence
 from ...count.values import exact
 from ..derates import Derate
 from .context import CALL, EffectContext
+
+LAUNCH = EffectCause("launch")
 
 
 @record
 class LaunchFinding:
     """The launch overhead against the kernel's time."""
+
+    sentence: ClassVar[Sentence] = Sentence(
+        "launch overhead {overhead_s:s} on a {kernel_s:s} kernel: {of_kernel:%} of the "
+        "kernel's time, {of_total:%} of the total (t_min_with_launch; t_model is the kernel's "
+        "time alone)")
 
     overhead_s: sympy.Expr
     kernel_s: sympy.Expr
@@ -30,7 +40,7 @@ class LaunchFinding:
 class Launch:
     """The machine's launch overhead against the kernel's time."""
 
-    name = EffectCause.LAUNCH
+    name = LAUNCH
     stage = CALL
     findings = (LaunchFinding,)
 
@@ -49,5 +59,5 @@ def launch_derate(t_kernel: sympy.Expr | None, overhead: float | None) -> Derate
         return None
     of_kernel = overhead / t_kernel
     of_total = overhead / (t_kernel + overhead)
-    return Derate(EffectCause.LAUNCH, cancel(1 - of_total),
+    return Derate(LAUNCH, cancel(1 - of_total),
                   LaunchFinding(overhead, t_kernel, of_kernel, of_total))

@@ -32,12 +32,14 @@ from fractions import Fraction
 import sympy
 
 from ...base.architectures import MmaPath
-from ...base.kinds import EffectCause, TermKind
+from ...base.kinds import EffectCause, TermKey, TermKind
 from ...base.levels import Level
 from ...base.records import record
 from ..derates import NEGLIGIBLE, Derate, derated
 from .achievable import mma_path
 from .context import ROOFS, EffectContext
+
+OVERLAP = EffectCause("overlap")
 
 UNITS = Fraction(9, 5)  # p of the work terms' norm: tools/fit_overlap.py
 TRAFFIC = Fraction(5, 2)  # p of (work, traffic): tools/fit_overlap.py
@@ -47,10 +49,10 @@ TRAFFIC = Fraction(5, 2)  # p of (work, traffic): tools/fit_overlap.py
 class OverlapFinding:
     """The times that overlap in part, and what they take together."""
 
-    work: tuple[tuple[str, sympy.Expr], ...]  # each work term's key and time (s)
+    work: tuple[tuple[TermKey, sympy.Expr], ...]  # each work term's key and time (s)
     units: Fraction  # p of the work terms' norm
     units_s: sympy.Expr  # the work terms' norm (s)
-    traffic: tuple[str, sympy.Expr] | None  # the largest traffic term's key and time (s)
+    traffic: tuple[TermKey, sympy.Expr] | None  # the largest traffic term's key and time (s)
     exponent: Fraction  # p of (the work terms' norm, the traffic time)
     together: sympy.Expr  # s
 
@@ -58,7 +60,7 @@ class OverlapFinding:
 class Overlap:
     """The work terms by their norm, then with the largest traffic term by theirs."""
 
-    name = EffectCause.OVERLAP
+    name = OVERLAP
     stage = ROOFS
     findings = (OverlapFinding,)
 
@@ -85,7 +87,7 @@ class Overlap:
                                  None if traffic is None else (traffic[0].key, traffic[1]),
                                  TRAFFIC, together)
         factor = sympy.sympify(larger.seconds) / together  # <= 1: derates only lower rates
-        return (Derate(EffectCause.OVERLAP, factor, finding, larger.key, whole=True),)
+        return (Derate(OVERLAP, factor, finding, larger.key, whole=True),)
 
 
 def waited_levels(context: EffectContext) -> frozenset[Level]:

@@ -1,6 +1,17 @@
-"""The effects on t_model, in the order their derates are listed and applied. A new effect is
-one module of this package (its cause a member of base.kinds.EffectCause), its findings' text
-functions in present.derate_text, its tests, and one line here."""
+"""The effects on t_model, in the order their derates are listed and applied.
+
+A new effect is one module of this package, its tests and one line here. The module holds
+all the effect is:
+- its cause, a value it declares (`FILL_DRAIN = EffectCause("fill_drain")`): what its
+  derates name, printed as its word in the JSON, the ledger and a derated roof's name;
+- its finding, a record of the figures it found, with its sentence as data: a
+  `sentence: ClassVar[Sentence]` (base.sentences) of words and places named after the
+  record's fields, each with its unit (`{edge_B:B}`), which present.derate_text fills (no
+  text is built from a value here). A sentence whose words depend on the figures (a clause
+  there or not, a unit by kind) is a function in present.derate_text's TEXTS instead;
+- the effect: its `name` (its cause), `stage`, `findings` and `derates` (context.Effect).
+fill_drain and launch_overhead are in this form; the others keep text functions for
+sentences with logic."""
 
 from __future__ import annotations
 

@@ -23,6 +23,9 @@ from ..derates import At, Derate
 from ..transfer import Transfer
 from .context import ROOFS, EffectContext
 
+SECTORS = EffectCause("sectors")
+DRAM_SECTORS = EffectCause("dram_sectors")
+
 NEGLIGIBLE = sympy.Rational(1, 100)  # below it, HBM's sectors and the wave boxes agree
 
 
@@ -59,7 +62,7 @@ class DramSectorFinding:
 class Sectors:
     """L2 (and HBM where it sees more than t_model counts) at the sectors' useful share."""
 
-    name = EffectCause.SECTORS
+    name = SECTORS
     stage = ROOFS
     findings = (SectorFinding, DramSectorFinding)
 
@@ -84,11 +87,11 @@ def sector_derates(found: tuple[Transfer, ...], cost: Cost, at: At,
     worst = max(at_global, key=lambda t: t.ratio)
     seen, tensors = _dram_seen(at_global, cost, at)
     if global_B is not None and seen.is_number and seen - global_B > global_B * NEGLIGIBLE:
-        return [Derate(EffectCause.SECTORS, factor,
+        return [Derate(SECTORS, factor,
                        SectorFinding(counted + waste, counted, worst), Level.L2),
-                Derate(EffectCause.DRAM_SECTORS, global_B / seen,
+                Derate(DRAM_SECTORS, global_B / seen,
                        DramSectorFinding(seen, global_B, tensors), Level.GLOBAL)]
-    return [Derate(EffectCause.SECTORS, factor,
+    return [Derate(SECTORS, factor,
                    SectorFinding(counted + waste, counted, worst, tensors), Level.L2)]
 
 

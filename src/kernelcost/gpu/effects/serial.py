@@ -14,24 +14,26 @@ from __future__ import annotations
 import sympy
 
 from ...algebra.quotients import cancel
-from ...base.kinds import EffectCause
+from ...base.kinds import EffectCause, TermKey
 from ...base.records import record
 from ..derates import Derate, derated
 from .context import ROOFS, EffectContext
+
+SERIAL = EffectCause("serial")
 
 
 @record
 class SerialFinding:
     """A `serial` group: its terms' times, issued one after another."""
 
-    times: tuple[tuple[str, sympy.Expr], ...]  # (the term's key, its time after the earlier
+    times: tuple[tuple[TermKey, sympy.Expr], ...]  # (the term's key, its time after the earlier
     # derates), in the group's order
 
 
 class Serial:
     """Each `serial` group's terms added, on the group's first term."""
 
-    name = EffectCause.SERIAL
+    name = SERIAL
     stage = ROOFS
     findings = (SerialFinding,)
 
@@ -48,7 +50,7 @@ class Serial:
             first = members[0]
             finding = SerialFinding(tuple(
                 (term.key, time) for term, time in zip(members, times, strict=True)))
-            found.append(Derate(EffectCause.SERIAL, cancel(first.seconds / total), finding,
+            found.append(Derate(SERIAL, cancel(first.seconds / total), finding,
                                 first.key, whole=True))
         return tuple(found)
 

@@ -1,0 +1,115 @@
+"""The range of an index over the loops inside a region: its lowest and highest value,
+each counter at the end of its range that moves the index that way, floors, ceilings, mins
+and maxes first replaced by straight bounds on the side the slope needs; and of several
+such bounds, those no other is proven to bound (a min or max left in would be split in
+every sum over the outer loops). Footprints' boxes are built from these."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy
+
+from ..base.symbols import derivative
+from .counters import CounterView, node_bound
+from .facts import Facts
+from .loops import Loop
+
+
+class IndexRanges:
+    """Bounds of index expressions under one kernel's facts."""
+
+    def __init__(self, facts: Facts):
+        self.facts = facts
+        # each dimension of each bounding box straightens the same trip counts again
+        self._straightened: dict[tuple[sympy.Expr, bool, int], sympy.Expr | None] = {}
+
+    def dominant(self, values: Sequence[sympy.Expr], loops: Sequence[Loop],
+                 largest: bool) -> sympy.Expr:
+        """max (min) of values, leaving out each value another one is proven to bound at
+        every point of the outer loops: `max(0, j)` with j >= 0 there is j. A min/max left
+        in a fill would have to be split in every sum over the outer loops."""
+        kept: list[sympy.Expr] = []
+        for value in dict.fromkeys(sympy.expand(v) for v in values):
+            # a >= b (a <= b for a min) everywhere in the nest
+            def bounds(a: sympy.Expr, b: sympy.Expr) -> bool:
+                return self.facts.nonnegative_within(a - b if largest else b - a, loops)
+            if any(bounds(other, value) for other in kept):
+                continue
+            kept = [other for other in kept if not bounds(value, other)] + [value]
+        return sympy.Max(*kept) if largest else sympy.Min(*kept)
+
+    def interval(self, expr: sympy.Expr,
+                 view: CounterView) -> tuple[sympy.Expr | None, sympy.Expr | None]:
+        """Bounds of expr over the counters, innermost first; None where unbounded."""
+        low, high = expr, expr
+        for counter in reversed(view.counters):
+            most = self._straighten(view.trips_of[counter], upward=True)
+            if low is None or high is None or most is None:
+                return None, None
+            low = self._extreme(low, counter, most - 1, smallest=True)
+            high = self._extreme(high, counter, most - 1, smallest=False)
+        return low, high
+
+    def _extreme(self, expr: sympy.Expr | None, counter: sympy.Symbol, last: sympy.Expr,
+                 smallest: bool) -> sympy.Expr | None:
+        """expr at the end of [0, last] where it is smallest (largest), after replacing
+        rounding and min/max by straight bounds; None if its slope's sign is unknown."""
+        if expr is None or counter not in expr.free_symbols:
+            return expr
+        expr = self._straighten(expr, upward=not smallest)
+        if expr is None:
+            return None
+        slope = derivative(expr, counter)
+        if counter in slope.free_symbols:
+            return None
+        if self.facts.nonnegative(slope):
+            at_first = smallest
+        elif self.facts.nonpositive(slope):
+            at_first = not smallest
+        else:
+            return None
+        return expr.xreplace({counter: sympy.S.Zero if at_first else last})
+
+    def _straighten(self, expr: sympy.Expr, upward: bool) -> sympy.Expr | None:
+        """A bound of expr (upper if upward) free of floor, ceiling, min and max. Kept per
+        expression, direction and facts (a step taken as positive later may prove more)."""
+        key = (expr, upward, len(self.facts.slack))
+        if key not in self._straightened:
+            self._straightened[key] = self._straightened_bound(expr, upward)
+        return self._straightened[key]
+
+    def _straightened_bound(self, expr: sympy.Expr, upward: bool) -> sympy.Expr | None:
+        while True:
+            node = next((n for n in sympy.postorder_traversal(expr)
+                         if isinstance(n, (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max))),
+                        None)
+            if node is None:
+                return expr
+            if isinstance(node, (sympy.floor, sympy.ceiling)) and self.facts.integral(
+                    node.args[0]):
+                expr = expr.xreplace({node: node.args[0]})  # whole: its own bound both ways
+                continue
+            stand_in = sympy.Dummy("node")
+            replaced = expr.xreplace({node: stand_in})
+            if _held(replaced, stand_in):
+                # inside another rounding or min/max, the slope is a Heaviside step or an
+                # unevaluated derivative, whose sign no prover reads (tens of ms to ask)
+                return None
+            slope = derivative(replaced, stand_in)
+            if self.facts.nonnegative(slope):
+                wanted_upper = upward
+            elif self.facts.nonpositive(slope):
+                wanted_upper = not upward
+            else:
+                return None
+            bound = node_bound(node, wanted_upper)
+            if bound is None:
+                return None
+            expr = sympy.expand(replaced.subs(stand_in, bound))
+
+
+def _held(expr: sympy.Expr, symbol: sympy.Symbol) -> bool:
+    """symbol appears inside a floor, ceiling, min or max of expr."""
+    return any(symbol in node.free_symbols
+               for node in expr.atoms(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max))
