@@ -45,7 +45,7 @@ def test_a_block_of_two_passes_over_its_row_has_no_edges_to_fill():
     no one streaming loop, so no pipeline to fill and drain."""
     cost, result = _result("rmsnorm.kcost", {"R": 4096, "n": 8192}, "h100")
     assert cost.grid.step_iterator is None
-    assert not [d for d in result.derates if d.cause == EffectCause.FILL_DRAIN]
+    assert not [d for d in result.derates if d.cause == FILL_DRAIN]
 
 
 def test_flash_attention_3_at_a_short_sequence_waits_for_its_query_and_output_tiles():
