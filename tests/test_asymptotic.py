@@ -212,3 +212,26 @@ def test_a_plainly_positive_sign_is_sympys(expr):
     # as sympy finds it; anything else (a negative number in it) is sympy's own answer
     assert asymptotic._sign(expr) == sympy.sign(expr)
     assert asymptotic._sign((4 * K * N**2 + N**2) / (16 * K * N)) == 1
+
+
+def test_a_form_past_the_operations_limit_has_no_leading_term_or_limit(monkeypatch):
+    """A warpgroup loop clipped inside a stepped loop counted to a form of 2809 operations,
+    nested Min of ceilings, on which settling the min/max took 23 s a growing set and
+    sympy's limit longer: ten minutes without an answer. Past MAX_OPERATIONS neither is
+    tried, and the form has no leading term or limit (as an open sum has none)."""
+    M, N, W = size_symbol("M"), size_symbol("N"), size_symbol("W")
+    nested = sum(sympy.Min(sympy.ceiling(M / (W + shift)), sympy.floor(N * (shift + 1) / W))
+                 for shift in range(1, 80))
+    assert sympy.count_ops(nested) > asymptotic.MAX_OPERATIONS
+
+    def tried(*arguments):
+        raise AssertionError("settled or limited past the limit")
+
+    monkeypatch.setattr(asymptotic, "eventual", tried)
+    monkeypatch.setattr(asymptotic, "_sympy_limit", tried)
+    forms = Asymptotics(nested)
+    assert forms.leading([M, N]) is None
+    assert forms.limit([M]) is None and forms.limit([M, N]) is None
+    small = sympy.Min(sympy.ceiling(M / W), N)  # under the limit: settled as before
+    monkeypatch.undo()
+    assert Asymptotics(small).limit([M]) == N

@@ -26,6 +26,10 @@ _SCALE = sympy.Symbol("_lambda", positive=True)
 
 
 _REMAINDER = "remainder"
+# A form of more operations has no readable leading term or limit, and settling its min/max
+# and sympy's limit on it take minutes (a warpgroup loop clipped inside a stepped loop: 2809
+# operations, ten minutes without an answer); the shipped specs' largest has 63.
+MAX_OPERATIONS = 500
 
 
 def _smooth(expr: sympy.Expr, growing: Iterable[sympy.Symbol]) -> sympy.Expr:
@@ -136,6 +140,11 @@ class Asymptotics:
                               tuple[sympy.Expr, sympy.Expr]] = {}
         self._parts: dict[tuple[sympy.Symbol, ...], tuple[Leading, Leading] | None] = {}
         self._ratios: dict[sympy.Expr, sympy.Expr] = {}  # leading and limits share ratios
+        # a sum left open has no polynomial form in the scale, and settling the min/max of
+        # its bounds, or sympy's limit, searches for minutes (a four-deep stepped triangle)
+        # to find nothing; so does a form past MAX_OPERATIONS
+        self._unreadable = expr.has(sympy.Sum) or \
+            sympy.count_ops(expr) > MAX_OPERATIONS
 
     def _growing(self, growing: Iterable[sympy.Symbol]) -> tuple[sympy.Symbol, ...]:
         return tuple(s for s in growing if s in self.free_symbols)
@@ -144,10 +153,7 @@ class Asymptotics:
                       growing: tuple[sympy.Symbol, ...]) -> tuple[Leading, Leading] | None:
         """The leading terms in lam of the numerator and denominator of expr(lam*s), or
         None where they are no polynomials in lam."""
-        if growing not in self._parts and self.expr.has(sympy.Sum):
-            # a sum left open has no polynomial form in the scale, and settling the min/max
-            # of its bounds, or sympy's limit, searches for minutes (a four-deep stepped
-            # triangle) to find nothing
+        if growing not in self._parts and self._unreadable:
             self._parts[growing] = None
         if growing not in self._parts:
             numerator, denominator = self._fraction(growing)
@@ -192,7 +198,7 @@ class Asymptotics:
             return self.expr
         parts = self._scaled_parts(growing)
         if parts is None:
-            return _sympy_limit(self.expr, growing)
+            return None if self._unreadable else _sympy_limit(self.expr, growing)
         numerator, denominator = parts
         if numerator.degree > denominator.degree:
             sign = _sign(numerator.coefficient / denominator.coefficient)
@@ -240,8 +246,6 @@ def leading_term(expr: sympy.Expr, growing: Iterable[sympy.Symbol]) -> sympy.Exp
 
 
 def _sympy_limit(expr: sympy.Expr, growing: tuple[sympy.Symbol, ...]) -> sympy.Expr | None:
-    if expr.has(sympy.Sum):
-        return None  # see Asymptotics._scaled_parts
     scaled = _smooth(expr, growing).subs({s: _SCALE * s for s in growing}, simultaneous=True)
     try:
         result = sympy.limit(scaled, _SCALE, sympy.oo)
