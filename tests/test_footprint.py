@@ -17,6 +17,7 @@ from kernelcost.count.facts import Facts
 from kernelcost.count.footprint import Footprints
 from kernelcost.count.nest import build_nest
 from kernelcost.count.sums import Summer
+from kernelcost.oracle import enumerate_counts
 
 N, M, T = (size_symbol(s) for s in ("N", "M", "T"))
 
@@ -359,3 +360,53 @@ def test_a_straight_bound_is_kept():
     expr = sympy.ceiling(N / T) + sympy.Min(N, M)
     first = footprints.ranges._straighten(expr, True)
     assert first is not None and footprints.ranges._straighten(expr, True) is first
+
+
+CLIPPED_WARPGROUPS = """
+kernel clipped(M, N, K, TM = 128, TN = 256, TK = 64, WM = 64, WK = 16) {
+    assume TN | N, TK | K, WM | TM, WK | TK
+    in  A: bf16[M, K]
+    in  B: bf16[N, K]
+    out C: bf16[M, N]
+    for i0 in 0..M by TM, j0 in 0..N by TN parallel(threads = 384) {
+        let acc: f32[TM, TN] in registers = 0
+        for k0 in 0..K by TK {
+            keep A, B in shared stages 4 {
+                for w in i0..i0 + TM by WM, k1 in k0..k0 + TK by WK {
+                    for i in w..min(w + WM, M), j in j0..j0 + TN, k in k1..k1 + WK {
+                        acc[i - i0, j - j0] += A[i, k] * B[j, k]
+                    }
+                }
+            }
+        }
+        for i in i0..min(i0 + TM, M), j in j0..j0 + TN {
+            C[i, j] = acc[i - i0, j - j0]
+        }
+    }
+}
+"""
+
+
+def test_a_warpgroup_clipped_at_the_edge_keeps_its_tile_not_the_tensor():
+    """The warpgroup's rows `i in w..min(w + WM, M)` run max(0, min(M, w + WM) - w) times: a
+    min inside the max that clamps an empty loop, which no straight bound was found for. Every
+    box of the scope then took the declared extent, B's too (B[j, k] does not move with i),
+    and the keep held the whole of A and B: 128 MiB 'does not fit' at M = N = 8192, K = 4096,
+    for a 48 KiB tile. A box skips the loops its index does not move with, and the clamped
+    count is bounded by the min's argument free of the counters (WM)."""
+    cost = kernelcost.loads(CLIPPED_WARPGROUPS).cost()
+    [scope] = cost.scopes
+    TM, TN, TK = (size_symbol(name) for name in ("TM", "TN", "TK"))
+    assert scope.read_elements == {"A": TK * TM, "B": TK * TN}
+    # against every entry enumerated: at M = 20 with 16-row tiles of two 8-row warpgroups,
+    # the last tile holds 4 rows (its second warpgroup none): the bound is an entry's count
+    # inside the matrix and above it at the edge
+    sizes = {"M": 20, "N": 32, "K": 16, "TM": 16, "TN": 16, "TK": 8, "WM": 8, "WK": 4}
+    counts = enumerate_counts(kernelcost.loads(CLIPPED_WARPGROUPS).checked, sizes)
+    [entries] = [scope.entries for scope in counts.scopes]
+    found = {tensor: sorted({entry.read_elements[tensor] for entry in entries})
+             for tensor in ("A", "B")}
+    assert found == {"A": [4 * 8, 16 * 8], "B": [16 * 8]}
+    at = {size_symbol(name): value for name, value in sizes.items()}
+    assert {tensor: max(values) for tensor, values in found.items()} == {
+        tensor: scope.read_elements[tensor].subs(at) for tensor in found}

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sympy
 
 from ..base.symbols import derivative
-from .counters import CounterView, node_bound
+from .counters import CounterView, largest_value, node_bound
 from .facts import Facts
 from .loops import Loop
 
@@ -44,12 +44,30 @@ class IndexRanges:
         """Bounds of expr over the counters, innermost first; None where unbounded."""
         low, high = expr, expr
         for counter in reversed(view.counters):
-            most = self._straighten(view.trips_of[counter], upward=True)
-            if low is None or high is None or most is None:
+            if low is None or high is None:
+                return None, None
+            if counter not in low.free_symbols | high.free_symbols:
+                continue  # a loop the index does not move with (i for B[j, k])
+            most = self._most(view.trips_of[counter], view.counters)
+            if most is None:
                 return None, None
             low = self._extreme(low, counter, most - 1, smallest=True)
             high = self._extreme(high, counter, most - 1, smallest=False)
         return low, high
+
+    def _most(self, trips: sympy.Expr, counters: Sequence[sympy.Symbol]) -> sympy.Expr | None:
+        """An upper bound of a loop's trip count: straightened, or where a min sits inside
+        the max with 0 that clamps an empty loop (a warpgroup's rows clipped at the matrix's
+        edge, `max(0, min(M, w + WM) - w)`), the min's argument that frees it of the
+        counters, provided that is nonnegative (WM)."""
+        most = self._straighten(trips, upward=True)
+        if most is not None:
+            return most
+        clamped = [a for a in trips.args if a != 0] if isinstance(trips, sympy.Max) else []
+        if len(clamped) == 1 and len(trips.args) == 2:
+            inner = largest_value(clamped[0], counters)
+            return inner if inner is not None and self.facts.nonnegative(inner) else None
+        return largest_value(trips, counters)
 
     def _extreme(self, expr: sympy.Expr | None, counter: sympy.Symbol, last: sympy.Expr,
                  smallest: bool) -> sympy.Expr | None:
