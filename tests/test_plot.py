@@ -14,6 +14,7 @@ from matplotlib.text import Text
 import kernelcost
 from kernelcost.answers.solve import ridge_crossings
 from kernelcost.base.errors import KcostError
+from kernelcost.base.kinds import WorkClass
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.sizerange import parse_range
 from kernelcost.present.plot import Roofline, draw, roofline_figure, save
@@ -100,14 +101,16 @@ def test_roofs_slopes_and_ridges_carry_the_machine_figures(gemm_over_n):
 
 def test_kernel_point_sits_under_its_roof(gemm_over_n):
     lines = lines_by_gid(gemm_over_n)
-    # gemm_tiled, M = N = K = 4096, T = 128: I_global = N T / (2N + T) = 4096/65
-    intensity = 4096 * 128 / (2 * 4096 + 128)
+    # gemm_tiled, M = N = K = 4096, T = 128: I_global = N T / (2N + T) = 4096/65; every inner
+    # access served by shared, I_shared = 1/2: shared binds, W / t_min = I_shared B_shared,
+    # and each level's point is at that rate, the shared one on its slope
+    rate = 0.5 * BANDWIDTH["shared"]
     point = lines["point:0:global"]
-    assert point.get_xdata()[0] == pytest.approx(intensity)
-    assert point.get_ydata()[0] == pytest.approx(min(P_BF16, intensity * BANDWIDTH["global"]))
-    shared = lines["point:0:shared"]  # every inner access served by shared: I = 1/2
+    assert point.get_xdata()[0] == pytest.approx(4096 * 128 / (2 * 4096 + 128))
+    assert point.get_ydata()[0] == pytest.approx(rate)
+    shared = lines["point:0:shared"]
     assert shared.get_xdata()[0] == pytest.approx(0.5)
-    assert shared.get_ydata()[0] == pytest.approx(0.5 * BANDWIDTH["shared"])
+    assert shared.get_ydata()[0] == pytest.approx(rate)
 
 
 def test_sweep_path_follows_the_closed_form(gemm_over_n):
@@ -174,11 +177,28 @@ def test_several_specs_on_one_figure():
     assert any(label.startswith("gemm_naive") for label in labels)
 
 
-def test_sfu_roof_only_when_a_kernel_uses_the_sfu():
+def test_the_sfu_is_a_ceiling_of_the_kernels_that_use_it_in_their_own_flop():
+    """The machine's SFU rate is no roof of every FLOP: it sat far under the attentions that
+    use it. An attention's exponentials are a share of its FLOP, and its SFU ceiling, W over
+    their time, is drawn beside it; on a B200 at d = 64 it binds, and the points sit on it."""
+    b200 = load_machine("b200")
+    placed = scene(SPECS / "flash_attention_blackwell.kcost", b200,
+                   settings={"S": 4096, "H": 16, "d": 64})
+    assert not any(roof.unit == "sfu" for roof in placed.roofs)
+    [kernel] = placed.kernels
+    [sfu] = [ceiling for ceiling in kernel.ceilings if ceiling.unit == "sfu"]
+    assert {point.performance for point in kernel.points.values()} == {sfu.performance}
+    assert kernel.bound_by == "sfu"
+    label = texts_by_gid(draw(placed))["kernel:0"].get_text()
+    assert label == "flash_attention_blackwell: sfu binds"
+    rate = float(b200.ceiling(kernel.precision, WorkClass.SFU).peak_FLOPps)
+    assert rate < sfu.performance < float(b200.ceiling(kernel.precision,
+                                                       WorkClass.TENSOR).peak_FLOPps)
+    # softmax at n = 4096 is HBM-bound, its SFU ceiling 9x above: not drawn
     softmax = scene(SPECS / "softmax.kcost", H100, settings={"n": 4096})
-    assert any(roof.unit == "sfu" for roof in softmax.roofs)
+    assert softmax.kernels[0].ceilings == ()
     vector_add = scene(SPECS / "vector_add.kcost", H100, settings={"n": 10**8})
-    assert not any(roof.unit == "sfu" for roof in vector_add.roofs)
+    assert vector_add.kernels[0].ceilings == ()  # one class does all its work
 
 
 def test_a_symbolic_kernel_without_sweep_is_a_user_error():

@@ -13,11 +13,14 @@ import pytest
 from conftest import SPECS
 from test_plot import assert_labels_clear, lines_by_gid, texts_by_gid
 
+import kernelcost
+from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
 from kernelcost.cli.plot_cmd import figure_paths, split_by_spec
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.sizerange import parse_range
-from kernelcost.present.plot import roofline_figure, save
+from kernelcost.present.plot import draw, roofline_figure, save
+from kernelcost.present.scene import scene
 
 H100 = dataclasses.replace(load_machine("h100"), achievable=())  # the chapter's roofs
 HBM, SHARED = 3.35e12, 30e12  # H100 bandwidths (roofline chapter, §1.4)
@@ -187,3 +190,52 @@ def test_plot_cli_refuses_with_a_hint(tmp_path, arguments, message):
                          "--sweep", "n=64..4096", "-o", tmp_path / "fig.svg")
     assert completed.returncode == 2 and message in completed.stderr, completed.stderr
     assert "Traceback" not in completed.stderr
+
+
+def _line_at(line, x: float) -> float | None:
+    """The line's y at x (log-log interpolation), or None where it does not reach x."""
+    xs, ys = numpy.asarray(line.get_xdata(), float), numpy.asarray(line.get_ydata(), float)
+    if len(xs) < 2 or not xs.min() * (1 - 1e-9) <= x <= xs.max() * (1 + 1e-9):
+        return None
+    order = numpy.argsort(xs)
+    return float(numpy.exp(numpy.interp(numpy.log(x), numpy.log(xs[order]),
+                                        numpy.log(ys[order]))))
+
+
+@pytest.mark.parametrize("spec, machine, sizes", [
+    ("flash_attention_blackwell.kcost", "b200", {"S": 4096, "H": 16, "d": 64}),
+    ("flash_attention.kcost", "h100", {"S": 4096, "H": 16, "d": 64}),
+    ("softmax_rows.kcost", "h100", {"R": 8192, "n": 4096}),
+    ("gemm_hopper.kcost", "h100", {"M": 8192, "N": 8192, "K": 8192}),
+    ("gemm_tiled.kcost", "mi300x", {"M": 4096, "N": 4096, "K": 4096}),
+    ("rmsnorm.kcost", "h100", {"R": 4096, "n": 8192}),
+    ("decode_attention.kcost", "h100", {"b": 64, "h": 64, "L": 4096}),
+])
+def test_every_point_is_under_its_lines_and_the_binding_one_touches(spec, machine, sizes):
+    """Read from the artists: each level's point lies on or under its level's slope and
+    every roof and ceiling drawn at its intensity, and some point on one of them (the roof
+    that binds). On a B200 an attention at d = 64 is bound by its exponentials: its points
+    sat on the tensor roof, above what the SFU lets it run at."""
+    placed = scene(SPECS / spec, load_machine(machine), settings=sizes)
+    lines = lines_by_gid(draw(placed))
+    peak = placed.kernels[0].peak_FLOPps  # the roof of the units it runs on, and its ceilings
+    flat = [line for gid, line in lines.items() if gid.startswith("ceiling:")
+            or (gid.startswith("roof:") and line.get_ydata()[0] == pytest.approx(peak))]
+    points = [line for gid, line in lines.items() if gid.startswith("point:")]
+    assert points
+    closest = []
+    for point in points:
+        x, y = point.get_xdata()[0], point.get_ydata()[0]
+        own = lines["slope:" + point.get_gid().split(":")[2]]
+        heights = [h for h in (_line_at(line, x) for line in [own, *flat]) if h is not None]
+        assert all(y <= h * (1 + 1e-9) for h in heights), (point.get_gid(), y, heights)
+        closest.append(min(heights) / y)
+    # the binding line touches a point, or sits above it by the busiest SM's share where a
+    # per-SM roof binds: ceil(B / SMs) blocks where the slope drawn takes B / SMs
+    cost = kernelcost.load(SPECS / spec).cost()
+    values = {p: sizes.get(p.name, cost.defaults.get(p)) for p in cost.parameters}
+    grid = verdict(cost, placed.machine, values=values).grid
+    blocks, sms = (1, 1) if grid is None else (int(grid.occupancy.blocks),
+                                               placed.machine.sm_count)
+    quantised = -(-blocks // sms) / (blocks / sms)  # 1 for a spec without a grid
+    assert 1 - 1e-9 <= min(closest) <= quantised * (1 + 1e-9), (min(closest), quantised)

@@ -8,7 +8,10 @@ levels differ by marker. A kernel is a point per level at (I_l, min(P, I_l * B_l
 roofs of its own precision and, with a sweep, a path per level as the size grows, dotted past
 the size where its tiles stop fitting; where the path meets a ridge the crossing size from
 `solve.ridge_crossings` is written beside it. A measured run, and the model lowered by its
-derates, are points under the roof.
+derates, are points under the roof. At set sizes each level's point is at the kernel's rate
+W / t_min, and each class doing a share of the work (the SFU's exponentials, the vector
+units' sums) has its ceiling in the kernel's FLOP drawn beside it in the kernel's colour: the
+points lie under every line and on the one that binds.
 
 Two steps: `scene` computes every coordinate (no matplotlib), `draw` places them and then
 the labels (`placement`), off the lines and off each other. Tests read the numbers back
@@ -30,7 +33,7 @@ from ..base.outputs import check_output, write_via_temporary
 from ..base.units import si
 from ..hardware.machine import Machine
 from .placement import Label, place, ring_offsets
-from .scene import LEVEL_NAMES, KernelMarks, Scene, scene, verdict_scene
+from .scene import LEVEL_NAMES, Ceiling, KernelMarks, Scene, scene, verdict_scene
 
 # Okabe & Ito (2008), the colour-blind-safe palette (yellow left out: unreadable on white),
 # one colour per kernel
@@ -48,7 +51,8 @@ CAPACITY_MARKER = "X"
 # gids: how tests (and anyone) find an artist's role in the figure
 GID_ROOF, GID_SLOPE, GID_RIDGE, GID_KERNEL = "roof", "slope", "ridge", "kernel"
 GID_POINT, GID_PATH, GID_CROSSING, GID_NEVER = "point", "path", "crossing", "never"
-GID_CAPACITY, GID_MISFIT = "capacity", "path-misfit"
+GID_CAPACITY, GID_MISFIT, GID_CEILING = "capacity", "path-misfit", "ceiling"
+CEILING_REACH = 6  # a kernel's ceiling runs this factor either side of its points
 
 ALONG_LINE = 24  # candidate anchors along a roof or a slope for its label
 ABOVE_OR_BELOW = ((-3, 3), (-3, -3), (3, 3), (3, -3))  # points: beside a line, not on it
@@ -143,6 +147,10 @@ def _draw_kernel(axes, kernel: KernelMarks, position: int) -> None:
                   marker=LEVEL_MARKERS[level], markersize=4, color=colour,
                   markeredgecolor="black", markeredgewidth=0.5, zorder=4,
                   gid=f"{GID_PATH}-marks:{position}:{level}")
+    for ceiling, (low, high) in _ceiling_spans(kernel):
+        axes.plot([low, high], [ceiling.performance] * 2, color=colour, linewidth=1.2,
+                  linestyle=ROOF_STYLES[ceiling.unit],
+                  gid=f"{GID_CEILING}:{position}:{ceiling.name}")
     for level, point in kernel.points.items():
         axes.plot([point.intensity], [point.performance], linestyle="none",
                   marker=LEVEL_MARKERS[level], markersize=10 if level == kernel.binding else 8,
@@ -176,6 +184,12 @@ def _kernel_labels(axes, kernel: KernelMarks, position: int) -> list[Label]:
         anchor = (achieved.intensity, achieved.performance)
         labels.append(Label(_text(axes, achieved.label, anchor, colour=colour, leader=True,
                                   gid=f"{achieved.kind}:{position}"), [anchor], near))
+    for ceiling, (low, high) in _ceiling_spans(kernel):
+        anchors = [(x, ceiling.performance) for x in numpy.geomspace(low, high, ALONG_LINE)]
+        text = f"{ceiling.name}, this kernel's mix: {si(ceiling.performance, 'FLOP/s')}"
+        labels.append(Label(_text(axes, text, anchors[0], colour=colour, size=8,
+                                  gid=f"{GID_CEILING}:{position}:{ceiling.name}"),
+                            anchors, ((-3, 3), (-3, -3))))
     for gid, notes, leader in ((GID_CROSSING, kernel.crossings, True),
                                (GID_CAPACITY, kernel.capacity, True),
                                (GID_NEVER, kernel.never, False),
@@ -189,11 +203,22 @@ def _kernel_labels(axes, kernel: KernelMarks, position: int) -> list[Label]:
     return labels
 
 
+def _ceiling_spans(kernel: KernelMarks) -> list[tuple[Ceiling, tuple[float, float]]]:
+    """Each ceiling of the kernel with the intensities it is drawn over: around its points."""
+    if not kernel.points:
+        return []
+    intensities = [point.intensity for point in kernel.points.values()]
+    span = (min(intensities) / CEILING_REACH, max(intensities) * CEILING_REACH)
+    return [(ceiling, span) for ceiling in kernel.ceilings]
+
+
 def _kernel_text(kernel: KernelMarks) -> str:
     if not kernel.runs:
         return f"{kernel.name}: not run on this machine"
     if kernel.binding is not None:
         return f"{kernel.name}: {LEVEL_NAMES[kernel.binding]} binds"
+    if kernel.bound_by is not None:
+        return f"{kernel.name}: {kernel.bound_by} binds"
     return kernel.name
 
 

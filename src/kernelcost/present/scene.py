@@ -37,6 +37,7 @@ LEVEL_NAMES: dict[str, str] = {Level.GLOBAL: "HBM", Level.L2: "L2", Level.SHARED
                                Level.REGISTERS: Level.REGISTERS}
 # a derated point less than this far under its roof would hide under the point itself
 VISIBLE_DERATE = 0.8
+CEILING_NEAR = 4  # a kernel's class ceilings drawn up to this factor above its rate
 
 
 @record
@@ -71,7 +72,19 @@ class Ridge:
 class Point:
     level: str
     intensity: float  # I_l (FLOP/B)
-    performance: float  # min(P, I_l B_l) (FLOP/s)
+    performance: float  # min(W / t_min, I_l B_l) (FLOP/s): the kernel's roofline rate,
+    # on the slope of the level that binds or the ceiling of the class that does
+
+
+@record
+class Ceiling:
+    """A compute ceiling in the kernel's own FLOP: a class that does a share of the work
+    caps the whole at W over its time (the SFU at 1/12 of an attention's FLOP caps it at
+    12x the SFU's rate), drawn near the kernel's points, not across the figure."""
+
+    name: str  # "sfu", "fp32 vector"
+    unit: Unit  # the line's style
+    performance: float  # W / t_c (FLOP/s): P_c W / W_c, on the busiest SM for a grid
 
 
 @record
@@ -104,6 +117,8 @@ class KernelMarks:
     capacity: tuple[Note, ...] = ()  # "T ≤ 241: shared full (228 KiB)" on the path
     ends: tuple[Note, ...] = ()  # "N=64", "N=65536" at the ends of the slowest path
     achieved: tuple[Achieved, ...] = ()
+    ceilings: tuple[Ceiling, ...] = ()  # the classes doing part of the work, at set sizes
+    bound_by: str | None = None  # the compute roof or ceiling that binds ("sfu"), if one does
 
 
 @record
@@ -138,10 +153,8 @@ def scene(kernels, machine: Machine | str, precisions: Sequence[str] = (), *,
     kernel_precisions = [chosen[0] if chosen else spec.cost(mode).precision
                          for spec, _, _, mode in loaded]
     drawn = list(dict.fromkeys(kernel_precisions + chosen))
-    uses_sfu = any(spec.cost(mode).work.get(WorkClass.SFU, 0) != 0
-                   for spec, _, _, mode in loaded)
     used_levels = {level for spec, _, _, mode in loaded for level in spec.cost(mode).levels}
-    roofs = _roofs(machine, drawn, uses_sfu)
+    roofs = _roofs(machine, drawn)
     slopes = _slopes(machine, used_levels, roofs)
     marks = []
     for (spec, raw, own, mode), precision, measurement in zip(
@@ -159,11 +172,13 @@ def verdict_scene(result: Verdict, label: str = "kernel") -> Scene:
     """The figure of one verdict: its machine's roofs and slopes, the kernel's points."""
     machine = load_machine(result.machine)
     points = _verdict_points(result, [level.level for level in result.levels])
-    roofs = _roofs(machine, [result.precision], False)
+    roofs = _roofs(machine, [result.precision])
     slopes = _slopes(machine, set(points), roofs)
     peak = float(_kernel_peak(result, machine))
     kernel = KernelMarks(label, label, result.precision, peak, points, _binding(result, points),
-                         runs=not result.unsupported)
+                         runs=not result.unsupported,
+                         ceilings=_ceilings(result) if points else (),
+                         bound_by=_bound_by(result) if points else None)
     return _framed(Scene(f"{machine.name}, {result.precision}: hierarchical roofline", machine,
                          roofs, slopes, _ridges(machine, [result.precision], slopes),
                          (kernel,)))
@@ -191,7 +206,10 @@ def _slopes(machine: Machine, used_levels: set[str], roofs) -> tuple[Slope, ...]
                  and (level in SLOPE_LEVELS or level in used_levels))
 
 
-def _roofs(machine: Machine, precisions: Sequence[str], uses_sfu: bool) -> tuple[Roof, ...]:
+def _roofs(machine: Machine, precisions: Sequence[str]) -> tuple[Roof, ...]:
+    """The machine's tensor and vector roofs of each precision. The SFU's rate is no roof of
+    the whole: a kernel's exponentials are a share of its FLOP, so its ceiling is drawn in
+    the kernel's own FLOP beside it (KernelMarks.ceilings)."""
     fastest = max(machine.bandwidth(level) or 0 for level in _levels(machine))
     peaks: dict[str, tuple[Unit, float]] = {}
     for precision in precisions:
@@ -201,9 +219,6 @@ def _roofs(machine: Machine, precisions: Sequence[str], uses_sfu: bool) -> tuple
             peaks.setdefault(short_roof_name(tensor_roof), (Unit.TENSOR, tensor.peak_FLOPps))
         vector = machine.ceiling(precision, WorkClass.VECTOR)
         peaks.setdefault(short_roof_name(vector.roof), (Unit.VECTOR, vector.peak_FLOPps))
-        if uses_sfu:
-            sfu = machine.ceiling(precision, WorkClass.SFU)
-            peaks.setdefault(short_roof_name(sfu.roof), (Unit.SFU, sfu.peak_FLOPps))
     roofs = [Roof(name, unit, float(peak), float(peak) / fastest)
              for name, (unit, peak) in peaks.items()]
     return tuple(sorted(roofs, key=lambda roof: -roof.peak_FLOPps))
@@ -261,7 +276,9 @@ def _kernel_marks(kernel: Placed, own: dict, size_range: SizeRange | None,
     marks = KernelMarks(name, _kernel_label(spec, raw), precision, peak, points,
                         _binding(result, points) if points else None,
                         achieved=_achieved(result, points, measurement),
-                        runs=not result.unsupported)
+                        runs=not result.unsupported,
+                        ceilings=_ceilings(result) if points else (),
+                        bound_by=_bound_by(result) if points else None)
     if size_range is None:
         if not points:
             raise SizeError(Code.SIZES_UNSET, Diagnostic(
@@ -281,10 +298,37 @@ def _kernel_marks(kernel: Placed, own: dict, size_range: SizeRange | None,
 
 def _verdict_points(result: Verdict, levels: Sequence[str]) -> dict[str, Point]:
     """Each level's point, where its intensity is a positive number (a copy's I = 0 has no
-    place on a log axis; a symbolic one waits for the sweep)."""
-    return {level.level: Point(level.level, float(level.intensity), float(level.performance))
+    place on a log axis; a symbolic one waits for the sweep), at the kernel's rate W / t_min:
+    under every slope and ceiling drawn (each term's time is at most t_min), on the one that
+    binds. A level's own min(P, I_l B_l) put an attention bound by its exponentials on the
+    tensor roof, far above what it runs at."""
+    rate = result.performance
+    return {level.level: Point(level.level, float(level.intensity),
+                               min(float(rate), float(level.performance))
+                               if rate.is_number and rate > 0 else float(level.performance))
             for level in result.levels
             if level.level in levels and level.intensity.is_number and level.intensity > 0}
+
+
+def _bound_by(result: Verdict) -> str | None:
+    term = result.binding
+    if result.unsupported or term is None or term.kind != TermKind.WORK:
+        return None
+    return short_roof_name(term.roof)
+
+
+def _ceilings(result: Verdict) -> tuple[Ceiling, ...]:
+    """Where several classes share the work: each one's ceiling in the kernel's FLOP, those
+    within CEILING_NEAR of the kernel's rate (one far above bounds nothing a reader sees)."""
+    work, rate = result.work_FLOP, result.performance
+    terms = [term for term in result.terms if term.kind == TermKind.WORK
+             and term.seconds.is_number and term.seconds > 0]
+    if len(terms) < 2 or not (work.is_number and rate.is_number and rate > 0):
+        return ()  # one class does all the work: its ceiling is the machine's roof
+    units: dict[object, Unit] = {WorkClass.TENSOR: Unit.TENSOR, WorkClass.SFU: Unit.SFU}
+    return tuple(Ceiling(short_roof_name(term.roof), units.get(term.key, Unit.VECTOR),
+                         float(work / term.seconds)) for term in terms
+                 if work / term.seconds <= CEILING_NEAR * rate)
 
 
 def _binding(result: Verdict, points: dict[str, Point]) -> str | None:
