@@ -32,8 +32,9 @@ from ..base.levels import Level
 from ..base.outputs import check_output, write_via_temporary
 from ..base.units import si
 from ..hardware.machine import Machine
+from .kernel_rates import Ceiling
 from .placement import Label, place, ring_offsets
-from .scene import LEVEL_NAMES, Ceiling, KernelMarks, Scene, scene, verdict_scene
+from .scene import LEVEL_NAMES, KernelMarks, Scene, scene, verdict_scene
 
 # Okabe & Ito (2008), the colour-blind-safe palette (yellow left out: unreadable on white),
 # one colour per kernel
@@ -187,9 +188,11 @@ def _kernel_labels(axes, kernel: KernelMarks, position: int) -> list[Label]:
     for ceiling, (low, high) in _ceiling_spans(kernel):
         anchors = [(x, ceiling.performance) for x in numpy.geomspace(low, high, ALONG_LINE)]
         text = f"{ceiling.name}, this kernel's mix: {si(ceiling.performance, 'FLOP/s')}"
-        labels.append(Label(_text(axes, text, anchors[0], colour=colour, size=8,
+        # along its line, else off it with a leader (a ceiling may run close to a roof)
+        labels.append(Label(_text(axes, text, anchors[0], colour=colour, size=8, leader=True,
                                   gid=f"{GID_CEILING}:{position}:{ceiling.name}"),
-                            anchors, ((-3, 3), (-3, -3))))
+                            anchors, ABOVE_OR_BELOW + tuple(ring_offsets()),
+                            offset_first=True))
     for gid, notes, leader in ((GID_CROSSING, kernel.crossings, True),
                                (GID_CAPACITY, kernel.capacity, True),
                                (GID_NEVER, kernel.never, False),
@@ -251,9 +254,11 @@ def _line_labels(axes, figure_scene: Scene) -> list[Label]:
         along = numpy.geomspace(high, roof.start, ALONG_LINE)
         anchors = [(x, roof.peak_FLOPps) for x in along]
         text = f"{roof.name} {si(roof.peak_FLOPps, 'FLOP/s')}"
-        labels.append(Label(_text(axes, text, anchors[0], colour=ROOF_COLOUR,
+        # along the roof, else off it with a leader (a kernel's points may crowd it)
+        labels.append(Label(_text(axes, text, anchors[0], colour=ROOF_COLOUR, leader=True,
                                   gid=f"{GID_ROOF}:{roof.name}"),
-                            anchors, ((-3, 3), (-3, -3))))
+                            anchors, ((-3, 3), (-3, -3)) + tuple(ring_offsets()),
+                            offset_first=True))
     return labels
 
 

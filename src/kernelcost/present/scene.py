@@ -28,6 +28,7 @@ from ..hardware.machinefile import load_machine
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 from ..lang.sizerange import SizeRange
 from .derate_text import efficiency_text
+from .kernel_rates import Ceiling, bound_by, ceilings, model_rate, strongest_derates
 from .roofs import short_roof_name
 from .trajectory import Note, Placed, Trajectory, trajectory, value_text
 
@@ -37,7 +38,6 @@ LEVEL_NAMES: dict[str, str] = {Level.GLOBAL: "HBM", Level.L2: "L2", Level.SHARED
                                Level.REGISTERS: Level.REGISTERS}
 # a derated point less than this far under its roof would hide under the point itself
 VISIBLE_DERATE = 0.8
-CEILING_NEAR = 4  # a kernel's class ceilings drawn up to this factor above its rate
 
 
 @record
@@ -74,17 +74,6 @@ class Point:
     intensity: float  # I_l (FLOP/B)
     performance: float  # min(W / t_min, I_l B_l) (FLOP/s): the kernel's roofline rate,
     # on the slope of the level that binds or the ceiling of the class that does
-
-
-@record
-class Ceiling:
-    """A compute ceiling in the kernel's own FLOP: a class that does a share of the work
-    caps the whole at W over its time (the SFU at 1/12 of an attention's FLOP caps it at
-    12x the SFU's rate), drawn near the kernel's points, not across the figure."""
-
-    name: str  # "sfu", "fp32 vector"
-    unit: Unit  # the line's style
-    performance: float  # W / t_c (FLOP/s): P_c W / W_c, on the busiest SM for a grid
 
 
 @record
@@ -177,8 +166,8 @@ def verdict_scene(result: Verdict, label: str = "kernel") -> Scene:
     peak = float(_kernel_peak(result, machine))
     kernel = KernelMarks(label, label, result.precision, peak, points, _binding(result, points),
                          runs=not result.unsupported,
-                         ceilings=_ceilings(result) if points else (),
-                         bound_by=_bound_by(result) if points else None)
+                         ceilings=ceilings(result) if points else (),
+                         bound_by=bound_by(result) if points else None)
     return _framed(Scene(f"{machine.name}, {result.precision}: hierarchical roofline", machine,
                          roofs, slopes, _ridges(machine, [result.precision], slopes),
                          (kernel,)))
@@ -277,8 +266,8 @@ def _kernel_marks(kernel: Placed, own: dict, size_range: SizeRange | None,
                         _binding(result, points) if points else None,
                         achieved=_achieved(result, points, measurement),
                         runs=not result.unsupported,
-                        ceilings=_ceilings(result) if points else (),
-                        bound_by=_bound_by(result) if points else None)
+                        ceilings=ceilings(result) if points else (),
+                        bound_by=bound_by(result) if points else None)
     if size_range is None:
         if not points:
             raise SizeError(Code.SIZES_UNSET, Diagnostic(
@@ -310,27 +299,6 @@ def _verdict_points(result: Verdict, levels: Sequence[str]) -> dict[str, Point]:
             if level.level in levels and level.intensity.is_number and level.intensity > 0}
 
 
-def _bound_by(result: Verdict) -> str | None:
-    term = result.binding
-    if result.unsupported or term is None or term.kind != TermKind.WORK:
-        return None
-    return short_roof_name(term.roof)
-
-
-def _ceilings(result: Verdict) -> tuple[Ceiling, ...]:
-    """Where several classes share the work: each one's ceiling in the kernel's FLOP, those
-    within CEILING_NEAR of the kernel's rate (one far above bounds nothing a reader sees)."""
-    work, rate = result.work_FLOP, result.performance
-    terms = [term for term in result.terms if term.kind == TermKind.WORK
-             and term.seconds.is_number and term.seconds > 0]
-    if len(terms) < 2 or not (work.is_number and rate.is_number and rate > 0):
-        return ()  # one class does all the work: its ceiling is the machine's roof
-    units: dict[object, Unit] = {WorkClass.TENSOR: Unit.TENSOR, WorkClass.SFU: Unit.SFU}
-    return tuple(Ceiling(short_roof_name(term.roof), units.get(term.key, Unit.VECTOR),
-                         float(work / term.seconds)) for term in terms
-                 if work / term.seconds <= CEILING_NEAR * rate)
-
-
 def _binding(result: Verdict, points: dict[str, Point]) -> str | None:
     term = result.binding
     if result.unsupported:
@@ -357,13 +325,11 @@ def _achieved(result: Verdict, points: dict[str, Point],
         achieved = float(result.work_FLOP) / efficiency.measured_s
         found.append(Achieved("measured", level, points[level].intensity, achieved,
                               f"measured: {efficiency_text(efficiency)}"))
-    factor = math.prod(float(derate.factor) for derate in result.derates)
-    if result.derates and factor < VISIBLE_DERATE:
-        causes = ", ".join(f"{derate.cause} ×{float(derate.factor):.2g}"
-                           for derate in result.derates)
-        performance = points[binding].performance * factor
+    performance = model_rate(result)
+    roof = points[binding].performance
+    if result.derates and performance is not None and performance < VISIBLE_DERATE * roof:
         found.append(Achieved("model", binding, points[binding].intensity, performance,
-                              f"model {si(performance, 'FLOP/s')}: {causes}"))
+                              f"model {si(performance, 'FLOP/s')}: {strongest_derates(result)}"))
     return tuple(found)
 
 
