@@ -6,6 +6,9 @@ invocations, or the first test fails."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import json
 import re
 from pathlib import Path
@@ -44,11 +47,20 @@ def test_every_command_that_takes_json_has_its_invocations():
     assert taking == set(INVOCATIONS)
 
 
+@functools.cache
+def json_output(argv: tuple[str, ...]) -> tuple[int, str]:
+    """(exit code, stdout) of the command with --json, run once a process however many
+    tests read it (test_json_schema validates the same documents)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main([*argv, "--json"])
+    return code, out.getvalue()
+
+
 @pytest.mark.parametrize("argv", [argv for each in INVOCATIONS.values() for argv in each],
                          ids=lambda argv: " ".join(Path(a).name for a in argv))
-def test_json_is_one_document(argv, capsys):
-    code = main([*argv, "--json"])
-    out = capsys.readouterr().out
+def test_json_is_one_document(argv):
+    code, out = json_output(tuple(argv))
     assert code in (0, 1), out[-2000:]
     document = json.loads(out)  # one document, nothing printed around it
     assert list(unstable_types(document)) == []
