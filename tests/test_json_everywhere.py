@@ -1,8 +1,9 @@
 """Every way of asking a command for JSON gets one JSON document on stdout: each command that
 takes --json, in each of its modes (`validate` reads a CSV of runs or, with --published, the
-corpus), with nothing else printed there. A mode that ignored the option and printed its table
-(`validate --published --json` did) fails here; a new command taking --json must add its
-invocations, or the first test fails."""
+corpus or, with --ncu, an Nsight Compute export), with nothing else printed there. A mode that
+ignored the option and printed its table (`validate --published --json` and `validate --ncu
+--json` did) fails here; a new command taking --json must add its invocations, or the first
+test fails."""
 
 from __future__ import annotations
 
@@ -35,7 +36,10 @@ INVOCATIONS: dict[str, list[list[str]]] = {
     "bound": [["bound", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100"]],
     "validate": [["validate", str(ROOT / "validate" / "results" / "h200-2026-12-04.csv"),
                   "--machine", "h200"],
-                 ["validate", "--published", "--split", "calibration"]],
+                 ["validate", "--published", "--split", "calibration"],
+                 ["validate", "--ncu", str(ROOT / "tests" / "data" / "ncu" / "hopper_gemm.csv"),
+                  "--spec", str(SPECS / "gemm_hopper.kcost"), "--set", "M=2048,N=2048,K=2048",
+                  "--machine", "h200"]],
 }
 
 

@@ -29,6 +29,7 @@ from test_json_everywhere import INVOCATIONS, ROOT, SPECS, json_output
 
 SPEC_FILES = sorted(SPECS.glob("*.kcost"))
 HAND_WRITTEN = ROOT / "tests" / "data" / "validate_hand_written.csv"
+NCU = ROOT / "tests" / "data" / "ncu"
 
 
 def _spec(name: str) -> str:
@@ -62,6 +63,8 @@ WIDER: list[list[str]] = [
     ["bound", _spec("gemm_hopper"), "--level", "l2", "--machine", "mi300x"],
     ["bound", _spec("matvec"), "--level", "registers", "--machine", "b200"],
     ["validate", str(HAND_WRITTEN), "--machine", "h200"],  # a falsified row
+    ["validate", "--ncu", str(NCU / "blackwell_gemm.csv"), "--spec", _spec("gemm"), "--set",
+     "M=4096,N=4096,K=4096", "--machine", "b200"],  # work no documented counter measures
     # the error object, from a failing command of each kind
     ["bound", _spec("copy")],
     ["solve", _spec("decode_attention"), "--for", "S"],

@@ -27,6 +27,7 @@ from schema_parts import (
 )
 
 from kernelcost.answers.lower import BOUND_LEVELS
+from kernelcost.answers.ncu import Architecture as NcuArchitecture
 from kernelcost.answers.published import Family, Split
 from kernelcost.answers.published import Machine as CorpusMachine
 from kernelcost.answers.published_report import Beaten
@@ -353,12 +354,37 @@ def _published() -> dict:
     }, "`validate --published --json`", optional=("figure",))
 
 
+def _ncu() -> dict:
+    return obj({
+        "profile": text("the export's path"),
+        "architecture": enum("the architecture the export was profiled on", NcuArchitecture),
+        "launches": integer("kernel launches in the export"),
+        "kernels": texts("the kernels' names"),
+        "duration_s": number_or_null("the launches' summed duration, s; null where a launch "
+                                     "lacks it"),
+        "levels": array(obj({
+            "name": text("a memory level's traffic or `tensor work`"),
+            "unit": {"enum": ["B", "FLOP"], "description": "the unit of predicted and "
+                                                           "measured"},
+            "predicted": number_or_null("the spec's count at the sizes, in unit"),
+            "measured": number_or_null("the counters' sum, in unit; null where no counter "
+                                       "measures it"),
+            "ratio": number_or_null("measured over predicted"),
+            "metrics": texts("the metrics summed"),
+            "peak_FLOPps": number_or_null("W from the tensor pipe's utilisation: the tensor "
+                                          "peak it is scaled by, FLOP/s; else null"),
+            "how": text("which metrics, and how they became FLOP"),
+        }, "a level's or the work's prediction against the counters"), "a row a level"),
+    }, "`validate --ncu EXPORT.csv --spec SPEC --machine ID --json`")
+
+
 def validate_schema() -> dict:
     return document("validate", "kernelcost validate --json", {
         "description": "`validate --json`: measured runs against their predictions, from a "
-                       "results CSV or (--published) the published corpus",
-        "oneOf": [local("results"), local("published")]},
-        {"results": _results(), "published": _published()})
+                       "results CSV, (--published) the published corpus, or (--ncu) an Nsight "
+                       "Compute export",
+        "oneOf": [local("results"), local("published"), local("ncu")]},
+        {"results": _results(), "published": _published(), "ncu": _ncu()})
 
 
 # --- the error object -------------------------------------------------------------------------
