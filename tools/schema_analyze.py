@@ -297,7 +297,8 @@ def analyze_schema() -> dict:
         "verdicts": array(local("verdict"), "with --machine: one per machine x precision x "
                                             "level"),
         "answers": array(local("answer"), "with --machine: one per machine x precision"),
-        "dropped_machines": local("dropped_machines"),
+        "dropped_machines": local("dropped_machines", "with --machine: the built-in machines "
+                                                      "`--machine all` left out"),
     }, "`analyze --json`: closed forms, values and, with --machine, verdicts",
         optional=machines_only)
     body["dependentRequired"] = {key: [k for k in machines_only if k != key]

@@ -399,7 +399,7 @@ def error_schema() -> dict:
         "end_column": integer("column after the last character", minimum=1),
     }, "where the error is"), "null where it has no place")
     diagnostic = {
-        "code": local("code"),
+        "code": local("code", "the stable code (docs/errors.md)"),
         "message": text("what is wrong"),
         "hint": text_or_null("what to do"),
         "place": place,

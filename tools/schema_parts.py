@@ -21,20 +21,29 @@ def schema_id(name: str) -> str:
     return f"{BASE}{name}.schema.json"
 
 
+# what a use of a common definition means where the use does not say more
+USES = {"machine_id": "the machine's id", "precision": "the precision",
+        "level": "the memory level", "reuse": "how tensors outside keep scopes are counted",
+        "effect_cause": "what lowers the roof", "per": "what the capacity covers",
+        "misfit_unit": "what the need and the capacity are counted in",
+        "roof": "the roof, as the reports name it", "term_kind": "the kind of term",
+        "term_key": "the term's work class or memory level",
+        "regime": "the regime the measurement is judged in",
+        "roof_or_null": "the roof that binds, or null while undecided"}
+
+
 def ref(name: str, description: str | None = None) -> dict:
-    """A definition of common.schema.json, with this use's description."""
-    found: dict = {"$ref": f"common.schema.json#/$defs/{name}"}
-    if description is not None:
-        found["description"] = description
-    return found
+    """A definition of common.schema.json, with this use's description (an item of a list
+    or a value of a mapping may go without: its container says what it holds)."""
+    found = {"$ref": f"common.schema.json#/$defs/{name}"}
+    described = USES.get(name) if description is None else description
+    return found if described is None else {**found, "description": described}
 
 
 def local(name: str, description: str | None = None) -> dict:
-    """A definition of the same file."""
-    found: dict = {"$ref": f"#/$defs/{name}"}
-    if description is not None:
-        found["description"] = description
-    return found
+    """A definition of the same file (with this use's description, where it is a key's)."""
+    found = {"$ref": f"#/$defs/{name}"}
+    return found if description is None else {**found, "description": description}
 
 
 def typed(kind: str | list[str], description: str, **more) -> dict:
@@ -102,6 +111,8 @@ def obj(properties: dict, description: str, optional: tuple[str, ...] = (),
     other key is allowed."""
     missing = [key for key in optional if key not in properties]
     assert not missing, missing
+    silent = [key for key, schema in properties.items() if "description" not in schema]
+    assert not silent, f"every key says what it holds: {silent}"
     return {"type": "object", "description": description, "properties": properties,
             "required": [key for key in properties if key not in optional],
             "additionalProperties": False, **more}
