@@ -53,7 +53,8 @@ WIDER: list[list[str]] = [
      "--no-verify"],  # times past a double: exact text
     ["analyze", _spec("vector_add"), "--set", "n=10**400", "--no-verify"],
     ["analyze", _spec("transpose_naive"), "--machine", "h100", "--set", "n=8192",
-     "--no-verify"],  # `lanes` transfers at global
+     "--no-verify"],  # `lanes` transfers at global (at shared: the transpose_tiled golden)
+    ["analyze", _spec("gemm_blackwell"), "--machine", "h100", "--no-verify"],  # not run there
     ["solve", _spec("gemm_tiled"), "--for", "N", "--set", "M=N,K=N", "--machine", "h100"],
     ["solve", _spec("gemm"), "--for", "N", "--machine", "all"],
     ["solve", _spec("llm_decode"), "--for", "b", "--machine", "h100"],  # capacity crossings
