@@ -1,12 +1,17 @@
 """Every way of asking a command for JSON gets one JSON document on stdout: each command that
 takes --json, in each of its modes (`validate` reads a CSV of runs or, with --published, the
-corpus), with nothing else printed there. A mode that ignored the option and printed its table
-(`validate --published --json` did) fails here; a new command taking --json must add its
-invocations, or the first test fails."""
+corpus or, with --ncu, an Nsight Compute export), with nothing else printed there. A mode that
+ignored the option and printed its table (`validate --published --json` and `validate --ncu
+--json` did) fails here; a new command taking --json must add its invocations, or the first
+test fails."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -31,7 +36,10 @@ INVOCATIONS: dict[str, list[list[str]]] = {
     "bound": [["bound", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100"]],
     "validate": [["validate", str(ROOT / "validate" / "results" / "h200-2026-12-04.csv"),
                   "--machine", "h200"],
-                 ["validate", "--published", "--split", "calibration"]],
+                 ["validate", "--published", "--split", "calibration"],
+                 ["validate", "--ncu", str(ROOT / "tests" / "data" / "ncu" / "hopper_gemm.csv"),
+                  "--spec", str(SPECS / "gemm_hopper.kcost"), "--set", "M=2048,N=2048,K=2048",
+                  "--machine", "h200"]],
 }
 
 
@@ -43,11 +51,20 @@ def test_every_command_that_takes_json_has_its_invocations():
     assert taking == set(INVOCATIONS)
 
 
+@functools.cache
+def json_output(argv: tuple[str, ...]) -> tuple[int, str]:
+    """(exit code, stdout) of the command with --json, run once a process however many
+    tests read it (test_json_schema validates the same documents)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main([*argv, "--json"])
+    return code, out.getvalue()
+
+
 @pytest.mark.parametrize("argv", [argv for each in INVOCATIONS.values() for argv in each],
                          ids=lambda argv: " ".join(Path(a).name for a in argv))
-def test_json_is_one_document(argv, capsys):
-    code = main([*argv, "--json"])
-    out = capsys.readouterr().out
+def test_json_is_one_document(argv):
+    code, out = json_output(tuple(argv))
     assert code in (0, 1), out[-2000:]
     document = json.loads(out)  # one document, nothing printed around it
     assert list(unstable_types(document)) == []
@@ -57,14 +74,21 @@ def test_json_is_one_document(argv, capsys):
 _NOT_WORDS = {"oo", "-oo", "zoo", "nan", "inf", "-inf", "True", "False"}
 
 
+def _exact_text(value) -> bool:
+    """A number past a double, as its exact text (algebra.jsonout: announced on stderr)."""
+    return isinstance(value, str) and re.fullmatch(
+        r"-?[0-9]+(/[0-9]+)?|-?[0-9]+\.[0-9]+(e[+-]?[0-9]+)?", value) is not None
+
+
 def unstable_types(value, path="$"):
     """Where a document's types would vary with the sizes: infinity or a truth value written
-    as a word, a quantity whose `_expr` sibling exists but which is not a number or null, an
-    `_expr` that is not a string or null, a count that is a float."""
+    as a word, a quantity whose `_expr` sibling exists but which is not a number, its exact
+    text or null, an `_expr` that is not a string or null, a count that is a float."""
     if isinstance(value, dict):
         for key, item in value.items():
             where = f"{path}.{key}"
-            if f"{key}_expr" in value and not (item is None or isinstance(item, (int, float))):
+            if f"{key}_expr" in value and not (item is None or isinstance(item, (int, float))
+                                               or _exact_text(item)):
                 yield where, item
             if key.endswith("_expr") and not (item is None or isinstance(item, str)):
                 yield where, item
@@ -86,3 +110,36 @@ def test_the_type_scan_finds_what_varied():
                                  "c": {"condition": "True", "limit": "oo"},
                                  "grid": {"blocks": 2048.0}}))
     assert set(found) == {"$.t_min", "$.c.condition", "$.c.limit", "$.grid.blocks"}
+
+
+def _json_of(argv, capsys) -> dict:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_time_past_a_double_is_its_exact_text_in_the_verdict_rows_too(capsys):
+    # the rows' t_floor ... t_model were floats overflowing to `inf` at 1e200^3 FLOP, where
+    # the answers gave the exact text: both give it now (and warn on stderr)
+    document = _json_of(["analyze", str(SPECS / "gemm.kcost"), "--machine", "h100",
+                         "--set", "M=1e200,N=1e200,K=1e200", "--no-verify"], capsys)
+    [answer] = document["answers"]
+    for row in document["verdicts"]:
+        for key in ("t_floor", "t_bound", "t_model", "t_min"):
+            # an integer or a fraction, exactly (jsonout.exact_text)
+            assert row[key] == answer[key] and re.fullmatch(r"[0-9]+(/[0-9]+)?", row[key])
+    assert list(unstable_types(document)) == []
+
+
+def test_warm_l2_bytes_are_numbers_or_null_beside_their_expressions(capsys):
+    # `read_B` was a number at set sizes and the expression's text at symbolic ones
+    symbolic = _json_of(["analyze", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100",
+                         "--warm-l2", "A,B", "--no-verify"], capsys)
+    [warm] = [answer["warm_l2"] for answer in symbolic["answers"]]
+    assert warm["read_B"] is None and warm["read_B_expr"] == "2*K*M + 2*K*N"
+    assert warm["t_bound_from_l2_B"] is None and "Min" in warm["t_bound_from_l2_B_expr"]
+    numeric = _json_of(["analyze", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100",
+                        "--warm-l2", "A", "--set", "M=2048,N=2048,K=2048", "--no-verify"],
+                       capsys)
+    [warm] = [answer["warm_l2"] for answer in numeric["answers"]]
+    # A is 2048 x 2048 bf16: 8 MiB read once
+    assert warm["read_B"] == 2048 * 2048 * 2 and warm["read_B_expr"] is None

@@ -40,8 +40,9 @@ A bug in kernelcost reads `internal error[KC901]:`.
 
 **JSON.** A command run with `--json` prints, when it fails, one JSON object on stdout as well
 (the text still goes to stderr): the code, its family and one-line summary, the exit code,
-the first diagnostic's message, hint and place, and every diagnostic. For the example of
-KC303:
+the first diagnostic's message, hint and place, and every diagnostic
+([docs/schema/error.schema.json](schema/error.schema.json) is its JSON Schema). For the example
+of KC303:
 
 ```json
 {json}

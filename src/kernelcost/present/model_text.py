@@ -17,7 +17,7 @@ from ..base.units import binary, si
 from ..gpu.polyexp import RANGE_REDUCTION_OPS, ExpOnFma
 from ..gpu.unclassified import Fallback, Reason, Unclassed, Why
 from ..gpu.warm import WarmL2
-from .report.cells import json_number
+from .report.cells import json_number, quantities
 
 if TYPE_CHECKING:  # numpy: the waves load only where a grid meets a machine
     from ..gpu.execution import GlobalCount
@@ -57,10 +57,10 @@ def warm_json(warm: WarmL2 | None) -> dict | None:
     """The stated initial state of L2 and what each time took from it (module warm)."""
     if warm is None:
         return None
-    return {"tensors": list(warm.tensors), "read_B": json_number(warm.read_B),
+    return {"tensors": list(warm.tensors), **quantities(read_B=warm.read_B),
             "capacity_B": json_number(warm.capacity_B), "usable_B": json_number(warm.usable_B),
-            "fits": warm.fits, "t_bound_from_l2_B": json_number(warm.bound_B),
-            "t_model_from_l2_B": json_number(warm.model_B),
+            "fits": warm.fits,
+            **quantities(t_bound_from_l2_B=warm.bound_B, t_model_from_l2_B=warm.model_B),
             "l2_bandwidth_Bps": json_number(warm.l2_bandwidth_Bps),
             "global_bandwidth_Bps": json_number(warm.global_bandwidth_Bps),
             "detail": warm_l2_text(warm)}

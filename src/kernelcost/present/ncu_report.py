@@ -1,10 +1,11 @@
-"""`validate --ncu` in words: an Nsight Compute export against a spec's Q per level and W, a
-line a level with the metrics it read and, for W from the tensor pipe's utilisation, how they
-were turned into FLOP (answers.ncu holds the figures)."""
+"""`validate --ncu` in words or, with --json, as one object: an Nsight Compute export against a
+spec's Q per level and W, a line a level with the metrics it read and, for W from the tensor
+pipe's utilisation, how they were turned into FLOP (answers.ncu holds the figures)."""
 
 from __future__ import annotations
 
-from ..answers.ncu import DURATION, Level, compare_ncu, read_ncu
+from ..algebra.jsonout import print_json
+from ..answers.ncu import DURATION, Level, Profile, compare_ncu, read_ncu
 from ..base.units import si
 
 
@@ -30,6 +31,9 @@ def run(args) -> int:
             sizes[name.strip()] = value.strip()
     profile = read_ncu(args.ncu)
     levels = compare_ncu(profile, args.spec, sizes, args.machine)
+    if args.json:
+        print_json(ncu_json(profile, levels))
+        return 0
     print(f"{profile.path}: {profile.architecture.value}, {len(profile.launches)} launch(es): "
           + ", ".join(sorted({launch.kernel for launch in profile.launches})))
     if profile.duration_s is not None:
@@ -40,3 +44,17 @@ def run(args) -> int:
               f"{si(level.measured, level.unit):>10}  measured/predicted {ratio:>7}  "
               f"[{how_text(level)}]")
     return 0
+
+
+def ncu_json(profile: Profile, levels: list[Level]) -> dict:
+    """`validate --ncu --json`: the export, then a row a level (bytes in B, work in FLOP)."""
+    return {
+        "profile": str(profile.path), "architecture": profile.architecture.value,
+        "launches": len(profile.launches),
+        "kernels": sorted({launch.kernel for launch in profile.launches}),
+        "duration_s": profile.duration_s,
+        "levels": [{"name": level.name, "unit": level.unit, "predicted": level.predicted,
+                    "measured": level.measured, "ratio": level.ratio,
+                    "metrics": list(level.metrics), "peak_FLOPps": level.peak_FLOPps,
+                    "how": how_text(level)} for level in levels],
+    }

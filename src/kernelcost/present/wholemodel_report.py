@@ -181,8 +181,10 @@ def _step_json(step: Step) -> dict:
 
 
 def _crossing_json(crossing: Crossing) -> dict:
+    """`batch`: the smallest batch at or past the ridge, an integer; null with `batch_never`
+    true where no batch reaches it (a key's type never varies: not the word "never")."""
     return {"context": crossing.context, "ridge": crossing.ridge, "limit": crossing.limit,
-            "batch": crossing.batch if crossing.batch is not None else "never",
+            "batch": crossing.batch, "batch_never": crossing.batch is None,
             "root": crossing.root}
 
 

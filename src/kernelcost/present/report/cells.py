@@ -123,9 +123,17 @@ def quantities(**named) -> dict[str, object]:
     for name, expr in named.items():
         value = json_number(expr)
         symbolic = type(value) is str and not sympy.sympify(expr).is_number
-        fields[name] = None if type(value) is str else value
+        fields[name] = None if type(value) is str else value  # Exact is a str's subclass
         fields[f"{name}_expr"] = value if symbolic else None
     return fields
+
+
+def json_quantity(expr) -> float | str | None:
+    """The number half of `quantities` alone, for a key without an `_expr` beside it: a
+    number, its exact text (marked) past a double, or null where it stays symbolic. Never
+    the word `inf` that a float overflowing on its way (value_of) would become."""
+    value = json_number(expr)
+    return None if type(value) is str else value  # an expression, or `oo`, is no number
 
 
 def json_count(expr) -> int | float | None:

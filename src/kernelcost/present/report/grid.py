@@ -9,7 +9,7 @@ from ...base.units import binary, si
 from ..derate_text import way
 from ..model_text import fallback_text, model_detail_text, model_rule_text
 from ..roofs import roof_name
-from .cells import PER_WORDS, formula, json_count, value_of
+from .cells import PER_WORDS, formula, json_count, json_quantity, value_of
 from .ledger_report import ledger_json
 from .times import fill_json
 from .unsupported_report import unsupported_json
@@ -24,9 +24,9 @@ def grid_json(verdict) -> dict:
     `t_model`, `misfits`."""
     grid = verdict.grid
     fields: dict[str, object] = {
-        "t_floor": value_of(verdict.t_floor), "t_bound": value_of(verdict.t_bound),
-        "t_model": value_of(verdict.t_model),
-        "t_min": value_of(verdict.t_min) if verdict.runs else None,
+        "t_floor": json_quantity(verdict.t_floor), "t_bound": json_quantity(verdict.t_bound),
+        "t_model": json_quantity(verdict.t_model),
+        "t_min": json_quantity(verdict.t_min) if verdict.runs else None,
         "misfits": [misfit_json(m) for m in verdict.misfits],
         "unsupported": unsupported_json(verdict), "ledger": ledger_json(verdict),
         "grid": None}
@@ -60,10 +60,11 @@ def transfer_json(found) -> dict:
     to the useful bytes; at shared, the wavefronts and the bank-conflict degree."""
     access = found.access
     row = {"access": access.text, "tensor": access.tensor, "write": access.is_write,
-           "level": access.level, "warp_instructions": value_of(found.instructions),
-           "useful_B": value_of(found.useful_B)}
+           "level": access.level, "warp_instructions": json_quantity(found.instructions),
+           "useful_B": json_quantity(found.useful_B)}
     if access.level == Level.GLOBAL:
-        return {**row, "sectors_per_warp": found.per_warp, "l1_l2_B": value_of(found.cost_B),
+        return {**row, "sectors_per_warp": found.per_warp,
+                "l1_l2_B": json_quantity(found.cost_B),
                 "ratio": value_of(found.ratio)}
     return {**row, "wavefronts_per_warp": found.per_warp,
             "bank_conflict_degree": value_of(found.ratio)}
@@ -91,8 +92,8 @@ def transfer_lines(verdict) -> list[str]:
 
 
 def misfit_json(misfit) -> dict:
-    return {"level": misfit.level, "needed": value_of(misfit.needed),
-            "capacity": value_of(misfit.capacity), "per": misfit.per, "unit": misfit.unit}
+    return {"level": misfit.level, "needed": json_quantity(misfit.needed),
+            "capacity": json_quantity(misfit.capacity), "per": misfit.per, "unit": misfit.unit}
 
 
 def misfit_sentence(verdict, label: str) -> str:

@@ -1,0 +1,419 @@
+"""The schemas of the other commands' `--json` documents, from the writers that make them:
+machines (present/report/machine_tables.py), model (present/wholemodel_report.py), bound
+(present/bound_report.py, cli/bounds_cmd.py), validate (present/report/validation.py,
+present/published_page.py), and of the error object any command prints when it fails
+(base/errors.py). Built by tools/regen_schema.py."""
+
+from __future__ import annotations
+
+from schema_parts import (
+    array,
+    boolean,
+    document,
+    enum,
+    integer,
+    integer_or_null,
+    local,
+    mapping,
+    nullable,
+    number,
+    number_or_null,
+    obj,
+    ref,
+    text,
+    text_or_null,
+    texts,
+    typed,
+)
+
+from kernelcost.answers.lower import BOUND_LEVELS
+from kernelcost.answers.ncu import Architecture as NcuArchitecture
+from kernelcost.answers.published import Family, Split
+from kernelcost.answers.published import Machine as CorpusMachine
+from kernelcost.answers.published_report import Beaten
+from kernelcost.answers.validate import COUNTERS
+from kernelcost.answers.wholemodel import DECODE, PREFILL, KernelKind
+from kernelcost.base.architectures import Feature, MmaPath
+from kernelcost.base.error_codes import FAMILIES, Code, ErrorCode
+from kernelcost.base.kinds import LaunchMode, Precision, Unit, WorkClass
+from kernelcost.base.levels import Level
+from kernelcost.hardware.machine import EXECUTION_FIGURES, UNKNOWN_BANDWIDTH, execution_source_key
+
+# --- machines -------------------------------------------------------------------------------
+
+def _machine() -> dict:
+    execution = {}
+    for key, kind in EXECUTION_FIGURES.items():
+        execution[key] = typed("integer" if kind is int else "number", f"the figure `{key}`")
+        execution[execution_source_key(key)] = text(f"where `{key}` comes from")
+    features = {}
+    for feature in Feature:
+        features[str(feature)] = boolean(f"whether the machine has {feature}")
+        features[f"{feature}_source"] = text(f"where {feature} is stated")
+    return obj({
+        "id": ref("machine_id"),
+        "name": text("the machine's name"),
+        "vendor": text("the vendor"),
+        "device": obj({
+            "sm_count": integer("SMs (AMD: compute units)"),
+            "source": text("where sm_count comes from"),
+            "max_clock_Hz": number("the maximum clock, Hz"),
+            "max_clock_source": text("where max_clock_Hz comes from"),
+            "architecture": text("the architecture (sm_90a, gfx942)"),
+            "architecture_source": text("where the architecture is stated"),
+        }, "the device", optional=("max_clock_Hz", "max_clock_source", "architecture",
+                                   "architecture_source")),
+        "launch": obj({
+            "launch_overhead_s": number("the launch overhead, s"),
+            "mode": enum("how it was measured (base.kinds.LaunchMode)", LaunchMode),
+            "source": text("where it comes from"),
+            "cold_start_s": number("the cold start, s"),
+            "cold_start_source": text("where cold_start_s comes from"),
+        }, "the launch overhead", optional=("mode", "cold_start_s", "cold_start_source")),
+        "sfu": obj({
+            "peak_OPps": number("special-function operations a second, 1/s"),
+            "source": text("where it comes from"),
+            "OP_per_clock_per_sm": number("operations a clock per SM"),
+            "per_clock_source": text("where OP_per_clock_per_sm comes from"),
+        }, "the special-function rate", optional=("OP_per_clock_per_sm", "per_clock_source")),
+        "compute": array(obj({
+            "precision": enum("the precision", Precision),
+            "unit": enum("the units (base.kinds.Unit)", Unit),
+            "sparse": boolean("true for a 2:4 sparse peak"),
+            "peak_FLOPps": number("the peak, FLOP/s"),
+            "source": text("where it comes from"),
+            "FLOP_per_clock_per_sm": number("FLOP a clock per SM"),
+            "per_clock_source": text("where FLOP_per_clock_per_sm comes from"),
+        }, "a compute peak", optional=("FLOP_per_clock_per_sm", "per_clock_source")),
+            "the compute peaks"),
+        "memory": array(obj({
+            "level": ref("level"),
+            "technology": text("HBM3, ..."),
+            "bandwidth_Bps": {"anyOf": [{"type": "number"}, {"const": UNKNOWN_BANDWIDTH}],
+                              "description": "the bandwidth, B/s, or `unknown` as the machine "
+                                             "file writes a bandwidth no public figure gives"},
+            "bandwidth_source": text("where the bandwidth comes from"),
+            "capacity_B": number("the capacity, B"),
+            "capacity_per": ref("per"),
+            "capacity_source": text("where the capacity comes from"),
+            "B_per_clock_per_sm": number("bytes a clock per SM"),
+            "per_clock_source": text("where B_per_clock_per_sm comes from"),
+        }, "a memory level", optional=("technology", "capacity_B", "capacity_per",
+                                       "capacity_source", "B_per_clock_per_sm",
+                                       "per_clock_source")), "the memory levels"),
+        "features": obj(features, "the hardware features the file states, each with its "
+                                  "source", optional=tuple(features)),
+        "execution": obj(execution, "the execution figures the file gives, each with its "
+                                    "source", optional=tuple(execution)),
+        "latency": array(obj({
+            "level": ref("level"),
+            "cycles": number("load-to-use latency, core cycles"),
+            "clock_Hz": number("the clock of the measurement, Hz"),
+            "measured_on": text_or_null("the part measured"),
+            "source": text("where it comes from"),
+        }, "a measured latency"), "the load latencies"),
+        "achievable": array(obj({
+            "roof": enum("the term whose rate it scales: a work class or a memory level",
+                         WorkClass, Level),
+            "path": enum("tensor: the MMA issue path (base.architectures.MmaPath)", MmaPath),
+            "fraction": number("of the roof's figure, in (0, 1]"),
+            "source": text("where it comes from"),
+        }, "an achievable fraction", optional=("path",)), "the achievable fractions"),
+    }, "a machine in the layout of its TOML file; absent figures are left out",
+        optional=("launch", "sfu", "features", "execution", "latency", "achievable"))
+
+
+def machines_schema() -> dict:
+    return document("machines", "kernelcost machines --json", {
+        "description": "`machines --json`: every machine as a list; `machines ID --json`: "
+                       "that machine",
+        "anyOf": [local("machine"), array(local("machine"), "every machine")]},
+        {"machine": _machine()})
+
+
+# --- model ----------------------------------------------------------------------------------
+
+def _step() -> dict:
+    return obj({
+        "phase": {"enum": [DECODE, PREFILL], "description": "the step"},
+        "batch": integer("sequences in the step"),
+        "context": integer("tokens in the KV cache (decode) or of each prefill"),
+        "tokens": integer("tokens the step produces or reads"),
+        "W": number("work, FLOP"),
+        "Q": number("global traffic, B"),
+        "t_bound": number("the step's t_bound, s"),
+        "t_model": number("the step's t_model, s"),
+        "binding": ref("roof", "what binds the step"),
+        "launches": integer("kernel launches"),
+        "launch_overhead": number("launches x the launch overhead, s"),
+        "tokens_per_s": number("tokens a second at t_bound, 1/s"),
+        "tokens_per_s_with_launch": number("tokens a second with the launch overhead, 1/s"),
+        "kernels": array(obj({
+            "kernel": text("the kernel's name in the model"),
+            "kind": enum("what it does (answers.wholemodel.KernelKind)", KernelKind),
+            "spec": text("the spec that counts it"),
+            "sizes": mapping(number("the size (a mixture's expected tokens per expert may be "
+                                    "fractional)"), "size -> value"),
+            "copies": number("copies of the kernel a step runs"),
+            "launches": integer("launches"),
+            "W": number("work, FLOP"),
+            "Q": number("global traffic, B"),
+            "I": number("intensity, FLOP/B"),
+            "t_bound": number("t_bound, s"),
+            "t_model": number("t_model, s"),
+            "bound": ref("roof"),
+            "t_model_from": text("the spec whose estimate t_model takes"),
+        }, "a kernel of the step"), "the step's kernels"),
+    }, "a decode step or a prefill")
+
+
+def _model_crossing() -> dict:
+    return obj({
+        "context": integer("tokens in the KV cache"),
+        "ridge": number("the machine's ridge, FLOP/B"),
+        "limit": number("W/Q as the batch grows without bound, FLOP/B"),
+        "batch": integer_or_null("the smallest batch at or past the ridge; null where none "
+                                 "is (batch_never)"),
+        "batch_never": boolean("true where no batch reaches the ridge"),
+        "root": number_or_null("the real batch where W/Q equals the ridge; null where none"),
+    }, "where a decode step's intensity meets the ridge as the batch grows")
+
+
+def model_schema() -> dict:
+    return document("model", "kernelcost model --json", obj({
+        "model": text("the model's name"),
+        "params": integer("parameters"),
+        "machine": ref("machine_id"),
+        "gpus": integer("GPUs of tensor parallelism; figures are per GPU"),
+        "context": integer("tokens in the KV cache at decode, and of each prefill"),
+        "decode": array(local("step"), "a decode step per batch"),
+        "prefill": array(local("step"), "a prefill per batch"),
+        "crossing": local("crossing", "with the KV cache"),
+        "weights_crossing": local("crossing", "the weights alone"),
+        "memory": obj({
+            "gpus": integer("GPUs"),
+            "capacity_B": number_or_null("HBM per GPU, B; null where the machine file gives "
+                                         "none"),
+            "weights_B": number("weights per GPU, B"),
+            "kv_per_sequence_B": number("KV cache per sequence per GPU, B"),
+            "weights_fit": typed(["boolean", "null"], "whether the weights fit; null without "
+                                                      "a capacity"),
+            "max_batch": integer_or_null("the most sequences whose KV cache fits beside the "
+                                         "weights; null without a capacity"),
+            "warnings": texts("what does not fit"),
+        }, "weights and KV cache against HBM"),
+        "notes": texts("what the model leaves out and how t_model is taken"),
+    }, "`model --json`: a transformer's decode steps and prefills (SI base units)"),
+        {"step": _step(), "crossing": _model_crossing()})
+
+
+# --- bound ----------------------------------------------------------------------------------
+
+def bound_schema() -> dict:
+    expression = lambda meaning: ref("expression", meaning)  # noqa: E731
+    return document("bound", "kernelcost bound --json", obj({
+        "kernel": text("the kernel's name"),
+        "file": text("the spec's path as given"),
+        "level": {"enum": [str(level) for level in BOUND_LEVELS],
+                  "description": "the fast memory bounded (bound --level)"},
+        "S": text("the symbol of the fast memory's size, words"),
+        "word_bytes": expression("bytes a word, B"),
+        "statement": obj({
+            "text": text("the statement doing the most work"),
+            "line": integer("its line"),
+            "points": expression("|Z|, the points of its nest"),
+            "work": expression("its work, FLOP"),
+            "loops": mapping(expression("the loop's extent"), "loop -> extent"),
+        }, "the headline statement"),
+        "program": obj({
+            "text": text("the linear program, in words"),
+            "exponent": expression("sigma, the HBL exponent"),
+            "tile_exponents": mapping(expression("the tile's exponent of S"),
+                                      "loop -> exponent"),
+            "tile_ranges": mapping(array(expression("a bound of the exponent"),
+                                         "[low, high]"), "loop -> the range of optima"),
+            "weights": mapping(expression("the dual weight"), "projection -> weight"),
+            "source": text("the HBL reference"),
+        }, "the HBL linear program"),
+        "q_lower": obj({
+            "expr": expression("Q_lower, words"),
+            "hbl": expression("the HBL term, words"),
+            "tight": ref("expression_or_null", "the tight matrix-product term, words; null "
+                                               "for other nests"),
+            "compulsory": expression("each element outside the level once, words"),
+            "leading": expression("the leading term as the sizes grow, words"),
+            "unit": {"const": "words", "description": "the unit of the bounds above"},
+            "constant_source": text("the reference of the constant"),
+        }, "the least traffic any schedule moves"),
+        "reference": nullable(obj({
+            "expr": expression("the tight bound for matrix products, words"),
+            "source": text("its reference"),
+        }, "the reference bound"), "null for other nests"),
+        "i_max": expression("the highest intensity any schedule reaches, FLOP/B"),
+        "spec": obj({
+            "level": nullable(ref("level"), "the level the spec's traffic comes from"),
+            "traffic": ref("expression_or_null", "the spec's traffic into the level, B"),
+            "gap": ref("expression_or_null", "the spec's traffic over Q_lower as the sizes "
+                                             "grow"),
+        }, "the spec as written"),
+        "statements": array(obj({
+            "text": text("the statement"),
+            "line": integer("its line"),
+            "exponent": expression("its HBL exponent"),
+        }, "a statement"), "every statement doing work"),
+        "machine": obj({
+            "id": ref("machine_id"),
+            "S_B": number("the fast memory's size on the machine, B"),
+            "S_text": text("what S is made of"),
+            "fed_by": ref("level", "whose bandwidth feeds the fast memory"),
+            "ridge": number("P/B, FLOP/B"),
+            "i_max": number("the highest intensity any schedule reaches there, FLOP/B"),
+            "compute_bound_possible": boolean("i_max >= ridge"),
+            "from_size": integer_or_null("every free size equal: compute-bound possible from "
+                                         "here; null where never"),
+            "gap": number_or_null("the spec's traffic over Q_lower, no unit; null where it "
+                                  "keeps sizes"),
+            "spec_below_bound_from": integer_or_null("every free size equal: from here the "
+                                                     "spec's traffic is below Q_lower"),
+        }, "with --machine: the bound on that machine"),
+        "at_sizes": obj({
+            "sizes": mapping(number("the size"), "size -> value"),
+            "q_lower_B": number("Q_lower at the sizes, B"),
+            "spec_B": number_or_null("the spec's traffic into the level, B"),
+            "i_bound": number("W / Q_lower, FLOP/B"),
+        }, "with --machine and every size set: the bound in numbers"),
+    }, "`bound --json`: the least traffic any schedule moves through a fast memory",
+        optional=("machine", "at_sizes")))
+
+
+# --- validate -------------------------------------------------------------------------------
+
+def _results() -> dict:
+    return obj({
+        "machine": ref("machine_id"),
+        "rows": array(obj({
+            "line": integer("the CSV line"),
+            "kernel": text("the kernel's name"),
+            "spec": text("the spec's path"),
+            "sizes": mapping(text("the size as the CSV gives it"), "size -> value"),
+            "dtype": text("the element type measured"),
+            "measured_s": number("the measured time, s"),
+            "t_floor": number_or_null("t_floor, s"),
+            "t_bound": number_or_null("t_bound, s; null where the spec does not run"),
+            "t_model": number_or_null("t_model, s"),
+            "bound": ref("roof_or_null"),
+            "roof_fraction": number_or_null("t_bound over measured"),
+            "model_error": number_or_null("(t_model - measured) / measured"),
+            "falsified": boolean("true where the run beat t_bound"),
+            "counters": {"type": "object", "description": "counter -> predicted and measured",
+                         "propertyNames": {"enum": list(COUNTERS)},
+                         "additionalProperties": obj({
+                             "predicted": number("the spec's count, FLOP or B"),
+                             "model": number_or_null("t_model's count, B"),
+                             "measured": number("the counter, FLOP or B"),
+                             "ratio": number_or_null("measured over predicted"),
+                         }, "a counter")},
+            "notes": texts("the sizes' warnings and the verdict's notes"),
+            "ledger": nullable(ref("ledger"), "null where there is none"),
+        }, "a measured run against its prediction"), "one per CSV row"),
+        "falsified": integer("rows falsified"),
+    }, "`validate RESULTS.csv --machine ID --json`")
+
+
+def _published() -> dict:
+    times = "; null where the spec does not run there"
+    return obj({
+        "rows": array(obj({
+            "source": text("the source of the row"),
+            "line": integer("its line in the corpus"),
+            "machine": enum("the machine", CorpusMachine),
+            "family": enum("the kernel family", Family),
+            "split": enum("calibration or validation", Split),
+            "sizes": mapping(text("the size as the corpus gives it"), "size -> value"),
+            "t_floor_s": number_or_null(f"t_floor, s{times}"),
+            "t_bound_s": number_or_null(f"t_bound, s{times}"),
+            "t_model_s": number_or_null(f"t_model, s{times}"),
+            "cold_start_s": number_or_null("the machine's cold start where the row was timed "
+                                           "alone after an L2 flush, s"),
+            "measured_s": number("the published time, s"),
+            "error": number_or_null("(t_model + cold - measured) / measured"),
+            "floor_beaten": boolean("true where the run beat t_floor"),
+            "bound_beaten": boolean("true where the run beat t_bound"),
+            "reason": enum("why it beat t_bound, from the fixed list", Beaten, null=True),
+        }, "a published run"), "the corpus's rows"),
+        "summaries": array(obj({
+            "split": enum("the split", Split),
+            "family": enum("the family; null for the whole split", Family, null=True),
+            "rows": integer("rows"),
+            "median_abs_error": number_or_null("median |error|"),
+            "p90_abs_error": number_or_null("90th percentile |error|"),
+            "geomean_measured_over_model": number_or_null("geometric mean of measured over "
+                                                          "t_model + cold"),
+        }, "a summary"), "per split and family"),
+        "figure": text("with --figure: its path"),
+    }, "`validate --published --json`", optional=("figure",))
+
+
+def _ncu() -> dict:
+    return obj({
+        "profile": text("the export's path"),
+        "architecture": enum("the architecture the export was profiled on", NcuArchitecture),
+        "launches": integer("kernel launches in the export"),
+        "kernels": texts("the kernels' names"),
+        "duration_s": number_or_null("the launches' summed duration, s; null where a launch "
+                                     "lacks it"),
+        "levels": array(obj({
+            "name": text("a memory level's traffic or `tensor work`"),
+            "unit": {"enum": ["B", "FLOP"], "description": "the unit of predicted and "
+                                                           "measured"},
+            "predicted": number_or_null("the spec's count at the sizes, in unit"),
+            "measured": number_or_null("the counters' sum, in unit; null where no counter "
+                                       "measures it"),
+            "ratio": number_or_null("measured over predicted"),
+            "metrics": texts("the metrics summed"),
+            "peak_FLOPps": number_or_null("W from the tensor pipe's utilisation: the tensor "
+                                          "peak it is scaled by, FLOP/s; else null"),
+            "how": text("which metrics, and how they became FLOP"),
+        }, "a level's or the work's prediction against the counters"), "a row a level"),
+    }, "`validate --ncu EXPORT.csv --spec SPEC --machine ID --json`")
+
+
+def validate_schema() -> dict:
+    return document("validate", "kernelcost validate --json", {
+        "description": "`validate --json`: measured runs against their predictions, from a "
+                       "results CSV, (--published) the published corpus, or (--ncu) an Nsight "
+                       "Compute export",
+        "oneOf": [local("results"), local("published"), local("ncu")]},
+        {"results": _results(), "published": _published(), "ncu": _ncu()})
+
+
+# --- the error object -------------------------------------------------------------------------
+
+def error_schema() -> dict:
+    codes = sorted(str(code) for code in vars(Code).values() if isinstance(code, ErrorCode))
+    place = nullable(obj({
+        "file": text_or_null("the file, or the option (`--set`)"),
+        "line": integer("line, from 1", minimum=1),
+        "column": integer("column, from 1", minimum=1),
+        "end_line": integer("last line", minimum=1),
+        "end_column": integer("column after the last character", minimum=1),
+    }, "where the error is"), "null where it has no place")
+    diagnostic = {
+        "code": local("code", "the stable code (docs/errors.md)"),
+        "message": text("what is wrong"),
+        "hint": text_or_null("what to do"),
+        "place": place,
+    }
+    return document("error", "kernelcost --json: the error object", obj({
+        "error": obj({
+            **diagnostic,
+            "family": {"enum": [name for name, _ in FAMILIES.values()],
+                       "description": "the code's family (its first digit)"},
+            "summary": text("the code's one-line summary"),
+            "exit_code": {"enum": [2, 3], "description": "2 bad input, 3 a bug"},
+            "diagnostics": array(obj(diagnostic, "one diagnostic"), "every diagnostic, the "
+                                                                    "first as above"),
+        }, "the first diagnostic's fields, then all"),
+    }, "what any command prints on stdout under --json when it fails"),
+        {"code": {"enum": codes, "description": "a stable code (base.error_codes, "
+                                                "docs/errors.md)"}})
