@@ -27,7 +27,6 @@ from schema_parts import (
 from kernelcost.answers.ledger import Cause
 from kernelcost.answers.regimes import Regime
 from kernelcost.base.kinds import (
-    EffectCause,
     MissingFigure,
     Per,
     Precision,
@@ -42,6 +41,7 @@ from kernelcost.base.kinds import (
 )
 from kernelcost.base.levels import Level
 from kernelcost.base.symbols import LEVELS
+from kernelcost.gpu.effects import registry
 from kernelcost.hardware.machine import UNBOUNDING_LEVELS
 from kernelcost.present.roofs import derate_word
 
@@ -55,11 +55,17 @@ def roof_pattern() -> str:
     peak (no sfu figure)`, `sfu`, `l2 bandwidth (latency-bound, sectors)`. A bandwidth is a
     level's a spec places data in, less the register file, which is no roof."""
     roof_levels = [level for level in LEVELS if level not in UNBOUNDING_LEVELS]
-    causes = _one_of(derate_word(cause) for cause in EffectCause)
+    causes = _one_of(derate_word(cause) for cause in registry.causes())
     peak = (f"{_one_of(values(Precision))} {_one_of(values(Unit))}( FMA)? peak"
             r"( \(no sfu figure\))?")
     bandwidth = f"{_one_of(roof_levels)} bandwidth( \\({causes}(, {causes})*\\))?"
     return f"^({peak}|sfu|{bandwidth})$"
+
+
+def _causes(description: str, null: bool = False) -> dict:
+    """The effects' causes: declared by their modules (no enum), gathered by the registry."""
+    words: list = [str(cause) for cause in registry.causes()]
+    return {"enum": words + [None] if null else words, "description": description}
 
 
 def _one_of(words) -> str:
@@ -76,8 +82,8 @@ def ledger() -> dict:
                      t_model="t_model in s, the ledger's sum"),
         "steps": array(obj({
             "cause": enum("what the step adds (answers.ledger.Cause)", Cause),
-            "effect": enum("for cause `effect`: the derate's cause (base.kinds.EffectCause), "
-                           "else null", EffectCause, null=True),
+            "effect": _causes("for cause `effect`: the derate's cause (base.kinds.EffectCause), "
+                              "else null", null=True),
             **quantities(delta_s="the signed step in s"),
         }, "one cause's signed step from t_bound towards t_model"),
             "the steps, in order; t_bound plus their delta_s is t_model"),
@@ -160,7 +166,7 @@ def common_schema() -> dict:
         "per": enum("what a figure covers (base.kinds.Per)", Per),
         "side": enum("a side of a root (base.kinds.Side)", Side),
         "regime": enum("which side of the ridge binds (answers.regimes.Regime)", Regime),
-        "effect_cause": enum("what lowers a roof (base.kinds.EffectCause)", EffectCause),
+        "effect_cause": _causes("what lowers a roof (base.kinds.EffectCause)"),
         "misfit_unit": enum("what a need is counted in (base.kinds.Quantity)", Quantity),
         "limiter": enum("a memory level or a resource (base.kinds.Resource)", Level, Resource),
         "missing_figure": enum("a machine figure that would limit residency "

@@ -16,7 +16,9 @@ sentences with logic."""
 from __future__ import annotations
 
 import dataclasses
+import sys
 
+from ...base.kinds import EffectCause
 from ..derates import Derate
 from .achievable import AchievableRates
 from .banks import BankConflicts
@@ -32,6 +34,17 @@ from .serial import Serial
 EFFECTS: tuple[Effect, ...] = (AchievableRates(), Latency(), Sectors(), BankConflicts(),
                                Dispatch(), Serial(), Overlap(), FillDrain(),
                                Launch())
+
+
+def causes() -> tuple[EffectCause, ...]:
+    """Every cause the registered effects' modules declare, in the registry's order: the
+    words a derate's cause may be (the JSON schema's enumeration)."""
+    found: dict[EffectCause, None] = {}
+    for effect in EFFECTS:
+        for value in vars(sys.modules[type(effect).__module__]).values():
+            if isinstance(value, EffectCause):
+                found.setdefault(value)
+    return tuple(found)
 
 
 def model_derates(context: EffectContext) -> tuple[Derate, ...]:
