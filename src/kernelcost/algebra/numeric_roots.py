@@ -42,10 +42,16 @@ def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
             "set every other parameter (--set) for a numeric answer"))
     if has_sum(quantity):
         return sum_search(quantity, variable).roots(target_value)
-    difference = sympy.lambdify(variable, quantity - target_value, modules="math")
+    search = grid_search(quantity, variable) if _apart(quantity, target_value) else None
+    if search is None:
+        difference = sympy.lambdify(variable, quantity - target_value, modules="math")
+        signs = [_sign(difference, x) for x in GRID]
+    else:
+        difference, signs = search.against(target_value)
     roots = []
-    for left, right in itertools.pairwise(GRID):
-        if _sign(difference, left) * _sign(difference, right) < 0:
+    for (left, right), (before, after) in zip(itertools.pairwise(GRID),
+                                              itertools.pairwise(signs)):
+        if before * after < 0:
             root = _bisect(difference, left, right)
             if root < 1:
                 continue
@@ -67,6 +73,68 @@ def _sign(function: Callable[[float], object], x: float) -> int:
         value = function(x)
     except (ZeroDivisionError, OverflowError, ValueError):
         return 0
+    return _signed_number(value)
+
+
+def _apart(quantity: sympy.Expr, target_value: sympy.Expr) -> bool:
+    """Whether lambdify writes quantity - target_value as `-p/q + (quantity)`: the target
+    a rational, which Python's `-p/q` rounds as `p / q` does, and the quantity no sum, whose
+    number sympy would merge with the target (the additions then differ). The difference
+    is then, bit for bit, the quantity's own function less that float (float addition
+    commutes)."""
+    return bool(target_value.is_Rational) and not quantity.is_Add
+
+
+# kept: every machine's ridge asks the roots of one intensity against its own number
+@functools.lru_cache(maxsize=64)
+def grid_search(quantity: sympy.Expr, variable: sympy.Symbol) -> GridSearch:
+    return GridSearch(quantity, variable)
+
+
+class GridSearch:
+    """A quantity lambdified once and evaluated once on the log grid, where numeric_roots
+    lambdified `quantity - target` and evaluated it on the grid anew for every target
+    (lambdify prints and compiles the form: most of a search's time)."""
+
+    def __init__(self, quantity: sympy.Expr, variable: sympy.Symbol):
+        self.function = sympy.lambdify(variable, quantity, modules="math")
+        self.values = [_value(self.function, x) for x in GRID]
+
+    def against(self, target_value: sympy.Expr) -> tuple[Callable[[float], object], list[int]]:
+        """The difference quantity - target as a function, and its signs on the grid."""
+        number: int | float = (int(target_value) if target_value.is_Integer
+                               else int(target_value.p) / int(target_value.q))
+        function = self.function
+
+        def difference(x: float) -> object:
+            return function(x) - number
+
+        return difference, [_difference_sign(value, number) for value in self.values]
+
+
+def _value(function: Callable[[float], object], x: float) -> int | float | None:
+    """The function at x; None where it raises, or gives what is no number, as _sign
+    counts for 0."""
+    try:
+        value = function(x)
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return None
+    return value if isinstance(value, (int, float)) else None
+
+
+def _difference_sign(value: int | float | None, number: int | float) -> int:
+    """_sign of the difference at a grid point, from the quantity's value there."""
+    if value is None:
+        return 0
+    try:
+        difference = value - number
+    except OverflowError:  # an integer past a double less a float, as the difference raises
+        return 0
+    return _signed_number(difference)
+
+
+def _signed_number(value: object) -> int:
+    """_sign's reading of a value."""
     if not isinstance(value, (int, float)) or math.isnan(value) or value == 0:
         return 0
     return int(math.copysign(1, value))

@@ -280,6 +280,20 @@ class Machine:
         return None
 
     def ceiling(self, precision: str, work_class: str) -> Ceiling:
+        """The dense ceiling a work class meets at a precision (`_ceiling`), found once."""
+        key = (precision, work_class)
+        found = self._ceilings.get(key)
+        if found is None:
+            found = self._ceilings[key] = self._ceiling(precision, work_class)
+        return found
+
+    # kept: a verdict asks each class's ceiling for its grid's terms, its flat roofline's,
+    # its levels' and its floor's (decode_attention: 26 times a machine)
+    @functools.cached_property
+    def _ceilings(self) -> dict[tuple[str, str], Ceiling]:
+        return {}
+
+    def _ceiling(self, precision: str, work_class: str) -> Ceiling:
         """The dense ceiling a work class meets at a precision.
 
         tensor (contractions on the tensor units): the tensor peak of the precision if the

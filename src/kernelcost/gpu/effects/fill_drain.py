@@ -25,6 +25,7 @@ holds the earlier derates). It acts at numeric sizes on grids with a streaming l
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import sympy
@@ -119,7 +120,14 @@ def is_edge(tile: TileBox) -> bool:
 def tile_bytes(tile: TileBox, grid: GridCost) -> sympy.Expr:
     """The bytes of the tile's boxes at the grid's first block (a clipped edge block's tile
     is no larger): its reads or writes, and an `inout` tensor's writes besides."""
-    first = dict(zip(grid.iterators, grid.lower_bounds, strict=True))
+    return _first_block_bytes(tile, tuple(zip(grid.iterators, grid.lower_bounds, strict=True)))
+
+
+# kept: every machine's verdict asks the same tiles of the same grid (subs rebuilds each box)
+@functools.lru_cache(maxsize=256)
+def _first_block_bytes(tile: TileBox, first_block: tuple[tuple[sympy.Symbol, sympy.Expr], ...]
+                       ) -> sympy.Expr:
+    first = dict(first_block)
     elements = sympy.Integer(0)
     for box in (tile.whole, tile.written):
         if box:

@@ -1,0 +1,85 @@
+"""numeric_roots lambdifies a quantity once and subtracts each target from its values
+(GridSearch), where it lambdified `quantity - target` for every target: the roots, their
+values and sides must be those the difference's own function gives, bit for bit."""
+
+from __future__ import annotations
+
+import itertools
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernelcost.algebra import numeric_roots as module
+from kernelcost.algebra.numeric_roots import GRID, Root, numeric_roots
+from kernelcost.base.symbols import size_symbol
+
+S = size_symbol("S")
+
+
+def lambdified_roots(quantity: sympy.Expr, target: sympy.Expr) -> list[Root]:
+    """numeric_roots as it was: the difference lambdified as one form, every grid point
+    evaluated through it."""
+    difference = sympy.lambdify(S, quantity - target, modules="math")
+    roots = []
+    for left, right in itertools.pairwise(GRID):
+        if module._sign(difference, left) * module._sign(difference, right) < 0:
+            root = module._bisect(difference, left, right)
+            if root < 1:
+                continue
+            side = module.ABOVE if module._sign(difference, right) > 0 else module.BELOW
+            roots.append(Root(None, sympy.true, sympy.Float(root, 6), side))
+    return roots
+
+
+coefficients = st.integers(1, 2000)
+divisors = st.sampled_from((2, 7, 64, 128, 132, 176, 256))
+
+
+@st.composite
+def quantities(draw) -> sympy.Expr:
+    """Intensities of the forms the ridge equations search: a sum of powers and products of
+    ceilings over another, or a product."""
+    def part() -> sympy.Expr:
+        terms = [draw(coefficients) * S ** draw(st.integers(0, 2)) for _ in range(draw(
+            st.integers(1, 3)))]
+        terms.append(draw(coefficients) * sympy.ceiling(S / draw(divisors))
+                     * sympy.ceiling(S / draw(divisors)))
+        return sympy.Add(*terms)
+
+    numerator, denominator = part(), part()
+    if draw(st.booleans()):
+        denominator = draw(coefficients) * S * sympy.ceiling(S / draw(divisors))
+    return numerator / denominator
+
+
+targets = st.one_of(st.integers(-5, 300).map(sympy.Integer),
+                    st.fractions(min_value=-10, max_value=2000, max_denominator=5000).map(
+                        lambda f: sympy.Rational(f.numerator, f.denominator)))
+
+
+@given(quantities(), st.lists(targets, max_size=2), st.lists(st.integers(1, 5000), max_size=2))
+@settings(max_examples=60, deadline=None)
+def test_one_function_for_every_target_finds_the_same_roots(quantity, targets, sizes):
+    # the quantity's own values at some sizes are targets it crosses
+    for target in [*targets, *(quantity.xreplace({S: size}) for size in sizes)]:
+        assert numeric_roots(quantity, S, target) == lambdified_roots(quantity, target)
+
+
+def test_a_sum_or_a_float_target_keeps_its_own_difference():
+    """A sum's number would be merged with the target's by sympy, and a float is printed by
+    its digits: both lambdify the difference as it was."""
+    assert not module._apart(S + 3 + sympy.ceiling(S / 7), sympy.Integer(5))
+    assert not module._apart(S * sympy.ceiling(S / 7), sympy.Float(2.5))
+    assert module._apart(S * sympy.ceiling(S / 7), sympy.Rational(5, 3))
+    quantity = S / 64 + sympy.ceiling(S / 7) / 3 + 1
+    assert numeric_roots(quantity, S, sympy.Integer(40)) == lambdified_roots(
+        quantity, sympy.Integer(40))
+
+
+def test_an_integer_past_a_double_counts_for_no_sign():
+    """An integer quantity too large for a double, less a fraction, raises OverflowError
+    where the difference is one function: the point counts for no sign either way."""
+    quantity = 3 * sympy.ceiling(S / 7) ** 40
+    target = sympy.Rational(5, 3)
+    assert numeric_roots(quantity, S, target) == lambdified_roots(quantity, target)
