@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from matplotlib.text import Annotation
 
 MARGIN_PX = 2.0  # clear space between a label and what it must not touch
-RING_POINTS = (7, 14, 24, 36, 52, 72, 96)  # distances of the candidate offsets
+RING_POINTS = (7, 14, 24, 36, 52, 72, 96, 128, 170, 225, 300)  # candidate offsets' distances
 ANGLES = tuple(range(0, 360, 30))
 
 
