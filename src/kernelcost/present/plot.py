@@ -56,6 +56,7 @@ GID_CAPACITY, GID_MISFIT, GID_CEILING = "capacity", "path-misfit", "ceiling"
 CEILING_REACH = 6  # a kernel's ceiling runs this factor either side of its points
 
 ALONG_LINE = 24  # candidate anchors along a roof or a slope for its label
+LEGEND_COLUMN_CHARACTERS = 70  # the longest legend entry two columns of a 9-inch figure hold
 ABOVE_OR_BELOW = ((-3, 3), (-3, -3), (3, 3), (3, -3))  # points: beside a line, not on it
 
 
@@ -311,7 +312,11 @@ def _legend(figure, figure_scene: Scene) -> None:
     handles.append(Line2D([], [], linestyle="none", marker="D", markerfacecolor="white",
                           markeredgecolor=grey, label="ridge point P / B (FLOP/B)"))
     handles += _legend_extras(figure_scene, grey)
-    figure.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=8,
+    # two columns where they fit the figure's width; a kernel's label with all its sizes
+    # may take it whole, and a second column would run off the page
+    widest = max(len(str(handle.get_label())) for handle in handles)
+    figure.legend(handles=handles, loc="outside lower center",
+                  ncols=2 if widest <= LEGEND_COLUMN_CHARACTERS else 1, fontsize=8,
                   frameon=False)
 
 
