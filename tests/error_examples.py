@@ -230,6 +230,11 @@ EXAMPLES = [
             note="mine.toml: the shipped h100.toml with 16 KiB of shared memory per SM; no "
                  "shipped model's kernels keep tiles on chip, so `kernelcost model` does not "
                  "meet this error on a shipped machine"),
+    Example("KC509", ("model", "config.json"),
+            {"config.json": '{\n  "model_type": "llama",\n  "hidden_size": 4096\n'}),
+    Example("KC510", ("model", "config.json"),
+            {"config.json": '{\n  "architectures": ["GPT2LMHeadModel"],\n'
+                            '  "model_type": "gpt2",\n  "n_layer": 12\n}\n'}),
     # measurement
     Example("KC601", ("analyze", "scale.kcost", "--machine", "h100", "--measured", "fast"),
             {"scale.kcost": SCALE}),

@@ -128,6 +128,9 @@ class Code:
     MODEL_INCONSISTENT = ErrorCode(506, "a model file's figures that do not divide")
     GPUS_DO_NOT_DIVIDE = ErrorCode(507, "--gpus does not divide the attention heads")
     MODEL_KERNEL_DOES_NOT_FIT = ErrorCode(508, "a model's kernel does not fit the machine")
+    MODEL_NOT_JSON = ErrorCode(509, "a config.json that is not a JSON object")
+    MODEL_NOT_COVERED = ErrorCode(510, "a config.json of an architecture, or with a feature, "
+                                       "that the composition does not cover")
 
     # measurement: KC6xx
     UNREADABLE_MEASUREMENT = ErrorCode(601, "a --measured value that cannot be read")

@@ -17,8 +17,9 @@ def build_model_parser(commands) -> None:
         "model", help="a transformer's decode step and prefill composed from the specs: "
                       "time per kernel, tokens/s, memory, where decode turns compute-bound")
     parser.add_argument("model", metavar="MODEL",
-                        help="a model file (.toml) or a shipped id: llama3_8b llama3_70b "
-                             "mixtral_8x7b")
+                        help="a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, "
+                             "Qwen3, Qwen3-MoE), a model file (.toml) or a shipped id: "
+                             "llama3_8b llama3_70b mixtral_8x7b")
     parser.add_argument("--machine", default="h100", metavar="ID|PATH",
                         help="a machine id or .toml path (default h100)")
     parser.add_argument("--batch", default="1,8,64,512", type=_batches,
@@ -60,8 +61,8 @@ def _batches(text: str) -> list[int]:
 def run_model(args) -> int:
     from ..algebra.jsonout import print_json
     from ..answers.wholemodel import whole_model
+    from ..hardware.hfconfig import load_model_or_config
     from ..hardware.machinefile import load_machine
-    from ..hardware.modelfile import load_model
     from ..present.wholemodel_report import model_json, save_stack, text_report
     from .shared import page, print_items
 
@@ -69,7 +70,7 @@ def run_model(args) -> int:
         from ..present.plot import check_figure_path
 
         check_figure_path(args.output)  # a bad name fails before the work
-    model = load_model(args.model)
+    model = load_model_or_config(args.model)
     machine = load_machine(args.machine)
     if args.gpus > 1 and model.heads % args.gpus:
         raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(

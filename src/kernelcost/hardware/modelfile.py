@@ -23,6 +23,7 @@ caret, so that a typo (`kv_head = 8`) never silently leaves a default in place.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..base.errors import Code, Diagnostic, ErrorCode, ModelFileError, did_you_mean
 from ..base.inputs import normalise
@@ -59,6 +60,10 @@ class ModelConfig:
     experts_per_token: int
     tie_embeddings: bool
     sources: tuple[tuple[str, str], ...]  # (figure, source) for every figure given
+    # what a config.json may add (hfconfig.py); a model file's transformers have none
+    qkv_bias: bool = False  # biases on the query, key and value projections (Qwen2)
+    output_bias: bool = False  # a bias on the output projection (Llama's attention_bias)
+    qk_norm: bool = False  # an RMSNorm of head_dim weights on queries and keys (Qwen3)
 
     @property
     def element_bytes(self) -> int:
@@ -78,7 +83,14 @@ class ModelConfig:
         return (self.heads + 2 * self.kv_heads) * self.head_dim
 
     def attention_params(self) -> int:
-        """Per layer: Q, K, V and output projections (no biases in these models)."""
+        """Per layer: Q, K, V and output projections, with their biases where the model has
+        them."""
+        biases = (self.qkv_width if self.qkv_bias else 0) + (self.hidden if self.output_bias
+                                                             else 0)
+        return self.attention_matrix_params() + biases
+
+    def attention_matrix_params(self) -> int:
+        """Per layer: the weight matrices of Q, K, V and the output projection."""
         return self.hidden * self.qkv_width + self.heads * self.head_dim * self.hidden
 
     def mlp_params(self, experts: int | None = None) -> int:
@@ -88,11 +100,24 @@ class ModelConfig:
         router = self.hidden * self.experts if self.moe else 0
         return count * 3 * self.hidden * self.intermediate + router
 
+    def norm_params(self) -> int:
+        """Per layer: the two RMSNorms around attention and MLP, and the query and key norms
+        of a model that has them."""
+        return 2 * self.hidden + (2 * self.head_dim if self.qk_norm else 0)
+
     def params(self) -> int:
-        """Every parameter: layers (with their two norms), final norm, embeddings, LM head."""
-        layer = self.attention_params() + self.mlp_params() + 2 * self.hidden
+        """Every parameter: layers (with their norms), final norm, embeddings, LM head. A
+        tied LM head is the embedding table itself: counted once, as a checkpoint stores it."""
+        layer = self.attention_params() + self.mlp_params() + self.norm_params()
         head = 0 if self.tie_embeddings else self.vocab * self.hidden
         return self.layers * layer + self.hidden + self.vocab * self.hidden + head
+
+    def linear_params(self) -> int:
+        """The weight matrices of the layers' projections and experts: what a weight
+        quantisation stores at its precision. The router, norms, biases, embeddings and LM
+        head stay 16-bit, as vLLM's fp8 and GPTQ/AWQ checkpoints keep them."""
+        router = self.hidden * self.experts if self.moe else 0
+        return self.layers * (self.attention_matrix_params() + self.mlp_params() - router)
 
     def weight_bytes(self) -> int:
         return self.params() * self.element_bytes
@@ -148,7 +173,7 @@ class _Reader:
                 sources.append((key, self.string(data, source_key)))
             elif source_key in data:
                 raise self.error(Code.MODEL_MISSING_KEY, source_key, f"a source without `{key}`")
-        figures = {key: self.count(data, key) for key in _FIGURES if key in data}
+        figures: dict[str, Any] = {key: self.count(data, key) for key in _FIGURES if key in data}
         for key in _FIGURES:
             if key not in figures and key not in _OPTIONAL:
                 raise self.error(Code.MODEL_MISSING_KEY, key, "missing figure",
