@@ -99,10 +99,12 @@ def test_weights_do_not_fit_one_h100_and_fit_two(llama70b, h100):
     one = memory(llama70b, h100, 4096, 1)
     assert one.weights_B == 2 * PARAMS and one.fits() is False and one.max_batch == 0
     two = memory(llama70b, h100, 4096, 2)
-    assert two.weights_B == pytest.approx(70.55e9, rel=1e-3) and two.weights_B < 80e9
-    assert two.fits() is True
-    # the KV cache splits too: (80 - 70.55) GB / (1.34 GB / 2) per sequence
-    assert two.max_batch == int((80e9 - PARAMS) // (kv_bytes(4096) / 2))
+    assert two.weights_B == pytest.approx(70.55e9, rel=1e-3) and two.weights_B < 0.9 * 80e9
+    assert two.fits() is True and two.usable_B == 0.9 * 80e9  # vLLM's default fraction
+    # the KV cache splits too: (72 - 70.55) GB / (1.34 GB / 2) per sequence = 2.2
+    assert two.max_batch == int((0.9 * 80e9 - PARAMS) // (kv_bytes(4096) / 2)) == 2
+    whole = memory(llama70b, h100, 4096, 2, fraction=1.0)  # all of HBM: (80 - 70.55) / 0.67
+    assert whole.max_batch == int((80e9 - PARAMS) // (kv_bytes(4096) / 2)) == 14
 
 
 def test_decode_never_turns_compute_bound_at_4096_and_the_limit_matches(llama70b, h100):

@@ -190,16 +190,28 @@ def model_schema() -> dict:
         "prefill": array(local("step"), "a prefill per batch"),
         "crossing": local("crossing", "with the KV cache"),
         "weights_crossing": local("crossing", "the weights alone"),
+        "quantisation": obj({
+            "weights": {"enum": ["bf16", "fp8", "int8", "int4"],
+                        "description": "the weights' precision (--weights)"},
+            "activations": {"enum": ["bf16", "fp8"],
+                            "description": "the activations' precision (--activations)"},
+            "kv_cache": {"enum": ["bf16", "fp8", "int8"],
+                         "description": "the KV cache's precision (--kv-cache)"},
+            "group_size": integer("int8 and int4 weights sharing one scale (--group-size)"),
+        }, "the precisions the model is served at"),
         "memory": obj({
             "gpus": integer("GPUs"),
             "capacity_B": number_or_null("HBM per GPU, B; null where the machine file gives "
                                          "none"),
+            "fraction": number("the share of HBM the weights and KV cache may take "
+                               "(--memory-fraction)"),
+            "usable_B": number_or_null("capacity_B x fraction, B; null without a capacity"),
             "weights_B": number("weights per GPU, B"),
             "kv_per_sequence_B": number("KV cache per sequence per GPU, B"),
             "weights_fit": typed(["boolean", "null"], "whether the weights fit; null without "
                                                       "a capacity"),
             "max_batch": integer_or_null("the most sequences whose KV cache fits beside the "
-                                         "weights; null without a capacity"),
+                                         "weights in usable_B; null without a capacity"),
             "warnings": texts("what does not fit"),
         }, "weights and KV cache against HBM"),
         "notes": texts("what the model leaves out and how t_model is taken"),

@@ -20,8 +20,10 @@ b, one new token per sequence; prefill: b x context):
 h heads, kv KV heads, g = h / kv, hd head dim, I intermediate size, E experts, k routed per
 token, E_t = E (1 - (1 - k/E)^T) the experts a step's T tokens touch in expectation (E_t = 1,
 k = 1 for a dense MLP). Every GEMM is gemm.kcost (perfect reuse: weights cross HBM once a
-step); a kernel's copies run back to back, so its W, Q and time are the spec's times the
-copies. With --gpus N every copy count is divided by N: tensor
+step), or for the projections and experts the spec the quantisation implies (quantisation.py:
+gemm at fp8, model_gemm_w8a16, model_gemm_w4a16), and attention's model_attention is mapped
+to the KV cache's precision in decode; a kernel's copies run back to back, so its W, Q and
+time are the spec's times the copies. With --gpus N every copy count is divided by N: tensor
 parallelism gives each GPU 1/N of every kernel; the all-reduce after attention and after the
 MLP is not modelled. Launch overhead is kept apart: launches x the machine's figure."""
 
@@ -43,7 +45,9 @@ from ..base.watchdog import stage
 from ..count.values import exact
 from ..hardware.machine import Machine, Roof
 from ..hardware.modelfile import ModelConfig
+from .hbm_fit import DEFAULT_FRACTION, Memory, memory
 from .model import verdict
+from .quantisation import BF16_ONLY, Quantisation, check_groups
 
 DECODE, PREFILL = "decode", "prefill"
 
@@ -76,6 +80,7 @@ class KernelUse:
     # a tiled spec of the same kernel whose t_model (waves, tile quantisation) stands for the
     # estimate where the sizes meet its assumptions; None: t_model is the bound
     model_spec: str | None = None
+    precision: str | None = None  # the specs' types mapped to it (Spec.at_precision)
 
 
 @record
@@ -166,33 +171,6 @@ class Crossing:
 
 
 @record
-class Memory:
-    """Weights and KV cache against one GPU's HBM, per GPU under tensor parallelism."""
-
-    gpus: int
-    capacity_B: float | None  # HBM per GPU; None: the machine file gives none
-    weights_B: float  # per GPU
-    kv_per_sequence_B: float  # per GPU, at the context
-    context: int
-
-    def needed_B(self, batch: int) -> float:
-        return self.weights_B + batch * self.kv_per_sequence_B
-
-    def fits(self, batch: int = 0) -> bool | None:
-        return None if self.capacity_B is None else self.needed_B(batch) <= self.capacity_B
-
-    @property
-    def max_batch(self) -> int | None:
-        """The most sequences whose KV cache fits beside the weights; 0 when none does."""
-        if self.capacity_B is None:
-            return None
-        room = self.capacity_B - self.weights_B
-        if room < 0:
-            return 0
-        return int(room // self.kv_per_sequence_B) if self.kv_per_sequence_B else None
-
-
-@record
 class WholeModel:
     model: ModelConfig
     machine: Machine
@@ -203,6 +181,7 @@ class WholeModel:
     crossing: Crossing  # with the KV cache at the context
     weights_crossing: Crossing  # context 0: the weights alone, the chapter's b*
     memory: Memory
+    quantisation: Quantisation = BF16_ONLY
 
 
 # ------------------------------------------------------------------------- composition
@@ -219,8 +198,8 @@ def expected_experts(model: ModelConfig, tokens) -> sympy.Expr:
     return sympy.Float(e * -math.expm1(int(tokens) * math.log1p(-k / e)), 30)
 
 
-def kernel_uses(model: ModelConfig, phase: str, batch, context: int,
-                gpus: int = 1) -> tuple[KernelUse, ...]:
+def kernel_uses(model: ModelConfig, phase: str, batch, context: int, gpus: int = 1, *,
+                quantisation: Quantisation = BF16_ONLY) -> tuple[KernelUse, ...]:
     """The composition table above, at a batch (a number, or BATCH for the crossing)."""
     b = sympy.sympify(batch)
     prefill = phase == PREFILL
@@ -230,32 +209,37 @@ def kernel_uses(model: ModelConfig, phase: str, batch, context: int,
     touched = expected_experts(model, tokens)
     routed = tokens * model.experts_per_token / touched  # tokens per touched expert
 
-    def use(name, kind, spec, copies, launches, **sizes) -> KernelUse:
+    quantised, quantised_at = quantisation.gemm()
+    attention_at = quantisation.attention_precision(decode=not prefill)
+
+    def use(name, kind, spec, copies, launches, precision=None, **sizes) -> KernelUse:
         # every GEMM has the cuBLAS-class Hopper tiling beside it for t_model
         tiled = "gemm_hopper" if spec == "gemm" else None
         return KernelUse(name, kind, spec, tuple((k, _exact(v)) for k, v in sizes.items()),
-                         sympy.sympify(copies) * share, launches, tiled)
+                         sympy.sympify(copies) * share, launches, tiled,
+                         None if precision is None else str(precision))
 
     uses = [
         use("norms", KernelKind.NORMS, "model_rmsnorm", 2 * layers + 1, 2 * layers + 1,
             T=tokens, n=hidden),
-        use("qkv projection", KernelKind.PROJECTIONS, "gemm", layers, layers,
+        use("qkv projection", KernelKind.PROJECTIONS, quantised, layers, layers, quantised_at,
             M=tokens, K=hidden, N=model.qkv_width),
         use("attention", KernelKind.ATTENTION, "model_attention", layers * model.kv_heads * b,
-            layers, Sq=model.group * (context if prefill else 1), L=context, d=hd),
-        use("output projection", KernelKind.PROJECTIONS, "gemm", layers, layers,
-            M=tokens, K=model.heads * hd, N=hidden),
+            layers, attention_at, Sq=model.group * (context if prefill else 1), L=context,
+            d=hd),
+        use("output projection", KernelKind.PROJECTIONS, quantised, layers, layers,
+            quantised_at, M=tokens, K=model.heads * hd, N=hidden),
     ]
     if model.moe:
         uses.append(use("router", KernelKind.MLP, "gemm", layers, layers, M=tokens, K=hidden,
                         N=model.experts))
     uses += [
-        use("gate+up projection", KernelKind.MLP, "gemm", layers * touched, layers,
-            M=routed, K=hidden, N=2 * model.intermediate),
+        use("gate+up projection", KernelKind.MLP, quantised, layers * touched, layers,
+            quantised_at, M=routed, K=hidden, N=2 * model.intermediate),
         use("swiglu", KernelKind.MLP, "model_silu_mul", layers, layers,
             n=tokens * model.experts_per_token * model.intermediate),
-        use("down projection", KernelKind.MLP, "gemm", layers * touched, layers,
-            M=routed, K=model.intermediate, N=hidden),
+        use("down projection", KernelKind.MLP, quantised, layers * touched, layers,
+            quantised_at, M=routed, K=model.intermediate, N=hidden),
         # only the last position of each sequence needs logits, in prefill as in decode
         use("lm head", KernelKind.LM_HEAD, "gemm", 1, 1, M=b, K=hidden, N=model.vocab),
     ]
@@ -277,7 +261,7 @@ def shipped_spec(stem: str) -> Spec:
 
 
 def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
-    spec = shipped_spec(use.spec)
+    spec = shipped_spec(use.spec).at_precision(use.precision)
     cost = spec.cost(Reuse.SPEC)
     stage(f"modelling the {use.name} on {machine.id}", spec.kernel.span)
     result = verdict(cost, machine, values=dict(use.sizes))
@@ -307,7 +291,7 @@ def tiled_t_model(use: KernelUse, machine: Machine) -> sympy.Expr | None:
     GEMM of a few rows, or an MoE expert's fractional share of tokens, keeps the bound."""
     if use.model_spec is None:
         return None
-    spec = shipped_spec(use.model_spec)
+    spec = shipped_spec(use.model_spec).at_precision(use.precision)
     values = {spec.parameters[name]: value for name, value in use.sizes}
     if not all(value.is_Integer for value in values.values()):
         return None
@@ -320,19 +304,20 @@ def tiled_t_model(use: KernelUse, machine: Machine) -> sympy.Expr | None:
 
 
 def step(model: ModelConfig, machine: Machine, phase: str, batch: int, context: int,
-         gpus: int = 1) -> Step:
-    kernels = tuple(kernel_cost(use, machine)
-                    for use in kernel_uses(model, phase, batch, context, gpus))
+         gpus: int = 1, *, quantisation: Quantisation = BF16_ONLY) -> Step:
+    kernels = tuple(kernel_cost(use, machine) for use in kernel_uses(
+        model, phase, batch, context, gpus, quantisation=quantisation))
     return Step(phase, batch, context, kernels, machine.launch_overhead_s or 0.0)
 
 
 # ------------------------------------------------------------------ crossing and memory
 
-def step_amounts(model: ModelConfig, context: int, batch=BATCH) -> tuple[sympy.Expr, sympy.Expr]:
+def step_amounts(model: ModelConfig, context: int, batch=BATCH,
+                 quantisation: Quantisation = BF16_ONLY) -> tuple[sympy.Expr, sympy.Expr]:
     """W and global Q of a decode step as closed forms in the batch, from the specs' own."""
     work, traffic = sympy.Integer(0), sympy.Integer(0)
-    for use in kernel_uses(model, DECODE, batch, context):
-        spec = shipped_spec(use.spec)
+    for use in kernel_uses(model, DECODE, batch, context, quantisation=quantisation):
+        spec = shipped_spec(use.spec).at_precision(use.precision)
         cost = spec.cost(Reuse.SPEC)
         values = {symbol: exact(value) for symbol, value in cost.defaults.items()}
         values.update({spec.parameters[name]: value for name, value in use.sizes})
@@ -341,14 +326,15 @@ def step_amounts(model: ModelConfig, context: int, batch=BATCH) -> tuple[sympy.E
     return work, traffic
 
 
-def decode_crossing(model: ModelConfig, machine: Machine, context: int) -> Crossing:
-    """The batch from which the step's W/Q is at or past the ridge P/B (bf16 tensor peak over
-    HBM bandwidth), or never, with the limit of W/Q as the batch grows. W/Q rises with the
-    batch (more tokens share each weight) towards a limit set by what every sequence reads
-    alone: its KV cache."""
-    ridge = (exact(machine.peak(model.dtype, WorkClass.TENSOR))
+def decode_crossing(model: ModelConfig, machine: Machine, context: int,
+                    quantisation: Quantisation = BF16_ONLY) -> Crossing:
+    """The batch from which the step's W/Q is at or past the ridge P/B (the GEMMs' tensor
+    peak, bf16 or fp8 as the activations are, over HBM bandwidth), or never, with the limit
+    of W/Q as the batch grows. W/Q rises with the batch (more tokens share each weight)
+    towards a limit set by what every sequence reads alone: its KV cache."""
+    ridge = (exact(machine.peak(quantisation.activations, WorkClass.TENSOR))
              / exact(machine.bandwidth(Level.GLOBAL)))
-    work, traffic = step_amounts(model, context)
+    work, traffic = step_amounts(model, context, quantisation=quantisation)
     limit = sympy.limit(work / traffic, BATCH, sympy.oo)
     gap = sympy.lambdify(BATCH, work - ridge * traffic, "math")  # >= 0: compute-bound
     found = root = None
@@ -372,23 +358,26 @@ def _real_root(gap, low: float, high: float) -> float:
     return high
 
 
-def memory(model: ModelConfig, machine: Machine, context: int, gpus: int) -> Memory:
-    """Weights split evenly over the GPUs; KV heads too, up to one KV head per GPU (past
-    that, each GPU keeps a copy of its head)."""
-    kv = model.kv_bytes_per_token() * context / min(gpus, model.kv_heads)
-    return Memory(gpus, machine.capacity(Level.GLOBAL), model.weight_bytes() / gpus, kv, context)
-
-
 def whole_model(model: ModelConfig, machine: Machine, batches: list[int], context: int,
-                gpus: int = 1) -> WholeModel:
+                gpus: int = 1, *, quantisation: Quantisation = BF16_ONLY,
+                fraction: float = DEFAULT_FRACTION) -> WholeModel:
+    """Every step at every batch; `quantisation` chooses the specs and the bytes, `fraction`
+    the share of HBM the weights and KV cache may take (hbm_fit.py)."""
     if machine.bandwidth(Level.GLOBAL) is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"machine `{machine.id}` has no global bandwidth"))
+    for precision in quantisation.compute_precisions():
+        machine.require_precision(precision)  # an fp8 GEMM on an A100 is refused here
+    check_groups(model, quantisation)
+
+    def steps(phase: str) -> tuple[Step, ...]:
+        return tuple(step(model, machine, phase, b, context, gpus, quantisation=quantisation)
+                     for b in batches)
+
     return WholeModel(
-        model, machine, gpus, context,
-        decode=tuple(step(model, machine, DECODE, b, context, gpus) for b in batches),
-        prefill=tuple(step(model, machine, PREFILL, b, context, gpus) for b in batches),
-        crossing=decode_crossing(model, machine, context),
-        weights_crossing=decode_crossing(model, machine, 0),
-        memory=memory(model, machine, context, gpus),
+        model, machine, gpus, context, decode=steps(DECODE), prefill=steps(PREFILL),
+        crossing=decode_crossing(model, machine, context, quantisation),
+        weights_crossing=decode_crossing(model, machine, 0, quantisation),
+        memory=memory(model, machine, context, gpus, quantisation, fraction),
+        quantisation=quantisation,
     )

@@ -29,6 +29,20 @@ def build_model_parser(commands) -> None:
                              "(default 4096)")
     parser.add_argument("--gpus", default=1, type=_positive("gpus"),
                         help="tensor parallelism over N GPUs: figures per GPU (default 1)")
+    parser.add_argument("--weights", default="bf16", metavar="bf16|fp8|int8|int4",
+                        help="the weights' precision: fp8 with --activations fp8 (W8A8), "
+                             "int8 and int4 with group scales (weight-only, W8A16 and W4A16); "
+                             "default bf16")
+    parser.add_argument("--activations", default="bf16", metavar="bf16|fp8",
+                        help="the activations' precision: fp8 runs the GEMMs at the "
+                             "machine's fp8 tensor peak (default bf16)")
+    parser.add_argument("--kv-cache", default="bf16", metavar="bf16|fp8|int8",
+                        help="the KV cache's precision (default bf16)")
+    parser.add_argument("--group-size", default=128, type=_positive("group-size"),
+                        help="int8 and int4 weights sharing one bf16 scale (default 128)")
+    parser.add_argument("--memory-fraction", default=0.9, type=_fraction,
+                        help="the share of HBM the weights and KV cache may take, as vLLM's "
+                             "gpu_memory_utilization (default 0.9)")
     parser.add_argument("--kernels", action="store_true",
                         help="each step's kernels in a table: W, Q, I, t_bound, t_model and the "
                              "roof that binds")
@@ -51,6 +65,16 @@ def _positive(name: str):
     return parse
 
 
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a fraction such as 0.9, not {text!r:.20}") from None
+    if not 0 < value <= 1:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, not {text!r:.20}")
+    return value
+
+
 def _batches(text: str) -> list[int]:
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if not parts:
@@ -60,6 +84,7 @@ def _batches(text: str) -> list[int]:
 
 def run_model(args) -> int:
     from ..algebra.jsonout import print_json
+    from ..answers.quantisation import quantisation
     from ..answers.wholemodel import whole_model
     from ..hardware.hfconfig import load_model_or_config
     from ..hardware.machinefile import load_machine
@@ -70,6 +95,7 @@ def run_model(args) -> int:
         from ..present.plot import check_figure_path
 
         check_figure_path(args.output)  # a bad name fails before the work
+    served = quantisation(args.weights, args.activations, args.kv_cache, args.group_size)
     model = load_model_or_config(args.model)
     machine = load_machine(args.machine)
     if args.gpus > 1 and model.heads % args.gpus:
@@ -78,7 +104,8 @@ def run_model(args) -> int:
             f"--gpus {args.gpus} does not divide the "
             f"{model.heads} attention heads of {model.name}"))
     stage("composing the model's kernels")
-    result = whole_model(model, machine, args.batch, args.context, args.gpus)
+    result = whole_model(model, machine, args.batch, args.context, args.gpus,
+                         quantisation=served, fraction=args.memory_fraction)
     stage("writing the output")
     if args.json:
         print_json(model_json(result))

@@ -36,9 +36,14 @@ def _gb(value: float) -> str:
 def header_lines(result: WholeModel) -> list[str]:
     model, machine = result.model, result.machine
     moe = (f", {model.experts} experts, top-{model.experts_per_token}" if model.moe else "")
+    words = result.quantisation.words()
+    served = (f"weights {words['weights']}, activations {words['activations']}, KV cache "
+              f"{words['kv_cache']}")
+    if result.quantisation.grouped:
+        served += f", a scale per {result.quantisation.group} weights"
     lines = [f"{model.name} ({model.params() / 1e9:.2f}e9 parameters, {model.layers} layers, "
              f"hidden {model.hidden}, {model.heads} heads / {model.kv_heads} KV heads, "
-             f"head dim {model.head_dim}{moe}, {model.dtype}) on {machine.name}, "
+             f"head dim {model.head_dim}{moe}; {served}) on {machine.name}, "
              f"context {result.context}" + (f", {result.gpus} GPUs" if result.gpus > 1 else "")]
     return lines
 
@@ -114,14 +119,18 @@ def memory_lines(result: WholeModel) -> list[str]:
     if memory.capacity_B is None:
         return [f"memory: {result.machine.id} gives no HBM capacity: not checked"]
     per = " per GPU" if memory.gpus > 1 else ""
-    lines = [f"memory{per} (HBM {_gb(memory.capacity_B)}): weights {_gb(memory.weights_B)}, "
-             f"KV cache {_gb(memory.kv_per_sequence_B)} per sequence at context "
-             f"{memory.context}"]
+    usable = memory.usable_B
+    assert usable is not None  # a capacity, so a usable share of it
+    lines = [f"memory{per} (HBM {_gb(memory.capacity_B)}, {100 * memory.fraction:g} % usable: "
+             f"{_gb(usable)}): weights {_gb(memory.weights_B)}, KV cache "
+             f"{_gb(memory.kv_per_sequence_B)} per sequence at context {memory.context}; "
+             f"the largest batch that fits: {memory.max_batch} sequences (activations not "
+             "counted)"]
     if not memory.fits():
         total = memory.weights_B * memory.gpus
-        need = math.ceil(total / memory.capacity_B)
+        need = math.ceil(total / usable)
         lines.append(f"WARNING: the weights alone ({_gb(memory.weights_B)}{per}) do not fit "
-                     f"one {name} ({_gb(memory.capacity_B)}): they need --gpus {need} or more "
+                     f"the usable {_gb(usable)} of one {name}: they need --gpus {need} or more "
                      f"({_gb(total / need)} per GPU, before any KV cache)")
     else:
         too_big = [s.batch for s in result.decode if not memory.fits(s.batch)]
@@ -198,7 +207,10 @@ def model_json(result: WholeModel) -> dict:
         "prefill": [_step_json(s) for s in result.prefill],
         "crossing": _crossing_json(result.crossing),
         "weights_crossing": _crossing_json(result.weights_crossing),
+        "quantisation": {**result.quantisation.words(),
+                         "group_size": result.quantisation.group},
         "memory": {"gpus": memory.gpus, "capacity_B": memory.capacity_B,
+                   "fraction": memory.fraction, "usable_B": memory.usable_B,
                    "weights_B": memory.weights_B,
                    "kv_per_sequence_B": memory.kv_per_sequence_B,
                    "weights_fit": memory.fits(), "max_batch": memory.max_batch,

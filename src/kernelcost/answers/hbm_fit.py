@@ -1,0 +1,66 @@
+"""Stage: ModelConfig x Quantisation x Machine -> Memory. The weights and the KV cache against
+one GPU's HBM, and the largest batch that fits (`kernelcost model`).
+
+As vLLM sizes its KV cache, a fraction of the HBM is usable (`gpu_memory_utilization`, 0.9
+by default: https://docs.vllm.ai/en/latest/configuration/engine_args.html); the weights take
+their bytes of it, and every sequence of `context` tokens takes its KV cache of the rest:
+
+    largest batch = floor((fraction x capacity - weights) / (KV bytes a token x context))
+
+Activations and the framework's workspace are not counted (vLLM measures them in a profile
+run and takes them from the same fraction): the batch is an upper bound on what fits."""
+
+from __future__ import annotations
+
+import math
+
+from ..base.levels import Level
+from ..base.records import record
+from ..hardware.machine import Machine
+from ..hardware.modelfile import ModelConfig
+from .quantisation import BF16_ONLY, Quantisation
+
+DEFAULT_FRACTION = 0.9  # vLLM's gpu_memory_utilization default
+
+
+@record
+class Memory:
+    """Weights and KV cache against one GPU's HBM, per GPU under tensor parallelism."""
+
+    gpus: int
+    capacity_B: float | None  # HBM per GPU; None: the machine file gives none
+    fraction: float  # of the capacity the weights and the KV cache may take
+    weights_B: float  # per GPU
+    kv_per_sequence_B: float  # per GPU, at the context
+    context: int
+
+    @property
+    def usable_B(self) -> float | None:
+        return None if self.capacity_B is None else self.capacity_B * self.fraction
+
+    def needed_B(self, batch: int) -> float:
+        return self.weights_B + batch * self.kv_per_sequence_B
+
+    def fits(self, batch: int = 0) -> bool | None:
+        usable = self.usable_B
+        return None if usable is None else self.needed_B(batch) <= usable
+
+    @property
+    def max_batch(self) -> int | None:
+        """The most sequences whose KV cache fits beside the weights in the usable HBM; 0
+        when none does; None without a capacity (or with no KV cache to bound it)."""
+        usable = self.usable_B
+        if usable is None or not self.kv_per_sequence_B:
+            return None
+        room = usable - self.weights_B
+        return 0 if room < 0 else math.floor(room / self.kv_per_sequence_B)
+
+
+def memory(model: ModelConfig, machine: Machine, context: int, gpus: int,
+           quantisation: Quantisation = BF16_ONLY,
+           fraction: float = DEFAULT_FRACTION) -> Memory:
+    """Weights split evenly over the GPUs; KV heads too, up to one KV head per GPU (past
+    that, each GPU keeps a copy of its head)."""
+    kv = quantisation.kv_bytes_per_token(model) * context / min(gpus, model.kv_heads)
+    return Memory(gpus, machine.capacity(Level.GLOBAL), fraction,
+                  float(quantisation.weight_bytes(model) / gpus), float(kv), context)
