@@ -64,6 +64,18 @@ def test_qwen2_counts_the_query_key_and_value_biases():
     assert model.params() == 28 * layer + 3584 + 2 * 152064 * 3584 == 7_615_616_512
 
 
+def test_qwen3_counts_its_query_and_key_norms_and_its_given_head_dim():
+    model = config("qwen3_8b")
+    assert (model.qk_norm, model.qkv_bias, model.output_bias) == (True, False, False)
+    assert (model.heads, model.kv_heads, model.head_dim, model.intermediate) == (32, 8, 128,
+                                                                                12288)
+    layer = (4096 * (32 + 2 * 8) * 128 + 32 * 128 * 4096  # projections
+             + 3 * 4096 * 12288  # MLP
+             + 2 * 4096 + 2 * 128)  # two RMSNorms, q_norm and k_norm of head_dim
+    assert model.params() == 36 * layer + 4096 + 2 * 151936 * 4096 == 8_190_735_360
+    # no total_size of Qwen3-8B's index could be cited (tests/data/hf/README.md)
+
+
 def test_linear_weights_leave_out_router_norms_biases_and_embeddings():
     model = config("qwen2_7b")
     assert model.linear_params() == 28 * (3584 * 36 * 128 + 28 * 128 * 3584
@@ -73,8 +85,8 @@ def test_linear_weights_leave_out_router_norms_biases_and_embeddings():
                                             + 8 * 3 * 4096 * 14336)
 
 
-# Qwen3 and Qwen3-MoE: no complete published config.json could be cited (data README); these
-# are configurations written here, with the keys transformers' Qwen3 classes read.
+# Qwen3-MoE: no complete published config.json could be cited (data README); these are
+# configurations written here, with the keys transformers' Qwen3 classes read.
 QWEN3_LIKE = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe",
               "hidden_size": 2048, "num_attention_heads": 32, "num_key_value_heads": 4,
               "head_dim": 128, "num_hidden_layers": 48, "intermediate_size": 6144,
