@@ -15,6 +15,7 @@ import kernelcost
 from kernelcost.answers.answer import answers
 from kernelcost.answers.wholemodel import (
     DECODE,
+    PREFILL,
     decode_crossing,
     expected_experts,
     memory,
@@ -229,3 +230,29 @@ def test_every_model_on_every_machine_keeps_its_times_in_order(model_id, capsys)
         code = main(["model", model_id, "--machine", machine_id, "--batch", "1,8,64,512"])
         err = capsys.readouterr().err
         assert code == 0, (model_id, machine_id, err)
+
+
+def test_prefill_attention_is_causal_and_counted_once(llama70b, h100):
+    """Each of the S = 4096 tokens' 8 query heads of a KV group meets the keys up to its own:
+    S (S + 1) / 2 rows a query head, each 2d FLOP for q.K and 2d for p.V (4d = 512), so
+    4 d g S (S + 1) / 2 = 2 d g S (S + 1) multiply-add FLOP a KV head and layer: half, plus
+    one row in S, of the non-causal 4 d g S^2."""
+    prefill = step(llama70b, h100, PREFILL, 1, 4096)
+    attention = next(k for k in prefill.kernels if k.use.name == "attention")
+    assert attention.use.spec == "model_attention_causal"
+    s, g, d, copies = 4096, 8, 128, 80 * 8  # layers x KV heads at batch 1
+    fma = 2 * s * d * g * (s + 1)
+    vector, sfu = s * g * (s + 2 * d + 1) / 2, s * g * (s + 1) / 2  # sums, divisions; exps
+    assert attention.work_FLOP == copies * (fma + vector + sfu)
+    non_causal = 4 * s * d * (g * s)  # model_attention's 4 L Sq d at Sq = g S, L = S
+    assert fma / non_causal == pytest.approx((s + 1) / (2 * s))
+
+
+def test_time_to_first_token_and_per_output_token_are_the_steps_with_launches(llama70b, h100):
+    result = whole_model(llama70b, h100, [1, 8], 4096, 2)
+    for latency, decode, prefill in zip(result.latencies(), result.decode, result.prefill):
+        assert latency.batch == decode.batch == prefill.batch
+        assert latency.ttft_s == prefill.t_model_s + prefill.launches * 4e-6  # 4 us a launch
+        assert latency.tpot_s == decode.t_model_s + decode.launches * 4e-6
+        assert latency.ttft_bound_s == prefill.t_bound_s <= latency.ttft_s
+        assert latency.tpot_bound_s == decode.t_bound_s <= latency.tpot_s

@@ -188,6 +188,15 @@ def model_schema() -> dict:
         "context": integer("tokens in the KV cache at decode, and of each prefill"),
         "decode": array(local("step"), "a decode step per batch"),
         "prefill": array(local("step"), "a prefill per batch"),
+        "latency": array(obj({
+            "batch": integer("sequences"),
+            "ttft_bound": number("the prefill's t_bound, s"),
+            "ttft": number("time to first token: the batch's prompts prefilled together, "
+                           "t_model with the launches, s"),
+            "tpot_bound": number("the decode step's t_bound, s"),
+            "tpot": number("time per output token: a decode step's t_model with the "
+                           "launches, s"),
+        }, "a batch's serving figures"), "per batch, as decode and prefill"),
         "crossing": local("crossing", "with the KV cache"),
         "weights_crossing": local("crossing", "the weights alone"),
         "quantisation": obj({

@@ -8,8 +8,8 @@ b, one new token per sequence; prefill: b x context):
     kernel             spec             sizes                                copies per step
     norms              model_rmsnorm    T = T, n = hidden                    2 layers + 1
     qkv projection     gemm             M = T, K = hidden, N = (h + 2 kv) hd  layers
-    attention          model_attention  Sq = g (decode) | g S (prefill),     layers kv b
-                                        L = context, d = hd
+    attention          model_attention  Sq = g, L = context, d = hd          layers kv b
+      (prefill)        model_attention_causal  S = context, g, d = hd      layers kv b
     output projection  gemm             M = T, K = h hd, N = hidden          layers
     router (MoE)       gemm             M = T, K = hidden, N = E             layers
     gate+up            gemm             M = T k / E_t, K = hidden, N = 2 I   layers E_t
@@ -183,6 +183,26 @@ class WholeModel:
     memory: Memory
     quantisation: Quantisation = BF16_ONLY
 
+    def latencies(self) -> tuple[Latency, ...]:
+        """Per batch, the serving figures of its steps (Latency)."""
+        return tuple(Latency(decode.batch, prefill.t_bound_s, prefill.t_model_s + prefill.launch_s,
+                             decode.t_bound_s, decode.t_model_s + decode.launch_s)
+                     for decode, prefill in zip(self.decode, self.prefill))
+
+
+@record
+class Latency:
+    """A batch's prompts prefilled together, then decoded together: the time to the first
+    token (the prefill, whose LM head gives it) and the time per output token (a decode step
+    at the context). The bound is t_bound; the estimate t_model with the launches, as eager
+    mode runs them; queueing, scheduling and sampling are not counted."""
+
+    batch: int
+    ttft_bound_s: float
+    ttft_s: float
+    tpot_bound_s: float
+    tpot_s: float
+
 
 # ------------------------------------------------------------------------- composition
 
@@ -224,9 +244,12 @@ def kernel_uses(model: ModelConfig, phase: str, batch, context: int, gpus: int =
             T=tokens, n=hidden),
         use("qkv projection", KernelKind.PROJECTIONS, quantised, layers, layers, quantised_at,
             M=tokens, K=hidden, N=model.qkv_width),
+        # a prefill's attention is causal: each token against the keys up to its own
+        use("attention", KernelKind.ATTENTION, "model_attention_causal",
+            layers * model.kv_heads * b, layers, attention_at, S=context, g=model.group, d=hd)
+        if prefill else
         use("attention", KernelKind.ATTENTION, "model_attention", layers * model.kv_heads * b,
-            layers, attention_at, Sq=model.group * (context if prefill else 1), L=context,
-            d=hd),
+            layers, attention_at, Sq=model.group, L=context, d=hd),
         use("output projection", KernelKind.PROJECTIONS, quantised, layers, layers,
             quantised_at, M=tokens, K=model.heads * hd, N=hidden),
     ]

@@ -16,9 +16,9 @@ from .report.cells import json_count
 from .report.page import Column, noted_table
 from .roofs import model_roof_name, roof_name
 
-OUT_OF_SCOPE = ("embedding lookup, RoPE, residual adds and sampling are left out; prefill "
-                "attention is counted without the causal mask (about twice the work a causal "
-                "kernel does)")
+OUT_OF_SCOPE = ("embedding lookup, RoPE, residual adds and sampling are left out; a prefill's "
+                "attention is causal, each token against the keys up to its own (the exact "
+                "triangle, without the masked part of a tile on the diagonal)")
 T_MODEL_NOTE = ("t_model: a GEMM whose sizes fit gemm_hopper's tiles (M in 256-row clusters, "
                 "N in 256, K in 64: prefill, large batches) takes that spec's estimate (waves "
                 "of 128 x 256 tiles on the SMs); every other kernel's t_model is its t_min "
@@ -114,6 +114,14 @@ def crossing_line(crossing: Crossing, what: str) -> str:
             f"{crossing.limit:.1f} FLOP/B as b grows)")
 
 
+def latency_line(result: WholeModel) -> str:
+    """Per batch, the time to the first token and the time per output token."""
+    figures = "; ".join(f"batch {latency.batch}: {si(latency.ttft_s, 's')} and "
+                        f"{si(latency.tpot_s, 's')}" for latency in result.latencies())
+    return ("time to first token (the batch's prompts prefilled together) and time per output "
+            f"token (a decode step), t_model with launches, queueing not counted: {figures}")
+
+
 def memory_lines(result: WholeModel) -> list[str]:
     memory, name = result.memory, result.machine.name
     if memory.capacity_B is None:
@@ -156,7 +164,8 @@ def text_report(result: WholeModel, kernels: bool, width: int | None):
         for step in (*result.decode, *result.prefill[:1]):
             yield kernel_table(step, width)
     yield summary_table(result, width)
-    lines = [crossing_line(result.crossing, f"decode at context {result.context}"),
+    lines = [latency_line(result),
+             crossing_line(result.crossing, f"decode at context {result.context}"),
              crossing_line(result.weights_crossing,
                            "decode, weights alone (context 0; activations cross HBM between "
                            "kernels, the chapter's 295.5 counts weights only)"),
@@ -204,6 +213,9 @@ def model_json(result: WholeModel) -> dict:
         "model": result.model.name, "params": result.model.params(),
         "machine": result.machine.id, "gpus": result.gpus, "context": result.context,
         "decode": [_step_json(s) for s in result.decode],
+        "latency": [{"batch": x.batch, "ttft_bound": x.ttft_bound_s, "ttft": x.ttft_s,
+                     "tpot_bound": x.tpot_bound_s, "tpot": x.tpot_s}
+                    for x in result.latencies()],
         "prefill": [_step_json(s) for s in result.prefill],
         "crossing": _crossing_json(result.crossing),
         "weights_crossing": _crossing_json(result.weights_crossing),
