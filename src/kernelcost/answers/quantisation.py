@@ -17,8 +17,10 @@ are a few bytes a tensor, not counted (lang/precisions.py).
 
 The KV cache at fp8 or int8 holds one byte an element (its scales, per tensor or per head,
 are not counted); a decode step's attention then runs `model_attention` mapped to that
-precision (the cached K and V read at one byte; its products timed at that precision's
-peak, as FlashAttention-3's fp8 path runs them). A prefill's attention reads the new keys
+precision by lang/precisions.py (the cached K and V read at one byte). Its products are
+timed at that precision's rates, as FlashAttention-3's fp8 path runs them; an int8 cache is
+dequantised to 16 bits by the kernels that serve it, which this does not time, but a decode
+step's attention is bound by the bytes it reads. A prefill's attention reads the new keys
 and values before they are cached: it runs at the activations' precision."""
 
 from __future__ import annotations
