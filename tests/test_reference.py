@@ -108,6 +108,13 @@ UPPER_BOUNDS = {
                                      "by a box",
     "flash_attention_hopper": "ragged query tiles (Br = 192 at d = 64): Q and O footprints "
                               "bounded by a box",
+    # the box is the whole of K and V (the last token reads every key), so its value is exact
+    "model_attention_causal": "the triangle of keys read: K and V footprints bounded by a box",
+    # A[i, kg * g] lies inside A[i, k]: the box of the two accesses is A, exact in value
+    "model_gemm_w4a16": "the group's first activation beside every activation: A bounded by a "
+                        "box",
+    "model_gemm_w8a16": "the group's first activation beside every activation: A bounded by a "
+                        "box",
 }
 
 
