@@ -1,9 +1,11 @@
 """Stage: ModelConfig x Quantisation x Machine -> Memory. The weights and the KV cache against
 one GPU's HBM, and the largest batch that fits (`kernelcost model`).
 
-As vLLM sizes its KV cache, a fraction of the HBM is usable (`gpu_memory_utilization`, 0.9
-by default: https://docs.vllm.ai/en/latest/configuration/engine_args.html); the weights take
-their bytes of it, and every sequence of `context` tokens takes its KV cache of the rest:
+As vLLM sizes its KV cache, a fraction of the HBM is usable (`--gpu-memory-utilization`,
+`gpu_memory_utilization: float = 0.90` in vLLM's EngineArgs, vllm-project/vllm,
+vllm/engine/arg_utils.py at commit 001999d2f360c2c5da23a916510c273b1a73d06c); the weights
+take their bytes of it, and every sequence of `context` tokens takes its KV cache of the
+rest:
 
     largest batch = floor((fraction x capacity - weights) / (KV bytes a token x context))
 
