@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
@@ -200,3 +202,32 @@ def test_cli_composes_a_config_and_refuses_an_uncovered_one(tmp_path, capsys):
     path.write_text(json.dumps({"model_type": "gpt2", "n_layer": 12}, indent=2))
     assert main(["model", str(path)]) == 2
     assert "error[KC510]" in capsys.readouterr().err
+
+
+KEYS = ("model_type", "architectures", "hidden_size", "num_attention_heads",
+        "num_key_value_heads", "head_dim", "num_hidden_layers", "intermediate_size",
+        "moe_intermediate_size", "vocab_size", "num_experts", "num_local_experts",
+        "num_experts_per_tok", "tie_word_embeddings", "attention_bias", "sliding_window",
+        "torch_dtype", "mlp_only_layers", "decoder_sparse_step", "_name_or_path")
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**12, 10**12)
+    | st.floats(allow_nan=False) | st.text(max_size=20)
+    | st.sampled_from(["llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                 max_size=3),
+    max_leaves=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(KEYS), JSON_VALUES, max_size=len(KEYS)),
+       st.sampled_from(["llama3_1_8b", "mixtral_8x7b", "qwen2_7b", "qwen3_8b"]))
+def test_any_values_at_the_keys_give_a_model_or_a_coded_error(changes, base):
+    """Every value of every key the reader looks at, over a real config: a record, or an
+    error with its code; never another exception."""
+    data = {**json.loads((DATA / base / "config.json").read_text()), **changes}
+    try:
+        model = parse_config(json.dumps(data, indent=2), "config.json")
+    except KcostError as error:
+        assert error.code.startswith("KC5")
+        return
+    assert model.params() > 0 and model.heads % model.kv_heads == 0
