@@ -141,6 +141,7 @@ class _Reader:
             if per_token > experts:
                 raise self.error(Code.MODEL_INCONSISTENT, "num_experts_per_tok",
                                  f"more than {family.experts_key} ({experts})")
+        bias = self.bias(data, family)
         return ModelConfig(
             name=self.name(data), path=self.path, config_url=self.path,
             dtype=self.dtype(data), layers=self.count(data, "num_hidden_layers", "layers"),
@@ -150,8 +151,7 @@ class _Reader:
             experts_per_token=per_token,
             tie_embeddings=self.flag(data, "tie_word_embeddings", "tie_embeddings"),
             sources=tuple(self.sources),
-            qkv_bias=family.qkv_bias or self.bias(data, family),
-            output_bias=self.bias(data, family), qk_norm=family.qk_norm)
+            qkv_bias=family.qkv_bias or bias, output_bias=bias, qk_norm=family.qk_norm)
 
     def family(self, data: dict) -> Family:
         model_type = data.get("model_type")
