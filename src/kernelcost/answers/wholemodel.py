@@ -21,9 +21,9 @@ h heads, kv KV heads, g = h / kv, hd head dim, I intermediate size, E experts, k
 token, E_t = E (1 - (1 - k/E)^T) the experts a step's T tokens touch in expectation (E_t = 1,
 k = 1 for a dense MLP). Every GEMM is gemm.kcost (perfect reuse: weights cross HBM once a
 step); a kernel's copies run back to back, so its W, Q and time are the spec's times the
-copies. With --gpus N every copy count is divided by N: tensor
-parallelism gives each GPU 1/N of every kernel; the all-reduce after attention and after the
-MLP is not modelled. Launch overhead is kept apart: launches x the machine's figure."""
+copies. With --tp N every copy count is divided by N: tensor parallelism gives each GPU 1/N
+of every kernel, and the collectives between them are timed on the GPUs' topology
+(tensor_parallel.py). Launch overhead is kept apart: launches x the machine's figure."""
 
 from __future__ import annotations
 
@@ -43,7 +43,9 @@ from ..base.watchdog import stage
 from ..count.values import exact
 from ..hardware.machine import Machine, Roof
 from ..hardware.modelfile import ModelConfig
+from ..hardware.topology import Topology
 from .model import verdict
+from .tensor_parallel import TensorParallel, step_collectives
 
 DECODE, PREFILL = "decode", "prefill"
 
@@ -203,6 +205,7 @@ class WholeModel:
     crossing: Crossing  # with the KV cache at the context
     weights_crossing: Crossing  # context 0: the weights alone, the chapter's b*
     memory: Memory
+    parallel: TensorParallel | None  # the collectives, where the GPUs' topology is known
 
 
 # ------------------------------------------------------------------------- composition
@@ -380,10 +383,20 @@ def memory(model: ModelConfig, machine: Machine, context: int, gpus: int) -> Mem
 
 
 def whole_model(model: ModelConfig, machine: Machine, batches: list[int], context: int,
-                gpus: int = 1) -> WholeModel:
+                gpus: int = 1, topology: Topology | None = None) -> WholeModel:
+    """The steps at each batch; with a topology and more than one GPU, the collectives of
+    tensor parallelism (tensor_parallel.py) between their kernels."""
     if machine.bandwidth(Level.GLOBAL) is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"machine `{machine.id}` has no global bandwidth"))
+    parallel = None
+    if topology is not None and gpus > 1:
+        parallel = TensorParallel(
+            topology, gpus,
+            decode=tuple(step_collectives(model, DECODE, b, b, gpus, topology)
+                         for b in batches),
+            prefill=tuple(step_collectives(model, PREFILL, b, b * context, gpus, topology)
+                          for b in batches))
     return WholeModel(
         model, machine, gpus, context,
         decode=tuple(step(model, machine, DECODE, b, context, gpus) for b in batches),
@@ -391,4 +404,5 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
         crossing=decode_crossing(model, machine, context),
         weights_crossing=decode_crossing(model, machine, 0),
         memory=memory(model, machine, context, gpus),
+        parallel=parallel,
     )

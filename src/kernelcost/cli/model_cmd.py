@@ -26,8 +26,13 @@ def build_model_parser(commands) -> None:
     parser.add_argument("--context", default=4096, type=_positive("context"),
                         help="tokens in the KV cache at decode, and of each prefill "
                              "(default 4096)")
-    parser.add_argument("--gpus", default=1, type=_positive("gpus"),
-                        help="tensor parallelism over N GPUs: figures per GPU (default 1)")
+    parser.add_argument("--tp", "--gpus", dest="gpus", default=1, type=_positive("tp"),
+                        help="tensor parallelism over N GPUs: figures per GPU, and the "
+                             "collectives between the kernels (default 1)")
+    parser.add_argument("--topology", metavar="ID|PATH",
+                        help="how the GPUs are joined: a topology id (hgx_h100 hgx_h200 "
+                             "dgx_b200 h100_nvl pcie_h100 mi300x_platform) or .toml path "
+                             "(default: the machine's 8-GPU switch or mesh system)")
     parser.add_argument("--kernels", action="store_true",
                         help="each step's kernels in a table: W, Q, I, t_bound, t_model and the "
                              "roof that binds")
@@ -74,10 +79,11 @@ def run_model(args) -> int:
     if args.gpus > 1 and model.heads % args.gpus:
         raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
             None,
-            f"--gpus {args.gpus} does not divide the "
+            f"--tp {args.gpus} does not divide the "
             f"{model.heads} attention heads of {model.name}"))
+    topology = _topology(args, machine.id)
     stage("composing the model's kernels")
-    result = whole_model(model, machine, args.batch, args.context, args.gpus)
+    result = whole_model(model, machine, args.batch, args.context, args.gpus, topology)
     stage("writing the output")
     if args.json:
         print_json(model_json(result))
@@ -87,3 +93,23 @@ def run_model(args) -> int:
     if args.output:
         print(save_stack(result, args.output))
     return 0
+
+
+def _topology(args, machine_id: str):
+    """The topology asked for, or the machine's default; one that joins other GPUs, or
+    fewer than --tp, is refused."""
+    from ..base.errors import MachineFileError
+    from ..hardware.topology import default_topology, load_topology
+
+    if args.topology is None:
+        return default_topology(machine_id) if args.gpus > 1 else None
+    topology = load_topology(args.topology)
+    if topology.gpu != machine_id:
+        raise MachineFileError(Code.MACHINE_INCONSISTENT, Diagnostic(
+            None, f"topology `{topology.id}` joins {topology.gpu} GPUs, not {machine_id}",
+            f"--machine {topology.gpu}, or a topology of {machine_id} GPUs"))
+    if args.gpus > topology.gpus:
+        raise MachineFileError(Code.MACHINE_INCONSISTENT, Diagnostic(
+            None, f"--tp {args.gpus}: topology `{topology.id}` has {topology.gpus} GPUs",
+            f"--tp {topology.gpus} or fewer"))
+    return topology
