@@ -180,4 +180,28 @@ def test_model_tp_refuses_a_topology_of_other_gpus_or_too_few(capsys):
     assert "joins b200 GPUs, not h100" in capsys.readouterr().err
     assert main(["model", "llama3_8b", "--tp", "16", "--machine", "h100",
                  "--topology", "hgx_h100"]) == 2
-    assert "has 8 GPUs" in capsys.readouterr().err
+    assert "topology `hgx_h100` has 8" in capsys.readouterr().err
+
+
+def test_model_pp_hands_the_activations_on_and_splits_the_memory(capsys):
+    # Llama-3-70B, --tp 2 --pp 2 on an HGX H100 at batch 8: one hand-off of
+    # 8 x 8192 x 2 = 131072 B, a send: 8.4 + 3.4 us (NCCL's ring Simple, one step) +
+    # 131072 / 450e9 s; every GPU holds a quarter of the weights
+    import json
+
+    from kernelcost.cli import main
+    from kernelcost.hardware.modelfile import load_model
+
+    assert main(["model", "llama3_70b", "--tp", "2", "--pp", "2", "--machine", "h100",
+                 "--batch", "8", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert (document["collectives"]["tp"], document["collectives"]["stages"]) == (2, 2)
+    uses = {c["name"]: c for c in document["collectives"]["decode"][0]["collectives"]}
+    handoff = uses["stage hand-off"]
+    assert (handoff["kind"], handoff["copies"], handoff["bytes"]) == ("send", 1, 131072)
+    assert handoff["seconds_each"] == pytest.approx(11.8e-6 + 131072 / 450e9)
+    assert uses["attention out"]["seconds_each"] == pytest.approx(3.7e-6 + 131072 / 450e9)
+    weights = load_model("llama3_70b").weight_bytes()
+    assert document["memory"]["weights_B"] == pytest.approx(weights / 4)
+    assert main(["model", "llama3_70b", "--pp", "81"]) == 2
+    assert "more stages than the 80 layers" in capsys.readouterr().err

@@ -217,11 +217,13 @@ def _parallel() -> dict:
     return obj({
         "topology": text("the topology's id"),
         "name": text("the system's name"),
-        "gpus": integer("GPUs of tensor parallelism"),
+        "gpus": integer("GPUs in all: tp x stages"),
+        "tp": integer("GPUs of tensor parallelism, a stage"),
+        "stages": integer("pipeline stages"),
         "fabric": enum("what joins the GPUs of a domain", Fabric),
         "decode": array(local("step_collectives"), "a decode step's, per batch"),
         "prefill": array(local("step_collectives"), "a prefill's, per batch"),
-    }, "the collectives of tensor parallelism (answers/tensor_parallel.py)")
+    }, "the collectives of tensor and pipeline parallelism (answers/tensor_parallel.py)")
 
 
 def _step_collectives() -> dict:
@@ -231,7 +233,8 @@ def _step_collectives() -> dict:
         "count": integer("collectives in the step"),
         "seconds": number("their time in sequence, s"),
         "collectives": array(obj({
-            "name": text("where in the layer: attention out, MLP out, embedding, logits"),
+            "name": text("where in the step: attention out, MLP out, embedding, logits, "
+                         "stage hand-off"),
             "kind": enum("the collective", Collective),
             "copies": integer("how many a step"),
             "bytes": number("bytes of one, B (all-gather: the gathered tensor)"),

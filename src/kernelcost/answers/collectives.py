@@ -13,7 +13,8 @@ A collective of S bytes on p GPUs takes alpha + S x (bytes a GPU moves per byte 
 - two-shot all-reduce (the same kernels for larger S: a reduce-scatter and an all-gather by
   direct reads): 2(p-1)/p S, two latencies;
 - ring all-gather and reduce-scatter (S the whole gathered tensor): p-1 steps, (p-1)/p S;
-- all-to-all, sent directly over the fabric: (p-1)/p S.
+- all-to-all, sent directly over the fabric: (p-1)/p S;
+- a send from one GPU to the next (a pipeline stage's activations): S.
 
 The latencies and protocol efficiencies are NCCL's own tuning model (NCCL_SOURCE): a base
 latency per algorithm and protocol plus a per-step hardware latency per link kind, and the
@@ -41,6 +42,7 @@ class Collective(enum.Enum):
     ALL_GATHER = "all-gather"
     REDUCE_SCATTER = "reduce-scatter"
     ALL_TO_ALL = "all-to-all"
+    SEND = "send"  # one GPU to the next: a pipeline stage's hand-off
 
 
 class Algorithm(enum.Enum):
@@ -118,11 +120,12 @@ def collective_time(collective: Collective, size_B: float, gpus: int,
 def _candidates(collective: Collective, size_B: float, p: int, bandwidth: float,
                 fabric: Fabric):
     steps = _STEP_US[fabric]
-    if collective is Collective.ALL_TO_ALL:
-        # NCCL's tuning has no all-to-all (it runs as sends and receives): one step of the
-        # ring's Simple latency stands in for its alpha
+    if collective in (Collective.ALL_TO_ALL, Collective.SEND):
+        # NCCL's tuning has no model of sends and receives (all-to-all runs as them): one
+        # step of the ring's Simple latency stands in for their alpha
         alpha = (_BASE_US[Algorithm.RING][2] + steps[Algorithm.RING][2]) * US
-        yield Timed(Algorithm.DIRECT, Protocol.SIMPLE, alpha, (p - 1) / p * size_B / bandwidth)
+        share = 1 if collective is Collective.SEND else (p - 1) / p
+        yield Timed(Algorithm.DIRECT, Protocol.SIMPLE, alpha, share * size_B / bandwidth)
         return
     reduce_all = collective is Collective.ALL_REDUCE
     ring_steps = 2 * (p - 1) if reduce_all else p - 1

@@ -43,9 +43,8 @@ from ..base.watchdog import stage
 from ..count.values import exact
 from ..hardware.machine import Machine, Roof
 from ..hardware.modelfile import ModelConfig
-from ..hardware.topology import Topology
 from .model import verdict
-from .tensor_parallel import TensorParallel, step_collectives
+from .tensor_parallel import Layout, TensorParallel, step_collectives
 
 DECODE, PREFILL = "decode", "prefill"
 
@@ -375,34 +374,37 @@ def _real_root(gap, low: float, high: float) -> float:
     return high
 
 
-def memory(model: ModelConfig, machine: Machine, context: int, gpus: int) -> Memory:
-    """Weights split evenly over the GPUs; KV heads too, up to one KV head per GPU (past
-    that, each GPU keeps a copy of its head)."""
-    kv = model.kv_bytes_per_token() * context / min(gpus, model.kv_heads)
-    return Memory(gpus, machine.capacity(Level.GLOBAL), model.weight_bytes() / gpus, kv, context)
+def memory(model: ModelConfig, machine: Machine, context: int, gpus: int,
+           stages: int = 1) -> Memory:
+    """Weights split evenly over the GPUs of each of the pipeline's stages and over the
+    stages; KV heads too, up to one KV head per GPU of a stage (past that, each GPU keeps a
+    copy of its head), and the layers' KV cache over the stages."""
+    kv = model.kv_bytes_per_token() * context / min(gpus, model.kv_heads) / stages
+    return Memory(gpus * stages, machine.capacity(Level.GLOBAL),
+                  model.weight_bytes() / (gpus * stages), kv, context)
 
 
 def whole_model(model: ModelConfig, machine: Machine, batches: list[int], context: int,
-                gpus: int = 1, topology: Topology | None = None) -> WholeModel:
-    """The steps at each batch; with a topology and more than one GPU, the collectives of
-    tensor parallelism (tensor_parallel.py) between their kernels."""
+                gpus: int = 1, layout: Layout | None = None) -> WholeModel:
+    """The steps at each batch over `gpus` GPUs of tensor parallelism; with a layout (the
+    topology, and pipeline stages), the collectives between the kernels (tensor_parallel.py)."""
     if machine.bandwidth(Level.GLOBAL) is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"machine `{machine.id}` has no global bandwidth"))
     parallel = None
-    if topology is not None and gpus > 1:
+    if layout is not None and layout.topology is not None and layout.gpus > 1:
         parallel = TensorParallel(
-            topology, gpus,
-            decode=tuple(step_collectives(model, DECODE, b, b, gpus, topology)
-                         for b in batches),
-            prefill=tuple(step_collectives(model, PREFILL, b, b * context, gpus, topology)
+            layout,
+            decode=tuple(step_collectives(model, DECODE, b, b, layout) for b in batches),
+            prefill=tuple(step_collectives(model, PREFILL, b, b * context, layout)
                           for b in batches))
+    stages = 1 if layout is None else layout.stages
     return WholeModel(
         model, machine, gpus, context,
         decode=tuple(step(model, machine, DECODE, b, context, gpus) for b in batches),
         prefill=tuple(step(model, machine, PREFILL, b, context, gpus) for b in batches),
         crossing=decode_crossing(model, machine, context),
         weights_crossing=decode_crossing(model, machine, 0),
-        memory=memory(model, machine, context, gpus),
+        memory=memory(model, machine, context, gpus, stages),
         parallel=parallel,
     )

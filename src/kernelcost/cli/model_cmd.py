@@ -29,6 +29,9 @@ def build_model_parser(commands) -> None:
     parser.add_argument("--tp", "--gpus", dest="gpus", default=1, type=_positive("tp"),
                         help="tensor parallelism over N GPUs: figures per GPU, and the "
                              "collectives between the kernels (default 1)")
+    parser.add_argument("--pp", default=1, type=_positive("pp"),
+                        help="pipeline parallelism: the layers in N stages of --tp GPUs each "
+                             "(default 1)")
     parser.add_argument("--topology", metavar="ID|PATH",
                         help="how the GPUs are joined: a topology id (hgx_h100 hgx_h200 "
                              "dgx_b200 h100_nvl pcie_h100 mi300x_platform) or .toml path "
@@ -64,6 +67,7 @@ def _batches(text: str) -> list[int]:
 
 def run_model(args) -> int:
     from ..algebra.jsonout import print_json
+    from ..answers.tensor_parallel import Layout
     from ..answers.wholemodel import whole_model
     from ..hardware.machinefile import load_machine
     from ..hardware.modelfile import load_model
@@ -81,9 +85,13 @@ def run_model(args) -> int:
             None,
             f"--tp {args.gpus} does not divide the "
             f"{model.heads} attention heads of {model.name}"))
-    topology = _topology(args, machine.id)
+    if args.pp > model.layers:
+        raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
+            None, f"--pp {args.pp}: more stages than the {model.layers} layers of "
+                  f"{model.name}", f"--pp {model.layers} or fewer"))
+    layout = Layout(_topology(args, machine.id), args.gpus, args.pp)
     stage("composing the model's kernels")
-    result = whole_model(model, machine, args.batch, args.context, args.gpus, topology)
+    result = whole_model(model, machine, args.batch, args.context, args.gpus, layout)
     stage("writing the output")
     if args.json:
         print_json(model_json(result))
@@ -101,15 +109,17 @@ def _topology(args, machine_id: str):
     from ..base.errors import MachineFileError
     from ..hardware.topology import default_topology, load_topology
 
+    gpus = args.gpus * args.pp
     if args.topology is None:
-        return default_topology(machine_id) if args.gpus > 1 else None
+        return default_topology(machine_id) if gpus > 1 else None
     topology = load_topology(args.topology)
     if topology.gpu != machine_id:
         raise MachineFileError(Code.MACHINE_INCONSISTENT, Diagnostic(
             None, f"topology `{topology.id}` joins {topology.gpu} GPUs, not {machine_id}",
             f"--machine {topology.gpu}, or a topology of {machine_id} GPUs"))
-    if args.gpus > topology.gpus:
+    if gpus > topology.gpus:
         raise MachineFileError(Code.MACHINE_INCONSISTENT, Diagnostic(
-            None, f"--tp {args.gpus}: topology `{topology.id}` has {topology.gpus} GPUs",
-            f"--tp {topology.gpus} or fewer"))
+            None, f"--tp {args.gpus} --pp {args.pp}: {gpus} GPUs, but topology "
+                  f"`{topology.id}` has {topology.gpus}",
+            f"--tp x --pp of {topology.gpus} or fewer"))
     return topology

@@ -23,9 +23,15 @@ def decode_table(parallel: TensorParallel, width: int | None):
                          best.algorithm.value, si(best.seconds, "s"), si(use.seconds, "s"),
                          use.collective.value, best.protocol.value,
                          f"{use.time.bandwidth_Bps / 1e9:,.0f}"])
-    title = (f"tensor parallelism over {parallel.gpus} GPUs of {parallel.topology.name}: "
-             "the collectives of a decode step")
+    title = (f"{_layout_words(parallel)}, on {parallel.topology.name}: the collectives of "
+             "a decode step")
     return noted_table(title, COLUMNS, rows, width, (1,))
+
+
+def _layout_words(parallel: TensorParallel) -> str:
+    layout = parallel.layout
+    words = f"tensor parallelism over {layout.tp} GPUs" if layout.tp > 1 else "one GPU a stage"
+    return words + (f" in {layout.stages} pipeline stages" if layout.stages > 1 else "")
 
 
 def step_lines(parallel: TensorParallel, t_model_of: dict[tuple[str, int], float]) -> list[str]:
@@ -58,6 +64,8 @@ def _step_json(step: StepCollectives) -> dict:
 def parallel_json(parallel: TensorParallel) -> dict:
     """Numbers in SI base units (B, s, B/s)."""
     topology = parallel.topology
-    return {"topology": topology.id, "name": topology.name, "gpus": parallel.gpus,
-            "fabric": topology.fabric.value, "decode": [_step_json(s) for s in parallel.decode],
+    layout = parallel.layout
+    return {"topology": topology.id, "name": topology.name, "gpus": layout.gpus,
+            "tp": layout.tp, "stages": layout.stages, "fabric": topology.fabric.value,
+            "decode": [_step_json(s) for s in parallel.decode],
             "prefill": [_step_json(s) for s in parallel.prefill]}

@@ -29,6 +29,10 @@ TP_NOTE = ("--tp {n}: tensor parallelism, every kernel's W, Q and time split ove
            "figures per GPU; the all-reduces after attention and after the MLP (2 a layer), "
            "the embedding's and the logits' gather timed on the topology's fastest algorithm, "
            "in sequence with the kernels")
+PP_NOTE = ("--pp {s}: the layers in {s} pipeline stages, each GPU holding 1/{g} of the "
+           "weights and of its KV heads' cache; one batch in flight runs the stages one "
+           "after the other, with a send of the activations between each (more batches in "
+           "flight fill the pipeline: throughput, not a step's latency)")
 TP_UNTIMED_NOTE = ("--tp {n}: tensor parallelism, every kernel's W, Q and time split over {n} "
                    "GPUs, figures per GPU; no shipped topology joins {machine} GPUs, so the "
                    "collectives are not timed (give --topology FILE)")
@@ -44,7 +48,8 @@ def header_lines(result: WholeModel) -> list[str]:
     lines = [f"{model.name} ({model.params() / 1e9:.2f}e9 parameters, {model.layers} layers, "
              f"hidden {model.hidden}, {model.heads} heads / {model.kv_heads} KV heads, "
              f"head dim {model.head_dim}{moe}, {model.dtype}) on {machine.name}, "
-             f"context {result.context}" + (f", {result.gpus} GPUs" if result.gpus > 1 else "")]
+             f"context {result.context}"
+             + (f", {result.memory.gpus} GPUs" if result.memory.gpus > 1 else "")]
     return lines
 
 
@@ -139,9 +144,12 @@ def memory_lines(result: WholeModel) -> list[str]:
 
 def notes(result: WholeModel) -> list[str]:
     found = [T_MODEL_NOTE, OUT_OF_SCOPE]
+    stages = result.memory.gpus // result.gpus
     if result.gpus > 1:
         note = TP_NOTE if result.parallel is not None else TP_UNTIMED_NOTE
         found.append(note.format(n=result.gpus, machine=result.machine.id))
+    if stages > 1:
+        found.append(PP_NOTE.format(s=stages, g=result.memory.gpus))
     return found
 
 
