@@ -204,6 +204,7 @@ EXAMPLES = [
             {"scale.kcost": SCALE}),
     Example("KC410", ("solve", "scale.kcost", "--for", "n", "--machine", "h100"),
             {"scale.kcost": SCALE.replace("    in  x", "    target sm_100a\n    in  x")}),
+    Example("KC411", ("model", "llama3_8b", "--tp", "2", "--topology", "hgx_h1000")),
     # model
     Example("KC501", ("model", "llama9")),
     Example("KC502", ("model", "mine.toml"), {"mine.toml": 'name = "Mine\n'}),

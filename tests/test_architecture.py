@@ -18,7 +18,7 @@ from kernelcost.base.levels import Level
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "kernelcost"
-DATA = {"machines", "models"}  # TOML files shipped as packages, no code
+DATA = {"machines", "models", "topologies"}  # TOML files shipped as packages, no code
 GENERATED = {
     "lang._generated.kcost_parser",  # lark's stand-alone parser (tools/regen_parser.py)
     "base.record_bodies",  # records.record_bodies_source(): one __init__ body a field count

@@ -47,17 +47,18 @@ def test_largest_batch_of_llama_3_70b_fp8_on_one_h200_at_8192(llama70b):
     54,243,628,288 / 2,684,354,560 = 20.2, so 20 sequences; in fp8, 160 KiB a token,
     1,342,177,280 B a sequence: 40.4, so 40."""
     h200 = load_machine("h200")
-    bf16_kv = memory(llama70b, h200, 8192, 1, quantisation("fp8", "fp8", "bf16"))
+    bf16_kv = memory(llama70b, h200, 8192, 1, quantisation=quantisation("fp8", "fp8", "bf16"))
     assert bf16_kv.weights_B == LINEAR * 1 + OTHER * 2 == 72_656_371_712
     assert bf16_kv.usable_B == pytest.approx(126.9e9)
     assert bf16_kv.kv_per_sequence_B == 8192 * 320 * 1024 == 2_684_354_560
     assert bf16_kv.max_batch == 20
-    fp8_kv = memory(llama70b, h200, 8192, 1, quantisation("fp8", "fp8", "fp8"))
+    fp8_kv = memory(llama70b, h200, 8192, 1, quantisation=quantisation("fp8", "fp8", "fp8"))
     assert fp8_kv.kv_per_sequence_B == 8192 * 160 * 1024 == 1_342_177_280
     assert fp8_kv.max_batch == 40
     assert fp8_kv.fits(40) and not fp8_kv.fits(41)
     # the fraction is the option's: all of HBM leaves (141e9 - 72,656,371,712) / 2,684,354,560
-    everything = memory(llama70b, h200, 8192, 1, quantisation("fp8", "fp8"), fraction=1.0)
+    everything = memory(llama70b, h200, 8192, 1, quantisation=quantisation("fp8", "fp8"),
+                        fraction=1.0)
     assert everything.max_batch == 25
 
 

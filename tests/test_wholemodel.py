@@ -174,7 +174,7 @@ def test_cli_text_json_and_figure(tmp_path, capsys):
     assert main(["model", "llama3_70b", "--machine", "h100", "--batch", "1,8",
                  "--context", "4096", "-o", str(figure)]) == 0
     text = capsys.readouterr().out
-    assert "WARNING: the weights alone" in text and "--gpus 2" in text
+    assert "WARNING: the weights alone" in text and "--tp 2" in text
     assert "never compute-bound" in text and "launch overhead apart" in text
     assert "(--kernels adds each step's kernels" in text and "qkv projection" not in text
     assert main(["model", "llama3_70b", "--batch", "1", "--kernels"]) == 0

@@ -1,7 +1,7 @@
-"""Regenerate parsed.json beside the shipped TOML files (src/kernelcost/machines and
-src/kernelcost/models): each file's tables as tomllib reads them, keyed by a digest of its
-text (its length and CRC-32), which kernelcost.base.tomlplaces takes instead of parsing the file
-again. Run it after editing a shipped machine or model file (a test fails until then; an
+"""Regenerate parsed.json beside the shipped TOML files (src/kernelcost/machines, models and
+topologies): each file's tables as tomllib reads them, keyed by a digest of its text (its
+length and CRC-32), which kernelcost.base.tomlplaces takes instead of parsing the file
+again. Run it after editing a shipped machine, model or topology file (a test fails until then; an
 edited file is parsed as it stands meanwhile):
 
     .venv/bin/python tools/regen_shipped_toml.py          # writes the files
@@ -15,7 +15,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = (ROOT / "src" / "kernelcost" / "machines", ROOT / "src" / "kernelcost" / "models")
+FOLDERS = tuple(ROOT / "src" / "kernelcost" / name for name in ("machines", "models", "topologies"))
 sys.path.insert(0, str(ROOT / "src"))
 
 from kernelcost.base.inputs import normalise  # noqa: E402

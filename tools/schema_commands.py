@@ -26,6 +26,7 @@ from schema_parts import (
     typed,
 )
 
+from kernelcost.answers.collectives import Algorithm, Collective, Protocol
 from kernelcost.answers.lower import BOUND_LEVELS
 from kernelcost.answers.ncu import Architecture as NcuArchitecture
 from kernelcost.answers.published import Family, Split
@@ -38,6 +39,7 @@ from kernelcost.base.error_codes import FAMILIES, Code, ErrorCode
 from kernelcost.base.kinds import LaunchMode, Precision, Unit, WorkClass
 from kernelcost.base.levels import Level
 from kernelcost.hardware.machine import EXECUTION_FIGURES, UNKNOWN_BANDWIDTH, execution_source_key
+from kernelcost.hardware.topology import Fabric
 
 # --- machines -------------------------------------------------------------------------------
 
@@ -223,9 +225,49 @@ def model_schema() -> dict:
                                          "weights in usable_B; null without a capacity"),
             "warnings": texts("what does not fit"),
         }, "weights and KV cache against HBM"),
+        "collectives": nullable(local("parallel"), "tensor parallelism's collectives on the "
+                                                    "GPUs' topology; null on one GPU or where "
+                                                    "no topology joins the machine's GPUs"),
         "notes": texts("what the model leaves out and how t_model is taken"),
     }, "`model --json`: a transformer's decode steps and prefills (SI base units)"),
-        {"step": _step(), "crossing": _model_crossing()})
+        {"step": _step(), "crossing": _model_crossing(), "parallel": _parallel(),
+         "step_collectives": _step_collectives()})
+
+
+def _parallel() -> dict:
+    return obj({
+        "topology": text("the topology's id"),
+        "name": text("the system's name"),
+        "gpus": integer("GPUs in all: tp x stages"),
+        "tp": integer("GPUs of tensor parallelism, a stage"),
+        "stages": integer("pipeline stages"),
+        "fabric": enum("what joins the GPUs of a domain", Fabric),
+        "decode": array(local("step_collectives"), "a decode step's, per batch"),
+        "prefill": array(local("step_collectives"), "a prefill's, per batch"),
+    }, "the collectives of tensor and pipeline parallelism (answers/tensor_parallel.py)")
+
+
+def _step_collectives() -> dict:
+    return obj({
+        "phase": text("decode or prefill"),
+        "batch": integer("sequences"),
+        "count": integer("collectives in the step"),
+        "seconds": number("their time in sequence, s"),
+        "collectives": array(obj({
+            "name": text("where in the step: attention out, MLP out, embedding, logits, "
+                         "stage hand-off"),
+            "kind": enum("the collective", Collective),
+            "copies": integer("how many a step"),
+            "bytes": number("bytes of one, B (all-gather: the gathered tensor)"),
+            "algorithm": enum("the fastest the topology allows", Algorithm),
+            "protocol": enum("NCCL's protocol, or the engines' own kernel", Protocol),
+            "latency": number("alpha, s"),
+            "transfer": number("the bytes' share, s"),
+            "seconds_each": number("one collective, s"),
+            "seconds": number("all copies, s"),
+            "bandwidth_Bps": number("a GPU's bandwidth each way, B/s"),
+        }, "one collective of the step"), "the step's collectives"),
+    }, "the collectives of one step")
 
 
 # --- bound ----------------------------------------------------------------------------------

@@ -58,11 +58,13 @@ class Memory:
         return 0 if room < 0 else math.floor(room / self.kv_per_sequence_B)
 
 
-def memory(model: ModelConfig, machine: Machine, context: int, gpus: int,
+def memory(model: ModelConfig, machine: Machine, context: int, gpus: int, stages: int = 1, *,
            quantisation: Quantisation = BF16_ONLY,
            fraction: float = DEFAULT_FRACTION) -> Memory:
-    """Weights split evenly over the GPUs; KV heads too, up to one KV head per GPU (past
-    that, each GPU keeps a copy of its head)."""
-    kv = quantisation.kv_bytes_per_token(model) * context / min(gpus, model.kv_heads)
-    return Memory(gpus, machine.capacity(Level.GLOBAL), fraction,
-                  float(quantisation.weight_bytes(model) / gpus), float(kv), context)
+    """Weights split evenly over the GPUs of each of the pipeline's stages and over the
+    stages; KV heads too, up to one KV head per GPU of a stage (past that, each GPU keeps a
+    copy of its head), and the layers' KV cache over the stages."""
+    kv = (quantisation.kv_bytes_per_token(model) * context / min(gpus, model.kv_heads)
+          / stages)
+    return Memory(gpus * stages, machine.capacity(Level.GLOBAL), fraction,
+                  float(quantisation.weight_bytes(model) / (gpus * stages)), float(kv), context)

@@ -23,9 +23,10 @@ k = 1 for a dense MLP). Every GEMM is gemm.kcost (perfect reuse: weights cross H
 step), or for the projections and experts the spec the quantisation implies (quantisation.py:
 gemm at fp8, model_gemm_w8a16, model_gemm_w4a16), and attention's model_attention is mapped
 to the KV cache's precision in decode; a kernel's copies run back to back, so its W, Q and
-time are the spec's times the copies. With --gpus N every copy count is divided by N: tensor
-parallelism gives each GPU 1/N of every kernel; the all-reduce after attention and after the
-MLP is not modelled. Launch overhead is kept apart: launches x the machine's figure."""
+time are the spec's times the copies. With --tp N every copy count is divided by N: tensor
+parallelism gives each GPU 1/N of every kernel, and the collectives between them are timed
+on the GPUs' topology (tensor_parallel.py). Launch overhead is kept apart: launches x the
+machine's figure."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ from ..hardware.modelfile import ModelConfig
 from .hbm_fit import DEFAULT_FRACTION, Memory, memory
 from .model import verdict
 from .quantisation import BF16_ONLY, Quantisation, check_groups
+from .tensor_parallel import Layout, TensorParallel, step_collectives
 
 DECODE, PREFILL = "decode", "prefill"
 
@@ -181,13 +183,21 @@ class WholeModel:
     crossing: Crossing  # with the KV cache at the context
     weights_crossing: Crossing  # context 0: the weights alone, the chapter's b*
     memory: Memory
+    parallel: TensorParallel | None  # the collectives, where the GPUs' topology is known
     quantisation: Quantisation = BF16_ONLY
 
     def latencies(self) -> tuple[Latency, ...]:
-        """Per batch, the serving figures of its steps (Latency)."""
-        return tuple(Latency(decode.batch, prefill.t_bound_s, prefill.t_model_s + prefill.launch_s,
-                             decode.t_bound_s, decode.t_model_s + decode.launch_s)
-                     for decode, prefill in zip(self.decode, self.prefill))
+        """Per batch, the serving figures of its steps (Latency), the collectives between
+        the kernels in each where the topology is known."""
+        decode_comm = self.parallel.decode if self.parallel else (None,) * len(self.decode)
+        prefill_comm = self.parallel.prefill if self.parallel else (None,) * len(self.prefill)
+        return tuple(
+            Latency(decode.batch, prefill.t_bound_s,
+                    prefill.t_model_s + prefill.launch_s + (p.seconds if p else 0.0),
+                    decode.t_bound_s,
+                    decode.t_model_s + decode.launch_s + (d.seconds if d else 0.0))
+            for decode, prefill, d, p in zip(self.decode, self.prefill, decode_comm,
+                                             prefill_comm))
 
 
 @record
@@ -195,7 +205,8 @@ class Latency:
     """A batch's prompts prefilled together, then decoded together: the time to the first
     token (the prefill, whose LM head gives it) and the time per output token (a decode step
     at the context). The bound is t_bound; the estimate t_model with the launches, as eager
-    mode runs them; queueing, scheduling and sampling are not counted."""
+    mode runs them, and the collectives of tensor parallelism; queueing, scheduling and
+    sampling are not counted."""
 
     batch: int
     ttft_bound_s: float
@@ -382,16 +393,27 @@ def _real_root(gap, low: float, high: float) -> float:
 
 
 def whole_model(model: ModelConfig, machine: Machine, batches: list[int], context: int,
-                gpus: int = 1, *, quantisation: Quantisation = BF16_ONLY,
+                gpus: int = 1, layout: Layout | None = None, *,
+                quantisation: Quantisation = BF16_ONLY,
                 fraction: float = DEFAULT_FRACTION) -> WholeModel:
-    """Every step at every batch; `quantisation` chooses the specs and the bytes, `fraction`
-    the share of HBM the weights and KV cache may take (hbm_fit.py)."""
+    """The steps at each batch over `gpus` GPUs of tensor parallelism; with a layout (the
+    topology, and pipeline stages), the collectives between the kernels (tensor_parallel.py).
+    `quantisation` chooses the specs and the bytes, `fraction` the share of HBM the weights
+    and KV cache may take (hbm_fit.py)."""
     if machine.bandwidth(Level.GLOBAL) is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"machine `{machine.id}` has no global bandwidth"))
     for precision in quantisation.compute_precisions():
         machine.require_precision(precision)  # an fp8 GEMM on an A100 is refused here
     check_groups(model, quantisation)
+    parallel = None
+    if layout is not None and layout.topology is not None and layout.gpus > 1:
+        parallel = TensorParallel(
+            layout,
+            decode=tuple(step_collectives(model, DECODE, b, b, layout) for b in batches),
+            prefill=tuple(step_collectives(model, PREFILL, b, b * context, layout)
+                          for b in batches))
+    stages = 1 if layout is None else layout.stages
 
     def steps(phase: str) -> tuple[Step, ...]:
         return tuple(step(model, machine, phase, b, context, gpus, quantisation=quantisation)
@@ -401,6 +423,7 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
         model, machine, gpus, context, decode=steps(DECODE), prefill=steps(PREFILL),
         crossing=decode_crossing(model, machine, context, quantisation),
         weights_crossing=decode_crossing(model, machine, 0, quantisation),
-        memory=memory(model, machine, context, gpus, quantisation, fraction),
-        quantisation=quantisation,
+        memory=memory(model, machine, context, gpus, stages, quantisation=quantisation,
+                      fraction=fraction),
+        parallel=parallel, quantisation=quantisation,
     )

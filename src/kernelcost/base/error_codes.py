@@ -118,6 +118,7 @@ class Code:
     UNKNOWN_NAME = ErrorCode(409, "a precision, level or work class kernelcost does not know")
     MACHINE_DOES_NOT_RUN = ErrorCode(410, "a machine that does not run the spec's architecture, "
                                           "features or levels, for a command that needs it")
+    UNKNOWN_TOPOLOGY = ErrorCode(411, "neither a shipped topology id nor a topology file")
 
     # model: KC5xx
     UNKNOWN_MODEL = ErrorCode(501, "neither a shipped model id nor a model file")

@@ -153,7 +153,7 @@ def shipped_or_file(name_or_path: str | Path, package: str, max_bytes: int,
     return None
 
 
-SHIPPED_PACKAGES = ("kernelcost.machines", "kernelcost.models")
+SHIPPED_PACKAGES = ("kernelcost.machines", "kernelcost.models", "kernelcost.topologies")
 PARSED_FILE = "parsed.json"  # {text_digest of a shipped file's text: its tables}
 
 

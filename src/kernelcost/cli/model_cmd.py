@@ -27,8 +27,16 @@ def build_model_parser(commands) -> None:
     parser.add_argument("--context", default=4096, type=_positive("context"),
                         help="tokens in the KV cache at decode, and of each prefill "
                              "(default 4096)")
-    parser.add_argument("--gpus", default=1, type=_positive("gpus"),
-                        help="tensor parallelism over N GPUs: figures per GPU (default 1)")
+    parser.add_argument("--tp", "--gpus", dest="gpus", default=1, type=_positive("tp"),
+                        help="tensor parallelism over N GPUs: figures per GPU, and the "
+                             "collectives between the kernels (default 1)")
+    parser.add_argument("--pp", default=1, type=_positive("pp"),
+                        help="pipeline parallelism: the layers in N stages of --tp GPUs each "
+                             "(default 1)")
+    parser.add_argument("--topology", metavar="ID|PATH",
+                        help="how the GPUs are joined: a topology id (hgx_h100 hgx_h200 "
+                             "dgx_b200 h100_nvl pcie_h100 mi300x_platform) or .toml path "
+                             "(default: the machine's 8-GPU switch or mesh system)")
     parser.add_argument("--weights", default="bf16", metavar="bf16|fp8|int8|int4",
                         help="the weights' precision: fp8 with --activations fp8 (W8A8), "
                              "int8 and int4 with group scales (weight-only, W8A16 and W4A16); "
@@ -85,6 +93,7 @@ def _batches(text: str) -> list[int]:
 def run_model(args) -> int:
     from ..algebra.jsonout import print_json
     from ..answers.quantisation import quantisation
+    from ..answers.tensor_parallel import Layout
     from ..answers.wholemodel import whole_model
     from ..hardware.hfconfig import load_model_or_config
     from ..hardware.machinefile import load_machine
@@ -101,10 +110,15 @@ def run_model(args) -> int:
     if args.gpus > 1 and model.heads % args.gpus:
         raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
             None,
-            f"--gpus {args.gpus} does not divide the "
+            f"--tp {args.gpus} does not divide the "
             f"{model.heads} attention heads of {model.name}"))
+    if args.pp > model.layers:
+        raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
+            None, f"--pp {args.pp}: more stages than the {model.layers} layers of "
+                  f"{model.name}", f"--pp {model.layers} or fewer"))
+    layout = Layout(_topology(args, machine.id), args.gpus, args.pp)
     stage("composing the model's kernels")
-    result = whole_model(model, machine, args.batch, args.context, args.gpus,
+    result = whole_model(model, machine, args.batch, args.context, args.gpus, layout,
                          quantisation=served, fraction=args.memory_fraction)
     stage("writing the output")
     if args.json:
@@ -115,3 +129,25 @@ def run_model(args) -> int:
     if args.output:
         print(save_stack(result, args.output))
     return 0
+
+
+def _topology(args, machine_id: str):
+    """The topology asked for, or the machine's default; one that joins other GPUs, or
+    fewer than --tp, is refused."""
+    from ..base.errors import MachineFileError
+    from ..hardware.topology import default_topology, load_topology
+
+    gpus = args.gpus * args.pp
+    if args.topology is None:
+        return default_topology(machine_id) if gpus > 1 else None
+    topology = load_topology(args.topology)
+    if topology.gpu != machine_id:
+        raise MachineFileError(Code.MACHINE_INCONSISTENT, Diagnostic(
+            None, f"topology `{topology.id}` joins {topology.gpu} GPUs, not {machine_id}",
+            f"--machine {topology.gpu}, or a topology of {machine_id} GPUs"))
+    if gpus > topology.gpus:
+        raise MachineFileError(Code.MACHINE_INCONSISTENT, Diagnostic(
+            None, f"--tp {args.gpus} --pp {args.pp}: {gpus} GPUs, but topology "
+                  f"`{topology.id}` has {topology.gpus}",
+            f"--tp x --pp of {topology.gpus} or fewer"))
+    return topology

@@ -81,13 +81,20 @@ class IndexRanges:
         slope = derivative(expr, counter)
         if counter in slope.free_symbols:
             return None
-        if self.facts.nonnegative(slope):
-            at_first = smallest
-        elif self.facts.nonpositive(slope):
-            at_first = not smallest
-        else:
+        at_first = self._follows(slope, smallest)
+        if at_first is None:
             return None
         return expr.xreplace({counter: sympy.S.Zero if at_first else last})
+
+    def _follows(self, slope: sympy.Expr, wanted: bool) -> bool | None:
+        """`wanted` where the slope is nonnegative, its opposite where it is nonpositive:
+        which end of a range (or which bound of a node) gives the extreme sought; None where
+        the slope's sign is unknown."""
+        if self.facts.nonnegative(slope):
+            return wanted
+        if self.facts.nonpositive(slope):
+            return not wanted
+        return None
 
     def _straighten(self, expr: sympy.Expr, upward: bool) -> sympy.Expr | None:
         """A bound of expr (upper if upward) free of floor, ceiling, min and max. Kept per
@@ -115,11 +122,8 @@ class IndexRanges:
                 # unevaluated derivative, whose sign no prover reads (tens of ms to ask)
                 return None
             slope = derivative(replaced, stand_in)
-            if self.facts.nonnegative(slope):
-                wanted_upper = upward
-            elif self.facts.nonpositive(slope):
-                wanted_upper = not upward
-            else:
+            wanted_upper = self._follows(slope, upward)
+            if wanted_upper is None:
                 return None
             bound = node_bound(node, wanted_upper)
             if bound is None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..answers.wholemodel import KINDS, Crossing, KernelKind, Step, WholeModel
 from ..base.units import plain, si
+from .collectives_report import decode_table, parallel_json, step_lines
 from .report.cells import json_count
 from .report.page import Column, noted_table
 from .roofs import model_roof_name, roof_name
@@ -24,9 +25,17 @@ T_MODEL_NOTE = ("t_model: a GEMM whose sizes fit gemm_hopper's tiles (M in 256-r
                 "of 128 x 256 tiles on the SMs); every other kernel's t_model is its t_min "
                 "(sequential specs, no grid: the roofline at the figures as given, t_bound "
                 "with the peaks at the maximum clock)")
-TP_NOTE = ("--gpus {n}: tensor parallelism, every kernel's W, Q and time split over {n} GPUs, "
-           "figures per GPU; the all-reduce after attention and after the MLP (2 per layer) is "
-           "out of scope")
+TP_NOTE = ("--tp {n}: tensor parallelism, every kernel's W, Q and time split over {n} GPUs, "
+           "figures per GPU; the all-reduces after attention and after the MLP (2 a layer), "
+           "the embedding's and the logits' gather timed on the topology's fastest algorithm, "
+           "in sequence with the kernels")
+PP_NOTE = ("--pp {s}: the layers in {s} pipeline stages, each GPU holding 1/{g} of the "
+           "weights and of its KV heads' cache; one batch in flight runs the stages one "
+           "after the other, with a send of the activations between each (more batches in "
+           "flight fill the pipeline: throughput, not a step's latency)")
+TP_UNTIMED_NOTE = ("--tp {n}: tensor parallelism, every kernel's W, Q and time split over {n} "
+                   "GPUs, figures per GPU; no shipped topology joins {machine} GPUs, so the "
+                   "collectives are not timed (give --topology FILE)")
 
 
 def _gb(value: float) -> str:
@@ -44,7 +53,8 @@ def header_lines(result: WholeModel) -> list[str]:
     lines = [f"{model.name} ({model.params() / 1e9:.2f}e9 parameters, {model.layers} layers, "
              f"hidden {model.hidden}, {model.heads} heads / {model.kv_heads} KV heads, "
              f"head dim {model.head_dim}{moe}; {served}) on {machine.name}, "
-             f"context {result.context}" + (f", {result.gpus} GPUs" if result.gpus > 1 else "")]
+             f"context {result.context}"
+             + (f", {result.memory.gpus} GPUs" if result.memory.gpus > 1 else "")]
     return lines
 
 
@@ -119,7 +129,8 @@ def latency_line(result: WholeModel) -> str:
     figures = "; ".join(f"batch {latency.batch}: {si(latency.ttft_s, 's')} and "
                         f"{si(latency.tpot_s, 's')}" for latency in result.latencies())
     return ("time to first token (the batch's prompts prefilled together) and time per output "
-            f"token (a decode step), t_model with launches, queueing not counted: {figures}")
+            "token (a decode step): t_model with the launches and the collectives where timed, "
+            f"queueing not counted: {figures}")
 
 
 def memory_lines(result: WholeModel) -> list[str]:
@@ -138,7 +149,7 @@ def memory_lines(result: WholeModel) -> list[str]:
         total = memory.weights_B * memory.gpus
         need = math.ceil(total / usable)
         lines.append(f"WARNING: the weights alone ({_gb(memory.weights_B)}{per}) do not fit "
-                     f"the usable {_gb(usable)} of one {name}: they need --gpus {need} or more "
+                     f"the usable {_gb(usable)} of one {name}: they need --tp {need} or more "
                      f"({_gb(total / need)} per GPU, before any KV cache)")
     else:
         too_big = [s.batch for s in result.decode if not memory.fits(s.batch)]
@@ -151,8 +162,12 @@ def memory_lines(result: WholeModel) -> list[str]:
 
 def notes(result: WholeModel) -> list[str]:
     found = [T_MODEL_NOTE, OUT_OF_SCOPE]
+    stages = result.memory.gpus // result.gpus
     if result.gpus > 1:
-        found.append(TP_NOTE.format(n=result.gpus))
+        note = TP_NOTE if result.parallel is not None else TP_UNTIMED_NOTE
+        found.append(note.format(n=result.gpus, machine=result.machine.id))
+    if stages > 1:
+        found.append(PP_NOTE.format(s=stages, g=result.memory.gpus))
     return found
 
 
@@ -164,6 +179,10 @@ def text_report(result: WholeModel, kernels: bool, width: int | None):
         for step in (*result.decode, *result.prefill[:1]):
             yield kernel_table(step, width)
     yield summary_table(result, width)
+    if result.parallel is not None:
+        yield decode_table(result.parallel, width)
+        yield step_lines(result.parallel, {(s.phase, s.batch): s.t_model_s
+                                           for s in (*result.decode, *result.prefill)})
     lines = [latency_line(result),
              crossing_line(result.crossing, f"decode at context {result.context}"),
              crossing_line(result.weights_crossing,
@@ -227,6 +246,7 @@ def model_json(result: WholeModel) -> dict:
                    "kv_per_sequence_B": memory.kv_per_sequence_B,
                    "weights_fit": memory.fits(), "max_batch": memory.max_batch,
                    "warnings": [x for x in memory_lines(result) if x.startswith("WARNING")]},
+        "collectives": None if result.parallel is None else parallel_json(result.parallel),
         "notes": notes(result),
     }
 
