@@ -20,6 +20,8 @@ SPECS.update({f"minmax_{path.stem}": path.read_text("utf-8")
               for path in sorted((ROOT / "tests" / "specs_minmax").glob("*.kcost"))})
 MACHINE_TEXT = (ROOT / "src" / "kernelcost" / "machines" / "h100.toml").read_text("utf-8")
 MODEL_TEXT = (ROOT / "src" / "kernelcost" / "models" / "llama3_8b.toml").read_text("utf-8")
+TOPOLOGY_TEXT = (ROOT / "src" / "kernelcost" / "topologies" / "hgx_h100.toml").read_text("utf-8")
+TOPOLOGIES = ["hgx_h100", "hgx_h200", "dgx_b200", "h100_nvl", "pcie_h100", "mi300x_platform"]
 # the measured runs, their specs named by absolute path (the worker runs in an empty folder)
 CSV_TEXT = (ROOT / "validate" / "results" / "h200-2026-12-04.csv").read_text("utf-8").replace(
     ",specs/", f",{ROOT}/specs/")
@@ -181,6 +183,10 @@ def machine_case(rng: random.Random) -> Case:
     files = {"evil.toml": text.encode("utf-8", "replace")}
     if command == "machines":
         argv = ["machines", "evil.toml"] + (["--json"] if rng.random() < 0.5 else [])
+    elif command == "model" and rng.random() < 0.5:  # a topology file: the system's
+        files = {"evil.toml": mutate_toml(rng, TOPOLOGY_TEXT).encode("utf-8", "replace")}
+        argv = ["model", rng.choice(MODELS), "--machine", "h100", "--batch", "1,8",
+                "--tp", rng.choice(["2", "4", "8"]), "--topology", "evil.toml"]
     elif command == "model":
         argv = ["model", rng.choice(MODELS), "--machine", "evil.toml", "--batch", "1,8"]
     elif command == "validate":
@@ -191,7 +197,7 @@ def machine_case(rng: random.Random) -> Case:
         argv = command_line(rng, command, str(ROOT / "specs" / f"{name}.kcost"), SPECS[name],
                             sizes_for(rng, SPECS[name], every=True), machine="evil.toml")
     return Case("machine", command, argv, files, placed=("KC402", "KC403", "KC404", "KC405",
-                                                         "KC406", "KC805"))
+                                                         "KC406", "KC411", "KC805"))
 
 
 def model_case(rng: random.Random) -> Case:
@@ -269,7 +275,11 @@ def option_case(rng: random.Random) -> Case:
         argv = ["model", rng.choice(MODELS + ["nope"]), "--machine", rng.choice(MACHINES),
                 "--batch", rng.choice(["1", "1,8", "0", "-1", "1e19", "x", "", "1," * 50 + "1"]),
                 "--context", rng.choice(["1", "4096", "0", "1e400", "1e19", "x"]),
-                "--gpus", rng.choice(["1", "2", "3", "0", "-1", "1e19", "64"])]
+                rng.choice(["--gpus", "--tp"]),
+                rng.choice(["1", "2", "3", "0", "-1", "1e19", "64"])]
+        argv += rng.choice([[], ["--pp", rng.choice(["1", "2", "5", "0", "81", "1e19"])]])
+        argv += rng.choice([[], ["--topology", rng.choice(TOPOLOGIES + ["nope", "/dev/null",
+                                                                        "specs"])]])
         argv += rng.choice([[], ["--json"], ["-o", rng.choice(OUTPUTS)]])
     elif command == "validate":
         argv = ["validate", rng.choice(["results.csv", "nope.csv", ".", "/dev/null"]),

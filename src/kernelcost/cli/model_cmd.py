@@ -132,22 +132,11 @@ def run_model(args) -> int:
 
 
 def _topology(args, machine_id: str):
-    """The topology asked for, or the machine's default; one that joins other GPUs, or
-    fewer than --tp, is refused."""
-    from ..base.errors import MachineFileError
+    """The topology asked for (its GPUs the machine's, at least --tp x --pp of them), or the
+    machine's default."""
     from ..hardware.topology import default_topology, load_topology
 
     gpus = args.gpus * args.pp
     if args.topology is None:
         return default_topology(machine_id) if gpus > 1 else None
-    topology = load_topology(args.topology)
-    if topology.gpu != machine_id:
-        raise MachineFileError(Code.MACHINE_INCONSISTENT, Diagnostic(
-            None, f"topology `{topology.id}` joins {topology.gpu} GPUs, not {machine_id}",
-            f"--machine {topology.gpu}, or a topology of {machine_id} GPUs"))
-    if gpus > topology.gpus:
-        raise MachineFileError(Code.MACHINE_INCONSISTENT, Diagnostic(
-            None, f"--tp {args.gpus} --pp {args.pp}: {gpus} GPUs, but topology "
-                  f"`{topology.id}` has {topology.gpus}",
-            f"--tp x --pp of {topology.gpus} or fewer"))
-    return topology
+    return load_topology(args.topology, machine_id, gpus)

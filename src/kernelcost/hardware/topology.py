@@ -81,8 +81,10 @@ def builtin_topology_ids() -> list[str]:
     return shipped_ids(PACKAGE)
 
 
-def load_topology(name_or_path: str | Path) -> Topology:
-    """A shipped topology by id (`hgx_h100`), or a topology file by path."""
+def load_topology(name_or_path: str | Path, machine_id: str | None = None,
+                  gpus: int = 1) -> Topology:
+    """A shipped topology by id (`hgx_h100`), or a topology file by path; one whose GPUs are
+    not `machine_id`'s, or fewer than `gpus`, refused at its `gpu` or `gpus` key."""
     found = shipped_or_file(name_or_path, PACKAGE, MAX_TOPOLOGY_BYTES, "topology file")
     if found is None:
         name = str(name_or_path)
@@ -94,7 +96,17 @@ def load_topology(name_or_path: str | Path) -> Topology:
     text, path = found
     text = normalise(text)
     data = toml_data(text, path, "topology file", Code.MACHINE_NOT_TOML)
-    return _Reader(path, text).topology(data, Path(path).stem)
+    reader = _Reader(path, text)
+    topology = reader.topology(data, Path(path).stem)
+    if machine_id is not None and topology.gpu != machine_id:
+        raise reader.error(Code.MACHINE_INCONSISTENT, "gpu",
+                           f"the topology joins {topology.gpu} GPUs, not {machine_id}",
+                           f"--machine {topology.gpu}, or a topology of {machine_id} GPUs")
+    if gpus > topology.gpus:
+        raise reader.error(Code.MACHINE_INCONSISTENT, "gpus",
+                           f"{topology.gpus} GPUs, fewer than the {gpus} asked for (--tp x "
+                           "--pp)", f"--tp x --pp of {topology.gpus} or fewer")
+    return topology
 
 
 def default_topology(machine_id: str) -> Topology | None:
