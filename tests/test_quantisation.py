@@ -187,3 +187,15 @@ def test_a_bad_fraction_exits_2(capsys):
 def test_the_default_keeps_the_bf16_figures(llama70b):
     assert quantisation().weight_bytes(llama70b) == 2 * llama70b.params()
     assert sympy.Integer(KV_TOKEN_BF16) == llama70b.kv_bytes_per_token()
+
+
+def test_the_largest_batch_per_gpu_under_tensor_and_pipeline_parallelism(llama70b):
+    """fp8 weights over --tp 2 --pp 2: 72,656,371,712 / 4 = 18,164,092,928 B a GPU; the KV
+    cache of a sequence at 8192 (2,684,354,560 B in bf16) split over the 2 GPUs of a stage
+    (8 KV heads, 4 a GPU) and the 2 stages (40 layers each): 671,088,640 B a GPU;
+    (126.9e9 - 18,164,092,928) / 671,088,640 = 162.03, so 162 sequences."""
+    split = memory(llama70b, load_machine("h200"), 8192, 2, 2,
+                   quantisation=quantisation("fp8", "fp8"))
+    assert split.weights_B == 72_656_371_712 / 4 and split.gpus == 4
+    assert split.kv_per_sequence_B == 2_684_354_560 / 4
+    assert split.max_batch == 162
