@@ -54,7 +54,8 @@ class Row:
 def read_rows(path: Path = CSV) -> list[Row]:
     """The file's rows (its `#` lines are comments), each with its line number."""
     with open(path, newline="", encoding="utf-8") as handle:
-        lines = [(number, line) for number, line in enumerate(handle, 1) if not line.startswith("#")]
+        lines = [(number, line) for number, line in enumerate(handle, 1)
+                 if not line.startswith("#")]
     reader = csv.DictReader(line for _, line in lines)
     return [Row(number, dict(fields)) for (number, _), fields in zip(lines[1:], reader)]
 
