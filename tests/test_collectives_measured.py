@@ -4,6 +4,7 @@ value converted, its side is SPLIT.md's rule), the comparison well defined for e
 docs/collectives.md's table exactly what tests/collectives_measured.py computes."""
 
 import math
+import re
 
 import pytest
 from collectives_measured import (
@@ -16,6 +17,7 @@ from collectives_measured import (
     p90,
     read_rows,
     render,
+    summary,
 )
 
 from kernelcost.answers.collectives import Algorithm, Collective, Protocol
@@ -107,3 +109,15 @@ def test_p90_is_linear_between_order_statistics():
     assert p90([1.0]) == 1.0
     assert p90([float(v) for v in range(11)]) == pytest.approx(9.0)
     assert p90([0.0, 1.0]) == pytest.approx(0.9)
+
+
+def test_the_pages_headline_is_the_validation_summary(compared):
+    [line] = [s for s in summary(compared) if s[1] == "all" and s[2] == "validation"]
+    _, _, _, count, median, ninety = line
+    low = sum(c.error < 0 for c in compared if c.row.fields["split"] == "validation")
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    headline = re.search(r"validation side, (\d+) rows: median \|error\| (\d+) %, p90 (\d+) %; "
+                         r"the model is low on (\d+) of them", text)
+    assert headline is not None
+    assert tuple(int(g) for g in headline.groups()) == (
+        count, round(median * 100), round(ninety * 100), low)
