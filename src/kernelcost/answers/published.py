@@ -175,9 +175,15 @@ def read_file(path: str | Path) -> list[PublishedRow]:
     return [_row(path, text, number, line) for number, line in records[1:]]
 
 
+# CSVs of the folder that are not kernel rows: collectives across GPUs have their own columns
+# (a topology and a GPU count, no spec), read by tests/collectives_measured.py
+NOT_KERNELS = frozenset({"collectives.csv"})
+
+
 def read_corpus(folder: str | Path = FOLDER) -> list[PublishedRow]:
-    """Every row of every CSV in the folder, the files in name order."""
-    return [row for path in sorted(Path(folder).glob("*.csv")) for row in read_file(path)]
+    """Every row of every kernel CSV in the folder, the files in name order."""
+    return [row for path in sorted(Path(folder).glob("*.csv")) if path.name not in NOT_KERNELS
+            for row in read_file(path)]
 
 
 def calibration_rows(folder: str | Path = FOLDER) -> list[PublishedRow]:

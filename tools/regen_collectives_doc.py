@@ -1,0 +1,28 @@
+"""Write the table of docs/collectives.md, "Against published measurements": every row of
+validate/published/collectives.csv with the model's time on its topology and the error, and
+the median and 90th-percentile |error| per collective and size class, computed by
+tests/collectives_measured.py, never by hand.
+
+    .venv/bin/python tools/regen_collectives_doc.py
+
+Run it after a change to the CSV or to the model, and read `git diff docs/collectives.md` as
+the review; tests/test_collectives_measured.py fails while the page and the code disagree."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the comparison
+
+from collectives_measured import DOC, compare_all, doc_block, render
+
+
+def main() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    DOC.write_text(text.replace(doc_block(text), render(compare_all())), encoding="utf-8")
+    print(f"wrote {DOC}")
+
+
+if __name__ == "__main__":
+    main()
