@@ -31,10 +31,15 @@ def test_ring_all_reduce_by_hand():
     ring = _way(result, Algorithm.RING, Protocol.SIMPLE)
     assert ring.latency_s == pytest.approx(28.8e-6)
     assert ring.transfer_s == pytest.approx(1.5 * 16777216 / 450e9)
-    # LL: base 6.6 + 6 x 0.6 = 10.2 us, half the bandwidth (a flag in every 8-byte line)
+    # LL: base 6.6 + 6 x 0.6 = 10.2 us, half the bandwidth (a flag in every 8-byte line),
+    # 225 GB/s, capped at NCCL's 141 GB/s for one Hopper node (llMaxBws)
     ll = _way(result, Algorithm.RING, Protocol.LL)
     assert ll.latency_s == pytest.approx(10.2e-6)
-    assert ll.transfer_s == pytest.approx(1.5 * 16777216 / 225e9)
+    assert ll.transfer_s == pytest.approx(1.5 * 16777216 / 141e9)
+    # no cap where the topology gives none (RCCL on an MI300X): 448 GB/s x 0.5
+    mesh = collective_time(Collective.ALL_REDUCE, 16 * MIB, 4, load_topology("mi300x_platform"))
+    assert _way(mesh, Algorithm.RING, Protocol.LL).transfer_s == pytest.approx(
+        1.5 * 16777216 / 224e9)
 
 
 def test_tree_all_reduce_by_hand():

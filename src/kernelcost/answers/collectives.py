@@ -18,7 +18,10 @@ A collective of S bytes on p GPUs takes alpha + S x (bytes a GPU moves per byte 
 
 The latencies and protocol efficiencies are NCCL's own tuning model (NCCL_SOURCE): a base
 latency per algorithm and protocol plus a per-step hardware latency per link kind, and the
-bus bandwidth of LL (half of each 8-byte line is a flag), LL128 and Simple. The one-shot's
+bus bandwidth of LL (half of each 8-byte line is a flag, and at most the generation's
+llMaxBws, the topology's `nccl_ll_max_Bps`), LL128 and Simple. Left out of that model: its
+per-channel caps of LL128 and tree (the channel count is NCCL's choice at run time) and the
+(channels - 1) / channels of NVLS. The one-shot's
 latency is measured (the topology file's `custom_allreduce_s`) and only offered where the
 file gives it, for the GPUs of one domain, as the engines only use it over NVLink or a mesh.
 The model takes the fastest algorithm and protocol the topology allows, and names it."""
@@ -32,7 +35,7 @@ from ..hardware.topology import Fabric, Topology
 
 NCCL_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc, commit 5067397c2676d5aed50042fc39e5c8ee96eb0027 "
                "(2026-06-11): ncclTunerConstantsDefaults (baseLatencies, hwLatencies per "
-               "NVLINK, PCI and NET) and ncclTopoTuneModel's bus bandwidth "
+               "NVLINK, PCI and NET), llMaxBws, and ncclTopoTuneModel's bus bandwidth "
                "refinements (ring LL x 0.5, ring LL128 x 0.92, tree x 0.92 then LL / 3.8 and "
                "LL128 x 7/9 inside a node, NVLS x 2 for an all-reduce)")
 
@@ -74,6 +77,7 @@ NVLS_LATENCY_US = 25.0  # hwLatencies[NVLINK][NVLS][Simple]: NVLS has no base la
 _PROTOCOLS = (Protocol.LL, Protocol.LL128, Protocol.SIMPLE)
 _RING_EFFICIENCY = (0.5, 0.92, 1.0)
 _TREE_EFFICIENCY = (0.92 / 3.8, 0.92 * 7 / 9, 0.92)
+_LL = 0  # the protocol whose bus bandwidth NCCL caps (llMaxBws, the topology's nccl_ll_max_Bps)
 
 
 @record
@@ -110,15 +114,22 @@ def collective_time(collective: Collective, size_B: float, gpus: int,
         none = Timed(Algorithm.DIRECT, Protocol.SIMPLE, 0.0, 0.0)
         return CollectiveTime(collective, size_B, gpus, 0.0, none, (none,))
     bandwidth = topology.bandwidth_Bps(gpus)
-    fabric = topology.fabric if gpus <= topology.domain else Fabric.PCIE
-    candidates = tuple(_candidates(collective, size_B, gpus, bandwidth, fabric)) + tuple(
+    candidates = tuple(_candidates(collective, size_B, gpus, bandwidth, topology)) + tuple(
         _switch_and_custom(collective, size_B, gpus, topology))
     best = min(candidates, key=lambda timed: timed.seconds)
     return CollectiveTime(collective, size_B, gpus, bandwidth, best, candidates)
 
 
+def _bus(bandwidth: float, efficiency: float, protocol: int, ll_max: float | None) -> float:
+    """A protocol's bus bandwidth: NCCL's share of the link, LL's capped (llMaxBws)."""
+    bus = bandwidth * efficiency
+    return min(bus, ll_max) if protocol == _LL and ll_max is not None else bus
+
+
 def _candidates(collective: Collective, size_B: float, p: int, bandwidth: float,
-                fabric: Fabric):
+                topology: Topology):
+    fabric = topology.fabric if p <= topology.domain else Fabric.PCIE
+    ll_max = topology.nccl_ll_max_Bps
     steps = _STEP_US[fabric]
     if collective in (Collective.ALL_TO_ALL, Collective.SEND):
         # NCCL's tuning has no model of sends and receives (all-to-all runs as them): one
@@ -133,11 +144,11 @@ def _candidates(collective: Collective, size_B: float, p: int, bandwidth: float,
         alpha = (_BASE_US[Algorithm.RING][index] + ring_steps * steps[Algorithm.RING][index])
         moved = ring_steps / p * size_B
         yield Timed(Algorithm.RING, protocol, alpha * US,
-                    moved / (bandwidth * _RING_EFFICIENCY[index]))
+                    moved / _bus(bandwidth, _RING_EFFICIENCY[index], index, ll_max))
         if reduce_all:
             alpha = _BASE_US[Algorithm.TREE][index] + 2 * (p - 1) * steps[Algorithm.TREE][index]
             yield Timed(Algorithm.TREE, protocol, alpha * US,
-                        2 * size_B / (bandwidth * _TREE_EFFICIENCY[index]))
+                        2 * size_B / _bus(bandwidth, _TREE_EFFICIENCY[index], index, ll_max))
 
 
 def _switch_and_custom(collective: Collective, size_B: float, p: int, topology: Topology):

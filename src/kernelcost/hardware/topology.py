@@ -14,6 +14,7 @@ at its line and column.
     host_Bps = 63e9                 # a GPU's PCIe bandwidth, each way, between domains
     nvls_efficiency = 0.85          # optional: the switch reduces (NVLink SHARP) at this
                                     # share of fabric_Bps
+    nccl_ll_max_Bps = 141e9         # optional: NCCL's cap of its LL protocol's bandwidth
     custom_allreduce_s = [[2, 3.7e-6], [8, 5.9e-6]]  # optional: one-shot latency by GPUs
 """
 
@@ -58,6 +59,7 @@ class Topology:
     fabric_Bps: float
     host_Bps: float
     nvls_efficiency: float | None  # where the switch reduces (NVLink SHARP)
+    nccl_ll_max_Bps: float | None  # NCCL's cap of the LL protocol's bus bandwidth
     custom_allreduce_s: tuple[tuple[int, float], ...]  # (GPUs, one-shot latency in s)
     sources: tuple[tuple[str, str], ...]
 
@@ -73,7 +75,7 @@ class Topology:
 
 
 _REQUIRED = ("name", "gpu", "gpus", "fabric", "domain", "fabric_Bps", "host_Bps")
-_OPTIONAL = ("nvls_efficiency", "custom_allreduce_s")
+_OPTIONAL = ("nvls_efficiency", "nccl_ll_max_Bps", "custom_allreduce_s")
 _KEYS = (*(k for key in (*_REQUIRED, *_OPTIONAL) for k in (key, f"{key}_source")),)
 
 
@@ -157,6 +159,8 @@ class _Reader:
             gpu=self.string(data, "gpu"), gpus=gpus, fabric=fabric, domain=domain,
             fabric_Bps=self.bandwidth(data, "fabric_Bps"),
             host_Bps=self.bandwidth(data, "host_Bps"), nvls_efficiency=nvls,
+            nccl_ll_max_Bps=(self.bandwidth(data, "nccl_ll_max_Bps")
+                             if "nccl_ll_max_Bps" in data else None),
             custom_allreduce_s=self.latencies(data, domain), sources=sources)
 
     def fabric(self, data: dict) -> Fabric:
