@@ -65,11 +65,12 @@ def parse_vary(text: str) -> tuple[Varied, ...]:
         else:
             raise _refuse(text, span, f"cannot read `{word}`",
                           "write NAME=LOW..HIGH:STEP or NAME=V1,V2, for example TM=16..512:16")
-    names = [each.name for each in found]
+    seen: set[str] = set()
     for each in found:
-        if names.count(each.name) > 1:
+        if each.name in seen:
             raise _refuse(text, each.span, f"`{each.name}` is varied twice",
                           "give each name once, with all its values")
+        seen.add(each.name)
         if each.values is not None and len(each.values) > MAX_VALUES:
             raise _refuse(text, each.span, f"`{each.name}` takes {len(each.values):,} values, "
                           f"more than {MAX_VALUES:,}", "give a larger STEP")
