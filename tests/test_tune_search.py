@@ -92,7 +92,7 @@ def test_a_setting_the_spec_does_not_write_is_refused_at_its_name(capsys):
     assert "^^^^^^" in err
 
 
-def _hopper_text(row, names) -> tuple[str, dict]:
+def _hopper_text(row, names, n=8192) -> tuple[str, dict]:
     """gemm_hopper with a row's schedule settings written in as numbers, and its sizes."""
     values = dict(zip(names, row.values))
     text = HOPPER.read_text()
@@ -105,7 +105,7 @@ def _hopper_text(row, names) -> tuple[str, dict]:
     if row.raster is not None:
         written = "grouped(8)" if row.raster == Raster.GROUPED else str(row.raster)
         text = text.replace("raster = grouped(8)", f"raster = {written}")
-    return text, {"M": 8192, "N": 8192, "K": 8192, **values}
+    return text, {"M": n, "N": n, "K": n, **values}
 
 
 @pytest.fixture(scope="module")
@@ -131,6 +131,23 @@ def test_the_top_ten_are_what_analyze_gives_there(schedules):
         assert row.waves == int(found.grid.occupancy.waves)
     t_models = [row.t_model for row in schedules.top]
     assert t_models == sorted(t_models)
+
+
+def test_the_raster_orders_are_what_analyze_gives_for_each():
+    # at 16384^3 the waves' union under the raster order sets t_model: grouped rows of 8
+    # reuse B through L2 where row and column order stream it again
+    varied = parse_vary("TM=64,128,TN=64,128,raster=row,column,grouped")
+    ranking = tune(load(HOPPER), H100, varied, None, {"M": "N", "K": "N", "N": "16384"},
+                   top=12, rescore=12)
+    assert ranking.proven and len(ranking.top) == 12
+    for row in ranking.top:
+        text, sizes = _hopper_text(row, ranking.parameters, 16384)
+        (answer,) = answers(analyze(loads(text, "written.kcost"), sizes), [H100], None)
+        assert row.t_bound == pytest.approx(float(answer.verdict.t_bound), rel=1e-9)
+        assert row.t_model == pytest.approx(float(answer.verdict.t_model), rel=1e-9)
+    by = {(row.values, row.raster): row.t_model for row in ranking.top}
+    assert by[(128, 128), Raster.GROUPED] < 0.5 * by[(128, 128), Raster.ROW]
+    assert ranking.top[0].values == (128, 128) and ranking.top[0].raster == Raster.GROUPED
 
 
 def test_fits_and_t_bound_agree_with_the_model_candidate_by_candidate():

@@ -116,7 +116,8 @@ class Evaluator:
         # a block of no shared memory or registers divides by zero where numpy.where then
         # takes the other branch; a size overflowing a double is inf: no warning for either
         with numpy.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            shape = numpy.broadcast_shapes(*(numpy.shape(a) for a in arrays))
+            # at least one axis: a search that varies only the raster has one point
+            shape = numpy.broadcast_shapes((1,), *(numpy.shape(a) for a in arrays))
             conditions = self._broken_facts(arrays)
             if self.cost.grid is None:
                 return self._flat(arrays, shape, conditions)

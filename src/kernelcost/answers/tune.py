@@ -363,7 +363,9 @@ def _own_index(space: _Space, result: Evaluation, own: tuple[int, ...] | None,
         if not found.size:
             return None
         coordinates.append(int(found[0]))
-    index = int(numpy.ravel_multi_index(coordinates, result.t_bound.shape))
+    shape = result.t_bound.shape
+    coordinates += [0] * (len(shape) - len(coordinates))  # the one axis of no parameter
+    index = int(numpy.ravel_multi_index(coordinates, shape))
     return (index, raster) if result.reject.ravel()[index] == 0 else None
 
 

@@ -42,10 +42,10 @@ def text_lines(ranking: Ranking) -> list[str]:
     rejected ones, where the spec's own configuration ranks, and the Pareto set if asked."""
     names = ranking.parameters
     fixed = ", ".join(f"{name}={value:g}" for name, value in ranking.fixed)
-    varied = "; ".join(f"{name} {_values_text(values)}"
-                       for name, values in zip(names, ranking.values))
+    pieces = [f"{name} {_values_text(values)}" for name, values in zip(names, ranking.values)]
     if ranking.rasters:
-        varied += "; raster " + ",".join(ranking.rasters)
+        pieces.append("raster " + ",".join(ranking.rasters))
+    varied = "; ".join(pieces)
     rate = ranking.candidates / ranking.seconds if ranking.seconds > 0 else float("inf")
     lines = [f"tune: {ranking.kernel} on {ranking.machine}, varying {varied}: "
              f"{ranking.candidates:,} candidates, {ranking.fitting:,} fit; with {fixed}",
@@ -101,9 +101,10 @@ def _proof_line(ranking: Ranking) -> str:
 def _own_lines(ranking: Ranking) -> list[str]:
     if ranking.own is None:
         return []
-    spelled = ", ".join(f"{n}={v}" for n, v in zip(ranking.parameters, ranking.own))
+    pieces = [f"{n}={v}" for n, v in zip(ranking.parameters, ranking.own)]
     if ranking.own_raster is not None:
-        spelled += f", raster={ranking.own_raster}"
+        pieces.append(f"raster={ranking.own_raster}")
+    spelled = ", ".join(pieces)
     row, first = ranking.own_row, ranking.top[0] if ranking.top else None
     position = own_rank(ranking)
     if row is None or first is None or row.t_model is None or first.t_model is None:
