@@ -244,3 +244,32 @@ def test_the_pareto_set_is_the_brute_force_front(schedules):
     assert ranking.pareto == pareto(result, axes)
     on_chip = [p.on_chip_B for p in ranking.pareto]
     assert on_chip == sorted(on_chip) and len(front) > 2
+
+
+def test_several_shapes_at_once_sum_what_analyze_gives_at_each():
+    # N = 2304 and 8192: TM = 256 breaks `assume 2 * TM | M` at 2304 = 9 x 256 only (512
+    # does not divide it), so it is out; each row's times are the sums of analyze's there
+    varied = parse_vary("TM=64..512:64,TN=128,256,stages=2,4")
+    shapes = [{"N": "2304"}, {"N": "8192"}]
+    ranking = tune(load(HOPPER), H100, varied, None, {"M": "N", "K": "N"}, top=4, rescore=8,
+                   shapes=shapes)
+    alone = tune(load(HOPPER), H100, varied, None, {"M": "N", "K": "N", "N": "8192"}, top=4,
+                 rescore=0)
+    assert ranking.candidates == alone.candidates == 8 * 2 * 2
+    assert ranking.fitting < alone.fitting
+    assert any(row.values[0] == 256 for row in tune(
+        load(HOPPER), H100, varied, None, {"M": "N", "K": "N", "N": "8192"}, top=40,
+        rescore=0).top)
+    assert [dict(shape)["N"] for shape in ranking.shapes] == [2304, 8192]
+    for row in ranking.top:
+        assert row.values[0] != 256 and len(row.shapes) == 2
+        total_model = total_bound = 0.0
+        for times, n in zip(row.shapes, (2304, 8192)):
+            text, sizes = _hopper_text(row, ranking.parameters, n)
+            (answer,) = answers(analyze(loads(text, "written.kcost"), sizes), [H100], None)
+            assert times.t_bound == pytest.approx(float(answer.verdict.t_bound), rel=1e-9)
+            assert times.t_model == pytest.approx(float(answer.verdict.t_model), rel=1e-9)
+            total_model += float(answer.verdict.t_model)
+            total_bound += float(answer.verdict.t_bound)
+        assert row.t_model == pytest.approx(total_model, rel=1e-9)
+        assert row.t_bound == pytest.approx(total_bound, rel=1e-9)

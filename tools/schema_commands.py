@@ -303,6 +303,13 @@ def _tune_row(description: str) -> dict:
         "resident_per_sm": integer("blocks an SM holds at once"),
         "waves": integer("ceil(blocks / (SMs x resident))"),
         "on_chip_B": number("shared memory and registers one block holds, B"),
+        "shapes": array(obj({
+            "t_model_s": number_or_null("t_model at the shape, s"),
+            "t_bound_s": number("t_bound at the shape from the vectorised search, s"),
+            "analysis_t_bound_s": number_or_null("t_bound at the shape as the analysis "
+                                                 "gives it, s"),
+        }, "one shape's times"), "with --shape: each shape's times, in the order given (the "
+            "row's times are their sums; blocks, residency and waves the first shape's)"),
     }, description)
 
 
@@ -316,7 +323,10 @@ def tune_schema() -> dict:
         "values": mapping(array(integer("a value"), "its values"),
                           "each varied name -> its values"),
         "rasters": array(enum("a raster order", Raster), "the raster orders varied, if any"),
-        "fixed": mapping(number("the value"), "every parameter not varied -> its value"),
+        "fixed": mapping(number("the value"), "every parameter not varied -> its value "
+                                              "(with --shape, the first shape's)"),
+        "shapes": array(mapping(number("the value"), "a parameter -> its value"),
+                        "with --shape: each shape's parameters not varied; empty without"),
         "candidates": integer("the combinations evaluated, each raster order one"),
         "points": integer("the numeric combinations the arrays held (candidates / raster "
                           "orders: t_bound does not depend on the raster)"),

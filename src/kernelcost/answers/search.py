@@ -29,12 +29,15 @@ from __future__ import annotations
 import numpy
 import sympy
 
+from ..analysis.api import Spec, numeric_values
 from ..base.architectures import Feature
+from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
 from ..base.kinds import Reuse
 from ..base.levels import Level
 from ..base.records import record
 from ..gpu.occupancy import REGISTER_BYTES
 from ..hardware.machine import PER_SM_LEVELS, Roof, level_roof
+from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
 from .rejections import (
     CODES,
     REJECTED,
@@ -79,6 +82,66 @@ class Pareto:
     values: tuple[int, ...]
     t_bound: float  # s
     on_chip_B: float
+
+
+def fixed_values(spec: Spec, varied: list[str], raw: dict, follow: str | None = None,
+                 places: dict | None = None) -> dict[sympy.Symbol, sympy.Expr]:
+    """Every parameter not varied, at a number (set, or its default) or at an expression of
+    the varied ones (`M=N` with N varied); with `follow`, a size left without a value
+    equals that varied parameter. `places`: name -> (span, text) of the option that varies
+    it, for the errors about a varied name."""
+    parameters = spec.parameters
+    for name in varied:
+        span, text = (places or {}).get(name, (None, None))
+        if name not in parameters:
+            raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+                span, f"`{name}` is not a parameter of {spec.name}",
+                did_you_mean(name, parameters) or "parameters: " + ", ".join(parameters)),
+                text)
+        if name in raw:
+            raise SizeError(Code.SET_AND_VARIED, Diagnostic(
+                span, f"`{name}` is both varied and set",
+                f"leave `{name}` out of --set, or vary another size"), text)
+    settings = resolve_settings(raw, parameters)
+    numeric = numeric_values(spec, settings)
+    refuse_beyond({s: v for s, v in numeric.items() if str(s) not in varied}, raw, spec.kernel,
+                  MAX_FLOAT_SIZE, FLOAT_SIZES, "give it at most 2^53 (9.0e15)")
+    fixed = {symbol: value for symbol, value in numeric.items() if str(symbol) not in varied}
+    varied_symbols = {parameters[name] for name in varied}
+    for symbol, expr in settings.items():
+        if symbol not in fixed and str(symbol) not in varied and \
+                expr.free_symbols <= varied_symbols:
+            fixed[symbol] = expr
+    if follow is not None:
+        for p in spec.checked.parameters:
+            if str(p) not in varied and p not in fixed:
+                fixed[p] = parameters[follow]
+    missing = [str(p) for p in spec.checked.parameters
+               if str(p) not in varied and p not in fixed]
+    if missing:
+        raise SizeError(Code.SIZES_UNSET, Diagnostic(
+            None,
+            "every size that is not varied needs a value: "
+            + ", ".join(missing),
+            "add --set " + ",".join(
+            f"{m}=4096" for m in missing)))
+    return fixed
+
+
+def summed(results: list[Evaluation]) -> Evaluation:
+    """The evaluations of one space at several shapes as one: t_bound summed (the time of
+    a run of each shape), a candidate rejected where any shape rejects it (the first
+    shape's reason first), the rest the first shape's."""
+    if len(results) == 1:
+        return results[0]
+    first = results[0]
+    t_bound = numpy.sum([r.t_bound for r in results], axis=0)
+    reject = first.reject
+    for other in results[1:]:
+        reject = numpy.where(reject == 0, other.reject, reject)
+    return Evaluation(t_bound, first.binding, first.roofs, reject, first.resident, first.waves,
+                      first.blocks, first.on_chip, first.shared, first.registers,
+                      first.array_registers)
 
 
 class Evaluator:

@@ -32,20 +32,14 @@ import numpy
 import sympy
 
 from ..algebra.sympy_scope import patched
-from ..analysis.api import Spec, _numeric_values, load
-from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
+from ..analysis.api import Spec, load
+from ..base.errors import Code, Diagnostic, SizeError
 from ..base.kinds import Raster, Reuse
 from ..base.records import record
 from ..hardware.machine import Machine, Roof
 from ..lang.check import check
 from ..lang.schedule import Schedule, open_schedule
-from ..lang.settings import (
-    FLOAT_SIZES,
-    GRID_SIZES,
-    MAX_FLOAT_SIZE,
-    refuse_beyond,
-    resolve_settings,
-)
+from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE
 from ..lang.sizes import refuse_large_numbers
 from ..lang.varied import RASTER, Varied
 from .model import verdict
@@ -56,9 +50,11 @@ from .search import (
     Evaluation,
     Evaluator,
     Pareto,
+    fixed_values,
     pareto,
     point_at,
     rejection_figures,
+    summed,
 )
 
 __all__ = ["ROOF_LEVELS", "Evaluator", "Ranking", "Row", "fixed_values", "own_rank", "tune"]
@@ -67,6 +63,13 @@ MAX_CANDIDATES = 10_000_000  # combinations evaluated at once: about 2 GB of arr
 RESCORE = 48  # candidates the analysis re-scores by default: some 7 ms each (gemm_hopper)
 GROUP = 8  # rows of blocks a group where a spec without one is given `raster=grouped`
 # (Triton's GROUP_SIZE_M in its matmul tutorial)
+
+
+@record
+class ShapeTimes:
+    t_bound: float  # s, the vectorised search's
+    t_model: float | None  # s, the analysis's
+    analysis_t_bound: float | None  # s
 
 
 @record
@@ -82,6 +85,8 @@ class Row:
     waves: int
     blocks: int
     on_chip_B: float  # shared + registers one block holds
+    shapes: tuple[ShapeTimes, ...] = ()  # with several shapes: each one's (the times above
+    # are their sums; blocks, residency, waves and binding are the first shape's)
 
 
 @record
@@ -108,6 +113,7 @@ class Ranking:
     own_row: Row | None = None
     pareto: tuple[Pareto, ...] = ()  # t_bound against bytes on chip, fewest bytes first
     values: tuple[tuple[int, ...], ...] = ()  # each varied parameter's values
+    shapes: tuple[tuple[tuple[str, float], ...], ...] = ()  # with several: each one's sizes
 
 
 @record
@@ -121,59 +127,17 @@ class _Space:
     sizes: tuple[bool, ...]  # a size of the spec (True) or a schedule setting
 
 
-def fixed_values(spec: Spec, varied: list[str], raw: dict, follow: str | None = None,
-                 places: dict | None = None) -> dict[sympy.Symbol, sympy.Expr]:
-    """Every parameter not varied, at a number (set, or its default) or at an expression of
-    the varied ones (`M=N` with N varied); with `follow`, a size left without a value
-    equals that varied parameter. `places`: name -> (span, text) of the option that varies
-    it, for the errors about a varied name."""
-    parameters = spec.parameters
-    for name in varied:
-        span, text = (places or {}).get(name, (None, None))
-        if name not in parameters:
-            raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
-                span, f"`{name}` is not a parameter of {spec.name}",
-                did_you_mean(name, parameters) or "parameters: " + ", ".join(parameters)),
-                text)
-        if name in raw:
-            raise SizeError(Code.SET_AND_VARIED, Diagnostic(
-                span, f"`{name}` is both varied and set",
-                f"leave `{name}` out of --set, or vary another size"), text)
-    settings = resolve_settings(raw, parameters)
-    numeric = _numeric_values(spec, settings)
-    refuse_beyond({s: v for s, v in numeric.items() if str(s) not in varied}, raw, spec.kernel,
-                  MAX_FLOAT_SIZE, FLOAT_SIZES, "give it at most 2^53 (9.0e15)")
-    fixed = {symbol: value for symbol, value in numeric.items() if str(symbol) not in varied}
-    varied_symbols = {parameters[name] for name in varied}
-    for symbol, expr in settings.items():
-        if symbol not in fixed and str(symbol) not in varied and \
-                expr.free_symbols <= varied_symbols:
-            fixed[symbol] = expr
-    if follow is not None:
-        for p in spec.checked.parameters:
-            if str(p) not in varied and p not in fixed:
-                fixed[p] = parameters[follow]
-    missing = [str(p) for p in spec.checked.parameters
-               if str(p) not in varied and p not in fixed]
-    if missing:
-        raise SizeError(Code.SIZES_UNSET, Diagnostic(
-            None,
-            "every size that is not varied needs a value: "
-            + ", ".join(missing),
-            "add --set " + ",".join(
-            f"{m}=4096" for m in missing)))
-    return fixed
-
-
 def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
          values: numpy.ndarray | None = None, raw: dict | None = None, *, top: int = 10,
          show_rejected: int = 2, places: dict | None = None, rescore: int = RESCORE,
-         pareto_set: bool = False) -> Ranking:
+         pareto_set: bool = False, shapes: Sequence[dict] = ()) -> Ranking:
     """Every combination of `varied` (names, taking `values`, or Varied with their own),
     ranked (module doc). `raw`: --set; `places`: name -> (span, text) of the option that
     varies it; `rescore`: how many candidates the analysis re-scores for t_model (0: rank
     by t_bound alone); `pareto_set`: also the fitting candidates no other beats on both
-    t_bound and bytes on chip."""
+    t_bound and bytes on chip; `shapes`: several sizes at once, each added to `raw`: a
+    candidate fits where it fits every shape, and is ranked by the sum of its times (one
+    configuration run once at each shape)."""
     spec = load(spec_path) if not isinstance(spec_path, Spec) else spec_path
     space, spec = _space(spec, varied, values, places or {})
     cost = spec.cost(Reuse.SPEC)
@@ -181,8 +145,9 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     if cost.grid is not None:  # its blocks counted in 64-bit integers
         refuse_large_numbers(spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES)
     named = dict(zip(space.names, space.symbols))
-    fixed = fixed_values(spec, list(space.symbols), raw or {}, places={
-        named[name]: place for name, place in (places or {}).items() if name in named})
+    where = {named[name]: place for name, place in (places or {}).items() if name in named}
+    sized = [_with_shape(raw or {}, shape) for shape in shapes] or [raw or {}]
+    fixes = [fixed_values(spec, list(space.symbols), each, places=where) for each in sized]
     points = int(numpy.prod([len(axis) for axis in space.axes]))
     many = max(len(space.rasters), 1)
     if points * many > MAX_CANDIDATES:
@@ -191,11 +156,13 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
             + (f" x {many} raster orders" if space.rasters else "")
             + f" make {points * many:,} combinations, more than {MAX_CANDIDATES:,}",
             "give fewer values (a larger STEP, or --pow2), or vary fewer parameters"))
-    evaluator = Evaluator(spec, machine, list(space.symbols), fixed)
+    evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
     arrays = _open_mesh(space.axes)
-    evaluator([axis[..., :1] if axis.shape[-1] > 1 else axis for axis in arrays])  # compiled
+    for evaluator in evaluators:  # compiled before the timing
+        evaluator([axis[..., :1] if axis.shape[-1] > 1 else axis for axis in arrays])
     started = time.perf_counter()
-    result = evaluator(arrays)
+    each = [evaluator(arrays) for evaluator in evaluators]
+    result = summed(each)
     order = rank(result, space, max(rescore // many, top, 1))
     seconds = time.perf_counter() - started
     started = time.perf_counter()
@@ -203,27 +170,38 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     own = (tuple(defaults[s] for s in space.symbols)
            if all(s in defaults for s in space.symbols) else None)
     own_raster = cost.grid.raster if space.rasters and cost.grid is not None else None
-    ranked = _ranked(_Scoring(spec, machine, fixed, space, result), order, rescore,
+    ranked = _ranked(_Scoring(spec, machine, fixes, space, result, each), order, rescore,
                      _own_index(space, result, own, own_raster))
     rescore_seconds = time.perf_counter() - started
     rejected = []
     flat = result.reject.ravel()
     for code, reason in enumerate(REJECTED, 1):  # the first few of each reason
         for i in numpy.flatnonzero(flat == code)[:show_rejected]:
+            k = next(k for k, found in enumerate(each) if found.reject.ravel()[i] == code)
             rejected.append(Rejection(_point(space, result, int(i)), reason,
-                                      rejection_figures(evaluator, result, int(i),
+                                      rejection_figures(evaluators[k], each[k], int(i),
                                                         space.axes)))
     counts = numpy.bincount(flat, minlength=len(REJECTED) + 1) * many
     by = tuple((reason, int(counts[code])) for code, reason in enumerate(REJECTED, 1)
                if counts[code])
     front = pareto(result, space.axes) if pareto_set else ()
-    return Ranking(spec.name, machine.id, space.names,
-                   tuple((str(s), float(v)) for s, v in fixed.items() if not _varied(v)),
+    numbers = [tuple((str(s), float(v)) for s, v in fixed.items() if not _varied(v))
+               for fixed in fixes]
+    return Ranking(spec.name, machine.id, space.names, numbers[0],
                    points * many, int(counts[0]), seconds, ranked.rows[:top], tuple(rejected),
                    by, cost.grid is not None, points, space.rasters, len(ranked.rows),
                    rescore_seconds, ranked.proven_for(top, result), own, own_raster,
                    ranked.own_place, ranked.own_row, front,
-                   tuple(tuple(int(v) for v in axis) for axis in space.axes))
+                   tuple(tuple(int(v) for v in axis) for axis in space.axes),
+                   tuple(numbers) if len(numbers) > 1 else ())
+
+
+def _with_shape(raw: dict, shape: dict) -> dict:
+    """--set with one shape's sizes over it (each with the place it was written)."""
+    merged = type(raw)({**raw, **shape}) if hasattr(raw, "places") else {**raw, **shape}
+    if hasattr(merged, "places"):
+        merged.places = {**getattr(raw, "places", {}), **getattr(shape, "places", {})}
+    return merged
 
 
 def _varied(value) -> bool:
@@ -322,9 +300,13 @@ class _Scoring:
 
     spec: Spec
     machine: Machine
-    fixed: dict
+    fixes: list[dict]  # each shape's values not varied
     space: _Space
-    result: Evaluation
+    result: Evaluation  # over every shape
+    each: list[Evaluation]  # one a shape
+
+    def shape_bounds(self, index: int) -> list[float]:
+        return [float(found.t_bound.ravel()[index]) for found in self.each]
 
 
 def _ranked(scoring: _Scoring, order: numpy.ndarray, rescore: int,
@@ -384,23 +366,39 @@ def _row(scoring: _Scoring, index: int, raster: Raster | None, cost) -> Row:
     """Candidate `index` as a row, re-scored by the analysis on `cost` (None: not)."""
     spec, space, result = scoring.spec, scoring.space, scoring.result
     point = _point(space, result, index)
-    t_model = model_binding = analysis_t_bound = None
-    if cost is not None:
-        at = {spec.parameters[s]: sympy.Integer(v) for s, v in zip(space.symbols, point)}
-        values = {**{s: sympy.sympify(v).xreplace(at) for s, v in scoring.fixed.items()},
-                  **at}
+    times: list[tuple[float, float] | None] = []  # (t_model, t_bound) a shape
+    model_binding = None
+    at = {spec.parameters[s]: sympy.Integer(v) for s, v in zip(space.symbols, point)}
+    for fixed in scoring.fixes if cost is not None else ():
+        values = {**{s: sympy.sympify(v).xreplace(at) for s, v in fixed.items()}, **at}
         found = verdict(cost, scoring.machine, values=values)
-        if found.t_bound is not None and found.t_model is not None:
-            t_model, analysis_t_bound = float(found.t_model), float(found.t_bound)
-            model_binding = found.grid.model_bound if found.grid is not None else (
-                found.bound)
+        model, bound = found.t_model, found.t_bound
+        times.append(None if model is None or bound is None else (float(model), float(bound)))
+        if times[-1] is not None and model_binding is None:  # the first shape's
+            model_binding = found.grid.model_bound if found.grid is not None else found.bound
+    t_model = analysis_t_bound = None
+    known = [pair for pair in times if pair is not None]
+    if known and len(known) == len(times):
+        t_model = sum(pair[0] for pair in known)
+        analysis_t_bound = sum(pair[1] for pair in known)
     picked = numpy.array([index])
     return Row(point, raster, float(result.t_bound.ravel()[index]),
                result.roofs[int(result.binding.ravel()[index])], t_model, model_binding,
                analysis_t_bound, int(result.full(result.resident, picked)[0]),
                int(result.full(result.waves, picked)[0]),
                int(result.full(result.blocks, picked)[0]),
-               float(result.full(result.on_chip, picked)[0]))
+               float(result.full(result.on_chip, picked)[0]),
+               _shape_times(scoring, index, times))
+
+
+def _shape_times(scoring: _Scoring, index: int,
+                 times: list[tuple[float, float] | None]) -> tuple[ShapeTimes, ...]:
+    """Each shape's times of candidate `index`, where there are several shapes."""
+    if len(scoring.fixes) < 2:
+        return ()
+    searched = scoring.shape_bounds(index)
+    return tuple(ShapeTimes(bound, *(times[k] or (None, None) if times else (None, None)))
+                 for k, bound in enumerate(searched))
 
 
 def own_rank(ranking: Ranking) -> int | None:

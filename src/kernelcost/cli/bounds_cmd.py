@@ -51,6 +51,10 @@ def build_bound_parsers(commands) -> None:
                            "t_bound (default 48; 0 ranks by t_bound alone)")
     tune.add_argument("--pareto", action="store_true",
                       help="also the Pareto set of t_bound against bytes on chip")
+    tune.add_argument("--shape", dest="shapes", action="append", default=[],
+                      metavar="NAME=VALUE,...", help="one of several shapes, its sizes added "
+                      "to --set (repeat: N=4096 --shape N=8192); a candidate must fit each, "
+                      "and is ranked by the sum of its times")
     tune.add_argument("--json", action="store_true", help="print one JSON object")
     add_sizes(tune)
 
@@ -132,8 +136,9 @@ def run_tune(args) -> int:
     values = parse_values(args.values, args.pow2) if bare else None
     places = {each.name: (each.span, args.vary) for each in varied}
     stage("tuning")
+    shapes = [parse_settings([shape]) for shape in args.shapes]
     ranking = tune(spec, machine, varied, values, parse_settings(args.settings), top=args.top,
-                   places=places, rescore=rescore, pareto_set=args.pareto)
+                   places=places, rescore=rescore, pareto_set=args.pareto, shapes=shapes)
     if args.json:
         print_json(json_object(ranking))
         return EXIT_OK

@@ -47,6 +47,10 @@ def text_lines(ranking: Ranking) -> list[str]:
         pieces.append("raster " + ",".join(ranking.rasters))
     varied = "; ".join(pieces)
     rate = ranking.candidates / ranking.seconds if ranking.seconds > 0 else float("inf")
+    if ranking.shapes:
+        fixed = "; ".join(", ".join(f"{name}={value:g}" for name, value in shape)
+                          for shape in ranking.shapes)
+        fixed = f"{len(ranking.shapes)} shapes, t_model and t_bound their sums: {fixed}"
     lines = [f"tune: {ranking.kernel} on {ranking.machine}, varying {varied}: "
              f"{ranking.candidates:,} candidates, {ranking.fitting:,} fit; with {fixed}",
              f"evaluated and ranked by t_bound in {ranking.seconds * 1e3:.1f} ms"
@@ -169,7 +173,10 @@ def json_object(ranking: Ranking) -> dict:
                 "model_bound_by": (None if row.model_binding is None
                                    else model_roof_name(row.model_binding)),
                 "blocks": row.blocks, "resident_per_sm": row.resident, "waves": row.waves,
-                "on_chip_B": row.on_chip_B}
+                "on_chip_B": row.on_chip_B,
+                "shapes": [{"t_model_s": times.t_model, "t_bound_s": times.t_bound,
+                            "analysis_t_bound_s": times.analysis_t_bound}
+                           for times in row.shapes]}
 
     return {
         "kernel": ranking.kernel,
@@ -179,6 +186,7 @@ def json_object(ranking: Ranking) -> dict:
                                                               ranking.values)},
         "rasters": [str(raster) for raster in ranking.rasters],
         "fixed": dict(ranking.fixed),
+        "shapes": [dict(shape) for shape in ranking.shapes],
         "candidates": ranking.candidates,
         "points": ranking.points,
         "fitting": ranking.fitting,
