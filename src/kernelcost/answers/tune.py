@@ -59,7 +59,9 @@ from .search import (
 
 __all__ = ["ROOF_LEVELS", "Evaluator", "Ranking", "Row", "fixed_values", "own_rank", "tune"]
 
-MAX_CANDIDATES = 10_000_000  # combinations evaluated at once: about 2 GB of arrays
+# numeric combinations (a raster order adds none) times shapes, evaluated at once: some
+# 25 B each of arrays at the peak (bench/tune_speed.py)
+MAX_CANDIDATES = 10_000_000
 RESCORE = 48  # candidates the analysis re-scores by default: some 7 ms each (gemm_hopper)
 GROUP = 8  # rows of blocks a group where a spec without one is given `raster=grouped`
 # (Triton's GROUP_SIZE_M in its matmul tutorial)
@@ -150,12 +152,13 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     fixes = [fixed_values(spec, list(space.symbols), each, places=where) for each in sized]
     points = int(numpy.prod([len(axis) for axis in space.axes]))
     many = max(len(space.rasters), 1)
-    if points * many > MAX_CANDIDATES:
+    if points * len(sized) > MAX_CANDIDATES:  # each shape's arrays held at once
         raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
             None, " x ".join(f"{len(a):,} {n}" for n, a in zip(space.names, space.axes))
-            + (f" x {many} raster orders" if space.rasters else "")
-            + f" make {points * many:,} combinations, more than {MAX_CANDIDATES:,}",
-            "give fewer values (a larger STEP, or --pow2), or vary fewer parameters"))
+            + (f" x {len(sized)} shapes" if len(sized) > 1 else "")
+            + f" make {points * len(sized):,} combinations, more than "
+            f"{MAX_CANDIDATES:,}", "give fewer values (a larger STEP, or --pow2), vary fewer "
+            "parameters, or give fewer shapes"))
     evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
     arrays = _open_mesh(space.axes)
     for evaluator in evaluators:  # compiled before the timing
