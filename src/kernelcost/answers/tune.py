@@ -39,7 +39,7 @@ from ..base.records import record
 from ..hardware.machine import Machine, Roof
 from ..lang.check import check
 from ..lang.schedule import Schedule, open_schedule
-from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE
+from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, Settings
 from ..lang.sizes import refuse_large_numbers
 from ..lang.varied import RASTER, Varied
 from .model import verdict
@@ -148,7 +148,7 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
         refuse_large_numbers(spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES)
     named = dict(zip(space.names, space.symbols))
     where = {named[name]: place for name, place in (places or {}).items() if name in named}
-    sized = [_with_shape(raw or {}, shape) for shape in shapes] or [raw or {}]
+    sized = [_with_shape(raw or {}, shape) for shape in shapes] or [_with_shape(raw or {}, {})]
     fixes = [fixed_values(spec, list(space.symbols), each, places=where) for each in sized]
     points = int(numpy.prod([len(axis) for axis in space.axes]))
     many = max(len(space.rasters), 1)
@@ -199,12 +199,10 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
                    tuple(numbers) if len(numbers) > 1 else ())
 
 
-def _with_shape(raw: dict, shape: dict) -> dict:
-    """--set with one shape's sizes over it (each with the place it was written)."""
-    merged = type(raw)({**raw, **shape}) if hasattr(raw, "places") else {**raw, **shape}
-    if hasattr(merged, "places"):
-        merged.places = {**getattr(raw, "places", {}), **getattr(shape, "places", {})}
-    return merged
+def _with_shape(raw: dict, shape: dict) -> Settings:
+    """--set with one shape's sizes over it, each with the place it was written."""
+    return Settings({**raw, **shape}, {**getattr(raw, "places", {}),
+                                       **getattr(shape, "places", {})})
 
 
 def _varied(value) -> bool:

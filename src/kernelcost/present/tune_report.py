@@ -158,10 +158,6 @@ def rejection_text(rejection: Rejection) -> str:
     return REJECTED_TEXT[rejection.reason]
 
 
-def _roof(row: Row) -> str:
-    return device_word(row.binding)
-
-
 def json_object(ranking: Ranking) -> dict:
     """`tune --json`: the ranking in SI base units (s, B)."""
     def row_object(row: Row) -> dict:
@@ -169,7 +165,7 @@ def json_object(ranking: Ranking) -> dict:
                 "raster": None if row.raster is None else str(row.raster),
                 "t_model_s": row.t_model, "t_bound_s": row.t_bound,
                 "analysis_t_bound_s": row.analysis_t_bound,
-                "bound_by": _roof(row),
+                "bound_by": device_word(row.binding),
                 "model_bound_by": (None if row.model_binding is None
                                    else model_roof_name(row.model_binding)),
                 "blocks": row.blocks, "resident_per_sm": row.resident, "waves": row.waves,
