@@ -33,7 +33,7 @@ import sympy
 
 from ..algebra.sympy_scope import patched
 from ..analysis.api import Spec, load
-from ..base.errors import Code, Diagnostic, SizeError
+from ..base.errors import Code, Diagnostic, SizeError, option_span
 from ..base.kinds import Raster, Reuse
 from ..base.records import record
 from ..hardware.machine import Machine, Roof
@@ -153,12 +153,14 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     points = int(numpy.prod([len(axis) for axis in space.axes]))
     many = max(len(space.rasters), 1)
     if points * len(sized) > MAX_CANDIDATES:  # each shape's arrays held at once
+        span, text = next(iter((places or {}).values()), (None, None))  # the whole --vary
+        counted = " x ".join(f"{len(a):,} {n}" for n, a in zip(space.names, space.axes))
         raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
-            None, " x ".join(f"{len(a):,} {n}" for n, a in zip(space.names, space.axes))
+            None if span is None or text is None else option_span(span.file, text), counted
             + (f" x {len(sized)} shapes" if len(sized) > 1 else "")
-            + f" make {points * len(sized):,} combinations, more than "
-            f"{MAX_CANDIDATES:,}", "give fewer values (a larger STEP, or --pow2), vary fewer "
-            "parameters, or give fewer shapes"))
+            + f" make {points * len(sized):,} combinations, more than {MAX_CANDIDATES:,}",
+            "give fewer values (a larger STEP, or --pow2), vary fewer parameters, or give "
+            "fewer shapes"), text)
     evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
     arrays = _open_mesh(space.axes)
     for evaluator in evaluators:  # compiled before the timing
