@@ -8,11 +8,12 @@ t_model is not vectorised: its effects (the waves' L2 union under the raster ord
 achievable fractions, latency, overlap, fill and drain, ...) are the analysis's own, and
 re-implementing them over arrays would make a second model that could disagree with the
 first. The search therefore re-scores a shortlist with the analysis itself
-(answers.model.verdict, as `analyze` computes it at that configuration): the `rescore` best
-candidates by t_bound. Since t_model >= t_bound at every candidate, the ranking is proven
-to be the top by t_model of every fitting candidate (`proven`) when the last t_model shown
-is at most the best t_bound left out of the shortlist; otherwise it is the top of the
-shortlist, and says so.
+(answers.model.verdict, as `analyze` computes it at that configuration, sympy at each): the
+`rescore` best candidates by t_bound, and the spec's own configuration wherever it ranks.
+Since t_model >= t_bound at every candidate, the ranking is proven to be the top by t_model
+of every fitting candidate (`proven`) when the last t_model shown is at most the best
+t_bound left out of the shortlist; otherwise it is the top of the shortlist, and says so.
+With several shapes, a candidate must fit each, and its times are the sums over them.
 
 Candidates are rejected, in this order, for: breaking one of the spec's `assume a | b`
 facts, shared memory, registers, threads, tensor memory (as occupancy), a cluster, or an
