@@ -220,8 +220,9 @@ def test_a_proven_ranking_is_the_top_of_every_candidate():
     assert few.fitting == every.fitting == 59 and every.rescored == 59
     assert few.proven and every.proven
     assert [r.values for r in few.top] == [r.values for r in every.top]
-    hurried = tune(spec, H100, varied, None, SQUARE_8192, top=5, rescore=2)
-    assert not hurried.proven  # 1.06 ms bounds left under the 1.47 ms models shown
+    for rescore in (2, 5):  # 1.06 to 1.30 ms bounds left under the 1.47 ms models shown
+        hurried = tune(spec, H100, varied, None, SQUARE_8192, top=5, rescore=rescore)
+        assert not hurried.proven and hurried.rescored in (rescore, rescore + 1)  # + own
 
 
 def test_the_pareto_set_is_the_brute_force_front(schedules):

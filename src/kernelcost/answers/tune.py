@@ -196,7 +196,9 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     return Ranking(spec.name, machine.id, space.names, numbers[0],
                    points * many, int(counts[0]), seconds, ranked.rows[:top], tuple(rejected),
                    by, cost.grid is not None, points, space.rasters, len(ranked.rows),
-                   rescore_seconds, ranked.proven_for(top, result), own, own_raster,
+                   rescore_seconds, ranked.proven_for(top, result, cost.grid is None
+                                                      or cost.grid.equal_blocks),
+                   own, own_raster,
                    ranked.own_place, ranked.own_row, front,
                    tuple(tuple(int(v) for v in axis) for axis in space.axes),
                    tuple(numbers) if len(numbers) > 1 else ())
@@ -283,18 +285,25 @@ def rank(result: Evaluation, space: _Space, pool: int) -> numpy.ndarray:
 @record
 class _Ranked:
     rows: tuple[Row, ...]  # every candidate re-scored, best first
-    rest: numpy.ndarray  # the fitting candidates not re-scored, best t_bound first
+    scored: numpy.ndarray  # the candidates re-scored with every raster order
     own_place: int | None = None  # the spec's own configuration among `rows`, from 1
     own_row: Row | None = None
 
-    def proven_for(self, top: int, result: Evaluation) -> bool:
+    def proven_for(self, top: int, result: Evaluation, bounds: bool) -> bool:
         """Whether the first `top` rows are the top by t_model of every fitting candidate:
-        none is left, or the best t_bound left is no less than the last t_model shown."""
-        if not self.rest.size:
-            return bool(self.rows) and self.rows[0].t_model is not None
+        the best t_bound of those not re-scored is no less than the last t_model shown (or
+        none is left). `bounds`: whether the search's t_bound bounds t_model from below,
+        which it does where blocks are equal (the first block stands for all)."""
         shown = self.rows[:top]
-        return (len(shown) == top and shown[-1].t_model is not None
-                and shown[-1].t_model <= float(result.t_bound.ravel()[self.rest[0]]))
+        if not bounds or not shown or any(row.t_model is None for row in shown):
+            return False
+        left = numpy.where(result.reject.ravel() == 0, result.t_bound.ravel(), numpy.inf)
+        left[self.scored] = numpy.inf
+        best_left = float(left.min())
+        if best_left == numpy.inf:
+            return True
+        return len(shown) == top and shown[-1].t_model is not None and \
+            shown[-1].t_model <= best_left
 
 
 @record
@@ -327,15 +336,15 @@ def _ranked(scoring: _Scoring, order: numpy.ndarray, rescore: int,
     with patched():
         rows = [_row(scoring, index, raster, costs[raster] if rescore > 0 else None)
                 for index, raster in picked]
-    rest = order[len(chosen):]
+    scored = numpy.asarray(chosen, dtype=numpy.int64) if rescore > 0 else order[:0]
     if rescore <= 0:
-        return _Ranked(tuple(rows), rest[:0])
+        return _Ranked(tuple(rows), scored)
     least = min((r.t_model for r in rows if r.t_model is not None), default=1.0)
     places = sorted(range(len(rows)), key=lambda p: (
         rows[p].t_model is None, round((rows[p].t_model or 0) / least, 9), p))
     own_place = places.index(picked.index(own)) + 1 if own in picked else None
     own_row = rows[picked.index(own)] if own in picked else None
-    return _Ranked(tuple(rows[p] for p in places), rest, own_place, own_row)
+    return _Ranked(tuple(rows[p] for p in places), scored, own_place, own_row)
 
 
 def _own_index(space: _Space, result: Evaluation, own: tuple[int, ...] | None,
