@@ -193,15 +193,17 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     front = pareto(result, space.axes) if pareto_set else ()
     numbers = [tuple((str(s), float(v)) for s, v in fixed.items() if not _varied(v))
                for fixed in fixes]
-    return Ranking(spec.name, machine.id, space.names, numbers[0],
-                   points * many, int(counts[0]), seconds, ranked.rows[:top], tuple(rejected),
-                   by, cost.grid is not None, points, space.rasters, len(ranked.rows),
-                   rescore_seconds, ranked.proven_for(top, result, cost.grid is None
-                                                      or cost.grid.equal_blocks),
-                   own, own_raster,
-                   ranked.own_place, ranked.own_row, front,
-                   tuple(tuple(int(v) for v in axis) for axis in space.axes),
-                   tuple(numbers) if len(numbers) > 1 else ())
+    bounds = cost.grid is None or cost.grid.equal_blocks  # t_bound under t_model
+    return Ranking(
+        kernel=spec.name, machine=machine.id, parameters=space.names, fixed=numbers[0],
+        candidates=points * many, fitting=int(counts[0]), seconds=seconds,
+        top=ranked.rows[:top], rejected=tuple(rejected), rejected_by=by,
+        parallel=cost.grid is not None, points=points, rasters=space.rasters,
+        rescored=len(ranked.rows), rescore_seconds=rescore_seconds,
+        proven=ranked.proven_for(top, result, bounds), own=own, own_raster=own_raster,
+        own_place=ranked.own_place, own_row=ranked.own_row, pareto=front,
+        values=tuple(tuple(int(v) for v in axis) for axis in space.axes),
+        shapes=tuple(numbers) if len(numbers) > 1 else ())
 
 
 def _with_shape(raw: dict, shape: dict) -> Settings:
