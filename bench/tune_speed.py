@@ -1,20 +1,25 @@
-"""How fast `tune` ranks candidates: the vectorised evaluation (numpy over the lambdified
-closed forms of gemm_hopper's blocks) per candidate, and the whole command as a process.
+"""How fast `tune` searches (issue 41): the vectorised search's time and peak memory as the
+candidates grow, the analysis's re-scoring beside it, and the whole command over the issue's
+space as a process, CPU time, median of 10, beside the `python -c "import sympy"` floor run
+in the same rounds.
 
-    .venv/bin/python bench/tune_speed.py
+    PYTHONPATH=src .venv/bin/python bench/tune_speed.py [--runs 10]
 
-Prints candidates per second at growing candidate counts (target >= 1e5 per second) and the
-wall and CPU time of `kernelcost tune specs/gemm_hopper.kcost --machine h100 --vary
-TM,TN,TK --pow2 --set M=N,K=N,N=8192` (target < 2 s). Timings only, no assertion: the
-tests check the ranking, not the speed of the machine they run on."""
+The spaces: TM, TN 16..512:16, TK 16,32,64,128, stages 1..8, threads 128..512:128, cluster
+1..4, three rasters = 1,572,864 candidates of gemm_hopper at 8192^3 on h100, and the issue's
+whole space, TK too 16..512:16, = 12,582,912 (split-K left out: the model has none).
+Timings only, no assertion: the tests check the ranking, not the speed of the machine they
+run on."""
 
 from __future__ import annotations
 
+import argparse
+import os
 import resource
 import statistics
 import subprocess
 import sys
-import time
+import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,42 +28,66 @@ sys.path.insert(0, str(ROOT / "src"))
 from kernelcost.analysis.api import load  # noqa: E402
 from kernelcost.answers.tune import tune  # noqa: E402
 from kernelcost.hardware.machinefile import load_machine  # noqa: E402
-from kernelcost.lang.sizerange import parse_values  # noqa: E402
+from kernelcost.lang.varied import parse_vary  # noqa: E402
 
+SCHEDULE = "stages=1..8,threads=128..512:128,cluster=1..4,raster=row,column,grouped"
+MILLION = f"TM=16..512:16,TN=16..512:16,TK=16,32,64,128,{SCHEDULE}"
+# the issue's space whole, less split-K: TK too in multiples of 16 to 512
+ISSUE = f"TM=16..512:16,TN=16..512:16,TK=16..512:16,{SCHEDULE}"
 SETTINGS = {"M": "N", "K": "N", "N": "8192"}
+GROWTH = ("TM=64..512:64,TN=64..512:64,TK=64", f"TM=64..512:64,TN=64..512:64,TK=64,{SCHEDULE}",
+          f"TM=32..512:32,TN=32..512:32,TK=32,64,{SCHEDULE}", MILLION,
+          f"TM=16..512:16,TN=16..512:16,TK=16..128:16,{SCHEDULE}", ISSUE)
 
 
 def in_process() -> None:
     spec = load(ROOT / "specs" / "gemm_hopper.kcost")
     machine = load_machine("h100")
-    spec.cost("spec")  # counted once; the ranking below is what is timed
-    print("| values per parameter | candidates | seconds (median of 3) | candidates/s |")
-    print("|---|---|---|---|")
-    for text in ("16..512:32", "16..512:8", "8..1024:8"):
-        values = parse_values(text, False)
-        runs = [tune(spec, machine, ["TM", "TN", "TK"], values, SETTINGS)
-                for _ in range(3)]
+    tune(spec, machine, parse_vary(GROWTH[0]), None, SETTINGS)  # counted and compiled once
+    print("| --vary | candidates | fit | search s (median of 3) | candidates/s | "
+          "peak MiB | re-scored | re-score s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for text in GROWTH:
+        varied = parse_vary(text)
+        runs = [tune(spec, machine, varied, None, SETTINGS) for _ in range(3)]
+        tracemalloc.start()
+        tune(spec, machine, varied, None, SETTINGS)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
         seconds = statistics.median(run.seconds for run in runs)
-        count = runs[0].candidates
-        print(f"| {len(values)} ({text}) | {count:,} | {seconds:.4f} | {count / seconds:,.0f} |")
+        rescore = statistics.median(run.rescore_seconds for run in runs)
+        first = runs[0]
+        print(f"| `{text}` | {first.candidates:,} | {first.fitting:,} | {seconds:.4f} | "
+              f"{first.candidates / seconds:,.0f} | {peak:.0f} | {first.rescored} | "
+              f"{rescore:.3f} |")
 
 
-def whole_command() -> None:
-    command = [str(Path(sys.executable).with_name("kernelcost")), "tune",
-               "specs/gemm_hopper.kcost", "--machine", "h100", "--vary", "TM,TN,TK", "--pow2",
-               "--set", "M=N,K=N,N=8192"]
-    walls, cpus = [], []
-    for _ in range(3):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
-        walls.append(time.perf_counter() - started)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    print(f"\nwhole `tune` command (216 candidates): wall {statistics.median(walls):.2f} s, "
-          f"CPU {statistics.median(cpus):.2f} s (median of 3)")
+def cpu_seconds(command: list[str]) -> float:
+    environment = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=environment)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def whole_command(runs: int) -> None:
+    floor = [sys.executable, "-c", "import sympy"]
+    for count, varied in (("1,572,864", MILLION), ("12,582,912", ISSUE)):
+        command = [sys.executable, "-m", "kernelcost.cli", "tune", "specs/gemm_hopper.kcost",
+                   "--machine", "h100", "--vary", varied, "--set", "M=N,K=N,N=8192"]
+        cpu_seconds(command), cpu_seconds(floor)  # warm-up: bytecode, file caches
+        tunes, floors = [], []
+        for _ in range(runs):  # interleaved: a load that changes slows both alike
+            floors.append(cpu_seconds(floor))
+            tunes.append(cpu_seconds(command))
+        print(f"\nwhole `tune` over {count} candidates: CPU {statistics.median(tunes):.3f} s "
+              f"(median of {runs}; min {min(tunes):.3f}, max {max(tunes):.3f}); "
+              f"`import sympy` {statistics.median(floors):.3f} s")
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
     in_process()
-    whole_command()
+    whole_command(args.runs)

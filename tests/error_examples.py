@@ -177,6 +177,8 @@ EXAMPLES = [
             {"blocks.kcost": BLOCKS}),
     Example("KC318", ("sweep", "gemm.kcost", "--sweep", "N=64..1024", "--set", "M=1e309,K=N"),
             {"gemm.kcost": GEMM}),
+    Example("KC319", ("tune", "scale.kcost", "--machine", "h100", "--vary",
+                      "n=64..256,stages=1..4"), {"scale.kcost": SCALE}),
     # machine
     Example("KC401", ("analyze", "scale.kcost", "--machine", "h1000"), {"scale.kcost": SCALE}),
     Example("KC402", ("analyze", "scale.kcost", "--machine", "mine.toml"),

@@ -292,11 +292,15 @@ def option_case(rng: random.Random) -> Case:
                             sizes_for(rng, SPECS[name]), machine=rng.choice(MACHINES),
                             hostile=True)
     return Case("option", command, argv, env=env,
-                placed=("KC308", "KC309", "KC311", "KC312", "KC318", "KC409", "KC702"))
+                placed=("KC308", "KC309", "KC311", "KC312", "KC318", "KC319", "KC409", "KC702"))
 
 
 OUTPUTS = ["figure.svg", "figure.png", "figure.pdf", "figure.txt", "nodir/figure.svg", ".",
            "/dev/full", "/dev/null", "figure", "é.svg", "x" * 300 + ".svg"]
+# tune --vary: a name's hostile values, and schedule settings (a spec may not write them)
+TUNE_VALUES = ["0..10", "1..99999999999", "x", "5..1", "1..2:0", "9007199254740993", ""]
+TUNE_SCHEDULE = ["stages=1..4", "threads=128..512:128", "registers=64,168", "cluster=1..4",
+                 "group=4,8", "raster=row,column,grouped", "raster=diagonal", "stages=0"]
 RANGES = ["64..65536", "1..1e300", "1..1e309", "0..10", "10..1", "1e15..1e16", "1..2",
           "2..2", "nan..10", "1..inf", "1e-3..1", "1...10", "..", "1..1e19", "-5..5"]
 
@@ -358,6 +362,14 @@ def command_line(rng: random.Random, command: str, spec: str, text: str,
     if command == "tune":
         tiles = rng.sample(names, min(len(names), rng.randint(1, 2)))
         rest = {k: v for k, v in sizes.items() if k not in tiles}
+        if rng.random() < 0.5:  # each name with its values, schedule settings, rasters
+            return ["tune", spec, "--machine", machine, "--vary", ",".join(
+                [f"{tile}={pick(['16..128:16', '64,128'], TUNE_VALUES)}" for tile in tiles]
+                + rng.sample(TUNE_SCHEDULE, rng.randint(0, 2))),
+                "--rescore", pick(["0", "4"], ["-1", "100001", "x"]), "--top", "3",
+                *rng.choice([[], ["--json"], ["--pareto"]]), *set_options(rest),
+                *rng.choice([[], ["--shape", ",".join(f"{k}={v}" for k, v in rest.items())
+                                  or "n=64"]])]
         return ["tune", spec, "--machine", machine, "--vary",
                 pick([",".join(tiles)], ["nope", "", ",,"]),
                 "--values", pick(["16..512", "64,128,256", "16..64:16"],

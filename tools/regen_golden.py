@@ -60,7 +60,7 @@ PAGES = {
 # the hand-written results hold a run faster than its bound: validate exits 1 on it
 EXPECTED_EXIT = {"validate.h200": 1}
 # tune prints how long the ranking took: the one figure of a page that changes run to run
-_ELAPSED = re.compile(r"(evaluated and ranked in) [0-9.]+ [mµn]?s")
+_ELAPSED = re.compile(r"(evaluated and ranked by t_bound in|for t_model in) [0-9.]+ [mµn]?s")
 
 
 def run(argv: list[str], columns: int | None = None, exit_code: int = 0) -> str:

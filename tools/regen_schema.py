@@ -20,6 +20,7 @@ from schema_commands import (
     error_schema,
     machines_schema,
     model_schema,
+    tune_schema,
     validate_schema,
 )
 from schema_common import common_schema
@@ -28,7 +29,7 @@ SCHEMA = Path(__file__).resolve().parent.parent / "docs" / "schema"
 # file name -> its schema: one a command that takes --json, the shared definitions, the error
 BUILDERS = {"common": common_schema, "analyze": analyze_schema, "solve": solve_schema,
             "machines": machines_schema, "model": model_schema, "bound": bound_schema,
-            "validate": validate_schema, "error": error_schema}
+            "tune": tune_schema, "validate": validate_schema, "error": error_schema}
 
 
 def schema_texts() -> dict[str, str]:

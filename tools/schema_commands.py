@@ -36,7 +36,7 @@ from kernelcost.answers.validate import COUNTERS
 from kernelcost.answers.wholemodel import DECODE, PREFILL, KernelKind
 from kernelcost.base.architectures import Feature, MmaPath
 from kernelcost.base.error_codes import FAMILIES, Code, ErrorCode
-from kernelcost.base.kinds import LaunchMode, Precision, Unit, WorkClass
+from kernelcost.base.kinds import LaunchMode, Precision, Raster, Unit, WorkClass
 from kernelcost.base.levels import Level
 from kernelcost.hardware.machine import EXECUTION_FIGURES, UNKNOWN_BANDWIDTH, execution_source_key
 from kernelcost.hardware.topology import Fabric
@@ -347,6 +347,71 @@ def bound_schema() -> dict:
         }, "with --machine and every size set: the bound in numbers"),
     }, "`bound --json`: the least traffic any schedule moves through a fast memory",
         optional=("machine", "at_sizes")))
+
+
+# --- tune -----------------------------------------------------------------------------------
+
+def _tune_row(description: str) -> dict:
+    return obj({
+        "values": mapping(integer("the value"), "each varied name -> its value"),
+        "raster": enum("the raster order, where varied; null where not", Raster, null=True),
+        "t_model_s": number_or_null("t_model at this configuration, as the analysis gives "
+                                    "it, s; null where it was not re-scored"),
+        "t_bound_s": number("t_bound from the vectorised search, s"),
+        "analysis_t_bound_s": number_or_null("t_bound as the analysis gives it, s (equal "
+                                             "to t_bound_s); null where not re-scored"),
+        "bound_by": text("what binds t_bound: HBM, L2, shared, tensor, vector or SFU"),
+        "model_bound_by": text_or_null("the roof that binds t_model, with its derates"),
+        "blocks": integer("thread blocks"),
+        "resident_per_sm": integer("blocks an SM holds at once"),
+        "waves": integer("ceil(blocks / (SMs x resident))"),
+        "on_chip_B": number("shared memory and registers one block holds, B"),
+        "shapes": array(obj({
+            "t_model_s": number_or_null("t_model at the shape, s"),
+            "t_bound_s": number("t_bound at the shape from the vectorised search, s"),
+            "analysis_t_bound_s": number_or_null("t_bound at the shape as the analysis "
+                                                 "gives it, s"),
+        }, "one shape's times"), "with --shape: each shape's times, in the order given (the "
+            "row's times are their sums; blocks, residency and waves the first shape's)"),
+    }, description)
+
+
+def tune_schema() -> dict:
+    row = local("row")
+    return document("tune", "kernelcost tune --json", obj({
+        "kernel": text("the kernel's name"),
+        "machine": ref("machine_id"),
+        "parameters": texts("the varied names in the order given: sizes and schedule "
+                            "settings (stages, threads, registers, cluster, group)"),
+        "values": mapping(array(integer("a value"), "its values"),
+                          "each varied name -> its values"),
+        "rasters": array(enum("a raster order", Raster), "the raster orders varied, if any"),
+        "fixed": mapping(number("the value"), "every parameter not varied -> its value "
+                                              "(with --shape, the first shape's)"),
+        "shapes": array(mapping(number("the value"), "a parameter -> its value"),
+                        "with --shape: each shape's parameters not varied; empty without"),
+        "candidates": integer("the combinations evaluated, each raster order one"),
+        "points": integer("the numeric combinations the arrays held (candidates / raster "
+                          "orders: t_bound does not depend on the raster)"),
+        "fitting": integer("the candidates that fit"),
+        "rejected": mapping(integer("how many"), "each reason -> the candidates it rejects"),
+        "search_s": number("the vectorised evaluation and ranking by t_bound, s"),
+        "rescored": integer("the candidates the analysis re-scored for t_model"),
+        "rescore_s": number("the re-scoring, s"),
+        "proven": boolean("whether the top is the top by t_model of every fitting candidate"),
+        "top": array(row, "the best, by t_model then the tie rule"),
+        "own": nullable(obj({"place": integer_or_null("its place among the re-scored"),
+                             **_tune_row("")["properties"]},
+                            "the spec's own configuration"),
+                        "null where it is not a fitting candidate"),
+        "pareto": array(obj({
+            "values": mapping(integer("the value"), "each varied name -> its value"),
+            "t_bound_s": number("t_bound, s"),
+            "on_chip_B": number("bytes on chip, B"),
+        }, "a candidate no other beats on both t_bound and bytes on chip"),
+            "with --pareto: the Pareto set, fewest bytes first"),
+    }, "`tune --json`: candidates, how many fit, the best ranked by t_model"),
+        {"row": _tune_row("a candidate")})
 
 
 # --- validate -------------------------------------------------------------------------------

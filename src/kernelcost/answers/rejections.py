@@ -19,6 +19,9 @@ class Rejected(StrEnum):
     SHARED = "shared memory"  # a block needs more shared memory than it may have
     REGISTERS = "register file"  # a block needs more registers than it may have
     OCCUPANCY = "occupancy"  # an SM holds no block at once
+    THREADS = "threads"  # a block of more threads or warps than a block or an SM may have
+    CLUSTER = "cluster"  # a cluster larger than the machine forms, or one that does not
+    # tile the grid along its axis
 
 
 REJECTED = tuple(Rejected)
@@ -52,7 +55,8 @@ class SharedHeld:
 
 @record
 class RegistersOver:
-    """Registers a block's register arrays need against what one block may have."""
+    """Registers a block needs (its threads' and its register arrays', the larger) against
+    what one block may have."""
 
     needed: float
     allowed: float

@@ -1,367 +1,427 @@
-"""Stage `tune`: every combination of some size parameters (tile sizes), evaluated at once
-with numpy from the lambdified closed forms, ranked by t_bound.
+"""Stage `tune`: every combination of the varied parameters (tile sizes, each with its own
+values) and schedule settings (stages, threads, registers, cluster, group: lang.schedule
+opens them as parameters; the raster order), evaluated at once with numpy over arrays of
+candidates (module search: t_bound and whether each fits, no sympy per candidate), then
+ranked by t_model with t_bound beside it.
 
-The model is execution.py's, vectorised (no sympy per candidate):
-    resident r = min(floor(shared per SM / (shared per block + reserved)),
-                     floor(registers per SM / registers per block), threads, warps, blocks)
-    busiest SM = ceil(B / SMs);  waves = ceil(B / (SMs r))
-    t_bound = max(busiest x per-block work / per-SM peak  (each work class),
-                  busiest x per-block shared traffic / per-SM shared bandwidth,
-                  L2 traffic / L2 bandwidth,  compulsory global traffic / HBM bandwidth)
-A spec without a grid (no parallel loops) gets the flat roofs: W_c / P_c and Q_l / B_l.
-Registers per block are the larger of the spec's registers per thread (rounded per warp as
-the hardware allocates) and the bytes of its register arrays; an array that outgrows what
-one block may have (per block, per thread x threads, per SM) does not fit.
+t_model is not vectorised: its effects (the waves' L2 union under the raster order, the
+achievable fractions, latency, overlap, fill and drain, ...) are the analysis's own, and
+re-implementing them over arrays would make a second model that could disagree with the
+first. The search therefore re-scores a shortlist with the analysis itself
+(answers.model.verdict, as `analyze` computes it at that configuration, sympy at each): the
+`rescore` best candidates by t_bound, and the spec's own configuration wherever it ranks.
+Since t_model >= t_bound at every candidate, the ranking is proven to be the top by t_model
+of every fitting candidate (`proven`) when the last t_model shown is at most the best
+t_bound left out of the shortlist; otherwise it is the top of the shortlist, and says so.
+With several shapes, a candidate must fit each, and its times are the sums over them.
 
 Candidates are rejected, in this order, for: breaking one of the spec's `assume a | b`
-facts, shared memory per block, registers, or an occupancy of 0. Ties in t_bound (equal to
-1e-9 relative) go to fewer bytes on chip, then the squarer tile (smaller max/min of the
-varied values), then the smaller values in the order given."""
+facts, shared memory, registers, threads, tensor memory (as occupancy), a cluster, or an
+occupancy of 0 (module search). Ties in t_bound (equal to 1e-9 relative) go to fewer bytes
+on chip, then the squarer tile (smaller max/min of the varied sizes, schedule settings
+aside), then the smaller values in the order given; ties in t_model to the smaller t_bound,
+then as t_bound's. The raster order changes no t_bound: each raster is a candidate of its
+own, evaluated once with the others, and told apart in the re-scoring."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from collections.abc import Sequence
 
 import numpy
 import sympy
 
-from ..analysis.api import Spec, _numeric_values, load
-from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
-from ..base.kinds import Reuse
-from ..base.levels import Level
+from ..algebra.sympy_scope import patched
+from ..analysis.api import Spec, load
+from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.kinds import Raster, Reuse
 from ..base.records import record
-from ..gpu.occupancy import REGISTER_BYTES
-from ..hardware.machine import Roof, level_roof
-from ..lang.settings import (
-    FLOAT_SIZES,
-    GRID_SIZES,
-    MAX_FLOAT_SIZE,
-    refuse_beyond,
-    resolve_settings,
-)
+from ..hardware.machine import Machine, Roof
+from ..lang.check import check
+from ..lang.schedule import Schedule, open_schedule
+from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, Settings
 from ..lang.sizes import refuse_large_numbers
+from ..lang.varied import RASTER, Varied
+from .model import verdict
 from .not_run import refuse_not_run
-from .rejections import (
-    CODES,
-    REJECTED,
-    BrokenFact,
-    Figures,
-    RegistersOver,
-    Rejected,
-    Rejection,
-    SharedHeld,
-    SharedOver,
+from .rejections import REJECTED, Rejected, Rejection
+from .search import (
+    ROOF_LEVELS,
+    Evaluation,
+    Evaluator,
+    Pareto,
+    fixed_values,
+    pareto,
+    point_at,
+    rejection_figures,
+    summed,
 )
 
-ROOF_LEVELS = (Level.GLOBAL, Level.L2, Level.SHARED)  # the levels whose bandwidth is a roof
+__all__ = ["ROOF_LEVELS", "Evaluator", "Ranking", "Row", "fixed_values", "own_rank", "tune"]
+
+# numeric combinations (a raster order adds none) times shapes, evaluated at once: some
+# 25 B each of arrays at the peak (bench/tune_speed.py)
+MAX_CANDIDATES = 10_000_000
+RESCORE = 48  # candidates the analysis re-scores by default: some 7 ms each (gemm_hopper)
+GROUP = 8  # rows of blocks a group where a spec without one is given `raster=grouped`
+# (Triton's GROUP_SIZE_M in its matmul tutorial)
+
+
+@record
+class ShapeTimes:
+    t_bound: float  # s, the vectorised search's
+    t_model: float | None  # s, the analysis's
+    analysis_t_bound: float | None  # s
 
 
 @record
 class Row:
     values: tuple[int, ...]  # the varied parameters, in the order given
-    t_bound: float  # s
+    raster: Raster | None  # the raster order, where it is varied
+    t_bound: float  # s, the vectorised search's
     binding: Roof  # a level's bandwidth (HBM, L2, shared) or a ceiling (tensor, vector, SFU)
+    t_model: float | None  # s, the analysis's at this configuration (None: no time)
+    model_binding: Roof | None
+    analysis_t_bound: float | None  # s, the analysis's t_bound, which t_bound must equal
     resident: int
     waves: int
     blocks: int
     on_chip_B: float  # shared + registers one block holds
+    shapes: tuple[ShapeTimes, ...] = ()  # with several shapes: each one's (the times above
+    # are their sums; blocks, residency, waves and binding are the first shape's)
 
 
 @record
 class Ranking:
     kernel: str
     machine: str
-    parameters: tuple[str, ...]
+    parameters: tuple[str, ...]  # as given: sizes, schedule words
     fixed: tuple[tuple[str, float], ...]  # the other parameters' values
-    candidates: int
+    candidates: int  # every combination, each raster order one
     fitting: int
     seconds: float  # the vectorised evaluation and ranking alone
     top: tuple[Row, ...]
     rejected: tuple[Rejection, ...]  # the first ones, in candidate order
     rejected_by: tuple[tuple[Rejected, int], ...]  # reason -> how many
     parallel: bool = True  # False: no grid, flat roofs (no blocks, occupancy or waves)
+    points: int = 0  # numeric combinations the arrays held (candidates / raster orders)
+    rasters: tuple[Raster, ...] = ()
+    rescored: int = 0  # candidates the analysis re-scored for t_model
+    rescore_seconds: float = 0.0
+    proven: bool = False  # the top by t_model of every fitting candidate (module doc)
+    own: tuple[int, ...] | None = None  # the spec's own values of the varied parameters
+    own_raster: Raster | None = None
+    own_place: int | None = None  # its place among the re-scored, from 1 (None: not one)
+    own_row: Row | None = None
+    pareto: tuple[Pareto, ...] = ()  # t_bound against bytes on chip, fewest bytes first
+    values: tuple[tuple[int, ...], ...] = ()  # each varied parameter's values
+    shapes: tuple[tuple[tuple[str, float], ...], ...] = ()  # with several: each one's sizes
 
 
 @record
-class Evaluation:
-    """Arrays over the candidates (one entry each)."""
+class _Space:
+    """What is varied: names as given, the parameters they are, the values of each."""
 
-    t_bound: numpy.ndarray
-    binding: numpy.ndarray  # index into `roofs`
-    roofs: tuple[Roof, ...]  # what each term runs against
-    reject: numpy.ndarray  # 0: fits, else a reason's place in REJECTED, from 1
-    resident: numpy.ndarray
-    waves: numpy.ndarray
-    blocks: numpy.ndarray
-    on_chip: numpy.ndarray
-    shared: numpy.ndarray | None = None  # bytes of shared memory per block
-    registers: numpy.ndarray | None = None  # registers per block (spec's, or its arrays')
-    array_registers: numpy.ndarray | None = None  # registers the register arrays need
+    names: tuple[str, ...]
+    symbols: tuple[str, ...]  # parameter names (a schedule word's capitals)
+    axes: tuple[numpy.ndarray, ...]
+    rasters: tuple[Raster, ...]
+    sizes: tuple[bool, ...]  # a size of the spec (True) or a schedule setting
 
 
-MAX_CANDIDATES = 10_000_000  # combinations evaluated at once: about 2 GB of arrays
-
-
-def fixed_values(spec: Spec, varied: list[str], raw: dict, follow: str | None = None,
-                 places: dict | None = None) -> dict[sympy.Symbol, sympy.Expr]:
-    """Every parameter not varied, at a number (set, or its default) or at an expression of
-    the varied ones (`M=N` with N varied); with `follow`, a size left without a value
-    equals that varied parameter. `places`: name -> (span, text) of the option that varies
-    it, for the errors about a varied name."""
-    parameters = spec.parameters
-    for name in varied:
-        span, text = (places or {}).get(name, (None, None))
-        if name not in parameters:
-            raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
-                span, f"`{name}` is not a parameter of {spec.name}",
-                did_you_mean(name, parameters) or "parameters: " + ", ".join(parameters)),
-                text)
-        if name in raw:
-            raise SizeError(Code.SET_AND_VARIED, Diagnostic(
-                span, f"`{name}` is both varied and set",
-                f"leave `{name}` out of --set, or vary another size"), text)
-    settings = resolve_settings(raw, parameters)
-    numeric = _numeric_values(spec, settings)
-    refuse_beyond({s: v for s, v in numeric.items() if str(s) not in varied}, raw, spec.kernel,
-                  MAX_FLOAT_SIZE, FLOAT_SIZES, "give it at most 2^53 (9.0e15)")
-    fixed = {symbol: value for symbol, value in numeric.items() if str(symbol) not in varied}
-    varied_symbols = {parameters[name] for name in varied}
-    for symbol, expr in settings.items():
-        if symbol not in fixed and str(symbol) not in varied and \
-                expr.free_symbols <= varied_symbols:
-            fixed[symbol] = expr
-    if follow is not None:
-        for p in spec.checked.parameters:
-            if str(p) not in varied and p not in fixed:
-                fixed[p] = parameters[follow]
-    missing = [str(p) for p in spec.checked.parameters
-               if str(p) not in varied and p not in fixed]
-    if missing:
-        raise SizeError(Code.SIZES_UNSET, Diagnostic(
-            None,
-            "every size that is not varied needs a value: "
-            + ", ".join(missing),
-            "add --set " + ",".join(
-            f"{m}=4096" for m in missing)))
-    return fixed
-
-
-class Evaluator:
-    """The closed forms of one spec on one machine, lambdified in the varied parameters."""
-
-    def __init__(self, spec: Spec, machine, varied: list[str], fixed: dict,
-                 check_facts: bool = True, max_clock: bool = True):
-        # t_bound takes every compute and on-chip peak at the maximum clock (module clocks);
-        # the phase plane draws the chapter's ridges, with the figures as given
-        self.spec = spec
-        self.machine = machine.at_max_clock if max_clock else machine
-        self.check_facts = check_facts  # off for a continuous map (phase)
-        self.cost = spec.cost(Reuse.SPEC)
-        self.symbols = [spec.parameters[name] for name in varied]
-        self.fixed = fixed
-        self.precision = spec.checked.precision
-        self.first_block = _first_block(self.cost.grid)
-
-    def _f(self, expr):
-        # a block's quantities may depend on where it stands (a ragged last tile along a
-        # clipped loop, `min(m0 + TM, Mt)`): the first block's, a whole tile, stands for all
-        expr = sympy.sympify(expr).xreplace(self.first_block).xreplace(self.fixed)
-        function = sympy.lambdify(self.symbols, expr, modules="numpy")
-        return lambda arrays: numpy.broadcast_to(
-            numpy.asarray(function(*arrays), dtype=numpy.float64), arrays[0].shape)
-
-    def __call__(self, arrays: list[numpy.ndarray] | numpy.ndarray) -> Evaluation:
-        # a block of no shared memory or registers divides by zero where numpy.where then
-        # takes the other branch; a size overflowing a double is inf: no warning for either
-        with numpy.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return self._evaluate(arrays)
-
-    def _evaluate(self, arrays: list[numpy.ndarray] | numpy.ndarray) -> Evaluation:
-        terms: list[numpy.ndarray] = []
-        roofs: list[Roof] = []
-        reject = numpy.zeros(arrays[0].shape, dtype=numpy.int8)
-        facts = self.spec.checked.divisibility if self.check_facts else ()
-        for divisor, dividend in facts:
-            d, n = self._f(divisor)(arrays), self._f(dividend)(arrays)
-            broken = (numpy.mod(n, d) != 0) | (n < d)
-            reject = numpy.where((reject == 0) & broken, CODES[Rejected.ASSUMPTION], reject)
-        grid = self.cost.grid
-        if grid is None:
-            return self._flat(arrays, reject)
-        m, ex = self.machine, self.machine.execution
-        sms = m.sm_count
-        shared = self._f(grid.on_chip.get(Level.SHARED, 0))(arrays)
-        array_regs = numpy.ceil(self._f(grid.on_chip.get(Level.REGISTERS, 0))(arrays)
-                                / REGISTER_BYTES)
-        threads = self._f(grid.threads)(arrays)
-        warp = ex.warp_size or 32
-        warps = numpy.ceil(threads / warp)
-        per_thread = (self._f(grid.registers)(arrays) if grid.registers is not None
-                      else numpy.zeros_like(threads))
-        unit = ex.register_granularity_per_warp or 1
-        spec_regs = warps * numpy.ceil(per_thread * warp / unit) * unit
-        regs = numpy.maximum(spec_regs, array_regs)
-        reserved = ex.shared_reserved_per_block_B or 0
-        big = numpy.inf
-        too_big_shared = shared > (ex.shared_per_block_max_B or m.capacity(Level.SHARED) or big)
-        block_regs = min(v for v in (ex.max_registers_per_block, ex.registers_per_sm) if v)
-        too_many_regs = (regs > block_regs) | (array_regs > threads * (
-            ex.max_registers_per_thread or big))
-        reject = numpy.where((reject == 0) & too_big_shared, CODES[Rejected.SHARED], reject)
-        reject = numpy.where((reject == 0) & too_many_regs, CODES[Rejected.REGISTERS], reject)
-        limits = [numpy.full(threads.shape, float(ex.max_blocks_per_sm or 10 ** 9))]
-        if m.capacity(Level.SHARED):
-            limits.append(numpy.where(shared > 0, numpy.floor(
-                m.capacity(Level.SHARED) / (shared + reserved)), big))
-        if ex.registers_per_sm:
-            limits.append(numpy.where(regs > 0, numpy.floor(ex.registers_per_sm / regs), big))
-        if ex.max_threads_per_sm:
-            limits.append(numpy.floor(ex.max_threads_per_sm / threads))
-        if ex.max_warps_per_sm:
-            limits.append(numpy.floor(ex.max_warps_per_sm / warps))
-        resident = numpy.minimum.reduce(limits)
-        reject = numpy.where((reject == 0) & (resident < 1), CODES[Rejected.OCCUPANCY],
-                             reject)
-        blocks = self._f(grid.blocks)(arrays)
-        busiest = numpy.ceil(blocks / sms)
-        for work_class, amount in grid.work.items():
-            ceiling = m.ceiling(self.precision, work_class)
-            terms.append(busiest * self._f(amount)(arrays) * sms / ceiling.peak_FLOPps)
-            roofs.append(ceiling.roof)
-        if Level.SHARED in grid.traffic and m.bandwidth(Level.SHARED):
-            terms.append(busiest * self._f(grid.traffic[Level.SHARED])(arrays) * sms
-                         / m.bandwidth(Level.SHARED))
-            roofs.append(level_roof(Level.SHARED))
-        for level in (Level.L2, Level.GLOBAL):
-            if level in self.cost.traffic and m.bandwidth(level):
-                terms.append(self._f(self.cost.traffic[level])(arrays) / m.bandwidth(level))
-                roofs.append(level_roof(level))
-        stacked = numpy.stack(terms)
-        safe = numpy.maximum(resident, 1)
-        return Evaluation(stacked.max(axis=0), stacked.argmax(axis=0), tuple(roofs), reject,
-                          resident, numpy.ceil(blocks / (sms * safe)), blocks,
-                          shared + regs * REGISTER_BYTES, shared, regs, array_regs)
-
-    def _flat(self, arrays, reject) -> Evaluation:
-        """No grid: the flat roofs, and each on-chip keep scope against its capacity."""
-        m, terms, roofs = self.machine, [], []
-        for work_class, amount in self.cost.work.items():
-            ceiling = m.ceiling(self.precision, work_class)
-            terms.append(self._f(amount)(arrays) / ceiling.peak_FLOPps)
-            roofs.append(ceiling.roof)
-        for level, amount in self.cost.traffic.items():
-            if level in ROOF_LEVELS and m.bandwidth(level):
-                terms.append(self._f(amount)(arrays) / m.bandwidth(level))
-                roofs.append(level_roof(level))
-        held = numpy.zeros(arrays[0].shape)
-        for scope in self.cost.scopes:
-            if scope.level in (Level.SHARED, Level.REGISTERS) and m.capacity(scope.level):
-                need = self._f(scope.held_bytes * scope.stages)(arrays)
-                held = held + need
-                code = CODES[Rejected.SHARED if scope.level == Level.SHARED
-                             else Rejected.REGISTERS]
-                reject = numpy.where((reject == 0) & (need > m.capacity(scope.level)), code,
-                                     reject)
-        stacked = numpy.stack(terms)
-        ones = numpy.ones(arrays[0].shape)
-        return Evaluation(stacked.max(axis=0), stacked.argmax(axis=0), tuple(roofs), reject,
-                          ones, ones, ones, held)
-
-
-def _first_block(grid) -> dict[sympy.Symbol, sympy.Expr]:
-    """Each grid iterator at its first value (outer ones put into inner bounds)."""
-    first: dict[sympy.Symbol, sympy.Expr] = {}
-    if grid is None:
-        return first
-    for iterator, low in zip(grid.iterators, grid.lower_bounds):
-        first[iterator] = sympy.sympify(low).xreplace(first)
-    return first
-
-
-def tune(spec_path: str | Spec, machine, varied: list[str], values: numpy.ndarray,
-         raw: dict | None = None, *, top: int = 10, show_rejected: int = 2,
-         places: dict | None = None) -> Ranking:
+def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
+         values: numpy.ndarray | None = None, raw: dict | None = None, *, top: int = 10,
+         show_rejected: int = 2, places: dict | None = None, rescore: int = RESCORE,
+         pareto_set: bool = False, shapes: Sequence[dict] = ()) -> Ranking:
+    """Every combination of `varied` (names, taking `values`, or Varied with their own),
+    ranked (module doc). `raw`: --set; `places`: name -> (span, text) of the option that
+    varies it; `rescore`: how many candidates the analysis re-scores for t_model (0: rank
+    by t_bound alone); `pareto_set`: also the fitting candidates no other beats on both
+    t_bound and bytes on chip; `shapes`: several sizes at once, each added to `raw`: a
+    candidate fits where it fits every shape, and is ranked by the sum of its times (one
+    configuration run once at each shape)."""
     spec = load(spec_path) if not isinstance(spec_path, Spec) else spec_path
-    refuse_not_run(spec.kernel, spec.cost(Reuse.SPEC), machine, "tune")
-    if spec.cost(Reuse.SPEC).grid is not None:  # its blocks counted in 64-bit integers
+    space, spec = _space(spec, varied, values, places or {})
+    cost = spec.cost(Reuse.SPEC)
+    refuse_not_run(spec.kernel, cost, machine, "tune")
+    if cost.grid is not None:  # its blocks counted in 64-bit integers
         refuse_large_numbers(spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES)
-    fixed = fixed_values(spec, varied, raw or {}, places=places)
-    if len(values) ** len(varied) > MAX_CANDIDATES:
+    named = dict(zip(space.names, space.symbols))
+    where = {named[name]: place for name, place in (places or {}).items() if name in named}
+    sized = [_with_shape(raw or {}, shape) for shape in shapes] or [_with_shape(raw or {}, {})]
+    fixes = [fixed_values(spec, list(space.symbols), each, places=where) for each in sized]
+    points = int(numpy.prod([len(axis) for axis in space.axes]))
+    many = max(len(space.rasters), 1)
+    if points * len(sized) > MAX_CANDIDATES:  # each shape's arrays held at once
+        span, text = next(iter((places or {}).values()), (None, None))  # the whole --vary
+        counted = " x ".join(f"{len(a):,} {n}" for n, a in zip(space.names, space.axes))
         raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
-            None, f"{len(values):,} values of each of {len(varied)} parameters make "
-                  f"{len(values) ** len(varied):,} combinations, more than {MAX_CANDIDATES:,}",
-            "give fewer --values (a larger :STEP, or --pow2), or vary fewer parameters"))
-    evaluator = Evaluator(spec, machine, varied, fixed)
-    evaluator(_mesh([values] * len(varied))[:, :1])  # lambdify once before timing
+            None if span is None or text is None else option_span(span.file, text), counted
+            + (f" x {len(sized)} shapes" if len(sized) > 1 else "")
+            + f" make {points * len(sized):,} combinations, more than {MAX_CANDIDATES:,}",
+            "give fewer values (a larger STEP, or --pow2), vary fewer parameters, or give "
+            "fewer shapes"), text)
+    evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
+    arrays = _open_mesh(space.axes)
+    for evaluator in evaluators:  # compiled before the timing
+        evaluator([axis[..., :1] if axis.shape[-1] > 1 else axis for axis in arrays])
     started = time.perf_counter()
-    mesh = _mesh([values] * len(varied))
-    result = evaluator(list(mesh))
-    order = rank(result, mesh)
+    each = [evaluator(arrays) for evaluator in evaluators]
+    result = summed(each)
+    order = rank(result, space, max(rescore // many, top, 1))
     seconds = time.perf_counter() - started
-    rows = tuple(Row(tuple(int(v) for v in mesh[:, i]), float(result.t_bound[i]),
-                     result.roofs[result.binding[i]], int(result.resident[i]),
-                     int(result.waves[i]), int(result.blocks[i]), float(result.on_chip[i]))
-                 for i in order[:top])
+    started = time.perf_counter()
+    defaults = {str(p): v for p, v in spec.checked.defaults.items()}
+    own = (tuple(defaults[s] for s in space.symbols)
+           if all(s in defaults for s in space.symbols) else None)
+    own_raster = cost.grid.raster if space.rasters and cost.grid is not None else None
+    ranked = _ranked(_Scoring(spec, machine, fixes, space, result, each), order, rescore,
+                     _own_index(space, result, own, own_raster))
+    rescore_seconds = time.perf_counter() - started
     rejected = []
+    flat = result.reject.ravel()
     for code, reason in enumerate(REJECTED, 1):  # the first few of each reason
-        for i in numpy.flatnonzero(result.reject == code)[:show_rejected]:
-            rejected.append(Rejection(tuple(int(v) for v in mesh[:, i]), reason,
-                                      _figures(result, int(i), machine, evaluator, mesh)))
-    counts = numpy.bincount(result.reject, minlength=len(REJECTED) + 1)
+        for i in numpy.flatnonzero(flat == code)[:show_rejected]:
+            k = next(k for k, found in enumerate(each) if found.reject.ravel()[i] == code)
+            rejected.append(Rejection(_point(space, result, int(i)), reason,
+                                      rejection_figures(evaluators[k], each[k], int(i),
+                                                        space.axes)))
+    counts = numpy.bincount(flat, minlength=len(REJECTED) + 1) * many
     by = tuple((reason, int(counts[code])) for code, reason in enumerate(REJECTED, 1)
                if counts[code])
-    fixed_out = tuple((str(s), float(v)) for s, v in fixed.items())
-    return Ranking(spec.name, machine.id, tuple(varied), fixed_out, int(mesh.shape[1]),
-                   len(order), seconds, rows, tuple(rejected), by,
-                   spec.cost(Reuse.SPEC).grid is not None)
+    front = pareto(result, space.axes) if pareto_set else ()
+    numbers = [tuple((str(s), float(v)) for s, v in fixed.items() if not _varied(v))
+               for fixed in fixes]
+    bounds = cost.grid is None or cost.grid.equal_blocks  # t_bound under t_model
+    return Ranking(
+        kernel=spec.name, machine=machine.id, parameters=space.names, fixed=numbers[0],
+        candidates=points * many, fitting=int(counts[0]), seconds=seconds,
+        top=ranked.rows[:top], rejected=tuple(rejected), rejected_by=by,
+        parallel=cost.grid is not None, points=points, rasters=space.rasters,
+        rescored=len(ranked.rows), rescore_seconds=rescore_seconds,
+        proven=ranked.proven_for(top, result, bounds), own=own, own_raster=own_raster,
+        own_place=ranked.own_place, own_row=ranked.own_row, pareto=front,
+        values=tuple(tuple(int(v) for v in axis) for axis in space.axes),
+        shapes=tuple(numbers) if len(numbers) > 1 else ())
 
 
-def _figures(result: Evaluation, i: int, machine, evaluator, mesh) -> Figures | None:
-    """The figures of candidate i's rejection, where there are some to give."""
-    reason = REJECTED[result.reject[i] - 1]
-    ex = machine.execution
-    if reason == Rejected.ASSUMPTION:
-        for divisor, dividend in evaluator.spec.checked.divisibility:
-            d = float(evaluator._f(divisor)(list(mesh[:, i:i + 1]))[0])
-            n = float(evaluator._f(dividend)(list(mesh[:, i:i + 1]))[0])
-            if n % d or n < d:
-                return BrokenFact(divisor, dividend, d, n)
-    if reason == Rejected.SHARED and result.shared is not None:
-        limit = ex.shared_per_block_max_B or machine.capacity(Level.SHARED)
-        return SharedOver(float(result.shared[i]), float(limit))
-    if reason == Rejected.SHARED:
-        return SharedHeld(float(result.on_chip[i]))
-    if reason == Rejected.REGISTERS and result.array_registers is not None:
-        allowed = min(v for v in (ex.max_registers_per_block, ex.registers_per_sm) if v)
-        return RegistersOver(float(result.array_registers[i]), float(allowed))
-    return None
+def _with_shape(raw: dict, shape: dict) -> Settings:
+    """--set with one shape's sizes over it, each with the place it was written."""
+    return Settings({**raw, **shape}, {**getattr(raw, "places", {}),
+                                       **getattr(shape, "places", {})})
 
 
-def own_rank(ranking: Ranking, spec: Spec) -> int | None:
-    """Where the spec's own values (its defaults) of the varied parameters rank, from 1."""
-    defaults = {str(p): v for p, v in spec.checked.defaults.items()}
-    if not all(name in defaults for name in ranking.parameters):
-        return None
-    own = tuple(defaults[name] for name in ranking.parameters)
-    for position, row in enumerate(ranking.top):
-        if row.values == own:
-            return position + 1
-    return None
+def _varied(value) -> bool:
+    return bool(getattr(value, "free_symbols", None))
 
 
-def rank(result: Evaluation, mesh: numpy.ndarray) -> numpy.ndarray:
-    """Indices of the fitting candidates, best first, by t_bound then the tie rule."""
-    fits = numpy.flatnonzero(result.reject == 0)
+def _space(spec: Spec, varied: Sequence[str | Varied], values: numpy.ndarray | None,
+           places: dict) -> tuple[_Space, Spec]:
+    """What is varied, and the spec with the schedule settings among it opened."""
+    names, symbols, axes, sizes, settings = [], [], [], [], []
+    rasters: tuple[Raster, ...] = ()
+    for each in varied:
+        name = each if isinstance(each, str) else each.name
+        given = None if isinstance(each, str) else each.values
+        if not isinstance(each, str) and name == RASTER and RASTER not in spec.parameters:
+            rasters = each.rasters
+            continue
+        if name not in spec.parameters and name in tuple(Schedule):
+            settings.append(Schedule(name))
+            symbols.append(Schedule(name).parameter)
+        else:
+            symbols.append(name)
+        names.append(name)
+        sizes.append(name not in tuple(Schedule) or name in spec.parameters)
+        if given is None and values is None:
+            span, text = places.get(name, (None, None))
+            raise SizeError(Code.BAD_RANGE, Diagnostic(
+                span, f"`{name}` is given no values", f"write {name}=16..512:16, or give "
+                "--values"), text)
+        axes.append(numpy.asarray(values if given is None else given, dtype=numpy.float64))
+    if settings:
+        with patched():
+            kernel = open_schedule(spec.kernel, settings,
+                                   {Schedule(n): places.get(n, (None, None)) for n in settings})
+            spec = Spec(spec.path, check(kernel))
+    if rasters and spec.checked.grid is None:
+        span, text = places.get(RASTER, (None, None))
+        raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+            span, f"{spec.name} has no grid: its blocks have no raster order",
+            "vary `raster` for a spec with a `parallel(...)` header"), text)
+    return _Space(tuple(names), tuple(symbols), tuple(axes), rasters, tuple(sizes)), spec
+
+
+def _open_mesh(axes: Sequence[numpy.ndarray]) -> list[numpy.ndarray]:
+    """Each axis's values along a dimension of its own."""
+    return [axis.reshape([-1 if i == k else 1 for i in range(len(axes))])
+            for k, axis in enumerate(axes)]
+
+
+def _point(space: _Space, result: Evaluation, index: int) -> tuple[int, ...]:
+    return point_at(space.axes, result.t_bound.shape, index)
+
+
+def rank(result: Evaluation, space: _Space, pool: int) -> numpy.ndarray:
+    """Flat indices of at least the `pool` best fitting candidates by t_bound then the tie
+    rule (module doc), best first: every candidate tied with the last of them too."""
+    fits = numpy.flatnonzero(result.reject.ravel() == 0)
     if fits.size == 0:
         return fits
-    t = result.t_bound[fits]
-    level = numpy.round(t / t.min(), 9)  # equal to 1e-9 relative: a tie
-    chosen = mesh[:, fits]
-    squareness = chosen.max(axis=0) / chosen.min(axis=0)
-    keys = [*chosen[::-1], squareness, result.on_chip[fits], level]  # lexsort: last is first
-    return fits[numpy.lexsort(keys)]
+    t = result.t_bound.ravel()[fits]
+    least = t.min()
+    level = numpy.round(t / least, 9)  # equal to 1e-9 relative: a tie
+    if pool < fits.size:
+        keep = level <= numpy.partition(level, pool - 1)[pool - 1]
+        fits, level = fits[keep], level[keep]
+    coordinates = numpy.unravel_index(fits, result.t_bound.shape)
+    chosen = [axis[c] for axis, c in zip(space.axes, coordinates)]
+    tiles = [values for values, size in zip(chosen, space.sizes) if size] or [
+        numpy.ones(fits.shape)]
+    squareness = numpy.maximum.reduce(tiles) / numpy.minimum.reduce(tiles)
+    keys = [*chosen[::-1], squareness, result.full(result.on_chip, fits), level]
+    return fits[numpy.lexsort(keys)]  # lexsort: the last key is the first
 
 
-def _mesh(axes: list[numpy.ndarray]) -> numpy.ndarray:
-    grids = numpy.meshgrid(*axes, indexing="ij")
-    return numpy.stack([g.ravel() for g in grids])
+@record
+class _Ranked:
+    rows: tuple[Row, ...]  # every candidate re-scored, best first
+    scored: numpy.ndarray  # the candidates re-scored with every raster order
+    own_place: int | None = None  # the spec's own configuration among `rows`, from 1
+    own_row: Row | None = None
+
+    def proven_for(self, top: int, result: Evaluation, bounds: bool) -> bool:
+        """Whether the first `top` rows are the top by t_model of every fitting candidate:
+        the best t_bound of those not re-scored is no less than the last t_model shown (or
+        none is left). `bounds`: whether the search's t_bound bounds t_model from below,
+        which it does where blocks are equal (the first block stands for all)."""
+        shown = self.rows[:top]
+        if not bounds or not shown or any(row.t_model is None for row in shown):
+            return False
+        left = numpy.where(result.reject.ravel() == 0, result.t_bound.ravel(), numpy.inf)
+        left[self.scored] = numpy.inf
+        best_left = float(left.min())
+        if best_left == numpy.inf:
+            return True
+        return len(shown) == top and shown[-1].t_model is not None and \
+            shown[-1].t_model <= best_left
+
+
+@record
+class _Scoring:
+    """What re-scoring a candidate reads: the opened spec, the machine, the values not
+    varied, the space and the search's arrays."""
+
+    spec: Spec
+    machine: Machine
+    fixes: list[dict]  # each shape's values not varied
+    space: _Space
+    result: Evaluation  # over every shape
+    each: list[Evaluation]  # one a shape
+
+    def shape_bounds(self, index: int) -> list[float]:
+        return [float(found.t_bound.ravel()[index]) for found in self.each]
+
+
+def _ranked(scoring: _Scoring, order: numpy.ndarray, rescore: int,
+            own: tuple[int, Raster | None] | None) -> _Ranked:
+    """The candidates re-scored (the `rescore` best by t_bound, and the spec's own
+    configuration), ranked by t_model, then by their place in `order` (module doc)."""
+    rasters = scoring.space.rasters or (None,)
+    chosen = list(order[:max(rescore // len(rasters), 1)] if rescore > 0 else order)
+    costs = {raster: _with_raster(scoring.spec.cost(Reuse.SPEC), raster)
+             for raster in rasters}
+    picked = [(int(index), raster) for index in chosen for raster in rasters]
+    if own is not None and own not in picked and rescore > 0:
+        picked.append(own)
+    with patched():
+        rows = [_row(scoring, index, raster, costs[raster] if rescore > 0 else None)
+                for index, raster in picked]
+    scored = numpy.asarray(chosen, dtype=numpy.int64) if rescore > 0 else order[:0]
+    if rescore <= 0:
+        return _Ranked(tuple(rows), scored)
+    least = min((r.t_model for r in rows if r.t_model is not None), default=1.0)
+    places = sorted(range(len(rows)), key=lambda p: (
+        rows[p].t_model is None, round((rows[p].t_model or 0) / least, 9), p))
+    own_place = places.index(picked.index(own)) + 1 if own in picked else None
+    own_row = rows[picked.index(own)] if own in picked else None
+    return _Ranked(tuple(rows[p] for p in places), scored, own_place, own_row)
+
+
+def _own_index(space: _Space, result: Evaluation, own: tuple[int, ...] | None,
+               raster: Raster | None) -> tuple[int, Raster | None] | None:
+    """The spec's own configuration as a fitting candidate, or None where it is not one."""
+    if own is None or (space.rasters and raster not in space.rasters):
+        return None
+    coordinates = []
+    for axis, value in zip(space.axes, own):
+        found = numpy.flatnonzero(axis == value)
+        if not found.size:
+            return None
+        coordinates.append(int(found[0]))
+    shape = result.t_bound.shape
+    coordinates += [0] * (len(shape) - len(coordinates))  # the one axis of no parameter
+    index = int(numpy.ravel_multi_index(coordinates, shape))
+    return (index, raster) if result.reject.ravel()[index] == 0 else None
+
+
+def _with_raster(cost, raster: Raster | None):
+    """The counted spec with its blocks started in `raster` order (None: its own)."""
+    if raster is None or cost.grid is None:
+        return cost
+    group = cost.grid.group
+    if raster == Raster.GROUPED and group is None:
+        group = sympy.Integer(GROUP)
+    return dataclasses.replace(cost, grid=dataclasses.replace(cost.grid, raster=raster,
+                                                              group=group))
+
+
+def _row(scoring: _Scoring, index: int, raster: Raster | None, cost) -> Row:
+    """Candidate `index` as a row, re-scored by the analysis on `cost` (None: not)."""
+    spec, space, result = scoring.spec, scoring.space, scoring.result
+    point = _point(space, result, index)
+    times: list[tuple[float, float] | None] = []  # (t_model, t_bound) a shape
+    model_binding = None
+    at = {spec.parameters[s]: sympy.Integer(v) for s, v in zip(space.symbols, point)}
+    for fixed in scoring.fixes if cost is not None else ():
+        values = {**{s: sympy.sympify(v).xreplace(at) for s, v in fixed.items()}, **at}
+        found = verdict(cost, scoring.machine, values=values)
+        model, bound = found.t_model, found.t_bound
+        times.append(None if model is None or bound is None else (float(model), float(bound)))
+        if times[-1] is not None and model_binding is None:  # the first shape's
+            model_binding = found.grid.model_bound if found.grid is not None else found.bound
+    t_model = analysis_t_bound = None
+    known = [pair for pair in times if pair is not None]
+    if known and len(known) == len(times):
+        t_model = sum(pair[0] for pair in known)
+        analysis_t_bound = sum(pair[1] for pair in known)
+    picked = numpy.array([index])
+    return Row(point, raster, float(result.t_bound.ravel()[index]),
+               result.roofs[int(result.binding.ravel()[index])], t_model, model_binding,
+               analysis_t_bound, int(result.full(result.resident, picked)[0]),
+               int(result.full(result.waves, picked)[0]),
+               int(result.full(result.blocks, picked)[0]),
+               float(result.full(result.on_chip, picked)[0]),
+               _shape_times(scoring, index, times))
+
+
+def _shape_times(scoring: _Scoring, index: int,
+                 times: list[tuple[float, float] | None]) -> tuple[ShapeTimes, ...]:
+    """Each shape's times of candidate `index`, where there are several shapes."""
+    if len(scoring.fixes) < 2:
+        return ()
+    searched = scoring.shape_bounds(index)
+    return tuple(ShapeTimes(bound, *(times[k] or (None, None) if times else (None, None)))
+                 for k, bound in enumerate(searched))
+
+
+def own_rank(ranking: Ranking) -> int | None:
+    """Where the spec's own values of the varied parameters (and its raster) rank among the
+    rows shown, from 1."""
+    if ranking.own is None:
+        return None
+    for position, row in enumerate(ranking.top):
+        if row.values == ranking.own and row.raster == ranking.own_raster:
+            return position + 1
+    return None

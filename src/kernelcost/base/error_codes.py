@@ -105,6 +105,8 @@ class Code:
                                                 "counts with")
     SIZE_TOO_LARGE = ErrorCode(318, "a size beyond what a command computes with (doubles, "
                                     "64-bit integers)")
+    SCHEDULE_NOT_OPEN = ErrorCode(319, "`tune --vary` names a schedule setting the spec does "
+                                       "not write as one number")
 
     # machine: KC4xx
     UNKNOWN_MACHINE = ErrorCode(401, "neither a built-in machine id nor a machine file")

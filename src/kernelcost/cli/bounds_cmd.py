@@ -31,17 +31,31 @@ def build_bound_parsers(commands) -> None:
                        "(needs every size: --set)")
     add_sizes(bound)
 
-    tune = commands.add_parser("tune", help="every combination of tile sizes, ranked by "
-                                            "t_bound on a machine")
+    tune = commands.add_parser("tune", help="every combination of tile sizes and schedule "
+                                            "settings, ranked by t_model on a machine")
     tune.add_argument("spec", help="a .kcost file")
     tune.add_argument("--machine", required=True, metavar="ID|PATH")
-    tune.add_argument("--vary", required=True, metavar="P1,P2,...",
-                      help="the parameters to vary, e.g. TM,TN,TK")
+    tune.add_argument("--vary", required=True, metavar="P=VALUES,...",
+                      help="what to vary, each with its values: TM=16..512:16,TK=32,64 "
+                           "(LOW..HIGH:STEP or /STEP, or whole numbers); the schedule "
+                           "settings stages, threads, registers, cluster and group where the "
+                           "spec writes them as numbers; raster=row,column,grouped; a bare "
+                           "name (TM,TN,TK) takes --values")
     tune.add_argument("--values", metavar="LOW..HIGH[:STEP] | V1,V2,...",
-                      help="values of each varied parameter (default 16..512: multiples "
+                      help="values of each bare name in --vary (default 16..512: multiples "
                            "of 16)")
-    tune.add_argument("--pow2", action="store_true", help="only powers of two in the range")
+    tune.add_argument("--pow2", action="store_true", help="only powers of two in --values")
     tune.add_argument("--top", type=int, default=10, help="rows to show (default 10)")
+    tune.add_argument("--rescore", type=int, default=None, metavar="N",
+                      help="candidates the analysis re-scores for t_model, the best by "
+                           "t_bound (default 48; 0 ranks by t_bound alone)")
+    tune.add_argument("--pareto", action="store_true",
+                      help="also the Pareto set of t_bound against bytes on chip")
+    tune.add_argument("--shape", dest="shapes", action="append", default=[],
+                      metavar="NAME=VALUE,...", help="one of several shapes, its sizes added "
+                      "to --set (repeat: N=4096 --shape N=8192); a candidate must fit each, "
+                      "and is ranked by the sum of its times")
+    tune.add_argument("--json", action="store_true", help="print one JSON object")
     add_sizes(tune)
 
     phase = commands.add_parser("phase", help="the plane of two sizes coloured by what binds, "
@@ -91,30 +105,45 @@ def run_bound(args) -> int:
     return EXIT_OK
 
 
+MAX_RESCORE = 100_000  # analyses at some 7 ms each: minutes
+
+
 def run_tune(args) -> int:
     from ..analysis.api import load
-    from ..answers.tune import tune
+    from ..answers.tune import RESCORE, tune
     from ..hardware.machinefile import load_machine
-    from ..lang.sizerange import names_and_places, parse_values
-    from ..present.tune_report import text_lines
+    from ..lang.sizerange import parse_values
+    from ..lang.varied import parse_vary
+    from ..present.tune_report import json_object, text_lines
 
     spec = load(args.spec)
     machine = load_machine(args.machine)
-    varied, places = names_and_places(args.vary, "--vary")
+    varied = parse_vary(args.vary)
     if not varied:
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
             option_span("--vary", args.vary), "--vary names no parameter",
-            "--vary TM,TN (the tile sizes to vary)"), args.vary)
+            "--vary TM=16..512:16,TN=16..512:16 (the tile sizes to vary)"), args.vary)
     if args.top < 1:
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
             option_span("--top", str(args.top)), f"--top {args.top}: show at least 1 row",
             "--top 10"), str(args.top))
-    values = parse_values(args.values, args.pow2)
+    rescore = RESCORE if args.rescore is None else args.rescore
+    if not 0 <= rescore <= MAX_RESCORE:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span("--rescore", str(rescore)), f"--rescore {rescore}: from 0 to "
+            f"{MAX_RESCORE:,}", "--rescore 48 (some 7 ms of analysis each)"), str(rescore))
+    bare = any(each.values is None for each in varied)
+    values = parse_values(args.values, args.pow2) if bare else None
+    places = {each.name: (each.span, args.vary) for each in varied}
     stage("tuning")
+    shapes = [parse_settings([shape]) for shape in args.shapes]
     ranking = tune(spec, machine, varied, values, parse_settings(args.settings), top=args.top,
-                   places=places)
+                   places=places, rescore=rescore, pareto_set=args.pareto, shapes=shapes)
+    if args.json:
+        print_json(json_object(ranking))
+        return EXIT_OK
     console, width = page(args)
-    print_prose(console, text_lines(ranking, values, spec), width)
+    print_prose(console, text_lines(ranking), width)
     return EXIT_OK
 
 

@@ -18,7 +18,9 @@ import sympy
 from ..algebra.quotients import cancel
 from ..analysis.api import Spec, load
 from ..answers.not_run import refuse_not_run
-from ..answers.tune import ROOF_LEVELS, Evaluator, fixed_values
+from ..answers.rejections import CODES, Rejected
+from ..answers.search import ROOF_LEVELS, Evaluator
+from ..answers.tune import fixed_values
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.kinds import Reuse
 from ..base.levels import Level
@@ -98,7 +100,8 @@ def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
     result = evaluator([X.ravel(), Y.ravel()])
     codes = numpy.array([CATEGORIES.index(device_word(roof)) for roof in result.roofs]
                         )[result.binding]
-    codes = numpy.where(numpy.isin(result.reject, (2, 3, 4)), len(CATEGORIES) - 1, codes)
+    # every reason but a broken `assume`, which the continuous map does not check
+    codes = numpy.where(result.reject > CODES[Rejected.ASSUMPTION], len(CATEGORIES) - 1, codes)
     curves, never = _ridges(spec, machine, evaluator, x, y)
     curves += _fits(spec, machine, evaluator, x, y)
     point = _point(spec, own, x, y)

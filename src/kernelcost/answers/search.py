@@ -1,0 +1,396 @@
+"""The closed forms of one spec on one machine, compiled once to numpy and evaluated over
+arrays of candidates: t_bound and whether each candidate fits, no sympy per candidate.
+
+The model is the execution model's (gpu.execution, gpu.occupancy), vectorised:
+    resident r = min(floor(shared per SM / (shared per block + reserved)),
+                     floor(registers per SM / registers per block), threads, warps, blocks,
+                     floor(tensor memory per SM / tensor memory per block))
+    busiest SM = ceil(B / SMs);  waves = ceil(B / (SMs r))
+    t_bound = max(busiest x per-block work / per-SM peak  (each work class),
+                  busiest x per-block on-chip traffic / per-SM bandwidth  (shared),
+                  L2 traffic / L2 bandwidth,  compulsory global traffic / HBM bandwidth)
+with every compute and on-chip peak at the maximum clock. A spec without a grid gets the
+flat roofs: W_c / P_c and Q_l / B_l.
+
+A candidate does not fit where it breaks an `assume a | b` fact, or where a block needs more
+than the hardware gives it, as gpu.occupancy finds misfits: shared memory (per block, or per
+SM where the machine gives no per-block maximum), registers (per thread, block or SM),
+threads or warps (per block or SM), tensor memory, a cluster larger than the machine forms.
+A cluster must also tile the grid along its axis (a launch of a partial cluster fails).
+
+Arrays broadcast: each varied parameter's values lie along an axis of their own (an open
+mesh), and each closed form is evaluated over the axes it depends on only, so a term of the
+tile sizes costs their product, not the number of candidates. Blocks are taken as equal
+(the first block stands for all): a spec with unequal blocks (clipped edges, causal masks)
+gets the exact share of its busiest SM from the analysis, where `tune` re-scores."""
+
+from __future__ import annotations
+
+import numpy
+import sympy
+
+from ..analysis.api import Spec, numeric_values
+from ..base.architectures import Feature
+from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
+from ..base.kinds import Reuse
+from ..base.levels import Level
+from ..base.records import record
+from ..gpu.occupancy import REGISTER_BYTES
+from ..hardware.machine import PER_SM_LEVELS, Roof, level_roof
+from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
+from .rejections import (
+    CODES,
+    REJECTED,
+    BrokenFact,
+    Figures,
+    RegistersOver,
+    Rejected,
+    SharedHeld,
+    SharedOver,
+)
+
+ROOF_LEVELS = (Level.GLOBAL, Level.L2, Level.SHARED)  # the levels whose bandwidth is a roof
+
+
+@record
+class Evaluation:
+    """Arrays over the candidates: t_bound, binding and reject have the candidates' shape;
+    the others broadcast to it (`full`)."""
+
+    t_bound: numpy.ndarray  # s
+    binding: numpy.ndarray  # index into `roofs`
+    roofs: tuple[Roof, ...]  # what each term runs against
+    reject: numpy.ndarray  # 0: fits, else a reason's code (rejections.CODES)
+    resident: numpy.ndarray
+    waves: numpy.ndarray
+    blocks: numpy.ndarray
+    on_chip: numpy.ndarray  # B: shared + registers one block holds
+    shared: numpy.ndarray | None = None  # B of shared memory per block
+    registers: numpy.ndarray | None = None  # registers per block (spec's, or its arrays')
+    array_registers: numpy.ndarray | None = None  # registers the register arrays need
+
+    def full(self, array: numpy.ndarray, index: numpy.ndarray) -> numpy.ndarray:
+        """array (broadcast to the candidates' shape) at flat candidate indices."""
+        shape = self.t_bound.shape
+        return numpy.broadcast_to(array, shape)[numpy.unravel_index(index, shape)]
+
+
+@record
+class Pareto:
+    """A candidate no other beats on both t_bound and bytes on chip."""
+
+    values: tuple[int, ...]
+    t_bound: float  # s
+    on_chip_B: float
+
+
+def fixed_values(spec: Spec, varied: list[str], raw: dict, follow: str | None = None,
+                 places: dict | None = None) -> dict[sympy.Symbol, sympy.Expr]:
+    """Every parameter not varied, at a number (set, or its default) or at an expression of
+    the varied ones (`M=N` with N varied); with `follow`, a size left without a value
+    equals that varied parameter. `places`: name -> (span, text) of the option that varies
+    it, for the errors about a varied name."""
+    parameters = spec.parameters
+    for name in varied:
+        span, text = (places or {}).get(name, (None, None))
+        if name not in parameters:
+            raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+                span, f"`{name}` is not a parameter of {spec.name}",
+                did_you_mean(name, parameters) or "parameters: " + ", ".join(parameters)),
+                text)
+        if name in raw:
+            raise SizeError(Code.SET_AND_VARIED, Diagnostic(
+                span, f"`{name}` is both varied and set",
+                f"leave `{name}` out of --set, or vary another size"), text)
+    settings = resolve_settings(raw, parameters)
+    numeric = numeric_values(spec, settings)
+    refuse_beyond({s: v for s, v in numeric.items() if str(s) not in varied}, raw, spec.kernel,
+                  MAX_FLOAT_SIZE, FLOAT_SIZES, "give it at most 2^53 (9.0e15)")
+    fixed = {symbol: value for symbol, value in numeric.items() if str(symbol) not in varied}
+    varied_symbols = {parameters[name] for name in varied}
+    for symbol, expr in settings.items():
+        if symbol not in fixed and str(symbol) not in varied and \
+                expr.free_symbols <= varied_symbols:
+            fixed[symbol] = expr
+    if follow is not None:
+        for p in spec.checked.parameters:
+            if str(p) not in varied and p not in fixed:
+                fixed[p] = parameters[follow]
+    missing = [str(p) for p in spec.checked.parameters
+               if str(p) not in varied and p not in fixed]
+    if missing:
+        raise SizeError(Code.SIZES_UNSET, Diagnostic(
+            None,
+            "every size that is not varied needs a value: "
+            + ", ".join(missing),
+            "add --set " + ",".join(
+            f"{m}=4096" for m in missing)))
+    return fixed
+
+
+def summed(results: list[Evaluation]) -> Evaluation:
+    """The evaluations of one space at several shapes as one: t_bound summed (the time of
+    a run of each shape), a candidate rejected where any shape rejects it (the first
+    shape's reason first), the rest the first shape's."""
+    if len(results) == 1:
+        return results[0]
+    first = results[0]
+    t_bound = numpy.sum([r.t_bound for r in results], axis=0)
+    reject = first.reject
+    for other in results[1:]:
+        reject = numpy.where(reject == 0, other.reject, reject)
+    return Evaluation(t_bound, first.binding, first.roofs, reject, first.resident, first.waves,
+                      first.blocks, first.on_chip, first.shared, first.registers,
+                      first.array_registers)
+
+
+class Evaluator:
+    """The closed forms of one spec on one machine, lambdified in the varied parameters."""
+
+    def __init__(self, spec, machine, varied: list[str], fixed: dict,
+                 check_facts: bool = True, max_clock: bool = True):
+        # t_bound takes every compute and on-chip peak at the maximum clock (module clocks);
+        # the phase plane draws the chapter's ridges, with the figures as given
+        self.spec = spec
+        self.machine = machine.at_max_clock if max_clock else machine
+        self.check_facts = check_facts  # off for a continuous map (phase)
+        self.cost = spec.cost(Reuse.SPEC)
+        self.symbols = [spec.parameters[name] for name in varied]
+        self.fixed = fixed
+        self.precision = spec.checked.precision
+        self.first_block = _first_block(self.cost.grid)
+        self._compiled: dict = {}
+
+    def _f(self, expr):
+        """expr as a function of the varied arrays, its result broadcastable to them."""
+        key = sympy.sympify(expr)
+        if key not in self._compiled:
+            # a block's quantities may depend on where it stands (a ragged last tile along a
+            # clipped loop, `min(m0 + TM, Mt)`): the first block's, a whole tile, stands in
+            at = key.xreplace(self.first_block).xreplace(self.fixed)
+            used = [s for s in self.symbols if s in at.free_symbols]
+            function = sympy.lambdify(used, at, modules="numpy")
+            places = [self.symbols.index(s) for s in used]
+            self._compiled[key] = lambda arrays: numpy.asarray(
+                function(*(arrays[p] for p in places)), dtype=numpy.float64)
+        return self._compiled[key]
+
+    def __call__(self, arrays: list[numpy.ndarray]) -> Evaluation:
+        # a block of no shared memory or registers divides by zero where numpy.where then
+        # takes the other branch; a size overflowing a double is inf: no warning for either
+        with numpy.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # at least one axis: a search that varies only the raster has one point
+            shape = numpy.broadcast_shapes((1,), *(numpy.shape(a) for a in arrays))
+            conditions = self._broken_facts(arrays)
+            if self.cost.grid is None:
+                return self._flat(arrays, shape, conditions)
+            return self._grid(arrays, shape, conditions)
+
+    def _broken_facts(self, arrays) -> list[tuple[Rejected, numpy.ndarray]]:
+        broken = []
+        for divisor, dividend in (self.spec.checked.divisibility if self.check_facts else ()):
+            d, n = self._f(divisor)(arrays), self._f(dividend)(arrays)
+            broken.append((Rejected.ASSUMPTION, (numpy.mod(n, d) != 0) | (n < d)))
+        return broken
+
+    def _grid(self, arrays, shape, conditions) -> Evaluation:
+        m, grid = self.machine, self.cost.grid
+        ex, sms = m.execution, m.sm_count
+        shared = self._f(grid.on_chip.get(Level.SHARED, 0))(arrays)
+        array_regs = numpy.ceil(self._f(grid.on_chip.get(Level.REGISTERS, 0))(arrays)
+                                / REGISTER_BYTES)
+        threads = self._f(grid.threads)(arrays)
+        warp = ex.warp_size or 32
+        warps = numpy.ceil(threads / warp)
+        regs, per_thread = array_regs, None
+        if grid.registers is not None:
+            per_thread = self._f(grid.registers)(arrays)
+            unit = ex.register_granularity_per_warp or 1
+            regs = numpy.maximum(warps * numpy.ceil(per_thread * warp / unit) * unit,
+                                 array_regs)
+        limits = [numpy.asarray(float(ex.max_blocks_per_sm or numpy.inf))]
+        conditions += self._shared_fits(shared, limits)
+        conditions += self._register_fits(regs, array_regs, per_thread, threads, limits)
+        conditions += self._thread_fits(threads, warps, limits)
+        conditions += self._other_fits(arrays, limits)
+        resident = numpy.minimum.reduce(numpy.broadcast_arrays(*limits))
+        reject = numpy.zeros(shape, dtype=numpy.int8)
+        for reason, broken in reversed(conditions):  # the first reason a candidate breaks
+            reject = numpy.where(broken, numpy.int8(CODES[reason]), reject)
+        reject = numpy.where((reject == 0) & (resident < 1),
+                             numpy.int8(CODES[Rejected.OCCUPANCY]), reject)
+        blocks = self._f(grid.blocks)(arrays)
+        busiest = numpy.ceil(blocks / sms)
+        terms, roofs = [], []
+        for work_class, amount in grid.work.items():
+            ceiling = m.ceiling(self.precision, work_class)
+            terms.append(busiest * self._f(amount)(arrays) * sms / ceiling.peak_FLOPps)
+            roofs.append(ceiling.roof)
+        for level in PER_SM_LEVELS:
+            if level in self.cost.traffic and m.bandwidth(level):
+                terms.append(busiest * self._f(grid.traffic.get(level, 0))(arrays) * sms
+                             / m.bandwidth(level))
+                roofs.append(level_roof(level))
+        for level in (Level.L2, Level.GLOBAL):
+            if level in self.cost.traffic and m.bandwidth(level):
+                terms.append(self._f(self.cost.traffic[level])(arrays) / m.bandwidth(level))
+                roofs.append(level_roof(level))
+        t_bound, binding = _largest(terms, shape)
+        waves = numpy.ceil(blocks / (sms * numpy.maximum(resident, 1)))
+        return Evaluation(t_bound, binding, tuple(roofs), reject, resident, waves, blocks,
+                          shared + regs * REGISTER_BYTES, shared, regs, array_regs)
+
+    def _shared_fits(self, shared, limits) -> list:
+        m, ex = self.machine, self.machine.execution
+        per_sm, per_block = m.capacity(Level.SHARED), ex.shared_per_block_max_B
+        reserved = ex.shared_reserved_per_block_B or 0
+        found = []
+        if per_block is not None:
+            found.append((Rejected.SHARED, shared > per_block))
+        if per_sm is not None:
+            limits.append(numpy.where(shared > 0, numpy.floor(per_sm / (shared + reserved)),
+                                      numpy.inf))
+            if per_block is None:
+                found.append((Rejected.SHARED, shared > per_sm))
+        return found
+
+    def _register_fits(self, regs, array_regs, per_thread, threads, limits) -> list:
+        ex = self.machine.execution
+        if not ex.registers_per_sm:
+            return []
+        most = ex.max_registers_per_thread or numpy.inf
+        over = numpy.ceil(array_regs / threads) > most
+        if per_thread is not None:
+            over = over | (per_thread > most)
+        per_block = ex.max_registers_per_block
+        if per_block is not None and per_block < ex.registers_per_sm:
+            over = over | (regs > per_block)
+        limits.append(numpy.where(regs > 0, numpy.floor(ex.registers_per_sm / regs),
+                                  numpy.inf))
+        return [(Rejected.REGISTERS, over | (regs > ex.registers_per_sm))]
+
+    def _thread_fits(self, threads, warps, limits) -> list:
+        ex = self.machine.execution
+        over = threads > (ex.max_threads_per_block or numpy.inf)
+        if ex.max_threads_per_sm:
+            over = over | (threads > ex.max_threads_per_sm)
+            limits.append(numpy.floor(ex.max_threads_per_sm / threads))
+        if ex.max_warps_per_sm:
+            over = over | (warps > ex.max_warps_per_sm)
+            limits.append(numpy.floor(ex.max_warps_per_sm / warps))
+        return [(Rejected.THREADS, over)]
+
+    def _other_fits(self, arrays, limits) -> list:
+        """Tensor memory, and a cluster the machine forms and the grid divides into."""
+        m, grid = self.machine, self.cost.grid
+        found = []
+        tmem, per_sm = grid.on_chip.get(Level.TMEM, 0), m.capacity(Level.TMEM)
+        if tmem != 0 and per_sm is not None:
+            needed = self._f(tmem)(arrays)
+            limits.append(numpy.where(needed > 0, numpy.floor(per_sm / needed), numpy.inf))
+            found.append((Rejected.OCCUPANCY, needed > per_sm))
+        if grid.cluster_axis is None:
+            return found
+        size = self._f(grid.cluster_size)(arrays)
+        ex = m.execution
+        most = ex.cluster_max_nonportable or ex.cluster_max_portable or numpy.inf
+        if m.features.has(Feature.THREAD_BLOCK_CLUSTERS) is False:
+            most = 1
+        trips = self._f(grid.trips[grid.iterators.index(grid.cluster_axis)])(arrays)
+        found.append((Rejected.CLUSTER, ((size > most) & (size != 1))
+                      | (numpy.mod(trips, size) != 0)))
+        return found
+
+    def _flat(self, arrays, shape, conditions) -> Evaluation:
+        """No grid: the flat roofs, and each on-chip keep scope against its capacity."""
+        m, terms, roofs = self.machine, [], []
+        for work_class, amount in self.cost.work.items():
+            ceiling = m.ceiling(self.precision, work_class)
+            terms.append(self._f(amount)(arrays) / ceiling.peak_FLOPps)
+            roofs.append(ceiling.roof)
+        for level, amount in self.cost.traffic.items():
+            if level in ROOF_LEVELS and m.bandwidth(level):
+                terms.append(self._f(amount)(arrays) / m.bandwidth(level))
+                roofs.append(level_roof(level))
+        held = numpy.zeros(())
+        for scope in self.cost.scopes:
+            if scope.level in (Level.SHARED, Level.REGISTERS) and m.capacity(scope.level):
+                need = self._f(scope.held_bytes * scope.stages)(arrays)
+                held = held + need
+                reason = Rejected.SHARED if scope.level == Level.SHARED else Rejected.REGISTERS
+                conditions.append((reason, need > m.capacity(scope.level)))
+        reject = numpy.zeros(shape, dtype=numpy.int8)
+        for reason, broken in reversed(conditions):
+            reject = numpy.where(broken, numpy.int8(CODES[reason]), reject)
+        t_bound, binding = _largest(terms, shape)
+        ones = numpy.ones(())
+        return Evaluation(t_bound, binding, tuple(roofs), reject, ones, ones, ones, held)
+
+
+def _largest(terms: list[numpy.ndarray], shape) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """The largest term at each candidate, and which term it is (the first of a tie)."""
+    largest = numpy.broadcast_to(terms[0], shape).astype(numpy.float64)
+    which = numpy.zeros(shape, dtype=numpy.int8)
+    for position, term in enumerate(terms[1:], 1):
+        larger = term > largest
+        largest = numpy.where(larger, term, largest)
+        which = numpy.where(larger, numpy.int8(position), which)
+    return largest, which
+
+
+def _first_block(grid) -> dict[sympy.Symbol, sympy.Expr]:
+    """Each grid iterator at its first value (outer ones put into inner bounds)."""
+    first: dict[sympy.Symbol, sympy.Expr] = {}
+    if grid is None:
+        return first
+    for iterator, low in zip(grid.iterators, grid.lower_bounds):
+        first[iterator] = sympy.sympify(low).xreplace(first)
+    return first
+
+
+def point_at(axes, shape, index: int) -> tuple[int, ...]:
+    """The values of flat candidate `index` of the open mesh of `axes`."""
+    coordinates = numpy.unravel_index(index, shape)
+    return tuple(int(axis[c]) for axis, c in zip(axes, coordinates))
+
+
+def pareto(result: Evaluation, axes) -> tuple[Pareto, ...]:
+    """The fitting candidates no other beats on both t_bound and bytes on chip (a smaller
+    t_bound with at most as many bytes), fewest bytes first."""
+    fits = numpy.flatnonzero(result.reject.ravel() == 0)
+    if fits.size == 0:
+        return ()
+    t = result.t_bound.ravel()[fits]
+    held = result.full(result.on_chip, fits)
+    order = numpy.lexsort((t, held))
+    best = numpy.minimum.accumulate(t[order])
+    better = numpy.concatenate(([True], t[order][1:] < best[:-1]))
+    return tuple(Pareto(point_at(axes, result.t_bound.shape, int(fits[i])), float(t[i]),
+                        float(held[i])) for i in order[better])
+
+
+def rejection_figures(evaluator: Evaluator, result: Evaluation, index: int,
+                      axes) -> Figures | None:
+    """The figures of candidate `index`'s rejection, where there are some to give."""
+    reason = REJECTED[result.reject.ravel()[index] - 1]
+    machine = evaluator.machine
+    ex = machine.execution
+    point = point_at(axes, result.t_bound.shape, index)
+    one = [numpy.array([float(v)]) for v in point]
+    picked = numpy.array([index])
+    if reason == Rejected.ASSUMPTION:
+        for divisor, dividend in evaluator.spec.checked.divisibility:
+            d = float(evaluator._f(divisor)(one).ravel()[0])
+            n = float(evaluator._f(dividend)(one).ravel()[0])
+            if n % d or n < d:
+                return BrokenFact(divisor, dividend, d, n)
+    if reason == Rejected.SHARED and result.shared is not None:
+        limit = ex.shared_per_block_max_B or machine.capacity(Level.SHARED)
+        return SharedOver(float(result.full(result.shared, picked)[0]), float(limit))
+    if reason == Rejected.SHARED:
+        return SharedHeld(float(result.full(result.on_chip, picked)[0]))
+    if reason == Rejected.REGISTERS and result.registers is not None:
+        allowed = min(v for v in (ex.max_registers_per_block, ex.registers_per_sm) if v)
+        needed = float(result.full(result.registers, picked)[0])
+        return RegistersOver(needed, float(allowed)) if needed > allowed else None
+    return None

@@ -1,0 +1,115 @@
+"""What `tune --vary` varies, each name with its own values, placed in the option's text:
+
+    --vary TM=16..512:16,TN=16..512/16,TK=32,64,stages=1..8,raster=row,column,grouped
+    --vary TM,TN,TK            (the older form: every name takes --values)
+
+A piece with `=` starts a name; a piece after it that is a number or a range (or, after
+`raster=`, a raster order) is another value of that name; a bare name takes the values of
+--values. A range LOW..HIGH runs in steps of STEP (`:STEP` or `/STEP`), of LOW without one.
+Every number is a whole number from 1 to 2^53, and a name takes at most MAX_VALUES values."""
+
+from __future__ import annotations
+
+import re
+
+from ..base.errors import Code, Diagnostic, SizeError
+from ..base.kinds import Raster
+from ..base.records import record
+from ..base.tree import Span
+from .settings import FLOAT_SIZES, MAX_FLOAT_SIZE
+from .sizerange import MAX_VALUES
+
+OPTION = "--vary"
+RASTER = "raster"  # the name whose values are raster orders
+_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_RANGE = re.compile(r"(\d+)\s*\.\.\s*(\d+)\s*(?:[:/]\s*(\d+))?")
+_NUMBER = re.compile(r"\d+")
+
+
+@record
+class Varied:
+    name: str  # a size parameter, a schedule setting's word, or `raster`
+    values: tuple[int, ...] | None  # None: the values of --values
+    span: Span  # the name in the option's text
+    rasters: tuple[Raster, ...] = ()  # for `raster`
+
+
+def parse_vary(text: str) -> tuple[Varied, ...]:
+    """The names of `--vary` with their values (module doc); a SizeError placed on the
+    piece that cannot be read."""
+    found: list[Varied] = []
+    column = 1
+    for piece in text.split(","):
+        start = column + len(piece) - len(piece.lstrip())
+        column += len(piece) + 1
+        word = piece.strip()
+        span = Span(OPTION, 1, start, 1, start + max(len(word), 1))
+        if not word:
+            raise _refuse(text, span, "an empty piece", "separate names and values by one "
+                                                        "comma: TM=16..512:16,TK=32,64")
+        name, equals, rest = word.partition("=")
+        name, rest = name.strip(), rest.strip()
+        if equals:
+            if not _NAME.fullmatch(name):
+                raise _refuse(text, span, f"`{name}` is not a name",
+                              "write NAME=VALUES, for example TM=16..512:16")
+            found.append(Varied(name, (), Span(OPTION, 1, start, 1, start + len(name))))
+            values_span = Span(OPTION, 1, start + word.index("=") + 1, 1, span.end_column)
+            found[-1] = _with_value(found[-1], rest, text, values_span)
+        elif found and found[-1].values is not None and (_NUMBER.fullmatch(word) or
+                                                         _RANGE.fullmatch(word) or
+                                                         found[-1].name == RASTER):
+            found[-1] = _with_value(found[-1], word, text, span)
+        elif _NAME.fullmatch(word):
+            found.append(Varied(word, None, span))
+        else:
+            raise _refuse(text, span, f"cannot read `{word}`",
+                          "write NAME=LOW..HIGH:STEP or NAME=V1,V2, for example TM=16..512:16")
+    seen: set[str] = set()
+    for each in found:
+        if each.name in seen:
+            raise _refuse(text, each.span, f"`{each.name}` is varied twice",
+                          "give each name once, with all its values")
+        seen.add(each.name)
+        if each.values is not None and len(each.values) > MAX_VALUES:
+            raise _refuse(text, each.span, f"`{each.name}` takes {len(each.values):,} values, "
+                          f"more than {MAX_VALUES:,}", "give a larger STEP")
+    return tuple(found)
+
+
+def _with_value(varied: Varied, word: str, text: str, span: Span) -> Varied:
+    """The varied name with the values one piece adds."""
+    if varied.name == RASTER:
+        if word not in tuple(Raster):
+            raise _refuse(text, span, f"`{word}` is not a raster order",
+                          "raster orders: " + ", ".join(Raster))
+        if Raster(word) in varied.rasters:
+            raise _refuse(text, span, f"raster `{word}` is given twice", "give each once")
+        return Varied(varied.name, (), varied.span, (*varied.rasters, Raster(word)))
+    match = _RANGE.fullmatch(word)
+    if match:
+        low, high = int(match.group(1)), int(match.group(2))
+        step = int(match.group(3) or low or 1)
+        if not 0 < low <= high or step <= 0:
+            raise _refuse(text, span, f"`{word}`: a range needs 0 < LOW <= HIGH and a "
+                          "positive STEP", "for example 16..512:16")
+        if (high - low) // step + 1 > MAX_VALUES:
+            raise _refuse(text, span, f"`{word}` gives {(high - low) // step + 1:,} values, "
+                          f"more than {MAX_VALUES:,}", "give a larger STEP")
+        added = tuple(range(low, high + 1, step))
+    elif _NUMBER.fullmatch(word):
+        added = (int(word),)
+        if added[0] <= 0:
+            raise _refuse(text, span, f"`{word}` is not positive", "sizes are at least 1")
+    else:
+        raise _refuse(text, span, f"cannot read the values `{word}`",
+                      "write LOW..HIGH:STEP, LOW..HIGH/STEP or a whole number")
+    if max(added) > MAX_FLOAT_SIZE:
+        raise _refuse(text, span, f"`{word}` goes beyond {FLOAT_SIZES}",
+                      "give values of at most 2^53")
+    values = tuple(sorted({*(varied.values or ()), *added}))
+    return Varied(varied.name, values, varied.span)
+
+
+def _refuse(text: str, span: Span, message: str, hint: str) -> SizeError:
+    return SizeError(Code.BAD_RANGE, Diagnostic(span, f"--vary: {message}", hint), text)
