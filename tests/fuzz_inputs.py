@@ -4,7 +4,8 @@ Each generator draws, from a random.Random, one Case: a command line, the files 
 (written in an empty folder before the run) and the environment. The kinds are what a user
 hands the tool: a spec (a shipped one mutated or retuned, run with `--machine all` where
 the command takes several), `--set` values, machine files, model files, measured CSVs,
-`--measured` values and the other options (ranges, points, levels, outputs, budgets). A
+`--measured` values, the other options (ranges, points, levels, outputs, budgets) and a
+model's config.json. A
 case of one kind keeps every other input ordinary, so that a failure names its cause."""
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ SPECS.update({f"minmax_{path.stem}": path.read_text("utf-8")
 MACHINE_TEXT = (ROOT / "src" / "kernelcost" / "machines" / "h100.toml").read_text("utf-8")
 MODEL_TEXT = (ROOT / "src" / "kernelcost" / "models" / "llama3_8b.toml").read_text("utf-8")
 TOPOLOGY_TEXT = (ROOT / "src" / "kernelcost" / "topologies" / "hgx_h100.toml").read_text("utf-8")
+CONFIGS = [path.read_text("utf-8") for path in sorted((ROOT / "tests" / "data" / "hf").glob(
+    "*/config.json"))]
 TOPOLOGIES = ["hgx_h100", "hgx_h200", "dgx_b200", "h100_nvl", "pcie_h100", "mi300x_platform"]
 # the measured runs, their specs named by absolute path (the worker runs in an empty folder)
 CSV_TEXT = (ROOT / "validate" / "results" / "h200-2026-12-04.csv").read_text("utf-8").replace(
@@ -29,7 +32,7 @@ MACHINES = ["h100", "a100", "h200", "b200", "mi300x", "l40s", "rtx4090", "mi250x
 MODELS = ["llama3_8b", "llama3_70b", "mixtral_8x7b"]
 SPEC_COMMANDS = ("analyze", "solve", "check", "plot", "sweep", "bound", "tune", "phase")
 COMMANDS = SPEC_COMMANDS + ("machines", "model", "validate")
-KINDS = ("spec", "set", "machine", "model", "csv", "measured", "option")
+KINDS = ("spec", "set", "machine", "model", "csv", "measured", "option", "config")
 PRECISIONS = ["fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8"]
 # ordinary sizes: mostly powers of two, which meet the shipped specs' `assume T | N`
 SIZES = ["1", "2", "3", "7", "256", "1024", "4096", "8192", "16384", "65536", "1000", "1e6",
@@ -384,9 +387,38 @@ def command_line(rng: random.Random, command: str, spec: str, text: str,
             *set_options({k: v for k, v in sizes.items() if k not in (varied, other)})]
 
 
+JSON_VALUES = ["null", "true", "-1", "0", "1e400", "1.5", "\"x\"", "[]", "{}", "[1, 2]",
+               "9" * 400, "18446744073709551616", "\"llama\"", "\"mixtral\"", "\"gpt2\"",
+               "[" * 2000 + "]" * 2000, "{\"a\": " * 300 + "1" + "}" * 300, "NaN", "-0",
+               "1e-400", "4096", "128", "\"\\ud800\""]
+JSON_TEXT = ["\ufeff", ",", "}", "{", "\"", "\x00", ":", "\n", "é", "//", "]"]
+
+
+def config_case(rng: random.Random) -> Case:
+    """A shipped test config.json mutated: a value replaced, a key dropped or text inserted."""
+    text = rng.choice(CONFIGS)
+    for _ in range(rng.randint(1, 3)):
+        roll = rng.random()
+        keys = re.findall(r'(?m)^\s*"(\w+)": (.*?),?$', text)
+        if roll < 0.5 and keys:
+            key, value = rng.choice(keys)
+            text = text.replace(f'"{key}": {value}', f'"{key}": {rng.choice(JSON_VALUES)}', 1)
+        elif roll < 0.7 and keys:
+            key, value = rng.choice(keys)
+            text = re.sub(rf'(?m)^\s*"{key}": .*\n', "", text, count=1)
+        else:
+            position = rng.randint(0, len(text))
+            text = text[:position] + rng.choice(JSON_TEXT) + text[position:]
+    argv = ["model", "config.json", "--machine", rng.choice(MACHINES), "--batch", "1,8"]
+    argv += rng.choice([[], ["--json"], ["--tp", "2"], ["--weights", "int4"],
+                        ["--context", "1024"]])
+    return Case("config", "model", argv, {"config.json": text.encode("utf-8", "replace")},
+                placed=("KC504", "KC505", "KC506", "KC509", "KC510"))
+
+
 GENERATORS = {"spec": spec_case, "set": set_case, "machine": machine_case,
               "model": model_case, "csv": csv_case, "measured": measured_case,
-              "option": option_case}
+              "option": option_case, "config": config_case}
 
 
 def draw(seed: int, index: int) -> Case:

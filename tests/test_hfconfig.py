@@ -177,6 +177,14 @@ def test_a_missing_model_type_is_its_own_error(tmp_path):
     assert error_of(data, tmp_path).code == "KC504"
 
 
+def test_a_missing_key_is_placed_at_the_object_it_would_join(tmp_path):
+    # the command-path fuzz campaign: `intermediate_size` dropped gave KC504 with no place
+    data = {key: value for key, value in QWEN3_LIKE.items() if key != "num_attention_heads"}
+    error = error_of(data, tmp_path)
+    span = error.diagnostics[0].span
+    assert error.code == "KC504" and (span.line, span.column) == (1, 1)
+
+
 @pytest.mark.parametrize("text, line, column", [
     ('{\n  "model_type": "llama",\n  "hidden_size": 40,\n', 4, 1),
     ('{\n  "model_type": "llama"\n  "hidden_size": 40\n}', 3, 3),
@@ -188,9 +196,18 @@ def test_a_malformed_file_is_placed_at_line_and_column(text, line, column, tmp_p
     assert error.code == "KC509" and (span.line, span.column) == (line, column)
 
 
-@pytest.mark.parametrize("text", ["[1, 2]", "[" * 100_000, '{"hidden_size": ' + "9" * 5000 + "}"])
-def test_no_object_deep_nesting_or_a_huge_number_is_an_error_not_a_traceback(text, tmp_path):
-    assert error_of(text, tmp_path).code == "KC509"
+@pytest.mark.parametrize("text, line, column", [
+    ("[1, 2]", 1, 1),
+    ("[" * 100_000, 1, 65),
+    ('{\n  "hidden_act": ' + "[" * 70 + "]" * 70 + "\n}", 2, 80),  # deep but closed
+    ('{\n "hidden_size": ' + "9" * 5000 + "}", 2, 17),
+])
+def test_no_object_deep_nesting_or_a_huge_number_is_a_placed_error(text, line, column,
+                                                                  tmp_path):
+    # deep nesting and a huge integer came with no place (the command-path fuzz campaign)
+    error = error_of(text, tmp_path)
+    span = error.diagnostics[0].span
+    assert error.code == "KC509" and (span.line, span.column) == (line, column)
 
 
 def test_cli_composes_a_config_and_refuses_an_uncovered_one(tmp_path, capsys):

@@ -29,6 +29,7 @@ from pathlib import Path
 from ..base.errors import Code, Diagnostic, ErrorCode, ModelFileError
 from ..base.inputs import normalise, read_text
 from ..base.records import record
+from ..base.tomlplaces import MAX_TOML_DEPTH, too_deep
 from ..base.tree import Span
 from .modelfile import MAX_FIGURE, ModelConfig, load_model
 
@@ -75,6 +76,13 @@ def parse_config(text: str, path: str) -> ModelConfig:
 
 
 def _json_object(text: str, path: str) -> dict:
+    deep = too_deep(text)  # json's decoder recurses: past its stack there is no place
+    if deep is not None:
+        line, column = deep
+        raise ModelFileError(Code.MODEL_NOT_JSON, Diagnostic(
+            Span(path, line, column, line, column + 1),
+            f"not a config.json: arrays or objects nested more than {MAX_TOML_DEPTH} deep",
+            "a config.json is an object of numbers, strings and short lists"), text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -85,8 +93,14 @@ def _json_object(text: str, path: str) -> dict:
     except (RecursionError, ValueError) as error:  # nesting past the parser's stack, or an
         # integer of more digits than Python converts
         reason = "nests too deeply" if isinstance(error, RecursionError) else str(error)[:80]
+        digits = re.search(r"\d{1000,}", text)
+        span = None
+        if digits is not None:
+            line = text.count("\n", 0, digits.start()) + 1
+            column = digits.start() - (text.rfind("\n", 0, digits.start()) + 1) + 1
+            span = Span(path, line, column, line, column + 1)
         raise ModelFileError(Code.MODEL_NOT_JSON, Diagnostic(
-            None, f"{path}: not a config.json: {reason}"), text) from None
+            span, f"{'' if span else path + ': '}not a config.json: {reason}"), text) from None
     if not isinstance(data, dict):
         raise ModelFileError(Code.MODEL_NOT_JSON, Diagnostic(
             Span(path, 1, 1, 1, 2), f"expected a JSON object, got {type(data).__name__}"),
@@ -104,6 +118,16 @@ def key_span(text: str, path: str, key: str) -> Span | None:
     return Span(path, line, column, line, column + len(key) + 2)
 
 
+def _object_start(text: str, path: str) -> Span | None:
+    """The top-level object's opening brace."""
+    index = text.find("{")
+    if index < 0:
+        return None
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return Span(path, line, column, line, column + 1)
+
+
 class _Reader:
     def __init__(self, path: str, text: str):
         self.path, self.text = path, text
@@ -114,6 +138,8 @@ class _Reader:
         """An error at the key `where` (a JSON path: `architectures[0]`), placed at the key
         when the file holds it."""
         span = key_span(self.text, self.path, where.split("[", 1)[0].split(".", 1)[0])
+        if span is None and code == Code.MODEL_MISSING_KEY:
+            span = _object_start(self.text, self.path)  # where the key would be added
         prefix = "" if span else f"{self.path}: "
         return ModelFileError(code, Diagnostic(span, f"{prefix}`{where}`: {message}", hint),
                               self.text)
