@@ -56,6 +56,11 @@ def build_model_parser(commands) -> None:
                              "roof that binds")
     add_wide(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--curve", metavar="FIGURE",
+                        help="the throughput/latency curve over --batch (.svg .png .pdf): "
+                             "output tokens/s against the time per output token")
+    parser.add_argument("--compare", metavar="ID[,ID]", type=_machines,
+                        help="more machines on the --curve figure, beside --machine")
     parser.add_argument("-o", "--output", metavar="FIGURE",
                         help="a stacked bar figure of where the time goes (.svg .png .pdf)")
 
@@ -83,6 +88,13 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _machines(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give a machine id or .toml path, e.g. h200")
+    return names
+
+
 def _batches(text: str) -> list[int]:
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if not parts:
@@ -100,10 +112,11 @@ def run_model(args) -> int:
     from ..present.wholemodel_report import model_json, save_stack, text_report
     from .shared import page, print_items
 
-    if args.output:
-        from ..present.plot import check_figure_path
+    for figure in (args.output, args.curve):
+        if figure:
+            from ..present.plot import check_figure_path
 
-        check_figure_path(args.output)  # a bad name fails before the work
+            check_figure_path(figure)  # a bad name fails before the work
     served = quantisation(args.weights, args.activations, args.kv_cache, args.group_size)
     model = load_model_or_config(args.model)
     machine = load_machine(args.machine)
@@ -116,10 +129,13 @@ def run_model(args) -> int:
         raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
             None, f"--pp {args.pp}: more stages than the {model.layers} layers of "
                   f"{model.name}", f"--pp {model.layers} or fewer"))
-    layout = Layout(_topology(args, machine.id), args.gpus, args.pp)
+    machines = [machine, *(load_machine(name) for name in (args.compare or []))]
     stage("composing the model's kernels")
-    result = whole_model(model, machine, args.batch, args.context, args.gpus, layout,
-                         quantisation=served, fraction=args.memory_fraction)
+    result, *others = [
+        whole_model(model, each, args.batch, args.context, args.gpus,
+                    Layout(_topology(args, each.id), args.gpus, args.pp),
+                    quantisation=served, fraction=args.memory_fraction)
+        for each in (machines if args.curve else machines[:1])]
     stage("writing the output")
     if args.json:
         print_json(model_json(result))
@@ -128,6 +144,10 @@ def run_model(args) -> int:
         print_items(console, text_report(result, args.kernels, width), width)
     if args.output:
         print(save_stack(result, args.output))
+    if args.curve:
+        from ..present.serving_curve import save_curve
+
+        print(save_curve([result, *others], args.curve))
     return 0
 
 
