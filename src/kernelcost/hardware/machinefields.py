@@ -16,6 +16,11 @@ NUMBER_RANGE = (1e-15, 1e30)
 MAX_COUNT = 10_000_000  # SMs or CUs
 
 
+def _name(where: str, key: str) -> str:
+    """A key's path for its place and message: `compute[2].peak_FLOPps`, `gpus` at the top."""
+    return f"{where}.{key}" if where else key
+
+
 class MachineFields:
     """Reads the fields of one parsed TOML document."""
 
@@ -45,7 +50,7 @@ class MachineFields:
     def known_keys(self, table: dict, allowed: tuple[str, ...], where: str) -> None:
         for key in table:
             if key not in allowed:
-                name = f"{where}.{key}" if where else key
+                name = _name(where, key)
                 raise self.error(Code.MACHINE_UNKNOWN_KEY, name, "unknown key",
                                  did_you_mean(key, allowed) or f"known keys: {', '.join(allowed)}",
                                  key=True)
@@ -69,10 +74,10 @@ class MachineFields:
         value = table.get(key)
         if value is None:
             if required:
-                raise self.error(Code.MACHINE_MISSING_KEY, f"{where}.{key}", "missing number")
+                raise self.error(Code.MACHINE_MISSING_KEY, _name(where, key), "missing number")
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+            raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
                              f"expected a positive number, got {value!r:.40}")
         try:
             number = float(value)
@@ -81,7 +86,7 @@ class MachineFields:
         if not math.isfinite(number) or not NUMBER_RANGE[0] <= number <= NUMBER_RANGE[1]:
             shown = f"{value:.3g}" if isinstance(value, float) else f"an integer of " \
                 f"{len(str(value)) if number == math.inf else len(repr(value))} digits"
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+            raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
                              f"expected a positive number between "
                              f"{NUMBER_RANGE[0]:g} and {NUMBER_RANGE[1]:g} "
                              f"in SI base units, got {shown}")
@@ -90,7 +95,7 @@ class MachineFields:
     def count(self, table: dict, key: str, where: str) -> int:
         value = table.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_COUNT:
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+            raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
                              f"expected a positive integer up to {MAX_COUNT:,}, got {value!r:.40}")
         return value
 
@@ -98,7 +103,7 @@ class MachineFields:
         value = table.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not 0 < value <= 1:
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+            raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
                              f"expected a fraction in (0, 1], got {value!r:.40}")
         return float(value)
 
@@ -108,7 +113,7 @@ class MachineFields:
     def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None: ...
     def string(self, table: dict, key: str, where: str, required: bool = False) -> str | None:
         value = table.get(key)
-        name = f"{where}.{key}" if where else key
+        name = _name(where, key)
         if value is None:
             if required:
                 raise self.error(Code.MACHINE_MISSING_KEY, name, "missing")
@@ -121,7 +126,7 @@ class MachineFields:
     def boolean(self, table: dict, key: str, where: str) -> bool:
         value = table.get(key, False)
         if not isinstance(value, bool):
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+            raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
                              f"expected true or false, got {value!r}")
         return value
 
@@ -133,7 +138,7 @@ class MachineFields:
             return default
         chosen = next((entry for entry in allowed if entry == value), None)
         if chosen is None:
-            raise self.error(Code.MACHINE_BAD_VALUE, f"{where}.{key}",
+            raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
                              f"expected one of {', '.join(allowed)}, got {value!r}",
                              did_you_mean(str(value), allowed))
         return chosen

@@ -24,18 +24,17 @@ import enum
 import math
 from pathlib import Path
 
-from ..base.errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean
+from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
 from ..base.inputs import normalise
 from ..base.records import record
-from ..base.tomlplaces import missing_place, place_of, shipped_ids, shipped_or_file, toml_data
+from ..base.tomlplaces import shipped_ids, shipped_or_file, toml_data
+from .machinefields import MachineFields
 
 PACKAGE = "kernelcost.topologies"
 MAX_TOPOLOGY_BYTES = 100_000
-MAX_GPUS = 1 << 20
-MAX_BANDWIDTH_BPS = 1e16  # 10 PB/s a GPU: past any link built
 
 
-class Fabric(enum.Enum):
+class Fabric(enum.StrEnum):
     """What joins the GPUs of a domain."""
 
     NVSWITCH = "nvswitch"  # every pair at the full NVLink bandwidth, through switches
@@ -120,82 +119,34 @@ def default_topology(machine_id: str) -> Topology | None:
     return None
 
 
-class _Reader:
-    def __init__(self, path: str, text: str):
-        self.path, self.text = path, text
-
-    def error(self, code: ErrorCode, key: str, message: str,
-              hint: str | None = None) -> MachineFileError:
-        span = (missing_place(self.text, self.path, key) if code == Code.MACHINE_MISSING_KEY
-                else place_of(self.text, self.path, key))
-        prefix = "" if span else f"{self.path}: "
-        return MachineFileError(code, Diagnostic(span, f"{prefix}`{key}`: {message}", hint),
-                                self.text)
+class _Reader(MachineFields):
+    """A topology file's fields, read as a machine file's are (typed, ranged, placed)."""
 
     def topology(self, data: dict, stem: str) -> Topology:
-        for key in data:
-            if key not in _KEYS:
-                raise self.error(Code.MACHINE_UNKNOWN_KEY, key, "unknown key",
-                                 did_you_mean(key, _KEYS) or f"known keys: {', '.join(_KEYS)}")
+        self.known_keys(data, _KEYS, "")
+        sources = tuple((key, self.string(data, f"{key}_source", "", required=True))
+                        for key in (*_REQUIRED, *_OPTIONAL) if key in data and key != "name")
         for key in _REQUIRED:
             if key not in data:
                 raise self.error(Code.MACHINE_MISSING_KEY, key, "missing",
                                  f"add `{key} = ...` and `{key}_source = \"...\"`")
-        sources = tuple((key, self.string(data, f"{key}_source"))
-                        for key in (*_REQUIRED, *_OPTIONAL) if key in data and key != "name")
-        gpus, domain = self.count(data, "gpus"), self.count(data, "domain")
+        gpus, domain = self.count(data, "gpus", ""), self.count(data, "domain", "")
         if domain > gpus:
             raise self.error(Code.MACHINE_INCONSISTENT, "domain",
                              f"{domain} GPUs a domain, more than the system's {gpus}")
-        fabric = self.fabric(data)
-        nvls = data.get("nvls_efficiency")
-        if nvls is not None:
-            nvls = self.fraction(data, "nvls_efficiency")
-            if fabric is not Fabric.NVSWITCH:
-                raise self.error(Code.MACHINE_INCONSISTENT, "nvls_efficiency",
-                                 "NVLink SHARP reduces in a switch: `fabric = \"nvswitch\"` only")
+        fabric = self.choice(data, "fabric", tuple(Fabric), "")
+        nvls = (self.fraction(data, "nvls_efficiency", "") if "nvls_efficiency" in data
+                else None)
+        if nvls is not None and fabric is not Fabric.NVSWITCH:
+            raise self.error(Code.MACHINE_INCONSISTENT, "nvls_efficiency",
+                             "NVLink SHARP reduces in a switch: `fabric = \"nvswitch\"` only")
         return Topology(
-            id=stem, name=self.string(data, "name"), path=self.path,
-            gpu=self.string(data, "gpu"), gpus=gpus, fabric=fabric, domain=domain,
-            fabric_Bps=self.bandwidth(data, "fabric_Bps"),
-            host_Bps=self.bandwidth(data, "host_Bps"), nvls_efficiency=nvls,
-            nccl_ll_max_Bps=(self.bandwidth(data, "nccl_ll_max_Bps")
-                             if "nccl_ll_max_Bps" in data else None),
+            id=stem, name=self.string(data, "name", "", required=True), path=self.path,
+            gpu=self.string(data, "gpu", "", required=True), gpus=gpus, fabric=fabric,
+            domain=domain, fabric_Bps=self.number(data, "fabric_Bps", "", required=True),
+            host_Bps=self.number(data, "host_Bps", "", required=True), nvls_efficiency=nvls,
+            nccl_ll_max_Bps=self.number(data, "nccl_ll_max_Bps", ""),
             custom_allreduce_s=self.latencies(data, domain), sources=sources)
-
-    def fabric(self, data: dict) -> Fabric:
-        names = [fabric.value for fabric in Fabric]
-        value = data["fabric"]
-        if value not in names:
-            raise self.error(Code.MACHINE_BAD_VALUE, "fabric",
-                             f"expected one of {', '.join(names)}, got {value!r:.40}")
-        return Fabric(value)
-
-    def count(self, data: dict, key: str) -> int:
-        value = data[key]
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_GPUS:
-            raise self.error(Code.MACHINE_BAD_VALUE, key, f"expected a whole number of GPUs "
-                                                          f"from 1 to {MAX_GPUS:,}, got "
-                                                          f"{value!r:.40}")
-        return value
-
-    def bandwidth(self, data: dict, key: str) -> float:
-        value = data[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                math.isfinite(value) and 0 < value <= MAX_BANDWIDTH_BPS):
-            raise self.error(Code.MACHINE_BAD_VALUE, key, f"expected bytes per second, "
-                                                          f"positive and at most "
-                                                          f"{MAX_BANDWIDTH_BPS:g}, got "
-                                                          f"{value!r:.40}", f"{key} = 450e9")
-        return float(value)
-
-    def fraction(self, data: dict, key: str) -> float:
-        value = data[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                math.isfinite(value) and 0 < value <= 1):
-            raise self.error(Code.MACHINE_BAD_VALUE, key, f"expected a share in (0, 1], got "
-                                                          f"{value!r:.40}", f"{key} = 0.85")
-        return float(value)
 
     def latencies(self, data: dict, domain: int) -> tuple[tuple[int, float], ...]:
         rows = data.get("custom_allreduce_s", [])
@@ -215,12 +166,3 @@ class _Reader:
                                  f"in seconds under 1], got {row!r:.40}", hint)
             pairs.append((row[0], float(row[1])))
         return tuple(sorted(dict(pairs).items()))
-
-    def string(self, data: dict, key: str) -> str:
-        value = data.get(key)
-        if value is None:
-            raise self.error(Code.MACHINE_MISSING_KEY, key, "missing")
-        if not isinstance(value, str) or not value.strip():
-            raise self.error(Code.MACHINE_BAD_VALUE, key,
-                             f"expected a non-empty string, got {value!r:.40}")
-        return value
