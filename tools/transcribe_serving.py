@@ -106,7 +106,7 @@ for section, variant, impl, wa, ttft, tpot in GPUSTACK_RUNS:
         rows.append(dict(
             source="gpustack-qwen3-8b-h100-latency", date="2025-10-15",
             citation=GPUSTACK.format(section=section, variant=variant, line=f"{label}: {v}"),
-            part="NVIDIA H100 SXM", machine="h100", model="qwen3_8b",
+            part="NVIDIA H100 SXM", machine="h100", model="tests/data/hf/qwen3_8b/config.json",
             model_source=("Qwen/Qwen3-8B (bf16); tests/data/hf/qwen3_8b/config.json" if wa == "bf16" else
                           "Qwen/Qwen3-8B-FP8 (fp8 weights and activations, block-scaled; its config is Qwen3-8B's with a quantization_config): "
                           "tests/data/hf/qwen3_8b/config.json served with fp8 weights and fp8 activations"),
