@@ -176,8 +176,9 @@ def read_file(path: str | Path) -> list[PublishedRow]:
 
 
 # CSVs of the folder that are not kernel rows: collectives across GPUs have their own columns
-# (a topology and a GPU count, no spec), read by tests/collectives_measured.py
-NOT_KERNELS = frozenset({"collectives.csv"})
+# (a topology and a GPU count, no spec), read by tests/collectives_measured.py; whole-model
+# serving latencies (a model, a batch, lengths), read by tests/serving_measured.py
+NOT_KERNELS = frozenset({"collectives.csv", "serving.csv"})
 
 
 def read_corpus(folder: str | Path = FOLDER) -> list[PublishedRow]:

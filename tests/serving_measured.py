@@ -1,0 +1,208 @@
+"""The whole-model composition against published serving measurements:
+validate/published/serving.csv read with the csv module, each row's model time from
+`whole_model(...).latencies()`, the error, and the table docs/serving.md holds
+(tools/regen_serving_doc.py writes it; tests/test_serving_measured.py checks that the page is
+what this computes).
+
+How a row maps onto the model (the same for every row; no figure is fitted):
+- `ttft`: the prefill of `prefill_batch` prompts of `input_len` tokens (Latency.ttft_s at the
+  context input_len), with the launches and, under tensor parallelism, the collectives;
+- `tpot`: one decode step of `batch` sequences at the context input_len + output_len // 2, the
+  middle of a request's decode (Latency.tpot_s);
+- `request_latency` (vLLM's benchmark_latency.py: one llm.generate of the whole batch): that
+  TTFT plus (output_len - 1) of those decode steps.
+Rows that share a model, machine, tp, precisions and context share one whole_model run."""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from kernelcost.answers.quantisation import quantisation
+from kernelcost.answers.tensor_parallel import Layout
+from kernelcost.answers.wholemodel import Latency, whole_model
+from kernelcost.hardware.hfconfig import load_model_or_config
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.hardware.topology import default_topology
+
+ROOT = Path(__file__).resolve().parent.parent
+CSV = ROOT / "validate" / "published" / "serving.csv"
+DOC = ROOT / "docs" / "serving.md"
+BEGIN = "<!-- measured-table: begin (tools/regen_serving_doc.py writes it) -->"
+END = "<!-- measured-table: end -->"
+SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+QUANTITIES = ("ttft", "tpot", "request_latency")
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int
+    fields: dict[str, str]
+
+    def int(self, key: str) -> int:
+        return int(self.fields[key])
+
+    @property
+    def time_s(self) -> float:
+        return float(self.fields["time_s"])
+
+    @property
+    def quantity(self) -> str:
+        return self.fields["quantity"]
+
+    @property
+    def decode_context(self) -> int:
+        return self.int("input_len") + self.int("output_len") // 2
+
+
+def read_rows(path: Path = CSV) -> list[Row]:
+    """The file's rows (its `#` lines are comments), each with its line number."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        lines = [(number, line) for number, line in enumerate(handle, 1)
+                 if not line.startswith("#")]
+    reader = csv.DictReader(line for _, line in lines)
+    return [Row(number, dict(fields)) for (number, _), fields in zip(lines[1:], reader)]
+
+
+def expected_time(row: Row) -> float:
+    """The time from the published value and its unit."""
+    return float(row.fields["value"]) * SCALE[row.fields["unit"]]
+
+
+def model_path(model: str) -> str:
+    """A shipped id as it is; a config.json path relative to the repository root."""
+    return str(ROOT / model) if model.endswith(".json") else model
+
+
+@cache
+def latencies(model: str, machine: str, tp: int, precisions: tuple[str, str, str],
+              batches: tuple[int, ...], context: int) -> dict[int, Latency]:
+    """One whole_model run: the Latency of each batch, on the machine's default topology."""
+    config = load_model_or_config(model_path(model))
+    gpu = load_machine(machine)
+    topology = default_topology(machine) if tp > 1 else None
+    result = whole_model(config, gpu, list(batches), context, tp, Layout(topology, tp, 1),
+                         quantisation=quantisation(*precisions))
+    return {latency.batch: latency for latency in result.latencies()}
+
+
+def _key(row: Row) -> tuple[str, str, int, tuple[str, str, str]]:
+    f = row.fields
+    return (f["model"], f["machine"], int(f["tp"]), (f["weights"], f["activations"],
+                                                     f["kv_cache"]))
+
+
+def _runs(rows: list[Row]) -> dict[tuple, tuple[int, ...]]:
+    """The batches each (model, machine, tp, precisions, context) run needs, over all rows."""
+    need: dict[tuple, set[int]] = {}
+    for row in rows:
+        if row.quantity in ("ttft", "request_latency"):
+            need.setdefault((*_key(row), row.int("input_len")), set()).add(
+                row.int("prefill_batch"))
+        if row.quantity in ("tpot", "request_latency"):
+            need.setdefault((*_key(row), row.decode_context), set()).add(row.int("batch"))
+    return {key: tuple(sorted(batches)) for key, batches in need.items()}
+
+
+@dataclass(frozen=True)
+class Compared:
+    row: Row
+    ttft_s: float | None  # the model's TTFT where the row needs it
+    tpot_s: float | None  # the model's decode step where the row needs it
+
+    @property
+    def model_s(self) -> float:
+        q = self.row.quantity
+        if q == "ttft":
+            assert self.ttft_s is not None
+            return self.ttft_s
+        if q == "tpot":
+            assert self.tpot_s is not None
+            return self.tpot_s
+        assert self.ttft_s is not None and self.tpot_s is not None
+        return self.ttft_s + (self.row.int("output_len") - 1) * self.tpot_s
+
+    @property
+    def error(self) -> float:
+        return (self.model_s - self.row.time_s) / self.row.time_s
+
+
+def compare_all(rows: list[Row] | None = None) -> list[Compared]:
+    rows = read_rows() if rows is None else rows
+    runs = _runs(rows)
+    out = []
+    for row in rows:
+        ttft = tpot = None
+        if row.quantity in ("ttft", "request_latency"):
+            key = (*_key(row), row.int("input_len"))
+            ttft = latencies(*key[:4], runs[key], key[4])[row.int("prefill_batch")].ttft_s
+        if row.quantity in ("tpot", "request_latency"):
+            key = (*_key(row), row.decode_context)
+            tpot = latencies(*key[:4], runs[key], key[4])[row.int("batch")].tpot_s
+        if row.quantity not in QUANTITIES:
+            raise ValueError(f"line {row.line}: unknown quantity {row.quantity!r}")
+        out.append(Compared(row, ttft, tpot))
+    return out
+
+
+def p90(values: list[float]) -> float:
+    """The 90th percentile, linear between order statistics (statistics.quantiles, inclusive)."""
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=10, method="inclusive")[8]
+
+
+def summary(compared: list[Compared]) -> list[tuple[str, str, int, float, float, int]]:
+    """(split, quantity or 'all', rows, median |error|, p90 |error|, rows the model is low on),
+    validation first."""
+    groups: dict[tuple[str, str], list[float]] = {}
+    for c in compared:
+        side = c.row.fields["split"]
+        groups.setdefault((side, c.row.quantity), []).append(c.error)
+        groups.setdefault((side, "all"), []).append(c.error)
+    order = {q: i for i, q in enumerate((*QUANTITIES, "all"))}
+    keys = sorted(groups, key=lambda k: (k[0] != "validation", order[k[1]]))
+    return [(*k, len(groups[k]), statistics.median(abs(e) for e in groups[k]),
+             p90([abs(e) for e in groups[k]]), sum(e < 0 for e in groups[k])) for k in keys]
+
+
+def worst(compared: list[Compared], side: str, count: int = 5) -> list[Compared]:
+    """The rows of a side with the largest |error|, largest first (line order breaks ties)."""
+    rows = [c for c in compared if c.row.fields["split"] == side]
+    return sorted(rows, key=lambda c: (-abs(c.error), c.row.line))[:count]
+
+
+def _ms(seconds: float | None) -> str:
+    return "" if seconds is None else f"{seconds * 1e3:.2f}"
+
+
+def render(compared: list[Compared]) -> str:
+    """The page's block: the summary, then every row."""
+    lines = [BEGIN, "",
+             "| split | quantity | rows | median abs. error | p90 abs. error | model low on |",
+             "|---|---|---:|---:|---:|---:|"]
+    for side, quantity, count, median, ninety, low in summary(compared):
+        lines.append(f"| {side} | {quantity} | {count} | {median:.0%} | {ninety:.0%} | {low} |")
+    lines += ["", "| source | machine | model | tp | w/a/kv | batch | in | out | quantity | "
+              "implementation | model TTFT (ms) | model TPOT (ms) | model (ms) | measured (ms) | "
+              "error | split |",
+              "|---|---|---|---:|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---|"]
+    for c in compared:
+        f = c.row.fields
+        model = Path(f["model"]).parent.name if f["model"].endswith(".json") else f["model"]
+        lines.append(
+            f"| {f['source']} | {f['machine']} | {model} | {f['tp']} | "
+            f"{f['weights']}/{f['activations']}/{f['kv_cache']} | {f['batch']} | "
+            f"{f['input_len']} | {f['output_len']} | {c.row.quantity} | {f['implementation']} | "
+            f"{_ms(c.ttft_s)} | {_ms(c.tpot_s)} | {c.model_s * 1e3:.2f} | "
+            f"{c.row.time_s * 1e3:.2f} | {c.error:+.0%} | {f['split']} |")
+    return "\n".join([*lines, "", END])
+
+
+def doc_block(text: str) -> str:
+    """The block of the page between the markers, the markers included."""
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    return text[start:end]

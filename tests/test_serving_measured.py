@@ -1,0 +1,136 @@
+"""The whole-model composition against published serving measurements
+(validate/published/serving.csv): every row sound (its machine and model exist, its lengths
+and batch are positive, its time is its published value converted, its side is SPLIT.md's
+rule), the comparison well defined for every row, and docs/serving.md's table exactly what
+tests/serving_measured.py computes."""
+
+import math
+import re
+
+import pytest
+from serving_measured import (
+    CSV,
+    DOC,
+    QUANTITIES,
+    ROOT,
+    compare_all,
+    doc_block,
+    expected_time,
+    model_path,
+    read_rows,
+    render,
+    summary,
+    worst,
+)
+
+from kernelcost.answers.published import read_corpus
+from kernelcost.hardware.hfconfig import load_model_or_config
+from kernelcost.hardware.machinefile import load_machine
+from kernelcost.hardware.topology import default_topology
+
+SPLIT_MD = CSV.parent / "SPLIT.md"
+SHIPPED_MODELS = {"llama3_8b", "llama3_70b", "mixtral_8x7b"}
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return read_rows()
+
+
+@pytest.fixture(scope="module")
+def compared(rows):
+    return compare_all(rows)
+
+
+def test_every_row_is_sound(rows):
+    assert len(rows) >= 20
+    for row in rows:
+        f = row.fields
+        where = f"serving.csv line {row.line}"
+        machine = load_machine(f["machine"])
+        assert machine.id == f["machine"], where
+        model = f["model"]
+        assert model in SHIPPED_MODELS or (
+            model.startswith("tests/data/hf/") and (ROOT / model).is_file()), where
+        assert load_model_or_config(model_path(model)).layers > 0, where
+        tp = row.int("tp")
+        assert tp >= 1, where
+        if tp > 1 and default_topology(f["machine"]) is not None:
+            assert tp <= default_topology(f["machine"]).gpus, where
+        for key in ("batch", "prefill_batch", "input_len", "output_len"):
+            assert row.int(key) >= 1, where
+        assert row.int("prefill_batch") <= row.int("batch"), where
+        assert row.quantity in QUANTITIES, where
+        assert f["source"] and f["citation"] and f["part"] and f["timed"] and f["shape"], where
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d", f["date"]), where
+        assert math.isfinite(row.time_s) and row.time_s > 0, where
+        assert row.time_s == pytest.approx(expected_time(row), rel=1e-5), where
+
+
+def test_each_side_is_the_rule_of_split_md(rows):
+    # SPLIT.md, "serving.csv": by source, by date; the earliest source is calibration
+    assert "## serving.csv" in SPLIT_MD.read_text(encoding="utf-8")
+    earliest = min(row.fields["date"] for row in rows)
+    for row in rows:
+        rule = "calibration" if row.fields["date"] == earliest else "validation"
+        assert row.fields["split"] == rule, f"serving.csv line {row.line}"
+    by_source = {}
+    for row in rows:
+        by_source.setdefault(row.fields["source"], set()).add(
+            (row.fields["date"], row.fields["split"]))
+    assert all(len(sides) == 1 for sides in by_source.values())  # one date, one side a source
+    assert len(by_source) >= 3
+
+
+def test_every_row_compares(compared):
+    for c in compared:
+        assert c.model_s > 0 and math.isfinite(c.error), c.row.line
+        q = c.row.quantity
+        assert (c.ttft_s is not None) == (q != "tpot")
+        assert (c.tpot_s is not None) == (q != "ttft")
+        if q == "request_latency":
+            assert c.model_s == pytest.approx(
+                c.ttft_s + (c.row.int("output_len") - 1) * c.tpot_s)
+
+
+def test_rows_sharing_a_run_share_its_figures(compared):
+    # the two blocks of a pull request ran the same shapes: the model gives them one time
+    times = {}
+    for c in compared:
+        f = c.row.fields
+        key = (f["source"], f["batch"], f["quantity"], f["weights"])
+        times.setdefault(key, set()).add(round(c.model_s, 12))
+    assert all(len(t) == 1 for t in times.values())
+
+
+def test_the_page_holds_the_table_the_code_computes(compared):
+    text = DOC.read_text(encoding="utf-8")
+    assert doc_block(text) == render(compared), (
+        "docs/serving.md is stale: run tools/regen_serving_doc.py")
+
+
+def test_the_page_names_every_source(rows):
+    text = DOC.read_text(encoding="utf-8")
+    for source in {row.fields["source"] for row in rows}:
+        assert f"`{source}`" in text, source
+
+
+def test_the_pages_headline_is_the_validation_summary(compared):
+    [line] = [s for s in summary(compared) if s[0] == "validation" and s[1] == "all"]
+    _, _, count, median, ninety, low = line
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    headline = re.search(r"validation side, (\d+) rows: median \|error\| (\d+) %, p90 (\d+) %; "
+                         r"the model is low on (\d+) of them", text)
+    assert headline is not None
+    assert tuple(int(g) for g in headline.groups()) == (
+        count, round(median * 100), round(ninety * 100), low)
+
+
+def test_the_pages_worst_rows_are_the_worst(compared):
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    for c in worst(compared, "validation"):
+        assert f"line {c.row.line}: {c.error:+.0%}" in text, c.row.line
+
+
+def test_the_kernel_corpus_leaves_the_serving_file_out():
+    assert all(row.file.name != CSV.name for row in read_corpus())
