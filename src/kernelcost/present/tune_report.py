@@ -54,9 +54,11 @@ def text_lines(ranking: Ranking) -> list[str]:
     lines = [f"tune: {ranking.kernel} on {ranking.machine}, varying {varied}: "
              f"{ranking.candidates:,} candidates, {ranking.fitting:,} fit; with {fixed}",
              f"evaluated and ranked by t_bound in {ranking.seconds * 1e3:.1f} ms"
-             + (f" ({rate:,.0f} candidates/s)" if ranking.candidates >= 10_000 else "")
-             + (f"; the best {ranking.rescored:,} re-scored by the analysis for t_model in "
-                f"{ranking.rescore_seconds * 1e3:.0f} ms" if ranking.rescored else ""), ""]
+             + (f" ({rate:,.0f} candidates/s)" if ranking.candidates >= 10_000 else "")]
+    if ranking.rescored:  # a line of its own: its time's width never moves another's wrap
+        lines.append(f"the best {ranking.rescored:,} re-scored by the analysis for t_model in "
+                     f"{ranking.rescore_seconds * 1e3:.0f} ms")
+    lines.append("")
     raster = ["raster"] if ranking.rasters else []
     header = ["rank", *names, *raster, "t_model", "t_bound", "binding (model)", "blocks",
               "per SM", "waves", "on chip"]
