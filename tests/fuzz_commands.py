@@ -131,10 +131,11 @@ def judge(case: Case, exit_code: int | None, seconds: float, stderr: str) -> Out
 
 
 def campaign(seed: int, first: int, count: int, jobs: int, log: Path | None,
-             report_every: float = 60.0, stop: Callable[[], bool] = lambda: False) -> dict:
-    """Run inputs first .. first + count of `seed`, `jobs` at a time; no input is started
-    but the first once `stop()` is true (a bounded sample's budget spent); those running
-    finish."""
+             report_every: float = 60.0, stop: Callable[[], bool] = lambda: False,
+             kinds: tuple[str, ...] = KINDS) -> dict:
+    """Run inputs first .. first + count of `seed`, `jobs` at a time, of the `kinds` in turn;
+    no input is started but the first once `stop()` is true (a bounded sample's budget
+    spent); those running finish."""
     prepare()
     # SIGTERM (and SIGINT, which a shell's background job ignores) end the campaign cleanly:
     # its workers killed, the counts so far printed
@@ -152,7 +153,7 @@ def campaign(seed: int, first: int, count: int, jobs: int, log: Path | None,
     try:
         while running or more():
             while len(running) < jobs and more():
-                case = draw(seed, next_index)
+                case = draw(seed, next_index, kinds)
                 folder = root / str(next_index)
                 folder.mkdir()
                 running[start(case, folder)] = (next_index, case, folder, time.monotonic())
@@ -262,10 +263,17 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--log", type=Path, help="append each finding as a JSON line")
     parser.add_argument("--replay", metavar="SEED:INDEX", help="run one case, show its output")
+    parser.add_argument("--kinds", default=",".join(KINDS),
+                        help=f"the kinds drawn, in turn (default all: {','.join(KINDS)}); "
+                             "--replay draws from the same list")
     args = parser.parse_args()
+    kinds = tuple(kind.strip() for kind in args.kinds.split(",") if kind.strip())
+    unknown = [kind for kind in kinds if kind not in KINDS]
+    if unknown or not kinds:
+        parser.error(f"--kinds: {', '.join(unknown) or 'none given'}; known: {', '.join(KINDS)}")
     if args.replay:
         seed, index = (int(part) for part in args.replay.split(":"))
-        case = draw(seed, index)
+        case = draw(seed, index, kinds)
         print(json.dumps({"kind": case.kind, "argv": case.argv, "env": case.env,
                           "files": {k: v.decode("utf-8", "replace")[:2000]
                                     for k, v in case.files.items()}}, indent=1))
@@ -276,7 +284,7 @@ def main() -> None:
         print((folder / "stderr").read_text("utf-8", "replace"))
         print("exit", os.waitstatus_to_exitcode(status))
         return
-    totals = campaign(args.seed, args.first, args.inputs, args.jobs, args.log)
+    totals = campaign(args.seed, args.first, args.inputs, args.jobs, args.log, kinds=kinds)
     print(table(totals))
     print("codes:", dict(totals["codes"].most_common()))
 

@@ -422,7 +422,7 @@ GENERATORS = {"spec": spec_case, "set": set_case, "machine": machine_case,
               "option": option_case, "config": config_case}
 
 
-def draw(seed: int, index: int) -> Case:
+def draw(seed: int, index: int, kinds: tuple[str, ...] = KINDS) -> Case:
     """Case number `index` of the campaign of `seed`: the kinds in turn, the rest drawn."""
     rng = random.Random(f"{seed}:{index}")
-    return GENERATORS[KINDS[index % len(KINDS)]](rng)
+    return GENERATORS[kinds[index % len(kinds)]](rng)
