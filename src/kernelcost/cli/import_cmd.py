@@ -1,0 +1,73 @@
+"""`kernelcost import FILE.py::FUNCTION`: a Triton kernel as a `.kcost` spec (frontend), and
+the same import under `analyze` when its argument names a function of a Python file."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.outputs import check_output, write_via_temporary
+from ..frontend.triton_spec import ImportOptions, import_triton, parse_dtypes, split_target
+from .shared import EXIT_OK
+
+TARGET_HELP = "FILE.py::FUNCTION, a @triton.jit kernel (read, never run)"
+
+
+def add_import_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--grid", metavar="EXTENT[;EXTENT]",
+                        help="the launch grid, when the file does not launch the kernel: "
+                             "Python expressions over its parameters, an axis each, e.g. "
+                             "'triton.cdiv(n_elements, BLOCK_SIZE)'")
+    parser.add_argument("--dtype", metavar="TYPE[,POINTER=TYPE]",
+                        help="element types of the pointer arguments: a default, then "
+                             "exceptions (f16,Mean=f32); f32 where not given")
+
+
+def build_import_parser(commands) -> None:
+    parser = commands.add_parser("import", help="a Triton kernel as a .kcost spec")
+    parser.add_argument("target", help=TARGET_HELP)
+    add_import_options(parser)
+    parser.add_argument("--set", dest="meta", action="append", default=[],
+                        metavar="NAME=INT", help="a meta-parameter's value, written as the "
+                                                 "size's default (BLOCK_SIZE=1024); repeat, "
+                                                 "or separate by commas")
+    parser.add_argument("-o", "--output", metavar="FILE.kcost",
+                        help="write the spec there (default: print it)")
+
+
+def is_python_target(spec: str) -> bool:
+    return "::" in spec
+
+
+def imported_text(target: str, grid: str | None, dtypes: str | None,
+                  sizes: dict[str, int] | None = None) -> str:
+    path, function = split_target(target)
+    options = ImportOptions(grid, parse_dtypes(dtypes), sizes or {})
+    return import_triton(path, function, options)
+
+
+def _meta_values(items: list[str]) -> dict[str, int]:
+    found = {}
+    for item in items:
+        for part in item.split(","):
+            name, _, value = part.partition("=")
+            name, value = name.strip(), value.strip()
+            if not name.isidentifier() or not value.isdigit() or int(value) <= 0 or len(
+                    value) > 18:
+                raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                    option_span("--set", item), f"`{part.strip()}` is not NAME=INT",
+                    "import writes a meta-parameter's default: --set BLOCK_SIZE=1024"), item)
+            found[name] = int(value)
+    return found
+
+
+def run_import(args) -> int:
+    sizes = _meta_values(args.meta)
+    if args.output:
+        check_output(args.output)
+    spec = imported_text(args.target, args.grid, args.dtype, sizes)
+    if args.output:
+        write_via_temporary(args.output, lambda file: file.write(spec.encode("utf-8")))
+    else:
+        print(spec, end="")
+    return EXIT_OK

@@ -1,0 +1,295 @@
+"""A Python expression of a Triton kernel as an import value: integer arithmetic on sizes and
+lanes, pointers, masks, loads, element-wise math, reductions and casts."""
+
+from __future__ import annotations
+
+import ast
+
+import sympy
+
+from .triton_body_exprs import FUNCTIONS, REDUCTIONS, Expressions, Statement
+from .triton_source import dotted
+from .triton_values import (
+    Bound,
+    Data,
+    DType,
+    Index,
+    Lane,
+    Local,
+    Mask,
+    Number,
+    Op,
+    Pointer,
+    Read,
+    Value,
+    broadcast,
+    symbol,
+)
+
+ARITHMETIC = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+
+
+class Evaluator(Expressions):
+    def evaluate(self, node: ast.expr) -> Value:
+        if isinstance(node, ast.Constant):
+            return self.constant(node)
+        if isinstance(node, ast.Name):
+            if node.id not in self.env:
+                raise self.unsupported(node, f"`{node.id}` is not set in the kernel",
+                                       "the import reads the kernel alone: a global or a "
+                                       "helper's value is not known")
+            return self.env[node.id]
+        if isinstance(node, ast.BinOp):
+            return self.binary(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            value = self.evaluate(node.operand)
+            if isinstance(value, Index):
+                return Index(-value.expr, value.axes)
+            data = self.as_data(value, node)
+            return Data(Op("neg", (data.node,)), data.axes, data.bounds)
+        if isinstance(node, ast.Compare):
+            return self.compare(node)
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            return self.both([self.evaluate(v) for v in node.values], node)
+        if isinstance(node, ast.Subscript):
+            return self.reshape(node)
+        if isinstance(node, ast.Attribute) and dotted(node).startswith("tl."):
+            return DType(node.attr)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        raise self.unsupported(node, f"a `{type(node).__name__}` expression has no form in a "
+                                     "spec")
+
+    def constant(self, node: ast.Constant) -> Value:
+        if type(node.value) is int:
+            return Index(sympy.Integer(node.value))
+        if type(node.value) is float:
+            return Data(Number(repr(node.value) if repr(node.value)[0].isdigit() else "0"))
+        raise self.unsupported(node, f"the constant {node.value!r} has no form in a spec")
+
+    def binary(self, node: ast.BinOp) -> Value:
+        left, right = self.evaluate(node.left), self.evaluate(node.right)
+        if isinstance(node.op, ast.BitAnd):
+            return self.both([left, right], node)
+        if isinstance(left, Index) and isinstance(right, Index):
+            axes = broadcast(left.axes, right.axes)
+            if isinstance(node.op, ast.Add):
+                return Index(left.expr + right.expr, axes)
+            if isinstance(node.op, ast.Sub):
+                return Index(left.expr - right.expr, axes)
+            if isinstance(node.op, ast.Mult):
+                return Index(left.expr * right.expr, axes)
+            if isinstance(node.op, ast.FloorDiv) and not self.lanes_in(left.expr):
+                quotient = sympy.cancel(left.expr / right.expr)
+                return Index(quotient if sympy.fraction(quotient)[1] == 1
+                             else sympy.floor(quotient), axes)
+            raise self.unsupported(node, "an integer operation the import cannot write as an "
+                                         "affine index (`%` and `//` of offsets)",
+                                   "offsets are sums of program ids, loop indices and lanes "
+                                   "times sizes")
+        if isinstance(left, Pointer) and isinstance(right, Index) and isinstance(
+                node.op, (ast.Add, ast.Sub)):
+            sign = 1 if isinstance(node.op, ast.Add) else -1
+            return Pointer(left.tensor, Index(left.offset.expr + sign * right.expr,
+                                              broadcast(left.offset.axes, right.axes)))
+        if isinstance(right, Pointer) and isinstance(left, Index) and isinstance(node.op, ast.Add):
+            return Pointer(right.tensor, Index(right.offset.expr + left.expr,
+                                               broadcast(left.axes, right.offset.axes)))
+        if type(node.op) not in ARITHMETIC:
+            raise self.unsupported(node, "an operation on data the import does not count")
+        first, second = self.as_data(left, node.left), self.as_data(right, node.right)
+        return Data(Op(ARITHMETIC[type(node.op)], (first.node, second.node)),
+                    broadcast(first.axes, second.axes), first.bounds + second.bounds)
+
+    def both(self, values: list[Value], node: ast.AST) -> Mask:
+        bounds: tuple[Bound, ...] = ()
+        axes: tuple = ()
+        for value in values:
+            if not isinstance(value, Mask):
+                raise self.unsupported(node, "`&` of what is not a mask")
+            bounds += value.bounds
+            axes = broadcast(axes, value.axes)
+        return Mask(bounds, axes)
+
+    def compare(self, node: ast.Compare) -> Value:
+        if len(node.ops) != 1:
+            raise self.unsupported(node, "a chained comparison", "compare two values")
+        left, right = self.evaluate(node.left), self.evaluate(node.comparators[0])
+        op = node.ops[0]
+        if isinstance(left, Index) and isinstance(right, Index):
+            if isinstance(op, (ast.Gt, ast.GtE)):
+                left, right = right, left
+            if not self.lanes_in(left.expr) or self.lanes_in(right.expr):
+                raise self.unsupported(node, "a comparison of sizes that is no mask of lanes",
+                                       "a mask compares offsets with a bound: offsets < n")
+            limit = right.expr + (1 if isinstance(op, (ast.LtE, ast.GtE)) else 0)
+            if not isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+                raise self.unsupported(node, "a mask other than <, <=, > or >=")
+            return Mask((Bound(left.expr, limit),), broadcast(left.axes, right.axes))
+        first, second = self.as_data(left, node.left), self.as_data(right, node.comparators[0])
+        return Data(Op("max", (first.node, second.node)), broadcast(first.axes, second.axes),
+                    first.bounds + second.bounds)  # a comparison: one vector operation
+
+    def reshape(self, node: ast.Subscript) -> Value:
+        value = self.evaluate(node.value)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        old = list(getattr(value, "axes", ()) or ())
+        new = []
+        for item in items:
+            if isinstance(item, ast.Slice) and item.lower is None and item.upper is None:
+                if not old:
+                    raise self.unsupported(node, "a block indexed along more axes than it has")
+                new.append(old.pop(0))
+            elif isinstance(item, ast.Constant) and item.value is None:
+                new.append(None)
+            else:
+                raise self.unsupported(node, "indexing a block other than by `:` and `None`",
+                                       "x[:, None] and x[None, :] broadcast a block")
+        axes = tuple(new + old)
+        if isinstance(value, Index):
+            return Index(value.expr, axes)
+        if isinstance(value, Mask):
+            return Mask(value.bounds, axes)
+        if isinstance(value, Data):
+            return Data(value.node, axes, value.bounds)
+        raise self.unsupported(node, "indexing what is not a block")
+
+    def call(self, node: ast.Call) -> Value:
+        name = dotted(node.func)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "to":
+            return self.evaluate(node.func.value)  # a cast: no work, no traffic in the spec
+        short = name.rsplit(".", 1)[-1]
+        if name in ("tl.program_id",):
+            return self.program_id(node)
+        if name == "tl.num_programs":
+            return Index(symbol("num_programs"))
+        if name == "tl.arange":
+            return self.arange(node)
+        if name in ("tl.cdiv", "triton.cdiv") and len(node.args) == 2:
+            low, high = (self.size(self.evaluate(a), a) for a in node.args)
+            return Index(sympy.ceiling(low / high))
+        if name in ("min", "max") and len(node.args) == 2:
+            values = [self.evaluate(a) for a in node.args]
+            if all(isinstance(v, Index) for v in values):
+                join = sympy.Min if name == "min" else sympy.Max
+                return Index(join(*(self.size(v, a) for v, a in zip(values, node.args))))
+            short, name = name, "tl." + name
+        if name == "tl.load":
+            return self.load(node)
+        if name.startswith(("tl.", "tl.math.")) and short in FUNCTIONS:
+            arguments = [self.as_data(self.evaluate(a), a) for a in node.args]
+            if not arguments or node.keywords:
+                raise self.unsupported(node, f"tl.{short} with keywords or no argument")
+            axes: tuple = ()
+            for argument in arguments:
+                axes = broadcast(axes, argument.axes)
+            return Data(Op(FUNCTIONS[short], tuple(a.node for a in arguments)), axes,
+                        sum((a.bounds for a in arguments), ()))
+        if name in ("tl.sum", "tl.max", "tl.min"):
+            return self.reduce(node, REDUCTIONS[short])
+        if name == "tl.where" and len(node.args) == 3:
+            return self.where(node)
+        raise self.unsupported(node, f"`{name or type(node.func).__name__}` has no mapping to "
+                                     "a spec", "docs/triton.md lists what the import maps")
+
+    def arange(self, node: ast.Call) -> Index:
+        if len(node.args) != 2 or node.keywords:
+            raise self.unsupported(node, "tl.arange without a start and an end",
+                                   "tl.arange(0, BLOCK_SIZE)")
+        start, end = (self.size(self.evaluate(a), a) for a in node.args)
+        lane = Lane(symbol(f"lane{len(self.lanes)}"), end - start, f"lane{len(self.lanes)}")
+        self.lanes[lane.symbol] = lane
+        return Index(start + lane.symbol, (lane,))
+
+    def load(self, node: ast.Call) -> Data:
+        arguments = self.call_arguments(node, ("pointer", "mask", "other"))
+        pointer = self.evaluate(arguments["pointer"]) if "pointer" in arguments else None
+        if not isinstance(pointer, Pointer):
+            raise self.unsupported(node, "tl.load of what is not a pointer argument plus an "
+                                         "offset", "tl.load(pointer + offsets, mask=mask)")
+        bounds = self.mask_bounds(arguments.get("mask"))  # `other=` fills lanes: no traffic
+        return Data(Read(pointer.tensor, pointer.offset, bounds), pointer.offset.axes, bounds)
+
+    def where(self, node: ast.Call) -> Data:
+        condition = self.evaluate(node.args[0])
+        chosen = self.as_data(self.evaluate(node.args[1]), node.args[1])
+        other = self.as_data(self.evaluate(node.args[2]), node.args[2])
+        if isinstance(condition, Mask):  # the lanes kept: the other value is padding
+            return Data(chosen.node, broadcast(chosen.axes, condition.axes),
+                        chosen.bounds + condition.bounds)
+        test = self.as_data(condition, node.args[0])
+        parts = [test, chosen] + ([] if isinstance(other.node, Number) else [other])
+        axes: tuple = ()
+        for part in parts:
+            axes = broadcast(axes, part.axes)
+        # a select: one vector operation a lane (two with a data operand on each side)
+        return Data(Op("max", tuple(p.node for p in parts)), axes,
+                    sum((p.bounds for p in parts), ()))
+
+    def reduce(self, node: ast.Call, op: str) -> Data:
+        if not node.args:
+            raise self.unsupported(node, "a reduction of nothing")
+        value = self.as_data(self.evaluate(node.args[0]), node.args[0])
+        if len([a for a in value.axes if a is not None]) > 1 or len(value.axes) > 1:
+            raise self.unsupported(node, "a reduction of a block of more than one axis",
+                                   "the import reduces one-axis blocks to a scalar")
+        base = node.args[0].id if isinstance(node.args[0], ast.Name) else "block"
+        name = self.fresh(f"{base}_{dotted(node.func).rsplit('.', 1)[-1]}")
+        self.line(f"let {name}: f32 = 0", node)
+        target = Local(name)
+        self.write(Statement(target, op, value, node))
+        return Data(target)
+
+    def zeros(self, name: str, call: ast.Call, node: ast.AST) -> Data:
+        shape = call.args[0] if call.args else None
+        items = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else None
+        if not items:
+            raise self.unsupported(call, "tl.zeros without a shape", "tl.zeros([BLOCK_SIZE], "
+                                                                      "dtype=tl.float32)")
+        extents = tuple(self.size(self.evaluate(item), item) for item in items)
+        spec_name = self.fresh(name)
+        self.line(f"let {spec_name}: f32[{', '.join(self.text(e) for e in extents)}] in "
+                  "registers = 0", node)
+        local = Local(spec_name, (None,) * len(extents), extents)
+        return Data(local, local.axes)
+
+    def scalar_local(self, name: str, value: Data, node: ast.AST) -> Data:
+        spec_name = self.fresh(name)
+        self.write(Statement(Local(spec_name), "=", value, node))
+        depth, content = self.lines[-1]
+        if content.startswith(f"{spec_name} = "):  # no lanes: one line, a `let` of its value
+            self.lines[-1] = (depth, f"let {spec_name}: f32 = {content[len(spec_name) + 3:]}")
+        else:
+            self.lines.insert(-3, (depth, f"let {spec_name}: f32 = 0"))
+        return Data(Local(spec_name))
+
+    def block_local(self, name: str, value: Data, node: ast.AST) -> Data:
+        lanes = [a for a in value.axes if a is not None]
+        if len(lanes) != len(value.axes):
+            raise self.unsupported(node, "a broadcast block read twice",
+                                   "name the block before it is broadcast")
+        spec_name = self.fresh(name)
+        extents = tuple(lane.extent for lane in lanes)
+        self.line(f"let {spec_name}: f32[{', '.join(self.text(e) for e in extents)}] in "
+                  "registers = 0", None)
+        target = Local(spec_name, value.axes, extents)
+        self.write(Statement(target, "=", value, node))
+        return Data(target, value.axes, value.bounds)
+
+    def accumulate(self, current: Data, value: Data, node: ast.AST) -> None:
+        self.write(Statement(current.node, "+=", value, node))  # type: ignore[arg-type]
+
+    def contraction(self, accumulator: Data, call: ast.Call, node: ast.AST) -> None:
+        """acc += a @ b: a loop over m, n and k whose statement is a matrix contraction."""
+        if len(call.args) < 2:
+            raise self.unsupported(call, "tl.dot without two blocks")
+        first = self.as_data(self.evaluate(call.args[0]), call.args[0])
+        second = self.as_data(self.evaluate(call.args[1]), call.args[1])
+        if len(first.axes) != 2 or len(second.axes) != 2 or None in first.axes + second.axes:
+            raise self.unsupported(call, "tl.dot of blocks that are not two-axis tiles",
+                                   "a: [BM, BK], b: [BK, BN]")
+        rows, _inner = first.axes
+        _, columns = second.axes
+        value = Data(Op("*", (first.node, second.node)), (rows, columns),
+                     first.bounds + second.bounds)
+        self.write(Statement(accumulator.node, "+=", value, node))  # type: ignore[arg-type]

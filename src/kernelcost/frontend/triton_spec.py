@@ -1,0 +1,168 @@
+"""A Triton kernel as `.kcost` text: `import_triton("add.py", "add_kernel")`.
+
+The spec's sizes are the parameters its indices, bounds and grid use, the meta-parameters
+among them with the launch's constant (or `--set`) as their default, and `num_warps`
+(threads = 32 x num_warps); its tensors are the pointer arguments it loads and stores, each
+with the element type `--dtype` gives (f32 by default, torch's); a scalar argument read as
+data only (`eps`, `p`) is a register local; the grid is the parallel header around the
+body."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+import sympy
+
+from ..base.errors import Code, Diagnostic, SizeError
+from ..base.symbols import ELEMENT_BYTES
+from ..base.tree import Span
+from .triton_body import Walker
+from .triton_grid import plan_grid
+from .triton_source import Source, dotted, fail, read_source
+from .triton_values import text
+
+DEFAULT_WARPS = 4  # Triton's default num_warps
+LOAD_STORE = ("tl.load", "tl.store", "tl.atomic_add")
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    grid: str | None = None  # `--grid`: entries separated by `;`
+    dtypes: dict[str, str] = field(default_factory=dict)  # pointer -> element type; "" default
+    sizes: dict[str, int] = field(default_factory=dict)  # `--set` meta-parameters
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """`FILE.py::FUNCTION` -> (FILE.py, FUNCTION)."""
+    path, separator, function = target.rpartition("::")
+    if not separator or not path or not function.isidentifier():
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            Span("argv", 1, 1, 1, max(2, len(target) + 1)),
+            f"`{target}` does not name a function of a Python file",
+            "FILE.py::FUNCTION, the kernel decorated with @triton.jit"), target)
+    return path, function
+
+
+def parse_dtypes(text_value: str | None) -> dict[str, str]:
+    """`f16,Mean=f32` -> {"": "f16", "Mean": "f32"}."""
+    found: dict[str, str] = {}
+    for part in (text_value or "").split(","):
+        name, _, dtype = part.strip().rpartition("=")
+        dtype = dtype.strip()
+        if not dtype:
+            continue
+        if dtype not in ELEMENT_BYTES:
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                Span("--dtype", 1, 1, 1, max(2, len(text_value or "") + 1)),
+                f"`{dtype}` is not an element type of the spec language",
+                "one of " + ", ".join(sorted(ELEMENT_BYTES))), text_value)
+        found[name.strip()] = dtype
+    return found
+
+
+def import_triton(path: str, function: str, options: ImportOptions | None = None) -> str:
+    """The spec text of the @triton.jit function `function` in the Python file `path`."""
+    options = options or ImportOptions()
+    source = read_source(path, function)
+    axes = plan_grid(source, options.grid)
+    if not axes:
+        raise fail(Code.TRITON_NO_GRID, source, source.function,
+                   f"no launch `{function}[grid](...)` in the file gives the kernel's grid",
+                   "give it with --grid, over the kernel's parameters: "
+                   "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)'")
+    walker = Walker(source, axes, pointer_arguments(source))
+    walker.walk(source.function.body)
+    if not walker.writes:
+        raise fail(Code.TRITON_UNSUPPORTED, source, source.function,
+                   f"`{function}` stores nothing", "a kernel the import reads has a tl.store")
+    return _spec_text(source, options, axes, walker)
+
+
+def pointer_arguments(source: Source) -> set[str]:
+    """The arguments that reach a tl.load or tl.store as the base of its address: names in
+    the address's top-level sums, followed back through the assignments that built them."""
+    flows: dict[str, set[str]] = {}
+    roots: set[str] = set()
+    for node in ast.walk(source.function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name):
+            flows.setdefault(node.targets[0].id, set()).update(_summands(node.value))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            flows.setdefault(node.target.id, set()).update(_summands(node.value))
+        elif isinstance(node, ast.Call) and dotted(node.func) in LOAD_STORE and node.args:
+            roots |= _summands(node.args[0])
+    seen: set[str] = set()
+    while roots:
+        name = roots.pop()
+        if name not in seen:
+            seen.add(name)
+            roots |= flows.get(name, set())
+    return seen & {p.name for p in source.params if not p.constexpr}
+
+
+def _summands(node: ast.expr) -> set[str]:
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        return _summands(node.left) | _summands(node.right)
+    return set()
+
+
+def _spec_text(source: Source, options: ImportOptions, axes, walker: Walker) -> str:
+    used = walker.size_symbols | {s for a in axes.values() for s in
+                                  (a.high.free_symbols | a.step.free_symbols)}
+    used_names = {str(s) for s in used}
+    grid_iterators = {a.iterator for a in axes.values()}
+    params = [p for p in source.params if p.name in used_names]
+    extra = sorted(used_names - {p.name for p in source.params} - grid_iterators
+                   - walker.iterators)
+    header = []
+    for param in params:
+        default = options.sizes.get(param.name, source.constants.get(param.name))
+        header.append(f"{param.name} = {default}" if param.constexpr and default else param.name)
+    header += extra  # sizes of the host code: a launch grid's `M`
+    warps = options.sizes.get("num_warps", source.constants.get("num_warps", DEFAULT_WARPS))
+    header.append(f"num_warps = {warps}")
+    lines = [f"# Imported by kernelcost from {source.path}::{source.function.name}, a Triton",
+             "# kernel; each statement names its line there.",
+             f"kernel {source.function.name}({', '.join(header)}) {{"]
+    lines += _tensor_lines(source, options, walker)
+    data_only = sorted({str(s) for s in walker.data_symbols} - used_names
+                       & {p.name for p in source.params})
+    grid = ", ".join(f"{a.iterator} in {text(a.low)}..{text(a.high)}"
+                     + ("" if a.step == 1 else f" by {text(a.step)}")
+                     for _, a in sorted(axes.items()))
+    origins = "; ".join(f"axis {k}: {a.origin}" for k, a in sorted(axes.items()))
+    lines.append(f"    for {grid} parallel(threads = 32 * num_warps) {{  # the grid ({origins})")
+    for name in data_only:
+        lines.append(f"        let {name}: f32 = 0  # a scalar argument, held in a register")
+    lines += ["    " * (depth + 1) + content for depth, content in walker.lines]
+    lines += ["    }", "}", ""]
+    return "\n".join(lines)
+
+
+def _tensor_lines(source: Source, options: ImportOptions, walker: Walker) -> list[str]:
+    lines = []
+    for param in source.params:
+        name = param.name
+        if name not in walker.reads | walker.writes:
+            continue
+        role = ("inout" if name in walker.reads and name in walker.writes
+                else "out" if name in walker.writes else "in")
+        dims = walker.tensor_dims.get(name, ())
+        extents = []
+        for axis, key in enumerate(dims):
+            extent = walker.extents.get((name, axis))
+            if extent is None:
+                raise fail(Code.TRITON_UNSUPPORTED, source, param.node,
+                           f"the extent of `{name}` along "
+                           f"{key if key else 'its unit-stride axis'} is not known",
+                           "mask its loads and stores (offsets < n), or index it by a loop "
+                           "or a grid axis that starts at 0")
+            extents.append(walker.text(sympy.Integer(extent) if isinstance(extent, int)
+                                       else extent))
+        dtype = options.dtypes.get(name, options.dtypes.get("", "f32"))
+        shape = f"[{', '.join(extents)}]" if extents else ""
+        lines.append(f"    {role + ' ' * (5 - len(role))} {name}: {dtype}{shape}")
+    return lines
