@@ -1,7 +1,7 @@
 """The command line: argv -> the public API -> text, one module a group of commands. Thin by
 design.
 
-Floor 8 of kernelcost.layers; may import: base, algebra, lang, count, hardware, oracle,
+Floor 8 of kernelcost.layers; may import: base, algebra, lang, frontend, count, hardware, oracle,
 analysis, gpu, answers, present.
 """
 

@@ -22,7 +22,7 @@ from ..base.errors import Code
 from .triton_body_exprs import Statement
 from .triton_eval import Evaluator
 from .triton_grid import Axis, grid_strides
-from .triton_source import Source, dotted, fail
+from .triton_source import Source, dotted, import_error
 from .triton_values import Data, Index, Local, Pointer, symbol
 
 LOOPS = ("range", "tl.range", "tl.static_range")
@@ -48,7 +48,7 @@ class Walker(Evaluator):
             return
         if isinstance(node, ast.Assign):
             if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-                raise fail(Code.TRITON_UNSUPPORTED, self.source, node,
+                raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
                            "an assignment to what is not one name",
                            "assign one value to one name a line")
             self.assign(node.targets[0].id, node.value, node)
@@ -60,7 +60,7 @@ class Walker(Evaluator):
         elif isinstance(node, ast.For):
             self.loop(node)
         else:
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, node,
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
                        f"a `{type(node).__name__}` statement has no form in a spec",
                        "the import reads assignments, tl.store and `for` loops over "
                        "range/tl.range/tl.static_range")
@@ -86,7 +86,7 @@ class Walker(Evaluator):
 
     def augmented(self, node: ast.AugAssign) -> None:
         if not isinstance(node.target, ast.Name) or node.target.id not in self.env:
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, node,
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
                        "an augmented assignment to what is not a name the kernel set",
                        "write `name += value` to a name assigned before")
         name = node.target.id
@@ -95,7 +95,7 @@ class Walker(Evaluator):
         current = self.env[name]
         if isinstance(node.value, ast.Call) and dotted(node.value.func) == "tl.dot":
             if not isinstance(current, Data) or not isinstance(current.node, Local):
-                raise fail(Code.TRITON_UNSUPPORTED, self.source, node,
+                raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
                            "tl.dot accumulates into what is not a tl.zeros block",
                            "start the accumulator with tl.zeros((BM, BN), dtype=tl.float32)")
             self.contraction(current, node.value, node)
@@ -115,12 +115,12 @@ class Walker(Evaluator):
         arguments = [*call.args, *(k.value for k in call.keywords if k.arg == "acc")]
         if len(arguments) != 3 or not (isinstance(arguments[2], ast.Name)
                                        and arguments[2].id == name):
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, call,
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, call,
                        "tl.dot whose result is not accumulated into the block it is given",
                        "write `acc = tl.dot(a, b, acc)` or `acc += tl.dot(a, b)`")
         current = self.env.get(name)
         if not isinstance(current, Data) or not isinstance(current.node, Local):
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, call,
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, call,
                        "tl.dot accumulates into what is not a tl.zeros block",
                        "start the accumulator with tl.zeros((BM, BN), dtype=tl.float32)")
         self.contraction(current, call, node)
@@ -130,12 +130,12 @@ class Walker(Evaluator):
     def store(self, call: ast.Call, node: ast.stmt) -> None:
         arguments = self.call_arguments(call, ("pointer", "value", "mask"))
         if "pointer" not in arguments or "value" not in arguments:
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, call,
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, call,
                        "tl.store without a pointer and a value",
                        "tl.store(pointer, value, mask=mask)")
         pointer = self.evaluate(arguments["pointer"])
         if not isinstance(pointer, Pointer):
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, arguments["pointer"],
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, arguments["pointer"],
                        "tl.store to what is not a pointer argument plus an offset",
                        "store to `pointer + offsets`")
         value = self.as_data(self.evaluate(arguments["value"]), arguments["value"])
@@ -146,15 +146,15 @@ class Walker(Evaluator):
 
     def loop(self, node: ast.For) -> None:
         if node.orelse:
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, node.orelse[0],
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, node.orelse[0],
                        "a `for ... else` has no form in a spec", "drop the else")
         if not isinstance(node.target, ast.Name):
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, node.target,
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, node.target,
                        "a loop over what is not one name", "for k in range(...)")
         stride = self.strided.get(id(node))
         if stride is not None:
             if self.depth != 1:
-                raise fail(Code.TRITON_UNSUPPORTED, self.source, node,
+                raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
                            "a grid-stride loop inside another loop",
                            "the grid-stride loop must be the kernel's outermost")
             axis = self.axes[stride.axis]
@@ -164,7 +164,7 @@ class Walker(Evaluator):
         call = node.iter
         if not (isinstance(call, ast.Call) and dotted(call.func) in LOOPS and 1 <= len(
                 call.args) <= 3):
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, node.iter,
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, node.iter,
                        "a loop over what is not range, tl.range or tl.static_range",
                        "for k in range(0, K, BLOCK_K)")
         bounds = [self.size(self.evaluate(a), a) for a in call.args]

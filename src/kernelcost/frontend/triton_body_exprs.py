@@ -13,7 +13,7 @@ import sympy
 
 from ..base.errors import Code
 from .triton_grid import Axis
-from .triton_source import Source, dotted, fail
+from .triton_source import Source, dotted, import_error
 from .triton_values import (
     Bound,
     Data,
@@ -108,7 +108,7 @@ class Expressions:
         try:
             return text(expr)
         except NotPrintable as problem:
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, self.node,
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, self.node,
                        f"an index or bound with no form in a spec: {problem}",
                        "indices must be affine: a program id or loop index times a size, "
                        "plus a lane") from None
@@ -116,7 +116,7 @@ class Expressions:
     def size(self, value: Value, node: ast.AST) -> sympy.Expr:
         if isinstance(value, Index) and not self.lanes_in(value.expr):
             return value.expr
-        raise fail(Code.TRITON_UNSUPPORTED, self.source, node,
+        raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
                    "a size is needed here: an integer of the kernel's parameters, program ids "
                    "and loop indices", None)
 
@@ -135,7 +135,7 @@ class Expressions:
             if value.expr.is_Integer:
                 return Data(Number(str(int(value.expr))))
             return Data(SizeTerm(value.expr))
-        raise fail(Code.TRITON_UNSUPPORTED, self.source, node,
+        raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
                    "a block of offsets or a pointer used as data",
                    "the import counts data loaded with tl.load and arithmetic on it")
 
@@ -149,7 +149,7 @@ class Expressions:
             return ()
         mask = self.evaluate(node)
         if not isinstance(mask, Mask):
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, node,
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
                        "a mask that is not a comparison of offsets with a bound",
                        "mask=offsets < n (masks joined with &)")
         return mask.bounds
@@ -165,7 +165,7 @@ class Expressions:
         for term in sympy.Add.make_args(sympy.expand(expr)):
             strides = [s for s in self.strides if s in term.free_symbols]
             if len(strides) > 1 or (strides and sympy.degree(term, strides[0]) != 1):
-                raise fail(Code.TRITON_UNSUPPORTED, self.source, self.node,
+                raise import_error(Code.TRITON_UNSUPPORTED, self.source, self.node,
                            f"an offset of `{tensor}` that multiplies strides together",
                            "offsets are sums of an index times one stride argument")
             key = str(strides[0]) if strides else ""
@@ -175,7 +175,7 @@ class Expressions:
         keys = tuple(order + ([""] if "" in parts else []))
         known = self.tensor_dims.setdefault(tensor, keys)
         if known != keys:
-            raise fail(Code.TRITON_UNSUPPORTED, self.source, self.node,
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, self.node,
                        f"`{tensor}` is reached along strides ({', '.join(keys) or 'none'}) "
                        f"here and ({', '.join(known) or 'none'}) elsewhere",
                        "address a tensor along the same stride arguments everywhere")
@@ -270,7 +270,7 @@ class Expressions:
                     coefficient = sympy.expand(index).coeff(lane.symbol)
                     rest = sympy.expand(index - lane.symbol)
                     if coefficient != 1 or lane.symbol in rest.free_symbols:
-                        raise fail(Code.TRITON_UNSUPPORTED, self.source, self.node,
+                        raise import_error(Code.TRITON_UNSUPPORTED, self.source, self.node,
                                    f"`{read.tensor}` is indexed by {coefficient} times a lane",
                                    "the import reads unit-stride lanes along each axis")
                     return rest
@@ -304,7 +304,7 @@ class Expressions:
         raise NotImplementedError  # triton_eval.Evaluator's
 
     def unsupported(self, node: ast.AST, what: str, hint: str | None = None):
-        return fail(Code.TRITON_UNSUPPORTED, self.source, node, what, hint)
+        return import_error(Code.TRITON_UNSUPPORTED, self.source, node, what, hint)
 
     def program_id(self, call: ast.Call) -> Index:
         values = [*call.args, *(k.value for k in call.keywords if k.arg == "axis")]

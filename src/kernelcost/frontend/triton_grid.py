@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import sympy
 
 from ..base.errors import Code
-from .triton_source import Source, dotted, fail, host_names
+from .triton_source import Source, dotted, host_names, import_error
 from .triton_values import symbol
 
 CDIV = ("triton.cdiv", "tl.cdiv", "cdiv")
@@ -126,7 +126,7 @@ def _grid_entries(source: Source, grid_option: str | None
             try:
                 entries.append(ast.parse(part.strip(), mode="eval").body)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
-                raise fail(Code.BAD_OPTION_VALUE, option, None,
+                raise import_error(Code.BAD_OPTION_VALUE, option, None,
                            f"--grid entry `{part.strip()}` is not a Python expression",
                            "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)' (axes separated by "
                            "`;`)") from None
@@ -163,7 +163,7 @@ def grid_expr(source: Source | tuple[str, str], node: ast.expr, meta: str | None
             and not node.keywords):
         numerator = grid_expr(source, node.args[0], meta, mapping)
         return sympy.ceiling(numerator / grid_expr(source, node.args[1], meta, mapping))
-    raise fail(Code.TRITON_NO_GRID, source, node,
+    raise import_error(Code.TRITON_NO_GRID, source, node,
                "the grid's extent is not a size expression the import reads",
                "give the grid with --grid, over the kernel's parameters: "
                "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)'")

@@ -16,8 +16,10 @@ from ..base.errors import (
     Diagnostic,
     ErrorCode,
     InputOutputError,
+    KcostError,
     SpecCheckError,
     SpecSyntaxError,
+    error_for,
 )
 from ..base.inputs import read_text
 from ..base.tree import Span
@@ -66,12 +68,12 @@ def span_of(path: str, node: ast.AST) -> Span:
     return Span(path, line, column, end_line, max(end_column, column + 1))
 
 
-def fail(code: ErrorCode, source: Source | tuple[str, str], node: ast.AST | None,
-         message: str, hint: str | None = None) -> SpecCheckError:
+def import_error(code: ErrorCode, source: Source | tuple[str, str], node: ast.AST | None,
+                 message: str, hint: str | None = None) -> KcostError:
     """The error of a construct the import cannot map, placed at its node."""
     path, text = (source.path, source.text) if isinstance(source, Source) else source
     span = span_of(path, node) if node is not None else None
-    return SpecCheckError(code, Diagnostic(span, message, hint), text)
+    return error_for(code, Diagnostic(span, message, hint), text)
 
 
 def read_source(path: str, function: str) -> Source:
@@ -89,7 +91,7 @@ def read_source(path: str, function: str) -> Source:
             Span(path, 1, 1, 1, 2), f"no function `{function}` in {path}", hint), text)
     node = candidates[0]
     if not _is_jit(node):
-        raise fail(Code.TRITON_NOT_A_KERNEL, (path, text), node,
+        raise import_error(Code.TRITON_NOT_A_KERNEL, (path, text), node,
                    f"`{function}` is not a @triton.jit function",
                    "name the kernel, the function decorated with @triton.jit")
     params = tuple(_param(path, text, argument) for argument in _arguments(path, text, node))
@@ -153,7 +155,7 @@ def _arguments(path: str, text: str, node: ast.FunctionDef) -> list[ast.arg]:
     arguments = node.args
     if arguments.vararg or arguments.kwarg:
         extra = arguments.vararg or arguments.kwarg
-        raise fail(Code.TRITON_UNSUPPORTED, (path, text), extra,
+        raise import_error(Code.TRITON_UNSUPPORTED, (path, text), extra,
                    "a kernel taking `*args` or `**meta` cannot be imported",
                    "name each parameter, the meta-parameters as `NAME: tl.constexpr`")
     return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]

@@ -19,7 +19,7 @@ from ..base.symbols import ELEMENT_BYTES
 from ..base.tree import Span
 from .triton_body import Walker
 from .triton_grid import plan_grid
-from .triton_source import Source, dotted, fail, read_source
+from .triton_source import Source, dotted, import_error, read_source
 from .triton_values import text
 
 DEFAULT_WARPS = 4  # Triton's default num_warps
@@ -67,14 +67,14 @@ def import_triton(path: str, function: str, options: ImportOptions | None = None
     source = read_source(path, function)
     axes = plan_grid(source, options.grid)
     if not axes:
-        raise fail(Code.TRITON_NO_GRID, source, source.function,
+        raise import_error(Code.TRITON_NO_GRID, source, source.function,
                    f"no launch `{function}[grid](...)` in the file gives the kernel's grid",
                    "give it with --grid, over the kernel's parameters: "
                    "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)'")
     walker = Walker(source, axes, pointer_arguments(source))
     walker.walk(source.function.body)
     if not walker.writes:
-        raise fail(Code.TRITON_UNSUPPORTED, source, source.function,
+        raise import_error(Code.TRITON_UNSUPPORTED, source, source.function,
                    f"`{function}` stores nothing", "a kernel the import reads has a tl.store")
     return _spec_text(source, options, axes, walker)
 
@@ -155,7 +155,7 @@ def _tensor_lines(source: Source, options: ImportOptions, walker: Walker) -> lis
         for axis, key in enumerate(dims):
             extent = walker.extents.get((name, axis))
             if extent is None:
-                raise fail(Code.TRITON_UNSUPPORTED, source, param.node,
+                raise import_error(Code.TRITON_UNSUPPORTED, source, param.node,
                            f"the extent of `{name}` along "
                            f"{key if key else 'its unit-stride axis'} is not known",
                            "mask its loads and stores (offsets < n), or index it by a loop "
