@@ -95,6 +95,11 @@ class Evaluator(Expressions):
         if isinstance(right, Pointer) and isinstance(left, Index) and isinstance(node.op, ast.Add):
             return Pointer(right.tensor, Index(right.offset.expr + left.expr,
                                                broadcast(left.axes, right.offset.axes)))
+        if isinstance(left, Pointer) or isinstance(right, Pointer):
+            raise self.unsupported(node, "an address computed from loaded data or a mask: an "
+                                         "indirect access has no form in a spec",
+                                   "addresses are a pointer argument plus offsets of program "
+                                   "ids, loop indices and lanes")
         if type(node.op) not in ARITHMETIC:
             raise self.unsupported(node, "an operation on data the import does not count")
         first, second = self.as_data(left, node.left), self.as_data(right, node.right)

@@ -9,6 +9,7 @@ Every problem is an error placed in the Python file (`TritonError`)."""
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass, field
 
 from ..base.errors import (
@@ -106,7 +107,9 @@ def _parse(path: str, text: str) -> ast.Module:
             Span(path, 1, 1, 1, 2), "the Python source nests brackets too deeply to read",
             f"at most {MAX_PYTHON_DEPTH} levels"), text)
     try:
-        return ast.parse(text, filename=path)
+        with warnings.catch_warnings():  # `1if x`: Python's warnings about the text, not ours
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=path)
     except SyntaxError as error:
         line = error.lineno or 1
         column = error.offset or 1
