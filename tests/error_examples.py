@@ -165,7 +165,7 @@ EXAMPLES = [
         "    in  x", "    serial vector, sfuu\n    in  x")}),
     Example("KC225", ("import", "kernel.py::add"), {"kernel.py": TRITON_ADD}),
     Example("KC226", ("import", "kernel.py::add_kernel"), {"kernel.py": TRITON_ADD.replace(
-        "x = tl.load(x_ptr + offsets, mask=mask)", "x = tl.load(x_ptr + offsets % 7)")}),
+        "x = tl.load(x_ptr + offsets, mask=mask)", "x = tl.load(x_ptr + offsets // 7)")}),
     Example("KC227", ("import", "kernel.py::add_kernel"), {"kernel.py": TRITON_ADD.replace(
         "triton.cdiv(n, meta['BLOCK'])", "x.numel()")}),
     Example("KC250", ("bound", "copy.kcost"), {"copy.kcost": COPY}),

@@ -64,7 +64,8 @@ CASES = [
     ("a while loop", ADD.replace(Y_LOAD, Y_LOAD + "    while n > 0:\n        pass\n"), "KC226",
      11, 5, "`While` statement"),
     ("an if on a meta-parameter", ADD.replace(Y_LOAD, Y_LOAD + "    if BLOCK > 4:\n"
-                                                       "        pass\n"), "KC226", 11, 5, "`If`"),
+                                                       "        pass\n"), "KC226", 11, 5,
+     "an `if` whose test is not a meta-parameter of known value"),
     ("tl.rand (tutorial 04's seeded dropout)",
      ADD.replace(Y_LOAD, Y_LOAD + "    r = tl.rand(7, offsets)\n"), "KC226", 11, 9,
      "`tl.rand` has no mapping"),
@@ -73,7 +74,7 @@ CASES = [
      11, 5, "`Expr` statement"),
     ("a global", ADD.replace("x + y, mask", "x + SCALE, mask"), "KC226", 11, 37,
      "`SCALE` is not set in the kernel"),
-    ("a wrapped index", ADD.replace("x_ptr + offsets", "x_ptr + offsets % n"), "KC226", 9, 25,
+    ("a halved index", ADD.replace("x_ptr + offsets", "x_ptr + offsets // 2"), "KC226", 9, 25,
      "`%` and `//`"),
     ("an indirect load", ADD.replace("y_ptr + offsets", "y_ptr + x"), "KC226", 10, 17,
      "indirect access"),

@@ -161,10 +161,12 @@ def run_analyze(args) -> int:
     raw = parse_settings(args.settings)
     spec = args.spec
     if is_python_target(args.spec):  # a Triton kernel, through the import
-        spec = loads(imported_text(args.spec, args.grid, args.dtype), args.spec)
-    elif args.grid is not None or args.dtype is not None:
+        spec = loads(imported_text(args.spec, args), args.spec)
+    elif (args.grid is not None or args.dtype is not None or args.config is not None
+          or args.wrap != "reread"):
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-            None, "--grid and --dtype are the import's: they need FILE.py::FUNCTION",
+            None, "--grid, --dtype, --config and --wrap are the import's: they need "
+                  "FILE.py::FUNCTION",
             "kernelcost analyze add.py::add_kernel --grid 'triton.cdiv(n, BLOCK)'"))
     # the closed forms at the first precision asked for: its element types (precisions.py)
     result = analyze(spec, raw, reuse=args.reuse,

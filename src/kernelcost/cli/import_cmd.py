@@ -21,6 +21,13 @@ def add_import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dtype", metavar="TYPE[,POINTER=TYPE]",
                         help="element types of the pointer arguments: a default, then "
                              "exceptions (f16,Mean=f32); f32 where not given")
+    parser.add_argument("--config", type=int, metavar="N",
+                        help="take the meta-parameters, num_warps and num_stages of the "
+                             "file's N-th triton.Config (from 0, in the order written)")
+    parser.add_argument("--wrap", choices=("reread", "clip"), default="reread",
+                        help="an index wrapped with `% M`: its rows past M re-read rows 0, 1, "
+                             "... (reread, Triton's semantics), or are dropped as a mask "
+                             "would (clip: a block's distinct rows exact, no padded work)")
 
 
 def build_import_parser(commands) -> None:
@@ -39,10 +46,11 @@ def is_python_target(spec: str) -> bool:
     return "::" in spec
 
 
-def imported_text(target: str, grid: str | None, dtypes: str | None,
-                  sizes: dict[str, int] | None = None) -> str:
+def imported_text(target: str, args, sizes: dict[str, int] | None = None) -> str:
+    """The spec of the kernel `target` names, with the import's options of `args`."""
     path, function = split_target(target)
-    options = ImportOptions(grid, parse_dtypes(dtypes), sizes or {})
+    options = ImportOptions(args.grid, parse_dtypes(args.dtype), sizes or {}, args.config,
+                            args.wrap == "clip")
     return import_triton(path, function, options)
 
 
@@ -65,7 +73,7 @@ def run_import(args) -> int:
     sizes = _meta_values(args.meta)
     if args.output:
         check_output(args.output)
-    spec = imported_text(args.target, args.grid, args.dtype, sizes)
+    spec = imported_text(args.target, args, sizes)
     if args.output:
         write_via_temporary(args.output, lambda file: file.write(spec.encode("utf-8")))
     else:

@@ -59,11 +59,37 @@ class Walker(Evaluator):
             self.store(node.value, node)
         elif isinstance(node, ast.For):
             self.loop(node)
+        elif isinstance(node, ast.If):
+            self.branch(node)
         else:
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
                        f"a `{type(node).__name__}` statement has no form in a spec",
                        "the import reads assignments, tl.store and `for` loops over "
                        "range/tl.range/tl.static_range")
+
+    def branch(self, node: ast.If) -> None:
+        """An `if` on a meta-parameter whose value the launch, a config or --set gives: the
+        branch taken, the other left out with a comment."""
+        test = node.test
+        name, wanted, equal = None, None, True
+        if isinstance(test, ast.Name):
+            name, wanted = test.id, None
+        elif (isinstance(test, ast.Compare) and len(test.ops) == 1
+              and isinstance(test.ops[0], (ast.Eq, ast.NotEq)) and isinstance(test.left, ast.Name)
+              and isinstance(test.comparators[0], ast.Constant)):
+            name, wanted = test.left.id, test.comparators[0].value
+            equal = isinstance(test.ops[0], ast.Eq)
+        constexpr = {p.name for p in self.source.params if p.constexpr}
+        if name not in constexpr or name not in self.source.constants:
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
+                               "an `if` whose test is not a meta-parameter of known value",
+                               "the import takes an `if` on a meta-parameter the launch, "
+                               "--config or --set gives (`if ACTIVATION == \"leaky_relu\":`)")
+        value = self.source.constants[name]
+        taken = bool(value) if wanted is None else (value == wanted) == equal
+        self.line(f"# {'taken' if taken else 'not taken'}: {name} = {value!r} at the launch",
+                  node)
+        self.walk(node.body if taken else node.orelse)
 
     # --- assignments ---------------------------------------------------------------------
 
@@ -174,6 +200,7 @@ class Walker(Evaluator):
         name = self.fresh(node.target.id)
         iterator = symbol(name)
         value = iterator
+        python_low, python_step = low, step
         if isinstance(high, sympy.ceiling) and low == 0 and step == 1:
             numerator, denominator = sympy.fraction(sympy.together(high.args[0]))
             if denominator != 1:  # range(cdiv(K, BK)): k0 in 0..K by BK, k = k0 / BK
@@ -182,7 +209,7 @@ class Walker(Evaluator):
                 value, high, step = iterator / denominator, numerator, denominator
         self.ranges[iterator] = (low, high, step)
         self.iterators.add(name)
-        self.advance_pointers(node, (value - low) / step)
+        self.advance_pointers(node, (value - python_low) / python_step)
         self.env[node.target.id] = Index(value)
         self.line(f"for {name} in {self.text(low)}..{self.text(high)}"
                   + ("" if step == 1 else f" by {self.text(step)}") + " {", node)

@@ -7,16 +7,18 @@ operator, data) into a loop over the lanes it runs on, clipped by the masks it c
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass, replace
 
 import sympy
 
 from ..base.errors import Code
-from .triton_grid import Axis
+from .triton_grid import Axis, grid_axes
 from .triton_source import Source, dotted, import_error
 from .triton_values import (
     Bound,
     Data,
+    Decoded,
     Index,
     Lane,
     Local,
@@ -47,6 +49,19 @@ RESERVED = frozenset({"assume", "by", "for", "in", "inout", "keep", "kernel", "l
 
 
 @dataclass(frozen=True)
+class Piece:
+    """A lane's loop, or one of the two of a wrapped lane: its images in global indices
+    (shifted back by the modulus past it) and in register arrays (its place in the block)."""
+
+    lane: Lane
+    name: str
+    low: sympy.Expr
+    high: sympy.Expr
+    global_image: sympy.Expr
+    local_image: sympy.Expr
+
+
+@dataclass(frozen=True)
 class Statement:
     target: Read | Local
     op: str
@@ -61,7 +76,7 @@ class Expressions:
         self.lines: list[tuple[int, str]] = []  # (depth, text), the block's body
         self.depth = 1
         self.taken = set(RESERVED) | {p.name for p in source.params}
-        self.taken |= {axis.iterator for axis in axes.values()}
+        self.taken |= {axis.iterator for axis in grid_axes(axes)}
         self.env: dict[str, Value] = {}
         for param in source.params:
             is_pointer = param.name in pointers
@@ -72,8 +87,11 @@ class Expressions:
         self.lanes: dict[sympy.Symbol, Lane] = {}
         self.lane_names: dict[sympy.Symbol, str] = {}
         self.ranges: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr, sympy.Expr]] = {
-            symbol(a.iterator): (a.low, a.high, a.step) for a in axes.values()}
+            symbol(a.iterator): (a.low, a.high, a.step) for a in grid_axes(axes)}
         self.advanced: set[int] = set()
+        self.wraps: dict[sympy.Symbol, sympy.Expr] = {}  # a lane of `(...) % M`: M
+        self.assumptions: set[str] = set()  # facts the spec states: `BLOCK_SIZE_M <= M`
+        self.clip_wrapped = False  # `--wrap clip`: a `% M` index as a mask
         self.iterators: set[str] = set()  # every loop's iterator, lanes' and sequential
         self.size_symbols: set[sympy.Symbol] = set()
         self.data_symbols: set[sympy.Symbol] = set()
@@ -184,9 +202,12 @@ class Expressions:
     # --- statements ------------------------------------------------------------------------
 
     def write(self, statement: Statement, extra: tuple[Bound, ...] = ()) -> None:
-        """The statement as a loop over its lanes, clipped by every mask it carries."""
+        """The statement as a loop over its lanes, clipped by every mask it carries; a lane
+        wrapped with `% M` runs in two pieces, the rows under M and those wrapped past it
+        (read again from row 0), so that a wrapped tile is counted whole, not clipped."""
         self.node = statement.node
-        target_axes = statement.target.axes if isinstance(statement.target, Local) else ()
+        target_axes = (statement.target.axes if isinstance(statement.target, Local)
+                       else statement.target.offset.axes)
         axes = broadcast(statement.value.axes, target_axes)
         fresh: dict[tuple[str, int], Lane] = {}
         value = self.bind(statement.value.node, axes, fresh)
@@ -196,12 +217,11 @@ class Expressions:
             if lane not in node_lanes(value, self.lanes)]
         reads = self.global_reads(value) + ([target] if isinstance(target, Read) else [])
         bounds = statement.value.bounds + extra
-        loops: list[tuple[str, sympy.Expr, sympy.Expr]] = []
-        images: dict[sympy.Symbol, sympy.Expr] = {}
-        limits: dict[sympy.Symbol, sympy.Expr] = {}
+        pieces_of_lanes = []
+        extents: dict[sympy.Symbol, sympy.Expr] = {}
         for lane in lanes:
             base = self.base_of(lane, reads)
-            name = self.fresh_iterator(lane, [n for n, *_ in loops])
+            name = self.fresh(self.lane_names.get(lane.symbol, lane.name))
             self.iterators.add(name)
             iterator = symbol(name)
             high = base + lane.extent
@@ -210,35 +230,51 @@ class Expressions:
                 if lane.symbol in bound.lhs.free_symbols and not rest.free_symbols & set(
                         self.lanes):
                     limit = sympy.expand(bound.limit - rest + base)
-                    limits[iterator] = limit
+                    extents[iterator] = limit
                     high = sympy.Min(high, limit)
-            images[lane.symbol] = iterator - base
-            loops.append((name, base, high))
-        for read in reads:
-            self.record(read, images, limits, read is target)
-        self.emit(statement, loops, value, target, images)
+            image = iterator - base
+            wrap = self.wraps.get(lane.symbol)
+            if wrap is not None and self.clip_wrapped:  # `--wrap clip`: rows past M dropped
+                high = sympy.Min(high, wrap)
+                extents[iterator] = wrap
+                wrap = None
+            if wrap is None:
+                pieces_of_lanes.append([Piece(lane, name, base, high, image, image)])
+            else:  # a tile wraps once at most: the spec assumes it is no larger than M
+                self.assumptions.add(f"{self.text(lane.extent)} <= {self.text(wrap)}")
+                extents[iterator] = wrap
+                pieces_of_lanes.append([
+                    Piece(lane, name, base, sympy.Min(high, wrap), image, image),
+                    Piece(lane, name, wrap, high, image - wrap, image)])
+        for combination in itertools.product(*pieces_of_lanes):
+            images = {p.lane.symbol: p.global_image for p in combination}
+            for read in reads:
+                self.record(read, images, extents, read is target)
+            self.emit(statement, combination, value, target)
+        for lane_pieces in pieces_of_lanes:
+            self.taken.discard(lane_pieces[0].name)
 
-    def emit(self, statement: Statement, loops, value: Node, target: Read | Local,
-             images: dict) -> None:
+    def emit(self, statement: Statement, pieces, value: Node, target: Read | Local) -> None:
+        global_images = {p.lane.symbol: p.global_image for p in pieces}
+        local_images = {p.lane.symbol: p.local_image for p in pieces}
+
         def indices(node: Read | Local) -> str:
             if isinstance(node, Read):
-                offset = node.offset.expr.subs(images)
+                offset = node.offset.expr.subs(global_images)
                 return ", ".join(self.text(sympy.expand(e)) for e in self.dims(node.tensor,
                                                                                offset))
-            return ", ".join(self.text(sympy.expand(lane.symbol.subs(images)))
+            return ", ".join(self.text(sympy.expand(lane.symbol.subs(local_images)))
                              for lane in node.axes if lane is not None)
 
         body = f"{data_text(target, indices)} {statement.op} {data_text(value, indices)}"
-        if not loops:
+        if not pieces:
             self.line(body, statement.node)
             return
-        header = ", ".join(f"{name} in {self.text(low)}..{self.text(high)}"
-                           for name, low, high in loops)
+        header = ", ".join(f"{p.name} in {self.text(p.low)}..{self.text(p.high)}"
+                           for p in pieces)
         self.line(f"for {header} {{", statement.node)
         self.lines.append((self.depth + 1, body))
         self.lines.append((self.depth, "}"))
-        for name, *_ in loops:
-            self.taken.discard(name)
 
     def bind(self, node, axes, fresh):
         """A tl.zeros block takes the lanes of the statement it is used in, by axis."""
@@ -276,10 +312,6 @@ class Expressions:
                     return rest
         return sympy.Integer(0)
 
-    def fresh_iterator(self, lane: Lane, others: list[str]) -> str:
-        name = self.lane_names.get(lane.symbol, lane.name)
-        return self.fresh(name)
-
     def record(self, read: Read, images: dict, limits: dict, written: bool) -> None:
         (self.writes if written else self.reads).add(read.tensor)
         offset = sympy.expand(read.offset.expr.subs(images))
@@ -306,11 +338,13 @@ class Expressions:
     def unsupported(self, node: ast.AST, what: str, hint: str | None = None):
         return import_error(Code.TRITON_UNSUPPORTED, self.source, node, what, hint)
 
-    def program_id(self, call: ast.Call) -> Index:
+    def program_id(self, call: ast.Call) -> Index | Decoded:
         values = [*call.args, *(k.value for k in call.keywords if k.arg == "axis")]
         axis = values[0].value if len(values) == 1 and isinstance(values[0], ast.Constant) else None
         if not isinstance(axis, int) or axis not in self.axes:
             raise self.unsupported(call, f"tl.{dotted(call.func).rsplit('.', 1)[-1]} of an axis "
                                          "the grid does not have",
                                    "the grid (the launch or --grid) gives each axis used")
+        if self.axes[axis].parts:
+            return Decoded(axis)
         return Index(self.axes[axis].program_id)

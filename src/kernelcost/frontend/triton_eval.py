@@ -12,6 +12,7 @@ from .triton_source import dotted
 from .triton_values import (
     Bound,
     Data,
+    Decoded,
     DType,
     Index,
     Lane,
@@ -69,6 +70,8 @@ class Evaluator(Expressions):
 
     def binary(self, node: ast.BinOp) -> Value:
         left, right = self.evaluate(node.left), self.evaluate(node.right)
+        if isinstance(left, Decoded) or isinstance(right, Decoded):
+            return self.decoding(left, right, node)
         if isinstance(node.op, ast.BitAnd):
             return self.both([left, right], node)
         if isinstance(left, Index) and isinstance(right, Index):
@@ -79,6 +82,8 @@ class Evaluator(Expressions):
                 return Index(left.expr - right.expr, axes)
             if isinstance(node.op, ast.Mult):
                 return Index(left.expr * right.expr, axes)
+            if isinstance(node.op, ast.Mod) and len(self.lanes_in(left.expr)) == 1:
+                return self.wrapped(left, right, node)
             if isinstance(node.op, ast.FloorDiv) and not self.lanes_in(left.expr):
                 quotient = sympy.cancel(left.expr / right.expr)
                 return Index(quotient if sympy.fraction(quotient)[1] == 1
@@ -105,6 +110,36 @@ class Evaluator(Expressions):
         first, second = self.as_data(left, node.left), self.as_data(right, node.right)
         return Data(Op(ARITHMETIC[type(node.op)], (first.node, second.node)),
                     broadcast(first.axes, second.axes), first.bounds + second.bounds)
+
+    def decoding(self, left: Value, right: Value, node: ast.BinOp) -> Value:
+        """Arithmetic on a decoded program id: still decoded, until it is multiplied by the
+        block size of one of the grid's tiled axes, which makes it that axis's offset."""
+        decoded = left if isinstance(left, Decoded) else right
+        other = right if decoded is left else left
+        assert isinstance(decoded, Decoded)
+        if not isinstance(other, (Index, Decoded)) or (
+                isinstance(other, Index) and self.lanes_in(other.expr)):
+            raise self.unsupported(node, "a program id decoded into tiles, used other than "
+                                         "times a tile's size",
+                                   "pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)")
+        if isinstance(node.op, ast.Mult) and isinstance(other, Index):
+            for part in self.axes[decoded.axis].parts:
+                if sympy.expand(other.expr - part.step) == 0:
+                    return Index(symbol(part.iterator))
+        return decoded
+
+    def wrapped(self, value: Index, modulus: Index, node: ast.BinOp) -> Index:
+        """`(start + lane) % M`: a lane of its own, whose rows past M read rows 0, 1, ...
+        again (write runs it in two pieces)."""
+        lane = self.lanes_in(value.expr)[0]
+        if sympy.expand(value.expr).coeff(lane.symbol) != 1 or self.lanes_in(modulus.expr):
+            raise self.unsupported(node, "`%` of what is not a program's offsets plus a lane",
+                                   "(pid * BLOCK + tl.arange(0, BLOCK)) % M")
+        twin = Lane(symbol(f"lane{len(self.lanes)}"), lane.extent, lane.name)
+        self.lanes[twin.symbol] = twin
+        self.wraps[twin.symbol] = modulus.expr
+        axes = tuple(twin if axis == lane else axis for axis in value.axes)
+        return Index(value.expr.subs(lane.symbol, twin.symbol), axes)
 
     def both(self, values: list[Value], node: ast.AST) -> Mask:
         bounds: tuple[Bound, ...] = ()
@@ -175,6 +210,9 @@ class Evaluator(Expressions):
             return Index(sympy.ceiling(low / high))
         if name in ("min", "max") and len(node.args) == 2:
             values = [self.evaluate(a) for a in node.args]
+            decoded = [v for v in values if isinstance(v, Decoded)]
+            if decoded:
+                return decoded[0]
             if all(isinstance(v, Index) for v in values):
                 join = sympy.Min if name == "min" else sympy.Max
                 return Index(join(*(self.size(v, a) for v, a in zip(values, node.args))))

@@ -31,6 +31,8 @@ class Axis:
     high: sympy.Expr
     step: sympy.Expr
     origin: str  # where the extent came from, for the spec's comment
+    parts: tuple[Axis, ...] = ()  # a 1-D grid of cdiv(X, S) * cdiv(Y, T) programs, decoded
+    raster: str | None = None  # the order its programs run in: `grouped(G)`
 
 
 @dataclass(frozen=True)
@@ -95,16 +97,53 @@ def plan_grid(source: Source, grid_option: str | None) -> dict[int, Axis]:
                                  f"the grid-stride loop, line {stride.loop.lineno}")
     entries, meta, origin = _grid_entries(source, grid_option)
     mapping = host_names(source) if grid_option is None else {}
+    where = source if grid_option is None else _option_source(source, grid_option)
     for axis, entry in enumerate(entries):
         if axis in axes:
             continue
-        extent = grid_expr(source if grid_option is None else _option_source(source, grid_option),
-                           entry, meta, mapping)
+        factors = _cdiv_factors(entry)
+        if factors:  # one program a tile, its id decoded into the tile's row and column
+            parts = tuple(_axis(_letter(where, f, meta, mapping),
+                                grid_expr(where, f, meta, mapping), origin) for f in factors)
+            axes[axis] = Axis(f"pid{axis}", symbol(f"pid{axis}"), sympy.Integer(0),
+                              sympy.Integer(1), sympy.Integer(1), origin, parts,
+                              _raster(source))
+            continue
+        extent = grid_expr(where, entry, meta, mapping)
         if extent == 1 and axis > 0:
             continue  # `(n, 1, 1)`: the trailing axes of one program
         name = names.get(axis, f"pid{axis}")
         axes[axis] = _axis(name, extent, origin)
     return axes
+
+
+def _cdiv_factors(entry: ast.expr) -> tuple[ast.expr, ...]:
+    """`cdiv(M, BM) * cdiv(N, BN)`: its two factors, in the order written."""
+    if isinstance(entry, ast.BinOp) and isinstance(entry.op, ast.Mult):
+        factors = (entry.left, entry.right)
+        if all(isinstance(f, ast.Call) and dotted(f.func) in CDIV for f in factors):
+            return factors
+    return ()
+
+
+def _letter(where, factor: ast.expr, meta: str | None, mapping: dict[str, str]) -> str:
+    """A decoded axis's iterator is named after what it tiles: `m` for cdiv(M, BM)."""
+    assert isinstance(factor, ast.Call)
+    tiled = grid_expr(where, factor.args[0], meta, mapping)
+    return str(tiled).lower() if tiled.is_Symbol else "tile"
+
+
+def _raster(source: Source) -> str | None:
+    """Triton's grouped ordering: a `min(..., G)` of a meta-parameter where the program id is
+    decoded (the matmul tutorial's GROUP_SIZE_M)."""
+    constexpr = {p.name for p in source.params if p.constexpr}
+    for statement in source.function.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and dotted(node.func) == "min":
+                for argument in node.args:
+                    if isinstance(argument, ast.Name) and argument.id in constexpr:
+                        return f"grouped({argument.id})"
+    return None
 
 
 def _axis(name: str, extent: sympy.Expr, origin: str) -> Axis:
@@ -167,3 +206,8 @@ def grid_expr(source: Source | tuple[str, str], node: ast.expr, meta: str | None
                "the grid's extent is not a size expression the import reads",
                "give the grid with --grid, over the kernel's parameters: "
                "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)'")
+
+
+def grid_axes(axes: dict[int, Axis]) -> list[Axis]:
+    """The spec's grid iterators, in order: a decoded axis's parts in its place."""
+    return [part for _, axis in sorted(axes.items()) for part in (axis.parts or (axis,))]

@@ -55,7 +55,8 @@ class Source:
     function: ast.FunctionDef
     params: tuple[Param, ...]
     launch: Launch | None
-    constants: dict[str, int] = field(default_factory=dict)  # the launch's integer keywords
+    constants: dict[str, int | str] = field(default_factory=dict)  # the launch's keywords
+    configs: tuple[dict[str, int], ...] = ()  # every triton.Config of the file, in order
 
 
 def span_of(path: str, node: ast.AST) -> Span:
@@ -97,8 +98,8 @@ def read_source(path: str, function: str) -> Source:
                    "name the kernel, the function decorated with @triton.jit")
     params = tuple(_param(path, text, argument) for argument in _arguments(path, text, node))
     launch = _launch(module, function)
-    constants = _launch_constants(launch) if launch else {}
-    return Source(path, text, module, node, params, launch, constants)
+    constants = _launch_constants(module, launch) if launch else {}
+    return Source(path, text, module, node, params, launch, constants, _configs(module))
 
 
 def _parse(path: str, text: str) -> ast.Module:
@@ -198,14 +199,46 @@ def _launch(module: ast.Module, function: str) -> Launch | None:
     return None
 
 
-def _launch_constants(launch: Launch) -> dict[str, int]:
-    found = {}
+def _launch_constants(module: ast.Module, launch: Launch) -> dict[str, int | str]:
+    """The launch's keywords that are constants: written there, or a parameter of the
+    launching function with a constant default (`ACTIVATION=activation`, `activation=""`)."""
+    defaults: dict[str, ast.expr] = {}
+    for function in ast.walk(module):
+        if isinstance(function, ast.FunctionDef) and any(
+                node is launch.call for node in ast.walk(function)):
+            positional = function.args.args
+            defaults = dict(zip([a.arg for a in positional[len(positional) - len(
+                function.args.defaults):]], function.args.defaults))
+    found: dict[str, int | str] = {}
     for keyword in launch.call.keywords:
         value = keyword.value
-        if (keyword.arg and isinstance(value, ast.Constant) and type(value.value) is int
-                and value.value > 0):
+        if isinstance(value, ast.Name) and value.id in defaults:
+            value = defaults[value.id]
+        if keyword.arg and isinstance(value, ast.Constant) and (
+                (type(value.value) is int and value.value > 0) or type(value.value) is str):
             found[keyword.arg] = value.value
     return found
+
+
+def _configs(module: ast.Module) -> tuple[dict[str, int], ...]:
+    """Each `triton.Config({...}, num_warps=.., num_stages=..)` of the file, its integers."""
+    found = []
+    for node in ast.walk(module):
+        if not (isinstance(node, ast.Call) and dotted(node.func) in ("triton.Config", "Config")):
+            continue
+        values: dict[str, int] = {}
+        table = node.args[0] if node.args else None
+        if isinstance(table, ast.Dict):
+            for key, value in zip(table.keys, table.values):
+                if (isinstance(key, ast.Constant) and isinstance(key.value, str)
+                        and isinstance(value, ast.Constant) and type(value.value) is int):
+                    values[key.value] = value.value
+        for keyword in node.keywords:
+            if (keyword.arg and isinstance(keyword.value, ast.Constant)
+                    and type(keyword.value.value) is int):
+                values[keyword.arg] = keyword.value.value
+        found.append((node.lineno, node.col_offset, values))
+    return tuple(values for *_, values in sorted(found, key=lambda item: item[:2]))
 
 
 def host_names(source: Source) -> dict[str, str]:

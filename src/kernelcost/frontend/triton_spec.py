@@ -10,7 +10,7 @@ body."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy
 
@@ -18,9 +18,9 @@ from ..base.errors import Code, Diagnostic, SizeError
 from ..base.symbols import ELEMENT_BYTES
 from ..base.tree import Span
 from .triton_body import Walker
-from .triton_grid import plan_grid
+from .triton_grid import grid_axes, plan_grid
 from .triton_source import Source, dotted, import_error, read_source
-from .triton_values import text
+from .triton_values import symbol, text
 
 DEFAULT_WARPS = 4  # Triton's default num_warps
 LOAD_STORE = ("tl.load", "tl.store", "tl.atomic_add")
@@ -31,6 +31,8 @@ class ImportOptions:
     grid: str | None = None  # `--grid`: entries separated by `;`
     dtypes: dict[str, str] = field(default_factory=dict)  # pointer -> element type; "" default
     sizes: dict[str, int] = field(default_factory=dict)  # `--set` meta-parameters
+    config: int | None = None  # `--config N`: the file's N-th triton.Config, from 0
+    clip_wrapped: bool = False  # `--wrap clip`: rows past M (of `% M`) dropped, not re-read
 
 
 def split_target(target: str) -> tuple[str, str]:
@@ -65,6 +67,17 @@ def import_triton(path: str, function: str, options: ImportOptions | None = None
     """The spec text of the @triton.jit function `function` in the Python file `path`."""
     options = options or ImportOptions()
     source = read_source(path, function)
+    if options.config is not None:
+        if not 0 <= options.config < len(source.configs):
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                Span("--config", 1, 1, 1, 2 + len(str(options.config))),
+                f"--config {options.config}: the file has {len(source.configs)} triton.Config",
+                f"0 to {len(source.configs) - 1}, in the order the file writes them"
+                if source.configs else "the file has no triton.Config: give --set"),
+                str(options.config))
+        source = replace(source, constants={**source.constants,
+                                            **source.configs[options.config]})
+    source = replace(source, constants={**source.constants, **options.sizes})
     axes = plan_grid(source, options.grid)
     if not axes:
         raise import_error(Code.TRITON_NO_GRID, source, source.function,
@@ -72,6 +85,7 @@ def import_triton(path: str, function: str, options: ImportOptions | None = None
                    "give it with --grid, over the kernel's parameters: "
                    "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)'")
     walker = Walker(source, axes, pointer_arguments(source))
+    walker.clip_wrapped = options.clip_wrapped
     walker.walk(source.function.body)
     if not walker.writes:
         raise import_error(Code.TRITON_UNSUPPORTED, source, source.function,
@@ -110,31 +124,41 @@ def _summands(node: ast.expr) -> set[str]:
 
 
 def _spec_text(source: Source, options: ImportOptions, axes, walker: Walker) -> str:
-    used = walker.size_symbols | {s for a in axes.values() for s in
+    iterators = grid_axes(axes)
+    used = walker.size_symbols | {s for a in iterators for s in
                                   (a.high.free_symbols | a.step.free_symbols)}
+    rasters = [a.raster for a in axes.values() if a.raster]
+    used |= {symbol(r[len("grouped("):-1]) for r in rasters}
     used_names = {str(s) for s in used}
-    grid_iterators = {a.iterator for a in axes.values()}
+    grid_iterators = {a.iterator for a in iterators}
     params = [p for p in source.params if p.name in used_names]
     extra = sorted(used_names - {p.name for p in source.params} - grid_iterators
                    - walker.iterators)
     header = []
     for param in params:
-        default = options.sizes.get(param.name, source.constants.get(param.name))
-        header.append(f"{param.name} = {default}" if param.constexpr and default else param.name)
+        default = source.constants.get(param.name)
+        known = param.constexpr and type(default) is int
+        header.append(f"{param.name} = {default}" if known else param.name)
     header += extra  # sizes of the host code: a launch grid's `M`
-    warps = options.sizes.get("num_warps", source.constants.get("num_warps", DEFAULT_WARPS))
+    warps = source.constants.get("num_warps", DEFAULT_WARPS)
     header.append(f"num_warps = {warps}")
     lines = [f"# Imported by kernelcost from {source.path}::{source.function.name}, a Triton",
              "# kernel; each statement names its line there.",
              f"kernel {source.function.name}({', '.join(header)}) {{"]
+    if walker.assumptions:
+        lines += ["    # A tile wrapped with `% M` reads its rows past M from row 0 again (a",
+                  "    # loop of its own), counted as Triton runs it; a block's box then",
+                  "    # spans rows 0..M, so Q l2 is an upper bound (--wrap clip drops them).",
+                  f"    assume {', '.join(sorted(walker.assumptions))}  # such a tile wraps once"]
     lines += _tensor_lines(source, options, walker)
     data_only = sorted({str(s) for s in walker.data_symbols} - used_names
                        & {p.name for p in source.params})
     grid = ", ".join(f"{a.iterator} in {text(a.low)}..{text(a.high)}"
-                     + ("" if a.step == 1 else f" by {text(a.step)}")
-                     for _, a in sorted(axes.items()))
+                     + ("" if a.step == 1 else f" by {text(a.step)}") for a in iterators)
     origins = "; ".join(f"axis {k}: {a.origin}" for k, a in sorted(axes.items()))
-    lines.append(f"    for {grid} parallel(threads = 32 * num_warps) {{  # the grid ({origins})")
+    settings = "threads = 32 * num_warps" + "".join(f", raster = {r}" for r in rasters[:1])
+    lines.append(f"    # the grid ({origins})")
+    lines.append(f"    for {grid} parallel({settings}) {{")
     for name in data_only:
         lines.append(f"        let {name}: f32 = 0  # a scalar argument, held in a register")
     lines += ["    " * (depth + 1) + content for depth, content in walker.lines]

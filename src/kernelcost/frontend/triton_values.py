@@ -116,13 +116,21 @@ class Data:
 
 
 @dataclass(frozen=True)
+class Decoded:
+    """A program id of a 1-D grid over tiles, or arithmetic on it, not yet known as the tile's
+    row or column: it becomes one when multiplied by that axis's block size."""
+
+    axis: int
+
+
+@dataclass(frozen=True)
 class DType:
     """A `tl.float32`-like name: what a cast names; casts cost nothing in the spec."""
 
     name: str
 
 
-Value = Index | Pointer | Mask | Data | DType
+Value = Index | Pointer | Mask | Data | DType | Decoded
 
 
 def lanes_of(expr: sympy.Expr, lanes: dict[sympy.Symbol, Lane]) -> list[Lane]:
