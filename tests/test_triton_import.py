@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import sympy
 
 from kernelcost import cli
@@ -257,3 +258,17 @@ def test_matmul_analyses_on_a_machine(capsys):
     assert cli.main(["analyze", target, "--config", "2", "--dtype", "f16", "--set",
                      "M=1000,N=300,K=200", "--machine", "h100", "--no-verify"]) == 0
     assert "t_bound" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("name", "function", "options"), [
+    ("01_vector_add.py", "add_kernel", ()),
+    ("02_fused_softmax.py", "softmax_kernel", ()),
+    ("03_matrix_multiplication.py", "matmul_kernel", ("--config", "2", "--dtype", "f16")),
+    ("04_low_memory_dropout.py", "_dropout", ("--dtype", "f32,x_keep_ptr=i32")),
+    ("05_layer_norm.py", "_layer_norm_fwd_fused", ("--dtype", LAYER_NORM_TYPES)),
+])
+def test_check_agrees_on_each_tutorial(capsys, name, function, options):
+    """The closed forms of each imported spec against the enumeration of its nest."""
+    assert cli.main(["check", f"{TUTORIALS / name}::{function}", *options]) == 0
+    out = capsys.readouterr().out
+    assert "agree" in out and "differ" not in out

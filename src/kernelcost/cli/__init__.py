@@ -43,8 +43,7 @@ from .import_cmd import (
     TARGET_HELP,
     add_import_options,
     build_import_parser,
-    imported_text,
-    is_python_target,
+    load_or_import,
     run_import,
 )
 from .inspect_cmd import add_validate_parser, run_check, run_machines, run_validate
@@ -135,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="closed forms against brute-force enumeration "
                                               "of the loop nest at small sizes")
-    check.add_argument("spec", help="a .kcost file")
+    check.add_argument("spec", help=f"a .kcost file, or {TARGET_HELP}")
+    add_import_options(check)
     add_sizes(check)
     add_reuse(check)
     check.add_argument("--samples", type=int, default=4,
@@ -154,20 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_analyze(args) -> int:
-    from ..analysis.api import analyze, loads
+    from ..analysis.api import analyze
     from ..present import report
 
     precisions = precision_names(args.precision)  # an unknown name is refused before any work
     raw = parse_settings(args.settings)
-    spec = args.spec
-    if is_python_target(args.spec):  # a Triton kernel, through the import
-        spec = loads(imported_text(args.spec, args), args.spec)
-    elif (args.grid is not None or args.dtype is not None or args.config is not None
-          or args.wrap != "reread"):
-        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-            None, "--grid, --dtype, --config and --wrap are the import's: they need "
-                  "FILE.py::FUNCTION",
-            "kernelcost analyze add.py::add_kernel --grid 'triton.cdiv(n, BLOCK)'"))
+    spec = load_or_import(args)
     # the closed forms at the first precision asked for: its element types (precisions.py)
     result = analyze(spec, raw, reuse=args.reuse,
                      verify=not args.no_verify, precision=precisions[0] if precisions else None)

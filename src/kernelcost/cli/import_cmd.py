@@ -79,3 +79,19 @@ def run_import(args) -> int:
     else:
         print(spec, end="")
     return EXIT_OK
+
+
+def load_or_import(args):
+    """The spec `args.spec` names: a .kcost file, or a Triton kernel through the import (the
+    import's options refused beside a .kcost file, where they would mean nothing)."""
+    from ..analysis.api import load, loads
+
+    if is_python_target(args.spec):
+        return loads(imported_text(args.spec, args), args.spec)
+    if (args.grid is not None or args.dtype is not None or args.config is not None
+            or args.wrap != "reread"):
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            None, "--grid, --dtype, --config and --wrap are the import's: they need "
+                  "FILE.py::FUNCTION",
+            "kernelcost analyze add.py::add_kernel --grid 'triton.cdiv(n, BLOCK)'"))
+    return load(args.spec)
