@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import math
 from dataclasses import dataclass, replace
 
 import sympy
@@ -42,6 +43,7 @@ FUNCTIONS = {"exp": "exp", "exp2": "exp", "log": "log", "log2": "log", "sqrt": "
              "sqrt_rn": "sqrt", "rsqrt": "rsqrt", "cos": "cos", "sin": "sin",
              "maximum": "max", "minimum": "min"}
 REDUCTIONS = {"sum": "+=", "max": "max=", "min": "min="}
+MAX_PIECES = 8  # a statement over three wrapped lanes is eight loops; more is refused
 RESERVED = frozenset({"assume", "by", "for", "in", "inout", "keep", "kernel", "lanes", "let",
                       "mma", "needs", "on", "out", "parallel", "per", "reuse", "serial",
                       "stages", "swizzle", "target", "exp", "log", "sqrt", "rsqrt", "tanh",
@@ -246,6 +248,10 @@ class Expressions:
                 pieces_of_lanes.append([
                     Piece(lane, name, base, sympy.Min(high, wrap), image, image),
                     Piece(lane, name, wrap, high, image - wrap, image)])
+        if math.prod(len(pieces) for pieces in pieces_of_lanes) > MAX_PIECES:
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, self.node,
+                               "a statement over more than three lanes wrapped with `%`",
+                               "wrap the rows and columns of a tile, not more")
         for combination in itertools.product(*pieces_of_lanes):
             images = {p.lane.symbol: p.global_image for p in combination}
             for read in reads:

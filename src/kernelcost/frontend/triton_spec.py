@@ -17,9 +17,10 @@ import sympy
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.symbols import ELEMENT_BYTES
 from ..base.tree import Span
+from ..base.watchdog import stage
 from .triton_body import Walker
 from .triton_grid import grid_axes, plan_grid
-from .triton_source import Source, dotted, import_error, read_source
+from .triton_source import Source, dotted, import_error, read_source, span_of
 from .triton_values import symbol, text
 
 DEFAULT_WARPS = 4  # Triton's default num_warps
@@ -66,6 +67,7 @@ def parse_dtypes(text_value: str | None) -> dict[str, str]:
 def import_triton(path: str, function: str, options: ImportOptions | None = None) -> str:
     """The spec text of the @triton.jit function `function` in the Python file `path`."""
     options = options or ImportOptions()
+    stage("importing the Triton kernel")
     source = read_source(path, function)
     if options.config is not None:
         if not 0 <= options.config < len(source.configs):
@@ -84,6 +86,7 @@ def import_triton(path: str, function: str, options: ImportOptions | None = None
                    f"no launch `{function}[grid](...)` in the file gives the kernel's grid",
                    "give it with --grid, over the kernel's parameters: "
                    "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)'")
+    stage("importing the Triton kernel", span_of(path, source.function))
     walker = Walker(source, axes, pointer_arguments(source))
     walker.clip_wrapped = options.clip_wrapped
     walker.walk(source.function.body)

@@ -216,8 +216,8 @@ def _is_negative(term: sympy.Expr) -> bool:
 
 
 def _term_order(term: sympy.Expr) -> tuple[int, str, str]:
-    """Iterators and sizes before numbers, positive terms first: `pid0 + 1`, `n - off`."""
-    return (1 if term.is_Number else 0, "1" if _is_negative(term) else "0", str(term))
+    """Positive terms first, iterators and sizes before numbers: `pid0 + 1`, `1 - p`."""
+    return ("1" if _is_negative(term) else "0", 1 if term.is_Number else 0, str(term))
 
 
 def _factor_text(expr: sympy.Expr) -> str:
@@ -235,20 +235,32 @@ def data_text(node: Node, index_text) -> str:
         indices = index_text(node)
         return f"{_name(node)}[{indices}]" if indices else _name(node)
     if node.name == "neg":
-        return f"-{_operand(node.args[0], index_text)}"
-    if node.name in ("+", "-", "*", "/"):
-        left = _operand(node.args[0], index_text)
-        right = _operand(node.args[1], index_text)
+        return f"-{_operand(node.args[0], index_text, 3, True)}"
+    if node.name in PRECEDENCE:
+        precedence = PRECEDENCE[node.name]
+        left = _operand(node.args[0], index_text, precedence, False)
+        right = _operand(node.args[1], index_text, precedence, True)
         return f"{left} {node.name} {right}"
     return f"{node.name}({', '.join(data_text(a, index_text) for a in node.args)})"
+
+
+PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}  # neg binds tighter: 3
 
 
 def _name(node: Read | Local) -> str:
     return node.tensor if isinstance(node, Read) else node.name
 
 
-def _operand(node: Node, index_text) -> str:
+def _operand(node: Node, index_text, outer: int, right: bool) -> str:
+    """An operand in parentheses where its operator binds less tightly than the one around
+    it, or as tightly on the right (`a - (b - c)`): a left-nested chain prints flat."""
     out = data_text(node, index_text)
-    compound = isinstance(node, Op) and node.name in ("+", "-", "*", "/", "neg")
-    return f"({out})" if compound or (isinstance(node, SizeTerm)
-                                      and isinstance(node.expr, sympy.Add)) else out
+    if isinstance(node, Op) and (node.name in PRECEDENCE or node.name == "neg"):
+        inner = 3 if node.name == "neg" else PRECEDENCE[node.name]
+    elif isinstance(node, SizeTerm) and isinstance(node.expr, sympy.Add):
+        inner = 1
+    elif isinstance(node, SizeTerm) and isinstance(node.expr, sympy.Mul):
+        inner = 2
+    else:
+        return out
+    return f"({out})" if inner < outer or (right and inner == outer) else out
