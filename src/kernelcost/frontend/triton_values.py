@@ -215,7 +215,7 @@ def _is_negative(term: sympy.Expr) -> bool:
     return bool(coefficient.is_negative)
 
 
-def _term_order(term: sympy.Expr) -> tuple[int, str, str]:
+def _term_order(term: sympy.Expr) -> tuple[str, int, str]:
     """Positive terms first, iterators and sizes before numbers: `pid0 + 1`, `1 - p`."""
     return ("1" if _is_negative(term) else "0", 1 if term.is_Number else 0, str(term))
 
