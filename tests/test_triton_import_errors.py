@@ -211,3 +211,26 @@ def test_the_specs_of_mutated_tutorials_read_or_fail_as_bad_input(tmp_path):
             loads(text, "imported.kcost")
         except KcostError as error:
             assert error.exit_code == 2, error.render()
+
+
+def test_a_keyword_of_the_spec_language_as_a_parameter_is_renamed(tmp_path, capsys):
+    """`out` names a pointer here and is a keyword of the spec: the spec writes `out_`."""
+    text = ADD.replace("out_ptr", "out")
+    exit_code, err = run(tmp_path, capsys, text)
+    assert exit_code == 0, err
+    assert "out   out_: f32[n]" in run.out  # type: ignore[attr-defined]
+    assert "out_[offsets] = x_ptr[offsets] + y_ptr[offsets]" in run.out  # type: ignore
+
+
+def test_an_error_in_the_spec_the_import_wrote_names_the_python_line(tmp_path, capsys):
+    """Loops nested deeper than a spec's nest may be: the spec checker refuses the spec the
+    import wrote, and the hint names the Python line of the statement it points at."""
+    loops = "".join(f"{'    ' * (depth + 1)}for i{depth} in range(0, 2):\n" for depth in range(17))
+    store = "    tl.store(out_ptr + offsets, x + y, mask=mask)\n"
+    text = ADD.replace(store, loops + "    " * 17 + store)
+    path = tmp_path / "kernel.py"
+    path.write_text(text)
+    assert cli.main(["analyze", f"{path}::add_kernel"]) == 2
+    err = capsys.readouterr().err
+    assert "error[KC217]" in err and re.search(r"the statement of line \d+ of .*kernel\.py", err)
+    assert "Traceback" not in err

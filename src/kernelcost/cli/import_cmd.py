@@ -4,8 +4,10 @@ the same import under `analyze` when its argument names a function of a Python f
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import re
 
-from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.errors import Code, Diagnostic, KcostError, SizeError, option_span
 from ..base.outputs import check_output, write_via_temporary
 from ..frontend.triton_spec import ImportOptions, import_triton, parse_dtypes, split_target
 from .shared import EXIT_OK
@@ -87,7 +89,11 @@ def load_or_import(args):
     from ..analysis.api import load, loads
 
     if is_python_target(args.spec):
-        return loads(imported_text(args.spec, args), args.spec)
+        text = imported_text(args.spec, args)
+        try:
+            return loads(text, args.spec)
+        except KcostError as error:  # the spec's rules broken by what the import wrote
+            raise _pointed_at_python(error, text, args.spec) from None
     if (args.grid is not None or args.dtype is not None or args.config is not None
             or args.wrap != "reread"):
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
@@ -95,3 +101,20 @@ def load_or_import(args):
                   "FILE.py::FUNCTION",
             "kernelcost analyze add.py::add_kernel --grid 'triton.cdiv(n, BLOCK)'"))
     return load(args.spec)
+
+
+def _pointed_at_python(error: KcostError, text: str, target: str) -> KcostError:
+    """An error in an imported spec, each diagnostic's hint naming the Python line its
+    statement came from (the excerpt shows the spec, which `kernelcost import` prints)."""
+    lines = text.split("\n")
+    diagnostics = []
+    for diagnostic in error.diagnostics:
+        span = diagnostic.span
+        line = lines[span.line - 1] if span is not None and 0 < span.line <= len(lines) else ""
+        source = re.search(r"# line (\d+):", line)
+        where = (f"the statement of line {source.group(1)} of {target.split('::')[0]}"
+                 if source else "the spec")
+        note = f"in the spec imported from {target} ({where}; `kernelcost import` prints it)"
+        hint = f"{diagnostic.hint}; {note}" if diagnostic.hint else note
+        diagnostics.append(dataclasses.replace(diagnostic, hint=hint))
+    return type(error)(error.code, diagnostics, error.source)

@@ -17,6 +17,7 @@ from ..base.errors import Code
 from .triton_grid import Axis, grid_axes
 from .triton_source import Source, dotted, import_error
 from .triton_values import (
+    RESERVED,
     Bound,
     Data,
     Decoded,
@@ -35,6 +36,7 @@ from .triton_values import (
     broadcast,
     data_text,
     node_lanes,
+    spec_name,
     symbol,
     text,
 )
@@ -44,10 +46,6 @@ FUNCTIONS = {"exp": "exp", "exp2": "exp", "log": "log", "log2": "log", "sqrt": "
              "maximum": "max", "minimum": "min"}
 REDUCTIONS = {"sum": "+=", "max": "max=", "min": "min="}
 MAX_PIECES = 8  # a statement over three wrapped lanes is eight loops; more is refused
-RESERVED = frozenset({"assume", "by", "for", "in", "inout", "keep", "kernel", "lanes", "let",
-                      "mma", "needs", "on", "out", "parallel", "per", "reuse", "serial",
-                      "stages", "swizzle", "target", "exp", "log", "sqrt", "rsqrt", "tanh",
-                      "sin", "cos", "max", "min", "fma"})
 
 
 @dataclass(frozen=True)
@@ -77,14 +75,14 @@ class Expressions:
         self.axes = axes
         self.lines: list[tuple[int, str]] = []  # (depth, text), the block's body
         self.depth = 1
-        self.taken = set(RESERVED) | {p.name for p in source.params}
+        self.taken = set(RESERVED) | {spec_name(p.name) for p in source.params}
         self.taken |= {axis.iterator for axis in grid_axes(axes)}
         self.env: dict[str, Value] = {}
         for param in source.params:
-            is_pointer = param.name in pointers
-            self.env[param.name] = (Pointer(param.name, Index(sympy.Integer(0))) if is_pointer
-                                    else Index(symbol(param.name)))
-        self.strides = [symbol(p.name) for p in source.params
+            name = spec_name(param.name)  # `out` is a keyword of the spec: `out_`
+            self.env[param.name] = (Pointer(name, Index(sympy.Integer(0)))
+                                    if param.name in pointers else Index(symbol(name)))
+        self.strides = [symbol(spec_name(p.name)) for p in source.params
                         if "stride" in p.name and not p.constexpr and p.name not in pointers]
         self.lanes: dict[sympy.Symbol, Lane] = {}
         self.lane_names: dict[sympy.Symbol, str] = {}

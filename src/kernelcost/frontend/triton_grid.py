@@ -18,7 +18,7 @@ import sympy
 
 from ..base.errors import Code
 from .triton_source import Source, dotted, host_names, import_error
-from .triton_values import symbol
+from .triton_values import spec_name, symbol
 
 CDIV = ("triton.cdiv", "tl.cdiv", "cdiv")
 
@@ -187,11 +187,11 @@ def grid_expr(source: Source | tuple[str, str], node: ast.expr, meta: str | None
     if isinstance(node, ast.Constant) and type(node.value) is int and node.value > 0:
         return sympy.Integer(node.value)
     if isinstance(node, ast.Name):
-        return symbol(mapping.get(node.id, node.id))
+        return symbol(spec_name(mapping.get(node.id, node.id)))
     if (isinstance(node, ast.Subscript) and meta is not None and isinstance(node.value, ast.Name)
             and node.value.id == meta and isinstance(node.slice, ast.Constant)
             and isinstance(node.slice.value, str) and node.slice.value.isidentifier()):
-        return symbol(node.slice.value)
+        return symbol(spec_name(node.slice.value))
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
         left = grid_expr(source, node.left, meta, mapping)
         right = grid_expr(source, node.right, meta, mapping)

@@ -98,7 +98,8 @@ def read_source(path: str, function: str) -> Source:
                    "name the kernel, the function decorated with @triton.jit")
     params = tuple(_param(path, text, argument) for argument in _arguments(path, text, node))
     launch = _launch(module, function)
-    constants = _launch_constants(module, launch) if launch else {}
+    constants = _signature_defaults(node)
+    constants.update(_launch_constants(module, launch) if launch else {})
     return Source(path, text, module, node, params, launch, constants, _configs(module))
 
 
@@ -168,6 +169,17 @@ def _arguments(path: str, text: str, node: ast.FunctionDef) -> list[ast.arg]:
 def _param(path: str, text: str, argument: ast.arg) -> Param:
     annotation = dotted(argument.annotation) if argument.annotation is not None else ""
     return Param(argument.arg, annotation.endswith("constexpr"), argument)
+
+
+def _signature_defaults(node: ast.FunctionDef) -> dict[str, int | str]:
+    """`BLOCK: tl.constexpr = 128`: the kernel's own defaults, which a launch overrides."""
+    arguments = [*node.args.posonlyargs, *node.args.args]
+    pairs = list(zip(arguments[len(arguments) - len(node.args.defaults):], node.args.defaults))
+    pairs += [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d]
+    return {argument.arg: default.value for argument, default in pairs
+            if isinstance(default, ast.Constant) and (
+                (type(default.value) is int and default.value > 0)
+                or type(default.value) is str)}
 
 
 def _launch(module: ast.Module, function: str) -> Launch | None:

@@ -21,7 +21,7 @@ from ..base.watchdog import stage
 from .triton_body import Walker
 from .triton_grid import grid_axes, plan_grid
 from .triton_source import Source, dotted, import_error, read_source, span_of
-from .triton_values import symbol, text
+from .triton_values import spec_name, symbol, text
 
 DEFAULT_WARPS = 4  # Triton's default num_warps
 LOAD_STORE = ("tl.load", "tl.store", "tl.atomic_add")
@@ -134,14 +134,15 @@ def _spec_text(source: Source, options: ImportOptions, axes, walker: Walker) -> 
     used |= {symbol(r[len("grouped("):-1]) for r in rasters}
     used_names = {str(s) for s in used}
     grid_iterators = {a.iterator for a in iterators}
-    params = [p for p in source.params if p.name in used_names]
-    extra = sorted(used_names - {p.name for p in source.params} - grid_iterators
+    params = [p for p in source.params if spec_name(p.name) in used_names]
+    extra = sorted(used_names - {spec_name(p.name) for p in source.params} - grid_iterators
                    - walker.iterators)
     header = []
     for param in params:
         default = source.constants.get(param.name)
         known = param.constexpr and type(default) is int
-        header.append(f"{param.name} = {default}" if known else param.name)
+        name = spec_name(param.name)
+        header.append(f"{name} = {default}" if known else name)
     header += extra  # sizes of the host code: a launch grid's `M`
     warps = source.constants.get("num_warps", DEFAULT_WARPS)
     header.append(f"num_warps = {warps}")
@@ -154,8 +155,8 @@ def _spec_text(source: Source, options: ImportOptions, axes, walker: Walker) -> 
                   "    # spans rows 0..M, so Q l2 is an upper bound (--wrap clip drops them).",
                   f"    assume {', '.join(sorted(walker.assumptions))}  # such a tile wraps once"]
     lines += _tensor_lines(source, options, walker)
-    data_only = sorted({str(s) for s in walker.data_symbols} - used_names
-                       & {p.name for p in source.params})
+    data_only = sorted(({str(s) for s in walker.data_symbols} - used_names)
+                       & {spec_name(p.name) for p in source.params})
     grid = ", ".join(f"{a.iterator} in {text(a.low)}..{text(a.high)}"
                      + ("" if a.step == 1 else f" by {text(a.step)}") for a in iterators)
     origins = "; ".join(f"axis {k}: {a.origin}" for k, a in sorted(axes.items()))
@@ -172,7 +173,7 @@ def _spec_text(source: Source, options: ImportOptions, axes, walker: Walker) -> 
 def _tensor_lines(source: Source, options: ImportOptions, walker: Walker) -> list[str]:
     lines = []
     for param in source.params:
-        name = param.name
+        name = spec_name(param.name)
         if name not in walker.reads | walker.writes:
             continue
         role = ("inout" if name in walker.reads and name in walker.writes
@@ -189,7 +190,7 @@ def _tensor_lines(source: Source, options: ImportOptions, walker: Walker) -> lis
                            "or a grid axis that starts at 0")
             extents.append(walker.text(sympy.Integer(extent) if isinstance(extent, int)
                                        else extent))
-        dtype = options.dtypes.get(name, options.dtypes.get("", "f32"))
+        dtype = options.dtypes.get(param.name, options.dtypes.get("", "f32"))
         shape = f"[{', '.join(extents)}]" if extents else ""
         lines.append(f"    {role + ' ' * (5 - len(role))} {name}: {dtype}{shape}")
     return lines

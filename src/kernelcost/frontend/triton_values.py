@@ -31,6 +31,18 @@ class NotPrintable(Exception):
     cancel, a floor): the caller places it at the statement it came from."""
 
 
+RESERVED = frozenset({"assume", "by", "for", "in", "inout", "keep", "kernel", "lanes", "let",
+                      "mma", "needs", "on", "out", "parallel", "per", "reuse", "serial",
+                      "stages", "swizzle", "target", "exp", "log", "sqrt", "rsqrt", "tanh",
+                      "sin", "cos", "max", "min", "fma"})
+
+
+def spec_name(name: str) -> str:
+    """A Python name as a spec may write it: a keyword or built-in function of the language
+    takes a trailing underscore (`out` is `out_`)."""
+    return name + "_" if name in RESERVED else name
+
+
 def symbol(name: str) -> sympy.Symbol:
     """An integer symbol of the import: sizes, iterators and lanes alike."""
     return sympy.Symbol(name, integer=True)
