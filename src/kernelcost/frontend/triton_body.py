@@ -49,8 +49,8 @@ class Walker(Evaluator):
         if isinstance(node, ast.Assign):
             if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
                 raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
-                           "an assignment to what is not one name",
-                           "assign one value to one name a line")
+                                   "an assignment to what is not one name",
+                                   "assign one value to one name a line")
             self.assign(node.targets[0].id, node.value, node)
         elif isinstance(node, ast.AugAssign):
             self.augmented(node)
@@ -63,9 +63,9 @@ class Walker(Evaluator):
             self.branch(node)
         else:
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
-                       f"a `{type(node).__name__}` statement has no form in a spec",
-                       "the import reads assignments, tl.store and `for` loops over "
-                       "range/tl.range/tl.static_range")
+                               f"a `{type(node).__name__}` statement has no form in a spec",
+                               "the import reads assignments, tl.store and `for` loops over "
+                               "range/tl.range/tl.static_range")
 
     def branch(self, node: ast.If) -> None:
         """An `if` on a meta-parameter whose value the launch, a config or --set gives: the
@@ -113,8 +113,8 @@ class Walker(Evaluator):
     def augmented(self, node: ast.AugAssign) -> None:
         if not isinstance(node.target, ast.Name) or node.target.id not in self.env:
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
-                       "an augmented assignment to what is not a name the kernel set",
-                       "write `name += value` to a name assigned before")
+                               "an augmented assignment to what is not a name the kernel set",
+                               "write `name += value` to a name assigned before")
         name = node.target.id
         if id(node) in self.advanced:
             return  # a pointer advanced each iteration: the loop's offset holds it
@@ -122,8 +122,9 @@ class Walker(Evaluator):
         if isinstance(node.value, ast.Call) and dotted(node.value.func) == "tl.dot":
             if not isinstance(current, Data) or not isinstance(current.node, Local):
                 raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
-                           "tl.dot accumulates into what is not a tl.zeros block",
-                           "start the accumulator with tl.zeros((BM, BN), dtype=tl.float32)")
+                                   "tl.dot accumulates into what is not a tl.zeros block",
+                                   "start the accumulator with "
+                                   "tl.zeros((BM, BN), dtype=tl.float32)")
             self.contraction(current, node.value, node)
             return
         if (isinstance(current, Data) and isinstance(current.node, Local) and current.node.extents
@@ -142,13 +143,13 @@ class Walker(Evaluator):
         if len(arguments) != 3 or not (isinstance(arguments[2], ast.Name)
                                        and arguments[2].id == name):
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, call,
-                       "tl.dot whose result is not accumulated into the block it is given",
-                       "write `acc = tl.dot(a, b, acc)` or `acc += tl.dot(a, b)`")
+                               "tl.dot whose result is not accumulated into the block it is given",
+                               "write `acc = tl.dot(a, b, acc)` or `acc += tl.dot(a, b)`")
         current = self.env.get(name)
         if not isinstance(current, Data) or not isinstance(current.node, Local):
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, call,
-                       "tl.dot accumulates into what is not a tl.zeros block",
-                       "start the accumulator with tl.zeros((BM, BN), dtype=tl.float32)")
+                               "tl.dot accumulates into what is not a tl.zeros block",
+                               "start the accumulator with tl.zeros((BM, BN), dtype=tl.float32)")
         self.contraction(current, call, node)
 
     # --- stores ----------------------------------------------------------------------------
@@ -157,13 +158,13 @@ class Walker(Evaluator):
         arguments = self.call_arguments(call, ("pointer", "value", "mask"))
         if "pointer" not in arguments or "value" not in arguments:
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, call,
-                       "tl.store without a pointer and a value",
-                       "tl.store(pointer, value, mask=mask)")
+                               "tl.store without a pointer and a value",
+                               "tl.store(pointer, value, mask=mask)")
         pointer = self.evaluate(arguments["pointer"])
         if not isinstance(pointer, Pointer):
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, arguments["pointer"],
-                       "tl.store to what is not a pointer argument plus an offset",
-                       "store to `pointer + offsets`")
+                               "tl.store to what is not a pointer argument plus an offset",
+                               "store to `pointer + offsets`")
         value = self.as_data(self.evaluate(arguments["value"]), arguments["value"])
         bounds = self.mask_bounds(arguments.get("mask"))
         self.write(Statement(self.target_read(pointer, bounds), "=", value, node), bounds)
@@ -173,16 +174,16 @@ class Walker(Evaluator):
     def loop(self, node: ast.For) -> None:
         if node.orelse:
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, node.orelse[0],
-                       "a `for ... else` has no form in a spec", "drop the else")
+                               "a `for ... else` has no form in a spec", "drop the else")
         if not isinstance(node.target, ast.Name):
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, node.target,
-                       "a loop over what is not one name", "for k in range(...)")
+                               "a loop over what is not one name", "for k in range(...)")
         stride = self.strided.get(id(node))
         if stride is not None:
             if self.depth != 1:
                 raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
-                           "a grid-stride loop inside another loop",
-                           "the grid-stride loop must be the kernel's outermost")
+                                   "a grid-stride loop inside another loop",
+                                   "the grid-stride loop must be the kernel's outermost")
             axis = self.axes[stride.axis]
             self.env[node.target.id] = Index(axis.program_id)
             self.walk(node.body)
@@ -191,8 +192,8 @@ class Walker(Evaluator):
         if not (isinstance(call, ast.Call) and dotted(call.func) in LOOPS and 1 <= len(
                 call.args) <= 3):
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, node.iter,
-                       "a loop over what is not range, tl.range or tl.static_range",
-                       "for k in range(0, K, BLOCK_K)")
+                               "a loop over what is not range, tl.range or tl.static_range",
+                               "for k in range(0, K, BLOCK_K)")
         bounds = [self.size(self.evaluate(a), a) for a in call.args]
         low, high, step = (
             (sympy.Integer(0), bounds[0], sympy.Integer(1)) if len(bounds) == 1 else

@@ -127,16 +127,16 @@ class Expressions:
             return text(expr)
         except NotPrintable as problem:
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, self.node,
-                       f"an index or bound with no form in a spec: {problem}",
-                       "indices must be affine: a program id or loop index times a size, "
-                       "plus a lane") from None
+                               f"an index or bound with no form in a spec: {problem}",
+                               "indices must be affine: a program id or loop index times a size, "
+                               "plus a lane") from None
 
     def size(self, value: Value, node: ast.AST) -> sympy.Expr:
         if isinstance(value, Index) and not self.lanes_in(value.expr):
             return value.expr
         raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
-                   "a size is needed here: an integer of the kernel's parameters, program ids "
-                   "and loop indices", None)
+                           "a size is needed here: an integer of the kernel's parameters, "
+                           "program ids and loop indices", None)
 
     def lanes_in(self, expr: sympy.Expr) -> list[Lane]:
         return [self.lanes[s] for s in sorted(expr.free_symbols, key=str) if s in self.lanes]
@@ -154,8 +154,8 @@ class Expressions:
                 return Data(Number(str(int(value.expr))))
             return Data(SizeTerm(value.expr))
         raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
-                   "a block of offsets or a pointer used as data",
-                   "the import counts data loaded with tl.load and arithmetic on it")
+                           "a block of offsets or a pointer used as data",
+                           "the import counts data loaded with tl.load and arithmetic on it")
 
     def call_arguments(self, call: ast.Call, names: tuple[str, ...]) -> dict[str, ast.expr]:
         found = dict(zip(names, call.args))
@@ -168,8 +168,8 @@ class Expressions:
         mask = self.evaluate(node)
         if not isinstance(mask, Mask):
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
-                       "a mask that is not a comparison of offsets with a bound",
-                       "mask=offsets < n (masks joined with &)")
+                               "a mask that is not a comparison of offsets with a bound",
+                               "mask=offsets < n (masks joined with &)")
         return mask.bounds
 
     def target_read(self, pointer: Pointer, bounds: tuple[Bound, ...]) -> Read:
@@ -184,8 +184,8 @@ class Expressions:
             strides = [s for s in self.strides if s in term.free_symbols]
             if len(strides) > 1 or (strides and sympy.degree(term, strides[0]) != 1):
                 raise import_error(Code.TRITON_UNSUPPORTED, self.source, self.node,
-                           f"an offset of `{tensor}` that multiplies strides together",
-                           "offsets are sums of an index times one stride argument")
+                                   f"an offset of `{tensor}` that multiplies strides together",
+                                   "offsets are sums of an index times one stride argument")
             key = str(strides[0]) if strides else ""
             parts[key] = parts.get(key, sympy.Integer(0)) + (term / strides[0] if strides
                                                              else term)
@@ -194,9 +194,9 @@ class Expressions:
         known = self.tensor_dims.setdefault(tensor, keys)
         if known != keys:
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, self.node,
-                       f"`{tensor}` is reached along strides ({', '.join(keys) or 'none'}) "
-                       f"here and ({', '.join(known) or 'none'}) elsewhere",
-                       "address a tensor along the same stride arguments everywhere")
+                               f"`{tensor}` is reached along strides ({', '.join(keys) or 'none'}) "
+                               f"here and ({', '.join(known) or 'none'}) elsewhere",
+                               "address a tensor along the same stride arguments everywhere")
         return [parts[key] for key in keys]
 
     # --- statements ------------------------------------------------------------------------
@@ -311,8 +311,9 @@ class Expressions:
                     rest = sympy.expand(index - lane.symbol)
                     if coefficient != 1 or lane.symbol in rest.free_symbols:
                         raise import_error(Code.TRITON_UNSUPPORTED, self.source, self.node,
-                                   f"`{read.tensor}` is indexed by {coefficient} times a lane",
-                                   "the import reads unit-stride lanes along each axis")
+                                           f"`{read.tensor}` is indexed by {coefficient} "
+                                           "times a lane",
+                                           "the import reads unit-stride lanes along each axis")
                     return rest
         return sympy.Integer(0)
 

@@ -166,9 +166,9 @@ def _grid_entries(source: Source, grid_option: str | None
                 entries.append(ast.parse(part.strip(), mode="eval").body)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 raise import_error(Code.BAD_OPTION_VALUE, option, None,
-                           f"--grid entry `{part.strip()}` is not a Python expression",
-                           "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)' (axes separated by "
-                           "`;`)") from None
+                                   f"--grid entry `{part.strip()}` is not a Python expression",
+                                   "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)' (axes "
+                                   "separated by `;`)") from None
         return tuple(entries), None, "--grid"
     if source.launch is None:
         return (), None, ""
@@ -203,9 +203,9 @@ def grid_expr(source: Source | tuple[str, str], node: ast.expr, meta: str | None
         numerator = grid_expr(source, node.args[0], meta, mapping)
         return sympy.ceiling(numerator / grid_expr(source, node.args[1], meta, mapping))
     raise import_error(Code.TRITON_NO_GRID, source, node,
-               "the grid's extent is not a size expression the import reads",
-               "give the grid with --grid, over the kernel's parameters: "
-               "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)'")
+                       "the grid's extent is not a size expression the import reads",
+                       "give the grid with --grid, over the kernel's parameters: "
+                       "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)'")
 
 
 def grid_axes(axes: dict[int, Axis]) -> list[Axis]:

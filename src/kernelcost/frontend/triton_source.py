@@ -94,8 +94,8 @@ def read_source(path: str, function: str) -> Source:
     node = candidates[0]
     if not _is_jit(node):
         raise import_error(Code.TRITON_NOT_A_KERNEL, (path, text), node,
-                   f"`{function}` is not a @triton.jit function",
-                   "name the kernel, the function decorated with @triton.jit")
+                           f"`{function}` is not a @triton.jit function",
+                           "name the kernel, the function decorated with @triton.jit")
     params = tuple(_param(path, text, argument) for argument in _arguments(path, text, node))
     launch = _launch(module, function)
     constants = _signature_defaults(node)
@@ -161,8 +161,8 @@ def _arguments(path: str, text: str, node: ast.FunctionDef) -> list[ast.arg]:
     if arguments.vararg or arguments.kwarg:
         extra = arguments.vararg or arguments.kwarg
         raise import_error(Code.TRITON_UNSUPPORTED, (path, text), extra,
-                   "a kernel taking `*args` or `**meta` cannot be imported",
-                   "name each parameter, the meta-parameters as `NAME: tl.constexpr`")
+                           "a kernel taking `*args` or `**meta` cannot be imported",
+                           "name each parameter, the meta-parameters as `NAME: tl.constexpr`")
     return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
 
 

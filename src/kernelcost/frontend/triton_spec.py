@@ -83,16 +83,17 @@ def import_triton(path: str, function: str, options: ImportOptions | None = None
     axes = plan_grid(source, options.grid)
     if not axes:
         raise import_error(Code.TRITON_NO_GRID, source, source.function,
-                   f"no launch `{function}[grid](...)` in the file gives the kernel's grid",
-                   "give it with --grid, over the kernel's parameters: "
-                   "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)'")
+                           f"no launch `{function}[grid](...)` in the file gives the kernel's grid",
+                           "give it with --grid, over the kernel's parameters: "
+                           "--grid 'triton.cdiv(n_elements, BLOCK_SIZE)'")
     stage("importing the Triton kernel", span_of(path, source.function))
     walker = Walker(source, axes, pointer_arguments(source))
     walker.clip_wrapped = options.clip_wrapped
     walker.walk(source.function.body)
     if not walker.writes:
         raise import_error(Code.TRITON_UNSUPPORTED, source, source.function,
-                   f"`{function}` stores nothing", "a kernel the import reads has a tl.store")
+                           f"`{function}` stores nothing",
+                           "a kernel the import reads has a tl.store")
     return _spec_text(source, options, axes, walker)
 
 
@@ -184,10 +185,10 @@ def _tensor_lines(source: Source, options: ImportOptions, walker: Walker) -> lis
             extent = walker.extents.get((name, axis))
             if extent is None:
                 raise import_error(Code.TRITON_UNSUPPORTED, source, param.node,
-                           f"the extent of `{name}` along "
-                           f"{key if key else 'its unit-stride axis'} is not known",
-                           "mask its loads and stores (offsets < n), or index it by a loop "
-                           "or a grid axis that starts at 0")
+                                   f"the extent of `{name}` along "
+                                   f"{key if key else 'its unit-stride axis'} is not known",
+                                   "mask its loads and stores (offsets < n), or index it by a loop "
+                                   "or a grid axis that starts at 0")
             extents.append(walker.text(sympy.Integer(extent) if isinstance(extent, int)
                                        else extent))
         dtype = options.dtypes.get(param.name, options.dtypes.get("", "f32"))
