@@ -272,3 +272,20 @@ def test_check_agrees_on_each_tutorial(capsys, name, function, options):
     assert cli.main(["check", f"{TUTORIALS / name}::{function}", *options]) == 0
     out = capsys.readouterr().out
     assert "agree" in out and "differ" not in out
+
+
+def test_an_atomic_add_accumulates_into_a_tensor_it_reads_and_writes(tmp_path):
+    """A histogram-like kernel: `tl.atomic_add(out + offsets, x)` is `out[...] += x`, out
+    inout (its first contents read, its sums written)."""
+    text = (TUTORIALS / "01_vector_add.py").read_text().replace(
+        "tl.store(output_ptr + offsets, output, mask=mask)",
+        "tl.atomic_add(output_ptr + offsets, output, mask=mask)")
+    path = tmp_path / "atomic.py"
+    path.write_text(text)
+    spec = import_triton(str(path), "add_kernel")
+    assert "inout output_ptr: f32[n_elements]" in spec
+    assert "output_ptr[offsets] += x_ptr[offsets] + y_ptr[offsets]" in spec
+    n = 4096
+    work, _, traffic = counted(loads(spec, "atomic.py"), {"n_elements": n})
+    assert work == 2 * n  # x + y, then the accumulation
+    assert traffic == 4 * n * 4  # x, y and output read, output written, f32

@@ -55,7 +55,7 @@ class Walker(Evaluator):
         elif isinstance(node, ast.AugAssign):
             self.augmented(node)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and dotted(
-                node.value.func) == "tl.store":
+                node.value.func) in ("tl.store", "tl.atomic_add"):
             self.store(node.value, node)
         elif isinstance(node, ast.For):
             self.loop(node)
@@ -155,11 +155,14 @@ class Walker(Evaluator):
     # --- stores ----------------------------------------------------------------------------
 
     def store(self, call: ast.Call, node: ast.stmt) -> None:
+        """tl.store: `T[...] = value`; tl.atomic_add: `T[...] += value`, T read (its first
+        contents) and written."""
         arguments = self.call_arguments(call, ("pointer", "value", "mask"))
+        name = dotted(call.func)
         if "pointer" not in arguments or "value" not in arguments:
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, call,
-                               "tl.store without a pointer and a value",
-                               "tl.store(pointer, value, mask=mask)")
+                               f"{name} without a pointer and a value",
+                               f"{name}(pointer, value, mask=mask)")
         pointer = self.evaluate(arguments["pointer"])
         if not isinstance(pointer, Pointer):
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, arguments["pointer"],
@@ -167,7 +170,8 @@ class Walker(Evaluator):
                                "store to `pointer + offsets`")
         value = self.as_data(self.evaluate(arguments["value"]), arguments["value"])
         bounds = self.mask_bounds(arguments.get("mask"))
-        self.write(Statement(self.target_read(pointer, bounds), "=", value, node), bounds)
+        operator = "+=" if name == "tl.atomic_add" else "="
+        self.write(Statement(self.target_read(pointer, bounds), operator, value, node), bounds)
 
     # --- loops -----------------------------------------------------------------------------
 

@@ -257,6 +257,8 @@ class Expressions:
             self.emit(statement, combination, value, target)
         for lane_pieces in pieces_of_lanes:
             self.taken.discard(lane_pieces[0].name)
+        if statement.op != "=" and isinstance(target, Read):  # an atomic's read-modify-write
+            self.reads.add(target.tensor)
 
     def emit(self, statement: Statement, pieces, value: Node, target: Read | Local) -> None:
         global_images = {p.lane.symbol: p.global_image for p in pieces}

@@ -24,7 +24,7 @@ from .triton_source import Source, dotted, import_error, read_source, span_of
 from .triton_values import spec_name, symbol, text
 
 DEFAULT_WARPS = 4  # Triton's default num_warps
-LOAD_STORE = ("tl.load", "tl.store", "tl.atomic_add")
+LOAD_STORE = ("tl.load", "tl.store", "tl.atomic_add", "tl.atomic_cas", "tl.atomic_xchg")
 
 
 @dataclass(frozen=True)
