@@ -266,6 +266,8 @@ def test_matmul_analyses_on_a_machine(capsys):
     ("03_matrix_multiplication.py", "matmul_kernel", ("--config", "2", "--dtype", "f16")),
     ("04_low_memory_dropout.py", "_dropout", ("--dtype", "f32,x_keep_ptr=i32")),
     ("05_layer_norm.py", "_layer_norm_fwd_fused", ("--dtype", LAYER_NORM_TYPES)),
+    ("08_block_pointer.py", "matmul_kernel_with_block_pointers", ("--config", "2", "--dtype",
+                                                                  "f16")),
 ])
 def test_check_agrees_on_each_tutorial(capsys, name, function, options):
     """The closed forms of each imported spec against the enumeration of its nest."""
@@ -289,3 +291,50 @@ def test_an_atomic_add_accumulates_into_a_tensor_it_reads_and_writes(tmp_path):
     work, _, traffic = counted(loads(spec, "atomic.py"), {"n_elements": n})
     assert work == 2 * n  # x + y, then the accumulation
     assert traffic == 4 * n * 4  # x, y and output read, output written, f32
+
+
+# --- 08: block pointers --------------------------------------------------------------------
+
+
+def test_the_block_pointer_matmul_equals_the_hand_written_grouped_gemm():
+    """tl.make_block_ptr's shape gives the extents, boundary_check the clipping, tl.advance
+    the k loop's move: the same tiles, raster, W and Q as the hand-written spec."""
+    text = import_triton(str(TUTORIALS / "08_block_pointer.py"),
+                         "matmul_kernel_with_block_pointers",
+                         ImportOptions(dtypes={"": "f16"}, config=2))
+    assert "raster = grouped(GROUP_SIZE_M)" in text
+    assert "for k in 0..K by BLOCK_SIZE_K" in text
+    ours, theirs = loads(text, "block_pointer.py"), loads(GROUPED_GEMM, "gemm.kcost")
+    for sizes in ({"M": 512, "N": 512, "K": 512}, {"M": 1000, "N": 300, "K": 200}):
+        a = analyze(ours, {k: str(v) for k, v in sizes.items()})
+        b = analyze(theirs, {k: str(v) for k, v in sizes.items()})
+        assert a.work.value == b.work.value == 2 * sizes["M"] * sizes["N"] * sizes["K"]
+        assert a.work_by_class["tensor"].value == a.work.value
+        for level in ("global", "l2"):
+            assert a.traffic[level].value == b.traffic[level].value
+
+
+ADVANCED_FIRST = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def skip_first(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = x_ptr
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for k in range(0, n, BLOCK):
+        p += BLOCK
+        acc += tl.load(p + offs, mask=offs < n - k - BLOCK)
+    tl.store(out_ptr + offs, acc, mask=offs < n)
+"""
+
+
+def test_a_load_after_the_pointer_advances_reads_the_next_block(tmp_path):
+    path = tmp_path / "skip.py"
+    path.write_text(ADVANCED_FIRST)
+    text = import_triton(str(path), "skip_first", ImportOptions(grid="1"))
+    assert "for offs in BLOCK + k..min(2 * BLOCK + k, n)" in text
+    work, _, traffic = counted(loads(text, "skip.py"), {"n": 1000, "BLOCK": 128})
+    assert work == 1000 - 128  # every block but the first accumulated, an addition each
+    assert traffic == (1000 - 128) * 4 + 128 * 4  # x past its first block read, out written

@@ -23,7 +23,7 @@ from .triton_body_exprs import Statement
 from .triton_eval import Evaluator
 from .triton_grid import Axis, grid_strides
 from .triton_source import Source, dotted, import_error
-from .triton_values import Data, Index, Local, Pointer, symbol
+from .triton_values import BlockPointer, Data, Index, Local, Pointer, Read, symbol
 
 LOOPS = ("range", "tl.range", "tl.static_range")
 
@@ -45,6 +45,10 @@ class Walker(Evaluator):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             return  # a docstring
         if isinstance(node, ast.Pass):
+            return
+        if id(node) in self.advanced:  # a pointer advanced each iteration, by the loop
+            name, after = self.advanced[id(node)]
+            self.env[name] = after
             return
         if isinstance(node, ast.Assign):
             if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
@@ -116,8 +120,6 @@ class Walker(Evaluator):
                                "an augmented assignment to what is not a name the kernel set",
                                "write `name += value` to a name assigned before")
         name = node.target.id
-        if id(node) in self.advanced:
-            return  # a pointer advanced each iteration: the loop's offset holds it
         current = self.env[name]
         if isinstance(node.value, ast.Call) and dotted(node.value.func) == "tl.dot":
             if not isinstance(current, Data) or not isinstance(current.node, Local):
@@ -164,6 +166,13 @@ class Walker(Evaluator):
                                f"{name} without a pointer and a value",
                                f"{name}(pointer, value, mask=mask)")
         pointer = self.evaluate(arguments["pointer"])
+        if isinstance(pointer, BlockPointer):
+            bounds = pointer.bounds(self.boundary_check(call))
+            value = self.as_data(self.evaluate(arguments["value"]), arguments["value"])
+            target = Read(pointer.tensor, pointer.offset(), bounds)
+            self.write(Statement(target, "+=" if name == "tl.atomic_add" else "=", value, node),
+                       bounds)
+            return
         if not isinstance(pointer, Pointer):
             raise import_error(Code.TRITON_UNSUPPORTED, self.source, arguments["pointer"],
                                "tl.store to what is not a pointer argument plus an offset",
@@ -224,9 +233,31 @@ class Walker(Evaluator):
         self.line("}", None)
         self.env.pop(node.target.id, None)
 
+    def advance_block_pointer(self, statement: ast.stmt, trip: sympy.Expr) -> None:
+        """`p = tl.advance(p, deltas)` at the top of the body: p moved trip x deltas."""
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and isinstance(statement.value, ast.Call)
+                and dotted(statement.value.func) == "tl.advance"
+                and len(statement.value.args) == 2
+                and isinstance(statement.value.args[0], ast.Name)
+                and statement.value.args[0].id == statement.targets[0].id):
+            return
+        current = self.env.get(statement.targets[0].id)
+        if not isinstance(current, BlockPointer):
+            return
+        deltas = self.sizes_of(statement.value.args[1])
+        if len(deltas) == len(current.axes):
+            name = statement.targets[0].id
+            self.env[name] = current.advanced(tuple(trip * delta for delta in deltas))
+            self.advanced[id(statement)] = (name, current.advanced(
+                tuple((trip + 1) * delta for delta in deltas)))
+
     def advance_pointers(self, node: ast.For, trip: sympy.Expr) -> None:
-        """`p += step` at the top of the body: p at iteration t is p + t * step."""
+        """`p += step` at the top of the body: p at iteration t is p + t * step, and past the
+        statement, p + (t + 1) * step (a load after the advance reads the next block)."""
         for statement in node.body:
+            self.advance_block_pointer(statement, trip)
             if not (isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name)
                     and isinstance(statement.op, ast.Add)):
                 continue
@@ -234,6 +265,8 @@ class Walker(Evaluator):
             if not isinstance(current, Pointer):
                 continue
             step = self.size(self.evaluate(statement.value), statement.value)
-            offset = Index(current.offset.expr + trip * step, current.offset.axes)
-            self.env[statement.target.id] = Pointer(current.tensor, offset)
-            self.advanced.add(id(statement))
+            axes = current.offset.axes
+            self.env[statement.target.id] = Pointer(
+                current.tensor, Index(current.offset.expr + trip * step, axes))
+            self.advanced[id(statement)] = (statement.target.id, Pointer(
+                current.tensor, Index(current.offset.expr + (trip + 1) * step, axes)))

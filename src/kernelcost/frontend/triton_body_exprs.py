@@ -18,6 +18,7 @@ from .triton_grid import Axis, grid_axes
 from .triton_source import Source, dotted, import_error
 from .triton_values import (
     RESERVED,
+    BlockPointer,
     Bound,
     Data,
     Decoded,
@@ -88,7 +89,8 @@ class Expressions:
         self.lane_names: dict[sympy.Symbol, str] = {}
         self.ranges: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr, sympy.Expr]] = {
             symbol(a.iterator): (a.low, a.high, a.step) for a in grid_axes(axes)}
-        self.advanced: set[int] = set()
+        # a statement advancing a pointer each iteration: the pointer's name and its value after
+        self.advanced: dict[int, tuple[str, Pointer | BlockPointer]] = {}
         self.wraps: dict[sympy.Symbol, sympy.Expr] = {}  # a lane of `(...) % M`: M
         self.assumptions: set[str] = set()  # facts the spec states: `BLOCK_SIZE_M <= M`
         self.clip_wrapped = False  # `--wrap clip`: a `% M` index as a mask
@@ -96,6 +98,7 @@ class Expressions:
         self.size_symbols: set[sympy.Symbol] = set()
         self.data_symbols: set[sympy.Symbol] = set()
         self.tensor_dims: dict[str, tuple[str, ...]] = {}
+        self.shape_of: dict[tuple[str, str], sympy.Expr] = {}  # a block pointer's shape=
         self.extents: dict[tuple[str, int], sympy.Expr] = {}
         self.reads: set[str] = set()
         self.writes: set[str] = set()
@@ -323,8 +326,10 @@ class Expressions:
         (self.writes if written else self.reads).add(read.tensor)
         offset = sympy.expand(read.offset.expr.subs(images))
         for axis, index in enumerate(self.dims(read.tensor, offset)):
-            extent = None
-            if index in limits:
+            extent = self.shape_of.get((read.tensor, self.tensor_dims[read.tensor][axis]))
+            if extent is not None:
+                pass
+            elif index in limits:
                 extent = limits[index]
             elif index in self.ranges and self.ranges[index][0] == 0 and self.ranges[
                     index][2] == 1:

@@ -10,6 +10,8 @@ import sympy
 from .triton_body_exprs import FUNCTIONS, REDUCTIONS, Expressions, Statement
 from .triton_source import dotted
 from .triton_values import (
+    BlockAxis,
+    BlockPointer,
     Bound,
     Data,
     Decoded,
@@ -18,6 +20,7 @@ from .triton_values import (
     Lane,
     Local,
     Mask,
+    Node,
     Number,
     Op,
     Pointer,
@@ -219,6 +222,10 @@ class Evaluator(Expressions):
             short, name = name, "tl." + name
         if name == "tl.load":
             return self.load(node)
+        if name == "tl.make_block_ptr":
+            return self.block_pointer(node)
+        if name == "tl.advance":
+            return self.advance(node)
         if name.startswith(("tl.", "tl.math.")) and short in FUNCTIONS:
             arguments = [self.as_data(self.evaluate(a), a) for a in node.args]
             if not arguments or node.keywords:
@@ -247,11 +254,69 @@ class Evaluator(Expressions):
     def load(self, node: ast.Call) -> Data:
         arguments = self.call_arguments(node, ("pointer", "mask", "other"))
         pointer = self.evaluate(arguments["pointer"]) if "pointer" in arguments else None
+        if isinstance(pointer, BlockPointer):
+            bounds = pointer.bounds(self.boundary_check(node))
+            offset = pointer.offset()
+            return Data(Read(pointer.tensor, offset, bounds), offset.axes, bounds)
         if not isinstance(pointer, Pointer):
             raise self.unsupported(node, "tl.load of what is not a pointer argument plus an "
                                          "offset", "tl.load(pointer + offsets, mask=mask)")
         bounds = self.mask_bounds(arguments.get("mask"))  # `other=` fills lanes: no traffic
         return Data(Read(pointer.tensor, pointer.offset, bounds), pointer.offset.axes, bounds)
+
+    def boundary_check(self, call: ast.Call) -> tuple[int, ...]:
+        """A block pointer's `boundary_check=(0, 1)`: the axes its masks clip."""
+        given = next((k.value for k in call.keywords if k.arg == "boundary_check"), None)
+        if given is None:
+            return ()
+        items = given.elts if isinstance(given, (ast.Tuple, ast.List)) else [given]
+        found = []
+        for item in items:
+            if not (isinstance(item, ast.Constant) and type(item.value) is int):
+                raise self.unsupported(given, "a boundary_check that is not a tuple of axes",
+                                       "boundary_check=(0, 1)")
+            found.append(item.value)
+        return tuple(found)
+
+    def block_pointer(self, node: ast.Call) -> BlockPointer:
+        names = ("base", "shape", "strides", "offsets", "block_shape", "order")
+        arguments = self.call_arguments(node, names)
+        missing = [name for name in names[:5] if name not in arguments]
+        if missing:
+            raise self.unsupported(node, f"tl.make_block_ptr without {', '.join(missing)}")
+        base = self.evaluate(arguments["base"])
+        if not isinstance(base, Pointer) or self.lanes_in(base.offset.expr):
+            raise self.unsupported(arguments["base"], "a block pointer's base that is not a "
+                                                      "pointer argument plus a size")
+        shape, strides, offsets, block = (self.sizes_of(arguments[name]) for name in names[1:5])
+        if not len(shape) == len(strides) == len(offsets) == len(block) <= 4:
+            raise self.unsupported(node, "a block pointer whose shape, strides, offsets and "
+                                         "block shape differ in length")
+        axes = []
+        for number, (extent, stride, start, size) in enumerate(zip(shape, strides, offsets,
+                                                                     block)):
+            lane = Lane(symbol(f"lane{len(self.lanes)}"), size, f"{base.tensor}_{'ijkl'[number]}")
+            self.lanes[lane.symbol] = lane
+            axes.append(BlockAxis(start, lane, stride, extent))
+            key = str(stride) if stride in self.strides else ("" if stride == 1 else None)
+            if key is not None:
+                self.shape_of[(base.tensor, key)] = extent
+        return BlockPointer(base.tensor, base.offset.expr, tuple(axes))
+
+    def sizes_of(self, node: ast.expr) -> tuple[sympy.Expr, ...]:
+        if not isinstance(node, (ast.Tuple, ast.List)):
+            raise self.unsupported(node, "a tuple of sizes is needed here", "(M, K)")
+        return tuple(self.size(self.evaluate(item), item) for item in node.elts)
+
+    def advance(self, node: ast.Call) -> BlockPointer:
+        pointer = self.evaluate(node.args[0]) if len(node.args) == 2 else None
+        if not isinstance(pointer, BlockPointer):
+            raise self.unsupported(node, "tl.advance of what is not a block pointer",
+                                   "tl.advance(block_ptr, (0, BLOCK_K))")
+        deltas = self.sizes_of(node.args[1])
+        if len(deltas) != len(pointer.axes):
+            raise self.unsupported(node.args[1], "an advance of another rank than the block's")
+        return pointer.advanced(deltas)
 
     def where(self, node: ast.Call) -> Data:
         condition = self.evaluate(node.args[0])
@@ -331,8 +396,35 @@ class Evaluator(Expressions):
         if len(first.axes) != 2 or len(second.axes) != 2 or None in first.axes + second.axes:
             raise self.unsupported(call, "tl.dot of blocks that are not two-axis tiles",
                                    "a: [BM, BK], b: [BK, BN]")
-        rows, _inner = first.axes
-        _, columns = second.axes
+        rows, inner = first.axes
+        shared, columns = second.axes
+        assert inner is not None and shared is not None
+        if shared != inner:  # b's rows run over a's columns: one lane for k
+            if sympy.expand(shared.extent - inner.extent) != 0:
+                raise self.unsupported(call, "tl.dot of blocks whose inner extents differ")
+            second = renamed(second, shared, inner)
         value = Data(Op("*", (first.node, second.node)), (rows, columns),
                      first.bounds + second.bounds)
         self.write(Statement(accumulator.node, "+=", value, node))  # type: ignore[arg-type]
+
+
+def renamed(data: Data, old: Lane, new: Lane) -> Data:
+    """Data whose lane `old` is `new`: the two operands of a tl.dot along k."""
+
+    def bound(b: Bound) -> Bound:
+        return Bound(b.lhs.subs(old.symbol, new.symbol), b.limit.subs(old.symbol, new.symbol))
+
+    def axes(values: tuple) -> tuple:
+        return tuple(new if axis == old else axis for axis in values)
+
+    def node(item: Node) -> Node:
+        if isinstance(item, Read):
+            offset = Index(item.offset.expr.subs(old.symbol, new.symbol), axes(item.offset.axes))
+            return Read(item.tensor, offset, tuple(bound(b) for b in item.bounds))
+        if isinstance(item, Local):
+            return Local(item.name, axes(item.axes), item.extents)
+        if isinstance(item, Op):
+            return Op(item.name, tuple(node(a) for a in item.args))
+        return item
+
+    return Data(node(data.node), axes(data.axes), tuple(bound(b) for b in data.bounds))

@@ -122,6 +122,10 @@ def pointer_arguments(source: Source) -> set[str]:
 def _summands(node: ast.expr) -> set[str]:
     if isinstance(node, ast.Name):
         return {node.id}
+    if isinstance(node, ast.Call) and dotted(node.func) in ("tl.make_block_ptr", "tl.advance"):
+        first = node.args[0] if node.args else next(
+            (k.value for k in node.keywords if k.arg == "base"), None)
+        return _summands(first) if first is not None else set()
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         return _summands(node.left) | _summands(node.right)
     return set()

@@ -74,6 +74,41 @@ class Pointer:
 
 
 @dataclass(frozen=True)
+class BlockAxis:
+    """One axis of a `tl.make_block_ptr`: where the block starts, its lane, the axis's stride
+    and the parent tensor's extent along it."""
+
+    position: sympy.Expr
+    lane: Lane
+    stride: sympy.Expr
+    shape: sympy.Expr
+
+
+@dataclass(frozen=True)
+class BlockPointer:
+    """`tl.make_block_ptr(base, shape, strides, offsets, block_shape)`, moved by tl.advance."""
+
+    tensor: str
+    base: sympy.Expr
+    axes: tuple[BlockAxis, ...]
+
+    def offset(self) -> Index:
+        expr = self.base + sum((a.stride * (a.position + a.lane.symbol) for a in self.axes),
+                               sympy.Integer(0))
+        return Index(expr, tuple(a.lane for a in self.axes))
+
+    def bounds(self, checked: tuple[int, ...]) -> tuple[Bound, ...]:
+        """The masks of `boundary_check=checked`: position + lane < shape on those axes."""
+        return tuple(Bound(a.position + a.lane.symbol, a.shape)
+                     for number, a in enumerate(self.axes) if number in checked)
+
+    def advanced(self, deltas: tuple[sympy.Expr, ...]) -> BlockPointer:
+        return BlockPointer(self.tensor, self.base, tuple(
+            BlockAxis(a.position + delta, a.lane, a.stride, a.shape)
+            for a, delta in zip(self.axes, deltas)))
+
+
+@dataclass(frozen=True)
 class Bound:
     """lhs < limit, lhs holding one lane."""
 
@@ -142,7 +177,7 @@ class DType:
     name: str
 
 
-Value = Index | Pointer | Mask | Data | DType | Decoded
+Value = Index | Pointer | BlockPointer | Mask | Data | DType | Decoded
 
 
 def lanes_of(expr: sympy.Expr, lanes: dict[sympy.Symbol, Lane]) -> list[Lane]:
