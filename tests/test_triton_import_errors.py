@@ -86,6 +86,13 @@ CASES = [
     ("a grid the import cannot read", ADD.replace("triton.cdiv(n, meta['BLOCK'])", "x.numel()"),
      "KC227", 16, 26, "not a size expression"),
     ("no launch", ADD.split("\n\ndef add(")[0] + "\n", "KC227", 6, 1, "no launch"),
+    ("a pointer moved in an inner loop", ADD.replace(Y_LOAD, Y_LOAD + (
+        "    for i in range(0, 4):\n        for j in range(0, 2):\n            x_ptr += n\n")),
+     "KC226", 13, 13, "moves on across the outer loop's iterations"),
+    ("a pointer moved deep in a loop", ADD.replace(Y_LOAD, Y_LOAD + (
+        "    p = x_ptr\n    for i in range(0, 4):\n        p = p + n\n"
+        "        for j in range(0, 2):\n            p += n\n")),
+     "KC226", 13, 9, "a pointer moved inside a loop other than by `p += step`"),
     ("brackets nested past the limit", ADD + "z = " + "(" * 300 + ")" * 300 + "\n", "KC109", 1, 1,
      "too deeply"),
 ]

@@ -36,6 +36,7 @@ class Walker(Evaluator):
         self.uses = Counter(node.id for node in ast.walk(source.function)
                             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
         self.strided = {id(s.loop): s for s in grid_strides(source.function)}
+        self.pointer_depth: dict[str, int] = {}  # the loop depth a pointer was last set at
 
     def walk(self, body: list[ast.stmt]) -> None:
         for statement in body:
@@ -107,6 +108,16 @@ class Walker(Evaluator):
         value = self.evaluate(value_node)
         if isinstance(value, Index):
             self.name_lanes(name, value)
+        if isinstance(value, (Pointer, BlockPointer)):
+            reads_itself = any(isinstance(n, ast.Name) and n.id == name
+                               for n in ast.walk(value_node))
+            if reads_itself and self.depth > 1:
+                raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
+                                   "a pointer moved inside a loop other than by `p += step` "
+                                   "or `p = tl.advance(p, ...)` at the loop's top level",
+                                   "advance the pointer once an iteration, at the top level "
+                                   "of the loop's body")
+            self.pointer_depth[name] = self.depth
         if isinstance(value, Data) and not value.axes and not isinstance(value.node, Local):
             value = self.scalar_local(name, value, node)
         elif isinstance(value, Data) and value.axes and self.uses[name] > 1 and not isinstance(
@@ -121,6 +132,12 @@ class Walker(Evaluator):
                                "write `name += value` to a name assigned before")
         name = node.target.id
         current = self.env[name]
+        if isinstance(current, (Pointer, BlockPointer)) and self.depth > 1:
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
+                               "a pointer moved inside a loop other than by `p += step` "
+                               "or `p = tl.advance(p, ...)` at the loop's top level",
+                               "advance the pointer once an iteration, at the top level of "
+                               "the loop's body")
         if isinstance(node.value, ast.Call) and dotted(node.value.func) == "tl.dot":
             if not isinstance(current, Data) or not isinstance(current.node, Local):
                 raise import_error(Code.TRITON_UNSUPPORTED, self.source, node,
@@ -246,12 +263,22 @@ class Walker(Evaluator):
         current = self.env.get(statement.targets[0].id)
         if not isinstance(current, BlockPointer):
             return
+        self.refuse_carried(statement.targets[0].id, statement)
         deltas = self.sizes_of(statement.value.args[1])
         if len(deltas) == len(current.axes):
             name = statement.targets[0].id
             self.env[name] = current.advanced(tuple(trip * delta for delta in deltas))
             self.advanced[id(statement)] = (name, current.advanced(
                 tuple((trip + 1) * delta for delta in deltas)))
+
+    def refuse_carried(self, name: str, statement: ast.stmt) -> None:
+        """A pointer set outside an enclosing loop and advanced in this one keeps moving
+        across the enclosing loop's iterations, which the import does not follow."""
+        if self.pointer_depth.get(name, 1) < self.depth:
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, statement,
+                               f"`{name}` advances in a loop inside another loop it was not "
+                               "set in: it moves on across the outer loop's iterations",
+                               f"set `{name}` again at the top of the outer loop's body")
 
     def advance_pointers(self, node: ast.For, trip: sympy.Expr) -> None:
         """`p += step` at the top of the body: p at iteration t is p + t * step, and past the
@@ -264,6 +291,7 @@ class Walker(Evaluator):
             current = self.env.get(statement.target.id)
             if not isinstance(current, Pointer):
                 continue
+            self.refuse_carried(statement.target.id, statement)
             step = self.size(self.evaluate(statement.value), statement.value)
             axes = current.offset.axes
             self.env[statement.target.id] = Pointer(

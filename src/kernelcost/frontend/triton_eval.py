@@ -309,6 +309,11 @@ class Evaluator(Expressions):
         return tuple(self.size(self.evaluate(item), item) for item in node.elts)
 
     def advance(self, node: ast.Call) -> BlockPointer:
+        if self.depth > 1:  # not the loop's own `p = tl.advance(p, ...)`, which it holds
+            raise self.unsupported(node, "tl.advance inside a loop, other than `p = "
+                                         "tl.advance(p, deltas)` at the loop's top level",
+                                   "advance the block pointer once an iteration, at the top "
+                                   "level of the loop's body")
         pointer = self.evaluate(node.args[0]) if len(node.args) == 2 else None
         if not isinstance(pointer, BlockPointer):
             raise self.unsupported(node, "tl.advance of what is not a block pointer",

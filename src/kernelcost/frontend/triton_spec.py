@@ -116,7 +116,24 @@ def pointer_arguments(source: Source) -> set[str]:
         if name not in seen:
             seen.add(name)
             roots |= flows.get(name, set())
-    return seen & {p.name for p in source.params if not p.constexpr}
+    return seen & {p.name for p in source.params if not p.constexpr} - _sizes(source)
+
+
+def _sizes(source: Source) -> set[str]:
+    """Names the kernel uses as integers: compared (a mask's bound), multiplied, divided, or
+    given to range, tl.arange or cdiv. `x_ptr += n` makes n a summand of an address; this
+    keeps it a size."""
+    found: set[str] = set()
+    for node in ast.walk(source.function):
+        if isinstance(node, ast.Compare):
+            found |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.BinOp) and isinstance(
+                node.op, (ast.Mult, ast.FloorDiv, ast.Mod, ast.Div)):
+            found |= {n.id for n in (node.left, node.right) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Call) and dotted(node.func) in (
+                "range", "tl.range", "tl.static_range", "tl.arange", "tl.cdiv", "triton.cdiv"):
+            found |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return found
 
 
 def _summands(node: ast.expr) -> set[str]:
