@@ -9,11 +9,12 @@ from __future__ import annotations
 import ast
 import itertools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import sympy
 
 from ..base.errors import Code
+from ..base.records import record
 from .triton_grid import Axis, grid_axes
 from .triton_source import Source, dotted, import_error
 from .triton_values import (
@@ -49,7 +50,7 @@ REDUCTIONS = {"sum": "+=", "max": "max=", "min": "min="}
 MAX_PIECES = 8  # a statement over three wrapped lanes is eight loops; more is refused
 
 
-@dataclass(frozen=True)
+@record
 class Piece:
     """A lane's loop, or one of the two of a wrapped lane: its images in global indices
     (shifted back by the modulus past it) and in register arrays (its place in the block)."""
@@ -62,7 +63,7 @@ class Piece:
     local_image: sympy.Expr
 
 
-@dataclass(frozen=True)
+@record
 class Statement:
     target: Read | Local
     op: str

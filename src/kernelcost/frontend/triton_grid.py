@@ -12,18 +12,18 @@ any other extent E as `for pid in 0..E`."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 import sympy
 
 from ..base.errors import Code
+from ..base.records import record
 from .triton_source import Source, dotted, host_names, import_error
 from .triton_values import spec_name, symbol
 
 CDIV = ("triton.cdiv", "tl.cdiv", "cdiv")
 
 
-@dataclass(frozen=True)
+@record
 class Axis:
     iterator: str  # the spec's grid iterator
     program_id: sympy.Expr  # the program id in terms of it: pid_start / S, or pid
@@ -35,7 +35,7 @@ class Axis:
     raster: str | None = None  # the order its programs run in: `grouped(G)`
 
 
-@dataclass(frozen=True)
+@record
 class GridStride:
     """A loop `for NAME in range(program_id(axis), high, num_programs(axis))`."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..base.errors import (
     Code,
@@ -23,6 +23,7 @@ from ..base.errors import (
     error_for,
 )
 from ..base.inputs import read_text
+from ..base.records import record
 from ..base.tree import Span
 
 MAX_PYTHON_BYTES = 1_000_000  # a tutorial is some 20 kB
@@ -30,14 +31,14 @@ MAX_PYTHON_DEPTH = 200  # ast nests: a deeper expression is refused before it is
 TRITON_MODULES = ("triton", "tl", "triton.language")
 
 
-@dataclass(frozen=True)
+@record
 class Param:
     name: str
     constexpr: bool
     node: ast.arg
 
 
-@dataclass(frozen=True)
+@record
 class Launch:
     """A `kernel[grid](...)` call: the grid's entries, the name the lambda gives its
     meta-parameters, and the call's arguments."""
@@ -47,7 +48,7 @@ class Launch:
     call: ast.Call
 
 
-@dataclass(frozen=True)
+@record
 class Source:
     path: str
     text: str

@@ -10,11 +10,12 @@ body."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 import sympy
 
 from ..base.errors import Code, Diagnostic, SizeError
+from ..base.records import record
 from ..base.symbols import ELEMENT_BYTES
 from ..base.tree import Span
 from ..base.watchdog import stage
@@ -27,7 +28,7 @@ DEFAULT_WARPS = 4  # Triton's default num_warps
 LOAD_STORE = ("tl.load", "tl.store", "tl.atomic_add", "tl.atomic_cas", "tl.atomic_xchg")
 
 
-@dataclass(frozen=True)
+@record
 class ImportOptions:
     grid: str | None = None  # `--grid`: entries separated by `;`
     dtypes: dict[str, str] = field(default_factory=dict)  # pointer -> element type; "" default

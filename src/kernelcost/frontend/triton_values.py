@@ -21,9 +21,9 @@ is given its loop iterator.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy
+
+from ..base.records import record
 
 
 class NotPrintable(Exception):
@@ -48,7 +48,7 @@ def symbol(name: str) -> sympy.Symbol:
     return sympy.Symbol(name, integer=True)
 
 
-@dataclass(frozen=True)
+@record
 class Lane:
     """One `tl.arange(0, extent)`: its symbol, its extent, and the name its loop takes."""
 
@@ -60,20 +60,20 @@ class Lane:
 Axes = tuple[Lane | None, ...]  # the lane along each axis of a block; None: broadcast
 
 
-@dataclass(frozen=True)
+@record
 class Index:
     expr: sympy.Expr
     axes: Axes = ()
     wrap: sympy.Expr | None = None  # the modulus of an index written `(...) % M`
 
 
-@dataclass(frozen=True)
+@record
 class Pointer:
     tensor: str
     offset: Index
 
 
-@dataclass(frozen=True)
+@record
 class BlockAxis:
     """One axis of a `tl.make_block_ptr`: where the block starts, its lane, the axis's stride
     and the parent tensor's extent along it."""
@@ -84,7 +84,7 @@ class BlockAxis:
     shape: sympy.Expr
 
 
-@dataclass(frozen=True)
+@record
 class BlockPointer:
     """`tl.make_block_ptr(base, shape, strides, offsets, block_shape)`, moved by tl.advance."""
 
@@ -108,7 +108,7 @@ class BlockPointer:
             for a, delta in zip(self.axes, deltas)))
 
 
-@dataclass(frozen=True)
+@record
 class Bound:
     """lhs < limit, lhs holding one lane."""
 
@@ -116,37 +116,37 @@ class Bound:
     limit: sympy.Expr
 
 
-@dataclass(frozen=True)
+@record
 class Mask:
     bounds: tuple[Bound, ...]
     axes: Axes = ()
 
 
-@dataclass(frozen=True)
+@record
 class Read:
     tensor: str
     offset: Index
     bounds: tuple[Bound, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Local:
     name: str
     axes: Axes = ()  # a register array's lanes, by axis; () a scalar register local
     extents: tuple[sympy.Expr, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Number:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class SizeTerm:
     expr: sympy.Expr
 
 
-@dataclass(frozen=True)
+@record
 class Op:
     name: str  # + - * / neg, or a spec function: exp sqrt rsqrt max min log
     args: tuple[Node, ...]
@@ -155,14 +155,14 @@ class Op:
 Node = Read | Local | Number | SizeTerm | Op
 
 
-@dataclass(frozen=True)
+@record
 class Data:
     node: Node
     axes: Axes = ()
     bounds: tuple[Bound, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Decoded:
     """A program id of a 1-D grid over tiles, or arithmetic on it, not yet known as the tile's
     row or column: it becomes one when multiplied by that axis's block size."""
@@ -170,7 +170,7 @@ class Decoded:
     axis: int
 
 
-@dataclass(frozen=True)
+@record
 class DType:
     """A `tl.float32`-like name: what a cast names; casts cost nothing in the spec."""
 
