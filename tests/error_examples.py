@@ -57,6 +57,25 @@ BLOCKS = """kernel blocks(n, B = 256) {
     }
 }
 """
+# a Triton kernel and its launch, as `kernelcost import` reads them (tutorial 01's shape)
+TRITON_ADD = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+def add(x, y, out):
+    n = x.numel()
+    grid = lambda meta: (triton.cdiv(n, meta['BLOCK']),)
+    add_kernel[grid](x, y, out, n, BLOCK=1024)
+""".replace("n_elements", "n")
 COMMON = {"scale.kcost": SCALE, "gemm.kcost": GEMM}  # shown once, above the examples
 
 
@@ -100,6 +119,8 @@ EXAMPLES = [
                             'parse("#" * 1_000_001, "long.kcost")'),
     Example("KC107", ("analyze", "nesting_too_deep.kcost"), golden("nesting_too_deep")),
     Example("KC108", ("analyze", "number_too_large.kcost"), golden("number_too_large")),
+    Example("KC109", ("import", "kernel.py::add_kernel"), {"kernel.py": TRITON_ADD.replace(
+        "mask = offsets < n", "mask = offsets < n)")}),
     # check
     Example("KC201", ("check", "duplicate.kcost"),
             {"duplicate.kcost": SCALE.replace("out y: f32[n]", "out x: f32[n]")}),
@@ -142,6 +163,11 @@ EXAMPLES = [
         "    in  x", "    needs wgmma, tcgen5\n    in  x")}),
     Example("KC224", ("check", "scale.kcost"), {"scale.kcost": SCALE.replace(
         "    in  x", "    serial vector, sfuu\n    in  x")}),
+    Example("KC225", ("import", "kernel.py::add"), {"kernel.py": TRITON_ADD}),
+    Example("KC226", ("import", "kernel.py::add_kernel"), {"kernel.py": TRITON_ADD.replace(
+        "x = tl.load(x_ptr + offsets, mask=mask)", "x = tl.load(x_ptr + offsets // 7)")}),
+    Example("KC227", ("import", "kernel.py::add_kernel"), {"kernel.py": TRITON_ADD.replace(
+        "triton.cdiv(n, meta['BLOCK'])", "x.numel()")}),
     Example("KC250", ("bound", "copy.kcost"), {"copy.kcost": COPY}),
     Example("KC251", ("bound", "conv3x3.kcost"),
             {"conv3x3.kcost": (ROOT / "specs" / "conv3x3.kcost").read_text("utf-8")},

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("base",),                 # errors and codes, spans, symbols, units, files, budget, records
-    ("algebra", "lang"),       # exact arithmetic beside sympy; the language up to the checked tree
+    ("algebra", "lang", "frontend"),  # exact arithmetic; the language; kernels of other languages
     ("count",),                # W and Q in closed form: the counting and reuse contract
     ("hardware", "oracle"),    # machine and model files; enumeration at small sizes
     ("analysis", "gpu"),       # load and analyze, self-verified; the GPU execution model

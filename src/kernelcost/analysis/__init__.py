@@ -1,5 +1,5 @@
 """The public `load` and `analyze`: a spec parsed, checked, counted and verified
 against the oracle at sampled sizes.
 
-Floor 5 of kernelcost.layers; may import: base, algebra, lang, count, hardware, oracle.
+Floor 5 of kernelcost.layers; may import: base, algebra, lang, frontend, count, hardware, oracle.
 """

@@ -2,6 +2,6 @@
 items per second, measured efficiency, I/O lower bounds, tuning, whole models, validation
 against measurements.
 
-Floor 6 of kernelcost.layers; may import: base, algebra, lang, count, hardware, oracle,
+Floor 6 of kernelcost.layers; may import: base, algebra, lang, frontend, count, hardware, oracle,
 analysis, gpu.
 """

@@ -51,6 +51,7 @@ class Code:
     SPEC_TOO_LONG = ErrorCode(106, "the spec is longer than a spec can be")
     NESTS_TOO_DEEP = ErrorCode(107, "brackets, blocks or an expression nest too deeply")
     NUMBER_TOO_LARGE = ErrorCode(108, "a number has too many digits")
+    PYTHON_SYNTAX = ErrorCode(109, "the Python file of a Triton kernel cannot be parsed")
 
     # check: KC2xx
     DUPLICATE_NAME = ErrorCode(201, "a name, a `per` or `target` line or a needed feature "
@@ -81,6 +82,12 @@ class Code:
                                          "does not know")
     WRONG_SERIAL = ErrorCode(224, "a `serial` line naming an unknown roof, one twice, or one "
                                   "alone")
+    TRITON_NOT_A_KERNEL = ErrorCode(225, "`import`: no such function, or it is not a "
+                                         "@triton.jit kernel")
+    TRITON_UNSUPPORTED = ErrorCode(226, "`import`: a Triton construct the import cannot map "
+                                        "to a spec")
+    TRITON_NO_GRID = ErrorCode(227, "`import`: the launch grid is not in the file or cannot be "
+                                    "read")
     NOTHING_TO_BOUND = ErrorCode(250, "`bound`: no statement does work")
     OUTSIDE_BOUND_CLASS = ErrorCode(251, "`bound`: the nest is outside the class it bounds")
 

@@ -1,7 +1,7 @@
 """The command line: argv -> the public API -> text, one module a group of commands. Thin by
 design.
 
-Floor 8 of kernelcost.layers; may import: base, algebra, lang, count, hardware, oracle,
+Floor 8 of kernelcost.layers; may import: base, algebra, lang, frontend, count, hardware, oracle,
 analysis, gpu, answers, present.
 """
 
@@ -39,6 +39,13 @@ from ..base.version import VERSION
 from ..base.watchdog import available as watchdog_available
 from ..base.watchdog import budget_seconds, current_stage, run_watched, stage, tell_json, watched
 from .bounds_cmd import build_bound_parsers, run_bound, run_phase, run_tune
+from .import_cmd import (
+    TARGET_HELP,
+    add_import_options,
+    build_import_parser,
+    load_or_import,
+    run_import,
+)
 from .inspect_cmd import add_validate_parser, run_check, run_machines, run_validate
 from .model_cmd import build_model_parser, run_model
 from .plot_cmd import build_plot_parser, run_plot
@@ -86,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     analyze = commands.add_parser("analyze", help="closed forms, values and verdicts of a spec")
-    analyze.add_argument("spec", help="a .kcost file")
+    analyze.add_argument("spec", help=f"a .kcost file, or {TARGET_HELP}")
+    add_import_options(analyze)
     add_sizes(analyze)
     add_reuse(analyze)
     _add_machines(analyze)
@@ -126,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="closed forms against brute-force enumeration "
                                               "of the loop nest at small sizes")
-    check.add_argument("spec", help="a .kcost file")
+    check.add_argument("spec", help=f"a .kcost file, or {TARGET_HELP}")
+    add_import_options(check)
     add_sizes(check)
     add_reuse(check)
     check.add_argument("--samples", type=int, default=4,
@@ -140,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     build_model_parser(commands)
     build_bound_parsers(commands)
     add_validate_parser(commands)
+    build_import_parser(commands)
     return parser
 
 
@@ -149,8 +159,9 @@ def run_analyze(args) -> int:
 
     precisions = precision_names(args.precision)  # an unknown name is refused before any work
     raw = parse_settings(args.settings)
+    spec = load_or_import(args)
     # the closed forms at the first precision asked for: its element types (precisions.py)
-    result = analyze(args.spec, raw, reuse=args.reuse,
+    result = analyze(spec, raw, reuse=args.reuse,
                      verify=not args.no_verify, precision=precisions[0] if precisions else None)
     failed = result.verified is not None and result.verified.agree is False
     if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
@@ -269,6 +280,7 @@ COMMANDS.update(plot=run_plot, sweep=run_sweep)
 COMMANDS.update(model=run_model)
 COMMANDS.update(bound=run_bound, tune=run_tune, phase=run_phase)
 COMMANDS["validate"] = run_validate
+COMMANDS["import"] = run_import
 
 
 def main(argv: list[str] | None = None, *, watch: bool | None = None) -> int:

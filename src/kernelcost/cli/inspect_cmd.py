@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..algebra.jsonout import print_json
 from ..base.errors import Code, Diagnostic, SizeError, option_span
 from ..base.watchdog import stage
+from .import_cmd import load_or_import
 from .shared import (
     EXIT_MISMATCH,
     EXIT_OK,
@@ -47,7 +48,6 @@ MAX_SAMPLES = 1000  # size assignments `check` enumerates: each up to 200,000 st
 
 
 def run_check(args) -> int:
-    from ..analysis.api import load
     from ..analysis.verify import check_against_oracle
     from ..present import report
 
@@ -57,7 +57,7 @@ def run_check(args) -> int:
             option_span("--samples", shown),
             f"--samples {shown}: draw 1 to {MAX_SAMPLES} size assignments",
             "--samples 4 (the default)"), shown)
-    spec = load(args.spec)
+    spec = load_or_import(args)
     settings = parse_settings(args.settings)
     stage("comparing with the enumeration")
     results = check_against_oracle(spec, settings, args.reuse, args.samples)

@@ -3,5 +3,5 @@ value, what the assumptions prove, the loop nest, sums, distinct elements (footp
 the thread blocks of a parallel spec, `lanes` loops as warp instructions, the contractions'
 tiles, leading terms and limits, and numbers at given sizes (values).
 
-Floor 3 of kernelcost.layers; may import: base, algebra, lang.
+Floor 3 of kernelcost.layers; may import: base, algebra, lang, frontend.
 """

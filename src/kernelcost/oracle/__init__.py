@@ -24,7 +24,7 @@ Independence, on purpose: the oracle shares the FLOP rules (work.statement_work)
 checked kernel with the counting code, and nothing else. It must never import count, nest,
 facts, sums or footprint: a closed form and its check that share a mistake would agree.
 
-Floor 4 of kernelcost.layers; may import: base, algebra, lang, count.
+Floor 4 of kernelcost.layers; may import: base, algebra, lang, frontend, count.
 """
 
 from .compare import compare, comparisons, evaluate

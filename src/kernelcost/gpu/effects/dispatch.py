@@ -72,6 +72,8 @@ class Dispatch:
         for term in per_sm:
             dispatched = sympy.Integer(busiest_sum(amounts[term.key], placed, sms))
             share = term.amount if getattr(term, "per_sm", False) else term.amount / sms
+            if share == 0:  # a term of no work (fma beside a contraction on tensor units)
+                continue
             ratio = dispatched / share
             if ratio <= 1 + NEGLIGIBLE:
                 continue

@@ -1,0 +1,120 @@
+"""`kernelcost import FILE.py::FUNCTION`: a Triton kernel as a `.kcost` spec (frontend), and
+the same import under `analyze` when its argument names a function of a Python file."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+
+from ..base.errors import Code, Diagnostic, KcostError, SizeError, option_span
+from ..base.outputs import check_output, write_via_temporary
+from ..frontend.triton_spec import ImportOptions, import_triton, parse_dtypes, split_target
+from .shared import EXIT_OK
+
+TARGET_HELP = "FILE.py::FUNCTION, a @triton.jit kernel (read, never run)"
+
+
+def add_import_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--grid", metavar="EXTENT[;EXTENT]",
+                        help="the launch grid, when the file does not launch the kernel: "
+                             "Python expressions over its parameters, an axis each, e.g. "
+                             "'triton.cdiv(n_elements, BLOCK_SIZE)'")
+    parser.add_argument("--dtype", metavar="TYPE[,POINTER=TYPE]",
+                        help="element types of the pointer arguments: a default, then "
+                             "exceptions (f16,Mean=f32); f32 where not given")
+    parser.add_argument("--config", type=int, metavar="N",
+                        help="take the meta-parameters, num_warps and num_stages of the "
+                             "file's N-th triton.Config (from 0, in the order written)")
+    parser.add_argument("--wrap", choices=("reread", "clip"), default="reread",
+                        help="an index wrapped with `% M`: its rows past M re-read rows 0, 1, "
+                             "... (reread, Triton's semantics), or are dropped as a mask "
+                             "would (clip: a block's distinct rows exact, no padded work)")
+
+
+def build_import_parser(commands) -> None:
+    parser = commands.add_parser("import", help="a Triton kernel as a .kcost spec")
+    parser.add_argument("target", help=TARGET_HELP)
+    add_import_options(parser)
+    parser.add_argument("--set", dest="meta", action="append", default=[],
+                        metavar="NAME=INT", help="a meta-parameter's value, written as the "
+                                                 "size's default (BLOCK_SIZE=1024); repeat, "
+                                                 "or separate by commas")
+    parser.add_argument("-o", "--output", metavar="FILE.kcost",
+                        help="write the spec there (default: print it)")
+
+
+def is_python_target(spec: str) -> bool:
+    return "::" in spec
+
+
+def imported_text(target: str, args, sizes: dict[str, int] | None = None) -> str:
+    """The spec of the kernel `target` names, with the import's options of `args`."""
+    path, function = split_target(target)
+    options = ImportOptions(args.grid, parse_dtypes(args.dtype), sizes or {}, args.config,
+                            args.wrap == "clip")
+    return import_triton(path, function, options)
+
+
+def _meta_values(items: list[str]) -> dict[str, int]:
+    found = {}
+    for item in items:
+        for part in item.split(","):
+            name, _, value = part.partition("=")
+            name, value = name.strip(), value.strip()
+            if not name.isidentifier() or not value.isdigit() or int(value) <= 0 or len(
+                    value) > 18:
+                raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                    option_span("--set", item), f"`{part.strip()}` is not NAME=INT",
+                    "import writes a meta-parameter's default: --set BLOCK_SIZE=1024"), item)
+            found[name] = int(value)
+    return found
+
+
+def run_import(args) -> int:
+    sizes = _meta_values(args.meta)
+    if args.output:
+        check_output(args.output)
+    spec = imported_text(args.target, args, sizes)
+    if args.output:
+        write_via_temporary(args.output, lambda file: file.write(spec.encode("utf-8")))
+    else:
+        print(spec, end="")
+    return EXIT_OK
+
+
+def load_or_import(args):
+    """The spec `args.spec` names: a .kcost file, or a Triton kernel through the import (the
+    import's options refused beside a .kcost file, where they would mean nothing)."""
+    from ..analysis.api import load, loads
+
+    if is_python_target(args.spec):
+        text = imported_text(args.spec, args)
+        try:
+            return loads(text, args.spec)
+        except KcostError as error:  # the spec's rules broken by what the import wrote
+            raise _pointed_at_python(error, text, args.spec) from None
+    if (args.grid is not None or args.dtype is not None or args.config is not None
+            or args.wrap != "reread"):
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            None, "--grid, --dtype, --config and --wrap are the import's: they need "
+                  "FILE.py::FUNCTION",
+            "kernelcost analyze add.py::add_kernel --grid 'triton.cdiv(n, BLOCK)'"))
+    return load(args.spec)
+
+
+def _pointed_at_python(error: KcostError, text: str, target: str) -> KcostError:
+    """An error in an imported spec, each diagnostic's hint naming the Python line its
+    statement came from (the excerpt shows the spec, which `kernelcost import` prints)."""
+    lines = text.split("\n")
+    diagnostics = []
+    for diagnostic in error.diagnostics:
+        span = diagnostic.span
+        line = lines[span.line - 1] if span is not None and 0 < span.line <= len(lines) else ""
+        source = re.search(r"# line (\d+):", line)
+        where = (f"the statement of line {source.group(1)} of {target.split('::')[0]}"
+                 if source else "the spec")
+        note = f"in the spec imported from {target} ({where}; `kernelcost import` prints it)"
+        hint = f"{diagnostic.hint}; {note}" if diagnostic.hint else note
+        diagnostics.append(dataclasses.replace(diagnostic, hint=hint))
+    return type(error)(error.code, diagnostics, error.source)
