@@ -4,8 +4,8 @@ Each generator draws, from a random.Random, one Case: a command line, the files 
 (written in an empty folder before the run) and the environment. The kinds are what a user
 hands the tool: a spec (a shipped one mutated or retuned, run with `--machine all` where
 the command takes several), `--set` values, machine files, model files, measured CSVs,
-`--measured` values, the other options (ranges, points, levels, outputs, budgets) and a
-model's config.json. A
+`--measured` values, the other options (ranges, points, levels, outputs, budgets), a
+model's config.json and a Triton kernel's source. A
 case of one kind keeps every other input ordinary, so that a failure names its cause."""
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ CSV_TEXT = (ROOT / "validate" / "results" / "h200-2026-12-04.csv").read_text("ut
 MACHINES = ["h100", "a100", "h200", "b200", "mi300x", "l40s", "rtx4090", "mi250x"]
 MODELS = ["llama3_8b", "llama3_70b", "mixtral_8x7b"]
 SPEC_COMMANDS = ("analyze", "solve", "check", "plot", "sweep", "bound", "tune", "phase")
-COMMANDS = SPEC_COMMANDS + ("machines", "model", "validate")
-KINDS = ("spec", "set", "machine", "model", "csv", "measured", "option", "config")
+DRAWN_COMMANDS = SPEC_COMMANDS + ("machines", "model", "validate")  # any kind's command
+COMMANDS = DRAWN_COMMANDS + ("import",)  # the triton kind's own too
+KINDS = ("spec", "set", "machine", "model", "csv", "measured", "option", "config", "triton")
 PRECISIONS = ["fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8"]
 # ordinary sizes: mostly powers of two, which meet the shipped specs' `assume T | N`
 SIZES = ["1", "2", "3", "7", "256", "1024", "4096", "8192", "16384", "65536", "1000", "1e6",
@@ -183,7 +184,7 @@ TOML_TEXT = ["\ufeff", "\r", "\r\n", "\x00", "é", "１２", "[[compute]]\n", "[
 
 def machine_case(rng: random.Random) -> Case:
     text = mutate_toml(rng, MACHINE_TEXT)
-    command = rng.choice(COMMANDS)
+    command = rng.choice(DRAWN_COMMANDS)
     files = {"evil.toml": text.encode("utf-8", "replace")}
     if command == "machines":
         argv = ["machines", "evil.toml"] + (["--json"] if rng.random() < 0.5 else [])
@@ -267,7 +268,7 @@ def measured_case(rng: random.Random) -> Case:
 
 
 def option_case(rng: random.Random) -> Case:
-    command = rng.choice(COMMANDS)
+    command = rng.choice(DRAWN_COMMANDS)
     env = {}
     if rng.random() < 0.1:
         env["KERNELCOST_BUDGET_S"] = rng.choice(["1e10", "nan", "-1", "0", "1e400", "soon",
@@ -417,9 +418,53 @@ def config_case(rng: random.Random) -> Case:
                 placed=("KC504", "KC505", "KC506", "KC509", "KC510"))
 
 
+TRITON_SOURCES = {path.name: path.read_text("utf-8") for path in sorted(
+    (ROOT / "tests" / "triton_tutorials").glob("*.py"))}
+TRITON_TOKENS = [":", "(", ")", "\t", "    ", "\n", "**", "%", "//", "lambda x: x", "1e400",
+                 "tl.arange(0, 1 << 40)", "tl.nope(x)", "for i in range(n):\n", "@", "\\",
+                 "import os\n", "tl.constexpr", "yield", "é", "\x00", "\ufeff", "'", "#"]
+TRITON_NUMBERS = ["0", "-1", "1 << 62", "10**400", "1e309", "3.5", "True", "None", "2**31"]
+
+
+def triton_case(rng: random.Random) -> Case:
+    """A Triton tutorial of tests/triton_tutorials mutated, imported or analysed."""
+    name, text = rng.choice(sorted(TRITON_SOURCES.items()))
+    functions = re.findall(r"@triton\.jit[^\n]*\n(?:@[^\n]*\n)*def (\w+)", text) or ["nope"]
+    for _ in range(rng.randint(1, 3)):
+        roll = rng.random()
+        if roll < 0.25:
+            position = rng.randint(0, len(text))
+            text = text[:position] + rng.choice(TRITON_TOKENS) + text[position:]
+        elif roll < 0.65:
+            numbers = list(re.finditer(r"\b\d+\b", text))
+            if numbers:
+                chosen = rng.choice(numbers)
+                text = text[:chosen.start()] + rng.choice(TRITON_NUMBERS) + text[chosen.end():]
+        elif roll < 0.85:
+            calls = sorted(set(re.findall(r"tl\.\w+", text)))
+            if calls:
+                text = text.replace(rng.choice(calls), rng.choice(calls + ["tl.nope"]), 1)
+        else:
+            lines = text.split("\n")
+            del lines[rng.randrange(len(lines))]
+            text = "\n".join(lines)
+    target = f"kernel.py::{'nope' if rng.random() < 0.05 else rng.choice(functions)}"
+    if rng.random() < 0.5:
+        argv = ["import", target, *rng.choice([[], ["--set", "BLOCK_SIZE=1024"],
+                                                ["--grid", rng.choice(["n", "x)", "1e400",
+                                                                       "__import__('os')"])],
+                                                ["--dtype", rng.choice(["f16", "f99", ","])],
+                                                ["--config", rng.choice(["0", "99", "-1"])]])]
+    else:
+        argv = ["analyze", target, "--machine", rng.choice(MACHINES),
+                *rng.choice([[], ["--json"], ["--set", "BLOCK_SIZE=1024"]])]
+    return Case("triton", argv[0], argv, {"kernel.py": text.encode("utf-8", "replace")},
+                placed=("KC101", "KC102", "KC103", "KC109", "KC225", "KC226", "KC227"))
+
+
 GENERATORS = {"spec": spec_case, "set": set_case, "machine": machine_case,
               "model": model_case, "csv": csv_case, "measured": measured_case,
-              "option": option_case, "config": config_case}
+              "option": option_case, "config": config_case, "triton": triton_case}
 
 
 def draw(seed: int, index: int, kinds: tuple[str, ...] = KINDS) -> Case:
