@@ -418,8 +418,8 @@ def config_case(rng: random.Random) -> Case:
                 placed=("KC504", "KC505", "KC506", "KC509", "KC510"))
 
 
-TRITON_SOURCES = {path.name: path.read_text("utf-8") for path in sorted(
-    (ROOT / "tests" / "triton_tutorials").glob("*.py"))}
+TRITON_SOURCES = [path.read_text("utf-8") for path in sorted(
+    (ROOT / "tests" / "triton_tutorials").glob("*.py"))]
 TRITON_TOKENS = [":", "(", ")", "\t", "    ", "\n", "**", "%", "//", "lambda x: x", "1e400",
                  "tl.arange(0, 1 << 40)", "tl.nope(x)", "for i in range(n):\n", "@", "\\",
                  "import os\n", "tl.constexpr", "yield", "é", "\x00", "\ufeff", "'", "#"]
@@ -428,7 +428,7 @@ TRITON_NUMBERS = ["0", "-1", "1 << 62", "10**400", "1e309", "3.5", "True", "None
 
 def triton_case(rng: random.Random) -> Case:
     """A Triton tutorial of tests/triton_tutorials mutated, imported or analysed."""
-    name, text = rng.choice(sorted(TRITON_SOURCES.items()))
+    text = rng.choice(TRITON_SOURCES)
     functions = re.findall(r"@triton\.jit[^\n]*\n(?:@[^\n]*\n)*def (\w+)", text) or ["nope"]
     for _ in range(rng.randint(1, 3)):
         roll = rng.random()
