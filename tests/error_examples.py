@@ -65,7 +65,7 @@ import triton.language as tl
 @triton.jit
 def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n_elements
+    mask = offsets < n
     x = tl.load(x_ptr + offsets, mask=mask)
     y = tl.load(y_ptr + offsets, mask=mask)
     tl.store(out_ptr + offsets, x + y, mask=mask)
@@ -75,7 +75,7 @@ def add(x, y, out):
     n = x.numel()
     grid = lambda meta: (triton.cdiv(n, meta['BLOCK']),)
     add_kernel[grid](x, y, out, n, BLOCK=1024)
-""".replace("n_elements", "n")
+"""
 COMMON = {"scale.kcost": SCALE, "gemm.kcost": GEMM}  # shown once, above the examples
 
 

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from error_examples import TRITON_ADD
 
 from kernelcost import cli
 from kernelcost.analysis.api import loads
@@ -16,24 +17,7 @@ from kernelcost.base.errors import KcostError
 
 TUTORIALS = Path(__file__).resolve().parent / "triton_tutorials"
 
-ADD = """import triton
-import triton.language as tl
-
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    tl.store(out_ptr + offsets, x + y, mask=mask)
-
-
-def add(x, y, out):
-    n = x.numel()
-    grid = lambda meta: (triton.cdiv(n, meta['BLOCK']),)
-    add_kernel[grid](x, y, out, n, BLOCK=1024)
-"""
+ADD = TRITON_ADD  # tutorial 01's shape, as the error examples write it
 Y_LOAD = "    y = tl.load(y_ptr + offsets, mask=mask)\n"
 
 
