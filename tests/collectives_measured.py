@@ -5,10 +5,11 @@ measured.py checks that the page is what this computes)."""
 
 from __future__ import annotations
 
-import csv
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+
+from measured_rows import SCALE, block, p90, read_fields
 
 from kernelcost.answers.collectives import (
     Algorithm,
@@ -26,7 +27,6 @@ BEGIN = "<!-- measured-table: begin (tools/regen_collectives_doc.py writes it) -
 END = "<!-- measured-table: end -->"
 # the sizes that separate the classes: latency-bound below 64 KiB, bandwidth-bound from 16 MiB
 SMALL_B, LARGE_B = 64 * 1024, 16 * 1024 * 1024
-SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
 
 
 @dataclass(frozen=True)
@@ -52,12 +52,7 @@ class Row:
 
 
 def read_rows(path: Path = CSV) -> list[Row]:
-    """The file's rows (its `#` lines are comments), each with its line number."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        lines = [(number, line) for number, line in enumerate(handle, 1)
-                 if not line.startswith("#")]
-    reader = csv.DictReader(line for _, line in lines)
-    return [Row(number, dict(fields)) for (number, _), fields in zip(lines[1:], reader)]
+    return [Row(number, fields) for number, fields in read_fields(path)]
 
 
 def expected_time(row: Row) -> float:
@@ -128,13 +123,6 @@ def _size(size: int) -> str:
     return f"{size} B"
 
 
-def p90(values: list[float]) -> float:
-    """The 90th percentile, linear between order statistics (statistics.quantiles, inclusive)."""
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=10, method="inclusive")[8]
-
-
 def summary(compared: list[Compared]) -> list[tuple[str, str, str, int, float, float]]:
     """(collective, size class, split, rows, median |error|, p90 |error|), validation first."""
     groups: dict[tuple[str, str, str], list[float]] = {}
@@ -169,5 +157,4 @@ def render(compared: list[Compared]) -> str:
 
 def doc_block(text: str) -> str:
     """The block of the page between the markers, the markers included."""
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    return text[start:end]
+    return block(text, BEGIN, END)

@@ -15,11 +15,12 @@ Rows that share a model, machine, tp, precisions and context share one whole_mod
 
 from __future__ import annotations
 
-import csv
 import statistics
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from measured_rows import SCALE, block, p90, read_fields
 
 from kernelcost.answers.quantisation import quantisation
 from kernelcost.answers.tensor_parallel import Layout
@@ -33,7 +34,6 @@ CSV = ROOT / "validate" / "published" / "serving.csv"
 DOC = ROOT / "docs" / "serving.md"
 BEGIN = "<!-- measured-table: begin (tools/regen_serving_doc.py writes it) -->"
 END = "<!-- measured-table: end -->"
-SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
 QUANTITIES = ("ttft", "tpot", "request_latency")
 
 
@@ -59,12 +59,7 @@ class Row:
 
 
 def read_rows(path: Path = CSV) -> list[Row]:
-    """The file's rows (its `#` lines are comments), each with its line number."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        lines = [(number, line) for number, line in enumerate(handle, 1)
-                 if not line.startswith("#")]
-    reader = csv.DictReader(line for _, line in lines)
-    return [Row(number, dict(fields)) for (number, _), fields in zip(lines[1:], reader)]
+    return [Row(number, fields) for number, fields in read_fields(path)]
 
 
 def expected_time(row: Row) -> float:
@@ -148,13 +143,6 @@ def compare_all(rows: list[Row] | None = None) -> list[Compared]:
     return out
 
 
-def p90(values: list[float]) -> float:
-    """The 90th percentile, linear between order statistics (statistics.quantiles, inclusive)."""
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=10, method="inclusive")[8]
-
-
 def summary(compared: list[Compared]) -> list[tuple[str, str, int, float, float, int]]:
     """(split, quantity or 'all', rows, median |error|, p90 |error|, rows the model is low on),
     validation first."""
@@ -204,5 +192,4 @@ def render(compared: list[Compared]) -> str:
 
 def doc_block(text: str) -> str:
     """The block of the page between the markers, the markers included."""
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    return text[start:end]
+    return block(text, BEGIN, END)
