@@ -1,6 +1,6 @@
 """The collectives model against published measurements: validate/published/collectives.csv
 read with the csv module, each row's model time on its topology, the error, and the table
-docs/collectives.md holds (tools/regen_collectives_doc.py writes it; tests/test_collectives_
+docs/collectives.md holds (tools/regen_measured_docs.py writes it; tests/test_collectives_
 measured.py checks that the page is what this computes)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from kernelcost.hardware.topology import load_topology
 ROOT = Path(__file__).resolve().parent.parent
 CSV = ROOT / "validate" / "published" / "collectives.csv"
 DOC = ROOT / "docs" / "collectives.md"
-BEGIN = "<!-- measured-table: begin (tools/regen_collectives_doc.py writes it) -->"
+BEGIN = "<!-- measured-table: begin (tools/regen_measured_docs.py writes it) -->"
 END = "<!-- measured-table: end -->"
 # the sizes that separate the classes: latency-bound below 64 KiB, bandwidth-bound from 16 MiB
 SMALL_B, LARGE_B = 64 * 1024, 16 * 1024 * 1024

@@ -1,7 +1,7 @@
 """The whole-model composition against published serving measurements:
 validate/published/serving.csv read with the csv module, each row's model time from
 `whole_model(...).latencies()`, the error, and the table docs/serving.md holds
-(tools/regen_serving_doc.py writes it; tests/test_serving_measured.py checks that the page is
+(tools/regen_measured_docs.py writes it; tests/test_serving_measured.py checks that the page is
 what this computes).
 
 How a row maps onto the model (the same for every row; no figure is fitted):
@@ -32,7 +32,7 @@ from kernelcost.hardware.topology import default_topology
 ROOT = Path(__file__).resolve().parent.parent
 CSV = ROOT / "validate" / "published" / "serving.csv"
 DOC = ROOT / "docs" / "serving.md"
-BEGIN = "<!-- measured-table: begin (tools/regen_serving_doc.py writes it) -->"
+BEGIN = "<!-- measured-table: begin (tools/regen_measured_docs.py writes it) -->"
 END = "<!-- measured-table: end -->"
 QUANTITIES = ("ttft", "tpot", "request_latency")
 

@@ -92,7 +92,7 @@ def test_each_row_is_compared_with_the_way_it_ran(compared):
 def test_the_page_holds_the_table_the_code_computes(compared):
     text = DOC.read_text(encoding="utf-8")
     assert doc_block(text) == render(compared), (
-        "docs/collectives.md is stale: run tools/regen_collectives_doc.py")
+        "docs/collectives.md is stale: run tools/regen_measured_docs.py")
 
 
 def test_the_page_names_every_source(rows):

@@ -106,7 +106,7 @@ def test_rows_sharing_a_run_share_its_figures(compared):
 def test_the_page_holds_the_table_the_code_computes(compared):
     text = DOC.read_text(encoding="utf-8")
     assert doc_block(text) == render(compared), (
-        "docs/serving.md is stale: run tools/regen_serving_doc.py")
+        "docs/serving.md is stale: run tools/regen_measured_docs.py")
 
 
 def test_the_page_names_every_source(rows):
