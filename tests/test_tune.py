@@ -141,6 +141,23 @@ def test_phase_ridge_curve_is_the_solved_crossing(tiled_phase):
     assert (point.get_xdata()[0], point.get_ydata()[0]) == (4096, 128)
 
 
+def test_a_point_off_the_plane_is_refused_at_its_setting_and_a_default_one_left_out():
+    # the command-path campaign: `--set S=1e308` with --y S=1..4096 drew the point at
+    # 1e308 on a log axis (numpy's overflow warning on stderr)
+    from kernelcost.base.errors import SizeError
+
+    with pytest.raises(SizeError) as caught:
+        phase(load(SPECS / "gemm_tiled.kcost"), H100, parse_axis("N=64..65536"),
+              parse_axis("T=16..1024", "--y"), {"T": "1e308", "N": "4096"}, points=(8, 8))
+    diagnostic = caught.value.diagnostics[0]
+    assert caught.value.code == "KC308" and diagnostic.span.file == "--set T"
+    assert "off the plane" in diagnostic.message and "T=16..1024" in diagnostic.message
+    # T's default, 128, off a plane of T = 256..1024: no point, no error
+    found = phase(load(SPECS / "gemm_tiled.kcost"), H100, parse_axis("N=64..65536"),
+                  parse_axis("T=256..1024", "--y"), {"N": "4096"}, points=(8, 8))
+    assert found.point is None
+
+
 def test_a_ridge_that_depends_on_the_y_size_alone_is_a_horizontal_line():
     # llm_decode's I_global = b: it meets the H100's ridge at b = 990/3.35 = 295.5 whatever
     # Theta is; the phase said "nowhere in the plane" while colouring both sides of it

@@ -226,6 +226,16 @@ def _point(spec, own, x, y):
                 Span(f"--set {axis.name}", 1, 1, 1, len(shown) + 1),
                 f"--set {axis.name}={shown}: the spec's point needs a number",
                 f"give {axis.name} a number, such as 4096"), shown) from None
+        if not axis.low <= value <= axis.high:
+            if axis.name not in own:  # a default off the plane: nothing to mark
+                return None
+            shown = str(text)
+            raise SizeError(Code.BAD_RANGE, Diagnostic(
+                Span(f"--set {axis.name}", 1, 1, 1, len(shown) + 1),
+                f"--set {axis.name}={shown}: the point lies off the plane, whose "
+                f"{axis.option} runs {axis.text}",
+                f"widen {axis.option} to take it in, or leave {axis.name} out of --set"),
+                shown)
     return values[0], values[1]
 
 
