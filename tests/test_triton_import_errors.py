@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import sample_spent
 from error_examples import TRITON_ADD
 
 from kernelcost import cli
@@ -161,6 +162,8 @@ def fuzz(tmp_path: Path, capsys, count: int, seed: int) -> dict[int, int]:
     chooser = random.Random(seed)
     outcomes: dict[int, int] = {}
     for case in range(count):
+        if sample_spent():  # CI's bounded slow sample: no further case once its time is up
+            break
         name, function = KERNELS[case % len(KERNELS)]
         text = mutate((TUTORIALS / name).read_text(), chooser)
         exit_code, err = run(tmp_path, capsys, text, function)
@@ -180,7 +183,7 @@ def test_mutated_tutorials_import_or_fail_placed(tmp_path, capsys):
 @pytest.mark.slow
 def test_ten_thousand_mutated_tutorials(tmp_path, capsys):
     outcomes = fuzz(tmp_path, capsys, 10_000, seed=4444)
-    assert sum(outcomes.values()) == 10_000
+    assert sum(outcomes.values()) == 10_000 or sample_spent()
 
 
 def test_the_specs_of_mutated_tutorials_read_or_fail_as_bad_input(tmp_path):
