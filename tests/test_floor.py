@@ -1,22 +1,28 @@
 """t_floor (module floor), the compulsory bytes it charges (Cost.compulsory_B) and t_model's
 global bytes never under t_bound's (execution._at_least_compulsory): issue 34, item 1."""
 
+import random
+import re
+
 import pytest
 import sympy
 from conftest import SPECS, size
 
 import kernelcost
+from kernelcost.analysis.api import broken_assumptions
 from kernelcost.answers.ledger import ledger
 from kernelcost.answers.model import verdict
+from kernelcost.base.errors import InternalError, KcostError
 from kernelcost.gpu.execution import _at_least_compulsory
 from kernelcost.gpu.floor import floor, legal_rate
 from kernelcost.gpu.grid_terms import GridTerm
 from kernelcost.hardware.machine import level_roof
-from kernelcost.hardware.machinefile import load_machine
+from kernelcost.hardware.machinefile import builtin_machine_ids, load_machine
 from kernelcost.present.roofs import roof_name
 
 H100 = load_machine("h100")
 H200 = load_machine("h200")
+MACHINES = [load_machine(machine) for machine in builtin_machine_ids()]
 
 
 def cost_of(name: str):
@@ -110,3 +116,90 @@ def test_a_wave_estimate_under_the_compulsory_bytes_is_raised_to_them():
 def test_a_floor_without_bytes_is_its_work():
     result = floor(None, H100, "bf16", {}, {"tensor": sympy.Integer(990 * 10**12)})
     assert result.seconds == 1 and [term.key for term in result.terms] == ["tensor"]
+
+
+# --- a footprint that is only a bounding box ----------------------------------------------
+
+def _values(sizes: dict[str, int]) -> dict:
+    return {size(name): sympy.Integer(value) for name, value in sizes.items()}
+
+
+def test_a_bounding_box_is_cut_to_its_tensor_in_the_compulsory_bytes():
+    """The command-path campaign's input 74,376: gemm_tiled_clipped's first range mutated to
+    min(T, N, K) leaves the footprints of A and C as boxes T rows high. At M = 1000 rows
+    and T = 16384 the box held 16x C: t_floor 263.398 us passed t_bound 263.352 us on the
+    A100 (an internal error, exit 3). The rows of A and C are M at most."""
+    text = (SPECS / "gemm_tiled_clipped.kcost").read_text()
+    mutated = text.replace("for i0 in 0..M by T", "for i0 in 0..min(T, N, K) by T")
+    assert mutated != text
+    cost = kernelcost.loads(mutated).cost()
+    assert not cost.exact
+    sizes = _values({"M": 1000, "N": 16384, "K": 3, "T": 16384})
+    compulsory = 2 * (1000 * 3 + 3 * 16384 + 1000 * 16384)  # A, B and C once, bf16
+    assert sympy.sympify(cost.compulsory_B).xreplace(sizes) == compulsory
+    result = verdict(cost, load_machine("a100"), None, sizes)
+    assert result.t_floor == sympy.Rational(compulsory, 2_039 * 10**9)  # a100.toml's HBM
+    assert result.t_floor <= result.t_bound <= result.t_model
+
+
+def _mutated_ranges(rng: random.Random, text: str, names: list[str], count: int) -> list[str]:
+    """Specs whose loop ranges end at min(...) of two or three sizes, as the command-path
+    campaign mutates them: each range a footprint may no longer cover exactly."""
+    ranges = list(RANGE_END.finditer(text))
+    found = []
+    for _ in range(count):
+        chosen = rng.choice(ranges)
+        bound = f"min({', '.join(rng.sample(names, min(len(names), rng.choice((2, 3)))))})"
+        found.append(text[:chosen.start(1)] + bound + text[chosen.end(1):])
+    return found
+
+
+RANGE_END = re.compile(r"\bin [^\n{]*?\.\.([A-Za-z_]\w*)")
+PARAMETERS = re.compile(r"kernel \w+\(([^)]*)\)")
+
+
+def _campaign(mutants_a_spec: int, sizes_a_mutant: int) -> int:
+    """Every shipped spec's ranges cut by min(...) (seeded): at seeded sizes on a machine
+    each, t_floor <= t_bound <= t_model (verdict checks it: exit 3 otherwise). Returns the
+    verdicts checked."""
+    rng = random.Random(20261206)
+    checked = 0
+    for path in SPECS.glob("*.kcost"):
+        text = path.read_text()
+        names = [part.split("=")[0].strip() for part in
+                 PARAMETERS.search(text).group(1).split(",") if part.strip()]
+        if len(names) < 2 or not RANGE_END.search(text):
+            continue
+        for mutant in _mutated_ranges(rng, text, names, mutants_a_spec):
+            try:
+                spec = kernelcost.loads(mutant)
+                cost = spec.cost()
+            except KcostError:
+                continue
+            for _ in range(sizes_a_mutant):
+                values = {**cost.defaults, **_values(
+                    {name: rng.choice((1, 3, 64, 1000, 4096, 16384)) for name in names})}
+                checked += _checked(cost, spec, values, rng.choice(MACHINES))
+    return checked
+
+
+def _checked(cost, spec, values, machine) -> int:
+    if broken_assumptions(spec.checked, values):  # refused by the commands (exit 2)
+        return 0
+    try:
+        result = verdict(cost, machine, None, values)
+    except KcostError as error:  # a refusal of the sizes (a placed exit 2), not an order
+        assert not isinstance(error, InternalError), error
+        return 0
+    times = [t for t in (result.t_floor, result.t_bound, result.t_model) if t is not None]
+    assert times == sorted(times), (spec.name, values, machine.id)
+    return 1
+
+
+def test_ranges_cut_by_min_keep_the_floor_under_the_bound():
+    assert _campaign(mutants_a_spec=3, sizes_a_mutant=1) >= 40
+
+
+@pytest.mark.slow
+def test_ranges_cut_by_min_keep_the_floor_under_the_bound_campaign():
+    assert _campaign(mutants_a_spec=12, sizes_a_mutant=4) >= 500

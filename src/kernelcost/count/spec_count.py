@@ -55,6 +55,10 @@ def count(checked: CheckedKernel, reuse: Reuse | str = Reuse.SPEC,
     grid = count_grid(counter, scopes)
     contractions = counter.contraction_costs()
     compulsory = counter.compulsory_bytes()
+    if not counter.exact and Level.GLOBAL in traffic:
+        # a bounding box may hold more than the schedule's own (also boxed) count charges
+        # global memory: t_floor takes the fewer, so that it never exceeds t_bound
+        compulsory = sympy.Min(compulsory, traffic[Level.GLOBAL])
     exact = all(f.exact for f in footprints.values()) and all(s.exact for s in scopes)
     return Cost(
         kernel=checked.name,
@@ -226,7 +230,7 @@ class _Counter:
         read = self.footprint.union(reads, 0)
         write = self.footprint.union([s for s in sites if s.is_write], 0)
         self.exact &= read.exact and write.exact
-        return read.elements + write.elements
+        return _within(read, tensor) + _within(write, tensor)
 
     def compulsory_bytes(self) -> sympy.Expr:
         """Bytes of compulsory traffic (see _compulsory) of the tensors homed in global
@@ -350,3 +354,10 @@ class _Counter:
             expr = replace_symbols(expr, {loop.var: loop.lo})
         return expr
 
+
+def _within(footprint: Footprint, tensor: Tensor) -> sympy.Expr:
+    """A footprint's elements, a bounding box cut to the tensor it lies in: no run touches
+    more elements than the tensor holds."""
+    if footprint.exact or footprint.elements == 0:
+        return footprint.elements
+    return sympy.Min(footprint.elements, sympy.Mul(*tensor.shape))
