@@ -98,7 +98,8 @@ def test_rows_sharing_a_run_share_its_figures(compared):
     times = {}
     for c in compared:
         f = c.row.fields
-        key = (f["source"], f["batch"], f["quantity"], f["weights"])
+        key = (f["source"], f["batch"], f["input_len"], f["output_len"], f["quantity"],
+               f["weights"])
         times.setdefault(key, set()).add(round(c.model_s, 12))
     assert all(len(t) == 1 for t in times.values())
 

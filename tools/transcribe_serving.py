@@ -27,7 +27,8 @@ def t(x):
 # SPLIT.md's rule for this file, fixed before any row was compared with the model: by source,
 # by the source's date; the earliest source is calibration, every later one validation.
 SPLIT = {"vllm-pr2542": "calibration", "vllm-pr3240": "validation",
-         "gpustack-qwen3-8b-h100-latency": "validation"}
+         "gpustack-qwen3-8b-h100-latency": "validation",
+         "rocm-vllm-dev-docker-2025-01-27": "validation", "rocm-vllm-dev-docker-2025-06-09": "validation"}
 FIXED = ("fixed lengths: every prompt is input_len random token ids, every output output_len tokens (ignore_eos), "
          "all batch prompts submitted at once")
 
@@ -113,6 +114,61 @@ for section, variant, impl, wa, ttft, tpot in GPUSTACK_RUNS:
             tp=1, weights=wa, activations=wa, kv_cache="bf16", batch=4, prefill_batch=1, input_len=233, output_len=221,
             shape=SHAREGPT, quantity=quantity, implementation=impl, value=v, unit="ms", conversion="time_s = value * 1e-3",
             time_s=t(float(v) * 1e-3), timed=SERVE_TIMED, timed_kind="call", split=SPLIT["gpustack-qwen3-8b-h100-latency"]))
+
+# ---- ROCm/vllm docs/dev-docker/README.md: Llama-3.1-70B-Instruct FP8 at tp 8 on MI300X, two releases' tables ----
+ROCM_README = ("ROCm/vllm, docs/dev-docker/README.md at commit {commit} ({merged}; the table's figures first committed in {first}), "
+               "section '{section}', table 'Model | Precision | TP Size | Batch Size | Input | Output | MI300X Latency ({unit})', "
+               "line '{line}'; the page's latency command: 'python3 /app/vllm/benchmarks/benchmark_latency.py "
+               "--distributed-executor-backend mp --quantization fp8 --kv-cache-dtype fp8 --dtype float16 --gpu-memory-utilization 0.9 "
+               "--trust-remote-code --model $MODEL --batch-size $BS --input-len $IN --output-len $OUT --tensor-parallel-size $TP "
+               "--num-iters-warmup 3 --num-iters 5 --output-json output.json' after 'export VLLM_USE_TRITON_FLASH_ATTN=0'")
+ROCM_LEAD = "Llama 3.1 70B (amd/Llama-3.1-70B-Instruct-FP8-KV) | FP8 | 8"
+ROCM_MODEL = ("amd/Llama-3.1-70B-Instruct-FP8-KV (Llama-3.1-70B-Instruct quantised by AMD Quark: fp8 weights and activations, fp8 KV cache; "
+              "served --quantization fp8 --kv-cache-dtype fp8 --dtype float16, fp16 elsewhere, the size of the model's bf16): the shipped "
+              "llama3_70b, whose figures are Llama-3.1-70B's (oumi-ai/oumi configs/recipes/llama3_1/README.md at commit "
+              "dbb5aea5a1267d61b0933e032b60ac2f11e9c6d3, section '70B': vocab 128,256, hidden 8192, MLP intermediate 28,672, 80 layers, "
+              "64 attention heads, 8 KV heads, no weight tying); Llama 3.1 changed rope_scaling and the context length, which the "
+              "composition does not read")
+ROCM_TIMED = ("benchmark_latency.py's host wall clock (time.perf_counter) around one llm.generate() of the whole batch (random prompt token ids, "
+              "ignore_eos=True, max_tokens=output_len, temperature 1.0), averaged over --num-iters 5 runs after 3 warm-up runs; the offline "
+              "LLM engine, no server; HIP graphs for decode as vLLM's default (the command passes no --enforce-eager)")
+ROCM_RUNS = [
+    # source, date, commit, merged, first, section, unit, implementation, part, {(isl, bs): value}
+    ("rocm-vllm-dev-docker-2025-01-27", "2025-01-27", "7a292f9b0cd14b925b2897361fec1921ffb84543",
+     "'20250127 docs update (#392)', arakowsk-amd, 2025-01-29", "commit fae02581dd3510556cf76aebd98102949610f829 of 2025-01-27",
+     "Latency Measurements", "ms",
+     "vLLM 0.6.6 (ROCm/vllm build, image rocm/vllm-dev of 20250124: ROCm 6.3.1, PyTorch 2.6dev; Docker Manifest commit "
+     "8e87b08c2a284c1a20eb3d8e0fbdc84918bf27dc)",
+     "AMD Instinct MI300X (the page's 'MI300X Latency'; the system is not described)",
+     {(128, 1): "19088.59", (128, 2): "19610.46", (128, 4): "19911.30", (128, 8): "21858.80", (128, 16): "23537.59",
+      (128, 32): "25342.94", (128, 64): "32548.19", (128, 128): "45216.37",
+      (2048, 1): "19154.43", (2048, 2): "19670.60", (2048, 4): "19976.32", (2048, 8): "22485.63", (2048, 16): "25246.27",
+      (2048, 32): "28967.08", (2048, 64): "39920.41", (2048, 128): "59514.25"}),
+    ("rocm-vllm-dev-docker-2025-06-09", "2025-06-09", "68af0558487474544f16002b57de8ab53d5f19db",
+     "'Updated README.md for June 10 release (#574)', Mcirino1, 2025-06-11", "commit 4c4de4cdff864d88c2def3f2f259dc4889e18b68 of 2025-06-09",
+     "Performance Results' / 'Latency Measurements", "sec",
+     "vLLM 0.9.0.1 (ROCm/vllm build, image rocm/vllm-dev changelog '20250605_aiter': ROCm 6.4.1, hipBLASLt 0.15, PyTorch 2.7; "
+     "Docker Manifest commit 71faa188073d427c57862c45bf17745f3b54b1b1); 'Benchmarks were run with benchmark scripts from v0.6.5'",
+     "AMD Instinct MI300X (192GiB, 750W), 8 in a Supermicro AS-8125GS-TNMR2 with 2x AMD EPYC 9575F (the page's system line)",
+     {(128, 1): "15.566", (128, 2): "16.858", (128, 4): "17.518", (128, 8): "18.898", (128, 16): "21.023",
+      (128, 32): "23.896", (128, 64): "30.753", (128, 128): "43.767",
+      (2048, 1): "15.496", (2048, 2): "17.380", (2048, 4): "17.983", (2048, 8): "19.771", (2048, 16): "22.702",
+      (2048, 32): "27.392", (2048, 64): "36.879", (2048, 128): "57.003"}),
+]
+for source, date, commit, merged, first, section, unit, impl, part, by_shape in ROCM_RUNS:
+    scale = 1e-3 if unit == "ms" else 1.0
+    for (isl, bs), v in by_shape.items():
+        lead = ROCM_LEAD if (isl, bs) == (128, 1) else "| |"  # the table's first line names the model
+        line = f"| {lead} | {bs} | {isl} | 2048 | {v} |"
+        rows.append(dict(
+            source=source, date=date,
+            citation=ROCM_README.format(commit=commit, merged=merged, first=first, section=section, unit=unit,
+                                        line=line),
+            part=part, machine="mi300x", model="llama3_70b", model_source=ROCM_MODEL, tp=8,
+            weights="fp8", activations="fp8", kv_cache="fp8", batch=bs, prefill_batch=bs, input_len=isl, output_len=2048,
+            shape=FIXED, quantity="request_latency", implementation=impl, value=v, unit="ms" if unit == "ms" else "s",
+            conversion="time_s = value * 1e-3" if unit == "ms" else "time_s = value",
+            time_s=t(float(v) * scale), timed=ROCM_TIMED, timed_kind="call", split=SPLIT[source]))
 
 if __name__ == "__main__":
     with open(OUT, "w", newline="") as f:
