@@ -58,7 +58,8 @@ def count(checked: CheckedKernel, reuse: Reuse | str = Reuse.SPEC,
     if not counter.exact and Level.GLOBAL in traffic:
         # a bounding box may hold more than the schedule's own (also boxed) count charges
         # global memory: t_floor takes the fewer, so that it never exceeds t_bound
-        compulsory = sympy.Min(compulsory, traffic[Level.GLOBAL])
+        # (unevaluated: comparing two uncounted sums symbolically can take minutes)
+        compulsory = sympy.Min(compulsory, traffic[Level.GLOBAL], evaluate=False)
     exact = all(f.exact for f in footprints.values()) and all(s.exact for s in scopes)
     return Cost(
         kernel=checked.name,
@@ -360,4 +361,4 @@ def _within(footprint: Footprint, tensor: Tensor) -> sympy.Expr:
     more elements than the tensor holds."""
     if footprint.exact or footprint.elements == 0:
         return footprint.elements
-    return sympy.Min(footprint.elements, sympy.Mul(*tensor.shape))
+    return sympy.Min(footprint.elements, sympy.Mul(*tensor.shape), evaluate=False)
