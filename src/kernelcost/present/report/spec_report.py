@@ -105,8 +105,9 @@ def analysis_tables(analysis: Analysis, width: int | None = None):
                       for name, value in analysis.parameters.items())
     header.append(wrap(f"sizes: {sizes}", width))
     if not analysis.cost.exact:
-        header.append("\nsome footprints are bounding boxes: traffic is an upper bound",
-                      style="yellow")
+        header.append("\n" + wrap("some footprints are bounding boxes: traffic is an upper "
+                                   "bound, and so may be the compulsory bytes t_floor charges",
+                                   width), style="yellow")
     for warning in analysis.warnings:
         header.append(f"\nwarning: {warning}; the closed forms assume it", style="yellow")
     if analysis.verified is not None:
