@@ -122,6 +122,8 @@ REFUSED = {
     "rmsnorm": "the loop `r` indexes no array", "layernorm_rows": "the loop `r` indexes no array",
     "softmax_online": "the loop `i` indexes no array",  # its running max and sum: locals
     "decode_attention": "combines the iterators kh and qi",  # grouped-query index kh*g + qi
+    # its warps' fragments, register arrays indexed from the warp's first row (`qf[i - w, ..]`)
+    "decode_attention_split": "is not one iterator",
     "copy": "no statement does work",
     # data movement alone: the transpose and the strided read probe transfer efficiency
     "transpose_naive": "no statement does work", "transpose_tiled": "no statement does work",

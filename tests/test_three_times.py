@@ -51,6 +51,8 @@ README_SIZES = {
     "transpose_naive": [{"n": 8192}],
     "transpose_tiled": [{"n": 8192}],
     "strided_read": [{"n": 16777216, "s": 8}],
+    # the published corpus's rows for it (validate/published/decode_attention.csv)
+    "decode_attention_split": [{"b": 64, "h": 64, "L": L} for L in (32, 64, 128, 256)],
 }
 
 
