@@ -11,7 +11,10 @@ How a row maps onto the model (the same for every row; no figure is fitted):
   middle of a request's decode (Latency.tpot_s);
 - `request_latency` (vLLM's benchmark_latency.py: one llm.generate of the whole batch): that
   TTFT plus (output_len - 1) of those decode steps.
-Rows that share a model, machine, tp, precisions and context share one whole_model run."""
+Each row's decode steps are launched as its `launch` column says (`graphs` only where the
+source states CUDA graphs; `eager`, as before the option, elsewhere); the prefill is eager in
+both. Rows that share a model, machine, tp, precisions, launch and context share one
+whole_model run."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from pathlib import Path
 
 from measured_rows import SCALE, block, p90, read_fields
 
+from kernelcost.answers.launch_cost import WORDS
 from kernelcost.answers.quantisation import quantisation
 from kernelcost.answers.tensor_parallel import Layout
 from kernelcost.answers.wholemodel import Latency, whole_model
@@ -73,21 +77,21 @@ def model_path(model: str) -> str:
 
 
 @cache
-def latencies(model: str, machine: str, tp: int, precisions: tuple[str, str, str],
+def latencies(model: str, machine: str, tp: int, precisions: tuple[str, str, str], launch: str,
               batches: tuple[int, ...], context: int) -> dict[int, Latency]:
     """One whole_model run: the Latency of each batch, on the machine's default topology."""
     config = load_model_or_config(model_path(model))
     gpu = load_machine(machine)
     topology = default_topology(machine) if tp > 1 else None
     result = whole_model(config, gpu, list(batches), context, tp, Layout(topology, tp, 1),
-                         quantisation=quantisation(*precisions))
+                         quantisation=quantisation(*precisions), launch=WORDS[launch])
     return {latency.batch: latency for latency in result.latencies()}
 
 
-def _key(row: Row) -> tuple[str, str, int, tuple[str, str, str]]:
+def _key(row: Row) -> tuple[str, str, int, tuple[str, str, str], str]:
     f = row.fields
     return (f["model"], f["machine"], int(f["tp"]), (f["weights"], f["activations"],
-                                                     f["kv_cache"]))
+                                                     f["kv_cache"]), f["launch"])
 
 
 def _runs(rows: list[Row]) -> dict[tuple, tuple[int, ...]]:
@@ -133,10 +137,10 @@ def compare_all(rows: list[Row] | None = None) -> list[Compared]:
         ttft = tpot = None
         if row.quantity in ("ttft", "request_latency"):
             key = (*_key(row), row.int("input_len"))
-            ttft = latencies(*key[:4], runs[key], key[4])[row.int("prefill_batch")].ttft_s
+            ttft = latencies(*key[:5], runs[key], key[5])[row.int("prefill_batch")].ttft_s
         if row.quantity in ("tpot", "request_latency"):
             key = (*_key(row), row.decode_context)
-            tpot = latencies(*key[:4], runs[key], key[4])[row.int("batch")].tpot_s
+            tpot = latencies(*key[:5], runs[key], key[5])[row.int("batch")].tpot_s
         if row.quantity not in QUANTITIES:
             raise ValueError(f"line {row.line}: unknown quantity {row.quantity!r}")
         out.append(Compared(row, ttft, tpot))
@@ -175,9 +179,9 @@ def render(compared: list[Compared]) -> str:
     for side, quantity, count, median, ninety, low in summary(compared):
         lines.append(f"| {side} | {quantity} | {count} | {median:.0%} | {ninety:.0%} | {low} |")
     lines += ["", "| source | machine | model | tp | w/a/kv | batch | in | out | quantity | "
-              "implementation | model TTFT (ms) | model TPOT (ms) | model (ms) | measured (ms) | "
-              "error | split |",
-              "|---|---|---|---:|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---|"]
+              "implementation | launch | model TTFT (ms) | model TPOT (ms) | model (ms) | "
+              "measured (ms) | error | split |",
+              "|---|---|---|---:|---|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---|"]
     for c in compared:
         f = c.row.fields
         model = Path(f["model"]).parent.name if f["model"].endswith(".json") else f["model"]
@@ -185,6 +189,7 @@ def render(compared: list[Compared]) -> str:
             f"| {f['source']} | {f['machine']} | {model} | {f['tp']} | "
             f"{f['weights']}/{f['activations']}/{f['kv_cache']} | {f['batch']} | "
             f"{f['input_len']} | {f['output_len']} | {c.row.quantity} | {f['implementation']} | "
+            f"{f['launch']} | "
             f"{_ms(c.ttft_s)} | {_ms(c.tpot_s)} | {c.model_s * 1e3:.2f} | "
             f"{c.row.time_s * 1e3:.2f} | {c.error:+.0%} | {f['split']} |")
     return "\n".join([*lines, "", END])

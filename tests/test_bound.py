@@ -116,6 +116,7 @@ REFUSED = {
     "flash_attention_causal_hopper": "the loop `h` indexes no array",
     "model_attention": "the loop `i` indexes no array",
     "model_attention_causal": "the loop `t` indexes no array",
+    "model_attention_chunk": "the loop `t` indexes no array",
     "model_rmsnorm": "the loop `t` indexes no array",
     # a statement of locals alone (the norm's scale) inside the row loop: left out of the
     # class for now, though the row's arrays are projections

@@ -185,6 +185,9 @@ def _slow_invocations() -> list[list[str]]:
         for machine in ("h100", "b200", "mi300x"):
             found.append(["model", model, "--machine", machine, "--batch", "1,8,64,512,4096"])
         found.append(["model", model, "--gpus", "8", "--batch", "1,32", "--context", "32768"])
+    # chunked prefill crossing prompts, its collectives at tp 2, decode from CUDA graphs
+    found.append(["model", "llama3_8b", "--gpus", "2", "--batch", "1,3", "--context", "2500",
+                  "--chunk", "1000", "--launch", "graphs"])
     for level in ("shared", "l2", "registers"):
         for machine in ("a100", "b200", "mi300x"):
             found.append(["bound", _spec("gemm_hopper"), "--level", level, "--machine", machine])

@@ -110,6 +110,9 @@ UPPER_BOUNDS = {
                               "bounded by a box",
     # the box is the whole of K and V (the last token reads every key), so its value is exact
     "model_attention_causal": "the triangle of keys read: K and V footprints bounded by a box",
+    # the box is K and V of the prefix and the chunk (the last token reads every key): exact
+    "model_attention_chunk": "the chunk's triangle of keys read: K and V footprints bounded "
+                             "by a box",
     # A[i, kg * g] lies inside A[i, k]: the box of the two accesses is A, exact in value
     "model_gemm_w4a16": "the group's first activation beside every activation: A bounded by a "
                         "box",

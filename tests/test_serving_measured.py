@@ -95,11 +95,12 @@ def test_every_row_compares(compared):
 
 def test_rows_sharing_a_run_share_its_figures(compared):
     # the two blocks of a pull request ran the same shapes: the model gives them one time
+    # (one launch mode: a row whose source states CUDA graphs is launched from a graph)
     times = {}
     for c in compared:
         f = c.row.fields
         key = (f["source"], f["batch"], f["input_len"], f["output_len"], f["quantity"],
-               f["weights"])
+               f["weights"], f["launch"])
         times.setdefault(key, set()).add(round(c.model_s, 12))
     assert all(len(t) == 1 for t in times.values())
 
@@ -135,3 +136,17 @@ def test_the_pages_worst_rows_are_the_worst(compared):
 
 def test_the_kernel_corpus_leaves_the_serving_file_out():
     assert all(row.file.name != CSV.name for row in read_corpus())
+
+
+def test_a_row_run_from_cuda_graphs_pays_one_launch(compared):
+    """GPUStack's "Maximum batch size for cuda graph in SGLang" row: its decode step replayed
+    from a graph. Qwen3-8B's step runs 290 kernels (36 layers: 2 norms, q_norm and k_norm,
+    qkv, attention, output, gate+up, SwiGLU, down = 10 a layer, the final norm, the LM
+    head): eager 290 x 4 us = 1.160 ms of launches; from a graph 4 us + 290 x 490/401 us =
+    358.4 us; the kernels' time the same, so the TPOT falls by 0.8016 ms."""
+    tpot = {c.row.fields["launch"]: c.tpot_s for c in compared
+            if c.row.quantity == "tpot" and c.row.fields["weights"] == "bf16"}
+    assert set(tpot) == {"eager", "graphs"}
+    eager, graphs = 290 * 4e-6, 4e-6 + 290 * 490e-6 / 401
+    assert tpot["eager"] - tpot["graphs"] == pytest.approx(eager - graphs, rel=1e-9)
+    assert eager - graphs == pytest.approx(0.8016e-3, abs=0.0001e-3)

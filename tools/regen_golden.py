@@ -44,6 +44,8 @@ PAGES = {
     "model.llama3_70b": ["model", "llama3_70b", "--batch", "1,8,64,512", "--context", "4096"],
     "model.mixtral_8x7b.kernels": ["model", "mixtral_8x7b", "--batch", "1", "--gpus", "2",
                                    "--kernels"],
+    "model.llama3_8b.chunk_graphs": ["model", "llama3_8b", "--batch", "1,4", "--context", "8192",
+                                     "--chunk", "2048", "--launch", "graphs", "--kernels"],
     "machines": ["machines"],
     "machines.h100": ["machines", "h100"],
     "check.gemm_tiled": ["check", "specs/gemm_tiled.kcost", "--set", "M=12,N=12,K=12,T=4"],

@@ -198,6 +198,9 @@ def model_schema() -> dict:
             "tpot_bound": number("the decode step's t_bound, s"),
             "tpot": number("time per output token: a decode step's t_model with the "
                            "launches, s"),
+            "ttft_launch": number("of ttft, the launches' time (eager: each kernel's), s"),
+            "tpot_launch": number("of tpot, the launches' time (eager: each kernel's; "
+                                  "graphs: one graph launch and the gaps inside it), s"),
         }, "a batch's serving figures"), "per batch, as decode and prefill"),
         "crossing": local("crossing", "with the KV cache"),
         "weights_crossing": local("crossing", "the weights alone"),
@@ -228,6 +231,35 @@ def model_schema() -> dict:
         "collectives": nullable(local("parallel"), "tensor parallelism's collectives on the "
                                                     "GPUs' topology; null on one GPU or where "
                                                     "no topology joins the machine's GPUs"),
+        "launch": obj({
+            "mode": {"enum": ["eager", "graphs"],
+                     "description": "how a decode step launches its kernels (--launch); the "
+                                    "prefill is launched eager in both"},
+            "launch_overhead_s": number_or_null("one launch, the machine file's, s"),
+            "launch_source": text_or_null("the machine file's source of it"),
+            "graph_kernel_gap_s": number_or_null("graphs: the gap a kernel pays inside the "
+                                                 "graph, s; null eager"),
+            "graph_kernel_gap_source": text_or_null("its source; null eager"),
+        }, "the launches, kept apart from the kernels' time (answers/launch_cost.py)"),
+        "chunk": nullable(obj({
+            "tokens": integer("tokens a prefill step takes (--chunk)"),
+            "batches": array(obj({
+                "batch": integer("sequences"),
+                "steps": integer("steps of the batch's prefill: ceil(batch x context / "
+                                 "tokens)"),
+                "shapes": array(obj({
+                    "count": integer("steps of this shape"),
+                    "tokens": integer("tokens of one such step"),
+                    "segments": array(obj({
+                        "prefix": integer("the prompt's tokens cached before the step"),
+                        "tokens": integer("its tokens in the step"),
+                    }, "one prompt's part of the step"), "the step's prompts, in order"),
+                    "t_bound": number("one such step's t_bound, s"),
+                    "t_model": number("one such step's t_model, s"),
+                    "launch": number("one such step's launches, s"),
+                }, "steps that cost the same"), "the steps by shape"),
+            }, "a batch's chunked prefill"), "per batch"),
+        }, "the chunked prefill (answers/chunked.py)"), "null without --chunk"),
         "notes": texts("what the model leaves out and how t_model is taken"),
     }, "`model --json`: a transformer's decode steps and prefills (SI base units)"),
         {"step": _step(), "crossing": _model_crossing(), "parallel": _parallel(),

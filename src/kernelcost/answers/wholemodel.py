@@ -30,6 +30,7 @@ machine's figure."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from enum import StrEnum
 from functools import cache
@@ -39,14 +40,16 @@ import sympy
 
 from ..analysis.api import Spec, broken_assumptions, load
 from ..base.errors import Code, Diagnostic, MachineFileError, ModelFileError
-from ..base.kinds import Reuse, WorkClass
+from ..base.kinds import LaunchMode, Reuse, WorkClass
 from ..base.levels import Level
 from ..base.records import record
 from ..base.watchdog import stage
 from ..count.values import exact
 from ..hardware.machine import Machine, Roof
 from ..hardware.modelfile import ModelConfig
+from .chunk_plan import ChunkedPrefill
 from .hbm_fit import DEFAULT_FRACTION, Memory, memory
+from .launch_cost import graph_gap
 from .model import verdict
 from .quantisation import BF16_ONLY, Quantisation, check_groups
 from .tensor_parallel import Layout, TensorParallel, step_collectives
@@ -110,6 +113,8 @@ class Step:
     context: int
     kernels: tuple[KernelCost, ...]
     launch_overhead_s: float  # per launch; 0 when the machine has no figure
+    # replayed from a CUDA graph: one launch, and this gap a kernel (launch_cost.py); None: eager
+    graph_gap_s: float | None = None
 
     @property
     def tokens(self) -> int:
@@ -137,7 +142,9 @@ class Step:
 
     @property
     def launch_s(self) -> float:
-        return self.launches * self.launch_overhead_s
+        if self.graph_gap_s is None:
+            return self.launches * self.launch_overhead_s
+        return self.launch_overhead_s + self.launches * self.graph_gap_s
 
     @property
     def tokens_per_s(self) -> float:
@@ -185,6 +192,8 @@ class WholeModel:
     memory: Memory
     parallel: TensorParallel | None  # the collectives, where the GPUs' topology is known
     quantisation: Quantisation = BF16_ONLY
+    launch: LaunchMode = LaunchMode.EAGER
+    chunked: tuple[ChunkedPrefill, ...] | None = None  # per batch: chunked.chunked_model
 
     def latencies(self) -> tuple[Latency, ...]:
         """Per batch, the serving figures of its steps (Latency), the collectives between
@@ -195,7 +204,8 @@ class WholeModel:
             Latency(decode.batch, prefill.t_bound_s,
                     prefill.t_model_s + prefill.launch_s + (p.seconds if p else 0.0),
                     decode.t_bound_s,
-                    decode.t_model_s + decode.launch_s + (d.seconds if d else 0.0))
+                    decode.t_model_s + decode.launch_s + (d.seconds if d else 0.0),
+                    prefill.launch_s, decode.launch_s)
             for decode, prefill, d, p in zip(self.decode, self.prefill, decode_comm,
                                              prefill_comm))
 
@@ -204,15 +214,17 @@ class WholeModel:
 class Latency:
     """A batch's prompts prefilled together, then decoded together: the time to the first
     token (the prefill, whose LM head gives it) and the time per output token (a decode step
-    at the context). The bound is t_bound; the estimate t_model with the launches, as eager
-    mode runs them, and the collectives of tensor parallelism; queueing, scheduling and
-    sampling are not counted."""
+    at the context). The bound is t_bound; the estimate t_model with the launches (eager, or
+    a decode step's graph: launch_cost.py) and the collectives of tensor parallelism; queueing,
+    scheduling and sampling are not counted. The launches' share is kept apart as well."""
 
     batch: int
     ttft_bound_s: float
     ttft_s: float
     tpot_bound_s: float
     tpot_s: float
+    ttft_launch_s: float = 0.0  # of ttft_s, the launches'
+    tpot_launch_s: float = 0.0  # of tpot_s, the launches'
 
 
 # ------------------------------------------------------------------------- composition
@@ -395,11 +407,13 @@ def _real_root(gap, low: float, high: float) -> float:
 def whole_model(model: ModelConfig, machine: Machine, batches: list[int], context: int,
                 gpus: int = 1, layout: Layout | None = None, *,
                 quantisation: Quantisation = BF16_ONLY,
-                fraction: float = DEFAULT_FRACTION) -> WholeModel:
+                fraction: float = DEFAULT_FRACTION,
+                launch: LaunchMode = LaunchMode.EAGER) -> WholeModel:
     """The steps at each batch over `gpus` GPUs of tensor parallelism; with a layout (the
     topology, and pipeline stages), the collectives between the kernels (tensor_parallel.py).
     `quantisation` chooses the specs and the bytes, `fraction` the share of HBM the weights
-    and KV cache may take (hbm_fit.py)."""
+    and KV cache may take (hbm_fit.py), `launch` how a decode step launches its kernels
+    (launch_cost.py)."""
     if machine.bandwidth(Level.GLOBAL) is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"machine `{machine.id}` has no global bandwidth"))
@@ -419,11 +433,12 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
         return tuple(step(model, machine, phase, b, context, gpus, quantisation=quantisation)
                      for b in batches)
 
+    decode = tuple(dataclasses.replace(s, graph_gap_s=graph_gap(launch)) for s in steps(DECODE))
     return WholeModel(
-        model, machine, gpus, context, decode=steps(DECODE), prefill=steps(PREFILL),
+        model, machine, gpus, context, decode=decode, prefill=steps(PREFILL),
         crossing=decode_crossing(model, machine, context, quantisation),
         weights_crossing=decode_crossing(model, machine, 0, quantisation),
         memory=memory(model, machine, context, gpus, stages, quantisation=quantisation,
                       fraction=fraction),
-        parallel=parallel, quantisation=quantisation,
+        parallel=parallel, quantisation=quantisation, launch=launch,
     )

@@ -51,6 +51,12 @@ def build_model_parser(commands) -> None:
     parser.add_argument("--memory-fraction", default=0.9, type=_fraction,
                         help="the share of HBM the weights and KV cache may take, as vLLM's "
                              "gpu_memory_utilization (default 0.9)")
+    parser.add_argument("--chunk", type=_chunk, metavar="TOKENS",
+                        help="chunked prefill: at most TOKENS tokens a step, as vLLM's "
+                             "max_num_batched_tokens (default: the batch's prompts in one step)")
+    parser.add_argument("--launch", default="eager", type=_launch, metavar="eager|graphs",
+                        help="eager: every kernel pays the machine's launch overhead (default); "
+                             "graphs: a decode step is one CUDA graph launch and a gap a kernel")
     parser.add_argument("--kernels", action="store_true",
                         help="each step's kernels in a table: W, Q, I, t_bound, t_model and the "
                              "roof that binds")
@@ -76,6 +82,29 @@ def _positive(name: str):
             raise argparse.ArgumentTypeError(f"{name} must be between 1 and {MAX_BATCH:,}")
         return value
     return parse
+
+
+def _chunk(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"tokens a prefill step, a whole number such as 2048, not {text!r:.20}") from None
+    if not 0 < value <= MAX_BATCH:
+        raise argparse.ArgumentTypeError(
+            f"tokens a prefill step must be between 1 and {MAX_BATCH:,}, not {text!r:.20} "
+            "(vLLM's max_num_batched_tokens: 2048 and 8192 are usual)")
+    return value
+
+
+def _launch(text: str):
+    from ..answers.launch_cost import WORDS
+
+    if text not in WORDS:
+        raise argparse.ArgumentTypeError(
+            f"expected eager or graphs, not {text!r:.20} (graphs: each decode step replayed "
+            "from a CUDA graph, as vLLM runs decode by default)")
+    return WORDS[text]
 
 
 def _fraction(text: str) -> float:
@@ -134,8 +163,12 @@ def run_model(args) -> int:
     result, *others = [
         whole_model(model, each, args.batch, args.context, args.gpus,
                     Layout(_topology(args, each.id), args.gpus, args.pp),
-                    quantisation=served, fraction=args.memory_fraction)
+                    quantisation=served, fraction=args.memory_fraction, launch=args.launch)
         for each in (machines if args.curve else machines[:1])]
+    if args.chunk is not None:
+        from ..answers.chunked import chunked_model
+
+        result, *others = [chunked_model(each, args.chunk) for each in (result, *others)]
     stage("writing the output")
     if args.json:
         print_json(model_json(result))

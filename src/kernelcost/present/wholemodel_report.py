@@ -16,6 +16,15 @@ from .collectives_report import decode_table, parallel_json, step_lines
 from .report.cells import json_count
 from .report.page import Column, noted_table
 from .roofs import model_roof_name, roof_name
+from .serving_modes import (
+    chunk_json,
+    chunk_line,
+    launch_cell,
+    launch_each,
+    launch_figures,
+    launch_json,
+    launch_line,
+)
 
 OUT_OF_SCOPE = ("embedding lookup, RoPE, residual adds and sampling are left out; a prefill's "
                 "attention is causal, each token against the keys up to its own (the exact "
@@ -80,8 +89,8 @@ def kernel_table(step: Step, width: int | None):
     rows.append(["total", str(step.launches), plain(step.work_FLOP / step.traffic_B, ""),
                  si(step.t_bound_s, "s"), si(step.t_model_s, "s"), model_roof_name(step.binding),
                  "100 %", "", si(step.work_FLOP, "FLOP"), si(step.traffic_B, "B")])
-    rows.append(["launch overhead", f"{step.launches} x", "", si(step.launch_s, "s"), "",
-                 si(step.launch_overhead_s, "s") + " each", "apart", "", "", ""])
+    rows.append(["launch overhead", launch_cell(step), "", si(step.launch_s, "s"), "",
+                 launch_each(step), "apart", "", "", ""])
     return noted_table(title, KERNEL_COLUMNS, [[cell.strip() for cell in row] for row in rows],
                        width, (5, 0))
 
@@ -130,7 +139,7 @@ def latency_line(result: WholeModel) -> str:
                         f"{si(latency.tpot_s, 's')}" for latency in result.latencies())
     return ("time to first token (the batch's prompts prefilled together) and time per output "
             "token (a decode step): t_model with the launches and the collectives where timed, "
-            f"queueing not counted: {figures}")
+            f"queueing not counted: {figures}; of which the launches: {launch_figures(result)}")
 
 
 def memory_lines(result: WholeModel) -> list[str]:
@@ -183,7 +192,8 @@ def text_report(result: WholeModel, kernels: bool, width: int | None):
         yield decode_table(result.parallel, width)
         yield step_lines(result.parallel, {(s.phase, s.batch): s.t_model_s
                                            for s in (*result.decode, *result.prefill)})
-    lines = [latency_line(result),
+    lines = [latency_line(result), launch_line(result),
+             *filter(None, [chunk_line(result)]),
              crossing_line(result.crossing, f"decode at context {result.context}"),
              crossing_line(result.weights_crossing,
                            "decode, weights alone (context 0; activations cross HBM between "
@@ -233,7 +243,8 @@ def model_json(result: WholeModel) -> dict:
         "machine": result.machine.id, "gpus": result.gpus, "context": result.context,
         "decode": [_step_json(s) for s in result.decode],
         "latency": [{"batch": x.batch, "ttft_bound": x.ttft_bound_s, "ttft": x.ttft_s,
-                     "tpot_bound": x.tpot_bound_s, "tpot": x.tpot_s}
+                     "tpot_bound": x.tpot_bound_s, "tpot": x.tpot_s,
+                     "ttft_launch": x.ttft_launch_s, "tpot_launch": x.tpot_launch_s}
                     for x in result.latencies()],
         "prefill": [_step_json(s) for s in result.prefill],
         "crossing": _crossing_json(result.crossing),
@@ -247,6 +258,8 @@ def model_json(result: WholeModel) -> dict:
                    "weights_fit": memory.fits(), "max_batch": memory.max_batch,
                    "warnings": [x for x in memory_lines(result) if x.startswith("WARNING")]},
         "collectives": None if result.parallel is None else parallel_json(result.parallel),
+        "launch": launch_json(result),
+        "chunk": chunk_json(result.chunked),
         "notes": notes(result),
     }
 
