@@ -168,3 +168,22 @@ def test_report_keeps_launches_apart():
     assert document["chunk"]["batches"][0]["steps"] == 2
     assert [s["segments"] for s in document["chunk"]["batches"][0]["shapes"]] == [
         [{"prefix": 0, "tokens": 512}], [{"prefix": 512, "tokens": 512}]]
+
+
+def test_chunked_collectives_one_set_a_step(llama):
+    """At tp 2 on the HGX H100 each step ends its layers in all-reduces of its own tokens:
+    one step of the whole prompt is the unchunked prefill's collectives; four steps of 2048
+    are four sets of a quarter's bytes (each 66 collectives: 2 a layer, the embedding's, the
+    logits' gather), so at least the unchunked time, with three more sets of latencies."""
+    from kernelcost.answers.tensor_parallel import Layout
+    from kernelcost.hardware.topology import default_topology
+
+    model, h100 = llama
+    whole = whole_model(model, h100, [1], 8192, 2, Layout(default_topology("h100"), 2, 1))
+    one, four = chunked_model(whole, 8192), chunked_model(whole, 2048)
+    assert one.parallel.prefill[0].seconds == pytest.approx(
+        whole.parallel.prefill[0].seconds, rel=1e-12)
+    assert one.parallel.prefill[0].count == 2 * LAYERS + 2
+    assert four.parallel.prefill[0].count == 4 * (2 * LAYERS + 2)
+    assert four.parallel.prefill[0].seconds > whole.parallel.prefill[0].seconds
+    assert four.latencies()[0].ttft_s > whole.latencies()[0].ttft_s
