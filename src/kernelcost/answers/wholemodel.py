@@ -26,7 +26,7 @@ to the KV cache's precision in decode; a kernel's copies run back to back, so it
 time are the spec's times the copies. With --tp N every copy count is divided by N: tensor
 parallelism gives each GPU 1/N of every kernel, and the collectives between them are timed
 on the GPUs' topology (tensor_parallel.py). Launch overhead is kept apart: launches x the
-machine's figure."""
+machine's figure (eager), or a decode step's one graph launch and its gaps (launch_cost.py)."""
 
 from __future__ import annotations
 
