@@ -146,14 +146,21 @@ def _model_cli(*args):
                           capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--chunk", "0"], "argument --chunk: tokens a prefill step must be between 1 and"),
-    (["--chunk", "abc"], "argument --chunk: tokens a prefill step, a whole number such as 2048"),
-    (["--launch", "foo"], "argument --launch: expected eager or graphs, not 'foo'"),
+@pytest.mark.parametrize("args, message, hint", [
+    (["--chunk", "0"], "argument --chunk: tokens a prefill step must be between 1 and",
+     "(vLLM's max_num_batched_tokens: 2048 and 8192 are usual)"),
+    (["--chunk", "abc"], "argument --chunk: tokens a prefill step", "a whole number such as 2048"),
+    (["--launch", "foo"], "argument --launch: expected eager or graphs, not 'foo'",
+     "(graphs: each decode step replayed from a CUDA graph"),
+    # 64 x 8192 / 4 = 131,072 steps, refused before any work; 64 x 8192 / 100,000 -> 6
+    (["--batch", "64", "--context", "8192", "--chunk", "4"],
+     "error[KC311]: --chunk 4: batch 64 x context 8192 is 131,072 steps; at most 100,000",
+     "hint: a --chunk of 6 tokens or more"),
 ])
-def test_bad_options_exit_2_at_the_option(args, message):
+def test_bad_options_exit_2_at_the_option(args, message, hint):
     run = _model_cli(*args)
-    assert run.returncode == 2 and message in run.stderr and "Traceback" not in run.stderr
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert message in run.stderr and hint in run.stderr
 
 
 def test_report_keeps_launches_apart():

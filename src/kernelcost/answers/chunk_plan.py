@@ -67,14 +67,19 @@ def chunk_count(batch: int, prompt: int, budget: int) -> int:
     return math.ceil(batch * prompt / budget)
 
 
-def plan(batch: int, prompt: int, budget: int) -> tuple[Chunk, ...]:
-    """The steps of b prompts of P tokens at C tokens a step, first come first served."""
+def check_budget(batch: int, prompt: int, budget: int) -> None:
+    """Refuse, naming --chunk, a plan of more than MAX_CHUNKS steps (before any work)."""
     steps = chunk_count(batch, prompt, budget)
     if steps > MAX_CHUNKS:
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
             None, f"--chunk {budget}: batch {batch} x context {prompt} is {steps:,} steps; at "
                   f"most {MAX_CHUNKS:,} are composed",
             f"a --chunk of {math.ceil(batch * prompt / MAX_CHUNKS):,} tokens or more"))
+
+
+def plan(batch: int, prompt: int, budget: int) -> tuple[Chunk, ...]:
+    """The steps of b prompts of P tokens at C tokens a step, first come first served."""
+    check_budget(batch, prompt, budget)
     chunks, segments, room = [], [], budget
     for _ in range(batch):
         done = 0

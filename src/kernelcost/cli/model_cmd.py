@@ -147,6 +147,10 @@ def run_model(args) -> int:
 
             check_figure_path(figure)  # a bad name fails before the work
     served = quantisation(args.weights, args.activations, args.kv_cache, args.group_size)
+    if args.chunk is not None:
+        from ..answers.chunk_plan import check_budget
+
+        check_budget(max(args.batch), args.context, args.chunk)
     model = load_model_or_config(args.model)
     machine = load_machine(args.machine)
     if args.gpus > 1 and model.heads % args.gpus:
