@@ -27,13 +27,13 @@ from schema_parts import (
 )
 
 from kernelcost.answers.collectives import Algorithm, Collective, Protocol
+from kernelcost.answers.composition import DECODE, PREFILL, KernelKind
 from kernelcost.answers.lower import BOUND_LEVELS
 from kernelcost.answers.ncu import Architecture as NcuArchitecture
 from kernelcost.answers.published import Family, Split
 from kernelcost.answers.published import Machine as CorpusMachine
 from kernelcost.answers.published_report import Beaten
 from kernelcost.answers.validate import COUNTERS
-from kernelcost.answers.wholemodel import DECODE, PREFILL, KernelKind
 from kernelcost.base.architectures import Feature, MmaPath
 from kernelcost.base.error_codes import FAMILIES, Code, ErrorCode
 from kernelcost.base.kinds import LaunchMode, Precision, Raster, Unit, WorkClass
@@ -152,7 +152,7 @@ def _step() -> dict:
         "tokens_per_s_with_launch": number("tokens a second with the launch overhead, 1/s"),
         "kernels": array(obj({
             "kernel": text("the kernel's name in the model"),
-            "kind": enum("what it does (answers.wholemodel.KernelKind)", KernelKind),
+            "kind": enum("what it does (answers.composition.KernelKind)", KernelKind),
             "spec": text("the spec that counts it"),
             "sizes": mapping(number("the size (a mixture's expected tokens per expert may be "
                                     "fractional)"), "size -> value"),

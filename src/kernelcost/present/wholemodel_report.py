@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..answers.wholemodel import KINDS, Crossing, KernelKind, Step, WholeModel
+from ..answers.composition import KINDS, KernelKind
+from ..answers.wholemodel import Crossing, Step, WholeModel
 from ..base.units import plain, si
 from .collectives_report import decode_table, parallel_json, step_lines
 from .report.cells import json_count
