@@ -27,12 +27,13 @@ from schema_parts import (
 )
 
 from kernelcost.answers.collectives import Algorithm, Collective, Protocol
-from kernelcost.answers.composition import DECODE, PREFILL, KernelKind
+from kernelcost.answers.composition import KernelKind, Phase
 from kernelcost.answers.lower import BOUND_LEVELS
 from kernelcost.answers.ncu import Architecture as NcuArchitecture
 from kernelcost.answers.published import Family, Split
 from kernelcost.answers.published import Machine as CorpusMachine
 from kernelcost.answers.published_report import Beaten
+from kernelcost.answers.tensor_parallel import CollectiveName
 from kernelcost.answers.validate import COUNTERS
 from kernelcost.base.architectures import Feature, MmaPath
 from kernelcost.base.error_codes import FAMILIES, Code, ErrorCode
@@ -137,7 +138,7 @@ def machines_schema() -> dict:
 
 def _step() -> dict:
     return obj({
-        "phase": {"enum": [DECODE, PREFILL], "description": "the step"},
+        "phase": enum("the step (answers.composition.Phase)", Phase),
         "batch": integer("sequences in the step"),
         "context": integer("tokens in the KV cache (decode) or of each prefill"),
         "tokens": integer("tokens the step produces or reads"),
@@ -249,13 +250,13 @@ def _parallel() -> dict:
 
 def _step_collectives() -> dict:
     return obj({
-        "phase": text("decode or prefill"),
+        "phase": enum("the step (answers.composition.Phase)", Phase),
         "batch": integer("sequences"),
         "count": integer("collectives in the step"),
         "seconds": number("their time in sequence, s"),
         "collectives": array(obj({
-            "name": text("where in the step: attention out, MLP out, embedding, logits, "
-                         "stage hand-off"),
+            "name": enum("where in the step (answers.tensor_parallel.CollectiveName)",
+                         CollectiveName),
             "kind": enum("the collective", Collective),
             "copies": integer("how many a step"),
             "bytes": number("bytes of one, B (all-gather: the gathered tensor)"),

@@ -39,7 +39,15 @@ from ..base.records import record
 from ..hardware.modelfile import ModelConfig
 from .quantisation import BF16_ONLY, Quantisation
 
-DECODE, PREFILL = "decode", "prefill"
+
+class Phase(StrEnum):
+    """Which step of serving: a decode step (one token a sequence) or a prefill."""
+
+    DECODE = "decode"
+    PREFILL = "prefill"
+
+
+DECODE, PREFILL = Phase.DECODE, Phase.PREFILL
 
 
 class KernelKind(StrEnum):
@@ -83,7 +91,7 @@ def expected_experts(model: ModelConfig, tokens) -> sympy.Expr:
     return sympy.Float(e * -math.expm1(int(tokens) * math.log1p(-k / e)), 30)
 
 
-def kernel_uses(model: ModelConfig, phase: str, batch, context: int, gpus: int = 1, *,
+def kernel_uses(model: ModelConfig, phase: Phase, batch, context: int, gpus: int = 1, *,
                 quantisation: Quantisation = BF16_ONLY) -> tuple[KernelUse, ...]:
     """The composition table above, at a batch (a number, or BATCH for the crossing)."""
     b = sympy.sympify(batch)

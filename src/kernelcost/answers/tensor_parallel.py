@@ -28,17 +28,30 @@ time is its kernels' and its collectives' in sequence."""
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from ..base.records import record
 from ..hardware.modelfile import ModelConfig
 from ..hardware.topology import Topology
 from .collectives import Collective, CollectiveTime, collective_time
+from .composition import Phase
 
 ACTIVATION_BYTES = 2  # bf16, as the composed specs count
 
 
+class CollectiveName(StrEnum):
+    """Where in a step a collective runs: its row in the table and its name in the JSON."""
+
+    ATTENTION_OUT = "attention out"
+    MLP_OUT = "MLP out"
+    EMBEDDING = "embedding"
+    LOGITS = "logits"
+    STAGE_HANDOFF = "stage hand-off"
+
+
 @record
 class CollectiveUse:
-    name: str
+    name: CollectiveName
     collective: Collective
     copies: int
     time: CollectiveTime  # of one copy, with its algorithm
@@ -50,7 +63,7 @@ class CollectiveUse:
 
 @record
 class StepCollectives:
-    phase: str
+    phase: Phase
     batch: int
     uses: tuple[CollectiveUse, ...]
 
@@ -89,7 +102,7 @@ class TensorParallel:
         return self.layout.topology
 
 
-def step_collectives(model: ModelConfig, phase: str, batch: int, tokens: int,
+def step_collectives(model: ModelConfig, phase: Phase, batch: int, tokens: int,
                      layout: Layout) -> StepCollectives:
     """The collectives of one step of `tokens` tokens (the table above); the tensor-parallel
     ones among a stage's tp GPUs, the hand-offs across the whole group."""
@@ -99,19 +112,20 @@ def step_collectives(model: ModelConfig, phase: str, batch: int, tokens: int,
     topology = layout.topology
     assert topology is not None  # timed on a topology only
 
-    def use(name: str, collective: Collective, size_B: int, copies: int,
+    def use(name: CollectiveName, collective: Collective, size_B: int, copies: int,
             gpus: int) -> CollectiveUse:
         return CollectiveUse(name, collective, copies,
                              collective_time(collective, size_B, gpus, topology))
 
     uses = []
     if layout.tp > 1:
-        uses += [use("attention out", Collective.ALL_REDUCE, activations, model.layers,
+        uses += [use(CollectiveName.ATTENTION_OUT, Collective.ALL_REDUCE, activations,
+                     model.layers, layout.tp),
+                 use(CollectiveName.MLP_OUT, Collective.ALL_REDUCE, activations, model.layers,
                      layout.tp),
-                 use("MLP out", Collective.ALL_REDUCE, activations, model.layers, layout.tp),
-                 use("embedding", Collective.ALL_REDUCE, activations, 1, layout.tp),
-                 use("logits", Collective.ALL_GATHER, logits, 1, layout.tp)]
+                 use(CollectiveName.EMBEDDING, Collective.ALL_REDUCE, activations, 1, layout.tp),
+                 use(CollectiveName.LOGITS, Collective.ALL_GATHER, logits, 1, layout.tp)]
     if layout.stages > 1:
-        uses.append(use("stage hand-off", Collective.SEND, activations, layout.stages - 1,
-                        layout.gpus))
+        uses.append(use(CollectiveName.STAGE_HANDOFF, Collective.SEND, activations,
+                        layout.stages - 1, layout.gpus))
     return StepCollectives(phase, batch, tuple(uses))

@@ -20,7 +20,7 @@ from ..base.watchdog import stage
 from ..count.values import exact
 from ..hardware.machine import Machine, Roof
 from ..hardware.modelfile import ModelConfig
-from .composition import DECODE, PREFILL, KernelUse, kernel_uses, shipped_spec
+from .composition import DECODE, PREFILL, KernelUse, Phase, kernel_uses, shipped_spec
 from .hbm_fit import DEFAULT_FRACTION, Memory, memory
 from .model import verdict
 from .quantisation import BF16_ONLY, Quantisation, check_groups
@@ -50,7 +50,7 @@ class Step:
     """One decode step (a token for each of `batch` sequences) or one prefill (`context`
     tokens for each), on one GPU."""
 
-    phase: str
+    phase: Phase
     batch: int
     context: int
     kernels: tuple[KernelCost, ...]
@@ -207,7 +207,7 @@ def tiled_t_model(use: KernelUse, machine: Machine) -> sympy.Expr | None:
     return result.t_model
 
 
-def step(model: ModelConfig, machine: Machine, phase: str, batch: int, context: int,
+def step(model: ModelConfig, machine: Machine, phase: Phase, batch: int, context: int,
          gpus: int = 1, *, quantisation: Quantisation = BF16_ONLY) -> Step:
     kernels = tuple(kernel_cost(use, machine) for use in kernel_uses(
         model, phase, batch, context, gpus, quantisation=quantisation))
@@ -285,7 +285,7 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
                           for b in batches))
     stages = 1 if layout is None else layout.stages
 
-    def steps(phase: str) -> tuple[Step, ...]:
+    def steps(phase: Phase) -> tuple[Step, ...]:
         return tuple(step(model, machine, phase, b, context, gpus, quantisation=quantisation)
                      for b in batches)
 

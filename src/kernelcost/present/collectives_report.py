@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ..answers.composition import Phase
 from ..answers.tensor_parallel import StepCollectives, TensorParallel
 from ..base.units import si
 from .report.page import Column, noted_table
@@ -34,7 +35,7 @@ def _layout_words(parallel: TensorParallel) -> str:
     return words + (f" in {layout.stages} pipeline stages" if layout.stages > 1 else "")
 
 
-def step_lines(parallel: TensorParallel, t_model_of: dict[tuple[str, int], float]) -> list[str]:
+def step_lines(parallel: TensorParallel, t_model_of: dict[tuple[Phase, int], float]) -> list[str]:
     """Per step: the collectives' time and the step's with them, in sequence."""
     lines = []
     for step in (*parallel.decode, *parallel.prefill):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..answers.composition import KINDS, KernelKind
+from ..answers.composition import KINDS, KernelKind, Phase
 from ..answers.wholemodel import Crossing, Step, WholeModel
 from ..base.units import plain, si
 from .collectives_report import decode_table, parallel_json, step_lines
@@ -71,7 +71,7 @@ def kernel_table(step: Step, width: int | None):
     """A step's kernels, one a row, with its total and the launch overhead apart: a fitted
     table (report.page)."""
     title = (f"{step.phase}, batch {step.batch}: " +
-             ("one token per sequence" if step.phase == "decode"
+             ("one token per sequence" if step.phase is Phase.DECODE
               else f"{step.context} tokens per sequence"))
     total = step.t_bound_s
     rows = [[kernel.use.name, str(kernel.use.launches), plain(kernel.intensity, ""),
