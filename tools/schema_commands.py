@@ -241,11 +241,14 @@ def _parallel() -> dict:
         "name": text("the system's name"),
         "gpus": integer("GPUs in all: tp x stages"),
         "tp": integer("GPUs of tensor parallelism, a stage"),
+        "ep": integer("GPUs the experts are split over (expert parallelism, equal to tp); 1: "
+                      "none"),
         "stages": integer("pipeline stages"),
         "fabric": enum("what joins the GPUs of a domain", Fabric),
         "decode": array(local("step_collectives"), "a decode step's, per batch"),
         "prefill": array(local("step_collectives"), "a prefill's, per batch"),
-    }, "the collectives of tensor and pipeline parallelism (answers/tensor_parallel.py)")
+    }, "the collectives of tensor, pipeline and expert parallelism "
+       "(answers/tensor_parallel.py)")
 
 
 def _step_collectives() -> dict:
@@ -259,7 +262,8 @@ def _step_collectives() -> dict:
                          CollectiveName),
             "kind": enum("the collective", Collective),
             "copies": integer("how many a step"),
-            "bytes": number("bytes of one, B (all-gather: the gathered tensor)"),
+            "bytes": number("bytes of one, B (all-gather: the gathered tensor; all-to-all: "
+                            "what one GPU holds, (p-1)/p of it crossing the fabric)"),
             "algorithm": enum("the fastest the topology allows", Algorithm),
             "protocol": enum("NCCL's protocol, or the engines' own kernel", Protocol),
             "latency": number("alpha, s"),

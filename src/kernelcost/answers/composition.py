@@ -23,7 +23,22 @@ gemm at fp8, model_gemm_w8a16, model_gemm_w4a16), and attention's model_attentio
 to the KV cache's precision in decode; a kernel's copies run back to back, so its W, Q and
 time are the spec's times the copies. With --tp N every copy count is divided by N: tensor
 parallelism gives each GPU 1/N of every kernel, and the collectives between them are timed
-on the GPUs' topology (tensor_parallel.py)."""
+on the GPUs' topology (tensor_parallel.py).
+
+With --ep N (= --tp N, a mixture of experts) the MoE block is split by experts, not by
+columns: each GPU holds E/N whole experts and runs them on the rows routed to them, and
+routes its own r = ceil(T / N) tokens (tensor_parallel.py's sequence-parallel block).
+Under uniform routing, which this assumes (no hot expert), a GPU's experts get T k / N rows
+on average, as many in each touched expert as without expert parallelism:
+
+    router (MoE)       gemm             M = r, K = hidden, N = E             layers
+    gate+up            gemm             M = T k / E_t, K = hidden, N = 2 I   layers E_t / N
+    swiglu             model_silu_mul   n = T k I / N                        layers
+    down projection    gemm             M = T k / E_t, K = I, N = hidden     layers E_t / N
+
+Per GPU these are the W and Q of --tp N's 1/N of each kernel (a column-split GEMM and 1/N
+of the whole experts move the same bytes at the roofline) but for the router, on r tokens
+where --tp N runs 1/N of it on all T; what expert parallelism changes is the collectives."""
 
 from __future__ import annotations
 
@@ -92,8 +107,9 @@ def expected_experts(model: ModelConfig, tokens) -> sympy.Expr:
 
 
 def kernel_uses(model: ModelConfig, phase: Phase, batch, context: int, gpus: int = 1, *,
-                quantisation: Quantisation = BF16_ONLY) -> tuple[KernelUse, ...]:
-    """The composition table above, at a batch (a number, or BATCH for the crossing)."""
+                quantisation: Quantisation = BF16_ONLY, ep: int = 1) -> tuple[KernelUse, ...]:
+    """The composition table above, at a batch (a number, or BATCH for the crossing); with
+    ep > 1 the MoE block of one of ep GPUs of expert parallelism (the table below it)."""
     b = sympy.sympify(batch)
     prefill = phase == PREFILL
     tokens = b * context if prefill else b
@@ -101,11 +117,17 @@ def kernel_uses(model: ModelConfig, phase: Phase, batch, context: int, gpus: int
     share = sympy.Rational(1, gpus)  # tensor parallelism: 1/N of every kernel per GPU
     touched = expected_experts(model, tokens)
     routed = tokens * model.experts_per_token / touched  # tokens per touched expert
+    # expert parallelism: a GPU runs its whole experts on 1/ep of the routed rows, and the
+    # router on its own ceil(T / ep) tokens, instead of 1/N of every kernel
+    local = sympy.Rational(1, ep)
+    mlp_share = sympy.Integer(1) if ep > 1 else share
+    router_tokens = sympy.ceiling(tokens / ep) if ep > 1 else tokens
 
     quantised, quantised_at = quantisation.gemm()
     attention_at = quantisation.attention_precision(decode=not prefill)
 
-    def use(name, kind, spec, copies, launches, precision=None, **sizes) -> KernelUse:
+    def use(name, kind, spec, copies, launches, precision=None, *, share=share,
+            **sizes) -> KernelUse:
         # every GEMM has the cuBLAS-class Hopper tiling beside it for t_model
         tiled = "gemm_hopper" if spec == "gemm" else None
         return KernelUse(name, kind, spec, tuple((k, _exact(v)) for k, v in sizes.items()),
@@ -127,15 +149,15 @@ def kernel_uses(model: ModelConfig, phase: Phase, batch, context: int, gpus: int
             quantised_at, M=tokens, K=model.heads * hd, N=hidden),
     ]
     if model.moe:
-        uses.append(use("router", KernelKind.MLP, "gemm", layers, layers, M=tokens, K=hidden,
-                        N=model.experts))
+        uses.append(use("router", KernelKind.MLP, "gemm", layers, layers, share=mlp_share,
+                        M=router_tokens, K=hidden, N=model.experts))
     uses += [
-        use("gate+up projection", KernelKind.MLP, quantised, layers * touched, layers,
-            quantised_at, M=routed, K=hidden, N=2 * model.intermediate),
-        use("swiglu", KernelKind.MLP, "model_silu_mul", layers, layers,
-            n=tokens * model.experts_per_token * model.intermediate),
-        use("down projection", KernelKind.MLP, quantised, layers * touched, layers,
-            quantised_at, M=routed, K=model.intermediate, N=hidden),
+        use("gate+up projection", KernelKind.MLP, quantised, layers * touched * local, layers,
+            quantised_at, share=mlp_share, M=routed, K=hidden, N=2 * model.intermediate),
+        use("swiglu", KernelKind.MLP, "model_silu_mul", layers, layers, share=mlp_share,
+            n=tokens * model.experts_per_token * model.intermediate * local),
+        use("down projection", KernelKind.MLP, quantised, layers * touched * local, layers,
+            quantised_at, share=mlp_share, M=routed, K=model.intermediate, N=hidden),
         # only the last position of each sequence needs logits, in prefill as in decode
         use("lm head", KernelKind.LM_HEAD, "gemm", 1, 1, M=b, K=hidden, N=model.vocab),
     ]

@@ -24,7 +24,7 @@ from .composition import DECODE, PREFILL, KernelUse, Phase, kernel_uses, shipped
 from .hbm_fit import DEFAULT_FRACTION, Memory, memory
 from .model import verdict
 from .quantisation import BF16_ONLY, Quantisation, check_groups
-from .tensor_parallel import Layout, TensorParallel, step_collectives
+from .tensor_parallel import Layout, TensorParallel, check_expert_parallel, step_collectives
 
 BATCH = sympy.Symbol("b", positive=True)  # the batch, left free to find the crossing
 MAX_CROSSING_BATCH = 10**9
@@ -130,6 +130,7 @@ class WholeModel:
     memory: Memory
     parallel: TensorParallel | None  # the collectives, where the GPUs' topology is known
     quantisation: Quantisation = BF16_ONLY
+    ep: int = 1  # GPUs the experts are split over (expert parallelism; 1: none)
 
     def latencies(self) -> tuple[Latency, ...]:
         """Per batch, the serving figures of its steps (Latency), the collectives between
@@ -208,9 +209,9 @@ def tiled_t_model(use: KernelUse, machine: Machine) -> sympy.Expr | None:
 
 
 def step(model: ModelConfig, machine: Machine, phase: Phase, batch: int, context: int,
-         gpus: int = 1, *, quantisation: Quantisation = BF16_ONLY) -> Step:
+         gpus: int = 1, *, quantisation: Quantisation = BF16_ONLY, ep: int = 1) -> Step:
     kernels = tuple(kernel_cost(use, machine) for use in kernel_uses(
-        model, phase, batch, context, gpus, quantisation=quantisation))
+        model, phase, batch, context, gpus, quantisation=quantisation, ep=ep))
     return Step(phase, batch, context, kernels, machine.launch_overhead_s or 0.0)
 
 
@@ -267,15 +268,18 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
                 quantisation: Quantisation = BF16_ONLY,
                 fraction: float = DEFAULT_FRACTION) -> WholeModel:
     """The steps at each batch over `gpus` GPUs of tensor parallelism; with a layout (the
-    topology, and pipeline stages), the collectives between the kernels (tensor_parallel.py).
-    `quantisation` chooses the specs and the bytes, `fraction` the share of HBM the weights
-    and KV cache may take (hbm_fit.py)."""
+    topology, pipeline stages, expert parallelism), the collectives between the kernels
+    (tensor_parallel.py). `quantisation` chooses the specs and the bytes, `fraction` the
+    share of HBM the weights and KV cache may take (hbm_fit.py). Expert parallelism leaves
+    the weights a GPU holds as tensor parallelism's: E/N whole experts are 1/N of them."""
     if machine.bandwidth(Level.GLOBAL) is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"machine `{machine.id}` has no global bandwidth"))
     for precision in quantisation.compute_precisions():
         machine.require_precision(precision)  # an fp8 GEMM on an A100 is refused here
     check_groups(model, quantisation)
+    ep = 1 if layout is None else layout.ep
+    check_expert_parallel(model, gpus, ep)
     parallel = None
     if layout is not None and layout.topology is not None and layout.gpus > 1:
         parallel = TensorParallel(
@@ -286,8 +290,8 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
     stages = 1 if layout is None else layout.stages
 
     def steps(phase: Phase) -> tuple[Step, ...]:
-        return tuple(step(model, machine, phase, b, context, gpus, quantisation=quantisation)
-                     for b in batches)
+        return tuple(step(model, machine, phase, b, context, gpus, quantisation=quantisation,
+                          ep=ep) for b in batches)
 
     return WholeModel(
         model, machine, gpus, context, decode=steps(DECODE), prefill=steps(PREFILL),
@@ -295,5 +299,5 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
         weights_crossing=decode_crossing(model, machine, 0, quantisation),
         memory=memory(model, machine, context, gpus, stages, quantisation=quantisation,
                       fraction=fraction),
-        parallel=parallel, quantisation=quantisation,
+        parallel=parallel, quantisation=quantisation, ep=ep,
     )
