@@ -283,6 +283,7 @@ def option_case(rng: random.Random) -> Case:
                 rng.choice(["--gpus", "--tp"]),
                 rng.choice(["1", "2", "3", "0", "-1", "1e19", "64"])]
         argv += rng.choice([[], ["--pp", rng.choice(["1", "2", "5", "0", "81", "1e19"])]])
+        argv += rng.choice([[], ["--ep", rng.choice(["1", "2", "3", "8", "16", "0", "x"])]])
         argv += rng.choice([[], ["--topology", rng.choice(TOPOLOGIES + ["nope", "/dev/null",
                                                                         "specs"])]])
         argv += rng.choice([[], ["--json"], ["-o", rng.choice(OUTPUTS)]])

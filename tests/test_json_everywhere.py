@@ -32,7 +32,9 @@ INVOCATIONS: dict[str, list[list[str]]] = {
     "solve": [["solve", str(SPECS / "gemm.kcost"), "--for", "N", "--machine", "h100",
                "--set", "M=4096,K=4096"]],
     "machines": [["machines"], ["machines", "h100"]],
-    "model": [["model", "llama3_8b", "--machine", "h100"]],
+    "model": [["model", "llama3_8b", "--machine", "h100"],
+              ["model", "mixtral_8x7b", "--machine", "h100", "--tp", "2", "--ep", "2",
+               "--batch", "8"]],  # the collectives of tensor and expert parallelism
     "bound": [["bound", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100"]],
     "tune": [["tune", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100", "--vary",
               "TM=64,128,TN=128,256,stages=2..4,raster=row,grouped", "--set",

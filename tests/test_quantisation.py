@@ -8,9 +8,10 @@ import json
 import pytest
 import sympy
 
+from kernelcost.answers.composition import DECODE, PREFILL, kernel_uses
 from kernelcost.answers.hbm_fit import memory
 from kernelcost.answers.quantisation import Quantisation, quantisation
-from kernelcost.answers.wholemodel import DECODE, PREFILL, kernel_cost, kernel_uses
+from kernelcost.answers.wholemodel import kernel_cost
 from kernelcost.base.errors import KcostError
 from kernelcost.base.kinds import Precision
 from kernelcost.cli import main

@@ -13,15 +13,8 @@ from conftest import SPECS
 
 import kernelcost
 from kernelcost.answers.answer import answers
-from kernelcost.answers.wholemodel import (
-    DECODE,
-    PREFILL,
-    decode_crossing,
-    expected_experts,
-    memory,
-    step,
-    whole_model,
-)
+from kernelcost.answers.composition import DECODE, PREFILL, expected_experts
+from kernelcost.answers.wholemodel import decode_crossing, memory, step, whole_model
 from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
 from kernelcost.hardware.machinefile import load_machine
@@ -197,7 +190,7 @@ def test_cli_refuses_an_unknown_model(capsys):
 
 
 def test_t_model_takes_the_tiled_gemm_where_its_tiles_fit(llama70b, h100):
-    from kernelcost.answers.wholemodel import PREFILL
+    from kernelcost.answers.composition import PREFILL
 
     sheet = dataclasses.replace(h100, achievable=())  # the data sheet's rates
     plain = step(llama70b, sheet, DECODE, 1, 4096)  # 1 row: no 256-row cluster, the bound

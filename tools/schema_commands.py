@@ -27,13 +27,14 @@ from schema_parts import (
 )
 
 from kernelcost.answers.collectives import Algorithm, Collective, Protocol
+from kernelcost.answers.composition import KernelKind, Phase
 from kernelcost.answers.lower import BOUND_LEVELS
 from kernelcost.answers.ncu import Architecture as NcuArchitecture
 from kernelcost.answers.published import Family, Split
 from kernelcost.answers.published import Machine as CorpusMachine
 from kernelcost.answers.published_report import Beaten
+from kernelcost.answers.tensor_parallel import CollectiveName
 from kernelcost.answers.validate import COUNTERS
-from kernelcost.answers.wholemodel import DECODE, PREFILL, KernelKind
 from kernelcost.base.architectures import Feature, MmaPath
 from kernelcost.base.error_codes import FAMILIES, Code, ErrorCode
 from kernelcost.base.kinds import LaunchMode, Precision, Raster, Unit, WorkClass
@@ -137,7 +138,7 @@ def machines_schema() -> dict:
 
 def _step() -> dict:
     return obj({
-        "phase": {"enum": [DECODE, PREFILL], "description": "the step"},
+        "phase": enum("the step (answers.composition.Phase)", Phase),
         "batch": integer("sequences in the step"),
         "context": integer("tokens in the KV cache (decode) or of each prefill"),
         "tokens": integer("tokens the step produces or reads"),
@@ -152,7 +153,7 @@ def _step() -> dict:
         "tokens_per_s_with_launch": number("tokens a second with the launch overhead, 1/s"),
         "kernels": array(obj({
             "kernel": text("the kernel's name in the model"),
-            "kind": enum("what it does (answers.wholemodel.KernelKind)", KernelKind),
+            "kind": enum("what it does (answers.composition.KernelKind)", KernelKind),
             "spec": text("the spec that counts it"),
             "sizes": mapping(number("the size (a mixture's expected tokens per expert may be "
                                     "fractional)"), "size -> value"),
@@ -272,25 +273,29 @@ def _parallel() -> dict:
         "name": text("the system's name"),
         "gpus": integer("GPUs in all: tp x stages"),
         "tp": integer("GPUs of tensor parallelism, a stage"),
+        "ep": integer("GPUs the experts are split over (expert parallelism, equal to tp); 1: "
+                      "none"),
         "stages": integer("pipeline stages"),
         "fabric": enum("what joins the GPUs of a domain", Fabric),
         "decode": array(local("step_collectives"), "a decode step's, per batch"),
         "prefill": array(local("step_collectives"), "a prefill's, per batch"),
-    }, "the collectives of tensor and pipeline parallelism (answers/tensor_parallel.py)")
+    }, "the collectives of tensor, pipeline and expert parallelism "
+       "(answers/tensor_parallel.py)")
 
 
 def _step_collectives() -> dict:
     return obj({
-        "phase": text("decode or prefill"),
+        "phase": enum("the step (answers.composition.Phase)", Phase),
         "batch": integer("sequences"),
         "count": integer("collectives in the step"),
         "seconds": number("their time in sequence, s"),
         "collectives": array(obj({
-            "name": text("where in the step: attention out, MLP out, embedding, logits, "
-                         "stage hand-off"),
+            "name": enum("where in the step (answers.tensor_parallel.CollectiveName)",
+                         CollectiveName),
             "kind": enum("the collective", Collective),
             "copies": integer("how many a step"),
-            "bytes": number("bytes of one, B (all-gather: the gathered tensor)"),
+            "bytes": number("bytes of one, B (all-gather: the gathered tensor; all-to-all: "
+                            "what one GPU holds, (p-1)/p of it crossing the fabric)"),
             "algorithm": enum("the fastest the topology allows", Algorithm),
             "protocol": enum("NCCL's protocol, or the engines' own kernel", Protocol),
             "latency": number("alpha, s"),

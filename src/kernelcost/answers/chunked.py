@@ -34,18 +34,10 @@ import sympy
 from ..hardware.machine import Machine
 from ..hardware.modelfile import ModelConfig
 from .chunk_plan import Chunk, ChunkedPrefill, ChunkShape, Segment, plan
+from .composition import PREFILL, KernelKind, KernelUse, kernel_uses
 from .quantisation import BF16_ONLY, Quantisation
 from .tensor_parallel import CollectiveUse, Layout, StepCollectives, step_collectives
-from .wholemodel import (
-    PREFILL,
-    KernelCost,
-    KernelKind,
-    KernelUse,
-    Step,
-    WholeModel,
-    kernel_cost,
-    kernel_uses,
-)
+from .wholemodel import KernelCost, Step, WholeModel, kernel_cost
 
 
 def chunk_uses(model: ModelConfig, chunk: Chunk, gpus: int = 1, *,

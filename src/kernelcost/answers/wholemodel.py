@@ -1,44 +1,19 @@
 """Stage: ModelConfig x Machine -> WholeModel. One decode step and one prefill of a transformer,
-composed from shipped specs, kernel by kernel (`kernelcost model`).
-
-The composition table (`kernel_uses`) says, for each kernel of a layer, which spec counts it
-and how the spec's sizes come from the model; T is the tokens of the step (decode: the batch
-b, one new token per sequence; prefill: b x context):
-
-    kernel             spec             sizes                                copies per step
-    norms              model_rmsnorm    T = T, n = hidden                    2 layers + 1
-    qkv projection     gemm             M = T, K = hidden, N = (h + 2 kv) hd  layers
-    attention          model_attention  Sq = g, L = context, d = hd          layers kv b
-      (prefill)        model_attention_causal  S = context, g, d = hd      layers kv b
-    output projection  gemm             M = T, K = h hd, N = hidden          layers
-    router (MoE)       gemm             M = T, K = hidden, N = E             layers
-    gate+up            gemm             M = T k / E_t, K = hidden, N = 2 I   layers E_t
-    swiglu             model_silu_mul   n = T k I                            layers
-    down projection    gemm             M = T k / E_t, K = I, N = hidden     layers E_t
-    lm head            gemm             M = b, K = hidden, N = vocab         1
-
-h heads, kv KV heads, g = h / kv, hd head dim, I intermediate size, E experts, k routed per
-token, E_t = E (1 - (1 - k/E)^T) the experts a step's T tokens touch in expectation (E_t = 1,
-k = 1 for a dense MLP). Every GEMM is gemm.kcost (perfect reuse: weights cross HBM once a
-step), or for the projections and experts the spec the quantisation implies (quantisation.py:
-gemm at fp8, model_gemm_w8a16, model_gemm_w4a16), and attention's model_attention is mapped
-to the KV cache's precision in decode; a kernel's copies run back to back, so its W, Q and
-time are the spec's times the copies. With --tp N every copy count is divided by N: tensor
-parallelism gives each GPU 1/N of every kernel, and the collectives between them are timed
-on the GPUs' topology (tensor_parallel.py). Launch overhead is kept apart: launches x the
-machine's figure (eager), or a decode step's one graph launch and its gaps (launch_cost.py)."""
+composed from shipped specs, kernel by kernel (`kernelcost model`): the kernels of each step
+from the composition table (composition.py), each timed on the machine; the collectives of
+tensor, pipeline and expert parallelism between them (tensor_parallel.py); the batch from
+which decode turns compute-bound; the weights and KV cache against HBM (hbm_fit.py). Launch
+overhead is kept apart: launches x the machine's figure (eager), or a decode step's one
+graph launch and its gaps (launch_cost.py)."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from enum import StrEnum
-from functools import cache
-from importlib import resources
 
 import sympy
 
-from ..analysis.api import Spec, broken_assumptions, load
+from ..analysis.api import broken_assumptions
 from ..base.errors import Code, Diagnostic, MachineFileError, ModelFileError
 from ..base.kinds import LaunchMode, Reuse, WorkClass
 from ..base.levels import Level
@@ -48,44 +23,15 @@ from ..count.values import exact
 from ..hardware.machine import Machine, Roof
 from ..hardware.modelfile import ModelConfig
 from .chunk_plan import ChunkedPrefill
+from .composition import DECODE, PREFILL, KernelUse, Phase, kernel_uses, shipped_spec
 from .hbm_fit import DEFAULT_FRACTION, Memory, memory
 from .launch_cost import graph_gap
 from .model import verdict
 from .quantisation import BF16_ONLY, Quantisation, check_groups
-from .tensor_parallel import Layout, TensorParallel, step_collectives
+from .tensor_parallel import Layout, TensorParallel, check_expert_parallel, step_collectives
 
-DECODE, PREFILL = "decode", "prefill"
-
-
-class KernelKind(StrEnum):
-    """What a kernel of the model does: how the stacked plot groups it, in this order."""
-
-    ATTENTION = "attention"
-    PROJECTIONS = "projections"
-    MLP = "mlp"
-    NORMS = "norms"
-    LM_HEAD = "lm head"
-
-
-KINDS = tuple(KernelKind)  # plot order
 BATCH = sympy.Symbol("b", positive=True)  # the batch, left free to find the crossing
 MAX_CROSSING_BATCH = 10**9
-
-
-@record
-class KernelUse:
-    """One row of the composition table: a kernel of the step, counted by a spec."""
-
-    name: str
-    kind: KernelKind  # how the stacked plot groups it
-    spec: str  # the spec file's stem, in the shipped specs
-    sizes: tuple[tuple[str, sympy.Expr], ...]  # spec parameter -> value
-    copies: sympy.Expr  # instances of the spec at these sizes, run back to back, per step
-    launches: int  # kernel launches per step (a grouped MoE GEMM is one)
-    # a tiled spec of the same kernel whose t_model (waves, tile quantisation) stands for the
-    # estimate where the sizes meet its assumptions; None: t_model is the bound
-    model_spec: str | None = None
-    precision: str | None = None  # the specs' types mapped to it (Spec.at_precision)
 
 
 @record
@@ -108,7 +54,7 @@ class Step:
     """One decode step (a token for each of `batch` sequences) or one prefill (`context`
     tokens for each), on one GPU."""
 
-    phase: str
+    phase: Phase
     batch: int
     context: int
     kernels: tuple[KernelCost, ...]
@@ -194,6 +140,7 @@ class WholeModel:
     quantisation: Quantisation = BF16_ONLY
     launch: LaunchMode = LaunchMode.EAGER
     chunked: tuple[ChunkedPrefill, ...] | None = None  # per batch: chunked.chunked_model
+    ep: int = 1  # GPUs the experts are split over (expert parallelism; 1: none)
 
     def latencies(self) -> tuple[Latency, ...]:
         """Per batch, the serving figures of its steps (Latency), the collectives between
@@ -229,81 +176,6 @@ class Latency:
 
 # ------------------------------------------------------------------------- composition
 
-def expected_experts(model: ModelConfig, tokens) -> sympy.Expr:
-    """E (1 - (1 - k/E)^T): the experts T tokens touch when each routes to k of E uniformly
-    and independently. Numeric T is evaluated in floats: the exact power at a prefill's
-    millions of tokens is a rational of millions of digits."""
-    if not model.moe:
-        return sympy.Integer(1)
-    e, k = model.experts, model.experts_per_token
-    if isinstance(tokens, sympy.Expr) and tokens.free_symbols:
-        return e * (1 - (1 - sympy.Rational(k, e)) ** tokens)
-    return sympy.Float(e * -math.expm1(int(tokens) * math.log1p(-k / e)), 30)
-
-
-def kernel_uses(model: ModelConfig, phase: str, batch, context: int, gpus: int = 1, *,
-                quantisation: Quantisation = BF16_ONLY) -> tuple[KernelUse, ...]:
-    """The composition table above, at a batch (a number, or BATCH for the crossing)."""
-    b = sympy.sympify(batch)
-    prefill = phase == PREFILL
-    tokens = b * context if prefill else b
-    layers, hidden, hd = model.layers, model.hidden, model.head_dim
-    share = sympy.Rational(1, gpus)  # tensor parallelism: 1/N of every kernel per GPU
-    touched = expected_experts(model, tokens)
-    routed = tokens * model.experts_per_token / touched  # tokens per touched expert
-
-    quantised, quantised_at = quantisation.gemm()
-    attention_at = quantisation.attention_precision(decode=not prefill)
-
-    def use(name, kind, spec, copies, launches, precision=None, **sizes) -> KernelUse:
-        # every GEMM has the cuBLAS-class Hopper tiling beside it for t_model
-        tiled = "gemm_hopper" if spec == "gemm" else None
-        return KernelUse(name, kind, spec, tuple((k, _exact(v)) for k, v in sizes.items()),
-                         sympy.sympify(copies) * share, launches, tiled,
-                         None if precision is None else str(precision))
-
-    uses = [
-        use("norms", KernelKind.NORMS, "model_rmsnorm", 2 * layers + 1, 2 * layers + 1,
-            T=tokens, n=hidden),
-        use("qkv projection", KernelKind.PROJECTIONS, quantised, layers, layers, quantised_at,
-            M=tokens, K=hidden, N=model.qkv_width),
-        # a prefill's attention is causal: each token against the keys up to its own
-        use("attention", KernelKind.ATTENTION, "model_attention_causal",
-            layers * model.kv_heads * b, layers, attention_at, S=context, g=model.group, d=hd)
-        if prefill else
-        use("attention", KernelKind.ATTENTION, "model_attention", layers * model.kv_heads * b,
-            layers, attention_at, Sq=model.group, L=context, d=hd),
-        use("output projection", KernelKind.PROJECTIONS, quantised, layers, layers,
-            quantised_at, M=tokens, K=model.heads * hd, N=hidden),
-    ]
-    if model.moe:
-        uses.append(use("router", KernelKind.MLP, "gemm", layers, layers, M=tokens, K=hidden,
-                        N=model.experts))
-    uses += [
-        use("gate+up projection", KernelKind.MLP, quantised, layers * touched, layers,
-            quantised_at, M=routed, K=hidden, N=2 * model.intermediate),
-        use("swiglu", KernelKind.MLP, "model_silu_mul", layers, layers,
-            n=tokens * model.experts_per_token * model.intermediate),
-        use("down projection", KernelKind.MLP, quantised, layers * touched, layers,
-            quantised_at, M=routed, K=model.intermediate, N=hidden),
-        # only the last position of each sequence needs logits, in prefill as in decode
-        use("lm head", KernelKind.LM_HEAD, "gemm", 1, 1, M=b, K=hidden, N=model.vocab),
-    ]
-    return tuple(uses)
-
-
-def _exact(size) -> sympy.Expr:
-    """A size as an exact number: the expected rows per expert is a Float, and the times of
-    one kernel computed from it in different orders (t_floor, t_bound) would differ in their
-    last digits where they are equal; as the rational the Float is, they are equal."""
-    value = sympy.sympify(size)
-    return sympy.Rational(value) if value.is_Float else value
-
-
-@cache
-def shipped_spec(stem: str) -> Spec:
-    with resources.as_file(resources.files("kernelcost.specs") / f"{stem}.kcost") as path:
-        return load(path)
 
 
 def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
@@ -349,10 +221,10 @@ def tiled_t_model(use: KernelUse, machine: Machine) -> sympy.Expr | None:
     return result.t_model
 
 
-def step(model: ModelConfig, machine: Machine, phase: str, batch: int, context: int,
-         gpus: int = 1, *, quantisation: Quantisation = BF16_ONLY) -> Step:
+def step(model: ModelConfig, machine: Machine, phase: Phase, batch: int, context: int,
+         gpus: int = 1, *, quantisation: Quantisation = BF16_ONLY, ep: int = 1) -> Step:
     kernels = tuple(kernel_cost(use, machine) for use in kernel_uses(
-        model, phase, batch, context, gpus, quantisation=quantisation))
+        model, phase, batch, context, gpus, quantisation=quantisation, ep=ep))
     return Step(phase, batch, context, kernels, machine.launch_overhead_s or 0.0)
 
 
@@ -410,16 +282,19 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
                 fraction: float = DEFAULT_FRACTION,
                 launch: LaunchMode = LaunchMode.EAGER) -> WholeModel:
     """The steps at each batch over `gpus` GPUs of tensor parallelism; with a layout (the
-    topology, and pipeline stages), the collectives between the kernels (tensor_parallel.py).
-    `quantisation` chooses the specs and the bytes, `fraction` the share of HBM the weights
-    and KV cache may take (hbm_fit.py), `launch` how a decode step launches its kernels
-    (launch_cost.py)."""
+    topology, pipeline stages, expert parallelism), the collectives between the kernels
+    (tensor_parallel.py). `quantisation` chooses the specs and the bytes, `fraction` the
+    share of HBM the weights and KV cache may take (hbm_fit.py), `launch` how a decode step
+    launches its kernels (launch_cost.py). Expert parallelism leaves the weights a GPU holds
+    as tensor parallelism's: E/N whole experts are 1/N of them."""
     if machine.bandwidth(Level.GLOBAL) is None:
         raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
             None, f"machine `{machine.id}` has no global bandwidth"))
     for precision in quantisation.compute_precisions():
         machine.require_precision(precision)  # an fp8 GEMM on an A100 is refused here
     check_groups(model, quantisation)
+    ep = 1 if layout is None else layout.ep
+    check_expert_parallel(model, gpus, ep)
     parallel = None
     if layout is not None and layout.topology is not None and layout.gpus > 1:
         parallel = TensorParallel(
@@ -429,9 +304,9 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
                           for b in batches))
     stages = 1 if layout is None else layout.stages
 
-    def steps(phase: str) -> tuple[Step, ...]:
-        return tuple(step(model, machine, phase, b, context, gpus, quantisation=quantisation)
-                     for b in batches)
+    def steps(phase: Phase) -> tuple[Step, ...]:
+        return tuple(step(model, machine, phase, b, context, gpus, quantisation=quantisation,
+                          ep=ep) for b in batches)
 
     decode = tuple(dataclasses.replace(s, graph_gap_s=graph_gap(launch)) for s in steps(DECODE))
     return WholeModel(
@@ -440,5 +315,5 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
         weights_crossing=decode_crossing(model, machine, 0, quantisation),
         memory=memory(model, machine, context, gpus, stages, quantisation=quantisation,
                       fraction=fraction),
-        parallel=parallel, quantisation=quantisation, launch=launch,
+        parallel=parallel, quantisation=quantisation, launch=launch, ep=ep,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..base.errors import Code, Diagnostic, ModelFileError
+from ..base.errors import Code, Diagnostic, ModelFileError, SizeError, option_span, placed
 from ..base.watchdog import stage
 from .shared import add_wide
 
@@ -33,6 +33,10 @@ def build_model_parser(commands) -> None:
     parser.add_argument("--pp", default=1, type=_positive("pp"),
                         help="pipeline parallelism: the layers in N stages of --tp GPUs each "
                              "(default 1)")
+    parser.add_argument("--ep", default=1, type=_positive("ep"),
+                        help="expert parallelism of a mixture of experts: its experts split "
+                             "over the --tp GPUs (equal to --tp, dividing the experts), "
+                             "all-to-all dispatch and combine a layer (default 1)")
     parser.add_argument("--topology", metavar="ID|PATH",
                         help="how the GPUs are joined: a topology id (hgx_a100 hgx_h100 hgx_h200 "
                              "dgx_b200 h100_nvl pcie_h100 mi300x_platform) or .toml path "
@@ -134,7 +138,7 @@ def _batches(text: str) -> list[int]:
 def run_model(args) -> int:
     from ..algebra.jsonout import print_json
     from ..answers.quantisation import quantisation
-    from ..answers.tensor_parallel import Layout
+    from ..answers.tensor_parallel import Layout, check_expert_parallel
     from ..answers.wholemodel import whole_model
     from ..hardware.hfconfig import load_model_or_config
     from ..hardware.machinefile import load_machine
@@ -162,11 +166,15 @@ def run_model(args) -> int:
         raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
             None, f"--pp {args.pp}: more stages than the {model.layers} layers of "
                   f"{model.name}", f"--pp {model.layers} or fewer"))
+    try:
+        check_expert_parallel(model, args.gpus, args.ep)
+    except SizeError as error:  # about --ep: placed on its value
+        raise placed(error, option_span("--ep", str(args.ep)), str(args.ep)) from None
     machines = [machine, *(load_machine(name) for name in (args.compare or []))]
     stage("composing the model's kernels")
     result, *others = [
         whole_model(model, each, args.batch, args.context, args.gpus,
-                    Layout(_topology(args, each.id), args.gpus, args.pp),
+                    Layout(_topology(args, each.id), args.gpus, args.pp, args.ep),
                     quantisation=served, fraction=args.memory_fraction, launch=args.launch)
         for each in (machines if args.curve else machines[:1])]
     if args.chunk is not None:

@@ -1,8 +1,9 @@
-"""Stage: the collectives of tensor parallelism -> a table, sentences and JSON
-(`kernelcost model --tp N`)."""
+"""Stage: the collectives of tensor, pipeline and expert parallelism -> a table, sentences and
+JSON (`kernelcost model --tp N --pp N --ep N`)."""
 
 from __future__ import annotations
 
+from ..answers.composition import Phase
 from ..answers.tensor_parallel import StepCollectives, TensorParallel
 from ..base.units import si
 from .report.page import Column, noted_table
@@ -31,10 +32,12 @@ def decode_table(parallel: TensorParallel, width: int | None):
 def _layout_words(parallel: TensorParallel) -> str:
     layout = parallel.layout
     words = f"tensor parallelism over {layout.tp} GPUs" if layout.tp > 1 else "one GPU a stage"
+    if layout.ep > 1:
+        words += ", the experts split over them"
     return words + (f" in {layout.stages} pipeline stages" if layout.stages > 1 else "")
 
 
-def step_lines(parallel: TensorParallel, t_model_of: dict[tuple[str, int], float]) -> list[str]:
+def step_lines(parallel: TensorParallel, t_model_of: dict[tuple[Phase, int], float]) -> list[str]:
     """Per step: the collectives' time and the step's with them, in sequence."""
     lines = []
     for step in (*parallel.decode, *parallel.prefill):
@@ -66,6 +69,7 @@ def parallel_json(parallel: TensorParallel) -> dict:
     topology = parallel.topology
     layout = parallel.layout
     return {"topology": topology.id, "name": topology.name, "gpus": layout.gpus,
-            "tp": layout.tp, "stages": layout.stages, "fabric": topology.fabric.value,
+            "tp": layout.tp, "ep": layout.ep, "stages": layout.stages,
+            "fabric": topology.fabric.value,
             "decode": [_step_json(s) for s in parallel.decode],
             "prefill": [_step_json(s) for s in parallel.prefill]}

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..answers.wholemodel import KINDS, Crossing, KernelKind, Step, WholeModel
+from ..answers.composition import KINDS, KernelKind, Phase
+from ..answers.wholemodel import Crossing, Step, WholeModel
 from ..base.units import plain, si
 from .collectives_report import decode_table, parallel_json, step_lines
 from .report.cells import json_count
@@ -42,6 +43,19 @@ PP_NOTE = ("--pp {s}: the layers in {s} pipeline stages, each GPU holding 1/{g} 
            "weights and of its KV heads' cache; one batch in flight runs the stages one "
            "after the other, with a send of the activations between each (more batches in "
            "flight fill the pipeline: throughput, not a step's latency)")
+EP_NOTE = ("--tp {n} --ep {n}: expert parallelism over the tensor-parallel GPUs (vLLM's "
+           "--enable-expert-parallel): attention's kernels split over {n} GPUs, figures per "
+           "GPU; each GPU holds {local} whole experts of {experts} (the weight bytes of --tp {n} "
+           "alone) and runs the MoE block on its ceil(T/{n}) of the step's T tokens: it routes "
+           "them, sends each routed copy to its expert's GPU (all-to-all dispatch) and back "
+           "(combine), then gathers every token for the next attention (all-gather), in place "
+           "of the MLP's all-reduce; uniform routing assumed: {leave} of the routed copies "
+           "leave their GPU, and each GPU's experts get T x {k} / {n} rows on average; {timed}")
+EP_TIMED = ("the all-reduce after attention, the MoE block's three collectives, the embedding's "
+            "all-reduce and the logits' gather timed on the topology's fastest algorithm, in "
+            "sequence with the kernels")
+EP_UNTIMED = ("no shipped topology joins {machine} GPUs, so the collectives are not timed "
+              "(give --topology FILE)")
 TP_UNTIMED_NOTE = ("--tp {n}: tensor parallelism, every kernel's W, Q and time split over {n} "
                    "GPUs, figures per GPU; no shipped topology joins {machine} GPUs, so the "
                    "collectives are not timed (give --topology FILE)")
@@ -79,7 +93,7 @@ def kernel_table(step: Step, width: int | None):
     """A step's kernels, one a row, with its total and the launch overhead apart: a fitted
     table (report.page)."""
     title = (f"{step.phase}, batch {step.batch}: " +
-             ("one token per sequence" if step.phase == "decode"
+             ("one token per sequence" if step.phase is Phase.DECODE
               else f"{step.context} tokens per sequence"))
     total = step.t_bound_s
     rows = [[kernel.use.name, str(kernel.use.launches), plain(kernel.intensity, ""),
@@ -172,12 +186,22 @@ def memory_lines(result: WholeModel) -> list[str]:
 def notes(result: WholeModel) -> list[str]:
     found = [T_MODEL_NOTE, OUT_OF_SCOPE]
     stages = result.memory.gpus // result.gpus
-    if result.gpus > 1:
+    if result.ep > 1:
+        found.append(_ep_note(result))
+    elif result.gpus > 1:
         note = TP_NOTE if result.parallel is not None else TP_UNTIMED_NOTE
         found.append(note.format(n=result.gpus, machine=result.machine.id))
     if stages > 1:
         found.append(PP_NOTE.format(s=stages, g=result.memory.gpus))
     return found
+
+
+def _ep_note(result: WholeModel) -> str:
+    model, n = result.model, result.ep
+    timed = EP_TIMED if result.parallel is not None else EP_UNTIMED.format(
+        machine=result.machine.id)
+    return EP_NOTE.format(n=n, local=model.experts // n, experts=model.experts,
+                          k=model.experts_per_token, leave=f"{n - 1}/{n}", timed=timed)
 
 
 def text_report(result: WholeModel, kernels: bool, width: int | None):
