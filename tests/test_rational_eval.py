@@ -81,6 +81,20 @@ def test_a_plan_gives_sympys_exact_value(expr, points):
         assert Fraction(*value) == expected, (expr, point)
 
 
+@given(st.one_of(expressions(), st.sampled_from([sympy.sqrt(SIZES[0]), 1 / (SIZES[0] - 2),
+                                                 SIZES[0] + sympy.Symbol("x")])),
+       POINTS, st.integers(0, 2))
+@settings(max_examples=200, deadline=None)
+def test_a_value_at_integers_is_value_at_sympys_integers(expr, point, dropped):
+    """The point given as Python's integers (the oracle's sizes) gives value_at's answer,
+    None included: no plan, a size without a value, a division by zero."""
+    values = dict(zip(SIZES, point))
+    if dropped and expr.free_symbols:  # a size left without a value
+        values.pop(sorted(expr.free_symbols, key=text_key)[0], None)
+    expected = rational_eval.value_at(expr, {s: sympy.Integer(v) for s, v in values.items()})
+    assert rational_eval.value_at_integers(expr, values) == expected
+
+
 @pytest.mark.parametrize("expr", [sympy.Float(0.5) * SIZES[0], sympy.sqrt(SIZES[0]),
                                   sympy.Mod(SIZES[0], 3) + 1, SIZES[0] + sympy.Symbol("x")])
 def test_other_nodes_have_no_plan(expr):

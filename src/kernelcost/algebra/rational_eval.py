@@ -72,6 +72,21 @@ def value_at(expr: sympy.Expr, values: Mapping[sympy.Symbol, sympy.Expr]) -> Val
         return None
 
 
+def value_at_integers(expr: sympy.Expr, values: Mapping[sympy.Symbol, int]) -> Value | None:
+    """value_at(expr, {s: Integer(v)}) for a point already in Python's integers, without
+    making sympy numbers of them (the self-verification resolves the sizes of every draw)."""
+    symbols = _symbols(expr)
+    if not all(symbol in values for symbol in symbols):
+        return None
+    plan = compiled(expr, symbols)
+    if plan is None:
+        return None
+    try:
+        return plan([values[symbol] for symbol in symbols])
+    except ZeroDivisionError:
+        return None
+
+
 # kept: the self-verification evaluates each closed form at every sample and block, and
 # finding an expression's symbols walks its whole tree (a tenth of the comparisons' time)
 @functools.lru_cache(maxsize=8192)

@@ -38,22 +38,39 @@ def resolve_sizes(kernel: CheckedKernel, sizes: Mapping[str, int]) -> dict[str, 
             raise SizeError(Code.SIZE_NOT_POSITIVE_INTEGER, Diagnostic(
                 None, f"size `{symbol.name}` must be a positive integer, not {value!r}"))
         values[symbol.name] = value
-    substitution = sympy_substitution(values)
-    for name, expression in kernel.sizes.items():
-        if name not in values:
-            values[name] = _derived_value(expression, substitution, name)
+    derived = [(name, expression) for name, expression in kernel.sizes.items()
+               if name not in values]
+    if derived:  # each at the parameters' values alone
+        at = _ParameterValues(values)
+        for name, expression in derived:
+            values[name] = _derived_value(expression, at, name)
     return values
 
 
-def _derived_value(expression: sympy.Expr, substitution: Mapping[sympy.Symbol, sympy.Rational],
-                   name: str) -> Value:
+class _ParameterValues:
+    """The parameters' values, as integers by symbol for the plans, and as sympy's numbers
+    for a substitution, made only where a plan cannot evaluate a size."""
+
+    def __init__(self, values: Mapping[str, Value]):
+        self.values = dict(values)
+        self.integers = {size_symbol(name): value for name, value in values.items()
+                         if type(value) is int}  # every parameter's, checked above
+        self._substitution: dict[sympy.Symbol, sympy.Rational] | None = None
+
+    def substitution(self) -> dict[sympy.Symbol, sympy.Rational]:
+        if self._substitution is None:
+            self._substitution = sympy_substitution(self.values)
+        return self._substitution
+
+
+def _derived_value(expression: sympy.Expr, at: _ParameterValues, name: str) -> Value:
     """A `let` size at the parameters' values: by its plan in integers where it has one (the
     self-verification resolves the sizes of every draw, and substituting rebuilds the
     expression in sympy), else substituted, as sympy_value says."""
-    planned = rational_eval.value_at(expression, substitution)
+    planned = rational_eval.value_at_integers(expression, at.integers)
     if planned is not None:
         return normal(Fraction(*planned))
-    return sympy_value(expression.xreplace(substitution), f"size `{name}`")
+    return sympy_value(expression.xreplace(at.substitution()), f"size `{name}`")
 
 
 def sympy_substitution(values: Mapping[str, Value]) -> dict[sympy.Symbol, sympy.Rational]:

@@ -54,9 +54,10 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
         key = tuple(sorted(candidate.items()))
         if key in seen and attempt < max_attempts // 2:
             continue
-        if not assumptions_hold(kernel, candidate, extra_facts):
+        resolved = resolve_sizes(kernel, candidate)  # once a draw, for both questions
+        if not _assumptions_hold_at(kernel, resolved, extra_facts):
             continue
-        if nest.steps(candidate, max_steps) > max_steps:
+        if nest.steps_at(resolved, max_steps) > max_steps:
             too_long += 1
             continue
         seen.add(key)
@@ -159,19 +160,27 @@ def _divisors_by_dividend(kernel: CheckedKernel) -> dict[str, list[tuple[sympy.E
 def _divisors_lcm(divisors, values: Mapping[str, int]) -> int:
     base = 1
     for divisor, _ in divisors:
-        if divisor.is_Symbol:
-            value = sympy.Integer(values[divisor.name])
-        else:
-            value = divisor.xreplace(sympy_substitution(values))
-        if value.is_Integer and value > 0:
-            base = math.lcm(base, int(value))
+        if divisor.is_Symbol:  # a size's own value, an int: no sympy number to make
+            value = int(values[divisor.name])
+            if value > 0:
+                base = math.lcm(base, value)
+            continue
+        found = divisor.xreplace(sympy_substitution(values))
+        if found.is_Integer and found > 0:
+            base = math.lcm(base, int(found))
     return base
 
 
 def assumptions_hold(kernel: CheckedKernel, sizes: Mapping[str, int],
                      extra_facts: Iterable[sympy.Basic] = ()) -> bool:
     """Whether the sizes satisfy every `assume` fact of the kernel, and the extra relations."""
-    at = _AtSizes(resolve_sizes(kernel, sizes))
+    return _assumptions_hold_at(kernel, resolve_sizes(kernel, sizes), extra_facts)
+
+
+def _assumptions_hold_at(kernel: CheckedKernel, resolved: Mapping[str, Value],
+                         extra_facts: Iterable[sympy.Basic] = ()) -> bool:
+    """assumptions_hold at sizes already resolved (resolve_sizes)."""
+    at = _AtSizes(resolved)
     for divisor, dividend in kernel.divisibility:
         divisor_value = at.value(divisor)
         dividend_value = at.value(dividend)
@@ -242,6 +251,7 @@ class _LoopShape:
     loops: tuple[_LoopShape, ...]
     names: frozenset[str]  # the names its bounds and those of the loops inside use
     span: ast.Span
+    moves: bool  # a loop inside bounds itself by this loop's iterator: counted value by value
 
 
 def count_steps(kernel: CheckedKernel, sizes: Mapping[str, int],
@@ -274,7 +284,11 @@ class _NestShape:
         self.statements, self.loops = _shape(kernel.kernel.statements, sizes)
 
     def steps(self, sizes: Mapping[str, int], limit: int) -> float:
-        env = dict(resolve_sizes(self.kernel, sizes))
+        return self.steps_at(resolve_sizes(self.kernel, sizes), limit)
+
+    def steps_at(self, resolved: Mapping[str, Value], limit: int) -> float:
+        """steps at sizes already resolved (resolve_sizes)."""
+        env = dict(resolved)
         _check_steps(self.loops, env)
         try:
             return _count_block(self.statements, self.loops, env, limit)
@@ -292,9 +306,11 @@ def _shape(statements, sizes: set[str]) -> tuple[int, tuple[_LoopShape, ...]]:
             inner_count, inner_loops = _shape(stmt.body, sizes)
             names = frozenset().union(_names(stmt.lo), _names(stmt.hi),
                                       *(inner.names for inner in inner_loops))
+            moves = any(stmt.var in inner.names for inner in inner_loops)
             loops.append(_LoopShape(as_function(compile_expr(stmt.lo, {})),
                                     as_function(compile_expr(stmt.hi, {})), as_function(step),
-                                    stmt.var, inner_count, inner_loops, names, stmt.span))
+                                    stmt.var, inner_count, inner_loops, names, stmt.span,
+                                    moves))
         elif isinstance(stmt, ast.Keep):
             inner_count, inner_loops = _shape(stmt.body, sizes)
             count += inner_count
@@ -327,7 +343,7 @@ def _count_block(statements: int, loops: tuple[_LoopShape, ...], env: Env, limit
     total = statements
     for loop in loops:
         lo, hi, step = loop.lo(env), loop.hi(env), loop.step(env)
-        if not any(loop.var in inner.names for inner in loop.loops):
+        if not loop.moves:
             trips = trip_count(lo, hi, step)
             if trips:
                 total += trips * (1 + _count_block(loop.statements, loop.loops, env, limit))
