@@ -83,3 +83,31 @@ def test_an_integer_past_a_double_counts_for_no_sign():
     quantity = 3 * sympy.ceiling(S / 7) ** 40
     target = sympy.Rational(5, 3)
     assert numeric_roots(quantity, S, target) == lambdified_roots(quantity, target)
+
+
+def halved_200_times(function, left: float, right: float) -> float:
+    """The bisection as it was: 200 halvings, the sign at left asked at every one."""
+    for _ in range(200):
+        middle = (left + right) / 2
+        if module._sign(function, middle) == module._sign(function, left):
+            left = middle
+        else:
+            right = middle
+    return (left + right) / 2
+
+
+@given(st.integers(1, 10**6), st.integers(1, 10**6), st.integers(0, len(GRID) - 2),
+       st.sampled_from(("line", "pole", "step", "flat")))
+@settings(max_examples=300, deadline=None)
+def test_the_bisection_stops_where_its_200_halvings_would_end(p, q, index, shape):
+    """Stopped once a halving moves neither end, the bisection gives the 200 halvings'
+    double, bit for bit: at a crossing, a pole (no number there), a step between adjacent
+    doubles and a function of one sign."""
+    left, right = GRID[index], GRID[index + 1]
+    root = left + (right - left) * p / (p + q)
+    functions = {"line": lambda x: x - root,
+                 "pole": lambda x: 1 / (x - root),
+                 "step": lambda x: 1.0 if x >= root else -1.0,
+                 "flat": lambda x: float(p)}
+    function = functions[shape]
+    assert module._bisect(function, left, right) == halved_200_times(function, left, right)

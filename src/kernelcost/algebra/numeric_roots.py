@@ -36,11 +36,11 @@ def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
                    target_value: sympy.Expr) -> list[Root]:
     """Sign changes of quantity - target over 1 .. 1e15 on a log grid, refined by bisection:
     for intensities with ceilings or min/max, when every other parameter is set."""
-    if quantity.free_symbols - {variable}:
+    if _other_sizes(quantity, variable):
         raise SizeError(Code.NOT_IN_CLOSED_FORM, Diagnostic(
             None, f"cannot solve {shortened(quantity)} = {target_value} in closed form",
             "set every other parameter (--set) for a numeric answer"))
-    if has_sum(quantity):
+    if _has_sum(quantity):
         return sum_search(quantity, variable).roots(target_value)
     search = grid_search(quantity, variable) if _apart(quantity, target_value) else None
     if search is None:
@@ -59,6 +59,18 @@ def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
             side = ABOVE if _sign(difference, right) > 0 else BELOW
             roots.append(Root(None, sympy.true, value, side))
     return roots
+
+
+# kept: every machine's ridge asks them of the same intensity, and each walks its whole tree
+# (a third of flash_attention_hopper's searches with all machines)
+@functools.lru_cache(maxsize=64)
+def _other_sizes(quantity: sympy.Expr, variable: sympy.Symbol) -> bool:
+    return bool(quantity.free_symbols - {variable})
+
+
+@functools.lru_cache(maxsize=64)
+def _has_sum(quantity: sympy.Expr) -> bool:
+    return has_sum(quantity)
 
 
 def shortened(expr: sympy.Expr, width: int = 160) -> str:
@@ -141,12 +153,19 @@ def _signed_number(value: object) -> int:
 
 
 def _bisect(function: Callable[[float], object], left: float, right: float) -> float:
+    """The root between left and right, halving 200 times or until a halving moves neither
+    end. left keeps the sign it has at the start (it moves only to a point of that sign), so
+    the sign there is taken once; and once a halving moves neither end (no double lies
+    between them), every later one is the same halving: the result is the 200th's."""
+    left_sign = _sign(function, left)
     for _ in range(200):
         middle = (left + right) / 2
-        if _sign(function, middle) == _sign(function, left):
-            left = middle
+        if _sign(function, middle) == left_sign:
+            moved, left = middle != left, middle
         else:
-            right = middle
+            moved, right = middle != right, middle
+        if not moved:
+            break
     return (left + right) / 2
 
 
