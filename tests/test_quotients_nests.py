@@ -52,7 +52,7 @@ from kernelcost.count import asymptotic, sums
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import sample_sizes
 
-FAST_NESTS = int(os.environ.get("KERNELCOST_QUOTIENT_NESTS", 14))
+FAST_NESTS = int(os.environ.get("KERNELCOST_QUOTIENT_NESTS", 7))
 FAST_SEED = 20261206
 SLOW_NESTS = int(os.environ.get("KERNELCOST_QUOTIENT_SLOW_NESTS", 300))
 FAST_SECONDS = 2.0  # the shipped run's CPU budget: sympy's reference run takes a few times it
