@@ -284,6 +284,9 @@ def option_case(rng: random.Random) -> Case:
                 rng.choice(["1", "2", "3", "0", "-1", "1e19", "64"])]
         argv += rng.choice([[], ["--pp", rng.choice(["1", "2", "5", "0", "81", "1e19"])]])
         argv += rng.choice([[], ["--ep", rng.choice(["1", "2", "3", "8", "16", "0", "x"])]])
+        argv += rng.choice([[], ["--chunk", rng.choice(["1", "7", "512", "8192", "0", "-3", "x",
+                                                        "1e19", "100000000"])]])
+        argv += rng.choice([[], ["--launch", rng.choice(["eager", "graphs", "graph", ""])]])
         argv += rng.choice([[], ["--topology", rng.choice(TOPOLOGIES + ["nope", "/dev/null",
                                                                         "specs"])]])
         argv += rng.choice([[], ["--json"], ["-o", rng.choice(OUTPUTS)]])
@@ -414,7 +417,8 @@ def config_case(rng: random.Random) -> Case:
             text = text[:position] + rng.choice(JSON_TEXT) + text[position:]
     argv = ["model", "config.json", "--machine", rng.choice(MACHINES), "--batch", "1,8"]
     argv += rng.choice([[], ["--json"], ["--tp", "2"], ["--weights", "int4"],
-                        ["--context", "1024"]])
+                        ["--context", "1024"], ["--chunk", "256"], ["--launch", "graphs"],
+                        ["--tp", "2", "--ep", "2"]])
     return Case("config", "model", argv, {"config.json": text.encode("utf-8", "replace")},
                 placed=("KC504", "KC505", "KC506", "KC509", "KC510"))
 
