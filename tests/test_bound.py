@@ -237,6 +237,23 @@ def test_conv_is_outside_the_class(capsys):
     assert "conv3x3.kcost:12:26" in err and "i + dy" in err
 
 
+def test_sizes_that_break_an_assumed_bound_are_refused_at_the_fact(capsys, tmp_path):
+    """The command-path campaign's input 90,084: stencil2d5pt at N = 1 (`assume N >= 3`)
+    has 2 (MN - M - N) = -2 compulsory words, and `--plot` drew them on log axes (a
+    matplotlib warning on stderr). Refused at the fact, as a verdict refuses them; N = 3
+    is the first size the fact allows: 2 (3 x 256 - 256 - 3) = 1018 words, 8144 B."""
+    stencil = str(SPECS / "stencil2d5pt.kcost")
+    figure = tmp_path / "ski.svg"
+    common = ["--level", "registers", "--machine", "mi300x", "--plot", str(figure)]
+    assert main(["bound", stencil, *common, "--set", "N=1,M=256"]) == 2
+    err = capsys.readouterr().err
+    assert "KC317" in err and "stencil2d5pt.kcost:3:12" in err and "N = 1" in err
+    assert not figure.exists()
+    assert main(["bound", stencil, *common, "--set", "N=3,M=256"]) == 0
+    out, err = capsys.readouterr()
+    assert "the spec moves 8144 B" in out and "Warning" not in err and figure.exists()
+
+
 def test_cli_text_and_json(capsys):
     assert main(["bound", str(SPECS / "gemm.kcost")]) == 0
     out = capsys.readouterr().out
