@@ -281,32 +281,22 @@ class AtSizes:
     i_bound: float  # W / Q_lower: no schedule exceeds it at these sizes, FLOP/B
 
 
-def refuse_negative_counts(spec: Spec, result: LevelBound, raw: dict[str, str]) -> None:
-    """Sizes at which the compulsory words come out negative break an `assume` bound the
-    closed forms take to hold (stencil2d5pt at N = 1 against `assume N >= 3`): refused at
-    the fact, as a verdict refuses them (answer.refuse_verdict_sizes)."""
+def at_sizes(spec: Spec, result: LevelBound, raw: dict[str, str]) -> AtSizes | None:
+    """Q_lower and the spec's traffic at the sizes set (None unless every size and the
+    machine's S have values). Sizes at which the compulsory words come out negative break an
+    `assume` bound the closed forms take to hold (stencil2d5pt at N = 1 against `assume
+    N >= 3`): refused at the fact, as a verdict refuses them (answer.refuse_verdict_sizes)."""
     from ..analysis.api import _numeric_values
     from ..lang.settings import resolve_settings
     from ..lang.sizes import refuse_broken_bounds
 
     if not raw:
-        return
-    values = _numeric_values(spec, resolve_settings(raw, spec.parameters))
-    words = sympy.sympify(result.compulsory).xreplace(values)
-    if words.is_number and words < 0:
-        refuse_broken_bounds(spec.checked, values)
-
-
-def at_sizes(spec: Spec, result: LevelBound, raw: dict[str, str]) -> AtSizes | None:
-    """Q_lower and the spec's traffic at the sizes set (None unless every size and the
-    machine's S have values)."""
-    from ..analysis.api import _numeric_values
-    from ..lang.settings import resolve_settings
-
-    if result.verdict is None or not raw:
         return None
     values = _numeric_values(spec, resolve_settings(raw, spec.parameters))
-    if any(p not in values for p in spec.checked.parameters):
+    compulsory = sympy.sympify(result.compulsory).xreplace(values)
+    if compulsory.is_number and compulsory < 0:
+        refuse_broken_bounds(spec.checked, values)
+    if result.verdict is None or any(p not in values for p in spec.checked.parameters):
         return None
     b = result.word_bytes
     words = sympy.Rational(repr(result.verdict.capacity_B)) / b

@@ -70,7 +70,7 @@ def build_bound_parsers(commands) -> None:
 
 def run_bound(args) -> int:
     from ..analysis.api import load
-    from ..answers.lower import at_sizes, level_bound, refuse_negative_counts
+    from ..answers.lower import at_sizes, level_bound
     from ..hardware.machinefile import load_machine
     from ..present.bound_report import at_sizes_line, json_object, text_lines
 
@@ -82,8 +82,8 @@ def run_bound(args) -> int:
         check_figure_path(args.plot)
     stage("bounding the traffic")
     result = level_bound(spec, Level(args.level), machine)
-    refuse_negative_counts(spec, result, parse_settings(args.settings))
-    found = at_sizes(spec, result, parse_settings(args.settings))
+    settings = parse_settings(args.settings)
+    found = at_sizes(spec, result, settings)
     if args.json:
         document = json_object(result, args.spec)
         if found is not None:
@@ -100,7 +100,7 @@ def run_bound(args) -> int:
         from ..present.plot import save
         from ..present.ski import draw, slope
 
-        figure = draw(slope(spec, result, machine, parse_settings(args.settings)),
+        figure = draw(slope(spec, result, machine, settings),
                       f"{spec.name}: Q_lower against S")
         print(save(figure, args.plot), file=sys.stderr if args.json else sys.stdout)
     return EXIT_OK
