@@ -1,0 +1,113 @@
+"""Stage: the time to the first token of a request that a benchmark client sends into a server
+already decoding others, as a closed loop at a fixed concurrency measures it (`vllm bench
+serve --max-concurrency c` at its default request rate inf: c requests in flight, the next
+sent as one finishes).
+
+vLLM's benchmark client (vllm-project/vllm, vllm/benchmarks/lib/endpoint_request_func.py,
+`async_request_openai_chat_completions`, read at commit 02cfb534df5674737558730b10f23d1b7aef9b7c):
+`st = time.perf_counter()` before the POST, and `output.ttft = timestamp - st` at the first
+streamed message that carries `choices`; the servers send that message with the first
+sampled token. vllm/benchmarks/serve.py (read at commit 009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1)
+gives every request a delay of 0 at request rate inf and holds at most `max_concurrency` in
+flight; the figure reported is `np.median(ttfts)` over the requests.
+
+What is composed, for the new request, with the c - 1 others in the middle of their decode
+(the context input + output / 2, as a row's TPOT):
+1. The wait for the step in flight: the engine takes a new request at a step boundary, and
+   the request reaches it at no particular point of the others' decode step, so the wait is
+   uniform over that step and its median is half of it: a decode step of c - 1 sequences,
+   launched as the row says (eager, or replayed from a graph).
+2. The step that holds its prompt, launched eager as every prefill (launch_cost.py), ending
+   with the first token sampled. How the engine builds it (PromptStep):
+   - WITH_DECODES: the prompt and the others' c - 1 decode tokens in one forward pass, the
+     GEMMs at M = P + c - 1, each decode its own attention segment (one new token after its
+     context: chunked.py's `model_attention_chunk`), the LM head a row per sequence. vLLM's V1
+     scheduler (docs/configuration/optimization.md, "Chunked Prefill": "It batches all pending
+     decode requests before scheduling any prefill operations. When there are available
+     tokens in the `max_num_batched_tokens` budget, it schedules pending prefills.") and
+     TensorRT-LLM's in-flight batching
+     (https://nvidia.github.io/TensorRT-LLM/features/paged-attention-ifb-scheduler.html,
+     "In-flight Batching": "sequences in the context phase can be processed together with
+     sequences in the generation phase").
+   - ALONE: the prompt in a step of its own, the others waiting: SGLang unless started with
+     `--enable-mixed-chunk` (SGLang's server arguments, docs/backend/server_arguments.md:
+     "`--enable-mixed-chunk` | Enabling mixing prefill and decode in a batch when using
+     chunked prefill. | False").
+Not composed (no kernel spec, and the project holds no sourced figure for them): the HTTP
+request and the streamed response, the chat template, tokenisation and detokenisation, the
+engine's scheduling between steps and the sampler beyond its LM head. On one GPU only: the
+collectives of tensor parallelism are not timed here."""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import StrEnum
+
+from ..base.errors import Code, Diagnostic, SizeError
+from ..base.kinds import LaunchMode
+from ..base.records import record
+from ..hardware.machine import Machine
+from ..hardware.modelfile import ModelConfig
+from .chunk_plan import Chunk, Segment
+from .chunked import chunk_uses
+from .composition import DECODE, PREFILL
+from .launch_cost import graph_gap
+from .quantisation import BF16_ONLY, Quantisation
+from .wholemodel import Step, kernel_cost, step
+
+
+class PromptStep(StrEnum):
+    """How a serving engine runs a newly arrived prompt while other requests decode."""
+
+    WITH_DECODES = "with_decodes"  # in one step with the others' decode tokens
+    ALONE = "alone"  # in a step of its own
+
+
+@record
+class ClosedLoopTtft:
+    """The median time to the first token of a request joining c - 1 decoding ones."""
+
+    concurrency: int
+    prompt: int  # the request's prompt tokens
+    decode_context: int  # the others' context while they decode
+    wait_s: float  # half the others' decode step: the median wait for the step in flight
+    in_flight_step_s: float  # that decode step, kernels and launches
+    prompt_step_s: float  # the step that holds the prompt, kernels and launches
+    prompt_step_launch_s: float  # of prompt_step_s, the launches'
+
+    @property
+    def ttft_s(self) -> float:
+        return self.wait_s + self.prompt_step_s
+
+
+def prompt_chunk(prompt: int, others: int, decode_context: int,
+                 how: PromptStep) -> Chunk:
+    """The step that holds the prompt: its P tokens from the start, and under WITH_DECODES a
+    one-token segment after decode_context for each other request."""
+    decodes = (Segment(decode_context, 1),) * others if how == PromptStep.WITH_DECODES else ()
+    return Chunk((Segment(0, prompt), *decodes))
+
+
+def closed_loop_ttft(model: ModelConfig, machine: Machine, prompt: int, decode_context: int,
+                     concurrency: int, how: PromptStep, *,
+                     quantisation: Quantisation = BF16_ONLY,
+                     launch: LaunchMode = LaunchMode.EAGER) -> ClosedLoopTtft:
+    """The median TTFT of a request sent into a closed loop of `concurrency` requests: half
+    the others' decode step (launched as `launch` says), then the step with its prompt."""
+    if concurrency < 1 or prompt < 1 or decode_context < 1:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            None, f"a closed loop needs a concurrency, a prompt and a context of at least 1 "
+                  f"(got {concurrency}, {prompt}, {decode_context})"))
+    others = concurrency - 1
+    in_flight = 0.0
+    if others:
+        decode = dataclasses.replace(
+            step(model, machine, DECODE, others, decode_context, quantisation=quantisation),
+            graph_gap_s=graph_gap(launch))
+        in_flight = decode.t_model_s + decode.launch_s
+    chunk = prompt_chunk(prompt, others, decode_context, how)
+    kernels = tuple(kernel_cost(use, machine)
+                    for use in chunk_uses(model, chunk, quantisation=quantisation))
+    held = Step(PREFILL, 1, prompt, kernels, machine.launch_overhead_s or 0.0)
+    return ClosedLoopTtft(concurrency, prompt, decode_context, in_flight / 2, in_flight,
+                          held.t_model_s + held.launch_s, held.launch_s)
