@@ -12,7 +12,8 @@ How a row maps onto the model (the same for every row; no figure is fitted):
   decode step at the TPOT's context, then the step that holds the prompt (with their decode
   tokens, or alone);
 - `tpot`: one decode step of `batch` sequences at the context input_len + output_len // 2, the
-  middle of a request's decode (Latency.tpot_s);
+  middle of a request's decode (Latency.tpot_s); in a closed loop, closed_loop.py's TPOT: that
+  step and the batch - 1 other requests' prompt steps spread over output_len - 1 tokens;
 - `request_latency` (vLLM's benchmark_latency.py: one llm.generate of the whole batch): that
   TTFT plus (output_len - 1) of those decode steps.
 Each row's decode steps are launched as its `launch` column says (`graphs` only where the
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from measured_rows import SCALE, block, p90, read_fields
 
-from kernelcost.answers.closed_loop import PromptStep, closed_loop_ttft
+from kernelcost.answers.closed_loop import PromptStep, closed_loop_tpot, closed_loop_ttft
 from kernelcost.answers.launch_cost import WORDS
 from kernelcost.answers.quantisation import quantisation
 from kernelcost.answers.tensor_parallel import Layout
@@ -107,14 +108,28 @@ def closed_loop_s(model: str, machine: str, precisions: tuple[str, str, str], la
         launch=WORDS[launch]).ttft_s
 
 
-def _closed_loop_ttft(row: Row) -> float:
+@cache
+def closed_loop_tpot_s(model: str, machine: str, precisions: tuple[str, str, str], launch: str,
+                       how: str, prompt: int, output: int, decode_context: int,
+                       concurrency: int) -> float:
+    """closed_loop.py's TPOT on one GPU."""
+    return closed_loop_tpot(
+        load_model_or_config(model_path(model)), load_machine(machine), prompt, output,
+        decode_context, concurrency, PromptStep(how), quantisation=quantisation(*precisions),
+        launch=WORDS[launch]).tpot_s
+
+
+def _closed_loop(row: Row) -> float:
+    """The row's TTFT or TPOT in the closed loop."""
     f = row.fields
     if row.int("tp") != 1:
-        raise ValueError(f"line {row.line}: a closed-loop TTFT is composed on one GPU only")
-    return closed_loop_s(f["model"], f["machine"], (f["weights"], f["activations"],
-                                                    f["kv_cache"]), f["launch"],
-                         f["prompt_step"], row.int("input_len"), row.decode_context,
-                         row.int("batch"))
+        raise ValueError(f"line {row.line}: a closed loop is composed on one GPU only")
+    common = (f["model"], f["machine"], (f["weights"], f["activations"], f["kv_cache"]),
+              f["launch"], f["prompt_step"], row.int("input_len"))
+    if row.quantity == "ttft":
+        return closed_loop_s(*common, row.decode_context, row.int("batch"))
+    return closed_loop_tpot_s(*common, row.int("output_len"), row.decode_context,
+                              row.int("batch"))
 
 
 def _key(row: Row) -> tuple[str, str, int, tuple[str, str, str], str]:
@@ -127,7 +142,9 @@ def _runs(rows: list[Row]) -> dict[tuple, tuple[int, ...]]:
     """The batches each (model, machine, tp, precisions, context) run needs, over all rows."""
     need: dict[tuple, set[int]] = {}
     for row in rows:
-        if row.quantity == "request_latency" or (row.quantity == "ttft" and not row.closed_loop):
+        if row.closed_loop and row.quantity in ("ttft", "tpot"):
+            continue  # closed_loop.py composes its own steps
+        if row.quantity in ("ttft", "request_latency"):
             need.setdefault((*_key(row), row.int("input_len")), set()).add(
                 row.int("prefill_batch"))
         if row.quantity in ("tpot", "request_latency"):
@@ -164,9 +181,12 @@ def compare_all(rows: list[Row] | None = None) -> list[Compared]:
     out = []
     for row in rows:
         ttft = tpot = None
-        if row.quantity == "ttft" and row.closed_loop:
-            ttft = _closed_loop_ttft(row)
-        elif row.quantity in ("ttft", "request_latency"):
+        if row.closed_loop and row.quantity in ("ttft", "tpot"):
+            ttft, tpot = ((_closed_loop(row), None) if row.quantity == "ttft"
+                          else (None, _closed_loop(row)))
+            out.append(Compared(row, ttft, tpot))
+            continue
+        if row.quantity in ("ttft", "request_latency"):
             key = (*_key(row), row.int("input_len"))
             ttft = latencies(*key[:5], runs[key], key[5])[row.int("prefill_batch")].ttft_s
         if row.quantity in ("tpot", "request_latency"):

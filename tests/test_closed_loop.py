@@ -9,7 +9,12 @@ from serving_measured import ROOT
 
 from kernelcost.answers.chunk_plan import Segment
 from kernelcost.answers.chunked import chunk_uses
-from kernelcost.answers.closed_loop import PromptStep, closed_loop_ttft, prompt_chunk
+from kernelcost.answers.closed_loop import (
+    PromptStep,
+    closed_loop_tpot,
+    closed_loop_ttft,
+    prompt_chunk,
+)
 from kernelcost.answers.composition import KernelKind
 from kernelcost.answers.launch_cost import GRAPH_KERNEL_GAP_S
 from kernelcost.answers.wholemodel import kernel_cost, whole_model
@@ -22,7 +27,7 @@ LAYERS, HIDDEN, VOCAB = 36, 4096, 151936
 QKV, INTER = (32 + 2 * 8) * 128, 12288
 # per layer: qkv, output, gate+up, down
 LAYER_WEIGHTS = HIDDEN * QKV + HIDDEN * HIDDEN + HIDDEN * 2 * INTER + INTER * HIDDEN
-PROMPT, CONTEXT, CONCURRENCY = 233, 343, 4
+PROMPT, OUTPUT, CONTEXT, CONCURRENCY = 233, 221, 343, 4
 # the kernels of a step, decode or prefill: 36 layers x 8 (2 norms, qkv, attention, output,
 # gate+up, SwiGLU, down), the final norm and the LM head
 KERNELS = 36 * 8 + 2
@@ -117,3 +122,31 @@ def test_a_loop_without_requests_is_refused(qwen):
     model, h100 = qwen
     with pytest.raises(SizeError, match="at least 1"):
         closed_loop_ttft(model, h100, PROMPT, CONTEXT, 0, PromptStep.ALONE)
+
+
+def test_a_requests_tpot_holds_the_others_prompt_steps(qwen, loops):
+    """Its decode steps of all 4 sequences, and 3 steps that admit the others' prompts spread
+    over its 220 tokens: a prompt alone (SGLang) is a whole step the decodes wait out; with
+    the decodes (vLLM V1, TensorRT-LLM) it replaces a decode step of the 3 it holds."""
+    model, h100 = qwen
+    for launch in LaunchMode:
+        [latency] = whole_model(model, h100, [4], CONTEXT, launch=launch).latencies()
+        for how in PromptStep:
+            tpot = closed_loop_tpot(model, h100, PROMPT, OUTPUT, CONTEXT, CONCURRENCY, how,
+                                    launch=launch)
+            assert tpot.decode_step_s == pytest.approx(latency.tpot_s, rel=1e-12)
+            ttft = loops[how, launch]
+            extra = ttft.prompt_step_s - (
+                ttft.in_flight_step_s if how == PromptStep.WITH_DECODES else 0.0)
+            assert tpot.prompt_step_extra_s == pytest.approx(extra, rel=1e-12)
+            assert tpot.tpot_s == pytest.approx(latency.tpot_s + 3 * extra / 220, rel=1e-12)
+    # a loop of one: nothing interrupts the decode
+    alone = closed_loop_tpot(model, h100, PROMPT, OUTPUT, CONTEXT, 1, PromptStep.ALONE)
+    [latency] = whole_model(model, h100, [1], CONTEXT).latencies()
+    assert alone.tpot_s == pytest.approx(latency.tpot_s, rel=1e-12)
+
+
+def test_a_tpot_of_one_token_is_refused(qwen):
+    model, h100 = qwen
+    with pytest.raises(SizeError, match="at least 2 output tokens"):
+        closed_loop_tpot(model, h100, PROMPT, 1, CONTEXT, CONCURRENCY, PromptStep.ALONE)

@@ -1,7 +1,7 @@
 """Stage: the time to the first token of a request that a benchmark client sends into a server
-already decoding others, as a closed loop at a fixed concurrency measures it (`vllm bench
-serve --max-concurrency c` at its default request rate inf: c requests in flight, the next
-sent as one finishes).
+already decoding others, and its time per output token, as a closed loop at a fixed
+concurrency measures them (`vllm bench serve --max-concurrency c` at its default request rate
+inf: c requests in flight, the next sent as one finishes).
 
 vLLM's benchmark client (vllm-project/vllm, vllm/benchmarks/lib/endpoint_request_func.py,
 `async_request_openai_chat_completions`, read at commit 02cfb534df5674737558730b10f23d1b7aef9b7c):
@@ -9,7 +9,9 @@ vLLM's benchmark client (vllm-project/vllm, vllm/benchmarks/lib/endpoint_request
 streamed message that carries `choices`; the servers send that message with the first
 sampled token. vllm/benchmarks/serve.py (read at commit 009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1)
 gives every request a delay of 0 at request rate inf and holds at most `max_concurrency` in
-flight; the figure reported is `np.median(ttfts)` over the requests.
+flight; it reports `np.median(ttfts)` and the median of a request's
+`latency_minus_ttft / (output_len - 1)`. (Both commits are later than vLLM v0.11.0; the
+rule is the same in the file's older copies.)
 
 What is composed, for the new request, with the c - 1 others in the middle of their decode
 (the context input + output / 2, as a row's TPOT):
@@ -30,9 +32,12 @@ What is composed, for the new request, with the c - 1 others in the middle of th
      "In-flight Batching": "sequences in the context phase can be processed together with
      sequences in the generation phase").
    - ALONE: the prompt in a step of its own, the others waiting: SGLang unless started with
-     `--enable-mixed-chunk` (SGLang's server arguments, docs/backend/server_arguments.md:
-     "`--enable-mixed-chunk` | Enabling mixing prefill and decode in a batch when using
-     chunked prefill. | False").
+     `--enable-mixed-chunk` (SGLang's server arguments, docs/backend/server_arguments.md,
+     https://docs.sglang.ai/backend/server_arguments.html: "`--enable-mixed-chunk` |
+     Enabling mixing prefill and decode in a batch when using chunked prefill. | False").
+The TPOT (ClosedLoopTpot): (latency - TTFT) / (output - 1) a request, its decode steps of
+the c sequences and the steps that admit the others' prompts while it decodes, spread over
+its tokens.
 Not composed (no kernel spec, and the project holds no sourced figure for them): the HTTP
 request and the streamed response, the chat template, tokenisation and detokenisation, the
 engine's scheduling between steps and the sampler beyond its LM head. On one GPU only: the
@@ -94,20 +99,79 @@ def closed_loop_ttft(model: ModelConfig, machine: Machine, prompt: int, decode_c
                      launch: LaunchMode = LaunchMode.EAGER) -> ClosedLoopTtft:
     """The median TTFT of a request sent into a closed loop of `concurrency` requests: half
     the others' decode step (launched as `launch` says), then the step with its prompt."""
+    _check(concurrency, prompt, decode_context)
+    others = concurrency - 1
+    in_flight = _decode_s(model, machine, others, decode_context, quantisation, launch)
+    held = _prompt_step(model, machine, prompt, others, decode_context, how, quantisation)
+    return ClosedLoopTtft(concurrency, prompt, decode_context, in_flight / 2, in_flight,
+                          held.t_model_s + held.launch_s, held.launch_s)
+
+
+@record
+class ClosedLoopTpot:
+    """A request's time per output token in the loop, as the benchmark takes it: (its
+    latency - its TTFT) / (output tokens - 1), which holds its decode steps and the steps
+    that admit the other requests' prompts while it decodes. Each of the other c - 1 slots
+    turns over about once in a request's life (the requests are alike on average), so about
+    c - 1 such steps fall among a request's output - 1 tokens, whatever its own length."""
+
+    concurrency: int
+    output: int  # the request's output tokens
+    decode_step_s: float  # one decode step of the c sequences, kernels and launches
+    prompt_step_extra_s: float  # what a step that admits a prompt adds to the others' decode
+
+    @property
+    def tpot_s(self) -> float:
+        interruptions = self.concurrency - 1
+        return self.decode_step_s + interruptions * self.prompt_step_extra_s / (self.output - 1)
+
+
+def closed_loop_tpot(model: ModelConfig, machine: Machine, prompt: int, output: int,
+                     decode_context: int, concurrency: int, how: PromptStep, *,
+                     quantisation: Quantisation = BF16_ONLY,
+                     launch: LaunchMode = LaunchMode.EAGER) -> ClosedLoopTpot:
+    """The TPOT of a request in a closed loop of `concurrency`: a decode step of all of them,
+    and the other requests' prompt steps spread over its output - 1 tokens. A prompt alone
+    is a step the decoding requests wait out; with their decodes it replaces a decode step
+    of the c - 1 sequences it holds, and adds the difference. Left out: the steps of c - 1
+    sequences while a finished request's slot waits for the next (a shorter step)."""
+    _check(concurrency, prompt, decode_context)
+    if output < 2:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            None, f"a time per output token needs at least 2 output tokens (got {output})"))
+    others = concurrency - 1
+    held = _prompt_step(model, machine, prompt, others, decode_context, how, quantisation)
+    replaced = 0.0
+    if how == PromptStep.WITH_DECODES:
+        replaced = _decode_s(model, machine, others, decode_context, quantisation, launch)
+    return ClosedLoopTpot(
+        concurrency, output,
+        _decode_s(model, machine, concurrency, decode_context, quantisation, launch),
+        held.t_model_s + held.launch_s - replaced)
+
+
+def _check(concurrency: int, prompt: int, decode_context: int) -> None:
     if concurrency < 1 or prompt < 1 or decode_context < 1:
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
             None, f"a closed loop needs a concurrency, a prompt and a context of at least 1 "
                   f"(got {concurrency}, {prompt}, {decode_context})"))
-    others = concurrency - 1
-    in_flight = 0.0
-    if others:
-        decode = dataclasses.replace(
-            step(model, machine, DECODE, others, decode_context, quantisation=quantisation),
-            graph_gap_s=graph_gap(launch))
-        in_flight = decode.t_model_s + decode.launch_s
+
+
+def _decode_s(model: ModelConfig, machine: Machine, batch: int, context: int,
+              quantisation: Quantisation, launch: LaunchMode) -> float:
+    """A decode step of `batch` sequences, kernels and launches; 0 for no sequence."""
+    if batch == 0:
+        return 0.0
+    decode = dataclasses.replace(
+        step(model, machine, DECODE, batch, context, quantisation=quantisation),
+        graph_gap_s=graph_gap(launch))
+    return decode.t_model_s + decode.launch_s
+
+
+def _prompt_step(model: ModelConfig, machine: Machine, prompt: int, others: int,
+                 decode_context: int, how: PromptStep, quantisation: Quantisation) -> Step:
+    """The step that holds the prompt, launched eager."""
     chunk = prompt_chunk(prompt, others, decode_context, how)
     kernels = tuple(kernel_cost(use, machine)
                     for use in chunk_uses(model, chunk, quantisation=quantisation))
-    held = Step(PREFILL, 1, prompt, kernels, machine.launch_overhead_s or 0.0)
-    return ClosedLoopTtft(concurrency, prompt, decode_context, in_flight / 2, in_flight,
-                          held.t_model_s + held.launch_s, held.launch_s)
+    return Step(PREFILL, 1, prompt, kernels, machine.launch_overhead_s or 0.0)
