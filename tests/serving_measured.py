@@ -30,7 +30,13 @@ from pathlib import Path
 
 from measured_rows import SCALE, block, p90, read_fields
 
-from kernelcost.answers.closed_loop import PromptStep, closed_loop_tpot, closed_loop_ttft
+from kernelcost.answers.closed_loop import (
+    ClosedLoopTtft,
+    Loop,
+    PromptStep,
+    closed_loop_tpot,
+    closed_loop_ttft,
+)
 from kernelcost.answers.launch_cost import WORDS
 from kernelcost.answers.quantisation import quantisation
 from kernelcost.answers.tensor_parallel import Layout
@@ -100,23 +106,12 @@ def latencies(model: str, machine: str, tp: int, precisions: tuple[str, str, str
 
 @cache
 def closed_loop_s(model: str, machine: str, precisions: tuple[str, str, str], launch: str,
-                  how: str, prompt: int, decode_context: int, concurrency: int) -> float:
-    """closed_loop.py's median TTFT on one GPU."""
-    return closed_loop_ttft(
-        load_model_or_config(model_path(model)), load_machine(machine), prompt, decode_context,
-        concurrency, PromptStep(how), quantisation=quantisation(*precisions),
-        launch=WORDS[launch]).ttft_s
-
-
-@cache
-def closed_loop_tpot_s(model: str, machine: str, precisions: tuple[str, str, str], launch: str,
-                       how: str, prompt: int, output: int, decode_context: int,
-                       concurrency: int) -> float:
-    """closed_loop.py's TPOT on one GPU."""
-    return closed_loop_tpot(
-        load_model_or_config(model_path(model)), load_machine(machine), prompt, output,
-        decode_context, concurrency, PromptStep(how), quantisation=quantisation(*precisions),
-        launch=WORDS[launch]).tpot_s
+                  loop: Loop, quantity: str) -> float:
+    """closed_loop.py's median TTFT or TPOT on one GPU."""
+    compose = closed_loop_ttft if quantity == "ttft" else closed_loop_tpot
+    result = compose(load_model_or_config(model_path(model)), load_machine(machine), loop,
+                     quantisation=quantisation(*precisions), launch=WORDS[launch])
+    return result.ttft_s if isinstance(result, ClosedLoopTtft) else result.tpot_s
 
 
 def _closed_loop(row: Row) -> float:
@@ -124,12 +119,11 @@ def _closed_loop(row: Row) -> float:
     f = row.fields
     if row.int("tp") != 1:
         raise ValueError(f"line {row.line}: a closed loop is composed on one GPU only")
-    common = (f["model"], f["machine"], (f["weights"], f["activations"], f["kv_cache"]),
-              f["launch"], f["prompt_step"], row.int("input_len"))
-    if row.quantity == "ttft":
-        return closed_loop_s(*common, row.decode_context, row.int("batch"))
-    return closed_loop_tpot_s(*common, row.int("output_len"), row.decode_context,
-                              row.int("batch"))
+    loop = Loop(row.int("batch"), row.int("input_len"), row.int("output_len"),
+                row.decode_context, PromptStep(f["prompt_step"]))
+    return closed_loop_s(f["model"], f["machine"], (f["weights"], f["activations"],
+                                                    f["kv_cache"]), f["launch"], loop,
+                         row.quantity)
 
 
 def _key(row: Row) -> tuple[str, str, int, tuple[str, str, str], str]:

@@ -9,12 +9,7 @@ from serving_measured import ROOT
 
 from kernelcost.answers.chunk_plan import Segment
 from kernelcost.answers.chunked import chunk_uses
-from kernelcost.answers.closed_loop import (
-    PromptStep,
-    closed_loop_tpot,
-    closed_loop_ttft,
-    prompt_chunk,
-)
+from kernelcost.answers.closed_loop import Loop, PromptStep, closed_loop_tpot, closed_loop_ttft
 from kernelcost.answers.composition import KernelKind
 from kernelcost.answers.launch_cost import GRAPH_KERNEL_GAP_S
 from kernelcost.answers.wholemodel import kernel_cost, whole_model
@@ -43,16 +38,19 @@ def qwen():
 @pytest.fixture(scope="module")
 def loops(qwen):
     model, h100 = qwen
-    return {(how, launch): closed_loop_ttft(model, h100, PROMPT, CONTEXT, CONCURRENCY, how,
-                                            launch=launch)
+    return {(how, launch): closed_loop_ttft(model, h100, loop(CONCURRENCY, how), launch=launch)
             for how in PromptStep for launch in LaunchMode}
 
 
+def loop(concurrency: int, how: PromptStep, output: int = OUTPUT) -> Loop:
+    return Loop(concurrency, PROMPT, output, CONTEXT, how)
+
+
 def test_the_prompts_step_holds_the_others_decode_tokens_or_not():
-    mixed = prompt_chunk(PROMPT, 3, CONTEXT, PromptStep.WITH_DECODES)
+    mixed = loop(4, PromptStep.WITH_DECODES).prompt_chunk()
     assert mixed.segments == (Segment(0, 233), *(Segment(343, 1),) * 3)
     assert mixed.tokens == 236  # the GEMMs run at M = 233 + 3
-    alone = prompt_chunk(PROMPT, 3, CONTEXT, PromptStep.ALONE)
+    alone = loop(4, PromptStep.ALONE).prompt_chunk()
     assert alone.segments == (Segment(0, 233),) and alone.tokens == 233
 
 
@@ -62,7 +60,7 @@ def test_three_decode_tokens_add_their_gemm_work(qwen):
     model, h100 = qwen
 
     def work(how: PromptStep, kinds: set[KernelKind]) -> float:
-        uses = chunk_uses(model, prompt_chunk(PROMPT, 3, CONTEXT, how))
+        uses = chunk_uses(model, loop(4, how).prompt_chunk())
         return sum(kernel_cost(use, h100).work_FLOP for use in uses if use.kind in kinds)
 
     layers = {KernelKind.PROJECTIONS}
@@ -85,7 +83,7 @@ def test_a_loop_of_one_is_the_prefill_alone(qwen):
     one prompt (another path: the prefill composition, not chunk_uses)."""
     model, h100 = qwen
     for how in PromptStep:
-        alone = closed_loop_ttft(model, h100, PROMPT, CONTEXT, 1, how)
+        alone = closed_loop_ttft(model, h100, loop(1, how))
         assert alone.wait_s == 0.0 and alone.in_flight_step_s == 0.0
         [latency] = whole_model(model, h100, [1], PROMPT).latencies()
         assert alone.ttft_s == pytest.approx(latency.ttft_s, rel=1e-12)
@@ -118,10 +116,9 @@ def test_mixing_the_decodes_in_costs_more_than_the_prompt_alone(loops):
         assert mixed.prompt_step_s - alone.prompt_step_s < 0.05 * alone.prompt_step_s
 
 
-def test_a_loop_without_requests_is_refused(qwen):
-    model, h100 = qwen
+def test_a_loop_without_requests_is_refused():
     with pytest.raises(SizeError, match="at least 1"):
-        closed_loop_ttft(model, h100, PROMPT, CONTEXT, 0, PromptStep.ALONE)
+        loop(0, PromptStep.ALONE)
 
 
 def test_a_requests_tpot_holds_the_others_prompt_steps(qwen, loops):
@@ -132,8 +129,7 @@ def test_a_requests_tpot_holds_the_others_prompt_steps(qwen, loops):
     for launch in LaunchMode:
         [latency] = whole_model(model, h100, [4], CONTEXT, launch=launch).latencies()
         for how in PromptStep:
-            tpot = closed_loop_tpot(model, h100, PROMPT, OUTPUT, CONTEXT, CONCURRENCY, how,
-                                    launch=launch)
+            tpot = closed_loop_tpot(model, h100, loop(CONCURRENCY, how), launch=launch)
             assert tpot.decode_step_s == pytest.approx(latency.tpot_s, rel=1e-12)
             ttft = loops[how, launch]
             extra = ttft.prompt_step_s - (
@@ -141,7 +137,7 @@ def test_a_requests_tpot_holds_the_others_prompt_steps(qwen, loops):
             assert tpot.prompt_step_extra_s == pytest.approx(extra, rel=1e-12)
             assert tpot.tpot_s == pytest.approx(latency.tpot_s + 3 * extra / 220, rel=1e-12)
     # a loop of one: nothing interrupts the decode
-    alone = closed_loop_tpot(model, h100, PROMPT, OUTPUT, CONTEXT, 1, PromptStep.ALONE)
+    alone = closed_loop_tpot(model, h100, loop(1, PromptStep.ALONE))
     [latency] = whole_model(model, h100, [1], CONTEXT).latencies()
     assert alone.tpot_s == pytest.approx(latency.tpot_s, rel=1e-12)
 
@@ -149,4 +145,4 @@ def test_a_requests_tpot_holds_the_others_prompt_steps(qwen, loops):
 def test_a_tpot_of_one_token_is_refused(qwen):
     model, h100 = qwen
     with pytest.raises(SizeError, match="at least 2 output tokens"):
-        closed_loop_tpot(model, h100, PROMPT, 1, CONTEXT, CONCURRENCY, PromptStep.ALONE)
+        closed_loop_tpot(model, h100, loop(CONCURRENCY, PromptStep.ALONE, output=1))

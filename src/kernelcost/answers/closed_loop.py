@@ -69,12 +69,41 @@ class PromptStep(StrEnum):
 
 
 @record
+class Loop:
+    """A closed loop: `concurrency` requests in flight, each of `prompt` tokens in and
+    `output` out, the others at `decode_context` while a new one arrives, and how the
+    engine runs a new prompt."""
+
+    concurrency: int
+    prompt: int
+    output: int
+    decode_context: int
+    how: PromptStep
+
+    def __post_init__(self) -> None:
+        if min(self.concurrency, self.prompt, self.output, self.decode_context) < 1:
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                None, f"a closed loop needs a concurrency, a prompt, an output and a context "
+                      f"of at least 1 (got {self.concurrency}, {self.prompt}, {self.output}, "
+                      f"{self.decode_context})"))
+
+    @property
+    def others(self) -> int:
+        return self.concurrency - 1
+
+    def prompt_chunk(self) -> Chunk:
+        """The step that holds the prompt: its P tokens from the start, and under
+        WITH_DECODES a one-token segment after decode_context for each other request."""
+        decodes = ((Segment(self.decode_context, 1),) * self.others
+                   if self.how == PromptStep.WITH_DECODES else ())
+        return Chunk((Segment(0, self.prompt), *decodes))
+
+
+@record
 class ClosedLoopTtft:
     """The median time to the first token of a request joining c - 1 decoding ones."""
 
-    concurrency: int
-    prompt: int  # the request's prompt tokens
-    decode_context: int  # the others' context while they decode
+    loop: Loop
     wait_s: float  # half the others' decode step: the median wait for the step in flight
     in_flight_step_s: float  # that decode step, kernels and launches
     prompt_step_s: float  # the step that holds the prompt, kernels and launches
@@ -85,26 +114,16 @@ class ClosedLoopTtft:
         return self.wait_s + self.prompt_step_s
 
 
-def prompt_chunk(prompt: int, others: int, decode_context: int,
-                 how: PromptStep) -> Chunk:
-    """The step that holds the prompt: its P tokens from the start, and under WITH_DECODES a
-    one-token segment after decode_context for each other request."""
-    decodes = (Segment(decode_context, 1),) * others if how == PromptStep.WITH_DECODES else ()
-    return Chunk((Segment(0, prompt), *decodes))
-
-
-def closed_loop_ttft(model: ModelConfig, machine: Machine, prompt: int, decode_context: int,
-                     concurrency: int, how: PromptStep, *,
+def closed_loop_ttft(model: ModelConfig, machine: Machine, loop: Loop, *,
                      quantisation: Quantisation = BF16_ONLY,
                      launch: LaunchMode = LaunchMode.EAGER) -> ClosedLoopTtft:
-    """The median TTFT of a request sent into a closed loop of `concurrency` requests: half
-    the others' decode step (launched as `launch` says), then the step with its prompt."""
-    _check(concurrency, prompt, decode_context)
-    others = concurrency - 1
-    in_flight = _decode_s(model, machine, others, decode_context, quantisation, launch)
-    held = _prompt_step(model, machine, prompt, others, decode_context, how, quantisation)
-    return ClosedLoopTtft(concurrency, prompt, decode_context, in_flight / 2, in_flight,
-                          held.t_model_s + held.launch_s, held.launch_s)
+    """The median TTFT of a request sent into the loop: half the others' decode step
+    (launched as `launch` says), then the step with its prompt."""
+    in_flight = _decode_s(model, machine, loop.others, loop.decode_context, quantisation,
+                          launch)
+    held = _prompt_step(model, machine, loop, quantisation)
+    return ClosedLoopTtft(loop, in_flight / 2, in_flight, held.t_model_s + held.launch_s,
+                          held.launch_s)
 
 
 @record
@@ -115,46 +134,35 @@ class ClosedLoopTpot:
     turns over about once in a request's life (the requests are alike on average), so about
     c - 1 such steps fall among a request's output - 1 tokens, whatever its own length."""
 
-    concurrency: int
-    output: int  # the request's output tokens
+    loop: Loop
     decode_step_s: float  # one decode step of the c sequences, kernels and launches
     prompt_step_extra_s: float  # what a step that admits a prompt adds to the others' decode
 
     @property
     def tpot_s(self) -> float:
-        interruptions = self.concurrency - 1
-        return self.decode_step_s + interruptions * self.prompt_step_extra_s / (self.output - 1)
+        spread = self.loop.others * self.prompt_step_extra_s / (self.loop.output - 1)
+        return self.decode_step_s + spread
 
 
-def closed_loop_tpot(model: ModelConfig, machine: Machine, prompt: int, output: int,
-                     decode_context: int, concurrency: int, how: PromptStep, *,
+def closed_loop_tpot(model: ModelConfig, machine: Machine, loop: Loop, *,
                      quantisation: Quantisation = BF16_ONLY,
                      launch: LaunchMode = LaunchMode.EAGER) -> ClosedLoopTpot:
-    """The TPOT of a request in a closed loop of `concurrency`: a decode step of all of them,
-    and the other requests' prompt steps spread over its output - 1 tokens. A prompt alone
-    is a step the decoding requests wait out; with their decodes it replaces a decode step
-    of the c - 1 sequences it holds, and adds the difference. Left out: the steps of c - 1
-    sequences while a finished request's slot waits for the next (a shorter step)."""
-    _check(concurrency, prompt, decode_context)
-    if output < 2:
+    """The TPOT of a request in the loop: a decode step of all of them, and the other
+    requests' prompt steps spread over its output - 1 tokens. A prompt alone is a step the
+    decoding requests wait out; with their decodes it replaces a decode step of the c - 1
+    sequences it holds, and adds the difference. Left out: the steps of c - 1 sequences
+    while a finished request's slot waits for the next (a shorter step)."""
+    if loop.output < 2:
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-            None, f"a time per output token needs at least 2 output tokens (got {output})"))
-    others = concurrency - 1
-    held = _prompt_step(model, machine, prompt, others, decode_context, how, quantisation)
+            None, f"a time per output token needs at least 2 output tokens (got {loop.output})"))
+    held = _prompt_step(model, machine, loop, quantisation)
     replaced = 0.0
-    if how == PromptStep.WITH_DECODES:
-        replaced = _decode_s(model, machine, others, decode_context, quantisation, launch)
-    return ClosedLoopTpot(
-        concurrency, output,
-        _decode_s(model, machine, concurrency, decode_context, quantisation, launch),
-        held.t_model_s + held.launch_s - replaced)
-
-
-def _check(concurrency: int, prompt: int, decode_context: int) -> None:
-    if concurrency < 1 or prompt < 1 or decode_context < 1:
-        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-            None, f"a closed loop needs a concurrency, a prompt and a context of at least 1 "
-                  f"(got {concurrency}, {prompt}, {decode_context})"))
+    if loop.how == PromptStep.WITH_DECODES:
+        replaced = _decode_s(model, machine, loop.others, loop.decode_context, quantisation,
+                             launch)
+    decode = _decode_s(model, machine, loop.concurrency, loop.decode_context, quantisation,
+                       launch)
+    return ClosedLoopTpot(loop, decode, held.t_model_s + held.launch_s - replaced)
 
 
 def _decode_s(model: ModelConfig, machine: Machine, batch: int, context: int,
@@ -168,10 +176,9 @@ def _decode_s(model: ModelConfig, machine: Machine, batch: int, context: int,
     return decode.t_model_s + decode.launch_s
 
 
-def _prompt_step(model: ModelConfig, machine: Machine, prompt: int, others: int,
-                 decode_context: int, how: PromptStep, quantisation: Quantisation) -> Step:
+def _prompt_step(model: ModelConfig, machine: Machine, loop: Loop,
+                 quantisation: Quantisation) -> Step:
     """The step that holds the prompt, launched eager."""
-    chunk = prompt_chunk(prompt, others, decode_context, how)
     kernels = tuple(kernel_cost(use, machine)
-                    for use in chunk_uses(model, chunk, quantisation=quantisation))
-    return Step(PREFILL, 1, prompt, kernels, machine.launch_overhead_s or 0.0)
+                    for use in chunk_uses(model, loop.prompt_chunk(), quantisation=quantisation))
+    return Step(PREFILL, 1, loop.prompt, kernels, machine.launch_overhead_s or 0.0)
