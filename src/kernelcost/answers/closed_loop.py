@@ -6,10 +6,13 @@ inf: c requests in flight, the next sent as one finishes).
 vLLM's benchmark client (vllm-project/vllm, vllm/benchmarks/lib/endpoint_request_func.py,
 `async_request_openai_chat_completions`, read at commit 02cfb534df5674737558730b10f23d1b7aef9b7c):
 `st = time.perf_counter()` before the POST, and `output.ttft = timestamp - st` at the first
-streamed message that carries `choices`; the servers send that message with the first
-sampled token. vllm/benchmarks/serve.py (read at commit 009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1)
-gives every request a delay of 0 at request rate inf and holds at most `max_concurrency` in
-flight; it reports `np.median(ttfts)` and the median of a request's
+streamed message that carries `choices`; vLLM's server sends it on the engine's first output,
+which carries the first sampled token (vllm/entrypoints/openai/serving_chat.py at commit
+003fe5932dc9e1b331347894d3cbc5ddfe89e9eb, `chat_completion_stream_generator`, its
+`first_iteration` branch; SGLang's and TensorRT-LLM's servers taken to do the same).
+vllm/benchmarks/serve.py (read at commit 009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1) gives every
+request a delay of 0 at request rate inf and holds at most `max_concurrency` in flight; it
+reports `np.median(ttfts)` and the median of a request's
 `latency_minus_ttft / (output_len - 1)`. (Both commits are later than vLLM v0.11.0; the
 rule is the same in the file's older copies.)
 
