@@ -5,6 +5,7 @@
 hidden 4096, 32 heads and 8 KV heads of 128, intermediate 14336) at batch 8 on the H100."""
 
 import pytest
+from conftest import SPECS
 
 from kernelcost.answers.composition import DECODE, PREFILL, kernel_uses
 from kernelcost.answers.quantisation import quantisation
@@ -112,5 +113,5 @@ def test_the_mixtral_experts_quantise_their_routed_rows():
 
 @pytest.mark.parametrize("stem", ["model_quant_fp8", "model_gemm_w8a8"])
 def test_the_new_specs_agree_with_enumeration(stem, capsys):
-    assert main(["check", f"specs/{stem}.kcost", "--samples", "6"]) == 0
+    assert main(["check", str(SPECS / f"{stem}.kcost"), "--samples", "6"]) == 0
     assert "agree" in capsys.readouterr().out
