@@ -13,7 +13,11 @@ from kernelcost.analysis.api import broken_assumptions, loads
 from kernelcost.answers.model import verdict
 from kernelcost.answers.tune import tune
 from kernelcost.base.errors import KcostError
+from kernelcost.base.kinds import Raster
 from kernelcost.base.levels import Level
+from kernelcost.gpu import block_enumeration, wave_classes
+from kernelcost.gpu.block_classes import numeric_sizes
+from kernelcost.gpu.block_enumeration import raster_order
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.varied import parse_vary
 from kernelcost.oracle import compare, enumerate_counts
@@ -138,3 +142,33 @@ def test_tune_splits_the_skinny_gemm():
     unsplit = next(row for row in ranking.top if row.values[-1] == 1)
     # one split: 8 blocks each running all of K, 8x the busiest SM's work
     assert unsplit.t_bound == pytest.approx(8 * t_tensor, rel=1e-9)
+
+
+def test_a_grouped_raster_runs_each_split_in_turn():
+    # 4 x 2 tiles of 4 x 4 in grouped(2) order, split 2: split 0's blocks (rows 0-1 column by
+    # column, then rows 2-3), then split 1's the same way (CUTLASS's split is blockIdx.z)
+    spec = loads(SMALL.replace("SPLIT", "2").replace("threads = 128",
+                                                      "threads = 128, raster = grouped(2)"),
+                 "grouped.kcost")
+    values = {**spec.checked.defaults,
+              **{spec.parameters[n]: v for n, v in {"M": 16, "N": 8, "K": 32}.items()}}
+    within = [(0, 0), (4, 0), (0, 4), (4, 4), (8, 0), (12, 0), (8, 4), (12, 4)]
+    expected = [(split, i0, j0) for split in (0, 1) for i0, j0 in within]
+    assert raster_order(spec.cost().grid, values) == expected
+
+
+@pytest.mark.parametrize("wave_blocks", [7, 50, 132])
+def test_batched_grouped_waves_by_classes_equal_the_enumeration(wave_blocks):
+    # gemm_hopper split 2 at 2048 x 2048 x 1024: 16 x 8 tiles x 2 splits = 256 blocks, waves
+    # that start and end inside a split and cross from one split to the next
+    text = HOPPER.read_text().replace("split_k k0 = 1", "split_k k0 = 2")
+    spec = loads(text, "gemm_hopper_split.kcost")
+    grid = spec.cost().grid
+    values = {**spec.checked.defaults,
+              **{spec.parameters[n]: v for n, v in {"M": 2048, "N": 2048, "K": 1024}.items()}}
+    sizes = numeric_sizes(values)
+    by_classes = wave_classes.wave_unions(grid, sizes, wave_blocks)
+    by_blocks = block_enumeration.wave_unions(grid, sizes, wave_blocks)
+    assert by_classes.raster == by_blocks.raster == Raster.GROUPED
+    assert by_classes.by_tensor == by_blocks.by_tensor
+    assert by_classes.step_union == by_blocks.step_union
