@@ -1,9 +1,9 @@
 """A split-K grid at one split: the grid of the unsplit kernel. lang.split_k makes the split
 an iterator of the grid (the outermost), which a symbolic split (`tune` varying `split_k`)
 keeps at every value; at a split of 1 it runs once, at 0, and the grid is the unsplit one.
-Taking it out there keeps the two-dimensional grid a grouped raster needs (gpu.wave_classes
-falls back to row order on three axes), so that `split_k k0 = 1` opened as a parameter and
-written as a number give one t_model."""
+Taking it out there gives the unsplit kernel's own figures by its own path: a grouped raster
+of two axes, whose waves repeat with a period (gpu.wave_periods), where a batch axis, even of
+one, has every wave evaluated."""
 
 from __future__ import annotations
 
