@@ -15,6 +15,7 @@ from kernelcost.answers.tune import tune
 from kernelcost.base.errors import KcostError
 from kernelcost.base.kinds import Raster
 from kernelcost.base.levels import Level
+from kernelcost.cli import main
 from kernelcost.gpu import block_enumeration, wave_classes
 from kernelcost.gpu.block_classes import numeric_sizes
 from kernelcost.gpu.block_enumeration import raster_order
@@ -172,3 +173,15 @@ def test_batched_grouped_waves_by_classes_equal_the_enumeration(wave_blocks):
     assert by_classes.raster == by_blocks.raster == Raster.GROUPED
     assert by_classes.by_tensor == by_blocks.by_tensor
     assert by_classes.step_union == by_blocks.step_union
+
+
+def test_the_under_filled_grid_counts_the_split_it_has(tmp_path, capsys):
+    # split 4 of 8 tiles: 32 blocks for 132 SMs, ceil(132 / 32) = 5 times the blocks would
+    # fill them, so 5 x 4 = 20 parts of the k-loop
+    path = tmp_path / "gemm_hopper_split4.kcost"
+    path.write_text(HOPPER.read_text().replace("split_k k0 = 1", "split_k k0 = 4"))
+    assert main(["analyze", str(path), "--machine", "h100", "--set",
+                 "M=512,N=512,K=65536"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "32 blocks for 132 SMs leave 100 idle" in out
+    assert "split-K along k0 (20 ways, where the spec splits 4)" in out
