@@ -137,9 +137,11 @@ class TensorParallel:
 
 
 def step_collectives(model: ModelConfig, phase: Phase, batch: int, tokens: int,
-                     layout: Layout) -> StepCollectives:
+                     layout: Layout, timer=collective_time) -> StepCollectives:
     """The collectives of one step of `tokens` tokens (the tables above); the tensor- and
-    expert-parallel ones among a stage's tp GPUs, the hand-offs across the whole group."""
+    expert-parallel ones among a stage's tp GPUs, the hand-offs across the whole group.
+    `timer` times one collective (`model --grid` passes batch and tokens as arrays and a
+    timer of arrays)."""
     activations = tokens * model.hidden * ACTIVATION_BYTES
     logits = batch * model.vocab * ACTIVATION_BYTES
 
@@ -148,8 +150,7 @@ def step_collectives(model: ModelConfig, phase: Phase, batch: int, tokens: int,
 
     def use(name: CollectiveName, collective: Collective, size_B: int, copies: int,
             gpus: int) -> CollectiveUse:
-        return CollectiveUse(name, collective, copies,
-                             collective_time(collective, size_B, gpus, topology))
+        return CollectiveUse(name, collective, copies, timer(collective, size_B, gpus, topology))
 
     uses = []
     if layout.tp > 1:
