@@ -107,13 +107,44 @@ class ModelGrid:
         return tp, batch, context
 
 
-class _Compiled:
-    """The spec evaluators and the tiled spec's facts, shared by every phase and tp."""
+@record
+class _Pending:
+    """A kernel of one phase and tp that takes gemm_hopper's estimate somewhere: where, and
+    its figures there over the (batch, context) mesh."""
 
-    def __init__(self, machine: Machine):
-        self.machine = machine
+    phase: Phase
+    index: int  # of its tp in the axes
+    use: KernelUse
+    sizes: tuple[tuple[str, numpy.ndarray], ...]
+    copies: numpy.ndarray
+    where: numpy.ndarray  # bool
+    t_bound: numpy.ndarray  # s, its copies'
+    nest_t_model: numpy.ndarray  # s, its copies' as the ideal spec's (in the step's sum)
+
+    @property
+    def key(self) -> tuple:
+        return (self.use.model_spec, self.use.precision, tuple(n for n, _ in self.sizes))
+
+    def columns(self) -> list[numpy.ndarray]:
+        """Each size at the points where it takes gemm_hopper's estimate."""
+        return [numpy.broadcast_to(array, self.where.shape)[self.where]
+                for _, array in self.sizes]
+
+
+class _Composer:
+    """The composition over the (batch, context) mesh: the spec evaluators and the tiled
+    spec's facts are compiled once and shared by every phase and tp."""
+
+    def __init__(self, model: ModelConfig, machine: Machine, axes: GridAxes,
+                 quantisation: Quantisation, launch: LaunchMode):
+        self.model, self.machine = model, machine
+        self.quantisation, self.launch = quantisation, launch
+        self.b = numpy.asarray(axes.batches, dtype=numpy.float64)[:, None]
+        self.c = numpy.asarray(axes.contexts, dtype=numpy.float64)[None, :]
+        self.shape = (len(axes.batches), len(axes.contexts))
         self.nests: dict[tuple, NestTimes] = {}
         self.facts: dict[tuple, Callable[[list], numpy.ndarray]] = {}
+        self.pending: list[_Pending] = []
 
     def nest(self, use: KernelUse) -> NestTimes:
         key = (use.spec, use.precision, tuple(name for name, _ in use.sizes))
@@ -145,6 +176,42 @@ class _Compiled:
                 numpy.mod(n(*arrays), d(*arrays)) != 0 for d, n in pairs], numpy.asarray(False))
         return self.facts[key]
 
+    def phase(self, phase: Phase, layout: Layout, index: int) -> PhaseTimes:
+        """One phase at one tp over the mesh (shape: batch x context); the kernels that
+        take gemm_hopper's estimate somewhere go into `pending`."""
+        b, c = self.b, self.c
+        uses = kernel_uses(self.model, phase, BATCH, CONTEXT, layout.tp,
+                           quantisation=self.quantisation)
+        t_bound = t_model = numpy.zeros(())
+        tiled = numpy.zeros((), dtype=bool)
+        for use in uses:
+            sizes = tuple((name, _numeric(value)(b, c)) for name, value in use.sizes)
+            arrays = [array for _, array in sizes]
+            copies = _numeric(use.copies)(b, c)
+            bound, model_s = (t * copies for t in self.nest(use)(arrays))
+            t_bound, t_model = t_bound + bound, t_model + model_s
+            if use.model_spec is None:
+                continue
+            whole = functools.reduce(operator.and_, [numpy.floor(a) == a for a in arrays])
+            where = numpy.broadcast_to(whole & ~self.tiled_facts(use)(arrays), self.shape)
+            if where.any():
+                tiled = tiled | where
+                self.pending.append(_Pending(phase, index, use, sizes, copies, where, bound,
+                                             model_s))
+        overhead = self.machine.launch_overhead_s or 0.0
+        launches = sum(use.launches for use in uses)
+        gap = graph_gap(self.launch) if phase == DECODE else None
+        launch_s = launches * overhead if gap is None else overhead + launches * gap
+        collectives: numpy.ndarray | float = 0.0
+        if layout.topology is not None and layout.gpus > 1:
+            tokens = b if phase == DECODE else b * c
+            collectives = step_collectives(self.model, phase, b, tokens, layout,
+                                           _array_timer).seconds
+        return PhaseTimes(numpy.broadcast_to(t_bound, self.shape),
+                          numpy.array(numpy.broadcast_to(t_model, self.shape)), launch_s,
+                          numpy.broadcast_to(collectives, self.shape),
+                          numpy.broadcast_to(tiled, self.shape))
+
 
 def _numeric(expr) -> Callable[[numpy.ndarray, numpy.ndarray], numpy.ndarray]:
     function = numpy_function((BATCH, CONTEXT), sympy.sympify(expr))
@@ -161,88 +228,75 @@ def model_grid(model: ModelConfig, machine: Machine, axes: GridAxes, *,
     most distinct gemm_hopper shapes the analysis is asked for (module doc). The options are
     `whole_model`'s, checked as it checks them before (wholemodel.check_served)."""
     started = time.perf_counter()
-    compiled = _Compiled(machine)
-    b = numpy.asarray(axes.batches, dtype=numpy.float64)[:, None]
-    c = numpy.asarray(axes.contexts, dtype=numpy.float64)[None, :]
-    phases: dict[Phase, list] = {DECODE: [], PREFILL: []}
-    # the kernels where gemm_hopper's estimate stands: (phase, tp index, use, sizes, copies,
-    # where, their t_bound, their nest t_model), over the (batch, context) mesh
-    pending: list = []
+    composer = _Composer(model, machine, axes, quantisation, launch)
+    phases: dict[Phase, list[PhaseTimes]] = {DECODE: [], PREFILL: []}
     needed = []
     usable = None
     for index, tp in enumerate(axes.tps):
         layout = Layout(topology(tp), tp, stages)
         for phase in (DECODE, PREFILL):
-            phases[phase].append(_phase(model, machine, phase, tp, layout, b, c, compiled,
-                                        quantisation, launch, pending, index))
+            phases[phase].append(composer.phase(phase, layout, index))
         for context in axes.contexts:  # hbm_fit's own figures, a context at a time
             held = memory(model, machine, context, tp, stages, quantisation=quantisation,
                           fraction=fraction)
             usable = held.usable_B
-            needed.append(held.weights_B + b[:, 0] * held.kv_per_sequence_B)
-    shapes = _count_shapes(pending)
-    asked = shapes <= tiled_shapes
-    found: dict[tuple, float] = {}
-    for phase, index, use, sizes, copies, mask, bound, own in pending:
-        t_model = phases[phase][index][1]
-        if not asked:
-            t_model[mask] = numpy.nan
-            continue
-        for shape in _shapes((phase, index, use, sizes, copies, mask, bound, own)):
-            if shape not in found:
-                found[shape] = _tiled_seconds(shape, machine)
-            seconds = found[shape]
-            here = functools.reduce(operator.and_, [
-                array == value for (_, array), (_, value) in zip(sizes, shape[2])], mask)
-            t_model += numpy.where(here, numpy.maximum(seconds * copies, bound) - own, 0.0)
-    shape = (len(axes.batches), len(axes.contexts))
+            needed.append(held.weights_B + composer.b[:, 0] * held.kv_per_sequence_B)
+    shapes = _tiled_estimates(composer.pending, phases, machine, tiled_shapes)
+    def stacked(rows: list[PhaseTimes]) -> PhaseTimes:  # (tp, batch, context)
+        def stack(name: str) -> numpy.ndarray:
+            return numpy.stack([getattr(row, name) for row in rows])
 
-    def stacked(rows: list, k: int) -> numpy.ndarray:  # (tp, batch, context)
-        return numpy.stack([numpy.broadcast_to(row[k], shape) for row in rows])
+        return PhaseTimes(stack("t_bound_s"), stack("t_model_s"), rows[0].launch_s,
+                          stack("collectives_s"), stack("tiled"))
 
-    results = {phase: PhaseTimes(stacked(rows, 0), stacked(rows, 1), rows[0][2],
-                                 stacked(rows, 3), stacked(rows, 4))
-               for phase, rows in phases.items()}
-    needed_B = numpy.stack(needed, axis=1).reshape(shape[0], len(axes.tps), shape[1])
+    results = {phase: stacked(rows) for phase, rows in phases.items()}
+    rows, columns = composer.shape
+    needed_B = numpy.stack(needed, axis=1).reshape(rows, len(axes.tps), columns)
     return ModelGrid(model, machine, axes, quantisation, launch, stages, fraction,
                      results[DECODE], results[PREFILL], needed_B.transpose(1, 0, 2), usable,
-                     shapes, asked, tiled_shapes, time.perf_counter() - started)
+                     shapes, shapes <= tiled_shapes, tiled_shapes,
+                     time.perf_counter() - started)
 
 
-def _phase(model, machine, phase, tp, layout, b, c, compiled, quantisation, launch,
-           pending, index) -> list:
-    """[t_bound, t_model, launch_s, collectives_s, tiled] of one phase at one tp over the
-    (batch, context) mesh; the kernels that take gemm_hopper's estimate somewhere go into
-    `pending`."""
-    uses = kernel_uses(model, phase, BATCH, CONTEXT, tp, quantisation=quantisation)
-    t_bound = t_model = numpy.zeros(())
-    tiled = numpy.zeros((), dtype=bool)
-    for use in uses:
-        sizes = [(name, _numeric(value)(b, c)) for name, value in use.sizes]
-        copies = _numeric(use.copies)(b, c)
-        bound, model_s = compiled.nest(use)([array for _, array in sizes])
-        bound, model_s = bound * copies, model_s * copies
-        t_bound, t_model = t_bound + bound, t_model + model_s
-        if use.model_spec is not None:
-            arrays = [array for _, array in sizes]
-            whole = functools.reduce(operator.and_, [numpy.floor(a) == a for a in arrays])
-            mask = numpy.broadcast_to(
-                whole & ~compiled.tiled_facts(use)(arrays),
-                numpy.broadcast_shapes(b.shape, c.shape, *(a.shape for a in arrays)))
-            if mask.any():
-                tiled = tiled | mask
-                pending.append((phase, index, use, sizes, copies, mask, bound, model_s))
-    overhead = machine.launch_overhead_s or 0.0
-    launches = sum(use.launches for use in uses)
-    gap = graph_gap(launch) if phase == DECODE else None
-    launch_s = launches * overhead if gap is None else overhead + launches * gap
-    collectives: numpy.ndarray | float = 0.0
-    if layout.topology is not None and layout.gpus > 1:
-        tokens = b if phase == DECODE else b * c
-        collectives = step_collectives(model, phase, b, tokens, layout, _array_timer).seconds
-    shape = numpy.broadcast_shapes(b.shape, c.shape)
-    return [numpy.broadcast_to(t_bound, shape), numpy.array(numpy.broadcast_to(
-        t_model, shape)), launch_s, collectives, numpy.broadcast_to(tiled, shape)]
+def _tiled_estimates(pending: list[_Pending], phases: dict[Phase, list[PhaseTimes]],
+                     machine: Machine, limit: int) -> int:
+    """The distinct gemm_hopper shapes of the pending kernels; where they are at most
+    `limit`, each kernel's t_model there becomes wholemodel's (the tiled estimate of its
+    copies, never under its t_bound), else NaN. Returns their count."""
+    groups: dict[tuple, list[_Pending]] = {}
+    for entry in pending:
+        groups.setdefault(entry.key, []).append(entry)
+    distinct = {key: _distinct(entries) for key, entries in groups.items()}
+    count = sum(len(first) for first, _ in distinct.values())
+    found: dict[tuple, float] = {}
+    for entry in pending:
+        t_model = phases[entry.phase][entry.index].t_model_s
+        if count > limit:
+            t_model[entry.where] = numpy.nan
+            continue
+        first, columns = distinct[entry.key]
+        for values in (tuple(int(column[i]) for column in columns) for i in first):
+            if (entry.key, values) not in found:
+                found[entry.key, values] = _tiled_seconds(entry, values, machine)
+            here = functools.reduce(operator.and_, [
+                array == value for (_, array), value in zip(entry.sizes, values)], entry.where)
+            t_model += numpy.where(here, numpy.maximum(
+                found[entry.key, values] * entry.copies, entry.t_bound) - entry.nest_t_model,
+                0.0)
+    return count
+
+
+def _distinct(entries: list[_Pending]) -> tuple[numpy.ndarray, list[numpy.ndarray]]:
+    """The distinct sizes of kernels of one spec, precision and parameters, where they take
+    gemm_hopper's estimate: the index of each one's first point in `columns` (each size's
+    values there). Each column is ranked among its values and the ranks put in mixed radix,
+    one integer a point: no sort of rows of floats."""
+    columns = [numpy.concatenate(parts) for parts in zip(*(e.columns() for e in entries))]
+    key = numpy.zeros(len(columns[0]), dtype=numpy.int64)
+    for column in columns:
+        values, ranks = numpy.unique(column, return_inverse=True)
+        key = key * len(values) + ranks.ravel()
+    return numpy.unique(key, return_index=True)[1], columns
 
 
 def _array_timer(collective: Collective, size_B, gpus: int,
@@ -259,39 +313,9 @@ def _array_timer(collective: Collective, size_B, gpus: int,
                           candidates)
 
 
-def _codes(entry) -> numpy.ndarray:
-    """One integer a distinct shape of one pending kernel, at each point where it takes
-    gemm_hopper's estimate (its sizes' ranks among their distinct values, in mixed radix)."""
-    _, _, _, sizes, _, mask, _, _ = entry
-    key = numpy.zeros(int(mask.sum()), dtype=numpy.int64)
-    for _, array in sizes:
-        values, ranks = numpy.unique(numpy.broadcast_to(array, mask.shape)[mask],
-                                     return_inverse=True)
-        key = key * len(values) + ranks.ravel()
-    return key
-
-
-def _count_shapes(pending: list) -> int:
-    """The distinct (spec, precision, sizes) of the pending kernels."""
-    return sum(len(numpy.unique(_codes(entry))) for entry in pending)
-
-
-def _shapes(entry) -> list[tuple]:
-    """The distinct (spec, precision, sizes) where one pending kernel takes gemm_hopper's
-    estimate."""
-    _, _, use, sizes, _, mask, _, _ = entry
-    _, first = numpy.unique(_codes(entry), return_index=True)
-    rows = [numpy.broadcast_to(array, mask.shape)[mask][first] for _, array in sizes]
-    return [(use.model_spec, use.precision,
-             tuple((name, int(value)) for (name, _), value in zip(sizes, row)))
-            for row in zip(*rows)]
-
-
-def _tiled_seconds(shape, machine: Machine) -> float:
-    """wholemodel.tiled_t_model of one copy at a shape, the analysis's own."""
-    model_spec, precision, sizes = shape
-    use = KernelUse("", None, "gemm", tuple((n, sympy.Integer(v)) for n, v in sizes),  # type: ignore[arg-type]
-                    sympy.Integer(1), 1, model_spec, precision)
-    found = tiled_t_model(use, machine)
+def _tiled_seconds(entry: _Pending, values: tuple[int, ...], machine: Machine) -> float:
+    """wholemodel.tiled_t_model of one copy at these sizes, the analysis's own."""
+    sizes = tuple((name, sympy.Integer(v)) for (name, _), v in zip(entry.sizes, values))
+    found = tiled_t_model(dataclasses.replace(entry.use, sizes=sizes), machine)
     assert found is not None  # the grid's mask is tiled_t_model's condition
     return float(found.evalf(20))

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import math
 from enum import StrEnum
+from typing import Any
 
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.records import record
@@ -66,6 +67,7 @@ from .collectives import Collective, CollectiveTime, collective_time
 from .composition import Phase
 
 ACTIVATION_BYTES = 2  # bf16, as the composed specs count
+Count = Any  # a whole number, or (model --grid) an array of them
 
 
 class CollectiveName(StrEnum):
@@ -136,7 +138,7 @@ class TensorParallel:
         return self.layout.topology
 
 
-def step_collectives(model: ModelConfig, phase: Phase, batch: int, tokens: int,
+def step_collectives(model: ModelConfig, phase: Phase, batch: Count, tokens: Count,
                      layout: Layout, timer=collective_time) -> StepCollectives:
     """The collectives of one step of `tokens` tokens (the tables above); the tensor- and
     expert-parallel ones among a stage's tp GPUs, the hand-offs across the whole group.
