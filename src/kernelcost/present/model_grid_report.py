@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy
 
+from ..answers.launch_cost import WORD_OF
 from ..answers.model_grid import ModelGrid
 from ..base.units import si
 from .report.csvtext import csv_rows, figure_field
@@ -53,7 +54,7 @@ def grid_json(grid: ModelGrid) -> dict:
         "batch": list(axes.batches), "context": list(axes.contexts), "tp": list(axes.tps),
         "pp": grid.stages, "points": axes.points,
         "quantisation": {**grid.quantisation.words(), "group_size": grid.quantisation.group},
-        "launch": grid.launch.value, "memory_fraction": grid.fraction,
+        "launch": WORD_OF[grid.launch], "memory_fraction": grid.fraction,
         "usable_B": grid.usable_B,
         "fitting_points": None if fits is None else int(fits.sum()),
         "t_model_points": int(given.sum()),
@@ -79,7 +80,7 @@ def figures_note(grid: ModelGrid) -> str:
 
 
 def _best(grid: ModelGrid) -> dict | None:
-    """The point of most output tokens a second among those that fit, t_model given."""
+    """The point of most output tokens a second among those that fit, TPOT given."""
     rate = grid.mesh()[1] / grid.decode.latency_s
     fits = grid.fits
     allowed = ~numpy.isnan(rate) & (True if fits is None else fits)
@@ -90,7 +91,8 @@ def _best(grid: ModelGrid) -> dict | None:
     tp, batch, context = (int(axis.ravel()[flat]) for axis in grid.mesh())
     return {"tp": tp, "batch": batch, "context": context,
             "tokens_per_s": float(rate[at]), "tpot_s": float(grid.decode.latency_s[at]),
-            "ttft_s": float(grid.prefill.latency_s[at])}
+            "ttft_s": None if numpy.isnan(ttft := float(grid.prefill.latency_s[at]))
+            else ttft}
 
 
 def grid_lines(grid: ModelGrid, destination: str) -> list[str]:
@@ -106,8 +108,10 @@ def grid_lines(grid: ModelGrid, destination: str) -> list[str]:
                  + figures_note(grid))
     best = document["best"]
     if best is not None:
-        lines.append(f"most output tokens/s that fits: {best['tokens_per_s']:,.1f} at tp "
-                     f"{best['tp']}, batch {best['batch']}, context {best['context']} (time "
-                     f"per output token {si(best['tpot_s'], 's')}, to first token "
-                     f"{si(best['ttft_s'], 's')})")
+        first = "" if best["ttft_s"] is None else \
+            f", to first token {si(best['ttft_s'], 's')}"
+        lines.append(f"most output tokens/s where the batch fits and TPOT is given: "
+                     f"{best['tokens_per_s']:,.1f} at tp {best['tp']}, batch {best['batch']}, "
+                     f"context {best['context']} (time per output token "
+                     f"{si(best['tpot_s'], 's')}{first})")
     return lines
