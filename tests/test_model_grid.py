@@ -155,3 +155,14 @@ def test_bad_input_refused(argv, code, place, tmp_path, capsys):
 def test_several_contexts_need_the_grid(capsys):
     assert main(["model", "llama3_8b", "--context", "128,256"]) == 2
     assert "error[KC311]" in capsys.readouterr().err
+
+
+def test_a_machine_that_does_not_run_the_tiled_spec():
+    """gemm_hopper needs sm_90a and its 4-stage tiles do not fit an A100's or an MI300X's
+    SM: where its facts hold, the ideal spec's t_model stands in `model`, and in the grid."""
+    model = load_model_or_config("llama3_8b")
+    for machine in (load_machine("a100"), load_machine("mi300x")):
+        axes = GridAxes((1, 256), (128, 4096), (1, 8))
+        grid = model_grid(model, machine, axes, topology=_topology(machine))
+        assert not grid.decode.tiled.any() and not grid.prefill.tiled.any()
+        assert _check_points(grid, [(8, 256, 4096), (1, 1, 128)]) == 4

@@ -145,6 +145,7 @@ class _Composer:
         self.nests: dict[tuple, NestTimes] = {}
         self.facts: dict[tuple, Callable[[list], numpy.ndarray]] = {}
         self.pending: list[_Pending] = []
+        self.runs: dict[tuple, bool] = {}  # (tiled spec, precision) -> whether it runs
 
     def nest(self, use: KernelUse) -> NestTimes:
         key = (use.spec, use.precision, tuple(name for name, _ in use.sizes))
@@ -176,6 +177,19 @@ class _Composer:
                 numpy.mod(n(*arrays), d(*arrays)) != 0 for d, n in pairs], numpy.asarray(False))
         return self.facts[key]
 
+    def tiled_runs(self, use: KernelUse, sizes, where: numpy.ndarray) -> bool:
+        """Whether the machine runs the tiled spec (its architecture and features, its
+        block fitting an SM: wholemodel.tiled_t_model gives None where not, and the ideal
+        spec's t_model stands). Neither depends on the sizes: the analysis is asked once a
+        spec and precision, at the first point where the facts hold."""
+        key = (use.model_spec, use.precision)
+        if key not in self.runs:
+            first = tuple((name, sympy.Integer(int(numpy.broadcast_to(array, where.shape)[
+                where][0]))) for name, array in sizes)
+            found = tiled_t_model(dataclasses.replace(use, sizes=first), self.machine)
+            self.runs[key] = found is not None
+        return self.runs[key]
+
     def phase(self, phase: Phase, layout: Layout, index: int) -> PhaseTimes:
         """One phase at one tp over the mesh (shape: batch x context); the kernels that
         take gemm_hopper's estimate somewhere go into `pending`."""
@@ -194,7 +208,7 @@ class _Composer:
                 continue
             whole = functools.reduce(operator.and_, [numpy.floor(a) == a for a in arrays])
             where = numpy.broadcast_to(whole & ~self.tiled_facts(use)(arrays), self.shape)
-            if where.any():
+            if where.any() and self.tiled_runs(use, sizes, where):
                 tiled = tiled | where
                 self.pending.append(_Pending(phase, index, use, sizes, copies, where, bound,
                                              model_s))

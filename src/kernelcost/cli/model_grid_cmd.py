@@ -67,7 +67,8 @@ def _refuse_alone(args) -> None:
     for name, flag in _ALONE:
         value = getattr(args, name)
         if value:
-            text = flag if value is True else str(value)
+            text = flag if value is True else \
+                ",".join(value) if isinstance(value, list) else str(value)
             raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
                 option_span(flag, text), f"{flag} does not go with --grid",
                 f"run `model` without --grid for {flag}, at the points it names"), text)
