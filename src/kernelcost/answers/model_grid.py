@@ -199,9 +199,10 @@ class _Composer:
         t_bound = t_model = numpy.zeros(())
         tiled = numpy.zeros((), dtype=bool)
         for use in uses:
-            sizes = tuple((name, _numeric(value)(b, c)) for name, value in use.sizes)
+            sizes = tuple((name, _numeric(sympy.sympify(value))(b, c)) for name, value in
+                          use.sizes)
             arrays = [array for _, array in sizes]
-            copies = _numeric(use.copies)(b, c)
+            copies = _numeric(sympy.sympify(use.copies))(b, c)
             bound, model_s = (t * copies for t in self.nest(use)(arrays))
             t_bound, t_model = t_bound + bound, t_model + model_s
             if use.model_spec is None:
@@ -227,8 +228,14 @@ class _Composer:
                           numpy.broadcast_to(tiled, self.shape))
 
 
-def _numeric(expr) -> Callable[[numpy.ndarray, numpy.ndarray], numpy.ndarray]:
-    function = numpy_function((BATCH, CONTEXT), sympy.sympify(expr))
+@functools.lru_cache(maxsize=1024)
+def _numeric(expr: sympy.Expr) -> Callable[[numpy.ndarray, numpy.ndarray], numpy.ndarray]:
+    """A size or a copy count of the composition table as a numpy function of the batch and
+    the context (a number as itself: most sizes are the model's)."""
+    if expr.is_number:
+        value = numpy.asarray(float(expr))
+        return lambda b, c: value
+    function = numpy_function((BATCH, CONTEXT), expr)
     return lambda b, c: numpy.asarray(function(b, c), dtype=numpy.float64)
 
 
@@ -308,6 +315,8 @@ def _distinct(entries: list[_Pending]) -> tuple[numpy.ndarray, list[numpy.ndarra
     columns = [numpy.concatenate(parts) for parts in zip(*(e.columns() for e in entries))]
     key = numpy.zeros(len(columns[0]), dtype=numpy.int64)
     for column in columns:
+        if column.size and column.min() == column.max():  # a size of the model's: no sort
+            continue
         values, ranks = numpy.unique(column, return_inverse=True)
         key = key * len(values) + ranks.ravel()
     return numpy.unique(key, return_index=True)[1], columns

@@ -84,6 +84,8 @@ def _refuse_alone(args) -> None:
 
 def _check_layout(args, model, tps: tuple[int, ...]) -> None:
     """model_cmd's checks of --tp and --pp, for each tp of the grid."""
+    from ..lang.varied import value_span
+
     for tp in tps:
         if tp > 1 and model.heads % tp:
             raise placed(ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
@@ -91,7 +93,7 @@ def _check_layout(args, model, tps: tuple[int, ...]) -> None:
                       f"{model.name}",
                 "tp values that divide the heads: " + ", ".join(
                     str(n) for n in range(1, model.heads + 1) if model.heads % n == 0)
-            )), option_span("--tp", args.gpus), args.gpus)
+            )), value_span("--tp", args.gpus, tp), args.gpus)
     if args.pp > model.layers:
         raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
             None, f"--pp {args.pp}: more stages than the {model.layers} layers of "

@@ -155,3 +155,18 @@ def parse_values(option: str, text: str, most: int) -> tuple[int, ...]:
 
 def _refused(option: str, text: str, span: Span, message: str, hint: str) -> SizeError:
     return SizeError(Code.BAD_RANGE, Diagnostic(span, f"{option}: {message}", hint), text)
+
+
+def value_span(option: str, text: str, value: int) -> Span:
+    """Where an option's text (parse_values's) gives `value`: its number, or the range that
+    holds it; the whole text where no piece does."""
+    column = 1
+    for piece in text.split(","):
+        start = column + len(piece) - len(piece.lstrip())
+        column += len(piece) + 1
+        word = piece.strip()
+        match = _RANGE.fullmatch(word)
+        held = match is not None and int(match.group(1)) <= value <= int(match.group(2))
+        if word == str(value) or held:
+            return Span(option, 1, start, 1, start + len(word))
+    return Span(option, 1, 1, 1, max(2, len(text) + 1))
