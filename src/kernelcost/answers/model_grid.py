@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
-import time
 from collections.abc import Callable
 
 import numpy
@@ -94,7 +93,6 @@ class ModelGrid:
     tiled_shapes: int  # distinct gemm_hopper shapes in the grid
     tiled_asked: bool  # whether the analysis gave their t_model (no more than tiled_limit)
     tiled_limit: int  # the most shapes it is asked for
-    seconds: float  # the evaluation's wall time, compiling included
 
     @property
     def fits(self) -> numpy.ndarray | None:
@@ -248,7 +246,6 @@ def model_grid(model: ModelConfig, machine: Machine, axes: GridAxes, *,
     collectives at that tp (None: not timed, as `model` without one); `tiled_shapes`: the
     most distinct gemm_hopper shapes the analysis is asked for (module doc). The options are
     `whole_model`'s, checked as it checks them before (wholemodel.check_served)."""
-    started = time.perf_counter()
     composer = _Composer(model, machine, axes, quantisation, launch)
     phases: dict[Phase, list[PhaseTimes]] = {DECODE: [], PREFILL: []}
     needed = []
@@ -275,8 +272,7 @@ def model_grid(model: ModelConfig, machine: Machine, axes: GridAxes, *,
     needed_B = numpy.stack(needed, axis=1).reshape(rows, len(axes.tps), columns)
     return ModelGrid(model, machine, axes, quantisation, launch, stages, fraction,
                      results[DECODE], results[PREFILL], needed_B.transpose(1, 0, 2), usable,
-                     shapes, shapes <= tiled_shapes, tiled_shapes,
-                     time.perf_counter() - started)
+                     shapes, shapes <= tiled_shapes, tiled_shapes)
 
 
 def _tiled_estimates(pending: list[_Pending], phases: dict[Phase, list[PhaseTimes]],

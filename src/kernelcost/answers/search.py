@@ -192,15 +192,6 @@ class Evaluator:
         """expr as a numpy function of the varied arrays: compiled once, then cached."""
         return self._f(expr)
 
-    def breaks_facts(self, arrays: list[numpy.ndarray]) -> numpy.ndarray:
-        """Where the arrays break one of the spec's `assume a | b` facts."""
-        with numpy.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            broken = [found for _, found in self._broken_facts(arrays)]
-        found = numpy.asarray(False)
-        for each in broken:
-            found = found | each
-        return found
-
     def __call__(self, arrays: list[numpy.ndarray]) -> Evaluation:
         # a block of no shared memory or registers divides by zero where numpy.where then
         # takes the other branch; a size overflowing a double is inf: no warning for either
