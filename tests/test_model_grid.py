@@ -153,9 +153,12 @@ def test_bad_input_refused(argv, code, place, tmp_path, capsys):
     assert "hint:" in error and "Traceback" not in error and not out.exists()
 
 
-def test_several_contexts_need_the_grid(capsys):
+def test_several_contexts_or_many_batches_need_the_grid(capsys):
     assert main(["model", "llama3_8b", "--context", "128,256"]) == 2
     assert "error[KC311]" in capsys.readouterr().err
+    assert main(["model", "llama3_8b", "--batch", "1..65"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("--batch:1:1: error[KC309]") and "--grid" in error
 
 
 def test_a_machine_that_does_not_run_the_tiled_spec():

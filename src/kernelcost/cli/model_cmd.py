@@ -10,6 +10,7 @@ from ..base.watchdog import stage
 from .shared import add_wide
 
 MAX_BATCH = 10**7
+MAX_BATCHES = 64  # a table's batches without --grid
 
 
 def build_model_parser(commands) -> None:
@@ -153,6 +154,11 @@ def run_model(args) -> int:
         from .model_grid_cmd import run_grid
 
         return run_grid(args, batches, contexts, tps)
+    if len(batches) > MAX_BATCHES:  # each batch composed by the analysis: some 0.3 s each
+        raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
+            option_span("--batch", args.batch),
+            f"{len(batches):,} batches, more than {MAX_BATCHES} without --grid",
+            "--grid FILE.csv evaluates every batch at once (the same figures)"), args.batch)
     for option, text, values in (("--context", args.context, contexts),
                                  ("--tp", args.gpus, tps)):
         if len(values) > 1:
