@@ -119,8 +119,14 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    if config.getoption("slow_sample") is None:
-        return
+    if config.getoption("slow_sample") is not None:
+        _start_sample(config)
+    if config.option.markexpr == "slow":  # the slow tier: with the tiered tests at full size
+        config.option.markexpr = "slow or tiered"
+        os.environ["KERNELCOST_FULL_EXAMPLES"] = "1"  # tests/tiers.py
+
+
+def _start_sample(config):
     _SAMPLE_BUDGET.append(config.getoption("slow_sample"))
     config.option.markexpr = "slow"
     os.environ.setdefault("KERNELCOST_PROPERTY_SEED", datetime.date.today().strftime("%Y%m%d"))

@@ -5,10 +5,15 @@ validate/published/serving.csv read with the csv module, each row's model time f
 what this computes).
 
 How a row maps onto the model (the same for every row; no figure is fitted):
-- `ttft`: the prefill of `prefill_batch` prompts of `input_len` tokens (Latency.ttft_s at the
-  context input_len), with the launches and, under tensor parallelism, the collectives;
+- `ttft` with `prompt_step` batch: the prefill of `prefill_batch` prompts of `input_len`
+  tokens (Latency.ttft_s at the context input_len), with the launches and, under tensor
+  parallelism, the collectives; with `prompt_step` with_decodes or alone (a server at a fixed
+  concurrency = batch): closed_loop.py's median TTFT, half the other batch - 1 sequences'
+  decode step at the TPOT's context, then the step that holds the prompt (with their decode
+  tokens, or alone);
 - `tpot`: one decode step of `batch` sequences at the context input_len + output_len // 2, the
-  middle of a request's decode (Latency.tpot_s);
+  middle of a request's decode (Latency.tpot_s); in a closed loop, closed_loop.py's TPOT: that
+  step and the batch - 1 other requests' prompt steps spread over output_len - 1 tokens;
 - `request_latency` (vLLM's benchmark_latency.py: one llm.generate of the whole batch): that
   TTFT plus (output_len - 1) of those decode steps.
 Each row's decode steps are launched as its `launch` column says (`graphs` only where the
@@ -25,6 +30,13 @@ from pathlib import Path
 
 from measured_rows import SCALE, block, p90, read_fields
 
+from kernelcost.answers.closed_loop import (
+    ClosedLoopTtft,
+    Loop,
+    PromptStep,
+    closed_loop_tpot,
+    closed_loop_ttft,
+)
 from kernelcost.answers.launch_cost import WORDS
 from kernelcost.answers.quantisation import quantisation
 from kernelcost.answers.tensor_parallel import Layout
@@ -61,6 +73,10 @@ class Row:
     def decode_context(self) -> int:
         return self.int("input_len") + self.int("output_len") // 2
 
+    @property
+    def closed_loop(self) -> bool:
+        return self.fields["prompt_step"] != "batch"
+
 
 def read_rows(path: Path = CSV) -> list[Row]:
     return [Row(number, fields) for number, fields in read_fields(path)]
@@ -88,6 +104,28 @@ def latencies(model: str, machine: str, tp: int, precisions: tuple[str, str, str
     return {latency.batch: latency for latency in result.latencies()}
 
 
+@cache
+def closed_loop_s(model: str, machine: str, precisions: tuple[str, str, str], launch: str,
+                  loop: Loop, quantity: str) -> float:
+    """closed_loop.py's median TTFT or TPOT on one GPU."""
+    compose = closed_loop_ttft if quantity == "ttft" else closed_loop_tpot
+    result = compose(load_model_or_config(model_path(model)), load_machine(machine), loop,
+                     quantisation=quantisation(*precisions), launch=WORDS[launch])
+    return result.ttft_s if isinstance(result, ClosedLoopTtft) else result.tpot_s
+
+
+def _closed_loop(row: Row) -> float:
+    """The row's TTFT or TPOT in the closed loop."""
+    f = row.fields
+    if row.int("tp") != 1:
+        raise ValueError(f"line {row.line}: a closed loop is composed on one GPU only")
+    loop = Loop(row.int("batch"), row.int("input_len"), row.int("output_len"),
+                row.decode_context, PromptStep(f["prompt_step"]))
+    return closed_loop_s(f["model"], f["machine"], (f["weights"], f["activations"],
+                                                    f["kv_cache"]), f["launch"], loop,
+                         row.quantity)
+
+
 def _key(row: Row) -> tuple[str, str, int, tuple[str, str, str], str]:
     f = row.fields
     return (f["model"], f["machine"], int(f["tp"]), (f["weights"], f["activations"],
@@ -98,6 +136,8 @@ def _runs(rows: list[Row]) -> dict[tuple, tuple[int, ...]]:
     """The batches each (model, machine, tp, precisions, context) run needs, over all rows."""
     need: dict[tuple, set[int]] = {}
     for row in rows:
+        if row.closed_loop and row.quantity in ("ttft", "tpot"):
+            continue  # closed_loop.py composes its own steps
         if row.quantity in ("ttft", "request_latency"):
             need.setdefault((*_key(row), row.int("input_len")), set()).add(
                 row.int("prefill_batch"))
@@ -135,6 +175,11 @@ def compare_all(rows: list[Row] | None = None) -> list[Compared]:
     out = []
     for row in rows:
         ttft = tpot = None
+        if row.closed_loop and row.quantity in ("ttft", "tpot"):
+            ttft, tpot = ((_closed_loop(row), None) if row.quantity == "ttft"
+                          else (None, _closed_loop(row)))
+            out.append(Compared(row, ttft, tpot))
+            continue
         if row.quantity in ("ttft", "request_latency"):
             key = (*_key(row), row.int("input_len"))
             ttft = latencies(*key[:5], runs[key], key[5])[row.int("prefill_batch")].ttft_s
@@ -179,9 +224,9 @@ def render(compared: list[Compared]) -> str:
     for side, quantity, count, median, ninety, low in summary(compared):
         lines.append(f"| {side} | {quantity} | {count} | {median:.0%} | {ninety:.0%} | {low} |")
     lines += ["", "| source | machine | model | tp | w/a/kv | batch | in | out | quantity | "
-              "implementation | launch | model TTFT (ms) | model TPOT (ms) | model (ms) | "
-              "measured (ms) | error | split |",
-              "|---|---|---|---:|---|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---|"]
+              "implementation | launch | prompt step | model TTFT (ms) | model TPOT (ms) | "
+              "model (ms) | measured (ms) | error | split |",
+              "|---|---|---|---:|---|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|---|"]
     for c in compared:
         f = c.row.fields
         model = Path(f["model"]).parent.name if f["model"].endswith(".json") else f["model"]
@@ -189,7 +234,7 @@ def render(compared: list[Compared]) -> str:
             f"| {f['source']} | {f['machine']} | {model} | {f['tp']} | "
             f"{f['weights']}/{f['activations']}/{f['kv_cache']} | {f['batch']} | "
             f"{f['input_len']} | {f['output_len']} | {c.row.quantity} | {f['implementation']} | "
-            f"{f['launch']} | "
+            f"{f['launch']} | {f['prompt_step']} | "
             f"{_ms(c.ttft_s)} | {_ms(c.tpot_s)} | {c.model_s * 1e3:.2f} | "
             f"{c.row.time_s * 1e3:.2f} | {c.error:+.0%} | {f['split']} |")
     return "\n".join([*lines, "", END])

@@ -6,9 +6,10 @@ also checked numerically, at large values of the growing sizes, with exact ratio
 
 import pytest
 import sympy
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 from test_rational_eval import SIZES, expressions
+from tiers import tiered
 
 from kernelcost.base.symbols import size_symbol
 from kernelcost.count import asymptotic
@@ -186,7 +187,7 @@ def _leading_by_scaling(part, growing):
     return (-1, 0) if polynomial.is_zero else (polynomial.degree(), polynomial.LC())
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(expressions(kinds=("add", "add", "mul", "div", "pow", "ceiling", "min")),
        st.sets(st.sampled_from(SIZES), min_size=1))
 @example((M + sympy.Rational(1, 2)) / (M / 2 + sympy.Rational(1, 4)), {M})
@@ -209,7 +210,7 @@ def test_the_leading_term_in_the_scale_is_sympys_poly(expr, growing):
         assert str(leading.coefficient) == str(expected[1])
 
 
-@settings(max_examples=150, deadline=None)
+@tiered(150)
 @given(expressions(kinds=("add", "mul", "div")))
 def test_a_plainly_positive_sign_is_sympys(expr):
     # sums, products and quotients of positive sizes and numbers: 1 without sympy's search,

@@ -6,8 +6,9 @@ neither it nor its radicand's sign)."""
 from fractions import Fraction
 
 import sympy
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.algebra.axis_signs import sign_for_every_positive
 from kernelcost.algebra.root_conditions import positive_real_condition
@@ -60,7 +61,7 @@ polynomials = st.lists(small, min_size=1, max_size=3).map(
     lambda coefficients: sum(c * I**k for k, c in enumerate(coefficients)))
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(polynomials, polynomials, polynomials, polynomials)
 def test_a_decided_sign_holds_at_every_sample_ridge(a, b, radicand, d):
     if d == 0:
@@ -74,7 +75,7 @@ def test_a_decided_sign_holds_at_every_sample_ridge(a, b, radicand, d):
     assert sympy.sympify(expr).is_positive is not (sign < 0)
 
 
-@settings(max_examples=100, deadline=None)
+@tiered(100)
 @given(st.integers(1, 50), st.integers(0, 50), st.integers(1, 9))
 def test_sums_of_positive_terms_are_positive(slope, constant, power):
     assert sign_for_every_positive(slope * I**power + constant) == 1
@@ -84,7 +85,7 @@ def test_sums_of_positive_terms_are_positive(slope, constant, power):
 COEFFICIENTS = st.lists(st.integers(-4, 4), min_size=1, max_size=3)
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(numerator=COEFFICIENTS, denominator=COEFFICIENTS.filter(any),
        scale=st.sampled_from([1, 2, 7, sympy.Rational(1, 3)]))
 @example(numerator=[1, -2, 1], denominator=[-1, 1], scale=1)  # (I - 1)^3: odd

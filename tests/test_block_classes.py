@@ -31,6 +31,7 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_waves import launch_order
+from tiers import tiered
 
 import kernelcost
 from kernelcost.answers.model import verdict
@@ -262,7 +263,7 @@ def axis_expressions(draw, depth: int = 3) -> sympy.Expr:
     return a + b if kind == "add" else a * b
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(axis_expressions(), st.integers(-4, 4), st.sampled_from((1, 2, 3, 8)),
        st.integers(1, 90))
 def test_axis_functions_match_sympy_position_by_position(expr, low, step, count):
@@ -291,7 +292,7 @@ def test_a_clipped_axis_is_two_pieces_however_long():
                                                              (count - 1, count, (5,))]
 
 
-@settings(max_examples=200, deadline=None)
+@tiered(200)
 @given(st.lists(st.tuples(st.integers(-5, 20), st.integers(-3, 3), st.integers(1, 6),
                           st.integers(1, 4)), min_size=1, max_size=4), st.integers(1, 1))
 def test_smallest_sum_is_the_sorted_prefix(classes, _):

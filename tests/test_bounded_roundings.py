@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 import sympy
-from hypothesis import event, given, settings
+from hypothesis import event, given
 from hypothesis import strategies as st
 from test_decide import (
     ROUNDED,
@@ -17,6 +17,7 @@ from test_decide import (
     _product_expr,
     products,
 )
+from tiers import tiered
 
 from kernelcost.algebra import bounded_roundings
 from kernelcost.algebra.shifted import shifted_sign
@@ -66,8 +67,8 @@ def test_short_cuts_agree_with_sympy(difference):
     _assert_short_cuts_agree(difference)
 
 
+@tiered(120)
 @given(st.integers(1, 2), st.data())
-@settings(max_examples=120, deadline=None)
 def test_short_cuts_agree_on_drawn_differences(sizes, data):
     roundings = [data.draw(ROUNDED) for _ in range(sizes)]
     slots = 2 * sizes

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 import sympy
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.base.errors import Code, KcostError
 from kernelcost.base.symbols import iterator_symbol, size_symbol
@@ -167,9 +168,9 @@ INDICES = st.lists(st.lists(INDEX_FACTORS, min_size=1, max_size=3).map(lambda f:
                    min_size=1, max_size=3).map(lambda terms: sympy.Add(*terms))
 
 
+@tiered(400)
 @given(INDICES)
 @example(ITERATORS[0] * _N + ITERATORS[1] - 3)
-@settings(max_examples=400, deadline=None)
 def test_an_index_affine_at_a_glance_is_affine_to_poly(value):
     """The shortcut accepts only what the Poly the check builds finds affine, with whole
     coefficients: of degree 1 or less in the iterators, every coefficient's denominator 1."""

@@ -7,8 +7,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import sympy
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.algebra.cleared import ClearedQuadratic, has_root_from_one
 from kernelcost.algebra.equations import _terms_in
@@ -40,16 +41,16 @@ def _poly(coefficients: list[Fraction]) -> sympy.Poly:
                           for power, c in enumerate(coefficients)), x, domain=sympy.QQ)
 
 
+@tiered(400)
 @given(quadratics())
 @example([Fraction(1), Fraction(-2), Fraction(1)])  # a double root at 1
 @example([Fraction(5), Fraction(0)])  # a nonzero constant: no root
-@settings(max_examples=400, deadline=None)
 def test_a_root_from_one_is_sympys_count(coefficients):
     assert has_root_from_one(coefficients) == (_poly(coefficients).count_roots(1) > 0)
 
 
+@tiered(200)
 @given(quadratics(), quadratics(), SMALL)
-@settings(max_examples=200, deadline=None)
 def test_the_slope_sign_at_each_root_is_that_of_the_quotient(numerator, denominator, target):
     numerator_expr, denominator_expr = (_poly(part).as_expr() for part in (numerator,
                                                                             denominator))

@@ -1,12 +1,14 @@
 """Every command on every shipped spec, and on specs whose counts hold Max and Min (issue
 15.10, 15.11): analyze, solve --for each size, sweep and plot --sweep each end in exit 0 or in
-a clear exit-2 error, never in "internal error". Called in process (kernelcost.cli.main):
-a subprocess a call would cost a second of start-up each."""
+a clear exit-2 error, never in "internal error" (solve for the first size in the fast tier,
+for every other size in the slow one). Called in process (kernelcost.cli.main): a subprocess
+a call would cost a second of start-up each."""
 
 import re
 from pathlib import Path
 
 import pytest
+from conftest import sample_spent
 
 import kernelcost
 from kernelcost.cli import main
@@ -43,15 +45,23 @@ def others(names: list[str], chosen: str, spec: Path | None = None) -> list[str]
 def test_every_command_on_the_spec(spec, capsys, tmp_path):
     names = parameters(spec)
     assert run(["analyze", str(spec), "--json"], capsys) == 0
-    for name in names:  # each size's crossings as tables; the JSON of them once
-        run(["solve", str(spec), "--for", name, "--machine", "h100"], capsys)
-    run(["solve", str(spec), "--for", names[0], "--machine", "h100", "--json"], capsys)
+    for form in ([], ["--json"]):  # the first size's crossings; the others' in the slow tier
+        run(["solve", str(spec), "--for", names[0], "--machine", "h100", *form], capsys)
     swept = names[0]
     assert run(["sweep", str(spec), "--sweep", f"{swept}=8..4096", "--points", "5",
                 "--machine", "h100", "--csv", *others(names, swept)], capsys) == 0
     assert run(["plot", str(spec), "--machine", "h100", "--sweep", f"{swept}=8..4096",
                 *others(names, swept, spec), "-o", str(tmp_path / "figure.svg")],
                capsys) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", SPECS, ids=lambda path: path.stem)
+def test_solve_for_every_size_of_the_spec(spec, capsys):
+    for name in parameters(spec)[1:]:
+        if sample_spent():
+            return
+        run(["solve", str(spec), "--for", name, "--machine", "h100"], capsys)
 
 
 @pytest.mark.parametrize("spec", sorted((ROOT / "specs_minmax").glob("*.kcost")),

@@ -15,6 +15,7 @@ import sympy
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 from test_rational_eval import RATIONAL_NODES, expressions
+from tiers import tiered
 
 from kernelcost.algebra import decide, held_quotients, witnesses
 from kernelcost.algebra.decide import (
@@ -380,8 +381,8 @@ def _sign_of_difference(difference, polynomials, size: int) -> int:
 SIZES = [*range(1, 201), *(10**k for k in range(3, 10)), *(7 * 10**k + 3 for k in range(3, 9))]
 
 
+@tiered(100)
 @given(polynomials(), polynomials(), polynomials(), st.booleans())
-@settings(max_examples=100, deadline=None)
 def test_one_size_agrees_with_exact_values_and_sympy(top, bottom, other_top, twice):
     if not any(bottom):
         bottom = [Fraction(1)]
@@ -536,8 +537,8 @@ ROUNDED = st.tuples(st.sampled_from([math.ceil, math.floor]), st.integers(1, 130
                     st.integers(-3, 3))
 
 
+@tiered(120)
 @given(st.integers(1, 2), st.data())
-@settings(max_examples=120, deadline=None)
 def test_bounded_roundings_agree_with_exact_values(sizes, data):
     """Polynomials in sizes and a rounding of (size + c) / q next to the size itself, so that
     only the rounding's tie to its argument can decide: wherever a choice of bounds proves a
@@ -589,13 +590,13 @@ def test_a_proof_alone_is_what_the_relations_prove(left, right):
     assert proven_less_than(left, right) is (less_than(left, right) is True)
 
 
+@tiered(150)
 @given(expressions(), expressions())
-@settings(max_examples=150, deadline=None)
 def test_a_proof_alone_is_what_the_relations_prove_for_generated_pairs(left, right):
     assert proven_less_than(left, right) is (less_than(left, right) is True)
 
 
-@settings(max_examples=200, deadline=None)
+@tiered(200)
 @given(left=expressions(kinds=RATIONAL_NODES + ("ceiling", "floor")),
        right=expressions(kinds=RATIONAL_NODES + ("ceiling", "floor")))
 def test_a_proof_of_less_than_is_the_same_with_the_sizes_at_1_asked_first(left, right):

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from tiers import tiered
 
 import kernelcost
 from kernelcost.answers.ledger import ledger
@@ -59,14 +60,14 @@ cases = st.tuples(st.lists(st.integers(1, 40) | st.integers(1, 2), min_size=1, m
                   st.integers(1, 7), st.integers(1, 4))
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(cases)
 def test_the_assignment_is_the_simulation(case):
     durations, sms, resident = case
     assert assignment(durations, sms, resident).tolist() == simulated(durations, sms, resident)
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(cases)
 def test_the_busiest_sm_lies_between_the_bound_and_grahams(case):
     durations, sms, resident = case

@@ -9,8 +9,9 @@ import itertools
 
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import given
 from test_rational_eval import expressions
+from tiers import tiered
 
 import kernelcost
 from kernelcost.base.errors import KcostError
@@ -431,7 +432,7 @@ def test_a_step_taken_as_positive_later_proves_what_the_prover_refused_before():
         assert (M - N - 1).subs(point) >= 0
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(expressions(kinds=("add", "mul", "div")))
 def test_integrality_is_asked_only_where_sympy_can_prove_it(value):
     # a term over a power of a non-number is never an integer to sympy: not asked

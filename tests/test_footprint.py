@@ -10,6 +10,7 @@ import itertools
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import tiered
 
 import kernelcost
 from kernelcost.base.symbols import determinant_of, iterator_symbol, size_symbol
@@ -302,7 +303,7 @@ from kernelcost.count.footprint import _rank  # noqa: E402
 _entries = st.builds(sympy.Rational, st.integers(-3, 3), st.sampled_from([1, 1, 2, 3]))
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(st.integers(1, 4).flatmap(lambda columns: st.lists(
     st.lists(_entries, min_size=columns, max_size=columns), min_size=1, max_size=4)),
     st.booleans())
@@ -316,7 +317,7 @@ entries = st.sampled_from([sympy.Integer(0), sympy.Integer(1), sympy.Integer(-2)
                            2 * M + 1, N * T, sympy.Max(N, T), sympy.floor(N / T)])
 
 
-@settings(max_examples=150, deadline=None)
+@tiered(150)
 @given(st.integers(1, 4).flatmap(
     lambda size: st.lists(st.lists(entries, min_size=size, max_size=size),
                           min_size=size, max_size=size)))

@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
@@ -235,7 +236,7 @@ JSON_VALUES = st.recursive(
     max_leaves=6)
 
 
-@settings(max_examples=200, deadline=None)
+@tiered(200)
 @given(st.dictionaries(st.sampled_from(KEYS), JSON_VALUES, max_size=len(KEYS)),
        st.sampled_from(["llama3_1_8b", "mixtral_8x7b", "qwen2_7b", "qwen3_8b"]))
 def test_any_values_at_the_keys_give_a_model_or_a_coded_error(changes, base):

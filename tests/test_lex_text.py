@@ -10,6 +10,7 @@ import sympy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_quotients import expressions, wide_expressions
+from tiers import tiered
 
 from kernelcost.algebra.sympy_scope import sympys_own
 from kernelcost.algebra.texts import _SYMPY_PRECEDENCE_MUL, _precedence_of_product, lex_text, text
@@ -28,7 +29,7 @@ def assert_printed_as_sympy(expr: sympy.Basic) -> None:
     assert (lex_text(expr), text(expr)) == sympys_texts(expr)
 
 
-@settings(max_examples=200, deadline=None)
+@tiered(200)
 @given(expressions)
 def test_a_form_expanded_or_factored_prints_as_sympy_prints_it(expr):
     for form in (expr, sympy.expand(expr), sympy.factor(expr)):
@@ -79,7 +80,7 @@ PRODUCT_FACTORS = [N, M, T, sympy.Integer(-3), sympy.Rational(-1, 2), sympy.Inte
                    sympy.sqrt(2), N**-2, (M - N)**3]
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(st.lists(st.sampled_from(PRODUCT_FACTORS), min_size=2, max_size=4), st.booleans())
 def test_a_products_precedence_is_sympys(factors, evaluate):
     """The precedence the package puts in sympy's table, read off the coefficient, against
@@ -107,7 +108,7 @@ QUOTIENT_FACTORS = [*PRODUCT_FACTORS, 1 / (N + 1), (M + 2 * T)**-2, 1 / (N * M +
                     N**(-M), sympy.sqrt(N + 1), 1 / sympy.sqrt(M), sympy.Symbol("x")]
 
 
-@settings(max_examples=400, deadline=None)
+@tiered(400)
 @given(st.lists(st.sampled_from(QUOTIENT_FACTORS), min_size=1, max_size=5), st.booleans())
 def test_a_product_prints_as_sympy_prints_it(factors, evaluate):
     """The package's product printer (each list ordered alone, numerator and denominator)

@@ -14,6 +14,7 @@ import sympy
 from conftest import sample_spent
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.algebra import root_conditions, surds, witnesses
 from kernelcost.algebra.axis_signs import changes_sign
@@ -44,7 +45,7 @@ def solved_by_sympy(cleared: sympy.Expr) -> list[sympy.Expr]:
     return sympy.solve(cleared, VARIABLE, dict=False, simplify=False)
 
 
-@settings(max_examples=150, deadline=None)
+@tiered(150)
 @given(coefficients, coefficients)
 def test_a_linear_equation_is_solved_as_sympy_solves_it(slope, rest):
     assume(slope != 0)
@@ -56,7 +57,7 @@ def test_a_linear_equation_is_solved_as_sympy_solves_it(slope, rest):
     assert [str(root) for root in roots] == [str(root) for root in solved_by_sympy(cleared)]
 
 
-@settings(max_examples=100, deadline=None)
+@tiered(100)
 @given(coefficients, coefficients, coefficients, coefficients,
        st.sampled_from((RIDGE, CAPACITY)))
 def test_a_cleared_rational_equation_is_solved_as_sympy_solves_it(a, b, c, d, target):
@@ -226,7 +227,7 @@ positive_rationals = st.fractions(Fraction(1, 8), 40, max_denominator=8).map(
     lambda value: sympy.Rational(value.numerator, value.denominator))
 
 
-@settings(max_examples=150, deadline=None)
+@tiered(150)
 @given(st.lists(st.tuples(positive_rationals, st.integers(1, 3), st.booleans()),
                 min_size=1, max_size=4),
        st.sampled_from((1, -1)))

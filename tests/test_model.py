@@ -12,6 +12,7 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_rational_eval import expressions
+from tiers import tiered
 
 import kernelcost
 from kernelcost.algebra.decide import at_least, largest
@@ -454,7 +455,7 @@ def _terms(times):
             for index, seconds in enumerate(times)]
 
 
-@settings(max_examples=200, deadline=None)
+@tiered(200)
 @given(st.lists(expressions(depth=2, kinds=("add", "mul", "div", "pow", "ceiling")),
                 min_size=1, max_size=4))
 def test_the_binding_term_is_the_one_largest_keeps(times):

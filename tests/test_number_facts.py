@@ -7,8 +7,9 @@ import sys
 
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.algebra import number_facts, sympy_scope
 
@@ -21,7 +22,7 @@ def facts_of(number: sympy.Rational) -> dict[str, bool | None]:
     return {fact: getattr(number, f"is_{fact}") for fact in FACTS}
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(st.one_of(st.integers(-40, 40), st.integers(-10**30, 10**30)),
        st.sampled_from([1, 1, 2, 3, 7, 1000, 10**20]),
        st.sampled_from(FACTS))

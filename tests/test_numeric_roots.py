@@ -9,6 +9,7 @@ import itertools
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.algebra import numeric_roots as module
 from kernelcost.algebra.numeric_roots import GRID, Root, numeric_roots
@@ -96,9 +97,9 @@ def halved_200_times(function, left: float, right: float) -> float:
     return (left + right) / 2
 
 
+@tiered(300)
 @given(st.integers(1, 10**6), st.integers(1, 10**6), st.integers(0, len(GRID) - 2),
        st.sampled_from(("line", "pole", "step", "flat")))
-@settings(max_examples=300, deadline=None)
 def test_the_bisection_stops_where_its_200_halvings_would_end(p, q, index, shape):
     """Stopped once a halving moves neither end, the bisection gives the 200 halvings'
     double, bit for bit: at a crossing, a pole (no number there), a step between adjacent

@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.algebra.jsonout import Exact, dumps, indented, number
 from kernelcost.base.errors import KcostError
@@ -287,7 +288,7 @@ _DOCUMENTS = st.recursive(_LEAVES, lambda inner: st.one_of(
                           optional={"value": inner})), max_leaves=20)
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(_DOCUMENTS)
 def test_the_indented_writer_writes_what_dumps_writes(document):
     """print_json's one-pass writer: the same text and warnings as strict JSON through

@@ -8,6 +8,7 @@ import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost import cli
 from kernelcost.base.kinds import Side
@@ -123,8 +124,8 @@ def test_integer_bounds_in_the_model():
     assert ridge.integer_bound == (">=", int(sympy.ceiling(ridge.value)))
 
 
+@tiered(200)
 @given(st.integers(1, 10**7), st.floats(1e-6, 1 - 1e-6))
-@settings(max_examples=200, deadline=None)
 def test_a_root_between_sizes_never_reads_as_a_whole_size(whole, part):
     # 436.97 printed "437.0" beside "compute-bound at N >= 437"
     from kernelcost.present.report.cells import size_text

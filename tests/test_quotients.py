@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from sympy.polys.domains import ZZ
 from sympy.polys.rings import ring
+from tiers import tiered
 
 from kernelcost.algebra.quotients import (
     MAX_FACTOR_GENERATORS,
@@ -84,7 +85,7 @@ def _outcome(function, expr):
         return type(error).__name__
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(expressions)
 def test_cancel_is_sympys_expression(expr):
     assert cancel(expr) == sympy.cancel(expr)
@@ -94,7 +95,7 @@ FACTORS = st.builds(sympy.Rational, st.integers(-12, 12).filter(bool),
                     st.sampled_from([1, 2, 3, 4, 6, 67, 10**12]))
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(expressions, FACTORS)
 def test_a_cancelled_expression_scaled_is_sympys_cancel(expr, factor):
     # an intensity over a ridge: cancelled once, then scaled by each machine's factor
@@ -103,7 +104,7 @@ def test_a_cancelled_expression_scaled_is_sympys_cancel(expr, factor):
     assert str(scaled(reduced, factor)) == str(sympy.cancel(factor * reduced))
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(expressions)
 def test_factored_is_factor_of_cancel(expr):
     # the parts factored as the ring's polynomials, or factor(cancel(expr)) where the ring
@@ -112,7 +113,7 @@ def test_factored_is_factor_of_cancel(expr):
     assert factored(expr) == sympy.factor(sympy.cancel(expr))
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(expressions)
 def test_readable_expanded_is_sympys_factor_of_the_expansion(expr):
     # a total's factor, read from the ring with its calls as generators: the expansion
@@ -128,7 +129,7 @@ def test_readable_expanded_is_sympys_factor_of_the_expansion(expr):
 H, B, D = (size_symbol(name) for name in ("H", "B", "D"))
 
 
-@settings(max_examples=200, deadline=None)
+@tiered(200)
 @given(expressions, expressions, st.sampled_from([1, D, B * D]))
 def test_readable_cancelled_is_readable_of_cancel(numerator, denominator, kept):
     expr = H * kept * numerator / (H * B * denominator)
@@ -153,7 +154,7 @@ def test_a_quotient_cancelled_within_the_generators_is_factored_from_its_pair(mo
     assert str(readable_cancelled(expr)) == str(expected)
 
 
-WIDE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+WIDE = tiered(150, suppress_health_check=[HealthCheck.too_slow])
 
 
 @WIDE
@@ -210,7 +211,7 @@ def test_what_is_not_a_rational_function_goes_to_sympy():
     assert cancel(sympy.Eq(N, M)) == sympy.Eq(N, M)
 
 
-@settings(max_examples=300, deadline=None)
+@tiered(300)
 @given(expressions)
 def test_factor_is_sympys_expression(expr):
     assert factor(expr) == sympy.factor(expr)

@@ -10,8 +10,9 @@ from fractions import Fraction
 
 import pytest
 import sympy
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.algebra import rational_eval, shifted, surds, witnesses
 from kernelcost.base.symbols import size_symbol, text_key
@@ -58,12 +59,12 @@ def _exact(value: sympy.Expr) -> Fraction | None:
 N, T = (size_symbol(name) for name in ("N", "T"))
 
 
+@tiered(300)
 @given(expressions(), st.lists(POINTS, min_size=1, max_size=6))
 @example(sympy.ceiling(-N / 3) * sympy.floor((N - 7) / 2), [(1, 5, 1), (3, 4, 1)])
 @example((3 - N) ** -3 + 1 / (T - N), [(1, 5, 1), (1, 5, 7), (1, 3, 1)])
 @example(sympy.Max(1 / (2 - N), -T) * sympy.Min(N - 6, -T / 3), [(1, 3, 1), (1, 1, 8)])
 @example(sympy.Min(SIZES[0], SIZES[0] / (SIZES[0] - 1)), [(1, 1, 1)])  # Min(1, zoo): no number
-@settings(max_examples=300, deadline=None)
 def test_a_plan_gives_sympys_exact_value(expr, points):
     plan = rational_eval.compiled(expr, SIZES)
     assert plan is not None, expr
@@ -81,10 +82,10 @@ def test_a_plan_gives_sympys_exact_value(expr, points):
         assert Fraction(*value) == expected, (expr, point)
 
 
+@tiered(200)
 @given(st.one_of(expressions(), st.sampled_from([sympy.sqrt(SIZES[0]), 1 / (SIZES[0] - 2),
                                                  SIZES[0] + sympy.Symbol("x")])),
        POINTS, st.integers(0, 2))
-@settings(max_examples=200, deadline=None)
 def test_a_value_at_integers_is_value_at_sympys_integers(expr, point, dropped):
     """The point given as Python's integers (the oracle's sizes) gives value_at's answer,
     None included: no plan, a size without a value, a division by zero."""
@@ -101,8 +102,8 @@ def test_other_nodes_have_no_plan(expr):
     assert rational_eval.compiled(expr, SIZES) is None
 
 
+@tiered(200)
 @given(expressions(), POINTS)
-@settings(max_examples=200, deadline=None)
 @example(sympy.Min(N, N / sympy.floor(N / 2), evaluate=False), (1, 1, 1))  # Min(1, zoo)
 def test_witness_signs_are_sympys(expr, point):
     try:
@@ -129,8 +130,8 @@ def polynomials(draw) -> sympy.Expr:
     return sympy.Add(*terms)
 
 
+@tiered(200)
 @given(polynomials())
-@settings(max_examples=200, deadline=None)
 def test_shifted_expansion_is_sympys_poly(polynomial):
     shifted = polynomial.xreplace({size: 1 + m for size, m in zip(SIZES, SHIFTS)})
     expected = {exponents: Fraction(int(c.p), int(c.q)) for exponents, c in
@@ -144,8 +145,8 @@ def test_shifted_expansion_leaves_other_forms(expr):
     assert rational_eval.shifted_terms(expr, SIZES) is None
 
 
+@tiered(200)
 @given(polynomials(), st.sampled_from([3, 10, 40, shifted.MOST_SHIFTED_TERMS]))
-@settings(max_examples=200, deadline=None)
 def test_shifted_sign_of_a_part_is_the_polys(polynomial, most):
     """Signs, the zero polynomial and the limit on terms as sympy's Poly path gives them."""
     poly = sympy.Poly(polynomial, *SIZES, domain=sympy.QQ)
@@ -197,8 +198,8 @@ def test_shifted_nonnegative_takes_a_zero_at_the_smallest_size():
     assert not shifted.shifted_nonnegative(sympy.Symbol("x", integer=True))
 
 
+@tiered(200)
 @given(st.lists(expressions(depth=2), min_size=2, max_size=4))
-@settings(max_examples=200, deadline=None)
 def test_arguments_split_as_their_differences_do(arguments):
     """Each argument evaluated once a point splits the pairs that its differences split."""
     checked = witnesses.ArgumentWitnesses(arguments)
@@ -214,9 +215,9 @@ def test_arguments_split_as_their_differences_do(arguments):
 POLYNOMIAL_NODES = ("add", "add", "mul", "pow", "ceiling")  # negative powers: not all
 
 
+@tiered(300)
 @given(st.lists(expressions(kinds=POLYNOMIAL_NODES), min_size=2, max_size=4))
 @example([sympy.ceiling(N / 3) * T + N, sympy.ceiling(N / 3) * T + 2 * N])  # one rounding
-@settings(max_examples=300, deadline=None)
 def test_a_pairs_shifted_sign_is_that_of_its_difference_built_in_sympy(arguments):
     """Two polynomials' shifted coefficients give the sign shifted_sign reads off their
     difference (a number's sign where the difference is one); where either argument is no
@@ -249,10 +250,10 @@ def _expanded(terms: rational_eval.Terms) -> dict:
     return {exponents: Fraction(value, denominator) for exponents, value in coefficients.items()}
 
 
+@tiered(300)
 @given(expressions(kinds=RATIONAL_NODES))
 @example(1 / (N + 1) + (N - T) / (2 * N + 2))  # denominators equal only as polynomials
 @example((N + N / T) ** 2)  # a fraction raised to a positive power
-@settings(max_examples=300, deadline=None)
 def test_shifted_fraction_is_sympys_numerator_and_denominator(expr):
     """The parts sympy's as_numer_denom writes, expanded at n = 1 + m: the same up to one
     positive factor where sympy grouped the same denominators, else the same quotient."""
@@ -285,8 +286,8 @@ def test_symbols_sort_by_their_text(symbol):
     assert text_key(symbol) == str(symbol)
 
 
+@tiered(200)
 @given(expressions(), POINTS)
-@settings(max_examples=200, deadline=None)
 def test_the_oracle_evaluates_a_closed_form_as_substituting_does(expr, point):
     # self-verification reads the closed forms at its samples through the plans
     value = expr.xreplace(dict(zip(SIZES, map(sympy.Integer, point))))
@@ -310,7 +311,7 @@ def _rebuilt_shifted_sign(difference: sympy.Expr) -> int | None:
     return None if numerator_sign is None else numerator_sign * denominator_sign
 
 
-@settings(max_examples=150, deadline=None)
+@tiered(150)
 @given(first=expressions(kinds=CEILING_NODES), second=expressions(kinds=CEILING_NODES))
 @example(first=sympy.ceiling(SIZES[0] / 66) * SIZES[1] / 7, second=SIZES[1] + 3)
 @example(first=sympy.Max(sympy.ceiling(SIZES[0] / 2), 1), second=SIZES[0])

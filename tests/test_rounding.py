@@ -8,6 +8,7 @@ import sympy
 from conftest import sample_spent
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.algebra import rounding
 
@@ -40,8 +41,8 @@ def sympys_own(kind, argument: sympy.Expr) -> sympy.Expr:
     return kind(argument, evaluate=False) if found is None else found
 
 
+@tiered(120)
 @given(arguments(), st.sampled_from((sympy.floor, sympy.ceiling)))
-@settings(max_examples=120, deadline=None)
 def test_sympy_builds_the_same_rounding(argument, kind):
     assert kind(argument) == sympys_own(kind, argument)
 

@@ -82,6 +82,20 @@ def test_each_side_is_the_rule_of_split_md(rows):
     assert len(by_source) >= 3
 
 
+def test_each_rows_prompt_step_is_its_engines_default(rows):
+    # closed_loop.py: a benchmark_latency batch is prefilled together (batch); a server's new
+    # prompt meets the others decoding, run with their decode tokens by vLLM V1 and
+    # TensorRT-LLM, alone by SGLang unless --enable-mixed-chunk, which no command passes
+    for row in rows:
+        f = row.fields
+        expected = "batch"
+        if f["timed"].startswith("vllm bench serve"):
+            assert "--enable-mixed-chunk" not in f["implementation"] + f["citation"]
+            expected = "alone" if f["implementation"].startswith("SGLang") else "with_decodes"
+        assert f["prompt_step"] == expected, f"serving.csv line {row.line}"
+        assert row.closed_loop == (expected != "batch")
+
+
 def test_every_row_compares(compared):
     for c in compared:
         assert c.model_s > 0 and math.isfinite(c.error), c.row.line
@@ -95,12 +109,13 @@ def test_every_row_compares(compared):
 
 def test_rows_sharing_a_run_share_its_figures(compared):
     # the two blocks of a pull request ran the same shapes: the model gives them one time
-    # (one launch mode: a row whose source states CUDA graphs is launched from a graph)
+    # (one launch mode: a row whose source states CUDA graphs is launched from a graph; one
+    # prompt step: a server's engine runs a new prompt with the others' decodes or alone)
     times = {}
     for c in compared:
         f = c.row.fields
         key = (f["source"], f["batch"], f["input_len"], f["output_len"], f["quantity"],
-               f["weights"], f["launch"])
+               f["weights"], f["launch"], f["prompt_step"])
         times.setdefault(key, set()).add(round(c.model_s, 12))
     assert all(len(t) == 1 for t in times.values())
 
@@ -140,12 +155,14 @@ def test_the_kernel_corpus_leaves_the_serving_file_out():
 
 def test_a_row_run_from_cuda_graphs_pays_one_launch(compared):
     """GPUStack's "Maximum batch size for cuda graph in SGLang" row: its decode step replayed
-    from a graph. Qwen3-8B's step runs 290 kernels (36 layers: 2 norms, q_norm and k_norm,
-    qkv, attention, output, gate+up, SwiGLU, down = 10 a layer, the final norm, the LM
-    head): eager 290 x 4 us = 1.160 ms of launches; from a graph 4 us + 290 x 490/401 us =
-    358.4 us; the kernels' time the same, so the TPOT falls by 0.8016 ms."""
+    from a graph. Qwen3-8B's step runs 290 kernels (36 layers: 2 norms, qkv, attention,
+    output, gate+up, SwiGLU, down = 8 a layer, the final norm, the LM head): eager 290 x 4 us
+    = 1.160 ms of launches; from a graph 4 us + 290 x 490/401 us = 358.4 us; the kernels'
+    time the same, and the other requests' prompt steps (eager in both) the same, so the
+    TPOT falls by 0.8016 ms."""
     tpot = {c.row.fields["launch"]: c.tpot_s for c in compared
-            if c.row.quantity == "tpot" and c.row.fields["weights"] == "bf16"}
+            if c.row.quantity == "tpot" and c.row.fields["weights"] == "bf16"
+            and c.row.fields["prompt_step"] == "alone"}  # SGLang's two runs: a prompt alone
     assert set(tpot) == {"eager", "graphs"}
     eager, graphs = 290 * 4e-6, 4e-6 + 290 * 490e-6 / 401
     assert tpot["eager"] - tpot["graphs"] == pytest.approx(eager - graphs, rel=1e-9)

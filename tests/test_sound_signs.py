@@ -11,8 +11,9 @@ import random
 import pytest
 import sympy
 from conftest import SPECS, size
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
+from tiers import tiered
 
 import kernelcost
 from kernelcost.algebra import sound_signs
@@ -81,9 +82,9 @@ def at(expr: sympy.Expr, point) -> sympy.Rational:
     return expr.xreplace(dict(zip(SYMBOLS, map(sympy.Integer, point))))
 
 
+@tiered(150)
 @given(quantities(), st.sampled_from((1, 2, 16, 100, 3000)), st.sampled_from((1, 3)))
 @example(200 / (2 * a + 1), 1, 1)  # 40 at a = 2: an integer
-@settings(max_examples=150, deadline=None)
 def test_every_proven_sign_order_and_rounding_holds_at_every_size(quantity, top, bottom):
     constant = sympy.Rational(top, bottom)
     difference = quantity - constant
@@ -152,7 +153,7 @@ def test_moe_gemm_with_symbolic_tiles_prints_no_resident_count():
 ITERATOR = kernelcost.base.symbols.iterator_symbol("i0")  # an integer of either sign
 
 
-@settings(max_examples=150, deadline=None)
+@tiered(150)
 @given(st.sampled_from([sympy.Min, sympy.Max]), st.lists(
     st.builds(lambda coefficient, symbol, rest: coefficient * symbol + rest,
               st.integers(-3, 3), st.sampled_from((a, b, c, ITERATOR)),

@@ -8,9 +8,10 @@ from fractions import Fraction
 
 import pytest
 import sympy
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 from test_rational_eval import POINTS, RATIONALS, SIZES, expressions
+from tiers import tiered
 
 from kernelcost.algebra import decide, thresholds, witnesses
 from kernelcost.base.symbols import size_symbol
@@ -28,10 +29,10 @@ def _value(expr: sympy.Expr, point) -> Fraction | None:
     return Fraction(int(value.p), int(value.q)) if value.is_Rational else None
 
 
+@tiered(300)
 @given(expressions(), NUMBERS, st.sampled_from([-1, 0, 1]), st.lists(POINTS, max_size=8))
 @example(4 * N / (N + 1), sympy.Integer(2), 0, [(1, 1, 1), (3, 1, 1)])
 @example(3 * sympy.ceiling(N / 64) + T, sympy.Integer(3), 1, [(1, 1, 1)])
-@settings(max_examples=300, deadline=None)
 def test_a_threshold_answers_as_the_difference_does(expr, number, zero_counts_as, points):
     found = thresholds.against(expr, number, zero_counts_as)
     if found is None:
@@ -47,8 +48,8 @@ def test_a_threshold_answers_as_the_difference_does(expr, number, zero_counts_as
             assert (value > 0) - (value < 0) == sign, (expr, number, point)
 
 
+@tiered(200)
 @given(expressions(), NUMBERS, st.booleans(), st.booleans())
-@settings(max_examples=200, deadline=None)
 def test_decide_tells_what_it_told_without_thresholds(expr, number, strict, number_first):
     left, right = (number, expr) if number_first else (expr, number)
     with_thresholds = decide._compared.__wrapped__(left, right, strict)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import sympy
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.algebra import surds, witnesses
 from kernelcost.base.symbols import RIDGE
@@ -38,9 +39,9 @@ def sympys_sign(expr: sympy.Expr, values: dict) -> int | None:
     return None  # Min and Max refuse an infinite argument
 
 
+@tiered(400)
 @given(expressions, st.sampled_from(witnesses.WITNESS_REALS),
        st.sampled_from(witnesses.WITNESS_SIZES))
-@settings(max_examples=400, deadline=None)
 @example(4 * t**2 * sympy.sqrt(-t**2 - t + n + 1) * sympy.sqrt(t**2 - t + n + 1),
          sympy.Integer(3), 10**12)  # the first product of the two raised in sympy 1.14
 def test_the_sign_at_a_point_is_sympys(expr, ridge, size):
@@ -62,9 +63,9 @@ def test_a_min_sympy_cannot_build_at_the_witnesses_has_no_sign_there():
     assert witnesses.sign_of(expr, (n,), (40,)) is None
 
 
+@tiered(100)
 @given(st.fractions(Fraction(1, 50), 10**6, max_denominator=50),
        st.fractions(Fraction(1, 50), 10**6, max_denominator=50), st.integers(-3, 3))
-@settings(max_examples=100, deadline=None)
 def test_a_product_of_two_square_roots_is_the_root_of_the_product_sympy_writes(q, r, b):
     # sqrt(q) sqrt(r) reduced here as sympy reduces it (sqrt(2) sqrt(8) = 4, sqrt(2)
     # sqrt(3) = sqrt(6)), without asking sympy, whose first such product can raise

@@ -8,7 +8,7 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parent.parent / "validate" / "published" / "serving.csv"
 COLS = ["source", "date", "citation", "part", "machine", "model", "model_source", "tp",
         "weights", "activations", "kv_cache", "batch", "prefill_batch", "input_len", "output_len", "shape", "quantity",
-        "implementation", "launch", "value", "unit", "conversion", "time_s", "timed", "timed_kind", "split"]
+        "implementation", "launch", "prompt_step", "value", "unit", "conversion", "time_s", "timed", "timed_kind", "split"]
 HEADER = [
     "LLM serving on one node: published measurements (see README.md in this folder; the split rule: SPLIT.md, 'serving.csv').",
     "quantity: ttft (the first token: the batch's prompts prefilled), tpot (one decode step), request_latency (a whole batch of requests:",
@@ -17,6 +17,9 @@ HEADER = [
     "batch: the sequences a decode step holds; prefill_batch: the prompts prefilled together for the first token (the batch for benchmark_latency,",
     "1 for a server at fixed concurrency, where requests arrive one at a time); shape: how the source's lengths map onto input_len and output_len.",
     "launch: graphs where the source itself states that the engine ran its decode steps from CUDA graphs; eager otherwise (the source does not say).",
+    "prompt_step: batch (the batch's prompts prefilled together, nothing else running: benchmark_latency); with_decodes or alone (a closed loop at",
+    "concurrency = batch: a new prompt meets batch - 1 decoding requests, and the engine runs it with their decode tokens in one step, or in a step",
+    "of its own; src/kernelcost/answers/closed_loop.py names each engine's default and its source).",
     "tests/serving_measured.py compares each row with whole_model() at the row's machine, tp (the machine's default topology), batch and lengths.",
 ]
 
@@ -55,7 +58,7 @@ for block, (impl, by_bs) in PR2542_BLOCKS.items():
             part="NVIDIA H100 (variant not stated)", machine="h100", model="mixtral_8x7b",
             model_source="mistralai/Mixtral-8x7B-Instruct-v0.1 (torch_dtype bfloat16; vLLM's dtype auto)", tp=8,
             weights="bf16", activations="bf16", kv_cache="bf16", batch=bs, prefill_batch=bs, input_len=1000, output_len=50, shape=FIXED,
-            quantity="request_latency", implementation=impl, launch="eager", value=repr(v), unit="s", conversion="time_s = value",
+            quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", value=repr(v), unit="s", conversion="time_s = value",
             time_s=t(v), timed=LATENCY_TIMED, timed_kind="call", split=SPLIT["vllm-pr2542"]))
 
 # ---- vLLM PR 3240: Mixtral-8x7B, tuned fused-MoE config, tp 2 on A100 ----
@@ -78,7 +81,7 @@ for block, (impl, by_bs) in PR3240_BLOCKS.items():
             machine="a100", model="mixtral_8x7b",
             model_source="mistralai/Mixtral-8x7B-Instruct-v0.1 (torch_dtype bfloat16; vLLM's dtype auto)", tp=2,
             weights="bf16", activations="bf16", kv_cache="bf16", batch=bs, prefill_batch=bs, input_len=1000, output_len=50, shape=FIXED,
-            quantity="request_latency", implementation=impl, launch="eager", value=v, unit="s", conversion="time_s = value",
+            quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", value=v, unit="s", conversion="time_s = value",
             time_s=t(float(v)), timed=LATENCY_TIMED, timed_kind="call", split=SPLIT["vllm-pr3240"]))
 
 # ---- GPUStack performance lab: Qwen3-8B on one H100 SXM, vLLM bench serve, ShareGPT at concurrency 4 ----
@@ -90,7 +93,8 @@ GPUSTACK = ("gpustack/gpustack, docs/performance-lab/qwen3-8b/h100-latency.md at
             "--dataset-path ShareGPT_V3_unfiltered_cleaned_split.json --num-prompts 100 --max-concurrency 4'")
 SHAREGPT = ("ShareGPT, 100 requests: 'Total input tokens: 23260', 'Total generated tokens: 22061' in every block, a mean of 232.6 and 220.6 "
             "a request, rounded to input_len 233 and output_len 221 (each request's lengths vary); --max-concurrency 4 keeps 4 requests in "
-            "flight (a closed loop, no request rate): a decode step holds 4 sequences, and a new request's prompt is prefilled alone")
+            "flight (a closed loop at the default request rate inf): a decode step holds 4 sequences, and a new request's prompt meets the "
+            "other 3 decoding (prompt_step)")
 SERVE_TIMED = ("vllm bench serve against the engine's OpenAI chat server on the same host: TTFT from sending the request to the first streamed "
                "token, TPOT = (latency - TTFT) / (output tokens - 1) per request; the median over the 100 requests")
 GPUSTACK_RUNS = [
@@ -115,7 +119,10 @@ for section, variant, impl, wa, ttft, tpot in GPUSTACK_RUNS:
             tp=1, weights=wa, activations=wa, kv_cache="bf16", batch=4, prefill_batch=1, input_len=233, output_len=221,
             shape=SHAREGPT, quantity=quantity, implementation=impl,
             # the section's own title states the CUDA graphs of SGLang's decode steps
-            launch="graphs" if "cuda graph" in section else "eager", value=v, unit="ms", conversion="time_s = value * 1e-3",
+            launch="graphs" if "cuda graph" in section else "eager",
+            # the engine's default (closed_loop.py): vLLM V1 and TensorRT-LLM put the others' decode tokens in the
+            # prompt's step; SGLang without --enable-mixed-chunk (no run here passes it) runs the prompt alone
+            prompt_step="alone" if impl.startswith("SGLang") else "with_decodes", value=v, unit="ms", conversion="time_s = value * 1e-3",
             time_s=t(float(v) * 1e-3), timed=SERVE_TIMED, timed_kind="call", split=SPLIT["gpustack-qwen3-8b-h100-latency"]))
 
 # ---- ROCm/vllm docs/dev-docker/README.md: Llama-3.1-70B-Instruct FP8 at tp 8 on MI300X, two releases' tables ----
@@ -169,7 +176,7 @@ for source, date, commit, merged, first, section, unit, impl, part, by_shape in 
                                         line=line),
             part=part, machine="mi300x", model="llama3_70b", model_source=ROCM_MODEL, tp=8,
             weights="fp8", activations="fp8", kv_cache="fp8", batch=bs, prefill_batch=bs, input_len=isl, output_len=2048,
-            shape=FIXED, quantity="request_latency", implementation=impl, launch="eager", value=v,
+            shape=FIXED, quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", value=v,
             unit="ms" if unit == "ms" else "s",
             conversion="time_s = value * 1e-3" if unit == "ms" else "time_s = value",
             time_s=t(float(v) * scale), timed=ROCM_TIMED, timed_kind="call", split=SPLIT[source]))

@@ -1,0 +1,44 @@
+"""Property tests that run in both tiers: a share of their examples in the fast tier, all of
+them in the slow tier.
+
+A test decorated `@tiered(N)` checks N // SHARE examples in the fast tier (every push), and N
+where the slow tier runs (`pytest -m slow`, and CI's bounded sample, which also stops it
+between examples once its budget is spent). The fast tier keeps every property in front of
+every change; the slow tier keeps the depth that found the bugs these tests were written for.
+In CI both tiers replay the same examples each run (conftest's `ci` profile)."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from conftest import sample_spent
+from hypothesis import settings
+
+FULL = "KERNELCOST_FULL_EXAMPLES"  # set by conftest where the session runs the slow tier
+SHARE = 4  # the fast tier checks a quarter of the examples
+
+
+def examples(full: int) -> int:
+    """The examples a tiered test checks in this session."""
+    return full if os.environ.get(FULL) else max(1, full // SHARE)
+
+
+def tiered(full: int, **options: Any) -> Callable:
+    """Apply above `@given`: the test's settings (`full` examples in the slow tier, no
+    deadline, `options` besides) and the `tiered` mark the slow tier selects."""
+    def wrap(test: Callable) -> Callable:
+        inner = test.hypothesis.inner_test  # type: ignore[attr-defined]
+
+        @functools.wraps(inner)
+        def until_spent(*args: Any, **kwargs: Any) -> None:
+            if not sample_spent():
+                inner(*args, **kwargs)
+
+        test.hypothesis.inner_test = until_spent  # type: ignore[attr-defined]
+        counted = settings(max_examples=examples(full), deadline=None, **options)(test)
+        return pytest.mark.tiered(counted)
+    return wrap
