@@ -278,10 +278,14 @@ def option_case(rng: random.Random) -> Case:
                                          ["specs"], ["/dev/null"], ["h100", "--wide"]])]
     elif command == "model":
         argv = ["model", rng.choice(MODELS + ["nope"]), "--machine", rng.choice(MACHINES),
-                "--batch", rng.choice(["1", "1,8", "0", "-1", "1e19", "x", "", "1," * 50 + "1"]),
-                "--context", rng.choice(["1", "4096", "0", "1e400", "1e19", "x"]),
+                "--batch", rng.choice(["1", "1,8", "0", "-1", "1e19", "x", "", "1," * 50 + "1",
+                                       "1..64", "8..1:2", "1..100000", "1..9:0"]),
+                "--context", rng.choice(["1", "4096", "0", "1e400", "1e19", "x", "128..512:128",
+                                         "1..100000"]),
                 rng.choice(["--gpus", "--tp"]),
-                rng.choice(["1", "2", "3", "0", "-1", "1e19", "64"])]
+                rng.choice(["1", "2", "3", "0", "-1", "1e19", "64", "1,2", "1..8"])]
+        argv += rng.choice([[], [], ["--grid", "grid.csv"], ["--grid", "-"],
+                            ["--grid", "/dev/null"]])
         argv += rng.choice([[], ["--pp", rng.choice(["1", "2", "5", "0", "81", "1e19"])]])
         argv += rng.choice([[], ["--ep", rng.choice(["1", "2", "3", "8", "16", "0", "x"])]])
         argv += rng.choice([[], ["--chunk", rng.choice(["1", "7", "512", "8192", "0", "-3", "x",

@@ -157,9 +157,10 @@ def values_of(cost, sizes: dict[str, int]) -> dict:
 
 
 def by_definition(blocks, raster: str) -> list[tuple]:
-    """Launch order from the raster's definition; grouped needs a rectangular 2-D grid."""
+    """Launch order from the raster's definition; grouped needs two axes at least (those
+    before the last two are batches)."""
     coordinates = [coordinates for coordinates, _ in blocks]
-    if raster.startswith("grouped") and len(coordinates[0]) != 2:
+    if raster.startswith("grouped") and len(coordinates[0]) < 2:
         raster = "row"
     return launch_order(coordinates, raster)
 

@@ -201,3 +201,28 @@ def test_a_value_is_found_where_the_sizes_left_cancel_and_none_where_they_move()
     assert _evaluate(sympy.Min(T, N) * M, at) is None
     assert _evaluate(T * N / (N + 1), at) is None
     assert _evaluate(T * M, at) == 640.0
+
+
+def _subcommands(parser) -> list[list[str]]:
+    """Every command path of the parser, nested subcommands included (argparse keeps them in
+    its subparsers actions' choices)."""
+    import argparse
+
+    paths: list[list[str]] = [[]]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                paths += [[name, *rest] for rest in _subcommands(sub)]
+    return paths
+
+
+@pytest.mark.parametrize("path", _subcommands(cli.build_parser()), ids=" ".join)
+def test_every_commands_help_prints_and_exits_0(path, capsys):
+    # argparse formats help strings with %: a bare % in one (`% M`) raised ValueError, a
+    # traceback on `kernelcost import --help`
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([*path, "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: kernelcost")
+    assert ("options:" in out) or ("positional arguments:" in out)

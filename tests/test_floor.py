@@ -215,3 +215,21 @@ def test_ranges_cut_by_min_keep_the_floor_under_the_bound_campaign():
     # in a slow sample, cut short when the sample's budget is spent, as the other campaigns
     checked = _campaign(mutants_a_spec=12, sizes_a_mutant=4, stop=sample_spent)
     assert checked >= 500 or sample_spent()
+
+
+def test_split_k_keeps_the_floor_under_the_bound():
+    # gemm_hopper split 1..8 (lang.split_k: S times the blocks, the partial tiles' fix-up in
+    # t_bound and t_model, none in t_floor) at seeded sizes on seeded machines: a split that
+    # does not divide the k-steps breaks its `assume` and is refused, as the commands do
+    rng = random.Random(41)
+    text = (SPECS / "gemm_hopper.kcost").read_text()
+    checked = 0
+    for split in (1, 2, 3, 4, 8):
+        spec = kernelcost.loads(text.replace("split_k k0 = 1", f"split_k k0 = {split}"))
+        cost = spec.cost()
+        for _ in range(6):
+            sizes = {"M": 256 * rng.choice((1, 2, 7, 32)), "N": 256 * rng.choice((1, 3, 32)),
+                     "K": 64 * rng.choice((3, 8, 24, 1024))}
+            values = {**cost.defaults, **_values(sizes)}
+            checked += _checked(cost, spec, values, rng.choice(MACHINES))
+    assert checked >= 20

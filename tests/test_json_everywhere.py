@@ -12,6 +12,7 @@ import functools
 import io
 import json
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,9 @@ INVOCATIONS: dict[str, list[list[str]]] = {
     "machines": [["machines"], ["machines", "h100"]],
     "model": [["model", "llama3_8b", "--machine", "h100"],
               ["model", "mixtral_8x7b", "--machine", "h100", "--tp", "2", "--ep", "2",
-               "--batch", "8"]],  # the collectives of tensor and expert parallelism
+               "--batch", "8"],  # the collectives of tensor and expert parallelism
+              ["model", "llama3_8b", "--batch", "1,256", "--context", "128,4096", "--tp",
+               "1,2", "--grid", str(Path(tempfile.gettempdir()) / "kernelcost-grid.csv")]],
     "bound": [["bound", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100"]],
     "tune": [["tune", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100", "--vary",
               "TM=64,128,TN=128,256,stages=2..4,raster=row,grouped", "--set",

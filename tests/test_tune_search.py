@@ -96,7 +96,8 @@ def _hopper_text(row, names, n=8192) -> tuple[str, dict]:
     """gemm_hopper with a row's schedule settings written in as numbers, and its sizes."""
     values = dict(zip(names, row.values))
     text = HOPPER.read_text()
-    for setting, pattern in (("threads", r"threads = \d+"), ("cluster", r"cluster i0 = \d+")):
+    for setting, pattern in (("threads", r"threads = \d+"), ("cluster", r"cluster i0 = \d+"),
+                             ("split_k", r"split_k k0 = \d+")):
         if setting in values:
             replaced = pattern.replace(r"\d+", str(values.pop(setting)))
             text = re.sub(pattern, replaced, text)
@@ -131,6 +132,25 @@ def test_the_top_ten_are_what_analyze_gives_there(schedules):
         assert row.waves == int(found.grid.occupancy.waves)
     t_models = [row.t_model for row in schedules.top]
     assert t_models == sorted(t_models)
+
+
+def test_split_k_candidates_are_what_analyze_gives_there():
+    # the skinny GEMM where split-K pays (tests/test_split_k.py): splits 1..8 beside the tiles
+    # and rasters, every one of the top ten written out as a spec and analysed
+    varied = parse_vary("TM=64,128,TN=128,256,split_k=1..8,raster=row,grouped")
+    sizes = {"M": "512", "N": "512", "K": "65536"}
+    ranking = tune(load(HOPPER), H100, varied, None, sizes, rescore=40)
+    assert len(ranking.top) == 10
+    assert max(row.values[ranking.parameters.index("split_k")] for row in ranking.top) > 1
+    for row in ranking.top:
+        text, found_sizes = _hopper_text(row, ranking.parameters, n=512)
+        (answer,) = answers(analyze(loads(text, "written.kcost"), {**found_sizes, "K": 65536}),
+                            [H100], None)
+        found = answer.verdict
+        assert row.t_bound == pytest.approx(float(found.t_bound), rel=1e-9)
+        assert row.t_model == pytest.approx(float(found.t_model), rel=1e-9)
+        assert row.blocks == int(found.grid.occupancy.blocks)
+        assert row.waves == int(found.grid.occupancy.waves)
 
 
 def test_the_raster_orders_are_what_analyze_gives_for_each():

@@ -99,17 +99,20 @@ def launch_order(coordinates: list[tuple], raster: str) -> list[tuple]:
     if raster == "column":  # the first iterator fastest
         return sorted(coordinates, key=lambda c: tuple(reversed(c)))
     group = int(raster[len("grouped("):-1])
-    rows = sorted({c[0] for c in coordinates})
-    cols = sorted({c[1] for c in coordinates})
+    # the axes before the last two are batches, the slowest (a split-K grid's splits)
+    batches = sorted({c[:-2] for c in coordinates})
+    rows = sorted({c[-2] for c in coordinates})
+    cols = sorted({c[-1] for c in coordinates})
     num_m, num_n = len(rows), len(cols)
     order = []
-    for pid in range(num_m * num_n):  # Triton's grouped ordering
-        group_id = pid // (group * num_n)
-        first_m = group_id * group
-        size_m = min(num_m - first_m, group)
-        pid_m = first_m + (pid % (group * num_n)) % size_m
-        pid_n = (pid % (group * num_n)) // size_m
-        order.append((rows[pid_m], cols[pid_n]))
+    for batch in batches:
+        for pid in range(num_m * num_n):  # Triton's grouped ordering
+            group_id = pid // (group * num_n)
+            first_m = group_id * group
+            size_m = min(num_m - first_m, group)
+            pid_m = first_m + (pid % (group * num_n)) % size_m
+            pid_n = (pid % (group * num_n)) // size_m
+            order.append((*batch, rows[pid_m], cols[pid_n]))
     return order
 
 

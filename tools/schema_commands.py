@@ -183,7 +183,7 @@ def _model_crossing() -> dict:
 
 
 def model_schema() -> dict:
-    return document("model", "kernelcost model --json", obj({
+    return document("model", "kernelcost model --json", {"oneOf": [obj({
         "model": text("the model's name"),
         "params": integer("parameters"),
         "machine": ref("machine_id"),
@@ -263,8 +263,52 @@ def model_schema() -> dict:
         }, "the chunked prefill (answers/chunked.py)"), "null without --chunk"),
         "notes": texts("what the model leaves out and how t_model is taken"),
     }, "`model --json`: a transformer's decode steps and prefills (SI base units)"),
+        _grid()]},
         {"step": _step(), "crossing": _model_crossing(), "parallel": _parallel(),
          "step_collectives": _step_collectives()})
+
+
+def _grid() -> dict:
+    return obj({
+        "model": text("the model's name"),
+        "machine": ref("machine_id"),
+        "batch": array(integer("sequences"), "the grid's batches (--batch)"),
+        "context": array(integer("tokens"), "its contexts (--context)"),
+        "tp": array(integer("GPUs"), "its tensor parallelism (--tp)"),
+        "pp": integer("pipeline stages (--pp)"),
+        "points": integer("batches x contexts x tp: the CSV's rows"),
+        "quantisation": obj({
+            "weights": {"enum": ["bf16", "fp8", "int8", "int4"],
+                        "description": "the weights' precision (--weights)"},
+            "activations": {"enum": ["bf16", "fp8"],
+                            "description": "the activations' precision (--activations)"},
+            "kv_cache": {"enum": ["bf16", "fp8", "int8"],
+                         "description": "the KV cache's precision (--kv-cache)"},
+            "group_size": integer("int8 and int4 weights sharing one scale (--group-size)"),
+        }, "the precisions the model is served at"),
+        "launch": {"enum": ["eager", "graphs"],
+                   "description": "how a decode step launches its kernels (--launch)"},
+        "memory_fraction": number("the share of HBM the weights and KV cache may take"),
+        "usable_B": number_or_null("HBM x memory_fraction a GPU, B; null without a capacity"),
+        "fitting_points": integer_or_null("points whose weights and KV cache fit usable_B; "
+                                          "null without a capacity"),
+        "t_model_points": integer("points where TPOT and TTFT (t_model) are both given"),
+        "tiled_points": integer("points where a GEMM takes gemm_hopper's estimate"),
+        "tiled_shapes": integer("distinct GEMM shapes that take gemm_hopper's estimate"),
+        "tiled_from_analysis": boolean("whether the analysis gave their t_model (few "
+                                       "shapes); false: t_model is not given there"),
+        "figures": text("which figure the grid gives, and where t_model is left out"),
+        "columns": array(obj({"name": text("the CSV column"), "meaning": text("what it holds")},
+                             "a column of the CSV"), "the CSV's columns, in order"),
+        "best": nullable(obj({
+            "tp": integer("GPUs"), "batch": integer("sequences"), "context": integer("tokens"),
+            "tokens_per_s": number("output tokens a second: batch / tpot_s"),
+            "tpot_s": number("time per output token, s"),
+            "ttft_s": number_or_null("time to first token, s; null where not given"),
+        }, "the point of most output tokens a second"), "among the points that fit, TPOT "
+                                                        "given; null where none"),
+    }, "`model --grid CSV --json`: what the grid holds and which figure it gives (the "
+       "figures themselves in the CSV, answers/model_grid.py)")
 
 
 def _parallel() -> dict:

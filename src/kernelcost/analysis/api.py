@@ -57,7 +57,9 @@ class Spec:
 
     @property
     def kernel(self) -> ast.Kernel:
-        return self.checked.kernel
+        """The tree as written (before split-K's rewrite, lang.split_k): what a command that
+        changes the spec and checks it again starts from."""
+        return self.checked.written or self.checked.kernel
 
     @property
     def parameters(self) -> dict[str, sympy.Symbol]:

@@ -113,11 +113,20 @@ def collective_time(collective: Collective, size_B: float, gpus: int,
     if gpus < 2:
         none = Timed(Algorithm.DIRECT, Protocol.SIMPLE, 0.0, 0.0)
         return CollectiveTime(collective, size_B, gpus, 0.0, none, (none,))
-    bandwidth = topology.bandwidth_Bps(gpus)
-    candidates = tuple(_candidates(collective, size_B, gpus, bandwidth, topology)) + tuple(
-        _switch_and_custom(collective, size_B, gpus, topology))
+    candidates = candidate_times(collective, size_B, gpus, topology)
     best = min(candidates, key=lambda timed: timed.seconds)
-    return CollectiveTime(collective, size_B, gpus, bandwidth, best, candidates)
+    return CollectiveTime(collective, size_B, gpus, topology.bandwidth_Bps(gpus), best,
+                          candidates)
+
+
+def candidate_times(collective: Collective, size_B, gpus: int,
+                    topology: Topology) -> tuple[Timed, ...]:
+    """Every algorithm and protocol the topology allows for the collective on gpus >= 2
+    GPUs, each timed; `size_B` a number, or an array of sizes (`model --grid` takes the
+    least of these at every point at once)."""
+    bandwidth = topology.bandwidth_Bps(gpus)
+    return tuple(_candidates(collective, size_B, gpus, bandwidth, topology)) + tuple(
+        _switch_and_custom(collective, size_B, gpus, topology))
 
 
 def _bus(bandwidth: float, efficiency: float, protocol: int, ll_max: float | None) -> float:

@@ -26,6 +26,9 @@ gets the exact share of its busiest SM from the analysis, where `tune` re-scores
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy
 import sympy
 
@@ -50,6 +53,16 @@ from .rejections import (
 )
 
 ROOF_LEVELS = (Level.GLOBAL, Level.L2, Level.SHARED)  # the levels whose bandwidth is a roof
+# what the numpy printer's code names: lambdify's modules="numpy" star-imports numpy first,
+# which loads its every submodule (0.1 to 0.5 s a command pays once)
+_NAMESPACE = {"numpy": numpy, "functools": functools, "math": math}
+
+
+def numpy_function(symbols, expr):
+    """`expr` as a numpy function of `symbols`: lambdify's numpy printer, its names given."""
+    from sympy.printing.numpy import NumPyPrinter
+
+    return sympy.lambdify(symbols, expr, modules=[_NAMESPACE], printer=NumPyPrinter)
 
 
 @record
@@ -169,11 +182,15 @@ class Evaluator:
             # clipped loop, `min(m0 + TM, Mt)`): the first block's, a whole tile, stands in
             at = key.xreplace(self.first_block).xreplace(self.fixed)
             used = [s for s in self.symbols if s in at.free_symbols]
-            function = sympy.lambdify(used, at, modules="numpy")
+            function = numpy_function(used, at)
             places = [self.symbols.index(s) for s in used]
             self._compiled[key] = lambda arrays: numpy.asarray(
                 function(*(arrays[p] for p in places)), dtype=numpy.float64)
         return self._compiled[key]
+
+    def compiled(self, expr):
+        """expr as a numpy function of the varied arrays: compiled once, then cached."""
+        return self._f(expr)
 
     def __call__(self, arrays: list[numpy.ndarray]) -> Evaluation:
         # a block of no shared memory or registers divides by zero where numpy.where then

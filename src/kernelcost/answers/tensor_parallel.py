@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import math
 from enum import StrEnum
+from typing import Any
 
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.records import record
@@ -66,6 +67,7 @@ from .collectives import Collective, CollectiveTime, collective_time
 from .composition import Phase
 
 ACTIVATION_BYTES = 2  # bf16, as the composed specs count
+Count = Any  # a whole number, or (model --grid) an array of them
 
 
 class CollectiveName(StrEnum):
@@ -136,10 +138,12 @@ class TensorParallel:
         return self.layout.topology
 
 
-def step_collectives(model: ModelConfig, phase: Phase, batch: int, tokens: int,
-                     layout: Layout) -> StepCollectives:
+def step_collectives(model: ModelConfig, phase: Phase, batch: Count, tokens: Count,
+                     layout: Layout, timer=collective_time) -> StepCollectives:
     """The collectives of one step of `tokens` tokens (the tables above); the tensor- and
-    expert-parallel ones among a stage's tp GPUs, the hand-offs across the whole group."""
+    expert-parallel ones among a stage's tp GPUs, the hand-offs across the whole group.
+    `timer` times one collective (`model --grid` passes batch and tokens as arrays and a
+    timer of arrays)."""
     activations = tokens * model.hidden * ACTIVATION_BYTES
     logits = batch * model.vocab * ACTIVATION_BYTES
 
@@ -148,8 +152,7 @@ def step_collectives(model: ModelConfig, phase: Phase, batch: int, tokens: int,
 
     def use(name: CollectiveName, collective: Collective, size_B: int, copies: int,
             gpus: int) -> CollectiveUse:
-        return CollectiveUse(name, collective, copies,
-                             collective_time(collective, size_B, gpus, topology))
+        return CollectiveUse(name, collective, copies, timer(collective, size_B, gpus, topology))
 
     uses = []
     if layout.tp > 1:

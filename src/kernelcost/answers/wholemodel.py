@@ -276,6 +276,16 @@ def _real_root(gap, low: float, high: float) -> float:
     return high
 
 
+def check_served(model: ModelConfig, machine: Machine, quantisation: Quantisation) -> None:
+    """What the machine must have to serve the model so quantised (module doc)."""
+    if machine.bandwidth(Level.GLOBAL) is None:
+        raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
+            None, f"machine `{machine.id}` has no global bandwidth"))
+    for precision in quantisation.compute_precisions():
+        machine.require_precision(precision)  # an fp8 GEMM on an A100 is refused here
+    check_groups(model, quantisation)
+
+
 def whole_model(model: ModelConfig, machine: Machine, batches: list[int], context: int,
                 gpus: int = 1, layout: Layout | None = None, *,
                 quantisation: Quantisation = BF16_ONLY,
@@ -287,12 +297,7 @@ def whole_model(model: ModelConfig, machine: Machine, batches: list[int], contex
     share of HBM the weights and KV cache may take (hbm_fit.py), `launch` how a decode step
     launches its kernels (launch_cost.py). Expert parallelism leaves the weights a GPU holds
     as tensor parallelism's: E/N whole experts are 1/N of them."""
-    if machine.bandwidth(Level.GLOBAL) is None:
-        raise MachineFileError(Code.MACHINE_LACKS_FIGURE, Diagnostic(
-            None, f"machine `{machine.id}` has no global bandwidth"))
-    for precision in quantisation.compute_precisions():
-        machine.require_precision(precision)  # an fp8 GEMM on an A100 is refused here
-    check_groups(model, quantisation)
+    check_served(model, machine, quantisation)
     ep = 1 if layout is None else layout.ep
     check_expert_parallel(model, gpus, ep)
     parallel = None

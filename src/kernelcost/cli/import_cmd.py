@@ -27,7 +27,7 @@ def add_import_options(parser: argparse.ArgumentParser) -> None:
                         help="take the meta-parameters, num_warps and num_stages of the "
                              "file's N-th triton.Config (from 0, in the order written)")
     parser.add_argument("--wrap", choices=("reread", "clip"), default="reread",
-                        help="an index wrapped with `% M`: its rows past M re-read rows 0, 1, "
+                        help="an index wrapped with `%% M`: its rows past M re-read rows 0, 1, "
                              "... (reread, Triton's semantics), or are dropped as a mask "
                              "would (clip: a block's distinct rows exact, no padded work)")
 

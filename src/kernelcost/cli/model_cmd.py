@@ -10,6 +10,7 @@ from ..base.watchdog import stage
 from .shared import add_wide
 
 MAX_BATCH = 10**7
+MAX_BATCHES = 64  # a table's batches without --grid
 
 
 def build_model_parser(commands) -> None:
@@ -22,14 +23,21 @@ def build_model_parser(commands) -> None:
                              "llama3_8b llama3_70b mixtral_8x7b")
     parser.add_argument("--machine", default="h100", metavar="ID|PATH",
                         help="a machine id or .toml path (default h100)")
-    parser.add_argument("--batch", default="1,8,64,512", type=_batches,
-                        help="sequences per step, comma-separated (default 1,8,64,512)")
-    parser.add_argument("--context", default=4096, type=_positive("context"),
+    parser.add_argument("--batch", default="1,8,64,512", metavar="VALUES",
+                        help="sequences per step: values and ranges, comma-separated "
+                             "(1,8,64 or 1..512 or 8..512:8; default 1,8,64,512)")
+    parser.add_argument("--context", default="4096", metavar="VALUES",
                         help="tokens in the KV cache at decode, and of each prefill "
-                             "(default 4096)")
-    parser.add_argument("--tp", "--gpus", dest="gpus", default=1, type=_positive("tp"),
+                             "(default 4096; several values or a range with --grid)")
+    parser.add_argument("--tp", "--gpus", dest="gpus", default="1", metavar="VALUES",
                         help="tensor parallelism over N GPUs: figures per GPU, and the "
-                             "collectives between the kernels (default 1)")
+                             "collectives between the kernels (default 1; several values "
+                             "with --grid)")
+    parser.add_argument("--grid", metavar="CSV",
+                        help="every point of --batch x --context x --tp at once, with numpy: "
+                             "a row a point (TTFT, TPOT, their bounds, the fit in HBM) to "
+                             "CSV, - for standard output; a summary on the terminal "
+                             "(docs/serving.md)")
     parser.add_argument("--pp", default=1, type=_positive("pp"),
                         help="pipeline parallelism: the layers in N stages of --tp GPUs each "
                              "(default 1)")
@@ -128,13 +136,6 @@ def _machines(text: str) -> list[str]:
     return names
 
 
-def _batches(text: str) -> list[int]:
-    parts = [p.strip() for p in text.split(",") if p.strip()]
-    if not parts:
-        raise argparse.ArgumentTypeError("give at least one batch, e.g. 1,8,64")
-    return [_positive("batch")(p) for p in parts]
-
-
 def run_model(args) -> int:
     from ..algebra.jsonout import print_json
     from ..answers.quantisation import quantisation
@@ -142,9 +143,30 @@ def run_model(args) -> int:
     from ..answers.wholemodel import whole_model
     from ..hardware.hfconfig import load_model_or_config
     from ..hardware.machinefile import load_machine
+    from ..lang.varied import parse_values
     from ..present.wholemodel_report import model_json, save_stack, text_report
     from .shared import page, print_items
 
+    batches = parse_values("--batch", args.batch, MAX_BATCH)
+    contexts = parse_values("--context", args.context, MAX_BATCH)
+    tps = parse_values("--tp", args.gpus, MAX_BATCH)
+    if args.grid is not None:
+        from .model_grid_cmd import run_grid
+
+        return run_grid(args, batches, contexts, tps)
+    if len(batches) > MAX_BATCHES:  # each batch composed by the analysis: some 0.3 s each
+        raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
+            option_span("--batch", args.batch),
+            f"{len(batches):,} batches, more than {MAX_BATCHES} without --grid",
+            "--grid FILE.csv evaluates every batch at once (the same figures)"), args.batch)
+    for option, text, values in (("--context", args.context, contexts),
+                                 ("--tp", args.gpus, tps)):
+        if len(values) > 1:
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                option_span(option, text), f"{option} takes one value without --grid",
+                f"--grid FILE.csv for every point of --batch x --context x --tp, or "
+                f"{option} {values[0]}"), text)
+    args.batch, args.context, args.gpus = list(batches), contexts[0], tps[0]
     for figure in (args.output, args.curve):
         if figure:
             from ..present.plot import check_figure_path

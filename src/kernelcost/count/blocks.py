@@ -16,6 +16,7 @@ from ..base.kinds import Role
 from ..base.levels import Level
 from ..base.symbols import ON_CHIP_LEVELS, iterator_symbol
 from .cost import GridCost, ScopeCost, TileBox
+from .fixup import fixup_bytes
 from .lanes import lane_accesses
 
 if TYPE_CHECKING:
@@ -61,6 +62,10 @@ def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | 
         step_iterator=_step_loop_var(counter, depth),
         tiles=_tiles(counter, depth),
         lane_accesses=lane_accesses(counter),
+        split=counter.finish(grid.split),
+        split_iterator=(None if grid.split_iterator is None
+                        else iterator_symbol(grid.split_iterator)),
+        fixup_B=fixup_bytes(counter),
     )
 
 

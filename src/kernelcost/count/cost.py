@@ -138,6 +138,9 @@ class GridCost:
     step_iterator: sympy.Symbol | None  # the innermost sequential loop outside the keeps
     tiles: tuple[TileBox, ...]  # what one block touches of each global tensor
     lane_accesses: tuple[LaneAccess, ...] = ()  # accesses inside `lanes` loops
+    split: sympy.Expr = sympy.Integer(1)  # split-K's parts of the k-loop (1: none)
+    split_iterator: sympy.Symbol | None = None  # the grid iterator over them
+    fixup_B: sympy.Expr = sympy.Integer(0)  # split-K's partial tiles at global (count.fixup)
 
 
 @record

@@ -25,6 +25,7 @@ from .blocks import count_grid
 from .cost import WORK_CLASSES, Contraction, Cost, ScopeCost, TensorFootprint
 from .counters import CounterView
 from .facts import Facts
+from .fixup import fixup_bytes
 from .footprint import Footprint, Footprints
 from .loops import Loop
 from .mma import contraction_of
@@ -173,7 +174,8 @@ class _Counter:
     def traffic(self, depth: int = 0) -> dict[str, sympy.Expr]:
         """Bytes per level, summed over the loops from `depth` in. In a parallel spec L2
         serves the blocks (their fills, and per block the distinct elements they touch
-        outside a keep) and global memory sees each element once: the compulsory traffic."""
+        outside a keep) and global memory sees each element once: the compulsory traffic,
+        and split-K's partial tiles (count.fixup)."""
         bytes_at: defaultdict[str, sympy.Expr] = defaultdict(lambda: sympy.Integer(0))
         mode = self.reuse if self.reuse != Reuse.SPEC else self.checked.reuse
         for name, tensor in self.checked.tensors.items():
@@ -199,6 +201,8 @@ class _Counter:
                 bytes_at[scope.parent_levels[name]] += size * fill
                 served = [s for s in inside if s.scopes[-1] is scope]
                 bytes_at[scope.level] += size * self._dynamic(served, depth)
+        if depth == 0 and self.grid_depth:
+            bytes_at[Level.GLOBAL] += fixup_bytes(self)  # split-K's partial tiles
         return {level: self.finish(bytes_at[level]) for level in LEVELS
                 if level in bytes_at and bytes_at[level] != 0}
 

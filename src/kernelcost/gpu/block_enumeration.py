@@ -113,23 +113,24 @@ def _enumerate(grid: GridCost, sizes: Mapping) -> tuple[np.ndarray, np.ndarray, 
 def _order(grid: GridCost, sizes: Mapping, index: np.ndarray,
            rectangular: bool) -> tuple[np.ndarray, bool]:
     """Grid-order positions of the blocks in launch order, and whether a grouped raster fell
-    back to row order (it needs a rectangular 2-D grid)."""
+    back to row order (it needs a rectangular grid of at least two axes)."""
     count, dims = index.shape
     if grid.raster == Raster.COLUMN:  # first iterator fastest: the last one is the primary key
         return np.lexsort(index.T), False
     if grid.raster != Raster.GROUPED or count == 0:
         return np.arange(count), False
-    if dims != 2 or not rectangular:
+    if dims < 2 or not rectangular:
         return np.arange(count), True
-    num_m, num_n = int(index[:, 0].max()) + 1, int(index[:, 1].max()) + 1
+    num_m, num_n = int(index[:, -2].max()) + 1, int(index[:, -1].max()) + 1
     group = int(fraction_of(grid.group, sizes))
-    # Triton's grouped ordering: `group` rows of blocks at a time, column-major inside
-    pid = np.arange(count)
+    # Triton's grouped ordering: `group` rows of blocks at a time, column-major inside; the
+    # axes before the last two are batches, the slowest (a split-K grid's splits)
+    batch, pid = np.divmod(np.arange(count), num_m * num_n)
     group_id, inside = pid // (group * num_n), pid % (group * num_n)
     first_m = group_id * group
     size_m = np.minimum(num_m - first_m, group)
     pid_m, pid_n = first_m + inside % size_m, inside // size_m
-    return pid_m * num_n + pid_n, False
+    return batch * num_m * num_n + pid_m * num_n + pid_n, False
 
 
 def raster_order(grid: GridCost, values) -> list[tuple[int, ...]]:

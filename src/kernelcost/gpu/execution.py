@@ -6,7 +6,8 @@ Two times, kept apart (the third, t_floor, knows no grid: module floor):
   traffic (the blocks' fills and their distinct elements outside a keep) on the L2
   bandwidth; compulsory global traffic (each element once) on the global bandwidth.
 - t_model, the estimate: global traffic from the waves (what each wave's blocks touch
-  together, when a step of it fits in L2; the fills otherwise), the rest as in t_bound.
+  together, when a step of it fits in L2; the fills otherwise) and split-K's fix-up (the
+  partial tiles, count.fixup, in both times), the rest as in t_bound.
   The wave estimate never goes below the compulsory bytes of t_bound: every run moves those
   (each input element read once, each output written once), and an estimate under them
   (a warm tensor's reads served once per wave) would put t_model under t_bound. Where it
@@ -16,6 +17,7 @@ A grid of fewer blocks than SMs is named (module fill)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -45,6 +47,7 @@ from .grid_terms import (
     worked_tail_share,
 )
 from .occupancy import Occupancy, occupancy
+from .split_grid import unsplit
 from .transfer import Transfer, transfers
 from .unclassified import Fallback, Stage, Unclassed
 from .warm import WarmL2, served_cost, wave_served_B
@@ -124,8 +127,10 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
                  work_by_class: dict[str, sympy.Expr], warm: WarmL2 | None = None) -> GridVerdict:
     """The execution model of cost.grid; `values` maps parameters to their values; `warm`:
     tensors a previous kernel left in L2, read from there where L2 holds them (module warm)."""
-    grid = cost.grid
-    assert grid is not None  # the execution model of a parallel spec
+    assert cost.grid is not None  # the execution model of a parallel spec
+    grid = unsplit(cost.grid, values)
+    if grid is not cost.grid:
+        cost = dataclasses.replace(cost, grid=grid)
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
     fallbacks: list[Fallback] = []  # what was bounded where blocks fall into no classes
@@ -218,6 +223,7 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
     except ValueError:  # a tile bound no whole number: sizes that break an `assume`
         return None, GlobalCount(compulsory=Compulsory.TILES)
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
+    amount += _at(grid.fixup_B, values)  # split-K's partial tiles: no wave shares them
     served: tuple[str, ...] = ()
     if warm is not None and warm.fits:
         amount -= wave_served_B(warm, result.bytes_by_tensor)

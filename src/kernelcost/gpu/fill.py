@@ -8,7 +8,8 @@ M = N = K = 512 on H100 runs 8 blocks of 128 x 256 on 132 SMs and its tensor ter
 the flat one. What would fill the machine is data here, for the report to say:
 
 - split-K: the block's innermost sequential loop around a keep that fills from L2 (k0 of a
-  GEMM) divided among ceil(S / B) blocks, each adding a partial;
+  GEMM) divided among ceil(S / B) blocks, each adding a partial (times the parts a spec's
+  `split_k` divides it in already);
 - smaller tiles: the grid loops that step by more than one (i0 by TM) give more blocks per
   element of output with a smaller step.
 
@@ -38,6 +39,7 @@ class GridFill:
     split_iterator: str | None  # the sequential loop split-K would divide (k0), if any
     tile_iterators: tuple[str, ...]  # grid loops stepping by a tile (smaller tiles, more
     # blocks); empty where every grid loop steps by 1
+    split: int = 1  # the parts the spec splits the k-loop in already (split_k), 1 without
 
 
 def grid_fill(grid: GridCost, blocks: sympy.Expr, sm_count: int, values: Values,
@@ -52,8 +54,9 @@ def grid_fill(grid: GridCost, blocks: sympy.Expr, sm_count: int, values: Values,
     tiles = tuple(str(iterator) for iterator, step in zip(grid.iterators, grid.steps)
                   if _steps_by_more_than_one(step, values))
     split = None if grid.step_iterator is None else str(grid.step_iterator)
+    declared = sympy.sympify(grid.split).xreplace(dict(values))
     return GridFill(count, sm_count, sympy.Rational(count, sm_count), -(-sm_count // count),
-                    binds, split, tiles)
+                    binds, split, tiles, int(declared) if declared.is_Integer else 1)
 
 
 def _steps_by_more_than_one(step: sympy.Expr, values: Values) -> bool:

@@ -193,8 +193,9 @@ def per_wave_volumes(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_b
 
 
 def _raster(grid: GridCost, axes: GridAxes) -> Raster:
-    """The raster used: a grouped raster needs a rectangular 2-D grid, row order else."""
-    if grid.raster == Raster.GROUPED and len(axes.counts) != 2:
+    """The raster used: a grouped raster needs the last two axes of a rectangular grid (the
+    axes before them are batches, wave_pieces), row order else."""
+    if grid.raster == Raster.GROUPED and len(axes.counts) < 2:
         return Raster.ROW
     return grid.raster
 

@@ -36,8 +36,8 @@ def alike_waves(axes: GridAxes, raster: Raster, group: int, wave_blocks: int,
     blocks = axes.blocks
     waves = -(-blocks // wave_blocks)
     everything = np.arange(waves, dtype=np.int64), np.ones(waves, dtype=np.int64)
-    if waves < 4:
-        return everything
+    if waves < 4 or (raster == Raster.GROUPED and len(axes.counts) > 2):
+        return everything  # a batched grouped raster (wave_pieces) repeats batch by batch
     outer = len(axes.counts) - 1 if raster == Raster.COLUMN else 0
     low, high = _longest_invariant_run(plans, outer, axes.counts[outer])
     if raster == Raster.GROUPED:

@@ -14,7 +14,10 @@ ranges, disjoint, some empty (their `valid` is False). A column raster is the ro
 over the axes reversed. Triton's grouped raster (2-D) takes `group` rows of blocks at a time,
 column by column inside a group: a wave inside one group is a run in the group's
 column-major order (3 products), one across groups adds the whole groups between and the
-first one's tail and the last one's head (7 products, some empty)."""
+first one's tail and the last one's head (7 products, some empty). Axes before the last two
+are batches, the slowest (a split-K grid's splits): each batch runs its grouped order, then
+the next, so a wave is a grouped run in its first batch, one in its last, and the whole
+batches between."""
 
 from __future__ import annotations
 
@@ -44,6 +47,8 @@ def raster_products(raster: Raster, counts: Sequence[int], group: int, start: Ar
     if raster == Raster.COLUMN:
         found = mixed_radix(start, end, list(reversed(counts)))
         return [Product(tuple(reversed(product.ranges)), product.valid) for product in found]
+    if raster == Raster.GROUPED and len(counts) > 2:
+        return _batched_grouped(start, end, counts[:-2], counts[-2], counts[-1], group)
     if raster == Raster.GROUPED:
         return _grouped(start, end, counts[0], counts[1], group)
     return mixed_radix(start, end, list(counts))
@@ -121,6 +126,33 @@ def _grouped(start: Array, end: Array, rows: int, cols: int, group: int) -> list
     whole_cols = (_like(0, start), _like(cols - 1, start))
     products.append(Product((whole_rows, whole_cols), last_group - first_group >= 2))
     return products
+
+
+def _batched_grouped(start: Array, end: Array, batches: Sequence[int], rows: int, cols: int,
+                     group: int) -> list[Product]:
+    """The grouped order over the last two axes inside each batch (module doc)."""
+    per_batch = rows * cols
+    first_batch, first_offset = np.divmod(start, per_batch)
+    last_batch, last_offset = np.divmod(end, per_batch)
+    same = first_batch == last_batch
+    head_end = np.where(same, last_offset, per_batch - 1)
+    head = _grouped(first_offset, head_end, rows, cols, group)
+    tail = _grouped(np.zeros_like(end), last_offset, rows, cols, group)
+    products = [_in_batch(p, _digits(first_batch, batches), same | ~same) for p in head]
+    products += [_in_batch(p, _digits(last_batch, batches), ~same) for p in tail]
+    between = last_batch - first_batch >= 2
+    low = np.where(between, first_batch + 1, first_batch)  # in range where not between
+    high = np.where(between, last_batch - 1, first_batch)
+    whole = ((_like(0, start), _like(rows - 1, start)), (_like(0, start), _like(cols - 1, start)))
+    products += [Product((*product.ranges, *whole), product.valid & between)
+                 for product in mixed_radix(low, high, list(batches))]
+    return products
+
+
+def _in_batch(product: Product, digits: list[Array], valid: Array) -> Product:
+    """A product of one batch's last two axes, with the batch's own position before them."""
+    return Product((*((digit, digit) for digit in digits), *product.ranges),
+                   product.valid & valid)
 
 
 def _in_group(product: Product, first_row: Array, valid: Array) -> Product:

@@ -41,6 +41,7 @@ from .block_classes import (
     whole,
 )
 from .block_enumeration import per_block, raster_order
+from .split_grid import unsplit
 from .unclassified import TooLarge, Unclassified, Why
 
 __all__ = ["ENUMERATE_AT_MOST", "Unclassified", "WaveEstimate", "busiest_share", "estimate",
@@ -81,6 +82,7 @@ def estimate(grid: GridCost, values: Mapping[sympy.Symbol, object], sms: int,
     Unclassified where the classes do not hold and the grid is too large to enumerate."""
     if sms < 1 or resident < 1:
         raise ValueError(f"a wave needs blocks: {sms} SMs x {resident} resident")
+    grid = unsplit(grid, dict(values))  # a split of 1: the unsplit grid, as grid_verdict's
     sizes = numeric_sizes(values)
     wave_blocks = sms * resident
     found = wave_unions(grid, sizes, wave_blocks, step_first)

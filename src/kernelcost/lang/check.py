@@ -20,6 +20,7 @@ from .check_lanes import check_lanes
 from .parallel import Grid
 from .requirements import Requirements, read_requirements
 from .serial_groups import read_serial
+from .split_k import split_header
 
 __all__ = ["MAX_LOOP_DEPTH", "CheckedKernel", "ItemCount", "Tensor", "check"]
 
@@ -40,6 +41,7 @@ class CheckedKernel:
     precision_override: Precision | None = None  # set where --precision mapped the types
     requirements: Requirements = Requirements()  # `target` and `needs`
     serial: tuple[tuple[str, ...], ...] = ()  # `serial` lines: roofs whose times add
+    written: ast.Kernel | None = None  # the tree as written, where split-K rewrote `kernel`
 
     @property
     def name(self) -> str:
@@ -63,7 +65,9 @@ def check(kernel: ast.Kernel) -> CheckedKernel:
     order over one context: the declarations pass walks the kernel and leaves the checked
     tree, the others read it; every diagnostic is collected before any is raised, and the
     checked kernel is built only when there is none."""
+    written, (kernel, split_wrong) = kernel, split_header(kernel)
     context = Context(kernel)
+    context.diagnostics.extend(split_wrong)
     declarations = DeclarationPass(context)
     declarations.run()
     check_expressions(context)
@@ -86,7 +90,7 @@ def check(kernel: ast.Kernel) -> CheckedKernel:
         kernel, parameters, declarations.defaults, declared.sizes, declared.tensors,
         declared.locals, tuple(declarations.divisibility), tuple(declarations.bounds),
         declarations.reuse, grid, declarations.items, requirements=requirements,
-        serial=serial,
+        serial=serial, written=None if kernel is written else written,
     )
 
 

@@ -11,7 +11,10 @@ The header's loops are the grid: each point runs as one thread block. The settin
   from L2 once for the cluster (multicast);
 - `raster`: the order blocks start in, `row` (the last iterator fastest, the default),
   `column` (the first fastest) or `grouped(G)` (G rows of blocks at a time, column-major
-  inside the group, as Triton's grouped ordering)."""
+  inside the group, as Triton's grouped ordering);
+- `split_k K0 = S`: the sequential loop K0 right inside the header runs in S parts, each its
+  own block (split-K; lang.split_k writes it out before the checker sees the tree: the grid
+  then holds the split iterator, and `split` here is S)."""
 
 from __future__ import annotations
 
@@ -23,7 +26,8 @@ from ..base.kinds import Raster
 from ..base.levels import Level
 from ..base.records import record
 
-OPTIONS = ("threads", Level.REGISTERS, "cluster", "raster")
+OPTIONS = ("threads", Level.REGISTERS, "cluster", "raster", "split_k")
+_WITH_AXIS = ("cluster", "split_k")  # the settings that name a loop
 
 
 @record
@@ -36,6 +40,8 @@ class Grid:
     raster: Raster
     group: sympy.Expr | None  # rows of blocks per group, for `grouped`
     span: ast.Span
+    split: sympy.Expr = sympy.Integer(1)  # parts of the k-loop, each a block (1: no split-K)
+    split_iterator: str | None = None  # the grid iterator over the parts (the outermost)
 
 
 def header_iterators(loop: ast.For) -> tuple[str, ...]:
@@ -65,7 +71,7 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
         elif name in values:
             diagnostics.append(Diagnostic(option.name.span, f"`{name}` is set twice",
                                           "keep one of them", code=Code.WRONG_PARALLEL))
-        elif (option.axis is not None) != (name == "cluster"):
+        elif (option.axis is not None) != (name in _WITH_AXIS):
             diagnostics.append(_axis_misplaced(option))
         else:
             values[name] = option
@@ -89,16 +95,22 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
         cluster_size = _size(option, size_expr, "a cluster size",
                              diagnostics) or sympy.Integer(1)
     raster, group = _raster(values.get("raster"), size_expr, diagnostics)
+    split = _size(values.get("split_k"), size_expr, "a split count",
+                  diagnostics) or sympy.Integer(1)
     if diagnostics or threads is None:
         return None, diagnostics
     return Grid(iterators, threads, registers, cluster_axis, cluster_size, raster, group,
-                parallel.span), diagnostics
+                parallel.span, split, iterators[0] if "split_k" in values else None), diagnostics
 
 
 def _axis_misplaced(option: ast.BlockOption) -> Diagnostic:
     if option.name.id == "cluster":
         return Diagnostic(option.span, "`cluster` needs the iterator it runs along",
                           "write `cluster i0 = 2`", code=Code.WRONG_PARALLEL)
+    if option.name.id == "split_k":
+        return Diagnostic(option.span, "`split_k` needs the loop it splits",
+                          "write `split_k k0 = 4` for the k-loop `for k0 in 0..K by TK`",
+                          code=Code.WRONG_PARALLEL)
     assert option.axis is not None  # the other setting given an iterator
     return Diagnostic(option.axis.span, f"`{option.name.id}` takes no iterator",
                       f"write `{option.name.id} = ...`", code=Code.WRONG_PARALLEL)

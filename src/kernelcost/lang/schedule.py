@@ -1,8 +1,8 @@
 """A spec's schedule settings as size parameters, for `tune` to vary: the numbers a spec writes
 in its `parallel(...)` header (`threads`, `registers`, `cluster AXIS = c`, the group of
-`raster = grouped(G)`) and after `stages` on its keeps become parameters of the same name,
-named as the setting in capitals (`stages` is a keyword), their written numbers the
-defaults.
+`raster = grouped(G)`, the parts of `split_k K0 = S`) and after `stages` on its keeps
+become parameters of the same name, named as the setting in capitals (`stages` is a
+keyword), their written numbers the defaults.
 
     parallel(threads = 384, cluster i0 = 2) ... keep A, B in shared stages 4
     -> kernel k(..., THREADS = 384, CLUSTER = 2, STAGES = 4)
@@ -33,6 +33,7 @@ class Schedule(StrEnum):
     REGISTERS = Level.REGISTERS.value  # registers per thread
     CLUSTER = "cluster"  # blocks per thread-block cluster
     GROUP = "group"  # rows of blocks per group of a grouped raster
+    SPLIT_K = "split_k"  # parts of the k-loop, each its own block (lang.split_k)
 
     @property
     def parameter(self) -> str:
@@ -42,10 +43,10 @@ class Schedule(StrEnum):
 
 # where each setting stands in the header: the option's name and, for the group, the call
 _HEADER = {Schedule.THREADS: "threads", Schedule.REGISTERS: str(Level.REGISTERS),
-           Schedule.CLUSTER: "cluster", Schedule.GROUP: "raster"}
+           Schedule.CLUSTER: "cluster", Schedule.GROUP: "raster", Schedule.SPLIT_K: "split_k"}
 _WRITE = {Schedule.STAGES: "`keep A in shared stages 2`", Schedule.THREADS: "`threads = 256`",
           Schedule.REGISTERS: "`registers = 128`", Schedule.CLUSTER: "`cluster i0 = 1`",
-          Schedule.GROUP: "`raster = grouped(8)`"}
+          Schedule.GROUP: "`raster = grouped(8)`", Schedule.SPLIT_K: "`split_k k0 = 1`"}
 
 
 def open_schedule(kernel: ast.Kernel, settings: Iterable[Schedule],

@@ -113,3 +113,60 @@ def _with_value(varied: Varied, word: str, text: str, span: Span) -> Varied:
 
 def _refuse(text: str, span: Span, message: str, hint: str) -> SizeError:
     return SizeError(Code.BAD_RANGE, Diagnostic(span, f"--vary: {message}", hint), text)
+
+
+def parse_values(option: str, text: str, most: int) -> tuple[int, ...]:
+    """An option's whole numbers from 1 to `most`, written as --vary writes a name's values
+    (`--batch 1..512`, `--context 128..32768:128,65536`), sorted, each once; a SizeError
+    placed on the piece that cannot be read, or that gives more than MAX_VALUES values."""
+    found: set[int] = set()
+    column = 1
+    for piece in text.split(","):
+        start = column + len(piece) - len(piece.lstrip())
+        column += len(piece) + 1
+        word = piece.strip()
+        span = Span(option, 1, start, 1, start + max(len(word), 1))
+        match = _RANGE.fullmatch(word)
+        if match:
+            low, high = int(match.group(1)), int(match.group(2))
+            step = int(match.group(3) or low or 1)
+            if not 0 < low <= high or step <= 0:
+                raise _refused(option, text, span, f"`{word}`: a range needs 0 < LOW <= HIGH "
+                               "and a positive STEP", "for example 128..32768:128")
+            if (high - low) // step + 1 > MAX_VALUES:
+                raise _refused(option, text, span, f"`{word}` gives {(high - low) // step + 1:,}"
+                               f" values, more than {MAX_VALUES:,}", "give a larger STEP")
+            added = range(low, high + 1, step)
+        elif _NUMBER.fullmatch(word):
+            added = range(int(word), int(word) + 1)
+        else:
+            raise _refused(option, text, span, f"cannot read `{word:.20}`",
+                           "whole numbers and ranges LOW..HIGH:STEP, separated by commas: "
+                           "1,8,64 or 1..512 or 128..32768:128")
+        if added[0] < 1 or added[-1] > most:
+            raise _refused(option, text, span, f"`{word}` is not between 1 and {most:,}",
+                           f"give values from 1 to {most:,}")
+        found.update(added)
+        if len(found) > MAX_VALUES:
+            raise _refused(option, text, span, f"more than {MAX_VALUES:,} values",
+                           "give a larger STEP")
+    return tuple(sorted(found))
+
+
+def _refused(option: str, text: str, span: Span, message: str, hint: str) -> SizeError:
+    return SizeError(Code.BAD_RANGE, Diagnostic(span, f"{option}: {message}", hint), text)
+
+
+def value_span(option: str, text: str, value: int) -> Span:
+    """Where an option's text (parse_values's) gives `value`: its number, or the range that
+    holds it; the whole text where no piece does."""
+    column = 1
+    for piece in text.split(","):
+        start = column + len(piece) - len(piece.lstrip())
+        column += len(piece) + 1
+        word = piece.strip()
+        match = _RANGE.fullmatch(word)
+        held = match is not None and int(match.group(1)) <= value <= int(match.group(2))
+        if word == str(value) or held:
+            return Span(option, 1, start, 1, start + len(word))
+    return Span(option, 1, 1, 1, max(2, len(text) + 1))

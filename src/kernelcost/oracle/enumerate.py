@@ -28,6 +28,7 @@ from .exprs import (
     sympy_value,
 )
 from .grid_blocks import BlockState
+from .partials import partial_tile_bytes
 from .plans import (
     AccessPlan,
     BlockPlan,
@@ -295,12 +296,16 @@ def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int],
     units = {mma.key: unit_of(mma, compiler.largest) for mma in compiler.mmas}
     blocks = () if compiler.blocks is None else tuple(
         replace(block, work=relabelled(block.work, units)) for block in compiler.blocks.blocks)
+    traffic = _traffic(compiler, budget.moves)
+    partials = partial_tile_bytes(kernel, values, blocks)
+    if partials:  # split-K's fix-up, at global memory as the reduction moves it
+        traffic[Level.GLOBAL] = traffic.get(Level.GLOBAL, Fraction(0)) + partials
     return Counts(
         kernel=kernel.name,
         sizes=values,
         reuse=reuse,
         work=relabelled(_work(compiler.statements), units),
-        traffic=_traffic(compiler, budget.moves),
+        traffic=traffic,
         footprints={name: (len(compiler.footprint_reads[name]),
                            len(compiler.footprint_writes[name]))
                     for name, tensor in kernel.tensors.items() if tensor.role != Role.LOCAL},

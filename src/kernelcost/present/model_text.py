@@ -151,7 +151,7 @@ def model_detail_text(count: GlobalCount) -> str:
 
 def wave_reason_text(estimate: WaveEstimate) -> str:
     """One sentence: which rule and why."""
-    note = (" (grouped raster needs a rectangular 2-D grid: row order used)"
+    note = (" (grouped raster needs a rectangular grid: row order used)"
             if estimate.row_order_used else "")
     if estimate.inexact:
         note += f" ({', '.join(estimate.inexact)}: bounding boxes, an upper bound)"

@@ -85,15 +85,23 @@ class Field:
     keep_table: numpy.ndarray  # (layouts, width) bool
     layout: numpy.ndarray  # (rows,) index into keep_table
     patches: tuple[tuple[int, bytes], ...] = ()
+    blank: numpy.ndarray | None = None  # (rows,) bool: rows whose field is left empty
 
     @property
     def width(self) -> int:
         return self.text.shape[1]
 
 
-def figure_field(values) -> Field:
-    """Each value as '%.16g' writes it."""
+def figure_field(values, blank_nan: bool = False) -> Field:
+    """Each value as '%.16g' writes it; with `blank_nan`, a NaN as an empty field (a figure
+    not given)."""
     x = numpy.asarray(values, dtype=float)
+    if blank_nan:
+        missing = numpy.isnan(x)
+        if missing.any():
+            field = figure_field(numpy.where(missing, 1.0, x))
+            return Field(field.text, field.keep_table, field.layout,
+                         tuple(p for p in field.patches if not missing[p[0]]), missing)
     if _whole(x):
         return _whole_field(x.astype(numpy.int64))
     regular = numpy.isfinite(x) & (x != 0)
@@ -141,6 +149,8 @@ def csv_rows(fields: list[Field]) -> bytes:
             keep[row, start:end] = False
             keep[row, start:start + len(patch)] = True
             text[row, start:start + len(patch)] = numpy.frombuffer(patch, dtype=numpy.uint8)
+        if field.blank is not None:
+            keep[field.blank, start:end] = False
         text[:, end] = ord("\n") if position == len(fields) - 1 else ord(",")
         keep[:, end] = True
         start = end + 1

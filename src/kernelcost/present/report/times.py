@@ -77,7 +77,9 @@ def fill_clause(fill, bound: str | None) -> str:
         clause += f", so the {bound} binds on the busiest SM alone"
     remedies = []
     if fill.split_iterator is not None:
-        remedies.append(f"split-K along {fill.split_iterator} ({fill.fill_factor} ways)")
+        ways = fill.fill_factor * fill.split
+        now = "" if fill.split == 1 else f", where the spec splits {fill.split}"
+        remedies.append(f"split-K along {fill.split_iterator} ({ways} ways{now})")
     if fill.tile_iterators:
         remedies.append(f"smaller tiles along {', '.join(fill.tile_iterators)} "
                         f"({fill.fill_factor}x the blocks)")
