@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 import sympy
-from hypothesis import assume, event, given, settings
+from hypothesis import assume, event, given
 from hypothesis import strategies as st
 from test_rational_eval import RATIONAL_NODES, expressions
 from tiers import tiered
@@ -461,8 +461,8 @@ def _assert_sign_holds(sign: int, top, bottom, sizes: int, values_at) -> None:
             assert (value > 0) - (value < 0) == sign, (point, values)
 
 
+@tiered(60)
 @given(st.integers(2, 3), st.data())
-@settings(max_examples=60, deadline=None)
 def test_shifted_coefficients_agree_with_exact_values_and_sympy(sizes, data):
     top, bottom, other_top, other_bottom = (data.draw(products(sizes)) for _ in range(4))
     first = _product_expr(top, sizes) / _product_expr(bottom, sizes)
@@ -495,8 +495,8 @@ ROUNDINGS = st.one_of(st.none(), st.tuples(st.sampled_from([math.ceil, math.floo
 SYMPY_ROUNDING = {math.ceil: sympy.ceiling, math.floor: sympy.floor}
 
 
+@tiered(60)
 @given(st.integers(1, 3), st.data())
-@settings(max_examples=60, deadline=None)
 def test_rounded_sizes_agree_with_exact_values(sizes, data):
     """A ceiling of (size + c) / q taken as a size of its own: wherever the shifted
     coefficients then decide, the sign holds at the rounded values of every size."""

@@ -170,3 +170,32 @@ def test_a_machine_that_does_not_run_the_tiled_spec():
         grid = model_grid(model, machine, axes, topology=_topology(machine))
         assert not grid.decode.tiled.any() and not grid.prefill.tiled.any()
         assert _check_points(grid, [(8, 256, 4096), (1, 1, 128)]) == 4
+
+
+
+def test_the_tiled_specs_bounds_are_read_as_the_analysis_reads_them(tmp_path, capsys):
+    # split-K gave gemm_hopper `assume S <= K/TK` (a bound, not a divisor): every
+    # `model --grid` exited 3 (KC901) until the grid read bounds as broken_assumptions does
+    import sympy
+
+    from kernelcost.answers.composition import shipped_spec
+    from kernelcost.answers.model_grid import _broken_bound
+
+    spec = shipped_spec("gemm_hopper")
+    checked = spec.checked
+    assert checked.bounds, "gemm_hopper's split-K bound is what this test reads"
+    names = ("M", "N", "K")
+    symbols = [spec.parameters[name] for name in names]
+    defaults = {s: sympy.Integer(v) for s, v in checked.defaults.items() if str(s) not in names}
+    rows = [(4096, 4096, k) for k in (16, 32, 63, 64, 65, 128, 8192)]
+    arrays = [numpy.array([row[i] for row in rows], dtype=numpy.float64) for i in range(3)]
+    for relation in checked.bounds:
+        grid = _broken_bound(relation, symbols, defaults, "gemm_hopper")(*arrays)
+        expected = [relation.subs({**defaults, **dict(zip(symbols, map(sympy.Integer, row)))})
+                    is sympy.false for row in rows]
+        assert [bool(b) for b in grid] == expected, relation
+        assert any(expected) and not all(expected)  # both sides of the bound drawn
+    out = tmp_path / "grid.csv"
+    assert main(["model", "llama3_8b", "--batch", "1..4", "--context", "128,4096",
+                 "--grid", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 1 + 4 * 2

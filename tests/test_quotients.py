@@ -8,7 +8,7 @@ lists are sympy's factor_list on products of sums, repeated factors included."""
 
 import pytest
 import sympy
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given
 from hypothesis import strategies as st
 from sympy.polys.domains import ZZ
 from sympy.polys.rings import ring
@@ -253,7 +253,7 @@ _polynomials = st.lists(_terms, min_size=1, max_size=4).map(
                        for coefficient, powers in terms), RING.zero))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@tiered(200, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(-6, 6).filter(bool),
        st.lists(st.tuples(_polynomials, st.integers(1, 2)), min_size=1, max_size=3))
 def test_factor_list_is_sympys_on_products_of_sums(scale, parts):

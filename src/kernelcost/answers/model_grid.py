@@ -129,6 +129,27 @@ class _Pending:
                 for _, array in self.sizes]
 
 
+# where `assume left REL right` fails, by the sign of left - right
+_FAILS: dict[type, Callable[[numpy.ndarray], numpy.ndarray]] = {
+    sympy.LessThan: lambda difference: difference > 0,
+    sympy.StrictLessThan: lambda difference: difference >= 0,
+    sympy.GreaterThan: lambda difference: difference < 0,
+    sympy.StrictGreaterThan: lambda difference: difference <= 0,
+}
+
+
+def _broken_bound(relation, symbols: list, defaults: dict,
+                  spec: str) -> Callable[..., numpy.ndarray]:
+    """Where the sizes break an `assume a <= b` of the tiled spec (split-K's `S <= K/TK`), as
+    analysis.api.broken_assumptions finds it at numeric sizes."""
+    fails = _FAILS.get(type(relation))
+    if fails is None:  # a relation the grid does not evaluate: never a second model
+        raise InternalError(Code.UNEXPECTED, Diagnostic(
+            None, f"`{spec}` has an `assume` relation the grid cannot read: {relation}"))
+    difference = numpy_function(symbols, (relation.lhs - relation.rhs).xreplace(defaults))
+    return lambda *arrays: fails(numpy.asarray(difference(*arrays)))
+
+
 class _Composer:
     """The composition over the (batch, context) mesh: the spec evaluators and the tiled
     spec's facts are compiled once and shared by every phase and tp."""
@@ -162,17 +183,17 @@ class _Composer:
         if key not in self.facts:
             spec = shipped_spec(use.model_spec)
             checked = spec.checked
-            if checked.bounds:  # relations the grid does not evaluate: never a second model
-                raise InternalError(Code.UNEXPECTED, Diagnostic(
-                    None, f"`{use.model_spec}` has `assume` relations the grid cannot read"))
             defaults = {s: sympy.Integer(v) for s, v in checked.defaults.items()
                         if str(s) not in names}
             symbols = [spec.parameters[name] for name in names]
             pairs = [(numpy_function(symbols, d.xreplace(defaults)),
                       numpy_function(symbols, n.xreplace(defaults)))
                      for d, n in checked.divisibility]
+            bounds = [_broken_bound(relation, symbols, defaults, use.model_spec)
+                      for relation in checked.bounds]
             self.facts[key] = lambda arrays: functools.reduce(operator.or_, [
-                numpy.mod(n(*arrays), d(*arrays)) != 0 for d, n in pairs], numpy.asarray(False))
+                *(numpy.mod(n(*arrays), d(*arrays)) != 0 for d, n in pairs),
+                *(broken(*arrays) for broken in bounds)], numpy.asarray(False))
         return self.facts[key]
 
     def tiled_runs(self, use: KernelUse, sizes, where: numpy.ndarray) -> bool:
