@@ -123,6 +123,9 @@ REFUSED = {
     "rmsnorm": "the loop `r` indexes no array", "layernorm_rows": "the loop `r` indexes no array",
     "softmax_online": "the loop `i` indexes no array",  # its running max and sum: locals
     "decode_attention": "combines the iterators kh and qi",  # grouped-query index kh*g + qi
+    # a row's group and the place in it (`kg * g + i`), a block of columns and the column in it
+    "model_quant_fp8": "combines the iterators i and kg",
+    "model_gemm_w8a8": "combines the iterators j and jg",
     # its warps' fragments, register arrays indexed from the warp's first row (`qf[i - w, ..]`)
     "decode_attention_split": "is not one iterator",
     "copy": "no statement does work",

@@ -118,6 +118,8 @@ UPPER_BOUNDS = {
                         "box",
     "model_gemm_w8a16": "the group's first activation beside every activation: A bounded by a "
                         "box",
+    "model_gemm_w8a8": "the slice's first activation beside every activation: A bounded by a "
+                       "box",
 }
 
 

@@ -19,11 +19,21 @@ h heads, kv KV heads, g = h / kv, hd head dim, I intermediate size, E experts, k
 token, E_t = E (1 - (1 - k/E)^T) the experts a step's T tokens touch in expectation (E_t = 1,
 k = 1 for a dense MLP). Every GEMM is gemm.kcost (perfect reuse: weights cross HBM once a
 step), or for the projections and experts the spec the quantisation implies (quantisation.py:
-gemm at fp8, model_gemm_w8a16, model_gemm_w4a16), and attention's model_attention is mapped
-to the KV cache's precision in decode; a kernel's copies run back to back, so its W, Q and
+model_gemm_w8a8 at fp8, model_gemm_w8a16, model_gemm_w4a16), and attention's model_attention
+is mapped to the KV cache's precision in decode; a kernel's copies run back to back, so its W, Q and
 time are the spec's times the copies. With --tp N every copy count is divided by N: tensor
 parallelism gives each GPU 1/N of every kernel, and the collectives between them are timed
 on the GPUs' topology (tensor_parallel.py).
+
+With fp8 activations (W8A8) each FP8 GEMM's bf16 input is quantised by a kernel of its own
+first, as vLLM's W8A8BlockFp8LinearOp and SGLang's *_w8a8_block_fp8_linear run it (neither
+fuses it into the kernel before: docs/serving.md, "FP8 activations"); the scales are read
+in model_gemm_w8a8's epilogue, in the GEMM's launch:
+
+    qkv input quant      model_quant_fp8  T = T, n = hidden                layers
+    output input quant   model_quant_fp8  T = T, n = h hd                  layers
+    gate+up input quant  model_quant_fp8  T = T, n = hidden                layers
+    down input quant     model_quant_fp8  T = T k, n = I                   layers
 
 With --ep N (= --tp N, a mixture of experts) the MoE block is split by experts, not by
 columns: each GPU holds E/N whole experts and runs them on the rows routed to them, and
@@ -52,7 +62,7 @@ import sympy
 from ..analysis.api import Spec, load
 from ..base.records import record
 from ..hardware.modelfile import ModelConfig
-from .quantisation import BF16_ONLY, Quantisation
+from .quantisation import BF16_ONLY, FP8, Quantisation
 
 
 class Phase(StrEnum):
@@ -76,6 +86,9 @@ class KernelKind(StrEnum):
 
 
 KINDS = tuple(KernelKind)  # plot order
+# GEMM specs whose t_model the tiled gemm_hopper gives where the sizes meet its assumptions:
+# model_gemm_w8a8's scales ride in the epilogue of the same tiles
+TILED_BY_GEMM_HOPPER = ("gemm", "model_gemm_w8a8")
 
 
 @record
@@ -129,7 +142,7 @@ def kernel_uses(model: ModelConfig, phase: Phase, batch, context: int, gpus: int
     def use(name, kind, spec, copies, launches, precision=None, *, share=share,
             **sizes) -> KernelUse:
         # every GEMM has the cuBLAS-class Hopper tiling beside it for t_model
-        tiled = "gemm_hopper" if spec == "gemm" else None
+        tiled = "gemm_hopper" if spec in TILED_BY_GEMM_HOPPER else None
         return KernelUse(name, kind, spec, tuple((k, _exact(v)) for k, v in sizes.items()),
                          sympy.sympify(copies) * share, launches, tiled,
                          None if precision is None else str(precision))
@@ -161,7 +174,27 @@ def kernel_uses(model: ModelConfig, phase: Phase, batch, context: int, gpus: int
         # only the last position of each sequence needs logits, in prefill as in decode
         use("lm head", KernelKind.LM_HEAD, "gemm", 1, 1, M=b, K=hidden, N=model.vocab),
     ]
+    if quantisation.activations == FP8:
+        uses += _fp8_quant_uses(model, use, tokens, local, mlp_share)
     return tuple(uses)
+
+
+def _fp8_quant_uses(model: ModelConfig, use, tokens, local, mlp_share) -> list[KernelUse]:
+    """W8A8's quantisation of each FP8 GEMM's input: a kernel of its own before every FP8
+    linear layer (the table's fp8 rows); the scales are read by the GEMM's own epilogue."""
+    layers, hidden = model.layers, model.hidden
+    mlp = {"share": mlp_share}
+    return [
+        use("qkv input quant", KernelKind.PROJECTIONS, "model_quant_fp8", layers, layers,
+            T=tokens, n=hidden),
+        use("output input quant", KernelKind.PROJECTIONS, "model_quant_fp8", layers, layers,
+            T=tokens, n=model.heads * model.head_dim),
+        use("gate+up input quant", KernelKind.MLP, "model_quant_fp8", layers, layers, **mlp,
+            T=tokens, n=hidden),
+        # the rows routed to experts, k a token: the down projection's input
+        use("down input quant", KernelKind.MLP, "model_quant_fp8", layers * local, layers,
+            **mlp, T=tokens * model.experts_per_token, n=model.intermediate),
+    ]
 
 
 def _exact(size) -> sympy.Expr:

@@ -4,7 +4,7 @@ weights and the KV cache hold, and the precisions the machine must give peaks fo
 
     weights  activations  projection and expert GEMMs          as served by
     bf16     bf16         gemm (bf16 tensor peak)               any 16-bit deployment
-    fp8      fp8          gemm at fp8: fp8 operands, FP8 peak   vLLM/TensorRT-LLM FP8 (W8A8)
+    fp8      fp8          model_gemm_w8a8 at fp8 (FP8 peak)     vLLM/SGLang FP8 (W8A8)
     int8     bf16         model_gemm_w8a16 (bf16 tensor peak)   8-bit weight-only (Marlin)
     int4     bf16         model_gemm_w4a16 (bf16 tensor peak)   GPTQ/AWQ W4A16 (Marlin)
 
@@ -12,8 +12,10 @@ Other pairs are refused: no shipped spec composes them. What a weight quantisati
 its precision is the layers' projection and expert matrices (ModelConfig.linear_params); the
 router, norms, biases, embedding table and LM head stay 16-bit, and the router and LM head
 GEMMs stay bf16 `gemm`, as vLLM's fp8, GPTQ and AWQ checkpoints keep them. int8 and int4
-weights carry one bf16 scale per group of `group` weights along K; fp8's per-tensor scales
-are a few bytes a tensor, not counted (lang/precisions.py).
+weights carry one bf16 scale per group of `group` weights along K. fp8 is a block-scaled
+checkpoint's W8A8: an f32 scale a 128 x 128 block of weights (in the GEMM's reads, not in the
+weights' bytes here: 4 B a 16,384 weights) and a 128-wide group of a token's activations,
+which composition.py's `model_quant_fp8` writes before each FP8 GEMM.
 
 The KV cache at fp8 or int8 holds one byte an element (its scales, per tensor or per head,
 are not counted); a decode step's attention then runs `model_attention` mapped to that
@@ -40,7 +42,7 @@ KV_WORDS = {"bf16": BF16, "fp8": FP8, "int8": I8}
 WORD_OF = {precision: word for word, precision in WEIGHT_WORDS.items()}
 STORED_BYTES = {BF16: Fraction(2), FP8: Fraction(1), I8: Fraction(1), I4: Fraction(1, 2)}
 SCALE_BYTES = 2  # a bf16 scale a group (GPTQ, AWQ)
-GEMMS = {(BF16, BF16): ("gemm", None), (FP8, FP8): ("gemm", FP8),
+GEMMS = {(BF16, BF16): ("gemm", None), (FP8, FP8): ("model_gemm_w8a8", FP8),
          (I8, BF16): ("model_gemm_w8a16", None), (I4, BF16): ("model_gemm_w4a16", None)}
 MAX_GROUP = 1 << 20
 
