@@ -1,9 +1,7 @@
 import datetime
-import importlib.util
 import os
 import random
 import signal
-import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +10,6 @@ import pytest
 import sympy
 from hypothesis import settings
 
-import kernelcost
 from kernelcost.algebra.sympy_scope import patched
 
 # No per-example deadline: a wall-clock limit judges the machine's load, not the code (an
@@ -31,22 +28,6 @@ _SESSION.__enter__()
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"
-
-
-def _this_checkouts_specs() -> None:
-    """The shipped specs (the package kernelcost.specs) of this checkout: an editable install
-    made from another worktree maps that package to its own folder, and a spec added here
-    would not be found by the composition (composition.shipped_spec)."""
-    if (ROOT / "src").resolve() == Path(kernelcost.__file__).resolve().parent.parent:
-        location = importlib.util.spec_from_file_location(
-            "kernelcost.specs", SPECS / "__init__.py", submodule_search_locations=[str(SPECS)])
-        assert location is not None and location.loader is not None
-        module = importlib.util.module_from_spec(location)
-        sys.modules["kernelcost.specs"] = module
-        location.loader.exec_module(module)
-
-
-_this_checkouts_specs()
 
 
 def size(name: str) -> sympy.Symbol:
