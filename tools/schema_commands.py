@@ -182,6 +182,18 @@ def _model_crossing() -> dict:
     }, "where a decode step's intensity meets the ridge as the batch grows")
 
 
+def _quantisation() -> dict:
+    return obj({
+        "weights": {"enum": ["bf16", "fp8", "int8", "int4"],
+                    "description": "the weights' precision (--weights)"},
+        "activations": {"enum": ["bf16", "fp8"],
+                        "description": "the activations' precision (--activations)"},
+        "kv_cache": {"enum": ["bf16", "fp8", "int8"],
+                     "description": "the KV cache's precision (--kv-cache)"},
+        "group_size": integer("int8 and int4 weights sharing one scale (--group-size)"),
+    }, "the precisions the model is served at")
+
+
 def model_schema() -> dict:
     return document("model", "kernelcost model --json", {"oneOf": [obj({
         "model": text("the model's name"),
@@ -205,15 +217,7 @@ def model_schema() -> dict:
         }, "a batch's serving figures"), "per batch, as decode and prefill"),
         "crossing": local("crossing", "with the KV cache"),
         "weights_crossing": local("crossing", "the weights alone"),
-        "quantisation": obj({
-            "weights": {"enum": ["bf16", "fp8", "int8", "int4"],
-                        "description": "the weights' precision (--weights)"},
-            "activations": {"enum": ["bf16", "fp8"],
-                            "description": "the activations' precision (--activations)"},
-            "kv_cache": {"enum": ["bf16", "fp8", "int8"],
-                         "description": "the KV cache's precision (--kv-cache)"},
-            "group_size": integer("int8 and int4 weights sharing one scale (--group-size)"),
-        }, "the precisions the model is served at"),
+        "quantisation": _quantisation(),
         "memory": obj({
             "gpus": integer("GPUs"),
             "capacity_B": number_or_null("HBM per GPU, B; null where the machine file gives "
@@ -277,15 +281,7 @@ def _grid() -> dict:
         "tp": array(integer("GPUs"), "its tensor parallelism (--tp)"),
         "pp": integer("pipeline stages (--pp)"),
         "points": integer("batches x contexts x tp: the CSV's rows"),
-        "quantisation": obj({
-            "weights": {"enum": ["bf16", "fp8", "int8", "int4"],
-                        "description": "the weights' precision (--weights)"},
-            "activations": {"enum": ["bf16", "fp8"],
-                            "description": "the activations' precision (--activations)"},
-            "kv_cache": {"enum": ["bf16", "fp8", "int8"],
-                         "description": "the KV cache's precision (--kv-cache)"},
-            "group_size": integer("int8 and int4 weights sharing one scale (--group-size)"),
-        }, "the precisions the model is served at"),
+        "quantisation": _quantisation(),
         "launch": {"enum": ["eager", "graphs"],
                    "description": "how a decode step launches its kernels (--launch)"},
         "memory_fraction": number("the share of HBM the weights and KV cache may take"),
