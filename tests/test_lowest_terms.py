@@ -57,11 +57,11 @@ def test_a_common_factor_is_never_proven_coprime():
             assert not _coprime((a * c).primitive()[1], (b * c).primitive()[1])
 
 
-def test_small_primes_that_vanish_leave_no_false_proof():
-    """x - 1009 and its images: at the first point the other generators' values can make a
-    factor's image a constant; the proof must then come from the second point or fail."""
+def test_a_common_factor_in_every_generator_is_found_and_a_coprime_pair_proven():
+    """x - y shared: in x its images keep a common root (y's value), in y too (x's), so no
+    generator gives a proof; x - y against x + y + 1 is proven in x alone."""
     _, x, y = ring("x, y", ZZ)
-    common = x - y  # y = 1019 at the first point (start 1009, step 10): x - 1019
+    common = x - y
     assert not _coprime(common * (x + 2), common * (x - 3))
     assert _coprime(x - y, x + y + 1)
 
