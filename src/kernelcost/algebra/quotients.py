@@ -12,7 +12,9 @@ again); the irreducible factors of the numerator and of the denominator are uniq
 a positive leading coefficient, so factoring the two polynomials directly gives its
 product. Both pairs are written out by the ring's own arithmetic where the expression is
 sums, products and integer powers of sizes, rationals and calls: sympy's sring expands them
-as expressions first, which is most of its time.
+as expressions first, which is most of its time. The pair is reduced by lowest_terms, which
+proves it reduced without a multivariate gcd where it can (heugcd's integers grow
+exponentially with the generators: a closed form with a score of roundings, Min and Max).
 
 Two kinds of expression keep sympy's own path, where its preparation changes the result: a
 sum left open (factor_terms takes the factors free of the counter out of the summand, N*k + N
@@ -34,6 +36,8 @@ from sympy.polys.polyerrors import GeneratorsNeeded, PolynomialError
 from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing, sring
 from sympy.simplify.simplify import signsimp
+
+from .lowest_terms import lowest_terms
 
 # what sympy's preparation passes rewrite beyond the numerator's canonical form (Sum,
 # Product, Integral: factor_terms reaches into the limits' expression), and what they must
@@ -87,7 +91,7 @@ def _reduced(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
         return None
     if not ring.ngens:
         return None  # a constant: sympy expands its prepared form
-    return numerator.cancel(denominator)
+    return lowest_terms(numerator, denominator)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -111,7 +115,7 @@ def _written_out(expr: sympy.Expr) -> tuple[PolyElement, PolyElement] | None:
     used = [any(exponents) for exponents in zip(*numerator.monoms(), *denominator.monoms())]
     if not all(used) or len(used) < ring.ngens:
         return None  # a generator cancelled out: sring's ring would not have it
-    return numerator.cancel(denominator)
+    return lowest_terms(numerator, denominator)
 
 
 def polynomial_terms(expr: sympy.Expr) -> tuple[tuple, list[tuple[tuple, sympy.Rational]]] | None:
