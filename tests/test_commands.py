@@ -45,8 +45,8 @@ def others(names: list[str], chosen: str, spec: Path | None = None) -> list[str]
 def test_every_command_on_the_spec(spec, capsys, tmp_path):
     names = parameters(spec)
     assert run(["analyze", str(spec), "--json"], capsys) == 0
-    for form in ([], ["--json"]):  # the first size's crossings; the others' in the slow tier
-        run(["solve", str(spec), "--for", names[0], "--machine", "h100", *form], capsys)
+    # the first size's crossings (their JSON: test_json_everywhere); the others' in the slow tier
+    run(["solve", str(spec), "--for", names[0], "--machine", "h100"], capsys)
     swept = names[0]
     assert run(["sweep", str(spec), "--sweep", f"{swept}=8..4096", "--points", "5",
                 "--machine", "h100", "--csv", *others(names, swept)], capsys) == 0

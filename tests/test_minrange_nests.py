@@ -109,7 +109,11 @@ def test_the_found_nests_intensity_cancels_to_its_flop_per_byte():
             level: sympy.Rational(3, 20) for level in cost.levels}
 
 
-@pytest.mark.parametrize("seed", range(FAMILY))
+FAST_SEEDS = (0, 6)  # two of the seeds the old gcd ran past the budget on; the rest slow
+
+
+@pytest.mark.parametrize("seed", [seed if seed in FAST_SEEDS else pytest.param(
+    seed, marks=pytest.mark.slow) for seed in range(FAMILY)])
 def test_a_min_or_max_range_in_a_clipped_tile_analyzes_in_budget(seed):
     text = family_nest(seed)
     found = [f"{text}\n{p}" for mode in ("none", "perfect")

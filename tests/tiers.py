@@ -22,9 +22,14 @@ FULL = "KERNELCOST_FULL_EXAMPLES"  # set by conftest where the session runs the 
 SHARE = 4  # the fast tier checks a quarter of the examples
 
 
+def slow_tier() -> bool:
+    """Whether this session runs the slow tier (tiered tests at their full size)."""
+    return bool(os.environ.get(FULL))
+
+
 def examples(full: int) -> int:
     """The examples a tiered test checks in this session."""
-    return full if os.environ.get(FULL) else max(1, full // SHARE)
+    return full if slow_tier() else max(1, full // SHARE)
 
 
 def tiered(full: int, **options: Any) -> Callable:
