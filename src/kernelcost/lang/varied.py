@@ -11,6 +11,7 @@ Every number is a whole number from 1 to 2^53, and a name takes at most MAX_VALU
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.kinds import Raster
@@ -38,12 +39,8 @@ def parse_vary(text: str) -> tuple[Varied, ...]:
     """The names of `--vary` with their values (module doc); a SizeError placed on the
     piece that cannot be read."""
     found: list[Varied] = []
-    column = 1
-    for piece in text.split(","):
-        start = column + len(piece) - len(piece.lstrip())
-        column += len(piece) + 1
-        word = piece.strip()
-        span = Span(OPTION, 1, start, 1, start + max(len(word), 1))
+    for word, span in _pieces(OPTION, text):
+        start = span.column
         if not word:
             raise _refuse(text, span, "an empty piece", "separate names and values by one "
                                                         "comma: TM=16..512:16,TK=32,64")
@@ -111,8 +108,15 @@ def _with_value(varied: Varied, word: str, text: str, span: Span) -> Varied:
     return Varied(varied.name, values, varied.span)
 
 
-def _refuse(text: str, span: Span, message: str, hint: str) -> SizeError:
-    return SizeError(Code.BAD_RANGE, Diagnostic(span, f"--vary: {message}", hint), text)
+def _pieces(option: str, text: str) -> Iterator[tuple[str, Span]]:
+    """Each comma-separated piece of an option's text, stripped, with its place (at least
+    one column wide, so that an empty piece has a caret)."""
+    column = 1
+    for piece in text.split(","):
+        start = column + len(piece) - len(piece.lstrip())
+        column += len(piece) + 1
+        word = piece.strip()
+        yield word, Span(option, 1, start, 1, start + max(len(word), 1))
 
 
 def parse_values(option: str, text: str, most: int) -> tuple[int, ...]:
@@ -120,12 +124,7 @@ def parse_values(option: str, text: str, most: int) -> tuple[int, ...]:
     (`--batch 1..512`, `--context 128..32768:128,65536`), sorted, each once; a SizeError
     placed on the piece that cannot be read, or that gives more than MAX_VALUES values."""
     found: set[int] = set()
-    column = 1
-    for piece in text.split(","):
-        start = column + len(piece) - len(piece.lstrip())
-        column += len(piece) + 1
-        word = piece.strip()
-        span = Span(option, 1, start, 1, start + max(len(word), 1))
+    for word, span in _pieces(option, text):
         match = _RANGE.fullmatch(word)
         if match:
             low, high = int(match.group(1)), int(match.group(2))
@@ -153,6 +152,10 @@ def parse_values(option: str, text: str, most: int) -> tuple[int, ...]:
     return tuple(sorted(found))
 
 
+def _refuse(text: str, span: Span, message: str, hint: str) -> SizeError:
+    return _refused(OPTION, text, span, message, hint)
+
+
 def _refused(option: str, text: str, span: Span, message: str, hint: str) -> SizeError:
     return SizeError(Code.BAD_RANGE, Diagnostic(span, f"{option}: {message}", hint), text)
 
@@ -160,13 +163,9 @@ def _refused(option: str, text: str, span: Span, message: str, hint: str) -> Siz
 def value_span(option: str, text: str, value: int) -> Span:
     """Where an option's text (parse_values's) gives `value`: its number, or the range that
     holds it; the whole text where no piece does."""
-    column = 1
-    for piece in text.split(","):
-        start = column + len(piece) - len(piece.lstrip())
-        column += len(piece) + 1
-        word = piece.strip()
+    for word, span in _pieces(option, text):
         match = _RANGE.fullmatch(word)
         held = match is not None and int(match.group(1)) <= value <= int(match.group(2))
         if word == str(value) or held:
-            return Span(option, 1, start, 1, start + len(word))
+            return span
     return Span(option, 1, 1, 1, max(2, len(text) + 1))
