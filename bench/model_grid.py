@@ -12,10 +12,7 @@ tests check the figures (tests/test_model_grid.py), not the speed of the machine
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+
+from tune_speed import cpu_seconds  # noqa: E402
 
 from kernelcost.answers.model_grid import GridAxes, model_grid  # noqa: E402
 from kernelcost.hardware.hfconfig import load_model_or_config  # noqa: E402
@@ -66,15 +65,6 @@ def in_process() -> None:
         print(f"| 1..{batches} | 128..{contexts}:128 | {','.join(map(str, tps))} | "
               f"{axes.points:,} | {seconds:.3f} | {axes.points / seconds:,.0f} | {peak:.0f} | "
               f"{writing:.3f} | {len(text) / 1e6:.1f} |")
-
-
-def cpu_seconds(command: list[str]) -> float:
-    environment = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    environment.pop("PYTHONDONTWRITEBYTECODE", None)  # a regular run reads its bytecode
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=environment)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def whole_command(runs: int) -> None:

@@ -64,6 +64,7 @@ def in_process() -> None:
 
 def cpu_seconds(command: list[str]) -> float:
     environment = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)  # a regular run reads its bytecode
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=environment)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
