@@ -16,6 +16,11 @@ How a row maps onto the model (the same for every row; no figure is fitted):
   step and the batch - 1 other requests' prompt steps spread over output_len - 1 tokens;
 - `request_latency` (vLLM's benchmark_latency.py: one llm.generate of the whole batch): that
   TTFT plus (output_len - 1) of those decode steps.
+To each the engine's host path (host_path.py, the row's `host_path` column), kept apart from
+the kernels: a TTFT pays the request's share and one step of prefill_batch sequences (in a
+closed loop, of batch), a TPOT one step of batch sequences, a request latency the request's
+share and output_len steps of batch sequences (the prefill's step among them). Only the
+engines with calibration rows have one (tools/fit_host_path.py); `none` adds nothing.
 Each row's decode steps are launched as its `launch` column says (`graphs` only where the
 source states CUDA graphs; `eager`, as before the option, elsewhere); the prefill is eager in
 both. Rows that share a model, machine, tp, precisions, launch and context share one
@@ -37,6 +42,7 @@ from kernelcost.answers.closed_loop import (
     closed_loop_tpot,
     closed_loop_ttft,
 )
+from kernelcost.answers.host_path import HostEngine, host_path
 from kernelcost.answers.launch_cost import WORDS
 from kernelcost.answers.quantisation import quantisation
 from kernelcost.answers.tensor_parallel import Layout
@@ -76,6 +82,17 @@ class Row:
     @property
     def closed_loop(self) -> bool:
         return self.fields["prompt_step"] != "batch"
+
+
+def host_s(row: Row) -> float:
+    """The engine's host time the row's quantity pays (host_path.py)."""
+    path = host_path(HostEngine(row.fields["host_path"]))
+    batch = row.int("batch")
+    if row.quantity == "tpot":
+        return path.seconds(1, batch) - path.per_request_s
+    if row.quantity == "ttft":
+        return path.seconds(1, batch if row.closed_loop else row.int("prefill_batch"))
+    return path.seconds(row.int("output_len"), batch)
 
 
 def read_rows(path: Path = CSV) -> list[Row]:
@@ -151,9 +168,15 @@ class Compared:
     row: Row
     ttft_s: float | None  # the model's TTFT where the row needs it
     tpot_s: float | None  # the model's decode step where the row needs it
+    host_s: float = 0.0  # the engine's host path (host_path.py), apart from the kernels
 
     @property
     def model_s(self) -> float:
+        return self.kernel_s + self.host_s
+
+    @property
+    def kernel_s(self) -> float:
+        """The composition's kernels, launches and collectives, without the host path."""
         q = self.row.quantity
         if q == "ttft":
             assert self.ttft_s is not None
@@ -178,7 +201,7 @@ def compare_all(rows: list[Row] | None = None) -> list[Compared]:
         if row.closed_loop and row.quantity in ("ttft", "tpot"):
             ttft, tpot = ((_closed_loop(row), None) if row.quantity == "ttft"
                           else (None, _closed_loop(row)))
-            out.append(Compared(row, ttft, tpot))
+            out.append(Compared(row, ttft, tpot, host_s(row)))
             continue
         if row.quantity in ("ttft", "request_latency"):
             key = (*_key(row), row.int("input_len"))
@@ -188,7 +211,7 @@ def compare_all(rows: list[Row] | None = None) -> list[Compared]:
             tpot = latencies(*key[:5], runs[key], key[5])[row.int("batch")].tpot_s
         if row.quantity not in QUANTITIES:
             raise ValueError(f"line {row.line}: unknown quantity {row.quantity!r}")
-        out.append(Compared(row, ttft, tpot))
+        out.append(Compared(row, ttft, tpot, host_s(row)))
     return out
 
 
@@ -225,8 +248,8 @@ def render(compared: list[Compared]) -> str:
         lines.append(f"| {side} | {quantity} | {count} | {median:.0%} | {ninety:.0%} | {low} |")
     lines += ["", "| source | machine | model | tp | w/a/kv | batch | in | out | quantity | "
               "implementation | launch | prompt step | model TTFT (ms) | model TPOT (ms) | "
-              "model (ms) | measured (ms) | error | split |",
-              "|---|---|---|---:|---|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|---|"]
+              "host path | host (ms) | model (ms) | measured (ms) | error | split |",
+              "|---|---|---|---:|---|---:|---:|---:|---|---|---|---|---:|---:|---|---:|---:|---:|---:|---|"]
     for c in compared:
         f = c.row.fields
         model = Path(f["model"]).parent.name if f["model"].endswith(".json") else f["model"]
@@ -235,7 +258,8 @@ def render(compared: list[Compared]) -> str:
             f"{f['weights']}/{f['activations']}/{f['kv_cache']} | {f['batch']} | "
             f"{f['input_len']} | {f['output_len']} | {c.row.quantity} | {f['implementation']} | "
             f"{f['launch']} | {f['prompt_step']} | "
-            f"{_ms(c.ttft_s)} | {_ms(c.tpot_s)} | {c.model_s * 1e3:.2f} | "
+            f"{_ms(c.ttft_s)} | {_ms(c.tpot_s)} | {f['host_path']} | {_ms(c.host_s)} | "
+            f"{c.model_s * 1e3:.2f} | "
             f"{c.row.time_s * 1e3:.2f} | {c.error:+.0%} | {f['split']} |")
     return "\n".join([*lines, "", END])
 

@@ -23,6 +23,7 @@ from serving_measured import (
     worst,
 )
 
+from kernelcost.answers.host_path import HostEngine
 from kernelcost.answers.published import read_corpus
 from kernelcost.hardware.hfconfig import load_model_or_config
 from kernelcost.hardware.machinefile import load_machine
@@ -30,6 +31,9 @@ from kernelcost.hardware.topology import default_topology
 
 SPLIT_MD = CSV.parent / "SPLIT.md"
 SHIPPED_MODELS = {"llama3_8b", "llama3_70b", "mixtral_8x7b"}
+# a hub config.json, or an engine's shape as its source's build command writes it
+CONFIG_FOLDERS = ("tests/data/hf/", "validate/published/models/")
+CALIBRATION_UNTIL = "2024-01-22"  # SPLIT.md: the first five sources' earliest date
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +55,7 @@ def test_every_row_is_sound(rows):
         assert machine.id == f["machine"], where
         model = f["model"]
         assert model in SHIPPED_MODELS or (
-            model.startswith("tests/data/hf/") and (ROOT / model).is_file()), where
+            model.startswith(CONFIG_FOLDERS) and (ROOT / model).is_file()), where
         assert load_model_or_config(model_path(model)).layers > 0, where
         tp = row.int("tp")
         assert tp >= 1, where
@@ -68,11 +72,12 @@ def test_every_row_is_sound(rows):
 
 
 def test_each_side_is_the_rule_of_split_md(rows):
-    # SPLIT.md, "serving.csv": by source, by date; the earliest source is calibration
-    assert "## serving.csv" in SPLIT_MD.read_text(encoding="utf-8")
-    earliest = min(row.fields["date"] for row in rows)
+    # SPLIT.md, "serving.csv": by source, by date; a source dated on or before 2024-01-22 (the
+    # earliest of the first five) is calibration, every later one validation
+    text = " ".join(SPLIT_MD.read_text(encoding="utf-8").split())
+    assert "## serving.csv" in text and f"dated on or before {CALIBRATION_UNTIL}" in text
     for row in rows:
-        rule = "calibration" if row.fields["date"] == earliest else "validation"
+        rule = "calibration" if row.fields["date"] <= CALIBRATION_UNTIL else "validation"
         assert row.fields["split"] == rule, f"serving.csv line {row.line}"
     by_source = {}
     for row in rows:
@@ -96,6 +101,24 @@ def test_each_rows_prompt_step_is_its_engines_default(rows):
         assert row.closed_loop == (expected != "batch")
 
 
+def test_each_sources_rows_pay_one_host_path(rows):
+    # host_path.py: the engine and version the source names; none where no calibration row
+    # measures it, so that no engine's figure is lent to another
+    by_source = {}
+    for row in rows:
+        by_source.setdefault(row.fields["source"], set()).add(row.fields["host_path"])
+    assert all(len(paths) == 1 for paths in by_source.values())
+    for row in rows:
+        engine = HostEngine(row.fields["host_path"])
+        impl = row.fields["implementation"]
+        if engine == HostEngine.VLLM_2024Q1:
+            assert impl.startswith("vLLM") and row.fields["date"] < "2024-04-01", row.line
+        if engine == HostEngine.TRTLLM_SESSION_V05:
+            assert impl.startswith("TensorRT-LLM v0.5 (gptSessionBenchmark"), row.line
+    fitted = {HostEngine(r.fields["host_path"]) for r in rows if r.fields["split"] == "calibration"}
+    assert fitted == set(HostEngine) - {HostEngine.NONE}  # every fitted engine has its rows
+
+
 def test_every_row_compares(compared):
     for c in compared:
         assert c.model_s > 0 and math.isfinite(c.error), c.row.line
@@ -103,8 +126,10 @@ def test_every_row_compares(compared):
         assert (c.ttft_s is not None) == (q != "tpot")
         assert (c.tpot_s is not None) == (q != "ttft")
         if q == "request_latency":
-            assert c.model_s == pytest.approx(
+            assert c.kernel_s == pytest.approx(
                 c.ttft_s + (c.row.int("output_len") - 1) * c.tpot_s)
+        assert c.model_s == pytest.approx(c.kernel_s + c.host_s)
+        assert (c.host_s > 0) == (c.row.fields["host_path"] != "none")
 
 
 def test_rows_sharing_a_run_share_its_figures(compared):
@@ -114,8 +139,8 @@ def test_rows_sharing_a_run_share_its_figures(compared):
     times = {}
     for c in compared:
         f = c.row.fields
-        key = (f["source"], f["batch"], f["input_len"], f["output_len"], f["quantity"],
-               f["weights"], f["launch"], f["prompt_step"])
+        key = (f["source"], f["machine"], f["model"], f["tp"], f["batch"], f["input_len"],
+               f["output_len"], f["quantity"], f["weights"], f["launch"], f["prompt_step"])
         times.setdefault(key, set()).add(round(c.model_s, 12))
     assert all(len(t) == 1 for t in times.values())
 

@@ -8,7 +8,7 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parent.parent / "validate" / "published" / "serving.csv"
 COLS = ["source", "date", "citation", "part", "machine", "model", "model_source", "tp",
         "weights", "activations", "kv_cache", "batch", "prefill_batch", "input_len", "output_len", "shape", "quantity",
-        "implementation", "launch", "prompt_step", "value", "unit", "conversion", "time_s", "timed", "timed_kind", "split"]
+        "implementation", "launch", "prompt_step", "host_path", "value", "unit", "conversion", "time_s", "timed", "timed_kind", "split"]
 HEADER = [
     "LLM serving on one node: published measurements (see README.md in this folder; the split rule: SPLIT.md, 'serving.csv').",
     "quantity: ttft (the first token: the batch's prompts prefilled), tpot (one decode step), request_latency (a whole batch of requests:",
@@ -20,6 +20,8 @@ HEADER = [
     "prompt_step: batch (the batch's prompts prefilled together, nothing else running: benchmark_latency); with_decodes or alone (a closed loop at",
     "concurrency = batch: a new prompt meets batch - 1 decoding requests, and the engine runs it with their decode tokens in one step, or in a step",
     "of its own; src/kernelcost/answers/closed_loop.py names each engine's default and its source).",
+    "host_path: the engine and version whose host path (src/kernelcost/answers/host_path.py) the row pays, by what the source names as run;",
+    "none where no calibration row measures that engine.",
     "tests/serving_measured.py compares each row with whole_model() at the row's machine, tp (the machine's default topology), batch and lengths.",
 ]
 
@@ -29,10 +31,17 @@ def t(x):
 
 
 # SPLIT.md's rule for this file, fixed before any row was compared with the model: by source,
-# by the source's date; the earliest source is calibration, every later one validation.
-SPLIT = {"vllm-pr2542": "calibration", "vllm-pr3240": "validation",
+# by the source's date; a source dated on or before 2024-01-22 (vllm-pr2542, the earliest of the
+# first five) is calibration, every later one validation.
+SPLIT = {"trtllm-perf-v0.5-low-latency": "calibration", "vllm-pr2542": "calibration", "vllm-pr3240": "validation",
          "gpustack-qwen3-8b-h100-latency": "validation",
          "rocm-vllm-dev-docker-2025-01-27": "validation", "rocm-vllm-dev-docker-2025-06-09": "validation"}
+# The engine and version whose host path each source's rows pay (src/kernelcost/answers/host_path.py), by the engine the source
+# names: vLLM master of early 2024 (the two pull requests, 2024-01-22 and 2024-03-06: its Python scheduler and sampler, Ray
+# workers at tp > 1); TensorRT-LLM 0.5's C++ GptSession benchmark; none for the engines no calibration row measures (vLLM 0.6.6
+# and 0.9.0.1 on ROCm, vLLM V1, SGLang and TensorRT-LLM behind their HTTP servers).
+HOST = {"trtllm-perf-v0.5-low-latency": "trtllm-session-0.5", "vllm-pr2542": "vllm-2024q1", "vllm-pr3240": "vllm-2024q1",
+        "gpustack-qwen3-8b-h100-latency": "none", "rocm-vllm-dev-docker-2025-01-27": "none", "rocm-vllm-dev-docker-2025-06-09": "none"}
 FIXED = ("fixed lengths: every prompt is input_len random token ids, every output output_len tokens (ignore_eos), "
          "all batch prompts submitted at once")
 
@@ -58,7 +67,7 @@ for block, (impl, by_bs) in PR2542_BLOCKS.items():
             part="NVIDIA H100 (variant not stated)", machine="h100", model="mixtral_8x7b",
             model_source="mistralai/Mixtral-8x7B-Instruct-v0.1 (torch_dtype bfloat16; vLLM's dtype auto)", tp=8,
             weights="bf16", activations="bf16", kv_cache="bf16", batch=bs, prefill_batch=bs, input_len=1000, output_len=50, shape=FIXED,
-            quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", value=repr(v), unit="s", conversion="time_s = value",
+            quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", host_path=HOST["vllm-pr2542"], value=repr(v), unit="s", conversion="time_s = value",
             time_s=t(v), timed=LATENCY_TIMED, timed_kind="call", split=SPLIT["vllm-pr2542"]))
 
 # ---- vLLM PR 3240: Mixtral-8x7B, tuned fused-MoE config, tp 2 on A100 ----
@@ -81,7 +90,8 @@ for block, (impl, by_bs) in PR3240_BLOCKS.items():
             machine="a100", model="mixtral_8x7b",
             model_source="mistralai/Mixtral-8x7B-Instruct-v0.1 (torch_dtype bfloat16; vLLM's dtype auto)", tp=2,
             weights="bf16", activations="bf16", kv_cache="bf16", batch=bs, prefill_batch=bs, input_len=1000, output_len=50, shape=FIXED,
-            quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", value=v, unit="s", conversion="time_s = value",
+            quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", host_path=HOST["vllm-pr3240"], value=v, unit="s",
+            conversion="time_s = value",
             time_s=t(float(v)), timed=LATENCY_TIMED, timed_kind="call", split=SPLIT["vllm-pr3240"]))
 
 # ---- GPUStack performance lab: Qwen3-8B on one H100 SXM, vLLM bench serve, ShareGPT at concurrency 4 ----
@@ -122,7 +132,7 @@ for section, variant, impl, wa, ttft, tpot in GPUSTACK_RUNS:
             launch="graphs" if "cuda graph" in section else "eager",
             # the engine's default (closed_loop.py): vLLM V1 and TensorRT-LLM put the others' decode tokens in the
             # prompt's step; SGLang without --enable-mixed-chunk (no run here passes it) runs the prompt alone
-            prompt_step="alone" if impl.startswith("SGLang") else "with_decodes", value=v, unit="ms", conversion="time_s = value * 1e-3",
+            prompt_step="alone" if impl.startswith("SGLang") else "with_decodes", host_path=HOST["gpustack-qwen3-8b-h100-latency"], value=v, unit="ms", conversion="time_s = value * 1e-3",
             time_s=t(float(v) * 1e-3), timed=SERVE_TIMED, timed_kind="call", split=SPLIT["gpustack-qwen3-8b-h100-latency"]))
 
 # ---- ROCm/vllm docs/dev-docker/README.md: Llama-3.1-70B-Instruct FP8 at tp 8 on MI300X, two releases' tables ----
@@ -176,10 +186,57 @@ for source, date, commit, merged, first, section, unit, impl, part, by_shape in 
                                         line=line),
             part=part, machine="mi300x", model="llama3_70b", model_source=ROCM_MODEL, tp=8,
             weights="fp8", activations="fp8", kv_cache="fp8", batch=bs, prefill_batch=bs, input_len=isl, output_len=2048,
-            shape=FIXED, quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", value=v,
-            unit="ms" if unit == "ms" else "s",
+            shape=FIXED, quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", host_path=HOST[source],
+            value=v, unit="ms" if unit == "ms" else "s",
             conversion="time_s = value * 1e-3" if unit == "ms" else "time_s = value",
             time_s=t(float(v) * scale), timed=ROCM_TIMED, timed_kind="call", split=SPLIT[source]))
+
+# ---- TensorRT-LLM docs/source/performance.md, 'Low Latency': first-token latency at batch 1, v0.5 data ----
+TRTLLM = ("NVIDIA/TensorRT-LLM, docs/source/performance.md at commit 138f96d45f90b9667426f7c47297d8c06bafac73 (the page's throughput "
+          "'updated for v0.6.1'), section 'Low Latency' ('** The following data is from TensorRT-LLM v0.5.'; 'reference data at batch size 1 "
+          "for first token latency'), table '{table}', line '| {model} | 1 | {tp} | {isl} | {v} |' (Model | Batch Size | TP | Input Length | "
+          "1st Token Latency (ms)); v0.5.0 is the first public release, announced on 2023-10-20 (NVIDIA/TensorRT-LLM issue #41, "
+          "jdemouth-nvidia: 'the release/0.5.0 branch contains ... the stable code of the first release of TensorRT-LLM (version 0.5.0)')")
+TRTLLM_SHAPE = ("fixed lengths: the page's section 'Reproducing First Token Latency': 'benchmark with a single output token in order to find the "
+                "time to first token latency' (gptSessionBenchmark --input_output_len <isl>,1), batch size 1 as the table states (the page's "
+                "command loops set --batch_size 64, and the 70B loop lists '64:128,1' twice: the table's batch and lengths are taken)")
+TRTLLM_TIMED = ("gptSessionBenchmark (TensorRT-LLM's C++ GptSession, no server, no tokeniser): host wall clock around generate() of the batch "
+                "with one output token (the context phase and the first token's sampling), --warm_up 1 --num_runs 5 --duration 0, the mean "
+                "of the runs; at tp 4 one process per GPU under mpirun")
+TRTLLM_MODELS = {
+    "LLaMA 7B": ("validate/published/models/trtllm_llama2_7b/config.json", 1,
+                 "Llama2-7b as the page's build command writes its engine ('examples/llama/build.py ... --n_layer 32 --n_head 32 --n_embd 4096 "
+                 "--inter_size 11008 --vocab_size 32000 --n_positions 4096 --hidden_act silu --dtype float16'): "
+                 "validate/published/models/trtllm_llama2_7b/config.json"),
+    "LLaMA 70B": ("validate/published/models/trtllm_llama2_70b/config.json", 4,
+                  "Llama2-70b as the page's build command writes its engine ('--world_size 4 --tp_size 4 ... --n_layer 80 --n_head 64 "
+                  "--n_kv_head 8 --n_embd 8192 --inter_size 28672 --vocab_size 32000 --n_positions 4096 --hidden_act silu --dtype float16'): "
+                  "validate/published/models/trtllm_llama2_70b/config.json"),
+}
+TRTLLM_RUNS = [
+    # table, machine, part, precision, {(model, isl): ms}
+    ("H100 GPUs (FP8)", "h100", "NVIDIA H100 (the page's methodology: 'an H100-HBM3-80GB system', the SXM part)", "fp8",
+     {("LLaMA 7B", 128): 7, ("LLaMA 7B", 2048): 36, ("LLaMA 70B", 128): 26, ("LLaMA 70B", 2048): 109}),
+    ("L40S GPUs (FP8)", "l40s", "NVIDIA L40S", "fp8", {("LLaMA 7B", 128): 14, ("LLaMA 7B", 2048): 73}),
+    ("A100 GPUs (FP16)", "a100", "NVIDIA A100 (variant not stated)", "fp16",
+     {("LLaMA 7B", 128): 16, ("LLaMA 7B", 2048): 133, ("LLaMA 70B", 128): 47, ("LLaMA 70B", 2048): 377}),
+]
+for table, machine, part, precision, by_shape in TRTLLM_RUNS:
+    for (name, isl), v in by_shape.items():
+        config, tp, model_source = TRTLLM_MODELS[name]
+        # --enable_fp8 --fp8_kv_cache: fp8 GEMMs and an fp8 KV cache; on A100 the page removes both ('Running on A100'): fp16,
+        # which the composition times as bf16 (the same bytes and tensor rate)
+        wa = "fp8" if precision == "fp8" else "bf16"
+        rows.append(dict(
+            source="trtllm-perf-v0.5-low-latency", date="2023-10-20",
+            citation=TRTLLM.format(table=table, model=name, tp=tp, isl=isl, v=v),
+            part=part, machine=machine, model=config, model_source=model_source, tp=tp,
+            weights=wa, activations=wa, kv_cache=wa, batch=1, prefill_batch=1, input_len=isl, output_len=1, shape=TRTLLM_SHAPE,
+            quantity="ttft", implementation=("TensorRT-LLM v0.5 (gptSessionBenchmark; engine built with --enable_context_fmha "
+                                             "--use_gpt_attention_plugin float16 --remove_input_padding"
+                                             + (" --enable_fp8 --fp8_kv_cache --strongly_typed)" if wa == "fp8" else ")")),
+            launch="eager", prompt_step="batch", host_path=HOST["trtllm-perf-v0.5-low-latency"], value=str(v), unit="ms", conversion="time_s = value * 1e-3",
+            time_s=t(v * 1e-3), timed=TRTLLM_TIMED, timed_kind="call", split=SPLIT["trtllm-perf-v0.5-low-latency"]))
 
 if __name__ == "__main__":
     with open(OUT, "w", newline="") as f:

@@ -1,0 +1,71 @@
+"""Stage: a serving engine's host path, kept apart from the kernels' time. What an engine does
+on the host around the GPU's work (its scheduler, input preparation, sampling, the copy of
+sampled tokens back, detokenisation, its workers' messages under tensor parallelism) is no
+kernel spec; a request pays it once and every engine step again, and a step's share grows
+with the sequences it holds (the scheduler and sampler walk each one).
+
+host_s = per_request_s + steps x (per_step_s + per_sequence_step_s x batch)
+
+Each figure is fitted per engine and version on the calibration rows of
+validate/published/serving.csv alone (tools/fit_host_path.py, which reads no validation row):
+the rows' measured time less the composition's kernels, launches and collectives. Where no
+calibration row measures an engine, it has no host path here (HostEngine.NONE, zero): a
+vLLM V1, SGLang or TensorRT-LLM HTTP server, and vLLM of 2025, are not modelled, and no
+figure of one engine is lent to another. What the residual holds besides the host is named
+with each fit: it is read as the host's because the composition holds every kernel the
+source names, not because the host was timed apart."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from ..base.records import record
+
+
+class HostEngine(StrEnum):
+    """An engine and version whose host path has a fitted figure (serving.csv's `host_path`)."""
+
+    TRTLLM_SESSION_V05 = "trtllm-session-0.5"  # TensorRT-LLM 0.5's C++ GptSession benchmark
+    VLLM_2024Q1 = "vllm-2024q1"  # vLLM master of January to March 2024 (benchmark_latency.py)
+    NONE = "none"  # no calibration row: not modelled
+
+
+@record
+class HostPath:
+    """An engine's host time: once a request, and each step plus each sequence of a step."""
+
+    per_request_s: float
+    per_step_s: float
+    per_sequence_step_s: float
+    fitted_on: str  # the calibration rows and the fit (tools/fit_host_path.py)
+
+    def seconds(self, steps: int, batch: int) -> float:
+        """A request's host time over `steps` engine steps of `batch` sequences."""
+        return self.per_request_s + steps * (self.per_step_s + self.per_sequence_step_s * batch)
+
+
+# tools/fit_host_path.py's figures, rounded to 0.01 ms (0.001 ms a sequence)
+HOST_PATHS = {
+    HostEngine.TRTLLM_SESSION_V05: HostPath(
+        5.63e-3, 0.0, 0.0,
+        "the median of measured - model over serving.csv's 10 calibration TTFT rows of "
+        "trtllm-perf-v0.5-low-latency (TensorRT-LLM 0.5's gptSessionBenchmark, batch 1, one "
+        "output token, Llama2-7b and Llama2-70b, H100, L40S, A100): one request, one step, so "
+        "the whole residual is per request; no calibration row times its decode steps (0 a "
+        "step). The residual also holds the prefill kernels' own error, which the median "
+        "damps (2048-token rows are -27 to +16 ms, 128-token rows +2.4 to +12.5 ms)"),
+    HostEngine.VLLM_2024Q1: HostPath(
+        0.0, 5.95e-3, 0.442e-3,
+        "least squares of (measured - model) / output_len over batch, serving.csv's 7 "
+        "calibration rows of vllm-pr2542's block 'This PR' (benchmark_latency.py, Mixtral-8x7B "
+        "at tp 8 on H100, batch 1 to 64, 1000 tokens in, 50 out): output_len engine steps a "
+        "batch, the prefill's included. The block 'Compare to master' is left out of the fit: "
+        "its MoE is not the fused kernel the composition times, so its residual holds kernel "
+        "time. One output length: a per-request part cannot be told from the per-step one "
+        "and is folded into it (0 a request)"),
+    HostEngine.NONE: HostPath(0.0, 0.0, 0.0, "no calibration row: not modelled"),
+}
+
+
+def host_path(engine: HostEngine) -> HostPath:
+    return HOST_PATHS[engine]
