@@ -335,7 +335,11 @@ RAN = {("h200-2026-12-04b.csv", "gemm_tallk", "M=1024;N=1024;K=65536"): (
     ("h200-2026-12-04b.csv", "gemm_skinny", "N=8192;K=8192;b=16"): (
     "specs/gemm_hopper.kcost", "M=8192;N=16;K=8192;TM=64;TN=16;STAGES=16",
     "torch.matmul (cuBLAS): nvjet_sm90_tst_64x16_64x16_2x1_v_bz_NNT (ncu), in cuBLAS's "
-    "column-major terms C^T = B^T A^T: 64 x 16 tiles of (N, M), 64-deep K, 16 stages, 2 x 1 clusters")}
+    "column-major terms C^T = B^T A^T: 64 x 16 tiles of (N, M), 64-deep K, 16 stages, 2 x 1 clusters"),
+    ("h200-2026-12-04b.csv", "gemm_small", "M=512;N=512;K=512"): (
+    "specs/gemm_hopper.kcost", "M=512;N=528;K=512;TM=64;TN=48;STAGES=15",
+    "torch.matmul (cuBLAS): nvjet_sm90_tst_64x48_64x15_2x4_h_bz_NNT (ncu): 64 x 48 tiles of (N, M) in "
+    "cuBLAS's column-major terms, 64-deep K, 15 stages; 11 tiles of 48 run 528 columns (whole tiles, as for gemm_ragged)")}
 rows = []
 for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-2026-12-04b.csv", "project-h200-2026-12-04b")):
     lines = Path(OUT.parent, "results", fname).read_text().splitlines()
