@@ -211,24 +211,27 @@ write("gemv.csv", rows, ["Decode GEMV (skinny bf16 GEMM): published measurements
 rows = []
 AO2490 = ("pytorch/ao pull request #2490 '[moe training] add benchmarking script for grouped mm' (danielvegamyhre, "
           "2025-07-03), 'Llama4_17bx16e' output ('gpu_name: NVIDIA H100'), block 'M, K, N, E: {m} {k} {n} {e}', line "
-          "'torch.bfloat16 time_sec'")
+          "'torch.bfloat16 time_sec'; the PR's command 'python bench_grouped_mm.py' times by do_benchmarks with "
+          "use_gpu_kernel_time=True (run()'s default) at commit c044ddb2500adf44419be76c0fffe8c6b45855a6 (the PR merged): "
+          "benchmarks/float8/utils.py get_gpu_kernel_gemm_time_s")
 for (m, k, n, e), sec, offs in (
         ((8192, 5120, 8192, 16), 1.31e-03, "272 832 1744 2288 2768 3056 4160 4352 4544 4800 5056 5360 6432 7760 7872 8192"),
         ((8192, 8192, 5120, 16), 1.26e-03, "464 1008 1664 2608 2912 3296 3584 3968 4960 5024 5232 5952 7440 7760 7984 8192")):
     rows.append(dict(
         source="ao-pr2490", citation=AO2490.format(m=m, k=k, n=n, e=e), part="NVIDIA H100 (variant not stated)",
         machine="h100", clocks_power="not stated", family="moe_gemm", implementation="torch._grouped_mm bf16",
-        dtype="bf16", spec="specs/moe_gemm.kcost", sizes=f"Ea={e};Mt={m // e};N={n};K={k};E={e}",
+        dtype="bf16", spec="specs/moe_gemm_hopper.kcost", sizes=f"Ea={e};Mt={m // e};N={n};K={k};E={e}",
         shape=f"(M, K) @ (E, K, N), M={m} tokens over E={e} experts, group ends (offs) {offs}: unbalanced; the spec's Mt = M/E = {m // e} (balanced, the same FLOP and weight bytes)",
         value=f"{sec:.2e}", unit="s", conversion="time_s = value", time_s=t(sec),
-        timed="the call (bench_grouped_mm.py's timer)", inputs="randn; routing offsets as printed", l2_flush="not stated"))
+        timed="GPU kernel time of aten::_grouped_mm under torch.profiler (CUPTI), mean of five after one warm-up",
+        inputs="randn; routing offsets as printed", l2_flush="no (the same inputs, one warm-up then five runs back to back)"))
 rows.append(dict(
     source="pytorch-pr156203",
     citation=("pytorch/pytorch pull request #156203 '[CUTLASS] [CUDA] SM100 GroupMM' (AaronWang04, 2025-06-17), "
               "'On H200' output, 'batch: 16 M: 128000 N: 7168 K: 7168', 'Time per Iteration: 298.6668 ms' "
               "(5 warm-up calls, then the mean of 50 back-to-back calls between CUDA events)"),
     part="NVIDIA H200 (variant not stated)", machine="h200", clocks_power="not stated", family="moe_gemm",
-    implementation="torch._grouped_mm bf16 (CUTLASS sm90)", dtype="bf16", spec="specs/moe_gemm.kcost",
+    implementation="torch._grouped_mm bf16 (CUTLASS sm90)", dtype="bf16", spec="specs/moe_gemm_hopper.kcost",
     sizes="Ea=16;Mt=128000;N=7168;K=7168;E=16", shape="a [16, 128000, 7168] and b [16, 7168, 7168]: 16 groups of 128000 rows",
     value="298.6668", unit="ms", conversion="time_s = value * 1e-3", time_s=t(298.6668e-3),
     timed="mean of 50 back-to-back calls (CUDA events)", inputs="randn", l2_flush="no"))
