@@ -228,3 +228,12 @@ def test_a_split_the_k_steps_do_not_take_is_refused_at_the_row(tmp_path, capsys)
     assert "`assume SPLIT_K*TK | K` does not hold at K = 65536: 65536 is not a multiple of " \
            "SPLIT_K*TK = 192" in err
     assert "a split that divides its k-steps" in err
+
+
+def test_a_split_named_for_a_spec_without_one_is_refused_at_the_row(tmp_path, capsys):
+    results = tmp_path / "runs.csv"
+    results.write_text("kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop\n"
+                       f"copy,{SPECS / 'copy.kcost'},n=4096;SPLIT_K=2,fp32,1e-3,,,\n")
+    assert main(["validate", str(results), "--machine", "h100"]) == 2
+    err = capsys.readouterr().err
+    assert f"{results}:2:" in err and "copy writes no number for `split_k`" in err
