@@ -178,7 +178,7 @@ def test_every_beaten_bound_has_a_reason(results):
     from kernelcost.answers.published_report import Beaten
 
     beaten = [r for r in results if r.bound_beaten]
-    assert beaten  # cuBLAS's split-K and smaller blocks beat gemm_hopper's schedule
+    assert beaten  # cuBLAS's smaller blocks at M = 256 beat gemm_hopper's schedule
     assert all(r.reason is not None for r in beaten)
     assert all(r.reason[0] is Beaten.OTHER_IMPLEMENTATION for r in beaten
                if r.row.spec == "specs/gemm_hopper.kcost")
@@ -203,6 +203,43 @@ def test_flashattention3_rows_run_the_hopper_specs_and_stay_above_their_bound(re
                                          "specs/flash_attention_causal_hopper.kcost"}
     assert all(r.t_bound is not None and not r.bound_beaten for r in fa3)
     assert all(r.t_bound <= r.row.time_s for r in fa3)
+
+
+def test_torchao_b200_rows_are_warm_kernel_times_on_the_tcgen05_tiling(results):
+    # bench_matmul.py at the PR's merge: get_gpu_kernel_gemm_time_s, torch.profiler's GPU
+    # time of aten::mm over five runs after one warm-up (no flush): kernels alone, warm
+    ao = [r for r in results if r.row.source == "ao-pr2427"]
+    assert len(ao) == 7
+    assert all(r.row.timed.value == "kernel" and not r.row.cold and r.cold_start_s is None
+               for r in ao)
+    # cuBLAS on sm100 issues tcgen05: gemm_blackwell, as the B200 row of mamf-table
+    b200 = [r for r in results if r.row.family is Family.GEMM and r.row.machine is Machine.B200]
+    assert {r.row.spec for r in b200} == {"specs/gemm_blackwell.kcost"}
+    # 1024^3: 8 x 4 tiles of 128 x 256 on 148 SMs, one an SM: 128 x 256 x 1024 MACs at one
+    # SM's 8192 FLOP/clk x 1.965 GHz
+    small = next(r for r in ao if r.row.sizes["M"] == "1024")
+    assert small.t_bound == pytest.approx(2 * 128 * 256 * 1024 / (8192 * 1.965e9), rel=1e-9)
+
+
+def test_the_skinny_gemm_runs_the_staged_tile_ncu_named(results):
+    # nvjet_sm90_tst_64x16_64x16_2x1 at M = 16: 64 x 16 tiles, 16 stages of TMA (164 kB a
+    # block in flight, 128 blocks): no latency derate, t_model = t_bound / the copy fraction
+    row = next(r for r in results if r.row.source == "project-h200-2026-12-04b"
+               and r.row.shape == "gemm_skinny" and r.row.sizes.get("N") == "16")
+    compulsory = 2 * (8192 * 8192 + 8192 * 16 + 16 * 8192)
+    assert row.t_bound == pytest.approx(compulsory / 4.8e12, rel=1e-9)
+    assert row.t_model == pytest.approx(row.t_bound / 0.8354, rel=1e-9)
+    tall = next(r for r in results if r.row.shape == "gemm_tallk")
+    assert tall.row.sizes["SPLIT_K"] == "4" and not tall.bound_beaten
+
+
+def test_the_small_gemm_runs_the_tile_ncu_named(results):
+    # nvjet_sm90_tst_64x48_64x15 at 512^3: 8 x 11 = 88 tiles of 64 x 48 (528 columns in whole
+    # tiles). A block reads its 64 x 512 of A, half its 512 x 48 of B (clusters of two share
+    # it), writes 64 x 48 of C: 96,256 B through L2, 88 times at 10 TB/s
+    row = next(r for r in results if r.row.shape == "gemm_small" and r.row.sizes["M"] == "512")
+    assert row.t_bound == pytest.approx(
+        88 * 2 * (64 * 512 + 512 * 48 / 2 + 64 * 48) / 10e12, rel=1e-9)
 
 
 def test_the_summaries_today(results):

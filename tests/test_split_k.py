@@ -3,6 +3,7 @@ written out as a grid of S times the blocks (lang.split_k), the partial tiles' f
 global memory (count.fixup, CUTLASS's parallel split-K), the brute-force oracle agreeing,
 the order t_floor <= t_bound <= t_model, and `tune` splitting a skinny GEMM."""
 
+import json
 from fractions import Fraction
 
 import pytest
@@ -185,3 +186,54 @@ def test_the_under_filled_grid_counts_the_split_it_has(tmp_path, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "32 blocks for 132 SMs leave 100 idle" in out
     assert "split-K along k0 (20 ways, where the spec splits 4)" in out
+
+
+def _validated(tmp_path, capsys, sizes: str, code: int = 0) -> dict:
+    results = tmp_path / "runs.csv"
+    results.write_text("kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop\n"
+                       f"gemm_tallk,{HOPPER},{sizes},bf16,1.782880e-04,287990528,,\n")
+    assert main(["validate", str(results), "--machine", "h200", "--json"]) == code
+    return json.loads(capsys.readouterr().out)["rows"][0]
+
+
+def test_a_measured_row_names_the_split_that_ran(tmp_path, capsys):
+    # validate/README.md: cuBLAS split the tall K four ways (ncu's names and DRAM counter);
+    # the row says SPLIT_K=4, opened from the spec's `split_k k0 = 1` as tune opens it.
+    row = _validated(tmp_path, capsys, "M=1024;N=1024;K=65536;SPLIT_K=4")
+    # by hand: 8 x 4 tiles x 4 splits = 128 blocks, one an SM; each 128 x 256 x 16384 MACs
+    # = 1,073,741,824 FLOP at one SM's 4096 FLOP/clk x 1.98 GHz
+    assert row["t_bound"] == pytest.approx(2 * 128 * 256 * 16384 / (4096 * 1.98e9), rel=1e-12)
+    # A, B and C once, and the four fp32 partial tiles written and read back
+    compulsory = 2 * (1024 * 65536 * 2 + 1024 * 1024)
+    assert row["counters"]["dram_bytes"]["predicted"] == compulsory + 2 * 4 * 4 * 1024 * 1024
+    # the same verdict as the spec written with the split
+    with patched():
+        text = HOPPER.read_text().replace("split_k k0 = 1", "split_k k0 = 4")
+        written = verdict(loads(text, "gemm_hopper_split4.kcost").cost(), H200,
+                          values={"M": 1024, "N": 1024, "K": 65536})
+    assert row["t_model"] == pytest.approx(float(written.t_model), rel=1e-12)
+    # unsplit: 32 blocks, each all of K, four times the time on its SM (and beaten: exit 1)
+    unsplit = _validated(tmp_path, capsys, "M=1024;N=1024;K=65536", code=1)
+    assert unsplit["t_bound"] == pytest.approx(4 * row["t_bound"], rel=1e-12)
+
+
+def test_a_split_the_k_steps_do_not_take_is_refused_at_the_row(tmp_path, capsys):
+    results = tmp_path / "runs.csv"
+    results.write_text("kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop\n"
+                       f"gemm_tallk,{HOPPER},M=1024;N=1024;K=65536;SPLIT_K=3,bf16,1e-4,,,\n")
+    assert main(["validate", str(results), "--machine", "h200"]) == 2
+    err = capsys.readouterr().err
+    # the rewrite's fact written as itself (not the text of the setting that asked for it)
+    assert f"{results}:2:" in err
+    assert "`assume SPLIT_K*TK | K` does not hold at K = 65536: 65536 is not a multiple of " \
+           "SPLIT_K*TK = 192" in err
+    assert "a split that divides its k-steps" in err
+
+
+def test_a_split_named_for_a_spec_without_one_is_refused_at_the_row(tmp_path, capsys):
+    results = tmp_path / "runs.csv"
+    results.write_text("kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop\n"
+                       f"copy,{SPECS / 'copy.kcost'},n=4096;SPLIT_K=2,fp32,1e-3,,,\n")
+    assert main(["validate", str(results), "--machine", "h100"]) == 2
+    err = capsys.readouterr().err
+    assert f"{results}:2:" in err and "copy writes no number for `split_k`" in err

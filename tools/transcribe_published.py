@@ -107,6 +107,9 @@ write("flashattention.csv", rows, [
 
 # ---------------- GEMM ----------------
 rows = []
+# cuBLAS's bf16 GEMM on each NVIDIA architecture runs that architecture's MMA path: WGMMA on
+# sm90 (gemm_hopper), tcgen05 on sm100 (gemm_blackwell); A100 and MI300X rows keep the ideal
+GEMM_SPECS = {"h100": "specs/gemm_hopper.kcost", "b200": "specs/gemm_blackwell.kcost"}
 MAMF = ("stas00/ml-engineering compute/accelerator/README.md at commit 744d01e18b79512572f64a6bbd8b5f4a725203a7, "
         "'Maximum Achievable Matmul FLOPS comparison table', BF16, row '{row}' (mamf-finder: mean of 100 iterations after 50 warm-up per shape; "
         "the best of a shape search)")
@@ -116,11 +119,10 @@ for row, part, machine, tf, (m, n, k), note in (
         ("NVIDIA B200 SXM", "NVIDIA B200 SXM", "b200", 1745.0, (1792, 16128, 3072), "torch 2.7.1+cu128"),
         ("AMD MI300X", "AMD Instinct MI300X", "mi300x", 668.4, (10240, 15360, 8192), "torch 2.5.1+6.3.42131, PYTORCH_TUNABLEOP_ENABLED=1")):
     flop = 2 * m * n * k
-    hopper = machine == "h100"
     rows.append(dict(
         source="mamf-table", citation=MAMF.format(row=row) + "; " + note, part=part, machine=machine,
         clocks_power="not stated", family="gemm", implementation="torch.matmul (cuBLAS / hipBLASLt)",
-        dtype="bf16", spec="specs/gemm_hopper.kcost" if hopper else "specs/gemm.kcost",
+        dtype="bf16", spec=GEMM_SPECS.get(machine, "specs/gemm.kcost"),
         sizes=f"M={m};N={n};K={k}", shape=f"MxNxK = {m}x{n}x{k}", value=str(tf), unit="TFLOP/s",
         conversion=f"time_s = 2*M*N*K / (value * 1e12) = {flop} FLOP / (value * 1e12)",
         time_s=t(flop / (tf * 1e12)), timed="torch.matmul call, mean of 100", inputs="not stated", l2_flush="not stated"))
@@ -137,17 +139,25 @@ for n, tf in ((1024, 176.62), (2048, 676.59), (4096, 788.72), (8192, 797.51), (1
         time_s=t(flop / (tf * 1e12)), timed="mean of 30 back-to-back calls (CUDA events)", inputs="randn", l2_flush="no (same inputs reused)"))
 AO2427 = ("pytorch/ao pull request #2427 'add-to-benchmarks' (drisspg, 2025-06-23), output of "
           "benchmarks/float8/bench_matmul.py --recipe nvfp4 ('gpu_name: NVIDIA B200'), line 'torch.bfloat16 time_sec' "
-          "after 'M, K, N: {n} {n} {n}'")
+          "after 'M, K, N: {n} {n} {n}'; timed at commit faf788a1752dd8fbe3c529e6fe3612e68324651f (the PR merged) by "
+          "do_benchmarks with use_gpu_kernel_time=True (run()'s default; the PR's command does not change it): "
+          "benchmarks/float8/utils.py get_gpu_kernel_gemm_time_s")
+# get_gpu_kernel_gemm_time_s: one warm-up, five runs under torch.profiler, the GPU time the
+# profiler (CUPTI) attributes to aten::mm's kernels divided by five: the kernels alone
+AO2427_TIMED = "GPU kernel time of aten::mm under torch.profiler (CUPTI), mean of five after one warm-up"
 for n, sec in ((1024, 5.08e-06), (1536, 7.87e-06), (2048, 1.52e-05), (3072, 3.84e-05), (4096, 9.74e-05),
                (6144, 3.19e-04), (8192, 7.74e-04)):
     rows.append(dict(
         source="ao-pr2427", citation=AO2427.format(n=n), part="NVIDIA B200 (variant not stated)", machine="b200",
-        clocks_power="not stated", family="gemm", implementation="torch.mm bf16 (cuBLAS)", dtype="bf16",
-        spec="specs/gemm.kcost", sizes=f"M={n};N={n};K={n}", shape=f"M, K, N = {n}, {n}, {n}",
+        clocks_power="not stated", family="gemm",
+        implementation="nn.Linear(K, N, bias=False) in bf16: aten::mm (cuBLAS)", dtype="bf16",
+        spec=GEMM_SPECS["b200"], sizes=f"M={n};N={n};K={n}", shape=f"M, K, N = {n}, {n}, {n}",
         value=f"{sec:.2e}", unit="s", conversion="time_s = value", time_s=t(sec),
-        timed="the call (bench_matmul.py's timer)", inputs="not stated", l2_flush="not stated"))
+        timed=AO2427_TIMED, inputs="randn activations; nn.Linear's default (uniform) weights",
+        l2_flush="no (the same inputs, one warm-up then five runs back to back)"))
 write("gemm.csv", rows, ["GEMMs: published measurements (see README.md in this folder).",
-    "Hopper rows map to gemm_hopper (the cuBLAS sm90 tiling); other machines to gemm (every element once: the ideal)."])
+    "Hopper rows map to gemm_hopper (the cuBLAS sm90 tiling: WGMMA), B200 rows to gemm_blackwell (the sm100 tiling: tcgen05);",
+    "other machines to gemm (every element once: the ideal)."])
 
 # ---------------- norms ----------------
 rows = []
@@ -201,24 +211,27 @@ write("gemv.csv", rows, ["Decode GEMV (skinny bf16 GEMM): published measurements
 rows = []
 AO2490 = ("pytorch/ao pull request #2490 '[moe training] add benchmarking script for grouped mm' (danielvegamyhre, "
           "2025-07-03), 'Llama4_17bx16e' output ('gpu_name: NVIDIA H100'), block 'M, K, N, E: {m} {k} {n} {e}', line "
-          "'torch.bfloat16 time_sec'")
+          "'torch.bfloat16 time_sec'; the PR's command 'python bench_grouped_mm.py' times by do_benchmarks with "
+          "use_gpu_kernel_time=True (run()'s default) at commit c044ddb2500adf44419be76c0fffe8c6b45855a6 (the PR merged): "
+          "benchmarks/float8/utils.py get_gpu_kernel_gemm_time_s")
 for (m, k, n, e), sec, offs in (
         ((8192, 5120, 8192, 16), 1.31e-03, "272 832 1744 2288 2768 3056 4160 4352 4544 4800 5056 5360 6432 7760 7872 8192"),
         ((8192, 8192, 5120, 16), 1.26e-03, "464 1008 1664 2608 2912 3296 3584 3968 4960 5024 5232 5952 7440 7760 7984 8192")):
     rows.append(dict(
         source="ao-pr2490", citation=AO2490.format(m=m, k=k, n=n, e=e), part="NVIDIA H100 (variant not stated)",
         machine="h100", clocks_power="not stated", family="moe_gemm", implementation="torch._grouped_mm bf16",
-        dtype="bf16", spec="specs/moe_gemm.kcost", sizes=f"Ea={e};Mt={m // e};N={n};K={k};E={e}",
+        dtype="bf16", spec="specs/moe_gemm_hopper.kcost", sizes=f"Ea={e};Mt={m // e};N={n};K={k};E={e}",
         shape=f"(M, K) @ (E, K, N), M={m} tokens over E={e} experts, group ends (offs) {offs}: unbalanced; the spec's Mt = M/E = {m // e} (balanced, the same FLOP and weight bytes)",
         value=f"{sec:.2e}", unit="s", conversion="time_s = value", time_s=t(sec),
-        timed="the call (bench_grouped_mm.py's timer)", inputs="randn; routing offsets as printed", l2_flush="not stated"))
+        timed="GPU kernel time of aten::_grouped_mm under torch.profiler (CUPTI), mean of five after one warm-up",
+        inputs="randn; routing offsets as printed", l2_flush="no (the same inputs, one warm-up then five runs back to back)"))
 rows.append(dict(
     source="pytorch-pr156203",
     citation=("pytorch/pytorch pull request #156203 '[CUTLASS] [CUDA] SM100 GroupMM' (AaronWang04, 2025-06-17), "
               "'On H200' output, 'batch: 16 M: 128000 N: 7168 K: 7168', 'Time per Iteration: 298.6668 ms' "
               "(5 warm-up calls, then the mean of 50 back-to-back calls between CUDA events)"),
     part="NVIDIA H200 (variant not stated)", machine="h200", clocks_power="not stated", family="moe_gemm",
-    implementation="torch._grouped_mm bf16 (CUTLASS sm90)", dtype="bf16", spec="specs/moe_gemm.kcost",
+    implementation="torch._grouped_mm bf16 (CUTLASS sm90)", dtype="bf16", spec="specs/moe_gemm_hopper.kcost",
     sizes="Ea=16;Mt=128000;N=7168;K=7168;E=16", shape="a [16, 128000, 7168] and b [16, 7168, 7168]: 16 groups of 128000 rows",
     value="298.6668", unit="ms", conversion="time_s = value * 1e-3", time_s=t(298.6668e-3),
     timed="mean of 50 back-to-back calls (CUDA events)", inputs="randn", l2_flush="no"))
@@ -314,6 +327,22 @@ IMPL = {"copy": "y.copy_(x) (cudaMemcpyAsync)", "copy_triton": "Triton copy", "r
         "layernorm_rows": "F.layer_norm", "softmax_rows": "torch.softmax", "moe_gemm": "torch.bmm over the touched experts",
         "gemv_decode": "F.linear (cuBLAS)", "decode_attention": "F.scaled_dot_product_attention (GQA packed)",
         "flash_attention": "SDPA flash backend (FlashAttention-2)", "flash_attention_causal": "SDPA flash backend (FlashAttention-2), causal"}
+# Where the run's own records (ncu's kernel names and counters, validate/README.md) show a
+# schedule the results file's spec does not write, the row runs the spec and sizes of what
+# ran (validate/README.md, "Split-K at the tall K" and "The skinny GEMM at M = 16"):
+# (file, kernel, sizes) -> (spec, sizes, what ran).
+RAN = {("h200-2026-12-04b.csv", "gemm_tallk", "M=1024;N=1024;K=65536"): (
+    "specs/gemm_hopper.kcost", "M=1024;N=1024;K=65536;SPLIT_K=4",
+    "torch.matmul (cuBLAS): nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_splitK_NNT and "
+    "cublasLt::splitKreduce_kernel (ncu), 4 splits"),
+    ("h200-2026-12-04b.csv", "gemm_skinny", "N=8192;K=8192;b=16"): (
+    "specs/gemm_hopper.kcost", "M=8192;N=16;K=8192;TM=64;TN=16;STAGES=16",
+    "torch.matmul (cuBLAS): nvjet_sm90_tst_64x16_64x16_2x1_v_bz_NNT (ncu), in cuBLAS's "
+    "column-major terms C^T = B^T A^T: 64 x 16 tiles of (N, M), 64-deep K, 16 stages, 2 x 1 clusters"),
+    ("h200-2026-12-04b.csv", "gemm_small", "M=512;N=512;K=512"): (
+    "specs/gemm_hopper.kcost", "M=512;N=528;K=512;TM=64;TN=48;STAGES=15",
+    "torch.matmul (cuBLAS): nvjet_sm90_tst_64x48_64x15_2x4_h_bz_NNT (ncu): 64 x 48 tiles of (N, M) in "
+    "cuBLAS's column-major terms, 64-deep K, 15 stages; 11 tiles of 48 run 528 columns (whole tiles, as for gemm_ragged)")}
 rows = []
 for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-2026-12-04b.csv", "project-h200-2026-12-04b")):
     lines = Path(OUT.parent, "results", fname).read_text().splitlines()
@@ -334,12 +363,13 @@ for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-20
             continue  # rope, silu_mul, reduce_sum: outside the corpus's families
         base = kernel.removesuffix("_graph").removesuffix("_zeros")
         impl = IMPL.get(base, "torch.matmul (cuBLAS)")
+        spec, sizes, impl = RAN.get((fname, kernel, r["sizes"]), (r["spec"], r["sizes"], impl))
         graph = kernel.endswith("_graph")
         rows.append(dict(
             source=src, citation=f"this repository, validate/results/{fname} line {number} (validate/run_h200.py; validate/README.md)",
             part="NVIDIA H200 SXM 141 GB (power limit 700 W)", machine="h200",
             clocks_power="clocks left as found (max SM 1980 MHz, memory 3201 MHz), power limit 700 W", family=family,
-            implementation=impl, dtype=r["dtype"], spec=r["spec"], sizes=r["sizes"], shape=kernel,
+            implementation=impl, dtype=r["dtype"], spec=spec, sizes=sizes, shape=kernel,
             value=r["time_s"], unit="s", conversion="time_s = value", time_s=r["time_s"],
             timed="CUDA graph replay of the call" if graph else "the call between CUDA events (median)",
             inputs="zeros" if kernel == "gemm_zeros" else "randn",

@@ -347,7 +347,7 @@ def _extents(loops: tuple[Loop, ...], dims: tuple[str, ...],
 def _text(checked: CheckedKernel, node: ast.Expr) -> str:
     span = node.span
     lines = checked.kernel.source.split("\n") if checked.kernel.source else []
-    if span.line == span.end_line and 1 <= span.line <= len(lines):
+    if not span.synthetic and span.line == span.end_line and 1 <= span.line <= len(lines):
         return lines[span.line - 1][span.column - 1:span.end_column - 1]
     return "?"
 

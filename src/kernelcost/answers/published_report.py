@@ -62,8 +62,6 @@ class ModelsOther:
 # Rows whose reason is a reading, not a rule: (source, shape) -> reason, with the evidence
 # (written with the corpus, as its rows are).
 READINGS: dict[tuple[str, str], tuple[Beaten, str]] = {
-    ("project-h200-2026-12-04b", "gemm_tallk"): (
-        Beaten.OTHER_IMPLEMENTATION, "cuBLAS ran split-K (ncu kernel names), the spec does not"),
     ("project-h200-2026-12-04b", "gemm_skinny"): (
         Beaten.OTHER_IMPLEMENTATION, "cuBLAS ran more, smaller blocks than the spec's 64 tiles"),
     ("project-h200-2026-12-04b", "flash_attention"): (

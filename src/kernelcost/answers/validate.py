@@ -6,7 +6,9 @@ The CSV is what validate/run_h200.py writes, one measured run a row:
 
 - `spec`: the .kcost file, absolute or relative to the working directory or to a folder
   above the CSV (the harness writes `specs/copy.kcost`, relative to the repository);
-- `sizes`: `NAME=VALUE;NAME=VALUE` (values as `--set` takes them);
+- `sizes`: `NAME=VALUE;NAME=VALUE` (values as `--set` takes them); a schedule setting the
+  spec writes as a number may be named as `tune` opens it (`SPLIT_K=4` for the run of a
+  spec that writes `split_k k0 = 1`: lang.schedule), where the run's records show it;
 - `time_s`: the measured time of one run, in seconds (a positive number);
 - `dram_bytes`, `l2_bytes`, `flop`: counters (Nsight Compute), empty when not measured.
 Lines that start with `#` are comments (the harness records the GPU there); blank lines
@@ -275,7 +277,7 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     try:
         if spec_path not in specs:
             specs[spec_path] = load(spec_path)
-        spec = specs[spec_path]
+        spec = _scheduled(specs, spec_path, row.sizes)
         settings = resolve_settings(dict(row.sizes), spec.parameters)
         values = _numeric_values(spec, settings)
         refuse_verdict_sizes(spec, values, row.sizes)
@@ -317,6 +319,26 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
                       verdict.bound_at_max_clock if t_bound is not None else None,
                       counters, warnings, tuple(notes), _float(verdict.t_floor),
                       ledger(verdict))
+
+
+def _scheduled(specs: dict, spec_path: Path, sizes: dict[str, str]):
+    """The spec with the schedule settings its sizes name opened as parameters, as `tune`
+    opens them (lang.schedule): a row that ran a split the spec does not write says
+    `SPLIT_K=4`. The spec itself where the sizes name none (or the spec has the name)."""
+    from ..algebra.sympy_scope import patched
+    from ..analysis.api import Spec
+    from ..lang.check import check
+    from ..lang.schedule import Schedule, open_schedule
+
+    spec = specs[spec_path]
+    opened = tuple(setting for setting in Schedule
+                   if setting.parameter in sizes and setting.parameter not in spec.parameters)
+    if not opened:
+        return spec
+    if (spec_path, opened) not in specs:
+        with patched():
+            specs[spec_path, opened] = Spec(spec.path, check(open_schedule(spec.kernel, opened)))
+    return specs[spec_path, opened]
 
 
 def _counter(name: str, measured: float, cost, values, verdict) -> Counter:

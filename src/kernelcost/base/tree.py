@@ -36,6 +36,9 @@ class Span:
     column: int
     end_line: int
     end_column: int
+    # made by a rewrite (lang.split_k's bounds and assume): placed at the text that asked for
+    # it, but that text is not the node's own, so a message writes the node, not the text
+    synthetic: bool = False
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"

@@ -84,15 +84,17 @@ def refuse_broken_divisibility(checked: CheckedKernel,
         divisor_text = _written(checked, fact.divisor)
         dividend_text = _written(checked, fact.dividend)
         nearest = max(divisor, dividend - dividend % divisor)
+        other = ("or a split that divides its k-steps (a rewrite's fact: lang.split_k)"
+                 if fact.span.synthetic else f"or remove `{divisor_text} | {dividend_text}` "
+                 "from the assume line to count the ragged last tile")
         raise SizeError(Code.ASSUMPTION_BROKEN_AT_SIZES, Diagnostic(
             fact.span,
             f"`assume {divisor_text} | {dividend_text}` does not hold at "
             f"{_at(dividend_text, dividend)}: {dividend} is not a multiple of "
             f"{_at(divisor_text, divisor)}",
             f"the counts take {dividend_text} to be a multiple of {divisor_text}: give "
-            f"{dividend_text} a multiple of {divisor} (such as {nearest}), or remove "
-            f"`{divisor_text} | {dividend_text}` from the assume line to count the ragged "
-            "last tile"), checked.kernel.source)
+            f"{dividend_text} a multiple of {divisor} (such as {nearest}), {other}"),
+            checked.kernel.source)
 
 
 _RELATIONS = {"<=": sympy.Le, "<": sympy.Lt, ">=": sympy.Ge, ">": sympy.Gt}
@@ -154,7 +156,7 @@ def _written(checked: CheckedKernel, node: ast.Expr) -> str:
     """An expression as the spec writes it (its span's text on one line)."""
     span = node.span
     lines = checked.kernel.source.split("\n") if checked.kernel.source else []
-    if span.line == span.end_line and 1 <= span.line <= len(lines):
+    if not span.synthetic and span.line == span.end_line and 1 <= span.line <= len(lines):
         return lines[span.line - 1][span.column - 1:span.end_column - 1]
     return str(to_sympy(node, checked.sizes))
 

@@ -64,7 +64,7 @@ def _split(kernel: ast.Kernel, index: int, header: ast.For,
                                    "`for k0 in 0..K by TK` right inside the grid",
                                    code=Code.WRONG_PARALLEL)]
     at, loop = found[0]
-    parts, span = option.value, option.span
+    parts, span = option.value, dataclasses.replace(option.span, synthetic=True)
     iterator = _fresh(kernel, f"split_{loop.var}")
     step = loop.step if loop.step is not None else ast.Number("1", span)
     extent = ast.BinOp("-", loop.hi, loop.lo, span)
