@@ -314,6 +314,18 @@ IMPL = {"copy": "y.copy_(x) (cudaMemcpyAsync)", "copy_triton": "Triton copy", "r
         "layernorm_rows": "F.layer_norm", "softmax_rows": "torch.softmax", "moe_gemm": "torch.bmm over the touched experts",
         "gemv_decode": "F.linear (cuBLAS)", "decode_attention": "F.scaled_dot_product_attention (GQA packed)",
         "flash_attention": "SDPA flash backend (FlashAttention-2)", "flash_attention_causal": "SDPA flash backend (FlashAttention-2), causal"}
+# The decode rows call F.scaled_dot_product_attention with no backend named. torch 2.11 on an
+# sm90 part puts cuDNN first (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
+# check_prefer_cudnn_attention: cuDNN newer than 9.15.0 on major 9 or 10; the cu130 wheel's
+# bundled cuDNN crosses it at 2.11, huggingface/transformers pull request #48163, comment of
+# 2026-08-31), and can_use_cudnn_attention accepts 8 query rows of d = 128. cuDNN's fused
+# forward launches one CTA per (query tile, head, batch) and does not split the cache, so
+# b x h/g blocks each stream all L keys: decode_attention_split.kcost is the family's spec of
+# that grid (FlashAttention-2's tiles; cuDNN's own are not published). FlashAttention-2's path
+# would have split the cache (flash_api.cpp, set_params_splitkv: 32 splits at b = 1).
+SPEC_RUN = {"decode_attention": "specs/decode_attention_split.kcost"}
+IMPL_RUN = {"decode_attention": "F.scaled_dot_product_attention (GQA packed): cuDNN's fused "
+            "attention (torch 2.11 + cu130 prefers it on sm90), one CTA per (batch, KV head), no split of the cache"}
 rows = []
 for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-2026-12-04b.csv", "project-h200-2026-12-04b")):
     lines = Path(OUT.parent, "results", fname).read_text().splitlines()
@@ -333,13 +345,13 @@ for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-20
         if family is None:
             continue  # rope, silu_mul, reduce_sum: outside the corpus's families
         base = kernel.removesuffix("_graph").removesuffix("_zeros")
-        impl = IMPL.get(base, "torch.matmul (cuBLAS)")
+        impl = IMPL_RUN.get(base, IMPL.get(base, "torch.matmul (cuBLAS)"))
         graph = kernel.endswith("_graph")
         rows.append(dict(
             source=src, citation=f"this repository, validate/results/{fname} line {number} (validate/run_h200.py; validate/README.md)",
             part="NVIDIA H200 SXM 141 GB (power limit 700 W)", machine="h200",
             clocks_power="clocks left as found (max SM 1980 MHz, memory 3201 MHz), power limit 700 W", family=family,
-            implementation=impl, dtype=r["dtype"], spec=r["spec"], sizes=r["sizes"], shape=kernel,
+            implementation=impl, dtype=r["dtype"], spec=SPEC_RUN.get(base, r["spec"]), sizes=r["sizes"], shape=kernel,
             value=r["time_s"], unit="s", conversion="time_s = value", time_s=r["time_s"],
             timed="CUDA graph replay of the call" if graph else "the call between CUDA events (median)",
             inputs="zeros" if kernel == "gemm_zeros" else "randn",
