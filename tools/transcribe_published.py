@@ -1,6 +1,7 @@
 """Transcribes the numbers read from each source into validate/published/*.csv: every figure here was read by hand from the cited source; rerun after an edit (python tools/transcribe_published.py)."""
 # ruff: noqa: E501  (citations and transcribed tables read better whole)
 import csv
+import math
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "validate" / "published"
@@ -326,6 +327,33 @@ IMPL = {"copy": "y.copy_(x) (cudaMemcpyAsync)", "copy_triton": "Triton copy", "r
 SPEC_RUN = {"decode_attention": "specs/decode_attention_split.kcost"}
 IMPL_RUN = {"decode_attention": "F.scaled_dot_product_attention (GQA packed): cuDNN's fused "
             "attention (torch 2.11 + cu130 prefers it on sm90), one CTA per (batch, KV head), no split of the cache"}
+
+
+def num_splits(S, H, d, sms=132):
+    """The keys' splits PyTorch's flash backend picks (aten/src/ATen/native/transformers/cuda/
+    flash_attn/flash_api.cpp: mha_fwd -> set_params_splitkv -> num_splits_heuristic, twice the
+    SMs, 64-row query tiles, 128-key tiles at d = 128); tests/test_flash_attention_split.py."""
+    blocks, slots, n_blocks = H * -(-S // 64), 2 * sms, -(-S // (256 if d <= 64 else 128 if d <= 128 else 64))
+    if blocks >= 0.8 * slots:
+        return 1
+    top = min(128, slots, n_blocks)
+    eff = [(blocks * s / slots) / math.ceil(blocks * s / slots)
+           if s == 1 or -(-n_blocks // s) != -(-n_blocks // (s - 1)) else 0.0 for s in range(1, top + 1)]
+    return next(s for s in range(1, top + 1) if eff[s - 1] and eff[s - 1] >= 0.85 * max(eff))
+
+
+def split_run(kernel, sizes):
+    """A non-causal flash row whose query tiles PyTorch splits the keys of: the split kernel's
+    spec and sizes (flash_attention_split.kcost), else None."""
+    if kernel.removesuffix("_graph") != "flash_attention":
+        return None
+    given = dict(part.split("=") for part in sizes.split(";"))
+    P = num_splits(int(given["S"]), int(given["H"]), int(given.get("d", 128)))
+    if P == 1:
+        return None
+    return "specs/flash_attention_split.kcost", f"{sizes};P={P}"
+
+
 rows = []
 for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-2026-12-04b.csv", "project-h200-2026-12-04b")):
     lines = Path(OUT.parent, "results", fname).read_text().splitlines()
@@ -346,12 +374,15 @@ for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-20
             continue  # rope, silu_mul, reduce_sum: outside the corpus's families
         base = kernel.removesuffix("_graph").removesuffix("_zeros")
         impl = IMPL_RUN.get(base, IMPL.get(base, "torch.matmul (cuBLAS)"))
+        spec, sizes = SPEC_RUN.get(base, r["spec"]), r["sizes"]
+        if split_run(kernel, sizes):
+            (spec, sizes), impl = split_run(kernel, sizes), impl + ": the split-KV kernel and its combine (PyTorch's heuristic)"
         graph = kernel.endswith("_graph")
         rows.append(dict(
             source=src, citation=f"this repository, validate/results/{fname} line {number} (validate/run_h200.py; validate/README.md)",
             part="NVIDIA H200 SXM 141 GB (power limit 700 W)", machine="h200",
             clocks_power="clocks left as found (max SM 1980 MHz, memory 3201 MHz), power limit 700 W", family=family,
-            implementation=impl, dtype=r["dtype"], spec=SPEC_RUN.get(base, r["spec"]), sizes=r["sizes"], shape=kernel,
+            implementation=impl, dtype=r["dtype"], spec=spec, sizes=sizes, shape=kernel,
             value=r["time_s"], unit="s", conversion="time_s = value", time_s=r["time_s"],
             timed="CUDA graph replay of the call" if graph else "the call between CUDA events (median)",
             inputs="zeros" if kernel == "gemm_zeros" else "randn",
