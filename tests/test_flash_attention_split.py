@@ -57,3 +57,22 @@ def test_work_and_bytes_are_the_kernels_tiles_counted_by_hand():
     # global: Q, K, V read and O written in bf16, the fp32 partial outputs and log-sum-exps
     # written once (the combine reads them back from L2: 4 MiB)
     assert traffic["global"] == 4 * H * S * d * 2 + P * H * S * d * 4 + P * H * S * 4
+
+
+def test_the_corpus_puts_every_split_run_on_the_split_spec():
+    """validate/published/project_h200.csv: each non-causal flash row runs on the split spec
+    exactly when the heuristic splits its size, with its P; the others keep the unsplit one."""
+    import csv
+
+    path = ROOT / "validate" / "published" / "project_h200.csv"
+    lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
+    flash = [row for row in csv.DictReader(lines)
+             if row["shape"].removesuffix("_graph") == "flash_attention"]
+    assert len(flash) == 10
+    for row in flash:
+        sizes = {k: int(v) for k, v in (item.split("=") for item in row["sizes"].split(";"))}
+        P = splits(sizes["S"], sizes["H"], sizes.get("d", 128))
+        split = row["spec"] == "specs/flash_attention_split.kcost"
+        assert split == (P > 1), row["citation"]
+        assert sizes.get("P", 1) == P
+    assert sum(row["spec"] == "specs/flash_attention_split.kcost" for row in flash) == 3
