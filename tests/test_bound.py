@@ -110,6 +110,7 @@ def test_attention_products_and_a_stencil():
 REFUSED = {
     "conv3x3": "combines the iterators", "conv3x3_naive": "combines the iterators",
     "flash_attention": "the loop `h` indexes no array",
+    "flash_attention_split": "the loop `h` indexes no array",
     "flash_attention_causal": "the loop `h` indexes no array",
     "flash_attention_blackwell": "the loop `h` indexes no array",
     "flash_attention_hopper": "the loop `h` indexes no array",

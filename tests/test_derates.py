@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 import sympy
@@ -141,6 +142,25 @@ def test_vector_add_at_full_occupancy_reaches_the_hbm_roof():
     assert available > _hand_l2_needed()  # and against L2's 1.51 MB
     assert [d.cause for d in result.derates] == ["launch"]
     assert result.t_model == result.t_bound == sympy.Rational(12 * n, 335 * 10**10)
+
+
+def test_arrays_declared_in_shared_are_in_flight_whole():
+    """A block that stages its tiles in arrays it declares in shared memory (no keep) keeps
+    each fill in flight at once: decode_attention_split's Q (64 x 128), K and V (128 x 128)
+    bf16 arrays, 16 + 32 + 32 KiB = 81,920 B a block, not 128 threads x one 16-byte load of
+    each of Qm, Kc and Vc (6 kB). At b = 1, h = 32 (4 blocks) on H100: 4 x 81,920 B against
+    the 1.25 MB Little's law asks for."""
+    spec = Path(__file__).resolve().parent.parent / "specs" / "decode_attention_split.kcost"
+    cost = loads(spec.read_text()).cost("spec")
+    result = verdict(cost, H100, values={"b": 1, "h": 32, "L": 4096})
+    latency = derate(result, "latency", "global")
+    assert latency.finding.flight.how.tiles
+    assert latency.finding.flight.per_block_B == 16 * 1024 + 2 * 32 * 1024
+    factor = Fraction(4 * 81_920) / _hand_needed()
+    assert latency.factor == sympy.Rational(factor.numerator, factor.denominator)
+    # 8.4 MB at 3.35 TB/s x 0.262 take 9.6 us, under the busiest SM's shared time: the
+    # derate does not bind, and t_model is the shared roof's
+    assert roof_name(result.grid.model_bound).startswith("shared bandwidth")
 
 
 # --- 4. latency at every level: L2 and shared memory ---------------------------------------

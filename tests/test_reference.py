@@ -106,6 +106,10 @@ UPPER_BOUNDS = {
     "flash_attention_causal": "the triangle of keys read: K and V footprints bounded by a box",
     "flash_attention_causal_hopper": "the triangle of keys read: K and V footprints bounded "
                                      "by a box",
+    # each box is what the grid reads of the tensor whole (the split's keys at p * S / P):
+    # exact in value, tests/test_flash_attention_split.py counts the global bytes by hand
+    "flash_attention_split": "a split's keys at p * S / P: Q, K and V footprints bounded by "
+                             "a box",
     "flash_attention_hopper": "ragged query tiles (Br = 192 at d = 64): Q and O footprints "
                               "bounded by a box",
     # the box is the whole of K and V (the last token reads every key), so its value is exact

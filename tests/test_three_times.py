@@ -53,6 +53,8 @@ README_SIZES = {
     "strided_read": [{"n": 16777216, "s": 8}],
     # the published corpus's rows for it (validate/published/decode_attention.csv)
     "decode_attention_split": [{"b": 64, "h": 64, "L": L} for L in (32, 64, 128, 256)],
+    # the corpus's rows for it (validate/published/project_h200.csv: H = 1, PyTorch's splits)
+    "flash_attention_split": [{"S": 1024, "H": 1, "P": 8}, {"S": 4096, "H": 1, "P": 4}],
 }
 
 

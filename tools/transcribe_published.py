@@ -1,6 +1,7 @@
 """Transcribes the numbers read from each source into validate/published/*.csv: every figure here was read by hand from the cited source; rerun after an edit (python tools/transcribe_published.py)."""
 # ruff: noqa: E501  (citations and transcribed tables read better whole)
 import csv
+import math
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "validate" / "published"
@@ -343,6 +344,47 @@ RAN = {("h200-2026-12-04b.csv", "gemm_tallk", "M=1024;N=1024;K=65536"): (
     "specs/gemm_hopper.kcost", "M=512;N=528;K=512;TM=64;TN=48;STAGES=15",
     "torch.matmul (cuBLAS): nvjet_sm90_tst_64x48_64x15_2x4_h_bz_NNT (ncu): 64 x 48 tiles of (N, M) in "
     "cuBLAS's column-major terms, 64-deep K, 15 stages; 11 tiles of 48 run 528 columns (whole tiles, as for gemm_ragged)")}
+
+
+# The decode rows call F.scaled_dot_product_attention with no backend named. torch 2.11 on an
+# sm90 part puts cuDNN first (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
+# check_prefer_cudnn_attention: cuDNN newer than 9.15.0 on major 9 or 10; the cu130 wheel's
+# bundled cuDNN crosses it at 2.11, huggingface/transformers pull request #48163, comment of
+# 2026-08-31), and can_use_cudnn_attention accepts 8 query rows of d = 128. cuDNN's fused
+# forward launches one CTA per (query tile, head, batch) and does not split the cache, so
+# b x h/g blocks each stream all L keys: decode_attention_split.kcost is the family's spec of
+# that grid (FlashAttention-2's tiles; cuDNN's own are not published). FlashAttention-2's path
+# would have split the cache (flash_api.cpp, set_params_splitkv: 32 splits at b = 1).
+SPEC_RUN = {"decode_attention": "specs/decode_attention_split.kcost"}
+IMPL_RUN = {"decode_attention": "F.scaled_dot_product_attention (GQA packed): cuDNN's fused "
+            "attention (torch 2.11 + cu130 prefers it on sm90), one CTA per (batch, KV head), no split of the cache"}
+
+
+def num_splits(S, H, d, sms=132):
+    """The keys' splits PyTorch's flash backend picks (aten/src/ATen/native/transformers/cuda/
+    flash_attn/flash_api.cpp: mha_fwd -> set_params_splitkv -> num_splits_heuristic, twice the
+    SMs, 64-row query tiles, 128-key tiles at d = 128); tests/test_flash_attention_split.py."""
+    blocks, slots, n_blocks = H * -(-S // 64), 2 * sms, -(-S // (256 if d <= 64 else 128 if d <= 128 else 64))
+    if blocks >= 0.8 * slots:
+        return 1
+    top = min(128, slots, n_blocks)
+    eff = [(blocks * s / slots) / math.ceil(blocks * s / slots)
+           if s == 1 or -(-n_blocks // s) != -(-n_blocks // (s - 1)) else 0.0 for s in range(1, top + 1)]
+    return next(s for s in range(1, top + 1) if eff[s - 1] and eff[s - 1] >= 0.85 * max(eff))
+
+
+def split_run(kernel, sizes):
+    """A non-causal flash row whose query tiles PyTorch splits the keys of: the split kernel's
+    spec and sizes (flash_attention_split.kcost), else None."""
+    if kernel.removesuffix("_graph") != "flash_attention":
+        return None
+    given = dict(part.split("=") for part in sizes.split(";"))
+    P = num_splits(int(given["S"]), int(given["H"]), int(given.get("d", 128)))
+    if P == 1:
+        return None
+    return "specs/flash_attention_split.kcost", f"{sizes};P={P}"
+
+
 rows = []
 for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-2026-12-04b.csv", "project-h200-2026-12-04b")):
     lines = Path(OUT.parent, "results", fname).read_text().splitlines()
@@ -362,8 +404,11 @@ for fname, src in (("h200-2026-12-04.csv", "project-h200-2026-12-04"), ("h200-20
         if family is None:
             continue  # rope, silu_mul, reduce_sum: outside the corpus's families
         base = kernel.removesuffix("_graph").removesuffix("_zeros")
-        impl = IMPL.get(base, "torch.matmul (cuBLAS)")
-        spec, sizes, impl = RAN.get((fname, kernel, r["sizes"]), (r["spec"], r["sizes"], impl))
+        impl = IMPL_RUN.get(base, IMPL.get(base, "torch.matmul (cuBLAS)"))
+        spec, sizes = SPEC_RUN.get(base, r["spec"]), r["sizes"]
+        spec, sizes, impl = RAN.get((fname, kernel, r["sizes"]), (spec, sizes, impl))
+        if split_run(kernel, sizes):
+            (spec, sizes), impl = split_run(kernel, sizes), impl + ": the split-KV kernel and its combine (PyTorch's heuristic)"
         graph = kernel.endswith("_graph")
         rows.append(dict(
             source=src, citation=f"this repository, validate/results/{fname} line {number} (validate/run_h200.py; validate/README.md)",

@@ -111,6 +111,8 @@ def latency_text(finding: LatencyFinding) -> str:
 
 
 def _loads_text(how: BlockLoads) -> str:
+    if how.tiles and how.declared:
+        return "the arrays it declares in shared memory, filled by independent copies"
     if how.tiles:
         return "its shared tiles (stages x tile bytes), filled by independent copies"
     return f"{how.threads} threads x one load each of " + ", ".join(

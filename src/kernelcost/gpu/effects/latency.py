@@ -5,7 +5,8 @@ in cycles at its clock: an unloaded latency, a chain of dependent loads, so load
 are longer and the need larger); bytes in flight available = the blocks resident at once x what
 one block keeps in flight. Global and L2 are device-wide: min(B, resident x SMs) blocks against
 the device's bandwidth, each keeping in flight its shared tiles, stages x tile bytes
-(asynchronous copies, or a fill of independent loads), else threads x one load per thread of
+(asynchronous copies, or a fill of independent loads; without a keep, the arrays it declares
+in shared memory), else threads x one load per thread of
 each global tensor it reads (the same requests for both: a load is in flight to L2 whether it
 hits there or goes on to DRAM). Shared memory is per SM, as its roof is the busiest SM's:
 min(that SM's blocks, resident) blocks against one SM's share of the bandwidth, each keeping
@@ -44,6 +45,7 @@ class BlockLoads:
     tiles: bool
     threads: sympy.Expr = sympy.Integer(0)  # without tiles: the block's threads
     loads: tuple[tuple[str, sympy.Expr], ...] = ()  # without tiles: (tensor, bytes of one load)
+    declared: bool = False  # the tiles are arrays declared in shared memory, not keeps
 
 
 @record
@@ -147,6 +149,12 @@ def _global_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, 
         per_block = sum(at(scope.stages) * at(scope.held_bytes) for scope in tiles)
         return per_block, BlockLoads(tiles=True)
     assert cost.grid is not None  # in_flight asks only of a parallel spec
+    # Without a keep, arrays a block declares in shared memory are its staging tiles: a
+    # fill of one from global memory is independent loads (cp.async, or an unrolled copy)
+    # that a thread issues all before it waits, so the whole array is in flight at once.
+    staged = at(cost.grid.on_chip.get(Level.SHARED, sympy.Integer(0)))
+    if staged.is_number and staged > 0:
+        return staged, BlockLoads(tiles=True, declared=True)
     read = [tile for tile in cost.grid.tiles
             if sympy.sympify(cost.footprints[tile.tensor].read_elements) != 0]
     elements = [at(sympy.Mul(*(last - first + 1 for first, last in tile.whole)))
