@@ -9,14 +9,16 @@ import math
 from importlib import resources
 
 import pytest
-from conftest import SPECS
+from conftest import SPECS, size
 
 import kernelcost
 from kernelcost.answers.answer import answers
 from kernelcost.answers.composition import DECODE, PREFILL, expected_experts
 from kernelcost.answers.wholemodel import decode_crossing, memory, step, whole_model
 from kernelcost.base.errors import KcostError
+from kernelcost.base.kinds import TermKind
 from kernelcost.cli import main
+from kernelcost.hardware.machine import Roof, Unit
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.hardware.modelfile import builtin_model_ids, load_model, parse_model
 
@@ -239,6 +241,24 @@ def test_prefill_attention_is_causal_and_counted_once(llama70b, h100):
     assert attention.work_FLOP == copies * (fma + vector + sfu)
     non_causal = 4 * s * d * (g * s)  # model_attention's 4 L Sq d at Sq = g S, L = S
     assert fma / non_causal == pytest.approx((s + 1) / (2 * s))
+    # FlashAttention's MMAs: on the tensor units (18.5 TFLOP a step over H100's 989 TFLOP/s
+    # bf16 is ~19 ms; on the FMA units at 67 TFLOP/s it would be ~280 ms)
+    assert attention.bound == Roof(TermKind.WORK, unit=Unit.TENSOR, precision="bf16")
+
+
+@pytest.mark.parametrize("name, sizes, multiply_adds", [
+    ("model_attention_causal", {"S": 300}, lambda S, g, d: 2 * S * d * g * (S + 1)),
+    ("model_attention_chunk", {"C": 96, "L": 200},
+     lambda C, L, g, d: 2 * C * d * g * (C + 2 * L + 1)),
+])
+def test_prefill_attention_runs_its_products_on_the_tensor_units(name, sizes, multiply_adds):
+    """The scores q.K and the output p.V of a prefill's attention (g = 8 query heads a KV
+    head, d = 128) are all class `tensor`, at a size where the one-token tile (g x keys x d)
+    would leave its rule's minimum only through the head count."""
+    cost = kernelcost.load(SPECS / f"{name}.kcost").cost("spec")
+    at = {size(n): v for n, v in {**sizes, "g": 8, "d": 128}.items()}
+    work = {str(c): value.xreplace(at) for c, value in cost.work.items()}
+    assert work["tensor"] == multiply_adds(*at.values()) and "fma" not in work
 
 
 def test_time_to_first_token_and_per_output_token_are_the_steps_with_launches(llama70b, h100):

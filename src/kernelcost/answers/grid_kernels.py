@@ -14,9 +14,9 @@ here over arrays, step for step:
   achievable fraction of each roof (effects.achievable, a constant a roof) and the partial
   overlap of the units and the traffic they wait on (effects.overlap, its two p-norms, with
   its threshold NEGLIGIBLE below which it names no cause).
-A spec outside that reach (a grid, `serial`, a stage count that is not a number, a tile
-that moves with the loop iterators) is refused when compiled: a second model that could
-disagree with the analysis is never made."""
+A spec outside that reach (a grid, `serial`, a stage count that is not a number, the tile
+of a contraction that does not name its units moving with the loop iterators) is refused when
+compiled: a second model that could disagree with the analysis is never made."""
 
 from __future__ import annotations
 
@@ -101,6 +101,9 @@ class NestTimes:
     def _overlapped(self, work: list, traffic: list) -> numpy.ndarray:
         """effects.overlap at every point: the work terms' norm, then with the largest waited
         traffic term's, where that exceeds the largest time by more than NEGLIGIBLE."""
+        # a term constant over the grid (no FMA work beside a contraction) is a scalar
+        shaped = numpy.broadcast_arrays(*work, *traffic)
+        work, traffic = shaped[:len(work)], shaped[len(work):]
         largest = _largest(work + traffic)
         waited = [t for t, is_waited in zip(traffic, self.waited) if is_waited]
         busiest = _largest(work)
@@ -147,8 +150,8 @@ def _refuse_outside(spec: Spec, cost, known: set) -> None:
         reason = "`serial` groups"
     elif any(not sympy.sympify(scope.stages).is_number for scope in cost.scopes):
         reason = "a keep whose stages are not a number"
-    elif any(trip.free_symbols - known for c in cost.contractions for trips in c.trips
-             for trip in trips):
+    elif any(trip.free_symbols - known for c in cost.contractions if c.named is None
+             for trips in c.trips for trip in trips):
         reason = "a contraction whose tile moves with the loop iterators"
     if reason is not None:
         raise InternalError(Code.UNEXPECTED, Diagnostic(
