@@ -28,7 +28,7 @@ from functools import cache
 
 import pytest
 import sympy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 from test_waves import launch_order
 from tiers import tiered
@@ -168,7 +168,7 @@ def by_definition(blocks, raster: str) -> list[tuple]:
 # -- the classes against the oracle ------------------------------------------------------------
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@tiered(32, suppress_health_check=[HealthCheck.too_slow])
 @given(grids(), st.integers(1, 10))
 def test_classes_match_enumeration(generated, wave_blocks):
     grid_spec, sizes = generated
@@ -215,7 +215,7 @@ def small_machine():
     return dataclasses.replace(load_machine("h100"), sm_count=3)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@tiered(16, suppress_health_check=[HealthCheck.too_slow])
 @given(grids())
 def test_times_match_with_the_classes_off(generated):
     """t_bound and t_model (and every term) are the enumeration's: the classes only count."""
