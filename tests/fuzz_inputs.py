@@ -24,7 +24,7 @@ MODEL_TEXT = (ROOT / "src" / "kernelcost" / "models" / "llama3_8b.toml").read_te
 TOPOLOGY_TEXT = (ROOT / "src" / "kernelcost" / "topologies" / "hgx_h100.toml").read_text("utf-8")
 CONFIGS = [path.read_text("utf-8") for path in sorted((ROOT / "tests" / "data" / "hf").glob(
     "*/config.json"))]
-TOPOLOGIES = ["hgx_a100", "hgx_h100", "hgx_h200", "dgx_b200", "h100_nvl", "pcie_h100",
+TOPOLOGIES = ["hgx_a100", "hgx_h100", "hgx_h200", "dgx_b200", "h100_nvl", "h200_nvl", "pcie_h100",
               "mi300x_platform"]
 # the measured runs, their specs named by absolute path (the worker runs in an empty folder)
 CSV_TEXT = (ROOT / "validate" / "results" / "h200-2026-12-04.csv").read_text("utf-8").replace(

@@ -105,6 +105,25 @@ def test_across_domains_pcie_binds_and_no_custom_kernel():
                for t in four.candidates)
 
 
+def test_h200_nvl_groups_of_four_by_hand():
+    # H200 NVL, 4-way bridges: 4 GPUs of one group share 900 GB/s a GPU (450 each way), a
+    # 16 MiB ring with Simple as on the switch: 8.4 + 6 x 3.4 us, 1.5 x S / 450e9; 8 GPUs
+    # span two groups, so PCIe's 63 GB/s and its step latencies (8.4 + 14 x 5.7 us); no switch
+    # reduces (no NVLS) and no engine's one-shot latency was measured on the bridges
+    nvl = load_topology("h200_nvl")
+    assert (nvl.fabric, nvl.domain, nvl.gpu) == (Fabric.BRIDGE, 4, "h200")
+    four = collective_time(Collective.ALL_REDUCE, 16 * MIB, 4, nvl)
+    ring = _way(four, Algorithm.RING, Protocol.SIMPLE)
+    assert (ring.latency_s, ring.transfer_s) == pytest.approx(
+        (28.8e-6, 1.5 * 16777216 / 450e9))
+    eight = collective_time(Collective.ALL_REDUCE, 16 * MIB, 8, nvl)
+    assert eight.bandwidth_Bps == 63e9
+    assert _way(eight, Algorithm.RING, Protocol.SIMPLE).latency_s == pytest.approx(
+        (8.4 + 14 * 5.7) * 1e-6)
+    assert all(t.algorithm not in (Algorithm.NVLS, Algorithm.ONE_SHOT)
+               for result in (four, eight) for t in result.candidates)
+
+
 def test_the_best_is_the_fastest_and_one_gpu_costs_nothing():
     for name in builtin_topology_ids():
         topology = load_topology(name)

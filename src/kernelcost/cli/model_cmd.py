@@ -47,7 +47,7 @@ def build_model_parser(commands) -> None:
                              "all-to-all dispatch and combine a layer (default 1)")
     parser.add_argument("--topology", metavar="ID|PATH",
                         help="how the GPUs are joined: a topology id (hgx_a100 hgx_h100 hgx_h200 "
-                             "dgx_b200 h100_nvl pcie_h100 mi300x_platform) or .toml path "
+                             "dgx_b200 h100_nvl h200_nvl pcie_h100 mi300x_platform) or .toml path "
                              "(default: the machine's 8-GPU switch or mesh system)")
     parser.add_argument("--weights", default="bf16", metavar="bf16|fp8|int8|int4",
                         help="the weights' precision: fp8 with --activations fp8 (W8A8), "
