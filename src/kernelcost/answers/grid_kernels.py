@@ -102,7 +102,7 @@ class NestTimes:
         """effects.overlap at every point: the work terms' norm, then with the largest waited
         traffic term's, where that exceeds the largest time by more than NEGLIGIBLE."""
         # a term constant over the grid (no FMA work beside a contraction) is a scalar
-        shaped = numpy.broadcast_arrays(*work, *traffic)
+        shaped = list(numpy.broadcast_arrays(*work, *traffic))
         work, traffic = shaped[:len(work)], shaped[len(work):]
         largest = _largest(work + traffic)
         waited = [t for t, is_waited in zip(traffic, self.waited) if is_waited]
