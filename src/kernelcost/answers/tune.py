@@ -269,7 +269,7 @@ def rank(result: Evaluation, space: _Space, pool: int) -> numpy.ndarray:
     fits = numpy.flatnonzero(result.reject.ravel() == 0)
     if fits.size == 0:
         return fits
-    t = result.t_bound.ravel()[fits]
+    t = result.full(result.t_bound, fits)
     least = t.min()
     level = numpy.round(t / least, 9)  # equal to 1e-9 relative: a tie
     if pool < fits.size:
@@ -299,9 +299,9 @@ class _Ranked:
         shown = self.rows[:top]
         if not bounds or not shown or any(row.t_model is None for row in shown):
             return False
-        left = numpy.where(result.reject.ravel() == 0, result.t_bound.ravel(), numpy.inf)
-        left[self.scored] = numpy.inf
-        best_left = float(left.min())
+        fits = numpy.flatnonzero(result.reject.ravel() == 0)
+        left = result.full(result.t_bound, fits[~numpy.isin(fits, self.scored)])
+        best_left = float(left.min(initial=numpy.inf))
         if best_left == numpy.inf:
             return True
         return len(shown) == top and shown[-1].t_model is not None and \
@@ -321,7 +321,8 @@ class _Scoring:
     each: list[Evaluation]  # one a shape
 
     def shape_bounds(self, index: int) -> list[float]:
-        return [float(found.t_bound.ravel()[index]) for found in self.each]
+        return [float(found.full(found.t_bound, numpy.array([index]))[0])
+                for found in self.each]
 
 
 def _ranked(scoring: _Scoring, order: numpy.ndarray, rescore: int,
@@ -397,8 +398,8 @@ def _row(scoring: _Scoring, index: int, raster: Raster | None, cost) -> Row:
         t_model = sum(pair[0] for pair in known)
         analysis_t_bound = sum(pair[1] for pair in known)
     picked = numpy.array([index])
-    return Row(point, raster, float(result.t_bound.ravel()[index]),
-               result.roofs[int(result.binding.ravel()[index])], t_model, model_binding,
+    return Row(point, raster, float(result.full(result.t_bound, picked)[0]),
+               result.roofs[int(result.full(result.binding, picked)[0])], t_model, model_binding,
                analysis_t_bound, int(result.full(result.resident, picked)[0]),
                int(result.full(result.waves, picked)[0]),
                int(result.full(result.blocks, picked)[0]),
