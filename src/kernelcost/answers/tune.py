@@ -164,8 +164,8 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
             "fewer shapes"), text)
     evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
     arrays = _open_mesh(space.axes)
-    for evaluator in evaluators:  # compiled before the timing
-        evaluator([axis[..., :1] if axis.shape[-1] > 1 else axis for axis in arrays])
+    for evaluator in evaluators:  # compiled before the timing, at one candidate
+        evaluator([axis[(slice(0, 1),) * axis.ndim] for axis in arrays])
     started = time.perf_counter()
     each = [evaluator(arrays) for evaluator in evaluators]
     result = summed(each)

@@ -23,6 +23,7 @@ holes mixed with overlaps, a bound of two grid indices) is Unclassified."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -165,6 +166,24 @@ class BoxPlan:
 
 def box_plan(tensor: str, box: Sequence[tuple[object, object]], axes: GridAxes,
              sizes: Mapping[str, sympy.Rational]) -> BoxPlan:
+    """The tensor's box by axis at `sizes`: worked out once for each box, grid and the sizes
+    the box holds (tune re-scores each candidate under every raster order, and candidates
+    that differ in stages, threads or cluster only, with the same boxes)."""
+    keep = frozenset(axes.iterators)
+    held = tuple(sorted({(symbol.name, sizes[symbol.name]) for low, high in box
+                         for symbol in _symbols(low) | _symbols(high)
+                         if symbol not in keep and symbol.name in sizes}))
+    return _box_plan(tensor, tuple(box), axes, held)
+
+
+def _symbols(expr: object) -> frozenset:
+    return frozenset(getattr(expr, "free_symbols", ()))
+
+
+@functools.lru_cache(maxsize=256)
+def _box_plan(tensor: str, box: tuple[tuple[object, object], ...], axes: GridAxes,
+              held: tuple[tuple[str, sympy.Rational], ...]) -> BoxPlan:
+    sizes = dict(held)
     index = {iterator: k for k, iterator in enumerate(axes.iterators)}
     keep = frozenset(index)
     constant = 1
