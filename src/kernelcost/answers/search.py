@@ -232,11 +232,7 @@ class Evaluator:
         conditions += self._thread_fits(threads, warps, limits)
         conditions += self._other_fits(arrays, limits)
         resident = numpy.minimum.reduce(numpy.broadcast_arrays(*limits))
-        reject = numpy.zeros(shape, dtype=numpy.int8)
-        for reason, broken in reversed(conditions):  # the first reason a candidate breaks
-            reject = numpy.where(broken, numpy.int8(CODES[reason]), reject)
-        reject = numpy.where((reject == 0) & (resident < 1),
-                             numpy.int8(CODES[Rejected.OCCUPANCY]), reject)
+        reject = _first_reasons(conditions, shape, resident)
         blocks = self._f(grid.blocks)(arrays)
         busiest = numpy.ceil(blocks / sms)
         terms, roofs = [], []
@@ -337,12 +333,24 @@ class Evaluator:
                 held = held + need
                 reason = Rejected.SHARED if scope.level == Level.SHARED else Rejected.REGISTERS
                 conditions.append((reason, need > m.capacity(scope.level)))
-        reject = numpy.zeros(shape, dtype=numpy.int8)
-        for reason, broken in reversed(conditions):
-            reject = numpy.where(broken, numpy.int8(CODES[reason]), reject)
+        reject = _first_reasons(conditions, shape)
         t_bound, binding = _largest(terms, shape)
         ones = numpy.ones(())
         return Evaluation(t_bound, binding, tuple(roofs), reject, ones, ones, ones, held)
+
+
+def _first_reasons(conditions: list[tuple[Rejected, numpy.ndarray]], shape,
+                   resident: numpy.ndarray | None = None) -> numpy.ndarray:
+    """The code of the first reason each candidate breaks (0: none), then an occupancy of 0
+    where `resident` is given: worked out over the axes the reasons hold so far (the last
+    ones, a cluster's and the threads', hold few), the candidates' shape reached last."""
+    reject = numpy.zeros((), dtype=numpy.int8)
+    for reason, broken in reversed(conditions):
+        reject = numpy.where(broken, numpy.int8(CODES[reason]), reject)
+    if resident is not None:
+        reject = numpy.where((reject == 0) & (resident < 1),
+                             numpy.int8(CODES[Rejected.OCCUPANCY]), reject)
+    return numpy.ascontiguousarray(numpy.broadcast_to(reject, shape))
 
 
 def _largest(terms: list[numpy.ndarray], shape) -> tuple[numpy.ndarray, numpy.ndarray]:

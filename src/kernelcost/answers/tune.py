@@ -45,7 +45,7 @@ from ..lang.sizes import refuse_large_numbers
 from ..lang.varied import RASTER, Varied
 from .model import verdict
 from .not_run import refuse_not_run
-from .rejections import REJECTED, Rejected, Rejection
+from .rejections import REJECTED, Rejected, Rejection, first_rejected
 from .search import (
     ROOF_LEVELS,
     Evaluation,
@@ -181,13 +181,15 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     rescore_seconds = time.perf_counter() - started
     rejected = []
     flat = result.reject.ravel()
+    counts = numpy.bincount(flat, minlength=len(REJECTED) + 1)
+    firsts = first_rejected(flat, counts, show_rejected)
     for code, reason in enumerate(REJECTED, 1):  # the first few of each reason
-        for i in numpy.flatnonzero(flat == code)[:show_rejected]:
+        for i in firsts[code]:
             k = next(k for k, found in enumerate(each) if found.reject.ravel()[i] == code)
-            rejected.append(Rejection(_point(space, result, int(i)), reason,
-                                      rejection_figures(evaluators[k], each[k], int(i),
+            rejected.append(Rejection(_point(space, result, i), reason,
+                                      rejection_figures(evaluators[k], each[k], i,
                                                         space.axes)))
-    counts = numpy.bincount(flat, minlength=len(REJECTED) + 1) * many
+    counts = counts * many
     by = tuple((reason, int(counts[code])) for code, reason in enumerate(REJECTED, 1)
                if counts[code])
     front = pareto(result, space.axes) if pareto_set else ()
