@@ -169,15 +169,20 @@ def box_plan(tensor: str, box: Sequence[tuple[object, object]], axes: GridAxes,
     """The tensor's box by axis at `sizes`: worked out once for each box, grid and the sizes
     the box holds (tune re-scores each candidate under every raster order, and candidates
     that differ in stages, threads or cluster only, with the same boxes)."""
-    keep = frozenset(axes.iterators)
-    held = tuple(sorted({(symbol.name, sizes[symbol.name]) for low, high in box
-                         for symbol in _symbols(low) | _symbols(high)
-                         if symbol not in keep and symbol.name in sizes}))
-    return _box_plan(tensor, tuple(box), axes, held)
+    box = tuple(box)
+    held = tuple((name, sizes[name]) for name in _size_names(box, axes.iterators)
+                 if name in sizes)
+    return _box_plan(tensor, box, axes, held)
 
 
-def _symbols(expr: object) -> frozenset:
-    return frozenset(getattr(expr, "free_symbols", ()))
+@functools.lru_cache(maxsize=256)
+def _size_names(box: tuple[tuple[object, object], ...],
+                iterators: tuple[sympy.Symbol, ...]) -> tuple[str, ...]:
+    """The names of the symbols a box's bounds hold, the grid's iterators aside, sorted."""
+    keep = frozenset(iterators)
+    return tuple(sorted({symbol.name for pair in box for bound in pair
+                         for symbol in getattr(bound, "free_symbols", ())
+                         if symbol not in keep}))
 
 
 @functools.lru_cache(maxsize=256)
