@@ -140,10 +140,12 @@ def csv_rows(fields: list[Field]) -> bytes:
         return b""
     rows = len(fields[0].layout)
     total = sum(field.width + 1 for field in fields)
-    text = numpy.empty((rows, total), dtype=numpy.uint8)
-    keep = numpy.empty((rows, total), dtype=bool)
+    # the separators written once in the whole matrix (contiguous), the fields over them
+    text = numpy.full((rows, total), ord(","), dtype=numpy.uint8)
+    text[:, -1] = ord("\n")
+    keep = numpy.ones((rows, total), dtype=bool)
     start = 0
-    for position, field in enumerate(fields):
+    for field in fields:
         end = start + field.width
         text[:, start:end] = field.text
         keep[:, start:end] = field.keep_table[field.layout]
@@ -153,8 +155,6 @@ def csv_rows(fields: list[Field]) -> bytes:
             text[row, start:start + len(patch)] = numpy.frombuffer(patch, dtype=numpy.uint8)
         if field.blank is not None:
             keep[field.blank, start:end] = False
-        text[:, end] = ord("\n") if position == len(fields) - 1 else ord(",")
-        keep[:, end] = True
         start = end + 1
     return text[keep].tobytes()
 
