@@ -187,8 +187,8 @@ def _size_names(box: tuple[tuple[object, object], ...],
 
 @functools.lru_cache(maxsize=256)
 def _box_plan(tensor: str, box: tuple[tuple[object, object], ...], axes: GridAxes,
-              held: tuple[tuple[str, sympy.Rational], ...]) -> BoxPlan:
-    sizes = dict(held)
+              given: tuple[tuple[str, sympy.Rational], ...]) -> BoxPlan:
+    sizes = dict(given)
     index = {iterator: k for k, iterator in enumerate(axes.iterators)}
     keep = frozenset(index)
     constant = 1
