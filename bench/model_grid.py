@@ -1,9 +1,10 @@
 """How fast `model --grid` evaluates (issue 41): the grid's time and peak memory as the points
-grow, in process, and the whole command over 102,400 points as a process, CPU time, median
-of 10, beside the `python -c "import sympy"` floor and the ordinary `model` at one batch, run
-in the same rounds.
+grow, in process (this checkout's src), and the whole command over 102,400 points as a
+process of a regular install (regular_install: `pip install .` into a scratch venv, built
+once a run), CPU time, median of 10, beside that install's `python -c "import sympy"` floor
+and the ordinary `model` at one batch, run in the same rounds.
 
-    PYTHONPATH=src .venv/bin/python bench/model_grid.py [--runs 10]
+    PYTHONPATH=src .venv/bin/python bench/model_grid.py [--runs 10] [--venv VENV]
 
 The grids: Llama-3-8B on h100, --batch 1..B x --context 128..C:128 x --tp 1 (and 1,2,4,8 for
 the largest), the collectives on the machine's HGX system. Timings only, no assertion: the
@@ -22,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from tune_speed import cpu_seconds  # noqa: E402
+from regular_install import cpu_seconds, floor, kernelcost, regular_install  # noqa: E402
 
 from kernelcost.answers.model_grid import GridAxes, model_grid  # noqa: E402
 from kernelcost.hardware.hfconfig import load_model_or_config  # noqa: E402
@@ -67,28 +68,31 @@ def in_process() -> None:
               f"{writing:.3f} | {len(text) / 1e6:.1f} |")
 
 
-def whole_command(runs: int) -> None:
-    floor = [sys.executable, "-c", "import sympy"]
-    model = [sys.executable, "-m", "kernelcost.cli", "model", "llama3_8b"]
+def whole_command(runs: int, venv: Path) -> None:
+    model = kernelcost(venv, "model", "llama3_8b")
     with tempfile.TemporaryDirectory() as folder:
         grid = [*model, *GRID, "--grid", str(Path(folder) / "grid.csv")]
         one = [*model, *ONE_BATCH, "--json"]
-        for command in (grid, one, floor):  # warm-up: bytecode, file caches
+        for command in (grid, one, floor(venv)):  # warm-up: bytecode, file caches
             cpu_seconds(command)
         grids, ones, floors = [], [], []
         for _ in range(runs):  # interleaved: a load that changes slows all alike
-            floors.append(cpu_seconds(floor))
+            floors.append(cpu_seconds(floor(venv)))
             grids.append(cpu_seconds(grid))
             ones.append(cpu_seconds(one))
-    print(f"\nwhole `model {' '.join(GRID)} --grid FILE` (102,400 points): CPU "
-          f"{statistics.median(grids):.3f} s (median of {runs}; min {min(grids):.3f}, max "
-          f"{max(grids):.3f}); `import sympy` {statistics.median(floors):.3f} s; "
-          f"`model {' '.join(ONE_BATCH)}` (one point) {statistics.median(ones):.3f} s")
+    ratios = [g / f for g, f in zip(grids, floors)]
+    print(f"\nwhole `model {' '.join(GRID)} --grid FILE` (102,400 points, regular install): "
+          f"CPU {statistics.median(grids):.3f} s (median of {runs}; min {min(grids):.3f}, max "
+          f"{max(grids):.3f}); `import sympy` {statistics.median(floors):.3f} s; ratio "
+          f"{statistics.median(ratios):.2f}x; `model {' '.join(ONE_BATCH)}` (one point) "
+          f"{statistics.median(ones):.3f} s", flush=True)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--venv", type=Path, help="a regular install made before")
     args = parser.parse_args()
     in_process()
-    whole_command(args.runs)
+    with regular_install(args.venv) as venv:
+        whole_command(args.runs, venv)

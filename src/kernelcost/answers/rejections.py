@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+import numpy
 import sympy
 
 from ..base.records import record
@@ -26,6 +27,26 @@ class Rejected(StrEnum):
 
 REJECTED = tuple(Rejected)
 CODES = {reason: code for code, reason in enumerate(REJECTED, 1)}
+CHUNK = 1 << 16  # candidates read at a time for the first of each reason
+
+
+def first_rejected(codes: numpy.ndarray, counts: numpy.ndarray,
+                   most: int) -> dict[int, list[int]]:
+    """The flat indices of the first `most` candidates of each code (1 ..) in `codes`
+    (flat, int8), in order; `counts`: how many each code has. Read a chunk at a time until
+    each is found: the first of each reason is near the start where most candidates are
+    rejected."""
+    wanted = {code: min(most, int(counts[code])) for code in range(1, len(REJECTED) + 1)}
+    found: dict[int, list[int]] = {code: [] for code in wanted}
+    for start in range(0, codes.size, CHUNK):
+        missing = [code for code in wanted if len(found[code]) < wanted[code]]
+        if not missing:
+            break
+        chunk = codes[start:start + CHUNK]
+        for code in missing:
+            hits = numpy.flatnonzero(chunk == code)[:wanted[code] - len(found[code])]
+            found[code] += [start + int(i) for i in hits]
+    return found
 
 
 @record

@@ -67,8 +67,9 @@ def numpy_function(symbols, expr):
 
 @record
 class Evaluation:
-    """Arrays over the candidates: t_bound, binding and reject have the candidates' shape;
-    the others broadcast to it (`full`)."""
+    """Arrays over the candidates: t_bound, binding and reject have the candidates' shape
+    (t_bound and binding as read-only views of the few axes they hold: read them at
+    candidates with `full`, not `ravel`, which copies); the others broadcast to it."""
 
     t_bound: numpy.ndarray  # s
     binding: numpy.ndarray  # index into `roofs`
@@ -231,11 +232,7 @@ class Evaluator:
         conditions += self._thread_fits(threads, warps, limits)
         conditions += self._other_fits(arrays, limits)
         resident = numpy.minimum.reduce(numpy.broadcast_arrays(*limits))
-        reject = numpy.zeros(shape, dtype=numpy.int8)
-        for reason, broken in reversed(conditions):  # the first reason a candidate breaks
-            reject = numpy.where(broken, numpy.int8(CODES[reason]), reject)
-        reject = numpy.where((reject == 0) & (resident < 1),
-                             numpy.int8(CODES[Rejected.OCCUPANCY]), reject)
+        reject = _first_reasons(conditions, shape, resident)
         blocks = self._f(grid.blocks)(arrays)
         busiest = numpy.ceil(blocks / sms)
         terms, roofs = [], []
@@ -336,23 +333,38 @@ class Evaluator:
                 held = held + need
                 reason = Rejected.SHARED if scope.level == Level.SHARED else Rejected.REGISTERS
                 conditions.append((reason, need > m.capacity(scope.level)))
-        reject = numpy.zeros(shape, dtype=numpy.int8)
-        for reason, broken in reversed(conditions):
-            reject = numpy.where(broken, numpy.int8(CODES[reason]), reject)
+        reject = _first_reasons(conditions, shape)
         t_bound, binding = _largest(terms, shape)
         ones = numpy.ones(())
         return Evaluation(t_bound, binding, tuple(roofs), reject, ones, ones, ones, held)
 
 
+def _first_reasons(conditions: list[tuple[Rejected, numpy.ndarray]], shape,
+                   resident: numpy.ndarray | None = None) -> numpy.ndarray:
+    """The code of the first reason each candidate breaks (0: none), then an occupancy of 0
+    where `resident` is given: worked out over the axes the reasons hold so far (the last
+    ones, a cluster's and the threads', hold few), the candidates' shape reached last."""
+    reject = numpy.zeros((), dtype=numpy.int8)
+    for reason, broken in reversed(conditions):
+        reject = numpy.where(broken, numpy.int8(CODES[reason]), reject)
+    if resident is not None:
+        reject = numpy.where((reject == 0) & (resident < 1),
+                             numpy.int8(CODES[Rejected.OCCUPANCY]), reject)
+    return numpy.ascontiguousarray(numpy.broadcast_to(reject, shape))
+
+
 def _largest(terms: list[numpy.ndarray], shape) -> tuple[numpy.ndarray, numpy.ndarray]:
-    """The largest term at each candidate, and which term it is (the first of a tie)."""
-    largest = numpy.broadcast_to(terms[0], shape).astype(numpy.float64)
-    which = numpy.zeros(shape, dtype=numpy.int8)
+    """The largest term at each candidate, and which term it is (the first of a tie), as
+    read-only views of the candidates' shape: worked out over the axes the terms hold only
+    (the tile sizes' products, not every stage, thread count and cluster with them)."""
+    held = numpy.broadcast_shapes(*(numpy.shape(term) for term in terms))
+    largest = numpy.broadcast_to(terms[0], held).astype(numpy.float64)
+    which = numpy.zeros(held, dtype=numpy.int8)
     for position, term in enumerate(terms[1:], 1):
         larger = term > largest
         largest = numpy.where(larger, term, largest)
         which = numpy.where(larger, numpy.int8(position), which)
-    return largest, which
+    return numpy.broadcast_to(largest, shape), numpy.broadcast_to(which, shape)
 
 
 def _first_block(grid) -> dict[sympy.Symbol, sympy.Expr]:
@@ -377,7 +389,7 @@ def pareto(result: Evaluation, axes) -> tuple[Pareto, ...]:
     fits = numpy.flatnonzero(result.reject.ravel() == 0)
     if fits.size == 0:
         return ()
-    t = result.t_bound.ravel()[fits]
+    t = result.full(result.t_bound, fits)
     held = result.full(result.on_chip, fits)
     order = numpy.lexsort((t, held))
     best = numpy.minimum.accumulate(t[order])

@@ -45,7 +45,7 @@ from ..lang.sizes import refuse_large_numbers
 from ..lang.varied import RASTER, Varied
 from .model import verdict
 from .not_run import refuse_not_run
-from .rejections import REJECTED, Rejected, Rejection
+from .rejections import REJECTED, Rejected, Rejection, first_rejected
 from .search import (
     ROOF_LEVELS,
     Evaluation,
@@ -164,8 +164,8 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
             "fewer shapes"), text)
     evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
     arrays = _open_mesh(space.axes)
-    for evaluator in evaluators:  # compiled before the timing
-        evaluator([axis[..., :1] if axis.shape[-1] > 1 else axis for axis in arrays])
+    for evaluator in evaluators:  # compiled before the timing, at one candidate
+        evaluator([axis[(slice(0, 1),) * axis.ndim] for axis in arrays])
     started = time.perf_counter()
     each = [evaluator(arrays) for evaluator in evaluators]
     result = summed(each)
@@ -181,13 +181,15 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     rescore_seconds = time.perf_counter() - started
     rejected = []
     flat = result.reject.ravel()
+    counts = numpy.bincount(flat, minlength=len(REJECTED) + 1)
+    firsts = first_rejected(flat, counts, show_rejected)
     for code, reason in enumerate(REJECTED, 1):  # the first few of each reason
-        for i in numpy.flatnonzero(flat == code)[:show_rejected]:
+        for i in firsts[code]:
             k = next(k for k, found in enumerate(each) if found.reject.ravel()[i] == code)
-            rejected.append(Rejection(_point(space, result, int(i)), reason,
-                                      rejection_figures(evaluators[k], each[k], int(i),
+            rejected.append(Rejection(_point(space, result, i), reason,
+                                      rejection_figures(evaluators[k], each[k], i,
                                                         space.axes)))
-    counts = numpy.bincount(flat, minlength=len(REJECTED) + 1) * many
+    counts = counts * many
     by = tuple((reason, int(counts[code])) for code, reason in enumerate(REJECTED, 1)
                if counts[code])
     front = pareto(result, space.axes) if pareto_set else ()
@@ -269,7 +271,7 @@ def rank(result: Evaluation, space: _Space, pool: int) -> numpy.ndarray:
     fits = numpy.flatnonzero(result.reject.ravel() == 0)
     if fits.size == 0:
         return fits
-    t = result.t_bound.ravel()[fits]
+    t = result.full(result.t_bound, fits)
     least = t.min()
     level = numpy.round(t / least, 9)  # equal to 1e-9 relative: a tie
     if pool < fits.size:
@@ -299,9 +301,9 @@ class _Ranked:
         shown = self.rows[:top]
         if not bounds or not shown or any(row.t_model is None for row in shown):
             return False
-        left = numpy.where(result.reject.ravel() == 0, result.t_bound.ravel(), numpy.inf)
-        left[self.scored] = numpy.inf
-        best_left = float(left.min())
+        fits = numpy.flatnonzero(result.reject.ravel() == 0)
+        left = result.full(result.t_bound, fits[~numpy.isin(fits, self.scored)])
+        best_left = float(left.min(initial=numpy.inf))
         if best_left == numpy.inf:
             return True
         return len(shown) == top and shown[-1].t_model is not None and \
@@ -321,7 +323,8 @@ class _Scoring:
     each: list[Evaluation]  # one a shape
 
     def shape_bounds(self, index: int) -> list[float]:
-        return [float(found.t_bound.ravel()[index]) for found in self.each]
+        return [float(found.full(found.t_bound, numpy.array([index]))[0])
+                for found in self.each]
 
 
 def _ranked(scoring: _Scoring, order: numpy.ndarray, rescore: int,
@@ -397,8 +400,8 @@ def _row(scoring: _Scoring, index: int, raster: Raster | None, cost) -> Row:
         t_model = sum(pair[0] for pair in known)
         analysis_t_bound = sum(pair[1] for pair in known)
     picked = numpy.array([index])
-    return Row(point, raster, float(result.t_bound.ravel()[index]),
-               result.roofs[int(result.binding.ravel()[index])], t_model, model_binding,
+    return Row(point, raster, float(result.full(result.t_bound, picked)[0]),
+               result.roofs[int(result.full(result.binding, picked)[0])], t_model, model_binding,
                analysis_t_bound, int(result.full(result.resident, picked)[0]),
                int(result.full(result.waves, picked)[0]),
                int(result.full(result.blocks, picked)[0]),

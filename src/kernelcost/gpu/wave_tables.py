@@ -23,6 +23,7 @@ holes mixed with overlaps, a bound of two grid indices) is Unclassified."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -165,6 +166,29 @@ class BoxPlan:
 
 def box_plan(tensor: str, box: Sequence[tuple[object, object]], axes: GridAxes,
              sizes: Mapping[str, sympy.Rational]) -> BoxPlan:
+    """The tensor's box by axis at `sizes`: worked out once for each box, grid and the sizes
+    the box holds (tune re-scores each candidate under every raster order, and candidates
+    that differ in stages, threads or cluster only, with the same boxes)."""
+    box = tuple(box)
+    held = tuple((name, sizes[name]) for name in _size_names(box, axes.iterators)
+                 if name in sizes)
+    return _box_plan(tensor, box, axes, held)
+
+
+@functools.lru_cache(maxsize=256)
+def _size_names(box: tuple[tuple[object, object], ...],
+                iterators: tuple[sympy.Symbol, ...]) -> tuple[str, ...]:
+    """The names of the symbols a box's bounds hold, the grid's iterators aside, sorted."""
+    keep = frozenset(iterators)
+    return tuple(sorted({symbol.name for pair in box for bound in pair
+                         for symbol in getattr(bound, "free_symbols", ())
+                         if symbol not in keep}))
+
+
+@functools.lru_cache(maxsize=256)
+def _box_plan(tensor: str, box: tuple[tuple[object, object], ...], axes: GridAxes,
+              given: tuple[tuple[str, sympy.Rational], ...]) -> BoxPlan:
+    sizes = dict(given)
     index = {iterator: k for k, iterator in enumerate(axes.iterators)}
     keep = frozenset(index)
     constant = 1

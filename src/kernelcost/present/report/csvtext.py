@@ -35,8 +35,9 @@ _EXPONENT_SIGN, _EXPONENT = _E + 1, _E + 2
 _WIDTH = 48
 _WORD = numpy.uint64
 
-_FOUR_DIGITS = numpy.array([[ord(c) for c in f"{n:04d}"] for n in range(10_000)],
-                           dtype=numpy.uint8)
+_NUMBERS = numpy.arange(10_000)
+_FOUR_DIGITS = (numpy.stack([_NUMBERS // 1000, _NUMBERS // 100 % 10, _NUMBERS // 10 % 10,
+                             _NUMBERS % 10], axis=1) + ord("0")).astype(numpy.uint8)  # "0042"
 _FOUR_DIGITS_AND_POINTS = numpy.repeat(_FOUR_DIGITS, 2, axis=1)  # "1.2.3.4."
 _FOUR_DIGITS_AND_POINTS[:, 1::2] = ord(".")
 _DIGIT_WORDS = _FOUR_DIGITS_AND_POINTS.view(_WORD).ravel()
@@ -47,8 +48,8 @@ _EXPONENT_WORDS = numpy.frombuffer(b"".join(
     f"e{exponent:+04d}".encode() + b"\0\0\0" for exponent in range(_LOWEST_EXPONENT, 401)),
     dtype=_WORD)
 _WHOLE_POWERS = 10 ** numpy.arange(SIGNIFICANT, dtype=numpy.int64)  # k digits: >= 10^(k-1)
-_TRAILING_ZEROS = numpy.array([4] + [len(f"{n:04d}") - len(f"{n:04d}".rstrip("0"))
-                                     for n in range(1, 10_000)])
+_TRAILING_ZEROS = numpy.where(_NUMBERS == 0, 4, sum(  # of each four digits
+    (_NUMBERS % 10**k == 0).astype(numpy.int64) for k in (1, 2, 3)))
 # 10^k = high + low exactly enough (2^-106), for every scale the magnitudes in range need;
 # high split in two halves of 26 bits (Veltkamp) for the exact product of Dekker
 _LOWEST_SCALE = -270
@@ -57,13 +58,14 @@ _SPLITTER = 2.0**27 + 1
 
 
 def _powers_of_ten():
-    from fractions import Fraction
-
+    # 10^k as numerator / denominator, and what its nearest double leaves, both divided
+    # in Python's integers, which round the quotient correctly (as a Fraction's float does)
     high, low = [], []
     for k in range(_LOWEST_SCALE, 300):
-        exact = Fraction(10) ** k
-        high.append(float(exact))
-        low.append(float(exact - Fraction(high[-1])))
+        numerator, denominator = (10**k, 1) if k >= 0 else (1, 10**-k)
+        high.append(numerator / denominator)
+        top, bottom = high[-1].as_integer_ratio()
+        low.append((numerator * bottom - top * denominator) / (denominator * bottom))
     high = numpy.array(high)
     split = _SPLITTER * high
     high_high = split - (split - high)
@@ -138,10 +140,12 @@ def csv_rows(fields: list[Field]) -> bytes:
         return b""
     rows = len(fields[0].layout)
     total = sum(field.width + 1 for field in fields)
-    text = numpy.empty((rows, total), dtype=numpy.uint8)
-    keep = numpy.empty((rows, total), dtype=bool)
+    # the separators written once in the whole matrix (contiguous), the fields over them
+    text = numpy.full((rows, total), ord(","), dtype=numpy.uint8)
+    text[:, -1] = ord("\n")
+    keep = numpy.ones((rows, total), dtype=bool)
     start = 0
-    for position, field in enumerate(fields):
+    for field in fields:
         end = start + field.width
         text[:, start:end] = field.text
         keep[:, start:end] = field.keep_table[field.layout]
@@ -151,8 +155,6 @@ def csv_rows(fields: list[Field]) -> bytes:
             text[row, start:start + len(patch)] = numpy.frombuffer(patch, dtype=numpy.uint8)
         if field.blank is not None:
             keep[field.blank, start:end] = False
-        text[:, end] = ord("\n") if position == len(fields) - 1 else ord(",")
-        keep[:, end] = True
         start = end + 1
     return text[keep].tobytes()
 
