@@ -122,6 +122,7 @@ REFUSED = {
     # a statement of locals alone (the norm's scale) inside the row loop: left out of the
     # class for now, though the row's arrays are projections
     "rmsnorm": "the loop `r` indexes no array", "layernorm_rows": "the loop `r` indexes no array",
+    "layernorm_torch": "the loop `r` indexes no array",  # layernorm_rows's loop nest
     "softmax_online": "the loop `i` indexes no array",  # its running max and sum: locals
     "decode_attention": "combines the iterators kh and qi",  # grouped-query index kh*g + qi
     # a row's group and the place in it (`kg * g + i`), a block of columns and the column in it

@@ -343,7 +343,22 @@ RAN = {("h200-2026-12-04b.csv", "gemm_tallk", "M=1024;N=1024;K=65536"): (
     ("h200-2026-12-04b.csv", "gemm_small", "M=512;N=512;K=512"): (
     "specs/gemm_hopper.kcost", "M=512;N=528;K=512;TM=64;TN=48;STAGES=15",
     "torch.matmul (cuBLAS): nvjet_sm90_tst_64x48_64x15_2x4_h_bz_NNT (ncu): 64 x 48 tiles of (N, M) in "
-    "cuBLAS's column-major terms, 64-deep K, 15 stages; 11 tiles of 48 run 528 columns (whole tiles, as for gemm_ragged)")}
+    "cuBLAS's column-major terms, 64-deep K, 15 stages; 11 tiles of 48 run 528 columns (whole tiles, as for gemm_ragged)"),
+    # torch.softmax's kernel by row length (SoftMax.cu, host_softmax): past 2048 bf16 elements a
+    # block of 1024 threads a row; ceil(n / 1024) < 10 holds the row in registers (one read),
+    # else a row over the 48 KiB of shared memory is read three times (softmax_rows_gmem.kcost).
+    ("h200-2026-12-04.csv", "softmax_rows", "R=4096;n=4096"): (
+    "specs/softmax_rows.kcost", "R=4096;n=4096",
+    "torch.softmax: cunn_SoftMaxForwardReg<4> (n > 2048, ceil(n / 1024) = 4 < 10), 1024 threads a row, "
+    "the row in registers: one read, one write"),
+    ("h200-2026-12-04.csv", "softmax_rows", "R=8192;n=8192"): (
+    "specs/softmax_rows.kcost", "R=8192;n=8192",
+    "torch.softmax: cunn_SoftMaxForwardReg<8> (n > 2048, ceil(n / 1024) = 8 < 10), 1024 threads a row, "
+    "the row in registers: one read, one write"),
+    ("h200-2026-12-04.csv", "softmax_rows", "R=64;n=131072"): (
+    "specs/softmax_rows_gmem.kcost", "R=64;n=131072",
+    "torch.softmax: cunn_SoftMaxForward (ceil(n / 1024) = 128 >= 10; 256 KiB rows over the 48 KiB of "
+    "shared memory), 1024 threads a row, three reads of the row through L2")}
 
 
 # The decode rows call F.scaled_dot_product_attention with no backend named. torch 2.11 on an
@@ -355,9 +370,15 @@ RAN = {("h200-2026-12-04b.csv", "gemm_tallk", "M=1024;N=1024;K=65536"): (
 # b x h/g blocks each stream all L keys: decode_attention_split.kcost is the family's spec of
 # that grid (FlashAttention-2's tiles; cuDNN's own are not published). FlashAttention-2's path
 # would have split the cache (flash_api.cpp, set_params_splitkv: 32 splits at b = 1).
-SPEC_RUN = {"decode_attention": "specs/decode_attention_split.kcost"}
+# F.layer_norm of bf16 rows with n % 4 == 0 and aligned buffers takes PyTorch's
+# vectorized_layer_norm_kernel: 128 threads a row (layer_norm_kernel.cu,
+# LayerNormKernelImplInternal and launch_vectorized_layer_norm_kernel; layernorm_torch.kcost).
+SPEC_RUN = {"decode_attention": "specs/decode_attention_split.kcost",
+            "layernorm_rows": "specs/layernorm_torch.kcost"}
 IMPL_RUN = {"decode_attention": "F.scaled_dot_product_attention (GQA packed): cuDNN's fused "
-            "attention (torch 2.11 + cu130 prefers it on sm90), one CTA per (batch, KV head), no split of the cache"}
+            "attention (torch 2.11 + cu130 prefers it on sm90), one CTA per (batch, KV head), no split of the cache",
+            "layernorm_rows": "F.layer_norm: PyTorch's vectorized_layer_norm_kernel (bf16, n % 4 == 0, aligned "
+            "buffers), a block of 128 threads a row, two reads of the row"}
 
 
 def num_splits(S, H, d, sms=132):
