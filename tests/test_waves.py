@@ -215,7 +215,7 @@ def test_ragged_gemm_matches_brute_force(raster, sizes):
         assert "bounding boxes, an upper bound" in wave_reason_text(bound)
 
 
-def test_fit_test_falls_back_to_per_block_fills():
+def test_a_step_over_usable_l2_pays_the_share_of_the_fills_l2_does_not_hold():
     sizes = {"M": 28, "N": 40, "K": 8}
     grid = spec(GEMM, "grouped(3)").cost().grid
     values = values_of(GEMM, sizes)
@@ -224,13 +224,25 @@ def test_fit_test_falls_back_to_per_block_fills():
     at_edge = estimate(grid, values, 5, 1, usable_l2_B=float(fits.step_B),
                        stages=2, fills_B=Fraction(999))
     assert at_edge.rule == WaveRule.WAVE_UNION and at_edge.total_B == fits.total_B
+    # half the step's working set held: the union and half the fills beyond it
+    half = estimate(grid, values, 5, 1, usable_l2_B=float(fits.step_B) / 2,
+                    stages=2, fills_B=fits.total_B + 1000)
+    assert half.rule == WaveRule.PARTIAL and half.total_B == fits.total_B + 500
+    assert half.bytes_by_tensor == {} and "which holds 50%" in wave_reason_text(half)
+    # one byte short of the step: continuous with the union at the edge
     short = estimate(grid, values, 5, 1, usable_l2_B=float(fits.step_B) - 1,
-                     stages=2, fills_B=Fraction(999))
-    assert short.rule == WaveRule.FILLS and short.total_B == 999
-    assert short.bytes_by_tensor == {} and "exceeds usable L2" in wave_reason_text(short)
-    split = {"A": Fraction(600), "B": Fraction(400)}
-    per_tensor = estimate(grid, values, 5, 1, usable_l2_B=1.0, stages=2, fills_B=split)
-    assert per_tensor.bytes_by_tensor == split and per_tensor.total_B == 1000
+                     stages=2, fills_B=fits.total_B + 1000)
+    assert short.total_B == fits.total_B + Fraction(1000, int(fits.step_B))
+    # per tensor: each tensor's union and the missed share of its fills beyond it (fills
+    # under the union, an out tensor's, add nothing)
+    unions = fits.bytes_by_tensor
+    split = {name: union + 100 for name, union in unions.items()}
+    split["C"] = Fraction(0)
+    quarter = estimate(grid, values, 5, 1, usable_l2_B=float(fits.step_B) / 4, stages=2,
+                       fills_B=split)
+    assert quarter.bytes_by_tensor == {"A": unions["A"] + 75, "B": unions["B"] + 75,
+                                       "C": unions["C"]}
+    assert quarter.total_B == sum(quarter.bytes_by_tensor.values())
 
 
 TRIANGLE = """
@@ -321,10 +333,13 @@ def test_gemm_hopper_on_h200_by_hand(spec_cost):
     assert result.step_B == (16 * 128 * 64 * 2 + 17 * 64 * 256 * 2) * 4 == 3276800
     reason = wave_reason_text(result)
     assert "16 waves of 132" in reason and "grouped(8)" in reason
-    # with L2 smaller than a step's working set, the keep fills are the HBM traffic
+    # with L2 smaller than a step's working set (3 MiB of 3.125: 96 %), the union and the
+    # other 4 % of the keep fills beyond it
     fills = Fraction(2 * 8192**3 * 2 // 128 + 2 * 8192**3 * 2 // 256)
     small = estimate(cost.grid, values, 132, 1, usable_l2_B=3 * 2**20, stages=4, fills_B=fills)
-    assert small.rule == WaveRule.FILLS and small.total_B == fills
+    union = sum(result.bytes_by_tensor.values())
+    assert small.rule == WaveRule.PARTIAL
+    assert small.total_B == union + (fills - union) * (1 - Fraction(3 * 2**20, 3276800))
 
 
 def test_hundred_thousand_blocks_under_a_second(spec_cost):

@@ -113,12 +113,12 @@ class Per(StrEnum):
 
 class WaveRule(StrEnum):
     """How the wave estimate counts a parallel spec's HBM traffic: the whole footprint once
-    (one wave), each wave's distinct elements once (a wave's step fits usable L2), or the
-    blocks' keep fills (it does not)."""
+    (one wave), each wave's distinct elements once (a wave's step fits usable L2), or those
+    and the share of the blocks' fills L2 does not hold (it does not fit)."""
 
     ONE_WAVE = "one wave"
     WAVE_UNION = "wave union"
-    FILLS = "per-block fills"
+    PARTIAL = "partial residency"
 
 
 class Compulsory(StrEnum):

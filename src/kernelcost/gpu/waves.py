@@ -5,7 +5,10 @@ Blocks start in raster order and run `sms x resident` at a time: a wave. Blocks 
 that touch the same elements of a global tensor share them through L2, so HBM sees each
 wave's distinct elements once, provided what the wave touches in one step of its innermost
 sequential loop outside the keeps (k0 in a GEMM), times the pipeline stages, fits in usable
-L2. Where it does not, blocks evict each other's tiles before reuse and HBM sees the fills.
+L2. Where it does not, blocks evict each other's tiles before reuse: L2 holds usable / step of
+the working set, so that share of the fills beyond the wave's distinct elements still hits and
+HBM sees the rest (partial residency, from the wave union at a step that fits to every fill as
+the step outgrows L2).
 An `inout` tensor the blocks read and write crosses twice: its first contents are read from
 HBM and its results written back, so a wave counts the union of its written boxes besides
 the union of all it touches (`rope`'s q and k, rotated in place); an `out` tensor's reads get
@@ -88,9 +91,8 @@ def estimate(grid: GridCost, values: Mapping[sympy.Symbol, object], sms: int,
     found = wave_unions(grid, sizes, wave_blocks, step_first)
     step_B = found.step_union * stages
     if step_B > Fraction(usable_l2_B):
-        rule, by_tensor = WaveRule.FILLS, dict(fills_B) if isinstance(fills_B, Mapping) else {}
-        total = (sum(by_tensor.values(), Fraction(0)) if isinstance(fills_B, Mapping)
-                 else Fraction(fills_B))
+        rule, by_tensor, total = WaveRule.PARTIAL, *_partial(found.by_tensor, fills_B,
+                                                            Fraction(usable_l2_B) / step_B)
     else:
         rule = WaveRule.ONE_WAVE if found.waves <= 1 else WaveRule.WAVE_UNION
         by_tensor, total = found.by_tensor, sum(found.by_tensor.values(), Fraction(0))
@@ -100,6 +102,24 @@ def estimate(grid: GridCost, values: Mapping[sympy.Symbol, object], sms: int,
                         found.raster != grid.raster,
                         tuple(tile.tensor for tile in grid.tiles if not tile.exact),
                         grid.step_iterator is not None, found.step_union, stages)
+
+
+def _partial(unions: Mapping[str, Fraction], fills_B: Fraction | Mapping[str, Fraction],
+             resident: Fraction) -> tuple[dict[str, Fraction], Fraction]:
+    """HBM bytes where a wave's step does not fit usable L2: L2 holds `resident` (usable /
+    step) of the working set, so that share of the re-reads beyond each wave's distinct
+    elements hits there and the rest misses; at a step that just fits, the wave union, and
+    the fills as the step outgrows L2. Per tensor where the fills are given per tensor."""
+    missed = 1 - resident
+
+    def between(union: Fraction, fills: Fraction) -> Fraction:
+        return union + max(fills - union, Fraction(0)) * missed
+
+    if isinstance(fills_B, Mapping):
+        by_tensor = {name: between(unions.get(name, Fraction(0)), fills)
+                     for name, fills in fills_B.items()}
+        return by_tensor, sum(by_tensor.values(), Fraction(0))
+    return {}, between(sum(unions.values(), Fraction(0)), Fraction(fills_B))
 
 
 def wave_unions(grid: GridCost, sizes: Mapping[str, sympy.Rational], wave_blocks: int,

@@ -165,9 +165,11 @@ def wave_reason_text(estimate: WaveEstimate) -> str:
            f"{si(float(estimate.step_union_B), 'B')} x {estimate.stages} stages = "
            f"{si(float(estimate.step_B), 'B')}")
     l2, total = si(estimate.usable_l2_B, "B"), si(float(estimate.total_B), "B")
-    if estimate.rule == WaveRule.FILLS:
-        return (f"per-block fills: {launch}; {fit}, exceeds usable L2 {l2}, so HBM sees the "
-                f"keep fills, {total}.")
+    if estimate.rule == WaveRule.PARTIAL:
+        held = float(estimate.usable_l2_B / estimate.step_B)
+        return (f"partial residency: {launch}; {fit}, exceeds usable L2 {l2}, which holds "
+                f"{held:.0%} of it, so HBM sees each wave's distinct elements and the other "
+                f"{1 - held:.0%} of the blocks' re-reads, {total}.")
     what = ("the whole footprint" if estimate.rule == WaveRule.ONE_WAVE
             else "each wave's distinct elements")
     return (f"{estimate.rule}: {launch}; {fit}, fits usable L2 {l2}, so HBM sees {what} "
