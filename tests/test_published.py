@@ -6,8 +6,11 @@ places its errors, and the report's numbers on the corpus as it stands."""
 
 import hashlib
 import json
+import os
 import re
 import statistics
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,6 +33,7 @@ from kernelcost.answers.published import (
 from kernelcost.base.errors import Code, MeasurementError
 
 ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "validate" / "published"
 SRC = ROOT / "src" / "kernelcost"
 # SPLIT.md, "Known gaps": (side missing, what is missing there); none since softmax's
 # calibration source (quack-blog-2025-07-10)
@@ -338,3 +342,16 @@ def test_the_command_prints_one_json_object_under_json(capsys, calibration_only)
     assert first["error"] == pytest.approx(
         (first["t_model_s"] + (first["cold_start_s"] or 0) - first["measured_s"])
         / first["measured_s"])
+
+
+def test_the_transcriber_writes_the_committed_files(tmp_path):
+    """Every CSV tools/transcribe_published.py writes is the committed one, byte for byte: a
+    row moved to another spec in the file alone (the ORT decode rows, the torch.compile
+    softmax row) was undone by the next run of the transcriber."""
+    environment = {**os.environ, "KERNELCOST_TRANSCRIBE_OUT": str(tmp_path)}
+    subprocess.run([sys.executable, str(ROOT / "tools" / "transcribe_published.py")],
+                   check=True, capture_output=True, env=environment)
+    written = sorted(path.name for path in tmp_path.glob("*.csv"))
+    assert len(written) >= 9
+    for name in written:
+        assert (tmp_path / name).read_bytes() == (CORPUS / name).read_bytes(), name
