@@ -301,10 +301,10 @@ QUACK = ("Dao-AILab/quack media/2025-07-10-membound-sol.md at commit 6852f6ae158
          "printed 1.46 TB/s for torch.compile; 6852f6a corrected it)")
 M, N = 8192, 262144
 B = 2 * M * N * 4
-ONE_PASS = (f"specs/softmax_rows.kcost", f"R={M};n={2 * N}",
+ONE_PASS = ("specs/softmax_rows.kcost", f"R={M};n={2 * N}",
             f"M={M} rows x N={N} fp32 (batch size x reduction dim, softmax over the last dim); the spec counts bf16, "
             f"so n = 2N gives the same bytes (x, y: 8*M*N), and its W = 7n per row doubles the FLOP")
-TWO_PASS = (f"specs/softmax_online.kcost", f"R={M};n={N}",
+TWO_PASS = ("specs/softmax_online.kcost", f"R={M};n={N}",
             f"M={M} rows x N={N} fp32 (batch size x reduction dim, softmax over the last dim); the spec is Inductor's "
             f"two-pass online softmax in fp32: x read twice, y written once (12*M*N bytes)")
 for which, impl, tbps, (spec, sizes, shape) in (
