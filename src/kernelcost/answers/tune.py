@@ -61,8 +61,8 @@ from .search import (
 __all__ = ["ROOF_LEVELS", "Evaluator", "Ranking", "Row", "fixed_values", "own_rank", "tune"]
 
 # numeric combinations (a raster order adds none) times shapes, evaluated at once: the
-# arrays' peak is some 14 B a combination (453 MB at the issue's 33,554,432 with split-K,
-# bench/tune_speed.py), so at most about 560 MB
+# arrays' peak is some 14 B a combination (453 MB at gemm_hopper's 33,554,432 tiles of 16 to
+# 512 with split-K, bench/tune_speed.py), so at most about 560 MB
 MAX_CANDIDATES = 40_000_000
 RESCORE = 48  # candidates the analysis re-scores by default: some 7 ms each (gemm_hopper)
 GROUP = 8  # rows of blocks a group where a spec without one is given `raster=grouped`
