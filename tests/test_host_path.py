@@ -1,6 +1,7 @@
-"""The engines' host paths (src/kernelcost/answers/host_path.py): each figure is what
+"""The engines' host paths (src/kernelcost/answers/host_path.py): each fitted figure is what
 tools/fit_host_path.py fits on serving.csv's calibration rows alone, derived here again by
-hand from those rows, and a row pays it as tests/serving_measured.py says."""
+hand from those rows; the measured one is its source's numbers as quoted; a row pays each as
+tests/serving_measured.py says."""
 
 import pytest
 from fit_host_path import calibration, residual_s, trtllm_rows, vllm_rows
@@ -56,6 +57,23 @@ def test_vllm_per_step_is_the_least_squares_line_by_hand(compared):
     assert path.per_request_s == 0.0
 
 
+def test_sglang_per_request_is_its_sources_ttft_less_its_forward():
+    """tenstorrent/tt-inference-server issue #3560, dmadicTT's comment of 2026-05-18, SGLang
+    v0.5.11's chat server around a mock forward at TSU=380: 'Forward floor (1000/TSU) | 2.632
+    ms', 'Median TTFT 9.54 ms'. A first token is one forward (the prompt's), so the request's
+    host path is 9.54 - 1000/380 = 6.908 ms, host_path.py's 6.91 ms; the source's per-token
+    0.31 ms is a CPU engine's serial scheduler, hidden on a GPU (0 a step)."""
+    forward_ms = 1000 / 380
+    assert forward_ms == pytest.approx(2.632, abs=0.0005)  # the floor as the source prints it
+    path = host_path(HostEngine.SGLANG_SERVER_V0511)
+    assert path.per_request_s == pytest.approx((9.54 - forward_ms) * 1e-3, abs=0.005e-3)
+    assert path.per_request_s == pytest.approx(6.908e-3, abs=0.005e-3)
+    assert path.per_step_s == path.per_sequence_step_s == 0.0
+    for quoted in ("issue #3560", "'Median TTFT 9.54 ms'", "'Forward floor (1000/TSU) | 2.632 ms'",
+                   "SGLang v0.5.11", "UNCERTAIN"):
+        assert quoted in path.basis
+
+
 def test_a_request_pays_its_steps():
     # host_s = per request + steps x (per step + per sequence x batch)
     path = HostPath(1e-3, 2e-3, 0.5e-3, "a test's figures")
@@ -65,7 +83,9 @@ def test_a_request_pays_its_steps():
 
 def test_a_rows_host_time_by_hand():
     """vllm-pr3240 at batch 1: 50 steps of vLLM 2024q1's host path, 50 x (5.95 + 0.451) ms =
-    320.05 ms beside the kernels; TensorRT-LLM's 128-token H100 row pays 12.61 ms once."""
+    320.05 ms beside the kernels; TensorRT-LLM's 128-token H100 row pays 12.61 ms once;
+    GPUStack's SGLang rows pay 6.91 ms a TTFT and nothing a TPOT, its vLLM and TensorRT-LLM
+    rows nothing."""
     rows = [r for r in read_rows() if (r.fields["source"] == "vllm-pr3240"
                                        and r.int("batch") == 1)
             or (r.fields["source"].startswith("trtllm") and r.fields["machine"] == "h100"
@@ -74,3 +94,8 @@ def test_a_rows_host_time_by_hand():
     assert hosts["vllm-pr3240"] == pytest.approx(50 * (5.95e-3 + 0.451e-3))
     assert hosts["vllm-pr3240"] == pytest.approx(320.05e-3)
     assert hosts["trtllm-perf-v0.5-low-latency"] == pytest.approx(12.61e-3)
+    gpustack = [r for r in read_rows() if r.fields["source"].startswith("gpustack")]
+    for c in compare_all(gpustack):
+        sglang = c.row.fields["implementation"].startswith("SGLang")
+        paid = 6.91e-3 if sglang and c.row.quantity == "ttft" else 0.0
+        assert c.host_s == pytest.approx(paid, abs=1e-12), c.row.line

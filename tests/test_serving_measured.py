@@ -23,7 +23,7 @@ from serving_measured import (
     worst,
 )
 
-from kernelcost.answers.host_path import HostEngine
+from kernelcost.answers.host_path import HostEngine, host_path
 from kernelcost.answers.published import read_corpus
 from kernelcost.hardware.hfconfig import load_model_or_config
 from kernelcost.hardware.machinefile import load_machine
@@ -101,13 +101,15 @@ def test_each_rows_prompt_step_is_its_engines_default(rows):
         assert row.closed_loop == (expected != "batch")
 
 
-def test_each_sources_rows_pay_one_host_path(rows):
-    # host_path.py: the engine and version the source names; none where no calibration row
-    # measures it, so that no engine's figure is lent to another
-    by_source = {}
+def test_each_rows_host_path_is_its_engines(rows):
+    # host_path.py: the engine and version the source names; none where neither a calibration
+    # row nor a published measurement times it, so that no engine's figure is lent to another
+    by_engine = {}
     for row in rows:
-        by_source.setdefault(row.fields["source"], set()).add(row.fields["host_path"])
-    assert all(len(paths) == 1 for paths in by_source.values())
+        impl = row.fields["implementation"]
+        by_engine.setdefault((row.fields["source"], impl.split()[0]), set()).add(
+            row.fields["host_path"])
+    assert all(len(paths) == 1 for paths in by_engine.values())  # one engine, one path
     for row in rows:
         engine = HostEngine(row.fields["host_path"])
         impl = row.fields["implementation"]
@@ -115,8 +117,15 @@ def test_each_sources_rows_pay_one_host_path(rows):
             assert impl.startswith("vLLM") and row.fields["date"] < "2024-04-01", row.line
         if engine == HostEngine.TRTLLM_SESSION_V05:
             assert impl.startswith("TensorRT-LLM v0.5 (gptSessionBenchmark"), row.line
+        if engine == HostEngine.SGLANG_SERVER_V0511:
+            # SGLang's HTTP server, driven by vllm bench serve as the source measured it
+            assert impl.startswith("SGLang v0.5.") and row.closed_loop, row.line
+            assert row.fields["timed"].startswith("vllm bench serve"), row.line
     fitted = {HostEngine(r.fields["host_path"]) for r in rows if r.fields["split"] == "calibration"}
-    assert fitted == set(HostEngine) - {HostEngine.NONE}  # every fitted engine has its rows
+    assert fitted == {HostEngine.VLLM_2024Q1, HostEngine.TRTLLM_SESSION_V05}  # each has its rows
+    measured = {HostEngine(r.fields["host_path"]) for r in rows} - fitted - {HostEngine.NONE}
+    assert measured == {HostEngine.SGLANG_SERVER_V0511}
+    assert all("measured in" in host_path(e).basis for e in measured)
 
 
 def test_every_row_compares(compared):
@@ -129,7 +138,10 @@ def test_every_row_compares(compared):
             assert c.kernel_s == pytest.approx(
                 c.ttft_s + (c.row.int("output_len") - 1) * c.tpot_s)
         assert c.model_s == pytest.approx(c.kernel_s + c.host_s)
-        assert (c.host_s > 0) == (c.row.fields["host_path"] != "none")
+        path = host_path(HostEngine(c.row.fields["host_path"]))
+        per_step = path.per_step_s + path.per_sequence_step_s
+        pays = path.per_request_s + per_step if q != "tpot" else per_step  # a TPOT: steps only
+        assert (c.host_s > 0) == (pays > 0), c.row.line
 
 
 def test_rows_sharing_a_run_share_its_figures(compared):

@@ -21,7 +21,7 @@ HEADER = [
     "concurrency = batch: a new prompt meets batch - 1 decoding requests, and the engine runs it with their decode tokens in one step, or in a step",
     "of its own; src/kernelcost/answers/closed_loop.py names each engine's default and its source).",
     "host_path: the engine and version whose host path (src/kernelcost/answers/host_path.py) the row pays, by what the source names as run;",
-    "none where no calibration row measures that engine.",
+    "fitted on calibration rows, or measured apart from the GPU in a published source; none where neither measures that engine.",
     "tests/serving_measured.py compares each row with whole_model() at the row's machine, tp (the machine's default topology), batch and lengths.",
 ]
 
@@ -38,10 +38,13 @@ SPLIT = {"trtllm-perf-v0.5-low-latency": "calibration", "vllm-pr2542": "calibrat
          "rocm-vllm-dev-docker-2025-01-27": "validation", "rocm-vllm-dev-docker-2025-06-09": "validation"}
 # The engine and version whose host path each source's rows pay (src/kernelcost/answers/host_path.py), by the engine the source
 # names: vLLM master of early 2024 (the two pull requests, 2024-01-22 and 2024-03-06: its Python scheduler and sampler, Ray
-# workers at tp > 1); TensorRT-LLM 0.5's C++ GptSession benchmark; none for the engines no calibration row measures (vLLM 0.6.6
-# and 0.9.0.1 on ROCm, vLLM V1, SGLang and TensorRT-LLM behind their HTTP servers).
+# workers at tp > 1); TensorRT-LLM 0.5's C++ GptSession benchmark; GPUStack's rows by the engine each runs (SGLANG_HOST for
+# its SGLang servers); none for the engines neither fitted nor measured (vLLM 0.6.6 and 0.9.0.1 on ROCm, vLLM V1 and
+# TensorRT-LLM behind their HTTP servers).
 HOST = {"trtllm-perf-v0.5-low-latency": "trtllm-session-0.5", "vllm-pr2542": "vllm-2024q1", "vllm-pr3240": "vllm-2024q1",
         "gpustack-qwen3-8b-h100-latency": "none", "rocm-vllm-dev-docker-2025-01-27": "none", "rocm-vllm-dev-docker-2025-06-09": "none"}
+# SGLang v0.5.11's HTTP server, measured apart from the GPU; the nearest version to GPUStack's v0.5.3.post3 that is
+SGLANG_HOST = "sglang-server-0.5.11"
 FIXED = ("fixed lengths: every prompt is input_len random token ids, every output output_len tokens (ignore_eos), "
          "all batch prompts submitted at once")
 
@@ -132,7 +135,7 @@ for section, variant, impl, wa, ttft, tpot in GPUSTACK_RUNS:
             launch="graphs" if "cuda graph" in section else "eager",
             # the engine's default (closed_loop.py): vLLM V1 and TensorRT-LLM put the others' decode tokens in the
             # prompt's step; SGLang without --enable-mixed-chunk (no run here passes it) runs the prompt alone
-            prompt_step="alone" if impl.startswith("SGLang") else "with_decodes", host_path=HOST["gpustack-qwen3-8b-h100-latency"], value=v, unit="ms", conversion="time_s = value * 1e-3",
+            prompt_step="alone" if impl.startswith("SGLang") else "with_decodes", host_path=SGLANG_HOST if impl.startswith("SGLang") else HOST["gpustack-qwen3-8b-h100-latency"], value=v, unit="ms", conversion="time_s = value * 1e-3",
             time_s=t(float(v) * 1e-3), timed=SERVE_TIMED, timed_kind="call", split=SPLIT["gpustack-qwen3-8b-h100-latency"]))
 
 # ---- ROCm/vllm docs/dev-docker/README.md: Llama-3.1-70B-Instruct FP8 at tp 8 on MI300X, two releases' tables ----

@@ -6,14 +6,16 @@ with the sequences it holds (the scheduler and sampler walk each one).
 
 host_s = per_request_s + steps x (per_step_s + per_sequence_step_s x batch)
 
-Each figure is fitted per engine and version on the calibration rows of
+Each figure is either fitted per engine and version on the calibration rows of
 validate/published/serving.csv alone (tools/fit_host_path.py, which reads no validation row):
-the rows' measured time less the composition's kernels, launches and collectives. Where no
-calibration row measures an engine, it has no host path here (HostEngine.NONE, zero): a
-vLLM V1, SGLang or TensorRT-LLM HTTP server, and vLLM of 2025, are not modelled, and no
-figure of one engine is lent to another. What the residual holds besides the host is named
-with each fit: it is read as the host's because the composition holds every kernel the
-source names, not because the host was timed apart."""
+the rows' measured time less the composition's kernels, launches and collectives; or measured
+in a published source that times the engine's host apart from any GPU (its forward replaced by
+a wait of known length), taken as the source states it, with the version it ran. Where neither
+measures an engine, it has no host path here (HostEngine.NONE, zero): vLLM V1's and
+TensorRT-LLM's HTTP servers, and vLLM of 2025, are not modelled, and no figure of one engine is
+lent to another. What a fitted residual holds besides the host is named with each fit: it is
+read as the host's because the composition holds every kernel the source names, not because
+the host was timed apart."""
 
 from __future__ import annotations
 
@@ -23,11 +25,12 @@ from ..base.records import record
 
 
 class HostEngine(StrEnum):
-    """An engine and version whose host path has a fitted figure (serving.csv's `host_path`)."""
+    """An engine and version whose host path has a figure (serving.csv's `host_path`)."""
 
     TRTLLM_SESSION_V05 = "trtllm-session-0.5"  # TensorRT-LLM 0.5's C++ GptSession benchmark
     VLLM_2024Q1 = "vllm-2024q1"  # vLLM master of January to March 2024 (benchmark_latency.py)
-    NONE = "none"  # no calibration row: not modelled
+    SGLANG_SERVER_V0511 = "sglang-server-0.5.11"  # SGLang v0.5.11's HTTP server, timed on a mock
+    NONE = "none"  # neither fitted nor measured: not modelled
 
 
 @record
@@ -37,14 +40,15 @@ class HostPath:
     per_request_s: float
     per_step_s: float
     per_sequence_step_s: float
-    fitted_on: str  # the calibration rows and the fit (tools/fit_host_path.py)
+    basis: str  # fitted on calibration rows (tools/fit_host_path.py), or measured in a source
 
     def seconds(self, steps: int, batch: int) -> float:
         """A request's host time over `steps` engine steps of `batch` sequences."""
         return self.per_request_s + steps * (self.per_step_s + self.per_sequence_step_s * batch)
 
 
-# tools/fit_host_path.py's figures, rounded to 0.01 ms (0.001 ms a sequence)
+# tools/fit_host_path.py's figures, rounded to 0.01 ms (0.001 ms a sequence); the measured one
+# (its source's TTFT less its forward) rounded alike
 HOST_PATHS = {
     HostEngine.TRTLLM_SESSION_V05: HostPath(
         12.61e-3, 0.0, 0.0,
@@ -63,7 +67,24 @@ HOST_PATHS = {
         "its MoE is not the fused kernel the composition times, so its residual holds kernel "
         "time. One output length: a per-request part cannot be told from the per-step one "
         "and is folded into it (0 a request)"),
-    HostEngine.NONE: HostPath(0.0, 0.0, 0.0, "no calibration row: not modelled"),
+    HostEngine.SGLANG_SERVER_V0511: HostPath(
+        6.91e-3, 0.0, 0.0,
+        "measured in tenstorrent/tt-inference-server issue #3560 (dmadicTT, comment, "
+        "2026-05-18, 'Measured against the tt-sglang-plugin CPU mock at TSU=380, single-user "
+        "greedy decoding'): 'Forward floor (1000/TSU) | 2.632 ms', 'Median TTFT 9.54 ms', by "
+        "'vllm bench serve --backend openai-chat --endpoint /v1/chat/completions "
+        "--random-input-len 128 --random-output-len 2048 --num-prompts 4 --max-concurrency 1 "
+        "--temperature 0'. SGLang v0.5.11 (the plugin's install.sh, SGLANG_TAG v0.5.11), built "
+        "for the CPU; the plugin's HOW_WE_MEASURE_OVERHEAD.md: 'Everything else in SGLang runs "
+        "unchanged: scheduler subprocess, tokenizer manager, detokenizer subprocess, ZMQ IPC, "
+        "sampler, KV pool bookkeeping, HTTP streaming' around a forward that waits 1000/TSU "
+        "ms, so a request's TTFT less the one forward of its prompt is its host path: "
+        "9.54 - 2.632 = 6.908 ms. No "
+        "per-step part: the source's 'Per-token SGLang overhead ~0.31 ms' is of a CPU engine "
+        "that runs its scheduler serially, and the plugin's own caveat is that 'On GPU most of "
+        "this work overlaps with kernel execution'. UNCERTAIN for SGLang v0.5.3.post3 on a "
+        "GPU host (the nearest version measured; another CPU, 4 requests)"),
+    HostEngine.NONE: HostPath(0.0, 0.0, 0.0, "not measured: not modelled"),
 }
 
 
