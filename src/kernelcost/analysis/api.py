@@ -6,7 +6,7 @@ floats in SI base units (FLOP, B, FLOP/B)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +32,7 @@ from ..count.values import evaluate
 from ..lang.check import CheckedKernel, check
 from ..lang.parse import parse, parse_file
 from ..lang.precisions import PrecisionMap, at_precision
+from ..lang.schedule import Schedule, open_schedule
 from ..lang.settings import Settings, resolve_settings, setting_warnings
 from ..lang.sizes import size_warnings
 
@@ -77,6 +78,13 @@ class Spec:
             checked, mapping = at_precision(self.checked, precision)
             self._mapped[precision] = Spec(self.path, checked, base=self, mapping=mapping)
         return self._mapped[precision]
+
+    @patched()
+    def with_schedule(self, settings: Iterable[Schedule], places: dict | None = None) -> Spec:
+        """The spec with each schedule setting it writes as a number opened as a parameter
+        (lang.schedule): what `tune` varies, and what `validate` reads in a row's
+        `SPLIT_K=4`. `places`: where a refusal points, per setting."""
+        return Spec(self.path, check(open_schedule(self.kernel, settings, places)))
 
     @patched()
     def cost(self, reuse: Reuse | str = Reuse.SPEC) -> Cost:

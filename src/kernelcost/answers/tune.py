@@ -38,8 +38,7 @@ from ..base.errors import Code, Diagnostic, SizeError, option_span
 from ..base.kinds import Raster, Reuse
 from ..base.records import record
 from ..hardware.machine import Machine, Roof
-from ..lang.check import check
-from ..lang.schedule import Schedule, open_schedule
+from ..lang.schedule import Schedule
 from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, Settings
 from ..lang.sizes import refuse_large_numbers
 from ..lang.varied import RASTER, Varied
@@ -244,10 +243,8 @@ def _space(spec: Spec, varied: Sequence[str | Varied], values: numpy.ndarray | N
                 "--values"), text)
         axes.append(numpy.asarray(values if given is None else given, dtype=numpy.float64))
     if settings:
-        with patched():
-            kernel = open_schedule(spec.kernel, settings,
-                                   {Schedule(n): places.get(n, (None, None)) for n in settings})
-            spec = Spec(spec.path, check(kernel))
+        spec = spec.with_schedule(settings, {Schedule(n): places.get(n, (None, None))
+                                             for n in settings})
     if rasters and spec.checked.grid is None:
         span, text = places.get(RASTER, (None, None))
         raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(

@@ -325,10 +325,7 @@ def _scheduled(specs: dict, spec_path: Path, sizes: dict[str, str]):
     """The spec with the schedule settings its sizes name opened as parameters, as `tune`
     opens them (lang.schedule): a row that ran a split the spec does not write says
     `SPLIT_K=4`. The spec itself where the sizes name none (or the spec has the name)."""
-    from ..algebra.sympy_scope import patched
-    from ..analysis.api import Spec
-    from ..lang.check import check
-    from ..lang.schedule import Schedule, open_schedule
+    from ..lang.schedule import Schedule
 
     spec = specs[spec_path]
     opened = tuple(setting for setting in Schedule
@@ -336,8 +333,7 @@ def _scheduled(specs: dict, spec_path: Path, sizes: dict[str, str]):
     if not opened:
         return spec
     if (spec_path, opened) not in specs:
-        with patched():
-            specs[spec_path, opened] = Spec(spec.path, check(open_schedule(spec.kernel, opened)))
+        specs[spec_path, opened] = spec.with_schedule(opened)
     return specs[spec_path, opened]
 
 
