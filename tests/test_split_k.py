@@ -217,23 +217,20 @@ def test_a_measured_row_names_the_split_that_ran(tmp_path, capsys):
     assert unsplit["t_bound"] == pytest.approx(4 * row["t_bound"], rel=1e-12)
 
 
-def test_a_split_the_k_steps_do_not_take_is_refused_at_the_row(tmp_path, capsys):
-    results = tmp_path / "runs.csv"
-    results.write_text("kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop\n"
-                       f"gemm_tallk,{HOPPER},M=1024;N=1024;K=65536;SPLIT_K=3,bf16,1e-4,,,\n")
-    assert main(["validate", str(results), "--machine", "h200"]) == 2
-    err = capsys.readouterr().err
+@pytest.mark.parametrize("row, machine, said", [
     # the rewrite's fact written as itself (not the text of the setting that asked for it)
-    assert f"{results}:2:" in err
-    assert "`assume SPLIT_K*TK | K` does not hold at K = 65536: 65536 is not a multiple of " \
-           "SPLIT_K*TK = 192" in err
-    assert "a split that divides its k-steps" in err
-
-
-def test_a_split_named_for_a_spec_without_one_is_refused_at_the_row(tmp_path, capsys):
+    (f"gemm_tallk,{HOPPER},M=1024;N=1024;K=65536;SPLIT_K=3,bf16,1e-4,,,", "h200",
+     ("`assume SPLIT_K*TK | K` does not hold at K = 65536: 65536 is not a multiple of "
+      "SPLIT_K*TK = 192", "a split that divides its k-steps")),
+    # a split named for a spec that writes none
+    (f"copy,{SPECS / 'copy.kcost'},n=4096;SPLIT_K=2,fp32,1e-3,,,", "h100",
+     ("copy writes no number for `split_k`",)),
+])
+def test_a_split_the_spec_cannot_take_is_refused_at_the_row(tmp_path, capsys, row, machine,
+                                                             said):
     results = tmp_path / "runs.csv"
-    results.write_text("kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop\n"
-                       f"copy,{SPECS / 'copy.kcost'},n=4096;SPLIT_K=2,fp32,1e-3,,,\n")
-    assert main(["validate", str(results), "--machine", "h100"]) == 2
+    results.write_text(f"kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop\n{row}\n")
+    assert main(["validate", str(results), "--machine", machine]) == 2
     err = capsys.readouterr().err
-    assert f"{results}:2:" in err and "copy writes no number for `split_k`" in err
+    assert f"{results}:2:" in err
+    assert all(words in err for words in said), err
