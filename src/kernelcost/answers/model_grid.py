@@ -37,6 +37,7 @@ from ..hardware.topology import Topology
 from .collectives import Algorithm, Collective, CollectiveTime, Protocol, Timed, candidate_times
 from .composition import DECODE, PREFILL, KernelUse, Phase, kernel_uses, shipped_spec
 from .grid_kernels import NestTimes
+from .grid_shapes import distinct_shapes
 from .hbm_fit import DEFAULT_FRACTION, memory
 from .launch_cost import graph_gap
 from .quantisation import BF16_ONLY, Quantisation
@@ -304,10 +305,9 @@ def _tiled_estimates(pending: list[_Pending], phases: dict[Phase, list[PhaseTime
     groups: dict[tuple, list[_Pending]] = {}
     for entry in pending:
         groups.setdefault(entry.key, []).append(entry)
-    distinct = {key: _distinct(entries) for key, entries in groups.items()}
-    count = sum(shapes.count for shapes in distinct.values())
-    firsts = {key: shapes.firsts() for key, shapes in distinct.items()} if count <= limit \
-        else {}
+    distinct = {key: distinct_shapes([entry.columns() for entry in entries])
+                for key, entries in groups.items()}
+    count = sum(len(shapes.firsts) for shapes in distinct.values())
     found: dict[tuple, float] = {}
     for entry in pending:
         t_model = phases[entry.phase][entry.index].t_model_s
@@ -316,7 +316,7 @@ def _tiled_estimates(pending: list[_Pending], phases: dict[Phase, list[PhaseTime
             continue
         columns = distinct[entry.key].columns
         for values in (tuple(int(column[i]) for column in columns)
-                       for i in firsts[entry.key]):
+                       for i in distinct[entry.key].firsts):
             if (entry.key, values) not in found:
                 found[entry.key, values] = _tiled_seconds(entry, values, machine)
             here = functools.reduce(operator.and_, [
@@ -325,67 +325,6 @@ def _tiled_estimates(pending: list[_Pending], phases: dict[Phase, list[PhaseTime
                 found[entry.key, values] * entry.copies, entry.t_bound) - entry.nest_t_model,
                 0.0)
     return count
-
-
-def _distinct(entries: list[_Pending]) -> _Shapes:
-    """The sizes of kernels of one spec, precision and parameters, where they take
-    gemm_hopper's estimate. Each column is ranked among its values and the ranks put in
-    mixed radix, one integer a point: no sort of rows of floats. A kernel's values of a size
-    are sorted once however many kernels share them (the prefill GEMMs' tokens), and not
-    at all where they are one number (the model's widths)."""
-    parts = [entry.columns() for entry in entries]
-    columns = [numpy.concatenate(each) for each in zip(*parts)]
-    key = numpy.zeros(len(columns[0]), dtype=numpy.int64)
-    for k, column in enumerate(columns):
-        if column.size and column.min() == column.max():  # a size of the model's: no sort
-            continue
-        pieces = [each[k] for each in parts]
-        alike = _alike(pieces)
-        values = _sorted_unique(numpy.concatenate([_held(pieces[i]) for i in
-                                                   sorted(set(alike))]))
-        ranks = {i: numpy.searchsorted(values, pieces[i]) for i in set(alike)}
-        key = key * len(values) + numpy.concatenate([ranks[i] for i in alike])
-    return _Shapes(tuple(columns), key, _distinct_count(key))
-
-
-def _alike(pieces: list[numpy.ndarray]) -> list[int]:
-    """For each piece, the first piece equal to it."""
-    found: list[int] = []
-    for piece in pieces:
-        found.append(next(i for i in [*found, len(found)] if i == len(found) or (
-            pieces[i].shape == piece.shape and numpy.array_equal(pieces[i], piece))))
-    return found
-
-
-def _held(piece: numpy.ndarray) -> numpy.ndarray:
-    """A kernel's values of one size: itself once where it is one number throughout."""
-    return piece[:1] if piece.size and piece.min() == piece.max() else piece
-
-
-def _sorted_unique(values: numpy.ndarray) -> numpy.ndarray:
-    """numpy.unique of whole numbers by a sort (numpy 2's unique hashes first, which is
-    slower on these)."""
-    ordered = numpy.sort(values)
-    return ordered[numpy.concatenate(([True], ordered[1:] != ordered[:-1]))]
-
-
-def _distinct_count(key: numpy.ndarray) -> int:
-    return len(_sorted_unique(key)) if key.size else 0
-
-
-@record
-class _Shapes:
-    """The sizes of kernels of one spec, precision and parameters where they take
-    gemm_hopper's estimate (each size's values there), and one integer a point, equal
-    where the sizes are."""
-
-    columns: tuple[numpy.ndarray, ...]
-    key: numpy.ndarray
-    count: int  # distinct keys
-
-    def firsts(self) -> numpy.ndarray:
-        """The index of each distinct shape's first point, in the order of their keys."""
-        return numpy.unique(self.key, return_index=True)[1]
 
 
 def _array_timer(collective: Collective, size_B, gpus: int,
