@@ -33,7 +33,6 @@ import numpy
 import sympy
 
 from ..analysis.api import Spec, numeric_values
-from ..base.architectures import Feature
 from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
 from ..base.kinds import Reuse
 from ..base.levels import Level
@@ -51,6 +50,7 @@ from .rejections import (
     SharedHeld,
     SharedOver,
 )
+from .search_fits import Need, residency
 
 ROOF_LEVELS = (Level.GLOBAL, Level.L2, Level.SHARED)  # the levels whose bandwidth is a roof
 # what the numpy printer's code names: lambdify's modules="numpy" star-imports numpy first,
@@ -226,11 +226,9 @@ class Evaluator:
             unit = ex.register_granularity_per_warp or 1
             regs = numpy.maximum(warps * numpy.ceil(per_thread * warp / unit) * unit,
                                  array_regs)
-        limits = [numpy.asarray(float(ex.max_blocks_per_sm or numpy.inf))]
-        conditions += self._shared_fits(shared, limits)
-        conditions += self._register_fits(regs, array_regs, per_thread, threads, limits)
-        conditions += self._thread_fits(threads, warps, limits)
-        conditions += self._other_fits(arrays, limits)
+        limits, misfits = residency(m, grid, self._f, arrays, Need(
+            shared, regs, array_regs, per_thread, threads, warps))
+        conditions += misfits
         resident = numpy.minimum.reduce(numpy.broadcast_arrays(*limits))
         reject = _first_reasons(conditions, shape, resident)
         blocks = self._f(grid.blocks)(arrays)
@@ -253,67 +251,6 @@ class Evaluator:
         waves = numpy.ceil(blocks / (sms * numpy.maximum(resident, 1)))
         return Evaluation(t_bound, binding, tuple(roofs), reject, resident, waves, blocks,
                           shared + regs * REGISTER_BYTES, shared, regs, array_regs)
-
-    def _shared_fits(self, shared, limits) -> list:
-        m, ex = self.machine, self.machine.execution
-        per_sm, per_block = m.capacity(Level.SHARED), ex.shared_per_block_max_B
-        reserved = ex.shared_reserved_per_block_B or 0
-        found = []
-        if per_block is not None:
-            found.append((Rejected.SHARED, shared > per_block))
-        if per_sm is not None:
-            limits.append(numpy.where(shared > 0, numpy.floor(per_sm / (shared + reserved)),
-                                      numpy.inf))
-            if per_block is None:
-                found.append((Rejected.SHARED, shared > per_sm))
-        return found
-
-    def _register_fits(self, regs, array_regs, per_thread, threads, limits) -> list:
-        ex = self.machine.execution
-        if not ex.registers_per_sm:
-            return []
-        most = ex.max_registers_per_thread or numpy.inf
-        over = numpy.ceil(array_regs / threads) > most
-        if per_thread is not None:
-            over = over | (per_thread > most)
-        per_block = ex.max_registers_per_block
-        if per_block is not None and per_block < ex.registers_per_sm:
-            over = over | (regs > per_block)
-        limits.append(numpy.where(regs > 0, numpy.floor(ex.registers_per_sm / regs),
-                                  numpy.inf))
-        return [(Rejected.REGISTERS, over | (regs > ex.registers_per_sm))]
-
-    def _thread_fits(self, threads, warps, limits) -> list:
-        ex = self.machine.execution
-        over = threads > (ex.max_threads_per_block or numpy.inf)
-        if ex.max_threads_per_sm:
-            over = over | (threads > ex.max_threads_per_sm)
-            limits.append(numpy.floor(ex.max_threads_per_sm / threads))
-        if ex.max_warps_per_sm:
-            over = over | (warps > ex.max_warps_per_sm)
-            limits.append(numpy.floor(ex.max_warps_per_sm / warps))
-        return [(Rejected.THREADS, over)]
-
-    def _other_fits(self, arrays, limits) -> list:
-        """Tensor memory, and a cluster the machine forms and the grid divides into."""
-        m, grid = self.machine, self.cost.grid
-        found = []
-        tmem, per_sm = grid.on_chip.get(Level.TMEM, 0), m.capacity(Level.TMEM)
-        if tmem != 0 and per_sm is not None:
-            needed = self._f(tmem)(arrays)
-            limits.append(numpy.where(needed > 0, numpy.floor(per_sm / needed), numpy.inf))
-            found.append((Rejected.OCCUPANCY, needed > per_sm))
-        if grid.cluster_axis is None:
-            return found
-        size = self._f(grid.cluster_size)(arrays)
-        ex = m.execution
-        most = ex.cluster_max_nonportable or ex.cluster_max_portable or numpy.inf
-        if m.features.has(Feature.THREAD_BLOCK_CLUSTERS) is False:
-            most = 1
-        trips = self._f(grid.trips[grid.iterators.index(grid.cluster_axis)])(arrays)
-        found.append((Rejected.CLUSTER, ((size > most) & (size != 1))
-                      | (numpy.mod(trips, size) != 0)))
-        return found
 
     def _flat(self, arrays, shape, conditions) -> Evaluation:
         """No grid: the flat roofs, and each on-chip keep scope against its capacity."""
