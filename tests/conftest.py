@@ -55,6 +55,14 @@ class Hang(Exception):
     """An input took longer than its time budget."""
 
 
+@pytest.fixture(scope="session")
+def h100():
+    """The shipped H100 machine file, read once a session (a Machine is immutable)."""
+    from kernelcost.hardware.machinefile import load_machine
+
+    return load_machine("h100")
+
+
 @contextmanager
 def time_budget(seconds: float, cpu: bool = False):
     """Turn a hang into a failure that names the input (a timer signal: main thread, POSIX).

@@ -11,7 +11,6 @@ from kernelcost.answers.composition import DECODE, PREFILL, kernel_uses
 from kernelcost.answers.quantisation import quantisation
 from kernelcost.answers.wholemodel import kernel_cost, step
 from kernelcost.cli import main
-from kernelcost.hardware.machinefile import load_machine
 from kernelcost.hardware.modelfile import load_model
 
 LAYERS, HIDDEN, INTERMEDIATE, QKV = 32, 4096, 14336, (32 + 2 * 8) * 128
@@ -40,11 +39,6 @@ def w8a8_bytes(m: int, k: int, n: int) -> int:
 @pytest.fixture(scope="module")
 def llama8b():
     return load_model("llama3_8b")
-
-
-@pytest.fixture(scope="module")
-def h100():
-    return load_machine("h100")
 
 
 def named(uses):

@@ -44,11 +44,6 @@ def llama70b():
     return load_model("llama3_70b")
 
 
-@pytest.fixture(scope="module")
-def h100():
-    return load_machine("h100")
-
-
 def test_shipped_models_load_with_their_published_figures():
     assert builtin_model_ids() == ["llama3_70b", "llama3_8b", "mixtral_8x7b"]
     small, large, mixtral = (load_model(i) for i in ("llama3_8b", "llama3_70b", "mixtral_8x7b"))
