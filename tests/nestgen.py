@@ -3,7 +3,8 @@ hypothesis strategies that write a kernel as parts (a Nest, tests/nestparts.py) 
 the checker accepts.
 
 A nest is a head (sizes, `assume` facts, the steps and tiles they allow), loops outermost
-first, the statements of the innermost body and some after inner loops, and keeps. Some
+first, the statements of the innermost body and some after inner loops (now and then a
+matrix contraction named `on tensor`), and keeps. Some
 nests run as a grid of thread blocks: their outermost loops form one `parallel(...)` header
 (threads, registers, a cluster along a grid iterator, a raster order), and every statement
 and keep sits inside it; its keeps may hold several stages, its block a local array in
@@ -245,6 +246,11 @@ def nests(draw, max_extrema: int = 2) -> Nest:
         sources.append("a")
 
     def statement(scope_loops, target=None, source=None, read_loops=None):
+        if target is None and source is None and read_loops is None \
+                and draw(st.integers(0, 5)) == 0:
+            found = contraction(scope_loops)
+            if found is not None:
+                return found
         target = target or draw(st.sampled_from(targets))
         reads = []
         for _ in range(draw(st.integers(1, 3))):
@@ -265,6 +271,25 @@ def nests(draw, max_extrema: int = 2) -> Nest:
         unit = (" on fma" if op == "+=" and shape == "product" and len(reads) > 1
                 and draw(st.integers(0, 3)) == 0 else "")
         return f"{draw(access_text(target, ranks[target], scope_loops))} {op} {value}{unit}"
+
+    def contraction(scope_loops):
+        """`T[m, n] += X[m, k] * Y[k, n] on tensor` over the scope's three innermost loops,
+        each one axis (the band docs/language.md §9.3 reads from the innermost loop out),
+        operands and target in either order of their two indices; None where the scope has
+        no such three loops or no arrays of rank 2."""
+        band = scope_loops[-3:]
+        wide = [t for t in targets if ranks[t] == 2]
+        read = [t for t in sources if ranks[t] == 2]
+        if len(band) < 3 or any(line.lanes for line in band) or not wide or not read:
+            return None
+        m, n, k = draw(st.permutations([line.var for line in band]))
+
+        def pair(a, b):
+            return f"{a}, {b}" if draw(st.booleans()) else f"{b}, {a}"
+
+        return (f"{draw(st.sampled_from(wide))}[{pair(m, n)}] += "
+                f"{draw(st.sampled_from(read))}[{pair(m, k)}] * "
+                f"{draw(st.sampled_from(read))}[{pair(k, n)}] on tensor")
 
     # one tensor accessed by several statements (written) or reads (read), and kept
     focus = None
