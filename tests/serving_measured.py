@@ -9,8 +9,8 @@ How a row maps onto the model (the same for every row; no figure is fitted):
   tokens (Latency.ttft_s at the context input_len), with the launches and, under tensor
   parallelism, the collectives; with `prompt_step` with_decodes or alone (a server at a fixed
   concurrency = batch): closed_loop.py's median TTFT, half the other batch - 1 sequences'
-  decode step at the TPOT's context, then the step that holds the prompt (with their decode
-  tokens, or alone);
+  decode step at the TPOT's context, under an `overlap` scheduler the whole decode step it
+  launched ahead, then the step that holds the prompt (with their decode tokens, or alone);
 - `tpot`: one decode step of `batch` sequences at the context input_len + output_len // 2, the
   middle of a request's decode (Latency.tpot_s); in a closed loop, closed_loop.py's TPOT: that
   step and the batch - 1 other requests' prompt steps spread over output_len - 1 tokens;
@@ -39,6 +39,7 @@ from kernelcost.answers.closed_loop import (
     ClosedLoopTtft,
     Loop,
     PromptStep,
+    Scheduler,
     closed_loop_tpot,
     closed_loop_ttft,
 )
@@ -137,7 +138,7 @@ def _closed_loop(row: Row) -> float:
     if row.int("tp") != 1:
         raise ValueError(f"line {row.line}: a closed loop is composed on one GPU only")
     loop = Loop(row.int("batch"), row.int("input_len"), row.int("output_len"),
-                row.decode_context, PromptStep(f["prompt_step"]))
+                row.decode_context, PromptStep(f["prompt_step"]), Scheduler(f["scheduler"]))
     return closed_loop_s(f["model"], f["machine"], (f["weights"], f["activations"],
                                                     f["kv_cache"]), f["launch"], loop,
                          row.quantity)
@@ -247,9 +248,11 @@ def render(compared: list[Compared]) -> str:
     for side, quantity, count, median, ninety, low in summary(compared):
         lines.append(f"| {side} | {quantity} | {count} | {median:.0%} | {ninety:.0%} | {low} |")
     lines += ["", "| source | machine | model | tp | w/a/kv | batch | in | out | quantity | "
-              "implementation | launch | prompt step | model TTFT (ms) | model TPOT (ms) | "
-              "host path | host (ms) | model (ms) | measured (ms) | error | split |",
-              "|---|---|---|---:|---|---:|---:|---:|---|---|---|---|---:|---:|---|---:|---:|---:|---:|---|"]
+              "implementation | launch | prompt step | scheduler | model TTFT (ms) | "
+              "model TPOT (ms) | host path | host (ms) | model (ms) | measured (ms) | error | "
+              "split |",
+              "|---|---|---|---:|---|---:|---:|---:|---|---|---|---|---|---:|---:|---|---:|---:|---:|---:|"
+              "---|"]
     for c in compared:
         f = c.row.fields
         model = Path(f["model"]).parent.name if f["model"].endswith(".json") else f["model"]
@@ -257,7 +260,7 @@ def render(compared: list[Compared]) -> str:
             f"| {f['source']} | {f['machine']} | {model} | {f['tp']} | "
             f"{f['weights']}/{f['activations']}/{f['kv_cache']} | {f['batch']} | "
             f"{f['input_len']} | {f['output_len']} | {c.row.quantity} | {f['implementation']} | "
-            f"{f['launch']} | {f['prompt_step']} | "
+            f"{f['launch']} | {f['prompt_step']} | {f['scheduler']} | "
             f"{_ms(c.ttft_s)} | {_ms(c.tpot_s)} | {f['host_path']} | {_ms(c.host_s)} | "
             f"{c.model_s * 1e3:.2f} | "
             f"{c.row.time_s * 1e3:.2f} | {c.error:+.0%} | {f['split']} |")

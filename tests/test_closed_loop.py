@@ -9,7 +9,13 @@ from serving_measured import ROOT
 
 from kernelcost.answers.chunk_plan import Segment
 from kernelcost.answers.chunked import chunk_uses
-from kernelcost.answers.closed_loop import Loop, PromptStep, closed_loop_tpot, closed_loop_ttft
+from kernelcost.answers.closed_loop import (
+    Loop,
+    PromptStep,
+    Scheduler,
+    closed_loop_tpot,
+    closed_loop_ttft,
+)
 from kernelcost.answers.composition import KernelKind
 from kernelcost.answers.launch_cost import GRAPH_KERNEL_GAP_S
 from kernelcost.answers.wholemodel import kernel_cost, whole_model
@@ -42,8 +48,9 @@ def loops(qwen):
             for how in PromptStep for launch in LaunchMode}
 
 
-def loop(concurrency: int, how: PromptStep, output: int = OUTPUT) -> Loop:
-    return Loop(concurrency, PROMPT, output, CONTEXT, how)
+def loop(concurrency: int, how: PromptStep, output: int = OUTPUT,
+         scheduler: Scheduler = Scheduler.SYNC) -> Loop:
+    return Loop(concurrency, PROMPT, output, CONTEXT, how, scheduler)
 
 
 def test_the_prompts_step_holds_the_others_decode_tokens_or_not():
@@ -103,6 +110,33 @@ def test_the_median_wait_is_half_the_step_in_flight(loops):
     assert eager.ttft_s - graphs.ttft_s == pytest.approx((eager_launch - graph_launch) / 2,
                                                          rel=1e-9)
     assert (eager_launch - graph_launch) / 2 == pytest.approx(0.4008e-3, abs=0.0001e-3)
+
+
+def test_an_overlap_scheduler_adds_the_step_it_launched_ahead(qwen, loops):
+    """SGLang's and TensorRT-LLM's schedulers take a new request when step n has finished and
+    n + 1, a decode step of the 3 others, is already on the GPU: the prompt waits half a step
+    (the median), that whole step, then its own. The step launched ahead is whole_model's
+    decode step of 3 sequences at the context (another path: the decode composition)."""
+    model, h100 = qwen
+    for launch in LaunchMode:
+        [three] = whole_model(model, h100, [3], CONTEXT, launch=launch).latencies()
+        for how in PromptStep:
+            sync = loops[how, launch]
+            overlap = loop(CONCURRENCY, how, scheduler=Scheduler.OVERLAP)
+            ahead = closed_loop_ttft(model, h100, overlap, launch=launch)
+            assert sync.queued_s == 0.0
+            assert ahead.queued_s == pytest.approx(three.tpot_s, rel=1e-12)
+            assert ahead.in_flight_step_s == pytest.approx(three.tpot_s, rel=1e-12)
+            assert ahead.ttft_s - sync.ttft_s == pytest.approx(three.tpot_s, rel=1e-12)
+            assert ahead.ttft_s == pytest.approx(1.5 * three.tpot_s + sync.prompt_step_s,
+                                                 rel=1e-12)
+    # the eager step of 3: 290 launches at 4 us (1.16 ms) on top of its kernels
+    [three] = whole_model(model, h100, [3], CONTEXT).latencies()
+    assert three.tpot_launch_s == pytest.approx(KERNELS * LAUNCH_S, rel=1e-12)
+    # alone in the loop, nothing is in flight and nothing launched ahead
+    for how in PromptStep:
+        alone = closed_loop_ttft(model, h100, loop(1, how, scheduler=Scheduler.OVERLAP))
+        assert alone.queued_s == 0.0 and alone.wait_s == 0.0
 
 
 def test_mixing_the_decodes_in_costs_more_than_the_prompt_alone(loops):

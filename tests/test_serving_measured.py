@@ -101,6 +101,25 @@ def test_each_rows_prompt_step_is_its_engines_default(rows):
         assert row.closed_loop == (expected != "batch")
 
 
+def test_each_rows_scheduler_is_its_engines_default(rows):
+    # closed_loop.py: SGLang's and TensorRT-LLM's overlap schedulers run one step ahead unless
+    # turned off, which no command does; vLLM v0.11.0 schedules between steps unless started
+    # with --async-scheduling, which no command passes; a batch prefilled together meets no step
+    for row in rows:
+        f = row.fields
+        said = f["implementation"] + f["citation"]
+        if not row.closed_loop:
+            assert f["scheduler"] == "n/a", f"serving.csv line {row.line}"
+            continue
+        if f["implementation"].startswith("vLLM v0.11"):
+            assert "--async-scheduling" not in said
+            assert f["scheduler"] == "sync", f"serving.csv line {row.line}"
+        else:
+            assert f["implementation"].startswith(("SGLang v0.5.", "TensorRT-LLM v1."))
+            assert "disable-overlap" not in said and "disable_overlap" not in said
+            assert f["scheduler"] == "overlap", f"serving.csv line {row.line}"
+
+
 def test_each_rows_host_path_is_its_engines(rows):
     # host_path.py: the engine and version the source names; none where neither a calibration
     # row nor a published measurement times it, so that no engine's figure is lent to another
@@ -147,12 +166,14 @@ def test_every_row_compares(compared):
 def test_rows_sharing_a_run_share_its_figures(compared):
     # the two blocks of a pull request ran the same shapes: the model gives them one time
     # (one launch mode: a row whose source states CUDA graphs is launched from a graph; one
-    # prompt step: a server's engine runs a new prompt with the others' decodes or alone)
+    # prompt step: a server's engine runs a new prompt with the others' decodes or alone; one
+    # scheduler: it takes the prompt between steps or one step ahead)
     times = {}
     for c in compared:
         f = c.row.fields
         key = (f["source"], f["machine"], f["model"], f["tp"], f["batch"], f["input_len"],
-               f["output_len"], f["quantity"], f["weights"], f["launch"], f["prompt_step"])
+               f["output_len"], f["quantity"], f["weights"], f["launch"], f["prompt_step"],
+                   f["scheduler"])
         times.setdefault(key, set()).add(round(c.model_s, 12))
     assert all(len(t) == 1 for t in times.values())
 

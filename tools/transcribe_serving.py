@@ -8,7 +8,7 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parent.parent / "validate" / "published" / "serving.csv"
 COLS = ["source", "date", "citation", "part", "machine", "model", "model_source", "tp",
         "weights", "activations", "kv_cache", "batch", "prefill_batch", "input_len", "output_len", "shape", "quantity",
-        "implementation", "launch", "prompt_step", "host_path", "value", "unit", "conversion", "time_s", "timed", "timed_kind", "split"]
+        "implementation", "launch", "prompt_step", "scheduler", "host_path", "value", "unit", "conversion", "time_s", "timed", "timed_kind", "split"]
 HEADER = [
     "LLM serving on one node: published measurements (see README.md in this folder; the split rule: SPLIT.md, 'serving.csv').",
     "quantity: ttft (the first token: the batch's prompts prefilled), tpot (one decode step), request_latency (a whole batch of requests:",
@@ -20,6 +20,8 @@ HEADER = [
     "prompt_step: batch (the batch's prompts prefilled together, nothing else running: benchmark_latency); with_decodes or alone (a closed loop at",
     "concurrency = batch: a new prompt meets batch - 1 decoding requests, and the engine runs it with their decode tokens in one step, or in a step",
     "of its own; src/kernelcost/answers/closed_loop.py names each engine's default and its source).",
+    "scheduler: in a closed loop, sync (the engine takes a new request between steps: vLLM V1 without --async-scheduling) or overlap",
+    "(its scheduler runs one step ahead of the GPU: SGLang, TensorRT-LLM's PyExecutor, by default); n/a for a batch prefilled together.",
     "host_path: the engine and version whose host path (src/kernelcost/answers/host_path.py) the row pays, by what the source names as run;",
     "fitted on calibration rows, or measured apart from the GPU in a published source; none where neither measures that engine.",
     "tests/serving_measured.py compares each row with whole_model() at the row's machine, tp (the machine's default topology), batch and lengths.",
@@ -70,7 +72,7 @@ for block, (impl, by_bs) in PR2542_BLOCKS.items():
             part="NVIDIA H100 (variant not stated)", machine="h100", model="mixtral_8x7b",
             model_source="mistralai/Mixtral-8x7B-Instruct-v0.1 (torch_dtype bfloat16; vLLM's dtype auto)", tp=8,
             weights="bf16", activations="bf16", kv_cache="bf16", batch=bs, prefill_batch=bs, input_len=1000, output_len=50, shape=FIXED,
-            quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", host_path=HOST["vllm-pr2542"], value=repr(v), unit="s", conversion="time_s = value",
+            quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", scheduler="n/a", host_path=HOST["vllm-pr2542"], value=repr(v), unit="s", conversion="time_s = value",
             time_s=t(v), timed=LATENCY_TIMED, timed_kind="call", split=SPLIT["vllm-pr2542"]))
 
 # ---- vLLM PR 3240: Mixtral-8x7B, tuned fused-MoE config, tp 2 on A100 ----
@@ -93,7 +95,7 @@ for block, (impl, by_bs) in PR3240_BLOCKS.items():
             machine="a100", model="mixtral_8x7b",
             model_source="mistralai/Mixtral-8x7B-Instruct-v0.1 (torch_dtype bfloat16; vLLM's dtype auto)", tp=2,
             weights="bf16", activations="bf16", kv_cache="bf16", batch=bs, prefill_batch=bs, input_len=1000, output_len=50, shape=FIXED,
-            quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", host_path=HOST["vllm-pr3240"], value=v, unit="s",
+            quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", scheduler="n/a", host_path=HOST["vllm-pr3240"], value=v, unit="s",
             conversion="time_s = value",
             time_s=t(float(v)), timed=LATENCY_TIMED, timed_kind="call", split=SPLIT["vllm-pr3240"]))
 
@@ -135,7 +137,11 @@ for section, variant, impl, wa, ttft, tpot in GPUSTACK_RUNS:
             launch="graphs" if "cuda graph" in section else "eager",
             # the engine's default (closed_loop.py): vLLM V1 and TensorRT-LLM put the others' decode tokens in the
             # prompt's step; SGLang without --enable-mixed-chunk (no run here passes it) runs the prompt alone
-            prompt_step="alone" if impl.startswith("SGLang") else "with_decodes", host_path=SGLANG_HOST if impl.startswith("SGLang") else HOST["gpustack-qwen3-8b-h100-latency"], value=v, unit="ms", conversion="time_s = value * 1e-3",
+            prompt_step="alone" if impl.startswith("SGLang") else "with_decodes",
+            # the engine's default (closed_loop.py): SGLang's overlap scheduler and TensorRT-LLM's overlap
+            # PyExecutor run one step ahead (no command disables them); vLLM v0.11.0 schedules between steps
+            # (async scheduling became its default after that release, and no command passes --async-scheduling)
+            scheduler="sync" if impl.startswith("vLLM") else "overlap", host_path=SGLANG_HOST if impl.startswith("SGLang") else HOST["gpustack-qwen3-8b-h100-latency"], value=v, unit="ms", conversion="time_s = value * 1e-3",
             time_s=t(float(v) * 1e-3), timed=SERVE_TIMED, timed_kind="call", split=SPLIT["gpustack-qwen3-8b-h100-latency"]))
 
 # ---- ROCm/vllm docs/dev-docker/README.md: Llama-3.1-70B-Instruct FP8 at tp 8 on MI300X, two releases' tables ----
@@ -189,7 +195,7 @@ for source, date, commit, merged, first, section, unit, impl, part, by_shape in 
                                         line=line),
             part=part, machine="mi300x", model="llama3_70b", model_source=ROCM_MODEL, tp=8,
             weights="fp8", activations="fp8", kv_cache="fp8", batch=bs, prefill_batch=bs, input_len=isl, output_len=2048,
-            shape=FIXED, quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", host_path=HOST[source],
+            shape=FIXED, quantity="request_latency", implementation=impl, launch="eager", prompt_step="batch", scheduler="n/a", host_path=HOST[source],
             value=v, unit="ms" if unit == "ms" else "s",
             conversion="time_s = value * 1e-3" if unit == "ms" else "time_s = value",
             time_s=t(float(v) * scale), timed=ROCM_TIMED, timed_kind="call", split=SPLIT[source]))
@@ -238,7 +244,7 @@ for table, machine, part, precision, by_shape in TRTLLM_RUNS:
             quantity="ttft", implementation=("TensorRT-LLM v0.5 (gptSessionBenchmark; engine built with --enable_context_fmha "
                                              "--use_gpt_attention_plugin float16 --remove_input_padding"
                                              + (" --enable_fp8 --fp8_kv_cache --strongly_typed)" if wa == "fp8" else ")")),
-            launch="eager", prompt_step="batch", host_path=HOST["trtllm-perf-v0.5-low-latency"], value=str(v), unit="ms", conversion="time_s = value * 1e-3",
+            launch="eager", prompt_step="batch", scheduler="n/a", host_path=HOST["trtllm-perf-v0.5-low-latency"], value=str(v), unit="ms", conversion="time_s = value * 1e-3",
             time_s=t(v * 1e-3), timed=TRTLLM_TIMED, timed_kind="call", split=SPLIT["trtllm-perf-v0.5-low-latency"]))
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@ What is composed, for the new request, with the c - 1 others in the middle of th
 1. The wait for the step in flight: the engine takes a new request at a step boundary, and
    the request reaches it at no particular point of the others' decode step, so the wait is
    uniform over that step and its median is half of it: a decode step of c - 1 sequences,
-   launched as the row says (eager, or replayed from a graph).
+   launched as the row says (eager, or replayed from a graph). An engine whose scheduler
+   runs one step ahead of the GPU (Scheduler.OVERLAP) has already launched the next decode
+   step of the c - 1 when it takes the request, so the prompt waits that whole step too.
 2. The step that holds its prompt, launched eager as every prefill (launch_cost.py), ending
    with the first token sampled. How the engine builds it (PromptStep):
    - WITH_DECODES: the prompt and the others' c - 1 decode tokens in one forward pass, the
@@ -38,6 +40,25 @@ What is composed, for the new request, with the c - 1 others in the middle of th
      `--enable-mixed-chunk` (SGLang's server arguments, docs/backend/server_arguments.md,
      https://docs.sglang.ai/backend/server_arguments.html: "`--enable-mixed-chunk` |
      Enabling mixing prefill and decode in a batch when using chunked prefill. | False").
+How the engine's scheduler meets the GPU (Scheduler):
+   - SYNC: a step is scheduled after the previous one's outputs are back: vLLM V1 before
+     async scheduling became its default (vllm-project/vllm pull request #19970 'Implement
+     Async Scheduling', WoosukKwon, 2025-06-23: "an experimental feature and can be enabled
+     using the `--async-scheduling` flag"; SchedulerConfig `async_scheduling: bool = False`
+     in stored copies of that era, not the v0.11.0 tag's; pull request #27614 '[Core] Enable
+     async scheduling by default', njhill, 2025-10-27, after v0.11.0).
+   - OVERLAP: the scheduler launches step n + 1 and then processes step n's outputs, and
+     takes new requests at the top of its loop, when step n has finished and n + 1 is on the
+     GPU: SGLang (the SGLang v0.4 post, lmsys.org/blog/2024-12-04-sglang-v0-4, "Zero-Overhead
+     Batch Scheduler": "The scheduler runs one batch ahead"; python/sglang/srt/managers/
+     scheduler.py, `event_loop_overlap`: recv_requests, get_next_batch_to_run, run_batch,
+     then the last batch's process_batch_result; off only with `--disable-overlap-schedule`)
+     and TensorRT-LLM's PyExecutor (NVIDIA/TensorRT-LLM docs/source/features/
+     overlap-scheduler.md at commit 081661b76c54f3516a894b682f1f15ceb7d3a03c: "At step n,
+     the system launches GPU computation for step n+1 without waiting for CPU tasks",
+     `_schedule`, `_forward_step`, then "if self.previous_batch is not None:
+     self._process_previous_batch()"; "Enabled by default"). Both engines' loops were read in
+     stored copies later than the versions GPUStack ran (UNCERTAIN).
 The TPOT (ClosedLoopTpot): (latency - TTFT) / (output - 1) a request, its decode steps of
 the c sequences and the steps that admit the others' prompts while it decodes, spread over
 its tokens.
@@ -71,17 +92,25 @@ class PromptStep(StrEnum):
     ALONE = "alone"  # in a step of its own
 
 
+class Scheduler(StrEnum):
+    """Where an engine's scheduler stands against the GPU when it takes a new request."""
+
+    SYNC = "sync"  # between steps: the next step starts after this one's outputs are back
+    OVERLAP = "overlap"  # one step ahead: the next step is already launched
+
+
 @record
 class Loop:
     """A closed loop: `concurrency` requests in flight, each of `prompt` tokens in and
     `output` out, the others at `decode_context` while a new one arrives, and how the
-    engine runs a new prompt."""
+    engine runs a new prompt and whether its scheduler runs a step ahead."""
 
     concurrency: int
     prompt: int
     output: int
     decode_context: int
     how: PromptStep
+    scheduler: Scheduler = Scheduler.SYNC
 
     def __post_init__(self) -> None:
         if min(self.concurrency, self.prompt, self.output, self.decode_context) < 1:
@@ -109,24 +138,27 @@ class ClosedLoopTtft:
     loop: Loop
     wait_s: float  # half the others' decode step: the median wait for the step in flight
     in_flight_step_s: float  # that decode step, kernels and launches
+    queued_s: float  # the step an OVERLAP scheduler launched ahead (the same decode step); 0
     prompt_step_s: float  # the step that holds the prompt, kernels and launches
     prompt_step_launch_s: float  # of prompt_step_s, the launches'
 
     @property
     def ttft_s(self) -> float:
-        return self.wait_s + self.prompt_step_s
+        return self.wait_s + self.queued_s + self.prompt_step_s
 
 
 def closed_loop_ttft(model: ModelConfig, machine: Machine, loop: Loop, *,
                      quantisation: Quantisation = BF16_ONLY,
                      launch: LaunchMode = LaunchMode.EAGER) -> ClosedLoopTtft:
     """The median TTFT of a request sent into the loop: half the others' decode step
-    (launched as `launch` says), then the step with its prompt."""
+    (launched as `launch` says), the one launched ahead under an OVERLAP scheduler, then the
+    step with its prompt."""
     in_flight = _decode_s(model, machine, loop.others, loop.decode_context, quantisation,
                           launch)
+    queued = in_flight if loop.scheduler == Scheduler.OVERLAP else 0.0
     held = _prompt_step(model, machine, loop, quantisation)
-    return ClosedLoopTtft(loop, in_flight / 2, in_flight, held.t_model_s + held.launch_s,
-                          held.launch_s)
+    return ClosedLoopTtft(loop, in_flight / 2, in_flight, queued,
+                          held.t_model_s + held.launch_s, held.launch_s)
 
 
 @record
