@@ -41,7 +41,8 @@ def test_skinny_linear_rows_run_nvjet_tiles_and_stream_at_the_copy_fraction(
     13, 15 and 16."""
     result = first_round[line]
     assert result.row.spec == "specs/gemm_hopper.kcost"
-    assert result.row.implementation.startswith("F.linear (cuBLAS), not profiled: nvjet_sm90")
+    assert result.row.implementation.startswith(
+        "F.linear (cuBLAS), not profiled: the tile of nvjet_sm90")
     padded = 8 * -(-tokens // 8)
     fixup = 2 * FP32 * splits * weights_rows * padded if splits > 1 else 0
     moved = BF16 * (weights_rows * depth + depth * padded + weights_rows * padded) + fixup

@@ -372,7 +372,7 @@ RAN = {("h200-2026-12-04b.csv", "gemm_tallk", "M=1024;N=1024;K=65536"): (
 # were not profiled: each runs the tile of the profiled shape nearest its (N, K) at its M, and
 # the largest split whose blocks fit one wave of 132 (each profiled split kernel does: 80 and
 # 120 blocks); validate/README.md, "F.linear's kernels on sm90".
-NVJET = "F.linear (cuBLAS), not profiled: nvjet_sm90_tst_{}, the kernel cuBLAS 13 runs at M = {} for the nearest profiled shape ({} of SamMausberg/verified-progress evidence/backbone/tables.md, GH200); {}"
+NVJET = "{} (cuBLAS), not profiled: the tile of nvjet_sm90_tst_{}, the kernel cuBLAS 13 runs for F.linear at M = {} at the nearest profiled shape ({} of SamMausberg/verified-progress evidence/backbone/tables.md, GH200); {}"
 for (file, kernel, given), (sizes, tile, m, near, how) in {
         ("h200-2026-12-04.csv", "gemv_decode", "N=4096;K=4096;b=1"): (
             "M=4096;N=8;K=4096;TM=64;TN=8;STAGES=16;SPLIT_K=2", "64x8_64x16_4x1_v_bz_splitK_TNT", 1, "gdn_out_proj 2560 x 4096",
@@ -392,7 +392,8 @@ for (file, kernel, given), (sizes, tile, m, near, how) in {
         ("h200-2026-12-04b.csv", "gemm_skinny", "N=8192;K=8192;b=128"): (
             "M=8192;N=128;K=8192;TM=128;TN=64;STAGES=8", "128x64_64x8_4x2_h_bz_splitK_TNT", 128, "mlp_down 2560 x 9216",
             "128 x 64 tiles of (N, M), 8 stages, no split (128 blocks; its 3 on 40 tiles)")}.items():
-    RAN[file, kernel, given] = ("specs/gemm_hopper.kcost", sizes, NVJET.format(tile, m, near, how))
+    call = IMPL["gemv_decode"].split(" (")[0] if kernel == "gemv_decode" else "torch.matmul"
+    RAN[file, kernel, given] = ("specs/gemm_hopper.kcost", sizes, NVJET.format(call, tile, m, near, how))
 
 
 # The decode rows call F.scaled_dot_product_attention with no backend named. torch 2.11 on an
