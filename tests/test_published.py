@@ -254,7 +254,8 @@ def test_the_summaries_today(results):
     assert everything.rows == 96
     assert everything.geomean_measured_over_model > 1  # t_model optimistic on the whole
     gemv = items[(Split.VALIDATION, Family.GEMV)]
-    assert gemv.geomean_measured_over_model < 1  # the one family t_model is pessimistic on
+    # cuBLAS's nvjet kernels stream weights below the copy fraction t_model gives them
+    assert gemv.geomean_measured_over_model > 1
     # docs/validation.md's table of today is what the command computes, row for row
     text = (Path(__file__).resolve().parent.parent / "docs" / "validation.md").read_text()
     today = text.split("## Today's errors", 1)[1].split("\n## ", 1)[0]

@@ -366,6 +366,34 @@ RAN = {("h200-2026-12-04b.csv", "gemm_tallk", "M=1024;N=1024;K=65536"): (
     "specs/softmax_rows_gmem.kcost", "R=64;n=131072",
     "torch.softmax: cunn_SoftMaxForward (ceil(n / 1024) = 128 >= 10; 256 KiB rows over the 48 KiB of "
     "shared memory), 1024 threads a row, three reads of the row through L2")}
+# F.linear on sm90 under CUDA 13: cuBLAS runs nvjet WGMMA kernels with TMA pipelines, never a
+# SIMT GEMV, at every shape and M (1 to 128) profiled on a GH200 with torch 2.13 + cu130
+# (SamMausberg/verified-progress, evidence/backbone/tables.md at commit b0912d6a). These rows
+# were not profiled: each runs the tile of the profiled shape nearest its (N, K) at its M, and
+# the largest split whose blocks fit one wave of 132 (each profiled split kernel does: 80 and
+# 120 blocks); validate/README.md, "F.linear's kernels on sm90".
+NVJET = "{} (cuBLAS), not profiled: the tile of nvjet_sm90_tst_{}, the kernel cuBLAS 13 runs for F.linear at M = {} at the nearest profiled shape ({} of SamMausberg/verified-progress evidence/backbone/tables.md, GH200); {}"
+for (file, kernel, given), (sizes, tile, m, near, how) in {
+        ("h200-2026-12-04.csv", "gemv_decode", "N=4096;K=4096;b=1"): (
+            "M=4096;N=8;K=4096;TM=64;TN=8;STAGES=16;SPLIT_K=2", "64x8_64x16_4x1_v_bz_splitK_TNT", 1, "gdn_out_proj 2560 x 4096",
+            "64 x 8 tiles of (N, M), the one token in whole tiles of 8, 16 stages, 2 splits (128 blocks)"),
+        ("h200-2026-12-04.csv", "gemv_decode", "N=14336;K=4096;b=1"): (
+            "M=14336;N=8;K=4096;TM=64;TN=8;STAGES=16", "64x8_64x16_4x1_v_bz_TNT", 1, "gdn_in_proj_qkvz 12288 x 2560",
+            "64 x 8 tiles of (N, M), the one token in whole tiles of 8, 16 stages, no split"),
+        ("h200-2026-12-04.csv", "gemv_decode", "N=4096;K=14336;b=8"): (
+            "M=4096;N=8;K=14336;TM=64;TN=8;STAGES=16;SPLIT_K=2", "64x8_64x16_4x1_v_bz_splitK_TNT", 8, "mlp_down 2560 x 9216",
+            "64 x 8 tiles of (N, M), 16 stages, split K: 2 ways (128 blocks; its 3 on 40 tiles)"),
+        ("h200-2026-12-04.csv", "gemv_decode", "N=8192;K=8192;b=64"): (
+            "M=8192;N=64;K=8192;TM=64;TN=64;STAGES=13", "64x64_64x13_4x1_v_bz_splitK_TNT", 64, "mlp_down 2560 x 9216",
+            "64 x 64 tiles of (N, M), 13 stages, no split (128 blocks; its 3 on 40 tiles)"),
+        ("h200-2026-12-04b.csv", "gemm_skinny", "N=8192;K=8192;b=64"): (
+            "M=8192;N=64;K=8192;TM=64;TN=64;STAGES=13", "64x64_64x13_4x1_v_bz_splitK_TNT", 64, "mlp_down 2560 x 9216",
+            "64 x 64 tiles of (N, M), 13 stages, no split (128 blocks; its 3 on 40 tiles)"),
+        ("h200-2026-12-04b.csv", "gemm_skinny", "N=8192;K=8192;b=128"): (
+            "M=8192;N=128;K=8192;TM=128;TN=64;STAGES=8", "128x64_64x8_4x2_h_bz_splitK_TNT", 128, "mlp_down 2560 x 9216",
+            "128 x 64 tiles of (N, M), 8 stages, no split (128 blocks; its 3 on 40 tiles)")}.items():
+    call = IMPL["gemv_decode"].split(" (")[0] if kernel == "gemv_decode" else "torch.matmul"
+    RAN[file, kernel, given] = ("specs/gemm_hopper.kcost", sizes, NVJET.format(call, tile, m, near, how))
 
 
 # The decode rows call F.scaled_dot_product_attention with no backend named. torch 2.11 on an
