@@ -66,6 +66,7 @@ def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | 
         split_iterator=(None if grid.split_iterator is None
                         else iterator_symbol(grid.split_iterator)),
         fixup_B=fixup_bytes(counter),
+        widths=grid.widths,
     )
 
 

@@ -11,7 +11,9 @@ each global tensor it reads (the same requests for both: a load is in flight to 
 hits there or goes on to DRAM). Shared memory is per SM, as its roof is the busiest SM's:
 min(that SM's blocks, resident) blocks against one SM's share of the bandwidth, each keeping
 threads x one load per thread of each tensor its shared scopes hold. A load is an element, or
-a vector of up to 16 B when the block reads several elements per thread of the tensor. Below
+a vector of up to 16 B when the block reads several elements per thread of the tensor; a
+global tensor the spec gives a `width` (lang.parallel) is that many bytes a thread, one
+load at a time. Below
 the need, the attainable bandwidth of the level is scaled by available / needed. A level
 without a cited latency in the machine file gets no derate: the verdict says its latency is
 unknown."""
@@ -159,7 +161,9 @@ def _global_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, 
             if sympy.sympify(cost.footprints[tile.tensor].read_elements) != 0]
     elements = [at(sympy.Mul(*(last - first + 1 for first, last in tile.whole)))
                 for tile in read]
-    loads = [_one_load(at(tile.element_bytes), count, threads)
+    stated = dict(cost.grid.widths)
+    loads = [stated[tile.tensor] if tile.tensor in stated
+             else one_load(at(tile.element_bytes), count, threads)
              for tile, count in zip(read, elements)]
     return threads * sum(loads, sympy.Integer(0)), BlockLoads(
         False, threads, tuple(zip([tile.tensor for tile in read], loads, strict=True)))
@@ -178,12 +182,12 @@ def _shared_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, 
             filled = scope.read_elements.get(tensor, 0)
             elements = at(filled if filled != 0 else scope.write_elements.get(tensor, 0))
             tensors.append(tensor)
-            loads.append(_one_load(element, elements, threads))
+            loads.append(one_load(element, elements, threads))
     return threads * sum(loads, sympy.Integer(0)), BlockLoads(
         False, threads, tuple(zip(tensors, loads, strict=True)))
 
 
-def _one_load(element: sympy.Expr, elements: sympy.Expr, threads: sympy.Expr) -> sympy.Expr:
+def one_load(element: sympy.Expr, elements: sympy.Expr, threads: sympy.Expr) -> sympy.Expr:
     """The bytes of one load of a tensor by one thread: its element, or a vector of up to
     VECTOR_BYTES when the block reads several elements per thread of it."""
     if not (elements.is_number and element.is_number and threads.is_number):
