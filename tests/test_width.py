@@ -98,7 +98,7 @@ def test_layernorm_torch_keeps_three_8_byte_loads_a_thread_in_flight():
     # the memory instructions: each block's 4 boxes of n bf16 (x, gamma, beta, y) in 8-byte
     # loads and stores, n thread instructions, over 32 lanes: 64 x 131072 / 32 = 262 144
     instructions, tensor, narrowest, t_issue = issue_time(cost, H200, _at(result))
-    assert (instructions, tensor, narrowest) == (262_144, "x", 8)  # the first of the 8-B
+    assert (instructions, tensor, narrowest) == (262_144, "beta", 8)  # the first 8-B by name
     assert t_issue == sympy.Rational(262_144) / (132 * 4 * sympy.Rational(198 * 10**7))
     assert not [d for d in result.derates if d.cause == "issue"]  # 0.25 us, under 7 us
 
