@@ -285,8 +285,9 @@ CDNA = dict(warp_size=64, max_threads_per_block=1024, max_threads_per_sm=2048,
             max_warps_per_sm=32, max_blocks_per_sm=32, registers_per_sm=131072,
             max_registers_per_thread=512, shared_banks=32)
 
-# CUDA C++ Programming Guide §5.2.3 "Multiprocessor Level": on cc 5.x to 9.0 "a multiprocessor
-# issues one instruction per warp over one clock cycle for four warps at a time"
+# CUDA C++ Programming Guide §5.2.3 "Multiprocessor Level": on cc 5.x to 8.x "a multiprocessor
+# issues one instruction per warp over one clock cycle for four warps at a time"; §20.8.1: the
+# 4 warp schedulers of cc 9.0, each one instruction at every issue time
 ISSUE = dict(issue_per_clock_per_sm=4)
 
 EXECUTION = {
