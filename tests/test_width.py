@@ -84,16 +84,29 @@ def test_a_stated_width_is_what_a_thread_keeps_in_flight():
     assert "one load each of x 4 B, y 4 B" in text
 
 
-def test_layernorm_torch_keeps_three_8_byte_loads_a_thread_in_flight():
-    # vectorized_layer_norm_kernel: vec_size 4 bf16 of x, gamma and beta a thread, 128
-    # threads a block, a block a row: 64 blocks x 128 x 24 B = 196 608 B in flight
-    cost = loads((SPECS / "layernorm_torch.kcost").read_text()).cost("spec")
+def test_layernorm_torch_keeps_8_then_24_bytes_a_thread_in_flight():
+    # vectorized_layer_norm_kernel: 8-byte loads (vec_size 4 bf16), 128 threads a block, a
+    # block a row of n = 131072; compute_stats reads x alone (one 8-B load a thread in
+    # flight, 262 144 B of x), the second pass x, gamma and beta (24 B, 786 432 B): a block
+    # keeps (262 144 + 786 432) / (262 144 / 1024 + 786 432 / 3072) = 2048 B, 64 blocks
+    text = (SPECS / "layernorm_torch.kcost").read_text()
+    cost = loads(text).cost("spec")
     result = verdict(cost, H200, values={"R": 64, "n": 131072})
     [latency] = [d for d in result.derates if d.cause == "latency" and d.key == "global"]
-    assert latency.finding.flight.how.loads == (("x", 8), ("gamma", 8), ("beta", 8))
-    assert latency.finding.flight.available_B == 64 * 128 * 24 == 196_608
-    factor = Fraction(196_608) / _needed(H200)
+    how = latency.finding.flight.how
+    assert how.passes == ((("x",), 8, 262_144), (("x", "gamma", "beta"), 24, 786_432))
+    assert latency.finding.flight.per_block_B == (262_144 + 786_432) // (256 + 256) == 2048
+    assert latency.finding.flight.available_B == 64 * 2048
+    factor = Fraction(64 * 2048) / _needed(H200)
     assert latency.factor == sympy.Rational(factor.numerator, factor.denominator)
+    assert "x 8 B of 262 kB, then x and gamma and beta 24 B of 786 kB" in derate_text(latency)
+    # without the widths the old rule: one 16-B vector of each tensor, all passes at once
+    plain = text.replace(", width x = 8, width gamma = 8, width beta = 8,\n", ",\n")
+    plain = plain.replace("width y = 8", "registers = 32")
+    unstated = verdict(loads(plain).cost("spec"), H200, values={"R": 64, "n": 131072})
+    [old] = [d for d in unstated.derates if d.cause == "latency" and d.key == "global"]
+    assert (old.finding.flight.how.passes, old.finding.flight.available_B) == (
+        (), 64 * 128 * 3 * 16)
     assert result.t_floor <= result.t_bound <= result.t_model
     # the memory instructions: each block's 4 boxes of n bf16 (x, gamma, beta, y) in 8-byte
     # loads and stores, n thread instructions, over 32 lanes: 64 x 131072 / 32 = 262 144

@@ -17,7 +17,8 @@ The header's loops are the grid: each point runs as one thread block. The settin
   then holds the split iterator, and `split` here is S);
 - `width T = b`: a thread's global loads and stores of the tensor T are b bytes each (1 to
   16: `ld.global.v4.b32` is the widest), issued one at a time, each awaited before the next
-  (a loop the compiler does not unroll); one setting a tensor. Unstated, a load is the
+  (a loop the compiler does not unroll), so a block reading in passes keeps in flight one
+  load of each tensor the pass reads; one setting a tensor. Unstated, a load is the
   element, or a vector of up to 16 B where a thread reads several elements of T, and as
   many are in flight as it reads (gpu.effects.latency)."""
 
