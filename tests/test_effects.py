@@ -178,7 +178,7 @@ def test_latency_takes_vectors_of_elements_under_a_byte(capsys, precision):
     16 // 0 elements a ZeroDivisionError (exit 3; the command-path campaign, seed 35,
     input 6439)."""
     from kernelcost.cli import main
-    from kernelcost.gpu.effects.latency import VECTOR_BYTES, _one_load
+    from kernelcost.gpu.effects.latency import VECTOR_BYTES, one_load
 
     spec = Path(__file__).resolve().parent.parent / "specs" / "softmax_rows.kcost"
     assert main(["analyze", str(spec), "--set", "R=256,n=256", "--machine", "b200",
@@ -187,7 +187,7 @@ def test_latency_takes_vectors_of_elements_under_a_byte(capsys, precision):
     element = {"fp8": sympy.Integer(1), "fp6": sympy.Rational(3, 4),
                "fp4": sympy.Rational(1, 2)}[precision]
     # 64 elements a thread: one vector of VECTOR_BYTES holds 16, 21 or 32 of them
-    assert _one_load(element, sympy.Integer(64 * 256), sympy.Integer(256)) == (
+    assert one_load(element, sympy.Integer(64 * 256), sympy.Integer(256)) == (
         element * int(VECTOR_BYTES / element))
 
 

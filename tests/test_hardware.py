@@ -285,17 +285,22 @@ CDNA = dict(warp_size=64, max_threads_per_block=1024, max_threads_per_sm=2048,
             max_warps_per_sm=32, max_blocks_per_sm=32, registers_per_sm=131072,
             max_registers_per_thread=512, shared_banks=32)
 
+# CUDA C++ Programming Guide §5.2.3 "Multiprocessor Level": on cc 5.x to 8.x "a multiprocessor
+# issues one instruction per warp over one clock cycle for four warps at a time"; §20.8.1: the
+# 4 warp schedulers of cc 9.0, each one instruction at every issue time
+ISSUE = dict(issue_per_clock_per_sm=4)
+
 EXECUTION = {
     # partitioned L2 (Chips and Cheese, "Nvidia's H100: Funny L2"): two halves; usable for
     # data shared by all SMs ~0.7 x nominal (gpu-benches gpu-l2-cache knees)
-    "a100": dict(AMPERE, l2_partitions=2, usable_l2_fraction=0.7),
-    "h100": dict(HOPPER, l2_partitions=2, usable_l2_fraction=0.7),
-    "h200": dict(HOPPER, l2_partitions=2, usable_l2_fraction=0.7),
+    "a100": dict(AMPERE, **ISSUE, l2_partitions=2, usable_l2_fraction=0.7),
+    "h100": dict(HOPPER, **ISSUE, l2_partitions=2, usable_l2_fraction=0.7),
+    "h200": dict(HOPPER, **ISSUE, l2_partitions=2, usable_l2_fraction=0.7),
     # Chips and Cheese, B200 (15 Dec 2025), "Cache and Memory Access": one L2 partition a die
     "b200": dict(BLACKWELL, l2_partitions=2, usable_l2_fraction=0.7),
     # gpu-benches gpu-l2-cache/l40.txt: the L40's L2 holds its bandwidth to ~96 MB
-    "l40s": dict(ADA, usable_l2_fraction=1.0),
-    "rtx4090": dict(ADA),
+    "l40s": dict(ADA, **ISSUE, usable_l2_fraction=1.0),
+    "rtx4090": dict(ADA, **ISSUE),
     # ROCm Compute Profiler, "Vector L1 cache": 128-byte lines on MI300; the LDS per block is
     # the 64 KiB per CU (no separate cap found)
     # one L2 per XCD, 8 XCDs: AMD CDNA 3 white paper, p. 3 and p. 10

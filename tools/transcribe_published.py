@@ -351,6 +351,16 @@ RAN = {("h200-2026-12-04b.csv", "gemm_tallk", "M=1024;N=1024;K=65536"): (
     "specs/gemm_hopper.kcost", "M=512;N=528;K=512;TM=64;TN=48;STAGES=15",
     "torch.matmul (cuBLAS): nvjet_sm90_tst_64x48_64x15_2x4_h_bz_NNT (ncu): 64 x 48 tiles of (N, M) in "
     "cuBLAS's column-major terms, 64-deep K, 15 stages; 11 tiles of 48 run 528 columns (whole tiles, as for gemm_ragged)"),
+    # Rows of 8191 and 4095 bf16 are not 16-byte aligned: cuBLAS left its Hopper kernels for
+    # CUTLASS's sm75 tensor-op GEMM with 1-element (2-byte) loads (gemm_sm75.kcost).
+    ("h200-2026-12-04b.csv", "gemm_ragged", "M=8192;N=8192;K=8192"): (
+    "specs/gemm_sm75.kcost", "M=8192;N=8192;K=8192",
+    "torch.matmul (cuBLAS) at 8191^3: cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1 (ncu): "
+    "256 x 128 x 32 tiles, 2 stages, mma.sync m16n8k8, 2-byte global loads"),
+    ("h200-2026-12-04b.csv", "gemm_ragged", "M=4096;N=4096;K=4096"): (
+    "specs/gemm_sm75.kcost", "M=4096;N=4096;K=4096",
+    "torch.matmul (cuBLAS) at 4095^3: not profiled; the alignment of 8191^3 (4095 % 8 != 0), so the "
+    "kernel ncu named there, cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1"),
     # torch.softmax's kernel by row length (SoftMax.cu, host_softmax): past 2048 bf16 elements a
     # block of 1024 threads a row; ceil(n / 1024) < 10 holds the row in registers (one read),
     # else a row over the 48 KiB of shared memory is read three times (softmax_rows_gmem.kcost).

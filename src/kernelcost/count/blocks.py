@@ -66,6 +66,8 @@ def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | 
         split_iterator=(None if grid.split_iterator is None
                         else iterator_symbol(grid.split_iterator)),
         fixup_B=fixup_bytes(counter),
+        widths=grid.widths,
+        passes=_passes(counter, depth),
     )
 
 
@@ -108,6 +110,22 @@ def _streaming_loop(counter: NestCount, depth: int) -> Loop | None:
         return None
     (only,) = loops
     return None if only is None or only[0].lanes else only[0]
+
+
+def _passes(counter: NestCount, depth: int) -> tuple[tuple[str, ...], ...]:
+    """The global tensors each pass of a block reads (GridCost.passes), in source order."""
+    tensors = counter.checked.tensors
+    found: dict[object, list[str]] = {}
+    for site in counter.nest.accesses:
+        if (site.is_write or site.tensor not in tensors
+                or tensors[site.tensor].level != Level.GLOBAL):
+            continue
+        key = ((site.loops[depth], site.loops[depth].span) if len(site.loops) > depth
+               else site.span)
+        names = found.setdefault(key, [])
+        if site.tensor not in names:
+            names.append(site.tensor)
+    return tuple(tuple(names) for names in found.values())
 
 
 def _step_loop_var(counter: NestCount, depth: int) -> sympy.Symbol | None:

@@ -141,6 +141,10 @@ class GridCost:
     split: sympy.Expr = sympy.Integer(1)  # split-K's parts of the k-loop (1: none)
     split_iterator: sympy.Symbol | None = None  # the grid iterator over them
     fixup_B: sympy.Expr = sympy.Integer(0)  # split-K's partial tiles at global (count.fixup)
+    widths: tuple[tuple[str, sympy.Expr], ...] = ()  # (tensor, bytes of one load): `width`
+    # the global tensors each pass of a block reads, in source order: a pass is a loop right
+    # inside the grid (sibling loops told apart by their place) or a statement there
+    passes: tuple[tuple[str, ...], ...] = ()
 
 
 @record

@@ -50,6 +50,7 @@ EXECUTION_FIGURES: dict[str, type] = {
     "cluster_max_portable": int,            # blocks per cluster; 1 where there are no clusters
     "cluster_max_nonportable": int,
     "multicast_max_blocks": int,            # blocks one multicast load reaches
+    "issue_per_clock_per_sm": int,          # warp instructions an SM issues a clock
 }
 
 
@@ -147,6 +148,7 @@ class Execution:
     cluster_max_portable: int | None = None
     cluster_max_nonportable: int | None = None
     multicast_max_blocks: int | None = None
+    issue_per_clock_per_sm: int | None = None
     sources: tuple[tuple[str, str], ...] = ()  # (figure key, source), one per figure given
 
     def source(self, key: str) -> str | None:

@@ -8,6 +8,8 @@ from functools import partial
 
 from ..base import tree as ast
 from ..base.errors import Code
+from ..base.kinds import Role
+from ..base.levels import Level
 from .check_context import Context, Visit
 from .check_sizes import size_expr
 from .parallel import Grid, header_iterators, read_grid
@@ -44,8 +46,11 @@ def _read(context: Context, visit: Visit, loop: ast.For,
                       "the parallel loops must be the outermost loops",
                       "the grid of thread blocks comes first: `for b in 0..n by T "
                       "parallel(threads = 256) { ... }`")
+    tensors = tuple(name for name, tensor in visit.declared.tensors.items()
+                    if tensor.role in (Role.IN, Role.OUT, Role.INOUT)
+                    and tensor.level == Level.GLOBAL)
     grid, diagnostics = read_grid(header, header_iterators(loop),
-                                  partial(size_expr, context, visit.declared))
+                                  partial(size_expr, context, visit.declared), tensors)
     context.diagnostics.extend(diagnostics)
     return grid, outermost
 

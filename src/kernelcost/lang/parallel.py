@@ -14,7 +14,13 @@ The header's loops are the grid: each point runs as one thread block. The settin
   inside the group, as Triton's grouped ordering);
 - `split_k K0 = S`: the sequential loop K0 right inside the header runs in S parts, each its
   own block (split-K; lang.split_k writes it out before the checker sees the tree: the grid
-  then holds the split iterator, and `split` here is S)."""
+  then holds the split iterator, and `split` here is S);
+- `width T = b`: a thread's global loads and stores of the tensor T are b bytes each (1 to
+  16: `ld.global.v4.b32` is the widest), issued one at a time, each awaited before the next
+  (a loop the compiler does not unroll), so a block reading in passes keeps in flight one
+  load of each tensor the pass reads; one setting a tensor. Unstated, a load is the
+  element, or a vector of up to 16 B where a thread reads several elements of T, and as
+  many are in flight as it reads (gpu.effects.latency)."""
 
 from __future__ import annotations
 
@@ -26,8 +32,9 @@ from ..base.kinds import Raster
 from ..base.levels import Level
 from ..base.records import record
 
-OPTIONS = ("threads", Level.REGISTERS, "cluster", "raster", "split_k")
-_WITH_AXIS = ("cluster", "split_k")  # the settings that name a loop
+OPTIONS = ("threads", Level.REGISTERS, "cluster", "raster", "split_k", "width")
+_WITH_AXIS = ("cluster", "split_k", "width")  # the settings that name a loop or a tensor
+WIDEST_B = 16  # the widest load one thread issues (ld.global.v4.b32, LDG.128)
 
 
 @record
@@ -42,6 +49,7 @@ class Grid:
     span: ast.Span
     split: sympy.Expr = sympy.Integer(1)  # parts of the k-loop, each a block (1: no split-K)
     split_iterator: str | None = None  # the grid iterator over the parts (the outermost)
+    widths: tuple[tuple[str, sympy.Expr], ...] = ()  # (tensor, bytes of one load), as stated
 
 
 def header_iterators(loop: ast.For) -> tuple[str, ...]:
@@ -55,14 +63,19 @@ def header_iterators(loop: ast.For) -> tuple[str, ...]:
     return tuple(names)
 
 
-def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> tuple[
-        Grid | None, list[Diagnostic]]:
+def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr,
+              tensors: tuple[str, ...] = ()) -> tuple[Grid | None, list[Diagnostic]]:
     """The Grid a header's settings describe, or None with the diagnostics that explain why.
-    `size_expr(expr, what)` turns a size expression into sympy (None when it reported)."""
+    `size_expr(expr, what)` turns a size expression into sympy (None when it reported);
+    `tensors`: the global tensors a `width` may name."""
     diagnostics: list[Diagnostic] = []
     values: dict[str, ast.BlockOption] = {}
+    widths: list[tuple[str, sympy.Expr]] = []
     for option in parallel.options:
         name = option.name.id
+        if name == "width" and option.axis is not None:
+            _width(option, tensors, widths, size_expr, diagnostics)
+            continue
         if name not in OPTIONS:
             diagnostics.append(Diagnostic(option.name.span, f"unknown block setting `{name}`",
                                           did_you_mean(name, OPTIONS)
@@ -100,13 +113,46 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr) -> 
     if diagnostics or threads is None:
         return None, diagnostics
     return Grid(iterators, threads, registers, cluster_axis, cluster_size, raster, group,
-                parallel.span, split, iterators[0] if "split_k" in values else None), diagnostics
+                parallel.span, split, iterators[0] if "split_k" in values else None,
+                tuple(widths)), diagnostics
+
+
+def _width(option: ast.BlockOption, tensors: tuple[str, ...],
+           widths: list[tuple[str, sympy.Expr]], size_expr,
+           diagnostics: list[Diagnostic]) -> None:
+    """`width T = b`: T a global tensor not given a width before, b from 1 to 16 bytes."""
+    assert option.axis is not None  # read_grid passes a width with its tensor only
+    tensor = option.axis.id
+    if tensor not in tensors:
+        diagnostics.append(Diagnostic(option.axis.span, f"`{tensor}` is not a global tensor "
+                                      "of this kernel", did_you_mean(tensor, tensors)
+                                      or "a width is the bytes of one load of a tensor the "
+                                      "kernel declares: `width x = 8`",
+                                      code=Code.WRONG_PARALLEL))
+        return
+    if any(named == tensor for named, _ in widths):
+        diagnostics.append(Diagnostic(option.axis.span, f"the width of `{tensor}` is set twice",
+                                      "keep one of them", code=Code.WRONG_PARALLEL))
+        return
+    value = size_expr(option.value, "a width in bytes")
+    if value is None:
+        return
+    if not (value.is_Integer and 1 <= value <= WIDEST_B):
+        diagnostics.append(Diagnostic(option.value.span, f"a width is 1 to {WIDEST_B} bytes, "
+                                      f"not {value}", "for example `width x = 8`: four bf16 "
+                                      "elements a load", code=Code.WRONG_PARALLEL))
+        return
+    widths.append((tensor, value))
 
 
 def _axis_misplaced(option: ast.BlockOption) -> Diagnostic:
     if option.name.id == "cluster":
         return Diagnostic(option.span, "`cluster` needs the iterator it runs along",
                           "write `cluster i0 = 2`", code=Code.WRONG_PARALLEL)
+    if option.name.id == "width":
+        return Diagnostic(option.span, "`width` needs the tensor it is of",
+                          "write `width x = 8`: a thread's loads of x are 8 bytes each",
+                          code=Code.WRONG_PARALLEL)
     if option.name.id == "split_k":
         return Diagnostic(option.span, "`split_k` needs the loop it splits",
                           "write `split_k k0 = 4` for the k-loop `for k0 in 0..K by TK`",

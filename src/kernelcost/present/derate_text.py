@@ -115,6 +115,11 @@ def _loads_text(how: BlockLoads) -> str:
         return "the arrays it declares in shared memory, filled by independent copies"
     if how.tiles:
         return "its shared tiles (stages x tile bytes), filled by independent copies"
+    if how.passes:
+        return f"{how.threads} threads x one load each, in {len(how.passes)} passes one " \
+            "after another weighted by their bytes: " + ", then ".join(
+                f"{' and '.join(names)} {si(float(flight), 'B')} of {si(float(box), 'B')}"
+                for names, flight, box in how.passes)
     return f"{how.threads} threads x one load each of " + ", ".join(
         f"{tensor} {size} B" for tensor, size in how.loads)
 

@@ -11,7 +11,11 @@ each global tensor it reads (the same requests for both: a load is in flight to 
 hits there or goes on to DRAM). Shared memory is per SM, as its roof is the busiest SM's:
 min(that SM's blocks, resident) blocks against one SM's share of the bandwidth, each keeping
 threads x one load per thread of each tensor its shared scopes hold. A load is an element, or
-a vector of up to 16 B when the block reads several elements per thread of the tensor. Below
+a vector of up to 16 B when the block reads several elements per thread of the tensor; a
+global tensor the spec gives a `width` (lang.parallel) is that many bytes a thread, one
+load at a time; where the spec states widths and a block reads in passes one after another
+(loops right inside the grid), each pass keeps one load of each tensor it reads in flight,
+and the block its passes' bytes over their time, sum(bytes) / sum(bytes / in flight). Below
 the need, the attainable bandwidth of the level is scaled by available / needed. A level
 without a cited latency in the machine file gets no derate: the verdict says its latency is
 unknown."""
@@ -46,6 +50,9 @@ class BlockLoads:
     threads: sympy.Expr = sympy.Integer(0)  # without tiles: the block's threads
     loads: tuple[tuple[str, sympy.Expr], ...] = ()  # without tiles: (tensor, bytes of one load)
     declared: bool = False  # the tiles are arrays declared in shared memory, not keeps
+    # with stated widths, in passes (GridCost.passes): (tensors, bytes a thread keeps in
+    # flight in the pass, bytes of the block's boxes of those tensors), in source order
+    passes: tuple[tuple[tuple[str, ...], sympy.Expr, sympy.Expr], ...] = ()
 
 
 @record
@@ -159,10 +166,29 @@ def _global_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, 
             if sympy.sympify(cost.footprints[tile.tensor].read_elements) != 0]
     elements = [at(sympy.Mul(*(last - first + 1 for first, last in tile.whole)))
                 for tile in read]
-    loads = [_one_load(at(tile.element_bytes), count, threads)
+    stated = dict(cost.grid.widths)
+    loads = [stated[tile.tensor] if tile.tensor in stated
+             else one_load(at(tile.element_bytes), count, threads)
              for tile, count in zip(read, elements)]
-    return threads * sum(loads, sympy.Integer(0)), BlockLoads(
-        False, threads, tuple(zip([tile.tensor for tile in read], loads, strict=True)))
+    named = tuple(zip([tile.tensor for tile in read], loads, strict=True))
+    boxes = {tile.tensor: count * at(tile.element_bytes) for tile, count in zip(read, elements)}
+    passes = [names for names in cost.grid.passes if all(name in boxes for name in names)]
+    if stated and len(passes) > 1:
+        return _by_pass(passes, dict(named), boxes, threads, named)
+    return threads * sum(loads, sympy.Integer(0)), BlockLoads(False, threads, named)
+
+
+def _by_pass(passes: list[tuple[str, ...]], load: dict[str, sympy.Expr],
+             boxes: dict[str, sympy.Expr], threads: sympy.Expr,
+             named: tuple[tuple[str, sympy.Expr], ...]) -> tuple[sympy.Expr, BlockLoads]:
+    """With stated widths a thread's loads go one at a time, so a pass keeps in flight one
+    load of each tensor it reads, and the passes run one after another: each pass's bytes at
+    its own bytes in flight, which is a block keeping sum(bytes) / sum(bytes / in flight)."""
+    found = tuple((names, sum((load[name] for name in names), sympy.Integer(0)),
+                   sum((boxes[name] for name in names), sympy.Integer(0))) for names in passes)
+    moved = sum((box for _, _, box in found), sympy.Integer(0))
+    waits = sum((box / (threads * flight) for _, flight, box in found), sympy.Integer(0))
+    return moved / waits, BlockLoads(False, threads, named, passes=found)
 
 
 def _shared_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, BlockLoads]:
@@ -178,12 +204,12 @@ def _shared_loads(cost: Cost, threads: sympy.Expr, at: At) -> tuple[sympy.Expr, 
             filled = scope.read_elements.get(tensor, 0)
             elements = at(filled if filled != 0 else scope.write_elements.get(tensor, 0))
             tensors.append(tensor)
-            loads.append(_one_load(element, elements, threads))
+            loads.append(one_load(element, elements, threads))
     return threads * sum(loads, sympy.Integer(0)), BlockLoads(
         False, threads, tuple(zip(tensors, loads, strict=True)))
 
 
-def _one_load(element: sympy.Expr, elements: sympy.Expr, threads: sympy.Expr) -> sympy.Expr:
+def one_load(element: sympy.Expr, elements: sympy.Expr, threads: sympy.Expr) -> sympy.Expr:
     """The bytes of one load of a tensor by one thread: its element, or a vector of up to
     VECTOR_BYTES when the block reads several elements per thread of it."""
     if not (elements.is_number and element.is_number and threads.is_number):

@@ -25,13 +25,14 @@ from .banks import BankConflicts
 from .context import CALL, ROOFS, Effect, EffectContext
 from .dispatch import Dispatch
 from .fill_drain import FillDrain
+from .issue import Issue
 from .latency import Latency
 from .launch_overhead import Launch
 from .overlap import Overlap
 from .sectors import Sectors
 from .serial import Serial
 
-EFFECTS: tuple[Effect, ...] = (AchievableRates(), Latency(), Sectors(), BankConflicts(),
+EFFECTS: tuple[Effect, ...] = (AchievableRates(), Latency(), Issue(), Sectors(), BankConflicts(),
                                Dispatch(), Serial(), Overlap(), FillDrain(),
                                Launch())
 

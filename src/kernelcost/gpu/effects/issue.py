@@ -1,0 +1,106 @@
+"""The issue effect: a thread's memory instructions against the SM's instruction issue.
+
+Each load or store a thread issues takes one issue slot of its warp's scheduler, whatever
+its width; an SM issues `issue_per_clock_per_sm` warp instructions a clock (the machine
+file's figure), the memory instructions among them. A kernel moving its bytes in narrow
+loads issues more of them:
+
+    instructions = blocks x sum over the tensors a block touches of
+                   (its box's bytes / the width of one load) / warp size
+    t_issue      = instructions / (SMs x issue_per_clock_per_sm x max clock)
+
+The width is the spec's `width` (lang.parallel), else the load the latency effect takes (the
+element, or a vector of up to 16 B where a thread reads several elements). Each element of a
+block's boxes is counted once: a tensor read twice issues at least these, so t_issue is the
+least the memory instructions take, the other instructions (address arithmetic, the FLOP)
+left out. Where t_issue exceeds the global term's time before any derate, the global
+bandwidth is scaled by that time / t_issue. No figure is fitted."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import sympy
+
+from ...base.kinds import EffectCause
+from ...base.levels import Level
+from ...base.records import record
+from ...base.sentences import Sentence
+from ...count.cost import Cost
+from ...count.values import exact
+from ...hardware.machine import Machine
+from ..derates import At, Derate
+from .context import ROOFS, EffectContext
+from .latency import one_load
+
+ISSUE = EffectCause("issue")
+
+
+@record
+class IssueFinding:
+    """The memory instructions of a kernel at the SMs' issue rate, over its global term."""
+
+    sentence: ClassVar[Sentence] = Sentence(
+        "its threads issue {instructions} warp memory instructions ({narrowest_B:B} the "
+        "narrowest, of {tensor}); at {per_clock} a clock on each of {sms} SMs they take "
+        "{issue_s:s}, over the global term's {global_s:s}")
+
+    instructions: sympy.Expr  # warp memory instructions over the kernel
+    tensor: str  # the tensor of the narrowest loads
+    narrowest_B: sympy.Expr  # their width
+    per_clock: int  # warp instructions an SM issues a clock
+    sms: int
+    issue_s: sympy.Expr  # t_issue
+    global_s: sympy.Expr  # the global term's time before any derate
+
+
+class Issue:
+    """A kernel's memory instructions at the issue rate, where they outlast its global term."""
+
+    name = ISSUE
+    stage = ROOFS
+    findings = (IssueFinding,)
+
+    def derates(self, context: EffectContext) -> tuple[Derate, ...]:
+        global_term = next((term for term in context.terms if term.key == Level.GLOBAL), None)
+        found = issue_time(context.cost, context.machine, context.at)
+        if found is None or global_term is None:
+            return ()
+        instructions, tensor, narrowest, t_issue = found
+        global_s = context.at(global_term.seconds)
+        if not (global_s.is_number and t_issue > global_s):
+            return ()
+        per_clock = context.machine.execution.issue_per_clock_per_sm
+        assert per_clock is not None  # issue_time gives None without it
+        return (Derate(ISSUE, global_s / t_issue,
+                       IssueFinding(instructions, tensor, narrowest, per_clock,
+                                    context.machine.sm_count, t_issue, global_s),
+                       Level.GLOBAL),)
+
+
+def issue_time(cost: Cost, machine: Machine, at: At) -> tuple[
+        sympy.Expr, str, sympy.Expr, sympy.Expr] | None:
+    """(warp memory instructions, the tensor of the narrowest loads, their width, t_issue) of a
+    parallel spec at numeric sizes; None where a figure is missing (no issue rate or clock in
+    the machine file, a warp size, symbolic sizes, unequal blocks)."""
+    grid = cost.grid
+    per_clock, warp = machine.execution.issue_per_clock_per_sm, machine.execution.warp_size
+    if grid is None or per_clock is None or warp is None or machine.max_clock_Hz is None:
+        return None
+    threads, blocks = at(grid.threads), at(grid.blocks)
+    stated = dict(grid.widths)
+    per_block, widths = sympy.Integer(0), []
+    for tile in grid.tiles:
+        elements = at(sympy.Mul(*(last - first + 1 for first, last in tile.whole)))
+        element = at(tile.element_bytes)
+        if not (elements.is_number and element.is_number and threads.is_number):
+            return None
+        width = stated.get(tile.tensor, one_load(element, elements, threads))
+        per_block += elements * element / width
+        widths.append((width, tile.tensor))
+    if not (widths and blocks.is_number):
+        return None
+    instructions = blocks * per_block / warp
+    narrowest, tensor = min(widths)
+    t_issue = instructions / (machine.sm_count * per_clock * exact(machine.max_clock_Hz))
+    return instructions, tensor, narrowest, t_issue
