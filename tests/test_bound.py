@@ -111,6 +111,7 @@ REFUSED = {
     "conv3x3": "combines the iterators", "conv3x3_naive": "combines the iterators",
     "flash_attention": "the loop `h` indexes no array",
     "flash_attention_split": "the loop `h` indexes no array",
+    "flash_attention_causal_split": "the loop `h` indexes no array",
     "flash_attention_causal": "the loop `h` indexes no array",
     "flash_attention_blackwell": "the loop `h` indexes no array",
     "flash_attention_hopper": "the loop `h` indexes no array",

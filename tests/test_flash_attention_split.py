@@ -76,3 +76,67 @@ def test_the_corpus_puts_every_split_run_on_the_split_spec():
         assert split == (P > 1), row["citation"]
         assert sizes.get("P", 1) == P
     assert sum(row["spec"] == "specs/flash_attention_split.kcost" for row in flash) == 3
+
+
+CAUSAL = ROOT / "specs" / "flash_attention_causal_split.kcost"
+
+
+def running_blocks(S: int, Br: int = 64, Bc: int = 128) -> list[tuple[int, int]]:
+    """FlashAttention-2's compute_attn_1rowblock_splitkv with one key tile a split: block
+    (split p, query tile m) runs key tiles p up to min(p + 1, ceil((m + 1) Br / Bc)); where
+    that range is empty the block exits early."""
+    P = S // Bc
+    return [(p, m) for p in range(P) for m in range(S // Br)
+            if p < min(p + 1, -(-(m + 1) * Br // Bc))]
+
+
+def test_the_causal_split_runs_the_blocks_below_the_diagonal_counted_by_hand():
+    S, H, d, Br, Bc, WM = 1024, 1, 128, 64, 128, 16
+    assert splits(S, H, d) == S // Bc == 8  # the causal run splits as the non-causal one
+    cost = kernelcost.load(CAUSAL).cost()
+    values = {s: {"S": S, "H": H}[s.name] for s in cost.parameters if s.name in ("S", "H")}
+    blocks = running_blocks(S)
+    assert len(blocks) == 72  # of 8 x 16: split p runs the query tiles from p x Bc on
+    assert int(cost.grid.blocks.subs(cost.defaults).subs(values)) == len(blocks)
+    work = {c.value: int(e.subs(cost.defaults).subs(values)) for c, e in cost.work.items()}
+    traffic = {lv.value: int(e.subs(cost.defaults).subs(values))
+               for lv, e in cost.traffic.items()}
+    # each running block: the two MMAs over one whole 64 x 128 tile, the diagonal's included
+    assert work["tensor"] == len(blocks) * 2 * 2 * Br * Bc * d
+    assert traffic["shared"] == len(blocks) * (Br // WM) * (WM * d + 2 * Bc * d) * 2
+    # global: every tensor whole, as the kernel touches them (the blocks that exit early
+    # write their zero partials and -inf log-sum-exps; the combine writes all of O)
+    P = S // Bc
+    assert traffic["global"] == 4 * H * S * d * 2 + P * H * S * d * 4 + P * H * S * 4
+
+
+def test_the_causal_split_does_no_more_than_the_split_it_masks():
+    """Every count of the causal split is at most the non-causal split's at the same P: the
+    blocks that exit early are left out, no block does more."""
+    S, P = 1024, 8
+    causal, full = kernelcost.load(CAUSAL).cost(), kernelcost.load(SPEC).cost()
+
+    def at(cost, expr):
+        given = {"S": S, "H": 1, "P": P}
+        return int(expr.subs(cost.defaults).subs(
+            {s: given[s.name] for s in cost.parameters if s.name in given}))
+
+    for unit, expr in causal.work.items():
+        assert at(causal, expr) <= at(full, full.work[unit]), unit
+    for level, expr in causal.traffic.items():
+        assert at(causal, expr) <= at(full, full.traffic[level]), level
+
+
+def test_the_corpus_puts_the_causal_split_run_on_the_causal_split_spec():
+    import csv
+
+    path = ROOT / "validate" / "published" / "project_h200.csv"
+    lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
+    causal = [row for row in csv.DictReader(lines) if row["shape"] == "flash_attention_causal"]
+    assert len(causal) == 6
+    for row in causal:
+        sizes = {k: int(v) for k, v in (item.split("=") for item in row["sizes"].split(";"))}
+        P = splits(sizes["S"], sizes["H"], sizes.get("d", 128))
+        on_split = row["spec"] == "specs/flash_attention_causal_split.kcost"
+        assert on_split == (P > 1), row["citation"]
+    assert sum(row["spec"] == "specs/flash_attention_causal_split.kcost" for row in causal) == 1

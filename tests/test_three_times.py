@@ -55,6 +55,7 @@ README_SIZES = {
     "decode_attention_split": [{"b": 64, "h": 64, "L": L} for L in (32, 64, 128, 256)],
     # the corpus's rows for it (validate/published/project_h200.csv: H = 1, PyTorch's splits)
     "flash_attention_split": [{"S": 1024, "H": 1, "P": 8}, {"S": 4096, "H": 1, "P": 4}],
+    "flash_attention_causal_split": [{"S": 1024, "H": 1}],  # the causal run's P = 8
 }
 
 

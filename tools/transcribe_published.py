@@ -440,15 +440,23 @@ def num_splits(S, H, d, sms=132):
 
 
 def split_run(kernel, sizes):
-    """A non-causal flash row whose query tiles PyTorch splits the keys of: the split kernel's
-    spec and sizes (flash_attention_split.kcost), else None."""
-    if kernel.removesuffix("_graph") != "flash_attention":
+    """A flash row whose query tiles PyTorch splits the keys of: the split kernel's spec and
+    sizes, else None. Not causal: flash_attention_split.kcost with the heuristic's P. Causal:
+    flash_attention_causal_split.kcost, whose splits are one 128-key tile each, so only where
+    the heuristic picks P = S / 128 (the one causal split run, S = 1024, H = 1: P = 8)."""
+    base = kernel.removesuffix("_graph")
+    if base not in ("flash_attention", "flash_attention_causal"):
         return None
     given = dict(part.split("=") for part in sizes.split(";"))
-    P = num_splits(int(given["S"]), int(given["H"]), int(given.get("d", 128)))
+    S, d = int(given["S"]), int(given.get("d", 128))
+    P = num_splits(S, int(given["H"]), d)
     if P == 1:
         return None
-    return "specs/flash_attention_split.kcost", f"{sizes};P={P}"
+    if base == "flash_attention":
+        return "specs/flash_attention_split.kcost", f"{sizes};P={P}"
+    if d != 128 or P * 128 != S:
+        raise ValueError(f"a causal split run that is not one key tile a split: {sizes}, P = {P}")
+    return "specs/flash_attention_causal_split.kcost", sizes
 
 
 rows = []
