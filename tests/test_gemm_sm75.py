@@ -14,6 +14,7 @@ from test_torch_rows import numbers
 import kernelcost
 from kernelcost.analysis.verify import check_against_oracle
 from kernelcost.answers.model import verdict
+from kernelcost.base.kinds import EffectCause
 from kernelcost.hardware.machinefile import load_machine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,3 +56,18 @@ def test_the_ragged_rows_run_it_in_order_of_their_times():
     # 32 x 64 = 2048 tiles of 256 x 128 at 8192, 16 x 32 = 512 at 4096
     assert [numbers(cost, {"M": m, "N": m, "K": m, "TM": 256, "TN": 128, "TK": 32, "WM": 64,
                            "WN": 64, "WK": 8})[2] for m in (8192, 4096)] == [2048, 512]
+
+
+def test_the_mainloop_overlaps_the_next_tiles_loads_with_the_mmas():
+    # MmaPipelined::gemm_iters (cutlass/gemm/threadblock/mma_pipelined.h) loads the next tile
+    # into registers before the current tile's MMAs and stores it after them: no `serial`
+    # group, so the tensor and shared terms overlap rather than add
+    cost = kernelcost.load(SPECS / "gemm_sm75.kcost").cost("spec")
+    assert cost.serial == ()
+    result = verdict(cost, load_machine("h200"), values={"M": 8192, "N": 8192, "K": 8192})
+    causes = [derate.cause for derate in result.derates]
+    assert EffectCause("overlap") in causes and EffectCause("serial") not in causes
+    # the tensor term alone at mma.sync's 65.26 % of 990 TFLOP/s is below t_model, which the
+    # overlap with shared memory sets: 2 x 8192^3 / (0.6526 x 990e12) = 1.70 ms at full waves
+    tensor_alone = 2 * 8192**3 / (0.6526 * 990e12)
+    assert tensor_alone < float(result.t_model)
