@@ -235,6 +235,9 @@ def _prepared_calls(expr: sympy.Expr) -> sympy.Expr:
     return _prepared(expr)
 
 
+# kept: a call recurs in most forms of a spec (ceiling(S/Bc) in each count, traffic and
+# intensity), and each cancel of one asks whether the passes change it
+@functools.lru_cache(maxsize=1024)
 def _prepared(expr: sympy.Expr) -> sympy.Expr:
     return factor_terms(signsimp(expr), radical=True)
 
