@@ -376,7 +376,33 @@ def readable_expanded(expr: sympy.Expr) -> sympy.Expr:
         written = _written_out(expr)
         if written is not None:
             return _product_of_factors(written)
-    return readable(sympy.expand(expr))
+    return readable(expanded(expr))
+
+
+def expanded(expr: sympy.Expr) -> sympy.Expr:
+    """sympy.expand(expr), the same expression, multiplied out in the ring where expr is sums,
+    products and integer powers of rationals, sizes and calls over a denominator of one term
+    (expand distributes such a denominator over the terms, as the term-by-term quotients
+    here do; a denominator of several terms it keeps whole, and that goes to sympy)."""
+    generators = _ring_generators(expr) if expr.is_commutative else None
+    if not generators:
+        return sympy.expand(expr)
+    ring = _ring(frozenset(generators.values()))
+    by_expr = dict(zip(ring.symbols, ring.gens))
+    try:
+        numerator, denominator = _in_ring(
+            expr, {node: by_expr[generator] for node, generator in generators.items()}, ring)
+    except _NotWrittenOut:
+        return sympy.expand(expr)
+    assert numerator is not None  # a product or a sum has a numerator
+    if denominator is not None and len(denominator) != 1:
+        return sympy.expand(expr)
+    (lowest, divisor), = (denominator or ring.one).terms()
+    return sympy.Add(*[
+        sympy.Rational(int(coefficient), int(divisor)) * sympy.Mul(*[
+            symbol**(power - below) for symbol, power, below
+            in zip(ring.symbols, exponents, lowest, strict=True) if power != below])
+        for exponents, coefficient in numerator.terms()])
 
 
 def readable_cancelled(expr: sympy.Expr) -> sympy.Expr:
