@@ -37,6 +37,7 @@ from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing, sring
 from sympy.simplify.simplify import signsimp
 
+from .common_factors import factor_terms_of
 from .lowest_terms import lowest_terms
 
 # what sympy's preparation passes rewrite beyond the numerator's canonical form (Sum,
@@ -364,7 +365,8 @@ MAX_FACTOR_GENERATORS = 6
 def readable(expr: sympy.Expr) -> sympy.Expr:
     """factor(expr), or past MAX_FACTOR_GENERATORS generators (sizes, roundings, Min and Max)
     the expression with the common factors of its terms pulled out."""
-    return factor_terms(expr) if _generators(expr) > MAX_FACTOR_GENERATORS else factor(expr)
+    return (factor_terms_of(expr) if _generators(expr) > MAX_FACTOR_GENERATORS
+            else factor(expr))
 
 
 def readable_expanded(expr: sympy.Expr) -> sympy.Expr:
