@@ -19,6 +19,7 @@ from kernelcost.algebra.quotients import (
     _factor_list,
     _generators,
     cancel,
+    expanded,
     factor,
     factored,
     readable,
@@ -122,6 +123,29 @@ def test_readable_expanded_is_sympys_factor_of_the_expansion(expr):
     assert readable_expanded(expr) == readable(expanded)
     if _generators(expanded) <= MAX_FACTOR_GENERATORS:
         assert readable_expanded(expr) == sympy.factor(expanded)
+
+
+@tiered(300)
+@given(expressions)
+def test_expanded_is_sympys_expansion(expr):
+    # multiplied out in the ring over a denominator of one term, else sympy's own
+    assert str(expanded(expr)) == str(sympy.expand(expr))
+    assert expanded(expr) == sympy.expand(expr)
+
+
+@tiered(150, suppress_health_check=[HealthCheck.too_slow])
+@given(wide_expressions)
+def test_expanded_is_sympys_expansion_on_wider_expressions(expr):
+    assert _outcome(expanded, expr) == _outcome(sympy.expand, expr)
+    assert str(_outcome(expanded, expr)) == str(_outcome(sympy.expand, expr))
+
+
+def test_a_denominator_of_one_term_is_distributed_and_one_of_several_kept():
+    over_one = (N * M + 2 * sympy.ceiling((M + 1) / 2)) * (T + 3) / (4 * N * T)
+    over_several = (N + 1) * M / (N + T)
+    for expr in (over_one, over_several, sympy.Integer(3), N**2 * sympy.Max(N, M) / 6):
+        assert str(expanded(expr)) == str(sympy.expand(expr))
+    assert len(expanded(over_one).args) == 4  # (N*M + 2*c)*(T + 3): four terms, each / 4NT
 
 
 # sizes none of ATOMS holds: a factor of both parts takes a quotient past

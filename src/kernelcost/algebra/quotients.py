@@ -37,6 +37,7 @@ from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing, sring
 from sympy.simplify.simplify import signsimp
 
+from .common_factors import factor_terms_of
 from .lowest_terms import lowest_terms
 
 # what sympy's preparation passes rewrite beyond the numerator's canonical form (Sum,
@@ -235,6 +236,9 @@ def _prepared_calls(expr: sympy.Expr) -> sympy.Expr:
     return _prepared(expr)
 
 
+# kept: a call recurs in most forms of a spec (ceiling(S/Bc) in each count, traffic and
+# intensity), and each cancel of one asks whether the passes change it
+@functools.lru_cache(maxsize=1024)
 def _prepared(expr: sympy.Expr) -> sympy.Expr:
     return factor_terms(signsimp(expr), radical=True)
 
@@ -361,7 +365,8 @@ MAX_FACTOR_GENERATORS = 6
 def readable(expr: sympy.Expr) -> sympy.Expr:
     """factor(expr), or past MAX_FACTOR_GENERATORS generators (sizes, roundings, Min and Max)
     the expression with the common factors of its terms pulled out."""
-    return factor_terms(expr) if _generators(expr) > MAX_FACTOR_GENERATORS else factor(expr)
+    return (factor_terms_of(expr) if _generators(expr) > MAX_FACTOR_GENERATORS
+            else factor(expr))
 
 
 def readable_expanded(expr: sympy.Expr) -> sympy.Expr:
@@ -373,7 +378,33 @@ def readable_expanded(expr: sympy.Expr) -> sympy.Expr:
         written = _written_out(expr)
         if written is not None:
             return _product_of_factors(written)
-    return readable(sympy.expand(expr))
+    return readable(expanded(expr))
+
+
+def expanded(expr: sympy.Expr) -> sympy.Expr:
+    """sympy.expand(expr), the same expression, multiplied out in the ring where expr is sums,
+    products and integer powers of rationals, sizes and calls over a denominator of one term
+    (expand distributes such a denominator over the terms, as the term-by-term quotients
+    here do; a denominator of several terms it keeps whole, and that goes to sympy)."""
+    generators = _ring_generators(expr) if expr.is_commutative else None
+    if not generators:
+        return sympy.expand(expr)
+    ring = _ring(frozenset(generators.values()))
+    by_expr = dict(zip(ring.symbols, ring.gens))
+    try:
+        numerator, denominator = _in_ring(
+            expr, {node: by_expr[generator] for node, generator in generators.items()}, ring)
+    except _NotWrittenOut:
+        return sympy.expand(expr)
+    assert numerator is not None  # a product or a sum has a numerator
+    if denominator is not None and len(denominator) != 1:
+        return sympy.expand(expr)
+    (lowest, divisor), = (denominator or ring.one).terms()
+    return sympy.Add(*[
+        sympy.Rational(int(coefficient), int(divisor)) * sympy.Mul(*[
+            symbol**(power - below) for symbol, power, below
+            in zip(ring.symbols, exponents, lowest, strict=True) if power != below])
+        for exponents, coefficient in numerator.terms()])
 
 
 def readable_cancelled(expr: sympy.Expr) -> sympy.Expr:
