@@ -23,7 +23,7 @@ from .cleared import ClearedQuadratic
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quadratic import quadratic_roots
 from .quotients import cancel, factored, polynomial_terms
-from .root_conditions import positive_real_condition
+from .root_conditions import beyond_square_roots, positive_real_condition
 from .surds import exact_number_sign
 from .witnesses import signs_at_witnesses
 
@@ -268,11 +268,14 @@ def _at_least_one(value: sympy.Expr) -> bool:
 def _simplified(value: sympy.Expr) -> sympy.Expr:
     """A root's value at one ridge, without sympy.simplify: its first call imports
     sympy.physics.units (about 80 ms), more than the rest of a crossing costs. A number keeps
-    its radicals in lowest terms; a formula is factored, its sign inside a sum."""
+    its radicals in lowest terms; a formula is factored, its sign inside a sum, but for one in
+    cube roots of symbolic sizes (root_conditions.beyond_square_roots): it stays as solved."""
     if value.is_Rational:
         return value
     if value.is_number:
         return sympy.radsimp(value)
+    if beyond_square_roots(value):
+        return value
     value = factored(value)
     numerator, denominator = sympy.fraction(value)
     flipped = _minus_into_a_sum(numerator) if numerator.could_extract_minus_sign() else None
@@ -286,6 +289,8 @@ def _side_of_slope(slope: sympy.Expr, variable: sympy.Symbol, root: sympy.Expr) 
         return BELOW
     slope = slope.xreplace({variable: root})
     if not slope.is_number:
+        if beyond_square_roots(root):
+            return None  # undecided: the slope there is a polynomial in the cubic's radicals
         slope = factored(slope)
     if slope.is_positive:
         return ABOVE

@@ -61,10 +61,21 @@ def _factors(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, int]]
     (a bare number, radicals of symbols)."""
     if expr.is_number:
         return expr, []
+    if beyond_square_roots(expr):
+        return sympy.Integer(1), [(expr, 1)]
     try:
         return sympy.factor_list(expr)
     except sympy.PolificationFailed:
         return sympy.Integer(1), [(expr, 1)]
+
+
+def beyond_square_roots(expr: sympy.Expr) -> bool:
+    """Whether expr holds a cube root or beyond, or the imaginary unit (the cubic's formula in
+    symbolic sizes): factoring takes each radical for a generator and outgrows any budget,
+    where a square root factors as a quadratic's root does."""
+    return expr.has(sympy.I) or any(
+        not (exponent.is_integer or (exponent.is_Rational and exponent.q <= 2))
+        for exponent in (power.exp for power in expr.atoms(sympy.Pow)))
 
 
 def isolate(relation: sympy.Rel) -> sympy.Basic:
