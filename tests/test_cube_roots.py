@@ -1,11 +1,18 @@
-"""A crossing solved by the cubic's formula in symbolic sizes (flash_attention_causal_split's
-l2 working set against its ridge): its side, its value and its condition are not factored,
-which took minutes (each cube root a generator of the ring); square roots still are."""
+"""Crossings solved by the cubic's formula (flash_attention_causal_split's intensities are
+cubic in S). In symbolic sizes, its side, its value and its condition are not factored, which
+took minutes (each cube root a generator of the ring); square roots still are. At a number,
+a real root written through complex cube roots is the cubic's real root, exactly."""
 
+import math
+
+import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kernelcost.algebra.equations import _side_of_slope, _simplified
+from kernelcost.algebra.equations import _side_of_slope, _simplified, equation
 from kernelcost.algebra.root_conditions import beyond_square_roots, positive_real_condition
+from kernelcost.base.kinds import Side
 
 B, D, S = sympy.symbols("B D S", positive=True, integer=True)
 K = sympy.Symbol("k", integer=True)
@@ -31,3 +38,31 @@ def test_a_square_root_in_sizes_is_still_factored():
     root = (B * sympy.sqrt(D**2 + 4) - B * D) / 2
     assert _simplified(root) == B * (sympy.sqrt(D**2 + 4) - D) / 2
     assert _simplified(root).is_Mul  # B taken out, as factor takes it
+
+
+T = sympy.Symbol("T", positive=True)
+SIZE = sympy.Symbol("S", positive=True, integer=True)
+
+
+def test_a_real_root_written_through_complex_cube_roots_is_a_crossing():
+    """S^3 - 3 S + 10 = 11 has three real roots (2 cos(pi/9), 2 cos(7 pi/9), 2 cos(13 pi/9));
+    the cubic's formula writes each through complex cube roots, whose realness sympy leaves
+    undecided: the one at least 1 was dropped, and a kernel whose intensity crosses a ridge
+    there was said never to."""
+    roots = equation(SIZE**3 - 3 * SIZE + 10, SIZE, T).roots_at(sympy.Integer(11))
+    assert len(roots) == 1
+    assert roots[0].value == sympy.CRootOf(SIZE**3 - 3 * SIZE - 1, 2)
+    assert float(roots[0].value) == pytest.approx(2 * math.cos(math.pi / 9), rel=1e-15)
+    assert roots[0].side == Side.ABOVE
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 4), st.integers(-30, 30), st.integers(-60, 60), st.integers(1, 200))
+def test_a_cubics_crossings_are_its_real_roots_from_one(a, b, c, target):
+    """Every crossing of a S^3 + b S^2 + c S = target at S >= 1 is found, once, at the value
+    sympy's exact real roots give, whatever radicals the closed form is written in."""
+    cubic = a * SIZE**3 + b * SIZE**2 + c * SIZE
+    found = equation(cubic, SIZE, T).roots_at(sympy.Integer(target))
+    expected = sorted({float(root) for root in sympy.Poly(cubic - target, SIZE).real_roots()
+                       if root >= 1})
+    assert [float(root.value) for root in found] == pytest.approx(expected, rel=1e-12)

@@ -98,7 +98,13 @@ class Equation:
             numeric = target_value.is_number and candidate.free_symbols <= {self.target}
             if not numeric and self.condition(candidate).xreplace(at_target) is sympy.false:
                 continue  # a root on some machine, not on this one
-            value = _simplified(candidate.xreplace(at_target))
+            value = candidate.xreplace(at_target)
+            if value.is_number and beyond_square_roots(value):
+                value = self._real_root_near(value, target_value)
+                if value is None:
+                    continue  # not a real root
+            else:
+                value = _simplified(value)
             if value.is_number and not _at_least_one(value):
                 continue
             if any(root.value == value for root in roots):
@@ -106,6 +112,33 @@ class Equation:
             roots.append(Root(candidate, self.condition(candidate), value,
                               self.side_at(value, target_value)))
         return sorted(roots, key=_sort_key)
+
+    def _real_root_near(self, value: sympy.Expr, target_value: sympy.Expr) -> sympy.Expr | None:
+        """A root in cube roots at a number (the cubic's formula, a real root often written
+        through complex ones, whose realness sympy's assumptions leave undecided) as the
+        real root of the cleared polynomial it is, exactly (a CRootOf), told apart from the
+        others by 30 digits; None where it is not real. Where the polynomial is not one in
+        the variable alone with rational coefficients, the value as it stands."""
+        approximate = complex(sympy.N(value, 30))
+        polynomial = self._at(target_value)
+        if polynomial is None:
+            return value
+        size = max(abs(approximate), 1.0)
+        if abs(approximate.imag) > 1e-9 * size:
+            return None
+        near = [root for root in polynomial.real_roots()
+                if abs(float(root) - approximate.real) <= 1e-9 * size]
+        return near[0] if len(near) == 1 else value
+
+    def _at(self, target_value: sympy.Expr) -> sympy.Poly | None:
+        """The cleared polynomial at this target, in the variable alone over the rationals."""
+        if self.cleared is None:
+            return None
+        at = self.cleared.xreplace({self.target: target_value})
+        if at.free_symbols != {self.variable}:
+            return None
+        polynomial = sympy.Poly(at, self.variable)
+        return polynomial if polynomial.domain in (sympy.ZZ, sympy.QQ) else None
 
     def _no_root_from_one(self, target_value: sympy.Expr) -> bool:
         """True when, at this target, the cleared polynomial has no real root at or above 1,
