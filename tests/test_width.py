@@ -47,12 +47,14 @@ def errors_of(text: str) -> list[str]:
 @pytest.mark.parametrize(("setting", "message"), [
     (", width z = 8", "`z` is not a global tensor of this kernel"),
     (", width x = 8, width x = 4", "the width of `x` is set twice"),
-    (", width x = 32", "a width is 1 to 16 bytes, not 32"),
-    (", width x = 0", "a width is 1 to 16 bytes, not 0"),
-    (", width x = n", "a width is 1 to 16 bytes, not n"),
+    (", width x = 32", "a width is 1, 2, 4, 8 or 16 bytes, not 32"),
+    (", width x = 0", "a width is 1, 2, 4, 8 or 16 bytes, not 0"),
+    (", width x = n", "a width is 1, 2, 4, 8 or 16 bytes, not n"),
+    (", width x = 3", "a width is 1, 2, 4, 8 or 16 bytes, not 3"),  # no PTX load of 3 bytes
+    (", width x = 12", "a width is 1, 2, 4, 8 or 16 bytes, not 12"),
     (", width = 8", "`width` needs the tensor it is of"),
 ])
-def test_a_width_names_a_global_tensor_once_with_1_to_16_bytes(setting, message):
+def test_a_width_names_a_global_tensor_once_with_the_bytes_of_a_ptx_load(setting, message):
     assert errors_of(row_sums(setting)) == [message]
 
 

@@ -120,7 +120,8 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr,
 def _width(option: ast.BlockOption, tensors: tuple[str, ...],
            widths: list[tuple[str, sympy.Expr]], size_expr,
            diagnostics: list[Diagnostic]) -> None:
-    """`width T = b`: T a global tensor not given a width before, b from 1 to 16 bytes."""
+    """`width T = b`: T a global tensor not given a width before, b one of 1, 2, 4, 8, 16
+    bytes (a load PTX has)."""
     assert option.axis is not None  # read_grid passes a width with its tensor only
     tensor = option.axis.id
     if tensor not in tensors:
@@ -137,9 +138,10 @@ def _width(option: ast.BlockOption, tensors: tuple[str, ...],
     value = size_expr(option.value, "a width in bytes")
     if value is None:
         return
-    if not (value.is_Integer and 1 <= value <= WIDEST_B):
-        diagnostics.append(Diagnostic(option.value.span, f"a width is 1 to {WIDEST_B} bytes, "
-                                      f"not {value}", "for example `width x = 8`: four bf16 "
+    if not (value.is_Integer and 1 <= value <= WIDEST_B and int(value) & (int(value) - 1) == 0):
+        diagnostics.append(Diagnostic(option.value.span, f"a width is 1, 2, 4, 8 or {WIDEST_B} "
+                                      f"bytes, not {value}", "the sizes of PTX's loads (ld.b8 "
+                                      "to ld.v4.b32); for example `width x = 8`: four bf16 "
                                       "elements a load", code=Code.WRONG_PARALLEL))
         return
     widths.append((tensor, value))
