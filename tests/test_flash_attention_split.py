@@ -5,6 +5,7 @@ sizes, and the spec's work and bytes against the kernel's tiles counted by hand.
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
@@ -59,18 +60,24 @@ def test_work_and_bytes_are_the_kernels_tiles_counted_by_hand():
     assert traffic["global"] == 4 * H * S * d * 2 + P * H * S * d * 4 + P * H * S * 4
 
 
+def _project_rows(shape_is) -> list[dict[str, str]]:
+    """The rows of validate/published/project_h200.csv whose shape (the run's kernel) passes."""
+    path = ROOT / "validate" / "published" / "project_h200.csv"
+    lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
+    return [row for row in csv.DictReader(lines) if shape_is(row["shape"])]
+
+
+def _sizes(row: dict[str, str]) -> dict[str, int]:
+    return {k: int(v) for k, v in (item.split("=") for item in row["sizes"].split(";"))}
+
+
 def test_the_corpus_puts_every_split_run_on_the_split_spec():
     """validate/published/project_h200.csv: each non-causal flash row runs on the split spec
     exactly when the heuristic splits its size, with its P; the others keep the unsplit one."""
-    import csv
-
-    path = ROOT / "validate" / "published" / "project_h200.csv"
-    lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
-    flash = [row for row in csv.DictReader(lines)
-             if row["shape"].removesuffix("_graph") == "flash_attention"]
+    flash = _project_rows(lambda shape: shape.removesuffix("_graph") == "flash_attention")
     assert len(flash) == 10
     for row in flash:
-        sizes = {k: int(v) for k, v in (item.split("=") for item in row["sizes"].split(";"))}
+        sizes = _sizes(row)
         P = splits(sizes["S"], sizes["H"], sizes.get("d", 128))
         split = row["spec"] == "specs/flash_attention_split.kcost"
         assert split == (P > 1), row["citation"]
@@ -128,14 +135,10 @@ def test_the_causal_split_does_no_more_than_the_split_it_masks():
 
 
 def test_the_corpus_puts_the_causal_split_run_on_the_causal_split_spec():
-    import csv
-
-    path = ROOT / "validate" / "published" / "project_h200.csv"
-    lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
-    causal = [row for row in csv.DictReader(lines) if row["shape"] == "flash_attention_causal"]
+    causal = _project_rows(lambda shape: shape == "flash_attention_causal")
     assert len(causal) == 6
     for row in causal:
-        sizes = {k: int(v) for k, v in (item.split("=") for item in row["sizes"].split(";"))}
+        sizes = _sizes(row)
         P = splits(sizes["S"], sizes["H"], sizes.get("d", 128))
         on_split = row["spec"] == "specs/flash_attention_causal_split.kcost"
         assert on_split == (P > 1), row["citation"]
