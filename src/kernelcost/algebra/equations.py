@@ -92,6 +92,7 @@ class Equation:
         # xreplace, not subs: a symbol for a number needs none of subs' matching, and subs
         # into a conjunction of relations compares each argument with false and true
         at_target = {self.target: target_value}
+        real_roots: list[sympy.Expr] | None = None
         for candidate in self.candidates:
             # a root in the target alone is a number here, which shows itself whether it is
             # a size: its condition is needed only to be printed
@@ -100,7 +101,9 @@ class Equation:
                 continue  # a root on some machine, not on this one
             value = candidate.xreplace(at_target)
             if value.is_number and beyond_square_roots(value):
-                value = self._real_root_near(value, target_value)
+                if real_roots is None:  # once a target, for each candidate in cube roots
+                    real_roots = self._real_roots(target_value)
+                value = _real_root_near(value, real_roots)
                 if value is None:
                     continue  # not a real root
             else:
@@ -113,32 +116,18 @@ class Equation:
                               self.side_at(value, target_value)))
         return sorted(roots, key=_sort_key)
 
-    def _real_root_near(self, value: sympy.Expr, target_value: sympy.Expr) -> sympy.Expr | None:
-        """A root in cube roots at a number (the cubic's formula, a real root often written
-        through complex ones, whose realness sympy's assumptions leave undecided) as the
-        real root of the cleared polynomial it is, exactly (a CRootOf), told apart from the
-        others by 30 digits; None where it is not real. Where the polynomial is not one in
-        the variable alone with rational coefficients, the value as it stands."""
-        approximate = complex(sympy.N(value, 30))
-        polynomial = self._at(target_value)
-        if polynomial is None:
-            return value
-        size = max(abs(approximate), 1.0)
-        if abs(approximate.imag) > 1e-9 * size:
-            return None
-        near = [root for root in polynomial.real_roots()
-                if abs(float(root) - approximate.real) <= 1e-9 * size]
-        return near[0] if len(near) == 1 else value
-
-    def _at(self, target_value: sympy.Expr) -> sympy.Poly | None:
-        """The cleared polynomial at this target, in the variable alone over the rationals."""
+    def _real_roots(self, target_value: sympy.Expr) -> list[sympy.Expr] | None:
+        """The real roots of the cleared polynomial at this target, exactly (CRootOf), where
+        it is one in the variable alone over the rationals; else None."""
         if self.cleared is None:
             return None
         at = self.cleared.xreplace({self.target: target_value})
         if at.free_symbols != {self.variable}:
             return None
         polynomial = sympy.Poly(at, self.variable)
-        return polynomial if polynomial.domain in (sympy.ZZ, sympy.QQ) else None
+        if polynomial.domain not in (sympy.ZZ, sympy.QQ):
+            return None
+        return polynomial.real_roots()
 
     def _no_root_from_one(self, target_value: sympy.Expr) -> bool:
         """True when, at this target, the cleared polynomial has no real root at or above 1,
@@ -296,6 +285,22 @@ def _at_least_one(value: sympy.Expr) -> bool:
     if sign is not None:
         return sign >= 0
     return bool(value.is_real and value >= 1)
+
+
+def _real_root_near(value: sympy.Expr, real_roots: list[sympy.Expr] | None
+                    ) -> sympy.Expr | None:
+    """A root in cube roots at a number (the cubic's formula, a real root often written
+    through complex ones, whose realness sympy's assumptions leave undecided) as the real
+    root of the cleared polynomial it is, exactly, told apart from the others by 30 digits;
+    None where it is not real. Where those roots are not known, the value as it stands."""
+    if real_roots is None:
+        return value
+    approximate = complex(sympy.N(value, 30))
+    size = max(abs(approximate), 1.0)
+    if abs(approximate.imag) > 1e-9 * size:
+        return None
+    near = [root for root in real_roots if abs(float(root) - approximate.real) <= 1e-9 * size]
+    return near[0] if len(near) == 1 else value
 
 
 def _simplified(value: sympy.Expr) -> sympy.Expr:
