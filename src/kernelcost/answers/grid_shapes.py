@@ -13,9 +13,9 @@ def distinct_shapes(parts: list[list[numpy.ndarray]]) -> Shapes:
     """The sizes of kernels of one spec, precision and parameters, where they take
     gemm_hopper's estimate (`parts`: each kernel's column of each size). Each column is
     ranked among its values and the ranks put in mixed radix, one integer a point: no sort
-    of rows of floats. A kernel's values of a size
-    are sorted once however many kernels share them (the prefill GEMMs' tokens), and not
-    at all where they are one number (the model's widths)."""
+    of rows of floats. A kernel's values of a size are sorted once however many kernels
+    share them (the prefill GEMMs' tokens), and not at all where they are one number (the
+    model's widths)."""
     columns = [numpy.concatenate(each) for each in zip(*parts)]
     key = numpy.zeros(len(columns[0]), dtype=numpy.int64)
     for k, column in enumerate(columns):
@@ -48,16 +48,19 @@ def _sorted_unique(values: numpy.ndarray) -> numpy.ndarray:
     """numpy.unique of whole numbers by a sort (numpy 2's unique hashes first, which is
     slower on these)."""
     ordered = numpy.sort(values)
-    return ordered[numpy.concatenate(([True], ordered[1:] != ordered[:-1]))]
+    return ordered[_starts(ordered)]
 
 
 def _firsts(key: numpy.ndarray) -> numpy.ndarray:
     """The index of each distinct key's first point, in the order of the keys: one stable
     sort (an integer radix sort) where numpy.unique with its indices would take a second."""
     order = numpy.argsort(key, kind="stable")
-    ordered = key[order]
-    return order[numpy.concatenate(([True], ordered[1:] != ordered[:-1]))] if key.size \
-        else order
+    return order[_starts(key[order])] if key.size else order
+
+
+def _starts(ordered: numpy.ndarray) -> numpy.ndarray:
+    """Where each run of equal values of a sorted array starts (a mask)."""
+    return numpy.concatenate(([True], ordered[1:] != ordered[:-1]))
 
 
 @record
