@@ -1,7 +1,8 @@
 """Regenerate docs/schema/: the JSON Schema (draft 2020-12) of each command's `--json`
 document and of the error object, built from the code's enums (tools/schema_common.py,
-tools/schema_commands.py). Run it after changing a JSON writer or an enum, then read
-`git diff docs/schema` as the review; tests/test_json_schema.py fails until the files match:
+schema_analyze.py, schema_commands.py, schema_graded.py). Run it after changing a JSON writer
+or an enum, then read `git diff docs/schema` as the review; tests/test_json_schema.py fails
+until the files match:
 
     PYTHONPATH=src .venv/bin/python tools/regen_schema.py
 """
@@ -15,15 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from schema_analyze import analyze_schema, solve_schema
-from schema_commands import (
-    bound_schema,
-    error_schema,
-    machines_schema,
-    model_schema,
-    tune_schema,
-    validate_schema,
-)
+from schema_commands import machines_schema, model_schema
 from schema_common import common_schema
+from schema_graded import bound_schema, error_schema, tune_schema, validate_schema
 
 SCHEMA = Path(__file__).resolve().parent.parent / "docs" / "schema"
 # file name -> its schema: one a command that takes --json, the shared definitions, the error
