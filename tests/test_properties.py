@@ -124,14 +124,16 @@ def load_spec(name: str) -> kernelcost.Spec:
 
 
 @st.composite
-def sizes_for(draw, kernel, extra_facts=(), max_steps=SPEC_STEPS):
-    """Small sizes meeting the kernel's assumptions, drawn as sample_sizes draws them
-    (oracle.draw_sizes): tile-like parameters (divisors, and those with a default) from 1..4,
-    the others from 1..12, and each dividend as a multiple of the least common multiple of
-    its divisors; relations (`T <= N`) filter."""
-    values = draw_sizes(kernel, lambda name, top: draw(st.integers(1, top), label=name))
-    assume(assumptions_hold(kernel, values, extra_facts))
-    assume(count_steps(kernel, values, max_steps) <= max_steps)
+def sizes_for(draw, name):
+    """Small sizes meeting the assumptions of the shipped spec `name`, drawn as sample_sizes
+    draws them (oracle.draw_sizes): tile-like parameters (divisors, and those with a default)
+    from 1..4, the others from 1..12, and each dividend as a multiple of the least common
+    multiple of its divisors; relations (`T <= N`) filter. The spec goes by its name: hypothesis
+    writes a strategy's arguments into its repr, and a checked kernel's runs to 100 kB."""
+    kernel = load_spec(name).checked
+    values = draw_sizes(kernel, lambda size, top: draw(st.integers(1, top), label=size))
+    assume(assumptions_hold(kernel, values))
+    assume(count_steps(kernel, values, SPEC_STEPS) <= SPEC_STEPS)
     return values
 
 
@@ -270,7 +272,7 @@ def test_shipped_spec_closed_forms_match_enumeration(name):
     every_mode = slow_tier()
 
     @SPEC_SETTINGS
-    @given(sizes=sizes_for(spec.checked))
+    @given(sizes=sizes_for(name))
     def closed_forms_equal_enumeration(sizes):
         if sample_spent():
             return
@@ -288,7 +290,7 @@ def test_size_strategy_respects_divisibility_and_defaults():
     kernel = load_spec("int4_decode").checked  # d*d | Theta, g | d, d and g with defaults
 
     @settings(max_examples=30, deadline=None, database=None)
-    @given(sizes=sizes_for(kernel))
+    @given(sizes=sizes_for("int4_decode"))
     def divisible(sizes):
         assert sizes["Theta"] % (sizes["d"] ** 2) == 0 and sizes["d"] % sizes["g"] == 0
         assert count_steps(kernel, sizes, SPEC_STEPS) <= SPEC_STEPS
