@@ -20,13 +20,13 @@ from .triton_values import (
     Lane,
     Local,
     Mask,
-    Node,
     Number,
     Op,
     Pointer,
     Read,
     Value,
     broadcast,
+    renamed,
     symbol,
 )
 
@@ -411,25 +411,3 @@ class Evaluator(Expressions):
         value = Data(Op("*", (first.node, second.node)), (rows, columns),
                      first.bounds + second.bounds)
         self.write(Statement(accumulator.node, "+=", value, node))  # type: ignore[arg-type]
-
-
-def renamed(data: Data, old: Lane, new: Lane) -> Data:
-    """Data whose lane `old` is `new`: the two operands of a tl.dot along k."""
-
-    def bound(b: Bound) -> Bound:
-        return Bound(b.lhs.subs(old.symbol, new.symbol), b.limit.subs(old.symbol, new.symbol))
-
-    def axes(values: tuple) -> tuple:
-        return tuple(new if axis == old else axis for axis in values)
-
-    def node(item: Node) -> Node:
-        if isinstance(item, Read):
-            offset = Index(item.offset.expr.subs(old.symbol, new.symbol), axes(item.offset.axes))
-            return Read(item.tensor, offset, tuple(bound(b) for b in item.bounds))
-        if isinstance(item, Local):
-            return Local(item.name, axes(item.axes), item.extents)
-        if isinstance(item, Op):
-            return Op(item.name, tuple(node(a) for a in item.args))
-        return item
-
-    return Data(node(data.node), axes(data.axes), tuple(bound(b) for b in data.bounds))

@@ -311,3 +311,25 @@ def _operand(node: Node, index_text, outer: int, right: bool) -> str:
     else:
         return out
     return f"({out})" if inner < outer or (right and inner == outer) else out
+
+
+def renamed(data: Data, old: Lane, new: Lane) -> Data:
+    """Data whose lane `old` is `new`: the two operands of a tl.dot along k."""
+
+    def bound(b: Bound) -> Bound:
+        return Bound(b.lhs.subs(old.symbol, new.symbol), b.limit.subs(old.symbol, new.symbol))
+
+    def axes(values: tuple) -> tuple:
+        return tuple(new if axis == old else axis for axis in values)
+
+    def node(item: Node) -> Node:
+        if isinstance(item, Read):
+            offset = Index(item.offset.expr.subs(old.symbol, new.symbol), axes(item.offset.axes))
+            return Read(item.tensor, offset, tuple(bound(b) for b in item.bounds))
+        if isinstance(item, Local):
+            return Local(item.name, axes(item.axes), item.extents)
+        if isinstance(item, Op):
+            return Op(item.name, tuple(node(a) for a in item.args))
+        return item
+
+    return Data(node(data.node), axes(data.axes), tuple(bound(b) for b in data.bounds))
