@@ -17,7 +17,7 @@ from kernelcost.hardware.machinefile import load_machine
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "specs" / "decode_attention_paged_hopper.kcost"
 H100_SMS = 132  # src/kernelcost/machines/h100.toml
-BM = BN = 128  # tile_size.h:30 at d = 128, causal (kept for a paged cache, flash_api.cpp:763)
+BM = BN = 128  # tile_size.h:32 at d = 128, causal (kept for a paged cache, flash_api.cpp:763)
 
 
 def pagedkv_tma(page_size: int, seqlen_q: int, g: int) -> bool:
@@ -26,7 +26,7 @@ def pagedkv_tma(page_size: int, seqlen_q: int, g: int) -> bool:
 
 
 def host_splits(blocks: int, sms: int, n_blocks: int, max_splits: int = 128) -> int:
-    """heuristics.h:28-60, num_splits_heuristic, for a causal call (no L2 split)."""
+    """heuristics.h:25-60, num_splits_heuristic, for a causal call (no L2 split)."""
     if blocks >= 0.8 * sms:
         return 1
     if n_blocks <= 4:
@@ -37,7 +37,7 @@ def host_splits(blocks: int, sms: int, n_blocks: int, max_splits: int = 128) -> 
 
 
 def device_splits(b: int, kv_heads: int, L: int, static: int, sms: int) -> int:
-    """flash_prepare_scheduler.cu:93-100: the split count each sequence gets on the device."""
+    """flash_prepare_scheduler.cu:93-102: the split count each sequence gets on the device."""
     n_blocks = -(-L // BN)
     total = b * 1 * n_blocks  # one 128-row block of packed query rows a sequence
     per_sm = math.ceil(total * 1.1 * kv_heads / sms)
