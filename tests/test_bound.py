@@ -131,6 +131,7 @@ REFUSED = {
     "model_gemm_w8a8": "combines the iterators j and jg",
     # its warps' fragments, register arrays indexed from the warp's first row (`qf[i - w, ..]`)
     "decode_attention_split": "is not one iterator",
+    "decode_attention_paged_hopper": "is not one iterator",  # its warpgroups' Q slices, the same
     "copy": "no statement does work",
     # data movement alone: the transpose and the strided read probe transfer efficiency
     "transpose_naive": "no statement does work", "transpose_tiled": "no statement does work",

@@ -262,9 +262,11 @@ FA1572 = ("Dao-AILab/flash-attention issue #1572 'flash-attention-3 batch decode
 for L, us in ((128, 27.6), (2000, 292.0), (4000, 567.2)):
     rows.append(dict(
         source="fa-issue-1572", citation=FA1572.format(L=L), part="NVIDIA H100 (variant not stated)", machine="h100",
-        clocks_power="not stated", family="decode_attention", implementation="FlashAttention-3 paged KV decode, num_splits=0 (heuristic)",
-        dtype="not stated", spec="specs/decode_attention.kcost", sizes=f"b=16;h=32;L={L};g=1;d=128;P=1;TL=16",
-        shape=f"batch_size=16 seqlen={L} seqlen_q=1 nheads_q=32 nheads_kv=32 headdim=128 page_size=8; P=1, TL=16 so that P*TL | L",
+        clocks_power="not stated", family="decode_attention",
+        implementation="FlashAttention-3 paged KV decode, num_splits=0 (heuristic): pages of 8 tokens take the cp.async path "
+                       "(no TMA), 128 x 128 tiles of which g = 1 row is real, one split (found on the device), a persistent grid",
+        dtype="not stated", spec="specs/decode_attention_paged_hopper.kcost", sizes=f"b=16;h=32;L={L};g=1",
+        shape=f"batch_size=16 seqlen={L} seqlen_q=1 nheads_q=32 nheads_kv=32 headdim=128 page_size=8",
         value=str(us), unit="us", conversion="time_s = value * 1e-6", time_s=t(us * 1e-6),
         timed="CUDA graph replay (use_bench_cudagraph=True)", inputs="not stated", l2_flush="not stated"))
 write("decode_attention.csv", rows, ["Decode attention over a paged KV cache: published measurements (see README.md in this folder)."])
