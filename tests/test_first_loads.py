@@ -67,3 +67,16 @@ def test_no_instructions_stated_no_derate(spec_cost):
     assert not found(result, "first_loads")
     assert not found(result, "issue")
     assert sympy.sympify(result.t_model).is_number
+
+
+def test_layer_norm_rounds_by_hand(spec_cost):
+    # vectorized_layer_norm_kernel at R = n = 4096: 128 threads, 32 registers: 16 blocks an
+    # SM; 32 on the busiest, 2 rounds; each waits 373 ns and 132 x 16 rows of 8 KiB (17.3 MB)
+    # at 4.01 TB/s, after 32 x (1155 + 472 x 8) warp instructions at 4 a clock
+    result = verdict(spec_cost("layernorm_torch"), H200, values={"R": 4096, "n": 4096})
+    [first] = found(result, "first_loads")
+    wait = LATENCY_S + 132 * 16 * 8192 / RATE
+    issue = 32 * (1155 + 472 * 8) / (4 * CLOCK)
+    assert (first.finding.rounds, first.finding.round_B) == (2, 132 * 16 * 8192)
+    assert float(first.finding.total_s) == pytest.approx(issue + 2 * wait, rel=1e-9)
+    assert float(first.finding.total_s) == pytest.approx(29.3e-6, rel=2e-3)

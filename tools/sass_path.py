@@ -2,8 +2,9 @@
 (validate/sass/*.sass: `ADDRESS INSTRUCTION` a line, as cuobjdump -sass prints them, address
 in hex). A specification's `instructions` is read off such a count.
 
-Each conditional branch is decided by a rule (its address -> taken or not, or a loop's back
-edge -> how many times it is taken); without a rule, two kinds decide themselves:
+Each conditional branch is decided by a rule (its address -> taken or not; a loop's back edge
+-> how many times it is taken; or a tuple, taken or not at each visit in turn); without a
+rule, two kinds decide themselves:
 - a branch just before `BRA.DIV` guards the second level of a block reduction, which warp 0
   alone runs: taken (skipped) by every other warp;
 - a branch within a few instructions after `FCHK` leaves an IEEE division's slow path
@@ -32,7 +33,10 @@ def opcode(instruction: str) -> str:
     return PREDICATE.sub("", instruction).split()[0]
 
 
-def warp_instructions(rows: list[tuple[int, str]], rules: dict[int, bool | int],
+Rules = dict[int, bool | int | tuple[bool, ...]]
+
+
+def warp_instructions(rows: list[tuple[int, str]], rules: Rules,
                       warp0: bool, otherwise: bool | None = None) -> int:
     """The instructions one warp issues from the first line to an EXIT it reaches."""
     index = {address: i for i, (address, _) in enumerate(rows)}
@@ -51,14 +55,14 @@ def warp_instructions(rows: list[tuple[int, str]], rules: dict[int, bool | int],
         i += 1
 
 
-def block_instructions(rows: list[tuple[int, str]], rules: dict[int, bool | int],
+def block_instructions(rows: list[tuple[int, str]], rules: Rules,
                        warps: int, otherwise: bool | None = None) -> int:
     """Warp 0's instructions and the other warps': what one block issues."""
     return (warp_instructions(rows, rules, True, otherwise)
             + (warps - 1) * warp_instructions(rows, rules, False, otherwise))
 
 
-def _taken(rows, i: int, rules: dict[int, bool | int], taken: dict[int, int],
+def _taken(rows, i: int, rules: Rules, taken: dict[int, int],
            warp0: bool, otherwise: bool | None) -> bool:
     address, instruction = rows[i]
     rule = rules.get(address)
@@ -67,6 +71,9 @@ def _taken(rows, i: int, rules: dict[int, bool | int], taken: dict[int, int],
     if isinstance(rule, int):
         taken[address] = taken.get(address, 0) + 1
         return taken[address] <= rule
+    if isinstance(rule, tuple):
+        taken[address] = taken.get(address, 0) + 1
+        return rule[taken[address] - 1]
     if "BRA.DIV" in rows[i + 1][1] + rows[i + 2][1]:
         return not warp0
     if any("FCHK" in rows[j][1] for j in range(max(0, i - FCHK_REACH), i)):

@@ -80,3 +80,27 @@ def test_issue_time_of_the_row_by_hand(spec_cost):
     [issue] = [d for d in result.derates if d.cause == "issue"]
     assert float(issue.factor) == pytest.approx(4 * 4096 * 4096 / 4.8e12 / float(t_issue))
     assert float(result.t_model) >= float(t_issue)
+
+
+def layer_norm_rules(trips: int, warp: int) -> dict:
+    """vectorized_layer_norm_kernel, a block of 4 warps on aligned rows with gamma and beta:
+    both loops run `trips` times; each Welford reciprocal takes its fast path; the cross-warp
+    reduction runs twice (offsets 2 and 1), its combine in warps below the offset; warp 0
+    alone writes the mean and rstd. Addresses are the listing's."""
+    fast = dict.fromkeys((0x280, 0x3b0, 0x4e0, 0x610, 0x7d0, 0x9f0, 0xbf0, 0xe10, 0x1010,
+                          0x1500), True)  # a reciprocal's fast path: taken to MUFU.RCP
+    combine = dict.fromkeys((0x770, 0x990, 0xb90, 0xdb0, 0xfb0, 0x1490), False)  # counts > 0
+    return {**fast, **combine, 0x160: False, 0x6e0: trips - 1, 0x1140: True, 0x1270: False,
+            0x1660: 1, 0x13d0: (warp >= 2, warp >= 1), 0x1690: warp != 0, 0x18d0: False,
+            0x1970: True, 0x22a0: trips - 1, 0x22d0: warp != 0}
+
+
+@pytest.mark.parametrize("n", [4096, 8192, 131072])
+def test_the_layer_norm_kernel_as_compiled(spec_cost, n):
+    rows = load(SASS / "vectorized_layer_norm_kernel_bf16.sass")
+    trips = n // (4 * 128)  # 4 bf16 a load, 128 threads
+    walked = sum(warp_instructions(rows, layer_norm_rules(trips, warp), warp == 0)
+                 for warp in range(4))
+    assert stated(spec_cost("layernorm_torch"), {"R": 1, "n": n}) == (
+        walked, registers("vectorized_layer_norm_kernelIN3c108BFloat16EfLb0"))
+    assert walked == 1155 + 472 * trips
