@@ -11,8 +11,11 @@ import sympy
 from sass_path import block_instructions, load, warp_instructions
 
 from kernelcost.answers.model import verdict
+from kernelcost.base.errors import KcostError
 from kernelcost.gpu.effects.issue import stated_issue
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.lang.check import check
+from kernelcost.lang.parse import parse
 
 SASS = Path(__file__).resolve().parent.parent / "validate" / "sass"
 WARPS = 1024 // 32
@@ -104,3 +107,29 @@ def test_the_layer_norm_kernel_as_compiled(spec_cost, n):
     assert stated(spec_cost("layernorm_torch"), {"R": 1, "n": n}) == (
         walked, registers("vectorized_layer_norm_kernelIN3c108BFloat16EfLb0"))
     assert walked == 1155 + 472 * trips
+
+
+@pytest.mark.parametrize(("setting", "message"), [
+    ("instructions = 0", "an instruction count must be positive, not 0"),
+    ("instructions = 10, instructions = 20", "`instructions` is set twice"),
+    ("instructions x = 10", "`instructions` takes no iterator"),
+])
+def test_a_bad_instruction_count_is_one_clear_error(setting, message):
+    text = f"""kernel rows(R, n) {{
+    in  x: bf16[R, n]
+    out y: f32[R]
+    for r in 0..R parallel(threads = 128, {setting}) {{
+        for i in 0..n {{
+            y[r] += x[r, i]
+        }}
+    }}
+}}"""
+    with pytest.raises(KcostError) as raised:
+        check(parse(text, "t.kcost"))
+    assert [diagnostic.message for diagnostic in raised.value.diagnostics] == [message]
+
+
+def test_a_stated_count_may_grow_with_the_sizes(spec_cost):
+    # softmax_rows_gmem's count is an expression of n: 9920 more a block for each 8192
+    assert stated(spec_cost("softmax_rows_gmem"), {"R": 1, "n": 16384})[0] - stated(
+        spec_cost("softmax_rows_gmem"), {"R": 1, "n": 8192})[0] == 9920
