@@ -68,8 +68,10 @@ def test_each_softmax_row_runs_the_kernel_the_dispatch_picks():
         n = sizes_of(row)["n"]
         kernel = softmax_kernel(n)
         assert kernel in row["implementation"], (n, kernel, row["implementation"])
-        # the row in registers is read once; the plain kernel reads it in three passes
-        expected = "softmax_rows_gmem" if kernel == "cunn_SoftMaxForward" else "softmax_rows"
+        # the row in registers is read once, each template instance its own spec (its
+        # registers and instructions as compiled); the plain kernel reads it in three passes
+        expected = ("softmax_rows_gmem" if kernel == "cunn_SoftMaxForward"
+                    else f"softmax_torch_reg{kernel[-2]}")
         assert row["spec"] == f"specs/{expected}.kcost", (n, row["spec"])
 
 

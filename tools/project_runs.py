@@ -43,12 +43,14 @@ RAN = {("h200-2026-12-04b.csv", "gemm_tallk", "M=1024;N=1024;K=65536"): (
     # torch.softmax's kernel by row length (SoftMax.cu, host_softmax): past 2048 bf16 elements a
     # block of 1024 threads a row; ceil(n / 1024) < 10 holds the row in registers (one read),
     # else a row over the 48 KiB of shared memory is read three times (softmax_rows_gmem.kcost).
+    # The register kernels are softmax_torch_reg4 and _reg8: each template instance its own
+    # registers and instructions, as the compiled kernel gives them.
     ("h200-2026-12-04.csv", "softmax_rows", "R=4096;n=4096"): (
-    "specs/softmax_rows.kcost", "R=4096;n=4096",
+    "specs/softmax_torch_reg4.kcost", "R=4096;n=4096",
     "torch.softmax: cunn_SoftMaxForwardReg<4> (n > 2048, ceil(n / 1024) = 4 < 10), 1024 threads a row, "
     "the row in registers: one read, one write"),
     ("h200-2026-12-04.csv", "softmax_rows", "R=8192;n=8192"): (
-    "specs/softmax_rows.kcost", "R=8192;n=8192",
+    "specs/softmax_torch_reg8.kcost", "R=8192;n=8192",
     "torch.softmax: cunn_SoftMaxForwardReg<8> (n > 2048, ceil(n / 1024) = 8 < 10), 1024 threads a row, "
     "the row in registers: one read, one write"),
     ("h200-2026-12-04.csv", "softmax_rows", "R=64;n=131072"): (

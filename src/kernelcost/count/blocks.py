@@ -67,6 +67,7 @@ def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | 
                         else iterator_symbol(grid.split_iterator)),
         fixup_B=fixup_bytes(counter),
         widths=grid.widths,
+        instructions=None if grid.instructions is None else counter.finish(grid.instructions),
         passes=_passes(counter, depth),
     )
 

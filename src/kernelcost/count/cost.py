@@ -142,6 +142,7 @@ class GridCost:
     split_iterator: sympy.Symbol | None = None  # the grid iterator over them
     fixup_B: sympy.Expr = sympy.Integer(0)  # split-K's partial tiles at global (count.fixup)
     widths: tuple[tuple[str, sympy.Expr], ...] = ()  # (tensor, bytes of one load): `width`
+    instructions: sympy.Expr | None = None  # warp instructions a block issues: `instructions`
     # the global tensors each pass of a block reads, in source order: a pass is a loop right
     # inside the grid (sibling loops told apart by their place) or a statement there
     passes: tuple[tuple[str, ...], ...] = ()

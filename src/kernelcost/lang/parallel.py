@@ -15,6 +15,8 @@ The header's loops are the grid: each point runs as one thread block. The settin
 - `split_k K0 = S`: the sequential loop K0 right inside the header runs in S parts, each its
   own block (split-K; lang.split_k writes it out before the checker sees the tree: the grid
   then holds the split iterator, and `split` here is S);
+- `instructions`: the warp instructions one block issues, as its compiled code gives them
+  (a count of its SASS along the path its warps take), read by the issue effect only;
 - `width T = b`: a thread's global loads and stores of the tensor T are b bytes each (1 to
   16: `ld.global.v4.b32` is the widest), issued one at a time, each awaited before the next
   (a loop the compiler does not unroll), so a block reading in passes keeps in flight one
@@ -32,7 +34,7 @@ from ..base.kinds import Raster
 from ..base.levels import Level
 from ..base.records import record
 
-OPTIONS = ("threads", Level.REGISTERS, "cluster", "raster", "split_k", "width")
+OPTIONS = ("threads", Level.REGISTERS, "instructions", "cluster", "raster", "split_k", "width")
 _WITH_AXIS = ("cluster", "split_k", "width")  # the settings that name a loop or a tensor
 WIDEST_B = 16  # the widest load one thread issues (ld.global.v4.b32, LDG.128)
 
@@ -50,6 +52,7 @@ class Grid:
     split: sympy.Expr = sympy.Integer(1)  # parts of the k-loop, each a block (1: no split-K)
     split_iterator: str | None = None  # the grid iterator over the parts (the outermost)
     widths: tuple[tuple[str, sympy.Expr], ...] = ()  # (tensor, bytes of one load), as stated
+    instructions: sympy.Expr | None = None  # warp instructions one block issues, when given
 
 
 def header_iterators(loop: ast.For) -> tuple[str, ...]:
@@ -94,6 +97,8 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr,
                                       "block, which occupancy counts", code=Code.WRONG_PARALLEL))
     threads = _size(values.get("threads"), size_expr, "a thread count", diagnostics)
     registers = _size(values.get(Level.REGISTERS), size_expr, "a register count", diagnostics)
+    instructions = _size(values.get("instructions"), size_expr, "an instruction count",
+                         diagnostics)
     cluster_axis, cluster_size = None, sympy.Integer(1)
     if "cluster" in values:
         option = values["cluster"]
@@ -114,7 +119,7 @@ def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr,
         return None, diagnostics
     return Grid(iterators, threads, registers, cluster_axis, cluster_size, raster, group,
                 parallel.span, split, iterators[0] if "split_k" in values else None,
-                tuple(widths)), diagnostics
+                tuple(widths), instructions), diagnostics
 
 
 def _width(option: ast.BlockOption, tensors: tuple[str, ...],

@@ -13,8 +13,13 @@ The width is the spec's `width` (lang.parallel), else the load the latency effec
 element, or a vector of up to 16 B where a thread reads several elements). Each element of a
 block's boxes is counted once: a tensor read twice issues at least these, so t_issue is the
 least the memory instructions take, the other instructions (address arithmetic, the FLOP)
-left out. Where t_issue exceeds the global term's time before any derate, the global
-bandwidth is scaled by that time / t_issue. No figure is fitted."""
+left out. Where a spec states `instructions` (the warp instructions one block issues, counted
+off its compiled code), all of them are counted, on the SM that runs the most blocks:
+
+    t_issue = ceil(blocks / SMs) x instructions / (issue_per_clock_per_sm x max clock)
+
+Where t_issue exceeds the global term's time before any derate, the global bandwidth is
+scaled by that time / t_issue. No figure is fitted."""
 
 from __future__ import annotations
 
@@ -54,15 +59,46 @@ class IssueFinding:
     global_s: sympy.Expr  # the global term's time before any derate
 
 
+@record
+class StatedIssueFinding:
+    """The instructions a spec states a block issues, on the busiest SM, over its global
+    term."""
+
+    sentence: ClassVar[Sentence] = Sentence(
+        "its blocks issue {instructions} warp instructions each, as compiled; the busiest SM "
+        "runs {blocks} of them, at {per_clock} a clock in {issue_s:s}, over the global "
+        "term's {global_s:s}")
+
+    instructions: sympy.Expr  # warp instructions one block issues (`instructions`)
+    blocks: sympy.Expr  # blocks the busiest SM runs
+    per_clock: int  # warp instructions an SM issues a clock
+    issue_s: sympy.Expr  # t_issue
+    global_s: sympy.Expr  # the global term's time before any derate
+
+
 class Issue:
     """A kernel's memory instructions at the issue rate, where they outlast its global term."""
 
     name = ISSUE
     stage = ROOFS
-    findings = (IssueFinding,)
+    findings = (IssueFinding, StatedIssueFinding)
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         global_term = next((term for term in context.terms if term.key == Level.GLOBAL), None)
+        if global_term is None:
+            return ()
+        stated = stated_issue(context.cost, context.machine, context.at)
+        if stated is not None:
+            blocks, t_issue = stated
+            global_s = context.at(global_term.seconds)
+            if not (global_s.is_number and t_issue > global_s):
+                return ()
+            per_clock = context.machine.execution.issue_per_clock_per_sm
+            assert per_clock is not None and context.cost.grid is not None  # stated_issue
+            instructions = context.at(context.cost.grid.instructions)
+            return (Derate(ISSUE, global_s / t_issue,
+                           StatedIssueFinding(instructions, blocks, per_clock, t_issue,
+                                              global_s), Level.GLOBAL),)
         found = issue_time(context.cost, context.machine, context.at)
         if found is None or global_term is None:
             return ()
@@ -76,6 +112,21 @@ class Issue:
                        IssueFinding(instructions, tensor, narrowest, per_clock,
                                     context.machine.sm_count, t_issue, global_s),
                        Level.GLOBAL),)
+
+
+def stated_issue(cost: Cost, machine: Machine, at: At) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """(the busiest SM's blocks, t_issue) of a spec that states its blocks' instructions, at
+    numeric sizes; None where it states none or a figure is missing."""
+    grid = cost.grid
+    per_clock = machine.execution.issue_per_clock_per_sm
+    if (grid is None or grid.instructions is None or per_clock is None
+            or machine.max_clock_Hz is None):
+        return None
+    blocks, instructions = at(grid.blocks), at(grid.instructions)
+    if not (blocks.is_number and instructions.is_number):
+        return None
+    busiest = sympy.ceiling(blocks / machine.sm_count)
+    return busiest, busiest * instructions / (per_clock * exact(machine.max_clock_Hz))
 
 
 def issue_time(cost: Cost, machine: Machine, at: At) -> tuple[

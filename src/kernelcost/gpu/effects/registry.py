@@ -25,6 +25,7 @@ from .banks import BankConflicts
 from .context import CALL, ROOFS, Effect, EffectContext
 from .dispatch import Dispatch
 from .fill_drain import FillDrain
+from .first_loads import FirstLoads
 from .issue import Issue
 from .latency import Latency
 from .launch_overhead import Launch
@@ -32,8 +33,8 @@ from .overlap import Overlap
 from .sectors import Sectors
 from .serial import Serial
 
-EFFECTS: tuple[Effect, ...] = (AchievableRates(), Latency(), Issue(), Sectors(), BankConflicts(),
-                               Dispatch(), Serial(), Overlap(), FillDrain(),
+EFFECTS: tuple[Effect, ...] = (AchievableRates(), Latency(), Issue(), FirstLoads(), Sectors(),
+                               BankConflicts(), Dispatch(), Serial(), Overlap(), FillDrain(),
                                Launch())
 
 
