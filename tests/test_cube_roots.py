@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kernelcost.algebra.equations import _side_of_slope, _simplified, equation
 from kernelcost.algebra.root_conditions import beyond_square_roots, positive_real_condition
+from kernelcost.algebra.surds import exact_floor
 from kernelcost.base.kinds import Side
 
 B, D, S = sympy.symbols("B D S", positive=True, integer=True)
@@ -109,3 +110,15 @@ def test_placed_formulas_at_rational_roots_are_those_rationals():
     assert [(root.value, root.side) for root in found] == [
         (2, Side.ABOVE), (3, Side.BELOW), (5, Side.ABOVE)]
     assert found == _by_sympy(quantity, sympy.Integer(30))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-60, 60), min_size=4, max_size=4).filter(lambda c: c[0] != 0),
+       st.sampled_from([sympy.Integer(1), sympy.Integer(-64), sympy.Rational(3, 7),
+                        sympy.Rational(-5, 2)]))
+def test_the_floor_of_a_scaled_real_root_is_sympys(coefficients, scale):
+    """exact_floor of q * CRootOf (formula_roots.root_floor: Sturm counts, no evaluation
+    past a double's guess) against sympy's floor, on every real root of random cubics."""
+    for root in sympy.Poly(coefficients, SIZE).real_roots():
+        value = scale * root
+        assert exact_floor(value) == int(sympy.floor(value))

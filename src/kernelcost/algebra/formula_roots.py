@@ -17,6 +17,7 @@ test holds them equal on random cubics)."""
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -199,3 +200,42 @@ def _polynomial_sign(coefficients: Sequence[Fraction], value: mpmath.mpf) -> int
     terms = [mpmath.mpf(coefficient.numerator) / coefficient.denominator * value ** power
              for power, coefficient in enumerate(coefficients)]
     return _sign(mpmath.fsum(terms), mpmath.fsum(abs(term) for term in terms))
+
+
+def root_floor(value: sympy.Expr) -> int | None:
+    """floor(c r) for a rational c and a real CRootOf r (a crossing the cubic's formula
+    placed), exactly, as sympy's floor gives it (which evaluates the root, then asks its
+    assumptions): a double's guess, checked by counting the root's polynomial's real roots
+    below each end (Sturm sequences) against the root's place among them. None for any
+    other number, past 2**52, or where an end is itself a root."""
+    coefficient, root = value.as_coeff_Mul()
+    if (not isinstance(root, sympy.CRootOf) or not coefficient.is_Rational or not coefficient
+            or not root.is_real):
+        return None
+    guess = float(value)
+    if not abs(guess) < 2**52:
+        return None
+    whole = math.floor(guess)
+    try:
+        while not _at_least(root, coefficient, whole):
+            whole -= 1
+        while _at_least(root, coefficient, whole + 1):
+            whole += 1
+    except _OnARoot:
+        return None
+    return whole
+
+
+def _at_least(root: sympy.CRootOf, coefficient: sympy.Rational, whole: int) -> bool:
+    """Whether coefficient * root >= whole: root >= whole / coefficient (<= where the
+    coefficient is negative), told by how many real roots lie at or below that end."""
+    end = sympy.Rational(whole) / coefficient
+    if root.poly.count_roots(end, end):
+        raise _OnARoot
+    below = root.poly.count_roots(None, end)  # real roots at or below the end
+    root_is_above = below <= root.index  # the index counts the real roots below the root
+    return root_is_above if coefficient > 0 else not root_is_above
+
+
+class _OnARoot(Exception):
+    """An end of the floor's interval is a root of the polynomial: left to sympy."""
