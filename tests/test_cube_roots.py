@@ -93,11 +93,17 @@ def test_formulas_in_cube_roots_are_placed_without_sympy_at_a_rational_target():
        st.integers(0, 3), st.integers(1, 9), st.integers(1, 400), st.integers(1, 7))
 def test_placed_formulas_give_what_sympys_evaluation_gives(a, b, c, e, f, g, p, q):
     """formula_roots against sympy's path on random cubic quotients N/D at rational targets:
-    the same roots (the same exact values, in order), sides and closed forms."""
+    the same roots (the same exact values, in order), sides and closed forms; and the floors
+    of the roots it placed as sympy's."""
     quantity = (a * SIZE**3 + b * SIZE**2 + c * SIZE + e) / (f * SIZE + g)
     target = sympy.Rational(p, q)
-    assert equation.__wrapped__(quantity, SIZE, T).roots_at(target) == _by_sympy(quantity,
-                                                                                 target)
+    found = equation.__wrapped__(quantity, SIZE, T).roots_at(target)
+    assert found == _by_sympy(quantity, target)
+    for root in found:  # the integer bounds, from the brackets formula_roots kept
+        for value in (root.value, -root.value, root.value / 3):
+            floor = exact_floor(value)  # None for a radical (sympy's floor then answers)
+            assert floor == int(sympy.floor(value)) or (
+                floor is None and not value.has(sympy.CRootOf))
 
 
 def test_placed_formulas_at_rational_roots_are_those_rationals():

@@ -135,7 +135,24 @@ def place(formulas: Sequence[sympy.Expr], symbol: sympy.Symbol, target: sympy.Ra
                 return None
             side = Side.ABOVE if signs[order + 1] * below > 0 else Side.BELOW
             placed[index] = Placed(real_roots[order], side) if at_least_one else Placed(None)
+            _remember(real_roots[order], polynomial, between[order], between[order + 1],
+                      signs[order])
     return placed
+
+
+# Where each placed CRootOf lies: a scale a, the polynomial P of which a times it is the one
+# root between two rational points, and P's sign at the lower point. root_floor reads a
+# crossing's integer bound from them in a few exact evaluations of P.
+_BRACKETS: dict[sympy.CRootOf, tuple[sympy.Rational, tuple[Fraction, ...], Fraction, Fraction,
+                                     int]] = {}
+_MOST_BRACKETS = 1024
+
+
+def _remember(root: sympy.Expr, polynomial: Sequence[Fraction], low: Fraction, high: Fraction,
+              sign_low: int) -> None:
+    scale, atom = root.as_coeff_Mul()
+    if isinstance(atom, sympy.CRootOf) and scale.is_Rational and len(_BRACKETS) < _MOST_BRACKETS:
+        _BRACKETS[atom] = (scale, tuple(polynomial), low, high, sign_low)
 
 
 def _real_values(formulas: Sequence[sympy.Expr], symbol: sympy.Symbol,
@@ -228,13 +245,34 @@ def root_floor(value: sympy.Expr) -> int | None:
 
 def _at_least(root: sympy.CRootOf, coefficient: sympy.Rational, whole: int) -> bool:
     """Whether coefficient * root >= whole: root >= whole / coefficient (<= where the
-    coefficient is negative), told by how many real roots lie at or below that end."""
+    coefficient is negative), told where `place` bracketed the root, else by how many real
+    roots of its polynomial lie at or below that end."""
     end = sympy.Rational(whole) / coefficient
-    if root.poly.count_roots(end, end):
-        raise _OnARoot
-    below = root.poly.count_roots(None, end)  # real roots at or below the end
-    root_is_above = below <= root.index  # the index counts the real roots below the root
+    bracket = _BRACKETS.get(root)
+    if bracket is not None:
+        root_is_above = _above(bracket, end)
+    else:
+        if root.poly.count_roots(end, end):
+            raise _OnARoot
+        below = root.poly.count_roots(None, end)  # real roots at or below the end
+        root_is_above = below <= root.index  # the index counts the real roots below it
     return root_is_above if coefficient > 0 else not root_is_above
+
+
+def _above(bracket: tuple[sympy.Rational, tuple[Fraction, ...], Fraction, Fraction, int],
+           end: sympy.Rational) -> bool:
+    """Whether the bracketed root r exceeds `end`: a r is P's one root between low and
+    high, where P has sign_low at low."""
+    scale, polynomial, low, high, sign_low = bracket
+    point = Fraction(int(end.p), int(end.q)) * Fraction(int(scale.p), int(scale.q))
+    if point <= low or point >= high:
+        above = point <= low
+    else:
+        sign = _exact_sign(polynomial, point)
+        if sign == 0:
+            raise _OnARoot
+        above = sign == sign_low  # P keeps its sign from low up to the root
+    return above if scale > 0 else not above
 
 
 class _OnARoot(Exception):
