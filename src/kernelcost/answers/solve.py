@@ -37,7 +37,7 @@ from ..hardware.machine import UNBOUNDING_LEVELS, Machine
 from ..hardware.machinefile import load_machine
 from .capacity import CapacityCrossing, capacity_crossings
 from .not_run import refuse_not_run
-from .unknowns import Values, integer_bound, other_values, parameter_symbol, real_variable, renamed
+from .unknowns import Values, integer_bound, other_values, parameter_symbol, real_variable
 
 
 @record
@@ -106,7 +106,7 @@ class RidgeEquation:
 
     def _renamed(self, expr: sympy.Expr) -> sympy.Expr:
         if expr not in self.renamed:
-            self.renamed[expr] = renamed(expr, self.variable, self.symbol)
+            self.renamed[expr] = expr.subs(self.variable, self.symbol)
         return self.renamed[expr]
 
 
@@ -126,7 +126,7 @@ def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = Level
             f"levels with traffic: {', '.join(cost.levels)}"))
     intensity = evaluate(cost.intensity(level), substitutions)
     variable = real_variable(symbol)
-    intensity = renamed(intensity, symbol, variable)
+    intensity = intensity.subs(symbol, variable)
     limit = _limit(intensity, variable, cost.kernel, level)
     # the closed form keeps defaults symbolic; where the intensity goes is a number a user
     # reads, so the printers have it with the sizes known by default (d = 8192) put in

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import sympy
-from sympy.core.basic import Basic
-from sympy.core.function import Application
 
 from ..algebra.surds import exact_floor
 from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
@@ -24,26 +22,6 @@ def real_variable(symbol: sympy.Symbol) -> sympy.Symbol:
     """The parameter as a positive real of the same name: sympy.solve drops the roots an
     integer symbol cannot take, and a crossing at N = 886.6 is still the answer."""
     return sympy.Symbol(str(symbol), positive=True)
-
-
-def renamed(expr: sympy.Expr, old: sympy.Symbol, new: sympy.Symbol) -> sympy.Expr:
-    """expr.subs(old, new), the same expression: where every node keeps sympy's default
-    substitution for a symbol (sums, products, powers, numbers, symbols and calls such as
-    ceiling and Max: their own `_eval_subs` changes nothing when `old` is a symbol), subs
-    rebuilds the nodes holding `old` with their new arguments, which xreplace does without
-    subs' matching (a tenth of a crossing's preparation). Anything else (a Sum binds its
-    own symbols, a Piecewise its conditions) is left to subs."""
-    if all(_default_substitution(node) for node in sympy.preorder_traversal(expr)):
-        return expr.xreplace({old: new})
-    return expr.subs(old, new)
-
-
-def _default_substitution(node: sympy.Basic) -> bool:
-    if node.is_Atom or node.is_Add or node.is_Mul:
-        return True
-    if node.is_Pow:
-        return not isinstance(node.exp, sympy.AccumBounds)
-    return type(node)._eval_subs in (Basic._eval_subs, Application._eval_subs)
 
 
 def parameter_symbol(cost: Cost, parameter: sympy.Symbol | str) -> sympy.Symbol:
