@@ -12,7 +12,11 @@ a wide margin: a formula is real or not, its real values are as many as the exac
 and far apart (then the k-th smallest is the k-th root), each root is clearly above or below
 1, and the denominator's sign at it clearly nonzero. Anything closer answers None and
 `equations` takes sympy's path: the two give the same roots, values and sides (a property
-test holds them equal on random cubics)."""
+test holds them equal on random cubics). It replaces, for these formulas, sympy's
+substitution and evalf (`equations._real_root_near`) and its assumptions on the slope there.
+
+`root_floor` is sympy's floor of a rational times a real CRootOf (a crossing's integer
+bound), exact: from the brackets `place` kept, else by Sturm counts."""
 
 from __future__ import annotations
 
