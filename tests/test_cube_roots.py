@@ -128,3 +128,15 @@ def test_the_floor_of_a_scaled_real_root_is_sympys(coefficients, scale):
     for root in sympy.Poly(coefficients, SIZE).real_roots():
         value = scale * root
         assert exact_floor(value) == int(sympy.floor(value))
+
+
+def test_a_target_where_the_cubic_loses_its_degree_is_left_to_sympy():
+    """(S^3 + S)/(S^3/2 + 1) = 2 clears to S - 2 = 0 (its cubic term is 0 there): the
+    cubic's formulas divide by zero, so formula_roots answers nothing and sympy's path
+    answers as before there (formula_roots does at the targets around it, the same)."""
+    quantity = (SIZE**3 + SIZE) / (SIZE**3 / 2 + 1)
+    solved = equation.__wrapped__(quantity, SIZE, T)
+    assert solved._placed(sympy.Integer(2)) is None
+    assert solved._placed(sympy.Rational(5, 2)) is not None
+    for target in (sympy.Integer(2), sympy.Rational(5, 2), sympy.Rational(3, 2)):
+        assert solved.roots_at(target) == _by_sympy(quantity, target)

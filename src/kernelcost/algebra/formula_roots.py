@@ -162,12 +162,18 @@ def _remember(root: sympy.Expr, polynomial: Sequence[Fraction], low: Fraction, h
 def _real_values(formulas: Sequence[sympy.Expr], symbol: sympy.Symbol,
                  target: sympy.Rational) -> list[tuple[mpmath.mpf, int]] | None:
     """The formulas' real values at the target, sorted, each with its formula's place; None
-    where one is neither clearly real nor clearly not, or two real ones lie close."""
+    where one is neither clearly real nor clearly not, or two real ones lie close, or one has
+    no finite value there (a division by zero: the cubic's leading coefficient 0 there)."""
     point = mpmath.mpc(int(target.p)) / int(target.q)
     real = []
     known: dict[sympy.Expr, mpmath.mpc] = {}
     for index, formula in enumerate(formulas):
-        value = value_at(formula, symbol, point, known)
+        try:
+            value = value_at(formula, symbol, point, known)
+        except (ZeroDivisionError, ValueError, OverflowError):
+            return None
+        if not mpmath.isfinite(value):
+            return None
         size = max(abs(value), 1)
         if abs(value.imag) < REAL * size:
             real.append((value.real, index))
