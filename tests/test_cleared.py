@@ -11,8 +11,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from tiers import tiered
 
-from kernelcost.algebra.cleared import ClearedQuadratic, has_root_from_one
-from kernelcost.algebra.equations import _terms_in
+from kernelcost.algebra.cleared import ClearedQuadratic, has_root_from_one, terms_in
 
 x, t = sympy.symbols("x t")
 # roots at, just beside and far from 1, so that the count's edge is reached
@@ -59,7 +58,7 @@ def test_the_slope_sign_at_each_root_is_that_of_the_quotient(numerator, denomina
     if polynomial.is_zero or polynomial.degree(x) not in (1, 2):
         return
     terms = {powers: Fraction(int(value.p), int(value.q)) for powers, value in polynomial.terms()}
-    assert _terms_in(cleared, x, t) == terms  # read from the ring as the Poly reads them
+    assert terms_in(cleared, x, t) == terms  # read from the ring as the Poly reads them
     equation = ClearedQuadratic(terms)
     at_target = sympy.Rational(target.numerator, target.denominator)
     coefficients = equation.at(target)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kernelcost.algebra.equations import _side_of_slope, _simplified, equation
 from kernelcost.algebra.root_conditions import beyond_square_roots, positive_real_condition
+from kernelcost.algebra.surds import exact_floor
 from kernelcost.base.kinds import Side
 
 B, D, S = sympy.symbols("B D S", positive=True, integer=True)
@@ -66,3 +67,76 @@ def test_a_cubics_crossings_are_its_real_roots_from_one(a, b, c, target):
     expected = sorted({float(root) for root in sympy.Poly(cubic - target, SIZE).real_roots()
                        if root >= 1})
     assert [float(root.value) for root in found] == pytest.approx(expected, rel=1e-12)
+
+
+def _by_sympy(quantity: sympy.Expr, target: sympy.Expr) -> list:
+    """roots_at where every formula in cube roots is substituted and evaluated by sympy."""
+    solved = equation.__wrapped__(quantity, SIZE, T)
+    solved.__dict__["_formulas"] = ()
+    return solved.roots_at(target)
+
+
+def test_formulas_in_cube_roots_are_placed_without_sympy_at_a_rational_target():
+    """S^3 - 3 S + 10 = 11 again: its three formulas placed among the exact real roots, the
+    one at least 1 found, the two below dropped, as sympy's evaluation finds them."""
+    solved = equation.__wrapped__(SIZE**3 - 3 * SIZE + 10, SIZE, T)
+    placed = solved._placed(sympy.Integer(11))
+    assert placed is not None and len(placed) == 3
+    assert [found.value for found in placed.values() if found.value is not None] == [
+        sympy.CRootOf(SIZE**3 - 3 * SIZE - 1, 2)]
+    assert solved.roots_at(sympy.Integer(11)) == _by_sympy(SIZE**3 - 3 * SIZE + 10,
+                                                          sympy.Integer(11))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 5), st.integers(-40, 40), st.integers(-90, 90), st.integers(-50, 50),
+       st.integers(0, 3), st.integers(1, 9), st.integers(1, 400), st.integers(1, 7))
+def test_placed_formulas_give_what_sympys_evaluation_gives(a, b, c, e, f, g, p, q):
+    """formula_roots against sympy's path on random cubic quotients N/D at rational targets:
+    the same roots (the same exact values, in order), sides and closed forms; and the floors
+    of the roots it placed as sympy's."""
+    quantity = (a * SIZE**3 + b * SIZE**2 + c * SIZE + e) / (f * SIZE + g)
+    target = sympy.Rational(p, q)
+    found = equation.__wrapped__(quantity, SIZE, T).roots_at(target)
+    assert found == _by_sympy(quantity, target)
+    for root in found:  # the integer bounds, from the brackets formula_roots kept
+        for value in (root.value, -root.value, root.value / 3):
+            floor = exact_floor(value)  # None for a radical (sympy's floor then answers)
+            assert floor == int(sympy.floor(value)) or (
+                floor is None and not value.has(sympy.CRootOf))
+
+
+def test_placed_formulas_at_rational_roots_are_those_rationals():
+    """(S - 2)(S - 3)(S - 5) = 0 at the target 30: the three formulas are 2, 3 and 5, each
+    with its side (the cubic rises through 2 and 5, falls through 3), as sympy finds them."""
+    quantity = SIZE**3 - 10 * SIZE**2 + 31 * SIZE
+    solved = equation.__wrapped__(quantity, SIZE, T)
+    assert solved._placed(sympy.Integer(30)) is not None
+    found = solved.roots_at(sympy.Integer(30))
+    assert [(root.value, root.side) for root in found] == [
+        (2, Side.ABOVE), (3, Side.BELOW), (5, Side.ABOVE)]
+    assert found == _by_sympy(quantity, sympy.Integer(30))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-60, 60), min_size=4, max_size=4).filter(lambda c: c[0] != 0),
+       st.sampled_from([sympy.Integer(1), sympy.Integer(-64), sympy.Rational(3, 7),
+                        sympy.Rational(-5, 2)]))
+def test_the_floor_of_a_scaled_real_root_is_sympys(coefficients, scale):
+    """exact_floor of q * CRootOf (formula_roots.root_floor: Sturm counts, no evaluation
+    past a double's guess) against sympy's floor, on every real root of random cubics."""
+    for root in sympy.Poly(coefficients, SIZE).real_roots():
+        value = scale * root
+        assert exact_floor(value) == int(sympy.floor(value))
+
+
+def test_a_target_where_the_cubic_loses_its_degree_is_left_to_sympy():
+    """(S^3 + S)/(S^3/2 + 1) = 2 clears to S - 2 = 0 (its cubic term is 0 there): the
+    cubic's formulas divide by zero, so formula_roots answers nothing and sympy's path
+    answers as before there (formula_roots does at the targets around it, the same)."""
+    quantity = (SIZE**3 + SIZE) / (SIZE**3 / 2 + 1)
+    solved = equation.__wrapped__(quantity, SIZE, T)
+    assert solved._placed(sympy.Integer(2)) is None
+    assert solved._placed(sympy.Rational(5, 2)) is not None
+    for target in (sympy.Integer(2), sympy.Rational(5, 2), sympy.Rational(3, 2)):
+        assert solved.roots_at(target) == _by_sympy(quantity, target)

@@ -1,7 +1,8 @@
 """The cleared equation P(x, t) = N(x) - t D(x) of degree 1 or 2 in the size x with rational
 coefficients, as a table of Python fractions: what `equations` asks of it at each target t
 (a machine's ridge or capacity) is then integer arithmetic, where sympy substitutes the
-target into a Poly, and counts real roots by Sturm sequences, machine after machine."""
+target into a Poly, and counts real roots by Sturm sequences, machine after machine.
+`terms_in` reads P's coefficients, of any degree, from the ring."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from fractions import Fraction
 
 import sympy
 
+from .quotients import polynomial_terms
 from .surds import polynomial_sign_at
 
 Coefficients = list[Fraction]  # lowest power first
@@ -66,3 +68,30 @@ def has_root_from_one(coefficients: Coefficients) -> bool:
 
 def _exact(number: sympy.Rational) -> Fraction:
     return Fraction(int(number.p), int(number.q))
+
+
+def terms_in(expr: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol
+             ) -> dict[tuple[int, int], Fraction] | None:
+    """expr's nonzero coefficients by their powers of (variable, target), as sympy's Poly in
+    the two over ZZ or QQ has them, read from the ring (Poly reads the expression again,
+    most of a crossing's first question); None where its coefficients are not rational."""
+    written = polynomial_terms(expr)
+    if written is None:
+        if expr.is_Rational:
+            return {(0, 0): Fraction(int(expr.p), int(expr.q))} if expr else {}
+        polynomial = sympy.Poly(expr, variable, target)
+        if polynomial.domain not in (sympy.ZZ, sympy.QQ):
+            return None
+        return {powers: Fraction(int(value.p), int(value.q))
+                for powers, value in polynomial.terms() if value}
+    symbols, found = written
+    if not set(symbols) <= {variable, target}:
+        return None
+    place = [0 if symbol == variable else 1 for symbol in symbols]
+    terms = {}
+    for exponents, value in found:
+        powers = [0, 0]
+        for position, exponent in zip(place, exponents):
+            powers[position] = exponent
+        terms[powers[0], powers[1]] = Fraction(int(value.p), int(value.q))
+    return terms

@@ -19,7 +19,8 @@ from sympy.core.assumptions import check_assumptions
 from ..base.kinds import Side
 from ..base.records import record
 from ..base.symbols import text_key
-from .cleared import ClearedQuadratic
+from .cleared import ClearedQuadratic, terms_in
+from .formula_roots import Placed, can_evaluate, placed_at
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quadratic import quadratic_roots
 from .quotients import cancel, factored, polynomial_terms
@@ -89,6 +90,7 @@ class Equation:
         if self.candidates is None:
             return numeric_roots(self.quantity, self.variable, target_value)
         roots: list[Root] = []
+        placed = self._placed(target_value)
         # xreplace, not subs: a symbol for a number needs none of subs' matching, and subs
         # into a conjunction of relations compares each argument with false and true
         at_target = {self.target: target_value}
@@ -97,6 +99,12 @@ class Equation:
             # a root in the target alone is a number here, which shows itself whether it is
             # a size: its condition is needed only to be printed
             numeric = target_value.is_number and candidate.free_symbols <= {self.target}
+            if placed is not None and candidate in placed:
+                found = placed[candidate]
+                if found.value is not None and all(root.value != found.value for root in roots):
+                    roots.append(Root(candidate, self.condition(candidate), found.value,
+                                      found.side))
+                continue
             if not numeric and self.condition(candidate).xreplace(at_target) is sympy.false:
                 continue  # a root on some machine, not on this one
             value = candidate.xreplace(at_target)
@@ -129,6 +137,34 @@ class Equation:
             return None
         return polynomial.real_roots()
 
+    def _placed(self, target_value: sympy.Expr) -> dict[sympy.Expr, Placed] | None:
+        """The candidates in cube roots at a rational target, each placed among the cleared
+        polynomial's exact real roots there (formula_roots); None where that is left to
+        sympy's substitution and evaluation."""
+        if not self._formulas or not target_value.is_Rational or self._terms is None:
+            return None
+        found = placed_at(self._formulas, self.target, self.variable, self._terms,
+                          target_value)
+        return None if found is None else dict(zip(self._formulas, found))
+
+    @cached_property
+    def _formulas(self) -> tuple[sympy.Expr, ...]:
+        """The candidates in cube roots of the target alone, for formula_roots; none where
+        one holds what it cannot evaluate."""
+        formulas = tuple(candidate for candidate in self.candidates or ()
+                         if candidate.free_symbols <= {self.target}
+                         and beyond_square_roots(candidate))
+        return formulas if all(map(can_evaluate, formulas)) else ()
+
+    @cached_property
+    def _terms(self) -> dict[tuple[int, int], Fraction] | None:
+        """The cleared polynomial's coefficients by powers of (variable, target), where it
+        is one in those two alone with rational coefficients."""
+        if self.cleared is None or not self.cleared.free_symbols <= {self.variable,
+                                                                      self.target}:
+            return None
+        return terms_in(self.cleared, self.variable, self.target)
+
     def _no_root_from_one(self, target_value: sympy.Expr) -> bool:
         """True when, at this target, the cleared polynomial has no real root at or above 1,
         counted exactly: the closed form, solved once for every machine, would find none
@@ -143,10 +179,7 @@ class Equation:
         degree 1 or 2 in the variable (other sizes set), for `_no_root_from_one` and the
         slope's sign. Higher degrees are left to the closed form: sympy may have none, and
         the numeric search that replaces it must answer as before."""
-        if self.cleared is None or not self.cleared.free_symbols <= {self.variable,
-                                                                      self.target}:
-            return None
-        terms = _terms_in(self.cleared, self.variable, self.target)
+        terms = self._terms
         if terms is None:
             return None
         degree = max((power for power, _ in terms), default=0)
@@ -174,33 +207,6 @@ def equation(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol)
     if cleared.has(variable) and not cleared.is_polynomial(variable):
         return Equation(quantity, variable, target, None)
     return Equation(quantity, variable, target, cleared)
-
-
-def _terms_in(expr: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol
-              ) -> dict[tuple[int, int], Fraction] | None:
-    """expr's nonzero coefficients by their powers of (variable, target), as sympy's Poly in
-    the two over ZZ or QQ has them, read from the ring (Poly reads the expression again,
-    most of a crossing's first question); None where its coefficients are not rational."""
-    written = polynomial_terms(expr)
-    if written is None:
-        if expr.is_Rational:
-            return {(0, 0): Fraction(int(expr.p), int(expr.q))} if expr else {}
-        polynomial = sympy.Poly(expr, variable, target)
-        if polynomial.domain not in (sympy.ZZ, sympy.QQ):
-            return None
-        return {powers: Fraction(int(value.p), int(value.q))
-                for powers, value in polynomial.terms() if value}
-    symbols, found = written
-    if not set(symbols) <= {variable, target}:
-        return None
-    place = [0 if symbol == variable else 1 for symbol in symbols]
-    terms = {}
-    for exponents, value in found:
-        powers = [0, 0]
-        for position, exponent in zip(place, exponents):
-            powers[position] = exponent
-        terms[powers[0], powers[1]] = Fraction(int(value.p), int(value.q))
-    return terms
 
 
 def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol,

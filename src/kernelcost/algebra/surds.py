@@ -12,6 +12,8 @@ from fractions import Fraction
 
 import sympy
 
+from .formula_roots import root_floor
+
 _ZERO, _ONE = Fraction(0), Fraction(1)
 
 
@@ -124,11 +126,12 @@ def polynomial_sign_at(coefficients: Sequence[Fraction], value: sympy.Expr) -> i
 
 def exact_floor(value: sympy.Expr) -> int | None:
     """floor(value) for a rational or a + b sqrt(q), in exact arithmetic from a double's
-    guess (sympy's floor asks the assumptions of the radical first: milliseconds a root);
-    None for any other number, and past 2**52, where the guess can be far off."""
+    guess (sympy's floor asks the assumptions of the radical first: milliseconds a root), or
+    for a rational times a real CRootOf (formula_roots.root_floor); None for any other
+    number, and past 2**52, where the guess can be far off."""
     parts = _surd(value)
     if parts is None:
-        return None
+        return root_floor(value)
     rational, coefficient, radicand = parts
     guess = float(rational) + float(coefficient) * math.sqrt(float(radicand))
     if not abs(guess) < 2**52:

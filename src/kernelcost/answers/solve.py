@@ -83,6 +83,10 @@ class RidgeEquation:
     work_class: WorkClass = WorkClass.TENSOR  # whose ceiling is the peak of the ridge
     # (cost.main_class)
     searched_to: int | None = None  # a form with Sums: where its numeric search stopped
+    # each closed-form root in the size itself, by root: every machine's ridge has the same
+    # roots in closed form, and subs rebuilds the whole formula (the cubic's: hundreds of nodes)
+    renamed: dict[sympy.Expr, sympy.Expr] = field(default_factory=dict, compare=False,
+                                                  repr=False)
 
     def crossings(self, machine: Machine, precision: str) -> list[Crossing]:
         """One Crossing per positive real root at this machine's ridge, or one with value
@@ -90,8 +94,7 @@ class RidgeEquation:
         ridge = ridge_value(machine, precision, self.level, self.work_class)
 
         def crossing(root: _Root | None) -> Crossing:
-            expr = None if root is None or root.expr is None else root.expr.subs(
-                self.variable, self.symbol)
+            expr = None if root is None or root.expr is None else self._renamed(root.expr)
             return Crossing(
                 machine=machine.id, precision=precision, level=self.level,
                 parameter=str(self.symbol), value=None if root is None else root.value,
@@ -100,6 +103,11 @@ class RidgeEquation:
                 ridge=ridge, known_limit=self.known_limit, searched_to=self.searched_to)
 
         return [crossing(root) for root in self.equation.roots_at(ridge)] or [crossing(None)]
+
+    def _renamed(self, expr: sympy.Expr) -> sympy.Expr:
+        if expr not in self.renamed:
+            self.renamed[expr] = expr.subs(self.variable, self.symbol)
+        return self.renamed[expr]
 
 
 def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = Level.GLOBAL,
