@@ -30,6 +30,11 @@ if TYPE_CHECKING:
 # busy machine does not fail a count that fits (the command's watchdog bounds the wall clock).
 DEFAULT_BUDGET_S = 60.0
 
+# what a min/max node becomes while its coefficient is read: one symbol for every call
+# (no answer kept holds it), so that sympy's cache answers the expressions built around it
+# again
+_EXTREMUM = sympy.Dummy("extremum")
+
 
 class Facts:
     """What the spec assumes about its sizes, used to simplify and to prove signs."""
@@ -282,7 +287,7 @@ class Facts:
         """c*min(a, b) + r >= 0 with c >= 0 needs both c*a + r and c*b + r, and c*max(a, b) + r
         needs one of them; a coefficient c <= 0 swaps the two rules. c of unknown sign, or
         one that holds the node itself, proves nothing."""
-        stand_in = sympy.Dummy("extremum")
+        stand_in = _EXTREMUM
         coefficient = derivative(expr.xreplace({node: stand_in}), stand_in)
         if stand_in in coefficient.free_symbols:
             return False
