@@ -15,7 +15,6 @@ from .counters import CounterView, largest_value, node_bound
 from .facts import Facts
 from .loops import Loop
 
-
 # what a node becomes while its slope is read: one symbol for every node and call, so that
 # sympy's cache answers a min/max built around it again (each build orders its arguments,
 # milliseconds where no order is proven); it never outlives the call that substitutes it
