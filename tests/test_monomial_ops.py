@@ -1,9 +1,11 @@
 """monomial_ops: sympy's monomial arithmetic compiled with the package is sympy's own. The
-file holds the functions sympy's templates write, each under its own text; each gives what
-sympy's exec'd function gives; a text it does not hold is exec'd as sympy does."""
+file holds the functions sympy's templates write; each gives what sympy's exec'd function
+gives; under patched() a ring takes them, and past the number of generators held (or under
+another version of sympy) sympy's own."""
 
 from pathlib import Path
 
+import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 from sympy.polys.domains import ZZ
@@ -16,28 +18,28 @@ from kernelcost.algebra.sympy_scope import patched, sympys_own
 
 
 def test_the_compiled_bodies_are_those_monomial_ops_writes():
-    """algebra/monomial_bodies.py as monomial_ops.monomial_bodies_source() writes it (after a
-    sympy upgrade that changes a template: write it again)."""
+    """algebra/monomial_bodies.py as monomial_ops.monomial_bodies_source() writes it from
+    the templates of the sympy installed (after a sympy upgrade: write it again)."""
     assert Path(monomial_bodies.__file__).read_text(encoding="utf-8") == (
         monomial_ops.monomial_bodies_source())
+    assert sympy.__version__ == monomial_bodies.SYMPY_VERSION
 
 
-def test_each_body_is_compiled_from_the_text_it_is_held_under():
-    assert len(monomial_bodies.BODIES) == 7 * monomial_ops.MOST_GENERATORS
-    for text, function in monomial_bodies.BODIES.items():
-        names: dict = {}
-        exec(text, names)  # noqa: S102 - sympy's own template text, as sympy runs it
-        (built,) = (value for key, value in names.items() if key != "__builtins__")
+def _exec(text: str):
+    names: dict = {}
+    exec(text, names)  # noqa: S102 - sympy's own template text, as sympy's _build runs it
+    (function,) = (value for key, value in names.items() if key != "__builtins__")
+    return function
+
+
+def test_each_body_is_compiled_from_its_template():
+    assert len(monomial_bodies.BODIES) == (len(monomial_ops.OPERATIONS)
+                                           * monomial_ops.MOST_GENERATORS)
+    for (operation, ngens), function in monomial_bodies.BODIES.items():
+        built = _exec(monomial_ops.template_text(operation, ngens))
         assert function.__name__ == built.__name__
         for part in ("co_code", "co_consts", "co_names", "co_varnames", "co_argcount"):
             assert getattr(function.__code__, part) == getattr(built.__code__, part)
-
-
-def _sympys(operation: str, ngens: int):
-    """sympy's function, exec'd from its template whatever is in place."""
-    template = getattr(MonomialOps, operation).__wrapped__
-    return monomial_ops._SYMPY_BUILD(None, template(monomial_ops._Writer(ngens)),
-                                     f"monomial_{operation}")
 
 
 _monomials = st.integers(1, monomial_ops.MOST_GENERATORS).flatmap(
@@ -47,27 +49,17 @@ _monomials = st.integers(1, monomial_ops.MOST_GENERATORS).flatmap(
 
 @tiered(200)
 @given(_monomials)
-def test_each_operation_is_sympys(drawn):
+def test_each_operation_gives_what_sympys_gives(drawn):
     first, second, power = drawn
-    ngens = len(first)
-    for operation in monomial_ops._OPERATIONS:
-        ours = MonomialOps.__dict__[operation].__wrapped__(_Ours(ngens))
-        theirs = _sympys(operation, ngens)
+    for operation in monomial_ops.OPERATIONS:
+        ours = monomial_bodies.BODIES[operation, len(first)]
+        theirs = _exec(monomial_ops.template_text(operation, len(first)))
         if operation == "pow":
             assert ours(first, power) == theirs(first, power)
         elif operation == "mulpow":
             assert ours(first, second, power) == theirs(first, second, power)
         else:
             assert ours(first, second) == theirs(first, second)
-
-
-class _Ours(monomial_ops._Writer):
-    """A template's instance whose _build is kernelcost's, held texts only."""
-
-    def _build(self, code, name):  # type: ignore[override]
-        function = monomial_bodies.BODIES[code]
-        assert function.__name__ == name
-        return function
 
 
 def test_a_ring_takes_the_compiled_functions_and_computes_as_sympy():
@@ -77,11 +69,21 @@ def test_a_ring_takes_the_compiled_functions_and_computes_as_sympy():
         names = ", ".join(f"x{index}" for index in range(ngens))
         with patched():
             polynomial_ring, *gens = ring(names, ZZ)
-            held = polynomial_ring.monomial_mul in monomial_bodies.BODIES.values()
-            ours = ((gens[0] + gens[-1])**3 * (gens[0] - 2)).gcd((gens[0] + gens[-1])**2)
-            ours_text = str(ours)
+            held = all(getattr(polynomial_ring, f"monomial_{operation}")
+                       in monomial_bodies.BODIES.values()
+                       for operation in monomial_ops.OPERATIONS)
+            ours = str(((gens[0] + gens[-1])**3 * (gens[0] - 2)).gcd((gens[0] + gens[-1])**2))
         assert held == (ngens <= monomial_ops.MOST_GENERATORS)
         with sympys_own():
             polynomial_ring, *gens = ring(names, ZZ)
+            assert polynomial_ring.monomial_mul not in monomial_bodies.BODIES.values()
             theirs = ((gens[0] + gens[-1])**3 * (gens[0] - 2)).gcd((gens[0] + gens[-1])**2)
-        assert ours_text == str(theirs)
+        assert ours == str(theirs)
+
+
+def test_under_another_version_of_sympy_the_makers_are_sympys(monkeypatch):
+    monkeypatch.setattr(monomial_bodies, "SYMPY_VERSION", "0.0")
+    with patched():
+        function = vars(MonomialOps)["lcm"](MonomialOps(5))
+    assert function is not monomial_bodies.BODIES["lcm", 5]
+    assert function((1, 4, 0, 2, 2), (3, 1, 0, 2, 5)) == (3, 4, 0, 2, 5)

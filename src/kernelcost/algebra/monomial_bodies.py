@@ -1,11 +1,12 @@
 """sympy's monomial arithmetic (MonomialOps) for 1 to 12 generators, compiled with
-the package, each function under the text sympy's template writes. Written by
+the package: each function as sympy's template writes it. Written by
 monomial_ops.monomial_bodies_source(); tests/test_monomial_ops.py holds this file
 to it."""
 
 # mypy: ignore-errors
 # ruff: noqa
 
+SYMPY_VERSION = '1.14.0'
 BODIES = {}
 
 def monomial_mul(A, B):
@@ -13,27 +14,27 @@ def monomial_mul(A, B):
     (b0,) = B
     return (a0 + b0,)
 
-BODIES['def monomial_mul(A, B):\n    (a0,) = A\n    (b0,) = B\n    return (a0 + b0,)\n'] = monomial_mul
+BODIES['mul', 1] = monomial_mul
 
 def monomial_pow(A, k):
     (a0,) = A
     return (a0*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0,) = A\n    return (a0*k,)\n'] = monomial_pow
+BODIES['pow', 1] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0,) = A
     (b0,) = B
     return (a0 + b0*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0,) = A\n    (b0,) = B\n    return (a0 + b0*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 1] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0,) = A
     (b0,) = B
     return (a0 - b0,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0,) = A\n    (b0,) = B\n    return (a0 - b0,)\n'] = monomial_ldiv
+BODIES['ldiv', 1] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0,) = A
@@ -42,48 +43,48 @@ def monomial_div(A, B):
     if r0 < 0: return None
     return (r0,)
 
-BODIES['def monomial_div(A, B):\n    (a0,) = A\n    (b0,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    return (r0,)\n'] = monomial_div
+BODIES['div', 1] = monomial_div
 
 def monomial_lcm(A, B):
     (a0,) = A
     (b0,) = B
     return (a0 if a0 >= b0 else b0,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0,) = A\n    (b0,) = B\n    return (a0 if a0 >= b0 else b0,)\n'] = monomial_lcm
+BODIES['lcm', 1] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0,) = A
     (b0,) = B
     return (a0 if a0 <= b0 else b0,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0,) = A\n    (b0,) = B\n    return (a0 if a0 <= b0 else b0,)\n'] = monomial_gcd
+BODIES['gcd', 1] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1,) = A
     (b0, b1,) = B
     return (a0 + b0, a1 + b1,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1,) = A\n    (b0, b1,) = B\n    return (a0 + b0, a1 + b1,)\n'] = monomial_mul
+BODIES['mul', 2] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1,) = A
     return (a0*k, a1*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1,) = A\n    return (a0*k, a1*k,)\n'] = monomial_pow
+BODIES['pow', 2] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1,) = A
     (b0, b1,) = B
     return (a0 + b0*k, a1 + b1*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1,) = A\n    (b0, b1,) = B\n    return (a0 + b0*k, a1 + b1*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 2] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1,) = A
     (b0, b1,) = B
     return (a0 - b0, a1 - b1,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1,) = A\n    (b0, b1,) = B\n    return (a0 - b0, a1 - b1,)\n'] = monomial_ldiv
+BODIES['ldiv', 2] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1,) = A
@@ -94,48 +95,48 @@ def monomial_div(A, B):
     if r1 < 0: return None
     return (r0, r1,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1,) = A\n    (b0, b1,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    return (r0, r1,)\n'] = monomial_div
+BODIES['div', 2] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1,) = A
     (b0, b1,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1,) = A\n    (b0, b1,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1,)\n'] = monomial_lcm
+BODIES['lcm', 2] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1,) = A
     (b0, b1,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1,) = A\n    (b0, b1,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1,)\n'] = monomial_gcd
+BODIES['gcd', 2] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1, a2,) = A
     (b0, b1, b2,) = B
     return (a0 + b0, a1 + b1, a2 + b2,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1, a2,) = A\n    (b0, b1, b2,) = B\n    return (a0 + b0, a1 + b1, a2 + b2,)\n'] = monomial_mul
+BODIES['mul', 3] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1, a2,) = A
     return (a0*k, a1*k, a2*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1, a2,) = A\n    return (a0*k, a1*k, a2*k,)\n'] = monomial_pow
+BODIES['pow', 3] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1, a2,) = A
     (b0, b1, b2,) = B
     return (a0 + b0*k, a1 + b1*k, a2 + b2*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1, a2,) = A\n    (b0, b1, b2,) = B\n    return (a0 + b0*k, a1 + b1*k, a2 + b2*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 3] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1, a2,) = A
     (b0, b1, b2,) = B
     return (a0 - b0, a1 - b1, a2 - b2,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1, a2,) = A\n    (b0, b1, b2,) = B\n    return (a0 - b0, a1 - b1, a2 - b2,)\n'] = monomial_ldiv
+BODIES['ldiv', 3] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1, a2,) = A
@@ -148,48 +149,48 @@ def monomial_div(A, B):
     if r2 < 0: return None
     return (r0, r1, r2,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1, a2,) = A\n    (b0, b1, b2,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    r2 = a2 - b2\n    if r2 < 0: return None\n    return (r0, r1, r2,)\n'] = monomial_div
+BODIES['div', 3] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1, a2,) = A
     (b0, b1, b2,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1, a2,) = A\n    (b0, b1, b2,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2,)\n'] = monomial_lcm
+BODIES['lcm', 3] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1, a2,) = A
     (b0, b1, b2,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1, a2,) = A\n    (b0, b1, b2,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2,)\n'] = monomial_gcd
+BODIES['gcd', 3] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1, a2, a3,) = A
     (b0, b1, b2, b3,) = B
     return (a0 + b0, a1 + b1, a2 + b2, a3 + b3,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1, a2, a3,) = A\n    (b0, b1, b2, b3,) = B\n    return (a0 + b0, a1 + b1, a2 + b2, a3 + b3,)\n'] = monomial_mul
+BODIES['mul', 4] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1, a2, a3,) = A
     return (a0*k, a1*k, a2*k, a3*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1, a2, a3,) = A\n    return (a0*k, a1*k, a2*k, a3*k,)\n'] = monomial_pow
+BODIES['pow', 4] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1, a2, a3,) = A
     (b0, b1, b2, b3,) = B
     return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1, a2, a3,) = A\n    (b0, b1, b2, b3,) = B\n    return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 4] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1, a2, a3,) = A
     (b0, b1, b2, b3,) = B
     return (a0 - b0, a1 - b1, a2 - b2, a3 - b3,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1, a2, a3,) = A\n    (b0, b1, b2, b3,) = B\n    return (a0 - b0, a1 - b1, a2 - b2, a3 - b3,)\n'] = monomial_ldiv
+BODIES['ldiv', 4] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1, a2, a3,) = A
@@ -204,48 +205,48 @@ def monomial_div(A, B):
     if r3 < 0: return None
     return (r0, r1, r2, r3,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1, a2, a3,) = A\n    (b0, b1, b2, b3,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    r2 = a2 - b2\n    if r2 < 0: return None\n    r3 = a3 - b3\n    if r3 < 0: return None\n    return (r0, r1, r2, r3,)\n'] = monomial_div
+BODIES['div', 4] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1, a2, a3,) = A
     (b0, b1, b2, b3,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1, a2, a3,) = A\n    (b0, b1, b2, b3,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3,)\n'] = monomial_lcm
+BODIES['lcm', 4] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1, a2, a3,) = A
     (b0, b1, b2, b3,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1, a2, a3,) = A\n    (b0, b1, b2, b3,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3,)\n'] = monomial_gcd
+BODIES['gcd', 4] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1, a2, a3, a4,) = A
     (b0, b1, b2, b3, b4,) = B
     return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1, a2, a3, a4,) = A\n    (b0, b1, b2, b3, b4,) = B\n    return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4,)\n'] = monomial_mul
+BODIES['mul', 5] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1, a2, a3, a4,) = A
     return (a0*k, a1*k, a2*k, a3*k, a4*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1, a2, a3, a4,) = A\n    return (a0*k, a1*k, a2*k, a3*k, a4*k,)\n'] = monomial_pow
+BODIES['pow', 5] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1, a2, a3, a4,) = A
     (b0, b1, b2, b3, b4,) = B
     return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1, a2, a3, a4,) = A\n    (b0, b1, b2, b3, b4,) = B\n    return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 5] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1, a2, a3, a4,) = A
     (b0, b1, b2, b3, b4,) = B
     return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1, a2, a3, a4,) = A\n    (b0, b1, b2, b3, b4,) = B\n    return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4,)\n'] = monomial_ldiv
+BODIES['ldiv', 5] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1, a2, a3, a4,) = A
@@ -262,48 +263,48 @@ def monomial_div(A, B):
     if r4 < 0: return None
     return (r0, r1, r2, r3, r4,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1, a2, a3, a4,) = A\n    (b0, b1, b2, b3, b4,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    r2 = a2 - b2\n    if r2 < 0: return None\n    r3 = a3 - b3\n    if r3 < 0: return None\n    r4 = a4 - b4\n    if r4 < 0: return None\n    return (r0, r1, r2, r3, r4,)\n'] = monomial_div
+BODIES['div', 5] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1, a2, a3, a4,) = A
     (b0, b1, b2, b3, b4,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1, a2, a3, a4,) = A\n    (b0, b1, b2, b3, b4,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4,)\n'] = monomial_lcm
+BODIES['lcm', 5] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1, a2, a3, a4,) = A
     (b0, b1, b2, b3, b4,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1, a2, a3, a4,) = A\n    (b0, b1, b2, b3, b4,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4,)\n'] = monomial_gcd
+BODIES['gcd', 5] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1, a2, a3, a4, a5,) = A
     (b0, b1, b2, b3, b4, b5,) = B
     return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1, a2, a3, a4, a5,) = A\n    (b0, b1, b2, b3, b4, b5,) = B\n    return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5,)\n'] = monomial_mul
+BODIES['mul', 6] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1, a2, a3, a4, a5,) = A
     return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1, a2, a3, a4, a5,) = A\n    return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k,)\n'] = monomial_pow
+BODIES['pow', 6] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1, a2, a3, a4, a5,) = A
     (b0, b1, b2, b3, b4, b5,) = B
     return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1, a2, a3, a4, a5,) = A\n    (b0, b1, b2, b3, b4, b5,) = B\n    return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 6] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1, a2, a3, a4, a5,) = A
     (b0, b1, b2, b3, b4, b5,) = B
     return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1, a2, a3, a4, a5,) = A\n    (b0, b1, b2, b3, b4, b5,) = B\n    return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5,)\n'] = monomial_ldiv
+BODIES['ldiv', 6] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1, a2, a3, a4, a5,) = A
@@ -322,48 +323,48 @@ def monomial_div(A, B):
     if r5 < 0: return None
     return (r0, r1, r2, r3, r4, r5,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1, a2, a3, a4, a5,) = A\n    (b0, b1, b2, b3, b4, b5,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    r2 = a2 - b2\n    if r2 < 0: return None\n    r3 = a3 - b3\n    if r3 < 0: return None\n    r4 = a4 - b4\n    if r4 < 0: return None\n    r5 = a5 - b5\n    if r5 < 0: return None\n    return (r0, r1, r2, r3, r4, r5,)\n'] = monomial_div
+BODIES['div', 6] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1, a2, a3, a4, a5,) = A
     (b0, b1, b2, b3, b4, b5,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1, a2, a3, a4, a5,) = A\n    (b0, b1, b2, b3, b4, b5,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5,)\n'] = monomial_lcm
+BODIES['lcm', 6] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1, a2, a3, a4, a5,) = A
     (b0, b1, b2, b3, b4, b5,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1, a2, a3, a4, a5,) = A\n    (b0, b1, b2, b3, b4, b5,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5,)\n'] = monomial_gcd
+BODIES['gcd', 6] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1, a2, a3, a4, a5, a6,) = A
     (b0, b1, b2, b3, b4, b5, b6,) = B
     return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1, a2, a3, a4, a5, a6,) = A\n    (b0, b1, b2, b3, b4, b5, b6,) = B\n    return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6,)\n'] = monomial_mul
+BODIES['mul', 7] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1, a2, a3, a4, a5, a6,) = A
     return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1, a2, a3, a4, a5, a6,) = A\n    return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k,)\n'] = monomial_pow
+BODIES['pow', 7] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1, a2, a3, a4, a5, a6,) = A
     (b0, b1, b2, b3, b4, b5, b6,) = B
     return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1, a2, a3, a4, a5, a6,) = A\n    (b0, b1, b2, b3, b4, b5, b6,) = B\n    return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 7] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1, a2, a3, a4, a5, a6,) = A
     (b0, b1, b2, b3, b4, b5, b6,) = B
     return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1, a2, a3, a4, a5, a6,) = A\n    (b0, b1, b2, b3, b4, b5, b6,) = B\n    return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6,)\n'] = monomial_ldiv
+BODIES['ldiv', 7] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1, a2, a3, a4, a5, a6,) = A
@@ -384,48 +385,48 @@ def monomial_div(A, B):
     if r6 < 0: return None
     return (r0, r1, r2, r3, r4, r5, r6,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1, a2, a3, a4, a5, a6,) = A\n    (b0, b1, b2, b3, b4, b5, b6,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    r2 = a2 - b2\n    if r2 < 0: return None\n    r3 = a3 - b3\n    if r3 < 0: return None\n    r4 = a4 - b4\n    if r4 < 0: return None\n    r5 = a5 - b5\n    if r5 < 0: return None\n    r6 = a6 - b6\n    if r6 < 0: return None\n    return (r0, r1, r2, r3, r4, r5, r6,)\n'] = monomial_div
+BODIES['div', 7] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1, a2, a3, a4, a5, a6,) = A
     (b0, b1, b2, b3, b4, b5, b6,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1, a2, a3, a4, a5, a6,) = A\n    (b0, b1, b2, b3, b4, b5, b6,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6,)\n'] = monomial_lcm
+BODIES['lcm', 7] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1, a2, a3, a4, a5, a6,) = A
     (b0, b1, b2, b3, b4, b5, b6,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1, a2, a3, a4, a5, a6,) = A\n    (b0, b1, b2, b3, b4, b5, b6,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6,)\n'] = monomial_gcd
+BODIES['gcd', 7] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7,) = B
     return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6, a7 + b7,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7,) = B\n    return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6, a7 + b7,)\n'] = monomial_mul
+BODIES['mul', 8] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1, a2, a3, a4, a5, a6, a7,) = A
     return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k, a7*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1, a2, a3, a4, a5, a6, a7,) = A\n    return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k, a7*k,)\n'] = monomial_pow
+BODIES['pow', 8] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1, a2, a3, a4, a5, a6, a7,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7,) = B
     return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k, a7 + b7*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1, a2, a3, a4, a5, a6, a7,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7,) = B\n    return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k, a7 + b7*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 8] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7,) = B
     return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6, a7 - b7,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7,) = B\n    return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6, a7 - b7,)\n'] = monomial_ldiv
+BODIES['ldiv', 8] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7,) = A
@@ -448,48 +449,48 @@ def monomial_div(A, B):
     if r7 < 0: return None
     return (r0, r1, r2, r3, r4, r5, r6, r7,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    r2 = a2 - b2\n    if r2 < 0: return None\n    r3 = a3 - b3\n    if r3 < 0: return None\n    r4 = a4 - b4\n    if r4 < 0: return None\n    r5 = a5 - b5\n    if r5 < 0: return None\n    r6 = a6 - b6\n    if r6 < 0: return None\n    r7 = a7 - b7\n    if r7 < 0: return None\n    return (r0, r1, r2, r3, r4, r5, r6, r7,)\n'] = monomial_div
+BODIES['div', 8] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6, a7 if a7 >= b7 else b7,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6, a7 if a7 >= b7 else b7,)\n'] = monomial_lcm
+BODIES['lcm', 8] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6, a7 if a7 <= b7 else b7,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6, a7 if a7 <= b7 else b7,)\n'] = monomial_gcd
+BODIES['gcd', 8] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B
     return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6, a7 + b7, a8 + b8,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B\n    return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6, a7 + b7, a8 + b8,)\n'] = monomial_mul
+BODIES['mul', 9] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A
     return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k, a7*k, a8*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A\n    return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k, a7*k, a8*k,)\n'] = monomial_pow
+BODIES['pow', 9] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B
     return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k, a7 + b7*k, a8 + b8*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B\n    return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k, a7 + b7*k, a8 + b8*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 9] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B
     return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6, a7 - b7, a8 - b8,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B\n    return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6, a7 - b7, a8 - b8,)\n'] = monomial_ldiv
+BODIES['ldiv', 9] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A
@@ -514,48 +515,48 @@ def monomial_div(A, B):
     if r8 < 0: return None
     return (r0, r1, r2, r3, r4, r5, r6, r7, r8,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    r2 = a2 - b2\n    if r2 < 0: return None\n    r3 = a3 - b3\n    if r3 < 0: return None\n    r4 = a4 - b4\n    if r4 < 0: return None\n    r5 = a5 - b5\n    if r5 < 0: return None\n    r6 = a6 - b6\n    if r6 < 0: return None\n    r7 = a7 - b7\n    if r7 < 0: return None\n    r8 = a8 - b8\n    if r8 < 0: return None\n    return (r0, r1, r2, r3, r4, r5, r6, r7, r8,)\n'] = monomial_div
+BODIES['div', 9] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6, a7 if a7 >= b7 else b7, a8 if a8 >= b8 else b8,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6, a7 if a7 >= b7 else b7, a8 if a8 >= b8 else b8,)\n'] = monomial_lcm
+BODIES['lcm', 9] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6, a7 if a7 <= b7 else b7, a8 if a8 <= b8 else b8,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6, a7 if a7 <= b7 else b7, a8 if a8 <= b8 else b8,)\n'] = monomial_gcd
+BODIES['gcd', 9] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B
     return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6, a7 + b7, a8 + b8, a9 + b9,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B\n    return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6, a7 + b7, a8 + b8, a9 + b9,)\n'] = monomial_mul
+BODIES['mul', 10] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A
     return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k, a7*k, a8*k, a9*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A\n    return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k, a7*k, a8*k, a9*k,)\n'] = monomial_pow
+BODIES['pow', 10] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B
     return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k, a7 + b7*k, a8 + b8*k, a9 + b9*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B\n    return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k, a7 + b7*k, a8 + b8*k, a9 + b9*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 10] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B
     return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6, a7 - b7, a8 - b8, a9 - b9,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B\n    return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6, a7 - b7, a8 - b8, a9 - b9,)\n'] = monomial_ldiv
+BODIES['ldiv', 10] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A
@@ -582,48 +583,48 @@ def monomial_div(A, B):
     if r9 < 0: return None
     return (r0, r1, r2, r3, r4, r5, r6, r7, r8, r9,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    r2 = a2 - b2\n    if r2 < 0: return None\n    r3 = a3 - b3\n    if r3 < 0: return None\n    r4 = a4 - b4\n    if r4 < 0: return None\n    r5 = a5 - b5\n    if r5 < 0: return None\n    r6 = a6 - b6\n    if r6 < 0: return None\n    r7 = a7 - b7\n    if r7 < 0: return None\n    r8 = a8 - b8\n    if r8 < 0: return None\n    r9 = a9 - b9\n    if r9 < 0: return None\n    return (r0, r1, r2, r3, r4, r5, r6, r7, r8, r9,)\n'] = monomial_div
+BODIES['div', 10] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6, a7 if a7 >= b7 else b7, a8 if a8 >= b8 else b8, a9 if a9 >= b9 else b9,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6, a7 if a7 >= b7 else b7, a8 if a8 >= b8 else b8, a9 if a9 >= b9 else b9,)\n'] = monomial_lcm
+BODIES['lcm', 10] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6, a7 if a7 <= b7 else b7, a8 if a8 <= b8 else b8, a9 if a9 <= b9 else b9,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6, a7 if a7 <= b7 else b7, a8 if a8 <= b8 else b8, a9 if a9 <= b9 else b9,)\n'] = monomial_gcd
+BODIES['gcd', 10] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B
     return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6, a7 + b7, a8 + b8, a9 + b9, a10 + b10,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B\n    return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6, a7 + b7, a8 + b8, a9 + b9, a10 + b10,)\n'] = monomial_mul
+BODIES['mul', 11] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A
     return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k, a7*k, a8*k, a9*k, a10*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A\n    return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k, a7*k, a8*k, a9*k, a10*k,)\n'] = monomial_pow
+BODIES['pow', 11] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B
     return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k, a7 + b7*k, a8 + b8*k, a9 + b9*k, a10 + b10*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B\n    return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k, a7 + b7*k, a8 + b8*k, a9 + b9*k, a10 + b10*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 11] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B
     return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6, a7 - b7, a8 - b8, a9 - b9, a10 - b10,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B\n    return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6, a7 - b7, a8 - b8, a9 - b9, a10 - b10,)\n'] = monomial_ldiv
+BODIES['ldiv', 11] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A
@@ -652,48 +653,48 @@ def monomial_div(A, B):
     if r10 < 0: return None
     return (r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    r2 = a2 - b2\n    if r2 < 0: return None\n    r3 = a3 - b3\n    if r3 < 0: return None\n    r4 = a4 - b4\n    if r4 < 0: return None\n    r5 = a5 - b5\n    if r5 < 0: return None\n    r6 = a6 - b6\n    if r6 < 0: return None\n    r7 = a7 - b7\n    if r7 < 0: return None\n    r8 = a8 - b8\n    if r8 < 0: return None\n    r9 = a9 - b9\n    if r9 < 0: return None\n    r10 = a10 - b10\n    if r10 < 0: return None\n    return (r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10,)\n'] = monomial_div
+BODIES['div', 11] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6, a7 if a7 >= b7 else b7, a8 if a8 >= b8 else b8, a9 if a9 >= b9 else b9, a10 if a10 >= b10 else b10,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6, a7 if a7 >= b7 else b7, a8 if a8 >= b8 else b8, a9 if a9 >= b9 else b9, a10 if a10 >= b10 else b10,)\n'] = monomial_lcm
+BODIES['lcm', 11] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6, a7 if a7 <= b7 else b7, a8 if a8 <= b8 else b8, a9 if a9 <= b9 else b9, a10 if a10 <= b10 else b10,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6, a7 if a7 <= b7 else b7, a8 if a8 <= b8 else b8, a9 if a9 <= b9 else b9, a10 if a10 <= b10 else b10,)\n'] = monomial_gcd
+BODIES['gcd', 11] = monomial_gcd
 
 def monomial_mul(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B
     return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6, a7 + b7, a8 + b8, a9 + b9, a10 + b10, a11 + b11,)
 
-BODIES['def monomial_mul(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B\n    return (a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5, a6 + b6, a7 + b7, a8 + b8, a9 + b9, a10 + b10, a11 + b11,)\n'] = monomial_mul
+BODIES['mul', 12] = monomial_mul
 
 def monomial_pow(A, k):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A
     return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k, a7*k, a8*k, a9*k, a10*k, a11*k,)
 
-BODIES['def monomial_pow(A, k):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A\n    return (a0*k, a1*k, a2*k, a3*k, a4*k, a5*k, a6*k, a7*k, a8*k, a9*k, a10*k, a11*k,)\n'] = monomial_pow
+BODIES['pow', 12] = monomial_pow
 
 def monomial_mulpow(A, B, k):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B
     return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k, a7 + b7*k, a8 + b8*k, a9 + b9*k, a10 + b10*k, a11 + b11*k,)
 
-BODIES['def monomial_mulpow(A, B, k):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B\n    return (a0 + b0*k, a1 + b1*k, a2 + b2*k, a3 + b3*k, a4 + b4*k, a5 + b5*k, a6 + b6*k, a7 + b7*k, a8 + b8*k, a9 + b9*k, a10 + b10*k, a11 + b11*k,)\n'] = monomial_mulpow
+BODIES['mulpow', 12] = monomial_mulpow
 
 def monomial_ldiv(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B
     return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6, a7 - b7, a8 - b8, a9 - b9, a10 - b10, a11 - b11,)
 
-BODIES['def monomial_ldiv(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B\n    return (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5, a6 - b6, a7 - b7, a8 - b8, a9 - b9, a10 - b10, a11 - b11,)\n'] = monomial_ldiv
+BODIES['ldiv', 12] = monomial_ldiv
 
 def monomial_div(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A
@@ -724,18 +725,18 @@ def monomial_div(A, B):
     if r11 < 0: return None
     return (r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11,)
 
-BODIES['def monomial_div(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B\n    r0 = a0 - b0\n    if r0 < 0: return None\n    r1 = a1 - b1\n    if r1 < 0: return None\n    r2 = a2 - b2\n    if r2 < 0: return None\n    r3 = a3 - b3\n    if r3 < 0: return None\n    r4 = a4 - b4\n    if r4 < 0: return None\n    r5 = a5 - b5\n    if r5 < 0: return None\n    r6 = a6 - b6\n    if r6 < 0: return None\n    r7 = a7 - b7\n    if r7 < 0: return None\n    r8 = a8 - b8\n    if r8 < 0: return None\n    r9 = a9 - b9\n    if r9 < 0: return None\n    r10 = a10 - b10\n    if r10 < 0: return None\n    r11 = a11 - b11\n    if r11 < 0: return None\n    return (r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11,)\n'] = monomial_div
+BODIES['div', 12] = monomial_div
 
 def monomial_lcm(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B
     return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6, a7 if a7 >= b7 else b7, a8 if a8 >= b8 else b8, a9 if a9 >= b9 else b9, a10 if a10 >= b10 else b10, a11 if a11 >= b11 else b11,)
 
-BODIES['def monomial_lcm(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B\n    return (a0 if a0 >= b0 else b0, a1 if a1 >= b1 else b1, a2 if a2 >= b2 else b2, a3 if a3 >= b3 else b3, a4 if a4 >= b4 else b4, a5 if a5 >= b5 else b5, a6 if a6 >= b6 else b6, a7 if a7 >= b7 else b7, a8 if a8 >= b8 else b8, a9 if a9 >= b9 else b9, a10 if a10 >= b10 else b10, a11 if a11 >= b11 else b11,)\n'] = monomial_lcm
+BODIES['lcm', 12] = monomial_lcm
 
 def monomial_gcd(A, B):
     (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A
     (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B
     return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6, a7 if a7 <= b7 else b7, a8 if a8 <= b8 else b8, a9 if a9 <= b9 else b9, a10 if a10 <= b10 else b10, a11 if a11 <= b11 else b11,)
 
-BODIES['def monomial_gcd(A, B):\n    (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,) = A\n    (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11,) = B\n    return (a0 if a0 <= b0 else b0, a1 if a1 <= b1 else b1, a2 if a2 <= b2 else b2, a3 if a3 <= b3 else b3, a4 if a4 <= b4 else b4, a5 if a5 <= b5 else b5, a6 if a6 <= b6 else b6, a7 if a7 <= b7 else b7, a8 if a8 <= b8 else b8, a9 if a9 <= b9 else b9, a10 if a10 <= b10 else b10, a11 if a11 <= b11 else b11,)\n'] = monomial_gcd
+BODIES['gcd', 12] = monomial_gcd
