@@ -8,6 +8,7 @@ import pytest
 import sympy
 from hypothesis import example, given
 from hypothesis import strategies as st
+from test_quotients import wide_expressions
 from test_rational_eval import SIZES, expressions
 from tiers import tiered
 
@@ -240,3 +241,37 @@ def test_a_form_past_the_operations_limit_has_no_leading_term_or_limit(monkeypat
     small = sympy.Min(sympy.ceiling(M / W), N)  # under the limit: settled as before
     monkeypatch.undo()
     assert Asymptotics(small).limit([M]) == N
+
+
+def _nodes(expr) -> int:
+    count, pending = 0, [expr]
+    while pending:
+        count += 1
+        pending.extend(pending.pop().args)
+    return count
+
+
+_coefficients = st.sampled_from([1, -1, 3, sympy.Rational(2, 3), sympy.Rational(-5, 7)])
+
+
+@tiered(400)
+@given(wide_expressions, _coefficients, wide_expressions)
+def test_count_ops_counts_at_most_four_operations_a_node(first, coefficient, second):
+    """The bound _past_operations rests on, over products and quotients that fraction
+    splits (a rational distributing over a sum in the numerator or the denominator)."""
+    for expr in (first, coefficient * first * second, coefficient * first / second,
+                 coefficient * (first + second) / (second - 3),
+                 sympy.Mul(coefficient, first + second, second, evaluate=False)):
+        if not expr.has(sympy.Sum):
+            assert sympy.count_ops(expr) <= 4 * _nodes(expr)
+
+
+@tiered(100)
+@given(wide_expressions, st.integers(1, 150))
+def test_past_operations_is_count_ops_past_the_limit(form, copies):
+    """Sums of up to 150 shifted copies of a random form, on both sides of the limit (a
+    fifth of them past it)."""
+    expr = sympy.Add(*[form.xreplace({N: N + shift, M: M + 2 * shift, T: T + shift})
+                       for shift in range(copies)])
+    assert asymptotic._past_operations(expr) == (sympy.count_ops(expr)
+                                                 > asymptotic.MAX_OPERATIONS)

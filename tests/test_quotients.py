@@ -11,6 +11,7 @@ import sympy
 from hypothesis import HealthCheck, assume, given
 from hypothesis import strategies as st
 from sympy.polys.domains import ZZ
+from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import ring
 from tiers import tiered
 
@@ -27,6 +28,7 @@ from kernelcost.algebra.quotients import (
     readable_expanded,
     scaled,
 )
+from kernelcost.algebra.ring_order import sorted_generators
 from kernelcost.base.symbols import size_symbol
 
 N, M, T = (size_symbol(name) for name in ("N", "M", "T"))
@@ -291,3 +293,19 @@ def test_factor_list_is_sympys_on_products_of_sums(scale, parts):
         expected_coefficient, expected_factors = product.factor_list()
         assert coefficient == expected_coefficient
         assert sorted(map(str, factors)) == sorted(map(str, expected_factors))
+
+
+# generators as rings meet them: sizes, the quotients facts make (K__over__T), names that
+# end in digits (sympy orders x2 before x10), the names sympy orders first, calls, Dummies
+_GENERATOR_POOL = [*(atom for atom in WIDE_ATOMS if atom.free_symbols and not atom.is_Add),
+                   *(sympy.Symbol(name, integer=True, positive=True) for name in (
+                       "x2", "x10", "x", "y", "z", "a", "t1", "K__over__T", "_i0_t", "WM")),
+                   sympy.Symbol("x2"), sympy.Dummy("x2"), sympy.ceiling(M / T + 1)]
+
+
+@tiered(200)
+@given(st.lists(st.sampled_from(_GENERATOR_POOL), max_size=8, unique=True))
+def test_sorted_generators_is_sympys_order(generators):
+    """ring_order.sorted_generators is sympy's _sort_gens, order and ties included (a
+    Symbol and a Dummy of one name keep the order given)."""
+    assert sorted_generators(generators) == _sort_gens(list(generators))

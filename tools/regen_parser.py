@@ -48,6 +48,76 @@ SILENT_LOGGER = ("class _SilentLogger:\n"
                  "    def __getattr__(self, name):\n"
                  "        return lambda *args, **kwargs: None\n\n\n"
                  "logger = _SilentLogger()\n")
+# A lexer state's scanner compiles one regular expression of the terminals the state accepts,
+# on the state's first token: some thirty a spec, 4 ms of every command. The shared scanner
+# (kernelcost's, not lark's) matches with one expression of every terminal of the grammar,
+# compiled once, in the order the states use: where the terminal it finds is one the state
+# accepts, no terminal the state accepts before it matches there, so it is the state's own
+# answer; where it is not, the state's terminals after it are tried one by one, in order, as
+# the state's alternation tries them. A test holds its tokens to lark's on every spec.
+OWN_SCANNER = "        return Scanner(terminals, self.g_regex_flags, self.re, self.use_bytes)\n"
+SHARED_SCANNER_CALL = ("        return SharedScanner(terminals, self.terminals_by_name, "
+                       "self.g_regex_flags, self.re,\n"
+                       "                             self.use_bytes)\n")
+SCANNER_CLASS = "class Scanner:\n"
+SHARED_SCANNER = '''# id of a grammar's terminals_by_name -> (the dict, its scanner, terminal ranks)
+_SHARED_SCANNERS = {}
+
+
+def _terminal_order(terminal):
+    return (-terminal.priority, -terminal.pattern.max_width, -len(terminal.pattern.value),
+            terminal.name)
+
+
+class SharedScanner:
+    """A lexer state's Scanner, its answers from one scanner of every terminal of the grammar
+    (tools/regen_parser.py says why)."""
+
+    def __init__(self, terminals, terminals_by_name, g_regex_flags, re_, use_bytes):
+        self.terminals = terminals
+        self.g_regex_flags = g_regex_flags
+        self.re_ = re_
+        self.use_bytes = use_bytes
+        self.allowed_types = {t.name for t in terminals}
+        found = _SHARED_SCANNERS.get(id(terminals_by_name))
+        if found is None:
+            everything = sorted(terminals_by_name.values(), key=_terminal_order)
+            found = (terminals_by_name, Scanner(everything, g_regex_flags, re_, use_bytes),
+                     {t.name: rank for rank, t in enumerate(everything)})
+            _SHARED_SCANNERS[id(terminals_by_name)] = found
+        _, self.shared, self.rank = found
+        self._singles = {}
+        self._own = None
+
+    def match(self, text, pos):
+        found = self.shared.match(text, pos)
+        if found is None or found[1] in self.allowed_types:
+            return found
+        rank = self.rank[found[1]]
+        for terminal in self.terminals:
+            if self.rank[terminal.name] > rank:
+                m = self._single(terminal).match(text.text, pos, text.end)
+                if m:
+                    return m.group(0), terminal.name
+        return None
+
+    def _single(self, terminal):
+        compiled = self._singles.get(terminal.name)
+        if compiled is None:
+            pattern = terminal.pattern.to_regexp()
+            if self.use_bytes:
+                pattern = pattern.encode('latin-1')
+            compiled = self._singles[terminal.name] = self.re_.compile(pattern,
+                                                                        self.g_regex_flags)
+        return compiled
+
+    def fullmatch(self, text):
+        if self._own is None:
+            self._own = Scanner(self.terminals, self.g_regex_flags, self.re_, self.use_bytes)
+        return self._own.fullmatch(text)
+
+
+'''
 EXPRESSION_PARSER = ("def Expression_StandAlone(**kwargs):\n"
                      "  return Lark._load_from_dict(EXPRESSION_DATA, EXPRESSION_MEMO, **kwargs)\n")
 
@@ -96,6 +166,10 @@ def generated() -> str:
     assert all(runtime_and_tables.count(line) == 1 for line in LOGGER), "lark's logger changed"
     runtime_and_tables = (runtime_and_tables.replace(LOGGER[0], "")
                           .replace(LOGGER[1], SILENT_LOGGER).replace(LOGGER[2], ""))
+    assert runtime_and_tables.count(OWN_SCANNER) == 1, "lark's basic lexer has changed"
+    assert runtime_and_tables.count(SCANNER_CLASS) == 1, "lark's scanner has changed"
+    runtime_and_tables = (runtime_and_tables.replace(OWN_SCANNER, SHARED_SCANNER_CALL)
+                          .replace(SCANNER_CLASS, SHARED_SCANNER + SCANNER_CLASS))
     data, memo = built(grammar, start="expr").memo_serialize([TerminalDef, Rule])
     return (HEADER + runtime_and_tables.replace(UNUSED_IMPORT, "")
             + f"EXPRESSION_DATA = (\n{data}\n)\nEXPRESSION_MEMO = (\n{memo}\n)\n"

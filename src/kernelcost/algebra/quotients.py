@@ -33,12 +33,12 @@ from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.polys.domains import ZZ
 from sympy.polys.orderings import lex
 from sympy.polys.polyerrors import GeneratorsNeeded, PolynomialError
-from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing, sring
 from sympy.simplify.simplify import signsimp
 
 from .common_factors import factor_terms_of
 from .lowest_terms import lowest_terms
+from .ring_order import sorted_generators
 
 # what sympy's preparation passes rewrite beyond the numerator's canonical form (Sum,
 # Product, Integral: factor_terms reaches into the limits' expression), and what they must
@@ -139,7 +139,7 @@ def polynomial_terms(expr: sympy.Expr) -> tuple[tuple, list[tuple[tuple, sympy.R
 def _ring(generators: frozenset[sympy.Expr]) -> PolyRing:
     """The ring over the integers sring would build on these generators, in its order: kept,
     as the forms of one spec share their sizes, and sympy orders generators by their text."""
-    return PolyRing(_sort_gens(list(generators)), ZZ, lex)
+    return PolyRing(sorted_generators(generators), ZZ, lex)
 
 
 class _NotWrittenOut(Exception):

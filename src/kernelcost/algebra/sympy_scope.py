@@ -1,12 +1,13 @@
 """kernelcost's deductions and shortcuts in sympy's place, only while kernelcost computes.
 
-Five modules replace functions of sympy's, each naming what it replaces and why:
+Six modules replace functions of sympy's, each naming what it replaces and why:
 `sound_signs` (sympy's sign and integrality deductions less the two that prove false facts
 about sizes), `number_facts` (a rational number's facts found once for each kind of
 number), `rounding` (floor and ceiling of integer expressions without sympy's questions),
-`term_factors` (a term's factors from a dict without sympifying the dict) and `texts` (the
-order of a sum's terms and a product's precedence, for the printers). All but
-sound_signs give sympy's own answers, which their property tests check against sympy.
+`term_factors` (a term's factors from a dict without sympifying the dict), `texts` (the
+order of a sum's terms and a product's precedence, for the printers) and `monomial_ops`
+(a polynomial ring's monomial arithmetic compiled with the package, not exec'd). All but
+sound_signs give sympy's own answers, which their tests check against sympy.
 
 A caller's process is left as it was. `patched()`, a context manager and a decorator that
 the public API enters, puts the replacements in place when the first caller enters and
@@ -26,11 +27,11 @@ from contextlib import contextmanager
 
 import sympy
 
-from . import number_facts, rounding, sound_signs, term_factors, texts
+from . import monomial_ops, number_facts, rounding, sound_signs, term_factors, texts
 from .sympy_patch import Patch
 
 PATCHES: tuple[Patch, ...] = (*sound_signs.PATCHES, *number_facts.PATCHES, *rounding.PATCHES,
-                              *term_factors.PATCHES, *texts.PATCHES)
+                              *term_factors.PATCHES, *texts.PATCHES, *monomial_ops.PATCHES)
 
 _thread = threading.local()  # .on: this thread's override of the process's default
 _lock = threading.Lock()

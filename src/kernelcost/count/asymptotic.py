@@ -32,6 +32,27 @@ _REMAINDER = "remainder"
 MAX_OPERATIONS = 500
 
 
+# sympy's count_ops charges a node at most its arguments plus two (a product split into
+# numerator and denominator, a negation, a division) and walks no node twice, save the
+# terms of a sum a rational distributes over when it splits a product (one more each): so
+# it counts at most 4 operations a node of the tree, and 5 is a margin
+_OPERATIONS_PER_NODE = 5
+
+
+def _past_operations(expr: sympy.Expr) -> bool:
+    """sympy.count_ops(expr) > MAX_OPERATIONS, asked of sympy only where the tree has more
+    than MAX_OPERATIONS / _OPERATIONS_PER_NODE nodes: counting them takes a twentieth of
+    count_ops's time, and the forms of the shipped specs have fewer (some 120 at most)."""
+    most = MAX_OPERATIONS // _OPERATIONS_PER_NODE
+    nodes, pending = 0, [expr]
+    while pending:
+        nodes += 1
+        if nodes > most:
+            return sympy.count_ops(expr) > MAX_OPERATIONS
+        pending.extend(pending.pop().args)
+    return False
+
+
 def _smooth(expr: sympy.Expr, growing: Iterable[sympy.Symbol]) -> sympy.Expr:
     """Each floor or ceiling of a growing argument as its argument plus a remainder symbol,
     inner roundings too (a replaced node is not searched again in the same pass)."""
@@ -143,8 +164,7 @@ class Asymptotics:
         # a sum left open has no polynomial form in the scale, and settling the min/max of
         # its bounds, or sympy's limit, searches for minutes (a four-deep stepped triangle)
         # to find nothing; so does a form past MAX_OPERATIONS
-        self._unreadable = expr.has(sympy.Sum) or \
-            sympy.count_ops(expr) > MAX_OPERATIONS
+        self._unreadable = expr.has(sympy.Sum) or _past_operations(expr)
 
     def _growing(self, growing: Iterable[sympy.Symbol]) -> tuple[sympy.Symbol, ...]:
         return tuple(s for s in growing if s in self.free_symbols)

@@ -7,6 +7,7 @@ False means "not proven", never "negative"."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import sympy
 
+from ..algebra import rational_eval
 from ..algebra.quotients import cancel, factor
 from ..algebra.shifted import shifted_nonnegative, shifted_sign
 from ..base import tree as ast
@@ -29,6 +31,11 @@ if TYPE_CHECKING:
 # leaving the user waiting; KERNELCOST_BUDGET_S overrides it. Counted in CPU time, so that a
 # busy machine does not fail a count that fits (the command's watchdog bounds the wall clock).
 DEFAULT_BUDGET_S = 60.0
+
+# what a min/max node becomes while its coefficient is read: one symbol for every call
+# (no answer kept holds it), so that sympy's cache answers the expressions built around it
+# again
+_EXTREMUM = sympy.Dummy("extremum")
 
 
 class Facts:
@@ -216,16 +223,26 @@ class Facts:
         """expr is negative at some point its symbols' own assumptions allow: the variants
         prove only what holds at every such point, so the search through them (a
         millisecond or more) can be skipped. Not tried where bounds narrow expr's sizes (a
-        slack that holds one of them), at a few small points: all ones, all twos, and
-        1, 2, 3, ... in both orders (T - K is negative at K = 2, T = 1)."""
+        slack that holds one of them), at a few small points: all ones, all twos, 1, 2,
+        3, ... in both orders (T - K is negative at K = 2, T = 1), and each size at 3 with
+        the others at 1 (B*S/P - 1 at P = 3: a quotient of sizes against a number)."""
         if expr.free_symbols & self._slack_symbols():
             return False
         symbols = sorted(expr.free_symbols, key=sympy.default_sort_key)
+        one, three = sympy.Integer(1), sympy.Integer(3)
         counting = [sympy.Integer(n) for n in range(1, len(symbols) + 1)]
-        points = ([sympy.Integer(1)] * len(symbols), [sympy.Integer(2)] * len(symbols),
-                  counting, counting[::-1])
+        points = ([one] * len(symbols), [sympy.Integer(2)] * len(symbols),
+                  counting, counting[::-1],
+                  *([three if place == raised else one for place in range(len(symbols))]
+                    for raised in range(len(symbols))))
+        plan = rational_eval.compiled(expr, tuple(symbols))
         for values in points:
             if not all(_admits(symbol, value) for symbol, value in zip(symbols, values)):
+                continue
+            if plan is not None:  # the number xreplace gives, in integers; none where 1/0
+                with contextlib.suppress(ZeroDivisionError):
+                    if plan([int(value) for value in values])[0] < 0:
+                        return True
                 continue
             value = expr.xreplace(dict(zip(symbols, values)))
             if value.is_Rational and value < 0:
@@ -282,7 +299,7 @@ class Facts:
         """c*min(a, b) + r >= 0 with c >= 0 needs both c*a + r and c*b + r, and c*max(a, b) + r
         needs one of them; a coefficient c <= 0 swaps the two rules. c of unknown sign, or
         one that holds the node itself, proves nothing."""
-        stand_in = sympy.Dummy("extremum")
+        stand_in = _EXTREMUM
         coefficient = derivative(expr.xreplace({node: stand_in}), stand_in)
         if stand_in in coefficient.free_symbols:
             return False

@@ -43,6 +43,9 @@ class Footprints:
         self.summer = summer
         # traffic, footprints, keep scopes and blocks ask for the same unions again
         self._unions: dict[tuple[tuple[AccessSite, ...], int], Footprint] = {}
+        # and the same sites seen from the same depth: unions, boxes and whole-nest ranges
+        # of one site from one region (a view is read, never changed)
+        self._views: dict[tuple[AccessSite, int], CounterView] = {}
         self.ranges = IndexRanges(facts)
 
     def union(self, sites: list[AccessSite], outer_depth: int) -> Footprint:
@@ -52,10 +55,17 @@ class Footprints:
             self._unions[key] = self._union(sites, outer_depth)
         return self._unions[key]
 
+    def view(self, site: AccessSite, outer_depth: int) -> CounterView:
+        """The site seen from the region at outer_depth, built once."""
+        key = (site, outer_depth)
+        if key not in self._views:
+            self._views[key] = CounterView(site, outer_depth)
+        return self._views[key]
+
     def _union(self, sites: list[AccessSite], outer_depth: int) -> Footprint:
         if not sites:
             return Footprint(sympy.Integer(0), True)
-        views = [CounterView(site, outer_depth) for site in sites]
+        views = [self.view(site, outer_depth) for site in sites]
         distinct = list({(view.indices, view.trips): view for view in views}.values())
         if len(distinct) == 1:
             return self._single(distinct[0])
@@ -258,7 +268,7 @@ class Footprints:
     def box(self, sites: list[AccessSite], outer_depth: int) -> Box | None:
         """Per dimension (lowest, highest) index the sites reach while the loops from
         outer_depth in run; None where a range has no bound."""
-        views = [CounterView(site, outer_depth) for site in sites]
+        views = [self.view(site, outer_depth) for site in sites]
         outer = views[0].outer
         box = []
         for dim in range(len(views[0].indices)):
@@ -305,7 +315,7 @@ class Footprints:
         left in a fill would be split at every sum over the outer loops, term by term, which
         takes minutes for a 4-deep nest; a fill made of sizes only sums at once."""
         lows, highs = [], []
-        for view in (CounterView(view.site, 0) for view in views):
+        for view in (self.view(view.site, 0) for view in views):
             low, high = self.ranges.interval(view.indices[dim], view)
             if low is None or high is None:
                 return view.extent[dim] - 1, sympy.Integer(0)

@@ -15,6 +15,11 @@ from .counters import CounterView, largest_value, node_bound
 from .facts import Facts
 from .loops import Loop
 
+# what a node becomes while its slope is read: one symbol for every node and call, so that
+# sympy's cache answers a min/max built around it again (each build orders its arguments,
+# milliseconds where no order is proven); it never outlives the call that substitutes it
+_STAND_IN = sympy.Dummy("node")
+
 
 class IndexRanges:
     """Bounds of index expressions under one kernel's facts."""
@@ -115,7 +120,7 @@ class IndexRanges:
                     node.args[0]):
                 expr = expr.xreplace({node: node.args[0]})  # whole: its own bound both ways
                 continue
-            stand_in = sympy.Dummy("node")
+            stand_in = _STAND_IN
             replaced = expr.xreplace({node: stand_in})
             if _held(replaced, stand_in):
                 # inside another rounding or min/max, the slope is a Heaviside step or an

@@ -23,7 +23,6 @@ from ..lang.check import CheckedKernel
 from ..lang.check_context import Tensor
 from .blocks import count_grid
 from .cost import WORK_CLASSES, Contraction, Cost, ScopeCost, TensorFootprint
-from .counters import CounterView
 from .facts import Facts
 from .fixup import fixup_bytes
 from .footprint import Footprint, Footprints
@@ -299,11 +298,10 @@ class _Counter:
             trips = trips.args[0]
         return self.facts.whole_ceiling(trips / grid.cluster_size)
 
-    @staticmethod
-    def _encloses_reduction(depth: int, site: AccessSite) -> bool:
+    def _encloses_reduction(self, depth: int, site: AccessSite) -> bool:
         """Every loop outside depth moves the target (directly, or through the bounds of the
         loops inside, as `i` in `i0..i0 + T` does): the region holds whole sums."""
-        indices = CounterView(site, depth).indices
+        indices = self.footprint.view(site, depth).indices
         return all(any(loop.var in index.free_symbols for index in indices)
                    for loop in site.loops[:depth])
 

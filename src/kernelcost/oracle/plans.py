@@ -99,8 +99,9 @@ def iterator_values(lo: Value, hi: Value, step: Value) -> Iterable[Value]:
 def trip_count(lo: Value, hi: Value, step: Value) -> int:
     """How many values iterator_values gives, without making them: len(range) holds only
     what fits a C ssize_t, and a bound such as n * 1e19 goes past it."""
-    return max(0, math.ceil((hi - lo) / step)) if not all(
-        isinstance(v, int) for v in (lo, hi, step)) else max(0, -((lo - hi) // step))
+    if isinstance(lo, int) and isinstance(hi, int) and isinstance(step, int):
+        return max(0, -((lo - hi) // step))
+    return max(0, math.ceil((hi - lo) / step))
 
 
 @record(frozen=False)

@@ -108,27 +108,39 @@ class _DrawOrder:
                           for symbol in divisor.free_symbols}
         self.tile_like |= {symbol.name for symbol in kernel.defaults}
         self.bounds = _bounds_by_size(kernel)
+        self._orders: dict[frozenset[str], tuple[tuple[str, bool], ...]] = {}
 
     def draw(self, pick: Callable[[str, int], int], size_top: int, tile_top: int,
              pinned: Mapping[str, int] | None = None) -> dict[str, int]:
         values = {name: value for name, value in (pinned or {}).items()
                   if name in self.parameters}
-        pending = [name for name in self.parameters if name not in values]
-        while pending:
-            ready = [name for name in pending if self._ready(name, values)]
-            name = ready[0] if ready else pending[0]  # a cycle of facts: draw freely
+        for name, ready in self._order(frozenset(values)):
             top = tile_top if name in self.tile_like else size_top
             if ready:
                 top = min([top] + [values[bound] - strict
                                    for bound, strict in self.bounds.get(name, ())])
             base = _divisors_lcm(self.divisors.get(name, ()), values) if ready else 1
             values[name] = base * pick(name, max(1, top // base))
-            pending.remove(name)
         return values
 
-    def _ready(self, name: str, values: Mapping[str, int]) -> bool:
-        return (all(names <= values.keys() for _, names in self.divisors.get(name, ()))
-                and all(bound in values for bound, _ in self.bounds.get(name, ())))
+    def _order(self, given: frozenset[str]) -> tuple[tuple[str, bool], ...]:
+        """The names a draw takes in turn, each with whether its divisors and bounds are
+        drawn before it (not where a cycle of facts leaves none ready: it is drawn freely).
+        The order depends on which names are given only, so it is found once for them."""
+        if given not in self._orders:
+            drawn, pending, order = set(given), [n for n in self.parameters if n not in given], []
+            while pending:
+                ready = [name for name in pending if self._ready(name, drawn)]
+                name = ready[0] if ready else pending[0]
+                order.append((name, bool(ready)))
+                drawn.add(name)
+                pending.remove(name)
+            self._orders[given] = tuple(order)
+        return self._orders[given]
+
+    def _ready(self, name: str, drawn: set[str]) -> bool:
+        return (all(names <= drawn for _, names in self.divisors.get(name, ()))
+                and all(bound in drawn for bound, _ in self.bounds.get(name, ())))
 
 
 def _bounds_by_size(kernel: CheckedKernel) -> dict[str, list[tuple[str, int]]]:

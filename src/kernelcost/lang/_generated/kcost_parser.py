@@ -1485,6 +1485,63 @@ def _create_unless(terminals, g_regex_flags, re_, use_bytes):
     return new_terminals, callback
 
 
+# id of a grammar's terminals_by_name -> (the dict, its scanner, terminal ranks)
+_SHARED_SCANNERS = {}
+
+
+def _terminal_order(terminal):
+    return (-terminal.priority, -terminal.pattern.max_width, -len(terminal.pattern.value),
+            terminal.name)
+
+
+class SharedScanner:
+    """A lexer state's Scanner, its answers from one scanner of every terminal of the grammar
+    (tools/regen_parser.py says why)."""
+
+    def __init__(self, terminals, terminals_by_name, g_regex_flags, re_, use_bytes):
+        self.terminals = terminals
+        self.g_regex_flags = g_regex_flags
+        self.re_ = re_
+        self.use_bytes = use_bytes
+        self.allowed_types = {t.name for t in terminals}
+        found = _SHARED_SCANNERS.get(id(terminals_by_name))
+        if found is None:
+            everything = sorted(terminals_by_name.values(), key=_terminal_order)
+            found = (terminals_by_name, Scanner(everything, g_regex_flags, re_, use_bytes),
+                     {t.name: rank for rank, t in enumerate(everything)})
+            _SHARED_SCANNERS[id(terminals_by_name)] = found
+        _, self.shared, self.rank = found
+        self._singles = {}
+        self._own = None
+
+    def match(self, text, pos):
+        found = self.shared.match(text, pos)
+        if found is None or found[1] in self.allowed_types:
+            return found
+        rank = self.rank[found[1]]
+        for terminal in self.terminals:
+            if self.rank[terminal.name] > rank:
+                m = self._single(terminal).match(text.text, pos, text.end)
+                if m:
+                    return m.group(0), terminal.name
+        return None
+
+    def _single(self, terminal):
+        compiled = self._singles.get(terminal.name)
+        if compiled is None:
+            pattern = terminal.pattern.to_regexp()
+            if self.use_bytes:
+                pattern = pattern.encode('latin-1')
+            compiled = self._singles[terminal.name] = self.re_.compile(pattern,
+                                                                        self.g_regex_flags)
+        return compiled
+
+    def fullmatch(self, text):
+        if self._own is None:
+            self._own = Scanner(self.terminals, self.g_regex_flags, self.re_, self.use_bytes)
+        return self._own.fullmatch(text)
+
+
 class Scanner:
     def __init__(self, terminals, g_regex_flags, re_, use_bytes):
         self.terminals = terminals
@@ -1733,7 +1790,8 @@ class BasicLexer(AbstractBasicLexer):
             else:
                 self.callback[type_] = f
 
-        return Scanner(terminals, self.g_regex_flags, self.re, self.use_bytes)
+        return SharedScanner(terminals, self.terminals_by_name, self.g_regex_flags, self.re,
+                             self.use_bytes)
 
     @property
     def scanner(self) -> Scanner:
