@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hand_counts import counts_at
 
-import kernelcost
 from kernelcost.answers.model import verdict
 from kernelcost.hardware.machinefile import load_machine
 
@@ -58,20 +58,9 @@ def test_the_rows_take_the_cp_async_path_and_one_split(L):
         assert device_splits(1, 32, L, static, H100_SMS) == 4
 
 
-def _counts(sizes: dict[str, int]):
-    cost = kernelcost.load(SPEC).cost()
-    values = {symbol: sizes[symbol.name] for symbol in cost.parameters
-              if symbol.name in sizes}
-    work = {cls.value: int(expr.subs(cost.defaults).subs(values))
-            for cls, expr in cost.work.items()}
-    traffic = {level.value: int(expr.subs(cost.defaults).subs(values))
-               for level, expr in cost.traffic.items()}
-    return cost, values, work, traffic
-
-
 def test_work_and_bytes_are_the_kernels_tiles_counted_by_hand():
     b, h, g, d, L, WM = 16, 32, 1, 128, 2000, 64
-    _, _, work, traffic = _counts({"b": b, "h": h, "L": L, "g": g})
+    _, _, work, traffic = counts_at(SPEC, {"b": b, "h": h, "L": L, "g": g})
     blocks = b * h // g  # tiles of the persistent scheduler: one 128-row block, one split
     tiles = -(-L // BN)  # 16 key tiles, the last of 80 keys
     # both MMAs over all 128 rows, the keys counted to L: 4 BM L d a block
@@ -88,7 +77,7 @@ def test_work_and_bytes_are_the_kernels_tiles_counted_by_hand():
 
 
 def test_one_block_an_sm_and_four_tiles_on_the_busiest_h100_sm():
-    cost, values, _, _ = _counts({"b": 16, "h": 32, "L": 2000, "g": 1})
+    cost, values, _, _ = counts_at(SPEC, {"b": 16, "h": 32, "L": 2000, "g": 1})
     result = verdict(cost, load_machine("h100"), values=values)
     occupancy = result.grid.occupancy
     # Q 128 x 128 and two stages of K and V 128 x 128, bf16: 160 KiB, one block an SM

@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hand_counts import counts_at
 
-import kernelcost
 from kernelcost.answers.model import verdict
 from kernelcost.hardware.machinefile import load_machine
 
@@ -47,21 +47,10 @@ def test_the_heuristic_keeps_one_split_at_the_corpus_sizes(L):
     assert num_splits_heuristic(8 * 8 * 1, 2 * H100_SMS, 2, 128) > 1
 
 
-def _counts(sizes: dict[str, int]):
-    cost = kernelcost.load(SPEC).cost()
-    values = {symbol: sizes[symbol.name] for symbol in cost.parameters
-              if symbol.name in sizes}
-    work = {cls.value: int(expr.subs(cost.defaults).subs(values))
-            for cls, expr in cost.work.items()}
-    traffic = {level.value: int(expr.subs(cost.defaults).subs(values))
-               for level, expr in cost.traffic.items()}
-    return cost, values, work, traffic
-
-
 @pytest.mark.parametrize("L", [32, 256])
 def test_work_and_bytes_are_the_kernels_tiles_counted_by_hand(L):
     b, h, g, d, BM, BN, WM = 64, 64, 8, 128, 64, 128, 16
-    _, _, work, traffic = _counts({"b": b, "h": h, "L": L})
+    _, _, work, traffic = counts_at(SPEC, {"b": b, "h": h, "L": L})
     blocks = b * (h // g)  # grid (1, b, h / g): flash_fwd_launch_template.h:104
     tiles = -(-L // BN)  # 128-key tiles, the last one whole to the MMAs
     # two MMAs a tile over the whole 64-row, 128-key tile: 2 x 2 BM BN d FLOP
@@ -86,7 +75,7 @@ def test_work_and_bytes_are_the_kernels_tiles_counted_by_hand(L):
 
 
 def test_occupancy_and_the_busiest_sm_on_an_h100():
-    cost, values, _, _ = _counts({"b": 64, "h": 64, "L": 32})
+    cost, values, _, _ = counts_at(SPEC, {"b": 64, "h": 64, "L": 32})
     result = verdict(cost, load_machine("h100"), values=values)
     occupancy = result.grid.occupancy
     # 80 KiB of shared memory a block (kernel_traits.h:109: Q 64 x 128 + K and V 128 x 128,
@@ -103,7 +92,7 @@ def test_occupancy_and_the_busiest_sm_on_an_h100():
 def test_no_work_is_counted_on_rows_past_the_cache():
     # L = 32 and L = 128 fill one 128-key tile alike: the same MMAs and exps, only the bytes
     # of the keys differ (32 x 128 x 2 B for K and V each, per block)
-    _, _, short_work, short = _counts({"b": 64, "h": 64, "L": 32})
-    _, _, long_work, long = _counts({"b": 64, "h": 64, "L": 128})
+    _, _, short_work, short = counts_at(SPEC, {"b": 64, "h": 64, "L": 32})
+    _, _, long_work, long = counts_at(SPEC, {"b": 64, "h": 64, "L": 128})
     assert short_work == long_work
     assert long["global"] - short["global"] == 512 * 2 * (128 - 32) * 128 * 2

@@ -9,6 +9,7 @@ import csv
 from pathlib import Path
 
 import pytest
+from hand_counts import counts_at
 from test_decode_attention_split import num_splits_heuristic
 
 import kernelcost
@@ -39,12 +40,7 @@ def test_the_heuristic_splits_only_the_single_head_runs_below_16384(S, H, d, P):
 
 def test_work_and_bytes_are_the_kernels_tiles_counted_by_hand():
     S, H, P, d, Br, Bc, WM = 1024, 1, 8, 128, 64, 128, 16
-    cost = kernelcost.load(SPEC).cost()
-    values = {s: {"S": S, "H": H, "P": P}[s.name] for s in cost.parameters
-              if s.name in ("S", "H", "P")}
-    work = {c.value: int(e.subs(cost.defaults).subs(values)) for c, e in cost.work.items()}
-    traffic = {lv.value: int(e.subs(cost.defaults).subs(values))
-               for lv, e in cost.traffic.items()}
+    cost, values, work, traffic = counts_at(SPEC, {"S": S, "H": H, "P": P})
     blocks = H * P * (S // Br)  # grid (query tile, split, batch x heads)
     assert int(cost.grid.blocks.subs(cost.defaults).subs(values)) == blocks == 128
     tiles = (S // P) // Bc  # key tiles a block runs: one of 128 keys at S = 1024, P = 8
@@ -100,14 +96,10 @@ def running_blocks(S: int, Br: int = 64, Bc: int = 128) -> list[tuple[int, int]]
 def test_the_causal_split_runs_the_blocks_below_the_diagonal_counted_by_hand():
     S, H, d, Br, Bc, WM = 1024, 1, 128, 64, 128, 16
     assert splits(S, H, d) == S // Bc == 8  # the causal run splits as the non-causal one
-    cost = kernelcost.load(CAUSAL).cost()
-    values = {s: {"S": S, "H": H}[s.name] for s in cost.parameters if s.name in ("S", "H")}
+    cost, values, work, traffic = counts_at(CAUSAL, {"S": S, "H": H})
     blocks = running_blocks(S)
     assert len(blocks) == 72  # of 8 x 16: split p runs the query tiles from p x Bc on
     assert int(cost.grid.blocks.subs(cost.defaults).subs(values)) == len(blocks)
-    work = {c.value: int(e.subs(cost.defaults).subs(values)) for c, e in cost.work.items()}
-    traffic = {lv.value: int(e.subs(cost.defaults).subs(values))
-               for lv, e in cost.traffic.items()}
     # each running block: the two MMAs over one whole 64 x 128 tile, the diagonal's included
     assert work["tensor"] == len(blocks) * 2 * 2 * Br * Bc * d
     assert traffic["shared"] == len(blocks) * (Br // WM) * (WM * d + 2 * Bc * d) * 2
