@@ -2,8 +2,8 @@
 15.10, 15.11): analyze, solve --for each size, sweep and plot --sweep each end in exit 0 or in
 a clear exit-2 error, never in "internal error" or a hang (solve for every size: some 20 s
 of CPU in all; a shipped spec's `analyze --json` is test_verify's, which also checks its
-verification). Called in process (kernelcost.cli.main): a subprocess
-a call would cost a second of start-up each."""
+verification; a shipped spec's plot is in the slow tier). Called in process
+(kernelcost.cli.main): a subprocess a call would cost a second of start-up each."""
 
 import re
 from pathlib import Path
@@ -51,9 +51,25 @@ def test_every_command_on_the_spec(spec, capsys, tmp_path):
     swept = names[0]
     assert run(["sweep", str(spec), "--sweep", f"{swept}=8..4096", "--points", "5",
                 "--machine", "h100", "--csv", *others(names, swept)], capsys) == 0
-    assert run(["plot", str(spec), "--machine", "h100", "--sweep", f"{swept}=8..4096",
-                *others(names, swept, spec), "-o", str(tmp_path / "figure.svg")],
-               capsys) == 0
+    if spec.parent.name != "specs":  # a shipped spec's figure: the slow twin below
+        plot(spec, capsys, tmp_path)
+
+
+# The slow tier: a shipped spec's figure draws the sweep and the first size's crossings that
+# the test above computes for every spec in the fast tier, and test_plot and test_plot_marks
+# draw and place a dozen shipped specs with their figures' numbers checked; what is left, the
+# drawing of each shipped spec, cost 0.6 s of CPU a spec (33 s, 7 % of the fast tier's).
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", [spec for spec in SPECS if spec.parent.name == "specs"],
+                         ids=lambda path: path.stem)
+def test_every_shipped_spec_plots(spec, capsys, tmp_path):
+    plot(spec, capsys, tmp_path)
+
+
+def plot(spec: Path, capsys, folder: Path) -> None:
+    names = parameters(spec)
+    assert run(["plot", str(spec), "--machine", "h100", "--sweep", f"{names[0]}=8..4096",
+                *others(names, names[0], spec), "-o", str(folder / "figure.svg")], capsys) == 0
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda path: path.stem)

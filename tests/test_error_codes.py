@@ -6,6 +6,7 @@ The source is read with `ast`, not run: a raise on a path no test reaches is che
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import tempfile
@@ -26,7 +27,10 @@ CLASSES = {cls.__name__: cls for cls in FAMILY_CLASSES.values()}
 CODE_OF_DIAGNOSTIC = {"lang/check.py", "lang/parse.py"}
 
 
+@functools.cache
 def sources() -> dict[str, ast.Module]:
+    """The package's modules parsed once a process (two scans read them; neither changes a
+    tree)."""
     return {str(path.relative_to(PACKAGE)): ast.parse(path.read_text("utf-8"))
             for path in sorted(PACKAGE.rglob("*.py")) if path.name != "kcost_parser.py"}
 

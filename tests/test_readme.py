@@ -5,6 +5,7 @@ console script, and the test command itself is not run again from inside its own
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 import subprocess
@@ -48,22 +49,33 @@ def test_the_readme_has_its_two_commands():
     assert any("pytest" in line for line in LINES)
 
 
-@pytest.mark.parametrize("line", [line for line in LINES if runnable(line)])
-def test_each_command_runs(line, tmp_path):
-    # in a folder that sees the repository's files as its own, so that a figure a command
-    # writes (`--curve curve.svg`) lands there, not in the checkout
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A folder that sees the repository's files as its own, so that a figure a command
+    writes (`--curve curve.svg`) lands there, not in the checkout."""
+    path = tmp_path_factory.mktemp("readme")
     for entry in ROOT.iterdir():
         if not entry.name.startswith("."):
-            (tmp_path / entry.name).symlink_to(entry)
-    command = runnable(line)
-    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+            (path / entry.name).symlink_to(entry)
+    return path
+
+
+@functools.cache
+def ran(line: str, folder: Path) -> subprocess.CompletedProcess:
+    """The line run as a program in `folder`, once a process: the first command's run is
+    also the one whose answer the README quotes."""
+    return subprocess.run(runnable(line), cwd=folder, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("line", [line for line in LINES if runnable(line)])
+def test_each_command_runs(line, folder):
+    done = ran(line, folder)
     assert done.returncode == 0, f"{line}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     assert "internal error" not in done.stderr
 
 
-def test_the_quoted_answer_is_what_the_first_command_prints():
-    first = runnable(LINES[0])
+def test_the_quoted_answer_is_what_the_first_command_prints(folder):
     quoted = README.split("per\nmemory level:\n\n```\n", 1)[1].split("```", 1)[0]
-    done = subprocess.run(first, cwd=ROOT, capture_output=True, text=True, timeout=300)
-    printed = " ".join(done.stdout.split())
+    printed = " ".join(ran(LINES[0], folder).stdout.split())
     assert " ".join(quoted.split()) in printed

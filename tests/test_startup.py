@@ -4,6 +4,8 @@ it does not use, nor, without a machine, for the model and the machine database;
 that do not verify do not load the enumeration, and `solve` loads no verdict model
 (bench/bench.py times the whole process)."""
 
+import functools
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -19,14 +21,21 @@ OTHER_COMMANDS = ("kernelcost.present.report.verdict_report", "kernelcost.presen
 MACHINE_STAGES = ("kernelcost.answers.model", "kernelcost.gpu.execution", "kernelcost.hardware")
 
 
-def loaded_after(arguments: list[str], watched: tuple[str, ...] = HEAVY) -> list[str]:
+def loaded_after(arguments: list[str], watched: tuple[str, ...] = HEAVY) -> str:
     """The watched modules (or packages) loaded once the command has run."""
-    code = ("import sys\nfrom kernelcost import cli\ncli.main(sys.argv[1:])\n"
+    return str(sorted(_loaded(tuple(arguments)) & set(watched)))
+
+
+@functools.cache
+def _loaded(arguments: tuple[str, ...]) -> frozenset[str]:
+    """Every module and package a fresh process holds once the command has run there: one
+    process a command, however many tests watch it for different modules."""
+    code = ("import json, sys\nfrom kernelcost import cli\ncli.main(sys.argv[1:])\n"
             "loaded = set(sys.modules) | {m.split('.')[0] for m in sys.modules}\n"
-            f"print(sorted(loaded & set({watched!r})), file=sys.stderr)")
+            "print(json.dumps(sorted(loaded)), file=sys.stderr)")
     completed = subprocess.run([sys.executable, "-c", code, *arguments], capture_output=True,
                                text=True, check=True)
-    return completed.stderr.strip().splitlines()[-1]
+    return frozenset(json.loads(completed.stderr.strip().splitlines()[-1]))
 
 
 def test_analyze_json_loads_no_plotting_sweeping_or_table_library():

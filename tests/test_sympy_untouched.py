@@ -5,6 +5,7 @@ interpreter, since what a process imported or patched cannot be undone in it."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -95,8 +96,10 @@ def collector():
 '''
 
 
+@functools.cache
 def _run(then: str) -> dict:
-    """The corpus's answers in a fresh interpreter, after `then` ran there."""
+    """The corpus's answers in a fresh interpreter, after `then` ran there (once a process:
+    both tests compare with sympy alone)."""
     program = "\n".join([STATE, "collector_before = collector()", "import sympy",
                          "held = state()", textwrap.dedent(then), CORPUS,
                          "print(json.dumps({'answers': answers, 'changed': changed(held), "
