@@ -14,18 +14,21 @@ from __future__ import annotations
 import random
 import re
 
-# the values of a size setting: numbers, and expressions of the spec's sizes `{p}` and `{q}`
-VALUES = ["0", "-1", "1", "0.5", "3", "10173", str(10**30), "1e19", "{p}", "{p} - 4096",
-          "4096 - {p}", "1 / ({p} - 4096)", "{p} / ({q} - 1)", "{p} * {q}", "min({p}, 0)",
-          "max({p}, 2) - 2", "{p} / 0", "nope + 1", "exp({p})", "{p} ** 2", "-{p}",
-          "1155 + 472 * {p} / 512", "({p} - 4096) * 2", "{p} - {q}", "{p} / {q}", "(({p}))"]
-# settings a header may gain; T a global tensor, I a grid iterator
-ADDED = ["instructions = {v}", "instructions = {v}", "width {T} = {w}", "width {T} = {v}",
-         "split_k {I} = {v}", "cluster {I} = {v}", "raster = grouped({v})", "registers = {v}",
-         "instructions = {v}, instructions = 7", "width {T} = 8, width {T} = 4", "width = 4",
-         "instructions {I} = 4"]
-WIDTHS = ["1", "2", "4", "8", "16", "3", "32", "0"]
-SIZES = ["1", "2", "3", "4", "64", "4095", "4096", "4097", "8192", "1e6", "1e15"]
+# the values of a size setting that the checker accepts and the sizes may break: zero,
+# negative or a division by zero at p = 4096 (`{p}`, `{q}`: the spec's sizes) ...
+AT_SIZES = ["{p} - 4096", "4096 - {p}", "1 / ({p} - 4096)", "{p} / ({q} - 4096)",
+            "({p} - 4096) * 2", "{p} - {q}", "{p} / {q}", "1155 + 472 * {p} / 512", "{p}",
+            "{p} * {q}", "max({p}, 2) - 2", "10173", "1", "0.5", str(10**30), "1e19", "(({p}))"]
+# ... and values it refuses (never positive, not a size expression, undefined)
+REFUSED = ["0", "-1", "-{p}", "min({p}, 0)", "{p} / 0", "nope + 1", "exp({p})", "{p} ** 2"]
+# settings a header may gain, where it has none of the name; T a global tensor, I a grid
+# iterator, w a width
+ADDED = ["instructions = {v}", "instructions = {v}", "instructions = {v}", "width {T} = {w}",
+         "cluster {I} = {v}", "raster = grouped({v})", "registers = {v}", "split_k {I} = {v}"]
+MISPLACED = ["instructions = 7, instructions = 7", "width {T} = 8, width {T} = 4",
+             "width = 4", "instructions {I} = 4", "width {T} = {v}"]
+WIDTHS = ["1", "2", "4", "8", "16", "16", "8", "3"]
+SIZES = ["4096", "4096", "4096", "1", "2", "64", "4095", "4097", "8192", "1e6", "1e15"]
 
 
 def header_text(text: str) -> tuple[int, int] | None:
@@ -65,14 +68,19 @@ def mutate_header(rng: random.Random, text: str, names: list[str]) -> str:
     iterators = re.findall(r"for\s+(\w+)\s+in", text[:start]) or ["i"]
     names = names or ["n"]
     for _ in range(rng.randint(1, 2)):
-        value = rng.choice(VALUES).format(p=rng.choice(names), q=rng.choice(names))
+        value = rng.choice(AT_SIZES if rng.random() < 0.85 else REFUSED).format(
+            p=rng.choice(names), q=rng.choice(names))
+        present = {setting.split("=")[0].split()[0] for setting in settings if setting.strip()}
+        added = [form for form in ADDED if form.split()[0] not in present]
         if rng.random() < 0.5 and settings:
             index = rng.randrange(len(settings))
             head, _, _ = settings[index].partition("=")
-            settings[index] = f"{head}= {value}"
+            grouped = head.strip() == "raster"  # its size is the group's
+            settings[index] = f"{head}= grouped({value})" if grouped else f"{head}= {value}"
         else:
-            settings.append(" " + rng.choice(ADDED).format(
-                v=value, T=rng.choice(tensors), I=rng.choice(iterators), w=rng.choice(WIDTHS)))
+            form = rng.choice(added if added and rng.random() < 0.9 else MISPLACED)
+            settings.append(" " + form.format(v=value, T=rng.choice(tensors),
+                                              I=rng.choice(iterators), w=rng.choice(WIDTHS)))
     return text[:start] + ",".join(settings) + text[end:]
 
 

@@ -140,7 +140,9 @@ def header_case(rng: random.Random) -> Case:
     names = [n for n, _ in parameters(SPECS[name])]
     text = mutate_header(rng, SPECS[name], names)
     command = rng.choice(SPEC_COMMANDS)
-    sizes = hostile_sizes(rng, names) if rng.random() < 0.7 else sizes_for(rng, text, True)
+    free = [n for n, has_default in parameters(SPECS[name]) if not has_default]
+    sizes = hostile_sizes(rng, names if rng.random() < 0.2 else free) if rng.random() < 0.8 \
+        else sizes_for(rng, text, True)
     argv = command_line(rng, command, "spec.kcost", text, sizes, machine="all")
     return Case("header", command, argv, {"spec.kcost": text.encode("utf-8")},
                 placed=("KC1", "KC2", "KC307", "KC317", "KC320"))

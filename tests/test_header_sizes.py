@@ -192,3 +192,27 @@ def test_a_count_left_symbolic_is_a_warning_and_the_shipped_counts_are_proved(ca
     for name in ("softmax_rows_gmem", "layernorm_torch", "softmax_torch_reg8"):
         code, out, err = run(capsys, "analyze", ROOT / "specs" / f"{name}.kcost")
         assert code == 0 and "not proved positive" not in out + err, name
+
+
+def test_a_cluster_size_not_positive_at_the_drawn_sizes_is_placed_by_check(capsys, tmp_path):
+    """`cluster e = WK / (E - 4096)` with E's default 8: negative at every size `check`
+    draws, and the enumeration took blocks // 0 (ZeroDivisionError, exit 3: the campaign,
+    kind `header`, seed 12, input 150)."""
+    text = (ROOT / "specs" / "moe_gemm.kcost").read_text("utf-8")
+    assert "parallel(threads = 128" in text
+    spec = tmp_path / "moe.kcost"
+    spec.write_text(text.replace("parallel(threads = 128",
+                                 "parallel(cluster e = WK / (E - 4096), threads = 128"))
+    code, _, err = run(capsys, "check", spec, "--samples", "2")
+    assert code == 2 and "error[KC307]: the cluster size is -" in err, err
+    assert "^^^" in err  # under the header
+
+
+def test_a_number_past_doubles_in_a_header_is_refused_by_phase(capsys, tmp_path):
+    """`registers = 10**30`: the plane of `phase` is computed in doubles, and numpy took
+    the square root of a Python int (TypeError, exit 3: kind `header`, seed 12, input 106)."""
+    spec = softmax(tmp_path, f"parallel(threads = 1024, registers = {10**30})")
+    code, _, err = run(capsys, "phase", spec, "--x", "n=64..4096", "--y", "R=1..4096",
+                       "--machine", "h100", "-o", tmp_path / "phase.svg")
+    assert code == 2 and f"error[KC318]: the number {10**30} is more than 2^53" in err
+    caret_under(err, spec, str(10**30))
