@@ -216,3 +216,23 @@ def test_a_number_past_doubles_in_a_header_is_refused_by_phase(capsys, tmp_path)
                        "--machine", "h100", "-o", tmp_path / "phase.svg")
     assert code == 2 and f"error[KC318]: the number {10**30} is more than 2^53" in err
     caret_under(err, spec, str(10**30))
+
+
+def test_a_sweep_through_a_zero_divisor_is_placed_at_the_division(capsys, tmp_path):
+    """`f32[N / (M - 4)]` swept over M = 1..10: the row at M = 4 read Q = ∞ and t_min = ∞ s
+    (exit 0); now the division is refused there, as analyze refuses it."""
+    spec = tmp_path / "extent.kcost"
+    spec.write_text("kernel extent(N, M) {\n    in  x: f32[N / (M - 4)]\n"
+                    "    out y: f32[N / (M - 4)]\n    for i in 0..N / (M - 4) {\n"
+                    "        y[i] = x[i]\n    }\n}\n")
+    code, out, err = run(capsys, "sweep", spec, "--sweep", "M=1..10", "--linear", "--set",
+                         "N=64", "--machine", "h100")
+    assert code == 2 and "∞" not in out
+    assert "error[KC320]: a division by `M - 4`, which is 0 at M = 4" in err
+    caret_under(err, spec, "N / (M - 4)")
+    code, out, _ = run(capsys, "sweep", spec, "--sweep", "M=5..8", "--linear", "--set", "N=64",
+                       "--machine", "h100", "--csv")
+    rows = [line.split(",") for line in out.splitlines() if line[:1].isdigit()]
+    assert code == 0 and [row[0] for row in rows] == ["5", "6", "7", "8"]
+    # Q = x and y, 64 / (M - 4) f32 elements each, rounded up: 512, 256, 176, 128 B
+    assert [float(row[2]) for row in rows] == [2 * 4 * -(-64 // (m - 4)) for m in (5, 6, 7, 8)]
