@@ -173,7 +173,7 @@ def _points(wanted: set, loops, values) -> list[dict] | None:
     fixed = dict(values)
     points: list[dict] = [{}]
     for var, first, step, trips in chosen:
-        grown = []
+        grown: list[dict] = []
         for point in points:
             at = {**fixed, **point}
             start, stride, count = (_integer_at(part, at) for part in (first, step, trips))
