@@ -236,3 +236,37 @@ def test_a_sweep_through_a_zero_divisor_is_placed_at_the_division(capsys, tmp_pa
     assert code == 0 and [row[0] for row in rows] == ["5", "6", "7", "8"]
     # Q = x and y, 64 / (M - 4) f32 elements each, rounded up: 512, 256, 176, 128 B
     assert [float(row[2]) for row in rows] == [2 * 4 * -(-64 // (m - 4)) for m in (5, 6, 7, 8)]
+
+
+@pytest.mark.parametrize("command", [
+    ["sweep", "{spec}", "--sweep", "S=64..65536", "--machine", "h100"],
+    ["phase", "{spec}", "--x", "S=64..65536", "--y", "Br=16..4096", "--machine", "h100", "-o",
+     "{figure}"],
+    ["tune", "{spec}", "--vary", "Br=16,32", "--set", "S=4096", "--machine", "h100"],
+])
+def test_a_count_not_positive_at_the_sizes_held_fixed_is_placed(capsys, tmp_path, command):
+    """`registers = 1 / (WM - 4096)` with WM's default 16 is negative at every point a sweep,
+    a phase plane or a tune visits: refused before the points (the campaign, kind `header`,
+    seed 31, input 360, drew phase a plane of it)."""
+    text = (ROOT / "specs" / "flash_attention_causal_split.kcost").read_text("utf-8")
+    assert "registers = 255" in text
+    spec = tmp_path / "fa.kcost"
+    spec.write_text(text.replace("registers = 255", "registers = 1 / (WM - 4096)"))
+    code, _, err = run(capsys, *[a.format(spec=spec, figure=tmp_path / "p.svg")
+                                 for a in command])
+    assert code == 2
+    assert "error[KC307]: the register count `registers` is -1/4080 at WM = 16" in err
+    caret_under(err, spec, "1 / (WM - 4096)")
+
+
+def test_a_phase_plane_whose_ridge_holds_an_integer_past_int64_is_drawn(capsys, tmp_path):
+    """flash_attention_causal_split over S and Br on MI250X: a ridge crossing solved in
+    closed form holds a square root of an integer past int64, which numpy evaluated as a
+    Python int (TypeError, exit 3: kind `header`, seed 31, inputs 346, 360, 366, all
+    the shipped spec's plane)."""
+    figure = tmp_path / "phase.svg"
+    code, _, _ = run(capsys, "phase", ROOT / "specs" / "flash_attention_causal_split.kcost",
+                       "--x", "S=64..65536", "--y", "Br=1..4096", "--machine", "mi250x",
+                       "-o", figure)
+    assert code == 0 and figure.stat().st_size > 0
+    assert "<svg" in figure.read_text("utf-8")

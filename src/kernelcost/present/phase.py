@@ -158,7 +158,8 @@ def _branches(equation, xs_symbol, ys_symbol, y_axis, x_axis):
     found = []
     ys = numpy.geomspace(y_axis.low, y_axis.high, 400)
     for solution in solutions:
-        function = sympy.lambdify(ys_symbol, solution, modules="numpy")
+        # in floats: an integer past int64 (a sqrt of one) made numpy's array of Python ints
+        function = sympy.lambdify(ys_symbol, sympy.N(solution), modules="numpy")
         with numpy.errstate(all="ignore"):
             values = numpy.broadcast_to(numpy.asarray(function(ys), dtype=complex), ys.shape)
         is_real = numpy.abs(values.imag) < 1e-9 * numpy.maximum(1, numpy.abs(values.real))

@@ -35,7 +35,7 @@ from ..gpu.support import unsupported
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine, Roof, level_roof
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings, without
 from ..lang.sizerange import CHUNK_POINTS, SizeRange
-from ..lang.sizes import refuse_broken_bounds, refuse_zero_divisors
+from ..lang.sizes import refuse_broken_bounds, refuse_header_sizes, refuse_zero_divisors
 from .roofs import roof_name, short_roof_name
 from .sweep_units import SweptUnits
 from .vectorize import evaluate_array, vectorized
@@ -137,6 +137,7 @@ class Sweeper:
         refuse_beyond(others, settings or {}, spec.kernel, MAX_FLOAT_SIZE, FLOAT_SIZES,
                       "give it at most 2^53 (9.0e15), or analyze these sizes exactly with "
                       "`kernelcost analyze`")
+        refuse_header_sizes(spec.checked, others)  # not positive whatever the swept size
         self.machine = machine
         self.precision = precision or cost.precision
         self.item = None if spec.checked.items is None else spec.checked.items.item
