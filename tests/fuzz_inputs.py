@@ -5,7 +5,8 @@ Each generator draws, from a random.Random, one Case: a command line, the files 
 hands the tool: a spec (a shipped one mutated or retuned, run with `--machine all` where
 the command takes several), `--set` values, machine files, model files, measured CSVs,
 `--measured` values, the other options (ranges, points, levels, outputs, budgets), a
-model's config.json and a Triton kernel's source. A
+model's config.json, a Triton kernel's source and a grid spec's parallel header (its counts
+made hostile in the sizes: tests/fuzz_headers.py). A
 case of one kind keeps every other input ordinary, so that a failure names its cause."""
 
 from __future__ import annotations
