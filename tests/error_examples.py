@@ -205,6 +205,9 @@ EXAMPLES = [
             {"gemm.kcost": GEMM}),
     Example("KC319", ("tune", "scale.kcost", "--machine", "h100", "--vary",
                       "n=64..256,stages=1..4"), {"scale.kcost": SCALE}),
+    Example("KC320", ("analyze", "rows.kcost", "--set", "n=4096,m=4096"),
+            {"rows.kcost": SCALE.replace("kernel scale(n)", "kernel rows(n, m)").replace(
+                "0..n {", "0..n / (m - 4096) {")}),
     # machine
     Example("KC401", ("analyze", "scale.kcost", "--machine", "h1000"), {"scale.kcost": SCALE}),
     Example("KC402", ("analyze", "scale.kcost", "--machine", "mine.toml"),

@@ -5,7 +5,8 @@ Each generator draws, from a random.Random, one Case: a command line, the files 
 hands the tool: a spec (a shipped one mutated or retuned, run with `--machine all` where
 the command takes several), `--set` values, machine files, model files, measured CSVs,
 `--measured` values, the other options (ranges, points, levels, outputs, budgets), a
-model's config.json and a Triton kernel's source. A
+model's config.json, a Triton kernel's source and a grid spec's parallel header (its counts
+made hostile in the sizes: tests/fuzz_headers.py). A
 case of one kind keeps every other input ordinary, so that a failure names its cause."""
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from fuzz_headers import hostile_sizes, mutate_header  # beside this file: on the path
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = {path.stem: path.read_text("utf-8") for path in sorted((ROOT / "specs").glob("*.kcost"))}
@@ -34,7 +37,8 @@ MODELS = ["llama3_8b", "llama3_70b", "mixtral_8x7b"]
 SPEC_COMMANDS = ("analyze", "solve", "check", "plot", "sweep", "bound", "tune", "phase")
 DRAWN_COMMANDS = SPEC_COMMANDS + ("machines", "model", "validate")  # any kind's command
 COMMANDS = DRAWN_COMMANDS + ("import",)  # the triton kind's own too
-KINDS = ("spec", "set", "machine", "model", "csv", "measured", "option", "config", "triton")
+KINDS = ("spec", "set", "machine", "model", "csv", "measured", "option", "config", "triton",
+         "header")
 PRECISIONS = ["fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "i8"]
 # ordinary sizes: mostly powers of two, which meet the shipped specs' `assume T | N`
 SIZES = ["1", "2", "3", "7", "256", "1024", "4096", "8192", "16384", "65536", "1000", "1e6",
@@ -129,6 +133,20 @@ def spec_case(rng: random.Random) -> Case:
     argv = command_line(rng, command, "spec.kcost", original, sizes, machine="all")
     return Case("spec", command, argv, {"spec.kcost": text.encode("utf-8", "replace")},
                 placed=("KC1", "KC2", "KC317"))
+
+
+def header_case(rng: random.Random) -> Case:
+    """A grid spec with its header's sizes made hostile (tests/fuzz_headers.py)."""
+    name = rng.choice([name for name in sorted(SPECS) if "parallel(" in SPECS[name]])
+    names = [n for n, _ in parameters(SPECS[name])]
+    text = mutate_header(rng, SPECS[name], names)
+    command = rng.choice(SPEC_COMMANDS)
+    free = [n for n, has_default in parameters(SPECS[name]) if not has_default]
+    sizes = hostile_sizes(rng, names if rng.random() < 0.2 else free) if rng.random() < 0.8 \
+        else sizes_for(rng, text, True)
+    argv = command_line(rng, command, "spec.kcost", text, sizes, machine="all")
+    return Case("header", command, argv, {"spec.kcost": text.encode("utf-8")},
+                placed=("KC1", "KC2", "KC307", "KC317", "KC320"))
 
 
 def set_case(rng: random.Random) -> Case:
@@ -473,7 +491,8 @@ def triton_case(rng: random.Random) -> Case:
 
 GENERATORS = {"spec": spec_case, "set": set_case, "machine": machine_case,
               "model": model_case, "csv": csv_case, "measured": measured_case,
-              "option": option_case, "config": config_case, "triton": triton_case}
+              "option": option_case, "config": config_case, "triton": triton_case,
+              "header": header_case}
 
 
 def draw(seed: int, index: int, kinds: tuple[str, ...] = KINDS) -> Case:

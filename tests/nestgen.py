@@ -6,7 +6,8 @@ A nest is a head (sizes, `assume` facts, the steps and tiles they allow), loops 
 first, the statements of the innermost body and some after inner loops (now and then a
 matrix contraction named `on tensor`), and keeps. Some
 nests run as a grid of thread blocks: their outermost loops form one `parallel(...)` header
-(threads, registers, a cluster along a grid iterator, a raster order), and every statement
+(threads, registers, a cluster along a grid iterator, a raster order, the instructions a
+block issues), and every statement
 and keep sits inside it; its keeps may hold several stages, its block a local array in
 registers or shared memory that statements read and write, and a tile pair may be clipped
 (`i0 in 0..N by T` the grid, `i in i0..min(i0 + T, N)` in the block: the edge blocks of a
@@ -39,6 +40,11 @@ RELATIONS = {
     "N >= 3": ("N - 2",), "N > 3": ("N - 3",), "M >= 2": ("M - 1",), "2 * T <= N": (),
     "T + 1 <= M": ("M - T",),
 }
+
+
+# stated instruction counts: a constant, and counts that grow with the sizes (as
+# layernorm_torch's 1155 + 472 n / 512), some large enough that the issue effect binds
+INSTRUCTIONS = ("12", "10173", "64 + 3 * N", "N * T / 4 + 7", "M + N", "1000000")
 
 
 @st.composite
@@ -381,8 +387,8 @@ def grid_headers(draw, loops: list[LoopLine], count: int, block: list[str],
     """The first `count` loops as the grid: threads, sometimes registers, sometimes clusters
     of 2 or 3 blocks along one grid iterator (their common fills read from L2 once: mostly
     along an iterator that none of `block`, the loop ranges inside and the accesses of the
-    first kept tensors, holds; always along `cluster_axis` where given), and a raster
-    order."""
+    first kept tensors, holds; always along `cluster_axis` where given), a raster order,
+    and now and then the instructions a block issues."""
     options = [f"threads = {draw(st.sampled_from([128, 32, 256]))}"]
     if draw(st.booleans()):
         options.append("registers = 64")
@@ -397,6 +403,8 @@ def grid_headers(draw, loops: list[LoopLine], count: int, block: list[str],
     raster = draw(st.sampled_from(["", "", "row", "column", "grouped(2)"]))
     if raster:
         options.append(f"raster = {raster}")
+    if draw(st.integers(0, 3)) == 0:  # the warp instructions a block issues, as compiled
+        options.append(f"instructions = {draw(st.sampled_from(INSTRUCTIONS))}")
     return GridHeader(count, ", ".join(options))
 
 

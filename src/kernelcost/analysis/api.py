@@ -186,8 +186,8 @@ def count_spec(spec: Spec | str | Path, sizes: Mapping[str, object] | None = Non
     raw = sizes if isinstance(sizes, Settings) else dict(sizes or {})
     settings = resolve_settings(raw, spec.parameters)
     numeric = _numeric_values(spec, settings)
-    warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings),
-                *size_warnings(spec.checked, numeric))
+    sized = size_warnings(spec.checked, numeric)  # first: a size dividing by zero is an error
+    warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings), *sized)
     cost = spec.cost(reuse)  # refuses a mode it does not know, and holds it as a Reuse
     return Counted(spec, cost, cost.reuse, settings, warnings, numeric)
 
@@ -258,6 +258,10 @@ def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:
             broken.append(f"`assume {divisor} | {dividend}` needs whole numbers, not "
                           f"{dividend} = {dividend_value}, {divisor} = {divisor_value}")
     for relation in checked.bounds:
+        sides = [side.subs(values) for side in (relation.lhs, relation.rhs)]
+        if any(side.is_number and not side.is_finite for side in sides):
+            broken.append(f"`assume {relation}` divides by zero at these sizes")
+            continue
         if _holds_somewhere(relation, values):
             continue  # no sizes left, or some where it holds: not false at these sizes
         if at(relation) is sympy.false:

@@ -21,7 +21,13 @@ from ..hardware.machine import Machine
 from ..hardware.machinefile import load_machine
 from ..lang.precisions import PrecisionMap
 from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, refuse_beyond
-from ..lang.sizes import refuse_broken_bounds, refuse_broken_divisibility, refuse_large_numbers
+from ..lang.sizes import (
+    refuse_broken_bounds,
+    refuse_broken_divisibility,
+    refuse_header_sizes,
+    refuse_large_numbers,
+    refuse_zero_divisors,
+)
 from .model import Verdict, verdict
 from .rates import ItemRate, item_rate
 
@@ -99,11 +105,14 @@ def answers(analysis: Analysis, machines: Sequence[str | Machine], precisions: S
 def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
                          raw: Mapping[str, object]) -> None:
     """The sizes the verdict of a grid of blocks cannot take, refused where they were
-    written: sizes that break an `assume` bound where the counts then come out negative;
-    for a grid, sizes that break an `assume d | n` (its machine model counts whole tiles and
-    blocks from the fact) and sizes beyond 2^53 (it counts in 64-bit integers). A spec
-    without a grid otherwise takes its closed forms as they are, with a warning where the
-    sizes break a fact (a model's approximate figures: llm_decode's Theta = 70e9)."""
+    written: sizes where a division of the spec is by zero; sizes that break an `assume`
+    bound where the counts then come out negative; for a grid, sizes where a count its
+    header states is not positive, sizes that break an `assume d | n` (its machine model
+    counts whole tiles and blocks from the fact) and sizes beyond 2^53 (it counts in 64-bit
+    integers). A spec without a grid otherwise takes its closed forms as they are, with a
+    warning where the sizes break a fact (a model's approximate figures: llm_decode's
+    Theta = 70e9)."""
+    refuse_zero_divisors(spec.checked, values)
     cost = spec.cost(Reuse.SPEC)
     amounts = (evaluate(amount, values) for amount in (*cost.work.values(),
                                                        *cost.traffic.values()))
@@ -111,6 +120,7 @@ def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
         refuse_broken_bounds(spec.checked, values)
     if cost.grid is None:
         return
+    refuse_header_sizes(spec.checked, values)
     refuse_broken_divisibility(spec.checked, values)
     refuse_beyond(dict(values), raw, spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES,
                   "give it at most 2^53 (9.0e15), or analyze it without --machine")

@@ -327,6 +327,8 @@ def _level_verdicts(cost: Cost, machine: Machine, substitutions: Substitutions,
             unmodelled.append(level)
             continue
         traffic = evaluate(cost.traffic[level], substitutions)
+        if traffic.is_zero:  # nothing moves there at these sizes (empty loops): no roof
+            continue
         levels.append(level_verdict(level, work, traffic, peak, peak_roof, exact(bandwidth)))
     return levels, unmodelled
 

@@ -40,6 +40,7 @@ from ..base.records import record
 from ..gpu.occupancy import REGISTER_BYTES
 from ..hardware.machine import PER_SM_LEVELS, Roof, level_roof
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
+from ..lang.sizes import refuse_header_sizes
 from .rejections import (
     CODES,
     REJECTED,
@@ -121,6 +122,7 @@ def fixed_values(spec: Spec, varied: list[str], raw: dict, follow: str | None = 
     refuse_beyond({s: v for s, v in numeric.items() if str(s) not in varied}, raw, spec.kernel,
                   MAX_FLOAT_SIZE, FLOAT_SIZES, "give it at most 2^53 (9.0e15)")
     fixed = {symbol: value for symbol, value in numeric.items() if str(symbol) not in varied}
+    refuse_header_sizes(spec.checked, fixed)  # a count not positive whatever the varied are
     varied_symbols = {parameters[name] for name in varied}
     for symbol, expr in settings.items():
         if symbol not in fixed and str(symbol) not in varied and \

@@ -14,6 +14,7 @@ from ..analysis.api import Spec
 from ..base.kinds import Raster, Reuse
 from ..base.records import record
 from ..hardware.machine import Machine, Roof
+from ..lang.sizes import refuse_header_sizes
 from .model import verdict
 from .search import Evaluation, point_at
 
@@ -146,6 +147,7 @@ def _row(scoring: Scoring, index: int, raster: Raster | None, cost) -> Row:
     at = {spec.parameters[s]: sympy.Integer(v) for s, v in zip(space.symbols, chosen)}
     for fixed in scoring.fixes if cost is not None else ():
         values = {**{s: sympy.sympify(v).xreplace(at) for s, v in fixed.items()}, **at}
+        refuse_header_sizes(spec.checked, values)
         found = verdict(cost, scoring.machine, values=values)
         model, bound = found.t_model, found.t_bound
         times.append(None if model is None or bound is None else (float(model), float(bound)))

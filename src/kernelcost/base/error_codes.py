@@ -98,7 +98,8 @@ class Code:
     SETTING_CYCLE = ErrorCode(304, "sizes set in terms of each other in a cycle")
     SIZES_UNSET = ErrorCode(305, "the command needs sizes that are not set")
     SET_AND_VARIED = ErrorCode(306, "a size both set and solved for or varied")
-    NOT_POSITIVE_AT_SIZES = ErrorCode(307, "an extent or step that is not positive at the sizes")
+    NOT_POSITIVE_AT_SIZES = ErrorCode(307, "a step, size or header count that is not positive "
+                                           "at the sizes")
     BAD_RANGE = ErrorCode(308, "a --sweep range or --values list that cannot be read")
     TOO_MANY_POINTS = ErrorCode(309, "a sweep or table with too many points")
     OPTION_NEEDS_MACHINE = ErrorCode(310, "an option that needs --machine")
@@ -114,6 +115,8 @@ class Code:
                                     "64-bit integers)")
     SCHEDULE_NOT_OPEN = ErrorCode(319, "`tune --vary` names a schedule setting the spec does "
                                        "not write as one number")
+    DIVIDES_BY_ZERO_AT_SIZES = ErrorCode(320, "a division in the spec whose divisor is zero at "
+                                              "the sizes")
 
     # machine: KC4xx
     UNKNOWN_MACHINE = ErrorCode(401, "neither a built-in machine id nor a machine file")

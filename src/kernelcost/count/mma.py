@@ -173,16 +173,16 @@ def _points(wanted: set, loops, values) -> list[dict] | None:
     fixed = dict(values)
     points: list[dict] = [{}]
     for var, first, step, trips in chosen:
-        grown = []
+        grown: list[dict] = []
         for point in points:
             at = {**fixed, **point}
             start, stride, count = (_integer_at(part, at) for part in (first, step, trips))
             if start is None or stride is None or count is None:
                 return None
+            if len(grown) + count > LARGEST_TRIPS_POINTS:  # before making them: L = 1e15
+                return None                                # made 7.8e12 points
             grown += [{**point, var: sympy.Integer(start + stride * t)}
                       for t in range(max(count, 0))]
-            if len(grown) > LARGEST_TRIPS_POINTS:
-                return None
         points = grown
     return points
 

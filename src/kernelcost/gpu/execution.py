@@ -202,8 +202,9 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
     resident = occ.resident
     bounds = [bound for tile in grid.tiles for box in (tile.whole, tile.per_step)
               for pair in box for bound in pair]
+    fills_expr = cost.traffic.get(Level.L2, 0)  # a size only a bound inside the block holds
     free = set().union(*(sympy.sympify(expr).free_symbols
-                         for expr in (grid.blocks, *grid.trips, *bounds)))
+                         for expr in (grid.blocks, *grid.trips, *bounds, fills_expr)))
     free -= {*grid.iterators, grid.step_iterator}
     if (bandwidth is None or capacity is None or resident is None or not resident.is_number
             or resident < 1 or any(symbol not in values or not sympy.sympify(
@@ -213,7 +214,7 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
 
     usable = capacity * (machine.execution.usable_l2_fraction or 1)
     stages = max((int(_at(scope.stages, values)) for scope in cost.scopes), default=1)
-    fills = Fraction(str(_at(cost.traffic.get(Level.L2, 0), values)))
+    fills = Fraction(str(_at(fills_expr, values)))
     try:
         result = estimate(grid, values, machine.sm_count, int(resident), usable_l2_B=usable,
                           stages=stages, fills_B=fills)

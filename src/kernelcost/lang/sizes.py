@@ -1,6 +1,8 @@
 """What the spec computes from the sizes must itself make sense at the sizes analysed: a loop
 step is positive (`by m - n` at n = 10, m = 4 runs backwards: its closed form counts a
-negative number of iterations) and a derived size (`let S = N - M`) is positive.
+negative number of iterations), a derived size (`let S = N - M`) is positive, and so is each
+size a parallel header states (`threads = n - 4000` at n = 3000 gave -3 resident blocks an
+SM, `instructions = 10 - n` a negative issue time); none of them divides by zero there.
 
 The checker refuses what is never positive (`by -1`, `by 1 - n`); here the sizes given are
 known, so what is not positive at them is an error at its place in the spec, and what cannot
@@ -14,7 +16,8 @@ from collections.abc import Iterator, Mapping
 import sympy
 
 from ..base import tree as ast
-from ..base.errors import Code, Diagnostic, SizeError
+from ..base.errors import Code, Diagnostic, KcostError, SizeError
+from ..base.levels import Level
 from ..base.symbols import number, text_key, to_sympy
 from .check import CheckedKernel
 
@@ -23,11 +26,12 @@ def size_warnings(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Ex
                   ) -> tuple[str, ...]:
     """Warnings for steps and derived sizes not proved positive at `values` (numeric values
     of some parameters); a KcostError where one is zero or negative there."""
+    refuse_zero_divisors(checked, values)
     warnings = []
     for what, expr, span in _positive_quantities(checked):
         value = expr.xreplace(dict(values))
         if value.is_number:
-            if not value > 0:
+            if not (value.is_finite and value > 0):
                 _refuse(checked, span, what, expr, values)
         elif not proved_positive(value, checked.bounds):
             warnings.append(f"{what} (line {span.line}) is not proved positive")
@@ -36,7 +40,8 @@ def size_warnings(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Ex
 
 def _positive_quantities(checked: CheckedKernel
                          ) -> Iterator[tuple[str, sympy.Expr, ast.Span]]:
-    """(what it is, value in the parameters, place) of every loop step and `let` size."""
+    """(what it is, value in the parameters, place) of every loop step, `let` size and size of
+    a parallel header."""
     for item in checked.kernel.items:
         if isinstance(item, ast.Let) and item.dtype is None and item.name in checked.sizes:
             yield f"size `{item.name}`", checked.sizes[item.name], item.span
@@ -44,6 +49,72 @@ def _positive_quantities(checked: CheckedKernel
         if loop.step is not None:
             step = to_sympy(loop.step, checked.sizes)
             yield f"step `{step}` of loop `{loop.var}`", step, loop.step.span
+    yield from _header_sizes(checked)
+
+
+def refuse_zero_divisors(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
+                         ) -> None:
+    """A SizeError placed at the first `a / b` of the spec whose divisor, in the sizes alone,
+    is zero at `values`: `0..N / (M - 4)` at M = 4 made every count zoo, and sympy's Min
+    and comparisons raised on it. A divisor that holds an iterator or a value is not a size
+    and is left to the checks that read it."""
+    for division in _divisions(checked.kernel):
+        try:
+            divisor = to_sympy(division.right, checked.sizes)
+        except KcostError:  # an iterator or a value: not a size expression
+            continue
+        if divisor.xreplace(dict(values)) != 0:
+            continue
+        used = sorted(divisor.free_symbols & set(values), key=text_key)
+        sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
+        raise SizeError(Code.DIVIDES_BY_ZERO_AT_SIZES, Diagnostic(
+            division.span, f"a division by `{_written(checked, division.right)}`, which is 0 "
+            f"at {sizes}", "give sizes where the divisor is not 0, or change the spec"),
+            checked.kernel.source)
+
+
+def _divisions(node: object) -> Iterator[ast.BinOp]:
+    """Every `a / b` the spec writes (a rewrite's, such as split-K's, left out: its divisor
+    is a header count, checked as one), in source order."""
+    if isinstance(node, ast.BinOp) and node.op == "/" and not node.span.synthetic:
+        yield node
+    if isinstance(node, tuple):
+        for item in node:
+            yield from _divisions(item)
+    elif dataclasses.is_dataclass(node) and not isinstance(node, (ast.Span, type)):
+        for item in dataclasses.fields(node):
+            yield from _divisions(getattr(node, item.name))
+
+
+def refuse_header_sizes(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
+                        ) -> None:
+    """A SizeError placed at the first division by zero at `values` or size of a parallel
+    header that is not a positive number there (a verdict times the blocks from them:
+    `instructions = 10 - n` at n = 4096 gave a negative issue time)."""
+    refuse_zero_divisors(checked, values)
+    for what, expr, span in _header_sizes(checked):
+        value = expr.xreplace(dict(values))
+        if value.is_number and not (value.is_finite and value > 0):
+            _refuse(checked, span, what, expr, values)
+
+
+_HEADER_SIZES = {"threads": "the thread count", Level.REGISTERS: "the register count",
+                 "instructions": "the instruction count", "cluster": "the cluster size",
+                 "split_k": "the split count"}
+
+
+def _header_sizes(checked: CheckedKernel) -> Iterator[tuple[str, sympy.Expr, ast.Span]]:
+    """The sizes the parallel headers state: their counts, and the group of `grouped(G)`."""
+    options = {id(loop.parallel): loop.parallel.options
+               for loop in _loops(checked.kernel.statements) if loop.parallel is not None}
+    for option in (option for header in options.values() for option in header):
+        what = _HEADER_SIZES.get(option.name.id)
+        if what is not None:
+            yield f"{what} `{option.name.id}`", to_sympy(option.value, checked.sizes), \
+                option.value.span
+        elif isinstance(option.value, ast.Call) and len(option.value.args) == 1:
+            group = option.value.args[0]
+            yield "the group size of `grouped`", to_sympy(group, checked.sizes), group.span
 
 
 def _loops(statements) -> Iterator[ast.For]:
@@ -60,6 +131,11 @@ def _refuse(checked: CheckedKernel, span: ast.Span, what: str, expr: sympy.Expr,
     used = sorted(expr.free_symbols & set(values), key=text_key)
     sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
     value = expr.xreplace(dict(values))
+    if not value.is_finite:
+        raise SizeError(Code.NOT_POSITIVE_AT_SIZES, Diagnostic(
+            span, f"{what} divides by zero at {sizes}",
+            "it must be a positive number there: change the sizes, or the spec"),
+            checked.kernel.source)
     raise SizeError(Code.NOT_POSITIVE_AT_SIZES, Diagnostic(
         span, f"{what} is {value} at {sizes}",
         "it must be positive: change the sizes, or the spec"), checked.kernel.source)
@@ -116,7 +192,8 @@ def refuse_broken_bounds(checked: CheckedKernel,
             left, right = (side.xreplace(dict(values)) for side in sides)
             if not (left.is_number and right.is_number):
                 continue
-            if _RELATIONS[fact.op](left, right) is not sympy.false:
+            if left.is_finite and right.is_finite and (
+                    _RELATIONS[fact.op](left, right) is not sympy.false):
                 continue
             written = f"{_written(checked, fact.left)} {fact.op} {_written(checked, fact.right)}"
             sizes = sorted(sides[0].free_symbols | sides[1].free_symbols, key=text_key)

@@ -116,8 +116,15 @@ class _Compiler:
     def _cluster_along(self, axis: str, lo, step) -> None:
         """Blocks c at a time along the axis form a cluster; the other coordinates agree."""
         assert self.grid is not None and self.blocks is not None  # a parallel spec's
-        size = int(sympy_value(self.grid.cluster_size.xreplace(
-            sympy_substitution(self.sizes)), "the cluster size"))
+        value = sympy_value(self.grid.cluster_size.xreplace(sympy_substitution(self.sizes)),
+                            "the cluster size")
+        if not value >= 1:  # `cluster i0 = E - 4096` at a drawn E: blocks // 0
+            sizes = ", ".join(f"{name} = {size}" for name, size in self.sizes.items())
+            raise SizeError(Code.NOT_POSITIVE_AT_SIZES, Diagnostic(
+                self.grid.span, f"the cluster size is {value} at {sizes}",
+                "a cluster holds at least one block: change the sizes, or the spec"),
+                self.kernel.kernel.source)
+        size = int(value)
         iterators = self.grid.iterators
 
         def cluster_of(env: Env) -> tuple:

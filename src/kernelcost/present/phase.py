@@ -26,7 +26,8 @@ from ..base.kinds import Reuse
 from ..base.levels import Level
 from ..base.records import record
 from ..base.tree import Span
-from ..lang.settings import without
+from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, without
+from ..lang.sizes import refuse_large_numbers
 from .roofs import device_word
 
 CATEGORIES = ("HBM", "L2", Level.SHARED, "tensor", "vector", "SFU", "does not fit")  # device_word
@@ -86,6 +87,7 @@ def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
     places = {axis.name: (Span(axis.option, 1, 1, 1, len(axis.name) + 1), axis.text)
               for axis in (x, y)}
     refuse_not_run(spec.kernel, spec.cost(Reuse.SPEC), machine, "phase")
+    refuse_large_numbers(spec.kernel, MAX_FLOAT_SIZE, FLOAT_SIZES)  # the plane is in doubles
     fixed = fixed_values(spec, [x.name, y.name], raw, follow=x.name, places=places)
     if not any(amount != 0 for amount in spec.cost(Reuse.SPEC).work.values()):
         raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(
@@ -156,7 +158,8 @@ def _branches(equation, xs_symbol, ys_symbol, y_axis, x_axis):
     found = []
     ys = numpy.geomspace(y_axis.low, y_axis.high, 400)
     for solution in solutions:
-        function = sympy.lambdify(ys_symbol, solution, modules="numpy")
+        # in floats: an integer past int64 (a sqrt of one) made numpy's array of Python ints
+        function = sympy.lambdify(ys_symbol, sympy.N(solution), modules="numpy")
         with numpy.errstate(all="ignore"):
             values = numpy.broadcast_to(numpy.asarray(function(ys), dtype=complex), ys.shape)
         is_real = numpy.abs(values.imag) < 1e-9 * numpy.maximum(1, numpy.abs(values.real))

@@ -35,7 +35,7 @@ from ..gpu.support import unsupported
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine, Roof, level_roof
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings, without
 from ..lang.sizerange import CHUNK_POINTS, SizeRange
-from ..lang.sizes import refuse_broken_bounds
+from ..lang.sizes import refuse_broken_bounds, refuse_header_sizes, refuse_zero_divisors
 from .roofs import roof_name, short_roof_name
 from .sweep_units import SweptUnits
 from .vectorize import evaluate_array, vectorized
@@ -137,6 +137,7 @@ class Sweeper:
         refuse_beyond(others, settings or {}, spec.kernel, MAX_FLOAT_SIZE, FLOAT_SIZES,
                       "give it at most 2^53 (9.0e15), or analyze these sizes exactly with "
                       "`kernelcost analyze`")
+        refuse_header_sizes(spec.checked, others)  # not positive whatever the swept size
         self.machine = machine
         self.precision = precision or cost.precision
         self.item = None if spec.checked.items is None else spec.checked.items.item
@@ -179,11 +180,16 @@ class Sweeper:
 
     def _refuse_negative(self, sizes: numpy.ndarray, amounts: list[numpy.ndarray]) -> None:
         """A count below zero at a swept size: the sizes break an `assume` bound there
-        (refused at the fact, lang.sizes.refuse_broken_bounds)."""
-        negative = numpy.flatnonzero(numpy.any(numpy.array(amounts) < 0, axis=0))
-        if len(negative):
-            size = sympy.Integer(int(sizes[negative[0]]))
-            refuse_broken_bounds(self.checked, {**self.others, self.symbol: size})
+        (refused at the fact, lang.sizes.refuse_broken_bounds); a count that is not a number
+        there: a division by zero (refused at the division, refuse_zero_divisors)."""
+        stacked = numpy.array(amounts)
+        with numpy.errstate(invalid="ignore"):
+            for bad, refuse in ((~numpy.isfinite(stacked), refuse_zero_divisors),
+                                (stacked < 0, refuse_broken_bounds)):
+                found = numpy.flatnonzero(numpy.any(bad, axis=0))
+                if len(found):
+                    size = sympy.Integer(int(sizes[found[0]]))
+                    refuse(self.checked, {**self.others, self.symbol: size})
 
 
 def size_step(spec: Spec, cost: Cost, symbol: sympy.Symbol, settings: Mapping) -> int:

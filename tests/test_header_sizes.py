@@ -1,0 +1,272 @@
+"""What a spec computes from its sizes, at the sizes given: a `let` size, a loop step and each
+count a parallel header states (threads, registers, instructions, a cluster, a split, a
+group) divides by zero there or comes out zero or negative: one error placed under the
+expression (KC307, exit 2), on every command that times the blocks. Each case below was an
+internal error (exit 3: sympy compared zoo) or a silent answer (`threads = n - 4000` at
+n = 3000 gave -3 resident blocks an SM; `instructions = 10 - n` a negative issue time the
+issue effect dropped)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kernelcost.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SOFTMAX = (ROOT / "specs" / "softmax_torch_reg4.kcost").read_text("utf-8")
+HEADER = "parallel(threads = 1024, registers = 30, instructions = 10173)"
+ROWS = "R=1000,n=4096"
+
+
+def run(capsys, *arguments) -> tuple[int, str, str]:
+    code = main([str(a) for a in arguments])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "internal error" not in captured.err
+    return code, captured.out, captured.err
+
+
+def softmax(tmp_path: Path, header: str) -> Path:
+    """softmax_torch_reg4 with its parallel header replaced."""
+    assert HEADER in SOFTMAX
+    spec = tmp_path / "softmax.kcost"
+    spec.write_text(SOFTMAX.replace(HEADER, header))
+    return spec
+
+
+def caret_under(err: str, spec: Path, text: str) -> None:
+    """The error's caret line marks exactly `text` on the quoted line."""
+    lines = err.splitlines()
+    quoted = next(index for index, line in enumerate(lines) if "|" in line and text in line)
+    column = lines[quoted].index(text)
+    assert lines[quoted + 1] == " " * column + "^" * len(text), err
+    assert err.startswith(f"{spec}:"), err
+
+
+@pytest.mark.parametrize(("setting", "message"), [
+    ("instructions = 1 / (n - 4096)", "KC320: a division by `n - 4096`, which is 0 at n = 4096"),
+    ("instructions = 10 - n", "KC307: the instruction count `instructions` is -4086 at n = 4096"),
+    ("instructions = n - 4096", "KC307: the instruction count `instructions` is 0 at n = 4096"),
+])
+@pytest.mark.parametrize("command", [
+    ["analyze", "{spec}", "--set", ROWS, "--machine", "all"],
+    ["analyze", "{spec}", "--set", ROWS, "--machine", "h100", "--json"],
+    ["plot", "{spec}", "--machine", "h100", "--set", ROWS, "-o", "{figure}"],
+    ["tune", "{spec}", "--machine", "h100", "--vary", "n=4096", "--set", "R=1000"],
+    ["solve", "{spec}", "--for", "R", "--set", "n=4096", "--machine", "h100"],
+])
+def test_an_instruction_count_that_is_not_positive_at_the_sizes_is_placed(
+        capsys, tmp_path, setting, message, command):
+    spec = softmax(tmp_path, f"parallel(threads = 1024, registers = 30, {setting})")
+    arguments = [a.format(spec=spec, figure=tmp_path / "f.svg") for a in command]
+    code, out, err = run(capsys, *arguments)
+    assert code == 2
+    if "--json" in command:
+        error = json.loads(out)["error"]
+        assert f"{error['code']}: {error['message']}" == message
+        assert error["place"]["line"] == SOFTMAX[:SOFTMAX.index(HEADER)].count("\n") + 1
+        return
+    assert f"error[{message[:5]}]{message[5:]}" in err
+    caret_under(err, spec, setting.split(" = ", 1)[1])
+
+
+@pytest.mark.parametrize(("header", "sizes", "message", "under"), [
+    ("parallel(threads = n - 4000, registers = 30)", "R=1000,n=3000",
+     "the thread count `threads` is -1000 at n = 3000", "n - 4000"),
+    ("parallel(threads = 1024, registers = 64 - n / 64)", ROWS,
+     "the register count `registers` is 0 at n = 4096", "64 - n / 64"),
+    ("parallel(threads = 1024, raster = grouped(n - 4096))", ROWS,
+     "the group size of `grouped` is 0 at n = 4096", "n - 4096"),
+])
+def test_other_header_counts_are_checked_at_the_sizes(capsys, tmp_path, header, sizes,
+                                                      message, under):
+    spec = softmax(tmp_path, header)
+    code, _, err = run(capsys, "analyze", spec, "--set", sizes, "--machine", "h100")
+    assert code == 2 and f"error[KC307]: {message}" in err
+    caret_under(err, spec, under)
+
+
+def test_a_split_count_that_is_not_positive_is_placed(capsys, tmp_path):
+    text = (ROOT / "specs" / "gemm_hopper.kcost").read_text("utf-8")
+    assert "split_k k0 = 1)" in text
+    spec = tmp_path / "gemm.kcost"
+    spec.write_text(text.replace("split_k k0 = 1)", "split_k k0 = 4096 / (K - 4096))"))
+    code, _, err = run(capsys, "analyze", spec, "--set", "M=4096,N=4096,K=4096",
+                       "--machine", "h100")
+    assert code == 2
+    assert "error[KC320]: a division by `K - 4096`, which is 0 at K = 4096" in err
+    caret_under(err, spec, "4096 / (K - 4096)")
+    spec.write_text(text.replace("split_k k0 = 1)", "split_k k0 = 4096 - K)"))
+    code, _, err = run(capsys, "analyze", spec, "--set", "M=4096,N=4096,K=4096",
+                       "--machine", "h100")
+    assert code == 2 and "error[KC307]: the split count `split_k` is 0 at K = 4096" in err
+    caret_under(err, spec, "4096 - K")
+
+
+ZERO = ("kernel zero(N, M) {{\n    {head}\n    in  x: f32[N]\n    out y: f32[N]\n"
+        "    for i0 in 0..N by 64 parallel(threads = 64) {{\n"
+        "        for i in i0..min(i0 + 64, {bound}) {{\n            y[i] = x[i]\n"
+        "        }}\n    }}\n}}\n")
+
+
+@pytest.mark.parametrize(("head", "bound", "under"), [
+    ("let S = N / (M - 4)", "S", "N / (M - 4)"),  # was exit 3: Min(i0 + 64, zoo)
+    ("let S = N - M", "N / (M - 4)", "N / (M - 4)"),
+    ("let D = M - 4", "N / D", "N / D"),  # the divisor through a `let`
+])
+@pytest.mark.parametrize("command", [
+    ["analyze", "{spec}", "--set", "N=64,M=4"],
+    ["analyze", "{spec}", "--set", "N=64,M=4", "--machine", "all"],
+    ["plot", "{spec}", "--machine", "h100", "--set", "N=64,M=4", "-o", "{figure}"],
+    ["tune", "{spec}", "--machine", "h100", "--vary", "M=4", "--set", "N=64"],
+    ["check", "{spec}", "--set", "N=64,M=4"],
+])
+def test_a_division_by_a_size_that_is_zero_at_the_sizes_is_placed(capsys, tmp_path, head,
+                                                                   bound, under, command):
+    spec = tmp_path / "zero.kcost"
+    spec.write_text(ZERO.format(head=head, bound=bound))
+    code, _, err = run(capsys, *[a.format(spec=spec, figure=tmp_path / "f.svg")
+                                 for a in command])
+    assert code == 2 and "error[KC320]: a division by `" in err, err
+    assert "which is 0 at M = 4" in err
+    caret_under(err, spec, under)
+
+
+def test_a_step_that_divides_by_zero_at_the_sizes_is_placed(capsys, tmp_path):
+    spec = tmp_path / "step.kcost"
+    spec.write_text("kernel step(N, M) {\n    in  x: f32[N]\n    out y: f32[N]\n"
+                    "    for i in 0..N by N / (M - 4) {\n        y[i] = x[i]\n    }\n}\n")
+    code, _, err = run(capsys, "analyze", spec, "--set", "N=64,M=4")
+    assert code == 2
+    assert "error[KC320]: a division by `M - 4`, which is 0 at M = 4" in err
+    caret_under(err, spec, "N / (M - 4)")
+
+
+def test_a_let_size_that_is_zero_at_the_sizes_is_placed(capsys, tmp_path):
+    spec = tmp_path / "steps.kcost"
+    spec.write_text("kernel steps(N) {\n    let S = N - 64\n    in  x: f32[N]\n"
+                    "    out y: f32[N]\n    for i in 0..N by S {\n        y[i] = x[i]\n"
+                    "    }\n}\n")
+    code, _, err = run(capsys, "analyze", spec, "--set", "N=64")
+    assert code == 2 and "error[KC307]: size `S` is 0 at N = 64" in err
+
+
+def test_an_assumption_that_divides_by_zero_at_the_sizes_is_placed(capsys, tmp_path):
+    """`assume N / (M - 4) >= 2` at M = 4 compared zoo with 2 (exit 3)."""
+    spec = tmp_path / "fact.kcost"
+    spec.write_text("kernel fact(N, M) {\n    assume N / (M - 4) >= 2\n    in  x: f32[N]\n"
+                    "    out y: f32[N]\n    for i in 0..N {\n        y[i] = x[i]\n    }\n}\n")
+    code, _, err = run(capsys, "analyze", spec, "--set", "N=64,M=4", "--machine", "h100")
+    assert code == 2 and "error[KC320]: a division by `M - 4`, which is 0 at M = 4" in err
+    caret_under(err, spec, "N / (M - 4)")
+
+
+def test_a_level_that_moves_nothing_at_the_sizes_has_no_roof(capsys, tmp_path):
+    """`min(i0 + 64, M - 4)` at M = 3: the block's loop is empty, W = 0 and L2 moves 0 B,
+    and 0 / 0 was compared with the ridge (exit 3); the global level's bytes (its bounding
+    box) still have their roof. Swept over M, the L2 bytes hold M where no tile bound does
+    (Fraction of a symbolic expression, exit 3)."""
+    spec = tmp_path / "empty.kcost"
+    spec.write_text(ZERO.format(head="let S = N", bound="M - 4"))
+    code, out, _ = run(capsys, "analyze", spec, "--set", "N=64,M=3", "--machine", "h100",
+                       "--json")
+    assert code == 0
+    verdicts = json.loads(out)["verdicts"]
+    assert [row["level"] for row in verdicts] == ["global"]
+    assert verdicts[0]["t_model"] > 0
+    code, out, _ = run(capsys, "plot", spec, "--machine", "h100", "--set", "N=64", "--sweep",
+                       "M=5..100", "-o", tmp_path / "f.svg")
+    assert code == 0 and (tmp_path / "f.svg").stat().st_size > 0
+
+
+def test_a_count_left_symbolic_is_a_warning_and_the_shipped_counts_are_proved(capsys, tmp_path):
+    """Unset, `n - 4000` may be negative: a warning; the shipped stated counts (1155 +
+    472 n / 512 and the like) are positive at every size, and warn of nothing."""
+    spec = softmax(tmp_path, "parallel(threads = 1024, instructions = n - 4000)")
+    code, out, err = run(capsys, "analyze", spec)
+    assert code == 0
+    assert "the instruction count `instructions` (line 21) is not proved positive" in \
+        " ".join((out + err).split())
+    for name in ("softmax_rows_gmem", "layernorm_torch", "softmax_torch_reg8"):
+        code, out, err = run(capsys, "analyze", ROOT / "specs" / f"{name}.kcost")
+        assert code == 0 and "not proved positive" not in out + err, name
+
+
+def test_a_cluster_size_not_positive_at_the_drawn_sizes_is_placed_by_check(capsys, tmp_path):
+    """`cluster e = WK / (E - 4096)` with E's default 8: negative at every size `check`
+    draws, and the enumeration took blocks // 0 (ZeroDivisionError, exit 3: the campaign,
+    kind `header`, seed 12, input 150)."""
+    text = (ROOT / "specs" / "moe_gemm.kcost").read_text("utf-8")
+    assert "parallel(threads = 128" in text
+    spec = tmp_path / "moe.kcost"
+    spec.write_text(text.replace("parallel(threads = 128",
+                                 "parallel(cluster e = WK / (E - 4096), threads = 128"))
+    code, _, err = run(capsys, "check", spec, "--samples", "2")
+    assert code == 2 and "error[KC307]: the cluster size is -" in err, err
+    assert "^^^" in err  # under the header
+
+
+def test_a_number_past_doubles_in_a_header_is_refused_by_phase(capsys, tmp_path):
+    """`registers = 10**30`: the plane of `phase` is computed in doubles, and numpy took
+    the square root of a Python int (TypeError, exit 3: kind `header`, seed 12, input 106)."""
+    spec = softmax(tmp_path, f"parallel(threads = 1024, registers = {10**30})")
+    code, _, err = run(capsys, "phase", spec, "--x", "n=64..4096", "--y", "R=1..4096",
+                       "--machine", "h100", "-o", tmp_path / "phase.svg")
+    assert code == 2 and f"error[KC318]: the number {10**30} is more than 2^53" in err
+    caret_under(err, spec, str(10**30))
+
+
+def test_a_sweep_through_a_zero_divisor_is_placed_at_the_division(capsys, tmp_path):
+    """`f32[N / (M - 4)]` swept over M = 1..10: the row at M = 4 read Q = ∞ and t_min = ∞ s
+    (exit 0); now the division is refused there, as analyze refuses it."""
+    spec = tmp_path / "extent.kcost"
+    spec.write_text("kernel extent(N, M) {\n    in  x: f32[N / (M - 4)]\n"
+                    "    out y: f32[N / (M - 4)]\n    for i in 0..N / (M - 4) {\n"
+                    "        y[i] = x[i]\n    }\n}\n")
+    code, out, err = run(capsys, "sweep", spec, "--sweep", "M=1..10", "--linear", "--set",
+                         "N=64", "--machine", "h100")
+    assert code == 2 and "∞" not in out
+    assert "error[KC320]: a division by `M - 4`, which is 0 at M = 4" in err
+    caret_under(err, spec, "N / (M - 4)")
+    code, out, _ = run(capsys, "sweep", spec, "--sweep", "M=5..8", "--linear", "--set", "N=64",
+                       "--machine", "h100", "--csv")
+    rows = [line.split(",") for line in out.splitlines() if line[:1].isdigit()]
+    assert code == 0 and [row[0] for row in rows] == ["5", "6", "7", "8"]
+    # Q = x and y, 64 / (M - 4) f32 elements each, rounded up: 512, 256, 176, 128 B
+    assert [float(row[2]) for row in rows] == [2 * 4 * -(-64 // (m - 4)) for m in (5, 6, 7, 8)]
+
+
+@pytest.mark.parametrize("command", [
+    ["sweep", "{spec}", "--sweep", "S=64..65536", "--machine", "h100"],
+    ["phase", "{spec}", "--x", "S=64..65536", "--y", "Br=16..4096", "--machine", "h100", "-o",
+     "{figure}"],
+    ["tune", "{spec}", "--vary", "Br=16,32", "--set", "S=4096", "--machine", "h100"],
+])
+def test_a_count_not_positive_at_the_sizes_held_fixed_is_placed(capsys, tmp_path, command):
+    """`registers = 1 / (WM - 4096)` with WM's default 16 is negative at every point a sweep,
+    a phase plane or a tune visits: refused before the points (the campaign, kind `header`,
+    seed 31, input 360, drew phase a plane of it)."""
+    text = (ROOT / "specs" / "flash_attention_causal_split.kcost").read_text("utf-8")
+    assert "registers = 255" in text
+    spec = tmp_path / "fa.kcost"
+    spec.write_text(text.replace("registers = 255", "registers = 1 / (WM - 4096)"))
+    code, _, err = run(capsys, *[a.format(spec=spec, figure=tmp_path / "p.svg")
+                                 for a in command])
+    assert code == 2
+    assert "error[KC307]: the register count `registers` is -1/4080 at WM = 16" in err
+    caret_under(err, spec, "1 / (WM - 4096)")
+
+
+def test_a_phase_plane_whose_ridge_holds_an_integer_past_int64_is_drawn(capsys, tmp_path):
+    """flash_attention_causal_split over S and Br on MI250X: a ridge crossing solved in
+    closed form holds a square root of an integer past int64, which numpy evaluated as a
+    Python int (TypeError, exit 3: kind `header`, seed 31, inputs 346, 360, 366, all
+    the shipped spec's plane)."""
+    figure = tmp_path / "phase.svg"
+    code, _, _ = run(capsys, "phase", ROOT / "specs" / "flash_attention_causal_split.kcost",
+                       "--x", "S=64..65536", "--y", "Br=1..4096", "--machine", "mi250x",
+                       "-o", figure)
+    assert code == 0 and figure.stat().st_size > 0
+    assert "<svg" in figure.read_text("utf-8")
