@@ -23,13 +23,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
 import sympy
 
 from ..base.kinds import Side
+from ..base.records import record
 
 DIGITS = 50  # working precision; every margin below is 20 or more digits wider than its error
 REAL = 1e-30  # |imaginary part| under this share of the size: a real value
@@ -37,7 +37,7 @@ NOT_REAL = 1e-6  # over this: not real (sympy's path calls a value real under 1e
 APART = 1e-6  # real values closer than this share of the size are left to sympy
 NONZERO = 1e-25  # a polynomial's value under this share of its terms' size: undecided
 
-@dataclass(frozen=True)
+@record
 class Placed:
     """What a formula is at one target: the exact real root it equals, at least 1, with the
     side where the quantity exceeds the target; value None where it is no real root at
