@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOFTMAX = (ROOT / "specs" / "softmax_torch_reg4.kcost").read_text("utf-8")
 HEADER = "parallel(threads = 1024, registers = 30, instructions = 10173)"
 ROWS = "R=1000,n=4096"
+EXTENT = ("kernel extent(N, M) {\n    in  x: f32[N / (M - 4)]\n    out y: f32[N / (M - 4)]\n"
+          "    for i in 0..N / (M - 4) {\n        y[i] = x[i]\n    }\n}\n")
 
 
 def run(capsys, *arguments) -> tuple[int, str, str]:
@@ -222,9 +224,7 @@ def test_a_sweep_through_a_zero_divisor_is_placed_at_the_division(capsys, tmp_pa
     """`f32[N / (M - 4)]` swept over M = 1..10: the row at M = 4 read Q = ∞ and t_min = ∞ s
     (exit 0); now the division is refused there, as analyze refuses it."""
     spec = tmp_path / "extent.kcost"
-    spec.write_text("kernel extent(N, M) {\n    in  x: f32[N / (M - 4)]\n"
-                    "    out y: f32[N / (M - 4)]\n    for i in 0..N / (M - 4) {\n"
-                    "        y[i] = x[i]\n    }\n}\n")
+    spec.write_text(EXTENT)
     code, out, err = run(capsys, "sweep", spec, "--sweep", "M=1..10", "--linear", "--set",
                          "N=64", "--machine", "h100")
     assert code == 2 and "∞" not in out
@@ -236,6 +236,28 @@ def test_a_sweep_through_a_zero_divisor_is_placed_at_the_division(capsys, tmp_pa
     assert code == 0 and [row[0] for row in rows] == ["5", "6", "7", "8"]
     # Q = x and y, 64 / (M - 4) f32 elements each, rounded up: 512, 256, 176, 128 B
     assert [float(row[2]) for row in rows] == [2 * 4 * -(-64 // (m - 4)) for m in (5, 6, 7, 8)]
+
+
+@pytest.mark.parametrize("command", [
+    ["plot", "{spec}", "--machine", "h100", "--set", "N=64", "--sweep", "M=1..10", "-o",
+     "{figure}"],
+    ["analyze", "{spec}", "--machine", "h100", "--set", "N=64,M=1"],
+])
+def test_an_extent_negative_at_the_sizes_is_placed(capsys, tmp_path, command):
+    """`f32[N / (M - 4)]` at M = 1 is -64/3 elements: the loop over it runs no time, so the
+    kernel moves nothing there. The plot's path through M = 1..3 drew points of no work
+    and no traffic and matplotlib's arrow to them raised StopIteration (exit 3); analyze
+    said the kernel has nothing h100 has a ceiling for. Now the extent is refused there."""
+    spec = tmp_path / "extent.kcost"
+    spec.write_text(EXTENT)
+    figure = tmp_path / "figure.svg"
+    code, _, err = run(capsys, *[a.format(spec=spec, figure=figure) for a in command])
+    assert code == 2 and not figure.exists()
+    assert "error[KC307]: extent 1 of tensor `x` is -64/3 at M = 1, N = 64" in err
+    caret_under(err, spec, "N / (M - 4)")
+    code, _, _ = run(capsys, "plot", spec, "--machine", "h100", "--set", "N=64", "--sweep",
+                     "M=5..10", "-o", figure)
+    assert code == 0 and figure.exists()
 
 
 @pytest.mark.parametrize("command", [

@@ -1,8 +1,10 @@
-"""What the spec computes from the sizes must itself make sense at the sizes analysed: a loop
-step is positive (`by m - n` at n = 10, m = 4 runs backwards: its closed form counts a
-negative number of iterations), a derived size (`let S = N - M`) is positive, and so is each
-size a parallel header states (`threads = n - 4000` at n = 3000 gave -3 resident blocks an
-SM, `instructions = 10 - n` a negative issue time); none of them divides by zero there.
+"""What the spec computes from the sizes must itself make sense at the sizes analysed: a
+tensor's extent is positive (`f32[N / (M - 4)]` at M = 1 is -64/3 elements, and the loop over
+it runs no time), a loop step is positive (`by m - n` at n = 10, m = 4 runs backwards: its
+closed form counts a negative number of iterations), a derived size (`let S = N - M`) is
+positive, and so is each size a parallel header states (`threads = n - 4000` at n = 3000
+gave -3 resident blocks an SM, `instructions = 10 - n` a negative issue time); none of them
+divides by zero there.
 
 The checker refuses what is never positive (`by -1`, `by 1 - n`); here the sizes given are
 known, so what is not positive at them is an error at its place in the spec, and what cannot
@@ -40,11 +42,17 @@ def size_warnings(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Ex
 
 def _positive_quantities(checked: CheckedKernel
                          ) -> Iterator[tuple[str, sympy.Expr, ast.Span]]:
-    """(what it is, value in the parameters, place) of every loop step, `let` size and size of
-    a parallel header."""
+    """(what it is, value in the parameters, place) of every tensor extent, loop step, `let`
+    size and size of a parallel header."""
     for item in checked.kernel.items:
         if isinstance(item, ast.Let) and item.dtype is None and item.name in checked.sizes:
             yield f"size `{item.name}`", checked.sizes[item.name], item.span
+        elif isinstance(item, ast.TensorDecl):
+            # a size named alone is a parameter or a `let` size, checked as itself
+            for axis, extent in enumerate(item.shape):
+                if not isinstance(extent, (ast.Name, ast.Number)):
+                    yield (f"extent {axis + 1} of tensor `{item.name}`",
+                           to_sympy(extent, checked.sizes), extent.span)
     for loop in _loops(checked.kernel.statements):
         if loop.step is not None:
             step = to_sympy(loop.step, checked.sizes)

@@ -35,7 +35,12 @@ from ..gpu.support import unsupported
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine, Roof, level_roof
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings, without
 from ..lang.sizerange import CHUNK_POINTS, SizeRange
-from ..lang.sizes import refuse_broken_bounds, refuse_header_sizes, refuse_zero_divisors
+from ..lang.sizes import (
+    refuse_broken_bounds,
+    refuse_header_sizes,
+    refuse_zero_divisors,
+    size_warnings,
+)
 from .roofs import roof_name, short_roof_name
 from .sweep_units import SweptUnits
 from .vectorize import evaluate_array, vectorized
@@ -180,13 +185,17 @@ class Sweeper:
 
     def _refuse_negative(self, sizes: numpy.ndarray, amounts: list[numpy.ndarray]) -> None:
         """A count below zero at a swept size: the sizes break an `assume` bound there
-        (refused at the fact, lang.sizes.refuse_broken_bounds); a count that is not a number
-        there: a division by zero (refused at the division, refuse_zero_divisors)."""
+        (refused at the fact, lang.sizes.refuse_broken_bounds); no work and no traffic at
+        all: an extent, a step or a header count may be negative there, which empties the
+        loops (refused at it, size_warnings); a count that is not a number there: a division
+        by zero (refused at the division, refuse_zero_divisors)."""
         stacked = numpy.array(amounts)
         with numpy.errstate(invalid="ignore"):
-            for bad, refuse in ((~numpy.isfinite(stacked), refuse_zero_divisors),
-                                (stacked < 0, refuse_broken_bounds)):
-                found = numpy.flatnonzero(numpy.any(bad, axis=0))
+            for bad, refuse in ((numpy.any(~numpy.isfinite(stacked), axis=0),
+                                 refuse_zero_divisors),
+                                (numpy.any(stacked < 0, axis=0), refuse_broken_bounds),
+                                (numpy.all(stacked == 0, axis=0), size_warnings)):
+                found = numpy.flatnonzero(bad)
                 if len(found):
                     size = sympy.Integer(int(sizes[found[0]]))
                     refuse(self.checked, {**self.others, self.symbol: size})
