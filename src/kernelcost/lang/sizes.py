@@ -84,14 +84,19 @@ def refuse_zero_divisors(checked: CheckedKernel, values: Mapping[sympy.Symbol, s
 def _divisions(node: object) -> Iterator[ast.BinOp]:
     """Every `a / b` the spec writes (a rewrite's, such as split-K's, left out: its divisor
     is a header count, checked as one), in source order."""
-    if isinstance(node, ast.BinOp) and node.op == "/" and not node.span.synthetic:
-        yield node
+    return (found for found in _nodes(node) if isinstance(found, ast.BinOp)
+            and found.op == "/" and not found.span.synthetic)
+
+
+def _nodes(node: object) -> Iterator[object]:
+    """Every node of an AST node, itself first, in source order."""
+    yield node
     if isinstance(node, tuple):
         for item in node:
-            yield from _divisions(item)
+            yield from _nodes(item)
     elif dataclasses.is_dataclass(node) and not isinstance(node, (ast.Span, type)):
         for item in dataclasses.fields(node):
-            yield from _divisions(getattr(node, item.name))
+            yield from _nodes(getattr(node, item.name))
 
 
 def refuse_header_sizes(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
@@ -216,25 +221,13 @@ def refuse_broken_bounds(checked: CheckedKernel,
 def refuse_large_numbers(kernel: ast.Kernel, limit: int, why: str) -> None:
     """A SizeError placed at the first number written in the spec above `limit`: for a
     command that computes with the spec's numbers in doubles or 64-bit integers."""
-    for literal in _numbers(kernel):
+    for literal in (found for found in _nodes(kernel) if isinstance(found, ast.Number)):
         value = number(literal.text)
         if abs(value) > limit:
             raise SizeError(Code.SIZE_TOO_LARGE, Diagnostic(
                 literal.span, f"the number {literal.text} is more than {why}",
                 "write the kernel with smaller numbers, or analyze it without --machine"),
                 kernel.source)
-
-
-def _numbers(node: object) -> Iterator[ast.Number]:
-    """Every Number of an AST node, in source order."""
-    if isinstance(node, ast.Number):
-        yield node
-    elif isinstance(node, tuple):
-        for item in node:
-            yield from _numbers(item)
-    elif dataclasses.is_dataclass(node) and not isinstance(node, (ast.Span, type)):
-        for item in dataclasses.fields(node):
-            yield from _numbers(getattr(node, item.name))
 
 
 def _written(checked: CheckedKernel, node: ast.Expr) -> str:
