@@ -22,10 +22,11 @@ Standard library timing only (time.perf_counter, subprocess, tracemalloc). Six t
    a busy machine disturbs less than wall time (both are shown);
 2. stages in process per spec: parse, check, count, analyze (values and asymptotics), the
    h100 verdict, the JSON report; sympy's cache is cleared before each spec;
-3. scaling (bench/scaling.py): generated specs growing in nest depth, statements, tensors and nested keep scopes:
-   load + analyze time, peak traced memory, and the log-log slope of each against the size;
-4. sweep throughput (bench/scaling.py): sizes per second for the gemm_tiled global intensity through the
-   lambdified closed form (target >= 1e7 sizes/s);
+3. scaling (bench/scaling.py): generated specs growing in nest depth, statements, tensors
+   and nested keep scopes: load + analyze time, peak traced memory, and the log-log slope of
+   each against the size;
+4. sweep throughput (bench/scaling.py): sizes per second for the gemm_tiled global intensity
+   through the lambdified closed form (target >= 1e7 sizes/s);
 5. self-verification (bench/verify_cost.py): `analyze --json` over `analyze --json
    --no-verify` per shipped spec, whole process (target <= 1.10x), and in process;
 6. whole commands with machines (bench/process_ratios.py): `analyze --json` alone, with
