@@ -9,6 +9,7 @@ import kernelcost
 
 M, N, K, T, n = (size(s) for s in ("M", "N", "K", "T", "n"))
 
+
 def test_steps_count_with_a_ceiling_unless_divisibility_is_assumed():
     loop = "in x: f32[N]\n out y: f32[N]\n for i in 0..N by T { y[i] = 2 * x[i] }"
     plain = cost_of(f"kernel k(N, T) {{ {loop} }}")
