@@ -1,14 +1,28 @@
-"""Readers of a spec's closed forms shared by the counting tests: the cost of a spec's text,
-symbolic equality, values at sizes, and the mismatches against the oracle's enumeration."""
+"""Readers of a spec's closed forms shared by the counting tests: the cost of a spec's text
+or of a shipped spec, symbolic equality, values at sizes, and the mismatches against the
+oracle's enumeration."""
+
+from pathlib import Path
 
 import sympy
 from conftest import size
 
 import kernelcost
+from kernelcost.count.cost import Cost
+from kernelcost.count.spec_count import count
+from kernelcost.lang.check import check
+from kernelcost.lang.parse import parse_file
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
 
 
 def cost_of(text: str, reuse: str = "spec"):
     return kernelcost.loads(text).cost(reuse)
+
+
+def counted(spec: str) -> Cost:
+    """A shipped spec's Cost under its own reuse."""
+    return count(check(parse_file(SPECS / f"{spec}.kcost")))
 
 
 def same(a, b) -> bool:

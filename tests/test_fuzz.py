@@ -26,6 +26,7 @@ from lark.lexer import PatternStr
 
 from kernelcost.base.errors import KcostError
 from kernelcost.base.inputs import normalise
+from kernelcost.count.spec_count import count
 from kernelcost.lang.check import check
 from kernelcost.lang.parse import grammar_text, parse, parse_file
 
@@ -281,7 +282,6 @@ def retuned_specs(draw):
 @fuzz_settings(20)
 @given(retuned_specs())
 def test_count_accepts_what_check_accepts(text):
-    count = pytest.importorskip("kernelcost.count.spec_count").count
     checked = parse_and_check(text)
     if checked is None:
         return

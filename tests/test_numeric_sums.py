@@ -119,7 +119,6 @@ def test_sweep_of_the_section_12_example_prints_a_table(capsys, section_12):
 
 
 def test_plot_sweep_of_the_section_12_example_draws(capsys, section_12, tmp_path):
-    pytest.importorskip("matplotlib")
     figure = tmp_path / "tri_sq.svg"
     code, _, err = run(capsys, "plot", section_12, "--machine", "h100", "--sweep",
                        "n=10..10000", "-o", figure)

@@ -283,7 +283,6 @@ def calibration_only(results, monkeypatch):
 
 
 def test_the_command_and_the_figure(tmp_path, capsys, calibration_only):
-    pytest.importorskip("matplotlib")
     from kernelcost.cli import main
 
     figure = tmp_path / "published.png"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import sympy
+from count_checks import counted
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -310,14 +311,6 @@ def test_a_target_with_no_root_from_one_leaves_the_quadratic_unsolved():
 
 
 # ------------------------------------------------------------------ Costs counted from specs
-
-def counted(spec: str) -> Cost:
-    count_module = pytest.importorskip("kernelcost.count.spec_count")
-    from kernelcost.lang.check import check
-    from kernelcost.lang.parse import parse_file
-
-    return count_module.count(check(parse_file(SPECS / f"{spec}.kcost")))
-
 
 def test_spec_gemm_square_crossing():
     # values as the command line gives them: --set M=N --set K=N
