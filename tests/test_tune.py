@@ -1,6 +1,7 @@
 """`tune` (the vectorised ranking of tile sizes) and `phase` (the plane of what binds), read
 back structurally: rows, reasons, and the figure's artists by their gid."""
 
+import json
 import math
 import re
 
@@ -237,3 +238,27 @@ def test_a_number_beyond_doubles_in_a_grid_spec_is_refused_at_it(tmp_path, capsy
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert f"{spec}:5:23: error[KC318]: the number 1e19 is more than 2^53" in err
+
+
+def test_a_candidate_outside_an_assumed_bound_is_rejected_and_counted(capsys):
+    """softmax_torch_reg4 states `assume n <= 4096` (its instructions are those of the kernel
+    torch runs for n up to 4096): n = 8192 and 10^15 are not candidates of that spec. They
+    were ranked (third, at 5858 ms) with no word; now they are rejected as breaking an
+    assumption, counted in the JSON, and the text names the fact and its two sides."""
+    spec = str(SPECS / "softmax_torch_reg4.kcost")
+    argv = ["tune", spec, "--machine", "h100", "--vary", "n=1024,4096,8192,1000000000000000",
+            "--set", "R=4096"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [row["values"]["n"] for row in out["top"]] == [1024, 4096]
+    assert (out["candidates"], out["fitting"]) == (4, 2)
+    assert out["rejected"] == {"assumption": 2}
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "n=8192: breaks `assume n <= 4096` (8192 > 4096)" in text
+    ranking = tune(load(SPECS / "softmax_torch_reg4.kcost"), H100,
+                   ["n"], numpy.array([4096, 4097]), {"R": "64"}, show_rejected=1)
+    assert [row.values for row in ranking.top] == [(4096,)]
+    figures = ranking.rejected[0].figures
+    assert ranking.rejected[0].reason == Rejected.ASSUMPTION
+    assert (figures.left_value, figures.right_value) == (4097, 4096)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 from ..answers.rejections import (
+    BrokenBound,
     BrokenFact,
     RegistersOver,
     Rejected,
@@ -143,12 +144,20 @@ def _pareto_lines(ranking: Ranking) -> list[str]:
     return lines
 
 
+_NEGATED = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}
+
+
 def rejection_text(rejection: Rejection) -> str:
     """Why a candidate is left out, with its figures where it has some."""
     figures = rejection.figures
     if isinstance(figures, BrokenFact):
         return (f"breaks `assume {figures.divisor} | {figures.dividend}` "
                 f"({figures.divisor_value:g} does not divide {figures.dividend_value:g})")
+    if isinstance(figures, BrokenBound):
+        relation = figures.relation
+        return (f"breaks `assume {relation.lhs} {relation.rel_op} {relation.rhs}` "
+                f"({figures.left_value:g} {_NEGATED[relation.rel_op]} "
+                f"{figures.right_value:g})")
     if isinstance(figures, SharedOver):
         return (f"does not fit in shared memory: {figures.needed_B / 1024:g} KiB per block, "
                 f"{figures.allowed_B / 1024:g} KiB allowed")
