@@ -47,6 +47,7 @@ class Case:
     files: dict[str, bytes] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     placed: tuple[str, ...] = ()  # error codes that must come with a place for this input
+    refused: bool = False  # the input must end in exit 2: an exit 0 or 1 took it as it came
 
 
 def parameters(text: str) -> list[tuple[str, bool]]:

@@ -21,7 +21,7 @@ from fuzz_case import (  # beside this file: on the path
     sizes_for,
 )
 from fuzz_command_lines import command_line
-from fuzz_headers import hostile_sizes, mutate_header
+from fuzz_headers import hostile_sizes, mutate_header, planted_fraction
 
 
 def mutate_spec(rng: random.Random, text: str) -> str:
@@ -83,8 +83,9 @@ def header_case(rng: random.Random) -> Case:
     sizes = hostile_sizes(rng, names if rng.random() < 0.2 else free) if rng.random() < 0.8 \
         else sizes_for(rng, text, True)
     argv = command_line(rng, command, "spec.kcost", text, sizes, machine="all")
+    refused = command == "analyze" and "--machine" in argv and planted_fraction(text)
     return Case("header", command, argv, {"spec.kcost": text.encode("utf-8")},
-                placed=("KC1", "KC2", "KC307", "KC317", "KC320"))
+                placed=("KC1", "KC2", "KC307", "KC317", "KC320", "KC321"), refused=refused)
 
 
 def set_case(rng: random.Random) -> Case:
