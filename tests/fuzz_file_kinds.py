@@ -79,6 +79,8 @@ def model_case(rng: random.Random) -> Case:
 
 
 def csv_case(rng: random.Random) -> Case:
+    if rng.random() < 0.3:
+        return ncu_case(rng)
     lines = CSV_TEXT.split("\n")
     for _ in range(rng.randint(1, 3)):
         index = rng.randrange(len(lines))
@@ -100,6 +102,41 @@ def csv_case(rng: random.Random) -> Case:
     argv += ["--json"] if rng.random() < 0.3 else []
     return Case("csv", "validate", argv, {"results.csv": data},
                 placed=("KC610", "KC611", "KC612", "KC613", "KC805"))
+
+
+NCU_EXPORTS = {path.name: path.read_text("utf-8") for path in sorted(
+    (ROOT / "tests" / "data" / "ncu").glob("*_gemm.csv"))}
+NCU_VALUES = ["-1", "nan", "inf", "1e400", "-0.5", "", "n/a", "x", "1,234", "0", "9" * 40,
+              "1e-300", "é"]
+NCU_SIZES = ["M=2048,N=2048,K=2048", "M=2049,N=2048,K=2048", "M=1e400,N=2048,K=2048", "",
+             "M=2048", "M=0,N=1,K=1", "M=2048,N=2048,K=2048,Q=1", "M=N,K=N,N=2048"]
+
+
+def ncu_case(rng: random.Random) -> Case:
+    """An Nsight Compute export of tests/data/ncu with cells replaced, against gemm_hopper
+    (`validate --ncu`); a metric made negative or not finite must be refused (`refused`:
+    -1 B of DRAM read was compared as it came, -0.00x)."""
+    name = rng.choice(sorted(NCU_EXPORTS))
+    lines = NCU_EXPORTS[name].split("\n")
+    header = next(line for line in lines if line.startswith('"ID"')).split('","')
+    row = next(i for i, line in enumerate(lines) if line.startswith('"0"'))
+    refused = False
+    for _ in range(rng.randint(1, 2)):
+        cells = lines[row].split('","')
+        column = rng.randrange(len(cells))
+        value = rng.choice(NCU_VALUES)
+        cells[column] = value if 0 < column < len(cells) - 1 else cells[column]
+        lines[row] = '","'.join(cells)
+        metric = "__" in header[column] and 0 < column < len(cells) - 1
+        refused |= metric and value in ("-1", "nan", "inf", "1e400", "-0.5")
+    argv = ["validate", "--ncu", "ncu.csv", "--spec", str(ROOT / "specs" / "gemm_hopper.kcost"),
+            "--machine", rng.choice(["h100", "h200", "a100", "b200"])]
+    sizes = rng.choice(NCU_SIZES[:1] * 4 + NCU_SIZES)
+    argv += ["--set", sizes] if sizes else []
+    argv += ["--json"] if rng.random() < 0.3 else []
+    return Case("csv", "validate", argv, {"ncu.csv": "\n".join(lines).encode("utf-8")},
+                placed=("KC302", "KC303", "KC317", "KC318", "KC610", "KC611", "KC612"),
+                refused=refused)
 
 
 CSV_VALUES = ["", "nan", "inf", "-1", "0", "1e400", "n=1e400", "M=8192;N=8196;K=8192", "x",
