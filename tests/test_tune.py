@@ -262,3 +262,18 @@ def test_a_candidate_outside_an_assumed_bound_is_rejected_and_counted(capsys):
     figures = ranking.rejected[0].figures
     assert ranking.rejected[0].reason == Rejected.ASSUMPTION
     assert (figures.left_value, figures.right_value) == (4097, 4096)
+
+
+def test_phase_marks_the_sizes_outside_an_assumed_bound():
+    """softmax_torch_reg4's `assume n <= 4096`: the plane over n = 64..65536 was coloured
+    HBM or SFU past 4096 as within it, with no word; the spec's instructions are torch's for n up
+    to 4096 only. Those sizes are now their own region, and the rest as before."""
+    found = phase(load(SPECS / "softmax_torch_reg4.kcost"), H100, parse_axis("n=64..65536"),
+                  parse_axis("R=1..4096"), {}, points=(40, 10))
+    outside = CATEGORIES.index("outside an assume")
+    assert (found.codes[:, found.xs > 4096] == outside).all()
+    within = found.codes[:, found.xs <= 4096]
+    assert (within != outside).all() and (within[-1] == CATEGORIES.index("HBM")).all()
+    figure = draw(found)
+    texts = {text.get_gid(): text.get_text() for text in figure.axes[0].texts}
+    assert texts[f"region:{outside}"] == "outside an assume"
