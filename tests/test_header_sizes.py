@@ -56,7 +56,6 @@ def caret_under(err: str, spec: Path, text: str) -> None:
     ["analyze", "{spec}", "--set", ROWS, "--machine", "all"],
     ["analyze", "{spec}", "--set", ROWS, "--machine", "h100", "--json"],
     ["plot", "{spec}", "--machine", "h100", "--set", ROWS, "-o", "{figure}"],
-    ["tune", "{spec}", "--machine", "h100", "--vary", "n=4096", "--set", "R=1000"],
     ["solve", "{spec}", "--for", "R", "--set", "n=4096", "--machine", "h100"],
 ])
 def test_an_instruction_count_that_is_not_positive_at_the_sizes_is_placed(
@@ -72,6 +71,19 @@ def test_an_instruction_count_that_is_not_positive_at_the_sizes_is_placed(
         return
     assert f"error[{message[:5]}]{message[5:]}" in err
     caret_under(err, spec, setting.split(" = ", 1)[1])
+
+
+@pytest.mark.parametrize(("setting", "value"), [("instructions = 10 - n", "-4086"),
+                                              ("instructions = n - 4096", "0")])
+def test_tune_rejects_a_candidate_whose_count_is_not_positive(capsys, tmp_path, setting, value):
+    """`tune` has other candidates to offer: one whose count is not positive is rejected,
+    with the count and its value, not the command (it was KC307 for the whole ranking)."""
+    spec = softmax(tmp_path, f"parallel(threads = 1024, registers = 30, {setting})")
+    code, out, _ = run(capsys, "tune", spec, "--machine", "h100", "--vary", "n=4096",
+                       "--set", "R=1000")
+    assert code == 0 and "no candidate fits" in out
+    assert (f"n=4096: the instruction count `instructions` is {value}, not a positive whole "
+            "number") in " ".join(out.split())
 
 
 @pytest.mark.parametrize(("header", "sizes", "message", "under"), [

@@ -277,3 +277,28 @@ def test_phase_marks_the_sizes_outside_an_assumed_bound():
     figure = draw(found)
     texts = {text.get_gid(): text.get_text() for text in figure.axes[0].texts}
     assert texts[f"region:{outside}"] == "outside an assume"
+
+
+def test_a_candidate_whose_header_count_is_no_positive_whole_number_is_rejected(capsys, tmp_path):
+    """`threads = T / 3`: at T = 128 a block of 128/3 threads, at T = 96 one of 32. The
+    re-scoring refused the whole command at T = 128 (KC321), with T = 96 a fitting candidate
+    beside it; `threads = T - 100` at T = 96 (-4 threads) likewise (KC307). Such a candidate
+    is not one: rejected and counted, as one that does not fit."""
+    spec = tmp_path / "th.kcost"
+    spec.write_text("kernel th(n, T = 128) {\n    in  x: f32[n]\n    out y: f32[n]\n"
+                    "    for b in 0..n by T parallel(threads = T / 3) {\n"
+                    "        for i in b..min(b + T, n) {\n            y[i] = x[i] * 2\n"
+                    "        }\n    }\n}\n")
+    argv = ["tune", str(spec), "--machine", "h100", "--vary", "T=96,128", "--set", "n=4096"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [row["values"]["T"] for row in out["top"]] == [96]
+    assert (out["fitting"], out["rejected"]) == (1, {"header count": 1})
+    assert main(argv) == 0
+    assert "T=128: the thread count `threads` is 42.6667, not a positive whole number" in \
+        " ".join(capsys.readouterr().out.split())
+    spec.write_text(spec.read_text().replace("T / 3", "T - 100"))
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [row["values"]["T"] for row in out["top"]] == [128]
+    assert out["rejected"] == {"header count": 1}

@@ -18,6 +18,8 @@ class Rejected(StrEnum):
 
     ASSUMPTION = "assumption"  # it breaks one of the spec's `assume` facts: `a | b`, or a
     # bound such as `n <= 4096` (the spec's counts hold only within it)
+    HEADER = "header count"  # a count its parallel header states (threads, registers,
+    # instructions, a cluster, a split, a group) is not a positive whole number there
     SHARED = "shared memory"  # a block needs more shared memory than it may have
     REGISTERS = "register file"  # a block needs more registers than it may have
     OCCUPANCY = "occupancy"  # an SM holds no block at once
@@ -70,6 +72,14 @@ class BrokenBound:
 
 
 @record
+class HeaderCount:
+    """A count of the parallel header at a candidate's values (lang.sizes.header_sizes)."""
+
+    what: str  # `the thread count `threads``
+    value: float
+
+
+@record
 class SharedOver:
     """Shared memory a block needs against what one block may have."""
 
@@ -93,7 +103,7 @@ class RegistersOver:
     allowed: float
 
 
-Figures = BrokenFact | BrokenBound | SharedOver | SharedHeld | RegistersOver
+Figures = BrokenFact | BrokenBound | HeaderCount | SharedOver | SharedHeld | RegistersOver
 
 
 @record

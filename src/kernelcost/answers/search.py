@@ -42,13 +42,14 @@ from ..base.records import record
 from ..gpu.occupancy import REGISTER_BYTES
 from ..hardware.machine import PER_SM_LEVELS, Roof, level_roof
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
-from ..lang.sizes import refuse_header_sizes
+from ..lang.sizes import header_sizes, refuse_header_sizes
 from .rejections import (
     CODES,
     REJECTED,
     BrokenBound,
     BrokenFact,
     Figures,
+    HeaderCount,
     RegistersOver,
     Rejected,
     SharedHeld,
@@ -218,7 +219,20 @@ class Evaluator:
             holds = _HOLDS[type(relation)]
             left, right = self._f(relation.lhs)(arrays), self._f(relation.rhs)(arrays)
             broken.append((Rejected.ASSUMPTION, ~holds(left, right)))  # nan: broken
+        for _, count in self._header_counts():
+            value = self._f(count)(arrays)
+            broken.append((Rejected.HEADER, ~(value > 0) | (value != numpy.floor(value))))
         return broken
+
+    def _header_counts(self) -> list[tuple[str, sympy.Expr]]:
+        """The counts the parallel header states, where they vary with the candidates (one
+        that does not was refused at the fixed sizes: fixed_values); on a continuous map,
+        none (its sizes are not whole)."""
+        if not self.check_facts:
+            return []
+        varied = set(self.symbols)
+        return [(what, count) for what, count, _ in header_sizes(self.spec.checked)
+                if count.free_symbols & varied]
 
     def _grid(self, arrays, shape, conditions) -> Evaluation:
         m, grid = self.machine, self.cost.grid
@@ -368,6 +382,11 @@ def rejection_figures(evaluator: Evaluator, result: Evaluation, index: int,
             right = float(evaluator._f(relation.rhs)(one).ravel()[0])
             if not _HOLDS[type(relation)](left, right):
                 return BrokenBound(relation, left, right)
+    if reason == Rejected.HEADER:
+        for what, count in evaluator._header_counts():
+            value = float(evaluator._f(count)(one).ravel()[0])
+            if not (value > 0 and value == math.floor(value)):
+                return HeaderCount(what, value)
     if reason == Rejected.SHARED and result.shared is not None:
         limit = ex.shared_per_block_max_B or machine.capacity(Level.SHARED)
         return SharedOver(float(result.full(result.shared, picked)[0]), float(limit))

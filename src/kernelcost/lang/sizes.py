@@ -64,7 +64,7 @@ def _positive_quantities(checked: CheckedKernel
         if loop.step is not None:
             step = to_sympy(loop.step, checked.sizes)
             yield f"step `{step}` of loop `{loop.var}`", step, loop.step.span
-    yield from _header_sizes(checked)
+    yield from header_sizes(checked)
 
 
 def refuse_zero_divisors(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
@@ -112,7 +112,7 @@ def refuse_header_sizes(checked: CheckedKernel, values: Mapping[sympy.Symbol, sy
     header that is not a positive number there (a verdict times the blocks from them:
     `instructions = 10 - n` at n = 4096 gave a negative issue time)."""
     refuse_zero_divisors(checked, values)
-    for what, expr, span in _header_sizes(checked):
+    for what, expr, span in header_sizes(checked):
         value = expr.xreplace(dict(values))
         if value.is_number and not (value.is_finite and value > 0):
             _refuse(checked, span, what, expr, values)
@@ -123,7 +123,7 @@ def _refuse_fractions(checked: CheckedKernel, values: Mapping[sympy.Symbol, symp
                       ) -> None:
     """A SizeError placed at the first count of a parallel header that is a positive number
     at `values` but not a whole one (module doc)."""
-    for what, expr, span in _header_sizes(checked):
+    for what, expr, span in header_sizes(checked):
         value = expr.xreplace(dict(values))
         if not (value.is_number and value.is_finite and value > 0) or value.is_integer:
             continue
@@ -140,7 +140,7 @@ _HEADER_SIZES = {"threads": "the thread count", Level.REGISTERS: "the register c
                  "split_k": "the split count"}
 
 
-def _header_sizes(checked: CheckedKernel) -> Iterator[tuple[str, sympy.Expr, ast.Span]]:
+def header_sizes(checked: CheckedKernel) -> Iterator[tuple[str, sympy.Expr, ast.Span]]:
     """The sizes the parallel headers state: their counts, and the group of `grouped(G)`."""
     options = {id(loop.parallel): loop.parallel.options
                for loop in _loops(checked.kernel.statements) if loop.parallel is not None}

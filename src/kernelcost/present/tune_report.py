@@ -8,6 +8,7 @@ import itertools
 from ..answers.rejections import (
     BrokenBound,
     BrokenFact,
+    HeaderCount,
     RegistersOver,
     Rejected,
     Rejection,
@@ -21,6 +22,8 @@ TIE_RULE = ("equal t_model (to 1e-9): the smaller t_bound; equal t_bound: fewer 
             "chip, then the squarer tile (smaller max/min of the varied sizes), then smaller "
             "values in the order given")
 REJECTED_TEXT = {Rejected.ASSUMPTION: "breaks an `assume` fact",
+                 Rejected.HEADER: "a count of its parallel header is not a positive whole "
+                                  "number",
                  Rejected.SHARED: "does not fit in shared memory",
                  Rejected.REGISTERS: "does not fit in registers",
                  Rejected.OCCUPANCY: "occupancy 0",
@@ -158,6 +161,8 @@ def rejection_text(rejection: Rejection) -> str:
         return (f"breaks `assume {relation.lhs} {relation.rel_op} {relation.rhs}` "
                 f"({figures.left_value:g} {_NEGATED[relation.rel_op]} "
                 f"{figures.right_value:g})")
+    if isinstance(figures, HeaderCount):
+        return f"{figures.what} is {figures.value:g}, not a positive whole number"
     if isinstance(figures, SharedOver):
         return (f"does not fit in shared memory: {figures.needed_B / 1024:g} KiB per block, "
                 f"{figures.allowed_B / 1024:g} KiB allowed")
