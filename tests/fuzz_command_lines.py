@@ -35,7 +35,7 @@ def option_case(rng: random.Random) -> Case:
     elif command == "model":
         argv = ["model", rng.choice(MODELS + ["nope"]), "--machine", rng.choice(MACHINES),
                 "--batch", rng.choice(["1", "1,8", "0", "-1", "1e19", "x", "", "1," * 50 + "1",
-                                       "1..64", "8..1:2", "1..100000", "1..9:0"]),
+                                       "1..64", "8..1:2", "1..100000", "1..9:0", "١٢"]),
                 "--context", rng.choice(["1", "4096", "0", "1e400", "1e19", "x", "128..512:128",
                                          "1..100000"]),
                 rng.choice(["--gpus", "--tp"]),
@@ -61,17 +61,26 @@ def option_case(rng: random.Random) -> Case:
                             sizes_for(rng, SPECS[name]), machine=rng.choice(MACHINES),
                             hostile=True)
     return Case("option", command, argv, env=env,
-                placed=("KC308", "KC309", "KC311", "KC312", "KC318", "KC319", "KC409", "KC702"))
+                placed=("KC308", "KC309", "KC311", "KC312", "KC318", "KC319", "KC409", "KC702"),
+                refused=other_digits(argv))
+
+
+def other_digits(argv: list[str]) -> bool:
+    """Whether an argument holds a digit of another script (`١٢٨`): every option reads
+    numbers in ASCII digits, as --set does, and int() would read it as 128."""
+    return any(char.isnumeric() and not char.isascii() for word in argv for char in word)
 
 
 OUTPUTS = ["figure.svg", "figure.png", "figure.pdf", "figure.txt", "nodir/figure.svg", ".",
            "/dev/full", "/dev/null", "figure", "é.svg", "x" * 300 + ".svg"]
 # tune --vary: a name's hostile values, and schedule settings (a spec may not write them)
-TUNE_VALUES = ["0..10", "1..99999999999", "x", "5..1", "1..2:0", "9007199254740993", ""]
+TUNE_VALUES = ["0..10", "1..99999999999", "x", "5..1", "1..2:0", "9007199254740993", "",
+               "١٢٨", "１６..６４"]
 TUNE_SCHEDULE = ["stages=1..4", "threads=128..512:128", "registers=64,168", "cluster=1..4",
                  "group=4,8", "raster=row,column,grouped", "raster=diagonal", "stages=0"]
 RANGES = ["64..65536", "1..1e300", "1..1e309", "0..10", "10..1", "1e15..1e16", "1..2",
-          "2..2", "nan..10", "1..inf", "1e-3..1", "1...10", "..", "1..1e19", "-5..5"]
+          "2..2", "nan..10", "1..inf", "1e-3..1", "1...10", "..", "1..1e19", "-5..5",
+          "١..١٠٠", "64..６５５３６"]
 
 
 def command_line(rng: random.Random, command: str, spec: str, text: str,
@@ -108,7 +117,7 @@ def command_line(rng: random.Random, command: str, spec: str, text: str,
                                                    ["--level", pick(["l2"], ["nope", "l2,"])]])]
     if command == "check":
         return ["check", spec, *set_options(sizes if rng.random() < 0.3 else {}),
-                "--samples", pick(["1", "2", "4"], ["0", "-1", "1000000", "99999999999"])]
+                "--samples", pick(["1", "2", "4"], ["0", "-1", "1000000", "99999999999", "٢"])]
     if command == "plot":
         argv = ["plot", spec, "--machine", machine, *set_options(sizes), "-o",
                 pick(["figure.svg", "figure.png"], OUTPUTS)]
@@ -118,7 +127,7 @@ def command_line(rng: random.Random, command: str, spec: str, text: str,
     if command == "sweep":
         argv = ["sweep", spec, "--sweep", f"{varied}={pick(['64..65536', '1..1e6'], RANGES)}",
                 *set_options(rest), "--points", pick(["20", "5", "100"],
-                                                      ["1", "0", "10000000000", "200000"])]
+                                                      ["1", "0", "10000000000", "200000", "١٠"])]
         argv += rng.choice([[], ["--machine", machine], ["--csv"], ["--all"], ["--linear"]])
         return argv
     if command == "bound":
@@ -143,7 +152,7 @@ def command_line(rng: random.Random, command: str, spec: str, text: str,
                 pick([",".join(tiles)], ["nope", "", ",,"]),
                 "--values", pick(["16..512", "64,128,256", "16..64:16"],
                                  ["0..10", "1..99999999999", "1,2,x", "5..1", "1..2:0"]),
-                *rng.choice([[], ["--pow2"]]), "--top", pick(["10", "3"], ["0", "-1"]),
+                *rng.choice([[], ["--pow2"]]), "--top", pick(["10", "3"], ["0", "-1", "١٠"]),
                 *set_options(rest)]
     # phase
     other = rng.choice([n for n in names if n != varied] or ["nope"])

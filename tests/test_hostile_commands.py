@@ -91,3 +91,42 @@ def test_ncu_with_good_input_still_compares(capsys):
     assert code == 0
     levels = {level["name"]: level for level in json.loads(out)["levels"]}
     assert levels["global"]["measured"] == 16834560
+
+
+@pytest.mark.parametrize(("arguments", "option"), [
+    (["tune", GEMM, "--machine", "h100", "--vary", "TM=١٢٨", "--set", "M=N,K=N,N=8192"],
+     "--vary"),
+    (["tune", GEMM, "--machine", "h100", "--vary", "TM", "--values", "٦٤,١٢٨", "--set",
+      "M=N,K=N,N=8192"], "--values"),
+    (["model", "llama3_8b", "--batch", "١٢"], "--batch"),
+    (["model", "llama3_8b", "--context", "1..٤٠٩٦:128", "--grid", "-"], "--context"),
+    (["phase", GEMM, "--x", "N=٦٤..4096", "--y", "M=64..4096", "--machine", "h100", "-o",
+      "{out}/p.svg", "--set", "K=64"], "--x"),
+    (["sweep", ROOT / "specs" / "copy.kcost", "--sweep", "n=1..١٠٠"], "--sweep"),
+])
+def test_digits_other_than_ascii_are_refused_in_every_option(capsys, tmp_path, arguments,
+                                                              option):
+    """`--set n=١٢٨` is refused (numbers are written with ASCII digits 0-9), but --vary,
+    --values, --batch, --context and the ranges of phase and sweep read `١٢٨` (Arabic-Indic)
+    as 128 and ran on it: int() and float() take any script's digits. Each option now reads
+    as --set does, and says so at the digit."""
+    code, _, err = run(capsys, *[str(a).replace("{out}", str(tmp_path)) for a in arguments])
+    assert code == 2 and "error[KC308]" in err and "ASCII digits" in err, err
+    assert err.startswith(f"{option}:1:"), err
+
+
+@pytest.mark.parametrize("arguments", [
+    ["tune", GEMM, "--machine", "h100", "--vary", "TM=128", "--set", "M=N,K=N,N=8192",
+     "--top", "١٠"],
+    ["tune", GEMM, "--machine", "h100", "--vary", "TM=128", "--set", "M=N,K=N,N=8192",
+     "--rescore", "٤"],
+    ["sweep", ROOT / "specs" / "copy.kcost", "--sweep", "n=1..100", "--points", "١٠"],
+    ["check", ROOT / "specs" / "copy.kcost", "--samples", "٢"],
+    ["model", "llama3_8b", "--pp", "٢"],
+    ["model", "llama3_8b", "--memory-fraction", "٠.٥"],
+])
+def test_counts_of_options_in_other_digits_are_usage_errors(capsys, arguments):
+    """argparse's int() took `١٠` as 10 (--top, --rescore, --points, --samples, --pp) and
+    float() `٠.٥` as 0.5: usage errors now, as a word there is."""
+    code, _, err = run(capsys, *arguments)
+    assert code == 2 and "usage:" in err and "error: argument" in err, err
