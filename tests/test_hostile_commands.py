@@ -130,3 +130,17 @@ def test_counts_of_options_in_other_digits_are_usage_errors(capsys, arguments):
     float() `٠.٥` as 0.5: usage errors now, as a word there is."""
     code, _, err = run(capsys, *arguments)
     assert code == 2 and "usage:" in err and "error: argument" in err, err
+
+
+@pytest.mark.parametrize(("arguments", "option"), [
+    (["phase", GEMM, "--x", "N=1e-300..4096", "--y", "M=64..4096", "--machine", "h100", "-o",
+      "{out}/p.svg", "--set", "K=64"], "--x"),
+    (["sweep", ROOT / "specs" / "vector_add.kcost", "--sweep", "n=0.001..10"], "--sweep"),
+])
+def test_a_range_below_one_is_refused(capsys, tmp_path, arguments, option):
+    """`phase --x N=1e-300..4096` drew 300 decades of the plane, 296 of them sizes under 1
+    (the hint of a LOW of 0 already said sizes are at least 1); a sweep from 0.001 took
+    its sizes up to 1 without a word, 4 points drawn as 2."""
+    code, _, err = run(capsys, *[str(a).replace("{out}", str(tmp_path)) for a in arguments])
+    assert code == 2 and "error[KC308]" in err and "LOW must be at least 1" in err, err
+    assert err.startswith(f"{option}:1:"), err

@@ -162,8 +162,8 @@ def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = True,
             text)
     name, low_text, _ = match.groups()
     low, high = (_bound(text, match, group, label) for group in (2, 3))
-    if not low > 0:
-        _refuse_bound(text, match, 2, label, "LOW must be positive", "sizes are at least 1")
+    if not low >= 1:  # a size under 1 is none: a log plane drew decades of them
+        _refuse_bound(text, match, 2, label, "LOW must be at least 1", "sizes are at least 1")
     if not low < high:
         _refuse_bound(text, match, 3, label, "HIGH must be greater than LOW",
                       f"for example {name}={low_text}..{max(2 * low, 2):g}")
