@@ -45,6 +45,12 @@ def test_ncu_without_its_spec_or_machine_is_a_usage_error(capsys, missing):
     assert code == 2 and f"give {missing}" in err and "usage:" in err, err
 
 
+def test_validate_without_results_or_machine_is_a_usage_error(capsys):
+    """`validate results.csv` without --machine was SystemExit with a sentence, exit 1."""
+    code, _, err = run(capsys, "validate", "results.csv")
+    assert code == 2 and "give RESULTS.csv and --machine" in err and "usage:" in err, err
+
+
 @pytest.mark.parametrize(("sizes", "message"), [
     ("M=2049,N=2048,K=2048", "error[KC317]: `assume 2 * TM | M` does not hold at M = 2049"),
     ("M=1e400,N=2048,K=2048", "error[KC318]"),  # predicted ∞ B against 16.8 MB, 0.00x
