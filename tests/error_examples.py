@@ -208,6 +208,8 @@ EXAMPLES = [
     Example("KC320", ("analyze", "rows.kcost", "--set", "n=4096,m=4096"),
             {"rows.kcost": SCALE.replace("kernel scale(n)", "kernel rows(n, m)").replace(
                 "0..n {", "0..n / (m - 4096) {")}),
+    Example("KC321", ("analyze", "blocks.kcost", "--machine", "h100", "--set", "n=4096"),
+            {"blocks.kcost": BLOCKS.replace("threads = 256", "threads = B / 3")}),
     # machine
     Example("KC401", ("analyze", "scale.kcost", "--machine", "h1000"), {"scale.kcost": SCALE}),
     Example("KC402", ("analyze", "scale.kcost", "--machine", "mine.toml"),

@@ -127,6 +127,8 @@ def judge(case: Case, exit_code: int | None, seconds: float, stderr: str) -> Out
         finding = f"{code} without a place"
     elif exit_code == 2 and code is None and "usage:" not in stderr:
         finding = "exit 2 without an error code"
+    elif case.refused and exit_code in (0, 1):
+        finding = "accepted: the input must be refused"
     return Outcome(exit_code, seconds, code, placed, finding)
 
 

@@ -5,20 +5,24 @@ sizes that often make those values zero, negative or a division by zero (4096 an
 sizes the values subtract).
 
 A count in the sizes is read three times: by the checker (never positive: KC211), at the
-sizes given (not positive there: KC307; a divisor zero there: KC320), and by the effects
-that time the blocks (`instructions`: the issue and first-loads effects). Each must end in
-exit 0 or a placed exit 2."""
+sizes given (not positive there: KC307; not whole there: KC321; a divisor zero there:
+KC320), and by the effects that time the blocks (`instructions`: the issue and first-loads
+effects). Each must end in exit 0 or a placed exit 2; a count written as a number that is
+not whole (`instructions = 0.5`, `cluster i0 = 3 / 2`), on `analyze --machine`, in exit 2
+(`refused`): it was timed as it came."""
 
 from __future__ import annotations
 
 import random
 import re
+from fractions import Fraction
 
 # the values of a size setting that the checker accepts and the sizes may break: zero,
 # negative or a division by zero at p = 4096 (`{p}`, `{q}`: the spec's sizes) ...
 AT_SIZES = ["{p} - 4096", "4096 - {p}", "1 / ({p} - 4096)", "{p} / ({q} - 4096)",
             "({p} - 4096) * 2", "{p} - {q}", "{p} / {q}", "1155 + 472 * {p} / 512", "{p}",
-            "{p} * {q}", "max({p}, 2) - 2", "10173", "1", "0.5", str(10**30), "1e19", "(({p}))"]
+            "{p} * {q}", "max({p}, 2) - 2", "10173", "1", "0.5", str(10**30), "1e19", "(({p}))",
+            "3 / 2", "{p} / 3", "2.5", "{p} / ({q} + 1)"]
 # ... and values it refuses (never positive, not a size expression, undefined)
 REFUSED = ["0", "-1", "-{p}", "min({p}, 0)", "{p} / 0", "nope + 1", "exp({p})", "{p} ** 2"]
 # settings a header may gain, where it has none of the name; T a global tensor, I a grid
@@ -88,3 +92,31 @@ def hostile_sizes(rng: random.Random, names: list[str]) -> dict[str, str]:
     """Sizes for every parameter: mostly 4096 and its neighbours, where `p - 4096` is zero or
     changes sign."""
     return {name: rng.choice(SIZES) for name in names}
+
+
+COUNTS = ("threads", "registers", "instructions", "cluster", "split_k")
+_NUMBER = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:/\s*(\d+(?:\.\d+)?)\s*)?")
+
+
+def planted_fraction(text: str) -> bool:
+    """Whether the first parallel header states a count as a number that is positive and not
+    whole (`instructions = 0.5`, `grouped(3 / 2)`): refused at any sizes where a verdict
+    times the blocks."""
+    span = header_text(text)
+    if span is None:
+        return False
+    for setting in _split_top(text[span[0]:span[1]]):
+        head, _, value = setting.partition("=")
+        words = head.split()
+        grouped = re.fullmatch(r"\s*grouped\((.*)\)\s*", value)
+        if grouped and words == ["raster"]:
+            value = grouped.group(1)
+        elif not words or words[0] not in COUNTS:
+            continue
+        number = _NUMBER.fullmatch(value)
+        if number is None:
+            continue
+        fraction = Fraction(number.group(1)) / Fraction(number.group(2) or 1)
+        if fraction > 0 and fraction.denominator != 1:
+            return True
+    return False

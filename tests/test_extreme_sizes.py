@@ -55,18 +55,19 @@ def test_paged_decode_at_a_very_long_context_is_its_bytes_at_the_bandwidth(capsy
 
 
 def test_a_grid_of_1e15_short_rows_is_timed_without_listing_its_waves(capsys):
-    """layernorm_torch at R = 1e15 rows of n = 1: 4.7e11 waves, one period of which stands
+    """layernorm_torch at R = 1e15 rows of n = 64: 4.7e11 waves, one period of which stands
     for all; the waves' index arrays were made first and were a MemoryError (KC708, exit 2).
-    t_floor: x read and y written (2 B each a row), gamma and beta (2 B each) at 3.35 TB/s;
-    t_model at least the stated instructions (1155 + 472 n / 512 a block) of the busiest
-    SM's ceil(R / 132) blocks at 4 a clock and 1.98 GHz."""
-    R = 10**15
+    t_floor: x read and y written (2 B each an element), gamma and beta (2 B each) at
+    3.35 TB/s; t_model at least the stated instructions (1155 + 472 n / 512 = 1214 a block;
+    whole where 64 divides n, so n = 1 is refused: KC321) of the busiest SM's ceil(R / 132)
+    blocks at 4 a clock and 1.98 GHz."""
+    R, n = 10**15, 64
     code = main(["analyze", str(ROOT / "specs" / "layernorm_torch.kcost"), "--set",
-                 f"R={R},n=1", "--machine", "h100", "--json", "--no-verify"])
+                 f"R={R},n={n}", "--machine", "h100", "--json", "--no-verify"])
     out = capsys.readouterr().out
     assert code == 0
     verdict = json.loads(out)["verdicts"][0]
-    assert verdict["t_floor"] == pytest.approx((4 * R + 4) / H100_BPS, rel=1e-9)
-    issue_s = -(-R // 132) * (1155 + 472 / 512) / (4 * 1.98e9)
+    assert verdict["t_floor"] == pytest.approx((4 * R * n + 4 * n) / H100_BPS, rel=1e-9)
+    issue_s = -(-R // 132) * (1155 + 472 * n // 512) / (4 * 1.98e9)
     assert verdict["t_model"] >= issue_s * (1 - 1e-9)
     assert verdict["t_floor"] <= verdict["t_bound"] <= verdict["t_model"]

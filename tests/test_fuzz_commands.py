@@ -10,6 +10,7 @@ import os
 import fuzz_commands
 import pytest
 from conftest import sample_spent
+from fuzz_headers import planted_fraction
 from fuzz_inputs import KINDS, Case, draw
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the campaign forks")
@@ -51,3 +52,24 @@ def test_the_cases_are_reproducible_and_cover_every_kind():
 def test_the_judge(stderr, exit_code, finding):
     case = Case("set", "analyze", [], placed=("KC301", "KC302"))
     assert fuzz_commands.judge(case, exit_code, 1.0, stderr).finding == finding
+
+
+def test_the_judge_finds_an_input_taken_that_must_be_refused():
+    """A header count written as a number that is not whole (`instructions = 0.5`) was
+    timed as it came, exit 0: for the `header` kind on analyze --machine, a finding."""
+    case = Case("header", "analyze", [], placed=("KC321",), refused=True)
+    assert fuzz_commands.judge(case, 0, 1.0, "").finding == "accepted: the input must be refused"
+    assert fuzz_commands.judge(case, 2, 1.0, "x.kcost:3:4: error[KC321]: t").finding is None
+
+
+@pytest.mark.parametrize("header, planted", [
+    ("parallel(threads = 128, instructions = 0.5)", True),
+    ("parallel(threads = 128, raster = grouped(3 / 2))", True),
+    ("parallel(threads = 128, cluster i0 = 2.5)", True),
+    ("parallel(threads = 128, instructions = 4 / 2)", False),
+    ("parallel(threads = n / 3)", False),  # not a number: whole or not by the sizes
+    ("parallel(threads = 128, width x = 0.5)", False),  # not a count
+])
+def test_a_planted_fraction_is_recognised(header, planted):
+    text = f"kernel k(n) {{\n    for i0 in 0..n {header} {{\n    }}\n}}\n"
+    assert planted_fraction(text) is planted

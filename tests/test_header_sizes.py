@@ -56,7 +56,6 @@ def caret_under(err: str, spec: Path, text: str) -> None:
     ["analyze", "{spec}", "--set", ROWS, "--machine", "all"],
     ["analyze", "{spec}", "--set", ROWS, "--machine", "h100", "--json"],
     ["plot", "{spec}", "--machine", "h100", "--set", ROWS, "-o", "{figure}"],
-    ["tune", "{spec}", "--machine", "h100", "--vary", "n=4096", "--set", "R=1000"],
     ["solve", "{spec}", "--for", "R", "--set", "n=4096", "--machine", "h100"],
 ])
 def test_an_instruction_count_that_is_not_positive_at_the_sizes_is_placed(
@@ -72,6 +71,19 @@ def test_an_instruction_count_that_is_not_positive_at_the_sizes_is_placed(
         return
     assert f"error[{message[:5]}]{message[5:]}" in err
     caret_under(err, spec, setting.split(" = ", 1)[1])
+
+
+@pytest.mark.parametrize(("setting", "value"), [("instructions = 10 - n", "-4086"),
+                                              ("instructions = n - 4096", "0")])
+def test_tune_rejects_a_candidate_whose_count_is_not_positive(capsys, tmp_path, setting, value):
+    """`tune` has other candidates to offer: one whose count is not positive is rejected,
+    with the count and its value, not the command (it was KC307 for the whole ranking)."""
+    spec = softmax(tmp_path, f"parallel(threads = 1024, registers = 30, {setting})")
+    code, out, _ = run(capsys, "tune", spec, "--machine", "h100", "--vary", "n=4096",
+                       "--set", "R=1000")
+    assert code == 0 and "no candidate fits" in out
+    assert (f"n=4096: the instruction count `instructions` is {value}, not a positive whole "
+            "number") in " ".join(out.split())
 
 
 @pytest.mark.parametrize(("header", "sizes", "message", "under"), [
@@ -292,3 +304,52 @@ def test_a_phase_plane_whose_ridge_holds_an_integer_past_int64_is_drawn(capsys, 
                        "-o", figure)
     assert code == 0 and figure.stat().st_size > 0
     assert "<svg" in figure.read_text("utf-8")
+
+
+@pytest.mark.parametrize(("header", "sizes", "message", "under"), [
+    ("parallel(threads = 1024, registers = 30, instructions = 0.5)", ROWS,
+     "the instruction count `instructions` is 1/2, not a whole number", "0.5"),
+    ("parallel(threads = n / 3, registers = 30)", ROWS,
+     "the thread count `threads` is 4096/3 at n = 4096, not a whole number", "n / 3"),
+    ("parallel(threads = 1024, registers = n / 100)", ROWS,
+     "the register count `registers` is 1024/25 at n = 4096, not a whole number", "n / 100"),
+    ("parallel(threads = 1024, raster = grouped(n / 3))", ROWS,
+     "the group size of `grouped` is 4096/3 at n = 4096, not a whole number", "n / 3"),
+    ("parallel(threads = 1024, instructions = 1155 + 472 * n / 512)", "R=1000,n=1000",
+     "the instruction count `instructions` is 16615/8 at n = 1000, not a whole number",
+     "1155 + 472 * n / 512"),
+])
+def test_a_header_count_that_is_not_whole_at_the_sizes_is_placed(capsys, tmp_path, header,
+                                                                  sizes, message, under):
+    """A block of 1365.33 threads, 0.5 instructions (the issue effect's time of half an
+    instruction), a group of 1365.33 rows: each was taken as it came (exit 0). Each header
+    setting counts whole things; a value that is not whole at the sizes is refused where it
+    is written (KC321), as one that is not positive is (KC307). layernorm_torch's
+    `1155 + 472 n / 512` is 1155 + 921.875 = 16615/8 at n = 1000, whole only where 64 divides
+    n: its listing's path is the aligned rows', and n = 1000 is not one."""
+    spec = softmax(tmp_path, header)
+    code, _, err = run(capsys, "analyze", spec, "--set", sizes, "--machine", "h100")
+    assert code == 2 and f"error[KC321]: {message}" in err, err
+    caret_under(err, spec, under)
+
+
+def test_a_cluster_or_split_not_whole_at_the_sizes_is_placed(capsys, tmp_path):
+    """`cluster i0 = 3 / 2`: the enumeration of `check` took int(3/2) = 1 block a cluster,
+    and analyze read 1.5; `split_k k0 = K / 3` at K = 4096 split the k-loop in 1365.33
+    parts. Each is refused at its value."""
+    text = (ROOT / "specs" / "gemm_hopper.kcost").read_text("utf-8")
+    assert "cluster i0 = 2," in text and "split_k k0 = 1)" in text
+    spec = tmp_path / "gemm.kcost"
+    spec.write_text(text.replace("cluster i0 = 2,", "cluster i0 = 3 / 2,"))
+    for command in (["check", spec, "--samples", "2"],
+                    ["analyze", spec, "--set", "M=4096,N=4096,K=4096", "--machine", "h100"]):
+        code, _, err = run(capsys, *command)
+        assert code == 2 and "error[KC321]: the cluster size" in err, err
+        assert "is 3/2" in err and "not a whole number" in err
+    spec.write_text(text.replace("split_k k0 = 1)", "split_k k0 = K / 3)"))
+    code, _, err = run(capsys, "analyze", spec, "--set", "M=4096,N=4096,K=4096", "--machine",
+                       "h100")
+    assert code == 2, err
+    assert "error[KC321]: the split count `split_k` is 4096/3 at K = 4096, not a whole " \
+        "number" in err
+    caret_under(err, spec, "K / 3")

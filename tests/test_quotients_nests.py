@@ -4,7 +4,7 @@ every shortcut replaced by the sympy call it stands for, and the two results mus
 sympy trees, field by field.
 
 The shortcuts, each claimed to give sympy's expression exactly:
-- quotients.cancel and quotients.factor (sympy.cancel and sympy.factor without their
+- quotients.cancel and factored_forms.factor (sympy.cancel and sympy.factor without their
   preparation passes), and factored, scaled and readable_cancelled (factor(cancel(e)),
   cancel(k e) and readable(cancel(e)) from cancel's reduced pair), and readable_expanded
   (readable(expand(e)) from the ring), bound by name in every module that imported them;
@@ -43,7 +43,7 @@ from hypothesis import strategies as st
 from nestgen import nests
 
 import kernelcost
-from kernelcost.algebra import quotients
+from kernelcost.algebra import factored_forms, quotients
 from kernelcost.analysis.api import analyze
 from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
@@ -111,16 +111,16 @@ def _leading_by_scaling(part, growing):
 def sympys_own_steps():
     """Every shortcut replaced by the sympy call it stands for, caches emptied on the way in
     and out."""
-    ours = {"cancel": quotients.cancel, "factor": quotients.factor,
-            "factored": quotients.factored, "scaled": quotients.scaled,
-            "readable_cancelled": quotients.readable_cancelled,
-            "readable_expanded": quotients.readable_expanded}
+    ours = {"cancel": quotients.cancel, "factor": factored_forms.factor,
+            "factored": factored_forms.factored, "scaled": quotients.scaled,
+            "readable_cancelled": factored_forms.readable_cancelled,
+            "readable_expanded": factored_forms.readable_expanded}
     theirs = {"cancel": sympy.cancel, "factor": sympy.factor,
               "factored": lambda expr: sympy.factor(sympy.cancel(expr)),
               "scaled": lambda expr, factor: sympy.cancel(factor * expr),
-              # readable through quotients.factor, patched in its own module below
-              "readable_cancelled": lambda expr: quotients.readable(sympy.cancel(expr)),
-              "readable_expanded": lambda expr: quotients.readable(sympy.expand(expr))}
+              # readable through factored_forms.factor, patched in its own module below
+              "readable_cancelled": lambda expr: factored_forms.readable(sympy.cancel(expr)),
+              "readable_expanded": lambda expr: factored_forms.readable(sympy.expand(expr))}
     _clear_caches()
     with pytest.MonkeyPatch.context() as patch:
         patched = set()
@@ -131,8 +131,8 @@ def sympys_own_steps():
                 if vars(module).get(attribute) is function:
                     patch.setattr(module, attribute, theirs[attribute])
                     patched.add(name.removeprefix("kernelcost."))
-            # readable factors through quotients.factor, patched in its own module above
-            if vars(module).get("readable") is quotients.readable:
+            # readable factors through factored_forms.factor, patched in its own module above
+            if vars(module).get("readable") is factored_forms.readable:
                 patched.add(name.removeprefix("kernelcost."))
         missing = {caller for caller in CALLERS if caller not in patched}
         assert not missing, f"no quotients.cancel, factor or readable bound in {sorted(missing)}"

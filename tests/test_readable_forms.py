@@ -7,7 +7,7 @@ import itertools
 import sympy
 from conftest import size
 
-from kernelcost.algebra.quotients import factor
+from kernelcost.algebra.factored_forms import factor
 from kernelcost.base.symbols import is_monomial, replace_symbols
 
 M, N, K, T = (size(s) for s in ("M", "N", "K", "T"))

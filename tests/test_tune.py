@@ -1,6 +1,7 @@
 """`tune` (the vectorised ranking of tile sizes) and `phase` (the plane of what binds), read
 back structurally: rows, reasons, and the figure's artists by their gid."""
 
+import json
 import math
 import re
 
@@ -237,3 +238,67 @@ def test_a_number_beyond_doubles_in_a_grid_spec_is_refused_at_it(tmp_path, capsy
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert f"{spec}:5:23: error[KC318]: the number 1e19 is more than 2^53" in err
+
+
+def test_a_candidate_outside_an_assumed_bound_is_rejected_and_counted(capsys):
+    """softmax_torch_reg4 states `assume n <= 4096` (its instructions are those of the kernel
+    torch runs for n up to 4096): n = 8192 and 10^15 are not candidates of that spec. They
+    were ranked (third, at 5858 ms) with no word; now they are rejected as breaking an
+    assumption, counted in the JSON, and the text names the fact and its two sides."""
+    spec = str(SPECS / "softmax_torch_reg4.kcost")
+    argv = ["tune", spec, "--machine", "h100", "--vary", "n=1024,4096,8192,1000000000000000",
+            "--set", "R=4096"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [row["values"]["n"] for row in out["top"]] == [1024, 4096]
+    assert (out["candidates"], out["fitting"]) == (4, 2)
+    assert out["rejected"] == {"assumption": 2}
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "n=8192: breaks `assume n <= 4096` (8192 > 4096)" in text
+    ranking = tune(load(SPECS / "softmax_torch_reg4.kcost"), H100,
+                   ["n"], numpy.array([4096, 4097]), {"R": "64"}, show_rejected=1)
+    assert [row.values for row in ranking.top] == [(4096,)]
+    figures = ranking.rejected[0].figures
+    assert ranking.rejected[0].reason == Rejected.ASSUMPTION
+    assert (figures.left_value, figures.right_value) == (4097, 4096)
+
+
+def test_phase_marks_the_sizes_outside_an_assumed_bound():
+    """softmax_torch_reg4's `assume n <= 4096`: the plane over n = 64..65536 was coloured
+    HBM or SFU past 4096 as within it, with no word; the spec's instructions are torch's for n up
+    to 4096 only. Those sizes are now their own region, and the rest as before."""
+    found = phase(load(SPECS / "softmax_torch_reg4.kcost"), H100, parse_axis("n=64..65536"),
+                  parse_axis("R=1..4096"), {}, points=(40, 10))
+    outside = CATEGORIES.index("outside an assume")
+    assert (found.codes[:, found.xs > 4096] == outside).all()
+    within = found.codes[:, found.xs <= 4096]
+    assert (within != outside).all() and (within[-1] == CATEGORIES.index("HBM")).all()
+    figure = draw(found)
+    texts = {text.get_gid(): text.get_text() for text in figure.axes[0].texts}
+    assert texts[f"region:{outside}"] == "outside an assume"
+
+
+def test_a_candidate_whose_header_count_is_no_positive_whole_number_is_rejected(capsys, tmp_path):
+    """`threads = T / 3`: at T = 128 a block of 128/3 threads, at T = 96 one of 32. The
+    re-scoring refused the whole command at T = 128 (KC321), with T = 96 a fitting candidate
+    beside it; `threads = T - 100` at T = 96 (-4 threads) likewise (KC307). Such a candidate
+    is not one: rejected and counted, as one that does not fit."""
+    spec = tmp_path / "th.kcost"
+    spec.write_text("kernel th(n, T = 128) {\n    in  x: f32[n]\n    out y: f32[n]\n"
+                    "    for b in 0..n by T parallel(threads = T / 3) {\n"
+                    "        for i in b..min(b + T, n) {\n            y[i] = x[i] * 2\n"
+                    "        }\n    }\n}\n")
+    argv = ["tune", str(spec), "--machine", "h100", "--vary", "T=96,128", "--set", "n=4096"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [row["values"]["T"] for row in out["top"]] == [96]
+    assert (out["fitting"], out["rejected"]) == (1, {"header count": 1})
+    assert main(argv) == 0
+    assert "T=128: the thread count `threads` is 42.6667, not a positive whole number" in \
+        " ".join(capsys.readouterr().out.split())
+    spec.write_text(spec.read_text().replace("T / 3", "T - 100"))
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [row["values"]["T"] for row in out["top"]] == [128]
+    assert out["rejected"] == {"header count": 1}

@@ -20,10 +20,11 @@ from ..base.kinds import Side
 from ..base.records import record
 from ..base.symbols import text_key
 from .cleared import ClearedQuadratic, terms_in
+from .factored_forms import factored
 from .formula_roots import Placed, can_evaluate, placed_at
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quadratic import quadratic_roots
-from .quotients import cancel, factored, polynomial_terms
+from .quotients import cancel, polynomial_terms
 from .root_conditions import beyond_square_roots, positive_real_condition
 from .surds import exact_number_sign
 from .witnesses import signs_at_witnesses

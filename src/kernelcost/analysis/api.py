@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import sympy
 
 from ..algebra import rational_eval
+from ..algebra.factored_forms import factored
 from ..algebra.numeric_sums import has_sum, sum_values
-from ..algebra.quotients import factored
 from ..algebra.sympy_scope import patched
 from ..algebra.witnesses import shows
 from ..base import tree as ast

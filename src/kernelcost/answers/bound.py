@@ -45,7 +45,7 @@ from fractions import Fraction
 import sympy
 
 from ..algebra import lp
-from ..algebra.quotients import factor
+from ..algebra.factored_forms import factor
 from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, SpecCheckError
 from ..base.kinds import Reuse, Role

@@ -22,7 +22,8 @@ from dataclasses import replace
 
 import sympy
 
-from ..algebra.quotients import cancel, factor
+from ..algebra.factored_forms import factor
+from ..algebra.quotients import cancel
 from ..analysis.api import Spec
 from ..base.kinds import Reuse
 from ..base.levels import Level

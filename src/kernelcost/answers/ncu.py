@@ -12,12 +12,14 @@ with W (tensor work)."""
 from __future__ import annotations
 
 import csv
+import math
+from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from typing import NoReturn
 
 from ..base.csvcells import cell_column
-from ..base.errors import Code, Diagnostic, InputOutputError, MeasurementError
+from ..base.errors import Code, Diagnostic, InputOutputError, MeasurementError, SizeError
 from ..base.kinds import WorkClass
 from ..base.levels import Level as MemoryLevel
 from ..base.records import record
@@ -156,6 +158,12 @@ def read_ncu(path: str | Path) -> Profile:
             except ValueError:
                 _fail(path, text, number, cell_column(line, fields, index),
                       f"{name} `{values[name]}` is not a number", "export with --csv")
+            if not (math.isfinite(metrics[name]) and metrics[name] >= 0):
+                # bytes, cycles' percentages and a duration: -1 B read a ratio of -0.00x
+                why = "it is negative" if metrics[name] < 0 else "not a finite number"
+                _fail(path, text, number, cell_column(line, fields, index),
+                      f"{name} `{values[name]}` is not a count: {why}",
+                      "export the raw page as ncu wrote it (every metric is 0 or more)")
         launches.append(Launch(number, values["Kernel Name"], metrics))
     if architecture is None:
         raise MeasurementError(Code.RESULTS_EMPTY, Diagnostic(
@@ -198,16 +206,23 @@ class Level:
         return None
 
 
-def compare_ncu(profile: Profile, spec_path: str | Path, sizes: dict[str, str],
+def compare_ncu(profile: Profile, spec_path: str | Path, sizes: Mapping[str, str],
                 machine_id: str) -> list[Level]:
     """The profile's bytes per level and tensor work against the spec's Q and W."""
     from ..analysis.api import _numeric_values, load
     from ..hardware.machinefile import load_machine
     from ..lang.settings import resolve_settings
+    from .answer import refuse_verdict_sizes
 
     spec = load(Path(spec_path))
-    values = _numeric_values(spec, resolve_settings(dict(sizes), spec.parameters))
+    values = _numeric_values(spec, resolve_settings(sizes, spec.parameters))
     cost = spec.cost()
+    unset = [str(p) for p in cost.parameters if p not in values]
+    if unset:  # the closed forms would stay symbolic: no number to put beside the profile's
+        raise SizeError(Code.SIZES_UNSET, Diagnostic(
+            None, f"the profile's kernels ran at sizes; give each: {', '.join(unset)}",
+            "add --set " + ",".join(f"{name}=4096" for name in unset)))
+    refuse_verdict_sizes(spec, values, sizes)  # as `analyze` refuses them on a machine
     names = METRICS[profile.architecture]
     out = []
     for quantity, level in LEVEL_OF.items():

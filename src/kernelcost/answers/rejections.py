@@ -16,7 +16,10 @@ class Rejected(StrEnum):
     """Why a candidate is not ranked, in the order the checks run (its code in the arrays is
     its place in REJECTED, from 1; 0: it fits)."""
 
-    ASSUMPTION = "assumption"  # it breaks one of the spec's `assume a | b` facts
+    ASSUMPTION = "assumption"  # it breaks one of the spec's `assume` facts: `a | b`, or a
+    # bound such as `n <= 4096` (the spec's counts hold only within it)
+    HEADER = "header count"  # a count its parallel header states (threads, registers,
+    # instructions, a cluster, a split, a group) is not a positive whole number there
     SHARED = "shared memory"  # a block needs more shared memory than it may have
     REGISTERS = "register file"  # a block needs more registers than it may have
     OCCUPANCY = "occupancy"  # an SM holds no block at once
@@ -60,6 +63,23 @@ class BrokenFact:
 
 
 @record
+class BrokenBound:
+    """`assume left <op> right` at a candidate's values."""
+
+    relation: sympy.Basic
+    left_value: float
+    right_value: float
+
+
+@record
+class HeaderCount:
+    """A count of the parallel header at a candidate's values (lang.sizes.header_sizes)."""
+
+    what: str  # `the thread count `threads``
+    value: float
+
+
+@record
 class SharedOver:
     """Shared memory a block needs against what one block may have."""
 
@@ -83,7 +103,7 @@ class RegistersOver:
     allowed: float
 
 
-Figures = BrokenFact | SharedOver | SharedHeld | RegistersOver
+Figures = BrokenFact | BrokenBound | HeaderCount | SharedOver | SharedHeld | RegistersOver
 
 
 @record

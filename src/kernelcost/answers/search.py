@@ -12,7 +12,9 @@ The model is the execution model's (gpu.execution, gpu.occupancy), vectorised:
 with every compute and on-chip peak at the maximum clock. A spec without a grid gets the
 flat roofs: W_c / P_c and Q_l / B_l.
 
-A candidate does not fit where it breaks an `assume a | b` fact, or where a block needs more
+A candidate does not fit where it breaks an `assume` fact (`a | b`, or a bound such as
+`n <= 4096`: the spec's counts hold within its facts only, and `analyze` refuses or warns
+at such sizes), or where a block needs more
 than the hardware gives it, as gpu.occupancy finds misfits: shared memory (per block, or per
 SM where the machine gives no per-block maximum), registers (per thread, block or SM),
 threads or warps (per block or SM), tensor memory, a cluster larger than the machine forms.
@@ -40,12 +42,14 @@ from ..base.records import record
 from ..gpu.occupancy import REGISTER_BYTES
 from ..hardware.machine import PER_SM_LEVELS, Roof, level_roof
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings
-from ..lang.sizes import refuse_header_sizes
+from ..lang.sizes import header_sizes, refuse_header_sizes
 from .rejections import (
     CODES,
     REJECTED,
+    BrokenBound,
     BrokenFact,
     Figures,
+    HeaderCount,
     RegistersOver,
     Rejected,
     SharedHeld,
@@ -211,7 +215,24 @@ class Evaluator:
         for divisor, dividend in (self.spec.checked.divisibility if self.check_facts else ()):
             d, n = self._f(divisor)(arrays), self._f(dividend)(arrays)
             broken.append((Rejected.ASSUMPTION, (numpy.mod(n, d) != 0) | (n < d)))
+        for relation in (self.spec.checked.bounds if self.check_facts else ()):
+            holds = _HOLDS[type(relation)]
+            left, right = self._f(relation.lhs)(arrays), self._f(relation.rhs)(arrays)
+            broken.append((Rejected.ASSUMPTION, ~holds(left, right)))  # nan: broken
+        for _, count in self._header_counts():
+            value = self._f(count)(arrays)
+            broken.append((Rejected.HEADER, ~(value > 0) | (value != numpy.floor(value))))
         return broken
+
+    def _header_counts(self) -> list[tuple[str, sympy.Expr]]:
+        """The counts the parallel header states, where they vary with the candidates (one
+        that does not was refused at the fixed sizes: fixed_values); on a continuous map,
+        none (its sizes are not whole)."""
+        if not self.check_facts:
+            return []
+        varied = set(self.symbols)
+        return [(what, count) for what, count, _ in header_sizes(self.spec.checked)
+                if count.free_symbols & varied]
 
     def _grid(self, arrays, shape, conditions) -> Evaluation:
         m, grid = self.machine, self.cost.grid
@@ -276,6 +297,10 @@ class Evaluator:
         t_bound, binding = _largest(terms, shape)
         ones = numpy.ones(())
         return Evaluation(t_bound, binding, tuple(roofs), reject, ones, ones, ones, held)
+
+
+_HOLDS = {sympy.LessThan: numpy.less_equal, sympy.StrictLessThan: numpy.less,
+          sympy.GreaterThan: numpy.greater_equal, sympy.StrictGreaterThan: numpy.greater}
 
 
 def _first_reasons(conditions: list[tuple[Rejected, numpy.ndarray]], shape,
@@ -352,6 +377,16 @@ def rejection_figures(evaluator: Evaluator, result: Evaluation, index: int,
             n = float(evaluator._f(dividend)(one).ravel()[0])
             if n % d or n < d:
                 return BrokenFact(divisor, dividend, d, n)
+        for relation in evaluator.spec.checked.bounds:
+            left = float(evaluator._f(relation.lhs)(one).ravel()[0])
+            right = float(evaluator._f(relation.rhs)(one).ravel()[0])
+            if not _HOLDS[type(relation)](left, right):
+                return BrokenBound(relation, left, right)
+    if reason == Rejected.HEADER:
+        for what, count in evaluator._header_counts():
+            value = float(evaluator._f(count)(one).ravel()[0])
+            if not (value > 0 and value == math.floor(value)):
+                return HeaderCount(what, value)
     if reason == Rejected.SHARED and result.shared is not None:
         limit = ex.shared_per_block_max_B or machine.capacity(Level.SHARED)
         return SharedOver(float(result.full(result.shared, picked)[0]), float(limit))

@@ -15,13 +15,16 @@ of every fitting candidate (`proven`) when the last t_model shown is at most the
 t_bound left out of the shortlist; otherwise it is the top of the shortlist, and says so.
 With several shapes, a candidate must fit each, and its times are the sums over them.
 
-Candidates are rejected, in this order, for: breaking one of the spec's `assume a | b`
-facts, shared memory, registers, threads, tensor memory (as occupancy), a cluster, or an
-occupancy of 0 (module search). Ties in t_bound (equal to 1e-9 relative) go to fewer bytes
-on chip, then the squarer tile (smaller max/min of the varied sizes, schedule settings
-aside), then the smaller values in the order given; ties in t_model to the smaller t_bound,
-then as t_bound's. The raster order changes no t_bound: each raster is a candidate of its
-own, evaluated once with the others, and told apart in the re-scoring."""
+Candidates are rejected, in this order, for: breaking one of the spec's `assume` facts
+(`a | b`, or a bound such as `n <= 4096`: outside them the spec's counts are not the kernel's, so
+such a candidate is not one, as a tile that does not fit is not), a count of its parallel
+header that is not a positive whole number there, shared memory, registers, threads, tensor
+memory (as occupancy), a cluster, or an occupancy of 0 (module search). Ties in t_bound
+(equal to 1e-9 relative) go to fewer bytes on chip, then the squarer tile (smaller max/min
+of the varied sizes, schedule settings aside), then the smaller values in the order given;
+ties in t_model to the smaller t_bound, then as t_bound's. The raster order changes no
+t_bound: each raster is a candidate of its own, evaluated once with the others, and told
+apart in the re-scoring."""
 
 from __future__ import annotations
 

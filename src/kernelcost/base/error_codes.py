@@ -117,6 +117,9 @@ class Code:
                                        "not write as one number")
     DIVIDES_BY_ZERO_AT_SIZES = ErrorCode(320, "a division in the spec whose divisor is zero at "
                                               "the sizes")
+    NOT_WHOLE_AT_SIZES = ErrorCode(321, "a header count (threads, registers, instructions, a "
+                                        "cluster, a split, a group) that is not a whole number "
+                                        "at the sizes")
 
     # machine: KC4xx
     UNKNOWN_MACHINE = ErrorCode(401, "neither a built-in machine id nor a machine file")

@@ -65,6 +65,7 @@ from .shared import (  # noqa: F401 (EXIT_* are the command line's public codes)
     precision_names,
     print_fitted,
     print_prose,
+    whole_number,
 )
 from .sweep_cmd import build_sweep_parser, run_sweep
 
@@ -138,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_import_options(check)
     add_sizes(check)
     add_reuse(check)
-    check.add_argument("--samples", type=int, default=4,
+    check.add_argument("--samples", type=whole_number, default=4,
                        help="how many small size assignments to draw when no --set is given")
     check.add_argument("--rows", action="store_true",
                        help="each sample's comparisons, a quantity a row (a sample whose "

@@ -9,7 +9,7 @@ from ..algebra.jsonout import print_json
 from ..base.errors import Code, Diagnostic, SizeError, option_span
 from ..base.levels import Level
 from ..base.watchdog import stage
-from .shared import EXIT_OK, add_sizes, page, parse_settings, print_prose
+from .shared import EXIT_OK, add_sizes, page, parse_settings, print_prose, whole_number
 
 # answers.lower.BOUND_LEVELS, by name: argparse shows its choices as they are written
 BOUND_LEVELS = (Level.SHARED, Level.L2, Level.REGISTERS)
@@ -45,8 +45,8 @@ def build_bound_parsers(commands) -> None:
                       help="values of each bare name in --vary (default 16..512: multiples "
                            "of 16)")
     tune.add_argument("--pow2", action="store_true", help="only powers of two in --values")
-    tune.add_argument("--top", type=int, default=10, help="rows to show (default 10)")
-    tune.add_argument("--rescore", type=int, default=None, metavar="N",
+    tune.add_argument("--top", type=whole_number, default=10, help="rows to show (default 10)")
+    tune.add_argument("--rescore", type=whole_number, default=None, metavar="N",
                       help="candidates the analysis re-scores for t_model, the best by "
                            "t_bound (default 48; 0 ranks by t_bound alone)")
     tune.add_argument("--pareto", action="store_true",

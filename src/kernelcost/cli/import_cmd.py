@@ -10,7 +10,7 @@ import re
 from ..base.errors import Code, Diagnostic, KcostError, SizeError, option_span
 from ..base.outputs import check_output, write_via_temporary
 from ..frontend.triton_spec import ImportOptions, import_triton, parse_dtypes, split_target
-from .shared import EXIT_OK
+from .shared import EXIT_OK, whole_number
 
 TARGET_HELP = "FILE.py::FUNCTION, a @triton.jit kernel (read, never run)"
 
@@ -23,7 +23,7 @@ def add_import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dtype", metavar="TYPE[,POINTER=TYPE]",
                         help="element types of the pointer arguments: a default, then "
                              "exceptions (f16,Mean=f32); f32 where not given")
-    parser.add_argument("--config", type=int, metavar="N",
+    parser.add_argument("--config", type=whole_number, metavar="N",
                         help="take the meta-parameters, num_warps and num_stages of the "
                              "file's N-th triton.Config (from 0, in the order written)")
     parser.add_argument("--wrap", choices=("reread", "clip"), default="reread",

@@ -90,6 +90,7 @@ def add_validate_parser(commands) -> None:
     validate.add_argument("--json", action="store_true", help="print one JSON object")
     validate.add_argument("--wide", action="store_true",
                           help="every column of the table, however wide the page")
+    validate.set_defaults(usage=validate.error)  # a missing option: its usage, exit 2
 
 
 def run_validate(args) -> int:
@@ -105,7 +106,7 @@ def run_validate(args) -> int:
 
         return run_ncu(args)
     if args.results is None or args.machine is None:
-        raise SystemExit("kernelcost validate: give RESULTS.csv and --machine, or --published")
+        args.usage("give RESULTS.csv and --machine, or --published")
 
     def show(machine, comparisons) -> None:
         if args.json:

@@ -83,10 +83,18 @@ def build_model_parser(commands) -> None:
                         help="a stacked bar figure of where the time goes (.svg .png .pdf)")
 
 
+def _read(kind, text: str):
+    """int(text) or float(text), in ASCII digits only, as --set reads numbers: both read any
+    script's digits (`١٢` as 12)."""
+    if not text.isascii():
+        raise ValueError(text)
+    return kind(text)
+
+
 def _positive(name: str):
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            value = _read(int, text)
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"{name} must be a whole number, not {text!r}") from None
@@ -98,7 +106,7 @@ def _positive(name: str):
 
 def _chunk(text: str) -> int:
     try:
-        value = int(text)
+        value = _read(int, text)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"tokens a prefill step, a whole number such as 2048, not {text!r:.20}") from None
@@ -121,7 +129,7 @@ def _launch(text: str):
 
 def _fraction(text: str) -> float:
     try:
-        value = float(text)
+        value = _read(float, text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"a fraction such as 0.9, not {text!r:.20}") from None
     if not 0 < value <= 1:  # also refuses nan

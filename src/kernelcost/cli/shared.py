@@ -31,6 +31,19 @@ def add_sizes(parser: argparse.ArgumentParser) -> None:
                              "repeat, or separate by commas")
 
 
+def whole_number(text: str) -> int:
+    """An option's whole number (argparse's type), in ASCII digits as --set reads numbers:
+    int() reads any script's digits (`١٠` as 10). A sign is read, and the option's own
+    check places a number out of its range."""
+    if not text.isascii():
+        raise argparse.ArgumentTypeError(
+            f"a whole number in ASCII digits 0-9, not {text!r:.20}")
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, not {text!r:.20}") from None
+
+
 def parse_settings(items: list[str]) -> dict[str, str]:
     """The --set arguments as {name: value text}, with where each name was written."""
     from ..lang.settings import read_settings

@@ -18,6 +18,7 @@ from .shared import (
     precision_names,
     print_fitted,
     progress_bar,
+    whole_number,
 )
 
 MAX_TABLE_POINTS = 100_000  # --all: a rich table of more rows takes minutes to lay out
@@ -31,7 +32,8 @@ def build_sweep_parser(commands) -> None:
     sweep.add_argument("spec", help="a .kcost file")
     sweep.add_argument("--sweep", required=True, metavar="NAME=LOW..HIGH",
                        help="the size to vary and its range, e.g. N=64..65536")
-    sweep.add_argument("--points", type=int, default=20, help="how many sizes (default 20)")
+    sweep.add_argument("--points", type=whole_number, default=20,
+                       help="how many sizes (default 20)")
     spacing = sweep.add_mutually_exclusive_group()
     spacing.add_argument("--log", action="store_true",
                          help="space the sizes geometrically (the default)")

@@ -18,7 +18,8 @@ from collections.abc import Iterable
 
 import sympy
 
-from ..algebra.quotients import factor, factored, polynomial_terms
+from ..algebra.factored_forms import factor, factored
+from ..algebra.quotients import polynomial_terms
 from ..base.records import record
 from ..base.symbols import is_monomial
 

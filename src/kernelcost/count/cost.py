@@ -11,7 +11,7 @@ from functools import cached_property
 
 import sympy
 
-from ..algebra.quotients import readable_cancelled
+from ..algebra.factored_forms import readable_cancelled
 from ..base.kinds import Precision, Raster, Reuse, WorkClass
 from ..base.levels import Level
 from ..base.records import record

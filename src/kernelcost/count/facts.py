@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 import sympy
 
 from ..algebra import rational_eval
-from ..algebra.quotients import cancel, factor
+from ..algebra.factored_forms import factor
+from ..algebra.quotients import cancel
 from ..algebra.shifted import shifted_nonnegative, shifted_sign
 from ..base import tree as ast
 from ..base.errors import BudgetError, Code, Diagnostic

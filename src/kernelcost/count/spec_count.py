@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import sympy
 
-from ..algebra.quotients import readable_expanded
+from ..algebra.factored_forms import readable_expanded
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.kinds import Reuse, Role, WorkClass
 from ..base.levels import Level

@@ -134,11 +134,24 @@ class SizeRange:
         return SizeRange(self.parameter, self.low, self.high, points, log=True, integer=False)
 
 
+def refuse_other_digits(option: str, text: str) -> None:
+    """A SizeError placed at the first digit of another script in an option's text (`١٢٨`,
+    `１２`): int() and float() read them as numbers, and `--set` refuses them; every option
+    reads numbers as `--set` does, in ASCII digits."""
+    for index, char in enumerate(text):
+        if char.isnumeric() and not char.isascii():
+            raise SizeError(Code.BAD_RANGE, Diagnostic(
+                Span(option, 1, index + 1, 1, index + 2),
+                f"{option}: `{char}` is not an ASCII digit",
+                f"numbers are written with ASCII digits 0-9; {char} is not one"), text)
+
+
 def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = True,
                 label: str = "--sweep") -> SizeRange:
     """`N=64..65536` -> SizeRange('N', 64, 65536, points, log). Bounds may be written 1e8.
     Geometric spacing unless `log` is False: sizes span decades, as a roofline's axes do.
     A KcostError placed in the text (`label` names the option) when it is not one."""
+    refuse_other_digits(label, text)
     match = _RANGE.match(text)
     if match is None:
         equals = text.find("=")
@@ -149,8 +162,8 @@ def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = True,
             text)
     name, low_text, _ = match.groups()
     low, high = (_bound(text, match, group, label) for group in (2, 3))
-    if not low > 0:
-        _refuse_bound(text, match, 2, label, "LOW must be positive", "sizes are at least 1")
+    if not low >= 1:  # a size under 1 is none: a log plane drew decades of them
+        _refuse_bound(text, match, 2, label, "LOW must be at least 1", "sizes are at least 1")
     if not low < high:
         _refuse_bound(text, match, 3, label, "HIGH must be greater than LOW",
                       f"for example {name}={low_text}..{max(2 * low, 2):g}")
@@ -194,6 +207,7 @@ def parse_values(text: str | None, pow2: bool) -> numpy.ndarray:
     powers of two in the range (16..512 when no range is given). An error placed on the
     text (`--values`) when it cannot be read or gives no value."""
     text = text or "16..512"
+    refuse_other_digits("--values", text)
 
     def refuse(message: str, hint: str) -> SizeError:
         return SizeError(Code.BAD_RANGE, Diagnostic(option_span("--values", text), message,

@@ -4,7 +4,14 @@ it runs no time), a loop step is positive (`by m - n` at n = 10, m = 4 runs back
 closed form counts a negative number of iterations), a derived size (`let S = N - M`) is
 positive, and so is each size a parallel header states (`threads = n - 4000` at n = 3000
 gave -3 resident blocks an SM, `instructions = 10 - n` a negative issue time); none of them
-divides by zero there.
+divides by zero there. Where a verdict times the blocks, a header's counts are also whole:
+a block of `n / 3` threads, `instructions = 0.5` (half an instruction's issue time),
+`cluster i0 = 3 / 2` count what comes in whole numbers only (the enumeration of `check`,
+which reads a cluster, refuses one there too: oracle.enumerate); layernorm_torch's
+`1155 + 472 n / 512` is whole where 64 divides n, and its listing's path is the aligned
+rows'. The counts of work and bytes read no header count but a cluster and a split, so a
+count without a machine is not refused for one; nor is an extent held to it: `f32[N / 3]`
+is rounded up, as a ragged last tile is.
 
 The checker refuses what is never positive (`by -1`, `by 1 - n`); here the sizes given are
 known, so what is not positive at them is an error at its place in the spec, and what cannot
@@ -57,7 +64,7 @@ def _positive_quantities(checked: CheckedKernel
         if loop.step is not None:
             step = to_sympy(loop.step, checked.sizes)
             yield f"step `{step}` of loop `{loop.var}`", step, loop.step.span
-    yield from _header_sizes(checked)
+    yield from header_sizes(checked)
 
 
 def refuse_zero_divisors(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
@@ -105,10 +112,27 @@ def refuse_header_sizes(checked: CheckedKernel, values: Mapping[sympy.Symbol, sy
     header that is not a positive number there (a verdict times the blocks from them:
     `instructions = 10 - n` at n = 4096 gave a negative issue time)."""
     refuse_zero_divisors(checked, values)
-    for what, expr, span in _header_sizes(checked):
+    for what, expr, span in header_sizes(checked):
         value = expr.xreplace(dict(values))
         if value.is_number and not (value.is_finite and value > 0):
             _refuse(checked, span, what, expr, values)
+    _refuse_fractions(checked, values)
+
+
+def _refuse_fractions(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
+                      ) -> None:
+    """A SizeError placed at the first count of a parallel header that is a positive number
+    at `values` but not a whole one (module doc)."""
+    for what, expr, span in header_sizes(checked):
+        value = expr.xreplace(dict(values))
+        if not (value.is_number and value.is_finite and value > 0) or value.is_integer:
+            continue
+        used = sorted(expr.free_symbols & set(values), key=text_key)
+        sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
+        raise SizeError(Code.NOT_WHOLE_AT_SIZES, Diagnostic(
+            span, f"{what} is {value}{f' at {sizes}' if sizes else ''}, not a whole number",
+            "it counts whole things: give sizes where it is whole, or change the spec"),
+            checked.kernel.source)
 
 
 _HEADER_SIZES = {"threads": "the thread count", Level.REGISTERS: "the register count",
@@ -116,7 +140,7 @@ _HEADER_SIZES = {"threads": "the thread count", Level.REGISTERS: "the register c
                  "split_k": "the split count"}
 
 
-def _header_sizes(checked: CheckedKernel) -> Iterator[tuple[str, sympy.Expr, ast.Span]]:
+def header_sizes(checked: CheckedKernel) -> Iterator[tuple[str, sympy.Expr, ast.Span]]:
     """The sizes the parallel headers state: their counts, and the group of `grouped(G)`."""
     options = {id(loop.parallel): loop.parallel.options
                for loop in _loops(checked.kernel.statements) if loop.parallel is not None}

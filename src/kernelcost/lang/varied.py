@@ -18,7 +18,7 @@ from ..base.kinds import Raster
 from ..base.records import record
 from ..base.tree import Span
 from .settings import FLOAT_SIZES, MAX_FLOAT_SIZE
-from .sizerange import MAX_VALUES
+from .sizerange import MAX_VALUES, refuse_other_digits
 
 OPTION = "--vary"
 RASTER = "raster"  # the name whose values are raster orders
@@ -38,6 +38,7 @@ class Varied:
 def parse_vary(text: str) -> tuple[Varied, ...]:
     """The names of `--vary` with their values (module doc); a SizeError placed on the
     piece that cannot be read."""
+    refuse_other_digits(OPTION, text)
     found: list[Varied] = []
     for word, span in _pieces(OPTION, text):
         start = span.column
@@ -123,6 +124,7 @@ def parse_values(option: str, text: str, most: int) -> tuple[int, ...]:
     """An option's whole numbers from 1 to `most`, written as --vary writes a name's values
     (`--batch 1..512`, `--context 128..32768:128,65536`), sorted, each once; a SizeError
     placed on the piece that cannot be read, or that gives more than MAX_VALUES values."""
+    refuse_other_digits(option, text)
     found: set[int] = set()
     for word, span in _pieces(option, text):
         match = _RANGE.fullmatch(word)

@@ -124,7 +124,13 @@ class _Compiler:
                 self.grid.span, f"the cluster size is {value} at {sizes}",
                 "a cluster holds at least one block: change the sizes, or the spec"),
                 self.kernel.kernel.source)
-        size = int(value)
+        if not isinstance(value, int):  # `cluster i0 = 3 / 2`: not int(3/2) = 1 block
+            sizes = ", ".join(f"{name} = {size}" for name, size in self.sizes.items())
+            raise SizeError(Code.NOT_WHOLE_AT_SIZES, Diagnostic(
+                self.grid.span, f"the cluster size is {value} at {sizes}, not a whole number",
+                "a cluster holds whole blocks: change the sizes, or the spec"),
+                self.kernel.kernel.source)
+        size = value
         iterators = self.grid.iterators
 
         def cluster_of(env: Env) -> tuple:

@@ -22,13 +22,13 @@ def how_text(level: Level) -> str:
 
 def run(args) -> int:
     """`kernelcost validate --ncu EXPORT.csv --spec SPEC --set N=V,... --machine ID`."""
-    if not args.spec or not args.machine:
-        raise SystemExit("kernelcost validate --ncu: give --spec SPEC and --machine ID too")
-    sizes = {}
-    for item in (args.set or "").split(","):
-        if item.strip():
-            name, _, value = item.partition("=")
-            sizes[name.strip()] = value.strip()
+    from ..lang.settings import read_settings
+
+    for option, given in (("--spec", args.spec), ("--machine", args.machine)):
+        if not given:  # argparse's usage error: exit 2
+            args.usage(f"--ncu: give {option} too (--ncu CSV --spec SPEC --set N=V,... "
+                       "--machine ID)")
+    sizes = read_settings([args.set] if args.set else [])  # placed, as analyze's --set
     profile = read_ncu(args.ncu)
     levels = compare_ncu(profile, args.spec, sizes, args.machine)
     if args.json:

@@ -30,8 +30,13 @@ from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, without
 from ..lang.sizes import refuse_large_numbers
 from .roofs import device_word
 
-CATEGORIES = ("HBM", "L2", Level.SHARED, "tensor", "vector", "SFU", "does not fit")  # device_word
-COLOURS = ("#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#1f77b4", "#9467bd", "#7f7f7f")
+# device_word's, then the sizes where a block does not fit, and those that break an assumed
+# bound (`assume n <= 4096`: the spec's counts are not the kernel's there)
+CATEGORIES = ("HBM", "L2", Level.SHARED, "tensor", "vector", "SFU", "does not fit",
+              "outside an assume")
+COLOURS = ("#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#1f77b4", "#9467bd", "#7f7f7f",
+           "#e8e8e8")
+_UNFIT, _OUTSIDE = CATEGORIES.index("does not fit"), CATEGORIES.index("outside an assume")
 
 
 @record
@@ -103,12 +108,31 @@ def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
     codes = numpy.array([CATEGORIES.index(device_word(roof)) for roof in result.roofs]
                         )[result.binding]
     # every reason but a broken `assume`, which the continuous map does not check
-    codes = numpy.where(result.reject > CODES[Rejected.ASSUMPTION], len(CATEGORIES) - 1, codes)
+    codes = numpy.where(result.reject > CODES[Rejected.ASSUMPTION], _UNFIT, codes)
+    codes = numpy.where(_outside_bounds(spec, evaluator, [X.ravel(), Y.ravel()]), _OUTSIDE,
+                        codes)
     curves, never = _ridges(spec, machine, evaluator, x, y)
     curves += _fits(spec, machine, evaluator, x, y)
     point = _point(spec, own, x, y)
     return Phase(spec.name, machine.id, x, y, xs, ys, codes.reshape(Y.shape), tuple(curves),
                  tuple(never), point, tuple((str(k), str(v)) for k, v in fixed.items()))
+
+
+_HOLDS = {sympy.LessThan: numpy.less_equal, sympy.StrictLessThan: numpy.less,
+          sympy.GreaterThan: numpy.greater_equal, sympy.StrictGreaterThan: numpy.greater}
+
+
+def _outside_bounds(spec, evaluator, arrays) -> numpy.ndarray:
+    """Where the plane's sizes break an assumed bound (`assume n <= 4096`), which the
+    continuous map checks, as it does not a divisibility fact: between the multiples a
+    bound still holds, past it no size does."""
+    outside = numpy.zeros(numpy.shape(arrays[0]), dtype=bool)
+    for relation in spec.checked.bounds:
+        left = evaluator.compiled(relation.lhs)(arrays)
+        right = evaluator.compiled(relation.rhs)(arrays)
+        with numpy.errstate(invalid="ignore"):
+            outside |= ~_HOLDS[type(relation)](left, right)
+    return outside
 
 
 def _ridges(spec, machine, evaluator, x, y):

@@ -6,7 +6,9 @@ from __future__ import annotations
 import itertools
 
 from ..answers.rejections import (
+    BrokenBound,
     BrokenFact,
+    HeaderCount,
     RegistersOver,
     Rejected,
     Rejection,
@@ -20,6 +22,8 @@ TIE_RULE = ("equal t_model (to 1e-9): the smaller t_bound; equal t_bound: fewer 
             "chip, then the squarer tile (smaller max/min of the varied sizes), then smaller "
             "values in the order given")
 REJECTED_TEXT = {Rejected.ASSUMPTION: "breaks an `assume` fact",
+                 Rejected.HEADER: "a count of its parallel header is not a positive whole "
+                                  "number",
                  Rejected.SHARED: "does not fit in shared memory",
                  Rejected.REGISTERS: "does not fit in registers",
                  Rejected.OCCUPANCY: "occupancy 0",
@@ -143,12 +147,22 @@ def _pareto_lines(ranking: Ranking) -> list[str]:
     return lines
 
 
+_NEGATED = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}
+
+
 def rejection_text(rejection: Rejection) -> str:
     """Why a candidate is left out, with its figures where it has some."""
     figures = rejection.figures
     if isinstance(figures, BrokenFact):
         return (f"breaks `assume {figures.divisor} | {figures.dividend}` "
                 f"({figures.divisor_value:g} does not divide {figures.dividend_value:g})")
+    if isinstance(figures, BrokenBound):
+        relation = figures.relation
+        return (f"breaks `assume {relation.lhs} {relation.rel_op} {relation.rhs}` "
+                f"({figures.left_value:g} {_NEGATED[relation.rel_op]} "
+                f"{figures.right_value:g})")
+    if isinstance(figures, HeaderCount):
+        return f"{figures.what} is {figures.value:g}, not a positive whole number"
     if isinstance(figures, SharedOver):
         return (f"does not fit in shared memory: {figures.needed_B / 1024:g} KiB per block, "
                 f"{figures.allowed_B / 1024:g} KiB allowed")
