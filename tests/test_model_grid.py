@@ -138,6 +138,7 @@ def test_csv_and_json(tmp_path, capsys):
 
 @pytest.mark.parametrize(("argv", "code", "place"), [
     (["--batch", "1..100000", "--context", "1..100"], "KC309", "--batch:1:1"),
+    (["--batch", "1..1001", "--context", "1..1000"], "KC309", "--batch:1:1"),  # 1,001,000
     (["--batch", "1..8,9..x"], "KC308", "--batch:1:6"),
     (["--context", "0..128"], "KC308", "--context:1:1"),
     (["--tp", "1,3"], "KC507", "--tp:1:3"),

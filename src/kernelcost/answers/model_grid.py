@@ -47,7 +47,8 @@ from .wholemodel import tiled_t_model
 
 BATCH = sympy.Symbol("b", positive=True, integer=True)
 CONTEXT = sympy.Symbol("c", positive=True, integer=True)
-MAX_POINTS = 4_000_000  # some 40 arrays of 8 B a point at the peak: about 1.3 GB
+MAX_POINTS = 1_000_000  # 1.14 GB of process memory measured at 10^6 points, some 40 arrays
+# of 8 B a point at the peak; 2 x 10^6 runs past the 60 s budget on 2 cores
 TILED_SHAPES = 16  # distinct gemm_hopper shapes the analysis is asked for (~10 ms each)
 
 
