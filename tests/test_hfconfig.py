@@ -249,3 +249,17 @@ def test_any_values_at_the_keys_give_a_model_or_a_coded_error(changes, base):
         assert error.code.startswith("KC5")
         return
     assert model.params() > 0 and model.heads % model.kv_heads == 0
+
+
+def test_a_small_model_s_parameters_are_printed_whole(tmp_path, capsys):
+    """Two layers of hidden 64 (4 heads of 16, MLP 128) over 1,000 words, untied: 2 x 64,000
+    of embeddings and head, 2 x (4 x 64^2 + 3 x 64 x 128 + 2 x 64) in the layers, 64 in the
+    final norm: 210,240 parameters, which 10^9 would print as 0.00e9."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({
+        "model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+        "num_key_value_heads": 4, "head_dim": 16, "num_hidden_layers": 2,
+        "intermediate_size": 128, "vocab_size": 1000, "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16"}, indent=2))
+    assert main(["model", str(path), "--batch", "1"]) == 0
+    assert "(210,240 parameters, 2 layers" in capsys.readouterr().out

@@ -65,6 +65,11 @@ def _gb(value: float) -> str:
     return f"{value / 1e9:.1f} GB"
 
 
+def parameter_count(count: int) -> str:
+    """A model's parameters in units of 10^9 where that keeps three digits, else whole."""
+    return f"{count / 1e9:.2f}e9" if count >= 10**8 else f"{count:,}"
+
+
 def header_lines(result: WholeModel) -> list[str]:
     model, machine = result.model, result.machine
     moe = (f", {model.experts} experts, top-{model.experts_per_token}" if model.moe else "")
@@ -73,7 +78,7 @@ def header_lines(result: WholeModel) -> list[str]:
               f"{words['kv_cache']}")
     if result.quantisation.grouped:
         served += f", a scale per {result.quantisation.group} weights"
-    lines = [f"{model.name} ({model.params() / 1e9:.2f}e9 parameters, {model.layers} layers, "
+    lines = [f"{model.name} ({parameter_count(model.params())} parameters, {model.layers} layers, "
              f"hidden {model.hidden}, {model.heads} heads / {model.kv_heads} KV heads, "
              f"head dim {model.head_dim}{moe}; {served}) on {machine.name}, "
              f"context {result.context}"
