@@ -26,11 +26,17 @@ Each wrapper only ever turns an answer into none, so no answer it leaves becomes
   are, in sympy's cache, emptied with it): an xreplace or subs rebuilds every Min and Max it
   passes through, and a count asks the same ones again (a clipped warpgroup's bound, built
   in every sum over its loop, ten times in flash_attention_hopper's count), each time
-  ordering its arguments anew."""
+  ordering its arguments anew.
+- Turning points. `_monotonic_sign` of a polynomial in one positive symbol whose derivative
+  has a real root above the symbol's least value is None; sympy finds that by differentiating
+  the sum as written and isolating the roots, Sturm's count in fractions finds it at once
+  (`turns_past_its_least`), and sympy's own answers the rest."""
 
 from __future__ import annotations
 
 import functools
+import itertools
+from fractions import Fraction
 
 import sympy
 from sympy.core import exprtools
@@ -38,6 +44,7 @@ from sympy.core.cache import cacheit
 from sympy.core.parameters import global_parameters
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 
+from .quotients import polynomial_terms
 from .sympy_patch import Patch, Slot
 from .witnesses import both_signs
 
@@ -48,11 +55,87 @@ from .witnesses import both_signs
 # crossing. Its answer depends on the expression alone (and its symbols' assumptions).
 @functools.lru_cache(maxsize=4096)
 def _sound_monotonic_sign(expr):
+    if turns_past_its_least(expr):
+        return None  # sympy's own answer there, found without its derivative
     bound = _SYMPY_MONOTONIC_SIGN(expr)
     if (bound is not None and len(expr.free_symbols) > 1
             and not expr.as_numer_denom()[1].is_number):
         return None
     return bound
+
+
+def turns_past_its_least(expr) -> bool:
+    """True where sympy's `_monotonic_sign` answers None of expr for certain: a sum that is a
+    polynomial of degree 2 or more with rational coefficients in one positive symbol x, whose
+    derivative has a real root above x0, the least value sympy gives x (0, or 1 for an
+    integer). sympy bounds such a polynomial only where every real root of its derivative is
+    at most x0, and finds that out by differentiating the sum as written and isolating the
+    derivative's roots (CRootOf): some 10 ms for the discriminant of a ridge's cubic, asked
+    as each radical of its roots is built. Here the roots above x0 are counted exactly
+    (Sturm, in fractions) on the expanded coefficients. False wherever anything else holds,
+    and sympy then answers; a property test holds this to sympy's answer."""
+    if not expr.is_Add:
+        return False
+    symbols = expr.free_symbols
+    if len(symbols) != 1:
+        return False
+    [symbol] = symbols
+    if symbol.is_positive is not True:
+        return False
+    written = polynomial_terms(expr)
+    if written is None or written[0] != (symbol,) or not expr.is_polynomial():
+        return False
+    least = exprtools._monotonic_sign(symbol)  # sympy's x0, as its own call finds it
+    if least is exprtools._eps:
+        least = sympy.Integer(0)
+    if least is None or not least.is_Rational:
+        return False
+    coefficients = [Fraction(0)] * (max(exponents[0] for exponents, _ in written[1]) + 1)
+    for (power,), value in written[1]:
+        coefficients[power] = Fraction(int(value.p), int(value.q))
+    slope = [power * value for power, value in enumerate(coefficients)][1:][::-1]
+    if len(slope) < 2:
+        return False  # a constant derivative: no root, and sympy bounds it or not
+    return roots_above(slope, Fraction(int(least.p), int(least.q))) > 0
+
+
+def roots_above(polynomial: list[Fraction], point: Fraction) -> int:
+    """The distinct real roots above `point` of a polynomial (coefficients highest power
+    first, degree 1 or more), by Sturm's theorem; -1 where `point` is itself a root (the
+    theorem counts from a point that is not)."""
+    if _value(polynomial, point) == 0:
+        return -1
+    chain = [polynomial, [value * (len(polynomial) - 1 - power)
+                          for power, value in enumerate(polynomial[:-1])]]
+    while remainder := _remainder(chain[-2], chain[-1]):
+        chain.append([-value for value in remainder])
+    at_point = [_value(member, point) for member in chain]
+    at_infinity = [member[0] for member in chain]
+    return _changes(at_point) - _changes(at_infinity)
+
+
+def _value(polynomial: list[Fraction], point: Fraction) -> Fraction:
+    total = Fraction(0)
+    for coefficient in polynomial:
+        total = total * point + coefficient
+    return total
+
+
+def _remainder(dividend: list[Fraction], divisor: list[Fraction]) -> list[Fraction]:
+    """The remainder of polynomial division, its leading zeros dropped ([] for none)."""
+    rest = list(dividend)
+    while len(rest) >= len(divisor):
+        factor = rest[0] / divisor[0]
+        rest = [value - factor * other for value, other in
+                zip(rest, divisor + [Fraction(0)] * (len(rest) - len(divisor)))][1:]
+    while rest and rest[0] == 0:
+        rest = rest[1:]
+    return rest
+
+
+def _changes(signs: list[Fraction]) -> int:
+    nonzero = [value for value in signs if value]
+    return sum((first > 0) != (second > 0) for first, second in itertools.pairwise(nonzero))
 
 
 def _sound_mul_is_integer(product):
