@@ -1,6 +1,6 @@
-"""sound_signs.turns_past_its_least: where it says sympy's `_monotonic_sign` has no bound for
-a polynomial in one positive symbol, sympy's own finds none; and `roots_above`, Sturm's
-count in fractions, against sympy's real-root count."""
+"""sound_signs.no_bound: where it says sympy's `_monotonic_sign` has no bound for a
+polynomial in one positive symbol, sympy's own finds none; and `roots_above`, Sturm's count in
+fractions, against sympy's real-root count."""
 
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ def written(draw: st.DrawFn) -> sympy.Expr:
 
 @tiered(120)
 @given(written())
-def test_no_bound_where_the_slope_turns_past_the_least_value(expr):
-    if sound_signs.turns_past_its_least(expr):
+def test_no_bound_where_sympy_finds_none(expr):
+    if sound_signs.no_bound(expr):
         assert _sympys_bound(expr) is None
 
 
@@ -51,7 +51,7 @@ def test_no_bound_where_the_slope_turns_past_the_least_value(expr):
 def test_a_polynomial_with_a_dip_past_the_least_value_is_caught(symbol, first, gap, constant):
     # (x - r)(x - s) + c with 1 < r < s turns at (r + s)/2, above both 0 and 1
     expr = sympy.expand((symbol - 1 - first) * (symbol - 1 - first - gap)) * 3 + constant
-    assert sound_signs.turns_past_its_least(expr)
+    assert sound_signs.no_bound(expr)
     assert _sympys_bound(expr) is None
 
 
@@ -60,12 +60,20 @@ def test_the_discriminant_of_a_ridges_cubic_is_caught_without_sympys_derivative(
     discriminant = (-(2048 * RIDGE + 3 * (11095 - 172 * RIDGE)**2 - 66694)**3
                     + 27 * ((11095 - 172 * RIDGE)**3
                             - (11095 - 172 * RIDGE) * (33347 - 1024 * RIDGE) + 128)**2)
-    assert sound_signs.turns_past_its_least(discriminant)
+    assert sound_signs.no_bound(discriminant)
     assert _sympys_bound(discriminant) is None
     # a slope that stays positive: sympy is asked, and bounds it
     rising = RIDGE**3 + 2 * RIDGE + 5
-    assert not sound_signs.turns_past_its_least(rising)
+    assert not sound_signs.no_bound(rising)
     assert _sympys_bound(rising) == 5
+    # rising from -5 at 0, no turn: no bound, sympy's too
+    assert sound_signs.no_bound(rising - 10)
+    assert _sympys_bound(rising - 10) is None
+    # a ridge's cubic in S at d = 128, falling from 3.9e17 at I_crit = 0
+    falling = (2 * (2130240 - 33024 * RIDGE)**3 / 27
+               - (2130240 - 33024 * RIDGE) * (273178624 - 8388608 * RIDGE) / 3)
+    assert sound_signs.no_bound(falling)
+    assert _sympys_bound(falling) is None
 
 
 @tiered(120)

@@ -27,10 +27,11 @@ Each wrapper only ever turns an answer into none, so no answer it leaves becomes
   passes through, and a count asks the same ones again (a clipped warpgroup's bound, built
   in every sum over its loop, ten times in flash_attention_hopper's count), each time
   ordering its arguments anew.
-- Turning points. `_monotonic_sign` of a polynomial in one positive symbol whose derivative
-  has a real root above the symbol's least value is None; sympy finds that by differentiating
-  the sum as written and isolating the roots, Sturm's count in fractions finds it at once
-  (`turns_past_its_least`), and sympy's own answers the rest."""
+- Turning points. `_monotonic_sign` of a polynomial in one positive symbol is None where its
+  derivative has a real root above the symbol's least value, or has none and the polynomial
+  runs from its value there away from 0. sympy finds that by differentiating the sum as
+  written and isolating the roots; Sturm's count in fractions finds it at once (`no_bound`),
+  and sympy's own answers the rest."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ from .witnesses import both_signs
 # crossing. Its answer depends on the expression alone (and its symbols' assumptions).
 @functools.lru_cache(maxsize=4096)
 def _sound_monotonic_sign(expr):
-    if turns_past_its_least(expr):
+    if no_bound(expr):
         return None  # sympy's own answer there, found without its derivative
     bound = _SYMPY_MONOTONIC_SIGN(expr)
     if (bound is not None and len(expr.free_symbols) > 1
@@ -64,16 +65,19 @@ def _sound_monotonic_sign(expr):
     return bound
 
 
-def turns_past_its_least(expr) -> bool:
+def no_bound(expr) -> bool:
     """True where sympy's `_monotonic_sign` answers None of expr for certain: a sum that is a
-    polynomial of degree 2 or more with rational coefficients in one positive symbol x, whose
-    derivative has a real root above x0, the least value sympy gives x (0, or 1 for an
-    integer). sympy bounds such a polynomial only where every real root of its derivative is
-    at most x0, and finds that out by differentiating the sum as written and isolating the
-    derivative's roots (CRootOf): some 10 ms for the discriminant of a ridge's cubic, asked
-    as each radical of its roots is built. Here the roots above x0 are counted exactly
-    (Sturm, in fractions) on the expanded coefficients. False wherever anything else holds,
-    and sympy then answers; a property test holds this to sympy's answer."""
+    polynomial of degree 2 or more with rational coefficients in one positive symbol x, with
+    x0 the least value sympy gives x (0, or 1 for an integer). sympy bounds it only where
+    every real root of its derivative is at most x0 and it then moves away from 0 no faster
+    than its value at x0 allows: rising from P(x0) >= 0, or falling from P(x0) <= 0, each
+    where sympy proves the derivative's sign. So a derivative with a real root above x0, or
+    none and P rising from below 0 (falling from above), gives None. sympy finds that out by
+    differentiating the sum as written and isolating the derivative's roots (CRootOf): some
+    10 ms for the discriminant of a ridge's cubic, asked as each radical of its roots is
+    built. Here the roots above x0 are counted exactly (Sturm, in fractions) on the expanded
+    coefficients. False wherever anything else holds, and sympy then answers; a property
+    test holds this to sympy's answer."""
     if not expr.is_Add:
         return False
     symbols = expr.free_symbols
@@ -96,7 +100,13 @@ def turns_past_its_least(expr) -> bool:
     slope = [power * value for power, value in enumerate(coefficients)][1:][::-1]
     if len(slope) < 2:
         return False  # a constant derivative: no root, and sympy bounds it or not
-    return roots_above(slope, Fraction(int(least.p), int(least.q))) > 0
+    start = Fraction(int(least.p), int(least.q))
+    above = roots_above(slope, start)
+    if above != 0:
+        return above > 0  # -1: the derivative is 0 at x0, left to sympy
+    # the derivative keeps the sign of its leading coefficient above x0
+    at_start = _value(coefficients[::-1], start)
+    return (slope[0] > 0 and at_start < 0) or (slope[0] < 0 and at_start > 0)
 
 
 def roots_above(polynomial: list[Fraction], point: Fraction) -> int:
