@@ -45,7 +45,6 @@ from sympy.core.cache import cacheit
 from sympy.core.parameters import global_parameters
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 
-from .quotients import polynomial_terms
 from .sympy_patch import Patch, Slot
 from .witnesses import both_signs
 
@@ -86,17 +85,16 @@ def no_bound(expr) -> bool:
     [symbol] = symbols
     if symbol.is_positive is not True:
         return False
-    written = polynomial_terms(expr)
-    if written is None or written[0] != (symbol,) or not expr.is_polynomial():
+    coefficients = _coefficients(expr, symbol)
+    if coefficients is None or not expr.is_polynomial():
         return False
     least = exprtools._monotonic_sign(symbol)  # sympy's x0, as its own call finds it
     if least is exprtools._eps:
         least = sympy.Integer(0)
     if least is None or not least.is_Rational:
         return False
-    coefficients = [Fraction(0)] * (max(exponents[0] for exponents, _ in written[1]) + 1)
-    for (power,), value in written[1]:
-        coefficients[power] = Fraction(int(value.p), int(value.q))
+    while coefficients and not coefficients[-1]:
+        coefficients.pop()
     slope = [power * value for power, value in enumerate(coefficients)][1:][::-1]
     if len(slope) < 2:
         return False  # a constant derivative: no root, and sympy bounds it or not
@@ -107,6 +105,55 @@ def no_bound(expr) -> bool:
     # the derivative keeps the sign of its leading coefficient above x0
     at_start = _value(coefficients[::-1], start)
     return (slope[0] > 0 and at_start < 0) or (slope[0] < 0 and at_start > 0)
+
+
+MOST_DEGREE = 32  # beyond, sympy answers (a size's polynomials are of a few degrees)
+
+
+def _coefficients(expr, symbol) -> list[Fraction] | None:
+    """expr expanded as a polynomial in symbol with rational coefficients, lowest power
+    first; None for any other form or past MOST_DEGREE."""
+    if expr == symbol:
+        return [Fraction(0), Fraction(1)]
+    if expr.is_Rational:
+        return [Fraction(int(expr.p), int(expr.q))]
+    if expr.is_Pow and expr.exp.is_Integer and expr.exp >= 0:
+        base = _coefficients(expr.base, symbol)
+        exponent = int(expr.exp)
+        if base is None or (len(base) - 1) * exponent > MOST_DEGREE:
+            return None
+        raised = [Fraction(1)]
+        for _ in range(exponent):
+            raised = _product(raised, base)
+        return raised
+    if not (expr.is_Add or expr.is_Mul):
+        return None
+    parts = []
+    for argument in expr.args:
+        part = _coefficients(argument, symbol)
+        if part is None:
+            return None
+        parts.append(part)
+    if expr.is_Add:
+        total = [Fraction(0)] * max(map(len, parts))
+        for part in parts:
+            for index, value in enumerate(part):
+                total[index] += value
+        return total
+    product = [Fraction(1)]
+    for part in parts:
+        product = _product(product, part)
+        if len(product) - 1 > MOST_DEGREE:
+            return None
+    return product
+
+
+def _product(first: list[Fraction], second: list[Fraction]) -> list[Fraction]:
+    result = [Fraction(0)] * (len(first) + len(second) - 1)
+    for power, value in enumerate(first):
+        for other, coefficient in enumerate(second):
+            result[power + other] += value * coefficient
+    return result
 
 
 def roots_above(polynomial: list[Fraction], point: Fraction) -> int:
