@@ -83,7 +83,8 @@ def no_bound(expr) -> bool:
     if len(symbols) != 1:
         return False
     [symbol] = symbols
-    if symbol.is_positive is not True:
+    # sympy's own first question, so that what follows is asked only where it asks it too
+    if symbol.is_positive is not True or not expr.is_extended_real:
         return False
     coefficients = _coefficients(expr, symbol)
     if coefficients is None or not expr.is_polynomial():
