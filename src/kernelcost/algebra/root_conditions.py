@@ -20,7 +20,8 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
     if sign is not None:
         return sympy.true if sign > 0 else sympy.false
     conditions = [base >= 0 for base in _even_root_radicands(root)]
-    if not _both_signs(root):
+    # where sympy, asked first, proves no sign, the witnesses would change nothing here
+    if not (_asked_first(root) and root.is_positive is None) and not _both_signs(root):
         if root.is_positive:
             return sympy.And(*conditions) if conditions else sympy.true
         if root.is_positive is False and root.is_real:
@@ -33,7 +34,7 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
         if coefficient.is_negative:
             sign = -sign
         for factor, multiplicity in factors:
-            undecided_sign = _both_signs(factor)
+            undecided_sign = _sign_unknown(factor) or _both_signs(factor)
             if not undecided_sign and factor.is_positive:
                 continue
             if not undecided_sign and factor.is_negative:
@@ -106,9 +107,36 @@ def _relation(kind: type[sympy.Rel], left: sympy.Expr, right: sympy.Expr) -> sym
     """kind(left, right) as sympy builds it, without its attempt to decide it where the
     difference takes both signs (it would stay a relation, the same one). Where sympy
     decides it, true or false, not a relation."""
+    if _asked_first(left - right):
+        try:
+            relation = kind(left, right)
+        except TypeError:  # sympy proves a side not real: left to the witnesses as before
+            relation = None
+        # undecided, it is the very relation that evaluate=False builds
+        if isinstance(relation, sympy.Rel) or (relation is not None
+                                               and not _both_signs(left - right)):
+            return relation
+        if relation is not None:
+            return kind(left, right, evaluate=False)
     if _both_signs(left - right):
         return kind(left, right, evaluate=False)
     return kind(left, right)
+
+
+def _asked_first(expr: sympy.Expr) -> bool:
+    """Whether sympy's sign questions are asked of expr before the witnesses: for a formula in
+    cube roots (the cubic's), whose witnesses cost sympy's evaluation of the formula at nine
+    points and its expansion for a Poly, some 20 ms each, where its questions, asked anyway
+    where the witnesses show no two signs, take a few. Where sympy answers neither sign, the
+    witnesses change nothing, and they are not taken."""
+    return beyond_square_roots(expr)
+
+
+def _sign_unknown(expr: sympy.Expr) -> bool:
+    """True where expr is a formula asked first (`_asked_first`) and sympy proves it neither
+    positive nor negative: what `_both_signs` being true would lead to, so that it need not
+    be taken. False otherwise, and then `_both_signs` decides as before."""
+    return _asked_first(expr) and expr.is_positive is None and expr.is_negative is None
 
 
 def _flip(relation: sympy.Rel) -> type[sympy.Rel]:
