@@ -81,8 +81,12 @@ def run_sweep(args) -> int:
     sys.stdout.flush()
     _keep_freed_memory()
     with progress_bar("sweeping", size_range.chunk_count()) as advance:
-        stream_csv(sweeper, size_range, sys.stdout.buffer.write, advance)
+        broken = stream_csv(sweeper, size_range, sys.stdout.buffer.write, advance)
     sys.stdout.buffer.flush()
+    from ..present.report import broken_bound_lines
+
+    for line in broken_bound_lines(broken, str(sweeper.symbol)):
+        print(line, file=sys.stderr)
     return EXIT_OK
 
 
@@ -108,20 +112,28 @@ def _print_table(sweeper, size_range, args) -> None:
     with how many sizes were left out and how to see them all."""
     import numpy
 
-    from ..present.report import sweep_table
 
     console, width = page(args)
     rows = max(console.height - TABLE_CHROME_LINES, MIN_TABLE_ROWS)
     if args.all or size_range.made <= rows:
-        print_fitted(console, sweep_table(sweeper(size_range.values()), width=width))
+        _print_rows(console, sweeper, size_range.values(), width)
         return
     first, last, total = size_range.ends(rows // 2)
     if total <= rows:
-        print_fitted(console, sweep_table(sweeper(numpy.union1d(first, last)), width=width))
+        _print_rows(console, sweeper, numpy.union1d(first, last), width)
         return
-    print_fitted(console, sweep_table(sweeper(numpy.concatenate([first, last])),
-                                      gap_after=len(first), width=width))
+    _print_rows(console, sweeper, numpy.concatenate([first, last]), width, len(first))
     whole_table = f" (up to {MAX_TABLE_POINTS:,} sizes)" if total > MAX_TABLE_POINTS else ""
     console.print(f"{total:,} sizes: the first {len(first)} and the last {len(last)} shown, "
                   f"{total - len(first) - len(last):,} left out; all of them: --csv, or --all "
                   f"for the whole table{whole_table}")
+
+
+def _print_rows(console, sweeper, sizes, width, gap_after: int | None = None) -> None:
+    """The table of these sizes, then a warning for each assumed bound they break."""
+    from ..present.report import broken_bound_lines, sweep_table
+
+    print_fitted(console, sweep_table(sweeper(sizes), gap_after=gap_after, width=width))
+    for line in broken_bound_lines(sweeper.broken(sizes), str(sweeper.symbol),
+                                   shown=gap_after is not None):
+        console.print(line)

@@ -29,6 +29,7 @@ from ..base.tree import Span
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, without
 from ..lang.sizes import refuse_large_numbers
 from .roofs import device_word
+from .sweep_bounds import HOLDS
 
 # device_word's, then the sizes where a block does not fit, and those that break an assumed
 # bound (`assume n <= 4096`: the spec's counts are not the kernel's there)
@@ -118,10 +119,6 @@ def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
                  tuple(never), point, tuple((str(k), str(v)) for k, v in fixed.items()))
 
 
-_HOLDS = {sympy.LessThan: numpy.less_equal, sympy.StrictLessThan: numpy.less,
-          sympy.GreaterThan: numpy.greater_equal, sympy.StrictGreaterThan: numpy.greater}
-
-
 def _outside_bounds(spec, evaluator, arrays) -> numpy.ndarray:
     """Where the plane's sizes break an assumed bound (`assume n <= 4096`), which the
     continuous map checks, as it does not a divisibility fact: between the multiples a
@@ -131,7 +128,7 @@ def _outside_bounds(spec, evaluator, arrays) -> numpy.ndarray:
         left = evaluator.compiled(relation.lhs)(arrays)
         right = evaluator.compiled(relation.rhs)(arrays)
         with numpy.errstate(invalid="ignore"):
-            outside |= ~_HOLDS[type(relation)](left, right)
+            outside |= ~HOLDS[type(relation)](left, right)
     return outside
 
 

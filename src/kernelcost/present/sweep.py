@@ -42,6 +42,7 @@ from ..lang.sizes import (
     size_warnings,
 )
 from .roofs import roof_name, short_roof_name
+from .sweep_bounds import Broken, swept_bounds
 from .sweep_units import SweptUnits
 from .vectorize import evaluate_array, vectorized
 
@@ -151,6 +152,9 @@ class Sweeper:
                           in closed_forms(cost, self.symbol, resolved, counts).items()}
         self.step = size_step(spec, cost, self.symbol, resolved)
         self.checked, self.others = spec.checked, others
+        self.bounds = swept_bounds(spec.checked.bounds, self.symbol, parameter_values(
+            cost, {s: e for s, e in resolved.items() if s != self.symbol},
+            apply_defaults=True, exclude=self.symbol))
         self.grid = None
         if machine is not None and cost.grid is not None:  # the quantised per-SM roofs
             from .grid_sweep import GridSweep
@@ -182,6 +186,19 @@ class Sweeper:
                               None if self.grid is None else self.grid(sizes),
                               runs=not unsupported(cost, self.machine))
 
+
+    def broken(self, sizes) -> tuple[Broken, ...]:
+        """Each assumed bound (`assume n <= 4096`) that some of `sizes` break, with them: the
+        closed forms take the bound to hold, so the counts there are not the loops'."""
+        sizes = numpy.asarray(sizes, dtype=float)
+        found = []
+        for bound in self.bounds:
+            with numpy.errstate(invalid="ignore"):
+                breaking = sizes[~bound.holds(sizes)]
+            if len(breaking):
+                found.append(Broken(bound.text, len(breaking), float(breaking.min()),
+                                    float(breaking.max())))
+        return tuple(found)
 
     def _refuse_negative(self, sizes: numpy.ndarray, amounts: list[numpy.ndarray]) -> None:
         """A count below zero at a swept size: the sizes break an `assume` bound there
@@ -342,20 +359,27 @@ LARGE_SWEEP_POINTS = 1_000_000  # from here on, the sweep says what it will cost
 SECONDS_PER_VALUE = 0.1e-6  # measured: 10^7 sizes x 8 columns in 7.7 s of CPU (bench/)
 
 
-def stream_csv(sweeper: Sweeper, size_range: SizeRange, write, advance=None) -> None:
+def stream_csv(sweeper: Sweeper, size_range: SizeRange, write,
+               advance=None) -> tuple[Broken, ...]:
     """The CSV of a sweep, a chunk at a time, to `write` (which takes bytes): memory stays
     bounded whatever the point count. `advance()` is called after each of the
-    size_range.chunk_count() chunks (a progress bar)."""
+    size_range.chunk_count() chunks (a progress bar). Returns the assumed bounds the sizes
+    broke, over every chunk."""
     from .report import sweep_csv_bytes
 
     if size_range.made > LARGE_SWEEP_POINTS:
         estimate = _announce(size_range.made, sweeper)
         extend(5 * estimate + 30)  # the budget covers the announced writing, on a busy machine too
+    broken: dict[str, Broken] = {}
     for position, sizes in enumerate(size_range.chunks()):
         if position == 0 or len(sizes):  # the first chunk is never empty: it has the header
             write(sweep_csv_bytes(sweeper(sizes), header=position == 0))
+            for found in sweeper.broken(sizes):
+                earlier = broken.get(found.text)
+                broken[found.text] = found if earlier is None else earlier.joined(found)
         if advance is not None:
             advance()
+    return tuple(broken.values())
 
 
 def _announce(points: int, sweeper: Sweeper) -> float:

@@ -31,7 +31,7 @@ _HOMES = {
     "machine_tables": ("generation_lines", "machine_json", "machine_table", "machines_table"),
     "precision": ("dropped_json", "dropped_line", "mapping_json", "mapping_line"),
     "solve_report": ("solve_json", "solve_tables"),
-    "sweeps": ("sweep_csv", "sweep_csv_bytes", "sweep_table"),
+    "sweeps": ("broken_bound_lines", "sweep_csv", "sweep_csv_bytes", "sweep_table"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 __all__ = sorted(_HOME_OF)  # noqa: PLE0605 (the names above, each loaded on first use)

@@ -127,3 +127,16 @@ def sweep_csv_bytes(result, header: bool = True) -> bytes:
     if header:
         head = ",".join(_csv_header(column.header, column.unit) for column in columns) + "\n"
     return head.encode() + csv_rows(fields)
+
+
+def broken_bound_lines(broken, parameter: str, shown: bool = False) -> list[str]:
+    """A warning for each assumed bound swept sizes break (sweep.Broken): the closed forms
+    take it to hold, so the counts past it are not those of the loops as written."""
+    which = "of the sizes shown" if shown else "of the sizes"
+    lines = []
+    for found in broken:
+        at = (f"{parameter} = {found.least:g}" if found.least == found.largest
+              else f"{parameter} = {found.least:g} to {found.largest:g}")
+        lines.append(f"warning: `assume {found.text}` does not hold at {found.count:,} {which}, "
+                     f"{at}: the closed forms assume it, so the counts there are not the loops'")
+    return lines
