@@ -10,7 +10,7 @@ import pytest
 import sympy
 from hypothesis import event, given
 from hypothesis import strategies as st
-from test_decide import (
+from test_decide_random import (
     ROUNDED,
     SEVERAL,
     SYMPY_ROUNDING,

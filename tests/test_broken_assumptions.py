@@ -2,6 +2,7 @@
 and every value a number: the same expression subs builds, divisibility facts and bounds
 alike; anything else still goes through subs."""
 
+import pytest
 import sympy
 from hypothesis import given
 from hypothesis import strategies as st
@@ -29,7 +30,9 @@ _expressions = st.recursive(_atoms, _combined, max_leaves=8)
 _relations = st.tuples(_expressions, _expressions,
                        st.sampled_from([sympy.Le, sympy.Lt, sympy.Ge, sympy.Gt])).map(
     lambda drawn: drawn[2](drawn[0], drawn[1], evaluate=False))
-_numbers = st.one_of(st.integers(0, 300).map(sympy.Integer),
+# sizes are positive (a size of 0 is refused before any substitution): at M = N = 0, M/N is
+# 0 by subs, which replaces M first, and nan by xreplace; neither is a size's answer
+_numbers = st.one_of(st.integers(1, 300).map(sympy.Integer),
                      st.fractions(1, 50).map(lambda f: sympy.Rational(f.numerator,
                                                                       f.denominator)),
                      st.floats(0.5, 1e4).map(sympy.Float))
@@ -39,7 +42,13 @@ _values = st.dictionaries(st.sampled_from(SIZES), _numbers)
 @tiered(400)
 @given(st.one_of(_expressions, _relations), _values)
 def test_numbers_for_sizes_by_xreplace_are_what_subs_gives(expr, values):
-    assert sympy.srepr(_substitution(values)(expr)) == sympy.srepr(expr.subs(values))
+    try:
+        expected = sympy.srepr(expr.subs(values))
+    except TypeError:  # a relation with a side that divides by zero there: both refuse it
+        with pytest.raises(TypeError):
+            _substitution(values)(expr)
+        return
+    assert sympy.srepr(_substitution(values)(expr)) == expected
 
 
 def test_other_values_go_through_subs():

@@ -270,11 +270,12 @@ def broken_assumptions(checked: CheckedKernel, values) -> tuple[str, ...]:
 
 
 def _substitution(values):
-    """expr.subs(values), as xreplace where every key is a symbol and every value a number:
-    it builds what subs builds there (each size replaced by a number, the expression
+    """expr.subs(values), as xreplace where every key is a symbol and every value an exact
+    number: it builds what subs builds there (each size replaced by a number, the expression
     evaluated again), without subs's sympifying and sorting of the pairs, a tenth of a
-    millisecond a call (tests/test_broken_assumptions.py holds the two equal)."""
-    if all(isinstance(key, sympy.Symbol) and isinstance(value, sympy.Number)
+    millisecond a call (tests/test_broken_assumptions.py holds the two equal). A float goes
+    through subs: its sums round in the order each replaces the sizes."""
+    if all(isinstance(key, sympy.Symbol) and isinstance(value, sympy.Rational)
            for key, value in values.items()):
         return lambda expr: expr.xreplace(values)
     return lambda expr: expr.subs(values)
