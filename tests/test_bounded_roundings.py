@@ -19,7 +19,7 @@ from test_decide import (
 )
 from tiers import tiered
 
-from kernelcost.algebra import bounded_roundings
+from kernelcost.algebra import bounded_roundings, varied_roundings
 from kernelcost.algebra.shifted import shifted_sign
 from kernelcost.base.symbols import size_symbol
 
@@ -83,13 +83,14 @@ CONSTANTS = st.fractions(min_value=-200, max_value=200, max_denominator=500)
 
 
 def _assert_varied_agrees(rest, constants, note=lambda text: None):
-    """rounded_sign of rest + k, read off rest once for every k, is _rounded_sign's, built
-    from the whole difference (the intensity against each machine's ridge, in that order)."""
+    """rounded_sign of rest + k, read off rest once for every k (varied_roundings), is
+    bounded_roundings's, read from the whole difference (the intensity against each
+    machine's ridge, in that order)."""
     for constant in constants:
         difference = rest + sympy.Rational(constant.numerator, constant.denominator)
-        sign = bounded_roundings._rounded_sign(difference)
+        sign = bounded_roundings.rounded_sign(difference)
         note(f"sign: {sign}")
-        assert bounded_roundings.rounded_sign(difference) == sign, (rest, constant)
+        assert varied_roundings.rounded_sign(difference) == sign, (rest, constant)
 
 
 HOPPER_SHARED = ((64 * S**2 + 16 * S + 13376 * sympy.ceiling(S / 176) * sympy.ceiling(S / 128))

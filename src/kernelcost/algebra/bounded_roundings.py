@@ -13,20 +13,12 @@ S/c3`, positive at every size but not by a bound of the ceiling, for every machi
 
 from __future__ import annotations
 
-import functools
 import itertools
-from fractions import Fraction
 
 import sympy
 
-from .rational_eval import (
-    _FIELD_BITS,
-    _MOST_DEGREE,
-    _fraction_degrees,
-    _Polynomial,
-    shifted_fraction,
-)
-from .shifted import part_sign, rational_sizes, rounded_sizes, shifted_sign
+from .rational_eval import _FIELD_BITS, _Polynomial
+from .shifted import part_sign, rational_sizes, shifted_sign
 
 # Each rounding takes one of two bounds, so a difference with r roundings is tried 2^r ways.
 MOST_BOUNDED_ROUNDINGS = 3
@@ -41,16 +33,6 @@ LARGE = 1 << 20
 
 
 def rounded_sign(difference: sympy.Expr) -> int | None:
-    """_rounded_sign(difference), from what the difference less its constant term keeps for
-    every constant (_Varied): a verdict asks it of one intensity against each machine's
-    ridge, and of one grid term against each machine's peaks."""
-    constant, rest = difference.as_coeff_Add()
-    if not constant.is_Rational or rest.is_Number:
-        return _rounded_sign(difference)
-    return _varied(rest).sign(constant, difference)
-
-
-def _rounded_sign(difference: sympy.Expr) -> int | None:
     """The sign (-1, 0 or 1) the difference has at every size, proven by shifted coefficients
     with each floor and ceiling of a rational function x of sizes written through one of its
     bounds: ceiling(x) = x + r or x + 1 - r, floor(x) = x - r or x - 1 + r, with r >= 0 a
@@ -121,45 +103,68 @@ def _ruled_out(difference: sympy.Expr, lattices: dict[sympy.Expr, sympy.Dummy],
     symbols = sorted(difference.free_symbols, key=sympy.default_sort_key)
     signs: set[int] = set()
     for size_value, offset_value in itertools.product((1, LARGE), repeat=2):
-        values = dict.fromkeys(symbols, Fraction(size_value))
-        values.update(dict.fromkeys(lattices, Fraction(size_value)))
+        values = dict.fromkeys(symbols, (size_value, 1))
+        values.update(dict.fromkeys(lattices, (size_value, 1)))
         try:
-            value = _value(difference, values, lattices, uppers, Fraction(offset_value - 1))
+            value = _value(difference, values, lattices, uppers, (offset_value - 1, 1))
         except ZeroDivisionError:  # a denominator zero at this point: no value here
             continue
         except _Unevaluated:
             return False
-        signs.add((value > 0) - (value < 0))
+        signs.add(_pair_sign(value))
         if len(signs) > 1:
             return True
     return False
 
 
+Pair = tuple[int, int]  # p / q, q nonzero and of either sign, not reduced
+
+
+def _pair_sign(value: Pair) -> int:
+    numerator, denominator = value
+    return ((numerator > 0) - (numerator < 0)) * ((denominator > 0) - (denominator < 0))
+
+
 def _value(expr: sympy.Expr, values: dict, lattices: dict[sympy.Expr, sympy.Dummy],
-           uppers: dict[sympy.Expr, bool], offset: Fraction) -> Fraction:
+           uppers: dict[sympy.Expr, bool], offset: Pair) -> Pair:
     """expr at `values` as xreplace would rebuild it: a Min or Max of `lattices` is its value
     (before what it holds), a rounding in `uppers` its bound at `offset` (before what it
-    holds), the rest by its arithmetic."""
+    holds), the rest by its arithmetic: exact, as integer pairs that are never reduced (a
+    Fraction's gcd at every step cost most of the rule)."""
     if expr.is_Rational:
-        return Fraction(int(expr.p), int(expr.q))
+        return int(expr.p), int(expr.q)
     if expr in lattices or expr.is_Symbol:
         if expr not in values:
             raise _Unevaluated
         return values[expr]
     if expr in uppers:
-        argument = _value(expr.args[0], values, lattices, uppers, offset)
-        lowest = argument if isinstance(expr, sympy.ceiling) else argument - 1
-        return lowest + 1 - offset if uppers[expr] else lowest + offset
+        top, bottom = _value(expr.args[0], values, lattices, uppers, offset)
+        if not isinstance(expr, sympy.ceiling):
+            top -= bottom  # the lowest the rounding is: its argument, less 1 for a floor
+        moved, scale = offset
+        if uppers[expr]:  # lowest + 1 - offset
+            return (top + bottom) * scale - moved * bottom, bottom * scale
+        return top * scale + moved * bottom, bottom * scale
     if expr.is_Add:
-        return sum((_value(arg, values, lattices, uppers, offset) for arg in expr.args),
-                   Fraction(0))
-    if expr.is_Mul:
-        product = Fraction(1)
+        top, bottom = 0, 1
         for arg in expr.args:
-            product *= _value(arg, values, lattices, uppers, offset)
-        return product
+            other_top, other_bottom = _value(arg, values, lattices, uppers, offset)
+            top, bottom = top * other_bottom + other_top * bottom, bottom * other_bottom
+        return top, bottom
+    if expr.is_Mul:
+        top, bottom = 1, 1
+        for arg in expr.args:
+            other_top, other_bottom = _value(arg, values, lattices, uppers, offset)
+            top, bottom = top * other_top, bottom * other_bottom
+        return top, bottom
     if expr.is_Pow and expr.exp.is_Integer:
-        return _value(expr.base, values, lattices, uppers, offset) ** int(expr.exp)
+        top, bottom = _value(expr.base, values, lattices, uppers, offset)
+        power = int(expr.exp)
+        if power < 0:
+            if top == 0:
+                raise ZeroDivisionError
+            top, bottom, power = bottom, top, -power
+        return top**power, bottom**power
     raise _Unevaluated
 
 
@@ -233,157 +238,3 @@ def _expanded(expr: sympy.Expr, lattices: dict[sympy.Expr, sympy.Dummy],
         return _expanded(expr.base, lattices, uppers, variables, offsets).power(int(expr.exp))
     raise _Unevaluated
 
-
-class _Choice:
-    """One choice of bounds for the rest of a difference (all but its constant term), with
-    what _rounded_sign reads of the whole difference found once for every constant k: the
-    integer expansion (that of rest + k is it plus k), the values at the points that rule the
-    choice out (rest's plus k), and the shifted numerator N and denominator D of the bounded
-    rest (those of rest + k, as shifted_sign writes them, are N + k D and D: k joins the
-    terms over no denominator)."""
-
-    def __init__(self, rest: sympy.Expr, lattices: dict[sympy.Expr, sympy.Dummy],
-                 uppers: dict[sympy.Expr, bool], bounds: dict[sympy.Expr, sympy.Expr]):
-        variables: dict[sympy.Expr, int] = {}
-        try:
-            self.polynomial: _Polynomial | None = _expanded(rest, lattices, uppers, variables,
-                                                            {})
-        except _Unevaluated:
-            self.polynomial = None
-        self.variables = tuple(variables)
-        self.values = _point_values(rest, lattices, uppers)
-        self.bounded = rest.xreplace({**lattices, **bounds})
-        self._fraction: tuple | None = None
-
-    def polynomial_sign(self, constant: sympy.Rational) -> int | object | None:
-        if self.polynomial is None:
-            return _UNKNOWN
-        return _expanded_sign(self.polynomial.plus(
-            _Polynomial({0: int(constant.p)} if constant.p else {}, int(constant.q))),
-            self.variables)
-
-    def ruled_out(self, constant: sympy.Rational) -> bool:
-        signs: set[int] = set()
-        for value in self.values:
-            if value is _UNEVALUATED:
-                return False
-            if value is not _NO_VALUE:
-                value += Fraction(int(constant.p), int(constant.q))
-                signs.add((value > 0) - (value < 0))
-                if len(signs) > 1:
-                    return True
-        return False
-
-    def shifted_sign(self, constant: sympy.Rational) -> int | object | None:
-        """shifted_sign of the bounded difference; _UNKNOWN where the bounded rest is no
-        form whose numerator and denominator this writes (the difference is then built)."""
-        if self._fraction is None:
-            self._fraction = _bounded_fraction(self.bounded)
-        if self._fraction == ():
-            return _UNKNOWN
-        (numerator, denominator), sizes, (top, bottom) = self._fraction
-        if constant and not self.bounded.is_Add:  # rest + k a sum of two: k over rest's
-            top += bottom  # denominator (a sum of rest's terms keeps their degrees)
-        if max(top, bottom) >= _MOST_DEGREE:
-            return _UNKNOWN
-        denominator_sign = part_sign(denominator, sizes)
-        if not denominator_sign:
-            return None
-        (terms, scale), (other_terms, other_scale) = numerator, denominator
-        # N/scale + k D/other_scale over scale * other_scale * q: N other_scale q + k.p D scale
-        combined = {exponents: value * other_scale * int(constant.q)
-                    for exponents, value in terms.items()}
-        for exponents, value in other_terms.items():
-            combined[exponents] = (combined.get(exponents, 0)
-                                   + int(constant.p) * value * scale)
-        numerator_sign = part_sign(({exponents: value for exponents, value in combined.items()
-                                     if value}, 1), sizes)
-        return None if numerator_sign is None else numerator_sign * denominator_sign
-
-
-_UNEVALUATED, _NO_VALUE = object(), object()  # a point _value cannot evaluate; 1/0 there
-
-
-def _point_values(rest: sympy.Expr, lattices: dict[sympy.Expr, sympy.Dummy],
-                  uppers: dict[sympy.Expr, bool]) -> list:
-    """rest's values at _ruled_out's points in its order, up to the first it cannot
-    evaluate (_UNEVALUATED: _ruled_out stops there); _NO_VALUE where a denominator is 0."""
-    symbols = sorted(rest.free_symbols, key=sympy.default_sort_key)
-    values: list = []
-    for size_value, offset_value in itertools.product((1, LARGE), repeat=2):
-        point = dict.fromkeys(symbols, Fraction(size_value))
-        point.update(dict.fromkeys(lattices, Fraction(size_value)))
-        try:
-            values.append(_value(rest, point, lattices, uppers, Fraction(offset_value - 1)))
-        except ZeroDivisionError:
-            values.append(_NO_VALUE)
-        except _Unevaluated:
-            values.append(_UNEVALUATED)
-            break
-    return values
-
-
-def _bounded_fraction(bounded: sympy.Expr) -> tuple:
-    """((N, D), sizes, degrees) of the bounded rest as shifted_sign expands it; () where it
-    would not (a rounding left, no sizes, a form shifted_fraction does not expand)."""
-    if rounded_sizes(bounded) != {}:
-        return ()
-    sizes = rational_sizes(bounded)
-    if sizes is None:
-        return ()
-    degrees = _fraction_degrees(bounded, dict(zip(sizes, range(len(sizes)))))
-    if max(degrees) >= _MOST_DEGREE:
-        return ()
-    fraction = shifted_fraction(bounded, sizes)
-    return () if fraction is None else (fraction, sizes, degrees)
-
-
-class _Varied:
-    """_rounded_sign(rest + k) for every rational k, with each choice of bounds read off rest
-    once: the roundings, lattices and arguments are rest's, and each decider's answer for
-    rest + k follows from rest's by integer arithmetic (_Choice)."""
-
-    def __init__(self, rest: sympy.Expr):
-        sizes = _lattice_sizes(rest)
-        roundings = [] if sizes is None else sorted(rest.atoms(sympy.floor, sympy.ceiling),
-                                                    key=sympy.default_sort_key)
-        arguments = [rounding.args[0].xreplace(sizes or {}) for rounding in roundings]
-        self.none = (not roundings or len(roundings) > MOST_BOUNDED_ROUNDINGS
-                     or any(rational_sizes(argument) is None for argument in arguments))
-        self.rest, self.sizes, self.roundings = rest, sizes or {}, roundings
-        self.arguments = arguments
-        self.offsets = [sympy.Dummy(integer=True, positive=True) for _ in roundings]
-        self.choices: dict[tuple[bool, ...], _Choice] = {}
-
-    def _choice(self, uppers: tuple[bool, ...]) -> _Choice:
-        if uppers not in self.choices:
-            bounds = {rounding: _bound(rounding, argument, offset - 1, upper)
-                      for rounding, argument, offset, upper in zip(
-                          self.roundings, self.arguments, self.offsets, uppers)}
-            self.choices[uppers] = _Choice(self.rest, self.sizes,
-                                           dict(zip(self.roundings, uppers)), bounds)
-        return self.choices[uppers]
-
-    def sign(self, constant: sympy.Rational, difference: sympy.Expr) -> int | None:
-        """_rounded_sign(difference), difference being rest + constant; where a choice's
-        bounded rest is no form the fraction is read of, the difference goes there whole."""
-        if self.none:
-            return None
-        for uppers in itertools.product((False, True), repeat=len(self.roundings)):
-            choice = self._choice(uppers)
-            found = choice.polynomial_sign(constant)
-            if isinstance(found, int):
-                return found
-            if found is None or choice.ruled_out(constant):
-                continue
-            sign = choice.shifted_sign(constant)
-            if sign is _UNKNOWN:
-                return _rounded_sign(difference)
-            if sign is not None:
-                return sign  # type: ignore[return-value]
-        return None
-
-
-@functools.lru_cache(maxsize=256)
-def _varied(rest: sympy.Expr) -> _Varied:
-    return _Varied(rest)
