@@ -13,6 +13,7 @@ be proved positive at all (the sizes left symbolic) is a warning."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator, Mapping
 
 import sympy
@@ -89,14 +90,27 @@ def _divisions(node: object) -> Iterator[ast.BinOp]:
 
 
 def _nodes(node: object) -> Iterator[object]:
-    """Every node of an AST node, itself first, in source order."""
-    yield node
-    if isinstance(node, tuple):
-        for item in node:
-            yield from _nodes(item)
-    elif dataclasses.is_dataclass(node) and not isinstance(node, (ast.Span, type)):
-        for item in dataclasses.fields(node):
-            yield from _nodes(getattr(node, item.name))
+    """Every node of an AST node, itself first, in source order: by a stack, each kind's
+    fields named once (nested generators passed every node up through each of its parents,
+    and the fields of each node were listed anew)."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, tuple):
+            stack.extend(reversed(node))
+            continue
+        names = _field_names(type(node))
+        if names:
+            stack.extend(getattr(node, name) for name in reversed(names))
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    """The fields of a dataclass kind of node (a span has none to walk); none otherwise."""
+    if not dataclasses.is_dataclass(kind) or issubclass(kind, ast.Span):
+        return ()
+    return tuple(field.name for field in dataclasses.fields(kind))
 
 
 def refuse_header_sizes(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
@@ -105,6 +119,12 @@ def refuse_header_sizes(checked: CheckedKernel, values: Mapping[sympy.Symbol, sy
     header that is not a positive number there (a verdict times the blocks from them:
     `instructions = 10 - n` at n = 4096 gave a negative issue time)."""
     refuse_zero_divisors(checked, values)
+    refuse_header_counts(checked, values)
+
+
+def refuse_header_counts(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
+                         ) -> None:
+    """refuse_header_sizes, the divisions already found nonzero at `values`."""
     for what, expr, span in _header_sizes(checked):
         value = expr.xreplace(dict(values))
         if value.is_number and not (value.is_finite and value > 0):
