@@ -39,8 +39,8 @@ def rounded_sign(difference: sympy.Expr) -> int | None:
     """bounded_roundings.rounded_sign(difference), from what the difference less its
     constant term keeps for every constant (_Varied)."""
     constant, rest = difference.as_coeff_Add()
-    if not constant.is_Rational or rest.is_Number:
-        return whole_sign(difference)
+    if not constant or not constant.is_Rational or rest.is_Number:
+        return whole_sign(difference)  # no constant: a difference asked once (two terms)
     return _varied(rest).sign(constant, difference)
 
 
@@ -62,8 +62,8 @@ class _Choice:
             self.polynomial = None
         self.variables = tuple(variables)
         self.values = _point_values(rest, lattices, uppers)
-        self.bounded = rest.xreplace({**lattices, **bounds})
-        self._fraction: tuple | None = None
+        self.rest, self.replaced = rest, {**lattices, **bounds}
+        self._fraction: tuple | None = None  # built where no point rules the choice out
 
     def polynomial_sign(self, constant: sympy.Rational) -> int | object | None:
         if self.polynomial is None:
@@ -89,11 +89,13 @@ class _Choice:
         """shifted_sign of the bounded difference; _UNKNOWN where the bounded rest is no
         form whose numerator and denominator this writes (the difference is then built)."""
         if self._fraction is None:
-            self._fraction = _bounded_fraction(self.bounded)
-        if self._fraction == ():
+            bounded = self.rest.xreplace(self.replaced)
+            self._fraction = (bounded.is_Add, _bounded_fraction(bounded))
+        is_sum, found = self._fraction
+        if found == ():
             return _UNKNOWN
-        (numerator, denominator), sizes, (top, bottom) = self._fraction
-        if constant and not self.bounded.is_Add:  # rest + k a sum of two: k over rest's
+        (numerator, denominator), sizes, (top, bottom) = found
+        if constant and not is_sum:  # rest + k a sum of two: k over rest's
             top += bottom  # denominator (a sum of rest's terms keeps their degrees)
         if max(top, bottom) >= _MOST_DEGREE:
             return _UNKNOWN
