@@ -312,7 +312,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     )
 
 
-_ON_UNITS: dict[tuple[int, tuple], tuple[Cost, Cost]] = {}  # by the cost's identity, with it
+_ON_UNITS: dict[tuple[int, tuple[object, ...]], tuple[Cost, Cost]] = {}  # by id, with the cost
 
 
 def _on_units(cost: Cost, substitutions: Substitutions) -> Cost:

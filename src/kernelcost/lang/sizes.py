@@ -13,7 +13,6 @@ be proved positive at all (the sizes left symbolic) is a warning."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Iterator, Mapping
 
 import sympy
@@ -100,17 +99,14 @@ def _nodes(node: object) -> Iterator[object]:
         if isinstance(node, tuple):
             stack.extend(reversed(node))
             continue
-        names = _field_names(type(node))
-        if names:
-            stack.extend(getattr(node, name) for name in reversed(names))
+        kind = type(node)
+        if kind not in _FIELD_NAMES:  # a dataclass's fields (a span has none to walk)
+            _FIELD_NAMES[kind] = () if not dataclasses.is_dataclass(kind) or issubclass(
+                kind, ast.Span) else tuple(field.name for field in dataclasses.fields(kind))
+        stack.extend(getattr(node, name) for name in reversed(_FIELD_NAMES[kind]))
 
 
-@functools.cache
-def _field_names(kind: type) -> tuple[str, ...]:
-    """The fields of a dataclass kind of node (a span has none to walk); none otherwise."""
-    if not dataclasses.is_dataclass(kind) or issubclass(kind, ast.Span):
-        return ()
-    return tuple(field.name for field in dataclasses.fields(kind))
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # each kind of node's, named once
 
 
 def refuse_header_sizes(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
