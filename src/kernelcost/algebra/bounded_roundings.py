@@ -14,7 +14,6 @@ S/c3`, positive at every size but not by a bound of the ceiling, for every machi
 from __future__ import annotations
 
 import itertools
-from fractions import Fraction
 
 import sympy
 
@@ -104,45 +103,68 @@ def _ruled_out(difference: sympy.Expr, lattices: dict[sympy.Expr, sympy.Dummy],
     symbols = sorted(difference.free_symbols, key=sympy.default_sort_key)
     signs: set[int] = set()
     for size_value, offset_value in itertools.product((1, LARGE), repeat=2):
-        values = dict.fromkeys(symbols, Fraction(size_value))
-        values.update(dict.fromkeys(lattices, Fraction(size_value)))
+        values = dict.fromkeys(symbols, (size_value, 1))
+        values.update(dict.fromkeys(lattices, (size_value, 1)))
         try:
-            value = _value(difference, values, lattices, uppers, Fraction(offset_value - 1))
+            value = _value(difference, values, lattices, uppers, (offset_value - 1, 1))
         except ZeroDivisionError:  # a denominator zero at this point: no value here
             continue
         except _Unevaluated:
             return False
-        signs.add((value > 0) - (value < 0))
+        signs.add(_pair_sign(value))
         if len(signs) > 1:
             return True
     return False
 
 
+Pair = tuple[int, int]  # p / q, q nonzero and of either sign, not reduced
+
+
+def _pair_sign(value: Pair) -> int:
+    numerator, denominator = value
+    return ((numerator > 0) - (numerator < 0)) * ((denominator > 0) - (denominator < 0))
+
+
 def _value(expr: sympy.Expr, values: dict, lattices: dict[sympy.Expr, sympy.Dummy],
-           uppers: dict[sympy.Expr, bool], offset: Fraction) -> Fraction:
+           uppers: dict[sympy.Expr, bool], offset: Pair) -> Pair:
     """expr at `values` as xreplace would rebuild it: a Min or Max of `lattices` is its value
     (before what it holds), a rounding in `uppers` its bound at `offset` (before what it
-    holds), the rest by its arithmetic."""
+    holds), the rest by its arithmetic: exact, as integer pairs that are never reduced (a
+    Fraction's gcd at every step cost most of the rule)."""
     if expr.is_Rational:
-        return Fraction(int(expr.p), int(expr.q))
+        return int(expr.p), int(expr.q)
     if expr in lattices or expr.is_Symbol:
         if expr not in values:
             raise _Unevaluated
         return values[expr]
     if expr in uppers:
-        argument = _value(expr.args[0], values, lattices, uppers, offset)
-        lowest = argument if isinstance(expr, sympy.ceiling) else argument - 1
-        return lowest + 1 - offset if uppers[expr] else lowest + offset
+        top, bottom = _value(expr.args[0], values, lattices, uppers, offset)
+        if not isinstance(expr, sympy.ceiling):
+            top -= bottom  # the lowest the rounding is: its argument, less 1 for a floor
+        moved, scale = offset
+        if uppers[expr]:  # lowest + 1 - offset
+            return (top + bottom) * scale - moved * bottom, bottom * scale
+        return top * scale + moved * bottom, bottom * scale
     if expr.is_Add:
-        return sum((_value(arg, values, lattices, uppers, offset) for arg in expr.args),
-                   Fraction(0))
-    if expr.is_Mul:
-        product = Fraction(1)
+        top, bottom = 0, 1
         for arg in expr.args:
-            product *= _value(arg, values, lattices, uppers, offset)
-        return product
+            other_top, other_bottom = _value(arg, values, lattices, uppers, offset)
+            top, bottom = top * other_bottom + other_top * bottom, bottom * other_bottom
+        return top, bottom
+    if expr.is_Mul:
+        top, bottom = 1, 1
+        for arg in expr.args:
+            other_top, other_bottom = _value(arg, values, lattices, uppers, offset)
+            top, bottom = top * other_top, bottom * other_bottom
+        return top, bottom
     if expr.is_Pow and expr.exp.is_Integer:
-        return _value(expr.base, values, lattices, uppers, offset) ** int(expr.exp)
+        top, bottom = _value(expr.base, values, lattices, uppers, offset)
+        power = int(expr.exp)
+        if power < 0:
+            if top == 0:
+                raise ZeroDivisionError
+            top, bottom, power = bottom, top, -power
+        return top**power, bottom**power
     raise _Unevaluated
 
 
@@ -160,13 +182,20 @@ def _polynomial_sign(difference: sympy.Expr, lattices: dict[sympy.Expr, sympy.Du
         polynomial = _expanded(difference, lattices, uppers, variables, {})
     except _Unevaluated:
         return _UNKNOWN
+    return _expanded_sign(polynomial, tuple(variables))
+
+
+def _expanded_sign(polynomial: _Polynomial, variables: tuple[sympy.Expr, ...]
+                   ) -> int | object | None:
+    """_polynomial_sign of the difference whose bounded expansion is `polynomial` in the
+    `variables` (each 1 + m)."""
     count = len(variables)
     mask = (1 << _FIELD_BITS) - 1
     terms = {tuple((key >> (_FIELD_BITS * position)) & mask for position in range(count)):
              value for key, value in polynomial.terms.items() if value}
     if not any(any(exponents) for exponents in terms):
         return _UNKNOWN  # no size left: sympy's form may be a number, which it refuses
-    return part_sign((terms, polynomial.denominator), tuple(variables))
+    return part_sign((terms, polynomial.denominator), variables)
 
 
 def _variable(node: sympy.Expr, variables: dict[sympy.Expr, int]) -> _Polynomial:
@@ -208,3 +237,4 @@ def _expanded(expr: sympy.Expr, lattices: dict[sympy.Expr, sympy.Dummy],
     if expr.is_Pow and expr.exp.is_Integer and 0 <= expr.exp <= MOST_POWER:
         return _expanded(expr.base, lattices, uppers, variables, offsets).power(int(expr.exp))
     raise _Unevaluated
+

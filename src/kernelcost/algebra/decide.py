@@ -42,8 +42,8 @@ import sympy
 
 from ..base.symbols import text_key
 from . import rational_eval, thresholds
-from .bounded_roundings import rounded_sign
 from .shifted import ShiftedPolynomials, rational_sizes, shifted_sign
+from .varied_roundings import rounded_sign
 from .witnesses import ArgumentWitnesses, both_signs, exact_number_sign, planned_value, shows
 
 

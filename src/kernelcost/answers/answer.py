@@ -24,7 +24,7 @@ from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, refuse_beyond
 from ..lang.sizes import (
     refuse_broken_bounds,
     refuse_broken_divisibility,
-    refuse_header_sizes,
+    refuse_header_counts,
     refuse_large_numbers,
     refuse_zero_divisors,
 )
@@ -120,7 +120,7 @@ def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
         refuse_broken_bounds(spec.checked, values)
     if cost.grid is None:
         return
-    refuse_header_sizes(spec.checked, values)
+    refuse_header_counts(spec.checked, values)  # its divisions refused at the top
     refuse_broken_divisibility(spec.checked, values)
     refuse_beyond(dict(values), raw, spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES,
                   "give it at most 2^53 (9.0e15), or analyze it without --machine")

@@ -217,7 +217,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     warm: t_bound and t_model read them from L2 where it can hold them)."""
     precision = precision or cost.precision
     substitutions = parameter_values(cost, values, apply_defaults)
-    cost = on_units(cost, substitutions)
+    cost = _on_units(cost, substitutions)
     work_by_class = {work_class: evaluate(amount, substitutions)
                      for work_class, amount in cost.work.items() if amount != 0}
     total_work = sympy.Add(*work_by_class.values())
@@ -312,6 +312,20 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
     )
 
 
+_ON_UNITS: dict[tuple[int, tuple[object, ...]], tuple[Cost, Cost]] = {}  # by id, with the cost
+
+
+def _on_units(cost: Cost, substitutions: Substitutions) -> Cost:
+    """on_units(cost, substitutions), one object for every machine (its working set, a
+    cached property, then found once): a Cost hashes every closed form it holds."""
+    key = (id(cost), tuple(substitutions.items()))
+    if key not in _ON_UNITS or _ON_UNITS[key][0] is not cost:
+        if len(_ON_UNITS) >= 64:
+            _ON_UNITS.clear()
+        _ON_UNITS[key] = (cost, on_units(cost, substitutions))
+    return _ON_UNITS[key][1]
+
+
 def _level_verdicts(cost: Cost, machine: Machine, substitutions: Substitutions,
                     work: sympy.Expr, peak: sympy.Rational,
                     peak_roof: Roof) -> tuple[list[LevelVerdict], list[str]]:
@@ -361,7 +375,8 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
         bandwidth_Bps=bandwidth,
         ridge=ridge,
         ratio=ratio,
-        regime=regime_of(intensity, ridge),
+        regime=regime_of(intensity, ridge) if order is None  # else the side order proved
+        else Regime.MEMORY_BOUND if order < 0 else Regime.COMPUTE_BOUND,
         performance=smallest_of_two(peak, intensity * bandwidth, against_ridge),
         against_ridge=against_ridge,
     )

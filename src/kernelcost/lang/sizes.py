@@ -96,14 +96,24 @@ def _divisions(node: object) -> Iterator[ast.BinOp]:
 
 
 def _nodes(node: object) -> Iterator[object]:
-    """Every node of an AST node, itself first, in source order."""
-    yield node
-    if isinstance(node, tuple):
-        for item in node:
-            yield from _nodes(item)
-    elif dataclasses.is_dataclass(node) and not isinstance(node, (ast.Span, type)):
-        for item in dataclasses.fields(node):
-            yield from _nodes(getattr(node, item.name))
+    """Every node of an AST node, itself first, in source order: by a stack, each kind's
+    fields named once (nested generators passed every node up through each of its parents,
+    and the fields of each node were listed anew)."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, tuple):
+            stack.extend(reversed(node))
+            continue
+        kind = type(node)
+        if kind not in _FIELD_NAMES:  # a dataclass's fields (a span has none to walk)
+            _FIELD_NAMES[kind] = () if not dataclasses.is_dataclass(kind) or issubclass(
+                kind, ast.Span) else tuple(field.name for field in dataclasses.fields(kind))
+        stack.extend(getattr(node, name) for name in reversed(_FIELD_NAMES[kind]))
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # each kind of node's, named once
 
 
 def refuse_header_sizes(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
@@ -112,6 +122,12 @@ def refuse_header_sizes(checked: CheckedKernel, values: Mapping[sympy.Symbol, sy
     header that is not a positive number there (a verdict times the blocks from them:
     `instructions = 10 - n` at n = 4096 gave a negative issue time)."""
     refuse_zero_divisors(checked, values)
+    refuse_header_counts(checked, values)
+
+
+def refuse_header_counts(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
+                         ) -> None:
+    """refuse_header_sizes, the divisions already found nonzero at `values`."""
     for what, expr, span in header_sizes(checked):
         value = expr.xreplace(dict(values))
         if value.is_number and not (value.is_finite and value > 0):

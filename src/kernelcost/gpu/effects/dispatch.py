@@ -49,7 +49,10 @@ class Dispatch:
         grid, occupancy, values = context.cost.grid, context.occupancy, context.values
         if grid is None or grid.equal_blocks or occupancy is None or values is None:
             return ()
-        blocks, resident = (context.at(expr) for expr in (grid.blocks, occupancy.resident or 0))
+        blocks = context.at(grid.blocks)
+        if not blocks.is_Integer:  # an unset size: no launch order to follow
+            return ()
+        resident = context.at(occupancy.resident or 0)
         per_block_of = {**grid.work, **grid.traffic}  # the SM's work classes and on-chip levels
         per_sm = [term for term in context.terms if term.key in per_block_of]
         if not (per_sm and blocks.is_Integer and resident.is_Integer

@@ -138,7 +138,10 @@ def issue_time(cost: Cost, machine: Machine, at: At) -> tuple[
     per_clock, warp = machine.execution.issue_per_clock_per_sm, machine.execution.warp_size
     if grid is None or per_clock is None or warp is None or machine.max_clock_Hz is None:
         return None
-    threads, blocks = at(grid.threads), at(grid.blocks)
+    blocks = at(grid.blocks)
+    if not blocks.is_number:  # an unset size: no count of instructions, whatever the tiles
+        return None
+    threads = at(grid.threads)
     stated = dict(grid.widths)
     per_block, widths = sympy.Integer(0), []
     for tile in grid.tiles:
@@ -149,7 +152,7 @@ def issue_time(cost: Cost, machine: Machine, at: At) -> tuple[
         width = stated.get(tile.tensor, one_load(element, elements, threads))
         per_block += elements * element / width
         widths.append((width, tile.tensor))
-    if not (widths and blocks.is_number):
+    if not widths:
         return None
     instructions = blocks * per_block / warp
     narrowest, tensor = min(widths)

@@ -126,14 +126,16 @@ def in_flight(cost: Cost, machine: Machine, level: str, occ: Occupancy, at: At,
     if (grid is None or bandwidth is None or latency is None or occ.resident is None
             or level not in cost.traffic):
         return None
+    blocks = at(grid.blocks)
+    if not blocks.is_number:  # an unset size: no law to check, whatever a block loads
+        return None
     latency_s = exact(latency.cycles) / exact(latency.clock_Hz)
     threads = at(grid.threads)
     if level == Level.SHARED:
         per_block, how = _shared_loads(cost, threads, at)
     else:
         per_block, how = _global_loads(cost, threads, at)
-    blocks = at(grid.blocks)
-    if not (sympy.sympify(per_block).is_number and blocks.is_number and per_block > 0):
+    if not (sympy.sympify(per_block).is_number and per_block > 0):
         return None
     rate = exact(bandwidth)
     if per_sm:

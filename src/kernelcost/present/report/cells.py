@@ -33,9 +33,26 @@ def value_of(expr) -> float | None:
     """A number as a float (infinity kept), None for an expression or nothing."""
     if expr is None:
         return None
-    expr = sympy.sympify(expr)
+    if isinstance(expr, sympy.Basic):
+        return _basic_value(expr)
+    return _value(sympy.sympify(expr))
+
+
+# kept: a command prints each verdict's t_min on every level's row and again in its answer,
+# and a crossing's root (an algebraic number, evaluated anew each time) in its sentence and
+# its JSON
+@functools.lru_cache(maxsize=1024)
+def _basic_value(expr: sympy.Basic) -> float | None:
+    return _value(expr)
+
+
+def _value(expr: sympy.Basic) -> float | None:
     if not expr.is_number:
         return None
+    if not expr.is_Atom:  # a root's closed form: a finite value needs no assumptions asked
+        value = float(expr)
+        if math.isfinite(value):
+            return value
     return float(expr) if expr.is_finite is not False else float("inf")
 
 

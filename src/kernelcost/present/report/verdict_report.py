@@ -115,12 +115,12 @@ def _crossing_sentence(answer, label: str) -> str:
     parameter = str(answer.free_parameter)
     clauses, last, last_bound, never_compute = [], 0.0, None, False
     for crossing in answer.crossings:
-        clause, start = _level_clause(crossing, parameter)
+        clause, start, bound = _level_clause(crossing, parameter)
         clauses.append(clause)
         if start is None:
             never_compute = True
         elif start > last:
-            last, last_bound = start, crossing.integer_bound
+            last, last_bound = start, bound
     if len(clauses) == 1:
         return f"{clauses[0][:1].upper()}{clauses[0][1:]} on {label}"
     searched = [c.searched_to for c in answer.crossings if c.searched_to is not None]
@@ -136,9 +136,10 @@ def _crossing_sentence(answer, label: str) -> str:
     return verdict + " (" + "; ".join(clauses) + ")"
 
 
-def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
-    """What one level does as the size grows, and the size from which it is compute-bound
-    (0: always; None: never)."""
+def _level_clause(crossing, parameter: str) -> tuple[str, float | None, tuple | None]:
+    """What one level does as the size grows, the size from which it is compute-bound
+    (0: always; None: never) and the integer sizes that are (crossing.integer_bound, found
+    once: an algebraic root takes its floor exactly)."""
     ridge_value = value_of(crossing.ridge)
     assert ridge_value is not None  # a machine's ridge is a number
     ridge = plain(ridge_value, INTENSITY_UNIT)
@@ -149,12 +150,13 @@ def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
             where = f"up to {parameter} = {crossing.searched_to:,}"
             if limit is not None and limit < ridge_value:
                 return (f"{level}: memory-bound {where}, where I = "
-                        f"{plain(limit, INTENSITY_UNIT)} (ridge {ridge})"), None
-            return f"{level}: compute-bound {where} (ridge {ridge})", 0.0
+                        f"{plain(limit, INTENSITY_UNIT)} (ridge {ridge})"), None, None
+            return f"{level}: compute-bound {where} (ridge {ridge})", 0.0, None
         if limit is not None and limit < ridge_value:
-            return (f"{level}: memory-bound at every {parameter}, I → "
-                    f"{plain(limit, INTENSITY_UNIT)} stays under the ridge ({ridge})"), None
-        return f"{level}: compute-bound at every {parameter} (ridge {ridge})", 0.0
+            return ((f"{level}: memory-bound at every {parameter}, I → "
+                    f"{plain(limit, INTENSITY_UNIT)} stays under the ridge ({ridge})"),
+                    None, None)
+        return f"{level}: compute-bound at every {parameter} (ridge {ridge})", 0.0, None
     value = value_of(crossing.value)
     assert value is not None  # one size free, the others set: the root is a number
     bound = crossing.integer_bound  # the integer sizes that are compute-bound
@@ -162,15 +164,15 @@ def _level_clause(crossing, parameter: str) -> tuple[str, float | None]:
     if crossing.compute_bound_side == Side.ABOVE:
         if bound is None:
             return (f"{level}: memory-bound below {parameter} = {size_text(value)}, "
-                    f"compute-bound above (ridge {ridge})"), value
+                    f"compute-bound above (ridge {ridge})"), value, bound
         # sizes are whole: the integers on each side, the root between them
         return (f"{level}: memory-bound at {parameter} <= {size_number(bound[1] - 1)}, "
-                f"compute-bound at {parameter} {bound_text(bound)} {crossed}"), value
+                f"compute-bound at {parameter} {bound_text(bound)} {crossed}"), value, bound
     if bound is None:
         return (f"{level}: compute-bound below {parameter} = {size_text(value)}, "
-                f"memory-bound above (ridge {ridge})"), None
+                f"memory-bound above (ridge {ridge})"), None, bound
     return (f"{level}: compute-bound at {parameter} {bound_text(bound)}, memory-bound at "
-            f"{parameter} >= {size_number(bound[1] + 1)} {crossed}"), None
+            f"{parameter} >= {size_number(bound[1] + 1)} {crossed}"), None, bound
 
 
 def _name(roof) -> str | None:
