@@ -168,6 +168,12 @@ def readable_cancelled(expr: sympy.Expr) -> sympy.Expr:
     sympy's factor, which splits a product of roundings apart by `together` first
     (flash_attention_hopper's intensities: 20-60 ms each, against 6-10)."""
     if _generators(expr) > MAX_FACTOR_GENERATORS:
+        reduced = _reduced(sympy.sympify(expr))
+        # the pair factored(cancel(expr)) would reduce again: cancel's quotient (milliseconds
+        # to build on an intensity) is not written out only to be read back
+        if (reduced is not None and reduced[0].ring.domain == ZZ
+                and _pair_generators(reduced) <= MAX_FACTOR_GENERATORS):
+            return _product_of_factors(reduced)
         expr = cancel(expr)
         if _generators(expr) > MAX_FACTOR_GENERATORS:
             return readable(expr)
@@ -177,3 +183,12 @@ def readable_cancelled(expr: sympy.Expr) -> sympy.Expr:
 def _generators(expr: sympy.Expr) -> int:
     return len(expr.free_symbols) + len(expr.atoms(sympy.Min, sympy.Max, sympy.floor,
                                                    sympy.ceiling))
+
+
+def _pair_generators(pair: tuple[PolyElement, PolyElement]) -> int:
+    """_generators of the quotient of the pair, from the ring's generators it uses."""
+    numerator, denominator = pair
+    used = [generator for generator, *exponents
+            in zip(numerator.ring.symbols, *numerator.monoms(), *denominator.monoms())
+            if any(exponents)]
+    return _generators(sympy.Tuple(*used))

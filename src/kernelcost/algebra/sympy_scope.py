@@ -1,12 +1,13 @@
 """kernelcost's deductions and shortcuts in sympy's place, only while kernelcost computes.
 
-Six modules replace functions of sympy's, each naming what it replaces and why:
+Seven modules replace functions of sympy's, each naming what it replaces and why:
 `sound_signs` (sympy's sign and integrality deductions less the two that prove false facts
 about sizes), `number_facts` (a rational number's facts found once for each kind of
 number), `rounding` (floor and ceiling of integer expressions without sympy's questions),
 `term_factors` (a term's factors from a dict without sympifying the dict), `texts` (the
-order of a sum's terms and a product's precedence, for the printers) and `monomial_ops`
-(a polynomial ring's monomial arithmetic compiled with the package, not exec'd). All but
+order of a sum's terms and a product's precedence, for the printers), `monomial_ops`
+(a polynomial ring's monomial arithmetic compiled with the package, not exec'd) and
+`fact_order` (the facts the assumption system tries, in a fixed order). All but
 sound_signs give sympy's own answers, which their tests check against sympy.
 
 A caller's process is left as it was. `patched()`, a context manager and a decorator that
@@ -27,11 +28,12 @@ from contextlib import contextmanager
 
 import sympy
 
-from . import monomial_ops, number_facts, rounding, sound_signs, term_factors, texts
+from . import fact_order, monomial_ops, number_facts, rounding, sound_signs, term_factors, texts
 from .sympy_patch import Patch
 
 PATCHES: tuple[Patch, ...] = (*sound_signs.PATCHES, *number_facts.PATCHES, *rounding.PATCHES,
-                              *term_factors.PATCHES, *texts.PATCHES, *monomial_ops.PATCHES)
+                              *term_factors.PATCHES, *texts.PATCHES, *monomial_ops.PATCHES,
+                              *fact_order.PATCHES)
 
 _thread = threading.local()  # .on: this thread's override of the process's default
 _lock = threading.Lock()

@@ -27,7 +27,10 @@ def extreme_value(expr: sympy.Expr, loops: Sequence[Loop], facts: Facts,
             return None
         at_last = (direction > 0) == largest
         value = loop.lo + loop.step * (loop.trips - 1) if at_last else loop.lo
-        expr = expr.xreplace({loop.var: value})
+        # expanded first, as the result is: a min/max the value lands in is built once, on
+        # the arguments it keeps, not once as substituted and again as expanded (ordering
+        # its arguments: milliseconds a pair with a rounding in it)
+        expr = expr.xreplace({loop.var: sympy.expand(value)})
     return sympy.expand(expr)
 
 

@@ -42,6 +42,8 @@ class IndexRanges:
             if any(bounds(other, value) for other in kept):
                 continue
             kept = [other for other in kept if not bounds(value, other)] + [value]
+        if len(kept) == 1:  # sympy's min/max of it, after asking whether it is real
+            return kept[0]
         return sympy.Max(*kept) if largest else sympy.Min(*kept)
 
     def interval(self, expr: sympy.Expr,
