@@ -353,3 +353,43 @@ def test_a_cluster_or_split_not_whole_at_the_sizes_is_placed(capsys, tmp_path):
     assert "error[KC321]: the split count `split_k` is 4096/3 at K = 4096, not a whole " \
         "number" in err
     caret_under(err, spec, "K / 3")
+
+
+EMPTY_GRID = ("kernel e(N, M, T = 4) {\n    in  x: f32[N]\n    out y: f32[N]\n"
+              "    for i0 in T..M by T parallel(threads = 256) {\n"
+              "        for i in i0..i0 + T { y[i] = 2 * x[i] }\n    }\n}\n")
+
+
+@pytest.mark.parametrize("command", [
+    ["analyze", "{spec}", "--set", "M=4,N=10", "--machine", "all"],
+    ["analyze", "{spec}", "--set", "M=2,N=10", "--machine", "h100", "--json"],
+])
+def test_a_grid_with_no_block_at_the_sizes_is_placed(capsys, tmp_path, command):
+    """`for i0 in T..M by T` at M = 4, T = 4 launches no block, which CUDA refuses; the
+    verdict divided the blocks' shares by zero and compared NaN (exit 3, found by the slow
+    tier's generated grids at M = 1 over `1..M`)."""
+    spec = tmp_path / "empty.kcost"
+    spec.write_text(EMPTY_GRID)
+    code, out, err = run(capsys, *[part.format(spec=spec) for part in command])
+    assert code == 2
+    if "--json" in command:
+        assert json.loads(out)["error"]["code"] == "KC307"
+        return
+    assert out == "" and "error[KC307]: the grid has 0 blocks at M = 4, T = 4" in err
+    caret_under(err, spec, "f")
+    assert main(["analyze", str(spec), "--set", "M=8,N=10", "--machine", "h100"]) == 0
+
+
+def test_the_library_verdict_refuses_a_grid_with_no_block():
+    """kernelcost.verdict, called without the command line's placed check, refuses too."""
+    import kernelcost
+    from kernelcost.answers.model import verdict
+    from kernelcost.base.errors import Code, SizeError
+    from kernelcost.base.symbols import size_symbol
+    from kernelcost.hardware.machinefile import load_machine
+
+    cost = kernelcost.loads(EMPTY_GRID).cost()
+    with pytest.raises(SizeError) as raised:
+        verdict(cost, load_machine("h100"), values={size_symbol("M"): 4, size_symbol("N"): 10})
+    assert raised.value.code == Code.NOT_POSITIVE_AT_SIZES
+    assert "has 0 blocks" in raised.value.diagnostics[0].message

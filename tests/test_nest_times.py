@@ -23,7 +23,9 @@ from nestgen import nests
 import kernelcost
 from kernelcost.algebra.sympy_scope import patched
 from kernelcost.answers.model import verdict
+from kernelcost.base.errors import Code, SizeError
 from kernelcost.base.symbols import size_symbol
+from kernelcost.count.values import evaluate, parameter_values
 from kernelcost.hardware.machinefile import builtin_machine_ids, load_machine
 from kernelcost.oracle import sample_sizes
 
@@ -59,6 +61,11 @@ def check(nest, size_seed: int, machines) -> int:
                       for name, value in sizes.items()}
             for drawn in (sizes, scaled):
                 values = {size_symbol(name): sympy.Integer(v) for name, v in drawn.items()}
+                if evaluate(cost.grid.blocks, parameter_values(cost, values, True)) <= 0:
+                    with pytest.raises(SizeError) as raised:  # no launch: refused, not timed
+                        verdict(cost, machines[0], values=values)
+                    assert raised.value.code == Code.NOT_POSITIVE_AT_SIZES
+                    continue
                 for machine in machines:
                     result = verdict(cost, machine, values=values)
                     _ordered(result, f"{text}on {machine.id} at {drawn}")

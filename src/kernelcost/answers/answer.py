@@ -24,6 +24,7 @@ from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, refuse_beyond
 from ..lang.sizes import (
     refuse_broken_bounds,
     refuse_broken_divisibility,
+    refuse_empty_grid,
     refuse_header_counts,
     refuse_large_numbers,
     refuse_zero_divisors,
@@ -121,6 +122,7 @@ def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
     if cost.grid is None:
         return
     refuse_header_counts(spec.checked, values)  # its divisions refused at the top
+    refuse_empty_grid(spec.checked, cost.grid.blocks, values)
     refuse_broken_divisibility(spec.checked, values)
     refuse_beyond(dict(values), raw, spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES,
                   "give it at most 2^53 (9.0e15), or analyze it without --machine")

@@ -34,7 +34,7 @@ from ..algebra.decide import largest, pair_sign, smallest_of_two
 from ..algebra.held_quotients import cancelled_quotient
 from ..algebra.quotients import cancel, scaled
 from ..base.drawable import Drawable
-from ..base.errors import Code, Diagnostic, MachineFileError
+from ..base.errors import Code, Diagnostic, MachineFileError, SizeError
 from ..base.kinds import TermKey, TermKind, term_key
 from ..base.levels import Level
 from ..base.records import record
@@ -203,6 +203,17 @@ class Verdict(Drawable):
 
 # ------------------------------------------------------------------------------ the model
 
+def _refuse_no_blocks(cost: Cost, values: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    """A grid with no block at the sizes (a launch CUDA refuses; every per-block share would
+    divide by zero): lang.sizes.refuse_empty_grid places it for the command line."""
+    assert cost.grid is not None
+    blocks = evaluate(cost.grid.blocks, values)
+    if blocks.is_number and blocks <= 0:
+        raise SizeError(Code.NOT_POSITIVE_AT_SIZES, Diagnostic(
+            None, f"the grid of `{cost.kernel}` has {blocks} blocks at these sizes",
+            "a launch needs at least one block: give sizes where the parallel loops run"))
+
+
 def verdict(cost: Cost, machine: Machine, precision: str | None = None,
             values: Mapping[sympy.Symbol | str, object] | None = None, *,
             apply_defaults: bool = True,
@@ -231,6 +242,7 @@ def verdict(cost: Cost, machine: Machine, precision: str | None = None,
                                          main_ceiling.roof)
     grid, nest_t_model, terms = None, None, None
     if cost.grid is not None:  # each class's ceiling asked first, as work_terms asks it
+        _refuse_no_blocks(cost, substitutions)
         _ = [machine.ceiling(precision, work_class) for work_class in work_by_class]
         grid = grid_verdict(cold_cost, machine, precision, substitutions, work_by_class, state)
         if grid.t_bound is not None:  # the quantised bound is the kernel's t_min

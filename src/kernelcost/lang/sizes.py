@@ -170,6 +170,23 @@ def header_sizes(checked: CheckedKernel) -> Iterator[tuple[str, sympy.Expr, ast.
             yield "the group size of `grouped`", to_sympy(group, checked.sizes), group.span
 
 
+def refuse_empty_grid(checked: CheckedKernel, blocks: sympy.Expr,
+                      values: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    """A SizeError placed at the grid's first parallel loop where `blocks`, the grid's block
+    count, is zero or less at `values`: CUDA refuses a launch with no block (a grid dimension of
+    0 is an invalid configuration), and a verdict would divide by the blocks."""
+    count = blocks.xreplace(dict(values))
+    if not (count.is_number and count <= 0):
+        return
+    loop = next(loop for loop in _loops(checked.kernel.statements) if loop.parallel is not None)
+    used = sorted(blocks.free_symbols & set(values), key=text_key)
+    sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
+    raise SizeError(Code.NOT_POSITIVE_AT_SIZES, Diagnostic(
+        loop.span, f"the grid has {count} blocks{f' at {sizes}' if sizes else ''}",
+        "a launch needs at least one block: give sizes where the parallel loops run"),
+        checked.kernel.source)
+
+
 def _loops(statements) -> Iterator[ast.For]:
     for statement in statements:
         if isinstance(statement, ast.For):
