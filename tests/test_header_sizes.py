@@ -363,6 +363,7 @@ EMPTY_GRID = ("kernel e(N, M, T = 4) {\n    in  x: f32[N]\n    out y: f32[N]\n"
 @pytest.mark.parametrize("command", [
     ["analyze", "{spec}", "--set", "M=4,N=10", "--machine", "all"],
     ["analyze", "{spec}", "--set", "M=2,N=10", "--machine", "h100", "--json"],
+    ["sweep", "{spec}", "--sweep", "M=4..12", "--set", "N=10", "--machine", "h100"],
 ])
 def test_a_grid_with_no_block_at_the_sizes_is_placed(capsys, tmp_path, command):
     """`for i0 in T..M by T` at M = 4, T = 4 launches no block, which CUDA refuses; the

@@ -264,6 +264,25 @@ def test_a_candidate_outside_an_assumed_bound_is_rejected_and_counted(capsys):
     assert (figures.left_value, figures.right_value) == (4097, 4096)
 
 
+def test_a_candidate_whose_grid_holds_no_block_is_rejected_and_counted(capsys, tmp_path):
+    """`for i0 in T..M by T` at M = T = 4 holds no block: the search ranked it first at 0 s
+    (numpy warned of 0 / 0 on stderr) and the re-scoring then stopped the whole command
+    (KC307). Now it is rejected, counted and named, and M = 8 is ranked."""
+    spec = tmp_path / "empty.kcost"
+    spec.write_text("kernel e(N, M, T = 4) {\n    in  x: f32[N]\n    out y: f32[N]\n"
+                    "    for i0 in T..M by T parallel(threads = 256) {\n"
+                    "        for i in i0..i0 + T { y[i] = 2 * x[i] }\n    }\n}\n")
+    argv = ["tune", str(spec), "--machine", "h100", "--vary", "M=4,8,12", "--set", "N=10"]
+    assert main([*argv, "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert captured.err == ""
+    assert [row["values"]["M"] for row in out["top"]] == [8, 12]
+    assert (out["candidates"], out["fitting"], out["rejected"]) == (3, 2, {"no block": 1})
+    assert main(argv) == 0
+    assert "M=4: the grid holds 0 blocks: a launch needs at least one" in capsys.readouterr().out
+
+
 def test_phase_marks_the_sizes_outside_an_assumed_bound():
     """softmax_torch_reg4's `assume n <= 4096`: the plane over n = 64..65536 was coloured
     HBM or SFU past 4096 as within it, with no word; the spec's instructions are torch's for n up

@@ -20,6 +20,7 @@ class Rejected(StrEnum):
     # bound such as `n <= 4096` (the spec's counts hold only within it)
     HEADER = "header count"  # a count its parallel header states (threads, registers,
     # instructions, a cluster, a split, a group) is not a positive whole number there
+    GRID = "no block"  # the grid holds no block there (a launch CUDA refuses)
     SHARED = "shared memory"  # a block needs more shared memory than it may have
     REGISTERS = "register file"  # a block needs more registers than it may have
     OCCUPANCY = "occupancy"  # an SM holds no block at once
@@ -80,6 +81,13 @@ class HeaderCount:
 
 
 @record
+class EmptyGrid:
+    """The grid's block count at a candidate's values."""
+
+    blocks: float
+
+
+@record
 class SharedOver:
     """Shared memory a block needs against what one block may have."""
 
@@ -103,7 +111,8 @@ class RegistersOver:
     allowed: float
 
 
-Figures = BrokenFact | BrokenBound | HeaderCount | SharedOver | SharedHeld | RegistersOver
+Figures = (BrokenFact | BrokenBound | HeaderCount | EmptyGrid | SharedOver | SharedHeld
+           | RegistersOver)
 
 
 @record

@@ -48,6 +48,7 @@ from .rejections import (
     REJECTED,
     BrokenBound,
     BrokenFact,
+    EmptyGrid,
     Figures,
     HeaderCount,
     RegistersOver,
@@ -222,6 +223,8 @@ class Evaluator:
         for _, count in self._header_counts():
             value = self._f(count)(arrays)
             broken.append((Rejected.HEADER, ~(value > 0) | (value != numpy.floor(value))))
+        if self.check_facts and self.cost.grid is not None:
+            broken.append((Rejected.GRID, ~(self._f(self.cost.grid.blocks)(arrays) > 0)))
         return broken
 
     def _header_counts(self) -> list[tuple[str, sympy.Expr]]:
@@ -387,6 +390,8 @@ def rejection_figures(evaluator: Evaluator, result: Evaluation, index: int,
             value = float(evaluator._f(count)(one).ravel()[0])
             if not (value > 0 and value == math.floor(value)):
                 return HeaderCount(what, value)
+    if reason == Rejected.GRID and evaluator.cost.grid is not None:
+        return EmptyGrid(float(evaluator._f(evaluator.cost.grid.blocks)(one).ravel()[0]))
     if reason == Rejected.SHARED and result.shared is not None:
         limit = ex.shared_per_block_max_B or machine.capacity(Level.SHARED)
         return SharedOver(float(result.full(result.shared, picked)[0]), float(limit))

@@ -37,6 +37,7 @@ from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_
 from ..lang.sizerange import CHUNK_POINTS, SizeRange
 from ..lang.sizes import (
     refuse_broken_bounds,
+    refuse_empty_grid,
     refuse_header_sizes,
     refuse_zero_divisors,
     size_warnings,
@@ -200,6 +201,13 @@ class Sweeper:
                                     float(breaking.max())))
         return tuple(found)
 
+    def _refuse_empty(self, checked, values) -> None:
+        """Where nothing moves: an extent, step or header count not positive there, or, timed
+        on a machine, a grid that holds no block (a launch CUDA refuses)."""
+        size_warnings(checked, values)
+        if self.cost.grid is not None and self.machine is not None:
+            refuse_empty_grid(checked, self.cost.grid.blocks, values)
+
     def _refuse_negative(self, sizes: numpy.ndarray, amounts: list[numpy.ndarray]) -> None:
         """A count below zero at a swept size: the sizes break an `assume` bound there
         (refused at the fact, lang.sizes.refuse_broken_bounds); no work and no traffic at
@@ -211,7 +219,7 @@ class Sweeper:
             for bad, refuse in ((numpy.any(~numpy.isfinite(stacked), axis=0),
                                  refuse_zero_divisors),
                                 (numpy.any(stacked < 0, axis=0), refuse_broken_bounds),
-                                (numpy.all(stacked == 0, axis=0), size_warnings)):
+                                (numpy.all(stacked == 0, axis=0), self._refuse_empty)):
                 found = numpy.flatnonzero(bad)
                 if len(found):
                     size = sympy.Integer(int(sizes[found[0]]))

@@ -8,6 +8,7 @@ import itertools
 from ..answers.rejections import (
     BrokenBound,
     BrokenFact,
+    EmptyGrid,
     HeaderCount,
     RegistersOver,
     Rejected,
@@ -24,6 +25,7 @@ TIE_RULE = ("equal t_model (to 1e-9): the smaller t_bound; equal t_bound: fewer 
 REJECTED_TEXT = {Rejected.ASSUMPTION: "breaks an `assume` fact",
                  Rejected.HEADER: "a count of its parallel header is not a positive whole "
                                   "number",
+                 Rejected.GRID: "the grid holds no block",
                  Rejected.SHARED: "does not fit in shared memory",
                  Rejected.REGISTERS: "does not fit in registers",
                  Rejected.OCCUPANCY: "occupancy 0",
@@ -163,6 +165,8 @@ def rejection_text(rejection: Rejection) -> str:
                 f"{figures.right_value:g})")
     if isinstance(figures, HeaderCount):
         return f"{figures.what} is {figures.value:g}, not a positive whole number"
+    if isinstance(figures, EmptyGrid):
+        return f"the grid holds {figures.blocks:g} blocks: a launch needs at least one"
     if isinstance(figures, SharedOver):
         return (f"does not fit in shared memory: {figures.needed_B / 1024:g} KiB per block, "
                 f"{figures.allowed_B / 1024:g} KiB allowed")
