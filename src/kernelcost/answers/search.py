@@ -217,7 +217,7 @@ class Evaluator:
             d, n = self._f(divisor)(arrays), self._f(dividend)(arrays)
             broken.append((Rejected.ASSUMPTION, (numpy.mod(n, d) != 0) | (n < d)))
         for relation in (self.spec.checked.bounds if self.check_facts else ()):
-            holds = _HOLDS[type(relation)]
+            holds = HOLDS[type(relation)]
             left, right = self._f(relation.lhs)(arrays), self._f(relation.rhs)(arrays)
             broken.append((Rejected.ASSUMPTION, ~holds(left, right)))  # nan: broken
         for _, count in self._header_counts():
@@ -302,8 +302,9 @@ class Evaluator:
         return Evaluation(t_bound, binding, tuple(roofs), reject, ones, ones, ones, held)
 
 
-_HOLDS = {sympy.LessThan: numpy.less_equal, sympy.StrictLessThan: numpy.less,
-          sympy.GreaterThan: numpy.greater_equal, sympy.StrictGreaterThan: numpy.greater}
+# an assumed bound as numpy tests it on arrays of sizes (phase and sweep read it too)
+HOLDS = {sympy.LessThan: numpy.less_equal, sympy.StrictLessThan: numpy.less,
+         sympy.GreaterThan: numpy.greater_equal, sympy.StrictGreaterThan: numpy.greater}
 
 
 def _first_reasons(conditions: list[tuple[Rejected, numpy.ndarray]], shape,
@@ -383,7 +384,7 @@ def rejection_figures(evaluator: Evaluator, result: Evaluation, index: int,
         for relation in evaluator.spec.checked.bounds:
             left = float(evaluator._f(relation.lhs)(one).ravel()[0])
             right = float(evaluator._f(relation.rhs)(one).ravel()[0])
-            if not _HOLDS[type(relation)](left, right):
+            if not HOLDS[type(relation)](left, right):
                 return BrokenBound(relation, left, right)
     if reason == Rejected.HEADER:
         for what, count in evaluator._header_counts():

@@ -19,7 +19,7 @@ from ..algebra.quotients import cancel
 from ..analysis.api import Spec, load
 from ..answers.not_run import refuse_not_run
 from ..answers.rejections import CODES, Rejected
-from ..answers.search import ROOF_LEVELS, Evaluator
+from ..answers.search import HOLDS, ROOF_LEVELS, Evaluator
 from ..answers.tune import fixed_values
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.kinds import Reuse
@@ -29,7 +29,6 @@ from ..base.tree import Span
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, without
 from ..lang.sizes import refuse_large_numbers
 from .roofs import device_word
-from .sweep_bounds import HOLDS
 
 # device_word's, then the sizes where a block does not fit, and those that break an assumed
 # bound (`assume n <= 4096`: the spec's counts are not the kernel's there)

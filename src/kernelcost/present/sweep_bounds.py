@@ -8,13 +8,10 @@ from collections.abc import Callable, Mapping
 import numpy
 import sympy
 
+from ..answers.search import HOLDS
 from ..base.records import record
 from ..count.values import evaluate
 from .vectorize import vectorized
-
-# an assumed bound as numpy tests it on arrays of sizes
-HOLDS = {sympy.LessThan: numpy.less_equal, sympy.StrictLessThan: numpy.less,
-         sympy.GreaterThan: numpy.greater_equal, sympy.StrictGreaterThan: numpy.greater}
 
 
 @record
