@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import sympy
 from count_checks import counted
+from test_occupancy_limits import CLUSTERED
 
 import kernelcost
 from kernelcost.answers.model import verdict
@@ -88,16 +89,6 @@ def test_the_sentence_never_speaks_of_the_register_file_as_a_roof():
     sentence = answer_sentence(answer)
     assert "registers" not in sentence
     assert "I_l2 = 126 FLOP/B" in sentence  # the roof level nearest its ridge (99 FLOP/B)
-
-
-CLUSTERED = """kernel c(M, N, T = 64) {
-    assume T | M, T | N
-    in  x: bf16[M, N]
-    out y: bf16[M, N]
-    for i0 in 0..M by T, j0 in 0..N by T parallel(threads = 128, cluster i0 = 2) {
-        keep x in shared { for i in i0..i0 + T, j in j0..j0 + T { y[i, j] = x[i, j] } }
-    }
-}"""
 
 
 def test_a_cluster_the_machine_cannot_form_does_not_fit():
