@@ -269,6 +269,12 @@ EXAMPLES = [
     Example("KC510", ("model", "config.json"),
             {"config.json": '{\n  "architectures": ["GPT2LMHeadModel"],\n'
                             '  "model_type": "gpt2",\n  "n_layer": 12\n}\n'}),
+    Example("KC511", ("model", "config.json", "--context", "65536"),
+            {"config.json": '{\n  "_name_or_path": "tiny-llama",\n  "model_type": "llama",\n'
+                            '  "hidden_size": 512,\n'
+                            '  "num_attention_heads": 8,\n  "num_key_value_heads": 8,\n'
+                            '  "num_hidden_layers": 2,\n  "intermediate_size": 1024,\n'
+                            '  "vocab_size": 1000,\n  "max_position_embeddings": 32768\n}\n'}),
     # measurement
     Example("KC601", ("analyze", "scale.kcost", "--machine", "h100", "--measured", "fast"),
             {"scale.kcost": SCALE}),

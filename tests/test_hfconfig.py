@@ -263,3 +263,35 @@ def test_a_small_model_s_parameters_are_printed_whole(tmp_path, capsys):
         "torch_dtype": "bfloat16"}, indent=2))
     assert main(["model", str(path), "--batch", "1"]) == 0
     assert "(210,240 parameters, 2 layers" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("name", "positions"), [
+    ("llama3_1_8b", 131072), ("mixtral_8x7b", 32768), ("qwen2_7b", 131072),
+    ("qwen3_8b", 40960)])
+def test_the_positions_are_read_from_max_position_embeddings(name, positions):
+    assert config(name).max_context == positions
+
+
+def test_a_context_past_the_positions_is_refused_at_the_option(capsys):
+    """Qwen3-8B's config.json gives 40,960 positions: a context of 40,960 is served, one
+    more is refused at --context, as vLLM refuses such a max_model_len; so is a --grid
+    whose contexts reach past it."""
+    path = str(DATA / "qwen3_8b" / "config.json")
+    assert main(["model", path, "--batch", "1", "--context", "40960", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["context"] == 40960
+    assert main(["model", path, "--batch", "1", "--context", "40961"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("--context:1:1: error[KC511]: context 40,961 is longer than the "
+                          "40,960 positions of")
+    assert main(["model", path, "--batch", "1", "--context", "1024..65536", "--grid",
+                 "-"]) == 2
+    assert "error[KC511]: context 65,536" in capsys.readouterr().err
+
+
+def test_a_model_file_or_a_config_without_positions_takes_any_context():
+    data = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+            "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 1000}
+    assert parsed(data).max_context is None
+    with pytest.raises(KcostError) as raised:
+        parsed({**data, "max_position_embeddings": 0})
+    assert "max_position_embeddings" in str(raised.value.diagnostics[0].message)

@@ -147,6 +147,8 @@ class Code:
     MODEL_NOT_JSON = ErrorCode(509, "a config.json that is not a JSON object")
     MODEL_NOT_COVERED = ErrorCode(510, "a config.json of an architecture, or with a feature, "
                                        "that the composition does not cover")
+    PAST_POSITIONS = ErrorCode(511, "a --context longer than the model's positions "
+                                    "(max_position_embeddings)")
 
     # measurement: KC6xx
     UNREADABLE_MEASUREMENT = ErrorCode(601, "a --measured value that cannot be read")

@@ -186,6 +186,7 @@ def run_model(args) -> int:
 
         check_budget(max(args.batch), args.context, args.chunk)
     model = load_model_or_config(args.model)
+    refuse_past_positions(model, contexts, str(args.context))
     machine = load_machine(args.machine)
     if args.gpus > 1 and model.heads % args.gpus:
         raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
@@ -235,3 +236,15 @@ def _topology(args, machine_id: str):
     if args.topology is None:
         return default_topology(machine_id) if gpus > 1 else None
     return load_topology(args.topology, machine_id, gpus)
+
+
+def refuse_past_positions(model, contexts, text: str) -> None:
+    """A context longer than the positions the model's config.json says it was trained for
+    (vLLM refuses a max_model_len past max_position_embeddings the same way)."""
+    if model.max_context is None or max(contexts) <= model.max_context:
+        return
+    raise ModelFileError(Code.PAST_POSITIONS, Diagnostic(
+        option_span("--context", text),
+        f"context {max(contexts):,} is longer than the {model.max_context:,} positions of "
+        f"{model.name} (max_position_embeddings)",
+        f"--context {model.max_context} or less"), text)

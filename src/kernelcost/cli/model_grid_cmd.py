@@ -24,6 +24,7 @@ def run_grid(args, batches: tuple[int, ...], contexts: tuple[int, ...],
     from ..hardware.hfconfig import load_model_or_config
     from ..hardware.machinefile import load_machine
     from ..present.model_grid_report import grid_csv, grid_json, grid_lines
+    from .model_cmd import refuse_past_positions
 
     _refuse_alone(args)
     axes = GridAxes(batches, contexts, tps)
@@ -40,6 +41,7 @@ def run_grid(args, batches: tuple[int, ...], contexts: tuple[int, ...],
         check_output(args.grid)  # a bad name fails before the work
     served = quantisation(args.weights, args.activations, args.kv_cache, args.group_size)
     model = load_model_or_config(args.model)
+    refuse_past_positions(model, contexts, args.context)
     machine = load_machine(args.machine)
     _check_layout(args, model, tps)
     check_served(model, machine, served)

@@ -177,7 +177,9 @@ class _Reader:
             experts_per_token=per_token,
             tie_embeddings=self.flag(data, "tie_word_embeddings", "tie_embeddings"),
             sources=tuple(self.sources),
-            qkv_bias=family.qkv_bias or bias, output_bias=bias, qk_norm=family.qk_norm)
+            qkv_bias=family.qkv_bias or bias, output_bias=bias, qk_norm=family.qk_norm,
+            max_context=(None if data.get("max_position_embeddings") is None else
+                         self.count(data, "max_position_embeddings", "max_context")))
 
     def family(self, data: dict) -> Family:
         model_type = data.get("model_type")

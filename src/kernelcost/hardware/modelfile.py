@@ -64,6 +64,8 @@ class ModelConfig:
     qkv_bias: bool = False  # biases on the query, key and value projections (Qwen2)
     output_bias: bool = False  # a bias on the output projection (Llama's attention_bias)
     qk_norm: bool = False  # an RMSNorm of head_dim weights on queries and keys (Qwen3)
+    max_context: int | None = None  # max_position_embeddings: the longest context its
+    # positions are trained for (a model file states none)
 
     @property
     def element_bytes(self) -> int:
