@@ -151,6 +151,7 @@ def run_model(args) -> int:
     from ..answers.wholemodel import whole_model
     from ..hardware.hfconfig import load_model_or_config
     from ..hardware.machinefile import load_machine
+    from ..hardware.modelfile import refuse_past_positions
     from ..lang.varied import parse_values
     from ..present.wholemodel_report import model_json, save_stack, text_report
     from .shared import page, print_items
@@ -236,15 +237,3 @@ def _topology(args, machine_id: str):
     if args.topology is None:
         return default_topology(machine_id) if gpus > 1 else None
     return load_topology(args.topology, machine_id, gpus)
-
-
-def refuse_past_positions(model, contexts, text: str) -> None:
-    """A context longer than the positions the model's config.json says it was trained for
-    (vLLM refuses a max_model_len past max_position_embeddings the same way)."""
-    if model.max_context is None or max(contexts) <= model.max_context:
-        return
-    raise ModelFileError(Code.PAST_POSITIONS, Diagnostic(
-        option_span("--context", text),
-        f"context {max(contexts):,} is longer than the {model.max_context:,} positions of "
-        f"{model.name} (max_position_embeddings)",
-        f"--context {model.max_context} or less"), text)

@@ -23,8 +23,8 @@ def run_grid(args, batches: tuple[int, ...], contexts: tuple[int, ...],
     from ..base.outputs import check_output
     from ..hardware.hfconfig import load_model_or_config
     from ..hardware.machinefile import load_machine
+    from ..hardware.modelfile import refuse_past_positions
     from ..present.model_grid_report import grid_csv, grid_json, grid_lines
-    from .model_cmd import refuse_past_positions
 
     _refuse_alone(args)
     axes = GridAxes(batches, contexts, tps)

@@ -25,7 +25,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import Code, Diagnostic, ErrorCode, ModelFileError, did_you_mean
+from ..base.errors import (
+    Code,
+    Diagnostic,
+    ErrorCode,
+    ModelFileError,
+    did_you_mean,
+    option_span,
+)
 from ..base.inputs import normalise
 from ..base.records import record
 from ..base.tomlplaces import missing_place, place_of, shipped_ids, shipped_or_file, toml_data
@@ -220,3 +227,15 @@ class _Reader:
             raise self.error(Code.MODEL_BAD_VALUE, key,
                              f"expected a non-empty string, got {value!r:.40}")
         return value
+
+
+def refuse_past_positions(model: ModelConfig, contexts, text: str) -> None:
+    """A context longer than the positions the model's config.json says it was trained for
+    (vLLM refuses a max_model_len past max_position_embeddings the same way)."""
+    if model.max_context is None or max(contexts) <= model.max_context:
+        return
+    raise ModelFileError(Code.PAST_POSITIONS, Diagnostic(
+        option_span("--context", text),
+        f"context {max(contexts):,} is longer than the {model.max_context:,} positions of "
+        f"{model.name} (max_position_embeddings)",
+        f"--context {model.max_context} or less"), text)
