@@ -136,9 +136,10 @@ class Sweeper:
         spec = spec.at_precision(precision)  # its element types at that precision
         cost = spec.cost(reuse)
         self.symbol = parameter_symbol(cost, parameter)
-        self.units = SweptUnits(cost, self.symbol, parameter_values(
-            cost, {s: e for s, e in resolved.items() if s != self.symbol}, apply_defaults=True,
-            exclude=self.symbol), vectorized)
+        # the other sizes at their values (on_units below changes no parameter or default)
+        fixed = parameter_values(cost, {s: e for s, e in resolved.items() if s != self.symbol},
+                                 apply_defaults=True, exclude=self.symbol)
+        self.units = SweptUnits(cost, self.symbol, fixed, vectorized)
         self.cost = cost = self.units.cost
         others = {s: v for s, v in numeric_values(spec, resolved).items() if s != self.symbol}
         refuse_beyond(others, settings or {}, spec.kernel, MAX_FLOAT_SIZE, FLOAT_SIZES,
@@ -153,17 +154,12 @@ class Sweeper:
                           in closed_forms(cost, self.symbol, resolved, counts).items()}
         self.step = size_step(spec, cost, self.symbol, resolved)
         self.checked, self.others = spec.checked, others
-        self.bounds = swept_bounds(spec.checked.bounds, self.symbol, parameter_values(
-            cost, {s: e for s, e in resolved.items() if s != self.symbol},
-            apply_defaults=True, exclude=self.symbol))
+        self.bounds = swept_bounds(spec.checked.bounds, self.symbol, fixed)
         self.grid = None
         if machine is not None and cost.grid is not None:  # the quantised per-SM roofs
             from .grid_sweep import GridSweep
 
-            others = {s: e for s, e in resolved.items() if s != self.symbol}
-            self.grid = GridSweep(cost, machine, self.precision, self.symbol,
-                                  parameter_values(cost, others, apply_defaults=True,
-                                                   exclude=self.symbol))
+            self.grid = GridSweep(cost, machine, self.precision, self.symbol, fixed)
 
     @patched()
     def __call__(self, sizes) -> SweepResult:
