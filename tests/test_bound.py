@@ -261,6 +261,25 @@ def test_sizes_that_break_an_assumed_bound_are_refused_at_the_fact(capsys, tmp_p
     assert "the spec moves 8144 B" in out and "Warning" not in err and figure.exists()
 
 
+def test_sizes_where_nothing_is_compulsory_bound_no_intensity(capsys, tmp_path):
+    """`for i in 1..M` at M = 1 runs nothing: Q_lower is 0 B and W is 0, and the line
+    divided the spec's bytes by Q_lower (ZeroDivisionError, exit 3) while the JSON gave
+    W / Q_lower = nan. There is no intensity to bound: the text says so, the JSON null."""
+    spec = tmp_path / "empty.kcost"
+    spec.write_text("kernel e(N, M) {\n    in  x: f32[N]\n    out y: f32[N]\n"
+                    "    for i in 1..M { y[i] = 2 * x[i] }\n}\n")
+    argv = ["bound", str(spec), "--machine", "h100", "--set", "M=1,N=10"]
+    assert main(argv) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("at N=10, M=1: Q_lower = 0 B: no byte is compulsory through h100's shared there, "
+            "so no intensity is bounded; the spec moves 0 B") in out
+    assert main([*argv, "--json"]) == 0
+    at_sizes = json.loads(capsys.readouterr().out)["at_sizes"]
+    assert (at_sizes["q_lower_B"], at_sizes["spec_B"], at_sizes["i_bound"]) == (0, 0, None)
+    assert main(["bound", str(spec), "--machine", "h100", "--set", "M=5,N=10"]) == 0
+    assert "so no schedule exceeds" in capsys.readouterr().out
+
+
 def test_cli_text_and_json(capsys):
     assert main(["bound", str(SPECS / "gemm.kcost")]) == 0
     out = capsys.readouterr().out

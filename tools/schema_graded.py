@@ -106,7 +106,7 @@ def bound_schema() -> dict:
             "sizes": mapping(number("the size"), "size -> value"),
             "q_lower_B": number("Q_lower at the sizes, B"),
             "spec_B": number_or_null("the spec's traffic into the level, B"),
-            "i_bound": number("W / Q_lower, FLOP/B"),
+            "i_bound": number_or_null("W / Q_lower, FLOP/B; null where Q_lower is 0 B"),
         }, "with --machine and every size set: the bound in numbers"),
     }, "`bound --json`: the least traffic any schedule moves through a fast memory",
         optional=("machine", "at_sizes")))

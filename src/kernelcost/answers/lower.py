@@ -279,7 +279,8 @@ class AtSizes:
     sizes: tuple[tuple[str, float], ...]
     q_lower_B: float
     spec_B: float | None  # the spec's traffic into the level
-    i_bound: float  # W / Q_lower: no schedule exceeds it at these sizes, FLOP/B
+    i_bound: float | None  # W / Q_lower: no schedule exceeds it at these sizes, FLOP/B;
+    # None where Q_lower is 0 B (nothing compulsory: an empty loop at these sizes)
 
 
 def at_sizes(spec: Spec, result: LevelBound, raw: dict[str, str]) -> AtSizes | None:
@@ -307,4 +308,4 @@ def at_sizes(spec: Spec, result: LevelBound, raw: dict[str, str]) -> AtSizes | N
     work = sympy.sympify(result.work).xreplace(values)
     return AtSizes(tuple((str(p), float(values[p])) for p in spec.checked.parameters
                          if p not in spec.checked.defaults),
-                   float(q_lower), spec_B, float(work / q_lower))
+                   float(q_lower), spec_B, float(work / q_lower) if q_lower else None)

@@ -178,6 +178,10 @@ def json_object(result: LevelBound, path: str) -> dict:
 def at_sizes_line(found, result: LevelBound) -> str:
     assert result.verdict is not None  # at_sizes finds numbers only on a machine
     sizes = ", ".join(f"{name}={value:g}" for name, value in found.sizes)
+    if found.i_bound is None:
+        return (f"at {sizes}: Q_lower = 0 B: no byte is compulsory through "
+                f"{result.verdict.machine}'s {result.level} there, so no intensity is bounded"
+                + ("" if found.spec_B is None else f"; the spec moves {found.spec_B:.4g} B"))
     line = (f"at {sizes}: Q_lower = {found.q_lower_B:.4g} B, so no schedule exceeds "
             f"I = {_num(found.i_bound)} FLOP/B through {result.verdict.machine}'s "
             f"{result.level}")
