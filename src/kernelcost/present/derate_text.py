@@ -100,7 +100,8 @@ def latency_text(finding: LatencyFinding) -> str:
     flight = finding.flight
     where = " per SM" if flight.per_sm else ""
     text = (f"latency-bound at {flight.level}: {si(float(flight.available_B), 'B')} in flight"
-            f"{where} ({flight.blocks_at_once} blocks at once x {_loads_text(flight.how)}) "
+            f"{where} ({counted(flight.blocks_at_once, 'block')} at once x "
+            f"{_loads_text(flight.how)}) "
             f"against {si(float(flight.needed_B), 'B')} needed "
             f"({si(float(flight.bandwidth_Bps), 'B/s')} x {si(float(flight.latency_s), 's')}, "
             f"the machine file's unloaded {LATENCY_WORDS[flight.level]} latency; loaded "
