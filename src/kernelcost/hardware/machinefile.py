@@ -95,7 +95,6 @@ from .achievable_rates import read_achievable
 from .clocks import derive
 from .machine import (
     CAPACITY_SCOPES,
-    EXECUTION_FIGURES,
     FEATURES,
     LATENCY_LEVELS,
     LAUNCH_MODES,
@@ -104,14 +103,13 @@ from .machine import (
     UNKNOWN_BANDWIDTH,
     ComputePeak,
     Dropped,
-    Execution,
     Features,
     Latency,
     Machine,
     MemoryLevel,
-    execution_source_key,
 )
 from .machinefields import MachineFields
+from .resources import EXECUTION_FIGURES, Execution, execution_source_key
 
 MAX_MACHINE_BYTES = 1_000_000
 
