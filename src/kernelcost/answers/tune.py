@@ -43,16 +43,8 @@ from ..lang.sizes import refuse_large_numbers
 from ..lang.varied import RASTER, Varied
 from .not_run import refuse_not_run
 from .rejections import REJECTED, Rejected, Rejection, first_rejected
-from .search import (
-    ROOF_LEVELS,
-    Evaluation,
-    Evaluator,
-    Pareto,
-    fixed_values,
-    pareto,
-    rejection_figures,
-    summed,
-)
+from .search import ROOF_LEVELS, Evaluation, Evaluator, fixed_values, summed
+from .search_results import Pareto, pareto, rejection_figures
 from .tune_rescore import Row, Scoring, Space, candidate_point, rescored
 
 __all__ = ["ROOF_LEVELS", "Evaluator", "Ranking", "Row", "fixed_values", "own_rank", "tune"]
