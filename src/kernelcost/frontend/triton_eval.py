@@ -17,7 +17,6 @@ from .triton_values import (
     Decoded,
     DType,
     Index,
-    Lane,
     Local,
     Mask,
     Number,
@@ -137,8 +136,7 @@ class Evaluator(Expressions):
         if sympy.expand(value.expr).coeff(lane.symbol) != 1 or self.lanes_in(modulus.expr):
             raise self.unsupported(node, "`%` of what is not a program's offsets plus a lane",
                                    "(pid * BLOCK + tl.arange(0, BLOCK)) % M")
-        twin = Lane(symbol(f"lane{len(self.lanes)}"), lane.extent, lane.name)
-        self.lanes[twin.symbol] = twin
+        twin = self.new_lane(lane.extent, lane.name)
         self.wraps[twin.symbol] = modulus.expr
         axes = tuple(twin if axis == lane else axis for axis in value.axes)
         return Index(value.expr.subs(lane.symbol, twin.symbol), axes)
@@ -246,8 +244,7 @@ class Evaluator(Expressions):
             raise self.unsupported(node, "tl.arange without a start and an end",
                                    "tl.arange(0, BLOCK_SIZE)")
         start, end = (self.size(self.evaluate(a), a) for a in node.args)
-        lane = Lane(symbol(f"lane{len(self.lanes)}"), end - start, f"lane{len(self.lanes)}")
-        self.lanes[lane.symbol] = lane
+        lane = self.new_lane(end - start, f"lane{len(self.lanes)}")
         return Index(start + lane.symbol, (lane,))
 
     def load(self, node: ast.Call) -> Data:
@@ -294,8 +291,7 @@ class Evaluator(Expressions):
         axes = []
         for number, (extent, stride, start, size) in enumerate(zip(shape, strides, offsets,
                                                                      block)):
-            lane = Lane(symbol(f"lane{len(self.lanes)}"), size, f"{base.tensor}_{'ijkl'[number]}")
-            self.lanes[lane.symbol] = lane
+            lane = self.new_lane(size, f"{base.tensor}_{'ijkl'[number]}")
             axes.append(BlockAxis(start, lane, stride, extent))
             key = str(stride) if stride in self.strides else ("" if stride == 1 else None)
             if key is not None:
