@@ -74,7 +74,7 @@ Per-clock rates, each with its `per_clock_source`: `FLOP_per_clock_per_sm` in [[
 `OP_per_clock_per_sm` in [sfu], `B_per_clock_per_sm` in an on-chip [[memory]] level; times the
 SMs and `max_clock_Hz` they give the figures a bound uses (module clocks), while the figures as
 given stay those of the ridges. The figures of [execution] are listed in
-`hardware.EXECUTION_FIGURES`, the features in `hardware.FEATURES`. A source string names a
+`resources.EXECUTION_FIGURES`, the features in `machine.FEATURES`. A source string names a
 public document (title, author or publisher, year, section or table, URL); a figure that is
 derived, assumed or in conflict says UNCERTAIN in its source.
 """
