@@ -15,7 +15,6 @@ from ..base.records import record
 from ..base.symbols import LEVELS
 from .achievable_rates import Achievable
 from .resources import Execution
-from .resources import execution_source_key as execution_source_key
 
 # the precisions a machine file may give peaks for: every one but the kernels' i32 and i4
 PRECISIONS: tuple[Precision, ...] = tuple(p for p in Precision
