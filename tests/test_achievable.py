@@ -4,6 +4,7 @@ fraction, t_bound and t_floor never."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,13 @@ def _error(text: str) -> KcostError:
      "achievable[1].roof", "a second"),
     ('[[achievable]]\nroof = "global"\nratio = 0.9\nfraction = 0.9\nsource = "s"\n',
      "achievable[0].ratio", "unknown key"),
+    ('[[achievable]]\nroof = "global"\ninputs = "zeros"\nfraction = 0.9\nsource = "s"\n',
+     "achievable[0].inputs", "only `tensor`"),
+    ('[[achievable]]\nroof = "tensor"\ninputs = "ones"\nfraction = 0.9\nsource = "s"\n',
+     "achievable[0].inputs", "expected one of"),
+    ('[[achievable]]\nroof = "tensor"\ninputs = "zeros"\nfraction = 0.9\nsource = "s"\n'
+     '[[achievable]]\nroof = "tensor"\ninputs = "zeros"\nfraction = 0.8\nsource = "s"\n',
+     "achievable[1].roof", "with zeros inputs"),
 ])
 def test_a_bad_achievable_table_is_placed(table, where, words):
     text = _with(H100, table)
@@ -93,11 +101,12 @@ def test_a_path_without_a_figure_takes_the_parts():
     part = Achievable("tensor", 0.8, "s")
     legacy = Achievable("tensor", 0.5, "s", MmaPath.MMA_SYNC)
     entries = (part, legacy, Achievable("global", 0.9, "s"))
-    assert figure_for(entries, "tensor", MmaPath.MMA_SYNC) is legacy
-    assert figure_for(entries, "tensor", MmaPath.WGMMA) is part
-    assert figure_for(entries, "tensor", None) is part
-    assert figure_for(entries, "global", MmaPath.MMA_SYNC) is entries[2]
-    assert figure_for(entries, "l2", None) is None
+    machine = dataclasses.replace(load_machine("h100"), achievable=entries)
+    assert figure_for(machine, "tensor", MmaPath.MMA_SYNC) is legacy
+    assert figure_for(machine, "tensor", MmaPath.WGMMA) is part
+    assert figure_for(machine, "tensor", None) is part
+    assert figure_for(machine, "global", MmaPath.MMA_SYNC) is entries[2]
+    assert figure_for(machine, "l2", None) is None
 
 
 @pytest.mark.parametrize("spec, sizes", [

@@ -29,7 +29,7 @@ from kernelcost.answers.collectives import Algorithm, Collective, Protocol
 from kernelcost.answers.composition import KernelKind, Phase
 from kernelcost.answers.tensor_parallel import CollectiveName
 from kernelcost.base.architectures import Feature, MmaPath
-from kernelcost.base.kinds import LaunchMode, Precision, Unit, WorkClass
+from kernelcost.base.kinds import Inputs, LaunchMode, Precision, Unit, WorkClass
 from kernelcost.base.levels import Level
 from kernelcost.hardware.machine import UNKNOWN_BANDWIDTH
 from kernelcost.hardware.resources import EXECUTION_FIGURES, execution_source_key
@@ -112,6 +112,8 @@ def _machine() -> dict:
             "roof": enum("the term whose rate it scales: a work class or a memory level",
                          WorkClass, Level),
             "path": enum("tensor: the MMA issue path (base.architectures.MmaPath)", MmaPath),
+            "inputs": enum("what the operands held where it was measured (base.kinds.Inputs)",
+                           Inputs),
             "fraction": number("of the roof's figure, in (0, 1]"),
             "source": text("where it comes from"),
         }, "an achievable fraction", optional=("path",)), "the achievable fractions"),

@@ -57,7 +57,7 @@ class NestTimes:
 
         def rates(kind: TermKind, key: str, rate) -> tuple[float, float, float]:
             """The term's rate as given, at the maximum clock, and its achievable fraction."""
-            entry = figure_for(machine.achievable, key, path)
+            entry = figure_for(machine, key, path)
             fraction = 1.0 if entry is None else float(exact(entry.fraction))
             return (float(exact(rate)),
                     float(exact(rate) * max_clock_factor(machine, precision, kind, key)),

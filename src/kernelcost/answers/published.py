@@ -23,6 +23,7 @@ from typing import NoReturn
 
 from ..base.csvcells import cell_column, cell_number
 from ..base.errors import Code, Diagnostic, ErrorCode, InputOutputError, MeasurementError
+from ..base.kinds import Inputs
 from ..base.records import record
 from ..base.tree import Span
 
@@ -141,6 +142,12 @@ class PublishedRow:
         """Timed alone after an L2 flush (nvbench's cold measurement, do_bench's cleared
         buffer, this project's 256 MB write): the machine's cold start lies in the time."""
         return self.l2_flush.startswith(("yes", "do_bench default"))
+
+    @property
+    def operands(self) -> Inputs:
+        """What the operands held, as the machine files' achievable figures tell them apart:
+        zeros where the row says so, random values otherwise (randn, uniform, not stated)."""
+        return Inputs.ZEROS if self.inputs == "zeros" else Inputs.RANDOM
 
     @property
     def split(self) -> Split:

@@ -9,6 +9,7 @@ suite). This is the reporting path: it is allowed to read validation rows."""
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from enum import Enum
 from pathlib import Path
@@ -158,7 +159,7 @@ def compare_rows(rows: list[PublishedRow]) -> list[Result]:
             texts[row.file] = row.file.read_text(encoding="utf-8")
         measured = Row(row.line, f"{row.source}:{row.line}", row.spec, dict(row.sizes),
                        row.dtype.split(" ")[0], row.time_s, {})
-        machine = machines[row.machine]
+        machine = dataclasses.replace(machines[row.machine], inputs=row.operands)
         results.append(Result(row, _compare(row.file, texts[row.file], measured, machine, specs),
                               machine.cold_start_s if row.cold else None))
     return results

@@ -149,6 +149,15 @@ class Precision(StrEnum):
     I4 = "i4"
 
 
+class Inputs(StrEnum):
+    """What the operands of a kernel hold, as far as the tensor units' sustained clock is
+    concerned: random values (torch.randn: what a GEMM's achievable figure is measured on)
+    or zeros, whose bits do not toggle, so the power limit lowers the clock less."""
+
+    RANDOM = "random"
+    ZEROS = "zeros"
+
+
 class LaunchMode(StrEnum):
     """How a machine file's launch overhead was measured: kernel by kernel (eager), or
     replayed from a captured CUDA graph."""

@@ -105,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="compute FRACTION of the exponentials as a degree-K polynomial "
                               "on the FP32 vector units instead of the SFU (FlashAttention-4; "
                               "K = 3 unless given)")
+    analyze.add_argument("--inputs", choices=("random", "zeros"),
+                         help="what the operands hold: random values (the default, what a "
+                              "GEMM's achievable figure is measured on) or zeros, which let "
+                              "the tensor units hold a higher clock under the power limit "
+                              "where the machine file has a figure for them")
     analyze.add_argument("--warm-l2", metavar="TENSOR[,TENSOR]",
                          help="tensors the previous kernel left in L2 (a GEMM's output read "
                               "next): where they fit, their reads come from L2, not HBM")

@@ -38,6 +38,7 @@ def run_analyze(args) -> int:
         return EXIT_MISMATCH
     machines, dropped = machine_choice(args.machine, [], precisions)
     measurement, warm = _machine_options(args, bool(machines))
+    machines = _with_inputs(machines, args.inputs)
     found = []
     if machines:  # the model, solve and machine stages load only when there is one
         found = _answers(args, result, machines, precisions, raw, measurement=measurement,
@@ -70,6 +71,24 @@ def _machine_options(args, machines: bool):
             None, "--measured needs a machine to compare with",
             "add --machine h100 (or another id)"))
     return measurement, warm
+
+
+def _with_inputs(machines: list, inputs: str | None) -> list:
+    """The machines taken with the operands --inputs names (their achievable figures for
+    them); as named where it is not given. Refused without a machine, as --measured is."""
+    if inputs is None:
+        return machines
+    if not machines:
+        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
+            None, "--inputs needs a machine (its achievable figures for those operands)",
+            "add --machine a100 (or another id)"))
+    import dataclasses
+
+    from ..base.kinds import Inputs
+    from ..hardware.machinefile import load_machine
+
+    return [dataclasses.replace(load_machine(machine), inputs=Inputs(inputs))
+            for machine in machines]
 
 
 def _answers(args, result, machines, precisions, raw, *, measurement, warm) -> list:

@@ -6,6 +6,7 @@ them; t_bound and t_floor never read them.
     [[achievable]]
     roof = "tensor"          # a work class (tensor, fma, vector, sfu) or a memory level
     path = "mma.sync"        # tensor only, optional: the MMA issue path it is measured on
+    inputs = "zeros"         # tensor only, optional: the operands it is measured on (random)
     fraction = 0.803
     source = "..."
 """
@@ -14,11 +15,11 @@ from __future__ import annotations
 
 from ..base.architectures import MmaPath
 from ..base.errors import Code
-from ..base.kinds import TermKey, WorkClass
+from ..base.kinds import Inputs, TermKey, WorkClass
 from ..base.records import record
 from .machinefields import MachineFields
 
-ACHIEVABLE_KEYS = ("roof", "path", "fraction", "source")
+ACHIEVABLE_KEYS = ("roof", "path", "inputs", "fraction", "source")
 MMA_PATHS = tuple(path.value for path in MmaPath)
 
 
@@ -28,12 +29,14 @@ class Achievable:
     fraction: float  # of the roof's figure as the machine file gives it, in (0, 1]
     source: str
     path: MmaPath | None = None  # tensor: the MMA issue path; None: the part's best path
+    inputs: Inputs = Inputs.RANDOM  # tensor: what the operands held where it was measured
 
 
 def read_achievable(fields: MachineFields, tables: object,
                     levels: tuple[str, ...]) -> tuple[Achievable, ...]:
-    """The [[achievable]] tables; a roof the machine has no figure for, a path on anything but
-    the tensor roof, or a second entry for one roof and path is an error at its key."""
+    """The [[achievable]] tables; a roof the machine has no figure for, a path or inputs on
+    anything but the tensor roof, or a second entry for one roof, path and inputs is an error
+    at its key."""
     if not isinstance(tables, list):
         raise fields.error(Code.MACHINE_BAD_VALUE, "achievable",
                            "expected [[achievable]] tables")
@@ -44,16 +47,27 @@ def read_achievable(fields: MachineFields, tables: object,
         fields.known_keys(table, ACHIEVABLE_KEYS, where)
         roof = fields.choice(table, "roof", roofs, where)
         path = fields.choice(table, "path", MMA_PATHS, where, default=None)
-        if path is not None and roof != WorkClass.TENSOR:
-            raise fields.error(Code.MACHINE_INCONSISTENT, f"{where}.path",
-                               f"an MMA path on the `{roof}` roof",
-                               "a path names how the tensor units are fed: only `tensor` has one")
+        inputs = fields.choice(table, "inputs", tuple(Inputs), where, default=Inputs.RANDOM)
+        _tensor_only(fields, where, "path", roof, path is not None,
+                     "a path names how the tensor units are fed")
+        _tensor_only(fields, where, "inputs", roof, inputs != Inputs.RANDOM,
+                     "what the operands hold moves the tensor units' clock under the power limit")
         entry = Achievable(roof, fields.fraction(table, "fraction", where),
                            fields.string(table, "source", where, required=True),
-                           None if path is None else MmaPath(path))
-        if any((other.roof, other.path) == (entry.roof, entry.path) for other in found):
+                           None if path is None else MmaPath(path), inputs)
+        if any((other.roof, other.path, other.inputs) == (entry.roof, entry.path, entry.inputs)
+               for other in found):
             raise fields.error(Code.MACHINE_INCONSISTENT, f"{where}.roof",
                                f"a second achievable fraction of `{roof}`"
-                               + (f" on {path}" if path else ""))
+                               + (f" on {path}" if path else "")
+                               + (f" with {inputs} inputs" if entry.inputs != Inputs.RANDOM
+                                  else ""))
         found.append(entry)
     return tuple(found)
+
+
+def _tensor_only(fields: MachineFields, where: str, key: str, roof: str, given: bool,
+                 what: str) -> None:
+    if given and roof != WorkClass.TENSOR:
+        raise fields.error(Code.MACHINE_INCONSISTENT, f"{where}.{key}",
+                           f"`{key}` on the `{roof}` roof", f"{what}: only `tensor` has one")

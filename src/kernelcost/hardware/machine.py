@@ -9,7 +9,16 @@ import functools
 
 from ..base.architectures import Architecture, Feature
 from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
-from ..base.kinds import EffectCause, LaunchMode, Per, Precision, TermKind, Unit, WorkClass
+from ..base.kinds import (
+    EffectCause,
+    Inputs,
+    LaunchMode,
+    Per,
+    Precision,
+    TermKind,
+    Unit,
+    WorkClass,
+)
 from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
@@ -192,6 +201,7 @@ class Machine:
     architecture: Architecture | None = None  # what code it runs: sm_90a, gfx942
     architecture_source: str | None = None
     achievable: tuple[Achievable, ...] = ()  # attainable fractions of its roofs (t_model)
+    inputs: Inputs = Inputs.RANDOM  # the operands its achievable figures are taken for
     cold_start_s: float | None = None  # what a kernel timed alone after an L2 flush takes
     # beyond its work (the event-timed launch and first touches): a harness's, not t_model's
     cold_start_source: str | None = None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from ..base.kinds import TermKind
+from ..base.kinds import Inputs, TermKind
 from ..base.levels import Level
 from ..base.sentences import COUNT, UNITS, Sentence, is_place_unit
 from ..base.units import counted, percent, si
@@ -85,6 +85,9 @@ def _place(value: Any, unit: str) -> str:
     return str(value)
 
 
+INPUT_WORDS = {Inputs.RANDOM: "random inputs", Inputs.ZEROS: "zero inputs"}
+
+
 def achievable_text(finding: AchievableFinding) -> str:
     if finding.path is not None:
         on = f" on {finding.path}"
@@ -92,6 +95,11 @@ def achievable_text(finding: AchievableFinding) -> str:
         on = f" (the part's: no figure on {finding.unfigured})"
     else:
         on = ""
+    if finding.inputs_unfigured is not None:
+        on += (f" with {INPUT_WORDS[finding.inputs]} (no figure with "
+               f"{INPUT_WORDS[finding.inputs_unfigured]})")
+    elif finding.inputs != Inputs.RANDOM:
+        on += f" with {INPUT_WORDS[finding.inputs]}"
     return f"{finding.fraction:.1%} of the {finding.roof} figure{on}, as the machine file's " \
         "[[achievable]] states it with its source"
 

@@ -6,7 +6,10 @@ states it with its source ([[achievable]], module hardware.achievable_rates).
   issue path the spec takes: its `mma` line where it has one (FlashAttention-2's `mma sync`:
   mma.sync on a Hopper), else `needs tcgen05` or `needs wgmma`, else `mma.sync` where it
   names an NVIDIA target without them, else the part's best path. A path the machine file
-  has no figure for takes the part's.
+  has no figure for takes the part's. The figure is for the operands the machine is taken
+  with (Machine.inputs: random values, what a GEMM's figure is measured on, or zeros, whose
+  unflipped bits let the part hold a higher clock under its power limit); inputs the file
+  has no figure for take the random inputs' figure.
 - A bandwidth: what a copy sustains of the data sheet's figure.
 
 factor = the fraction, on the term's rate, for each work class and level the spec uses and
@@ -16,10 +19,11 @@ estimate stays at the figures as given."""
 from __future__ import annotations
 
 from ...base.architectures import Feature, MmaPath, Vendor
-from ...base.kinds import EffectCause, TermKey, WorkClass
+from ...base.kinds import EffectCause, Inputs, TermKey, WorkClass
 from ...base.records import record
 from ...count.values import exact
 from ...hardware.achievable_rates import Achievable
+from ...hardware.machine import Machine
 from ...lang.requirements import Requirements
 from ..derates import Derate
 from .context import ROOFS, EffectContext
@@ -36,6 +40,9 @@ class AchievableFinding:
     path: MmaPath | None  # the MMA issue path the figure is for; None: the part's figure
     unfigured: MmaPath | None = None  # the path the spec takes where the machine file has
     # no figure for it (the tensor roof only): the part's figure stands in
+    inputs: Inputs = Inputs.RANDOM  # the operands the figure was measured on
+    inputs_unfigured: Inputs | None = None  # the machine's inputs where the file has no
+    # figure for them (the tensor roof only): the random inputs' figure stands in
 
 
 class AchievableRates:
@@ -50,11 +57,12 @@ class AchievableRates:
         used = {key for key, amount in cost.work.items() if amount != 0} | set(cost.levels)
         path = mma_path(cost.requirements)
         found = []
-        for roof in dict.fromkeys(entry.roof for entry in context.machine.achievable):
-            entry = figure_for(context.machine.achievable, roof, path)
+        machine = context.machine
+        for roof in dict.fromkeys(entry.roof for entry in machine.achievable):
+            entry = figure_for(machine, roof, path)
             if roof in used and entry is not None:
                 found.append(Derate(ACHIEVABLE, exact(entry.fraction),
-                                    _finding(entry, path), roof))
+                                    _finding(entry, path, machine.inputs), roof))
         return tuple(found)
 
 
@@ -74,16 +82,25 @@ def mma_path(requirements: Requirements) -> MmaPath | None:
     return None
 
 
-def figure_for(entries: tuple[Achievable, ...], roof: str,
-               path: MmaPath | None) -> Achievable | None:
-    """The roof's figure on the path, else the part's (no path) figure."""
-    if roof == WorkClass.TENSOR and path is not None:
-        on_path = next((e for e in entries if e.roof == roof and e.path is path), None)
-        if on_path is not None:
-            return on_path
-    return next((e for e in entries if e.roof == roof and e.path is None), None)
+def figure_for(machine: Machine, roof: str, path: MmaPath | None) -> Achievable | None:
+    """The roof's figure for the machine's inputs, else for random inputs; of those, the one
+    on the path, else the part's (no path)."""
+    entries = [entry for entry in machine.achievable if entry.roof == roof]
+    for inputs in dict.fromkeys((machine.inputs, Inputs.RANDOM)):
+        measured = [entry for entry in entries if entry.inputs == inputs]
+        if roof == WorkClass.TENSOR and path is not None:
+            on_path = next((entry for entry in measured if entry.path is path), None)
+            if on_path is not None:
+                return on_path
+        part = next((entry for entry in measured if entry.path is None), None)
+        if part is not None:
+            return part
+    return None
 
 
-def _finding(entry: Achievable, path: MmaPath | None) -> AchievableFinding:
-    unfigured = path if entry.path is None and entry.roof == WorkClass.TENSOR else None
-    return AchievableFinding(entry.fraction, entry.roof, entry.path, unfigured)
+def _finding(entry: Achievable, path: MmaPath | None, inputs: Inputs) -> AchievableFinding:
+    tensor = entry.roof == WorkClass.TENSOR
+    unfigured = path if entry.path is None and tensor else None
+    inputs_unfigured = inputs if tensor and entry.inputs != inputs else None
+    return AchievableFinding(entry.fraction, entry.roof, entry.path, unfigured, entry.inputs,
+                             inputs_unfigured)

@@ -66,7 +66,8 @@ def machine_json(machine) -> dict:
     if machine.achievable:
         document["achievable"] = [present(
             {"roof": a.roof, "path": None if a.path is None else str(a.path),
-             "fraction": a.fraction, "source": a.source}) for a in machine.achievable]
+             "inputs": str(a.inputs), "fraction": a.fraction, "source": a.source})
+            for a in machine.achievable]
     return document
 
 
