@@ -187,6 +187,41 @@ def refuse_empty_grid(checked: CheckedKernel, blocks: sympy.Expr,
         checked.kernel.source)
 
 
+def refuse_idle_kernel(checked: CheckedKernel,
+                       values: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    """A SizeError for a kernel that runs nothing at `values` (no work, no byte at any
+    level): no roof bounds a time of 0 s, which a verdict would call compute-bound. Placed
+    at the first loop whose range is empty there (`for i in 0..n - 10` at n = 5, or
+    `n..0` at every n), else at the kernel's name."""
+    for loop in _loops(checked.kernel.statements):
+        low, high = (to_sympy(bound, checked.sizes).xreplace(dict(values))
+                     for bound in (loop.lo, loop.hi))
+        if (high - low).is_nonpositive:
+            used = sorted((to_sympy(loop.lo, checked.sizes).free_symbols
+                           | to_sympy(loop.hi, checked.sizes).free_symbols) & set(values),
+                          key=text_key)
+            sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
+            span = ast.Span(loop.lo.span.file, loop.lo.span.line, loop.lo.span.column,
+                            loop.hi.span.end_line, loop.hi.span.end_column)
+            written, value = (f"{_written(checked, loop.lo)}..{_written(checked, loop.hi)}",
+                              f"{low}..{high}")
+            empty = f"{written} is {value}" if value != written else f"{written} is empty"
+            raise SizeError(Code.NOT_POSITIVE_AT_SIZES, Diagnostic(
+                span, f"the loop over `{loop.var}` runs no iteration"
+                      f"{f' at {sizes}' if sizes else ''}: {empty}, and the kernel does no "
+                      "work and moves no byte", _IDLE_HINT), checked.kernel.source)
+    sizes = ", ".join(f"{symbol} = {value}" for symbol, value in
+                      sorted(values.items(), key=lambda item: text_key(item[0])))
+    raise SizeError(Code.NOT_POSITIVE_AT_SIZES, Diagnostic(
+        checked.kernel.span, f"kernel `{checked.kernel.name}` does no work and moves no byte"
+                             f"{f' at {sizes}' if sizes else ''}", _IDLE_HINT),
+        checked.kernel.source)
+
+
+_IDLE_HINT = ("no roof bounds the time of a kernel that runs nothing: give sizes where its "
+              "loops run")
+
+
 def _loops(statements) -> Iterator[ast.For]:
     for statement in statements:
         if isinstance(statement, ast.For):
