@@ -61,8 +61,14 @@ def read_settings(arguments: list[str]) -> Settings:
     for argument in arguments:
         for column, part in split_commas(argument):
             name, value = parse_setting(part, argument, column)
+            start = column + len(part) - len(part.lstrip())
+            if settings.get(name, value) != value:  # the last would win without a word
+                raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
+                    ast.Span("--set", 1, start, 1, start + len(name)),
+                    f"`{name}` is set twice, to {settings[name]} and to {value}",
+                    f"give `{name}` one value"), argument)
             settings[name] = value
-            settings.places[name] = (argument, column + len(part) - len(part.lstrip()))
+            settings.places[name] = (argument, start)
     return settings
 
 
