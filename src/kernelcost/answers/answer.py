@@ -29,6 +29,7 @@ from ..lang.sizes import (
     refuse_idle_kernel,
     refuse_large_numbers,
     refuse_zero_divisors,
+    runs_nothing,
 )
 from .model import Verdict, verdict
 from .rates import ItemRate, item_rate
@@ -121,7 +122,8 @@ def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
                                                        *cost.traffic.values())]
     if any(amount.is_number and amount < 0 for amount in amounts):
         refuse_broken_bounds(spec.checked, values)
-    if all(amount.is_number and amount == 0 for amount in amounts):
+    if all(amount.is_number and amount == 0 for amount in amounts) or runs_nothing(
+            spec.checked, values):
         refuse_idle_kernel(spec.checked, values)
     if cost.grid is None:
         return
