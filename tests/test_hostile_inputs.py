@@ -86,6 +86,21 @@ def test_the_loop_runs_at_sizes_past_its_offset(capsys, tmp_path):
     assert result["work"]["value"] == 2 and result["traffic"]["global"]["value"] == 16
 
 
+def test_a_kernel_whose_box_outlives_its_empty_loop_is_refused_too(capsys, tmp_path):
+    """matvec with `for i in 0..M - 1000000`: at M = 256 it runs nothing (W = 0), but x[j],
+    which the i loop does not index, is a bounding box of N elements: Q = 4N = 64 KiB was
+    timed, memory-bound."""
+    text = (ROOT / "specs" / "matvec.kcost").read_text().replace("i in 0..M {",
+                                                                 "i in 0..M - 1000000 {")
+    spec = write(tmp_path, "matvec.kcost", text)
+    code, out, err = run(capsys, "analyze", spec, "--set", "M=256,N=16384", "--machine", "h100")
+    line = 1 + text[:text.index("0..M - 1000000")].count("\n")
+    assert code == 2 and "the loop over `i` runs no iteration at M = 256" in err, err
+    assert err.startswith(f"{spec}:{line}:14:"), err
+    code, out, _ = run(capsys, "analyze", spec, "--set", "M=1000002,N=8", "--json")
+    assert code == 0 and json.loads(out)["work"]["value"] == 2 * 2 * 8  # two rows run
+
+
 def test_a_loop_empty_at_every_size_is_named_without_a_machine_figure(capsys, tmp_path):
     """`for i in n..0` ran no iteration at any n: the verdict said KC407, that h100 lacks a
     figure, with no place and no hint."""
@@ -147,9 +162,9 @@ def test_import_options_are_read_strictly(capsys, tmp_path, option, value, start
 
 def test_import_options_that_name_parameters_still_apply(capsys, tmp_path):
     source = write(tmp_path, "k.py", TRITON)
-    code, out, _ = run(capsys, "import", f"{source}::k", "--set", "BLOCK=256", "--dtype",
-                       "f16,x_ptr=f32")
-    assert code == 0 and "BLOCK = 256" in out
+    code, out, _ = run(capsys, "import", f"{source}::k", "--set", "BLOCK=256,num_warps=8",
+                       "--dtype", "f16,x_ptr=f32")
+    assert code == 0 and "BLOCK = 256" in out and "num_warps = 8" in out
     assert "x_ptr: f32[n]" in out and "y_ptr: f16[n]" in out
 
 

@@ -82,8 +82,9 @@ def parse_dtypes(text_value: str | None) -> dict[str, str]:
 def refuse_unknown_options(source: Source, options: ImportOptions) -> None:
     """--set and --dtype name the kernel's parameters: a name that is none (a typo) would be
     left out without a word, and the spec counted with the value it meant to change."""
-    names = [param.name for param in source.params]
-    for option, given in (("--set", options.sizes), ("--dtype", options.dtypes)):
+    params = [param.name for param in source.params]
+    for option, given, names in (("--set", options.sizes, [*params, "num_warps"]),
+                                 ("--dtype", options.dtypes, params)):
         for name, value in given.items():
             if name and name not in names:
                 text = f"{name}={value}"
