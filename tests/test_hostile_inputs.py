@@ -210,3 +210,25 @@ def test_a_config_json_is_read_as_json(capsys, tmp_path, old, new, at, message):
     assert code == 2 and "error[KC509]" in err and message in err, err
     assert err.startswith(f"{config}:{line}:{column}:"), err
     assert out == ""
+
+
+def test_a_phase_plane_marks_where_the_loops_run_nothing(tmp_path):
+    """A plane of n x m over `for i in 0..n - 100`: at n <= 100 nothing runs (t = 0 s on
+    every roof), and that part was coloured `vector`, compute-bound, beside the HBM-bound
+    rest (I = 2nm / 4nm = 1/2 FLOP/B, under every ridge of an H100)."""
+    from kernelcost.analysis.api import load
+    from kernelcost.hardware.machinefile import load_machine
+    from kernelcost.present.phase import CATEGORIES, parse_axis, phase
+
+    spec = write(tmp_path, "sumsq.kcost", """kernel sumsq(n, m) {
+    in  x: f32[n, m]
+    out y: f32[n]
+    for i in 0..n - 100, j in 0..m {
+        y[i] += x[i, j] * x[i, j]
+    }
+}
+""")
+    found = phase(load(spec), load_machine("h100"), parse_axis("n=1..10000"),
+                  parse_axis("m=1..10000", "--y"), {}, points=(40, 4))
+    assert (found.codes[:, found.xs <= 100] == CATEGORIES.index("runs nothing")).all()
+    assert (found.codes[:, found.xs >= 101] == CATEGORIES.index("HBM")).all()
