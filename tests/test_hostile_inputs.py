@@ -232,3 +232,14 @@ def test_a_phase_plane_marks_where_the_loops_run_nothing(tmp_path):
                   parse_axis("m=1..10000", "--y"), {}, points=(40, 4))
     assert (found.codes[:, found.xs <= 100] == CATEGORIES.index("runs nothing")).all()
     assert (found.codes[:, found.xs >= 101] == CATEGORIES.index("HBM")).all()
+
+
+def test_a_grid_of_one_point_says_one_point(capsys, tmp_path):
+    """`model --grid` at one batch and one context printed "1 points (1 batches x 1
+    contexts x 1 tp)" and "everywhere (the 0 GEMM shapes that take gemm_hopper's wave
+    estimate ...)": at context 1 and batch 1 no GEMM's sizes meet its tiles."""
+    code, out, _ = run(capsys, "model", "llama3_8b", "--machine", "h100", "--batch", "1",
+                       "--context", "1", "--grid", tmp_path / "grid.csv")
+    assert code == 0 and "1 point (1 batch x 1 context x 1 tp)" in out, out
+    assert "at 1 point:" in out and "the 0 GEMM" not in out
+    assert len((tmp_path / "grid.csv").read_text().splitlines()) == 2  # the header, a row
