@@ -243,3 +243,15 @@ def test_a_grid_of_one_point_says_one_point(capsys, tmp_path):
     assert code == 0 and "1 point (1 batch x 1 context x 1 tp)" in out, out
     assert "at 1 point:" in out and "the 0 GEMM" not in out
     assert len((tmp_path / "grid.csv").read_text().splitlines()) == 2  # the header, a row
+
+
+def test_tune_without_re_scoring_says_none_was(capsys):
+    """`tune --rescore 0` (rank by t_bound alone) said "the best 2 re-scored by the analysis
+    for t_model in 0 ms" and "the spec's own configuration (TM=128) is not among the fitting
+    candidates" while it ranked #1 and fit."""
+    code, out, _ = run(capsys, "tune", ROOT / "specs" / "gemm_hopper.kcost", "--machine",
+                       "h100", "--set", "M=N,K=N,N=8192", "--vary", "TM=64,128,256",
+                       "--rescore", "0")
+    assert code == 0 and "re-scored by the analysis" not in out
+    assert "not among the fitting" not in out
+    assert "(TM=128) ranks #1 by t_bound (--rescore 0" in " ".join(out.split()), out
