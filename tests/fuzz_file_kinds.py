@@ -108,6 +108,7 @@ NCU_EXPORTS = {path.name: path.read_text("utf-8") for path in sorted(
     (ROOT / "tests" / "data" / "ncu").glob("*_gemm.csv"))}
 NCU_VALUES = ["-1", "nan", "inf", "1e400", "-0.5", "", "n/a", "x", "1,234", "0", "9" * 40,
               "1e-300", "é"]
+NCU_UNITS = ["Mbyte", "Kbyte", "Gbyte", "usecond", "msecond", "second", "furlong"]
 NCU_SIZES = ["M=2048,N=2048,K=2048", "M=2049,N=2048,K=2048", "M=1e400,N=2048,K=2048", "",
              "M=2048", "M=0,N=1,K=1", "M=2048,N=2048,K=2048,Q=1", "M=N,K=N,N=2048"]
 
@@ -129,6 +130,13 @@ def ncu_case(rng: random.Random) -> Case:
         lines[row] = '","'.join(cells)
         metric = "__" in header[column] and 0 < column < len(cells) - 1
         refused |= metric and value in ("-1", "nan", "inf", "1e400", "-0.5")
+    if rng.random() < 0.2:  # a metric in a scaled unit (ncu's default): read as bytes or ns
+        units = lines[row - 1].split('","')
+        known = [i for i, unit in enumerate(units) if unit.strip('"') in ("byte", "%", "ns")]
+        column = rng.choice(known)
+        units[column] = rng.choice(NCU_UNITS) + ('"' if column == len(units) - 1 else "")
+        lines[row - 1] = '","'.join(units)
+        refused = True
     argv = ["validate", "--ncu", "ncu.csv", "--spec", str(ROOT / "specs" / "gemm_hopper.kcost"),
             "--machine", rng.choice(["h100", "h200", "a100", "b200"])]
     sizes = rng.choice(NCU_SIZES[:1] * 4 + NCU_SIZES)

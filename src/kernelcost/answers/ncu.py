@@ -129,6 +129,7 @@ def read_ncu(path: str | Path) -> Profile:
     if missing:
         _fail(path, text, first + 1, 1, f"the header lacks {', '.join(missing)}",
               "export with `--page raw` (the details page has another layout)")
+    _check_units(path, text, lines, first, header)
     architecture: Architecture | None = None
     launches = []
     for number in range(first + 3, len(lines) + 1):  # after the header and the units row
@@ -170,6 +171,32 @@ def read_ncu(path: str | Path) -> Profile:
             Span(str(path), first + 1, 1, first + 1, 2), "the export holds no launch",
             "profile at least one kernel"), text)
     return Profile(path, architecture, tuple(launches))
+
+
+def _check_units(path: Path, text: str, lines: list[str], first: int,
+                 header: list[str]) -> None:
+    """The units row under the header: the values are read in bytes, % and ns, so a metric
+    in another unit is refused at its unit (ncu scales them by default: 16.83 `Mbyte` was
+    read as 16.83 B, 27.97 `usecond` as 28 ns), and so is a first launch where the units
+    row should stand (it would be skipped as one)."""
+    line = lines[first + 1] if first + 1 < len(lines) else ""
+    units = next(csv.reader([line])) if line.strip() else []
+    if not units or units[0] != "":
+        _fail(path, text, first + 2, 1, "the row after the header is not ncu's units row, "
+              "whose ID cell is empty", "export the raw page as ncu writes it: the header, "
+              "the units, then a row a launch")
+    for index, name in enumerate(header[:len(units)]):
+        expected = _UNITS.get(name) or (("%",) if name.endswith("pct_of_peak_sustained_active")
+                                        else None)
+        if expected is not None and units[index] not in expected:
+            _fail(path, text, first + 2, cell_column(line, units, index),
+                  f"{name} is in `{units[index]}`, not {' or '.join(expected)}",
+                  "export with `ncu --csv --page raw --print-units base`: the values are "
+                  "read in bytes, % and ns")
+
+
+_UNITS = {**{name: ("byte",) for names in _COMMON.values() for name in names},
+          DURATION: ("ns", "nsecond")}
 
 
 def _architecture(cc: str) -> Architecture | None:
