@@ -255,3 +255,31 @@ def test_tune_without_re_scoring_says_none_was(capsys):
     assert code == 0 and "re-scored by the analysis" not in out
     assert "not among the fitting" not in out
     assert "(TM=128) ranks #1 by t_bound (--rescore 0" in " ".join(out.split()), out
+
+
+@pytest.mark.parametrize(("arguments", "start", "message"), [
+    (["--for", "Q"], "--for:1:1:", "error[KC302]: `Q` is not a parameter of `gemm_tiled`"),
+    (["--for", "N", "--set", "N=4096"], "--for:1:1:", "error[KC306]"),
+    (["--for", "T", "--level", "registers"], "--level:1:1:", "moves no bytes at `registers`"),
+    (["--for", "T", "--level", "mall"], "--level:1:1:", "moves no bytes at `mall`"),
+])
+def test_solve_places_its_options(capsys, arguments, start, message):
+    """solve's --for and --level errors had no place; `--level mall` (an H100 has none, the
+    spec moves nothing there) printed an empty table of crossings, exit 0."""
+    code, out, err = run(capsys, "solve", ROOT / "specs" / "gemm_tiled.kcost", "--machine",
+                         "h100", *arguments)
+    assert code == 2 and err.startswith(start) and message in err, err
+    assert out == ""
+
+
+@pytest.mark.parametrize(("arguments", "start"), [
+    (["analyze", ROOT / "specs" / "copy.kcost", "--machine", "h100,h1000"], "--machine:1:6:"),
+    (["tune", ROOT / "specs" / "gemm_hopper.kcost", "--machine", "h1000", "--vary", "TM=128",
+      "--set", "M=N,K=N,N=4096"], "--machine:1:1:"),
+    (["model", "llama3_8b", "--machine", "h1000"], "--machine:1:1:"),
+    (["model", "llama3_8b", "--tp", "2", "--topology", "hgx_h1000"], "--topology:1:1:"),
+])
+def test_an_unknown_machine_or_topology_is_placed_in_its_option(capsys, arguments, start):
+    """`unknown machine h1000` had no place: the loader knows the name, not the option."""
+    code, _, err = run(capsys, *arguments)
+    assert code == 2 and err.startswith(start) and "did you mean `" in err, err
