@@ -283,3 +283,21 @@ def test_an_unknown_machine_or_topology_is_placed_in_its_option(capsys, argument
     """`unknown machine h1000` had no place: the loader knows the name, not the option."""
     code, _, err = run(capsys, *arguments)
     assert code == 2 and err.startswith(start) and "did you mean `" in err, err
+
+
+@pytest.mark.parametrize(("arguments", "start"), [
+    (["analyze", ROOT / "specs" / "copy.kcost", "--measured", "4us"], "--measured:1:1:"),
+    (["model", "llama3_70b", "--gpus", "3"], "--tp:1:1:"),
+    (["model", "llama3_8b", "--weights", "int4", "--group-size", "7"], "--group-size:1:1:"),
+    (["plot", ROOT / "specs" / "gemm.kcost", "--machine", "h100", "--set", "M=N,K=N,N=64",
+      "--set", "copy:n=4096", "-o", "{out}"], "--set:1:1: error[KC316]"),
+])
+def test_an_error_naming_its_option_is_placed_in_it(capsys, tmp_path, arguments, start):
+    """`--measured needs a machine`, `--tp 3 does not divide ...`, `--group-size 7 does not
+    divide ...` named their option but had no place; a --set of a spec not on the figure is
+    placed under its own --set, not the first."""
+    code, _, err = run(capsys, *[str(a).replace("{out}", str(tmp_path / "p.svg"))
+                                 for a in arguments])
+    assert code == 2 and err.startswith(start), err
+    if "KC316" in start:  # under the --set that names the spec, not the first --set
+        assert "   1 | copy:n=4096\n" in err, err
