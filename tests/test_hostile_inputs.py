@@ -301,3 +301,18 @@ def test_an_error_naming_its_option_is_placed_in_it(capsys, tmp_path, arguments,
     assert code == 2 and err.startswith(start), err
     if "KC316" in start:  # under the --set that names the spec, not the first --set
         assert "   1 | copy:n=4096\n" in err, err
+
+
+def test_a_ski_slope_of_nothing_is_refused_before_the_report(capsys, tmp_path):
+    """`bound --plot` at n = 5 of `for i in 0..n - 10`: Q_lower and the spec's Q are 0 B at
+    every S; matplotlib warned on stderr (no positive values to log-scale) and drew an empty
+    figure, exit 0."""
+    spec = write(tmp_path, "shrink.kcost", LOOP)
+    figure = tmp_path / "ski.svg"
+    code, out, err = run(capsys, "bound", spec, "--machine", "h100", "--set", "n=5", "--plot",
+                         figure)
+    assert code == 2 and "error[KC315]" in err and err.startswith("--plot:1:1:"), err
+    assert out == "" and not figure.exists() and "Warning" not in err
+    code, out, _ = run(capsys, "bound", spec, "--machine", "h100", "--set", "n=500", "--plot",
+                       figure)
+    assert code == 0 and figure.exists()
