@@ -316,3 +316,16 @@ def test_a_ski_slope_of_nothing_is_refused_before_the_report(capsys, tmp_path):
     code, out, _ = run(capsys, "bound", spec, "--machine", "h100", "--set", "n=500", "--plot",
                        figure)
     assert code == 0 and figure.exists()
+
+
+@pytest.mark.parametrize(("shape", "start", "message"), [
+    ("K=0", "--shape K:1:1:", "error[KC303]"),
+    ("K=1e400", "--shape K:1:1:", "error[KC318]"),
+    ("Q=5", "--shape:1:1:", "`Q` is not a parameter"),
+    ("K=4096,K=8192", "--shape:1:8:", "`K` is set twice"),
+])
+def test_a_bad_tune_shape_is_placed_in_its_shape(capsys, shape, start, message):
+    """tune's --shape values were placed as `--set K` (a user found no K in --set)."""
+    code, _, err = run(capsys, "tune", ROOT / "specs" / "gemm_hopper.kcost", "--machine",
+                       "h100", "--vary", "TM=128", "--set", "M=4096,N=4096", "--shape", shape)
+    assert code == 2 and err.startswith(start) and message in err, err

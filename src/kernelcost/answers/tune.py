@@ -172,7 +172,8 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
 def _with_shape(raw: dict, shape: dict) -> Settings:
     """--set with one shape's sizes over it, each with the place it was written."""
     return Settings({**raw, **shape}, {**getattr(raw, "places", {}),
-                                       **getattr(shape, "places", {})})
+                                       **getattr(shape, "places", {})},
+                    {**getattr(raw, "options", {}), **getattr(shape, "options", {})})
 
 
 def _varied(value) -> bool:

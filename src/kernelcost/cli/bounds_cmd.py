@@ -117,6 +117,7 @@ def run_tune(args) -> int:
     from ..analysis.api import load
     from ..answers.tune import RESCORE, tune
     from ..hardware.machinefile import load_machine
+    from ..lang.settings import read_settings
     from ..lang.sizerange import parse_values
     from ..lang.varied import parse_vary
     from ..present.tune_report import json_object, text_lines
@@ -141,7 +142,7 @@ def run_tune(args) -> int:
     values = parse_values(args.values, args.pow2) if bare else None
     places = {each.name: (each.span, args.vary) for each in varied}
     stage("tuning")
-    shapes = [parse_settings([shape]) for shape in args.shapes]
+    shapes = [read_settings([shape], "--shape") for shape in args.shapes]
     ranking = tune(spec, machine, varied, values, parse_settings(args.settings), top=args.top,
                    places=places, rescore=rescore, pareto_set=args.pareto, shapes=shapes)
     if args.json:
