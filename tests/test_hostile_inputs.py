@@ -329,3 +329,22 @@ def test_a_bad_tune_shape_is_placed_in_its_shape(capsys, shape, start, message):
     code, _, err = run(capsys, "tune", ROOT / "specs" / "gemm_hopper.kcost", "--machine",
                        "h100", "--vary", "TM=128", "--set", "M=4096,N=4096", "--shape", shape)
     assert code == 2 and err.startswith(start) and message in err, err
+
+
+def test_a_model_of_huge_figures_prints_readable_numbers(capsys, tmp_path):
+    """A model file of 10^9 layers 10^9 wide (its figures' limit) printed
+    "2500043010000256512.00e9 parameters", "weights 5000086020000513024.0 GB" and a decode
+    rate of "0.0" tokens/s for one of 6.7e-16."""
+    text = (ROOT / "src" / "kernelcost" / "models" / "llama3_8b.toml").read_text()
+    for key, value in (("layers", "1000000000"), ("hidden", "1000000000"),
+                       ("head_dim", "31250000")):
+        text = "\n".join(f"{key} = {value}" if line.startswith(f"{key} = ") else line
+                         for line in text.splitlines())
+    model = write(tmp_path, "huge.toml", text)
+    code, out, _ = run(capsys, "model", model, "--machine", "h100", "--batch", "1", "--wide")
+    # a layer: q, k, v of (32 + 2 x 8) x 31.25e6 = 1.5e9 columns and the output projection,
+    # 10^9 x 1.5e9 + 10^9 x 10^9 = 2.5e18, beside 3 x 10^9 x 14336 = 4.3e13 of MLP; 10^9
+    # layers: 2.50e27 parameters, 5.00e27 B of bf16 = 5.00e18 GB
+    assert code == 0 and "2.50e27 parameters" in out, out
+    assert "weights 5.00e18 GB" in " ".join(out.split())
+    assert " 0.0 " not in out.split("\n")[5]
