@@ -348,3 +348,16 @@ def test_a_model_of_huge_figures_prints_readable_numbers(capsys, tmp_path):
     assert code == 0 and "2.50e27 parameters" in out, out
     assert "weights 5.00e18 GB" in " ".join(out.split())
     assert " 0.0 " not in out.split("\n")[5]
+
+
+def test_a_sweep_keeps_its_sizes_in_the_range_asked(capsys):
+    """copy's `assume BLK | n` (BLK = 1024) rounds each size to a multiple of 1024: the
+    nearest one was taken even past the range, so n=1..1000 swept n = 1024 alone and
+    n=1..3000 ended at 3072, without a word."""
+    copy = ROOT / "specs" / "copy.kcost"
+    code, _, err = run(capsys, "sweep", copy, "--sweep", "n=1..1000", "--all")
+    assert code == 2 and "no multiple of 1,024 lies in 1..1000" in err, err
+    assert err.startswith("--sweep:1:1:")
+    code, out, _ = run(capsys, "sweep", copy, "--sweep", "n=1..3000", "--points", "10", "--csv")
+    assert code == 0
+    assert [int(line.split(",")[0]) for line in out.splitlines()[1:]] == [1024, 2048]
