@@ -361,3 +361,8 @@ def test_a_sweep_keeps_its_sizes_in_the_range_asked(capsys):
     code, out, _ = run(capsys, "sweep", copy, "--sweep", "n=1..3000", "--points", "10", "--csv")
     assert code == 0
     assert [int(line.split(",")[0]) for line in out.splitlines()[1:]] == [1024, 2048]
+
+
+def test_an_unknown_machine_given_as_machines_argument_is_not_said_to_be_an_option(capsys):
+    code, _, err = run(capsys, "machines", "h1000")
+    assert code == 2 and err.startswith("error[KC401]: unknown machine `h1000`"), err

@@ -238,6 +238,8 @@ def placed_option(error: KcostError, args) -> KcostError:
         return error
     option = {Code.UNKNOWN_MACHINE: "--machine", Code.UNKNOWN_TOPOLOGY: "--topology"}.get(
         error.code)
+    if getattr(args, "command", None) == "machines":  # `machines ID`: no option holds it
+        option = None
     if option is None:  # an error that starts by naming its option: `--measured needs ...`
         named = re.match(r"(--[a-z][a-z0-9-]*)\b", error.diagnostics[0].message)
         value = None
