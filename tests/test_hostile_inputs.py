@@ -366,3 +366,23 @@ def test_a_sweep_keeps_its_sizes_in_the_range_asked(capsys):
 def test_an_unknown_machine_given_as_machines_argument_is_not_said_to_be_an_option(capsys):
     code, _, err = run(capsys, "machines", "h1000")
     assert code == 2 and err.startswith("error[KC401]: unknown machine `h1000`"), err
+
+
+def test_a_tensor_warm_twice_is_refused_and_counted_once(capsys):
+    """`--warm-l2 x,x` on rmsnorm at R = n = 4096 took x's reads from L2 twice: t_floor
+    5.24 µs instead of 10.0 µs, t_model 23.2 µs instead of 11.6 µs."""
+    import sympy
+
+    from kernelcost.analysis.api import load
+    from kernelcost.base.kinds import Reuse
+    from kernelcost.gpu.warm import warm_l2
+    from kernelcost.hardware.machinefile import load_machine
+
+    code, _, err = run(capsys, "analyze", ROOT / "specs" / "rmsnorm.kcost", "--set",
+                       "R=4096,n=4096", "--machine", "h100", "--warm-l2", "x, w,x")
+    assert code == 2 and err.startswith("--warm-l2:1:6: error[KC311]"), err
+    spec = load(ROOT / "specs" / "rmsnorm.kcost")
+    values = {spec.parameters[name]: sympy.Integer(4096) for name in ("R", "n")}
+    once, twice = (warm_l2(spec.cost(Reuse.SPEC), load_machine("h100"), values, names)
+                   for names in (("x",), ("x", "x")))
+    assert twice == once

@@ -35,6 +35,7 @@ from ..base.errors import (
 from ..base.launch import process_start
 from ..base.outputs import drop_stdout
 from ..base.symbols import LEVELS
+from ..base.tree import Span
 from ..base.version import VERSION
 from ..base.watchdog import available as watchdog_available
 from ..base.watchdog import budget_seconds, current_stage, run_watched, stage, tell_json, watched
@@ -179,6 +180,7 @@ def run_analyze(args) -> int:
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
             option_span("--warm-l2", args.warm_l2), "--warm-l2 names no tensor",
             "--warm-l2 x,w"), args.warm_l2)
+    _refuse_twice(args.warm_l2)
     if warm and not machines:
         raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
             None, "--warm-l2 needs a machine (its L2 capacity)",
@@ -244,6 +246,21 @@ def _print_text_roofline(console, found) -> None:
     if results:
         console.print(render(results[:1], width=min(console.width, 100)), markup=False,
                       highlight=False)
+
+
+def _refuse_twice(warm_l2: str | None) -> None:
+    """A tensor --warm-l2 names twice had its reads taken from L2 twice (rmsnorm's x,x:
+    t_floor halved, t_model doubled): refused under the second."""
+    seen, column = set(), 1
+    for part in (warm_l2 or "").split(","):
+        name = part.strip()
+        if name and name in seen:
+            start = column + len(part) - len(part.lstrip())
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                Span("--warm-l2", 1, start, 1, start + len(name)),
+                f"--warm-l2 names `{name}` twice", "name each tensor once"), warm_l2)
+        seen.add(name)
+        column += len(part) + 1
 
 
 def run_solve(args) -> int:
