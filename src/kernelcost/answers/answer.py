@@ -19,6 +19,7 @@ from ..gpu.polyexp import ExpOnFma
 from ..gpu.polyexp import exp_on_fma as move_exponentials
 from ..hardware.machine import Machine
 from ..hardware.machinefile import load_machine
+from ..lang.idle import refuse_idle_kernel, runs_nothing
 from ..lang.precisions import PrecisionMap
 from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, refuse_beyond
 from ..lang.sizes import (
@@ -26,10 +27,8 @@ from ..lang.sizes import (
     refuse_broken_divisibility,
     refuse_empty_grid,
     refuse_header_counts,
-    refuse_idle_kernel,
     refuse_large_numbers,
     refuse_zero_divisors,
-    runs_nothing,
 )
 from .model import Verdict, verdict
 from .rates import ItemRate, item_rate

@@ -33,13 +33,13 @@ from ..count.cost import Cost, main_work_class
 from ..count.values import evaluate, exact, parameter_values
 from ..gpu.support import unsupported
 from ..hardware.machine import UNBOUNDING_LEVELS, Machine, Roof, level_roof
+from ..lang.idle import refuse_idle_kernel
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings, without
 from ..lang.sizerange import CHUNK_POINTS, SizeRange
 from ..lang.sizes import (
     refuse_broken_bounds,
     refuse_empty_grid,
     refuse_header_sizes,
-    refuse_idle_kernel,
     refuse_zero_divisors,
     size_warnings,
 )
