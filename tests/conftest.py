@@ -100,7 +100,7 @@ def time_budget(seconds: float, cpu: bool = False):
 # session started (sample_spent), and a test not started by then is skipped; the tests run in
 # an order shuffled by the seed. `pytest -m slow` without it runs every campaign at full size.
 SLOW_SAMPLE_SIZES = {
-    "KERNELCOST_CAMPAIGN_NESTS": "150",  # of 10,000 (test_properties), ~0.3 s a nest
+    "KERNELCOST_CAMPAIGN_NESTS": "150",  # of 10,000 (test_property_cases), ~0.3 s a nest
     "KERNELCOST_QUOTIENT_SLOW_NESTS": "15",  # of 300 (test_quotients_nests), ~3 s a nest
 }
 _SAMPLE_STARTED = time.monotonic()

@@ -1,4 +1,4 @@
-"""The known cases of the property tests (test_properties.test_known_case): issue 9's
+"""The known cases of the property tests (test_property_cases.test_known_case): issue 9's
 reproducers, as written there, and what the generator (and the issues since) found, each
 with the sizes where it failed and, where needed, a relation that keeps the sampled sizes'
 indices inside the tensors (`y[k]`, k < M, in f32[N]). docs/property-findings.md has their

@@ -227,6 +227,22 @@ def test_a_small_grid_of_one_warp_blocks_is_latency_bound_at_shared_memory():
     assert [d.key for d in result.derates if d.cause == "latency"] == ["shared"]
 
 
+
+def test_one_resident_block_per_sm_is_said_in_the_singular():
+    # decode attention at b = 1 on an H200: 4 blocks of 32 heads / 8 per KV head, each with
+    # 82 kB of arrays in shared memory in flight; 1.79 MB needed (4.8 TB/s x 373 ns) is
+    # under 132 SMs x 82 kB, so one resident block an SM, on enough blocks, would do
+    spec = loads((Path(__file__).resolve().parent.parent / "specs"
+                   / "decode_attention_split.kcost").read_text())
+    result = verdict(spec.cost("spec"), load_machine("h200"),
+                     values={"b": 1, "h": 32, "L": 4096})
+    found = derate(result, "latency", "global")
+    flight = found.finding.flight
+    assert result.grid.occupancy.busiest_sm_blocks == 1 and flight.blocks_at_once == 4
+    assert flight.needed_B < 132 * flight.per_block_B and found.finding.lift == 1
+    text = derate_text(found)
+    assert "; 1 resident block per SM (and blocks enough to fill them) would lift it" in text
+
 def test_four_blocks_on_the_busiest_sm_hide_the_shared_latency():
     # M = N = K = 1024: 1024 blocks, 8 on the busiest SM: 8 KiB in flight, above 3.76 kB
     result = verdict(loads(GEMM_SMALL_BLOCKS).cost("spec"), H100,

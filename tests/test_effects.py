@@ -23,7 +23,7 @@ from kernelcost.answers.model import verdict
 from kernelcost.base.kinds import EffectCause, WorkClass
 from kernelcost.base.levels import Level
 from kernelcost.base.records import record
-from kernelcost.base.sentences import UNITS
+from kernelcost.base.sentences import is_place_unit
 from kernelcost.base.symbols import size_symbol
 from kernelcost.gpu.derates import Derate
 from kernelcost.gpu.effects import registry
@@ -101,7 +101,7 @@ def test_a_declared_sentence_places_fields_of_its_finding_in_known_units():
             for _, field, unit, conversion in string.Formatter().parse(sentence.template):
                 if field is not None:
                     assert field in fields, (kind.__name__, field)
-                    assert not unit or unit in UNITS, (kind.__name__, unit)
+                    assert not unit or is_place_unit(unit), (kind.__name__, unit)
                     assert conversion is None, (kind.__name__, field)
 
 

@@ -14,15 +14,13 @@ from machine_files import machine_text
 from kernelcost.base.errors import KcostError
 from kernelcost.base.kinds import LaunchMode, Per, Precision, Unit
 from kernelcost.base.levels import Level
-from kernelcost.hardware.machine import (
-    PRECISIONS,
-    execution_source_key,
-)
+from kernelcost.hardware.machine import PRECISIONS
 from kernelcost.hardware.machinefile import (
     builtin_machine_ids,
     load_machine,
     parse_machine,
 )
+from kernelcost.hardware.resources import execution_source_key
 from kernelcost.present.roofs import roof_name
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,13 +11,13 @@ from machine_files import machine_text
 
 from kernelcost.base.errors import KcostError
 from kernelcost.cli import main
-from kernelcost.hardware.machine import EXECUTION_FIGURES, Execution
 from kernelcost.hardware.machinefile import (
     _Reader,
     builtin_machine_ids,
     load_machine,
     parse_machine,
 )
+from kernelcost.hardware.resources import EXECUTION_FIGURES, Execution
 from kernelcost.present.report import machine_json
 
 # NVIDIA, common to cc 8.0-10.0: warp size 32, 1024 threads and 64 K registers per block

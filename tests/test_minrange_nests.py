@@ -13,7 +13,7 @@ import random
 import pytest
 import sympy
 from conftest import time_budget
-from test_properties import (
+from property_checks import (
     NEST_STEPS,
     check_against_enumeration,
     intensity_problems,

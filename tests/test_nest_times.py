@@ -3,13 +3,16 @@
 issues among them (the issue and first-loads effects then time those instructions): each at
 sampled sizes, small and scaled up to thousands of blocks, on one machine a nest (the slow
 tier: on every machine). `verdict` checks
-the order itself (an internal error, exit 3); the test asserts it again from the times.
+the order itself (an internal error, exit 3); the test asserts it again from the times, and
+that no sentence of the verdict (its JSON, its grid clause, its derates) counts one of a thing
+in the plural (tests/wording.py).
 
 The fast tier checks FAST_NESTS nests from a fixed seed; the slow tier (pytest -m slow)
 checks SLOW_NESTS."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from fractions import Fraction
@@ -19,6 +22,7 @@ import sympy
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
 from nestgen import nests
+from wording import plural_slips
 
 import kernelcost
 from kernelcost.algebra.sympy_scope import patched
@@ -28,6 +32,8 @@ from kernelcost.base.symbols import size_symbol
 from kernelcost.count.values import evaluate, parameter_values
 from kernelcost.hardware.machinefile import builtin_machine_ids, load_machine
 from kernelcost.oracle import sample_sizes
+from kernelcost.present.derate_text import derate_text
+from kernelcost.present.report.grid import grid_clause, grid_json
 
 FAST_NESTS = int(os.environ.get("KERNELCOST_NEST_TIMES", 6))
 SLOW_NESTS = int(os.environ.get("KERNELCOST_NEST_TIMES_SLOW", 150))
@@ -69,6 +75,10 @@ def check(nest, size_seed: int, machines) -> int:
                 for machine in machines:
                     result = verdict(cost, machine, values=values)
                     _ordered(result, f"{text}on {machine.id} at {drawn}")
+                    said = " ".join([json.dumps(grid_json(result), ensure_ascii=False),
+                                     grid_clause(result),
+                                     *(derate_text(found) for found in result.derates)])
+                    assert not plural_slips(said), f"{text}on {machine.id} at {drawn}: {said}"
                     checked += 1
     return checked
 

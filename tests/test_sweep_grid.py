@@ -17,7 +17,8 @@ from kernelcost.hardware.machinefile import load_machine
 from kernelcost.lang.settings import resolve_settings
 from kernelcost.lang.sizerange import SizeRange
 from kernelcost.present.roofs import roof_name
-from kernelcost.present.sweep import DOES_NOT_FIT, NOT_RUN, Sweeper
+from kernelcost.present.sweep import Sweeper
+from kernelcost.present.sweep_roofline import DOES_NOT_FIT, NOT_RUN
 
 CASES = [  # spec, machine, swept size, other sizes, range
     ("gemm_hopper", "h100", "N", {"M": "N", "K": "N"}, (256, 16384)),  # 512^3: 8 blocks

@@ -16,7 +16,8 @@ from kernelcost.analysis.api import analyze, broken_assumptions, load, loads
 from kernelcost.answers.answer import answers
 from kernelcost.answers.model import verdict
 from kernelcost.answers.rejections import CODES, Rejected
-from kernelcost.answers.search import Evaluator, pareto
+from kernelcost.answers.search import Evaluator
+from kernelcost.answers.search_results import pareto
 from kernelcost.answers.tune import fixed_values, tune
 from kernelcost.base.errors import KcostError
 from kernelcost.base.kinds import Raster

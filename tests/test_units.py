@@ -10,9 +10,11 @@ import sympy
 from conftest import SPECS
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from wording import plural_slips
 
 import kernelcost
 from kernelcost.answers.model import verdict
+from kernelcost.base.units import counted
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.oracle import compare, enumerate_counts
 from kernelcost.present.roofs import roof_name
@@ -247,3 +249,15 @@ def test_the_closed_forms_and_the_oracle_choose_the_same_units(template, M, N, K
     counts = enumerate_counts(spec.checked, sizes)
     mismatches = compare(spec.cost(), counts)
     assert not mismatches, [str(m) for m in mismatches]
+
+
+def test_no_printed_count_of_one_takes_the_plural():
+    """Every golden output, the README and the docs: "1 block", never "1 blocks" (the fill
+    and drain sentence, the wave model's stages and the latency effect's lift said it)."""
+    assert counted(1, "block") == "1 block" and counted(4, "stage") == "4 stages"
+    root = SPECS.parent
+    texts = [*sorted((root / "tests" / "golden").iterdir()), root / "README.md",
+             *sorted((root / "docs").glob("*.md"))]
+    slips = {str(path.relative_to(root)): found for path in texts
+             if (found := plural_slips(path.read_text(encoding="utf-8")))}
+    assert not slips, slips

@@ -31,7 +31,8 @@ from kernelcost.answers.tensor_parallel import CollectiveName
 from kernelcost.base.architectures import Feature, MmaPath
 from kernelcost.base.kinds import LaunchMode, Precision, Unit, WorkClass
 from kernelcost.base.levels import Level
-from kernelcost.hardware.machine import EXECUTION_FIGURES, UNKNOWN_BANDWIDTH, execution_source_key
+from kernelcost.hardware.machine import UNKNOWN_BANDWIDTH
+from kernelcost.hardware.resources import EXECUTION_FIGURES, execution_source_key
 from kernelcost.hardware.topology import Fabric
 
 # --- machines -------------------------------------------------------------------------------

@@ -71,10 +71,7 @@ def patched() -> Iterator[None]:
     try:
         yield
     finally:
-        if previous is None:
-            del _thread.on
-        else:
-            _thread.on = previous
+        _restore(previous)
         _release()
 
 
@@ -89,11 +86,16 @@ def sympys_own() -> Iterator[None]:
     try:
         yield
     finally:
-        if previous is None:
-            del _thread.on
-        else:
-            _thread.on = previous
+        _restore(previous)
         sympy.core.cache.clear_cache()
+
+
+def _restore(previous: bool | None) -> None:
+    """The calling thread's choice as it was before a scope (None: it had made none)."""
+    if previous is None:
+        del _thread.on
+    else:
+        _thread.on = previous
 
 
 def own_process() -> None:

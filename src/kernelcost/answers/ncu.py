@@ -110,6 +110,32 @@ class Profile:
 def read_ncu(path: str | Path) -> Profile:
     """An `ncu --csv --page raw` export; a MeasurementError at file:line:column if malformed."""
     path = Path(path)
+    text = _export_text(path)
+    lines = text.splitlines()
+    first, header = _header(path, text, lines)
+    _check_units(path, text, lines, first, header)
+    architecture: Architecture | None = None
+    launches = []
+    for number in range(first + 3, len(lines) + 1):  # after the header and the units row
+        line = lines[number - 1]
+        if not line.strip() or line.startswith("=="):  # ncu's own messages
+            continue
+        fields, arch = _launch_fields(path, text, number, line, header)
+        if architecture not in (None, arch):
+            _fail(path, text, number, 1, "launches from two architectures in one file",
+                  "profile one GPU per file")
+        architecture = arch
+        metrics = _metrics(path, text, number, line, fields, header)
+        launches.append(Launch(number, dict(zip(header, fields))["Kernel Name"], metrics))
+    if architecture is None:
+        raise MeasurementError(Code.RESULTS_EMPTY, Diagnostic(
+            Span(str(path), first + 1, 1, first + 1, 2), "the export holds no launch",
+            "profile at least one kernel"), text)
+    return Profile(path, architecture, tuple(launches))
+
+
+def _export_text(path: Path) -> str:
+    """The export's text, refused where there is no such file or it is too large."""
     if not path.is_file():
         raise InputOutputError(Code.NO_SUCH_FILE, Diagnostic(
             None, f"cannot read `{path}`: no such file",
@@ -117,8 +143,11 @@ def read_ncu(path: str | Path) -> Profile:
     if path.stat().st_size > MAX_BYTES:
         raise InputOutputError(Code.FILE_TOO_LARGE, Diagnostic(
             None, f"`{path}` is larger than {MAX_BYTES:,} bytes", "profile fewer launches"))
-    text = path.read_text(encoding="utf-8-sig")
-    lines = text.splitlines()
+    return path.read_text(encoding="utf-8-sig")
+
+
+def _header(path: Path, text: str, lines: list[str]) -> tuple[int, list[str]]:
+    """The header row's index and its column names, which must hold the fixed columns."""
     first = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
     if first is None:
         raise MeasurementError(Code.RESULTS_BAD_HEADER, Diagnostic(
@@ -129,48 +158,45 @@ def read_ncu(path: str | Path) -> Profile:
     if missing:
         _fail(path, text, first + 1, 1, f"the header lacks {', '.join(missing)}",
               "export with `--page raw` (the details page has another layout)")
-    _check_units(path, text, lines, first, header)
-    architecture: Architecture | None = None
-    launches = []
-    for number in range(first + 3, len(lines) + 1):  # after the header and the units row
-        line = lines[number - 1]
-        if not line.strip() or line.startswith("=="):  # ncu's own messages
+    return first, header
+
+
+def _launch_fields(path: Path, text: str, number: int, line: str, header: list[str]
+                   ) -> tuple[list[str], Architecture]:
+    """A launch's fields, one a column, and the architecture its compute capability names."""
+    fields = next(csv.reader([line]))
+    if len(fields) != len(header):
+        _fail(path, text, number, 1, f"{len(fields)} fields where the header has "
+              f"{len(header)}", "one value per column")
+    values = dict(zip(header, fields))
+    arch = _architecture(values["CC"])
+    if arch is None:
+        _fail(path, text, number, cell_column(line, fields, header.index("CC")),
+              f"compute capability `{values['CC']}` is not Ampere, Hopper or Blackwell",
+              "8.x, 9.x or 10.x")
+    return fields, arch
+
+
+def _metrics(path: Path, text: str, number: int, line: str, fields: list[str],
+             header: list[str]) -> dict[str, float]:
+    """A launch's metrics (the columns named `unit__metric`), each a count: 0 or more."""
+    values = dict(zip(header, fields))
+    metrics = {}
+    for index, name in enumerate(header):
+        if "__" not in name or values[name] in ("", "n/a"):
             continue
-        fields = next(csv.reader([line]))
-        if len(fields) != len(header):
-            _fail(path, text, number, 1, f"{len(fields)} fields where the header has "
-                  f"{len(header)}", "one value per column")
-        values = dict(zip(header, fields))
-        arch = _architecture(values["CC"])
-        if arch is None:
-            _fail(path, text, number, cell_column(line, fields, header.index("CC")),
-                  f"compute capability `{values['CC']}` is not Ampere, Hopper or Blackwell",
-                  "8.x, 9.x or 10.x")
-        if architecture not in (None, arch):
-            _fail(path, text, number, 1, "launches from two architectures in one file",
-                  "profile one GPU per file")
-        architecture = arch
-        metrics = {}
-        for index, name in enumerate(header):
-            if "__" not in name or values[name] in ("", "n/a"):
-                continue
-            try:
-                metrics[name] = float(values[name].replace(",", ""))
-            except ValueError:
-                _fail(path, text, number, cell_column(line, fields, index),
-                      f"{name} `{values[name]}` is not a number", "export with --csv")
-            if not (math.isfinite(metrics[name]) and metrics[name] >= 0):
-                # bytes, cycles' percentages and a duration: -1 B read a ratio of -0.00x
-                why = "it is negative" if metrics[name] < 0 else "not a finite number"
-                _fail(path, text, number, cell_column(line, fields, index),
-                      f"{name} `{values[name]}` is not a count: {why}",
-                      "export the raw page as ncu wrote it (every metric is 0 or more)")
-        launches.append(Launch(number, values["Kernel Name"], metrics))
-    if architecture is None:
-        raise MeasurementError(Code.RESULTS_EMPTY, Diagnostic(
-            Span(str(path), first + 1, 1, first + 1, 2), "the export holds no launch",
-            "profile at least one kernel"), text)
-    return Profile(path, architecture, tuple(launches))
+        try:
+            metrics[name] = float(values[name].replace(",", ""))
+        except ValueError:
+            _fail(path, text, number, cell_column(line, fields, index),
+                  f"{name} `{values[name]}` is not a number", "export with --csv")
+        if not (math.isfinite(metrics[name]) and metrics[name] >= 0):
+            # bytes, cycles' percentages and a duration: -1 B read a ratio of -0.00x
+            why = "it is negative" if metrics[name] < 0 else "not a finite number"
+            _fail(path, text, number, cell_column(line, fields, index),
+                  f"{name} `{values[name]}` is not a count: {why}",
+                  "export the raw page as ncu wrote it (every metric is 0 or more)")
+    return metrics
 
 
 def _check_units(path: Path, text: str, lines: list[str], first: int,

@@ -45,16 +45,7 @@ from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_
 from ..lang.sizes import header_sizes, refuse_header_sizes
 from .rejections import (
     CODES,
-    REJECTED,
-    BrokenBound,
-    BrokenFact,
-    EmptyGrid,
-    Figures,
-    HeaderCount,
-    RegistersOver,
     Rejected,
-    SharedHeld,
-    SharedOver,
 )
 from .search_fits import Need, residency
 
@@ -93,15 +84,6 @@ class Evaluation:
         """array (broadcast to the candidates' shape) at flat candidate indices."""
         shape = self.t_bound.shape
         return numpy.broadcast_to(array, shape)[numpy.unravel_index(index, shape)]
-
-
-@record
-class Pareto:
-    """A candidate no other beats on both t_bound and bytes on chip."""
-
-    values: tuple[int, ...]
-    t_bound: float  # s
-    on_chip_B: float
 
 
 def fixed_values(spec: Spec, varied: list[str], raw: dict, follow: str | None = None,
@@ -220,14 +202,14 @@ class Evaluator:
             holds = HOLDS[type(relation)]
             left, right = self._f(relation.lhs)(arrays), self._f(relation.rhs)(arrays)
             broken.append((Rejected.ASSUMPTION, ~holds(left, right)))  # nan: broken
-        for _, count in self._header_counts():
+        for _, count in self.header_counts():
             value = self._f(count)(arrays)
             broken.append((Rejected.HEADER, ~(value > 0) | (value != numpy.floor(value))))
         if self.check_facts and self.cost.grid is not None:
             broken.append((Rejected.GRID, ~(self._f(self.cost.grid.blocks)(arrays) > 0)))
         return broken
 
-    def _header_counts(self) -> list[tuple[str, sympy.Expr]]:
+    def header_counts(self) -> list[tuple[str, sympy.Expr]]:
         """The counts the parallel header states, where they vary with the candidates (one
         that does not was refused at the fixed sizes: fixed_values); on a continuous map,
         none (its sizes are not whole)."""
@@ -343,63 +325,3 @@ def _first_block(grid) -> dict[sympy.Symbol, sympy.Expr]:
     for iterator, low in zip(grid.iterators, grid.lower_bounds):
         first[iterator] = sympy.sympify(low).xreplace(first)
     return first
-
-
-def point_at(axes, shape, index: int) -> tuple[int, ...]:
-    """The values of flat candidate `index` of the open mesh of `axes`."""
-    coordinates = numpy.unravel_index(index, shape)
-    return tuple(int(axis[c]) for axis, c in zip(axes, coordinates))
-
-
-def pareto(result: Evaluation, axes) -> tuple[Pareto, ...]:
-    """The fitting candidates no other beats on both t_bound and bytes on chip (a smaller
-    t_bound with at most as many bytes), fewest bytes first."""
-    fits = numpy.flatnonzero(result.reject.ravel() == 0)
-    if fits.size == 0:
-        return ()
-    t = result.full(result.t_bound, fits)
-    held = result.full(result.on_chip, fits)
-    order = numpy.lexsort((t, held))
-    best = numpy.minimum.accumulate(t[order])
-    better = numpy.concatenate(([True], t[order][1:] < best[:-1]))
-    return tuple(Pareto(point_at(axes, result.t_bound.shape, int(fits[i])), float(t[i]),
-                        float(held[i])) for i in order[better])
-
-
-def rejection_figures(evaluator: Evaluator, result: Evaluation, index: int,
-                      axes) -> Figures | None:
-    """The figures of candidate `index`'s rejection, where there are some to give."""
-    reason = REJECTED[result.reject.ravel()[index] - 1]
-    machine = evaluator.machine
-    ex = machine.execution
-    point = point_at(axes, result.t_bound.shape, index)
-    one = [numpy.array([float(v)]) for v in point]
-    picked = numpy.array([index])
-    if reason == Rejected.ASSUMPTION:
-        for divisor, dividend in evaluator.spec.checked.divisibility:
-            d = float(evaluator._f(divisor)(one).ravel()[0])
-            n = float(evaluator._f(dividend)(one).ravel()[0])
-            if n % d or n < d:
-                return BrokenFact(divisor, dividend, d, n)
-        for relation in evaluator.spec.checked.bounds:
-            left = float(evaluator._f(relation.lhs)(one).ravel()[0])
-            right = float(evaluator._f(relation.rhs)(one).ravel()[0])
-            if not HOLDS[type(relation)](left, right):
-                return BrokenBound(relation, left, right)
-    if reason == Rejected.HEADER:
-        for what, count in evaluator._header_counts():
-            value = float(evaluator._f(count)(one).ravel()[0])
-            if not (value > 0 and value == math.floor(value)):
-                return HeaderCount(what, value)
-    if reason == Rejected.GRID and evaluator.cost.grid is not None:
-        return EmptyGrid(float(evaluator._f(evaluator.cost.grid.blocks)(one).ravel()[0]))
-    if reason == Rejected.SHARED and result.shared is not None:
-        limit = ex.shared_per_block_max_B or machine.capacity(Level.SHARED)
-        return SharedOver(float(result.full(result.shared, picked)[0]), float(limit))
-    if reason == Rejected.SHARED:
-        return SharedHeld(float(result.full(result.on_chip, picked)[0]))
-    if reason == Rejected.REGISTERS and result.registers is not None:
-        allowed = min(v for v in (ex.max_registers_per_block, ex.registers_per_sm) if v)
-        needed = float(result.full(result.registers, picked)[0])
-        return RegistersOver(needed, float(allowed)) if needed > allowed else None
-    return None

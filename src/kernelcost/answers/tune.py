@@ -43,16 +43,8 @@ from ..lang.sizes import refuse_large_numbers
 from ..lang.varied import RASTER, Varied
 from .not_run import refuse_not_run
 from .rejections import REJECTED, Rejected, Rejection, first_rejected
-from .search import (
-    ROOF_LEVELS,
-    Evaluation,
-    Evaluator,
-    Pareto,
-    fixed_values,
-    pareto,
-    rejection_figures,
-    summed,
-)
+from .search import ROOF_LEVELS, Evaluation, Evaluator, fixed_values, summed
+from .search_results import Pareto, pareto, rejection_figures
 from .tune_rescore import Row, Scoring, Space, candidate_point, rescored
 
 __all__ = ["ROOF_LEVELS", "Evaluator", "Ranking", "Row", "fixed_values", "own_rank", "tune"]
@@ -108,48 +100,18 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     refuse_not_run(spec.kernel, cost, machine, "tune")
     if cost.grid is not None:  # its blocks counted in 64-bit integers
         refuse_large_numbers(spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES)
-    named = dict(zip(space.names, space.symbols))
-    where = {named[name]: place for name, place in (places or {}).items() if name in named}
-    sized = [_with_shape(raw or {}, shape) for shape in shapes] or [_with_shape(raw or {}, {})]
-    fixes = [fixed_values(spec, list(space.symbols), each, places=where) for each in sized]
+    fixes = _fixed_at_each_shape(spec, space, raw or {}, shapes, places or {})
     points = int(numpy.prod([len(axis) for axis in space.axes]))
     many = max(len(space.rasters), 1)
-    if points * len(sized) > MAX_CANDIDATES:  # each shape's arrays held at once
-        span, text = next(iter((places or {}).values()), (None, None))  # the whole --vary
-        counted = " x ".join(f"{len(a):,} {n}" for n, a in zip(space.names, space.axes))
-        raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
-            None if span is None or text is None else option_span(span.file, text), counted
-            + (f" x {len(sized)} shapes" if len(sized) > 1 else "")
-            + f" make {points * len(sized):,} combinations, more than {MAX_CANDIDATES:,}",
-            "give fewer values (a larger STEP, or --pow2), vary fewer parameters, or give "
-            "fewer shapes"), text)
+    _refuse_too_many(space, points, len(fixes), places or {})
     evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
-    arrays = _open_mesh(space.axes)
-    for evaluator in evaluators:  # compiled before the timing, at one candidate
-        evaluator([axis[(slice(0, 1),) * axis.ndim] for axis in arrays])
+    each, result, order, seconds = _evaluated(evaluators, space, max(rescore // many, top, 1))
     started = time.perf_counter()
-    each = [evaluator(arrays) for evaluator in evaluators]
-    result = summed(each)
-    order = rank(result, space, max(rescore // many, top, 1))
-    seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    defaults = {str(p): v for p, v in spec.checked.defaults.items()}
-    own = (tuple(defaults[s] for s in space.symbols)
-           if all(s in defaults for s in space.symbols) else None)
-    own_raster = cost.grid.raster if space.rasters and cost.grid is not None else None
+    own, own_raster = _own_values(spec, space, cost)
     ranked = rescored(Scoring(spec, machine, fixes, space, result, each), order, rescore,
-                     _own_index(space, result, own, own_raster))
+                      _own_index(space, result, own, own_raster))
     rescore_seconds = time.perf_counter() - started
-    rejected = []
-    flat = result.reject.ravel()
-    counts = numpy.bincount(flat, minlength=len(REJECTED) + 1)
-    firsts = first_rejected(flat, counts, show_rejected)
-    for code, reason in enumerate(REJECTED, 1):  # the first few of each reason
-        for i in firsts[code]:
-            k = next(k for k, found in enumerate(each) if found.reject.ravel()[i] == code)
-            rejected.append(Rejection(candidate_point(space, result, i), reason,
-                                      rejection_figures(evaluators[k], each[k], i,
-                                                        space.axes)))
+    rejected, counts = _first_rejections(space, result, each, evaluators, show_rejected)
     counts = counts * many
     by = tuple((reason, int(counts[code])) for code, reason in enumerate(REJECTED, 1)
                if counts[code])
@@ -160,13 +122,79 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     return Ranking(
         kernel=spec.name, machine=machine.id, parameters=space.names, fixed=numbers[0],
         candidates=points * many, fitting=int(counts[0]), seconds=seconds,
-        top=ranked.rows[:top], rejected=tuple(rejected), rejected_by=by,
+        top=ranked.rows[:top], rejected=rejected, rejected_by=by,
         parallel=cost.grid is not None, points=points, rasters=space.rasters,
         rescored=len(ranked.rows) if rescore > 0 else 0, rescore_seconds=rescore_seconds,
         proven=ranked.proven_for(top, result, bounds), own=own, own_raster=own_raster,
         own_place=ranked.own_place, own_row=ranked.own_row, pareto=front,
         values=tuple(tuple(int(v) for v in axis) for axis in space.axes),
         shapes=tuple(numbers) if len(numbers) > 1 else ())
+
+
+def _fixed_at_each_shape(spec: Spec, space: Space, raw: dict, shapes: Sequence[dict],
+                         places: dict) -> list[dict]:
+    """The parameters not varied at each shape (one where no shapes are given)."""
+    named = dict(zip(space.names, space.symbols))
+    where = {named[name]: place for name, place in places.items() if name in named}
+    sized = [_with_shape(raw, shape) for shape in shapes] or [_with_shape(raw, {})]
+    return [fixed_values(spec, list(space.symbols), each, places=where) for each in sized]
+
+
+def _refuse_too_many(space: Space, points: int, shapes: int, places: dict) -> None:
+    """Refuse more combinations than the arrays may hold: each shape's are held at once."""
+    if points * shapes <= MAX_CANDIDATES:
+        return
+    span, text = next(iter(places.values()), (None, None))  # the whole --vary
+    counted = " x ".join(f"{len(a):,} {n}" for n, a in zip(space.names, space.axes))
+    raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
+        None if span is None or text is None else option_span(span.file, text), counted
+        + (f" x {shapes} shapes" if shapes > 1 else "")
+        + f" make {points * shapes:,} combinations, more than {MAX_CANDIDATES:,}",
+        "give fewer values (a larger STEP, or --pow2), vary fewer parameters, or give "
+        "fewer shapes"), text)
+
+
+def _evaluated(evaluators: list[Evaluator], space: Space, pool: int
+               ) -> tuple[list[Evaluation], Evaluation, numpy.ndarray, float]:
+    """Every candidate at each shape, the shapes summed, the `pool` best by t_bound, and the
+    seconds that took (each evaluator compiled before, at one candidate)."""
+    arrays = _open_mesh(space.axes)
+    for evaluator in evaluators:
+        evaluator([axis[(slice(0, 1),) * axis.ndim] for axis in arrays])
+    started = time.perf_counter()
+    each = [evaluator(arrays) for evaluator in evaluators]
+    result = summed(each)
+    order = rank(result, space, pool)
+    return each, result, order, time.perf_counter() - started
+
+
+def _own_values(spec: Spec, space: Space, cost) -> tuple[tuple[int, ...] | None,
+                                                         Raster | None]:
+    """The spec's own values of the varied parameters (None where one has no default) and
+    its raster order, where rasters are varied."""
+    defaults = {str(p): v for p, v in spec.checked.defaults.items()}
+    own = (tuple(defaults[s] for s in space.symbols)
+           if all(s in defaults for s in space.symbols) else None)
+    own_raster = cost.grid.raster if space.rasters and cost.grid is not None else None
+    return own, own_raster
+
+
+def _first_rejections(space: Space, result: Evaluation, each: list[Evaluation],
+                      evaluators: list[Evaluator], show: int
+                      ) -> tuple[tuple[Rejection, ...], numpy.ndarray]:
+    """The first `show` candidates left out for each reason, with their figures (from the
+    first shape that left each out), and how many each reason left out (code 0: fitting)."""
+    rejected = []
+    flat = result.reject.ravel()
+    counts = numpy.bincount(flat, minlength=len(REJECTED) + 1)
+    firsts = first_rejected(flat, counts, show)
+    for code, reason in enumerate(REJECTED, 1):
+        for i in firsts[code]:
+            k = next(k for k, found in enumerate(each) if found.reject.ravel()[i] == code)
+            rejected.append(Rejection(candidate_point(space, result, i), reason,
+                                      rejection_figures(evaluators[k], each[k], i,
+                                                        space.axes)))
+    return tuple(rejected), counts
 
 
 def _with_shape(raw: dict, shape: dict) -> Settings:

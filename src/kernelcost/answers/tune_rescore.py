@@ -16,7 +16,8 @@ from ..base.records import record
 from ..hardware.machine import Machine, Roof
 from ..lang.sizes import refuse_header_sizes
 from .model import verdict
-from .search import Evaluation, point_at
+from .search import Evaluation
+from .search_results import point_at
 
 GROUP = 8  # rows of blocks a group where a spec without one is given `raster=grouped`
 # (Triton's GROUP_SIZE_M in its matmul tutorial)

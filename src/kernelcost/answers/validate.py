@@ -260,13 +260,35 @@ def compare(path: str | Path, machine: str) -> list[Comparison]:
 def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
     """One row against its spec. The counts and the verdict only, not `analyze`'s limits and
     leading terms: those cost most of its time, and a results file has dozens of rows."""
-    from ..analysis.api import _numeric_values, broken_assumptions, load
     from ..base.watchdog import stage
+    from .ledger import ledger
+    from .model import verdict as model_verdict
+
+    cost, settings, values, warnings = _row_cost(path, text, row, specs)
+    unset = [str(p) for p in cost.parameters if p not in values]
+    if unset:
+        raise _error(Code.RESULTS_BAD_SPEC, _cell(path, row.line, 1), text,
+                     f"{row.kernel}: the sizes leave {', '.join(unset)} unset",
+                     "give every size of the spec without a default in the sizes column")
+    stage(f"predicting line {row.line} ({row.kernel}) on {machine.id}")
+    verdict = model_verdict(cost, machine, cost.precision, settings, apply_defaults=True)
+    t_bound = _float(verdict.t_bound)
+    t_model = _float(verdict.t_model)
+    counters = tuple(_counter(name, row.counters[name], cost, values, verdict)
+                     for name in COUNTERS if name in row.counters)
+    return Comparison(row, t_bound, t_model,
+                      verdict.bound_at_max_clock if t_bound is not None else None,
+                      counters, warnings, _notes(row, cost, verdict, t_bound),
+                      _float(verdict.t_floor), ledger(verdict))
+
+
+def _row_cost(path: Path, text: str, row: Row, specs: dict):
+    """The row's spec (loaded once, in `specs`) at its sizes: its cost, settings, numeric
+    values and the warnings about them; a spec's error placed at the row that asked."""
+    from ..analysis.api import _numeric_values, broken_assumptions, load
     from ..lang.settings import resolve_settings, setting_warnings
     from ..lang.sizes import size_warnings
     from .answer import refuse_verdict_sizes
-    from .ledger import ledger
-    from .model import verdict as model_verdict
 
     spec_path = _find_spec(path, row.spec)
     line = text.split("\n")[row.line - 1]
@@ -283,29 +305,30 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
         refuse_verdict_sizes(spec, values, row.sizes)
         warnings = (*broken_assumptions(spec.checked, values), *setting_warnings(settings),
                     *size_warnings(spec.checked, values))
-        cost = spec.cost()
+        return spec.cost(), settings, values, warnings
     except KcostError as error:  # the spec's own message, placed at the row that asked
-        detail = error.diagnostics[0]
-        column, where = row.columns.get("sizes", 1), ""
-        if detail.span is not None and detail.span.file.startswith("--set "):
-            # a size's value: placed on it in the row, at the column within it
-            start = row.columns.get(f"size {detail.span.file[6:]}")
-            if start is not None:
-                column = start + detail.span.column - 1
-        elif detail.span is not None:
-            where = f" ({detail.span})"
-        raise _error(Code.RESULTS_BAD_SPEC, _cell(path, row.line, column), text,
-                     f"{row.kernel}: {detail.message}{where}",
-                     detail.hint or f"see `kernelcost analyze {row.spec}`") from None
-    unset = [str(p) for p in cost.parameters if p not in values]
-    if unset:
-        raise _error(Code.RESULTS_BAD_SPEC, _cell(path, row.line, 1), text,
-                     f"{row.kernel}: the sizes leave {', '.join(unset)} unset",
-                     "give every size of the spec without a default in the sizes column")
-    stage(f"predicting line {row.line} ({row.kernel}) on {machine.id}")
-    verdict = model_verdict(cost, machine, cost.precision, settings, apply_defaults=True)
-    t_bound = _float(verdict.t_bound)
-    t_model = _float(verdict.t_model)
+        raise _at_row(path, text, row, error) from None
+
+
+def _at_row(path: Path, text: str, row: Row, error: KcostError) -> MeasurementError:
+    """A spec's error at the row's sizes: on a size's value where it is about one, at the
+    column within it."""
+    detail = error.diagnostics[0]
+    column, where = row.columns.get("sizes", 1), ""
+    if detail.span is not None and detail.span.file.startswith("--set "):
+        start = row.columns.get(f"size {detail.span.file[6:]}")
+        if start is not None:
+            column = start + detail.span.column - 1
+    elif detail.span is not None:
+        where = f" ({detail.span})"
+    return _error(Code.RESULTS_BAD_SPEC, _cell(path, row.line, column), text,
+                  f"{row.kernel}: {detail.message}{where}",
+                  detail.hint or f"see `kernelcost analyze {row.spec}`")
+
+
+def _notes(row: Row, cost, verdict, t_bound: float | None) -> tuple[Note, ...]:
+    """What a reader of the row's comparison should know: the machine does not run it, its
+    block does not fit, or the spec computes at another precision than the row's."""
     notes: list[Note] = []
     if verdict.unsupported:
         notes.append(NotRun(tuple(item.needed for item in verdict.unsupported)))
@@ -313,12 +336,7 @@ def _compare(path: Path, text: str, row: Row, machine, specs) -> Comparison:
         notes.append(NoFit(tuple(verdict.misfits)))
     if row.dtype and row.dtype != cost.precision:
         notes.append(OtherPrecision(row.dtype, cost.precision))
-    counters = tuple(_counter(name, row.counters[name], cost, values, verdict)
-                     for name in COUNTERS if name in row.counters)
-    return Comparison(row, t_bound, t_model,
-                      verdict.bound_at_max_clock if t_bound is not None else None,
-                      counters, warnings, tuple(notes), _float(verdict.t_floor),
-                      ledger(verdict))
+    return tuple(notes)
 
 
 def _scheduled(specs: dict, spec_path: Path, sizes: dict[str, str]):

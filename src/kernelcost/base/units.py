@@ -26,6 +26,11 @@ def si(value: float | None, unit: str, digits: int = 3) -> str:
     return f"{_significant(scaled, digits)} {prefix}{unit}"
 
 
+def counted(count: int, noun: str) -> str:
+    """A count with its noun, singular at one: `counted(1, "block")` -> '1 block'."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def binary(value: float | None, digits: int = 3) -> str:
     """A capacity in binary units, as data sheets state them: '228 KiB', '60 MiB'."""
     if value is None:

@@ -26,7 +26,6 @@ from ..base.errors import (
     InternalError,
     KcostError,
     MachineFileError,
-    MeasurementError,
     SizeError,
     did_you_mean,
     option_span,
@@ -35,16 +34,15 @@ from ..base.errors import (
 from ..base.launch import process_start
 from ..base.outputs import drop_stdout
 from ..base.symbols import LEVELS
-from ..base.tree import Span
 from ..base.version import VERSION
 from ..base.watchdog import available as watchdog_available
 from ..base.watchdog import budget_seconds, current_stage, run_watched, stage, tell_json, watched
+from .analyze_cmd import run_analyze
 from .bounds_cmd import build_bound_parsers, run_bound, run_phase, run_tune
 from .import_cmd import (
     TARGET_HELP,
     add_import_options,
     build_import_parser,
-    load_or_import,
     run_import,
 )
 from .inspect_cmd import add_validate_parser, run_check, run_machines, run_validate
@@ -60,7 +58,6 @@ from .shared import (  # noqa: F401 (EXIT_* are the command line's public codes)
     add_wide,
     machine_choice,
     machine_ids,
-    measurement_of,
     page,
     parse_settings,
     placed_option,
@@ -154,113 +151,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_validate_parser(commands)
     build_import_parser(commands)
     return parser
-
-
-def run_analyze(args) -> int:
-    from ..analysis.api import analyze
-    from ..present import report
-
-    precisions = precision_names(args.precision)  # an unknown name is refused before any work
-    raw = parse_settings(args.settings)
-    spec = load_or_import(args)
-    # the closed forms at the first precision asked for: its element types (precisions.py)
-    result = analyze(spec, raw, reuse=args.reuse,
-                     verify=not args.no_verify, precision=precisions[0] if precisions else None)
-    failed = result.verified is not None and result.verified.agree is False
-    if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
-        print(report.verification_error(result.verified), file=sys.stderr)
-        return EXIT_MISMATCH
-    machines, dropped = machine_choice(args.machine, [], precisions)
-    measurement = measurement_of(args.measured) if args.measured else None
-    if args.exp_on_fma and not machines:
-        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(None, "--exp-on-fma needs a machine",
-                                                              "add --machine b200 (or another id)"))
-    warm = tuple(name.strip() for name in (args.warm_l2 or "").split(",") if name.strip())
-    if args.warm_l2 is not None and not warm:
-        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-            option_span("--warm-l2", args.warm_l2), "--warm-l2 names no tensor",
-            "--warm-l2 x,w"), args.warm_l2)
-    _refuse_twice(args.warm_l2)
-    if warm and not machines:
-        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
-            None, "--warm-l2 needs a machine (its L2 capacity)",
-            "add --machine h100 (or another id)"))
-    if measurement and not machines:
-        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
-            None, "--measured needs a machine to compare with",
-            "add --machine h100 (or another id)"))
-    found = []
-    if machines:  # the model, solve and machine stages load only when there is one
-        from ..answers.answer import answers
-
-        stage("comparing with the machines")
-        from ..gpu.polyexp import parse_exp_on_fma
-
-        option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
-        try:
-            found = answers(result, machines, precisions, measurement, exp_on_fma=option,
-                            warm_l2=warm, raw=raw)
-        except MeasurementError as error:  # about the measurement: placed on its value
-            raise placed(error, option_span("--measured", args.measured or ""),
-                         args.measured or "") from None
-        except SizeError as error:
-            if error.code != Code.NOT_A_TENSOR_READ:
-                raise
-            raise placed(error, option_span("--warm-l2", args.warm_l2 or ""),
-                         args.warm_l2 or "") from None
-    stage("writing the output")
-    if args.json:
-        document = report.analysis_json(result)
-        if machines:
-            document.update(report.answers_json(found))
-            document["dropped_machines"] = report.dropped_json(dropped)
-        print_json(document)
-        if failed:
-            print(report.verification_error(result.verified), file=sys.stderr)
-            return EXIT_MISMATCH
-    elif args.markdown:
-        print(report.analysis_markdown(result, found), end="")
-        if report.dropped_line(dropped) is not None:
-            print(f"\n{report.dropped_line(dropped)}")
-    elif args.latex:
-        print(report.analysis_latex(result, found), end="")
-    else:
-        console, width = page(args)
-        for renderable in report.analysis_tables(result, width):
-            console.print(renderable)
-        if found:
-            print_fitted(console, report.verdict_table(found, width))
-            print_prose(console, report.answer_lines(found), width)
-        if report.dropped_line(dropped) is not None:
-            print_prose(console, [report.dropped_line(dropped)], width)
-            if console.is_terminal:
-                _print_text_roofline(console, found)
-    return EXIT_OK
-
-
-def _print_text_roofline(console, found) -> None:
-    """A roofline preview for a terminal without a figure viewer."""
-    from ..present.textplot import drawable, render
-
-    results = [answer.verdict for answer in found if drawable(answer.verdict)]
-    if results:
-        console.print(render(results[:1], width=min(console.width, 100)), markup=False,
-                      highlight=False)
-
-
-def _refuse_twice(warm_l2: str | None) -> None:
-    """A tensor --warm-l2 names twice had its reads taken from L2 twice (rmsnorm's x,x:
-    t_floor halved, t_model doubled): refused under the second."""
-    seen, column = set(), 1
-    for part in (warm_l2 or "").split(","):
-        name = part.strip()
-        if name and name in seen:
-            start = column + len(part) - len(part.lstrip())
-            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-                Span("--warm-l2", 1, start, 1, start + len(name)),
-                f"--warm-l2 names `{name}` twice", "name each tensor once"), warm_l2)
-        seen.add(name)
-        column += len(part) + 1
 
 
 def run_solve(args) -> int:

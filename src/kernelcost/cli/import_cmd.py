@@ -10,7 +10,6 @@ import re
 from ..base.errors import Code, Diagnostic, KcostError, SizeError
 from ..base.outputs import check_output, write_via_temporary
 from ..base.tree import Span
-from ..frontend.triton_spec import ImportOptions, import_triton, parse_dtypes, split_target
 from .shared import EXIT_OK, whole_number
 
 TARGET_HELP = "FILE.py::FUNCTION, a @triton.jit kernel (read, never run)"
@@ -51,6 +50,9 @@ def is_python_target(spec: str) -> bool:
 
 def imported_text(target: str, args, sizes: dict[str, int] | None = None) -> str:
     """The spec of the kernel `target` names, with the import's options of `args`."""
+    # imported here: the Triton frontend's records cost every other command some 5 ms to build
+    from ..frontend.triton_spec import ImportOptions, import_triton, parse_dtypes, split_target
+
     path, function = split_target(target)
     options = ImportOptions(args.grid, parse_dtypes(args.dtype), sizes or {}, args.config,
                             args.wrap == "clip")

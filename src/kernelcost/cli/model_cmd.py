@@ -145,16 +145,11 @@ def _machines(text: str) -> list[str]:
 
 
 def run_model(args) -> int:
-    from ..algebra.jsonout import print_json
     from ..answers.quantisation import quantisation
-    from ..answers.tensor_parallel import Layout, check_expert_parallel
-    from ..answers.wholemodel import whole_model
     from ..hardware.hfconfig import load_model_or_config
     from ..hardware.machinefile import load_machine
     from ..hardware.modelfile import refuse_past_positions
     from ..lang.varied import parse_values
-    from ..present.wholemodel_report import model_json, save_stack, text_report
-    from .shared import page, print_items
 
     batches = parse_values("--batch", args.batch, MAX_BATCH)
     contexts = parse_values("--context", args.context, MAX_BATCH)
@@ -163,6 +158,28 @@ def run_model(args) -> int:
         from .model_grid_cmd import run_grid
 
         return run_grid(args, batches, contexts, tps)
+    _refuse_lists_without_grid(args, batches, contexts, tps)
+    args.batch, args.context, args.gpus = list(batches), contexts[0], tps[0]
+    _check_before_the_work(args)
+    served = quantisation(args.weights, args.activations, args.kv_cache, args.group_size)
+    if args.chunk is not None:
+        from ..answers.chunk_plan import check_budget
+
+        check_budget(max(args.batch), args.context, args.chunk)
+    model = load_model_or_config(args.model)
+    refuse_past_positions(model, contexts, str(args.context))
+    machine = load_machine(args.machine)
+    _refuse_parallelism(args, model)
+    machines = [machine, *(load_machine(name) for name in (args.compare or []))]
+    stage("composing the model's kernels")
+    results = _composed(args, model, machines if args.curve else machines[:1], served)
+    stage("writing the output")
+    _write(args, results)
+    return 0
+
+
+def _refuse_lists_without_grid(args, batches, contexts, tps) -> None:
+    """Without --grid: at most MAX_BATCHES batches, one context and one --tp."""
     if len(batches) > MAX_BATCHES:  # each batch composed by the analysis: some 0.3 s each
         raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
             option_span("--batch", args.batch),
@@ -175,20 +192,22 @@ def run_model(args) -> int:
                 option_span(option, text), f"{option} takes one value without --grid",
                 f"--grid FILE.csv for every point of --batch x --context x --tp, or "
                 f"{option} {values[0]}"), text)
-    args.batch, args.context, args.gpus = list(batches), contexts[0], tps[0]
+
+
+def _check_before_the_work(args) -> None:
+    """A bad figure name fails before the work."""
     for figure in (args.output, args.curve):
         if figure:
             from ..present.plot import check_figure_path
 
-            check_figure_path(figure)  # a bad name fails before the work
-    served = quantisation(args.weights, args.activations, args.kv_cache, args.group_size)
-    if args.chunk is not None:
-        from ..answers.chunk_plan import check_budget
+            check_figure_path(figure)
 
-        check_budget(max(args.batch), args.context, args.chunk)
-    model = load_model_or_config(args.model)
-    refuse_past_positions(model, contexts, str(args.context))
-    machine = load_machine(args.machine)
+
+def _refuse_parallelism(args, model) -> None:
+    """Refuse a --tp that does not divide the heads, a --pp over the layers, an --ep the
+    experts do not take."""
+    from ..answers.tensor_parallel import check_expert_parallel
+
     if args.gpus > 1 and model.heads % args.gpus:
         raise ModelFileError(Code.GPUS_DO_NOT_DIVIDE, Diagnostic(
             None,
@@ -202,18 +221,32 @@ def run_model(args) -> int:
         check_expert_parallel(model, args.gpus, args.ep)
     except SizeError as error:  # about --ep: placed on its value
         raise placed(error, option_span("--ep", str(args.ep)), str(args.ep)) from None
-    machines = [machine, *(load_machine(name) for name in (args.compare or []))]
-    stage("composing the model's kernels")
-    result, *others = [
+
+
+def _composed(args, model, machines, served) -> list:
+    """The model on each machine, the first --machine's; in chunks with --chunk."""
+    from ..answers.tensor_parallel import Layout
+    from ..answers.wholemodel import whole_model
+
+    results = [
         whole_model(model, each, args.batch, args.context, args.gpus,
                     Layout(_topology(args, each.id), args.gpus, args.pp, args.ep),
                     quantisation=served, fraction=args.memory_fraction, launch=args.launch)
-        for each in (machines if args.curve else machines[:1])]
+        for each in machines]
     if args.chunk is not None:
         from ..answers.chunked import chunked_model
 
-        result, *others = [chunked_model(each, args.chunk) for each in (result, *others)]
-    stage("writing the output")
+        results = [chunked_model(each, args.chunk) for each in results]
+    return results
+
+
+def _write(args, results: list) -> None:
+    """The first machine's report (text or JSON), its figure, and the curve of them all."""
+    from ..algebra.jsonout import print_json
+    from ..present.wholemodel_report import model_json, save_stack, text_report
+    from .shared import page, print_items
+
+    result = results[0]
     if args.json:
         print_json(model_json(result))
     else:
@@ -224,8 +257,7 @@ def run_model(args) -> int:
     if args.curve:
         from ..present.serving_curve import save_curve
 
-        print(save_curve([result, *others], args.curve))
-    return 0
+        print(save_curve(results, args.curve))
 
 
 def _topology(args, machine_id: str):

@@ -20,15 +20,15 @@ import sympy
 
 from ..base.errors import Code
 from .triton_body_exprs import Statement
-from .triton_eval import Evaluator
 from .triton_grid import Axis, grid_strides
+from .triton_locals import Locals
 from .triton_source import Source, dotted, import_error
 from .triton_values import BlockPointer, Data, Index, Local, Pointer, Read, symbol
 
 LOOPS = ("range", "tl.range", "tl.static_range")
 
 
-class Walker(Evaluator):
+class Walker(Locals):
     """Walks the function's body; `statements` holds the spec lines it wrote."""
 
     def __init__(self, source: Source, axes: dict[int, Axis], pointers: set[str]):

@@ -294,7 +294,8 @@ class Expressions:
                 at = len(axes) - len(node.extents) + position
                 lane = axes[at] if 0 <= at < len(axes) else None
                 if lane is None or lane.extent != extent:
-                    lane = fresh.get((node.name, position)) or self.new_lane(extent, node.name)
+                    lane = fresh.get((node.name, position)) or self.new_lane(
+                        extent, f"{node.name}_i")
                     fresh[(node.name, position)] = lane
                 bound.append(lane)
             return replace(node, axes=tuple(bound))
@@ -341,7 +342,8 @@ class Expressions:
                 self.extents.setdefault((read.tensor, axis), extent)
 
     def new_lane(self, extent: sympy.Expr, name: str) -> Lane:
-        lane = Lane(symbol(f"lane{len(self.lanes)}"), extent, f"{name}_i")
+        """A lane of its own, numbered in the order lanes are made, named `name` in the spec."""
+        lane = Lane(symbol(f"lane{len(self.lanes)}"), extent, name)
         self.lanes[lane.symbol] = lane
         return lane
 

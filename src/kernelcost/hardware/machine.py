@@ -14,6 +14,7 @@ from ..base.levels import Level
 from ..base.records import record
 from ..base.symbols import LEVELS
 from .achievable_rates import Achievable
+from .resources import Execution
 
 # the precisions a machine file may give peaks for: every one but the kernels' i32 and i4
 PRECISIONS: tuple[Precision, ...] = tuple(p for p in Precision
@@ -27,31 +28,6 @@ LAUNCH_MODES: tuple[LaunchMode, ...] = tuple(LaunchMode)
 # partition, the far L2 partition, a miss to DRAM, or distributed shared memory of a cluster.
 LATENCY_LEVELS: tuple[str, ...] = (Level.SHARED, Level.L1, Level.L2, Level.L2_FAR, Level.GLOBAL,
                                   Level.DSMEM)
-
-# The figures of an [execution] table, in file order, with their type. Counts are per SM (per
-# CU on AMD), per block or per warp as the name says; `_B` keys are bytes.
-EXECUTION_FIGURES: dict[str, type] = {
-    "warp_size": int,                       # threads of a warp (AMD: a wavefront)
-    "max_threads_per_block": int,
-    "max_threads_per_sm": int,
-    "max_warps_per_sm": int,
-    "max_blocks_per_sm": int,               # resident blocks (AMD: workgroups) per SM
-    "registers_per_sm": int,                # 32-bit registers
-    "max_registers_per_block": int,
-    "max_registers_per_thread": int,
-    "register_granularity_per_warp": int,   # registers are allocated per warp in these units
-    "shared_per_block_max_B": int,          # the most one block may allocate
-    "shared_reserved_per_block_B": int,     # taken by the system from the SM for each block
-    "shared_banks": int,
-    "sector_B": int,                        # the unit of global memory traffic
-    "cache_line_B": int,                    # L1 line (a tag lookup)
-    "l2_partitions": int,
-    "usable_l2_fraction": float,            # of L2 capacity, for data shared by all SMs
-    "cluster_max_portable": int,            # blocks per cluster; 1 where there are no clusters
-    "cluster_max_nonportable": int,
-    "multicast_max_blocks": int,            # blocks one multicast load reaches
-    "issue_per_clock_per_sm": int,          # warp instructions an SM issues a clock
-}
 
 
 # Hardware features a spec may need, each stated in a machine file's [features] table as
@@ -70,12 +46,6 @@ FEATURES: dict[Feature, str] = {
                            "(`needs tensor_memory`)",
 }
 
-
-def execution_source_key(key: str) -> str:
-    """The key of a figure's source: the figure's key without its unit suffix, then `_source`
-    (`shared_per_block_max_B` -> `shared_per_block_max_source`), as `bandwidth_Bps` has
-    `bandwidth_source`."""
-    return f"{key.removesuffix('_B')}_source"
 
 # The precision whose vector peak stands in when a machine lists none for the precision asked:
 # 16- and 8-bit element-wise arithmetic runs on the fp32 pipes unless packed.
@@ -121,45 +91,6 @@ class MemoryLevel:
     per_clock_source: str | None = None
     max_clock_Bps: float | None = None  # at the maximum clock (module clocks); None: as given
     bandwidth_unknown: bool = False  # the file says no public figure was found ("unknown")
-
-
-@record
-class Execution:
-    """Execution resources of one SM (CU on AMD), each with its source; None where the machine
-    file gives no figure. Shared memory per SM and L2 size are the capacities of the memory
-    levels (`Machine.capacity`)."""
-
-    warp_size: int | None = None
-    max_threads_per_block: int | None = None
-    max_threads_per_sm: int | None = None
-    max_warps_per_sm: int | None = None
-    max_blocks_per_sm: int | None = None
-    registers_per_sm: int | None = None
-    max_registers_per_block: int | None = None
-    max_registers_per_thread: int | None = None
-    register_granularity_per_warp: int | None = None
-    shared_per_block_max_B: int | None = None
-    shared_reserved_per_block_B: int | None = None
-    shared_banks: int | None = None
-    sector_B: int | None = None
-    cache_line_B: int | None = None
-    l2_partitions: int | None = None
-    usable_l2_fraction: float | None = None
-    cluster_max_portable: int | None = None
-    cluster_max_nonportable: int | None = None
-    multicast_max_blocks: int | None = None
-    issue_per_clock_per_sm: int | None = None
-    sources: tuple[tuple[str, str], ...] = ()  # (figure key, source), one per figure given
-
-    def source(self, key: str) -> str | None:
-        """The source of a figure, by its key (`max_blocks_per_sm`)."""
-        return dict(self.sources).get(key)
-
-    def figures(self) -> tuple[tuple[str, int | float, str], ...]:
-        """(key, value, source) of every figure given, in file order."""
-        sources = dict(self.sources)
-        return tuple((key, getattr(self, key), sources[key]) for key in EXECUTION_FIGURES
-                     if getattr(self, key) is not None)
 
 
 @record
@@ -339,10 +270,7 @@ class Machine:
 
     def memory_level(self, level: str) -> MemoryLevel | None:
         _check_name(level, LEVELS, "memory level")
-        for memory in self.memory:
-            if memory.level == level:
-                return memory
-        return None
+        return next((memory for memory in self.memory if memory.level == level), None)
 
     def bandwidth(self, level: str) -> float | None:
         """B/s at a level, or None when the machine has no sourced figure for it."""
@@ -361,10 +289,7 @@ class Machine:
     def latency(self, level: str) -> Latency | None:
         """The measured latency at a level (see LATENCY_LEVELS), or None."""
         _check_name(level, LATENCY_LEVELS, "latency level")
-        for latency in self.latencies:
-            if latency.level == level:
-                return latency
-        return None
+        return next((latency for latency in self.latencies if latency.level == level), None)
 
     @property
     def precisions(self) -> tuple[Precision, ...]:

@@ -74,7 +74,7 @@ Per-clock rates, each with its `per_clock_source`: `FLOP_per_clock_per_sm` in [[
 `OP_per_clock_per_sm` in [sfu], `B_per_clock_per_sm` in an on-chip [[memory]] level; times the
 SMs and `max_clock_Hz` they give the figures a bound uses (module clocks), while the figures as
 given stay those of the ridges. The figures of [execution] are listed in
-`hardware.EXECUTION_FIGURES`, the features in `hardware.FEATURES`. A source string names a
+`resources.EXECUTION_FIGURES`, the features in `machine.FEATURES`. A source string names a
 public document (title, author or publisher, year, section or table, URL); a figure that is
 derived, assumed or in conflict says UNCERTAIN in its source.
 """
@@ -95,7 +95,6 @@ from .achievable_rates import read_achievable
 from .clocks import derive
 from .machine import (
     CAPACITY_SCOPES,
-    EXECUTION_FIGURES,
     FEATURES,
     LATENCY_LEVELS,
     LAUNCH_MODES,
@@ -104,14 +103,13 @@ from .machine import (
     UNKNOWN_BANDWIDTH,
     ComputePeak,
     Dropped,
-    Execution,
     Features,
     Latency,
     Machine,
     MemoryLevel,
-    execution_source_key,
 )
 from .machinefields import MachineFields
+from .resources import EXECUTION_FIGURES, Execution, execution_source_key
 
 MAX_MACHINE_BYTES = 1_000_000
 

@@ -17,8 +17,8 @@ import sympy
 
 from ..base.kinds import TermKind
 from ..base.levels import Level
-from ..base.sentences import UNITS, Sentence
-from ..base.units import percent, si
+from ..base.sentences import COUNT, UNITS, Sentence, is_place_unit
+from ..base.units import counted, percent, si
 from ..gpu.derates import Derate
 from ..gpu.effects.achievable import AchievableFinding
 from ..gpu.effects.banks import BankFinding
@@ -69,10 +69,13 @@ def filled(sentence: Sentence, finding: object) -> str:
 
 
 def _place(value: Any, unit: str) -> str:
-    """A field's value in its place: in SI with its unit, as a percentage, or as it prints
-    (a tuple's items joined)."""
-    if unit and unit not in UNITS:
-        raise ValueError(f"a sentence's place has unit {unit!r}, none of {sorted(UNITS)}")
+    """A field's value in its place: a count with its noun, in SI with its unit, as a
+    percentage, or as it prints (a tuple's items joined)."""
+    if unit and not is_place_unit(unit):
+        raise ValueError(f"a sentence's place has unit {unit!r}, none of {sorted(UNITS)} "
+                         f"nor a count's {COUNT}noun")
+    if unit.startswith(COUNT):
+        return counted(int(value), unit[len(COUNT):])
     if unit == "%":
         return percent(float(value))
     if unit:
@@ -97,13 +100,15 @@ def latency_text(finding: LatencyFinding) -> str:
     flight = finding.flight
     where = " per SM" if flight.per_sm else ""
     text = (f"latency-bound at {flight.level}: {si(float(flight.available_B), 'B')} in flight"
-            f"{where} ({flight.blocks_at_once} blocks at once x {_loads_text(flight.how)}) "
+            f"{where} ({counted(flight.blocks_at_once, 'block')} at once x "
+            f"{_loads_text(flight.how)}) "
             f"against {si(float(flight.needed_B), 'B')} needed "
             f"({si(float(flight.bandwidth_Bps), 'B/s')} x {si(float(flight.latency_s), 's')}, "
             f"the machine file's unloaded {LATENCY_WORDS[flight.level]} latency; loaded "
             f"latencies are longer): attainable {flight.level} bandwidth "
-            f"{si(float(finding.attainable_Bps), 'B/s')}{where}; {finding.lift} resident "
-            "blocks per SM (and blocks enough to fill them) would lift it")
+            f"{si(float(finding.attainable_Bps), 'B/s')}{where}; "
+            f"{counted(finding.lift, 'resident block')} per SM (and blocks enough to fill them) "
+            "would lift it")
     if finding.allowed is not None:
         text += (f", more than the {finding.allowed} this block allows: larger blocks, more "
                  "loads in flight per thread or asynchronous copies")

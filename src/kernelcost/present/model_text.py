@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from ..base.kinds import Compulsory, Raster, WaveRule
-from ..base.units import binary, si
+from ..base.units import binary, counted, si
 from ..gpu.polyexp import RANGE_REDUCTION_OPS, ExpOnFma
 from ..gpu.unclassified import Fallback, Reason, Unclassed, Why
 from ..gpu.warm import WarmL2
@@ -158,11 +158,11 @@ def wave_reason_text(estimate: WaveEstimate) -> str:
     raster = (f"grouped({estimate.group})" if estimate.raster == Raster.GROUPED
               else estimate.raster)
     waves = estimate.waves
-    launch = (f"{estimate.blocks} blocks in {waves} wave{'s' if waves != 1 else ''} of "
+    launch = (f"{counted(estimate.blocks, 'block')} in {counted(waves, 'wave')} of "
               f"{estimate.wave_blocks} ({estimate.sms} SMs x {estimate.resident} resident, "
               f"{raster} raster){note}")
     fit = (f"the largest wave's {'step ' if estimate.stepped else ''}working set, "
-           f"{si(float(estimate.step_union_B), 'B')} x {estimate.stages} stages = "
+           f"{si(float(estimate.step_union_B), 'B')} x {counted(estimate.stages, 'stage')} = "
            f"{si(float(estimate.step_B), 'B')}")
     l2, total = si(estimate.usable_l2_B, "B"), si(float(estimate.total_B), "B")
     if estimate.rule == WaveRule.PARTIAL:

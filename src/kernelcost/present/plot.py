@@ -27,38 +27,30 @@ import numpy
 
 from ..answers.model import Verdict
 from ..base.errors import Code, Diagnostic, InputOutputError
-from ..base.kinds import Unit
-from ..base.levels import Level
 from ..base.outputs import check_output, write_via_temporary
 from ..base.units import si
 from ..hardware.machine import Machine
-from .kernel_rates import Ceiling
-from .placement import Label, place, ring_offsets
-from .scene import LEVEL_NAMES, KernelMarks, Scene, scene, verdict_scene
-
-# Okabe & Ito (2008), the colour-blind-safe palette (yellow left out: unreadable on white),
-# one colour per kernel
-KERNEL_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
-LEVEL_MARKERS: dict[str, str] = {Level.GLOBAL: "o", Level.L2: "s", Level.SHARED: "^",
-                                 Level.REGISTERS: "v"}
-SLOPE_GREYS: dict[str, str] = {Level.GLOBAL: "#333333", Level.L2: "#777777",
-                               Level.SHARED: "#aaaaaa",
-               Level.REGISTERS: "#cccccc"}
-ROOF_COLOUR = "#222222"
-ROOF_STYLES = {Unit.TENSOR: "-", Unit.VECTOR: "--", Unit.SFU: ":"}
-ACHIEVED_MARKERS = {"measured": "*", "model": "P"}
-CAPACITY_MARKER = "X"
-
-# gids: how tests (and anyone) find an artist's role in the figure
-GID_ROOF, GID_SLOPE, GID_RIDGE, GID_KERNEL = "roof", "slope", "ridge", "kernel"
-GID_POINT, GID_PATH, GID_CROSSING, GID_NEVER = "point", "path", "crossing", "never"
-GID_CAPACITY, GID_MISFIT, GID_CEILING = "capacity", "path-misfit", "ceiling"
-CEILING_REACH = 6  # a kernel's ceiling runs this factor either side of its points
-
-ALONG_LINE = 24  # candidate anchors along a roof or a slope for its label
-LEGEND_COLUMN_CHARACTERS = 70  # the longest legend entry two columns of a 9-inch figure hold
-ABOVE_OR_BELOW = ((-3, 3), (-3, -3), (3, 3), (3, -3))  # points: beside a line, not on it
-
+from .placement import place
+from .plot_labels import kernel_labels, legend, line_labels
+from .plot_style import (
+    ACHIEVED_MARKERS,
+    CAPACITY_MARKER,
+    GID_CAPACITY,
+    GID_CEILING,
+    GID_MISFIT,
+    GID_PATH,
+    GID_POINT,
+    GID_RIDGE,
+    GID_ROOF,
+    GID_SLOPE,
+    LEVEL_MARKERS,
+    ROOF_COLOUR,
+    ROOF_STYLES,
+    SLOPE_GREYS,
+    ceiling_spans,
+    kernel_colour,
+)
+from .scene import KernelMarks, Scene, scene, verdict_scene
 
 # --------------------------------------------------------------------------------- drawing
 
@@ -74,10 +66,6 @@ def require_matplotlib() -> None:
         raise InputOutputError(Code.NO_MATPLOTLIB, Diagnostic(
             None, f"figures need matplotlib, which is not installed ({error})",
             PLOT_EXTRA_HINT)) from None
-
-
-def kernel_colour(position: int) -> str:
-    return KERNEL_COLOURS[position % len(KERNEL_COLOURS)]
 
 
 def draw(figure_scene: Scene):
@@ -100,10 +88,10 @@ def draw(figure_scene: Scene):
     for position, kernel in enumerate(figure_scene.kernels):
         _draw_kernel(axes, kernel, position)
     _decorate(axes, figure_scene)
-    _legend(figure, figure_scene)
+    legend(figure, figure_scene)
     labels = [label for position, kernel in enumerate(figure_scene.kernels)
-              for label in _kernel_labels(axes, kernel, position)]
-    labels += _line_labels(axes, figure_scene)
+              for label in kernel_labels(axes, kernel, position)]
+    labels += line_labels(axes, figure_scene)
     figure.crowded_labels = place(figure, axes, labels)  # type: ignore[attr-defined]  # a note
     return figure
 
@@ -149,7 +137,7 @@ def _draw_kernel(axes, kernel: KernelMarks, position: int) -> None:
                   marker=LEVEL_MARKERS[level], markersize=4, color=colour,
                   markeredgecolor="black", markeredgewidth=0.5, zorder=4,
                   gid=f"{GID_PATH}-marks:{position}:{level}")
-    for ceiling, (low, high) in _ceiling_spans(kernel):
+    for ceiling, (low, high) in ceiling_spans(kernel):
         axes.plot([low, high], [ceiling.performance] * 2, color=colour, linewidth=1.2,
                   linestyle=ROOF_STYLES[ceiling.unit],
                   gid=f"{GID_CEILING}:{position}:{ceiling.name}")
@@ -174,107 +162,6 @@ def _draw_kernel(axes, kernel: KernelMarks, position: int) -> None:
                   gid=f"{GID_CAPACITY}:{position}")
 
 
-def _kernel_labels(axes, kernel: KernelMarks, position: int) -> list[Label]:
-    """The kernel's direct label at its binding point (or its first point, or the middle of
-    its path), then what it reached, where it crosses, stops fitting and ends."""
-    colour = kernel_colour(position)
-    near = ring_offsets()
-    labels = [Label(_text(axes, _kernel_text(kernel), _kernel_anchor(kernel), colour=colour,
-                          weight="bold", gid=f"{GID_KERNEL}:{position}", leader=True),
-                    [_kernel_anchor(kernel)], near)]
-    for achieved in kernel.achieved:
-        anchor = (achieved.intensity, achieved.performance)
-        labels.append(Label(_text(axes, achieved.label, anchor, colour=colour, leader=True,
-                                  gid=f"{achieved.kind}:{position}"), [anchor], near))
-    for ceiling, (low, high) in _ceiling_spans(kernel):
-        anchors = [(x, ceiling.performance) for x in numpy.geomspace(low, high, ALONG_LINE)]
-        text = f"{ceiling.name}, this kernel's mix: {si(ceiling.performance, 'FLOP/s')}"
-        # along its line, else off it with a leader (a ceiling may run close to a roof)
-        labels.append(Label(_text(axes, text, anchors[0], colour=colour, size=8, leader=True,
-                                  gid=f"{GID_CEILING}:{position}:{ceiling.name}"),
-                            anchors, ABOVE_OR_BELOW + tuple(ring_offsets()),
-                            offset_first=True))
-    for gid, notes, leader in ((GID_CROSSING, kernel.crossings, True),
-                               (GID_CAPACITY, kernel.capacity, True),
-                               (GID_NEVER, kernel.never, False),
-                               (f"{GID_PATH}-end", kernel.ends, False)):
-        for note in notes:
-            anchor = (note.intensity, note.performance)
-            labels.append(Label(_text(axes, note.label, anchor, colour=colour, leader=leader,
-                                      gid=f"{gid}:{position}:{note.level}",
-                                      size=8 if gid.endswith("end") else 9),
-                                [anchor], near))
-    return labels
-
-
-def _ceiling_spans(kernel: KernelMarks) -> list[tuple[Ceiling, tuple[float, float]]]:
-    """Each ceiling of the kernel with the intensities it is drawn over: around its points."""
-    if not kernel.points:
-        return []
-    intensities = [point.intensity for point in kernel.points.values()]
-    span = (min(intensities) / CEILING_REACH, max(intensities) * CEILING_REACH)
-    return [(ceiling, span) for ceiling in kernel.ceilings]
-
-
-def _kernel_text(kernel: KernelMarks) -> str:
-    if not kernel.runs:
-        return f"{kernel.name}: not run on this machine"
-    if kernel.binding is not None:
-        return f"{kernel.name}: {LEVEL_NAMES[kernel.binding]} binds"
-    if kernel.bound_by is not None:
-        return f"{kernel.name}: {kernel.bound_by} binds"
-    return kernel.name
-
-
-def _kernel_anchor(kernel: KernelMarks) -> tuple[float, float]:
-    if kernel.points:
-        point = kernel.points[kernel.binding or next(iter(kernel.points))]
-        return point.intensity, point.performance
-    path = next(iter(kernel.paths.values()))
-    middle = path.marks[len(path.marks) // 2]
-    return float(path.intensity[middle]), float(path.performance[middle])
-
-
-def _line_labels(axes, figure_scene: Scene) -> list[Label]:
-    """Ridges beside their markers; slopes and roofs somewhere along their length."""
-    labels = []
-    for ridge in figure_scene.ridges:
-        anchor = (ridge.intensity, ridge.peak_FLOPps)
-        labels.append(Label(_text(axes, ridge.label, anchor, colour=SLOPE_GREYS[ridge.level],
-                                  gid=f"{GID_RIDGE}:{ridge.level}:{ridge.precision}"),
-                            [anchor], ring_offsets()))
-    low, high = figure_scene.x_limits
-    for slope in figure_scene.slopes:
-        along = numpy.geomspace(max(low, slope.end / 1e4), slope.end, ALONG_LINE)
-        anchors = [(x, x * slope.bandwidth_Bps) for x in along]
-        # between two slopes there may be no room: then off to one side, with a leader
-        labels.append(Label(_text(axes, slope.label, anchors[0], colour=SLOPE_GREYS[slope.level],
-                                  gid=f"{GID_SLOPE}:{slope.level}", leader=True),
-                            anchors, ABOVE_OR_BELOW + tuple(ring_offsets()), offset_first=True))
-    for roof in figure_scene.roofs:
-        along = numpy.geomspace(high, roof.start, ALONG_LINE)
-        anchors = [(x, roof.peak_FLOPps) for x in along]
-        text = f"{roof.name} {si(roof.peak_FLOPps, 'FLOP/s')}"
-        # along the roof, else off it with a leader (a kernel's points may crowd it)
-        labels.append(Label(_text(axes, text, anchors[0], colour=ROOF_COLOUR, leader=True,
-                                  gid=f"{GID_ROOF}:{roof.name}"),
-                            anchors, ((-3, 3), (-3, -3)) + tuple(ring_offsets()),
-                            offset_first=True))
-    return labels
-
-
-def _text(axes, text: str, anchor, *, gid: str, colour: str, leader: bool = False,
-          size: float = 9, **style):
-    """An annotation at `anchor`, in offset points; `placement.place` moves it."""
-    arrowprops = {"arrowstyle": "-", "color": colour, "linewidth": 0.7, "shrinkA": 1,
-                  "shrinkB": 5} if leader else None
-    annotation = axes.annotate(text, xy=anchor, xytext=(0, 0), textcoords="offset points",
-                               fontsize=size, gid=gid, color=colour, arrowprops=arrowprops,
-                               **style)
-    annotation.set_in_layout(False)  # labels stay inside the axes; they do not resize them
-    return annotation
-
-
 def _decorate(axes, figure_scene: Scene) -> None:
     from matplotlib.ticker import FuncFormatter, LogLocator
 
@@ -287,53 +174,6 @@ def _decorate(axes, figure_scene: Scene) -> None:
     axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: si(value, "FLOP/s", 3)))
     axes.grid(True, which="major", color="#e6e6e6", linewidth=0.6)
     axes.set_axisbelow(True)
-
-
-def _legend(figure, figure_scene: Scene) -> None:
-    """What the direct labels do not say: each kernel's sizes, which marker is which level."""
-    from matplotlib.lines import Line2D
-
-    grey = "#888888"
-    handles = []
-    for position, kernel in enumerate(figure_scene.kernels):
-        colour = kernel_colour(position)
-        handles.append(Line2D([], [], color=colour, linewidth=6 if kernel.paths else 0,
-                              alpha=0.6, marker="o", markerfacecolor=colour,
-                              markeredgecolor="black",
-                              label=f"{kernel.label}, {kernel.precision}"
-                                    + (f": path over {kernel.parameter}"
-                                       if kernel.paths else "")))
-    levels = {level for kernel in figure_scene.kernels
-              for level in (*kernel.points, *kernel.paths)}
-    for level, marker in LEVEL_MARKERS.items():
-        if level in levels:
-            handles.append(Line2D([], [], linestyle="none", marker=marker, color=grey,
-                                  markeredgecolor="black", label=f"{LEVEL_NAMES[level]} point"))
-    handles.append(Line2D([], [], linestyle="none", marker="D", markerfacecolor="white",
-                          markeredgecolor=grey, label="ridge point P / B (FLOP/B)"))
-    handles += _legend_extras(figure_scene, grey)
-    # two columns where they fit the figure's width; a kernel's label with all its sizes
-    # may take it whole, and a second column would run off the page
-    widest = max(len(str(handle.get_label())) for handle in handles)
-    figure.legend(handles=handles, loc="outside lower center",
-                  ncols=2 if widest <= LEGEND_COLUMN_CHARACTERS else 1, fontsize=8,
-                  frameon=False)
-
-
-def _legend_extras(figure_scene: Scene, grey: str) -> list:
-    from matplotlib.lines import Line2D
-
-    kinds = {achieved.kind for kernel in figure_scene.kernels for achieved in kernel.achieved}
-    extras = [Line2D([], [], linestyle="none", marker=ACHIEVED_MARKERS[kind], color=grey,
-                     markeredgecolor="black", markersize=10,
-                     label={"measured": "measured run",
-                            "model": "t_model: the roof lowered by its derates"}[kind])
-              for kind in sorted(kinds)]
-    if any(kernel.capacity for kernel in figure_scene.kernels):
-        extras.append(Line2D([], [], color=grey, linestyle=":", marker=CAPACITY_MARKER,
-                             markeredgecolor="black",
-                             label="last size whose tiles fit; dotted: they do not"))
-    return extras
 
 
 # ---------------------------------------------------------------------------------- output

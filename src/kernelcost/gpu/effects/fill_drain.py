@@ -47,7 +47,7 @@ class FillDrainFinding:
 
     sentence: ClassVar[Sentence] = Sentence(
         "each block moves {edge_B:B} ({tensors}) before or after its streaming loop ({step}), "
-        "with no work of its own to hide it: {blocks} blocks on the busiest SM at 1/{sharing} "
+        "with no work of its own to hide it: {blocks:#block} on the busiest SM at 1/{sharing} "
         "of {rate_Bps:B/s} (blocks started together reach their edges together), {edge_s:s} "
         "after the loop's {loop_s:s}")
 

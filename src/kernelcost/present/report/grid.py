@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...base.kinds import Per, Quantity, Resource
 from ...base.levels import Level
-from ...base.units import binary, si
+from ...base.units import binary, counted, si
 from ..derate_text import way
 from ..model_text import fallback_text, model_detail_text, model_rule_text
 from ..roofs import roof_name
@@ -145,13 +145,14 @@ def grid_clause(verdict) -> str:
     blocks, busiest = value_of(occupancy.blocks), value_of(occupancy.busiest_sm_blocks)
     if blocks is None or busiest is None:
         return ""
-    clause = f"; {busiest:.0f} of {blocks:.0f} blocks on the busiest of {occupancy.sm_count} SMs"
+    clause = (f"; {busiest:.0f} of {counted(round(blocks), 'block')} on the busiest of "
+              f"{counted(occupancy.sm_count, 'SM')}")
     resident = value_of(occupancy.resident)
     if resident is not None:
         clause += f", {resident:.0f} resident per SM ({occupancy.limited_by})"
         waves, efficiency = value_of(occupancy.waves), value_of(occupancy.wave_efficiency)
         if waves is not None and efficiency is not None:
-            clause += (f", {waves:.0f} wave{'s' if waves != 1 else ''} "
+            clause += (f", {counted(round(waves), 'wave')} "
                        f"{100 * efficiency:.0f} % full")
     t_model = value_of(verdict.t_model)
     if t_model is not None:

@@ -54,7 +54,7 @@ def machine_json(machine) -> dict:
                                 for name, item in ((key, present), (f"{key}_source", source))}
     figures = machine.execution.figures()
     if figures:
-        from ...hardware.machine import execution_source_key
+        from ...hardware.resources import execution_source_key
 
         document["execution"] = {name: item for key, value, source in figures
                                  for name, item in ((key, value),

@@ -1,0 +1,158 @@
+"""`kernelcost analyze`: a spec's closed forms and, with machines, its verdicts, printed as
+text, JSON, Markdown or LaTeX. Its options are registered with the others in cli/__init__."""
+
+from __future__ import annotations
+
+import sys
+
+from ..algebra.jsonout import print_json
+from ..base.errors import Code, Diagnostic, MeasurementError, SizeError, option_span, placed
+from ..base.tree import Span
+from ..base.watchdog import stage
+from .import_cmd import load_or_import
+from .shared import (
+    EXIT_MISMATCH,
+    EXIT_OK,
+    machine_choice,
+    measurement_of,
+    page,
+    parse_settings,
+    precision_names,
+    print_fitted,
+    print_prose,
+)
+
+
+def run_analyze(args) -> int:
+    from ..analysis.api import analyze
+    from ..present import report
+
+    precisions = precision_names(args.precision)  # an unknown name is refused before any work
+    raw = parse_settings(args.settings)
+    spec = load_or_import(args)
+    # the closed forms at the first precision asked for: its element types (precisions.py)
+    result = analyze(spec, raw, reuse=args.reuse,
+                     verify=not args.no_verify, precision=precisions[0] if precisions else None)
+    failed = result.verified is not None and result.verified.agree is False
+    if failed and not args.json:  # wrong forms are not printed; JSON carries the failure
+        print(report.verification_error(result.verified), file=sys.stderr)
+        return EXIT_MISMATCH
+    machines, dropped = machine_choice(args.machine, [], precisions)
+    measurement, warm = _machine_options(args, bool(machines))
+    found = []
+    if machines:  # the model, solve and machine stages load only when there is one
+        found = _answers(args, result, machines, precisions, raw, measurement=measurement,
+                         warm=warm)
+    stage("writing the output")
+    if args.json:
+        return _print_analysis_json(result, found, machines, dropped, failed)
+    _print_analysis(args, result, found, dropped)
+    return EXIT_OK
+
+
+def _machine_options(args, machines: bool):
+    """--measured as a measurement and --warm-l2 as its tensors, each refused without a
+    machine, as --exp-on-fma is."""
+    measurement = measurement_of(args.measured) if args.measured else None
+    if args.exp_on_fma and not machines:
+        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(None, "--exp-on-fma needs a machine",
+                                                              "add --machine b200 (or another id)"))
+    warm = tuple(name.strip() for name in (args.warm_l2 or "").split(",") if name.strip())
+    if args.warm_l2 is not None and not warm:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span("--warm-l2", args.warm_l2), "--warm-l2 names no tensor",
+            "--warm-l2 x,w"), args.warm_l2)
+    _refuse_twice(args.warm_l2)
+    if warm and not machines:
+        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
+            None, "--warm-l2 needs a machine (its L2 capacity)",
+            "add --machine h100 (or another id)"))
+    if measurement and not machines:
+        raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
+            None, "--measured needs a machine to compare with",
+            "add --machine h100 (or another id)"))
+    return measurement, warm
+
+
+def _answers(args, result, machines, precisions, raw, *, measurement, warm) -> list:
+    """The verdicts on each machine; an error about --measured or --warm-l2 placed on its
+    value."""
+    from ..answers.answer import answers
+
+    stage("comparing with the machines")
+    from ..gpu.polyexp import parse_exp_on_fma
+
+    option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
+    try:
+        return answers(result, machines, precisions, measurement, exp_on_fma=option,
+                       warm_l2=warm, raw=raw)
+    except MeasurementError as error:  # about the measurement: placed on its value
+        raise placed(error, option_span("--measured", args.measured or ""),
+                     args.measured or "") from None
+    except SizeError as error:
+        if error.code != Code.NOT_A_TENSOR_READ:
+            raise
+        raise placed(error, option_span("--warm-l2", args.warm_l2 or ""),
+                     args.warm_l2 or "") from None
+
+
+def _print_analysis_json(result, found, machines, dropped, failed: bool) -> int:
+    from ..present import report
+
+    document = report.analysis_json(result)
+    if machines:
+        document.update(report.answers_json(found))
+        document["dropped_machines"] = report.dropped_json(dropped)
+    print_json(document)
+    if failed:
+        print(report.verification_error(result.verified), file=sys.stderr)
+        return EXIT_MISMATCH
+    return EXIT_OK
+
+
+def _print_analysis(args, result, found, dropped) -> None:
+    """The analysis as Markdown, LaTeX or the terminal's tables and sentences."""
+    from ..present import report
+
+    if args.markdown:
+        print(report.analysis_markdown(result, found), end="")
+        if report.dropped_line(dropped) is not None:
+            print(f"\n{report.dropped_line(dropped)}")
+    elif args.latex:
+        print(report.analysis_latex(result, found), end="")
+    else:
+        console, width = page(args)
+        for renderable in report.analysis_tables(result, width):
+            console.print(renderable)
+        if found:
+            print_fitted(console, report.verdict_table(found, width))
+            print_prose(console, report.answer_lines(found), width)
+        if report.dropped_line(dropped) is not None:
+            print_prose(console, [report.dropped_line(dropped)], width)
+            if console.is_terminal:
+                _print_text_roofline(console, found)
+
+
+def _print_text_roofline(console, found) -> None:
+    """A roofline preview for a terminal without a figure viewer."""
+    from ..present.textplot import drawable, render
+
+    results = [answer.verdict for answer in found if drawable(answer.verdict)]
+    if results:
+        console.print(render(results[:1], width=min(console.width, 100)), markup=False,
+                      highlight=False)
+
+
+def _refuse_twice(warm_l2: str | None) -> None:
+    """A tensor --warm-l2 names twice had its reads taken from L2 twice (rmsnorm's x,x:
+    t_floor halved, t_model doubled): refused under the second."""
+    seen, column = set(), 1
+    for part in (warm_l2 or "").split(","):
+        name = part.strip()
+        if name and name in seen:
+            start = column + len(part) - len(part.lstrip())
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                Span("--warm-l2", 1, start, 1, start + len(name)),
+                f"--warm-l2 names `{name}` twice", "name each tensor once"), warm_l2)
+        seen.add(name)
+        column += len(part) + 1
