@@ -106,15 +106,16 @@ def command_line(rng: random.Random, command: str, spec: str, text: str,
             argv += ["--machine", machine]
             argv += rng.choice([[], [], ["--exp-on-fma", pick(["0.5", "1:3"],
                                                               ["2", "x:", "1/0", "0.5:99999"])],
-                                ["--warm-l2", pick(["A", "x"], ["", ",", "nope"])]])
+                                ["--warm-l2", pick(["A", "x"], ["", ",", "nope", "x,x", "A, A"])]])
         argv += rng.choice([[], ["--json"], ["--markdown"], ["--latex"], ["--wide"]])
         argv += rng.choice([[], ["--no-verify"], ["--reuse", "perfect"]])
         argv += rng.choice([[], [], ["--precision", pick(PRECISIONS, ["fp3", "", "bf16,x"])]])
         return argv
     if command == "solve":
         return ["solve", spec, "--for", pick([varied], ["nope", ""]), *set_options(rest),
-                "--machine", machine, *rng.choice([[], ["--json"], ["--level", "global"],
-                                                   ["--level", pick(["l2"], ["nope", "l2,"])]])]
+                "--machine", machine,
+                *rng.choice([[], ["--json"], ["--level", "global"],
+                             ["--level", pick(["l2"], ["nope", "l2,", "mall"])]])]
     if command == "check":
         return ["check", spec, *set_options(sizes if rng.random() < 0.3 else {}),
                 "--samples", pick(["1", "2", "4"], ["0", "-1", "1000000", "99999999999", "٢"])]

@@ -108,6 +108,7 @@ NCU_EXPORTS = {path.name: path.read_text("utf-8") for path in sorted(
     (ROOT / "tests" / "data" / "ncu").glob("*_gemm.csv"))}
 NCU_VALUES = ["-1", "nan", "inf", "1e400", "-0.5", "", "n/a", "x", "1,234", "0", "9" * 40,
               "1e-300", "é"]
+NCU_UNITS = ["Mbyte", "Kbyte", "Gbyte", "usecond", "msecond", "second", "furlong"]
 NCU_SIZES = ["M=2048,N=2048,K=2048", "M=2049,N=2048,K=2048", "M=1e400,N=2048,K=2048", "",
              "M=2048", "M=0,N=1,K=1", "M=2048,N=2048,K=2048,Q=1", "M=N,K=N,N=2048"]
 
@@ -129,6 +130,13 @@ def ncu_case(rng: random.Random) -> Case:
         lines[row] = '","'.join(cells)
         metric = "__" in header[column] and 0 < column < len(cells) - 1
         refused |= metric and value in ("-1", "nan", "inf", "1e400", "-0.5")
+    if rng.random() < 0.2:  # a metric in a scaled unit (ncu's default): read as bytes or ns
+        units = lines[row - 1].split('","')
+        known = [i for i, unit in enumerate(units) if unit.strip('"') in ("byte", "%", "ns")]
+        column = rng.choice(known)
+        units[column] = rng.choice(NCU_UNITS) + ('"' if column == len(units) - 1 else "")
+        lines[row - 1] = '","'.join(units)
+        refused = True
     argv = ["validate", "--ncu", "ncu.csv", "--spec", str(ROOT / "specs" / "gemm_hopper.kcost"),
             "--machine", rng.choice(["h100", "h200", "a100", "b200"])]
     sizes = rng.choice(NCU_SIZES[:1] * 4 + NCU_SIZES)
@@ -152,14 +160,17 @@ CSV_LINES = [f"copy,{ROOT}/specs/copy.kcost,n=1e400,fp32,3.68e-05,,,",
 JSON_VALUES = ["null", "true", "-1", "0", "1e400", "1.5", "\"x\"", "[]", "{}", "[1, 2]",
                "9" * 400, "18446744073709551616", "\"llama\"", "\"mixtral\"", "\"gpt2\"",
                "[" * 2000 + "]" * 2000, "{\"a\": " * 300 + "1" + "}" * 300, "NaN", "-0",
+               "Infinity", "-Infinity",
                "1e-400", "4096", "128", "\"\\ud800\""]
 JSON_TEXT = ["\ufeff", ",", "}", "{", "\"", "\x00", ":", "\n", "é", "//", "]"]
 
 
 def config_case(rng: random.Random) -> Case:
-    """A shipped test config.json mutated: a value replaced, a key dropped or text inserted."""
+    """A shipped test config.json mutated: a value replaced, a key dropped or written twice
+    (`refused`: json keeps the last without a word), or text inserted."""
     text = rng.choice(CONFIGS)
-    for _ in range(rng.randint(1, 3)):
+    clean = rng.random() < 0.15  # one fault alone: a key written twice, or a NaN
+    for _ in range(0 if clean else rng.randint(1, 3)):
         roll = rng.random()
         keys = re.findall(r'(?m)^\s*"(\w+)": (.*?),?$', text)
         if roll < 0.5 and keys:
@@ -171,12 +182,17 @@ def config_case(rng: random.Random) -> Case:
         else:
             position = rng.randint(0, len(text))
             text = text[:position] + rng.choice(JSON_TEXT) + text[position:]
+    if clean:
+        key, value = rng.choice(re.findall(r'(?m)^\s*"(\w+)": (.*?),?$', text))
+        fault = rng.choice([f"{value}, \"{key}\": 64", "NaN", "Infinity", "-Infinity"])
+        text = text.replace(f'"{key}": {value}', f'"{key}": {fault}', 1)
+    refused = clean or re.search(r":\s*-?(NaN|Infinity)\b", text) is not None
     argv = ["model", "config.json", "--machine", rng.choice(MACHINES), "--batch", "1,8"]
     argv += rng.choice([[], ["--json"], ["--tp", "2"], ["--weights", "int4"],
                         ["--context", "1024"], ["--chunk", "256"], ["--launch", "graphs"],
                         ["--tp", "2", "--ep", "2"]])
     return Case("config", "model", argv, {"config.json": text.encode("utf-8", "replace")},
-                placed=("KC504", "KC505", "KC506", "KC509", "KC510"))
+                placed=("KC504", "KC505", "KC506", "KC509", "KC510"), refused=refused)
 
 
 TRITON_SOURCES = [path.read_text("utf-8") for path in sorted(
@@ -185,6 +201,9 @@ TRITON_TOKENS = [":", "(", ")", "\t", "    ", "\n", "**", "%", "//", "lambda x: 
                  "tl.arange(0, 1 << 40)", "tl.nope(x)", "for i in range(n):\n", "@", "\\",
                  "import os\n", "tl.constexpr", "yield", "é", "\x00", "\ufeff", "'", "#"]
 TRITON_NUMBERS = ["0", "-1", "1 << 62", "10**400", "1e309", "3.5", "True", "None", "2**31"]
+TRITON_OPTIONS = [["--set", "NO_SUCH_SIZE=64"], ["--set", "BLOCK_SIZE=\u00b2"],
+                  ["--set", "BLOCK_SIZE=\u0661\u0662\u0668"], ["--dtype", "f16,no_such_ptr=f32"],
+                  ["--set", "BLOCK_SIZE=64,BLOCK_SIZE=128"], ["--dtype", "f16,f32"]]
 
 
 def triton_case(rng: random.Random) -> Case:
@@ -210,6 +229,12 @@ def triton_case(rng: random.Random) -> Case:
             del lines[rng.randrange(len(lines))]
             text = "\n".join(lines)
     target = f"kernel.py::{'nope' if rng.random() < 0.05 else rng.choice(functions)}"
+    options = rng.choice(TRITON_OPTIONS)
+    if rng.random() < 0.15:  # an option that names no parameter, or no number: refused
+        argv = ["import", target, *options]
+        return Case("triton", "import", argv, {"kernel.py": text.encode("utf-8", "replace")},
+                    placed=("KC101", "KC102", "KC103", "KC109", "KC225", "KC226", "KC227",
+                            "KC302"), refused=True)
     if rng.random() < 0.5:
         argv = ["import", target, *rng.choice([[], ["--set", "BLOCK_SIZE=1024"],
                                                 ["--grid", rng.choice(["n", "x)", "1e400",

@@ -63,6 +63,8 @@ INSERTIONS = ["{", "}", "(", ")", "[", "]", ",", "..", "=", "+=", "\n", str(10**
 
 
 def spec_case(rng: random.Random) -> Case:
+    if rng.random() < 0.1:
+        return idle_case(rng)
     name = rng.choice(sorted(SPECS))
     original = SPECS[name]
     text = mutate_spec(rng, original)
@@ -71,6 +73,34 @@ def spec_case(rng: random.Random) -> Case:
     argv = command_line(rng, command, "spec.kcost", original, sizes, machine="all")
     return Case("spec", command, argv, {"spec.kcost": text.encode("utf-8", "replace")},
                 placed=("KC1", "KC2", "KC317"))
+
+
+# a loop range `for i in LO..HI` up to its step, its header's end or the next iterator
+RANGE = re.compile(r"\bin ([^{,\n]+?)\.\.([^{,\n]+?)(?= by | parallel|,| \{)")
+# the specs whose ranges are all read whole by RANGE (no min/max bound, whose comma it splits)
+EMPTIABLE = sorted(name for name, text in SPECS.items()
+                   if RANGE.search(text) and not re.search(r"\.\.\s*(min|max)\(", text))
+
+
+def idle_case(rng: random.Random) -> Case:
+    """A spec with every loop range made empty (`0..n` as `n..n`, `n..0` or
+    `0..n - 1000000` at sizes below 10^6): the kernel runs nothing, and a verdict on a machine
+    must be refused (`refused`: it was "compute-bound, t_min = 0 s")."""
+    name = rng.choice(EMPTIABLE)
+    original = SPECS[name]
+    sizes = {key: value if "e" not in value else "4096"
+             for key, value in sizes_for(rng, original, every=True).items()}
+
+    def empty(match: re.Match) -> str:
+        low, high = match.group(1), match.group(2)
+        return "in " + rng.choice([f"{high}..{high}", f"{high}..{low}",
+                                   f"{low}..{high} - 1000000"])
+
+    text = RANGE.sub(empty, original)
+    argv = ["analyze", "spec.kcost", *set_options(sizes), "--machine", rng.choice(MACHINES),
+            *rng.choice([[], ["--json"], ["--no-verify"]])]
+    return Case("spec", "analyze", argv, {"spec.kcost": text.encode("utf-8")},
+                placed=("KC1", "KC2", "KC307", "KC317"), refused=True)
 
 
 def header_case(rng: random.Random) -> Case:
@@ -93,9 +123,9 @@ def set_case(rng: random.Random) -> Case:
     text = SPECS[name]
     names = [n for n, _ in parameters(text)] + ["Q", "n2", "é"]
     items = []
-    for _ in range(rng.randint(1, 4)):
+    keys = rng.sample(names, min(len(names), 4))  # each once: a size set twice is its own case
+    for key in keys[:rng.randint(1, 4)]:
         shape = rng.random()
-        key = rng.choice(names)
         if shape < 0.45:
             items.append(f"{key}={rng.choice(HOSTILE_NUMBERS + SIZES)}")
         elif shape < 0.7:
@@ -111,10 +141,15 @@ def set_case(rng: random.Random) -> Case:
     spec = str(ROOT / "specs" / f"{name}.kcost") if not name.startswith("minmax_") else \
         str(ROOT / "tests" / "specs_minmax" / f"{name[7:]}.kcost")
     argv = command_line(rng, command, spec, text, {}, machine=rng.choice(MACHINES))
+    twice = rng.random() < 0.15 and len(names) > 3
+    if twice:  # ordinary sizes, one set again to another value: the last was kept silently
+        ordinary = sizes_for(rng, text, every=True)
+        key = rng.choice(names[:-3])
+        items = [f"{k}={v}" for k, v in ordinary.items()] + [f"{key}=4096", f"{key}=8192"]
     argv += ["--set", ",".join(items)] if rng.random() < 0.7 else \
         [arg for item in items for arg in ("--set", item)]
     return Case("set", command, argv, placed=("KC301", "KC302", "KC303", "KC304", "KC317",
-                                               "KC318"))
+                                               "KC318"), refused=twice)
 
 
 def measured_case(rng: random.Random) -> Case:

@@ -5,6 +5,7 @@ placed where the input holds it (exit 2)."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -150,3 +151,36 @@ def test_a_range_below_one_is_refused(capsys, tmp_path, arguments, option):
     code, _, err = run(capsys, *[str(a).replace("{out}", str(tmp_path)) for a in arguments])
     assert code == 2 and "error[KC308]" in err and "LOW must be at least 1" in err, err
     assert err.startswith(f"{option}:1:"), err
+
+
+@pytest.mark.parametrize(("column", "unit", "message"), [
+    (11, "Mbyte", "dram__bytes.sum is in `Mbyte`, not byte"),
+    (12, "Kbyte", "lts__t_bytes.sum is in `Kbyte`, not byte"),
+    (16, "usecond", "gpu__time_duration.sum is in `usecond`, not ns or nsecond"),
+    (14, "", "is in ``, not %"),
+])
+def test_ncu_metrics_in_other_units_are_refused_at_the_unit(capsys, tmp_path, column, unit,
+                                                            message):
+    """ncu scales its units by default: 16.83 `Mbyte` of DRAM was read as 16.83 B
+    (measured/predicted 0.00x), 27.97 `usecond` as a duration of 28 ns."""
+    units = next(csv.reader([HEADER[1]]))
+    units[column] = unit
+    line = ",".join(f'"{cell}"' for cell in units)
+    export = tmp_path / "ncu.csv"
+    export.write_text("\n".join([HEADER[0], line, ROW]) + "\n")
+    code, out, err = run(capsys, "validate", "--ncu", export, "--spec", GEMM, "--set", SIZES,
+                         "--machine", "h200")
+    assert code == 2 and "error[KC612]" in err and message in err, err
+    start = len(",".join(line.split(",")[:column])) + 2  # the cell's opening quote
+    assert err.startswith(f"{export}:2:{start}:"), err  # under the unit
+    assert "--print-units base" in err and out == ""
+
+
+def test_an_export_without_its_units_row_is_refused(capsys, tmp_path):
+    """Without the units row, the first launch was skipped as one (and a file of one launch
+    had none left)."""
+    export = tmp_path / "ncu.csv"
+    export.write_text("\n".join([HEADER[0], ROW]) + "\n")
+    code, _, err = run(capsys, "validate", "--ncu", export, "--spec", GEMM, "--set", SIZES,
+                       "--machine", "h200")
+    assert code == 2 and "not ncu's units row" in err and err.startswith(f"{export}:2:1:"), err

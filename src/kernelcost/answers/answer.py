@@ -19,6 +19,7 @@ from ..gpu.polyexp import ExpOnFma
 from ..gpu.polyexp import exp_on_fma as move_exponentials
 from ..hardware.machine import Machine
 from ..hardware.machinefile import load_machine
+from ..lang.idle import refuse_idle_kernel, runs_nothing
 from ..lang.precisions import PrecisionMap
 from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, refuse_beyond
 from ..lang.sizes import (
@@ -107,7 +108,8 @@ def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
                          raw: Mapping[str, object]) -> None:
     """The sizes the verdict of a grid of blocks cannot take, refused where they were
     written: sizes where a division of the spec is by zero; sizes that break an `assume`
-    bound where the counts then come out negative; for a grid, sizes where a count its
+    bound where the counts then come out negative; sizes where the kernel runs nothing (no
+    work, no byte: no roof bounds a time of 0 s); for a grid, sizes where a count its
     header states is not positive, sizes that break an `assume d | n` (its machine model
     counts whole tiles and blocks from the fact) and sizes beyond 2^53 (it counts in 64-bit
     integers). A spec without a grid otherwise takes its closed forms as they are, with a
@@ -115,10 +117,13 @@ def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
     Theta = 70e9)."""
     refuse_zero_divisors(spec.checked, values)
     cost = spec.cost(Reuse.SPEC)
-    amounts = (evaluate(amount, values) for amount in (*cost.work.values(),
-                                                       *cost.traffic.values()))
+    amounts = [evaluate(amount, values) for amount in (*cost.work.values(),
+                                                       *cost.traffic.values())]
     if any(amount.is_number and amount < 0 for amount in amounts):
         refuse_broken_bounds(spec.checked, values)
+    if all(amount.is_number and amount == 0 for amount in amounts) or runs_nothing(
+            spec.checked, values):
+        refuse_idle_kernel(spec.checked, values)
     if cost.grid is None:
         return
     refuse_header_counts(spec.checked, values)  # its divisions refused at the top

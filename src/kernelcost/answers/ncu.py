@@ -113,6 +113,7 @@ def read_ncu(path: str | Path) -> Profile:
     text = _export_text(path)
     lines = text.splitlines()
     first, header = _header(path, text, lines)
+    _check_units(path, text, lines, first, header)
     architecture: Architecture | None = None
     launches = []
     for number in range(first + 3, len(lines) + 1):  # after the header and the units row
@@ -196,6 +197,32 @@ def _metrics(path: Path, text: str, number: int, line: str, fields: list[str],
                   f"{name} `{values[name]}` is not a count: {why}",
                   "export the raw page as ncu wrote it (every metric is 0 or more)")
     return metrics
+
+
+def _check_units(path: Path, text: str, lines: list[str], first: int,
+                 header: list[str]) -> None:
+    """The units row under the header: the values are read in bytes, % and ns, so a metric
+    in another unit is refused at its unit (ncu scales them by default: 16.83 `Mbyte` was
+    read as 16.83 B, 27.97 `usecond` as 28 ns), and so is a first launch where the units
+    row should stand (it would be skipped as one)."""
+    line = lines[first + 1] if first + 1 < len(lines) else ""
+    units = next(csv.reader([line])) if line.strip() else []
+    if not units or units[0] != "":
+        _fail(path, text, first + 2, 1, "the row after the header is not ncu's units row, "
+              "whose ID cell is empty", "export the raw page as ncu writes it: the header, "
+              "the units, then a row a launch")
+    for index, name in enumerate(header[:len(units)]):
+        expected = _UNITS.get(name) or (("%",) if name.endswith("pct_of_peak_sustained_active")
+                                        else None)
+        if expected is not None and units[index] not in expected:
+            _fail(path, text, first + 2, cell_column(line, units, index),
+                  f"{name} is in `{units[index]}`, not {' or '.join(expected)}",
+                  "export with `ncu --csv --page raw --print-units base`: the values are "
+                  "read in bytes, % and ns")
+
+
+_UNITS = {**{name: ("byte",) for names in _COMMON.values() for name in names},
+          DURATION: ("ns", "nsecond")}
 
 
 def _architecture(cc: str) -> Architecture | None:

@@ -124,7 +124,7 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
         candidates=points * many, fitting=int(counts[0]), seconds=seconds,
         top=ranked.rows[:top], rejected=rejected, rejected_by=by,
         parallel=cost.grid is not None, points=points, rasters=space.rasters,
-        rescored=len(ranked.rows), rescore_seconds=rescore_seconds,
+        rescored=len(ranked.rows) if rescore > 0 else 0, rescore_seconds=rescore_seconds,
         proven=ranked.proven_for(top, result, bounds), own=own, own_raster=own_raster,
         own_place=ranked.own_place, own_row=ranked.own_row, pareto=front,
         values=tuple(tuple(int(v) for v in axis) for axis in space.axes),
@@ -200,7 +200,8 @@ def _first_rejections(space: Space, result: Evaluation, each: list[Evaluation],
 def _with_shape(raw: dict, shape: dict) -> Settings:
     """--set with one shape's sizes over it, each with the place it was written."""
     return Settings({**raw, **shape}, {**getattr(raw, "places", {}),
-                                       **getattr(shape, "places", {})})
+                                       **getattr(shape, "places", {})},
+                    {**getattr(raw, "options", {}), **getattr(shape, "options", {})})
 
 
 def _varied(value) -> bool:

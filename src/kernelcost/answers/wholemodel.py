@@ -186,7 +186,10 @@ def kernel_cost(use: KernelUse, machine: Machine) -> KernelCost:
     if result.t_bound is None:  # an on-chip tile too large: no time to add up
         raise ModelFileError(Code.MODEL_KERNEL_DOES_NOT_FIT, Diagnostic(
             None,
-            f"`{use.spec}` for the {use.name} does not fit {machine.id} at {dict(use.sizes)}"))
+            f"`{use.spec}` for the {use.name} does not fit {machine.id} at "
+            + ", ".join(f"{name} = {value}" for name, value in dict(use.sizes).items()),
+            "a tile the spec keeps on chip outgrows the machine's level: choose another "
+            "machine"))
     copies = use.copies
 
     def scaled(expr) -> float:

@@ -26,8 +26,10 @@ from ..base.errors import (
     InternalError,
     KcostError,
     MachineFileError,
+    SizeError,
     did_you_mean,
     option_span,
+    placed,
 )
 from ..base.launch import process_start
 from ..base.outputs import drop_stdout
@@ -58,6 +60,7 @@ from .shared import (  # noqa: F401 (EXIT_* are the command line's public codes)
     machine_ids,
     page,
     parse_settings,
+    placed_option,
     precision_names,
     print_fitted,
     print_prose,
@@ -172,7 +175,18 @@ def run_solve(args) -> int:
             raise MachineFileError(Code.UNKNOWN_NAME, Diagnostic(
                 option_span("--level", level), f"unknown memory level `{level}`",
                 did_you_mean(level, LEVELS) or f"one of: {', '.join(LEVELS)}"), level)
-    found = solve_spec(result, args.parameter, machines, precisions, levels or None)
+    for level in levels:  # a level without traffic had no row and no word
+        if level not in result.cost.traffic:
+            raise SizeError(Code.NO_TRAFFIC_AT_LEVEL, Diagnostic(
+                option_span("--level", level),
+                f"kernel `{result.cost.kernel}` moves no bytes at `{level}`",
+                f"levels with traffic: {', '.join(result.cost.levels)}"), level)
+    try:
+        found = solve_spec(result, args.parameter, machines, precisions, levels or None)
+    except SizeError as error:
+        if error.code not in (Code.UNKNOWN_PARAMETER, Code.SET_AND_VARIED):
+            raise
+        raise placed(error, option_span("--for", args.parameter), args.parameter) from None
     if args.json:
         print_json({**report.solve_json(result, args.parameter, found),
                     "dropped_machines": report.dropped_json(dropped)})
@@ -256,7 +270,7 @@ def _run(args) -> int:
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at interpreter exit
         return code
     except KcostError as error:
-        return report(error)
+        return report(placed_option(error, args))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `kernelcost ... | head`: the reader left, nothing to report

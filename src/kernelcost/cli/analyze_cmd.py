@@ -7,6 +7,7 @@ import sys
 
 from ..algebra.jsonout import print_json
 from ..base.errors import Code, Diagnostic, MeasurementError, SizeError, option_span, placed
+from ..base.tree import Span
 from ..base.watchdog import stage
 from .import_cmd import load_or_import
 from .shared import (
@@ -62,6 +63,7 @@ def _machine_options(args, machines: bool):
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
             option_span("--warm-l2", args.warm_l2), "--warm-l2 names no tensor",
             "--warm-l2 x,w"), args.warm_l2)
+    _refuse_twice(args.warm_l2)
     if warm and not machines:
         raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
             None, "--warm-l2 needs a machine (its L2 capacity)",
@@ -158,3 +160,18 @@ def _print_text_roofline(console, found) -> None:
     if results:
         console.print(render(results[:1], width=min(console.width, 100)), markup=False,
                       highlight=False)
+
+
+def _refuse_twice(warm_l2: str | None) -> None:
+    """A tensor --warm-l2 names twice had its reads taken from L2 twice (rmsnorm's x,x:
+    t_floor halved, t_model doubled): refused under the second."""
+    seen, column = set(), 1
+    for part in (warm_l2 or "").split(","):
+        name = part.strip()
+        if name and name in seen:
+            start = column + len(part) - len(part.lstrip())
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                Span("--warm-l2", 1, start, 1, start + len(name)),
+                f"--warm-l2 names `{name}` twice", "name each tensor once"), warm_l2)
+        seen.add(name)
+        column += len(part) + 1

@@ -84,6 +84,11 @@ def run_bound(args) -> int:
     result = level_bound(spec, Level(args.level), machine)
     settings = parse_settings(args.settings)
     found = at_sizes(spec, result, settings)
+    ski = None
+    if args.plot:  # before the report: a figure that cannot be drawn is the one error
+        from ..present.ski import slope
+
+        ski = slope(spec, result, machine, settings)
     if args.json:
         document = json_object(result, args.spec)
         if found is not None:
@@ -96,12 +101,11 @@ def run_bound(args) -> int:
         if found is not None:
             lines.append(at_sizes_line(found, result))
         print_prose(console, lines, width)
-    if args.plot:
+    if ski is not None:
         from ..present.plot import save
-        from ..present.ski import draw, slope
+        from ..present.ski import draw
 
-        figure = draw(slope(spec, result, machine, settings),
-                      f"{spec.name}: Q_lower against S")
+        figure = draw(ski, f"{spec.name}: Q_lower against S")
         print(save(figure, args.plot), file=sys.stderr if args.json else sys.stdout)
     return EXIT_OK
 
@@ -113,6 +117,7 @@ def run_tune(args) -> int:
     from ..analysis.api import load
     from ..answers.tune import RESCORE, tune
     from ..hardware.machinefile import load_machine
+    from ..lang.settings import read_settings
     from ..lang.sizerange import parse_values
     from ..lang.varied import parse_vary
     from ..present.tune_report import json_object, text_lines
@@ -137,7 +142,7 @@ def run_tune(args) -> int:
     values = parse_values(args.values, args.pow2) if bare else None
     places = {each.name: (each.span, args.vary) for each in varied}
     stage("tuning")
-    shapes = [parse_settings([shape]) for shape in args.shapes]
+    shapes = [read_settings([shape], "--shape") for shape in args.shapes]
     ranking = tune(spec, machine, varied, values, parse_settings(args.settings), top=args.top,
                    places=places, rescore=rescore, pareto_set=args.pareto, shapes=shapes)
     if args.json:

@@ -7,8 +7,9 @@ import argparse
 import dataclasses
 import re
 
-from ..base.errors import Code, Diagnostic, KcostError, SizeError, option_span
+from ..base.errors import Code, Diagnostic, KcostError, SizeError
 from ..base.outputs import check_output, write_via_temporary
+from ..base.tree import Span
 from .shared import EXIT_OK, whole_number
 
 TARGET_HELP = "FILE.py::FUNCTION, a @triton.jit kernel (read, never run)"
@@ -59,16 +60,26 @@ def imported_text(target: str, args, sizes: dict[str, int] | None = None) -> str
 
 
 def _meta_values(items: list[str]) -> dict[str, int]:
-    found = {}
+    """The meta-parameters of --set, each a positive whole number in ASCII digits (isdigit
+    takes `²` and `١٢٨`, which int() refuses or reads as 128), each name once."""
+    found: dict[str, int] = {}
     for item in items:
+        column = 1
         for part in item.split(","):
             name, _, value = part.partition("=")
             name, value = name.strip(), value.strip()
-            if not name.isidentifier() or not value.isdigit() or int(value) <= 0 or len(
-                    value) > 18:
+            place = Span("--set", 1, column, 1, column + max(1, len(part)))
+            column += len(part) + 1
+            if not (name.isidentifier() and value.isascii() and value.isdigit()) or int(
+                    value) <= 0 or len(value) > 18:
                 raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-                    option_span("--set", item), f"`{part.strip()}` is not NAME=INT",
+                    place, f"`{part.strip()}` is not NAME=INT (a positive whole number in "
+                           "ASCII digits 0-9)",
                     "import writes a meta-parameter's default: --set BLOCK_SIZE=1024"), item)
+            if found.get(name, int(value)) != int(value):
+                raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                    place, f"`{name}` is set twice, to {found[name]} and to {value}",
+                    f"give `{name}` one value"), item)
             found[name] = int(value)
     return found
 

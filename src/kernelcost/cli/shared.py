@@ -4,6 +4,7 @@ readers, a --measured value, and the progress bar of long work."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -227,3 +228,41 @@ def progress_bar(description: str, total: int) -> Iterator[Callable[..., None]]:
                   TimeRemainingColumn(), console=console, transient=True) as progress:
         task = progress.add_task(description, total=total)
         yield lambda steps=1: progress.advance(task, steps)
+
+
+def placed_option(error: KcostError, args) -> KcostError:
+    """An error about an option's value that its stage raised without a place (the machine
+    and topology loaders know a name, not where it was written): placed under the name in
+    its option, where the option holds it (a results CSV names machines too)."""
+    if any(d.span is not None for d in error.diagnostics):
+        return error
+    option = {Code.UNKNOWN_MACHINE: "--machine", Code.UNKNOWN_TOPOLOGY: "--topology"}.get(
+        error.code)
+    if getattr(args, "command", None) == "machines":  # `machines ID`: no option holds it
+        option = None
+    if option is None:  # an error that starts by naming its option: `--measured needs ...`
+        named = re.match(r"(--[a-z][a-z0-9-]*)\b", error.diagnostics[0].message)
+        value = None
+        if named is not None:
+            dest = _DESTS.get(named.group(1), named.group(1)[2:].replace("-", "_"))
+            value = getattr(args, dest, None)
+        if isinstance(value, list):  # the item the message quotes, or the only one
+            quoted = [item for item in value if str(item) in error.diagnostics[0].message]
+            value = (quoted or value)[0] if len(quoted or value) == 1 else None
+        if named is None or isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            return error
+        return placed(error, option_span(named.group(1), str(value)), str(value))
+    name = re.search(r"`([^`]*)`", error.diagnostics[0].message)
+    given = getattr(args, option[2:], None)
+    for item in given if isinstance(given, list) else [given] if given else []:
+        column = 1
+        for part in item.split(","):
+            if name is not None and part.strip() == name.group(1):
+                start = column + len(part) - len(part.lstrip())
+                return placed(error, Span(option, 1, start, 1, start + len(part.strip())),
+                              item)
+            column += len(part) + 1
+    return error
+
+
+_DESTS = {"--tp": "gpus", "--set": "settings"}  # options whose value another name holds

@@ -75,6 +75,13 @@ def run_sweep(args) -> int:
     sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
                       machine=machine, precision=args.precision, reuse=args.reuse)
     size_range = size_range.with_step(sweeper.step)  # sizes the spec's `assume d | N` allow
+    if size_range.multiples == 0:  # the nearest multiple, past the range, was swept instead
+        raise SizeError(Code.BAD_RANGE, Diagnostic(
+            option_span("--sweep", args.sweep),
+            f"no multiple of {sweeper.step:,} lies in {size_range.low:g}..{size_range.high:g}, "
+            f"and the spec's `assume` makes `{size_range.parameter}` one",
+            f"a range that holds one: {size_range.parameter}={sweeper.step}.."
+            f"{sweeper.step * 64}"), args.sweep)
     if not args.csv:
         _print_table(sweeper, size_range, args)
         return EXIT_OK

@@ -244,6 +244,12 @@ class Evaluator(Expressions):
             raise self.unsupported(node, "tl.arange without a start and an end",
                                    "tl.arange(0, BLOCK_SIZE)")
         start, end = (self.size(self.evaluate(a), a) for a in node.args)
+        extent = end - start  # its bounds are constexpr sizes, at least 1
+        sizes = {name: sympy.Dummy(positive=True, integer=True) for name in extent.free_symbols}
+        if extent.xreplace(sizes).is_nonpositive:  # Triton refuses to compile it: no lane
+            raise self.unsupported(node, f"tl.arange from {start} to {end} has no element: its "
+                                         "end must be above its start",
+                                   "tl.arange(0, BLOCK_SIZE)")
         lane = self.new_lane(end - start, f"lane{len(self.lanes)}")
         return Index(start + lane.symbol, (lane,))
 

@@ -233,12 +233,60 @@ def _launch_constants(module: ast.Module, launch: Launch) -> dict[str, int | str
     return found
 
 
+def refuse_launch_size(source: Source, name: str) -> None:
+    """An error at the launch's `name=VALUE` where the spec takes `name` as a size and the
+    launch gives a number that is none (`BLOCK=0`, `BLOCK=-4`, `BLOCK=1024.5`): a kept
+    constant is a positive whole number, so such a keyword was left out, and the spec would
+    count with another value (the signature's default) or none."""
+    keywords = source.launch.call.keywords if source.launch is not None else []
+    for keyword in keywords:
+        value = keyword.value
+        if keyword.arg != name or not isinstance(value, (ast.Constant, ast.UnaryOp)):
+            continue
+        number = ast.literal_eval(value) if _literal(value) else None
+        if isinstance(number, (int, float)) and not (type(number) is int and number > 0):
+            raise import_error(Code.TRITON_UNSUPPORTED, source, value,
+                               f"the launch gives `{name}` = {number!r}, and the spec takes "
+                               f"`{name}` as a size: a positive whole number",
+                               "Triton needs tl.arange extents and block sizes positive "
+                               "(powers of two): give one, such as 1024")
+
+
+def _literal(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) or (
+        isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd))
+        and isinstance(node.operand, ast.Constant))
+
+
+def refuse_config_size(source: Source, index: int, name: str) -> None:
+    """An error at `name`'s value in the file's triton.Config number `index` where it is no
+    positive whole number and the spec takes `name` as a size (`{'BLOCK': 0}`: Triton would
+    not compile it, and the spec written would count no iteration)."""
+    call = _config_calls(source.module)[index]
+    table = call.args[0] if call.args else None
+    pairs = list(zip(table.keys, table.values)) if isinstance(table, ast.Dict) else []
+    pairs += [(ast.Constant(keyword.arg), keyword.value) for keyword in call.keywords]
+    for key, value in pairs:
+        number = ast.literal_eval(value) if _literal(value) else None
+        if isinstance(key, ast.Constant) and key.value == name and isinstance(
+                number, (int, float)) and not (type(number) is int and number > 0):
+            raise import_error(Code.TRITON_UNSUPPORTED, source, value,
+                               f"--config {index} gives `{name}` = {number!r}, and the spec "
+                               f"takes `{name}` as a size: a positive whole number",
+                               "choose another --config, or give the size with --set")
+
+
+def _config_calls(module: ast.Module) -> list[ast.Call]:
+    """Each `triton.Config(...)` call of the file, in the order the file writes them."""
+    calls = [node for node in ast.walk(module) if isinstance(node, ast.Call)
+             and dotted(node.func) in ("triton.Config", "Config")]
+    return sorted(calls, key=lambda node: (node.lineno, node.col_offset))
+
+
 def _configs(module: ast.Module) -> tuple[dict[str, int], ...]:
     """Each `triton.Config({...}, num_warps=.., num_stages=..)` of the file, its integers."""
     found = []
-    for node in ast.walk(module):
-        if not (isinstance(node, ast.Call) and dotted(node.func) in ("triton.Config", "Config")):
-            continue
+    for node in _config_calls(module):
         values: dict[str, int] = {}
         table = node.args[0] if node.args else None
         if isinstance(table, ast.Dict):

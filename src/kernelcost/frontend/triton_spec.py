@@ -14,14 +14,22 @@ from dataclasses import field, replace
 
 import sympy
 
-from ..base.errors import Code, Diagnostic, SizeError
+from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
 from ..base.records import record
 from ..base.symbols import ELEMENT_BYTES
 from ..base.tree import Span
 from ..base.watchdog import stage
 from .triton_body import Walker
 from .triton_grid import grid_axes, plan_grid
-from .triton_source import Source, dotted, import_error, read_source, span_of
+from .triton_source import (
+    Source,
+    dotted,
+    import_error,
+    read_source,
+    refuse_config_size,
+    refuse_launch_size,
+    span_of,
+)
 from .triton_values import spec_name, symbol, text
 
 DEFAULT_WARPS = 4  # Triton's default num_warps
@@ -61,8 +69,29 @@ def parse_dtypes(text_value: str | None) -> dict[str, str]:
                 Span("--dtype", 1, 1, 1, max(2, len(text_value or "") + 1)),
                 f"`{dtype}` is not an element type of the spec language",
                 "one of " + ", ".join(sorted(ELEMENT_BYTES))), text_value)
+        if found.get(name.strip(), dtype) != dtype:
+            what = f"`{name.strip()}`" if name.strip() else "the default"
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                Span("--dtype", 1, 1, 1, max(2, len(text_value or "") + 1)),
+                f"{what} is given two element types, {found[name.strip()]} and {dtype}",
+                "give each pointer one type, and one default"), text_value)
         found[name.strip()] = dtype
     return found
+
+
+def refuse_unknown_options(source: Source, options: ImportOptions) -> None:
+    """--set and --dtype name the kernel's parameters: a name that is none (a typo) would be
+    left out without a word, and the spec counted with the value it meant to change."""
+    params = [param.name for param in source.params]
+    for option, given, names in (("--set", options.sizes, [*params, "num_warps"]),
+                                 ("--dtype", options.dtypes, params)):
+        for name, value in given.items():
+            if name and name not in names:
+                text = f"{name}={value}"
+                raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+                    Span(option, 1, 1, 1, len(name) + 1),
+                    f"`{name}` is not a parameter of `{source.function.name}`",
+                    did_you_mean(name, names) or f"its parameters: {', '.join(names)}"), text)
 
 
 def import_triton(path: str, function: str, options: ImportOptions | None = None) -> str:
@@ -70,6 +99,7 @@ def import_triton(path: str, function: str, options: ImportOptions | None = None
     options = options or ImportOptions()
     stage("importing the Triton kernel")
     source = read_source(path, function)
+    refuse_unknown_options(source, options)
     if options.config is not None:
         if not 0 <= options.config < len(source.configs):
             raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
@@ -162,6 +192,12 @@ def _spec_text(source: Source, options: ImportOptions, axes, walker: Walker) -> 
                    - walker.iterators)
     header = []
     for param in params:
+        if param.constexpr and param.name not in options.sizes:  # what gives it is checked
+            configured = {} if options.config is None else source.configs[options.config]
+            if options.config is not None:
+                refuse_config_size(source, options.config, param.name)
+            if param.name not in configured:
+                refuse_launch_size(source, param.name)
         default = source.constants.get(param.name)
         known = param.constexpr and type(default) is int
         name = spec_name(param.name)

@@ -69,6 +69,7 @@ class WarmL2:
 def warm_l2(cost: Cost, machine: Machine, values: dict[sympy.Symbol, sympy.Expr],
             tensors: tuple[str, ...]) -> WarmL2:
     """The stated initial state of L2 for `cost` on `machine` at `values`."""
+    tensors = tuple(dict.fromkeys(tensors))  # a tensor named twice is warm once
     for name in tensors:
         footprint = cost.footprints.get(name)
         if footprint is None:

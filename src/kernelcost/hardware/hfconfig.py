@@ -84,7 +84,8 @@ def _json_object(text: str, path: str) -> dict:
             f"not a config.json: arrays or objects nested more than {MAX_TOML_DEPTH} deep",
             "a config.json is an object of numbers, strings and short lists"), text)
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys(text, path),
+                          parse_constant=_no_constant(text, path))
     except json.JSONDecodeError as error:
         span = Span(path, error.lineno, error.colno, error.lineno, error.colno + 1)
         raise ModelFileError(Code.MODEL_NOT_JSON, Diagnostic(
@@ -106,6 +107,41 @@ def _json_object(text: str, path: str) -> dict:
             Span(path, 1, 1, 1, 2), f"expected a JSON object, got {type(data).__name__}"),
             text)
     return data
+
+
+def _unique_keys(text: str, path: str):
+    """json's object hook that refuses a key written twice in one object: json keeps the
+    last without a word (`"hidden_size": 4096, "hidden_size": 64` composed a model of 64)."""
+    def unique(pairs: list[tuple[str, object]]) -> dict:
+        found: dict = {}
+        for key, value in pairs:
+            if key in found:
+                places = list(re.finditer(rf'"{re.escape(key)}"\s*:', text))
+                match = places[-1] if len(places) > 1 else None
+                raise ModelFileError(Code.MODEL_NOT_JSON, Diagnostic(
+                    _span_at(text, path, match.start(), len(key) + 2) if match else None,
+                    f"`{key}` is written twice in one object{'' if match else ' in ' + path}",
+                    "give each key once: JSON readers differ on which one counts"), text)
+            found[key] = value
+        return found
+    return unique
+
+
+def _no_constant(text: str, path: str):
+    """json's hook for NaN, Infinity and -Infinity, which Python reads and JSON has not."""
+    def refuse(name: str) -> object:
+        match = re.search(rf"(?<![\w.\"]){re.escape(name)}(?![\w\"])", text)
+        raise ModelFileError(Code.MODEL_NOT_JSON, Diagnostic(
+            _span_at(text, path, match.start(), len(name)) if match else None,
+            f"not JSON: `{name}` is no JSON number{'' if match else ' in ' + path}",
+            "a config.json as the Hugging Face hub serves it: finite numbers only"), text)
+    return refuse
+
+
+def _span_at(text: str, path: str, index: int, length: int) -> Span:
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return Span(path, line, column, line, column + length)
 
 
 def key_span(text: str, path: str, key: str) -> Span | None:

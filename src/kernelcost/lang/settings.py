@@ -43,26 +43,43 @@ class Settings(dict):
     error about a setting puts its caret there."""
 
     def __init__(self, items: dict | None = None,
-                 places: dict[str, tuple[str, int]] | None = None) -> None:
+                 places: dict[str, tuple[str, int]] | None = None,
+                 options: dict[str, str] | None = None) -> None:
         super().__init__(items or {})
         self.places: dict[str, tuple[str, int]] = dict(places or {})
+        # the option each name was written in, where not --set (tune's --shape)
+        self.options: dict[str, str] = dict(options or {})
+
+
+def option_of(raw: Mapping[str, object], name: str) -> str:
+    """The command-line option that set `name`: --set, or tune's --shape."""
+    return getattr(raw, "options", {}).get(name, "--set")
 
 
 def without(raw: Mapping[str, object], names) -> dict[str, object]:
     """raw less the settings of `names`, keeping where the others were written."""
     kept = {name: value for name, value in raw.items() if name not in names}
-    return Settings(kept, getattr(raw, "places", None)) if isinstance(raw, Settings) else kept
+    return Settings(kept, raw.places, raw.options) if isinstance(raw, Settings) else kept
 
 
-def read_settings(arguments: list[str]) -> Settings:
+def read_settings(arguments: list[str], option: str = "--set") -> Settings:
     """The --set arguments (`N=4096,M=N`, repeated or comma-separated) as Settings; an item
-    that is not NAME=VALUE is an error with a caret under its bad part."""
+    that is not NAME=VALUE is an error with a caret under its bad part. `option`: where they
+    were written, for the places of errors (tune's --shape takes the same items)."""
     settings = Settings()
     for argument in arguments:
         for column, part in split_commas(argument):
-            name, value = parse_setting(part, argument, column)
+            name, value = parse_setting(part, argument, column, option)
+            start = column + len(part) - len(part.lstrip())
+            if settings.get(name, value) != value:  # the last would win without a word
+                raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
+                    ast.Span(option, 1, start, 1, start + len(name)),
+                    f"`{name}` is set twice, to {settings[name]} and to {value}",
+                    f"give `{name}` one value"), argument)
             settings[name] = value
-            settings.places[name] = (argument, column + len(part) - len(part.lstrip()))
+            settings.places[name] = (argument, start)
+            if option != "--set":
+                settings.options[name] = option
     return settings
 
 
@@ -83,7 +100,8 @@ def split_commas(text: str) -> list[tuple[int, str]]:
 _NAME_START = re.compile(r"\s*[A-Za-z_][A-Za-z_0-9]*\s*")
 
 
-def parse_setting(text: str, argument: str | None = None, column: int = 1) -> tuple[str, str]:
+def parse_setting(text: str, argument: str | None = None, column: int = 1,
+                  option: str = "--set") -> tuple[str, str]:
     """`NAME=VALUE` -> (name, value text). A KcostError placed in `argument` (the whole
     --set argument the item stands in, from `column`) when it is not one: the caret under
     what is missing or out of place (`K:K*T` at the colon, `=4` at the `=`)."""
@@ -104,7 +122,7 @@ def parse_setting(text: str, argument: str | None = None, column: int = 1) -> tu
     argument = text if argument is None else argument
     start = column + offset
     raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
-        ast.Span("--set", 1, start, 1, start + 1),
+        ast.Span(option, 1, start, 1, start + 1),
         f"cannot read the setting `{text.strip()}`: {reason}",
         "write NAME=VALUE, e.g. N=4096, n=1e8 or M=N"), argument)
 
@@ -173,9 +191,9 @@ def _unreadable_hint(text: str) -> str:
     return "use a number (4096, 1e8) or an expression in the other sizes (N, 2*N)"
 
 
-def _whole_value(name: str, text: str) -> ast.Span:
+def _whole_value(name: str, text: str, option: str = "--set") -> ast.Span:
     """The span of a whole --set value, for errors about the value rather than a part."""
-    return ast.Span(f"--set {name}", 1, 1, 1, len(text) + 1)
+    return ast.Span(f"{option} {name}", 1, 1, 1, len(text) + 1)
 
 
 def resolve_settings(raw: Mapping[str, object], parameters: dict[str, sympy.Symbol]
@@ -189,7 +207,7 @@ def resolve_settings(raw: Mapping[str, object], parameters: dict[str, sympy.Symb
                 "parameters: " + ", ".join(parameters) if parameters else None)
             argument, column = getattr(raw, "places", {}).get(name, (f"{name}={value}", 1))
             raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
-                ast.Span("--set", 1, column, 1, column + len(name)),
+                ast.Span(option_of(raw, name), 1, column, 1, column + len(name)),
                 f"`{name}` is not a parameter of this kernel", hint), argument)
         text = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -200,7 +218,7 @@ def resolve_settings(raw: Mapping[str, object], parameters: dict[str, sympy.Symb
             expr = sympy.nsimplify(value) if isinstance(value, float) else sympy.Integer(value)
         else:
             text = normalise(str(value))
-            expr = size_expression(text, parameters, f"--set {name}")
+            expr = size_expression(text, parameters, f"{option_of(raw, name)} {name}")
         settings[parameters[name]] = expr
         if text is not None:
             texts[parameters[name]] = text
@@ -209,12 +227,13 @@ def resolve_settings(raw: Mapping[str, object], parameters: dict[str, sympy.Symb
     for symbol, expr in settings.items():
         if symbol in expr.free_symbols:
             text = texts.get(symbol)
-            span = _whole_value(symbol.name, text) if text is not None else None
+            span = (_whole_value(symbol.name, text, option_of(raw, symbol.name))
+                    if text is not None else None)
             raise SizeError(Code.SETTING_CYCLE, Diagnostic(
                 span, f"the setting of `{symbol}` refers to itself",
                 "give one of the sizes a number"), text)
         _refuse_what_is_not_a_size(symbol.name, texts.get(symbol, str(raw[symbol.name]).strip()),
-                                   expr)
+                                   expr, option_of(raw, symbol.name))
     return settings
 
 
@@ -227,12 +246,13 @@ def refuse_unnumbered(raw: Mapping[str, object],
             text = normalise(str(raw[symbol.name]))
             unset = ", ".join(sorted(map(str, expr.free_symbols)))
             raise SizeError(Code.SIZES_UNSET, Diagnostic(
-                _whole_value(symbol.name, text),
+                _whole_value(symbol.name, text, option_of(raw, symbol.name)),
                 f"`{symbol}` is set to {text}, and {unset} has no value here",
                 f"give {unset} a value too, or leave `{symbol}` out: it is then drawn"), text)
 
 
-def _refuse_what_is_not_a_size(name: str, text: str, expr: sympy.Expr) -> None:
+def _refuse_what_is_not_a_size(name: str, text: str, expr: sympy.Expr,
+                               option: str = "--set") -> None:
     """A size is a positive integer: a value that provably is not one (1/3, 1.5, 0, N - N,
     -N, or M = N - 10 with N = 5) is an error with a caret under the value. Size symbols are
     positive integers, so sympy decides this for symbolic values too where it can."""
@@ -245,7 +265,7 @@ def _refuse_what_is_not_a_size(name: str, text: str, expr: sympy.Expr) -> None:
         return
     value = "" if str(expr) == text else f" (= {expr})"
     raise SizeError(Code.SIZE_NOT_POSITIVE_INTEGER, Diagnostic(
-        _whole_value(name, text),
+        _whole_value(name, text, option),
         f"size `{name}` must be a positive integer: `{text}`{value} {reason}", hint), text)
 
 
@@ -275,7 +295,7 @@ def refuse_beyond(values: Mapping[sympy.Symbol, sympy.Expr], raw: Mapping[str, o
         source: str | None = None
         if name in raw:
             text = str(raw[name]).strip()
-            span, source = _whole_value(name, text), text
+            span, source = _whole_value(name, text, option_of(raw, name)), text
         else:  # a default of the spec
             param = next((p for p in kernel.params if p.name == name), None)
             if param is not None:

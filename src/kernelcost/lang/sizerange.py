@@ -28,7 +28,8 @@ _RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\
 class SizeRange:
     """The sizes of one parameter to sweep: `points` values from `low` to `high`, equally
     spaced, or geometrically spaced when `log`. Integer sizes are rounded to the nearest
-    multiple of `step` (the spec's `assume T | N` makes N a multiple of T) and deduplicated."""
+    multiple of `step` (the spec's `assume T | N` makes N a multiple of T) in the range, and
+    deduplicated: 1..1000 at a step of 1024 holds none (`multiples` is then 0)."""
 
     parameter: str
     low: float
@@ -51,8 +52,9 @@ class SizeRange:
     def _rounded(self, sizes: numpy.ndarray) -> numpy.ndarray:
         if not self.integer:
             return sizes
-        step = float(self.step)
-        return numpy.unique(numpy.maximum(numpy.rint(sizes / step), 1.0) * step)
+        first, last = self._multiple_bounds()
+        return numpy.unique(numpy.clip(numpy.rint(sizes / float(self.step)), first, last)
+                            * float(self.step)) if last >= first else numpy.empty(0)
 
     def with_step(self, step: int) -> SizeRange:
         return replace(self, step=step) if self.integer else self
@@ -77,11 +79,20 @@ class SizeRange:
         return widest < self.step and self._multiples()[1] < self.points
 
     def _multiples(self) -> tuple[float, int]:
-        """The first multiple of the step the range rounds to, and how many there are."""
+        """The first multiple of the step in the range, and how many there are."""
+        first, last = self._multiple_bounds()
+        return first * float(self.step), max(int(last - first) + 1, 0)
+
+    def _multiple_bounds(self) -> tuple[float, float]:
+        """The least and the largest k with k step in the range (and k >= 1): a size past the
+        range's ends, 1024 for 1..1000, is not one the user asked for."""
         step = float(self.step)
-        first = max(numpy.rint(self.low / step), 1.0)
-        last = max(numpy.rint(self.high / step), 1.0)
-        return first * step, int(last - first) + 1
+        return max(math.ceil(self.low / step), 1.0), float(math.floor(self.high / step))
+
+    @property
+    def multiples(self) -> int:
+        """How many multiples of the step the range holds (integer sizes)."""
+        return self._multiples()[1] if self.integer else self.points
 
     def chunk_count(self, length: int = CHUNK_POINTS) -> int:
         return -(-self.made // length)

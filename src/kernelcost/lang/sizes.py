@@ -83,7 +83,7 @@ def refuse_zero_divisors(checked: CheckedKernel, values: Mapping[sympy.Symbol, s
         used = sorted(divisor.free_symbols & set(values), key=text_key)
         sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
         raise SizeError(Code.DIVIDES_BY_ZERO_AT_SIZES, Diagnostic(
-            division.span, f"a division by `{_written(checked, division.right)}`, which is 0 "
+            division.span, f"a division by `{written_text(checked, division.right)}`, which is 0 "
             f"at {sizes}", "give sizes where the divisor is not 0, or change the spec"),
             checked.kernel.source)
 
@@ -227,8 +227,8 @@ def refuse_broken_divisibility(checked: CheckedKernel,
             continue
         if dividend % divisor == 0:
             continue
-        divisor_text = _written(checked, fact.divisor)
-        dividend_text = _written(checked, fact.dividend)
+        divisor_text = written_text(checked, fact.divisor)
+        dividend_text = written_text(checked, fact.dividend)
         nearest = max(divisor, dividend - dividend % divisor)
         other = ("or a split that divides its k-steps (a rewrite's fact: lang.split_k)"
                  if fact.span.synthetic else f"or remove `{divisor_text} | {dividend_text}` "
@@ -265,7 +265,8 @@ def refuse_broken_bounds(checked: CheckedKernel,
             if left.is_finite and right.is_finite and (
                     _RELATIONS[fact.op](left, right) is not sympy.false):
                 continue
-            written = f"{_written(checked, fact.left)} {fact.op} {_written(checked, fact.right)}"
+            written = (f"{written_text(checked, fact.left)} {fact.op} "
+                       f"{written_text(checked, fact.right)}")
             sizes = sorted(sides[0].free_symbols | sides[1].free_symbols, key=text_key)
             where = ", ".join(f"{size} = {values[size]}" for size in sizes if size in values)
             raise SizeError(Code.ASSUMPTION_BROKEN_AT_SIZES, Diagnostic(
@@ -287,7 +288,7 @@ def refuse_large_numbers(kernel: ast.Kernel, limit: int, why: str) -> None:
                 kernel.source)
 
 
-def _written(checked: CheckedKernel, node: ast.Expr) -> str:
+def written_text(checked: CheckedKernel, node: ast.Expr) -> str:
     """An expression as the spec writes it (its span's text on one line)."""
     span = node.span
     lines = checked.kernel.source.split("\n") if checked.kernel.source else []

@@ -71,12 +71,20 @@ def figures_note(grid: ModelGrid) -> str:
     held = ("t_bound at every point; t_model (tpot_s, ttft_s) equal to `kernelcost model`'s "
             "at every point where it is given")
     if grid.tiled_asked:
-        return (held + f": everywhere (the {grid.tiled_shapes} GEMM shapes that take "
-                "gemm_hopper's wave estimate asked of the analysis)")
+        if not grid.tiled_shapes:
+            return held + ": everywhere (no GEMM's sizes meet gemm_hopper's tiles)"
+        return (held + f": everywhere (the {_many(grid.tiled_shapes, 'GEMM shape')} that "
+                f"take{'s' if grid.tiled_shapes == 1 else ''} gemm_hopper's wave estimate "
+                "asked of the analysis)")
     return (held + f": not where a GEMM's sizes meet gemm_hopper's tiles (decode_tiled, "
             f"prefill_tiled), whose wave estimate is not vectorised; the grid holds "
             f"{grid.tiled_shapes:,} such shapes, more than the {grid.tiled_limit} it asks the "
             "analysis for")
+
+
+def _many(count: int, word: str, words: str | None = None) -> str:
+    """`1 point`, `256,000 points`."""
+    return f"{count:,} {word if count == 1 else words or word + 's'}"
 
 
 def _best(grid: ModelGrid) -> dict | None:
@@ -98,13 +106,14 @@ def _best(grid: ModelGrid) -> dict | None:
 def grid_lines(grid: ModelGrid, destination: str) -> list[str]:
     document = grid_json(grid)
     axes = grid.axes
-    lines = [f"{grid.model.name} on {grid.machine.name}: {axes.points:,} points "
-             f"({len(axes.batches):,} batches x {len(axes.contexts):,} contexts x "
-             f"{len(axes.tps)} tp) written to {destination}"]
+    lines = [f"{grid.model.name} on {grid.machine.name}: {_many(axes.points, 'point')} "
+             f"({_many(len(axes.batches), 'batch', 'batches')} x "
+             f"{_many(len(axes.contexts), 'context')} x {len(axes.tps)} tp) written to "
+             f"{destination}"]
     if grid.usable_B is not None:
         lines.append(f"fit in HBM ({si(grid.usable_B, 'B')} usable a GPU): "
-                     f"{document['fitting_points']:,} points")
-    lines.append(f"t_model given at {document['t_model_points']:,} points: "
+                     f"{_many(document['fitting_points'], 'point')}")
+    lines.append(f"t_model given at {_many(document['t_model_points'], 'point')}: "
                  + figures_note(grid))
     best = document["best"]
     if best is not None:

@@ -30,13 +30,15 @@ from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, without
 from ..lang.sizes import refuse_large_numbers
 from .roofs import device_word
 
-# device_word's, then the sizes where a block does not fit, and those that break an assumed
-# bound (`assume n <= 4096`: the spec's counts are not the kernel's there)
+# device_word's, then the sizes where a block does not fit, those that break an assumed
+# bound (`assume n <= 4096`: the spec's counts are not the kernel's there), and those where
+# the loops run no iteration
 CATEGORIES = ("HBM", "L2", Level.SHARED, "tensor", "vector", "SFU", "does not fit",
-              "outside an assume")
+              "outside an assume", "runs nothing")
 COLOURS = ("#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#1f77b4", "#9467bd", "#7f7f7f",
-           "#e8e8e8")
+           "#e8e8e8", "#ffffff")
 _UNFIT, _OUTSIDE = CATEGORIES.index("does not fit"), CATEGORIES.index("outside an assume")
+_IDLE = CATEGORIES.index("runs nothing")  # no work, no byte: no roof binds a time of 0 s
 
 
 @record
@@ -111,6 +113,8 @@ def phase(spec: Spec | str, machine, x: Axis, y: Axis, raw: dict | None = None,
     codes = numpy.where(result.reject > CODES[Rejected.ASSUMPTION], _UNFIT, codes)
     codes = numpy.where(_outside_bounds(spec, evaluator, [X.ravel(), Y.ravel()]), _OUTSIDE,
                         codes)
+    idle = result.full(result.t_bound, numpy.arange(X.size)) <= 0
+    codes = numpy.where(idle, _IDLE, codes)
     curves, never = _ridges(spec, machine, evaluator, x, y)
     curves += _fits(spec, machine, evaluator, x, y)
     point = _point(spec, own, x, y)

@@ -44,7 +44,7 @@ def slope(spec: Spec, result: LevelBound, machine, raw: dict) -> Slope:
     if missing:
         raise SizeError(Code.SIZES_UNSET, Diagnostic(
             None,
-            "the ski-slope figure needs every size: "
+            "--plot: the ski-slope figure needs every size: "
             + ", ".join(missing), "add --set " + ",".join(f"{m}=4096" for m in missing)))
     refuse_beyond(values, raw, spec.kernel, MAX_FLOAT_SIZE, FLOAT_SIZES,
                   "give it at most 2^53 (9.0e15), or bound it without --plot")
@@ -74,7 +74,14 @@ def slope(spec: Spec, result: LevelBound, machine, raw: dict) -> Slope:
                 capacities.append((name, float(value)))
     sizes = tuple((str(p), float(values[p])) for p in spec.checked.parameters
                   if p not in spec.checked.defaults)  # the tile defaults are in the spec
-    return Slope(S_B, curve(result.q_lower), reference, spec_B, tuple(capacities), sizes)
+    q_lower = curve(result.q_lower)
+    if not (q_lower > 0).any() and not any(value > 0 for _, value in spec_B):
+        at = ", ".join(f"{name} = {value:g}" for name, value in sizes)
+        raise SizeError(Code.NOTHING_TO_PLOT, Diagnostic(
+            None, f"--plot: at {at} Q_lower is 0 B at every S and the spec moves no byte, "
+                  "which a log axis cannot show",
+            "give sizes where the kernel moves bytes, or bound it without --plot"))
+    return Slope(S_B, q_lower, reference, spec_B, tuple(capacities), sizes)
 
 
 def draw(result: Slope, title: str):

@@ -30,6 +30,7 @@ from ..count.cost import Cost
 from ..count.values import evaluate, parameter_values
 from ..gpu.support import unsupported
 from ..hardware.machine import Machine
+from ..lang.idle import refuse_idle_kernel
 from ..lang.settings import FLOAT_SIZES, MAX_FLOAT_SIZE, refuse_beyond, resolve_settings, without
 from ..lang.sizerange import CHUNK_POINTS, SizeRange
 from ..lang.sizes import (
@@ -143,10 +144,13 @@ class Sweeper:
 
     def _refuse_empty(self, checked, values) -> None:
         """Where nothing moves: an extent, step or header count not positive there, or, timed
-        on a machine, a grid that holds no block (a launch CUDA refuses)."""
+        on a machine, a grid that holds no block (a launch CUDA refuses) or loops that run no
+        iteration (no roof bounds a time of 0 s)."""
         size_warnings(checked, values)
-        if self.cost.grid is not None and self.machine is not None:
-            refuse_empty_grid(checked, self.cost.grid.blocks, values)
+        if self.machine is not None:
+            if self.cost.grid is not None:
+                refuse_empty_grid(checked, self.cost.grid.blocks, values)
+            refuse_idle_kernel(checked, values)
 
     def _refuse_negative(self, sizes: numpy.ndarray, amounts: list[numpy.ndarray]) -> None:
         """A count below zero at a swept size: the sizes break an `assume` bound there

@@ -119,6 +119,11 @@ def _own_lines(ranking: Ranking) -> list[str]:
     spelled = ", ".join(pieces)
     row, first = ranking.own_row, ranking.top[0] if ranking.top else None
     position = own_rank(ranking)
+    if not ranking.rescored and ranking.top:  # --rescore 0: no t_model to place it by
+        where = (f"ranks #{position} by t_bound" if position is not None
+                 else "is not among the rows shown")
+        return [f"the spec's own configuration ({spelled}) {where} (--rescore 0: ranked by "
+                "t_bound alone, none re-scored)"]
     if row is None or first is None or row.t_model is None or first.t_model is None:
         return [f"the spec's own configuration ({spelled}) is not among the fitting "
                 "candidates"]

@@ -62,12 +62,21 @@ TP_UNTIMED_NOTE = ("--tp {n}: tensor parallelism, every kernel's W, Q and time s
 
 
 def _gb(value: float) -> str:
-    return f"{value / 1e9:.1f} GB"
+    """Bytes in GB, a digit after the point; past 10^6 GB (a model file's figures run to
+    10^9 layers of width 10^9) in powers of ten, not twenty digits."""
+    if value < 1e15:
+        return f"{value / 1e9:.1f} GB"
+    exponent = math.floor(math.log10(value / 1e9))
+    return f"{value / 1e9 / 10**exponent:.2f}e{exponent} GB"
 
 
 def parameter_count(count: int) -> str:
-    """A model's parameters in units of 10^9 where that keeps three digits, else whole."""
-    return f"{count / 1e9:.2f}e9" if count >= 10**8 else f"{count:,}"
+    """A model's parameters in units of 10^9 where that keeps three digits, else whole;
+    past 10^12, in their own power of ten."""
+    if count < 10**8:
+        return f"{count:,}"
+    exponent = 9 if count < 10**12 else len(str(count)) - 1
+    return f"{count / 10**exponent:.2f}e{exponent}"
 
 
 def header_lines(result: WholeModel) -> list[str]:
@@ -130,13 +139,21 @@ def summary_table(result: WholeModel, width: int | None):
     for decode, prefill in zip(result.decode, result.prefill):
         fits = result.memory.fits(decode.batch)
         rows.append([str(decode.batch), si(decode.t_bound_s, "s"), si(decode.t_model_s, "s"),
-                     f"{decode.tokens_per_s:,.1f}", model_roof_name(decode.binding),
+                     _rate(decode.tokens_per_s, 1), model_roof_name(decode.binding),
                      si(prefill.t_bound_s, "s"), _gb(result.memory.needed_B(decode.batch)),
                      "-" if fits is None else "yes" if fits else "no",
-                     si(decode.launch_s, "s"), f"{decode.tokens_per_s_with_launch:,.1f}",
-                     f"{prefill.tokens_per_s:,.0f}"])
+                     si(decode.launch_s, "s"), _rate(decode.tokens_per_s_with_launch, 1),
+                     _rate(prefill.tokens_per_s, 0)])
     return noted_table("per batch: the step's time, launch overhead apart", SUMMARY_COLUMNS,
                        rows, width, (4,))
+
+
+def _rate(value: float, digits: int) -> str:
+    """Tokens a second with `digits` after the point; a rate that would round to 0 (a step
+    of petaseconds) in two significant digits, not as none."""
+    if 0 < value < 0.5 * 10**-digits:
+        return f"{value:.2g}"
+    return f"{value:,.{digits}f}"
 
 
 def crossing_line(crossing: Crossing, what: str) -> str:
