@@ -33,7 +33,8 @@ def option_case(rng: random.Random) -> Case:
         argv = ["machines", *rng.choice([[], ["all"], ["h100"], ["nope"], ["--json"],
                                          ["specs"], ["/dev/null"], ["h100", "--wide"]])]
     elif command == "model":
-        argv = ["model", rng.choice(MODELS + ["nope"]), "--machine", rng.choice(MACHINES),
+        argv = ["model", rng.choice(MODELS + ["nope"]), "--machine",
+                rng.choice(MACHINES + ["nope.toml"]),
                 "--batch", rng.choice(["1", "1,8", "0", "-1", "1e19", "x", "", "1," * 50 + "1",
                                        "1..64", "8..1:2", "1..100000", "1..9:0", "١٢"]),
                 "--context", rng.choice(["1", "4096", "0", "1e400", "1e19", "x", "128..512:128",
@@ -47,7 +48,8 @@ def option_case(rng: random.Random) -> Case:
         argv += rng.choice([[], ["--chunk", rng.choice(["1", "7", "512", "8192", "0", "-3", "x",
                                                         "1e19", "100000000"])]])
         argv += rng.choice([[], ["--launch", rng.choice(["eager", "graphs", "graph", ""])]])
-        argv += rng.choice([[], ["--topology", rng.choice(TOPOLOGIES + ["nope", "/dev/null",
+        argv += rng.choice([[], ["--topology", rng.choice(TOPOLOGIES + ["nope", "nope.toml",
+                                                                        "/dev/null",
                                                                         "specs"])]])
         argv += rng.choice([[], ["--json"], ["-o", rng.choice(OUTPUTS)]])
     elif command == "validate":
@@ -61,7 +63,8 @@ def option_case(rng: random.Random) -> Case:
                             sizes_for(rng, SPECS[name]), machine=rng.choice(MACHINES),
                             hostile=True)
     return Case("option", command, argv, env=env,
-                placed=("KC308", "KC309", "KC311", "KC312", "KC318", "KC319", "KC409", "KC702"),
+                placed=("KC308", "KC309", "KC311", "KC312", "KC318", "KC319", "KC409", "KC702",
+                        "KC801"),
                 refused=other_digits(argv))
 
 

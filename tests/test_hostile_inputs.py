@@ -285,6 +285,20 @@ def test_an_unknown_machine_or_topology_is_placed_in_its_option(capsys, argument
     assert code == 2 and err.startswith(start) and "did you mean `" in err, err
 
 
+
+@pytest.mark.parametrize(("arguments", "start"), [
+    (["analyze", ROOT / "specs" / "copy.kcost", "--machine", "h100,nope.toml"],
+     "--machine:1:6: error[KC801]: no such file: `nope.toml`"),
+    (["model", "llama3_8b", "--tp", "2", "--topology", "x/y.toml"],
+     "--topology:1:1: error[KC801]: no such file: `x/y.toml`"),
+    (["analyze", ROOT / "specs" / "nope.kcost"], "error[KC801]: no such file: `"),
+])
+def test_a_missing_machine_or_topology_file_is_placed_in_its_option(capsys, arguments, start):
+    """A machine or topology path that is no file had no place (the loader reads a path, not
+    the option that gave it); the spec's own path is no option's, so it stays unplaced."""
+    code, _, err = run(capsys, *arguments)
+    assert code == 2 and err.startswith(start), err
+
 @pytest.mark.parametrize(("arguments", "start"), [
     (["analyze", ROOT / "specs" / "copy.kcost", "--measured", "4us"], "--measured:1:1:"),
     (["model", "llama3_70b", "--gpus", "3"], "--tp:1:1:"),

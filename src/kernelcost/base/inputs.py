@@ -22,7 +22,7 @@ def read_text(path: str, limit: int, what: str = "file") -> str:
         info = os.stat(path)
     except FileNotFoundError:
         raise InputOutputError(Code.NO_SUCH_FILE, Diagnostic(
-            None, f"no such file: {path}", "check the path")) from None
+            None, f"no such file: `{path}`", "check the path")) from None
     except OSError as error:
         raise InputOutputError(Code.CANNOT_READ, Diagnostic(
             None, f"cannot read {path}: {error.strerror}")) from None

@@ -236,11 +236,10 @@ def placed_option(error: KcostError, args) -> KcostError:
     its option, where the option holds it (a results CSV names machines too)."""
     if any(d.span is not None for d in error.diagnostics):
         return error
-    option = {Code.UNKNOWN_MACHINE: "--machine", Code.UNKNOWN_TOPOLOGY: "--topology"}.get(
-        error.code)
+    options = _NAMING_OPTIONS.get(error.code, ())
     if getattr(args, "command", None) == "machines":  # `machines ID`: no option holds it
-        option = None
-    if option is None:  # an error that starts by naming its option: `--measured needs ...`
+        options = ()
+    if not options:  # an error that starts by naming its option: `--measured needs ...`
         named = re.match(r"(--[a-z][a-z0-9-]*)\b", error.diagnostics[0].message)
         value = None
         if named is not None:
@@ -253,16 +252,23 @@ def placed_option(error: KcostError, args) -> KcostError:
             return error
         return placed(error, option_span(named.group(1), str(value)), str(value))
     name = re.search(r"`([^`]*)`", error.diagnostics[0].message)
-    given = getattr(args, option[2:], None)
-    for item in given if isinstance(given, list) else [given] if given else []:
-        column = 1
-        for part in item.split(","):
-            if name is not None and part.strip() == name.group(1):
-                start = column + len(part) - len(part.lstrip())
-                return placed(error, Span(option, 1, start, 1, start + len(part.strip())),
-                              item)
-            column += len(part) + 1
+    for option in options:
+        given = getattr(args, option[2:], None)
+        for item in given if isinstance(given, list) else [given] if given else []:
+            column = 1
+            for part in item.split(","):
+                if name is not None and part.strip() == name.group(1):
+                    start = column + len(part) - len(part.lstrip())
+                    return placed(error, Span(option, 1, start, 1, start + len(part.strip())),
+                                  item)
+                column += len(part) + 1
     return error
+
+
+# the options whose value an error names without a place: a machine or topology id, or the
+# path of a file either loads (the spec's own path is no option's)
+_NAMING_OPTIONS = {Code.UNKNOWN_MACHINE: ("--machine",), Code.UNKNOWN_TOPOLOGY: ("--topology",),
+                   Code.NO_SUCH_FILE: ("--machine", "--topology")}
 
 
 _DESTS = {"--tp": "gpus", "--set": "settings"}  # options whose value another name holds
