@@ -116,7 +116,7 @@ def _machine() -> dict:
                            Inputs),
             "fraction": number("of the roof's figure, in (0, 1]"),
             "source": text("where it comes from"),
-        }, "an achievable fraction", optional=("path",)), "the achievable fractions"),
+        }, "an achievable fraction", optional=("path", "inputs")), "the achievable fractions"),
     }, "a machine in the layout of its TOML file; absent figures are left out",
         optional=("launch", "sfu", "features", "execution", "latency", "achievable"))
 

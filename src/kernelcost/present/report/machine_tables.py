@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...base.kinds import Precision, Unit, WorkClass
+from ...base.kinds import Inputs, Precision, Unit, WorkClass
 from ...base.levels import Level
 from ...base.units import binary, si
 from .cells import PER_WORDS
@@ -66,7 +66,8 @@ def machine_json(machine) -> dict:
     if machine.achievable:
         document["achievable"] = [present(
             {"roof": a.roof, "path": None if a.path is None else str(a.path),
-             "inputs": str(a.inputs), "fraction": a.fraction, "source": a.source})
+             "inputs": None if a.inputs == Inputs.RANDOM else str(a.inputs),
+             "fraction": a.fraction, "source": a.source})
             for a in machine.achievable]
     return document
 
