@@ -228,6 +228,9 @@ def edited(old: str, new: str) -> str:
      "execution.cluster_max_nonportable", "smaller than"),
     ("shared_per_block_max_B = 232448", "shared_per_block_max_B = 262144",
      "execution.shared_per_block_max_B", "more than the shared capacity"),
+    ("warp_size = 32", "warp_size = 7", "execution.warp_size", "not a power of two"),
+    ("max_threads_per_block = 1024", "max_threads_per_block = 4096",
+     "execution.max_threads_per_block", "more than max_threads_per_sm (2048)"),
     ('level = "l2_far"', 'level = "l3"', "latency[3].level", "l2_far"),
     ("clock_Hz = 1.755e9", "clock_hz = 1.755e9", "latency[0].clock_hz", "clock_Hz"),
 ])

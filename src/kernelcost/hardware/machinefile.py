@@ -311,6 +311,7 @@ class _Reader(MachineFields):
             sources.append((key, source))
         # each figure of its kind (EXECUTION_FIGURES): a count or a fraction
         execution = Execution(**values, sources=tuple(sources))  # type: ignore[arg-type]
+        self.threads_consistent(execution)
         portable, nonportable = execution.cluster_max_portable, execution.cluster_max_nonportable
         if portable and nonportable and portable > nonportable:
             raise self.error(Code.MACHINE_INCONSISTENT, "execution.cluster_max_nonportable",
@@ -328,6 +329,19 @@ class _Reader(MachineFields):
                                  "a capacity per partition is an L2's, with "
                                  "execution.l2_partitions")
         return execution
+
+    def threads_consistent(self, execution: Execution) -> None:
+        """A warp of a power of two threads (32 on NVIDIA, 64 on CDNA), and no block of more
+        threads than its SM holds: occupancy divides by both."""
+        warp = execution.warp_size
+        if warp and warp & (warp - 1):
+            raise self.error(Code.MACHINE_INCONSISTENT, "execution.warp_size",
+                             f"{warp} threads a warp, not a power of two",
+                             "32 on NVIDIA GPUs, 64 on AMD CDNA (a wavefront)")
+        per_block, per_sm = execution.max_threads_per_block, execution.max_threads_per_sm
+        if per_block and per_sm and per_block > per_sm:
+            raise self.error(Code.MACHINE_INCONSISTENT, "execution.max_threads_per_block",
+                             f"more than max_threads_per_sm ({per_sm})")
 
     def architecture(self, device: dict) -> Architecture | None:
         text = self.string(device, "architecture", "device")
