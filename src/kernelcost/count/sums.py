@@ -141,16 +141,16 @@ class Summer:
             self.closed = False
             return sympy.Sum(summand, (counter, first, last))
         slope, offset = poly.all_coeffs() if poly.degree() == 1 else (0, poly.as_expr())
-        with_left = summand.xreplace({node: left})
-        with_right = summand.xreplace({node: right})
         at_first = difference.xreplace({counter: first})
         at_last = difference.xreplace({counter: last})
+        # each side's summand built only where it is summed: rebuilding the summand runs
+        # sympy's evaluation of every rounding and min/max above the node
         if self.facts.nonpositive(at_first) and self.facts.nonpositive(at_last):
-            return self.range_sum(with_left, counter, first, last)
+            return self.range_sum(summand.xreplace({node: left}), counter, first, last)
         if self.facts.nonnegative(at_first) and self.facts.nonnegative(at_last) and not (
             at_first == 0 and at_last == 0
         ):
-            return self.range_sum(with_right, counter, first, last)
+            return self.range_sum(summand.xreplace({node: right}), counter, first, last)
         if slope == 0:
             # the arguments move together: min(a + g, b + g) = min(a, b) + g, free of the
             # counter where it chooses
@@ -159,6 +159,8 @@ class Summer:
             return self.range_sum(summand.xreplace({node: still + moving}), counter, first, last)
         # slope*t + offset <= 0  <=>  t <= -offset/slope (slope > 0), t >= .. (slope < 0)
         # a slope that may be zero would divide by zero: only a proven sign splits
+        with_left = summand.xreplace({node: left})
+        with_right = summand.xreplace({node: right})
         if self.facts.positive(slope):
             split = sympy.floor(sympy.expand(-offset / slope))
             split = self._clamp(split, first - 1, last)
