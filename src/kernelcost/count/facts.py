@@ -22,7 +22,7 @@ from ..algebra.rounding import may_be_proven_integer
 from ..algebra.shifted import shifted_nonnegative, shifted_sign
 from ..base import tree as ast
 from ..base.errors import BudgetError, Code, Diagnostic
-from ..base.symbols import derivative
+from ..base.symbols import derivative, first_minmax
 from ..lang.check import CheckedKernel
 from .unrounded import unrounded_lower_bound
 
@@ -274,8 +274,7 @@ class Facts:
         return self._within[key]
 
     def _nonnegative_within(self, expr: sympy.Expr, loops: Sequence[Loop]) -> bool:
-        node = next((n for n in sympy.preorder_traversal(expr)
-                     if isinstance(n, (sympy.Min, sympy.Max))), None)
+        node = first_minmax(expr)
         if node is not None:
             return self._extremum_nonnegative_within(expr, node, loops)
         slack = sympy.Symbol("_within", integer=True, nonnegative=True)
