@@ -49,3 +49,13 @@ def test_a_clipped_bound_splits_as_sympys_poly_says():
     assert linear_coefficients(COUNTER**2 + size, COUNTER) is None
     assert linear_coefficients(sympy.floor(COUNTER / tile), COUNTER) is None
     assert linear_coefficients(size * tile - 3, COUNTER) == (0, size * tile - 3)
+
+
+@tiered(300)
+@given(expressions())
+def test_the_generators_counted_are_sympys(expr):
+    from kernelcost.algebra.factored_forms import _generators, _sympys_generators
+
+    assert _generators(expr) == _sympys_generators(expr)
+    summed = sympy.Sum(expr * COUNTER, (COUNTER, 1, SIZES[0]))  # its counter is not free
+    assert _generators(summed + expr) == _sympys_generators(summed + expr)
