@@ -59,3 +59,18 @@ def test_the_generators_counted_are_sympys(expr):
     assert _generators(expr) == _sympys_generators(expr)
     summed = sympy.Sum(expr * COUNTER, (COUNTER, 1, SIZES[0]))  # its counter is not free
     assert _generators(summed + expr) == _sympys_generators(summed + expr)
+
+
+@tiered(300)
+@given(expressions())
+def test_the_innermost_call_is_sympys_and_a_stand_in_for_an_enclosed_one_stays_held(expr):
+    from kernelcost.count.index_ranges import _STAND_IN, _held, innermost_call
+
+    calls = (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)
+    expected = next((node for node in sympy.postorder_traversal(expr)
+                     if isinstance(node, calls)), None)
+    found = innermost_call(expr)
+    assert (found and found[0]) == expected
+    if found is not None:
+        node, enclosed = found
+        assert enclosed == _held(expr.xreplace({node: _STAND_IN}), _STAND_IN)
