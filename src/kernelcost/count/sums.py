@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sympy
+from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.polys.polyerrors import BasePolynomialError
 
 from ..algebra.witnesses import shows
@@ -16,6 +17,8 @@ from ..base import watchdog
 from ..base.symbols import replace_symbols
 from .facts import Facts
 from .loops import Loop
+
+_CALLS = (sympy.Function, MinMaxBase)  # a rounding, Min or Max: a generator of a polynomial
 
 
 class Summer:
@@ -205,18 +208,17 @@ def linear_coefficients(expr: sympy.Expr,
                         var: sympy.Symbol) -> tuple[sympy.Expr, sympy.Expr] | None:
     """(slope, offset) of expr as a polynomial of degree at most 1 in var, as
     `sympy.Poly(expr, var).all_coeffs()` gives them (slope 0 and offset expr at degree 0), or
-    None where expr is no such polynomial. Read off the terms where each is free of var or
-    var times factors that are numbers, symbols, integer powers of symbols or functions free
-    of var (no float: RR's coefficients are written back as floats): there the coefficients
-    are the sums of the terms, as the polynomial's coefficients written back are (building
-    the Poly and its coefficient domain cost a tenth of a millisecond a split). Any other
-    term goes to sympy's Poly; a test holds the two equal."""
+    None where expr is no such polynomial. Read off the terms where each is a product of
+    plain factors (_plain_factor), var at most once: there the coefficients are the sums of
+    the terms, as the polynomial's coefficients written back are (building the Poly and its
+    coefficient domain cost a tenth of a millisecond a split). Anything else goes to sympy's
+    Poly; a property test holds the two equal."""
     slope: list[sympy.Expr] = []
     offset: list[sympy.Expr] = []
     for term in sympy.Add.make_args(expr):
         if var not in term.free_symbols:
-            if any(factor.is_Float for factor in sympy.Mul.make_args(term)):
-                return _poly_coefficients(expr, var)  # a float makes the domain RR's
+            if not all(_plain_factor(factor, var) for factor in sympy.Mul.make_args(term)):
+                return _poly_coefficients(expr, var)
             offset.append(term)
         elif term == var:
             slope.append(sympy.S.One)
@@ -233,12 +235,17 @@ def linear_coefficients(expr: sympy.Expr,
 
 
 def _plain_factor(factor: sympy.Expr, var: sympy.Symbol) -> bool:
+    """A factor that leaves the polynomial's coefficients in a ring over the integers or
+    rationals, each written back as the sum of its terms: a rational, a symbol, a call
+    (a generator) or a positive integer power of one; not var itself, a float (RR writes
+    floats back) or a denominator (a fraction field writes one quotient back)."""
+    if factor.is_Pow:
+        factor, exponent = factor.base, factor.exp
+        if not (exponent.is_Integer and exponent > 0):
+            return False
     if factor.is_Rational or factor.is_Symbol:
         return factor != var
-    if factor.is_Pow:
-        return (factor.base.is_Symbol and factor.base != var and factor.exp.is_Integer
-                and factor.exp > 0)
-    return False
+    return isinstance(factor, _CALLS) and var not in factor.free_symbols
 
 
 def _poly_coefficients(expr: sympy.Expr,
