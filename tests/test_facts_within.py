@@ -159,20 +159,20 @@ def test_a_step_taken_as_positive_later_proves_what_the_prover_refused_before():
 @given(expressions(kinds=("add", "mul", "div")))
 def test_integrality_is_asked_only_where_sympy_can_prove_it(value):
     # a term over a power of a non-number is never an integer to sympy: not asked
-    from kernelcost.count.facts import _may_be_proven_integer
+    from kernelcost.algebra.rounding import may_be_proven_integer
 
     value = sympy.sympify(value)
-    if not _may_be_proven_integer(value):
+    if not may_be_proven_integer(value):
         assert value.is_integer is not True
 
 
 def test_a_quotient_of_sizes_is_not_asked_whether_it_is_an_integer():
-    from kernelcost.count.facts import _may_be_proven_integer
+    from kernelcost.algebra.rounding import may_be_proven_integer
 
     a, b, w = (size_symbol(name) for name in ("a", "b", "w"))
     i0 = iterator_symbol("i0")
-    assert not _may_be_proven_integer((a * b * w + i0) / (a * w))  # flash_attention_causal
-    assert _may_be_proven_integer(a * b * w + i0) and _may_be_proven_integer((a + b) / 2)
+    assert not may_be_proven_integer((a * b * w + i0) / (a * w))  # flash_attention_causal
+    assert may_be_proven_integer(a * b * w + i0) and may_be_proven_integer((a + b) / 2)
 
 
 def test_a_bound_on_some_sizes_leaves_the_others_refuted_at_small_points():

@@ -180,9 +180,36 @@ def readable_cancelled(expr: sympy.Expr) -> sympy.Expr:
     return factored(expr)
 
 
+_COUNTED_CALLS = (sympy.Min, sympy.Max, sympy.floor, sympy.ceiling)
+
+
 def _generators(expr: sympy.Expr) -> int:
-    return len(expr.free_symbols) + len(expr.atoms(sympy.Min, sympy.Max, sympy.floor,
-                                                   sympy.ceiling))
+    """len(expr.free_symbols) + len(expr.atoms(Min, Max, floor, ceiling)), found in one walk
+    that visits each distinct node once where expr is sums, products and powers of numbers,
+    symbols and such calls: sympy's free_symbols builds a set at every node and atoms walks
+    the tree again, for every total finished and every part of it. Anything else (a Sum,
+    whose bound variable is not free) is asked of sympy."""
+    symbols, calls, seen = set(), set(), set()
+    pending = [expr]
+    while pending:
+        node = pending.pop()
+        if node.is_Symbol:
+            symbols.add(node)
+        elif node.is_Atom:
+            if not (node.is_Number or node.is_NumberSymbol):
+                return _sympys_generators(expr)
+        elif node not in seen:
+            seen.add(node)
+            if isinstance(node, _COUNTED_CALLS):
+                calls.add(node)
+            elif not (node.is_Add or node.is_Mul or node.is_Pow):
+                return _sympys_generators(expr)
+            pending.extend(node.args)
+    return len(symbols) + len(calls)
+
+
+def _sympys_generators(expr: sympy.Expr) -> int:
+    return len(expr.free_symbols) + len(expr.atoms(*_COUNTED_CALLS))
 
 
 def _pair_generators(pair: tuple[PolyElement, PolyElement]) -> int:
@@ -191,4 +218,4 @@ def _pair_generators(pair: tuple[PolyElement, PolyElement]) -> int:
     used = [generator for generator, *exponents
             in zip(numerator.ring.symbols, *numerator.monoms(), *denominator.monoms())
             if any(exponents)]
-    return _generators(sympy.Tuple(*used))
+    return _sympys_generators(sympy.Tuple(*used))

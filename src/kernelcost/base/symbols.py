@@ -180,3 +180,25 @@ def _own_images(node: sympy.Expr, images: Mapping[sympy.Symbol, sympy.Expr]) -> 
 @cacheit  # sympy's cache, emptied with it by sympy.core.cache.clear_cache
 def _replaced_node(node: sympy.Expr, images: tuple) -> sympy.Expr:
     return node.xreplace(dict(images))
+
+
+def preorder(expr: sympy.Basic):
+    """The nodes of expr in the order sympy.preorder_traversal(expr) yields them (a node,
+    then each argument's nodes; a Min's or Max's arguments in the order of their set, as
+    sympy walks them). Replaces sympy's walker, whose generator per node and checks for
+    skipping and keys cost a few microseconds a node: the count walks the same bounds
+    hundreds of times looking for a min/max."""
+    pending = [expr]
+    while pending:
+        node = pending.pop()
+        yield node
+        args = getattr(node, "_argset", None)
+        if args is None:
+            args = node.args
+        pending.extend(reversed(tuple(args)))
+
+
+def first_minmax(expr: sympy.Basic) -> sympy.Expr | None:
+    """The first Min or Max of expr in preorder (sympy.preorder_traversal's order), or None."""
+    return next((node for node in preorder(expr) if isinstance(node, (sympy.Min, sympy.Max))),
+                None)

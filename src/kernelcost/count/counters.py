@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 
 import sympy
 
-from ..base.symbols import derivative, replace_symbols
+from ..base.symbols import derivative, preorder, replace_symbols
 from .facts import Facts
 from .loops import Loop
 from .nest import AccessSite
@@ -69,7 +69,7 @@ def iterator_minmax(expr: sympy.Expr, loops: Iterable[Loop]) -> bool:
     """expr holds a min or max whose arguments move with the iterators of `loops`."""
     iterators = {loop.var for loop in loops}
     return any(isinstance(node, (sympy.Min, sympy.Max)) and node.free_symbols & iterators
-               for node in sympy.preorder_traversal(expr))
+               for node in preorder(expr))
 
 
 def largest_value(trips: sympy.Expr, counters: Iterable[sympy.Symbol]) -> sympy.Expr | None:
@@ -78,7 +78,7 @@ def largest_value(trips: sympy.Expr, counters: Iterable[sympy.Symbol]) -> sympy.
     counters = set(counters)
     if not trips.free_symbols & counters:
         return trips
-    for node in sympy.preorder_traversal(trips):
+    for node in preorder(trips):
         if isinstance(node, sympy.Min):
             coefficient = sympy.expand(trips).coeff(node)
             if not (coefficient.is_number and coefficient > 0):

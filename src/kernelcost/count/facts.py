@@ -18,10 +18,11 @@ import sympy
 from ..algebra import rational_eval
 from ..algebra.factored_forms import factor
 from ..algebra.quotients import cancel
+from ..algebra.rounding import may_be_proven_integer
 from ..algebra.shifted import shifted_nonnegative, shifted_sign
 from ..base import tree as ast
 from ..base.errors import BudgetError, Code, Diagnostic
-from ..base.symbols import derivative
+from ..base.symbols import derivative, first_minmax
 from ..lang.check import CheckedKernel
 from .unrounded import unrounded_lower_bound
 
@@ -164,8 +165,8 @@ class Facts:
 
     def _proven_integral(self, value: sympy.Expr) -> bool:
         # a quotient may cancel to a polynomial: (a*b*k + a*b)/a is b*(k + 1)
-        whole = value if _may_be_proven_integer(value) else cancel(value)
-        if _may_be_proven_integer(whole) and whole.is_integer:
+        whole = value if may_be_proven_integer(value) else cancel(value)
+        if may_be_proven_integer(whole) and whole.is_integer:
             return True
         for divisor, dividend in self.further:
             quotient = self.quotient_of.get(dividend)
@@ -176,7 +177,7 @@ class Facts:
             coefficient = cancel(image / quotient)
             image_of_quotient = divisor.xreplace(self.forward) * free / coefficient
             rewritten = sympy.expand(value.xreplace({quotient: image_of_quotient}))
-            if _may_be_proven_integer(rewritten) and rewritten.is_integer:
+            if may_be_proven_integer(rewritten) and rewritten.is_integer:
                 return True
         return False
 
@@ -273,8 +274,7 @@ class Facts:
         return self._within[key]
 
     def _nonnegative_within(self, expr: sympy.Expr, loops: Sequence[Loop]) -> bool:
-        node = next((n for n in sympy.preorder_traversal(expr)
-                     if isinstance(n, (sympy.Min, sympy.Max))), None)
+        node = first_minmax(expr)
         if node is not None:
             return self._extremum_nonnegative_within(expr, node, loops)
         slack = sympy.Symbol("_within", integer=True, nonnegative=True)
@@ -327,15 +327,6 @@ class Facts:
                 yield sympy.expand(base.subs(substitution))
         if not expr.has(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max):
             yield factor(expr)  # T*a - T is T*(a - 1): a product of signed factors
-
-
-def _may_be_proven_integer(value: sympy.Expr) -> bool:
-    """False where sympy's is_integer cannot be True: a term divides by a power of something
-    that is not a number. Mul's rule answers True only where the denominator is a number,
-    and a sum is an integer only where each term is; the question, milliseconds on a
-    quotient of sums (every other rule tried first), is then not asked."""
-    return not any(factor.is_Pow and factor.exp.is_negative and not factor.base.is_number
-                   for term in sympy.Add.make_args(value) for factor in sympy.Mul.make_args(term))
 
 
 def _plainly_nonnegative(expr: sympy.Expr) -> bool:

@@ -113,20 +113,23 @@ class IndexRanges:
 
     def _straightened_bound(self, expr: sympy.Expr, upward: bool) -> sympy.Expr | None:
         while True:
-            node = next((n for n in sympy.postorder_traversal(expr)
-                         if isinstance(n, (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max))),
-                        None)
-            if node is None:
+            found = innermost_call(expr)
+            if found is None:
                 return expr
+            node, enclosed = found
             if isinstance(node, (sympy.floor, sympy.ceiling)) and self.facts.integral(
                     node.args[0]):
                 expr = expr.xreplace({node: node.args[0]})  # whole: its own bound both ways
                 continue
+            # inside another rounding or min/max, the slope is a Heaviside step or an
+            # unevaluated derivative, whose sign no prover reads (tens of ms to ask); seen
+            # in expr before the stand-in is put in, as building that around it asks sympy
+            # to order a min/max's arguments and round a quotient anew, milliseconds each
+            if enclosed:
+                return None
             stand_in = _STAND_IN
             replaced = expr.xreplace({node: stand_in})
             if _held(replaced, stand_in):
-                # inside another rounding or min/max, the slope is a Heaviside step or an
-                # unevaluated derivative, whose sign no prover reads (tens of ms to ask)
                 return None
             slope = derivative(replaced, stand_in)
             wanted_upper = self._follows(slope, upward)
@@ -136,6 +139,24 @@ class IndexRanges:
             if bound is None:
                 return None
             expr = sympy.expand(replaced.subs(stand_in, bound))
+
+
+_ROUNDINGS_AND_BOUNDS = (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)
+
+
+def innermost_call(expr: sympy.Expr) -> tuple[sympy.Expr, bool] | None:
+    """The first floor, ceiling, Min or Max of expr in sympy.postorder_traversal's order (one
+    with none inside it), and whether another such node holds it; None where there is none."""
+    return _first_call(expr, False)
+
+
+def _first_call(node: sympy.Basic, enclosed: bool) -> tuple[sympy.Expr, bool] | None:
+    call = isinstance(node, _ROUNDINGS_AND_BOUNDS)
+    for argument in node.args:
+        found = _first_call(argument, enclosed or call)
+        if found is not None:
+            return found
+    return (node, enclosed) if call else None
 
 
 def _held(expr: sympy.Expr, symbol: sympy.Symbol) -> bool:
