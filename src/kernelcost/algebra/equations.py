@@ -21,7 +21,7 @@ from ..base.records import record
 from ..base.symbols import text_key
 from .cleared import ClearedQuadratic, terms_in
 from .factored_forms import factored
-from .formula_roots import Placed, can_evaluate, placed_at
+from .formula_roots import Placed, Program, can_evaluate, placed_at, program
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quadratic import quadratic_roots
 from .quotients import cancel, polynomial_terms
@@ -144,9 +144,13 @@ class Equation:
         sympy's substitution and evaluation."""
         if not self._formulas or not target_value.is_Rational or self._terms is None:
             return None
-        found = placed_at(self._formulas, self.target, self.variable, self._terms,
-                          target_value)
+        found = placed_at(self._program, self.variable, self._terms, target_value)
         return None if found is None else dict(zip(self._formulas, found))
+
+    @cached_property
+    def _program(self) -> Program:
+        """`_formulas` as formula_roots' steps, built once for every machine's target."""
+        return program(self._formulas, self.target)
 
     @cached_property
     def _formulas(self) -> tuple[sympy.Expr, ...]:
