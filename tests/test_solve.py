@@ -304,10 +304,10 @@ def test_a_target_with_no_root_from_one_leaves_the_quadratic_unsolved():
     # 9/4 is the limit, 1/10 is reached only below n = 1 (n = 0.82): no size crosses
     assert never.roots_at(sympy.Rational(9, 4)) == []
     assert never.roots_at(sympy.Rational(1, 10)) == []
-    assert "candidates" not in vars(never)  # counted exactly, sympy.solve never called
+    assert "solved" not in vars(never)  # counted exactly, sympy.solve never called
     [root] = never.roots_at(sympy.Integer(2))
     assert root.value == 8 + 2 * sympy.sqrt(29)  # n^2 - 16 n - 52 = 0
-    assert "candidates" in vars(never)
+    assert "solved" in vars(never)
 
 
 # ------------------------------------------------------------------ Costs counted from specs
