@@ -105,8 +105,11 @@ class RidgeEquation:
         return [crossing(root) for root in self.equation.roots_at(ridge)] or [crossing(None)]
 
     def _renamed(self, expr: sympy.Expr) -> sympy.Expr:
+        # a root solved for the size holds it nowhere: subs would walk the whole formula to
+        # give it back unchanged (the cubic's, some 7 ms)
         if expr not in self.renamed:
-            self.renamed[expr] = expr.subs(self.variable, self.symbol)
+            self.renamed[expr] = (expr.subs(self.variable, self.symbol)
+                                  if expr.has(self.variable) else expr)
         return self.renamed[expr]
 
 
