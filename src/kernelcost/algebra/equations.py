@@ -23,7 +23,7 @@ from .cleared import ClearedQuadratic, terms_in
 from .factored_forms import factored
 from .formula_roots import Placed, Program, can_evaluate, placed_at, program
 from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
-from .quadratic import quadratic_roots
+from .quadratic import cubic_roots, quadratic_roots
 from .quotients import cancel, polynomial_terms
 from .root_conditions import beyond_square_roots, positive_real_condition
 from .surds import exact_number_sign
@@ -269,6 +269,8 @@ def polynomial_roots(cleared: sympy.Expr, variable: sympy.Symbol,
     discriminant (quadratic_roots). Roots the variable's assumptions rule out are dropped, as
     solve drops them (or where `possible(root)` is False, given)."""
     roots = quadratic_roots(cleared, variable)
+    if roots is None:
+        roots = cubic_roots(cleared, variable)
     if roots is None:
         roots = sympy.solve(cleared, variable, dict=False, simplify=False, check=False)
     return _possible(roots, variable, possible)
