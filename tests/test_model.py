@@ -355,7 +355,8 @@ _N, _M = sympy.symbols("N M", integer=True, positive=True)
 _RIDGE_LIKE = sympy.Symbol("R", positive=True)
 _y = sympy.Symbol("y")  # of unknown sign
 _TRAFFIC_FACTORS = st.sampled_from((_N, _M, _RIDGE_LIKE, _N**2, _M**3, 1 / _N, sympy.sqrt(_M),
-                                    _y, sympy.ceiling(_N / 7), _N - 1, sympy.Integer(1)))
+                                    _y, sympy.ceiling(_N / 7), sympy.floor(_N / 7),
+                                    sympy.ceiling(_N / 7 - 1), _N - 1, sympy.Integer(1)))
 _TRAFFIC_TERMS = st.builds(lambda c, f, g: c * f * g,
                            st.sampled_from((1, 3, sympy.Rational(1, 8192), 16384, -2, 0)),
                            _TRAFFIC_FACTORS, _TRAFFIC_FACTORS)
@@ -379,5 +380,7 @@ def test_a_cubic_traffic_with_a_constant_term_is_positive_by_its_terms():
     S = size_symbol("S")
     assert positive_by_terms(S**3 / 8192 + 289 * S**2 / 32 + 1282 * S + 16384)
     assert not positive_by_terms(S**3 / 8192 - 1)
-    assert not positive_by_terms(S * sympy.ceiling(S / 256) + S)
+    assert positive_by_terms(512 * S * sympy.ceiling(S / 256) + 512 * S)
+    assert not positive_by_terms(S * sympy.floor(S / 256) + S)
+    assert not positive_by_terms(S * sympy.ceiling(S / 256 - 1) + S)
     assert not positive_by_terms(sympy.Integer(0))

@@ -361,17 +361,18 @@ def _level_verdicts(cost: Cost, machine: Machine, substitutions: Substitutions,
 
 
 def positive_by_terms(expr: sympy.Expr) -> bool:
-    """Whether every term of expr is a positive rational times powers of positive symbols:
-    then no size makes it zero, and sympy's is_zero is not asked (for a sum with a constant
-    term it first seeks the monotonic sign of the rest, through derivatives and real roots:
-    13 ms for flash_attention_causal_split's S**3/8192 + 289*S**2/32 + 1282*S + 16384)."""
+    """Whether every term is a positive rational times powers of positive symbols and of
+    ceilings of such sums: no size makes it zero, and sympy's is_zero, which seeks a sum's
+    monotonic sign first (13 ms for S**3/8192 + ... + 16384), is not asked."""
     for term in sympy.Add.make_args(expr):
         coefficient, rest = term.as_coeff_Mul()
         if not (coefficient.is_Rational and coefficient > 0):
             return False
         for factor in sympy.Mul.make_args(rest) if rest != 1 else ():
             base, exponent = factor.as_base_exp()
-            if not (base.is_Symbol and base.is_positive and exponent.is_Rational):
+            positive = (base.is_Symbol and base.is_positive) or (
+                isinstance(base, sympy.ceiling) and positive_by_terms(base.args[0]))
+            if not (positive and exponent.is_Rational):
                 return False
     return True
 
