@@ -10,7 +10,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelcost.algebra.equations import _side_of_slope, _simplified, equation
+from kernelcost.algebra.equations import _side_of_slope, _simplified, _tidy, equation
 from kernelcost.algebra.root_conditions import beyond_square_roots, positive_real_condition
 from kernelcost.algebra.surds import exact_floor
 from kernelcost.base.kinds import Side
@@ -86,6 +86,17 @@ def test_formulas_in_cube_roots_are_placed_without_sympy_at_a_rational_target():
         sympy.CRootOf(SIZE**3 - 3 * SIZE - 1, 2)]
     assert solved.roots_at(sympy.Integer(11)) == _by_sympy(SIZE**3 - 3 * SIZE + 10,
                                                           sympy.Integer(11))
+
+
+def test_only_the_formulas_that_cross_are_tidied():
+    """S^3 - 3 S + 10 = 11 has one root from 1 of three: only its formula is tidied for
+    printing, the same closed form as tidying all three gives; the two placed below 1 stay
+    as solved."""
+    solved = equation.__wrapped__(SIZE**3 - 3 * SIZE + 10, SIZE, T)
+    [root] = solved.roots_at(sympy.Integer(11))
+    assert len(solved.tidy) == 1
+    assert root.expr == _tidy(solved.solved[next(iter(solved.tidy))])
+    assert root.expr in equation.__wrapped__(SIZE**3 - 3 * SIZE + 10, SIZE, T).candidates
 
 
 @settings(max_examples=40, deadline=None)

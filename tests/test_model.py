@@ -347,3 +347,40 @@ def test_a_term_sympy_keeps_from_a_min_binds():
     terms = _terms([M, sympy.Min(M, N)])
     assert _binding_by_pairs(terms) is None
     assert binding_term(terms, largest(M, sympy.Min(M, N))) == terms[0]
+
+
+# ---------------------------------------------------- traffic that no size makes zero
+
+_N, _M = sympy.symbols("N M", integer=True, positive=True)
+_RIDGE_LIKE = sympy.Symbol("R", positive=True)
+_y = sympy.Symbol("y")  # of unknown sign
+_TRAFFIC_FACTORS = st.sampled_from((_N, _M, _RIDGE_LIKE, _N**2, _M**3, 1 / _N, sympy.sqrt(_M),
+                                    _y, sympy.ceiling(_N / 7), sympy.floor(_N / 7),
+                                    sympy.ceiling(_N / 7 - 1), _N - 1, sympy.Integer(1)))
+_TRAFFIC_TERMS = st.builds(lambda c, f, g: c * f * g,
+                           st.sampled_from((1, 3, sympy.Rational(1, 8192), 16384, -2, 0)),
+                           _TRAFFIC_FACTORS, _TRAFFIC_FACTORS)
+
+
+@given(st.lists(_TRAFFIC_TERMS, min_size=1, max_size=5))
+@settings(max_examples=150, deadline=None)
+def test_traffic_positive_by_its_terms_is_what_sympy_finds_nonzero(terms):
+    """positive_by_terms, which spares sympy's is_zero where every term is positive, says so
+    only of sums sympy proves positive, and so never of one sympy finds zero."""
+    from kernelcost.answers.model import positive_by_terms
+
+    expr = sympy.Add(*terms)
+    if positive_by_terms(expr):
+        assert expr.is_zero is False and expr.is_positive is True
+
+
+def test_a_cubic_traffic_with_a_constant_term_is_positive_by_its_terms():
+    from kernelcost.answers.model import positive_by_terms
+
+    S = size_symbol("S")
+    assert positive_by_terms(S**3 / 8192 + 289 * S**2 / 32 + 1282 * S + 16384)
+    assert not positive_by_terms(S**3 / 8192 - 1)
+    assert positive_by_terms(512 * S * sympy.ceiling(S / 256) + 512 * S)
+    assert not positive_by_terms(S * sympy.floor(S / 256) + S)
+    assert not positive_by_terms(S * sympy.ceiling(S / 256 - 1) + S)
+    assert not positive_by_terms(sympy.Integer(0))

@@ -9,7 +9,7 @@ from conftest import sample_spent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelcost.algebra.quadratic import quadratic_roots
+from kernelcost.algebra.quadratic import cubic_roots, quadratic_roots
 from kernelcost.base.symbols import RIDGE
 
 x = sympy.Symbol("S", positive=True)  # a size's positive real twin, as ridge equations use
@@ -72,3 +72,41 @@ def test_a_quadratic_whose_content_leaves_numbers_is_left_to_sympy():
     # -t*x**2 - t*x + t: preprocess_roots takes the content t out and leaves -x**2 - x + 1,
     # whose roots sympy lists in the other order
     assert quadratic_roots(-t * x**2 - t * x + t, x) is None
+
+
+# ------------------------------------------------------------------------------- cubics
+
+cubic_coefficients = st.builds(
+    lambda c0, c1, other: c0 + c1 * t + other,
+    numbers, st.sampled_from((0, 1, -1, 4, -33024, sympy.Rational(1, 7))),
+    st.sampled_from((0, 0, 0, K, -K / 3, K * t, y)))
+
+
+def cubic_roots_agree(a, b, c, d) -> None:
+    polynomial = sympy.expand(a * x**3 + b * x**2 + c * x + d)
+    ours = cubic_roots(polynomial, x)
+    assert ours is None or ours == solved(polynomial)
+    if sympy.Poly(polynomial, x).degree() != 3:
+        assert ours is None
+
+
+@given(cubic_coefficients, cubic_coefficients, cubic_coefficients, cubic_coefficients)
+@settings(max_examples=60, deadline=None)
+def test_a_cubics_roots_are_sympys_or_left_to_it(a, b, c, d):
+    cubic_roots_agree(a, b, c, d)
+
+
+@pytest.mark.slow
+@given(cubic_coefficients, cubic_coefficients, cubic_coefficients, cubic_coefficients)
+@settings(max_examples=1000, deadline=None)
+def test_a_cubics_roots_are_sympys_or_left_to_it_at_length(a, b, c, d):
+    if not sample_spent():
+        cubic_roots_agree(a, b, c, d)
+
+
+def test_a_cubic_ridge_equation_is_solved_here():
+    # flash_attention_causal_split's I_global(S) = I_crit, cleared (d = 128, H = 1, Bc = 128)
+    polynomial = (-33024 * t * x**2 - 8388608 * t * x + x**3 + 2130240 * x**2 + 273178624 * x
+                  + 67108864)
+    ours = cubic_roots(polynomial, x)
+    assert ours is not None and len(ours) == 3 and ours == solved(polynomial)

@@ -304,10 +304,10 @@ def test_a_target_with_no_root_from_one_leaves_the_quadratic_unsolved():
     # 9/4 is the limit, 1/10 is reached only below n = 1 (n = 0.82): no size crosses
     assert never.roots_at(sympy.Rational(9, 4)) == []
     assert never.roots_at(sympy.Rational(1, 10)) == []
-    assert "candidates" not in vars(never)  # counted exactly, sympy.solve never called
+    assert "solved" not in vars(never)  # counted exactly, sympy.solve never called
     [root] = never.roots_at(sympy.Integer(2))
     assert root.value == 8 + 2 * sympy.sqrt(29)  # n^2 - 16 n - 52 = 0
-    assert "candidates" in vars(never)
+    assert "solved" in vars(never)
 
 
 # ------------------------------------------------------------------ Costs counted from specs
@@ -409,3 +409,32 @@ def test_solve_says_whether_a_tile_fits_at_the_defaults():
     analysis = kernelcost.analyze(SPECS / "gemm_tiled.kcost", {"T": 512})  # 1 MiB
     (solution,) = solve_spec(analysis, "N", ["h100"], None, None)
     assert next(c for c in solution.capacity if c.level == "shared").fits_everywhere is False
+
+
+# ------------------------------------------------------- a size as its positive real twin
+
+_S, _D = size_symbol("S"), size_symbol("d")
+_TWIN = sympy.Symbol("S", positive=True)
+_PARTS = st.sampled_from((_S, _S**2, 1 / _S, _D, _S * _D, sympy.Rational(3, 7), sympy.Integer(5),
+                          _S / 176, _S + 1, 2 * _S - 3))
+_ROUNDED = st.builds(lambda kind, inner, outer: outer * kind(inner),
+                     st.sampled_from((sympy.ceiling, sympy.floor)), _PARTS, _PARTS)
+_FORMS = st.lists(st.one_of(_PARTS, _ROUNDED), min_size=1, max_size=4)
+
+
+@given(_FORMS, _FORMS)
+@settings(max_examples=120, deadline=None)
+def test_a_size_as_its_real_twin_is_what_subs_gives(numerator, denominator):
+    """as_real, which rebuilds roundings as they stand, gives subs' expression exactly: the
+    same tree, not only an equal value."""
+    from kernelcost.answers.solve import as_real
+
+    expr = sympy.Add(*numerator) / sympy.Add(*denominator)
+    assert sympy.srepr(as_real(expr, _S, _TWIN)) == sympy.srepr(expr.subs(_S, _TWIN))
+
+
+def test_a_form_with_a_max_is_left_to_subs():
+    from kernelcost.answers.solve import as_real
+
+    expr = sympy.Max(_S, _D) * sympy.ceiling(_S / 64)
+    assert sympy.srepr(as_real(expr, _S, _TWIN)) == sympy.srepr(expr.subs(_S, _TWIN))

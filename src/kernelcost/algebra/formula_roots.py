@@ -48,42 +48,85 @@ class Placed:
 
 
 def can_evaluate(expr: sympy.Expr) -> bool:
-    """Whether `value_at` takes expr: numbers, symbols, I, sums, products and powers with
+    """Whether `program` takes expr: numbers, symbols, I, sums, products and powers with
     rational exponents only."""
     return all(node.is_Add or node.is_Mul or node.is_Symbol or node.is_Rational
                or node is sympy.I or (node.is_Pow and node.exp.is_Rational)
                for node in sympy.preorder_traversal(expr))
 
 
-def value_at(expr: sympy.Expr, symbol: sympy.Symbol, point: mpmath.mpc,
-             known: dict[sympy.Expr, mpmath.mpc]) -> mpmath.mpc:
-    """expr at symbol = point in mpmath's complex arithmetic at the working precision, each
-    subexpression once (`known`: the values found so far at this point; the cubic's three
-    roots share their cube and square roots). A rational power is exp(log(z) p/q) with the
-    principal log, as sympy values a rational power of a number (can_evaluate first)."""
-    if expr in known:
-        return known[expr]
-    if expr == symbol:
-        value = point
-    elif expr.is_Rational:
-        value = mpmath.mpc(int(expr.p)) / int(expr.q)
-    elif expr is sympy.I:
-        value = mpmath.mpc(0, 1)
-    elif expr.is_Pow:
-        base = value_at(expr.base, symbol, point, known)
-        exponent = expr.exp
-        value = (base ** int(exponent) if exponent.is_Integer else
-                 mpmath.exp(mpmath.log(base) * int(exponent.p) / int(exponent.q)))
-    else:
-        parts = [value_at(arg, symbol, point, known) for arg in expr.args]
-        value = mpmath.fsum(parts) if expr.is_Add else mpmath.fprod(parts)
-    known[expr] = value
-    return value
+# The formulas as steps, each subexpression once, operands before what combines them:
+# (kind, payload, the indices of the steps it combines). Built once for an equation's
+# formulas (the cubic's three share their cube and square roots), they are run at every
+# machine's target without walking and hashing the sympy tree again.
+_POINT, _NUMBER, _UNIT, _INTEGER_POWER, _ROOT, _SUM, _PRODUCT = range(7)
+Step = tuple[int, tuple[int, int], tuple[int, ...]]
 
 
-def placed_at(formulas: Sequence[sympy.Expr], target: sympy.Symbol, variable: sympy.Symbol,
-              terms: dict[tuple[int, int], Fraction], target_value: sympy.Rational
-              ) -> list[Placed] | None:
+@record
+class Program:
+    """Formulas in one symbol as steps (see `program`); `outputs`: each formula's step."""
+
+    steps: tuple[Step, ...]
+    outputs: tuple[int, ...]
+
+
+def program(formulas: Sequence[sympy.Expr], symbol: sympy.Symbol) -> Program:
+    """The formulas (can_evaluate) as one Program. `run` values it in mpmath's complex
+    arithmetic at the working precision; a rational power is exp(log(z) p/q) with the
+    principal log, as sympy values a rational power of a number."""
+    steps: list[Step] = []
+    index: dict[sympy.Expr, int] = {}
+
+    def step(expr: sympy.Expr) -> int:
+        if expr in index:
+            return index[expr]
+        if expr == symbol:
+            made: Step = (_POINT, (0, 0), ())
+        elif expr.is_Rational:
+            made = (_NUMBER, (int(expr.p), int(expr.q)), ())
+        elif expr is sympy.I:
+            made = (_UNIT, (0, 0), ())
+        elif expr.is_Pow:
+            base = step(expr.base)
+            exponent = expr.exp
+            made = ((_INTEGER_POWER, (int(exponent), 1), (base,)) if exponent.is_Integer
+                    else (_ROOT, (int(exponent.p), int(exponent.q)), (base,)))
+        else:
+            parts = tuple(step(arg) for arg in expr.args)
+            made = (_SUM if expr.is_Add else _PRODUCT, (0, 0), parts)
+        steps.append(made)
+        index[expr] = len(steps) - 1
+        return index[expr]
+
+    outputs = tuple(step(formula) for formula in formulas)
+    return Program(tuple(steps), outputs)
+
+
+def run(compiled: Program, point: mpmath.mpc) -> list[mpmath.mpc]:
+    """Every step's value at symbol = point, at the working precision."""
+    values: list[mpmath.mpc] = []
+    for kind, (p, q), parts in compiled.steps:
+        if kind == _POINT:
+            value = point
+        elif kind == _NUMBER:
+            value = mpmath.mpc(p) / q
+        elif kind == _UNIT:
+            value = mpmath.mpc(0, 1)
+        elif kind == _INTEGER_POWER:
+            value = values[parts[0]] ** p
+        elif kind == _ROOT:
+            value = mpmath.exp(mpmath.log(values[parts[0]]) * p / q)
+        elif kind == _SUM:
+            value = mpmath.fsum([values[part] for part in parts])
+        else:
+            value = mpmath.fprod([values[part] for part in parts])
+        values.append(value)
+    return values
+
+
+def placed_at(formulas: Program, variable: sympy.Symbol, terms: dict[tuple[int, int], Fraction],
+              target_value: sympy.Rational) -> list[Placed] | None:
     """`place` at one value of the target, from the cleared polynomial's coefficients by
     powers of (variable, target) (N - target D: of degree 1 in the target)."""
     table: dict[int, dict[int, Fraction]] = {}
@@ -105,13 +148,13 @@ def placed_at(formulas: Sequence[sympy.Expr], target: sympy.Symbol, variable: sy
                              for value in reversed(polynomial)], variable,
                             domain=domain).real_roots()
     denominator = [-row.get(1, Fraction(0)) for row in rows]
-    return place(formulas, target, target_value, real_roots, polynomial, denominator)
+    return place(formulas, target_value, real_roots, polynomial, denominator)
 
 
-def place(formulas: Sequence[sympy.Expr], symbol: sympy.Symbol, target: sympy.Rational,
-          real_roots: Sequence[sympy.Expr], polynomial: Sequence[Fraction],
-          denominator: Sequence[Fraction]) -> list[Placed] | None:
-    """Each formula (in `symbol` alone, can_evaluate) at `target` placed among `real_roots`,
+def place(formulas: Program, target: sympy.Rational, real_roots: Sequence[sympy.Expr],
+          polynomial: Sequence[Fraction], denominator: Sequence[Fraction]
+          ) -> list[Placed] | None:
+    """Each formula (a Program in the target alone) at `target` placed among `real_roots`,
     the exact real roots (sorted, with multiplicity, each rational or in a CRootOf) of
     `polynomial`, the cleared polynomial P there (coefficients lowest power first).
     Rational points between the real values, where P's signs alternate exactly, put one
@@ -121,10 +164,10 @@ def place(formulas: Sequence[sympy.Expr], symbol: sympy.Symbol, target: sympy.Ra
     if not all(root.is_Rational or root.has(sympy.CRootOf) for root in real_roots):
         return None  # a quadratic factor's roots in radicals: sympy may write them otherwise
     with mpmath.workdps(DIGITS):
-        real = _real_values(formulas, symbol, target)
+        real = _real_values(formulas, target)
         if real is None or len(real) != len(real_roots):
             return None
-        placed = [Placed(None)] * len(formulas)
+        placed = [Placed(None)] * len(formulas.outputs)
         if not real:
             return placed
         between = _between([value for value, _ in real])
@@ -159,19 +202,19 @@ def _remember(root: sympy.Expr, polynomial: Sequence[Fraction], low: Fraction, h
         _BRACKETS[atom] = (scale, tuple(polynomial), low, high, sign_low)
 
 
-def _real_values(formulas: Sequence[sympy.Expr], symbol: sympy.Symbol,
-                 target: sympy.Rational) -> list[tuple[mpmath.mpf, int]] | None:
+def _real_values(formulas: Program, target: sympy.Rational
+                 ) -> list[tuple[mpmath.mpf, int]] | None:
     """The formulas' real values at the target, sorted, each with its formula's place; None
     where one is neither clearly real nor clearly not, or two real ones lie close, or one has
     no finite value there (a division by zero: the cubic's leading coefficient 0 there)."""
     point = mpmath.mpc(int(target.p)) / int(target.q)
     real = []
-    known: dict[sympy.Expr, mpmath.mpc] = {}
-    for index, formula in enumerate(formulas):
-        try:
-            value = value_at(formula, symbol, point, known)
-        except (ZeroDivisionError, ValueError, OverflowError):
-            return None
+    try:
+        values = run(formulas, point)
+    except (ZeroDivisionError, ValueError, OverflowError):
+        return None
+    for index, step in enumerate(formulas.outputs):
+        value = values[step]
         if not mpmath.isfinite(value):
             return None
         size = max(abs(value), 1)

@@ -10,13 +10,19 @@ ridge's discriminant 65536*I**2 - 2138368*I + 69239041). Where c is a positive r
 P the only factor that is not a positive symbol, sqrt(d) is sqrt(c) * sqrt(P) whatever sympy
 finds of P's sign, and is built so without asking. The rest of solve's path is followed step
 for step; any polynomial off it (another degree, a zero root, a rescaled or factored
-polynomial, a discriminant of another form) is left to sympy.solve (None)."""
+polynomial, a discriminant of another form) is left to sympy.solve (None).
+
+`cubic_roots` is the same call for a cubic, where nothing is left out of roots() but what
+solve does around it: solve_linear's check that the polynomial is not linear (its derivative,
+a quarter of a cubic's solve) and solve's preprocessing of the equation. It calls roots() as
+_solve calls it and orders the roots as solve does."""
 
 from __future__ import annotations
 
 import sympy
 from sympy import default_sort_key
 from sympy.core.mul import expand_2arg
+from sympy.polys.polyerrors import GeneratorsNeeded
 from sympy.polys.polyroots import preprocess_roots
 
 
@@ -87,3 +93,23 @@ def _real_sqrt(d: sympy.Expr) -> sympy.Expr | None:
 def _distinct(roots: list[sympy.Expr]) -> list[sympy.Expr]:
     """The roots as roots() lists them: a double root once."""
     return roots[:1] if roots[0] == roots[1] else roots
+
+
+def cubic_roots(polynomial: sympy.Expr, variable: sympy.Symbol) -> list[sympy.Expr] | None:
+    """sympy.solve(polynomial, variable, dict=False, simplify=False, check=False) where the
+    polynomial is a cubic in the variable, the one generator that holds it, and roots() finds
+    all three roots (with multiplicity); None for any other."""
+    numerator = polynomial.as_numer_denom()[0]  # solve_linear's numerator
+    try:
+        generators = [g for g in sympy.Poly(numerator).gens if g.has(variable)]
+    except (sympy.PolynomialError, GeneratorsNeeded):  # a number: no cubic
+        return None
+    if generators != [variable]:
+        return None
+    cubic = sympy.Poly(numerator, variable, composite=True)
+    if cubic.degree() != 3:
+        return None
+    found = sympy.roots(cubic, cubics=True, quartics=True, quintics=True)
+    if sum(found.values()) < 3:
+        return None  # solve turns to CRootOf
+    return sorted(found, key=lambda root: default_sort_key({variable: root}))

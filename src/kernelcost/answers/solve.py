@@ -105,8 +105,11 @@ class RidgeEquation:
         return [crossing(root) for root in self.equation.roots_at(ridge)] or [crossing(None)]
 
     def _renamed(self, expr: sympy.Expr) -> sympy.Expr:
+        # a root solved for the size holds it nowhere: subs would walk the whole formula to
+        # give it back unchanged (the cubic's, some 7 ms)
         if expr not in self.renamed:
-            self.renamed[expr] = expr.subs(self.variable, self.symbol)
+            self.renamed[expr] = (expr.subs(self.variable, self.symbol)
+                                  if expr.has(self.variable) else expr)
         return self.renamed[expr]
 
 
@@ -126,7 +129,7 @@ def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = Level
             f"levels with traffic: {', '.join(cost.levels)}"))
     intensity = evaluate(cost.intensity(level), substitutions)
     variable = real_variable(symbol)
-    intensity = intensity.subs(symbol, variable)
+    intensity = as_real(intensity, symbol, variable)
     limit = _limit(intensity, variable, cost.kernel, level)
     # the closed form keeps defaults symbolic; where the intensity goes is a number a user
     # reads, so the printers have it with the sizes known by default (d = 8192) put in
@@ -138,6 +141,32 @@ def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = Level
     return RidgeEquation(cost.kernel, level, symbol, variable, limit, known_limit,
                          equation(intensity, variable, RIDGE), main_class,
                          searched)
+
+
+def as_real(expr: sympy.Expr, symbol: sympy.Symbol, variable: sympy.Symbol) -> sympy.Expr:
+    """expr.subs(symbol, variable), the same expression, for a size and its positive real
+    twin. subs rebuilds each floor and ceiling of the size through sympy's evaluation, which
+    asks whether the argument lies in (0, 1], is an integer, holds integer terms: questions
+    that with the size an integer found nothing to take out, and with a real one find
+    nothing either (flash_attention_hopper's ceiling(S/176): 6 ms). Where expr holds only
+    sums, products, powers, numbers, symbols and roundings, the roundings are rebuilt as they
+    stand; anything else is subs'."""
+    if not all(node.is_Add or node.is_Mul or node.is_Pow or node.is_Rational or node.is_Symbol
+               or isinstance(node, (sympy.floor, sympy.ceiling))
+               for node in sympy.preorder_traversal(expr)):
+        return expr.subs(symbol, variable)
+    return _rebuilt(expr, symbol, variable)
+
+
+def _rebuilt(node: sympy.Expr, symbol: sympy.Symbol, variable: sympy.Symbol) -> sympy.Expr:
+    if node == symbol:
+        return variable
+    if not node.args or not node.has(symbol):
+        return node
+    parts = [_rebuilt(part, symbol, variable) for part in node.args]
+    if isinstance(node, (sympy.floor, sympy.ceiling)):
+        return node.func(*parts, evaluate=False)
+    return node.func(*parts)
 
 
 def ridge_value(machine: Machine, precision: str, level: str,
