@@ -16,7 +16,8 @@ from tiers import tiered
 
 from kernelcost.algebra.decide import at_least, largest
 from kernelcost.answers.efficiency import measured_efficiency
-from kernelcost.answers.model import TimeTerm, binding_term, verdict
+from kernelcost.answers.level_terms import TimeTerm, binding_term
+from kernelcost.answers.model import verdict
 from kernelcost.answers.regimes import ComputeAdvice, Lever, Regime, Zone, zone_of
 from kernelcost.base.errors import KcostError
 from kernelcost.base.kinds import TermKind
@@ -367,7 +368,7 @@ _TRAFFIC_TERMS = st.builds(lambda c, f, g: c * f * g,
 def test_traffic_positive_by_its_terms_is_what_sympy_finds_nonzero(terms):
     """positive_by_terms, which spares sympy's is_zero where every term is positive, says so
     only of sums sympy proves positive, and so never of one sympy finds zero."""
-    from kernelcost.answers.model import positive_by_terms
+    from kernelcost.answers.level_terms import positive_by_terms
 
     expr = sympy.Add(*terms)
     if positive_by_terms(expr):
@@ -375,7 +376,7 @@ def test_traffic_positive_by_its_terms_is_what_sympy_finds_nonzero(terms):
 
 
 def test_a_cubic_traffic_with_a_constant_term_is_positive_by_its_terms():
-    from kernelcost.answers.model import positive_by_terms
+    from kernelcost.answers.level_terms import positive_by_terms
 
     S = size_symbol("S")
     assert positive_by_terms(S**3 / 8192 + 289 * S**2 / 32 + 1282 * S + 16384)

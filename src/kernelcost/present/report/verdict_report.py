@@ -33,7 +33,7 @@ def binding_level(result):
     """The level the sentence and the advice speak of: the one whose bandwidth binds, or,
     when a compute roof binds, the roof level closest to its ridge (the smallest ratio; the
     register file is no roof)."""
-    from ...answers.model import (
+    from ...hardware.machine import (
         UNBOUNDING_LEVELS,  # loaded with the verdicts: `analyze` alone has none
     )
 
