@@ -147,7 +147,7 @@ class PublishedRow:
     def operands(self) -> Inputs:
         """What the operands held, as the machine files' achievable figures tell them apart:
         zeros where the row says so, random values otherwise (randn, uniform, not stated)."""
-        return Inputs.ZEROS if self.inputs == "zeros" else Inputs.RANDOM
+        return Inputs.ZEROS if self.inputs == Inputs.ZEROS else Inputs.RANDOM
 
     @property
     def split(self) -> Split:
