@@ -121,13 +121,14 @@ def refuse_verdict_sizes(spec: Spec, values: Mapping[sympy.Symbol, sympy.Expr],
                                                        *cost.traffic.values())]
     if any(amount.is_number and amount < 0 for amount in amounts):
         refuse_broken_bounds(spec.checked, values)
+    if cost.grid is not None:  # a grid of no block first: the launch itself is refused
+        refuse_header_counts(spec.checked, values)  # its divisions refused at the top
+        refuse_empty_grid(spec.checked, cost.grid.blocks, values)
     if all(amount.is_number and amount == 0 for amount in amounts) or runs_nothing(
             spec.checked, values):
         refuse_idle_kernel(spec.checked, values)
     if cost.grid is None:
         return
-    refuse_header_counts(spec.checked, values)  # its divisions refused at the top
-    refuse_empty_grid(spec.checked, cost.grid.blocks, values)
     refuse_broken_divisibility(spec.checked, values)
     refuse_beyond(dict(values), raw, spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES,
                   "give it at most 2^53 (9.0e15), or analyze it without --machine")
