@@ -13,7 +13,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from error_examples import EXAMPLES, run_example
+from error_examples import EXAMPLES
+from example_runs import run_example
 
 from kernelcost import cli
 from kernelcost.base.error_codes import FAMILIES, RETIRED, Code, all_codes

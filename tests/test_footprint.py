@@ -10,10 +10,9 @@ import itertools
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tiers import tiered
 
 import kernelcost
-from kernelcost.base.symbols import determinant_of, iterator_symbol, size_symbol
+from kernelcost.base.symbols import iterator_symbol, size_symbol
 from kernelcost.count.facts import Facts
 from kernelcost.count.footprint import Footprints
 from kernelcost.count.nest import build_nest
@@ -293,37 +292,6 @@ def test_a_bounding_box_where_the_loops_may_not_run_is_not_negative():
         value = at(result.elements, M=m)
         assert value >= 0
         assert value == truth if result.exact else value >= truth
-
-
-# --- the rank of a numeric index map ----------------------------------------------------
-
-
-from kernelcost.count.footprint import _rank  # noqa: E402
-
-_entries = st.builds(sympy.Rational, st.integers(-3, 3), st.sampled_from([1, 1, 2, 3]))
-
-
-@tiered(300)
-@given(st.integers(1, 4).flatmap(lambda columns: st.lists(
-    st.lists(_entries, min_size=columns, max_size=columns), min_size=1, max_size=4)),
-    st.booleans())
-def test_the_exact_rank_is_sympys(rows, dependent):
-    if dependent and len(rows) > 1:  # a combination of two rows: a rank below the row count
-        rows = [*rows[:-1], [2 * a - b for a, b in zip(rows[0], rows[1])]]
-    assert _rank(rows) == sympy.Matrix(rows).rank()
-
-
-entries = st.sampled_from([sympy.Integer(0), sympy.Integer(1), sympy.Integer(-2), N, T - 1,
-                           2 * M + 1, N * T, sympy.Max(N, T), sympy.floor(N / T)])
-
-
-@tiered(150)
-@given(st.integers(1, 4).flatmap(
-    lambda size: st.lists(st.lists(entries, min_size=size, max_size=size),
-                          min_size=size, max_size=size)))
-def test_a_minors_determinant_is_the_one_sympy_writes(rows):
-    """The injectivity test's minors, by cofactors: expanded, sympy's Matrix.det."""
-    assert sympy.expand(determinant_of(rows)) == sympy.expand(sympy.Matrix(rows).det())
 
 
 # --- straight bounds of trip counts ---------------------------------------------------------

@@ -1,9 +1,9 @@
-"""Input a careless user gives: a kernel whose loops run nothing at the sizes, a Triton
-launch or config with a block size of 0, import options that name no parameter, a size set
-twice, a config.json with a key written twice or a NaN. Each was taken as it came (exit 0: a
-kernel that does nothing "compute-bound at 0 s", BLOCK left symbolic, the last value kept
-without a word) or ended in a traceback (exit 3); each now ends in one error placed where the
-input holds it (exit 2)."""
+"""Input a careless user gives: a kernel whose loops run nothing at the sizes, a size set
+twice, a config.json with a key written twice or a NaN, options that name no machine or a
+shape of no size. Each was taken as it came (exit 0: a kernel that does nothing
+"compute-bound at 0 s", the last value kept without a word) or ended in a traceback (exit
+3); each now ends in one error placed where the input holds it (exit 2). Triton sources:
+test_hostile_triton.py."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from kernelcost.cli import main
+from hostile_runs import run, write
 
 ROOT = Path(__file__).resolve().parent.parent
 HF = ROOT / "tests" / "data" / "hf" / "llama3_1_8b" / "config.json"
@@ -25,38 +24,6 @@ LOOP = """kernel shrink(n) {
     }
 }
 """
-
-TRITON = """import triton
-import triton.language as tl
-
-@triton.jit
-def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(y_ptr + offs, x * 2, mask=mask)
-
-def launch(x, y, n):
-    grid = lambda meta: (triton.cdiv(n, meta['BLOCK']),)
-    k[grid](x, y, n, BLOCK=1024)
-"""
-
-
-def run(capsys, *arguments) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in arguments])
-    except SystemExit as exit_:
-        code = exit_.code
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err and "internal error" not in captured.err
-    return code, captured.out, captured.err
-
-
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
 
 
 # --- a kernel that runs nothing at the sizes -----------------------------------------------
@@ -108,64 +75,6 @@ def test_a_loop_empty_at_every_size_is_named_without_a_machine_figure(capsys, tm
     code, _, err = run(capsys, "analyze", spec, "--machine", "h100")
     assert code == 2 and "error[KC307]" in err and "n..0 is empty" in err, err
     assert "KC407" not in err and "hint:" in err
-
-
-# --- Triton sources ------------------------------------------------------------------------
-
-@pytest.mark.parametrize(("old", "new", "column", "message"), [
-    ("BLOCK=1024)", "BLOCK=0)", 28, "`BLOCK` = 0"),
-    ("BLOCK=1024)", "BLOCK=-4)", 28, "`BLOCK` = -4"),
-    ("BLOCK=1024)", "BLOCK=1024.5)", 28, "`BLOCK` = 1024.5"),
-    ("tl.arange(0, BLOCK)", "tl.arange(BLOCK, 0)", 26, "tl.arange from BLOCK to 0"),
-])
-def test_a_triton_size_that_is_none_is_placed_in_the_source(capsys, tmp_path, old, new, column,
-                                                            message):
-    """The launch's `BLOCK=0` was dropped as no constant, and BLOCK left symbolic (the
-    verdict then took any BLOCK); `tl.arange(BLOCK, 0)`, which Triton does not compile,
-    became a loop over no lane whose bounding box still counted 8n bytes."""
-    source = write(tmp_path, "k.py", TRITON.replace(old, new))
-    line = 1 + TRITON.replace(old, new).splitlines().index(
-        next(text for text in TRITON.replace(old, new).splitlines() if new in text))
-    code, out, err = run(capsys, "import", f"{source}::k", "--dtype", "f32")
-    assert code == 2 and "error[KC226]" in err and message in err, err
-    assert err.startswith(f"{source}:{line}:{column}:"), err
-    assert out == ""
-
-
-def test_a_config_with_a_block_of_zero_is_placed_at_its_value(capsys, tmp_path):
-    """`triton.Config({'BLOCK': 0})` under --config 0 wrote `kernel k(n, BLOCK = 0, ...)`."""
-    text = TRITON.replace("@triton.jit", "@triton.autotune(configs=[triton.Config({'BLOCK': 0}"
-                          "), triton.Config({'BLOCK': -64})], key=['n'])\n@triton.jit")
-    source = write(tmp_path, "k.py", text.replace(", BLOCK=1024)", ")"))
-    for index, column, value in ((0, 51, "0"), (1, 80, "-64")):
-        code, _, err = run(capsys, "import", f"{source}::k", "--config", index)
-        assert code == 2 and f"--config {index} gives `BLOCK` = {value}" in err, err
-        assert err.startswith(f"{source}:4:{column}:"), err
-    code, out, _ = run(capsys, "import", f"{source}::k", "--config", 0, "--set", "BLOCK=256")
-    assert code == 0 and "BLOCK = 256" in out
-
-
-@pytest.mark.parametrize(("option", "value", "start", "message"), [
-    ("--set", "BLOCK=²", "--set:1:1:", "error[KC311]"),  # int('²'): a traceback, exit 3
-    ("--set", "BLOCK=١٢٨", "--set:1:1:", "ASCII digits"),  # read as 128
-    ("--set", "BLOCK=128,BLOCK=256", "--set:1:11:", "`BLOCK` is set twice"),
-    ("--set", "BLCK=128", "--set:1:1:", "did you mean `BLOCK`?"),  # BLOCK stayed 1024
-    ("--dtype", "f16,x_pt=f32", "--dtype:1:1:", "did you mean `x_ptr`?"),  # x_ptr stayed f16
-    ("--dtype", "f16,f32", "--dtype:1:1:", "two element types, f16 and f32"),
-])
-def test_import_options_are_read_strictly(capsys, tmp_path, option, value, start, message):
-    source = write(tmp_path, "k.py", TRITON)
-    code, out, err = run(capsys, "import", f"{source}::k", option, value)
-    assert code == 2 and message in err and err.startswith(start), err
-    assert out == ""
-
-
-def test_import_options_that_name_parameters_still_apply(capsys, tmp_path):
-    source = write(tmp_path, "k.py", TRITON)
-    code, out, _ = run(capsys, "import", f"{source}::k", "--set", "BLOCK=256,num_warps=8",
-                       "--dtype", "f16,x_ptr=f32")
-    assert code == 0 and "BLOCK = 256" in out and "num_warps = 8" in out
-    assert "x_ptr: f32[n]" in out and "y_ptr: f16[n]" in out
 
 
 # --- a size set twice ----------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Ridge and capacity equations linear in the size are solved as -b/a without sympy.solve
-(equations.linear_roots), and those of higher degree by solve without its checks
-(equations.polynomial_roots). The closed form is printed, so it must be sympy.solve's own
+(closed_roots.linear_roots), and those of higher degree by solve without its checks
+(closed_roots.polynomial_roots). The closed form is printed, so it must be sympy.solve's own
 answer, expression for expression: generated equations are solved both ways. The conditions
 under which a root is a positive real skip sympy's questions where witnesses show both signs,
 and must read as the questions give them."""
@@ -18,7 +18,8 @@ from tiers import tiered
 
 from kernelcost.algebra import root_conditions, surds, witnesses
 from kernelcost.algebra.axis_signs import changes_sign
-from kernelcost.algebra.equations import equation, linear_roots, polynomial_roots
+from kernelcost.algebra.closed_roots import linear_roots, polynomial_roots
+from kernelcost.algebra.equations import equation
 from kernelcost.base.symbols import CAPACITY, RIDGE, size_symbol
 
 VARIABLE = sympy.Symbol("N", positive=True)  # as solve.py makes the size it solves for

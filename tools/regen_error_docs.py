@@ -14,7 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the examples
 
-from error_examples import COMMON, EXAMPLES, Example, Outcome, run_example
+from error_examples import COMMON, EXAMPLES, Example
+from example_runs import Outcome, run_example
 
 from kernelcost.base.error_codes import FAMILIES, all_codes
 from kernelcost.base.errors import FAMILY_CLASSES

@@ -20,319 +20,36 @@ import csv
 import datetime
 import os
 import shutil
-import signal
-import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+# its parts beside it (h200_cases, h200_builds, h200_measure) and triton_kernels, however
+# it is started: as a script, by ncu (--profile-one), or loaded from its path by a test
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import h200_builds  # noqa: E402
+from h200_builds import build  # noqa: E402
+from h200_cases import cases, first_round  # noqa: E402
+from h200_measure import (  # noqa: E402
+    FLUSH_BYTES,
+    NCU_CALL_S,
+    UNPROFILED,
+    clocks_now,
+    counters,
+    measure,
+)
+
+ROOT = HERE.parent
 COLUMNS = ("kernel", "spec", "sizes", "dtype", "time_s", "dram_bytes", "l2_bytes", "flop")
-FLUSH_BYTES = 256 * 1024 * 1024  # written before each repeat: several times any L2
 BUDGET_S = 240  # no case is timed after this many seconds from the start
 COUNTER_BUDGET_S = 270  # nor profiled by ncu after this (the counters come last)
-NCU_CALL_S = 90  # one ncu run at most
-DEVICE = "cuda"  # where build() puts the inputs (a test may set "cpu", with TRITON_INTERPRET=1)
-NCU_METRICS = {  # metric -> weight in the `flop` column (None: a byte counter)
-    "dram__bytes.sum": None, "lts__t_bytes.sum": None,
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 1,
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 1,
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 2,
-    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum": 1,
-    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum": 1,
-    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum": 2,
-}
 
 
-# -- the cases: (kernel, spec, sizes, dtype, uses tensor cores); builders need torch ------
-
-def cases() -> list[tuple[str, str, dict, str, bool]]:
-    """Every case: the first round's (measured 2026-12-04), then the second's (`--new`)."""
-    return first_round() + second_round()
-
-
-def first_round() -> list[tuple[str, str, dict, str, bool]]:
-    mixtral = dict(N=14336, K=4096)  # Mixtral-8x7B's w1: E = 8 experts, top-2
-    found = []
-    for n in (2**24, 2**26, 2**28, 2**30):
-        found.append(("copy", "copy", dict(n=n), "fp32", False))
-    for n in (2**24, 2**28):
-        found.append(("copy_triton", "copy", dict(n=n), "fp32", False))
-    for s in (2048, 4096, 8192):
-        found.append(("gemm", "gemm_hopper", dict(M=s, N=s, K=s), "bf16", True))
-    for N, K, b in ((4096, 4096, 1), (14336, 4096, 1), (4096, 14336, 8), (8192, 8192, 64)):
-        found.append(("gemv_decode", "gemv_decode", dict(N=N, K=K, b=b), "bf16", True))
-    for b, h, L in ((1, 32, 4096), (8, 32, 4096), (32, 64, 8192)):
-        found.append(("decode_attention", "decode_attention", dict(b=b, h=h, L=L), "bf16",
-                      True))
-    for R, n in ((1, 4096), (64, 8192), (4096, 4096), (16384, 8192)):
-        found.append(("rmsnorm_triton", "rmsnorm", dict(R=R, n=n), "bf16", False))
-    for T in (1, 512, 8192):
-        found.append(("rope_triton", "rope", dict(T=T, h=32, hk=8), "bf16", False))
-    for T, n in ((1, 14336), (512, 14336), (8192, 14336)):
-        found.append(("silu_mul_triton", "silu_mul", dict(T=T, n=n), "bf16", False))
-    # Ea = E (1 - (1 - k/E)^b) and Mt = ceil(b k / Ea) for b = 1, 8, 64, 256 tokens; no
-    # prefill-sized Mt: there the L2 term follows the tile, and cuBLAS picks its own
-    for Ea, Mt in ((2, 1), (7, 3), (8, 16), (8, 64)):
-        found.append(("moe_gemm", "moe_gemm", dict(Ea=Ea, Mt=Mt, **mixtral), "bf16", True))
-    for n in (2**24, 2**26, 2**28):
-        found.append(("reduce_sum", "reduce_sum", dict(n=n), "fp32", False))
-    for R, n in ((4096, 4096), (8192, 8192), (64, 131072)):
-        found.append(("softmax_rows", "softmax_rows", dict(R=R, n=n), "bf16", False))
-        found.append(("layernorm_rows", "layernorm_rows", dict(R=R, n=n), "bf16", False))
-    return found
-
-
-def second_round() -> list[tuple[str, str, dict, str, bool]]:
-    """The cases added after the first run (`--new` runs these alone). In this order the
-    counters, first size of each kernel, come in the order of their worth."""
-    found = []
-    # below L2 (60 MiB): the input is read cold (the flush), the output may stay in L2
-    for n in (2**22, 2**20):
-        found.append(("copy_triton", "copy", dict(n=n), "fp32", False))
-        found.append(("copy", "copy", dict(n=n), "fp32", False))
-    found.append(("rmsnorm_triton", "rmsnorm", dict(R=4096, n=8192), "bf16", False))
-    # FlashAttention-2 forward through SDPA's flash backend, [1, H, S, d]. The specs model
-    # FA2's hdim-128 tiling (Br = 128, Bc = 64); for d = 64 FA2 runs Br = 128, Bc = 128
-    # (flash_fwd_launch_template.h, run_mha_fwd_hdim64). Grid (S / 128) x H blocks, at most
-    # 2 a multiprocessor (255 registers x 128 threads), 132 multiprocessors: H = 1 leaves
-    # it mostly idle (8, 32, 128 blocks), the others fill it several times over.
-    for S, H, d in ((4096, 32, 128), (1024, 1, 128), (1024, 64, 128), (4096, 1, 128),
-                    (16384, 1, 128), (16384, 8, 128), (1024, 64, 64), (4096, 32, 64),
-                    (16384, 8, 64)):
-        sizes = dict(S=S, H=H, d=d, **({"Bc": 128} if d == 64 else {}))
-        found.append(("flash_attention", "flash_attention", sizes, "bf16", True))
-    for S, H, d in ((4096, 32, 128), (1024, 1, 128), (16384, 1, 128), (16384, 8, 128),
-                    (4096, 32, 64), (16384, 8, 64)):
-        sizes = dict(S=S, H=H, d=d, **({"Bc": 128} if d == 64 else {}))
-        found.append(("flash_attention_causal", "flash_attention_causal", sizes, "bf16",
-                      True))
-    # torch.matmul beyond squares. M = 16, 64, 128 break gemm_hopper's `2 TM | M` (TM =
-    # 128): those go against gemv_decode (the skinny-GEMM spec, b = M); M = 256 is the
-    # smallest gemm_hopper takes
-    for M in (16, 64, 128):
-        found.append(("gemm_skinny", "gemv_decode", dict(N=8192, K=8192, b=M), "bf16", True))
-    found.append(("gemm_skinny", "gemm_hopper", dict(M=256, N=8192, K=8192), "bf16", True))
-    for s in (512, 1024):
-        found.append(("gemm_small", "gemm_hopper", dict(M=s, N=s, K=s), "bf16", True))
-    found.append(("gemm_tallk", "gemm_hopper", dict(M=1024, N=1024, K=65536), "bf16", True))
-    # gemm_ragged runs M - RAGGED, N - RAGGED, K - RAGGED (8191, 4095): gemm_hopper takes
-    # only whole tiles, so the spec's sizes are the padded ones (the MMAs run whole tiles)
-    for s in (8192, 4096):
-        found.append(("gemm_ragged", "gemm_hopper", dict(M=s, N=s, K=s), "bf16", True))
-    # the same product on zeros and on random data, alternated (power and clocks)
-    for kernel in ("gemm", "gemm_zeros", "gemm", "gemm_zeros"):
-        found.append((kernel, "gemm_hopper", dict(M=8192, N=8192, K=8192), "bf16", True))
-    # launch overhead against kernel time: the same calls replayed from a CUDA graph
-    found.append(("decode_attention_graph", "decode_attention", dict(b=1, h=32, L=4096),
-                  "bf16", True))
-    found.append(("decode_attention_graph", "decode_attention", dict(b=8, h=32, L=4096),
-                  "bf16", True))
-    found.append(("flash_attention_graph", "flash_attention", dict(S=1024, H=1, d=128),
-                  "bf16", True))
-    found.append(("rmsnorm_triton_graph", "rmsnorm", dict(R=1, n=4096), "bf16", False))
-    found.append(("rope_triton_graph", "rope", dict(T=1, h=32, hk=8), "bf16", False))
-    return found
-
-
-RAGGED = 1  # gemm_ragged runs each of M, N, K this much under the spec's (padded) sizes
-UNPROFILED = {  # kernels ncu is not run on
-    "copy": "cudaMemcpyAsync, not a kernel: ncu profiles none",
-    "gemm_zeros": "the same traffic as gemm",
-    **{f"{name}_graph": "the same kernels as without the graph" for name in (
-        "decode_attention", "flash_attention", "rmsnorm_triton", "rope_triton")},
-}
-
-
-def build(kernel: str, sizes: dict, torch, triton_kernels):
-    """The inputs and a call that does what the spec counts; `check`, called after one
-    call, compares a Triton kernel's output with PyTorch's (None where PyTorch runs)."""
-    cuda, bf16, f32 = DEVICE, torch.bfloat16, torch.float32
-    F = torch.nn.functional
-    s = sizes
-    if kernel.endswith("_graph"):  # the same call, captured once and replayed
-        fn, check = build(kernel[: -len("_graph")], sizes, torch, triton_kernels)
-        return _graphed(fn, torch), check
-    if kernel in ("gemm_skinny", "gemm_small", "gemm_tallk", "gemm_ragged", "gemm_zeros"):
-        M, N, K = (s["b"], s["N"], s["K"]) if "b" in s else (s["M"], s["N"], s["K"])
-        if kernel == "gemm_ragged":
-            M, N, K = M - RAGGED, N - RAGGED, K - RAGGED
-        make = torch.zeros if kernel == "gemm_zeros" else torch.randn
-        a = make(M, K, device=cuda, dtype=bf16)
-        b = make(K, N, device=cuda, dtype=bf16)
-        return (lambda: torch.matmul(a, b)), None
-    if kernel in ("flash_attention", "flash_attention_causal"):
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-
-        q, k, v = (torch.randn(1, s["H"], s["S"], s["d"], device=cuda, dtype=bf16)
-                   for _ in range(3))
-        causal = kernel == "flash_attention_causal"
-
-        def attention():
-            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):  # no other backend: else it raises
-                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-
-        return attention, None
-    if kernel in ("copy", "copy_triton"):
-        x, y = torch.randn(s["n"], device=cuda), torch.empty(s["n"], device=cuda)
-        if kernel == "copy":
-            return (lambda: y.copy_(x)), None
-        return (lambda: triton_kernels.copy(x, y)), lambda: torch.equal(x, y)
-    if kernel == "gemm":
-        a = torch.randn(s["M"], s["K"], device=cuda, dtype=bf16)
-        b = torch.randn(s["K"], s["N"], device=cuda, dtype=bf16)
-        return (lambda: torch.matmul(a, b)), None
-    if kernel == "gemv_decode":
-        w = torch.randn(s["N"], s["K"], device=cuda, dtype=bf16)
-        x = torch.randn(s["b"], s["K"], device=cuda, dtype=bf16)
-        return (lambda: F.linear(x, w)), None
-    if kernel == "decode_attention":
-        g, d = 8, 128  # the spec's defaults; the g query heads of a KV head as g rows
-        H = s["h"] // g
-        q = torch.randn(s["b"], H, g, d, device=cuda, dtype=bf16)
-        k = torch.randn(s["b"], H, s["L"], d, device=cuda, dtype=bf16)
-        v = torch.randn_like(k)
-        return (lambda: F.scaled_dot_product_attention(q, k, v)), None
-    if kernel == "rmsnorm_triton":
-        x = torch.randn(s["R"], s["n"], device=cuda, dtype=bf16)
-        w = torch.randn(s["n"], device=cuda, dtype=bf16)
-        y = torch.empty_like(x)
-
-        def reference():
-            xf = x.float()
-            return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float())
-
-        return (lambda: triton_kernels.rmsnorm(x, w, y)), lambda: torch.allclose(
-            y.float(), reference(), atol=0.05, rtol=0.02)
-    if kernel == "rope_triton":
-        T, h, hk, d = s["T"], s["h"], s["hk"], 128
-        q = torch.randn(T, h, 2, d // 2, device=cuda, dtype=bf16)
-        k = torch.randn(T, hk, 2, d // 2, device=cuda, dtype=bf16)
-        angle = torch.rand(T, 1, d // 2, device=cuda) * 6.28  # a rotation keeps the norm
-        cs = torch.cat([angle.cos(), angle.sin()], dim=1).to(bf16)  # repeats stay finite
-        q0 = q.clone()
-
-        def check():
-            q.copy_(q0)
-            triton_kernels.rope(q, k, cs)
-            c, sn = cs[:, None, 0].float(), cs[:, None, 1].float()
-            x1, x2 = q0[:, :, 0].float(), q0[:, :, 1].float()
-            return torch.allclose(q[:, :, 0].float(), x1 * c - x2 * sn, atol=0.05, rtol=0.02)
-
-        return (lambda: triton_kernels.rope(q, k, cs)), check
-    if kernel == "silu_mul_triton":
-        x = torch.randn(s["T"], 2, s["n"], device=cuda, dtype=bf16)
-        y = torch.empty(s["T"], s["n"], device=cuda, dtype=bf16)
-        return (lambda: triton_kernels.silu_mul(x, y)), lambda: torch.allclose(
-            y.float(), (F.silu(x[:, 0].float()) * x[:, 1].float()), atol=0.05, rtol=0.02)
-    if kernel == "moe_gemm":
-        w = torch.randn(8, s["N"], s["K"], device=cuda, dtype=bf16)
-        x = torch.randn(s["Ea"], s["Mt"], s["K"], device=cuda, dtype=bf16)
-        wt = w[: s["Ea"]].transpose(1, 2)  # a view: the touched experts' weights, unmoved
-        return (lambda: torch.bmm(x, wt)), None
-    if kernel == "reduce_sum":
-        x = torch.randn(s["n"], device=cuda, dtype=f32)
-        return (lambda: x.sum()), None
-    if kernel == "softmax_rows":
-        x = torch.randn(s["R"], s["n"], device=cuda, dtype=bf16)
-        return (lambda: torch.softmax(x, dim=-1)), None
-    if kernel == "layernorm_rows":
-        x = torch.randn(s["R"], s["n"], device=cuda, dtype=bf16)
-        gamma, beta = torch.randn(s["n"], device=cuda, dtype=bf16), torch.randn(
-            s["n"], device=cuda, dtype=bf16)
-        return (lambda: F.layer_norm(x, (s["n"],), gamma, beta)), None
-    raise ValueError(kernel)
-
-
-def _graphed(fn, torch):
-    """fn captured in a CUDA graph (warmed up on a side stream first): its replay."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        fn()
-    torch.cuda.synchronize()
-    return graph.replay
-
-
-# -- timing ---------------------------------------------------------------------------------
-
-def measure(fn, torch, flush, target_s: float = 0.2) -> float:
-    """Median seconds of one call, L2 flushed before each: warm-up (compilation, cuBLAS
-    heuristics), an estimate, then as many repeats as fit in target_s (5 to 100)."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    rough = _timed(fn, torch, flush, 3)
-    repeats = max(5, min(100, int(target_s / max(statistics.median(rough), 1e-6))))
-    return statistics.median(_timed(fn, torch, flush, repeats))
-
-
-def _timed(fn, torch, flush, repeats: int) -> list[float]:
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(repeats)]
-    for start, end in events:
-        flush.zero_()  # queued before the start event: the call begins on a cold L2
-        start.record()
-        fn()
-        end.record()
-    torch.cuda.synchronize()
-    return [start.elapsed_time(end) / 1e3 for start, end in events]
-
-
-# -- Nsight Compute -------------------------------------------------------------------------
-
-def counters(case_id: int, timeout_s: float) -> dict[str, str]:
-    """DRAM bytes, L2 bytes and non-tensor FLOP of one case, from `ncu` run on this script
-    (--profile-one): every kernel inside the NVTX range `kcost`, summed. Empty on failure."""
-    # --clock-control none: the card's clocks as they are (ncu would lock them to base);
-    # --cache-control all (the default): caches flushed before each replay pass
-    command = ["ncu", "--csv", "--print-units", "base", "--clock-control", "none",
-               "--cache-control", "all", "--nvtx", "--nvtx-include", "kcost/",
-               "--metrics", ",".join(NCU_METRICS), sys.executable,
-               str(Path(__file__).resolve()), "--profile-one", str(case_id)]
-    try:  # a session of its own, so that a timeout ends ncu's child (python) too
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, start_new_session=True)
-    except OSError as error:
-        print(f"  ncu: {error}", file=sys.stderr)
-        return {}
-    try:
-        stdout, stderr = child.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.communicate()
-        print(f"  ncu: no answer in {timeout_s:.0f} s; stopped", file=sys.stderr)
-        return {}
-    done = subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
-    lines = [line for line in done.stdout.splitlines() if line.startswith('"')]
-    totals: dict[str, float] = {}
-    names: set[str] = set()
-    for record in csv.DictReader(lines):
-        names.add(str(record.get("Kernel Name", ""))[:200])
-        name, value = record.get("Metric Name"), record.get("Metric Value", "")
-        try:
-            totals[name] = totals.get(name, 0.0) + float(value.replace(",", ""))
-        except (TypeError, ValueError):
-            continue
-    if "dram__bytes.sum" not in totals:
-        print(f"  ncu gave no counters (exit {done.returncode}): "
-              f"{done.stderr.strip()[-300:] or done.stdout.strip()[-300:]}", file=sys.stderr)
-        return {}
-    print(f"  ncu kernels: {' | '.join(sorted(names))}", flush=True)
-    flop = sum(totals.get(metric, 0.0) * weight for metric, weight in NCU_METRICS.items()
-               if weight is not None)
-    return {"dram_bytes": f"{totals['dram__bytes.sum']:.0f}",
-            "l2_bytes": f"{totals.get('lts__t_bytes.sum', 0.0):.0f}",
-            "flop": f"{flop:.0f}"}
-
+# -- the child ncu runs ---------------------------------------------------------------------
 
 def profile_one(case_id: int) -> int:
     """The child ncu runs: one case once, inside the NVTX range ncu keeps."""
@@ -359,7 +76,6 @@ def _gpu_or_exit():
     if not torch.cuda.is_available():
         _no_gpu("PyTorch sees no CUDA device")
     try:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         import triton_kernels
     except ImportError as error:
         _no_gpu(f"Triton is not usable ({error})")
@@ -441,7 +157,7 @@ def main(argv=None) -> int:
     slug = "h200" if "H200" in name else "".join(c for c in name.lower() if c.isalnum())
     day = datetime.date.today().isoformat()
     out = Path(args.out or ROOT / "validate" / "results" / f"{slug}-{day}.csv")
-    flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device=DEVICE)
+    flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device=h200_builds.DEVICE)
     use_ncu = not args.no_counters and shutil.which("ncu") is not None
     comment = (f"# measured by validate/run_h200.py on {name}, {day}; torch "
                f"{torch.__version__}, CUDA {torch.version.cuda}, triton "
@@ -468,7 +184,7 @@ def main(argv=None) -> int:
                 print(f"{kernel} {_sizes(sizes)}: the kernel's output is wrong; not timed")
                 continue
             seconds = measure(fn, torch, flush)
-            state = _clocks()  # right after the repeats: the clocks they ran at
+            state = clocks_now()  # right after the repeats: the clocks they ran at
         except Exception as error:  # one broken case must not cost the others
             print(f"{kernel} {_sizes(sizes)}: failed, not timed: "
                   f"{type(error).__name__}: {str(error)[:500]}")
@@ -499,7 +215,7 @@ def main(argv=None) -> int:
             if left < 10:
                 print(f"counter budget spent: {kernel} and later not profiled")
                 break
-            found = counters(case_id, timeout_s=min(NCU_CALL_S, left))
+            found = counters(Path(__file__).resolve(), case_id, timeout_s=min(NCU_CALL_S, left))
             if not found:
                 failures += 1
                 if failures >= 2 and not any(r["dram_bytes"] for r in rows):
@@ -515,22 +231,6 @@ def main(argv=None) -> int:
     _write(out, comment, rows, began, clocks)
     print(f"{len(rows)} rows in {out}; next: kernelcost validate {out} --machine h200")
     return 0
-
-
-def _clocks() -> str:
-    """The SM clock, the power drawn and the clock-limit reasons now (NVML), or ''."""
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        device = pynvml.nvmlDeviceGetHandleByIndex(0)
-        sm = pynvml.nvmlDeviceGetClockInfo(device, pynvml.NVML_CLOCK_SM)
-        watts = pynvml.nvmlDeviceGetPowerUsage(device) / 1000
-        reasons = (getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None)
-                   or pynvml.nvmlDeviceGetCurrentClocksThrottleReasons)(device)
-        return f"sm {sm} MHz, {watts:.0f} W, clock-event reasons 0x{reasons:x}"
-    except Exception:  # no NVML: the timings go on without
-        return ""
 
 
 def _write(out: Path, comment: str, rows: list[dict], began: float,
