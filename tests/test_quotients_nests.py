@@ -64,7 +64,7 @@ SLOW_SEED = os.environ.get("KERNELCOST_PROPERTY_SEED")  # replays a slow run
 # import cannot leave this test comparing the shortcut with itself.
 CALLERS = ("analysis.api", "count.asymptotic", "answers.bound", "count.cost", "count.spec_count",
            "algebra.held_quotients", "gpu.effects.launch_overhead", "gpu.execution", "count.facts",
-           "answers.lower", "answers.model", "present.phase", "count.values")
+           "answers.lower", "answers.level_terms", "present.phase", "count.values")
 for _name in CALLERS:
     importlib.import_module(f"kernelcost.{_name}")
 
