@@ -6,8 +6,9 @@ and the ordinary `model` at one batch, run in the same rounds.
 
     PYTHONPATH=src .venv/bin/python bench/model_grid.py [--runs 10] [--venv VENV]
 
-The grids: Llama-3-8B on h100, --batch 1..B x --context 128..C:128 x --tp 1 (and 1,2,4,8 for
-the largest), the collectives on the machine's HGX system. Timings only, no assertion: the
+The grids: Llama-3-8B on h100, --batch 1..B x --context 128..8192:128 (its 8,192 positions,
+max_position_embeddings: `model` refuses a longer context) x --tp 1 (and 1,2,4,8), the
+collectives on the machine's HGX system. Timings only, no assertion: the
 tests check the figures (tests/test_model_grid.py), not the speed of the machine."""
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ from kernelcost.hardware.machinefile import load_machine  # noqa: E402
 from kernelcost.hardware.topology import default_topology  # noqa: E402
 from kernelcost.present.model_grid_report import grid_csv  # noqa: E402
 
-GROWTH = ((8, 128 * 125, (1,)), (64, 128 * 156, (1,)), (512, 128 * 200, (1,)),
-          (512, 128 * 256, (1, 2, 4, 8)), (2048, 128 * 500, (1,)))
+GROWTH = ((16, 8192, (1,)), (160, 8192, (1,)), (1600, 8192, (1,)), (1600, 8192, (1, 2, 4, 8)),
+          (16000, 8192, (1,)))
 ONE_BATCH = ["--batch", "1", "--context", "4096"]
-GRID = ["--batch", "1..512", "--context", "128..25600:128"]  # 102,400 points
+GRID = ["--batch", "1..1600", "--context", "128..8192:128"]  # 102,400 points
 
 
 def in_process() -> None:

@@ -181,10 +181,12 @@ def _slow_invocations() -> list[list[str]]:
     for spec, size in (("conv3x3", "n"), ("flash_attention", "S"), ("attention", "S"),
                        ("softmax", "n"), ("vector_add", "n"), ("gemm_tiled", "T")):
         found.append(["solve", _spec(spec), "--for", size, "--machine", "all"])
-    for model in ("llama3_8b", "llama3_70b", "mixtral_8x7b"):
+    # each model at its longest context: its max_position_embeddings
+    for model, longest in (("llama3_8b", "8192"), ("llama3_70b", "8192"),
+                           ("mixtral_8x7b", "32768")):
         for machine in ("h100", "b200", "mi300x"):
             found.append(["model", model, "--machine", machine, "--batch", "1,8,64,512,4096"])
-        found.append(["model", model, "--gpus", "8", "--batch", "1,32", "--context", "32768"])
+        found.append(["model", model, "--gpus", "8", "--batch", "1,32", "--context", longest])
     # chunked prefill crossing prompts, its collectives at tp 2, decode from CUDA graphs
     found.append(["model", "llama3_8b", "--gpus", "2", "--batch", "1,3", "--context", "2500",
                   "--chunk", "1000", "--launch", "graphs"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import numpy
 import pytest
@@ -23,6 +24,7 @@ from kernelcost.hardware.topology import default_topology
 from kernelcost.present.model_grid_report import COLUMNS, grid_csv, grid_json
 
 RELATIVE = 1e-9
+LLAMA_3_1_8B = Path(__file__).resolve().parent / "data" / "hf" / "llama3_1_8b" / "config.json"
 
 
 def _topology(machine, stages=1):
@@ -68,9 +70,11 @@ def _sample(axes, count, seed):
 
 
 def test_sampled_points_equal_the_model_path():
-    """A 512 x 256 x 3 grid (393,216 points) of Llama-3-8B on H100, tp 1, 2 and 8 with the
-    collectives on HGX H100: its corners and six points inside."""
-    model, machine = load_model_or_config("llama3_8b"), load_machine("h100")
+    """A 512 x 256 x 3 grid (393,216 points) of Llama-3.1-8B on H100, tp 1, 2 and 8 with the
+    collectives on HGX H100: its corners and six points inside. Llama-3.1-8B has the shapes
+    of the shipped llama3_8b and 131,072 positions, where Llama-3-8B's 8,192 would end the
+    contexts at a quarter of this grid's."""
+    model, machine = load_model_or_config(str(LLAMA_3_1_8B)), load_machine("h100")
     axes = GridAxes(tuple(range(1, 513)), tuple(range(128, 32769, 128)), (1, 2, 8))
     grid = model_grid(model, machine, axes, topology=_topology(machine))
     assert grid.decode.t_bound_s.shape == (3, 512, 256)

@@ -18,6 +18,7 @@ caret, so that a typo (`kv_head = 8`) never silently leaves a default in place.
     experts = 8                         # optional, 1: dense MLP
     experts_per_token = 2               # optional, 1: top-k routing
     tie_embeddings = false              # optional: LM head shares the embedding table
+    max_context = 8192                  # optional: max_position_embeddings; none, no limit
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ MAX_FIGURE = 10**9  # a layer count or a width; beyond it the sums below mean no
 DTYPES = ("bf16",)  # the specs composed (gemm, model_*) count 2-byte elements
 
 _FIGURES = ("layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab",
-            "experts", "experts_per_token")
-_OPTIONAL = ("head_dim", "experts", "experts_per_token")
+            "experts", "experts_per_token", "max_context")
+_OPTIONAL = ("head_dim", "experts", "experts_per_token", "max_context")
 _KEYS = ("name", "config_url", "dtype", "dtype_source", "tie_embeddings",
          "tie_embeddings_source", *(k for f in _FIGURES for k in (f, f"{f}_source")))
 
@@ -72,7 +73,7 @@ class ModelConfig:
     output_bias: bool = False  # a bias on the output projection (Llama's attention_bias)
     qk_norm: bool = False  # an RMSNorm of head_dim weights on queries and keys (Qwen3)
     max_context: int | None = None  # max_position_embeddings: the longest context its
-    # positions are trained for (a model file states none)
+    # positions are trained for (None: the file states none, and no context is refused)
 
     @property
     def element_bytes(self) -> int:
