@@ -150,7 +150,10 @@ def compare_rows(rows: list[PublishedRow]) -> list[Result]:
     start."""
     from ..hardware.machinefile import load_machine
 
-    machines = {m: load_machine(m.value) for m in {r.machine for r in rows}}
+    loaded = {m: load_machine(m.value) for m in {r.machine for r in rows}}
+    # each machine taken once with the operands its rows state (random, or zeros)
+    machines = {(m, operands): dataclasses.replace(loaded[m], inputs=operands)
+                for m, operands in {(r.machine, r.operands) for r in rows}}
     texts: dict[Path, str] = {}
     specs: dict[Path, object] = {}
     results = []
@@ -159,7 +162,7 @@ def compare_rows(rows: list[PublishedRow]) -> list[Result]:
             texts[row.file] = row.file.read_text(encoding="utf-8")
         measured = Row(row.line, f"{row.source}:{row.line}", row.spec, dict(row.sizes),
                        row.dtype.split(" ")[0], row.time_s, {})
-        machine = dataclasses.replace(machines[row.machine], inputs=row.operands)
+        machine = machines[row.machine, row.operands]
         results.append(Result(row, _compare(row.file, texts[row.file], measured, machine, specs),
                               machine.cold_start_s if row.cold else None))
     return results
