@@ -3,6 +3,7 @@ text, JSON, Markdown or LaTeX. Its options are registered with the others in cli
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from ..algebra.jsonout import print_json
@@ -84,8 +85,6 @@ def _with_inputs(machines: list, inputs: str | None) -> list:
         raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
             None, "--inputs needs a machine (its achievable figures for those operands)",
             "add --machine a100 (or another id)"))
-    import dataclasses
-
     from ..base.kinds import Inputs
     from ..hardware.machinefile import load_machine
 
