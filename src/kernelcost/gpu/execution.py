@@ -48,6 +48,7 @@ from .grid_terms import (
 )
 from .occupancy import Occupancy, occupancy
 from .split_grid import unsplit
+from .stream_k import busiest_sm_tiles, stream_k_at, with_fixup
 from .transfer import Transfer, transfers
 from .unclassified import Fallback, Stage, Unclassed
 from .warm import WarmL2, served_cost, wave_served_B
@@ -133,6 +134,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
         cost = dataclasses.replace(cost, grid=grid)
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
+    cost = with_fixup(cost, stream_k_at(grid, occ.resident, sms, values))  # its partial tiles
     fallbacks: list[Fallback] = []  # what was bounded where blocks fall into no classes
     terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ,
                          fallbacks=fallbacks)
@@ -225,6 +227,8 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
         return None, GlobalCount(compulsory=Compulsory.TILES)
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
     amount += _at(grid.fixup_B, values)  # split-K's partial tiles: no wave shares them
+    streamed = stream_k_at(grid, resident, machine.sm_count, values)
+    amount += 0 if streamed is None else streamed.fixup_B  # stream-K's, as split-K's
     served: tuple[str, ...] = ()
     if warm is not None and warm.fits:
         amount -= wave_served_B(warm, result.bytes_by_tensor)
@@ -255,7 +259,12 @@ def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int,
     (at least the sum of that many smallest), one runs the largest, and one at least the
     mean: the largest of the three. Blocks are taken by classes (waves.busiest_share); where
     they do not fall into classes and are too many to enumerate, None, and the reason goes
-    to `fallbacks`."""
+    to `fallbacks`. A stream-K grid at numbers: its busiest SM's iterations, in tiles
+    (gpu.stream_k), in place of whole tiles."""
+    streamed = stream_k_at(grid, occ.resident, sms, values)
+    if streamed is not None:
+        tiles = busiest_sm_tiles(streamed, sms)
+        return lambda amount: tiles * _at(amount, values)
     if grid.equal_blocks:
         return lambda amount: occ.busiest_sm_blocks * _at(amount, values)
     blocks = _at(grid.blocks, values)
