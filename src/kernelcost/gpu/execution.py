@@ -2,7 +2,9 @@
 
 Two times, kept apart (the third, t_floor, knows no grid: module floor):
 - t_bound, a lower bound no run can beat: every per-SM roof (each work class on its ceiling,
-  shared memory) taken by the busiest SM, which runs at least ceil(B / SMs) blocks; L2
+  shared memory) taken by the busiest SM, which runs at least ceil(B / SMs) blocks (a
+  stream-K grid: its busiest workers' k-steps, and its partial tiles' fix-up at global and
+  L2 in both times, gpu.stream_k); L2
   traffic (the blocks' fills and their distinct elements outside a keep) on the L2
   bandwidth; compulsory global traffic (each element once) on the global bandwidth.
 - t_model, the estimate: global traffic from the waves (what each wave's blocks touch
@@ -48,7 +50,7 @@ from .grid_terms import (
 )
 from .occupancy import Occupancy, occupancy
 from .split_grid import unsplit
-from .stream_k import busiest_sm_tiles, stream_k_at, with_fixup
+from .stream_k import StreamKSplit, busiest_sm_tiles, stream_k_at, with_fixup
 from .transfer import Transfer, transfers
 from .unclassified import Fallback, Stage, Unclassed
 from .warm import WarmL2, served_cost, wave_served_B
@@ -94,6 +96,7 @@ class GridVerdict:
     fill: GridFill | None = None  # fewer blocks than SMs: what the grid occupies
     fallbacks: tuple[Fallback, ...] = ()  # figures bounded, not counted: blocks in no classes
     wave_terms: tuple[GridTerm, ...] = ()  # model_terms before the derates
+    stream_k: StreamKSplit | None = None  # a stream-K grid's schedule (gpu.stream_k)
 
     def model_steps(self) -> tuple[tuple[EffectCause | None, sympy.Expr], ...]:
         """t_model as the derates are applied one effect at a time, in the registry's order
@@ -134,7 +137,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
         cost = dataclasses.replace(cost, grid=grid)
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
-    cost = with_fixup(cost, stream_k_at(grid, occ.resident, sms, values))  # its partial tiles
+    streamed = stream_k_at(grid, occ.resident, sms, values)
+    cost = with_fixup(cost, streamed)  # a stream-K grid's partial tiles
     fallbacks: list[Fallback] = []  # what was bounded where blocks fall into no classes
     terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ,
                          fallbacks=fallbacks)
@@ -162,7 +166,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
                            counted, (), grid.equal_blocks, derates, unknown, found,
-                           floored, None, tuple(fallbacks), wave_terms)
+                           floored, None, tuple(fallbacks), wave_terms, streamed)
     t_bound, bound_term = largest_term(bound_terms)
     t_model, model_term = largest_term(model_terms)
     bound, model_bound = (None if term is None else term.roof for term in (bound_term,
@@ -175,7 +179,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, counted, tuple(flat_terms), grid.equal_blocks,
                        derates, unknown, found, floored, fill,
-                       tuple(fallbacks), wave_terms)
+                       tuple(fallbacks), wave_terms, streamed)
 
 
 def _at_least_compulsory(term: GridTerm | None,
