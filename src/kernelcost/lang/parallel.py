@@ -40,7 +40,8 @@ from .stream_k import StreamK
 
 OPTIONS = ("threads", Level.REGISTERS, "instructions", "cluster", "raster", "split_k",
            "stream_k", "width")
-_WITH_AXIS = ("cluster", "split_k", "stream_k", "width")  # the settings that name a loop or a tensor
+# the settings that name a loop or a tensor
+_WITH_AXIS = ("cluster", "split_k", "stream_k", "width")
 WIDEST_B = 16  # the widest load one thread issues (ld.global.v4.b32, LDG.128)
 
 
