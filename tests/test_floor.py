@@ -236,7 +236,7 @@ def test_split_k_keeps_the_floor_under_the_bound():
 
 
 def test_stream_k_keeps_the_floor_under_the_bound():
-    # gemm_hopper_streamk on the machine's workers and on declared ones (gpu.stream_k: the
+    # gemm_hopper_streamk on the machine's workers and on declared ones (gpu.stream_split: the
     # busiest worker's k-steps in place of whole tiles, the partial tiles' fix-up in t_bound
     # and t_model, none in t_floor) at seeded sizes on seeded machines
     rng = random.Random(2301)

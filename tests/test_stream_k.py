@@ -1,5 +1,5 @@
 """Stream-K (the wave tail under the declared schedule): `stream_k k0 = W` spreads the tiles'
-k-steps evenly over W persistent workers (gpu.stream_k, after CUTLASS's sm90 stream-K
+k-steps evenly over W persistent workers (gpu.stream_split, after CUTLASS's sm90 stream-K
 scheduler): the closed form of the partial tiles against an enumeration of the workers'
 ranges, the busiest worker in place of whole tiles in t_bound, the fix-up at global and L2,
 figures worked by hand, and refusals at their place."""
@@ -14,7 +14,7 @@ from kernelcost.analysis.api import loads
 from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
 from kernelcost.base.levels import Level
-from kernelcost.gpu.stream_k import stream_k_split
+from kernelcost.gpu.stream_split import stream_k_split
 from kernelcost.hardware.machinefile import load_machine
 
 H100 = load_machine("h100")

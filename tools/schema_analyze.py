@@ -142,7 +142,7 @@ def _grid() -> dict:
                                      "workers on each less one"),
             "fixup_B": integer("global bytes of the fix-up: each partial tile written and "
                                "read once"),
-        }, "a stream-K grid's schedule (gpu/stream_k.py)"),
+        }, "a stream-K grid's schedule (gpu/stream_split.py)"),
     }, "the execution model of a parallel spec", optional=("fallbacks", "stream_k")),
         "null for a sequential spec")
 

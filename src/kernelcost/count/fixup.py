@@ -15,7 +15,7 @@ global memory in t_bound as in t_model; the output tensors' inputs (beta = 0: an
 tensor is never read) add nothing.
 
 Stream-K (lang.stream_k) needs one tile's partials: the fp32 bytes of what one block writes
-to its output tensors; how many tiles are split is the machine's (gpu.stream_k)."""
+to its output tensors; how many tiles are split is the machine's (gpu.stream_split)."""
 
 from __future__ import annotations
 

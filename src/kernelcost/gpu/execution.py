@@ -4,7 +4,7 @@ Two times, kept apart (the third, t_floor, knows no grid: module floor):
 - t_bound, a lower bound no run can beat: every per-SM roof (each work class on its ceiling,
   shared memory) taken by the busiest SM, which runs at least ceil(B / SMs) blocks (a
   stream-K grid: its busiest workers' k-steps, and its partial tiles' fix-up at global and
-  L2 in both times, gpu.stream_k); L2
+  L2 in both times, gpu.stream_split); L2
   traffic (the blocks' fills and their distinct elements outside a keep) on the L2
   bandwidth; compulsory global traffic (each element once) on the global bandwidth.
 - t_model, the estimate: global traffic from the waves (what each wave's blocks touch
@@ -50,7 +50,7 @@ from .grid_terms import (
 )
 from .occupancy import Occupancy, occupancy
 from .split_grid import unsplit
-from .stream_k import StreamKSplit, busiest_sm_tiles, stream_k_at, with_fixup
+from .stream_split import StreamKSplit, busiest_sm_tiles, stream_k_at, with_fixup
 from .transfer import Transfer, transfers
 from .unclassified import Fallback, Stage, Unclassed
 from .warm import WarmL2, served_cost, wave_served_B
@@ -96,7 +96,7 @@ class GridVerdict:
     fill: GridFill | None = None  # fewer blocks than SMs: what the grid occupies
     fallbacks: tuple[Fallback, ...] = ()  # figures bounded, not counted: blocks in no classes
     wave_terms: tuple[GridTerm, ...] = ()  # model_terms before the derates
-    stream_k: StreamKSplit | None = None  # a stream-K grid's schedule (gpu.stream_k)
+    stream_k: StreamKSplit | None = None  # a stream-K grid's schedule (gpu.stream_split)
 
     def model_steps(self) -> tuple[tuple[EffectCause | None, sympy.Expr], ...]:
         """t_model as the derates are applied one effect at a time, in the registry's order
@@ -264,7 +264,7 @@ def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int,
     mean: the largest of the three. Blocks are taken by classes (waves.busiest_share); where
     they do not fall into classes and are too many to enumerate, None, and the reason goes
     to `fallbacks`. A stream-K grid at numbers: its busiest SM's iterations, in tiles
-    (gpu.stream_k), in place of whole tiles."""
+    (gpu.stream_split), in place of whole tiles."""
     streamed = stream_k_at(grid, occ.resident, sms, values)
     if streamed is not None:
         tiles = busiest_sm_tiles(streamed, sms)

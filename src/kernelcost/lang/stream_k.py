@@ -12,7 +12,7 @@ one wave of persistent blocks (`include/cutlass/gemm/kernel/tile_scheduler_param
 
 The tree stays as written: the grid is the data-parallel grid of output tiles, whose blocks
 the counting sizes as it does without the setting; the schedule (which worker runs which
-iterations, the partial tiles' fix-up) is the machine's business (gpu.stream_k), since the
+iterations, the partial tiles' fix-up) is the machine's business (gpu.stream_split), since the
 workers' default depends on the machine. The k-loop must be a sequential loop directly
 inside the header, and a header splits its k-loop one way: `split_k` beside it is refused
 (KC228 at the setting)."""
