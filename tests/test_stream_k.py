@@ -62,7 +62,9 @@ def test_the_8192_cube_on_an_h100_by_hand():
     # 128 x 256 tiles: 8192 / 128 x 8192 / 256 = 64 x 32 = 2048 tiles of 8192 / 64 = 128
     # k-steps; 384 threads x 168 registers fill the 65536 registers: 1 block an SM, so 132
     # workers. Data-parallel: ceil(2048 / 132) = 16 tiles on the busiest SM (15.5 waves).
-    # Stream-K: 2048 x 128 = 262144 k-steps = 132 x 1985 + 124: the busiest 1986.
+    # Stream-K: 2048 x 128 = 262144 k-steps = 132 x 1985 + 124: the busiest 1986. (The
+    # decomposition a run forces: CUTLASS's Heuristic mode would keep these tiles
+    # data-parallel, the 16th wave's 68 tiles being over half of 132.)
     streamk = verdict(loads(STREAMK.read_text(), STREAMK.name).cost(), H100, values=CUBE)
     tiled = verdict(loads(HOPPER.read_text(), HOPPER.name).cost(), H100, values=CUBE)
     split = streamk.grid.stream_k

@@ -7,7 +7,7 @@ Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU" (PPoPP
 arXiv:2301.03598, Algorithm 5: each CTA takes an even share of the iteration space):
 - the iterations are the T output tiles' I k-steps each, tile after tile, TI = T x I in all;
   W workers (at most TI: none idle) take them in order, the first TI mod W one more than the
-  others (`include/cutlass/gemm/kernel/tile_scheduler_params.h`:1560, big_units_ =
+  others (`include/cutlass/gemm/kernel/tile_scheduler_params.h`:1566, big_units_in_ctas =
   k_tiles_per_group % sk_units; `sm90_tile_scheduler_stream_k.hpp`:818-831, "big units ...
   will be the first in the linearized ID space"). The busiest worker runs ceil(TI / W)
   iterations, where a data-parallel grid's busiest SM runs ceil(T / SMs) whole tiles;
@@ -17,13 +17,18 @@ arXiv:2301.03598, Algorithm 5: each CTA takes an even share of the iteration spa
   508-551, `fixup`: BlockStripedReduceT::store, ::reduce, ::load_add); so 2 x (p - 1) x
   TM x TN x 4 B. Summed over tiles, p - 1 is the number of worker boundaries that fall
   inside a tile rather than on a tile's edge (`split_peers`).
-CUTLASS's default hybrid (data-parallel waves, then the last one or two waves' tiles
-streamed: tile_scheduler_params.h:1066-1108, get_num_sk_tiles) gives the same busiest worker
-and the same boundaries modulo I (its data-parallel part is whole tiles per worker), so the
-same fix-up. Not modelled: its groups (at most 8, tile_scheduler_params.h:470), clusters of
-units, the eight k-steps a unit must get at least (min_iters_per_sk_unit_, :467), the
-fall-back to data-parallel tiles where the tiles fill their waves or a tile has eight k-steps
-or fewer, and the wait of the last peer for the others' partials."""
+CUTLASS's stream-K decomposition is a hybrid (data-parallel waves, then the last one or two
+waves' tiles streamed: tile_scheduler_params.h:1066-1108, get_num_sk_tiles); it gives the
+same busiest worker and the same boundaries modulo I (its data-parallel part is whole tiles
+a worker), so the same fix-up. It is what DecompositionMode::StreamK asks for; the
+scheduler's default, Heuristic (sm90_tile_scheduler_stream_k.hpp:201), keeps data-parallel
+tiles where the last wave is at least half full (tile_scheduler_params.h:1100-1105), which a
+spec then writes without `stream_k`. Not modelled: the groups (at most 8,
+tile_scheduler_params.h:470), clusters of units, the eight k-steps a unit must get at least
+(min_iters_per_sk_unit_, :467), the fall-back to data-parallel tiles where the tiles fill
+their waves or a tile has eight k-steps or fewer, and the wait of the last peer for the
+others' partials (which the scheduler shortens by running a unit's tiles from its last,
+`sm90_tile_scheduler_stream_k.hpp`:923-931)."""
 
 from __future__ import annotations
 
