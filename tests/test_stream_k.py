@@ -12,10 +12,12 @@ from conftest import SPECS
 
 from kernelcost.analysis.api import loads
 from kernelcost.answers.model import verdict
+from kernelcost.answers.tune import tune
 from kernelcost.base.errors import KcostError
 from kernelcost.base.levels import Level
 from kernelcost.gpu.stream_split import stream_k_split
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.lang.varied import parse_vary
 
 H100 = load_machine("h100")
 STREAMK = SPECS / "gemm_hopper_streamk.kcost"
@@ -112,6 +114,22 @@ def test_declared_workers_and_more_workers_than_k_steps():
     assert (split.workers, split.busiest, split.peers) == (8, 1, 6)
     assert split.fixup_B == 2 * 6 * 131072
     assert small.t_floor <= small.t_bound <= small.t_model
+
+
+def test_tune_takes_the_busiest_worker_in_its_vectorised_bound():
+    # the 8192 cube, TM and TN varied: at 128 x 256 the busiest SM runs 1986 / 128 tiles'
+    # worth of 2 x 128 x 256 x 8192 FLOP on one SM's tensor rate, in the vectorised t_bound
+    # as in the analysis's (the fix-up's bytes bind neither)
+    ranking = tune(STREAMK, H100, parse_vary("TM=64,128,256,TN=64,128,256"), None,
+                   {k: str(v) for k, v in CUBE.items()}, rescore=8)
+    best = ranking.top[0]
+    assert best.values == (128, 256)
+    machine = H100.at_max_clock
+    tensor = machine.ceiling("bf16", "tensor").peak_FLOPps
+    t_tensor = sympy.Rational(1986, 128) * 2 * 128 * 256 * 8192 * machine.sm_count / tensor
+    assert best.t_bound == pytest.approx(float(t_tensor), rel=1e-9)
+    assert best.analysis_t_bound == pytest.approx(float(t_tensor), rel=1e-9)
+    assert all(row.t_bound <= row.analysis_t_bound * (1 + 1e-9) for row in ranking.top)
 
 
 @pytest.mark.parametrize("header, message", [
