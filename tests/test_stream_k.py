@@ -132,13 +132,17 @@ def test_tune_takes_the_busiest_worker_in_its_vectorised_bound():
     assert all(row.t_bound <= row.analysis_t_bound * (1 + 1e-9) for row in ranking.top)
 
 
-@pytest.mark.parametrize("header, message", [
-    ("split_k k0 = 2, stream_k k0 = persistent", "split one k-loop two ways"),
-    ("stream_k i0 = persistent", "is not a sequential loop directly inside"),
-    ("stream_k k0 = 0", "a worker count is a whole number above 0"),
+SETTING, K_LOOP = "stream_k k0 = persistent", "for k0 in 0..K by TK {"
+
+
+@pytest.mark.parametrize("written, wrong, message", [
+    (SETTING, "split_k k0 = 2, stream_k k0 = persistent", "split one k-loop two ways"),
+    (SETTING, "stream_k i0 = persistent", "is not a sequential loop directly inside"),
+    (SETTING, "stream_k k0 = 0", "a worker count is a whole number above 0"),
+    (K_LOOP, "for k0 in 0..i0 + TM by TK {", "k-steps that depends on the tile (`i0`)"),
 ])
-def test_a_wrong_stream_k_is_refused_at_its_place(header, message):
-    text = STREAMK.read_text().replace("stream_k k0 = persistent", header)
+def test_a_wrong_stream_k_is_refused_at_its_place(written, wrong, message):
+    text = STREAMK.read_text().replace(written, wrong)
     with pytest.raises(KcostError) as raised:
         loads(text, "wrong.kcost").cost()
     assert raised.value.code == "KC228"
