@@ -90,6 +90,28 @@ def test_the_8192_cube_on_an_h100_by_hand():
         assert found.t_floor <= found.t_bound <= found.t_model
 
 
+def test_a_skinny_gemm_streams_its_few_tiles_over_every_sm():
+    # M = N = 512, K = 65536: 4 x 2 = 8 tiles of 1024 k-steps, 8192 = 132 x 62 + 8 k-steps:
+    # the busiest worker 63. Worker w starts at 63 w (w <= 8, all under 1024) or 504 + 62 j
+    # (j = 1..123); 62 j = 1024 t - 504 has no whole j for t = 1..7: 131 partial tiles
+    sizes = {"M": 512, "N": 512, "K": 65536}
+    found = verdict(loads(STREAMK.read_text(), STREAMK.name).cost(), H100, values=sizes)
+    split = found.grid.stream_k
+    assert (split.workers, split.busiest, split.peers) == (132, 63, 131)
+    assert found.grid.fill is None  # no idle SMs to name: the workers fill them
+    # A and B once, C once (bf16) and the fix-up: the global term binds, at 3.35 TB/s
+    global_B = 2 * 512 * 65536 * 2 + 2 * 512 * 512 + 2 * 131 * 128 * 256 * 4
+    assert _amount(found.grid.bound_terms, Level.GLOBAL) == global_B == 169_082_880
+    machine = H100.at_max_clock
+    assert found.t_bound == sympy.Rational(global_B, 335 * 10**10)
+    assert machine.bandwidth(Level.GLOBAL) == 3.35e12
+    # the tensor term: 63 / 1024 of one tile's 2 x 128 x 256 x 65536 FLOP on one SM
+    tensor = sympy.nsimplify(machine.ceiling("bf16", "tensor").peak_FLOPps)
+    flop = sympy.Rational(63, 1024) * 2 * 128 * 256 * 65536
+    assert _amount(found.grid.bound_terms, "tensor") == flop
+    assert flop * machine.sm_count / tensor < found.t_bound
+
+
 def test_tiles_that_fill_the_workers_are_the_data_parallel_schedule():
     # M = 66 x 256, N = 256: 132 x 1 tiles, one a worker; 128 k-steps each, none shared
     sizes = {"M": 66 * 256, "N": 256, "K": 8192}

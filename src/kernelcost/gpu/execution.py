@@ -175,7 +175,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
                   + _flat_work_terms(machine, precision, work_by_class)
                   + _flat_on_chip_terms(cost, machine, values))
     binds = bound_term is not None and bound_term.per_sm
-    fill = grid_fill(grid, occ.blocks, sms, values, binds)
+    # a stream-K schedule spreads its tiles' k-steps over its workers: no tiles to add
+    fill = None if streamed is not None else grid_fill(grid, occ.blocks, sms, values, binds)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, counted, tuple(flat_terms), grid.equal_blocks,
                        derates, unknown, found, floored, fill,
