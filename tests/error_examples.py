@@ -169,6 +169,8 @@ EXAMPLES = [
         "x = tl.load(x_ptr + offsets, mask=mask)", "x = tl.load(x_ptr + offsets // 7)")}),
     Example("KC227", ("import", "kernel.py::add_kernel"), {"kernel.py": TRITON_ADD.replace(
         "triton.cdiv(n, meta['BLOCK'])", "x.numel()")}),
+    Example("KC228", ("check", "parallel_stream_k_with_split_k.kcost"),
+            golden("parallel_stream_k_with_split_k")),
     Example("KC250", ("bound", "copy.kcost"), {"copy.kcost": COPY}),
     Example("KC251", ("bound", "conv3x3.kcost"),
             {"conv3x3.kcost": (ROOT / "specs" / "conv3x3.kcost").read_text("utf-8")},

@@ -233,3 +233,21 @@ def test_split_k_keeps_the_floor_under_the_bound():
             values = {**cost.defaults, **_values(sizes)}
             checked += _checked(cost, spec, values, rng.choice(MACHINES))
     assert checked >= 20
+
+
+def test_stream_k_keeps_the_floor_under_the_bound():
+    # gemm_hopper_streamk on the machine's workers and on declared ones (gpu.stream_split: the
+    # busiest worker's k-steps in place of whole tiles, the partial tiles' fix-up in t_bound
+    # and t_model, none in t_floor) at seeded sizes on seeded machines
+    rng = random.Random(2301)
+    text = (SPECS / "gemm_hopper_streamk.kcost").read_text()
+    checked = 0
+    for workers in ("persistent", "1", "100", "264", "5000"):
+        spec = kernelcost.loads(text.replace("k0 = persistent", f"k0 = {workers}"))
+        cost = spec.cost()
+        for _ in range(5):
+            sizes = {"M": 256 * rng.choice((1, 2, 7, 32)), "N": 256 * rng.choice((1, 3, 32)),
+                     "K": 64 * rng.choice((3, 8, 24, 1024))}
+            values = {**cost.defaults, **_values(sizes)}
+            checked += _checked(cost, spec, values, rng.choice(MACHINES))
+    assert checked >= 20

@@ -19,6 +19,7 @@ GOLDEN = ROOT / "tests" / "golden"
 # one machine verdict per spec where its sizes make a number (the spec's own defaults else)
 MACHINE_SIZES = {
     "gemm": "M=4096,N=4096,K=4096", "gemm_hopper": "M=8192,N=8192,K=8192",
+    "gemm_hopper_streamk": "M=8192,N=8192,K=8192",
     "gemm_tiled": "M=N,K=N,N=8192", "vector_add": "n=1e8", "llm_decode": "Theta=70e9,b=1",
     "flash_attention": "S=4096", "attention": "S=4096,d=128", "copy": "n=268435456",
     "transpose_naive": "n=8192", "transpose_tiled": "n=8192", "strided_read": "n=16777216,s=8",

@@ -132,7 +132,18 @@ def _grid() -> dict:
             "tile_iterators": texts("the tile loops smaller tiles would multiply"),
         }, "a grid of fewer blocks than SMs"), "null where the grid fills the SMs"),
         "fallbacks": texts("figures bounded where the blocks fall into no classes"),
-    }, "the execution model of a parallel spec", optional=("fallbacks",)),
+        "stream_k": obj({
+            "tiles": integer("output tiles"),
+            "k_steps_per_tile": integer("k-steps of one tile"),
+            "workers": integer("persistent workers that get k-steps"),
+            "busiest_worker_k_steps": integer("k-steps of the busiest worker: ceil(tiles x "
+                                              "k_steps_per_tile / workers)"),
+            "partial_tiles": integer("fp32 partial tiles of the fix-up: over the tiles, the "
+                                     "workers on each less one"),
+            "fixup_B": integer("global bytes of the fix-up: each partial tile written and "
+                               "read once"),
+        }, "a stream-K grid's schedule (gpu/stream_split.py)"),
+    }, "the execution model of a parallel spec", optional=("fallbacks", "stream_k")),
         "null for a sequential spec")
 
 

@@ -122,7 +122,9 @@ def _tune_row(description: str) -> dict:
                                     "it, s; null where it was not re-scored"),
         "t_bound_s": number("t_bound from the vectorised search, s"),
         "analysis_t_bound_s": number_or_null("t_bound as the analysis gives it, s (equal "
-                                             "to t_bound_s); null where not re-scored"),
+                                             "to t_bound_s, or over it by a stream-K "
+                                             "grid's fix-up, which the search leaves "
+                                             "out); null where not re-scored"),
         "bound_by": text("what binds t_bound: HBM, L2, shared, tensor, vector or SFU"),
         "model_bound_by": text_or_null("the roof that binds t_model, with its derates"),
         "blocks": integer("thread blocks"),

@@ -6,6 +6,8 @@ The model is the execution model's (gpu.execution, gpu.occupancy), vectorised:
                      floor(registers per SM / registers per block), threads, warps, blocks,
                      floor(tensor memory per SM / tensor memory per block))
     busiest SM = ceil(B / SMs);  waves = ceil(B / (SMs r))
+      (a stream-K grid: ceil(W / SMs) x ceil(B I / W) / I tiles, I k-steps a tile over W
+      workers, SMs x r unless the spec says: gpu.stream_split)
     t_bound = max(busiest x per-block work / per-SM peak  (each work class),
                   busiest x per-block on-chip traffic / per-SM bandwidth  (shared),
                   L2 traffic / L2 bandwidth,  compulsory global traffic / HBM bandwidth)
@@ -219,6 +221,19 @@ class Evaluator:
         return [(what, count) for what, count, _ in header_sizes(self.spec.checked)
                 if count.free_symbols & varied]
 
+    def _busiest(self, grid, arrays, blocks, resident) -> numpy.ndarray:
+        """Tiles the busiest SM runs: ceil(B / SMs), or a stream-K grid's ceil(W / SMs) x
+        ceil(B I / W) / I (gpu.stream_split; its fix-up only adds, and the re-scoring's
+        analysis counts it)."""
+        sms, declared = self.machine.sm_count, grid.stream_k
+        if declared is None or not grid.equal_blocks:
+            return numpy.ceil(blocks / sms)
+        steps = self._f(declared.iterations)(arrays)
+        workers = (sms * numpy.maximum(resident, 1) if declared.workers is None
+                   else self._f(declared.workers)(arrays))
+        workers = numpy.maximum(numpy.minimum(workers, blocks * steps), 1)
+        return numpy.ceil(workers / sms) * numpy.ceil(blocks * steps / workers) / steps
+
     def _grid(self, arrays, shape, conditions) -> Evaluation:
         m, grid = self.machine, self.cost.grid
         ex, sms = m.execution, m.sm_count
@@ -240,7 +255,7 @@ class Evaluator:
         resident = numpy.minimum.reduce(numpy.broadcast_arrays(*limits))
         reject = _first_reasons(conditions, shape, resident)
         blocks = self._f(grid.blocks)(arrays)
-        busiest = numpy.ceil(blocks / sms)
+        busiest = self._busiest(grid, arrays, blocks, resident)
         terms, roofs = [], []
         for work_class, amount in grid.work.items():
             ceiling = m.ceiling(self.precision, work_class)

@@ -88,6 +88,9 @@ class Code:
                                         "to a spec")
     TRITON_NO_GRID = ErrorCode(227, "`import`: the launch grid is not in the file or cannot be "
                                     "read")
+    WRONG_STREAM_K = ErrorCode(228, "a `stream_k` setting beside `split_k`, on what is not "
+                                    "the k-loop, on a k-loop bounded by the tile, or with a "
+                                    "worker count that is no whole number")
     NOTHING_TO_BOUND = ErrorCode(250, "`bound`: no statement does work")
     OUTSIDE_BOUND_CLASS = ErrorCode(251, "`bound`: the nest is outside the class it bounds")
 

@@ -16,7 +16,7 @@ from ..base.kinds import Role
 from ..base.levels import Level
 from ..base.symbols import ON_CHIP_LEVELS, iterator_symbol
 from .cost import GridCost, ScopeCost, TileBox
-from .fixup import fixup_bytes
+from .fixup import fixup_bytes, stream_k_cost
 from .lanes import lane_accesses
 
 if TYPE_CHECKING:
@@ -42,12 +42,13 @@ def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | 
     traffic = {level: amount for level, amount in counter.traffic(depth).items()
                if level in ON_CHIP_LEVELS}
     per_block = (*work.values(), *traffic.values())
+    blocks = counter.finish(counter.executions(grid_loops))
     return GridCost(
         iterators=iterators,
         trips=tuple(counter.finish(loop.trips) for loop in grid_loops),
         lower_bounds=tuple(counter.finish(loop.lo) for loop in grid_loops),
         steps=tuple(counter.finish(loop.step) for loop in grid_loops),
-        blocks=counter.finish(counter.executions(grid_loops)),
+        blocks=blocks,
         threads=counter.finish(grid.threads),
         registers=None if grid.registers is None else counter.finish(grid.registers),
         cluster_axis=None if grid.cluster_axis is None else iterator_symbol(grid.cluster_axis),
@@ -66,6 +67,7 @@ def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | 
         split_iterator=(None if grid.split_iterator is None
                         else iterator_symbol(grid.split_iterator)),
         fixup_B=fixup_bytes(counter),
+        stream_k=stream_k_cost(counter, blocks),
         widths=grid.widths,
         instructions=None if grid.instructions is None else counter.finish(grid.instructions),
         passes=_passes(counter, depth),

@@ -115,6 +115,15 @@ class Contraction:
 
 
 @record
+class StreamKCost:
+    """A grid's stream-K (lang.stream_k), counted: what the schedule needs from the tiles."""
+
+    iterations: sympy.Expr  # k-steps of one output tile
+    workers: sympy.Expr | None  # persistent workers; None: SMs x blocks resident per SM
+    partial_B: sympy.Expr  # one tile's partial accumulators in fp32 (count.fixup)
+
+
+@record
 class GridCost:
     """The thread blocks of a parallel spec. Per-block amounts may hold the grid iterators
     (unequal blocks: clipped edges, causal masks); `equal_blocks` says they do not."""
@@ -141,6 +150,7 @@ class GridCost:
     split: sympy.Expr = sympy.Integer(1)  # split-K's parts of the k-loop (1: none)
     split_iterator: sympy.Symbol | None = None  # the grid iterator over them
     fixup_B: sympy.Expr = sympy.Integer(0)  # split-K's partial tiles at global (count.fixup)
+    stream_k: StreamKCost | None = None  # the grid's stream-K, its fix-up the machine's
     widths: tuple[tuple[str, sympy.Expr], ...] = ()  # (tensor, bytes of one load): `width`
     instructions: sympy.Expr | None = None  # warp instructions a block issues: `instructions`
     # the global tensors each pass of a block reads, in source order: a pass is a loop right

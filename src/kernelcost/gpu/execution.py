@@ -2,7 +2,9 @@
 
 Two times, kept apart (the third, t_floor, knows no grid: module floor):
 - t_bound, a lower bound no run can beat: every per-SM roof (each work class on its ceiling,
-  shared memory) taken by the busiest SM, which runs at least ceil(B / SMs) blocks; L2
+  shared memory) taken by the busiest SM, which runs at least ceil(B / SMs) blocks (a
+  stream-K grid: its busiest workers' k-steps, and its partial tiles' fix-up at global and
+  L2 in both times, gpu.stream_split); L2
   traffic (the blocks' fills and their distinct elements outside a keep) on the L2
   bandwidth; compulsory global traffic (each element once) on the global bandwidth.
 - t_model, the estimate: global traffic from the waves (what each wave's blocks touch
@@ -48,6 +50,7 @@ from .grid_terms import (
 )
 from .occupancy import Occupancy, occupancy
 from .split_grid import unsplit
+from .stream_split import StreamKSplit, busiest_sm_tiles, stream_k_at, with_fixup
 from .transfer import Transfer, transfers
 from .unclassified import Fallback, Stage, Unclassed
 from .warm import WarmL2, served_cost, wave_served_B
@@ -93,6 +96,7 @@ class GridVerdict:
     fill: GridFill | None = None  # fewer blocks than SMs: what the grid occupies
     fallbacks: tuple[Fallback, ...] = ()  # figures bounded, not counted: blocks in no classes
     wave_terms: tuple[GridTerm, ...] = ()  # model_terms before the derates
+    stream_k: StreamKSplit | None = None  # a stream-K grid's schedule (gpu.stream_split)
 
     def model_steps(self) -> tuple[tuple[EffectCause | None, sympy.Expr], ...]:
         """t_model as the derates are applied one effect at a time, in the registry's order
@@ -133,6 +137,8 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
         cost = dataclasses.replace(cost, grid=grid)
     occ = occupancy(grid, machine, values)
     sms = machine.sm_count
+    streamed = stream_k_at(grid, occ.resident, sms, values)
+    cost = with_fixup(cost, streamed)  # a stream-K grid's partial tiles
     fallbacks: list[Fallback] = []  # what was bounded where blocks fall into no classes
     terms = per_sm_terms(cost, machine, precision, values, work_by_class, occ,
                          fallbacks=fallbacks)
@@ -160,7 +166,7 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
     if not occ.fits:
         return GridVerdict(occ, tuple(bound_terms), None, None, tuple(model_terms), None, None,
                            counted, (), grid.equal_blocks, derates, unknown, found,
-                           floored, None, tuple(fallbacks), wave_terms)
+                           floored, None, tuple(fallbacks), wave_terms, streamed)
     t_bound, bound_term = largest_term(bound_terms)
     t_model, model_term = largest_term(model_terms)
     bound, model_bound = (None if term is None else term.roof for term in (bound_term,
@@ -169,11 +175,12 @@ def grid_verdict(cost: Cost, machine: Machine, precision: str, values: Values,
                   + _flat_work_terms(machine, precision, work_by_class)
                   + _flat_on_chip_terms(cost, machine, values))
     binds = bound_term is not None and bound_term.per_sm
-    fill = grid_fill(grid, occ.blocks, sms, values, binds)
+    # a stream-K schedule spreads its tiles' k-steps over its workers: no tiles to add
+    fill = None if streamed is not None else grid_fill(grid, occ.blocks, sms, values, binds)
     return GridVerdict(occ, tuple(bound_terms), t_bound, bound, tuple(model_terms), t_model,
                        model_bound, counted, tuple(flat_terms), grid.equal_blocks,
                        derates, unknown, found, floored, fill,
-                       tuple(fallbacks), wave_terms)
+                       tuple(fallbacks), wave_terms, streamed)
 
 
 def _at_least_compulsory(term: GridTerm | None,
@@ -225,6 +232,8 @@ def _wave_term(cost: Cost, machine: Machine, values: Values, occ: Occupancy,
         return None, GlobalCount(compulsory=Compulsory.TILES)
     amount = sympy.Rational(result.total_B.numerator, result.total_B.denominator)
     amount += _at(grid.fixup_B, values)  # split-K's partial tiles: no wave shares them
+    streamed = stream_k_at(grid, resident, machine.sm_count, values)
+    amount += 0 if streamed is None else streamed.fixup_B  # stream-K's, as split-K's
     served: tuple[str, ...] = ()
     if warm is not None and warm.fits:
         amount -= wave_served_B(warm, result.bytes_by_tensor)
@@ -255,7 +264,12 @@ def busiest_share(grid: GridCost, occ: Occupancy, values: Values, sms: int,
     (at least the sum of that many smallest), one runs the largest, and one at least the
     mean: the largest of the three. Blocks are taken by classes (waves.busiest_share); where
     they do not fall into classes and are too many to enumerate, None, and the reason goes
-    to `fallbacks`."""
+    to `fallbacks`. A stream-K grid at numbers: its busiest SM's iterations, in tiles
+    (gpu.stream_split), in place of whole tiles."""
+    streamed = stream_k_at(grid, occ.resident, sms, values)
+    if streamed is not None:
+        tiles = busiest_sm_tiles(streamed, sms)
+        return lambda amount: tiles * _at(amount, values)
     if grid.equal_blocks:
         return lambda amount: occ.busiest_sm_blocks * _at(amount, values)
     blocks = _at(grid.blocks, values)

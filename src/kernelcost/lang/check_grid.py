@@ -4,6 +4,7 @@ sizes declared where the header stands); every statement of a parallel spec runs
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 
 from ..base import tree as ast
@@ -13,6 +14,7 @@ from ..base.levels import Level
 from .check_context import Context, Visit
 from .check_sizes import size_expr
 from .parallel import Grid, header_iterators, read_grid
+from .stream_k import read_stream_k
 
 
 def check_grid(context: Context) -> Grid | None:
@@ -49,9 +51,13 @@ def _read(context: Context, visit: Visit, loop: ast.For,
     tensors = tuple(name for name, tensor in visit.declared.tensors.items()
                     if tensor.role in (Role.IN, Role.OUT, Role.INOUT)
                     and tensor.level == Level.GLOBAL)
-    grid, diagnostics = read_grid(header, header_iterators(loop),
-                                  partial(size_expr, context, visit.declared), tensors)
+    sizes = partial(size_expr, context, visit.declared)
+    grid, diagnostics = read_grid(header, header_iterators(loop), sizes, tensors)
     context.diagnostics.extend(diagnostics)
+    if grid is not None:
+        stream_k, wrong = read_stream_k(loop, sizes)
+        context.diagnostics.extend(wrong)
+        grid = None if wrong else dataclasses.replace(grid, stream_k=stream_k)
     return grid, outermost
 
 

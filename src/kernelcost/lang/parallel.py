@@ -15,6 +15,9 @@ The header's loops are the grid: each point runs as one thread block. The settin
 - `split_k K0 = S`: the sequential loop K0 right inside the header runs in S parts, each its
   own block (split-K; lang.split_k writes it out before the checker sees the tree: the grid
   then holds the split iterator, and `split` here is S);
+- `stream_k K0 = W`: the k-loop K0's iterations over all output tiles, spread evenly over W
+  persistent workers (`persistent`: one per resident block); lang.stream_k reads it into
+  `stream_k`, and the grid stays the data-parallel grid of tiles;
 - `instructions`: the warp instructions one block issues, as its compiled code gives them
   (a count of its SASS along the path its warps take), read by the issue effect only;
 - `width T = b`: a thread's global loads and stores of the tensor T are b bytes each (1 to
@@ -33,9 +36,12 @@ from ..base.errors import Code, Diagnostic, did_you_mean
 from ..base.kinds import Raster
 from ..base.levels import Level
 from ..base.records import record
+from .stream_k import StreamK
 
-OPTIONS = ("threads", Level.REGISTERS, "instructions", "cluster", "raster", "split_k", "width")
-_WITH_AXIS = ("cluster", "split_k", "width")  # the settings that name a loop or a tensor
+OPTIONS = ("threads", Level.REGISTERS, "instructions", "cluster", "raster", "split_k",
+           "stream_k", "width")
+# the settings that name a loop or a tensor
+_WITH_AXIS = ("cluster", "split_k", "stream_k", "width")
 WIDEST_B = 16  # the widest load one thread issues (ld.global.v4.b32, LDG.128)
 
 
@@ -53,6 +59,7 @@ class Grid:
     split_iterator: str | None = None  # the grid iterator over the parts (the outermost)
     widths: tuple[tuple[str, sympy.Expr], ...] = ()  # (tensor, bytes of one load), as stated
     instructions: sympy.Expr | None = None  # warp instructions one block issues, when given
+    stream_k: StreamK | None = None  # the header's stream-K (lang.stream_k), if any
 
 
 def header_iterators(loop: ast.For) -> tuple[str, ...]:
@@ -160,9 +167,11 @@ def _axis_misplaced(option: ast.BlockOption) -> Diagnostic:
         return Diagnostic(option.span, "`width` needs the tensor it is of",
                           "write `width x = 8`: a thread's loads of x are 8 bytes each",
                           code=Code.WRONG_PARALLEL)
-    if option.name.id == "split_k":
-        return Diagnostic(option.span, "`split_k` needs the loop it splits",
-                          "write `split_k k0 = 4` for the k-loop `for k0 in 0..K by TK`",
+    if option.name.id in ("split_k", "stream_k"):
+        example = "split_k k0 = 4" if option.name.id == "split_k" else \
+            "stream_k k0 = persistent"
+        return Diagnostic(option.span, f"`{option.name.id}` needs the loop it splits",
+                          f"write `{example}` for the k-loop `for k0 in 0..K by TK`",
                           code=Code.WRONG_PARALLEL)
     assert option.axis is not None  # the other setting given an iterator
     return Diagnostic(option.axis.span, f"`{option.name.id}` takes no iterator",

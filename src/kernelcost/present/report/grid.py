@@ -51,6 +51,12 @@ def grid_json(verdict) -> dict:
     }
     if grid.fallbacks:  # figures bounded where the blocks fall into no classes
         grid_fields["fallbacks"] = [fallback_text(each) for each in grid.fallbacks]
+    if grid.stream_k is not None:  # only a stream-K grid has the key
+        split = grid.stream_k
+        grid_fields["stream_k"] = {
+            "tiles": split.tiles, "k_steps_per_tile": split.iterations,
+            "workers": split.workers, "busiest_worker_k_steps": split.busiest,
+            "partial_tiles": split.peers, "fixup_B": split.fixup_B}
     fields["grid"] = grid_fields
     return fields
 
@@ -137,6 +143,15 @@ def _count(value: float | None, expr) -> str:
     return formula(expr) if value is None else f"{value:,.0f}"
 
 
+def stream_k_text(split) -> str:
+    """`stream-K: 132 workers, the busiest 1986 k-steps (15.5 tiles of 128), 130 partial
+    tiles fixed up (34.1 MB)`."""
+    return (f"stream-K: {counted(split.workers, 'worker')}, the busiest "
+            f"{split.busiest:,} k-steps ({split.busiest / split.iterations:.3g} tiles of "
+            f"{split.iterations:,}), {counted(split.peers, 'partial tile')} fixed up "
+            f"({si(split.fixup_B, 'B')})")
+
+
 def grid_clause(verdict) -> str:
     """`; 16 of 2048 blocks on the busiest of 132 SMs, 1 resident per SM (shared), 16 waves
     97 % full; t_model = 1.2 ms`: what quantisation does to the bound."""
@@ -154,6 +169,8 @@ def grid_clause(verdict) -> str:
         if waves is not None and efficiency is not None:
             clause += (f", {counted(round(waves), 'wave')} "
                        f"{100 * efficiency:.0f} % full")
+    if grid.stream_k is not None:
+        clause += "; " + stream_k_text(grid.stream_k)
     t_model = value_of(verdict.t_model)
     if t_model is not None:
         raised = ", raised to the compulsory bytes" if grid.compulsory_floor else ""
