@@ -53,6 +53,7 @@ from .shared import (  # noqa: F401 (EXIT_* are the command line's public codes)
     EXIT_MISMATCH,
     EXIT_OK,
     EXIT_USER_ERROR,
+    Parser,
     add_reuse,
     add_sizes,
     add_wide,
@@ -85,7 +86,7 @@ def _add_formats(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="kernelcost",
         description="Symbolic cost analysis of GPU kernels: work, traffic, intensity, "
                     "and where the roofline binds.")

@@ -25,6 +25,39 @@ from ..base.tree import Span
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 
 
+_GIVEN = "_kernelcost_given"  # the single-valued options given so far, while parsing
+
+
+class _StoreOnce(argparse._StoreAction):
+    """A single-valued option: argparse keeps the last of two values without a word
+    (`--vary TM=64,128 --vary TN=128,256` varied TN alone, `--batch 1 --batch 64` ran 64).
+    Given twice with one value, it is that value, as --set's `n=1024,n=1024` is."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if self.dest in given and given[self.dest] != values:
+            parser.error(f"argument {option_string or self.dest}: given twice, as "
+                         f"`{given[self.dest]}` and as `{values}`, and only one would be "
+                         f"read: give it once")
+        given[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose single-valued options refuse a second, different value
+    (its subcommands' parsers are of this class too)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        namespace.__dict__.pop(_GIVEN, None)
+        return namespace, extras
+
+
 def add_sizes(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", dest="settings", action="append", default=[],
                         metavar="NAME=VALUE",
