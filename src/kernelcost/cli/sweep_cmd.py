@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.tree import Span
 from ..base.watchdog import stage
 from .shared import (
     EXIT_OK,
@@ -71,8 +72,10 @@ def run_sweep(args) -> int:
             f"a table of {size_range.points:,} rows is too long to read",
             f"use --csv, or at most {MAX_TABLE_POINTS:,} points with --all"),
             str(size_range.points))
+    settings = parse_settings(args.settings)
+    _refuse_swept_and_set(size_range.parameter, settings, args.sweep)
     stage("sweeping")
-    sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
+    sweeper = Sweeper(args.spec, size_range.parameter, settings=settings,
                       machine=machine, precision=args.precision, reuse=args.reuse)
     size_range = size_range.with_step(sweeper.step)  # sizes the spec's `assume d | N` allow
     if size_range.multiples == 0:  # the nearest multiple, past the range, was swept instead
@@ -95,6 +98,18 @@ def run_sweep(args) -> int:
     for line in broken_bound_lines(broken, str(sweeper.symbol)):
         print(line, file=sys.stderr)
     return EXIT_OK
+
+
+def _refuse_swept_and_set(name: str, settings, sweep: str) -> None:
+    """`--sweep M=64..128 --set M=64`: the swept size's own --set was dropped without a
+    word (tune refuses a size both varied and set)."""
+    if name not in settings:
+        return
+    argument, start = settings.places[name]
+    raise SizeError(Code.SET_AND_VARIED, Diagnostic(
+        Span("--set", 1, start, 1, start + len(name)),
+        f"`{name}` is both swept ({sweep}) and set",
+        f"leave `{name}` out of --set, or sweep another size"), argument)
 
 
 def _keep_freed_memory() -> None:
