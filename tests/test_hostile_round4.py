@@ -1,0 +1,59 @@
+"""Command lines a careless user writes, the fourth round: an option given twice, a size both
+swept and set. Each was taken as it came (exit 0: the last value kept, the other dropped
+without a word) and now ends in one error naming its option (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hostile_runs import run
+
+ROOT = Path(__file__).resolve().parent.parent
+GEMM = ROOT / "specs" / "gemm_hopper.kcost"
+COPY = ROOT / "specs" / "copy.kcost"
+
+
+@pytest.mark.parametrize(("arguments", "option", "first", "second"), [
+    (["tune", GEMM, "--machine", "h100", "--set", "M=N,K=N,N=8192", "--vary",
+      "TM=64,128,256", "--vary", "TN=128,256"], "--vary", "TM=64,128,256", "TN=128,256"),
+    (["model", "llama3_8b", "--batch", "1", "--batch", "64"], "--batch", "1", "64"),
+    (["sweep", ROOT / "specs" / "gemm.kcost", "--set", "K=64,N=64", "--sweep", "N=64..4096",
+      "--sweep", "M=64..128"], "--sweep", "N=64..4096", "M=64..128"),
+    (["sweep", COPY, "--sweep", "n=1024..4096", "--points", "3", "--points", "4"], "--points",
+     "3", "4"),
+    (["bound", ROOT / "specs" / "gemm_tiled.kcost", "--level", "shared", "--level", "l2"],
+     "--level", "shared", "l2"),
+    (["analyze", COPY, "--inputs", "zeros", "--inputs", "random"], "--inputs", "zeros",
+     "random"),
+])
+def test_a_single_valued_option_given_twice_is_refused(capsys, arguments, option, first,
+                                                        second):
+    """`tune --vary TM=64,128,256 --vary TN=128,256` ranked 2 candidates varying TN alone
+    (TM left at the spec's 128), `model --batch 1 --batch 64` ran batch 64 alone, a second
+    --sweep replaced the first: argparse keeps the last value of an option."""
+    code, out, err = run(capsys, *arguments)
+    assert code == 2 and out == "", err
+    assert f"argument {option}: given twice, as `{first}` and as `{second}`" in err, err
+    assert "usage:" in err and "give it once" in err
+
+
+def test_an_option_given_twice_with_one_value_is_that_value(capsys):
+    code, out, _ = run(capsys, "analyze", COPY, "--set", "n=4096", "--json", "--reuse", "spec",
+                       "--reuse", "spec")
+    assert code == 0 and json.loads(out)["traffic"]["global"]["value"] == 8 * 4096  # 2 x 4 B
+
+
+def test_a_size_both_swept_and_set_is_refused_at_its_setting(capsys):
+    """`sweep --sweep M=64..128 --set M=64` swept M and dropped M=64 without a word; tune
+    refuses a size both varied and set (KC306)."""
+    code, out, err = run(capsys, "sweep", ROOT / "specs" / "gemm.kcost", "--sweep", "M=64..128",
+                         "--set", "K=64, M=64,N=64")
+    assert code == 2 and out == ""
+    assert err.startswith("--set:1:7: error[KC306]: `M` is both swept (M=64..128) and set"), err
+    assert "hint: leave `M` out of --set" in err
+    code, out, _ = run(capsys, "sweep", ROOT / "specs" / "gemm.kcost", "--sweep", "M=64..128",
+                       "--set", "K=64,N=M", "--points", "2", "--csv")
+    # M = N = 128, K = 64: W = 2 x 128 x 128 x 64 = 2,097,152 FLOP
+    assert code == 0 and out.splitlines()[-1].startswith("128,2097152"), out
