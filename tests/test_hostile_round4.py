@@ -57,3 +57,13 @@ def test_a_size_both_swept_and_set_is_refused_at_its_setting(capsys):
                        "--set", "K=64,N=M", "--points", "2", "--csv")
     # M = N = 128, K = 64: W = 2 x 128 x 128 x 64 = 2,097,152 FLOP
     assert code == 0 and out.splitlines()[-1].startswith("128,2097152"), out
+
+
+def test_a_swept_name_that_is_no_parameter_is_placed_in_the_sweep(capsys):
+    """`--sweep H=1..8` where H is the spec's `let H = h / g`: the error had no place, where
+    tune's --vary, solve's --for and phase's --x place the same name."""
+    code, _, err = run(capsys, "sweep", ROOT / "specs" / "decode_attention_split.kcost",
+                       "--sweep", "H=1..8", "--machine", "h100")
+    assert code == 2, err
+    assert err.startswith("--sweep:1:1: error[KC302]: `H` is not a parameter"), err
+    assert "   1 | H=1..8\n       ^\n" in err

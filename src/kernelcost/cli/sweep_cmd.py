@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.errors import Code, Diagnostic, SizeError, option_span, placed
 from ..base.tree import Span
 from ..base.watchdog import stage
 from .shared import (
@@ -75,8 +75,14 @@ def run_sweep(args) -> int:
     settings = parse_settings(args.settings)
     _refuse_swept_and_set(size_range.parameter, settings, args.sweep)
     stage("sweeping")
-    sweeper = Sweeper(args.spec, size_range.parameter, settings=settings,
-                      machine=machine, precision=args.precision, reuse=args.reuse)
+    try:
+        sweeper = Sweeper(args.spec, size_range.parameter, settings=settings,
+                          machine=machine, precision=args.precision, reuse=args.reuse)
+    except SizeError as error:  # the swept name: the sweeper knows the name, not the option
+        if error.code != Code.UNKNOWN_PARAMETER:
+            raise
+        raise placed(error, Span("--sweep", 1, 1, 1, len(size_range.parameter) + 1),
+                     args.sweep) from None
     size_range = size_range.with_step(sweeper.step)  # sizes the spec's `assume d | N` allow
     if size_range.multiples == 0:  # the nearest multiple, past the range, was swept instead
         raise SizeError(Code.BAD_RANGE, Diagnostic(
