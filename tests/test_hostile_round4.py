@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hostile_runs import run
+from hostile_runs import run, write
 
 ROOT = Path(__file__).resolve().parent.parent
 GEMM = ROOT / "specs" / "gemm_hopper.kcost"
@@ -67,3 +67,17 @@ def test_a_swept_name_that_is_no_parameter_is_placed_in_the_sweep(capsys):
     assert code == 2, err
     assert err.startswith("--sweep:1:1: error[KC302]: `H` is not a parameter"), err
     assert "   1 | H=1..8\n       ^\n" in err
+
+
+def test_a_size_past_a_double_is_printed_as_given(capsys, tmp_path):
+    """A default of 10^29 - 1 (and --set of 10^29 - 2) printed `B = 99999999999999991433150857216`:
+    the double nearest it, written out as if exact."""
+    spec = write(tmp_path, "wide.kcost", "kernel z(n, B = 99999999999999999999999999999) {\n"
+                 "    in  x: f32[n]\n    out y: f32[n]\n    for i in 0..n by B {\n"
+                 "        y[i] = x[i] * 2\n    }\n}\n")
+    code, out, _ = run(capsys, "analyze", spec, "--set", "n=1000", "--no-verify")
+    assert code == 0 and "B = 99999999999999999999999999999\n" in out, out
+    code, out, _ = run(capsys, "analyze", spec, "--set", "n=1000,B=99999999999999999999999999998",
+                       "--no-verify")
+    assert code == 0 and "B = 99999999999999999999999999998\n" in out, out
+    assert "W (work)         1 FLOP" in out  # ceiling(1000 / B) = 1 block, one multiply
