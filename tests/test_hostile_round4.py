@@ -81,3 +81,45 @@ def test_a_size_past_a_double_is_printed_as_given(capsys, tmp_path):
                        "--no-verify")
     assert code == 0 and "B = 99999999999999999999999999998\n" in out, out
     assert "W (work)         1 FLOP" in out  # ceiling(1000 / B) = 1 block, one multiply
+
+
+RESULTS = "kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop\n"
+COPY_ROW = f"copy,{COPY},n=268435456,fp32,5.2e-4,,,"
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("5.2e-4", "٥", "time_s `٥` is not a positive number of seconds"),  # read as 5 s
+    ("5.2e-4", "5_2e-4", "time_s `5_2e-4` is not a positive number"),  # read as 5.2e-3 s
+    ("fp32,", "fp99,", "dtype `fp99` is no precision"),  # noted `measured in fp99`
+    (",,,", ",١٢,,", "dram_bytes `١٢` is not a number from 0"),  # read as 12 B
+])
+def test_a_results_cell_is_read_as_written(capsys, tmp_path, old, new, message):
+    """float() reads other scripts' digits and underscores: a time of `٥` was compared as
+    5 s; a dtype that names no precision was carried into a note as it came."""
+    row = COPY_ROW.replace(old, new, 1)
+    results = write(tmp_path, "results.csv", RESULTS + row + "\n")
+    code, out, err = run(capsys, "validate", results, "--machine", "h200")
+    assert code == 2 and out == "" and f"error[KC612]: {message}" in err, err
+    column = row.index(new.strip(",")) + 1
+    assert err.startswith(f"{results}:2:{column}:"), err  # at the cell
+
+
+def test_a_results_header_naming_a_column_twice_is_refused(capsys, tmp_path):
+    """`kernel,kernel,...`: a row's dict kept the second column's value."""
+    results = write(tmp_path, "results.csv", RESULTS.replace("kernel,", "kernel,kernel,")
+                    + "copy," + COPY_ROW + "\n")
+    code, _, err = run(capsys, "validate", results, "--machine", "h200")
+    assert code == 2 and err.startswith(f"{results}:1:1: error[KC611]: the header names "
+                                        "`kernel` twice"), err
+
+
+def test_an_ncu_metric_in_other_digits_is_not_a_number(capsys, tmp_path):
+    """dram__bytes.sum `١٦٨٣٤٥٦٠` (Arabic-Indic digits) was read as 16834560 B."""
+    ncu = (ROOT / "tests" / "data" / "ncu" / "hopper_gemm.csv").read_text("utf-8").splitlines()
+    ncu[3] = ncu[3].replace('"16834560"', '"١٦٨٣٤٥٦٠"', 1)
+    export = write(tmp_path, "ncu.csv", "\n".join(ncu) + "\n")
+    code, _, err = run(capsys, "validate", "--ncu", export, "--spec", GEMM, "--set",
+                       "M=2048,N=2048,K=2048", "--machine", "h200")
+    assert code == 2 and "dram__bytes.sum `١٦٨٣٤٥٦٠` is not a number" in err, err
+    column = ncu[3].index('"١') + 1  # its opening quote
+    assert err.startswith(f"{export}:4:{column}:"), err
