@@ -123,3 +123,13 @@ def test_an_ncu_metric_in_other_digits_is_not_a_number(capsys, tmp_path):
     assert code == 2 and "dram__bytes.sum `١٦٨٣٤٥٦٠` is not a number" in err, err
     column = ncu[3].index('"١') + 1  # its opening quote
     assert err.startswith(f"{export}:4:{column}:"), err
+
+
+def test_a_results_size_naming_no_parameter_is_placed_at_its_name(capsys, tmp_path):
+    """The error ended in `(--set:1:1)`: a place in an option the user never gave."""
+    row = COPY_ROW.replace("n=268435456", "n=1024;m=3")
+    results = write(tmp_path, "results.csv", RESULTS + row + "\n")
+    code, _, err = run(capsys, "validate", results, "--machine", "h200")
+    assert code == 2 and "--set" not in err, err
+    assert err.startswith(f"{results}:2:{row.index(';m=') + 2}: error[KC613]: copy: `m` is not "
+                          "a parameter"), err

@@ -323,6 +323,10 @@ def _at_row(path: Path, text: str, row: Row, error: KcostError) -> MeasurementEr
         start = row.columns.get(f"size {detail.span.file[6:]}")
         if start is not None:
             column = start + detail.span.column - 1
+    elif detail.span is not None and detail.span.file == "--set":  # the name, in the sizes
+        name = detail.message.split("`")[1] if detail.message.count("`") >= 2 else ""
+        start = row.columns.get(f"size {name}")
+        column = column if start is None else max(start - len(name) - 1, column)
     elif detail.span is not None:
         where = f" ({detail.span})"
     return _error(Code.RESULTS_BAD_SPEC, _cell(path, row.line, column), text,
