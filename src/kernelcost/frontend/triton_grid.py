@@ -195,13 +195,14 @@ def _refuse_extra_axes(where, entries: tuple[ast.expr, ...], origin: str) -> Non
     entry became a fourth parallel loop, multiplying every count by its extent."""
     if len(entries) <= MAX_GRID_AXES:
         return
-    option = origin == "--grid"
-    raise import_error(Code.BAD_OPTION_VALUE if option else Code.TRITON_NO_GRID, where,
-                       entries[MAX_GRID_AXES],
-                       f"{origin}: a grid of {len(entries)} axes, where a Triton grid has at "
-                       f"most {MAX_GRID_AXES}",
-                       "one extent an axis, for axes 0, 1 and 2" + (
-                           ", separated by `;`" if option else ": a tuple of at most three"))
+    message = (f"{origin}: a grid of {len(entries)} axes, where a Triton grid has at most "
+               f"{MAX_GRID_AXES}")
+    hint = "one extent an axis, for axes 0, 1 and 2"
+    if origin == "--grid":
+        raise import_error(Code.BAD_OPTION_VALUE, where, entries[MAX_GRID_AXES], message,
+                           hint + ", separated by `;`")
+    raise import_error(Code.TRITON_NO_GRID, where, entries[MAX_GRID_AXES], message,
+                       hint + ": a tuple of at most three")
 
 
 def _option_source(source: Source, grid_option: str) -> tuple[str, str]:
