@@ -133,3 +133,19 @@ def test_a_results_size_naming_no_parameter_is_placed_at_its_name(capsys, tmp_pa
     assert code == 2 and "--set" not in err, err
     assert err.startswith(f"{results}:2:{row.index(';m=') + 2}: error[KC613]: copy: `m` is not "
                           "a parameter"), err
+
+
+@pytest.mark.parametrize(("arguments", "start"), [
+    (["analyze", ROOT / "specs" / "gemm.kcost", "--machine", "a100,h100", "--precision",
+      "bf16,fp8"], "--precision:1:6:"),
+    (["sweep", ROOT / "specs" / "gemm.kcost", "--sweep", "N=64..4096", "--set", "M=N,K=N",
+      "--machine", "a100", "--precision", "fp8"], "--precision:1:1:"),
+    (["model", "llama3_8b", "--machine", "a100", "--kv-cache", "fp8"], "--kv-cache:1:1:"),
+])
+def test_a_precision_the_machine_lacks_is_placed_in_its_option(capsys, arguments, start):
+    """`machine a100 has no fp8 peak` had no place: the machine knows the precision, not the
+    option that asked for it (an A100 has no FP8 tensor cores)."""
+    code, _, err = run(capsys, *arguments)
+    assert code == 2, err
+    assert err.startswith(f"{start} error[KC408]: machine `a100` (NVIDIA A100 SXM4 80 GB) has "
+                          "no `fp8` peak"), err

@@ -36,9 +36,9 @@ class _StoreOnce(argparse._StoreAction):
     def __call__(self, parser, namespace, values, option_string=None):
         given = namespace.__dict__.setdefault(_GIVEN, {})
         if self.dest in given and given[self.dest] != values:
-            parser.error(f"argument {option_string or self.dest}: given twice, as "
-                         f"`{given[self.dest]}` and as `{values}`, and only one would be "
-                         f"read: give it once")
+            raise argparse.ArgumentError(self, f"given twice, as `{given[self.dest]}` and as "
+                                               f"`{values}`, and only one would be read: give "
+                                               "it once")
         given[self.dest] = values
         setattr(namespace, self.dest, values)
 
@@ -284,13 +284,13 @@ def placed_option(error: KcostError, args) -> KcostError:
         if named is None or isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return error
         return placed(error, option_span(named.group(1), str(value)), str(value))
-    name = re.search(r"`([^`]*)`", error.diagnostics[0].message)
+    names = re.findall(r"`([^`]*)`", error.diagnostics[0].message)
     for option in options:
-        given = getattr(args, option[2:], None)
+        given = getattr(args, option[2:].replace("-", "_"), None)
         for item in given if isinstance(given, list) else [given] if given else []:
             column = 1
             for part in item.split(","):
-                if name is not None and part.strip() == name.group(1):
+                if part.strip() in names:
                     start = column + len(part) - len(part.lstrip())
                     return placed(error, Span(option, 1, start, 1, start + len(part.strip())),
                                   item)
@@ -301,7 +301,9 @@ def placed_option(error: KcostError, args) -> KcostError:
 # the options whose value an error names without a place: a machine or topology id, or the
 # path of a file either loads (the spec's own path is no option's)
 _NAMING_OPTIONS = {Code.UNKNOWN_MACHINE: ("--machine",), Code.UNKNOWN_TOPOLOGY: ("--topology",),
-                   Code.NO_SUCH_FILE: ("--machine", "--topology")}
+                   Code.NO_SUCH_FILE: ("--machine", "--topology"),
+                   Code.NO_PRECISION_PEAK: ("--precision", "--weights", "--activations",
+                                            "--kv-cache")}
 
 
 _DESTS = {"--tp": "gpus", "--set": "settings"}  # options whose value another name holds
