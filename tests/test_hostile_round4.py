@@ -149,3 +149,11 @@ def test_a_precision_the_machine_lacks_is_placed_in_its_option(capsys, arguments
     assert code == 2, err
     assert err.startswith(f"{start} error[KC408]: machine `a100` (NVIDIA A100 SXM4 80 GB) has "
                           "no `fp8` peak"), err
+
+
+def test_a_check_past_the_enumeration_budget_names_no_missing_option(capsys):
+    """`check --set n=1e12` said `raise max_steps`, a parameter of the Python API that no
+    option sets, and had no place."""
+    code, _, err = run(capsys, "check", COPY, "--set", "n=1e12")
+    assert code == 2 and err.startswith("--set:1:1: error[KC704]"), err
+    assert "max_steps" not in err and "give smaller sizes" in err

@@ -5,7 +5,7 @@ Kept out of cli.py, which only registers them."""
 from __future__ import annotations
 
 from ..algebra.jsonout import print_json
-from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.errors import BudgetError, Code, Diagnostic, SizeError, option_span
 from ..base.watchdog import stage
 from .import_cmd import load_or_import
 from .shared import (
@@ -60,7 +60,16 @@ def run_check(args) -> int:
     spec = load_or_import(args)
     settings = parse_settings(args.settings)
     stage("comparing with the enumeration")
-    results = check_against_oracle(spec, settings, args.reuse, args.samples)
+    try:
+        results = check_against_oracle(spec, settings, args.reuse, args.samples)
+    except BudgetError as error:  # its hint named max_steps, which no option sets
+        if error.code != Code.ENUMERATION_BUDGET_RAN_OUT or not args.settings:
+            raise
+        given = ",".join(args.settings)
+        raise BudgetError(error.code, Diagnostic(
+            option_span("--set", given), error.diagnostics[0].message,
+            "the enumeration runs every loop iteration: give smaller sizes, or leave --set "
+            "out to draw small ones"), given) from None
     console, width = page(args)
     print_items(console, report.check_tables(spec, results, width, args.rows), width)
     mismatches = sum(len(r.mismatches) for r in results)
