@@ -157,3 +157,18 @@ def test_a_check_past_the_enumeration_budget_names_no_missing_option(capsys):
     code, _, err = run(capsys, "check", COPY, "--set", "n=1e12")
     assert code == 2 and err.startswith("--set:1:1: error[KC704]"), err
     assert "max_steps" not in err and "give smaller sizes" in err
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("BLK/3", "`BLK/3` (= 1024/3) is not a whole number"),
+    ("BLK-1024", "`BLK-1024` (= 0) is not positive"),
+])
+def test_a_setting_in_terms_of_a_default_is_a_size_there(capsys, value, shown):
+    """`--set n=BLK/3` (BLK = 1024 by default) analysed n = 341.33: a warning, and
+    Q = 8 x 1024/3 = 2.73 kB of a non-whole count, where `--set n=1024/3` is refused."""
+    code, out, err = run(capsys, "analyze", COPY, "--set", f"n={value}", "--no-verify")
+    assert code == 2 and out == "", err
+    assert err.startswith(f"--set n:1:1: error[KC303]: size `n` must be a positive integer: "
+                          f"{shown}"), err
+    code, out, _ = run(capsys, "analyze", COPY, "--set", "n=BLK*2", "--json", "--no-verify")
+    assert code == 0 and json.loads(out)["traffic"]["global"]["value"] == 8 * 2048  # 2 x 4 B
