@@ -172,3 +172,46 @@ def test_a_setting_in_terms_of_a_default_is_a_size_there(capsys, value, shown):
                           f"{shown}"), err
     code, out, _ = run(capsys, "analyze", COPY, "--set", "n=BLK*2", "--json", "--no-verify")
     assert code == 0 and json.loads(out)["traffic"]["global"]["value"] == 8 * 2048  # 2 x 4 B
+
+
+def _slow_h100(tmp_path, machine_id="h100"):
+    """The shipped h100.toml with 1 TB/s of HBM, under the id given."""
+    text = (ROOT / "src" / "kernelcost" / "machines" / "h100.toml").read_text()
+    text = text.replace("bandwidth_Bps = 3.35e12", "bandwidth_Bps = 1.0e12", 1)
+    return write(tmp_path, "slow.toml", text.replace('id = "h100"', f'id = "{machine_id}"', 1))
+
+
+@pytest.mark.parametrize(("command", "machines", "start", "message"), [
+    ("analyze", "h100,h100", "--machine:1:6:", "`h100` is given twice"),
+    ("analyze", "h100,{slow}", "--machine:1:6:",
+     "`h100` and `{slow}` are both machines of the id `h100`"),
+    ("plot", "h100,{slow}", "--machine:1:6:",
+     "`h100` and `{slow}` are both machines of the id `h100`"),
+])
+def test_two_machines_of_one_id_are_refused(capsys, tmp_path, command, machines, start,
+                                            message):
+    """h100 and a file of id h100 at 1 TB/s printed two rows `H100 FP32` (2.5 µs and 8.39 µs
+    for copy at n = 2^20) told apart by nothing, and in JSON two verdicts of `h100`; plot
+    wrote both figures to p.h100.svg, the second over the first."""
+    slow = _slow_h100(tmp_path)
+    code, out, err = run(capsys, command, COPY, "--set", "n=1048576", "--machine",
+                         machines.replace("{slow}", str(slow)),
+                         *(["-o", tmp_path / "p.svg"] if command == "plot" else []))
+    assert code == 2 and out == "", err
+    assert err.startswith(f"{start} error[KC311]: {message.replace('{slow}', str(slow))}"), err
+    assert not list(tmp_path.glob("p*.svg"))
+
+
+def test_all_keeps_the_machine_files_named_beside_it(capsys, tmp_path):
+    """`--machine all,slow.toml` analysed the built-in machines alone, and `all,nonexistent`
+    ran without a word about the unknown name."""
+    slow = _slow_h100(tmp_path, "h100slow")
+    code, out, _ = run(capsys, "analyze", COPY, "--set", "n=1048576", "--machine", f"all,{slow}",
+                       "--json")
+    times = {v["machine"]: v["t_min"] for v in json.loads(out)["verdicts"]
+             if v["level"] == "global"}
+    assert code == 0 and len(times) == 9  # the 8 shipped machines and the file
+    assert times["h100slow"] == pytest.approx(8 * 2**20 / 1.0e12)  # 8 B an element at 1 TB/s
+    code, _, err = run(capsys, "analyze", COPY, "--set", "n=1048576", "--machine",
+                       "all,nonexistent")
+    assert code == 2 and err.startswith("--machine:1:5: error[KC401]"), err

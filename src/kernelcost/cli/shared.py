@@ -16,6 +16,7 @@ from ..base.errors import (
     KcostError,
     MachineFileError,
     MeasurementError,
+    SizeError,
     option_span,
     placed,
 )
@@ -180,15 +181,50 @@ def machine_choice(items: list[str], default: list[str], precisions: Sequence[st
     """machine_ids, and the built-in machines `all` left out for lacking a precision asked
     for (hardware.Dropped records, for the verdict to name)."""
     ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
-    if "all" in ids:
-        from ..hardware.machinefile import builtin_machines_with
+    dropped: tuple = ()
+    if "all" in ids:  # and the files named beside it, which it dropped without a word
+        from ..hardware.machinefile import builtin_machine_ids, builtin_machines_with
 
         kept, dropped = builtin_machines_with(precisions or [])
         if not kept:
             raise MachineFileError(Code.NO_PRECISION_PEAK, Diagnostic(
                 None, f"no built-in machine has {' and '.join(precisions or [])}"))
-        return kept, dropped
-    return ids or default, ()
+        ids = [*kept, *(i for i in ids if i != "all" and i not in builtin_machine_ids())]
+    if len(ids) > 1:
+        _refuse_one_id_twice(items, ids)
+    return ids or default, dropped
+
+
+def _refuse_one_id_twice(items: list[str], ids: list[str]) -> None:
+    """Two machines of one id: their rows were told apart by nothing (`H100 FP32` twice, or
+    `"machine": "h100"` twice in JSON), and plot wrote both figures to one file."""
+    from ..hardware.machinefile import load_machine
+
+    seen: dict[str, str] = {}
+    for name in ids:
+        machine_id = load_machine(name).id
+        if machine_id not in seen:
+            seen[machine_id] = name
+            continue
+        first = seen[machine_id]
+        message = (f"`{name}` is given twice" if name == first else
+                   f"`{first}` and `{name}` are both machines of the id `{machine_id}`")
+        item = next((i for i in reversed(items)
+                     if name in [part.strip() for part in i.split(",")]), None)
+        given = [part.strip() for part in (item or "").split(",")]
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            None if item is None else _part_span("--machine", item, len(given) - 1
+                                                 - given[::-1].index(name)),
+            message, "name each machine once; give a machine file an `id` of its own"),
+            item)
+
+
+def _part_span(option: str, item: str, index: int) -> Span:
+    """The place of the comma-separated part `index` of an option's value."""
+    parts = item.split(",")
+    start = sum(len(part) + 1 for part in parts[:index]) + 1
+    start += len(parts[index]) - len(parts[index].lstrip())
+    return Span(option, 1, start, 1, start + len(parts[index].strip()))
 
 
 def precision_names(items: list[str]) -> list[Precision] | None:
