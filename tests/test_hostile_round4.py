@@ -215,3 +215,16 @@ def test_all_keeps_the_machine_files_named_beside_it(capsys, tmp_path):
     code, _, err = run(capsys, "analyze", COPY, "--set", "n=1048576", "--machine",
                        "all,nonexistent")
     assert code == 2 and err.startswith("--machine:1:5: error[KC401]"), err
+
+
+def test_compare_without_a_curve_is_refused(capsys, tmp_path):
+    """`model --compare a100` without --curve printed the h100 table alone: the machines of
+    --compare were dropped without a word; `--compare a100,h100` beside --machine h100 drew
+    two curves named H100."""
+    code, out, err = run(capsys, "model", "llama3_8b", "--compare", "a100", "--batch", "1")
+    assert code == 2 and out == "" and err.startswith("--compare:1:1: error[KC311]"), err
+    assert "add --curve" in err
+    code, _, err = run(capsys, "model", "llama3_8b", "--compare", "a100,h100", "--batch", "1,8",
+                       "--curve", tmp_path / "c.svg")
+    assert code == 2 and err.startswith("--compare:1:6: error[KC311]: `h100` is given twice")
+    assert not (tmp_path / "c.svg").exists()

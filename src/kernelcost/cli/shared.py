@@ -191,11 +191,11 @@ def machine_choice(items: list[str], default: list[str], precisions: Sequence[st
                 None, f"no built-in machine has {' and '.join(precisions or [])}"))
         ids = [*kept, *(i for i in ids if i != "all" and i not in builtin_machine_ids())]
     if len(ids) > 1:
-        _refuse_one_id_twice(items, ids)
+        refuse_one_id_twice(items, ids)
     return ids or default, dropped
 
 
-def _refuse_one_id_twice(items: list[str], ids: list[str]) -> None:
+def refuse_one_id_twice(items: list[str], ids: list[str], option: str = "--machine") -> None:
     """Two machines of one id: their rows were told apart by nothing (`H100 FP32` twice, or
     `"machine": "h100"` twice in JSON), and plot wrote both figures to one file."""
     from ..hardware.machinefile import load_machine
@@ -213,7 +213,7 @@ def _refuse_one_id_twice(items: list[str], ids: list[str]) -> None:
                      if name in [part.strip() for part in i.split(",")]), None)
         given = [part.strip() for part in (item or "").split(",")]
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-            None if item is None else _part_span("--machine", item, len(given) - 1
+            None if item is None else _part_span(option, item, len(given) - 1
                                                  - given[::-1].index(name)),
             message, "name each machine once; give a machine file an `id` of its own"),
             item)
