@@ -228,3 +228,16 @@ def test_compare_without_a_curve_is_refused(capsys, tmp_path):
                        "--curve", tmp_path / "c.svg")
     assert code == 2 and err.startswith("--compare:1:6: error[KC311]: `h100` is given twice")
     assert not (tmp_path / "c.svg").exists()
+
+
+def test_two_specs_of_one_name_on_a_plot_are_refused(capsys, tmp_path):
+    """`plot specs/gemm.kcost other/gemm.kcost --set gemm:N=2048` gave N = 2048 to both: the
+    options name a spec by its file's stem, and both were drawn as `gemm`."""
+    other = write(tmp_path, "gemm.kcost", (ROOT / "specs" / "gemm_tiled.kcost").read_text())
+    gemm = ROOT / "specs" / "gemm.kcost"
+    for second, message in ((other, f"`{gemm}` and `{other}` are both the spec `gemm`"),
+                            (gemm, f"the spec `{gemm}` is given twice")):
+        code, _, err = run(capsys, "plot", gemm, second, "--machine", "h100", "--set",
+                           "M=N,K=N,N=1024", "--set", "gemm:N=2048", "-o", tmp_path / "p.svg")
+        assert code == 2 and err.startswith(f"SPEC:1:1: error[KC311]: {message}"), err
+    assert not (tmp_path / "p.svg").exists()
