@@ -241,3 +241,19 @@ def test_two_specs_of_one_name_on_a_plot_are_refused(capsys, tmp_path):
                            "M=N,K=N,N=1024", "--set", "gemm:N=2048", "-o", tmp_path / "p.svg")
         assert code == 2 and err.startswith(f"SPEC:1:1: error[KC311]: {message}"), err
     assert not (tmp_path / "p.svg").exists()
+
+
+@pytest.mark.parametrize(("shapes", "start", "message"), [
+    (["--set", "N=4096", "--shape", "N=8192"], "--shape:1:1:",
+     "`N` is set in --set (to 4096) and in --shape (to 8192)"),
+    (["--shape", "N=8192", "--shape", " N=8192"], "--shape:1:1:", "this shape is given twice"),
+])
+def test_a_tune_shape_that_overlaps_is_refused(capsys, shapes, start, message):
+    """`--set N=4096 --shape N=8192` ranked at N = 8192 alone (the shape's size replaced
+    --set's without a word); a shape given twice doubled every sum of times."""
+    code, out, err = run(capsys, "tune", GEMM, "--machine", "h100", "--vary", "TM=128",
+                         "--set", "M=N,K=N", *shapes)
+    assert code == 2 and out == "" and err.startswith(f"{start} error[KC301]: {message}"), err
+    code, out, _ = run(capsys, "tune", GEMM, "--machine", "h100", "--vary", "TM=128", "--set",
+                       "M=N,K=N,N=8192", "--shape", "N=8192", "--json")
+    assert code == 0 and json.loads(out)["fitting"] == 1
