@@ -257,3 +257,15 @@ def test_a_tune_shape_that_overlaps_is_refused(capsys, shapes, start, message):
     code, out, _ = run(capsys, "tune", GEMM, "--machine", "h100", "--vary", "TM=128", "--set",
                        "M=N,K=N,N=8192", "--shape", "N=8192", "--json")
     assert code == 0 and json.loads(out)["fitting"] == 1
+
+
+@pytest.mark.parametrize(("extra", "start"), [
+    (["--values", "16..32"], "--values:1:1: error[KC311]: --values applies to a bare name"),
+    (["--pow2"], "error[KC311]: --pow2 applies to a bare name"),
+])
+def test_values_for_no_bare_name_are_refused(capsys, extra, start):
+    """`--vary TM=48,96 --pow2` ranked TM = 48 and 96, neither a power of two: --pow2 and
+    --values shape the values of a bare name alone, and were dropped unread."""
+    code, out, err = run(capsys, "tune", GEMM, "--machine", "h100", "--set", "M=N,K=N,N=4096",
+                         "--vary", "TM=48,96", *extra)
+    assert code == 2 and out == "" and err.startswith(start), err
