@@ -269,3 +269,28 @@ def test_values_for_no_bare_name_are_refused(capsys, extra, start):
     code, out, err = run(capsys, "tune", GEMM, "--machine", "h100", "--set", "M=N,K=N,N=4096",
                          "--vary", "TM=48,96", *extra)
     assert code == 2 and out == "" and err.startswith(start), err
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["{results}", "--machine", "h200", "--published"],
+     "RESULTS.csv and --published are two comparisons: give one"),
+    (["--published", "--ncu", "{ncu}"], "--ncu and --published are two comparisons"),
+    (["{results}", "--machine", "h200", "--split", "calibration"],
+     "--split goes with --published"),
+    (["{results}", "--machine", "h200", "--figure", "{tmp}/f.png"],
+     "--figure goes with --published"),
+    (["{results}", "--machine", "h200", "--spec", COPY], "--spec goes with --ncu"),
+])
+def test_validate_runs_one_comparison_with_its_own_options(capsys, tmp_path, arguments,
+                                                           message):
+    """`validate results.csv --published` compared the corpus alone, `--published --ncu X`
+    too, and --split, --figure (with --published) and --spec (with --ncu) given to another
+    comparison were dropped unread (no figure written)."""
+    results = write(tmp_path, "results.csv", RESULTS + COPY_ROW + "\n")
+    ncu = ROOT / "tests" / "data" / "ncu" / "hopper_gemm.csv"
+    code, out, err = run(capsys, "validate", *[str(a).replace("{results}", str(results))
+                                              .replace("{ncu}", str(ncu))
+                                              .replace("{tmp}", str(tmp_path))
+                                              for a in arguments])
+    assert code == 2 and out == "" and "usage:" in err and message in err, err
+    assert not (tmp_path / "f.png").exists()

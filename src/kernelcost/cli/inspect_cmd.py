@@ -102,10 +102,25 @@ def add_validate_parser(commands) -> None:
     validate.set_defaults(usage=validate.error)  # a missing option: its usage, exit 2
 
 
+def _refuse_other_modes(args) -> None:
+    """validate compares a results CSV, an ncu export or the published corpus: a second one
+    given, or an option of a mode not run, was dropped unread."""
+    modes = [name for name, given in (("RESULTS.csv", args.results), ("--ncu", args.ncu),
+                                      ("--published", args.published)) if given]
+    if len(modes) > 1:
+        args.usage(f"{' and '.join(modes)} are two comparisons: give one")
+    for option, given, mode in (("--split", args.split, "--published"),
+                                ("--figure", args.figure, "--published"),
+                                ("--spec", args.spec, "--ncu"), ("--set", args.set, "--ncu")):
+        if given is not None and mode not in modes:
+            args.usage(f"{option} goes with {mode}")
+
+
 def run_validate(args) -> int:
     from ..answers.validate import run
     from ..present.report.validation import validation_json, validation_page
 
+    _refuse_other_modes(args)
     if args.published:
         from ..present.published_page import run as run_published
 
