@@ -294,3 +294,11 @@ def test_validate_runs_one_comparison_with_its_own_options(capsys, tmp_path, arg
                                               for a in arguments])
     assert code == 2 and out == "" and "usage:" in err and message in err, err
     assert not (tmp_path / "f.png").exists()
+
+
+def test_a_level_solved_at_twice_is_refused(capsys):
+    """`solve --level shared,shared` printed each row twice."""
+    code, out, err = run(capsys, "solve", ROOT / "specs" / "gemm_tiled.kcost", "--for", "T",
+                         "--machine", "h100", "--level", "shared,shared")
+    assert code == 2 and out == "", err
+    assert err.startswith("--level:1:8: error[KC311]: --level names `shared` twice"), err
