@@ -302,3 +302,12 @@ def test_a_level_solved_at_twice_is_refused(capsys):
                          "--machine", "h100", "--level", "shared,shared")
     assert code == 2 and out == "", err
     assert err.startswith("--level:1:8: error[KC311]: --level names `shared` twice"), err
+
+
+@pytest.mark.parametrize("command", [["analyze"], ["solve", "--for", "N"]])
+def test_a_precision_named_twice_is_refused(capsys, command):
+    """`--precision fp32,fp32` printed each verdict (or crossing) twice."""
+    code, out, err = run(capsys, command[0], ROOT / "specs" / "gemm.kcost", *command[1:],
+                         "--set", "M=N,K=N", "--machine", "h100", "--precision", "fp32,fp32")
+    assert code == 2 and out == "", err
+    assert err.startswith("--precision:1:6: error[KC311]: --precision names `fp32` twice"), err

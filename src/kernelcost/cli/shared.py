@@ -235,16 +235,22 @@ def precision_names(items: list[str]) -> list[Precision] | None:
         return None
     from ..hardware.machine import check_precision_name
 
+    seen: set[str] = set()
     for item in items:
         column = 1
         for part in item.split(","):
+            start = column + len(part) - len(part.lstrip())
+            span = Span("--precision", 1, start, 1, start + len(part.strip()))
             try:
                 if part.strip():
                     check_precision_name(part.strip())
             except KcostError as error:  # placed under the name in its option
-                start = column + len(part) - len(part.lstrip())
-                raise placed(error, Span("--precision", 1, start, 1,
-                                         start + len(part.strip())), item) from None
+                raise placed(error, span, item) from None
+            if part.strip() in seen:  # its rows were printed twice
+                raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                    span, f"--precision names `{part.strip()}` twice",
+                    "name each precision once"), item)
+            seen.add(part.strip())
             column += len(part) + 1
     return [Precision(name) for name in names]
 
