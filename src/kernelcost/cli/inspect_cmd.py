@@ -66,7 +66,7 @@ def run_check(args) -> int:
         if error.code != Code.ENUMERATION_BUDGET_RAN_OUT or not args.settings:
             raise
         given = ",".join(args.settings)
-        raise BudgetError(error.code, Diagnostic(
+        raise BudgetError(Code.ENUMERATION_BUDGET_RAN_OUT, Diagnostic(
             option_span("--set", given), error.diagnostics[0].message,
             "the enumeration runs every loop iteration: give smaller sizes, or leave --set "
             "out to draw small ones"), given) from None
