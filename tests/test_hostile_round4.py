@@ -311,3 +311,14 @@ def test_a_precision_named_twice_is_refused(capsys, command):
                          "--set", "M=N,K=N", "--machine", "h100", "--precision", "fp32,fp32")
     assert code == 2 and out == "", err
     assert err.startswith("--precision:1:6: error[KC311]: --precision names `fp32` twice"), err
+
+
+def test_a_usage_error_under_json_prints_its_json_error_object(capsys):
+    """`--json` prints a JSON error object on stdout when a command fails (README), but an
+    option argparse could not read printed nothing there: a script found an empty stdout."""
+    code, out, err = run(capsys, "tune", GEMM, "--machine", "h100", "--json", "--vary",
+                         "TM=64", "--vary", "TN=128")
+    error = json.loads(out)["error"]
+    assert code == 2 and error["code"] == "KC322" and error["exit_code"] == 2
+    assert error["message"].startswith("argument --vary: given twice"), error
+    assert "error: argument --vary: given twice" in err and "error[KC322]" in err

@@ -53,10 +53,27 @@ class Parser(argparse.ArgumentParser):
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
 
+    json_wanted = False
+
     def parse_known_args(self, args=None, namespace=None):
+        self.json_wanted = "--json" in (sys.argv[1:] if args is None else args)
         namespace, extras = super().parse_known_args(args, namespace)
         namespace.__dict__.pop(_GIVEN, None)
         return namespace, extras
+
+    def error(self, message):
+        """A usage error, as argparse words it, with its code (every error has one) and,
+        under --json, its JSON error object on stdout, as every other error has (a script
+        reading stdout found nothing there). Exit 2."""
+        hint = f"see `{self.prog} --help`"
+        if self.json_wanted:
+            import json
+
+            print(json.dumps(SizeError(Code.USAGE, Diagnostic(None, message, hint)).as_json(),
+                             indent=2))
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message}\n  error[{Code.USAGE}]: "
+                                   f"{Code.USAGE.summary}; {hint}\n")
 
 
 def add_sizes(parser: argparse.ArgumentParser) -> None:
