@@ -322,3 +322,24 @@ def test_a_usage_error_under_json_prints_its_json_error_object(capsys):
     assert code == 2 and error["code"] == "KC322" and error["exit_code"] == 2
     assert error["message"].startswith("argument --vary: given twice"), error
     assert "error: argument --vary: given twice" in err and "error[KC322]" in err
+
+
+def test_a_machine_figure_of_five_thousand_digits_is_placed(capsys, tmp_path):
+    """tomllib raises ValueError, not its TOMLDecodeError, past Python's 4,300 digits of an
+    integer: `bandwidth_Bps = 999...9` (5,000 nines) was an internal error, exit 3."""
+    text = (ROOT / "src" / "kernelcost" / "machines" / "h100.toml").read_text()
+    text = text.replace("bandwidth_Bps = 3.35e12", "bandwidth_Bps = " + "9" * 5000, 1)
+    machine = write(tmp_path, "big.toml", text)
+    line = text[:text.index("9" * 5000)].count("\n") + 1
+    code, _, err = run(capsys, "analyze", COPY, "--machine", machine)
+    assert code == 2, err
+    assert err.startswith(f"{machine}:{line}:17: error[KC402]: an integer of 5,000 digits"), err
+
+
+def test_a_machine_figure_out_of_range_is_shown_as_written(capsys, tmp_path):
+    """`bandwidth_Bps = 0` said `got an integer of 1 digits`."""
+    text = (ROOT / "src" / "kernelcost" / "machines" / "h100.toml").read_text()
+    machine = write(tmp_path, "zero.toml", text.replace("bandwidth_Bps = 3.35e12",
+                                                         "bandwidth_Bps = 0", 1))
+    code, _, err = run(capsys, "analyze", COPY, "--machine", machine)
+    assert code == 2 and "SI base units, got 0\n" in err, err
