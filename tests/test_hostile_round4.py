@@ -343,3 +343,21 @@ def test_a_machine_figure_out_of_range_is_shown_as_written(capsys, tmp_path):
                                                          "bandwidth_Bps = 0", 1))
     code, _, err = run(capsys, "analyze", COPY, "--machine", machine)
     assert code == 2 and "SI base units, got 0\n" in err, err
+
+
+NINES = "9" * 5000  # past the 4,300 digits Python's int() converts
+
+
+@pytest.mark.parametrize(("arguments", "start"), [
+    (["model", "llama3_8b", "--batch", NINES], "--batch:1:1: error[KC308]"),
+    (["model", "llama3_8b", "--context", f"1..{NINES}"], "--context:1:4: error[KC308]"),
+    (["tune", GEMM, "--machine", "h100", "--set", "M=N,K=N,N=4096", "--vary", f"TM={NINES}"],
+     "--vary:1:4: error[KC308]"),
+    (["tune", GEMM, "--machine", "h100", "--set", "M=N,K=N,N=4096", "--vary", "TM",
+      "--values", NINES], "--values:1:1: error[KC308]"),
+])
+def test_a_number_of_five_thousand_digits_in_an_option_is_placed(capsys, arguments, start):
+    """int() of more than 4,300 digits raises ValueError: `--batch 999...9` was an internal
+    error (exit 3), as --context, --tp, --vary and --values were."""
+    code, _, err = run(capsys, *arguments)
+    assert code == 2 and err.startswith(start) and "a number of 5,000 digits" in err, err
