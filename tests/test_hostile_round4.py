@@ -361,3 +361,13 @@ def test_a_number_of_five_thousand_digits_in_an_option_is_placed(capsys, argumen
     error (exit 3), as --context, --tp, --vary and --values were."""
     code, _, err = run(capsys, *arguments)
     assert code == 2 and err.startswith(start) and "a number of 5,000 digits" in err, err
+
+
+def test_exponentials_moved_where_there_are_none_is_refused(capsys):
+    """`analyze copy --exp-on-fma 0.5` said `exponentials: 0.5 of the exponentials as a
+    degree-3 polynomial on the FP32 vector units` of a kernel that computes none."""
+    code, out, err = run(capsys, "analyze", COPY, "--set", "n=4096", "--machine", "b200",
+                         "--exp-on-fma", "0.5")
+    assert code == 2 and out == "", err
+    assert err.startswith("--exp-on-fma:1:1: error[KC311]: --exp-on-fma: `copy` computes no "
+                          "exponential"), err

@@ -98,9 +98,15 @@ def _answers(args, result, machines, precisions, raw, *, measurement, warm) -> l
     from ..answers.answer import answers
 
     stage("comparing with the machines")
+    from ..base.kinds import WorkClass
     from ..gpu.polyexp import parse_exp_on_fma
 
     option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
+    if option is not None and result.cost.work.get(WorkClass.SFU, 0) == 0:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(  # it moved nothing, and said so
+            option_span("--exp-on-fma", args.exp_on_fma), f"--exp-on-fma: `{result.kernel}` "
+            "computes no exponential (no work on the SFU) to move", "drop --exp-on-fma"),
+            args.exp_on_fma)
     try:
         return answers(result, machines, precisions, measurement, exp_on_fma=option,
                        warm_l2=warm, raw=raw)
