@@ -371,3 +371,13 @@ def test_exponentials_moved_where_there_are_none_is_refused(capsys):
     assert code == 2 and out == "", err
     assert err.startswith("--exp-on-fma:1:1: error[KC311]: --exp-on-fma: `copy` computes no "
                           "exponential"), err
+
+
+def test_a_bound_names_the_fast_memory_as_its_formulas_do(capsys, tmp_path):
+    """A spec with a size `S`: the fast memory's symbol is S_mem, but the report said
+    `machine h100: S = 484 KiB` beside `--set S=100`, the spec's S."""
+    spec = write(tmp_path, "s.kcost", "kernel k(S) {\n    in  x: f32[S]\n    out y: f32[S]\n"
+                 "    for i in 0..S {\n        y[i] = x[i] * 2 + S\n    }\n}\n")
+    code, out, _ = run(capsys, "bound", spec, "--machine", "h100", "--set", "S=100")
+    assert code == 0 and "machine    h100: S_mem = 484 KiB" in out, out
+    assert "h100: S =" not in out
