@@ -1,0 +1,24 @@
+"""More of the fourth round of hostile input (test_hostile_round4.py holds the first): text a
+user's file carries into a table's title, and what that file's figures do there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hostile_runs import run, write
+
+ROOT = Path(__file__).resolve().parent.parent
+H100 = ROOT / "src" / "kernelcost" / "machines" / "h100.toml"
+
+
+def test_a_machine_name_with_brackets_is_printed_as_written(capsys, tmp_path):
+    """rich read a table's title as markup: a machine named `H100 [/bold] [red]x` ended
+    `machines mine.toml` in a MarkupError (exit 3), and `[red]` would have been eaten."""
+    text = H100.read_text().replace('name = "NVIDIA H100 SXM5 80 GB"',
+                                    'name = "H100 [/bold] [red]x"', 1)
+    machine = write(tmp_path, "mine.toml", text.replace('id = "h100"', 'id = "mine"', 1))
+    code, out, _ = run(capsys, "machines", machine)
+    assert code == 0 and out.startswith("H100 [/bold] [red]x (mine, 132 SMs)"), out
+    code, out, _ = run(capsys, "sweep", ROOT / "specs" / "copy.kcost", "--sweep",
+                       "n=1024..4096", "--points", "2", "--machine", machine)
+    assert code == 0 and "copy: sweep over n on mine fp32" in out, out
