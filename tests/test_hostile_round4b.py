@@ -22,3 +22,20 @@ def test_a_machine_name_with_brackets_is_printed_as_written(capsys, tmp_path):
     code, out, _ = run(capsys, "sweep", ROOT / "specs" / "copy.kcost", "--sweep",
                        "n=1024..4096", "--points", "2", "--machine", machine)
     assert code == 0 and "copy: sweep over n on mine fp32" in out, out
+
+
+def test_a_plot_setting_of_no_spec_is_refused(capsys, tmp_path):
+    """A shared --set applies to each spec that has the name: `--set ...,Q=4` beside gemm
+    alone was dropped without a word (gemm has M, N, K), and `--sweep Q=...` had no place."""
+    gemm = ROOT / "specs" / "gemm.kcost"
+    code, _, err = run(capsys, "plot", gemm, "--machine", "h100", "--set", "M=N,K=N,N=64,Q=4",
+                       "-o", tmp_path / "p.svg")
+    assert code == 2 and err.startswith("--set:1:1: error[KC302]: `Q` is a parameter of no "
+                                        "spec on the figure"), err
+    code, _, err = run(capsys, "plot", gemm, "--machine", "h100", "--set", "M=N,K=N",
+                       "--sweep", "Q=64..4096", "-o", tmp_path / "p.svg")
+    assert code == 2 and err.startswith("--sweep:1:1: error[KC302]"), err
+    assert not (tmp_path / "p.svg").exists()
+    code, _, _ = run(capsys, "plot", gemm, ROOT / "specs" / "gemm_tiled.kcost", "--machine",
+                     "h100", "--set", "N=64,M=N,K=N", "-o", tmp_path / "p.svg")
+    assert code == 0 and (tmp_path / "p.svg").exists()  # T is gemm_tiled's own default

@@ -100,6 +100,11 @@ def run_plot(args) -> int:
                     raise
                 raise placed(error, option_span("--measured", args.measured[0]),
                              args.measured[0]) from None
+            except SizeError as error:  # the swept name: the figure knows it, not the option
+                if error.code != Code.UNKNOWN_PARAMETER or size_range is None:
+                    raise
+                raise placed(error, option_span("--sweep", size_range.parameter),
+                             args.sweep) from None
             for path in outputs[machine.id]:
                 print(save(figure, path))
     return EXIT_OK
