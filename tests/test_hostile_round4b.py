@@ -39,3 +39,13 @@ def test_a_plot_setting_of_no_spec_is_refused(capsys, tmp_path):
     code, _, _ = run(capsys, "plot", gemm, ROOT / "specs" / "gemm_tiled.kcost", "--machine",
                      "h100", "--set", "N=64,M=N,K=N", "-o", tmp_path / "p.svg")
     assert code == 0 and (tmp_path / "p.svg").exists()  # T is gemm_tiled's own default
+
+
+def test_one_measurement_against_two_machines_is_refused(capsys):
+    """`analyze --machine h100,a100 --measured 10us` compared the one run with each roof (839
+    GB/s as 25 % of the H100's, 41 % of the A100's), where plot refuses it (KC603)."""
+    code, out, err = run(capsys, "analyze", ROOT / "specs" / "copy.kcost", "--set",
+                         "n=1048576", "--machine", "h100,a100", "--measured", "10us")
+    assert code == 2 and out == "", err
+    assert err.startswith("--measured:1:1: error[KC603]: a measurement was taken on one "
+                          "machine, and --machine gives 2"), err

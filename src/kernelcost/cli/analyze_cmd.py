@@ -40,6 +40,11 @@ def run_analyze(args) -> int:
         return EXIT_MISMATCH
     machines, dropped = machine_choice(args.machine, [], precisions)
     measurement, warm = _machine_options(args, bool(machines))
+    if measurement and len(machines) > 1:  # as plot refuses it: each roof took it as its own
+        raise MeasurementError(Code.MEASUREMENT_AMBIGUOUS, Diagnostic(
+            option_span("--measured", args.measured), "a measurement was taken on one "
+            f"machine, and --machine gives {len(machines)}", "give one --machine with "
+            "--measured"), args.measured)
     machines = _with_inputs(machines, args.inputs)
     found = []
     if machines:  # the model, solve and machine stages load only when there is one
