@@ -213,6 +213,8 @@ EXAMPLES = [
                 "0..n {", "0..n / (m - 4096) {")}),
     Example("KC321", ("analyze", "blocks.kcost", "--machine", "h100", "--set", "n=4096"),
             {"blocks.kcost": BLOCKS.replace("threads = 256", "threads = B / 3")}),
+    Example("KC322", ("tune", "scale.kcost", "--machine", "h100", "--vary", "n=64",
+                      "--vary", "n=128"), {"scale.kcost": SCALE}, process=True),
     # machine
     Example("KC401", ("analyze", "scale.kcost", "--machine", "h1000"), {"scale.kcost": SCALE}),
     Example("KC402", ("analyze", "scale.kcost", "--machine", "mine.toml"),

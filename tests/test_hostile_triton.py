@@ -81,3 +81,29 @@ def test_import_options_that_name_parameters_still_apply(capsys, tmp_path):
     assert code == 0 and "BLOCK = 256" in out and "num_warps = 8" in out
     assert "x_ptr: f32[n]" in out and "y_ptr: f16[n]" in out
 
+
+
+@pytest.mark.parametrize(("grid", "start", "message"), [
+    ("n;foo(n)", "--grid:1:3:", "error[KC227]"),  # the caret fell under `n;foo(` at column 1
+    ("n; 0", "--grid:1:4:", "error[KC226]: a grid extent of 0: the launch runs no program"),
+    ("n;n;n; n", "--grid:1:8:", "error[KC311]: --grid: a grid of 4 axes"),
+])
+def test_a_grid_option_is_placed_at_its_entry(capsys, tmp_path, grid, start, message):
+    """`--grid 'n;n;n;n'` became four parallel loops (n^4 programs, where Triton's grid has
+    three axes); an entry after the first was placed at column 1 of the option; a grid
+    extent of 0 was `not a size expression`."""
+    source = write(tmp_path, "k.py", TRITON)
+    code, out, err = run(capsys, "import", f"{source}::k", "--grid", grid)
+    assert code == 2 and out == "" and err.startswith(f"{start} {message}"), err
+
+
+def test_a_launch_of_four_axes_is_placed_in_the_source(capsys, tmp_path):
+    text = TRITON.replace("(triton.cdiv(n, meta['BLOCK']),)",
+                          "(triton.cdiv(n, meta['BLOCK']), 1, 1, 2)")
+    source = write(tmp_path, "k.py", text)
+    code, _, err = run(capsys, "import", f"{source}::k")
+    column = text.splitlines()[12].index(", 2)") + 3
+    assert code == 2 and err.startswith(f"{source}:13:{column}: error[KC227]"), err
+    assert "a grid of 4 axes, where a Triton grid has at most 3" in err
+    code, out, _ = run(capsys, "import", f"{source}::k", "--grid", "n; 2")
+    assert code == 0 and "for pid in 0..n, pid1 in 0..2 parallel" in out, out

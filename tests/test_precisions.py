@@ -27,7 +27,7 @@ def test_analyze_refuses_a_precision_the_machine_lacks(capsys, machine, precisio
     code, out, err = run(capsys, "analyze", GEMM, "--set", "N=4096", "--machine", machine,
                          "--precision", precision)
     assert code == cli.EXIT_USER_ERROR
-    assert f"has no {precision} peak" in err
+    assert f"has no `{precision}` peak" in err
     assert ", ".join(load_machine(machine).precisions) in err  # the hint lists what it has
     assert "FP8" not in out and "FP4" not in out
 
@@ -40,7 +40,7 @@ def test_analyze_refuses_a_precision_the_machine_lacks(capsys, machine, precisio
 def test_every_command_refuses_it(capsys, argv):
     code, _, err = run(capsys, *argv)
     assert code == cli.EXIT_USER_ERROR
-    assert "a100" in err and "no fp8 peak" in err
+    assert "a100" in err and "no `fp8` peak" in err
 
 
 def test_an_unknown_name_is_refused_even_without_a_machine(capsys):
@@ -56,7 +56,7 @@ def test_a_precision_the_machine_has_is_answered(capsys):
 
 
 def test_the_model_refuses_it_too():
-    with pytest.raises(KcostError, match="no fp8 peak"):
+    with pytest.raises(KcostError, match="no `fp8` peak"):
         load_machine("a100").require_precision("fp8")
     load_machine("a100").require_precision("bf16")  # no error
 

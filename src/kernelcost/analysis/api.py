@@ -33,7 +33,7 @@ from ..lang.check import CheckedKernel, check
 from ..lang.parse import parse, parse_file
 from ..lang.precisions import PrecisionMap, at_precision
 from ..lang.schedule import Schedule, open_schedule
-from ..lang.settings import Settings, resolve_settings, setting_warnings
+from ..lang.settings import Settings, refuse_unsized, resolve_settings, setting_warnings
 from ..lang.sizes import size_warnings
 
 if TYPE_CHECKING:
@@ -186,6 +186,7 @@ def count_spec(spec: Spec | str | Path, sizes: Mapping[str, object] | None = Non
     raw = sizes if isinstance(sizes, Settings) else dict(sizes or {})
     settings = resolve_settings(raw, spec.parameters)
     numeric = _numeric_values(spec, settings)
+    refuse_unsized(raw, settings, numeric)
     sized = size_warnings(spec.checked, numeric)  # first: a size dividing by zero is an error
     warnings = (*broken_assumptions(spec.checked, numeric), *setting_warnings(settings), *sized)
     cost = spec.cost(reuse)  # refuses a mode it does not know, and holds it as a Reuse

@@ -185,7 +185,9 @@ def _metrics(path: Path, text: str, number: int, line: str, fields: list[str],
     for index, name in enumerate(header):
         if "__" not in name or values[name] in ("", "n/a"):
             continue
-        try:
+        try:  # float() also reads `1_000` and other scripts' digits (`٥` as 5)
+            if not values[name].isascii() or "_" in values[name]:
+                raise ValueError(values[name])
             metrics[name] = float(values[name].replace(",", ""))
         except ValueError:
             _fail(path, text, number, cell_column(line, fields, index),

@@ -37,6 +37,7 @@ from ..analysis.api import Spec, load
 from ..base.errors import Code, Diagnostic, SizeError, option_span
 from ..base.kinds import Raster, Reuse
 from ..base.records import record
+from ..base.tree import Span
 from ..lang.schedule import Schedule
 from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, Settings
 from ..lang.sizes import refuse_large_numbers
@@ -136,6 +137,7 @@ def _fixed_at_each_shape(spec: Spec, space: Space, raw: dict, shapes: Sequence[d
     """The parameters not varied at each shape (one where no shapes are given)."""
     named = dict(zip(space.names, space.symbols))
     where = {named[name]: place for name, place in places.items() if name in named}
+    _refuse_overlapping_shapes(raw, shapes)
     sized = [_with_shape(raw, shape) for shape in shapes] or [_with_shape(raw, {})]
     return [fixed_values(spec, list(space.symbols), each, places=where) for each in sized]
 
@@ -195,6 +197,25 @@ def _first_rejections(space: Space, result: Evaluation, each: list[Evaluation],
                                       rejection_figures(evaluators[k], each[k], i,
                                                         space.axes)))
     return tuple(rejected), counts
+
+
+def _refuse_overlapping_shapes(raw: dict, shapes: Sequence[dict]) -> None:
+    """A shape's size that --set also gives replaced it without a word (`--set N=4096
+    --shape N=8192` ranked at N = 8192 alone), and a shape given twice counted its times
+    twice in every sum."""
+    for index, shape in enumerate(shapes):
+        for name, value in shape.items():
+            argument, start = getattr(shape, "places", {}).get(name, (f"{name}={value}", 1))
+            if name in raw and str(raw[name]) != str(value):
+                raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
+                    Span("--shape", 1, start, 1, start + len(name)),
+                    f"`{name}` is set in --set (to {raw[name]}) and in --shape (to {value})",
+                    f"give `{name}` in each --shape, or in --set alone"), argument)
+        if dict(shape) in [dict(earlier) for earlier in shapes[:index]]:
+            text = next(iter(getattr(shape, "places", {}).values()), ("",))[0]
+            raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
+                option_span("--shape", text), "this shape is given twice, and its times "
+                "would count twice in every sum", "give each shape once"), text)
 
 
 def _with_shape(raw: dict, shape: dict) -> Settings:

@@ -27,8 +27,15 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from ..base.csvcells import cell_number
-from ..base.errors import Code, Diagnostic, ErrorCode, KcostError, MeasurementError
+from ..base.csvcells import cell_column, cell_number
+from ..base.errors import (
+    Code,
+    Diagnostic,
+    ErrorCode,
+    KcostError,
+    MeasurementError,
+    did_you_mean,
+)
 from ..base.kinds import Precision, TermKind
 from ..base.levels import Level
 from ..base.records import record
@@ -47,6 +54,7 @@ MAX_BYTES = 10_000_000  # a results file is a few kB; refuse anything absurd bef
 # what a measurement can be: a run of a picosecond to 11 days, a counter up to 1e30 (bytes or
 # FLOP: as machine figures are bounded); past them the ratios the report prints overflow
 MIN_TIME_S, MAX_TIME_S, MAX_COUNTER = 1e-12, 1e6, 1e30
+PRECISIONS = tuple(precision.value for precision in Precision)
 # measured below t_bound by more than rounding: t_bound is exact, the time a float
 FALSIFIED_BELOW = 1 - 1e-9
 
@@ -154,6 +162,10 @@ def _read(path: Path) -> tuple[str, list[Row]]:
             "the first line names the columns: " + ",".join(COLUMNS)))
     header_line, header_text = records[0]
     header = [name.strip() for name in _fields(header_text)]
+    twice = next((name for index, name in enumerate(header) if name in header[:index]), None)
+    if twice is not None:  # a row's dict would keep the second column's value
+        raise _error(Code.RESULTS_BAD_HEADER, _cell(path, header_line, 1), text,
+                     f"the header names `{twice}` twice", "the columns are " + ",".join(COLUMNS))
     missing = [name for name in COLUMNS if name not in header]
     if missing:
         raise _error(Code.RESULTS_BAD_HEADER, _cell(path, header_line, 1), text,
@@ -179,10 +191,10 @@ def _row(path, text, number, line, header) -> Row:
                      "one value per column, empty for a counter not measured; quote a value "
                      "that holds a comma")
     values = {name: value.strip() for name, value in zip(header, fields)}
-    columns = {name: _column(line, fields, index) for index, name in enumerate(header)}
+    columns = {name: cell_column(line, fields, index) for index, name in enumerate(header)}
 
     def fail(column: str, message: str, hint: str) -> NoReturn:
-        at = _cell(path, number, _column(line, fields, header.index(column)))
+        at = _cell(path, number, cell_column(line, fields, header.index(column)))
         raise _error(Code.RESULTS_BAD_ROW, at, text, message, hint)
 
     for name in ("kernel", "spec", "sizes"):
@@ -205,6 +217,10 @@ def _row(path, text, number, line, header) -> Row:
         sizes[name.strip()] = value.strip()
         columns[f"size {name.strip()}"] = offset + len(name) + 1 + len(value) - len(value.lstrip())
         offset += len(item) + 1
+    if values["dtype"] and values["dtype"] not in PRECISIONS:  # it was noted as it came
+        fail("dtype", f"dtype `{values['dtype']}` is no precision",
+             did_you_mean(values["dtype"], PRECISIONS)
+             or "one of " + ", ".join(PRECISIONS) + ", or empty")
     time_s = cell_number(values["time_s"])
     if time_s is None or not MIN_TIME_S <= time_s <= MAX_TIME_S:
         fail("time_s", f"time_s `{values['time_s']}` is not a positive number of seconds "
@@ -221,18 +237,6 @@ def _row(path, text, number, line, header) -> Row:
         counters[name] = count
     return Row(number, values["kernel"], values["spec"], sizes, values["dtype"], time_s,
                counters, columns)
-
-
-def _column(line: str, fields: list[str], index: int) -> int:
-    """1-based column where field `index` starts (quoting aside, the commas before it)."""
-    column, position = 1, 0
-    for value in fields[:index]:
-        found = line.find(value, position)
-        position = (found if found >= 0 else position) + len(value)
-        comma = line.find(",", position)
-        position = comma + 1 if comma >= 0 else position
-    column += position
-    return column
 
 
 def _cell(path: str | Path, line: int, column: int) -> Span:
@@ -319,6 +323,10 @@ def _at_row(path: Path, text: str, row: Row, error: KcostError) -> MeasurementEr
         start = row.columns.get(f"size {detail.span.file[6:]}")
         if start is not None:
             column = start + detail.span.column - 1
+    elif detail.span is not None and detail.span.file == "--set":  # the name, in the sizes
+        name = detail.message.split("`")[1] if detail.message.count("`") >= 2 else ""
+        start = row.columns.get(f"size {name}")
+        column = column if start is None else max(start - len(name) - 1, column)
     elif detail.span is not None:
         where = f" ({detail.span})"
     return _error(Code.RESULTS_BAD_SPEC, _cell(path, row.line, column), text,

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import math
+import re
+
+# a decimal number as a CSV writes one: float() also reads `5_2e-4` (as 5.2e-3), other
+# scripts' digits (`٥` as 5), `nan` and `infinity`
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def cell_number(text: str) -> float | None:
-    """A finite float, or None."""
-    try:
-        value = float(text)
-    except ValueError:
+    """A finite float written as a decimal number in ASCII digits, or None."""
+    if DECIMAL.fullmatch(text.strip()) is None:
         return None
+    value = float(text)
     return value if math.isfinite(value) else None
 
 

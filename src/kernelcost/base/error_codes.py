@@ -123,6 +123,8 @@ class Code:
     NOT_WHOLE_AT_SIZES = ErrorCode(321, "a header count (threads, registers, instructions, a "
                                         "cluster, a split, a group) that is not a whole number "
                                         "at the sizes")
+    USAGE = ErrorCode(322, "a command line the parser cannot read: an unknown option, one "
+                           "missing, or one given twice")
 
     # machine: KC4xx
     UNKNOWN_MACHINE = ErrorCode(401, "neither a built-in machine id nor a machine file")

@@ -254,6 +254,17 @@ def toml_data(text: str, path: str, what: str, code: ErrorCode) -> dict:
         where = "" if span else f"{path}: "
         raise error_for(code, Diagnostic(span, f"{where}not valid TOML: {message}"),
                         text) from None
+    except ValueError:  # Python's limit on an integer's digits (4,300), not a TOMLDecodeError
+        found = re.search(r"[0-9][0-9_]{4299,}", text)
+        start = 0 if found is None else found.start()
+        line = text.count("\n", 0, start) + 1
+        column = start - text.rfind("\n", 0, start)
+        digits = 0 if found is None else len(found.group().replace("_", ""))
+        raise error_for(code, Diagnostic(
+            Span(path, line, column, line, column + 1),
+            f"an integer of {digits:,} digits, more than Python reads (4,300)",
+            f"no figure of a {what} needs that many digits"),
+            text) from None
     except RecursionError:
         raise error_for(code, Diagnostic(None, f"{path}: the {what} nests arrays or tables too "
                                                "deeply to read",

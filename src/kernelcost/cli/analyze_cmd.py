@@ -40,6 +40,11 @@ def run_analyze(args) -> int:
         return EXIT_MISMATCH
     machines, dropped = machine_choice(args.machine, [], precisions)
     measurement, warm = _machine_options(args, bool(machines))
+    if measurement and len(machines) > 1:  # as plot refuses it: each roof took it as its own
+        raise MeasurementError(Code.MEASUREMENT_AMBIGUOUS, Diagnostic(
+            option_span("--measured", args.measured), "a measurement was taken on one "
+            f"machine, and --machine gives {len(machines)}", "give one --machine with "
+            "--measured"), args.measured)
     machines = _with_inputs(machines, args.inputs)
     found = []
     if machines:  # the model, solve and machine stages load only when there is one
@@ -98,9 +103,15 @@ def _answers(args, result, machines, precisions, raw, *, measurement, warm) -> l
     from ..answers.answer import answers
 
     stage("comparing with the machines")
+    from ..base.kinds import WorkClass
     from ..gpu.polyexp import parse_exp_on_fma
 
     option = parse_exp_on_fma(args.exp_on_fma) if args.exp_on_fma else None
+    if option is not None and result.cost.work.get(WorkClass.SFU, 0) == 0:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(  # it moved nothing, and said so
+            option_span("--exp-on-fma", args.exp_on_fma), f"--exp-on-fma: `{result.kernel}` "
+            "computes no exponential (no work on the SFU) to move", "drop --exp-on-fma"),
+            args.exp_on_fma)
     try:
         return answers(result, machines, precisions, measurement, exp_on_fma=option,
                        warm_l2=warm, raw=raw)

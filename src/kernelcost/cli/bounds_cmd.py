@@ -139,6 +139,12 @@ def run_tune(args) -> int:
             option_span("--rescore", str(rescore)), f"--rescore {rescore}: from 0 to "
             f"{MAX_RESCORE:,}", "--rescore 48 (some 7 ms of analysis each)"), str(rescore))
     bare = any(each.values is None for each in varied)
+    if not bare and (args.values is not None or args.pow2):  # they were dropped unread
+        option, text = ("--values", args.values) if args.values is not None else ("--pow2", "")
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span(option, text) if text else None, f"{option} applies to a bare name in "
+            "--vary (`TM`, taking --values), and every name there has values of its own",
+            f"drop {option}, or name a size bare: --vary TM,TN"), text)
     values = parse_values(args.values, args.pow2) if bare else None
     places = {each.name: (each.span, args.vary) for each in varied}
     stage("tuning")

@@ -70,8 +70,9 @@ def _meta_values(items: list[str]) -> dict[str, int]:
             name, value = name.strip(), value.strip()
             place = Span("--set", 1, column, 1, column + max(1, len(part)))
             column += len(part) + 1
-            if not (name.isidentifier() and value.isascii() and value.isdigit()) or int(
-                    value) <= 0 or len(value) > 18:
+            # the length first: int() of more than 4,300 digits is a ValueError
+            if not (name.isidentifier() and value.isascii() and value.isdigit()) or len(
+                    value) > 18 or int(value) <= 0:
                 raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
                     place, f"`{part.strip()}` is not NAME=INT (a positive whole number in "
                            "ASCII digits 0-9)",

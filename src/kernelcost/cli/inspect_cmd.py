@@ -5,7 +5,7 @@ Kept out of cli.py, which only registers them."""
 from __future__ import annotations
 
 from ..algebra.jsonout import print_json
-from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.errors import BudgetError, Code, Diagnostic, SizeError, option_span
 from ..base.watchdog import stage
 from .import_cmd import load_or_import
 from .shared import (
@@ -60,7 +60,16 @@ def run_check(args) -> int:
     spec = load_or_import(args)
     settings = parse_settings(args.settings)
     stage("comparing with the enumeration")
-    results = check_against_oracle(spec, settings, args.reuse, args.samples)
+    try:
+        results = check_against_oracle(spec, settings, args.reuse, args.samples)
+    except BudgetError as error:  # its hint named max_steps, which no option sets
+        if error.code != Code.ENUMERATION_BUDGET_RAN_OUT or not args.settings:
+            raise
+        given = ",".join(args.settings)
+        raise BudgetError(Code.ENUMERATION_BUDGET_RAN_OUT, Diagnostic(
+            option_span("--set", given), error.diagnostics[0].message,
+            "the enumeration runs every loop iteration: give smaller sizes, or leave --set "
+            "out to draw small ones"), given) from None
     console, width = page(args)
     print_items(console, report.check_tables(spec, results, width, args.rows), width)
     mismatches = sum(len(r.mismatches) for r in results)
@@ -93,10 +102,25 @@ def add_validate_parser(commands) -> None:
     validate.set_defaults(usage=validate.error)  # a missing option: its usage, exit 2
 
 
+def _refuse_other_modes(args) -> None:
+    """validate compares a results CSV, an ncu export or the published corpus: a second one
+    given, or an option of a mode not run, was dropped unread."""
+    modes = [name for name, given in (("RESULTS.csv", args.results), ("--ncu", args.ncu),
+                                      ("--published", args.published)) if given]
+    if len(modes) > 1:
+        args.usage(f"{' and '.join(modes)} are two comparisons: give one")
+    for option, given, mode in (("--split", args.split, "--published"),
+                                ("--figure", args.figure, "--published"),
+                                ("--spec", args.spec, "--ncu"), ("--set", args.set, "--ncu")):
+        if given is not None and mode not in modes:
+            args.usage(f"{option} goes with {mode}")
+
+
 def run_validate(args) -> int:
     from ..answers.validate import run
     from ..present.report.validation import validation_json, validation_page
 
+    _refuse_other_modes(args)
     if args.published:
         from ..present.published_page import run as run_published
 

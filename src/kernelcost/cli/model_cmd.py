@@ -7,7 +7,7 @@ import argparse
 
 from ..base.errors import Code, Diagnostic, ModelFileError, SizeError, option_span, placed
 from ..base.watchdog import stage
-from .shared import add_wide
+from .shared import add_wide, refuse_one_id_twice
 
 MAX_BATCH = 10**7
 MAX_BATCHES = 64  # a table's batches without --grid
@@ -170,12 +170,26 @@ def run_model(args) -> int:
     refuse_past_positions(model, contexts, str(args.context))
     machine = load_machine(args.machine)
     _refuse_parallelism(args, model)
+    _refuse_compare_alone(args)
     machines = [machine, *(load_machine(name) for name in (args.compare or []))]
     stage("composing the model's kernels")
     results = _composed(args, model, machines if args.curve else machines[:1], served)
     stage("writing the output")
     _write(args, results)
     return 0
+
+
+def _refuse_compare_alone(args) -> None:
+    """--compare draws its machines on the --curve figure: without one they were dropped
+    without a word; a machine of --machine's id drew two curves of one name."""
+    if not args.compare:
+        return
+    given = ",".join(args.compare)
+    if not args.curve:
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span("--compare", given), "--compare draws its machines on the --curve "
+            "figure, and no --curve is given", "add --curve curve.svg"), given)
+    refuse_one_id_twice([given], [args.machine, *args.compare], "--compare")
 
 
 def _refuse_lists_without_grid(args, batches, contexts, tps) -> None:

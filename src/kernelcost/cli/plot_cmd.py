@@ -47,6 +47,20 @@ def build_plot_parser(commands) -> None:
                            "fig.h100.svg")
 
 
+def _refuse_one_name_twice(specs: list[str], names: list[str]) -> None:
+    """`--set gemm:N=2048` and `--measured gemm:1ms` name a spec by its file's stem: two
+    specs of one stem both took them, and were drawn under one name."""
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            first = specs[names.index(name)]
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                option_span("SPEC", specs[index]),
+                f"`{first}` and `{specs[index]}` are both the spec `{name}`" if
+                first != specs[index] else f"the spec `{specs[index]}` is given twice",
+                "the figure and the options name a spec by its file's name: copy one to "
+                "another name"), specs[index])
+
+
 def run_plot(args) -> int:
     from ..hardware.machinefile import load_machine
     from ..lang.sizerange import parse_range
@@ -54,6 +68,7 @@ def run_plot(args) -> int:
 
     require_matplotlib()  # before any work, with how to install it
     names = [Path(spec).stem for spec in args.specs]
+    _refuse_one_name_twice(args.specs, names)
     shared, own = split_by_spec(args.settings, names, "--set")
     measured = _measurements(args.measured, names)
     precisions = precision_names(args.precision) or []
@@ -85,6 +100,11 @@ def run_plot(args) -> int:
                     raise
                 raise placed(error, option_span("--measured", args.measured[0]),
                              args.measured[0]) from None
+            except SizeError as error:  # the swept name: the figure knows it, not the option
+                if error.code != Code.UNKNOWN_PARAMETER or size_range is None:
+                    raise
+                raise placed(error, option_span("--sweep", size_range.parameter),
+                             args.sweep) from None
             for path in outputs[machine.id]:
                 print(save(figure, path))
     return EXIT_OK

@@ -16,6 +16,7 @@ from ..base.errors import (
     KcostError,
     MachineFileError,
     MeasurementError,
+    SizeError,
     option_span,
     placed,
 )
@@ -23,6 +24,56 @@ from ..base.kinds import Precision, Reuse
 from ..base.tree import Span
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USER_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+_GIVEN = "_kernelcost_given"  # the single-valued options given so far, while parsing
+
+
+class _StoreOnce(argparse._StoreAction):
+    """A single-valued option: argparse keeps the last of two values without a word
+    (`--vary TM=64,128 --vary TN=128,256` varied TN alone, `--batch 1 --batch 64` ran 64).
+    Given twice with one value, it is that value, as --set's `n=1024,n=1024` is."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if self.dest in given and given[self.dest] != values:
+            raise argparse.ArgumentError(self, f"given twice, as `{given[self.dest]}` and as "
+                                               f"`{values}`, and only one would be read: give "
+                                               "it once")
+        given[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose single-valued options refuse a second, different value
+    (its subcommands' parsers are of this class too)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+
+    json_wanted = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.json_wanted = "--json" in (sys.argv[1:] if args is None else args)
+        namespace, extras = super().parse_known_args(args, namespace)
+        namespace.__dict__.pop(_GIVEN, None)
+        return namespace, extras
+
+    def error(self, message):
+        """A usage error, as argparse words it, with its code (every error has one) and,
+        under --json, its JSON error object on stdout, as every other error has (a script
+        reading stdout found nothing there). Exit 2."""
+        hint = f"see `{self.prog} --help`"
+        if self.json_wanted:
+            import json
+
+            print(json.dumps(SizeError(Code.USAGE, Diagnostic(None, message, hint)).as_json(),
+                             indent=2))
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message}\n  error[{Code.USAGE}]: "
+                                   f"{Code.USAGE.summary}; {hint}\n")
 
 
 def add_sizes(parser: argparse.ArgumentParser) -> None:
@@ -147,15 +198,50 @@ def machine_choice(items: list[str], default: list[str], precisions: Sequence[st
     """machine_ids, and the built-in machines `all` left out for lacking a precision asked
     for (hardware.Dropped records, for the verdict to name)."""
     ids = [part.strip() for item in items for part in item.split(",") if part.strip()]
-    if "all" in ids:
-        from ..hardware.machinefile import builtin_machines_with
+    dropped: tuple = ()
+    if "all" in ids:  # and the files named beside it, which it dropped without a word
+        from ..hardware.machinefile import builtin_machine_ids, builtin_machines_with
 
         kept, dropped = builtin_machines_with(precisions or [])
         if not kept:
             raise MachineFileError(Code.NO_PRECISION_PEAK, Diagnostic(
                 None, f"no built-in machine has {' and '.join(precisions or [])}"))
-        return kept, dropped
-    return ids or default, ()
+        ids = [*kept, *(i for i in ids if i != "all" and i not in builtin_machine_ids())]
+    if len(ids) > 1:
+        refuse_one_id_twice(items, ids)
+    return ids or default, dropped
+
+
+def refuse_one_id_twice(items: list[str], ids: list[str], option: str = "--machine") -> None:
+    """Two machines of one id: their rows were told apart by nothing (`H100 FP32` twice, or
+    `"machine": "h100"` twice in JSON), and plot wrote both figures to one file."""
+    from ..hardware.machinefile import load_machine
+
+    seen: dict[str, str] = {}
+    for name in ids:
+        machine_id = load_machine(name).id
+        if machine_id not in seen:
+            seen[machine_id] = name
+            continue
+        first = seen[machine_id]
+        message = (f"`{name}` is given twice" if name == first else
+                   f"`{first}` and `{name}` are both machines of the id `{machine_id}`")
+        item = next((i for i in reversed(items)
+                     if name in [part.strip() for part in i.split(",")]), None)
+        given = [part.strip() for part in (item or "").split(",")]
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            None if item is None else _part_span(option, item, len(given) - 1
+                                                 - given[::-1].index(name)),
+            message, "name each machine once; give a machine file an `id` of its own"),
+            item)
+
+
+def _part_span(option: str, item: str, index: int) -> Span:
+    """The place of the comma-separated part `index` of an option's value."""
+    parts = item.split(",")
+    start = sum(len(part) + 1 for part in parts[:index]) + 1
+    start += len(parts[index]) - len(parts[index].lstrip())
+    return Span(option, 1, start, 1, start + len(parts[index].strip()))
 
 
 def precision_names(items: list[str]) -> list[Precision] | None:
@@ -166,16 +252,22 @@ def precision_names(items: list[str]) -> list[Precision] | None:
         return None
     from ..hardware.machine import check_precision_name
 
+    seen: set[str] = set()
     for item in items:
         column = 1
         for part in item.split(","):
+            start = column + len(part) - len(part.lstrip())
+            span = Span("--precision", 1, start, 1, start + len(part.strip()))
             try:
                 if part.strip():
                     check_precision_name(part.strip())
             except KcostError as error:  # placed under the name in its option
-                start = column + len(part) - len(part.lstrip())
-                raise placed(error, Span("--precision", 1, start, 1,
-                                         start + len(part.strip())), item) from None
+                raise placed(error, span, item) from None
+            if part.strip() in seen:  # its rows were printed twice
+                raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                    span, f"--precision names `{part.strip()}` twice",
+                    "name each precision once"), item)
+            seen.add(part.strip())
             column += len(part) + 1
     return [Precision(name) for name in names]
 
@@ -251,13 +343,13 @@ def placed_option(error: KcostError, args) -> KcostError:
         if named is None or isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return error
         return placed(error, option_span(named.group(1), str(value)), str(value))
-    name = re.search(r"`([^`]*)`", error.diagnostics[0].message)
+    names = re.findall(r"`([^`]*)`", error.diagnostics[0].message)
     for option in options:
-        given = getattr(args, option[2:], None)
+        given = getattr(args, option[2:].replace("-", "_"), None)
         for item in given if isinstance(given, list) else [given] if given else []:
             column = 1
             for part in item.split(","):
-                if name is not None and part.strip() == name.group(1):
+                if part.strip() in names:
                     start = column + len(part) - len(part.lstrip())
                     return placed(error, Span(option, 1, start, 1, start + len(part.strip())),
                                   item)
@@ -268,7 +360,9 @@ def placed_option(error: KcostError, args) -> KcostError:
 # the options whose value an error names without a place: a machine or topology id, or the
 # path of a file either loads (the spec's own path is no option's)
 _NAMING_OPTIONS = {Code.UNKNOWN_MACHINE: ("--machine",), Code.UNKNOWN_TOPOLOGY: ("--topology",),
-                   Code.NO_SUCH_FILE: ("--machine", "--topology")}
+                   Code.NO_SUCH_FILE: ("--machine", "--topology"),
+                   Code.NO_PRECISION_PEAK: ("--precision", "--weights", "--activations",
+                                            "--kv-cache")}
 
 
 _DESTS = {"--tp": "gpus", "--set": "settings"}  # options whose value another name holds

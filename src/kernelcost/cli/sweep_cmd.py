@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.errors import Code, Diagnostic, SizeError, option_span, placed
+from ..base.tree import Span
 from ..base.watchdog import stage
 from .shared import (
     EXIT_OK,
@@ -71,9 +72,17 @@ def run_sweep(args) -> int:
             f"a table of {size_range.points:,} rows is too long to read",
             f"use --csv, or at most {MAX_TABLE_POINTS:,} points with --all"),
             str(size_range.points))
+    settings = parse_settings(args.settings)
+    _refuse_swept_and_set(size_range.parameter, settings, args.sweep)
     stage("sweeping")
-    sweeper = Sweeper(args.spec, size_range.parameter, settings=parse_settings(args.settings),
-                      machine=machine, precision=args.precision, reuse=args.reuse)
+    try:
+        sweeper = Sweeper(args.spec, size_range.parameter, settings=settings,
+                          machine=machine, precision=args.precision, reuse=args.reuse)
+    except SizeError as error:  # the swept name: the sweeper knows the name, not the option
+        if error.code != Code.UNKNOWN_PARAMETER:
+            raise
+        raise placed(error, Span("--sweep", 1, 1, 1, len(size_range.parameter) + 1),
+                     args.sweep) from None
     size_range = size_range.with_step(sweeper.step)  # sizes the spec's `assume d | N` allow
     if size_range.multiples == 0:  # the nearest multiple, past the range, was swept instead
         raise SizeError(Code.BAD_RANGE, Diagnostic(
@@ -95,6 +104,18 @@ def run_sweep(args) -> int:
     for line in broken_bound_lines(broken, str(sweeper.symbol)):
         print(line, file=sys.stderr)
     return EXIT_OK
+
+
+def _refuse_swept_and_set(name: str, settings, sweep: str) -> None:
+    """`--sweep M=64..128 --set M=64`: the swept size's own --set was dropped without a
+    word (tune refuses a size both varied and set)."""
+    if name not in settings:
+        return
+    argument, start = settings.places[name]
+    raise SizeError(Code.SET_AND_VARIED, Diagnostic(
+        Span("--set", 1, start, 1, start + len(name)),
+        f"`{name}` is both swept ({sweep}) and set",
+        f"leave `{name}` out of --set, or sweep another size"), argument)
 
 
 def _keep_freed_memory() -> None:

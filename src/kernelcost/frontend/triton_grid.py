@@ -20,6 +20,7 @@ from ..base.records import record
 from .triton_source import Source, dotted, host_names, import_error
 from .triton_values import spec_name, symbol
 
+MAX_GRID_AXES = 3  # CUDA grids and tl.program_id(axis): axes 0, 1, 2
 CDIV = ("triton.cdiv", "tl.cdiv", "cdiv")
 
 
@@ -98,6 +99,7 @@ def plan_grid(source: Source, grid_option: str | None) -> dict[int, Axis]:
     entries, meta, origin = _grid_entries(source, grid_option)
     mapping = host_names(source) if grid_option is None else {}
     where = source if grid_option is None else _option_source(source, grid_option)
+    _refuse_extra_axes(where, entries, origin)
     for axis, entry in enumerate(entries):
         if axis in axes:
             continue
@@ -160,10 +162,11 @@ def _grid_entries(source: Source, grid_option: str | None
                   ) -> tuple[tuple[ast.expr, ...], str | None, str]:
     if grid_option is not None:
         option = _option_source(source, grid_option)
-        entries = []
+        entries, column = [], 0
         for part in grid_option.split(";"):
+            start, column = column + len(part) - len(part.lstrip()), column + len(part) + 1
             try:
-                entries.append(ast.parse(part.strip(), mode="eval").body)
+                entries.append(_shifted(ast.parse(part.strip(), mode="eval").body, start))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 raise import_error(Code.BAD_OPTION_VALUE, option, None,
                                    f"--grid entry `{part.strip()}` is not a Python expression",
@@ -176,6 +179,32 @@ def _grid_entries(source: Source, grid_option: str | None
     return source.launch.grid, source.launch.meta, f"the launch, line {line}"
 
 
+def _shifted(node: ast.expr, columns: int) -> ast.expr:
+    """An entry parsed alone, placed where it stands in --grid: the caret of an error in
+    `n;foo(n)` fell under `n;foo(` at column 1."""
+    for each in ast.walk(node):
+        if isinstance(each, (ast.expr, ast.keyword)):
+            each.col_offset += columns
+            if each.end_col_offset is not None:
+                each.end_col_offset += columns
+    return node
+
+
+def _refuse_extra_axes(where, entries: tuple[ast.expr, ...], origin: str) -> None:
+    """A Triton grid has at most three axes (tl.program_id(axis) takes 0, 1 or 2): a fourth
+    entry became a fourth parallel loop, multiplying every count by its extent."""
+    if len(entries) <= MAX_GRID_AXES:
+        return
+    message = (f"{origin}: a grid of {len(entries)} axes, where a Triton grid has at most "
+               f"{MAX_GRID_AXES}")
+    hint = "one extent an axis, for axes 0, 1 and 2"
+    if origin == "--grid":
+        raise import_error(Code.BAD_OPTION_VALUE, where, entries[MAX_GRID_AXES], message,
+                           hint + ", separated by `;`")
+    raise import_error(Code.TRITON_NO_GRID, where, entries[MAX_GRID_AXES], message,
+                       hint + ": a tuple of at most three")
+
+
 def _option_source(source: Source, grid_option: str) -> tuple[str, str]:
     return ("--grid", grid_option)
 
@@ -184,7 +213,12 @@ def grid_expr(source: Source | tuple[str, str], node: ast.expr, meta: str | None
               mapping: dict[str, str]) -> sympy.Expr:
     """A grid entry as a size expression: integers, names (host names mapped to the kernel
     parameters they are passed to), `meta['NAME']`, + - * and cdiv."""
-    if isinstance(node, ast.Constant) and type(node.value) is int and node.value > 0:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        if node.value <= 0:
+            raise import_error(Code.TRITON_UNSUPPORTED, source, node,
+                               f"a grid extent of {node.value}: the launch runs no program",
+                               "an extent counts programs: a positive integer or a size "
+                               "expression")
         return sympy.Integer(node.value)
     if isinstance(node, ast.Name):
         return symbol(spec_name(mapping.get(node.id, node.id)))

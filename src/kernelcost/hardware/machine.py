@@ -313,7 +313,7 @@ class Machine:
         check_precision_name(precision)
         if precision not in self.precisions:
             raise MachineFileError(Code.NO_PRECISION_PEAK, Diagnostic(
-                None, f"machine `{self.id}` ({self.name}) has no {precision} peak",
+                None, f"machine `{self.id}` ({self.name}) has no `{precision}` peak",
                 f"precisions on {self.id}: {', '.join(self.precisions)}"))
 
 

@@ -14,6 +14,7 @@ from ..base.tomlplaces import missing_place, place_of
 # divisions of the model overflow or lose all precision (5e-324 B/s makes every time inf).
 NUMBER_RANGE = (1e-15, 1e30)
 MAX_COUNT = 10_000_000  # SMs or CUs
+MAX_SHOWN_DIGITS = 24  # a figure out of range shown whole; longer, by its digit count
 
 
 def _name(where: str, key: str) -> str:
@@ -84,8 +85,9 @@ class MachineFields:
         except OverflowError:  # an integer of hundreds of digits
             number = math.inf
         if not math.isfinite(number) or not NUMBER_RANGE[0] <= number <= NUMBER_RANGE[1]:
-            shown = f"{value:.3g}" if isinstance(value, float) else f"an integer of " \
-                f"{len(str(value)) if number == math.inf else len(repr(value))} digits"
+            digits = len(str(abs(value))) if isinstance(value, int) else 0
+            shown = f"{value:.3g}" if isinstance(value, float) else str(value) if \
+                digits <= MAX_SHOWN_DIGITS else f"an integer of {digits} digits"
             raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
                              f"expected a positive number between "
                              f"{NUMBER_RANGE[0]:g} and {NUMBER_RANGE[1]:g} "

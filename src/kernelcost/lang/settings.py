@@ -237,6 +237,18 @@ def resolve_settings(raw: Mapping[str, object], parameters: dict[str, sympy.Symb
     return settings
 
 
+def refuse_unsized(raw: Mapping[str, object], resolved: Mapping[sympy.Symbol, sympy.Expr],
+                   numeric: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    """A setting in terms of a size that has a default (`n=BLK/3`, BLK = 1024) is a number
+    there: one that is not a positive integer (1024/3, or 0 for `n=BLK-1024`) is refused as
+    `n=1024/3` is, where a warning said the closed forms assume it whole."""
+    for symbol, expr in resolved.items():
+        if expr.free_symbols and symbol in numeric and symbol.name in raw:
+            text = normalise(str(raw[symbol.name]))
+            _refuse_what_is_not_a_size(symbol.name, text, numeric[symbol],
+                                       option_of(raw, symbol.name))
+
+
 def refuse_unnumbered(raw: Mapping[str, object],
                       resolved: Mapping[sympy.Symbol, sympy.Expr]) -> None:
     """A command that runs the nest at numbers (`check`) takes no size set in terms of one

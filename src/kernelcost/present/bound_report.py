@@ -60,7 +60,7 @@ def text_lines(result: LevelBound, path: str) -> list[str]:
                  + (f"{_e(result.tight)}, " if result.tight is not None else "")
                  + f"{_e(result.compulsory)}) words")
     lines.append(f"           HBL term |Z|/(2^sigma {S}^(sigma-1)) - {S} ({SEGMENT_SOURCE})"
-                 + ("; tight term 2|Z|/sqrt(S) - 2S (Smith et al. 2019)"
+                 + (f"; tight term 2|Z|/sqrt({S}) - 2{S} (Smith et al. 2019)"
                     if result.tight is not None else "")
                  + "; compulsory: each element outside the level once")
     lines.append(f"leading    {_e(result.leading)} words = {_e(result.word_bytes * result.leading)}"
@@ -110,7 +110,7 @@ def _verdict_lines(result: LevelBound) -> list[str]:
     assert v is not None  # asked only where there is a machine
     level = result.level
     made_of = capacity_text(v.capacity_parts)
-    lines = [f"machine    {v.machine}: S = {binary(v.capacity_B)} ({made_of}) = "
+    lines = [f"machine    {v.machine}: {result.S} = {binary(v.capacity_B)} ({made_of}) = "
              f"{_num(v.capacity_B / float(result.word_bytes))} words; fed by {v.bandwidth_level}"
              f"; ridge P/B = {_num(v.ridge)} FLOP/B"]
     verb = "can" if v.can else "cannot"

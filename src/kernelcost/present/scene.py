@@ -17,7 +17,8 @@ from ..analysis.api import Analysis, Spec, load, numeric_values
 from ..answers.answer import refuse_verdict_sizes
 from ..answers.efficiency import measured_efficiency
 from ..answers.model import Verdict, verdict
-from ..base.errors import Code, Diagnostic, SizeError
+from ..base import tree as ast
+from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
 from ..base.kinds import Reuse, TermKind, Unit, WorkClass
 from ..base.levels import Level
 from ..base.records import record
@@ -138,6 +139,7 @@ def scene(kernels, machine: Machine | str, precisions: Sequence[str] = (), *,
     kernels = [kernels] if isinstance(kernels, (Analysis, Spec, str, Path)) else list(kernels)
     loaded = [_spec_and_settings(kernel, settings, own, reuse)
               for kernel, own in zip(kernels, _padded(own_settings, len(kernels)))]
+    _refuse_names_of_no_spec(settings or {}, [spec for spec, *_ in loaded])
     chosen = list(precisions)
     kernel_precisions = [chosen[0] if chosen else spec.cost(mode).precision
                          for spec, _, _, mode in loaded]
@@ -155,6 +157,20 @@ def scene(kernels, machine: Machine | str, precisions: Sequence[str] = (), *,
     title = f"{machine.name}, {', '.join(drawn)}: hierarchical roofline"
     return _framed(Scene(title, machine, roofs, slopes, _ridges(machine, drawn, slopes),
                          tuple(marks)))
+
+
+def _refuse_names_of_no_spec(settings: Mapping, specs: Sequence[Spec]) -> None:
+    """A shared --set applies to each spec that has the name; one that no spec on the figure
+    has (`--set Q=4` beside gemm) was dropped without a word."""
+    names = {name for spec in specs for name in spec.parameters}
+    for name in settings:
+        if name not in names:
+            argument, start = getattr(settings, "places", {}).get(name, (f"{name}=", 1))
+            raise SizeError(Code.UNKNOWN_PARAMETER, Diagnostic(
+                ast.Span("--set", 1, start, 1, start + len(name)),
+                f"`{name}` is a parameter of no spec on the figure",
+                did_you_mean(name, sorted(names)) or "parameters: " + ", ".join(sorted(names))),
+                argument)
 
 
 def verdict_scene(result: Verdict, label: str = "kernel") -> Scene:

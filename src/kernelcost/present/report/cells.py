@@ -72,14 +72,17 @@ def size_text(value: float) -> str:
     return repr(value)
 
 
-def size_number(value: float) -> str:
+def size_number(value: float | int) -> str:
     """A size as a user writes it: integers whole (65536, not 6.5536e+04), powers of ten as
     10^8 and round multiples as 3·10^9; other values with 6 significant digits."""
-    if not math.isfinite(value):
+    if isinstance(value, int):  # exact, past a double's range too (a spec's 10^999)
+        whole = value
+    elif not math.isfinite(value):
         return "infinity" if value > 0 else "-infinity"
-    if value != round(value):
+    elif value != round(value):
         return f"{value:g}"
-    whole = int(round(value))  # noqa: RUF046 (a Python int whatever number the caller passes)
+    else:
+        whole = int(round(value))  # noqa: RUF046 (a Python int whatever number is passed)
     digits = str(abs(whole))
     zeros = len(digits) - len(digits.rstrip("0"))
     if zeros < 6:

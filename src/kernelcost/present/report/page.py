@@ -122,7 +122,7 @@ def _table(title: str, columns: list[Column], rows: Sequence[Sequence[str | None
     from rich.table import Table
 
     # no outer frame, a rule under the header: four columns more than a boxed table
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+    table = Table(title=_text(title), title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
                   pad_edge=False)
     for index, content in kept.items():
         table.add_column(_text(columns[index].header), justify=columns[index].justify,

@@ -167,4 +167,9 @@ def _size_text(analysis: Analysis, name: str, value) -> str:
         return formula(analysis.settings[symbol])
     if value is None:
         return "symbolic"
+    # the exact size where it is a whole number: its double past 2^53 showed 10^29 - 1 as
+    # 99999999999999991433150857216
+    exact = analysis.settings.get(symbol, analysis.spec.checked.defaults.get(symbol))
+    if exact is not None and (isinstance(exact, int) or getattr(exact, "is_Integer", False)):
+        return size_number(int(exact))
     return size_number(value)
