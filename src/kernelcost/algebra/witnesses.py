@@ -74,10 +74,18 @@ def _sign_at(expr: sympy.Expr, values: dict) -> int | None:
 def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
     """The free symbols of expr in a fixed order, where it has some and every one is a size
     (a positive integer); None otherwise."""
-    symbols = expr.free_symbols
+    symbols = free_symbols(expr)
     if not symbols or not all(symbol.is_integer and symbol.is_positive for symbol in symbols):
         return None
     return tuple(sorted(symbols, key=text_key))
+
+
+# kept: the arguments of a verdict's Min and Max calls recur (the bound's terms, the model's,
+# at the maximum clock), and free_symbols walks an expression whole each time it is asked
+@functools.lru_cache(maxsize=4096)
+def free_symbols(expr: sympy.Expr) -> frozenset[sympy.Symbol]:
+    """expr.free_symbols, kept."""
+    return frozenset(expr.free_symbols)
 
 
 def integers_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
@@ -192,7 +200,7 @@ class ArgumentWitnesses:
 
     def __init__(self, arguments: Sequence[sympy.Expr]):
         self.arguments = arguments
-        self.free = [argument.free_symbols for argument in arguments]
+        self.free = [free_symbols(argument) for argument in arguments]
         self.symbols = tuple(sorted(set().union(*self.free), key=text_key))
         self.position = {symbol: index for index, symbol in enumerate(self.symbols)}
         self.plans = [rational_eval.compiled(argument, self.symbols) for argument in arguments]
