@@ -119,3 +119,30 @@ def test_a_product_prints_as_sympy_prints_it(factors, evaluate):
     assert_printed_as_sympy(product)
     assert_printed_as_sympy(product + N)
     assert_printed_as_sympy(sympy.Function("f")(product, M))
+
+
+NUMBERS = [sympy.Integer(1), sympy.Integer(-3), sympy.Rational(5, 2), sympy.Rational(-7, 4),
+           sympy.pi, -sympy.pi, sympy.Float(2.5), sympy.Float(-0.5), sympy.sqrt(3),
+           sympy.I, 1 + sympy.I]
+FORMS = [N, N * M, N**2, T / M, sympy.ceiling(N / 128), sympy.sqrt(N), sympy.I * N,
+         sympy.sqrt(3) * N, (N + 1) * M, sympy.Max(N, M), (-1 + sympy.sqrt(3) * sympy.I) * N,
+         3**sympy.Rational(1, 3) * N**2 * (sympy.Rational(-1, 2) + sympy.sqrt(3) * sympy.I / 2),
+         sympy.pi * sympy.sqrt(2) * M, (N + 1)**sympy.Rational(1, 3) * sympy.I,
+         sympy.sqrt(N + sympy.sqrt(3)) * sympy.Float(1.5),
+         N / (3 * (sympy.Rational(-1, 2) + sympy.sqrt(3) * sympy.I / 2)),
+         (1 - sympy.sqrt(3) * sympy.I)**2 * M * (N + 5)**sympy.Rational(2, 3)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(NUMBERS), st.sampled_from(NUMBERS), st.sampled_from(FORMS))
+def test_a_number_beside_a_term_is_ordered_as_sympy_orders_it(number, coefficient, form):
+    """A number beside a number times a form, where str writes a positive number first
+    beside a negative coefficient (sympy's own case, spotted as it spots it) and lex order
+    otherwise: as_ordered_terms and the texts, against sympy's."""
+    expr = number + coefficient * form
+    assume(expr.is_Add)
+    ours = (expr.as_ordered_terms(), expr.as_ordered_terms("lex"))
+    with sympys_own():
+        assert ours == (expr.as_ordered_terms(), expr.as_ordered_terms("lex"))
+    assert_printed_as_sympy(expr)
+    assert_printed_as_sympy(sympy.Function("f")(expr, 2 * N) * (expr + M))

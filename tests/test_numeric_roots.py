@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -112,3 +113,28 @@ def test_the_bisection_stops_where_its_200_halvings_would_end(p, q, index, shape
                  "flat": lambda x: float(p)}
     function = functions[shape]
     assert module._bisect(function, left, right) == halved_200_times(function, left, right)
+
+
+VALUES = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True),
+                   st.integers(-10**400, 10**400), st.sampled_from([0, 0.0, -0.0, 10**309]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(VALUES, max_size=20),
+       st.one_of(st.integers(-10**20, 10**20), st.floats(allow_nan=False, allow_infinity=False)))
+def test_the_grids_signs_are_those_sign_reads_of_each_difference(values, number):
+    """GridSearch's signs in one loop against _sign of the difference at each point: None
+    (no value there), an overflow, NaN and zero count for neither sign."""
+    def difference_at(value):
+        if value is None:
+            raise ZeroDivisionError  # a point where the quantity had no value
+        return value - number
+
+    try:  # an integer difference past a double: _sign's reading raises, as it did
+        expected = [module._sign(lambda _, value=value: difference_at(value), 0.0)
+                    for value in values]
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            module._difference_signs(values, number)
+        return
+    assert module._difference_signs(values, number) == expected

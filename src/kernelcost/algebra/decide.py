@@ -386,6 +386,9 @@ def one_size_sign(difference: sympy.Expr) -> int | None:
     return 1 if value_at_one > 0 else -1
 
 
+# kept: every Min and Max asks it of each argument, and a verdict's Max calls share most of
+# theirs (the bound's terms, the model's, at the maximum clock), each walked whole by has()
+@functools.lru_cache(maxsize=4096)
 def _rewritten_by_lattice(argument: sympy.Expr) -> bool:
     return (isinstance(argument, (sympy.Min, sympy.Max))
             or argument.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan))

@@ -136,7 +136,7 @@ class Equation:
                 continue  # a double root (a zero discriminant here): one place, listed once
             roots.append(Root(candidate, self.condition(candidate), value,
                               self.side_at(value, target_value)))
-        return sorted(roots, key=_sort_key)
+        return sorted_roots(roots)
 
     def _real_roots(self, target_value: sympy.Expr) -> list[sympy.Expr] | None:
         """The real roots of the cleared polynomial at this target, exactly (CRootOf), where
@@ -330,6 +330,32 @@ def _minus_into_a_sum(product: sympy.Expr) -> sympy.Expr | None:
             flipped = sympy.expand(-factor)
             return -coefficient * sympy.Mul(*factors[:index], flipped, *factors[index + 1:])
     return None
+
+
+def sorted_roots(roots: list[Root]) -> list[Root]:
+    """The roots by value, numbers first, then forms by their text. Where every value is a
+    rational c times a real root r of one polynomial (a CRootOf: the cubic's formulas placed),
+    by r's index, which numbers a polynomial's real roots from the smallest: a float of each
+    would refine r's interval in sympy, as the first float a printer asks of it does anyway
+    (from its isolating interval each evaluation refines it the same way: the printed value
+    is the same)."""
+    indices = _root_indices(roots)
+    if indices is None:
+        return sorted(roots, key=_sort_key)
+    return [root for _, root in sorted(zip(indices, roots), key=lambda pair: pair[0])]
+
+
+def _root_indices(roots: list[Root]) -> list[int] | None:
+    """Each root's place among the real roots of their one polynomial (its negative for a
+    negative c); None where they are not all c times such a root with one c."""
+    found = [root.value.as_coeff_Mul() for root in roots]
+    if not found or not all(isinstance(atom, sympy.CRootOf) and coefficient.is_Rational
+                            and coefficient != 0 and atom.is_real for coefficient, atom in found):
+        return None
+    if len({atom.poly for _, atom in found}) > 1 or len({c for c, _ in found}) > 1:
+        return None
+    sign = 1 if found[0][0] > 0 else -1
+    return [sign * int(atom.index) for _, atom in found]
 
 
 def _sort_key(root: Root) -> tuple[int, float | str]:

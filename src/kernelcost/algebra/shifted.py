@@ -65,15 +65,10 @@ class ShiftedPolynomials:
         self.roundings: dict[sympy.Expr, sympy.Symbol] = {}
         sizes: list[tuple[sympy.Symbol, ...] | None] = []
         for argument in arguments:
-            roundings = rounded_sizes(argument)
-            read = (None if roundings is None else () if argument.is_Rational
-                    else _sizes_within(argument, roundings))
-            if read == _UNREAD:  # rebuilt, sympy may settle it to a number (Min(3, 128 c))
-                argument = argument.xreplace(roundings)
-                read = () if argument.is_Rational else rational_sizes(argument)
-            elif roundings:
+            roundings, read, rounded, rebuilt = _argument_read(argument)
+            if roundings and not rebuilt:
                 self.roundings.update(roundings)
-            self.rounded.append(None if roundings is None else argument)
+            self.rounded.append(None if roundings is None else rounded)
             sizes.append(None if isinstance(read, str) else read)
         self.sizes = tuple(sorted(set().union(*filter(None, sizes)), key=text_key))
         self.own = sizes
@@ -96,6 +91,26 @@ class ShiftedPolynomials:
             difference[exponents] = difference.get(exponents, 0) - value * scale
         return part_sign(({exponents: value for exponents, value in difference.items()
                            if value}, scale * other_scale), self.sizes)
+
+
+# kept: a verdict's Min and Max calls share most arguments (the bound's terms, the model's,
+# at the maximum clock), and reading one walks it whole
+@functools.lru_cache(maxsize=4096)
+def _argument_read(argument: sympy.Expr) -> tuple[dict[sympy.Expr, sympy.Symbol] | None,
+                                                  tuple[sympy.Symbol, ...] | str | None,
+                                                  sympy.Expr, bool]:
+    """An argument as ShiftedPolynomials reads it: the size of each ceiling (None where one
+    is no size), its sizes, the form it expands, and whether that form was rebuilt with the
+    sizes put in (where they cannot be read off it: sympy may settle it to a number,
+    Min(3, 128 c))."""
+    roundings = rounded_sizes(argument)
+    read = (None if roundings is None else () if argument.is_Rational
+            else _sizes_within(argument, roundings))
+    if read != _UNREAD:
+        return roundings, read, argument, False
+    assert roundings is not None
+    rebuilt = argument.xreplace(roundings)
+    return roundings, () if rebuilt.is_Rational else rational_sizes(rebuilt), rebuilt, True
 
 
 def shifted_nonnegative(expr: sympy.Expr) -> bool:

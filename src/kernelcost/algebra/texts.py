@@ -146,27 +146,49 @@ def _inverted(item: sympy.Pow) -> sympy.Expr:
 
 
 def _ordered_terms(expr: sympy.Add, order=None, data=False) -> list[sympy.Expr]:
-    """Expr.as_ordered_terms(expr, order, data), the same list: by the monomials alone in lex
-    order where they decide it, else sympy's own."""
-    lex = order == "lex" or (order is None and not _number_first(expr))
-    ordered = _by_monomials(expr) if lex and not data else None
+    """Expr.as_ordered_terms(expr, order, data), the same list: str's number first beside a
+    negative term as sympy spots it, else by the monomials alone in lex order where they
+    decide it, else sympy's own."""
+    if data or order not in (None, "lex"):
+        return _SYMPY_ORDERED_TERMS(expr, order=order, data=data)
+    ordered = _number_first(expr) if order is None else None
+    if ordered is None:
+        ordered = _by_monomials(expr)
     if ordered is None:
         return _SYMPY_ORDERED_TERMS(expr, order=order, data=data)
     return ordered
 
 
-def _number_first(expr: sympy.Expr) -> bool:
-    """Whether str's order may differ from lex order: two terms, one a number, one of them
-    negative (Expr.as_ordered_terms puts a positive number before a negative term)."""
+def _number_first(expr: sympy.Expr) -> list[sympy.Expr] | None:
+    """Expr.as_ordered_terms' own case of str's order: a positive number beside a number
+    times a form, the number negative (1 - 2*x), as it tests it: the two terms, the number
+    first; None for any other sum (lex order then, as in sympy's next step)."""
     terms = sympy.Add.make_args(expr)
-    return (len(terms) == 2 and any(term.is_number for term in terms)
-            and any(term.as_coeff_Mul()[0].is_negative for term in terms))
+    if len(terms) != 2:
+        return None
+    first, second = sorted(terms, key=_not_a_number)
+    if not (isinstance(first, _NUMBERS) and isinstance(second, sympy.Mul)):
+        return None
+    factors = sorted(sympy.Mul.make_args(second), key=_not_a_number)
+    if (len(factors) == 2 and isinstance(factors[0], sympy.Number) and first.is_positive
+            and factors[0].is_negative):
+        return [first, second]
+    return None
+
+
+_NUMBERS = (sympy.Number, sympy.NumberSymbol)
+
+
+def _not_a_number(term: sympy.Expr) -> bool:
+    return not isinstance(term, _NUMBERS)
 
 
 def _by_monomials(expr: sympy.Expr) -> list[sympy.Expr] | None:
     """The terms of expr in as_ordered_terms("lex") order, from the exponents of each term
-    over the bases of them all (as Expr.as_terms decomposes them); None where a factor is a
-    number or does not commute, or two terms share a monomial: sympy's own order then."""
+    over the bases of them all (as Expr.as_terms decomposes them, a number that has a complex
+    value part of the coefficient: sqrt(3), I, -1 + sqrt(3)*I); None where another number
+    is a factor or a factor does not commute, or two terms share a monomial: sympy's own
+    order then, which reads the coefficients."""
     terms = []
     bases: set[sympy.Expr] = set()
     for term in sympy.Add.make_args(expr):
@@ -174,6 +196,8 @@ def _by_monomials(expr: sympy.Expr) -> list[sympy.Expr] | None:
         rest = term.as_coeff_Mul()[1]
         if rest is not sympy.S.One:
             for factor in sympy.Mul.make_args(rest):
+                if factor.is_number and _has_complex_value(factor):
+                    continue  # as_terms multiplies it into the coefficient
                 if factor.is_number or not factor.is_commutative:
                     return None
                 base, exponent = decompose_power(factor)
@@ -185,6 +209,23 @@ def _by_monomials(expr: sympy.Expr) -> list[sympy.Expr] | None:
     if len(set(keys)) < len(keys):
         return None
     return [term for _, (term, _) in sorted(zip(keys, terms), key=lambda pair: pair[0])]
+
+
+def _has_complex_value(number: sympy.Expr) -> bool:
+    """Whether complex(number) surely gives a value (as_terms then takes the number into the
+    coefficient): rationals, I, pi and the like, positive rationals to rational powers, sums
+    and products of them, and their integer powers (negative ones of a nonzero number)."""
+    if number.is_Rational or number is sympy.I or isinstance(number, sympy.NumberSymbol):
+        return True
+    if number.is_Pow:
+        base, exponent = number.args
+        if base.is_Rational:
+            return bool(base > 0 and exponent.is_Rational)
+        return bool(exponent.is_Integer and _has_complex_value(base)
+                    and (exponent > 0 or base.is_zero is False))
+    if number.is_Add or number.is_Mul:
+        return all(_has_complex_value(argument) for argument in number.args)
+    return False
 
 
 def _precedence_of_product(product: sympy.Expr) -> int:

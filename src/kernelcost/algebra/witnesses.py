@@ -74,10 +74,18 @@ def _sign_at(expr: sympy.Expr, values: dict) -> int | None:
 def sizes_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
     """The free symbols of expr in a fixed order, where it has some and every one is a size
     (a positive integer); None otherwise."""
-    symbols = expr.free_symbols
+    symbols = free_symbols(expr)
     if not symbols or not all(symbol.is_integer and symbol.is_positive for symbol in symbols):
         return None
     return tuple(sorted(symbols, key=text_key))
+
+
+# kept: the arguments of a verdict's Min and Max calls recur (the bound's terms, the model's,
+# at the maximum clock), and free_symbols walks an expression whole each time it is asked
+@functools.lru_cache(maxsize=4096)
+def free_symbols(expr: sympy.Expr) -> frozenset[sympy.Symbol]:
+    """expr.free_symbols, kept."""
+    return frozenset(expr.free_symbols)
 
 
 def integers_of(expr: sympy.Expr) -> tuple[sympy.Symbol, ...] | None:
@@ -117,6 +125,12 @@ def shows(difference: sympy.Expr, signs: tuple[int, ...]) -> bool:
     ordered = _witnessed_symbols(difference.free_symbols)
     return bool(ordered) and any(sign_of(difference, ordered, values) in signs
                                  for values in witness_values(len(ordered)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _witnessed_set(symbols: frozenset[sympy.Symbol]) -> tuple[sympy.Symbol, ...]:
+    """_witnessed_symbols of a pair's symbols, kept: every pair of every Min and Max asks."""
+    return _witnessed_symbols(symbols)
 
 
 def _witnessed_symbols(symbols) -> tuple[sympy.Symbol, ...]:
@@ -192,11 +206,12 @@ class ArgumentWitnesses:
 
     def __init__(self, arguments: Sequence[sympy.Expr]):
         self.arguments = arguments
-        self.free = [argument.free_symbols for argument in arguments]
+        self.free = [free_symbols(argument) for argument in arguments]
         self.symbols = tuple(sorted(set().union(*self.free), key=text_key))
         self.position = {symbol: index for index, symbol in enumerate(self.symbols)}
         self.plans = [rational_eval.compiled(argument, self.symbols) for argument in arguments]
         self.values: dict[tuple[int, tuple[int, ...]], Value | None] = {}
+        self.points: dict[tuple[sympy.Symbol, ...], list[tuple[int, ...]]] = {}
 
     def split(self, i: int, j: int, difference: sympy.Expr | None = None) -> bool:
         """both_signs(difference, zero_counts_as=0), at the witnesses of the difference's
@@ -204,23 +219,40 @@ class ArgumentWitnesses:
         difference, at the witnesses of the two arguments' symbols, where both have a value:
         sizes all the same, so both signs there are both signs of the difference, found
         before it is built."""
-        ordered = _witnessed_symbols(
-            difference.free_symbols if difference is not None
-            else self.free[i] | self.free[j])
-        positions = [self.position[symbol] for symbol in ordered]
+        ordered = (_witnessed_symbols(difference.free_symbols) if difference is not None
+                   else _witnessed_set(self.free[i] | self.free[j]))
+        if not ordered:
+            return False
+        seen: set[int] = set()  # split_signs' reading, a zero for neither side
+        for values, point in zip(witness_values(len(ordered)), self._points(ordered)):
+            first, second = self.value(i, point), self.value(j, point)
+            sign: int | None
+            if first is not None and second is not None:
+                sign = rational_eval.compare(first, second)
+            elif difference is not None:
+                sign = sign_of(difference, ordered, values)
+            else:
+                continue
+            if sign:
+                seen.add(sign)
+                if len(seen) == 2:
+                    return True
+        return False
 
-        def signs():
+    def _points(self, ordered: tuple[sympy.Symbol, ...]) -> list[tuple[int, ...]]:
+        """The witness points of these symbols over all the arguments' symbols (the others
+        at 1), in witness_values' order, made once for every pair that asks them."""
+        points = self.points.get(ordered)
+        if points is None:
+            positions = [self.position[symbol] for symbol in ordered]
+            points = []
             for values in witness_values(len(ordered)):
                 point = [1] * len(self.symbols)
                 for position, value in zip(positions, values):
                     point[position] = value
-                first, second = self.value(i, tuple(point)), self.value(j, tuple(point))
-                if first is not None and second is not None:
-                    yield rational_eval.compare(first, second)
-                elif difference is not None:
-                    yield sign_of(difference, ordered, values)
-
-        return bool(ordered) and split_signs(signs(), zero_counts_as=0)
+                points.append(tuple(point))
+            self.points[ordered] = points
+        return points
 
     def leaders_first(self, winning_sign: int) -> list[int]:
         """The arguments' indices, those largest (winning_sign 1; smallest for -1) where every

@@ -34,7 +34,6 @@ class LevelVerdict:
     peak_roof: Roof  # P's ceiling: the bf16 tensor peak
     bandwidth_Bps: sympy.Rational  # B_l
     ridge: sympy.Rational  # I_crit = P / B_l, FLOP/B
-    ratio: sympy.Expr  # I_l / I_crit
     regime: Regime | None  # memory-bound when I_l < I_crit; None while undecided
     performance: sympy.Expr  # attainable FLOP/s under this roof: min(P, I_l * B_l)
     against_ridge: int | None = field(default=None, compare=False, repr=False)  # the sign
@@ -46,6 +45,11 @@ class LevelVerdict:
     def zone(self) -> Zone | None:
         """The chapter's zone of the ratio; None while the ratio is symbolic."""
         return zone_of(self.intensity, self.ridge)
+
+    @functools.cached_property
+    def ratio(self) -> sympy.Expr:
+        """I_l / I_crit, in lowest terms."""
+        return scaled(self.intensity, 1 / self.ridge)
 
     @functools.cached_property
     def peak_fraction(self) -> sympy.Expr:
@@ -127,7 +131,6 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
                   peak_roof: Roof, bandwidth: sympy.Rational) -> LevelVerdict:
     intensity = _intensity(work, traffic)
     ridge = peak / bandwidth
-    ratio = scaled(intensity, 1 / ridge)
     # peak - I * bandwidth and 1 - I / ridge have the sign of ridge - I: the questions are
     # asked of I, whose witnesses and coefficients every machine shares (thresholds)
     order = pair_sign(intensity, ridge)
@@ -140,7 +143,6 @@ def level_verdict(level: str, work: sympy.Expr, traffic: sympy.Expr, peak: sympy
         peak_roof=peak_roof,
         bandwidth_Bps=bandwidth,
         ridge=ridge,
-        ratio=ratio,
         regime=regime_of(intensity, ridge) if order is None  # else the side order proved
         else Regime.MEMORY_BOUND if order < 0 else Regime.COMPUTE_BOUND,
         performance=smallest_of_two(peak, intensity * bandwidth, against_ridge),
