@@ -8,6 +8,7 @@ import numpy
 import pytest
 import sympy
 from conftest import SPECS
+from hostile_runs import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from wording import plural_slips
@@ -261,3 +262,20 @@ def test_no_printed_count_of_one_takes_the_plural():
     slips = {str(path.relative_to(root)): found for path in texts
              if (found := plural_slips(path.read_text(encoding="utf-8")))}
     assert not slips, slips
+
+
+ONE_OF_EACH = ('{"_name_or_path": "one-layer", "model_type": "llama", "hidden_size": 128,\n'
+               ' "num_attention_heads": 1, "num_key_value_heads": 1, "num_hidden_layers": 1,\n'
+               ' "intermediate_size": 256, "vocab_size": 1000, "max_position_embeddings": 4096}\n')
+
+
+@pytest.mark.parametrize("options", [(), ("--kernels",), ("--batch", "1", "--context", "1"),
+                                     ("--launch", "graphs")])
+def test_a_model_of_one_layer_and_one_head_says_so(capsys, tmp_path, options):
+    """The whole-model header wrote "1 layers, ... 1 heads / 1 KV heads" for a user's model of
+    one layer and one head: the goldens hold only the shipped models, of many of each."""
+    config = tmp_path / "config.json"
+    config.write_text(ONE_OF_EACH)
+    code, out, _ = run(capsys, "model", config, "--machine", "h100", *options)
+    assert code == 0 and "(420,224 parameters, 1 layer, hidden 128, 1 head / 1 KV head," in out
+    assert not plural_slips(out), plural_slips(out)

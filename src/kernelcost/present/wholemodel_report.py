@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..answers.composition import KINDS, KernelKind, Phase
 from ..answers.wholemodel import Crossing, Step, WholeModel
-from ..base.units import plain, si
+from ..base.units import counted, plain, si
 from .collectives_report import decode_table, parallel_json, step_lines
 from .report.cells import json_count
 from .report.page import Column, noted_table
@@ -81,14 +81,16 @@ def parameter_count(count: int) -> str:
 
 def header_lines(result: WholeModel) -> list[str]:
     model, machine = result.model, result.machine
-    moe = (f", {model.experts} experts, top-{model.experts_per_token}" if model.moe else "")
+    moe = (f", {counted(model.experts, 'expert')}, top-{model.experts_per_token}"
+           if model.moe else "")
     words = result.quantisation.words()
     served = (f"weights {words['weights']}, activations {words['activations']}, KV cache "
               f"{words['kv_cache']}")
     if result.quantisation.grouped:
         served += f", a scale per {result.quantisation.group} weights"
-    lines = [f"{model.name} ({parameter_count(model.params())} parameters, {model.layers} layers, "
-             f"hidden {model.hidden}, {model.heads} heads / {model.kv_heads} KV heads, "
+    lines = [f"{model.name} ({parameter_count(model.params())} parameters, "
+             f"{counted(model.layers, 'layer')}, hidden {model.hidden}, "
+             f"{counted(model.heads, 'head')} / {counted(model.kv_heads, 'KV head')}, "
              f"head dim {model.head_dim}{moe}; {served}) on {machine.name}, "
              f"context {result.context}"
              + (f", {result.memory.gpus} GPUs" if result.memory.gpus > 1 else "")]
