@@ -22,7 +22,7 @@ from ..algebra.rounding import may_be_proven_integer
 from ..algebra.shifted import shifted_nonnegative, shifted_sign
 from ..base import tree as ast
 from ..base.errors import BudgetError, Code, Diagnostic
-from ..base.symbols import derivative, first_minmax
+from ..base.symbols import Replacer, derivative, first_minmax
 from ..lang.check import CheckedKernel
 from .unrounded import unrounded_lower_bound
 
@@ -66,6 +66,13 @@ class Facts:
         self.activity: tuple[str, ast.Span | None] | None = None
         for relation in checked.bounds:
             self.slack.extend(self._slack_substitutions(relation))
+        # the rules restore and drop_rounding replace with, fixed from here on: the totals
+        # and bounds they are applied to share their nodes
+        self._written_back = Replacer(self.backward)
+        self._unrounded = _WholeRoundings(self)
+        # each loop's iterator written in its counter: the summands of the statements under
+        # a loop, and the bounds proven over it, share their inner sums and clipped bounds
+        self._in_counters: dict[tuple[sympy.Expr, ...], Replacer] = {}
 
     def _divisibility(self, divisor: sympy.Expr, dividend: sympy.Expr) -> None:
         """`d | n` becomes n = d*q. A second fact on n, or one that would close a circle
@@ -136,16 +143,21 @@ class Facts:
 
     def restore(self, expr: sympy.Expr) -> sympy.Expr:
         """The quotients written back as dividend / divisor, in the spec's own sizes."""
-        return self.drop_rounding(expr).xreplace(self.backward)
+        return self._written_back(self.drop_rounding(expr))
+
+    def in_counter(self, loop: Loop) -> Replacer:
+        """The replacement of the loop's iterator by lo + step * counter."""
+        key = (loop.var, loop.lo, loop.step, loop.counter)
+        if key not in self._in_counters:
+            self._in_counters[key] = Replacer({loop.var: loop.lo + loop.step * loop.counter})
+        return self._in_counters[key]
 
     def drop_rounding(self, expr: sympy.Expr) -> sympy.Expr:
         """floor(x) and ceiling(x) replaced by x wherever the facts prove x an integer."""
         for _ in range(8):  # a rounding inside a rounding needs a second pass
-            replacements = {node: node.args[0] for node in expr.atoms(sympy.floor, sympy.ceiling)
-                            if self.integral(node.args[0])}
-            if not replacements:
+            expr, changed = self._unrounded.replaced(expr)
+            if not changed:
                 return expr
-            expr = expr.xreplace(replacements)
         return expr
 
     def whole_ceiling(self, value: sympy.Expr) -> sympy.Expr:
@@ -279,7 +291,7 @@ class Facts:
             return self._extremum_nonnegative_within(expr, node, loops)
         slack = sympy.Symbol("_within", integer=True, nonnegative=True)
         for loop in reversed(loops):
-            expr = sympy.expand(expr.xreplace({loop.var: loop.lo + loop.step * loop.counter}))
+            expr = sympy.expand(self.in_counter(loop)(expr))
             slope = derivative(expr, loop.counter)
             if loop.counter not in expr.free_symbols:
                 continue
@@ -327,6 +339,20 @@ class Facts:
                 yield sympy.expand(base.subs(substitution))
         if not expr.has(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max):
             yield factor(expr)  # T*a - T is T*(a - 1): a product of signed factors
+
+
+class _WholeRoundings(Replacer):
+    """One pass of drop_rounding: the xreplace of every floor and ceiling whose argument
+    the facts prove an integer by that argument (the facts' integral answers are fixed)."""
+
+    def __init__(self, facts: Facts):
+        super().__init__()
+        self.facts = facts
+
+    def image(self, node: sympy.Basic) -> sympy.Basic | None:
+        if isinstance(node, (sympy.floor, sympy.ceiling)) and self.facts.integral(node.args[0]):
+            return node.args[0]
+        return None
 
 
 def _plainly_nonnegative(expr: sympy.Expr) -> bool:

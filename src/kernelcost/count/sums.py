@@ -14,7 +14,6 @@ from sympy.polys.polyerrors import BasePolynomialError
 
 from ..algebra.witnesses import shows
 from ..base import watchdog
-from ..base.symbols import replace_symbols
 from .facts import Facts
 from .loops import Loop
 
@@ -46,7 +45,7 @@ class Summer:
             self.summing, self.pieces = loop, 1
             self._announce()
             # xreplace, not subs: an iterator is never a bound variable of a sum left open
-            total = replace_symbols(total, {loop.var: loop.lo + loop.step * loop.counter})
+            total = self.facts.in_counter(loop)(total)
             total = self.range_sum(total, loop.counter, sympy.Integer(0), loop.trips - 1)
         if self.summing is not None:
             self.summing = self.facts.activity = None
