@@ -230,8 +230,19 @@ class Facts:
         sign = shifted_sign(expanded)
         if sign is not None:
             return sign >= 0  # negative at every size: no bound can prove it nonnegative
-        return not self._refuted(expanded) and any(
-            candidate.is_nonnegative for candidate in self._variants(expanded))
+        if self._refuted(expanded):
+            return False
+        unrounded = ()
+        if expanded.has(sympy.floor, sympy.ceiling):
+            unrounded = (unrounded_lower_bound(expanded),)
+            # a bound plainly nonnegative is one sympy's assumptions prove nonnegative too
+            # (a property test holds them to it), so the variants' answer is True without
+            # asking them of expr first: a millisecond or more where a rounding holds them
+            # back (a clipped tile's last range, `S - Bc*(ceiling(S/Bc) - 1) >= 0`)
+            if unrounded[0] is not None and _plainly_nonnegative(unrounded[0]):
+                return True
+        return any(candidate.is_nonnegative
+                   for candidate in self._variants(expanded, unrounded))
 
     def _refuted(self, expr: sympy.Expr) -> bool:
         """expr is negative at some point its symbols' own assumptions allow: the variants
@@ -325,11 +336,13 @@ class Facts:
         cases = (self.nonnegative_within(expr.xreplace({node: arg}), loops) for arg in node.args)
         return all(cases) if needs_all else any(cases)
 
-    def _variants(self, expr: sympy.Expr) -> Iterator[sympy.Expr]:
-        """expr, then lower bounds of it: if any is nonnegative, so is expr."""
+    def _variants(self, expr: sympy.Expr,
+                  unrounded: tuple[sympy.Expr | None, ...] = ()) -> Iterator[sympy.Expr]:
+        """expr, then lower bounds of it: if any is nonnegative, so is expr. `unrounded`:
+        unrounded_lower_bound(expr), where the caller has it already."""
         yield expr
         lowered = [expr]
-        for bound in (unrounded_lower_bound(expr),
+        for bound in (*(unrounded or (unrounded_lower_bound(expr),)),
                       unrounded_lower_bound(expr, ceiling_to_floor=True)):
             if bound is not None and bound != expr:
                 lowered.append(bound)
