@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_rational_eval import SIZES, expressions
 from tiers import tiered
 
-from kernelcost.base.symbols import Replacer, iterator_symbol, size_symbol
+from kernelcost.base.symbols import Replacer, WholeRoundings, iterator_symbol, size_symbol
 
 N, T, M = SIZES
 j = iterator_symbol("j")
@@ -49,21 +49,17 @@ def test_a_replacer_of_an_iterator_and_of_whole_nodes():
     assert Replacer({})(bound) is bound
 
 
-class _Halved(Replacer):
-    """A rule that is a test: every ceiling of an even multiple of a size by its argument."""
-
-    def image(self, node):
-        if isinstance(node, sympy.ceiling) and (node.args[0] / 2).is_integer:
-            return node.args[0]
-        return None
+def _halved(argument):
+    """A rule that is a test: a ceiling of an even multiple of the sizes is whole."""
+    return bool((argument / 2).is_integer)
 
 
 @tiered(200)
 @given(st.lists(expressions(kinds=("add", "mul", "div", "ceiling", "min")), min_size=1,
                 max_size=4))
 def test_a_rule_that_is_a_test_gives_xreplaces_expressions(exprs):
-    replacer = _Halved()
+    replacer = WholeRoundings(_halved)
     for expr in [*exprs, *exprs]:
         rule = {node: node.args[0] for node in expr.atoms(sympy.ceiling)
-                if (node.args[0] / 2).is_integer}
+                if _halved(node.args[0])}
         assert replacer(expr) == expr.xreplace(rule)

@@ -4,7 +4,7 @@ AST expressions into sympy. User text never reaches sympify: each node maps to a
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
@@ -245,3 +245,17 @@ class Replacer:
         if changed:
             return node.func(*args), True
         return node, False
+
+
+class WholeRoundings(Replacer):
+    """The xreplace of every floor and ceiling by its argument where `whole` holds of that
+    argument (a fixed test: the facts' integral): one pass of Facts.drop_rounding."""
+
+    def __init__(self, whole: Callable[[sympy.Expr], bool]):
+        super().__init__()
+        self.whole = whole
+
+    def image(self, node: sympy.Basic) -> sympy.Basic | None:
+        if isinstance(node, (sympy.floor, sympy.ceiling)) and self.whole(node.args[0]):
+            return node.args[0]
+        return None

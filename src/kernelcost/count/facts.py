@@ -22,7 +22,7 @@ from ..algebra.rounding import may_be_proven_integer
 from ..algebra.shifted import shifted_nonnegative, shifted_sign
 from ..base import tree as ast
 from ..base.errors import BudgetError, Code, Diagnostic
-from ..base.symbols import Replacer, derivative, first_minmax
+from ..base.symbols import Replacer, WholeRoundings, derivative, first_minmax
 from ..lang.check import CheckedKernel
 from .unrounded import unrounded_lower_bound
 
@@ -61,6 +61,7 @@ class Facts:
         # nonnegative_within's answers: (expr, loops, how many slack substitutions) -> answer
         self._within: dict[tuple[sympy.Expr, tuple[Loop, ...], int], bool] = {}
         self._integral: dict[sympy.Expr, bool] = {}  # integral's: the divisibility is fixed
+        self._admitted: dict[tuple[sympy.Symbol, sympy.Integer], bool] = {}
         # what the symbolic work is doing now and the spec place it concerns (a loop's sum),
         # for the budget's error
         self.activity: tuple[str, ast.Span | None] | None = None
@@ -69,7 +70,7 @@ class Facts:
         # the rules restore and drop_rounding replace with, fixed from here on: the totals
         # and bounds they are applied to share their nodes
         self._written_back = Replacer(self.backward)
-        self._unrounded = _WholeRoundings(self)
+        self._unrounded = WholeRoundings(self.integral)
         # each loop's iterator written in its counter: the summands of the statements under
         # a loop, and the bounds proven over it, share their inner sums and clipped bounds
         self._in_counters: dict[tuple[sympy.Expr, ...], Replacer] = {}
@@ -262,7 +263,7 @@ class Facts:
                     for raised in range(len(symbols))))
         plan = rational_eval.compiled(expr, tuple(symbols))
         for values in points:
-            if not all(_admits(symbol, value) for symbol, value in zip(symbols, values)):
+            if not all(self._admits(symbol, value) for symbol, value in zip(symbols, values)):
                 continue
             if plan is not None:  # the number xreplace gives, in integers; none where 1/0
                 with contextlib.suppress(ZeroDivisionError):
@@ -273,6 +274,14 @@ class Facts:
             if value.is_Rational and value < 0:
                 return True
         return False
+
+    def _admits(self, symbol: sympy.Symbol, value: sympy.Integer) -> bool:
+        """_admits, once for each symbol and value: each refutation asks it of the same
+        sizes at the same few points, a score of assumptions each time."""
+        key = (symbol, value)
+        if key not in self._admitted:
+            self._admitted[key] = _admits(symbol, value)
+        return self._admitted[key]
 
     def _slack_symbols(self) -> set[sympy.Symbol]:
         """The sizes a bound narrows, and the slack symbols standing for the bounds."""
@@ -352,20 +361,6 @@ class Facts:
                 yield sympy.expand(base.subs(substitution))
         if not expr.has(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max):
             yield factor(expr)  # T*a - T is T*(a - 1): a product of signed factors
-
-
-class _WholeRoundings(Replacer):
-    """One pass of drop_rounding: the xreplace of every floor and ceiling whose argument
-    the facts prove an integer by that argument (the facts' integral answers are fixed)."""
-
-    def __init__(self, facts: Facts):
-        super().__init__()
-        self.facts = facts
-
-    def image(self, node: sympy.Basic) -> sympy.Basic | None:
-        if isinstance(node, (sympy.floor, sympy.ceiling)) and self.facts.integral(node.args[0]):
-            return node.args[0]
-        return None
 
 
 def _plainly_nonnegative(expr: sympy.Expr) -> bool:
