@@ -223,25 +223,27 @@ class Facts:
         return self._proven[key]
 
     def _proven_nonnegative(self, expanded: sympy.Expr) -> bool:
-        """The exact deciders first (terms that are plainly nonnegative, shifted
-        coefficients, which settle signs at every size), then sympy's assumptions over the
-        expression's lower bounds."""
-        if _plainly_nonnegative(expanded) or shifted_nonnegative(expanded):
+        """The exact deciders first (terms that are plainly nonnegative, or a lower bound
+        free of roundings that is, shifted coefficients, which settle signs at every size),
+        then sympy's assumptions over the expression's lower bounds."""
+        if _plainly_nonnegative(expanded):
+            return True
+        unrounded = ()
+        if expanded.has(sympy.floor, sympy.ceiling):
+            unrounded = (unrounded_lower_bound(expanded),)
+            # a bound plainly nonnegative proves expr so at every size, as sympy's
+            # assumptions prove the bound (a property test holds them to it): every decider
+            # below gives True there or nothing, and sympy's queries on a rounding take a
+            # millisecond or more (a clipped tile's last range, `S - Bc*(ceiling(S/Bc) - 1)`)
+            if unrounded[0] is not None and _plainly_nonnegative(unrounded[0]):
+                return True
+        if shifted_nonnegative(expanded):
             return True
         sign = shifted_sign(expanded)
         if sign is not None:
             return sign >= 0  # negative at every size: no bound can prove it nonnegative
         if self._refuted(expanded):
             return False
-        unrounded = ()
-        if expanded.has(sympy.floor, sympy.ceiling):
-            unrounded = (unrounded_lower_bound(expanded),)
-            # a bound plainly nonnegative is one sympy's assumptions prove nonnegative too
-            # (a property test holds them to it), so the variants' answer is True without
-            # asking them of expr first: a millisecond or more where a rounding holds them
-            # back (a clipped tile's last range, `S - Bc*(ceiling(S/Bc) - 1) >= 0`)
-            if unrounded[0] is not None and _plainly_nonnegative(unrounded[0]):
-                return True
         return any(candidate.is_nonnegative
                    for candidate in self._variants(expanded, unrounded))
 
