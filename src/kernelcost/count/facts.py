@@ -228,7 +228,7 @@ class Facts:
         then sympy's assumptions over the expression's lower bounds."""
         if _plainly_nonnegative(expanded):
             return True
-        unrounded = ()
+        unrounded: tuple[sympy.Expr | None, ...] = ()
         if expanded.has(sympy.floor, sympy.ceiling):
             unrounded = (unrounded_lower_bound(expanded),)
             # a bound plainly nonnegative proves expr so at every size, as sympy's
