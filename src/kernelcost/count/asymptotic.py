@@ -218,6 +218,10 @@ class Asymptotics:
         growing = self._growing(growing)
         if not growing:
             return self.expr
+        if self.expr != 0 and is_monomial(self.expr):
+            # one term of one degree in the scale: the numerator's and denominator's leading
+            # terms are themselves, and their quotient the product back (a total's work)
+            return _without_remainder(self.expr)
         parts = self._scaled_parts(growing)
         if parts is None:
             return None
