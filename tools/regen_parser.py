@@ -131,15 +131,17 @@ EAGER_LEXERS = """        lexer_by_tokens: Dict[FrozenSet[str], AbstractBasicLex
             except KeyError:
                 accepts = set(accepts) | set(conf.ignore) | set(always_accept)
                 lexer_conf = copy(trad_conf)
-                lexer_conf.terminals = [terminals_by_name[n] for n in accepts if n in terminals_by_name]
+                lexer_conf.terminals = [terminals_by_name[n] for n in accepts """ """\
+if n in terminals_by_name]
                 lexer = self.BasicLexer(lexer_conf, comparator)
                 lexer_by_tokens[key] = lexer
 
             self.lexers[state] = lexer
 """
-LAZY_LEXERS = """        self.lexers = _LazyLexers(self.BasicLexer, states, trad_conf, terminals_by_name,
-                                  set(conf.ignore) | set(always_accept), comparator)
-"""
+LAZY_LEXERS = ("        self.lexers = _LazyLexers(self.BasicLexer, states, trad_conf, "
+               "terminals_by_name,\n"
+               "                                  set(conf.ignore) | set(always_accept), "
+               "comparator)\n")
 LAZY_LEXERS_CLASS = '''class _LazyLexers(dict):
     """ContextualLexer's lexer of each parser state, built where the state first asks for it
     (tools/regen_parser.py says why): the same lexer for the same accepted terminals."""
