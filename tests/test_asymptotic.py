@@ -275,3 +275,31 @@ def test_past_operations_is_count_ops_past_the_limit(form, copies):
                        for shift in range(copies)])
     assert asymptotic._past_operations(expr) == (sympy.count_ops(expr)
                                                  > asymptotic.MAX_OPERATIONS)
+
+
+@tiered(150)
+@given(st.lists(st.tuples(st.sampled_from(SIZES), st.integers(-3, 3)), min_size=1, max_size=4),
+       st.sampled_from([1, 2, sympy.Rational(1, 6), sympy.Rational(-3, 4)]),
+       st.sets(st.sampled_from(SIZES), min_size=1))
+def test_a_monomials_leading_term_is_the_scaled_forms(powers, number, growing):
+    # a product of sizes is its own leading term, as the scaled numerator and denominator
+    # give it back
+    monomial = number * sympy.Mul(*[size**power for size, power in powers])
+    shortcut = Asymptotics(monomial).leading(growing)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(asymptotic, "is_monomial", lambda expr: False)
+        scaled = Asymptotics(monomial).leading(growing)
+    assert shortcut == scaled and str(shortcut) == str(scaled)
+
+
+@tiered(150)
+@given(st.lists(expressions(kinds=("add", "mul", "div", "ceiling", "floor")), min_size=2,
+                max_size=4),
+       st.sets(st.sampled_from(SIZES), min_size=1))
+def test_forms_sharing_their_remainders_are_the_forms_alone(exprs, growing):
+    # an analysis smooths its work, traffic and their quotients with one table of remainders
+    shared: dict = {}
+    for expr in [*exprs, exprs[0] / exprs[1] if exprs[1] != 0 else exprs[0]]:
+        alone, together = Asymptotics(expr), Asymptotics(expr, shared)
+        assert together.leading(growing) == alone.leading(growing)
+        assert together.limit(growing) == alone.limit(growing)

@@ -60,3 +60,13 @@ def test_factor_terms_of_wider_sums_is_sympys(expr):
 ])
 def test_factor_terms_of_a_sum_of_each_kind_is_sympys(expr):
     _same(sympy.expand(expr))
+
+
+@tiered(200, suppress_health_check=[HealthCheck.too_slow])
+@given(sums, sums, st.integers(-2, 2), st.sampled_from([1, 2, 6]))
+def test_factor_terms_of_a_product_or_quotient_of_sums_is_sympys(first, second, power, number):
+    # an intensity: the work's sum over a level's traffic, a number and powers in front
+    _same(number * first / second if second != 0 else first)
+    _same(first * second**power if second != 0 or power > 0 else first)
+    _same(CLIPPED * first)
+    _same((2 * first) ** power if first != 0 or power > 0 else second)

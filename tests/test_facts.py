@@ -10,8 +10,12 @@ import itertools
 import pytest
 import sympy
 from facts_checks import SMALL, facts_of, internal_names, smallest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from tiers import tiered
 
 from kernelcost.base.symbols import iterator_symbol, size_symbol
+from kernelcost.count import facts as facts_module
 
 N, M, K, T, S, Br, Bc = (size_symbol(s) for s in ("N", "M", "K", "T", "S", "Br", "Bc"))
 i, j = iterator_symbol("i"), iterator_symbol("j")
@@ -260,3 +264,24 @@ def test_rounding_bounds_prove_what_holds(expr):
 def test_rounding_bounds_prove_nothing_false(expr, counterexample):
     assert expr.subs(counterexample) < 0
     assert not facts_of().nonnegative(expr)
+
+
+# --- the plain decider against sympy's assumptions -----------------------------------------
+
+_WITHIN = sympy.Symbol("_within", integer=True, nonnegative=True)
+_SLACK = sympy.Dummy("slack", nonnegative=True)
+_PLAIN_FACTORS = st.one_of(
+    st.sampled_from([N, M, T, _WITHIN, _SLACK, sympy.Symbol("q", integer=True, positive=True)]),
+    st.builds(sympy.Rational, st.integers(0, 9), st.sampled_from([1, 2, 3, 128])),
+    st.builds(lambda base, power: base**power, st.sampled_from([N, M, T]),
+              st.integers(-3, 3)))
+
+
+@tiered(200)
+@given(st.lists(st.lists(_PLAIN_FACTORS, min_size=1, max_size=4), min_size=1, max_size=5))
+def test_a_plainly_nonnegative_sum_is_one_sympy_proves(terms):
+    # the prover returns True on an unrounded bound this decider passes without asking
+    # sympy of the expression first: sympy, asked, would prove that bound too
+    expr = sympy.expand(sympy.Add(*[sympy.Mul(*factors) for factors in terms]))
+    assume(facts_module._plainly_nonnegative(expr))  # a square of a slack is not, say
+    assert expr.is_nonnegative is True, expr

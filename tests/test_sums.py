@@ -343,6 +343,33 @@ def test_power_sums_are_sympys_summation_and_the_loops_sum(terms, first, last_of
             assert value(closed, **sizes) == truth
 
 
+_points = st.sampled_from([N, N - 1, sympy.ceiling(N / T) - 1, 2 * sympy.ceiling(M / T) - N,
+                           sympy.Max(N, T) - 1, sympy.Integer(3)])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(_coefficients, st.integers(0, 4)), min_size=1, max_size=4), _points)
+def test_power_sums_over_one_point_are_faulhabers_form(terms, point):
+    # the summand at the point, expanded, as the difference of the Bernoulli polynomials
+    # expands: the same expression, written the same
+    summand = sympy.expand(sum(c * t**k for c, k in terms))
+    powers: dict[int, sympy.Expr] = {}
+    free = sympy.Integer(0)
+    for term in sympy.Add.make_args(summand):
+        coefficient, power = term.as_coeff_exponent(t)
+        if power == 0:
+            free += coefficient
+        else:
+            powers[int(power)] = powers.get(int(power), sympy.Integer(0)) + coefficient
+    faulhaber = free * (point - point + 1) + sympy.Add(*(
+        coefficient * sympy.expand((sympy.bernoulli(power + 1, point + 1)
+                                    - sympy.bernoulli(power + 1, point)) / (power + 1))
+        for power, coefficient in powers.items()))
+    closed = _power_sums(summand, t, point, point)
+    assert closed == faulhaber
+    assert str(closed) == str(faulhaber)
+
+
 def test_power_sums_take_each_power_once_as_summation_does():
     # summation's Poly in the counter adds the terms of one power first: (-T - 1) t, not
     # -T t - t; a Sum left open around it keeps that form, as sympy's own steps write it

@@ -118,6 +118,55 @@ class SharedScanner:
 
 
 '''
+# A contextual lexer builds a basic lexer for each set of terminals some parser state accepts,
+# some seventy, when the parser is made: 1.4 ms of every command, where a spec's parse meets
+# a third of the states. Each is built where a state first asks for it, the same lexer for
+# the same set, as lark builds them all.
+EAGER_LEXERS = """        lexer_by_tokens: Dict[FrozenSet[str], AbstractBasicLexer] = {}
+        self.lexers = {}
+        for state, accepts in states.items():
+            key = frozenset(accepts)
+            try:
+                lexer = lexer_by_tokens[key]
+            except KeyError:
+                accepts = set(accepts) | set(conf.ignore) | set(always_accept)
+                lexer_conf = copy(trad_conf)
+                lexer_conf.terminals = [terminals_by_name[n] for n in accepts """ """\
+if n in terminals_by_name]
+                lexer = self.BasicLexer(lexer_conf, comparator)
+                lexer_by_tokens[key] = lexer
+
+            self.lexers[state] = lexer
+"""
+LAZY_LEXERS = ("        self.lexers = _LazyLexers(self.BasicLexer, states, trad_conf, "
+               "terminals_by_name,\n"
+               "                                  set(conf.ignore) | set(always_accept), "
+               "comparator)\n")
+LAZY_LEXERS_CLASS = '''class _LazyLexers(dict):
+    """ContextualLexer's lexer of each parser state, built where the state first asks for it
+    (tools/regen_parser.py says why): the same lexer for the same accepted terminals."""
+
+    def __init__(self, basic_lexer, states, conf, terminals_by_name, always, comparator):
+        super().__init__()
+        self._make = (basic_lexer, states, conf, terminals_by_name, always, comparator)
+        self._by_tokens = {}
+
+    def __missing__(self, state):
+        basic_lexer, states, conf, terminals_by_name, always, comparator = self._make
+        accepts = states[state]
+        key = frozenset(accepts)
+        lexer = self._by_tokens.get(key)
+        if lexer is None:
+            lexer_conf = copy(conf)
+            lexer_conf.terminals = [terminals_by_name[n] for n in set(accepts) | always
+                                    if n in terminals_by_name]
+            lexer = self._by_tokens[key] = basic_lexer(lexer_conf, comparator)
+        self[state] = lexer
+        return lexer
+
+
+'''
+CONTEXTUAL_LEXER_CLASS = "class ContextualLexer(Lexer):\n"
 EXPRESSION_PARSER = ("def Expression_StandAlone(**kwargs):\n"
                      "  return Lark._load_from_dict(EXPRESSION_DATA, EXPRESSION_MEMO, **kwargs)\n")
 
@@ -170,6 +219,11 @@ def generated() -> str:
     assert runtime_and_tables.count(SCANNER_CLASS) == 1, "lark's scanner has changed"
     runtime_and_tables = (runtime_and_tables.replace(OWN_SCANNER, SHARED_SCANNER_CALL)
                           .replace(SCANNER_CLASS, SHARED_SCANNER + SCANNER_CLASS))
+    assert runtime_and_tables.count(EAGER_LEXERS) == 1, "lark's contextual lexer has changed"
+    assert runtime_and_tables.count(CONTEXTUAL_LEXER_CLASS) == 1, "lark's lexers have changed"
+    runtime_and_tables = (runtime_and_tables.replace(EAGER_LEXERS, LAZY_LEXERS)
+                          .replace(CONTEXTUAL_LEXER_CLASS,
+                                   LAZY_LEXERS_CLASS + CONTEXTUAL_LEXER_CLASS))
     data, memo = built(grammar, start="expr").memo_serialize([TerminalDef, Rule])
     return (HEADER + runtime_and_tables.replace(UNUSED_IMPORT, "")
             + f"EXPRESSION_DATA = (\n{data}\n)\nEXPRESSION_MEMO = (\n{memo}\n)\n"

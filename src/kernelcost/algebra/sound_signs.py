@@ -45,6 +45,7 @@ from sympy.core.cache import cacheit
 from sympy.core.parameters import global_parameters
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 
+from .sure_orders import sure_order
 from .sympy_patch import Patch, Slot
 from .witnesses import both_signs
 
@@ -204,8 +205,12 @@ def _sound_mul_is_integer(product):
 
 
 def _witnessed_is_connected(cls, x, y):
-    if x != y and both_signs(x - y, zero_counts_as=0):
-        return False
+    if x != y:
+        if both_signs(x - y, zero_counts_as=0):
+            return False
+        order = sure_order(x, y)
+        if order is not None:
+            return order
     return _SYMPY_IS_CONNECTED(cls, x, y)
 
 

@@ -24,7 +24,7 @@ from ..base.magnitude import refuse_huge_constants
 from ..base.records import record
 from ..base.symbols import text_key
 from ..base.watchdog import stage
-from ..count.asymptotic import Asymptotics, leading_term
+from ..count.asymptotic import Asymptotics, Remainders, leading_term
 from ..count.cost import Cost
 from ..count.mma import on_units
 from ..count.spec_count import count
@@ -218,12 +218,13 @@ def analyze(spec: Spec | str | Path, sizes: Mapping[str, object] | None = None,
                 if s not in growing and s not in cost.defaults]
 
     quantities: dict[sympy.Expr, Quantity] = {}  # the total work is often one class's work
+    remainders: Remainders = {}  # the roundings' remainders, shared by every form below
 
     def quantity(expr: sympy.Expr) -> Quantity:
         if expr not in quantities:
             applied = _apply(expr, symbolic_settings)
             quantities[expr] = Quantity(applied, _evaluate(applied, numeric),
-                                        leading_term(applied, growing))
+                                        leading_term(applied, growing, remainders))
         return quantities[expr]
 
     work = quantity(cost.total_work)
@@ -232,7 +233,7 @@ def analyze(spec: Spec | str | Path, sizes: Mapping[str, object] | None = None,
     intensity = {}
     for level in cost.levels:
         expr = _apply(cost.intensity(level), symbolic_settings)
-        forms = Asymptotics(expr)  # one common denominator for every limit below
+        forms = Asymptotics(expr, remainders)  # one common denominator for every limit below
         per_size = {str(p): forms.limit([p]) for p in growing}
         intensity[level] = Intensity(expr, _evaluate(expr, numeric), forms.leading(growing),
                                      forms.limit(growing), per_size,

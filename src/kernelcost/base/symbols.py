@@ -4,7 +4,7 @@ AST expressions into sympy. User text never reaches sympify: each node maps to a
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
@@ -202,3 +202,60 @@ def first_minmax(expr: sympy.Basic) -> sympy.Expr | None:
     """The first Min or Max of expr in preorder (sympy.preorder_traversal's order), or None."""
     return next((node for node in preorder(expr) if isinstance(node, (sympy.Min, sympy.Max))),
                 None)
+
+
+class Replacer:
+    """expr.xreplace(rule) for one fixed rule, each distinct node replaced once: Basic's
+    _xreplace walked node by node, its answers kept by node. A count replaces with the same
+    rule (the quotients written back, the roundings it proves whole) in every total it
+    finishes, and the totals share their clipped bounds and roundings: xreplace rebuilds
+    each of them, and each Min or Max through its evaluation, in every total again. Equal
+    nodes have equal images, so the answers are xreplace's; a property test holds the two
+    equal. `image` may be overridden by a rule that is a test rather than a table."""
+
+    def __init__(self, rule: Mapping[sympy.Basic, sympy.Basic] | None = None):
+        self.rule = dict(rule or {})
+        self._done: dict[sympy.Basic, tuple[sympy.Basic, bool]] = {}
+
+    def __call__(self, expr: sympy.Basic) -> sympy.Basic:
+        return self.replaced(expr)[0]
+
+    def image(self, node: sympy.Basic) -> sympy.Basic | None:
+        """The node's image under the rule, or None where the rule holds no such node."""
+        return self.rule.get(node)
+
+    def replaced(self, node: sympy.Basic) -> tuple[sympy.Basic, bool]:
+        """The node replaced, and whether anything in it was."""
+        found = self._done.get(node)
+        if found is None:
+            found = self._done[node] = self._replace(node)
+        return found
+
+    def _replace(self, node: sympy.Basic) -> tuple[sympy.Basic, bool]:
+        image = self.image(node)
+        if image is not None:
+            return image, True
+        args = []
+        changed = False
+        for arg in node.args:
+            if isinstance(arg, sympy.Basic):
+                arg, moved = self.replaced(arg)
+                changed |= moved
+            args.append(arg)
+        if changed:
+            return node.func(*args), True
+        return node, False
+
+
+class WholeRoundings(Replacer):
+    """The xreplace of every floor and ceiling by its argument where `whole` holds of that
+    argument (a fixed test: the facts' integral): one pass of Facts.drop_rounding."""
+
+    def __init__(self, whole: Callable[[sympy.Expr], bool]):
+        super().__init__()
+        self.whole = whole
+
+    def image(self, node: sympy.Basic) -> sympy.Basic | None:
+        if isinstance(node, (sympy.floor, sympy.ceiling)) and self.whole(node.args[0]):
+            return node.args[0]
+        return None

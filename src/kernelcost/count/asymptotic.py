@@ -54,10 +54,21 @@ def _past_operations(expr: sympy.Expr) -> bool:
     return False
 
 
-def _smooth(expr: sympy.Expr, growing: Iterable[sympy.Symbol]) -> sympy.Expr:
+# a rounding's remainder, by the rounding and the pass of _smooth that replaced it
+Remainders = dict[tuple[sympy.Expr, int], sympy.Dummy]
+
+
+def _smooth(expr: sympy.Expr, growing: Iterable[sympy.Symbol],
+            remainders: Remainders | None = None) -> sympy.Expr:
     """Each floor or ceiling of a growing argument as its argument plus a remainder symbol,
-    inner roundings too (a replaced node is not searched again in the same pass)."""
+    inner roundings too (a replaced node is not searched again in the same pass). Forms
+    smoothed with one table of `remainders` share the remainder of a rounding replaced in
+    the same pass (a rounding met again in a later pass has one of its own, as the pass
+    gives it): the intensities of a spec smooth its work and traffic again, and their sums
+    and products, built of the same symbols, are then sympy's cache's."""
     growing = set(growing)
+    remainders = {} if remainders is None else remainders
+    passes = 0
     while True:
         nodes = [node for node in expr.atoms(sympy.floor, sympy.ceiling)
                  if node.args[0].free_symbols & growing]
@@ -65,10 +76,12 @@ def _smooth(expr: sympy.Expr, growing: Iterable[sympy.Symbol]) -> sympy.Expr:
             return expr
         replacements = {}
         for node in sorted(nodes, key=sympy.default_sort_key):
-            remainder = sympy.Dummy(_REMAINDER, nonnegative=True)
+            if (node, passes) not in remainders:
+                remainders[node, passes] = sympy.Dummy(_REMAINDER, nonnegative=True)
             sign = 1 if isinstance(node, sympy.ceiling) else -1
-            replacements[node] = node.args[0] + sign * remainder
+            replacements[node] = node.args[0] + sign * remainders[node, passes]
         expr = expr.xreplace(replacements)
+        passes += 1
 
 
 def _has_remainder(expr: sympy.Expr) -> bool:
@@ -154,8 +167,10 @@ def _leading_in_scale(part: sympy.Expr, growing: tuple[sympy.Symbol, ...]) -> Le
 class Asymptotics:
     """The asymptotic forms of one expression, for any number of growing sets."""
 
-    def __init__(self, expr: sympy.Expr):
+    def __init__(self, expr: sympy.Expr, remainders: Remainders | None = None):
+        """remainders: the table _smooth shares with other forms (one of its own if None)."""
         self.expr = expr
+        self.remainders: Remainders = {} if remainders is None else remainders
         self.free_symbols = expr.free_symbols  # computed once: slow on sums left open
         # (the roundings smoothed, the growing sizes where Max and Min settle) -> fraction
         self._fractions: dict[tuple[frozenset[sympy.Expr], tuple[sympy.Symbol, ...]],
@@ -194,7 +209,7 @@ class Asymptotics:
         key = (rounded, tuple(growing) if settled else ())
         if key not in self._fractions:
             expr = eventual(self.expr, growing) if settled else self.expr
-            self._fractions[key] = _smooth(expr, growing).as_numer_denom()
+            self._fractions[key] = _smooth(expr, growing, self.remainders).as_numer_denom()
         return self._fractions[key]
 
     def leading(self, growing: Iterable[sympy.Symbol]) -> sympy.Expr | None:
@@ -203,6 +218,10 @@ class Asymptotics:
         growing = self._growing(growing)
         if not growing:
             return self.expr
+        if self.expr != 0 and is_monomial(self.expr):
+            # one term of one degree in the scale: the numerator's and denominator's leading
+            # terms are themselves, and their quotient the product back (a total's work)
+            return _without_remainder(self.expr)
         parts = self._scaled_parts(growing)
         if parts is None:
             return None
@@ -261,9 +280,10 @@ def _without_remainder(expr: sympy.Expr) -> sympy.Expr | None:
     return None if _has_remainder(expr) else expr
 
 
-def leading_term(expr: sympy.Expr, growing: Iterable[sympy.Symbol]) -> sympy.Expr | None:
+def leading_term(expr: sympy.Expr, growing: Iterable[sympy.Symbol],
+                 remainders: Remainders | None = None) -> sympy.Expr | None:
     """The dominant part of expr as the sizes in `growing` grow together (Asymptotics.leading)."""
-    return Asymptotics(expr).leading(growing)
+    return Asymptotics(expr, remainders).leading(growing)
 
 
 def _sympy_limit(expr: sympy.Expr, growing: tuple[sympy.Symbol, ...]) -> sympy.Expr | None:

@@ -22,7 +22,7 @@ from ..algebra.rounding import may_be_proven_integer
 from ..algebra.shifted import shifted_nonnegative, shifted_sign
 from ..base import tree as ast
 from ..base.errors import BudgetError, Code, Diagnostic
-from ..base.symbols import derivative, first_minmax
+from ..base.symbols import Replacer, WholeRoundings, derivative, first_minmax
 from ..lang.check import CheckedKernel
 from .unrounded import unrounded_lower_bound
 
@@ -61,11 +61,19 @@ class Facts:
         # nonnegative_within's answers: (expr, loops, how many slack substitutions) -> answer
         self._within: dict[tuple[sympy.Expr, tuple[Loop, ...], int], bool] = {}
         self._integral: dict[sympy.Expr, bool] = {}  # integral's: the divisibility is fixed
+        self._admitted: dict[tuple[sympy.Symbol, sympy.Integer], bool] = {}
         # what the symbolic work is doing now and the spec place it concerns (a loop's sum),
         # for the budget's error
         self.activity: tuple[str, ast.Span | None] | None = None
         for relation in checked.bounds:
             self.slack.extend(self._slack_substitutions(relation))
+        # the rules restore and drop_rounding replace with, fixed from here on: the totals
+        # and bounds they are applied to share their nodes
+        self._written_back = Replacer(self.backward)
+        self._unrounded = WholeRoundings(self.integral)
+        # each loop's iterator written in its counter: the summands of the statements under
+        # a loop, and the bounds proven over it, share their inner sums and clipped bounds
+        self._in_counters: dict[tuple[sympy.Expr, ...], Replacer] = {}
 
     def _divisibility(self, divisor: sympy.Expr, dividend: sympy.Expr) -> None:
         """`d | n` becomes n = d*q. A second fact on n, or one that would close a circle
@@ -136,16 +144,21 @@ class Facts:
 
     def restore(self, expr: sympy.Expr) -> sympy.Expr:
         """The quotients written back as dividend / divisor, in the spec's own sizes."""
-        return self.drop_rounding(expr).xreplace(self.backward)
+        return self._written_back(self.drop_rounding(expr))
+
+    def in_counter(self, loop: Loop) -> Replacer:
+        """The replacement of the loop's iterator by lo + step * counter."""
+        key = (loop.var, loop.lo, loop.step, loop.counter)
+        if key not in self._in_counters:
+            self._in_counters[key] = Replacer({loop.var: loop.lo + loop.step * loop.counter})
+        return self._in_counters[key]
 
     def drop_rounding(self, expr: sympy.Expr) -> sympy.Expr:
         """floor(x) and ceiling(x) replaced by x wherever the facts prove x an integer."""
         for _ in range(8):  # a rounding inside a rounding needs a second pass
-            replacements = {node: node.args[0] for node in expr.atoms(sympy.floor, sympy.ceiling)
-                            if self.integral(node.args[0])}
-            if not replacements:
+            expr, changed = self._unrounded.replaced(expr)
+            if not changed:
                 return expr
-            expr = expr.xreplace(replacements)
         return expr
 
     def whole_ceiling(self, value: sympy.Expr) -> sympy.Expr:
@@ -210,16 +223,29 @@ class Facts:
         return self._proven[key]
 
     def _proven_nonnegative(self, expanded: sympy.Expr) -> bool:
-        """The exact deciders first (terms that are plainly nonnegative, shifted
-        coefficients, which settle signs at every size), then sympy's assumptions over the
-        expression's lower bounds."""
-        if _plainly_nonnegative(expanded) or shifted_nonnegative(expanded):
+        """The exact deciders first (terms that are plainly nonnegative, or a lower bound
+        free of roundings that is, shifted coefficients, which settle signs at every size),
+        then sympy's assumptions over the expression's lower bounds."""
+        if _plainly_nonnegative(expanded):
+            return True
+        unrounded: tuple[sympy.Expr | None, ...] = ()
+        if expanded.has(sympy.floor, sympy.ceiling):
+            unrounded = (unrounded_lower_bound(expanded),)
+            # a bound plainly nonnegative proves expr so at every size, as sympy's
+            # assumptions prove the bound (a property test holds them to it): every decider
+            # below gives True there or nothing, and sympy's queries on a rounding take a
+            # millisecond or more (a clipped tile's last range, `S - Bc*(ceiling(S/Bc) - 1)`)
+            if unrounded[0] is not None and _plainly_nonnegative(unrounded[0]):
+                return True
+        if shifted_nonnegative(expanded):
             return True
         sign = shifted_sign(expanded)
         if sign is not None:
             return sign >= 0  # negative at every size: no bound can prove it nonnegative
-        return not self._refuted(expanded) and any(
-            candidate.is_nonnegative for candidate in self._variants(expanded))
+        if self._refuted(expanded):
+            return False
+        return any(candidate.is_nonnegative
+                   for candidate in self._variants(expanded, unrounded))
 
     def _refuted(self, expr: sympy.Expr) -> bool:
         """expr is negative at some point its symbols' own assumptions allow: the variants
@@ -239,7 +265,7 @@ class Facts:
                     for raised in range(len(symbols))))
         plan = rational_eval.compiled(expr, tuple(symbols))
         for values in points:
-            if not all(_admits(symbol, value) for symbol, value in zip(symbols, values)):
+            if not all(self._admits(symbol, value) for symbol, value in zip(symbols, values)):
                 continue
             if plan is not None:  # the number xreplace gives, in integers; none where 1/0
                 with contextlib.suppress(ZeroDivisionError):
@@ -250,6 +276,14 @@ class Facts:
             if value.is_Rational and value < 0:
                 return True
         return False
+
+    def _admits(self, symbol: sympy.Symbol, value: sympy.Integer) -> bool:
+        """_admits, once for each symbol and value: each refutation asks it of the same
+        sizes at the same few points, a score of assumptions each time."""
+        key = (symbol, value)
+        if key not in self._admitted:
+            self._admitted[key] = _admits(symbol, value)
+        return self._admitted[key]
 
     def _slack_symbols(self) -> set[sympy.Symbol]:
         """The sizes a bound narrows, and the slack symbols standing for the bounds."""
@@ -279,7 +313,7 @@ class Facts:
             return self._extremum_nonnegative_within(expr, node, loops)
         slack = sympy.Symbol("_within", integer=True, nonnegative=True)
         for loop in reversed(loops):
-            expr = sympy.expand(expr.xreplace({loop.var: loop.lo + loop.step * loop.counter}))
+            expr = sympy.expand(self.in_counter(loop)(expr))
             slope = derivative(expr, loop.counter)
             if loop.counter not in expr.free_symbols:
                 continue
@@ -313,11 +347,13 @@ class Facts:
         cases = (self.nonnegative_within(expr.xreplace({node: arg}), loops) for arg in node.args)
         return all(cases) if needs_all else any(cases)
 
-    def _variants(self, expr: sympy.Expr) -> Iterator[sympy.Expr]:
-        """expr, then lower bounds of it: if any is nonnegative, so is expr."""
+    def _variants(self, expr: sympy.Expr,
+                  unrounded: tuple[sympy.Expr | None, ...] = ()) -> Iterator[sympy.Expr]:
+        """expr, then lower bounds of it: if any is nonnegative, so is expr. `unrounded`:
+        unrounded_lower_bound(expr), where the caller has it already."""
         yield expr
         lowered = [expr]
-        for bound in (unrounded_lower_bound(expr),
+        for bound in (*(unrounded or (unrounded_lower_bound(expr),)),
                       unrounded_lower_bound(expr, ceiling_to_floor=True)):
             if bound is not None and bound != expr:
                 lowered.append(bound)

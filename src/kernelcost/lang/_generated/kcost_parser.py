@@ -1838,6 +1838,29 @@ class BasicLexer(AbstractBasicLexer):
         raise EOFError(self)
 
 
+class _LazyLexers(dict):
+    """ContextualLexer's lexer of each parser state, built where the state first asks for it
+    (tools/regen_parser.py says why): the same lexer for the same accepted terminals."""
+
+    def __init__(self, basic_lexer, states, conf, terminals_by_name, always, comparator):
+        super().__init__()
+        self._make = (basic_lexer, states, conf, terminals_by_name, always, comparator)
+        self._by_tokens = {}
+
+    def __missing__(self, state):
+        basic_lexer, states, conf, terminals_by_name, always, comparator = self._make
+        accepts = states[state]
+        key = frozenset(accepts)
+        lexer = self._by_tokens.get(key)
+        if lexer is None:
+            lexer_conf = copy(conf)
+            lexer_conf.terminals = [terminals_by_name[n] for n in set(accepts) | always
+                                    if n in terminals_by_name]
+            lexer = self._by_tokens[key] = basic_lexer(lexer_conf, comparator)
+        self[state] = lexer
+        return lexer
+
+
 class ContextualLexer(Lexer):
     lexers: Dict[int, AbstractBasicLexer]
     root_lexer: AbstractBasicLexer
@@ -1855,20 +1878,8 @@ class ContextualLexer(Lexer):
             comparator = interegular.Comparator.from_regexes({t: t.pattern.to_regexp() for t in terminals})
         else:
             comparator = None
-        lexer_by_tokens: Dict[FrozenSet[str], AbstractBasicLexer] = {}
-        self.lexers = {}
-        for state, accepts in states.items():
-            key = frozenset(accepts)
-            try:
-                lexer = lexer_by_tokens[key]
-            except KeyError:
-                accepts = set(accepts) | set(conf.ignore) | set(always_accept)
-                lexer_conf = copy(trad_conf)
-                lexer_conf.terminals = [terminals_by_name[n] for n in accepts if n in terminals_by_name]
-                lexer = self.BasicLexer(lexer_conf, comparator)
-                lexer_by_tokens[key] = lexer
-
-            self.lexers[state] = lexer
+        self.lexers = _LazyLexers(self.BasicLexer, states, trad_conf, terminals_by_name,
+                                  set(conf.ignore) | set(always_accept), comparator)
 
         assert trad_conf.terminals is terminals
         trad_conf.skip_validation = True  ##
