@@ -107,3 +107,37 @@ def test_a_launch_of_four_axes_is_placed_in_the_source(capsys, tmp_path):
     assert "a grid of 4 axes, where a Triton grid has at most 3" in err
     code, out, _ = run(capsys, "import", f"{source}::k", "--grid", "n; 2")
     assert code == 0 and "for pid in 0..n, pid1 in 0..2 parallel" in out, out
+
+
+LONG = "1" + "0" * 1500  # more digits than a spec's literal may hold (lang.parse: 1,000)
+
+
+@pytest.mark.parametrize(("old", "new", "line"), [
+    ("BLOCK=1024)", f"BLOCK={LONG})", 14),  # the launch's keyword, written as BLOCK's default
+    ("x * 2,", f"x * {LONG},", 10),  # a constant of the body, written into its statement
+    ("x * 2,", f"x * {'9' * 1000},", None),  # 1,000 digits: the spec reads it back
+])
+def test_an_integer_longer_than_a_spec_literal_is_placed_in_the_source(capsys, tmp_path, old,
+                                                                       new, line):
+    """The import wrote a 1,501-digit integer into the spec, and `analyze` of that spec then
+    refused it (KC108) at a line of the spec, not of the Python file."""
+    source = write(tmp_path, "k.py", TRITON.replace(old, new))
+    code, out, err = run(capsys, "import", f"{source}::k")
+    if line is None:
+        assert code == 0 and "9" * 1000 in out, err
+        spec = write(tmp_path, "k.kcost", out)
+        assert run(capsys, "check", spec)[0] == 0
+        return
+    column = 1 + TRITON.replace(old, new).splitlines()[line - 1].index(LONG)
+    assert code == 2 and out == "", err
+    assert err.startswith(f"{source}:{line}:{column}: error[KC108]: an integer of 1,501 "
+                          "digits"), err
+
+
+def test_a_meta_parameter_past_eighteen_digits_is_refused_in_a_line(capsys, tmp_path):
+    """`--set BLOCK=` with 2,000 digits was refused, but its message held all 2,000."""
+    source = write(tmp_path, "k.py", TRITON)
+    code, _, err = run(capsys, "import", f"{source}::k", "--set", f"BLOCK={'9' * 2000}")
+    first = err.splitlines()[0]
+    assert code == 2 and first.startswith("--set:1:1: error[KC311]: `BLOCK=99...99999999` is "
+                                          "not NAME=INT") and len(first) < 200, first

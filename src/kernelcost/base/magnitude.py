@@ -14,6 +14,7 @@ import sympy
 from .errors import BudgetError, Code, Diagnostic
 from .tree import Kernel
 
+MAX_LITERAL_DIGITS = 1000  # digits or exponent of a literal: 10**400 is fine, 1e400000000 is not
 MAX_CONSTANT_DIGITS = 4_000
 _MAX_BITS = int(MAX_CONSTANT_DIGITS * math.log2(10))
 

@@ -10,8 +10,11 @@ import re
 from ..base.errors import Code, Diagnostic, KcostError, SizeError
 from ..base.outputs import check_output, write_via_temporary
 from ..base.tree import Span
+from ..lang.syntax_errors import shorten
 from .shared import EXIT_OK, whole_number
 
+# a block size past 10^18 is no block size, and int() of 4,300 digits is a ValueError
+MAX_META_DIGITS = 18
 TARGET_HELP = "FILE.py::FUNCTION, a @triton.jit kernel (read, never run)"
 
 
@@ -72,10 +75,10 @@ def _meta_values(items: list[str]) -> dict[str, int]:
             column += len(part) + 1
             # the length first: int() of more than 4,300 digits is a ValueError
             if not (name.isidentifier() and value.isascii() and value.isdigit()) or len(
-                    value) > 18 or int(value) <= 0:
+                    value) > MAX_META_DIGITS or int(value) <= 0:
                 raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-                    place, f"`{part.strip()}` is not NAME=INT (a positive whole number in "
-                           "ASCII digits 0-9)",
+                    place, f"`{shorten(part.strip())}` is not NAME=INT (a positive whole "
+                           f"number in ASCII digits 0-9, at most {MAX_META_DIGITS} of them)",
                     "import writes a meta-parameter's default: --set BLOCK_SIZE=1024"), item)
             if found.get(name, int(value)) != int(value):
                 raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(

@@ -23,6 +23,7 @@ from ..base.errors import (
     error_for,
 )
 from ..base.inputs import read_text
+from ..base.magnitude import MAX_LITERAL_DIGITS
 from ..base.records import record
 from ..base.tree import Span
 
@@ -99,9 +100,25 @@ def read_source(path: str, function: str) -> Source:
                            "name the kernel, the function decorated with @triton.jit")
     params = tuple(_param(path, text, argument) for argument in _arguments(path, text, node))
     launch = _launch(module, function)
+    _refuse_long_integers((path, text), [node, *([launch.call] if launch else []),
+                                         *_config_calls(module)])
     constants = _signature_defaults(node)
     constants.update(_launch_constants(module, launch) if launch else {})
     return Source(path, text, module, node, params, launch, constants, _configs(module))
+
+
+def _refuse_long_integers(source: tuple[str, str], nodes: list[ast.AST]) -> None:
+    """An error at an integer of the kernel, its launch or a triton.Config with more digits
+    than a spec's literal may have: the spec written would hold it, and reading that spec
+    back would refuse it at a line of the spec, not of this file."""
+    for root in nodes:
+        for found in ast.walk(root):
+            if isinstance(found, ast.Constant) and type(found.value) is int and (
+                    len(str(abs(found.value))) > MAX_LITERAL_DIGITS):
+                raise import_error(Code.NUMBER_TOO_LARGE, source, found,
+                                   f"an integer of {len(str(abs(found.value))):,} digits",
+                                   f"a spec's numbers have at most {MAX_LITERAL_DIGITS:,} "
+                                   "digits: give a size its value with --set")
 
 
 def _parse(path: str, text: str) -> ast.Module:

@@ -13,6 +13,7 @@ from ..base import tree as ast
 from ..base.errors import Code, Diagnostic, KcostError, SpecSyntaxError
 from ..base.inputs import normalise, read_text
 from ..base.kinds import Role
+from ..base.magnitude import MAX_LITERAL_DIGITS
 from ..base.watchdog import stage
 from ._generated.kcost_parser import (
     Lark,
@@ -33,7 +34,6 @@ MAX_SOURCE_BYTES = 1_000_000
 MAX_NESTING = 100  # ( and [ within the text
 MAX_BLOCK_NESTING = 32  # { } blocks: the kernel, loops and keep scopes
 MAX_TREE_DEPTH = 300  # parse-tree levels (an unbracketed chain a + b + ... nests one a term)
-MAX_NUMBER_DIGITS = 1000  # digits or exponent of a literal: 10**400 is fine, 1e400000000 is not
 
 
 @functools.cache
@@ -330,14 +330,14 @@ class _ToAst(Transformer):
         mantissa, _, exponent = str(token).lower().partition("e")
         digits = len(mantissa.replace(".", "").lstrip("0"))
         exponent_size = len(exponent.lstrip("+-").lstrip("0"))
-        if digits > MAX_NUMBER_DIGITS or exponent_size > len(str(MAX_NUMBER_DIGITS)) or (
-            exponent and abs(int(exponent)) > MAX_NUMBER_DIGITS
+        if digits > MAX_LITERAL_DIGITS or exponent_size > len(str(MAX_LITERAL_DIGITS)) or (
+            exponent and abs(int(exponent)) > MAX_LITERAL_DIGITS
         ):
             raise SpecSyntaxError(Code.NUMBER_TOO_LARGE,
                 Diagnostic(_token_span(self.filename, token),
                            f"number `{shorten(str(token))}` is too large",
-                           f"numbers have at most {MAX_NUMBER_DIGITS} digits and exponents "
-                           f"at most {MAX_NUMBER_DIGITS}"),
+                           f"numbers have at most {MAX_LITERAL_DIGITS} digits and exponents "
+                           f"at most {MAX_LITERAL_DIGITS}"),
                 self.source,
             )
 
