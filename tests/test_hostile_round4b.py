@@ -49,3 +49,13 @@ def test_one_measurement_against_two_machines_is_refused(capsys):
     assert code == 2 and out == "", err
     assert err.startswith("--measured:1:1: error[KC603]: a measurement was taken on one "
                           "machine, and --machine gives 2"), err
+
+
+def test_a_sweep_of_too_few_points_is_not_told_about_csv_sizes(capsys):
+    """`--points 1` was told "10^8 points already make 12 GB of CSV", the hint for too many."""
+    copy = ROOT / "specs" / "copy.kcost"
+    for points, hint in (("1", "both ends of n's range: --points 2"), ("10000000001", "12 GB")):
+        code, _, err = run(capsys, "sweep", copy, "--sweep", "n=1024..4096", "--points", points,
+                           "--machine", "h100")
+        assert code == 2 and "error[KC309]" in err and hint in err, err
+        assert ("12 GB" in err) == (points != "1"), err

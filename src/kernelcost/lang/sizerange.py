@@ -195,7 +195,9 @@ def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = True,
         raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
             Span("--points", 1, 1, 1, len(shown) + 1),
             f"a sweep takes 2 to {MAX_POINTS:,} points, not {points:,}",
-            "10^8 points already make 12 GB of CSV"), shown)
+            "10^8 points already make 12 GB of CSV" if points > MAX_POINTS else
+            f"a sweep's points include both ends of {name}'s range: --points 2 gives "
+            "those two"), shown)
     return SizeRange(name, low, high, points, log)
 
 
