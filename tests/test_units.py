@@ -279,3 +279,4 @@ def test_a_model_of_one_layer_and_one_head_says_so(capsys, tmp_path, options):
     code, out, _ = run(capsys, "model", config, "--machine", "h100", *options)
     assert code == 0 and "(420,224 parameters, 1 layer, hidden 128, 1 head / 1 KV head," in out
     assert not plural_slips(out), plural_slips(out)
+    assert " 0.0 GB" not in out  # its few MB read as none

@@ -63,7 +63,10 @@ TP_UNTIMED_NOTE = ("--tp {n}: tensor parallelism, every kernel's W, Q and time s
 
 def _gb(value: float) -> str:
     """Bytes in GB, a digit after the point; past 10^6 GB (a model file's figures run to
-    10^9 layers of width 10^9) in powers of ten, not twenty digits."""
+    10^9 layers of width 10^9) in powers of ten, not twenty digits; under 0.1 GB (a small
+    model of a user's, whose 0.8 MB read "0.0 GB") with an SI prefix."""
+    if 0 < value < 1e8:
+        return si(value, "B")
     if value < 1e15:
         return f"{value / 1e9:.1f} GB"
     exponent = math.floor(math.log10(value / 1e9))
