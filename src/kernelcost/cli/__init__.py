@@ -35,7 +35,6 @@ from ..base.errors import (
 from ..base.launch import process_start
 from ..base.outputs import drop_stdout
 from ..base.symbols import LEVELS
-from ..base.tree import Span
 from ..base.version import VERSION
 from ..base.watchdog import available as watchdog_available
 from ..base.watchdog import budget_seconds, current_stage, run_watched, stage, tell_json, watched
@@ -67,6 +66,7 @@ from .shared import (  # noqa: F401 (EXIT_* are the command line's public codes)
     precision_names,
     print_fitted,
     print_prose,
+    refuse_repeated,
     whole_number,
 )
 from .sweep_cmd import build_sweep_parser, run_sweep
@@ -173,7 +173,7 @@ def run_solve(args) -> int:
     stage(f"solving for {args.parameter}")
     levels = [level.strip() for item in args.level for level in item.split(",")
               if level.strip()]
-    _refuse_a_level_twice(args.level)
+    refuse_repeated("--level", args.level, "level")  # its rows were printed twice
     for level in levels:
         if level not in LEVELS:
             raise MachineFileError(Code.UNKNOWN_NAME, Diagnostic(
@@ -201,22 +201,6 @@ def run_solve(args) -> int:
         if report.dropped_line(dropped) is not None:
             print_prose(console, [report.dropped_line(dropped)], width)
     return EXIT_OK
-
-
-def _refuse_a_level_twice(items: list[str]) -> None:
-    """`--level shared,shared` printed each of its rows twice."""
-    seen: set[str] = set()
-    for item in items:
-        column = 1
-        for part in item.split(","):
-            name = part.strip()
-            if name and name in seen:
-                start = column + len(part) - len(part.lstrip())
-                raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-                    Span("--level", 1, start, 1, start + len(name)),
-                    f"--level names `{name}` twice", "name each level once"), item)
-            seen.add(name)
-            column += len(part) + 1
 
 
 COMMANDS = {"analyze": run_analyze, "solve": run_solve, "machines": run_machines,

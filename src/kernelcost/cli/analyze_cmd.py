@@ -8,7 +8,6 @@ import sys
 
 from ..algebra.jsonout import print_json
 from ..base.errors import Code, Diagnostic, MeasurementError, SizeError, option_span, placed
-from ..base.tree import Span
 from ..base.watchdog import stage
 from .import_cmd import load_or_import
 from .shared import (
@@ -21,6 +20,7 @@ from .shared import (
     precision_names,
     print_fitted,
     print_prose,
+    refuse_repeated,
 )
 
 
@@ -69,7 +69,7 @@ def _machine_options(args, machines: bool):
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
             option_span("--warm-l2", args.warm_l2), "--warm-l2 names no tensor",
             "--warm-l2 x,w"), args.warm_l2)
-    _refuse_twice(args.warm_l2)
+    refuse_repeated("--warm-l2", [args.warm_l2 or ""], "tensor")  # reads taken from L2 twice
     if warm and not machines:
         raise SizeError(Code.OPTION_NEEDS_MACHINE, Diagnostic(
             None, "--warm-l2 needs a machine (its L2 capacity)",
@@ -172,16 +172,3 @@ def _print_text_roofline(console, found) -> None:
                       highlight=False)
 
 
-def _refuse_twice(warm_l2: str | None) -> None:
-    """A tensor --warm-l2 names twice had its reads taken from L2 twice (rmsnorm's x,x:
-    t_floor halved, t_model doubled): refused under the second."""
-    seen, column = set(), 1
-    for part in (warm_l2 or "").split(","):
-        name = part.strip()
-        if name and name in seen:
-            start = column + len(part) - len(part.lstrip())
-            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-                Span("--warm-l2", 1, start, 1, start + len(name)),
-                f"--warm-l2 names `{name}` twice", "name each tensor once"), warm_l2)
-        seen.add(name)
-        column += len(part) + 1

@@ -252,24 +252,30 @@ def precision_names(items: list[str]) -> list[Precision] | None:
         return None
     from ..hardware.machine import check_precision_name
 
-    seen: set[str] = set()
     for item in items:
-        column = 1
-        for part in item.split(","):
-            start = column + len(part) - len(part.lstrip())
-            span = Span("--precision", 1, start, 1, start + len(part.strip()))
+        for index, part in enumerate(item.split(",")):
             try:
                 if part.strip():
                     check_precision_name(part.strip())
             except KcostError as error:  # placed under the name in its option
-                raise placed(error, span, item) from None
-            if part.strip() in seen:  # its rows were printed twice
-                raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-                    span, f"--precision names `{part.strip()}` twice",
-                    "name each precision once"), item)
-            seen.add(part.strip())
-            column += len(part) + 1
+                raise placed(error, _part_span("--precision", item, index), item) from None
+    refuse_repeated("--precision", items, "precision")  # its rows were printed twice
     return [Precision(name) for name in names]
+
+
+def refuse_repeated(option: str, items: list[str], noun: str) -> None:
+    """A name an option's comma lists give twice, refused under the second: each use of it
+    counted again (`--level shared,shared` and `--precision fp32,fp32` printed their rows
+    twice; `--warm-l2 x,x` took x's reads from L2 twice)."""
+    seen: set[str] = set()
+    for item in items:
+        for index, part in enumerate(item.split(",")):
+            name = part.strip()
+            if name and name in seen:
+                raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                    _part_span(option, item, index), f"{option} names `{name}` twice",
+                    f"name each {noun} once"), item)
+            seen.add(name)
 
 
 def measurement_of(text: str, option: str = "--measured") -> dict[str, float]:
