@@ -239,37 +239,35 @@ def test_ranges_cut_by_min_keep_the_floor_under_the_bound_campaign():
     assert (checked.total() >= 500 and min(checked.values()) > 0) or sample_spent(), checked
 
 
-def test_split_k_keeps_the_floor_under_the_bound():
-    # gemm_hopper split 1..8 (lang.split_k: S times the blocks, the partial tiles' fix-up in
-    # t_bound and t_model, none in t_floor) at seeded sizes on seeded machines: a split that
-    # does not divide the k-steps breaks its `assume` and is refused, as the commands do
-    rng = random.Random(41)
-    text = (SPECS / "gemm_hopper.kcost").read_text()
+def _schedules_checked(stem: str, written: str, settings: tuple[str, ...], seed: int,
+                       draws: int) -> int:
+    """The spec `stem` with its `written` schedule setting replaced by each of `settings`, at
+    seeded whole-tile sizes on seeded machines: the verdicts checked for order."""
+    rng = random.Random(seed)
+    text = (SPECS / f"{stem}.kcost").read_text()
     checked = 0
-    for split in (1, 2, 3, 4, 8):
-        spec = kernelcost.loads(text.replace("split_k k0 = 1", f"split_k k0 = {split}"))
+    for setting in settings:
+        spec = kernelcost.loads(text.replace(written, setting))
         cost = spec.cost()
-        for _ in range(6):
+        for _ in range(draws):
             sizes = {"M": 256 * rng.choice((1, 2, 7, 32)), "N": 256 * rng.choice((1, 3, 32)),
                      "K": 64 * rng.choice((3, 8, 24, 1024))}
             values = {**cost.defaults, **_values(sizes)}
             checked += _checked(cost, spec, values, rng.choice(MACHINES))
-    assert checked >= 20
+    return checked
+
+
+def test_split_k_keeps_the_floor_under_the_bound():
+    # gemm_hopper split 1..8 (lang.split_k: S times the blocks, the partial tiles' fix-up in
+    # t_bound and t_model, none in t_floor): a split that does not divide the k-steps breaks
+    # its `assume` and is refused, as the commands do
+    splits = tuple(f"split_k k0 = {split}" for split in (1, 2, 3, 4, 8))
+    assert _schedules_checked("gemm_hopper", "split_k k0 = 1", splits, 41, 6) >= 20
 
 
 def test_stream_k_keeps_the_floor_under_the_bound():
     # gemm_hopper_streamk on the machine's workers and on declared ones (gpu.stream_split: the
     # busiest worker's k-steps in place of whole tiles, the partial tiles' fix-up in t_bound
-    # and t_model, none in t_floor) at seeded sizes on seeded machines
-    rng = random.Random(2301)
-    text = (SPECS / "gemm_hopper_streamk.kcost").read_text()
-    checked = 0
-    for workers in ("persistent", "1", "100", "264", "5000"):
-        spec = kernelcost.loads(text.replace("k0 = persistent", f"k0 = {workers}"))
-        cost = spec.cost()
-        for _ in range(5):
-            sizes = {"M": 256 * rng.choice((1, 2, 7, 32)), "N": 256 * rng.choice((1, 3, 32)),
-                     "K": 64 * rng.choice((3, 8, 24, 1024))}
-            values = {**cost.defaults, **_values(sizes)}
-            checked += _checked(cost, spec, values, rng.choice(MACHINES))
-    assert checked >= 20
+    # and t_model, none in t_floor)
+    workers = tuple(f"k0 = {count}" for count in ("persistent", "1", "100", "264", "5000"))
+    assert _schedules_checked("gemm_hopper_streamk", "k0 = persistent", workers, 2301, 5) >= 20
