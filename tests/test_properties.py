@@ -73,6 +73,7 @@ from property_checks import (
     leftover_problems,
     nest_problems,
     seeded,
+    steps_within,
 )
 from tiers import SHARE, slow_tier
 
@@ -108,7 +109,7 @@ def sizes_for(draw, name):
     for _ in range(DRAWS_PER_EXAMPLE):
         values = draw_sizes(kernel, lambda size, top: draw(st.integers(1, top), label=size))
         if (assumptions_hold(kernel, values)
-                and count_steps(kernel, values, SPEC_STEPS) <= SPEC_STEPS):
+                and steps_within(kernel, values, SPEC_STEPS) <= SPEC_STEPS):
             return values
     reject()
 
