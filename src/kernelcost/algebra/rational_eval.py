@@ -75,16 +75,25 @@ def value_at(expr: sympy.Expr, values: Mapping[sympy.Symbol, sympy.Expr]) -> Val
 def value_at_integers(expr: sympy.Expr, values: Mapping[sympy.Symbol, int]) -> Value | None:
     """value_at(expr, {s: Integer(v)}) for a point already in Python's integers, without
     making sympy numbers of them (the self-verification resolves the sizes of every draw)."""
-    symbols = _symbols(expr)
-    if not all(symbol in values for symbol in symbols):
-        return None
-    plan = compiled(expr, symbols)
+    symbols, plan = _symbols_and_plan(expr)
     if plan is None:
         return None
     try:
-        return plan([values[symbol] for symbol in symbols])
+        point = [values[symbol] for symbol in symbols]
+    except KeyError:  # a symbol without a value
+        return None
+    try:
+        return plan(point)
     except ZeroDivisionError:
         return None
+
+
+# kept: the comparisons ask the same few closed forms at each of thousands of rows; one
+# lookup here saves hashing the expression and its symbols twice a row
+@functools.lru_cache(maxsize=8192)
+def _symbols_and_plan(expr: sympy.Expr) -> tuple[tuple[sympy.Symbol, ...], Plan | None]:
+    symbols = _symbols(expr)
+    return symbols, compiled(expr, symbols)
 
 
 # kept: the self-verification evaluates each closed form at every sample and block, and

@@ -65,6 +65,10 @@ class _Comparison:
         self.rows: list[Comparison] = []
         self._extra: Mapping | None = None  # the last extra values, and the sizes with them
         self._merged = substitution
+        # the integer values among them in Python's ints: a plan reads these directly, with
+        # no sympy number to test and convert on each of the thousands of rows
+        self.integers = _integers(substitution)
+        self._merged_integers = self.integers
 
     def check(self, quantity: str, unit: str, closed_form, enumerated: Value, *, exact: bool,
               extra: Mapping[sympy.Symbol, sympy.Rational] | None = None,
@@ -72,10 +76,13 @@ class _Comparison:
         """closed form == enumeration where exact; else the closed form bounds it (>= for an
         upper bound, <= for a lower end such as a box's first index)."""
         substitution = self._with(extra) if extra else self.substitution
-        self.rows.append(Comparison(quantity, where, unit, evaluate(closed_form, substitution),
-                                    Fraction(enumerated), "==" if exact else relation,
-                                    closed_form))
-
+        integers = self._merged_integers if extra else self.integers
+        planned = (None if isinstance(closed_form, (int, Fraction))
+                   else rational_eval.value_at_integers(closed_form, integers))
+        value = (Fraction(*planned) if planned is not None
+                 else evaluate(closed_form, substitution))
+        self.rows.append(Comparison(quantity, where, unit, value, Fraction(enumerated),
+                                    "==" if exact else relation, closed_form))
 
     def _with(self, extra: Mapping[sympy.Symbol, sympy.Rational]
               ) -> Mapping[sympy.Symbol, sympy.Rational]:
@@ -83,7 +90,15 @@ class _Comparison:
         block, which all pass the same mapping."""
         if extra is not self._extra:
             self._extra, self._merged = extra, {**self.substitution, **extra}
+            self._merged_integers = {symbol: value for symbol, value in self.integers.items()
+                                     if symbol not in extra}
+            self._merged_integers.update(_integers(extra))
         return self._merged
+
+
+def _integers(values: Mapping[sympy.Symbol, sympy.Rational]) -> dict[sympy.Symbol, int]:
+    return {symbol: int(value) for symbol, value in values.items()
+            if getattr(value, "is_Integer", False)}
 
 
 def evaluate(expression, substitution: Mapping[sympy.Symbol, sympy.Rational]) -> Fraction | None:

@@ -264,6 +264,10 @@ class _LoopShape:
     names: frozenset[str]  # the names its bounds and those of the loops inside use
     span: ast.Span
     moves: bool  # a loop inside bounds itself by this loop's iterator: counted value by value
+    # the loops inside, split into those that move with it (counted at each value) and those
+    # that do not (counted once a run of it, then times its trips)
+    moving: tuple[_LoopShape, ...] = ()
+    fixed: tuple[_LoopShape, ...] = ()
 
 
 def count_steps(kernel: CheckedKernel, sizes: Mapping[str, int],
@@ -318,11 +322,12 @@ def _shape(statements, sizes: set[str]) -> tuple[int, tuple[_LoopShape, ...]]:
             inner_count, inner_loops = _shape(stmt.body, sizes)
             names = frozenset().union(_names(stmt.lo), _names(stmt.hi),
                                       *(inner.names for inner in inner_loops))
-            moves = any(stmt.var in inner.names for inner in inner_loops)
+            moving = tuple(inner for inner in inner_loops if stmt.var in inner.names)
+            fixed = tuple(inner for inner in inner_loops if stmt.var not in inner.names)
             loops.append(_LoopShape(as_function(compile_expr(stmt.lo, {})),
                                     as_function(compile_expr(stmt.hi, {})), as_function(step),
                                     stmt.var, inner_count, inner_loops, names, stmt.span,
-                                    moves))
+                                    bool(moving), moving, fixed))
         elif isinstance(stmt, ast.Keep):
             inner_count, inner_loops = _shape(stmt.body, sizes)
             count += inner_count
@@ -359,10 +364,13 @@ def _count_block(statements: int, loops: tuple[_LoopShape, ...], env: Env, limit
             trips = trip_count(lo, hi, step)
             if trips:
                 total += trips * (1 + _count_block(loop.statements, loop.loops, env, limit))
-        else:
+        elif trip_count(lo, hi, step):
+            # the part of an iteration that does not move with the loop, counted once; each
+            # value still adds it, so that a long loop reaches the limit however little moves
+            same = 1 + _count_block(loop.statements, loop.fixed, env, limit)
             for value in iterator_values(lo, hi, step):
                 env[loop.var] = value
-                total += 1 + _count_block(loop.statements, loop.loops, env, limit)
+                total += same + _count_block(0, loop.moving, env, limit)
                 if total > limit:
                     raise _OverLimit
             env.pop(loop.var, None)
