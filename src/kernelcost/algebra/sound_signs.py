@@ -22,11 +22,12 @@ Each wrapper only ever turns an answer into none, so no answer it leaves becomes
   the other, four ways, then of their difference factored: milliseconds a pair where no
   order holds. Where the difference takes both signs at witness sizes, no true order exists
   and sympy, less the false proofs above, finds none: the pair is left unordered at once,
-  as sympy leaves it. And each Min or Max is built once for its arguments (as Add and Mul
-  are, in sympy's cache, emptied with it): an xreplace or subs rebuilds every Min and Max it
-  passes through, and a count asks the same ones again (a clipped warpgroup's bound, built
-  in every sum over its loop, ten times in flash_attention_hopper's count), each time
-  ordering its arguments anew.
+  as sympy leaves it; so is a pair whose differences sympy surely cannot sign
+  (`unsure_orders`), and one it surely orders is ordered (`sure_orders`). And each Min or
+  Max is built once for its arguments (as Add and Mul are, in sympy's cache, emptied with
+  it): an xreplace or subs rebuilds every Min and Max it passes through, and a count asks
+  the same ones again (a clipped warpgroup's bound, built in every sum over its loop, ten
+  times in flash_attention_hopper's count), each time ordering its arguments anew.
 - Turning points. `_monotonic_sign` of a polynomial in one positive symbol is None where its
   derivative has a real root above the symbol's least value, or has none and the polynomial
   runs from its value there away from 0. sympy finds that by differentiating the sum as
@@ -47,6 +48,7 @@ from sympy.functions.elementary.miscellaneous import MinMaxBase
 
 from .sure_orders import sure_order
 from .sympy_patch import Patch, Slot
+from .unsure_orders import unordered
 from .witnesses import both_signs
 
 
@@ -211,6 +213,8 @@ def _witnessed_is_connected(cls, x, y):
         order = sure_order(x, y)
         if order is not None:
             return order
+        if unordered(x, y):
+            return False
     return _SYMPY_IS_CONNECTED(cls, x, y)
 
 
