@@ -5,6 +5,7 @@ ranges, the busiest worker in place of whole tiles in t_bound, the fix-up at glo
 figures worked by hand, and refusals at their place."""
 
 import random
+from collections import Counter
 
 import pytest
 import sympy
@@ -42,7 +43,7 @@ def enumerated(tiles: int, iterations: int, workers: int) -> tuple[int, int]:
     """(the busiest worker's k-steps, the partial tiles: over the tiles, its workers less
     one), counted from the enumeration."""
     owner = owners(tiles, iterations, workers)
-    busiest = max(owner.count(worker) for worker in set(owner))
+    busiest = max(Counter(owner).values())
     peers = sum(len(set(owner[t * iterations:(t + 1) * iterations])) - 1
                 for t in range(tiles))
     return busiest, peers
