@@ -265,6 +265,22 @@ class Kernel:
         return tuple(item for item in self.items if isinstance(item, TensorDecl))
 
 
+def header_loops(loop: For) -> list[For]:
+    """The loops of the parallel header that starts at `loop` (they share one Parallel
+    object), outermost first."""
+    loops = [loop]
+    while (len(loops[-1].body) == 1 and isinstance(loops[-1].body[0], For)
+           and loops[-1].body[0].parallel is loop.parallel):
+        loops.append(loops[-1].body[0])
+    return loops
+
+
+def names_in(*exprs: Expr | None) -> set[str]:
+    """The names the expressions hold (None: no expression, as a loop's missing step)."""
+    return {node.id for expr in exprs if expr is not None for node in walk_expr(expr)
+            if isinstance(node, Name)}
+
+
 def walk_expr(expr: Expr):
     """Yield expr and every sub-expression, parents first."""
     yield expr

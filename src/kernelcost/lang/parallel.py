@@ -65,12 +65,7 @@ class Grid:
 def header_iterators(loop: ast.For) -> tuple[str, ...]:
     """The iterators of the parallel header that starts at `loop` (its loops share one
     Parallel object), outermost first."""
-    names = [loop.var]
-    while (len(loop.body) == 1 and isinstance(loop.body[0], ast.For)
-           and loop.body[0].parallel is loop.parallel):
-        loop = loop.body[0]
-        names.append(loop.var)
-    return tuple(names)
+    return tuple(header.var for header in ast.header_loops(loop))
 
 
 def read_grid(parallel: ast.Parallel, iterators: tuple[str, ...], size_expr,

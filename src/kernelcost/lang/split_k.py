@@ -50,10 +50,7 @@ def split_header(kernel: ast.Kernel) -> tuple[ast.Kernel, list[Diagnostic]]:
 def _split(kernel: ast.Kernel, index: int, header: ast.For,
            option: ast.BlockOption) -> tuple[ast.Kernel, list[Diagnostic]]:
     assert option.axis is not None  # as split_header checked
-    innermost = header
-    while (len(innermost.body) == 1 and isinstance(innermost.body[0], ast.For)
-           and innermost.body[0].parallel is header.parallel):
-        innermost = innermost.body[0]
+    innermost = ast.header_loops(header)[-1]
     found = [(at, stmt) for at, stmt in enumerate(innermost.body)
              if isinstance(stmt, ast.For) and stmt.var == option.axis.id
              and stmt.parallel is None and stmt.lanes is None]

@@ -19,8 +19,6 @@ inside the header, and a header splits its k-loop one way: `split_k` beside it i
 
 from __future__ import annotations
 
-import dataclasses
-
 import sympy
 
 from ..base import tree as ast
@@ -61,10 +59,11 @@ def read_stream_k(header: ast.For, size_expr) -> tuple[StreamK | None, list[Diag
                                  "stream the k-loop the blocks run: `stream_k k0 = persistent` "
                                  "for `for k0 in 0..K by TK` right inside the grid",
                                  code=Code.WRONG_STREAM_K)]
-    tile = _names(loop.hi, loop.lo, loop.step) & set(_header_vars(header))
+    tile = ast.names_in(loop.hi, loop.lo, loop.step) & {
+        outer.var for outer in ast.header_loops(header)}
     if tile:
         bound = next(expr for expr in (loop.hi, loop.lo, loop.step)
-                     if expr is not None and _names(expr) & tile)
+                     if expr is not None and ast.names_in(expr) & tile)
         return None, [Diagnostic(bound.span, f"the k-loop `{loop.var}` runs a number of "
                                  f"k-steps that depends on the tile (`{sorted(tile)[0]}`)",
                                  "stream-K spreads k-steps alike in every tile: bound the "
@@ -78,37 +77,9 @@ def read_stream_k(header: ast.For, size_expr) -> tuple[StreamK | None, list[Diag
     return StreamK(option.axis.id, (parts[0] - parts[1]) / step, workers), []
 
 
-def _header_loops(header: ast.For) -> list[ast.For]:
-    """The loops of the parallel header that starts at `header`, outermost first."""
-    loops = [header]
-    while (len(loops[-1].body) == 1 and isinstance(loops[-1].body[0], ast.For)
-           and loops[-1].body[0].parallel is header.parallel):
-        loops.append(loops[-1].body[0])
-    return loops
-
-
-def _header_vars(header: ast.For) -> list[str]:
-    return [loop.var for loop in _header_loops(header)]
-
-
-def _names(*exprs) -> set[str]:
-    """The names an expression tree holds."""
-    found: set[str] = set()
-    stack = [expr for expr in exprs if expr is not None]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name):
-            found.add(node.id)
-        elif isinstance(node, tuple):
-            stack.extend(node)
-        elif dataclasses.is_dataclass(node) and not isinstance(node, (type, ast.Span)):
-            stack.extend(getattr(node, field.name) for field in dataclasses.fields(node))
-    return found
-
-
 def _k_loop(header: ast.For, axis: str) -> ast.For | None:
     """The sequential loop `axis` directly inside the header's innermost loop, if one."""
-    innermost = _header_loops(header)[-1]
+    innermost = ast.header_loops(header)[-1]
     found = [stmt for stmt in innermost.body if isinstance(stmt, ast.For)
              and stmt.var == axis and stmt.parallel is None and stmt.lanes is None]
     return found[0] if len(found) == 1 else None

@@ -316,11 +316,11 @@ def _shape(statements, sizes: set[str]) -> tuple[int, tuple[_LoopShape, ...]]:
     count, loops = 0, []
     for stmt in statements:
         if isinstance(stmt, ast.For):
-            if stmt.step is not None and not _names(stmt.step) <= sizes:
+            if stmt.step is not None and not ast.names_in(stmt.step) <= sizes:
                 raise _step_error(stmt.span, stmt.var)  # a step that moves with an iterator
             step = 1 if stmt.step is None else compile_expr(stmt.step, {})
             inner_count, inner_loops = _shape(stmt.body, sizes)
-            names = frozenset().union(_names(stmt.lo), _names(stmt.hi),
+            names = frozenset().union(ast.names_in(stmt.lo), ast.names_in(stmt.hi),
                                       *(inner.names for inner in inner_loops))
             moving = tuple(inner for inner in inner_loops if stmt.var in inner.names)
             fixed = tuple(inner for inner in inner_loops if stmt.var not in inner.names)
@@ -348,10 +348,6 @@ def _check_steps(loops: tuple[_LoopShape, ...], env: Env) -> None:
 def _step_error(span: ast.Span, var: str) -> KcostError:
     return SpecCheckError(Code.NOT_A_SIZE_EXPRESSION, Diagnostic(
         span, f"loop step of `{var}` must be a positive size expression"))
-
-
-def _names(expr: ast.Expr) -> set[str]:
-    return {node.id for node in ast.walk_expr(expr) if isinstance(node, ast.Name)}
 
 
 def _count_block(statements: int, loops: tuple[_LoopShape, ...], env: Env, limit: int) -> int:
