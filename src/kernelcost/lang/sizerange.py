@@ -13,13 +13,13 @@ from typing import NoReturn
 import numpy
 
 from ..base.errors import Code, Diagnostic, SizeError, option_span
+from ..base.magnitude import MAX_LITERAL_DIGITS
 from ..base.records import record
 from ..base.tree import Span
 from .settings import FLOAT_SIZES, MAX_FLOAT_SIZE
 
 DEFAULT_POINTS = 20
 MAX_POINTS = 10**10  # hours of CSV; more is a typo
-MAX_OPTION_DIGITS = 1000  # a number in an option, as a literal in a spec (lang.parse)
 CHUNK_POINTS = 65_536  # sizes evaluated and written at a time: under 50 MB of arrays
 
 _RANGE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^.\s][^\s]*?)\s*\.\.\s*(\S+)\s*$")
@@ -157,12 +157,12 @@ def refuse_other_digits(option: str, text: str) -> None:
                 Span(option, 1, index + 1, 1, index + 2),
                 f"{option}: `{char}` is not an ASCII digit",
                 f"numbers are written with ASCII digits 0-9; {char} is not one"), text)
-    long = re.search(rf"[0-9]{{{MAX_OPTION_DIGITS + 1},}}", text)
+    long = re.search(rf"[0-9]{{{MAX_LITERAL_DIGITS + 1},}}", text)
     if long is not None:
         raise SizeError(Code.BAD_RANGE, Diagnostic(
             Span(option, 1, long.start() + 1, 1, long.end() + 1),
             f"{option}: a number of {len(long.group()):,} digits",
-            f"numbers have at most {MAX_OPTION_DIGITS} digits, as a spec's do"), text)
+            f"numbers have at most {MAX_LITERAL_DIGITS} digits, as a spec's do"), text)
 
 
 def parse_range(text: str, points: int = DEFAULT_POINTS, log: bool = True,
