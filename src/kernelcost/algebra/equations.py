@@ -24,6 +24,7 @@ from .numeric_roots import ABOVE, BELOW, Root, numeric_roots
 from .quotients import cancel
 from .root_conditions import beyond_square_roots, positive_real_condition
 from .surds import exact_number_sign
+from .together_once import together
 
 
 @record
@@ -308,7 +309,7 @@ def _tidy(root: sympy.Expr) -> sympy.Expr:
     into the denominator: -R*T/(2*R - T) -> R*T/(T - 2*R)."""
     if not any(not power.exp.is_Integer for power in root.atoms(sympy.Pow)):
         root = factored(root)
-    numerator, denominator = sympy.fraction(sympy.together(root))
+    numerator, denominator = sympy.fraction(together(root))
     if not numerator.could_extract_minus_sign():
         return root
     flipped = _minus_into_a_sum(numerator)

@@ -9,6 +9,7 @@ import sympy
 
 from ..base.symbols import CAPACITY, RIDGE
 from .axis_signs import changes_sign, sign_for_every_positive
+from .together_once import together
 from .witnesses import signs_at_witnesses
 
 
@@ -26,7 +27,7 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
             return sympy.And(*conditions) if conditions else sympy.true
         if root.is_positive is False and root.is_real:
             return sympy.false
-    numerator, denominator = sympy.fraction(sympy.together(root))
+    numerator, denominator = sympy.fraction(together(root))
     sign = 1
     undecided = []
     for part in (numerator, denominator):
