@@ -1,14 +1,17 @@
 """kernelcost's deductions and shortcuts in sympy's place, only while kernelcost computes.
 
-Seven modules replace functions of sympy's, each naming what it replaces and why:
+Nine modules replace functions of sympy's, each naming what it replaces and why:
 `sound_signs` (sympy's sign and integrality deductions less the two that prove false facts
 about sizes), `number_facts` (a rational number's facts found once for each kind of
 number), `rounding` (floor and ceiling of integer expressions without sympy's questions),
 `term_factors` (a term's factors from a dict without sympifying the dict), `texts` (the
 order of a sum's terms and a product's precedence, for the printers), `monomial_ops`
-(a polynomial ring's monomial arithmetic compiled with the package, not exec'd) and
-`fact_order` (the facts the assumption system tries, in a fixed order). All but
-sound_signs give sympy's own answers, which their tests check against sympy.
+(a polynomial ring's monomial arithmetic compiled with the package, not exec'd),
+`fact_order` (the facts the assumption system tries, in a fixed order), `fact_deductions`
+(a knowledge base's forward chaining, each distinct deduction done once) and `root_bounds`
+(the bound on a polynomial's positive roots that real-root isolation asks, in plain
+integers). All but sound_signs give sympy's own answers, which their tests check against
+sympy.
 
 A caller's process is left as it was. `patched()`, a context manager and a decorator that
 the public API enters, puts the replacements in place when the first caller enters and
@@ -28,12 +31,23 @@ from contextlib import contextmanager
 
 import sympy
 
-from . import fact_order, monomial_ops, number_facts, rounding, sound_signs, term_factors, texts
+from . import (
+    fact_deductions,
+    fact_order,
+    monomial_ops,
+    number_facts,
+    root_bounds,
+    rounding,
+    sound_signs,
+    term_factors,
+    texts,
+)
 from .sympy_patch import Patch
 
 PATCHES: tuple[Patch, ...] = (*sound_signs.PATCHES, *number_facts.PATCHES, *rounding.PATCHES,
                               *term_factors.PATCHES, *texts.PATCHES, *monomial_ops.PATCHES,
-                              *fact_order.PATCHES)
+                              *fact_order.PATCHES, *fact_deductions.PATCHES,
+                              *root_bounds.PATCHES)
 
 _thread = threading.local()  # .on: this thread's override of the process's default
 _lock = threading.Lock()
