@@ -24,8 +24,8 @@ Beyond that the loop's own steady state is the overlap effect's, whose exponents
 with longer loops. It acts on grids that run tensor work (a tile's MMAs) at numeric sizes.
 No figure is fitted: the latency is the machine file's unloaded global one, the rest is the
 roofs' times. What the spec does not state is left out: loads the first tile's address
-depends on (a paged cache's block table), and the short latencies of the last MMA, the
-softmax's reductions and exponentials and the store, a few tens of cycles each."""
+depends on (a paged cache's block table), and the latencies of the last MMA, the softmax's
+reductions and exponentials and the store, which no machine file states."""
 
 from __future__ import annotations
 
