@@ -81,17 +81,23 @@ def test_the_cudnn_rows_overlap_step_and_what_two_stages_would_leave():
     assert round(100 * error, 1) == 6.3
 
 
-@pytest.mark.parametrize("line, overlap_us", [(3, 1.41), (6, 0.96)])
-def test_the_calibration_decode_rows_pay_a_small_overlap_and_miss_more(line, overlap_us):
+@pytest.mark.parametrize("line, overlap_us, chain_us", [(3, 1.41, 4.37), (6, 0.96, 7.52)])
+def test_the_calibration_decode_rows_pay_a_small_overlap_then_their_chain(line, overlap_us,
+                                                                         chain_us):
     """ort-pr21414 at L = 32 and 256 (FlashAttention-2's own split kernel): the overlap step
-    is 1.41 and 0.96 us, the rows 7.3 and 11.5 us over t_model and the cold start."""
+    is 1.41 and 0.96 us, the chain of their one- and two-step key loops 4.37 and 7.52 us, and
+    the rows 2.9 and 4.0 us over t_model and the cold start (7.3 and 11.5 us without the
+    chain)."""
     result = _results(("ort-pr21414", line))[("ort-pr21414", line)]
     found = result.comparison.ledger
     assert found is not None and result.t_model is not None
     assert result.cold_start_s is not None
-    assert round(_steps(found)[str(EffectCause("overlap"))] * 1e6, 2) == overlap_us
+    steps = _steps(found)
+    assert round(steps[str(EffectCause("overlap"))] * 1e6, 2) == overlap_us
+    assert round(steps[str(EffectCause("chain"))] * 1e6, 2) == chain_us
     missing = result.row.time_s - result.t_model - result.cold_start_s
-    assert round(missing * 1e6, 1) == {3: 7.3, 6: 11.5}[line]
+    assert round(missing * 1e6, 1) == {3: 2.9, 6: 4.0}[line]
+    assert round((missing + steps[str(EffectCause("chain"))]) * 1e6, 1) == {3: 7.3, 6: 11.5}[line]
 
 
 def test_every_flashattention2_calibration_row_runs_two_blocks_an_sm():

@@ -71,6 +71,7 @@ def count_grid(counter: NestCount, scopes: tuple[ScopeCost, ...]) -> GridCost | 
         widths=grid.widths,
         instructions=None if grid.instructions is None else counter.finish(grid.instructions),
         passes=_passes(counter, depth),
+        stream_steps=_stream_steps(counter, depth),
     )
 
 
@@ -113,6 +114,26 @@ def _streaming_loop(counter: NestCount, depth: int) -> Loop | None:
         return None
     (only,) = loops
     return None if only is None or only[0].lanes else only[0]
+
+
+def _stream_steps(counter: NestCount, depth: int) -> sympy.Expr | None:
+    """The trips of the block's streaming loop (GridCost.stream_steps): the step loop, else
+    the one sequential loop right inside the grid whose global reads span the most tensors
+    (FlashAttention-2's key loop after its query tile's copy); None where two loops tie."""
+    loop = _step_loop(counter, depth)
+    if loop is None:
+        tensors = counter.checked.tensors
+        spans: dict[Loop, set[str]] = {}
+        for site in counter.nest.accesses:
+            if (not site.is_write and site.tensor in tensors and len(site.loops) > depth
+                    and tensors[site.tensor].level == Level.GLOBAL
+                    and not site.loops[depth].lanes):
+                spans.setdefault(site.loops[depth], set()).add(site.tensor)
+        widths = sorted((len(names) for names in spans.values()), reverse=True)
+        if not widths or (len(widths) > 1 and widths[0] == widths[1]):
+            return None
+        loop = max(spans, key=lambda candidate: len(spans[candidate]))
+    return counter.finish(loop.trips)
 
 
 def _passes(counter: NestCount, depth: int) -> tuple[tuple[str, ...], ...]:

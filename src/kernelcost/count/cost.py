@@ -156,6 +156,9 @@ class GridCost:
     # the global tensors each pass of a block reads, in source order: a pass is a loop right
     # inside the grid (sibling loops told apart by their place) or a statement there
     passes: tuple[tuple[str, ...], ...] = ()
+    # steps of the block's streaming loop (the step loop, else the loop right inside the
+    # grid whose global reads span the most tensors: an attention's key loop); None: none
+    stream_steps: sympy.Expr | None = None
 
 
 @record

@@ -10,7 +10,7 @@ all the effect is:
   text is built from a value here). A sentence whose words depend on the figures (a clause
   there or not, a unit by kind) is a function in present.derate_text's TEXTS instead;
 - the effect: its `name` (its cause), `stage`, `findings` and `derates` (context.Effect).
-fill_drain and launch_overhead are in this form; the others keep text functions for
+fill_drain, chain and launch_overhead are in this form; the others keep text functions for
 sentences with logic."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ...base.kinds import EffectCause
 from ..derates import Derate
 from .achievable import AchievableRates
 from .banks import BankConflicts
+from .chain import Chain
 from .context import CALL, ROOFS, Effect, EffectContext
 from .dispatch import Dispatch
 from .fill_drain import FillDrain
@@ -35,7 +36,7 @@ from .serial import Serial
 
 EFFECTS: tuple[Effect, ...] = (AchievableRates(), Latency(), Issue(), FirstLoads(), Sectors(),
                                BankConflicts(), Dispatch(), Serial(), Overlap(), FillDrain(),
-                               Launch())
+                               Chain(), Launch())
 
 
 def causes() -> tuple[EffectCause, ...]:
