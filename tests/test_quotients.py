@@ -103,6 +103,8 @@ def test_a_cancelled_expression_scaled_is_sympys_cancel(expr, factor):
     reduced = cancel(expr)
     assert scaled(reduced, factor) == sympy.cancel(factor * reduced)
     assert str(scaled(reduced, factor)) == str(sympy.cancel(factor * reduced))
+    # built by distributing the factor over each side's kept expression: the same tree
+    assert sympy.srepr(scaled(reduced, factor)) == sympy.srepr(sympy.cancel(factor * reduced))
 
 
 @tiered(300)

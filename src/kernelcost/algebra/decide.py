@@ -286,13 +286,16 @@ def exact_sign(difference: sympy.Expr) -> int | None:
     if difference.is_Rational:
         return exact_number_sign(difference)
     sign = shifted_sign(difference)
-    if sign is None:
+    # without a Min or Max, clamped_sign finds no clamp and _lattices_reduced nothing to
+    # reduce: neither walks the difference then (each walk costs as much as a decider)
+    lattices = sign is None and difference.has(sympy.Min, sympy.Max)
+    if sign is None and lattices:
         sign = clamped_sign(difference)
     if sign is None:
         sign = rounded_sign(difference)
     if sign is None:
         sign = one_size_sign(difference)
-    if sign is None:
+    if sign is None and lattices:
         # sympy's constructor leaves Min(N, -2 + 1/M) whole, though -2 + 1/M bounds N
         # (its cancelled form, Min(N, (1 - 2*M)/M), is the bound): without the bounded
         # arguments a lattice is the same value, which the deciders may then order

@@ -61,13 +61,30 @@ def scaled(expr: sympy.Expr, factor: sympy.Rational) -> sympy.Expr:
     denominator, less the integer content they then share, is again coprime with a positive
     leading denominator, the one pair cancel reaches."""
     expr, factor = sympy.sympify(expr), sympy.sympify(factor)
-    reduced = _reduced(expr)
-    if reduced is None or not factor.is_Rational or not factor or reduced[0].ring.domain != ZZ:
+    sides = _sides(expr)
+    if sides is None or not factor.is_Rational or not factor:
         return cancel(factor * expr)
-    numerator, denominator = reduced[0] * int(factor.p), reduced[1] * int(factor.q)
-    common = ZZ.gcd(numerator.content(), denominator.content())
-    return (numerator.quo_ground(common).as_expr()
-            / denominator.quo_ground(common).as_expr())
+    numerator, denominator, numerator_content, denominator_content = sides
+    common = ZZ.gcd(numerator_content * abs(int(factor.p)),
+                    denominator_content * int(factor.q))
+    # (pair * p / common).as_expr() is the expression of the pair's side times the rational
+    # p / common, which sympy writes by multiplying it into each term of the side's sum (a
+    # sum of distinct monomials has one canonical form): as_expr's building of every term
+    # anew, most of a ratio a level prints on each machine, is done once a side
+    return (sympy.Rational(int(factor.p), common) * numerator
+            / (sympy.Rational(int(factor.q), common) * denominator))
+
+
+@functools.lru_cache(maxsize=1024)
+def _sides(expr: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr, int, int] | None:
+    """The expressions and integer contents of expr's pair in lowest terms over the integers;
+    None where scaled asks cancel instead. Kept: each machine scales the same pair."""
+    reduced = _reduced(expr)
+    if reduced is None or reduced[0].ring.domain != ZZ:
+        return None
+    numerator, denominator = reduced
+    return (numerator.as_expr(), denominator.as_expr(), int(numerator.content()),
+            int(denominator.content()))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -142,7 +142,9 @@ def quantities(**named) -> dict[str, object]:
     fields: dict[str, object] = {}
     for name, expr in named.items():
         value = json_number(expr)
-        symbolic = type(value) is str and not sympy.sympify(expr).is_number
+        # value_of (kept) is None exactly where the expression is no number: the same
+        # answer as its is_number, which walks the whole form again on every call
+        symbolic = type(value) is str and value_of(expr) is None
         fields[name] = None if type(value) is str else value  # Exact is a str's subclass
         fields[f"{name}_expr"] = value if symbolic else None
     return fields
