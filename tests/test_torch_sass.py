@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import sympy
-from sass_path import block_instructions, load, warp_instructions
+from sass_path import block_instructions, load, loads_before_use, warp_instructions
 
 from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
@@ -107,6 +107,20 @@ def test_the_layer_norm_kernel_as_compiled(spec_cost, n):
     assert stated(spec_cost("layernorm_torch"), {"R": 1, "n": n}) == (
         walked, registers("vectorized_layer_norm_kernelIN3c108BFloat16EfLb0"))
     assert walked == 1155 + 472 * trips
+
+
+def test_the_layer_norm_widths_are_the_bytes_a_thread_has_in_flight(spec_cost):
+    # compute_stats' loop (back edge 0x6e0) and the second pass with gamma and beta (0x22a0):
+    # one 8-byte load of x, then x's and four 2-byte loads each of gamma and beta, all issued
+    # before the first is used; the spec's widths, summed over each pass's tensors, say so
+    rows = load(SASS / "vectorized_layer_norm_kernel_bf16.sass")
+    assert loads_before_use(rows, 0x6e0) == [8]
+    assert sorted(loads_before_use(rows, 0x22a0)) == [2] * 8 + [8]
+    grid = spec_cost("layernorm_torch").grid
+    width = {tensor: int(b) for tensor, b in grid.widths}
+    assert grid.passes == (("x",), ("x", "gamma", "beta"))
+    assert [sum(width[t] for t in names) for names in grid.passes] == [
+        sum(loads_before_use(rows, 0x6e0)), sum(loads_before_use(rows, 0x22a0))] == [8, 24]
 
 
 @pytest.mark.parametrize(("setting", "message"), [

@@ -10,7 +10,10 @@ rule, two kinds decide themselves:
 - a branch within a few instructions after `FCHK` leaves an IEEE division's slow path
   (denormals, infinities): taken, the fast path.
 Any other conditional branch without a rule takes `otherwise` where given (False: every
-bounds check of a kernel whose elements are all in range falls through), else is an error."""
+bounds check of a kernel whose elements are all in range falls through), else is an error.
+
+`loads_before_use` reads what a thread keeps in flight in one trip of a loop: the global loads
+it issues from the loop's head before an instruction reads what one of them loaded."""
 
 from __future__ import annotations
 
@@ -19,6 +22,8 @@ from pathlib import Path
 
 FCHK_REACH = 9  # instructions between a division's FCHK and its branch, at most (as compiled)
 PREDICATE = re.compile(r"^@!?U?P\w+ ")
+REGISTER = re.compile(r"\bR(\d+)\b")
+LOAD_BYTES = {"64": 8, "128": 16, "U16": 2, "S16": 2, "U8": 1, "S8": 1}  # else 32-bit
 
 
 def load(path: Path) -> list[tuple[int, str]]:
@@ -81,3 +86,26 @@ def _taken(rows, i: int, rules: Rules, taken: dict[int, int],
     if otherwise is not None:
         return otherwise
     raise ValueError(f"no rule for the branch at {address:#06x}: {instruction}")
+
+
+def loads_before_use(rows: list[tuple[int, str]], back_edge: int) -> list[int]:
+    """The bytes of each global load (LDG) one trip of the loop closed by the branch at
+    `back_edge` issues before any instruction reads a register those loads write."""
+    index = {address: i for i, (address, _) in enumerate(rows)}
+    head = index[int(re.search(r"0x([0-9a-f]+)", rows[index[back_edge]][1]).group(1), 16)]
+    loads: list[int] = []
+    loaded: set[int] = set()
+    for _, instruction in rows[head:index[back_edge]]:
+        op = opcode(instruction)
+        operands = PREDICATE.sub("", instruction).split(None, 1)[1]
+        written, _, read = operands.partition(",")
+        if op.startswith("LDG"):
+            size = next((b for part, b in LOAD_BYTES.items() if part in op.split(".")), 4)
+            first = int(REGISTER.search(written).group(1))
+            loaded.update(range(first, first + max(1, size // 4)))
+            loads.append(size)
+            continue
+        sources = operands if op.startswith("ST") else read
+        if loaded & {int(r) for r in REGISTER.findall(sources)}:
+            break
+    return loads
