@@ -4,6 +4,7 @@ then refused), and the figures a user's option or file makes absurd."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,54 @@ def test_python_that_cannot_be_read_is_placed_where_it_fails(capsys, tmp_path, t
     code, _, err = run(capsys, "import", f"{source}::k")
     assert code == 2 and err.startswith(f"{source}:{line}:{column}: error[KC109]"), err
     assert message in err
+
+
+@pytest.mark.parametrize(("arguments", "option"), [
+    (["model", "llama3_8b", "--chunk", "9" * 30], "--chunk"),
+    (["model", "llama3_8b", "--memory-fraction", "9" * 30], "--memory-fraction"),
+    (["model", "llama3_8b", "--launch", "eager" * 10], "--launch"),
+    (["model", "llama3_8b", "--weights", "int4" * 10], "--weights"),
+    (["import", f"{ROOT}/tests/triton_tutorials/01_vector_add.py::add_kernel", "--config",
+      "x" * 30], "--config"),
+])
+def test_a_long_value_is_cut_inside_its_quotes(capsys, arguments, option):
+    """`{text!r:.20}` cut the value's repr, closing quote and all: `not '9999999999999999999
+    (vLLM's ...`, a quote opened and never closed."""
+    code, _, err = run(capsys, *arguments)
+    shown = next(line for line in err.splitlines() if option in line and "error" in line)
+    assert code == 2 and re.search(r"'[^' ]{10,20}…'", shown), err
+
+
+def _usable(out: str) -> float:
+    """The usable GB of a model report's memory line."""
+    return float(re.search(r"% usable: ([\d.]+) GB", out)[1])
+
+
+@pytest.mark.parametrize("fraction", ["0.1", "0.02", "0.01"])
+def test_the_tp_a_model_is_told_to_take_is_one_it_accepts_and_fits(capsys, fraction):
+    """At --memory-fraction 0.1 of an H100 the 16.1 GB of Llama-3-8B were told `they need
+    --tp 3 or more`, a --tp the command refuses (3 does not divide the 32 heads, KC507);
+    the suggestion is the least divisor of the heads that holds the weights."""
+    code, out, _ = run(capsys, "model", "llama3_8b", "--batch", "1", "--memory-fraction",
+                       fraction)
+    out = " ".join(out.split())  # the page's lines unwrapped
+    tp = int(out.split("they need --tp ")[1].split()[0])
+    weights = float(re.search(r"the weights alone \(([\d.]+) GB", out)[1])
+    assert code == 0 and 32 % tp == 0 and weights / tp <= _usable(out)
+    smaller = [d for d in range(1, tp) if 32 % d == 0]
+    assert all(weights / d > _usable(out) for d in smaller)  # none smaller holds them
+    code, out, _ = run(capsys, "model", "llama3_8b", "--batch", "1", "--memory-fraction",
+                       fraction, "--tp", tp)
+    assert code == 0 and "do not fit" not in out
+
+
+@pytest.mark.parametrize("fraction", ["0.001", "1e-300"])
+def test_weights_no_tp_holds_are_said_to_be_past_it(capsys, fraction):
+    """--memory-fraction 1e-300 printed `8e-281 nB` usable and `they need --tp` of 300
+    digits; 0.001 (80 MB) asked for --tp 201 of a 32-head model."""
+    code, out, _ = run(capsys, "model", "llama3_8b", "--batch", "1", "--memory-fraction",
+                       fraction)
+    out = " ".join(out.split())
+    assert code == 0 and "more than --tp splits them over (at most the 32 attention heads" in out
+    assert "nB" not in out and "need --tp" not in out
+    assert not re.search(r"\d{10}", out), out
