@@ -129,3 +129,48 @@ def test_weights_no_tp_holds_are_said_to_be_past_it(capsys, fraction):
     assert code == 0 and "more than --tp splits them over (at most the 32 attention heads" in out
     assert "nB" not in out and "need --tp" not in out
     assert not re.search(r"\d{10}", out), out
+
+
+H100 = ROOT / "src" / "kernelcost" / "machines" / "h100.toml"
+
+
+@pytest.mark.parametrize(("machine_id", "start"), [
+    ("../../evil", "'../../evil' is no machine id"),  # plot: ValueError, exit 3
+    ("a,b", "'a,b' is no machine id"),  # a comma splits --machine lists
+    ("h\u0301100", "'h\u0301100' is no machine id"),  # a combining accent
+    ("h" * 65, "'hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh…' is no machine id"),
+    ("h1\\n00", "`id` holds the control character U+000A at its character 3"),
+])
+def test_a_machine_id_is_a_name(capsys, tmp_path, machine_id, start):
+    """The id names the machine in --machine lists and in a figure's file name a machine
+    (`p.h100.svg`): `id = "../../evil"` ended `plot --machine h100,FILE` in `ValueError:
+    Invalid suffix` (exit 3), and a newline split `machines`' title in two."""
+    machine = write(tmp_path, "m.toml", H100.read_text().replace('id = "h100"',
+                                                                 f'id = "{machine_id}"', 1))
+    code, _, err = run(capsys, "plot", ROOT / "specs" / "gemm.kcost", "--set", "M=N,K=N,N=64",
+                       "--machine", f"h100,{machine}", "-o", tmp_path / "p.svg")
+    assert code == 2 and err.startswith(f"{machine}:8:6: error[KC405]: "), err
+    assert start in err and not list(tmp_path.glob("*.svg"))
+
+
+@pytest.mark.parametrize(("path", "old", "new", "key", "code"), [
+    (H100, 'name = "NVIDIA H100 SXM5 80 GB"', 'name = "\\u001b[31mRED"', "name", "KC405"),
+    (H100, 'vendor = "NVIDIA"', 'vendor = "NV\\u202eAIDI"', "vendor", "KC405"),
+    (ROOT / "src" / "kernelcost" / "models" / "llama3_8b.toml", 'name = "Llama-3-8B"',
+     'name = "Llama\\r3"', "name", "KC505"),
+])
+def test_a_control_character_in_a_file_s_text_is_placed(capsys, tmp_path, path, old, new,
+                                                        key, code):
+    """TOML writes any character as an escape: a name of `\\u001b[31m` recoloured the
+    terminal `machines` printed it on, a U+202E reversed the rest of the line, a `\\r`
+    overwrote a model's title from its start."""
+    text = path.read_text()
+    assert old in text
+    given = write(tmp_path, f"x{path.suffix}", text.replace(old, new, 1))
+    line = text[:text.index(old)].count("\n") + 1
+    command = ["machines", given] if "machines" in str(path) else ["model", given, "--batch",
+                                                                   "1"]
+    exit_code, out, err = run(capsys, *command)
+    assert exit_code == 2 and out == "", err
+    assert err.startswith(f"{given}:{line}:{len(key) + 4}: error[{code}]: `{key}` holds the "
+                          "control character"), err
