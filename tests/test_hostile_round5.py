@@ -174,3 +174,57 @@ def test_a_control_character_in_a_file_s_text_is_placed(capsys, tmp_path, path, 
     assert exit_code == 2 and out == "", err
     assert err.startswith(f"{given}:{line}:{len(key) + 4}: error[{code}]: `{key}` holds the "
                           "control character"), err
+
+
+NCU = ROOT / "tests" / "data" / "ncu" / "hopper_gemm.csv"
+NCU_RUN = ["--spec", ROOT / "specs" / "gemm_hopper.kcost", "--set", "M=2048,N=2048,K=2048",
+           "--machine", "h200"]
+
+
+def _ncu(tmp_path, old: str, new: str, line: int = 3) -> Path:
+    rows = NCU.read_text("utf-8").splitlines()
+    assert old in rows[line]
+    rows[line] = rows[line].replace(old, new, 1)
+    return write(tmp_path, "ncu.csv", "\n".join(rows) + "\n")
+
+
+RESULTS = ("kernel,spec,sizes,dtype,time_s,dram_bytes,l2_bytes,flop\n"
+           f"copy,{ROOT / 'specs' / 'copy.kcost'},n=268435456,fp32,5.2e-4,,,\n")
+
+
+@pytest.mark.parametrize("command", ["ncu", "results"])
+def test_a_cell_past_csv_s_field_limit_is_read(capsys, tmp_path, command):
+    """csv's reader refuses a field of more than 131,072 characters: a kernel name of 200 kB
+    (inside the 20 MB an export may have) was `internal error: field larger than field
+    limit` (exit 3). Each line is read with the limit lifted."""
+    name = "k" * 200_000
+    if command == "ncu":
+        export = _ncu(tmp_path, "nvjet_sm90_tst_128x256_64x4_2x1_v_bz_NNT", name)
+        code, out, err = run(capsys, "validate", "--ncu", export, *NCU_RUN)
+        assert code == 0 and f"1 launch(es): {name}\n" in out, err
+        assert "global       predicted    25.2 MB  measured    16.8 MB" in out  # 16834560 B
+    else:
+        results = write(tmp_path, "r.csv", RESULTS.replace(",,,", f",,,\n{name},x,n=1,fp32,1,,,"))
+        code, _, err = run(capsys, "validate", results, "--machine", "h200")
+        assert code == 2 and f"{results}:3:" in err and "error[KC61" in err, err
+
+
+def test_an_ncu_header_naming_a_metric_twice_is_refused(capsys, tmp_path):
+    """`dram__bytes.sum` twice (the second over lts__t_bytes.sum): the launch's dict kept the
+    second column, so L2's 110 MB were compared as DRAM bytes (4.39x) and L2 went unread."""
+    export = _ncu(tmp_path, '"lts__t_bytes.sum"', '"dram__bytes.sum"', line=1)
+    code, out, err = run(capsys, "validate", "--ncu", export, *NCU_RUN)
+    header = NCU.read_text("utf-8").splitlines()[1]
+    column = header.index('"lts__t_bytes.sum"') + 1
+    assert code == 2 and out == "", err
+    assert err.startswith(f"{export}:2:{column}: error[KC611]: the header names "
+                          "`dram__bytes.sum` twice"), err
+
+
+def test_a_huge_measured_ratio_is_printed_in_a_few_digits(capsys, tmp_path):
+    """dram__bytes.sum `1e308` printed `measured/predicted 39736429850260415120246...x`,
+    a ratio of 301 digits."""
+    export = _ncu(tmp_path, '"16834560"', '"1e308"')
+    code, out, _ = run(capsys, "validate", "--ncu", export, *NCU_RUN)
+    ratio = 1e308 / 25_165_824  # the predicted 25.2 MB of global traffic, as the report says
+    assert code == 0 and f"measured/predicted {ratio:.3g}x" in out, out
