@@ -276,3 +276,26 @@ def test_the_bytes_a_space_keeps_are_read_from_two_values_an_axis(names, values)
     held = sum(array.nbytes for array in stored.values())
     probe = evaluator(_open_mesh([axis[:2] for axis in axes]))
     assert kept_bytes(probe, axes) == kept_bytes(whole, axes) == held
+
+
+def test_an_ncu_export_that_is_not_utf8_is_placed_at_the_byte(capsys, tmp_path):
+    """The export was read with Path.read_text: a Latin-1 byte in a kernel name was
+    `internal error: UnicodeDecodeError` (exit 3), where a results CSV places it."""
+    rows = NCU.read_bytes().split(b"\n")
+    rows[3] = rows[3].replace(b"nvjet", b"nv\xffjet", 1)
+    export = tmp_path / "ncu.csv"
+    export.write_bytes(b"\n".join(rows))
+    code, _, err = run(capsys, "validate", "--ncu", export, *NCU_RUN)
+    column = rows[3].index(b"\xff") + 1
+    assert code == 2 and err.startswith(f"{export}:4:{column}: error[KC805]: the file is not "
+                                        "UTF-8 text: byte 0xFF here"), err
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("/dev/null", "/dev/null is a device, not a regular file"),  # was `no such file`
+    ("{tmp}", "{tmp} is a directory"),
+])
+def test_an_ncu_export_that_is_no_file_says_what_it_is(capsys, tmp_path, path, message):
+    code, _, err = run(capsys, "validate", "--ncu", path.replace("{tmp}", str(tmp_path)),
+                       *NCU_RUN)
+    assert code == 2 and f"error[KC803]: {message.replace('{tmp}', str(tmp_path))}" in err, err

@@ -19,6 +19,7 @@ from typing import NoReturn
 
 from ..base.csvcells import cell_column, line_fields
 from ..base.errors import Code, Diagnostic, InputOutputError, MeasurementError, SizeError
+from ..base.inputs import read_text
 from ..base.kinds import WorkClass
 from ..base.levels import Level as MemoryLevel
 from ..base.records import record
@@ -134,15 +135,14 @@ def read_ncu(path: str | Path) -> Profile:
 
 
 def _export_text(path: Path) -> str:
-    """The export's text, refused where there is no such file or it is too large."""
-    if not path.is_file():
+    """The export's text, refused where there is no such file, it is no regular file (a
+    device, a directory), it is too large or not UTF-8 (read_text, at the byte: it was
+    an internal error, UnicodeDecodeError)."""
+    if not path.exists():
         raise InputOutputError(Code.NO_SUCH_FILE, Diagnostic(
             None, f"cannot read `{path}`: no such file",
             "give the output of `ncu --csv --page raw ...` (or `ncu --import R --csv --page raw`)"))
-    if path.stat().st_size > MAX_BYTES:
-        raise InputOutputError(Code.FILE_TOO_LARGE, Diagnostic(
-            None, f"`{path}` is larger than {MAX_BYTES:,} bytes", "profile fewer launches"))
-    return path.read_text(encoding="utf-8-sig")
+    return read_text(str(path), MAX_BYTES, "Nsight Compute export")
 
 
 def _header(path: Path, text: str, lines: list[str]) -> tuple[int, list[str]]:
