@@ -299,3 +299,33 @@ def test_an_ncu_export_that_is_no_file_says_what_it_is(capsys, tmp_path, path, m
     code, _, err = run(capsys, "validate", "--ncu", path.replace("{tmp}", str(tmp_path)),
                        *NCU_RUN)
     assert code == 2 and f"error[KC803]: {message.replace('{tmp}', str(tmp_path))}" in err, err
+
+
+@pytest.mark.parametrize(("raised", "code", "message"), [
+    (MemoryError, "KC708", "the analysis ran out of memory while counting"),
+    (RecursionError, "KC705", "the input nests too deeply to analyse while counting"),
+])
+@pytest.mark.parametrize("source_reads", [True, False])
+def test_a_limit_met_mid_stage_is_placed_at_the_stage(capsys, monkeypatch, raised, code,
+                                                       message, source_reads):
+    """Memory and recursion met while counting said neither file nor line, where the time
+    budget's report places the stage; the excerpt's file read again in the report of a
+    MemoryError may itself run out of memory: then the place is given without it."""
+    from kernelcost import cli
+    from kernelcost.base import inputs, tree, watchdog
+
+    copy = ROOT / "specs" / "copy.kcost"
+
+    def hungry(args):
+        watchdog.stage("counting", tree.Span(str(copy), 8, 1, 8, 7))
+        raise raised
+
+    def no_memory(*arguments):
+        raise MemoryError
+
+    monkeypatch.setitem(cli.COMMANDS, "machines", hungry)
+    if not source_reads:
+        monkeypatch.setattr(inputs, "read_text", no_memory)
+    exit_code, _, err = run(capsys, "machines")
+    assert exit_code == 2 and err.startswith(f"{copy}:8:1: error[{code}]: {message}"), err
+    assert ("   8 | kernel copy(n, BLK = 1024) {" in err) == source_reads, err

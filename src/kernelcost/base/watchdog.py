@@ -369,14 +369,15 @@ def _kill_child_on_termination(parent: _Parent) -> dict:
 
 def stage_source(span: Span | None) -> str | None:
     """The text of the file a stage's place is in, for its excerpt; None where it has none
-    (an option's place) or the file no longer reads."""
+    (an option's place), the file no longer reads, or memory has run out (the report of
+    a MemoryError reads it)."""
     if span is None:
         return None
     try:
         from .inputs import read_text
 
         return read_text(span.file, 1_000_000)
-    except KcostError:
+    except (KcostError, MemoryError):
         return None
 
 
