@@ -329,3 +329,18 @@ def test_a_limit_met_mid_stage_is_placed_at_the_stage(capsys, monkeypatch, raise
     exit_code, _, err = run(capsys, "machines")
     assert exit_code == 2 and err.startswith(f"{copy}:8:1: error[{code}]: {message}"), err
     assert ("   8 | kernel copy(n, BLK = 1024) {" in err) == source_reads, err
+
+
+@pytest.mark.parametrize("where", ["launch", "--grid"])
+def test_a_grid_too_deep_for_the_spec_is_placed_where_it_is_given(capsys, tmp_path, where):
+    """A grid of `n * n * ... * n` (500 factors) imported into a spec its parser refuses:
+    the error had no place (its spec line names no line of the kernel)."""
+    product = " * ".join(["n"] * 500)
+    text = TRITON.replace("(triton.cdiv(n, meta['BLOCK']),)", f"({product},)")
+    if where == "--grid":
+        text = TRITON.replace("    k[grid](x, y, n, BLOCK=1024)\n", "")
+    source = write(tmp_path, "k.py", text)
+    code, _, err = run(capsys, "import", f"{source}::k",
+                       *(["--grid", product] if where == "--grid" else []))
+    start = "--grid:1:1:" if where == "--grid" else f"{source}:14:5:"  # the launch's line
+    assert code == 2 and err.startswith(f"{start} error[KC107]"), err
