@@ -344,3 +344,14 @@ def test_a_grid_too_deep_for_the_spec_is_placed_where_it_is_given(capsys, tmp_pa
                        *(["--grid", product] if where == "--grid" else []))
     start = "--grid:1:1:" if where == "--grid" else f"{source}:14:5:"  # the launch's line
     assert code == 2 and err.startswith(f"{start} error[KC107]"), err
+
+
+def test_a_stream_k_of_fewer_k_steps_than_workers_is_said_in_the_singular(capsys):
+    """M = N = 256, K = 64 at 128 x 256 x 64 tiles: 2 tiles of one k-step each, so 2 of the
+    132 persistent workers get work, one k-step each; the report said `the busiest 1
+    k-steps (1 tiles of 1)`."""
+    code, out, _ = run(capsys, "analyze", ROOT / "specs" / "gemm_hopper_streamk.kcost", "--set",
+                       "M=256,N=256,K=64", "--machine", "h100")
+    out = " ".join(out.split())
+    assert code == 0 and ("stream-K: 2 workers, the busiest 1 k-step (1 tile of 1), 0 partial "
+                          "tiles fixed up (0 B)") in out, out
