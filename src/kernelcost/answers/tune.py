@@ -40,7 +40,6 @@ from ..base.errors import Code, Diagnostic, SizeError, option_span
 from ..base.kinds import Raster, Reuse
 from ..base.records import record
 from ..base.tree import Span
-from ..base.units import si
 from ..lang.schedule import Schedule
 from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, Settings
 from ..lang.sizes import refuse_large_numbers
@@ -177,8 +176,8 @@ def _refuse_too_large(evaluators: list[Evaluator], space: Space, points: int,
     span, text = next(iter(places.values()), (None, None))  # the whole --vary
     raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
         None if span is None or text is None else option_span(span.file, text),
-        f"{points:,} combinations whose arrays would take some {si(2 * kept, 'B')} of "
-        f"memory, more than {si(MAX_ARRAY_BYTES, 'B')}", "give fewer values (a larger "
+        f"{points:,} combinations whose arrays would take some {2 * kept / 1e9:.3g} GB of "
+        f"memory, more than {MAX_ARRAY_BYTES / 1e9:g} GB", "give fewer values (a larger "
         "STEP, or --pow2), vary fewer parameters, or give fewer shapes"), text)
 
 
