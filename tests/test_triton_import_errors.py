@@ -78,8 +78,8 @@ CASES = [
         "    p = x_ptr\n    for i in range(0, 4):\n        p = p + n\n"
         "        for j in range(0, 2):\n            p += n\n")),
      "KC226", 13, 9, "a pointer moved inside a loop other than by `p += step`"),
-    ("brackets nested past the limit", ADD + "z = " + "(" * 300 + ")" * 300 + "\n", "KC109", 1, 1,
-     "too deeply"),
+    ("brackets nested past the limit", ADD + "z = " + "(" * 300 + ")" * 300 + "\n", "KC109",
+     18, 205, "too deeply"),  # the 201st bracket
 ]
 
 

@@ -11,15 +11,15 @@ with W (tensor work)."""
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from typing import NoReturn
 
-from ..base.csvcells import cell_column
+from ..base.csvcells import cell_column, line_fields
 from ..base.errors import Code, Diagnostic, InputOutputError, MeasurementError, SizeError
+from ..base.inputs import read_text
 from ..base.kinds import WorkClass
 from ..base.levels import Level as MemoryLevel
 from ..base.records import record
@@ -135,15 +135,14 @@ def read_ncu(path: str | Path) -> Profile:
 
 
 def _export_text(path: Path) -> str:
-    """The export's text, refused where there is no such file or it is too large."""
-    if not path.is_file():
+    """The export's text, refused where there is no such file, it is no regular file (a
+    device, a directory), it is too large or not UTF-8 (read_text, at the byte: it was
+    an internal error, UnicodeDecodeError)."""
+    if not path.exists():
         raise InputOutputError(Code.NO_SUCH_FILE, Diagnostic(
             None, f"cannot read `{path}`: no such file",
             "give the output of `ncu --csv --page raw ...` (or `ncu --import R --csv --page raw`)"))
-    if path.stat().st_size > MAX_BYTES:
-        raise InputOutputError(Code.FILE_TOO_LARGE, Diagnostic(
-            None, f"`{path}` is larger than {MAX_BYTES:,} bytes", "profile fewer launches"))
-    return path.read_text(encoding="utf-8-sig")
+    return read_text(str(path), MAX_BYTES, "Nsight Compute export")
 
 
 def _header(path: Path, text: str, lines: list[str]) -> tuple[int, list[str]]:
@@ -153,7 +152,14 @@ def _header(path: Path, text: str, lines: list[str]) -> tuple[int, list[str]]:
         raise MeasurementError(Code.RESULTS_BAD_HEADER, Diagnostic(
             Span(str(path), 1, 1, 1, 2), "no header row starting with \"ID\"",
             "the raw page's first row names the columns: \"ID\",...,\"Kernel Name\",..."), text)
-    header = next(csv.reader([lines[first]]))
+    header = line_fields(lines[first])
+    twice = next((index for index, name in enumerate(header) if name in header[:index]), None)
+    if twice is not None:  # a launch's dict would keep the second column's value
+        column = cell_column(lines[first], header, twice)
+        raise MeasurementError(Code.RESULTS_BAD_HEADER, Diagnostic(
+            Span(str(path), first + 1, column, first + 1, column + 1),
+            f"the header names `{header[twice]}` twice", "export the raw page as ncu writes "
+            "it: each metric a column"), text)
     missing = [name for name in FIXED + ("CC",) if name not in header]
     if missing:
         _fail(path, text, first + 1, 1, f"the header lacks {', '.join(missing)}",
@@ -164,7 +170,7 @@ def _header(path: Path, text: str, lines: list[str]) -> tuple[int, list[str]]:
 def _launch_fields(path: Path, text: str, number: int, line: str, header: list[str]
                    ) -> tuple[list[str], Architecture]:
     """A launch's fields, one a column, and the architecture its compute capability names."""
-    fields = next(csv.reader([line]))
+    fields = line_fields(line)
     if len(fields) != len(header):
         _fail(path, text, number, 1, f"{len(fields)} fields where the header has "
               f"{len(header)}", "one value per column")
@@ -208,7 +214,7 @@ def _check_units(path: Path, text: str, lines: list[str], first: int,
     read as 16.83 B, 27.97 `usecond` as 28 ns), and so is a first launch where the units
     row should stand (it would be skipped as one)."""
     line = lines[first + 1] if first + 1 < len(lines) else ""
-    units = next(csv.reader([line])) if line.strip() else []
+    units = line_fields(line) if line.strip() else []
     if not units or units[0] != "":
         _fail(path, text, first + 2, 1, "the row after the header is not ncu's units row, "
               "whose ID cell is empty", "export the raw page as ncu writes it: the header, "

@@ -14,14 +14,13 @@ grep that nothing else calls it."""
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import re
 from enum import Enum
 from pathlib import Path
 from typing import NoReturn
 
-from ..base.csvcells import cell_column, cell_number
+from ..base.csvcells import cell_column, cell_number, line_fields
 from ..base.errors import Code, Diagnostic, ErrorCode, InputOutputError, MeasurementError
 from ..base.kinds import Inputs
 from ..base.records import record
@@ -172,7 +171,7 @@ def read_file(path: str | Path) -> list[PublishedRow]:
         raise MeasurementError(Code.RESULTS_EMPTY, Diagnostic(
             None, f"`{path}` has no header and no rows", "the header: " + ",".join(COLUMNS)))
     header_line, header_text = records[0]
-    header = next(csv.reader([header_text]))
+    header = line_fields(header_text)
     if tuple(header) != COLUMNS:
         missing = [c for c in COLUMNS if c not in header]
         raise _error(Code.RESULTS_BAD_HEADER, _cell(path, header_line, 1), text,
@@ -205,7 +204,7 @@ def validation_rows(folder: str | Path = FOLDER) -> list[PublishedRow]:
 
 
 def _row(path: Path, text: str, number: int, line: str) -> PublishedRow:
-    fields = next(csv.reader([line]))
+    fields = line_fields(line)
     if len(fields) != len(COLUMNS):
         raise _error(Code.RESULTS_BAD_ROW, _cell(path, number, 1), text,
                      f"{len(fields)} fields where the header has {len(COLUMNS)}",

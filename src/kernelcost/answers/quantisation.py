@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..base.errors import Code, Diagnostic, SizeError
+from ..base.errors import Code, Diagnostic, SizeError, quoted
 from ..base.kinds import Precision
 from ..base.records import record
 from ..hardware.modelfile import ModelConfig
@@ -106,7 +106,7 @@ def quantisation(weights: str = "bf16", activations: str = "bf16", kv_cache: str
                                 ("--kv-cache", kv_cache, KV_WORDS)):
         if word not in words:
             raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
-                None, f"{option} {word!r:.20}: expected one of {', '.join(words)}"))
+                None, f"{option} {quoted(word)}: expected one of {', '.join(words)}"))
     chosen = Quantisation(WEIGHT_WORDS[weights], ACTIVATION_WORDS[activations],
                           KV_WORDS[kv_cache], group)
     if (chosen.weights, chosen.activations) not in GEMMS:

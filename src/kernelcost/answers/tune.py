@@ -28,6 +28,8 @@ apart in the re-scoring."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import time
 from collections.abc import Sequence
 
@@ -51,9 +53,11 @@ from .tune_rescore import Row, Scoring, Space, candidate_point, rescored
 __all__ = ["ROOF_LEVELS", "Evaluator", "Ranking", "Row", "fixed_values", "own_rank", "tune"]
 
 # numeric combinations (a raster order adds none) times shapes, evaluated at once: the
-# arrays' peak is some 14 B a combination (453 MB at gemm_hopper's 33,554,432 tiles of 16 to
-# 512 with split-K, bench/tune_speed.py), so at most about 560 MB
+# arrays' peak is some 14 B a combination of a schedule space (453 MB at gemm_hopper's
+# 33,554,432 tiles of 16 to 512 with split-K, bench/tune_speed.py), more where every array
+# holds every axis: MAX_ARRAY_BYTES bounds it then
 MAX_CANDIDATES = 40_000_000
+MAX_ARRAY_BYTES = 1e9  # the arrays' peak, however their axes broadcast (_refuse_too_large)
 RESCORE = 48  # candidates the analysis re-scores by default: some 7 ms each (gemm_hopper)
 
 
@@ -106,6 +110,7 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     many = max(len(space.rasters), 1)
     _refuse_too_many(space, points, len(fixes), places or {})
     evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
+    _refuse_too_large(evaluators, space, points, places or {})
     each, result, order, seconds = _evaluated(evaluators, space, max(rescore // many, top, 1))
     started = time.perf_counter()
     own, own_raster = _own_values(spec, space, cost)
@@ -154,6 +159,41 @@ def _refuse_too_many(space: Space, points: int, shapes: int, places: dict) -> No
         + f" make {points * shapes:,} combinations, more than {MAX_CANDIDATES:,}",
         "give fewer values (a larger STEP, or --pow2), vary fewer parameters, or give "
         "fewer shapes"), text)
+
+
+def _refuse_too_large(evaluators: list[Evaluator], space: Space, points: int,
+                      places: dict) -> None:
+    """Refuse a space whose arrays would pass MAX_ARRAY_BYTES: the combinations alone do
+    not say it, since an array holds only the axes its figure varies along (MAX_CANDIDATES'
+    schedule spaces hold some 14 B a combination, TM x TN x TK in 320 values each 65 B:
+    2.5 GB at 39 million). The axes each array holds are read from an evaluation at two
+    values of every axis; the peak is twice what the results keep (the terms they are
+    made of), as /usr/bin/time -v measures it."""
+    kept = sum(kept_bytes(evaluator(_open_mesh([axis[:2] for axis in space.axes])),
+                          space.axes) for evaluator in evaluators)
+    if 2 * kept <= MAX_ARRAY_BYTES:
+        return
+    span, text = next(iter(places.values()), (None, None))  # the whole --vary
+    raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
+        None if span is None or text is None else option_span(span.file, text),
+        f"{points:,} combinations whose arrays would take some {2 * kept / 1e9:.3g} GB of "
+        f"memory, more than {MAX_ARRAY_BYTES / 1e9:g} GB", "give fewer values (a larger "
+        "STEP, or --pow2), vary fewer parameters, or give fewer shapes"), text)
+
+
+def kept_bytes(found: Evaluation, axes: Sequence[numpy.ndarray]) -> int:
+    """The bytes an evaluation's arrays hold over the whole of `axes`: each array over the
+    axes it is stored along (a broadcast view's stride 0 holds none), read from `found`,
+    an evaluation at two values of each axis or more."""
+    kept = 0
+    for field in dataclasses.fields(found):
+        array = getattr(found, field.name)
+        if isinstance(array, numpy.ndarray):
+            held = [len(axis) for axis, extent, stride in zip(
+                axes[len(axes) - array.ndim:], array.shape, array.strides)
+                if extent > 1 and stride != 0]
+            kept += array.itemsize * math.prod(held)
+    return kept
 
 
 def _evaluated(evaluators: list[Evaluator], space: Space, pool: int

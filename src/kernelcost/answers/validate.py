@@ -22,12 +22,11 @@ the spec or a machine figure is wrong. Such rows are flagged, and the command ex
 
 from __future__ import annotations
 
-import csv
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from ..base.csvcells import cell_column, cell_number
+from ..base.csvcells import cell_column, cell_number, line_fields
 from ..base.errors import (
     Code,
     Diagnostic,
@@ -161,7 +160,7 @@ def _read(path: Path) -> tuple[str, list[Row]]:
             None, f"`{path}` has no header and no rows",
             "the first line names the columns: " + ",".join(COLUMNS)))
     header_line, header_text = records[0]
-    header = [name.strip() for name in _fields(header_text)]
+    header = [name.strip() for name in line_fields(header_text)]
     twice = next((name for index, name in enumerate(header) if name in header[:index]), None)
     if twice is not None:  # a row's dict would keep the second column's value
         raise _error(Code.RESULTS_BAD_HEADER, _cell(path, header_line, 1), text,
@@ -179,12 +178,8 @@ def _read(path: Path) -> tuple[str, list[Row]]:
     return text, rows
 
 
-def _fields(line: str) -> list[str]:
-    return next(csv.reader([line]), [])
-
-
 def _row(path, text, number, line, header) -> Row:
-    fields = _fields(line)
+    fields = line_fields(line)
     if len(fields) != len(header):
         raise _error(Code.RESULTS_BAD_ROW, _cell(path, number, 1), text,
                      f"{len(fields)} fields where the header has {len(header)}",

@@ -15,7 +15,7 @@ from .tree import Span
 __all__ = ["BudgetError", "Code", "Diagnostic", "ErrorCode", "InputOutputError",
            "InternalError", "KcostError", "MachineFileError", "MeasurementError",
            "ModelFileError", "SizeError", "SpecCheckError", "SpecSyntaxError", "error_for",
-           "option_span", "placed"]
+           "option_span", "placed", "quoted"]
 
 
 @record
@@ -215,3 +215,15 @@ def did_you_mean(name: str, candidates) -> str | None:
     if match is None:
         return None
     return f"did you mean `{match}`?"
+
+
+def quoted(value: object, width: int = 20) -> str:
+    """A user's value as an error shows it, in quotes, cut to `width` characters with `…`
+    inside the quotes: `{text!r:.20}` cut the closing quote off a long value."""
+    text = repr(value)
+    if len(text) <= width:
+        return text
+    if isinstance(value, str):
+        cut = repr(value[:max(1, width - 3)])
+        return cut[:-1] + "…" + cut[-1]
+    return text[:width - 1] + "…"

@@ -248,7 +248,7 @@ def toml_data(text: str, path: str, what: str, code: ErrorCode) -> dict:
     import tomllib
 
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         message, span = syntax_place(str(error), text, path)
         where = "" if span else f"{path}: "
@@ -270,3 +270,33 @@ def toml_data(text: str, path: str, what: str, code: ErrorCode) -> dict:
                                                "deeply to read",
                                          f"a {what} is flat: tables of numbers and strings")
                         ) from None
+    return data
+
+
+# C0 and C1 controls (an escape `\u001b[31m` recolours the terminal a name is printed on, a
+# newline splits a table's row) and the bidirectional overrides and isolates, which reorder
+# the text printed after them
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def refuse_control_characters(data: dict, text: str, path: str, what: str,
+                              code: ErrorCode) -> None:
+    """An error of `code` (the file's bad value) at the first string of the document that
+    holds a control character."""
+    stack: list[tuple[str, object]] = [("", data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((f"{where}.{key}" if where else key, item)
+                         for key, item in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{index}]", item)
+                         for index, item in reversed(list(enumerate(value))))
+        elif isinstance(value, str) and _CONTROLS.search(value):
+            found = _CONTROLS.search(value)
+            assert found is not None
+            raise error_for(code, Diagnostic(
+                place_of(text, path, where), f"`{where}` holds the control character "
+                f"U+{ord(found.group()):04X} at its character {found.start() + 1}",
+                f"a {what}'s text is printed as it is written: give it without escapes of "
+                "control characters"), text)

@@ -367,17 +367,24 @@ def _kill_child_on_termination(parent: _Parent) -> dict:
     return previous
 
 
+def stage_source(span: Span | None) -> str | None:
+    """The text of the file a stage's place is in, for its excerpt; None where it has none
+    (an option's place), the file no longer reads, or memory has run out (the report of
+    a MemoryError reads it)."""
+    if span is None:
+        return None
+    try:
+        from .inputs import read_text
+
+        return read_text(span.file, 1_000_000)
+    except (KcostError, MemoryError):
+        return None
+
+
 def _report_timeout(last: _Stage, budget_s: float, as_json: bool) -> None:
     from .error_report import report, request_json
 
-    source = None
-    if last.span is not None:
-        try:
-            from .inputs import read_text
-
-            source = read_text(last.span.file, 1_000_000)
-        except KcostError:
-            source = None
+    source = stage_source(last.span)
     if as_json:
         request_json(True)
     report(BudgetError(Code.BUDGET_RAN_OUT, Diagnostic(

@@ -23,6 +23,7 @@ from ..base.errors import (
     BudgetError,
     Code,
     Diagnostic,
+    ErrorCode,
     InputOutputError,
     InternalError,
     KcostError,
@@ -37,7 +38,15 @@ from ..base.outputs import drop_stdout
 from ..base.symbols import LEVELS
 from ..base.version import VERSION
 from ..base.watchdog import available as watchdog_available
-from ..base.watchdog import budget_seconds, current_stage, run_watched, stage, tell_json, watched
+from ..base.watchdog import (
+    budget_seconds,
+    current,
+    run_watched,
+    stage,
+    stage_source,
+    tell_json,
+    watched,
+)
 from .analyze_cmd import run_analyze
 from .bounds_cmd import build_bound_parsers, run_bound, run_phase, run_tune
 from .import_cmd import (
@@ -261,6 +270,13 @@ def _run_program(args) -> int:
     return _run(args)
 
 
+def _at_stage(code: ErrorCode, message: str, hint: str) -> BudgetError:
+    """A limit met at run time, placed where the stage in flight is (a spec's statement, a
+    Triton kernel's line), as the time budget's report places it."""
+    name, span = current()
+    return BudgetError(code, Diagnostic(span, f"{message} {name}", hint), stage_source(span))
+
+
 def _end_program(code: int) -> NoReturn:
     try:
         sys.stdout.flush()
@@ -289,14 +305,12 @@ def _run(args) -> int:
             None, f"cannot write the output: {error.strerror or error}",
             "check the disk space and where the output goes")))
     except MemoryError:  # a limit of the work, as the time budget is: the input asks too much
-        return report(BudgetError(Code.OUT_OF_MEMORY, Diagnostic(
-            None, f"the analysis ran out of memory while {current_stage()}",
-            "give it smaller sizes, or run it where more memory is free")))
+        return report(_at_stage(Code.OUT_OF_MEMORY, "the analysis ran out of memory while",
+                                "give it smaller sizes, or run it where more memory is free"))
     except RecursionError:
-        return report(BudgetError(Code.TOO_DEEP_TO_ANALYSE, Diagnostic(
-            None, f"the input nests too deeply to analyse while {current_stage()}",
-            "split long expressions with `let`, shorten --set values, or flatten the machine "
-            "file")))
+        return report(_at_stage(Code.TOO_DEEP_TO_ANALYSE, "the input nests too deeply to "
+                                "analyse while", "split long expressions with `let`, shorten "
+                                "--set values, or flatten the machine file"))
     except Exception as error:  # the promise: no traceback reaches the user
         return report(InternalError(Code.UNEXPECTED, Diagnostic(
             None, f"{type(error).__name__}: {error}",

@@ -7,7 +7,7 @@ import argparse
 import dataclasses
 import re
 
-from ..base.errors import Code, Diagnostic, KcostError, SizeError
+from ..base.errors import Code, Diagnostic, KcostError, SizeError, option_span
 from ..base.outputs import check_output, write_via_temporary
 from ..base.tree import Span
 from ..lang.syntax_errors import shorten
@@ -93,11 +93,61 @@ def run_import(args) -> int:
     if args.output:
         check_output(args.output)
     spec = imported_text(args.target, args, sizes)
+    _refuse_unreadable(spec, args.target, args.grid)
     if args.output:
         write_via_temporary(args.output, lambda file: file.write(spec.encode("utf-8")))
     else:
         print(spec, end="")
     return EXIT_OK
+
+
+def _refuse_unreadable(spec: str, target: str, grid: str | None) -> None:
+    """An error where the spec written would not parse (a long expression of the kernel
+    nests past the spec's depth), placed at the kernel's line it comes from, not met on
+    the next read of a spec the user never saw."""
+    from ..base.inputs import read_text
+    from ..frontend.triton_source import MAX_PYTHON_BYTES
+    from ..lang.parse import parse
+
+    try:
+        parse(spec, target)
+    except KcostError as error:
+        path = target.split("::")[0]
+        text = read_text(path, MAX_PYTHON_BYTES, "Python file")
+        kernel_lines = text.split("\n")
+        diagnostics = []
+        for diagnostic in error.diagnostics:
+            line = _python_line(spec.split("\n"), diagnostic.span)
+            span = None
+            if line == "--grid" and grid is not None:  # the option's text is the excerpt
+                span, text = option_span("--grid", grid), grid
+            elif isinstance(line, int) and line <= len(kernel_lines):
+                column = 1 + len(kernel_lines[line - 1]) - len(kernel_lines[line - 1].lstrip())
+                span = Span(path, line, column, line, column + 1)
+            diagnostics.append(dataclasses.replace(
+                diagnostic, span=span, message=f"{diagnostic.message} (in the spec this "
+                "statement imports to)", hint=diagnostic.hint and f"{diagnostic.hint}: in "
+                "the kernel, name parts of a long expression, a line each"))
+        raise type(error)(error.code, diagnostics, text) from None
+
+
+def _python_line(lines: list[str], span: Span | None) -> int | str | None:
+    """The kernel's line a spec line comes from: the `# line N:` of its own line, or of the
+    loops over its lanes that open right above it; for the grid's loop, the launch's line,
+    or "--grid" where that option gave it."""
+    index = span.line - 1 if span is not None else len(lines)
+    while 0 <= index < len(lines):
+        found = re.search(r"# line (\d+):", lines[index])
+        if found:
+            return int(found.group(1))
+        index -= 1
+        grid = re.search(r"# the grid \(axis \d+: (?:the launch, line (\d+)|(--grid))\)",
+                         lines[index]) if index >= 0 else None
+        if grid:
+            return int(grid.group(1)) if grid.group(1) else grid.group(2)
+        if index < 0 or not lines[index].lstrip().startswith("for "):
+            return None
+    return None
 
 
 def load_or_import(args):
@@ -126,11 +176,10 @@ def _pointed_at_python(error: KcostError, text: str, target: str) -> KcostError:
     lines = text.split("\n")
     diagnostics = []
     for diagnostic in error.diagnostics:
-        span = diagnostic.span
-        line = lines[span.line - 1] if span is not None and 0 < span.line <= len(lines) else ""
-        source = re.search(r"# line (\d+):", line)
-        where = (f"the statement of line {source.group(1)} of {target.split('::')[0]}"
-                 if source else "the spec")
+        line = _python_line(lines, diagnostic.span)
+        where = ("the grid of --grid" if line == "--grid" else
+                 f"the statement of line {line} of {target.split('::')[0]}"
+                 if line is not None else "the spec")
         note = f"in the spec imported from {target} ({where}; `kernelcost import` prints it)"
         hint = f"{diagnostic.hint}; {note}" if diagnostic.hint else note
         diagnostics.append(dataclasses.replace(diagnostic, hint=hint))

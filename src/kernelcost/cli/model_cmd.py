@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import argparse
 
-from ..base.errors import Code, Diagnostic, ModelFileError, SizeError, option_span, placed
+from ..base.errors import (
+    Code,
+    Diagnostic,
+    ModelFileError,
+    SizeError,
+    option_span,
+    placed,
+    quoted,
+)
 from ..base.watchdog import stage
 from .shared import add_wide, refuse_one_id_twice
 
@@ -109,10 +117,10 @@ def _chunk(text: str) -> int:
         value = _read(int, text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"tokens a prefill step, a whole number such as 2048, not {text!r:.20}") from None
+            f"tokens a prefill step, a whole number such as 2048, not {quoted(text)}") from None
     if not 0 < value <= MAX_BATCH:
         raise argparse.ArgumentTypeError(
-            f"tokens a prefill step must be between 1 and {MAX_BATCH:,}, not {text!r:.20} "
+            f"tokens a prefill step must be between 1 and {MAX_BATCH:,}, not {quoted(text)} "
             "(vLLM's max_num_batched_tokens: 2048 and 8192 are usual)")
     return value
 
@@ -122,7 +130,7 @@ def _launch(text: str):
 
     if text not in WORDS:
         raise argparse.ArgumentTypeError(
-            f"expected eager or graphs, not {text!r:.20} (graphs: each decode step replayed "
+            f"expected eager or graphs, not {quoted(text)} (graphs: each decode step replayed "
             "from a CUDA graph, as vLLM runs decode by default)")
     return WORDS[text]
 
@@ -131,9 +139,9 @@ def _fraction(text: str) -> float:
     try:
         value = _read(float, text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a fraction such as 0.9, not {text!r:.20}") from None
+        raise argparse.ArgumentTypeError(f"a fraction such as 0.9, not {quoted(text)}") from None
     if not 0 < value <= 1:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, not {text!r:.20}")
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, not {quoted(text)}")
     return value
 
 

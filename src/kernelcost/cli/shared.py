@@ -19,6 +19,7 @@ from ..base.errors import (
     SizeError,
     option_span,
     placed,
+    quoted,
 )
 from ..base.kinds import Precision, Reuse
 from ..base.tree import Span
@@ -89,11 +90,11 @@ def whole_number(text: str) -> int:
     check places a number out of its range."""
     if not text.isascii():
         raise argparse.ArgumentTypeError(
-            f"a whole number in ASCII digits 0-9, not {text!r:.20}")
+            f"a whole number in ASCII digits 0-9, not {quoted(text)}")
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a whole number, not {text!r:.20}") from None
+        raise argparse.ArgumentTypeError(f"a whole number, not {quoted(text)}") from None
 
 
 def parse_settings(items: list[str]) -> dict[str, str]:

@@ -19,10 +19,11 @@ from collections import Counter
 import sympy
 
 from ..base.errors import Code
+from ..base.watchdog import stage
 from .triton_body_exprs import Statement
 from .triton_grid import Axis, grid_strides
 from .triton_locals import Locals
-from .triton_source import Source, dotted, import_error
+from .triton_source import Source, dotted, import_error, span_of
 from .triton_values import BlockPointer, Data, Index, Local, Pointer, Read, symbol
 
 LOOPS = ("range", "tl.range", "tl.static_range")
@@ -40,6 +41,8 @@ class Walker(Locals):
 
     def walk(self, body: list[ast.stmt]) -> None:
         for statement in body:
+            # a limit met inside (time, memory, recursion) is placed at this statement
+            stage("importing the Triton kernel", span_of(self.source.path, statement))
             self.statement(statement)
 
     def statement(self, node: ast.stmt) -> None:

@@ -37,6 +37,7 @@ from .triton_values import (
     Value,
     broadcast,
     data_text,
+    joined,
     node_lanes,
     spec_name,
     symbol,
@@ -220,7 +221,7 @@ class Expressions:
             lane for lane in node_lanes(target, self.lanes)
             if lane not in node_lanes(value, self.lanes)]
         reads = self.global_reads(value) + ([target] if isinstance(target, Read) else [])
-        bounds = statement.value.bounds + extra
+        bounds = joined(statement.value.bounds, extra)
         pieces_of_lanes = []
         extents: dict[sympy.Symbol, sympy.Expr] = {}
         for lane in lanes:

@@ -25,6 +25,7 @@ from .triton_values import (
     Read,
     Value,
     broadcast,
+    joined,
     symbol,
 )
 
@@ -110,7 +111,7 @@ class Evaluator(Expressions):
             raise self.unsupported(node, "an operation on data the import does not count")
         first, second = self.as_data(left, node.left), self.as_data(right, node.right)
         return Data(Op(ARITHMETIC[type(node.op)], (first.node, second.node)),
-                    broadcast(first.axes, second.axes), first.bounds + second.bounds)
+                    broadcast(first.axes, second.axes), joined(first.bounds, second.bounds))
 
     def decoding(self, left: Value, right: Value, node: ast.BinOp) -> Value:
         """Arithmetic on a decoded program id: still decoded, until it is multiplied by the
@@ -147,7 +148,7 @@ class Evaluator(Expressions):
         for value in values:
             if not isinstance(value, Mask):
                 raise self.unsupported(node, "`&` of what is not a mask")
-            bounds += value.bounds
+            bounds = joined(bounds, value.bounds)
             axes = broadcast(axes, value.axes)
         return Mask(bounds, axes)
 
@@ -231,7 +232,7 @@ class Evaluator(Expressions):
             for argument in arguments:
                 axes = broadcast(axes, argument.axes)
             return Data(Op(FUNCTIONS[short], tuple(a.node for a in arguments)), axes,
-                        sum((a.bounds for a in arguments), ()))
+                        joined(*(a.bounds for a in arguments)))
         if name in ("tl.sum", "tl.max", "tl.min"):
             return self.reduce(node, REDUCTIONS[short])
         if name == "tl.where" and len(node.args) == 3:
@@ -330,7 +331,7 @@ class Evaluator(Expressions):
         other = self.as_data(self.evaluate(node.args[2]), node.args[2])
         if isinstance(condition, Mask):  # the lanes kept: the other value is padding
             return Data(chosen.node, broadcast(chosen.axes, condition.axes),
-                        chosen.bounds + condition.bounds)
+                        joined(chosen.bounds, condition.bounds))
         test = self.as_data(condition, node.args[0])
         parts = [test, chosen] + ([] if isinstance(other.node, Number) else [other])
         axes: tuple = ()
@@ -338,7 +339,7 @@ class Evaluator(Expressions):
             axes = broadcast(axes, part.axes)
         # a select: one vector operation a lane (two with a data operand on each side)
         return Data(Op("max", tuple(p.node for p in parts)), axes,
-                    sum((p.bounds for p in parts), ()))
+                    joined(*(p.bounds for p in parts)))
 
     def reduce(self, node: ast.Call, op: str) -> Data:
         if not node.args:

@@ -10,7 +10,7 @@ import sympy
 
 from .triton_body_exprs import Statement
 from .triton_eval import Evaluator
-from .triton_values import Data, Local, Op, renamed
+from .triton_values import Data, Local, Op, joined, renamed
 
 
 class Locals(Evaluator):
@@ -70,5 +70,5 @@ class Locals(Evaluator):
                 raise self.unsupported(call, "tl.dot of blocks whose inner extents differ")
             second = renamed(second, shared, inner)
         value = Data(Op("*", (first.node, second.node)), (rows, columns),
-                     first.bounds + second.bounds)
+                     joined(first.bounds, second.bounds))
         self.write(Statement(accumulator.node, "+=", value, node))  # type: ignore[arg-type]

@@ -122,38 +122,59 @@ def _refuse_long_integers(source: tuple[str, str], nodes: list[ast.AST]) -> None
 
 
 def _parse(path: str, text: str) -> ast.Module:
-    if _depth_exceeded(text):
+    deep = _too_deep(text)
+    if deep is not None:
         raise SpecSyntaxError(Code.PYTHON_SYNTAX, Diagnostic(
-            Span(path, 1, 1, 1, 2), "the Python source nests brackets too deeply to read",
+            Span(path, *deep, deep[0], deep[1] + 1),
+            "the Python source nests brackets too deeply to read",
             f"at most {MAX_PYTHON_DEPTH} levels"), text)
     try:
         with warnings.catch_warnings():  # `1if x`: Python's warnings about the text, not ours
             warnings.simplefilter("ignore")
             return ast.parse(text, filename=path)
     except SyntaxError as error:
-        line = error.lineno or 1
-        column = error.offset or 1
+        line, column = error.lineno or 1, error.offset or 1
+        if error.lineno is None and "\0" in text:  # Python places no NUL byte
+            before = text[:text.index("\0")]
+            line, column = before.count("\n") + 1, len(before) - before.rfind("\n")
         raise SpecSyntaxError(Code.PYTHON_SYNTAX, Diagnostic(
             Span(path, line, column, line, column + 1),
             f"the Python source cannot be parsed: {error.msg}",
             "the file must be Python that runs; kernelcost reads it without running it"),
             text) from None
-    except (ValueError, RecursionError, MemoryError) as error:  # NUL bytes, deep nests
+    except RecursionError:  # a chain of operators Python's parser nests past its stack
+        line = _longest_line(text)
+        raise SpecSyntaxError(Code.PYTHON_SYNTAX, Diagnostic(
+            Span(path, line, 1, line, 2), "the Python source nests too deeply to read: "
+            "Python's parser ran out of stack in a long chain of operators",
+            "name parts of a long expression, a line each"), text) from None
+    except (ValueError, MemoryError) as error:  # NUL bytes
         raise InputOutputError(Code.CANNOT_READ, Diagnostic(
             Span(path, 1, 1, 1, 2), f"the Python source cannot be read: {error}"),
             text) from None
 
 
-def _depth_exceeded(text: str) -> bool:
-    depth = 0
+def _too_deep(text: str) -> tuple[int, int] | None:
+    """The line and column of the first bracket past MAX_PYTHON_DEPTH, if one."""
+    depth, line, column = 0, 1, 0
     for char in text:
+        column += 1
         if char in "([{":
             depth += 1
             if depth > MAX_PYTHON_DEPTH:
-                return True
+                return line, column
         elif char in ")]}":
             depth = max(0, depth - 1)
-    return False
+        elif char == "\n":
+            line, column = line + 1, 0
+    return None
+
+
+def _longest_line(text: str) -> int:
+    """The line holding the most operators, where Python's parser recursed past its stack."""
+    lines = text.split("\n")
+    counts = [sum(line.count(op) for op in "+-*/%&|^<>@") for line in lines]
+    return 1 + counts.index(max(counts)) if lines else 1
 
 
 def dotted(node: ast.AST) -> str:

@@ -121,6 +121,7 @@ def import_triton(path: str, function: str, options: ImportOptions | None = None
     walker = Walker(source, axes, pointer_arguments(source))
     walker.clip_wrapped = options.clip_wrapped
     walker.walk(source.function.body)
+    stage("importing the Triton kernel", span_of(path, source.function))
     if not walker.writes:
         raise import_error(Code.TRITON_UNSUPPORTED, source, source.function,
                            f"`{function}` stores nothing",

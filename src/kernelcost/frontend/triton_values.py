@@ -116,6 +116,13 @@ class Bound:
     limit: sympy.Expr
 
 
+def joined(*groups: tuple[Bound, ...]) -> tuple[Bound, ...]:
+    """The bounds of several values, each once: a block read twice carries its masks into
+    both operands, so a chain of such blocks (`a1 = a0 * 3 + a0 * 5`, `a2 = a1 * 3 + a1 *
+    5`, ...) doubled its bounds at every step, 2^n of them for n lines."""
+    return tuple(dict.fromkeys(bound for group in groups for bound in group))
+
+
 @record
 class Mask:
     bounds: tuple[Bound, ...]

@@ -26,7 +26,7 @@ import json
 import re
 from pathlib import Path
 
-from ..base.errors import Code, Diagnostic, ErrorCode, ModelFileError
+from ..base.errors import Code, Diagnostic, ErrorCode, ModelFileError, quoted
 from ..base.inputs import normalise, read_text
 from ..base.records import record
 from ..base.tomlplaces import MAX_TOML_DEPTH, too_deep
@@ -224,7 +224,7 @@ class _Reader:
                              "every config.json the hub serves names its model_type")
         if not isinstance(model_type, str) or model_type not in FAMILIES:
             raise self.error(Code.MODEL_NOT_COVERED, "model_type",
-                             f"{model_type!r:.40} is not composed",
+                             f"{quoted(model_type, 40)} is not composed",
                              f"covered: {', '.join(FAMILIES)}")
         family = FAMILIES[model_type]
         names = data.get("architectures", [family.architecture])
@@ -234,7 +234,7 @@ class _Reader:
         for index, name in enumerate(names):
             if name != family.architecture:
                 raise self.error(Code.MODEL_NOT_COVERED, f"architectures[{index}]",
-                                 f"{name!r:.60} is not composed",
+                                 f"{quoted(name, 60)} is not composed",
                                  f"a {model_type} config composes as {family.architecture}")
         return family
 
@@ -243,7 +243,7 @@ class _Reader:
         window = data.get("sliding_window")
         if window is not None and data.get("use_sliding_window", True) is not False:
             raise self.error(Code.MODEL_NOT_COVERED, "sliding_window",
-                             f"attention over a window of {window!r:.20} tokens is not "
+                             f"attention over a window of {quoted(window)} tokens is not "
                              "composed", "the composition reads the whole KV cache")
         if data.get("quantization_config") is not None:
             raise self.error(Code.MODEL_NOT_COVERED, "quantization_config",
@@ -270,7 +270,7 @@ class _Reader:
                              f"the {figure} figure of the model")
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_FIGURE:
             raise self.error(Code.MODEL_BAD_VALUE, key, f"expected a positive integer up to "
-                                                        f"{MAX_FIGURE:,}, got {value!r:.40}")
+                                                        f"{MAX_FIGURE:,}, got {quoted(value, 40)}")
         self.sources.append((figure, f"{key} in config.json"))
         return value
 
@@ -278,7 +278,7 @@ class _Reader:
         value = data.get(key, False)
         if not isinstance(value, bool):
             raise self.error(Code.MODEL_BAD_VALUE, key, f"expected true or false, got "
-                                                        f"{value!r:.40}")
+                                                        f"{quoted(value, 40)}")
         self.sources.append((figure, f"{key} in config.json" if key in data
                              else f"{key} absent from config.json: transformers' default, "
                                   "false"))
@@ -292,7 +292,7 @@ class _Reader:
         value = data.get(key, "bfloat16")
         if value not in TORCH_DTYPES:
             raise self.error(Code.MODEL_BAD_VALUE, key,
-                             f"expected one of {', '.join(TORCH_DTYPES)}, got {value!r:.40}")
+                             f"expected one of {', '.join(TORCH_DTYPES)}, got {quoted(value, 40)}")
         self.sources.append(("dtype", f"{key} = {value} in config.json; composed at bf16, "
                                       "the 16-bit precision the composed specs count"))
         return "bf16"

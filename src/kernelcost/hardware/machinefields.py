@@ -5,15 +5,17 @@ the key's line:col (or where a missing key belongs)."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Literal, overload
 
-from ..base.errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean
+from ..base.errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean, quoted
 from ..base.tomlplaces import missing_place, place_of
 
 # Every figure of a machine (FLOP/s, B/s, B, s) lies well inside this range; outside it the
 # divisions of the model overflow or lose all precision (5e-324 B/s makes every time inf).
 NUMBER_RANGE = (1e-15, 1e30)
 MAX_COUNT = 10_000_000  # SMs or CUs
+_ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 MAX_SHOWN_DIGITS = 24  # a figure out of range shown whole; longer, by its digit count
 
 
@@ -42,7 +44,7 @@ class MachineFields:
         for position, table in enumerate(tables):
             if not isinstance(table, dict):
                 raise self.error(Code.MACHINE_BAD_VALUE, f"{key}[{position}]",
-                                 f"expected a table, got {table!r:.40}",
+                                 f"expected a table, got {quoted(table, 40)}",
                                  f"write each entry as a [[{key}]] table")
         return tables
 
@@ -79,7 +81,7 @@ class MachineFields:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
-                             f"expected a positive number, got {value!r:.40}")
+                             f"expected a positive number, got {quoted(value, 40)}")
         try:
             number = float(value)
         except OverflowError:  # an integer of hundreds of digits
@@ -98,7 +100,8 @@ class MachineFields:
         value = table.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_COUNT:
             raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
-                             f"expected a positive integer up to {MAX_COUNT:,}, got {value!r:.40}")
+                             f"expected a positive integer up to {MAX_COUNT:,}, got "
+                             f"{quoted(value, 40)}")
         return value
 
     def fraction(self, table: dict, key: str, where: str) -> float:
@@ -106,7 +109,7 @@ class MachineFields:
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not 0 < value <= 1:
             raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
-                             f"expected a fraction in (0, 1], got {value!r:.40}")
+                             f"expected a fraction in (0, 1], got {quoted(value, 40)}")
         return float(value)
 
     @overload
@@ -123,6 +126,19 @@ class MachineFields:
         if not isinstance(value, str) or not value.strip():
             raise self.error(Code.MACHINE_BAD_VALUE, name,
                              f"expected a non-empty string, got {value!r}")
+        return value
+
+    def identifier(self, data: dict) -> str:
+        """The file's `id`: a name in --machine lists and in the file names of a figure
+        for each machine (`p.h100.svg`), so no `/`, `,`, space or capital."""
+        value = self.string(data, "id", "", required=True)
+        if value != value.lower():
+            raise self.error(Code.MACHINE_BAD_VALUE, "id",
+                             f"machine ids are lower case: `{value.lower()}`")
+        if not _ID.fullmatch(value):
+            raise self.error(Code.MACHINE_BAD_VALUE, "id", f"{quoted(value, 40)} is no machine "
+                             "id: at most 64 of a-z, 0-9, `_`, `-` and `.`, from a letter or "
+                             "digit (`h100`, `h100_pcie`)")
         return value
 
     def boolean(self, table: dict, key: str, where: str) -> bool:

@@ -90,7 +90,7 @@ from ..base.inputs import normalise
 from ..base.kinds import Per
 from ..base.levels import Level
 from ..base.symbols import LEVELS
-from ..base.tomlplaces import shipped_ids, shipped_or_file, toml_data
+from ..base.tomlplaces import refuse_control_characters, shipped_ids, shipped_or_file, toml_data
 from .achievable_rates import read_achievable
 from .clocks import derive
 from .machine import (
@@ -163,6 +163,7 @@ def parse_machine(text: str, path: str) -> Machine:
     """Build a Machine from the text of a machine file; `path` names it in errors."""
     text = normalise(text)
     data = toml_data(text, path, "machine file", Code.MACHINE_NOT_TOML)
+    refuse_control_characters(data, text, path, "machine file", Code.MACHINE_BAD_VALUE)
     return _Reader(path, text).machine(data)
 
 
@@ -194,10 +195,7 @@ class _Reader(MachineFields):
         self.known_keys(launch, _LAUNCH_KEYS, "launch")
         sfu = self.table(data, "sfu")
         self.known_keys(sfu, _SFU_KEYS, "sfu")
-        machine_id = self.string(data, "id", "", required=True)
-        if machine_id != machine_id.lower():
-            raise self.error(Code.MACHINE_BAD_VALUE, "id",
-                             f"machine ids are lower case: `{machine_id.lower()}`")
+        machine_id = self.identifier(data)
         compute = self.compute(data.get("compute", []))
         memory = self.memory(data.get("memory", []))
         return derive(Machine(

@@ -33,10 +33,18 @@ from ..base.errors import (
     ModelFileError,
     did_you_mean,
     option_span,
+    quoted,
 )
 from ..base.inputs import normalise
 from ..base.records import record
-from ..base.tomlplaces import missing_place, place_of, shipped_ids, shipped_or_file, toml_data
+from ..base.tomlplaces import (
+    missing_place,
+    place_of,
+    refuse_control_characters,
+    shipped_ids,
+    shipped_or_file,
+    toml_data,
+)
 
 MAX_MODEL_BYTES = 100_000
 MAX_FIGURE = 10**9  # a layer count or a width; beyond it the sums below mean nothing
@@ -156,6 +164,7 @@ def load_model(name_or_path: str | Path) -> ModelConfig:
 def parse_model(text: str, path: str) -> ModelConfig:
     text = normalise(text)
     data = toml_data(text, path, "model file", Code.MODEL_NOT_TOML)
+    refuse_control_characters(data, text, path, "model file", Code.MODEL_BAD_VALUE)
     return _Reader(path, text).model(data)
 
 
@@ -217,7 +226,7 @@ class _Reader:
         value = data[key]
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_FIGURE:
             raise self.error(Code.MODEL_BAD_VALUE, key, f"expected a positive integer up to "
-                                                        f"{MAX_FIGURE:,}, got {value!r:.40}")
+                                                        f"{MAX_FIGURE:,}, got {quoted(value, 40)}")
         return value
 
     def string(self, data: dict, key: str) -> str:
@@ -226,7 +235,7 @@ class _Reader:
             raise self.error(Code.MODEL_MISSING_KEY, key, "missing")
         if not isinstance(value, str) or not value.strip():
             raise self.error(Code.MODEL_BAD_VALUE, key,
-                             f"expected a non-empty string, got {value!r:.40}")
+                             f"expected a non-empty string, got {quoted(value, 40)}")
         return value
 
 

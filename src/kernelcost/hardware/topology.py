@@ -24,10 +24,10 @@ import enum
 import math
 from pathlib import Path
 
-from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean
+from ..base.errors import Code, Diagnostic, MachineFileError, did_you_mean, quoted
 from ..base.inputs import normalise
 from ..base.records import record
-from ..base.tomlplaces import shipped_ids, shipped_or_file, toml_data
+from ..base.tomlplaces import refuse_control_characters, shipped_ids, shipped_or_file, toml_data
 from .machinefields import MachineFields
 
 PACKAGE = "kernelcost.topologies"
@@ -97,6 +97,7 @@ def load_topology(name_or_path: str | Path, machine_id: str | None = None,
     text, path = found
     text = normalise(text)
     data = toml_data(text, path, "topology file", Code.MACHINE_NOT_TOML)
+    refuse_control_characters(data, text, path, "topology file", Code.MACHINE_BAD_VALUE)
     reader = _Reader(path, text)
     topology = reader.topology(data, Path(path).stem)
     if machine_id is not None and topology.gpu != machine_id:
@@ -163,6 +164,6 @@ class _Reader(MachineFields):
                     and math.isfinite(row[1]) and 0 < row[1] < 1):
                 raise self.error(Code.MACHINE_BAD_VALUE, "custom_allreduce_s",
                                  f"expected [GPUs from 2 to the domain's {domain}, a latency "
-                                 f"in seconds under 1], got {row!r:.40}", hint)
+                                 f"in seconds under 1], got {quoted(row, 40)}", hint)
             pairs.append((row[0], float(row[1])))
         return tuple(sorted(dict(pairs).items()))

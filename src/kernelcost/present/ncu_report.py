@@ -39,7 +39,8 @@ def run(args) -> int:
     if profile.duration_s is not None:
         print(f"duration: {si(profile.duration_s, 's')}")
     for level in levels:
-        ratio = "-" if level.ratio is None else f"{level.ratio:.2f}x"
+        ratio = "-" if level.ratio is None else (  # 1e308 B measured: not 300 digits
+            f"{level.ratio:.2f}x" if level.ratio < 1000 else f"{level.ratio:.3g}x")
         print(f"{level.name:<12} predicted {si(level.predicted, level.unit):>10}  measured "
               f"{si(level.measured, level.unit):>10}  measured/predicted {ratio:>7}  "
               f"[{how_text(level)}]")

@@ -65,6 +65,8 @@ def _gb(value: float) -> str:
     """Bytes in GB, a digit after the point; past 10^6 GB (a model file's figures run to
     10^9 layers of width 10^9) in powers of ten, not twenty digits; under 0.1 GB (a small
     model of a user's, whose 0.8 MB read "0.0 GB") with an SI prefix."""
+    if 0 < value < 1:  # a share of HBM under a byte (--memory-fraction 1e-300)
+        return "under 1 B"
     if 0 < value < 1e8:
         return si(value, "B")
     if value < 1e15:
@@ -198,9 +200,13 @@ def memory_lines(result: WholeModel) -> list[str]:
     if not memory.fits():
         total = memory.weights_B * memory.gpus
         need = math.ceil(total / usable)
+        heads = result.model.heads
+        tp = _least_divisor_from(heads, need)
+        needed = (f"they need --tp {tp} or more ({_gb(total / tp)} per GPU, before any KV "
+                  "cache)" if tp is not None else f"they need {need:.3g} GPUs, more than "
+                  f"--tp splits them over (at most the {heads} attention heads, one a GPU)")
         lines.append(f"WARNING: the weights alone ({_gb(memory.weights_B)}{per}) do not fit "
-                     f"the usable {_gb(usable)} of one {name}: they need --tp {need} or more "
-                     f"({_gb(total / need)} per GPU, before any KV cache)")
+                     f"the usable {_gb(usable)} of one {name}: {needed}")
     else:
         too_big = [s.batch for s in result.decode if not memory.fits(s.batch)]
         if too_big:
@@ -208,6 +214,19 @@ def memory_lines(result: WholeModel) -> list[str]:
                          f"{', '.join(map(str, too_big))}: at most {memory.max_batch} "
                          f"sequences of {memory.context} tokens fit")
     return lines
+
+
+def _least_divisor_from(count: int, least: int) -> int | None:
+    """The least divisor of `count` from `least` up, the least --tp that holds the weights
+    and splits the heads evenly (a --tp of 3 over 32 heads is refused, KC507); None past
+    `count`. By pairs up to the square root: a model file's heads run to 10^12."""
+    if least > count:
+        return None
+    divisors: set[int] = set()
+    for small in range(1, math.isqrt(count) + 1):
+        if count % small == 0:
+            divisors.update((small, count // small))
+    return min(d for d in divisors if d >= least)
 
 
 def notes(result: WholeModel) -> list[str]:

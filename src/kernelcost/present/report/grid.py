@@ -146,10 +146,11 @@ def _count(value: float | None, expr) -> str:
 def stream_k_text(split) -> str:
     """`stream-K: 132 workers, the busiest 1986 k-steps (15.5 tiles of 128), 130 partial
     tiles fixed up (34.1 MB)`."""
+    tiles = split.busiest / split.iterations  # one tile at most: "1 k-step (1 tile of 1)"
     return (f"stream-K: {counted(split.workers, 'worker')}, the busiest "
-            f"{split.busiest:,} k-steps ({split.busiest / split.iterations:.3g} tiles of "
-            f"{split.iterations:,}), {counted(split.peers, 'partial tile')} fixed up "
-            f"({si(split.fixup_B, 'B')})")
+            f"{split.busiest:,} k-step{'s' * (split.busiest != 1)} ({tiles:.3g} "
+            f"tile{'s' * (tiles != 1)} of {split.iterations:,}), "
+            f"{counted(split.peers, 'partial tile')} fixed up ({si(split.fixup_B, 'B')})")
 
 
 def grid_clause(verdict) -> str:
