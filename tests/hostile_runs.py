@@ -20,3 +20,21 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text)
     return path
+
+
+# a small valid Triton kernel and its launch, which the hostile tests of `import` spoil
+TRITON = """import triton
+import triton.language as tl
+
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x * 2, mask=mask)
+
+def launch(x, y, n):
+    grid = lambda meta: (triton.cdiv(n, meta['BLOCK']),)
+    k[grid](x, y, n, BLOCK=1024)
+"""

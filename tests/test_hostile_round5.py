@@ -8,25 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from hostile_runs import run, write
+from hostile_runs import TRITON, run, write
 
 ROOT = Path(__file__).resolve().parent.parent
 
-TRITON = """import triton
-import triton.language as tl
-
-@triton.jit
-def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(y_ptr + offs, x * 2, mask=mask)
-
-def launch(x, y, n):
-    grid = lambda meta: (triton.cdiv(n, meta['BLOCK']),)
-    k[grid](x, y, n, BLOCK=1024)
-"""
 STORE = "    tl.store(y_ptr + offs, x * 2, mask=mask)"
 
 

@@ -7,23 +7,7 @@ the option (exit 2)."""
 from __future__ import annotations
 
 import pytest
-from hostile_runs import run, write
-
-TRITON = """import triton
-import triton.language as tl
-
-@triton.jit
-def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(y_ptr + offs, x * 2, mask=mask)
-
-def launch(x, y, n):
-    grid = lambda meta: (triton.cdiv(n, meta['BLOCK']),)
-    k[grid](x, y, n, BLOCK=1024)
-"""
+from hostile_runs import TRITON, run, write
 
 
 @pytest.mark.parametrize(("old", "new", "column", "message"), [
@@ -80,7 +64,6 @@ def test_import_options_that_name_parameters_still_apply(capsys, tmp_path):
                        "--dtype", "f16,x_ptr=f32")
     assert code == 0 and "BLOCK = 256" in out and "num_warps = 8" in out
     assert "x_ptr: f32[n]" in out and "y_ptr: f16[n]" in out
-
 
 
 @pytest.mark.parametrize(("grid", "start", "message"), [
