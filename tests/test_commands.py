@@ -5,6 +5,7 @@ of CPU in all; a shipped spec's `analyze --json` is test_verify's, which also ch
 verification; a shipped spec's plot is in the slow tier). Called in process
 (kernelcost.cli.main): a subprocess a call would cost a second of start-up each."""
 
+import functools
 import re
 from pathlib import Path
 
@@ -21,8 +22,28 @@ SIZE = "1024"  # every size not swept or solved for, and not a tile with a defau
 # is broken where a verdict is drawn (a verdict refuses such sizes, KC317)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def specs_read_once():
+    """Each spec parsed, checked and counted once a process, not once a command: a command
+    reads its spec through api.load, the Spec it returns counts a reuse mode once, and a spec
+    is solved for each of its sizes (a quarter to a third of a light spec's solve went to
+    reading and counting it again). Every command still runs from its command line to its
+    exit code."""
+    from kernelcost.analysis import api
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(api, "load", functools.cache(api.load))
+        yield
+
+
+def read(spec: Path) -> kernelcost.Spec:
+    from kernelcost.analysis import api
+
+    return api.load(str(spec))  # the commands' own (cached) reading of the file
+
+
 def parameters(spec: Path) -> list[str]:
-    return list(kernelcost.load(spec).parameters)
+    return list(read(spec).parameters)
 
 
 def run(arguments, capsys) -> int:
@@ -36,7 +57,7 @@ def run(arguments, capsys) -> int:
 
 
 def others(names: list[str], chosen: str, spec: Path | None = None) -> list[str]:
-    tiles = set() if spec is None else {str(p) for p in kernelcost.load(spec).checked.defaults}
+    tiles = set() if spec is None else {str(p) for p in read(spec).checked.defaults}
     settings = [f"{name}={SIZE}" for name in names if name != chosen and name not in tiles]
     return ["--set", ",".join(settings)] if settings else []
 

@@ -5,8 +5,6 @@ stops fitting, a measured run and the derated model under the roof; the command 
 machines and per-spec sizes."""
 
 import dataclasses
-import subprocess
-import sys
 
 import numpy
 import pytest
@@ -164,16 +162,20 @@ def test_settings_of_one_spec():
         split_by_spec(["gemm_tild:T=64"], ["gemm_tiled"], "--set")
 
 
-def run_plot(*arguments):
-    return subprocess.run([sys.executable, "-m", "kernelcost.cli", "plot", *map(str, arguments)],
-                          capture_output=True, text=True, check=False)
+def run_plot(capsys, *arguments) -> tuple[int, str]:
+    """`kernelcost plot` through the program's entry point in this process (no start-up of
+    its own): the exit code and stderr. test_plot.py's test_plot_cli runs the program."""
+    from kernelcost.cli import main
+
+    code = main(["plot", *map(str, arguments)])
+    return code, capsys.readouterr().err
 
 
-def test_plot_cli_several_machines_and_own_sizes(tmp_path):
-    completed = run_plot(SPECS / "gemm_tiled.kcost", SPECS / "gemm.kcost", "--machine",
+def test_plot_cli_several_machines_and_own_sizes(tmp_path, capsys):
+    code, err = run_plot(capsys, SPECS / "gemm_tiled.kcost", SPECS / "gemm.kcost", "--machine",
                          "h100,b200", "--set", "M=N,K=N,N=4096", "--set", "gemm_tiled:T=64",
                          "-o", tmp_path / "fig.svg")
-    assert completed.returncode == 0, completed.stderr
+    assert code == 0, err
     for machine in ("h100", "b200"):
         svg = (tmp_path / f"fig.{machine}.svg").read_text()
         assert "gemm_tiled (T=64): shared binds" in svg
@@ -185,11 +187,11 @@ def test_plot_cli_several_machines_and_own_sizes(tmp_path):
     (["--set", "n=1e8", "--machine", "b200", "--measured", "1ms"], "one --machine"),
     (["--measured", "1ms"], "set every parameter"),
 ])
-def test_plot_cli_refuses_with_a_hint(tmp_path, arguments, message):
-    completed = run_plot(SPECS / "vector_add.kcost", "--machine", "h100", *arguments,
+def test_plot_cli_refuses_with_a_hint(tmp_path, arguments, message, capsys):
+    code, err = run_plot(capsys, SPECS / "vector_add.kcost", "--machine", "h100", *arguments,
                          "--sweep", "n=64..4096", "-o", tmp_path / "fig.svg")
-    assert completed.returncode == 2 and message in completed.stderr, completed.stderr
-    assert "Traceback" not in completed.stderr
+    assert code == 2 and message in err, err
+    assert "Traceback" not in err
 
 
 def _line_at(line, x: float) -> float | None:

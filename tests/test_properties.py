@@ -126,6 +126,7 @@ def test_shipped_spec_closed_forms_match_enumeration(name):
     assert not leftovers, f"{name}:\n" + "\n".join(leftovers[:8])
     drawn = itertools.count()
     every_mode = slow_tier()
+    agreed: set[tuple] = set()  # (mode, sizes) already found equal to the enumeration
 
     @SPEC_SETTINGS
     @given(sizes=sizes_for(name))
@@ -136,8 +137,15 @@ def test_shipped_spec_closed_forms_match_enumeration(name):
         for mode, cost in costs.items():
             if mode != "spec" and not all_modes:
                 continue
+            # hypothesis draws the same small sizes again (a third of the examples of the
+            # attention specs): the comparison is deterministic, so a pair it has passed
+            # passes again; counted once, it leaves every distinct pair compared
+            key = (mode, tuple(sorted(sizes.items())))
+            if key in agreed:
+                continue
             problems = check_against_enumeration(spec.checked, cost, sizes)
             assert not problems, f"{name} reuse={mode} at {sizes}:\n" + "\n".join(problems[:8])
+            agreed.add(key)
 
     closed_forms_equal_enumeration()
 

@@ -150,9 +150,9 @@ def test_a_sum_that_outruns_the_budget_names_its_loop_and_its_pieces():
     text = clipped_spec(2, {1: "i2 in i20..min(i20 + T, i1 + 1)"})
     spec = kernelcost.loads(text, "triangle.kcost")
     with pytest.raises(KcostError) as raised:
-        count(spec.checked, budget_s=3)
+        count(spec.checked, budget_s=1)
     message = str(raised.value)
-    assert "needs more than 3 s of symbolic work" in message
+    assert "needs more than 1 s of symbolic work" in message
     assert "stopped while summing over loop `i" in message and "ranges so far" in message
     assert "2^c pieces" in message
     named = message.split("summing over loop `")[1].split("`")[0]

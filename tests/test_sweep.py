@@ -115,6 +115,21 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, check=False)
 
 
+def run_in_process(capsys, *argv: str) -> subprocess.CompletedProcess:
+    """The command through the program's entry point (kernelcost.cli.main) in this process:
+    its exit code and what it wrote, without a second of start-up. The program itself runs in
+    test_sweep_cli_csv_carries_units_and_values and test_sweep_cli_reports_user_errors (the
+    exit codes a shell sees, 0 and 2)."""
+    from kernelcost.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as stopped:  # argparse's refusal of the command line
+        code = stopped.code
+    written = capsys.readouterr()
+    return subprocess.CompletedProcess(argv, code, written.out, written.err)
+
+
 def test_sweep_cli_csv_carries_units_and_values():
     completed = run_cli("sweep", str(SPECS / "gemm_tiled.kcost"), "--sweep", "N=128..1024",
                         "--points", "4", "--log", "--set", "M=N,K=N", "--machine", "h100",
@@ -130,9 +145,9 @@ def test_sweep_cli_csv_carries_units_and_values():
     assert len(rows) == 4
 
 
-def test_sweep_cli_table():
-    completed = run_cli("sweep", str(SPECS / "vector_add.kcost"), "--sweep", "n=1e3..1e6",
-                        "--points", "4", "--log")
+def test_sweep_cli_table(capsys):
+    completed = run_in_process(capsys, "sweep", str(SPECS / "vector_add.kcost"), "--sweep",
+                               "n=1e3..1e6", "--points", "4", "--log")
     assert completed.returncode == 0, completed.stderr
     assert "0.08333" in completed.stdout and "1000000" in completed.stdout
 
@@ -146,10 +161,10 @@ def test_sweep_cli_reports_user_errors():
 # --- issue 16, item 15: log spacing, sizes the assumptions allow, integers as integers -------
 
 
-def test_sizes_respect_the_specs_divisibility():
+def test_sizes_respect_the_specs_divisibility(capsys):
     # gemm_tiled assumes T | N (T = 128): linear 64..65536 gave 3510, 6956, ...
-    completed = run_cli("sweep", str(SPECS / "gemm_tiled.kcost"), "--sweep", "N=64..65536",
-                        "--set", "M=N,K=N", "--csv")
+    completed = run_in_process(capsys, "sweep", str(SPECS / "gemm_tiled.kcost"), "--sweep",
+                               "N=64..65536", "--set", "M=N,K=N", "--csv")
     assert completed.returncode == 0, completed.stderr
     sizes = [row.split(",")[0] for row in completed.stdout.strip().splitlines()[1:]]
     assert all(size.isdigit() for size in sizes)  # printed as integers
@@ -173,9 +188,9 @@ def test_the_library_sweep_rounds_a_range_too():
     assert all(size % 128 == 0 for size in result.sizes)
 
 
-def test_linear_spacing_on_request_and_big_sizes_as_integers():
-    completed = run_cli("sweep", str(SPECS / "vector_add.kcost"), "--sweep", "n=1e9..3e9",
-                        "--points", "3", "--linear")
+def test_linear_spacing_on_request_and_big_sizes_as_integers(capsys):
+    completed = run_in_process(capsys, "sweep", str(SPECS / "vector_add.kcost"), "--sweep",
+                               "n=1e9..3e9", "--points", "3", "--linear")
     assert completed.returncode == 0, completed.stderr
     assert "1000000000" in completed.stdout and "2000000000" in completed.stdout
     assert "e+" not in completed.stdout and "1e9" not in completed.stdout
