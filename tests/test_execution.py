@@ -245,3 +245,28 @@ def test_wave_union_by_element_sets(raster, machine, shape, ragged, cluster):
         result = estimate(cost.grid, v.values, fig["sms"], 1, usable_l2_B=1e18,
                           stages=2, fills_B=Fraction(0))
         assert result.bytes_by_tensor == {t: Fraction(b) for t, b in by_sets.items()}
+
+
+TRIANGLE = """kernel triangle(N, M, T) {
+    in  x: f32[N + M + T]
+    out y: f32[N + M + T, N + M + T]
+    for i in 0..M, j in i..N by T parallel(threads = 256) {
+        y[i, j] = x[j]
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("sizes", [dict(N=7, M=6, T=3), dict(N=5, M=9, T=2),
+                                   dict(N=1000, M=300, T=7)], ids=str)
+def test_a_grid_of_ragged_rows_is_counted_at_sizes(sizes):
+    """A grid whose row i starts at i has no closed form for its blocks (a Sum of ceilings);
+    at numbers they are added up before the waves divide them, as an enumeration of the
+    launch counts them (sympy's evalf of the Sum under a ceiling raised TypeError)."""
+    cost = kernelcost.loads(TRIANGLE, "triangle.kcost").cost()
+    blocks = sum(max(0, -(-(sizes["N"] - i) // sizes["T"])) for i in range(sizes["M"]))
+    for machine in ("h100", "a100"):
+        result = verdict(cost, load_machine(machine), values=sizes)
+        occ = result.grid.occupancy
+        assert (occ.blocks, occ.busiest_sm_blocks) == (blocks, -(-blocks // occ.sm_count))
+        assert result.t_floor <= result.t_bound <= result.t_model

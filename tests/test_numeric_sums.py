@@ -5,16 +5,22 @@ an internal error (exit 3). Expected values are the sums added up here in plain 
 from __future__ import annotations
 
 import json
+import math
+from fractions import Fraction
 
 import numpy
 import pytest
 import sympy
+from hypothesis import example, given
+from hypothesis import strategies as st
+from tiers import tiered
 
 import kernelcost
 from kernelcost import cli
 from kernelcost.algebra.numeric_sums import Summed, sum_values, vectorized
 from kernelcost.base.errors import BudgetError
 from kernelcost.base.symbols import counter_symbol, size_symbol
+from kernelcost.present import vectorize
 
 n = size_symbol("n")
 i, j = counter_symbol("i"), counter_symbol("j")
@@ -169,3 +175,43 @@ def test_analyze_at_a_large_size_adds_the_terms_up(capsys, section_12):
                          "--no-verify")
     assert code == cli.EXIT_OK, err
     assert json.loads(out)["work"]["value"] == by_hand(1_000_000)
+
+
+FRACTIONS = st.fractions(min_value=-20, max_value=20, max_denominator=12)
+
+
+@tiered(400)
+@given(slope=FRACTIONS, offset=FRACTIONS, low=st.integers(0, 30),
+       count=st.integers(0, 60), ceiling=st.booleans(), clamped=st.booleans())
+@example(slope=Fraction(-1, 3), offset=Fraction(7, 3), low=0, count=6, ceiling=True,
+         clamped=True)  # a triangular grid's blocks: rows of ceil((7 - i) / 3) tiles
+def test_a_rounded_rational_summand_is_added_up_exactly(slope, offset, low, count, ceiling,
+                                                        clamped):
+    """floor and ceiling of a rational affine summand at each index, as exact Fractions
+    round them: a float of 7/3 - 4/3 is 1.0000000000000002, whose ceiling is 2."""
+    rounding = sympy.ceiling if ceiling else sympy.floor
+    exact_rounding = math.ceil if ceiling else math.floor
+    term = rounding(sympy.Rational(slope.numerator, slope.denominator) * i
+                    + sympy.Rational(offset.numerator, offset.denominator))
+    form = sympy.Sum(sympy.Max(0, term) if clamped else term, (i, low, low + count - 1))
+    expected = sum(max(0, value) if clamped else value
+                   for value in (exact_rounding(slope * t + offset)
+                                 for t in range(low, low + count)))
+    value = sum_values(form)
+    assert value == expected and value.is_Integer, form
+
+
+@tiered(200)
+@given(slope=FRACTIONS, offset=FRACTIONS, ceiling=st.booleans())
+@example(slope=Fraction(1, 3), offset=Fraction(1, 3), ceiling=False)  # 5/3 + 1/3 = 1.99...
+@example(slope=Fraction(-1, 3), offset=Fraction(7, 3), ceiling=True)
+def test_a_sweep_rounds_a_rational_closed_form_exactly(slope, offset, ceiling):
+    """A sweep's numpy function of a closed form with a rounding, at sizes 1..3000, as exact
+    Fractions round it (numpy's floor(n/3 + 1/3) at n = 5 was 1)."""
+    rounding = sympy.ceiling if ceiling else sympy.floor
+    exact_rounding = math.ceil if ceiling else math.floor
+    form = rounding(sympy.Rational(slope.numerator, slope.denominator) * n
+                    + sympy.Rational(offset.numerator, offset.denominator))
+    sizes = numpy.arange(1, 3001, dtype=float)
+    expected = [exact_rounding(slope * size + offset) for size in range(1, 3001)]
+    assert vectorize.evaluate_array(vectorize.vectorized(form, n), sizes).tolist() == expected

@@ -50,7 +50,7 @@ class Summed:
     def __init__(self, expr: sympy.Expr, symbol: sympy.Symbol, max_terms: int = MAX_TERMS):
         self.budget = _Budget(max_terms)
         self.compiled = sympy.lambdify(symbol, expr, printer=_sum_printer(),
-                                       modules=[{"_nsum": self.budget.add_up}, "numpy"])
+                                       modules=[{"_nsum": self.budget.add_up, **ROUNDING}, "numpy"])
 
     def __call__(self, sizes):
         self.budget.used = 0
@@ -70,7 +70,7 @@ def _value(node: sympy.Sum) -> sympy.Expr:
     import numpy
 
     total = float(numpy.asarray(sympy.lambdify((), node, modules=[
-        {"_nsum": _Budget().add_up}, "numpy"], printer=_sum_printer())()))
+        {"_nsum": _Budget().add_up, **ROUNDING}, "numpy"], printer=_sum_printer())()))
     if not math.isfinite(total):
         return sympy.Float(total)
     if node.function.is_integer and abs(total) < EXACT_BELOW:
@@ -123,6 +123,49 @@ def _one_sum(summand: Callable, first: float, count: float, arguments: tuple) ->
     return total
 
 
+class ExactRounding:
+    """For a numpy printer: floor and ceiling of a ratio of polynomials with integer
+    coefficients as numpy's floor division of the two, exact while they stay under 2**53.
+    numpy's printer writes floor(7/3 - t/3), whose float at t = 4 is 1.0000000000000002: its
+    ceiling 2, not 1, counted a block too many a row of a triangular grid."""
+
+    def _print_floor(self, expr):
+        return self._quotient(expr.args[0]) or super()._print_floor(expr)
+
+    def _print_ceiling(self, expr):
+        quotient = self._quotient(-expr.args[0])
+        return f"(-{quotient})" if quotient else super()._print_ceiling(expr)
+
+    def _quotient(self, argument: sympy.Expr) -> str | None:
+        numerator, denominator = sympy.fraction(sympy.together(argument))
+        if not (_integer_polynomial(numerator) and _integer_polynomial(denominator)):
+            return None
+        printed = self._print  # type: ignore[attr-defined]  # the printer's
+        return f"_floor_ratio({printed(numerator)}, {printed(denominator)})"
+
+
+def floor_ratio(numerator, denominator):
+    """floor(numerator / denominator), exact for integers under 2**53 (numpy's floor division
+    of the two); where that has no value (an infinite numerator), the floor of the quotient.
+    Lambdify's name for it: ROUNDING."""
+    import numpy
+
+    with numpy.errstate(invalid="ignore", divide="ignore"):
+        exact = numpy.floor_divide(numerator, denominator)
+        return numpy.where(numpy.isnan(exact), numpy.floor(numerator / denominator), exact)
+
+
+ROUNDING = {"_floor_ratio": floor_ratio}  # the names ExactRounding's code calls
+
+
+def _integer_polynomial(expr: sympy.Expr) -> bool:
+    """Whether expr is a polynomial in its symbols with integer coefficients: its value at
+    integers is an integer, computed exactly in floats under 2**53."""
+    return expr.is_polynomial() and all(
+        coefficient.is_Integer for coefficient in sympy.Poly(expr, *expr.free_symbols).coeffs()) \
+        if expr.free_symbols else expr.is_Integer
+
+
 class NestedMinMax:
     """For a numpy printer: Max and Min as nested two-argument calls. numpy's printer writes
     them through functools.reduce, a name lambdify leaves undefined with a custom printer."""
@@ -149,7 +192,7 @@ def _sum_printer() -> type:
     use: the numpy printer is loaded only by a form that keeps a Sum."""
     from sympy.printing.numpy import NumPyPrinter
 
-    class SumPrinter(NestedMinMax, NumPyPrinter):
+    class SumPrinter(ExactRounding, NestedMinMax, NumPyPrinter):
         def _print_Sum(self, expr):
             function = expr.function
             for index, low, high in expr.limits:  # the first limit is the innermost

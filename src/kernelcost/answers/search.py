@@ -36,6 +36,7 @@ import math
 import numpy
 import sympy
 
+from ..algebra.numeric_sums import ROUNDING, ExactRounding
 from ..analysis.api import Spec, numeric_values
 from ..base.errors import Code, Diagnostic, SizeError, did_you_mean
 from ..base.kinds import Reuse
@@ -59,9 +60,16 @@ _NAMESPACE = {"numpy": numpy, "functools": functools, "math": math}
 
 def numpy_function(symbols, expr):
     """`expr` as a numpy function of `symbols`: lambdify's numpy printer, its names given."""
+    return sympy.lambdify(symbols, expr, modules=[{**_NAMESPACE, **ROUNDING}],
+                          printer=_printer())
+
+
+@functools.cache
+def _printer() -> type:
+    """numpy's printer with floor and ceiling exact (ExactRounding), built on first use."""
     from sympy.printing.numpy import NumPyPrinter
 
-    return sympy.lambdify(symbols, expr, modules=[_NAMESPACE], printer=NumPyPrinter)
+    return type("SearchPrinter", (ExactRounding, NumPyPrinter), {})
 
 
 @record

@@ -24,6 +24,7 @@ import functools
 import sympy
 
 from ..algebra.decide import largest, proven_less_than, smallest
+from ..algebra.numeric_sums import has_sum, sum_values
 from ..base.architectures import Feature
 from ..base.kinds import MissingFigure, Per, Quantity, Resource
 from ..base.levels import Level
@@ -261,4 +262,7 @@ def _at(expr: sympy.Expr | int, values: dict[sympy.Symbol, sympy.Expr]) -> sympy
 @functools.lru_cache(maxsize=256)
 def _replaced(expr: sympy.Expr,
               values: tuple[tuple[sympy.Symbol, sympy.Expr], ...]) -> sympy.Expr:
-    return expr.xreplace(dict(values))
+    replaced = expr.xreplace(dict(values))
+    # a grid whose blocks have no closed form (a triangle of ragged rows) keeps its Sum:
+    # at numbers it is added up here, or ceiling(blocks / SMs) asks sympy's evalf of it
+    return sum_values(replaced) if has_sum(replaced) else replaced

@@ -11,7 +11,7 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import PRECEDENCE
 
-from ..algebra.numeric_sums import NestedMinMax, has_sum
+from ..algebra.numeric_sums import ROUNDING, ExactRounding, NestedMinMax, has_sum
 from ..algebra.numeric_sums import vectorized as summed
 
 
@@ -28,7 +28,7 @@ def vectorized(expr: sympy.Expr, symbol: sympy.Symbol):
         constant = _float(expr)
         return lambda sizes: numpy.full(numpy.shape(sizes), constant)
     # the size symbol is a positive integer; numpy sees it as a plain float array
-    return sympy.lambdify(symbol, expr, modules="numpy", printer=_MultiplyingPrinter)
+    return sympy.lambdify(symbol, expr, modules=[ROUNDING, "numpy"], printer=_MultiplyingPrinter)
 
 
 def _float(expr: sympy.Expr) -> float:
@@ -38,7 +38,7 @@ def _float(expr: sympy.Expr) -> float:
         return math.inf if expr > 0 else -math.inf
 
 
-class _MultiplyingPrinter(NestedMinMax, NumPyPrinter):
+class _MultiplyingPrinter(ExactRounding, NestedMinMax, NumPyPrinter):
     """Writes N**3 as N*N*N: numpy raises floats to a power other than 2 through `pow`,
     several times slower than the multiplications, and the closed forms are polynomials."""
 
