@@ -15,6 +15,7 @@ run and takes them from the same fraction): the batch is an upper bound on what 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from ..base.levels import Level
 from ..base.records import record
@@ -32,30 +33,41 @@ class Memory:
     gpus: int
     capacity_B: float | None  # HBM per GPU; None: the machine file gives none
     fraction: float  # of the capacity the weights and the KV cache may take
-    weights_B: float  # per GPU
-    kv_per_sequence_B: float  # per GPU, at the context
+    weights: Fraction  # bytes per GPU, exact: a third of them under three stages
+    kv_per_sequence: Fraction  # bytes per GPU, at the context
     context: int
+
+    @property
+    def weights_B(self) -> float:
+        return float(self.weights)
+
+    @property
+    def kv_per_sequence_B(self) -> float:
+        return float(self.kv_per_sequence)
 
     @property
     def usable_B(self) -> float | None:
         return None if self.capacity_B is None else self.capacity_B * self.fraction
 
     def needed_B(self, batch: int) -> float:
-        return self.weights_B + batch * self.kv_per_sequence_B
+        return float(self.weights + batch * self.kv_per_sequence)
 
     def fits(self, batch: int = 0) -> bool | None:
+        """Compared exactly: in floats, a batch whose KV cache fills the room to the byte
+        (thirds of bytes under three stages) came out a rounding over it."""
         usable = self.usable_B
-        return None if usable is None else self.needed_B(batch) <= usable
+        return None if usable is None else self.weights + batch * self.kv_per_sequence \
+            <= Fraction(usable)
 
     @property
     def max_batch(self) -> int | None:
         """The most sequences whose KV cache fits beside the weights in the usable HBM; 0
         when none does; None without a capacity (or with no KV cache to bound it)."""
         usable = self.usable_B
-        if usable is None or not self.kv_per_sequence_B:
+        if usable is None or not self.kv_per_sequence:
             return None
-        room = usable - self.weights_B
-        return 0 if room < 0 else math.floor(room / self.kv_per_sequence_B)
+        room = Fraction(usable) - self.weights
+        return 0 if room < 0 else math.floor(room / self.kv_per_sequence)
 
 
 def memory(model: ModelConfig, machine: Machine, context: int, gpus: int, stages: int = 1, *,
@@ -67,4 +79,5 @@ def memory(model: ModelConfig, machine: Machine, context: int, gpus: int, stages
     kv = (quantisation.kv_bytes_per_token(model) * context / min(gpus, model.kv_heads)
           / stages)
     return Memory(gpus * stages, machine.capacity(Level.GLOBAL), fraction,
-                  float(quantisation.weight_bytes(model) / (gpus * stages)), float(kv), context)
+                  Fraction(quantisation.weight_bytes(model)) / (gpus * stages), Fraction(kv),
+                  context)

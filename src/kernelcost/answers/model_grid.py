@@ -38,7 +38,7 @@ from .collectives import Algorithm, Collective, CollectiveTime, Protocol, Timed,
 from .composition import DECODE, PREFILL, KernelUse, Phase, kernel_uses, shipped_spec
 from .grid_kernels import NestTimes
 from .grid_shapes import distinct_shapes
-from .hbm_fit import DEFAULT_FRACTION, memory
+from .hbm_fit import DEFAULT_FRACTION, Memory, memory
 from .launch_cost import graph_gap
 from .quantisation import BF16_ONLY, Quantisation
 from .search import numpy_function
@@ -92,13 +92,18 @@ class ModelGrid:
     prefill: PhaseTimes
     needed_B: numpy.ndarray  # weights and KV cache a GPU holds, at (tp, batch, context)
     usable_B: float | None  # HBM x fraction a GPU; None: the machine gives no capacity
+    most_batch: numpy.ndarray  # hbm_fit's max_batch at (tp, 1, context); inf: no KV cache
     tiled_shapes: int  # distinct gemm_hopper shapes in the grid
     tiled_asked: bool  # whether the analysis gave their t_model (no more than tiled_limit)
     tiled_limit: int  # the most shapes it is asked for
 
     @property
     def fits(self) -> numpy.ndarray | None:
-        return None if self.usable_B is None else self.needed_B <= self.usable_B
+        # against hbm_fit's exact batch: needed_B <= usable_B in floats missed a batch that
+        # fills the room to the byte (thirds of bytes under three stages)
+        if self.usable_B is None:
+            return None
+        return numpy.asarray(self.axes.batches, dtype=float)[None, :, None] <= self.most_batch
 
     def mesh(self) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
         """tp, batch and context at every point, in the arrays' shape."""
@@ -271,7 +276,7 @@ def model_grid(model: ModelConfig, machine: Machine, axes: GridAxes, *,
     `whole_model`'s, checked as it checks them before (wholemodel.check_served)."""
     composer = _Composer(model, machine, axes, quantisation, launch)
     phases: dict[Phase, list[PhaseTimes]] = {DECODE: [], PREFILL: []}
-    needed = []
+    needed, most = [], []
     usable = None
     for index, tp in enumerate(axes.tps):
         layout = Layout(topology(tp), tp, stages)
@@ -282,6 +287,7 @@ def model_grid(model: ModelConfig, machine: Machine, axes: GridAxes, *,
                           fraction=fraction)
             usable = held.usable_B
             needed.append(held.weights_B + composer.b[:, 0] * held.kv_per_sequence_B)
+            most.append(_most_batch(held))
     shapes = _tiled_estimates(composer.pending, phases, machine, tiled_shapes)
     def stacked(rows: list[PhaseTimes]) -> PhaseTimes:  # (tp, batch, context)
         def stack(name: str) -> numpy.ndarray:
@@ -295,7 +301,18 @@ def model_grid(model: ModelConfig, machine: Machine, axes: GridAxes, *,
     needed_B = numpy.stack(needed, axis=1).reshape(rows, len(axes.tps), columns)
     return ModelGrid(model, machine, axes, quantisation, launch, stages, fraction,
                      results[DECODE], results[PREFILL], needed_B.transpose(1, 0, 2), usable,
+                     numpy.reshape(most, (len(axes.tps), 1, len(axes.contexts))),
                      shapes, shapes <= tiled_shapes, tiled_shapes)
+
+
+def _most_batch(held: Memory) -> float:
+    """The largest batch that fits, as a float to compare batches with; inf where any batch
+    fits (no KV cache), -inf where none does, nan without a capacity."""
+    most = held.max_batch
+    if most is not None:
+        return float(most)
+    fits = held.fits()
+    return numpy.nan if fits is None else numpy.inf if fits else -numpy.inf
 
 
 def _tiled_estimates(pending: list[_Pending], phases: dict[Phase, list[PhaseTimes]],
