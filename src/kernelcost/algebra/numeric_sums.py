@@ -123,7 +123,30 @@ def _one_sum(summand: Callable, first: float, count: float, arguments: tuple) ->
     return total
 
 
-class ExactRounding:
+class ExactRatios:
+    """For a numpy printer: a sum or product with fractions among its coefficients as one
+    division of two polynomials with integer coefficients, exact while they stay under 2**53,
+    so that a whole value comes out whole. numpy's printer writes A*B/3 as (1/3)*A*B, whose
+    float at A = 7, B = 3 is 7.000000000000001: tune refused 7 threads as no whole count."""
+
+    def _print_Add(self, expr, order=None):
+        return self._ratio(expr) or super()._print_Add(expr, order)
+
+    def _print_Mul(self, expr):
+        return self._ratio(expr) or super()._print_Mul(expr)
+
+    def _ratio(self, expr: sympy.Expr) -> str | None:
+        if all(number.is_Integer for number in expr.atoms(sympy.Rational)):
+            return None  # the common case, and the numerator printed below: no fraction
+        numerator, denominator = sympy.fraction(sympy.together(expr))
+        if denominator == 1 or not (_integer_polynomial(numerator)
+                                    and _integer_polynomial(denominator)):
+            return None
+        printed = self._print  # type: ignore[attr-defined]  # the printer's
+        return f"(({printed(numerator)}) / ({printed(denominator)}))"
+
+
+class ExactRounding(ExactRatios):
     """For a numpy printer: floor and ceiling of a ratio of polynomials with integer
     coefficients as numpy's floor division of the two, exact while they stay under 2**53.
     numpy's printer writes floor(7/3 - t/3), whose float at t = 4 is 1.0000000000000002: its
