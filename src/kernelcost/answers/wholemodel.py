@@ -9,10 +9,12 @@ graph launch and its gaps (launch_cost.py)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import sympy
 
+from ..algebra.numeric_sums import ExactRatios
 from ..analysis.api import broken_assumptions
 from ..base.errors import Code, Diagnostic, MachineFileError, ModelFileError
 from ..base.kinds import LaunchMode, Reuse, WorkClass
@@ -257,7 +259,9 @@ def decode_crossing(model: ModelConfig, machine: Machine, context: int,
              / exact(machine.bandwidth(Level.GLOBAL)))
     work, traffic = step_amounts(model, context, quantisation=quantisation)
     limit = sympy.limit(work / traffic, BATCH, sympy.oo)
-    gap = sympy.lambdify(BATCH, work - ridge * traffic, "math")  # >= 0: compute-bound
+    # >= 0: compute-bound. Its fractions as one division of integers: at a whole batch a
+    # polynomial's sign is then exact (a gap of 0 in floats was -1.5e-11: a batch too many)
+    gap = sympy.lambdify(BATCH, work - ridge * traffic, "math", printer=_exact_printer())
     found = root = None
     if limit > ridge or gap(1) >= 0:
         low, high = 1, 1
@@ -270,6 +274,14 @@ def decode_crossing(model: ModelConfig, machine: Machine, context: int,
             found = 1 if gap(1) >= 0 else high
             root = _real_root(gap, max(found - 1, 0), found)
     return Crossing(context, float(ridge), float(limit), found, root)
+
+
+@functools.cache
+def _exact_printer() -> type:
+    """Python's printer (lambdify's for "math") with numeric_sums.ExactRatios."""
+    from sympy.printing.pycode import PythonCodePrinter
+
+    return type("ExactPrinter", (ExactRatios, PythonCodePrinter), {})
 
 
 def _real_root(gap, low: float, high: float) -> float:
