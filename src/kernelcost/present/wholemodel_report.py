@@ -8,6 +8,7 @@ the batch at which decode turns compute-bound. The figure (matplotlib, imported 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from pathlib import Path
 
 from ..answers.composition import KINDS, KernelKind, Phase
@@ -199,7 +200,7 @@ def memory_lines(result: WholeModel) -> list[str]:
              "counted)"]
     if not memory.fits():
         total = memory.weights_B * memory.gpus
-        need = math.ceil(total / usable)
+        need = math.ceil(memory.weights * memory.gpus / Fraction(usable))  # exact: no float
         heads = result.model.heads
         tp = _least_divisor_from(heads, need)
         needed = (f"they need --tp {tp} or more ({_gb(total / tp)} per GPU, before any KV "
