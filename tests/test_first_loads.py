@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 import sympy
+from wording import plural_slips
 
 from kernelcost.answers.model import verdict
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.derate_text import derate_text
 
 H200 = load_machine("h200")
 LATENCY_S = 655 / 1.755e9  # the H200 file's global latency (H100 PCIe: 655 cycles at 1.755 GHz)
@@ -59,6 +61,8 @@ def test_the_three_pass_kernel_waits_for_its_first_pass(spec_cost):
     [first] = found(result, "first_loads")
     assert (first.finding.rounds, first.finding.round_B) == (1, 64 * 2 * 131072)
     assert float(first.finding.wait_s) == pytest.approx(LATENCY_S + 64 * 2 * 131072 / RATE)
+    said = derate_text(first)
+    assert "issues past them: 1 round on the busiest SM" in said and not plural_slips(said)
 
 
 def test_no_instructions_stated_no_derate(spec_cost):

@@ -49,7 +49,7 @@ class FirstLoadsFinding:
 
     sentence: ClassVar[Sentence] = Sentence(
         "each round of resident blocks waits for its first loads ({tensors}) before it "
-        "issues past them: {rounds} rounds on the busiest SM, each {latency_s:s} of latency "
+        "issues past them: {rounds:#round} on the busiest SM, each {latency_s:s} of latency "
         "and {round_B:B} at {rate_Bps:B/s} ({wait_s:s}), after the instructions' {issue_s:s}")
 
     tensors: tuple[str, ...]  # what the first pass reads
