@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import sympy
+from wording import plural_slips
 
 import kernelcost
 from kernelcost.answers.ledger import ledger
@@ -100,6 +101,18 @@ def test_the_chain_at_l_32_reads_as_its_figures():
         "2 rounds on the busiest SM, each waiting 373 ns for its first tile, then 1/1 of "
         "3.62 µs of traffic and of 6.63 µs of work with nothing to overlap (blocks started "
         "together run the chain together), 4.37 µs after the overlapped 6.63 µs")
+
+
+def test_one_round_reads_in_the_singular():
+    # b = 1: 8 KV heads' blocks on 132 SMs, 1 on the busiest: one round of 373 ns, then the
+    # traffic with nothing to overlap (one step), 373 ns + 93.5 ns = 467 ns
+    result = _result("decode_attention_split.kcost", {**DECODE, "b": 1, "L": 32})
+    [chain] = [d for d in result.derates if d.cause == CHAIN]
+    assert (result.grid.occupancy.blocks, chain.finding.rounds) == (8, 1)
+    assert chain.finding.chain_s == chain.finding.latency_s + chain.finding.traffic_s
+    said = derate_text(chain)
+    assert "work: 1 round on the busiest SM, each waiting 373 ns" in said
+    assert not plural_slips(said)
 
 
 @pytest.mark.parametrize("spec, sizes", [

@@ -5,6 +5,7 @@ import re
 
 import pytest
 from conftest import SPECS
+from wording import plural_slips
 
 from kernelcost import cli
 
@@ -109,6 +110,18 @@ def test_check_agrees_on_every_shipped_spec_at_one_size(capsys):
     code, out, _ = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "M=4,N=6,K=8,T=2",
                        "--rows")
     assert code == 0 and "work[tensor]" in out and "closed forms agree" in out
+
+
+def test_check_counts_one_of_a_thing_in_the_singular(capsys):
+    # gemm_tiled at M = N = 1, K = 2, T = 1: C holds 1 element, A and B 2, their T x T
+    # tiles 1 each
+    code, out, _ = run(capsys, "check", SPECS / "gemm_tiled.kcost", "--set", "M=1,N=1,K=2,T=1",
+                       "--rows")
+    assert code == 0 and "closed forms agree" in out
+    assert re.search(r"footprint\[C\]\.read +1 element +1 element +ok", out)
+    assert re.search(r"footprint\[A\]\.read +2 elements +2 elements +ok", out)
+    assert re.search(r"scope 0 read\[A\] \(2 points\) +1 element +1 element +ok", out)
+    assert not plural_slips(out)
 
 
 def test_check_pins_the_sizes_set_and_draws_the_others(capsys):

@@ -253,3 +253,34 @@ def test_a_loop_empty_in_some_blocks_of_a_cluster_bounds_its_fills():
     counts = enumerate_counts(spec.checked, {"N": 8, "T": 2})
     assert counts.traffic["l2"] == 4 * (2 + 2 + 4 + 6)
     assert not compare(cost, counts)  # an upper bound, which compare checks as one
+
+
+OVERLAPPING_BOXES = """kernel overlapping_boxes(M, T) {
+    in x: f32[M + 8]
+    inout y: f32[T + 8]
+    for i in 0..M parallel(threads = 256, cluster i = 3) {
+        keep y, x in shared {
+            for j in 0..T {
+                y[j] += x[i + 1]
+                y[j] = x[i]
+            }
+        }
+    }
+}"""
+
+
+def test_boxes_that_overlap_along_the_cluster_axis_are_each_blocks_own():
+    """Block i fills x[i], x[i + 1]: its neighbours' boxes overlap it but differ, so no
+    multicast serves them and each block loads its own 2 elements; every block fills y[0..T)
+    alike, one read and one write a cluster. At M = 12, T = 1 (4 clusters of 3): 2 x 12 + 2 x
+    4 = 32 elements, 128 B. The oracle used to count each cluster's union of x (4 elements,
+    x[i..i + 3]), 96 B."""
+    from kernelcost.oracle import compare, enumerate_counts
+
+    spec = kernelcost.loads(OVERLAPPING_BOXES)
+    cost = spec.cost()
+    assert cost.grid.multicast == ("y",)
+    assert at(cost.traffic["l2"], M=12, T=1) == 4 * (2 * 12 + 2 * 4)
+    counts = enumerate_counts(spec.checked, {"M": 12, "T": 1})
+    assert counts.traffic["l2"] == 4 * (2 * 12 + 2 * 4)
+    assert not compare(cost, counts)

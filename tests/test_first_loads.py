@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 import sympy
+from wording import plural_slips
 
 from kernelcost.answers.model import verdict
 from kernelcost.hardware.machinefile import load_machine
+from kernelcost.present.derate_text import derate_text
 
 H200 = load_machine("h200")
 LATENCY_S = 655 / 1.755e9  # the H200 file's global latency (H100 PCIe: 655 cycles at 1.755 GHz)
@@ -59,6 +61,8 @@ def test_the_three_pass_kernel_waits_for_its_first_pass(spec_cost):
     [first] = found(result, "first_loads")
     assert (first.finding.rounds, first.finding.round_B) == (1, 64 * 2 * 131072)
     assert float(first.finding.wait_s) == pytest.approx(LATENCY_S + 64 * 2 * 131072 / RATE)
+    said = derate_text(first)
+    assert "issues past them: 1 round on the busiest SM" in said and not plural_slips(said)
 
 
 def test_no_instructions_stated_no_derate(spec_cost):
@@ -80,3 +84,36 @@ def test_layer_norm_rounds_by_hand(spec_cost):
     assert (first.finding.rounds, first.finding.round_B) == (2, 132 * 16 * 8192)
     assert float(first.finding.total_s) == pytest.approx(issue + 2 * wait, rel=1e-9)
     assert float(first.finding.total_s) == pytest.approx(29.3e-6, rel=2e-3)
+
+
+NO_GLOBAL = """kernel local(N, M) {
+    in x: f32[8]
+    for i in 0..M parallel(threads = 32%s) {
+        let a: f32[N] in shared = 0
+        for k in 0..N {
+            a[k] += a[k] * %s
+        }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("stated", [", instructions = 10173", ""])
+def test_a_kernel_of_no_global_bytes_has_no_global_rate_to_scale(stated):
+    # x is never read: the global term takes 0 s, and 10173 instructions (1.28 µs at 4 a
+    # clock) outlast it; a factor of 0 / 1.28 µs would make it 0 bytes / 0 B/s, NaN
+    import kernelcost
+
+    values = {"N": 4, "M": 8}
+    quiet = verdict(kernelcost.loads(NO_GLOBAL % (stated, "a[k]")).cost(), H200, values=values)
+    assert not found(quiet, "issue") and not found(quiet, "first_loads")
+    times = [sympy.sympify(term.seconds) for term in quiet.grid.model_terms]
+    assert all(time.is_finite and time >= 0 for time in times)
+    assert quiet.t_floor <= quiet.t_bound <= quiet.t_model == max(times)
+    # one element of x read (4 B a block, 0.83 ps at 4.8 TB/s): the instructions bind it
+    if stated:
+        read = verdict(kernelcost.loads(NO_GLOBAL % (stated, "x[0]")).cost(), H200,
+                       values=values)
+        [issue] = found(read, "issue")
+        assert float(issue.finding.issue_s) == pytest.approx(10173 / (4 * CLOCK), rel=1e-9)
+        assert read.t_model >= issue.finding.issue_s

@@ -7,7 +7,7 @@ import re
 
 NOUNS = ("block", "resident block", "wave", "stage", "SM", "tile", "warp", "thread", "split",
          "GPU", "layer", "token", "kernel", "load", "row", "wavefront", "instruction",
-         "element", "launch", "size", "level", "machine", "candidate", "point")
+         "element", "launch", "size", "level", "machine", "candidate", "point", "round")
 _ALTERNATIVES = "|".join(re.escape(noun) for noun in NOUNS)
 _SLIP = re.compile(rf"(?<![\w.,/-])1 (?:{_ALTERNATIVES})s\b")
 

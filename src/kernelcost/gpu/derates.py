@@ -27,6 +27,13 @@ At = Callable[[sympy.Expr], sympy.Expr]  # an expression at the sizes of a verdi
 NEGLIGIBLE = sympy.Rational(1, 1000)
 
 
+def outlasts(time: sympy.Expr, term_s: sympy.Expr) -> bool:
+    """Whether `time` exceeds a term's time that is a positive number: what a derate of
+    factor term_s / time may then stretch the term to. A term of no time (no bytes at these
+    sizes) has no rate a factor in (0, 1] can scale: its factor 0 would make it 0 / 0 s."""
+    return bool(term_s.is_number and term_s > 0 and time.is_number and time > term_s)
+
+
 @record
 class Derate:
     cause: EffectCause

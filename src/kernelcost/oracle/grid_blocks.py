@@ -1,8 +1,9 @@
 """The oracle's view of thread blocks: while the grid's innermost loop runs one body, a block
 is open; what it does is recorded on its own (work, on-chip traffic, the elements of each
 global tensor it touches), and what it moves between L2 and its SM outside any keep is its
-distinct elements. Fills from L2 are counted per cluster: the blocks of a cluster read each
-element of a step from L2 once (multicast), whichever tensor it belongs to.
+distinct elements. Fills from L2 are counted per cluster: the blocks of a cluster that fill a
+tensor alike in a step read it from L2 once (multicast); blocks whose fills differ each read
+their own.
 
 Like the rest of the oracle it shares nothing with the counting code: it reads the checked
 kernel and counts with Python sets."""
@@ -42,7 +43,9 @@ class BlockState:
     direct: dict[tuple[str, str], set] = field(default_factory=lambda: defaultdict(set))
     touched: dict[str, set] = field(default_factory=lambda: defaultdict(set))
     written: dict[str, set] = field(default_factory=lambda: defaultdict(set))
-    cluster_fills: dict[tuple, set] = field(default_factory=lambda: defaultdict(set))
+    # (cluster, step) -> (tensor, read or write) -> block -> the elements its fill moves
+    cluster_fills: dict[tuple, dict] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(lambda: defaultdict(set))))
     blocks: list[BlockCounts] = field(default_factory=list)
     _executions: list[int] = field(default_factory=list)
     _moves: Counter = field(default_factory=Counter)
@@ -76,16 +79,22 @@ class BlockState:
 
     def fill_from_l2(self, env: dict, entry_key: tuple, tensor: str, elements: set,
                      kind: str) -> None:
-        """A keep's fill crossing from L2: recorded per cluster and step, counted once."""
-        cluster = self.cluster_of(env) if self.cluster_of else tuple(env[n] for n in self.iterators)
-        self.cluster_fills[(cluster, entry_key)].update((tensor, kind, e) for e in elements)
+        """A keep's fill crossing from L2: recorded per cluster, step and block."""
+        block = tuple(env[n] for n in self.iterators)
+        cluster = self.cluster_of(env) if self.cluster_of else block
+        self.cluster_fills[(cluster, entry_key)][(tensor, kind)][block].update(elements)
 
     def l2_fill_elements(self) -> Counter:
-        """Elements read from L2 by fills, per tensor, each cluster and step once."""
+        """Elements read from L2 by fills, per tensor: a fill every block of a cluster moves
+        alike, once a cluster and step (one multicast serves them all); fills that differ
+        (`x[i], x[i + 1]` along the cluster's axis: boxes that overlap but move), each
+        block's own, as each block then loads its own box."""
         elements: Counter = Counter()
         for fills in self.cluster_fills.values():
-            for tensor, _, _ in fills:
-                elements[tensor] += 1
+            for (tensor, _), by_block in fills.items():
+                sets = list(by_block.values())
+                alike = all(found == sets[0] for found in sets)
+                elements[tensor] += len(sets[0]) if alike else sum(map(len, sets))
         return elements
 
 

@@ -57,7 +57,7 @@ class ChainFinding:
 
     sentence: ClassVar[Sentence] = Sentence(
         "each block's streaming loop runs {steps:#step}, too few to hide its loads behind its "
-        "work: {rounds} rounds on the busiest SM, each waiting {latency_s:s} for its first "
+        "work: {rounds:#round} on the busiest SM, each waiting {latency_s:s} for its first "
         "tile, then 1/{steps} of {traffic_s:s} of traffic and of {work_s:s} of work with "
         "nothing to overlap (blocks started together run the chain together), {chain_s:s} "
         "after the overlapped {before_s:s}")

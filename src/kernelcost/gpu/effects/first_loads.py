@@ -36,7 +36,7 @@ from ...base.records import record
 from ...base.sentences import Sentence
 from ...count.cost import Cost
 from ...count.values import exact
-from ..derates import At, Derate, derated
+from ..derates import At, Derate, derated, outlasts
 from . import issue, latency
 from .context import ROOFS, EffectContext
 
@@ -49,7 +49,7 @@ class FirstLoadsFinding:
 
     sentence: ClassVar[Sentence] = Sentence(
         "each round of resident blocks waits for its first loads ({tensors}) before it "
-        "issues past them: {rounds} rounds on the busiest SM, each {latency_s:s} of latency "
+        "issues past them: {rounds:#round} on the busiest SM, each {latency_s:s} of latency "
         "and {round_B:B} at {rate_Bps:B/s} ({wait_s:s}), after the instructions' {issue_s:s}")
 
     tensors: tuple[str, ...]  # what the first pass reads
@@ -94,7 +94,7 @@ class FirstLoads:
         wait_s = latency_s + round_B / rate
         total = issue_s + rounds * wait_s
         global_s = context.at(global_term.seconds)
-        if not (global_s.is_number and total.is_number and total > global_s):
+        if not outlasts(total, global_s):
             return ()
         return (Derate(FIRST_LOADS, global_s / total,
                        FirstLoadsFinding(tensors, rounds, latency_s, round_B, rate, wait_s,

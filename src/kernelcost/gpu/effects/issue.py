@@ -34,7 +34,7 @@ from ...base.sentences import Sentence
 from ...count.cost import Cost
 from ...count.values import exact
 from ...hardware.machine import Machine
-from ..derates import At, Derate
+from ..derates import At, Derate, outlasts
 from .context import ROOFS, EffectContext
 from .latency import one_load
 
@@ -91,7 +91,7 @@ class Issue:
         if stated is not None:
             blocks, t_issue = stated
             global_s = context.at(global_term.seconds)
-            if not (global_s.is_number and t_issue > global_s):
+            if not outlasts(t_issue, global_s):
                 return ()
             per_clock = context.machine.execution.issue_per_clock_per_sm
             assert per_clock is not None and context.cost.grid is not None  # stated_issue
@@ -104,7 +104,7 @@ class Issue:
             return ()
         instructions, tensor, narrowest, t_issue = found
         global_s = context.at(global_term.seconds)
-        if not (global_s.is_number and t_issue > global_s):
+        if not outlasts(t_issue, global_s):
             return ()
         per_clock = context.machine.execution.issue_per_clock_per_sm
         assert per_clock is not None  # issue_time gives None without it

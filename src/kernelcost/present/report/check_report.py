@@ -94,15 +94,21 @@ def _check_table(spec: Spec, result: CheckResult, width: int | None):
             index, what, quantity = scope.groups()
             scopes[int(index)] = what
             label = f"scope {index} {quantity}"
-        closed = "no number" if row.closed_form is None else f"{row.closed_form} {row.unit}"
+        closed = "no number" if row.closed_form is None else _counted(row.closed_form, row.unit)
         if row.relation != "==" and row.closed_form is not None:
             closed = f"{_BOUND_SIGN[row.relation]} {closed}"
-        rows.append([Text(label), closed, f"{row.enumerated} {row.unit}",
+        rows.append([Text(label), closed, _counted(row.enumerated, row.unit),
                      _check_status(row, where)])
     return fitted_table(f"{spec.name} at {sizes}", CHECK_COLUMNS, rows, width), scopes
 
 
 _BOUND_SIGN = {">=": "<=", "<=": ">="}  # what the closed form says of the enumerated value
+_ONE = {"elements": "element", "blocks": "block"}  # the units that are counts of a noun
+
+
+def _counted(value: object, unit: str) -> str:
+    """A value with its unit, a counted noun singular at one (`1 element`, `4 elements`)."""
+    return f"{value} {_ONE.get(unit, unit) if value == 1 else unit}"
 
 
 def _check_rows(rows: tuple[Comparison, ...]) -> Iterator[tuple[str, Comparison, str]]:
