@@ -138,10 +138,10 @@ class ExactRatios:
     def _ratio(self, expr: sympy.Expr) -> str | None:
         if all(number.is_Integer for number in expr.atoms(sympy.Rational)):
             return None  # the common case, and the numerator printed below: no fraction
-        numerator, denominator = sympy.fraction(sympy.together(expr))
-        if denominator == 1 or not (_integer_polynomial(numerator)
-                                    and _integer_polynomial(denominator)):
+        parts = _integer_ratio(expr)
+        if parts is None or parts[1] == 1:
             return None
+        numerator, denominator = parts
         printed = self._print  # type: ignore[attr-defined]  # the printer's
         return f"(({printed(numerator)}) / ({printed(denominator)}))"
 
@@ -160,9 +160,10 @@ class ExactRounding(ExactRatios):
         return f"(-{quotient})" if quotient else super()._print_ceiling(expr)
 
     def _quotient(self, argument: sympy.Expr) -> str | None:
-        numerator, denominator = sympy.fraction(sympy.together(argument))
-        if not (_integer_polynomial(numerator) and _integer_polynomial(denominator)):
+        parts = _integer_ratio(argument)
+        if parts is None:
             return None
+        numerator, denominator = parts
         printed = self._print  # type: ignore[attr-defined]  # the printer's
         return f"_floor_ratio({printed(numerator)}, {printed(denominator)})"
 
@@ -179,6 +180,14 @@ def floor_ratio(numerator, denominator):
 
 
 ROUNDING = {"_floor_ratio": floor_ratio}  # the names ExactRounding's code calls
+
+
+def _integer_ratio(expr: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """expr as (numerator, denominator), polynomials with integer coefficients, or None."""
+    numerator, denominator = sympy.fraction(sympy.together(expr))
+    if _integer_polynomial(numerator) and _integer_polynomial(denominator):
+        return numerator, denominator
+    return None
 
 
 def _integer_polynomial(expr: sympy.Expr) -> bool:
