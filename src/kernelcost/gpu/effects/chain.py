@@ -115,7 +115,7 @@ def _sides(context: EffectContext
              for term in context.terms]
     unmixed = [derate for derate in context.earlier
                if derate.cause not in (overlap.OVERLAP, fill_drain.FILL_DRAIN)]
-    summed = {key for group in context.cost.serial for key in group[1:]}
+    summed = overlap.serial_followers(context)
     alone = [(term, sympy.sympify(derated(term, unmixed).seconds)) for term in context.terms
              if term.key not in summed]
     if not all(time.is_number for _, time in [*timed, *alone]):

@@ -65,7 +65,7 @@ class Overlap:
     findings = (OverlapFinding,)
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
-        summed = {key for group in context.cost.serial for key in group[1:]}
+        summed = serial_followers(context)
         timed = [(term, sympy.sympify(derated(term, context.earlier).seconds))
                  for term in context.terms if term.key not in summed]
         if not all(time.is_number for _, time in timed):
@@ -88,6 +88,11 @@ class Overlap:
                                  TRAFFIC, together)
         factor = sympy.sympify(larger.seconds) / together  # <= 1: derates only lower rates
         return (Derate(OVERLAP, factor, finding, larger.key, whole=True),)
+
+
+def serial_followers(context: EffectContext) -> frozenset[str]:
+    """The terms of a `serial` group after its first: their time is already in the first's."""
+    return frozenset(key for group in context.cost.serial for key in group[1:])
 
 
 def waited_levels(context: EffectContext) -> frozenset[Level]:
