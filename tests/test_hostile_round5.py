@@ -215,54 +215,6 @@ def test_a_huge_measured_ratio_is_printed_in_a_few_digits(capsys, tmp_path):
     assert code == 0 and f"measured/predicted {ratio:.3g}x" in out, out
 
 
-GEMM_HOPPER = ROOT / "specs" / "gemm_hopper.kcost"
-
-
-def test_a_tune_space_past_the_arrays_memory_is_refused_before_it_runs(capsys):
-    """TM, TN, TK in 256 values each (16.8 million combinations, under the 40 million
-    counted) took 1.15 GB resident: every array holds all three axes, 65 B a combination
-    where a schedule space holds some 14. A space is weighed by the bytes its arrays take."""
-    code, out, err = run(capsys, "tune", GEMM_HOPPER, "--machine", "h100", "--set",
-                         "M=N,K=N,N=4096", "--vary", "TM,TN,TK", "--values", "16..4096:16")
-    assert code == 2 and out == "", err
-    assert err.startswith("--vary:1:1: error[KC309]: 16,777,216 combinations whose arrays "
-                          "would take some 1.11 GB of memory, more than 1 GB"), err
-
-
-@pytest.mark.parametrize(("names", "values"), [
-    (["TM", "TN", "TK"], [16, 32, 48, 64, 128]),  # every array over the three tiles
-    (["TM", "stages"], [1, 2, 3, 4]),  # stages alone moves shared memory, not blocks
-])
-def test_the_bytes_a_space_keeps_are_read_from_two_values_an_axis(names, values):
-    """kept_bytes at two values of each axis, scaled to the whole space, is the storage the
-    whole space's evaluation holds (each array counted once, a broadcast view by its base)."""
-    import numpy
-
-    from kernelcost.analysis.api import load
-    from kernelcost.answers.search import Evaluator, fixed_values
-    from kernelcost.answers.tune import _open_mesh, kept_bytes
-    from kernelcost.hardware.machinefile import load_machine
-
-    spec = load(GEMM_HOPPER)
-    if "stages" in names:  # the schedule setting opened as a parameter, as tune opens it
-        from kernelcost.answers.tune import _space
-        from kernelcost.lang.varied import parse_vary
-
-        space, spec = _space(spec, parse_vary("TM=16..64:16,stages=1..4"), None, {})
-        axes = list(space.axes)
-        names = list(space.symbols)
-    else:
-        axes = [numpy.array(values, dtype=float)] * len(names)
-    fixed = fixed_values(spec, names, {"M": "8192", "N": "8192", "K": "8192"})
-    evaluator = Evaluator(spec, load_machine("h100"), names, fixed)
-    whole = evaluator(_open_mesh(axes))
-    stored = {id(a.base if a.base is not None else a): (a.base if a.base is not None else a)
-              for a in vars(whole).values() if isinstance(a, numpy.ndarray)}
-    held = sum(array.nbytes for array in stored.values())
-    probe = evaluator(_open_mesh([axis[:2] for axis in axes]))
-    assert kept_bytes(probe, axes) == kept_bytes(whole, axes) == held
-
-
 def test_an_ncu_export_that_is_not_utf8_is_placed_at_the_byte(capsys, tmp_path):
     """The export was read with Path.read_text: a Latin-1 byte in a kernel name was
     `internal error: UnicodeDecodeError` (exit 3), where a results CSV places it."""

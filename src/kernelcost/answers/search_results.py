@@ -43,15 +43,21 @@ def pareto(result: Evaluation, axes) -> tuple[Pareto, ...]:
     """The fitting candidates no other beats on both t_bound and bytes on chip (a smaller
     t_bound with at most as many bytes), fewest bytes first."""
     fits = numpy.flatnonzero(result.reject.ravel() == 0)
-    if fits.size == 0:
-        return ()
     t = result.full(result.t_bound, fits)
     held = result.full(result.on_chip, fits)
-    order = numpy.lexsort((t, held))
+    return tuple(Pareto(point_at(axes, result.t_bound.shape, int(fits[i])), float(t[i]),
+                        float(held[i])) for i in front(fits, t, held))
+
+
+def front(index: numpy.ndarray, t: numpy.ndarray, held: numpy.ndarray) -> numpy.ndarray:
+    """The positions of the candidates at flat `index` no other beats on both t_bound `t`
+    and bytes `held` (of equal ones, the first), fewest bytes first."""
+    if index.size == 0:
+        return index
+    order = numpy.lexsort((index, t, held))
     best = numpy.minimum.accumulate(t[order])
     better = numpy.concatenate(([True], t[order][1:] < best[:-1]))
-    return tuple(Pareto(point_at(axes, result.t_bound.shape, int(fits[i])), float(t[i]),
-                        float(held[i])) for i in order[better])
+    return order[better]
 
 
 def rejection_figures(evaluator: Evaluator, result: Evaluation, index: int,

@@ -1,8 +1,9 @@
 """Stage `tune`: every combination of the varied parameters (tile sizes, each with its own
 values) and schedule settings (stages, threads, registers, cluster, group: lang.schedule
-opens them as parameters; the raster order), evaluated at once with numpy over arrays of
-candidates (module search: t_bound and whether each fits, no sympy per candidate), then
-ranked by t_model with t_bound beside it.
+opens them as parameters; the raster order), evaluated with numpy over arrays of candidates
+a chunk at a time (module search: t_bound and whether each fits, no sympy per candidate;
+module search_chunks: what is kept of each chunk), then ranked by t_model with t_bound
+beside it. A space is as large as the time budget allows: its memory is a chunk's.
 
 t_model is not vectorised: its effects (the waves' L2 union under the raster order, the
 achievable fractions, latency, overlap, fill and drain, ...) are the analysis's own, and
@@ -28,7 +29,6 @@ apart in the re-scoring."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from collections.abc import Sequence
@@ -40,24 +40,25 @@ from ..base.errors import Code, Diagnostic, SizeError, option_span
 from ..base.kinds import Raster, Reuse
 from ..base.records import record
 from ..base.tree import Span
+from ..base.watchdog import budget_seconds, stage
 from ..lang.schedule import Schedule
 from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, Settings
 from ..lang.sizes import refuse_large_numbers
 from ..lang.varied import RASTER, Varied
 from .not_run import refuse_not_run
-from .rejections import REJECTED, Rejected, Rejection, first_rejected
-from .search import ROOF_LEVELS, Evaluation, Evaluator, fixed_values, summed
-from .search_results import Pareto, pareto, rejection_figures
-from .tune_rescore import Row, Scoring, Space, candidate_point, rescored
+from .rejections import REJECTED, Rejected, Rejection
+from .search import ROOF_LEVELS, Evaluator, fixed_values
+from .search_chunks import CHUNK, Searched, Wanted, open_mesh, search
+from .search_results import Pareto
+from .tune_rescore import Row, Scoring, Space, rescored
 
 __all__ = ["ROOF_LEVELS", "Evaluator", "Ranking", "Row", "fixed_values", "own_rank", "tune"]
 
-# numeric combinations (a raster order adds none) times shapes, evaluated at once: the
-# arrays' peak is some 14 B a combination of a schedule space (453 MB at gemm_hopper's
-# 33,554,432 tiles of 16 to 512 with split-K, bench/tune_speed.py), more where every array
-# holds every axis: MAX_ARRAY_BYTES bounds it then
-MAX_CANDIDATES = 40_000_000
-MAX_ARRAY_BYTES = 1e9  # the arrays' peak, however their axes broadcast (_refuse_too_large)
+# the most numeric combinations (a raster order adds none) times shapes a second the search
+# may reach on any machine: some 20 times the fastest measured (3 to 5 x 10^7 a second,
+# bench/tune_chunks.py), so that a space refused for the time budget could not have finished
+# in it; a space under it is searched, and the budget's watchdog ends it where it runs out
+MAX_RATE = 1e9
 RESCORE = 48  # candidates the analysis re-scores by default: some 7 ms each (gemm_hopper)
 
 
@@ -91,14 +92,14 @@ class Ranking:
 def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
          values: numpy.ndarray | None = None, raw: dict | None = None, *, top: int = 10,
          show_rejected: int = 2, places: dict | None = None, rescore: int = RESCORE,
-         pareto_set: bool = False, shapes: Sequence[dict] = ()) -> Ranking:
+         pareto_set: bool = False, shapes: Sequence[dict] = (), chunk: int = CHUNK) -> Ranking:
     """Every combination of `varied` (names, taking `values`, or Varied with their own),
     ranked (module doc). `raw`: --set; `places`: name -> (span, text) of the option that
     varies it; `rescore`: how many candidates the analysis re-scores for t_model (0: rank
     by t_bound alone); `pareto_set`: also the fitting candidates no other beats on both
     t_bound and bytes on chip; `shapes`: several sizes at once, each added to `raw`: a
     candidate fits where it fits every shape, and is ranked by the sum of its times (one
-    configuration run once at each shape)."""
+    configuration run once at each shape); `chunk`: candidates evaluated at a time."""
     spec = load(spec_path) if not isinstance(spec_path, Spec) else spec_path
     space, spec = _space(spec, varied, values, places or {})
     cost = spec.cost(Reuse.SPEC)
@@ -106,33 +107,33 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     if cost.grid is not None:  # its blocks counted in 64-bit integers
         refuse_large_numbers(spec.kernel, MAX_FLOAT_SIZE, GRID_SIZES)
     fixes = _fixed_at_each_shape(spec, space, raw or {}, shapes, places or {})
-    points = int(numpy.prod([len(axis) for axis in space.axes]))
+    points = math.prod(len(axis) for axis in space.axes)
     many = max(len(space.rasters), 1)
-    _refuse_too_many(space, points, len(fixes), places or {})
+    _refuse_past_budget(space, points, len(fixes), places or {})
     evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
-    _refuse_too_large(evaluators, space, points, places or {})
-    each, result, order, seconds = _evaluated(evaluators, space, max(rescore // many, top, 1))
-    started = time.perf_counter()
     own, own_raster = _own_values(spec, space, cost)
-    ranked = rescored(Scoring(spec, machine, fixes, space, result, each), order, rescore,
-                      _own_index(space, result, own, own_raster))
+    wanted = Wanted(max(rescore // many, top, 1), show_rejected, pareto_set,
+                    _own_index(space, own, own_raster))
+    searched, order, seconds = _evaluated(evaluators, space, wanted, chunk)
+    stage("re-scoring the best candidates by the analysis")
+    started = time.perf_counter()
+    picked = None if searched.own is None else (searched.own, own_raster)
+    ranked = rescored(Scoring(spec, machine, fixes, space, searched), order, rescore, picked)
     rescore_seconds = time.perf_counter() - started
-    rejected, counts = _first_rejections(space, result, each, evaluators, show_rejected)
-    counts = counts * many
+    counts = searched.counts * many
     by = tuple((reason, int(counts[code])) for code, reason in enumerate(REJECTED, 1)
                if counts[code])
-    front = pareto(result, space.axes) if pareto_set else ()
     numbers = [tuple((str(s), float(v)) for s, v in fixed.items() if not _varied(v))
                for fixed in fixes]
     bounds = cost.grid is None or cost.grid.equal_blocks  # t_bound under t_model
     return Ranking(
         kernel=spec.name, machine=machine.id, parameters=space.names, fixed=numbers[0],
         candidates=points * many, fitting=int(counts[0]), seconds=seconds,
-        top=ranked.rows[:top], rejected=rejected, rejected_by=by,
+        top=ranked.rows[:top], rejected=searched.rejected, rejected_by=by,
         parallel=cost.grid is not None, points=points, rasters=space.rasters,
         rescored=len(ranked.rows) if rescore > 0 else 0, rescore_seconds=rescore_seconds,
-        proven=ranked.proven_for(top, result, bounds), own=own, own_raster=own_raster,
-        own_place=ranked.own_place, own_row=ranked.own_row, pareto=front,
+        proven=ranked.proven_for(top, searched, bounds), own=own, own_raster=own_raster,
+        own_place=ranked.own_place, own_row=ranked.own_row, pareto=searched.front,
         values=tuple(tuple(int(v) for v in axis) for axis in space.axes),
         shapes=tuple(numbers) if len(numbers) > 1 else ())
 
@@ -147,67 +148,37 @@ def _fixed_at_each_shape(spec: Spec, space: Space, raw: dict, shapes: Sequence[d
     return [fixed_values(spec, list(space.symbols), each, places=where) for each in sized]
 
 
-def _refuse_too_many(space: Space, points: int, shapes: int, places: dict) -> None:
-    """Refuse more combinations than the arrays may hold: each shape's are held at once."""
-    if points * shapes <= MAX_CANDIDATES:
+def _refuse_past_budget(space: Space, points: int, shapes: int, places: dict) -> None:
+    """Refuse a space that could not be searched within the time budget even at MAX_RATE:
+    memory does not bound a space (a chunk at a time), the time does."""
+    budget = budget_seconds()
+    least = points * shapes / MAX_RATE
+    if least <= budget:
         return
     span, text = next(iter(places.values()), (None, None))  # the whole --vary
     counted = " x ".join(f"{len(a):,} {n}" for n, a in zip(space.names, space.axes))
     raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
         None if span is None or text is None else option_span(span.file, text), counted
         + (f" x {shapes} shapes" if shapes > 1 else "")
-        + f" make {points * shapes:,} combinations, more than {MAX_CANDIDATES:,}",
-        "give fewer values (a larger STEP, or --pow2), vary fewer parameters, or give "
-        "fewer shapes"), text)
+        + f" make {points * shapes:,} combinations: at {MAX_RATE:,.0f} a second, faster than "
+        f"the search runs anywhere, some {least:,.0f} s, more than the time budget of "
+        f"{budget:g} s", "give fewer values (a larger STEP, or --pow2), vary fewer "
+        "parameters, or give fewer shapes; or a longer budget, KERNELCOST_BUDGET_S=SECONDS"),
+        text)
 
 
-def _refuse_too_large(evaluators: list[Evaluator], space: Space, points: int,
-                      places: dict) -> None:
-    """Refuse a space whose arrays would pass MAX_ARRAY_BYTES: the combinations alone do
-    not say it, since an array holds only the axes its figure varies along (MAX_CANDIDATES'
-    schedule spaces hold some 14 B a combination, TM x TN x TK in 320 values each 65 B:
-    2.5 GB at 39 million). The axes each array holds are read from an evaluation at two
-    values of every axis; the peak is twice what the results keep (the terms they are
-    made of), as /usr/bin/time -v measures it."""
-    kept = sum(kept_bytes(evaluator(_open_mesh([axis[:2] for axis in space.axes])),
-                          space.axes) for evaluator in evaluators)
-    if 2 * kept <= MAX_ARRAY_BYTES:
-        return
-    span, text = next(iter(places.values()), (None, None))  # the whole --vary
-    raise SizeError(Code.TOO_MANY_POINTS, Diagnostic(
-        None if span is None or text is None else option_span(span.file, text),
-        f"{points:,} combinations whose arrays would take some {2 * kept / 1e9:.3g} GB of "
-        f"memory, more than {MAX_ARRAY_BYTES / 1e9:g} GB", "give fewer values (a larger "
-        "STEP, or --pow2), vary fewer parameters, or give fewer shapes"), text)
-
-
-def kept_bytes(found: Evaluation, axes: Sequence[numpy.ndarray]) -> int:
-    """The bytes an evaluation's arrays hold over the whole of `axes`: each array over the
-    axes it is stored along (a broadcast view's stride 0 holds none), read from `found`,
-    an evaluation at two values of each axis or more."""
-    kept = 0
-    for field in dataclasses.fields(found):
-        array = getattr(found, field.name)
-        if isinstance(array, numpy.ndarray):
-            held = [len(axis) for axis, extent, stride in zip(
-                axes[len(axes) - array.ndim:], array.shape, array.strides)
-                if extent > 1 and stride != 0]
-            kept += array.itemsize * math.prod(held)
-    return kept
-
-
-def _evaluated(evaluators: list[Evaluator], space: Space, pool: int
-               ) -> tuple[list[Evaluation], Evaluation, numpy.ndarray, float]:
-    """Every candidate at each shape, the shapes summed, the `pool` best by t_bound, and the
-    seconds that took (each evaluator compiled before, at one candidate)."""
-    arrays = _open_mesh(space.axes)
+def _evaluated(evaluators: list[Evaluator], space: Space, wanted: Wanted, chunk: int
+               ) -> tuple[Searched, numpy.ndarray, float]:
+    """Every candidate at each shape, a chunk at a time (search_chunks), the pool's best by
+    t_bound, and the seconds that took (each evaluator compiled before, at one candidate)."""
+    first = open_mesh([axis[:1] for axis in space.axes])
     for evaluator in evaluators:
-        evaluator([axis[(slice(0, 1),) * axis.ndim] for axis in arrays])
+        evaluator(first)
+    stage(f"searching {math.prod(map(len, space.axes)) * len(evaluators):,} combinations")
     started = time.perf_counter()
-    each = [evaluator(arrays) for evaluator in evaluators]
-    result = summed(each)
-    order = rank(result, space, pool)
-    return each, result, order, time.perf_counter() - started
+    searched = search(evaluators, space.axes, wanted, chunk)
+    order = rank(searched, space, wanted.pool)
+    return searched, order, time.perf_counter() - started
 
 
 def _own_values(spec: Spec, space: Space, cost) -> tuple[tuple[int, ...] | None,
@@ -219,24 +190,6 @@ def _own_values(spec: Spec, space: Space, cost) -> tuple[tuple[int, ...] | None,
            if all(s in defaults for s in space.symbols) else None)
     own_raster = cost.grid.raster if space.rasters and cost.grid is not None else None
     return own, own_raster
-
-
-def _first_rejections(space: Space, result: Evaluation, each: list[Evaluation],
-                      evaluators: list[Evaluator], show: int
-                      ) -> tuple[tuple[Rejection, ...], numpy.ndarray]:
-    """The first `show` candidates left out for each reason, with their figures (from the
-    first shape that left each out), and how many each reason left out (code 0: fitting)."""
-    rejected = []
-    flat = result.reject.ravel()
-    counts = numpy.bincount(flat, minlength=len(REJECTED) + 1)
-    firsts = first_rejected(flat, counts, show)
-    for code, reason in enumerate(REJECTED, 1):
-        for i in firsts[code]:
-            k = next(k for k, found in enumerate(each) if found.reject.ravel()[i] == code)
-            rejected.append(Rejection(candidate_point(space, result, i), reason,
-                                      rejection_figures(evaluators[k], each[k], i,
-                                                        space.axes)))
-    return tuple(rejected), counts
 
 
 def _refuse_overlapping_shapes(raw: dict, shapes: Sequence[dict]) -> None:
@@ -304,48 +257,38 @@ def _space(spec: Spec, varied: Sequence[str | Varied], values: numpy.ndarray | N
     return Space(tuple(names), tuple(symbols), tuple(axes), rasters, tuple(sizes)), spec
 
 
-def _open_mesh(axes: Sequence[numpy.ndarray]) -> list[numpy.ndarray]:
-    """Each axis's values along a dimension of its own."""
-    return [axis.reshape([-1 if i == k else 1 for i in range(len(axes))])
-            for k, axis in enumerate(axes)]
-
-
-def rank(result: Evaluation, space: Space, pool: int) -> numpy.ndarray:
+def rank(searched: Searched, space: Space, pool: int) -> numpy.ndarray:
     """Flat indices of at least the `pool` best fitting candidates by t_bound then the tie
     rule (module doc), best first: every candidate tied with the last of them too."""
-    fits = numpy.flatnonzero(result.reject.ravel() == 0)
+    kept = searched.kept.where(searched.shortlist)
+    fits, t, on_chip = kept.index, kept.t_bound, kept.on_chip
     if fits.size == 0:
         return fits
-    t = result.full(result.t_bound, fits)
     least = t.min()
     level = numpy.round(t / least, 9)  # equal to 1e-9 relative: a tie
     if pool < fits.size:
         keep = level <= numpy.partition(level, pool - 1)[pool - 1]
-        fits, level = fits[keep], level[keep]
-    coordinates = numpy.unravel_index(fits, result.t_bound.shape)
+        fits, level, on_chip = fits[keep], level[keep], on_chip[keep]
+    coordinates = numpy.unravel_index(fits, searched.shape)
     chosen = [axis[c] for axis, c in zip(space.axes, coordinates)]
     tiles = [values for values, size in zip(chosen, space.sizes) if size] or [
         numpy.ones(fits.shape)]
     squareness = numpy.maximum.reduce(tiles) / numpy.minimum.reduce(tiles)
-    keys = [*chosen[::-1], squareness, result.full(result.on_chip, fits), level]
+    keys = [*chosen[::-1], squareness, on_chip, level]
     return fits[numpy.lexsort(keys)]  # lexsort: the last key is the first
 
 
-def _own_index(space: Space, result: Evaluation, own: tuple[int, ...] | None,
-               raster: Raster | None) -> tuple[int, Raster | None] | None:
-    """The spec's own configuration as a fitting candidate, or None where it is not one."""
+def _own_index(space: Space, own: tuple[int, ...] | None, raster: Raster | None) -> int | None:
+    """The flat index of the spec's own configuration, or None where it is not a candidate."""
     if own is None or (space.rasters and raster not in space.rasters):
         return None
-    coordinates = []
+    index = 0
     for axis, value in zip(space.axes, own):
         found = numpy.flatnonzero(axis == value)
         if not found.size:
             return None
-        coordinates.append(int(found[0]))
-    shape = result.t_bound.shape
-    coordinates += [0] * (len(shape) - len(coordinates))  # the one axis of no parameter
-    index = int(numpy.ravel_multi_index(coordinates, shape))
-    return (index, raster) if result.reject.ravel()[index] == 0 else None
+        index = index * len(axis) + int(found[0])
+    return index
 
 
 def own_rank(ranking: Ranking) -> int | None:

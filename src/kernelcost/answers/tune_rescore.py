@@ -16,7 +16,7 @@ from ..base.records import record
 from ..hardware.machine import Machine, Roof
 from ..lang.sizes import refuse_header_sizes
 from .model import verdict
-from .search import Evaluation
+from .search_chunks import Searched
 from .search_results import point_at
 
 GROUP = 8  # rows of blocks a group where a spec without one is given `raster=grouped`
@@ -58,8 +58,8 @@ class Space:
     sizes: tuple[bool, ...]  # a size of the spec (True) or a schedule setting
 
 
-def candidate_point(space: Space, result: Evaluation, index: int) -> tuple[int, ...]:
-    return point_at(space.axes, result.t_bound.shape, index)
+def candidate_point(space: Space, searched: Searched, index: int) -> tuple[int, ...]:
+    return point_at(space.axes, searched.shape, index)
 
 
 @record
@@ -69,7 +69,7 @@ class Ranked:
     own_place: int | None = None  # the spec's own configuration among `rows`, from 1
     own_row: Row | None = None
 
-    def proven_for(self, top: int, result: Evaluation, bounds: bool) -> bool:
+    def proven_for(self, top: int, searched: Searched, bounds: bool) -> bool:
         """Whether the first `top` rows are the top by t_model of every fitting candidate:
         the best t_bound of those not re-scored is no less than the last t_model shown (or
         none is left). `bounds`: whether the search's t_bound bounds t_model from below,
@@ -77,9 +77,9 @@ class Ranked:
         shown = self.rows[:top]
         if not bounds or not shown or any(row.t_model is None for row in shown):
             return False
-        fits = numpy.flatnonzero(result.reject.ravel() == 0)
-        left = result.full(result.t_bound, fits[~numpy.isin(fits, self.scored)])
-        best_left = float(left.min(initial=numpy.inf))
+        kept = searched.kept.where(searched.shortlist)
+        left = kept.t_bound[~numpy.isin(kept.index, self.scored)]
+        best_left = min(float(left.min(initial=numpy.inf)), searched.dropped_best)
         if best_left == numpy.inf:
             return True
         return len(shown) == top and shown[-1].t_model is not None and \
@@ -89,18 +89,17 @@ class Ranked:
 @record
 class Scoring:
     """What re-scoring a candidate reads: the opened spec, the machine, the values not
-    varied, the space and the search's arrays."""
+    varied, the space and what the search kept of it."""
 
     spec: Spec
     machine: Machine
     fixes: list[dict]  # each shape's values not varied
     space: Space
-    result: Evaluation  # over every shape
-    each: list[Evaluation]  # one a shape
+    searched: Searched
 
     def shape_bounds(self, index: int) -> list[float]:
-        return [float(found.full(found.t_bound, numpy.array([index]))[0])
-                for found in self.each]
+        kept = self.searched.kept
+        return [float(t) for t in kept.shape_bounds[:, kept.at(index)]]
 
 
 def rescored(scoring: Scoring, order: numpy.ndarray, rescore: int,
@@ -141,8 +140,8 @@ def _with_raster(cost, raster: Raster | None):
 
 def _row(scoring: Scoring, index: int, raster: Raster | None, cost) -> Row:
     """Candidate `index` as a row, re-scored by the analysis on `cost` (None: not)."""
-    spec, space, result = scoring.spec, scoring.space, scoring.result
-    chosen = candidate_point(space, result, index)
+    spec, space, searched = scoring.spec, scoring.space, scoring.searched
+    chosen = candidate_point(space, searched, index)
     times: list[tuple[float, float] | None] = []  # (t_model, t_bound) a shape
     model_binding = None
     at = {spec.parameters[s]: sympy.Integer(v) for s, v in zip(space.symbols, chosen)}
@@ -159,13 +158,11 @@ def _row(scoring: Scoring, index: int, raster: Raster | None, cost) -> Row:
     if known and len(known) == len(times):
         t_model = sum(pair[0] for pair in known)
         analysis_t_bound = sum(pair[1] for pair in known)
-    picked = numpy.array([index])
-    return Row(chosen, raster, float(result.full(result.t_bound, picked)[0]),
-               result.roofs[int(result.full(result.binding, picked)[0])], t_model, model_binding,
-               analysis_t_bound, int(result.full(result.resident, picked)[0]),
-               int(result.full(result.waves, picked)[0]),
-               int(result.full(result.blocks, picked)[0]),
-               float(result.full(result.on_chip, picked)[0]),
+    kept, place = searched.kept, searched.kept.at(index)
+    return Row(chosen, raster, float(kept.t_bound[place]),
+               searched.roofs[int(kept.binding[place])], t_model, model_binding,
+               analysis_t_bound, int(kept.resident[place]), int(kept.waves[place]),
+               int(kept.blocks[place]), float(kept.on_chip[place]),
                _shape_times(scoring, index, times))
 
 
