@@ -4,7 +4,7 @@ installs side by side, CPU time and maximum resident set size as `/usr/bin/time 
 them, so that a space's memory is seen to stay bounded and its time to grow with it.
 
     PYTHONPATH=src .venv/bin/python bench/tune_chunks.py sizes
-    .venv/bin/python bench/tune_chunks.py commands --runs 10 before=VENV after=VENV
+    .venv/bin/python bench/tune_chunks.py --runs 10 commands before=VENV after=VENV
 
 `sizes`: the search (`Ranking.seconds`: evaluation, the answers kept chunk by chunk and the
 ranking; CPU seconds) over three spaces of gemm_hopper on h100, median of 5 in one process, and
@@ -30,11 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SCHEDULE = "stages=1..8,threads=128..512:128,cluster=1..4,raster=row,column,grouped"
 SPACES = {  # name: (--vary, --set)
-    # the issue's schedule space with TK in four values: 524,288 combinations
+    # tiles 16..512, TK in four values, the schedule: 524,288 combinations
     "1.6M": (f"TM=16..512:16,TN=16..512:16,TK=16,32,64,128,{SCHEDULE}", "M=N,K=N,N=8192"),
     # TM x TN x TK in 256 values each: every array holds every axis, 65 B a combination
     "16.8M tiles": ("TM=16..4096:16,TN=16..4096:16,TK=16..4096:16", "M=N,K=N,N=4096"),
-    # the issue's space whole: its tiles, the schedule and split-K 1..8
+    # tiles 16..512 on each axis, the schedule and split-K 1..8 (issue 41's space)
     "33.6M": (f"TM=16..512:16,TN=16..512:16,TK=16..512:16,{SCHEDULE},split_k=1..8",
               "M=N,K=N,N=8192"),
     # the same with split-K 1..10: 41,943,040 combinations

@@ -35,8 +35,9 @@ from .search_results import Pareto, front, point_at, rejection_figures
 
 # candidates a chunk holds, measured (bench/tune_chunks.py, CPU): at 2^18 the search of
 # TM x TN x TK in 256 values each is at its fastest (25 MiB at the peak: every array holds
-# every axis), and the 33.6 M schedule space within 14 % of its fastest (2^20);
-# smaller chunks pay numpy's cost a call more often, larger ones leave the caches
+# every axis), and the 33.6 M combinations of tiles, schedule and split-K within 14 % of
+# theirs (2^20); smaller chunks pay numpy's cost a call more often, larger ones leave the
+# caches
 CHUNK = 1 << 18
 TIE_MARGIN = 4e-9  # past the pool-th least by more than this: in no tie with it (module doc)
 
