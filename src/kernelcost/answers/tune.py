@@ -55,7 +55,7 @@ from .tune_rescore import Row, Scoring, Space, rescored
 __all__ = ["ROOF_LEVELS", "Evaluator", "Ranking", "Row", "fixed_values", "own_rank", "tune"]
 
 # the most numeric combinations (a raster order adds none) times shapes a second the search
-# may reach on any machine: some 20 times the fastest measured (3 to 5 x 10^7 a second,
+# may reach on any machine: some 15 times the fastest measured (6 x 10^7 a second of CPU,
 # bench/tune_chunks.py), so that a space refused for the time budget could not have finished
 # in it; a space under it is searched, and the budget's watchdog ends it where it runs out
 MAX_RATE = 1e9
