@@ -46,7 +46,14 @@ from ..lang.sizes import refuse_large_numbers
 from ..lang.varied import RASTER, Varied
 from .not_run import refuse_not_run
 from .rejections import REJECTED, Rejected, Rejection, first_rejected
-from .search import ROOF_LEVELS, Evaluation, Evaluator, fixed_values, summed
+from .search import (
+    ROOF_LEVELS,
+    Evaluation,
+    Evaluator,
+    fixed_values,
+    shape_evaluators,
+    summed,
+)
 from .search_results import Pareto, pareto, rejection_figures
 from .tune_rescore import Row, Scoring, Space, candidate_point, rescored
 
@@ -109,7 +116,7 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     points = int(numpy.prod([len(axis) for axis in space.axes]))
     many = max(len(space.rasters), 1)
     _refuse_too_many(space, points, len(fixes), places or {})
-    evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
+    evaluators = shape_evaluators(spec, machine, list(space.symbols), fixes)
     _refuse_too_large(evaluators, space, points, places or {})
     each, result, order, seconds = _evaluated(evaluators, space, max(rescore // many, top, 1))
     started = time.perf_counter()
