@@ -181,7 +181,7 @@ class Evaluator:
     evaluating a few microseconds)."""
 
     def __init__(self, spec, machine, varied: list[str], fixed: dict,
-                 check_facts: bool = True, max_clock: bool = True,
+                 check_facts: bool = True, max_clock: bool = True, *,
                  shaped: Sequence[sympy.Symbol] = ()):
         # t_bound takes every compute and on-chip peak at the maximum clock (module clocks);
         # the phase plane draws the chapter's ridges, with the figures as given
