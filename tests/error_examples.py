@@ -122,6 +122,7 @@ EXAMPLES = [
     Example("KC108", ("analyze", "number_too_large.kcost"), golden("number_too_large")),
     Example("KC109", ("import", "kernel.py::add_kernel"), {"kernel.py": TRITON_ADD.replace(
         "mask = offsets < n", "mask = offsets < n)")}),
+    Example("KC110", ("analyze", "name_too_long.kcost"), golden("name_too_long")),
     # check
     Example("KC201", ("check", "duplicate.kcost"),
             {"duplicate.kcost": SCALE.replace("out y: f32[n]", "out x: f32[n]")}),

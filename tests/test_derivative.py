@@ -2,9 +2,10 @@
 affine index read off its terms, anything else through sympy.diff)."""
 
 import sympy
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from test_rational_eval import SIZES, expressions
+from tiers import tiered
 
 from kernelcost.base.symbols import counter_symbol, derivative, iterator_symbol
 
@@ -21,7 +22,7 @@ FACTORS = st.one_of(st.sampled_from(VARIABLES), st.integers(-5, 5).map(sympy.Int
                     expressions(depth=2))
 
 
-@settings(max_examples=300)
+@tiered(300)
 @given(st.lists(st.lists(FACTORS, min_size=1, max_size=3), min_size=1, max_size=4),
        st.sampled_from(VARIABLES))
 def test_derivative_is_sympy_diff(terms, variable):

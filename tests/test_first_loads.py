@@ -98,22 +98,48 @@ NO_GLOBAL = """kernel local(N, M) {
 """
 
 
-@pytest.mark.parametrize("stated", [", instructions = 10173", ""])
-def test_a_kernel_of_no_global_bytes_has_no_global_rate_to_scale(stated):
-    # x is never read: the global term takes 0 s, and 10173 instructions (1.28 µs at 4 a
-    # clock) outlast it; a factor of 0 / 1.28 µs would make it 0 bytes / 0 B/s, NaN
+def test_a_kernel_of_no_global_bytes_has_no_global_rate_to_scale():
+    # x is never read: the global term takes 0 s; a factor of 0 / t_issue would make it
+    # 0 bytes / 0 B/s, NaN
     import kernelcost
 
     values = {"N": 4, "M": 8}
-    quiet = verdict(kernelcost.loads(NO_GLOBAL % (stated, "a[k]")).cost(), H200, values=values)
+    quiet = verdict(kernelcost.loads(NO_GLOBAL % ("", "a[k]")).cost(), H200, values=values)
     assert not found(quiet, "issue") and not found(quiet, "first_loads")
     times = [sympy.sympify(term.seconds) for term in quiet.grid.model_terms]
     assert all(time.is_finite and time >= 0 for time in times)
     assert quiet.t_floor <= quiet.t_bound <= quiet.t_model == max(times)
-    # one element of x read (4 B a block, 0.83 ps at 4.8 TB/s): the instructions bind it
-    if stated:
-        read = verdict(kernelcost.loads(NO_GLOBAL % (stated, "x[0]")).cost(), H200,
-                       values=values)
-        [issue] = found(read, "issue")
-        assert float(issue.finding.issue_s) == pytest.approx(10173 / (4 * CLOCK), rel=1e-9)
-        assert read.t_model >= issue.finding.issue_s
+
+
+def test_stated_instructions_of_no_global_bytes_stretch_the_longest_term():
+    """8 blocks of 32 threads, each block's 10173 warp instructions (stated) at 4 a clock
+    of 1.98 GHz on the busiest SM, which runs ceil(8 / 132) = 1: 1.2845 µs, that no term
+    carried (t_model was the shared term's 0.28 ns). The longest term, shared memory (the
+    block's 64 B: 16 B of zeros, then a[k] read twice and written, 12 B for each of N = 4,
+    at 30e12 / 132 B/s an SM), is stretched to it."""
+    import kernelcost
+
+    values = {"N": 4, "M": 8}
+    stated = verdict(kernelcost.loads(NO_GLOBAL % (", instructions = 10173", "a[k]")).cost(),
+                     H200, values=values)
+    t_issue = 10173 / (4 * CLOCK)
+    shared_s = 64 / (30e12 / 132)
+    [issue] = found(stated, "issue")
+    finding = issue.finding
+    assert (issue.key, finding.term, finding.blocks, finding.instructions) == (
+        "shared", "shared", 1, 10173)
+    assert float(finding.issue_s) == pytest.approx(t_issue, rel=1e-12)
+    assert float(finding.term_s) == pytest.approx(shared_s, rel=1e-12)
+    assert float(issue.factor) == pytest.approx(shared_s / t_issue, rel=1e-12)
+    assert float(stated.t_model) == pytest.approx(t_issue, rel=1e-12)
+    assert stated.t_floor <= stated.t_bound <= stated.t_model
+    said = derate_text(issue)
+    assert "move no global byte" in said and "over the shared term's" in said
+    assert not plural_slips(said)
+    # one element of x read (4 B a block, 0.83 ps at 4.8 TB/s): the global term takes them
+    read = verdict(kernelcost.loads(NO_GLOBAL % (", instructions = 10173", "x[0]")).cost(),
+                   H200, values=values)
+    [issue] = found(read, "issue")
+    assert issue.key == "global"
+    assert float(issue.finding.issue_s) == pytest.approx(t_issue, rel=1e-9)
+    assert read.t_model >= issue.finding.issue_s

@@ -295,3 +295,17 @@ def test_a_model_file_or_a_config_without_positions_takes_any_context():
     with pytest.raises(KcostError) as raised:
         parsed({**data, "max_position_embeddings": 0})
     assert "max_position_embeddings" in str(raised.value.diagnostics[0].message)
+
+
+def test_a_name_past_the_limit_gives_way_to_the_folder(tmp_path):
+    """`_name_or_path` is printed in every table about the model: one of 129 characters
+    or more (200 were taken) is left for the folder's name, as a missing one is."""
+    from kernelcost.base.tree import MAX_NAME_LENGTH
+
+    folder = tmp_path / "qwen3-moe"
+    folder.mkdir()
+    for length, name in ((MAX_NAME_LENGTH, "q" * MAX_NAME_LENGTH), (MAX_NAME_LENGTH + 1, None),
+                         (200, None)):
+        (folder / "config.json").write_text(json.dumps({**QWEN3_LIKE,
+                                                        "_name_or_path": "q" * length}))
+        assert load_model_or_config(folder / "config.json").name == (name or "qwen3-moe")

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from published_results import published_once
 
 from kernelcost.cli import build_parser, main
 
@@ -65,9 +66,11 @@ def test_every_command_that_takes_json_has_its_invocations():
 @functools.cache
 def json_output(argv: tuple[str, ...]) -> tuple[int, str]:
     """(exit code, stdout) of the command with --json, run once a process however many
-    tests read it (test_json_schema validates the same documents)."""
+    tests read it (test_json_schema validates the same documents); `validate --published`
+    on the process's one comparison of the corpus (published_results)."""
     out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), \
+            published_once():
         code = main([*argv, "--json"])
     return code, out.getvalue()
 

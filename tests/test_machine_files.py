@@ -154,3 +154,39 @@ def test_a_shipped_text_is_taken_parsed_and_an_edited_one_read_again(monkeypatch
     read_edited = tomlplaces.toml_data(edited, "h100.toml", "machine file", TOML)
     assert read_edited["device"]["sm_count"] == 114
     assert read == [edited]
+
+
+def _with_name(kind: str, name: str, tmp_path: Path):
+    """The shipped h100 machine, hgx_h100 topology or llama3_8b model, named `name`."""
+    from kernelcost.hardware.modelfile import parse_model
+    from kernelcost.hardware.topology import load_topology
+
+    folder = {"machine": "machines", "topology": "topologies", "model": "models"}[kind]
+    stem = {"machine": "h100", "topology": "hgx_h100", "model": "llama3_8b"}[kind]
+    text = (Path(__file__).resolve().parent.parent / "src" / "kernelcost" / folder
+            / f"{stem}.toml").read_text("utf-8")
+    [line] = [line for line in text.splitlines() if line.startswith("name = ")]
+    text = text.replace(line, f'name = "{name}"')
+    number = text.splitlines().index(f'name = "{name}"') + 1
+    if kind == "machine":
+        return number, lambda: parse_machine(text, "evil.toml")
+    if kind == "model":
+        return number, lambda: parse_model(text, "evil.toml")
+    path = tmp_path / "evil.toml"
+    path.write_text(text, "utf-8")
+    return number, lambda: load_topology(path)
+
+
+@pytest.mark.parametrize("kind", ["machine", "topology", "model"])
+def test_a_name_past_the_limit_is_refused_at_its_key(kind, tmp_path):
+    from kernelcost.base.tree import MAX_NAME_LENGTH
+
+    assert _with_name(kind, "N" * MAX_NAME_LENGTH, tmp_path)[1]().name == "N" * MAX_NAME_LENGTH
+    number, read = _with_name(kind, "N" * 50_000, tmp_path)  # files hold 100 kB
+    with pytest.raises(KcostError) as raised:
+        read()
+    [diagnostic] = raised.value.diagnostics
+    assert raised.value.code in (Code.MACHINE_BAD_VALUE, Code.MODEL_BAD_VALUE)
+    assert (diagnostic.span.line, diagnostic.span.column) == (number, 8)  # at the value
+    assert diagnostic.message.endswith("is 50,000 characters long")
+    assert len(raised.value.render()) < 1000

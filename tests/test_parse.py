@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from kernelcost.base import tree as ast
-from kernelcost.base.errors import KcostError
+from kernelcost.base.errors import Code, KcostError
+from kernelcost.base.tree import MAX_NAME_LENGTH
 from kernelcost.lang.parse import MAX_BLOCK_NESTING, MAX_NESTING, MAX_TREE_DEPTH, parse, parse_file
 
 GEMM_TILED = Path(__file__).parent.parent / "specs" / "gemm_tiled.kcost"
@@ -253,3 +254,48 @@ def test_the_generated_parser_is_what_the_grammar_gives():
     completed = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
                                text=True, check=False)
     assert completed.returncode == 0, completed.stderr
+
+
+def _named(kernel: str = "k", size: str = "n", tensor: str = "x", local: str = "t",
+           iterator: str = "i") -> str:
+    return (f"kernel {kernel}({size}) {{\n in {tensor}: f32[{size}]\n out y: f32[{size}]\n"
+            f" let {local} = 2\n for {iterator} in 0..{size} {{ y[{iterator}] = "
+            f"{local} * {tensor}[{iterator}] }}\n}}")
+
+
+ROLES = ("kernel", "size", "tensor", "local", "iterator")
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_a_name_of_the_limit_is_read_in_every_role(role: str):
+    name = "a" * MAX_NAME_LENGTH
+    kernel = parse(_named(**{role: name}))
+    tensor, _, local, loop = kernel.items
+    assert (kernel.name, kernel.params[0].name, tensor.name, local.name, loop.var)[
+        ROLES.index(role)] == name
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_a_longer_name_is_refused_at_it_in_every_role(role: str):
+    name = "b" * (MAX_NAME_LENGTH + 1)
+    text = _named(**{role: name})
+    with pytest.raises(KcostError) as caught:
+        parse(text, "long.kcost")
+    [diagnostic] = caught.value.diagnostics
+    assert caught.value.code is Code.NAME_TOO_LONG
+    span = diagnostic.span
+    first = text.index(name)  # the first place it is written: the declaration
+    line = text[:first].count("\n") + 1
+    assert (span.line, span.column) == (line, first - text.rfind("\n", 0, first))
+    assert span.end_column - span.column == MAX_NAME_LENGTH + 1
+    assert diagnostic.message == (f"the name `bbbbbbbb...bbbbbbbb` is "
+                                  f"{MAX_NAME_LENGTH + 1} characters long")
+    assert name not in caught.value.render()
+
+
+def test_a_long_name_in_a_set_value_is_refused_too():
+    from kernelcost.lang.settings import size_expression
+
+    with pytest.raises(KcostError) as caught:
+        size_expression("2 * " + "c" * 1000, {}, "--set n")
+    assert caught.value.code is Code.NAME_TOO_LONG

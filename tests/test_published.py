@@ -15,6 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from published_results import corpus_results, published_once
 
 from kernelcost.answers.published import (
     COLUMNS,
@@ -49,9 +50,7 @@ def rows():
 
 @pytest.fixture(scope="module")
 def results():
-    from kernelcost.answers.published_report import compare_corpus
-
-    return compare_corpus()
+    return corpus_results()
 
 
 def test_the_corpus_has_80_rows_over_the_five_machines(rows):
@@ -270,16 +269,11 @@ def test_the_summaries_today(results):
 
 
 @pytest.fixture
-def calibration_only(results, monkeypatch):
-    """The commands below given the module's results (one side), not counted again: the
+def calibration_only():
+    """The commands below given the process's results (one side), not counted again: the
     comparisons are the fixture's, tested above; what is tested here is their printing."""
-    import kernelcost.present.published_page as page
-
-    def compare_corpus(split=None):
-        assert split is Split.CALIBRATION
-        return [r for r in results if r.row.split is split]
-
-    monkeypatch.setattr(page, "compare_corpus", compare_corpus)
+    with published_once():
+        yield
 
 
 def test_the_command_and_the_figure(tmp_path, capsys, calibration_only):

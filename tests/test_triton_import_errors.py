@@ -15,6 +15,7 @@ from error_examples import TRITON_ADD
 from kernelcost import cli
 from kernelcost.analysis.api import loads
 from kernelcost.base.errors import KcostError
+from kernelcost.base.tree import MAX_NAME_LENGTH
 
 TUTORIALS = Path(__file__).resolve().parent / "triton_tutorials"
 
@@ -91,6 +92,45 @@ def test_each_is_a_placed_error(tmp_path, capsys, what, text, code, line, column
     assert exit_code == 2, err
     placed(err, code, line, column)
     assert words in err
+
+
+LONG = "v" * (MAX_NAME_LENGTH + 1)
+# (what, the source with one name written at the limit's length plus one, the function to
+# import, line, column): the error stands at the name's first place in the file
+LONG_NAMES = [
+    ("the kernel's name", ADD.replace("add_kernel", LONG), LONG, 6, 5),
+    ("a parameter", ADD.replace("n, BLOCK", f"{LONG}, BLOCK").replace("< n", f"< {LONG}"),
+     "add_kernel", 6, 39),
+    ("a meta-parameter", ADD.replace("BLOCK", LONG), "add_kernel", 6, 42),
+    ("a local", ADD.replace("mask", LONG), "add_kernel", 8, 5),
+    ("an attribute", ADD.replace("tl.arange", f"tl.{LONG}"), "add_kernel", 7, 45),
+    ("a launch keyword", ADD.replace("BLOCK=1024", f"BLOCK=1024, {LONG}=2"), "add_kernel", 17,
+     48),
+]
+
+
+@pytest.mark.parametrize(("what", "text", "function", "line", "column"), LONG_NAMES,
+                         ids=[case[0] for case in LONG_NAMES])
+def test_a_name_past_the_limit_is_refused_at_it(tmp_path, capsys, what, text, function, line,
+                                                column):
+    exit_code, err = run(tmp_path, capsys, text, function)
+    assert exit_code == 2, err
+    placed(err, "KC110", line, column)
+    assert f"`vvvvvvvv...vvvvvvvv` is {MAX_NAME_LENGTH + 1} characters long" in err
+    assert LONG not in err
+
+
+def test_names_at_the_limit_import_and_read_back(tmp_path, capsys):
+    names = {"add_kernel": "k" * MAX_NAME_LENGTH, "offsets": "o" * MAX_NAME_LENGTH,
+             "BLOCK": "B" * MAX_NAME_LENGTH}
+    text = ADD
+    for old, new in names.items():
+        text = text.replace(old, new)
+    exit_code, err = run(tmp_path, capsys, text, names["add_kernel"])
+    assert exit_code == 0, err
+    kernel = loads(run.out).kernel  # type: ignore[attr-defined]
+    assert kernel.name == names["add_kernel"]
+    assert names["BLOCK"] in {param.name for param in kernel.params}
 
 
 def test_a_missing_function_lists_the_kernels(tmp_path, capsys):

@@ -295,3 +295,53 @@ def test_several_shapes_at_once_sum_what_analyze_gives_at_each():
             total_bound += float(answer.verdict.t_bound)
         assert row.t_model == pytest.approx(total_model, rel=1e-9)
         assert row.t_bound == pytest.approx(total_bound, rel=1e-9)
+
+
+def test_the_shapes_share_one_compilation_and_each_evaluates_as_its_own(monkeypatch):
+    """300 shapes compiled the closed forms 300 times (7 ms each of gemm_hopper's 40-odd
+    ms a shape): the sizes that differ between shapes are arguments of one compilation,
+    and each shape's arrays are those of an evaluator compiled at that shape alone."""
+    import kernelcost.answers.search as search
+
+    compiled = []
+
+    def counted(symbols, expr):
+        compiled.append(expr)
+        return numpy_function(symbols, expr)
+
+    numpy_function = search.numpy_function
+    monkeypatch.setattr(search, "numpy_function", counted)
+    varied = parse_vary("TM=64..256:64,TN=128,256,stages=2,4")
+
+    def compilations(shapes):
+        compiled.clear()
+        tune(load(HOPPER), H100, varied, None, {"M": "N", "K": "2*N"}, top=4, rescore=0,
+             shapes=shapes)
+        return len(compiled)
+
+    one = compilations([{"N": "4096"}])
+    assert one > 10 and compilations([{"N": str(512 * k)} for k in range(1, 9)]) == one
+    spec = load(HOPPER).with_schedule([Schedule.STAGES], {Schedule.STAGES: (None, None)})
+    names = ["TM", "TN", Schedule.STAGES.parameter]
+    fixes = [fixed_values(spec, names, {"M": "N", "K": "2*N", "N": n}) for n in ("768", "8192")]
+    axes = [numpy.arange(64.0, 257.0, 64.0).reshape(-1, 1, 1),
+            numpy.array([128.0, 256.0]).reshape(1, -1, 1),
+            numpy.array([2.0, 4.0]).reshape(1, 1, -1)]
+    for shared, fixed in zip(search.shape_evaluators(spec, H100, names, fixes), fixes):
+        alone, found = Evaluator(spec, H100, names, fixed)(axes), shared(axes)
+        assert numpy.array_equal(found.reject, alone.reject)
+        assert numpy.allclose(found.t_bound, alone.t_bound, rtol=1e-12, atol=0)
+        assert numpy.array_equal(found.blocks, alone.blocks)
+
+
+def test_a_budget_that_runs_out_in_the_re_scoring_names_it(monkeypatch):
+    """The analyses at each shape are what remains linear in the shapes: a budget that ran
+    out there said `while counting`, the stage the spec's cost had set before the search."""
+    import kernelcost.answers.tune_rescore as tune_rescore
+
+    stages: list[str] = []
+    monkeypatch.setattr(tune_rescore, "stage", stages.append)
+    tune(load(HOPPER), H100, parse_vary("TM=64,128,TN=128,256"), None, {"M": "N", "K": "N"},
+         rescore=3, shapes=[{"N": "2048"}, {"N": "4096"}, {"N": "8192"}])
+    assert stages == ["re-scoring 3 candidates by the analysis at each of 3 shapes (fewer with "
+                      "a smaller --rescore or fewer --shape)"]

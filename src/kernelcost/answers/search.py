@@ -30,8 +30,10 @@ gets the exact share of its busiest SM from the analysis, where `tune` re-scores
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
+from collections.abc import Sequence
 
 import numpy
 import sympy
@@ -141,6 +143,19 @@ def fixed_values(spec: Spec, varied: list[str], raw: dict, follow: str | None = 
     return fixed
 
 
+def shape_evaluators(spec: Spec, machine, varied: list[str], fixes: list[dict]
+                     ) -> list[Evaluator]:
+    """One evaluator a shape (`fixes`: each shape's values not varied), compiled once for
+    all of them where the values that differ between shapes are numbers."""
+    first = fixes[0]
+    shaped = [s for s in first if any(fixed[s] != first[s] for fixed in fixes[1:])]
+    if not all(sympy.sympify(fixed[s]).is_number for fixed in fixes for s in shaped):
+        return [Evaluator(spec, machine, varied, fixed) for fixed in fixes]
+    common = {s: value for s, value in first.items() if s not in shaped}
+    shared = Evaluator(spec, machine, varied, common, shaped=shaped)
+    return [shared.at_shape({s: fixed[s] for s in shaped}) for fixed in fixes]
+
+
 def summed(results: list[Evaluation]) -> Evaluation:
     """The evaluations of one space at several shapes as one: t_bound summed (the time of
     a run of each shape), a candidate rejected where any shape rejects it (the first
@@ -158,10 +173,16 @@ def summed(results: list[Evaluation]) -> Evaluation:
 
 
 class Evaluator:
-    """The closed forms of one spec on one machine, lambdified in the varied parameters."""
+    """The closed forms of one spec on one machine, lambdified in the varied parameters.
+
+    `shaped`: sizes whose values differ between the shapes of one search, arguments of the
+    compiled forms beside the varied parameters, so that the shapes share one compilation
+    (`at_shape` gives the evaluator at one shape's values; lambdify costs some 7 ms a spec,
+    evaluating a few microseconds)."""
 
     def __init__(self, spec, machine, varied: list[str], fixed: dict,
-                 check_facts: bool = True, max_clock: bool = True):
+                 check_facts: bool = True, max_clock: bool = True, *,
+                 shaped: Sequence[sympy.Symbol] = ()):
         # t_bound takes every compute and on-chip peak at the maximum clock (module clocks);
         # the phase plane draws the chapter's ridges, with the figures as given
         self.spec = spec
@@ -169,10 +190,20 @@ class Evaluator:
         self.check_facts = check_facts  # off for a continuous map (phase)
         self.cost = spec.cost(Reuse.SPEC)
         self.symbols = [spec.parameters[name] for name in varied]
+        self.shaped = list(shaped)
         self.fixed = fixed
         self.precision = spec.checked.precision
         self.first_block = _first_block(self.cost.grid)
         self._compiled: dict = {}
+        self._constants = fixed  # put into the forms compiled: what every shape shares
+        self._shape_values: tuple[numpy.float64, ...] = ()
+
+    def at_shape(self, values: dict) -> Evaluator:
+        """This evaluator at one shape's values of `shaped`, its compiled forms shared."""
+        view = copy.copy(self)
+        view.fixed = {**self.fixed, **values}
+        view._shape_values = tuple(numpy.float64(values[s]) for s in self.shaped)
+        return view
 
     def _f(self, expr):
         """expr as a function of the varied arrays, its result broadcastable to them."""
@@ -180,13 +211,14 @@ class Evaluator:
         if key not in self._compiled:
             # a block's quantities may depend on where it stands (a ragged last tile along a
             # clipped loop, `min(m0 + TM, Mt)`): the first block's, a whole tile, stands in
-            at = key.xreplace(self.first_block).xreplace(self.fixed)
-            used = [s for s in self.symbols if s in at.free_symbols]
-            function = numpy_function(used, at)
-            places = [self.symbols.index(s) for s in used]
-            self._compiled[key] = lambda arrays: numpy.asarray(
-                function(*(arrays[p] for p in places)), dtype=numpy.float64)
-        return self._compiled[key]
+            at = key.xreplace(self.first_block).xreplace(self._constants)
+            arguments = [*self.symbols, *self.shaped]
+            used = [s for s in arguments if s in at.free_symbols]
+            self._compiled[key] = (numpy_function(used, at), [arguments.index(s) for s in used])
+        function, places = self._compiled[key]
+        shape_values = self._shape_values
+        return lambda arrays: numpy.asarray(
+            function(*((*arrays, *shape_values)[p] for p in places)), dtype=numpy.float64)
 
     def compiled(self, expr):
         """expr as a numpy function of the varied arrays: compiled once, then cached."""

@@ -47,7 +47,7 @@ from ..lang.sizes import refuse_large_numbers
 from ..lang.varied import RASTER, Varied
 from .not_run import refuse_not_run
 from .rejections import REJECTED, Rejected, Rejection
-from .search import ROOF_LEVELS, Evaluator, fixed_values
+from .search import ROOF_LEVELS, Evaluator, fixed_values, shape_evaluators
 from .search_chunks import CHUNK, Searched, Wanted, open_mesh, search
 from .search_results import Pareto
 from .tune_rescore import Row, Scoring, Space, rescored
@@ -110,7 +110,7 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     points = math.prod(len(axis) for axis in space.axes)
     many = max(len(space.rasters), 1)
     _refuse_past_budget(space, points, len(fixes), places or {})
-    evaluators = [Evaluator(spec, machine, list(space.symbols), fixed) for fixed in fixes]
+    evaluators = shape_evaluators(spec, machine, list(space.symbols), fixes)
     own, own_raster = _own_values(spec, space, cost)
     wanted = Wanted(max(rescore // many, top, 1), show_rejected, pareto_set,
                     _own_index(space, own, own_raster))

@@ -13,6 +13,7 @@ from ..algebra.sympy_scope import patched
 from ..analysis.api import Spec
 from ..base.kinds import Raster, Reuse
 from ..base.records import record
+from ..base.watchdog import stage
 from ..hardware.machine import Machine, Roof
 from ..lang.sizes import refuse_header_sizes
 from .model import verdict
@@ -113,6 +114,12 @@ def rescored(scoring: Scoring, order: numpy.ndarray, rescore: int,
     picked = [(int(index), raster) for index in chosen for raster in rasters]
     if own is not None and own not in picked and rescore > 0:
         picked.append(own)
+    if rescore > 0:  # what a budget that runs out here names: the analyses asked for
+        shapes = len(scoring.fixes)
+        stage(f"re-scoring {len(picked)} candidates by the analysis"
+              + (f" at each of {shapes} shapes" if shapes > 1 else "")
+              + " (fewer with a smaller --rescore" + (" or fewer --shape)" if shapes > 1
+                                                      else ")"))
     with patched():
         rows = [_row(scoring, index, raster, costs[raster] if rescore > 0 else None)
                 for index, raster in picked]

@@ -52,6 +52,8 @@ class Code:
     NESTS_TOO_DEEP = ErrorCode(107, "brackets, blocks or an expression nest too deeply")
     NUMBER_TOO_LARGE = ErrorCode(108, "a number has too many digits")
     PYTHON_SYNTAX = ErrorCode(109, "the Python file of a Triton kernel cannot be parsed")
+    NAME_TOO_LONG = ErrorCode(110, "a name longer than 128 characters, in a spec or a Triton "
+                                   "kernel")
 
     # check: KC2xx
     DUPLICATE_NAME = ErrorCode(201, "a name, a `per` or `target` line or a needed feature "

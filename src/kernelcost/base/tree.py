@@ -26,6 +26,11 @@ from __future__ import annotations
 from .kinds import Role
 from .records import record
 
+# the characters of a name: a spec's (kernel, size, tensor, local, iterator), a Triton
+# kernel's the import turns into one, a machine's, topology's or model's; a name is printed
+# in every sentence about it, so a longer one is refused where it is written
+MAX_NAME_LENGTH = 128
+
 
 @record
 class Span:

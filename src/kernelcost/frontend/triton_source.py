@@ -25,7 +25,7 @@ from ..base.errors import (
 from ..base.inputs import read_text
 from ..base.magnitude import MAX_LITERAL_DIGITS
 from ..base.records import record
-from ..base.tree import Span
+from ..base.tree import MAX_NAME_LENGTH, Span
 
 MAX_PYTHON_BYTES = 1_000_000  # a tutorial is some 20 kB
 MAX_PYTHON_DEPTH = 200  # ast nests: a deeper expression is refused before it is walked
@@ -100,11 +100,48 @@ def read_source(path: str, function: str) -> Source:
                            "name the kernel, the function decorated with @triton.jit")
     params = tuple(_param(path, text, argument) for argument in _arguments(path, text, node))
     launch = _launch(module, function)
+    _refuse_long_names((path, text), [node, *([launch.call] if launch else [])])
     _refuse_long_integers((path, text), [node, *([launch.call] if launch else []),
                                          *_config_calls(module)])
     constants = _signature_defaults(node)
     constants.update(_launch_constants(module, launch) if launch else {})
     return Source(path, text, module, node, params, launch, constants, _configs(module))
+
+
+def _refuse_long_names(source: tuple[str, str], nodes: list[ast.AST]) -> None:
+    """An error at the first name of the kernel or its launch longer than a spec's name may
+    be: the spec written would hold it (a parameter, a local, the kernel's own name), and
+    every sentence about it would print it whole."""
+    found = [(name_node, name) for root in nodes for name_node in ast.walk(root)
+             for name in _names_of(name_node) if len(name) > MAX_NAME_LENGTH]
+    if not found:
+        return
+    path, text = source
+    places = [(getattr(node, "lineno", 1), getattr(node, "col_offset", 0), name)
+              for node, name in found]
+    number, offset, name = min(places)
+    line = text.split("\n")[number - 1]
+    column = line.find(name, offset) + 1 or offset + 1  # the name within its node
+    raise SpecSyntaxError(Code.NAME_TOO_LONG, Diagnostic(
+        Span(path, number, column, number, column + len(name)),
+        f"the name `{name[:8]}...{name[-8:]}` is {len(name):,} characters long",
+        f"a spec's names have at most {MAX_NAME_LENGTH} characters: rename it in the "
+        "Python file"), text)
+
+
+def _names_of(node: ast.AST) -> tuple[str, ...]:
+    """The identifiers a node writes itself (not its children's)."""
+    if isinstance(node, ast.FunctionDef):
+        return (node.name,)
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.arg):
+        return (node.arg,)
+    if isinstance(node, ast.Attribute):
+        return (node.attr,)
+    if isinstance(node, ast.keyword) and node.arg:
+        return (node.arg,)
+    return ()
 
 
 def _refuse_long_integers(source: tuple[str, str], nodes: list[ast.AST]) -> None:

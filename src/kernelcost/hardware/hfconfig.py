@@ -30,7 +30,7 @@ from ..base.errors import Code, Diagnostic, ErrorCode, ModelFileError, quoted
 from ..base.inputs import normalise, read_text
 from ..base.records import record
 from ..base.tomlplaces import MAX_TOML_DEPTH, too_deep
-from ..base.tree import Span
+from ..base.tree import MAX_NAME_LENGTH, Span
 from .modelfile import MAX_FIGURE, ModelConfig, load_model
 
 MAX_CONFIG_BYTES = 1_000_000  # a config.json is a few kB; label tables make some 100 kB
@@ -298,9 +298,10 @@ class _Reader:
         return "bf16"
 
     def name(self, data: dict) -> str:
-        """`_name_or_path` where the file keeps it, else the folder the file is in."""
+        """`_name_or_path` where the file keeps it (and it is a name's length at most: it is
+        printed in every table about the model), else the folder the file is in."""
         given = data.get("_name_or_path")
-        if isinstance(given, str) and given.strip() and len(given) <= 200:
+        if isinstance(given, str) and given.strip() and len(given) <= MAX_NAME_LENGTH:
             return given
         folder = Path(self.path).resolve().parent.name
         return folder or Path(self.path).stem

@@ -10,6 +10,7 @@ from typing import Literal, overload
 
 from ..base.errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean, quoted
 from ..base.tomlplaces import missing_place, place_of
+from ..base.tree import MAX_NAME_LENGTH
 
 # Every figure of a machine (FLOP/s, B/s, B, s) lies well inside this range; outside it the
 # divisions of the model overflow or lose all precision (5e-324 B/s makes every time inf).
@@ -126,6 +127,17 @@ class MachineFields:
         if not isinstance(value, str) or not value.strip():
             raise self.error(Code.MACHINE_BAD_VALUE, name,
                              f"expected a non-empty string, got {value!r}")
+        return value
+
+    def name(self, data: dict) -> str:
+        """The file's `name`, shown in tables and sentences about the machine (or the
+        topology)."""
+        value = self.string(data, "name", "", required=True)
+        if len(value) > MAX_NAME_LENGTH:
+            raise self.error(Code.MACHINE_BAD_VALUE, "name",
+                             f"{quoted(value, 40)} is {len(value):,} characters long",
+                             f"a name has at most {MAX_NAME_LENGTH} characters: every "
+                             "sentence about it prints it whole")
         return value
 
     def identifier(self, data: dict) -> str:

@@ -200,7 +200,7 @@ class _Reader(MachineFields):
         memory = self.memory(data.get("memory", []))
         return derive(Machine(
             id=machine_id,
-            name=self.string(data, "name", "", required=True),
+            name=self.name(data),
             vendor=self.string(data, "vendor", "", required=True),
             sm_count=self.count(device, "sm_count", "device"),
             sm_count_source=self.string(device, "source", "device", required=True),

@@ -45,6 +45,7 @@ from ..base.tomlplaces import (
     shipped_or_file,
     toml_data,
 )
+from ..base.tree import MAX_NAME_LENGTH
 
 MAX_MODEL_BYTES = 100_000
 MAX_FIGURE = 10**9  # a layer count or a width; beyond it the sums below mean nothing
@@ -218,7 +219,7 @@ class _Reader:
         if not isinstance(tie, bool):
             raise self.error(Code.MODEL_BAD_VALUE, "tie_embeddings",
                              f"expected true or false, got {tie!r}")
-        return ModelConfig(name=self.string(data, "name"), path=self.path,
+        return ModelConfig(name=self.name(data), path=self.path,
                            config_url=self.string(data, "config_url"), dtype=dtype,
                            tie_embeddings=tie, sources=tuple(sources), **figures)
 
@@ -227,6 +228,16 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_FIGURE:
             raise self.error(Code.MODEL_BAD_VALUE, key, f"expected a positive integer up to "
                                                         f"{MAX_FIGURE:,}, got {quoted(value, 40)}")
+        return value
+
+    def name(self, data: dict) -> str:
+        """The file's `name`, shown in every table and sentence about the model."""
+        value = self.string(data, "name")
+        if len(value) > MAX_NAME_LENGTH:
+            raise self.error(Code.MODEL_BAD_VALUE, "name",
+                             f"{quoted(value, 40)} is {len(value):,} characters long",
+                             f"a name has at most {MAX_NAME_LENGTH} characters: every "
+                             "sentence about it prints it whole")
         return value
 
     def string(self, data: dict, key: str) -> str:

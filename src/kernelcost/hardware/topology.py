@@ -142,7 +142,7 @@ class _Reader(MachineFields):
             raise self.error(Code.MACHINE_INCONSISTENT, "nvls_efficiency",
                              "NVLink SHARP reduces in a switch: `fabric = \"nvswitch\"` only")
         return Topology(
-            id=stem, name=self.string(data, "name", "", required=True), path=self.path,
+            id=stem, name=self.name(data), path=self.path,
             gpu=self.string(data, "gpu", "", required=True), gpus=gpus, fabric=fabric,
             domain=domain, fabric_Bps=self.number(data, "fabric_Bps", "", required=True),
             host_Bps=self.number(data, "host_Bps", "", required=True), nvls_efficiency=nvls,

@@ -131,8 +131,9 @@ def _refuse_nesting(filename: str, line: int, column: int, text: str, message: s
 def refuse_deep_tree(tree: Tree, text: str, filename: str, what: str = "the spec",
                      hint: str = "split a long expression with `let` locals") -> None:
     """Long operator chains (`a + b + ... + z`) nest without brackets; the tree builders and
-    sympy recurse, so a chain deeper than MAX_TREE_DEPTH is refused with its position."""
-    stack = [(tree, 1)]
+    sympy recurse, so a chain deeper than MAX_TREE_DEPTH is refused with its position. A name
+    longer than MAX_NAME_LENGTH is refused where it is first written, found in the same walk."""
+    stack, long_name = [(tree, 1)], None
     while stack:
         node, depth = stack.pop()
         if depth > MAX_TREE_DEPTH:
@@ -141,7 +142,23 @@ def refuse_deep_tree(tree: Tree, text: str, filename: str, what: str = "the spec
                            f"{what} nests more than {MAX_TREE_DEPTH} levels deep here", hint),
                 text,
             )
-        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+        for child in node.children:
+            if isinstance(child, Tree):
+                stack.append((child, depth + 1))
+            elif isinstance(child, Token) and child.type == "NAME" and \
+                    len(child) > ast.MAX_NAME_LENGTH and (
+                        long_name is None or child.start_pos < long_name.start_pos):
+                long_name = child
+    if long_name is not None:
+        _refuse_long_name(long_name, text, filename)
+
+
+def _refuse_long_name(token: Token, text: str, filename: str) -> None:
+    raise SpecSyntaxError(Code.NAME_TOO_LONG, Diagnostic(
+        _token_span(filename, token),
+        f"the name `{shorten(str(token))}` is {len(token):,} characters long",
+        f"a name has at most {ast.MAX_NAME_LENGTH} characters; every sentence about it "
+        "prints it whole"), text)
 
 
 # --- syntax errors ---------------------------------------------------------------------------

@@ -19,7 +19,10 @@ off its compiled code), all of them are counted, on the SM that runs the most bl
     t_issue = ceil(blocks / SMs) x instructions / (issue_per_clock_per_sm x max clock)
 
 Where t_issue exceeds the global term's time before any derate, the global bandwidth is
-scaled by that time / t_issue. No figure is fitted."""
+scaled by that time / t_issue. A kernel that states its instructions but moves no global byte
+(its blocks work in shared memory and registers) has no global rate to scale: its longest
+term is scaled instead, so that t_model counts the instructions there too. No figure is
+fitted."""
 
 from __future__ import annotations
 
@@ -27,14 +30,14 @@ from typing import ClassVar
 
 import sympy
 
-from ...base.kinds import EffectCause
+from ...base.kinds import EffectCause, TermKey
 from ...base.levels import Level
 from ...base.records import record
 from ...base.sentences import Sentence
 from ...count.cost import Cost
 from ...count.values import exact
 from ...hardware.machine import Machine
-from ..derates import At, Derate, outlasts
+from ..derates import At, Derate, Term, outlasts
 from .context import ROOFS, EffectContext
 from .latency import one_load
 
@@ -76,31 +79,41 @@ class StatedIssueFinding:
     global_s: sympy.Expr  # the global term's time before any derate
 
 
+@record
+class StatedIssueOverTermFinding:
+    """The instructions a spec states a block issues, on the busiest SM, over the longest
+    term of a kernel that moves no global byte."""
+
+    sentence: ClassVar[Sentence] = Sentence(
+        "its blocks issue {instructions} warp instructions each, as compiled, and move no "
+        "global byte; the busiest SM runs {blocks} of them, at {per_clock} a clock in "
+        "{issue_s:s}, over the {term} term's {term_s:s}, the kernel's longest")
+
+    instructions: sympy.Expr  # warp instructions one block issues (`instructions`)
+    blocks: sympy.Expr  # blocks the busiest SM runs
+    per_clock: int  # warp instructions an SM issues a clock
+    issue_s: sympy.Expr  # t_issue
+    term: TermKey  # the longest term's: a work class or an on-chip level
+    term_s: sympy.Expr  # its time before any derate
+
+
 class Issue:
-    """A kernel's memory instructions at the issue rate, where they outlast its global term."""
+    """A kernel's memory instructions at the issue rate, where they outlast its global term
+    (or, stated and with no global byte, its longest term)."""
 
     name = ISSUE
     stage = ROOFS
-    findings = (IssueFinding, StatedIssueFinding)
+    findings = (IssueFinding, StatedIssueFinding, StatedIssueOverTermFinding)
 
     def derates(self, context: EffectContext) -> tuple[Derate, ...]:
         global_term = next((term for term in context.terms if term.key == Level.GLOBAL), None)
-        if global_term is None:
-            return ()
         stated = stated_issue(context.cost, context.machine, context.at)
         if stated is not None:
-            blocks, t_issue = stated
-            global_s = context.at(global_term.seconds)
-            if not outlasts(t_issue, global_s):
-                return ()
-            per_clock = context.machine.execution.issue_per_clock_per_sm
-            assert per_clock is not None and context.cost.grid is not None  # stated_issue
-            instructions = context.at(context.cost.grid.instructions)
-            return (Derate(ISSUE, global_s / t_issue,
-                           StatedIssueFinding(instructions, blocks, per_clock, t_issue,
-                                              global_s), Level.GLOBAL),)
+            return _stated(context, global_term, *stated)
+        if global_term is None:
+            return ()
         found = issue_time(context.cost, context.machine, context.at)
-        if found is None or global_term is None:
+        if found is None:
             return ()
         instructions, tensor, narrowest, t_issue = found
         global_s = context.at(global_term.seconds)
@@ -112,6 +125,32 @@ class Issue:
                        IssueFinding(instructions, tensor, narrowest, per_clock,
                                     context.machine.sm_count, t_issue, global_s),
                        Level.GLOBAL),)
+
+
+def _stated(context: EffectContext, global_term: Term | None, blocks: sympy.Expr,
+            t_issue: sympy.Expr) -> tuple[Derate, ...]:
+    """The stated instructions over the global term, or, where the kernel moves no global
+    byte (no global term, or one of no time), over its longest term."""
+    per_clock = context.machine.execution.issue_per_clock_per_sm
+    assert per_clock is not None and context.cost.grid is not None  # stated_issue
+    instructions = context.at(context.cost.grid.instructions)
+    global_s = None if global_term is None else context.at(global_term.seconds)
+    if global_s is not None and not global_s.is_zero:
+        if not outlasts(t_issue, global_s):
+            return ()
+        return (Derate(ISSUE, global_s / t_issue,
+                       StatedIssueFinding(instructions, blocks, per_clock, t_issue, global_s),
+                       Level.GLOBAL),)
+    timed = [(context.at(term.seconds), term) for term in context.terms]
+    timed = [(seconds, term) for seconds, term in timed if seconds.is_number and seconds > 0]
+    if not timed:
+        return ()
+    longest_s, longest = max(timed, key=lambda pair: pair[0])  # the first of a tie
+    if not outlasts(t_issue, longest_s):
+        return ()
+    return (Derate(ISSUE, longest_s / t_issue,
+                   StatedIssueOverTermFinding(instructions, blocks, per_clock, t_issue,
+                                              longest.key, longest_s), longest.key),)
 
 
 def stated_issue(cost: Cost, machine: Machine, at: At) -> tuple[sympy.Expr, sympy.Expr] | None:
