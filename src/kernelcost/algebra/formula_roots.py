@@ -188,7 +188,8 @@ def place(formulas: Program, target: sympy.Rational, real_roots: Sequence[sympy.
             placed[index] = Placed(real_roots[order], side) if at_least_one else Placed(None)
             _remember(real_roots[order], polynomial, between[order], between[order + 1],
                       signs[order])
-            _bracket(real_roots[order], polynomial, value)
+            if at_least_one:  # a crossing, whose double is printed
+                _bracket(real_roots[order], polynomial, value)
     return placed
 
 
