@@ -138,3 +138,22 @@ def test_the_grids_signs_are_those_sign_reads_of_each_difference(values, number)
             module._difference_signs(values, number)
         return
     assert module._difference_signs(values, number) == expected
+
+
+@given(quantities(), targets, st.sampled_from(["", "floor", "max", "float"]))
+@settings(max_examples=60, deadline=None)
+def test_the_math_function_is_lambdifys(quantity, target, extra):
+    """math_function prints the same source as lambdify(..., modules="math") (its printer
+    only skips an import CodePrinter.doprint makes for assignments), so the same doubles."""
+    import inspect
+
+    expr = quantity - target
+    if extra == "floor":
+        expr += sympy.floor(S / 3) / 7
+    elif extra == "max":
+        expr = sympy.Max(expr, S / 5 - 2)
+    elif extra == "float":
+        expr += sympy.Float("0.25") * S
+    ours, sympys = module.math_function(S, expr), sympy.lambdify(S, expr, modules="math")
+    assert inspect.getsource(ours) == inspect.getsource(sympys)
+    assert [ours(x) for x in (1.0, 37.5, 4096.0)] == [sympys(x) for x in (1.0, 37.5, 4096.0)]

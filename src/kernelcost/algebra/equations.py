@@ -16,6 +16,7 @@ import sympy
 
 from ..base.kinds import Side
 from ..base.records import record
+from . import cubic_real_roots
 from .cleared import ClearedQuadratic, terms_in
 from .closed_roots import linear_roots, may_be, polynomial_roots
 from .factored_forms import factored
@@ -351,7 +352,9 @@ def _root_indices(roots: list[Root]) -> list[int] | None:
     negative c); None where they are not all c times such a root with one c."""
     found = [root.value.as_coeff_Mul() for root in roots]
     if not found or not all(isinstance(atom, sympy.CRootOf) and coefficient.is_Rational
-                            and coefficient != 0 and atom.is_real for coefficient, atom in found):
+                            and coefficient != 0
+                            and (cubic_real_roots.known_real(atom) or atom.is_real)
+                            for coefficient, atom in found):
         return None
     if len({atom.poly for _, atom in found}) > 1 or len({c for c, _ in found}) > 1:
         return None

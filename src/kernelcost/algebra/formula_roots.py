@@ -30,6 +30,7 @@ import sympy
 
 from ..base.kinds import Side
 from ..base.records import record
+from . import cubic_real_roots
 
 DIGITS = 50  # working precision; every margin below is 20 or more digits wider than its error
 REAL = 1e-30  # |imaginary part| under this share of the size: a real value
@@ -143,10 +144,13 @@ def placed_at(formulas: Program, variable: sympy.Symbol, terms: dict[tuple[int, 
         return None
     # the Poly that sympy builds from the substituted expression (equations._real_roots),
     # from its coefficients: the same Poly and CRootOfs, without reading an expression
-    domain = sympy.ZZ if all(value.denominator == 1 for value in polynomial) else sympy.QQ
-    real_roots = sympy.Poly([sympy.Rational(value.numerator, value.denominator)
-                             for value in reversed(polynomial)], variable,
-                            domain=domain).real_roots()
+    # an irreducible cubic's CRootOfs without sympy's factoring and isolation
+    real_roots = cubic_real_roots.real_roots(polynomial)
+    if real_roots is None:
+        domain = sympy.ZZ if all(value.denominator == 1 for value in polynomial) else sympy.QQ
+        real_roots = sympy.Poly([sympy.Rational(value.numerator, value.denominator)
+                                 for value in reversed(polynomial)], variable,
+                                domain=domain).real_roots()
     denominator = [-row.get(1, Fraction(0)) for row in rows]
     return place(formulas, target_value, real_roots, polynomial, denominator)
 
@@ -184,6 +188,8 @@ def place(formulas: Program, target: sympy.Rational, real_roots: Sequence[sympy.
             placed[index] = Placed(real_roots[order], side) if at_least_one else Placed(None)
             _remember(real_roots[order], polynomial, between[order], between[order + 1],
                       signs[order])
+            if at_least_one:  # a crossing, whose double is printed
+                _bracket(real_roots[order], polynomial, value)
     return placed
 
 
@@ -200,6 +206,21 @@ def _remember(root: sympy.Expr, polynomial: Sequence[Fraction], low: Fraction, h
     scale, atom = root.as_coeff_Mul()
     if isinstance(atom, sympy.CRootOf) and scale.is_Rational and len(_BRACKETS) < _MOST_BRACKETS:
         _BRACKETS[atom] = (scale, tuple(polynomial), low, high, sign_low)
+
+
+def _bracket(root: sympy.Expr, polynomial: Sequence[Fraction], value: mpmath.mpf) -> None:
+    """Keep an exact interval of some 10**-40 of its size around a CRootOf placed at its
+    50-digit value (cubic_real_roots.known_float), where P's exact signs at its ends differ."""
+    if root.is_Rational or not value:
+        return
+    negative, mantissa, exponent, _ = value._mpf_
+    middle = Fraction(-int(mantissa) if negative else int(mantissa)) * Fraction(2) ** exponent
+    ends = (middle - abs(middle) * _TIGHT, middle + abs(middle) * _TIGHT)
+    if _exact_sign(polynomial, ends[0]) * _exact_sign(polynomial, ends[1]) < 0:
+        cubic_real_roots.bracket(root, *ends)
+
+
+_TIGHT = Fraction(1, 10**40)
 
 
 def _real_values(formulas: Program, target: sympy.Rational
@@ -280,9 +301,10 @@ def root_floor(value: sympy.Expr) -> int | None:
     other number, past 2**52, or where an end is itself a root."""
     coefficient, root = value.as_coeff_Mul()
     if (not isinstance(root, sympy.CRootOf) or not coefficient.is_Rational or not coefficient
-            or not root.is_real):
+            or not (cubic_real_roots.known_real(root) or root.is_real)):
         return None
-    guess = float(value)
+    known = cubic_real_roots.known_float(value)
+    guess = float(value) if known is None else known
     if not abs(guess) < 2**52:
         return None
     whole = math.floor(guess)

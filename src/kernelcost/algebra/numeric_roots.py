@@ -43,8 +43,9 @@ def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
     if _has_sum(quantity):
         return sum_search(quantity, variable).roots(target_value)
     search = grid_search(quantity, variable) if _apart(quantity, target_value) else None
+    difference: Callable[[float], object]
     if search is None:
-        difference = sympy.lambdify(variable, quantity - target_value, modules="math")
+        difference = math_function(variable, quantity - target_value)
         signs = [_sign(difference, x) for x in GRID]
     else:
         difference, signs = search.against(target_value)
@@ -109,7 +110,7 @@ class GridSearch:
     (lambdify prints and compiles the form: most of a search's time)."""
 
     def __init__(self, quantity: sympy.Expr, variable: sympy.Symbol):
-        self.function = sympy.lambdify(variable, quantity, modules="math")
+        self.function = math_function(variable, quantity)
         self.values = [_value(self.function, x) for x in GRID]
 
     def against(self, target_value: sympy.Expr) -> tuple[Callable[[float], object], list[int]]:
@@ -241,3 +242,49 @@ class SumSearch:
 
 def _signed(value: float) -> int:
     return 0 if math.isnan(value) or value == 0 else int(math.copysign(1, value))
+
+
+def math_function(variable: sympy.Symbol, expr: sympy.Expr) -> Callable[[float], float]:
+    """sympy.lambdify(variable, expr, modules="math"), the same function from the same source,
+    printed by `_MathPrinter`."""
+    return sympy.lambdify(variable, expr, modules="math", printer=_math_printer())
+
+
+def _math_printer() -> object:
+    """The printer lambdify makes for modules="math" (PythonCodePrinter with these settings),
+    as `_MathPrinter`."""
+    return _math_printer_class()({"fully_qualified_modules": False, "inline": True,
+                                  "allow_unknown_functions": True, "user_functions": {}})
+
+
+@functools.cache
+def _math_printer_class() -> type:
+    """PythonCodePrinter with CodePrinter.doprint for one expression and no assignment, the
+    same text without its first step: the import of sympy.codegen.ast (for assignments and
+    code blocks, which one expression never is), some 8 ms the first time a process
+    lambdifies, which a spec's crossings searched numerically paid on every command with a
+    machine. Made on first use: the printers are sympy's to import."""
+    from sympy.printing.pycode import PythonCodePrinter
+
+    class _MathPrinter(PythonCodePrinter):  # type: ignore[misc]
+        def doprint(self, expr, assign_to=None):  # type: ignore[no-untyped-def]
+            if (assign_to is not None or not isinstance(expr, sympy.Basic)
+                    or not self._settings["human"]):
+                return super().doprint(expr, assign_to)
+            expr = self._handle_UnevaluatedExpr(expr)
+            self._not_supported: set[sympy.Basic] = set()
+            self._number_symbols: set[tuple[str, sympy.Expr]] = set()
+            lines = self._print(expr).splitlines()
+            front = []
+            if self._not_supported:
+                front.append(self._get_comment(f"Not supported in {self.language}:"))
+                front += [self._get_comment(type(item).__name__)
+                          for item in sorted(self._not_supported, key=str)]
+            front += [self._declare_number_const(name, value)
+                      for name, value in sorted(self._number_symbols, key=str)]
+            text = "\n".join(self._format_code(front + lines))
+            self._not_supported = set()
+            self._number_symbols = set()
+            return text
+
+    return _MathPrinter

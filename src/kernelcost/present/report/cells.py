@@ -7,6 +7,7 @@ import math
 
 import sympy
 
+from ...algebra.cubic_real_roots import known_float
 from ...algebra.jsonout import number
 from ...algebra.texts import lex_text
 from ...base.kinds import Per
@@ -50,7 +51,8 @@ def _value(expr: sympy.Basic) -> float | None:
     if not expr.is_number:
         return None
     if not expr.is_Atom:  # a root's closed form: a finite value needs no assumptions asked
-        value = float(expr)
+        known = known_float(expr)  # a cubic's root, decided by its exact bracket
+        value = float(expr) if known is None else known
         if math.isfinite(value):
             return value
     return float(expr) if expr.is_finite is not False else float("inf")
