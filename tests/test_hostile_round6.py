@@ -9,10 +9,13 @@ import io
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hostile_runs import run, write
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
 COPY = ROOT / "specs" / "copy.kcost"
@@ -254,3 +257,57 @@ def test_two_figures_of_one_file_are_refused(capsys, tmp_path):
     assert code == 2 and out == "" and not list(tmp_path.iterdir()), err
     assert err.startswith("--curve:1:1: error[KC311]: --curve names the file -o writes"), err
     assert re.search(r"hint: give each figure a name of its own", err)
+
+
+# --- the class: a number read with int(), float() or Fraction() takes what no option means
+
+# texts of digits of three scripts, digit-group underscores and the marks of a decimal number
+_NUMBER_TEXTS = st.text(alphabet="0123456789_.e-+ ٠١٢٣٤٥٦٧٨٩０１２３", min_size=1, max_size=8)
+
+
+def _readers(monkeypatch) -> dict[str, Callable[[str], object]]:
+    """Every reader of a number a user writes in an option or the environment, each raising
+    (or answering None) where it refuses the text."""
+    from kernelcost.base import watchdog
+    from kernelcost.base.csvcells import cell_number
+    from kernelcost.base.units import parse_measurement
+    from kernelcost.cli.model_cmd import _fraction
+    from kernelcost.cli.shared import whole_number
+    from kernelcost.gpu.polyexp import parse_exp_on_fma
+
+    def budget(text: str) -> float:
+        monkeypatch.setenv(watchdog.BUDGET_VARIABLE, text)
+        return watchdog.budget_seconds()
+
+    def kept(read: Callable[[str], object]) -> Callable[[str], object]:
+        def reader(text: str) -> object:
+            found = read(text)
+            if found is None:
+                raise ValueError(text)
+            return found
+        return reader
+
+    return {"whole_number": whole_number, "fraction": _fraction, "budget": budget,
+            "exp_on_fma": parse_exp_on_fma, "cell_number": kept(cell_number),
+            "measurement": kept(lambda text: parse_measurement(f"{text}us"))}
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_NUMBER_TEXTS)
+def test_no_reader_takes_an_underscore_or_another_script_s_digit(monkeypatch, text):
+    """Python's int(), float() and Fraction() read `1_0` as 10 and `٣` as 3; the budget,
+    --exp-on-fma and the options of whole numbers and fractions took them so (found by
+    hand for each; the readers are held together here). A text with either is refused by
+    every reader, and one without is read as its ASCII digits say."""
+    import argparse
+
+    from kernelcost.base.errors import KcostError
+
+    foreign = "_" in text or not text.isascii()
+    for name, read in _readers(monkeypatch).items():
+        try:
+            read(text)
+        except (KcostError, ValueError, argparse.ArgumentTypeError):
+            continue
+        assert not foreign, f"{name} read {text!r}"
