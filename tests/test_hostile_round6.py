@@ -311,3 +311,17 @@ def test_no_reader_takes_an_underscore_or_another_script_s_digit(monkeypatch, te
         except (KcostError, ValueError, argparse.ArgumentTypeError):
             continue
         assert not foreign, f"{name} read {text!r}"
+
+
+@pytest.mark.parametrize("fraction", ["5e-324", "1e-300"])
+def test_an_achievable_fraction_below_the_figures_least_is_refused(capsys, tmp_path, fraction):
+    """`fraction = 5e-324` of the global roof: copy's t_model of 8.39 MB at 3.35 TB/s x
+    5e-324 was past a double (JSON wrote it as a string of 330 digits, tune's table `inf
+    ms`); 1e-300 printed `t_model = 2.5e276 Es`. A fraction lies where the figures do."""
+    old = "fraction = 0.8657"
+    machine = write(tmp_path, "m.toml", H100.replace(old, f"fraction = {fraction}"))
+    line = H100[:H100.index(old)].count("\n") + 1
+    code, out, err = run(capsys, "analyze", COPY, "--set", "n=1048576", "--machine", machine)
+    assert code == 2 and out == "", err
+    assert err.startswith(f"{machine}:{line}:12: error[KC405]: `achievable[1].fraction`: "
+                          f"expected a fraction from 1e-15 to 1, got {fraction}"), err
