@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hostile_runs import run, write
+from hostile_runs import TRITON, run, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -325,3 +325,56 @@ def test_an_achievable_fraction_below_the_figures_least_is_refused(capsys, tmp_p
     assert code == 2 and out == "", err
     assert err.startswith(f"{machine}:{line}:12: error[KC405]: `achievable[1].fraction`: "
                           f"expected a fraction from 1e-15 to 1, got {fraction}"), err
+
+
+@pytest.mark.parametrize(("old", "new", "column", "message"), [
+    ("    tl.store(y_ptr + offs, x * 2, mask=mask)",
+     "    for i in range(0, n, 0):\n        tl.store(y_ptr + offs, x * 2, mask=mask)", 26,
+     "error[KC226]: a range of step 0: spec loops run upward"),
+    ("    tl.store(y_ptr + offs, x * 2, mask=mask)",
+     "    for i in range(n, 0, -1):\n        tl.store(y_ptr + offs, x * 2, mask=mask)", 26,
+     "error[KC226]: a range of step -1: spec loops run upward"),
+])
+def test_a_range_no_spec_loop_runs_is_refused_at_its_step(capsys, tmp_path, old, new, column,
+                                                          message):
+    """`range(0, n, 0)` and `range(n, 0, -1)` were imported (exit 0) as `for i in 0..n by 0`
+    and `for i in n..0 by -1`, specs that `analyze` then refused (KC211)."""
+    source = write(tmp_path, "k.py", TRITON.replace(old, new))
+    code, out, err = run(capsys, "import", f"{source}::k")
+    assert code == 2 and out == "", err
+    assert err.startswith(f"{source}:10:{column}: {message}"), err
+
+
+def test_a_launch_size_given_as_text_is_refused_at_it(capsys, tmp_path):
+    """`BLOCK='1024'` was dropped as a float's is not: the spec kept BLOCK without a
+    default, and its counts stayed symbolic in it."""
+    source = write(tmp_path, "k.py", TRITON.replace("BLOCK=1024", "BLOCK='1024'"))
+    code, _, err = run(capsys, "import", f"{source}::k")
+    assert code == 2 and err.startswith(f"{source}:14:28: error[KC226]: the launch gives "
+                                        "`BLOCK` = '1024'"), err
+
+
+def test_an_import_is_not_written_over_its_own_source(capsys, tmp_path):
+    """`import k.py::k -o k.py` replaced the kernel's Python with the spec."""
+    source = write(tmp_path, "k.py", TRITON)
+    code, _, err = run(capsys, "import", f"{source}::k", "-o", source)
+    assert code == 2 and err.startswith("-o:1:1: error[KC810]: cannot write"), err
+    assert source.read_text() == TRITON
+
+
+@pytest.mark.parametrize(("old", "new", "target", "column"), [
+    ("def k(", "def kérnel(", "kérnel", 6),
+    ("n, BLOCK: tl.constexpr", "ñ, BLOCK: tl.constexpr", "k", 21),
+])
+def test_a_python_name_of_other_letters_is_placed_in_the_kernel(capsys, tmp_path, old, new,
+                                                                target, column):
+    """Python names may hold `é`; spec names may not. The error had no place (the header
+    the name lands in names no line of the kernel) and a hint about long expressions."""
+    text = TRITON.replace(old, new).replace("k[grid]", f"{target}[grid]").replace(
+        "offs < n", "offs < ñ" if "ñ" in new else "offs < n").replace(
+        "cdiv(n,", "cdiv(ñ," if "ñ" in new else "cdiv(n,").replace(
+        "(x, y, n, BLOCK", "(x, y, ñ, BLOCK" if "ñ" in new else "(x, y, n, BLOCK")
+    source = write(tmp_path, "k.py", text)
+    code, _, err = run(capsys, "import", f"{source}::{target}")
+    assert code == 2 and err.startswith(f"{source}:5:{column}: error[KC104]"), err
+    assert "hint: spec names are ASCII letters, digits and _" in err
