@@ -378,3 +378,13 @@ def test_a_python_name_of_other_letters_is_placed_in_the_kernel(capsys, tmp_path
     code, _, err = run(capsys, "import", f"{source}::{target}")
     assert code == 2 and err.startswith(f"{source}:5:{column}: error[KC104]"), err
     assert "hint: spec names are ASCII letters, digits and _" in err
+
+
+def test_a_check_past_the_enumeration_budget_at_the_defaults_is_placed(capsys, tmp_path):
+    """`check` of a spec whose default n is 10^30 - 1 said `raise max_steps` (an argument of
+    the Python API) with no place; with --set it was placed already (round 4)."""
+    spec = write(tmp_path, "k.kcost", "kernel k(n = " + "9" * 30 + ") {\n    in x: f32[n]\n"
+                 "    out y: f32[n]\n    for i in 0..n { y[i] = x[i] }\n}\n")
+    code, _, err = run(capsys, "check", spec)
+    assert code == 2 and err.startswith(f"{spec}:1:1: error[KC704]"), err
+    assert "max_steps" not in err and "give smaller sizes with --set" in err
