@@ -1,7 +1,8 @@
 """What the spec computes from the sizes must itself make sense at the sizes analysed: a
 tensor's extent is positive (`f32[N / (M - 4)]` at M = 1 is -64/3 elements, and the loop over
 it runs no time), a loop step is positive (`by m - n` at n = 10, m = 4 runs backwards: its
-closed form counts a negative number of iterations), a derived size (`let S = N - M`) is
+closed form counts a negative number of iterations) and whole (`by T / 2` at T = 3 ran its
+iterator over halves), a derived size (`let S = N - M`) is
 positive, and so is each size a parallel header states (`threads = n - 4000` at n = 3000
 gave -3 resident blocks an SM, `instructions = 10 - n` a negative issue time); none of them
 divides by zero there. Where a verdict times the blocks, a header's counts are also whole:
