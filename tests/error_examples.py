@@ -266,10 +266,10 @@ EXAMPLES = [
                             "sympy.Integer(1), 1)\n"
                             "kernel_cost(use, load_machine('mine.toml'))",
             files={"mine.toml": h100_with("capacity_B = 233472", "capacity_B = 16384").replace(
-                "shared_per_block_max_B = 232448", "shared_per_block_max_B = 16384")},
-            note="mine.toml: the shipped h100.toml with 16 KiB of shared memory per SM; no "
-                 "shipped model's kernels keep tiles on chip, so `kernelcost model` does not "
-                 "meet this error on a shipped machine"),
+                "shared_per_block_max_B = 232448", "shared_per_block_max_B = 15360")},
+            note="mine.toml: the shipped h100.toml with 16 KiB of shared memory per SM (15 KiB a "
+                 "block beside the 1 KiB reserved); no shipped model's kernels keep tiles on "
+                 "chip, so `kernelcost model` does not meet this error on a shipped machine"),
     Example("KC509", ("model", "config.json"),
             {"config.json": '{\n  "model_type": "llama",\n  "hidden_size": 4096\n'}),
     Example("KC510", ("model", "config.json"),

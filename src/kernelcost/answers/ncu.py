@@ -24,6 +24,7 @@ from ..base.kinds import WorkClass
 from ..base.levels import Level as MemoryLevel
 from ..base.records import record
 from ..base.tree import Span
+from .validate import MAX_TIME_S, MIN_TIME_S
 
 MAX_BYTES = 20_000_000
 
@@ -204,7 +205,23 @@ def _metrics(path: Path, text: str, number: int, line: str, fields: list[str],
             _fail(path, text, number, cell_column(line, fields, index),
                   f"{name} `{values[name]}` is not a count: {why}",
                   "export the raw page as ncu wrote it (every metric is 0 or more)")
+        _in_range(path, text, (number, cell_column(line, fields, index)), name,
+                  values[name], metrics[name])
     return metrics
+
+
+def _in_range(path: Path, text: str, place: tuple[int, int], name: str, written: str,
+              value: float) -> None:
+    """A percentage of peak is at most 100 (1e300 % read a tensor work of infinite FLOP), and
+    a launch's duration lies where a results CSV's time does: 0 ns timed no launch, and 1e300
+    ns printed `1e273 Es`."""
+    if name.endswith("pct_of_peak_sustained_active") and value > 100:
+        _fail(path, text, *place, f"{name} `{written}` is more than 100 %",
+              "a share of the peak: from 0 to 100")
+    low, high = MIN_TIME_S * 1e9, MAX_TIME_S * 1e9
+    if name == DURATION and not low <= value <= high:
+        _fail(path, text, *place, f"{name} `{written}` is not a launch's duration "
+              f"(from {low:g} to {high:g} ns)", "export the raw page as ncu wrote it, in ns")
 
 
 def _check_units(path: Path, text: str, lines: list[str], first: int,

@@ -48,8 +48,8 @@ def _shared_fits(m: Machine, shared, limits: list) -> list:
     if per_sm is not None:
         limits.append(numpy.where(shared > 0, numpy.floor(per_sm / (shared + reserved)),
                                   numpy.inf))
-        if per_block is None:
-            found.append((Rejected.SHARED, shared > per_sm))
+        if per_block is None:  # beside the reservation, as occupancy's check
+            found.append((Rejected.SHARED, shared + reserved > per_sm))
     return found
 
 

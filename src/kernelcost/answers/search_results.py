@@ -88,7 +88,8 @@ def rejection_figures(evaluator: Evaluator, result: Evaluation, index: int,
     if reason == Rejected.GRID and evaluator.cost.grid is not None:
         return EmptyGrid(float(evaluator.compiled(evaluator.cost.grid.blocks)(one).ravel()[0]))
     if reason == Rejected.SHARED and result.shared is not None:
-        limit = ex.shared_per_block_max_B or machine.capacity(Level.SHARED)
+        limit = ex.shared_per_block_max_B or (machine.capacity(Level.SHARED)
+                                              - (ex.shared_reserved_per_block_B or 0))
         return SharedOver(float(result.full(result.shared, picked)[0]), float(limit))
     if reason == Rejected.SHARED:
         return SharedHeld(float(result.full(result.on_chip, picked)[0]))

@@ -224,17 +224,21 @@ def _limit(intensity: sympy.Expr, variable: sympy.Symbol, kernel: str,
     if has_sum(intensity) and intensity.free_symbols == {variable}:
         search = sum_search(intensity, variable)  # no closed form: I where the search ends
         return sympy.Float(search.values[search.searched_to], 6)
-    limit = Asymptotics(intensity).limit([variable])
-    if limit is None:
+    forms = Asymptotics(intensity)
+    limit = forms.limit([variable])
+    if limit is None and not forms.unreadable:  # sympy's limit of a form past the
+        # operations the forms read ran for minutes (170 loops `for i in j..n`: 170 Max)
         try:
             limit = sympy.limit(intensity, variable, sympy.oo)
         except (NotImplementedError, ValueError, TypeError):
             limit = None
     if limit is None or limit.has(sympy.Limit, sympy.nan):
+        alone = intensity.free_symbols <= {variable}
         raise SizeError(Code.NOT_IN_CLOSED_FORM, Diagnostic(
             None,
             f"cannot find where the intensity of `{kernel}` at `{level}` goes as "
             f"{variable} grows: {shortened(intensity)}",
+            f"set {variable} (--set) for the verdict at a size" if alone else
             "set the other sizes (--set) so that its min and max settle"))
     return limit
 

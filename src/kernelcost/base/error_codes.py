@@ -123,8 +123,8 @@ class Code:
     DIVIDES_BY_ZERO_AT_SIZES = ErrorCode(320, "a division in the spec whose divisor is zero at "
                                               "the sizes")
     NOT_WHOLE_AT_SIZES = ErrorCode(321, "a header count (threads, registers, instructions, a "
-                                        "cluster, a split, a group) that is not a whole number "
-                                        "at the sizes")
+                                        "cluster, a split, a group) or a loop step that is not "
+                                        "a whole number at the sizes")
     USAGE = ErrorCode(322, "a command line the parser cannot read: an unknown option, one "
                            "missing, or one given twice")
 

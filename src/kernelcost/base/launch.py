@@ -34,6 +34,25 @@ def process_start() -> float:
     return now - elapsed if 0 <= elapsed < 3600 else now
 
 
+def hold_closed_streams() -> None:
+    """A standard stream the shell closed (`kernelcost ... >&-`) is None in Python, and its
+    descriptor goes to the next file opened (the watchdog's pipe): each is held by /dev/null,
+    stdout and stdin read-only, so that writing the output fails as a full disk does (an
+    error, KC812, not an AttributeError at import), and stderr writable (an error has
+    nowhere else to go)."""
+    for number, name, mode in ((0, "stdin", os.O_RDONLY), (1, "stdout", os.O_RDONLY),
+                               (2, "stderr", os.O_WRONLY)):
+        if getattr(sys, name) is not None:
+            continue
+        held = os.open(os.devnull, mode)
+        if held != number:
+            os.dup2(held, number)
+            os.close(held)
+        stream = open(number, "r" if number == 0 else "w", encoding="utf-8",  # noqa: SIM115
+                      closefd=False)  # the process's own stream, open as long as it runs
+        setattr(sys, name, stream)
+
+
 def start() -> None:
     """Fork the watched child and return in it; the parent watches it and ends the process
     with its exit code. Nothing happens where fork is missing, or where the budget cannot be
@@ -41,6 +60,7 @@ def start() -> None:
     from . import watchdog
     from .errors import KcostError
 
+    hold_closed_streams()
     if not watchdog.available():
         return
     started = process_start()

@@ -139,8 +139,8 @@ def budget_seconds() -> float:
     text = os.environ.get(BUDGET_VARIABLE)
     if text is None:
         return DEFAULT_BUDGET_S
-    try:
-        value = float(text)
+    try:  # float() reads other scripts' digits (`٣` as 3) and underscores (`1_0` as 10)
+        value = float(text) if text.isascii() and "_" not in text else math.nan
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or not 0 < value <= MAX_BUDGET_S:

@@ -277,6 +277,20 @@ def _at_stage(code: ErrorCode, message: str, hint: str) -> BudgetError:
     return BudgetError(code, Diagnostic(span, f"{message} {name}", hint), stage_source(span))
 
 
+def _unwritable_text(error: Exception) -> bool:
+    """Whether `error` is stdout's encoding refusing a character of the output: a terminal
+    or PYTHONIOENCODING of ASCII or Latin-1 has no `→` or `µ`."""
+    encoding = getattr(sys.stdout, "encoding", None) or ""
+    return isinstance(error, UnicodeEncodeError) and encoding.lower().replace("-", "_") \
+        == error.encoding.lower().replace("-", "_")
+
+
+def _character(error: Exception) -> str:
+    assert isinstance(error, UnicodeEncodeError)  # _unwritable_text's
+    text = error.object[error.start:error.end]
+    return f"`{text}` (U+{ord(text[0]):04X})" if text else "character it was given"
+
+
 def _end_program(code: int) -> NoReturn:
     try:
         sys.stdout.flush()
@@ -312,6 +326,12 @@ def _run(args) -> int:
                                 "analyse while", "split long expressions with `let`, shorten "
                                 "--set values, or flatten the machine file"))
     except Exception as error:  # the promise: no traceback reaches the user
+        if _unwritable_text(error):
+            drop_stdout()
+            return report(InputOutputError(Code.OUTPUT_FAILED, Diagnostic(
+                None, f"cannot write the output: its encoding, {sys.stdout.encoding}, has no "
+                f"{_character(error)}", "give the output UTF-8: PYTHONIOENCODING=utf-8, or a "
+                "UTF-8 locale (LANG=C.UTF-8)")))
         return report(InternalError(Code.UNEXPECTED, Diagnostic(
             None, f"{type(error).__name__}: {error}",
             "this is a bug in kernelcost; please report it with the spec")))

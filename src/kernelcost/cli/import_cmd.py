@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import re
 
-from ..base.errors import Code, Diagnostic, KcostError, SizeError, option_span
+from ..base.errors import (
+    Code,
+    Diagnostic,
+    InputOutputError,
+    KcostError,
+    SizeError,
+    option_span,
+)
 from ..base.outputs import check_output, write_via_temporary
 from ..base.tree import Span
 from ..lang.syntax_errors import shorten
@@ -92,6 +100,7 @@ def run_import(args) -> int:
     sizes = _meta_values(args.meta)
     if args.output:
         check_output(args.output)
+        _refuse_the_source(args.output, args.target)
     spec = imported_text(args.target, args, sizes)
     _refuse_unreadable(spec, args.target, args.grid)
     if args.output:
@@ -99,6 +108,16 @@ def run_import(args) -> int:
     else:
         print(spec, end="")
     return EXIT_OK
+
+
+def _refuse_the_source(output: str, target: str) -> None:
+    """-o naming the kernel's own file: the spec was written over the Python it came from."""
+    source = target.split("::")[0]
+    if os.path.exists(output) and os.path.exists(source) and os.path.samefile(output, source):
+        raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
+            option_span("-o", output), f"cannot write {output}: it is the kernel's own "
+            "source, which the spec would replace", "give the spec a name of its own, such "
+            "as kernel.kcost"), output)
 
 
 def _refuse_unreadable(spec: str, target: str, grid: str | None) -> None:
@@ -121,14 +140,34 @@ def _refuse_unreadable(spec: str, target: str, grid: str | None) -> None:
             span = None
             if line == "--grid" and grid is not None:  # the option's text is the excerpt
                 span, text = option_span("--grid", grid), grid
-            elif isinstance(line, int) and line <= len(kernel_lines):
-                column = 1 + len(kernel_lines[line - 1]) - len(kernel_lines[line - 1].lstrip())
-                span = Span(path, line, column, line, column + 1)
+            else:  # a statement's line, or the kernel's `def` for the header's names
+                line = line if isinstance(line, int) else _def_line(kernel_lines, target)
+                if line is not None and line <= len(kernel_lines):
+                    text_line = kernel_lines[line - 1]
+                    other = next((i for i, char in enumerate(text_line) if not char.isascii()),
+                                 None)  # the letter a spec name cannot hold, where it is
+                    column = 1 + (other if error.code == Code.UNEXPECTED_CHARACTER
+                                  and other is not None
+                                  else len(text_line) - len(text_line.lstrip()))
+                    span = Span(path, line, column, line, column + 1)
             diagnostics.append(dataclasses.replace(
                 diagnostic, span=span, message=f"{diagnostic.message} (in the spec this "
-                "statement imports to)", hint=diagnostic.hint and f"{diagnostic.hint}: in "
-                "the kernel, name parts of a long expression, a line each"))
+                "statement imports to)", hint=_import_hint(error.code, diagnostic.hint)))
         raise type(error)(error.code, diagnostics, text) from None
+
+
+def _def_line(lines: list[str], target: str) -> int | None:
+    """The line of the kernel's `def` (Python's names of other scripts, `def kérnel(`, are
+    written into the spec's header, which names no line of the kernel)."""
+    name = target.split("::")[-1]
+    pattern = re.compile(rf"\s*def\s+{re.escape(name)}\s*\(")
+    return next((number for number, text in enumerate(lines, 1) if pattern.match(text)), None)
+
+
+def _import_hint(code: str, hint: str | None) -> str | None:
+    if code == Code.UNEXPECTED_CHARACTER:  # a Python name of other letters
+        return "spec names are ASCII letters, digits and _: rename it in the kernel"
+    return hint and f"{hint}: in the kernel, name parts of a long expression, a line each"
 
 
 def _python_line(lines: list[str], span: Span | None) -> int | str | None:

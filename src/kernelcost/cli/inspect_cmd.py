@@ -63,8 +63,14 @@ def run_check(args) -> int:
     try:
         results = check_against_oracle(spec, settings, args.reuse, args.samples)
     except BudgetError as error:  # its hint named max_steps, which no option sets
-        if error.code != Code.ENUMERATION_BUDGET_RAN_OUT or not args.settings:
+        if error.code != Code.ENUMERATION_BUDGET_RAN_OUT:
             raise
+        if not args.settings:  # the sizes the spec's defaults give: placed at its header
+            kernel = spec.checked.kernel
+            raise BudgetError(Code.ENUMERATION_BUDGET_RAN_OUT, Diagnostic(
+                kernel.span, error.diagnostics[0].message, "the enumeration runs every "
+                "loop iteration at the defaults: give smaller sizes with --set"),
+                kernel.source) from None
         given = ",".join(args.settings)
         raise BudgetError(Code.ENUMERATION_BUDGET_RAN_OUT, Diagnostic(
             option_span("--set", given), error.diagnostics[0].message,

@@ -4,6 +4,7 @@ only registers it, so that the command's options and its run live together."""
 from __future__ import annotations
 
 import argparse
+import os
 
 from ..base.errors import (
     Code,
@@ -93,8 +94,8 @@ def build_model_parser(commands) -> None:
 
 def _read(kind, text: str):
     """int(text) or float(text), in ASCII digits only, as --set reads numbers: both read any
-    script's digits (`١٢` as 12)."""
-    if not text.isascii():
+    script's digits (`١٢` as 12), and a digit group's underscore (`0.1_0` as 0.1)."""
+    if not text.isascii() or "_" in text:
         raise ValueError(text)
     return kind(text)
 
@@ -217,12 +218,19 @@ def _refuse_lists_without_grid(args, batches, contexts, tps) -> None:
 
 
 def _check_before_the_work(args) -> None:
-    """A bad figure name fails before the work."""
+    """A bad figure name fails before the work, and so do two figures of one file (the
+    curve was written over the stacked bars, and both names printed)."""
     for figure in (args.output, args.curve):
         if figure:
             from ..present.plot import check_figure_path
 
             check_figure_path(figure)
+    if args.output and args.curve and os.path.realpath(args.output) == os.path.realpath(
+            args.curve):
+        raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+            option_span("--curve", args.curve), f"--curve names the file -o writes "
+            f"(`{args.output}`): the curve would replace the stacked bars",
+            "give each figure a name of its own"), args.curve)
 
 
 def _refuse_parallelism(args, model) -> None:

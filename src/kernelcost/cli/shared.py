@@ -86,9 +86,9 @@ def add_sizes(parser: argparse.ArgumentParser) -> None:
 
 def whole_number(text: str) -> int:
     """An option's whole number (argparse's type), in ASCII digits as --set reads numbers:
-    int() reads any script's digits (`١٠` as 10). A sign is read, and the option's own
-    check places a number out of its range."""
-    if not text.isascii():
+    int() reads any script's digits (`١٠` as 10) and a digit group's underscore (`1_0` as
+    10). A sign is read, and the option's own check places a number out of its range."""
+    if not text.isascii() or "_" in text:
         raise argparse.ArgumentTypeError(
             f"a whole number in ASCII digits 0-9, not {quoted(text)}")
     try:
@@ -130,7 +130,13 @@ def stdout_console(**options):
             self.quiet = True
             raise BrokenPipeError
 
-    return Page(highlight=False, **options)
+    console = Page(highlight=False, **options)
+    if console.width < 1:  # COLUMNS=0, a width some shells report where none is known: rich
+        console.width = _UNKNOWN_WIDTH  # takes it as a page of no column, and wrapping raises
+    return console
+
+
+_UNKNOWN_WIDTH = 80  # rich's own where it finds no terminal
 
 
 def print_fitted(console, fitted) -> None:
@@ -354,6 +360,9 @@ def placed_option(error: KcostError, args) -> KcostError:
     for option in options:
         given = getattr(args, option[2:].replace("-", "_"), None)
         for item in given if isinstance(given, list) else [given] if given else []:
+            if item.strip() in names:  # the whole value: `h100,h100` where one id is read
+                start = 1 + len(item) - len(item.lstrip())
+                return placed(error, Span(option, 1, start, 1, start + len(item.strip())), item)
             column = 1
             for part in item.split(","):
                 if part.strip() in names:

@@ -182,6 +182,11 @@ class Asymptotics:
         # to find nothing; so does a form past MAX_OPERATIONS
         self._unreadable = expr.has(sympy.Sum) or _past_operations(expr)
 
+    @property
+    def unreadable(self) -> bool:
+        """Whether the form has no readable limit: a sum left open, or past MAX_OPERATIONS."""
+        return self._unreadable
+
     def _growing(self, growing: Iterable[sympy.Symbol]) -> tuple[sympy.Symbol, ...]:
         return tuple(s for s in growing if s in self.free_symbols)
 

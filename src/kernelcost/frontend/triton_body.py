@@ -231,6 +231,12 @@ class Walker(Locals):
         low, high, step = (
             (sympy.Integer(0), bounds[0], sympy.Integer(1)) if len(bounds) == 1 else
             (bounds[0], bounds[1], sympy.Integer(1)) if len(bounds) == 2 else tuple(bounds))
+        if step.is_positive is False or step == 0:  # range(0, n, 0) raises in Python;
+            # a downward range has no spec loop (loops run upward): `by 0` and `by -1` were
+            # written into a spec that kernelcost then refused
+            raise import_error(Code.TRITON_UNSUPPORTED, self.source, call.args[2],
+                               f"a range of step {step}: spec loops run upward, by a "
+                               "positive step", "for k in range(0, K, BLOCK_K)")
         name = self.fresh(node.target.id)
         iterator = symbol(name)
         value = iterator

@@ -319,12 +319,17 @@ def refuse_launch_size(source: Source, name: str) -> None:
         if keyword.arg != name or not isinstance(value, (ast.Constant, ast.UnaryOp)):
             continue
         number = ast.literal_eval(value) if _literal(value) else None
-        if isinstance(number, (int, float)) and not (type(number) is int and number > 0):
+        if isinstance(number, _CONSTANTS) and not (type(number) is int and number > 0):
             raise import_error(Code.TRITON_UNSUPPORTED, source, value,
                                f"the launch gives `{name}` = {number!r}, and the spec takes "
                                f"`{name}` as a size: a positive whole number",
                                "Triton needs tl.arange extents and block sizes positive "
                                "(powers of two): give one, such as 1024")
+
+
+# the constants a keyword may give that are no size: a string (`BLOCK='1024'`) left the size
+# without its value, as a float did
+_CONSTANTS = (int, float, complex, str, bytes)
 
 
 def _literal(node: ast.expr) -> bool:
@@ -344,7 +349,7 @@ def refuse_config_size(source: Source, index: int, name: str) -> None:
     for key, value in pairs:
         number = ast.literal_eval(value) if _literal(value) else None
         if isinstance(key, ast.Constant) and key.value == name and isinstance(
-                number, (int, float)) and not (type(number) is int and number > 0):
+                number, _CONSTANTS) and not (type(number) is int and number > 0):
             raise import_error(Code.TRITON_UNSUPPORTED, source, value,
                                f"--config {index} gives `{name}` = {number!r}, and the spec "
                                f"takes `{name}` as a size: a positive whole number",

@@ -122,8 +122,10 @@ def _shared(needed: sympy.Expr, machine: Machine, execution: Execution, found: _
         return
     allowed = sympy.floor(exact(per_sm) / (needed + exact(reserved)))
     limits.append(Limit(Level.SHARED, allowed))
-    if per_block is None and _exceeds(needed, per_sm):
-        misfits.append(Misfit(Level.SHARED, needed, exact(per_sm), Per.SM, Quantity.BYTES))
+    # a block fits beside the system's reservation, or no block resides (a limit of 0)
+    if per_block is None and _exceeds(needed + exact(reserved), per_sm):
+        misfits.append(Misfit(Level.SHARED, needed, exact(per_sm) - exact(reserved), Per.SM,
+                              Quantity.BYTES))
 
 
 def _tensor_memory(needed: sympy.Expr, machine: Machine, found: _Found) -> None:

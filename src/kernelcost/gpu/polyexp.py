@@ -43,7 +43,7 @@ def parse_exp_on_fma(text: str) -> ExpOnFma:
     """FRACTION[:K], as `--exp-on-fma 0.5` or `--exp-on-fma 1/2:3`."""
     fraction_text, _, k_text = text.partition(":")
     try:
-        if len(text) > 100:
+        if len(text) > 100 or not text.isascii() or "_" in text:  # Fraction reads `0.٥`
             raise ValueError(text)
         fraction = sympy.Rational(fraction_text.strip())
         k = int(k_text) if k_text.strip() else DEFAULT_DEGREE

@@ -106,11 +106,14 @@ class MachineFields:
         return value
 
     def fraction(self, table: dict, key: str, where: str) -> float:
+        # from the figures' least (NUMBER_RANGE): an achievable fraction of 5e-324 took a
+        # t_model past a double (`inf ms` in tune's table, a string in JSON)
         value = table.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not 0 < value <= 1:
+                or not NUMBER_RANGE[0] <= value <= 1:
             raise self.error(Code.MACHINE_BAD_VALUE, _name(where, key),
-                             f"expected a fraction in (0, 1], got {quoted(value, 40)}")
+                             f"expected a fraction from {NUMBER_RANGE[0]:g} to 1, got "
+                             f"{quoted(value, 40)}")
         return float(value)
 
     @overload

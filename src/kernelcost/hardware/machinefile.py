@@ -141,9 +141,11 @@ def load_machine(name_or_path: str | Path) -> Machine:
                             "machine file")
     if found is None:
         name = str(name_or_path)
+        listed = "," in name  # a list where the command takes one machine (tune, sweep, ...)
         raise MachineFileError(Code.UNKNOWN_MACHINE, Diagnostic(
             None, f"unknown machine `{name}`",
-            did_you_mean(name.lower(), builtin_machine_ids())
+            "this command takes one machine: give one id or path, and run it again for "
+            "another" if listed else did_you_mean(name.lower(), builtin_machine_ids())
             or f"built-in machines: {', '.join(builtin_machine_ids())}; or give a .toml path"))
     machine = _READ.get(found)
     if machine is None:
@@ -320,6 +322,18 @@ class _Reader(MachineFields):
                 and per_block > shared.capacity_B:
             raise self.error(Code.MACHINE_INCONSISTENT, "execution.shared_per_block_max_B",
                              f"more than the shared capacity per SM ({shared.capacity_B:.0f} B)")
+        reserved = execution.shared_reserved_per_block_B
+        if reserved and shared and shared.capacity_B and shared.capacity_per == Per.SM \
+                and reserved + (per_block or 1) > shared.capacity_B:
+            # a block of the largest shared memory allowed would leave no block resident
+            # (occupancy's floor(capacity / (need + reserved)) = 0: no wave, a time of zoo)
+            raise self.error(Code.MACHINE_INCONSISTENT, "execution.shared_reserved_per_block_B",
+                             f"{reserved} B reserved a block, with "
+                             f"{f'{per_block} B' if per_block else '1 B'} of shared memory a "
+                             f"block, is more than the shared capacity per SM "
+                             f"({shared.capacity_B:.0f} B)",
+                             "CUDA's figures add up: shared_per_block_max_B + "
+                             "shared_reserved_per_block_B <= the SM's shared capacity")
         for position, level in enumerate(memory):
             if level.capacity_per == Per.PARTITION and (level.level != Level.L2
                                                       or not execution.l2_partitions):

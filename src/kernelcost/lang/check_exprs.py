@@ -45,6 +45,11 @@ def _loop_range(context: Context, visit: Visit, loop: ast.For) -> None:
     if value is not None and (value.is_positive is False or value == 0):
         context.error(Code.NOT_POSITIVE, loop.step.span, f"loop step must be positive, not {value}",
                       "write the loop upward: `for i in lo..hi by s` with s > 0")
+    elif value is not None and value.is_number and not value.is_integer:
+        # `by 1/2` ran i over 0, 1/2, 1, ...: x[i] read 2n elements of an n-element tensor
+        context.error(Code.NOT_A_SIZE_EXPRESSION, loop.step.span,
+                      f"loop step must be a whole number, not {value}",
+                      "iterators count whole elements: step by a size (`by 2`, `by T`)")
 
 
 def _stages(context: Context, visit: Visit, keep: ast.Keep) -> None:

@@ -1,7 +1,8 @@
 """What the spec computes from the sizes must itself make sense at the sizes analysed: a
 tensor's extent is positive (`f32[N / (M - 4)]` at M = 1 is -64/3 elements, and the loop over
 it runs no time), a loop step is positive (`by m - n` at n = 10, m = 4 runs backwards: its
-closed form counts a negative number of iterations), a derived size (`let S = N - M`) is
+closed form counts a negative number of iterations) and whole (`by T / 2` at T = 3 ran its
+iterator over halves), a derived size (`let S = N - M`) is
 positive, and so is each size a parallel header states (`threads = n - 4000` at n = 3000
 gave -3 resident blocks an SM, `instructions = 10 - n` a negative issue time); none of them
 divides by zero there. Where a verdict times the blocks, a header's counts are also whole:
@@ -36,6 +37,7 @@ def size_warnings(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Ex
     """Warnings for steps and derived sizes not proved positive at `values` (numeric values
     of some parameters); a KcostError where one is zero or negative there."""
     refuse_zero_divisors(checked, values)
+    refuse_fractional_steps(checked, values)
     warnings = []
     for what, expr, span in _positive_quantities(checked):
         value = expr.xreplace(dict(values))
@@ -122,7 +124,22 @@ def refuse_header_sizes(checked: CheckedKernel, values: Mapping[sympy.Symbol, sy
     header that is not a positive number there (a verdict times the blocks from them:
     `instructions = 10 - n` at n = 4096 gave a negative issue time)."""
     refuse_zero_divisors(checked, values)
+    refuse_fractional_steps(checked, values)
     refuse_header_counts(checked, values)
+
+
+def refuse_fractional_steps(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
+                            ) -> None:
+    """A SizeError placed at the first loop step that is a positive number at `values` but
+    not a whole one: `by T / 2` at T = 3 ran its iterator over halves, reading x[3/2]."""
+    for loop in _loops(checked.kernel.statements):
+        if loop.step is None:
+            continue
+        step = to_sympy(loop.step, checked.sizes)
+        value = step.xreplace(dict(values))
+        if value.is_number and value.is_finite and value > 0 and not value.is_integer:
+            _refuse_fraction(checked, loop.step.span, f"step `{step}` of loop `{loop.var}`",
+                             step, value, values)
 
 
 def refuse_header_counts(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
@@ -143,12 +160,19 @@ def _refuse_fractions(checked: CheckedKernel, values: Mapping[sympy.Symbol, symp
         value = expr.xreplace(dict(values))
         if not (value.is_number and value.is_finite and value > 0) or value.is_integer:
             continue
-        used = sorted(expr.free_symbols & set(values), key=text_key)
-        sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
-        raise SizeError(Code.NOT_WHOLE_AT_SIZES, Diagnostic(
-            span, f"{what} is {value}{f' at {sizes}' if sizes else ''}, not a whole number",
-            "it counts whole things: give sizes where it is whole, or change the spec"),
-            checked.kernel.source)
+        _refuse_fraction(checked, span, what, expr, value, values)
+
+
+def _refuse_fraction(checked: CheckedKernel, span: ast.Span, what: str, expr: sympy.Expr,
+                     value: sympy.Expr, values: Mapping[sympy.Symbol, sympy.Expr]) -> None:
+    """A SizeError placed at a header count or loop step that is `value`, not whole, at
+    `values` (a step of 3/2 ran its iterator over halves: the counts read half elements)."""
+    used = sorted(expr.free_symbols & set(values), key=text_key)
+    sizes = ", ".join(f"{symbol} = {values[symbol]}" for symbol in used)
+    raise SizeError(Code.NOT_WHOLE_AT_SIZES, Diagnostic(
+        span, f"{what} is {value}{f' at {sizes}' if sizes else ''}, not a whole number",
+        "it counts whole things: give sizes where it is whole, or change the spec"),
+        checked.kernel.source)
 
 
 _HEADER_SIZES = {"threads": "the thread count", Level.REGISTERS: "the register count",

@@ -140,6 +140,10 @@ def published_json(results: list[Result]) -> dict:
 def run(args) -> int:
     """Exit 1 when a row beats its t_floor, or beats t_bound with no reason from the list."""
     split = Split(args.split) if args.split else None
+    if args.figure:  # refused before the rows are compared, not by matplotlib after them
+        from .plot import check_figure_path
+
+        check_figure_path(args.figure)
     results = compare_corpus(split=split)
     bad = [r for r in results if r.floor_beaten or (r.bound_beaten and r.reason is None)]
     if args.json:
