@@ -319,6 +319,8 @@ def _deserialize(data: Any, namespace: Dict[str, Any], memo: Dict) -> Any:
 
 
 _T = TypeVar("_T", bound="Serialize")
+# a class -> (its namespace by name, its fields), for every object deserialize makes of it
+_SERIALIZED_SHAPES = {}
 
 class Serialize:
     #--
@@ -340,13 +342,14 @@ class Serialize:
 
     @classmethod
     def deserialize(cls: Type[_T], data: Dict[str, Any], memo: Dict[int, Any]) -> _T:
-        namespace = getattr(cls, '__serialize_namespace__', [])
-        namespace = {c.__name__:c for c in namespace}
-
-        fields = getattr(cls, '__serialize_fields__')
-
         if '@' in data:
             return memo[data['@']]
+        found = _SERIALIZED_SHAPES.get(cls)
+        if found is None:
+            found = _SERIALIZED_SHAPES[cls] = (
+                {c.__name__: c for c in getattr(cls, '__serialize_namespace__', [])},
+                getattr(cls, '__serialize_fields__'))
+        namespace, fields = found
 
         inst = cls.__new__(cls)
         for f in fields:
@@ -1463,6 +1466,13 @@ def _get_match(re_, regexp, s, flags):
     if m:
         return m.group(0)
 
+# (a regexp terminal's pattern, a string terminal's text, flags, re module) -> whether the
+# regexp matches the whole text; (the string terminals a callback retypes, flags, re module,
+# bytes) -> their scanner: each lexer state asks both again of the grammar's same terminals
+_UNLESS_MATCHES = {}
+_UNLESS_SCANNERS = {}
+
+
 def _create_unless(terminals, g_regex_flags, re_, use_bytes):
     tokens_by_type = classify(terminals, lambda t: type(t.pattern))
     assert len(tokens_by_type) <= 2, tokens_by_type.keys()
@@ -1470,16 +1480,27 @@ def _create_unless(terminals, g_regex_flags, re_, use_bytes):
     callback = {}
     for retok in tokens_by_type.get(PatternRE, []):
         unless = []
+        regexp = retok.pattern.to_regexp()
         for strtok in tokens_by_type.get(PatternStr, []):
             if strtok.priority != retok.priority:
                 continue
             s = strtok.pattern.value
-            if s == _get_match(re_, retok.pattern.to_regexp(), s, g_regex_flags):
+            key = (regexp, s, g_regex_flags, re_)
+            matched = _UNLESS_MATCHES.get(key)
+            if matched is None:
+                matched = _UNLESS_MATCHES[key] = s == _get_match(re_, regexp, s, g_regex_flags)
+            if matched:
                 unless.append(strtok)
                 if strtok.pattern.flags <= retok.pattern.flags:
                     embedded_strs.add(strtok)
         if unless:
-            callback[retok.name] = UnlessCallback(Scanner(unless, g_regex_flags, re_, use_bytes=use_bytes))
+            key = (tuple((t.name, t.pattern.to_regexp()) for t in unless), g_regex_flags, re_,
+                   use_bytes)
+            scanner = _UNLESS_SCANNERS.get(key)
+            if scanner is None:
+                scanner = _UNLESS_SCANNERS[key] = Scanner(unless, g_regex_flags, re_,
+                                                          use_bytes=use_bytes)
+            callback[retok.name] = UnlessCallback(scanner)
 
     new_terminals = [t for t in terminals if t not in embedded_strs]
     return new_terminals, callback
@@ -2367,11 +2388,25 @@ class ParseTableBase(Generic[StateT]):
     @classmethod
     def deserialize(cls, data, memo):
         tokens = data['tokens']
-        states = {
-            state: {tokens[token]: ((Reduce, Rule.deserialize(arg, memo)) if action==1 else (Shift, arg))
-                    for token, (action, arg) in actions.items()}
-            for state, actions in data['states'].items()
-        }
+        # one action tuple for every use of the same action: a reduction by its rule's memo
+        # number, a shift by its target (tools/regen_parser.py says why)
+        reductions, shifts = {}, {}
+        states = {}
+        for state, actions in data['states'].items():
+            table = states[state] = {}
+            for token, (action, arg) in actions.items():
+                if action == 1:
+                    number = arg.get('@')
+                    found = reductions.get(number)
+                    if found is None:
+                        found = (Reduce, Rule.deserialize(arg, memo))
+                        if number is not None:
+                            reductions[number] = found
+                else:
+                    found = shifts.get(arg)
+                    if found is None:
+                        found = shifts[arg] = (Shift, arg)
+                table[tokens[token]] = found
         return cls(states, data['start_states'], data['end_states'])
 
 class ParseTable(ParseTableBase['State']):
