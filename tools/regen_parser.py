@@ -220,6 +220,78 @@ SHARED_ACTIONS = """\
                         found = shifts[arg] = (Shift, arg)
                 table[tokens[token]] = found
 """
+# Every reduction's tree takes its place from its first and last child (propagate_positions):
+# twelve getattr calls with a default, each of which, on a token, raises and catches an
+# AttributeError inside (a Token has slots and no container_* place). A child that is a plain
+# Token gives its own place at once; a tree's meta is read as lark reads it.
+EACH_PLACE = """            first_meta = self._pp_get_meta(children)
+            if first_meta is not None:
+                if not hasattr(res_meta, 'line'):
+                    ##
+
+                    res_meta.line = getattr(first_meta, 'container_line', first_meta.line)
+                    res_meta.column = getattr(first_meta, 'container_column', first_meta.column)
+                    res_meta.start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
+                    res_meta.empty = False
+
+                res_meta.container_line = getattr(first_meta, 'container_line', first_meta.line)
+                res_meta.container_column = getattr(first_meta, 'container_column', first_meta.column)
+                res_meta.container_start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
+
+            last_meta = self._pp_get_meta(reversed(children))
+            if last_meta is not None:
+                if not hasattr(res_meta, 'end_line'):
+                    res_meta.end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
+                    res_meta.end_column = getattr(last_meta, 'container_end_column', last_meta.end_column)
+                    res_meta.end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
+                    res_meta.empty = False
+
+                res_meta.container_end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
+                res_meta.container_end_column = getattr(last_meta, 'container_end_column', last_meta.end_column)
+                res_meta.container_end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
+"""  # noqa: E501 (lark's own lines)
+TOKEN_PLACE = """\
+            first_meta = self._pp_get_meta(children)
+            if first_meta is not None:
+                # a plain Token has no container_* place (slots): its own, without the
+                # AttributeError each getattr raises and catches (tools/regen_parser.py)
+                if type(first_meta) is Token:
+                    line, column = first_meta.line, first_meta.column
+                    start_pos = first_meta.start_pos
+                else:
+                    line = getattr(first_meta, 'container_line', first_meta.line)
+                    column = getattr(first_meta, 'container_column', first_meta.column)
+                    start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
+                if not hasattr(res_meta, 'line'):
+                    res_meta.line = line
+                    res_meta.column = column
+                    res_meta.start_pos = start_pos
+                    res_meta.empty = False
+
+                res_meta.container_line = line
+                res_meta.container_column = column
+                res_meta.container_start_pos = start_pos
+
+            last_meta = self._pp_get_meta(reversed(children))
+            if last_meta is not None:
+                if type(last_meta) is Token:
+                    end_line, end_column = last_meta.end_line, last_meta.end_column
+                    end_pos = last_meta.end_pos
+                else:
+                    end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
+                    end_column = getattr(last_meta, 'container_end_column',
+                                         last_meta.end_column)
+                    end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
+                if not hasattr(res_meta, 'end_line'):
+                    res_meta.end_line = end_line
+                    res_meta.end_column = end_column
+                    res_meta.end_pos = end_pos
+                    res_meta.empty = False
+
+                res_meta.container_end_line = end_line
+                res_meta.container_end_column = end_column
+                res_meta.container_end_pos = end_pos
+"""
 # Each lexer state's basic lexer finds the string terminals a regexp terminal also matches
 # (`for` against NAME), one re.match a pair, and compiles a scanner of them: some forty
 # states a spec ask the same pairs of the grammar's same terminals. The answers and the
@@ -339,7 +411,7 @@ def generated() -> str:
                                    LAZY_LEXERS_CLASS + CONTEXTUAL_LEXER_CLASS))
     for lark_text, ours in ((SERIALIZE_TYPEVAR, SERIALIZE_TYPEVAR + SERIALIZED_SHAPES),
                             (EACH_NAMESPACE, KEPT_NAMESPACE), (EACH_ACTION, SHARED_ACTIONS),
-                            (EACH_UNLESS, KEPT_UNLESS)):
+                            (EACH_UNLESS, KEPT_UNLESS), (EACH_PLACE, TOKEN_PLACE)):
         assert runtime_and_tables.count(lark_text) == 1, "lark's run-time code has changed"
         runtime_and_tables = runtime_and_tables.replace(lark_text, ours)
     data, memo = built(grammar, start="expr").memo_serialize([TerminalDef, Rule])

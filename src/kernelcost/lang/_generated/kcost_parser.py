@@ -2033,29 +2033,44 @@ class PropagatePositions:
 
             first_meta = self._pp_get_meta(children)
             if first_meta is not None:
+                # a plain Token has no container_* place (slots): its own, without the
+                # AttributeError each getattr raises and catches (tools/regen_parser.py)
+                if type(first_meta) is Token:
+                    line, column = first_meta.line, first_meta.column
+                    start_pos = first_meta.start_pos
+                else:
+                    line = getattr(first_meta, 'container_line', first_meta.line)
+                    column = getattr(first_meta, 'container_column', first_meta.column)
+                    start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
                 if not hasattr(res_meta, 'line'):
-                    ##
-
-                    res_meta.line = getattr(first_meta, 'container_line', first_meta.line)
-                    res_meta.column = getattr(first_meta, 'container_column', first_meta.column)
-                    res_meta.start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
+                    res_meta.line = line
+                    res_meta.column = column
+                    res_meta.start_pos = start_pos
                     res_meta.empty = False
 
-                res_meta.container_line = getattr(first_meta, 'container_line', first_meta.line)
-                res_meta.container_column = getattr(first_meta, 'container_column', first_meta.column)
-                res_meta.container_start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
+                res_meta.container_line = line
+                res_meta.container_column = column
+                res_meta.container_start_pos = start_pos
 
             last_meta = self._pp_get_meta(reversed(children))
             if last_meta is not None:
+                if type(last_meta) is Token:
+                    end_line, end_column = last_meta.end_line, last_meta.end_column
+                    end_pos = last_meta.end_pos
+                else:
+                    end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
+                    end_column = getattr(last_meta, 'container_end_column',
+                                         last_meta.end_column)
+                    end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
                 if not hasattr(res_meta, 'end_line'):
-                    res_meta.end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
-                    res_meta.end_column = getattr(last_meta, 'container_end_column', last_meta.end_column)
-                    res_meta.end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
+                    res_meta.end_line = end_line
+                    res_meta.end_column = end_column
+                    res_meta.end_pos = end_pos
                     res_meta.empty = False
 
-                res_meta.container_end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
-                res_meta.container_end_column = getattr(last_meta, 'container_end_column', last_meta.end_column)
-                res_meta.container_end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
+                res_meta.container_end_line = end_line
+                res_meta.container_end_column = end_column
+                res_meta.container_end_pos = end_pos
 
         return res
 
