@@ -85,6 +85,21 @@ def test_nonnegative_within_proves_nothing_false(expr):
     assert not facts.nonnegative_within(expr, loops)
 
 
+@pytest.mark.parametrize("expr", [*WITHIN_PROVEN, *WITHIN_NOT_PROVEN, (i + 1) * N - i * N - 1])
+def test_a_loop_the_expression_does_not_use_leaves_the_answer_as_it_is(expr):
+    """A loop that moves nothing in expr is passed over (no expansion, no slope of 0): the
+    triangle inside a loop over h, which no expression here uses, gets the triangle's own
+    answers (the bounds of an inner loop are asked over every loop around them)."""
+    facts, loops = triangle_loops()
+    kernel = checked(params="N, M, T, K",
+                     body="for h in 0..K { for i in 0..N { for j in 0..i + 1 { y[i] += x[j] } } }")
+    outer_facts = Facts(kernel)
+    outer_loops = build_nest(kernel, outer_facts, "spec").executions[0].loops
+    assert [loop.var for loop in outer_loops][1:] == [loop.var for loop in loops]
+    assert (outer_facts.nonnegative_within(expr, outer_loops)
+            == facts.nonnegative_within(expr, loops))
+
+
 def test_a_subtracted_max_of_sizes_needs_both_arguments():
     facts = facts_of()
     # M + 1 - max(0, M - 1): both M + 1 and 2 are nonnegative

@@ -53,6 +53,18 @@ def test_runaway_nest_stops_at_the_budget_before_running():
     assert count_steps(kernel, {"M": 2, "N": 3, "K": 4}) == 2 + 6 + 24 + 24
 
 
+def test_sizes_counted_already_run_alike_and_still_stop_at_the_budget():
+    """`counted`: the caller drew the sizes within the budget (self-verification), so the
+    steps are not counted again; the counts are the same, and a nest past the budget still
+    stops, as it runs (2*3*4 statements and 2 + 6 + 24 iterations are 56 steps)."""
+    kernel = kernel_of(GEMM)
+    sizes = {"M": 2, "N": 3, "K": 4}
+    assert enumerate_counts(kernel, sizes, max_steps=56, counted=True) == enumerate_counts(
+        kernel, sizes, max_steps=56)
+    with pytest.raises(KcostError, match="budget of 55 steps"):
+        enumerate_counts(kernel, sizes, max_steps=55, counted=True)
+
+
 def test_a_step_that_is_not_positive_at_the_sizes_is_refused_before_counting():
     """The steps are checked at every draw's sizes, in loops that do not run as well."""
     kernel = kernel_of("""kernel steps(N, T) {

@@ -4,6 +4,8 @@ gcd_terms, which build them, give sympy's own answers."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 import pytest
 import sympy
 from hypothesis import given
@@ -35,6 +37,21 @@ def test_factors_from_a_dict_are_sympys(factors):
     assert ours.factors == expected.factors
     assert list(ours.factors) == list(expected.factors)  # the same order of bases
     assert ours.gens == expected.gens
+
+
+@tiered(300)
+@given(st.dictionaries(st.sampled_from(BASES), st.sampled_from(EXPONENTS), max_size=6),
+       st.sampled_from([int, lambda: sympy.S.Zero]))
+def test_factors_from_a_defaultdict_are_sympys(factors, default):
+    """Term reads a term's exponents into defaultdicts of ints: sympy compares each with 1
+    and 0 through a sorted Dict before it takes the dict's branch."""
+    expected = sympys(defaultdict(default, factors))
+    ours = Factors(defaultdict(default, factors))
+    assert type(ours.factors) is type(expected.factors)
+    assert ours.factors == expected.factors
+    assert list(ours.factors) == list(expected.factors)
+    assert ours.gens == expected.gens
+    assert ours.factors.default_factory is expected.factors.default_factory
 
 
 @pytest.mark.parametrize("given_factors", [None, 1, 0, sympy.S.One, sympy.S.Zero, 6,

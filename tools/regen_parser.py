@@ -167,6 +167,191 @@ LAZY_LEXERS_CLASS = '''class _LazyLexers(dict):
 
 '''
 CONTEXTUAL_LEXER_CLASS = "class ContextualLexer(Lexer):\n"
+# Making the parser deserializes some 2,500 objects of the tables (rules, terminals, each
+# state's actions): lark's Serialize.deserialize builds its class's namespace dict anew for
+# each object, and the parse table makes a tuple for every action of every state. The
+# namespace is kept a class, and one tuple made an action (a reduction by its rule, a shift
+# by its target): 15 M of the 40 M instructions of every command's parser.
+SERIALIZE_TYPEVAR = '_T = TypeVar("_T", bound="Serialize")\n'
+SERIALIZED_SHAPES = ("# a class -> (its namespace by name, its fields), for every object "
+                     "deserialize makes of it\n_SERIALIZED_SHAPES = {}\n")
+EACH_NAMESPACE = """        namespace = getattr(cls, '__serialize_namespace__', [])
+        namespace = {c.__name__:c for c in namespace}
+
+        fields = getattr(cls, '__serialize_fields__')
+
+        if '@' in data:
+            return memo[data['@']]
+"""
+KEPT_NAMESPACE = """        if '@' in data:
+            return memo[data['@']]
+        found = _SERIALIZED_SHAPES.get(cls)
+        if found is None:
+            found = _SERIALIZED_SHAPES[cls] = (
+                {c.__name__: c for c in getattr(cls, '__serialize_namespace__', [])},
+                getattr(cls, '__serialize_fields__'))
+        namespace, fields = found
+"""
+EACH_ACTION = """        states = {
+            state: {tokens[token]: ((Reduce, Rule.deserialize(arg, memo)) """ """\
+if action==1 else (Shift, arg))
+                    for token, (action, arg) in actions.items()}
+            for state, actions in data['states'].items()
+        }
+"""
+SHARED_ACTIONS = """\
+        # one action tuple for every use of the same action: a reduction by its rule's memo
+        # number, a shift by its target (tools/regen_parser.py says why)
+        reductions, shifts = {}, {}
+        states = {}
+        for state, actions in data['states'].items():
+            table = states[state] = {}
+            for token, (action, arg) in actions.items():
+                if action == 1:
+                    number = arg.get('@')
+                    found = reductions.get(number)
+                    if found is None:
+                        found = (Reduce, Rule.deserialize(arg, memo))
+                        if number is not None:
+                            reductions[number] = found
+                else:
+                    found = shifts.get(arg)
+                    if found is None:
+                        found = shifts[arg] = (Shift, arg)
+                table[tokens[token]] = found
+"""
+# Every reduction's tree takes its place from its first and last child (propagate_positions):
+# twelve getattr calls with a default, each of which, on a token, raises and catches an
+# AttributeError inside (a Token has slots and no container_* place). A child that is a plain
+# Token gives its own place at once; a tree's meta is read as lark reads it.
+EACH_PLACE = """            first_meta = self._pp_get_meta(children)
+            if first_meta is not None:
+                if not hasattr(res_meta, 'line'):
+                    ##
+
+                    res_meta.line = getattr(first_meta, 'container_line', first_meta.line)
+                    res_meta.column = getattr(first_meta, 'container_column', first_meta.column)
+                    res_meta.start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
+                    res_meta.empty = False
+
+                res_meta.container_line = getattr(first_meta, 'container_line', first_meta.line)
+                res_meta.container_column = getattr(first_meta, 'container_column', first_meta.column)
+                res_meta.container_start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
+
+            last_meta = self._pp_get_meta(reversed(children))
+            if last_meta is not None:
+                if not hasattr(res_meta, 'end_line'):
+                    res_meta.end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
+                    res_meta.end_column = getattr(last_meta, 'container_end_column', last_meta.end_column)
+                    res_meta.end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
+                    res_meta.empty = False
+
+                res_meta.container_end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
+                res_meta.container_end_column = getattr(last_meta, 'container_end_column', last_meta.end_column)
+                res_meta.container_end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
+"""  # noqa: E501 (lark's own lines)
+TOKEN_PLACE = """\
+            first_meta = self._pp_get_meta(children)
+            if first_meta is not None:
+                # a plain Token has no container_* place (slots): its own, without the
+                # AttributeError each getattr raises and catches (tools/regen_parser.py)
+                if type(first_meta) is Token:
+                    line, column = first_meta.line, first_meta.column
+                    start_pos = first_meta.start_pos
+                else:
+                    line = getattr(first_meta, 'container_line', first_meta.line)
+                    column = getattr(first_meta, 'container_column', first_meta.column)
+                    start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
+                if not hasattr(res_meta, 'line'):
+                    res_meta.line = line
+                    res_meta.column = column
+                    res_meta.start_pos = start_pos
+                    res_meta.empty = False
+
+                res_meta.container_line = line
+                res_meta.container_column = column
+                res_meta.container_start_pos = start_pos
+
+            last_meta = self._pp_get_meta(reversed(children))
+            if last_meta is not None:
+                if type(last_meta) is Token:
+                    end_line, end_column = last_meta.end_line, last_meta.end_column
+                    end_pos = last_meta.end_pos
+                else:
+                    end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
+                    end_column = getattr(last_meta, 'container_end_column',
+                                         last_meta.end_column)
+                    end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
+                if not hasattr(res_meta, 'end_line'):
+                    res_meta.end_line = end_line
+                    res_meta.end_column = end_column
+                    res_meta.end_pos = end_pos
+                    res_meta.empty = False
+
+                res_meta.container_end_line = end_line
+                res_meta.container_end_column = end_column
+                res_meta.container_end_pos = end_pos
+"""
+# Each lexer state's basic lexer finds the string terminals a regexp terminal also matches
+# (`for` against NAME), one re.match a pair, and compiles a scanner of them: some forty
+# states a spec ask the same pairs of the grammar's same terminals. The answers and the
+# scanners are kept by the patterns they depend on: 13 M instructions of every command.
+EACH_UNLESS = """def _create_unless(terminals, g_regex_flags, re_, use_bytes):
+    tokens_by_type = classify(terminals, lambda t: type(t.pattern))
+    assert len(tokens_by_type) <= 2, tokens_by_type.keys()
+    embedded_strs = set()
+    callback = {}
+    for retok in tokens_by_type.get(PatternRE, []):
+        unless = []
+        for strtok in tokens_by_type.get(PatternStr, []):
+            if strtok.priority != retok.priority:
+                continue
+            s = strtok.pattern.value
+            if s == _get_match(re_, retok.pattern.to_regexp(), s, g_regex_flags):
+                unless.append(strtok)
+                if strtok.pattern.flags <= retok.pattern.flags:
+                    embedded_strs.add(strtok)
+        if unless:
+            callback[retok.name] = UnlessCallback(Scanner(unless, g_regex_flags, re_, """ """\
+use_bytes=use_bytes))
+"""
+KEPT_UNLESS = """\
+# (a regexp terminal's pattern, a string terminal's text, flags, re module) -> whether the
+# regexp matches the whole text; (the string terminals a callback retypes, flags, re module,
+# bytes) -> their scanner: each lexer state asks both again of the grammar's same terminals
+_UNLESS_MATCHES = {}
+_UNLESS_SCANNERS = {}
+
+
+def _create_unless(terminals, g_regex_flags, re_, use_bytes):
+    tokens_by_type = classify(terminals, lambda t: type(t.pattern))
+    assert len(tokens_by_type) <= 2, tokens_by_type.keys()
+    embedded_strs = set()
+    callback = {}
+    for retok in tokens_by_type.get(PatternRE, []):
+        unless = []
+        regexp = retok.pattern.to_regexp()
+        for strtok in tokens_by_type.get(PatternStr, []):
+            if strtok.priority != retok.priority:
+                continue
+            s = strtok.pattern.value
+            key = (regexp, s, g_regex_flags, re_)
+            matched = _UNLESS_MATCHES.get(key)
+            if matched is None:
+                matched = _UNLESS_MATCHES[key] = s == _get_match(re_, regexp, s, g_regex_flags)
+            if matched:
+                unless.append(strtok)
+                if strtok.pattern.flags <= retok.pattern.flags:
+                    embedded_strs.add(strtok)
+        if unless:
+            key = (tuple((t.name, t.pattern.to_regexp()) for t in unless), g_regex_flags, re_,
+                   use_bytes)
+            scanner = _UNLESS_SCANNERS.get(key)
+            if scanner is None:
+                scanner = _UNLESS_SCANNERS[key] = Scanner(unless, g_regex_flags, re_,
+                                                          use_bytes=use_bytes)
+            callback[retok.name] = UnlessCallback(scanner)
+"""
 EXPRESSION_PARSER = ("def Expression_StandAlone(**kwargs):\n"
                      "  return Lark._load_from_dict(EXPRESSION_DATA, EXPRESSION_MEMO, **kwargs)\n")
 
@@ -224,6 +409,11 @@ def generated() -> str:
     runtime_and_tables = (runtime_and_tables.replace(EAGER_LEXERS, LAZY_LEXERS)
                           .replace(CONTEXTUAL_LEXER_CLASS,
                                    LAZY_LEXERS_CLASS + CONTEXTUAL_LEXER_CLASS))
+    for lark_text, ours in ((SERIALIZE_TYPEVAR, SERIALIZE_TYPEVAR + SERIALIZED_SHAPES),
+                            (EACH_NAMESPACE, KEPT_NAMESPACE), (EACH_ACTION, SHARED_ACTIONS),
+                            (EACH_UNLESS, KEPT_UNLESS), (EACH_PLACE, TOKEN_PLACE)):
+        assert runtime_and_tables.count(lark_text) == 1, "lark's run-time code has changed"
+        runtime_and_tables = runtime_and_tables.replace(lark_text, ours)
     data, memo = built(grammar, start="expr").memo_serialize([TerminalDef, Rule])
     return (HEADER + runtime_and_tables.replace(UNUSED_IMPORT, "")
             + f"EXPRESSION_DATA = (\n{data}\n)\nEXPRESSION_MEMO = (\n{memo}\n)\n"

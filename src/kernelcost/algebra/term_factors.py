@@ -6,11 +6,15 @@ whether it is None or S.One and then whether it is zero: `dict == S.One` falls t
 sympified again) only to answer False, as `dict == 0` does at once. factor_terms and
 gcd_terms build a `Factors` from a dict for every product and quotient of two terms
 (`Factors.mul`, `quo`, `normal`, `gcd`): some 1,500 a command with all machines, a third of
-their time. For a plain dict every one of those questions is False, so the branch sympy takes
-for it is taken here at once, as sympy 1.14 writes it; anything else is sympy's own. The
-result is sympy's own (a property test compares the two)."""
+their time; and `Term` builds two from defaultdicts of exponents for every term it reads,
+each of which sympy turns into a sorted `Dict` the same way. For a plain dict or defaultdict
+every one of those questions is False, so the branch sympy takes for it is taken here at
+once, as sympy 1.14 writes it (a defaultdict stays one, as its copy is); anything else is
+sympy's own. The result is sympy's own (a property test compares the two)."""
 
 from __future__ import annotations
+
+from collections import defaultdict
 
 from sympy import I, S
 from sympy.core.exprtools import Factors, _isnumber
@@ -19,10 +23,13 @@ from sympy.core.numbers import equal_valued
 from .sympy_patch import Patch
 
 _SYMPYS_INIT = getattr(Factors.__init__, "wraps", Factors.__init__)
+# the dicts that compare unequal to 1 and 0 without a question: not a subclass of either
+# with an __eq__ of its own
+_PLAIN_DICTS = (dict, defaultdict)
 
 
 def _factors_init(self, factors=None) -> None:
-    if type(factors) is not dict:
+    if type(factors) not in _PLAIN_DICTS:
         _SYMPYS_INIT(self, factors)
         return
     factors = factors.copy()

@@ -134,7 +134,9 @@ def self_verify(checked: CheckedKernel, cost: Cost, *, samples: int = VERIFY_SAM
                                   f"of {samples} samples")
         sizes = {name: assignment[name] for name in order}
         try:
-            counts = enumerate_counts(checked, sizes, cost.reuse, max_steps=VERIFY_MAX_STEPS)
+            # drawn within VERIFY_MAX_STEPS (_candidates): not counted again before the run
+            counts = enumerate_counts(checked, sizes, cost.reuse, max_steps=VERIFY_MAX_STEPS,
+                                      counted=True)
         except KcostError as error:
             return _stopped(done, "the enumeration cannot run this spec: "
                                   f"{error.diagnostics[0].message}")

@@ -313,6 +313,11 @@ class Facts:
             return self._extremum_nonnegative_within(expr, node, loops)
         slack = sympy.Symbol("_within", integer=True, nonnegative=True)
         for loop in reversed(loops):
+            if not expr.free_symbols & {loop.var, loop.counter}:
+                # the loop moves nothing in expr: expanding it here (and again at the next
+                # loop, and in nonnegative) and its slope of 0 decide nothing; a nest's bounds
+                # are asked over all the loops around them, most of which they do not use
+                continue
             expr = sympy.expand(self.in_counter(loop)(expr))
             slope = derivative(expr, loop.counter)
             if loop.counter not in expr.free_symbols:

@@ -92,6 +92,9 @@ def _refuse_oversized(text: str, filename: str) -> None:
             ),
             text,
         )
+    if (text.count("(") + text.count("[") <= MAX_NESTING
+            and text.count("{") <= MAX_BLOCK_NESTING):
+        return  # no depth can pass a limit that the whole text's count stays within
     brackets, blocks, line, column = 0, 0, 1, 1
     comment = False
     for char in text:

@@ -281,20 +281,23 @@ class _Compiler:
 
 def enumerate_counts(kernel: CheckedKernel, sizes: Mapping[str, int],
                      reuse: Reuse | str = Reuse.SPEC,
-                     *, max_steps: int = DEFAULT_MAX_STEPS) -> Counts:
+                     *, max_steps: int = DEFAULT_MAX_STEPS, counted: bool = False) -> Counts:
     """Run the kernel's loop nest at the given sizes (parameters missing from `sizes` take
     their defaults) and count work, traffic, footprints and scope fills by enumeration.
 
     reuse: `spec` honours keep scopes, and tensors outside them follow the kernel's `reuse`
     setting; `perfect` and `none` ignore every keep (no scope is reported, as in the Cost)
     and count every tensor that way.
-    A nest running more than max_steps loop iterations plus statements is a KcostError."""
+    A nest running more than max_steps loop iterations plus statements is a KcostError.
+    counted: the caller has found the nest's steps at these sizes within max_steps already
+    (sample_sizes draws only such sizes), so they are not counted again before the run; the
+    run itself still stops past max_steps."""
     if reuse not in tuple(Reuse):
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(None, f"unknown reuse mode `{reuse}`",
                                                           "use " + ", ".join(Reuse)))
     reuse = Reuse(reuse)
     values = resolve_sizes(kernel, sizes)
-    if count_steps(kernel, sizes, max_steps) > max_steps:
+    if not counted and count_steps(kernel, sizes, max_steps) > max_steps:
         Budget(max_steps).exceeded()  # refuse before running: the count is cheap
     compiler = _Compiler(kernel, values, reuse)
     plans = compiler.block(kernel.kernel.statements, (), ())

@@ -319,6 +319,8 @@ def _deserialize(data: Any, namespace: Dict[str, Any], memo: Dict) -> Any:
 
 
 _T = TypeVar("_T", bound="Serialize")
+# a class -> (its namespace by name, its fields), for every object deserialize makes of it
+_SERIALIZED_SHAPES = {}
 
 class Serialize:
     #--
@@ -340,13 +342,14 @@ class Serialize:
 
     @classmethod
     def deserialize(cls: Type[_T], data: Dict[str, Any], memo: Dict[int, Any]) -> _T:
-        namespace = getattr(cls, '__serialize_namespace__', [])
-        namespace = {c.__name__:c for c in namespace}
-
-        fields = getattr(cls, '__serialize_fields__')
-
         if '@' in data:
             return memo[data['@']]
+        found = _SERIALIZED_SHAPES.get(cls)
+        if found is None:
+            found = _SERIALIZED_SHAPES[cls] = (
+                {c.__name__: c for c in getattr(cls, '__serialize_namespace__', [])},
+                getattr(cls, '__serialize_fields__'))
+        namespace, fields = found
 
         inst = cls.__new__(cls)
         for f in fields:
@@ -1463,6 +1466,13 @@ def _get_match(re_, regexp, s, flags):
     if m:
         return m.group(0)
 
+# (a regexp terminal's pattern, a string terminal's text, flags, re module) -> whether the
+# regexp matches the whole text; (the string terminals a callback retypes, flags, re module,
+# bytes) -> their scanner: each lexer state asks both again of the grammar's same terminals
+_UNLESS_MATCHES = {}
+_UNLESS_SCANNERS = {}
+
+
 def _create_unless(terminals, g_regex_flags, re_, use_bytes):
     tokens_by_type = classify(terminals, lambda t: type(t.pattern))
     assert len(tokens_by_type) <= 2, tokens_by_type.keys()
@@ -1470,16 +1480,27 @@ def _create_unless(terminals, g_regex_flags, re_, use_bytes):
     callback = {}
     for retok in tokens_by_type.get(PatternRE, []):
         unless = []
+        regexp = retok.pattern.to_regexp()
         for strtok in tokens_by_type.get(PatternStr, []):
             if strtok.priority != retok.priority:
                 continue
             s = strtok.pattern.value
-            if s == _get_match(re_, retok.pattern.to_regexp(), s, g_regex_flags):
+            key = (regexp, s, g_regex_flags, re_)
+            matched = _UNLESS_MATCHES.get(key)
+            if matched is None:
+                matched = _UNLESS_MATCHES[key] = s == _get_match(re_, regexp, s, g_regex_flags)
+            if matched:
                 unless.append(strtok)
                 if strtok.pattern.flags <= retok.pattern.flags:
                     embedded_strs.add(strtok)
         if unless:
-            callback[retok.name] = UnlessCallback(Scanner(unless, g_regex_flags, re_, use_bytes=use_bytes))
+            key = (tuple((t.name, t.pattern.to_regexp()) for t in unless), g_regex_flags, re_,
+                   use_bytes)
+            scanner = _UNLESS_SCANNERS.get(key)
+            if scanner is None:
+                scanner = _UNLESS_SCANNERS[key] = Scanner(unless, g_regex_flags, re_,
+                                                          use_bytes=use_bytes)
+            callback[retok.name] = UnlessCallback(scanner)
 
     new_terminals = [t for t in terminals if t not in embedded_strs]
     return new_terminals, callback
@@ -2012,29 +2033,44 @@ class PropagatePositions:
 
             first_meta = self._pp_get_meta(children)
             if first_meta is not None:
+                # a plain Token has no container_* place (slots): its own, without the
+                # AttributeError each getattr raises and catches (tools/regen_parser.py)
+                if type(first_meta) is Token:
+                    line, column = first_meta.line, first_meta.column
+                    start_pos = first_meta.start_pos
+                else:
+                    line = getattr(first_meta, 'container_line', first_meta.line)
+                    column = getattr(first_meta, 'container_column', first_meta.column)
+                    start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
                 if not hasattr(res_meta, 'line'):
-                    ##
-
-                    res_meta.line = getattr(first_meta, 'container_line', first_meta.line)
-                    res_meta.column = getattr(first_meta, 'container_column', first_meta.column)
-                    res_meta.start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
+                    res_meta.line = line
+                    res_meta.column = column
+                    res_meta.start_pos = start_pos
                     res_meta.empty = False
 
-                res_meta.container_line = getattr(first_meta, 'container_line', first_meta.line)
-                res_meta.container_column = getattr(first_meta, 'container_column', first_meta.column)
-                res_meta.container_start_pos = getattr(first_meta, 'container_start_pos', first_meta.start_pos)
+                res_meta.container_line = line
+                res_meta.container_column = column
+                res_meta.container_start_pos = start_pos
 
             last_meta = self._pp_get_meta(reversed(children))
             if last_meta is not None:
+                if type(last_meta) is Token:
+                    end_line, end_column = last_meta.end_line, last_meta.end_column
+                    end_pos = last_meta.end_pos
+                else:
+                    end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
+                    end_column = getattr(last_meta, 'container_end_column',
+                                         last_meta.end_column)
+                    end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
                 if not hasattr(res_meta, 'end_line'):
-                    res_meta.end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
-                    res_meta.end_column = getattr(last_meta, 'container_end_column', last_meta.end_column)
-                    res_meta.end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
+                    res_meta.end_line = end_line
+                    res_meta.end_column = end_column
+                    res_meta.end_pos = end_pos
                     res_meta.empty = False
 
-                res_meta.container_end_line = getattr(last_meta, 'container_end_line', last_meta.end_line)
-                res_meta.container_end_column = getattr(last_meta, 'container_end_column', last_meta.end_column)
-                res_meta.container_end_pos = getattr(last_meta, 'container_end_pos', last_meta.end_pos)
+                res_meta.container_end_line = end_line
+                res_meta.container_end_column = end_column
+                res_meta.container_end_pos = end_pos
 
         return res
 
@@ -2367,11 +2403,25 @@ class ParseTableBase(Generic[StateT]):
     @classmethod
     def deserialize(cls, data, memo):
         tokens = data['tokens']
-        states = {
-            state: {tokens[token]: ((Reduce, Rule.deserialize(arg, memo)) if action==1 else (Shift, arg))
-                    for token, (action, arg) in actions.items()}
-            for state, actions in data['states'].items()
-        }
+        # one action tuple for every use of the same action: a reduction by its rule's memo
+        # number, a shift by its target (tools/regen_parser.py says why)
+        reductions, shifts = {}, {}
+        states = {}
+        for state, actions in data['states'].items():
+            table = states[state] = {}
+            for token, (action, arg) in actions.items():
+                if action == 1:
+                    number = arg.get('@')
+                    found = reductions.get(number)
+                    if found is None:
+                        found = (Reduce, Rule.deserialize(arg, memo))
+                        if number is not None:
+                            reductions[number] = found
+                else:
+                    found = shifts.get(arg)
+                    if found is None:
+                        found = shifts[arg] = (Shift, arg)
+                table[tokens[token]] = found
         return cls(states, data['start_states'], data['end_states'])
 
 class ParseTable(ParseTableBase['State']):
