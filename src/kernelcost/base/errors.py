@@ -10,7 +10,7 @@ import functools
 
 from .error_codes import FAMILIES, Code, ErrorCode
 from .records import record
-from .tree import Span
+from .tree import MAX_NAME_LENGTH, Span
 
 __all__ = ["BudgetError", "Code", "Diagnostic", "ErrorCode", "InputOutputError",
            "InternalError", "KcostError", "MachineFileError", "MeasurementError",
@@ -227,3 +227,12 @@ def quoted(value: object, width: int = 20) -> str:
         cut = repr(value[:max(1, width - 3)])
         return cut[:-1] + "…" + cut[-1]
     return text[:width - 1] + "…"
+
+
+def too_long_a_name(value: str) -> tuple[str, str] | None:
+    """The message and hint refusing a file's `name` past MAX_NAME_LENGTH, else None."""
+    if len(value) <= MAX_NAME_LENGTH:
+        return None
+    return (f"{quoted(value, 40)} is {len(value):,} characters long",
+            f"a name has at most {MAX_NAME_LENGTH} characters: every sentence about it "
+            "prints it whole")

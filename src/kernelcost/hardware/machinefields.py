@@ -8,9 +8,16 @@ import math
 import re
 from typing import Literal, overload
 
-from ..base.errors import Code, Diagnostic, ErrorCode, MachineFileError, did_you_mean, quoted
+from ..base.errors import (
+    Code,
+    Diagnostic,
+    ErrorCode,
+    MachineFileError,
+    did_you_mean,
+    quoted,
+    too_long_a_name,
+)
 from ..base.tomlplaces import missing_place, place_of
-from ..base.tree import MAX_NAME_LENGTH
 
 # Every figure of a machine (FLOP/s, B/s, B, s) lies well inside this range; outside it the
 # divisions of the model overflow or lose all precision (5e-324 B/s makes every time inf).
@@ -136,11 +143,8 @@ class MachineFields:
         """The file's `name`, shown in tables and sentences about the machine (or the
         topology)."""
         value = self.string(data, "name", "", required=True)
-        if len(value) > MAX_NAME_LENGTH:
-            raise self.error(Code.MACHINE_BAD_VALUE, "name",
-                             f"{quoted(value, 40)} is {len(value):,} characters long",
-                             f"a name has at most {MAX_NAME_LENGTH} characters: every "
-                             "sentence about it prints it whole")
+        if (refusal := too_long_a_name(value)) is not None:
+            raise self.error(Code.MACHINE_BAD_VALUE, "name", *refusal)
         return value
 
     def identifier(self, data: dict) -> str:

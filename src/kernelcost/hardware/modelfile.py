@@ -34,6 +34,7 @@ from ..base.errors import (
     did_you_mean,
     option_span,
     quoted,
+    too_long_a_name,
 )
 from ..base.inputs import normalise
 from ..base.records import record
@@ -45,7 +46,6 @@ from ..base.tomlplaces import (
     shipped_or_file,
     toml_data,
 )
-from ..base.tree import MAX_NAME_LENGTH
 
 MAX_MODEL_BYTES = 100_000
 MAX_FIGURE = 10**9  # a layer count or a width; beyond it the sums below mean nothing
@@ -233,11 +233,8 @@ class _Reader:
     def name(self, data: dict) -> str:
         """The file's `name`, shown in every table and sentence about the model."""
         value = self.string(data, "name")
-        if len(value) > MAX_NAME_LENGTH:
-            raise self.error(Code.MODEL_BAD_VALUE, "name",
-                             f"{quoted(value, 40)} is {len(value):,} characters long",
-                             f"a name has at most {MAX_NAME_LENGTH} characters: every "
-                             "sentence about it prints it whole")
+        if (refusal := too_long_a_name(value)) is not None:
+            raise self.error(Code.MODEL_BAD_VALUE, "name", *refusal)
         return value
 
     def string(self, data: dict, key: str) -> str:
