@@ -147,6 +147,26 @@ def _running(pid: int) -> bool:
 
 # --- the budget from the process's start (issue 35) ----------------------------------------
 
+def test_a_search_past_the_budget_says_what_would_end_it_sooner():
+    """A stage may carry its own hint through the watching parent: a tune search stopped by
+    the budget says to search fewer combinations, not to `--set` sizes it already has or to
+    split min/max bounds. A billion combinations pass the up-front check at 3 s (10^9 a
+    second) and take some 19 s here."""
+    environment = dict(os.environ, KERNELCOST_BUDGET_S="3")
+    completed = subprocess.run(
+        [sys.executable, "-m", "kernelcost.cli", "tune", str(ROOT.parent / "specs" / "gemm_hopper.kcost"),
+         "--machine", "h100", "--vary",
+         "TM=16..4096:16,TN=16..4096:16,TK=16..4096:16,split_k=1..60",
+         "--set", "M=8192,N=8192,K=8192", "--json"],
+        capture_output=True, text=True, env=environment, timeout=120)
+    assert completed.returncode == 2, completed.stderr
+    error = json.loads(completed.stdout)["error"]
+    assert error["code"] == "KC701"
+    assert "ran out while searching 1,006,632,960 combinations" in completed.stderr
+    assert "search fewer combinations (fewer values in --vary" in completed.stderr
+    assert "--set" not in completed.stderr and "min/max" not in completed.stderr
+
+
 def test_the_clock_starts_with_the_process():
     """launch.process_start() is the process's exec, read from /proc: before the
     interpreter's own start-up, never after the moment it is asked."""

@@ -339,9 +339,10 @@ def test_a_budget_that_runs_out_in_the_re_scoring_names_it(monkeypatch):
     out there said `while counting`, the stage the spec's cost had set before the search."""
     import kernelcost.answers.tune_rescore as tune_rescore
 
-    stages: list[str] = []
-    monkeypatch.setattr(tune_rescore, "stage", stages.append)
+    stages: list[tuple[str, str]] = []
+    monkeypatch.setattr(tune_rescore, "stage", lambda name, hint: stages.append((name, hint)))
     tune(load(HOPPER), H100, parse_vary("TM=64,128,TN=128,256"), None, {"M": "N", "K": "N"},
          rescore=3, shapes=[{"N": "2048"}, {"N": "4096"}, {"N": "8192"}])
-    assert stages == ["re-scoring 3 candidates by the analysis at each of 3 shapes (fewer with "
-                      "a smaller --rescore or fewer --shape)"]
+    assert stages == [("re-scoring 3 candidates by the analysis at each of 3 shapes",
+                       "re-score fewer candidates (a smaller --rescore, fewer --shape) or give "
+                       "it longer with KERNELCOST_BUDGET_S=SECONDS")]

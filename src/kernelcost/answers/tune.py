@@ -40,7 +40,7 @@ from ..base.errors import Code, Diagnostic, SizeError, option_span
 from ..base.kinds import Raster, Reuse
 from ..base.records import record
 from ..base.tree import Span
-from ..base.watchdog import budget_seconds, stage
+from ..base.watchdog import BUDGET_VARIABLE, budget_seconds, stage
 from ..lang.schedule import Schedule
 from ..lang.settings import GRID_SIZES, MAX_FLOAT_SIZE, Settings
 from ..lang.sizes import refuse_large_numbers
@@ -174,7 +174,9 @@ def _evaluated(evaluators: list[Evaluator], space: Space, wanted: Wanted, chunk:
     first = open_mesh([axis[:1] for axis in space.axes])
     for evaluator in evaluators:
         evaluator(first)
-    stage(f"searching {math.prod(map(len, space.axes)) * len(evaluators):,} combinations")
+    stage(f"searching {math.prod(map(len, space.axes)) * len(evaluators):,} combinations",
+          hint="search fewer combinations (fewer values in --vary, fewer --shape) or give it "
+          f"longer with {BUDGET_VARIABLE}=SECONDS")
     started = time.perf_counter()
     searched = search(evaluators, space.axes, wanted, chunk)
     order = rank(searched, space, wanted.pool)

@@ -13,7 +13,7 @@ from ..algebra.sympy_scope import patched
 from ..analysis.api import Spec
 from ..base.kinds import Raster, Reuse
 from ..base.records import record
-from ..base.watchdog import stage
+from ..base.watchdog import BUDGET_VARIABLE, stage
 from ..hardware.machine import Machine, Roof
 from ..lang.sizes import refuse_header_sizes
 from .model import verdict
@@ -117,9 +117,10 @@ def rescored(scoring: Scoring, order: numpy.ndarray, rescore: int,
     if rescore > 0:  # what a budget that runs out here names: the analyses asked for
         shapes = len(scoring.fixes)
         stage(f"re-scoring {len(picked)} candidates by the analysis"
-              + (f" at each of {shapes} shapes" if shapes > 1 else "")
-              + " (fewer with a smaller --rescore" + (" or fewer --shape)" if shapes > 1
-                                                      else ")"))
+              + (f" at each of {shapes} shapes" if shapes > 1 else ""),
+              hint="re-score fewer candidates (a smaller --rescore"
+              + (", fewer --shape" if shapes > 1 else "")
+              + f") or give it longer with {BUDGET_VARIABLE}=SECONDS")
     with patched():
         rows = [_row(scoring, index, raster, costs[raster] if rescore > 0 else None)
                 for index, raster in picked]

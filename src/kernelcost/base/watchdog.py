@@ -47,6 +47,7 @@ REAP_S = 0.1  # how long the parent waits for a killed child's exit before endin
 class _Stage:
     name: str = "starting"
     span: Span | None = None
+    hint: str | None = None  # what would end this stage sooner, where the general hint misleads
 
 
 _current = _Stage()
@@ -54,12 +55,13 @@ _channel: int | None = None  # the pipe to the watching parent, in a watched chi
 _board: _Board | None = None  # the stage board the watching parent reads, in a watched child
 
 
-def stage(name: str, span: Span | None = None) -> None:
-    """Announce the stage the work is entering (and the spec place it concerns)."""
-    _current.name, _current.span = name, span
+def stage(name: str, span: Span | None = None, hint: str | None = None) -> None:
+    """Announce the stage the work is entering (and the spec place it concerns, and the
+    hint a budget running out in it gives)."""
+    _current.name, _current.span, _current.hint = name, span, hint
     if _board is not None:
         where = "" if span is None else f"{span.file}\t{span.line}\t{span.column}"
-        _board.post(f"{name}\t{where}")
+        _board.post(f"{name}\t{(hint or '').replace(chr(9), ' ')}\t{where}")
 
 
 class _Board:
@@ -329,7 +331,8 @@ def _take_posted(board: _Board | None) -> None:
         _take_stage(name, where)
 
 
-def _take_stage(name: str, where: list[str]) -> None:
+def _take_stage(name: str, fields: list[str]) -> None:
+    hint, where = (fields[0] or None, fields[1:]) if fields else (None, [])
     span = None
     if len(where) == 3:
         try:
@@ -337,7 +340,7 @@ def _take_stage(name: str, where: list[str]) -> None:
             span = Span(file, number, column, number, column + 1)
         except ValueError:
             span = None
-    _current.name, _current.span = name, span
+    _current.name, _current.span, _current.hint = name, span, hint
 
 
 def _die_with_parent() -> None:
@@ -389,5 +392,5 @@ def _report_timeout(last: _Stage, budget_s: float, as_json: bool) -> None:
         request_json(True)
     report(BudgetError(Code.BUDGET_RAN_OUT, Diagnostic(
         last.span, f"the time budget of {budget_s:g} s ran out while {last.name}",
-        f"give it longer with {BUDGET_VARIABLE}=SECONDS, set more sizes (--set), or split "
-        "min/max bounds into simpler loops"), source))
+        last.hint or f"give it longer with {BUDGET_VARIABLE}=SECONDS, set more sizes (--set), "
+        "or split min/max bounds into simpler loops"), source))
