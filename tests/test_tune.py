@@ -310,3 +310,13 @@ def test_a_candidate_whose_header_count_is_no_positive_whole_number_is_rejected(
     out = json.loads(capsys.readouterr().out)
     assert [row["values"]["T"] for row in out["top"]] == [128]
     assert out["rejected"] == {"header count": 1}
+
+
+def test_one_candidate_and_one_pareto_point_read_in_the_singular(capsys):
+    """A space of one tile said `1 candidates, 1 fit` and `(1 candidates, fewest bytes
+    first)`: no count of one in tune's text takes a plural noun."""
+    main(["tune", str(SPECS / "gemm_hopper.kcost"), "--machine", "h100", "--vary",
+          "TM=128,TN=256", "--set", "M=8192,N=8192,K=8192", "--pareto"])
+    text = capsys.readouterr().out
+    assert "1 candidate, 1 fit" in text and "(1 candidate, fewest bytes first)" in text
+    assert not re.search(r"(?<![\d.,])1 (?!ms\b|s\b)[a-z]+s\b", text), text

@@ -58,7 +58,7 @@ def text_lines(ranking: Ranking) -> list[str]:
                           for shape in ranking.shapes)
         fixed = f"{len(ranking.shapes)} shapes, t_model and t_bound their sums: {fixed}"
     lines = [f"tune: {ranking.kernel} on {ranking.machine}, varying {varied}: "
-             f"{ranking.candidates:,} candidates, {ranking.fitting:,} fit; with {fixed}",
+             f"{_many(ranking.candidates, 'candidate')}, {ranking.fitting:,} fit; with {fixed}",
              f"evaluated and ranked by t_bound in {ranking.seconds * 1e3:.1f} ms"
              + (f" ({rate:,.0f} candidates/s)" if ranking.candidates >= 10_000 else "")]
     if ranking.rescored:  # a line of its own: its time's width never moves another's wrap
@@ -145,8 +145,8 @@ def _own_lines(ranking: Ranking) -> list[str]:
 def _pareto_lines(ranking: Ranking) -> list[str]:
     if not ranking.pareto:
         return []
-    lines = [f"Pareto set of t_bound against bytes on chip ({len(ranking.pareto)} "
-             "candidates, fewest bytes first):"]
+    lines = [f"Pareto set of t_bound against bytes on chip "
+             f"({_many(len(ranking.pareto), 'candidate')}, fewest bytes first):"]
     for point in ranking.pareto:
         where = " ".join(f"{n}={v}" for n, v in zip(ranking.parameters, point.values))
         lines.append(f"  {where}: t_bound {point.t_bound * 1e3:.4f} ms, "
@@ -223,3 +223,8 @@ def json_object(ranking: Ranking) -> dict:
                     "t_bound_s": point.t_bound, "on_chip_B": point.on_chip_B}
                    for point in ranking.pareto],
     }
+
+
+def _many(count: int, noun: str) -> str:
+    """A count in thousands with its noun, singular at one: '1 candidate', '1,024 candidates'."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
