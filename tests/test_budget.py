@@ -154,8 +154,8 @@ def test_a_search_past_the_budget_says_what_would_end_it_sooner():
     second) and take some 19 s here."""
     environment = dict(os.environ, KERNELCOST_BUDGET_S="3")
     completed = subprocess.run(
-        [sys.executable, "-m", "kernelcost.cli", "tune", str(ROOT.parent / "specs" / "gemm_hopper.kcost"),
-         "--machine", "h100", "--vary",
+        [sys.executable, "-m", "kernelcost.cli", "tune",
+         str(ROOT.parent / "specs" / "gemm_hopper.kcost"), "--machine", "h100", "--vary",
          "TM=16..4096:16,TN=16..4096:16,TK=16..4096:16,split_k=1..60",
          "--set", "M=8192,N=8192,K=8192", "--json"],
         capture_output=True, text=True, env=environment, timeout=120)
