@@ -7,6 +7,7 @@ count as well."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 from pathlib import Path
@@ -74,8 +75,12 @@ def package_of(name: str) -> str:
     return name.split(".")[0] if name else ""
 
 
-GRAPH = {name: set() if name in GENERATED else imports_of(name, type_checking=True)
-         for name in MODULES}
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Each module's kernelcost imports, type checking included: read when a test asks, not
+    at collection (each pytest-xdist worker collects every file; this reads 280 modules)."""
+    return {name: set() if name in GENERATED else imports_of(name, type_checking=True)
+            for name in MODULES}
 PACKAGES = sorted({package_of(name) for name in MODULES if "." in name})
 
 
@@ -89,7 +94,7 @@ def test_every_package_has_a_floor_and_the_top_level_is_small():
 def test_imports_run_down_the_floors(package):
     allowed = {package, *layers.may_import(package)}
     for name in (n for n in MODULES if package_of(n) == package):
-        for target in GRAPH[name]:
+        for target in graph()[name]:
             assert package_of(target) in allowed, f"{name} imports {target}, not below it"
             assert target not in FORBIDDEN.get(package, set()), f"{name} must not import {target}"
 
@@ -132,14 +137,14 @@ def _circle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_no_circle_between_packages_type_checking_included():
     packages: dict[str, set[str]] = {}
-    for name, targets in GRAPH.items():
+    for name, targets in graph().items():
         packages.setdefault(package_of(name), set()).update(
             package_of(t) for t in targets if package_of(t) != package_of(name))
     assert _circle(packages) is None
 
 
 def test_no_import_circle_between_modules_type_checking_included():
-    assert _circle(GRAPH) is None
+    assert _circle(graph()) is None
 
 
 def test_no_module_name_twice_and_none_named_like_the_standard_library():

@@ -10,10 +10,18 @@ import re
 
 import pytest
 from regen_golden import GOLDEN, ROOT, golden_cases, markdown_cases, rendered_cases, run
+from specs_once import specs_read_once
 
 CASES = golden_cases()
 RENDERS = rendered_cases()
 MARKDOWN = markdown_cases()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def specs_read_once_a_module():
+    """A spec's JSON, its reports at 80 and 120 columns and its wide page read it once."""
+    with specs_read_once():
+        yield
 
 
 def test_every_golden_file_has_its_case_and_back():

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 import sympy
-from test_three_times import MACHINES, SPECS, _free, documented_sizes
+from test_three_times import MACHINES, SPECS, _free, documented_sizes, load
 
-import kernelcost
 from kernelcost.answers.ledger import Cause, ledger
 from kernelcost.answers.model import verdict
 from kernelcost.base.errors import KcostError
@@ -17,7 +16,7 @@ from kernelcost.hardware.machinefile import load_machine
 
 @pytest.mark.parametrize("path", SPECS, ids=lambda path: path.stem)
 def test_the_steps_sum_exactly_to_t_model(path):
-    spec = kernelcost.load(path)
+    spec = load(path)  # test_three_times' reading, shared within the process
     cost = spec.cost()
     sizes = documented_sizes(path.stem, _free(cost))[0]
     for machine in MACHINES:
@@ -37,7 +36,7 @@ def test_the_steps_sum_exactly_to_t_model(path):
 
 
 def test_symbolic_steps_telescope_to_t_model():
-    cost = kernelcost.load(SPECS[0].parent / "gemm_hopper.kcost").cost()
+    cost = load(SPECS[0].parent / "gemm_hopper.kcost").cost()
     found = ledger(verdict(cost, load_machine("h100")))
     assert found is not None and found.total == found.t_model
     assert [(step.cause, step.effect) for step in found.steps] == [
@@ -50,7 +49,7 @@ def test_gemm_hopper_on_h200_steps_from_the_maximum_clock_to_the_data_sheet():
     it a searched matmul sustains (h200.toml, [[achievable]] tensor), then each block's
     epilogue: 16 of the 2048 blocks on the busiest SM store their 128 x 256 bf16 tile of C at
     1/132 of the global bandwidth a copy sustains: three steps."""
-    cost = kernelcost.load(SPECS[0].parent / "gemm_hopper.kcost").cost()
+    cost = load(SPECS[0].parent / "gemm_hopper.kcost").cost()
     h200 = load_machine("h200")
     result = verdict(cost, h200, values={"M": 8192, "N": 8192, "K": 8192})
     found = ledger(result)
@@ -77,7 +76,7 @@ def test_a_derated_kernel_lists_its_effects_in_the_registrys_order():
     """The naive transpose on an H100 at n = 8192: the copy's achievable bandwidth, latency
     (Little's law), then sectors (its column writes move whole sectors), each a step of its
     own, in the registry's order."""
-    cost = kernelcost.load(SPECS[0].parent / "transpose_naive.kcost").cost()
+    cost = load(SPECS[0].parent / "transpose_naive.kcost").cost()
     result = verdict(cost, load_machine("h100"), values={"n": 8192})
     found = ledger(result)
     assert found is not None and found.total == result.t_model

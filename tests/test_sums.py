@@ -316,6 +316,7 @@ def test_over_no_loops_is_the_summand():
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from tiers import tiered  # noqa: E402
 
 from kernelcost.count.sums import _power_sums  # noqa: E402
 
@@ -324,7 +325,7 @@ _bounds = st.tuples(st.integers(-2, 2), st.sampled_from([0, 1, 2])).map(
     lambda pair: pair[0] + pair[1] * N)
 
 
-@settings(max_examples=60, deadline=None)
+@tiered(120)  # 30 in the fast tier
 @given(st.lists(st.tuples(_coefficients, st.integers(0, 4)), min_size=1, max_size=4),
        _bounds, _bounds)
 def test_power_sums_are_sympys_summation_and_the_loops_sum(terms, first, last_offset):
