@@ -229,7 +229,7 @@ def test_a_published_figure_of_no_format_is_refused_before_the_rows(capsys, tmp_
     """`validate --published --figure x.txt` compared the corpus, then matplotlib raised
     `ValueError: Format 'txt' is not supported` (exit 3)."""
     code, _, err = run(capsys, "validate", "--published", "--figure", tmp_path / "x.txt")
-    assert code == 2 and err.startswith("error[KC811]: cannot write"), err
+    assert code == 2 and err.startswith("--figure:1:1: error[KC811]: cannot write"), err
     assert not list(tmp_path.iterdir())
 
 
@@ -388,3 +388,22 @@ def test_a_check_past_the_enumeration_budget_at_the_defaults_is_placed(capsys, t
     code, _, err = run(capsys, "check", spec)
     assert code == 2 and err.startswith(f"{spec}:1:1: error[KC704]"), err
     assert "max_steps" not in err and "give smaller sizes with --set" in err
+
+
+@pytest.mark.parametrize("arguments, option", [
+    (["plot", str(COPY), "--machine", "h100", "--set", "n=4096", "-o", "{dir}/no/x.svg"], "-o"),
+    (["model", "llama3_8b", "--machine", "h100", "--batch", "1", "--context", "128", "--grid",
+      "{dir}/no/g.csv"], "--grid"),
+    (["import", "{dir}/k.py::k", "-o", "{dir}/no/k.kcost"], "-o"),
+])
+def test_a_file_that_cannot_be_written_is_placed_at_its_option(capsys, tmp_path, arguments,
+                                                               option):
+    """KC810 said `cannot write no/x.svg: the directory no does not exist` with no place;
+    the option that named the file is its place, as every other option's error has."""
+    write(tmp_path, "k.py", TRITON)
+    arguments = [item.replace("{dir}", str(tmp_path)) for item in arguments]
+    code, _, err = run(capsys, *arguments)
+    path = arguments[-1]
+    assert code == 2 and err.startswith(f"{option}:1:1: error[KC810]: cannot write {path}: "
+                                        "the directory"), err
+    assert f"   1 | {path}\n" in err

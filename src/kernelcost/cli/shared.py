@@ -341,6 +341,8 @@ def placed_option(error: KcostError, args) -> KcostError:
     its option, where the option holds it (a results CSV names machines too)."""
     if any(d.span is not None for d in error.diagnostics):
         return error
+    if error.code in (Code.CANNOT_WRITE, Code.FIGURE_FORMAT):
+        return _placed_output(error, args)
     options = _NAMING_OPTIONS.get(error.code, ())
     if getattr(args, "command", None) == "machines":  # `machines ID`: no option holds it
         options = ()
@@ -381,4 +383,22 @@ _NAMING_OPTIONS = {Code.UNKNOWN_MACHINE: ("--machine",), Code.UNKNOWN_TOPOLOGY: 
                                             "--kv-cache")}
 
 
+def _placed_output(error: KcostError, args) -> KcostError:
+    """A file that cannot be written, placed at the option that named it: the writers know a
+    path, which a figure of several machines derives from its option (`a.h100.svg`): that
+    one stays unplaced, its message naming the file."""
+    message = error.diagnostics[0].message
+    for dest, option in _OUTPUT_OPTIONS.items():
+        given = getattr(args, dest, None)
+        for item in given if isinstance(given, list) else [given] if given else []:
+            text = str(item)
+            if any(message.startswith(f"cannot write {form}")
+                   for form in (f"{text}:", f"`{text}`", repr(text))):
+                return placed(error, option_span(option, text), text)
+    return error
+
+
+# the options that name a file written, by their dest (`-o` as import's own errors write it)
+_OUTPUT_OPTIONS = {"output": "-o", "grid": "--grid", "curve": "--curve", "plot": "--plot",
+                   "figure": "--figure"}
 _DESTS = {"--tp": "gpus", "--set": "settings"}  # options whose value another name holds
