@@ -115,7 +115,6 @@ def tune(spec_path: str | Spec, machine, varied: Sequence[str | Varied],
     wanted = Wanted(max(rescore // many, top, 1), show_rejected, pareto_set,
                     _own_index(space, own, own_raster))
     searched, order, seconds = _evaluated(evaluators, space, wanted, chunk)
-    stage("re-scoring the best candidates by the analysis")
     started = time.perf_counter()
     picked = None if searched.own is None else (searched.own, own_raster)
     ranked = rescored(Scoring(spec, machine, fixes, space, searched), order, rescore, picked)

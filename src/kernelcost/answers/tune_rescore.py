@@ -121,6 +121,8 @@ def rescored(scoring: Scoring, order: numpy.ndarray, rescore: int,
               hint="re-score fewer candidates (a smaller --rescore"
               + (", fewer --shape" if shapes > 1 else "")
               + f") or give it longer with {BUDGET_VARIABLE}=SECONDS")
+    else:
+        stage(f"reading {len(picked)} candidates' rows off the search")
     with patched():
         rows = [_row(scoring, index, raster, costs[raster] if rescore > 0 else None)
                 for index, raster in picked]
