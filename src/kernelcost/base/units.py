@@ -26,9 +26,11 @@ def si(value: float | None, unit: str, digits: int = 3) -> str:
     return f"{_significant(scaled, digits)} {prefix}{unit}"
 
 
-def counted(count: int, noun: str) -> str:
-    """A count with its noun, singular at one: `counted(1, "block")` -> '1 block'."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+def counted(count: int, noun: str, *, grouped: bool = False) -> str:
+    """A count with its noun, singular at one: `counted(1, "block")` -> '1 block';
+    `grouped`: its digits in thousands, '1,024 candidates'."""
+    number = f"{count:,}" if grouped else f"{count}"
+    return f"{number} {noun}" if count == 1 else f"{number} {noun}s"
 
 
 def binary(value: float | None, digits: int = 3) -> str:

@@ -17,6 +17,7 @@ from ..answers.rejections import (
     SharedOver,
 )
 from ..answers.tune import Ranking, Row, own_rank
+from ..base.units import counted
 from .roofs import device_word, model_roof_name
 
 TIE_RULE = ("equal t_model (to 1e-9): the smaller t_bound; equal t_bound: fewer bytes on "
@@ -58,7 +59,8 @@ def text_lines(ranking: Ranking) -> list[str]:
                           for shape in ranking.shapes)
         fixed = f"{len(ranking.shapes)} shapes, t_model and t_bound their sums: {fixed}"
     lines = [f"tune: {ranking.kernel} on {ranking.machine}, varying {varied}: "
-             f"{_many(ranking.candidates, 'candidate')}, {ranking.fitting:,} fit; with {fixed}",
+             f"{counted(ranking.candidates, 'candidate', grouped=True)}, "
+             f"{ranking.fitting:,} fit; with {fixed}",
              f"evaluated and ranked by t_bound in {ranking.seconds * 1e3:.1f} ms"
              + (f" ({rate:,.0f} candidates/s)" if ranking.candidates >= 10_000 else "")]
     if ranking.rescored:  # a line of its own: its time's width never moves another's wrap
@@ -146,7 +148,7 @@ def _pareto_lines(ranking: Ranking) -> list[str]:
     if not ranking.pareto:
         return []
     lines = [f"Pareto set of t_bound against bytes on chip "
-             f"({_many(len(ranking.pareto), 'candidate')}, fewest bytes first):"]
+             f"({counted(len(ranking.pareto), 'candidate', grouped=True)}, fewest bytes first):"]
     for point in ranking.pareto:
         where = " ".join(f"{n}={v}" for n, v in zip(ranking.parameters, point.values))
         lines.append(f"  {where}: t_bound {point.t_bound * 1e3:.4f} ms, "
@@ -223,8 +225,3 @@ def json_object(ranking: Ranking) -> dict:
                     "t_bound_s": point.t_bound, "on_chip_B": point.on_chip_B}
                    for point in ranking.pareto],
     }
-
-
-def _many(count: int, noun: str) -> str:
-    """A count in thousands with its noun, singular at one: '1 candidate', '1,024 candidates'."""
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
