@@ -360,8 +360,7 @@ def placed_option(error: KcostError, args) -> KcostError:
         return placed(error, option_span(named.group(1), str(value)), str(value))
     names = re.findall(r"`([^`]*)`", error.diagnostics[0].message)
     for option in options:
-        given = getattr(args, option[2:].replace("-", "_"), None)
-        for item in given if isinstance(given, list) else [given] if given else []:
+        for item in _given(args, option[2:].replace("-", "_")):
             if item.strip() in names:  # the whole value: `h100,h100` where one id is read
                 start = 1 + len(item) - len(item.lstrip())
                 return placed(error, Span(option, 1, start, 1, start + len(item.strip())), item)
@@ -389,13 +388,18 @@ def _placed_output(error: KcostError, args) -> KcostError:
     one stays unplaced, its message naming the file."""
     message = error.diagnostics[0].message
     for dest, option in _OUTPUT_OPTIONS.items():
-        given = getattr(args, dest, None)
-        for item in given if isinstance(given, list) else [given] if given else []:
+        for item in _given(args, dest):
             text = str(item)
             if any(message.startswith(f"cannot write {form}")
                    for form in (f"{text}:", f"`{text}`", repr(text))):
                 return placed(error, option_span(option, text), text)
     return error
+
+
+def _given(args, dest: str) -> list:
+    """The values an option was given: each of a repeated one, the one of a single one."""
+    given = getattr(args, dest, None)
+    return given if isinstance(given, list) else [given] if given else []
 
 
 # the options that name a file written, by their dest (`-o` as import's own errors write it)
