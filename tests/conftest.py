@@ -158,3 +158,15 @@ def pytest_collection_modifyitems(config, items):
 def pytest_runtest_setup(item):
     if sample_spent():
         pytest.skip(f"slow sample: past its budget of {_SAMPLE_BUDGET[0]:g} s")
+
+
+@pytest.fixture(autouse=True)
+def _environment_left_as_found():
+    """No test leaves the environment changed for the next one in its process: a page width
+    (COLUMNS) left at 1,000 made a later argparse usage line one long line, and a docs test
+    failed or passed by the order xdist ran the files in."""
+    before = dict(os.environ)
+    yield
+    changed = {name for name in set(before) | set(os.environ)
+               if before.get(name) != os.environ.get(name) and name != "PYTEST_CURRENT_TEST"}
+    assert not changed, f"the test left the environment changed: {sorted(changed)}"

@@ -28,10 +28,17 @@ WIDTH = 80
 def _page(argv: list[str], columns: int) -> tuple[int, str]:
     """The exit code and the page (stdout). A diagnostic on stderr is one line a place, as
     compilers write them: not wrapped, not held to the width."""
+    before = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(columns)
     out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(argv)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(argv)
+    finally:  # a later test's page (an argparse usage line) is not this one's width
+        if before is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = before
     return code, out.getvalue()
 
 

@@ -67,15 +67,24 @@ _ELAPSED = re.compile(r"(evaluated and ranked by t_bound in|for t_model in) [0-9
 
 
 def run(argv: list[str], columns: int | None = None, exit_code: int = 0) -> str:
+    """The command's stdout, at `columns` where given: COLUMNS is put back after, so that a
+    page printed 1,000 wide leaves no later command (an argparse usage line) that wide."""
+    import os
+
     from kernelcost import cli
 
+    before = os.environ.get("COLUMNS")
     if columns is not None:
-        import os
-
         os.environ["COLUMNS"] = str(columns)
     out = io.StringIO()
-    with redirect_stdout(out):
-        code = cli.main(argv)
+    try:
+        with redirect_stdout(out):
+            code = cli.main(argv)
+    finally:
+        if before is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = before
     if code != exit_code:
         raise SystemExit(f"{argv}: exit {code}")
     return _ELAPSED.sub(r"\1 (time)", out.getvalue())
