@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernelcost import KcostError, analyze, cli, loads
-from kernelcost.lang.sizes import proved_positive
+from kernelcost.analysis.verify import check_against_oracle
+from kernelcost.lang.sizes import proved_positive, proved_whole
 
 BACKWARD_STEP = """kernel strided(n, m) {
     in  x: f32[n]
@@ -116,6 +117,36 @@ def test_a_step_not_proved_positive_is_a_warning_unless_an_assumption_proves_it(
         "step `m - n` of loop `i` (line 4) is not proved positive",)
     assumed = loads(BACKWARD_STEP.replace("{\n", "{\n    assume n < m\n", 1), "strided.kcost")
     assert analyze(assumed).warnings == ()
+
+
+HALF_STEP = BACKWARD_STEP.replace("(n, m)", "(n, T)").replace("by m - n", "by T / 2")
+
+
+@pytest.mark.parametrize("facts, warned", [
+    ("", True), ("assume 2 | T", False), ("assume 4 | T", False), ("assume 3 | T", True),
+    ("assume 2 | B, B | T", False),  # T = B r, B = 2 s: T / 2 = r s
+])
+def test_a_step_not_proved_whole_is_a_warning_unless_a_fact_proves_it(facts, warned):
+    text = HALF_STEP.replace("{\n", f"{{\n    {facts}\n", 1).replace("(n, T)", "(n, T, B)")
+    warnings = analyze(loads(text, "half.kcost")).warnings
+    assert warnings == (("step `T/2` of loop `i` (line 5) is not proved whole",) if warned
+                        else ()), facts
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 12), st.integers(1, 12))
+def test_a_multiple_of_a_size_is_proved_whole_exactly_where_it_is(a, b, c):
+    """a T / b under `c | T` is whole for every T = c r exactly where b divides a c."""
+    t = size("T")
+    assert proved_whole(a * t / b, ((sympy.Integer(c), t),)) == (a * c % b == 0)
+
+
+def test_check_draws_only_sizes_where_every_step_is_whole():
+    """`by T / 2` at an odd T runs its iterator over halves, and analyze refuses those sizes
+    (KC321): the samples of check and of the self-verification are drawn where it is whole."""
+    results = check_against_oracle(loads(HALF_STEP, "half.kcost"), {}, samples=12)
+    assert len(results) == 12 and all(result.sizes["T"] % 2 == 0 for result in results)
+    assert all(row.holds for result in results for row in result.rows)
 
 
 def test_a_derived_size_below_one_is_refused():

@@ -16,7 +16,8 @@ is rounded up, as a ragged last tile is.
 
 The checker refuses what is never positive (`by -1`, `by 1 - n`); here the sizes given are
 known, so what is not positive at them is an error at its place in the spec, and what cannot
-be proved positive at all (the sizes left symbolic) is a warning."""
+be proved positive at all (the sizes left symbolic) is a warning; so is a step not proved
+whole by the `assume d | n` facts (`by T / 2` without `2 | T`)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ def size_warnings(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Ex
                 _refuse(checked, span, what, expr, values)
         elif not proved_positive(value, checked.bounds):
             warnings.append(f"{what} (line {span.line}) is not proved positive")
+    for what, step, span in _steps(checked):
+        value = step.xreplace(dict(values))
+        if not value.is_number and not proved_whole(value, checked.divisibility):
+            warnings.append(f"{what} (line {span.line}) is not proved whole")
     return tuple(warnings)
 
 
@@ -62,11 +67,16 @@ def _positive_quantities(checked: CheckedKernel
                 if not isinstance(extent, (ast.Name, ast.Number)):
                     yield (f"extent {axis + 1} of tensor `{item.name}`",
                            to_sympy(extent, checked.sizes), extent.span)
+    yield from _steps(checked)
+    yield from header_sizes(checked)
+
+
+def _steps(checked: CheckedKernel) -> Iterator[tuple[str, sympy.Expr, ast.Span]]:
+    """(what it is, value in the parameters, place) of every loop step the spec writes."""
     for loop in _loops(checked.kernel.statements):
         if loop.step is not None:
             step = to_sympy(loop.step, checked.sizes)
             yield f"step `{step}` of loop `{loop.var}`", step, loop.step.span
-    yield from header_sizes(checked)
 
 
 def refuse_zero_divisors(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
@@ -132,14 +142,10 @@ def refuse_fractional_steps(checked: CheckedKernel, values: Mapping[sympy.Symbol
                             ) -> None:
     """A SizeError placed at the first loop step that is a positive number at `values` but
     not a whole one: `by T / 2` at T = 3 ran its iterator over halves, reading x[3/2]."""
-    for loop in _loops(checked.kernel.statements):
-        if loop.step is None:
-            continue
-        step = to_sympy(loop.step, checked.sizes)
+    for what, step, span in _steps(checked):
         value = step.xreplace(dict(values))
         if value.is_number and value.is_finite and value > 0 and not value.is_integer:
-            _refuse_fraction(checked, loop.step.span, f"step `{step}` of loop `{loop.var}`",
-                             step, value, values)
+            _refuse_fraction(checked, span, what, step, value, values)
 
 
 def refuse_header_counts(checked: CheckedKernel, values: Mapping[sympy.Symbol, sympy.Expr]
@@ -346,6 +352,22 @@ def proved_positive(expr: sympy.Expr, bounds: tuple[sympy.Basic, ...]) -> bool:
         if difference.is_positive or (strict and difference.is_nonnegative):
             return True
     return False
+
+
+def proved_whole(expr: sympy.Expr, divisibility: tuple[tuple[sympy.Expr, sympy.Expr], ...]
+                 ) -> bool:
+    """Whether expr is an integer at every choice of sizes the `assume d | n` facts allow:
+    each such n is d * r for some positive integer r (`T / 2` is whole under `2 | T`)."""
+    if expr.is_integer:
+        return True
+    multiples = {dividend: divisor * sympy.Dummy("r", integer=True, positive=True)
+                 for divisor, dividend in divisibility if dividend.is_Symbol}
+    for _ in range(len(multiples)):  # a divisor that is itself a multiple: `Bc | Br, Br | S`
+        rewritten = expr.xreplace(multiples)
+        if rewritten == expr:
+            break
+        expr = rewritten
+    return bool(sympy.cancel(expr).is_integer)
 
 
 def _gap(relation: sympy.Basic) -> tuple[sympy.Expr, bool] | None:

@@ -57,6 +57,8 @@ def sample_sizes(kernel: CheckedKernel, count: int, rng: random.Random, *,
         resolved = resolve_sizes(kernel, candidate)  # once a draw, for both questions
         if not _assumptions_hold_at(kernel, resolved, extra_facts):
             continue
+        if not nest.whole_steps_at(resolved):
+            continue  # sizes refused where analysed (lang.sizes.refuse_fractional_steps)
         if nest.steps_at(resolved, max_steps) > max_steps:
             too_long += 1
             continue
@@ -310,6 +312,17 @@ class _NestShape:
             return _count_block(self.statements, self.loops, env, limit)
         except _OverLimit:
             return math.inf
+
+
+    def whole_steps_at(self, resolved: Mapping[str, Value]) -> bool:
+        """Whether every loop's step is a whole number at sizes already resolved: `by T / 2`
+        at T = 3 would run its iterator over halves."""
+        return _whole_steps(self.loops, dict(resolved))
+
+
+def _whole_steps(loops: tuple[_LoopShape, ...], env: Env) -> bool:
+    return all(Fraction(loop.step(env)).denominator == 1 and _whole_steps(loop.loops, env)
+               for loop in loops)
 
 
 def _shape(statements, sizes: set[str]) -> tuple[int, tuple[_LoopShape, ...]]:
