@@ -15,6 +15,7 @@ from ..base.errors import (
     KcostError,
     SizeError,
     option_span,
+    placed,
 )
 from ..base.outputs import check_output, write_via_temporary
 from ..base.tree import Span
@@ -62,12 +63,21 @@ def is_python_target(spec: str) -> bool:
 def imported_text(target: str, args, sizes: dict[str, int] | None = None) -> str:
     """The spec of the kernel `target` names, with the import's options of `args`."""
     # imported here: the Triton frontend's records cost every other command some 5 ms to build
-    from ..frontend.triton_spec import ImportOptions, import_triton, parse_dtypes, split_target
+    from ..frontend.triton_spec import (
+        ImportOptions,
+        import_triton,
+        parse_dtypes,
+        split_target,
+        target_span,
+    )
 
     path, function = split_target(target)
     options = ImportOptions(args.grid, parse_dtypes(args.dtype), sizes or {}, args.config,
                             args.wrap == "clip")
-    return import_triton(path, function, options)
+    try:
+        return import_triton(path, function, options)
+    except KcostError as error:  # the function not in the file: at its name in the argument
+        raise placed(error, target_span(target), target) from None
 
 
 def _meta_values(items: list[str]) -> dict[str, int]:

@@ -91,8 +91,9 @@ def read_source(path: str, function: str) -> Source:
                         if isinstance(node, ast.FunctionDef) and _is_jit(node)})
         hint = ("its @triton.jit functions: " + ", ".join(names)) if names else (
             "the file has no @triton.jit function")
+        # no place in the file: the caller places it at the name it was given
         raise SpecCheckError(Code.TRITON_NOT_A_KERNEL, Diagnostic(
-            Span(path, 1, 1, 1, 2), f"no function `{function}` in {path}", hint), text)
+            None, f"no function `{function}` in {path}", hint))
     node = candidates[0]
     if not _is_jit(node):
         raise import_error(Code.TRITON_NOT_A_KERNEL, (path, text), node,

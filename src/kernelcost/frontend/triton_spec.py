@@ -10,6 +10,7 @@ body."""
 from __future__ import annotations
 
 import ast
+import unicodedata
 from dataclasses import field, replace
 
 import sympy
@@ -46,14 +47,20 @@ class ImportOptions:
 
 
 def split_target(target: str) -> tuple[str, str]:
-    """`FILE.py::FUNCTION` -> (FILE.py, FUNCTION)."""
+    """`FILE.py::FUNCTION` -> (FILE.py, FUNCTION), the name as Python reads it (NFKC)."""
     path, separator, function = target.rpartition("::")
     if not separator or not path or not function.isidentifier():
         raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
             Span("argv", 1, 1, 1, max(2, len(target) + 1)),
             f"`{target}` does not name a function of a Python file",
             "FILE.py::FUNCTION, the kernel decorated with @triton.jit"), target)
-    return path, function
+    return path, unicodedata.normalize("NFKC", function)  # as Python reads `def ｋ(`: `k`
+
+
+def target_span(target: str) -> Span:
+    """The place of FUNCTION in `FILE.py::FUNCTION`, as given on the command line."""
+    column = len(target) - len(target.rpartition("::")[2]) + 1
+    return Span("argv", 1, column, 1, len(target) + 1)
 
 
 def parse_dtypes(text_value: str | None) -> dict[str, str]:
