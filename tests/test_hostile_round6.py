@@ -429,3 +429,17 @@ def test_a_file_that_cannot_be_written_is_placed_at_its_option(capsys, tmp_path,
     assert code == 2 and err.startswith(f"{option}:1:1: error[KC810]: cannot write {path}: "
                                         "the directory"), err
     assert f"   1 | {path}\n" in err
+
+
+@pytest.mark.parametrize("output", ["{dir}/no/a.svg", "./{rel}/no/a.b.svg"])
+def test_a_figure_of_several_machines_that_cannot_be_written_is_placed_at_its_option(
+        capsys, tmp_path, monkeypatch, output):
+    """`plot --machine h100,a100 -o no/a.svg` writes no/a.h100.svg and no/a.a100.svg: the
+    file the error names is derived from -o's value, and it had no place."""
+    monkeypatch.chdir(tmp_path.parent)
+    output = output.format(dir=tmp_path, rel=tmp_path.name)
+    code, _, err = run(capsys, "plot", str(ROOT / "specs" / "gemm.kcost"), "--machine", "h100,a100",
+                       "--set", "N=4096", "-o", output)
+    derived = Path(output).with_suffix(f".h100{Path(output).suffix}")
+    assert code == 2 and err.startswith(f"-o:1:1: error[KC810]: cannot write {derived}: "), err
+    assert f"   1 | {output}\n       {'^' * len(output)}\n" in err, err

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
+from pathlib import Path
 
 from ..base.errors import (
     Code,
@@ -384,14 +385,17 @@ _NAMING_OPTIONS = {Code.UNKNOWN_MACHINE: ("--machine",), Code.UNKNOWN_TOPOLOGY: 
 
 def _placed_output(error: KcostError, args) -> KcostError:
     """A file that cannot be written, placed at the option that named it: the writers know a
-    path, which a figure of several machines derives from its option (`a.h100.svg`): that
-    one stays unplaced, its message naming the file."""
+    path, which a figure of several machines derives from its option (`a.svg` names
+    `a.h100.svg`: plot_cmd.figure_paths), its message naming the file."""
     message = error.diagnostics[0].message
     for dest, option in _OUTPUT_OPTIONS.items():
         for item in _given(args, dest):
             text = str(item)
+            base = re.escape(str(Path(text).with_suffix("")))
+            derived = rf"cannot write {base}\.[^/:]+{re.escape(Path(text).suffix)}:"
             if any(message.startswith(f"cannot write {form}")
-                   for form in (f"{text}:", f"`{text}`", repr(text))):
+                   for form in (f"{text}:", f"`{text}`", repr(text))) or re.match(
+                    derived, message):
                 return placed(error, option_span(option, text), text)
     return error
 
