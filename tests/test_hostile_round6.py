@@ -443,3 +443,12 @@ def test_a_figure_of_several_machines_that_cannot_be_written_is_placed_at_its_op
     derived = Path(output).with_suffix(f".h100{Path(output).suffix}")
     assert code == 2 and err.startswith(f"-o:1:1: error[KC810]: cannot write {derived}: "), err
     assert f"   1 | {output}\n       {'^' * len(output)}\n" in err, err
+
+
+def test_a_file_that_cannot_be_written_always_says_what_to_do(capsys, tmp_path):
+    """Three of check_output's refusals had no hint: a parent that is a file, a NUL byte,
+    a directory not writable."""
+    (tmp_path / "f").write_text("")
+    for output in (f"{tmp_path}/f/a.kcost", f"{tmp_path}/a\x00.kcost"):
+        code, _, err = run(capsys, "import", f"{write(tmp_path, 'k.py', TRITON)}::k", "-o", output)
+        assert code == 2 and "error[KC810]: cannot write" in err and "\n  hint: " in err, err

@@ -29,7 +29,8 @@ def check_output(path: str | Path) -> Path:
             "create it first"))
     if not directory.is_dir():
         raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
-            None, f"cannot write {path}: {directory} is not a directory"))
+            None, f"cannot write {path}: {directory} is not a directory",
+            f"{directory} is a file: give a path in a directory"))
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -37,7 +38,8 @@ def check_output(path: str | Path) -> Path:
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in the name
         reason = getattr(error, "strerror", None) or "the name is not a usable path"
         raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
-            None, f"cannot write {str(path)!r}: {reason}")) from None
+            None, f"cannot write {str(path)!r}: {reason}",
+            "choose another path")) from None
     if info is not None:
         if stat.S_ISDIR(info.st_mode):
             raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
@@ -52,7 +54,8 @@ def check_output(path: str | Path) -> Path:
                 "make it writable or choose another name"))
     if not os.access(directory, os.W_OK | os.X_OK):
         raise InputOutputError(Code.CANNOT_WRITE, Diagnostic(
-            None, f"cannot write {path}: the directory {directory} is not writable"))
+            None, f"cannot write {path}: the directory {directory} is not writable",
+            "give a path in a directory you can write"))
     return path
 
 
