@@ -6,7 +6,8 @@ expression, tens of times slower), else as sympy evaluates it."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 
 import sympy
@@ -209,8 +210,8 @@ class ArgumentWitnesses:
         self.free = [free_symbols(argument) for argument in arguments]
         self.symbols = tuple(sorted(set().union(*self.free), key=text_key))
         self.position = {symbol: index for index, symbol in enumerate(self.symbols)}
-        self.plans = [rational_eval.compiled(argument, self.symbols) for argument in arguments]
-        self.values: dict[tuple[int, tuple[int, ...]], Value | None] = {}
+        self.tables = [_argument_table(argument, free, self.position)
+                       for argument, free in zip(arguments, self.free)]
         self.points: dict[tuple[sympy.Symbol, ...], list[tuple[int, ...]]] = {}
 
     def split(self, i: int, j: int, difference: sympy.Expr | None = None) -> bool:
@@ -270,10 +271,43 @@ class ArgumentWitnesses:
         return sorted(range(len(self.arguments)), key=functools.cmp_to_key(later))
 
     def value(self, index: int, point: tuple[int, ...]) -> Value | None:
-        key = (index, point)
-        if key not in self.values:
-            self.values[key] = planned_value(self.plans[index], point)
-        return self.values[key]
+        plan, own, values = self.tables[index]
+        key = own(point)
+        if key in values:
+            return values[key]
+        value = values[key] = planned_value(plan, key)
+        return value
+
+
+# Each argument's values at the witness points, by the values of its own symbols: the Min
+# and Max of one verdict share most of their arguments (t_bound's terms and t_model's, those
+# at the maximum clock), and an argument's value there does not depend on the other
+# arguments' symbols, which stand at 1 or elsewhere in each call's points.
+_TABLES: dict[sympy.Expr, tuple[rational_eval.Plan | None,
+                                dict[tuple[int, ...], Value | None],
+                                tuple[sympy.Symbol, ...]]] = {}
+_MOST_TABLES = 4096
+
+
+def _argument_table(argument: sympy.Expr, free: frozenset[sympy.Symbol],
+                    position: dict[sympy.Symbol, int]
+                    ) -> tuple[rational_eval.Plan | None, Callable[[tuple[int, ...]],
+                                                                    tuple[int, ...]],
+                               dict[tuple[int, ...], Value | None]]:
+    """The argument's plan over its own symbols (in text order), what takes their values out
+    of a point over all the arguments' symbols, and its values found so far."""
+    found = _TABLES.get(argument)
+    if found is None:
+        if len(_TABLES) >= _MOST_TABLES:
+            _TABLES.clear()
+        own = tuple(sorted(free, key=text_key))
+        found = _TABLES[argument] = (rational_eval.compiled(argument, own), {}, own)
+    positions = [position[symbol] for symbol in found[2]]
+    if len(positions) == 1:
+        only = positions[0]
+        return found[0], lambda point: (point[only],), found[1]
+    taken = operator.itemgetter(*positions) if positions else (lambda point: ())
+    return found[0], taken, found[1]
 
 
 def planned_value(plan: rational_eval.Plan | None, point: tuple[int, ...]) -> Value | None:
