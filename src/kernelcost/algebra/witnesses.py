@@ -213,6 +213,7 @@ class ArgumentWitnesses:
         self.tables = [_argument_table(argument, free, self.position)
                        for argument, free in zip(arguments, self.free)]
         self.points: dict[tuple[sympy.Symbol, ...], list[tuple[int, ...]]] = {}
+        self.columns: dict[tuple[int, tuple[sympy.Symbol, ...]], list[Value | None]] = {}
 
     def split(self, i: int, j: int, difference: sympy.Expr | None = None) -> bool:
         """both_signs(difference, zero_counts_as=0), at the witnesses of the difference's
@@ -225,11 +226,12 @@ class ArgumentWitnesses:
         if not ordered:
             return False
         seen: set[int] = set()  # split_signs' reading, a zero for neither side
-        for values, point in zip(witness_values(len(ordered)), self._points(ordered)):
-            first, second = self.value(i, point), self.value(j, point)
+        compare = rational_eval.compare
+        for values, first, second in zip(witness_values(len(ordered)),
+                                         self._column(i, ordered), self._column(j, ordered)):
             sign: int | None
             if first is not None and second is not None:
-                sign = rational_eval.compare(first, second)
+                sign = compare(first, second)
             elif difference is not None:
                 sign = sign_of(difference, ordered, values)
             else:
@@ -239,6 +241,22 @@ class ArgumentWitnesses:
                 if len(seen) == 2:
                     return True
         return False
+
+    def _column(self, index: int, ordered: tuple[sympy.Symbol, ...]) -> list[Value | None]:
+        """The argument's values at the witness points of these symbols, in their order: most
+        pairs of one Min or Max ask the same symbols' points of each argument."""
+        key = (index, ordered)
+        column = self.columns.get(key)
+        if column is None:
+            plan, own, values = self.tables[index]
+            column = []
+            for point in self._points(ordered):
+                taken = own(point)
+                value = values[taken] if taken in values else values.setdefault(
+                    taken, planned_value(plan, taken))
+                column.append(value)
+            self.columns[key] = column
+        return column
 
     def _points(self, ordered: tuple[sympy.Symbol, ...]) -> list[tuple[int, ...]]:
         """The witness points of these symbols over all the arguments' symbols (the others
