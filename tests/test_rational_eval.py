@@ -212,6 +212,20 @@ def test_arguments_split_as_their_differences_do(arguments):
                 assert _both_signs_at_sizes(difference, tuple(sorted(pair, key=str)))
 
 
+@given(st.lists(expressions(depth=2), min_size=2, max_size=3),
+       st.lists(expressions(depth=2), min_size=1, max_size=2))
+def test_arguments_read_in_one_max_split_alike_in_another(first, others):
+    """An argument's values, kept from a Min or Max over other symbols (the sizes of its own
+    taken out of each point), split the pairs of a later one as its differences do: the
+    later one's arguments are the first's in another order, beside others."""
+    witnesses.ArgumentWitnesses([*others, *first]).split(0, len(others))
+    later = [*reversed(first), *others]
+    checked = witnesses.ArgumentWitnesses(later)
+    for i, j in itertools.combinations(range(len(later)), 2):
+        difference = later[i] - later[j]
+        assert checked.split(i, j, difference) == witnesses.both_signs(difference, 0)
+
+
 POLYNOMIAL_NODES = ("add", "add", "mul", "pow", "ceiling")  # negative powers: not all
 
 

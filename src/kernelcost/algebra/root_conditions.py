@@ -5,6 +5,8 @@ sizes isolated before the target. sympy is not asked to decide what takes both s
 
 from __future__ import annotations
 
+import functools
+
 import sympy
 
 from ..base.symbols import CAPACITY, RIDGE
@@ -58,6 +60,9 @@ def positive_real_condition(root: sympy.Expr) -> sympy.Basic:
     return sympy.And(relation, *conditions)
 
 
+# kept: the roots of a quadratic share their denominator, whose factors each root's
+# condition asks
+@functools.lru_cache(maxsize=256)
 def _factors(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, int]]]:
     """factor_list, or the expression as one factor where sympy cannot make it a polynomial
     (a bare number, radicals of symbols)."""

@@ -73,12 +73,13 @@ class ShiftedPolynomials:
         self.sizes = tuple(sorted(set().union(*filter(None, sizes)), key=text_key))
         self.own = sizes
         self.expanded: dict[int, rational_eval.Terms | None] = {}  # each at its first pair
+        self.context = (self.sizes, tuple(self.roundings.items()))
 
     def _expanded(self, index: int) -> rational_eval.Terms | None:
         if index not in self.expanded:
             self.expanded[index] = (None if self.own[index] is None else
-                                    rational_eval.shifted_integers(self.rounded[index],
-                                                                   self.sizes, self.roundings))
+                                    _shifted_integers(self.rounded[index], self.context,
+                                                      self.roundings))
         return self.expanded[index]
 
     def sign(self, first: int, second: int) -> int | None:
@@ -91,6 +92,26 @@ class ShiftedPolynomials:
             difference[exponents] = difference.get(exponents, 0) - value * scale
         return part_sign(({exponents: value for exponents, value in difference.items()
                            if value}, scale * other_scale), self.sizes)
+
+
+# Each argument's expansion over the sizes and roundings of its Min or Max: a verdict's
+# t_bound and t_model (and the terms at the maximum clock) are Max calls over mostly the same
+# arguments and sizes.
+_EXPANDED: dict[tuple[sympy.Expr, tuple[object, ...]], rational_eval.Terms | None] = {}
+_MOST_EXPANDED = 4096
+
+
+def _shifted_integers(rounded: sympy.Expr | None,
+                      context: tuple[tuple[sympy.Symbol, ...], tuple[object, ...]],
+                      roundings: dict[sympy.Expr, sympy.Symbol]) -> rational_eval.Terms | None:
+    """rational_eval.shifted_integers(rounded, sizes, roundings), kept by the argument and
+    its sizes and roundings (`context`: the sizes and the roundings' items)."""
+    key = (rounded, context)
+    if key not in _EXPANDED:
+        if len(_EXPANDED) >= _MOST_EXPANDED:
+            _EXPANDED.clear()
+        _EXPANDED[key] = rational_eval.shifted_integers(rounded, context[0], roundings)
+    return _EXPANDED[key]
 
 
 # kept: a verdict's Min and Max calls share most arguments (the bound's terms, the model's,

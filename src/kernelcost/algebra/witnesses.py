@@ -6,7 +6,8 @@ expression, tens of times slower), else as sympy evaluates it."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 
 import sympy
@@ -209,9 +210,10 @@ class ArgumentWitnesses:
         self.free = [free_symbols(argument) for argument in arguments]
         self.symbols = tuple(sorted(set().union(*self.free), key=text_key))
         self.position = {symbol: index for index, symbol in enumerate(self.symbols)}
-        self.plans = [rational_eval.compiled(argument, self.symbols) for argument in arguments]
-        self.values: dict[tuple[int, tuple[int, ...]], Value | None] = {}
+        self.tables = [_argument_table(argument, free, self.position)
+                       for argument, free in zip(arguments, self.free)]
         self.points: dict[tuple[sympy.Symbol, ...], list[tuple[int, ...]]] = {}
+        self.columns: dict[tuple[int, tuple[sympy.Symbol, ...]], list[Value | None]] = {}
 
     def split(self, i: int, j: int, difference: sympy.Expr | None = None) -> bool:
         """both_signs(difference, zero_counts_as=0), at the witnesses of the difference's
@@ -224,11 +226,12 @@ class ArgumentWitnesses:
         if not ordered:
             return False
         seen: set[int] = set()  # split_signs' reading, a zero for neither side
-        for values, point in zip(witness_values(len(ordered)), self._points(ordered)):
-            first, second = self.value(i, point), self.value(j, point)
+        compare = rational_eval.compare
+        for values, first, second in zip(witness_values(len(ordered)),
+                                         self._column(i, ordered), self._column(j, ordered)):
             sign: int | None
             if first is not None and second is not None:
-                sign = rational_eval.compare(first, second)
+                sign = compare(first, second)
             elif difference is not None:
                 sign = sign_of(difference, ordered, values)
             else:
@@ -238,6 +241,22 @@ class ArgumentWitnesses:
                 if len(seen) == 2:
                     return True
         return False
+
+    def _column(self, index: int, ordered: tuple[sympy.Symbol, ...]) -> list[Value | None]:
+        """The argument's values at the witness points of these symbols, in their order: most
+        pairs of one Min or Max ask the same symbols' points of each argument."""
+        key = (index, ordered)
+        column = self.columns.get(key)
+        if column is None:
+            plan, own, values = self.tables[index]
+            column = []
+            for point in self._points(ordered):
+                taken = own(point)
+                value = values[taken] if taken in values else values.setdefault(
+                    taken, planned_value(plan, taken))
+                column.append(value)
+            self.columns[key] = column
+        return column
 
     def _points(self, ordered: tuple[sympy.Symbol, ...]) -> list[tuple[int, ...]]:
         """The witness points of these symbols over all the arguments' symbols (the others
@@ -270,10 +289,43 @@ class ArgumentWitnesses:
         return sorted(range(len(self.arguments)), key=functools.cmp_to_key(later))
 
     def value(self, index: int, point: tuple[int, ...]) -> Value | None:
-        key = (index, point)
-        if key not in self.values:
-            self.values[key] = planned_value(self.plans[index], point)
-        return self.values[key]
+        plan, own, values = self.tables[index]
+        key = own(point)
+        if key in values:
+            return values[key]
+        value = values[key] = planned_value(plan, key)
+        return value
+
+
+# Each argument's values at the witness points, by the values of its own symbols: the Min
+# and Max of one verdict share most of their arguments (t_bound's terms and t_model's, those
+# at the maximum clock), and an argument's value there does not depend on the other
+# arguments' symbols, which stand at 1 or elsewhere in each call's points.
+_TABLES: dict[sympy.Expr, tuple[rational_eval.Plan | None,
+                                dict[tuple[int, ...], Value | None],
+                                tuple[sympy.Symbol, ...]]] = {}
+_MOST_TABLES = 4096
+
+
+def _argument_table(argument: sympy.Expr, free: frozenset[sympy.Symbol],
+                    position: dict[sympy.Symbol, int]
+                    ) -> tuple[rational_eval.Plan | None, Callable[[tuple[int, ...]],
+                                                                    tuple[int, ...]],
+                               dict[tuple[int, ...], Value | None]]:
+    """The argument's plan over its own symbols (in text order), what takes their values out
+    of a point over all the arguments' symbols, and its values found so far."""
+    found = _TABLES.get(argument)
+    if found is None:
+        if len(_TABLES) >= _MOST_TABLES:
+            _TABLES.clear()
+        own = tuple(sorted(free, key=text_key))
+        found = _TABLES[argument] = (rational_eval.compiled(argument, own), {}, own)
+    positions = [position[symbol] for symbol in found[2]]
+    if len(positions) == 1:
+        only = positions[0]
+        return found[0], lambda point: (point[only],), found[1]
+    taken = operator.itemgetter(*positions) if positions else (lambda point: ())
+    return found[0], taken, found[1]
 
 
 def planned_value(plan: rational_eval.Plan | None, point: tuple[int, ...]) -> Value | None:

@@ -245,7 +245,10 @@ def _tightest(limits: list[Limit]) -> tuple[sympy.Expr | None, Level | Resource 
     limits that remain cannot be ordered."""
     if not limits:
         return None, None
-    resident = smallest(*(limit.blocks_per_sm for limit in limits))
+    allowed = [limit.blocks_per_sm for limit in limits]
+    # numbers (every size set): the least, which smallest's orderings would also keep
+    resident = (min(allowed) if all(each.is_Rational for each in allowed)
+                else smallest(*allowed))
     return resident, next((limit.resource for limit in limits
                            if limit.blocks_per_sm == resident), None)
 
