@@ -1,6 +1,6 @@
-"""An expression's free symbols found once (free_symbol_sets) are sympy's own
-`Basic.free_symbols`, asked again or of an equal expression, and each caller's set is its
-own to change."""
+"""An expression's free symbols and atoms found once (free_symbol_sets) are sympy's own
+`Basic.free_symbols` and `Basic.atoms`, asked again or of an equal expression, and each
+caller's set is its own to change."""
 
 from __future__ import annotations
 
@@ -41,6 +41,15 @@ def _sympys(expr) -> set:
         return expr.free_symbols
 
 
+def _sympys_atoms(expr, *types) -> set:
+    with sympy_scope.sympys_own():
+        return expr.atoms(*types)
+
+
+TYPES = [(), (sympy.Symbol,), (sympy.Integer,), (sympy.Symbol, sympy.floor),
+         (sympy.Min, sympy.Max), (sympy.Add,), (sympy.Number,), (M,), (sympy.Integer(3), x)]
+
+
 @tiered(300)
 @given(EXPRESSIONS)
 def test_the_free_symbols_are_sympys(expr):
@@ -54,6 +63,17 @@ def test_the_free_symbols_are_sympys(expr):
         assert node.free_symbols == _sympys(node)
 
 
+@tiered(300)
+@given(EXPRESSIONS, st.sampled_from(TYPES))
+def test_the_atoms_are_sympys(expr, types):
+    expected = _sympys_atoms(expr, *types)
+    assert expr.atoms(*types) == expected
+    assert expr.atoms(*types) == expected  # kept, then given again
+    assert {type(atom) for atom in expr.atoms(*types)} == {type(atom) for atom in expected}
+    for node in sympy.preorder_traversal(expr):
+        assert node.atoms(*types) == _sympys_atoms(node, *types)
+
+
 def test_each_caller_gets_a_set_of_its_own():
     expr = M * N + sympy.ceiling(K / M)
     first = expr.free_symbols
@@ -61,12 +81,18 @@ def test_each_caller_gets_a_set_of_its_own():
     first.add(x)
     assert expr.free_symbols == {M, N, K}
     assert type(expr.free_symbols) is set
+    atoms = expr.atoms(sympy.Symbol)
+    atoms.clear()
+    assert expr.atoms(sympy.Symbol) == {M, N, K}
+    assert type(expr.atoms()) is set
 
 
 def test_the_kept_sets_go_with_the_scope():
     expr = M + 7 * N * K
     assert expr.free_symbols == {M, N, K}
+    assert expr.atoms() == {M, N, K, sympy.Integer(7)}
     assert expr in free_symbol_sets._FOUND
+    assert (expr, ()) in free_symbol_sets._ATOMS
     free_symbol_sets.forget()
-    assert not free_symbol_sets._FOUND
+    assert not free_symbol_sets._FOUND and not free_symbol_sets._ATOMS
     assert expr.free_symbols == {M, N, K}

@@ -10,7 +10,7 @@ order of a sum's terms and a product's precedence, for the printers), `monomial_
 `fact_order` (the facts the assumption system tries, in a fixed order), `fact_deductions`
 (a knowledge base's forward chaining, each distinct deduction done once), `root_bounds`
 (the bound on a polynomial's positive roots that real-root isolation asks, in plain
-integers) and `free_symbol_sets` (an expression's free symbols found once). All but
+integers) and `free_symbol_sets` (an expression's free symbols and atoms found once). All but
 sound_signs give sympy's own answers, which their tests check against sympy.
 
 A caller's process is left as it was. `patched()`, a context manager and a decorator that
