@@ -118,6 +118,9 @@ class _OneCommand:
     def add_parser(self, name: str, **kwargs):
         if name == self.wanted:
             return self.commands.add_parser(name, **kwargs)
+        # argparse's own bookkeeping for a choice, as add_parser does it (Python 3.11 to
+        # 3.13): tests/test_one_command_parser.py holds the help and errors to the whole
+        # parser's
         if "help" in kwargs:  # listed in the help as add_parser lists it
             self.commands._choices_actions.append(self.commands._ChoicesPseudoAction(
                 name, (), kwargs["help"]))
@@ -134,8 +137,8 @@ def named_command(argv: list[str] | None) -> str | None:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser; with `command`, one that parses that command's arguments
-    only (the others' parsers are left empty: named_command)."""
+    """The command line's parser; with `command` (named_command), one that parses that
+    command's arguments only: the others are listed with their help but get no parser."""
     parser = Parser(
         prog="kernelcost",
         description="Symbolic cost analysis of GPU kernels: work, traffic, intensity, "
