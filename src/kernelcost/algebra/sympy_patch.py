@@ -15,6 +15,7 @@ class Slot(enum.Enum):
     ATTRIBUTE = "attribute"  # a module's or a class's attribute, a plain function
     CLASSMETHOD = "classmethod"  # a class's classmethod, replaced by one
     ITEM = "item"  # an entry of a dispatch table (a dict)
+    PROPERTY = "property"  # a class's property, replaced by one with another getter
 
 
 @record
@@ -28,6 +29,8 @@ class Patch:
         """sympy's own function in this place."""
         if self.slot is Slot.ITEM:
             return self.owner[self.name]  # type: ignore[index]
+        if self.slot is Slot.PROPERTY:
+            return vars(self.owner)[self.name].fget
         own = getattr(self.owner, self.name)
         return own.__func__ if self.slot is Slot.CLASSMETHOD else own
 
@@ -40,6 +43,8 @@ class Patch:
     def put(self, function: Callable) -> None:
         if self.slot is Slot.ITEM:
             self.owner[self.name] = function  # type: ignore[index]
+        elif self.slot is Slot.PROPERTY:
+            setattr(self.owner, self.name, property(function))
         else:
             setattr(self.owner, self.name,
                     classmethod(function) if self.slot is Slot.CLASSMETHOD else function)

@@ -1,6 +1,6 @@
 """kernelcost's deductions and shortcuts in sympy's place, only while kernelcost computes.
 
-Nine modules replace functions of sympy's, each naming what it replaces and why:
+Ten modules replace functions of sympy's, each naming what it replaces and why:
 `sound_signs` (sympy's sign and integrality deductions less the two that prove false facts
 about sizes), `number_facts` (a rational number's facts found once for each kind of
 number), `rounding` (floor and ceiling of integer expressions without sympy's questions),
@@ -8,10 +8,10 @@ number), `rounding` (floor and ceiling of integer expressions without sympy's qu
 order of a sum's terms and a product's precedence, for the printers), `monomial_ops`
 (a polynomial ring's monomial arithmetic compiled with the package, not exec'd),
 `fact_order` (the facts the assumption system tries, in a fixed order), `fact_deductions`
-(a knowledge base's forward chaining, each distinct deduction done once) and `root_bounds`
+(a knowledge base's forward chaining, each distinct deduction done once), `root_bounds`
 (the bound on a polynomial's positive roots that real-root isolation asks, in plain
-integers). All but sound_signs give sympy's own answers, which their tests check against
-sympy.
+integers) and `free_symbol_sets` (an expression's free symbols and atoms found once). All but
+sound_signs give sympy's own answers, which their tests check against sympy.
 
 A caller's process is left as it was. `patched()`, a context manager and a decorator that
 the public API enters, puts the replacements in place when the first caller enters and
@@ -34,6 +34,7 @@ import sympy
 from . import (
     fact_deductions,
     fact_order,
+    free_symbol_sets,
     monomial_ops,
     number_facts,
     root_bounds,
@@ -47,7 +48,7 @@ from .sympy_patch import Patch
 PATCHES: tuple[Patch, ...] = (*sound_signs.PATCHES, *number_facts.PATCHES, *rounding.PATCHES,
                               *term_factors.PATCHES, *texts.PATCHES, *monomial_ops.PATCHES,
                               *fact_order.PATCHES, *fact_deductions.PATCHES,
-                              *root_bounds.PATCHES)
+                              *root_bounds.PATCHES, *free_symbol_sets.PATCHES)
 
 _thread = threading.local()  # .on: this thread's override of the process's default
 _lock = threading.Lock()
@@ -135,6 +136,7 @@ def _hold() -> None:
             for patch in PATCHES:
                 patch.put(_dispatching(patch))
             sympy.core.cache.clear_cache()
+            free_symbol_sets.forget()
         _holders += 1
 
 
@@ -147,3 +149,4 @@ def _release() -> None:
                 patch.restore(stored)
             _stored.clear()
             sympy.core.cache.clear_cache()
+            free_symbol_sets.forget()

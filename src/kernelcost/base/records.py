@@ -150,9 +150,7 @@ def _init_of(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool):
     factories and fields outside __init__ at the same places) share one compiled body, their
     own names put in its code and their defaults on the function: a compile costs 0.05 ms
     and 0.01 ms a field, and a command meets some eighty classes in thirty shapes."""
-    shape = (frozen, hasattr(cls, "__post_init__"),
-             tuple((field.init, field.default_factory is not dataclasses.MISSING)
-                   for field in fields))
+    shape = _shape_of(cls, fields, frozen)
     code = _CODE_OF_SHAPE.get(shape)
     if code is None:
         code = _CODE_OF_SHAPE[shape] = _compiled_shape(shape)
@@ -178,22 +176,29 @@ def _init_of(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool):
 _CODE_OF_SHAPE: dict[tuple, types.CodeType] = {}
 
 
+def _shape_of(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool) -> tuple:
+    """What a record's __init__ body depends on: whether it is frozen and has a
+    __post_init__, and for each field whether it is in __init__ and has a default factory."""
+    return (frozen, hasattr(cls, "__post_init__"),
+            tuple((field.init, field.default_factory is not dataclasses.MISSING)
+                  for field in fields))
+
+
 def _placeholder(index: int) -> str:
     """The name of a shape's field `index`, replaced in its code by the class's own."""
     return f"_f{index}_"
 
 
 def _compiled_shape(shape: tuple) -> types.CodeType:
-    """The __init__ of a shape, its fields named by placeholders: for a frozen record of
-    fields all in __init__ without default factories, the body of as many fields that
-    record_bodies holds, compiled with the package; else compiled here."""
-    frozen, post_init, kinds = shape
-    if frozen and not post_init and all(init and not factory for init, factory in kinds):
-        from . import record_bodies
+    """The __init__ of a shape, its fields named by placeholders: the body record_bodies
+    holds for it (a frozen record's of up to MOST_PREBUILT_FIELDS fields all in __init__
+    without default factories, and every other shape a record of the package has), compiled
+    with the package; else compiled here (a record defined outside the package)."""
+    from . import record_bodies
 
-        body = getattr(record_bodies, f"_frozen_{len(kinds)}", None)
-        if body is not None:
-            return body.__code__.replace(co_name="__init__")
+    body = getattr(record_bodies, _body_name(shape), None)
+    if body is not None:
+        return body.__code__.replace(co_name="__init__")
     names: dict[str, Any] = {}
     exec(_shape_source(shape, "__init__"), names)  # noqa: S102 - built from placeholders
     return names["__init__"].__code__
@@ -231,20 +236,60 @@ def _shape_source(shape: tuple, name: str) -> str:
 
 
 MOST_PREBUILT_FIELDS = 26  # the most fields of a frozen record that record_bodies holds
+# a field in a body's name: in __init__ or not, with a default factory or not
+_FIELD_LETTERS = {(True, False): "p", (True, True): "f", (False, False): "n", (False, True): "m"}
+
+
+def _body_name(shape: tuple) -> str:
+    """The name of a shape's body in record_bodies: `_frozen_N` for a frozen record of N
+    fields all in __init__ without default factories, else one that spells the shape."""
+    frozen, post_init, kinds = shape
+    if frozen and not post_init and all(kind == (True, False) for kind in kinds):
+        return f"_frozen_{len(kinds)}"
+    return (f"_{'frozen' if frozen else 'plain'}{'_post' if post_init else ''}_"
+            + "".join(_FIELD_LETTERS[kind] for kind in kinds))
+
+
+def package_shapes() -> set[tuple]:
+    """The shape of every record a module of kernelcost defines at its top level (each
+    module imported)."""
+    import importlib
+    import pkgutil
+
+    import kernelcost
+
+    shapes = set()
+    for found in pkgutil.walk_packages(kernelcost.__path__, "kernelcost."):
+        if found.name.endswith(".__main__"):  # runs the command line
+            continue
+        module = importlib.import_module(found.name)
+        for value in vars(module).values():
+            if (isinstance(value, type) and value.__module__ == module.__name__
+                    and "_record_shown" in vars(value)):
+                frozen = value.__setattr__ is _refuse_assignment
+                shapes.add(_shape_of(value, dataclasses.fields(value), frozen))
+    return shapes
 
 
 def record_bodies_source() -> str:
     """The text of record_bodies: the __init__ body of a frozen record of 0 to
-    MOST_PREBUILT_FIELDS fields, all in __init__ and without default factories."""
+    MOST_PREBUILT_FIELDS fields, all in __init__ and without default factories, then of
+    every other shape of the package's records (package_shapes), in the order of names."""
     header = (
-        '"""The __init__ bodies of frozen records of up to 26 fields (records._init_of puts each\n'
-        "class's own names in one): compiled with the package, where records would compile\n"
-        "one for each such record a command meets. Written by records.record_bodies_source();\n"
-        'tests/test_records.py holds this file to it."""\n\n'
+        '"""The __init__ bodies of frozen records of up to 26 fields and of every other shape\n'
+        "of the package's records (records._init_of puts each class's own names in one):\n"
+        "compiled with the package, where records would compile one for each record a command\n"
+        "meets. Written by records.record_bodies_source(); tests/test_records.py holds this\n"
+        'file to it."""\n\n'
         "# mypy: ignore-errors\n"
-        "# ruff: noqa: F821 (_set is the global of each __init__ made from a body)\n")
-    bodies = [_shape_source((True, False, ((True, False),) * count), f"_frozen_{count}")
-              for count in range(MOST_PREBUILT_FIELDS + 1)]
+        "# ruff: noqa: F821 (_set, _NO_VALUE and _factory_N are the globals of each __init__\n"
+        "# made from a body)\n")
+    plain = [(True, False, ((True, False),) * count) for count in range(MOST_PREBUILT_FIELDS + 1)]
+    named = {_body_name(shape): shape for shape in package_shapes()}
+    for shape in plain:
+        named.pop(_body_name(shape), None)
+    bodies = [_shape_source(shape, _body_name(shape)) for shape in plain]
+    bodies += [_shape_source(named[name], name) for name in sorted(named)]
     return header + "".join("\n" + body for body in bodies)
 
 
