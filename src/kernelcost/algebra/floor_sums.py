@@ -26,14 +26,17 @@ MAX_PERIOD = 64  # residue classes one sum may split into: terms grow with the p
 _ROUNDINGS = (sympy.floor, sympy.ceiling)
 
 
-def close_sums(expr: sympy.Expr) -> sympy.Expr:
+def close_sums(expr: sympy.Expr, symbolic_only: bool = False) -> sympy.Expr:
     """expr with every Sum over one range that rounded_sum closes replaced by its closed
-    form, innermost first; the others kept as they are."""
+    form, innermost first; the others kept as they are. symbolic_only: only the Sums that
+    keep a free size (one with none is a number that adding its terms gives sooner)."""
     if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
         return expr
     replaced: dict[sympy.Expr, sympy.Expr] = {}
     for node in sympy.postorder_traversal(expr):
         if not isinstance(node, sympy.Sum) or node in replaced or len(node.limits) != 1:
+            continue
+        if symbolic_only and not node.free_symbols:
             continue
         counter, first, last = node.limits[0]
         summand = node.function.xreplace(replaced) if replaced else node.function

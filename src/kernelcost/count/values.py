@@ -106,7 +106,7 @@ def _substituted(expr: sympy.Expr, substitutions: tuple) -> sympy.Expr:
     if has_sum(replaced):
         # a sum that tile sizes made a number of closes (floor_sums: a rounding of the
         # counter with a rational slope), whatever size is left; the rest are added up
-        replaced = sum_values(close_sums(replaced))
+        replaced = sum_values(close_sums(replaced, symbolic_only=True))
     return cancel(replaced)
 
 
