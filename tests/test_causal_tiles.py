@@ -75,3 +75,17 @@ def test_fa3s_causal_tiles_close_and_agree_with_the_summed_terms():
             for length in (512, 2048, 16384):
                 summed = sum_values(amount.xreplace({**values, S: length}))
                 assert closed.xreplace({S: length}) == summed, (name, tiles, length)
+
+
+def test_the_ridge_in_s_is_solved_with_the_tile_sizes_the_spec_gives():
+    # with the tile sizes symbols the intensity keeps its Sum; solve takes the defaults (128 x
+    # 128), where it closes, and finds where I_global meets the H100's bf16 ridge
+    from kernelcost.answers.solve import ridge_crossings
+    from kernelcost.hardware.machinefile import load_machine
+
+    cost = kernelcost.load(SPECS / "flash_attention_causal_hopper.kcost").cost()
+    crossing, *_ = ridge_crossings(cost, "S", load_machine("h100"), "bf16")
+    intensity = cost.intensity("global")
+    below, above = (float(evaluate(intensity, {**cost.defaults, S: length}))
+                    for length in (int(crossing.value), int(crossing.value) + 1))
+    assert below < float(crossing.ridge) < above
