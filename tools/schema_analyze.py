@@ -45,7 +45,9 @@ def _closed_form(meaning: str, unit: str, **more: dict) -> dict:
     keys `more` adds."""
     return obj({"expr": ref("expression", f"{meaning}, {unit}, in closed form"),
                 "value": _quantity(f"{meaning} at the sizes set, {unit}"),
-                "leading": ref("expression", f"the leading term as the sizes grow, {unit}"),
+                "leading": ref("expression_or_null", f"the leading term as the sizes grow, "
+                                                     f"{unit}; null where the form keeps a Sum "
+                                                     "(a count closed only at numeric tiles)"),
                 **more}, f"{meaning}, {unit}")
 
 

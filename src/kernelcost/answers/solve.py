@@ -123,6 +123,10 @@ def ridge_equation(cost: Cost, parameter: sympy.Symbol | str, level: str = Level
     T says more than one at T = 128)."""
     symbol = parameter_symbol(cost, parameter)
     substitutions = other_values(cost, symbol, values, apply_defaults)
+    if not apply_defaults and has_sum(evaluate(cost.intensity(level), substitutions)):
+        # a sum that closes only once the tile sizes are numbers (floor_sums: a causal key
+        # loop's ceil((i0 + Br) / Bc)) takes the defaults: a closed form beats a symbol
+        substitutions = other_values(cost, symbol, values, True)
     if level not in cost.traffic:
         raise SizeError(Code.NO_TRAFFIC_AT_LEVEL, Diagnostic(
             None, f"kernel `{cost.kernel}` moves no bytes at `{level}`",

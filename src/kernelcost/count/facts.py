@@ -24,6 +24,7 @@ from ..base import tree as ast
 from ..base.errors import BudgetError, Code, Diagnostic
 from ..base.symbols import Replacer, WholeRoundings, derivative, first_minmax
 from ..lang.check import CheckedKernel
+from .loop_ends import at_loop_ends
 from .unrounded import unrounded_lower_bound
 
 if TYPE_CHECKING:
@@ -304,7 +305,9 @@ class Facts:
         as nonnegative's answers are: a tile's box and its clipped edges ask again."""
         key = (expr, tuple(loops), len(self.slack))
         if key not in self._within:
-            self._within[key] = self._nonnegative_within(expr, loops)
+            self._within[key] = (self._nonnegative_within(expr, loops)
+                                 or at_loop_ends(expr, loops, self.nonnegative,
+                                                 self.nonnegative_within))
         return self._within[key]
 
     def _nonnegative_within(self, expr: sympy.Expr, loops: Sequence[Loop]) -> bool:

@@ -12,6 +12,7 @@ import sympy
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.polys.polyerrors import BasePolynomialError
 
+from ..algebra.floor_sums import rounded_sum
 from ..algebra.witnesses import shows
 from ..base import watchdog
 from .facts import Facts
@@ -98,6 +99,11 @@ class Summer:
             return sympy.Sum(summand, (counter, first, last))
         result = self._summation(summand, counter, first, last)
         if result.has(sympy.Sum):
+            # floors and ceilings of the counter with a rational slope: closed by residue
+            # classes (algebra.floor_sums), which sympy's summation does not try
+            closed = rounded_sum(summand, counter, first, last)
+            result = result if closed is None else closed
+        if result.has(sympy.Sum):
             self.closed = False
         return result
 
@@ -140,6 +146,9 @@ class Summer:
             difference = -difference  # Max picks left where left - right >= 0
         line = linear_coefficients(difference, counter)
         if line is None:
+            closed = rounded_sum(summand, counter, first, last)  # a rounding with a number slope
+            if closed is not None:
+                return closed
             self.closed = False
             return sympy.Sum(summand, (counter, first, last))
         slope, offset = line

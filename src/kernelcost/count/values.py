@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import sympy
 
+from ..algebra.floor_sums import close_sums
 from ..algebra.numeric_sums import has_sum, sum_values
 from ..algebra.quotients import cancel
 from ..base.errors import Code, Diagnostic, SizeError
@@ -102,7 +103,11 @@ def _substituted(expr: sympy.Expr, substitutions: tuple) -> sympy.Expr:
     # Simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys. A Sum
     # left with no free size is added up (numeric_sums): the model compares numbers
     replaced = expr.xreplace(dict(substitutions))
-    return cancel(sum_values(replaced) if has_sum(replaced) else replaced)
+    if has_sum(replaced):
+        # a sum that tile sizes made a number of closes (floor_sums: a rounding of the
+        # counter with a rational slope), whatever size is left; the rest are added up
+        replaced = sum_values(close_sums(replaced, symbolic_only=True))
+    return cancel(replaced)
 
 
 def json_value(expr: sympy.Expr | None):
