@@ -1,0 +1,136 @@
+"""Hostile input, the seventh round: `solve` against `analyze` where a ceiling holds the
+bytes or the intensity equal to their target over a whole step of sizes, numeric roots past
+2^23, and crossings that need the spec's defaults."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import sympy
+from hostile_runs import run, write
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# x holds ceil(n / T) rows of T elements, y one element a row: 4 h (T + 1) bytes, 40 MiB
+# (an A100's L2) at h = 10, that is for every n in (9437175, 10485750]
+STEPPED_BYTES = """kernel k(n, T = 1048575) {
+    let h = n / T
+    in x: f32[h, T]
+    out y: f32[h]
+    for i in 0..h, j in 0..T { y[i] += x[i, j] }
+}
+"""
+
+# 4 n + 4 ceil(n / 3) + 4 bytes: 60 MiB (an H200's L2) first exceeded at n = 11796480
+THIRDS = """kernel k(n) {
+    let h = n / 3
+    in x: f32[n]
+    in w: f32[h]
+    out y: f32[1]
+    for i in 0..n { y[0] += x[i] }
+    for j in 0..h { y[0] += w[j] }
+}
+"""
+
+# 8 ceil(n / 2) - 4096 bytes: 50 MiB (an H100's L2) from n = 13108223 to 13108224
+HALVES = """kernel k(n) {
+    let h = n / 2 - 512
+    in x: f32[h]
+    out y: f32[n]
+    for i in 0..h { y[i] = 2 * x[i] }
+}
+"""
+
+
+def _fits(capsys, spec: Path, machine: str, n: int) -> bool:
+    code, out, err = run(capsys, "analyze", spec, "--set", f"n={n}", "--machine", machine,
+                         "--no-verify")
+    assert code == 0, err
+    return "fits in L2" in " ".join(out.split())
+
+
+@pytest.mark.parametrize(("text", "machine", "last"), [
+    (STEPPED_BYTES, "a100", 10485750),
+    (THIRDS, "h200", 11796479),
+    (HALVES, "h100", 13108224),
+])
+def test_solve_s_last_size_that_fits_is_the_one_analyze_says_fits(capsys, tmp_path, text,
+                                                                  machine, last):
+    """The working set's crossing is searched numerically (a ceiling). STEPPED_BYTES: a
+    grid point of the search landed on the step where the bytes equal 40 MiB, read as no
+    side, and solve said `none, always` fits; analyze said n = 10485751 does not. THIRDS:
+    the root was kept as a float of 6 digits (23 bits), 11796479.x read as 11796480, which
+    does not fit. HALVES: the bisection stopped where the bytes first equal the capacity
+    (n = 13108222), where sizes up to 13108224 fit."""
+    spec = write(tmp_path, "k.kcost", text)
+    code, out, err = run(capsys, "solve", spec, "--for", "n", "--machine", machine)
+    assert code == 0, err
+    assert "working set   l2" in out and f"n <= {last}" in out, out
+    assert _fits(capsys, spec, machine, last) and not _fits(capsys, spec, machine, last + 1)
+
+
+def test_a_crossing_with_no_closed_form_is_given_at_the_defaults(capsys):
+    """flash_attention_hopper's intensity holds ceiling(S/Bc): with Bc and Br left
+    symbolic there is no closed form, and `solve --for S` said `set every other parameter
+    (--set)` of a spec where every other one has a default."""
+    code, out, err = run(capsys, "solve", ROOT / "specs" / "flash_attention_hopper.kcost",
+                         "--for", "S", "--machine", "h100")
+    assert code == 0, err
+    assert "values at the defaults d = 128, H = 1, Br = 128, Bc = 176" in out
+    row = next(line for line in out.splitlines() if line.startswith("H100 BF16   global"))
+    assert row.split()[4:8] == ["S", "=", "583.6", "S"], row  # I(583.6) = 19800/67 FLOP/B
+
+
+# --- the class: a crossing searched numerically, against the sizes on each side of it
+
+_n = sympy.Symbol("n", positive=True)
+
+
+@settings(max_examples=30, deadline=None)
+@given(step=st.integers(1, 4096), rows=st.integers(1, 64), slope=st.integers(0, 8),
+       offset=st.integers(-64, 64), rounding=st.sampled_from(["ceiling", "floor"]),
+       falling=st.booleans(), ties_exceed=st.booleans())
+def test_a_numeric_crossing_bounds_the_sizes_on_each_side(step, rows, slope, offset, rounding,
+                                                         falling, ties_exceed):
+    """±(rows * ceil(n / step) + slope * n) + offset (or floor) against its value at a
+    size: the sizes on the side that exceeds the target (at or over it for a ridge, over it
+    for a capacity) and those on the other are the integer bounds numeric_roots gives, as
+    brute force finds them. Each kind of bound was wrong before: a grid point on a step
+    equal to the target (no crossing), a bisection that stopped at the step's start, a root
+    rounded to 23 bits, and a whole-number root read from its double's last bit."""
+    from kernelcost.algebra.equations import solve_equal
+    from kernelcost.answers.unknowns import integer_bound
+    from kernelcost.base.kinds import Side
+    from kernelcost.base.symbols import CAPACITY
+
+    sign = -1 if falling else 1
+
+    def held(size: int) -> int:
+        whole = -(-size // step) if rounding == "ceiling" else size // step
+        return sign * (rows * whole + slope * size) + offset
+
+    size = step * 3 + slope  # a target on a step (slope 0) or between sizes
+    target = held(size)
+    form = getattr(sympy, rounding)(_n / step)
+    roots = solve_equal(sign * (rows * form + slope * _n) + offset, _n, CAPACITY,
+                        sympy.Integer(target), ties_exceed)
+    assert len(roots) == 1, roots
+    root = roots[0]
+    sizes = range(1, size + 2 * step + 2)
+    exceeding = [k for k in sizes if held(k) > target or (ties_exceed and held(k) == target)]
+    assert root.side == (Side.BELOW if falling else Side.ABOVE)
+    # a ridge's bound is the compute-bound side's; a capacity's the side that fits
+    if ties_exceed:
+        expected = ("<=", max(exceeding)) if falling else (">=", min(exceeding))
+        wanted = root.side
+    else:
+        fitting = [k for k in sizes if k not in exceeding]
+        expected = (">=", min(fitting)) if falling else ("<=", max(fitting))
+        wanted = root.side.opposite
+    assert integer_bound(root.value, wanted, root.edge, root.side) == expected, (root,
+                                                                                 expected)
+    assert math.isfinite(float(root.value)) and 1 <= root.value <= size + step + 1
