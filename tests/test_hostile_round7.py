@@ -134,3 +134,31 @@ def test_a_numeric_crossing_bounds_the_sizes_on_each_side(step, rows, slope, off
     assert integer_bound(root.value, wanted, root.edge, root.side) == expected, (root,
                                                                                  expected)
     assert math.isfinite(float(root.value)) and 1 <= root.value <= size + step + 1
+
+
+COPY = ROOT / "specs" / "copy.kcost"
+
+
+@pytest.mark.parametrize("arguments", [
+    ["sweep", COPY, "--sweep", "n=1024..4096", "--points", "2", "--machine", "all"],
+    ["tune", COPY, "--vary", "BLK", "--values", "256,512", "--machine", "all", "--set",
+     "n=4096"],
+    ["model", "llama3_8b", "--batch", "1", "--machine", "all"],
+])
+def test_all_where_the_command_takes_one_machine_is_said_so(capsys, arguments):
+    """`--machine all` is analyze's (and solve's, plot's) every machine; sweep, tune and
+    model said `unknown machine `all``, listing the built-in machines, `all` among none."""
+    code, out, err = run(capsys, *arguments)
+    assert code == 2 and out == "", err
+    assert err.startswith("--machine:1:1: error[KC401]: `all` names every built-in machine, "
+                          "and this command takes one"), err
+    assert "hint: give one of a100, b200, h100" in err
+
+
+def test_a_fact_split_k_states_again_is_warned_about_once(capsys):
+    """gemm_hopper writes `assume TK | K`, and its split_k rewrite states it again: at K = 1
+    analyze warned `assume TK | K does not hold` twice."""
+    code, out, err = run(capsys, "analyze", ROOT / "specs" / "gemm_hopper.kcost", "--set",
+                         "M=1,N=1,K=1", "--no-verify")
+    assert code == 0, err
+    assert " ".join(out.split()).count("`assume TK | K` does not hold") == 1, out

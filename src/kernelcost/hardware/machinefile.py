@@ -141,11 +141,17 @@ def load_machine(name_or_path: str | Path) -> Machine:
                             "machine file")
     if found is None:
         name = str(name_or_path)
-        listed = "," in name  # a list where the command takes one machine (tune, sweep, ...)
+        # a list, or `all` (analyze's every machine), where the command takes one machine
+        # (tune, sweep, model, ...): `all` was an `unknown machine`, a list placed nowhere
+        if name == "all":
+            raise MachineFileError(Code.UNKNOWN_MACHINE, Diagnostic(
+                None, "`all` names every built-in machine, and this command takes one",
+                f"give one of {', '.join(builtin_machine_ids())} or a .toml path, and run "
+                "it again for another"))
         raise MachineFileError(Code.UNKNOWN_MACHINE, Diagnostic(
             None, f"unknown machine `{name}`",
             "this command takes one machine: give one id or path, and run it again for "
-            "another" if listed else did_you_mean(name.lower(), builtin_machine_ids())
+            "another" if "," in name else did_you_mean(name.lower(), builtin_machine_ids())
             or f"built-in machines: {', '.join(builtin_machine_ids())}; or give a .toml path"))
     machine = _READ.get(found)
     if machine is None:
