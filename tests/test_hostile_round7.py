@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import sympy
-from hostile_runs import run, write
+from hostile_runs import TRITON, run, write
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -162,3 +162,38 @@ def test_a_fact_split_k_states_again_is_warned_about_once(capsys):
                          "M=1,N=1,K=1", "--no-verify")
     assert code == 0, err
     assert " ".join(out.split()).count("`assume TK | K` does not hold") == 1, out
+
+
+NO_LAUNCH = TRITON[:TRITON.index("def launch")]
+
+
+@pytest.mark.parametrize("default", ["0", "-1", "1.5", "True", "'1024'"])
+def test_a_signature_default_that_is_no_size_is_refused_at_it(capsys, tmp_path, default):
+    """`BLOCK: tl.constexpr = 0` (or -1, 1.5, True, '1024') with no launch giving BLOCK was
+    dropped without a word: the spec kept BLOCK symbolic, its every count in BLOCK, where
+    the launch's `BLOCK=0` is refused (round 5)."""
+    text = NO_LAUNCH.replace("BLOCK: tl.constexpr", f"BLOCK: tl.constexpr = {default}")
+    source = write(tmp_path, "k.py", text)
+    code, out, err = run(capsys, "import", f"{source}::k", "--grid", "triton.cdiv(n, BLOCK)")
+    assert code == 2 and out == "", err
+    shown = {"'1024'": "'1024'"}.get(default, default)
+    assert err.startswith(f"{source}:5:46: error[KC226]: the kernel's signature gives "
+                          f"`BLOCK` = {shown}, and the spec takes `BLOCK` as a size"), err
+
+
+def test_a_signature_default_a_launch_overrides_is_not_read(capsys, tmp_path):
+    """A launch's `BLOCK=1024` is the value the kernel runs with; the default is not."""
+    source = write(tmp_path, "k.py", TRITON.replace("BLOCK: tl.constexpr",
+                                                    "BLOCK: tl.constexpr = 0"))
+    code, out, err = run(capsys, "import", f"{source}::k")
+    assert code == 0 and "kernel k(n, BLOCK = 1024, num_warps = 4)" in out, err
+
+
+def test_a_python_file_given_as_a_spec_is_told_how_to_name_its_kernel(capsys, tmp_path):
+    """`analyze k.py` said `expected kernel at the start of the spec, found name import`
+    and nothing of FILE.py::FUNCTION."""
+    source = write(tmp_path, "k.py", TRITON)
+    code, _, err = run(capsys, "analyze", source)
+    assert code == 2 and err.startswith(f"{source}:1:1: error[KC102]"), err
+    assert f"hint: a Python file is read as FILE.py::FUNCTION, its @triton.jit kernel: " \
+           f"{source}::k" in err
