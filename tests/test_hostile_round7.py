@@ -197,3 +197,37 @@ def test_a_python_file_given_as_a_spec_is_told_how_to_name_its_kernel(capsys, tm
     assert code == 2 and err.startswith(f"{source}:1:1: error[KC102]"), err
     assert f"hint: a Python file is read as FILE.py::FUNCTION, its @triton.jit kernel: " \
            f"{source}::k" in err
+
+
+H100 = (ROOT / "src" / "kernelcost" / "machines" / "h100.toml").read_text("utf-8")
+SHARED_PER = 'capacity_B = 233472\ncapacity_per = "sm"'
+L2_PER = 'capacity_B = 52428800\ncapacity_per = "device"'
+
+
+@pytest.mark.parametrize(("old", "new", "level", "message"), [
+    (L2_PER, 'capacity_B = 52428800\ncapacity_per = "sm"', 1,
+     "`l2` is shared by the SMs, and its capacity is weighed as the whole level's, not an "
+     "SM's"),
+    (SHARED_PER, 'capacity_B = 233472\ncapacity_per = "device"', 2,
+     "`shared` memory is on each SM, and its capacity is weighed per SM, not per device"),
+])
+def test_a_capacity_per_the_analysis_does_not_weigh_it_by_is_refused(capsys, tmp_path, old,
+                                                                     new, level, message):
+    """`machines` printed `228 KiB per device` of a shared level (and `50 MiB per SM` of an
+    L2) while occupancy and the fits weighed it per SM (and as 50 MiB in all): gemm_hopper
+    resided one block an SM under a device's 228 KiB."""
+    machine = write(tmp_path, "m.toml", H100.replace(old, new))
+    line = H100[:H100.index(old)].count("\n") + 2
+    code, out, err = run(capsys, "analyze", ROOT / "specs" / "copy.kcost", "--set", "n=4096",
+                         "--machine", machine)
+    assert code == 2 and out == "", err
+    assert err.startswith(f"{machine}:{line}:16: error[KC406]: `memory[{level}].capacity_per`: "
+                          f"{message}"), err
+
+
+def test_a_shared_level_without_capacity_per_is_an_sm_s(capsys, tmp_path):
+    """Without `capacity_per` every level was the device's: a shared level printed `228 KiB
+    per device`, and was weighed per SM."""
+    machine = write(tmp_path, "m.toml", H100.replace(SHARED_PER, "capacity_B = 233472"))
+    code, out, err = run(capsys, "machines", machine)
+    assert code == 0 and "228 KiB per SM" in " ".join(out.split()), err
