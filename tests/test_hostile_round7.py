@@ -231,3 +231,18 @@ def test_a_shared_level_without_capacity_per_is_an_sm_s(capsys, tmp_path):
     machine = write(tmp_path, "m.toml", H100.replace(SHARED_PER, "capacity_B = 233472"))
     code, out, err = run(capsys, "machines", machine)
     assert code == 0 and "228 KiB per SM" in " ".join(out.split()), err
+
+
+def test_two_latencies_for_one_number_of_gpus_are_refused(capsys, tmp_path):
+    """`custom_allreduce_s = [[2, 3.7e-6], [2, 4.8e-6]]` was read through a dict, which
+    kept the second latency for 2 GPUs without a word (as Python's json kept the last of
+    two keys of a model file, round 4)."""
+    old = "custom_allreduce_s = [[2, 3.7e-6], [4, 4.8e-6], [8, 5.9e-6]]"
+    text = (ROOT / "src" / "kernelcost" / "topologies" / "hgx_h100.toml").read_text("utf-8")
+    topology = write(tmp_path, "t.toml", text.replace(old, old.replace("[4,", "[2,")))
+    line = text[:text.index(old)].count("\n") + 1
+    code, out, err = run(capsys, "model", "llama3_8b", "--batch", "1", "--tp", "2",
+                         "--topology", topology)
+    assert code == 2 and out == "", err
+    assert err.startswith(f"{topology}:{line}:22: error[KC405]: `custom_allreduce_s`: a "
+                          "second latency for 2 GPUs, [2, 4.8e-06]"), err

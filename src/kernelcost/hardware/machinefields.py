@@ -186,25 +186,30 @@ class MachineFields:
         return chosen
 
     def capacity_scope(self, table: dict, scopes, where: str) -> Per:
-        """A [[memory]] level's `capacity_per`: an SM's for a level on each SM, the device's
-        or a partition's for the others, as the analysis weighs them. A shared level written
-        without it was printed `228 KiB per device` and weighed per SM; an L2 of `50 MiB per
-        SM` was weighed as 50 MiB in all."""
-        level = table.get("level")
-        on_sm = level in _ON_SM
-        per = self.choice(table, "capacity_per", scopes, where,
-                          default=Per.SM if on_sm else Per.DEVICE)
-        if on_sm and per != Per.SM:
-            raise self.error(Code.MACHINE_INCONSISTENT, _name(where, "capacity_per"),
-                             f"`{level}` memory is on each SM, and its capacity is weighed "
-                             f"per SM, not per {per}", 'capacity_per = "sm"')
-        if not on_sm and per == Per.SM:
-            raise self.error(Code.MACHINE_INCONSISTENT, _name(where, "capacity_per"),
-                             f"`{level}` is shared by the SMs, and its capacity is weighed "
-                             "as the whole level's, not an SM's",
-                             'capacity_per = "device", or "partition" for an L2 split '
-                             "between groups of SMs")
-        return per
+        """A [[memory]] level's `capacity_per`, an SM's by default for a level on each SM
+        (the device's for every level was printed `228 KiB per device` of a shared level
+        written without it, which the analysis weighs per SM)."""
+        on_sm = table.get("level") in _ON_SM
+        return self.choice(table, "capacity_per", scopes, where,
+                           default=Per.SM if on_sm else Per.DEVICE)
+
+    def refuse_capacity_scopes(self, levels) -> None:
+        """An error at the first `capacity_per` the analysis does not weigh its level by:
+        an SM's for a level on each SM, the device's or a partition's for the others (an L2
+        of `50 MiB per SM` was weighed as 50 MiB in all)."""
+        for position, memory in enumerate(levels):
+            where, on_sm = f"memory[{position}].capacity_per", memory.level in _ON_SM
+            if on_sm and memory.capacity_per != Per.SM:
+                raise self.error(Code.MACHINE_INCONSISTENT, where,
+                                 f"`{memory.level}` memory is on each SM, and its capacity is "
+                                 f"weighed per SM, not per {memory.capacity_per}",
+                                 'capacity_per = "sm"')
+            if not on_sm and memory.capacity_per == Per.SM:
+                raise self.error(Code.MACHINE_INCONSISTENT, where,
+                                 f"`{memory.level}` is shared by the SMs, and its capacity is "
+                                 "weighed as the whole level's, not an SM's",
+                                 'capacity_per = "device", or "partition" for an L2 split '
+                                 "between groups of SMs")
 
     def source_for(self, table: dict, number_key: str, source_key: str, where: str) -> str | None:
         """Every number needs its source: required when the number is there."""

@@ -297,6 +297,7 @@ class _Reader(MachineFields):
         if levels[0].level != Level.GLOBAL:
             raise self.error(Code.MACHINE_INCONSISTENT, "memory[0].level",
                              "the first level must be `global`", order)
+        self.refuse_capacity_scopes(levels)
         return tuple(levels)
 
     def execution(self, table: dict, memory: tuple[MemoryLevel, ...]) -> Execution:
