@@ -155,7 +155,7 @@ class _Reader(MachineFields):
         if not isinstance(rows, list):
             raise self.error(Code.MACHINE_BAD_VALUE, "custom_allreduce_s",
                              "expected a list of [GPUs, seconds] pairs", hint)
-        pairs = []
+        pairs: list[tuple[int, float]] = []
         for row in rows:
             if not (isinstance(row, list) and len(row) == 2
                     and isinstance(row[0], int) and not isinstance(row[0], bool)
