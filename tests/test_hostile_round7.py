@@ -246,3 +246,24 @@ def test_two_latencies_for_one_number_of_gpus_are_refused(capsys, tmp_path):
     assert code == 2 and out == "", err
     assert err.startswith(f"{topology}:{line}:22: error[KC405]: `custom_allreduce_s`: a "
                           "second latency for 2 GPUs, [2, 4.8e-06]"), err
+
+
+PLANE = ["phase", ROOT / "specs" / "gemm.kcost", "--x", "M=1..4096", "--y", "N=1..4096",
+         "--machine", "h100"]
+
+
+@pytest.mark.parametrize(("settings", "name", "message"), [
+    ("K=1,M=1_0,N=10", "M", "--set M=1_0: the spec's point needs a number"),
+    ("K=1,M=٣,N=10", "M", "--set M=٣: the spec's point needs a number"),
+    ("K=1,M=5", "M", "--set M=5 marks the spec's point on the plane, which needs N too, and "
+                     "N has no default"),
+])
+def test_a_phase_point_is_read_as_written_or_refused(capsys, tmp_path, settings, name,
+                                                     message):
+    """float() read `--set M=1_0` as 10 and `M=٣` as 3 for the spec's point (the class of
+    round 6's readers); `--set M=5` alone (N has no default) drew the plane without the
+    point, and without a word."""
+    figure = tmp_path / "p.svg"
+    code, out, err = run(capsys, *PLANE, "--set", settings, "-o", figure)
+    assert code == 2 and out == "" and not figure.exists(), err
+    assert err.startswith(f"--set {name}:1:1: error[KC301]: {message}"), err
