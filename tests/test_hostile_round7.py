@@ -267,3 +267,15 @@ def test_a_phase_point_is_read_as_written_or_refused(capsys, tmp_path, settings,
     code, out, err = run(capsys, *PLANE, "--set", settings, "-o", figure)
     assert code == 2 and out == "" and not figure.exists(), err
     assert err.startswith(f"--set {name}:1:1: error[KC301]: {message}"), err
+
+
+def test_tune_s_times_under_a_tenth_of_a_millisecond_keep_their_digits(capsys, tmp_path):
+    """Times were printed as ms to 4 decimals: a copy's t_bound of 8 x 1024 B / 3.35 TB/s =
+    2.445 ns read `0.0000 ms`, under a line saying t_model >= t_bound; and with no other
+    size to fix the first line ended `; with `."""
+    spec = write(tmp_path, "k.kcost", "kernel k(n) {\n    in x: f32[n]\n    out y: f32[n]\n"
+                 "    for i in 0..n { y[i] = x[i] }\n}\n")
+    code, out, err = run(capsys, "tune", spec, "--vary", "n=1024,2048", "--machine", "h100")
+    assert code == 0, err
+    assert "0.0000 ms" not in out and "2.445 ns" in out and "4.891 ns" in out, out
+    assert out.splitlines()[0].endswith("2 candidates, 2 fit"), out
