@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 import sympy
 from hostile_runs import TRITON, run, write
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from tiers import tiered
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,7 +91,7 @@ def test_a_crossing_with_no_closed_form_is_given_at_the_defaults(capsys):
 _n = sympy.Symbol("n", positive=True)
 
 
-@settings(max_examples=30, deadline=None)
+@tiered(80)
 @given(step=st.integers(1, 4096), rows=st.integers(1, 64), slope=st.integers(0, 8),
        offset=st.integers(-64, 64), rounding=st.sampled_from(["ceiling", "floor"]),
        falling=st.booleans(), ties_exceed=st.booleans())
