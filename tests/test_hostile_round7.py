@@ -280,3 +280,27 @@ def test_tune_s_times_under_a_tenth_of_a_millisecond_keep_their_digits(capsys, t
     assert code == 0, err
     assert "0.0000 ms" not in out and "2.445 ns" in out and "4.891 ns" in out, out
     assert out.splitlines()[0].endswith("2 candidates, 2 fit"), out
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--dtype", "x_ptr=", "--dtype:1:1: error[KC311]: `x_ptr=` names no element type"),
+    ("--dtype", "=f16", "--dtype:1:1: error[KC311]: `=f16` names no pointer"),
+    ("--set", "x_ptr=5", "--set:1:1: error[KC311]: `x_ptr` is a pointer the kernel loads or "
+                         "stores through, not a size"),
+])
+def test_an_import_option_s_value_that_names_nothing_it_changes_is_refused(
+        capsys, tmp_path, option, value, message):
+    """`--dtype x_ptr=` left x_ptr f32, `--dtype =f16` made f16 the default, and `--set
+    x_ptr=5` was dropped: each without a word."""
+    source = write(tmp_path, "k.py", TRITON)
+    code, out, err = run(capsys, "import", f"{source}::k", option, value)
+    assert code == 2 and out == "", err
+    assert err.startswith(message), err
+
+
+def test_an_import_s_set_of_a_runtime_size_is_its_default(capsys, tmp_path):
+    """`--set NAME=INT` writes the size's default (its help), but `--set n=5` of a runtime
+    argument (no tl.constexpr) was dropped: the spec kept n without a value."""
+    source = write(tmp_path, "k.py", TRITON)
+    code, out, err = run(capsys, "import", f"{source}::k", "--set", "n=5")
+    assert code == 0 and "kernel k(n = 5, BLOCK = 1024, num_warps = 4) {" in out, err
