@@ -91,7 +91,7 @@ def test_a_crossing_with_no_closed_form_is_given_at_the_defaults(capsys):
 _n = sympy.Symbol("n", positive=True)
 
 
-@tiered(60)
+@tiered(48)
 @given(step=st.integers(1, 4096), rows=st.integers(1, 64), slope=st.integers(0, 8),
        offset=st.integers(-64, 64), rounding=st.sampled_from(["ceiling", "floor"]),
        falling=st.booleans(), ties_exceed=st.booleans())
@@ -316,3 +316,17 @@ def test_the_published_figure_is_written_as_svg(tmp_path):
     rows = [row for row in calibration_rows() if row.source in ("cccl-pr2086", "zzc-issue-79")]
     written = figure(compare_rows(rows), tmp_path / "F.SVG")  # the suffix in any case
     assert written.read_bytes().startswith(b"<?xml")
+
+
+def test_the_headline_follows_each_level_to_its_last_crossing(capsys):
+    """flash_attention_hopper on H100, S free: l2 crosses its ridge four times (ceilings of
+    S/128 and S/176), the third time to memory-bound and the fourth back; the headline read
+    the third as `never compute-bound` and said `memory-bound at every S` above a global
+    clause compute-bound from S = 584, the crossing `solve` prints."""
+    code, out, err = run(capsys, "analyze", ROOT / "specs" / "flash_attention_hopper.kcost",
+                         "--machine", "h100", "--no-verify")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "compute-bound on H100 BF16 from S = 583.6, so at S >= 584 (global: memory-bound at " \
+           "S <= 583, compute-bound at S >= 584" in text, text
+    assert "memory-bound on H100 BF16 at every S" not in text
