@@ -19,18 +19,21 @@ from kernelcost.base.symbols import size_symbol
 S = size_symbol("S")
 
 
-def lambdified_roots(quantity: sympy.Expr, target: sympy.Expr) -> list[Root]:
+def lambdified_roots(quantity: sympy.Expr, target: sympy.Expr,
+                     ties_exceed: bool = True) -> list[Root]:
     """numeric_roots as it was: the difference lambdified as one form, every grid point
     evaluated through it."""
     difference = sympy.lambdify(S, quantity - target, modules="math")
     roots = []
     for left, right in itertools.pairwise(GRID):
-        if module._sign(difference, left) * module._sign(difference, right) < 0:
-            root = module._bisect(difference, left, right)
+        before, after = module._sign(difference, left), module._sign(difference, right)
+        if module._sides_differ(before, after, ties_exceed):
+            root = module._bisect(difference, left, right, ties_exceed)
             if root < 1:
                 continue
-            side = module.ABOVE if module._sign(difference, right) > 0 else module.BELOW
-            roots.append(Root(None, sympy.true, sympy.Float(root, 6), side))
+            side = module.ABOVE if module._exceeds(after, ties_exceed) else module.BELOW
+            roots.append(Root(None, sympy.true, sympy.Float(root), side,
+                              module._edge(quantity - target, S, root, side, ties_exceed)))
     return roots
 
 
@@ -60,12 +63,15 @@ targets = st.one_of(st.integers(-5, 300).map(sympy.Integer),
                         lambda f: sympy.Rational(f.numerator, f.denominator)))
 
 
-@given(quantities(), st.lists(targets, max_size=2), st.lists(st.integers(1, 5000), max_size=2))
+@given(quantities(), st.lists(targets, max_size=2), st.lists(st.integers(1, 5000), max_size=2),
+       st.booleans())
 @settings(max_examples=60, deadline=None)
-def test_one_function_for_every_target_finds_the_same_roots(quantity, targets, sizes):
+def test_one_function_for_every_target_finds_the_same_roots(quantity, targets, sizes,
+                                                           ties_exceed):
     # the quantity's own values at some sizes are targets it crosses
     for target in [*targets, *(quantity.xreplace({S: size}) for size in sizes)]:
-        assert numeric_roots(quantity, S, target) == lambdified_roots(quantity, target)
+        assert numeric_roots(quantity, S, target, ties_exceed) == lambdified_roots(
+            quantity, target, ties_exceed)
 
 
 def test_a_sum_or_a_float_target_keeps_its_own_difference():
@@ -87,11 +93,16 @@ def test_an_integer_past_a_double_counts_for_no_sign():
     assert numeric_roots(quantity, S, target) == lambdified_roots(quantity, target)
 
 
-def halved_200_times(function, left: float, right: float) -> float:
-    """The bisection as it was: 200 halvings, the sign at left asked at every one."""
+def halved_200_times(function, left: float, right: float, ties_exceed: bool) -> float:
+    """The bisection as it was: 200 halvings, the side at left asked at every one (a point
+    of no number on neither side)."""
+    def side(x: float) -> bool | None:
+        sign = module._sign(function, x)
+        return None if sign is None else module._exceeds(sign, ties_exceed)
+
     for _ in range(200):
         middle = (left + right) / 2
-        if module._sign(function, middle) == module._sign(function, left):
+        if side(middle) == side(left):
             left = middle
         else:
             right = middle
@@ -100,8 +111,9 @@ def halved_200_times(function, left: float, right: float) -> float:
 
 @tiered(300)
 @given(st.integers(1, 10**6), st.integers(1, 10**6), st.integers(0, len(GRID) - 2),
-       st.sampled_from(("line", "pole", "step", "flat")))
-def test_the_bisection_stops_where_its_200_halvings_would_end(p, q, index, shape):
+       st.sampled_from(("line", "pole", "step", "flat", "zero")), st.booleans())
+def test_the_bisection_stops_where_its_200_halvings_would_end(p, q, index, shape,
+                                                              ties_exceed):
     """Stopped once a halving moves neither end, the bisection gives the 200 halvings'
     double, bit for bit: at a crossing, a pole (no number there), a step between adjacent
     doubles and a function of one sign."""
@@ -110,9 +122,11 @@ def test_the_bisection_stops_where_its_200_halvings_would_end(p, q, index, shape
     functions = {"line": lambda x: x - root,
                  "pole": lambda x: 1 / (x - root),
                  "step": lambda x: 1.0 if x >= root else -1.0,
-                 "flat": lambda x: float(p)}
+                 "flat": lambda x: float(p),
+                 "zero": lambda x: 0.0 if x >= root else -1.0}  # a step onto the target
     function = functions[shape]
-    assert module._bisect(function, left, right) == halved_200_times(function, left, right)
+    assert module._bisect(function, left, right, ties_exceed) == halved_200_times(
+        function, left, right, ties_exceed)
 
 
 VALUES = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True),
@@ -124,7 +138,7 @@ VALUES = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True),
        st.one_of(st.integers(-10**20, 10**20), st.floats(allow_nan=False, allow_infinity=False)))
 def test_the_grids_signs_are_those_sign_reads_of_each_difference(values, number):
     """GridSearch's signs in one loop against _sign of the difference at each point: None
-    (no value there), an overflow, NaN and zero count for neither sign."""
+    (no value there), an overflow and NaN are no sign (None), zero is 0."""
     def difference_at(value):
         if value is None:
             raise ZeroDivisionError  # a point where the quantity had no value

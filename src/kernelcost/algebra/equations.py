@@ -37,9 +37,9 @@ class Equation:
     variable: sympy.Symbol
     target: sympy.Symbol
     cleared: sympy.Expr | None  # numerator - target * denominator; None: not a polynomial
-    # roots_at's answers by target value: machines share capacities and some ridges
-    answered: dict[sympy.Expr, list[Root]] = field(default_factory=dict, compare=False,
-                                                   repr=False)
+    # roots_at's answers by target value and tie side: machines share capacities and ridges
+    answered: dict[tuple[sympy.Expr, bool], list[Root]] = field(default_factory=dict,
+                                                                compare=False, repr=False)
     conditions: dict[sympy.Expr, sympy.Basic] = field(default_factory=dict, compare=False,
                                                       repr=False)
     tidy: dict[int, sympy.Expr] = field(default_factory=dict, compare=False, repr=False)
@@ -91,18 +91,21 @@ class Equation:
         quantity exceeds the target."""
         return factored(sympy.diff(self.quantity, self.variable))
 
-    def roots_at(self, target_value: sympy.Expr) -> list[Root]:
+    def roots_at(self, target_value: sympy.Expr, ties_exceed: bool = True) -> list[Root]:
         """Positive real roots where the target is `target_value`, sorted by value when
-        numeric; roots below 1 are dropped (sizes are positive integers)."""
-        if target_value not in self.answered:
-            self.answered[target_value] = self._roots_at(target_value)
-        return list(self.answered[target_value])
+        numeric; roots below 1 are dropped (sizes are positive integers). `ties_exceed`:
+        where a search finds the quantity equal to the target over a range of sizes (a
+        ceiling's step), whether those sizes lie on the side that exceeds it."""
+        key = (target_value, ties_exceed)
+        if key not in self.answered:
+            self.answered[key] = self._roots_at(target_value, ties_exceed)
+        return list(self.answered[key])
 
-    def _roots_at(self, target_value: sympy.Expr) -> list[Root]:
+    def _roots_at(self, target_value: sympy.Expr, ties_exceed: bool) -> list[Root]:
         if self._no_root_from_one(target_value):
             return []
         if self.solved is None:
-            return numeric_roots(self.quantity, self.variable, target_value)
+            return numeric_roots(self.quantity, self.variable, target_value, ties_exceed)
         roots: list[Root] = []
         placed = self._placed(target_value)
         # xreplace, not subs: a symbol for a number needs none of subs' matching, and subs
@@ -233,9 +236,9 @@ def equation(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol)
 
 
 def solve_equal(quantity: sympy.Expr, variable: sympy.Symbol, target: sympy.Symbol,
-                target_value: sympy.Expr) -> list[Root]:
+                target_value: sympy.Expr, ties_exceed: bool = True) -> list[Root]:
     """Positive real roots of quantity(variable) = target at one value of the target."""
-    return equation(quantity, variable, target).roots_at(target_value)
+    return equation(quantity, variable, target).roots_at(target_value, ties_exceed)
 
 
 def _at_least_one(value: sympy.Expr) -> bool:

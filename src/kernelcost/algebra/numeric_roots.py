@@ -30,18 +30,26 @@ class Root:
     condition: sympy.Basic
     value: sympy.Expr  # at the target's value
     side: Side | None  # where the quantity exceeds the target
+    # a root found numerically: the size nearest it on the side that exceeds (None: not
+    # known), which the root's last bits cannot say where the form steps at a whole number
+    edge: int | None = None
 
 
-def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
-                   target_value: sympy.Expr) -> list[Root]:
-    """Sign changes of quantity - target over 1 .. 1e15 on a log grid, refined by bisection:
-    for intensities with ceilings or min/max, when every other parameter is set."""
+def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol, target_value: sympy.Expr,
+                  ties_exceed: bool = True) -> list[Root]:
+    """Where quantity - target changes side over 1 .. 1e15 on a log grid, refined by
+    bisection: for intensities with ceilings or min/max, when every other parameter is set.
+    The sides are `exceeds` and its opposite, a size where quantity = target on the first
+    when `ties_exceed` (a ridge: compute-bound at or above it), on the second when not (a
+    capacity: bytes that equal it fit). A ceiling's step holds quantity = target over a
+    whole range of sizes, where grid points land: read as a third sign, the crossing across
+    it was never found, and the bisection stopped at its start whichever side it was on."""
     if _other_sizes(quantity, variable):
         raise SizeError(Code.NOT_IN_CLOSED_FORM, Diagnostic(
             None, f"cannot solve {shortened(quantity)} = {target_value} in closed form",
             "set every other parameter (--set) for a numeric answer"))
     if _has_sum(quantity):
-        return sum_search(quantity, variable).roots(target_value)
+        return sum_search(quantity, variable).roots(target_value, ties_exceed)
     search = grid_search(quantity, variable) if _apart(quantity, target_value) else None
     difference: Callable[[float], object]
     if search is None:
@@ -52,14 +60,43 @@ def numeric_roots(quantity: sympy.Expr, variable: sympy.Symbol,
     roots = []
     for (left, right), (before, after) in zip(itertools.pairwise(GRID),
                                               itertools.pairwise(signs)):
-        if before * after < 0:
-            root = _bisect(difference, left, right)
+        if _sides_differ(before, after, ties_exceed):
+            root = _bisect(difference, left, right, ties_exceed)
             if root < 1:
                 continue
-            value = sympy.Float(root, 6)
-            side = ABOVE if _sign(difference, right) > 0 else BELOW
-            roots.append(Root(None, sympy.true, value, side))
+            side = ABOVE if _exceeds(after, ties_exceed) else BELOW
+            edge = _edge(quantity - target_value, variable, root, side, ties_exceed)
+            roots.append(Root(None, sympy.true, sympy.Float(root), side, edge))
     return roots
+
+
+def _edge(difference: sympy.Expr, variable: sympy.Symbol, root: float, side: Side,
+          ties_exceed: bool) -> int | None:
+    """The size nearest `root` on the side that exceeds, from the form's exact value there:
+    ceil(n / 3) + n reaches 14 at n = 10 exactly, and the bisection's double may lie a bit
+    either side of 10; in doubles ceil(n / 105) is 4 at n = 315 ((1/105) * 315 is
+    3.0000000000000004)."""
+    if not root < 2 ** 53:  # past a double's whole numbers (and NaN)
+        return None
+    near = math.floor(root) if side == ABOVE else math.ceil(root)
+    value = difference.xreplace({variable: sympy.Integer(near)})
+    if not value.is_Rational:
+        return None
+    sign = 1 if value > 0 else -1 if value < 0 else 0
+    if _exceeds(sign, ties_exceed):
+        return near
+    return near + 1 if side == ABOVE else near - 1
+
+
+def _exceeds(sign: int | None, ties_exceed: bool) -> bool:
+    return sign is not None and (sign > 0 or (ties_exceed and sign == 0))
+
+
+def _sides_differ(before: int | None, after: int | None, ties_exceed: bool) -> bool:
+    """Two defined signs on the two sides of the target; an undefined one (None: a pole, an
+    overflow, NaN) claims no root across it."""
+    return (before is not None and after is not None
+            and _exceeds(before, ties_exceed) != _exceeds(after, ties_exceed))
 
 
 # kept: every machine's ridge asks them of the same intensity, and each walks its whole tree
@@ -79,13 +116,13 @@ def shortened(expr: sympy.Expr, width: int = 160) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _sign(function: Callable[[float], object], x: float) -> int:
-    """The sign at x; 0 where the form is undefined there (a pole, an overflow), so that no
-    root is claimed across it."""
+def _sign(function: Callable[[float], object], x: float) -> int | None:
+    """The sign at x (0 where the form equals the target); None where the form is undefined
+    there (a pole, an overflow), so that no root is claimed across it."""
     try:
         value = function(x)
     except (ZeroDivisionError, OverflowError, ValueError):
-        return 0
+        return None
     return _signed_number(value)
 
 
@@ -113,7 +150,8 @@ class GridSearch:
         self.function = math_function(variable, quantity)
         self.values = [_value(self.function, x) for x in GRID]
 
-    def against(self, target_value: sympy.Expr) -> tuple[Callable[[float], object], list[int]]:
+    def against(self, target_value: sympy.Expr
+                ) -> tuple[Callable[[float], object], list[int | None]]:
         """The difference quantity - target as a function, and its signs on the grid."""
         number: int | float = (int(target_value) if target_value.is_Integer
                                else int(target_value.p) / int(target_value.q))
@@ -127,7 +165,7 @@ class GridSearch:
 
 def _value(function: Callable[[float], object], x: float) -> int | float | None:
     """The function at x; None where it raises, or gives what is no number, as _sign
-    counts for 0."""
+    reads it."""
     try:
         value = function(x)
     except (ZeroDivisionError, OverflowError, ValueError):
@@ -135,43 +173,47 @@ def _value(function: Callable[[float], object], x: float) -> int | float | None:
     return value if isinstance(value, (int, float)) else None
 
 
-def _difference_signs(values: list[int | float | None], number: int | float) -> list[int]:
-    """The sign of value - number at every grid point (0 for none), as _sign reads the
+def _difference_signs(values: list[int | float | None], number: int | float
+                      ) -> list[int | None]:
+    """The sign of value - number at every grid point (None for none), as _sign reads the
     difference there, in one loop: each machine's ridge reads the whole grid (601 points),
     and a call a point was most of it."""
-    signs = []
+    signs: list[int | None] = []
     for value in values:
         if value is None:
-            signs.append(0)
+            signs.append(None)
             continue
         try:
             difference = value - number
         except OverflowError:  # an integer past a double less a float, as the difference raises
-            signs.append(0)
+            signs.append(None)
             continue
-        if type(difference) is float:  # _signed_number's reading: NaN and 0 count for neither
-            signs.append(1 if difference > 0 else -1 if difference < 0 else 0)
+        if type(difference) is float:  # _signed_number's reading: NaN is no sign
+            signs.append(None if difference != difference else
+                         1 if difference > 0 else -1 if difference < 0 else 0)
         else:
             signs.append(_signed_number(difference))
     return signs
 
 
-def _signed_number(value: object) -> int:
-    """_sign's reading of a value."""
-    if not isinstance(value, (int, float)) or math.isnan(value) or value == 0:
-        return 0
-    return int(math.copysign(1, value))
+def _signed_number(value: object) -> int | None:
+    """_sign's reading of a value: None for what is no number or NaN."""
+    if not isinstance(value, (int, float)) or math.isnan(value):
+        return None
+    return 0 if value == 0 else int(math.copysign(1, value))
 
 
-def _bisect(function: Callable[[float], object], left: float, right: float) -> float:
+def _bisect(function: Callable[[float], object], left: float, right: float,
+            ties_exceed: bool) -> float:
     """The root between left and right, halving 200 times or until a halving moves neither
-    end. left keeps the sign it has at the start (it moves only to a point of that sign), so
-    the sign there is taken once; and once a halving moves neither end (no double lies
+    end. left keeps the side it has at the start (it moves only to a point of that side), so
+    the side there is taken once; and once a halving moves neither end (no double lies
     between them), every later one is the same halving: the result is the 200th's."""
-    left_sign = _sign(function, left)
+    left_side = _exceeds(_sign(function, left), ties_exceed)
     for _ in range(200):
         middle = (left + right) / 2
-        if _sign(function, middle) == left_sign:
+        sign = _sign(function, middle)
+        if sign is not None and _exceeds(sign, ties_exceed) == left_side:
             moved, left = middle != left, middle
         else:
             moved, right = middle != right, middle
@@ -214,34 +256,39 @@ class SumSearch:
                 return None
         return self.values[size]
 
-    def roots(self, target_value: sympy.Expr) -> list[Root]:
+    def roots(self, target_value: sympy.Expr, ties_exceed: bool = True) -> list[Root]:
+        """numeric_roots' sides at the grid's sizes."""
         target = float(target_value)
         roots = []
         for left, right in itertools.pairwise(self.sizes):
             before, after = _signed(self.values[left] - target), _signed(
                 self.values[right] - target)
-            if before * after < 0:
-                root = self._bisected(left, right, before, target)
-                roots.append(Root(None, sympy.true, sympy.Float(root, 6),
-                                  ABOVE if after > 0 else BELOW))
+            if _sides_differ(before, after, ties_exceed):
+                side = _exceeds(before, ties_exceed)
+                root, edge = self._bisected(left, right, side, target, ties_exceed)
+                roots.append(Root(None, sympy.true, sympy.Float(root),
+                                  ABOVE if _exceeds(after, ties_exceed) else BELOW, edge))
         return roots
 
-    def _bisected(self, left: int, right: int, sign: int, target: float) -> float:
-        """Between the integers left (where the form minus the target has `sign`) and right
-        (where it has not): the crossing, interpolated between the last two integers."""
+    def _bisected(self, left: int, right: int, side: bool, target: float,
+                  ties_exceed: bool) -> tuple[float, int]:
+        """Between the integers left (on `side` of the target) and right (not): the
+        crossing, interpolated between the last two integers, and the one of them that
+        exceeds the target."""
         while right - left > 1:
             middle = (left + right) // 2
             value = self._at(middle)
-            if value is not None and _signed(value - target) == sign:
+            if value is not None and _exceeds(_signed(value - target), ties_exceed) == side:
                 left = middle
             else:
                 right = middle
         low, high = self.values[left] - target, (self._at(right) or 0.0) - target
-        return left + low / (low - high) if high != low else float(right)
+        root = left + low / (low - high) if high != low else float(right)
+        return root, left if side else right
 
 
-def _signed(value: float) -> int:
-    return 0 if math.isnan(value) or value == 0 else int(math.copysign(1, value))
+def _signed(value: float) -> int | None:
+    return None if math.isnan(value) else 0 if value == 0 else int(math.copysign(1, value))
 
 
 def math_function(variable: sympy.Symbol, expr: sympy.Expr) -> Callable[[float], float]:

@@ -55,13 +55,15 @@ class CapacityCrossing:
     condition: sympy.Basic  # where `expr` holds; the unsolved equation when none was found
     exceeds_side: Side | None  # where held_B > capacity
     fits_everywhere: bool | None  # for never: True if it always fits, False if never does
+    edge: int | None = None  # a root searched numerically: the size nearest it that does not
+    # fit (numeric_roots.Root.edge)
 
     @property
     def integer_bound(self) -> tuple[str, int] | None:
         """The integer sizes that fit: ("<=", 241) for a tile whose bytes reach the capacity
         at T = 241.6; None when never or symbolic."""
         inside = None if self.exceeds_side is None else self.exceeds_side.opposite
-        return integer_bound(self.value, inside)
+        return integer_bound(self.value, inside, self.edge, self.exceeds_side)
 
 
 def capacity_crossings(cost: Cost, parameter: sympy.Symbol | str, machine: Machine,
@@ -117,7 +119,8 @@ def _capacity_results(machine: Machine, held_by: Holder, level: str, symbol: sym
     assert capacity_per is not None  # a level with a capacity says what one covers
     capacity = exact(capacity_figure)
     try:
-        roots = solve_equal(held, variable, CAPACITY, capacity)
+        # bytes that equal the capacity fit, as the verdicts say
+        roots = solve_equal(held, variable, CAPACITY, capacity, ties_exceed=False)
     except KcostError:
         # no closed form (min/max in the bytes) with other parameters unset: say so, with the
         # equation left unsolved as the condition, rather than drop the check
@@ -138,7 +141,7 @@ def _capacity_results(machine: Machine, held_by: Holder, level: str, symbol: sym
             expr=None if root is None or root.expr is None else root.expr.subs(variable, symbol),
             condition=sympy.false if root is None else root.condition,
             exceeds_side=None if root is None else root.side,
-            fits_everywhere=fits_everywhere)
+            fits_everywhere=fits_everywhere, edge=None if root is None else root.edge)
 
     return [result(root) for root in roots] or [result(None)]
 

@@ -57,13 +57,16 @@ class Crossing:
     known_limit: sympy.Expr | None = None  # `limit` with the spec's defaults put in
     searched_to: int | None = None  # a form with Sums: the largest size searched; `limit`
     # is I there
+    edge: int | None = None  # a root searched numerically: the size nearest it that is
+    # compute-bound (numeric_roots.Root.edge)
 
     @property
     def integer_bound(self) -> tuple[str, int] | None:
         """The integer sizes that are compute-bound at this level: (">=", 887) for a root of
         886.6 with compute above it, ("<=", n) for compute below; None when never or
         symbolic."""
-        return integer_bound(self.value, self.compute_bound_side)
+        return integer_bound(self.value, self.compute_bound_side, self.edge,
+                             self.compute_bound_side)
 
 
 # --------------------------------------------------------------------------- ridge crossings
@@ -100,7 +103,8 @@ class RidgeEquation:
                 parameter=str(self.symbol), value=None if root is None else root.value,
                 expr=expr, condition=sympy.false if root is None else root.condition,
                 limit=self.limit, compute_bound_side=None if root is None else root.side,
-                ridge=ridge, known_limit=self.known_limit, searched_to=self.searched_to)
+                ridge=ridge, known_limit=self.known_limit, searched_to=self.searched_to,
+                edge=None if root is None else root.edge)
 
         return [crossing(root) for root in self.equation.roots_at(ridge)] or [crossing(None)]
 
@@ -289,14 +293,28 @@ def solve_spec(analysis: Analysis | Counted, parameter: str, machines: Sequence[
         refuse_not_run(analysis.spec.kernel, analysis.cost, machine, "solve")
         for precision in precisions or []:
             machine.require_precision(precision)
-        found = _crossings(equations, costs, machine, chosen, levels)
         numbers = _crossings(at_defaults, costs, machine, chosen, levels) if at_defaults else []
+        found = _closed_crossings(equations, costs, machine, chosen, levels, bool(numbers))
         capacity = capacity_crossings(costs[chosen[0]], symbol, machine, settings)
         held = capacity_crossings(costs[chosen[0]], symbol, machine, settings,
                                   apply_defaults=True) if at_defaults else []
         solutions.append(Solution(machine, tuple(found), tuple(capacity), tuple(numbers),
                                   tuple(held)))
     return solutions
+
+
+def _closed_crossings(equations: dict[str, RidgeEquations], costs: dict[str, Cost],
+                      machine: Machine, chosen: Sequence[str], levels: list[str] | None,
+                      at_defaults: bool) -> list[Crossing]:
+    """The crossings with the defaults left symbolic; none where they have no closed form
+    (flash_attention_hopper's ceiling(S/Bc)) and the crossings at the defaults stand in:
+    `set every other parameter` was the answer where every other one has a default."""
+    try:
+        return _crossings(equations, costs, machine, chosen, levels)
+    except SizeError as error:
+        if at_defaults and error.code == Code.NOT_IN_CLOSED_FORM:
+            return []
+        raise
 
 
 def _crossings(equations: dict[str, RidgeEquations], costs: dict[str, Cost], machine: Machine,

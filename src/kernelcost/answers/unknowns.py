@@ -45,11 +45,17 @@ def other_values(cost: Cost, symbol: sympy.Symbol, values: Values | None,
     return parameter_values(cost, values, apply_defaults, exclude=symbol)
 
 
-def integer_bound(value: sympy.Expr | None, side: Side | None) -> tuple[str, int] | None:
+def integer_bound(value: sympy.Expr | None, side: Side | None, edge: int | None = None,
+                  exceeds: Side | None = None) -> tuple[str, int] | None:
     """The integers on `side` of a root, the root included: (">=", ceil) above, ("<=",
-    floor) below."""
+    floor) below. `edge`, where a numeric search knows it: the size nearest the root on the
+    side `exceeds` of it (numeric_roots.Root.edge), which decides the whole numbers."""
     if value is None or side is None:
         return None
+    if edge is not None and exceeds is not None:
+        if side == exceeds:
+            return (">=", edge) if side == Side.ABOVE else ("<=", edge)
+        return ("<=", edge - 1) if exceeds == Side.ABOVE else (">=", edge + 1)
     value = sympy.sympify(value)
     whole = exact_floor(-value) if side == Side.ABOVE else exact_floor(value)
     if whole is not None:

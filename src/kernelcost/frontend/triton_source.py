@@ -310,19 +310,24 @@ def _launch_constants(module: ast.Module, launch: Launch) -> dict[str, int | str
 
 
 def refuse_launch_size(source: Source, name: str) -> None:
-    """An error at the launch's `name=VALUE` where the spec takes `name` as a size and the
-    launch gives a number that is none (`BLOCK=0`, `BLOCK=-4`, `BLOCK=1024.5`): a kept
-    constant is a positive whole number, so such a keyword was left out, and the spec would
-    count with another value (the signature's default) or none."""
+    """An error at the launch's `name=VALUE` where the spec takes `name` as a size and it
+    gives a number that is none (`BLOCK=0`, `-4`, `1024.5`): a kept constant is a positive
+    whole number, so the spec counted with another value or none; where nothing else gives
+    one, the same of the signature's `BLOCK: tl.constexpr = 0` (was dropped unsaid)."""
     keywords = source.launch.call.keywords if source.launch is not None else []
-    for keyword in keywords:
-        value = keyword.value
-        if keyword.arg != name or not isinstance(value, (ast.Constant, ast.UnaryOp)):
-            continue
+    given = [("the launch gives", keyword.value) for keyword in keywords if keyword.arg == name]
+    if type(source.constants.get(name)) is not int:
+        node = source.function
+        arguments = [*node.args.posonlyargs, *node.args.args]
+        pairs = [*zip(arguments[len(arguments) - len(node.args.defaults):], node.args.defaults),
+                 *zip(node.args.kwonlyargs, node.args.kw_defaults)]
+        given += [("the kernel's signature gives", default) for argument, default in pairs
+                  if argument.arg == name and default is not None]
+    for where, value in given:
         number = ast.literal_eval(value) if _literal(value) else None
         if isinstance(number, _CONSTANTS) and not (type(number) is int and number > 0):
             raise import_error(Code.TRITON_UNSUPPORTED, source, value,
-                               f"the launch gives `{name}` = {number!r}, and the spec takes "
+                               f"{where} `{name}` = {number!r}, and the spec takes "
                                f"`{name}` as a size: a positive whole number",
                                "Triton needs tl.arange extents and block sizes positive "
                                "(powers of two): give one, such as 1024")

@@ -67,8 +67,13 @@ def parse_dtypes(text_value: str | None) -> dict[str, str]:
     """`f16,Mean=f32` -> {"": "f16", "Mean": "f32"}."""
     found: dict[str, str] = {}
     for part in (text_value or "").split(","):
-        name, _, dtype = part.strip().rpartition("=")
+        name, equals, dtype = part.strip().rpartition("=")
         dtype = dtype.strip()
+        if equals and not (name.strip() and dtype):  # `x_ptr=` was dropped without a word
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                Span("--dtype", 1, 1, 1, max(2, len(text_value or "") + 1)),
+                f"`{part.strip()}` names no " + ("element type" if name.strip() else "pointer"),
+                "POINTER=TYPE, such as Mean=f32; a type alone is the default"), text_value)
         if not dtype:
             continue
         if dtype not in ELEMENT_BYTES:
@@ -207,10 +212,12 @@ def _spec_text(source: Source, options: ImportOptions, axes, walker: Walker) -> 
             if param.name not in configured:
                 refuse_launch_size(source, param.name)
         default = source.constants.get(param.name)
-        known = param.constexpr and type(default) is int
+        # --set writes a size's default, a runtime one's too (`--set n=5` was dropped)
+        known = (param.constexpr or param.name in options.sizes) and type(default) is int
         name = spec_name(param.name)
         header.append(f"{name} = {default}" if known else name)
     header += extra  # sizes of the host code: a launch grid's `M`
+    _refuse_set_pointers(options, walker)
     warps = source.constants.get("num_warps", DEFAULT_WARPS)
     header.append(f"num_warps = {warps}")
     lines = [f"# Imported by kernelcost from {source.path}::{source.function.name}, a Triton",
@@ -235,6 +242,18 @@ def _spec_text(source: Source, options: ImportOptions, axes, walker: Walker) -> 
     lines += ["    " * (depth + 1) + content for depth, content in walker.lines]
     lines += ["    }", "}", ""]
     return "\n".join(lines)
+
+
+def _refuse_set_pointers(options: ImportOptions, walker: Walker) -> None:
+    """`--set x_ptr=5`: a pointer the kernel loads or stores through is a tensor of the
+    spec, no size; its value was dropped without a word."""
+    for name, value in options.sizes.items():
+        if spec_name(name) in walker.reads | walker.writes:
+            raise SizeError(Code.BAD_OPTION_VALUE, Diagnostic(
+                Span("--set", 1, 1, 1, len(name) + 1),
+                f"`{name}` is a pointer the kernel loads or stores through, not a size",
+                "--set gives meta-parameters and sizes: --set BLOCK_SIZE=1024"),
+                f"{name}={value}")
 
 
 def _tensor_lines(source: Source, options: ImportOptions, walker: Walker) -> list[str]:

@@ -17,7 +17,12 @@ from ..base.errors import (
     quoted,
     too_long_a_name,
 )
+from ..base.kinds import Per
+from ..base.levels import Level
 from ..base.tomlplaces import missing_place, place_of
+
+# the levels on each SM, whose capacity the analysis weighs per SM (occupancy, fits)
+_ON_SM = (Level.SHARED, Level.TMEM, Level.REGISTERS)
 
 # Every figure of a machine (FLOP/s, B/s, B, s) lies well inside this range; outside it the
 # divisions of the model overflow or lose all precision (5e-324 B/s makes every time inf).
@@ -179,6 +184,32 @@ class MachineFields:
                              f"expected one of {', '.join(allowed)}, got {value!r}",
                              did_you_mean(str(value), allowed))
         return chosen
+
+    def capacity_scope(self, table: dict, scopes, where: str) -> Per:
+        """A [[memory]] level's `capacity_per`, an SM's by default for a level on each SM
+        (the device's for every level was printed `228 KiB per device` of a shared level
+        written without it, which the analysis weighs per SM)."""
+        on_sm = table.get("level") in _ON_SM
+        return self.choice(table, "capacity_per", scopes, where,
+                           default=Per.SM if on_sm else Per.DEVICE)
+
+    def refuse_capacity_scopes(self, levels) -> None:
+        """An error at the first `capacity_per` the analysis does not weigh its level by:
+        an SM's for a level on each SM, the device's or a partition's for the others (an L2
+        of `50 MiB per SM` was weighed as 50 MiB in all)."""
+        for position, memory in enumerate(levels):
+            where, on_sm = f"memory[{position}].capacity_per", memory.level in _ON_SM
+            if on_sm and memory.capacity_per != Per.SM:
+                raise self.error(Code.MACHINE_INCONSISTENT, where,
+                                 f"`{memory.level}` memory is on each SM, and its capacity is "
+                                 f"weighed per SM, not per {memory.capacity_per}",
+                                 'capacity_per = "sm"')
+            if not on_sm and memory.capacity_per == Per.SM:
+                raise self.error(Code.MACHINE_INCONSISTENT, where,
+                                 f"`{memory.level}` is shared by the SMs, and its capacity is "
+                                 "weighed as the whole level's, not an SM's",
+                                 'capacity_per = "device", or "partition" for an L2 split '
+                                 "between groups of SMs")
 
     def source_for(self, table: dict, number_key: str, source_key: str, where: str) -> str | None:
         """Every number needs its source: required when the number is there."""

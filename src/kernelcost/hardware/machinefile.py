@@ -141,11 +141,17 @@ def load_machine(name_or_path: str | Path) -> Machine:
                             "machine file")
     if found is None:
         name = str(name_or_path)
-        listed = "," in name  # a list where the command takes one machine (tune, sweep, ...)
+        # a list, or `all` (analyze's every machine), where the command takes one machine
+        # (tune, sweep, model, ...): `all` was an `unknown machine`, a list placed nowhere
+        if name == "all":
+            raise MachineFileError(Code.UNKNOWN_MACHINE, Diagnostic(
+                None, "`all` names every built-in machine, and this command takes one",
+                f"give one of {', '.join(builtin_machine_ids())} or a .toml path, and run "
+                "it again for another"))
         raise MachineFileError(Code.UNKNOWN_MACHINE, Diagnostic(
             None, f"unknown machine `{name}`",
             "this command takes one machine: give one id or path, and run it again for "
-            "another" if listed else did_you_mean(name.lower(), builtin_machine_ids())
+            "another" if "," in name else did_you_mean(name.lower(), builtin_machine_ids())
             or f"built-in machines: {', '.join(builtin_machine_ids())}; or give a .toml path"))
     machine = _READ.get(found)
     if machine is None:
@@ -273,8 +279,7 @@ class _Reader(MachineFields):
                 bandwidth_source=self.source_for(table, "bandwidth_Bps", "bandwidth_source",
                                                  where),
                 capacity_B=self.number(table, "capacity_B", where),
-                capacity_per=self.choice(table, "capacity_per", CAPACITY_SCOPES, where,
-                                         default=Per.DEVICE),
+                capacity_per=self.capacity_scope(table, CAPACITY_SCOPES, where),
                 capacity_source=self.source_for(table, "capacity_B", "capacity_source", where),
                 bandwidth_unknown=unknown,
                 **self.per_clock(table, "B_per_clock_per_sm", where),
@@ -292,6 +297,7 @@ class _Reader(MachineFields):
         if levels[0].level != Level.GLOBAL:
             raise self.error(Code.MACHINE_INCONSISTENT, "memory[0].level",
                              "the first level must be `global`", order)
+        self.refuse_capacity_scopes(levels)
         return tuple(levels)
 
     def execution(self, table: dict, memory: tuple[MemoryLevel, ...]) -> Execution:

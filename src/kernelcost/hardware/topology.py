@@ -155,7 +155,7 @@ class _Reader(MachineFields):
         if not isinstance(rows, list):
             raise self.error(Code.MACHINE_BAD_VALUE, "custom_allreduce_s",
                              "expected a list of [GPUs, seconds] pairs", hint)
-        pairs = []
+        pairs: list[tuple[int, float]] = []
         for row in rows:
             if not (isinstance(row, list) and len(row) == 2
                     and isinstance(row[0], int) and not isinstance(row[0], bool)
@@ -165,5 +165,9 @@ class _Reader(MachineFields):
                 raise self.error(Code.MACHINE_BAD_VALUE, "custom_allreduce_s",
                                  f"expected [GPUs from 2 to the domain's {domain}, a latency "
                                  f"in seconds under 1], got {quoted(row, 40)}", hint)
+            if any(gpus == row[0] for gpus, _ in pairs):  # dict() kept the last unsaid
+                raise self.error(Code.MACHINE_BAD_VALUE, "custom_allreduce_s",
+                                 f"a second latency for {row[0]} GPUs, {quoted(row, 40)}",
+                                 "give each number of GPUs one latency")
             pairs.append((row[0], float(row[1])))
-        return tuple(sorted(dict(pairs).items()))
+        return tuple(sorted(pairs))

@@ -123,7 +123,10 @@ class DeclarationPass:
         if isinstance(fact, ast.Divides):
             divisor = self._size_expr(fact.divisor, "an assumption")
             dividend = self._size_expr(fact.dividend, "an assumption")
-            if divisor is not None and dividend is not None:
+            # once each: split_k's rewrite states `TK | K` again where the spec has it, and
+            # a broken fact was warned about twice
+            if divisor is not None and dividend is not None and (
+                    (divisor, dividend) not in self.divisibility):
                 self.divisibility.append((divisor, dividend))
             return
         left = self._size_expr(fact.left, "an assumption")

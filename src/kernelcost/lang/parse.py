@@ -6,7 +6,9 @@ malformed input are all refused with a diagnostic, never with another exception.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
 from pathlib import Path
 
 from ..base import tree as ast
@@ -55,7 +57,19 @@ def parse_file(path: str | Path) -> ast.Kernel:
     """Read and parse a spec file; a missing, unreadable, special or non-text file is a
     KcostError (inputs.read_text)."""
     stage("reading and parsing the spec", ast.Span(str(path), 1, 1, 1, 2))
-    return parse(read_text(str(path), MAX_SOURCE_BYTES, "spec file"), str(path))
+    text = read_text(str(path), MAX_SOURCE_BYTES, "spec file")
+    try:
+        return parse(text, str(path))
+    except SpecSyntaxError as error:
+        if not str(path).endswith(".py"):
+            raise
+        # `analyze kernel.py` said `expected kernel at the start of the spec, found import`
+        kernels = re.findall(r"@triton\.jit\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*def\s+(\w+)",
+                             text)
+        hint = (f"a Python file is read as FILE.py::FUNCTION, its @triton.jit kernel: {path}::"
+                f"{kernels[0] if kernels else 'FUNCTION'}")
+        raise type(error)(error.code, [dataclasses.replace(d, hint=hint)
+                                       for d in error.diagnostics], error.source) from None
 
 
 def parse(text: str, filename: str = "<string>") -> ast.Kernel:

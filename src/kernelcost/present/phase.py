@@ -21,6 +21,7 @@ from ..answers.not_run import refuse_not_run
 from ..answers.rejections import CODES, Rejected
 from ..answers.search import HOLDS, ROOF_LEVELS, Evaluator
 from ..answers.tune import fixed_values
+from ..base.csvcells import cell_number
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.kinds import Reuse
 from ..base.levels import Level
@@ -236,23 +237,31 @@ def _fits(spec, machine, evaluator, x, y) -> list[Curve]:
 
 
 def _point(spec, own, x, y):
+    """The spec's point on the plane: each axis's --set, or its default. float() read
+    `--set M=1_0` as 10 and `M=٣` as 3; and one axis set where the other has no value was
+    dropped without a word."""
     defaults = {str(p): v for p, v in spec.checked.defaults.items()}
     values = []
-    for axis in (x, y):
+    for axis, other in ((x, y), (y, x)):
         text = own.get(axis.name, defaults.get(axis.name))
         if text is None:
-            return None
-        try:
-            value = float(text)
-            if not 0 < value < float("inf"):
-                raise ValueError(text)
-            values.append(value)
-        except (ValueError, OverflowError):
+            if own.get(other.name) is None:
+                return None
+            shown = str(own[other.name])
+            raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
+                Span(f"--set {other.name}", 1, 1, 1, len(shown) + 1),
+                f"--set {other.name}={shown} marks the spec's point on the plane, which "
+                f"needs {axis.name} too, and {axis.name} has no default",
+                f"give {axis.name} a value in --set as well, or leave {other.name} out of "
+                "--set"), shown)
+        value = cell_number(str(text))
+        if value is None or value <= 0:
             shown = str(text)
             raise SizeError(Code.UNREADABLE_SETTING, Diagnostic(
                 Span(f"--set {axis.name}", 1, 1, 1, len(shown) + 1),
                 f"--set {axis.name}={shown}: the spec's point needs a number",
-                f"give {axis.name} a number, such as 4096"), shown) from None
+                f"give {axis.name} a number in ASCII digits, such as 4096"), shown)
+        values.append(value)
         if not axis.low <= value <= axis.high:
             if axis.name not in own:  # a default off the plane: nothing to mark
                 return None

@@ -79,6 +79,9 @@ def reason_text(reason: TiledFor | ModelsOther | str) -> str:
     return reason
 
 
+_NO_STAMP = {".png": {"Software": None}, ".svg": {"Date": None}, ".pdf": {"CreationDate": None}}
+
+
 def figure(results: list[Result], path: str | Path) -> Path:
     """Predicted (t_model, with the cold start of a row timed cold) against measured, log-log,
     one colour per family, 1:1 and +-10 %."""
@@ -112,7 +115,10 @@ def figure(results: list[Result], path: str | Path) -> Path:
     axes.set_title("kernelcost t_model against published measurements")
     axes.legend(fontsize=6.5, loc="upper left", ncol=2)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
+    # reproducible files, each format's own key: `Software` of a .svg or .pdf was a
+    # ValueError of matplotlib's SVG writer (exit 3) after the whole corpus was compared
+    suffix = path.suffix.lower()
+    fig.savefig(path, dpi=120, format=suffix[1:], metadata=_NO_STAMP[suffix])
     plt.close(fig)
     return path
 

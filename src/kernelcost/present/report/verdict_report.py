@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ...base.kinds import Side, TermKind
 from ...base.units import binary, plain, si
 from ...count.values import json_value
@@ -113,14 +115,20 @@ def unknown_bandwidth_line(result) -> str | None:
 def _crossing_sentence(answer, label: str) -> str:
     """One clause per level, then the size from which every roof is compute-bound."""
     parameter = str(answer.free_parameter)
-    clauses, last, last_bound, never_compute = [], 0.0, None, False
+    clauses: list[str] = []
+    # a level ends on its last crossing's side (an l2 that crosses back to compute-bound
+    # made the headline `memory-bound at every S`)
+    ends: dict[str, tuple[float, float | None, tuple | None]] = {}
     for crossing in answer.crossings:
         clause, start, bound = _level_clause(crossing, parameter)
         clauses.append(clause)
-        if start is None:
-            never_compute = True
-        elif start > last:
-            last, last_bound = start, bound
+        at = -math.inf if crossing.value is None else value_of(crossing.value) or 0.0
+        if at >= ends.get(crossing.level, (-math.inf,))[0]:
+            ends[crossing.level] = (at, start, bound)
+    never_compute = any(start is None for _, start, _ in ends.values())
+    last, last_bound = max(((start, bound) for _, start, bound in ends.values()
+                            if start is not None), key=lambda pair: pair[0],
+                           default=(0.0, None))
     if len(clauses) == 1:
         return f"{clauses[0][:1].upper()}{clauses[0][1:]} on {label}"
     searched = [c.searched_to for c in answer.crossings if c.searched_to is not None]
