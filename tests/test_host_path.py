@@ -21,11 +21,11 @@ def test_the_fit_reads_calibration_rows_only(compared):
 
 def test_trtllm_per_request_is_the_median_residual_by_hand(compared):
     """TensorRT-LLM 0.5's ten first-token rows, measured - model (ms) today: H100 Llama2-7b
-    7.0 - 4.418 = 2.582 (128 in), 36.0 - 25.869 = 10.131 (2048); Llama2-70b tp 4 26.0 - 13.398
-    = 12.602, 109.0 - 73.305 = 35.695; L40S 7b 14.0 - 11.624 = 2.376, 73.0 - 56.412 = 16.588;
-    A100 7b 16.0 - 11.267 = 4.733, 133.0 - 107.626 = 25.374; 70b 47.0 - 34.390 = 12.610,
-    377.0 - 304.528 = 72.472. Sorted, the fifth and sixth are 12.602 and 12.610: the median
-    12.606 ms, host_path.py's 12.61 ms."""
+    7.0 - 4.550 = 2.450 (128 in), 36.0 - 26.026 = 9.974 (2048); Llama2-70b tp 4 26.0 - 13.753
+    = 12.247, 109.0 - 73.487 = 35.513; L40S 7b 14.0 - 11.805 = 2.195, 73.0 - 58.826 = 14.174;
+    A100 7b 16.0 - 11.908 = 4.092, 133.0 - 108.605 = 24.395; 70b 47.0 - 36.075 = 10.925,
+    377.0 - 306.008 = 70.992. Sorted, the fifth and sixth are 10.925 and 12.247: the median
+    11.586 ms, host_path.py's 11.59 ms."""
     residuals = sorted(residual_s(c) for c in trtllm_rows(compared))
     assert len(residuals) == 10
     assert all(c.row.int("batch") == 1 and c.row.int("output_len") == 1
@@ -38,9 +38,9 @@ def test_trtllm_per_request_is_the_median_residual_by_hand(compared):
 
 def test_vllm_per_step_is_the_least_squares_line_by_hand(compared):
     """vllm-pr2542's 'This PR' block, (measured - model) / 50 steps (ms) at batch 1 to 64
-    today: 6.366, 6.662, 7.380, 10.118, 13.392, 20.223, 34.802. The batches' mean is
-    127/7 = 18.143, the residuals' 14.135; Sxx = 3156.86 and Sxy = 1423.7, so the slope is
-    0.4510 ms a sequence and the intercept 14.135 - 0.4510 x 18.143 = 5.952 ms a step."""
+    today: 6.359, 6.651, 7.369, 10.108, 13.379, 20.204, 34.763. The batches' mean is
+    127/7 = 18.143, the residuals' 14.119; Sxx = 3156.86 and Sxy = 1422.3, so the slope is
+    0.4506 ms a sequence and the intercept 14.119 - 0.4506 x 18.143 = 5.945 ms a step."""
     points = [(c.row.int("batch"), residual_s(c) / c.row.int("output_len"))
               for c in vllm_rows(compared)]
     assert [b for b, _ in points] == [1, 2, 4, 8, 16, 32, 64]
@@ -82,8 +82,8 @@ def test_a_request_pays_its_steps():
 
 
 def test_a_rows_host_time_by_hand():
-    """vllm-pr3240 at batch 1: 50 steps of vLLM 2024q1's host path, 50 x (5.95 + 0.451) ms =
-    320.05 ms beside the kernels; TensorRT-LLM's 128-token H100 row pays 12.61 ms once;
+    """vllm-pr3240 at batch 1: 50 steps of vLLM 2024q1's host path, 50 x (5.94 + 0.451) ms =
+    319.55 ms beside the kernels; TensorRT-LLM's 128-token H100 row pays 11.59 ms once;
     GPUStack's SGLang rows pay 6.91 ms a TTFT and nothing a TPOT, its vLLM and TensorRT-LLM
     rows nothing."""
     rows = [r for r in read_rows() if (r.fields["source"] == "vllm-pr3240"
@@ -91,9 +91,9 @@ def test_a_rows_host_time_by_hand():
             or (r.fields["source"].startswith("trtllm") and r.fields["machine"] == "h100"
                 and r.int("input_len") == 128 and r.int("tp") == 1)]
     hosts = {c.row.fields["source"]: c.host_s for c in compare_all(rows)}
-    assert hosts["vllm-pr3240"] == pytest.approx(50 * (5.95e-3 + 0.451e-3))
-    assert hosts["vllm-pr3240"] == pytest.approx(320.05e-3)
-    assert hosts["trtllm-perf-v0.5-low-latency"] == pytest.approx(12.61e-3)
+    assert hosts["vllm-pr3240"] == pytest.approx(50 * (5.94e-3 + 0.451e-3))
+    assert hosts["vllm-pr3240"] == pytest.approx(319.55e-3)
+    assert hosts["trtllm-perf-v0.5-low-latency"] == pytest.approx(11.59e-3)
     gpustack = [r for r in read_rows() if r.fields["source"].startswith("gpustack")]
     for c in compare_all(gpustack):
         sglang = c.row.fields["implementation"].startswith("SGLang")

@@ -51,7 +51,7 @@ class HostPath:
 # (its source's TTFT less its forward) rounded alike
 HOST_PATHS = {
     HostEngine.TRTLLM_SESSION_V05: HostPath(
-        12.61e-3, 0.0, 0.0,
+        11.59e-3, 0.0, 0.0,
         "the median of measured - model over serving.csv's 10 calibration TTFT rows of "
         "trtllm-perf-v0.5-low-latency (TensorRT-LLM 0.5's gptSessionBenchmark, batch 1, one "
         "output token, Llama2-7b and Llama2-70b, H100, L40S, A100): one request, one step, so "
@@ -59,7 +59,7 @@ HOST_PATHS = {
         "step). The residual also holds the prefill kernels' own error, which the median "
         "damps (2048-token rows +10 to +72 ms, 128-token rows +2.4 to +12.6 ms)"),
     HostEngine.VLLM_2024Q1: HostPath(
-        0.0, 5.95e-3, 0.451e-3,
+        0.0, 5.94e-3, 0.451e-3,
         "least squares of (measured - model) / output_len over batch, serving.csv's 7 "
         "calibration rows of vllm-pr2542's block 'This PR' (benchmark_latency.py, Mixtral-8x7B "
         "at tp 8 on H100, batch 1 to 64, 1000 tokens in, 50 out): output_len engine steps a "

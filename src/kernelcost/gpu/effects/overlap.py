@@ -41,8 +41,8 @@ from .context import ROOFS, EffectContext
 
 OVERLAP = EffectCause("overlap")
 
-UNITS = Fraction(9, 5)  # p of the work terms' norm: tools/fit_overlap.py
-TRAFFIC = Fraction(5, 2)  # p of (work, traffic): tools/fit_overlap.py
+UNITS = Fraction(7, 5)  # p of the work terms' norm: tools/fit_overlap.py
+TRAFFIC = Fraction(2)  # p of (work, traffic): tools/fit_overlap.py
 
 
 @record
