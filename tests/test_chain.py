@@ -21,7 +21,7 @@ from kernelcost.base.levels import Level
 from kernelcost.gpu.derates import derated
 from kernelcost.gpu.effects.chain import CHAIN
 from kernelcost.gpu.effects.fill_drain import FILL_DRAIN
-from kernelcost.gpu.effects.overlap import OVERLAP, norm
+from kernelcost.gpu.effects.overlap import OVERLAP, TRAFFIC, norm
 from kernelcost.gpu.effects.serial import SERIAL
 from kernelcost.hardware.machinefile import load_machine
 from kernelcost.present.derate_text import derate_text
@@ -72,7 +72,7 @@ def test_each_round_of_a_one_or_two_step_loop_runs_its_chain(L):
     # the `serial` group's sum on the tensor term: tensor + sfu + vector
     serial = hand["tensor"] + hand["sfu"] + _alone(result, WorkClass.VECTOR)
     assert float(terms[WorkClass.TENSOR]) == pytest.approx(float(serial), rel=1e-12)
-    work = norm([serial, _alone(result, Level.SHARED)], Fraction(5, 2))  # the overlap's p
+    work = norm([serial, _alone(result, Level.SHARED)], TRAFFIC)  # the fitted p of (work, traffic)
     assert float(found.work_s) == pytest.approx(float(work), rel=1e-12)
     before = max(terms.values())
     expected = before + 2 * LATENCY + (hand["traffic"] + work - before) / hand["steps"]
@@ -99,8 +99,8 @@ def test_the_chain_at_l_32_reads_as_its_figures():
     assert derate_text(chain) == (
         "each block's streaming loop runs 1 step, too few to hide its loads behind its work: "
         "2 rounds on the busiest SM, each waiting 373 ns for its first tile, then 1/1 of "
-        "3.62 µs of traffic and of 6.63 µs of work with nothing to overlap (blocks started "
-        "together run the chain together), 4.37 µs after the overlapped 6.63 µs")
+        "3.62 µs of traffic and of 7.11 µs of work with nothing to overlap (blocks started "
+        "together run the chain together), 4.37 µs after the overlapped 7.11 µs")
 
 
 def test_one_round_reads_in_the_singular():
