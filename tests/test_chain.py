@@ -6,7 +6,6 @@ the loads staged or no tensor work runs; t_bound untouched, the ledger exact."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from pathlib import Path
 
 import pytest

@@ -62,21 +62,21 @@ def test_fa2_blocks_read_one_page_table_entry_before_their_first_tile():
     """ort-pr21414 (page_size 256, L = 32 to 256): every block's keys lie on one page, so the
     table adds one dependent load (373 ns unloaded) to each round's path before the first K
     tile, two rounds on the busiest SM: 0.75 us, which the chain effect leaves out (the spec
-    states no table). After the chain the rows leave 2.9, 1.7, 1.3 and 4.0 us: the table is
-    19 % of the most and 59 % of the least."""
+    states no table). After the chain the rows leave 2.5, 1.2, 0.8 and 3.1 us: the table is
+    24 % of the most and 97 % of the least."""
     found = _results("ort-pr21414")
     assert [result.row.sizes["L"] for result in found] == ["32", "64", "128", "256"]
     latency = _global_latency_s()
     assert round(latency * 1e9) == 373
     unexplained = [_unexplained_s(result) for result in found]
-    assert [round(value * 1e6, 1) for value in unexplained] == [2.9, 1.7, 1.3, 4.0]
+    assert [round(value * 1e6, 1) for value in unexplained] == [2.5, 1.2, 0.8, 3.1]
     for result, left in zip(found, unexplained, strict=True):
         busiest, resident = _blocks_an_sm(result)
         assert (busiest, resident) == (4, 2)  # 512 blocks on 132 SMs, 80 KiB of shared each
         rounds = math.ceil(busiest / resident)
         first = rounds * latency
         assert round(first * 1e6, 2) == 0.75
-        assert 0.18 < first / left < 0.59
+        assert 0.24 < first / left < 0.97
     assert [fa2_table_loads_on_the_path(int(result.row.sizes["L"])) for result in found] == \
         [1, 1, 1, 3]
     # at L = 256 the two re-reads of each round, even as L2 hits (151 ns), add 0.61 us
@@ -84,7 +84,7 @@ def test_fa2_blocks_read_one_page_table_entry_before_their_first_tile():
     assert l2 is not None
     rereads = 2 * 2 * l2.cycles / l2.clock_Hz
     assert round(rereads * 1e6, 2) == 0.61
-    assert 0.33 < (2 * latency + rereads) / unexplained[-1] < 0.35
+    assert 0.44 < (2 * latency + rereads) / unexplained[-1] < 0.45
 
 
 def fa3_page_entries_a_thread(BN: int = 128, d: int = 128, threads: int = 128,
