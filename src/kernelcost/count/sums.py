@@ -97,12 +97,15 @@ class Summer:
             # either, and sympy's search for a way can take minutes (a four-deep nest)
             self.closed = False
             return sympy.Sum(summand, (counter, first, last))
-        result = self._summation(summand, counter, first, last)
-        if result.has(sympy.Sum):
+        if any(counter in rounding.free_symbols
+               for rounding in summand.atoms(sympy.floor, sympy.ceiling)):
             # floors and ceilings of the counter with a rational slope: closed by residue
-            # classes (algebra.floor_sums), which sympy's summation does not try
+            # classes (algebra.floor_sums), which sympy's summation does not try, and whose
+            # search for another way takes seconds (telescoping a sum of roundings)
             closed = rounded_sum(summand, counter, first, last)
-            result = result if closed is None else closed
+            if closed is not None:
+                return closed
+        result = self._summation(summand, counter, first, last)
         if result.has(sympy.Sum):
             self.closed = False
         return result
