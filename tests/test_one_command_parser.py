@@ -2,6 +2,7 @@
 those arguments as the whole parser does: the same namespace, the same help and the same
 usage errors, for every command and a misspelt one."""
 
+import argparse
 import contextlib
 import io
 
@@ -76,3 +77,15 @@ def test_an_argument_list_that_begins_with_an_option_gets_the_whole_parser():
     assert cli.named_command([]) is None
     whole = _parsed(cli.build_parser(), ["--help"])
     assert all(command in whole[2] for command in _commands())
+
+
+def test_an_argparse_that_keeps_its_choices_otherwise_gets_the_whole_parser(monkeypatch):
+    """The one-command parser writes argparse's private bookkeeping of a choice: where a
+    Python's argparse has none of it, the whole parser is built, and it parses alike."""
+    monkeypatch.setattr(cli, "_BOOKKEEPING", (*cli._BOOKKEEPING, "_kept_otherwise"))
+    parser = cli.build_parser("analyze")
+    [commands] = [action for action in parser._actions
+                  if isinstance(action, argparse._SubParsersAction)]
+    assert all(commands.choices[name] is not None for name in commands.choices)
+    argv = ["analyze", str(SPECS / "copy.kcost"), "--json"]
+    assert _parsed(parser, argv) == _parsed(cli.build_parser(), argv)

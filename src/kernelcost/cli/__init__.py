@@ -128,6 +128,10 @@ class _OneCommand:
         return _Unread()
 
 
+# what _OneCommand writes of argparse's (Python 3.11 to 3.13)
+_BOOKKEEPING = ("_choices_actions", "_ChoicesPseudoAction", "_name_parser_map")
+
+
 def named_command(argv: list[str] | None) -> str | None:
     """The command an argument list names first (`analyze` of `analyze k.kcost`), or None
     where it begins with an option (`--help`, `--version`): the top-level parser has no
@@ -145,7 +149,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                     "and where the roofline binds.")
     parser.add_argument("--version", action="version", version=f"kernelcost {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True)
-    if command is not None:
+    # on a Python whose argparse keeps its choices otherwise, the whole parser as before
+    if command is not None and all(hasattr(commands, name) for name in _BOOKKEEPING):
         commands = _OneCommand(commands, command)  # type: ignore[assignment]
 
     analyze = commands.add_parser("analyze", help="closed forms, values and verdicts of a spec")
