@@ -21,6 +21,8 @@ import math
 
 import sympy
 
+from .numeric_sums import sum_values
+
 MAX_PERIOD = 64  # residue classes one sum may split into: terms grow with the period
 
 _ROUNDINGS = (sympy.floor, sympy.ceiling)
@@ -44,6 +46,13 @@ def close_sums(expr: sympy.Expr, symbolic_only: bool = False) -> sympy.Expr:
         if closed is not None:
             replaced[node] = closed
     return expr.xreplace(replaced) if replaced else expr
+
+
+def summed_at_sizes(expr: sympy.Expr) -> sympy.Expr:
+    """expr once sizes are put in: each Sum a size still holds closed where rounded_sum
+    closes it (a rounding whose slope the tile sizes made a number), each Sum with no size
+    left added up (numeric_sums: sooner than closing it)."""
+    return sum_values(close_sums(expr, symbolic_only=True))
 
 
 def rounded_sum(summand: sympy.Expr, counter: sympy.Symbol, first: sympy.Expr,

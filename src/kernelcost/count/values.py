@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from ..algebra.floor_sums import close_sums
-from ..algebra.numeric_sums import has_sum, sum_values
+from ..algebra.floor_sums import summed_at_sizes
+from ..algebra.numeric_sums import has_sum
 from ..algebra.quotients import cancel
 from ..base.errors import Code, Diagnostic, SizeError
 from ..base.symbols import size_symbol
@@ -101,13 +101,10 @@ def evaluate(expr: sympy.Expr, substitutions: Mapping) -> sympy.Expr:
 def _substituted(expr: sympy.Expr, substitutions: tuple) -> sympy.Expr:
     # kept: each machine and precision of a command evaluates the same work and traffic.
     # Simultaneous, so that {M: N, N: 4096} does not depend on the order of the keys. A Sum
-    # left with no free size is added up (numeric_sums): the model compares numbers
+    # is closed or added up where it can be (floor_sums.summed_at_sizes): the model compares
+    # numbers
     replaced = expr.xreplace(dict(substitutions))
-    if has_sum(replaced):
-        # a sum that tile sizes made a number of closes (floor_sums: a rounding of the
-        # counter with a rational slope), whatever size is left; the rest are added up
-        replaced = sum_values(close_sums(replaced, symbolic_only=True))
-    return cancel(replaced)
+    return cancel(summed_at_sizes(replaced) if has_sum(replaced) else replaced)
 
 
 def json_value(expr: sympy.Expr | None):

@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from ..algebra.decide import proven_less_than
-from ..algebra.floor_sums import close_sums
-from ..algebra.numeric_sums import sum_values
+from ..algebra.floor_sums import summed_at_sizes
 from ..algebra.quotients import cancel
 from ..base.kinds import Compulsory, EffectCause, term_key
 from ..base.levels import Level
@@ -374,10 +373,9 @@ def _at_values(expr: sympy.Expr,
     # the cancel is most of a light spec's machine stage (moe_gemm: 134 of 142 calls repeat)
     expr = expr.xreplace(dict(values))
     if expr.has(sympy.Sum):
-        # a Sum with no size left is added up first (numpy: sympy's doit builds each term),
-        # one whose slope the sizes made a number closed (floor_sums); a sum left open over
-        # a grid loop closes once sizes are numbers
-        expr = sum_values(close_sums(expr, symbolic_only=True))
+        # added up or closed first (numpy: sympy's doit builds each term); a sum left open
+        # over a grid loop closes once sizes are numbers
+        expr = summed_at_sizes(expr)
         if expr.has(sympy.Sum):
             expr = expr.doit()
     return cancel(summed(expr))  # what doit leaves open, added up term by term
